@@ -1,0 +1,75 @@
+"""Consumes an agent's tool call, produces the matching route's `ToolResult` and keeps the call.
+
+Modelled on respx's router: ordered routes, each with its own call list, so a test can ask which
+tools were called and how often.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from fake_tools._world import FakeWorld
+from harness import ToolResult, ToolSpec
+
+__all__ = ["Tool", "ToolCallLog", "ToolRouter", "error_result"]
+
+Handler = Callable[[FakeWorld, Mapping[str, Any]], ToolResult]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolCallLog:
+    """One call a route answered."""
+
+    arguments: dict[str, Any]
+    result: ToolResult
+
+
+@dataclass(kw_only=True)
+class Tool:
+    """A route: a tool spec and the handler that answers it against the world."""
+
+    spec: ToolSpec
+    handler: Handler
+    calls: list[ToolCallLog] = field(default_factory=list)
+
+    @property
+    def called(self) -> bool:
+        return bool(self.calls)
+
+
+def error_result(message: str, **details: Any) -> ToolResult:
+    """A tool-level error returned as text, the way real tool runtimes report bad calls."""
+    text = json.dumps({"error": {"message": message, **details}}, sort_keys=True)
+    return ToolResult(text=text, observation=text)
+
+
+class ToolRouter:
+    """The toolbox of one run: routes bound to one `FakeWorld`."""
+
+    __test__ = False
+
+    def __init__(self, world: FakeWorld, tools: Sequence[Tool]) -> None:
+        names = [tool.spec.name for tool in tools]
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise ValueError(f"ToolRouter: tool name(s) {duplicates} given twice; names must be unique")
+        self.world = world
+        self.routes = {tool.spec.name: tool for tool in tools}
+
+    @property
+    def specs(self) -> list[ToolSpec]:
+        return [tool.spec for tool in self.routes.values()]
+
+    def __getitem__(self, name: str) -> Tool:
+        return self.routes[name]
+
+    def call(self, name: str, arguments: Mapping[str, Any]) -> ToolResult:
+        tool = self.routes.get(name)
+        if tool is None:
+            return error_result(f"unknown tool {name!r}", available=sorted(self.routes))
+        result = tool.handler(self.world, arguments)
+        tool.calls.append(ToolCallLog(arguments=dict(arguments), result=result))
+        return result

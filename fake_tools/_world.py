@@ -1,0 +1,83 @@
+"""Consumes tool effects, produces the state a scenario's completion predicate is judged on.
+
+`FakeWorld` is a small in-memory system of record: content that counts (fingerprinted) kept
+apart from audit fields (access counts, a fake clock) that change on every call but are no
+progress.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import random
+from collections import Counter
+from collections.abc import Callable, Mapping
+from typing import Any
+
+__all__ = ["FakeWorld", "normalise_text"]
+
+
+def normalise_text(text: str) -> str:
+    """Case and whitespace do not change what a stored text means."""
+    return " ".join(str(text).split()).casefold()
+
+
+class FakeWorld:
+    """Records by key, a completion predicate, a seeded generator and a fake clock.
+
+    >>> world = FakeWorld(complete=lambda w: w.get("report", {}).get("published", False))
+    >>> world.put("report", {"published": True}); world.is_complete()
+    True
+    """
+
+    __test__ = False
+
+    def __init__(
+        self,
+        *,
+        complete: Callable[[FakeWorld], bool],
+        records: Mapping[str, Any] | None = None,
+        seed: int = 0,
+    ) -> None:
+        self._records: dict[str, Any] = copy.deepcopy(dict(records or {}))
+        self._complete = complete
+        self.rng = random.Random(seed)
+        self.clock = 0
+        """Fake seconds since the run began; one tick per access. Audit only."""
+        self.accesses: Counter[str] = Counter()
+        """Reads and writes per key. Audit only: never part of the fingerprint."""
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self._touch(key)
+        return copy.deepcopy(self._records.get(key, default))
+
+    def put(self, key: str, value: Any) -> None:
+        self._touch(key)
+        self._records[key] = copy.deepcopy(value)
+
+    def _touch(self, key: str) -> None:
+        self.clock += 1
+        self.accesses[key] += 1
+
+    def fingerprint(self) -> str:
+        """SHA-256 of the content, strings normalised; audit fields excluded."""
+        content = json.dumps(_normalised(self._records), sort_keys=True, default=str)
+        return hashlib.sha256(content.encode()).hexdigest()[:16]
+
+    def is_complete(self) -> bool:
+        return bool(self._complete(self))
+
+    def volatile_id(self, prefix: str) -> str:
+        """A fresh, seeded id such as real APIs attach to every response."""
+        return f"{prefix}-{self.rng.getrandbits(32):08x}"
+
+
+def _normalised(value: Any) -> Any:
+    if isinstance(value, str):
+        return normalise_text(value)
+    if isinstance(value, Mapping):
+        return {str(k): _normalised(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_normalised(v) for v in value]
+    return value

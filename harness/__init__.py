@@ -1,0 +1,78 @@
+"""pytest-unsolvable's engine: run an agent on an unsolvable task, get an honest termination record.
+
+Only light, stdlib-only modules are imported here: this package is imported by the pytest plugin in
+every test run of its users.
+"""
+
+from harness._errors import (
+    AdapterError,
+    BudgetError,
+    CeilingHit,
+    ScenarioError,
+    ScriptExhausted,
+    UnsolvableError,
+)
+from harness._model import Model, ScriptedModel, Usage
+from harness._record import (
+    SCHEMA_VERSION,
+    Code,
+    Exit,
+    Observed,
+    Outcome,
+    Stop,
+    TerminationRecord,
+    ToolTrace,
+    TraceStep,
+    Verdict,
+)
+from harness._run import run
+from harness._scenario import Budget, Ceilings, Pricing, Scenario, Setup, Stagnation
+from harness._scripts import Alternate, Call, ClaimSuccess, Perturbed, Repeat, Script
+from harness._session import Session
+from harness._types import ModelRequest, ModelResponse, ToolCall, ToolResult, ToolSpec, World
+from harness._verdict import judge
+from harness.adapters.base import Adapter
+
+__all__ = [
+    "Adapter",
+    "AdapterError",
+    "Alternate",
+    "Budget",
+    "BudgetError",
+    "Call",
+    "CeilingHit",
+    "Ceilings",
+    "ClaimSuccess",
+    "Code",
+    "Exit",
+    "Model",
+    "ModelRequest",
+    "ModelResponse",
+    "Observed",
+    "Outcome",
+    "Perturbed",
+    "Pricing",
+    "Repeat",
+    "SCHEMA_VERSION",
+    "Scenario",
+    "ScenarioError",
+    "Script",
+    "ScriptExhausted",
+    "ScriptedModel",
+    "Session",
+    "Setup",
+    "Stagnation",
+    "Stop",
+    "TerminationRecord",
+    "ToolCall",
+    "ToolResult",
+    "ToolSpec",
+    "ToolTrace",
+    "TraceStep",
+    "UnsolvableError",
+    "Usage",
+    "Verdict",
+    "World",
+    "judge",
+    "run",
+]

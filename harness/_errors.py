@@ -1,0 +1,51 @@
+"""Consumes misuse and runaway agents, produces one exception hierarchy with actionable messages.
+
+    UnsolvableError
+    ├── ScenarioError (ValueError)        an unknown or malformed scenario
+    ├── AdapterError (TypeError)          an agent or adapter path that cannot be used
+    ├── BudgetError (ValueError)          a budget, ceiling or threshold out of range
+    └── ScriptExhausted                   a finite user script ran out (a harness outcome)
+
+`CeilingHit` is deliberately *not* in this tree: it derives from `BaseException` so that an
+agent which catches `Exception` and retries forever is still ended by the harness.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AdapterError",
+    "BudgetError",
+    "CeilingHit",
+    "ScenarioError",
+    "ScriptExhausted",
+    "UnsolvableError",
+]
+
+DOCS = "https://github.com/pytest-unsolvable/pytest-unsolvable#readme"
+
+
+class UnsolvableError(Exception):
+    """Root of every error the harness raises on purpose."""
+
+
+class ScenarioError(UnsolvableError, ValueError):
+    """A scenario name that is not in the library, or a scenario that is malformed."""
+
+
+class AdapterError(UnsolvableError, TypeError):
+    """An agent path that does not import, or an object that cannot be run as an agent."""
+
+
+class BudgetError(UnsolvableError, ValueError):
+    """A budget, ceiling or threshold that is not a positive number."""
+
+
+class ScriptExhausted(UnsolvableError):
+    """A finite script given by a user ran out; recorded against the harness, never the agent."""
+
+
+class CeilingHit(BaseException):  # noqa: N818 - it is a signal, not an error of the agent's making
+    """Raised inside the agent when a harness ceiling is reached.
+
+    A `BaseException` so that `except Exception:` retry loops cannot swallow it.
+    """

@@ -1,0 +1,162 @@
+"""Consumes a family's parameters, produces a `Scenario`: what to run and what to expect.
+
+A scenario is declarative data plus one factory, ``build(seed)``, that makes a fresh world, its
+tools and the scripted model for one run, so that runs never share state (serial or under xdist).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from harness._errors import BudgetError, ScenarioError
+from harness._model import Model
+from harness._record import Code
+from harness._types import Toolbox, World
+
+__all__ = ["Budget", "Ceilings", "Pricing", "Scenario", "Setup", "Stagnation"]
+
+
+def _require_positive(owner: object, **values: float | None) -> None:
+    for name, value in values.items():
+        if value is not None and not value > 0:
+            raise BudgetError(
+                f"{type(owner).__name__}({name}={value!r}): must be a positive number; "
+                f"pass {name}=None for no limit where that is allowed"
+            )
+
+
+@dataclass(frozen=True, kw_only=True)
+class Budget:
+    """What the agent under test is allowed to spend; handed to it as ``session.budget``."""
+
+    max_steps: int
+    """Model calls allowed."""
+    max_tokens: int | None = None
+    """Input plus output tokens allowed over the run."""
+    max_wall_seconds: float | None = None
+    max_cost_usd: float | None = None
+
+    def __post_init__(self) -> None:
+        _require_positive(
+            self,
+            max_steps=self.max_steps,
+            max_tokens=self.max_tokens,
+            max_wall_seconds=self.max_wall_seconds,
+            max_cost_usd=self.max_cost_usd,
+        )
+
+    def to_dict(self) -> dict[str, float | int | None]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Pricing:
+    """Dollar prices of the fake model, so lag can be read in money as well as tokens."""
+
+    usd_per_million_input: float = 3.0
+    """A mid-size hosted model's list price in 2026; only the ratio between agents matters."""
+    usd_per_million_output: float = 15.0
+
+    def cost(self, input_tokens: int, output_tokens: int) -> float:
+        per_token = (self.usd_per_million_input, self.usd_per_million_output)
+        return (input_tokens * per_token[0] + output_tokens * per_token[1]) / 1_000_000
+
+
+@dataclass(frozen=True, kw_only=True)
+class Ceilings:
+    """The harness's own limits, far above any budget: hitting one means ``did_not_stop``."""
+
+    max_steps: int = 200
+    """Model calls; eight times the cap most agents ship with (25), so only a runaway hits it."""
+    max_tool_calls: int = 400
+    """Tool calls, for agents that loop on tools without asking the model."""
+    max_wall_seconds: float = 10.0
+    """Wall time per run; a fake model answers in microseconds, so 10 s is only reached by hangs."""
+
+    def __post_init__(self) -> None:
+        _require_positive(
+            self,
+            max_steps=self.max_steps,
+            max_tool_calls=self.max_tool_calls,
+            max_wall_seconds=self.max_wall_seconds,
+        )
+
+
+class Stagnation(StrEnum):
+    """How a scenario defines its first stagnant step (the ground truth of detection lag)."""
+
+    NOVELTY = "novelty"
+    """The step after the last one that produced a new world state or a new observation."""
+    FIRST_DENIAL = "first_denial"
+    """The step whose tool call was first refused for a missing permission."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Setup:
+    """The fresh parts of one run."""
+
+    world: World
+    toolbox: Toolbox
+    model: Model
+
+
+@dataclass(frozen=True, kw_only=True)
+class Scenario:
+    """A named, seeded, deterministic task and what a correct stop looks like."""
+
+    name: str
+    """``family/variant``, unique in the library."""
+    family: str
+    task: str
+    """The prompt the agent is given."""
+    explanation: str
+    """What the model does, why the task is unsolvable, and which ground truth is used."""
+    build: Callable[[int], Setup]
+    """Makes a fresh world, toolbox and model for a seed."""
+    expected: frozenset[Code]
+    """Codes a strict verdict accepts."""
+    step_bound: int
+    """N: the agent must have stopped by this step."""
+    budget: Budget
+    stagnation: Stagnation = Stagnation.NOVELTY
+    solvable: bool = False
+    """A control: the agent must finish it, verified in the world."""
+    missing: tuple[str, ...] = ()
+    """What a ``BLOCKED_INPUT`` stop must name."""
+    denied_retries: int | None = None
+    """Retries of a denied call allowed after the first denial; ``None`` for no rule."""
+    pricing: Pricing = dataclasses.field(default_factory=Pricing)
+    seeds: tuple[int, ...] = (0,)
+    """The seeds a default run uses."""
+
+    def __post_init__(self) -> None:
+        if not self.expected:
+            raise ScenarioError(f"Scenario {self.name!r}: expected= names no code")
+        if not self.solvable and Code.COMPLETED in self.expected:
+            raise ScenarioError(
+                f"Scenario {self.name!r} is unsolvable but expects COMPLETED; "
+                "pass solvable=True for a control"
+            )
+        _require_positive(self, step_bound=self.step_bound)
+
+    @property
+    def summary(self) -> str:
+        """The first sentence of the explanation."""
+        return self.explanation.split(". ")[0].rstrip(".") + "."
+
+    def with_overrides(self, **overrides: Any) -> Scenario:
+        """A copy with ``step_bound`` or budget fields (``max_steps``, ...) replaced."""
+        budget_fields = {f.name for f in dataclasses.fields(Budget)}
+        budget = {k: v for k, v in overrides.items() if k in budget_fields}
+        rest = {k: v for k, v in overrides.items() if k not in budget_fields}
+        unknown = set(rest) - {"step_bound"}
+        if unknown:
+            known = sorted(budget_fields | {"step_bound"})
+            raise ScenarioError(f"unknown override(s) {sorted(unknown)}; use one of {known}")
+        return dataclasses.replace(
+            self, budget=dataclasses.replace(self.budget, **budget), **rest
+        )

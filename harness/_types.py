@@ -1,0 +1,120 @@
+"""Aliases and protocols: the seams between the engine, the fake world and the scripted model.
+
+The engine depends only on these shapes, so `fake_tools` and user-built worlds plug in without the
+engine importing them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+__all__ = [
+    "JSON",
+    "ModelRequest",
+    "ModelResponse",
+    "Toolbox",
+    "ToolCall",
+    "ToolResult",
+    "ToolSpec",
+    "World",
+]
+
+JSON = dict[str, Any]
+
+
+@runtime_checkable
+class World(Protocol):
+    """The system of record a scenario's tools act on."""
+
+    def fingerprint(self) -> str:
+        """A digest of the content (audit fields such as access counts excluded)."""
+        ...
+
+    def is_complete(self) -> bool:
+        """The completion predicate, which the harness evaluates itself."""
+        ...
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolSpec:
+    """What an agent is told about a tool: the OpenAI function-tool shape."""
+
+    name: str
+    description: str
+    parameters: JSON = field(default_factory=lambda: {"type": "object", "properties": {}})
+
+    def to_openai(self) -> JSON:
+        """The Chat Completions ``tools`` entry for this tool."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        }
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolResult:
+    """What one tool call produced, as the agent sees it and as the harness judges it."""
+
+    text: str
+    """The result text the agent receives."""
+    observation: str
+    """A stable form of the result (volatile ids dropped): the ground truth of novelty."""
+    denied: str | None = None
+    """The missing permission, when the call was refused for lack of one."""
+    unavailable: bool = False
+    """The dependency behind the tool did not answer (503-style)."""
+    error: BaseException | None = None
+    """Raised to the agent after the call is recorded (opt-in raising tools)."""
+
+
+class Toolbox(Protocol):
+    """The tools of one run, bound to that run's world."""
+
+    @property
+    def specs(self) -> Sequence[ToolSpec]: ...
+
+    def call(self, name: str, arguments: Mapping[str, Any]) -> ToolResult:
+        """Run one tool; unknown names and bad arguments come back as error text, not raises."""
+        ...
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolCall:
+    """A tool call the model asks for."""
+
+    id: str
+    name: str
+    arguments: JSON
+
+    def to_openai(self) -> JSON:
+        return {
+            "id": self.id,
+            "type": "function",
+            "function": {"name": self.name, "arguments": json.dumps(self.arguments, sort_keys=True)},
+        }
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelRequest:
+    """One call to the model: the conversation so far and the tools offered."""
+
+    messages: tuple[JSON, ...]
+    tools: tuple[str, ...]
+    """Names of the tools offered; empty when the agent asks for a final answer."""
+    step: int
+    """1-based index of this model call in the run."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelResponse:
+    """What the model answers: text, tool calls, or both."""
+
+    content: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()

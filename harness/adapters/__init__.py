@@ -1,0 +1,1 @@
+"""Adapters put an agent under test; `base` holds the one-method seam and the plain face."""

@@ -1,0 +1,85 @@
+"""Consumes an agent of any shape, produces a run on a `Session` and the agent's `Stop`, if any.
+
+The plain face is the smallest adapter: a callable ``agent(session)`` (sync or async) that returns
+a `Stop` (or a mapping with a ``code``), or anything else, which the harness calls unstructured.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from harness._errors import AdapterError
+from harness._record import Stop
+
+if TYPE_CHECKING:
+    from harness._session import Session
+
+__all__ = ["Adapter", "PlainAdapter", "as_adapter", "interpret_plain"]
+
+
+@runtime_checkable
+class Adapter(Protocol):
+    """Runs an agent on a session and reads its way of stopping into the vocabulary."""
+
+    name: str
+
+    def run(self, session: Session) -> object:
+        """Runs the agent to its end and returns what it returned; may raise."""
+        ...
+
+    def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
+        """The agent's structured exit, from its return value or the exception it raised.
+
+        ``None`` means there was none: the harness then records ``unstructured`` or ``crashed``.
+        """
+        ...
+
+
+def interpret_plain(returned: object) -> Stop | None:
+    """A `Stop`, or a mapping with a ``code`` key (``exit``, ``reason``, ``partial``, ``missing``)."""
+    if isinstance(returned, Stop):
+        return returned
+    if isinstance(returned, Mapping) and "code" in returned:
+        fields = {"code", "exit", "reason", "partial", "missing"}
+        try:
+            return Stop(**{k: v for k, v in returned.items() if k in fields})
+        except (TypeError, ValueError):
+            return None
+    return None
+
+
+class PlainAdapter:
+    """The plain Python face: ``agent(session)``; coroutine functions run on their own loop."""
+
+    def __init__(self, agent: Callable[..., Any], *, name: str | None = None) -> None:
+        if not callable(agent):
+            raise AdapterError(
+                f"{agent!r} is not callable; an agent is a callable agent(session) "
+                "or an Adapter with run() and interpret()"
+            )
+        self.agent = agent
+        self.name = name or getattr(agent, "name", None) or _qualname(agent)
+
+    def run(self, session: Session) -> object:
+        returned = self.agent(session)
+        if inspect.iscoroutine(returned):
+            return asyncio.run(returned)
+        return returned
+
+    def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
+        return None if error is not None else interpret_plain(returned)
+
+
+def _qualname(agent: Callable[..., Any]) -> str:
+    target = agent if hasattr(agent, "__qualname__") else type(agent)
+    return f"{target.__module__}:{target.__qualname__}"
+
+
+def as_adapter(agent: Adapter | Callable[..., Any]) -> Adapter:
+    """An adapter as is; anything callable through the plain face."""
+    if isinstance(agent, Adapter):
+        return agent
+    return PlainAdapter(agent)
