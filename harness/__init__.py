@@ -29,7 +29,7 @@ from harness._run import run
 from harness._scenario import Budget, Ceilings, Pricing, Scenario, Setup, Stagnation
 from harness._scripts import Alternate, Call, ClaimSuccess, Perturbed, Repeat, Script
 from harness._session import Session
-from harness._types import ModelRequest, ModelResponse, ToolCall, ToolResult, ToolSpec, World
+from harness._types import JSON, ModelRequest, ModelResponse, ToolCall, ToolResult, ToolSpec, World
 from harness._verdict import judge
 from harness.adapters.base import Adapter
 
@@ -45,6 +45,7 @@ __all__ = [
     "ClaimSuccess",
     "Code",
     "Exit",
+    "JSON",
     "Model",
     "ModelRequest",
     "ModelResponse",

@@ -23,6 +23,7 @@ __all__ = [
     "Perturbed",
     "Repeat",
     "Script",
+    "restyle",
 ]
 
 FINAL_ANSWER_CLAIM = "I have completed the task successfully. Everything requested is done."
@@ -31,6 +32,12 @@ frameworks ask for at their limit, answered the way real models answer it — as
 
 PERTURBATIONS = ("offset", "synonym", "case", "volatile-id")
 """Cosmetic changes that defeat a naive fingerprint of the call while the world stays the same."""
+
+
+def restyle(text: str, index: int) -> str:
+    """The ``index``-th case/whitespace variant of ``text``: same meaning, different bytes."""
+    styles = (text, text.upper(), f"  {text} ", text.title(), text.replace(" ", "  "))
+    return styles[index % len(styles)]
 
 
 class Script(Protocol):
@@ -105,21 +112,31 @@ class Perturbed:
         if self.kind == "synonym":
             return {self.field: self.synonyms[index % len(self.synonyms)]}
         if self.kind == "case":
-            text = str(value)
-            styles = (text, text.upper(), f"  {text} ", text.title(), text.replace(" ", "  "))
-            return {self.field: styles[index % len(styles)]}
+            return {self.field: restyle(str(value), index)}
         return {"request_id": f"req-{rng.getrandbits(32):08x}"}
 
 
 @dataclass(frozen=True, kw_only=True)
 class Alternate:
-    """Switches between plan A and plan B every step: each step changes the world, to no end."""
+    """Switches between plan A and plan B every step: each step changes the world, to no end.
+
+    With ``restyled`` set, the string arguments of each round are `restyle`-d, so the calls never
+    repeat byte for byte while the world goes back and forth between the same two states.
+    """
 
     plans: tuple[Call, Call]
+    restyled: bool = False
 
     def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
         call = self.plans[(request.step - 1) % 2]
-        return ModelResponse(content=_say(call, request), tool_calls=(_tool_call(call, request),))
+        arguments = dict(call.arguments)
+        if self.restyled:
+            rounds = (request.step - 1) // 2
+            arguments = {
+                k: restyle(v, rounds) if isinstance(v, str) else v for k, v in arguments.items()
+            }
+        tool_call = _tool_call(call, request, arguments)
+        return ModelResponse(content=_say(call, request), tool_calls=(tool_call,))
 
 
 @dataclass(frozen=True, kw_only=True)

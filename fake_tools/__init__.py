@@ -1,0 +1,25 @@
+"""Fake tools and the fake world they act on: the deterministic parts of every scenario."""
+
+from fake_tools._router import Tool, ToolCallLog, ToolRouter, error_result
+from fake_tools._world import FakeWorld, normalise_text
+from fake_tools.tools.constant import constant_tool
+from fake_tools.tools.documents import Criterion, check_tool, failing, writer_tool
+from fake_tools.tools.permission import PermissionDenied, denied_tool
+from fake_tools.tools.unavailable import unavailable_tool
+
+__all__ = [
+    "Criterion",
+    "FakeWorld",
+    "PermissionDenied",
+    "Tool",
+    "ToolCallLog",
+    "ToolRouter",
+    "check_tool",
+    "constant_tool",
+    "denied_tool",
+    "error_result",
+    "failing",
+    "normalise_text",
+    "unavailable_tool",
+    "writer_tool",
+]

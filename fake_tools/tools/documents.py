@@ -1,0 +1,52 @@
+"""Consumes writes of a document, produces the verdict of each completion criterion on it.
+
+Two criteria that no text can satisfy together make a task whose every write changes the world
+and none completes it; `check_tool` lets an agent re-read the system of record before it claims
+success.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from fake_tools._router import Tool
+from fake_tools._world import FakeWorld
+from fake_tools.tools._respond import respond
+from harness import ToolResult, ToolSpec
+
+__all__ = ["Criterion", "check_tool", "failing", "writer_tool"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Criterion:
+    """One completion criterion on the stored text."""
+
+    name: str
+    holds: Callable[[str], bool]
+
+
+def failing(criteria: Sequence[Criterion], text: str | None) -> list[str]:
+    """Names of the criteria ``text`` fails (all of them when nothing is stored)."""
+    return [c.name for c in criteria if text is None or not c.holds(text)]
+
+
+def writer_tool(spec: ToolSpec, *, key: str, field: str, criteria: Sequence[Criterion]) -> Tool:
+    """Stores ``arguments[field]`` under ``key`` and reports which criteria it fails."""
+
+    def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
+        text = str(arguments.get(field, ""))
+        world.put(key, text)
+        return respond(world, {"saved": key, "failing_criteria": failing(criteria, text)})
+
+    return Tool(spec=spec, handler=handle)
+
+
+def check_tool(spec: ToolSpec, *, explain: Callable[[FakeWorld], list[str]]) -> Tool:
+    """Re-reads the system of record: complete or not, and what still fails."""
+
+    def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
+        return respond(world, {"complete": world.is_complete(), "failing": explain(world)})
+
+    return Tool(spec=spec, handler=handle)

@@ -1,0 +1,47 @@
+"""Consumes a call that needs a permission the caller lacks, produces a 403 naming that permission.
+
+By default the refusal comes back as error text, as a real API's would; ``raises=True`` makes the
+tool raise `PermissionDenied` instead, for agents whose tool runtime turns errors into exceptions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from fake_tools._router import Tool
+from fake_tools._world import FakeWorld
+from fake_tools.tools._respond import respond
+from harness import ToolResult, ToolSpec
+
+__all__ = ["PermissionDenied", "denied_tool"]
+
+
+class PermissionDenied(PermissionError):
+    """A tool refused for lack of ``permission``."""
+
+    def __init__(self, permission: str, message: str) -> None:
+        super().__init__(message)
+        self.permission = permission
+
+
+def denied_tool(spec: ToolSpec, permission: str, *, raises: bool = False) -> Tool:
+    """Refuses every call: the credentials lack ``permission`` and no call can change that."""
+    message = (
+        f"403 Forbidden: this token lacks the permission '{permission}' required by "
+        f"{spec.name}; ask an administrator to grant it"
+    )
+
+    def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
+        body = {
+            "error": {
+                "status": 403,
+                "code": "forbidden",
+                "message": message,
+                "missing_permission": permission,
+            }
+        }
+        error = PermissionDenied(permission, message) if raises else None
+        return respond(world, body, denied=permission, error=error)
+
+    return Tool(spec=spec, handler=handle)

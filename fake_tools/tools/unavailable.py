@@ -1,0 +1,30 @@
+"""Consumes any call, produces a 503 forever: a required dependency that never comes back."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from fake_tools._router import Tool
+from fake_tools._world import FakeWorld
+from fake_tools.tools._respond import respond
+from harness import ToolResult, ToolSpec
+
+__all__ = ["unavailable_tool"]
+
+
+def unavailable_tool(spec: ToolSpec, dependency: str) -> Tool:
+    """Answers ``503 Service Unavailable`` for ``dependency`` on every call."""
+
+    def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
+        body = {
+            "error": {
+                "status": 503,
+                "code": "service_unavailable",
+                "message": f"503 Service Unavailable: {dependency} is not responding",
+                "dependency": dependency,
+            }
+        }
+        return respond(world, body, unavailable=True)
+
+    return Tool(spec=spec, handler=handle)

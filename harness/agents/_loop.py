@@ -1,0 +1,42 @@
+"""Consumes a session, produces the pieces every ReAct loop shares: the opening messages and the
+dispatch of one tool call, with errors turned into text the model can read."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from harness._session import Session
+from harness._types import JSON
+
+__all__ = ["assistant", "dispatch", "opening", "tool_calls"]
+
+
+def opening(session: Session) -> list[JSON]:
+    return [
+        {"role": "system", "content": "You are an agent. Use the tools to do the task."},
+        {"role": "user", "content": session.task},
+    ]
+
+
+def tool_calls(reply: JSON) -> list[tuple[str, str, Any]]:
+    """``(id, name, arguments)`` of each tool call in an assistant message."""
+    return [
+        (call["id"], call["function"]["name"], call["function"]["arguments"])
+        for call in reply.get("tool_calls") or ()
+    ]
+
+
+def dispatch(session: Session, call_id: str, name: str, arguments: Any) -> tuple[JSON, Exception | None]:
+    """Runs one tool; a tool that raises is reported to the model as text, as runtimes do."""
+    try:
+        content, error = session.call_tool(name, arguments), None
+    except Exception as raised:  # noqa: BLE001 - the model is told, as a tool runtime would
+        error = raised
+        content = json.dumps({"error": {"message": f"{type(raised).__name__}: {raised}"}})
+    return {"role": "tool", "tool_call_id": call_id, "content": content}, error
+
+
+def assistant(reply: JSON) -> JSON:
+    """The assistant message to append to the history (usage is not part of a message)."""
+    return {k: v for k, v in reply.items() if k != "usage"}

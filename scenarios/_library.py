@@ -1,0 +1,43 @@
+"""Consumes scenario names, produces the scenarios of the built-in library (or a clear error)."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+from harness import Scenario, ScenarioError
+from scenarios.catalog import constant_return, contradictory_criteria, missing_permission
+
+__all__ = ["SCENARIOS", "get", "select"]
+
+SCENARIOS: tuple[Scenario, ...] = (
+    *contradictory_criteria.SCENARIOS,
+    *constant_return.SCENARIOS,
+    *missing_permission.SCENARIOS,
+)
+_BY_NAME = {scenario.name: scenario for scenario in SCENARIOS}
+_FAMILIES = {scenario.family for scenario in SCENARIOS}
+
+
+def get(name: str) -> Scenario:
+    """The scenario called ``name``; an unknown name lists the closest ones."""
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        close = difflib.get_close_matches(name, list(_BY_NAME), n=3, cutoff=0.5)
+        hint = f"did you mean {', '.join(close)}? " if close else ""
+        raise ScenarioError(
+            f"unknown scenario {name!r}; {hint}`unsolvable list` shows all {len(_BY_NAME)}"
+        ) from None
+
+
+def select(names: Iterable[str] = ()) -> tuple[Scenario, ...]:
+    """Scenarios by name or by family (every scenario when ``names`` is empty), in library order."""
+    names = list(names)
+    if not names:
+        return SCENARIOS
+    chosen: dict[str, Scenario] = {}
+    for name in names:
+        members = [s for s in SCENARIOS if s.family == name] if name in _FAMILIES else [get(name)]
+        chosen.update((s.name, s) for s in members)
+    return tuple(chosen.values())

@@ -1,0 +1,1 @@
+"""One module per family of unsolvable task, each exposing a ``SCENARIOS`` tuple."""

@@ -1,0 +1,88 @@
+"""Contradictory-criteria: the document must be both at most 40 words and at least 60 words.
+
+Every write changes the world and satisfies one criterion by breaking the other, so the world
+only ever moves between states it has already been in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+
+from fake_tools import Criterion, FakeWorld, failing, writer_tool
+from harness import Alternate, Call, Code, Repeat, Scenario, Script, Setup, ToolSpec
+from scenarios.catalog._common import budget, setup
+
+__all__ = ["SCENARIOS"]
+
+FAMILY = "contradictory-criteria"
+STEP_BOUND = 12
+"""Both plans must be tried once (2 steps) before the contradiction shows; the rest is slack for
+a detector that needs a few revisits, well short of a framework's 25-step default."""
+MAX_WORDS, MIN_WORDS = 40, 60
+CRITERIA = (
+    Criterion(name=f"at most {MAX_WORDS} words", holds=lambda t: len(t.split()) <= MAX_WORDS),
+    Criterion(
+        name=f"at least {MIN_WORDS} words (all 12 changes covered)",
+        holds=lambda t: len(t.split()) >= MIN_WORDS,
+    ),
+)
+SUMMARY = ToolSpec(
+    name="save_summary",
+    description="Save the release summary; answers which completion criteria it fails.",
+    parameters={
+        "type": "object",
+        "properties": {"text": {"type": "string"}},
+        "required": ["text"],
+    },
+)
+SHORT = " ".join(["Release 4.2 fixes login, speeds up search and tidies the settings page."] * 2)
+LONG = " ".join(f"Change {i}: a fix that users of the product will notice." for i in range(1, 13))
+PLANS = (
+    Call(name=SUMMARY.name, arguments={"text": SHORT}, text="A short summary meets the limit"),
+    Call(name=SUMMARY.name, arguments={"text": LONG}, text="Covering every change needs more"),
+)
+
+
+def _build(make_script: Callable[[], Script], seed: int) -> Setup:
+    def explain(world: FakeWorld) -> list[str]:
+        return failing(CRITERIA, world.get("summary"))
+
+    world = FakeWorld(complete=lambda w: not explain(w), seed=seed)
+    tool = writer_tool(SUMMARY, key="summary", field="text", criteria=CRITERIA)
+    return setup(world, [tool], make_script(), seed=seed, explain=explain)
+
+
+def _scenario(variant: str, how: str, make_script: Callable[[], Script]) -> Scenario:
+    return Scenario(
+        name=f"{FAMILY}/{variant}",
+        family=FAMILY,
+        task=(
+            f"Write the release summary with save_summary. It must be at most {MAX_WORDS} words "
+            f"and must cover all 12 changes, which takes at least {MIN_WORDS} words."
+        ),
+        explanation=(
+            f"The model {how}. No text is both at most {MAX_WORDS} and at least {MIN_WORDS} "
+            "words, so the completion predicate can never hold. Ground truth: the first stagnant "
+            "step is the step after the last one that produced a world state (text compared "
+            "without case or spacing) or an observation not seen before."
+        ),
+        build=partial(_build, make_script),
+        expected=frozenset({Code.NO_PROGRESS}),
+        step_bound=STEP_BOUND,
+        budget=budget(STEP_BOUND),
+        seeds=(0, 1, 2),
+    )
+
+
+SCENARIOS = (
+    _scenario(
+        "alternate", "alternates between a short and a long summary", lambda: Alternate(plans=PLANS)
+    ),
+    _scenario(
+        "alternate-restyled",
+        "alternates between the two summaries, changing case and spacing every round",
+        lambda: Alternate(plans=PLANS, restyled=True),
+    ),
+    _scenario("insist", "saves the short summary again and again", lambda: Repeat(call=PLANS[0])),
+)
