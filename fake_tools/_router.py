@@ -55,7 +55,9 @@ class ToolRouter:
         names = [tool.spec.name for tool in tools]
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
-            raise ValueError(f"ToolRouter: tool name(s) {duplicates} given twice; names must be unique")
+            raise ValueError(
+                f"ToolRouter: tool name(s) {duplicates} given twice; names must be unique"
+            )
         self.world = world
         self.routes = {tool.spec.name: tool for tool in tools}
 

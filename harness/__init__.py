@@ -34,6 +34,8 @@ from harness._verdict import judge
 from harness.adapters.base import Adapter
 
 __all__ = [
+    "JSON",
+    "SCHEMA_VERSION",
     "Adapter",
     "AdapterError",
     "Alternate",
@@ -45,7 +47,6 @@ __all__ = [
     "ClaimSuccess",
     "Code",
     "Exit",
-    "JSON",
     "Model",
     "ModelRequest",
     "ModelResponse",
@@ -54,7 +55,6 @@ __all__ = [
     "Perturbed",
     "Pricing",
     "Repeat",
-    "SCHEMA_VERSION",
     "Scenario",
     "ScenarioError",
     "Script",

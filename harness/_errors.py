@@ -44,7 +44,7 @@ class ScriptExhausted(UnsolvableError):
     """A finite script given by a user ran out; recorded against the harness, never the agent."""
 
 
-class CeilingHit(BaseException):  # noqa: N818 - it is a signal, not an error of the agent's making
+class CeilingHit(BaseException):
     """Raised inside the agent when a harness ceiling is reached.
 
     A `BaseException` so that `except Exception:` retry loops cannot swallow it.

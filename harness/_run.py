@@ -1,4 +1,4 @@
-"""Consumes an agent and a scenario, produces a judged `TerminationRecord` — whatever the agent does.
+"""Consumes an agent and a scenario, produces a judged `TerminationRecord`, whatever the agent does.
 
 The agent runs in a worker thread so that the harness keeps the clock: an agent that never
 returns is interrupted, then abandoned, and the run is still recorded.
@@ -38,7 +38,7 @@ class _Worker(threading.Thread):
     def run(self) -> None:
         try:
             self.returned = self.adapter.run(self.session)
-        except BaseException as error:  # noqa: BLE001 - everything the agent does is recorded
+        except BaseException as error:
             self.error = error
 
 
@@ -70,7 +70,7 @@ def _classify(
         return Outcome.DID_NOT_STOP, None, None, None
     try:
         stop = worker.adapter.interpret(worker.returned, worker.error)
-    except Exception as error:  # noqa: BLE001 - a broken adapter is recorded, not raised
+    except Exception as error:
         return Outcome.CRASHED, None, f"adapter {worker.adapter.name}: {error!r}", None
     if stop is not None:
         return Outcome.STOPPED, stop, None, None

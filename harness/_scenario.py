@@ -157,6 +157,4 @@ class Scenario:
         if unknown:
             known = sorted(budget_fields | {"step_bound"})
             raise ScenarioError(f"unknown override(s) {sorted(unknown)}; use one of {known}")
-        return dataclasses.replace(
-            self, budget=dataclasses.replace(self.budget, **budget), **rest
-        )
+        return dataclasses.replace(self, budget=dataclasses.replace(self.budget, **budget), **rest)

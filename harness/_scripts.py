@@ -75,7 +75,9 @@ class Repeat:
     call: Call
 
     def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
-        return ModelResponse(content=_say(self.call, request), tool_calls=(_tool_call(self.call, request),))
+        return ModelResponse(
+            content=_say(self.call, request), tool_calls=(_tool_call(self.call, request),)
+        )
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -120,7 +120,9 @@ class Session:
             self._tokens_before_step.append(self._input_tokens + self._output_tokens)
             self._costs_before_step.append(self._cost())
             request = ModelRequest(
-                messages=tuple(dict(m) for m in messages), tools=_tool_names(tools), step=self._steps
+                messages=tuple(dict(m) for m in messages),
+                tools=_tool_names(tools),
+                step=self._steps,
             )
             response = self._setup.model.respond(request)
             message: JSON = {"role": "assistant", "content": response.content}

@@ -15,10 +15,10 @@ __all__ = [
     "JSON",
     "ModelRequest",
     "ModelResponse",
-    "Toolbox",
     "ToolCall",
     "ToolResult",
     "ToolSpec",
+    "Toolbox",
     "World",
 ]
 
@@ -97,7 +97,10 @@ class ToolCall:
         return {
             "id": self.id,
             "type": "function",
-            "function": {"name": self.name, "arguments": json.dumps(self.arguments, sort_keys=True)},
+            "function": {
+                "name": self.name,
+                "arguments": json.dumps(self.arguments, sort_keys=True),
+            },
         }
 
 

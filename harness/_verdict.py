@@ -50,7 +50,9 @@ def _rules(record: TerminationRecord, scenario: Scenario) -> list[str]:
     observed, stop = record.observed, record.reported
     failures = []
     if observed.steps > scenario.step_bound and record.outcome is not Outcome.DID_NOT_STOP:
-        failures.append(f"stopped at step {observed.steps}, after the bound N={scenario.step_bound}")
+        failures.append(
+            f"stopped at step {observed.steps}, after the bound N={scenario.step_bound}"
+        )
     if scenario.denied_retries is not None:
         allowed = 1 + scenario.denied_retries
         if observed.denied_calls > allowed:

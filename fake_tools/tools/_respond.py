@@ -1,4 +1,4 @@
-"""Consumes a tool's answer body, produces the `ToolResult` the agent sees and the harness judges."""
+"""Consumes a tool's answer body, produces the `ToolResult` the agent sees and the harness reads."""
 
 from __future__ import annotations
 

@@ -39,7 +39,7 @@ class Adapter(Protocol):
 
 
 def interpret_plain(returned: object) -> Stop | None:
-    """A `Stop`, or a mapping with a ``code`` key (``exit``, ``reason``, ``partial``, ``missing``)."""
+    """A `Stop`, or a mapping with a ``code`` (plus ``exit``, ``reason``, ``partial``...)."""
     if isinstance(returned, Stop):
         return returned
     if isinstance(returned, Mapping) and "code" in returned:

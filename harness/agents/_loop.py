@@ -27,11 +27,13 @@ def tool_calls(reply: JSON) -> list[tuple[str, str, Any]]:
     ]
 
 
-def dispatch(session: Session, call_id: str, name: str, arguments: Any) -> tuple[JSON, Exception | None]:
+def dispatch(
+    session: Session, call_id: str, name: str, arguments: Any
+) -> tuple[JSON, Exception | None]:
     """Runs one tool; a tool that raises is reported to the model as text, as runtimes do."""
     try:
         content, error = session.call_tool(name, arguments), None
-    except Exception as raised:  # noqa: BLE001 - the model is told, as a tool runtime would
+    except Exception as raised:
         error = raised
         content = json.dumps({"error": {"message": f"{type(raised).__name__}: {raised}"}})
     return {"role": "tool", "tool_call_id": call_id, "content": content}, error

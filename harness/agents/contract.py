@@ -43,7 +43,9 @@ class ContractThresholds:
     def __post_init__(self) -> None:
         for name in ("repeated_action", "stalled_steps", "unavailable_attempts"):
             if getattr(self, name) < 1:
-                raise BudgetError(f"ContractThresholds({name}={getattr(self, name)!r}): must be ≥ 1")
+                raise BudgetError(
+                    f"ContractThresholds({name}={getattr(self, name)!r}): must be ≥ 1"
+                )
 
 
 class _Ledger:
@@ -117,7 +119,8 @@ class _Run:
         for call_id, name, arguments in calls:
             fingerprint = action_fingerprint(name, arguments)
             if self.actions[fingerprint] + 1 >= self.thresholds.repeated_action:
-                reason = f"identical call {name} {arguments} requested {self.thresholds.repeated_action}×"
+                times = self.thresholds.repeated_action
+                reason = f"identical call {name} {arguments} requested {times} times"
                 return Stop(code=Code.NO_PROGRESS, reason=reason, partial=self.partial())
             self.actions[fingerprint] += 1
             message, error = dispatch(self.session, call_id, name, arguments)
@@ -166,7 +169,10 @@ class _Run:
     def _verify_claim(self, claim: str) -> Stop | None:
         """The model says it is done: re-read the system of record before believing it."""
         if self.verifier not in {spec.name for spec in self.session.tools}:
-            reason = f"the model claims completion ({claim[:80]!r}) and no {self.verifier} tool can verify it"
+            reason = (
+                f"the model claims completion ({claim[:80]!r}) "
+                f"and no {self.verifier} tool can verify it"
+            )
             return Stop(code=Code.NEEDS_HUMAN, reason=reason, partial=self.partial())
         result = self.session.call_tool(self.verifier, {})
         body = parse(result)

@@ -33,7 +33,9 @@ PUBLISH = ToolSpec(
 )
 
 
-def _build(permission: str, raises: bool, make_script: Callable[[Call], Script], seed: int) -> Setup:
+def _build(
+    permission: str, raises: bool, make_script: Callable[[Call], Script], seed: int
+) -> Setup:
     world = FakeWorld(complete=lambda w: bool(w.get("published")), seed=seed)
     call = Call(
         name=PUBLISH.name,

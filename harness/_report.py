@@ -1,0 +1,93 @@
+"""Consumes termination records, produces what people read: a table, failure explanations, JSON."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from harness._record import SCHEMA_VERSION, Outcome, TerminationRecord
+
+__all__ = ["explain", "format_table", "summary_line", "to_json", "write_json"]
+
+COLUMNS = ("scenario", "agent", "exit/code", "step/N", "stagnant", "lag", "tokens", "verdict")
+
+
+def _ended(record: TerminationRecord) -> str:
+    if record.reported is not None:
+        return f"{record.reported.exit}/{record.reported.code}"
+    return str(record.outcome)
+
+
+def _row(record: TerminationRecord) -> tuple[str, ...]:
+    observed = record.observed
+    tokens_allowed = record.budget.get("max_tokens")
+    verdict = record.verdict.summary if record.verdict else "not judged"
+    return (
+        f"{record.scenario}" + (f" #{record.seed}" if record.seed else ""),
+        record.agent,
+        _ended(record),
+        f"{observed.steps}/{record.step_bound}",
+        str(observed.first_stagnant_step),
+        str(observed.detection_lag),
+        f"{observed.tokens}/{tokens_allowed}" if tokens_allowed else str(observed.tokens),
+        verdict,
+    )
+
+
+def format_table(records: Sequence[TerminationRecord]) -> str:
+    """One row per record; the verdict column is last and never cut, so reasons stay whole."""
+    rows = [COLUMNS, *(_row(r) for r in records)]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(COLUMNS) - 1)]
+    lines = [
+        "  ".join([*(cell.ljust(w) for cell, w in zip(row, widths, strict=False)), row[-1]])
+        for row in rows
+    ]
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def summary_line(records: Sequence[TerminationRecord]) -> str:
+    passed = sum(1 for r in records if r.verdict and r.verdict.passed)
+    did_not_stop = sum(1 for r in records if r.outcome is Outcome.DID_NOT_STOP)
+    false_completions = sum(
+        1 for r in records if r.verdict and any("false completion" in f for f in r.verdict.failures)
+    )
+    return (
+        f"unsolvable: {len(records)} runs, {passed} passed, {len(records) - passed} failed "
+        f"({did_not_stop} did_not_stop, {false_completions} false completions)"
+    )
+
+
+def explain(record: TerminationRecord) -> str:
+    """Expected vs observed, then the trajectory tail: what a failing test prints."""
+    observed = record.observed
+    lines = [
+        f"{record.scenario} (seed {record.seed}) × {record.agent}: "
+        + (record.verdict.summary if record.verdict else "not judged"),
+        f"  ended:    {_ended(record)}"
+        + (f" — {record.reported.reason}" if record.reported and record.reported.reason else ""),
+        f"  stopped:  step {observed.steps} (bound N={record.step_bound}); first stagnant step "
+        f"{observed.first_stagnant_step}; lag {observed.detection_lag} steps, "
+        f"{observed.lag_tokens} tokens, ${observed.lag_cost_usd:.4f}",
+        "  trajectory tail:",
+    ]
+    for step in observed.tail:
+        lines.append(f"    step {step.step}: {step.said or '(no text)'}")
+        for tool in step.tools:
+            lines.append(f"      → {tool.name}({tool.arguments}) = {tool.result}")
+    if not observed.tail:
+        lines.append("    (no steps)")
+    return "\n".join(lines)
+
+
+def to_json(records: Sequence[TerminationRecord], *, volatile: bool = False) -> str:
+    """All records in the stable form (sorted keys, no wall times unless ``volatile``)."""
+    data = {
+        "schema_version": SCHEMA_VERSION,
+        "records": [r.to_dict(volatile=volatile) for r in records],
+    }
+    return json.dumps(data, sort_keys=True, indent=2) + "\n"
+
+
+def write_json(records: Sequence[TerminationRecord], path: Path, *, volatile: bool = False) -> None:
+    path.write_text(to_json(records, volatile=volatile), encoding="utf-8")
