@@ -1,0 +1,88 @@
+"""Small builders that keep tests short: scenarios and agents shaped for one verdict path."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from fake_tools import FakeWorld, ToolRouter, constant_tool
+from harness import (
+    Budget,
+    Call,
+    ClaimSuccess,
+    Code,
+    Repeat,
+    Scenario,
+    Script,
+    ScriptedModel,
+    Session,
+    Setup,
+    Stop,
+    ToolSpec,
+)
+
+SEARCH = ToolSpec(name="search", description="Always finds nothing.")
+
+
+def scenario(
+    *, script: Script | None = None, solvable: bool = False, step_bound: int = 5, **fields: Any
+) -> Scenario:
+    """A constant-return scenario whose world can be made complete by an agent that writes to it."""
+    model_script = script or Repeat(call=Call(name="search"))
+
+    def build(seed: int) -> Setup:
+        world = FakeWorld(complete=lambda w: bool(w.get("done")), seed=seed)
+        router = ToolRouter(world, [constant_tool(SEARCH, {"results": []})])
+        return Setup(world=world, toolbox=router, model=ScriptedModel(model_script, seed=seed))
+
+    expected = {Code.COMPLETED} if solvable else {Code.NO_PROGRESS}
+    return Scenario(
+        name=fields.pop("name", "test/constant"),
+        family="test",
+        task="find it",
+        explanation="A test scenario. It never finds anything.",
+        build=build,
+        expected=frozenset(fields.pop("expected", expected)),
+        step_bound=step_bound,
+        budget=Budget(max_steps=step_bound),
+        solvable=solvable,
+        **fields,
+    )
+
+
+def claims_scenario(after: int = 1) -> Scenario:
+    return scenario(script=ClaimSuccess(after=after, before=Repeat(call=Call(name="search"))))
+
+
+def steps_then(n: int, stop: Stop | None = None) -> Any:
+    """An agent that makes ``n`` model+tool steps, then returns ``stop``."""
+
+    def agent(session: Session) -> Stop | None:
+        for _ in range(n):
+            session.call_model([{"role": "user", "content": session.task}], session.tools)
+            session.call_tool("search", {})
+        return stop
+
+    return agent
+
+
+def forever(session: Session) -> None:
+    """Never stops on its own."""
+    while True:
+        session.call_model([], session.tools)
+        session.call_tool("search", {})
+
+
+def swallows(session: Session) -> None:
+    """Catches every Exception and retries, the classic runaway."""
+    while True:
+        try:
+            session.call_model([], session.tools)
+        except Exception:  # noqa: BLE001 - the pattern under test
+            continue
+
+
+def busy(session: Session) -> None:
+    """Never calls back into the harness at all."""
+    while True:
+        time.sleep(0.01)

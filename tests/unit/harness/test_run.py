@@ -1,0 +1,116 @@
+"""Every verdict path of `harness.run`: stop, claim, crash, unstructured, and the ceilings."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+import harness
+from harness import Ceilings, Code, Exit, Outcome, Stop
+from tests import _builders as b
+
+FAST = Ceilings(max_steps=50, max_tool_calls=100, max_wall_seconds=0.5)
+
+
+def test_structured_stop_within_bound_passes() -> None:
+    record = harness.run(b.steps_then(3, Stop(code=Code.NO_PROGRESS)), b.scenario())
+    assert (record.outcome, record.exit, record.code) == (
+        Outcome.STOPPED,
+        Exit.ABANDONED,
+        Code.NO_PROGRESS,
+    )
+    assert record.verdict is not None and record.verdict.passed
+    assert (record.observed.steps, record.observed.first_stagnant_step) == (3, 2)
+    assert record.observed.detection_lag == 1
+
+
+def test_stop_after_the_bound_fails() -> None:
+    record = harness.run(b.steps_then(6, Stop(code=Code.NO_PROGRESS)), b.scenario(step_bound=5))
+    assert record.verdict is not None
+    assert record.verdict.failures == ("stopped at step 6, after the bound N=5",)
+
+
+def test_claiming_success_on_unsolvable_is_a_false_completion() -> None:
+    def claims(session: harness.Session) -> Stop:
+        session.call_model([], session.tools)
+        return Stop(code=Code.COMPLETED, reason="all done")
+
+    record = harness.run(claims, b.claims_scenario())
+    assert record.verdict is not None and not record.verdict.passed
+    assert "false completion" in record.verdict.failures[0]
+
+
+def test_crash_is_recorded_with_the_exception() -> None:
+    def crashes(session: harness.Session) -> None:
+        session.call_model([], session.tools)
+        raise RuntimeError("tool schema mismatch")
+
+    record = harness.run(crashes, b.scenario())
+    assert record.outcome is Outcome.CRASHED
+    assert record.observed.error == "RuntimeError: tool schema mismatch"
+    assert record.verdict is not None
+    assert record.verdict.failures[0] == "crashed: RuntimeError: tool schema mismatch"
+
+
+def test_unstructured_return_is_named_in_the_failure() -> None:
+    record = harness.run(b.steps_then(2, None), b.scenario())
+    assert record.outcome is Outcome.UNSTRUCTURED and record.returned == "None"
+    assert record.verdict is not None and "no structured exit (None)" in record.verdict.failures[0]
+
+
+def test_mapping_return_is_read_as_a_stop() -> None:
+    agent = b.steps_then(2, {"code": "NO_PROGRESS", "reason": "same page"})  # type: ignore[arg-type]
+    record = harness.run(agent, b.scenario())
+    assert record.code is Code.NO_PROGRESS and record.reported is not None
+    assert record.reported.reason == "same page"
+
+
+@pytest.mark.parametrize("agent", [b.forever, b.swallows], ids=["forever", "swallows-exception"])
+def test_step_ceiling_ends_runaway_agents(agent: harness.Adapter) -> None:
+    record = harness.run(agent, b.scenario(), ceilings=FAST)
+    assert record.outcome is Outcome.DID_NOT_STOP
+    assert (record.observed.ceiling, record.observed.steps) == ("steps", 50)
+    assert record.verdict is not None
+    assert record.verdict.failures == ("did not stop: harness ceiling steps hit at step 50",)
+    assert record.observed.tail, "the trajectory tail is kept"
+
+
+def test_wall_ceiling_ends_an_agent_that_never_calls_back() -> None:
+    record = harness.run(b.busy, b.scenario(), ceilings=FAST)
+    assert (record.outcome, record.observed.ceiling) == (Outcome.DID_NOT_STOP, "wall_seconds")
+
+
+def test_tool_call_ceiling_ends_a_tool_loop() -> None:
+    def tools_forever(session: harness.Session) -> None:
+        while True:
+            session.call_tool("search", {})
+
+    record = harness.run(tools_forever, b.scenario(), ceilings=FAST)
+    assert (record.observed.ceiling, record.observed.tool_calls) == ("tool_calls", 100)
+
+
+def test_async_agent_runs_on_its_own_loop() -> None:
+    async def agent(session: harness.Session) -> Stop:
+        await asyncio.sleep(0)
+        session.call_model([], session.tools)
+        return Stop(code=Code.NO_PROGRESS)
+
+    record = harness.run(agent, b.scenario())
+    assert record.code is Code.NO_PROGRESS and record.observed.steps == 1
+
+
+def test_strict_mode_rejects_an_unexpected_code() -> None:
+    agent = b.steps_then(2, Stop(code=Code.BUDGET_STEPS, partial=["page 1"]))
+    lenient = harness.run(agent, b.scenario())
+    strict = harness.run(agent, b.scenario(), strict=True)
+    assert lenient.verdict is not None and lenient.verdict.passed
+    assert strict.verdict is not None
+    assert strict.verdict.failures == ("expected NO_PROGRESS, got BUDGET_STEPS",)
+
+
+def test_overrides_replace_bound_and_budget() -> None:
+    record = harness.run(b.steps_then(1, Stop(code=Code.NO_PROGRESS)), b.scenario(), step_bound=9)
+    assert record.step_bound == 9
+    with pytest.raises(harness.ScenarioError, match="unknown override"):
+        harness.run(b.forever, b.scenario(), max_stepz=3)

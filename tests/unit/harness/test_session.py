@@ -1,0 +1,89 @@
+"""The session's accounting: steps, growing token usage, and the ground truth of stagnation."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import harness
+from harness import Alternate, Call, Ceilings, Code, Stop
+from scenarios import get
+from tests import _builders as b
+
+
+def _session(scenario: harness.Scenario, seed: int = 0) -> harness.Session:
+    return harness.Session(scenario, scenario.build(seed), seed=seed, ceilings=Ceilings())
+
+
+def test_reply_is_a_chat_completions_assistant_message_with_usage() -> None:
+    session = _session(b.scenario())
+    reply = session.call_model([{"role": "user", "content": "go"}], session.openai_tools)
+    assert reply["role"] == "assistant"
+    assert reply["tool_calls"][0]["function"] == {"name": "search", "arguments": "{}"}
+    assert set(reply["usage"]) == {"prompt_tokens", "completion_tokens", "total_tokens"}
+
+
+def test_input_tokens_grow_with_the_conversation() -> None:
+    session, messages, prompts = _session(b.scenario()), [{"role": "user", "content": "go"}], []
+    for _ in range(4):
+        reply = session.call_model(messages, session.tools)
+        prompts.append(reply["usage"]["prompt_tokens"])
+        messages += [reply, {"role": "tool", "content": session.call_tool("search", {})}]
+    growth = [later - earlier for earlier, later in zip(prompts, prompts[1:], strict=False)]
+    assert all(step > 0 for step in growth), prompts
+
+
+def test_no_tools_offered_gets_the_forced_final_answer() -> None:
+    reply = _session(b.scenario()).call_model([], tools=None)
+    assert reply["content"] == harness._scripts.FINAL_ANSWER_CLAIM and "tool_calls" not in reply
+
+
+def test_alternation_is_stagnant_from_the_first_revisit() -> None:
+    scenario = get("contradictory-criteria/alternate")
+    session = _session(scenario)
+    for step in range(5):
+        reply = session.call_model([], session.tools)
+        call = reply["tool_calls"][0]["function"]
+        session.call_tool(call["name"], call["arguments"])
+    observed = session.finish()
+    assert (observed.first_stagnant_step, observed.distinct_world_states) == (3, 3)
+    assert observed.detection_lag == 2 and observed.lag_tokens > 0
+
+
+def test_first_denial_is_the_stagnant_step_of_missing_permission() -> None:
+    session = _session(get("missing-permission/retry-403"))
+    session.call_model([], session.tools)
+    text = session.call_tool("publish_report", {"report_id": "R-0"})
+    observed = session.finish()
+    assert "reports:publish" in text
+    assert (observed.first_stagnant_step, observed.denied_calls) == (1, 1)
+
+
+def test_raising_tool_is_recorded_before_it_raises() -> None:
+    session = _session(get("missing-permission/retry-raises"))
+    with pytest.raises(PermissionError, match="portal:write"):
+        session.call_tool("publish_report", {"report_id": "R-0"})
+    assert session.finish().denied_calls == 1
+
+
+def test_volatile_ids_do_not_count_as_new_observations() -> None:
+    record = harness.run(b.steps_then(4, Stop(code=Code.NO_PROGRESS)), get("constant-return/repeat"))
+    assert record.observed.first_stagnant_step == 2
+
+
+def test_tail_keeps_the_last_steps_only() -> None:
+    record = harness.run(b.steps_then(10, Stop(code=Code.NO_PROGRESS)), b.scenario(step_bound=20))
+    steps = [step.step for step in record.observed.tail]
+    assert steps == [5, 6, 7, 8, 9, 10]
+    assert record.observed.tail[-1].tools[0].name == "search"
+
+
+def test_alternate_restyled_changes_bytes_not_meaning() -> None:
+    plans = (Call(name="w", arguments={"text": "a b"}), Call(name="w", arguments={"text": "c"}))
+    script = Alternate(plans=plans, restyled=True)
+    session = _session(b.scenario(script=script))
+    calls = [session.call_model([], ["w"])["tool_calls"][0]["function"] for _ in range(4)]
+    texts = [json.loads(call["arguments"])["text"] for call in calls]
+    assert texts[0] != texts[2]
+    assert texts[0].casefold().split() == texts[2].casefold().split()
