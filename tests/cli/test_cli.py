@@ -1,0 +1,78 @@
+"""The `unsolvable` command, run as users run it: in a subprocess, through its entry point."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).parents[2]
+AGENTS = "tests.cli.agents_for_cli"
+
+
+def _unsolvable(*args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "harness._cli", *args]
+    return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120, check=False)
+
+
+def test_contract_alone_passes_with_status_0() -> None:
+    result = _unsolvable("run", "--agent", "contract", "--scenario", "missing-permission")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "abandoned/BLOCKED_INPUT" in result.stdout
+    assert result.stdout.splitlines()[-1].startswith("unsolvable: 3 runs, 3 passed, 0 failed")
+
+
+def test_naive_fails_with_status_1_and_explains(tmp_path: Path) -> None:
+    result = _unsolvable(
+        "run", "--agent", "naive", "--scenario", "constant-return/claims-success", "--explain"
+    )
+    assert result.returncode == 1
+    assert "FAIL: false completion" in result.stdout and "trajectory tail:" in result.stdout
+
+
+def test_json_is_byte_identical_across_runs(tmp_path: Path) -> None:
+    for name in ("a.json", "b.json"):
+        _unsolvable("run", "--scenario", "constant-return", "--json", str(tmp_path / name))
+    first, second = (tmp_path / "a.json").read_bytes(), (tmp_path / "b.json").read_bytes()
+    assert first == second
+    records = json.loads(first)["records"]
+    assert len(records) == 12 and "wall_seconds" not in records[0]
+
+
+def test_runaway_agents_are_recorded_did_not_stop_and_the_run_finishes() -> None:
+    result = _unsolvable(
+        "run",
+        "--agent",
+        f"{AGENTS}:swallows",
+        "--agent",
+        f"{AGENTS}:busy",
+        "--scenario",
+        "constant-return/repeat",
+        "--ceiling-seconds",
+        "0.5",
+    )
+    assert result.returncode == 1, result.stderr
+    rows = result.stdout.splitlines()[1:-1]
+    assert [row.split()[2] for row in rows] == ["did_not_stop", "did_not_stop"]
+    assert "unsolvable: 2 runs, 0 passed, 2 failed (2 did_not_stop" in result.stdout
+
+
+def test_usage_errors_exit_2_naming_the_problem() -> None:
+    unknown = _unsolvable("run", "--scenario", "no-such")
+    assert unknown.returncode == 2 and "unknown scenario 'no-such'" in unknown.stderr
+    missing = _unsolvable("run", "--agent", "nowhere.at_all:agent")
+    assert missing.returncode == 2 and "module 'nowhere.at_all' cannot be imported" in missing.stderr
+    malformed = _unsolvable("run", "--agent", "not-a-path")
+    assert malformed.returncode == 2 and "'module:attribute'" in malformed.stderr
+    not_callable = _unsolvable("run", "--agent", f"{AGENTS}:NOT_AN_AGENT")
+    assert not_callable.returncode == 2 and "is a int, not callable" in not_callable.stderr
+
+
+def test_list_and_show() -> None:
+    listed = _unsolvable("list")
+    assert listed.returncode == 0
+    assert re.search(r"^missing-permission/retry-403 +BLOCKED_INPUT +N=6 ", listed.stdout, re.M)
+    shown = _unsolvable("show", "missing-permission/retry-403")
+    assert "missing:    reports:publish" in shown.stdout and "first denial" in shown.stdout

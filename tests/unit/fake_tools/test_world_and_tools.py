@@ -1,0 +1,68 @@
+"""The fake world's fingerprint and the tool families' answers."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from fake_tools import (
+    FakeWorld,
+    PermissionDenied,
+    ToolRouter,
+    constant_tool,
+    denied_tool,
+    unavailable_tool,
+)
+from harness import ToolSpec
+
+SPEC = ToolSpec(name="t", description="a tool")
+
+
+def _world() -> FakeWorld:
+    return FakeWorld(complete=lambda w: w.get("done") is True, seed=1)
+
+
+def test_fingerprint_ignores_audit_fields_case_and_spacing() -> None:
+    world = _world()
+    world.put("doc", "Hello  World")
+    before = world.fingerprint()
+    world.get("doc")
+    world.put("doc", "hello world")
+    assert world.fingerprint() == before and world.accesses["doc"] == 3
+
+
+def test_completion_predicate_reads_the_world() -> None:
+    world = _world()
+    assert not world.is_complete()
+    world.put("done", True)
+    assert world.is_complete()
+
+
+def test_constant_tool_varies_only_its_request_id() -> None:
+    router = ToolRouter(_world(), [constant_tool(SPEC, {"results": []})])
+    first, second = router.call("t", {"q": 1}), router.call("t", {"q": 2})
+    assert first.text != second.text and first.observation == second.observation
+    assert len(router["t"].calls) == 2
+
+
+def test_denied_tool_names_the_permission_as_text_or_raises() -> None:
+    text = ToolRouter(_world(), [denied_tool(SPEC, "a:b")]).call("t", {})
+    assert json.loads(text.text)["error"]["missing_permission"] == "a:b" and text.denied == "a:b"
+    raised = ToolRouter(_world(), [denied_tool(SPEC, "a:b", raises=True)]).call("t", {})
+    assert isinstance(raised.error, PermissionDenied) and raised.error.permission == "a:b"
+
+
+def test_unavailable_tool_answers_503() -> None:
+    result = ToolRouter(_world(), [unavailable_tool(SPEC, "billing")]).call("t", {})
+    assert json.loads(result.text)["error"]["status"] == 503 and result.unavailable
+
+
+def test_unknown_tool_is_an_error_text_listing_the_tools() -> None:
+    result = ToolRouter(_world(), [constant_tool(SPEC, {})]).call("nope", {})
+    assert json.loads(result.text)["error"]["available"] == ["t"]
+
+
+def test_duplicate_tool_names_are_rejected() -> None:
+    with pytest.raises(ValueError, match=r"\['t'\] given twice"):
+        ToolRouter(_world(), [constant_tool(SPEC, {}), constant_tool(SPEC, {})])

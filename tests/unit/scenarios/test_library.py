@@ -1,0 +1,49 @@
+"""The built-in library: the reference agents separate, and every scenario is fair and stable."""
+
+from __future__ import annotations
+
+import pytest
+
+import harness
+import scenarios
+from harness import Outcome
+from harness.agents import contract, naive
+
+ALL = [(s, seed) for s in scenarios.SCENARIOS for seed in s.seeds]
+IDS = [f"{s.name}-seed{seed}" for s, seed in ALL]
+
+
+@pytest.mark.parametrize(("scenario", "seed"), ALL, ids=IDS)
+def test_contract_passes_strictly_with_small_lag(scenario: harness.Scenario, seed: int) -> None:
+    record = harness.run(contract, scenario, seed=seed, strict=True)
+    assert record.verdict is not None and record.verdict.passed, harness._report.explain(record)
+    assert record.observed.detection_lag <= 3
+
+
+@pytest.mark.parametrize("scenario", scenarios.SCENARIOS, ids=lambda s: s.name)
+def test_naive_is_caught(scenario: harness.Scenario) -> None:
+    record = harness.run(naive, scenario)
+    assert record.verdict is not None and not record.verdict.passed
+    expected = "false completion" if record.outcome is Outcome.STOPPED else "no structured exit"
+    assert expected in record.verdict.summary
+
+
+@pytest.mark.parametrize("scenario", scenarios.SCENARIOS, ids=lambda s: s.name)
+def test_same_seed_same_record(scenario: harness.Scenario) -> None:
+    assert harness.run(naive, scenario, seed=2).to_json() == harness.run(naive, scenario, seed=2).to_json()
+
+
+def test_unknown_name_suggests_the_closest() -> None:
+    with pytest.raises(harness.ScenarioError, match="did you mean constant-return/repeat"):
+        scenarios.get("constant-return/repaet")
+
+
+def test_select_takes_families_and_names_once_each() -> None:
+    chosen = scenarios.select(["missing-permission", "missing-permission/retry-403"])
+    assert [s.family for s in chosen] == ["missing-permission"] * 3
+
+
+def test_every_family_has_several_variants() -> None:
+    families = {s.family for s in scenarios.SCENARIOS}
+    assert families == {"contradictory-criteria", "constant-return", "missing-permission"}
+    assert all(sum(s.family == f for s in scenarios.SCENARIOS) >= 3 for f in families)
