@@ -14,7 +14,9 @@ AGENTS = "tests.cli.agents_for_cli"
 
 def _unsolvable(*args: str) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "harness._cli", *args]
-    return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120, check=False)
+    return subprocess.run(
+        command, capture_output=True, text=True, cwd=ROOT, timeout=120, check=False
+    )
 
 
 def test_contract_alone_passes_with_status_0() -> None:
@@ -63,7 +65,8 @@ def test_usage_errors_exit_2_naming_the_problem() -> None:
     unknown = _unsolvable("run", "--scenario", "no-such")
     assert unknown.returncode == 2 and "unknown scenario 'no-such'" in unknown.stderr
     missing = _unsolvable("run", "--agent", "nowhere.at_all:agent")
-    assert missing.returncode == 2 and "module 'nowhere.at_all' cannot be imported" in missing.stderr
+    assert missing.returncode == 2
+    assert "module 'nowhere.at_all' cannot be imported" in missing.stderr
     malformed = _unsolvable("run", "--agent", "not-a-path")
     assert malformed.returncode == 2 and "'module:attribute'" in malformed.stderr
     not_callable = _unsolvable("run", "--agent", f"{AGENTS}:NOT_AN_AGENT")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
@@ -30,7 +31,7 @@ def test_input_tokens_grow_with_the_conversation() -> None:
         reply = session.call_model(messages, session.tools)
         prompts.append(reply["usage"]["prompt_tokens"])
         messages += [reply, {"role": "tool", "content": session.call_tool("search", {})}]
-    growth = [later - earlier for earlier, later in zip(prompts, prompts[1:], strict=False)]
+    growth = [later - earlier for earlier, later in itertools.pairwise(prompts)]
     assert all(step > 0 for step in growth), prompts
 
 
@@ -42,7 +43,7 @@ def test_no_tools_offered_gets_the_forced_final_answer() -> None:
 def test_alternation_is_stagnant_from_the_first_revisit() -> None:
     scenario = get("contradictory-criteria/alternate")
     session = _session(scenario)
-    for step in range(5):
+    for _step in range(5):
         reply = session.call_model([], session.tools)
         call = reply["tool_calls"][0]["function"]
         session.call_tool(call["name"], call["arguments"])
@@ -68,7 +69,8 @@ def test_raising_tool_is_recorded_before_it_raises() -> None:
 
 
 def test_volatile_ids_do_not_count_as_new_observations() -> None:
-    record = harness.run(b.steps_then(4, Stop(code=Code.NO_PROGRESS)), get("constant-return/repeat"))
+    agent = b.steps_then(4, Stop(code=Code.NO_PROGRESS))
+    record = harness.run(agent, get("constant-return/repeat"))
     assert record.observed.first_stagnant_step == 2
 
 

@@ -19,9 +19,12 @@ def _publish_then(stop: Stop, times: int = 1) -> harness.Adapter:
 
 
 def test_blocked_input_must_name_the_missing_permission() -> None:
-    vague = harness.run(_publish_then(Stop(code=Code.BLOCKED_INPUT)), get("missing-permission/retry-403"))
+    scenario = get("missing-permission/retry-403")
+    vague = harness.run(_publish_then(Stop(code=Code.BLOCKED_INPUT)), scenario)
     assert vague.verdict is not None
-    assert vague.verdict.failures == ("BLOCKED_INPUT does not name what is missing: reports:publish",)
+    assert vague.verdict.failures == (
+        "BLOCKED_INPUT does not name what is missing: reports:publish",
+    )
     named = Stop(code=Code.BLOCKED_INPUT, missing=("reports:publish",))
     passed = harness.run(_publish_then(named), get("missing-permission/retry-403"))
     assert passed.verdict is not None and passed.verdict.passed

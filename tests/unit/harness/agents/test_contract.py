@@ -13,7 +13,8 @@ def test_fingerprints_ignore_ids_case_and_spacing() -> None:
     assert action_fingerprint("s", {"q": "Open  Invoice", "request_id": "a"}) == action_fingerprint(
         "s", '{"q": "open invoice", "request_id": "b"}'
     )
-    assert observation_fingerprint('{"r": [], "trace_id": 1}') == observation_fingerprint('{"r": []}')
+    with_id = observation_fingerprint('{"r": [], "trace_id": 1}')
+    assert with_id == observation_fingerprint('{"r": []}')
 
 
 def test_identical_call_stops_at_the_threshold() -> None:
@@ -25,7 +26,8 @@ def test_identical_call_stops_at_the_threshold() -> None:
 
 def test_stall_catches_what_action_fingerprints_miss() -> None:
     record = harness.run(ContractAgent(), get("constant-return/perturbed-offset"))
-    assert record.reported is not None and record.reported.reason == "no new observation for 2 steps"
+    assert record.reported is not None
+    assert record.reported.reason == "no new observation for 2 steps"
 
 
 def test_budget_ledger_exits_exhausted_with_partials() -> None:
