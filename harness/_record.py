@@ -137,6 +137,8 @@ class Observed:
     steps: int
     """Model calls made (the stopped step)."""
     tool_calls: int
+    transport_attempts: int = 0
+    """HTTP requests that reached a fake model on the wire; SDK retries count here, not as steps."""
     first_stagnant_step: int
     """Ground truth: the step from which no progress was possible any more."""
     input_tokens: int

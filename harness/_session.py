@@ -77,6 +77,7 @@ class Session:
         self._ceiling: str | None = None
         self._steps = 0
         self._tool_calls = 0
+        self._transport_attempts = 0
         self._input_tokens = 0
         self._output_tokens = 0
         self._tokens_before_step: list[int] = []
@@ -157,6 +158,12 @@ class Session:
             raise result.error
         return result.text
 
+    def count_transport_attempt(self) -> None:
+        """One HTTP request reached a fake model on the wire (issue 5): SDK retries and transient
+        failures are counted here, apart from steps, which only `call_model` counts."""
+        with self._lock:
+            self._transport_attempts += 1
+
     # -- what the harness keeps -----------------------------------------------------------
     @property
     def ceiling(self) -> str | None:
@@ -228,6 +235,7 @@ class Session:
             return Observed(
                 steps=self._steps,
                 tool_calls=self._tool_calls,
+                transport_attempts=self._transport_attempts,
                 first_stagnant_step=stagnant,
                 input_tokens=self._input_tokens,
                 output_tokens=self._output_tokens,
