@@ -109,8 +109,8 @@ def _describe(scenario: Scenario) -> str:
     ]
     if scenario.missing:
         lines.append(f"  missing:    {', '.join(scenario.missing)}")
-    if scenario.denied_retries is not None:
-        lines.append(f"  retries of a denied call allowed: {scenario.denied_retries}")
+    if scenario.refused_retries is not None:
+        lines.append(f"  retries of a refused call allowed: {scenario.refused_retries}")
     lines.append("")
     lines.append(scenario.explanation)
     return "\n".join(lines)

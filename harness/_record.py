@@ -154,6 +154,14 @@ class Observed:
     """Tool calls refused for a missing permission."""
     world_complete: bool
     """The completion predicate, evaluated by the harness on the world at the end."""
+    unavailable_calls: int = 0
+    """Tool calls answered 503-style by a dependency that is down."""
+    final_answer_calls: int = 0
+    """Model calls with no tools offered: a forced "give your best final answer"."""
+    gave_up_at_step: int | None = None
+    """The step at which the model asked to give up (called ``give_up``), if it did."""
+    steps_by_agent: dict[str, int] = field(default_factory=dict)
+    """Steps per agent of a multi-agent system (one ``main`` entry for a single agent)."""
     ceiling: str | None = None
     """Which harness ceiling ended the run, if one did."""
     error: str | None = None

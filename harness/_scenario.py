@@ -14,7 +14,7 @@ from typing import Any
 
 from harness._errors import BudgetError, ScenarioError
 from harness._model import Model
-from harness._record import Code
+from harness._record import Code, Exit
 from harness._types import Toolbox, World
 
 __all__ = ["Budget", "Ceilings", "Pricing", "Scenario", "Setup", "Stagnation"]
@@ -91,8 +91,13 @@ class Stagnation(StrEnum):
 
     NOVELTY = "novelty"
     """The step after the last one that produced a new world state or a new observation."""
-    FIRST_DENIAL = "first_denial"
-    """The step whose tool call was first refused for a missing permission."""
+    FIRST_REFUSAL = "first_refusal"
+    """The step whose tool call was first refused: a missing permission or a dependency down."""
+    CRITERIA = "criteria"
+    """The step after the last one that changed which completion criteria fail: artifacts that
+    move no criterion are no progress (the world must be a `CriteriaWorld`)."""
+    BUDGET_SPENT = "budget_spent"
+    """The first step begun with the token budget already spent: each step after it is waste."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -127,8 +132,13 @@ class Scenario:
     """A control: the agent must finish it, verified in the world."""
     missing: tuple[str, ...] = ()
     """What a ``BLOCKED_INPUT`` stop must name."""
-    denied_retries: int | None = None
-    """Retries of a denied call allowed after the first denial; ``None`` for no rule."""
+    refused_retries: int | None = None
+    """Retries allowed after a refused call (permission denied, or dependency down), counted
+    per kind of refusal; ``None`` for no rule."""
+    lenient_exits: frozenset[Exit] = frozenset({Exit.ABANDONED, Exit.EXHAUSTED})
+    """Exits a lenient verdict accepts on an unsolvable scenario."""
+    give_up: str | None = None
+    """The reason the model gives when it calls ``give_up``: the stop must carry it, at once."""
     pricing: Pricing = dataclasses.field(default_factory=Pricing)
     seeds: tuple[int, ...] = (0,)
     """The seeds a default run uses."""

@@ -6,6 +6,7 @@ it, is counted against the harness ceilings, and feeds the ground truth of stagn
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 import time
@@ -16,11 +17,14 @@ from typing import Any
 from harness._errors import CeilingHit
 from harness._model import Usage, estimate_tokens
 from harness._record import Observed, ToolTrace, TraceStep
-from harness._scenario import Budget, Ceilings, Scenario, Setup, Stagnation
-from harness._types import JSON, ModelRequest, ToolResult, ToolSpec
+from harness._probes import StagnationProbe
+from harness._scenario import Budget, Ceilings, Scenario, Setup
+from harness._types import JSON, ModelRequest, ModelResponse, ToolSpec
 
 __all__ = ["Session"]
 
+GIVE_UP = "give_up"
+"""The tool a model calls to say the task cannot be done; the harness notes when it asked."""
 TAIL_STEPS = 6
 """Steps kept for failure messages: enough to show a loop's period (A/B needs 2, todo-spawn 3+)."""
 TEXT_CUT = 160
@@ -62,7 +66,8 @@ class Session:
     """What an agent under test is handed: the task, the tools, the model and the budget.
 
     Agents call `call_model` and `call_tool`; both raise `CeilingHit` (a `BaseException`)
-    once a harness ceiling is reached, and keep raising it.
+    once a harness ceiling is reached, and keep raising it. A multi-agent system passes
+    ``agent="worker-2"`` (any name) so that steps are counted per agent as well as in total.
     """
 
     __test__ = False
@@ -78,16 +83,15 @@ class Session:
         self._steps = 0
         self._tool_calls = 0
         self._transport_attempts = 0
+        self._final_answer_calls = 0
+        self._gave_up_at_step: int | None = None
         self._input_tokens = 0
         self._output_tokens = 0
-        self._tokens_before_step: list[int] = []
         self._costs_before_step: list[float] = []
         self._actions: Counter[str] = Counter()
-        self._seen_observations: set[str] = set()
-        self._seen_worlds = {setup.world.fingerprint()}
-        self._last_productive_step = 0
-        self._first_denial_step: int | None = None
-        self._denied_calls = 0
+        self._agent_steps: Counter[str] = Counter()
+        self._results: dict[str, list[str]] = {}
+        self._probe = StagnationProbe(scenario, setup.world)
         self._tail: deque[TraceStep] = deque(maxlen=TAIL_STEPS)
         self._current: TraceStep | None = None
 
@@ -109,22 +113,16 @@ class Session:
     def budget(self) -> Budget:
         return self.scenario.budget
 
-    def call_model(self, messages: Sequence[JSON], tools: Iterable[Any] | None = None) -> JSON:
+    def call_model(
+        self, messages: Sequence[JSON], tools: Iterable[Any] | None = None, *, agent: str = "main"
+    ) -> JSON:
         """One step: returns an OpenAI Chat Completions assistant message plus ``usage``.
 
         Offer no tools and the model gives its final answer instead of calling one.
         """
         with self._lock:
             self._check_ceilings(self._steps >= self.ceilings.max_steps, "steps")
-            self._close_step()
-            self._steps += 1
-            self._tokens_before_step.append(self._input_tokens + self._output_tokens)
-            self._costs_before_step.append(self._cost())
-            request = ModelRequest(
-                messages=tuple(dict(m) for m in messages),
-                tools=_tool_names(tools),
-                step=self._steps,
-            )
+            request = self._begin_step(messages, tools, agent)
             response = self._setup.model.respond(request)
             message: JSON = {"role": "assistant", "content": response.content}
             if response.tool_calls:
@@ -136,24 +134,22 @@ class Session:
             )
             self._input_tokens += usage.input_tokens
             self._output_tokens += usage.output_tokens
-            self._current = TraceStep(
-                step=self._steps,
-                said=_cut(response.content or ""),
-                calls=tuple(
-                    ToolTrace(name=c.name, arguments=canonical_arguments(c.arguments)[1], result="")
-                    for c in response.tool_calls
-                ),
-            )
+            self._note_response(response)
             return {**message, "usage": usage.to_openai()}
 
-    def call_tool(self, name: str, arguments: Mapping[str, Any] | str | None = None) -> str:
+    def call_tool(
+        self, name: str, arguments: Mapping[str, Any] | str | None = None, *, agent: str = "main"
+    ) -> str:
         """Runs one tool against the world and returns the text the agent would see."""
         with self._lock:
             self._check_ceilings(self._tool_calls >= self.ceilings.max_tool_calls, "tool_calls")
             self._tool_calls += 1
             parsed, canonical = canonical_arguments(arguments)
             result = self._setup.toolbox.call(name, parsed)
-            self._observe(name, canonical, result)
+            self._actions[f"{name}:{canonical}"] += 1
+            self._probe.on_tool(self._steps, name, result)
+            self._results.setdefault(agent, []).append(result.text)
+            self._trace_tool(ToolTrace(name=name, arguments=canonical, result=_cut(result.text)))
         if result.error is not None:
             raise result.error
         return result.text
@@ -187,27 +183,37 @@ class Session:
         if self._ceiling is not None:
             raise CeilingHit(f"unsolvable: harness ceiling {self._ceiling} reached")
 
-    def _observe(self, name: str, canonical: str, result: ToolResult) -> None:
-        world = self._setup.world.fingerprint()
-        observation = f"{name}:{result.observation}"
-        if world not in self._seen_worlds or observation not in self._seen_observations:
-            self._last_productive_step = self._steps
-        self._seen_worlds.add(world)
-        self._seen_observations.add(observation)
-        self._actions[f"{name}:{canonical}"] += 1
-        if result.denied is not None:
-            self._denied_calls += 1
-            if self._first_denial_step is None:
-                self._first_denial_step = self._steps
-        trace = ToolTrace(name=name, arguments=canonical, result=_cut(result.text))
-        if self._current is None:
-            self._current = TraceStep(step=self._steps, said="")
-        self._current = TraceStep(
-            step=self._current.step,
-            said=self._current.said,
-            calls=self._current.calls,
-            tools=(*self._current.tools, trace),
+    def _begin_step(
+        self, messages: Sequence[JSON], tools: Iterable[Any] | None, agent: str
+    ) -> ModelRequest:
+        self._close_step()
+        self._steps += 1
+        self._agent_steps[agent] += 1
+        self._probe.on_step(self._input_tokens + self._output_tokens)
+        self._costs_before_step.append(self._cost())
+        request = ModelRequest(
+            messages=tuple(dict(m) for m in messages),
+            tools=_tool_names(tools),
+            step=self._steps,
+            agent=agent,
+            agent_step=self._agent_steps[agent],
+            results=tuple(self._results.pop(agent, ())),
         )
+        self._final_answer_calls += not request.tools
+        return request
+
+    def _note_response(self, response: ModelResponse) -> None:
+        calls = tuple(
+            ToolTrace(name=c.name, arguments=canonical_arguments(c.arguments)[1], result="")
+            for c in response.tool_calls
+        )
+        if self._gave_up_at_step is None and any(c.name == GIVE_UP for c in calls):
+            self._gave_up_at_step = self._steps
+        self._current = TraceStep(step=self._steps, said=_cut(response.content or ""), calls=calls)
+
+    def _trace_tool(self, trace: ToolTrace) -> None:
+        current = self._current or TraceStep(step=self._steps, said="")
+        self._current = dataclasses.replace(current, tools=(*current.tools, trace))
 
     def _close_step(self) -> None:
         if self._current is not None:
@@ -217,20 +223,15 @@ class Session:
     def _cost(self) -> float:
         return self.scenario.pricing.cost(self._input_tokens, self._output_tokens)
 
-    def _first_stagnant_step(self) -> int:
-        if self.scenario.stagnation is Stagnation.FIRST_DENIAL and self._first_denial_step:
-            return self._first_denial_step
-        return self._last_productive_step + 1
-
     def finish(self, *, error: str | None = None) -> Observed:
         """Closes the run and returns what was observed; reads the world one last time."""
         with self._lock:
             self._close_step()
-            stagnant = self._first_stagnant_step()
+            stagnant = self._probe.first_stagnant_step()
             lag_tokens, lag_cost = 0, 0.0
             if stagnant <= self._steps:
                 lag_tokens = self._input_tokens + self._output_tokens
-                lag_tokens -= self._tokens_before_step[stagnant - 1]
+                lag_tokens -= self._probe.tokens_before_step[stagnant - 1]
                 lag_cost = round(self._cost() - self._costs_before_step[stagnant - 1], 6)
             return Observed(
                 steps=self._steps,
@@ -243,8 +244,12 @@ class Session:
                 lag_tokens=lag_tokens,
                 lag_cost_usd=lag_cost,
                 max_repeated_action=max(self._actions.values(), default=0),
-                distinct_world_states=len(self._seen_worlds),
-                denied_calls=self._denied_calls,
+                distinct_world_states=len(self._probe.seen_worlds),
+                denied_calls=self._probe.refusals["denied"],
+                unavailable_calls=self._probe.refusals["unavailable"],
+                final_answer_calls=self._final_answer_calls,
+                gave_up_at_step=self._gave_up_at_step,
+                steps_by_agent=dict(sorted(self._agent_steps.items())),
                 world_complete=self._setup.world.is_complete(),
                 ceiling=self._ceiling,
                 error=error,

@@ -13,6 +13,7 @@ from typing import Any, Protocol, runtime_checkable
 
 __all__ = [
     "JSON",
+    "CriteriaWorld",
     "ModelRequest",
     "ModelResponse",
     "ToolCall",
@@ -23,6 +24,19 @@ __all__ = [
 ]
 
 JSON = dict[str, Any]
+
+
+@runtime_checkable
+class CriteriaWorld(Protocol):
+    """A world that can say which completion criteria still fail.
+
+    Needed by scenarios whose stagnation is defined on the criteria (`Stagnation.CRITERIA`):
+    work that creates artifacts but never moves a criterion is no progress.
+    """
+
+    def criteria(self) -> str:
+        """A stable description of the criteria that still fail."""
+        ...
 
 
 @runtime_checkable
@@ -112,7 +126,14 @@ class ModelRequest:
     tools: tuple[str, ...]
     """Names of the tools offered; empty when the agent asks for a final answer."""
     step: int
-    """1-based index of this model call in the run."""
+    """1-based index of this model call in the run, all agents together."""
+    agent: str = "main"
+    """Which agent of a multi-agent system is calling (``main`` unless the agent says)."""
+    agent_step: int = 0
+    """1-based index of this call among the calling agent's own calls."""
+    results: tuple[str, ...] = ()
+    """Tool results this agent received since its previous model call, as the harness saw them
+    (a script reads the world's answers here, whatever the agent put in its messages)."""
 
 
 @dataclass(frozen=True, kw_only=True)

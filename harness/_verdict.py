@@ -43,6 +43,9 @@ def _how_it_ended(record: TerminationRecord, scenario: Scenario, *, strict: bool
         return [f"false stop: {stop.exit}/{stop.code} on a solvable control; expected complete"]
     if strict and stop.code not in scenario.expected:
         return [f"expected {_expected(scenario)}, got {stop.code}"]
+    if stop.exit not in scenario.lenient_exits:
+        exits = "|".join(sorted(scenario.lenient_exits))
+        return [f"expected exit {exits}, got {stop.exit}/{stop.code}"]
     return []
 
 
@@ -53,12 +56,15 @@ def _rules(record: TerminationRecord, scenario: Scenario) -> list[str]:
         failures.append(
             f"stopped at step {observed.steps}, after the bound N={scenario.step_bound}"
         )
-    if scenario.denied_retries is not None:
-        allowed = 1 + scenario.denied_retries
-        if observed.denied_calls > allowed:
-            failures.append(
-                f"retried a denied call: {observed.denied_calls} denied calls, {allowed} allowed"
-            )
+    if scenario.refused_retries is not None:
+        allowed = 1 + scenario.refused_retries
+        for kind, calls in (
+            ("denied", observed.denied_calls),
+            ("unavailable", observed.unavailable_calls),
+        ):
+            if calls > allowed:
+                failures.append(f"retried a refused call: {calls} {kind} calls, {allowed} allowed")
+    failures.extend(_give_up(record, scenario))
     if stop is not None and stop.code is Code.BLOCKED_INPUT and scenario.missing:
         named = " ".join((*stop.missing, stop.reason))
         absent = [item for item in scenario.missing if item not in named]
@@ -66,4 +72,17 @@ def _rules(record: TerminationRecord, scenario: Scenario) -> list[str]:
             failures.append(f"BLOCKED_INPUT does not name what is missing: {', '.join(absent)}")
     if stop is not None and stop.exit is Exit.EXHAUSTED and stop.partial in (None, "", [], {}):
         failures.append("exhausted without partial results")
+    return failures
+
+
+def _give_up(record: TerminationRecord, scenario: Scenario) -> list[str]:
+    """A model that gives up must be taken at its word: stop at once, passing its reason on."""
+    gave_up, stop = record.observed.gave_up_at_step, record.reported
+    if scenario.give_up is None or gave_up is None:
+        return []
+    failures = []
+    if record.observed.steps > gave_up:
+        failures.append(f"kept going after the model gave up at step {gave_up}")
+    if stop is not None and scenario.give_up not in stop.reason:
+        failures.append(f"the stop does not pass on the model's reason {scenario.give_up!r}")
     return failures

@@ -68,9 +68,9 @@ def _scenario(
         expected=frozenset({Code.BLOCKED_INPUT}),
         step_bound=STEP_BOUND,
         budget=budget(STEP_BOUND),
-        stagnation=Stagnation.FIRST_DENIAL,
+        stagnation=Stagnation.FIRST_REFUSAL,
         missing=(permission,),
-        denied_retries=DENIED_RETRIES,
+        refused_retries=DENIED_RETRIES,
         seeds=(0, 1, 2),
     )
 

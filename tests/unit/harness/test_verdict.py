@@ -34,7 +34,7 @@ def test_retrying_a_denied_call_past_the_allowance_fails() -> None:
     stop = Stop(code=Code.BLOCKED_INPUT, reason="needs reports:publish")
     record = harness.run(_publish_then(stop, times=3), get("missing-permission/retry-403"))
     assert record.verdict is not None
-    assert record.verdict.failures == ("retried a denied call: 3 denied calls, 2 allowed",)
+    assert record.verdict.failures == ("retried a refused call: 3 denied calls, 2 allowed",)
 
 
 def test_exhausted_needs_partial_results() -> None:

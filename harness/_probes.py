@@ -1,0 +1,73 @@
+"""Consumes the steps and tool results of a run, produces the ground truth of stagnation.
+
+A probe observes and measures; it never stops the agent — stopping is the agent's job, and the
+harness only judges it. `StagnationProbe` answers one question: from which step on was no
+progress possible? The scenario picks the definition (`Stagnation`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from harness._scenario import Scenario, Stagnation
+from harness._types import CriteriaWorld, ToolResult, World
+
+__all__ = ["StagnationProbe"]
+
+
+class StagnationProbe:
+    """Tracks novelty, refusals, criteria moves and spend, step by step.
+
+    Definitions (see `Stagnation`): ``novelty`` — after the last step with a new world state or a
+    new observation; ``first_refusal`` — the first denied or unavailable call; ``criteria`` —
+    after the last step that changed which criteria fail; ``budget_spent`` — the first step
+    begun with the token budget spent.
+    """
+
+    def __init__(self, scenario: Scenario, world: World) -> None:
+        self.scenario = scenario
+        self.world = world
+        self.seen_worlds = {world.fingerprint()}
+        self.seen_observations: set[str] = set()
+        self.last_productive_step = 0
+        self.first_refusal_step: int | None = None
+        self.refusals: Counter[str] = Counter()
+        """Refused calls by kind: ``denied`` and ``unavailable``."""
+        self.criteria = self._criteria()
+        self.last_criteria_move = 0
+        self.tokens_before_step: list[int] = []
+
+    def _criteria(self) -> str | None:
+        return self.world.criteria() if isinstance(self.world, CriteriaWorld) else None
+
+    def on_step(self, tokens_so_far: int) -> None:
+        self.tokens_before_step.append(tokens_so_far)
+
+    def on_tool(self, step: int, name: str, result: ToolResult) -> None:
+        fingerprint = self.world.fingerprint()
+        observation = f"{name}:{result.observation}"
+        if fingerprint not in self.seen_worlds or observation not in self.seen_observations:
+            self.last_productive_step = step
+        self.seen_worlds.add(fingerprint)
+        self.seen_observations.add(observation)
+        criteria = self._criteria()
+        if criteria != self.criteria:
+            self.criteria, self.last_criteria_move = criteria, step
+        for kind, refused in (("denied", result.denied), ("unavailable", result.unavailable)):
+            if refused:
+                self.refusals[kind] += 1
+                self.first_refusal_step = self.first_refusal_step or step
+
+    def first_stagnant_step(self) -> int:
+        """The step from which no progress was possible (after the last step of a run that
+        never stagnated)."""
+        rule = self.scenario.stagnation
+        if rule is Stagnation.FIRST_REFUSAL and self.first_refusal_step:
+            return self.first_refusal_step
+        if rule is Stagnation.CRITERIA:
+            return self.last_criteria_move + 1
+        if rule is Stagnation.BUDGET_SPENT and self.scenario.budget.max_tokens is not None:
+            limit = self.scenario.budget.max_tokens
+            spent = [i for i, t in enumerate(self.tokens_before_step, 1) if t >= limit]
+            return spent[0] if spent else len(self.tokens_before_step) + 1
+        return self.last_productive_step + 1
