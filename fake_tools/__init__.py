@@ -1,7 +1,7 @@
 """Fake tools and the fake world they act on: the deterministic parts of every scenario."""
 
 from fake_tools._router import Tool, ToolCallLog, ToolRouter, error_result
-from fake_tools._world import FakeWorld, normalise_text
+from fake_tools._world import FakeWorld, normalise_text, requires
 from fake_tools.tools.constant import constant_tool
 from fake_tools.tools.documents import Criterion, check_tool, failing, writer_tool
 from fake_tools.tools.permission import PermissionDenied, denied_tool
@@ -20,6 +20,7 @@ __all__ = [
     "error_result",
     "failing",
     "normalise_text",
+    "requires",
     "unavailable_tool",
     "writer_tool",
 ]

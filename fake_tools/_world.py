@@ -12,10 +12,10 @@ import hashlib
 import json
 import random
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["FakeWorld", "normalise_text"]
+__all__ = ["FakeWorld", "normalise_text", "requires"]
 
 
 def normalise_text(text: str) -> str:
@@ -23,11 +23,18 @@ def normalise_text(text: str) -> str:
     return " ".join(str(text).split()).casefold()
 
 
-class FakeWorld:
-    """Records by key, a completion predicate, a seeded generator and a fake clock.
+def requires(key: str, criterion: str) -> Callable[[FakeWorld], list[str]]:
+    """The commonest completion criterion: ``key`` holds a true value."""
+    return lambda world: [] if world.peek(key) else [criterion]
 
-    >>> world = FakeWorld(complete=lambda w: w.get("report", {}).get("published", False))
-    >>> world.put("report", {"published": True}); world.is_complete()
+
+class FakeWorld:
+    """Records by key, completion criteria, a seeded generator and a fake clock.
+
+    The task is complete when no criterion fails; the harness evaluates that itself.
+
+    >>> world = FakeWorld(failing=requires("published", "report not published"))
+    >>> world.put("published", True); world.is_complete()
     True
     """
 
@@ -36,12 +43,12 @@ class FakeWorld:
     def __init__(
         self,
         *,
-        complete: Callable[[FakeWorld], bool],
+        failing: Callable[[FakeWorld], Sequence[str]],
         records: Mapping[str, Any] | None = None,
         seed: int = 0,
     ) -> None:
         self._records: dict[str, Any] = copy.deepcopy(dict(records or {}))
-        self._complete = complete
+        self._failing = failing
         self.rng = random.Random(seed)
         self.clock = 0
         """Fake seconds since the run began; one tick per access. Audit only."""
@@ -49,7 +56,12 @@ class FakeWorld:
         """Reads and writes per key. Audit only: never part of the fingerprint."""
 
     def get(self, key: str, default: Any = None) -> Any:
+        """Reads as a tool does: the access is audited."""
         self._touch(key)
+        return self.peek(key, default)
+
+    def peek(self, key: str, default: Any = None) -> Any:
+        """Reads as the harness does: no audit trace, so judging the world never changes it."""
         return copy.deepcopy(self._records.get(key, default))
 
     def put(self, key: str, value: Any) -> None:
@@ -65,8 +77,16 @@ class FakeWorld:
         content = json.dumps(_normalised(self._records), sort_keys=True, default=str)
         return hashlib.sha256(content.encode()).hexdigest()[:16]
 
+    def failing(self) -> list[str]:
+        """The completion criteria that do not hold yet."""
+        return list(self._failing(self))
+
+    def criteria(self) -> str:
+        """A stable form of `failing`, for the harness's criteria-based ground truth."""
+        return json.dumps(self.failing())
+
     def is_complete(self) -> bool:
-        return bool(self._complete(self))
+        return not self.failing()
 
     def volatile_id(self, prefix: str) -> str:
         """A fresh, seeded id such as real APIs attach to every response."""

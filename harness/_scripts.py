@@ -7,6 +7,7 @@ generator, so the same seed gives the same moves.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -17,12 +18,20 @@ from harness._types import JSON, ModelRequest, ModelResponse, ToolCall
 __all__ = [
     "FINAL_ANSWER_CLAIM",
     "PERTURBATIONS",
+    "TODO_TOPICS",
     "Alternate",
     "Call",
+    "Claim",
     "ClaimSuccess",
+    "Cycle",
+    "FanOut",
+    "GiveUp",
     "Perturbed",
     "Repeat",
     "Script",
+    "Steps",
+    "TodoSpawn",
+    "Until",
     "restyle",
 ]
 
@@ -153,6 +162,135 @@ class ClaimSuccess:
     claim: str = "Done: the task is complete and verified."
 
     def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
-        if request.step > self.after:
+        if _own_step(request) > self.after:
             return ModelResponse(content=self.claim)
         return self.before.reply(request, rng)
+
+
+def _own_step(request: ModelRequest) -> int:
+    """The caller's own step count (requests built by hand may leave it unset)."""
+    return request.agent_step or request.step
+
+
+def _single(call: Call, request: ModelRequest, arguments: JSON | None = None) -> ModelResponse:
+    return ModelResponse(
+        content=_say(call, request), tool_calls=(_tool_call(call, request, arguments),)
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class Claim:
+    """Says the task is done, with no tool call, every time it is asked."""
+
+    text: str = "Done: the task is complete."
+
+    def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
+        return ModelResponse(content=self.text)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Steps:
+    """Makes ``calls`` in order, one per step — real progress when each call moves the world —
+    then follows ``then`` (with its steps counted from 1 again)."""
+
+    calls: Sequence[Call]
+    then: Script = field(default_factory=Claim)
+
+    def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
+        index = _own_step(request) - 1
+        if index < len(self.calls):
+            return _single(self.calls[index], request)
+        return self.then.reply(_rebased(request, len(self.calls)), rng)
+
+
+def _rebased(request: ModelRequest, steps_done: int) -> ModelRequest:
+    own = _own_step(request) - steps_done
+    return dataclasses.replace(request, step=max(1, request.step - steps_done), agent_step=own)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Cycle:
+    """Goes round ``calls`` for ever: re-checking what is already known, and calling it progress."""
+
+    calls: Sequence[Call]
+
+    def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
+        return _single(self.calls[(_own_step(request) - 1) % len(self.calls)], request)
+
+
+@dataclass(frozen=True, kw_only=True)
+class TodoSpawn:
+    """Wraps each conclusion as a fresh to-do list and starts on its first item: every step
+    writes new artifacts, and no completion criterion ever moves."""
+
+    call: Call
+    field: str
+    """The list argument that receives the new to-do items."""
+
+    def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
+        step = _own_step(request)
+        items = [f"follow-up {step}.{i}: {topic}" for i, topic in enumerate(TODO_TOPICS, 1)]
+        return _single(self.call, request, {**self.call.arguments, self.field: items})
+
+
+TODO_TOPICS = ("re-verify the findings", "draft next actions", "review open questions")
+"""What a to-do spawning model writes: plausible, endless, and never the deliverable."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class GiveUp:
+    """Follows ``before`` for ``after`` steps, then calls ``give_up(reason)`` — every step after."""
+
+    after: int
+    reason: str
+    before: Script
+
+    def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
+        if _own_step(request) <= self.after:
+            return self.before.reply(request, rng)
+        call = Call(name="give_up", arguments={"reason": self.reason}, text="I cannot do this")
+        return _single(call, request)
+
+
+class Until:
+    """Repeats ``call`` until a tool result contains ``marker``, then follows ``then``.
+
+    Stateful (it remembers when the marker was seen), so one instance serves one run — scenarios
+    build a fresh script per run.
+    """
+
+    def __init__(self, *, call: Call, marker: str, then: Script) -> None:
+        self.call, self.marker, self.then = call, marker, then
+        self._done_at: int | None = None
+
+    def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
+        if self._done_at is None and any(self.marker in result for result in request.results):
+            self._done_at = _own_step(request) - 1
+        if self._done_at is None:
+            return _single(self.call, request)
+        return self.then.reply(_rebased(request, self._done_at), rng)
+
+
+@dataclass(frozen=True, kw_only=True)
+class FanOut:
+    """A supervisor that hands every subtask to a worker, step after step; workers follow
+    ``worker``. The supervisor is the ``main`` agent; any other agent name is a worker."""
+
+    delegate: Call
+    field: str
+    """The argument of ``delegate`` that names the subtask."""
+    subtasks: Sequence[str]
+    worker: Script
+
+    def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
+        if request.agent != "main":
+            return self.worker.reply(request, rng)
+        calls = tuple(
+            ToolCall(
+                id=f"call_{request.step}_{i}",
+                name=self.delegate.name,
+                arguments={**self.delegate.arguments, self.field: subtask},
+            )
+            for i, subtask in enumerate(self.subtasks)
+        )
+        return ModelResponse(content=_say(self.delegate, request), tool_calls=calls)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from fake_tools import FakeWorld, ToolRouter, constant_tool
+from fake_tools import FakeWorld, ToolRouter, constant_tool, requires
 from harness import (
     Budget,
     Call,
@@ -31,7 +31,7 @@ def scenario(
     model_script = script or Repeat(call=Call(name="search"))
 
     def build(seed: int) -> Setup:
-        world = FakeWorld(complete=lambda w: bool(w.get("done")), seed=seed)
+        world = FakeWorld(failing=requires("done", "not done"), seed=seed)
         router = ToolRouter(world, [constant_tool(SEARCH, {"results": []})])
         return Setup(world=world, toolbox=router, model=ScriptedModel(model_script, seed=seed))
 

@@ -43,10 +43,11 @@ def writer_tool(spec: ToolSpec, *, key: str, field: str, criteria: Sequence[Crit
     return Tool(spec=spec, handler=handle)
 
 
-def check_tool(spec: ToolSpec, *, explain: Callable[[FakeWorld], list[str]]) -> Tool:
-    """Re-reads the system of record: complete or not, and what still fails."""
+def check_tool(spec: ToolSpec) -> Tool:
+    """Re-reads the system of record: complete or not, and which criteria still fail."""
 
     def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
-        return respond(world, {"complete": world.is_complete(), "failing": explain(world)})
+        failing = world.failing()
+        return respond(world, {"complete": not failing, "failing": failing})
 
     return Tool(spec=spec, handler=handle)

@@ -6,7 +6,7 @@ agent *can* verify a completion claim instead of trusting the model's word.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from fake_tools import FakeWorld, Tool, ToolRouter, check_tool
 from harness import Budget, Script, ScriptedModel, Setup, ToolSpec
@@ -32,8 +32,7 @@ def setup(
     script: Script,
     *,
     seed: int,
-    explain: Callable[[FakeWorld], list[str]],
 ) -> Setup:
     """World, tools (with `CHECK` added) and the scripted model for one run."""
-    router = ToolRouter(world, [*tools, check_tool(CHECK, explain=explain)])
+    router = ToolRouter(world, [*tools, check_tool(CHECK)])
     return Setup(world=world, toolbox=router, model=ScriptedModel(script, seed=seed))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
-from fake_tools import FakeWorld, constant_tool
+from fake_tools import FakeWorld, constant_tool, requires
 from harness import Call, ClaimSuccess, Code, Perturbed, Repeat, Scenario, Script, Setup, ToolSpec
 from scenarios.catalog._common import budget, setup
 
@@ -43,14 +43,13 @@ def _call(seed: int) -> Call:
 
 
 def _build(make_script: Callable[[Call], Script], seed: int) -> Setup:
-    world = FakeWorld(complete=lambda w: bool(w.get("invoice_paid")), seed=seed)
+    world = FakeWorld(failing=requires("invoice_paid", "invoice not marked paid"), seed=seed)
     search = constant_tool(SEARCH, {"results": [], "total": 0})
     return setup(
         world,
         [search],
         make_script(_call(seed)),
         seed=seed,
-        explain=lambda w: [] if w.is_complete() else ["invoice not marked paid"],
     )
 
 

@@ -45,12 +45,9 @@ PLANS = (
 
 
 def _build(make_script: Callable[[], Script], seed: int) -> Setup:
-    def explain(world: FakeWorld) -> list[str]:
-        return failing(CRITERIA, world.get("summary"))
-
-    world = FakeWorld(complete=lambda w: not explain(w), seed=seed)
+    world = FakeWorld(failing=lambda w: failing(CRITERIA, w.peek("summary")), seed=seed)
     tool = writer_tool(SUMMARY, key="summary", field="text", criteria=CRITERIA)
-    return setup(world, [tool], make_script(), seed=seed, explain=explain)
+    return setup(world, [tool], make_script(), seed=seed)
 
 
 def _scenario(variant: str, how: str, make_script: Callable[[], Script]) -> Scenario:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
-from fake_tools import FakeWorld, denied_tool
+from fake_tools import FakeWorld, denied_tool, requires
 from harness import Call, Code, Perturbed, Repeat, Scenario, Script, Setup, Stagnation, ToolSpec
 from scenarios.catalog._common import budget, setup
 
@@ -36,7 +36,7 @@ PUBLISH = ToolSpec(
 def _build(
     permission: str, raises: bool, make_script: Callable[[Call], Script], seed: int
 ) -> Setup:
-    world = FakeWorld(complete=lambda w: bool(w.get("published")), seed=seed)
+    world = FakeWorld(failing=requires("published", "report not published"), seed=seed)
     call = Call(
         name=PUBLISH.name,
         arguments={"report_id": f"R-{seed}"},
@@ -47,7 +47,6 @@ def _build(
         [denied_tool(PUBLISH, permission, raises=raises)],
         make_script(call),
         seed=seed,
-        explain=lambda w: [] if w.is_complete() else ["report not published"],
     )
 
 

@@ -12,6 +12,7 @@ from fake_tools import (
     ToolRouter,
     constant_tool,
     denied_tool,
+    requires,
     unavailable_tool,
 )
 from harness import ToolSpec
@@ -20,7 +21,7 @@ SPEC = ToolSpec(name="t", description="a tool")
 
 
 def _world() -> FakeWorld:
-    return FakeWorld(complete=lambda w: w.get("done") is True, seed=1)
+    return FakeWorld(failing=requires("done", "not done"), seed=1)
 
 
 def test_fingerprint_ignores_audit_fields_case_and_spacing() -> None:
