@@ -1,0 +1,40 @@
+"""The fake model on the wire: one scripted model served as OpenAI Chat Completions, OpenAI
+Responses and Anthropic Messages (JSON and SSE), plus the scenario's tools as HTTP endpoints.
+
+Faces: httpx2 and httpx mock transports (inject them as ``http_client=``), respx routes, and a
+loopback server for agents in other processes. Importing this package imports no HTTP library.
+"""
+
+from harness.wire._errors import StrayRequest, WireFormatError
+from harness.wire._exchange import WireRequest, WireResponse, redact_url
+from harness.wire._face import (
+    ANTHROPIC_BASE_URL,
+    FAKE_API_KEY,
+    FORMATS,
+    MODEL_HOSTS,
+    OPENAI_BASE_URL,
+    TOOLS_URL,
+    Attempt,
+    Wire,
+)
+from harness.wire._server import LoopbackServer
+from harness.wire._turn import Turn, WireFormat
+
+__all__ = [
+    "ANTHROPIC_BASE_URL",
+    "FAKE_API_KEY",
+    "FORMATS",
+    "MODEL_HOSTS",
+    "OPENAI_BASE_URL",
+    "TOOLS_URL",
+    "Attempt",
+    "LoopbackServer",
+    "StrayRequest",
+    "Turn",
+    "Wire",
+    "WireFormat",
+    "WireFormatError",
+    "WireRequest",
+    "WireResponse",
+    "redact_url",
+]

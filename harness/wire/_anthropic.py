@@ -1,0 +1,170 @@
+"""Consumes an Anthropic Messages request, produces the message (JSON or its SSE events).
+
+``tool_use`` blocks become Chat Completions tool calls and ``tool_result`` blocks tool messages, so
+the scripted model sees the same conversation whichever SDK the agent is built on.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from harness._types import JSON
+from harness.wire._exchange import WireResponse
+from harness.wire._turn import Turn, reply_usage, require, text_of, tool_calls_of
+
+__all__ = ["ANTHROPIC_MESSAGES"]
+
+NAME = "Anthropic Messages"
+ERROR_TYPES = {400: "invalid_request_error", 404: "not_found_error", 503: "overloaded_error"}
+
+
+def _messages(body: JSON) -> list[JSON]:
+    messages: list[JSON] = []
+    if body.get("system"):
+        messages.append({"role": "system", "content": text_of(body["system"])})
+    for message in require(body, "messages", list, NAME):
+        content = message.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+        if message.get("role") == "assistant":
+            messages.append(_assistant(blocks))
+        else:
+            messages.extend(_user(blocks))
+    return messages
+
+
+def _assistant(blocks: list[JSON]) -> JSON:
+    text = text_of([b for b in blocks if b.get("type") == "text"])
+    message: JSON = {"role": "assistant", "content": text or None}
+    calls = [
+        {
+            "id": b.get("id"),
+            "type": "function",
+            "function": {"name": b.get("name"), "arguments": json.dumps(b.get("input") or {})},
+        }
+        for b in blocks
+        if b.get("type") == "tool_use"
+    ]
+    if calls:
+        message["tool_calls"] = calls
+    return message
+
+
+def _user(blocks: list[JSON]) -> list[JSON]:
+    """Tool results first (they answer the previous turn), then the user's own text."""
+    results = [
+        {"role": "tool", "tool_call_id": b.get("tool_use_id"), "content": text_of(b.get("content"))}
+        for b in blocks
+        if b.get("type") == "tool_result"
+    ]
+    text = text_of([b for b in blocks if b.get("type") == "text"])
+    return [*results, {"role": "user", "content": text}] if text else results
+
+
+def _tool_names(body: JSON) -> tuple[str, ...]:
+    if (body.get("tool_choice") or {}).get("type") == "none":
+        return ()
+    return tuple(str(t.get("name", "")) for t in body.get("tools") or ())
+
+
+def _blocks(reply: JSON) -> list[JSON]:
+    blocks: list[JSON] = []
+    if reply.get("content"):
+        blocks.append({"type": "text", "text": reply["content"]})
+    for call in tool_calls_of(reply):
+        arguments = call["function"]["arguments"]
+        tool_input = json.loads(arguments) if isinstance(arguments, str) else arguments
+        blocks.append(
+            {
+                "type": "tool_use",
+                "id": call["id"],
+                "name": call["function"]["name"],
+                "input": tool_input or {},
+            }
+        )
+    return blocks
+
+
+class AnthropicMessages:
+    """``POST …/v1/messages``."""
+
+    name = "anthropic_messages"
+    path_suffix = "/messages"
+
+    def read(self, body: JSON) -> Turn:
+        return Turn(
+            messages=_messages(body),
+            tools=_tool_names(body),
+            model=str(body.get("model", "unsolvable")),
+            stream=bool(body.get("stream")),
+            body=body,
+        )
+
+    def render(self, reply: JSON, turn: Turn, *, step: int) -> WireResponse:
+        blocks = _blocks(reply)
+        stop = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
+        message = self._message(turn, step, blocks, stop, reply)
+        if turn.stream:
+            return WireResponse.sse(self._events(message, blocks))
+        return WireResponse.json(message)
+
+    def _message(self, turn: Turn, step: int, blocks: list[JSON], stop: str, reply: JSON) -> JSON:
+        prompt, completion = reply_usage(reply)
+        return {
+            "id": f"msg_unsolvable_{step}",
+            "type": "message",
+            "role": "assistant",
+            "model": turn.model,
+            "content": blocks,
+            "stop_reason": stop,
+            "stop_sequence": None,
+            "usage": {
+                "input_tokens": prompt,
+                "output_tokens": completion,
+                "cache_creation_input_tokens": 0,
+                "cache_read_input_tokens": 0,
+            },
+        }
+
+    def _events(self, message: JSON, blocks: list[JSON]) -> list[tuple[str | None, Any]]:
+        usage = message["usage"]
+        opening = {
+            **message,
+            "content": [],
+            "stop_reason": None,
+            "usage": {**usage, "output_tokens": 0},
+        }
+        events: list[JSON] = [{"type": "message_start", "message": opening}]
+        for index, block in enumerate(blocks):
+            events += _block_events(block, index)
+        events += [
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+                "usage": {"output_tokens": usage["output_tokens"]},
+            },
+            {"type": "message_stop"},
+        ]
+        return [(e["type"], e) for e in events]
+
+    def error(self, status: int, message: str) -> WireResponse:
+        kind = ERROR_TYPES.get(status, "api_error")
+        body = {"type": "error", "error": {"type": kind, "message": message}}
+        return WireResponse.json(body, status=status)
+
+
+def _block_events(block: JSON, index: int) -> list[JSON]:
+    if block["type"] == "tool_use":
+        opening = {**block, "input": {}}
+        delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+    else:
+        opening = {"type": "text", "text": ""}
+        delta = {"type": "text_delta", "text": block["text"]}
+    return [
+        {"type": "content_block_start", "index": index, "content_block": opening},
+        {"type": "content_block_delta", "index": index, "delta": delta},
+        {"type": "content_block_stop", "index": index},
+    ]
+
+
+ANTHROPIC_MESSAGES = AnthropicMessages()

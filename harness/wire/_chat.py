@@ -1,0 +1,123 @@
+"""Consumes an OpenAI Chat Completions request, produces the completion (JSON or SSE chunks).
+
+Spoken by the ``openai`` SDK's ``chat.completions``, LangChain's ``ChatOpenAI``, LiteLLM and most
+OpenAI-compatible clients.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness._types import JSON
+from harness.wire._exchange import WireResponse
+from harness.wire._turn import (
+    CREATED,
+    Turn,
+    arguments_of,
+    openai_error,
+    reply_usage,
+    require,
+    tool_calls_of,
+)
+
+__all__ = ["CHAT_COMPLETIONS"]
+
+NAME = "OpenAI Chat Completions"
+
+
+def _tool_names(body: JSON) -> tuple[str, ...]:
+    if body.get("tool_choice") == "none":
+        return ()
+    names = []
+    for tool in body.get("tools") or ():
+        function = tool.get("function", tool) if isinstance(tool, dict) else {}
+        names.append(str(function.get("name", "")))
+    return tuple(names)
+
+
+def _usage(reply: JSON) -> JSON:
+    prompt, completion = reply_usage(reply)
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
+
+
+def _tool_call(call: JSON) -> JSON:
+    function = {"name": call["function"]["name"], "arguments": arguments_of(call)}
+    return {"id": call["id"], "type": "function", "function": function}
+
+
+class ChatCompletions:
+    """``POST …/chat/completions``."""
+
+    name = "chat_completions"
+    path_suffix = "/chat/completions"
+
+    def read(self, body: JSON) -> Turn:
+        messages = require(body, "messages", list, NAME)
+        return Turn(
+            messages=[dict(m) for m in messages],
+            tools=_tool_names(body),
+            model=str(body.get("model", "unsolvable")),
+            stream=bool(body.get("stream")),
+            body=body,
+        )
+
+    def render(self, reply: JSON, turn: Turn, *, step: int) -> WireResponse:
+        if turn.stream:
+            return WireResponse.sse(self._chunks(reply, turn, step=step))
+        calls = [_tool_call(c) for c in tool_calls_of(reply)]
+        message: JSON = {"role": "assistant", "content": reply.get("content"), "refusal": None}
+        if calls:
+            message["tool_calls"] = calls
+        choice = {
+            "index": 0,
+            "message": message,
+            "finish_reason": "tool_calls" if calls else "stop",
+            "logprobs": None,
+        }
+        return WireResponse.json(
+            {
+                **self._head(turn, step, "chat.completion"),
+                "choices": [choice],
+                "usage": _usage(reply),
+            }
+        )
+
+    def _head(self, turn: Turn, step: int, kind: str) -> JSON:
+        return {
+            "id": f"chatcmpl-unsolvable-{step}",
+            "object": kind,
+            "created": CREATED,
+            "model": turn.model,
+        }
+
+    def _chunks(self, reply: JSON, turn: Turn, *, step: int) -> list[tuple[str | None, Any]]:
+        head = self._head(turn, step, "chat.completion.chunk")
+
+        def chunk(delta: JSON, finish: str | None = None) -> tuple[None, JSON]:
+            choice = {"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}
+            return None, {**head, "choices": [choice]}
+
+        events = [chunk({"role": "assistant", "content": ""})]
+        if reply.get("content"):
+            events.append(chunk({"content": reply["content"]}))
+        calls = tool_calls_of(reply)
+        for index, call in enumerate(calls):
+            opening = {**_tool_call(call), "index": index}
+            opening["function"] = {"name": call["function"]["name"], "arguments": ""}
+            events.append(chunk({"tool_calls": [opening]}))
+            arguments = {"index": index, "function": {"arguments": arguments_of(call)}}
+            events.append(chunk({"tool_calls": [arguments]}))
+        events.append(chunk({}, "tool_calls" if calls else "stop"))
+        if (turn.body.get("stream_options") or {}).get("include_usage"):
+            events.append((None, {**head, "choices": [], "usage": _usage(reply)}))
+        return [*events, (None, "[DONE]")]
+
+    def error(self, status: int, message: str) -> WireResponse:
+        return openai_error(status, message)
+
+
+CHAT_COMPLETIONS = ChatCompletions()

@@ -1,0 +1,30 @@
+"""Consumes a request no fake route answers, or a body no wire format reads, produces an error.
+
+    StrayRequest (BaseException)          a request that would have left the harness
+    WireFormatError (UnsolvableError,     a request body the fake model cannot read
+                     ValueError)
+
+`StrayRequest` is a `BaseException`, like `CeilingHit`, so that an SDK's retry loop (which
+catches `Exception`) cannot turn it into three silent retries and a generic connection error.
+"""
+
+from __future__ import annotations
+
+from harness._errors import DOCS, UnsolvableError
+
+__all__ = ["StrayRequest", "WireFormatError"]
+
+WIRE_DOCS = DOCS.partition("#")[0] + "#frameworks-and-the-wire"
+"""The README section on the wire faces and the framework adapters."""
+
+
+class StrayRequest(BaseException):
+    """A request during a scenario that matched no fake route: it would have left the harness.
+
+    The message names the method and the URL with its query values and credentials removed;
+    request headers (where API keys live) are never read into it.
+    """
+
+
+class WireFormatError(UnsolvableError, ValueError):
+    """A request body that is not the wire format its path promises."""

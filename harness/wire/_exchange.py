@@ -1,0 +1,106 @@
+"""Consumes HTTP requests from any client library, produces transport-neutral requests/responses.
+
+The fake wire speaks plain bytes so that httpx, httpx2, respx and the loopback server share one
+handler; nothing here imports an HTTP library.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
+
+from harness._types import JSON
+
+__all__ = ["WireRequest", "WireResponse", "encode_sse", "redact_url"]
+
+REDACTED = "redacted"
+"""What a query value becomes in anything the harness keeps: some APIs take keys as ``?key=``."""
+
+
+def redact_url(url: str) -> str:
+    """``url`` without credentials: userinfo dropped, every query value replaced."""
+    parts = urlsplit(url)
+    netloc = parts.hostname or ""
+    if parts.port is not None:
+        netloc = f"{netloc}:{parts.port}"
+    query = "&".join(f"{key}={REDACTED}" for key, _ in parse_qsl(parts.query, True))
+    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+
+
+@dataclass(frozen=True, kw_only=True)
+class WireRequest:
+    """One HTTP request as the fake wire sees it; headers are used for matching only."""
+
+    method: str
+    url: str
+    body: bytes = b""
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+    """Never copied into a record or a message: ``Authorization`` and ``x-api-key`` live here."""
+
+    @property
+    def host(self) -> str:
+        """``host`` or ``host:port`` as written in the URL, lower-cased."""
+        parts = urlsplit(self.url)
+        host = (parts.hostname or "").lower()
+        return f"{host}:{parts.port}" if parts.port is not None else host
+
+    @property
+    def path(self) -> str:
+        return urlsplit(self.url).path or "/"
+
+    @property
+    def query(self) -> dict[str, str]:
+        return dict(parse_qsl(urlsplit(self.url).query, True))
+
+    @property
+    def safe_url(self) -> str:
+        """The URL as it may appear in a record or an error message."""
+        return redact_url(self.url)
+
+    def json(self) -> object:
+        """The body parsed as JSON; an empty body is ``None``."""
+        return json.loads(self.body) if self.body.strip() else None
+
+
+@dataclass(frozen=True, kw_only=True)
+class WireResponse:
+    """What the fake wire answers: a status, headers and the whole body (SSE included)."""
+
+    status: int
+    body: bytes
+    headers: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def json(
+        cls, data: object, *, status: int = 200, headers: Mapping[str, str] | None = None
+    ) -> WireResponse:
+        body = json.dumps(data, sort_keys=True).encode()
+        return cls(status=status, body=body, headers=_headers("application/json", headers or {}))
+
+    @classmethod
+    def text(
+        cls, text: str, *, status: int = 200, content_type: str = "text/plain"
+    ) -> WireResponse:
+        return cls(status=status, body=text.encode(), headers=_headers(content_type, {}))
+
+    @classmethod
+    def sse(cls, events: Iterable[tuple[str | None, JSON | str]]) -> WireResponse:
+        headers = _headers("text/event-stream", {"cache-control": "no-cache"})
+        return cls(status=200, body=encode_sse(events), headers=headers)
+
+
+def _headers(content_type: str, extra: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    return (("content-type", content_type), *extra.items())
+
+
+def encode_sse(events: Iterable[tuple[str | None, JSON | str]]) -> bytes:
+    """Server-sent events: an optional ``event:`` line, one ``data:`` line, a blank line."""
+    lines = []
+    for event, data in events:
+        if event is not None:
+            lines.append(f"event: {event}")
+        payload = data if isinstance(data, str) else json.dumps(data, sort_keys=True)
+        lines.extend((f"data: {payload}", ""))
+    return ("\n".join(lines) + "\n").encode()

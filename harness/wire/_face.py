@@ -1,0 +1,349 @@
+"""Consumes HTTP requests an agent makes during a scenario, produces the fake model's and tools'
+answers, and counts every attempt apart from steps.
+
+One `Wire` per session. Its `handle` is transport-neutral; `_clients` mounts it on httpx, httpx2
+and respx, and `_server` serves it from 127.0.0.1 to agents in other processes.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from harness._session import Session
+from harness.wire import _clients
+from harness.wire._anthropic import ANTHROPIC_MESSAGES
+from harness.wire._chat import CHAT_COMPLETIONS
+from harness.wire._errors import WIRE_DOCS, StrayRequest, WireFormatError
+from harness.wire._exchange import WireRequest, WireResponse
+from harness.wire._responses import RESPONSES
+from harness.wire._turn import WireFormat
+
+if TYPE_CHECKING:
+    import anthropic
+    import httpx
+    import httpx2
+    import openai
+    import respx
+
+    from harness.wire._server import LoopbackServer
+
+__all__ = [
+    "ANTHROPIC_BASE_URL",
+    "FAKE_API_KEY",
+    "FORMATS",
+    "MODEL_HOSTS",
+    "OPENAI_BASE_URL",
+    "TOOLS_URL",
+    "Attempt",
+    "Wire",
+]
+
+FAKE_API_KEY = "sk-unsolvable-fake-key"
+"""The key fake clients are built with: SDKs refuse to start without one, and it is worthless."""
+MODEL_HOSTS = ("api.openai.com", "api.anthropic.com", "model.unsolvable.test")
+"""Hosts the fake model answers on. The vendors' own hosts are included so that a client with its
+default base URL runs unmodified once its transport is the fake's — nothing leaves the process."""
+TOOLS_URL = "https://tools.unsolvable.test/tools"
+"""Where each scenario tool answers by default: ``POST {TOOLS_URL}/{name}`` with JSON arguments."""
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+ANTHROPIC_BASE_URL = "https://api.anthropic.com"
+FORMATS: tuple[WireFormat, ...] = (CHAT_COMPLETIONS, RESPONSES, ANTHROPIC_MESSAGES)
+JSON_TYPE = "application/json"
+TRANSIENT_RETRY_AFTER_MS = "1"
+"""Back-off the fake asks for after an injected failure: SDKs honour ``retry-after-ms``, so a
+retried request costs a millisecond instead of the SDKs' default half-second back-off."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Attempt:
+    """One HTTP request the wire answered (or refused), as the harness keeps it."""
+
+    kind: str
+    """``model``, ``tool`` or ``stray``."""
+    method: str
+    url: str
+    """Redacted: no credentials, no query values."""
+    status: int
+    """The status answered; ``0`` for a stray request, which is never answered in-process."""
+    route: str = ""
+    """The wire format or the tool name that answered."""
+
+    def __str__(self) -> str:
+        return f"{self.method} {self.url} -> {self.status or 'refused'} ({self.kind} {self.route})"
+
+
+def _status_of(text: str) -> int:
+    """A tool's JSON error names its HTTP status (``{"error": {"status": 403}}``); else 200."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return 200
+    error = data.get("error") if isinstance(data, dict) else None
+    status = error.get("status") if isinstance(error, dict) else None
+    return status if isinstance(status, int) and 400 <= status < 600 else 200
+
+
+class Wire:
+    """The scripted model and the tools of one session, served over HTTP.
+
+    >>> with Wire(session) as wire:                                      # doctest: +SKIP
+    ...     client = openai.OpenAI(api_key="x", http_client=wire.httpx2_client())
+    ...     run_my_agent(client)                    # an ordinary openai-SDK agent, unmodified
+
+    ``model_hosts`` are the hosts the model answers on; ``tool_routes`` maps extra URLs to scenario
+    tool names (by default each tool answers at ``TOOLS_URL/<name>``); ``transient_failures``
+    makes the first N model requests fail with a retryable 503, to show SDK retries being
+    counted as transport attempts and never as steps.
+    """
+
+    __test__ = False
+
+    def __init__(
+        self,
+        session: Session,
+        *,
+        model_hosts: tuple[str, ...] = MODEL_HOSTS,
+        tool_routes: Mapping[str, str] | None = None,
+        transient_failures: int = 0,
+    ) -> None:
+        self.session = session
+        self._model_hosts = {host.lower() for host in model_hosts}
+        self._tool_hosts = {urlsplit(TOOLS_URL).netloc}
+        self._tool_urls = {_route_key(url): name for url, name in (tool_routes or {}).items()}
+        self._tool_names = {spec.name for spec in session.tools}
+        self._failures_left = transient_failures
+        self._served = 0
+        self._lock = threading.Lock()
+        self._servers: list[LoopbackServer] = []
+        self.attempts: list[Attempt] = []
+        """Every request the wire saw, in order (model, tool and stray)."""
+
+    # -- the neutral handler ----------------------------------------------------------------
+    def handle(self, request: WireRequest) -> WireResponse:
+        """Answers ``request``; raises `StrayRequest` when no fake route matches it.
+
+        `CeilingHit` from the session propagates, so an in-process agent is ended by it.
+        """
+        fmt = self._format_for(request)
+        if fmt is not None:
+            return self._answer_model(fmt, request)
+        tool = self._tool_for(request)
+        if tool is not None:
+            return self._answer_tool(tool, request)
+        self._log(request, "stray", None, "")
+        raise StrayRequest(self._explain_stray(request))
+
+    @property
+    def stray(self) -> list[Attempt]:
+        """Requests that matched no route (each already failed the call that made it)."""
+        return [a for a in self.attempts if a.kind == "stray"]
+
+    def check(self) -> None:
+        """Raises `StrayRequest` if any request went unmatched, even if the agent swallowed it."""
+        if self.stray:
+            lines = "\n".join(f"  - {a}" for a in self.stray)
+            raise StrayRequest(
+                f"unsolvable: {len(self.stray)} request(s) matched no fake route during the "
+                f"scenario; they would have left the harness:\n{lines}\nSee {WIRE_DOCS}"
+            )
+
+    def _format_for(self, request: WireRequest) -> WireFormat | None:
+        if request.method != "POST" or request.host not in self._model_hosts:
+            return None
+        path = request.path.rstrip("/")
+        return next((f for f in FORMATS if path.endswith(f.path_suffix)), None)
+
+    def _tool_for(self, request: WireRequest) -> str | None:
+        key = (request.host, request.path.rstrip("/"))
+        if key in self._tool_urls:
+            return self._tool_urls[key]
+        prefix, _, name = key[1].rpartition("/")
+        if request.host in self._tool_hosts and prefix == "/tools" and name in self._tool_names:
+            return name
+        return None
+
+    def _answer_model(self, fmt: WireFormat, request: WireRequest) -> WireResponse:
+        self.session.count_transport_attempt()
+        with self._lock:
+            failing, self._failures_left = self._failures_left > 0, max(0, self._failures_left - 1)
+        if failing:
+            message = "unsolvable: transient failure injected by the harness (transient_failures)"
+            response = _with_headers(
+                fmt.error(503, message),
+                {"retry-after-ms": TRANSIENT_RETRY_AFTER_MS, "x-should-retry": "true"},
+            )
+            return self._log(request, "model", response, fmt.name)
+        try:
+            turn = fmt.read(_json_object(request))
+        except (ValueError, WireFormatError) as error:
+            response = _with_headers(fmt.error(400, str(error)), {"x-should-retry": "false"})
+            return self._log(request, "model", response, fmt.name)
+        reply = self.session.call_model(turn.messages, turn.tools)
+        with self._lock:
+            self._served += 1
+            step = self._served
+        return self._log(request, "model", fmt.render(reply, turn, step=step), fmt.name)
+
+    def _answer_tool(self, name: str, request: WireRequest) -> WireResponse:
+        arguments: object = _json_object(request) if request.body.strip() else request.query
+        try:
+            text = self.session.call_tool(name, arguments)  # type: ignore[arg-type]
+        except PermissionError as error:
+            body = {"error": {"status": 403, "code": "forbidden", "message": str(error)}}
+            return self._log(request, "tool", WireResponse.json(body, status=403), name)
+        except Exception as error:
+            body = {"error": {"status": 500, "message": f"{type(error).__name__}: {error}"}}
+            return self._log(request, "tool", WireResponse.json(body, status=500), name)
+        response = WireResponse.text(text, status=_status_of(text), content_type=JSON_TYPE)
+        return self._log(request, "tool", response, name)
+
+    def _log(
+        self, request: WireRequest, kind: str, response: WireResponse | None, route: str
+    ) -> WireResponse:
+        """Keeps the attempt (redacted URL, never headers) and passes the response through."""
+        status = 0 if response is None else response.status
+        attempt = Attempt(
+            kind=kind, method=request.method, url=request.safe_url, status=status, route=route
+        )
+        with self._lock:
+            self.attempts.append(attempt)
+        return response or WireResponse.text("", status=0)
+
+    def _explain_stray(self, request: WireRequest) -> str:
+        hosts = ", ".join(sorted(self._model_hosts))
+        tools = ", ".join(sorted(self._tool_names))
+        return (
+            f"unsolvable: {request.method} {request.safe_url} matched no fake route; the agent "
+            "would have left the harness for a real host during the scenario.\n"
+            f"  - the fake model answers POST …/chat/completions, …/responses, …/messages on: "
+            f"{hosts}\n"
+            f"  - the tools answer at {TOOLS_URL}/<name> for: {tools}\n"
+            "Point the client at the fake (base_url, or http_client=wire.httpx2_client()), or "
+            f"route the URL with Wire(tool_routes={{url: tool}}). See {WIRE_DOCS}"
+        )
+
+    # -- faces ------------------------------------------------------------------------------
+    def add_host(self, netloc: str) -> None:
+        """Answers the model and the tools on ``netloc`` too (the loopback server's address)."""
+        with self._lock:
+            self._model_hosts.add(netloc.lower())
+            self._tool_hosts.add(netloc.lower())
+
+    def remove_host(self, netloc: str) -> None:
+        """Stops answering on ``netloc`` (a loopback server that was stopped)."""
+        with self._lock:
+            self._model_hosts.discard(netloc.lower())
+            self._tool_hosts.discard(netloc.lower())
+
+    def serve(self) -> LoopbackServer:
+        """Starts a loopback HTTP server on 127.0.0.1 (ephemeral port); stopped by `close`."""
+        from harness.wire._server import LoopbackServer
+
+        server = LoopbackServer(self).start()
+        self._servers.append(server)
+        return server
+
+    def close(self) -> None:
+        """Stops every server this wire started."""
+        while self._servers:
+            self._servers.pop().stop()
+
+    def __enter__(self) -> Wire:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+        if exc_type is None:
+            self.check()
+
+    # -- clients (httpx, httpx2 and the SDKs are imported only when asked for) ---------------
+    def httpx2_transport(self) -> httpx2.MockTransport:
+        """An ``httpx2`` transport answering from this wire: what ``openai``>=3 and
+        ``anthropic``>=1 send through when given ``http_client=``."""
+        return _clients.mock_transport(self, "httpx2")  # type: ignore[no-any-return]
+
+    def httpx2_client(self, **options: Any) -> httpx2.Client:
+        import httpx2
+
+        return httpx2.Client(transport=self.httpx2_transport(), **options)
+
+    def httpx2_async_client(self, **options: Any) -> httpx2.AsyncClient:
+        import httpx2
+
+        return httpx2.AsyncClient(transport=self.httpx2_transport(), **options)
+
+    def httpx_transport(self) -> httpx.MockTransport:
+        """An ``httpx`` transport answering from this wire, for httpx-based clients."""
+        return _clients.mock_transport(self, "httpx")  # type: ignore[no-any-return]
+
+    def httpx_client(self, **options: Any) -> httpx.Client:
+        import httpx
+
+        return httpx.Client(transport=self.httpx_transport(), **options)
+
+    def httpx_async_client(self, **options: Any) -> httpx.AsyncClient:
+        import httpx
+
+        return httpx.AsyncClient(transport=self.httpx_transport(), **options)
+
+    def respx_router(self, **options: Any) -> respx.MockRouter:
+        """A respx router that sends every httpx request to this wire while it is active
+        (``with wire.respx_router():``); unmatched requests fail as `StrayRequest`."""
+        return _clients.respx_router(self, **options)
+
+    def mount(self, router: respx.Router) -> None:
+        """Adds this wire as the catch-all route of an existing respx router (``respx_mock``)."""
+        _clients.mount(self, router)
+
+    def openai_client(self, **options: Any) -> openai.OpenAI:
+        """An ``openai.OpenAI`` whose every request is answered here (default retries kept)."""
+        import openai
+
+        return openai.OpenAI(**_clients.sdk_options(options, self.httpx2_client, OPENAI_BASE_URL))
+
+    def async_openai_client(self, **options: Any) -> openai.AsyncOpenAI:
+        import openai
+
+        options = _clients.sdk_options(options, self.httpx2_async_client, OPENAI_BASE_URL)
+        return openai.AsyncOpenAI(**options)
+
+    def anthropic_client(self, **options: Any) -> anthropic.Anthropic:
+        import anthropic
+
+        options = _clients.sdk_options(options, self.httpx2_client, ANTHROPIC_BASE_URL)
+        return anthropic.Anthropic(**options)
+
+    def async_anthropic_client(self, **options: Any) -> anthropic.AsyncAnthropic:
+        import anthropic
+
+        options = _clients.sdk_options(options, self.httpx2_async_client, ANTHROPIC_BASE_URL)
+        return anthropic.AsyncAnthropic(**options)
+
+
+def _route_key(url: str) -> tuple[str, str]:
+    parts = urlsplit(url)
+    return parts.netloc.lower(), (parts.path or "/").rstrip("/")
+
+
+def _json_object(request: WireRequest) -> dict[str, Any]:
+    data = request.json()
+    if not isinstance(data, dict):
+        raise WireFormatError(f"unsolvable: expected a JSON object body, got {data!r:.80}")
+    return data
+
+
+def _with_headers(response: WireResponse, headers: Mapping[str, str]) -> WireResponse:
+    return WireResponse(
+        status=response.status, body=response.body, headers=(*response.headers, *headers.items())
+    )

@@ -1,0 +1,210 @@
+"""Consumes an OpenAI Responses API request, produces the response (JSON or its SSE events).
+
+The OpenAI Agents SDK speaks this by default; input items are read into Chat Completions messages
+(function calls merged into the assistant turn they belong to) before the scripted model sees them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness._types import JSON
+from harness.wire._exchange import WireResponse
+from harness.wire._turn import (
+    CREATED,
+    Turn,
+    arguments_of,
+    openai_error,
+    reply_usage,
+    text_of,
+    tool_calls_of,
+)
+
+__all__ = ["RESPONSES"]
+
+ROLES = {"developer": "system", "system": "system", "user": "user", "assistant": "assistant"}
+"""Responses API roles as Chat Completions roles (``developer`` is the newer ``system``)."""
+
+
+def _messages(body: JSON) -> list[JSON]:
+    messages: list[JSON] = []
+    if body.get("instructions"):
+        messages.append({"role": "system", "content": text_of(body["instructions"])})
+    items = body.get("input")
+    if isinstance(items, str):
+        items = [{"role": "user", "content": items}]
+    for item in items or ():
+        _add_item(messages, item)
+    return messages
+
+
+def _add_item(messages: list[JSON], item: JSON) -> None:
+    kind = item.get("type", "message")
+    if kind == "message":
+        role = ROLES.get(str(item.get("role")), "user")
+        messages.append({"role": role, "content": text_of(item.get("content"))})
+    elif kind == "function_call":
+        call = {
+            "id": item.get("call_id"),
+            "type": "function",
+            "function": {"name": item.get("name"), "arguments": item.get("arguments") or "{}"},
+        }
+        last = messages[-1] if messages else None
+        if last is None or last.get("role") != "assistant":
+            last = {"role": "assistant", "content": None}
+            messages.append(last)
+        last.setdefault("tool_calls", []).append(call)
+    elif kind == "function_call_output":
+        output = item.get("output")
+        content = output if isinstance(output, str) else text_of(output)
+        messages.append({"role": "tool", "tool_call_id": item.get("call_id"), "content": content})
+    elif kind != "reasoning":
+        messages.append({"role": "user", "content": f"[{kind} item]"})
+
+
+def _tool_names(body: JSON) -> tuple[str, ...]:
+    if body.get("tool_choice") == "none":
+        return ()
+    return tuple(str(t.get("name", t.get("type", ""))) for t in body.get("tools") or ())
+
+
+def _usage(reply: JSON) -> JSON:
+    prompt, completion = reply_usage(reply)
+    return {
+        "input_tokens": prompt,
+        "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+        "output_tokens": completion,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": prompt + completion,
+    }
+
+
+def _text_part(text: str) -> JSON:
+    return {"type": "output_text", "text": text, "annotations": [], "logprobs": []}
+
+
+def _message_item(text: str, step: int, status: str = "completed") -> JSON:
+    content = [_text_part(text)] if status == "completed" else []
+    return {
+        "type": "message",
+        "id": f"msg_unsolvable_{step}",
+        "status": status,
+        "role": "assistant",
+        "content": content,
+    }
+
+
+def _call_item(call: JSON, arguments: str | None = None, status: str = "completed") -> JSON:
+    return {
+        "type": "function_call",
+        "id": f"fc_{call['id']}",
+        "call_id": call["id"],
+        "name": call["function"]["name"],
+        "arguments": arguments_of(call) if arguments is None else arguments,
+        "status": status,
+    }
+
+
+def _output(reply: JSON, step: int) -> list[JSON]:
+    items = [_message_item(reply["content"], step)] if reply.get("content") else []
+    return [*items, *(_call_item(c) for c in tool_calls_of(reply))]
+
+
+class Responses:
+    """``POST …/responses``."""
+
+    name = "responses"
+    path_suffix = "/responses"
+
+    def read(self, body: JSON) -> Turn:
+        return Turn(
+            messages=_messages(body),
+            tools=_tool_names(body),
+            model=str(body.get("model", "unsolvable")),
+            stream=bool(body.get("stream")),
+            body=body,
+        )
+
+    def render(self, reply: JSON, turn: Turn, *, step: int) -> WireResponse:
+        if turn.stream:
+            return WireResponse.sse(self._events(reply, turn, step=step))
+        return WireResponse.json(self._response(turn, step, _output(reply, step), reply))
+
+    def _response(self, turn: Turn, step: int, output: list[JSON], reply: JSON | None) -> JSON:
+        body = turn.body
+        return {
+            "id": f"resp_unsolvable_{step}",
+            "object": "response",
+            "created_at": CREATED,
+            "status": "completed" if reply is not None else "in_progress",
+            "model": turn.model,
+            "output": output,
+            "usage": _usage(reply) if reply is not None else None,
+            "instructions": body.get("instructions"),
+            "tools": body.get("tools") or [],
+            "tool_choice": body.get("tool_choice") or "auto",
+            "parallel_tool_calls": bool(body.get("parallel_tool_calls", True)),
+            "previous_response_id": body.get("previous_response_id"),
+            "metadata": body.get("metadata") or {},
+            "temperature": body.get("temperature"),
+            "top_p": body.get("top_p"),
+            "max_output_tokens": body.get("max_output_tokens"),
+            "text": {"format": {"type": "text"}},
+            "truncation": "disabled",
+            "error": None,
+            "incomplete_details": None,
+        }
+
+    def _events(self, reply: JSON, turn: Turn, *, step: int) -> list[tuple[str | None, Any]]:
+        events: list[JSON] = []
+        opening = self._response(turn, step, [], None)
+        events += [
+            {"type": "response.created", "response": opening},
+            {"type": "response.in_progress", "response": opening},
+        ]
+        for index, item in enumerate(_output(reply, step)):
+            events += _item_events(item, index)
+        events.append(
+            {
+                "type": "response.completed",
+                "response": self._response(turn, step, _output(reply, step), reply),
+            }
+        )
+        return [(e["type"], {**e, "sequence_number": n}) for n, e in enumerate(events)]
+
+    def error(self, status: int, message: str) -> WireResponse:
+        return openai_error(status, message)
+
+
+def _item_events(item: JSON, index: int) -> list[JSON]:
+    """The events that stream one output item: added, its deltas, done."""
+    where = {"item_id": item["id"], "output_index": index}
+    if item["type"] == "function_call":
+        opening = {**item, "arguments": "", "status": "in_progress"}
+        middle = [
+            {"type": "response.function_call_arguments.delta", **where, "delta": item["arguments"]},
+            {
+                "type": "response.function_call_arguments.done",
+                **where,
+                "arguments": item["arguments"],
+                "name": item["name"],
+            },
+        ]
+    else:
+        text = item["content"][0]["text"]
+        opening = {**item, "content": [], "status": "in_progress"}
+        part = {**where, "content_index": 0}
+        middle = [
+            {"type": "response.content_part.added", **part, "part": _text_part("")},
+            {"type": "response.output_text.delta", **part, "delta": text, "logprobs": []},
+            {"type": "response.output_text.done", **part, "text": text, "logprobs": []},
+            {"type": "response.content_part.done", **part, "part": _text_part(text)},
+        ]
+    return [
+        {"type": "response.output_item.added", "output_index": index, "item": opening},
+        *middle,
+        {"type": "response.output_item.done", "output_index": index, "item": item},
+    ]
+
+
+RESPONSES = Responses()

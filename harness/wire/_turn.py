@@ -1,0 +1,107 @@
+"""Consumes a wire-format request body, produces one `Turn`: what the scripted model is asked.
+
+Every format reads into the same shape — Chat Completions messages plus the names of the tools
+offered — because that is what `Session.call_model` takes, and renders the session's reply back.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from harness._types import JSON
+from harness.wire._errors import WireFormatError
+from harness.wire._exchange import WireResponse
+
+__all__ = [
+    "CREATED",
+    "Turn",
+    "WireFormat",
+    "arguments_of",
+    "openai_error",
+    "reply_usage",
+    "require",
+    "text_of",
+    "tool_calls_of",
+]
+
+CREATED = 1_767_225_600
+"""A fixed creation time (2026-01-01) for every response: the same run gives the same bytes."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Turn:
+    """One model request, read from any wire format."""
+
+    messages: list[JSON]
+    """The conversation as Chat Completions messages."""
+    tools: tuple[str, ...]
+    """Names of the tools offered; empty when none are, or when ``tool_choice`` forbids them."""
+    model: str
+    stream: bool
+    body: JSON = field(repr=False)
+    """The request as sent, for echoes such as the Responses API's ``tools``."""
+
+
+class WireFormat(Protocol):
+    """One wire format: which path it answers, how it reads a request and writes a reply."""
+
+    name: str
+    path_suffix: str
+
+    def read(self, body: JSON) -> Turn: ...
+
+    def render(self, reply: JSON, turn: Turn, *, step: int) -> WireResponse: ...
+
+    def error(self, status: int, message: str) -> WireResponse:
+        """The format's own error body for ``status``."""
+        ...
+
+
+def require(body: Mapping[str, Any], key: str, kind: type, fmt: str) -> Any:
+    """``body[key]`` of type ``kind``, or a `WireFormatError` naming the format and the key."""
+    value = body.get(key)
+    if not isinstance(value, kind):
+        raise WireFormatError(
+            f"unsolvable: a {fmt} request needs {key!r} as {kind.__name__}, got {value!r:.80}; "
+            "is the client pointed at the right path?"
+        )
+    return value
+
+
+def text_of(content: object) -> str | None:
+    """Text of a message content: a string, or the text of a list of content parts."""
+    if content is None or isinstance(content, str):
+        return content
+    if isinstance(content, Iterable):
+        texts = [part.get("text") for part in content if isinstance(part, Mapping)]
+        return "".join(t for t in texts if isinstance(t, str))
+    return str(content)
+
+
+def arguments_of(call: JSON) -> str:
+    """The JSON arguments of a Chat Completions tool call, as the string the formats carry."""
+    arguments = call.get("function", {}).get("arguments")
+    return arguments if isinstance(arguments, str) else json.dumps(arguments or {})
+
+
+def reply_usage(reply: JSON) -> tuple[int, int]:
+    """``(input_tokens, output_tokens)`` of a session reply."""
+    usage = reply.get("usage") or {}
+    return int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
+
+
+def tool_calls_of(reply: JSON) -> list[JSON]:
+    return list(reply.get("tool_calls") or ())
+
+
+OPENAI_ERROR_TYPES = {400: "invalid_request_error", 404: "not_found_error", 503: "server_error"}
+
+
+def openai_error(status: int, message: str) -> WireResponse:
+    """An error body the way OpenAI's API writes it; its SDK raises the matching `APIError`."""
+    kind = OPENAI_ERROR_TYPES.get(status, "server_error")
+    body = {"error": {"message": message, "type": kind, "param": None, "code": kind}}
+    return WireResponse.json(body, status=status)
