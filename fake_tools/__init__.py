@@ -2,8 +2,10 @@
 
 from fake_tools._router import Tool, ToolCallLog, ToolRouter, error_result
 from fake_tools._world import FakeWorld, normalise_text, requires
+from fake_tools.tools.artifacts import append_tool, pages_tool, sections_tool
 from fake_tools.tools.constant import constant_tool
 from fake_tools.tools.documents import Criterion, check_tool, failing, writer_tool
+from fake_tools.tools.jobs import flaky_tool, job_tool
 from fake_tools.tools.permission import PermissionDenied, denied_tool
 from fake_tools.tools.unavailable import unavailable_tool
 
@@ -14,13 +16,18 @@ __all__ = [
     "Tool",
     "ToolCallLog",
     "ToolRouter",
+    "append_tool",
     "check_tool",
     "constant_tool",
     "denied_tool",
     "error_result",
     "failing",
+    "flaky_tool",
+    "job_tool",
     "normalise_text",
+    "pages_tool",
     "requires",
+    "sections_tool",
     "unavailable_tool",
     "writer_tool",
 ]

@@ -9,7 +9,10 @@ from typing import Any
 from harness._session import Session
 from harness._types import JSON
 
-__all__ = ["assistant", "dispatch", "opening", "tool_calls"]
+__all__ = ["DELEGATE", "assistant", "dispatch", "opening", "tool_calls"]
+
+DELEGATE = "delegate"
+"""The tool by which a model hands a subtask to a worker agent (fan-out)."""
 
 
 def opening(session: Session) -> list[JSON]:
@@ -28,11 +31,11 @@ def tool_calls(reply: JSON) -> list[tuple[str, str, Any]]:
 
 
 def dispatch(
-    session: Session, call_id: str, name: str, arguments: Any
+    session: Session, call_id: str, name: str, arguments: Any, *, agent: str = "main"
 ) -> tuple[JSON, Exception | None]:
     """Runs one tool; a tool that raises is reported to the model as text, as runtimes do."""
     try:
-        content, error = session.call_tool(name, arguments), None
+        content, error = session.call_tool(name, arguments, agent=agent), None
     except Exception as raised:
         error = raised
         content = json.dumps({"error": {"message": f"{type(raised).__name__}: {raised}"}})

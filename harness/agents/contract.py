@@ -1,13 +1,16 @@
 """The `contract` agent: a ReAct loop that implements the termination contract of DESIGN.md.
 
-It stops on evidence, not on a cap: an identical action seen again and again, observations that
-stopped being new, a denied permission (``BLOCKED_INPUT`` naming it), a dependency that stays
-down; it checks a budget ledger before every dispatch, and it never claims completion without
-re-reading the system of record.
+It stops on evidence, not on a cap: an identical action requested again and again, observations
+that stopped being new, completion criteria that stopped moving, a denied permission
+(``BLOCKED_INPUT`` naming it), a dependency that stays down, a model that gives up. Waiting on a
+job or a recovering dependency is not stagnation: it spends an idle budget instead. One budget
+ledger, shared by a supervisor and all its workers, is checked before every model call, and
+completion is never claimed without re-reading the system of record.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections import Counter
@@ -15,16 +18,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness._errors import BudgetError
-from harness._record import Code, Stop
-from harness._session import Session
+from harness._record import Code, Exit, Stop
+from harness._session import GIVE_UP, Session
 from harness._types import JSON
 from harness.agents._fingerprint import action_fingerprint, observation_fingerprint, parse
-from harness.agents._loop import assistant, dispatch, opening, tool_calls
+from harness.agents._loop import DELEGATE, assistant, dispatch, opening, tool_calls
 
 __all__ = ["ContractAgent", "ContractThresholds", "contract"]
 
 PERMISSION_IN_TEXT = re.compile(r"permission '([^']+)'")
 """How a refusal names its permission when it comes as an exception message, not a JSON body."""
+WAITING_STATUSES = frozenset({"pending", "queued", "running", "in_progress"})
+"""Job states that promise an answer later: polling them is waiting, not looping."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -32,24 +37,32 @@ class ContractThresholds:
     """When the contract stops. Each at least 1."""
 
     repeated_action: int = 3
-    """Identical tool call + arguments seen this many times: stop (the contract's 3×)."""
+    """Identical tool call + arguments requested this many times: stop (the contract's 3×)."""
     stalled_steps: int = 2
     """Consecutive steps with no new observation: stop. Two, so a single re-check is allowed."""
-    unavailable_attempts: int = 2
-    """Calls to a dependency answering 503 before abandoning it (the contract's 2 attempts)."""
+    criteria_steps: int = 3
+    """Consecutive steps in which no completion criterion moved: stop. Catches work that makes
+    new artifacts (to-do lists) without getting closer; three leaves room for a read before a
+    write."""
+    unavailable_attempts: int = 3
+    """Consecutive 503s with no retry hint from one tool before abandoning the dependency."""
+    idle_steps: int = 8
+    """Steps spent waiting (a pending job, a 503 with Retry-After) before ``BUDGET_IDLE``."""
     warn_at_fraction_left: float = 0.2
     """Budget fraction left at which the model is told to wrap up (the contract's 20%)."""
 
     def __post_init__(self) -> None:
-        for name in ("repeated_action", "stalled_steps", "unavailable_attempts"):
+        for name in ("repeated_action", "stalled_steps", "criteria_steps"):
             if getattr(self, name) < 1:
                 raise BudgetError(
                     f"ContractThresholds({name}={getattr(self, name)!r}): must be ≥ 1"
                 )
+        if self.unavailable_attempts < 1 or self.idle_steps < 1:
+            raise BudgetError("ContractThresholds: unavailable_attempts and idle_steps must be ≥ 1")
 
 
 class _Ledger:
-    """The run's budget, checked before each dispatch."""
+    """The run's budget, shared by every agent of the run and checked before each model call."""
 
     def __init__(self, session: Session) -> None:
         self.budget = session.budget
@@ -76,30 +89,48 @@ class _Ledger:
         return 1 - self.steps / self.budget.max_steps
 
 
-class _Run:
-    """One run of the contract on one session."""
+def _error(result: str) -> dict[str, Any]:
+    body = parse(result)
+    details = body.get("error") if isinstance(body, dict) else None
+    return details if isinstance(details, dict) else {}
 
-    def __init__(self, session: Session, thresholds: ContractThresholds, verifier: str) -> None:
-        self.session, self.thresholds, self.verifier = session, thresholds, verifier
-        self.ledger = _Ledger(session)
+
+def _is_waiting(result: str) -> bool:
+    """A pending job, or a dependency that says when to come back."""
+    body = parse(result)
+    status = body.get("status") if isinstance(body, dict) else None
+    return status in WAITING_STATUSES or "retry_after" in _error(result)
+
+
+class _Run:
+    """One agent of the contract (the supervisor, or a worker) on one session."""
+
+    def __init__(self, agent: ContractAgent, session: Session, ledger: _Ledger, name: str) -> None:
+        self.contract, self.session, self.ledger, self.name = agent, session, ledger, name
+        self.thresholds = agent.thresholds
         self.messages = opening(session)
         self.actions: Counter[str] = Counter()
+        self.waiting: set[str] = set()
         self.unavailable: Counter[str] = Counter()
         self.seen: set[str] = set()
         self.findings: list[str] = []
-        self.stalled = 0
+        self.stalled = self.idle = self.criteria_stalled = 0
+        self.criteria: str | None = None
         self.warned = False
 
     def partial(self) -> JSON:
         return {"steps": self.ledger.steps, "findings": self.findings[-5:]}
 
+    def stop(self, code: Code, reason: str, missing: tuple[str, ...] = ()) -> Stop:
+        return Stop(code=code, reason=reason, partial=self.partial(), missing=missing)
+
     def go(self) -> Stop:
         while True:
             code = self.ledger.exhausted()
             if code is not None:
-                return Stop(code=code, reason=f"budget ran out: {code}", partial=self.partial())
+                return self.stop(code, f"budget ran out: {code}")
             self._warn_if_low()
-            reply = self.session.call_model(self.messages, self.session.tools)
+            reply = self.session.call_model(self.messages, self.session.tools, agent=self.name)
             self.ledger.charge(reply)
             self.messages.append(assistant(reply))
             stop = self._act(reply)
@@ -113,23 +144,46 @@ class _Run:
 
     def _act(self, reply: JSON) -> Stop | None:
         calls = tool_calls(reply)
+        for _, name, arguments in calls:
+            if name == GIVE_UP:
+                reason = (
+                    parse(arguments).get("reason", "") if isinstance(parse(arguments), dict) else ""
+                )
+                return self.stop(Code.NO_PROGRESS, f"the model gave up: {reason}")
         if not calls:
             return self._verify_claim(reply.get("content") or "")
-        novel = False
+        if all(name == self.contract.delegate for _, name, _ in calls):
+            return self._delegate(calls)
+        novel, idle = False, True
         for call_id, name, arguments in calls:
-            fingerprint = action_fingerprint(name, arguments)
-            if self.actions[fingerprint] + 1 >= self.thresholds.repeated_action:
-                times = self.thresholds.repeated_action
-                reason = f"identical call {name} {arguments} requested {times} times"
-                return Stop(code=Code.NO_PROGRESS, reason=reason, partial=self.partial())
-            self.actions[fingerprint] += 1
-            message, error = dispatch(self.session, call_id, name, arguments)
-            self.messages.append(message)
-            stop = self._blocker(name, message["content"], error)
+            stop = self._repeated(name, arguments)
             if stop is not None:
                 return stop
-            novel |= self._note(message["content"])
-        return self._stalled(novel)
+            message, error = dispatch(self.session, call_id, name, arguments, agent=self.name)
+            self.messages.append(message)
+            result = message["content"]
+            stop = self._blocker(name, result, error)
+            if stop is not None:
+                return stop
+            waiting = _is_waiting(result)
+            (self.waiting.add if waiting else self.waiting.discard)(
+                action_fingerprint(name, arguments)
+            )
+            idle &= waiting
+            novel |= not waiting and self._note(result)
+        return self._idle() if idle else self._stalled(novel) or self._check_criteria()
+
+    def _repeated(self, name: str, arguments: Any) -> Stop | None:
+        fingerprint = action_fingerprint(name, arguments)
+        if fingerprint in self.waiting:
+            return None  # polling a pending job repeats itself by design
+        self.actions[fingerprint] += 1
+        if self.actions[fingerprint] < self.thresholds.repeated_action:
+            return None
+        times = self.thresholds.repeated_action
+        return self.stop(
+            Code.NO_PROGRESS, f"identical call {name} {arguments} requested {times} times"
+        )
 
     def _note(self, result: str) -> bool:
         fingerprint = observation_fingerprint(result)
@@ -139,65 +193,114 @@ class _Run:
         self.findings.append(result[:200])
         return True
 
+    def _idle(self) -> Stop | None:
+        self.idle += 1
+        if self.idle < self.thresholds.idle_steps:
+            return None
+        return self.stop(Code.BUDGET_IDLE, f"waited {self.idle} steps on a dependency")
+
     def _stalled(self, novel: bool) -> Stop | None:
         self.stalled = 0 if novel else self.stalled + 1
         if self.stalled < self.thresholds.stalled_steps:
             return None
-        reason = f"no new observation for {self.stalled} steps"
-        return Stop(code=Code.NO_PROGRESS, reason=reason, partial=self.partial())
+        return self.stop(Code.NO_PROGRESS, f"no new observation for {self.stalled} steps")
+
+    def _verifier(self) -> str | None:
+        """The verifier's answer, or ``None`` when the session offers no verifier."""
+        if self.contract.verifier not in {spec.name for spec in self.session.tools}:
+            return None
+        return self.session.call_tool(self.contract.verifier, {}, agent=self.name)
+
+    def _check_criteria(self, result: str | None = None) -> Stop | None:
+        """Stops when no completion criterion moved for `criteria_steps` steps."""
+        result = result if result is not None else self._verifier()
+        if result is None:
+            return None
+        body = parse(result)
+        failing = json.dumps(body.get("failing") if isinstance(body, dict) else result)
+        unchanged = failing == self.criteria
+        self.criteria = failing
+        self.criteria_stalled = self.criteria_stalled + 1 if unchanged else 0
+        if self.criteria_stalled < self.thresholds.criteria_steps:
+            return None
+        return self.stop(
+            Code.NO_PROGRESS, f"no completion criterion moved in {self.criteria_stalled} steps"
+        )
 
     def _blocker(self, name: str, result: str, error: Exception | None) -> Stop | None:
         """A denied permission blocks at once; a dead dependency after the allowed attempts."""
-        body = parse(result)
-        details: Any = body.get("error") if isinstance(body, dict) else None
-        details = details if isinstance(details, dict) else {}
+        details = _error(result)
         permission = details.get("missing_permission") or getattr(error, "permission", None)
         if permission is None and details.get("status") == 403:
             found = PERMISSION_IN_TEXT.search(str(details.get("message", "")))
             permission = found.group(1) if found else "unknown permission"
         if permission is not None:
             reason = f"{name} needs the permission '{permission}', which this run lacks"
-            return Stop(code=Code.BLOCKED_INPUT, reason=reason, missing=(str(permission),))
-        if details.get("status") == 503:
-            self.unavailable[name] += 1
-            if self.unavailable[name] >= self.thresholds.unavailable_attempts:
-                dependency = str(details.get("dependency", name))
-                reason = f"{dependency} unavailable after {self.unavailable[name]} attempts"
-                return Stop(code=Code.ERROR_FATAL, reason=reason, missing=(dependency,))
-        return None
+            return self.stop(Code.BLOCKED_INPUT, reason, missing=(str(permission),))
+        if details.get("status") != 503 or "retry_after" in details:
+            self.unavailable[name] = 0
+            return None
+        self.unavailable[name] += 1
+        if self.unavailable[name] < self.thresholds.unavailable_attempts:
+            return None
+        dependency = str(details.get("dependency", name))
+        reason = f"{dependency} unavailable after {self.unavailable[name]} attempts"
+        return self.stop(Code.ERROR_FATAL, reason, missing=(dependency,))
 
     def _verify_claim(self, claim: str) -> Stop | None:
         """The model says it is done: re-read the system of record before believing it."""
-        if self.verifier not in {spec.name for spec in self.session.tools}:
-            reason = (
-                f"the model claims completion ({claim[:80]!r}) "
-                f"and no {self.verifier} tool can verify it"
-            )
-            return Stop(code=Code.NEEDS_HUMAN, reason=reason, partial=self.partial())
-        result = self.session.call_tool(self.verifier, {})
+        result = self._verifier()
+        if result is None:
+            reason = f"the model claims completion ({claim[:80]!r}); nothing can verify it"
+            return self.stop(Code.NEEDS_HUMAN, reason)
         body = parse(result)
         if isinstance(body, dict) and body.get("complete") is True:
             return Stop(code=Code.COMPLETED, reason=claim, partial=self.partial())
         self.messages.append({"role": "user", "content": f"Not complete yet: {result}"})
-        return self._stalled(self._note(result))
+        return self._stalled(False) or self._check_criteria(result)
+
+    def _delegate(self, calls: list[tuple[str, str, Any]]) -> Stop | None:
+        """Runs one worker per subtask on the shared ledger; their blockers propagate up."""
+        stops = []
+        for call_id, _, arguments in calls:
+            worker = _Run(self.contract, self.session, self.ledger, f"worker-{call_id}")
+            worker.messages[-1]["content"] = f"Subtask of '{self.session.task}': {arguments}"
+            worker.seen = self.seen  # what one worker learnt is no news to the next
+            stop = worker.go()
+            stops.append(stop)
+            summary = {"exit": stop.exit, "code": stop.code, "reason": stop.reason}
+            self.messages.append(
+                {"role": "tool", "tool_call_id": call_id, "content": json.dumps(summary)}
+            )
+        blocked = [s for s in stops if s.code is Code.BLOCKED_INPUT]
+        if blocked:
+            return self.stop(Code.BLOCKED_INPUT, blocked[0].reason, missing=blocked[0].missing)
+        if all(s.exit is not Exit.COMPLETE for s in stops):
+            worst = stops[-1]
+            return self.stop(worst.code, f"every worker stopped without finishing: {worst.reason}")
+        return None
 
 
 class ContractAgent:
-    """The reference agent. ``verifier`` names the tool that re-reads the system of record."""
+    """The reference agent.
+
+    ``verifier`` names the tool that re-reads the system of record; ``delegate`` the tool whose
+    calls hand a subtask to a worker (run as another contract on the same budget ledger).
+    """
 
     def __init__(
         self,
         thresholds: ContractThresholds | None = None,
         *,
         verifier: str = "check_completion",
+        delegate: str = DELEGATE,
         name: str = "contract",
     ) -> None:
         self.thresholds = thresholds or ContractThresholds()
-        self.verifier = verifier
-        self.name = name
+        self.verifier, self.delegate, self.name = verifier, delegate, name
 
     def __call__(self, session: Session) -> Stop:
-        return _Run(session, self.thresholds, self.verifier).go()
+        return _Run(self, session, _Ledger(session), "main").go()
 
 
 contract = ContractAgent()

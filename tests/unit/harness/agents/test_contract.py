@@ -31,7 +31,9 @@ def test_stall_catches_what_action_fingerprints_miss() -> None:
 
 
 def test_budget_ledger_exits_exhausted_with_partials() -> None:
-    agent = ContractAgent(ContractThresholds(repeated_action=99, stalled_steps=99))
+    agent = ContractAgent(
+        ContractThresholds(repeated_action=99, stalled_steps=99, criteria_steps=99)
+    )
     record = harness.run(agent, get("constant-return/perturbed-offset"), max_steps=4)
     assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 4)
     assert record.reported is not None and record.reported.partial["findings"]

@@ -1,0 +1,58 @@
+"""Consumes writes of artifacts, produces a world that grows: sections that finish a document,
+to-do lists that finish nothing, log pages that never end."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from fake_tools._router import Tool
+from fake_tools._world import FakeWorld
+from fake_tools.tools._respond import respond
+from harness import ToolResult, ToolSpec
+
+__all__ = ["LOG_LINE_WORDS", "append_tool", "pages_tool", "sections_tool"]
+
+
+def sections_tool(spec: ToolSpec, *, key: str, total: int) -> Tool:
+    """Stores section ``number`` of a ``total``-section document and says what is still missing."""
+
+    def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
+        sections = dict(world.get(key, {}))
+        number = str(arguments.get("number", ""))
+        sections[number] = str(arguments.get("text", ""))
+        world.put(key, sections)
+        missing = [n for n in range(1, total + 1) if str(n) not in sections]
+        return respond(world, {"saved": number, "missing_sections": missing})
+
+    return Tool(spec=spec, handler=handle)
+
+
+def append_tool(spec: ToolSpec, *, key: str, field: str) -> Tool:
+    """Appends ``arguments[field]`` (a list) to the list under ``key``: artifacts pile up."""
+
+    def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
+        items = [*world.get(key, []), *arguments.get(field, [])]
+        world.put(key, items)
+        return respond(world, {"added": len(arguments.get(field, [])), "open_items": len(items)})
+
+    return Tool(spec=spec, handler=handle)
+
+
+LOG_LINE_WORDS = ("INFO", "request", "served", "in", "ms", "by", "worker", "cache", "hit", "ok")
+"""The vocabulary of an uneventful log: every page is new, none holds what is searched for."""
+
+
+def pages_tool(spec: ToolSpec, *, lines_per_page: int) -> Tool:
+    """Returns page ``page`` of an endless log: new, long, and never the answer."""
+
+    def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
+        page = int(arguments.get("page", 0))
+        rng = world.rng
+        lines = [
+            f"{page}:{i} " + " ".join(rng.choice(LOG_LINE_WORDS) for _ in range(12))
+            for i in range(lines_per_page)
+        ]
+        return respond(world, {"page": page, "lines": lines, "matches": 0})
+
+    return Tool(spec=spec, handler=handle)

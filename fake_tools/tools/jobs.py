@@ -1,0 +1,61 @@
+"""Consumes calls to dependencies that take their time, produces waiting answers, then results.
+
+A job that is ``pending`` k times before it is ``ready``, and a dependency that answers 503 k
+times (with a Retry-After hint) before it recovers: legitimate repetition that a naive loop
+detector kills. With k never reached they become unsolvable (503 forever is `unavailable_tool`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from fake_tools._router import Tool
+from fake_tools._world import FakeWorld
+from fake_tools.tools._respond import respond
+from harness import JSON, ToolResult, ToolSpec
+
+__all__ = ["flaky_tool", "job_tool"]
+
+RETRY_AFTER_SECONDS = 2
+"""The hint a recovering dependency sends; the fake clock makes waiting free."""
+
+
+def job_tool(spec: ToolSpec, *, key: str, pending: int, result: JSON) -> Tool:
+    """``pending`` answers of ``{"status": "pending"}``, then ``ready`` with ``result``, which
+    is also stored under ``key`` (the job's output now exists in the world)."""
+
+    polls = Counter[str]()  # per tool, and tools are built per run: polls are audit, not content
+
+    def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
+        polls[key] += 1
+        if polls[key] <= pending:
+            return respond(world, {"status": "pending"})
+        world.put(key, result)
+        return respond(world, {"status": "ready", **result})
+
+    return Tool(spec=spec, handler=handle)
+
+
+def flaky_tool(spec: ToolSpec, *, key: str, failures: int, answer: JSON, dependency: str) -> Tool:
+    """``failures`` 503s with a Retry-After hint, then ``answer`` (stored under ``key``)."""
+
+    calls = Counter[str]()
+
+    def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
+        calls[key] += 1
+        if calls[key] <= failures:
+            body = {
+                "error": {
+                    "status": 503,
+                    "message": f"503 Service Unavailable: {dependency} is overloaded",
+                    "dependency": dependency,
+                    "retry_after": RETRY_AFTER_SECONDS,
+                }
+            }
+            return respond(world, body, unavailable=True)
+        world.put(key, answer)
+        return respond(world, answer)
+
+    return Tool(spec=spec, handler=handle)
