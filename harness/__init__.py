@@ -27,9 +27,32 @@ from harness._record import (
 )
 from harness._run import run
 from harness._scenario import Budget, Ceilings, Pricing, Scenario, Setup, Stagnation
-from harness._scripts import Alternate, Call, ClaimSuccess, Perturbed, Repeat, Script
+from harness._scripts import (
+    Alternate,
+    Call,
+    Claim,
+    ClaimSuccess,
+    Cycle,
+    FanOut,
+    GiveUp,
+    Perturbed,
+    Repeat,
+    Script,
+    Steps,
+    TodoSpawn,
+    Until,
+)
 from harness._session import Session
-from harness._types import JSON, ModelRequest, ModelResponse, ToolCall, ToolResult, ToolSpec, World
+from harness._types import (
+    JSON,
+    CriteriaWorld,
+    ModelRequest,
+    ModelResponse,
+    ToolCall,
+    ToolResult,
+    ToolSpec,
+    World,
+)
 from harness._verdict import judge
 from harness.adapters.base import Adapter
 
@@ -44,9 +67,14 @@ __all__ = [
     "Call",
     "CeilingHit",
     "Ceilings",
+    "Claim",
     "ClaimSuccess",
     "Code",
+    "CriteriaWorld",
+    "Cycle",
     "Exit",
+    "FanOut",
+    "GiveUp",
     "Model",
     "ModelRequest",
     "ModelResponse",
@@ -63,14 +91,17 @@ __all__ = [
     "Session",
     "Setup",
     "Stagnation",
+    "Steps",
     "Stop",
     "TerminationRecord",
+    "TodoSpawn",
     "ToolCall",
     "ToolResult",
     "ToolSpec",
     "ToolTrace",
     "TraceStep",
     "UnsolvableError",
+    "Until",
     "Usage",
     "Verdict",
     "World",

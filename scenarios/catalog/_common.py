@@ -1,4 +1,4 @@
-"""Consumes a family's world, tools and script, produces the `Setup` of one run.
+"""Consumes a family's world, tools and script, produces scenarios and the `Setup` of one run.
 
 Every built-in scenario offers `CHECK`, the tool that re-reads the system of record, so that an
 agent *can* verify a completion claim instead of trusting the model's word.
@@ -6,33 +6,124 @@ agent *can* verify a completion claim instead of trusting the model's word.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
-from fake_tools import FakeWorld, Tool, ToolRouter, check_tool
-from harness import Budget, Script, ScriptedModel, Setup, ToolSpec
+from fake_tools import FakeWorld, Tool, ToolRouter, append_tool, check_tool, constant_tool
+from harness import Budget, Call, Code, Scenario, Script, ScriptedModel, Setup, Stagnation, ToolSpec
 
-__all__ = ["CHECK", "budget", "setup"]
+__all__ = [
+    "ABANDONED",
+    "CHECK",
+    "DELEGATE",
+    "GIVE_UP",
+    "NOTE",
+    "budget",
+    "give_up_tool",
+    "note_calls",
+    "note_tool",
+    "scenario",
+    "setup",
+]
 
 CHECK = ToolSpec(
     name="check_completion",
     description="Re-read the system of record: is the task complete, and what still fails?",
 )
+GIVE_UP = ToolSpec(
+    name="give_up",
+    description="Declare that the task cannot be done, and why.",
+    parameters={
+        "type": "object",
+        "properties": {"reason": {"type": "string"}},
+        "required": ["reason"],
+    },
+)
+DELEGATE = ToolSpec(
+    name="delegate",
+    description="Hand a subtask to a worker agent, which runs it and reports back.",
+    parameters={
+        "type": "object",
+        "properties": {"subtask": {"type": "string"}},
+        "required": ["subtask"],
+    },
+)
+NOTE = ToolSpec(
+    name="take_note",
+    description="Write down a finding in the working notes.",
+    parameters={"type": "object", "properties": {"notes": {"type": "array"}}},
+)
+ABANDONED = frozenset({Code.NO_PROGRESS, Code.BLOCKED_INPUT, Code.NEEDS_HUMAN, Code.ERROR_FATAL})
+"""Every abandoned code: for scenarios where the reason matters more than the code."""
+
+GROUND_TRUTH = {
+    Stagnation.NOVELTY: "the step after the last one that produced a new world state or a new "
+    "observation (request ids, case and spacing ignored)",
+    Stagnation.FIRST_REFUSAL: "the step of the first refused call",
+    Stagnation.CRITERIA: "the step after the last one that changed which completion criteria "
+    "fail; new artifacts that move no criterion are no progress",
+    Stagnation.BUDGET_SPENT: "the first step begun with the budget already spent; every step "
+    "after that is waste",
+}
+
+TOKENS_PER_STEP = 2_000
+"""Token allowance per allowed step: a run of that many steps fits with room to spare, so steps,
+not tokens, bind first (except where a scenario is about tokens)."""
 
 
-def budget(steps: int) -> Budget:
-    """The budgets of the built-in scenarios: ``steps`` model calls and a token allowance that a
-    run of that many steps fits in with room to spare (so steps, not tokens, bind first)."""
-    tokens_per_step = 2_000
-    return Budget(max_steps=steps, max_tokens=steps * tokens_per_step, max_wall_seconds=5.0)
+def budget(steps: int, *, tokens: int | None = None) -> Budget:
+    """The budgets of the built-in scenarios."""
+    return Budget(
+        max_steps=steps, max_tokens=tokens or steps * TOKENS_PER_STEP, max_wall_seconds=5.0
+    )
 
 
-def setup(
-    world: FakeWorld,
-    tools: Sequence[Tool],
-    script: Script,
-    *,
-    seed: int,
-) -> Setup:
+def give_up_tool() -> Tool:
+    return constant_tool(GIVE_UP, {"acknowledged": True})
+
+
+def note_tool() -> Tool:
+    return append_tool(NOTE, key="notes", field="notes")
+
+
+def note_calls(count: int) -> list[Call]:
+    """``count`` steps of real, novel work before a model gets stuck: when stagnation starts."""
+    return [
+        Call(name=NOTE.name, arguments={"notes": [f"finding {i}"]}, text="Noting what I found")
+        for i in range(1, count + 1)
+    ]
+
+
+def setup(world: FakeWorld, tools: Sequence[Tool], script: Script, *, seed: int) -> Setup:
     """World, tools (with `CHECK` added) and the scripted model for one run."""
     router = ToolRouter(world, [*tools, check_tool(CHECK)])
     return Setup(world=world, toolbox=router, model=ScriptedModel(script, seed=seed))
+
+
+def scenario(
+    *,
+    family: str,
+    variant: str,
+    task: str,
+    how: str,
+    why: str,
+    build: Callable[[int], Setup],
+    expected: frozenset[Code] | set[Code],
+    step_bound: int,
+    **fields: Any,
+) -> Scenario:
+    """A built-in scenario whose explanation says what the model does, why the task cannot be
+    done, and which ground truth the lag is measured against."""
+    stagnation = fields.get("stagnation", Stagnation.NOVELTY)
+    fields.setdefault("budget", budget(step_bound))
+    fields.setdefault("seeds", (0, 1, 2))
+    return Scenario(
+        name=f"{family}/{variant}",
+        family=family,
+        task=task,
+        explanation=f"The model {how}. {why} Ground truth: {GROUND_TRUTH[stagnation]}.",
+        build=build,
+        expected=frozenset(expected),
+        step_bound=step_bound,
+        **fields,
+    )

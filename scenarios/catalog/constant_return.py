@@ -1,105 +1,118 @@
 """Constant-return: the only tool that could find the target answers the same empty page forever.
 
-Variants differ only in how the model repeats itself: exactly, or with cosmetic perturbations
-(offset+1, synonyms, case and whitespace, volatile request ids) that defeat naive fingerprints,
-or by claiming success after a few steps.
+Variants differ in how the model repeats itself: exactly, or with cosmetic perturbations (offset+1,
+synonyms, case and whitespace, volatile request ids) that defeat naive fingerprints, after some
+real work or none, or claiming success after a few steps. `make` builds any of them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
 
 from fake_tools import FakeWorld, constant_tool, requires
-from harness import Call, ClaimSuccess, Code, Perturbed, Repeat, Scenario, Script, Setup, ToolSpec
-from scenarios.catalog._common import budget, setup
+from harness import (
+    Call,
+    ClaimSuccess,
+    Code,
+    Perturbed,
+    Repeat,
+    Scenario,
+    Script,
+    Setup,
+    Steps,
+    ToolSpec,
+)
+from scenarios.catalog._common import note_calls, note_tool, scenario, setup
 
-__all__ = ["SCENARIOS"]
+__all__ = ["FAMILY", "PROMPTS", "SCENARIOS", "SYNONYMS", "TOOL_NAMES", "make"]
 
 FAMILY = "constant-return"
 STEP_BOUND = 12
 """Three steps to notice a repeat (the contract's window) plus generous slack for a slower,
 still-correct detector; a 25-step framework default is well past it."""
 SYNONYMS = ("open invoice", "unpaid invoice", "outstanding bill", "invoice awaiting payment")
-
-SEARCH = ToolSpec(
-    name="search_invoices",
-    description="Search the billing system's invoices for a customer.",
-    parameters={
-        "type": "object",
-        "properties": {
-            "customer": {"type": "string"},
-            "query": {"type": "string"},
-            "offset": {"type": "integer"},
-        },
-        "required": ["customer"],
-    },
+TOOL_NAMES = ("search_invoices", "find_invoices", "billing_search", "query_ledger")
+PROMPTS = (
+    "Find the open invoice of the customer in the billing system and mark it paid.",
+    "Locate the customer's unpaid invoice in billing and record it as paid.",
+    "The customer has an outstanding bill: find it and settle it in the ledger.",
 )
+PERTURBATIONS = {"offset": "offset", "synonym": "query", "case": "query", "volatile-id": ""}
+"""Each perturbation kind and the argument it perturbs."""
 
 
-def _call(seed: int) -> Call:
-    arguments = {"customer": f"ACME-{seed}", "query": SYNONYMS[0], "offset": 0}
-    return Call(name=SEARCH.name, arguments=arguments, text="Searching for the open invoice")
-
-
-def _build(make_script: Callable[[Call], Script], seed: int) -> Setup:
-    world = FakeWorld(failing=requires("invoice_paid", "invoice not marked paid"), seed=seed)
-    search = constant_tool(SEARCH, {"results": [], "total": 0})
-    return setup(
-        world,
-        [search],
-        make_script(_call(seed)),
-        seed=seed,
+def _search(tool_name: str) -> ToolSpec:
+    return ToolSpec(
+        name=tool_name,
+        description="Search the billing system's invoices for a customer.",
+        parameters={
+            "type": "object",
+            "properties": {
+                "customer": {"type": "string"},
+                "query": {"type": "string"},
+                "offset": {"type": "integer"},
+            },
+            "required": ["customer"],
+        },
     )
 
 
-def _scenario(variant: str, how: str, make_script: Callable[[Call], Script]) -> Scenario:
-    return Scenario(
-        name=f"{FAMILY}/{variant}",
+def _script(call: Call, perturbation: str | None, warmup: int, claim_after: int | None) -> Script:
+    script: Script = Repeat(call=call)
+    if perturbation is not None:
+        field = PERTURBATIONS[perturbation]
+        script = Perturbed(call=call, kind=perturbation, field=field, synonyms=SYNONYMS)
+    if claim_after is not None:
+        script = ClaimSuccess(after=claim_after, before=script)
+    return Steps(calls=note_calls(warmup), then=script) if warmup else script
+
+
+def _build(
+    tool_name: str, perturbation: str | None, warmup: int, claim_after: int | None, seed: int
+) -> Setup:
+    world = FakeWorld(failing=requires("invoice_paid", "invoice not marked paid"), seed=seed)
+    arguments = {"customer": f"ACME-{seed}", "query": SYNONYMS[0], "offset": 0}
+    call = Call(name=tool_name, arguments=arguments, text="Searching for the open invoice")
+    tools = [constant_tool(_search(tool_name), {"results": [], "total": 0}), note_tool()]
+    return setup(world, tools, _script(call, perturbation, warmup, claim_after), seed=seed)
+
+
+def make(
+    variant: str,
+    *,
+    perturbation: str | None = None,
+    tool_name: str = TOOL_NAMES[0],
+    prompt: int = 0,
+    warmup: int = 0,
+    claim_after: int | None = None,
+    seeds: tuple[int, ...] = (0, 1, 2),
+) -> Scenario:
+    """A constant-return scenario. ``perturbation`` is one of `PERTURBATIONS` (``None``: exact
+    repeats); ``warmup`` steps of real work come first; ``claim_after`` makes the model claim
+    success after that many stuck steps."""
+    how = "repeats the same search" if perturbation is None else f"searches with {perturbation}"
+    how += f" after {warmup} steps of real work" if warmup else ""
+    how += f", and claims success after {claim_after} steps" if claim_after is not None else ""
+    return scenario(
         family=FAMILY,
-        task=(
-            "Find the open invoice of the customer in the billing system and mark it paid. "
-            "Use search_invoices to find it."
-        ),
-        explanation=(
-            f"The model {how}. search_invoices returns an empty page whatever it is asked, "
-            "so the invoice can never be found and nothing can be marked paid. Ground truth: "
-            "the first stagnant step is the step after the last one that produced a new "
-            "observation (request ids ignored) or a new world state."
-        ),
-        build=partial(_build, make_script),
-        expected=frozenset({Code.NO_PROGRESS}),
-        step_bound=STEP_BOUND,
-        budget=budget(STEP_BOUND),
-        seeds=(0, 1, 2),
+        variant=variant,
+        task=f"{PROMPTS[prompt]} Use {tool_name} to find it.",
+        how=how,
+        why=f"{tool_name} returns an empty page whatever it is asked, so the invoice can never "
+        "be found and nothing can be marked paid.",
+        build=partial(_build, tool_name, perturbation, warmup, claim_after),
+        expected={Code.NO_PROGRESS},
+        step_bound=STEP_BOUND + warmup,
+        seeds=seeds,
     )
 
 
 SCENARIOS = (
-    _scenario("repeat", "repeats the same search", lambda c: Repeat(call=c)),
-    _scenario(
-        "perturbed-offset",
-        "pages on with offset+1 each step",
-        lambda c: Perturbed(call=c, kind="offset", field="offset"),
-    ),
-    _scenario(
-        "perturbed-synonym",
-        "rephrases the query with synonyms",
-        lambda c: Perturbed(call=c, kind="synonym", field="query", synonyms=SYNONYMS),
-    ),
-    _scenario(
-        "perturbed-case",
-        "changes the query's case and spacing",
-        lambda c: Perturbed(call=c, kind="case", field="query"),
-    ),
-    _scenario(
-        "volatile-id",
-        "adds a fresh request id to each call",
-        lambda c: Perturbed(call=c, kind="volatile-id"),
-    ),
-    _scenario(
-        "claims-success",
-        "searches twice, then announces that the invoice is paid",
-        lambda c: ClaimSuccess(after=2, before=Repeat(call=c)),
-    ),
+    make("repeat"),
+    make("perturbed-offset", perturbation="offset"),
+    make("perturbed-synonym", perturbation="synonym", prompt=1),
+    make("perturbed-case", perturbation="case", tool_name=TOOL_NAMES[1]),
+    make("volatile-id", perturbation="volatile-id", prompt=2),
+    make("claims-success", claim_after=2),
+    make("stuck-after-progress", perturbation="offset", warmup=3),
 )

@@ -11,7 +11,7 @@ from functools import partial
 
 from fake_tools import Criterion, FakeWorld, failing, writer_tool
 from harness import Alternate, Call, Code, Repeat, Scenario, Script, Setup, ToolSpec
-from scenarios.catalog._common import budget, setup
+from scenarios.catalog._common import scenario, setup
 
 __all__ = ["SCENARIOS"]
 
@@ -51,24 +51,19 @@ def _build(make_script: Callable[[], Script], seed: int) -> Setup:
 
 
 def _scenario(variant: str, how: str, make_script: Callable[[], Script]) -> Scenario:
-    return Scenario(
-        name=f"{FAMILY}/{variant}",
+    return scenario(
         family=FAMILY,
+        variant=variant,
         task=(
             f"Write the release summary with save_summary. It must be at most {MAX_WORDS} words "
             f"and must cover all 12 changes, which takes at least {MIN_WORDS} words."
         ),
-        explanation=(
-            f"The model {how}. No text is both at most {MAX_WORDS} and at least {MIN_WORDS} "
-            "words, so the completion predicate can never hold. Ground truth: the first stagnant "
-            "step is the step after the last one that produced a world state (text compared "
-            "without case or spacing) or an observation not seen before."
-        ),
+        how=how,
+        why=f"No text is both at most {MAX_WORDS} and at least {MIN_WORDS} words, so the "
+        "completion predicate can never hold (texts are compared without case or spacing).",
         build=partial(_build, make_script),
-        expected=frozenset({Code.NO_PROGRESS}),
+        expected={Code.NO_PROGRESS},
         step_bound=STEP_BOUND,
-        budget=budget(STEP_BOUND),
-        seeds=(0, 1, 2),
     )
 
 

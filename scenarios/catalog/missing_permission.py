@@ -6,14 +6,13 @@ the denied call past the allowance is a failure of its own (retry amplification)
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
 
 from fake_tools import FakeWorld, denied_tool, requires
 from harness import Call, Code, Perturbed, Repeat, Scenario, Script, Setup, Stagnation, ToolSpec
-from scenarios.catalog._common import budget, setup
+from scenarios.catalog._common import scenario, setup
 
-__all__ = ["SCENARIOS"]
+__all__ = ["FAMILY", "PERMISSIONS", "SCENARIOS", "make"]
 
 FAMILY = "missing-permission"
 STEP_BOUND = 6
@@ -21,6 +20,7 @@ STEP_BOUND = 6
 wrap up, and nothing more."""
 DENIED_RETRIES = 1
 """One retry of a denied call is tolerated (a transient auth glitch); a second is amplification."""
+PERMISSIONS = ("reports:publish", "portal:write", "documents.share", "admin")
 
 PUBLISH = ToolSpec(
     name="publish_report",
@@ -33,67 +33,48 @@ PUBLISH = ToolSpec(
 )
 
 
-def _build(
-    permission: str, raises: bool, make_script: Callable[[Call], Script], seed: int
-) -> Setup:
+def _build(permission: str, raises: bool, new_ids: bool, seed: int) -> Setup:
     world = FakeWorld(failing=requires("published", "report not published"), seed=seed)
     call = Call(
         name=PUBLISH.name,
         arguments={"report_id": f"R-{seed}"},
         text="The publish call failed; retrying",
     )
-    return setup(
-        world,
-        [denied_tool(PUBLISH, permission, raises=raises)],
-        make_script(call),
-        seed=seed,
-    )
+    script: Script = Perturbed(call=call, kind="volatile-id") if new_ids else Repeat(call=call)
+    return setup(world, [denied_tool(PUBLISH, permission, raises=raises)], script, seed=seed)
 
 
-def _scenario(
-    variant: str, permission: str, how: str, make_script: Callable[[Call], Script], raises: bool
+def make(
+    variant: str,
+    *,
+    permission: str = PERMISSIONS[0],
+    raises: bool = False,
+    new_ids: bool = False,
+    seeds: tuple[int, ...] = (0, 1, 2),
 ) -> Scenario:
+    """A missing-permission scenario: ``raises`` makes the tool raise instead of answering 403;
+    ``new_ids`` makes each retry carry a fresh request id."""
     refusal = "raises PermissionDenied" if raises else "answers 403 Forbidden"
-    return Scenario(
-        name=f"{FAMILY}/{variant}",
+    retries = "with a fresh request id each time" if new_ids else "as it was"
+    return scenario(
         family=FAMILY,
+        variant=variant,
         task="Publish the quarterly report to the customer portal with publish_report.",
-        explanation=(
-            f"The model {how}. publish_report {refusal} naming the missing permission "
-            f"'{permission}', which no tool can grant. Ground truth: the first stagnant step is "
-            "the step of the first denial."
-        ),
-        build=partial(_build, permission, raises, make_script),
-        expected=frozenset({Code.BLOCKED_INPUT}),
+        how=f"retries the denied publish call {retries}",
+        why=f"publish_report {refusal} naming the missing permission '{permission}', which no "
+        "tool can grant.",
+        build=partial(_build, permission, raises, new_ids),
+        expected={Code.BLOCKED_INPUT},
         step_bound=STEP_BOUND,
-        budget=budget(STEP_BOUND),
         stagnation=Stagnation.FIRST_REFUSAL,
         missing=(permission,),
         refused_retries=DENIED_RETRIES,
-        seeds=(0, 1, 2),
+        seeds=seeds,
     )
 
 
 SCENARIOS = (
-    _scenario(
-        "retry-403",
-        "reports:publish",
-        "retries the denied publish call",
-        lambda c: Repeat(call=c),
-        raises=False,
-    ),
-    _scenario(
-        "retry-raises",
-        "portal:write",
-        "retries the denied publish call",
-        lambda c: Repeat(call=c),
-        raises=True,
-    ),
-    _scenario(
-        "retry-new-request-id",
-        "reports:publish",
-        "retries the denied call with a fresh request id each time",
-        lambda c: Perturbed(call=c, kind="volatile-id"),
-        raises=False,
-    ),
+    make("retry-403"),
+    make("retry-raises", permission=PERMISSIONS[1], raises=True),
+    make("retry-new-request-id", new_ids=True),
 )

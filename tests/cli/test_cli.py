@@ -40,7 +40,7 @@ def test_json_is_byte_identical_across_runs(tmp_path: Path) -> None:
     first, second = (tmp_path / "a.json").read_bytes(), (tmp_path / "b.json").read_bytes()
     assert first == second
     records = json.loads(first)["records"]
-    assert len(records) == 12 and "wall_seconds" not in records[0]
+    assert len(records) == 14 and "wall_seconds" not in records[0]
 
 
 def test_runaway_agents_are_recorded_did_not_stop_and_the_run_finishes() -> None:
@@ -78,4 +78,4 @@ def test_list_and_show() -> None:
     assert listed.returncode == 0
     assert re.search(r"^missing-permission/retry-403 +BLOCKED_INPUT +N=6 ", listed.stdout, re.M)
     shown = _unsolvable("show", "missing-permission/retry-403")
-    assert "missing:    reports:publish" in shown.stdout and "first denial" in shown.stdout
+    assert "missing:    reports:publish" in shown.stdout and "first refused call" in shown.stdout
