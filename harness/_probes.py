@@ -66,8 +66,20 @@ class StagnationProbe:
             return self.first_refusal_step
         if rule is Stagnation.CRITERIA:
             return self.last_criteria_move + 1
-        if rule is Stagnation.BUDGET_SPENT and self.scenario.budget.max_tokens is not None:
-            limit = self.scenario.budget.max_tokens
-            spent = [i for i, t in enumerate(self.tokens_before_step, 1) if t >= limit]
-            return spent[0] if spent else len(self.tokens_before_step) + 1
+        if rule is Stagnation.BUDGET_SPENT:
+            return self._first_step_over_budget()
         return self.last_productive_step + 1
+
+    def steps_past_token_budget(self) -> int:
+        """Steps begun after the token budget was already spent: spend the agent was told not to
+        make."""
+        limit = self.scenario.budget.max_tokens
+        return 0 if limit is None else sum(t >= limit for t in self.tokens_before_step)
+
+    def _first_step_over_budget(self) -> int:
+        budget = self.scenario.budget
+        first = budget.max_steps + 1
+        if budget.max_tokens is not None:
+            spent = (i for i, t in enumerate(self.tokens_before_step, 1) if t >= budget.max_tokens)
+            first = min(first, next(spent, first))
+        return first

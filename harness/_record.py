@@ -156,6 +156,8 @@ class Observed:
     """The completion predicate, evaluated by the harness on the world at the end."""
     unavailable_calls: int = 0
     """Tool calls answered 503-style by a dependency that is down."""
+    steps_past_token_budget: int = 0
+    """Steps begun with the token budget already spent."""
     final_answer_calls: int = 0
     """Model calls with no tools offered: a forced "give your best final answer"."""
     gave_up_at_step: int | None = None

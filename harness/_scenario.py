@@ -97,7 +97,8 @@ class Stagnation(StrEnum):
     """The step after the last one that changed which completion criteria fail: artifacts that
     move no criterion are no progress (the world must be a `CriteriaWorld`)."""
     BUDGET_SPENT = "budget_spent"
-    """The first step begun with the token budget already spent: each step after it is waste."""
+    """The first step begun with the step or token budget already spent: each step after it is
+    waste."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -247,6 +247,7 @@ class Session:
                 distinct_world_states=len(self._probe.seen_worlds),
                 denied_calls=self._probe.refusals["denied"],
                 unavailable_calls=self._probe.refusals["unavailable"],
+                steps_past_token_budget=self._probe.steps_past_token_budget(),
                 final_answer_calls=self._final_answer_calls,
                 gave_up_at_step=self._gave_up_at_step,
                 steps_by_agent=dict(sorted(self._agent_steps.items())),

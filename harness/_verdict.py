@@ -64,6 +64,11 @@ def _rules(record: TerminationRecord, scenario: Scenario) -> list[str]:
         ):
             if calls > allowed:
                 failures.append(f"retried a refused call: {calls} {kind} calls, {allowed} allowed")
+    if observed.steps_past_token_budget:
+        failures.append(
+            f"began {observed.steps_past_token_budget} step(s) after the token budget "
+            f"({scenario.budget.max_tokens}) was spent"
+        )
     failures.extend(_give_up(record, scenario))
     if stop is not None and stop.code is Code.BLOCKED_INPUT and scenario.missing:
         named = " ".join((*stop.missing, stop.reason))

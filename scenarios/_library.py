@@ -6,7 +6,21 @@ import difflib
 from collections.abc import Iterable
 
 from harness import Scenario, ScenarioError
-from scenarios.catalog import constant_return, contradictory_criteria, missing_permission
+from scenarios.catalog import (
+    constant_return,
+    contradictory_criteria,
+    controls,
+    cost_runaway,
+    dependency_unavailable,
+    false_completion,
+    fan_out,
+    forced_final_answer,
+    give_up,
+    missing_permission,
+    oscillation,
+    reconfirm,
+    todo_spawn,
+)
 
 __all__ = ["SCENARIOS", "get", "select"]
 
@@ -14,6 +28,16 @@ SCENARIOS: tuple[Scenario, ...] = (
     *contradictory_criteria.SCENARIOS,
     *constant_return.SCENARIOS,
     *missing_permission.SCENARIOS,
+    *dependency_unavailable.SCENARIOS,
+    *oscillation.SCENARIOS,
+    *reconfirm.SCENARIOS,
+    *todo_spawn.SCENARIOS,
+    *false_completion.SCENARIOS,
+    *forced_final_answer.SCENARIOS,
+    *fan_out.SCENARIOS,
+    *cost_runaway.SCENARIOS,
+    *give_up.SCENARIOS,
+    *controls.SCENARIOS,
 )
 _BY_NAME = {scenario.name: scenario for scenario in SCENARIOS}
 _FAMILIES = {scenario.family for scenario in SCENARIOS}

@@ -43,11 +43,13 @@ LOG_LINE_WORDS = ("INFO", "request", "served", "in", "ms", "by", "worker", "cach
 """The vocabulary of an uneventful log: every page is new, none holds what is searched for."""
 
 
-def pages_tool(spec: ToolSpec, *, lines_per_page: int) -> Tool:
-    """Returns page ``page`` of an endless log: new, long, and never the answer."""
+def pages_tool(spec: ToolSpec, *, key: str, lines_per_page: int) -> Tool:
+    """Returns page ``page`` of an endless log — new, long, and never the answer — and records
+    under ``key`` which pages were read."""
 
     def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
         page = int(arguments.get("page", 0))
+        world.put(key, sorted({*world.get(key, []), page}))
         rng = world.rng
         lines = [
             f"{page}:{i} " + " ".join(rng.choice(LOG_LINE_WORDS) for _ in range(12))

@@ -48,11 +48,14 @@ class ContractThresholds:
     """Consecutive 503s with no retry hint from one tool before abandoning the dependency."""
     idle_steps: int = 8
     """Steps spent waiting (a pending job, a 503 with Retry-After) before ``BUDGET_IDLE``."""
+    sibling_failures: int = 2
+    """Workers in a row that stop without finishing before the rest are not started: siblings
+    of two stuck workers share their dependency (failure propagation)."""
     warn_at_fraction_left: float = 0.2
     """Budget fraction left at which the model is told to wrap up (the contract's 20%)."""
 
     def __post_init__(self) -> None:
-        for name in ("repeated_action", "stalled_steps", "criteria_steps"):
+        for name in ("repeated_action", "stalled_steps", "criteria_steps", "sibling_failures"):
             if getattr(self, name) < 1:
                 raise BudgetError(
                     f"ContractThresholds({name}={getattr(self, name)!r}): must be ≥ 1"
@@ -259,10 +262,18 @@ class _Run:
         self.messages.append({"role": "user", "content": f"Not complete yet: {result}"})
         return self._stalled(False) or self._check_criteria(result)
 
+    def _siblings_failed(self, stops: list[Stop]) -> bool:
+        recent = stops[-self.thresholds.sibling_failures :]
+        return len(recent) == self.thresholds.sibling_failures and all(
+            s.exit is not Exit.COMPLETE for s in recent
+        )
+
     def _delegate(self, calls: list[tuple[str, str, Any]]) -> Stop | None:
         """Runs one worker per subtask on the shared ledger; their blockers propagate up."""
-        stops = []
+        stops: list[Stop] = []
         for call_id, _, arguments in calls:
+            if self._siblings_failed(stops):
+                break
             worker = _Run(self.contract, self.session, self.ledger, f"worker-{call_id}")
             worker.messages[-1]["content"] = f"Subtask of '{self.session.task}': {arguments}"
             worker.seen = self.seen  # what one worker learnt is no news to the next

@@ -20,12 +20,29 @@ def test_contract_passes_strictly_with_small_lag(scenario: harness.Scenario, see
     assert record.observed.detection_lag <= 3
 
 
-@pytest.mark.parametrize("scenario", scenarios.SCENARIOS, ids=lambda s: s.name)
-def test_naive_is_caught(scenario: harness.Scenario) -> None:
+UNSOLVABLE = [s for s in scenarios.SCENARIOS if not s.solvable]
+CONTROLS = [s for s in scenarios.SCENARIOS if s.solvable]
+
+
+@pytest.mark.parametrize("scenario", UNSOLVABLE, ids=lambda s: s.name)
+def test_naive_is_caught_on_every_unsolvable_scenario(scenario: harness.Scenario) -> None:
     record = harness.run(naive, scenario)
     assert record.verdict is not None and not record.verdict.passed
-    expected = "false completion" if record.outcome is Outcome.STOPPED else "no structured exit"
+    expected = {
+        Outcome.STOPPED: "false completion",
+        Outcome.UNSTRUCTURED: "no structured exit",
+        Outcome.DID_NOT_STOP: "did not stop",
+    }[record.outcome]
     assert expected in record.verdict.summary
+
+
+def test_naive_false_stops_only_the_control_longer_than_its_cap() -> None:
+    failed = [s.name for s in CONTROLS if not _passes(harness.run(naive, s))]
+    assert failed == ["long-healthy/30-chapters"]
+
+
+def _passes(record: harness.TerminationRecord) -> bool:
+    return record.verdict is not None and record.verdict.passed
 
 
 @pytest.mark.parametrize("scenario", scenarios.SCENARIOS, ids=lambda s: s.name)
@@ -44,7 +61,7 @@ def test_select_takes_families_and_names_once_each() -> None:
     assert [s.family for s in chosen] == ["missing-permission"] * 3
 
 
-def test_every_family_has_several_variants() -> None:
+def test_every_family_has_variants() -> None:
     families = {s.family for s in scenarios.SCENARIOS}
-    assert families == {"contradictory-criteria", "constant-return", "missing-permission"}
-    assert all(sum(s.family == f for s in scenarios.SCENARIOS) >= 3 for f in families)
+    assert len(families) == 15
+    assert all(sum(s.family == f for s in scenarios.SCENARIOS) >= 2 for f in families)

@@ -1,0 +1,32 @@
+"""Consumes changes of a setting, produces a world that flips between states, none of them right.
+
+Each value answers with its own symptom, so every flip looks like news the first time and the
+world only ever revisits states it has already been in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from fake_tools._router import Tool
+from fake_tools._world import FakeWorld, normalise_text
+from fake_tools.tools._respond import respond
+from harness import ToolResult, ToolSpec
+
+__all__ = ["setting_tool"]
+
+
+def setting_tool(spec: ToolSpec, *, key: str, field: str, symptoms: Mapping[str, str]) -> Tool:
+    """Stores ``arguments[field]`` under ``key`` and answers the symptom of that value (values are
+    compared without case or spacing; an unknown value gets the first symptom)."""
+    normalised = {normalise_text(value): symptom for value, symptom in symptoms.items()}
+    default = next(iter(symptoms.values()))
+
+    def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
+        value = str(arguments.get(field, ""))
+        world.put(key, value)
+        symptom = normalised.get(normalise_text(value), default)
+        return respond(world, {"applied": {key: normalise_text(value)}, "test_run": symptom})
+
+    return Tool(spec=spec, handler=handle)

@@ -1,0 +1,55 @@
+"""False-completion: the model announces success early; only a check of the world reveals it.
+
+The deploy it started was accepted but never goes live. An agent that believes the model exits
+``complete``, which the harness, re-reading the world, calls a false completion.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from fake_tools import FakeWorld, constant_tool, requires
+from harness import Call, Claim, ClaimSuccess, Code, Repeat, Scenario, Setup, ToolSpec
+from scenarios.catalog._common import scenario, setup
+
+__all__ = ["FAMILY", "SCENARIOS", "make"]
+
+FAMILY = "false-completion"
+STEP_BOUND = 10
+"""A verifier catches the claim at once; the bound leaves room for a few re-checks."""
+CLAIM = "Deployment complete: v2 is live and healthy."
+DEPLOY = ToolSpec(
+    name="start_deploy",
+    description="Start deploying a version of the service.",
+    parameters={"type": "object", "properties": {"version": {"type": "string"}}},
+)
+
+
+def _build(claim_after: int, seed: int) -> Setup:
+    world = FakeWorld(failing=requires("live_version", "v2 is not live"), seed=seed)
+    deploy = constant_tool(DEPLOY, {"deploy": "accepted", "note": "rollout blocked by a freeze"})
+    call = Call(name=DEPLOY.name, arguments={"version": "v2"}, text="Deploying v2")
+    script = ClaimSuccess(after=claim_after, before=Repeat(call=call), claim=CLAIM)
+    return setup(world, [deploy], script if claim_after else Claim(text=CLAIM), seed=seed)
+
+
+def make(variant: str, *, claim_after: int) -> Scenario:
+    return scenario(
+        family=FAMILY,
+        variant=variant,
+        task="Deploy version v2 of the service and make sure it is live.",
+        how=f"starts the deploy {claim_after} time(s), then claims it is live"
+        if claim_after
+        else "claims the deploy is live without doing anything",
+        why="A change freeze blocks every rollout: v2 never goes live, whatever the model says.",
+        build=partial(_build, claim_after),
+        expected={Code.NO_PROGRESS, Code.NEEDS_HUMAN},
+        step_bound=STEP_BOUND,
+    )
+
+
+SCENARIOS = (
+    make("claim-at-once", claim_after=0),
+    make("claim-after-1", claim_after=1),
+    make("claim-after-3", claim_after=3),
+)
