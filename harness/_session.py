@@ -16,8 +16,8 @@ from typing import Any
 
 from harness._errors import CeilingHit
 from harness._model import Usage, estimate_tokens
-from harness._record import Observed, ToolTrace, TraceStep
 from harness._probes import StagnationProbe
+from harness._record import Observed, ToolTrace, TraceStep
 from harness._scenario import Budget, Ceilings, Scenario, Setup
 from harness._types import JSON, ModelRequest, ModelResponse, ToolSpec
 
