@@ -1,0 +1,243 @@
+"""Consumes a LangGraph graph builder (prebuilt ``create_react_agent``, LangChain ``create_agent``
+or a graph of your own), produces a run on a session and the `Stop` read from how LangGraph ended.
+
+LangGraph's stops, read into the vocabulary:
+
+- ``GraphRecursionError`` (``recursion_limit`` reached) → ``exhausted``/``BUDGET_STEPS``, with the
+  partial state kept from the last superstep (streamed) or the checkpointer, since the error
+  itself carries none.
+- ``create_react_agent``'s closing "Sorry, need more steps to process this request." (an even
+  ``recursion_limit``) → ``exhausted``/``BUDGET_STEPS``: a truncated run, not a completion.
+- A final answer (no tool call) → ``complete``/``COMPLETED`` as the agent's *claim*; the verdict
+  checks it against the world. A ``structured_response`` with a ``code`` is read as a `Stop`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from harness._errors import AdapterError
+from harness._record import Code, Stop
+from harness._session import Session
+from harness.adapters._common import missing_extra, partial_from_messages, reply_to_calls
+from harness.adapters.base import interpret_plain
+
+try:
+    from langchain_core.language_models.chat_models import BaseChatModel
+    from langchain_core.messages import AIMessage, BaseMessage, convert_to_openai_messages
+    from langchain_core.outputs import ChatGeneration, ChatResult
+    from langchain_core.runnables import Runnable
+    from langchain_core.tools import BaseTool, StructuredTool
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+    from langgraph.errors import GraphRecursionError
+except ModuleNotFoundError as error:  # pragma: no cover - only without the extra
+    raise ImportError(missing_extra("langgraph", "langgraph")) from error
+
+__all__ = [
+    "NEED_MORE_STEPS",
+    "LangGraphAdapter",
+    "SessionChatModel",
+    "recursion_limit_for",
+    "session_tools",
+]
+
+NEED_MORE_STEPS = "Sorry, need more steps to process this request."
+"""What ``create_react_agent`` writes instead of the model's answer when it runs out of steps."""
+SUPERSTEPS_PER_STEP = 2
+"""A model→tools loop spends two supersteps per model call (the model node, then the tools)."""
+
+
+def recursion_limit_for(steps: int) -> int:
+    """The ``recursion_limit`` that lets a model→tools agent make ``steps`` model calls and then
+    raise `GraphRecursionError` (odd, so ``create_react_agent`` raises instead of apologising)."""
+    return SUPERSTEPS_PER_STEP * steps - 1
+
+
+class SessionChatModel(BaseChatModel):
+    """A LangChain chat model answered by the session's scripted model: every call is a step.
+
+    Unlike langchain_core's fake chat models it binds tools and never runs out.
+
+    >>> model = SessionChatModel(session=session)                       # doctest: +SKIP
+    >>> create_react_agent(model, session_tools(session))               # doctest: +SKIP
+    """
+
+    session: Any
+    """The `Session` (typed loosely: pydantic would otherwise try to validate it)."""
+
+    @property
+    def _llm_type(self) -> str:
+        return "unsolvable-session"
+
+    def bind_tools(
+        self,
+        tools: Sequence[Mapping[str, Any] | type | Callable[..., Any] | BaseTool],
+        *,
+        tool_choice: str | None = None,
+        **kwargs: Any,
+    ) -> Runnable[Any, AIMessage]:
+        """Offers ``tools`` on every call; ``tool_choice="none"`` offers none (a final answer)."""
+        offered = [] if tool_choice == "none" else [convert_to_openai_tool(t) for t in tools]
+        return self.bind(tools=offered, **kwargs)
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        history = convert_to_openai_messages(messages)
+        reply = self.session.call_model(history, kwargs.get("tools") or ())
+        usage = reply.get("usage") or {}
+        message = AIMessage(
+            content=reply.get("content") or "",
+            tool_calls=[
+                {"id": i, "name": n, "args": a, "type": "tool_call"}
+                for i, n, a in reply_to_calls(reply)
+            ],
+            usage_metadata={
+                "input_tokens": usage.get("prompt_tokens", 0),
+                "output_tokens": usage.get("completion_tokens", 0),
+                "total_tokens": usage.get("total_tokens", 0),
+            },
+        )
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+def session_tools(session: Session) -> list[BaseTool]:
+    """The scenario's tools as LangChain tools; a tool that raises raises in the graph too."""
+
+    def bind(name: str) -> Callable[..., str]:
+        def call(**arguments: Any) -> str:
+            return session.call_tool(name, arguments)
+
+        return call
+
+    return [
+        StructuredTool(
+            name=spec.name,
+            description=spec.description,
+            args_schema=spec.parameters,
+            func=bind(spec.name),
+        )
+        for spec in session.tools
+    ]
+
+
+@dataclass(frozen=True, kw_only=True)
+class LangGraphRun:
+    """What one graph run left: the last state seen and, at the limit, the error."""
+
+    state: Mapping[str, Any]
+    recursion_error: GraphRecursionError | None = None
+
+
+GraphBuilder = Callable[[BaseChatModel, list[BaseTool]], Any]
+
+
+class LangGraphAdapter:
+    """Runs a LangGraph graph built by ``build(model, tools)`` on the session's task.
+
+    ``recursion_limit`` is passed as the top-level config key (``None``: LangGraph's own default,
+    10007 in 1.2, so a stuck agent runs into the harness ceiling — which is what the default does
+    in production too). ``config`` is merged in; a ``recursion_limit`` placed inside
+    ``configurable`` is warned about, because LangGraph silently ignores it there.
+
+    >>> adapter = LangGraphAdapter(lambda model, tools: create_agent(model, tools),
+    ...                            recursion_limit=25)                  # doctest: +SKIP
+    >>> harness.run(adapter, scenarios.get("constant-return/repeat"))   # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        build: GraphBuilder,
+        *,
+        recursion_limit: int | None = None,
+        config: Mapping[str, Any] | None = None,
+        name: str = "langgraph",
+    ) -> None:
+        if not callable(build):
+            raise AdapterError(
+                f"LangGraphAdapter(build={build!r}): pass a callable build(model, tools) "
+                "returning a compiled graph, e.g. lambda m, t: create_agent(m, t)"
+            )
+        self.build = build
+        self.config = dict(config or {})
+        if recursion_limit is not None:
+            self.config["recursion_limit"] = recursion_limit
+        warn_misplaced_recursion_limit(self.config)
+        self.name = name
+
+    def run(self, session: Session) -> LangGraphRun:
+        graph = self.build(SessionChatModel(session=session), session_tools(session))
+        warn_misplaced_recursion_limit(getattr(graph, "config", None) or {})
+        config = self._config(graph, session)
+        last: Mapping[str, Any] = {}
+        try:
+            for values in _stream(graph, {"messages": [("user", session.task)]}, config):
+                last = values
+        except GraphRecursionError as error:
+            return LangGraphRun(state=_checkpointed(graph, config) or last, recursion_error=error)
+        return LangGraphRun(state=last)
+
+    def _config(self, graph: Any, session: Session) -> dict[str, Any]:
+        config = dict(self.config)
+        if getattr(graph, "checkpointer", None):
+            configurable = dict(config.get("configurable") or {})
+            configurable.setdefault(
+                "thread_id", f"unsolvable-{session.scenario.name}-{session.seed}"
+            )
+            config["configurable"] = configurable
+        return config
+
+    def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
+        if error is not None or not isinstance(returned, LangGraphRun):
+            return None
+        messages = list(returned.state.get("messages") or ())
+        partial = partial_from_messages(convert_to_openai_messages(messages))
+        if returned.recursion_error is not None:
+            reason = f"LangGraph stopped the run: {returned.recursion_error}".split(". ")[0]
+            return Stop(code=Code.BUDGET_STEPS, reason=reason, partial=partial)
+        last = messages[-1] if messages else None
+        if isinstance(last, AIMessage) and last.content == NEED_MORE_STEPS:
+            reason = f"create_react_agent ran out of recursion_limit and said {NEED_MORE_STEPS!r}"
+            return Stop(code=Code.BUDGET_STEPS, reason=reason, partial=partial)
+        structured = interpret_plain(returned.state.get("structured_response"))
+        if structured is not None:
+            return structured
+        text = last.text if isinstance(last, BaseMessage) else ""
+        return Stop(code=Code.COMPLETED, reason=f"final answer: {text}"[:200], partial=partial)
+
+
+def _stream(graph: Any, graph_input: Any, config: Mapping[str, Any]) -> Iterator[Any]:
+    """Full state after each superstep: what survives a `GraphRecursionError` without a
+    checkpointer (the error carries no state)."""
+    yield from graph.stream(graph_input, config, stream_mode="values")
+
+
+def _checkpointed(graph: Any, config: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    if not getattr(graph, "checkpointer", None):
+        return None
+    values = graph.get_state(config).values
+    return values if isinstance(values, Mapping) else None
+
+
+def warn_misplaced_recursion_limit(config: Mapping[str, Any]) -> None:
+    """Warns when ``recursion_limit`` sits inside ``configurable``, where LangGraph ignores it."""
+    configurable = config.get("configurable") or {}
+    if "recursion_limit" in configurable:
+        value = configurable["recursion_limit"]
+        top = config.get("recursion_limit")
+        effective = "LangGraph's default (10007 in 1.2)" if top is None else repr(top)
+        warnings.warn(
+            f"unsolvable: config['configurable']['recursion_limit']={value!r} is silently ignored "
+            f"by LangGraph, which reads only the top-level key; this run uses {effective}. "
+            f"Pass config={{'recursion_limit': {value!r}}} or LangGraphAdapter(recursion_limit="
+            f"{value!r}) instead.",
+            UserWarning,
+            stacklevel=3,
+        )

@@ -1,0 +1,230 @@
+"""Consumes an OpenAI Agents SDK agent, produces a run on a session through the fake model on the
+wire (the Responses API by default, as the SDK itself) and the `Stop` read from how it ended.
+
+The SDK's stops, read into the vocabulary:
+
+- ``MaxTurnsExceeded`` (``max_turns``, default 10; one turn = one model call) →
+  ``exhausted``/``BUDGET_STEPS``, with the partial items kept in its ``run_data``.
+- A ``max_turns`` error handler's output (``error_handlers={"max_turns": …}``) →
+  ``exhausted``/``BUDGET_STEPS`` too: the handler turns the exception into a result, and that
+  result is a truncated run, whatever it says.
+- A final output → ``complete``/``COMPLETED`` as the agent's claim (checked against the world);
+  a final output with a ``code`` (a `Stop` or a mapping) is read as that `Stop`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from harness._errors import AdapterError
+from harness._record import Code, Stop
+from harness._session import Session
+from harness._types import JSON
+from harness.adapters._common import missing_extra, partial_from_messages
+from harness.adapters.base import interpret_plain
+from harness.wire import Wire
+
+try:
+    from agents import (
+        Agent,
+        FunctionTool,
+        MaxTurnsExceeded,
+        OpenAIChatCompletionsModel,
+        OpenAIResponsesModel,
+        RunConfig,
+        Runner,
+        RunResult,
+        RunResultStreaming,
+    )
+    from agents.items import ItemHelpers, RunItem
+    from agents.run_error_handlers import RunErrorHandlerInput, RunErrorHandlers
+    from agents.tool_context import ToolContext
+except ModuleNotFoundError as error:  # pragma: no cover - only without the extra
+    raise ImportError(missing_extra("openai-agents", "openai-agents")) from error
+
+__all__ = ["FAKE_MODEL", "AgentsRun", "OpenAIAgentsAdapter", "session_tools"]
+
+FAKE_MODEL = "unsolvable-fake"
+"""The model name sent on the wire; the fake answers whatever the name."""
+
+AgentBuilder = Callable[[list[FunctionTool]], Agent[Any]]
+
+
+def session_tools(session: Session) -> list[FunctionTool]:
+    """The scenario's tools as Agents SDK function tools (schemas passed through, not strict)."""
+
+    def bind(name: str) -> Callable[[ToolContext[Any], str], Any]:
+        async def invoke(context: ToolContext[Any], arguments: str) -> str:
+            return session.call_tool(name, arguments)
+
+        return invoke
+
+    return [
+        FunctionTool(
+            name=spec.name,
+            description=spec.description,
+            params_json_schema=dict(spec.parameters),
+            on_invoke_tool=bind(spec.name),
+            strict_json_schema=False,
+        )
+        for spec in session.tools
+    ]
+
+
+@dataclass(kw_only=True)
+class AgentsRun:
+    """What one ``Runner.run`` left: its result, or the `MaxTurnsExceeded` it raised."""
+
+    result: RunResult | RunResultStreaming | None = None
+    max_turns_error: MaxTurnsExceeded | None = None
+    handled_max_turns: list[RunErrorHandlerInput[Any]] = field(default_factory=list)
+    """Inputs of the ``max_turns`` error handler calls: the result came from a handler."""
+
+
+class OpenAIAgentsAdapter:
+    """Runs an Agents SDK agent on the session's task, every model call going over the wire.
+
+    ``agent`` is an `Agent` (cloned with the scenario's tools) or ``build(tools) -> Agent``.
+    The fake model replaces every agent's model for the run (``RunConfig.model``), sub-agents and
+    handoffs included; tracing is disabled so nothing is exported. ``max_turns=None`` keeps the
+    SDK's default (10). ``api`` picks the wire format: ``"responses"`` (the SDK's default) or
+    ``"chat_completions"``; ``streamed`` uses ``Runner.run_streamed``.
+
+    >>> harness.run(OpenAIAgentsAdapter(Agent(name="billing", instructions="...")),
+    ...             scenarios.get("constant-return/repeat"))            # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        agent: Agent[Any] | AgentBuilder,
+        *,
+        max_turns: int | None = None,
+        api: Literal["responses", "chat_completions"] = "responses",
+        streamed: bool = False,
+        error_handlers: RunErrorHandlers[Any] | None = None,
+        run_config: RunConfig | None = None,
+        name: str = "openai-agents",
+    ) -> None:
+        if not isinstance(agent, Agent) and not callable(agent):
+            raise AdapterError(
+                f"OpenAIAgentsAdapter(agent={agent!r}): pass an agents.Agent or a callable "
+                "build(tools) returning one"
+            )
+        if api not in ("responses", "chat_completions"):
+            raise AdapterError(
+                f"OpenAIAgentsAdapter(api={api!r}): use 'responses' or 'chat_completions'"
+            )
+        self.agent, self.max_turns, self.api, self.streamed = agent, max_turns, api, streamed
+        self.error_handlers = error_handlers
+        self.run_config = run_config or RunConfig()
+        self.name = name
+
+    def run(self, session: Session) -> AgentsRun:
+        with Wire(session) as wire:
+            outcome = AgentsRun()
+            agent = self._agent(session_tools(session))
+            config = dataclasses.replace(
+                self.run_config, model=self._model(wire), tracing_disabled=True
+            )
+            handlers = self._handlers(outcome)
+            try:
+                outcome.result = asyncio.run(self._run(agent, session.task, config, handlers))
+            except MaxTurnsExceeded as error:
+                outcome.max_turns_error = error
+            return outcome
+
+    def _agent(self, tools: list[FunctionTool]) -> Agent[Any]:
+        if isinstance(self.agent, Agent):
+            return self.agent.clone(tools=[*tools])
+        return self.agent(tools)
+
+    def _model(self, wire: Wire) -> OpenAIResponsesModel | OpenAIChatCompletionsModel:
+        client = wire.async_openai_client()
+        if self.api == "chat_completions":
+            return OpenAIChatCompletionsModel(model=FAKE_MODEL, openai_client=client)
+        return OpenAIResponsesModel(model=FAKE_MODEL, openai_client=client)
+
+    def _handlers(self, outcome: AgentsRun) -> RunErrorHandlers[Any] | None:
+        """The user's handlers, with ``max_turns`` wrapped to note that it answered."""
+        handlers: dict[str, Any] = dict(self.error_handlers or {})
+        user = handlers.get("max_turns")
+        if user is None:
+            return self.error_handlers
+
+        def noting(data: RunErrorHandlerInput[Any]) -> Any:
+            outcome.handled_max_turns.append(data)
+            return user(data)
+
+        handlers["max_turns"] = noting
+        return handlers  # type: ignore[return-value]
+
+    async def _run(
+        self,
+        agent: Agent[Any],
+        task: str,
+        config: RunConfig,
+        handlers: RunErrorHandlers[Any] | None,
+    ) -> RunResult | RunResultStreaming:
+        options: dict[str, Any] = {"run_config": config, "error_handlers": handlers}
+        if self.max_turns is not None:
+            options["max_turns"] = self.max_turns
+        if not self.streamed:
+            return await Runner.run(agent, task, **options)
+        streamed = Runner.run_streamed(agent, task, **options)
+        async for _event in streamed.stream_events():
+            pass
+        return streamed
+
+    def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
+        if error is not None or not isinstance(returned, AgentsRun):
+            return None
+        if returned.max_turns_error is not None:
+            run_data = returned.max_turns_error.run_data
+            items = run_data.new_items if run_data is not None else []
+            reason = f"Agents SDK: {returned.max_turns_error.message}"
+            return Stop(code=Code.BUDGET_STEPS, reason=reason, partial=_partial(items))
+        result = returned.result
+        if result is None:
+            return None
+        if returned.handled_max_turns:
+            reason = f"max_turns error handler answered: {result.final_output!s:.120}"
+            return Stop(code=Code.BUDGET_STEPS, reason=reason, partial=_partial(result.new_items))
+        stop = interpret_plain(_as_mapping(result.final_output))
+        if stop is not None:
+            return stop
+        reason = f"final output: {result.final_output!s:.160}"
+        return Stop(code=Code.COMPLETED, reason=reason, partial=_partial(result.new_items))
+
+
+def _as_mapping(output: object) -> object:
+    """Structured final outputs (pydantic models, dataclasses) as mappings to read a `Stop` from."""
+    if isinstance(output, Stop | Mapping):
+        return output
+    dump = getattr(output, "model_dump", None)
+    if callable(dump):
+        return dump()
+    if dataclasses.is_dataclass(output) and not isinstance(output, type):
+        return dataclasses.asdict(output)
+    return output
+
+
+def _partial(items: list[RunItem]) -> JSON:
+    messages: list[JSON] = []
+    for item in items:
+        raw = item.to_input_item()
+        kind = raw.get("type", "message") if isinstance(raw, Mapping) else "message"
+        if kind == "function_call_output":
+            messages.append({"role": "tool", "content": str(raw.get("output", ""))})
+        elif kind == "function_call":
+            call = {"name": raw.get("name")}
+            messages.append({"role": "assistant", "content": "", "tool_calls": [call]})
+        else:
+            text = (
+                ItemHelpers.text_message_output(item) if item.type == "message_output_item" else ""
+            )
+            messages.append({"role": "assistant", "content": text})
+    return partial_from_messages(messages)

@@ -1,0 +1,223 @@
+"""Consumes a pydantic-ai `Agent`, produces a run on a session — its model replaced by a
+`FunctionModel` answered by the session, its tools by the scenario's — and the `Stop` read from
+how it ended.
+
+pydantic-ai's stops, read into the vocabulary:
+
+- ``UsageLimitExceeded`` → ``exhausted``: ``request_limit`` (default 50) is ``BUDGET_STEPS``,
+  ``tool_calls_limit`` ``BUDGET_CALLS``, token and cost limits ``BUDGET_COST``; the partial
+  messages come from ``capture_run_messages``, since the error carries none.
+- An output → ``complete``/``COMPLETED`` as the agent's claim (checked against the world); an
+  output with a ``code`` (a `Stop`, a mapping or a model with that field) is read as that `Stop`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness._errors import AdapterError
+from harness._record import Code, Stop
+from harness._session import Session
+from harness._types import JSON
+from harness.adapters._common import missing_extra, partial_from_messages, reply_to_calls
+from harness.adapters.base import interpret_plain
+
+try:
+    from pydantic_ai import Agent, Tool, UsageLimitExceeded, UsageLimits, capture_run_messages
+    from pydantic_ai.messages import (
+        ModelMessage,
+        ModelRequest,
+        ModelResponse,
+        ModelResponsePart,
+        RetryPromptPart,
+        SystemPromptPart,
+        TextPart,
+        ToolCallPart,
+        ToolReturnPart,
+        UserPromptPart,
+    )
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+    from pydantic_ai.usage import RequestUsage
+except ModuleNotFoundError as error:  # pragma: no cover - only without the extra
+    raise ImportError(missing_extra("pydantic-ai", "pydantic-ai")) from error
+
+__all__ = [
+    "PydanticAIAdapter",
+    "PydanticAIRun",
+    "session_model",
+    "session_tools",
+    "to_openai_messages",
+]
+
+LIMIT_CODES = (
+    ("request_limit", Code.BUDGET_STEPS),
+    ("tool_calls_limit", Code.BUDGET_CALLS),
+)
+"""Which limit a `UsageLimitExceeded` names, by its message; token and cost limits fall through
+to ``BUDGET_COST`` (tokens are what cost is made of)."""
+
+
+def _request_messages(message: ModelRequest) -> list[JSON]:
+    out: list[JSON] = []
+    for part in message.parts:
+        if isinstance(part, SystemPromptPart):
+            out.append({"role": "system", "content": part.content})
+        elif isinstance(part, UserPromptPart):
+            content = part.content if isinstance(part.content, str) else str(part.content)
+            out.append({"role": "user", "content": content})
+        elif isinstance(part, ToolReturnPart):
+            content = part.model_response_str()
+            out.append({"role": "tool", "tool_call_id": part.tool_call_id, "content": content})
+        elif isinstance(part, RetryPromptPart):
+            role = "tool" if part.tool_name else "user"
+            out.append(
+                {"role": role, "tool_call_id": part.tool_call_id, "content": part.model_response()}
+            )
+    return out
+
+
+def _response_message(message: ModelResponse) -> JSON:
+    text = "".join(p.content for p in message.parts if isinstance(p, TextPart))
+    calls = [
+        {
+            "id": p.tool_call_id,
+            "type": "function",
+            "function": {"name": p.tool_name, "arguments": p.args_as_json_str()},
+        }
+        for p in message.parts
+        if isinstance(p, ToolCallPart)
+    ]
+    out: JSON = {"role": "assistant", "content": text or None}
+    if calls:
+        out["tool_calls"] = calls
+    return out
+
+
+def to_openai_messages(
+    messages: Sequence[ModelMessage], instructions: str | None = None
+) -> list[JSON]:
+    """A pydantic-ai history as Chat Completions messages (what `Session.call_model` takes)."""
+    out: list[JSON] = [{"role": "system", "content": instructions}] if instructions else []
+    for message in messages:
+        if isinstance(message, ModelRequest):
+            out.extend(_request_messages(message))
+        else:
+            out.append(_response_message(message))
+    return out
+
+
+def session_model(session: Session) -> FunctionModel:
+    """pydantic-ai's own scriptable fake, answered by the session: every request is a step."""
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        offered = [t.name for t in (*info.function_tools, *info.output_tools)]
+        reply = session.call_model(to_openai_messages(messages, info.instructions), offered)
+        parts: list[ModelResponsePart] = (
+            [TextPart(reply["content"])] if reply.get("content") else []
+        )
+        parts += [
+            ToolCallPart(name, arguments, tool_call_id=call_id)
+            for call_id, name, arguments in reply_to_calls(reply)
+        ]
+        usage = reply.get("usage") or {}
+        return ModelResponse(
+            parts=parts,
+            usage=RequestUsage(
+                input_tokens=usage.get("prompt_tokens", 0),
+                output_tokens=usage.get("completion_tokens", 0),
+            ),
+            model_name="unsolvable-session",
+        )
+
+    return FunctionModel(respond, model_name="unsolvable-session")
+
+
+def session_tools(session: Session) -> list[Tool[Any]]:
+    """The scenario's tools as pydantic-ai tools (JSON schemas passed through)."""
+
+    def bind(name: str) -> Callable[..., str]:
+        def call(**arguments: Any) -> str:
+            return session.call_tool(name, arguments)
+
+        return call
+
+    return [
+        Tool.from_schema(bind(spec.name), spec.name, spec.description, dict(spec.parameters))
+        for spec in session.tools
+    ]
+
+
+@dataclass(kw_only=True)
+class PydanticAIRun:
+    """What one run left: its output, or the `UsageLimitExceeded` it raised, and the messages."""
+
+    output: Any = None
+    limit_error: UsageLimitExceeded | None = None
+    messages: list[ModelMessage] = field(default_factory=list)
+
+
+class PydanticAIAdapter:
+    """Runs a pydantic-ai `Agent` on the session's task under ``agent.override(model=…,
+    tools=…)`` — pydantic-ai's own testing seam — so the agent's output type, instructions,
+    retries and limits stay its own.
+
+    ``usage_limits=None`` keeps pydantic-ai's default (``UsageLimits()``: 50 requests).
+
+    >>> harness.run(PydanticAIAdapter(Agent(instructions="...")),
+    ...             scenarios.get("constant-return/repeat"))            # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        agent: Agent[Any, Any],
+        *,
+        usage_limits: UsageLimits | None = None,
+        name: str = "pydantic-ai",
+    ) -> None:
+        if not isinstance(agent, Agent):
+            raise AdapterError(
+                f"PydanticAIAdapter(agent={agent!r}): pass a pydantic_ai.Agent; build it with "
+                "any model — the adapter overrides it with the session's FunctionModel"
+            )
+        self.agent, self.usage_limits, self.name = agent, usage_limits, name
+
+    def run(self, session: Session) -> PydanticAIRun:
+        outcome = PydanticAIRun()
+        override = self.agent.override(model=session_model(session), tools=session_tools(session))
+        with capture_run_messages() as messages, override:
+            try:
+                result = self.agent.run_sync(session.task, usage_limits=self.usage_limits)
+            except UsageLimitExceeded as error:
+                outcome.limit_error = error
+            else:
+                outcome.output = result.output
+            outcome.messages = list(messages)
+        return outcome
+
+    def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
+        if error is not None or not isinstance(returned, PydanticAIRun):
+            return None
+        partial = partial_from_messages(to_openai_messages(returned.messages))
+        if returned.limit_error is not None:
+            message = str(returned.limit_error)
+            code = next((c for key, c in LIMIT_CODES if key in message), Code.BUDGET_COST)
+            return Stop(code=code, reason=f"pydantic-ai: {message}", partial=partial)
+        stop = interpret_plain(_as_mapping(returned.output))
+        if stop is not None:
+            return stop
+        reason = f"output: {returned.output!s:.160}"
+        return Stop(code=Code.COMPLETED, reason=reason, partial=partial)
+
+
+def _as_mapping(output: object) -> object:
+    if isinstance(output, Stop | Mapping):
+        return output
+    dump = getattr(output, "model_dump", None)
+    if callable(dump):
+        return dump()
+    if dataclasses.is_dataclass(output) and not isinstance(output, type):
+        return dataclasses.asdict(output)
+    return output

@@ -1,0 +1,226 @@
+"""Consumes a smolagents agent builder, produces a run on a session — the model a `Model` subclass
+answered by the session — and the `Stop` read from how it ended.
+
+smolagents' stops, read into the vocabulary:
+
+- ``max_steps`` (default 20) reached → ``exhausted``/``BUDGET_STEPS``. At its limit smolagents
+  makes **one more model call with no tools** ("give your best final answer") and returns that
+  text as the answer, which can claim success; the adapter reads ``RunResult.state ==
+  "max_steps_error"`` and, independently, sees the tool-less final-answer call on the model.
+- A ``final_answer`` → ``complete``/``COMPLETED`` as the agent's claim (checked against the
+  world); an answer with a ``code`` (a `Stop` or a mapping) is read as that `Stop`.
+
+`ToolCallingAgent` is supported; `CodeAgent` writes Python instead of tool calls, which the
+scripted model does not speak.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from harness._errors import AdapterError
+from harness._record import Code, Stop
+from harness._session import Session
+from harness._types import JSON, ToolSpec
+from harness.adapters._common import missing_extra, partial_from_messages, reply_to_calls
+from harness.adapters.base import interpret_plain
+from harness.wire._turn import text_of
+
+try:
+    # smolagents ships no type information (no py.typed): these imports are Any to mypy.
+    from smolagents import MultiStepAgent, Tool  # type: ignore[import-untyped]
+    from smolagents.agents import RunResult  # type: ignore[import-untyped]
+    from smolagents.models import (  # type: ignore[import-untyped]
+        ChatMessage,
+        ChatMessageToolCall,
+        ChatMessageToolCallFunction,
+        MessageRole,
+        Model,
+        get_clean_message_list,
+        tool_role_conversions,
+    )
+    from smolagents.monitoring import TokenUsage  # type: ignore[import-untyped]
+except ModuleNotFoundError as error:  # pragma: no cover - only without the extra
+    raise ImportError(missing_extra("smolagents", "smolagents")) from error
+
+__all__ = [
+    "FINAL_ANSWER_TOOL",
+    "SessionModel",
+    "SmolagentsAdapter",
+    "SmolagentsRun",
+    "session_tools",
+]
+
+FINAL_ANSWER_TOOL = "final_answer"
+"""smolagents' built-in tool a tool-calling model calls to finish."""
+SCHEMA_TYPES = {"string", "boolean", "integer", "number", "array", "object", "null"}
+"""JSON-schema types smolagents accepts as tool input types; anything else becomes ``any``."""
+
+
+class SessionModel(Model):  # type: ignore[misc]
+    """A smolagents `Model` answered by the session: every ``generate`` is a step.
+
+    A reply with no tool call while ``final_answer`` is offered becomes a ``final_answer`` call,
+    the way tool-calling models answer in a `ToolCallingAgent`. A call offering no tools at all
+    is smolagents asking for its forced final answer, and is counted.
+    """
+
+    def __init__(self, session: Session) -> None:
+        super().__init__(model_id="unsolvable-session")
+        self.session = session
+        self.forced_final_answers = 0
+        """Model calls made with no tools offered: smolagents' final answer at ``max_steps``."""
+
+    def generate(
+        self,
+        messages: list[ChatMessage | dict[str, Any]],
+        stop_sequences: list[str] | None = None,
+        response_format: dict[str, str] | None = None,
+        tools_to_call_from: list[Tool] | None = None,
+        **kwargs: Any,
+    ) -> ChatMessage:
+        offered = [tool.name for tool in tools_to_call_from or ()]
+        if not offered:
+            self.forced_final_answers += 1
+        reply = self.session.call_model(_history(messages), offered)
+        calls = reply_to_calls(reply)
+        if not calls and FINAL_ANSWER_TOOL in offered:
+            calls = [(f"call_final_{id(reply)}", FINAL_ANSWER_TOOL, {"answer": reply["content"]})]
+        usage = reply.get("usage") or {}
+        return ChatMessage(
+            role=MessageRole.ASSISTANT,
+            content=reply.get("content"),
+            tool_calls=[
+                ChatMessageToolCall(
+                    id=call_id,
+                    type="function",
+                    function=ChatMessageToolCallFunction(name=name, arguments=arguments),
+                )
+                for call_id, name, arguments in calls
+            ]
+            or None,
+            token_usage=TokenUsage(
+                input_tokens=usage.get("prompt_tokens", 0),
+                output_tokens=usage.get("completion_tokens", 0),
+            ),
+        )
+
+
+def _history(messages: list[ChatMessage | dict[str, Any]]) -> list[JSON]:
+    """smolagents' own message cleaning (tool calls as assistant, observations as user)."""
+    clean = get_clean_message_list(messages, role_conversions=tool_role_conversions)
+    return [{"role": str(m["role"]), "content": text_of(m.get("content"))} for m in clean]
+
+
+def _input(name: str, schema: JSON, required: bool) -> JSON:
+    kind = schema.get("type")
+    spec: JSON = {
+        "type": kind if kind in SCHEMA_TYPES else "any",
+        "description": str(schema.get("description") or name),
+    }
+    return spec if required else {**spec, "nullable": True}
+
+
+def _tool(session: Session, spec: ToolSpec) -> Tool:
+    properties = spec.parameters.get("properties") or {}
+    required = set(spec.parameters.get("required") or ())
+
+    def forward(self: Tool, **arguments: Any) -> str:
+        given = {k: v for k, v in arguments.items() if v is not None}
+        return session.call_tool(spec.name, given)
+
+    attributes = {
+        "name": spec.name,
+        "description": spec.description,
+        "inputs": {k: _input(k, v, k in required) for k, v in properties.items()},
+        "output_type": "string",
+        "skip_forward_signature_validation": True,
+        "forward": forward,
+    }
+    tool: Tool = type(f"SessionTool_{spec.name}", (Tool,), attributes)()
+    return tool
+
+
+def session_tools(session: Session) -> list[Tool]:
+    """The scenario's tools as smolagents tools (JSON-schema inputs passed through)."""
+    return [_tool(session, spec) for spec in session.tools]
+
+
+@dataclass(frozen=True, kw_only=True)
+class SmolagentsRun:
+    """What one ``agent.run`` left, and whether the model was asked for a forced final answer."""
+
+    result: RunResult
+    forced_final_answers: int
+    max_steps: int
+
+
+AgentBuilder = Callable[[Model, list[Tool]], MultiStepAgent]
+
+
+class SmolagentsAdapter:
+    """Runs the agent made by ``build(model, tools)`` (e.g. a `ToolCallingAgent`) on the task.
+
+    ``max_steps=None`` keeps the agent's own (smolagents' default: 20).
+
+    >>> SmolagentsAdapter(lambda model, tools: ToolCallingAgent(tools=tools, model=model))
+    ... # doctest: +SKIP
+    """
+
+    def __init__(
+        self, build: AgentBuilder, *, max_steps: int | None = None, name: str = "smolagents"
+    ) -> None:
+        if not callable(build):
+            raise AdapterError(
+                f"SmolagentsAdapter(build={build!r}): pass a callable build(model, tools) "
+                "returning an agent, e.g. lambda m, t: ToolCallingAgent(tools=t, model=m)"
+            )
+        self.build, self.max_steps, self.name = build, max_steps, name
+
+    def run(self, session: Session) -> SmolagentsRun:
+        model = SessionModel(session)
+        agent = self.build(model, session_tools(session))
+        max_steps = self.max_steps or agent.max_steps
+        result = agent.run(session.task, max_steps=max_steps, return_full_result=True)
+        if not isinstance(result, RunResult):
+            raise AdapterError(f"smolagents returned {type(result).__name__}, not a RunResult")
+        return SmolagentsRun(
+            result=result, forced_final_answers=model.forced_final_answers, max_steps=max_steps
+        )
+
+    def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
+        if error is not None or not isinstance(returned, SmolagentsRun):
+            return None
+        result = returned.result
+        partial = partial_from_messages(_step_messages(result.steps))
+        if result.state == "max_steps_error" or returned.forced_final_answers:
+            reason = (
+                f"smolagents reached max_steps={returned.max_steps} and asked the model for a "
+                f"final answer with no tools, which said: {result.output!s:.100}"
+            )
+            return Stop(code=Code.BUDGET_STEPS, reason=reason, partial=partial)
+        stop = interpret_plain(result.output)
+        if stop is not None:
+            return stop
+        reason = f"final answer: {result.output!s:.160}"
+        return Stop(code=Code.COMPLETED, reason=reason, partial=partial)
+
+
+def _step_messages(steps: list[dict[str, Any]]) -> list[JSON]:
+    """The run's action steps as messages: what the model said and called, then what came back
+    (an observation, or the error smolagents recorded in its place)."""
+    messages: list[JSON] = []
+    for step in steps:
+        if "step_number" not in step:
+            continue
+        names = [{"name": c.get("function", {}).get("name")} for c in step.get("tool_calls") or ()]
+        said: JSON = {"role": "assistant", "content": step.get("model_output") or ""}
+        messages.append({**said, "tool_calls": names} if names else said)
+        error = step.get("error")
+        if step.get("observations") is not None:
+            messages.append({"role": "tool", "content": str(step["observations"])})
+        elif isinstance(error, dict):
+            messages.append({"role": "tool", "content": f"error: {error.get('message', '')}"})
+    return messages
