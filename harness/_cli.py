@@ -12,7 +12,7 @@ from pathlib import Path
 
 from harness._errors import UnsolvableError
 from harness._record import TerminationRecord
-from harness._report import explain, format_table, summary_line, write_json
+from harness._report import explain, format_table, pass_k_line, summary_line, write_json
 from harness._run import run
 from harness._scenario import Ceilings, Scenario
 
@@ -40,7 +40,11 @@ def _parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="scenario or family names (default: all)",
     )
-    run_.add_argument("--seed", type=int, action="append", help="seeds (default: each first)")
+    seeds = run_.add_mutually_exclusive_group()
+    seeds.add_argument("--seed", type=int, action="append", help="seeds (default: each first)")
+    seeds.add_argument(
+        "--all-seeds", action="store_true", help="each scenario's seeds; reports pass^k"
+    )
     run_.add_argument("--strict", action="store_true", help="only the expected codes pass")
     run_.add_argument("--json", type=Path, metavar="PATH", help="write all records as JSON")
     run_.add_argument(
@@ -71,7 +75,7 @@ def _run(args: argparse.Namespace) -> int:
     ceilings = Ceilings(max_steps=args.ceiling_steps, max_wall_seconds=args.ceiling_seconds)
     records: list[TerminationRecord] = []
     for scenario in chosen:
-        for seed in args.seed or scenario.seeds[:1]:
+        for seed in args.seed or (scenario.seeds if args.all_seeds else scenario.seeds[:1]):
             for agent in agents:
                 records.append(
                     run(agent, scenario, seed=seed, strict=args.strict, ceilings=ceilings)
@@ -84,16 +88,22 @@ def _run(args: argparse.Namespace) -> int:
     if args.json:
         write_json(records, args.json, volatile=args.volatile)
     print(summary_line(records))
+    if args.all_seeds or (args.seed and len(args.seed) > 1):
+        print(pass_k_line(records))
     return 1 if failures else 0
 
 
 def _list() -> int:
     from scenarios import SCENARIOS
 
-    width = max(len(s.name) for s in SCENARIOS)
-    for s in SCENARIOS:
-        codes = "|".join(sorted(s.expected))
-        print(f"{s.name.ljust(width)}  {codes:<14} N={s.step_bound:<3} {s.summary}")
+    rows = [("family", "scenario", "expected", "N", "what the model does")]
+    rows += [
+        (s.family, s.name, "|".join(sorted(s.expected)), str(s.step_bound), s.summary)
+        for s in SCENARIOS
+    ]
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    for row in rows:
+        print("  ".join([*(cell.ljust(w) for cell, w in zip(row, widths, strict=False)), row[4]]))
     return 0
 
 

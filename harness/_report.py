@@ -8,7 +8,7 @@ from pathlib import Path
 
 from harness._record import SCHEMA_VERSION, Outcome, TerminationRecord
 
-__all__ = ["explain", "format_table", "summary_line", "to_json", "write_json"]
+__all__ = ["explain", "format_table", "pass_k_line", "summary_line", "to_json", "write_json"]
 
 COLUMNS = ("scenario", "agent", "exit/code", "step/N", "stagnant", "lag", "tokens", "verdict")
 
@@ -56,6 +56,21 @@ def summary_line(records: Sequence[TerminationRecord]) -> str:
         f"unsolvable: {len(records)} runs, {passed} passed, {len(records) - passed} failed "
         f"({did_not_stop} did_not_stop, {false_completions} false completions)"
     )
+
+
+def pass_k_line(records: Sequence[TerminationRecord]) -> str:
+    """pass^k per agent: the scenarios whose every seeded run passed (a stochastic agent must
+    stop correctly every time, not on average)."""
+    runs: dict[str, dict[str, list[bool]]] = {}
+    for r in records:
+        passed = bool(r.verdict and r.verdict.passed)
+        runs.setdefault(r.agent, {}).setdefault(r.scenario, []).append(passed)
+    parts = []
+    for agent, by_scenario in runs.items():
+        k = max(len(results) for results in by_scenario.values())
+        every = sum(all(results) for results in by_scenario.values())
+        parts.append(f"{agent} pass^{k} {every}/{len(by_scenario)} scenarios")
+    return "unsolvable: " + "; ".join(parts)
 
 
 def explain(record: TerminationRecord) -> str:

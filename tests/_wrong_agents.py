@@ -38,11 +38,6 @@ def loop(policy: Policy, *, cap: int = 25, on_text: Stop | None = None) -> Any:
     return agent
 
 
-def state_unchanged(results: list[str], seen: list[str]) -> bool:
-    """The naive state check: the result equals the previous one."""
-    return bool(seen) and results == seen[-1:]
-
-
 def stops_when_state_unchanged() -> Any:
     """Stops only when two consecutive results are identical: blind to A/B oscillation."""
     last: list[str] = []

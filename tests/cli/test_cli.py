@@ -76,6 +76,14 @@ def test_usage_errors_exit_2_naming_the_problem() -> None:
 def test_list_and_show() -> None:
     listed = _unsolvable("list")
     assert listed.returncode == 0
-    assert re.search(r"^missing-permission/retry-403 +BLOCKED_INPUT +N=6 ", listed.stdout, re.M)
+    row = r"^missing-permission +missing-permission/retry-403 +BLOCKED_INPUT +6 +The model"
+    assert re.search(row, listed.stdout, re.M)
     shown = _unsolvable("show", "missing-permission/retry-403")
     assert "missing:    reports:publish" in shown.stdout and "first refused call" in shown.stdout
+
+
+def test_all_seeds_reports_pass_k() -> None:
+    result = _unsolvable("run", "--scenario", "give-up-honoured", "--all-seeds")
+    assert result.returncode == 1
+    last = result.stdout.splitlines()[-1]
+    assert last == "unsolvable: naive pass^3 0/2 scenarios; contract pass^3 2/2 scenarios"
