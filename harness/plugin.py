@@ -1,3 +1,213 @@
-"""The pytest11 entry point of pytest-unsolvable (issue 3); inert until its options are used."""
+"""Consumes pytest's hooks, produces unsolvable scenarios as tests: the pytest11 entry point.
+
+Inert until used: without ``--unsolvable-agent`` (or its ini key), the fixtures or the marker,
+every hook returns at once. Only stdlib, pytest and light harness modules are imported here;
+scenarios, syrupy and the agents load when a scenario runs.
+"""
 
 from __future__ import annotations
+
+import importlib
+from collections.abc import Generator
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from harness._ledger import RunLedger
+from harness._options import (
+    AGENT_OPTION,
+    FAMILY_OPTION,
+    SCENARIO_OPTION,
+    MarkerOptions,
+    Settings,
+    addoption,
+    marker_line,
+    resolve,
+)
+from harness._runner import Case, UnsolvableRunner, agent_slug, is_selected, make_cases
+
+if TYPE_CHECKING:
+    from harness._record import TerminationRecord
+
+__all__ = ["UnsolvableSuite"]
+
+SETTINGS = pytest.StashKey[Settings]()
+LEDGER = pytest.StashKey[RunLedger]()
+CASE = "unsolvable_case"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """https://docs.pytest.org/en/stable/reference/reference.html#pytest.hookspec.pytest_addoption"""
+    addoption(parser)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Registers the marker, reads the options once, and fails early on an unusable agent."""
+    config.addinivalue_line("markers", marker_line())
+    settings = resolve(config)
+    config.stash[SETTINGS], config.stash[LEDGER] = settings, RunLedger()
+    if settings.agents or settings.has_filters:
+        _check_names(settings)
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(_XdistHooks(config.stash[LEDGER]), "unsolvable-xdist")
+
+
+def _check_names(settings: Settings) -> None:
+    """A bad spec or scenario name is a usage error naming it, not a traceback per test."""
+    from harness._errors import UnsolvableError
+    from harness._loading import load_agent
+    from scenarios import select
+
+    try:
+        for spec in settings.agents:
+            load_agent(spec)
+    except UnsolvableError as error:
+        raise pytest.UsageError(f"{AGENT_OPTION}: {error}") from None
+    try:
+        select([*settings.scenarios, *settings.families])
+    except UnsolvableError as error:
+        raise pytest.UsageError(f"{SCENARIO_OPTION}/{FAMILY_OPTION}: {error}") from None
+
+
+class _XdistHooks:
+    """Registered only under pytest-xdist: pluggy rejects hooks it does not know."""
+
+    def __init__(self, ledger: RunLedger) -> None:
+        self.ledger = ledger
+
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        """Merges a worker's records on the controller (pytest-xdist's hook)."""
+        worker = getattr(node, "gateway", None)
+        name = getattr(worker, "id", "?")
+        self.ledger.merge(name, getattr(node, "workeroutput", None), crashed=error is not None)
+
+
+class UnsolvableSuite(pytest.Module):
+    """The generated suite of one agent: a virtual module at ``<snapshot dir>/<agent>``.
+
+    Its path names the agent's snapshot folder, so syrupy places records from the item alone,
+    also on the xdist controller, which never collects.
+    """
+
+    def __init__(self, *, agent: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.agent = agent
+
+    def _getobj(self) -> ModuleType:
+        return importlib.import_module("harness._suite")
+
+    def istestfunction(self, obj: object, name: str) -> bool:
+        """Only the suite's test, whatever ``python_functions`` says."""
+        return name == "test_unsolvable" and callable(obj)
+
+    def istestclass(self, obj: object, name: str) -> bool:
+        return False
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(
+    collector: pytest.Collector,
+) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+    """Adds one `UnsolvableSuite` per agent to what the session collects."""
+    report = yield
+    if isinstance(collector, pytest.Session) and report.passed:
+        report.result.extend(_suites(collector))
+    return report
+
+
+def _suites(session: pytest.Session) -> list[UnsolvableSuite]:
+    config = session.config
+    settings = config.stash[SETTINGS]
+    explicit = config.args_source is pytest.Config.ArgsSource.ARGS
+    if not settings.should_generate(explicit_paths=explicit):
+        return []
+    folder = config.rootpath / settings.snapshot_dir
+    return [
+        UnsolvableSuite.from_parent(session, path=folder / agent_slug(spec), agent=spec)
+        for spec in settings.agents
+    ]
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Parametrizes ``unsolvable_case`` over the scenarios of the marker (or all of them)."""
+    if CASE not in metafunc.fixturenames:
+        return
+    parent = metafunc.definition.parent
+    agents = [parent.agent] if isinstance(parent, UnsolvableSuite) else None
+    marker = MarkerOptions.from_node(metafunc.definition)
+    cases = make_cases(metafunc.config.stash[SETTINGS], marker, agents=agents)
+    metafunc.parametrize(CASE, cases, ids=[case.id for case in cases])
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Applies ``--unsolvable-scenario``/``--unsolvable-family`` by deselecting, as ``-k``
+    does, so that syrupy never takes the snapshots of filtered-out cases for unused ones."""
+    settings = config.stash[SETTINGS]
+    if not settings.has_filters:
+        return
+    dropped = [item for item in items if not _is_selected(item, settings)]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = [item for item in items if item not in dropped]
+
+
+def _is_selected(item: pytest.Item, settings: Settings) -> bool:
+    case = getattr(getattr(item, "callspec", None), "params", {}).get(CASE)
+    return not isinstance(case, Case) or is_selected(case, settings)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Workers publish their records; the controller (or a serial run) writes the JSON."""
+    config = session.config
+    workeroutput = getattr(config, "workeroutput", None)
+    if workeroutput is not None:
+        config.stash[LEDGER].publish(workeroutput)
+    elif path := _json_path(config):
+        config.stash[LEDGER].write_json(path)
+
+
+def _json_path(config: pytest.Config) -> Path | None:
+    path = config.stash[SETTINGS].json_path
+    return config.invocation_params.dir / path if path else None
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """A table per agent and the totals, printed once (never by an xdist worker)."""
+    ledger = config.stash[LEDGER]
+    if hasattr(config, "workerinput") or not (ledger.records or ledger.silent_workers):
+        return
+    terminalreporter.write_sep("=", "unsolvable")
+    for line in ledger.summary(json_path=_json_path(config)):
+        terminalreporter.write_line(line)
+
+
+@pytest.fixture
+def unsolvable(request: pytest.FixtureRequest) -> UnsolvableRunner:
+    """Runs agents on scenarios with this test's settings: marker over options over ini."""
+    __tracebackhide__ = True
+    config = request.config
+    return UnsolvableRunner(request, settings=config.stash[SETTINGS], ledger=config.stash[LEDGER])
+
+
+@pytest.fixture
+def unsolvable_case(request: pytest.FixtureRequest) -> Case:
+    """One scenario × seed of the library; tests that ask for it are parametrized over them."""
+    case = getattr(request, "param", None)
+    if not isinstance(case, Case):
+        raise LookupError("unsolvable_case is parametrized at collection; request it by name")
+    return case
+
+
+@pytest.fixture
+def unsolvable_record(unsolvable: UnsolvableRunner, unsolvable_case: Case) -> TerminationRecord:
+    """The judged record of this test's agent on ``unsolvable_case``."""
+    __tracebackhide__ = True
+    return unsolvable.run(unsolvable_case)
+
+
+@pytest.fixture
+def unsolvable_snapshot(unsolvable: UnsolvableRunner) -> Any:
+    """syrupy's ``snapshot``, bound to `harness.snapshot.TerminationRecordExtension`."""
+    return unsolvable.snapshot

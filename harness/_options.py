@@ -1,0 +1,380 @@
+"""Consumes pytest's command line, ini files and `unsolvable` markers, produces frozen settings.
+
+Option names are constants that tests reuse. Values stay strings and numbers (agent specs are
+resolved only when a run starts), so they pickle to xdist workers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from harness._scenario import Ceilings
+
+if TYPE_CHECKING:
+    from harness._runner import AgentLike
+
+__all__ = [
+    "AGENT_OPTION",
+    "CEILING_SECONDS_OPTION",
+    "CEILING_STEPS_OPTION",
+    "CEILING_TOOL_CALLS_OPTION",
+    "DEFAULT_SNAPSHOT_DIR",
+    "DOCS",
+    "FAMILY_OPTION",
+    "JSON_OPTION",
+    "LENIENT_OPTION",
+    "MARKER",
+    "MAX_STEPS_OPTION",
+    "NO_SNAPSHOT_OPTION",
+    "SCENARIO_OPTION",
+    "SNAPSHOT_DIR_OPTION",
+    "STEP_BOUND_OPTION",
+    "STRICT_OPTION",
+    "MarkerOptions",
+    "Settings",
+    "addoption",
+    "marker_line",
+    "resolve",
+]
+
+DOCS = "https://github.com/pytest-unsolvable/pytest-unsolvable#the-pytest-plugin"
+MARKER = "unsolvable"
+DEFAULT_SNAPSHOT_DIR = "__unsolvable__"
+"""Under the rootdir; a dunder name like syrupy's ``__snapshots__``, but never mistaken for it."""
+
+AGENT_OPTION = "--unsolvable-agent"
+SCENARIO_OPTION = "--unsolvable-scenario"
+FAMILY_OPTION = "--unsolvable-family"
+STRICT_OPTION = "--unsolvable-strict"
+LENIENT_OPTION = "--unsolvable-lenient"
+STEP_BOUND_OPTION = "--unsolvable-step-bound"
+MAX_STEPS_OPTION = "--unsolvable-max-steps"
+CEILING_STEPS_OPTION = "--unsolvable-ceiling-steps"
+CEILING_TOOL_CALLS_OPTION = "--unsolvable-ceiling-tool-calls"
+CEILING_SECONDS_OPTION = "--unsolvable-ceiling-seconds"
+SNAPSHOT_DIR_OPTION = "--unsolvable-snapshot-dir"
+NO_SNAPSHOT_OPTION = "--unsolvable-no-snapshot"
+JSON_OPTION = "--unsolvable-json"
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Option:
+    """One command-line flag and the ini key of the same name (``unsolvable_*``)."""
+
+    flag: str
+    help: str
+    parse: Callable[[str], Any] = str
+    repeat: bool = False
+    switch: bool | None = None
+    """For on/off flags: the value the flag stores."""
+    key: str = ""
+    """The ``dest`` and ini key; derived from the flag unless given."""
+    metavar: str = "N"
+    ini_help: str = ""
+    """The ini key's help, when the flag's does not fit it."""
+
+    @property
+    def name(self) -> str:
+        return self.key or self.flag.lstrip("-").replace("-", "_")
+
+    def add_to(self, group: pytest.OptionGroup) -> None:
+        if self.switch is not None:
+            kwargs: dict[str, Any] = {"action": "store_const", "const": self.switch}
+        else:
+            action = "append" if self.repeat else "store"
+            kwargs = {"action": action, "type": self.parse, "metavar": self.metavar}
+        group.addoption(self.flag, dest=self.name, default=None, help=self.help, **kwargs)
+
+    @property
+    def ini_type(self) -> str:
+        return "linelist" if self.repeat else "bool" if self.switch is not None else "string"
+
+
+_OPTIONS = (
+    _Option(
+        flag=AGENT_OPTION,
+        repeat=True,
+        metavar="SPEC",
+        help="run the generated suite (every scenario × seed) on this agent: naive, contract "
+        "or package.module:attribute; repeatable",
+    ),
+    _Option(
+        flag=SCENARIO_OPTION,
+        repeat=True,
+        metavar="NAME",
+        help="run only these scenarios (family/variant); repeatable",
+    ),
+    _Option(
+        flag=FAMILY_OPTION,
+        repeat=True,
+        metavar="NAME",
+        help="run only these scenario families; repeatable",
+    ),
+    _Option(
+        flag=STRICT_OPTION,
+        switch=True,
+        help="strict verdicts: only the scenario's expected codes pass",
+    ),
+    _Option(flag=STEP_BOUND_OPTION, parse=int, help="override every scenario's step bound N"),
+    _Option(flag=MAX_STEPS_OPTION, parse=int, help="override the step budget given to the agent"),
+    _Option(
+        flag=CEILING_STEPS_OPTION,
+        parse=int,
+        help=f"harness ceiling of model calls per run (default {Ceilings.max_steps}); "
+        "hitting it records did_not_stop",
+    ),
+    _Option(
+        flag=CEILING_TOOL_CALLS_OPTION,
+        parse=int,
+        help=f"harness ceiling of tool calls per run (default {Ceilings.max_tool_calls})",
+    ),
+    _Option(
+        flag=CEILING_SECONDS_OPTION,
+        parse=float,
+        metavar="S",
+        help="harness wall-clock ceiling per run, in seconds "
+        f"(default {Ceilings.max_wall_seconds:g})",
+    ),
+    _Option(
+        flag=SNAPSHOT_DIR_OPTION,
+        metavar="PATH",
+        help="where the generated suite keeps its snapshots, relative to the rootdir "
+        f"(default {DEFAULT_SNAPSHOT_DIR})",
+    ),
+    _Option(
+        flag=NO_SNAPSHOT_OPTION,
+        switch=False,
+        key="unsolvable_snapshot",
+        help="do not snapshot the generated suite's records (ini: unsolvable_snapshot = false)",
+        ini_help="snapshot the generated suite's records (default true)",
+    ),
+    _Option(
+        flag=JSON_OPTION,
+        metavar="PATH",
+        help="write every termination record of the session to this path",
+    ),
+)
+_BY_FLAG = {option.flag: option for option in _OPTIONS}
+_LENIENT = _Option(
+    flag=LENIENT_OPTION,
+    switch=False,
+    key="unsolvable_strict",
+    help="lenient verdicts (the default): any honest non-complete stop passes",
+)
+
+
+def addoption(parser: pytest.Parser) -> None:
+    """Declares every flag in the ``unsolvable`` group, and its ini key."""
+    group = parser.getgroup("unsolvable", "unsolvable: unsolvable tasks for an agent's stop logic")
+    for option in _OPTIONS:
+        option.add_to(group)
+        if option.flag == STRICT_OPTION:
+            _LENIENT.add_to(group)
+        help = option.ini_help or option.help
+        parser.addini(option.name, help, type=option.ini_type, default=None)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Settings:
+    """The session's options, command line over ini over defaults."""
+
+    agents: tuple[str, ...] = ()
+    """Agent specs the generated suite runs on; empty means no generated suite."""
+    agents_from_command_line: bool = False
+    scenarios: tuple[str, ...] = ()
+    families: tuple[str, ...] = ()
+    strict: bool = False
+    step_bound: int | None = None
+    max_steps: int | None = None
+    ceilings: Ceilings = dataclasses.field(default_factory=Ceilings)
+    snapshot_dir: str = DEFAULT_SNAPSHOT_DIR
+    snapshot: bool = True
+    json_path: str | None = None
+
+    @property
+    def overrides(self) -> dict[str, int]:
+        """What `harness.run` replaces in every scenario."""
+        pairs = {"step_bound": self.step_bound, "max_steps": self.max_steps}
+        return {key: value for key, value in pairs.items() if value is not None}
+
+    def should_generate(self, *, explicit_paths: bool) -> bool:
+        """An agent named on the command line always gets its suite; one named in an ini file
+        only when pytest collects its default paths, so ``pytest tests/test_x.py`` stays small."""
+        return bool(self.agents) and (self.agents_from_command_line or not explicit_paths)
+
+    @property
+    def has_filters(self) -> bool:
+        return bool(self.scenarios or self.families)
+
+
+def _value(config: pytest.Config, option: _Option) -> Any:
+    """The command line's value, else the ini key's, parsed; ``None`` when neither is set."""
+    given = config.getoption(option.name)
+    if given is not None:
+        return given
+    raw = config.getini(option.name)
+    if option.switch is not None or raw is None:
+        return raw
+    if option.repeat:
+        return list(raw) or None
+    if not raw:
+        return None
+    try:
+        return option.parse(raw)
+    except ValueError:
+        kind = "whole number" if option.parse is int else "number"
+        raise pytest.UsageError(
+            f"ini {option.name} = {raw!r} is not a {kind}; write e.g. {option.name} = 10, "
+            f"or pass {option.flag} on the command line ({DOCS})"
+        ) from None
+
+
+def _positive(flag: str, value: float | None) -> None:
+    if value is not None and not value > 0:
+        raise pytest.UsageError(
+            f"{flag}={value!r}: must be a positive number (also as ini {_BY_FLAG[flag].name}); "
+            f"see {DOCS}"
+        )
+
+
+def resolve(config: pytest.Config) -> Settings:
+    """Reads every option once; a bad value is a `pytest.UsageError` naming its flag."""
+    values = {flag: _value(config, option) for flag, option in _BY_FLAG.items()}
+    for flag, option in _BY_FLAG.items():
+        if option.parse is not str:
+            _positive(flag, values[flag])
+    return Settings(
+        agents=tuple(values[AGENT_OPTION] or ()),
+        agents_from_command_line=config.getoption(_BY_FLAG[AGENT_OPTION].name) is not None,
+        scenarios=tuple(values[SCENARIO_OPTION] or ()),
+        families=tuple(values[FAMILY_OPTION] or ()),
+        strict=bool(values[STRICT_OPTION]),
+        step_bound=values[STEP_BOUND_OPTION],
+        max_steps=values[MAX_STEPS_OPTION],
+        ceilings=_ceilings(values),
+        snapshot_dir=values[SNAPSHOT_DIR_OPTION] or DEFAULT_SNAPSHOT_DIR,
+        snapshot=values[NO_SNAPSHOT_OPTION] is not False,
+        json_path=values[JSON_OPTION],
+    )
+
+
+def _ceilings(values: Mapping[str, Any]) -> Ceilings:
+    given = {
+        "max_steps": values[CEILING_STEPS_OPTION],
+        "max_tool_calls": values[CEILING_TOOL_CALLS_OPTION],
+        "max_wall_seconds": values[CEILING_SECONDS_OPTION],
+    }
+    return Ceilings(**{key: value for key, value in given.items() if value is not None})
+
+
+@dataclass(frozen=True, kw_only=True)
+class MarkerOptions:
+    """The keywords of ``@pytest.mark.unsolvable``; the closest marker wins, keyword by keyword."""
+
+    agent: AgentLike | None = None
+    """A spec string (``pkg.module:attr``, ``naive``, ``contract``), a callable or an Adapter."""
+    scenarios: tuple[str, ...] | None = None
+    """Scenario or family names `unsolvable_case` is parametrized over (default: all)."""
+    seeds: tuple[int, ...] | None = None
+    """Seeds per scenario (default: each scenario's own)."""
+    strict: bool | None = None
+    step_bound: int | None = None
+    max_steps: int | None = None
+    max_tokens: int | None = None
+    max_wall_seconds: float | None = None
+    max_cost_usd: float | None = None
+    ceiling_steps: int | None = None
+    ceiling_tool_calls: int | None = None
+    ceiling_seconds: float | None = None
+
+    @classmethod
+    def from_node(cls, node: pytest.Item | pytest.Collector | Any) -> MarkerOptions:
+        """Merges every ``unsolvable`` marker from the farthest to the closest."""
+        __tracebackhide__ = True
+        merged: dict[str, Any] = {}
+        for mark in reversed(list(node.iter_markers(MARKER))):
+            if mark.args:
+                raise TypeError(
+                    f"@pytest.mark.unsolvable{mark.args!r}: takes keywords only, e.g. "
+                    f"@pytest.mark.unsolvable(scenarios=[...]); see {DOCS}"
+                )
+            merged.update(mark.kwargs)
+        return cls.from_kwargs(merged)
+
+    @classmethod
+    def from_kwargs(cls, kwargs: Mapping[str, Any]) -> MarkerOptions:
+        __tracebackhide__ = True
+        known = [field.name for field in dataclasses.fields(cls)]
+        for name in kwargs:
+            if name not in known:
+                close = difflib.get_close_matches(name, known, n=1)
+                hint = f"did you mean {close[0]}=? " if close else ""
+                raise TypeError(
+                    f"@pytest.mark.unsolvable({name}=...): unknown keyword; {hint}"
+                    f"it accepts {', '.join(known)} ({DOCS})"
+                )
+        return cls(**{name: _check(name, value) for name, value in kwargs.items()})
+
+    @property
+    def overrides(self) -> dict[str, int | float]:
+        """Step bound and budget fields, as `harness.run` takes them."""
+        names = ("step_bound", "max_steps", "max_tokens", "max_wall_seconds", "max_cost_usd")
+        return {name: getattr(self, name) for name in names if getattr(self, name) is not None}
+
+    def ceilings(self, base: Ceilings) -> Ceilings:
+        given: dict[str, Any] = {
+            "max_steps": self.ceiling_steps,
+            "max_tool_calls": self.ceiling_tool_calls,
+            "max_wall_seconds": self.ceiling_seconds,
+        }
+        return dataclasses.replace(base, **{k: v for k, v in given.items() if v is not None})
+
+
+def _names(name: str, value: Any, kind: type) -> tuple[Any, ...]:
+    __tracebackhide__ = True
+    items = (value,) if isinstance(value, kind) else value
+    if not isinstance(items, Iterable) or isinstance(items, str | bytes):
+        items = None
+    elif all(isinstance(item, kind) and not isinstance(item, bool) for item in items):
+        return tuple(items)
+    raise TypeError(
+        f"@pytest.mark.unsolvable({name}={value!r}): expected a {kind.__name__} or a list of "
+        f"{kind.__name__}s, got {type(value).__name__}"
+    )
+
+
+def _check(name: str, value: Any) -> Any:
+    """Validates one marker keyword: the accepted types, and numbers above zero."""
+    __tracebackhide__ = True
+    if value is None or name == "agent":
+        return value
+    if name == "scenarios":
+        return _names(name, value, str)
+    if name == "seeds":
+        return _names(name, value, int)
+    if name == "strict":
+        if not isinstance(value, bool):
+            raise TypeError(f"@pytest.mark.unsolvable(strict={value!r}): expected True or False")
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise TypeError(
+            f"@pytest.mark.unsolvable({name}={value!r}): expected a positive number, "
+            f"got {type(value).__name__}"
+        )
+    return value
+
+
+def marker_line() -> str:
+    """The ``markers`` ini line: the full keyword signature, so --strict-markers and
+    ``pytest --markers`` show it."""
+    keywords = ", ".join(f"{field.name}=None" for field in dataclasses.fields(MarkerOptions))
+    return (
+        f"{MARKER}(*, {keywords}): run this test's agent on unsolvable scenarios with these "
+        f"settings; the closest marker wins, keyword by keyword. See {DOCS}"
+    )

@@ -1,0 +1,216 @@
+"""Consumes a test's settings (marker over options over ini), produces judged runs of an agent.
+
+This is the engine behind the ``unsolvable`` fixture and the generated suite. Every run lands in
+the session's `RunLedger`, so the terminal summary and ``--unsolvable-json`` see fixture runs too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from harness._errors import AdapterError
+from harness._loading import load_agent
+from harness._options import AGENT_OPTION, DOCS, NO_SNAPSHOT_OPTION, MarkerOptions, Settings
+from harness._record import TerminationRecord
+from harness._report import explain
+from harness._run import run
+from harness._scenario import Scenario
+from harness.adapters.base import Adapter
+
+if TYPE_CHECKING:
+    import pytest
+
+    from harness._ledger import RunLedger
+
+__all__ = ["AgentLike", "Case", "UnsolvableRunner", "is_selected", "make_cases"]
+
+AgentLike = str | Adapter | Callable[..., Any]
+"""What names an agent: a spec string, a callable ``agent(session)`` or an `Adapter`."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Case:
+    """One scenario × seed (× agent): the value of the ``unsolvable_case`` fixture."""
+
+    scenario: Scenario
+    seed: int
+    agent: AgentLike | None = None
+    """``None``: the agent of the marker or of ``--unsolvable-agent``."""
+    label: str = ""
+    """The agent's part of the test id, when a test runs on several agents."""
+
+    @property
+    def id(self) -> str:
+        """``family/variant-seedN``: readable, and selectable with ``-k``."""
+        base = f"{self.scenario.name}-seed{self.seed}"
+        return f"{base}-{self.label}" if self.label else base
+
+
+def agent_label(agent: AgentLike) -> str:
+    """A spec as is; an object by its name, for test ids and records."""
+    if isinstance(agent, str):
+        return agent
+    return str(getattr(agent, "name", None) or getattr(agent, "__name__", type(agent).__name__))
+
+
+def make_cases(
+    settings: Settings, marker: MarkerOptions, *, agents: Sequence[AgentLike] | None = None
+) -> list[Case]:
+    """Every scenario × seed × agent a test is parametrized over (library order)."""
+    from scenarios import select
+
+    if agents is None:
+        agents = [marker.agent] if marker.agent is not None else list(settings.agents)
+    chosen: Sequence[AgentLike | None] = agents or [None]
+    return [
+        Case(scenario=scenario, seed=seed, agent=agent, label=_label(agent, len(chosen)))
+        for scenario in select(marker.scenarios or ())
+        for seed in marker.seeds or scenario.seeds
+        for agent in chosen
+    ]
+
+
+def _label(agent: AgentLike | None, agents: int) -> str:
+    return agent_label(agent) if agent is not None and agents > 1 else ""
+
+
+def is_selected(case: Case, settings: Settings) -> bool:
+    """``--unsolvable-scenario`` and ``--unsolvable-family`` select by name or family."""
+    if not settings.has_filters:
+        return True
+    return case.scenario.name in settings.scenarios or case.scenario.family in settings.families
+
+
+class UnsolvableRunner:
+    """The ``unsolvable`` fixture: runs agents on scenarios with this test's settings.
+
+    Exposed for type hints only; get one from the fixture. Usage::
+
+        def test_stops(unsolvable):
+            record = unsolvable.run("constant-return/repeat", agent="mypkg.agents:my_agent")
+            unsolvable.assert_passed(record)
+    """
+
+    def __init__(self, request: pytest.FixtureRequest, *, settings: Settings, ledger: RunLedger):
+        __tracebackhide__ = True
+        self.request, self.settings, self.ledger = request, settings, ledger
+        self.marker = MarkerOptions.from_node(request.node)
+
+    def run(
+        self,
+        scenario: Case | Scenario | str,
+        *,
+        agent: AgentLike | None = None,
+        seed: int | None = None,
+        strict: bool | None = None,
+        **overrides: Any,
+    ) -> TerminationRecord:
+        """Runs one scenario (a `Case`, a `Scenario` or its name) and returns the judged record.
+
+        Unset arguments come from the marker, then the options; ``overrides`` replace the step
+        bound or budget fields (``step_bound=8``, ``max_steps=20``).
+        """
+        __tracebackhide__ = True
+        if isinstance(scenario, Case):
+            case = scenario
+            scenario, agent, seed = case.scenario, agent or case.agent, _first(seed, case.seed)
+        record = run(
+            self._adapter(agent),
+            _scenario(scenario),
+            seed=seed,
+            strict=bool(_first(strict, self.marker.strict, self.settings.strict)),
+            ceilings=self.marker.ceilings(self.settings.ceilings),
+            **{**self.settings.overrides, **self.marker.overrides, **overrides},
+        )
+        self.ledger.add(record)
+        return record
+
+    def _adapter(self, agent: AgentLike | None) -> Adapter | Callable[..., Any]:
+        __tracebackhide__ = True
+        agent = agent or self.marker.agent
+        if agent is None and len(self.settings.agents) == 1:
+            agent = self.settings.agents[0]
+        if agent is None:
+            raise AdapterError(
+                "no agent to run: name one with unsolvable.run(..., agent=...), "
+                f"@pytest.mark.unsolvable(agent=...), {AGENT_OPTION}=SPEC or the ini key "
+                f"unsolvable_agent ({DOCS})"
+            )
+        return load_agent(agent) if isinstance(agent, str) else agent
+
+    @property
+    def snapshot(self) -> Any:
+        """syrupy's ``snapshot`` fixture, bound to the termination-record extension."""
+        __tracebackhide__ = True
+        from harness.snapshot import TerminationRecordExtension
+
+        return self.request.getfixturevalue("snapshot").use_extension(TerminationRecordExtension)
+
+    def assert_passed(self, record: TerminationRecord, *, snapshot: Any = None) -> None:
+        """Fails the test unless the verdict passed (and the record matches ``snapshot``).
+
+        The snapshot is compared first, so ``--snapshot-update`` records failing runs too; the
+        verdict is reported first, because it says what the agent did wrong.
+        """
+        __tracebackhide__ = True
+        matched = True if snapshot is None else bool(snapshot == record)
+        if record.verdict is None or not record.verdict.passed:
+            raise AssertionError(verdict_message(record, snapshot_changed=not matched))
+        if not matched:
+            raise AssertionError(self._snapshot_message(record, snapshot))
+
+    def _snapshot_message(self, record: TerminationRecord, snapshot: Any) -> str:
+        last = snapshot.executions[snapshot.num_executions - 1]
+        if last.recalled_data is None:
+            return (
+                f"unsolvable: {_title(record)} has no snapshot yet at {last.snapshot_location}\n"
+                "Record it with pytest --snapshot-update (or turn snapshots of the generated "
+                f"suite off with {NO_SNAPSHOT_OPTION})."
+            )
+        config = self.request.config
+        explained = config.hook.pytest_assertrepr_compare(
+            config=config, op="==", left=snapshot, right=record
+        )
+        diff: list[str] = next((lines for lines in explained if lines), [])
+        return "\n".join(
+            [
+                f"unsolvable: the termination record of {_title(record)} differs from its snapshot",
+                *diff,
+                "If the new stop behaviour is intended, accept it with pytest --snapshot-update.",
+            ]
+        )
+
+
+def _first(*values: Any) -> Any:
+    """The first value that is set: call argument, then marker, then option."""
+    return next((value for value in values if value is not None), None)
+
+
+def _title(record: TerminationRecord) -> str:
+    return f"{record.scenario} (seed {record.seed}) × {record.agent}"
+
+
+def verdict_message(record: TerminationRecord, *, snapshot_changed: bool = False) -> str:
+    """Expected vs observed, the trajectory tail, and what to do."""
+    lines = [explain(record)]
+    if snapshot_changed:
+        lines.append("  snapshot: the record also differs from its snapshot")
+    lines.append(f"  what each verdict checks: {DOCS}")
+    return "\n".join(lines)
+
+
+def _scenario(scenario: Scenario | str) -> Scenario:
+    from scenarios import get
+
+    return get(scenario) if isinstance(scenario, str) else scenario
+
+
+SLUG = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def agent_slug(spec: str) -> str:
+    """A spec as a folder name: ``pkg.module:agent`` → ``pkg.module.agent``."""
+    return SLUG.sub(".", spec).strip(".") or "agent"

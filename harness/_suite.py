@@ -1,0 +1,26 @@
+"""Consumes one case of the generated suite, produces its test: the verdict, then the snapshot.
+
+pytest collects this module through `harness.plugin.UnsolvableSuite`, once per agent named by
+``--unsolvable-agent``; it has no pytest import of its own, so it stays cheap and layered.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from harness._runner import Case, UnsolvableRunner
+
+__all__ = ["SUITE_MODULE", "SUITE_TEST", "test_unsolvable"]
+
+SUITE_MODULE = __name__
+"""How the snapshot extension recognises a suite item, also on the xdist controller."""
+SUITE_TEST = "test_unsolvable"
+
+
+def test_unsolvable(unsolvable: UnsolvableRunner, unsolvable_case: Case) -> None:
+    """One scenario × seed on the agent of this suite: does its stop logic end the run honestly?"""
+    __tracebackhide__ = True
+    record = unsolvable.run(unsolvable_case)
+    snapshot = unsolvable.snapshot if unsolvable.settings.snapshot else None
+    unsolvable.assert_passed(record, snapshot=snapshot)
