@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from harness._errors import CeilingHit
+from harness._loading import load_agent
 from harness._record import Outcome, Stop, TerminationRecord
 from harness._scenario import Ceilings, Scenario
 from harness._session import Session
@@ -83,7 +84,7 @@ def _classify(
 
 
 def run(
-    agent: Adapter | Callable[..., Any],
+    agent: Adapter | Callable[..., Any] | str,
     scenario: Scenario,
     *,
     seed: int | None = None,
@@ -93,12 +94,13 @@ def run(
 ) -> TerminationRecord:
     """Runs ``agent`` on ``scenario`` once and returns the judged record.
 
-    ``agent`` is a callable ``agent(session)`` or an `Adapter`; ``seed`` defaults to the
-    scenario's first seed; ``overrides`` replace ``step_bound`` or budget fields.
+    ``agent`` is a callable ``agent(session)``, an `Adapter`, or a spec string (``naive``,
+    ``contract``, ``module:attr``); ``seed`` defaults to the scenario's first seed;
+    ``overrides`` replace ``step_bound`` or budget fields.
     """
     scenario = scenario.with_overrides(**overrides) if overrides else scenario
     seed = scenario.seeds[0] if seed is None else seed
-    adapter = as_adapter(agent)
+    adapter = load_agent(agent) if isinstance(agent, str) else as_adapter(agent)
     session = Session(scenario, scenario.build(seed), seed=seed, ceilings=ceilings or Ceilings())
     worker = _Worker(adapter, session)
     worker.start()

@@ -1,0 +1,50 @@
+"""The README's Python examples, run exactly as written."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import harness
+import scenarios
+
+README = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+BLOCKS = re.findall(r"```python\n(.*?)```", README, re.S)
+
+
+def _block(first_line: str) -> str:
+    matches = [block for block in BLOCKS if block.startswith(first_line)]
+    assert len(matches) == 1, f"README must have one python block starting {first_line!r}"
+    return matches[0]
+
+
+def _run(*first_lines: str) -> dict[str, Any]:
+    namespace: dict[str, Any] = {"__name__": "readme_example"}
+    for first_line in first_lines:
+        exec(compile(_block(first_line), "README.md", "exec"), namespace)
+    return namespace
+
+
+def test_small_agent_and_run_example() -> None:
+    namespace = _run("import json\nfrom harness import Code, Stop", "import harness, scenarios")
+    record = namespace["record"]
+    assert record.verdict.passed and record.code is harness.Code.NO_PROGRESS
+    assert len(_block("import json\nfrom harness import Code, Stop").splitlines()) <= 18
+
+
+def test_small_agent_stops_on_every_constant_return_variant() -> None:
+    agent = _run("import json\nfrom harness import Code, Stop")["my_agent"]
+    for scenario in scenarios.select(["constant-return"]):
+        record = harness.run(agent, scenario)
+        assert record.outcome is harness.Outcome.STOPPED, record.scenario
+
+
+def test_custom_scenario_example() -> None:
+    namespace = _run("import harness\nfrom fake_tools")
+    assert namespace["record"].observed.first_stagnant_step == 2
+
+
+def test_strategy_example() -> None:
+    namespace = _run("from hypothesis import given")
+    namespace["test_contract_stops"]()
