@@ -22,6 +22,9 @@ LOOPBACK = "127.0.0.1"
 IDLE_SECONDS = 5.0
 """How long a kept-alive connection may sit idle before its handler thread gives up: far longer
 than any gap between two calls of a running agent, short enough not to pile threads up."""
+POLL_SECONDS = 0.05
+"""How often the serving loop looks for `stop`: the default (0.5 s) would make every scenario
+that serves over loopback half a second slower to tear down."""
 NO_RETRY = {"x-should-retry": "false"}
 """Errors the server makes itself are final: SDKs honour ``x-should-retry`` and do not retry."""
 
@@ -96,7 +99,10 @@ class LoopbackServer:
         self.wire.add_host(server.netloc)
         self._server = server
         self._thread = threading.Thread(
-            target=server.serve_forever, name="unsolvable-wire-server", daemon=True
+            target=server.serve_forever,
+            kwargs={"poll_interval": POLL_SECONDS},
+            name="unsolvable-wire-server",
+            daemon=True,
         )
         self._thread.start()
         return self

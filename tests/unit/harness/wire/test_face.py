@@ -1,0 +1,120 @@
+"""The wire routes each request to the model, a tool or nowhere — and counts attempts apart from
+steps. Driven through an ``httpx2`` client over the wire's mock transport."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+
+import pytest
+
+from harness import (
+    CeilingHit,
+    Session,
+)
+from harness.wire import TOOLS_URL, StrayRequest, Wire
+from tests.unit.harness.wire.conftest import start
+
+CHAT = "https://api.openai.com/v1/chat/completions"
+ASK = {
+    "model": "m",
+    "messages": [{"role": "user", "content": "hi"}],
+    "tools": [{"type": "function", "function": {"name": "search_invoices"}}],
+}
+
+
+def test_a_model_request_is_one_step_and_one_transport_attempt(session: Session) -> None:
+    response = Wire(session).httpx2_client().post(CHAT, json=ASK)
+    assert response.status_code == 200 and response.json()["choices"][0]["message"]["tool_calls"]
+    observed = session.finish()
+    assert (observed.steps, observed.transport_attempts) == (1, 1)
+
+
+def test_transient_failures_are_attempts_not_steps(session: Session) -> None:
+    client = Wire(session, transient_failures=2).httpx2_client()
+    statuses = [client.post(CHAT, json=ASK).status_code for _ in range(3)]
+    assert statuses == [503, 503, 200]
+    assert (session.finish().steps, session.finish().transport_attempts) == (1, 3)
+
+
+def test_an_injected_failure_asks_for_a_fast_retry(session: Session) -> None:
+    response = Wire(session, transient_failures=1).httpx2_client().post(CHAT, json=ASK)
+    assert (
+        response.headers["retry-after-ms"] == "1" and response.headers["x-should-retry"] == "true"
+    )
+
+
+def test_a_body_that_is_not_the_format_is_a_final_400(session: Session) -> None:
+    response = Wire(session).httpx2_client().post(CHAT, json={"model": "m"})
+    assert response.status_code == 400 and response.headers["x-should-retry"] == "false"
+    assert "'messages'" in response.json()["error"]["message"] and session.finish().steps == 0
+
+
+def test_a_tool_answers_over_http_with_its_result(session: Session) -> None:
+    url = f"{TOOLS_URL}/search_invoices"
+    response = Wire(session).httpx2_client().post(url, json={"customer": "ACME-0"})
+    assert response.status_code == 200 and response.json()["results"] == []
+    assert session.finish().tool_calls == 1
+
+
+def test_a_refused_tool_answers_403_naming_the_permission() -> None:
+    session = start("missing-permission/retry-403")
+    response = Wire(session).httpx2_client().post(f"{TOOLS_URL}/publish_report", json={})
+    assert response.status_code == 403 and "reports:publish" in response.text
+    assert session.finish().denied_calls == 1
+
+
+def test_a_tool_that_raises_permission_denied_is_a_403_too() -> None:
+    session = start("missing-permission/retry-raises")
+    response = Wire(session).httpx_client().post(f"{TOOLS_URL}/publish_report", json={})
+    assert response.status_code == 403 and "portal:write" in response.json()["error"]["message"]
+
+
+def test_an_unavailable_dependency_answers_503_on_every_call() -> None:
+    session = start("dependency-unavailable/retry")
+    tool = next(spec.name for spec in session.tools if spec.name != "check_completion")
+    client = Wire(session).httpx2_client()
+    statuses = {client.post(f"{TOOLS_URL}/{tool}", json={}).status_code for _ in range(3)}
+    assert statuses == {503}
+
+
+def test_routed_urls_reach_tools_with_query_arguments(session: Session) -> None:
+    wire = Wire(session, tool_routes={"https://billing.example/api/search": "search_invoices"})
+    wire.httpx2_client().get("https://billing.example/api/search?customer=ACME-0")
+    assert wire.attempts[-1].route == "search_invoices" and session.finish().tool_calls == 1
+
+
+def test_a_stray_request_fails_loudly_without_the_key(session: Session) -> None:
+    client = Wire(session).httpx2_client(headers={"authorization": "Bearer sk-live-SECRET"})
+    with pytest.raises(
+        StrayRequest, match=r"api\.example\.com/v1/x\?key=redacted matched no fake route"
+    ) as info:
+        client.post("https://api.example.com/v1/x?key=sk-live-SECRET", json=ASK)
+    assert "SECRET" not in str(info.value) and session.finish().transport_attempts == 0
+
+
+def test_a_swallowed_stray_is_raised_again_when_the_wire_closes(session: Session) -> None:
+    swallowing = contextlib.suppress(BaseException)  # an agent that swallows everything
+    with pytest.raises(StrayRequest, match="1 request"), Wire(session) as wire, swallowing:
+        wire.httpx2_client().get("https://telemetry.example.com/ping")
+    assert [a.kind for a in wire.attempts] == ["stray"] and "SECRET" not in str(wire.attempts)
+
+
+def test_an_unknown_tool_on_the_tools_host_is_a_stray_too(session: Session) -> None:
+    with pytest.raises(StrayRequest):
+        Wire(session).httpx2_client().post(f"{TOOLS_URL}/delete_everything", json={})
+
+
+def test_a_harness_ceiling_ends_the_caller_through_the_transport() -> None:
+    session = start(max_steps=1)
+    client = Wire(session).httpx2_client()
+    client.post(CHAT, json=ASK)
+    with pytest.raises(CeilingHit):
+        client.post(CHAT, json=ASK)
+
+
+def test_attempts_render_as_one_line_each(session: Session) -> None:
+    wire = Wire(session)
+    wire.httpx2_client().post(CHAT, json=ASK)
+    assert str(wire.attempts[0]) == f"POST {CHAT} -> 200 (model chat_completions)"
+    assert json.loads(wire.httpx2_client().post(CHAT, json=ASK).text)["id"].endswith("-2")

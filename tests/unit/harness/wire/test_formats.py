@@ -1,0 +1,151 @@
+"""Each wire format reads a request into one conversation and renders the session's reply back.
+
+Conformance to the vendors' own response models is checked where the SDKs are installed
+(``tests/frameworks/openai`` and ``tests/frameworks/anthropic``); here, the translation itself.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from harness import Session
+from harness.wire._anthropic import ANTHROPIC_MESSAGES
+from harness.wire._chat import CHAT_COMPLETIONS
+from harness.wire._responses import RESPONSES
+from harness.wire._turn import WireFormat
+
+REPLY = {
+    "role": "assistant",
+    "content": "Searching",
+    "tool_calls": [
+        {
+            "id": "call_1_0",
+            "type": "function",
+            "function": {"name": "search", "arguments": '{"q": "x"}'},
+        }
+    ],
+    "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
+}
+BODIES: dict[str, dict[str, object]] = {
+    "chat_completions": {
+        "model": "m",
+        "messages": [{"role": "user", "content": "hi"}],
+        "tools": [{"type": "function", "function": {"name": "search"}}],
+    },
+    "responses": {"model": "m", "input": "hi", "tools": [{"type": "function", "name": "search"}]},
+    "anthropic_messages": {
+        "model": "m",
+        "max_tokens": 9,
+        "tools": [{"name": "search"}],
+        "messages": [{"role": "user", "content": "hi"}],
+    },
+}
+FORMATS = {f.name: f for f in (CHAT_COMPLETIONS, RESPONSES, ANTHROPIC_MESSAGES)}
+
+
+def _events(body: bytes) -> list[dict[str, object]]:
+    lines = body.decode().splitlines()
+    return [json.loads(line[6:]) for line in lines if line.startswith("data: {")]
+
+
+@pytest.mark.parametrize("name", sorted(FORMATS))
+def test_every_format_reads_the_user_turn_and_the_tools_offered(name: str) -> None:
+    turn = FORMATS[name].read(BODIES[name])
+    assert turn.messages[-1] == {"role": "user", "content": "hi"} and turn.tools == ("search",)
+
+
+@pytest.mark.parametrize("name", sorted(FORMATS))
+def test_tool_choice_none_offers_no_tools_so_the_model_gives_its_final_answer(name: str) -> None:
+    choice = {"type": "none"} if name == "anthropic_messages" else "none"
+    assert FORMATS[name].read({**BODIES[name], "tool_choice": choice}).tools == ()
+
+
+def _render(fmt: WireFormat, stream: bool) -> bytes:
+    body = {**BODIES[fmt.name], "stream": stream, "stream_options": {"include_usage": True}}
+    return fmt.render(REPLY, fmt.read(body), step=3).body
+
+
+def test_chat_completions_carries_the_tool_call_and_usage() -> None:
+    data = json.loads(_render(CHAT_COMPLETIONS, stream=False))
+    choice = data["choices"][0]
+    assert choice["finish_reason"] == "tool_calls" and data["usage"]["prompt_tokens"] == 11
+    assert choice["message"]["tool_calls"][0]["function"]["arguments"] == '{"q": "x"}'
+
+
+def test_chat_completions_streams_chunks_then_usage_then_done() -> None:
+    body = _render(CHAT_COMPLETIONS, stream=True)
+    chunks = _events(body)
+    assert body.endswith(b"data: [DONE]\n\n") and chunks[-1]["usage"]["total_tokens"] == 18
+    assert chunks[-2]["choices"][0]["finish_reason"] == "tool_calls"  # type: ignore[index]
+
+
+def test_responses_output_has_a_message_and_a_function_call() -> None:
+    data = json.loads(_render(RESPONSES, stream=False))
+    kinds = [item["type"] for item in data["output"]]
+    assert kinds == ["message", "function_call"] and data["usage"]["output_tokens"] == 7
+
+
+def test_responses_stream_is_numbered_and_ends_with_the_completed_response() -> None:
+    events = _events(_render(RESPONSES, stream=True))
+    assert [e["sequence_number"] for e in events] == list(range(len(events)))
+    assert events[-1]["type"] == "response.completed"
+    assert events[-1]["response"]["output"][1]["call_id"] == "call_1_0"  # type: ignore[index]
+
+
+def test_anthropic_message_uses_tool_use_blocks_and_stop_reason() -> None:
+    data = json.loads(_render(ANTHROPIC_MESSAGES, stream=False))
+    assert [b["type"] for b in data["content"]] == ["text", "tool_use"]
+    assert data["stop_reason"] == "tool_use" and data["content"][1]["input"] == {"q": "x"}
+
+
+def test_anthropic_stream_sends_input_json_deltas_and_final_usage() -> None:
+    events = _events(_render(ANTHROPIC_MESSAGES, stream=True))
+    kinds = [e["type"] for e in events]
+    assert kinds[0] == "message_start" and kinds[-2:] == ["message_delta", "message_stop"]
+    assert {"type": "input_json_delta", "partial_json": '{"q": "x"}'} in [
+        e.get("delta") for e in events
+    ]
+
+
+def test_responses_history_merges_calls_into_the_assistant_turn() -> None:
+    items = [
+        {"role": "user", "content": [{"type": "input_text", "text": "hi"}]},
+        {"type": "function_call", "call_id": "c1", "name": "search", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c1", "output": "[]"},
+    ]
+    turn = RESPONSES.read({"model": "m", "instructions": "be brief", "input": items})
+    roles = [m["role"] for m in turn.messages]
+    assert roles == ["system", "user", "assistant", "tool"]
+    assert turn.messages[2]["tool_calls"][0]["id"] == "c1"
+
+
+def test_anthropic_history_turns_tool_results_into_tool_messages() -> None:
+    messages = [
+        {"role": "user", "content": "hi"},
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "t1", "name": "search", "input": {"q": 1}}],
+        },
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "t1",
+                    "content": [{"type": "text", "text": "[]"}],
+                }
+            ],
+        },
+    ]
+    turn = ANTHROPIC_MESSAGES.read({"model": "m", "system": "be brief", "messages": messages})
+    assert [m["role"] for m in turn.messages] == ["system", "user", "assistant", "tool"]
+    assert turn.messages[3] == {"role": "tool", "tool_call_id": "t1", "content": "[]"}
+
+
+def test_a_final_answer_has_no_tool_call_in_any_format(session: Session) -> None:
+    reply = session.call_model([{"role": "user", "content": "hi"}], ())
+    for fmt in FORMATS.values():
+        text = fmt.render(reply, fmt.read(BODIES[fmt.name]), step=1).body.decode()
+        assert "tool_use" not in text and "function_call" not in text and "I have completed" in text

@@ -1,0 +1,65 @@
+"""The loopback server: the same wire on 127.0.0.1 at an ephemeral port, for other processes."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from harness import Session
+from harness.wire import FAKE_API_KEY, StrayRequest, Wire
+
+ASK = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+
+
+def test_the_server_answers_the_model_and_counts_attempts(session: Session) -> None:
+    with Wire(session) as wire, wire.serve() as server:
+        reply = httpx.post(f"{server.openai_base_url}/chat/completions", json=ASK)
+        assert server.base_url.startswith("http://127.0.0.1:")
+    assert reply.status_code == 200
+    assert (session.finish().steps, session.finish().transport_attempts) == (1, 1)
+
+
+def test_the_server_answers_tools_under_its_own_url(session: Session) -> None:
+    with Wire(session) as wire, wire.serve() as server:
+        reply = httpx.post(f"{server.tools_url}/search_invoices", json={"customer": "ACME-0"})
+    assert reply.json()["results"] == [] and session.finish().tool_calls == 1
+
+
+def test_a_stray_path_is_a_final_404_and_fails_the_wire_on_close(session: Session) -> None:
+    with pytest.raises(StrayRequest, match=r"GET http://127\.0\.0\.1"), Wire(session) as wire:
+        with wire.serve() as server:
+            reply = httpx.get(f"{server.base_url}/v1/models?api_key=sk-live-SECRET")
+        assert reply.status_code == 404 and reply.headers["x-should-retry"] == "false"
+        assert "SECRET" not in reply.text
+
+
+def test_a_harness_ceiling_is_a_final_error_for_the_other_process() -> None:
+    from tests.unit.harness.wire.conftest import start
+
+    session = start(max_steps=1)
+    with Wire(session) as wire, wire.serve() as server:
+        url = f"{server.openai_base_url}/chat/completions"
+        statuses = [httpx.post(url, json=ASK).status_code for _ in range(2)]
+    assert statuses == [200, 400] and session.ceiling == "steps"
+
+
+def test_the_environment_points_sdks_at_the_server_with_a_fake_key(session: Session) -> None:
+    with Wire(session) as wire, wire.serve() as server:
+        env = server.environ()
+    assert (
+        env["OPENAI_BASE_URL"] == f"{server_url(env)}/v1" and env["OPENAI_API_KEY"] == FAKE_API_KEY
+    )
+
+
+def server_url(env: dict[str, str]) -> str:
+    return env["ANTHROPIC_BASE_URL"]
+
+
+def test_a_stopped_server_is_gone_and_its_host_no_longer_answers(session: Session) -> None:
+    wire = Wire(session)
+    with wire.serve() as server:
+        url = f"{server.openai_base_url}/chat/completions"
+    with pytest.raises(httpx.ConnectError):
+        httpx.post(url, json=ASK)
+    with pytest.raises(RuntimeError, match="not running"):
+        server.base_url  # noqa: B018
