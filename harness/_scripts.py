@@ -77,6 +77,17 @@ def _say(call: Call, request: ModelRequest) -> str:
     return f"{call.text} (attempt {request.step})" if call.text else f"Attempt {request.step}."
 
 
+def _own_step(request: ModelRequest) -> int:
+    """The caller's own step count (requests built by hand may leave it unset)."""
+    return request.agent_step or request.step
+
+
+def _single(call: Call, request: ModelRequest, arguments: JSON | None = None) -> ModelResponse:
+    return ModelResponse(
+        content=_say(call, request), tool_calls=(_tool_call(call, request, arguments),)
+    )
+
+
 @dataclass(frozen=True, kw_only=True)
 class Repeat:
     """Makes the same call, with the same arguments, every step."""
@@ -84,9 +95,7 @@ class Repeat:
     call: Call
 
     def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
-        return ModelResponse(
-            content=_say(self.call, request), tool_calls=(_tool_call(self.call, request),)
-        )
+        return _single(self.call, request)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -112,9 +121,8 @@ class Perturbed:
 
     def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
         arguments = dict(self.call.arguments)
-        arguments.update(self._perturb(arguments, request.step - 1, rng))
-        call = _tool_call(self.call, request, arguments)
-        return ModelResponse(content=_say(self.call, request), tool_calls=(call,))
+        arguments.update(self._perturb(arguments, _own_step(request) - 1, rng))
+        return _single(self.call, request, arguments)
 
     def _perturb(self, arguments: JSON, index: int, rng: random.Random) -> JSON:
         value: Any = arguments.get(self.field)
@@ -139,15 +147,14 @@ class Alternate:
     restyled: bool = False
 
     def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
-        call = self.plans[(request.step - 1) % 2]
+        rounds, plan = divmod(_own_step(request) - 1, 2)
+        call = self.plans[plan]
         arguments = dict(call.arguments)
         if self.restyled:
-            rounds = (request.step - 1) // 2
             arguments = {
                 k: restyle(v, rounds) if isinstance(v, str) else v for k, v in arguments.items()
             }
-        tool_call = _tool_call(call, request, arguments)
-        return ModelResponse(content=_say(call, request), tool_calls=(tool_call,))
+        return _single(call, request, arguments)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -165,17 +172,6 @@ class ClaimSuccess:
         if _own_step(request) > self.after:
             return ModelResponse(content=self.claim)
         return self.before.reply(request, rng)
-
-
-def _own_step(request: ModelRequest) -> int:
-    """The caller's own step count (requests built by hand may leave it unset)."""
-    return request.agent_step or request.step
-
-
-def _single(call: Call, request: ModelRequest, arguments: JSON | None = None) -> ModelResponse:
-    return ModelResponse(
-        content=_say(call, request), tool_calls=(_tool_call(call, request, arguments),)
-    )
 
 
 @dataclass(frozen=True, kw_only=True)

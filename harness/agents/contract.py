@@ -149,9 +149,8 @@ class _Run:
         calls = tool_calls(reply)
         for _, name, arguments in calls:
             if name == GIVE_UP:
-                reason = (
-                    parse(arguments).get("reason", "") if isinstance(parse(arguments), dict) else ""
-                )
+                body = parse(arguments)
+                reason = body.get("reason", "") if isinstance(body, dict) else str(body)
                 return self.stop(Code.NO_PROGRESS, f"the model gave up: {reason}")
         if not calls:
             return self._verify_claim(reply.get("content") or "")

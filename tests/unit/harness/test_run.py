@@ -10,7 +10,9 @@ import harness
 from harness import Ceilings, Code, Exit, Outcome, Stop
 from tests import _builders as b
 
-FAST = Ceilings(max_steps=50, max_tool_calls=100, max_wall_seconds=0.5)
+FAST = Ceilings(max_steps=50, max_tool_calls=100, max_wall_seconds=30)
+"""Step and tool-call ceilings that bind long before the wall clock, even on a loaded machine."""
+SHORT_WALL = Ceilings(max_wall_seconds=0.5)
 
 
 def test_structured_stop_within_bound_passes() -> None:
@@ -77,7 +79,7 @@ def test_step_ceiling_ends_runaway_agents(agent: harness.Adapter) -> None:
 
 
 def test_wall_ceiling_ends_an_agent_that_never_calls_back() -> None:
-    record = harness.run(b.busy, b.scenario(), ceilings=FAST)
+    record = harness.run(b.busy, b.scenario(), ceilings=SHORT_WALL)
     assert (record.outcome, record.observed.ceiling) == (Outcome.DID_NOT_STOP, "wall_seconds")
 
 
