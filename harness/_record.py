@@ -115,6 +115,8 @@ class ToolTrace:
     """Canonical JSON of the arguments (sorted keys)."""
     result: str
     """What the agent saw, cut to a readable length."""
+    world: str = ""
+    """The world's fingerprint after the call (empty for calls the model only asked for)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -149,7 +149,10 @@ class Session:
             self._actions[f"{name}:{canonical}"] += 1
             self._probe.on_tool(self._steps, name, result)
             self._results.setdefault(agent, []).append(result.text)
-            self._trace_tool(ToolTrace(name=name, arguments=canonical, result=_cut(result.text)))
+            world = self._setup.world.fingerprint()
+            self._trace_tool(
+                ToolTrace(name=name, arguments=canonical, result=_cut(result.text), world=world)
+            )
         if result.error is not None:
             raise result.error
         return result.text
