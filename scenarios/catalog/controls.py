@@ -6,9 +6,18 @@ stop is any exit but ``complete``, and completion is verified in the world.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
-from fake_tools import FakeWorld, flaky_tool, job_tool, requires, sections_tool, writer_tool
+from fake_tools import (
+    FakeWorld,
+    Tool,
+    flaky_tool,
+    job_tool,
+    requires,
+    sections_tool,
+    writer_tool,
+)
 from harness import Call, Claim, Code, Scenario, Setup, Steps, ToolSpec, Until
 from scenarios.catalog._common import budget, scenario, setup
 
@@ -43,7 +52,7 @@ SAVE = ToolSpec(
 SAVE_CALL = Call(name=SAVE.name, arguments={"text": "The report."}, text="Saving the report")
 
 
-def _chapters_missing(total: int) -> object:
+def _chapters_missing(total: int) -> Callable[[FakeWorld], list[str]]:
     def failing(world: FakeWorld) -> list[str]:
         written = world.peek("handbook", {})
         return [f"chapter {n} missing" for n in range(1, total + 1) if str(n) not in written]
@@ -52,7 +61,7 @@ def _chapters_missing(total: int) -> object:
 
 
 def _build_long(chapters: int, seed: int) -> Setup:
-    world = FakeWorld(failing=_chapters_missing(chapters), seed=seed)  # type: ignore[arg-type]
+    world = FakeWorld(failing=_chapters_missing(chapters), seed=seed)
     calls = [
         Call(name=WRITE.name, arguments={"number": n, "text": f"Chapter {n}."}, text="Writing")
         for n in range(1, chapters + 1)
@@ -77,18 +86,18 @@ def long_healthy(variant: str, *, chapters: int) -> Scenario:
     )
 
 
-def _report_world(seed: int) -> FakeWorld:
-    return FakeWorld(failing=requires("report", "report not saved"), seed=seed)
+def _wait_then_save(waiting: Tool, call: Call, marker: str, seed: int) -> Setup:
+    """Repeats ``call`` until its answer holds ``marker``, then saves the report and says so."""
+    world = FakeWorld(failing=requires("report", "report not saved"), seed=seed)
+    script = Until(call=call, marker=marker, then=Steps(calls=[SAVE_CALL], then=Claim()))
+    tools = [waiting, writer_tool(SAVE, key="report", field="text", criteria=())]
+    return setup(world, tools, script, seed=seed)
 
 
 def _build_poll(pending: int, seed: int) -> Setup:
+    job = job_tool(POLL, key="export", pending=pending, result={"rows": 1200})
     poll = Call(name=POLL.name, arguments={"job_id": f"exp-{seed}"}, text="Checking the export")
-    script = Until(call=poll, marker='"ready"', then=Steps(calls=[SAVE_CALL], then=Claim()))
-    tools = [
-        job_tool(POLL, key="export", pending=pending, result={"rows": 1200}),
-        writer_tool(SAVE, key="report", field="text", criteria=()),
-    ]
-    return setup(_report_world(seed), tools, script, seed=seed)
+    return _wait_then_save(job, poll, '"ready"', seed)
 
 
 def poll_until_ready(variant: str, *, pending: int) -> Scenario:
@@ -109,19 +118,9 @@ def poll_until_ready(variant: str, *, pending: int) -> Scenario:
 
 
 def _build_slow(failures: int, seed: int) -> Setup:
-    fetch = Call(name=FETCH.name, text="Fetching the rates")
-    script = Until(call=fetch, marker='"rates"', then=Steps(calls=[SAVE_CALL], then=Claim()))
-    tools = [
-        flaky_tool(
-            FETCH,
-            key="rates",
-            failures=failures,
-            answer={"rates": {"EUR": 1.08}},
-            dependency="treasury",
-        ),
-        writer_tool(SAVE, key="report", field="text", criteria=()),
-    ]
-    return setup(_report_world(seed), tools, script, seed=seed)
+    rates = {"rates": {"EUR": 1.08}}
+    fetch = flaky_tool(FETCH, key="rates", failures=failures, answer=rates, dependency="treasury")
+    return _wait_then_save(fetch, Call(name=FETCH.name, text="Fetching the rates"), '"rates"', seed)
 
 
 def slow_dependency(variant: str, *, failures: int) -> Scenario:
