@@ -212,6 +212,8 @@ class TerminationRecord:
     observed: Observed
     step_bound: int
     """N: the scenario's bound on the stopped step."""
+    solvable: bool = False
+    """A solvable control: any exit but ``complete`` is a false stop (metrics read this)."""
     budget: dict[str, float | int | None]
     """The budget the agent was given (steps, tokens, wall seconds, cost)."""
     verdict: Verdict | None = None

@@ -115,6 +115,7 @@ def run(
         reported=stop,
         observed=session.finish(error=error),
         step_bound=scenario.step_bound,
+        solvable=scenario.solvable,
         budget=scenario.budget.to_dict(),
         returned=returned,
         wall_seconds=round(session.elapsed, 4),
