@@ -1,0 +1,130 @@
+"""Real LangGraph agents — the prebuilt ``create_react_agent`` and LangChain's ``create_agent`` —
+run through `LangGraphAdapter` on the scenario families, and their limits read honestly."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+pytest.importorskip("langgraph")
+pytest.importorskip("langchain")
+
+from langchain.agents import create_agent
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.errors import GraphRecursionError
+from langgraph.prebuilt import create_react_agent
+
+import harness
+import scenarios
+from harness import Ceilings, Code, Exit, Outcome, Session, Stop
+from harness.adapters.langgraph import (
+    NEED_MORE_STEPS,
+    LangGraphAdapter,
+    recursion_limit_for,
+    session_tools,
+)
+from harness.wire import Wire
+
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::langgraph.warnings.LangGraphDeprecatedSinceV10"  # create_react_agent moved in 1.0
+)
+FAMILIES = [
+    "constant-return/repeat",
+    "missing-permission/retry-403",
+    "contradictory-criteria/alternate",
+]
+
+
+def react(model: Any, tools: Any) -> Any:
+    return create_react_agent(model, tools)
+
+
+def agent(model: Any, tools: Any) -> Any:
+    return create_agent(model, tools)
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+@pytest.mark.parametrize("build", [react, agent])
+def test_the_recursion_limit_is_exhausted_with_partial_state(name: str, build: Any) -> None:
+    adapter = LangGraphAdapter(build, recursion_limit=recursion_limit_for(6))
+    record = harness.run(adapter, scenarios.get(name))
+    assert (record.exit, record.code, record.observed.steps) == (
+        Exit.EXHAUSTED,
+        Code.BUDGET_STEPS,
+        6,
+    )
+    assert "Recursion limit of 11" in record.reported.reason
+    assert record.reported.partial["tool_results"] in (5, 6)  # raised before or after the tools
+
+
+def test_retrying_a_denied_call_until_the_limit_is_still_judged() -> None:
+    adapter = LangGraphAdapter(agent, recursion_limit=recursion_limit_for(6))
+    record = harness.run(adapter, scenarios.get("missing-permission/retry-403"))
+    assert record.exit is Exit.EXHAUSTED and not record.verdict.passed
+    assert "5 denied calls, 2 allowed" in " ".join(record.verdict.failures)
+
+
+def test_sorry_need_more_steps_is_an_exhaustion_not_a_completion() -> None:
+    adapter = LangGraphAdapter(react, recursion_limit=12)  # even: the prebuilt apologises
+    record = harness.run(adapter, scenarios.get("constant-return/repeat"))
+    assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 6)
+    assert NEED_MORE_STEPS in record.reported.reason and record.reported.partial["tail"]
+
+
+@pytest.mark.parametrize("build", [react, agent])
+def test_the_default_limit_never_stops_a_stuck_agent_before_the_harness_ceiling(build: Any) -> None:
+    record = harness.run(LangGraphAdapter(build), scenarios.get("constant-return/repeat"))
+    assert record.outcome is Outcome.DID_NOT_STOP and record.observed.steps == 200
+
+
+def test_a_recursion_limit_inside_configurable_is_warned_about_and_ignored() -> None:
+    with pytest.warns(UserWarning, match="silently ignored by LangGraph"):
+        adapter = LangGraphAdapter(agent, config={"configurable": {"recursion_limit": 6}})
+    record = harness.run(
+        adapter, scenarios.get("constant-return/repeat"), ceilings=Ceilings(max_steps=30)
+    )
+    assert record.outcome is Outcome.DID_NOT_STOP and record.observed.steps == 30
+
+
+def test_partial_state_comes_from_the_checkpointer_when_there_is_one() -> None:
+    def saved(model: Any, tools: Any) -> Any:
+        return create_agent(model, tools, checkpointer=InMemorySaver())
+
+    adapter = LangGraphAdapter(saved, recursion_limit=recursion_limit_for(4))
+    record = harness.run(adapter, scenarios.get("contradictory-criteria/alternate"))
+    assert record.code is Code.BUDGET_STEPS and record.reported.partial["messages"] >= 8
+
+
+def test_a_final_answer_is_a_completion_claim_that_the_verdict_checks() -> None:
+    record = harness.run(LangGraphAdapter(agent), scenarios.get("constant-return/claims-success"))
+    assert record.exit is Exit.COMPLETE and record.observed.steps == 3
+    assert any("false completion" in f for f in record.verdict.failures)
+
+
+def test_a_tool_that_raises_crashes_the_graph() -> None:
+    record = harness.run(LangGraphAdapter(agent), scenarios.get("missing-permission/retry-raises"))
+    assert record.outcome is Outcome.CRASHED and "portal:write" in str(record.observed.error)
+
+
+def test_langchain_chat_openai_runs_unmodified_on_the_wire() -> None:
+    chat_openai = pytest.importorskip("langchain_openai").ChatOpenAI
+
+    def over_the_wire(session: Session) -> Stop:
+        with Wire(session) as wire:
+            model = chat_openai(
+                model="gpt-5-mini", api_key="sk-fake", http_client=wire.httpx2_client()
+            )
+            graph = create_agent(model, session_tools(session))
+            try:
+                graph.invoke({"messages": [("user", session.task)]}, {"recursion_limit": 7})
+            except GraphRecursionError as error:
+                return Stop(code=Code.BUDGET_STEPS, reason=str(error), partial=["nothing found"])
+        return Stop(code=Code.COMPLETED)
+
+    record = harness.run(over_the_wire, scenarios.get("constant-return/repeat"))
+    assert (record.code, record.observed.steps, record.observed.transport_attempts) == (
+        Code.BUDGET_STEPS,
+        4,
+        4,
+    )
