@@ -1,0 +1,86 @@
+"""Real OpenAI Agents SDK agents run through `OpenAIAgentsAdapter`: every model call goes over the
+wire (the Responses API by default, as the SDK does), and its turn limit is read honestly."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+pytest.importorskip("agents")
+
+from agents import Agent
+
+import harness
+import scenarios
+from harness import Ceilings, Code, Exit, Outcome
+from harness.adapters.openai_agents import OpenAIAgentsAdapter
+
+BILLING = Agent(name="billing", instructions="Do the task with the tools you have.")
+FAMILIES = [
+    "constant-return/repeat",
+    "missing-permission/retry-403",
+    "contradictory-criteria/alternate",
+]
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_the_default_max_turns_is_ten_model_calls_then_exhausted(name: str) -> None:
+    record = harness.run(OpenAIAgentsAdapter(BILLING), scenarios.get(name))
+    assert (record.exit, record.code) == (Exit.EXHAUSTED, Code.BUDGET_STEPS)
+    assert (record.observed.steps, record.observed.transport_attempts) == (10, 10)
+    assert "Max turns (10) exceeded" in record.reported.reason
+    assert record.reported.partial["tool_results"] == 10
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"api": "chat_completions"}, {"streamed": True}, {"max_turns": 4}],
+    ids=["chat-completions", "streamed", "max-turns-4"],
+)
+def test_every_way_of_running_reads_the_same_limit(options: dict[str, Any]) -> None:
+    record = harness.run(
+        OpenAIAgentsAdapter(BILLING, **options), scenarios.get("constant-return/repeat")
+    )
+    assert record.code is Code.BUDGET_STEPS
+    assert record.observed.steps == options.get("max_turns", 10)
+
+
+def test_an_error_handler_result_is_still_an_exhaustion() -> None:
+    def handler(data: Any) -> str:
+        return "I could not find the invoice, but everything else is done."
+
+    adapter = OpenAIAgentsAdapter(BILLING, error_handlers={"max_turns": handler})
+    record = harness.run(adapter, scenarios.get("constant-return/repeat"))
+    assert record.exit is Exit.EXHAUSTED and "error handler answered" in record.reported.reason
+    assert record.reported.partial["tool_results"] == 10
+
+
+def test_sdk_retries_are_transport_attempts_not_turns() -> None:
+    adapter = OpenAIAgentsAdapter(BILLING, wire={"transient_failures": 2})
+    record = harness.run(adapter, scenarios.get("constant-return/repeat"))
+    assert (record.observed.steps, record.observed.transport_attempts) == (10, 12)
+
+
+def test_no_turn_limit_runs_into_the_harness_ceiling() -> None:
+    record = harness.run(
+        OpenAIAgentsAdapter(BILLING, max_turns=1000),
+        scenarios.get("constant-return/repeat"),
+        ceilings=Ceilings(max_steps=15),
+    )
+    assert record.outcome is Outcome.DID_NOT_STOP and record.observed.steps == 15
+
+
+def test_a_final_output_is_a_completion_claim_that_the_verdict_checks() -> None:
+    record = harness.run(
+        OpenAIAgentsAdapter(BILLING), scenarios.get("constant-return/claims-success")
+    )
+    assert record.exit is Exit.COMPLETE and record.observed.steps == 3
+    assert any("false completion" in f for f in record.verdict.failures)
+
+
+def test_a_tool_that_raises_ends_the_run_as_a_crash() -> None:
+    record = harness.run(
+        OpenAIAgentsAdapter(BILLING), scenarios.get("missing-permission/retry-raises")
+    )
+    assert record.outcome is Outcome.CRASHED and "portal:write" in str(record.observed.error)
