@@ -1,0 +1,44 @@
+"""What the plugin's tests share: the scratch project, and ways to read a run's output."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+import scenarios
+
+QUIET = ("-p", "no:langsmith_plugin", "-p", "no:hypothesispytest", "-W", "error")
+"""Two unrelated autoloaded plugins cost most of each process's start-up here: langsmith's
+(~0.6 s, DESIGN.md) and hypothesis's, which imports all of hypothesis in its terminal summary
+(~0.7 s). ``-W error`` turns any warning of ours (or syrupy's about snapshot locations) into a
+failure."""
+
+XDIST_ENVIRONMENT = ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID")
+
+Run = Callable[..., pytest.RunResult]
+
+
+def cases(*names: str) -> int:
+    """How many tests the generated suite has for these scenario or family names."""
+    return sum(len(scenario.seeds) for scenario in scenarios.select(names))
+
+
+def agent_module(pytester: pytest.Pytester) -> None:
+    """``pkg:contract`` and ``pkg:naive``: a user's agents, importable from the project root."""
+    pytester.makepyfile(pkg="from harness.agents import contract, naive\n")
+
+
+def snapshot_files(root: Path) -> dict[str, bytes]:
+    """Every snapshot file under ``root``, by relative path."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*.json")}
+
+
+def summary_section(result: pytest.RunResult) -> list[str]:
+    """The plugin's terminal summary: from its header up to syrupy's or pytest's next one."""
+    lines = result.outlines
+    start = next(i for i, line in enumerate(lines) if re.match(r"=+ unsolvable =+$", line))
+    end = next(i for i in range(start + 1, len(lines)) if re.match(r"^[=-]{3,} ", lines[i]))
+    return lines[start:end]

@@ -1,0 +1,153 @@
+"""The zero-code way in: ``pytest --unsolvable-agent=pkg:agent`` in a project with no test code."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from harness._options import (
+    AGENT_OPTION,
+    CEILING_STEPS_OPTION,
+    FAMILY_OPTION,
+    LENIENT_OPTION,
+    MAX_STEPS_OPTION,
+    NO_SNAPSHOT_OPTION,
+    SCENARIO_OPTION,
+    STEP_BOUND_OPTION,
+    STRICT_OPTION,
+)
+from tests.plugin._helpers import Run, cases
+
+pytest_plugins = ["pytester"]
+
+CONTRACT, NAIVE = f"{AGENT_OPTION}=pkg:contract", f"{AGENT_OPTION}=pkg:naive"
+EXPLAINED = re.compile(r"^E   AssertionError: \S+ \(seed \d\) × pkg:naive: FAIL: .+")
+
+
+def test_contract_agent_passes_the_whole_library(run: Run, xdist_args: tuple[str, ...]) -> None:
+    total = cases()
+    run(CONTRACT, "--snapshot-update", *xdist_args).assert_outcomes(passed=total)
+    result = run(CONTRACT, *xdist_args)
+    result.assert_outcomes(passed=total)
+    result.stdout.fnmatch_lines([f"{total} snapshots passed."])
+    assert result.ret == 0
+
+
+def test_naive_agent_fails_and_every_failure_explains_itself(run: Run) -> None:
+    result = run(NAIVE, NO_SNAPSHOT_OPTION, "-n", "2")
+    failed = result.parseoutcomes()["failed"]
+    assert failed > cases() / 2 and result.ret == 1
+    explained = [line for line in result.outlines if EXPLAINED.match(line)]
+    assert len(explained) == failed
+    assert sum("trajectory tail:" in line for line in result.outlines) == failed
+
+
+def test_a_failure_shows_expected_vs_observed_and_the_tail(run: Run) -> None:
+    result = run(NAIVE, NO_SNAPSHOT_OPTION, "-k", "constant-return/repeat-seed0")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "E   AssertionError: constant-return/repeat (seed 0) × pkg:naive: FAIL: returned no "
+            "structured exit (*); expected NO_PROGRESS; stopped at step 25, after the bound N=12*",
+            "      ended:    unstructured",
+            "      stopped:  step 25 (bound N=12); first stagnant step 2; lag 23 steps, *",
+            "      trajectory tail:",
+            "        step 20: *",
+            "          → search_invoices(*) = *",
+        ],
+        consecutive=True,
+    )
+
+
+def test_ids_are_readable_and_selectable_with_k(run: Run) -> None:
+    result = run(CONTRACT, "--collect-only", "-q")
+    result.stdout.fnmatch_lines(
+        ["__unsolvable__/pkg.contract::test_unsolvable[constant-return/perturbed-offset-seed1]"]
+    )
+    selected = run(CONTRACT, NO_SNAPSHOT_OPTION, "-k", "perturbed-offset-seed1")
+    selected.assert_outcomes(passed=1, deselected=cases() - 1)
+
+
+def test_scenario_and_family_filters_deselect(run: Run) -> None:
+    result = run(
+        CONTRACT,
+        NO_SNAPSHOT_OPTION,
+        f"{FAMILY_OPTION}=missing-permission",
+        f"{SCENARIO_OPTION}=constant-return/repeat",
+    )
+    chosen = cases("missing-permission", "constant-return/repeat")
+    result.assert_outcomes(passed=chosen, deselected=cases() - chosen)
+
+
+def test_lenient_accepts_an_exhausted_budget_and_strict_does_not(run: Run) -> None:
+    args = (
+        CONTRACT,
+        NO_SNAPSHOT_OPTION,
+        "-k",
+        "constant-return/repeat-seed0",
+        f"{MAX_STEPS_OPTION}=2",
+    )
+    run(*args, LENIENT_OPTION).assert_outcomes(passed=1, deselected=cases() - 1)
+    strict = run(*args, STRICT_OPTION)
+    strict.assert_outcomes(failed=1, deselected=cases() - 1)
+    strict.stdout.fnmatch_lines(["*expected NO_PROGRESS, got BUDGET_STEPS*"])
+
+
+def test_step_bound_and_ceiling_options_reach_the_runs(run: Run) -> None:
+    bound = run(CONTRACT, NO_SNAPSHOT_OPTION, f"{SCENARIO_OPTION}=constant-return/repeat",
+                f"{STEP_BOUND_OPTION}=2")  # fmt: skip
+    bound.stdout.fnmatch_lines(["*stopped at step 3, after the bound N=2*"])
+    ceiling = run(NAIVE, NO_SNAPSHOT_OPTION, f"{SCENARIO_OPTION}=constant-return/repeat",
+                  f"{CEILING_STEPS_OPTION}=5")  # fmt: skip
+    ceiling.stdout.fnmatch_lines(["unsolvable: 3 runs, 0 passed, 3 failed (3 did_not_stop, *"])
+
+
+def test_ini_options_drive_the_suite(run: Run, pytester: pytest.Pytester) -> None:
+    pytester.makeini(
+        "[pytest]\nunsolvable_agent = pkg:contract\nunsolvable_family = missing-permission\n"
+        "unsolvable_strict = true\nunsolvable_snapshot = false\n"
+    )
+    pytester.makepyfile(test_other="def test_other():\n    pass\n")
+    chosen = cases("missing-permission")
+    run().assert_outcomes(passed=chosen + 1, deselected=cases() - chosen)
+    run("test_other.py").assert_outcomes(passed=1)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            (f"{AGENT_OPTION}=nope:agent",),
+            f"ERROR: {AGENT_OPTION}: agent 'nope:agent': module 'nope' cannot be imported *",
+        ),
+        (
+            (f"{AGENT_OPTION}=pkg:missing",),
+            f"ERROR: {AGENT_OPTION}: agent 'pkg:missing': 'pkg' has no attribute 'missing'",
+        ),
+        (
+            (CONTRACT, f"{SCENARIO_OPTION}=constant-return/repeet"),
+            "ERROR: *: unknown scenario 'constant-return/repeet'; did you mean "
+            "constant-return/repeat*",
+        ),
+        (
+            (CONTRACT, f"{CEILING_STEPS_OPTION}=0"),
+            f"ERROR: {CEILING_STEPS_OPTION}=0: must be a positive number *",
+        ),
+    ],
+    ids=["module", "attribute", "scenario", "ceiling"],
+)
+def test_bad_options_are_usage_errors_not_tracebacks(
+    run: Run, args: tuple[str, ...], message: str
+) -> None:
+    result = run(*args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+    assert "Traceback" not in result.stderr.str() + result.stdout.str()
+
+
+def test_a_bad_ini_number_is_a_usage_error(run: Run, pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\nunsolvable_step_bound = ten\n")
+    result = run()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: ini unsolvable_step_bound = 'ten' is not a whole number*"])
