@@ -13,6 +13,7 @@ pydantic-ai's stops, read into the vocabulary:
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -162,7 +163,8 @@ class PydanticAIRun:
 class PydanticAIAdapter:
     """Runs a pydantic-ai `Agent` on the session's task under ``agent.override(model=…,
     tools=…)`` — pydantic-ai's own testing seam — so the agent's output type, instructions,
-    retries and limits stay its own.
+    retries and limits stay its own. It runs on an event loop of its own (``asyncio.run``), which
+    is closed even when a harness ceiling ends the run mid-request.
 
     ``usage_limits=None`` keeps pydantic-ai's default (``UsageLimits()``: 50 requests).
 
@@ -189,7 +191,7 @@ class PydanticAIAdapter:
         override = self.agent.override(model=session_model(session), tools=session_tools(session))
         with capture_run_messages() as messages, override:
             try:
-                result = self.agent.run_sync(session.task, usage_limits=self.usage_limits)
+                result = asyncio.run(self.agent.run(session.task, usage_limits=self.usage_limits))
             except UsageLimitExceeded as error:
                 outcome.limit_error = error
             else:

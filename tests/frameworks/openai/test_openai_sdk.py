@@ -10,14 +10,16 @@ from typing import Any
 
 import pytest
 
-openai = pytest.importorskip("openai")
+pytest.importorskip("openai")
 
-import harness  # noqa: E402
-import scenarios  # noqa: E402
-from harness import Code, Outcome, Session  # noqa: E402
-from harness.wire import FAKE_API_KEY, Wire  # noqa: E402
-from tests.frameworks._glue import child_agent  # noqa: E402
-from tests.frameworks.openai.sdk_agent import run_agent  # noqa: E402
+import openai
+
+import harness
+import scenarios
+from harness import Code, Outcome, Session
+from harness.wire import FAKE_API_KEY, Wire
+from tests.frameworks._glue import child_agent
+from tests.frameworks.openai.sdk_agent import run_agent
 
 Agent = Callable[[Session], Mapping[str, Any]]
 

@@ -1,0 +1,88 @@
+"""Real pydantic-ai agents run through `PydanticAIAdapter`: the model is pydantic-ai's own
+`FunctionModel`, answered by the session, and ``UsageLimits`` are read honestly."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("pydantic_ai")
+
+from pydantic_ai import Agent, TextOutput, UsageLimits
+
+import harness
+import scenarios
+from harness import Ceilings, Code, Exit, Outcome
+from harness.adapters.pydantic_ai import PydanticAIAdapter
+
+BILLING = Agent("test", instructions="Do the task with the tools you have.")
+FAMILIES = [
+    "constant-return/repeat",
+    "missing-permission/retry-403",
+    "contradictory-criteria/alternate",
+]
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_the_default_request_limit_is_fifty_model_calls_then_exhausted(name: str) -> None:
+    record = harness.run(PydanticAIAdapter(BILLING), scenarios.get(name))
+    assert (record.exit, record.code, record.observed.steps) == (
+        Exit.EXHAUSTED,
+        Code.BUDGET_STEPS,
+        50,
+    )
+    assert "request_limit of 50" in record.reported.reason
+    assert record.reported.partial["tool_results"] == 50
+
+
+@pytest.mark.parametrize(
+    ("limits", "code", "steps"),
+    [
+        (UsageLimits(request_limit=5), Code.BUDGET_STEPS, 5),
+        (UsageLimits(tool_calls_limit=3), Code.BUDGET_CALLS, 4),
+        (UsageLimits(total_tokens_limit=2_000), Code.BUDGET_COST, 5),
+    ],
+    ids=["requests", "tool-calls", "tokens"],
+)
+def test_each_usage_limit_maps_to_its_budget_code(
+    limits: UsageLimits, code: Code, steps: int
+) -> None:
+    record = harness.run(
+        PydanticAIAdapter(BILLING, usage_limits=limits), scenarios.get("constant-return/repeat")
+    )
+    assert (record.code, record.observed.steps) == (code, steps)
+
+
+def test_no_request_limit_runs_into_the_harness_ceiling() -> None:
+    adapter = PydanticAIAdapter(BILLING, usage_limits=UsageLimits(request_limit=None))
+    record = harness.run(
+        adapter, scenarios.get("constant-return/repeat"), ceilings=Ceilings(max_steps=40)
+    )
+    assert record.outcome is Outcome.DID_NOT_STOP and record.observed.steps == 40
+
+
+def test_an_output_is_a_completion_claim_that_the_verdict_checks() -> None:
+    record = harness.run(
+        PydanticAIAdapter(BILLING), scenarios.get("constant-return/claims-success")
+    )
+    assert record.exit is Exit.COMPLETE and record.observed.steps == 3
+    assert any("false completion" in f for f in record.verdict.failures)
+
+
+def unverified(text: str) -> dict[str, str]:
+    """An agent's own output processing: a claim it cannot verify goes to a human."""
+    return {"code": "NEEDS_HUMAN", "reason": f"unverified claim: {text}"}
+
+
+def test_an_output_with_a_code_is_read_as_the_agents_stop() -> None:
+    careful = Agent("test", output_type=TextOutput(unverified))
+    record = harness.run(
+        PydanticAIAdapter(careful), scenarios.get("constant-return/claims-success")
+    )
+    assert record.code is Code.NEEDS_HUMAN and record.verdict.passed
+
+
+def test_a_tool_that_raises_crashes_the_run() -> None:
+    record = harness.run(
+        PydanticAIAdapter(BILLING), scenarios.get("missing-permission/retry-raises")
+    )
+    assert record.outcome is Outcome.CRASHED and "portal:write" in str(record.observed.error)

@@ -1,0 +1,61 @@
+"""Real smolagents `ToolCallingAgent`s run through `SmolagentsAdapter`: at ``max_steps`` the
+framework asks the model for a final answer with no tools and returns it as the answer — the
+adapter records that as ``exhausted``, never ``complete``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+pytest.importorskip("smolagents")
+
+from smolagents import ToolCallingAgent
+from smolagents.monitoring import LogLevel
+
+import harness
+import scenarios
+from harness import Code, Exit
+from harness.adapters.smolagents import SmolagentsAdapter
+
+FAMILIES = [
+    "constant-return/repeat",
+    "missing-permission/retry-403",
+    "contradictory-criteria/alternate",
+]
+
+
+def quiet(model: Any, tools: Any) -> ToolCallingAgent:
+    return ToolCallingAgent(tools=tools, model=model, verbosity_level=LogLevel.OFF)
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_the_default_twenty_steps_end_in_a_forced_final_answer_read_as_exhausted(name: str) -> None:
+    record = harness.run(SmolagentsAdapter(quiet), scenarios.get(name))
+    assert (record.exit, record.code) == (Exit.EXHAUSTED, Code.BUDGET_STEPS)
+    assert record.observed.steps == 21, "20 steps, then one more model call with no tools"
+    assert (
+        "max_steps=20" in record.reported.reason and "completed the task" in record.reported.reason
+    )
+    assert record.observed.tail[-1].calls == (), "the forced final answer calls no tool"
+
+
+def test_a_smaller_max_steps_is_passed_to_the_run() -> None:
+    record = harness.run(
+        SmolagentsAdapter(quiet, max_steps=4), scenarios.get("constant-return/repeat")
+    )
+    assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 5)
+    assert record.reported.partial["tool_results"] >= 4
+
+
+def test_a_final_answer_is_a_completion_claim_that_the_verdict_checks() -> None:
+    record = harness.run(SmolagentsAdapter(quiet), scenarios.get("constant-return/claims-success"))
+    assert record.exit is Exit.COMPLETE and record.observed.steps == 3
+    assert any("false completion" in f for f in record.verdict.failures)
+
+
+def test_a_tool_that_raises_is_an_error_step_and_the_run_goes_on() -> None:
+    adapter = SmolagentsAdapter(quiet, max_steps=3)
+    record = harness.run(adapter, scenarios.get("missing-permission/retry-raises"))
+    assert record.code is Code.BUDGET_STEPS and record.observed.denied_calls == 3
+    assert "portal:write" in str(record.reported.partial)
