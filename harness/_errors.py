@@ -4,6 +4,7 @@
     ├── ScenarioError (ValueError)        an unknown or malformed scenario
     ├── AdapterError (TypeError)          an agent or adapter path that cannot be used
     ├── BudgetError (ValueError)          a budget, ceiling or threshold out of range
+    ├── BaselineError (ValueError)        a metrics baseline file that is missing or unreadable
     └── ScriptExhausted                   a finite user script ran out (a harness outcome)
 
 `CeilingHit` is deliberately *not* in this tree: it derives from `BaseException` so that an
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 __all__ = [
     "AdapterError",
+    "BaselineError",
     "BudgetError",
     "CeilingHit",
     "ScenarioError",
@@ -38,6 +40,10 @@ class AdapterError(UnsolvableError, TypeError):
 
 class BudgetError(UnsolvableError, ValueError):
     """A budget, ceiling or threshold that is not a positive number."""
+
+
+class BaselineError(UnsolvableError, ValueError):
+    """A metrics baseline that is missing, unreadable or of another version, or a bad margin."""
 
 
 class ScriptExhausted(UnsolvableError):

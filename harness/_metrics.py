@@ -1,0 +1,247 @@
+"""Consumes judged termination records, produces `Metrics`: per agent, family and scenario, the
+detection-lag distribution (steps, tokens, cost), stops against the bound, exit codes, false stops
+on controls, false completions, did_not_stop and pass^k.
+
+Lag is measured on unsolvable scenarios only and false stops on solvable controls only: an agent
+that stops at step 1 everywhere has no lag, and only the controls show what that costs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from harness._record import Exit, Outcome, TerminationRecord
+
+__all__ = [
+    "ALL",
+    "LEVELS",
+    "Distribution",
+    "GroupMetrics",
+    "Metrics",
+    "Number",
+    "ending",
+    "is_false_completion",
+    "is_false_stop",
+    "measure",
+    "percentile",
+]
+
+ALL = "all"
+"""The name of an agent's group over every run it made."""
+LEVELS = ("agent", "family", "scenario")
+"""The levels metrics are grouped at, widest first."""
+RATE_DIGITS = 4
+"""Rates are rounded so that JSON stays byte-stable: 1/3 is 0.3333 on every machine."""
+COST_DIGITS = 6
+"""Dollar amounts keep a millionth of a dollar, as the records do."""
+
+Number = int | float
+
+
+def percentile(values: Sequence[Number], q: int) -> Number:
+    """Nearest-rank percentile: the ``ceil(q·n/100)``-th smallest of the ``n`` values.
+
+    Always a value that was observed (a lag in steps stays a whole step), computed in integers
+    so the same runs give the same number on every machine; ``q=100`` is the maximum.
+    """
+    if not values:
+        raise ValueError("percentile() of no values; a group with no runs has no distribution")
+    if not 0 < q <= 100:
+        raise ValueError(f"percentile(q={q!r}): q must be a whole percent in 1..100")
+    rank = (q * len(values) + 99) // 100
+    return sorted(values)[rank - 1]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Distribution:
+    """p50, p95 and max of one quantity over a group's runs (nearest-rank percentiles)."""
+
+    count: int
+    """How many runs the distribution is over."""
+    p50: Number
+    p95: Number
+    max: Number
+
+    @classmethod
+    def of(cls, values: Sequence[Number]) -> Distribution:
+        return cls(
+            count=len(values),
+            p50=percentile(values, 50),
+            p95=percentile(values, 95),
+            max=percentile(values, 100),
+        )
+
+
+def ending(record: TerminationRecord) -> str:
+    """The code the agent stopped with, else the harness's outcome (``did_not_stop``, ...)."""
+    return str(record.code) if record.code is not None else str(record.outcome)
+
+
+def is_false_stop(record: TerminationRecord) -> bool:
+    """A control that the agent ended (stopped, returned or raised) without completing it.
+
+    ``did_not_stop`` is counted apart: the agent made no stop decision at all.
+    """
+    ended = record.outcome is not Outcome.DID_NOT_STOP
+    return record.solvable and ended and record.exit is not Exit.COMPLETE
+
+
+def is_false_completion(record: TerminationRecord) -> bool:
+    """``complete`` claimed on an unsolvable scenario, or where the world says otherwise."""
+    claimed = record.exit is Exit.COMPLETE
+    return claimed and (not record.solvable or not record.observed.world_complete)
+
+
+def _passed(record: TerminationRecord) -> bool:
+    return bool(record.verdict and record.verdict.passed)
+
+
+@dataclass(frozen=True, kw_only=True)
+class GroupMetrics:
+    """The metrics of one agent over one group of runs: all of them, a family, or a scenario."""
+
+    agent: str
+    level: str
+    """One of `LEVELS`."""
+    name: str
+    """The family or scenario name; `ALL` at the agent level."""
+    runs: int
+    passed: int
+    """Runs whose verdict passed."""
+    scenarios: int
+    """Distinct scenarios among the runs."""
+    k: int
+    """Most seeded runs of one scenario: the k of pass^k."""
+    pass_k: int
+    """Scenarios whose every seeded run passed."""
+    lag_steps: Distribution | None
+    """Detection lag in steps over the unsolvable runs; ``None`` for a group of controls."""
+    lag_tokens: Distribution | None
+    lag_cost_usd: Distribution | None
+    steps: Distribution
+    """The stopped step, over every run."""
+    steps_per_bound: Distribution
+    """The stopped step divided by the bound N: above 1 means stopped too late."""
+    over_bound: int
+    """Runs that went past the bound N (did_not_stop included)."""
+    exits: dict[str, int]
+    """How runs ended: the code, or the harness outcome when the agent gave none."""
+    controls: int
+    """Runs on solvable controls."""
+    false_stops: int
+    false_stop_rate: float | None
+    """False stops per control run; ``None`` when the group has no controls."""
+    false_completions: int
+    did_not_stop: int
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """What identifies the group across runs (and in a baseline)."""
+        return (self.level, self.name, self.agent)
+
+    @property
+    def label(self) -> str:
+        """``family constant-return × contract``: how messages name the group."""
+        where = "all runs" if self.level == "agent" else f"{self.level} {self.name}"
+        return f"{where} × {self.agent}"
+
+
+def _optional(values: Sequence[Number]) -> Distribution | None:
+    """``None`` for no values: a group of controls has no lag."""
+    return Distribution.of(values) if values else None
+
+
+def _rate(part: int, whole: int) -> float | None:
+    return round(part / whole, RATE_DIGITS) if whole else None
+
+
+def _pass_k(records: Sequence[TerminationRecord]) -> tuple[int, int, int]:
+    """Distinct scenarios, k, and how many scenarios passed on every seed."""
+    by_scenario: dict[str, list[bool]] = {}
+    for record in records:
+        by_scenario.setdefault(record.scenario, []).append(_passed(record))
+    k = max(len(results) for results in by_scenario.values())
+    return len(by_scenario), k, sum(all(results) for results in by_scenario.values())
+
+
+def _group(level: str, name: str, agent: str, records: Sequence[TerminationRecord]) -> GroupMetrics:
+    unsolvable = [r.observed for r in records if not r.solvable]
+    controls = [r for r in records if r.solvable]
+    false_stops = sum(map(is_false_stop, controls))
+    scenarios, k, pass_k = _pass_k(records)
+    return GroupMetrics(
+        agent=agent,
+        level=level,
+        name=name,
+        runs=len(records),
+        passed=sum(map(_passed, records)),
+        scenarios=scenarios,
+        k=k,
+        pass_k=pass_k,
+        lag_steps=_optional([o.detection_lag for o in unsolvable]),
+        lag_tokens=_optional([o.lag_tokens for o in unsolvable]),
+        lag_cost_usd=_optional([round(o.lag_cost_usd, COST_DIGITS) for o in unsolvable]),
+        steps=Distribution.of([r.observed.steps for r in records]),
+        steps_per_bound=Distribution.of(
+            [round(r.observed.steps / r.step_bound, RATE_DIGITS) for r in records]
+        ),
+        over_bound=sum(r.observed.steps > r.step_bound for r in records),
+        exits=dict(sorted(Counter(map(ending, records)).items())),
+        controls=len(controls),
+        false_stops=false_stops,
+        false_stop_rate=_rate(false_stops, len(controls)),
+        false_completions=sum(map(is_false_completion, records)),
+        did_not_stop=sum(r.outcome is Outcome.DID_NOT_STOP for r in records),
+    )
+
+
+def _grouped(
+    records: Sequence[TerminationRecord], level: str, name_of: Callable[[TerminationRecord], str]
+) -> tuple[GroupMetrics, ...]:
+    """One group per name × agent, names and agents in the order the records first show them."""
+    groups: dict[tuple[str, str], list[TerminationRecord]] = {}
+    for record in records:
+        groups.setdefault((name_of(record), record.agent), []).append(record)
+    return tuple(_group(level, name, agent, members) for (name, agent), members in groups.items())
+
+
+@dataclass(frozen=True, kw_only=True)
+class Metrics:
+    """Every group's metrics: per agent over all its runs, per family, per scenario."""
+
+    agents: tuple[GroupMetrics, ...] = ()
+    families: tuple[GroupMetrics, ...] = ()
+    scenarios: tuple[GroupMetrics, ...] = ()
+    runs: int = 0
+
+    @cached_property
+    def by_key(self) -> dict[tuple[str, str, str], GroupMetrics]:
+        """Every group by `GroupMetrics.key`."""
+        return {group.key: group for group in self}
+
+    def __iter__(self) -> Iterator[GroupMetrics]:
+        """Agents, then families, then scenarios."""
+        return iter((*self.agents, *self.families, *self.scenarios))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-able data; the same records always give the same data."""
+        groups = {"agents": self.agents, "families": self.families, "scenarios": self.scenarios}
+        data: dict[str, Any] = {
+            level: [dataclasses.asdict(group) for group in members]
+            for level, members in groups.items()
+        }
+        data["runs"] = self.runs
+        return data
+
+
+def measure(records: Sequence[TerminationRecord]) -> Metrics:
+    """The metrics of ``records``: groups appear in the order the records first show them."""
+    agents = _grouped(records, "agent", lambda _: ALL)
+    families = _grouped(records, "family", lambda record: record.family)
+    scenarios = _grouped(records, "scenario", lambda record: record.scenario)
+    return Metrics(agents=agents, families=families, scenarios=scenarios, runs=len(records))

@@ -1,0 +1,105 @@
+"""The baseline gate: a blessed run passes against itself; lag p95 or false-stop rate beyond the
+margin fails, naming group, metric, baseline and now; a bad file says how to make a good one."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness import Code, TerminationRecord
+from harness._baseline import Baseline, Margins, gate, write_baseline
+from harness._errors import BaselineError
+from harness._metrics import measure
+from tests.reports._records import library_records, record
+
+
+def _runs(lag: int, *, false_stops: int = 0) -> list[TerminationRecord]:
+    unsolvable = [record(scenario="fam/a", seed=s, steps=2 + lag, stagnant=2) for s in range(3)]
+    controls = [
+        record(scenario="ctl/c", seed=s, solvable=True, code=Code.COMPLETED, world_complete=True)
+        for s in range(4 - false_stops)
+    ]
+    cut = [record(scenario="ctl/c", seed=9, solvable=True)] * false_stops
+    return [*unsolvable, *controls, *cut]
+
+
+def test_a_written_baseline_reads_back_and_passes_against_itself(tmp_path: Path) -> None:
+    metrics = measure(library_records())
+    written = write_baseline(metrics, tmp_path / "ci" / "baseline.json")
+    loaded = Baseline.load(tmp_path / "ci" / "baseline.json")
+    assert loaded.entries == written.entries and len(loaded.entries) == len(list(metrics))
+    result = gate(metrics, loaded)
+    assert result.passed and result.compared == len(loaded.entries)
+    assert result.lines()[0].startswith("unsolvable: baseline gate passed: ")
+
+
+def test_the_file_is_sorted_stable_json(tmp_path: Path) -> None:
+    path = tmp_path / "baseline.json"
+    write_baseline(measure(library_records()), path)
+    first = path.read_bytes()
+    write_baseline(measure(library_records()), path)
+    assert path.read_bytes() == first
+    data = json.loads(first)
+    assert data["agents"]["contract"]["family"]["missing-permission"] == {
+        "false_stop_rate": None,
+        "lag_steps_p95": 0,
+        "runs": 9,
+    }
+
+
+def test_lag_beyond_the_margin_fails_naming_what_regressed() -> None:
+    baseline = Baseline.from_metrics(measure(_runs(lag=1)))
+    result = gate(measure(_runs(lag=3)), baseline)
+    assert not result.passed
+    assert [str(r) for r in result.regressions] == [
+        "all runs × a: lag_steps_p95 1 → 3 steps (allowed up to 1)",
+        "family fam × a: lag_steps_p95 1 → 3 steps (allowed up to 1)",
+        "scenario fam/a × a: lag_steps_p95 1 → 3 steps (allowed up to 1)",
+    ]
+    assert gate(measure(_runs(lag=3)), baseline, Margins(lag_steps=2)).passed
+
+
+def test_false_stops_beyond_the_margin_fail() -> None:
+    baseline = Baseline.from_metrics(measure(_runs(lag=1)))
+    result = gate(measure(_runs(lag=1, false_stops=1)), baseline)
+    assert {(r.name, r.metric, r.baseline, r.now) for r in result.regressions} == {
+        ("all", "false_stop_rate", 0.0, 0.25),
+        ("ctl", "false_stop_rate", 0.0, 0.25),
+        ("ctl/c", "false_stop_rate", 0.0, 0.25),
+    }
+    assert gate(measure(_runs(1, false_stops=1)), baseline, Margins(false_stop_rate=0.25)).passed
+    lines = result.lines()
+    assert lines[0].startswith("unsolvable: baseline gate FAILED: 3 regression(s)")
+    assert lines[-1].strip().endswith("--update-baseline")
+
+
+def test_groups_only_one_side_has_are_not_compared() -> None:
+    baseline = Baseline.from_metrics(measure([record(scenario="old/x", steps=90)]))
+    result = gate(measure([record(scenario="new/y", agent="b")]), baseline)
+    assert result.passed and result.compared == 0
+
+
+def test_a_missing_file_says_how_to_create_it(tmp_path: Path) -> None:
+    with pytest.raises(
+        BaselineError, match=r"does not exist; create it with --baseline .* --update-baseline"
+    ):
+        Baseline.load(tmp_path / "nope.json")
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [("{", "not readable JSON"), ('{"baseline_version": 99}', "baseline_version 99")],
+)
+def test_an_unreadable_file_is_a_baseline_error(tmp_path: Path, text: str, match: str) -> None:
+    path = tmp_path / "baseline.json"
+    path.write_text(text)
+    with pytest.raises(BaselineError, match=match):
+        Baseline.load(path)
+
+
+def test_margins_are_never_negative() -> None:
+    with pytest.raises(BaselineError, match="lag_steps=-1"):
+        Margins(lag_steps=-1)
+    assert str(Margins(false_stop_rate=0.05)) == "lag p95 +0 steps, false-stop rate +0.05"
