@@ -24,6 +24,9 @@ def load_agent(spec: str) -> Adapter:
 
     if spec in BUILTIN:
         return as_adapter(BUILTIN[spec])  # type: ignore[arg-type]
+    from harness.adapters.registry import registered  # names installed packages register
+
+    spec = registered().get(spec, spec)
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
         raise AdapterError(
