@@ -1,6 +1,7 @@
 """Consumes the command line, produces the main job: scenarios × agents, a table, an exit status.
 
-Exit status: 0 when every verdict passes, 1 when any fails, 2 for a usage error.
+Exit status: 0 when every verdict passes, 1 when any fails or the baseline gate finds a
+regression, 2 for a usage error.
 """
 
 from __future__ import annotations
@@ -10,11 +11,15 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from harness._baseline import Margins
+from harness._batch import Job, run_jobs
 from harness._errors import UnsolvableError
+from harness._progress import Progress
 from harness._record import TerminationRecord
-from harness._report import explain, format_table, pass_k_line, summary_line, write_json
-from harness._run import run
+from harness._report import explain, format_table, pass_k_line, summary_line
+from harness._reports import ReportOptions, publish
 from harness._scenario import Ceilings, Scenario
+from harness._summary import format_metrics, should_summarise
 
 __all__ = ["main"]
 
@@ -51,6 +56,7 @@ def _parser() -> argparse.ArgumentParser:
         "--volatile", action="store_true", help="keep wall times in the JSON (not byte-stable)"
     )
     run_.add_argument("--explain", action="store_true", help="print the trajectory of failures")
+    _add_report_arguments(run_)
     run_.add_argument(
         "--ceiling-steps", type=int, default=Ceilings.max_steps, help="harness step ceiling"
     )
@@ -66,31 +72,111 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _run(args: argparse.Namespace) -> int:
+def _add_report_arguments(run_: argparse.ArgumentParser) -> None:
+    """Metrics, reports, the baseline gate, workers and progress (issue 6)."""
+    run_.add_argument("--markdown", type=Path, metavar="PATH", help="write a Markdown report")
+    run_.add_argument("--html", type=Path, metavar="PATH", help="write a self-contained HTML page")
+    run_.add_argument(
+        "--baseline",
+        type=Path,
+        metavar="PATH",
+        help="fail when lag p95 or the false-stop rate "
+        "got worse than this baseline file by more than the margins",
+    )
+    run_.add_argument(
+        "--update-baseline", action="store_true", help="rewrite --baseline from this run instead"
+    )
+    run_.add_argument(
+        "--baseline-margin",
+        type=int,
+        default=0,
+        metavar="STEPS",
+        help="steps of lag p95 above the baseline that still pass (default 0)",
+    )
+    run_.add_argument(
+        "--baseline-false-stop-margin",
+        type=float,
+        default=0.0,
+        metavar="RATE",
+        help="false-stop rate above the baseline that still passes, e.g. 0.05 (default 0)",
+    )
+    run_.add_argument(
+        "-n",
+        "--workers",
+        type=_workers,
+        default=1,
+        metavar="N",
+        help="run on N worker processes (default 1: in this process)",
+    )
+    run_.add_argument("--no-progress", action="store_true", help="show no progress on stderr")
+
+
+def _workers(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a whole number of processes, 1 or more")
+    return int(text)
+
+
+def _jobs(args: argparse.Namespace) -> list[Job]:
     from harness._loading import load_agent
     from scenarios import select
 
-    agents = [load_agent(spec) for spec in args.agent or DEFAULT_AGENTS]
-    chosen = select(args.scenario or ())
+    specs = list(args.agent or DEFAULT_AGENTS)
+    for spec in specs:
+        load_agent(spec)  # a bad spec is a usage error before anything runs
     ceilings = Ceilings(max_steps=args.ceiling_steps, max_wall_seconds=args.ceiling_seconds)
-    records: list[TerminationRecord] = []
-    for scenario in chosen:
-        for seed in args.seed or (scenario.seeds if args.all_seeds else scenario.seeds[:1]):
-            for agent in agents:
-                records.append(
-                    run(agent, scenario, seed=seed, strict=args.strict, ceilings=ceilings)
-                )
+    return [
+        Job(agent=spec, scenario=scenario.name, seed=seed, strict=args.strict, ceilings=ceilings)
+        for scenario in select(args.scenario or ())
+        for seed in args.seed or (scenario.seeds if args.all_seeds else scenario.seeds[:1])
+        for spec in specs
+    ]
+
+
+def _records(args: argparse.Namespace) -> list[TerminationRecord]:
+    from scenarios import get
+
+    jobs = _jobs(args)
+    progress = Progress(len(jobs), enabled=not args.no_progress)
+    try:
+        return run_jobs(
+            jobs, lookup=get, workers=args.workers, on_record=lambda _: progress.advance()
+        )
+    finally:
+        progress.close()
+
+
+def _report_options(args: argparse.Namespace) -> ReportOptions:
+    return ReportOptions(
+        json=args.json,
+        markdown=args.markdown,
+        html=args.html,
+        baseline=args.baseline,
+        update_baseline=args.update_baseline,
+        margins=Margins(
+            lag_steps=args.baseline_margin, false_stop_rate=args.baseline_false_stop_margin
+        ),
+        volatile=args.volatile,
+    )
+
+
+def _run(args: argparse.Namespace) -> int:
+    options = _report_options(args)
+    records = _records(args)
     print(format_table(records))
     failures = [r for r in records if r.verdict and not r.verdict.passed]
     if args.explain:
         for record in failures:
             print("\n" + explain(record))
-    if args.json:
-        write_json(records, args.json, volatile=args.volatile)
+    published = publish(records, options)
+    if should_summarise(published.metrics):
+        print("\n" + format_metrics(published.metrics) + "\n")
     print(summary_line(records))
     if args.all_seeds or (args.seed and len(args.seed) > 1):
         print(pass_k_line(records))
-    return 1 if failures else 0
+    for note in published.notes:
+        print(note)
+    return 1 if failures or not published.passed else 0
 
 
 def _list() -> int:

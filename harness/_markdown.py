@@ -1,0 +1,124 @@
+"""Consumes records, their metrics and the baseline gate, produces Markdown for a CI job summary
+(GitHub's ``$GITHUB_STEP_SUMMARY`` renders tables and ``<details>``).
+
+Headline first (runs, gate), then per agent and per family, the scenarios folded away, and the
+trajectory tail of the first failures: a reviewer sees what regressed without opening a log.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Sequence
+
+from harness._baseline import GateResult
+from harness._metrics import GroupMetrics, Metrics
+from harness._record import TerminationRecord
+from harness._report import explain, pass_k_line, summary_line
+from harness._summary import COLUMNS, cells
+
+__all__ = ["MAX_FAILURES", "to_markdown"]
+
+MAX_FAILURES = 30
+"""Failures shown with their trajectory; GitHub caps a step summary at 1 MiB, and thirty tails
+of a few kilobytes each stay far below it."""
+
+
+def _cell(text: str) -> str:
+    """A table cell: pipes would end it, newlines would end the row."""
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(_cell(cell) for cell in row) + " |" for row in rows]
+    return lines
+
+
+def _groups(first: str, groups: Sequence[GroupMetrics]) -> list[str]:
+    return _table((first, *COLUMNS), ((group.name, *cells(group)) for group in groups))
+
+
+def _gate(gate: GateResult | None) -> list[str]:
+    if gate is None:
+        return []
+    against = f" against `{gate.path}`" if gate.path else ""
+    if gate.passed:
+        return [
+            f"**Baseline gate: passed** — {gate.compared} groups compared{against} "
+            f"({gate.margins}).",
+            "",
+        ]
+    rows = (
+        (
+            "all runs" if r.level == "agent" else f"{r.level} {r.name}",
+            r.agent,
+            r.metric,
+            f"{r.baseline:g}",
+            f"{r.now:g}",
+            f"{r.baseline + r.margin:g}",
+        )
+        for r in gate.regressions
+    )
+    header = ("group", "agent", "metric", "baseline", "now", "allowed up to")
+    return [
+        f"**Baseline gate: FAILED** — {len(gate.regressions)} regression(s){against} "
+        f"({gate.margins}):",
+        "",
+        *_table(header, rows),
+        "",
+    ]
+
+
+def _failure(record: TerminationRecord) -> list[str]:
+    verdict = record.verdict.summary if record.verdict else "not judged"
+    title = f"{record.scenario} (seed {record.seed}) × {record.agent}: {verdict}"
+    return [
+        f"<details><summary>{html.escape(title)}</summary>",
+        "",
+        "```text",
+        explain(record).replace("```", "'''"),
+        "```",
+        "</details>",
+    ]
+
+
+def _failures(records: Sequence[TerminationRecord]) -> list[str]:
+    failed = [r for r in records if r.verdict and not r.verdict.passed]
+    if not failed:
+        return []
+    lines = ["", f"### Failures ({len(failed)})", ""]
+    for record in failed[:MAX_FAILURES]:
+        lines += _failure(record)
+    if len(failed) > MAX_FAILURES:
+        lines.append(f"\n…and {len(failed) - MAX_FAILURES} more: `unsolvable run --explain`.")
+    return lines
+
+
+def to_markdown(
+    records: Sequence[TerminationRecord], metrics: Metrics, gate: GateResult | None = None
+) -> str:
+    """The whole summary, ending with a newline."""
+    lines = [
+        f"## {summary_line(records)}",
+        "",
+        f"{pass_k_line(records).removeprefix('unsolvable: ')}. Lag is in steps past the first "
+        "stagnant step (nearest-rank percentiles over unsolvable runs); false stops are over "
+        "solvable control runs.",
+        "",
+        *_gate(gate),
+        "### Per agent",
+        "",
+        *_table(COLUMNS, map(cells, metrics.agents)),
+        "",
+        "### Per family",
+        "",
+        *_groups("family", metrics.families),
+        "",
+        f"<details><summary>Per scenario ({len(metrics.scenarios)} rows)</summary>",
+        "",
+        *_groups("scenario", metrics.scenarios),
+        "",
+        "</details>",
+        *_failures(records),
+    ]
+    return "\n".join(lines) + "\n"

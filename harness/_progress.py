@@ -1,0 +1,60 @@
+"""Consumes finished runs one by one, produces a progress indicator on stderr that never spams a
+CI log: one line rewritten in place on a terminal, a line per `LOG_EVERY_PERCENT` elsewhere.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+__all__ = ["LOG_EVERY_PERCENT", "MIN_RUNS", "Progress"]
+
+LOG_EVERY_PERCENT = 10
+"""Off a terminal, at most 100 / 10 = 10 lines per command, however many runs."""
+MIN_RUNS = 20
+"""Fewer runs than this finish in well under a second: no progress is shown at all."""
+CLEAR_LINE = "\r\033[K"
+
+
+class Progress:
+    """Counts finished runs and shows ``unsolvable: 37/246 runs (15%)``.
+
+    Usage::
+
+        progress = Progress(total=len(jobs))
+        for job in jobs:
+            ...
+            progress.advance()
+        progress.close()
+    """
+
+    def __init__(self, total: int, *, stream: TextIO | None = None, enabled: bool = True) -> None:
+        self.total, self.done = total, 0
+        self.stream = stream or sys.stderr
+        self.enabled = enabled and total >= MIN_RUNS
+        self.is_tty = self.stream.isatty()
+        self._shown_percent = 0
+
+    def _text(self, percent: int) -> str:
+        return f"unsolvable: {self.done}/{self.total} runs ({percent}%)"
+
+    def advance(self) -> None:
+        self.done += 1
+        if not self.enabled:
+            return
+        percent = self.done * 100 // self.total
+        if self.is_tty and percent != self._shown_percent:
+            self.stream.write(CLEAR_LINE + self._text(percent))
+        elif not self.is_tty and percent >= self._shown_percent + LOG_EVERY_PERCENT:
+            percent -= percent % LOG_EVERY_PERCENT
+            self.stream.write(self._text(percent) + "\n")
+        else:
+            return
+        self._shown_percent = percent
+        self.stream.flush()
+
+    def close(self) -> None:
+        """On a terminal, clears the line so the report starts on a clean one."""
+        if self.enabled and self.is_tty:
+            self.stream.write(CLEAR_LINE)
+            self.stream.flush()

@@ -1,0 +1,94 @@
+"""Consumes the records of a run and where its reports go, produces the reports (JSON, Markdown,
+HTML), the baseline gate or a new baseline, and the lines to print about them.
+
+The one place both faces (``unsolvable run`` and the pytest plugin) call, so the two write the
+same files and apply the same gate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness._baseline import Baseline, GateResult, Margins, gate, write_baseline
+from harness._errors import BaselineError
+from harness._html import to_html
+from harness._markdown import to_markdown
+from harness._metrics import Metrics, measure
+from harness._record import TerminationRecord
+from harness._summary import report_json
+
+__all__ = ["Published", "ReportOptions", "publish"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReportOptions:
+    """Where reports go, and how the baseline is used; every path is optional."""
+
+    json: Path | None = None
+    """Records and metrics (stable bytes unless ``volatile``)."""
+    markdown: Path | None = None
+    html: Path | None = None
+    baseline: Path | None = None
+    """Gate against this file, or (with ``update_baseline``) rewrite it."""
+    update_baseline: bool = False
+    margins: Margins = field(default_factory=Margins)
+    volatile: bool = False
+    """Keep wall times in the JSON."""
+
+    def __post_init__(self) -> None:
+        if self.update_baseline and self.baseline is None:
+            raise BaselineError(
+                "--update-baseline needs the file to write: add --baseline PATH "
+                "(the pytest plugin: --unsolvable-baseline PATH)"
+            )
+
+
+@dataclass(frozen=True, kw_only=True)
+class Published:
+    """What `publish` did."""
+
+    metrics: Metrics
+    gate: GateResult | None
+    """``None`` unless a baseline was read."""
+    notes: tuple[str, ...]
+    """One line per file written, then the gate's lines."""
+
+    @property
+    def passed(self) -> bool:
+        """False only when the gate found a regression."""
+        return self.gate is None or self.gate.passed
+
+
+def _gate(metrics: Metrics, options: ReportOptions) -> tuple[GateResult | None, list[str]]:
+    if options.baseline is None:
+        return None, []
+    if options.update_baseline:
+        baseline = write_baseline(metrics, options.baseline)
+        count = len(baseline.entries)
+        return None, [f"unsolvable: wrote baseline of {count} groups to {options.baseline}"]
+    result = gate(metrics, Baseline.load(options.baseline), options.margins)
+    return result, result.lines()
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def publish(records: Sequence[TerminationRecord], options: ReportOptions) -> Published:
+    """Measures ``records``, gates or rewrites the baseline, then writes each report asked for
+    (the reports show the gate's result)."""
+    metrics = measure(records)
+    result, gate_lines = _gate(metrics, options)
+    notes = []
+    if options.json:
+        _write(options.json, report_json(records, metrics, volatile=options.volatile))
+    if options.markdown:
+        _write(options.markdown, to_markdown(records, metrics, result))
+        notes.append(f"unsolvable: wrote Markdown report to {options.markdown}")
+    if options.html:
+        _write(options.html, to_html(records, metrics, result))
+        notes.append(f"unsolvable: wrote HTML report to {options.html}")
+    return Published(metrics=metrics, gate=result, notes=(*notes, *gate_lines))

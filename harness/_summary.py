@@ -1,0 +1,110 @@
+"""Consumes `Metrics`, produces the cells every report shares (terminal, Markdown, HTML), the
+terminal metrics table, and the JSON of records beside their metrics.
+
+One set of cells keeps the three reports saying the same thing in the same words.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from harness._metrics import Distribution, GroupMetrics, Metrics
+from harness._record import SCHEMA_VERSION, TerminationRecord
+
+__all__ = [
+    "COLUMNS",
+    "cells",
+    "distribution",
+    "false_stops",
+    "format_metrics",
+    "report_json",
+    "should_summarise",
+]
+
+COLUMNS = (
+    "agent",
+    "runs",
+    "pass^k",
+    "lag p50/p95/max",
+    "lag tokens p95",
+    "lag $ p95",
+    "step/N p95",
+    "false stops",
+    "false compl.",
+    "did_not_stop",
+    "ended",
+)
+"""The columns after the group's name, in every report."""
+NO_VALUE = "-"
+"""A metric that does not apply: lag on controls, false stops on unsolvable tasks."""
+
+
+def distribution(values: Distribution | None) -> str:
+    """``p50/p95/max``, or `NO_VALUE`."""
+    if values is None:
+        return NO_VALUE
+    return f"{values.p50:g}/{values.p95:g}/{values.max:g}"
+
+
+def false_stops(group: GroupMetrics) -> str:
+    """``3/18 (16.7%)``: false stops over control runs."""
+    if group.false_stop_rate is None:
+        return NO_VALUE
+    return f"{group.false_stops}/{group.controls} ({group.false_stop_rate:.1%})"
+
+
+def _p95(values: Distribution | None, template: str = "{:g}") -> str:
+    return NO_VALUE if values is None else template.format(values.p95)
+
+
+def cells(group: GroupMetrics) -> tuple[str, ...]:
+    """The `COLUMNS` of one group, as text."""
+    return (
+        group.agent,
+        str(group.runs),
+        f"{group.pass_k}/{group.scenarios}",
+        distribution(group.lag_steps),
+        _p95(group.lag_tokens),
+        _p95(group.lag_cost_usd, "{:.4f}"),
+        f"{group.steps_per_bound.p95:.2f}",
+        false_stops(group),
+        str(group.false_completions),
+        str(group.did_not_stop),
+        ", ".join(f"{ending} {count}" for ending, count in group.exits.items()),
+    )
+
+
+def should_summarise(metrics: Metrics) -> bool:
+    """Whether the metrics add anything to the record table: some family × agent has several
+    runs. Otherwise each group is one row the table already shows."""
+    return any(group.runs > 1 for group in metrics.families)
+
+
+def _align(rows: Sequence[Sequence[str]]) -> list[str]:
+    """Left-aligned columns; the last one is never padded, so long lists of codes stay whole."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    return [
+        "  ".join([*(cell.ljust(width) for cell, width in zip(row, widths, strict=False)), row[-1]])
+        for row in rows
+    ]
+
+
+def format_metrics(metrics: Metrics) -> str:
+    """Per family × agent, then each agent over all its runs: the terminal metrics table."""
+    header = ("family", *COLUMNS)
+    rows = [(group.name, *cells(group)) for group in (*metrics.families, *metrics.agents)]
+    return "\n".join(line.rstrip() for line in _align([header, *rows]))
+
+
+def report_json(
+    records: Sequence[TerminationRecord], metrics: Metrics, *, volatile: bool = False
+) -> str:
+    """The records in their stable form (`harness._report.to_json`) beside their metrics: no
+    wall times unless ``volatile``, so the same run gives the same bytes."""
+    data = {
+        "schema_version": SCHEMA_VERSION,
+        "records": [record.to_dict(volatile=volatile) for record in records],
+        "metrics": metrics.to_dict(),
+    }
+    return json.dumps(data, sort_keys=True, indent=2) + "\n"

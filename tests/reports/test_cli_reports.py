@@ -1,0 +1,89 @@
+"""``unsolvable run``'s report flags, run as users run them: in a subprocess.
+
+Reports and JSON, workers that change nothing in the bytes, the baseline gate's exit status and
+message, progress that stays quiet in a CI log.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).parents[2]
+FAMILIES = ("--scenario", "missing-permission", "long-healthy")
+
+
+def _unsolvable(*args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "harness._cli", *args]
+    return subprocess.run(
+        command, capture_output=True, text=True, cwd=ROOT, timeout=120, check=False
+    )
+
+
+def test_reports_are_written_and_the_metrics_table_is_printed(tmp_path: Path) -> None:
+    out = {kind: tmp_path / f"report.{kind}" for kind in ("json", "md", "html")}
+    result = _unsolvable(
+        "run", *FAMILIES, "--json", str(out["json"]), "--markdown", str(out["md"]),
+        "--html", str(out["html"]),
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr  # naive fails by design
+    lines = result.stdout.splitlines()
+    assert "missing-permission  contract  3     3/3     0/0/0" in result.stdout
+    assert lines[-3].startswith("unsolvable: 10 runs, ") and lines[-1].endswith("report.html")
+    data = json.loads(out["json"].read_text())
+    assert len(data["records"]) == 10 and data["metrics"]["runs"] == 10
+    assert out["md"].read_text().startswith("## unsolvable: 10 runs")
+    assert "<svg" in out["html"].read_text()
+
+
+def test_json_bytes_do_not_depend_on_the_number_of_workers(tmp_path: Path) -> None:
+    paths = [tmp_path / "serial.json", tmp_path / "pooled.json"]
+    for workers, path in zip(("1", "2"), paths, strict=True):
+        result = _unsolvable("run", "--all-seeds", *FAMILIES, "-n", workers, "--json", str(path))
+        assert result.returncode == 1, result.stderr
+    assert paths[0].read_bytes() == paths[1].read_bytes()
+    assert '"wall_seconds"' not in paths[0].read_text()
+
+
+def test_the_gate_passes_on_its_own_baseline_and_fails_naming_the_regression(
+    tmp_path: Path,
+) -> None:
+    baseline = tmp_path / "baseline.json"
+    blessed = _unsolvable("run", "--agent", "contract", *FAMILIES, "--baseline", str(baseline),
+                          "--update-baseline")  # fmt: skip
+    assert blessed.returncode == 0 and f"wrote baseline of 8 groups to {baseline}" in blessed.stdout
+    data = json.loads(baseline.read_text())
+    data["agents"]["contract"]["family"]["missing-permission"]["lag_steps_p95"] = -1
+    baseline.write_text(json.dumps(data))
+    gated = _unsolvable("run", "--agent", "contract", *FAMILIES, "--baseline", str(baseline))
+    assert gated.returncode == 1, gated.stdout
+    assert "unsolvable: baseline gate FAILED: 1 regression(s)" in gated.stdout
+    assert "family missing-permission × contract: lag_steps_p95 -1 → 0 steps" in gated.stdout
+    loose = ("--baseline-margin", "1")
+    passed = _unsolvable(
+        "run", "--agent", "contract", *FAMILIES, "--baseline", str(baseline), *loose
+    )
+    assert passed.returncode == 0 and "baseline gate passed: 8 groups compared" in passed.stdout
+
+
+def test_baseline_misuse_is_a_usage_error(tmp_path: Path) -> None:
+    update = _unsolvable("run", "--update-baseline")
+    assert update.returncode == 2 and "add --baseline PATH" in update.stderr
+    missing = _unsolvable("run", "--baseline", str(tmp_path / "none.json"), *FAMILIES)
+    assert missing.returncode == 2 and "does not exist; create it with" in missing.stderr
+    workers = _unsolvable("run", "-n", "0")
+    assert workers.returncode == 2 and "1 or more" in workers.stderr
+
+
+def test_progress_off_a_terminal_is_a_line_per_tenth_at_most() -> None:
+    result = _unsolvable(
+        "run", "--agent", "contract", "--all-seeds", "--scenario", "constant-return"
+    )
+    progress = [line for line in result.stderr.splitlines() if " runs (" in line]
+    assert progress[0] == "unsolvable: 3/21 runs (10%)" and len(progress) <= 10
+    assert progress[-1] == "unsolvable: 21/21 runs (100%)" and "\r" not in result.stderr
+    quiet = _unsolvable("run", "--agent", "contract", "--all-seeds", "--scenario",
+                        "constant-return", "--no-progress")  # fmt: skip
+    assert quiet.stderr == ""

@@ -1,0 +1,67 @@
+"""The HTML report: self-contained and stable, checked statically, then rendered by a real
+headless chromium (skipped, with the reason, when it is not installed)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from harness._baseline import Baseline, gate
+from harness._html import PALETTE, to_html
+from harness._metrics import measure
+from tests.reports._browser import chromium, needs_chromium
+from tests.reports._records import library_records, record
+
+WINDOW = (1280, 1600)
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    records = library_records()
+    metrics = measure(records)
+    path = tmp_path_factory.mktemp("html") / "report.html"
+    path.write_text(to_html(records, metrics, gate(metrics, Baseline.from_metrics(metrics))))
+    return path
+
+
+def test_the_page_fetches_nothing_and_says_so(page: Path) -> None:
+    html = page.read_text()
+    assert not re.search(r"\b(src|href|url)\s*[=(]", html), "no external or embedded resources"
+    assert "<script" not in html
+    assert "Content-Security-Policy\" content=\"default-src 'none';" in html
+
+
+def test_same_records_same_bytes_and_names_are_escaped() -> None:
+    records = [record(scenario="fam/<script>x</script>", passed=False)]
+    first, second = (to_html(records, measure(records)) for _ in range(2))
+    assert first == second
+    assert "<script>" not in first and "fam/&lt;script&gt;" in first
+
+
+@needs_chromium
+def test_chromium_builds_every_chart_and_failure(page: Path, tmp_path: Path) -> None:
+    dom = chromium(page, tmp_path / "profile", "--dump-dom").stdout
+    records = library_records()
+    failed = sum(1 for r in records if r.verdict and not r.verdict.passed)
+    unsolvable = sum(1 for r in records if not r.solvable)
+    assert dom.count("<svg") == 2 + failed, "trade-off, lag distribution, a timeline per failure"
+    assert dom.count("steps</title></circle>") == unsolvable, "a dot per unsolvable run"
+    assert f"Failing runs ({failed})" in dom and "Baseline gate passed" in dom
+    assert dom.count("× contract</text>") == 2, "a lag row per unsolvable family"
+
+
+@needs_chromium
+def test_chromium_screenshot_shows_the_charts(page: Path, tmp_path: Path) -> None:
+    image_module = pytest.importorskip("PIL.Image", reason="Pillow reads the screenshot")
+    shot = tmp_path / "report.png"
+    size = f"--window-size={WINDOW[0]},{WINDOW[1]}"
+    chromium(page, tmp_path / "profile", size, f"--screenshot={shot}")
+    with image_module.open(shot) as image:
+        assert image.size == WINDOW
+        colours = {colour for _, colour in image.convert("RGB").getcolors(maxcolors=1 << 20)}
+    assert len(colours) > 50, "text and charts, not a blank page"
+    for hex_colour in PALETTE[:2]:
+        rgb = tuple(int(hex_colour[i : i + 2], 16) for i in (1, 3, 5))
+        assert rgb in colours, f"the agent colour {hex_colour} is drawn"

@@ -1,0 +1,65 @@
+"""The Markdown report: headline, gate, well-formed tables, failures folded with their tail."""
+
+from __future__ import annotations
+
+import re
+
+from harness._baseline import Baseline, gate
+from harness._markdown import MAX_FAILURES, to_markdown
+from harness._metrics import measure
+from harness._summary import COLUMNS
+from tests.reports._records import library_records, record
+
+UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+
+
+def _tables(markdown: str) -> list[list[str]]:
+    """Each table's lines, in order."""
+    tables: list[list[str]] = [[]]
+    for line in markdown.splitlines():
+        if line.startswith("|"):
+            tables[-1].append(line)
+        elif tables[-1]:
+            tables.append([])
+    return [table for table in tables if table]
+
+
+def test_headline_tables_and_failures_of_the_library() -> None:
+    records = library_records()
+    markdown = to_markdown(records, measure(records))
+    assert markdown.startswith("## unsolvable: 72 runs, 39 passed, 33 failed")
+    agents, families, scenarios = _tables(markdown)
+    assert len(agents) == 2 + 2 and len(families) == 2 + 6 and len(scenarios) == 2 + 24
+    for table in (agents, families, scenarios):
+        widths = {len(UNESCAPED_PIPE.findall(line)) for line in table}
+        assert widths == {len(table[0].split("|")) - 1}, "every row has the header's cells"
+    assert agents[0] == "| " + " | ".join(COLUMNS) + " |"
+    assert "### Failures (33)" in markdown
+    assert markdown.count("<details><summary>") == 1 + MAX_FAILURES
+    assert "```text\nconstant-return/repeat (seed 0) × naive: FAIL" in markdown
+
+
+def test_cells_escape_pipes_and_summaries_escape_html() -> None:
+    records = [record(scenario="fam/a|b", passed=False)]
+    markdown = to_markdown(records, measure(records))
+    assert "| fam/a\\|b |" in markdown
+    assert "<summary>fam/a|b (seed 0) × a: FAIL: it | broke</summary>" in markdown
+    assert "&lt;b&gt;" not in markdown.split("```text")[1], "code blocks stay verbatim"
+
+
+def test_only_the_first_failures_are_spelt_out() -> None:
+    records = [record(scenario=f"fam/{i}", passed=False) for i in range(MAX_FAILURES + 2)]
+    markdown = to_markdown(records, measure(records))
+    assert markdown.count("```text") == MAX_FAILURES
+    assert "…and 2 more: `unsolvable run --explain`." in markdown
+
+
+def test_the_gate_shows_on_top_passed_or_as_a_table_of_regressions() -> None:
+    before = measure([record(steps=3)])
+    after_records = [record(steps=7)]
+    after = measure(after_records)
+    passed = to_markdown(after_records, after, gate(after, Baseline.from_metrics(after)))
+    assert "**Baseline gate: passed** — 3 groups compared" in passed
+    failed = to_markdown(after_records, after, gate(after, Baseline.from_metrics(before)))
+    assert "**Baseline gate: FAILED** — 3 regression(s)" in failed
+    assert "| family fam | a | lag_steps_p95 | 1 | 5 | 1 |" in failed
