@@ -1,0 +1,48 @@
+"""The README's "Frameworks and the wire" examples, run exactly as written."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import harness
+import scenarios
+from harness import Code, Exit
+
+README = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+SECTION = README.partition("<!-- frameworks:start -->")[2].partition("<!-- frameworks:end -->")[0]
+BLOCKS = re.findall(r"```python\n(.*?)```", SECTION, re.S)
+
+
+def _run(first_line: str) -> dict[str, Any]:
+    (block,) = [b for b in BLOCKS if b.startswith(first_line)]
+    namespace: dict[str, Any] = {"__name__": "readme_example"}
+    exec(compile(block, "README.md", "exec"), namespace)
+    return namespace
+
+
+def test_the_langgraph_example_is_exhausted_at_six_steps() -> None:
+    pytest.importorskip("langchain")
+    record = _run("from langchain.agents import create_agent")["record"]
+    assert (record.exit, record.code, record.observed.steps) == (
+        Exit.EXHAUSTED,
+        Code.BUDGET_STEPS,
+        6,
+    )
+
+
+def test_the_openai_sdk_example_stops_on_the_repeated_call() -> None:
+    pytest.importorskip("openai")
+    agent = _run("from openai import OpenAI")["my_openai_agent"]
+    record = harness.run(agent, scenarios.get("constant-return/repeat"), strict=True)
+    assert record.code is Code.NO_PROGRESS and record.verdict.passed
+
+
+def test_the_adapter_recipe_reads_its_frameworks_limit() -> None:
+    adapter = _run("from harness import Code, Stop\n\n\nclass TooManyIterations")["adapter"]
+    record = harness.run(adapter, scenarios.get("constant-return/repeat"))
+    assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 8)
+    assert record.verdict.passed and len(record.reported.partial) == 8
