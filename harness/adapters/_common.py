@@ -6,11 +6,23 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Literal
 
 from harness._types import JSON
 
-__all__ = ["PARTIAL_TAIL", "missing_extra", "partial_from_messages", "reply_to_calls"]
+__all__ = [
+    "BUDGET",
+    "PARTIAL_TAIL",
+    "Budgeted",
+    "missing_extra",
+    "partial_from_messages",
+    "reply_to_calls",
+]
+
+BUDGET: Literal["budget"] = "budget"
+"""Pass as a framework limit to set it from the scenario's budget (``session.budget``) instead of
+the framework's default: the agent then gets exactly the steps the scenario allows."""
+Budgeted = Literal["budget"]
 
 PARTIAL_TAIL = 3
 """Messages kept verbatim in a partial result: the last tool call, its result and the model's

@@ -22,7 +22,13 @@ from typing import Any
 from harness._errors import AdapterError
 from harness._record import Code, Stop
 from harness._session import Session
-from harness.adapters._common import missing_extra, partial_from_messages, reply_to_calls
+from harness.adapters._common import (
+    BUDGET,
+    Budgeted,
+    missing_extra,
+    partial_from_messages,
+    reply_to_calls,
+)
 from harness.adapters.base import interpret_plain
 
 try:
@@ -144,8 +150,9 @@ class LangGraphAdapter:
 
     ``recursion_limit`` is passed as the top-level config key (``None``: LangGraph's own default,
     10007 in 1.2, so a stuck agent runs into the harness ceiling — which is what the default does
-    in production too). ``config`` is merged in; a ``recursion_limit`` placed inside
-    ``configurable`` is warned about, because LangGraph silently ignores it there.
+    in production too; ``"budget"``: `recursion_limit_for` the scenario's ``max_steps``).
+    ``config`` is merged in; a ``recursion_limit`` placed inside ``configurable`` is warned
+    about, because LangGraph silently ignores it there.
 
     >>> adapter = LangGraphAdapter(lambda model, tools: create_agent(model, tools),
     ...                            recursion_limit=25)                  # doctest: +SKIP
@@ -156,7 +163,7 @@ class LangGraphAdapter:
         self,
         build: GraphBuilder,
         *,
-        recursion_limit: int | None = None,
+        recursion_limit: int | Budgeted | None = None,
         config: Mapping[str, Any] | None = None,
         name: str = "langgraph",
     ) -> None:
@@ -165,10 +172,8 @@ class LangGraphAdapter:
                 f"LangGraphAdapter(build={build!r}): pass a callable build(model, tools) "
                 "returning a compiled graph, e.g. lambda m, t: create_agent(m, t)"
             )
-        self.build = build
+        self.build, self.recursion_limit = build, recursion_limit
         self.config = dict(config or {})
-        if recursion_limit is not None:
-            self.config["recursion_limit"] = recursion_limit
         warn_misplaced_recursion_limit(self.config)
         self.name = name
 
@@ -186,6 +191,10 @@ class LangGraphAdapter:
 
     def _config(self, graph: Any, session: Session) -> dict[str, Any]:
         config = dict(self.config)
+        if self.recursion_limit == BUDGET:
+            config["recursion_limit"] = recursion_limit_for(session.budget.max_steps)
+        elif self.recursion_limit is not None:
+            config["recursion_limit"] = self.recursion_limit
         if getattr(graph, "checkpointer", None):
             configurable = dict(config.get("configurable") or {})
             configurable.setdefault(

@@ -24,7 +24,7 @@ from harness._errors import AdapterError
 from harness._record import Code, Stop
 from harness._session import Session
 from harness._types import JSON
-from harness.adapters._common import missing_extra, partial_from_messages
+from harness.adapters._common import BUDGET, Budgeted, missing_extra, partial_from_messages
 from harness.adapters.base import interpret_plain
 from harness.wire import Wire
 
@@ -91,8 +91,11 @@ class OpenAIAgentsAdapter:
     ``agent`` is an `Agent` (cloned with the scenario's tools) or ``build(tools) -> Agent``.
     The fake model replaces every agent's model for the run (``RunConfig.model``), sub-agents and
     handoffs included; tracing is disabled so nothing is exported. ``max_turns=None`` keeps the
-    SDK's default (10). ``api`` picks the wire format: ``"responses"`` (the SDK's default) or
-    ``"chat_completions"``; ``streamed`` uses ``Runner.run_streamed``.
+    SDK's default (10); ``"budget"`` uses the scenario's ``max_steps``. ``api`` picks the wire
+    format: ``"responses"`` (the SDK's default) or ``"chat_completions"``; ``streamed`` uses
+    ``Runner.run_streamed``; ``wire`` passes options to the `Wire` (e.g.
+    ``{"transient_failures": 2}`` to watch the openai client's retries counted as transport
+    attempts, not steps).
 
     >>> harness.run(OpenAIAgentsAdapter(Agent(name="billing", instructions="...")),
     ...             scenarios.get("constant-return/repeat"))            # doctest: +SKIP
@@ -102,11 +105,12 @@ class OpenAIAgentsAdapter:
         self,
         agent: Agent[Any] | AgentBuilder,
         *,
-        max_turns: int | None = None,
+        max_turns: int | Budgeted | None = None,
         api: Literal["responses", "chat_completions"] = "responses",
         streamed: bool = False,
         error_handlers: RunErrorHandlers[Any] | None = None,
         run_config: RunConfig | None = None,
+        wire: Mapping[str, Any] | None = None,
         name: str = "openai-agents",
     ) -> None:
         if not isinstance(agent, Agent) and not callable(agent):
@@ -121,10 +125,11 @@ class OpenAIAgentsAdapter:
         self.agent, self.max_turns, self.api, self.streamed = agent, max_turns, api, streamed
         self.error_handlers = error_handlers
         self.run_config = run_config or RunConfig()
+        self.wire_options = dict(wire or {})
         self.name = name
 
     def run(self, session: Session) -> AgentsRun:
-        with Wire(session) as wire:
+        with Wire(session, **self.wire_options) as wire:
             outcome = AgentsRun()
             agent = self._agent(session_tools(session))
             config = dataclasses.replace(
@@ -132,7 +137,7 @@ class OpenAIAgentsAdapter:
             )
             handlers = self._handlers(outcome)
             try:
-                outcome.result = asyncio.run(self._run(agent, session.task, config, handlers))
+                outcome.result = asyncio.run(self._run(agent, session, config, handlers))
             except MaxTurnsExceeded as error:
                 outcome.max_turns_error = error
             return outcome
@@ -165,12 +170,15 @@ class OpenAIAgentsAdapter:
     async def _run(
         self,
         agent: Agent[Any],
-        task: str,
+        session: Session,
         config: RunConfig,
         handlers: RunErrorHandlers[Any] | None,
     ) -> RunResult | RunResultStreaming:
+        task, budget_steps = session.task, session.budget.max_steps
         options: dict[str, Any] = {"run_config": config, "error_handlers": handlers}
-        if self.max_turns is not None:
+        if self.max_turns == BUDGET:
+            options["max_turns"] = budget_steps
+        elif self.max_turns is not None:
             options["max_turns"] = self.max_turns
         if not self.streamed:
             return await Runner.run(agent, task, **options)

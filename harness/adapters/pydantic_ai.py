@@ -23,7 +23,13 @@ from harness._errors import AdapterError
 from harness._record import Code, Stop
 from harness._session import Session
 from harness._types import JSON
-from harness.adapters._common import missing_extra, partial_from_messages, reply_to_calls
+from harness.adapters._common import (
+    BUDGET,
+    Budgeted,
+    missing_extra,
+    partial_from_messages,
+    reply_to_calls,
+)
 from harness.adapters.base import interpret_plain
 
 try:
@@ -166,7 +172,8 @@ class PydanticAIAdapter:
     retries and limits stay its own. It runs on an event loop of its own (``asyncio.run``), which
     is closed even when a harness ceiling ends the run mid-request.
 
-    ``usage_limits=None`` keeps pydantic-ai's default (``UsageLimits()``: 50 requests).
+    ``usage_limits=None`` keeps pydantic-ai's default (``UsageLimits()``: 50 requests);
+    ``"budget"`` limits requests and total tokens to the scenario's budget.
 
     >>> harness.run(PydanticAIAdapter(Agent(instructions="...")),
     ...             scenarios.get("constant-return/repeat"))            # doctest: +SKIP
@@ -176,7 +183,7 @@ class PydanticAIAdapter:
         self,
         agent: Agent[Any, Any],
         *,
-        usage_limits: UsageLimits | None = None,
+        usage_limits: UsageLimits | Budgeted | None = None,
         name: str = "pydantic-ai",
     ) -> None:
         if not isinstance(agent, Agent):
@@ -191,13 +198,20 @@ class PydanticAIAdapter:
         override = self.agent.override(model=session_model(session), tools=session_tools(session))
         with capture_run_messages() as messages, override:
             try:
-                result = asyncio.run(self.agent.run(session.task, usage_limits=self.usage_limits))
+                limits = self._limits(session)
+                result = asyncio.run(self.agent.run(session.task, usage_limits=limits))
             except UsageLimitExceeded as error:
                 outcome.limit_error = error
             else:
                 outcome.output = result.output
             outcome.messages = list(messages)
         return outcome
+
+    def _limits(self, session: Session) -> UsageLimits | None:
+        if self.usage_limits == BUDGET:
+            budget = session.budget
+            return UsageLimits(request_limit=budget.max_steps, total_tokens_limit=budget.max_tokens)
+        return self.usage_limits
 
     def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
         if error is not None or not isinstance(returned, PydanticAIRun):

@@ -24,7 +24,13 @@ from harness._errors import AdapterError
 from harness._record import Code, Stop
 from harness._session import Session
 from harness._types import JSON, ToolSpec
-from harness.adapters._common import missing_extra, partial_from_messages, reply_to_calls
+from harness.adapters._common import (
+    BUDGET,
+    Budgeted,
+    missing_extra,
+    partial_from_messages,
+    reply_to_calls,
+)
 from harness.adapters.base import interpret_plain
 from harness.wire._turn import text_of
 
@@ -87,7 +93,8 @@ class SessionModel(Model):  # type: ignore[misc]
         reply = self.session.call_model(_history(messages), offered)
         calls = reply_to_calls(reply)
         if not calls and FINAL_ANSWER_TOOL in offered:
-            calls = [(f"call_final_{id(reply)}", FINAL_ANSWER_TOOL, {"answer": reply["content"]})]
+            answer = {"answer": reply["content"]}
+            calls = [(f"call_final_{len(messages)}", FINAL_ANSWER_TOOL, answer)]
         usage = reply.get("usage") or {}
         return ChatMessage(
             role=MessageRole.ASSISTANT,
@@ -163,14 +170,19 @@ AgentBuilder = Callable[[Model, list[Tool]], MultiStepAgent]
 class SmolagentsAdapter:
     """Runs the agent made by ``build(model, tools)`` (e.g. a `ToolCallingAgent`) on the task.
 
-    ``max_steps=None`` keeps the agent's own (smolagents' default: 20).
+    ``max_steps=None`` keeps the agent's own (smolagents' default: 20); ``"budget"`` makes the
+    whole run, forced final answer included, fit the scenario's ``max_steps``.
 
     >>> SmolagentsAdapter(lambda model, tools: ToolCallingAgent(tools=tools, model=model))
     ... # doctest: +SKIP
     """
 
     def __init__(
-        self, build: AgentBuilder, *, max_steps: int | None = None, name: str = "smolagents"
+        self,
+        build: AgentBuilder,
+        *,
+        max_steps: int | Budgeted | None = None,
+        name: str = "smolagents",
     ) -> None:
         if not callable(build):
             raise AdapterError(
@@ -182,13 +194,19 @@ class SmolagentsAdapter:
     def run(self, session: Session) -> SmolagentsRun:
         model = SessionModel(session)
         agent = self.build(model, session_tools(session))
-        max_steps = self.max_steps or agent.max_steps
+        max_steps = self._max_steps(session) or agent.max_steps
         result = agent.run(session.task, max_steps=max_steps, return_full_result=True)
         if not isinstance(result, RunResult):
             raise AdapterError(f"smolagents returned {type(result).__name__}, not a RunResult")
         return SmolagentsRun(
             result=result, forced_final_answers=model.forced_final_answers, max_steps=max_steps
         )
+
+    def _max_steps(self, session: Session) -> int | None:
+        """``"budget"``: one step fewer than the budget, for the forced final-answer call."""
+        if self.max_steps == BUDGET:
+            return max(1, session.budget.max_steps - 1)
+        return self.max_steps
 
     def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
         if error is not None or not isinstance(returned, SmolagentsRun):

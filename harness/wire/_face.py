@@ -191,9 +191,13 @@ class Wire:
         return self._log(request, "model", fmt.render(reply, turn, step=step), fmt.name)
 
     def _answer_tool(self, name: str, request: WireRequest) -> WireResponse:
-        arguments: object = _json_object(request) if request.body.strip() else request.query
         try:
-            text = self.session.call_tool(name, arguments)  # type: ignore[arg-type]
+            arguments = _json_object(request) if request.body.strip() else dict(request.query)
+        except (ValueError, WireFormatError) as error:
+            body = {"error": {"status": 400, "message": f"unsolvable: {name}: {error}"}}
+            return self._log(request, "tool", WireResponse.json(body, status=400), name)
+        try:
+            text = self.session.call_tool(name, arguments)
         except PermissionError as error:
             body = {"error": {"status": 403, "code": "forbidden", "message": str(error)}}
             return self._log(request, "tool", WireResponse.json(body, status=403), name)

@@ -128,3 +128,11 @@ def test_langchain_chat_openai_runs_unmodified_on_the_wire() -> None:
         4,
         4,
     )
+
+
+def test_the_scenario_budget_can_set_the_recursion_limit() -> None:
+    record = harness.run(
+        LangGraphAdapter(agent, recursion_limit="budget"), scenarios.get("constant-return/repeat")
+    )
+    assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 12)
+    assert record.verdict.passed, "exhausted within N, with partial results"

@@ -84,3 +84,10 @@ def test_a_tool_that_raises_ends_the_run_as_a_crash() -> None:
         OpenAIAgentsAdapter(BILLING), scenarios.get("missing-permission/retry-raises")
     )
     assert record.outcome is Outcome.CRASHED and "portal:write" in str(record.observed.error)
+
+
+def test_the_scenario_budget_can_set_max_turns() -> None:
+    adapter = OpenAIAgentsAdapter(BILLING, max_turns="budget")
+    record = harness.run(adapter, scenarios.get("contradictory-criteria/alternate"))
+    assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 12)
+    assert record.verdict.passed

@@ -86,3 +86,10 @@ def test_a_tool_that_raises_crashes_the_run() -> None:
         PydanticAIAdapter(BILLING), scenarios.get("missing-permission/retry-raises")
     )
     assert record.outcome is Outcome.CRASHED and "portal:write" in str(record.observed.error)
+
+
+def test_the_scenario_budget_can_set_the_usage_limits() -> None:
+    adapter = PydanticAIAdapter(BILLING, usage_limits="budget")
+    record = harness.run(adapter, scenarios.get("constant-return/repeat"))
+    assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 12)
+    assert record.verdict.passed

@@ -59,3 +59,10 @@ def test_a_tool_that_raises_is_an_error_step_and_the_run_goes_on() -> None:
     record = harness.run(adapter, scenarios.get("missing-permission/retry-raises"))
     assert record.code is Code.BUDGET_STEPS and record.observed.denied_calls == 3
     assert "portal:write" in str(record.reported.partial)
+
+
+def test_the_scenario_budget_fits_the_forced_final_answer_in() -> None:
+    adapter = SmolagentsAdapter(quiet, max_steps="budget")
+    record = harness.run(adapter, scenarios.get("missing-permission/retry-403"))
+    assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 6)
+    assert record.observed.denied_calls == 5, "then the tool-less final answer"
