@@ -94,7 +94,7 @@ class RunLedger:
             key=lambda r: (r.agent, order.get(r.scenario, len(order)), r.scenario, r.seed),
         )
 
-    def summary(self, *, json_path: Path | None = None) -> list[str]:
+    def summary(self, *, json_path: str | None = None) -> list[str]:
         """A table per agent with its totals, then the totals of all agents and any warning."""
         records = self.sorted_records()
         agents = sorted({record.agent for record in records})

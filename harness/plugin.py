@@ -136,14 +136,19 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         return
     parent = metafunc.definition.parent
     agents = [parent.agent] if isinstance(parent, UnsolvableSuite) else None
-    marker = MarkerOptions.from_node(metafunc.definition)
-    cases = make_cases(metafunc.config.stash[SETTINGS], marker, agents=agents)
+    try:
+        marker = MarkerOptions.from_node(metafunc.definition)
+        cases = make_cases(metafunc.config.stash[SETTINGS], marker, agents=agents)
+    except (TypeError, ValueError) as error:  # our errors subclass these (harness._errors)
+        message = f"{metafunc.definition.nodeid}: {type(error).__name__}: {error}"
+        raise pytest.Collector.CollectError(message) from None
     metafunc.parametrize(CASE, cases, ids=[case.id for case in cases])
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Applies ``--unsolvable-scenario``/``--unsolvable-family`` by deselecting, as ``-k``
-    does, so that syrupy never takes the snapshots of filtered-out cases for unused ones."""
+    """Applies ``--unsolvable-scenario``/``--unsolvable-family`` by deselecting after syrupy
+    has seen every item, as ``-k`` does, so it never takes filtered-out snapshots for unused."""
     settings = config.stash[SETTINGS]
     if not settings.has_filters:
         return
@@ -179,7 +184,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     if hasattr(config, "workerinput") or not (ledger.records or ledger.silent_workers):
         return
     terminalreporter.write_sep("=", "unsolvable")
-    for line in ledger.summary(json_path=_json_path(config)):
+    for line in ledger.summary(json_path=config.stash[SETTINGS].json_path):
         terminalreporter.write_line(line)
 
 

@@ -42,3 +42,8 @@ def summary_section(result: pytest.RunResult) -> list[str]:
     start = next(i for i, line in enumerate(lines) if re.match(r"=+ unsolvable =+$", line))
     end = next(i for i in range(start + 1, len(lines)) if re.match(r"^[=-]{3,} ", lines[i]))
     return lines[start:end]
+
+
+def outcomes(result: pytest.RunResult) -> dict[str, int]:
+    """Outcome counts without ``deselected``, which xdist does not report: same in both modes."""
+    return {k: v for k, v in result.parseoutcomes().items() if k != "deselected"}

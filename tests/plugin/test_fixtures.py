@@ -1,0 +1,173 @@
+"""The code way in: fixtures and ``@pytest.mark.unsolvable`` in a user's own tests."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from harness._options import JSON_OPTION, MARKER
+from tests.plugin._helpers import Run, outcomes
+
+pytest_plugins = ["pytester"]
+
+
+def test_the_closest_marker_wins_keyword_by_keyword(run: Run, pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_mine="""
+        import pytest
+
+        pytestmark = pytest.mark.unsolvable(agent="pkg:naive", max_steps=30)
+
+        @pytest.mark.unsolvable(agent="pkg:contract", strict=True)
+        class TestContract:
+            @pytest.mark.unsolvable(strict=False)
+            def test_method_marker_wins(self, unsolvable):
+                record = unsolvable.run("constant-return/repeat")
+                assert (record.agent, record.verdict.strict) == ("pkg:contract", False)
+                assert record.budget["max_steps"] == 30
+
+            def test_class_marker_wins(self, unsolvable):
+                assert unsolvable.run("constant-return/repeat").verdict.strict
+
+        def test_module_marker(unsolvable):
+            assert unsolvable.run("constant-return/repeat", step_bound=30).agent == "pkg:naive"
+
+        def test_call_arguments_win(unsolvable):
+            record = unsolvable.run("constant-return/repeat", agent="contract", strict=True)
+            assert (record.agent, record.verdict.strict) == ("contract", True)
+        """
+    )
+    run("--strict-markers").assert_outcomes(passed=4)
+
+
+def test_unsolvable_case_parametrizes_over_the_marker_scenarios(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    pytester.makepyfile(
+        test_mine="""
+        import pytest
+
+        @pytest.mark.unsolvable(agent="pkg:contract", seeds=[0, 2],
+                                scenarios=["missing-permission", "constant-return/repeat"])
+        def test_each(unsolvable_case, unsolvable_record):
+            assert unsolvable_record.scenario == unsolvable_case.scenario.name
+            assert unsolvable_record.seed == unsolvable_case.seed
+        """
+    )
+    result = run("--collect-only", "-q")
+    result.stdout.fnmatch_lines(
+        [
+            "test_mine.py::test_each[missing-permission/retry-403-seed0]",
+            "test_mine.py::test_each[missing-permission/retry-403-seed2]",
+            "*",
+            "test_mine.py::test_each[constant-return/repeat-seed2]",
+        ]
+    )
+    run().assert_outcomes(passed=8)
+
+
+def test_a_misspelt_marker_keyword_is_a_short_type_error(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    pytester.makepyfile(
+        test_mine="""
+        import pytest
+
+        @pytest.mark.unsolvable(agent="contract", max_step=3)
+        def test_run(unsolvable):
+            unsolvable.run("constant-return/repeat")
+        """
+    )
+    result = run("--strict-markers")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "E   TypeError: @pytest.mark.unsolvable(max_step=...): unknown keyword; did you mean "
+            "max_steps=? it accepts agent, scenarios, seeds, strict, step_bound, max_steps, *",
+        ]
+    )
+    assert "_options.py" not in result.stdout.str()
+
+
+def test_a_misspelt_scenario_in_the_marker_fails_collection_with_one_line(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    pytester.makepyfile(
+        test_mine="""
+        import pytest
+
+        @pytest.mark.unsolvable(agent="contract", scenarios=["missing-permision"])
+        def test_each(unsolvable_record):
+            pass
+        """
+    )
+    result = run()
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(
+        ["test_mine.py::test_each: ScenarioError: unknown scenario 'missing-permision'; *"]
+    )
+
+
+def test_no_agent_anywhere_says_where_to_name_one(run: Run, pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_mine="""
+        def test_run(unsolvable):
+            unsolvable.run("constant-return/repeat")
+        """
+    )
+    result = run()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        ["E   * harness._errors.AdapterError: no agent to run: name one with unsolvable.run(*"]
+    )
+
+
+def test_assert_passed_shows_expected_vs_observed(run: Run, pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_mine="""
+        import pytest
+
+        @pytest.mark.unsolvable(agent="naive")
+        def test_naive(unsolvable):
+            unsolvable.assert_passed(unsolvable.run("missing-permission/retry-403"))
+        """
+    )
+    result = run()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "E       AssertionError: missing-permission/retry-403 (seed 0) × naive: FAIL: *",
+            "E         ended:    unstructured",
+            "E         stopped:  step 25 (bound N=6); first stagnant step 1; lag 24 steps, *",
+            "E         trajectory tail:",
+        ],
+        consecutive=True,
+    )
+
+
+def test_fixture_runs_reach_the_summary_and_the_json(run: Run, pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_mine="""
+        import pytest
+
+        @pytest.mark.unsolvable(scenarios=["missing-permission"], seeds=[0])
+        @pytest.mark.parametrize("agent", ["pkg:contract", "pkg:naive"])
+        def test_both(unsolvable, unsolvable_case, agent):
+            unsolvable.run(unsolvable_case, agent=agent)
+        """
+    )
+    result = run(f"{JSON_OPTION}=out/records.json")
+    assert outcomes(result) == {"passed": 6}
+    result.stdout.fnmatch_lines(
+        ["unsolvable: all agents: 6 runs, 3 passed, 3 failed (0 did_not_stop, *"]
+    )
+    records = json.loads((pytester.path / "out/records.json").read_text())["records"]
+    assert sorted(r["agent"] for r in records) == ["pkg:contract"] * 3 + ["pkg:naive"] * 3
+
+
+def test_the_marker_is_registered_with_its_signature(run: Run) -> None:
+    result = run("--markers")
+    result.stdout.fnmatch_lines(
+        [f"@pytest.mark.{MARKER}(*, agent=None, scenarios=None, seeds=None, strict=None, *"]
+    )

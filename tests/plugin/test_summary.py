@@ -1,0 +1,52 @@
+"""The terminal summary and ``--unsolvable-json`` gather every record of the session, also from
+xdist workers, and print or write them once: the same text and bytes as a serial run."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness._options import AGENT_OPTION, FAMILY_OPTION, JSON_OPTION, NO_SNAPSHOT_OPTION
+from tests.plugin._helpers import Run, cases, summary_section
+
+pytest_plugins = ["pytester"]
+
+OWN_TEST = """
+import pytest
+
+@pytest.mark.unsolvable(agent="pkg:naive", scenarios=["missing-permission/retry-403"])
+def test_fixture_run(unsolvable_record):
+    assert unsolvable_record.agent == "pkg:naive"
+"""
+
+
+def _run_both_ways_in(run: Run, json: str, *args: str) -> pytest.RunResult:
+    return run(
+        f"{AGENT_OPTION}=pkg:contract",
+        f"{AGENT_OPTION}=pkg:naive",
+        f"{FAMILY_OPTION}=missing-permission",
+        NO_SNAPSHOT_OPTION,
+        f"{JSON_OPTION}={json}",
+        *args,
+    )
+
+
+def test_xdist_gathers_records_and_prints_once_what_a_serial_run_prints(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    pytester.makepyfile(test_own=OWN_TEST)
+    serial = _run_both_ways_in(run, "one.json")
+    parallel = _run_both_ways_in(run, "two.json", "-n", "2")
+    assert sum(line.strip("= ") == "unsolvable" for line in parallel.outlines) == 1
+    section = summary_section(parallel)
+    assert section == [line.replace("one.json", "two.json") for line in summary_section(serial)]
+    agents = [line for line in section if line.startswith("agent ")]
+    assert agents == ["agent pkg:contract", "agent pkg:naive"]
+    runs = 2 * cases("missing-permission") + 3
+    parallel.stdout.fnmatch_lines(
+        [
+            f"unsolvable: all agents: {runs} runs, 9 passed, {runs - 9} failed (*",
+            f"unsolvable: wrote {runs} records to two.json",
+        ]
+    )
+    one, two = (pytester.path / name for name in ("one.json", "two.json"))
+    assert one.read_bytes() == two.read_bytes()

@@ -1,0 +1,45 @@
+"""Importing the pytest plugin, as every pytest run of every user does, stays cheap: none of the
+heavy packages (scenario library, syrupy, hypothesis, respx, httpx, the frameworks) comes along."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+HEAVY = (
+    "scenarios",
+    "fake_tools",
+    "syrupy",
+    "hypothesis",
+    "respx",
+    "httpx",
+    "httpx2",
+    "langchain_core",
+    "langgraph",
+    "openai",
+    "anthropic",
+    "pydantic_ai",
+    "agents",
+    "smolagents",
+)
+
+
+def _modules_after(statement: str) -> set[str]:
+    code = f"import sys, json\n{statement}\nprint(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    return set(json.loads(out.stdout))
+
+
+def test_importing_the_plugin_imports_nothing_heavy() -> None:
+    loaded = _modules_after("import harness.plugin")
+    assert not sorted(name for name in loaded if name.split(".")[0] in HEAVY)
+
+
+def test_the_plugin_adds_few_modules_to_pytest() -> None:
+    """Measured against pytest alone: today it is the stdlib-only engine and the plugin faces."""
+    added = _modules_after("import pytest, harness.plugin") - _modules_after("import pytest")
+    ours = {name for name in added if name.split(".")[0] == "harness"}
+    assert "harness.plugin" in ours and "harness.agents" not in ours
