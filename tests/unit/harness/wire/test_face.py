@@ -78,6 +78,11 @@ def test_an_unavailable_dependency_answers_503_on_every_call() -> None:
     assert statuses == {503}
 
 
+def test_a_tool_body_that_is_not_a_json_object_is_a_400_not_a_call(session: Session) -> None:
+    response = Wire(session).httpx2_client().post(f"{TOOLS_URL}/search_invoices", content=b"[1]")
+    assert response.status_code == 400 and session.finish().tool_calls == 0
+
+
 def test_routed_urls_reach_tools_with_query_arguments(session: Session) -> None:
     wire = Wire(session, tool_routes={"https://billing.example/api/search": "search_invoices"})
     wire.httpx2_client().get("https://billing.example/api/search?customer=ACME-0")
