@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from harness import Session
+from harness import Session, Stop, TerminationRecord, Verdict
 from harness.wire import Wire
 
 ROOT = Path(__file__).parents[2]
@@ -38,3 +38,14 @@ def child_agent(module: str, *args: str) -> Callable[[Session], Any]:
         return dict(json.loads(child.stdout))
 
     return agent
+
+
+def reported(record: TerminationRecord) -> Stop:
+    """The agent's reported stop, which these tests expect to exist."""
+    assert record.reported is not None, f"no reported stop: {record.outcome}"
+    return record.reported
+
+
+def verdict(record: TerminationRecord) -> Verdict:
+    assert record.verdict is not None
+    return record.verdict

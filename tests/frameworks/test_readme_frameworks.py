@@ -11,6 +11,7 @@ import pytest
 import harness
 import scenarios
 from harness import Code, Exit
+from tests.frameworks._glue import reported, verdict
 
 README = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
 SECTION = README.partition("<!-- frameworks:start -->")[2].partition("<!-- frameworks:end -->")[0]
@@ -38,11 +39,11 @@ def test_the_openai_sdk_example_stops_on_the_repeated_call() -> None:
     pytest.importorskip("openai")
     agent = _run("from openai import OpenAI")["my_openai_agent"]
     record = harness.run(agent, scenarios.get("constant-return/repeat"), strict=True)
-    assert record.code is Code.NO_PROGRESS and record.verdict.passed
+    assert record.code is Code.NO_PROGRESS and verdict(record).passed
 
 
 def test_the_adapter_recipe_reads_its_frameworks_limit() -> None:
     adapter = _run("from harness import Code, Stop\n\n\nclass TooManyIterations")["adapter"]
     record = harness.run(adapter, scenarios.get("constant-return/repeat"))
     assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 8)
-    assert record.verdict.passed and len(record.reported.partial) == 8
+    assert verdict(record).passed and len(reported(record).partial) == 8

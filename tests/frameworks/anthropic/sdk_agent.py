@@ -30,7 +30,8 @@ def run_agent(
     stream: bool = False,
 ) -> dict[str, Any]:
     """Runs the task to a stop; ``tools`` in the Chat Completions shape, converted here."""
-    logic, messages = StopLogic(), [{"role": "user", "content": task}]
+    logic, messages = StopLogic(), list[Any]([{"role": "user", "content": task}])
+    message: Any
     specs = [
         {
             "name": t["function"]["name"],
@@ -50,7 +51,8 @@ def run_agent(
         uses = [block for block in message.content if block.type == "tool_use"]
         if message.stop_reason != "tool_use" or not uses:
             return {"code": "COMPLETED", "reason": "model finished"}
-        results, stop = [], None
+        results: list[Any] = []
+        stop = None
         for use in uses:
             arguments = json.dumps(use.input)
             result = call_tool(use.name, arguments)

@@ -25,6 +25,7 @@ from harness.adapters.langgraph import (
     session_tools,
 )
 from harness.wire import Wire
+from tests.frameworks._glue import reported, verdict
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore::langgraph.warnings.LangGraphDeprecatedSinceV10"  # create_react_agent moved in 1.0
@@ -54,22 +55,22 @@ def test_the_recursion_limit_is_exhausted_with_partial_state(name: str, build: A
         Code.BUDGET_STEPS,
         6,
     )
-    assert "Recursion limit of 11" in record.reported.reason
-    assert record.reported.partial["tool_results"] in (5, 6)  # raised before or after the tools
+    assert "Recursion limit of 11" in reported(record).reason
+    assert reported(record).partial["tool_results"] in (5, 6)  # raised before or after the tools
 
 
 def test_retrying_a_denied_call_until_the_limit_is_still_judged() -> None:
     adapter = LangGraphAdapter(agent, recursion_limit=recursion_limit_for(6))
     record = harness.run(adapter, scenarios.get("missing-permission/retry-403"))
-    assert record.exit is Exit.EXHAUSTED and not record.verdict.passed
-    assert "5 denied calls, 2 allowed" in " ".join(record.verdict.failures)
+    assert record.exit is Exit.EXHAUSTED and not verdict(record).passed
+    assert "5 denied calls, 2 allowed" in " ".join(verdict(record).failures)
 
 
 def test_sorry_need_more_steps_is_an_exhaustion_not_a_completion() -> None:
     adapter = LangGraphAdapter(react, recursion_limit=12)  # even: the prebuilt apologises
     record = harness.run(adapter, scenarios.get("constant-return/repeat"))
     assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 6)
-    assert NEED_MORE_STEPS in record.reported.reason and record.reported.partial["tail"]
+    assert NEED_MORE_STEPS in reported(record).reason and reported(record).partial["tail"]
 
 
 @pytest.mark.parametrize("build", [react, agent])
@@ -93,13 +94,13 @@ def test_partial_state_comes_from_the_checkpointer_when_there_is_one() -> None:
 
     adapter = LangGraphAdapter(saved, recursion_limit=recursion_limit_for(4))
     record = harness.run(adapter, scenarios.get("contradictory-criteria/alternate"))
-    assert record.code is Code.BUDGET_STEPS and record.reported.partial["messages"] >= 8
+    assert record.code is Code.BUDGET_STEPS and reported(record).partial["messages"] >= 8
 
 
 def test_a_final_answer_is_a_completion_claim_that_the_verdict_checks() -> None:
     record = harness.run(LangGraphAdapter(agent), scenarios.get("constant-return/claims-success"))
     assert record.exit is Exit.COMPLETE and record.observed.steps == 3
-    assert any("false completion" in f for f in record.verdict.failures)
+    assert any("false completion" in f for f in verdict(record).failures)
 
 
 def test_a_tool_that_raises_crashes_the_graph() -> None:
@@ -115,7 +116,7 @@ def test_langchain_chat_openai_runs_unmodified_on_the_wire() -> None:
             model = chat_openai(
                 model="gpt-5-mini", api_key="sk-fake", http_client=wire.httpx2_client()
             )
-            graph = create_agent(model, session_tools(session))
+            graph: Any = create_agent(model, session_tools(session))
             try:
                 graph.invoke({"messages": [("user", session.task)]}, {"recursion_limit": 7})
             except GraphRecursionError as error:
@@ -135,4 +136,4 @@ def test_the_scenario_budget_can_set_the_recursion_limit() -> None:
         LangGraphAdapter(agent, recursion_limit="budget"), scenarios.get("constant-return/repeat")
     )
     assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 12)
-    assert record.verdict.passed, "exhausted within N, with partial results"
+    assert verdict(record).passed, "exhausted within N, with partial results"

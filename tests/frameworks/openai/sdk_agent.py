@@ -36,29 +36,24 @@ def run_agent(
 
 
 def _chat_turns(
-    client: OpenAI, task: str, tools: list[dict[str, Any]], call_tool: ToolCaller, stream: bool
+    client: OpenAI, task: str, tools: list[Any], call_tool: ToolCaller, stream: bool
 ) -> dict[str, Any]:
-    logic, messages = StopLogic(), [{"role": "user", "content": task}]
+    logic, messages = StopLogic(), list[Any]([{"role": "user", "content": task}])
+    message: Any
     for _ in range(MAX_TURNS):
         if stream:
             with client.chat.completions.stream(
-                model=MODEL,
-                messages=messages,
-                tools=tools,  # type: ignore[arg-type]
+                model=MODEL, messages=messages, tools=tools
             ) as events:
                 message = events.get_final_completion().choices[0].message
         else:
-            completion = client.chat.completions.create(
-                model=MODEL,
-                messages=messages,
-                tools=tools,  # type: ignore[arg-type]
-            )
+            completion = client.chat.completions.create(model=MODEL, messages=messages, tools=tools)
             message = completion.choices[0].message
         messages.append(message.model_dump(exclude_none=True, exclude={"parsed"}))
         if not message.tool_calls:
             return {"code": "COMPLETED", "reason": message.content or ""}
         for call in message.tool_calls:
-            name, arguments = call.function.name, call.function.arguments  # type: ignore[union-attr]
+            name, arguments = call.function.name, call.function.arguments
             result = call_tool(name, arguments)
             messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
             stop = logic.observe(name, arguments, result)
@@ -68,16 +63,17 @@ def _chat_turns(
 
 
 def _responses_turns(
-    client: OpenAI, task: str, tools: list[dict[str, Any]], call_tool: ToolCaller, stream: bool
+    client: OpenAI, task: str, tools: list[Any], call_tool: ToolCaller, stream: bool
 ) -> dict[str, Any]:
-    logic, items = StopLogic(), [{"role": "user", "content": task}]
-    functions = [{"type": "function", **tool["function"]} for tool in tools]
+    logic, items = StopLogic(), list[Any]([{"role": "user", "content": task}])
+    functions: list[Any] = [{"type": "function", **tool["function"]} for tool in tools]
+    response: Any
     for _ in range(MAX_TURNS):
         if stream:
-            with client.responses.stream(model=MODEL, input=items, tools=functions) as events:  # type: ignore[arg-type]
+            with client.responses.stream(model=MODEL, input=items, tools=functions) as events:
                 response = events.get_final_response()
         else:
-            response = client.responses.create(model=MODEL, input=items, tools=functions)  # type: ignore[arg-type]
+            response = client.responses.create(model=MODEL, input=items, tools=functions)
         calls = [item for item in response.output if item.type == "function_call"]
         items += [
             item.model_dump(exclude_none=True, exclude={"parsed_arguments"})

@@ -15,6 +15,7 @@ import harness
 import scenarios
 from harness import Ceilings, Code, Exit, Outcome
 from harness.adapters.openai_agents import OpenAIAgentsAdapter
+from tests.frameworks._glue import reported, verdict
 
 BILLING = Agent(name="billing", instructions="Do the task with the tools you have.")
 FAMILIES = [
@@ -29,8 +30,8 @@ def test_the_default_max_turns_is_ten_model_calls_then_exhausted(name: str) -> N
     record = harness.run(OpenAIAgentsAdapter(BILLING), scenarios.get(name))
     assert (record.exit, record.code) == (Exit.EXHAUSTED, Code.BUDGET_STEPS)
     assert (record.observed.steps, record.observed.transport_attempts) == (10, 10)
-    assert "Max turns (10) exceeded" in record.reported.reason
-    assert record.reported.partial["tool_results"] == 10
+    assert "Max turns (10) exceeded" in reported(record).reason
+    assert reported(record).partial["tool_results"] == 10
 
 
 @pytest.mark.parametrize(
@@ -52,8 +53,8 @@ def test_an_error_handler_result_is_still_an_exhaustion() -> None:
 
     adapter = OpenAIAgentsAdapter(BILLING, error_handlers={"max_turns": handler})
     record = harness.run(adapter, scenarios.get("constant-return/repeat"))
-    assert record.exit is Exit.EXHAUSTED and "error handler answered" in record.reported.reason
-    assert record.reported.partial["tool_results"] == 10
+    assert record.exit is Exit.EXHAUSTED and "error handler answered" in reported(record).reason
+    assert reported(record).partial["tool_results"] == 10
 
 
 def test_sdk_retries_are_transport_attempts_not_turns() -> None:
@@ -76,7 +77,7 @@ def test_a_final_output_is_a_completion_claim_that_the_verdict_checks() -> None:
         OpenAIAgentsAdapter(BILLING), scenarios.get("constant-return/claims-success")
     )
     assert record.exit is Exit.COMPLETE and record.observed.steps == 3
-    assert any("false completion" in f for f in record.verdict.failures)
+    assert any("false completion" in f for f in verdict(record).failures)
 
 
 def test_a_tool_that_raises_ends_the_run_as_a_crash() -> None:
@@ -90,4 +91,4 @@ def test_the_scenario_budget_can_set_max_turns() -> None:
     adapter = OpenAIAgentsAdapter(BILLING, max_turns="budget")
     record = harness.run(adapter, scenarios.get("contradictory-criteria/alternate"))
     assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 12)
-    assert record.verdict.passed
+    assert verdict(record).passed

@@ -13,6 +13,7 @@ import harness
 import scenarios
 from harness import Ceilings, Code, Exit, Outcome
 from harness.adapters.pydantic_ai import PydanticAIAdapter
+from tests.frameworks._glue import reported, verdict
 
 BILLING = Agent("test", instructions="Do the task with the tools you have.")
 FAMILIES = [
@@ -30,8 +31,8 @@ def test_the_default_request_limit_is_fifty_model_calls_then_exhausted(name: str
         Code.BUDGET_STEPS,
         50,
     )
-    assert "request_limit of 50" in record.reported.reason
-    assert record.reported.partial["tool_results"] == 50
+    assert "request_limit of 50" in reported(record).reason
+    assert reported(record).partial["tool_results"] == 50
 
 
 @pytest.mark.parametrize(
@@ -65,7 +66,7 @@ def test_an_output_is_a_completion_claim_that_the_verdict_checks() -> None:
         PydanticAIAdapter(BILLING), scenarios.get("constant-return/claims-success")
     )
     assert record.exit is Exit.COMPLETE and record.observed.steps == 3
-    assert any("false completion" in f for f in record.verdict.failures)
+    assert any("false completion" in f for f in verdict(record).failures)
 
 
 def unverified(text: str) -> dict[str, str]:
@@ -78,7 +79,7 @@ def test_an_output_with_a_code_is_read_as_the_agents_stop() -> None:
     record = harness.run(
         PydanticAIAdapter(careful), scenarios.get("constant-return/claims-success")
     )
-    assert record.code is Code.NEEDS_HUMAN and record.verdict.passed
+    assert record.code is Code.NEEDS_HUMAN and verdict(record).passed
 
 
 def test_a_tool_that_raises_crashes_the_run() -> None:
@@ -92,4 +93,4 @@ def test_the_scenario_budget_can_set_the_usage_limits() -> None:
     adapter = PydanticAIAdapter(BILLING, usage_limits="budget")
     record = harness.run(adapter, scenarios.get("constant-return/repeat"))
     assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 12)
-    assert record.verdict.passed
+    assert verdict(record).passed

@@ -10,13 +10,14 @@ import pytest
 
 pytest.importorskip("smolagents")
 
-from smolagents import ToolCallingAgent
-from smolagents.monitoring import LogLevel
+from smolagents import ToolCallingAgent  # type: ignore[import-untyped]
+from smolagents.monitoring import LogLevel  # type: ignore[import-untyped]
 
 import harness
 import scenarios
 from harness import Code, Exit
 from harness.adapters.smolagents import SmolagentsAdapter
+from tests.frameworks._glue import reported, verdict
 
 FAMILIES = [
     "constant-return/repeat",
@@ -34,9 +35,8 @@ def test_the_default_twenty_steps_end_in_a_forced_final_answer_read_as_exhausted
     record = harness.run(SmolagentsAdapter(quiet), scenarios.get(name))
     assert (record.exit, record.code) == (Exit.EXHAUSTED, Code.BUDGET_STEPS)
     assert record.observed.steps == 21, "20 steps, then one more model call with no tools"
-    assert (
-        "max_steps=20" in record.reported.reason and "completed the task" in record.reported.reason
-    )
+    reason = reported(record).reason
+    assert "max_steps=20" in reason and "completed the task" in reason, "it claimed success"
     assert record.observed.tail[-1].calls == (), "the forced final answer calls no tool"
 
 
@@ -45,20 +45,20 @@ def test_a_smaller_max_steps_is_passed_to_the_run() -> None:
         SmolagentsAdapter(quiet, max_steps=4), scenarios.get("constant-return/repeat")
     )
     assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 5)
-    assert record.reported.partial["tool_results"] >= 4
+    assert reported(record).partial["tool_results"] >= 4
 
 
 def test_a_final_answer_is_a_completion_claim_that_the_verdict_checks() -> None:
     record = harness.run(SmolagentsAdapter(quiet), scenarios.get("constant-return/claims-success"))
     assert record.exit is Exit.COMPLETE and record.observed.steps == 3
-    assert any("false completion" in f for f in record.verdict.failures)
+    assert any("false completion" in f for f in verdict(record).failures)
 
 
 def test_a_tool_that_raises_is_an_error_step_and_the_run_goes_on() -> None:
     adapter = SmolagentsAdapter(quiet, max_steps=3)
     record = harness.run(adapter, scenarios.get("missing-permission/retry-raises"))
     assert record.code is Code.BUDGET_STEPS and record.observed.denied_calls == 3
-    assert "portal:write" in str(record.reported.partial)
+    assert "portal:write" in str(reported(record).partial)
 
 
 def test_the_scenario_budget_fits_the_forced_final_answer_in() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 import harness
@@ -12,7 +14,7 @@ from tests.frameworks._offline import offline
 __all__ = ["offline", "session", "start"]
 
 
-def start(name: str = "constant-return/repeat", **ceilings: float) -> Session:
+def start(name: str = "constant-return/repeat", **ceilings: Any) -> Session:
     """A session on a library scenario, as `harness.run` would hand it to an agent."""
     scenario = scenarios.get(name)
     return harness.Session(scenario, scenario.build(0), seed=0, ceilings=Ceilings(**ceilings))

@@ -7,6 +7,7 @@ Conformance to the vendors' own response models is checked where the SDKs are in
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -45,7 +46,7 @@ BODIES: dict[str, dict[str, object]] = {
 FORMATS = {f.name: f for f in (CHAT_COMPLETIONS, RESPONSES, ANTHROPIC_MESSAGES)}
 
 
-def _events(body: bytes) -> list[dict[str, object]]:
+def _events(body: bytes) -> list[dict[str, Any]]:
     lines = body.decode().splitlines()
     return [json.loads(line[6:]) for line in lines if line.startswith("data: {")]
 
@@ -78,7 +79,7 @@ def test_chat_completions_streams_chunks_then_usage_then_done() -> None:
     body = _render(CHAT_COMPLETIONS, stream=True)
     chunks = _events(body)
     assert body.endswith(b"data: [DONE]\n\n") and chunks[-1]["usage"]["total_tokens"] == 18
-    assert chunks[-2]["choices"][0]["finish_reason"] == "tool_calls"  # type: ignore[index]
+    assert chunks[-2]["choices"][0]["finish_reason"] == "tool_calls"
 
 
 def test_responses_output_has_a_message_and_a_function_call() -> None:
@@ -91,7 +92,7 @@ def test_responses_stream_is_numbered_and_ends_with_the_completed_response() -> 
     events = _events(_render(RESPONSES, stream=True))
     assert [e["sequence_number"] for e in events] == list(range(len(events)))
     assert events[-1]["type"] == "response.completed"
-    assert events[-1]["response"]["output"][1]["call_id"] == "call_1_0"  # type: ignore[index]
+    assert events[-1]["response"]["output"][1]["call_id"] == "call_1_0"
 
 
 def test_anthropic_message_uses_tool_use_blocks_and_stop_reason() -> None:
