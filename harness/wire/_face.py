@@ -16,13 +16,14 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from harness._session import Session
+from harness._types import JSON
 from harness.wire import _clients
 from harness.wire._anthropic import ANTHROPIC_MESSAGES
 from harness.wire._chat import CHAT_COMPLETIONS
 from harness.wire._errors import WIRE_DOCS, StrayRequest, WireFormatError
 from harness.wire._exchange import WireRequest, WireResponse
-from harness.wire._responses import RESPONSES
-from harness.wire._turn import WireFormat
+from harness.wire._responses import RESPONSES, response_id
+from harness.wire._turn import Turn, WireFormat
 
 if TYPE_CHECKING:
     import anthropic
@@ -121,6 +122,7 @@ class Wire:
         self._served = 0
         self._lock = threading.Lock()
         self._servers: list[LoopbackServer] = []
+        self._conversations: dict[str, list[JSON]] = {}
         self.attempts: list[Attempt] = []
         """Every request the wire saw, in order (model, tool and stray)."""
 
@@ -181,14 +183,33 @@ class Wire:
             return self._log(request, "model", response, fmt.name)
         try:
             turn = fmt.read(_json_object(request))
+            messages = self._conversation(turn)
         except (ValueError, WireFormatError) as error:
             response = _with_headers(fmt.error(400, str(error)), {"x-should-retry": "false"})
             return self._log(request, "model", response, fmt.name)
-        reply = self.session.call_model(turn.messages, turn.tools)
+        reply = self.session.call_model(messages, turn.tools)
         with self._lock:
             self._served += 1
             step = self._served
+            if fmt is RESPONSES:
+                said = {k: v for k, v in reply.items() if k != "usage"}
+                self._conversations[response_id(step)] = [*messages, said]
         return self._log(request, "model", fmt.render(reply, turn, step=step), fmt.name)
+
+    def _conversation(self, turn: Turn) -> list[JSON]:
+        """The whole conversation, even when a Responses API request continues a stored response
+        (``previous_response_id``) and sends only the new items; instructions are not carried
+        over, as in the real API."""
+        previous = turn.body.get("previous_response_id")
+        if not previous:
+            return turn.messages
+        with self._lock:
+            history = self._conversations.get(str(previous))
+        if history is None:
+            raise WireFormatError(f"unsolvable: previous_response_id {previous!r} was not served")
+        system = [m for m in turn.messages if m.get("role") == "system"]
+        rest = [m for m in turn.messages if m.get("role") != "system"]
+        return [*system, *(m for m in history if m.get("role") != "system"), *rest]
 
     def _answer_tool(self, name: str, request: WireRequest) -> WireResponse:
         try:

@@ -20,10 +20,15 @@ from harness.wire._turn import (
     tool_calls_of,
 )
 
-__all__ = ["RESPONSES"]
+__all__ = ["RESPONSES", "response_id"]
 
 ROLES = {"developer": "system", "system": "system", "user": "user", "assistant": "assistant"}
 """Responses API roles as Chat Completions roles (``developer`` is the newer ``system``)."""
+
+
+def response_id(step: int) -> str:
+    """The id of the response to step ``step``: what ``previous_response_id`` names later."""
+    return f"resp_unsolvable_{step}"
 
 
 def _messages(body: JSON) -> list[JSON]:
@@ -133,7 +138,7 @@ class Responses:
     def _response(self, turn: Turn, step: int, output: list[JSON], reply: JSON | None) -> JSON:
         body = turn.body
         return {
-            "id": f"resp_unsolvable_{step}",
+            "id": response_id(step),
             "object": "response",
             "created_at": CREATED,
             "status": "completed" if reply is not None else "in_progress",

@@ -123,3 +123,27 @@ def test_attempts_render_as_one_line_each(session: Session) -> None:
     wire.httpx2_client().post(CHAT, json=ASK)
     assert str(wire.attempts[0]) == f"POST {CHAT} -> 200 (model chat_completions)"
     assert json.loads(wire.httpx2_client().post(CHAT, json=ASK).text)["id"].endswith("-2")
+
+
+RESPONSES_URL = "https://api.openai.com/v1/responses"
+
+
+def _continue(session: Session, chained: bool) -> int:
+    """Two Responses API turns, the second sending only its new item; the input tokens used."""
+    client = Wire(session).httpx2_client()
+    first = client.post(RESPONSES_URL, json={"model": "m", "input": "find the invoice"}).json()
+    follow_up: dict[str, object] = {"model": "m", "input": [{"role": "user", "content": "again"}]}
+    if chained:
+        follow_up["previous_response_id"] = first["id"]
+    assert client.post(RESPONSES_URL, json=follow_up).status_code == 200
+    return session.finish().input_tokens
+
+
+def test_previous_response_id_shows_the_model_the_whole_conversation() -> None:
+    assert _continue(start(), chained=True) > _continue(start(), chained=False)
+
+
+def test_an_unknown_previous_response_id_is_a_400(session: Session) -> None:
+    body = {"model": "m", "input": "hi", "previous_response_id": "resp_elsewhere"}
+    response = Wire(session).httpx2_client().post(RESPONSES_URL, json=body)
+    assert response.status_code == 400 and "resp_elsewhere" in response.text
