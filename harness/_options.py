@@ -39,6 +39,7 @@ __all__ = [
     "MarkerOptions",
     "Settings",
     "addoption",
+    "check_names",
     "marker_line",
     "resolve",
 ]
@@ -262,6 +263,23 @@ def resolve(config: pytest.Config) -> Settings:
         snapshot=values[NO_SNAPSHOT_OPTION] is not False,
         json_path=values[JSON_OPTION],
     )
+
+
+def check_names(settings: Settings) -> None:
+    """A bad agent spec or scenario name is a usage error naming it, not a traceback per test."""
+    from harness._errors import UnsolvableError
+    from harness._loading import load_agent
+    from scenarios import select
+
+    try:
+        for spec in settings.agents:
+            load_agent(spec)
+    except UnsolvableError as error:
+        raise pytest.UsageError(f"{AGENT_OPTION}: {error}") from None
+    try:
+        select([*settings.scenarios, *settings.families])
+    except UnsolvableError as error:
+        raise pytest.UsageError(f"{SCENARIO_OPTION}/{FAMILY_OPTION}: {error}") from None
 
 
 def _ceilings(values: Mapping[str, Any]) -> Ceilings:

@@ -1,41 +1,47 @@
 """Consumes pytest's hooks, produces unsolvable scenarios as tests: the pytest11 entry point.
 
 Inert until used: without ``--unsolvable-agent`` (or its ini key), the fixtures or the marker,
-every hook returns at once. Only stdlib, pytest and light harness modules are imported here;
-scenarios, syrupy and the agents load when a scenario runs.
+every hook returns at once. Only stdlib, pytest and the option definitions are imported here;
+the runner, the ledger, scenarios, syrupy and the agents load when something uses them.
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Generator
-from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from harness._ledger import RunLedger
 from harness._options import (
-    AGENT_OPTION,
-    FAMILY_OPTION,
-    SCENARIO_OPTION,
     MarkerOptions,
     Settings,
     addoption,
+    check_names,
     marker_line,
     resolve,
 )
-from harness._runner import Case, UnsolvableRunner, agent_slug, is_selected, make_cases
 
 if TYPE_CHECKING:
+    from harness._ledger import RunLedger
     from harness._record import TerminationRecord
+    from harness._runner import Case, UnsolvableRunner
 
 __all__ = ["UnsolvableSuite"]
 
 SETTINGS = pytest.StashKey[Settings]()
-LEDGER = pytest.StashKey[RunLedger]()
+LEDGER = pytest.StashKey["RunLedger"]()
 CASE = "unsolvable_case"
+
+
+def _ledger(config: pytest.Config) -> RunLedger:
+    """The session's ledger, made on first use so that an unused plugin never imports it."""
+    if LEDGER not in config.stash:
+        from harness._ledger import RunLedger
+
+        config.stash[LEDGER] = RunLedger()
+    return config.stash[LEDGER]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -44,44 +50,29 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Registers the marker, reads the options once, and fails early on an unusable agent."""
+    """Registers the marker, reads the options once, and fails early on an unusable name."""
     config.addinivalue_line("markers", marker_line())
-    settings = resolve(config)
-    config.stash[SETTINGS], config.stash[LEDGER] = settings, RunLedger()
+    config.stash[SETTINGS] = settings = resolve(config)
     if settings.agents or settings.has_filters:
-        _check_names(settings)
+        check_names(settings)
     if config.pluginmanager.hasplugin("xdist"):
-        config.pluginmanager.register(_XdistHooks(config.stash[LEDGER]), "unsolvable-xdist")
-
-
-def _check_names(settings: Settings) -> None:
-    """A bad spec or scenario name is a usage error naming it, not a traceback per test."""
-    from harness._errors import UnsolvableError
-    from harness._loading import load_agent
-    from scenarios import select
-
-    try:
-        for spec in settings.agents:
-            load_agent(spec)
-    except UnsolvableError as error:
-        raise pytest.UsageError(f"{AGENT_OPTION}: {error}") from None
-    try:
-        select([*settings.scenarios, *settings.families])
-    except UnsolvableError as error:
-        raise pytest.UsageError(f"{SCENARIO_OPTION}/{FAMILY_OPTION}: {error}") from None
+        config.pluginmanager.register(_XdistHooks(config), "unsolvable-xdist")
 
 
 class _XdistHooks:
     """Registered only under pytest-xdist: pluggy rejects hooks it does not know."""
 
-    def __init__(self, ledger: RunLedger) -> None:
-        self.ledger = ledger
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
 
     def pytest_testnodedown(self, node: Any, error: object) -> None:
         """Merges a worker's records on the controller (pytest-xdist's hook)."""
-        worker = getattr(node, "gateway", None)
-        name = getattr(worker, "id", "?")
-        self.ledger.merge(name, getattr(node, "workeroutput", None), crashed=error is not None)
+        output = getattr(node, "workeroutput", None)
+        from harness._ledger import PAYLOAD_KEY
+
+        if error is not None or (output and PAYLOAD_KEY in output):
+            worker = getattr(getattr(node, "gateway", None), "id", "?")
+            _ledger(self.config).merge(worker, output, crashed=error is not None)
 
 
 class UnsolvableSuite(pytest.Module):
@@ -123,6 +114,8 @@ def _suites(session: pytest.Session) -> list[UnsolvableSuite]:
     explicit = config.args_source is pytest.Config.ArgsSource.ARGS
     if not settings.should_generate(explicit_paths=explicit):
         return []
+    from harness._runner import agent_slug
+
     folder = config.rootpath / settings.snapshot_dir
     return [
         UnsolvableSuite.from_parent(session, path=folder / agent_slug(spec), agent=spec)
@@ -134,6 +127,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Parametrizes ``unsolvable_case`` over the scenarios of the marker (or all of them)."""
     if CASE not in metafunc.fixturenames:
         return
+    from harness._runner import make_cases
+
     parent = metafunc.definition.parent
     agents = [parent.agent] if isinstance(parent, UnsolvableSuite) else None
     try:
@@ -152,39 +147,33 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     settings = config.stash[SETTINGS]
     if not settings.has_filters:
         return
-    dropped = [item for item in items if not _is_selected(item, settings)]
+    from harness._runner import is_selected
+
+    params = {item: getattr(getattr(item, "callspec", None), "params", {}) for item in items}
+    dropped = [item for item in items if CASE in params[item]]
+    dropped = [item for item in dropped if not is_selected(params[item][CASE], settings)]
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = [item for item in items if item not in dropped]
-
-
-def _is_selected(item: pytest.Item, settings: Settings) -> bool:
-    case = getattr(getattr(item, "callspec", None), "params", {}).get(CASE)
-    return not isinstance(case, Case) or is_selected(case, settings)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """Workers publish their records; the controller (or a serial run) writes the JSON."""
     config = session.config
     workeroutput = getattr(config, "workeroutput", None)
-    if workeroutput is not None:
+    if LEDGER in config.stash and workeroutput is not None:
         config.stash[LEDGER].publish(workeroutput)
-    elif path := _json_path(config):
-        config.stash[LEDGER].write_json(path)
-
-
-def _json_path(config: pytest.Config) -> Path | None:
-    path = config.stash[SETTINGS].json_path
-    return config.invocation_params.dir / path if path else None
+    elif workeroutput is None and (path := config.stash[SETTINGS].json_path):
+        _ledger(config).write_json(config.invocation_params.dir / path)
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     """A table per agent and the totals, printed once (never by an xdist worker)."""
-    ledger = config.stash[LEDGER]
-    if hasattr(config, "workerinput") or not (ledger.records or ledger.silent_workers):
+    ledger, settings = config.stash.get(LEDGER, None), config.stash[SETTINGS]
+    if ledger is None or hasattr(config, "workerinput") or not (ledger.records or settings.agents):
         return
     terminalreporter.write_sep("=", "unsolvable")
-    for line in ledger.summary(json_path=config.stash[SETTINGS].json_path):
+    for line in ledger.summary(json_path=settings.json_path):
         terminalreporter.write_line(line)
 
 
@@ -192,17 +181,19 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
 def unsolvable(request: pytest.FixtureRequest) -> UnsolvableRunner:
     """Runs agents on scenarios with this test's settings: marker over options over ini."""
     __tracebackhide__ = True
+    from harness._runner import UnsolvableRunner
+
     config = request.config
-    return UnsolvableRunner(request, settings=config.stash[SETTINGS], ledger=config.stash[LEDGER])
+    return UnsolvableRunner(request, settings=config.stash[SETTINGS], ledger=_ledger(config))
 
 
 @pytest.fixture
 def unsolvable_case(request: pytest.FixtureRequest) -> Case:
     """One scenario × seed of the library; tests that ask for it are parametrized over them."""
     case = getattr(request, "param", None)
-    if not isinstance(case, Case):
+    if case is None:
         raise LookupError("unsolvable_case is parametrized at collection; request it by name")
-    return case
+    return case  # type: ignore[no-any-return]
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ a `Stop` (or a mapping with a ``code``), or anything else, which the harness cal
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -66,6 +65,8 @@ class PlainAdapter:
     def run(self, session: Session) -> object:
         returned = self.agent(session)
         if inspect.iscoroutine(returned):
+            import asyncio  # here, not at the top: the pytest plugin imports this module
+
             return asyncio.run(returned)
         return returned
 

@@ -1,0 +1,85 @@
+"""The ledger in-process: records survive the worker → controller trip, and merge in one order."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import harness
+import scenarios
+from harness._ledger import PAYLOAD_KEY, RunLedger, revive
+from harness._loading import load_agent
+
+
+def _record(agent: str, name: str, **kwargs: object) -> harness.TerminationRecord:
+    return harness.run(load_agent(agent), scenarios.get(name), **kwargs)  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="module")
+def records() -> list[harness.TerminationRecord]:
+    """A pass, a verdict failure, a false completion and a run ended by a harness ceiling."""
+    return [
+        _record("contract", "missing-permission/retry-403", strict=True),
+        _record("naive", "constant-return/repeat", seed=1),
+        _record("naive", "constant-return/claims-success"),
+        _record("naive", "constant-return/repeat", ceilings=harness.Ceilings(max_steps=5)),
+    ]
+
+
+def test_a_revived_record_is_the_record(records: list[harness.TerminationRecord]) -> None:
+    for record in records:
+        data = json.loads(json.dumps(record.to_dict(volatile=True)))
+        assert revive(data) == record
+        assert revive(data).to_json() == record.to_json()
+
+
+def test_workers_publish_and_the_controller_merges(
+    records: list[harness.TerminationRecord],
+) -> None:
+    workers = [RunLedger(), RunLedger()]
+    for index, record in enumerate(records):
+        workers[index % 2].add(record)
+    outputs: list[dict[str, object]] = [{}, {}]
+    for worker, output in zip(workers, outputs, strict=True):
+        worker.publish(output)
+    controller = RunLedger()
+    controller.merge("gw1", outputs[1], crashed=False)
+    controller.merge("gw0", outputs[0], crashed=False)
+    serial = RunLedger()
+    for record in records:
+        serial.add(record)
+    assert controller.sorted_records() == serial.sorted_records()
+    assert controller.summary() == serial.summary()
+
+
+def test_a_worker_without_records_publishes_nothing() -> None:
+    output: dict[str, object] = {}
+    RunLedger().publish(output)
+    assert PAYLOAD_KEY not in output
+
+
+def test_a_crashed_worker_makes_the_summary_say_it_is_incomplete(
+    records: list[harness.TerminationRecord],
+) -> None:
+    ledger = RunLedger()
+    ledger.add(records[0])
+    ledger.merge("gw1", None, crashed=True)
+    assert ledger.summary()[-1].startswith("unsolvable: warning: worker(s) gw1 went down")
+
+
+def test_the_summary_has_a_table_per_agent_and_the_totals(
+    records: list[harness.TerminationRecord],
+) -> None:
+    ledger = RunLedger()
+    for record in reversed(records):
+        ledger.add(record)
+    lines = ledger.summary(json_path="out.json")
+    assert [line for line in lines if line.startswith("agent ")] == [
+        "agent contract",
+        "agent naive",
+    ]
+    assert lines[-2] == (
+        "unsolvable: all agents: 4 runs, 1 passed, 3 failed (1 did_not_stop, 1 false completions)"
+    )
+    assert lines[-1] == "unsolvable: wrote 4 records to out.json"

@@ -1,0 +1,58 @@
+"""Marker keywords and settings in-process: validated at the edge, with messages that help."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import pytest
+
+from harness._options import MARKER, MarkerOptions, Settings, marker_line
+from harness._scenario import Ceilings
+
+
+def test_marker_keywords_are_normalised() -> None:
+    options = MarkerOptions.from_kwargs({"scenarios": "constant-return", "seeds": 2})
+    assert (options.scenarios, options.seeds) == (("constant-return",), (2,))
+    options = MarkerOptions.from_kwargs({"max_steps": 20, "ceiling_seconds": 2.5})
+    assert options.overrides == {"max_steps": 20}
+    assert options.ceilings(Ceilings()) == Ceilings(max_wall_seconds=2.5)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"max_step": 3}, "unknown keyword; did you mean max_steps=?"),
+        ({"scenarios": 3}, "scenarios=3): expected a str or a list of strs, got int"),
+        ({"seeds": ["0"]}, "seeds=['0']): expected a int or a list of ints, got list"),
+        ({"strict": "yes"}, "strict='yes'): expected True or False"),
+        ({"step_bound": 0}, "step_bound=0): expected a positive number, got int"),
+        ({"max_cost_usd": True}, "max_cost_usd=True): expected a positive number, got bool"),
+    ],
+)
+def test_bad_marker_keywords_are_type_errors_that_say_why(
+    kwargs: dict[str, object], message: str
+) -> None:
+    with pytest.raises(TypeError, match=re.escape(message)):
+        MarkerOptions.from_kwargs(kwargs)
+
+
+def test_the_marker_line_carries_every_keyword() -> None:
+    line = marker_line()
+    assert line.startswith(f"{MARKER}(*, agent=None, ")
+    assert all(f"{f.name}=None" in line for f in dataclasses.fields(MarkerOptions))
+
+
+@pytest.mark.parametrize(
+    ("settings", "explicit_paths", "generated"),
+    [
+        (Settings(), False, False),
+        (Settings(agents=("contract",)), False, True),
+        (Settings(agents=("contract",)), True, False),
+        (Settings(agents=("contract",), agents_from_command_line=True), True, True),
+    ],
+)
+def test_an_ini_agent_gets_its_suite_only_on_the_default_paths(
+    settings: Settings, explicit_paths: bool, generated: bool
+) -> None:
+    assert settings.should_generate(explicit_paths=explicit_paths) is generated
