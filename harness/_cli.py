@@ -7,9 +7,11 @@ regression, 2 for a usage error.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from harness._baseline import Margins
 from harness._batch import Job, run_jobs
@@ -58,6 +60,15 @@ def _parser() -> argparse.ArgumentParser:
     run_.add_argument("--explain", action="store_true", help="print the trajectory of failures")
     _add_report_arguments(run_)
     run_.add_argument(
+        "-n",
+        "--workers",
+        type=_workers,
+        default=1,
+        metavar="N",
+        help="run on N worker processes (default 1: in this process)",
+    )
+    run_.add_argument("--no-progress", action="store_true", help="show no progress on stderr")
+    run_.add_argument(
         "--ceiling-steps", type=int, default=Ceilings.max_steps, help="harness step ceiling"
     )
     run_.add_argument(
@@ -66,14 +77,27 @@ def _parser() -> argparse.ArgumentParser:
         default=Ceilings.max_wall_seconds,
         help="harness wall-clock ceiling per run",
     )
+    _add_report_command(commands)
     commands.add_parser("list", help="list the scenarios")
     show = commands.add_parser("show", help="explain one scenario")
     show.add_argument("name")
     return parser
 
 
+def _add_report_command(commands: Any) -> None:
+    """``unsolvable report``: the same reports and gate for records written earlier, by
+    ``unsolvable run --json`` or by the pytest plugin's ``--unsolvable-json`` (issue 6)."""
+    report = commands.add_parser(
+        "report", help="metrics, reports and the baseline gate of records written by --json"
+    )
+    report.add_argument("records", type=Path, metavar="RECORDS.json")
+    report.add_argument("--json", type=Path, metavar="PATH", help="write records with metrics")
+    report.set_defaults(volatile=False)
+    _add_report_arguments(report)
+
+
 def _add_report_arguments(run_: argparse.ArgumentParser) -> None:
-    """Metrics, reports, the baseline gate, workers and progress (issue 6)."""
+    """Reports and the baseline gate (issue 6)."""
     run_.add_argument("--markdown", type=Path, metavar="PATH", help="write a Markdown report")
     run_.add_argument("--html", type=Path, metavar="PATH", help="write a self-contained HTML page")
     run_.add_argument(
@@ -100,15 +124,6 @@ def _add_report_arguments(run_: argparse.ArgumentParser) -> None:
         metavar="RATE",
         help="false-stop rate above the baseline that still passes, e.g. 0.05 (default 0)",
     )
-    run_.add_argument(
-        "-n",
-        "--workers",
-        type=_workers,
-        default=1,
-        metavar="N",
-        help="run on N worker processes (default 1: in this process)",
-    )
-    run_.add_argument("--no-progress", action="store_true", help="show no progress on stderr")
 
 
 def _workers(text: str) -> int:
@@ -179,6 +194,33 @@ def _run(args: argparse.Namespace) -> int:
     return 1 if failures or not published.passed else 0
 
 
+def _read_records(path: Path) -> list[TerminationRecord]:
+    from harness._ledger import revive
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return [revive(record) for record in data["records"]]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise UnsolvableError(
+            f"cannot read records from {str(path)!r} ({type(error).__name__}: {error}); pass a "
+            "file written by unsolvable run --json or pytest --unsolvable-json"
+        ) from None
+
+
+def _report(args: argparse.Namespace) -> int:
+    """Exit status: 1 only when the baseline gate finds a regression (verdicts were judged
+    when the records were made)."""
+    options = _report_options(args)
+    records = _read_records(args.records)
+    published = publish(records, options)
+    print(format_metrics(published.metrics) + "\n")
+    print(summary_line(records))
+    print(pass_k_line(records))
+    for note in published.notes:
+        print(note)
+    return 0 if published.passed else 1
+
+
 def _list() -> int:
     from scenarios import SCENARIOS
 
@@ -224,6 +266,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "run":
             return _run(args)
+        if args.command == "report":
+            return _report(args)
         if args.command == "list":
             return _list()
         return _show(args.name)

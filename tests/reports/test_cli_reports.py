@@ -87,3 +87,39 @@ def test_progress_off_a_terminal_is_a_line_per_tenth_at_most() -> None:
     quiet = _unsolvable("run", "--agent", "contract", "--all-seeds", "--scenario",
                         "constant-return", "--no-progress")  # fmt: skip
     assert quiet.stderr == ""
+
+
+def test_report_rereads_records_to_the_same_bytes_and_gates_them(tmp_path: Path) -> None:
+    first, again = tmp_path / "run.json", tmp_path / "report.json"
+    _unsolvable("run", *FAMILIES, "--json", str(first))
+    baseline = str(tmp_path / "baseline.json")
+    report = _unsolvable("report", str(first), "--json", str(again), "--baseline", baseline,
+                         "--update-baseline")  # fmt: skip
+    assert report.returncode == 0, report.stderr
+    assert again.read_bytes() == first.read_bytes()
+    assert report.stdout.startswith("family ") and "wrote baseline of 16 groups" in report.stdout
+    assert _unsolvable("report", str(first), "--baseline", baseline).returncode == 0
+
+
+def test_report_reads_what_the_pytest_plugin_wrote(tmp_path: Path) -> None:
+    pytest_run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:langsmith_plugin",
+         "--unsolvable-agent=contract", "--unsolvable-family=missing-permission",
+         "--unsolvable-no-snapshot", "--unsolvable-json=records.json"],
+        capture_output=True, text=True, cwd=tmp_path, timeout=120, check=False,
+    )  # fmt: skip
+    assert pytest_run.returncode == 0, pytest_run.stdout[-2000:]
+    markdown = tmp_path / "summary.md"
+    report = _unsolvable("report", str(tmp_path / "records.json"), "--markdown", str(markdown))
+    assert report.returncode == 0, report.stderr
+    assert "missing-permission  contract  9     3/3     0/0/0" in report.stdout
+    assert markdown.read_text().startswith("## unsolvable: 9 runs, 9 passed, 0 failed")
+
+
+def test_report_of_a_file_that_is_not_records_is_a_usage_error(tmp_path: Path) -> None:
+    path = tmp_path / "other.json"
+    path.write_text('{"not": "records"}')
+    result = _unsolvable("report", str(path))
+    assert (
+        result.returncode == 2 and "pass a file written by unsolvable run --json" in result.stderr
+    )
