@@ -10,11 +10,12 @@ import pytest
 
 import scenarios
 
-QUIET = ("-p", "no:langsmith_plugin", "-p", "no:hypothesispytest", "-W", "error")
-"""Two unrelated autoloaded plugins cost most of each process's start-up here: langsmith's
-(~0.6 s, DESIGN.md) and hypothesis's, which imports all of hypothesis in its terminal summary
-(~0.7 s). ``-W error`` turns any warning of ours (or syrupy's about snapshot locations) into a
-failure."""
+QUIET = ("-W", "error", *(f"-pno:{name}" for name in ("langsmith_plugin", "hypothesispytest",
+                                                        "respx", "anyio")))  # fmt: skip
+"""``-W error`` turns any warning of ours (or syrupy's, about snapshot locations) into a failure.
+The autoloaded plugins switched off have no hook in common with ours and cost most of each
+process's start-up here: langsmith's ~0.6 s (DESIGN.md), hypothesis's ~0.7 s (it imports all of
+hypothesis in its terminal summary), respx's and anyio's ~0.1 s each."""
 
 XDIST_ENVIRONMENT = ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID")
 
