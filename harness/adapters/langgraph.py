@@ -174,7 +174,8 @@ class LangGraphAdapter:
             )
         self.build, self.recursion_limit = build, recursion_limit
         self.config = dict(config or {})
-        warn_misplaced_recursion_limit(self.config)
+        given = {} if recursion_limit is None else {"recursion_limit": recursion_limit}
+        warn_misplaced_recursion_limit({**self.config, **given})
         self.name = name
 
     def run(self, session: Session) -> LangGraphRun:
@@ -241,7 +242,8 @@ def warn_misplaced_recursion_limit(config: Mapping[str, Any]) -> None:
     if "recursion_limit" in configurable:
         value = configurable["recursion_limit"]
         top = config.get("recursion_limit")
-        effective = "LangGraph's default (10007 in 1.2)" if top is None else repr(top)
+        default = "the graph's default (10007 in LangGraph 1.2; create_agent binds 9999)"
+        effective = default if top is None else repr(top)
         warnings.warn(
             f"unsolvable: config['configurable']['recursion_limit']={value!r} is silently ignored "
             f"by LangGraph, which reads only the top-level key; this run uses {effective}. "
