@@ -13,6 +13,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).parents[2]
 FAMILIES = ("--scenario", "missing-permission", "long-healthy")
+PYTEST = (sys.executable, "-m", "pytest", "-p", "no:cacheprovider")
+QUIET_PLUGINS = ("-p", "no:langsmith_plugin", "-p", "no:hypothesispytest")
+"""Autoloaded plugins that cost seconds at start-up and play no part here."""
 
 
 def _unsolvable(*args: str) -> subprocess.CompletedProcess[str]:
@@ -102,12 +105,16 @@ def test_report_rereads_records_to_the_same_bytes_and_gates_them(tmp_path: Path)
 
 
 def test_report_reads_what_the_pytest_plugin_wrote(tmp_path: Path) -> None:
+    plugin = ("--unsolvable-agent=contract", "--unsolvable-family=missing-permission",
+              "--unsolvable-no-snapshot", "--unsolvable-json=records.json")  # fmt: skip
     pytest_run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:langsmith_plugin",
-         "--unsolvable-agent=contract", "--unsolvable-family=missing-permission",
-         "--unsolvable-no-snapshot", "--unsolvable-json=records.json"],
-        capture_output=True, text=True, cwd=tmp_path, timeout=120, check=False,
-    )  # fmt: skip
+        [*PYTEST, *QUIET_PLUGINS, *plugin],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
+    )
     assert pytest_run.returncode == 0, pytest_run.stdout[-2000:]
     markdown = tmp_path / "summary.md"
     report = _unsolvable("report", str(tmp_path / "records.json"), "--markdown", str(markdown))
