@@ -28,7 +28,17 @@ if TYPE_CHECKING:
     from harness._record import TerminationRecord
     from harness._runner import Case, UnsolvableRunner
 
-__all__ = ["UnsolvableSuite"]
+__all__ = ["Case", "UnsolvableRunner", "UnsolvableSuite"]
+
+
+def __getattr__(name: str) -> Any:
+    """``Case`` and ``UnsolvableRunner``, for type hints, without importing them up front."""
+    if name in ("Case", "UnsolvableRunner"):
+        from harness import _runner
+
+        return getattr(_runner, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 SETTINGS = pytest.StashKey[Settings]()
 LEDGER = pytest.StashKey["RunLedger"]()
