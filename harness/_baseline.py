@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from harness._errors import BaselineError
-from harness._metrics import GroupMetrics, Metrics, Number
+from harness._metrics import GroupMetrics, Metrics, Number, where
 
 __all__ = [
     "BASELINE_VERSION",
@@ -79,11 +79,11 @@ class Regression:
     margin: Number
 
     def __str__(self) -> str:
-        where = "all runs" if self.level == "agent" else f"{self.level} {self.name}"
         unit = " steps" if self.metric == "lag_steps_p95" else ""
+        allowed = self.baseline + self.margin
         return (
-            f"{where} × {self.agent}: {self.metric} {self.baseline:g} → {self.now:g}{unit} "
-            f"(allowed up to {self.baseline + self.margin:g})"
+            f"{where(self.level, self.name)} × {self.agent}: {self.metric} "
+            f"{self.baseline:g} → {self.now:g}{unit} (allowed up to {allowed:g})"
         )
 
 

@@ -11,7 +11,7 @@ import html
 from collections.abc import Iterable, Sequence
 
 from harness._baseline import GateResult
-from harness._metrics import GroupMetrics, Metrics
+from harness._metrics import GroupMetrics, Metrics, where
 from harness._record import TerminationRecord
 from harness._report import explain, pass_k_line, summary_line
 from harness._summary import COLUMNS, cells
@@ -50,7 +50,7 @@ def _gate(gate: GateResult | None) -> list[str]:
         ]
     rows = (
         (
-            "all runs" if r.level == "agent" else f"{r.level} {r.name}",
+            where(r.level, r.name),
             r.agent,
             r.metric,
             f"{r.baseline:g}",

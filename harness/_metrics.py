@@ -19,7 +19,6 @@ from harness._record import Exit, Outcome, TerminationRecord
 
 __all__ = [
     "ALL",
-    "LEVELS",
     "Distribution",
     "GroupMetrics",
     "Metrics",
@@ -29,12 +28,11 @@ __all__ = [
     "is_false_stop",
     "measure",
     "percentile",
+    "where",
 ]
 
 ALL = "all"
 """The name of an agent's group over every run it made."""
-LEVELS = ("agent", "family", "scenario")
-"""The levels metrics are grouped at, widest first."""
 RATE_DIGITS = 4
 """Rates are rounded so that JSON stays byte-stable: 1/3 is 0.3333 on every machine."""
 COST_DIGITS = 6
@@ -97,6 +95,11 @@ def is_false_completion(record: TerminationRecord) -> bool:
     return claimed and (not record.solvable or not record.observed.world_complete)
 
 
+def where(level: str, name: str) -> str:
+    """How messages name a group: ``family constant-return``, or ``all runs``."""
+    return "all runs" if level == "agent" else f"{level} {name}"
+
+
 def _passed(record: TerminationRecord) -> bool:
     return bool(record.verdict and record.verdict.passed)
 
@@ -107,7 +110,7 @@ class GroupMetrics:
 
     agent: str
     level: str
-    """One of `LEVELS`."""
+    """``agent`` (all its runs), ``family`` or ``scenario``."""
     name: str
     """The family or scenario name; `ALL` at the agent level."""
     runs: int
@@ -143,12 +146,6 @@ class GroupMetrics:
     def key(self) -> tuple[str, str, str]:
         """What identifies the group across runs (and in a baseline)."""
         return (self.level, self.name, self.agent)
-
-    @property
-    def label(self) -> str:
-        """``family constant-return × contract``: how messages name the group."""
-        where = "all runs" if self.level == "agent" else f"{self.level} {self.name}"
-        return f"{where} × {self.agent}"
 
 
 def _optional(values: Sequence[Number]) -> Distribution | None:
