@@ -30,7 +30,6 @@ def test_small_agent_and_run_example() -> None:
     namespace = _run("import json\nfrom harness import Code, Stop", "import harness, scenarios")
     record = namespace["record"]
     assert record.verdict.passed and record.code is harness.Code.NO_PROGRESS
-    assert len(_block("import json\nfrom harness import Code, Stop").splitlines()) <= 18
 
 
 def test_small_agent_stops_on_every_constant_return_variant() -> None:
