@@ -13,7 +13,15 @@ from typing import TYPE_CHECKING, Any
 
 from harness._errors import AdapterError
 from harness._loading import load_agent
-from harness._options import AGENT_OPTION, DOCS, NO_SNAPSHOT_OPTION, MarkerOptions, Settings
+from harness._options import (
+    AGENT_OPTION,
+    DOCS,
+    LENIENT_OPTION,
+    NO_SNAPSHOT_OPTION,
+    STEP_BOUND_OPTION,
+    MarkerOptions,
+    Settings,
+)
 from harness._record import TerminationRecord
 from harness._report import explain
 from harness._run import run
@@ -158,13 +166,14 @@ class UnsolvableRunner:
         __tracebackhide__ = True
         matched = True if snapshot is None else bool(snapshot == record)
         if record.verdict is None or not record.verdict.passed:
-            raise AssertionError(verdict_message(record, snapshot_changed=not matched))
+            status = "" if matched else "none yet" if _is_new(snapshot) else "differs as well"
+            raise AssertionError(verdict_message(record, snapshot=status))
         if not matched:
             raise AssertionError(self._snapshot_message(record, snapshot))
 
     def _snapshot_message(self, record: TerminationRecord, snapshot: Any) -> str:
         last = snapshot.executions[snapshot.num_executions - 1]
-        if last.recalled_data is None:
+        if _is_new(snapshot):
             return (
                 f"unsolvable: {_title(record)} has no snapshot yet at {last.snapshot_location}\n"
                 "Record it with pytest --snapshot-update (or turn snapshots of the generated "
@@ -184,6 +193,11 @@ class UnsolvableRunner:
         )
 
 
+def _is_new(snapshot: Any) -> bool:
+    """Whether syrupy found no stored snapshot for the last comparison."""
+    return snapshot.executions[snapshot.num_executions - 1].recalled_data is None
+
+
 def _first(*values: Any) -> Any:
     """The first value that is set: call argument, then marker, then option."""
     return next((value for value in values if value is not None), None)
@@ -193,13 +207,27 @@ def _title(record: TerminationRecord) -> str:
     return f"{record.scenario} (seed {record.seed}) × {record.agent}"
 
 
-def verdict_message(record: TerminationRecord, *, snapshot_changed: bool = False) -> str:
-    """Expected vs observed, the trajectory tail, and what to do."""
+def verdict_message(record: TerminationRecord, *, snapshot: str = "") -> str:
+    """Expected vs observed and the trajectory tail (`explain`), then what to do."""
     lines = [explain(record)]
-    if snapshot_changed:
-        lines.append("  snapshot: the record also differs from its snapshot")
-    lines.append(f"  what each verdict checks: {DOCS}")
-    return "\n".join(lines)
+    if snapshot:
+        lines.append(f"  snapshot: {snapshot}")
+    return "\n".join([*lines, _advice(record)])
+
+
+def _advice(record: TerminationRecord) -> str:
+    """Names the flag or keyword that loosens the check, when loosening it is all it takes.
+
+    Reads the verdict's wording (`harness._verdict`); if that changes, the advice is generic.
+    """
+    failures = record.verdict.failures if record.verdict else ()
+    code = [failure for failure in failures if failure.startswith("expected ")]
+    bound = [failure for failure in failures if "after the bound" in failure]
+    if not failures or len(code) + len(bound) < len(failures):
+        return f"  the agent's stop logic needs fixing; see {DOCS}"
+    ways = [f"strict=False or {LENIENT_OPTION}"] if code else []
+    ways += [f"a larger step_bound= or {STEP_BOUND_OPTION}"] if bound else []
+    return f"  if this stop is acceptable, loosen the check: {'; '.join(ways)}; see {DOCS}"
 
 
 def _scenario(scenario: Scenario | str) -> Scenario:
