@@ -10,6 +10,7 @@ the table, the JSON), as CI pays it.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import subprocess
 import sys
@@ -44,9 +45,8 @@ def main() -> None:
         runs = _runs(seeds)
         serial = None
         for workers in args.workers:
-            seconds = median_seconds(
-                lambda seeds=seeds, n=workers: _run(*seeds, "-n", str(n)), repeats=args.repeats
-            )
+            command = functools.partial(_run, *seeds, "-n", str(workers))
+            seconds = median_seconds(command, repeats=args.repeats)
             serial = serial or seconds
             print(
                 f"  {label:<11} {runs:4d} runs  -n {workers}  {seconds:6.2f} s  "

@@ -1,0 +1,33 @@
+"""The README's reports section stays true: every flag it shows exists, every benchmark it names
+is a script in ``benchmarks/``."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+
+from harness._cli import _parser
+
+ROOT = Path(__file__).parents[2]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+SECTION = README[README.index("<!-- reports:start -->") : README.index("<!-- reports:end -->")]
+
+
+def _flags(command: str) -> set[str]:
+    """Every ``--flag`` of ``unsolvable <command>``, as its parser knows them."""
+    commands = next(a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction))
+    parser: argparse.ArgumentParser = commands.choices[command]
+    return {flag for action in parser._actions for flag in action.option_strings}
+
+
+def test_every_flag_shown_exists() -> None:
+    known = _flags("run") | _flags("report") | {"--unsolvable-agent", "--unsolvable-json", "--co"}
+    shown = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)", SECTION))
+    assert shown - known == set()
+
+
+def test_every_benchmark_shown_is_a_script() -> None:
+    names = re.findall(r"python -m benchmarks\.(\w+)", SECTION)
+    assert len(names) == 5
+    assert all((ROOT / "benchmarks" / f"{name}.py").is_file() for name in names)
