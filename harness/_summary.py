@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from harness._metrics import Distribution, GroupMetrics, Metrics
+from harness._metrics import Distribution, GroupMetrics, Metrics, measure
 from harness._record import SCHEMA_VERSION, TerminationRecord
 
 __all__ = [
@@ -18,6 +18,7 @@ __all__ = [
     "distribution",
     "false_stops",
     "format_metrics",
+    "metrics_lines",
     "report_json",
     "should_summarise",
 ]
@@ -95,6 +96,13 @@ def format_metrics(metrics: Metrics) -> str:
     header = ("family", *COLUMNS)
     rows = [(group.name, *cells(group)) for group in (*metrics.families, *metrics.agents)]
     return "\n".join(line.rstrip() for line in _align([header, *rows]))
+
+
+def metrics_lines(records: Sequence[TerminationRecord]) -> list[str]:
+    """The terminal metrics table after a blank line, or nothing when it would only repeat the
+    record table (`should_summarise`); what the pytest plugin adds to its summary."""
+    metrics = measure(records)
+    return ["", *format_metrics(metrics).splitlines()] if should_summarise(metrics) else []
 
 
 def report_json(

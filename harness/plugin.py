@@ -185,6 +185,10 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     terminalreporter.write_sep("=", "unsolvable")
     for line in ledger.summary(json_path=settings.json_path):
         terminalreporter.write_line(line)
+    from harness._summary import metrics_lines  # lag, false stops, pass^k per family (issue 6)
+
+    for line in metrics_lines(ledger.sorted_records()):
+        terminalreporter.write_line(line)
 
 
 @pytest.fixture

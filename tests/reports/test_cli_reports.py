@@ -104,7 +104,7 @@ def test_report_rereads_records_to_the_same_bytes_and_gates_them(tmp_path: Path)
     assert _unsolvable("report", str(first), "--baseline", baseline).returncode == 0
 
 
-def test_report_reads_what_the_pytest_plugin_wrote(tmp_path: Path) -> None:
+def test_the_plugin_summarises_metrics_and_report_reads_its_json(tmp_path: Path) -> None:
     plugin = ("--unsolvable-agent=contract", "--unsolvable-family=missing-permission",
               "--unsolvable-no-snapshot", "--unsolvable-json=records.json")  # fmt: skip
     pytest_run = subprocess.run(
@@ -116,6 +116,8 @@ def test_report_reads_what_the_pytest_plugin_wrote(tmp_path: Path) -> None:
         check=False,
     )
     assert pytest_run.returncode == 0, pytest_run.stdout[-2000:]
+    row = "missing-permission  contract  9     3/3     0/0/0"
+    assert row in pytest_run.stdout, "the plugin's terminal summary has the metrics table"
     markdown = tmp_path / "summary.md"
     report = _unsolvable("report", str(tmp_path / "records.json"), "--markdown", str(markdown))
     assert report.returncode == 0, report.stderr
