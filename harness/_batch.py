@@ -9,10 +9,12 @@ number of workers: the JSON of a run is the same bytes at ``-n 1`` and ``-n 4``.
 
 from __future__ import annotations
 
+import multiprocessing
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
+from multiprocessing.context import BaseContext
 from typing import Any
 
 from harness._errors import UnsolvableError
@@ -53,9 +55,17 @@ def _run_in_worker(job: Job, lookup: Lookup) -> dict[str, Any]:
     return _run_job(job, lookup).to_dict(volatile=True)
 
 
+def _context() -> BaseContext | None:
+    """``forkserver`` where there is one: forking a process whose threads may still be running
+    agents is unsafe (Python 3.12 warns about it), and ``spawn`` re-imports everything per worker.
+    """
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("forkserver") if "forkserver" in methods else None
+
+
 def _pooled(jobs: Sequence[Job], lookup: Lookup, workers: int) -> Iterator[TerminationRecord]:
     chunksize = max(1, len(jobs) // (workers * CHUNKS_PER_WORKER))
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
         lookups = [lookup] * len(jobs)
         try:
             for data in pool.map(_run_in_worker, jobs, lookups, chunksize=chunksize):
