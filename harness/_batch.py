@@ -55,17 +55,21 @@ def _run_in_worker(job: Job, lookup: Lookup) -> dict[str, Any]:
     return _run_job(job, lookup).to_dict(volatile=True)
 
 
-def _context() -> BaseContext | None:
+def _context(lookup: Lookup) -> BaseContext | None:
     """``forkserver`` where there is one: forking a process whose threads may still be running
     agents is unsafe (Python 3.12 warns about it), and ``spawn`` re-imports everything per worker.
     """
-    methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("forkserver") if "forkserver" in methods else None
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return None
+    context = multiprocessing.get_context("forkserver")
+    # Workers start with the harness and the scenario library imported, not each on its own.
+    context.set_forkserver_preload([__name__, lookup.__module__])
+    return context
 
 
 def _pooled(jobs: Sequence[Job], lookup: Lookup, workers: int) -> Iterator[TerminationRecord]:
     chunksize = max(1, len(jobs) // (workers * CHUNKS_PER_WORKER))
-    with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=_context(lookup)) as pool:
         lookups = [lookup] * len(jobs)
         try:
             for data in pool.map(_run_in_worker, jobs, lookups, chunksize=chunksize):
