@@ -1,18 +1,22 @@
 """Consumes finished runs one by one, produces a progress indicator on stderr that never spams a
-CI log: one line rewritten in place on a terminal, a line per `LOG_EVERY_PERCENT` elsewhere.
+CI log: one line rewritten in place on a terminal; elsewhere nothing for a short command, then
+at most a line per `LOG_EVERY_PERCENT`.
 """
 
 from __future__ import annotations
 
 import sys
+import time
+from collections.abc import Callable
 from typing import TextIO
 
-__all__ = ["LOG_EVERY_PERCENT", "MIN_RUNS", "Progress"]
+__all__ = ["LOG_EVERY_PERCENT", "QUIET_SECONDS", "Progress"]
 
 LOG_EVERY_PERCENT = 10
 """Off a terminal, at most 100 / 10 = 10 lines per command, however many runs."""
-MIN_RUNS = 20
-"""Fewer runs than this finish in well under a second: no progress is shown at all."""
+QUIET_SECONDS = 2.0
+"""Off a terminal, a command that finishes sooner prints no progress at all (the whole built-in
+library takes about that long): a log reader only needs it for long runs."""
 CLEAR_LINE = "\r\033[K"
 
 
@@ -28,15 +32,27 @@ class Progress:
         progress.close()
     """
 
-    def __init__(self, total: int, *, stream: TextIO | None = None, enabled: bool = True) -> None:
+    def __init__(
+        self,
+        total: int,
+        *,
+        stream: TextIO | None = None,
+        enabled: bool = True,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.total, self.done = total, 0
         self.stream = stream or sys.stderr
-        self.enabled = enabled and total >= MIN_RUNS
+        self.enabled = enabled and total > 0
         self.is_tty = self.stream.isatty()
+        self.clock, self.started = clock, clock()
         self._shown_percent = 0
 
     def _text(self, percent: int) -> str:
         return f"unsolvable: {self.done}/{self.total} runs ({percent}%)"
+
+    def _should_log(self, percent: int) -> bool:
+        due = percent >= self._shown_percent + LOG_EVERY_PERCENT
+        return due and self.clock() - self.started >= QUIET_SECONDS
 
     def advance(self) -> None:
         self.done += 1
@@ -45,7 +61,7 @@ class Progress:
         percent = self.done * 100 // self.total
         if self.is_tty and percent != self._shown_percent:
             self.stream.write(CLEAR_LINE + self._text(percent))
-        elif not self.is_tty and percent >= self._shown_percent + LOG_EVERY_PERCENT:
+        elif not self.is_tty and self._should_log(percent):
             percent -= percent % LOG_EVERY_PERCENT
             self.stream.write(self._text(percent) + "\n")
         else:
