@@ -19,7 +19,7 @@ from harness._errors import UnsolvableError
 from harness._progress import Progress
 from harness._record import TerminationRecord
 from harness._report import explain, format_table, pass_k_line, summary_line
-from harness._reports import ReportOptions, publish
+from harness._reports import ReportOptions, check_baseline, publish
 from harness._scenario import Ceilings, Scenario
 from harness._summary import format_metrics, should_summarise
 
@@ -177,6 +177,7 @@ def _report_options(args: argparse.Namespace) -> ReportOptions:
 
 def _run(args: argparse.Namespace) -> int:
     options = _report_options(args)
+    check_baseline(options)
     records = _records(args)
     print(format_table(records))
     failures = [r for r in records if r.verdict and not r.verdict.passed]

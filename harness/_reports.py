@@ -19,7 +19,7 @@ from harness._metrics import Metrics, measure
 from harness._record import TerminationRecord
 from harness._summary import report_json
 
-__all__ = ["Published", "ReportOptions", "publish"]
+__all__ = ["Published", "ReportOptions", "check_baseline", "publish"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -59,6 +59,13 @@ class Published:
     def passed(self) -> bool:
         """False only when the gate found a regression."""
         return self.gate is None or self.gate.passed
+
+
+def check_baseline(options: ReportOptions) -> None:
+    """Raises `BaselineError` now, before anything runs, when the baseline to gate on cannot be
+    read: a typo in a path should not cost a whole run."""
+    if options.baseline is not None and not options.update_baseline:
+        Baseline.load(options.baseline)
 
 
 def _gate(metrics: Metrics, options: ReportOptions) -> tuple[GateResult | None, list[str]]:
