@@ -17,28 +17,40 @@ README = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
 SECTION = README[README.index("<!-- plugin:start -->") : README.index("<!-- plugin:end -->")]
 
 
-def _block(language: str) -> str:
+def _blocks(language: str, count: int = 1) -> list[str]:
     blocks = re.findall(rf"```{language}\n(.*?)```", SECTION, re.S)
-    assert len(blocks) == 1, f"the plugin section must have one {language} block"
-    return str(blocks[0])
+    assert len(blocks) == count, f"the plugin section must have {count} {language} block(s)"
+    return [str(block) for block in blocks]
 
 
-def _commands() -> list[list[str]]:
-    lines = _block("sh").splitlines()
+def _block(language: str) -> str:
+    return _blocks(language)[0]
+
+
+def _commands(block: str) -> list[list[str]]:
+    lines = block.splitlines()
     assert all(line.startswith("pytest ") for line in lines)
     return [shlex.split(line)[1:] for line in lines]
+
+
+ZERO_CODE, BLESS = 0, 1
+"""The section's ``sh`` blocks: the zero-code commands, then blessing a CI baseline."""
 
 
 def test_the_zero_code_commands(run: Run) -> None:
     """The issue's "done when": ``pytest --unsolvable-agent=... -n 2`` with nothing but the
     package installed: contract passes and its snapshots are created, then matched; naive fails,
     each failure explaining itself, and its snapshots are created as well."""
-    create, match, naive = (run(*args) for args in _commands())
+    create, match, naive = (run(*args) for args in _commands(_blocks("sh", 2)[ZERO_CODE]))
     assert outcomes(create) == outcomes(match) == {"passed": cases()}
     create.stdout.fnmatch_lines([f"{cases()} snapshots generated."])
     match.stdout.fnmatch_lines([f"{cases()} snapshots passed."])
     failed = naive.parseoutcomes()["failed"]
-    explained = [line for line in naive.outlines if " × harness.agents:naive: FAIL: " in line]
+    explained = [  # the failure sections; CI=true also prints the full short summary lines
+        line
+        for line in naive.outlines
+        if line.startswith("E   AssertionError:") and " × harness.agents:naive: FAIL: " in line
+    ]
     assert failed > cases() / 2 and len(explained) == failed
     naive.stdout.fnmatch_lines([f"{cases()} snapshots generated."])
     naive.stdout.fnmatch_lines(
@@ -75,3 +87,31 @@ def test_the_test_module(run: Run, pytester: pytest.Pytester) -> None:
     assert outcomes(run("--strict-markers", "--snapshot-update")) == {"passed": expected}
     assert outcomes(run("--strict-markers")) == {"passed": expected}
     assert (pytester.path / "__snapshots__/test_readme_example").is_dir()
+
+
+def test_the_ci_example(run: Run, pytester: pytest.Pytester) -> None:
+    """The bless command, then the workflow's pytest step: the gate passes and the files the
+    workflow uses are there; with the agent changed to stop like naive, it fails as shown."""
+    agents = pytester.mkpydir("mypkg") / "agents.py"
+    agents.write_text("from harness.agents import contract as my_agent\n")
+    [bless] = _commands(_blocks("sh", 2)[BLESS])
+    assert run(*bless).ret == 0
+    workflow = _block("yaml")
+    [step] = _commands("\n".join(re.findall(r"- run: (pytest .*)", workflow)))
+    passed = run(*step)
+    assert passed.ret == 0
+    passed.stdout.fnmatch_lines(["unsolvable: baseline gate passed: * groups compared *"])
+    summary = re.search(r'run: cat (\S+) >> "\$GITHUB_STEP_SUMMARY"', workflow)
+    assert summary is not None
+    assert (pytester.path / summary.group(1)).read_text().startswith("## unsolvable: ")
+    artifact = re.search(r"path: (\S+)", workflow)
+    assert artifact is not None
+    kept = sorted(path.name for path in pytester.path.glob(artifact.group(1)))
+    assert kept == ["unsolvable.html", "unsolvable.json", "unsolvable.md"]
+
+    agents.write_text("from harness.agents import naive as my_agent\n")
+    failed = run(*step)
+    assert failed.ret == pytest.ExitCode.TESTS_FAILED
+    shown = re.search(r"```\n(unsolvable: baseline gate FAILED.*?)```", SECTION, re.S)
+    assert shown is not None
+    failed.stdout.fnmatch_lines([line for line in shown.group(1).splitlines() if line != "  …"])
