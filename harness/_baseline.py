@@ -18,8 +18,10 @@ from harness._metrics import GroupMetrics, Metrics, Number, where
 
 __all__ = [
     "BASELINE_VERSION",
+    "CLI_FLAGS",
     "GATED",
     "Baseline",
+    "BaselineFlags",
     "GateResult",
     "Margins",
     "Regression",
@@ -31,11 +33,22 @@ BASELINE_VERSION = 1
 """Bumped when the file's shape changes; an old file must then be rewritten."""
 GATED = ("lag_steps_p95", "false_stop_rate")
 """What the gate compares: how late unsolvable tasks are noticed, how often controls are cut."""
-UPDATE_HINT = "fix the stop logic, or accept the new numbers with --update-baseline"
 DOCS = "https://github.com/pytest-unsolvable/pytest-unsolvable#metrics-baselines-and-reports"
 
 Entry = dict[str, Number | None]
 Key = tuple[str, str, str]
+
+
+@dataclass(frozen=True, kw_only=True)
+class BaselineFlags:
+    """The options that name the baseline file and its rewrite on one face (the CLI, the pytest
+    plugin), so that messages tell users what to type there."""
+
+    baseline: str = "--baseline"
+    update: str = "--update-baseline"
+
+
+CLI_FLAGS = BaselineFlags()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -99,18 +112,19 @@ class Baseline:
         return cls(entries={group.key: _entry(group) for group in metrics})
 
     @classmethod
-    def load(cls, path: Path) -> Baseline:
-        """Reads a file `write_baseline` wrote; anything else is a `BaselineError` saying why."""
+    def load(cls, path: Path, *, flags: BaselineFlags = CLI_FLAGS) -> Baseline:
+        """Reads a file `write_baseline` wrote; anything else is a `BaselineError` saying why
+        and what to type (``flags``) to make a good one."""
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise BaselineError(
                 f"baseline {str(path)!r} does not exist; create it with "
-                f"--baseline {path} --update-baseline and commit it ({DOCS})"
+                f"{flags.baseline} {path} {flags.update} and commit it ({DOCS})"
             ) from None
         except (OSError, ValueError) as error:
             raise BaselineError(f"baseline {str(path)!r} is not readable JSON: {error}") from None
-        return cls(entries=_entries(data, path), path=path)
+        return cls(entries=_entries(data, path, flags), path=path)
 
     def to_json(self) -> str:
         """Sorted keys, one number per line: diffs stay readable."""
@@ -121,19 +135,25 @@ class Baseline:
         return json.dumps(data, sort_keys=True, indent=2) + "\n"
 
 
-def _entries(data: Any, path: Path) -> dict[Key, Entry]:
+def _entries(data: Any, path: Path, flags: BaselineFlags) -> dict[Key, Entry]:
     version = data.get("baseline_version") if isinstance(data, dict) else None
     if version != BASELINE_VERSION:
         raise BaselineError(
             f"baseline {str(path)!r} has baseline_version {version!r}, this harness reads "
-            f"{BASELINE_VERSION}; rewrite it with --update-baseline ({DOCS})"
+            f"{BASELINE_VERSION}; rewrite it with {flags.update} ({DOCS})"
         )
-    return {
-        (level, name, agent): entry
-        for agent, levels in data["agents"].items()
-        for level, names in levels.items()
-        for name, entry in names.items()
-    }
+    try:
+        return {
+            (level, name, agent): dict(entry)
+            for agent, levels in data["agents"].items()
+            for level, names in levels.items()
+            for name, entry in names.items()
+        }
+    except (KeyError, AttributeError, TypeError, ValueError) as error:
+        raise BaselineError(
+            f"baseline {str(path)!r} is not a baseline file ({type(error).__name__}: {error}); "
+            f"rewrite it with {flags.update} ({DOCS})"
+        ) from None
 
 
 def write_baseline(metrics: Metrics, path: Path) -> Baseline:
@@ -159,8 +179,9 @@ class GateResult:
     def passed(self) -> bool:
         return not self.regressions
 
-    def lines(self) -> list[str]:
-        """The terminal lines: a verdict, then one bullet per regression and the way out."""
+    def lines(self, flags: BaselineFlags = CLI_FLAGS) -> list[str]:
+        """The terminal lines: a verdict, then one bullet per regression and the way out (with
+        the ``flags`` of the face that prints them)."""
         against = f"against {self.path}" if self.path else "against the baseline"
         if self.passed:
             return [
@@ -171,7 +192,7 @@ class GateResult:
             f"unsolvable: baseline gate FAILED: {len(self.regressions)} regression(s) {against} "
             f"({self.margins}):",
             *(f"  - {regression}" for regression in self.regressions),
-            f"  {UPDATE_HINT}",
+            f"  fix the stop logic, or accept the new numbers with {flags.update}",
         ]
 
 

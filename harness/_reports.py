@@ -11,7 +11,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness._baseline import Baseline, GateResult, Margins, gate, write_baseline
+from harness._baseline import (
+    CLI_FLAGS,
+    Baseline,
+    BaselineFlags,
+    GateResult,
+    Margins,
+    gate,
+    write_baseline,
+)
 from harness._errors import BaselineError
 from harness._html import to_html
 from harness._markdown import to_markdown
@@ -36,12 +44,13 @@ class ReportOptions:
     margins: Margins = field(default_factory=Margins)
     volatile: bool = False
     """Keep wall times in the JSON."""
+    flags: BaselineFlags = CLI_FLAGS
+    """The face's names of ``baseline`` and ``update_baseline``, for its messages."""
 
     def __post_init__(self) -> None:
         if self.update_baseline and self.baseline is None:
             raise BaselineError(
-                "--update-baseline needs the file to write: add --baseline PATH "
-                "(the pytest plugin: --unsolvable-baseline PATH)"
+                f"{self.flags.update} needs the file to write: add {self.flags.baseline} PATH"
             )
 
 
@@ -65,7 +74,7 @@ def check_baseline(options: ReportOptions) -> None:
     """Raises `BaselineError` now, before anything runs, when the baseline to gate on cannot be
     read: a typo in a path should not cost a whole run."""
     if options.baseline is not None and not options.update_baseline:
-        Baseline.load(options.baseline)
+        Baseline.load(options.baseline, flags=options.flags)
 
 
 def _gate(metrics: Metrics, options: ReportOptions) -> tuple[GateResult | None, list[str]]:
@@ -75,8 +84,8 @@ def _gate(metrics: Metrics, options: ReportOptions) -> tuple[GateResult | None, 
         baseline = write_baseline(metrics, options.baseline)
         count = len(baseline.entries)
         return None, [f"unsolvable: wrote baseline of {count} groups to {options.baseline}"]
-    result = gate(metrics, Baseline.load(options.baseline), options.margins)
-    return result, result.lines()
+    result = gate(metrics, Baseline.load(options.baseline, flags=options.flags), options.margins)
+    return result, result.lines(options.flags)
 
 
 def _write(path: Path, text: str) -> None:

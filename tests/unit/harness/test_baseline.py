@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness import Code, TerminationRecord
-from harness._baseline import Baseline, Margins, gate, write_baseline
+from harness._baseline import Baseline, BaselineFlags, Margins, gate, write_baseline
 from harness._errors import BaselineError
 from harness._metrics import measure
 from tests.reports._records import library_records, record
@@ -96,6 +96,25 @@ def test_an_unreadable_file_is_a_baseline_error(tmp_path: Path, text: str, match
     path = tmp_path / "baseline.json"
     path.write_text(text)
     with pytest.raises(BaselineError, match=match):
+        Baseline.load(path)
+
+
+def test_messages_name_the_flags_of_the_face_that_prints_them(tmp_path: Path) -> None:
+    flags = BaselineFlags(baseline="--unsolvable-baseline", update="--unsolvable-update-baseline")
+    with pytest.raises(
+        BaselineError, match=r"create it with --unsolvable-baseline .* --unsolvable-"
+    ):
+        Baseline.load(tmp_path / "nope.json", flags=flags)
+    result = gate(measure(_runs(lag=3)), Baseline.from_metrics(measure(_runs(lag=1))))
+    assert result.lines(flags)[-1].endswith(
+        "accept the new numbers with --unsolvable-update-baseline"
+    )
+
+
+def test_a_file_of_another_shape_is_a_baseline_error(tmp_path: Path) -> None:
+    path = tmp_path / "baseline.json"
+    path.write_text('{"baseline_version": 1, "agents": {"a": ["not", "levels"]}}')
+    with pytest.raises(BaselineError, match="is not a baseline file"):
         Baseline.load(path)
 
 
