@@ -1,17 +1,17 @@
-"""Consumes the termination records of a pytest session, produces its summary and JSON.
+"""Consumes the termination records of a pytest session, produces its summary, its reports and
+the baseline gate's verdict.
 
 Under xdist each worker publishes its records as compact JSON on ``config.workeroutput``; the
-controller revives them in ``pytest_testnodedown`` and alone prints the summary, so no two
-processes ever write the same file.
+controller revives them in ``pytest_testnodedown`` and alone prints the summary, writes the
+reports and gates on the baseline, so no two processes ever write the same file.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Mapping, MutableMapping
-from pathlib import Path
-from typing import Any
+from collections.abc import Mapping, MutableMapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from harness._record import (
     Observed,
@@ -22,7 +22,11 @@ from harness._record import (
     TraceStep,
     Verdict,
 )
-from harness._report import format_table, summary_line, write_json
+from harness._report import format_table, summary_line
+from harness._summary import metrics_lines
+
+if TYPE_CHECKING:
+    from harness._reports import ReportOptions
 
 __all__ = ["PAYLOAD_KEY", "RunLedger", "revive"]
 
@@ -66,6 +70,8 @@ class RunLedger:
         self.records: list[TerminationRecord] = []
         self.silent_workers: list[str] = []
         """Workers that went down without sending their records."""
+        self.notes: list[str] = []
+        """What `report` did: files written, the gate's verdict, a baseline left alone."""
 
     def add(self, record: TerminationRecord) -> None:
         self.records.append(record)
@@ -104,19 +110,55 @@ class RunLedger:
             lines += ["", f"agent {agent}", format_table(mine), summary_line(mine)]
         if len(agents) > 1:
             lines += ["", summary_line(records).replace("unsolvable:", "unsolvable: all agents:")]
+        lines = lines[1:]  # the blank line before the first table
         if json_path is not None:
             lines.append(f"unsolvable: wrote {len(records)} records to {json_path}")
-        return lines[1:] + self.warnings()
+        return lines + self.warnings()
 
     def warnings(self) -> list[str]:
         if not self.silent_workers:
             return []
         return [
             f"unsolvable: warning: worker(s) {', '.join(self.silent_workers)} went down without "
-            "sending their records; this summary and --unsolvable-json are incomplete"
+            "sending their records; this summary, the reports and the baseline gate are "
+            "incomplete"
         ]
 
-    def write_json(self, path: Path) -> None:
-        """All records in the stable form (`harness._report.to_json`)."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_json(self.sorted_records(), path)
+    def terminal_summary(self, *, json_path: str | None, has_agents: bool) -> list[str]:
+        """What the plugin prints once at the end: `summary`, the metrics table per family,
+        then `notes`; nothing for a session that ran no agent and has nothing to say."""
+        records = self.sorted_records()
+        if not (records or has_agents or self.notes):
+            return []
+        return [*self.summary(json_path=json_path), *metrics_lines(records), *self.notes]
+
+    def report(self, options: ReportOptions, *, whole: bool) -> bool:
+        """After the last record (on the controller, or in a serial run): the reports and the
+        baseline gate, or a new baseline, exactly as ``unsolvable run`` makes them
+        (`harness._reports.publish`). False when the gate found a regression.
+
+        The baseline is rewritten only from a whole session: never from one that stopped early
+        (``whole`` is False), lost a worker's records or made none.
+        """
+        from harness._errors import BaselineError
+        from harness._reports import publish
+
+        records = self.sorted_records()
+        if options.update_baseline and (why := self._partial(records, whole=whole)):
+            self.notes.append(f"unsolvable: warning: {options.baseline} not rewritten: {why}")
+            options = dataclasses.replace(options, baseline=None, update_baseline=False)
+        try:
+            published = publish(records, options)
+        except BaselineError as error:  # read at start-up, since then removed or broken
+            self.notes.append(f"unsolvable: baseline gate FAILED: {error}")
+            return False
+        self.notes.extend(published.notes)
+        return published.passed
+
+    def _partial(self, records: Sequence[TerminationRecord], *, whole: bool) -> str | None:
+        """Why these records are not the whole session, or ``None``."""
+        if self.silent_workers:
+            return f"worker(s) {', '.join(self.silent_workers)} sent no records"
+        if not records:
+            return "the session made no termination records"
+        return None if whole else "the session stopped early"

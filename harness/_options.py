@@ -10,6 +10,7 @@ import dataclasses
 import difflib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -17,18 +18,24 @@ import pytest
 from harness._scenario import Ceilings
 
 if TYPE_CHECKING:
+    from harness._reports import ReportOptions
     from harness._runner import AgentLike
 
 __all__ = [
     "AGENT_OPTION",
+    "BASELINE_FALSE_STOP_MARGIN_OPTION",
+    "BASELINE_MARGIN_OPTION",
+    "BASELINE_OPTION",
     "CEILING_SECONDS_OPTION",
     "CEILING_STEPS_OPTION",
     "CEILING_TOOL_CALLS_OPTION",
     "DEFAULT_SNAPSHOT_DIR",
     "DOCS",
     "FAMILY_OPTION",
+    "HTML_OPTION",
     "JSON_OPTION",
     "LENIENT_OPTION",
+    "MARKDOWN_OPTION",
     "MARKER",
     "MAX_STEPS_OPTION",
     "NO_SNAPSHOT_OPTION",
@@ -36,10 +43,12 @@ __all__ = [
     "SNAPSHOT_DIR_OPTION",
     "STEP_BOUND_OPTION",
     "STRICT_OPTION",
+    "UPDATE_BASELINE_OPTION",
     "MarkerOptions",
     "Settings",
     "addoption",
     "check_names",
+    "check_reports",
     "marker_line",
     "resolve",
 ]
@@ -62,6 +71,12 @@ CEILING_SECONDS_OPTION = "--unsolvable-ceiling-seconds"
 SNAPSHOT_DIR_OPTION = "--unsolvable-snapshot-dir"
 NO_SNAPSHOT_OPTION = "--unsolvable-no-snapshot"
 JSON_OPTION = "--unsolvable-json"
+MARKDOWN_OPTION = "--unsolvable-markdown"
+HTML_OPTION = "--unsolvable-html"
+BASELINE_OPTION = "--unsolvable-baseline"
+UPDATE_BASELINE_OPTION = "--unsolvable-update-baseline"
+BASELINE_MARGIN_OPTION = "--unsolvable-baseline-margin"
+BASELINE_FALSE_STOP_MARGIN_OPTION = "--unsolvable-baseline-false-stop-margin"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -79,6 +94,8 @@ class _Option:
     metavar: str = "N"
     ini_help: str = ""
     """The ini key's help, when the flag's does not fit it."""
+    may_be_zero: bool = False
+    """For numbers: 0 is allowed (a margin), not only positive values (a bound)."""
 
     @property
     def name(self) -> str:
@@ -158,7 +175,35 @@ _OPTIONS = (
     _Option(
         flag=JSON_OPTION,
         metavar="PATH",
-        help="write every termination record of the session to this path",
+        help="write every termination record of the session and its metrics to this path "
+        "(what unsolvable run --json writes, and unsolvable report reads)",
+    ),
+    _Option(flag=MARKDOWN_OPTION, metavar="PATH", help="write a Markdown report (CI job summary)"),
+    _Option(flag=HTML_OPTION, metavar="PATH", help="write a self-contained HTML report"),
+    _Option(
+        flag=BASELINE_OPTION,
+        metavar="PATH",
+        help="fail the session when lag p95 or the false-stop rate got worse than this baseline "
+        "file by more than the margins",
+    ),
+    _Option(
+        flag=UPDATE_BASELINE_OPTION,
+        switch=True,
+        help=f"rewrite {BASELINE_OPTION} from this session instead of gating on it",
+    ),
+    _Option(
+        flag=BASELINE_MARGIN_OPTION,
+        parse=int,
+        metavar="STEPS",
+        may_be_zero=True,
+        help="steps of lag p95 above the baseline that still pass (default 0)",
+    ),
+    _Option(
+        flag=BASELINE_FALSE_STOP_MARGIN_OPTION,
+        parse=float,
+        metavar="RATE",
+        may_be_zero=True,
+        help="false-stop rate above the baseline that still passes, e.g. 0.05 (default 0)",
     ),
 )
 _BY_FLAG = {option.flag: option for option in _OPTIONS}
@@ -197,6 +242,12 @@ class Settings:
     snapshot_dir: str = DEFAULT_SNAPSHOT_DIR
     snapshot: bool = True
     json_path: str | None = None
+    markdown_path: str | None = None
+    html_path: str | None = None
+    baseline_path: str | None = None
+    update_baseline: bool = False
+    baseline_margin: int = 0
+    baseline_false_stop_margin: float = 0.0
 
     @property
     def overrides(self) -> dict[str, int]:
@@ -212,6 +263,34 @@ class Settings:
     @property
     def has_filters(self) -> bool:
         return bool(self.scenarios or self.families)
+
+    @property
+    def has_reports(self) -> bool:
+        """Whether the session ends by writing a report or using a baseline."""
+        paths = (self.json_path, self.markdown_path, self.html_path, self.baseline_path)
+        return self.update_baseline or any(path is not None for path in paths)
+
+    def report_options(self) -> ReportOptions:
+        """The reports and the gate as `harness._reports.publish` takes them. Paths stay as
+        given, so messages show them so: relative ones are from where pytest was started, the
+        working directory when options are read and again when the session finishes."""
+        from harness._baseline import BaselineFlags, Margins
+        from harness._reports import ReportOptions
+
+        def at(path: str | None) -> Path | None:
+            return None if path is None else Path(path)
+
+        return ReportOptions(
+            json=at(self.json_path),
+            markdown=at(self.markdown_path),
+            html=at(self.html_path),
+            baseline=at(self.baseline_path),
+            update_baseline=self.update_baseline,
+            margins=Margins(
+                lag_steps=self.baseline_margin, false_stop_rate=self.baseline_false_stop_margin
+            ),
+            flags=BaselineFlags(baseline=BASELINE_OPTION, update=UPDATE_BASELINE_OPTION),
+        )
 
 
 def _value(config: pytest.Config, option: _Option) -> Any:
@@ -237,11 +316,13 @@ def _value(config: pytest.Config, option: _Option) -> Any:
 
 
 def _positive(flag: str, value: float | None) -> None:
-    if value is not None and not value > 0:
-        raise pytest.UsageError(
-            f"{flag}={value!r}: must be a positive number (also as ini {_BY_FLAG[flag].name}); "
-            f"see {DOCS}"
-        )
+    option = _BY_FLAG[flag]
+    if value is None or value > 0 or (option.may_be_zero and value == 0):
+        return
+    allowed = "0 or more" if option.may_be_zero else "a positive number"
+    raise pytest.UsageError(
+        f"{flag}={value!r}: must be {allowed} (also as ini {option.name}); see {DOCS}"
+    )
 
 
 def resolve(config: pytest.Config) -> Settings:
@@ -262,6 +343,12 @@ def resolve(config: pytest.Config) -> Settings:
         snapshot_dir=values[SNAPSHOT_DIR_OPTION] or DEFAULT_SNAPSHOT_DIR,
         snapshot=values[NO_SNAPSHOT_OPTION] is not False,
         json_path=values[JSON_OPTION],
+        markdown_path=values[MARKDOWN_OPTION],
+        html_path=values[HTML_OPTION],
+        baseline_path=values[BASELINE_OPTION],
+        update_baseline=bool(values[UPDATE_BASELINE_OPTION]),
+        baseline_margin=values[BASELINE_MARGIN_OPTION] or 0,
+        baseline_false_stop_margin=values[BASELINE_FALSE_STOP_MARGIN_OPTION] or 0.0,
     )
 
 
@@ -280,6 +367,22 @@ def check_names(settings: Settings) -> None:
         select([*settings.scenarios, *settings.families])
     except UnsolvableError as error:
         raise pytest.UsageError(f"{SCENARIO_OPTION}/{FAMILY_OPTION}: {error}") from None
+
+
+def check_reports(settings: Settings) -> None:
+    """On the controller, before anything runs: a baseline that cannot be read (or an update
+    with no file to write) is a usage error naming the flag, not a failure after the last test."""
+    from harness._errors import BaselineError
+    from harness._reports import check_baseline
+
+    try:
+        options = settings.report_options()
+    except BaselineError as error:
+        raise pytest.UsageError(f"{error} ({DOCS})") from None
+    try:
+        check_baseline(options)
+    except BaselineError as error:
+        raise pytest.UsageError(f"{BASELINE_OPTION}: {error}") from None
 
 
 def _ceilings(values: Mapping[str, Any]) -> Ceilings:

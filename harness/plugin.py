@@ -1,24 +1,25 @@
 """Consumes pytest's hooks, produces unsolvable scenarios as tests: the pytest11 entry point.
 
 Inert until used: without ``--unsolvable-agent`` (or its ini key), the fixtures or the marker,
-every hook returns at once. Only stdlib, pytest and the option definitions are imported here;
-the runner, the ledger, scenarios, syrupy and the agents load when something uses them.
+every hook returns at once. Only stdlib, pytest, the option definitions and the suite's collector
+are imported here; the runner, the ledger, the reports, scenarios, syrupy and the agents load
+when something uses them.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Generator
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from harness._collect import UnsolvableSuite, suites
 from harness._options import (
     MarkerOptions,
     Settings,
     addoption,
     check_names,
+    check_reports,
     marker_line,
     resolve,
 )
@@ -43,6 +44,8 @@ def __getattr__(name: str) -> Any:
 SETTINGS = pytest.StashKey[Settings]()
 LEDGER = pytest.StashKey["RunLedger"]()
 CASE = "unsolvable_case"
+WHOLE = (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
+"""Exit statuses of a session that ran to its end: only such a session may rewrite a baseline."""
 
 
 def _ledger(config: pytest.Config) -> RunLedger:
@@ -60,11 +63,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Registers the marker, reads the options once, and fails early on an unusable name."""
+    """Registers the marker, reads the options once, and fails early on an unusable name or,
+    on the controller, an unusable baseline."""
     config.addinivalue_line("markers", marker_line())
     config.stash[SETTINGS] = settings = resolve(config)
     if settings.agents or settings.has_filters:
         check_names(settings)
+    if settings.has_reports and not hasattr(config, "workerinput"):
+        check_reports(settings)
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHooks(config), "unsolvable-xdist")
 
@@ -85,28 +91,6 @@ class _XdistHooks:
             _ledger(self.config).merge(worker, output, crashed=error is not None)
 
 
-class UnsolvableSuite(pytest.Module):
-    """The generated suite of one agent: a virtual module at ``<snapshot dir>/<agent>``.
-
-    Its path names the agent's snapshot folder, so syrupy places records from the item alone,
-    also on the xdist controller, which never collects.
-    """
-
-    def __init__(self, *, agent: str, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.agent = agent
-
-    def _getobj(self) -> ModuleType:
-        return importlib.import_module("harness._suite")
-
-    def istestfunction(self, obj: object, name: str) -> bool:
-        """Only the suite's test, whatever ``python_functions`` says."""
-        return name == "test_unsolvable" and callable(obj)
-
-    def istestclass(self, obj: object, name: str) -> bool:
-        return False
-
-
 @pytest.hookimpl(wrapper=True)
 def pytest_make_collect_report(
     collector: pytest.Collector,
@@ -114,23 +98,8 @@ def pytest_make_collect_report(
     """Adds one `UnsolvableSuite` per agent to what the session collects."""
     report = yield
     if isinstance(collector, pytest.Session) and report.passed:
-        report.result.extend(_suites(collector))
+        report.result.extend(suites(collector, collector.config.stash[SETTINGS]))
     return report
-
-
-def _suites(session: pytest.Session) -> list[UnsolvableSuite]:
-    config = session.config
-    settings = config.stash[SETTINGS]
-    explicit = config.args_source is pytest.Config.ArgsSource.ARGS
-    if not settings.should_generate(explicit_paths=explicit):
-        return []
-    from harness._runner import agent_slug
-
-    folder = config.rootpath / settings.snapshot_dir
-    return [
-        UnsolvableSuite.from_parent(session, path=folder / agent_slug(spec), agent=spec)
-        for spec in settings.agents
-    ]
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -168,26 +137,30 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    """Workers publish their records; the controller (or a serial run) writes the JSON."""
-    config = session.config
+    """Workers publish their records. The controller (or a serial run), every record in, writes
+    the reports and gates on the baseline: a regression fails a session that passed."""
+    config, settings = session.config, session.config.stash[SETTINGS]
     workeroutput = getattr(config, "workeroutput", None)
     if LEDGER in config.stash and workeroutput is not None:
         config.stash[LEDGER].publish(workeroutput)
-    elif workeroutput is None and (path := config.stash[SETTINGS].json_path):
-        _ledger(config).write_json(config.invocation_params.dir / path)
+    elif workeroutput is None and settings.has_reports:
+        options = settings.report_options()
+        whole = session.exitstatus in WHOLE and not (session.shouldfail or session.shouldstop)
+        passed = _ledger(config).report(options, whole=whole)
+        if not passed and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
-    """A table per agent and the totals, printed once (never by an xdist worker)."""
+    """Tables, totals, metrics and what the reports and gate did, printed once (never by a
+    worker)."""
     ledger, settings = config.stash.get(LEDGER, None), config.stash[SETTINGS]
-    if ledger is None or hasattr(config, "workerinput") or not (ledger.records or settings.agents):
+    if ledger is None or hasattr(config, "workerinput"):
         return
-    terminalreporter.write_sep("=", "unsolvable")
-    for line in ledger.summary(json_path=settings.json_path):
-        terminalreporter.write_line(line)
-    from harness._summary import metrics_lines  # lag, false stops, pass^k per family (issue 6)
-
-    for line in metrics_lines(ledger.sorted_records()):
+    lines = ledger.terminal_summary(json_path=settings.json_path, has_agents=bool(settings.agents))
+    if lines:
+        terminalreporter.write_sep("=", "unsolvable")
+    for line in lines:
         terminalreporter.write_line(line)
 
 

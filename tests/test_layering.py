@@ -12,7 +12,13 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).parents[1]
-FACES = {"harness/_cli.py", "harness/plugin.py", "harness/_options.py", "harness/_ledger.py"}
+FACES = {
+    "harness/_cli.py",
+    "harness/plugin.py",
+    "harness/_options.py",
+    "harness/_ledger.py",
+    "harness/_collect.py",
+}
 FACE_DIRS = ("harness/adapters/", "harness/wire/", "harness/snapshot")
 FORBIDDEN = {
     "harness": {"scenarios", "fake_tools", "pytest", "_pytest", "syrupy", "hypothesis", "respx"},

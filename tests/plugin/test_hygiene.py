@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from harness._options import AGENT_OPTION, JSON_OPTION, LENIENT_OPTION, STRICT_OPTION
+from harness._options import (
+    AGENT_OPTION,
+    BASELINE_FALSE_STOP_MARGIN_OPTION,
+    BASELINE_MARGIN_OPTION,
+    BASELINE_OPTION,
+    HTML_OPTION,
+    JSON_OPTION,
+    LENIENT_OPTION,
+    MARKDOWN_OPTION,
+    STRICT_OPTION,
+    UPDATE_BASELINE_OPTION,
+)
 from tests.plugin._helpers import Run
 
 pytest_plugins = ["pytester"]
@@ -21,10 +32,28 @@ def test_options_are_grouped_in_help(run: Run) -> None:
             f"  {LENIENT_OPTION}*",
             "*",
             f"  {JSON_OPTION}=PATH",
+            "*",
+            f"  {MARKDOWN_OPTION}=PATH",
+            f"  {HTML_OPTION}=PATH",
+            f"  {BASELINE_OPTION}=PATH",
+            "*",
+            f"  {UPDATE_BASELINE_OPTION}",
+            "*",
+            f"  {BASELINE_MARGIN_OPTION}=STEPS",
+            "*",
+            f"  {BASELINE_FALSE_STOP_MARGIN_OPTION}=RATE",
         ]
     )
     result.stdout.fnmatch_lines(
-        ["  unsolvable_agent (linelist):", "*", "  unsolvable_strict (bool):"]
+        [
+            "  unsolvable_agent (linelist):",
+            "*",
+            "  unsolvable_strict (bool):",
+            "*",
+            "  unsolvable_baseline (string):",
+            "*",
+            "  unsolvable_update_baseline (bool):",
+        ]
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -10,6 +11,7 @@ import harness
 import scenarios
 from harness._ledger import PAYLOAD_KEY, RunLedger, revive
 from harness._loading import load_agent
+from harness._options import UPDATE_BASELINE_OPTION, Settings
 
 
 def _record(agent: str, name: str, **kwargs: object) -> harness.TerminationRecord:
@@ -83,3 +85,42 @@ def test_the_summary_has_a_table_per_agent_and_the_totals(
         "unsolvable: all agents: 4 runs, 1 passed, 3 failed (1 did_not_stop, 1 false completions)"
     )
     assert lines[-1] == "unsolvable: wrote 4 records to out.json"
+
+
+def test_a_baseline_is_rewritten_only_from_a_whole_session(
+    records: list[harness.TerminationRecord], tmp_path: Path
+) -> None:
+    path = tmp_path / "baseline.json"
+    options = Settings(baseline_path=str(path), update_baseline=True).report_options()
+    lost = RunLedger()
+    lost.add(records[0])
+    lost.merge("gw1", None, crashed=True)
+    early = RunLedger()
+    early.add(records[0])
+    for ledger, whole, why in [
+        (lost, True, "worker(s) gw1 sent no records"),
+        (early, False, "the session stopped early"),
+        (RunLedger(), True, "the session made no termination records"),
+    ]:
+        assert ledger.report(options, whole=whole)
+        assert ledger.notes == [f"unsolvable: warning: {path} not rewritten: {why}"]
+    assert not path.exists()
+    assert early.report(options, whole=True) and path.is_file()
+    assert early.notes[-1] == f"unsolvable: wrote baseline of 3 groups to {path}"
+
+
+def test_the_gate_fails_the_report_and_says_why(
+    records: list[harness.TerminationRecord], tmp_path: Path
+) -> None:
+    path = tmp_path / "baseline.json"
+    ledger = RunLedger()
+    ledger.add(records[3])
+    ledger.report(
+        Settings(baseline_path=str(path), update_baseline=True).report_options(), whole=True
+    )
+    ledger.records[:] = [records[1]]  # the same scenario, no longer cut short by a ceiling
+    assert not ledger.report(Settings(baseline_path=str(path)).report_options(), whole=True)
+    assert ledger.notes[-1].endswith(f"accept the new numbers with {UPDATE_BASELINE_OPTION}")
+    path.write_text("{")
+    assert not ledger.report(Settings(baseline_path=str(path)).report_options(), whole=True)
+    assert ledger.notes[-1].startswith("unsolvable: baseline gate FAILED: baseline ")

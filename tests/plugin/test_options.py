@@ -4,10 +4,20 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from pathlib import Path
 
 import pytest
 
-from harness._options import MARKER, MarkerOptions, Settings, marker_line
+from harness._baseline import BaselineFlags, Margins
+from harness._options import (
+    BASELINE_OPTION,
+    MARKER,
+    UPDATE_BASELINE_OPTION,
+    MarkerOptions,
+    Settings,
+    marker_line,
+)
+from harness._reports import ReportOptions
 from harness._scenario import Ceilings
 
 
@@ -56,3 +66,22 @@ def test_an_ini_agent_gets_its_suite_only_on_the_default_paths(
     settings: Settings, explicit_paths: bool, generated: bool
 ) -> None:
     assert settings.should_generate(explicit_paths=explicit_paths) is generated
+
+
+def test_report_settings_become_the_clis_report_options() -> None:
+    assert not Settings().has_reports
+    settings = Settings(
+        json_path="out/records.json",
+        baseline_path="ci/baseline.json",
+        update_baseline=True,
+        baseline_margin=2,
+        baseline_false_stop_margin=0.05,
+    )
+    assert settings.has_reports
+    assert settings.report_options() == ReportOptions(
+        json=Path("out/records.json"),
+        baseline=Path("ci/baseline.json"),
+        update_baseline=True,
+        margins=Margins(lag_steps=2, false_stop_rate=0.05),
+        flags=BaselineFlags(baseline=BASELINE_OPTION, update=UPDATE_BASELINE_OPTION),
+    )

@@ -1,0 +1,225 @@
+"""Reports and the baseline gate from the plugin, as ``unsolvable run`` makes them: files written
+once by the controller, a gate that fails a session whose tests passed and names what regressed,
+a baseline rewritten only on request and only from a whole session, and usage errors up front."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from harness._cli import main
+from harness._options import (
+    AGENT_OPTION,
+    BASELINE_FALSE_STOP_MARGIN_OPTION,
+    BASELINE_MARGIN_OPTION,
+    BASELINE_OPTION,
+    FAMILY_OPTION,
+    HTML_OPTION,
+    JSON_OPTION,
+    MARKDOWN_OPTION,
+    NO_SNAPSHOT_OPTION,
+    UPDATE_BASELINE_OPTION,
+)
+from tests.plugin._helpers import Run, cases, outcomes
+
+pytest_plugins = ["pytester"]
+
+FAMILIES = ("missing-permission", "long-healthy")
+"""Unsolvable tasks and solvable controls, so both gated numbers have values: 15 quick runs."""
+GROUPS = 8
+"""Their groups in a baseline: the agent's ``all``, 2 families, 5 scenarios."""
+BASELINE = "ci/unsolvable-baseline.json"
+GATE = f"{BASELINE_OPTION}={BASELINE}"
+
+
+def _agent(pytester: pytest.Pytester, built_in: str) -> None:
+    """``mine:agent`` is the built-in ``contract`` or ``naive``: a user changing stop logic."""
+    pytester.makepyfile(mine=f"from harness.agents import {built_in} as agent\n")
+
+
+def _suite(run: Run, *args: str) -> pytest.RunResult:
+    families = [f"{FAMILY_OPTION}={name}" for name in FAMILIES]
+    return run(f"{AGENT_OPTION}=mine:agent", *families, NO_SNAPSHOT_OPTION, *args)
+
+
+def _gate_lines(result: pytest.RunResult) -> list[str]:
+    return [line for line in result.outlines if line.startswith("unsolvable: baseline gate ")]
+
+
+def test_reports_are_the_clis_and_the_same_bytes_under_xdist(
+    run: Run, pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _agent(pytester, "contract")
+    files = {}
+    for folder, args in (("serial", ()), ("xdist", ("-n", "2"))):
+        reports = (f"{folder}/records.json", f"{folder}/summary.md", f"{folder}/report.html")
+        flags = (JSON_OPTION, MARKDOWN_OPTION, HTML_OPTION)
+        given = [f"{flag}={path}" for flag, path in zip(flags, reports, strict=True)]
+        result = _suite(run, *given, *args)
+        assert result.ret == 0, result.stdout.str()
+        result.stdout.fnmatch_lines(
+            [
+                f"unsolvable: wrote {cases(*FAMILIES)} records to {reports[0]}",
+                f"unsolvable: wrote Markdown report to {reports[1]}",
+                f"unsolvable: wrote HTML report to {reports[2]}",
+            ]
+        )
+        files[folder] = [(pytester.path / path).read_bytes() for path in reports]
+    assert files["serial"] == files["xdist"]
+    records, markdown, html = files["serial"]
+    data = json.loads(records)
+    assert sorted(data) == ["metrics", "records", "schema_version"]
+    assert len(data["records"]) == data["metrics"]["runs"] == cases(*FAMILIES)
+    assert markdown.decode().startswith(f"## unsolvable: {cases(*FAMILIES)} runs, ")
+    assert b"<svg" in html
+    again = pytester.path / "again.json"
+    assert main(["report", str(pytester.path / "serial/records.json"), "--json", str(again)]) == 0
+    assert again.read_bytes() == records, "unsolvable report reads and writes it alike"
+    capsys.readouterr()
+
+
+def test_the_gate_passes_on_its_baseline_and_fails_a_passing_session_naming_the_regression(
+    run: Run, pytester: pytest.Pytester, xdist_args: tuple[str, ...]
+) -> None:
+    _agent(pytester, "contract")
+    blessed = _suite(run, GATE, UPDATE_BASELINE_OPTION, *xdist_args)
+    assert blessed.ret == 0 and not _gate_lines(blessed)
+    blessed.stdout.fnmatch_lines([f"unsolvable: wrote baseline of {GROUPS} groups to {BASELINE}"])
+    path = pytester.path / BASELINE
+    written = path.read_bytes()
+
+    passed = _suite(run, GATE, *xdist_args)
+    assert passed.ret == 0
+    assert _gate_lines(passed) == [
+        f"unsolvable: baseline gate passed: {GROUPS} groups compared against {BASELINE} "
+        "(lag p95 +0 steps, false-stop rate +0)"
+    ]
+
+    data = json.loads(written)
+    data["agents"]["mine:agent"]["family"]["missing-permission"]["lag_steps_p95"] = -1
+    path.write_text(json.dumps(data))
+    failed = _suite(run, GATE, *xdist_args)
+    assert failed.ret == pytest.ExitCode.TESTS_FAILED
+    assert outcomes(failed) == {"passed": cases(*FAMILIES)}, "only the gate failed"
+    failed.stdout.fnmatch_lines(
+        [
+            f"unsolvable: baseline gate FAILED: 1 regression(s) against {BASELINE} *",
+            "  - family missing-permission × mine:agent: lag_steps_p95 -1 → 0 steps "
+            "(allowed up to -1)",
+            f"  fix the stop logic, or accept the new numbers with {UPDATE_BASELINE_OPTION}",
+        ],
+        consecutive=True,
+    )
+    assert len(_gate_lines(failed)) == 1, "printed once, by the controller"
+
+    assert _suite(run, GATE, f"{BASELINE_MARGIN_OPTION}=1", *xdist_args).ret == 0
+    assert _suite(run, GATE, UPDATE_BASELINE_OPTION, *xdist_args).ret == 0
+    assert path.read_bytes() == written
+
+
+def test_a_worse_agent_fails_on_lag_and_false_stops(run: Run, pytester: pytest.Pytester) -> None:
+    _agent(pytester, "contract")
+    assert _suite(run, GATE, UPDATE_BASELINE_OPTION).ret == 0
+    _agent(pytester, "naive")
+    result = _suite(run, GATE, "-n", "2")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            "unsolvable: baseline gate FAILED: *",
+            "  - all runs × mine:agent: lag_steps_p95 0 → * steps (allowed up to 0)",
+            "  - all runs × mine:agent: false_stop_rate 0 → 0.5 (allowed up to 0)",
+            "  - family missing-permission × mine:agent: lag_steps_p95 0 → * steps *",
+            "  - family long-healthy × mine:agent: false_stop_rate 0 → 0.5 (allowed up to 0)",
+        ],
+        consecutive=True,
+    )
+    loose = (f"{BASELINE_MARGIN_OPTION}=100", f"{BASELINE_FALSE_STOP_MARGIN_OPTION}=1")
+    passed = _gate_lines(_suite(run, GATE, *loose))
+    assert passed[0].startswith("unsolvable: baseline gate passed: "), "the margins loosen it"
+
+
+def test_the_baseline_is_rewritten_only_from_a_whole_session(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    _agent(pytester, "naive")
+    stopped = _suite(run, GATE, UPDATE_BASELINE_OPTION, "-x")
+    stopped.stdout.fnmatch_lines(
+        [f"unsolvable: warning: {BASELINE} not rewritten: the session stopped early"]
+    )
+    empty = _suite(run, GATE, UPDATE_BASELINE_OPTION, "-k", "no-such-test")
+    empty.stdout.fnmatch_lines(
+        [f"unsolvable: warning: {BASELINE} not rewritten: the session made no termination records"]
+    )
+    assert not (pytester.path / BASELINE).exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "ini", "message"),
+    [
+        pytest.param(
+            (f"{BASELINE_OPTION}=none.json",),
+            "",
+            f"ERROR: {BASELINE_OPTION}: baseline 'none.json' does not exist; create it with "
+            f"{BASELINE_OPTION} none.json {UPDATE_BASELINE_OPTION} and commit it *",
+            id="missing",
+        ),
+        pytest.param(
+            (),
+            "unsolvable_baseline = none.json",
+            f"ERROR: {BASELINE_OPTION}: baseline 'none.json' does not exist; *",
+            id="missing-in-ini",
+        ),
+        pytest.param(
+            (f"{BASELINE_OPTION}=broken.json",),
+            "",
+            f"ERROR: {BASELINE_OPTION}: baseline 'broken.json' is not readable JSON: *",
+            id="broken",
+        ),
+        pytest.param(
+            (UPDATE_BASELINE_OPTION,),
+            "",
+            f"ERROR: {UPDATE_BASELINE_OPTION} needs the file to write: add {BASELINE_OPTION} PATH*",
+            id="update-without-file",
+        ),
+        pytest.param(
+            (GATE, f"{BASELINE_MARGIN_OPTION}=-1"),
+            "",
+            f"ERROR: {BASELINE_MARGIN_OPTION}=-1: must be 0 or more (also as ini "
+            "unsolvable_baseline_margin)*",
+            id="negative-margin",
+        ),
+    ],
+)
+def test_an_unusable_baseline_is_a_usage_error_before_anything_runs(
+    run: Run, pytester: pytest.Pytester, args: tuple[str, ...], ini: str, message: str
+) -> None:
+    _agent(pytester, "contract")
+    (pytester.path / "broken.json").write_text("{")
+    if ini:
+        pytester.makeini(f"[pytest]\n{ini}\n")
+    result = _suite(run, *args, "-n", "2")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+    assert "passed" not in result.stdout.str() and "bringing up nodes" not in result.stdout.str()
+
+
+def test_ini_keys_set_the_reports_and_the_gate(run: Run, pytester: pytest.Pytester) -> None:
+    _agent(pytester, "contract")
+    assert _suite(run, GATE, UPDATE_BASELINE_OPTION).ret == 0
+    path = pytester.path / BASELINE
+    data = json.loads(path.read_text())
+    data["agents"]["mine:agent"]["family"]["long-healthy"]["false_stop_rate"] = -0.25
+    path.write_text(json.dumps(data))
+    pytester.makeini(
+        f"[pytest]\nunsolvable_baseline = {BASELINE}\nunsolvable_markdown = summary.md\n"
+        "unsolvable_baseline_false_stop_margin = 0.25\n"
+    )
+    result = _suite(run)
+    assert result.ret == 0
+    assert _gate_lines(result) == [
+        f"unsolvable: baseline gate passed: {GROUPS} groups compared against {BASELINE} "
+        "(lag p95 +0 steps, false-stop rate +0.25)"
+    ]
+    summary = (pytester.path / "summary.md").read_text(encoding="utf-8")
+    assert f"**Baseline gate: passed** — {GROUPS} groups compared against `{BASELINE}`" in summary
