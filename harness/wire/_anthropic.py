@@ -92,13 +92,7 @@ class AnthropicMessages:
     path_suffix = "/messages"
 
     def read(self, body: JSON) -> Turn:
-        return Turn(
-            messages=_messages(body),
-            tools=_tool_names(body),
-            model=str(body.get("model", "unsolvable")),
-            stream=bool(body.get("stream")),
-            body=body,
-        )
+        return Turn.of(body, _messages(body), _tool_names(body))
 
     def render(self, reply: JSON, turn: Turn, *, step: int) -> WireResponse:
         blocks = _blocks(reply)

@@ -57,13 +57,7 @@ class ChatCompletions:
 
     def read(self, body: JSON) -> Turn:
         messages = require(body, "messages", list, NAME)
-        return Turn(
-            messages=[dict(m) for m in messages],
-            tools=_tool_names(body),
-            model=str(body.get("model", "unsolvable")),
-            stream=bool(body.get("stream")),
-            body=body,
-        )
+        return Turn.of(body, [dict(m) for m in messages], _tool_names(body))
 
     def render(self, reply: JSON, turn: Turn, *, step: int) -> WireResponse:
         if turn.stream:

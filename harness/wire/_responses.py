@@ -122,13 +122,7 @@ class Responses:
     path_suffix = "/responses"
 
     def read(self, body: JSON) -> Turn:
-        return Turn(
-            messages=_messages(body),
-            tools=_tool_names(body),
-            model=str(body.get("model", "unsolvable")),
-            stream=bool(body.get("stream")),
-            body=body,
-        )
+        return Turn.of(body, _messages(body), _tool_names(body))
 
     def render(self, reply: JSON, turn: Turn, *, step: int) -> WireResponse:
         if turn.stream:

@@ -44,6 +44,17 @@ class Turn:
     body: JSON = field(repr=False)
     """The request as sent, for echoes such as the Responses API's ``tools``."""
 
+    @classmethod
+    def of(cls, body: JSON, messages: list[JSON], tools: tuple[str, ...]) -> Turn:
+        """A turn whose format-specific parts (messages, tools) the format has already read."""
+        return cls(
+            messages=messages,
+            tools=tools,
+            model=str(body.get("model", "unsolvable")),
+            stream=bool(body.get("stream")),
+            body=body,
+        )
+
 
 class WireFormat(Protocol):
     """One wire format: which path it answers, how it reads a request and writes a reply."""
