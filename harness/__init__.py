@@ -9,7 +9,6 @@ from harness._errors import (
     BudgetError,
     CeilingHit,
     ScenarioError,
-    ScriptExhausted,
     UnsolvableError,
 )
 from harness._model import Model, ScriptedModel, Usage
@@ -86,7 +85,6 @@ __all__ = [
     "Scenario",
     "ScenarioError",
     "Script",
-    "ScriptExhausted",
     "ScriptedModel",
     "Session",
     "Setup",

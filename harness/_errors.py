@@ -4,8 +4,7 @@
     ├── ScenarioError (ValueError)        an unknown or malformed scenario
     ├── AdapterError (TypeError)          an agent or adapter path that cannot be used
     ├── BudgetError (ValueError)          a budget, ceiling or threshold out of range
-    ├── BaselineError (ValueError)        a metrics baseline file that is missing or unreadable
-    └── ScriptExhausted                   a finite user script ran out (a harness outcome)
+    └── BaselineError (ValueError)        a metrics baseline file that is missing or unreadable
 
 `CeilingHit` is deliberately *not* in this tree: it derives from `BaseException` so that an
 agent which catches `Exception` and retries forever is still ended by the harness.
@@ -19,7 +18,6 @@ __all__ = [
     "BudgetError",
     "CeilingHit",
     "ScenarioError",
-    "ScriptExhausted",
     "UnsolvableError",
 ]
 
@@ -44,10 +42,6 @@ class BudgetError(UnsolvableError, ValueError):
 
 class BaselineError(UnsolvableError, ValueError):
     """A metrics baseline that is missing, unreadable or of another version, or a bad margin."""
-
-
-class ScriptExhausted(UnsolvableError):
-    """A finite script given by a user ran out; recorded against the harness, never the agent."""
 
 
 class CeilingHit(BaseException):

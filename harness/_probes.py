@@ -43,8 +43,8 @@ class StagnationProbe:
     def on_step(self, tokens_so_far: int) -> None:
         self.tokens_before_step.append(tokens_so_far)
 
-    def on_tool(self, step: int, name: str, result: ToolResult) -> None:
-        fingerprint = self.world.fingerprint()
+    def on_tool(self, step: int, name: str, result: ToolResult, fingerprint: str) -> None:
+        """``fingerprint`` is the world's after the call (the session computes it once)."""
         observation = f"{name}:{result.observation}"
         if fingerprint not in self.seen_worlds or observation not in self.seen_observations:
             self.last_productive_step = step

@@ -147,9 +147,9 @@ class Session:
             parsed, canonical = canonical_arguments(arguments)
             result = self._setup.toolbox.call(name, parsed)
             self._actions[f"{name}:{canonical}"] += 1
-            self._probe.on_tool(self._steps, name, result)
-            self._results.setdefault(agent, []).append(result.text)
             world = self._setup.world.fingerprint()
+            self._probe.on_tool(self._steps, name, result, world)
+            self._results.setdefault(agent, []).append(result.text)
             self._trace_tool(
                 ToolTrace(name=name, arguments=canonical, result=_cut(result.text), world=world)
             )

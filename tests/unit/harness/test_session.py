@@ -89,3 +89,10 @@ def test_alternate_restyled_changes_bytes_not_meaning() -> None:
     texts = [json.loads(call["arguments"])["text"] for call in calls]
     assert texts[0] != texts[2]
     assert texts[0].casefold().split() == texts[2].casefold().split()
+
+
+def test_scripted_model_keeps_the_last_request_for_assertions() -> None:
+    session = _session(b.scenario())
+    session.call_model([{"role": "user", "content": "go"}], session.tools, agent="worker-1")
+    request = session._setup.model.last_request  # type: ignore[attr-defined]
+    assert (request.agent, request.agent_step, request.tools) == ("worker-1", 1, ("search",))
