@@ -19,7 +19,7 @@ from pathlib import Path
 
 from benchmarks._timing import machine, median_seconds
 
-COMMAND = (sys.executable, "-m", "harness._cli", "run", "--no-progress")
+COMMAND = (sys.executable, "-m", "harness.cli", "run", "--no-progress")
 
 
 def _run(*args: str) -> None:

@@ -23,7 +23,7 @@ FACE_DIRS = ("harness/adapters/", "harness/wire/", "harness/snapshot")
 FORBIDDEN = {
     "harness": {"scenarios", "fake_tools", "pytest", "_pytest", "syrupy", "hypothesis", "respx"},
     "fake_tools": {"scenarios", "pytest", "_pytest"},
-    "scenarios": {"pytest", "_pytest", "harness._cli"},
+    "scenarios": {"pytest", "_pytest", "harness.cli._main"},
 }
 
 

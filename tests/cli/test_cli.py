@@ -13,7 +13,7 @@ AGENTS = "tests.cli.agents_for_cli"
 
 
 def _unsolvable(*args: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "harness._cli", *args]
+    command = [sys.executable, "-m", "harness.cli", *args]
     return subprocess.run(
         command, capture_output=True, text=True, cwd=ROOT, timeout=120, check=False
     )

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from harness._options import JSON_OPTION, MARKER
+from harness.plugin._options import JSON_OPTION, MARKER
 from tests.plugin._helpers import Run, outcomes
 
 pytest_plugins = ["pytester"]

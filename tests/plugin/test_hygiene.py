@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness._options import (
+from harness.plugin._options import (
     AGENT_OPTION,
     BASELINE_FALSE_STOP_MARGIN_OPTION,
     BASELINE_MARGIN_OPTION,

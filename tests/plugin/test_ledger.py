@@ -9,9 +9,9 @@ import pytest
 
 import harness
 import scenarios
-from harness._ledger import PAYLOAD_KEY, RunLedger, revive
+from harness.plugin._ledger import PAYLOAD_KEY, RunLedger, revive
 from harness._loading import load_agent
-from harness._options import UPDATE_BASELINE_OPTION, Settings
+from harness.plugin._options import UPDATE_BASELINE_OPTION, Settings
 
 
 def _record(agent: str, name: str, **kwargs: object) -> harness.TerminationRecord:

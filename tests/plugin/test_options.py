@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from harness._baseline import BaselineFlags, Margins
-from harness._options import (
+from harness.reports._baseline import BaselineFlags, Margins
+from harness.plugin._options import (
     BASELINE_OPTION,
     MARKER,
     UPDATE_BASELINE_OPTION,
@@ -17,7 +17,7 @@ from harness._options import (
     Settings,
     marker_line,
 )
-from harness._reports import ReportOptions
+from harness.reports._publish import ReportOptions
 from harness._scenario import Ceilings
 
 

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from harness._cli import main
-from harness._options import (
+from harness.cli import main
+from harness.plugin._options import (
     AGENT_OPTION,
     BASELINE_FALSE_STOP_MARGIN_OPTION,
     BASELINE_MARGIN_OPTION,

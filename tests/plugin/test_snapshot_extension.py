@@ -7,7 +7,7 @@ import json
 import harness
 import scenarios
 from harness._loading import load_agent
-from harness.snapshot import TerminationRecordExtension, mask_addresses
+from harness.plugin.snapshot import TerminationRecordExtension, mask_addresses
 
 
 def _serialized() -> str:

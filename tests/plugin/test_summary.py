@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness._options import AGENT_OPTION, FAMILY_OPTION, JSON_OPTION, NO_SNAPSHOT_OPTION
+from harness.plugin._options import AGENT_OPTION, FAMILY_OPTION, JSON_OPTION, NO_SNAPSHOT_OPTION
 from tests.plugin._helpers import Run, cases, summary_section
 
 pytest_plugins = ["pytester"]

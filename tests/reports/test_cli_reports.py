@@ -19,7 +19,7 @@ QUIET_PLUGINS = ("-p", "no:langsmith_plugin", "-p", "no:hypothesispytest")
 
 
 def _unsolvable(*args: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "harness._cli", *args]
+    command = [sys.executable, "-m", "harness.cli", *args]
     return subprocess.run(
         command, capture_output=True, text=True, cwd=ROOT, timeout=120, check=False
     )

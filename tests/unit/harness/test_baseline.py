@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from harness import Code, TerminationRecord
-from harness._baseline import Baseline, BaselineFlags, Margins, gate, write_baseline
+from harness.reports._baseline import Baseline, BaselineFlags, Margins, gate, write_baseline
 from harness._errors import BaselineError
-from harness._metrics import measure
+from harness.reports._metrics import measure
 from tests.reports._records import library_records, record
 
 

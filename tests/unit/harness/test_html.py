@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from harness._baseline import Baseline, gate
-from harness._html import PALETTE, to_html
-from harness._metrics import measure
+from harness.reports._baseline import Baseline, gate
+from harness.reports._html import PALETTE, to_html
+from harness.reports._metrics import measure
 from tests.reports._browser import chromium, needs_chromium
 from tests.reports._records import library_records, record
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
-from harness._baseline import Baseline, gate
-from harness._markdown import MAX_FAILURES, to_markdown
-from harness._metrics import measure
-from harness._summary import COLUMNS
+from harness.reports._baseline import Baseline, gate
+from harness.reports._markdown import MAX_FAILURES, to_markdown
+from harness.reports._metrics import measure
+from harness.reports._cells import COLUMNS
 from tests.reports._records import library_records, record
 
 UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")

@@ -9,7 +9,7 @@ import random
 import pytest
 
 from harness import Code, Outcome
-from harness._metrics import (
+from harness.reports._metrics import (
     Distribution,
     is_false_completion,
     is_false_stop,

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from harness._errors import BaselineError
-from harness._metrics import GroupMetrics, Metrics, Number, where
+from harness.reports._metrics import GroupMetrics, Metrics, Number, where
 
 __all__ = [
     "BASELINE_VERSION",

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from harness._options import Settings
+from harness.plugin._options import Settings
 
 __all__ = ["UnsolvableSuite", "suites"]
 
@@ -30,7 +30,7 @@ class UnsolvableSuite(pytest.Module):
         self.agent = agent
 
     def _getobj(self) -> ModuleType:
-        return importlib.import_module("harness._suite")
+        return importlib.import_module("harness.plugin._generated")
 
     def istestfunction(self, obj: object, name: str) -> bool:
         """Only the suite's test, whatever ``python_functions`` says."""
@@ -46,7 +46,7 @@ def suites(session: pytest.Session, settings: Settings) -> list[UnsolvableSuite]
     explicit = config.args_source is pytest.Config.ArgsSource.ARGS
     if not settings.should_generate(explicit_paths=explicit):
         return []
-    from harness._runner import agent_slug
+    from harness.plugin._fixture import agent_slug
 
     folder = config.rootpath / settings.snapshot_dir
     return [

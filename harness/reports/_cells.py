@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from harness._metrics import Distribution, GroupMetrics, Metrics, measure
+from harness.reports._metrics import Distribution, GroupMetrics, Metrics, measure
 from harness._record import SCHEMA_VERSION, TerminationRecord
 
 __all__ = [
@@ -108,7 +108,7 @@ def metrics_lines(records: Sequence[TerminationRecord]) -> list[str]:
 def report_json(
     records: Sequence[TerminationRecord], metrics: Metrics, *, volatile: bool = False
 ) -> str:
-    """The records in their stable form (`harness._report.to_json`) beside their metrics: no
+    """The records in their stable form (`harness.reports._table.to_json`) beside their metrics: no
     wall times unless ``volatile``, so the same run gives the same bytes."""
     data = {
         "schema_version": SCHEMA_VERSION,

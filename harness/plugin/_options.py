@@ -18,8 +18,8 @@ import pytest
 from harness._scenario import Ceilings
 
 if TYPE_CHECKING:
-    from harness._reports import ReportOptions
-    from harness._runner import AgentLike
+    from harness.reports._publish import ReportOptions
+    from harness.plugin._fixture import AgentLike
 
 __all__ = [
     "AGENT_OPTION",
@@ -271,11 +271,11 @@ class Settings:
         return self.update_baseline or any(path is not None for path in paths)
 
     def report_options(self) -> ReportOptions:
-        """The reports and the gate as `harness._reports.publish` takes them. Paths stay as
+        """The reports and the gate as `harness.reports._publish.publish` takes them. Paths stay as
         given, so messages show them so: relative ones are from where pytest was started, the
         working directory when options are read and again when the session finishes."""
-        from harness._baseline import BaselineFlags, Margins
-        from harness._reports import ReportOptions
+        from harness.reports._baseline import BaselineFlags, Margins
+        from harness.reports._publish import ReportOptions
 
         def at(path: str | None) -> Path | None:
             return None if path is None else Path(path)
@@ -373,7 +373,7 @@ def check_reports(settings: Settings) -> None:
     """On the controller, before anything runs: a baseline that cannot be read (or an update
     with no file to write) is a usage error naming the flag, not a failure after the last test."""
     from harness._errors import BaselineError
-    from harness._reports import check_baseline
+    from harness.reports._publish import check_baseline
 
     try:
         options = settings.report_options()

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from harness._collect import UnsolvableSuite, suites
-from harness._options import (
+from harness.plugin._suite import UnsolvableSuite, suites
+from harness.plugin._options import (
     MarkerOptions,
     Settings,
     addoption,
@@ -25,9 +25,9 @@ from harness._options import (
 )
 
 if TYPE_CHECKING:
-    from harness._ledger import RunLedger
+    from harness.plugin._ledger import RunLedger
     from harness._record import TerminationRecord
-    from harness._runner import Case, UnsolvableRunner
+    from harness.plugin._fixture import Case, UnsolvableRunner
 
 __all__ = ["Case", "UnsolvableRunner", "UnsolvableSuite"]
 
@@ -35,9 +35,9 @@ __all__ = ["Case", "UnsolvableRunner", "UnsolvableSuite"]
 def __getattr__(name: str) -> Any:
     """``Case`` and ``UnsolvableRunner``, for type hints, without importing them up front."""
     if name in ("Case", "UnsolvableRunner"):
-        from harness import _runner
+        from harness.plugin import _fixture
 
-        return getattr(_runner, name)
+        return getattr(_fixture, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -48,10 +48,10 @@ WHOLE = (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
 """Exit statuses of a session that ran to its end: only such a session may rewrite a baseline."""
 
 
-def _ledger(config: pytest.Config) -> RunLedger:
+def _session_ledger(config: pytest.Config) -> RunLedger:
     """The session's ledger, made on first use so that an unused plugin never imports it."""
     if LEDGER not in config.stash:
-        from harness._ledger import RunLedger
+        from harness.plugin._ledger import RunLedger
 
         config.stash[LEDGER] = RunLedger()
     return config.stash[LEDGER]
@@ -84,11 +84,11 @@ class _XdistHooks:
     def pytest_testnodedown(self, node: Any, error: object) -> None:
         """Merges a worker's records on the controller (pytest-xdist's hook)."""
         output = getattr(node, "workeroutput", None)
-        from harness._ledger import PAYLOAD_KEY
+        from harness.plugin._ledger import PAYLOAD_KEY
 
         if error is not None or (output and PAYLOAD_KEY in output):
             worker = getattr(getattr(node, "gateway", None), "id", "?")
-            _ledger(self.config).merge(worker, output, crashed=error is not None)
+            _session_ledger(self.config).merge(worker, output, crashed=error is not None)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -106,7 +106,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Parametrizes ``unsolvable_case`` over the scenarios of the marker (or all of them)."""
     if CASE not in metafunc.fixturenames:
         return
-    from harness._runner import make_cases
+    from harness.plugin._fixture import make_cases
 
     parent = metafunc.definition.parent
     agents = [parent.agent] if isinstance(parent, UnsolvableSuite) else None
@@ -126,7 +126,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     settings = config.stash[SETTINGS]
     if not settings.has_filters:
         return
-    from harness._runner import is_selected
+    from harness.plugin._fixture import is_selected
 
     params = {item: getattr(getattr(item, "callspec", None), "params", {}) for item in items}
     dropped = [item for item in items if CASE in params[item]]
@@ -146,7 +146,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     elif workeroutput is None and settings.has_reports:
         options = settings.report_options()
         whole = session.exitstatus in WHOLE and not (session.shouldfail or session.shouldstop)
-        passed = _ledger(config).report(options, whole=whole)
+        passed = _session_ledger(config).report(options, whole=whole)
         if not passed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
@@ -168,10 +168,10 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
 def unsolvable(request: pytest.FixtureRequest) -> UnsolvableRunner:
     """Runs agents on scenarios with this test's settings: marker over options over ini."""
     __tracebackhide__ = True
-    from harness._runner import UnsolvableRunner
+    from harness.plugin._fixture import UnsolvableRunner
 
     config = request.config
-    return UnsolvableRunner(request, settings=config.stash[SETTINGS], ledger=_ledger(config))
+    return UnsolvableRunner(request, settings=config.stash[SETTINGS], ledger=_session_ledger(config))
 
 
 @pytest.fixture
@@ -192,5 +192,5 @@ def unsolvable_record(unsolvable: UnsolvableRunner, unsolvable_case: Case) -> Te
 
 @pytest.fixture
 def unsolvable_snapshot(unsolvable: UnsolvableRunner) -> Any:
-    """syrupy's ``snapshot``, bound to `harness.snapshot.TerminationRecordExtension`."""
+    """syrupy's ``snapshot``, bound to `harness.plugin.snapshot.TerminationRecordExtension`."""
     return unsolvable.snapshot

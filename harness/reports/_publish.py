@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness._baseline import (
+from harness.reports._baseline import (
     CLI_FLAGS,
     Baseline,
     BaselineFlags,
@@ -21,11 +21,11 @@ from harness._baseline import (
     write_baseline,
 )
 from harness._errors import BaselineError
-from harness._html import to_html
-from harness._markdown import to_markdown
-from harness._metrics import Metrics, measure
+from harness.reports._html import to_html
+from harness.reports._markdown import to_markdown
+from harness.reports._metrics import Metrics, measure
 from harness._record import TerminationRecord
-from harness._summary import report_json
+from harness.reports._cells import report_json
 
 __all__ = ["Published", "ReportOptions", "check_baseline", "publish"]
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness._errors import AdapterError
 from harness._loading import load_agent
-from harness._options import (
+from harness.plugin._options import (
     AGENT_OPTION,
     DOCS,
     LENIENT_OPTION,
@@ -23,7 +23,7 @@ from harness._options import (
     Settings,
 )
 from harness._record import TerminationRecord
-from harness._report import explain
+from harness.reports._table import explain
 from harness._run import run
 from harness._scenario import Scenario
 from harness.adapters.base import Adapter
@@ -31,7 +31,7 @@ from harness.adapters.base import Adapter
 if TYPE_CHECKING:
     import pytest
 
-    from harness._ledger import RunLedger
+    from harness.plugin._ledger import RunLedger
 
 __all__ = ["AgentLike", "Case", "UnsolvableRunner", "is_selected", "make_cases"]
 
@@ -153,7 +153,7 @@ class UnsolvableRunner:
     def snapshot(self) -> Any:
         """syrupy's ``snapshot`` fixture, bound to the termination-record extension."""
         __tracebackhide__ = True
-        from harness.snapshot import TerminationRecordExtension
+        from harness.plugin.snapshot import TerminationRecordExtension
 
         return self.request.getfixturevalue("snapshot").use_extension(TerminationRecordExtension)
 

@@ -13,15 +13,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harness._baseline import Margins
+from harness.reports._baseline import Margins
 from harness._batch import Job, run_jobs
 from harness._errors import UnsolvableError
-from harness._progress import Progress
+from harness.cli._progress import Progress
 from harness._record import TerminationRecord
-from harness._report import explain, format_table, pass_k_line, summary_line
-from harness._reports import ReportOptions, check_baseline, publish
+from harness.reports._table import explain, format_table, pass_k_line, summary_line
+from harness.reports._publish import ReportOptions, check_baseline, publish
 from harness._scenario import Ceilings, Scenario
-from harness._summary import format_metrics, should_summarise
+from harness.reports._cells import format_metrics, should_summarise
 
 __all__ = ["main"]
 
@@ -196,7 +196,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _read_records(path: Path) -> list[TerminationRecord]:
-    from harness._ledger import revive
+    from harness.plugin._ledger import revive
 
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -276,6 +276,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"unsolvable: error: {error}", file=sys.stderr)
         return 2
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -22,11 +22,11 @@ from harness._record import (
     TraceStep,
     Verdict,
 )
-from harness._report import format_table, summary_line
-from harness._summary import metrics_lines
+from harness.reports._table import format_table, summary_line
+from harness.reports._cells import metrics_lines
 
 if TYPE_CHECKING:
-    from harness._reports import ReportOptions
+    from harness.reports._publish import ReportOptions
 
 __all__ = ["PAYLOAD_KEY", "RunLedger", "revive"]
 
@@ -135,13 +135,13 @@ class RunLedger:
     def report(self, options: ReportOptions, *, whole: bool) -> bool:
         """After the last record (on the controller, or in a serial run): the reports and the
         baseline gate, or a new baseline, exactly as ``unsolvable run`` makes them
-        (`harness._reports.publish`). False when the gate found a regression.
+        (`harness.reports._publish.publish`). False when the gate found a regression.
 
         The baseline is rewritten only from a whole session: never from one that stopped early
         (``whole`` is False), lost a worker's records or made none.
         """
         from harness._errors import BaselineError
-        from harness._reports import publish
+        from harness.reports._publish import publish
 
         records = self.sorted_records()
         if options.update_baseline and (why := self._partial(records, whole=whole)):

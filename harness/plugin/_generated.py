@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from harness._runner import Case, UnsolvableRunner
+    from harness.plugin._fixture import Case, UnsolvableRunner
 
 __all__ = ["SUITE_MODULE", "SUITE_TEST", "test_unsolvable"]
 

@@ -1,0 +1,135 @@
+"""Consumes termination records, produces syrupy snapshots: stable JSON, one file per record.
+
+Keys are sorted, wall times are left out (`TerminationRecord.to_dict`) and memory addresses in
+reprs are masked, so the same stop always gives the same bytes. In the generated suite each
+record lives at ``<snapshot dir>/<agent>/<family>/<variant>-seed<N>.json``; in your own tests
+syrupy's usual place applies (``__snapshots__/<test file>/<test>.json``). Usage::
+
+    from harness.plugin.snapshot import TerminationRecordExtension
+
+    def test_record(unsolvable, snapshot):
+        record = unsolvable.run("constant-return/repeat", agent="contract")
+        assert snapshot(extension_class=TerminationRecordExtension) == record
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from syrupy.data import Snapshot, SnapshotCollection, SnapshotCollections
+from syrupy.extensions.json import JSONSnapshotExtension
+from syrupy.matchers import compose_matchers
+
+from harness._record import TerminationRecord
+from harness.plugin._generated import SUITE_MODULE, SUITE_TEST
+
+if TYPE_CHECKING:
+    from syrupy.location import PyTestLocation
+    from syrupy.types import (
+        PropertyFilter,
+        PropertyMatcher,
+        PropertyPath,
+        SerializableData,
+        SerializedData,
+        SnapshotIndex,
+    )
+
+__all__ = ["TerminationRecordExtension", "mask_addresses"]
+
+ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
+"""A CPython object address in a repr (``<Foo object at 0x7f…>``): different on every run."""
+
+
+def mask_addresses(*, data: SerializableData, path: PropertyPath) -> SerializableData:
+    """A syrupy matcher that replaces memory addresses in strings with ``0x…``."""
+    return ADDRESS.sub("0x…", data) if isinstance(data, str) else data
+
+
+def _is_suite(test_location: PyTestLocation) -> bool:
+    """Generated-suite items are recognised by their function's module, which survives xdist."""
+    return test_location.modulename == SUITE_MODULE
+
+
+def _case_id(test_location: PyTestLocation) -> str:
+    """``test_unsolvable[constant-return/repeat-seed0]`` → ``constant-return/repeat-seed0``."""
+    return test_location.testname[len(SUITE_TEST) + 1 : -1]
+
+
+class TerminationRecordExtension(JSONSnapshotExtension):
+    """syrupy's JSON extension for `TerminationRecord`: sorted keys, no volatile fields."""
+
+    def serialize(
+        self,
+        data: SerializableData,
+        *,
+        exclude: PropertyFilter | None = None,
+        include: PropertyFilter | None = None,
+        matcher: PropertyMatcher | None = None,
+    ) -> SerializedData:
+        if isinstance(data, TerminationRecord):
+            data = data.to_dict()
+        matcher = compose_matchers(mask_addresses, matcher) if matcher else mask_addresses
+        return super().serialize(data, exclude=exclude, include=include, matcher=matcher)
+
+    @classmethod
+    def dirname(cls, *, test_location: PyTestLocation) -> str:
+        """The suite's virtual module path *is* the agent's snapshot folder."""
+        if _is_suite(test_location):
+            return test_location.filepath
+        return super().dirname(test_location=test_location)
+
+    @classmethod
+    def discovery_dirname(cls, *, test_location: PyTestLocation) -> str:
+        if _is_suite(test_location):
+            return test_location.filepath
+        return super().discovery_dirname(test_location=test_location)
+
+    @classmethod
+    def get_snapshot_name(cls, *, test_location: PyTestLocation, index: SnapshotIndex = 0) -> str:
+        if _is_suite(test_location):
+            return test_location.testname
+        return super().get_snapshot_name(test_location=test_location, index=index)
+
+    @classmethod
+    def get_file_basename(cls, *, test_location: PyTestLocation, index: SnapshotIndex) -> str:
+        if _is_suite(test_location):
+            return _case_id(test_location)
+        return super().get_file_basename(test_location=test_location, index=index)
+
+    @classmethod
+    def matches_test_location(
+        cls, *, test_location: PyTestLocation, snapshot_location: str
+    ) -> bool:
+        if _is_suite(test_location):
+            return Path(snapshot_location) == Path(
+                cls.get_location(test_location=test_location, index=0)
+            )
+        return super().matches_test_location(
+            test_location=test_location, snapshot_location=snapshot_location
+        )
+
+    def discover_snapshots(
+        self, *, test_location: PyTestLocation, ignore_extensions: list[str] | None = None
+    ) -> SnapshotCollections:
+        """In the suite, each file under the agent's folder is the snapshot of one case."""
+        if not _is_suite(test_location):
+            return super().discover_snapshots(
+                test_location=test_location, ignore_extensions=ignore_extensions
+            )
+        root = Path(self.dirname(test_location=test_location))
+        discovered = SnapshotCollections()
+        for path in sorted(root.rglob(f"*.{self.file_extension}")):
+            case = path.relative_to(root).with_suffix("").as_posix()
+            collection = SnapshotCollection(location=str(path))
+            collection.add(Snapshot(name=f"{SUITE_TEST}[{case}]"))
+            discovered.add(collection)
+        return discovered
+
+    def delete_snapshots(self, *, snapshot_location: str, snapshot_names: set[str]) -> None:
+        """Deletes the file, and its family folder once that is empty."""
+        super().delete_snapshots(snapshot_location=snapshot_location, snapshot_names=snapshot_names)
+        with contextlib.suppress(OSError):
+            Path(snapshot_location).parent.rmdir()
