@@ -18,10 +18,10 @@ from multiprocessing.context import BaseContext
 from typing import Any
 
 from harness._errors import UnsolvableError
-from harness.plugin._ledger import revive
 from harness._record import TerminationRecord
 from harness._run import run
 from harness._scenario import Ceilings, Scenario
+from harness.plugin._ledger import revive
 
 __all__ = ["Job", "run_jobs"]
 

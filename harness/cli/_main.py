@@ -13,15 +13,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.reports._baseline import Margins
 from harness._batch import Job, run_jobs
 from harness._errors import UnsolvableError
-from harness.cli._progress import Progress
 from harness._record import TerminationRecord
-from harness.reports._table import explain, format_table, pass_k_line, summary_line
-from harness.reports._publish import ReportOptions, check_baseline, publish
 from harness._scenario import Ceilings, Scenario
+from harness.cli._progress import Progress
 from harness.reports._cells import format_metrics, should_summarise
+from harness.reports._flags import REPORT_FLAGS, report_options
+from harness.reports._publish import ReportOptions, check_baseline, publish
+from harness.reports._table import explain, format_table, pass_k_line, summary_line
 
 __all__ = ["main"]
 
@@ -53,7 +53,6 @@ def _parser() -> argparse.ArgumentParser:
         "--all-seeds", action="store_true", help="each scenario's seeds; reports pass^k"
     )
     run_.add_argument("--strict", action="store_true", help="only the expected codes pass")
-    run_.add_argument("--json", type=Path, metavar="PATH", help="write all records as JSON")
     run_.add_argument(
         "--volatile", action="store_true", help="keep wall times in the JSON (not byte-stable)"
     )
@@ -91,39 +90,19 @@ def _add_report_command(commands: Any) -> None:
         "report", help="metrics, reports and the baseline gate of records written by --json"
     )
     report.add_argument("records", type=Path, metavar="RECORDS.json")
-    report.add_argument("--json", type=Path, metavar="PATH", help="write records with metrics")
     report.set_defaults(volatile=False)
     _add_report_arguments(report)
 
 
-def _add_report_arguments(run_: argparse.ArgumentParser) -> None:
-    """Reports and the baseline gate (issue 6)."""
-    run_.add_argument("--markdown", type=Path, metavar="PATH", help="write a Markdown report")
-    run_.add_argument("--html", type=Path, metavar="PATH", help="write a self-contained HTML page")
-    run_.add_argument(
-        "--baseline",
-        type=Path,
-        metavar="PATH",
-        help="fail when lag p95 or the false-stop rate "
-        "got worse than this baseline file by more than the margins",
-    )
-    run_.add_argument(
-        "--update-baseline", action="store_true", help="rewrite --baseline from this run instead"
-    )
-    run_.add_argument(
-        "--baseline-margin",
-        type=int,
-        default=0,
-        metavar="STEPS",
-        help="steps of lag p95 above the baseline that still pass (default 0)",
-    )
-    run_.add_argument(
-        "--baseline-false-stop-margin",
-        type=float,
-        default=0.0,
-        metavar="RATE",
-        help="false-stop rate above the baseline that still passes, e.g. 0.05 (default 0)",
-    )
+def _add_report_arguments(command: argparse.ArgumentParser) -> None:
+    """The reports and the baseline gate: `REPORT_FLAGS`, as the plugin offers them too."""
+    for flag in REPORT_FLAGS:
+        if flag.switch:
+            command.add_argument(f"--{flag.name}", action="store_true", help=flag.help)
+        else:
+            command.add_argument(
+                f"--{flag.name}", type=flag.parse, metavar=flag.metavar, help=flag.help
+            )
 
 
 def _workers(text: str) -> int:
@@ -162,17 +141,7 @@ def _records(args: argparse.Namespace) -> list[TerminationRecord]:
 
 
 def _report_options(args: argparse.Namespace) -> ReportOptions:
-    return ReportOptions(
-        json=args.json,
-        markdown=args.markdown,
-        html=args.html,
-        baseline=args.baseline,
-        update_baseline=args.update_baseline,
-        margins=Margins(
-            lag_steps=args.baseline_margin, false_stop_rate=args.baseline_false_stop_margin
-        ),
-        volatile=args.volatile,
-    )
+    return report_options(vars(args), volatile=args.volatile)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -275,4 +244,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UnsolvableError as error:
         print(f"unsolvable: error: {error}", file=sys.stderr)
         return 2
-

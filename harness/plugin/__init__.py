@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from harness.plugin._suite import UnsolvableSuite, suites
 from harness.plugin._options import (
     MarkerOptions,
     Settings,
@@ -23,11 +22,12 @@ from harness.plugin._options import (
     marker_line,
     resolve,
 )
+from harness.plugin._suite import UnsolvableSuite, suites
 
 if TYPE_CHECKING:
-    from harness.plugin._ledger import RunLedger
     from harness._record import TerminationRecord
     from harness.plugin._fixture import Case, UnsolvableRunner
+    from harness.plugin._ledger import RunLedger
 
 __all__ = ["Case", "UnsolvableRunner", "UnsolvableSuite"]
 
@@ -171,7 +171,9 @@ def unsolvable(request: pytest.FixtureRequest) -> UnsolvableRunner:
     from harness.plugin._fixture import UnsolvableRunner
 
     config = request.config
-    return UnsolvableRunner(request, settings=config.stash[SETTINGS], ledger=_session_ledger(config))
+    return UnsolvableRunner(
+        request, settings=config.stash[SETTINGS], ledger=_session_ledger(config)
+    )
 
 
 @pytest.fixture

@@ -13,6 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 from harness._errors import AdapterError
 from harness._loading import load_agent
+from harness._record import TerminationRecord
+from harness._run import run
+from harness._scenario import Scenario
+from harness.adapters.base import Adapter
 from harness.plugin._options import (
     AGENT_OPTION,
     DOCS,
@@ -22,11 +26,7 @@ from harness.plugin._options import (
     MarkerOptions,
     Settings,
 )
-from harness._record import TerminationRecord
 from harness.reports._table import explain
-from harness._run import run
-from harness._scenario import Scenario
-from harness.adapters.base import Adapter
 
 if TYPE_CHECKING:
     import pytest

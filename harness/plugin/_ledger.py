@@ -22,8 +22,8 @@ from harness._record import (
     TraceStep,
     Verdict,
 )
-from harness.reports._table import format_table, summary_line
 from harness.reports._cells import metrics_lines
+from harness.reports._table import format_table, summary_line
 
 if TYPE_CHECKING:
     from harness.reports._publish import ReportOptions

@@ -10,16 +10,16 @@ import dataclasses
 import difflib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from harness._scenario import Ceilings
+from harness.reports._flags import REPORT_FLAGS
 
 if TYPE_CHECKING:
-    from harness.reports._publish import ReportOptions
     from harness.plugin._fixture import AgentLike
+    from harness.reports._publish import ReportOptions
 
 __all__ = [
     "AGENT_OPTION",
@@ -70,13 +70,15 @@ CEILING_TOOL_CALLS_OPTION = "--unsolvable-ceiling-tool-calls"
 CEILING_SECONDS_OPTION = "--unsolvable-ceiling-seconds"
 SNAPSHOT_DIR_OPTION = "--unsolvable-snapshot-dir"
 NO_SNAPSHOT_OPTION = "--unsolvable-no-snapshot"
-JSON_OPTION = "--unsolvable-json"
-MARKDOWN_OPTION = "--unsolvable-markdown"
-HTML_OPTION = "--unsolvable-html"
-BASELINE_OPTION = "--unsolvable-baseline"
-UPDATE_BASELINE_OPTION = "--unsolvable-update-baseline"
-BASELINE_MARGIN_OPTION = "--unsolvable-baseline-margin"
-BASELINE_FALSE_STOP_MARGIN_OPTION = "--unsolvable-baseline-false-stop-margin"
+PREFIX = "--unsolvable-"
+"""How this face spells the report flags that `harness.reports.REPORT_FLAGS` declares."""
+JSON_OPTION = f"{PREFIX}json"
+MARKDOWN_OPTION = f"{PREFIX}markdown"
+HTML_OPTION = f"{PREFIX}html"
+BASELINE_OPTION = f"{PREFIX}baseline"
+UPDATE_BASELINE_OPTION = f"{PREFIX}update-baseline"
+BASELINE_MARGIN_OPTION = f"{PREFIX}baseline-margin"
+BASELINE_FALSE_STOP_MARGIN_OPTION = f"{PREFIX}baseline-false-stop-margin"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -172,38 +174,16 @@ _OPTIONS = (
         help="do not snapshot the generated suite's records (ini: unsolvable_snapshot = false)",
         ini_help="snapshot the generated suite's records (default true)",
     ),
-    _Option(
-        flag=JSON_OPTION,
-        metavar="PATH",
-        help="write every termination record of the session and its metrics to this path "
-        "(what unsolvable run --json writes, and unsolvable report reads)",
-    ),
-    _Option(flag=MARKDOWN_OPTION, metavar="PATH", help="write a Markdown report (CI job summary)"),
-    _Option(flag=HTML_OPTION, metavar="PATH", help="write a self-contained HTML report"),
-    _Option(
-        flag=BASELINE_OPTION,
-        metavar="PATH",
-        help="fail the session when lag p95 or the false-stop rate got worse than this baseline "
-        "file by more than the margins",
-    ),
-    _Option(
-        flag=UPDATE_BASELINE_OPTION,
-        switch=True,
-        help=f"rewrite {BASELINE_OPTION} from this session instead of gating on it",
-    ),
-    _Option(
-        flag=BASELINE_MARGIN_OPTION,
-        parse=int,
-        metavar="STEPS",
-        may_be_zero=True,
-        help="steps of lag p95 above the baseline that still pass (default 0)",
-    ),
-    _Option(
-        flag=BASELINE_FALSE_STOP_MARGIN_OPTION,
-        parse=float,
-        metavar="RATE",
-        may_be_zero=True,
-        help="false-stop rate above the baseline that still passes, e.g. 0.05 (default 0)",
+    *(
+        _Option(
+            flag=f"{PREFIX}{flag.name}",
+            help=flag.help,
+            parse=flag.parse,
+            switch=True if flag.switch else None,
+            metavar=flag.metavar,
+            may_be_zero=flag.may_be_zero,
+        )
+        for flag in REPORT_FLAGS
     ),
 )
 _BY_FLAG = {option.flag: option for option in _OPTIONS}
@@ -241,13 +221,8 @@ class Settings:
     ceilings: Ceilings = dataclasses.field(default_factory=Ceilings)
     snapshot_dir: str = DEFAULT_SNAPSHOT_DIR
     snapshot: bool = True
-    json_path: str | None = None
-    markdown_path: str | None = None
-    html_path: str | None = None
-    baseline_path: str | None = None
-    update_baseline: bool = False
-    baseline_margin: int = 0
-    baseline_false_stop_margin: float = 0.0
+    reports: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    """The values of `REPORT_FLAGS` that were given, by `ReportFlag.key`."""
 
     @property
     def overrides(self) -> dict[str, int]:
@@ -267,30 +242,20 @@ class Settings:
     @property
     def has_reports(self) -> bool:
         """Whether the session ends by writing a report or using a baseline."""
-        paths = (self.json_path, self.markdown_path, self.html_path, self.baseline_path)
-        return self.update_baseline or any(path is not None for path in paths)
+        return any(value for value in self.reports.values())
+
+    @property
+    def json_path(self) -> str | None:
+        path = self.reports.get("json")
+        return None if path is None else str(path)
 
     def report_options(self) -> ReportOptions:
-        """The reports and the gate as `harness.reports._publish.publish` takes them. Paths stay as
+        """The reports and the gate as `harness.reports.publish` takes them. Paths stay as
         given, so messages show them so: relative ones are from where pytest was started, the
         working directory when options are read and again when the session finishes."""
-        from harness.reports._baseline import BaselineFlags, Margins
-        from harness.reports._publish import ReportOptions
+        from harness.reports._flags import report_options
 
-        def at(path: str | None) -> Path | None:
-            return None if path is None else Path(path)
-
-        return ReportOptions(
-            json=at(self.json_path),
-            markdown=at(self.markdown_path),
-            html=at(self.html_path),
-            baseline=at(self.baseline_path),
-            update_baseline=self.update_baseline,
-            margins=Margins(
-                lag_steps=self.baseline_margin, false_stop_rate=self.baseline_false_stop_margin
-            ),
-            flags=BaselineFlags(baseline=BASELINE_OPTION, update=UPDATE_BASELINE_OPTION),
-        )
+        return report_options(self.reports, prefix=PREFIX)
 
 
 def _value(config: pytest.Config, option: _Option) -> Any:
@@ -315,9 +280,11 @@ def _value(config: pytest.Config, option: _Option) -> Any:
         ) from None
 
 
-def _positive(flag: str, value: float | None) -> None:
+def _positive(flag: str, value: object) -> None:
     option = _BY_FLAG[flag]
-    if value is None or value > 0 or (option.may_be_zero and value == 0):
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return
+    if value > 0 or (option.may_be_zero and value == 0):
         return
     allowed = "0 or more" if option.may_be_zero else "a positive number"
     raise pytest.UsageError(
@@ -328,9 +295,8 @@ def _positive(flag: str, value: float | None) -> None:
 def resolve(config: pytest.Config) -> Settings:
     """Reads every option once; a bad value is a `pytest.UsageError` naming its flag."""
     values = {flag: _value(config, option) for flag, option in _BY_FLAG.items()}
-    for flag, option in _BY_FLAG.items():
-        if option.parse is not str:
-            _positive(flag, values[flag])
+    for flag in _BY_FLAG:
+        _positive(flag, values[flag])
     return Settings(
         agents=tuple(values[AGENT_OPTION] or ()),
         agents_from_command_line=config.getoption(_BY_FLAG[AGENT_OPTION].name) is not None,
@@ -342,13 +308,11 @@ def resolve(config: pytest.Config) -> Settings:
         ceilings=_ceilings(values),
         snapshot_dir=values[SNAPSHOT_DIR_OPTION] or DEFAULT_SNAPSHOT_DIR,
         snapshot=values[NO_SNAPSHOT_OPTION] is not False,
-        json_path=values[JSON_OPTION],
-        markdown_path=values[MARKDOWN_OPTION],
-        html_path=values[HTML_OPTION],
-        baseline_path=values[BASELINE_OPTION],
-        update_baseline=bool(values[UPDATE_BASELINE_OPTION]),
-        baseline_margin=values[BASELINE_MARGIN_OPTION] or 0,
-        baseline_false_stop_margin=values[BASELINE_FALSE_STOP_MARGIN_OPTION] or 0.0,
+        reports={
+            flag.key: values[f"{PREFIX}{flag.name}"]
+            for flag in REPORT_FLAGS
+            if values[f"{PREFIX}{flag.name}"] is not None
+        },
     )
 
 

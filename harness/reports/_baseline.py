@@ -44,8 +44,16 @@ class BaselineFlags:
     """The options that name the baseline file and its rewrite on one face (the CLI, the pytest
     plugin), so that messages tell users what to type there."""
 
-    baseline: str = "--baseline"
-    update: str = "--update-baseline"
+    prefix: str = "--"
+    """``--`` for ``unsolvable``, ``--unsolvable-`` for pytest."""
+
+    @property
+    def baseline(self) -> str:
+        return f"{self.prefix}baseline"
+
+    @property
+    def update(self) -> str:
+        return f"{self.prefix}update-baseline"
 
 
 CLI_FLAGS = BaselineFlags()

@@ -13,11 +13,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from html import escape
 
-from harness.reports._baseline import GateResult
-from harness.reports._metrics import Distribution, GroupMetrics, Metrics
 from harness._record import TerminationRecord
-from harness.reports._table import explain, pass_k_line, summary_line
+from harness.reports._baseline import GateResult
 from harness.reports._cells import COLUMNS, cells
+from harness.reports._metrics import Distribution, GroupMetrics, Metrics
+from harness.reports._table import explain, pass_k_line, summary_line
 
 __all__ = ["to_html"]
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 import html
 from collections.abc import Iterable, Sequence
 
-from harness.reports._baseline import GateResult
-from harness.reports._metrics import GroupMetrics, Metrics, where
 from harness._record import TerminationRecord
-from harness.reports._table import explain, pass_k_line, summary_line
+from harness.reports._baseline import GateResult
 from harness.reports._cells import COLUMNS, cells
+from harness.reports._metrics import GroupMetrics, Metrics, where
+from harness.reports._table import explain, pass_k_line, summary_line
 
 __all__ = ["MAX_FAILURES", "to_markdown"]
 

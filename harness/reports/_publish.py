@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness._errors import BaselineError
+from harness._record import TerminationRecord
 from harness.reports._baseline import (
     CLI_FLAGS,
     Baseline,
@@ -20,12 +22,10 @@ from harness.reports._baseline import (
     gate,
     write_baseline,
 )
-from harness._errors import BaselineError
+from harness.reports._cells import report_json
 from harness.reports._html import to_html
 from harness.reports._markdown import to_markdown
 from harness.reports._metrics import Metrics, measure
-from harness._record import TerminationRecord
-from harness.reports._cells import report_json
 
 __all__ = ["Published", "ReportOptions", "check_baseline", "publish"]
 

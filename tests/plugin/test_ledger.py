@@ -9,8 +9,8 @@ import pytest
 
 import harness
 import scenarios
-from harness.plugin._ledger import PAYLOAD_KEY, RunLedger, revive
 from harness._loading import load_agent
+from harness.plugin._ledger import PAYLOAD_KEY, RunLedger, revive
 from harness.plugin._options import UPDATE_BASELINE_OPTION, Settings
 
 
@@ -91,7 +91,7 @@ def test_a_baseline_is_rewritten_only_from_a_whole_session(
     records: list[harness.TerminationRecord], tmp_path: Path
 ) -> None:
     path = tmp_path / "baseline.json"
-    options = Settings(baseline_path=str(path), update_baseline=True).report_options()
+    options = Settings(reports={"baseline": path, "update_baseline": True}).report_options()
     lost = RunLedger()
     lost.add(records[0])
     lost.merge("gw1", None, crashed=True)
@@ -116,11 +116,11 @@ def test_the_gate_fails_the_report_and_says_why(
     ledger = RunLedger()
     ledger.add(records[3])
     ledger.report(
-        Settings(baseline_path=str(path), update_baseline=True).report_options(), whole=True
+        Settings(reports={"baseline": path, "update_baseline": True}).report_options(), whole=True
     )
     ledger.records[:] = [records[1]]  # the same scenario, no longer cut short by a ceiling
-    assert not ledger.report(Settings(baseline_path=str(path)).report_options(), whole=True)
+    assert not ledger.report(Settings(reports={"baseline": path}).report_options(), whole=True)
     assert ledger.notes[-1].endswith(f"accept the new numbers with {UPDATE_BASELINE_OPTION}")
     path.write_text("{")
-    assert not ledger.report(Settings(baseline_path=str(path)).report_options(), whole=True)
+    assert not ledger.report(Settings(reports={"baseline": path}).report_options(), whole=True)
     assert ledger.notes[-1].startswith("unsolvable: baseline gate FAILED: baseline ")

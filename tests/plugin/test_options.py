@@ -8,17 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from harness.reports._baseline import BaselineFlags, Margins
+from harness._scenario import Ceilings
 from harness.plugin._options import (
-    BASELINE_OPTION,
     MARKER,
-    UPDATE_BASELINE_OPTION,
     MarkerOptions,
     Settings,
     marker_line,
 )
+from harness.reports._baseline import BaselineFlags, Margins
 from harness.reports._publish import ReportOptions
-from harness._scenario import Ceilings
 
 
 def test_marker_keywords_are_normalised() -> None:
@@ -71,11 +69,13 @@ def test_an_ini_agent_gets_its_suite_only_on_the_default_paths(
 def test_report_settings_become_the_clis_report_options() -> None:
     assert not Settings().has_reports
     settings = Settings(
-        json_path="out/records.json",
-        baseline_path="ci/baseline.json",
-        update_baseline=True,
-        baseline_margin=2,
-        baseline_false_stop_margin=0.05,
+        reports={
+            "json": "out/records.json",
+            "baseline": "ci/baseline.json",
+            "update_baseline": True,
+            "baseline_margin": 2,
+            "baseline_false_stop_margin": 0.05,
+        }
     )
     assert settings.has_reports
     assert settings.report_options() == ReportOptions(
@@ -83,5 +83,5 @@ def test_report_settings_become_the_clis_report_options() -> None:
         baseline=Path("ci/baseline.json"),
         update_baseline=True,
         margins=Margins(lag_steps=2, false_stop_rate=0.05),
-        flags=BaselineFlags(baseline=BASELINE_OPTION, update=UPDATE_BASELINE_OPTION),
+        flags=BaselineFlags(prefix="--unsolvable-"),
     )

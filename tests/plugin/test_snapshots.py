@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from harness.plugin._options import AGENT_OPTION, FAMILY_OPTION, NO_SNAPSHOT_OPTION, SNAPSHOT_DIR_OPTION
+from harness.plugin._options import (
+    AGENT_OPTION,
+    FAMILY_OPTION,
+    NO_SNAPSHOT_OPTION,
+    SNAPSHOT_DIR_OPTION,
+)
 from tests.plugin._helpers import Run, cases, outcomes, snapshot_files
 
 pytest_plugins = ["pytester"]

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from harness import Code, TerminationRecord
-from harness.reports._baseline import Baseline, BaselineFlags, Margins, gate, write_baseline
 from harness._errors import BaselineError
+from harness.reports._baseline import Baseline, BaselineFlags, Margins, gate, write_baseline
 from harness.reports._metrics import measure
 from tests.reports._records import library_records, record
 
@@ -100,7 +100,7 @@ def test_an_unreadable_file_is_a_baseline_error(tmp_path: Path, text: str, match
 
 
 def test_messages_name_the_flags_of_the_face_that_prints_them(tmp_path: Path) -> None:
-    flags = BaselineFlags(baseline="--unsolvable-baseline", update="--unsolvable-update-baseline")
+    flags = BaselineFlags(prefix="--unsolvable-")
     with pytest.raises(
         BaselineError, match=r"create it with --unsolvable-baseline .* --unsolvable-"
     ):

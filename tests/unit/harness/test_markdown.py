@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 from harness.reports._baseline import Baseline, gate
+from harness.reports._cells import COLUMNS
 from harness.reports._markdown import MAX_FAILURES, to_markdown
 from harness.reports._metrics import measure
-from harness.reports._cells import COLUMNS
 from tests.reports._records import library_records, record
 
 UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")

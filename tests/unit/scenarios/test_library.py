@@ -8,6 +8,7 @@ import harness
 import scenarios
 from harness import Outcome
 from harness.agents import contract, naive
+from harness.reports import explain
 
 ALL = [(s, seed) for s in scenarios.SCENARIOS for seed in s.seeds]
 IDS = [f"{s.name}-seed{seed}" for s, seed in ALL]
@@ -16,7 +17,7 @@ IDS = [f"{s.name}-seed{seed}" for s, seed in ALL]
 @pytest.mark.parametrize(("scenario", "seed"), ALL, ids=IDS)
 def test_contract_passes_strictly_with_small_lag(scenario: harness.Scenario, seed: int) -> None:
     record = harness.run(contract, scenario, seed=seed, strict=True)
-    assert record.verdict is not None and record.verdict.passed, harness.reports._table.explain(record)
+    assert record.verdict is not None and record.verdict.passed, explain(record)
     assert record.observed.detection_lag <= 3
 
 

@@ -1,0 +1,103 @@
+"""Consumes the values a face read for its report flags, produces `ReportOptions`; and declares
+those flags once, for both faces to render.
+
+``unsolvable run --markdown`` and ``pytest --unsolvable-markdown`` are one flag under two prefixes:
+a gated metric or a new report is added here, and both faces gain it with the same help text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from harness.reports._publish import ReportOptions
+
+__all__ = ["REPORT_FLAGS", "ReportFlag", "report_options"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReportFlag:
+    """One report or baseline flag, without its face's prefix."""
+
+    name: str
+    """``baseline-margin``: ``--baseline-margin`` in the CLI, ``--unsolvable-baseline-margin`` in
+    pytest."""
+    help: str
+    parse: Callable[[str], Any] = Path
+    """How a value given on the command line or in an ini file is read; unused by switches."""
+    metavar: str = "PATH"
+    switch: bool = False
+    """An on/off flag that takes no value."""
+    may_be_zero: bool = False
+    """For numbers: 0 is allowed (a margin), not only positive values."""
+
+    @property
+    def key(self) -> str:
+        """The name in the values a face passes to `report_options` (``baseline_margin``)."""
+        return self.name.replace("-", "_")
+
+
+REPORT_FLAGS = (
+    ReportFlag(
+        name="json",
+        help="write every termination record and its metrics to this path "
+        "(what unsolvable report reads)",
+    ),
+    ReportFlag(name="markdown", help="write a Markdown report (a CI job summary)"),
+    ReportFlag(name="html", help="write a self-contained HTML report"),
+    ReportFlag(
+        name="baseline",
+        help="fail when lag p95 or the false-stop rate got worse than this baseline file by "
+        "more than the margins",
+    ),
+    ReportFlag(
+        name="update-baseline",
+        switch=True,
+        help="rewrite the baseline file from this run instead of gating on it",
+    ),
+    ReportFlag(
+        name="baseline-margin",
+        parse=int,
+        metavar="STEPS",
+        may_be_zero=True,
+        help="steps of lag p95 above the baseline that still pass (default 0)",
+    ),
+    ReportFlag(
+        name="baseline-false-stop-margin",
+        parse=float,
+        metavar="RATE",
+        may_be_zero=True,
+        help="false-stop rate above the baseline that still passes, e.g. 0.05 (default 0)",
+    ),
+)
+
+
+def report_options(
+    values: Mapping[str, Any], *, prefix: str = "--", volatile: bool = False
+) -> ReportOptions:
+    """The reports and the gate from the values of `REPORT_FLAGS` (by `ReportFlag.key`; a
+    missing or ``None`` value is the default). ``prefix`` is how the face spells its flags, so
+    messages name what its users type."""
+    from harness.reports._baseline import BaselineFlags, Margins
+    from harness.reports._publish import ReportOptions
+
+    def path(key: str) -> Path | None:
+        value = values.get(key)
+        return None if value is None else Path(value)
+
+    return ReportOptions(
+        json=path("json"),
+        markdown=path("markdown"),
+        html=path("html"),
+        baseline=path("baseline"),
+        update_baseline=bool(values.get("update_baseline")),
+        margins=Margins(
+            lag_steps=values.get("baseline_margin") or 0,
+            false_stop_rate=values.get("baseline_false_stop_margin") or 0.0,
+        ),
+        volatile=volatile,
+        flags=BaselineFlags(prefix=prefix),
+    )
