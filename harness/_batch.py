@@ -2,7 +2,7 @@
 in this process or on a pool of worker processes.
 
 Jobs name their agent and scenario instead of holding them, so they pickle; records come back as
-the plain data `TerminationRecord.to_dict` makes and are revived, the way xdist workers send
+the plain data `TerminationRecord.to_dict` makes and are rebuilt, the way xdist workers send
 theirs, so an agent's odd partial results never break the pool. Order never depends on the
 number of workers: the JSON of a run is the same bytes at ``-n 1`` and ``-n 4``.
 """
@@ -21,7 +21,6 @@ from harness._errors import UnsolvableError
 from harness._record import TerminationRecord
 from harness._run import run
 from harness._scenario import Ceilings, Scenario
-from harness.plugin._ledger import revive
 
 __all__ = ["Job", "run_jobs"]
 
@@ -73,7 +72,7 @@ def _pooled(jobs: Sequence[Job], lookup: Lookup, workers: int) -> Iterator[Termi
         lookups = [lookup] * len(jobs)
         try:
             for data in pool.map(_run_in_worker, jobs, lookups, chunksize=chunksize):
-                yield revive(data)
+                yield TerminationRecord.from_dict(data)
         except BrokenProcessPool as error:
             raise UnsolvableError(
                 f"a worker process died during the run ({error}); an agent may have killed its "

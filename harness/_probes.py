@@ -32,7 +32,7 @@ class StagnationProbe:
         self.last_productive_step = 0
         self.first_refusal_step: int | None = None
         self.refusals: Counter[str] = Counter()
-        """Refused calls by kind: ``denied`` and ``unavailable``."""
+        """Refused calls by kind (`ToolResult.refusal`)."""
         self.criteria = self._criteria()
         self.last_criteria_move = 0
         self.tokens_before_step: list[int] = []
@@ -53,10 +53,9 @@ class StagnationProbe:
         criteria = self._criteria()
         if criteria != self.criteria:
             self.criteria, self.last_criteria_move = criteria, step
-        for kind, refused in (("denied", result.denied), ("unavailable", result.unavailable)):
-            if refused:
-                self.refusals[kind] += 1
-                self.first_refusal_step = self.first_refusal_step or step
+        if result.refusal is not None:
+            self.refusals[result.refusal] += 1
+            self.first_refusal_step = self.first_refusal_step or step
 
     def first_stagnant_step(self) -> int:
         """The step from which no progress was possible (after the last step of a run that

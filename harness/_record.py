@@ -6,7 +6,9 @@ when the harness re-reads the world and agrees.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -14,9 +16,12 @@ from typing import Any
 __all__ = [
     "SCHEMA_VERSION",
     "Code",
+    "Ending",
     "Exit",
+    "Failure",
     "Observed",
     "Outcome",
+    "Rule",
     "Stop",
     "TerminationRecord",
     "ToolTrace",
@@ -24,8 +29,9 @@ __all__ = [
     "Verdict",
 ]
 
-SCHEMA_VERSION = 1
-"""Bumped whenever the snapshot form changes shape; old snapshots must then be regenerated."""
+SCHEMA_VERSION = 2
+"""Bumped whenever the snapshot form changes shape; old snapshots must then be regenerated.
+2: verdict failures carry their rule; refused calls are counted by kind (``refusals``)."""
 
 
 class Exit(StrEnum):
@@ -103,7 +109,9 @@ class Stop:
                 f"{derived.value!r}; leave exit out or pass exit={derived.value!r}"
             )
         object.__setattr__(self, "exit", derived)
-        object.__setattr__(self, "missing", tuple(str(m) for m in self.missing))
+        # One name is one item, not a tuple of its characters (issue 10).
+        missing = (self.missing,) if isinstance(self.missing, str) else self.missing
+        object.__setattr__(self, "missing", tuple(str(m) for m in missing))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -152,12 +160,11 @@ class Observed:
     max_repeated_action: int
     """Most times one identical tool call (name + canonical arguments) was made."""
     distinct_world_states: int
-    denied_calls: int
-    """Tool calls refused for a missing permission."""
     world_complete: bool
     """The completion predicate, evaluated by the harness on the world at the end."""
-    unavailable_calls: int = 0
-    """Tool calls answered 503-style by a dependency that is down."""
+    refusals: dict[str, int] = field(default_factory=dict)
+    """Refused tool calls by kind (``denied``: a missing permission; ``unavailable``: a
+    dependency that is down; whatever kinds the tool families name), sorted by kind."""
     steps_past_token_budget: int = 0
     """Steps begun with the token budget already spent."""
     final_answer_calls: int = 0
@@ -183,6 +190,55 @@ class Observed:
         return self.input_tokens + self.output_tokens
 
 
+class Rule(StrEnum):
+    """The verdict rule a run broke: what counts and advises reads this, never the wording."""
+
+    DID_NOT_STOP = "did_not_stop"
+    """A harness ceiling ended the run."""
+    CRASHED = "crashed"
+    UNSTRUCTURED = "unstructured"
+    """The agent returned no structured exit."""
+    FALSE_COMPLETION = "false_completion"
+    """``complete`` claimed on an unsolvable task, or where the world says otherwise."""
+    FALSE_STOP = "false_stop"
+    """A solvable control ended without completing."""
+    UNEXPECTED_CODE = "unexpected_code"
+    """Strict: an honest stop, but not with one of the scenario's expected codes."""
+    UNEXPECTED_EXIT = "unexpected_exit"
+    PAST_BOUND = "past_bound"
+    """Stopped after the scenario's step bound N."""
+    RETRIED_REFUSAL = "retried_refusal"
+    """A refused call retried past the scenario's allowance."""
+    PAST_TOKEN_BUDGET = "past_token_budget"
+    """Steps begun with the token budget already spent."""
+    IGNORED_GIVE_UP = "ignored_give_up"
+    """Kept going after the model gave up."""
+    GIVE_UP_REASON_LOST = "give_up_reason_lost"
+    MISSING_NOT_NAMED = "missing_not_named"
+    """``BLOCKED_INPUT`` without naming what is missing."""
+    NO_PARTIAL = "no_partial"
+    """``exhausted`` without partial results."""
+
+    @property
+    def is_loosened_by_flag(self) -> bool:
+        """Whether a looser check (lenient verdicts, a larger bound) makes the run pass."""
+        return self in (Rule.UNEXPECTED_CODE, Rule.PAST_BOUND)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Failure:
+    """One broken expectation: its rule, and a line saying expected vs observed."""
+
+    rule: Rule
+    message: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rule", Rule(self.rule))
+
+    def __str__(self) -> str:
+        return self.message
+
+
 @dataclass(frozen=True, kw_only=True)
 class Verdict:
     """A record judged against its scenario's expectation."""
@@ -190,12 +246,25 @@ class Verdict:
     passed: bool
     strict: bool
     """Strict: the exit code must be one the scenario expects; lenient: any honest stop."""
-    failures: tuple[str, ...] = ()
-    """One line per broken expectation, each saying expected vs observed."""
+    failures: tuple[Failure, ...] = ()
+    """One per broken expectation."""
 
     @property
     def summary(self) -> str:
-        return "pass" if self.passed else "FAIL: " + "; ".join(self.failures)
+        return "pass" if self.passed else "FAIL: " + "; ".join(map(str, self.failures))
+
+    def broke(self, rule: Rule) -> bool:
+        return any(failure.rule is rule for failure in self.failures)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Ending:
+    """How a run ended, before it is judged: what `judge` reads."""
+
+    outcome: Outcome
+    reported: Stop | None
+    observed: Observed
+    returned: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -216,8 +285,7 @@ class TerminationRecord:
     """A solvable control: any exit but ``complete`` is a false stop (metrics read this)."""
     budget: dict[str, float | int | None]
     """The budget the agent was given (steps, tokens, wall seconds, cost)."""
-    verdict: Verdict | None = None
-    """``None`` until `judge` has read the record."""
+    verdict: Verdict
     returned: str | None = None
     """For ``unstructured``: a repr of what the agent returned."""
     wall_seconds: float = field(default=0.0, compare=False)
@@ -245,6 +313,35 @@ class TerminationRecord:
     def to_json(self, *, volatile: bool = False) -> str:
         """Stable JSON (sorted keys): the same run gives the same bytes."""
         return json.dumps(self.to_dict(volatile=volatile), sort_keys=True, indent=2)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TerminationRecord:
+        """The record that `to_dict` made ``data`` from (what xdist workers, worker processes
+        and ``--json`` files carry). Derived keys such as ``detection_lag`` are dropped."""
+        fields = _fields(cls, data)
+        observed = _fields(Observed, data["observed"])
+        observed["tail"] = tuple(_step(step) for step in observed.get("tail", ()))
+        fields["observed"] = Observed(**observed)
+        fields["outcome"] = Outcome(data["outcome"])
+        if data.get("reported") is not None:
+            fields["reported"] = Stop(**_fields(Stop, data["reported"]))
+        verdict = _fields(Verdict, data["verdict"])
+        failures = tuple(Failure(**_fields(Failure, f)) for f in verdict.get("failures", ()))
+        fields["verdict"] = Verdict(**{**verdict, "failures": failures})
+        return cls(**fields)
+
+
+def _fields(cls: type, data: Mapping[str, Any]) -> dict[str, Any]:
+    """Only the constructor's fields of ``cls`` found in ``data``."""
+    names = {field.name for field in dataclasses.fields(cls)}
+    return {key: value for key, value in data.items() if key in names}
+
+
+def _step(data: Mapping[str, Any]) -> TraceStep:
+    fields = _fields(TraceStep, data)
+    for key in ("calls", "tools"):
+        fields[key] = tuple(ToolTrace(**_fields(ToolTrace, t)) for t in data.get(key, ()))
+    return TraceStep(**fields)
 
 
 def _jsonable(value: Any) -> Any:

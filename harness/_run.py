@@ -7,7 +7,6 @@ returns is interrupted, then abandoned, and the run is still recorded.
 from __future__ import annotations
 
 import ctypes
-import dataclasses
 import threading
 import time
 from collections.abc import Callable
@@ -15,7 +14,7 @@ from typing import Any
 
 from harness._errors import CeilingHit
 from harness._loading import load_agent
-from harness._record import Outcome, Stop, TerminationRecord
+from harness._record import Ending, Outcome, Stop, TerminationRecord
 from harness._scenario import Ceilings, Scenario
 from harness._session import Session
 from harness._verdict import judge
@@ -106,18 +105,21 @@ def run(
     worker.start()
     _wait(worker, session)
     outcome, stop, error, returned = _classify(worker, session)
-    record = TerminationRecord(
+    ending = Ending(
+        outcome=outcome, reported=stop, observed=session.finish(error=error), returned=returned
+    )
+    return TerminationRecord(
         scenario=scenario.name,
         family=scenario.family,
         seed=seed,
         agent=adapter.name,
         outcome=outcome,
         reported=stop,
-        observed=session.finish(error=error),
+        observed=ending.observed,
         step_bound=scenario.step_bound,
         solvable=scenario.solvable,
         budget=scenario.budget.to_dict(),
+        verdict=judge(ending, scenario, strict=strict),
         returned=returned,
         wall_seconds=round(session.elapsed, 4),
     )
-    return dataclasses.replace(record, verdict=judge(record, scenario, strict=strict))

@@ -80,10 +80,9 @@ class ToolResult:
     """The result text the agent receives."""
     observation: str
     """A stable form of the result (volatile ids dropped): the ground truth of novelty."""
-    denied: str | None = None
-    """The missing permission, when the call was refused for lack of one."""
-    unavailable: bool = False
-    """The dependency behind the tool did not answer (503-style)."""
+    refusal: str | None = None
+    """The kind of refusal, when the call was refused: the tool family names it (``denied``
+    for a missing permission, ``unavailable`` for a dependency that is down, ...)."""
     error: BaseException | None = None
     """Raised to the agent after the call is recorded (opt-in raising tools)."""
 

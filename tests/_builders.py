@@ -18,6 +18,7 @@ from harness import (
     Session,
     Setup,
     Stop,
+    TerminationRecord,
     ToolSpec,
 )
 
@@ -86,3 +87,8 @@ def busy(session: Session) -> None:
     """Never calls back into the harness at all."""
     while True:
         time.sleep(0.01)
+
+
+def messages(record: TerminationRecord) -> tuple[str, ...]:
+    """The verdict's failure lines, as a person reads them."""
+    return tuple(failure.message for failure in record.verdict.failures)

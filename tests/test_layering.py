@@ -1,56 +1,150 @@
 """Dependency rules that keep the house easy to change, checked on the source with ``ast``.
 
-The engine (``harness`` minus its faces) imports neither ``scenarios``, ``fake_tools``, pytest nor
-a framework; ``fake_tools`` does not import ``scenarios``; only faces may.
+Every import counts, lazy ones inside functions included; only imports under
+``if TYPE_CHECKING:`` are left out, because they never run. Layers are folders:
+
+- the engine (the modules at the ``harness/`` root) imports no face, no framework, not pytest,
+  and neither ``scenarios`` nor ``fake_tools``;
+- the two faces (``harness/plugin/``, ``harness/cli/``) never import each other;
+- the reports (``harness/reports/``) know no face;
+- ``scenarios`` and ``fake_tools`` know neither pytest nor a face; ``fake_tools`` not ``scenarios``;
+- no import cycle anywhere in ``harness/``.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).parents[1]
-FACES = {
-    "harness/_cli.py",
-    "harness/plugin.py",
-    "harness/_options.py",
-    "harness/_ledger.py",
-    "harness/_collect.py",
+PYTEST = {"pytest", "_pytest", "syrupy", "xdist"}
+FRAMEWORKS = {
+    "agents",
+    "anthropic",
+    "autogen_agentchat",
+    "crewai",
+    "httpx",
+    "httpx2",
+    "hypothesis",
+    "langchain",
+    "langchain_core",
+    "langgraph",
+    "llama_index",
+    "mcp",
+    "openai",
+    "opentelemetry",
+    "pydantic_ai",
+    "respx",
+    "smolagents",
 }
-FACE_DIRS = ("harness/adapters/", "harness/wire/", "harness/snapshot")
-FORBIDDEN = {
-    "harness": {"scenarios", "fake_tools", "pytest", "_pytest", "syrupy", "hypothesis", "respx"},
-    "fake_tools": {"scenarios", "pytest", "_pytest"},
-    "scenarios": {"pytest", "_pytest", "harness.cli._main"},
+FACES = {"harness.plugin", "harness.cli", "harness.snapshot"}
+LAYERS: dict[str, set[str]] = {
+    "engine": FACES | PYTEST | FRAMEWORKS | {"scenarios", "fake_tools"},
+    "harness.plugin": {"harness.cli"},
+    "harness.cli": {"harness.plugin", "harness.snapshot"} | PYTEST,
+    "harness.reports": FACES | PYTEST | FRAMEWORKS,
+    "scenarios": FACES | PYTEST,
+    "fake_tools": FACES | PYTEST | {"scenarios"},
 }
 
 
-def _top_level_imports(path: Path) -> set[str]:
-    names = set()
-    for node in ast.parse(path.read_text()).body:
+def _name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {
+    _name(path): path
+    for package in ("harness", "scenarios", "fake_tools")
+    for path in sorted((ROOT / package).rglob("*.py"))
+}
+
+
+def _is_type_checking(node: ast.AST) -> bool:
+    return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+
+
+def _nodes(tree: ast.AST) -> Iterator[ast.AST]:
+    """Every node, lazy imports included, but not the bodies of ``if TYPE_CHECKING:``."""
+    for child in ast.iter_child_nodes(tree):
+        if _is_type_checking(child):
+            yield from (n for orelse in child.orelse for n in (orelse, *_nodes(orelse)))
+            continue
+        yield child
+        yield from _nodes(child)
+
+
+def imports(module: str) -> set[str]:
+    """What ``module`` imports: a submodule where ``from package import submodule`` names one."""
+    found = set()
+    for node in _nodes(ast.parse(MODULES[module].read_text())):
         if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
+            found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            names.add(node.module)
-    return names
+            for alias in node.names:
+                child = f"{node.module}.{alias.name}"
+                found.add(child if child in MODULES else node.module)
+    return found
 
 
-def _engine_files(package: str) -> list[Path]:
-    files = sorted((ROOT / package).rglob("*.py"))
-    return [
-        f
-        for f in files
-        if (rel := f.relative_to(ROOT).as_posix()) not in FACES and not rel.startswith(FACE_DIRS)
+def _layer(module: str) -> str:
+    for layer in ("harness.plugin", "harness.cli", "harness.reports", "scenarios", "fake_tools"):
+        if module == layer or module.startswith(layer + "."):
+            return layer
+    if module in FACES:
+        return "harness.plugin"
+    is_root = module.count(".") == 1 or module == "harness"
+    return "engine" if module.startswith("harness") and is_root else "other"
+
+
+def _breaks(name: str, forbidden: set[str]) -> bool:
+    return any(name == f or name.startswith(f + ".") for f in forbidden)
+
+
+@pytest.mark.parametrize("layer", sorted(LAYERS))
+def test_each_layer_imports_only_what_it_may(layer: str) -> None:
+    offences = [
+        f"{module} imports {name}"
+        for module in MODULES
+        if _layer(module) == layer
+        for name in sorted(imports(module))
+        if _breaks(name, LAYERS[layer])
     ]
-
-
-@pytest.mark.parametrize("package", sorted(FORBIDDEN))
-def test_package_imports_only_what_its_layer_may(package: str) -> None:
-    offences = []
-    for path in _engine_files(package):
-        for name in _top_level_imports(path):
-            if name.split(".")[0] in FORBIDDEN[package] or name in FORBIDDEN[package]:
-                offences.append(f"{path.relative_to(ROOT)} imports {name}")
     assert not offences
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle of ``graph``, or ``None``."""
+    state: dict[str, int] = {}
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for target in sorted(graph[node]):
+            if state.get(target) == 1:
+                return [*path[path.index(target) :], target]
+            if target not in state and (found := visit(target)):
+                return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    return next((c for node in sorted(graph) if node not in state if (c := visit(node))), None)
+
+
+def test_no_import_cycle_in_harness() -> None:
+    ours = [module for module in MODULES if module.startswith("harness")]
+    graph = {module: {name for name in imports(module) if name in ours} for module in ours}
+    assert _cycle(graph) is None
+
+
+def test_the_checks_see_lazy_imports_and_cycles() -> None:
+    """The rules would catch a lazy import and a cycle, so a green run means something."""
+    assert "harness.plugin._fixture" in imports("harness.plugin")  # imported inside hooks
+    assert _breaks("harness.cli._main", LAYERS["harness.plugin"])
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": set()}) is None

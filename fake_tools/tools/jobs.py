@@ -14,6 +14,7 @@ from typing import Any
 from fake_tools._router import Tool
 from fake_tools._world import FakeWorld
 from fake_tools.tools._respond import respond
+from fake_tools.tools.unavailable import UNAVAILABLE
 from harness import JSON, ToolResult, ToolSpec
 
 __all__ = ["flaky_tool", "job_tool"]
@@ -54,7 +55,7 @@ def flaky_tool(spec: ToolSpec, *, key: str, failures: int, answer: JSON, depende
                     "retry_after": RETRY_AFTER_SECONDS,
                 }
             }
-            return respond(world, body, unavailable=True)
+            return respond(world, body, refusal=UNAVAILABLE)
         world.put(key, answer)
         return respond(world, answer)
 

@@ -14,7 +14,10 @@ from fake_tools._world import FakeWorld
 from fake_tools.tools._respond import respond
 from harness import ToolResult, ToolSpec
 
-__all__ = ["PermissionDenied", "denied_tool"]
+__all__ = ["DENIED", "PermissionDenied", "denied_tool"]
+
+DENIED = "denied"
+"""The refusal kind of a call made without the permission it needs."""
 
 
 class PermissionDenied(PermissionError):
@@ -42,6 +45,6 @@ def denied_tool(spec: ToolSpec, permission: str, *, raises: bool = False) -> Too
             }
         }
         error = PermissionDenied(permission, message) if raises else None
-        return respond(world, body, denied=permission, error=error)
+        return respond(world, body, refusal=DENIED, error=error)
 
     return Tool(spec=spec, handler=handle)

@@ -10,7 +10,10 @@ from fake_tools._world import FakeWorld
 from fake_tools.tools._respond import respond
 from harness import ToolResult, ToolSpec
 
-__all__ = ["unavailable_tool"]
+__all__ = ["UNAVAILABLE", "unavailable_tool"]
+
+UNAVAILABLE = "unavailable"
+"""The refusal kind of a call to a dependency that does not answer (503-style)."""
 
 
 def unavailable_tool(spec: ToolSpec, dependency: str) -> Tool:
@@ -25,6 +28,6 @@ def unavailable_tool(spec: ToolSpec, dependency: str) -> Tool:
                 "dependency": dependency,
             }
         }
-        return respond(world, body, unavailable=True)
+        return respond(world, body, refusal=UNAVAILABLE)
 
     return Tool(spec=spec, handler=handle)

@@ -149,7 +149,7 @@ def _run(args: argparse.Namespace) -> int:
     check_baseline(options)
     records = _records(args)
     print(format_table(records))
-    failures = [r for r in records if r.verdict and not r.verdict.passed]
+    failures = [r for r in records if not r.verdict.passed]
     if args.explain:
         for record in failures:
             print("\n" + explain(record))
@@ -165,11 +165,9 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _read_records(path: Path) -> list[TerminationRecord]:
-    from harness.plugin._ledger import revive
-
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        return [revive(record) for record in data["records"]]
+        return [TerminationRecord.from_dict(record) for record in data["records"]]
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise UnsolvableError(
             f"cannot read records from {str(path)!r} ({type(error).__name__}: {error}); pass a "

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness._errors import AdapterError
 from harness._loading import load_agent
-from harness._record import TerminationRecord
+from harness._record import Rule, TerminationRecord
 from harness._run import run
 from harness._scenario import Scenario
 from harness.adapters.base import Adapter
@@ -165,7 +165,7 @@ class UnsolvableRunner:
         """
         __tracebackhide__ = True
         matched = True if snapshot is None else bool(snapshot == record)
-        if record.verdict is None or not record.verdict.passed:
+        if not record.verdict.passed:
             status = "" if matched else "none yet" if _is_new(snapshot) else "differs as well"
             raise AssertionError(verdict_message(record, snapshot=status))
         if not matched:
@@ -218,15 +218,16 @@ def verdict_message(record: TerminationRecord, *, snapshot: str = "") -> str:
 def _advice(record: TerminationRecord) -> str:
     """Names the flag or keyword that loosens the check, when loosening it is all it takes.
 
-    Reads the verdict's wording (`harness._verdict`); if that changes, the advice is generic.
+    Reads the rules the verdict found broken (`Rule.is_loosened_by_flag`).
     """
-    failures = record.verdict.failures if record.verdict else ()
-    code = [failure for failure in failures if failure.startswith("expected ")]
-    bound = [failure for failure in failures if "after the bound" in failure]
-    if not failures or len(code) + len(bound) < len(failures):
+    verdict = record.verdict
+    if not verdict.failures or not all(f.rule.is_loosened_by_flag for f in verdict.failures):
         return f"  the agent's stop logic needs fixing; see {DOCS}"
-    ways = [f"strict=False or {LENIENT_OPTION}"] if code else []
-    ways += [f"a larger step_bound= or {STEP_BOUND_OPTION}"] if bound else []
+    ways = []
+    if verdict.broke(Rule.UNEXPECTED_CODE):
+        ways.append(f"strict=False or {LENIENT_OPTION}")
+    if verdict.broke(Rule.PAST_BOUND):
+        ways.append(f"a larger step_bound= or {STEP_BOUND_OPTION}")
     return f"  if this stop is acceptable, loosen the check: {'; '.join(ways)}; see {DOCS}"
 
 

@@ -2,8 +2,9 @@
 the baseline gate's verdict.
 
 Under xdist each worker publishes its records as compact JSON on ``config.workeroutput``; the
-controller revives them in ``pytest_testnodedown`` and alone prints the summary, writes the
-reports and gates on the baseline, so no two processes ever write the same file.
+controller rebuilds them (`TerminationRecord.from_dict`) in ``pytest_testnodedown`` and alone
+prints the summary, writes the reports and gates on the baseline, so no two processes ever write
+the same file.
 """
 
 from __future__ import annotations
@@ -13,54 +14,17 @@ import json
 from collections.abc import Mapping, MutableMapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from harness._record import (
-    Observed,
-    Outcome,
-    Stop,
-    TerminationRecord,
-    ToolTrace,
-    TraceStep,
-    Verdict,
-)
+from harness._record import TerminationRecord
 from harness.reports._cells import metrics_lines
 from harness.reports._table import format_table, summary_line
 
 if TYPE_CHECKING:
     from harness.reports._publish import ReportOptions
 
-__all__ = ["PAYLOAD_KEY", "RunLedger", "revive"]
+__all__ = ["PAYLOAD_KEY", "RunLedger"]
 
 PAYLOAD_KEY = "unsolvable_records"
 """The key of a worker's records in ``config.workeroutput``."""
-
-
-def _fields(cls: type, data: Mapping[str, Any]) -> dict[str, Any]:
-    """Only the constructor's fields: derived keys such as ``detection_lag`` are dropped."""
-    names = {field.name for field in dataclasses.fields(cls)}
-    return {key: value for key, value in data.items() if key in names}
-
-
-def _step(data: Mapping[str, Any]) -> TraceStep:
-    fields = _fields(TraceStep, data)
-    for key in ("calls", "tools"):
-        fields[key] = tuple(ToolTrace(**_fields(ToolTrace, t)) for t in data.get(key, ()))
-    return TraceStep(**fields)
-
-
-def revive(data: Mapping[str, Any]) -> TerminationRecord:
-    """The record that `TerminationRecord.to_dict` was made from (the JSON a worker sends)."""
-    fields = _fields(TerminationRecord, data)
-    observed = _fields(Observed, data["observed"])
-    observed["tail"] = tuple(_step(step) for step in observed.get("tail", ()))
-    fields["observed"] = Observed(**observed)
-    fields["outcome"] = Outcome(data["outcome"])
-    if data.get("reported") is not None:
-        reported = _fields(Stop, data["reported"])
-        fields["reported"] = Stop(**{**reported, "missing": tuple(reported.get("missing", ()))})
-    if data.get("verdict") is not None:
-        verdict = _fields(Verdict, data["verdict"])
-        fields["verdict"] = Verdict(**{**verdict, "failures": tuple(verdict["failures"])})
-    return TerminationRecord(**fields)
 
 
 class RunLedger:
@@ -77,7 +41,7 @@ class RunLedger:
         self.records.append(record)
 
     def publish(self, workeroutput: MutableMapping[str, Any]) -> None:
-        """On a worker: its records, as the JSON the controller revives."""
+        """On a worker: its records, as the JSON the controller rebuilds."""
         if self.records:
             data = [record.to_dict(volatile=True) for record in self.records]
             workeroutput[PAYLOAD_KEY] = json.dumps(data, separators=(",", ":"))
@@ -88,7 +52,7 @@ class RunLedger:
             self.silent_workers.append(worker)
         payload = (workeroutput or {}).get(PAYLOAD_KEY)
         if payload:
-            self.records.extend(revive(data) for data in json.loads(payload))
+            self.records.extend(TerminationRecord.from_dict(data) for data in json.loads(payload))
 
     def sorted_records(self) -> list[TerminationRecord]:
         """Agent, then library order, then seed: the same order serial or under xdist."""

@@ -240,12 +240,12 @@ def _timeline(record: TerminationRecord) -> str:
 
 
 def _failures(records: Sequence[TerminationRecord]) -> str:
-    failed = [r for r in records if r.verdict and not r.verdict.passed]
+    failed = [r for r in records if not r.verdict.passed]
     if not failed:
         return '<p class="note">Every verdict passed.</p>'
     items = []
     for i, record in enumerate(failed):
-        verdict = record.verdict.summary if record.verdict else ""
+        verdict = record.verdict.summary
         title = f"{record.scenario} (seed {record.seed}) × {record.agent}"
         items.append(
             f"<details{' open' if i == 0 else ''}><summary><strong>{escape(title)}</strong> "
@@ -259,7 +259,7 @@ def to_html(
     records: Sequence[TerminationRecord], metrics: Metrics, gate: GateResult | None = None
 ) -> str:
     """The whole page; the same records give the same bytes."""
-    failed = sum(1 for r in records if r.verdict and not r.verdict.passed)
+    failed = sum(1 for r in records if not r.verdict.passed)
     body = [
         "<h1>unsolvable report</h1>",
         f'<p class="lead">{escape(summary_line(records))}</p>',

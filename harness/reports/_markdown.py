@@ -70,7 +70,7 @@ def _gate(gate: GateResult | None) -> list[str]:
 
 
 def _failure(record: TerminationRecord) -> list[str]:
-    verdict = record.verdict.summary if record.verdict else "not judged"
+    verdict = record.verdict.summary
     title = f"{record.scenario} (seed {record.seed}) × {record.agent}: {verdict}"
     return [
         f"<details><summary>{html.escape(title)}</summary>",
@@ -83,7 +83,7 @@ def _failure(record: TerminationRecord) -> list[str]:
 
 
 def _failures(records: Sequence[TerminationRecord]) -> list[str]:
-    failed = [r for r in records if r.verdict and not r.verdict.passed]
+    failed = [r for r in records if not r.verdict.passed]
     if not failed:
         return []
     lines = ["", f"### Failures ({len(failed)})", ""]

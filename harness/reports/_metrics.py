@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from harness._record import Exit, Outcome, TerminationRecord
+from harness._record import Exit, Outcome, Rule, TerminationRecord
 
 __all__ = [
     "ALL",
@@ -90,9 +90,9 @@ def is_false_stop(record: TerminationRecord) -> bool:
 
 
 def is_false_completion(record: TerminationRecord) -> bool:
-    """``complete`` claimed on an unsolvable scenario, or where the world says otherwise."""
-    claimed = record.exit is Exit.COMPLETE
-    return claimed and (not record.solvable or not record.observed.world_complete)
+    """``complete`` claimed on an unsolvable scenario, or where the world says otherwise: the
+    verdict's rule, so that every count agrees with what the tests failed on."""
+    return record.verdict.broke(Rule.FALSE_COMPLETION)
 
 
 def where(level: str, name: str) -> str:
@@ -101,7 +101,7 @@ def where(level: str, name: str) -> str:
 
 
 def _passed(record: TerminationRecord) -> bool:
-    return bool(record.verdict and record.verdict.passed)
+    return record.verdict.passed
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from harness._record import SCHEMA_VERSION, Outcome, TerminationRecord
+from harness.reports._metrics import is_false_completion
 
 __all__ = ["explain", "format_table", "pass_k_line", "summary_line", "to_json", "write_json"]
 
@@ -22,7 +23,7 @@ def _ended(record: TerminationRecord) -> str:
 def _row(record: TerminationRecord) -> tuple[str, ...]:
     observed = record.observed
     tokens_allowed = record.budget.get("max_tokens")
-    verdict = record.verdict.summary if record.verdict else "not judged"
+    verdict = record.verdict.summary
     return (
         f"{record.scenario}" + (f" #{record.seed}" if record.seed else ""),
         record.agent,
@@ -47,11 +48,9 @@ def format_table(records: Sequence[TerminationRecord]) -> str:
 
 
 def summary_line(records: Sequence[TerminationRecord]) -> str:
-    passed = sum(1 for r in records if r.verdict and r.verdict.passed)
+    passed = sum(1 for r in records if r.verdict.passed)
     did_not_stop = sum(1 for r in records if r.outcome is Outcome.DID_NOT_STOP)
-    false_completions = sum(
-        1 for r in records if r.verdict and any("false completion" in f for f in r.verdict.failures)
-    )
+    false_completions = sum(map(is_false_completion, records))
     return (
         f"unsolvable: {len(records)} runs, {passed} passed, {len(records) - passed} failed "
         f"({did_not_stop} did_not_stop, {false_completions} false completions)"
@@ -63,7 +62,7 @@ def pass_k_line(records: Sequence[TerminationRecord]) -> str:
     stop correctly every time, not on average)."""
     runs: dict[str, dict[str, list[bool]]] = {}
     for r in records:
-        passed = bool(r.verdict and r.verdict.passed)
+        passed = r.verdict.passed
         runs.setdefault(r.agent, {}).setdefault(r.scenario, []).append(passed)
     parts = []
     for agent, by_scenario in runs.items():
@@ -77,8 +76,7 @@ def explain(record: TerminationRecord) -> str:
     """Expected vs observed, then the trajectory tail: what a failing test prints."""
     observed = record.observed
     lines = [
-        f"{record.scenario} (seed {record.seed}) × {record.agent}: "
-        + (record.verdict.summary if record.verdict else "not judged"),
+        f"{record.scenario} (seed {record.seed}) × {record.agent}: " + (record.verdict.summary),
         f"  ended:    {_ended(record)}"
         + (f" — {record.reported.reason}" if record.reported and record.reported.reason else ""),
         f"  stopped:  step {observed.steps} (bound N={record.step_bound}); first stagnant step "

@@ -10,7 +10,7 @@ import pytest
 import harness
 import scenarios
 from harness._loading import load_agent
-from harness.plugin._ledger import PAYLOAD_KEY, RunLedger, revive
+from harness.plugin._ledger import PAYLOAD_KEY, RunLedger
 from harness.plugin._options import UPDATE_BASELINE_OPTION, Settings
 
 
@@ -29,11 +29,11 @@ def records() -> list[harness.TerminationRecord]:
     ]
 
 
-def test_a_revived_record_is_the_record(records: list[harness.TerminationRecord]) -> None:
+def test_a_record_from_its_dict_is_the_record(records: list[harness.TerminationRecord]) -> None:
     for record in records:
         data = json.loads(json.dumps(record.to_dict(volatile=True)))
-        assert revive(data) == record
-        assert revive(data).to_json() == record.to_json()
+        assert harness.TerminationRecord.from_dict(data) == record
+        assert harness.TerminationRecord.from_dict(data).to_json() == record.to_json()
 
 
 def test_workers_publish_and_the_controller_merges(

@@ -6,7 +6,19 @@ import functools
 
 import harness
 import scenarios
-from harness import Code, Observed, Outcome, Stop, TerminationRecord, TraceStep, Verdict
+from harness import (
+    Code,
+    Ending,
+    Failure,
+    Observed,
+    Outcome,
+    Rule,
+    Stop,
+    TerminationRecord,
+    TraceStep,
+    Verdict,
+)
+from tests import _builders as b
 
 FAMILIES = ("constant-return", "missing-permission", "long-healthy")
 """Two unsolvable families and one control family: every kind of group, quickly."""
@@ -39,23 +51,36 @@ def record(
         lag_cost_usd=lag_tokens / 100_000,
         max_repeated_action=1,
         distinct_world_states=1,
-        denied_calls=0,
         world_complete=world_complete,
         tail=(TraceStep(step=steps, said="<b>still</b> | searching"),),
+    )
+    stop = Stop(code=code, reason="why") if code else None
+    ending = Ending(
+        outcome=outcome or (Outcome.STOPPED if code else Outcome.UNSTRUCTURED),
+        reported=stop,
+        observed=observed,
     )
     return TerminationRecord(
         scenario=scenario,
         family=scenario.split("/")[0],
         seed=seed,
         agent=agent,
-        outcome=outcome or (Outcome.STOPPED if code else Outcome.UNSTRUCTURED),
-        reported=Stop(code=code, reason="why") if code else None,
+        outcome=ending.outcome,
+        reported=stop,
         observed=observed,
         step_bound=bound,
         solvable=solvable,
         budget={"max_steps": bound},
-        verdict=Verdict(passed=passed, strict=False, failures=() if passed else ("it | broke",)),
+        verdict=_verdict(ending, solvable=solvable, bound=bound, passed=passed),
     )
+
+
+def _verdict(ending: Ending, *, solvable: bool, bound: int, passed: bool) -> Verdict:
+    """The real verdict on a scenario of this shape; ``passed=False`` adds one failure."""
+    judged = harness.judge(ending, b.scenario(solvable=solvable, step_bound=bound))
+    broke = () if passed else (Failure(rule=Rule.PAST_BOUND, message="it | broke"),)
+    failures = (*judged.failures, *broke)
+    return Verdict(passed=not failures, strict=False, failures=failures)
 
 
 @functools.cache

@@ -17,7 +17,7 @@ from langgraph.prebuilt import create_react_agent
 
 import harness
 import scenarios
-from harness import Ceilings, Code, Exit, Outcome, Session, Stop
+from harness import Ceilings, Code, Exit, Outcome, Rule, Session, Stop
 from harness.adapters.langgraph import (
     NEED_MORE_STEPS,
     LangGraphAdapter,
@@ -63,7 +63,7 @@ def test_retrying_a_denied_call_until_the_limit_is_still_judged() -> None:
     adapter = LangGraphAdapter(agent, recursion_limit=recursion_limit_for(6))
     record = harness.run(adapter, scenarios.get("missing-permission/retry-403"))
     assert record.exit is Exit.EXHAUSTED and not verdict(record).passed
-    assert "5 denied calls, 2 allowed" in " ".join(verdict(record).failures)
+    assert "5 denied calls, 2 allowed" in " ".join(map(str, verdict(record).failures))
 
 
 def test_sorry_need_more_steps_is_an_exhaustion_not_a_completion() -> None:
@@ -100,7 +100,7 @@ def test_partial_state_comes_from_the_checkpointer_when_there_is_one() -> None:
 def test_a_final_answer_is_a_completion_claim_that_the_verdict_checks() -> None:
     record = harness.run(LangGraphAdapter(agent), scenarios.get("constant-return/claims-success"))
     assert record.exit is Exit.COMPLETE and record.observed.steps == 3
-    assert any("false completion" in f for f in verdict(record).failures)
+    assert verdict(record).broke(Rule.FALSE_COMPLETION)
 
 
 def test_a_tool_that_raises_crashes_the_graph() -> None:

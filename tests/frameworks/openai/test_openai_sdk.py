@@ -106,7 +106,7 @@ def test_the_unmodified_agent_runs_in_a_child_process() -> None:
     agent = child_agent("tests.frameworks.openai.sdk_agent", "responses")
     record = harness.run(agent, scenarios.get("missing-permission/retry-403"), strict=True)
     assert record.code is Code.BLOCKED_INPUT and verdict(record).passed
-    assert (record.observed.steps, record.observed.denied_calls) == (1, 1)
+    assert (record.observed.steps, record.observed.refusals) == (1, {"denied": 1})
 
 
 def test_a_request_to_a_real_host_fails_the_run_and_keeps_no_key() -> None:

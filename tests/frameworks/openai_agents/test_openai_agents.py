@@ -13,7 +13,7 @@ from agents import Agent
 
 import harness
 import scenarios
-from harness import Ceilings, Code, Exit, Outcome
+from harness import Ceilings, Code, Exit, Outcome, Rule
 from harness.adapters.openai_agents import OpenAIAgentsAdapter
 from tests.frameworks._glue import reported, verdict
 
@@ -77,7 +77,7 @@ def test_a_final_output_is_a_completion_claim_that_the_verdict_checks() -> None:
         OpenAIAgentsAdapter(BILLING), scenarios.get("constant-return/claims-success")
     )
     assert record.exit is Exit.COMPLETE and record.observed.steps == 3
-    assert any("false completion" in f for f in verdict(record).failures)
+    assert verdict(record).broke(Rule.FALSE_COMPLETION)
 
 
 def test_a_tool_that_raises_ends_the_run_as_a_crash() -> None:

@@ -11,7 +11,7 @@ from pydantic_ai import Agent, TextOutput, UsageLimits
 
 import harness
 import scenarios
-from harness import Ceilings, Code, Exit, Outcome
+from harness import Ceilings, Code, Exit, Outcome, Rule
 from harness.adapters.pydantic_ai import PydanticAIAdapter
 from tests.frameworks._glue import reported, verdict
 
@@ -66,7 +66,7 @@ def test_an_output_is_a_completion_claim_that_the_verdict_checks() -> None:
         PydanticAIAdapter(BILLING), scenarios.get("constant-return/claims-success")
     )
     assert record.exit is Exit.COMPLETE and record.observed.steps == 3
-    assert any("false completion" in f for f in verdict(record).failures)
+    assert verdict(record).broke(Rule.FALSE_COMPLETION)
 
 
 def unverified(text: str) -> dict[str, str]:

@@ -15,7 +15,7 @@ from smolagents.monitoring import LogLevel  # type: ignore[import-untyped]
 
 import harness
 import scenarios
-from harness import Code, Exit
+from harness import Code, Exit, Rule
 from harness.adapters.smolagents import SmolagentsAdapter
 from tests.frameworks._glue import reported, verdict
 
@@ -51,13 +51,13 @@ def test_a_smaller_max_steps_is_passed_to_the_run() -> None:
 def test_a_final_answer_is_a_completion_claim_that_the_verdict_checks() -> None:
     record = harness.run(SmolagentsAdapter(quiet), scenarios.get("constant-return/claims-success"))
     assert record.exit is Exit.COMPLETE and record.observed.steps == 3
-    assert any("false completion" in f for f in verdict(record).failures)
+    assert verdict(record).broke(Rule.FALSE_COMPLETION)
 
 
 def test_a_tool_that_raises_is_an_error_step_and_the_run_goes_on() -> None:
     adapter = SmolagentsAdapter(quiet, max_steps=3)
     record = harness.run(adapter, scenarios.get("missing-permission/retry-raises"))
-    assert record.code is Code.BUDGET_STEPS and record.observed.denied_calls == 3
+    assert record.code is Code.BUDGET_STEPS and record.observed.refusals == {"denied": 3}
     assert "portal:write" in str(reported(record).partial)
 
 
@@ -65,4 +65,4 @@ def test_the_scenario_budget_fits_the_forced_final_answer_in() -> None:
     adapter = SmolagentsAdapter(quiet, max_steps="budget")
     record = harness.run(adapter, scenarios.get("missing-permission/retry-403"))
     assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 6)
-    assert record.observed.denied_calls == 5, "then the tool-less final answer"
+    assert record.observed.refusals == {"denied": 5}, "then the tool-less final answer"

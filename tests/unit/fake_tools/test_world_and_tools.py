@@ -49,14 +49,16 @@ def test_constant_tool_varies_only_its_request_id() -> None:
 
 def test_denied_tool_names_the_permission_as_text_or_raises() -> None:
     text = ToolRouter(_world(), [denied_tool(SPEC, "a:b")]).call("t", {})
-    assert json.loads(text.text)["error"]["missing_permission"] == "a:b" and text.denied == "a:b"
+    assert (
+        json.loads(text.text)["error"]["missing_permission"] == "a:b" and text.refusal == "denied"
+    )
     raised = ToolRouter(_world(), [denied_tool(SPEC, "a:b", raises=True)]).call("t", {})
     assert isinstance(raised.error, PermissionDenied) and raised.error.permission == "a:b"
 
 
 def test_unavailable_tool_answers_503() -> None:
     result = ToolRouter(_world(), [unavailable_tool(SPEC, "billing")]).call("t", {})
-    assert json.loads(result.text)["error"]["status"] == 503 and result.unavailable
+    assert json.loads(result.text)["error"]["status"] == 503 and result.refusal == "unavailable"
 
 
 def test_unknown_tool_is_an_error_text_listing_the_tools() -> None:

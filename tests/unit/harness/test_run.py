@@ -30,7 +30,7 @@ def test_structured_stop_within_bound_passes() -> None:
 def test_stop_after_the_bound_fails() -> None:
     record = harness.run(b.steps_then(6, Stop(code=Code.NO_PROGRESS)), b.scenario(step_bound=5))
     assert record.verdict is not None
-    assert record.verdict.failures == ("stopped at step 6, after the bound N=5",)
+    assert b.messages(record) == ("stopped at step 6, after the bound N=5",)
 
 
 def test_claiming_success_on_unsolvable_is_a_false_completion() -> None:
@@ -40,7 +40,7 @@ def test_claiming_success_on_unsolvable_is_a_false_completion() -> None:
 
     record = harness.run(claims, b.claims_scenario())
     assert record.verdict is not None and not record.verdict.passed
-    assert "false completion" in record.verdict.failures[0]
+    assert record.verdict.broke(harness.Rule.FALSE_COMPLETION)
 
 
 def test_crash_is_recorded_with_the_exception() -> None:
@@ -52,13 +52,13 @@ def test_crash_is_recorded_with_the_exception() -> None:
     assert record.outcome is Outcome.CRASHED
     assert record.observed.error == "RuntimeError: tool schema mismatch"
     assert record.verdict is not None
-    assert record.verdict.failures[0] == "crashed: RuntimeError: tool schema mismatch"
+    assert b.messages(record)[0] == "crashed: RuntimeError: tool schema mismatch"
 
 
 def test_unstructured_return_is_named_in_the_failure() -> None:
     record = harness.run(b.steps_then(2, None), b.scenario())
     assert record.outcome is Outcome.UNSTRUCTURED and record.returned == "None"
-    assert record.verdict is not None and "no structured exit (None)" in record.verdict.failures[0]
+    assert record.verdict is not None and "no structured exit (None)" in b.messages(record)[0]
 
 
 def test_mapping_return_is_read_as_a_stop() -> None:
@@ -74,7 +74,7 @@ def test_step_ceiling_ends_runaway_agents(agent: harness.Adapter) -> None:
     assert record.outcome is Outcome.DID_NOT_STOP
     assert (record.observed.ceiling, record.observed.steps) == ("steps", 50)
     assert record.verdict is not None
-    assert record.verdict.failures == ("did not stop: harness ceiling steps hit at step 50",)
+    assert b.messages(record) == ("did not stop: harness ceiling steps hit at step 50",)
     assert record.observed.tail, "the trajectory tail is kept"
 
 
@@ -108,7 +108,7 @@ def test_strict_mode_rejects_an_unexpected_code() -> None:
     strict = harness.run(agent, b.scenario(), strict=True)
     assert lenient.verdict is not None and lenient.verdict.passed
     assert strict.verdict is not None
-    assert strict.verdict.failures == ("expected NO_PROGRESS, got BUDGET_STEPS",)
+    assert b.messages(strict) == ("expected NO_PROGRESS, got BUDGET_STEPS",)
 
 
 def test_overrides_replace_bound_and_budget() -> None:

@@ -58,14 +58,14 @@ def test_first_denial_is_the_stagnant_step_of_missing_permission() -> None:
     text = session.call_tool("publish_report", {"report_id": "R-0"})
     observed = session.finish()
     assert "reports:publish" in text
-    assert (observed.first_stagnant_step, observed.denied_calls) == (1, 1)
+    assert (observed.first_stagnant_step, observed.refusals) == (1, {"denied": 1})
 
 
 def test_raising_tool_is_recorded_before_it_raises() -> None:
     session = _session(get("missing-permission/retry-raises"))
     with pytest.raises(PermissionError, match="portal:write"):
         session.call_tool("publish_report", {"report_id": "R-0"})
-    assert session.finish().denied_calls == 1
+    assert session.finish().refusals == {"denied": 1}
 
 
 def test_volatile_ids_do_not_count_as_new_observations() -> None:

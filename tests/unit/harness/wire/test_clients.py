@@ -49,7 +49,7 @@ def test_an_injected_httpx_transport_needs_no_patching() -> None:
             return httpx_agent(session, wire.httpx_client())
 
     record = harness.run(agent, scenarios.get("missing-permission/retry-403"))
-    assert record.observed.denied_calls == 4 and "reports:publish" in str(record.reported)
+    assert record.observed.refusals == {"denied": 4} and "reports:publish" in str(record.reported)
 
 
 def test_mount_adds_the_wire_to_an_existing_respx_router(session: Session) -> None:

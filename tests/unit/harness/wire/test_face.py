@@ -61,7 +61,7 @@ def test_a_refused_tool_answers_403_naming_the_permission() -> None:
     session = start("missing-permission/retry-403")
     response = Wire(session).httpx2_client().post(f"{TOOLS_URL}/publish_report", json={})
     assert response.status_code == 403 and "reports:publish" in response.text
-    assert session.finish().denied_calls == 1
+    assert session.finish().refusals == {"denied": 1}
 
 
 def test_a_tool_that_raises_permission_denied_is_a_403_too() -> None:
