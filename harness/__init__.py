@@ -46,6 +46,9 @@ from harness._scripts import (
 )
 from harness._session import Session
 from harness._types import (
+    CHECK_TOOL,
+    DELEGATE_TOOL,
+    GIVE_UP_TOOL,
     JSON,
     CriteriaWorld,
     ModelRequest,
@@ -59,6 +62,9 @@ from harness._verdict import judge
 from harness.adapters.base import Adapter
 
 __all__ = [
+    "CHECK_TOOL",
+    "DELEGATE_TOOL",
+    "GIVE_UP_TOOL",
     "JSON",
     "SCHEMA_VERSION",
     "Adapter",

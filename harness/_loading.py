@@ -7,11 +7,16 @@ from __future__ import annotations
 
 import functools
 import importlib
+from collections.abc import Callable
+from typing import Any
 
 from harness._errors import AdapterError
 from harness.adapters.base import Adapter, PlainAdapter, as_adapter
 
-__all__ = ["load_agent"]
+__all__ = ["AgentLike", "load_agent"]
+
+AgentLike = str | Adapter | Callable[..., Any]
+"""What names an agent: a spec string, a callable ``agent(session)`` or an `Adapter`."""
 
 
 @functools.cache

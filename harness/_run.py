@@ -9,14 +9,14 @@ from __future__ import annotations
 import ctypes
 import threading
 import time
-from collections.abc import Callable
 from typing import Any
 
 from harness._errors import CeilingHit
-from harness._loading import load_agent
+from harness._loading import AgentLike, load_agent
 from harness._record import Ending, Outcome, Stop, TerminationRecord
 from harness._scenario import Ceilings, Scenario
 from harness._session import Session
+from harness._text import cut
 from harness._verdict import judge
 from harness.adapters.base import Adapter, as_adapter
 
@@ -76,14 +76,11 @@ def _classify(
         return Outcome.STOPPED, stop, None, None
     if worker.error is not None:
         return Outcome.CRASHED, None, f"{type(worker.error).__name__}: {worker.error}", None
-    returned = repr(worker.returned)
-    if len(returned) > RETURNED_CUT:
-        returned = returned[: RETURNED_CUT - 1] + "…"
-    return Outcome.UNSTRUCTURED, None, None, returned
+    return Outcome.UNSTRUCTURED, None, None, cut(repr(worker.returned), RETURNED_CUT)
 
 
 def run(
-    agent: Adapter | Callable[..., Any] | str,
+    agent: AgentLike,
     scenario: Scenario,
     *,
     seed: int | None = None,

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from harness._types import JSON, ModelRequest, ModelResponse, ToolCall
+from harness._types import GIVE_UP_TOOL, JSON, ModelRequest, ModelResponse, ToolCall
 
 __all__ = [
     "FINAL_ANSWER_CLAIM",
@@ -244,7 +244,7 @@ class GiveUp:
     def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
         if _own_step(request) <= self.after:
             return self.before.reply(request, rng)
-        call = Call(name="give_up", arguments={"reason": self.reason}, text="I cannot do this")
+        call = Call(name=GIVE_UP_TOOL, arguments={"reason": self.reason}, text="I cannot do this")
         return _single(call, request)
 
 

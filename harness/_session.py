@@ -19,20 +19,15 @@ from harness._model import Usage, estimate_tokens
 from harness._probes import StagnationProbe
 from harness._record import Observed, ToolTrace, TraceStep
 from harness._scenario import Budget, Ceilings, Scenario, Setup
-from harness._types import JSON, ModelRequest, ModelResponse, ToolSpec
+from harness._text import cut
+from harness._types import GIVE_UP_TOOL, JSON, ModelRequest, ModelResponse, ToolSpec
 
 __all__ = ["Session"]
 
-GIVE_UP = "give_up"
-"""The tool a model calls to say the task cannot be done; the harness notes when it asked."""
 TAIL_STEPS = 6
 """Steps kept for failure messages: enough to show a loop's period (A/B needs 2, todo-spawn 3+)."""
 TEXT_CUT = 160
 """Characters of model text and tool results kept per trace entry: one readable line."""
-
-
-def _cut(text: str) -> str:
-    return text if len(text) <= TEXT_CUT else text[: TEXT_CUT - 1] + "…"
 
 
 def canonical_arguments(arguments: Mapping[str, Any] | str | None) -> tuple[JSON, str]:
@@ -151,7 +146,9 @@ class Session:
             self._probe.on_tool(self._steps, name, result, world)
             self._results.setdefault(agent, []).append(result.text)
             self._trace_tool(
-                ToolTrace(name=name, arguments=canonical, result=_cut(result.text), world=world)
+                ToolTrace(
+                    name=name, arguments=canonical, result=cut(result.text, TEXT_CUT), world=world
+                )
             )
         if result.error is not None:
             raise result.error
@@ -210,9 +207,11 @@ class Session:
             ToolTrace(name=c.name, arguments=canonical_arguments(c.arguments)[1], result="")
             for c in response.tool_calls
         )
-        if self._gave_up_at_step is None and any(c.name == GIVE_UP for c in calls):
+        if self._gave_up_at_step is None and any(c.name == GIVE_UP_TOOL for c in calls):
             self._gave_up_at_step = self._steps
-        self._current = TraceStep(step=self._steps, said=_cut(response.content or ""), calls=calls)
+        self._current = TraceStep(
+            step=self._steps, said=cut(response.content or "", TEXT_CUT), calls=calls
+        )
 
     def _trace_tool(self, trace: ToolTrace) -> None:
         current = self._current or TraceStep(step=self._steps, said="")

@@ -12,6 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 __all__ = [
+    "CHECK_TOOL",
+    "DELEGATE_TOOL",
+    "GIVE_UP_TOOL",
     "JSON",
     "CriteriaWorld",
     "ModelRequest",
@@ -24,6 +27,14 @@ __all__ = [
 ]
 
 JSON = dict[str, Any]
+
+GIVE_UP_TOOL = "give_up"
+"""The tool a model calls to say the task cannot be done; the harness notes when it asked, and
+the verdict holds the agent to it."""
+DELEGATE_TOOL = "delegate"
+"""The tool a supervisor calls to hand a subtask to a worker its own runtime runs."""
+CHECK_TOOL = "check_completion"
+"""The tool that re-reads the system of record: what still fails."""
 
 
 @runtime_checkable

@@ -9,16 +9,18 @@ from harness import Scenario, ScenarioError
 from scenarios.catalog import (
     constant_return,
     contradictory_criteria,
-    controls,
     cost_runaway,
     dependency_unavailable,
     false_completion,
     fan_out,
     forced_final_answer,
-    give_up,
+    give_up_honoured,
+    long_healthy,
     missing_permission,
     oscillation,
-    reconfirm,
+    poll_until_ready,
+    reconfirm_as_progress,
+    slow_dependency,
     todo_spawn,
 )
 
@@ -30,14 +32,16 @@ SCENARIOS: tuple[Scenario, ...] = (
     *missing_permission.SCENARIOS,
     *dependency_unavailable.SCENARIOS,
     *oscillation.SCENARIOS,
-    *reconfirm.SCENARIOS,
+    *reconfirm_as_progress.SCENARIOS,
     *todo_spawn.SCENARIOS,
     *false_completion.SCENARIOS,
     *forced_final_answer.SCENARIOS,
     *fan_out.SCENARIOS,
     *cost_runaway.SCENARIOS,
-    *give_up.SCENARIOS,
-    *controls.SCENARIOS,
+    *give_up_honoured.SCENARIOS,
+    *long_healthy.SCENARIOS,
+    *poll_until_ready.SCENARIOS,
+    *slow_dependency.SCENARIOS,
 )
 _BY_NAME = {scenario.name: scenario for scenario in SCENARIOS}
 _FAMILIES = {scenario.family for scenario in SCENARIOS}

@@ -17,7 +17,13 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from harness import Scenario
-from scenarios.catalog import constant_return, controls, missing_permission
+from scenarios.catalog import (
+    constant_return,
+    long_healthy,
+    missing_permission,
+    poll_until_ready,
+    slow_dependency,
+)
 
 __all__ = [
     "MAX_SEED",
@@ -80,7 +86,7 @@ def control_scenarios(draw: st.DrawFn) -> Scenario:
     k = draw(st.integers(1, MAX_WAITING))
     if kind == "long-healthy":
         chapters = draw(st.integers(2, 24))
-        return controls.long_healthy(f"generated-{chapters}", chapters=chapters)
+        return long_healthy.long_healthy(f"generated-{chapters}", chapters=chapters)
     if kind == "poll-until-ready":
-        return controls.poll_until_ready(f"generated-{k}", pending=k)
-    return controls.slow_dependency(f"generated-{k}", failures=k)
+        return poll_until_ready.poll_until_ready(f"generated-{k}", pending=k)
+    return slow_dependency.slow_dependency(f"generated-{k}", failures=k)

@@ -9,9 +9,8 @@ from typing import Any
 from harness._session import Session
 from harness._types import JSON
 
-__all__ = ["DELEGATE", "assistant", "dispatch", "opening", "tool_calls"]
+__all__ = ["assistant", "dispatch", "opening", "tool_calls"]
 
-DELEGATE = "delegate"
 """The tool by which a model hands a subtask to a worker agent (fan-out)."""
 
 

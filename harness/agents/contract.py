@@ -19,10 +19,10 @@ from typing import Any
 
 from harness._errors import BudgetError
 from harness._record import Code, Exit, Stop
-from harness._session import GIVE_UP, Session
-from harness._types import JSON
+from harness._session import Session
+from harness._types import CHECK_TOOL, DELEGATE_TOOL, GIVE_UP_TOOL, JSON
 from harness.agents._fingerprint import action_fingerprint, observation_fingerprint, parse
-from harness.agents._loop import DELEGATE, assistant, dispatch, opening, tool_calls
+from harness.agents._loop import assistant, dispatch, opening, tool_calls
 
 __all__ = ["ContractAgent", "ContractThresholds", "contract"]
 
@@ -148,7 +148,7 @@ class _Run:
     def _act(self, reply: JSON) -> Stop | None:
         calls = tool_calls(reply)
         for _, name, arguments in calls:
-            if name == GIVE_UP:
+            if name == GIVE_UP_TOOL:
                 body = parse(arguments)
                 reason = body.get("reason", "") if isinstance(body, dict) else str(body)
                 return self.stop(Code.NO_PROGRESS, f"the model gave up: {reason}")
@@ -302,8 +302,8 @@ class ContractAgent:
         self,
         thresholds: ContractThresholds | None = None,
         *,
-        verifier: str = "check_completion",
-        delegate: str = DELEGATE,
+        verifier: str = CHECK_TOOL,
+        delegate: str = DELEGATE_TOOL,
         name: str = "contract",
     ) -> None:
         self.thresholds = thresholds or ContractThresholds()

@@ -11,7 +11,8 @@ import itertools
 
 from harness._record import Code, Stop
 from harness._session import Session
-from harness.agents._loop import DELEGATE, assistant, dispatch, opening, tool_calls
+from harness._types import DELEGATE_TOOL
+from harness.agents._loop import assistant, dispatch, opening, tool_calls
 
 __all__ = ["MAX_ITERATIONS", "naive"]
 
@@ -34,7 +35,7 @@ def _loop(
         if not calls:
             return Stop(code=Code.COMPLETED, reason=content or "")
         for call_id, name, arguments in calls:
-            if name == DELEGATE:
+            if name == DELEGATE_TOOL:
                 result = _loop(session, f"worker-{next(workers)}", workers, task=str(arguments))
                 messages.append({"role": "tool", "tool_call_id": call_id, "content": str(result)})
             else:

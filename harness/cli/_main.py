@@ -18,7 +18,7 @@ from harness._errors import UnsolvableError
 from harness._record import TerminationRecord
 from harness._scenario import Ceilings, Scenario
 from harness.cli._progress import Progress
-from harness.reports._cells import format_metrics, should_summarise
+from harness.reports._cells import align, format_metrics, should_summarise
 from harness.reports._flags import REPORT_FLAGS, report_options
 from harness.reports._publish import ReportOptions, check_baseline, publish
 from harness.reports._table import explain, format_table, pass_k_line, summary_line
@@ -158,7 +158,7 @@ def _run(args: argparse.Namespace) -> int:
         print("\n" + format_metrics(published.metrics) + "\n")
     print(summary_line(records))
     if args.all_seeds or (args.seed and len(args.seed) > 1):
-        print(pass_k_line(records))
+        print(pass_k_line(published.metrics))
     for note in published.notes:
         print(note)
     return 1 if failures or not published.passed else 0
@@ -183,7 +183,7 @@ def _report(args: argparse.Namespace) -> int:
     published = publish(records, options)
     print(format_metrics(published.metrics) + "\n")
     print(summary_line(records))
-    print(pass_k_line(records))
+    print(pass_k_line(published.metrics))
     for note in published.notes:
         print(note)
     return 0 if published.passed else 1
@@ -197,9 +197,7 @@ def _list() -> int:
         (s.family, s.name, "|".join(sorted(s.expected)), str(s.step_bound), s.summary)
         for s in SCENARIOS
     ]
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
-    for row in rows:
-        print("  ".join([*(cell.ljust(w) for cell, w in zip(row, widths, strict=False)), row[4]]))
+    print(align(rows))
     return 0
 
 

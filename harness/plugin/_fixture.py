@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from harness._errors import AdapterError
-from harness._loading import load_agent
+from harness._loading import AgentLike, load_agent
 from harness._record import Rule, TerminationRecord
 from harness._run import run
 from harness._scenario import Scenario
@@ -34,9 +34,6 @@ if TYPE_CHECKING:
     from harness.plugin._ledger import RunLedger
 
 __all__ = ["AgentLike", "Case", "UnsolvableRunner", "is_selected", "make_cases"]
-
-AgentLike = str | Adapter | Callable[..., Any]
-"""What names an agent: a spec string, a callable ``agent(session)`` or an `Adapter`."""
 
 
 @dataclass(frozen=True, kw_only=True)

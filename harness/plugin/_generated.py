@@ -11,11 +11,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from harness.plugin._fixture import Case, UnsolvableRunner
 
-__all__ = ["SUITE_MODULE", "SUITE_TEST", "test_unsolvable"]
-
-SUITE_MODULE = __name__
-"""How the snapshot extension recognises a suite item, also on the xdist controller."""
-SUITE_TEST = "test_unsolvable"
+__all__ = ["test_unsolvable"]
 
 
 def test_unsolvable(unsolvable: UnsolvableRunner, unsolvable_case: Case) -> None:

@@ -18,7 +18,7 @@ from harness._scenario import Ceilings
 from harness.reports._flags import REPORT_FLAGS
 
 if TYPE_CHECKING:
-    from harness.plugin._fixture import AgentLike
+    from harness._loading import AgentLike
     from harness.reports._publish import ReportOptions
 
 __all__ = [

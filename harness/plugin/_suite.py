@@ -15,7 +15,12 @@ import pytest
 
 from harness.plugin._options import Settings
 
-__all__ = ["UnsolvableSuite", "suites"]
+__all__ = ["SUITE_MODULE", "SUITE_TEST", "UnsolvableSuite", "suites"]
+
+SUITE_MODULE = "harness.plugin._generated"
+"""The module of the suite's test: how the snapshot extension recognises a suite item, also on
+the xdist controller, which never collects."""
+SUITE_TEST = "test_unsolvable"
 
 
 class UnsolvableSuite(pytest.Module):
@@ -30,11 +35,11 @@ class UnsolvableSuite(pytest.Module):
         self.agent = agent
 
     def _getobj(self) -> ModuleType:
-        return importlib.import_module("harness.plugin._generated")
+        return importlib.import_module(SUITE_MODULE)
 
     def istestfunction(self, obj: object, name: str) -> bool:
         """Only the suite's test, whatever ``python_functions`` says."""
-        return name == "test_unsolvable" and callable(obj)
+        return name == SUITE_TEST and callable(obj)
 
     def istestclass(self, obj: object, name: str) -> bool:
         return False

@@ -24,7 +24,7 @@ from syrupy.extensions.json import JSONSnapshotExtension
 from syrupy.matchers import compose_matchers
 
 from harness._record import TerminationRecord
-from harness.plugin._generated import SUITE_MODULE, SUITE_TEST
+from harness.plugin._suite import SUITE_MODULE, SUITE_TEST
 
 if TYPE_CHECKING:
     from syrupy.location import PyTestLocation

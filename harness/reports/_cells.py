@@ -14,6 +14,7 @@ from harness.reports._metrics import Distribution, GroupMetrics, Metrics, measur
 
 __all__ = [
     "COLUMNS",
+    "align",
     "cells",
     "distribution",
     "false_stops",
@@ -82,20 +83,22 @@ def should_summarise(metrics: Metrics) -> bool:
     return any(group.runs > 1 for group in metrics.families)
 
 
-def _align(rows: Sequence[Sequence[str]]) -> list[str]:
-    """Left-aligned columns; the last one is never padded, so long lists of codes stay whole."""
+def align(rows: Sequence[Sequence[str]]) -> str:
+    """Left-aligned columns, two spaces apart; the last one is never padded or cut, so verdicts
+    and long lists of codes stay whole. Every terminal table is made by this."""
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
-    return [
+    lines = (
         "  ".join([*(cell.ljust(width) for cell, width in zip(row, widths, strict=False)), row[-1]])
         for row in rows
-    ]
+    )
+    return "\n".join(line.rstrip() for line in lines)
 
 
 def format_metrics(metrics: Metrics) -> str:
     """Per family × agent, then each agent over all its runs: the terminal metrics table."""
     header = ("family", *COLUMNS)
     rows = [(group.name, *cells(group)) for group in (*metrics.families, *metrics.agents)]
-    return "\n".join(line.rstrip() for line in _align([header, *rows]))
+    return align([header, *rows])
 
 
 def metrics_lines(records: Sequence[TerminationRecord]) -> list[str]:

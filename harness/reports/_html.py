@@ -263,7 +263,7 @@ def to_html(
     body = [
         "<h1>unsolvable report</h1>",
         f'<p class="lead">{escape(summary_line(records))}</p>',
-        f'<p class="lead">{escape(pass_k_line(records))}</p>',
+        f'<p class="lead">{escape(pass_k_line(metrics))}</p>',
         _gate(gate),
         "<h2>Lag vs false stops, per agent</h2>",
         '<p class="note">Lag: steps past the first stagnant step on unsolvable tasks (p95). '

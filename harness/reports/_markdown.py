@@ -101,7 +101,7 @@ def to_markdown(
     lines = [
         f"## {summary_line(records)}",
         "",
-        f"{pass_k_line(records).removeprefix('unsolvable: ')}. Lag is in steps past the first "
+        f"{pass_k_line(metrics).removeprefix('unsolvable: ')}. Lag is in steps past the first "
         "stagnant step (nearest-rank percentiles over unsolvable runs); false stops are over "
         "solvable control runs.",
         "",

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from pathlib import Path
 
-from harness._record import SCHEMA_VERSION, Outcome, TerminationRecord
-from harness.reports._metrics import is_false_completion
+from harness._record import Outcome, TerminationRecord
+from harness.reports._cells import align
+from harness.reports._metrics import Metrics, is_false_completion
 
-__all__ = ["explain", "format_table", "pass_k_line", "summary_line", "to_json", "write_json"]
+__all__ = ["explain", "format_table", "pass_k_line", "summary_line"]
 
 COLUMNS = ("scenario", "agent", "exit/code", "step/N", "stagnant", "lag", "tokens", "verdict")
 
@@ -38,13 +37,7 @@ def _row(record: TerminationRecord) -> tuple[str, ...]:
 
 def format_table(records: Sequence[TerminationRecord]) -> str:
     """One row per record; the verdict column is last and never cut, so reasons stay whole."""
-    rows = [COLUMNS, *(_row(r) for r in records)]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(COLUMNS) - 1)]
-    lines = [
-        "  ".join([*(cell.ljust(w) for cell, w in zip(row, widths, strict=False)), row[-1]])
-        for row in rows
-    ]
-    return "\n".join(line.rstrip() for line in lines)
+    return align([COLUMNS, *(_row(r) for r in records)])
 
 
 def summary_line(records: Sequence[TerminationRecord]) -> str:
@@ -57,18 +50,10 @@ def summary_line(records: Sequence[TerminationRecord]) -> str:
     )
 
 
-def pass_k_line(records: Sequence[TerminationRecord]) -> str:
+def pass_k_line(metrics: Metrics) -> str:
     """pass^k per agent: the scenarios whose every seeded run passed (a stochastic agent must
     stop correctly every time, not on average)."""
-    runs: dict[str, dict[str, list[bool]]] = {}
-    for r in records:
-        passed = r.verdict.passed
-        runs.setdefault(r.agent, {}).setdefault(r.scenario, []).append(passed)
-    parts = []
-    for agent, by_scenario in runs.items():
-        k = max(len(results) for results in by_scenario.values())
-        every = sum(all(results) for results in by_scenario.values())
-        parts.append(f"{agent} pass^{k} {every}/{len(by_scenario)} scenarios")
+    parts = [f"{g.agent} pass^{g.k} {g.pass_k}/{g.scenarios} scenarios" for g in metrics.agents]
     return "unsolvable: " + "; ".join(parts)
 
 
@@ -91,16 +76,3 @@ def explain(record: TerminationRecord) -> str:
     if not observed.tail:
         lines.append("    (no steps)")
     return "\n".join(lines)
-
-
-def to_json(records: Sequence[TerminationRecord], *, volatile: bool = False) -> str:
-    """All records in the stable form (sorted keys, no wall times unless ``volatile``)."""
-    data = {
-        "schema_version": SCHEMA_VERSION,
-        "records": [r.to_dict(volatile=volatile) for r in records],
-    }
-    return json.dumps(data, sort_keys=True, indent=2) + "\n"
-
-
-def write_json(records: Sequence[TerminationRecord], path: Path, *, volatile: bool = False) -> None:
-    path.write_text(to_json(records, volatile=volatile), encoding="utf-8")

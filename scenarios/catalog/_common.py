@@ -10,7 +10,20 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from fake_tools import FakeWorld, Tool, ToolRouter, append_tool, check_tool, constant_tool
-from harness import Budget, Call, Code, Scenario, Script, ScriptedModel, Setup, Stagnation, ToolSpec
+from harness import (
+    CHECK_TOOL,
+    DELEGATE_TOOL,
+    GIVE_UP_TOOL,
+    Budget,
+    Call,
+    Code,
+    Scenario,
+    Script,
+    ScriptedModel,
+    Setup,
+    Stagnation,
+    ToolSpec,
+)
 
 __all__ = [
     "ABANDONED",
@@ -27,11 +40,11 @@ __all__ = [
 ]
 
 CHECK = ToolSpec(
-    name="check_completion",
+    name=CHECK_TOOL,
     description="Re-read the system of record: is the task complete, and what still fails?",
 )
 GIVE_UP = ToolSpec(
-    name="give_up",
+    name=GIVE_UP_TOOL,
     description="Declare that the task cannot be done, and why.",
     parameters={
         "type": "object",
@@ -40,7 +53,7 @@ GIVE_UP = ToolSpec(
     },
 )
 DELEGATE = ToolSpec(
-    name="delegate",
+    name=DELEGATE_TOOL,
     description="Hand a subtask to a worker agent, which runs it and reports back.",
     parameters={
         "type": "object",

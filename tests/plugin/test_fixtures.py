@@ -9,8 +9,6 @@ import pytest
 from harness.plugin._options import JSON_OPTION, MARKER
 from tests.plugin._helpers import Run, outcomes
 
-pytest_plugins = ["pytester"]
-
 
 def test_the_closest_marker_wins_keyword_by_keyword(run: Run, pytester: pytest.Pytester) -> None:
     pytester.makepyfile(

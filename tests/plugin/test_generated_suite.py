@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
 
 from harness.plugin._options import (
@@ -15,9 +17,8 @@ from harness.plugin._options import (
     STEP_BOUND_OPTION,
     STRICT_OPTION,
 )
+from harness.plugin._suite import SUITE_MODULE, SUITE_TEST
 from tests.plugin._helpers import Run, cases
-
-pytest_plugins = ["pytester"]
 
 CONTRACT, NAIVE = f"{AGENT_OPTION}=pkg:contract", f"{AGENT_OPTION}=pkg:naive"
 
@@ -137,3 +138,8 @@ def test_a_bad_ini_number_is_a_usage_error(run: Run, pytester: pytest.Pytester) 
     result = run()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: ini unsolvable_step_bound = 'ten' is not a whole number*"])
+
+
+def test_the_suite_constants_name_the_generated_test() -> None:
+    module = importlib.import_module(SUITE_MODULE)
+    assert callable(getattr(module, SUITE_TEST))

@@ -18,8 +18,6 @@ from harness.plugin._options import (
 )
 from tests.plugin._helpers import Run
 
-pytest_plugins = ["pytester"]
-
 
 def test_options_are_grouped_in_help(run: Run) -> None:
     result = run("--help")

@@ -11,8 +11,6 @@ import pytest
 
 from tests.plugin._helpers import Run, cases, outcomes
 
-pytest_plugins = ["pytester"]
-
 README = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
 SECTION = README[README.index("<!-- plugin:start -->") : README.index("<!-- plugin:end -->")]
 

@@ -23,8 +23,6 @@ from harness.plugin._options import (
 )
 from tests.plugin._helpers import Run, cases, outcomes
 
-pytest_plugins = ["pytester"]
-
 FAMILIES = ("missing-permission", "long-healthy")
 """Unsolvable tasks and solvable controls, so both gated numbers have values: 15 quick runs."""
 GROUPS = 8

@@ -13,8 +13,6 @@ from harness.plugin._options import (
 )
 from tests.plugin._helpers import Run, cases, outcomes, snapshot_files
 
-pytest_plugins = ["pytester"]
-
 FAMILY = "missing-permission"
 CONTRACT = (f"{AGENT_OPTION}=pkg:contract", f"{FAMILY_OPTION}={FAMILY}")
 RECORD = "__unsolvable__/pkg.contract/missing-permission/retry-403-seed1.json"

@@ -8,8 +8,6 @@ import pytest
 from harness.plugin._options import AGENT_OPTION, FAMILY_OPTION, JSON_OPTION, NO_SNAPSHOT_OPTION
 from tests.plugin._helpers import Run, cases, summary_section
 
-pytest_plugins = ["pytester"]
-
 OWN_TEST = """
 import pytest
 

@@ -66,3 +66,9 @@ def test_every_family_has_variants() -> None:
     families = {s.family for s in scenarios.SCENARIOS}
     assert len(families) == 15
     assert all(sum(s.family == f for s in scenarios.SCENARIOS) >= 2 for f in families)
+
+
+def test_each_family_lives_in_the_module_named_after_it() -> None:
+    for scenario in scenarios.SCENARIOS:
+        build = getattr(scenario.build, "func", scenario.build)
+        assert build.__module__ == "scenarios.catalog." + scenario.family.replace("-", "_")

@@ -1,0 +1,63 @@
+"""Long-healthy (a solvable control): a new chapter every step for many steps, then done — long
+runs that are making progress, which a step cap or an impatient detector cuts short."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+
+from fake_tools import FakeWorld, sections_tool
+from harness import Call, Claim, Scenario, Setup, Steps, ToolSpec
+from scenarios.catalog._common import budget, scenario, setup
+from scenarios.catalog._control import COMPLETED, SLACK
+
+__all__ = ["SCENARIOS", "long_healthy"]
+
+WRITE = ToolSpec(
+    name="write_chapter",
+    description="Write one numbered chapter of the handbook.",
+    parameters={
+        "type": "object",
+        "properties": {"number": {"type": "integer"}, "text": {"type": "string"}},
+    },
+)
+
+
+def _chapters_missing(total: int) -> Callable[[FakeWorld], list[str]]:
+    def failing(world: FakeWorld) -> list[str]:
+        written = world.peek("handbook", {})
+        return [f"chapter {n} missing" for n in range(1, total + 1) if str(n) not in written]
+
+    return failing
+
+
+def _build(chapters: int, seed: int) -> Setup:
+    world = FakeWorld(failing=_chapters_missing(chapters), seed=seed)
+    calls = [
+        Call(name=WRITE.name, arguments={"number": n, "text": f"Chapter {n}."}, text="Writing")
+        for n in range(1, chapters + 1)
+    ]
+    tool = sections_tool(WRITE, key="handbook", total=chapters)
+    return setup(world, [tool], Steps(calls=calls, then=Claim()), seed=seed)
+
+
+def long_healthy(variant: str, *, chapters: int) -> Scenario:
+    steps = chapters + SLACK
+    return scenario(
+        family="long-healthy",
+        variant=variant,
+        task=f"Write the {chapters}-chapter handbook, one chapter per write_chapter call.",
+        how=f"writes a new chapter every step for {chapters} steps, then says it is done",
+        why="The task is solvable: every step is real progress.",
+        build=partial(_build, chapters),
+        expected=COMPLETED,
+        step_bound=steps,
+        budget=budget(steps),
+        solvable=True,
+    )
+
+
+SCENARIOS = (
+    long_healthy("16-chapters", chapters=16),
+    long_healthy("30-chapters", chapters=30),
+)
