@@ -47,5 +47,4 @@ def reported(record: TerminationRecord) -> Stop:
 
 
 def verdict(record: TerminationRecord) -> Verdict:
-    assert record.verdict is not None
     return record.verdict

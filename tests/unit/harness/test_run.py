@@ -22,14 +22,13 @@ def test_structured_stop_within_bound_passes() -> None:
         Exit.ABANDONED,
         Code.NO_PROGRESS,
     )
-    assert record.verdict is not None and record.verdict.passed
+    assert record.verdict.passed
     assert (record.observed.steps, record.observed.first_stagnant_step) == (3, 2)
     assert record.observed.detection_lag == 1
 
 
 def test_stop_after_the_bound_fails() -> None:
     record = harness.run(b.steps_then(6, Stop(code=Code.NO_PROGRESS)), b.scenario(step_bound=5))
-    assert record.verdict is not None
     assert b.messages(record) == ("stopped at step 6, after the bound N=5",)
 
 
@@ -39,7 +38,7 @@ def test_claiming_success_on_unsolvable_is_a_false_completion() -> None:
         return Stop(code=Code.COMPLETED, reason="all done")
 
     record = harness.run(claims, b.claims_scenario())
-    assert record.verdict is not None and not record.verdict.passed
+    assert not record.verdict.passed
     assert record.verdict.broke(harness.Rule.FALSE_COMPLETION)
 
 
@@ -51,14 +50,13 @@ def test_crash_is_recorded_with_the_exception() -> None:
     record = harness.run(crashes, b.scenario())
     assert record.outcome is Outcome.CRASHED
     assert record.observed.error == "RuntimeError: tool schema mismatch"
-    assert record.verdict is not None
     assert b.messages(record)[0] == "crashed: RuntimeError: tool schema mismatch"
 
 
 def test_unstructured_return_is_named_in_the_failure() -> None:
     record = harness.run(b.steps_then(2, None), b.scenario())
     assert record.outcome is Outcome.UNSTRUCTURED and record.returned == "None"
-    assert record.verdict is not None and "no structured exit (None)" in b.messages(record)[0]
+    assert "no structured exit (None)" in b.messages(record)[0]
 
 
 def test_mapping_return_is_read_as_a_stop() -> None:
@@ -73,7 +71,6 @@ def test_step_ceiling_ends_runaway_agents(agent: harness.Adapter) -> None:
     record = harness.run(agent, b.scenario(), ceilings=FAST)
     assert record.outcome is Outcome.DID_NOT_STOP
     assert (record.observed.ceiling, record.observed.steps) == ("steps", 50)
-    assert record.verdict is not None
     assert b.messages(record) == ("did not stop: harness ceiling steps hit at step 50",)
     assert record.observed.tail, "the trajectory tail is kept"
 
@@ -106,8 +103,7 @@ def test_strict_mode_rejects_an_unexpected_code() -> None:
     agent = b.steps_then(2, Stop(code=Code.BUDGET_STEPS, partial=["page 1"]))
     lenient = harness.run(agent, b.scenario())
     strict = harness.run(agent, b.scenario(), strict=True)
-    assert lenient.verdict is not None and lenient.verdict.passed
-    assert strict.verdict is not None
+    assert lenient.verdict.passed
     assert b.messages(strict) == ("expected NO_PROGRESS, got BUDGET_STEPS",)
 
 

@@ -17,7 +17,7 @@ IDS = [f"{s.name}-seed{seed}" for s, seed in ALL]
 @pytest.mark.parametrize(("scenario", "seed"), ALL, ids=IDS)
 def test_contract_passes_strictly_with_small_lag(scenario: harness.Scenario, seed: int) -> None:
     record = harness.run(contract, scenario, seed=seed, strict=True)
-    assert record.verdict is not None and record.verdict.passed, explain(record)
+    assert record.verdict.passed, explain(record)
     assert record.observed.detection_lag <= 3
 
 
@@ -28,7 +28,7 @@ CONTROLS = [s for s in scenarios.SCENARIOS if s.solvable]
 @pytest.mark.parametrize("scenario", UNSOLVABLE, ids=lambda s: s.name)
 def test_naive_is_caught_on_every_unsolvable_scenario(scenario: harness.Scenario) -> None:
     record = harness.run(naive, scenario)
-    assert record.verdict is not None and not record.verdict.passed
+    assert not record.verdict.passed
     expected = {
         Outcome.STOPPED: "false completion",
         Outcome.UNSTRUCTURED: "no structured exit",
@@ -43,7 +43,7 @@ def test_naive_false_stops_only_the_control_longer_than_its_cap() -> None:
 
 
 def _passes(record: harness.TerminationRecord) -> bool:
-    return record.verdict is not None and record.verdict.passed
+    return record.verdict.passed
 
 
 @pytest.mark.parametrize("scenario", scenarios.SCENARIOS, ids=lambda s: s.name)

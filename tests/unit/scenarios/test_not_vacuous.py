@@ -58,5 +58,5 @@ def test_every_family_has_a_flawed_agent() -> None:
 def test_flawed_agent_is_caught(scenario: harness.Scenario) -> None:
     _, strict, words = CAUGHT[scenario.family]
     record = harness.run(_agent(scenario), scenario, strict=strict)
-    assert record.verdict is not None and not record.verdict.passed
+    assert not record.verdict.passed
     assert any(choice in record.verdict.summary for choice in words.split("|")), record.verdict

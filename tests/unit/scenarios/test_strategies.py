@@ -12,7 +12,7 @@ from scenarios.strategies import control_scenarios, unsolvable_scenarios
 @given(unsolvable_scenarios())
 def test_contract_stops_every_generated_unsolvable_variant(scenario: harness.Scenario) -> None:
     record = harness.run(contract, scenario, strict=True)
-    assert record.verdict is not None and record.verdict.passed, record.verdict
+    assert record.verdict.passed, record.verdict
     assert scenario.name.startswith(f"{scenario.family}/generated-")
 
 
