@@ -9,6 +9,7 @@ from harness._errors import (
     BudgetError,
     CeilingHit,
     ScenarioError,
+    SessionClosed,
     UnsolvableError,
 )
 from harness._model import Model, ScriptedModel, Usage
@@ -99,6 +100,7 @@ __all__ = [
     "Script",
     "ScriptedModel",
     "Session",
+    "SessionClosed",
     "Setup",
     "Stagnation",
     "Steps",

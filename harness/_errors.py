@@ -6,8 +6,8 @@
     ├── BudgetError (ValueError)          a budget, ceiling or threshold out of range
     └── BaselineError (ValueError)        a metrics baseline file that is missing or unreadable
 
-`CeilingHit` is deliberately *not* in this tree: it derives from `BaseException` so that an
-agent which catches `Exception` and retries forever is still ended by the harness.
+`CeilingHit` and `SessionClosed` are deliberately *not* in this tree: they derive from
+`BaseException` so that an agent which catches `Exception` and retries forever is still ended.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ __all__ = [
     "BudgetError",
     "CeilingHit",
     "ScenarioError",
+    "SessionClosed",
     "UnsolvableError",
 ]
 
@@ -49,3 +50,8 @@ class CeilingHit(BaseException):
 
     A `BaseException` so that `except Exception:` retry loops cannot swallow it.
     """
+
+
+class SessionClosed(BaseException):
+    """Raised in a call made after the run ended (a thread or a callback the agent left behind):
+    such calls are not counted, so the record is the same every time."""

@@ -1,14 +1,19 @@
 """Consumes an agent and a scenario, produces a judged `TerminationRecord`, whatever the agent does.
 
-The agent runs in a worker thread so that the harness keeps the clock: an agent that never
-returns is interrupted, then abandoned, and the run is still recorded.
+The agent runs on the calling thread, so it sees the thread, signals and event loop it would see
+in production (issue 15): stop logic that acts only on the main thread acts here too. A watchdog
+thread keeps the clock instead: at the wall ceiling it ends the run and raises `CeilingHit` inside
+the agent, again and again until it unwinds. On the main thread a signal also wakes an agent
+blocked in a sleep or a socket read, so that the exception lands at once.
 """
 
 from __future__ import annotations
 
 import ctypes
+import signal
 import threading
-import time
+from collections.abc import Callable
+from types import FrameType
 from typing import Any
 
 from harness._errors import CeilingHit
@@ -20,63 +25,134 @@ from harness._text import cut
 from harness._verdict import judge
 from harness.adapters.base import Adapter, as_adapter
 
-__all__ = ["run"]
+__all__ = ["Abandon", "run"]
 
 GRACE_SECONDS = 1.0
-"""How long an interrupted agent gets to unwind before its thread is abandoned."""
+"""How long an interrupted agent gets to unwind before the run is given up on (`Abandon`)."""
+INTERRUPT_EVERY = 0.05
+"""Seconds between two interruptions: an agent that catches one meets the next."""
 RETURNED_CUT = 120
 """Characters of an unstructured return value kept in the record."""
+WAKE = getattr(signal, "SIGUSR2", None)
+"""The signal that interrupts a blocking call on the main thread (POSIX only)."""
+
+Abandon = Callable[[TerminationRecord], None]
+"""Called by the watchdog, with the record so far, when the agent has not unwound within the
+grace period: a worker process sends the record and exits; in-process there is no such hook and
+the harness waits for the agent."""
 
 
-class _Worker(threading.Thread):
-    def __init__(self, adapter: Adapter, session: Session) -> None:
-        super().__init__(name=f"unsolvable-agent-{adapter.name}", daemon=True)
-        self.adapter, self.session = adapter, session
-        self.returned: object = None
-        self.error: BaseException | None = None
+def _interrupt(ident: int) -> None:
+    """Raises `CeilingHit` in the thread ``ident`` at its next bytecode (CPython only)."""
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(CeilingHit))
+
+
+def _clear(ident: int) -> None:
+    """Drops an interruption that arrived after the agent had already returned."""
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), None)
+
+
+def _ignore(signum: int, frame: FrameType | None) -> None:
+    """The wake signal's handler: running it is what lets the pending `CeilingHit` land."""
+
+
+class _Watchdog(threading.Thread):
+    """Ends the run at the wall ceiling, from beside the agent rather than around it."""
+
+    def __init__(self, session: Session, *, wake: bool, on_overdue: Callable[[], None]) -> None:
+        super().__init__(name="unsolvable-watchdog", daemon=True)
+        self.session, self.wake, self.on_overdue = session, wake, on_overdue
+        self.target = threading.get_ident()
+        self.done = threading.Event()
 
     def run(self) -> None:
+        if self.done.wait(self.session.time_left()):
+            return
+        self.session.hit_ceiling("wall_seconds")
+        for _ in range(round(GRACE_SECONDS / INTERRUPT_EVERY)):
+            _interrupt(self.target)
+            if self.wake and WAKE is not None:
+                signal.pthread_kill(self.target, WAKE)
+            if self.done.wait(INTERRUPT_EVERY):
+                return
+        self.on_overdue()
+
+    def stop(self) -> None:
+        """Called on the agent's thread once the agent is back; no interruption survives it."""
+        while True:
+            try:
+                self.done.set()
+                self.join()
+                _clear(self.target)
+                return
+            except CeilingHit:  # one last interruption, raised here rather than in the agent
+                continue
+
+
+def _call(
+    adapter: Adapter, session: Session, watchdog: _Watchdog
+) -> tuple[object, BaseException | None]:
+    """Runs the agent on this thread; what it returned, or what it raised."""
+    returned: object = None
+    error: BaseException | None = None
+    previous = signal.signal(WAKE, _ignore) if watchdog.wake and WAKE is not None else None
+    watchdog.start()
+    try:
         try:
-            self.returned = self.adapter.run(self.session)
-        except BaseException as error:
-            self.error = error
-
-
-def _interrupt(worker: _Worker) -> None:
-    """Raises `CeilingHit` inside a thread that does not come back by itself (CPython only)."""
-    if worker.ident is None:
-        return
-    ctypes.pythonapi.PyThreadState_SetAsyncExc(
-        ctypes.c_ulong(worker.ident), ctypes.py_object(CeilingHit)
-    )
-
-
-def _wait(worker: _Worker, session: Session) -> None:
-    worker.join(session.ceilings.max_wall_seconds)
-    if not worker.is_alive():
-        return
-    session.hit_ceiling("wall_seconds")
-    deadline = time.monotonic() + GRACE_SECONDS
-    while worker.is_alive() and time.monotonic() < deadline:
-        _interrupt(worker)
-        worker.join(GRACE_SECONDS / 10)
+            returned = adapter.run(session)
+        except BaseException as raised:
+            error = raised
+    finally:
+        watchdog.stop()
+        if previous is not None and WAKE is not None:
+            signal.signal(WAKE, previous)
+    return returned, error
 
 
 def _classify(
-    worker: _Worker, session: Session
+    adapter: Adapter, session: Session, returned: object, error: BaseException | None
 ) -> tuple[Outcome, Stop | None, str | None, str | None]:
     """Outcome, reported stop, crash description and a repr of an unstructured return."""
     if session.ceiling is not None:
         return Outcome.DID_NOT_STOP, None, None, None
     try:
-        stop = worker.adapter.interpret(worker.returned, worker.error)
-    except Exception as error:
-        return Outcome.CRASHED, None, f"adapter {worker.adapter.name}: {error!r}", None
+        stop = adapter.interpret(returned, error)
+    except Exception as failed:
+        return Outcome.CRASHED, None, f"adapter {adapter.name}: {failed!r}", None
     if stop is not None:
         return Outcome.STOPPED, stop, None, None
-    if worker.error is not None:
-        return Outcome.CRASHED, None, f"{type(worker.error).__name__}: {worker.error}", None
-    return Outcome.UNSTRUCTURED, None, None, cut(repr(worker.returned), RETURNED_CUT)
+    if error is not None:
+        return Outcome.CRASHED, None, f"{type(error).__name__}: {error}", None
+    return Outcome.UNSTRUCTURED, None, None, cut(repr(returned), RETURNED_CUT)
+
+
+def _record(
+    adapter: Adapter,
+    scenario: Scenario,
+    session: Session,
+    ending: tuple[Outcome, Stop | None, str | None, str | None],
+    *,
+    strict: bool,
+) -> TerminationRecord:
+    outcome, stop, error, returned = ending
+    judged = Ending(
+        outcome=outcome, reported=stop, observed=session.finish(error=error), returned=returned
+    )
+    return TerminationRecord(
+        scenario=scenario.name,
+        family=scenario.family,
+        seed=session.seed,
+        agent=adapter.name,
+        outcome=outcome,
+        reported=stop,
+        observed=judged.observed,
+        step_bound=scenario.step_bound,
+        solvable=scenario.solvable,
+        budget=scenario.budget.to_dict(),
+        verdict=judge(judged, scenario, strict=strict),
+        returned=returned,
+        wall_seconds=round(session.elapsed, 4),
+    )
 
 
 def run(
@@ -86,37 +162,28 @@ def run(
     seed: int | None = None,
     strict: bool = False,
     ceilings: Ceilings | None = None,
+    abandon: Abandon | None = None,
     **overrides: Any,
 ) -> TerminationRecord:
-    """Runs ``agent`` on ``scenario`` once and returns the judged record.
+    """Runs ``agent`` on ``scenario`` once, on this thread, and returns the judged record.
 
     ``agent`` is a callable ``agent(session)``, an `Adapter`, or a spec string (``naive``,
     ``contract``, ``module:attr``); ``seed`` defaults to the scenario's first seed;
-    ``overrides`` replace ``step_bound`` or budget fields.
+    ``overrides`` replace ``step_bound`` or budget fields. ``abandon`` is for worker processes
+    (`Abandon`).
     """
     scenario = scenario.with_overrides(**overrides) if overrides else scenario
     seed = scenario.seeds[0] if seed is None else seed
     adapter = load_agent(agent) if isinstance(agent, str) else as_adapter(agent)
     session = Session(scenario, scenario.build(seed), seed=seed, ceilings=ceilings or Ceilings())
-    worker = _Worker(adapter, session)
-    worker.start()
-    _wait(worker, session)
-    outcome, stop, error, returned = _classify(worker, session)
-    ending = Ending(
-        outcome=outcome, reported=stop, observed=session.finish(error=error), returned=returned
-    )
-    return TerminationRecord(
-        scenario=scenario.name,
-        family=scenario.family,
-        seed=seed,
-        agent=adapter.name,
-        outcome=outcome,
-        reported=stop,
-        observed=ending.observed,
-        step_bound=scenario.step_bound,
-        solvable=scenario.solvable,
-        budget=scenario.budget.to_dict(),
-        verdict=judge(ending, scenario, strict=strict),
-        returned=returned,
-        wall_seconds=round(session.elapsed, 4),
-    )
+
+    def overdue() -> None:
+        if abandon is not None:
+            ending = (Outcome.DID_NOT_STOP, None, None, None)
+            abandon(_record(adapter, scenario, session, ending, strict=strict))
+
+    on_main = threading.current_thread() is threading.main_thread()
+    watchdog = _Watchdog(session, wake=on_main, on_overdue=overdue)
+    returned, error = _call(adapter, session, watchdog)
+    ending = _classify(adapter, session, returned, error)
+    return _record(adapter, scenario, session, ending, strict=strict)

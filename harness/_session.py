@@ -14,7 +14,7 @@ from collections import Counter, deque
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from harness._errors import CeilingHit
+from harness._errors import CeilingHit, SessionClosed
 from harness._model import Usage, estimate_tokens
 from harness._probes import StagnationProbe
 from harness._record import Observed, ToolTrace, TraceStep
@@ -75,6 +75,7 @@ class Session:
         self._lock = threading.RLock()
         self._started = time.monotonic()
         self._ceiling: str | None = None
+        self._closed = False
         self._steps = 0
         self._tool_calls = 0
         self._transport_attempts = 0
@@ -116,6 +117,7 @@ class Session:
         Offer no tools and the model gives its final answer instead of calling one.
         """
         with self._lock:
+            self._check_open()
             self._check_ceilings(self._steps >= self.ceilings.max_steps, "steps")
             request = self._begin_step(messages, tools, agent)
             response = self._setup.model.respond(request)
@@ -137,6 +139,7 @@ class Session:
     ) -> str:
         """Runs one tool against the world and returns the text the agent would see."""
         with self._lock:
+            self._check_open()
             self._check_ceilings(self._tool_calls >= self.ceilings.max_tool_calls, "tool_calls")
             self._tool_calls += 1
             parsed, canonical = canonical_arguments(arguments)
@@ -158,6 +161,7 @@ class Session:
         """One HTTP request reached a fake model on the wire (issue 5): SDK retries and transient
         failures are counted here, apart from steps, which only `call_model` counts."""
         with self._lock:
+            self._check_open()
             self._transport_attempts += 1
 
     # -- what the harness keeps -----------------------------------------------------------
@@ -169,6 +173,18 @@ class Session:
     @property
     def elapsed(self) -> float:
         return time.monotonic() - self._started
+
+    def time_left(self) -> float:
+        """Seconds until the wall ceiling."""
+        return max(0.0, self.ceilings.max_wall_seconds - self.elapsed)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise SessionClosed(
+                f"unsolvable: the run of {self.scenario.name} (seed {self.seed}) has ended; a "
+                "call made after it (from a thread or callback the agent left running) is not "
+                "counted: join your threads before the agent returns"
+            )
 
     def hit_ceiling(self, which: str) -> None:
         """Marks the run as ended by a ceiling; every later call raises `CeilingHit`."""
@@ -226,8 +242,10 @@ class Session:
         return self.scenario.pricing.cost(self._input_tokens, self._output_tokens)
 
     def finish(self, *, error: str | None = None) -> Observed:
-        """Closes the run and returns what was observed; reads the world one last time."""
+        """Closes the run and returns what was observed; reads the world one last time. Calls
+        made after this raise `SessionClosed`."""
         with self._lock:
+            self._closed = True
             self._close_step()
             stagnant = self._probe.first_stagnant_step()
             lag_tokens, lag_cost = 0, 0.0

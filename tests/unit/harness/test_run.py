@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 
 import pytest
 
@@ -112,3 +114,57 @@ def test_overrides_replace_bound_and_budget() -> None:
     assert record.step_bound == 9
     with pytest.raises(harness.ScenarioError, match="unknown override"):
         harness.run(b.forever, b.scenario(), max_stepz=3)
+
+
+def test_the_agent_runs_on_the_calling_thread() -> None:
+    """Stop logic that acts only on the main thread (signals, agent-watchdog) acts here too."""
+    seen: list[threading.Thread] = []
+
+    def agent(session: harness.Session) -> Stop:
+        seen.append(threading.current_thread())
+        return Stop(code=Code.NO_PROGRESS)
+
+    harness.run(agent, b.scenario())
+    assert seen == [threading.current_thread()]
+
+
+def test_a_blocking_sleep_is_interrupted_at_the_wall_ceiling() -> None:
+    slept: list[bool] = []
+
+    def sleeper(session: harness.Session) -> None:
+        session.call_model([], session.tools)
+        time.sleep(60)
+        slept.append(True)
+
+    record = harness.run(sleeper, b.scenario(), ceilings=SHORT_WALL)
+    assert (record.outcome, record.observed.ceiling, slept) == (
+        Outcome.DID_NOT_STOP,
+        "wall_seconds",
+        [],
+    )
+
+
+def test_calls_from_a_thread_left_running_are_refused_and_never_counted() -> None:
+    refused: list[BaseException] = []
+    release = threading.Event()
+
+    def stray(session: harness.Session) -> None:
+        release.wait()
+        try:
+            session.call_model([], session.tools)
+        except BaseException as error:
+            refused.append(error)
+
+    def agent(session: harness.Session) -> Stop:
+        session.call_model([], session.tools)
+        threading.Thread(target=stray, args=(session,)).start()
+        return Stop(code=Code.NO_PROGRESS)
+
+    record = harness.run(agent, b.scenario())
+    release.set()
+    for thread in threading.enumerate():
+        if thread is not threading.current_thread() and thread.name.startswith("Thread-"):
+            thread.join(5)
+    assert record.observed.steps == 1
+    assert [type(e) for e in refused] == [harness.SessionClosed]
+    assert "has ended" in str(refused[0])
