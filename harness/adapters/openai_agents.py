@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Callable, Mapping
+import json
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -24,8 +25,16 @@ from harness._errors import AdapterError
 from harness._record import Code, Stop
 from harness._session import Session
 from harness._types import JSON
-from harness.adapters._common import BUDGET, Budgeted, missing_extra, partial_from_messages
 from harness.adapters.base import interpret_plain
+from harness.adapters.kit import (
+    BUDGET,
+    Budgeted,
+    ToolCaller,
+    as_mapping,
+    bind_tool,
+    missing_extra,
+    partial_from_messages,
+)
 from harness.wire import Wire
 
 try:
@@ -57,22 +66,25 @@ AgentBuilder = Callable[[list[FunctionTool]], Agent[Any]]
 def session_tools(session: Session) -> list[FunctionTool]:
     """The scenario's tools as Agents SDK function tools (schemas passed through, not strict)."""
 
-    def bind(name: str) -> Callable[[ToolContext[Any], str], Any]:
-        async def invoke(context: ToolContext[Any], arguments: str) -> str:
-            return session.call_tool(name, arguments)
-
-        return invoke
-
     return [
         FunctionTool(
             name=spec.name,
             description=spec.description,
             params_json_schema=dict(spec.parameters),
-            on_invoke_tool=bind(spec.name),
+            on_invoke_tool=_invoker(bind_tool(session, spec.name)),
             strict_json_schema=False,
         )
         for spec in session.tools
     ]
+
+
+def _invoker(call: ToolCaller) -> Callable[[ToolContext[Any], str], Awaitable[str]]:
+    """``FunctionTool.on_invoke_tool``: the SDK hands over the arguments as a JSON string."""
+
+    async def invoke(context: ToolContext[Any], arguments: str) -> str:
+        return call(**json.loads(arguments or "{}"))
+
+    return invoke
 
 
 @dataclass(kw_only=True)
@@ -201,23 +213,11 @@ class OpenAIAgentsAdapter:
         if returned.handled_max_turns:
             reason = f"max_turns error handler answered: {result.final_output!s:.120}"
             return Stop(code=Code.BUDGET_STEPS, reason=reason, partial=_partial(result.new_items))
-        stop = interpret_plain(_as_mapping(result.final_output))
+        stop = interpret_plain(as_mapping(result.final_output))
         if stop is not None:
             return stop
         reason = f"final output: {result.final_output!s:.160}"
         return Stop(code=Code.COMPLETED, reason=reason, partial=_partial(result.new_items))
-
-
-def _as_mapping(output: object) -> object:
-    """Structured final outputs (pydantic models, dataclasses) as mappings to read a `Stop` from."""
-    if isinstance(output, Stop | Mapping):
-        return output
-    dump = getattr(output, "model_dump", None)
-    if callable(dump):
-        return dump()
-    if dataclasses.is_dataclass(output) and not isinstance(output, type):
-        return dataclasses.asdict(output)
-    return output
 
 
 def _partial(items: list[RunItem]) -> JSON:

@@ -24,15 +24,17 @@ from harness._errors import AdapterError
 from harness._record import Code, Stop
 from harness._session import Session
 from harness._types import JSON, ToolSpec
-from harness.adapters._common import (
+from harness.adapters.base import interpret_plain
+from harness.adapters.kit import (
     BUDGET,
     Budgeted,
+    bind_tool,
     missing_extra,
     partial_from_messages,
     reply_to_calls,
+    reply_usage,
+    text_of,
 )
-from harness.adapters.base import interpret_plain
-from harness.wire._turn import text_of
 
 try:
     # smolagents ships no type information (no py.typed): these imports are Any to mypy.
@@ -95,7 +97,7 @@ class SessionModel(Model):  # type: ignore[misc]
         if not calls and FINAL_ANSWER_TOOL in offered:
             answer = {"answer": reply["content"]}
             calls = [(f"call_final_{len(messages)}", FINAL_ANSWER_TOOL, answer)]
-        usage = reply.get("usage") or {}
+        usage = reply_usage(reply)
         return ChatMessage(
             role=MessageRole.ASSISTANT,
             content=reply.get("content"),
@@ -109,8 +111,7 @@ class SessionModel(Model):  # type: ignore[misc]
             ]
             or None,
             token_usage=TokenUsage(
-                input_tokens=usage.get("prompt_tokens", 0),
-                output_tokens=usage.get("completion_tokens", 0),
+                input_tokens=usage.input_tokens, output_tokens=usage.output_tokens
             ),
         )
 
@@ -134,9 +135,11 @@ def _tool(session: Session, spec: ToolSpec) -> Tool:
     properties = spec.parameters.get("properties") or {}
     required = set(spec.parameters.get("required") or ())
 
+    call = bind_tool(session, spec.name)
+
     def forward(self: Tool, **arguments: Any) -> str:
-        given = {k: v for k, v in arguments.items() if v is not None}
-        return session.call_tool(spec.name, given)
+        """smolagents passes ``None`` for an optional input the model left out."""
+        return call(**{k: v for k, v in arguments.items() if v is not None})
 
     attributes = {
         "name": spec.name,
