@@ -17,14 +17,14 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from harness._errors import AdapterError
 from harness._record import Code, Stop
 from harness._session import Session
-from harness._types import JSON
+from harness._types import JSON, ToolSpec
 from harness.adapters.base import interpret_plain
 from harness.adapters.kit import (
     BUDGET,
@@ -51,6 +51,7 @@ try:
     )
     from agents.items import ItemHelpers, RunItem
     from agents.run_error_handlers import RunErrorHandlerInput, RunErrorHandlers
+    from agents.tool import maybe_invoke_function_tool_failure_error_function
     from agents.tool_context import ToolContext
 except ModuleNotFoundError as error:  # pragma: no cover - only without the extra
     raise ImportError(missing_extra("openai-agents", "openai-agents")) from error
@@ -65,26 +66,35 @@ AgentBuilder = Callable[[list[FunctionTool]], Agent[Any]]
 
 def session_tools(session: Session) -> list[FunctionTool]:
     """The scenario's tools as Agents SDK function tools (schemas passed through, not strict)."""
-
-    return [
-        FunctionTool(
-            name=spec.name,
-            description=spec.description,
-            params_json_schema=dict(spec.parameters),
-            on_invoke_tool=_invoker(bind_tool(session, spec.name)),
-            strict_json_schema=False,
-        )
-        for spec in session.tools
-    ]
+    return [_function_tool(spec, bind_tool(session, spec.name)) for spec in session.tools]
 
 
-def _invoker(call: ToolCaller) -> Callable[[ToolContext[Any], str], Awaitable[str]]:
-    """``FunctionTool.on_invoke_tool``: the SDK hands over the arguments as a JSON string."""
+def _function_tool(spec: ToolSpec, call: ToolCaller) -> FunctionTool:
+    """A `FunctionTool` that fails the way ``@function_tool`` does by default: a raising tool
+    gives the model the SDK's own error text (``default_tool_error_function``, or the run's
+    ``tool_error_formatter``) and the run goes on. A bare `FunctionTool` would end the run at
+    the first raise instead, which no production agent built with ``@function_tool`` does
+    (issue 15). Harness ceilings are `BaseException`s and pass through."""
 
     async def invoke(context: ToolContext[Any], arguments: str) -> str:
-        return call(**json.loads(arguments or "{}"))
+        try:
+            return call(**json.loads(arguments or "{}"))
+        except Exception as error:
+            handled = await maybe_invoke_function_tool_failure_error_function(
+                function_tool=tool, context=context, error=error
+            )
+            if handled is None:
+                raise
+            return handled
 
-    return invoke
+    tool = FunctionTool(
+        name=spec.name,
+        description=spec.description,
+        params_json_schema=dict(spec.parameters),
+        on_invoke_tool=invoke,
+        strict_json_schema=False,
+    )
+    return tool
 
 
 @dataclass(kw_only=True)
