@@ -63,6 +63,8 @@ __all__ = [
 
 FINAL_ANSWER_TOOL = "final_answer"
 """smolagents' built-in tool a tool-calling model calls to finish."""
+MAX_STEPS_ERROR = "AgentMaxStepsError"
+"""The error smolagents records on the step of its forced final answer."""
 SCHEMA_TYPES = {"string", "boolean", "integer", "number", "array", "object", "null"}
 """JSON-schema types smolagents accepts as tool input types; anything else becomes ``any``."""
 
@@ -231,7 +233,9 @@ class SmolagentsAdapter:
 
 def _step_messages(steps: list[dict[str, Any]]) -> list[JSON]:
     """The run's action steps as messages: what the model said and called, then what came back
-    (an observation, or the error smolagents recorded in its place)."""
+    (an observation, or the error smolagents recorded in its place). A step that ran no
+    scenario tool — the forced final answer, whose error is ``AgentMaxStepsError``, or a
+    ``final_answer`` call — has no tool result: counting one made 21 of 20 (issue 15)."""
     messages: list[JSON] = []
     for step in steps:
         if "step_number" not in step:
@@ -240,8 +244,18 @@ def _step_messages(steps: list[dict[str, Any]]) -> list[JSON]:
         said: JSON = {"role": "assistant", "content": step.get("model_output") or ""}
         messages.append({**said, "tool_calls": names} if names else said)
         error = step.get("error")
+        if _ran_no_tool(names, error):
+            continue
         if step.get("observations") is not None:
             messages.append({"role": "tool", "content": str(step["observations"])})
         elif isinstance(error, dict):
             messages.append({"role": "tool", "content": f"error: {error.get('message', '')}"})
     return messages
+
+
+def _ran_no_tool(names: list[JSON], error: object) -> bool:
+    """A ``final_answer`` call, or smolagents' own error at ``max_steps`` (its forced final
+    answer); a scenario tool that raised leaves no call in the step, but its error."""
+    if names and all(name["name"] == FINAL_ANSWER_TOOL for name in names):
+        return True
+    return isinstance(error, dict) and error.get("type") == MAX_STEPS_ERROR
