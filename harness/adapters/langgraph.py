@@ -59,9 +59,16 @@ SUPERSTEPS_PER_STEP = 2
 
 
 def recursion_limit_for(steps: int) -> int:
-    """The ``recursion_limit`` that lets a model→tools agent make ``steps`` model calls and then
-    raise `GraphRecursionError` (odd, so ``create_react_agent`` raises instead of apologising)."""
-    return SUPERSTEPS_PER_STEP * steps - 1
+    """The ``recursion_limit`` that lets a model→tools agent make ``steps`` model calls, the
+    last of them a final answer that stands; a stuck agent stops after ``steps`` calls.
+
+    Even, because an odd limit takes the last answer away: at ``2 * steps - 1`` the last call
+    has no superstep left, ``create_react_agent`` replaces a final answer with its apology
+    (``_are_more_steps_needed`` reads an answer with no tool calls as "all tools return
+    direct", since ``all([])`` is true) and LangGraph raises `GraphRecursionError` anyway.
+    At this limit a stuck ``create_react_agent`` apologises and ``create_agent`` raises; the
+    adapter reads both as ``exhausted`` (issue 15)."""
+    return SUPERSTEPS_PER_STEP * steps
 
 
 class SessionChatModel(BaseChatModel):
