@@ -200,8 +200,10 @@ class Steps:
 
 
 def _rebased(request: ModelRequest, steps_done: int) -> ModelRequest:
-    own = _own_step(request) - steps_done
-    return dataclasses.replace(request, step=max(1, request.step - steps_done), agent_step=own)
+    """The request as the next phase sees it: its own steps count from the phase's start. The
+    run's ``step`` stays real, since tool-call ids are built from it and must never repeat in a
+    run — the Agents SDK aborts on a reused id (issue 15)."""
+    return dataclasses.replace(request, agent_step=_own_step(request) - steps_done)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -22,14 +22,16 @@ from typing import Any
 from harness._errors import AdapterError
 from harness._record import Code, Stop
 from harness._session import Session
-from harness.adapters._common import (
+from harness.adapters.base import interpret_plain
+from harness.adapters.kit import (
     BUDGET,
     Budgeted,
+    bind_tool,
     missing_extra,
     partial_from_messages,
     reply_to_calls,
+    reply_usage,
 )
-from harness.adapters.base import interpret_plain
 
 try:
     from langchain_core.language_models.chat_models import BaseChatModel
@@ -57,9 +59,16 @@ SUPERSTEPS_PER_STEP = 2
 
 
 def recursion_limit_for(steps: int) -> int:
-    """The ``recursion_limit`` that lets a model→tools agent make ``steps`` model calls and then
-    raise `GraphRecursionError` (odd, so ``create_react_agent`` raises instead of apologising)."""
-    return SUPERSTEPS_PER_STEP * steps - 1
+    """The ``recursion_limit`` that lets a model→tools agent make ``steps`` model calls, the
+    last of them a final answer that stands; a stuck agent stops after ``steps`` calls.
+
+    Even, because an odd limit takes the last answer away: at ``2 * steps - 1`` the last call
+    has no superstep left, ``create_react_agent`` replaces a final answer with its apology
+    (``_are_more_steps_needed`` reads an answer with no tool calls as "all tools return
+    direct", since ``all([])`` is true) and LangGraph raises `GraphRecursionError` anyway.
+    At this limit a stuck ``create_react_agent`` apologises and ``create_agent`` raises; the
+    adapter reads both as ``exhausted`` (issue 15)."""
+    return SUPERSTEPS_PER_STEP * steps
 
 
 class SessionChatModel(BaseChatModel):
@@ -98,7 +107,7 @@ class SessionChatModel(BaseChatModel):
     ) -> ChatResult:
         history = convert_to_openai_messages(messages)
         reply = self.session.call_model(history, kwargs.get("tools") or ())
-        usage = reply.get("usage") or {}
+        usage = reply_usage(reply)
         message = AIMessage(
             content=reply.get("content") or "",
             tool_calls=[
@@ -106,9 +115,9 @@ class SessionChatModel(BaseChatModel):
                 for i, n, a in reply_to_calls(reply)
             ],
             usage_metadata={
-                "input_tokens": usage.get("prompt_tokens", 0),
-                "output_tokens": usage.get("completion_tokens", 0),
-                "total_tokens": usage.get("total_tokens", 0),
+                "input_tokens": usage.input_tokens,
+                "output_tokens": usage.output_tokens,
+                "total_tokens": usage.input_tokens + usage.output_tokens,
             },
         )
         return ChatResult(generations=[ChatGeneration(message=message)])
@@ -116,19 +125,12 @@ class SessionChatModel(BaseChatModel):
 
 def session_tools(session: Session) -> list[BaseTool]:
     """The scenario's tools as LangChain tools; a tool that raises raises in the graph too."""
-
-    def bind(name: str) -> Callable[..., str]:
-        def call(**arguments: Any) -> str:
-            return session.call_tool(name, arguments)
-
-        return call
-
     return [
         StructuredTool(
             name=spec.name,
             description=spec.description,
             args_schema=spec.parameters,
-            func=bind(spec.name),
+            func=bind_tool(session, spec.name),
         )
         for spec in session.tools
     ]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -23,9 +24,17 @@ from typing import Any, Literal
 from harness._errors import AdapterError
 from harness._record import Code, Stop
 from harness._session import Session
-from harness._types import JSON
-from harness.adapters._common import BUDGET, Budgeted, missing_extra, partial_from_messages
+from harness._types import JSON, ToolSpec
 from harness.adapters.base import interpret_plain
+from harness.adapters.kit import (
+    BUDGET,
+    Budgeted,
+    ToolCaller,
+    as_mapping,
+    bind_tool,
+    missing_extra,
+    partial_from_messages,
+)
 from harness.wire import Wire
 
 try:
@@ -42,6 +51,7 @@ try:
     )
     from agents.items import ItemHelpers, RunItem
     from agents.run_error_handlers import RunErrorHandlerInput, RunErrorHandlers
+    from agents.tool import maybe_invoke_function_tool_failure_error_function
     from agents.tool_context import ToolContext
 except ModuleNotFoundError as error:  # pragma: no cover - only without the extra
     raise ImportError(missing_extra("openai-agents", "openai-agents")) from error
@@ -56,23 +66,35 @@ AgentBuilder = Callable[[list[FunctionTool]], Agent[Any]]
 
 def session_tools(session: Session) -> list[FunctionTool]:
     """The scenario's tools as Agents SDK function tools (schemas passed through, not strict)."""
+    return [_function_tool(spec, bind_tool(session, spec.name)) for spec in session.tools]
 
-    def bind(name: str) -> Callable[[ToolContext[Any], str], Any]:
-        async def invoke(context: ToolContext[Any], arguments: str) -> str:
-            return session.call_tool(name, arguments)
 
-        return invoke
+def _function_tool(spec: ToolSpec, call: ToolCaller) -> FunctionTool:
+    """A `FunctionTool` that fails the way ``@function_tool`` does by default: a raising tool
+    gives the model the SDK's own error text (``default_tool_error_function``, or the run's
+    ``tool_error_formatter``) and the run goes on. A bare `FunctionTool` would end the run at
+    the first raise instead, which no production agent built with ``@function_tool`` does
+    (issue 15). Harness ceilings are `BaseException`s and pass through."""
 
-    return [
-        FunctionTool(
-            name=spec.name,
-            description=spec.description,
-            params_json_schema=dict(spec.parameters),
-            on_invoke_tool=bind(spec.name),
-            strict_json_schema=False,
-        )
-        for spec in session.tools
-    ]
+    async def invoke(context: ToolContext[Any], arguments: str) -> str:
+        try:
+            return call(**json.loads(arguments or "{}"))
+        except Exception as error:
+            handled = await maybe_invoke_function_tool_failure_error_function(
+                function_tool=tool, context=context, error=error
+            )
+            if handled is None:
+                raise
+            return handled
+
+    tool = FunctionTool(
+        name=spec.name,
+        description=spec.description,
+        params_json_schema=dict(spec.parameters),
+        on_invoke_tool=invoke,
+        strict_json_schema=False,
+    )
+    return tool
 
 
 @dataclass(kw_only=True)
@@ -201,23 +223,11 @@ class OpenAIAgentsAdapter:
         if returned.handled_max_turns:
             reason = f"max_turns error handler answered: {result.final_output!s:.120}"
             return Stop(code=Code.BUDGET_STEPS, reason=reason, partial=_partial(result.new_items))
-        stop = interpret_plain(_as_mapping(result.final_output))
+        stop = interpret_plain(as_mapping(result.final_output))
         if stop is not None:
             return stop
         reason = f"final output: {result.final_output!s:.160}"
         return Stop(code=Code.COMPLETED, reason=reason, partial=_partial(result.new_items))
-
-
-def _as_mapping(output: object) -> object:
-    """Structured final outputs (pydantic models, dataclasses) as mappings to read a `Stop` from."""
-    if isinstance(output, Stop | Mapping):
-        return output
-    dump = getattr(output, "model_dump", None)
-    if callable(dump):
-        return dump()
-    if dataclasses.is_dataclass(output) and not isinstance(output, type):
-        return dataclasses.asdict(output)
-    return output
 
 
 def _partial(items: list[RunItem]) -> JSON:

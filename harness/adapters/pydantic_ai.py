@@ -14,8 +14,7 @@ pydantic-ai's stops, read into the vocabulary:
 from __future__ import annotations
 
 import asyncio
-import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,14 +22,17 @@ from harness._errors import AdapterError
 from harness._record import Code, Stop
 from harness._session import Session
 from harness._types import JSON
-from harness.adapters._common import (
+from harness.adapters.base import interpret_plain
+from harness.adapters.kit import (
     BUDGET,
     Budgeted,
+    as_mapping,
+    bind_tool,
     missing_extra,
     partial_from_messages,
     reply_to_calls,
+    reply_usage,
 )
-from harness.adapters.base import interpret_plain
 
 try:
     from pydantic_ai import Agent, Tool, UsageLimitExceeded, UsageLimits, capture_run_messages
@@ -129,13 +131,10 @@ def session_model(session: Session) -> FunctionModel:
             ToolCallPart(name, arguments, tool_call_id=call_id)
             for call_id, name, arguments in reply_to_calls(reply)
         ]
-        usage = reply.get("usage") or {}
+        usage = reply_usage(reply)
         return ModelResponse(
             parts=parts,
-            usage=RequestUsage(
-                input_tokens=usage.get("prompt_tokens", 0),
-                output_tokens=usage.get("completion_tokens", 0),
-            ),
+            usage=RequestUsage(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens),
             model_name="unsolvable-session",
         )
 
@@ -144,15 +143,10 @@ def session_model(session: Session) -> FunctionModel:
 
 def session_tools(session: Session) -> list[Tool[Any]]:
     """The scenario's tools as pydantic-ai tools (JSON schemas passed through)."""
-
-    def bind(name: str) -> Callable[..., str]:
-        def call(**arguments: Any) -> str:
-            return session.call_tool(name, arguments)
-
-        return call
-
     return [
-        Tool.from_schema(bind(spec.name), spec.name, spec.description, dict(spec.parameters))
+        Tool.from_schema(
+            bind_tool(session, spec.name), spec.name, spec.description, dict(spec.parameters)
+        )
         for spec in session.tools
     ]
 
@@ -221,19 +215,8 @@ class PydanticAIAdapter:
             message = str(returned.limit_error)
             code = next((c for key, c in LIMIT_CODES if key in message), Code.BUDGET_COST)
             return Stop(code=code, reason=f"pydantic-ai: {message}", partial=partial)
-        stop = interpret_plain(_as_mapping(returned.output))
+        stop = interpret_plain(as_mapping(returned.output))
         if stop is not None:
             return stop
         reason = f"output: {returned.output!s:.160}"
         return Stop(code=Code.COMPLETED, reason=reason, partial=partial)
-
-
-def _as_mapping(output: object) -> object:
-    if isinstance(output, Stop | Mapping):
-        return output
-    dump = getattr(output, "model_dump", None)
-    if callable(dump):
-        return dump()
-    if dataclasses.is_dataclass(output) and not isinstance(output, type):
-        return dataclasses.asdict(output)
-    return output

@@ -24,15 +24,17 @@ from harness._errors import AdapterError
 from harness._record import Code, Stop
 from harness._session import Session
 from harness._types import JSON, ToolSpec
-from harness.adapters._common import (
+from harness.adapters.base import interpret_plain
+from harness.adapters.kit import (
     BUDGET,
     Budgeted,
+    bind_tool,
     missing_extra,
     partial_from_messages,
     reply_to_calls,
+    reply_usage,
+    text_of,
 )
-from harness.adapters.base import interpret_plain
-from harness.wire._turn import text_of
 
 try:
     # smolagents ships no type information (no py.typed): these imports are Any to mypy.
@@ -61,6 +63,8 @@ __all__ = [
 
 FINAL_ANSWER_TOOL = "final_answer"
 """smolagents' built-in tool a tool-calling model calls to finish."""
+MAX_STEPS_ERROR = "AgentMaxStepsError"
+"""The error smolagents records on the step of its forced final answer."""
 SCHEMA_TYPES = {"string", "boolean", "integer", "number", "array", "object", "null"}
 """JSON-schema types smolagents accepts as tool input types; anything else becomes ``any``."""
 
@@ -95,7 +99,7 @@ class SessionModel(Model):  # type: ignore[misc]
         if not calls and FINAL_ANSWER_TOOL in offered:
             answer = {"answer": reply["content"]}
             calls = [(f"call_final_{len(messages)}", FINAL_ANSWER_TOOL, answer)]
-        usage = reply.get("usage") or {}
+        usage = reply_usage(reply)
         return ChatMessage(
             role=MessageRole.ASSISTANT,
             content=reply.get("content"),
@@ -109,8 +113,7 @@ class SessionModel(Model):  # type: ignore[misc]
             ]
             or None,
             token_usage=TokenUsage(
-                input_tokens=usage.get("prompt_tokens", 0),
-                output_tokens=usage.get("completion_tokens", 0),
+                input_tokens=usage.input_tokens, output_tokens=usage.output_tokens
             ),
         )
 
@@ -134,9 +137,11 @@ def _tool(session: Session, spec: ToolSpec) -> Tool:
     properties = spec.parameters.get("properties") or {}
     required = set(spec.parameters.get("required") or ())
 
+    call = bind_tool(session, spec.name)
+
     def forward(self: Tool, **arguments: Any) -> str:
-        given = {k: v for k, v in arguments.items() if v is not None}
-        return session.call_tool(spec.name, given)
+        """smolagents passes ``None`` for an optional input the model left out."""
+        return call(**{k: v for k, v in arguments.items() if v is not None})
 
     attributes = {
         "name": spec.name,
@@ -228,7 +233,9 @@ class SmolagentsAdapter:
 
 def _step_messages(steps: list[dict[str, Any]]) -> list[JSON]:
     """The run's action steps as messages: what the model said and called, then what came back
-    (an observation, or the error smolagents recorded in its place)."""
+    (an observation, or the error smolagents recorded in its place). A step that ran no
+    scenario tool — the forced final answer, whose error is ``AgentMaxStepsError``, or a
+    ``final_answer`` call — has no tool result: counting one made 21 of 20 (issue 15)."""
     messages: list[JSON] = []
     for step in steps:
         if "step_number" not in step:
@@ -237,8 +244,18 @@ def _step_messages(steps: list[dict[str, Any]]) -> list[JSON]:
         said: JSON = {"role": "assistant", "content": step.get("model_output") or ""}
         messages.append({**said, "tool_calls": names} if names else said)
         error = step.get("error")
+        if _ran_no_tool(names, error):
+            continue
         if step.get("observations") is not None:
             messages.append({"role": "tool", "content": str(step["observations"])})
         elif isinstance(error, dict):
             messages.append({"role": "tool", "content": f"error: {error.get('message', '')}"})
     return messages
+
+
+def _ran_no_tool(names: list[JSON], error: object) -> bool:
+    """A ``final_answer`` call, or smolagents' own error at ``max_steps`` (its forced final
+    answer); a scenario tool that raised leaves no call in the step, but its error."""
+    if names and all(name["name"] == FINAL_ANSWER_TOOL for name in names):
+        return True
+    return isinstance(error, dict) and error.get("type") == MAX_STEPS_ERROR

@@ -6,10 +6,11 @@ loopback server for agents in other processes. Importing this package imports no
 """
 
 from harness.wire._errors import StrayRequest, WireFormatError
-from harness.wire._exchange import WireRequest, WireResponse, redact_url
-from harness.wire._face import (
+from harness.wire._exchange import FAKE_API_KEY, WireRequest, WireResponse, redact_url
+from harness.wire._server import LoopbackServer
+from harness.wire._turn import Turn, WireFormat
+from harness.wire._wire import (
     ANTHROPIC_BASE_URL,
-    FAKE_API_KEY,
     FORMATS,
     MODEL_HOSTS,
     OPENAI_BASE_URL,
@@ -17,8 +18,6 @@ from harness.wire._face import (
     Attempt,
     Wire,
 )
-from harness.wire._server import LoopbackServer
-from harness.wire._turn import Turn, WireFormat
 
 __all__ = [
     "ANTHROPIC_BASE_URL",

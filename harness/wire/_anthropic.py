@@ -10,8 +10,9 @@ import json
 from typing import Any
 
 from harness._types import JSON
+from harness.adapters.kit import reply_usage, text_of
 from harness.wire._exchange import WireResponse
-from harness.wire._turn import Turn, reply_usage, require, text_of, tool_calls_of
+from harness.wire._turn import Turn, require, tool_calls_of
 
 __all__ = ["ANTHROPIC_MESSAGES"]
 
@@ -103,7 +104,7 @@ class AnthropicMessages:
         return WireResponse.json(message)
 
     def _message(self, turn: Turn, step: int, blocks: list[JSON], stop: str, reply: JSON) -> JSON:
-        prompt, completion = reply_usage(reply)
+        usage = reply_usage(reply)
         return {
             "id": f"msg_unsolvable_{step}",
             "type": "message",
@@ -113,8 +114,8 @@ class AnthropicMessages:
             "stop_reason": stop,
             "stop_sequence": None,
             "usage": {
-                "input_tokens": prompt,
-                "output_tokens": completion,
+                "input_tokens": usage.input_tokens,
+                "output_tokens": usage.output_tokens,
                 "cache_creation_input_tokens": 0,
                 "cache_read_input_tokens": 0,
             },

@@ -9,13 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from harness._types import JSON
+from harness.adapters.kit import reply_usage
 from harness.wire._exchange import WireResponse
 from harness.wire._turn import (
     CREATED,
     Turn,
     arguments_of,
     openai_error,
-    reply_usage,
     require,
     tool_calls_of,
 )
@@ -33,15 +33,6 @@ def _tool_names(body: JSON) -> tuple[str, ...]:
         function = tool.get("function", tool) if isinstance(tool, dict) else {}
         names.append(str(function.get("name", "")))
     return tuple(names)
-
-
-def _usage(reply: JSON) -> JSON:
-    prompt, completion = reply_usage(reply)
-    return {
-        "prompt_tokens": prompt,
-        "completion_tokens": completion,
-        "total_tokens": prompt + completion,
-    }
 
 
 def _tool_call(call: JSON) -> JSON:
@@ -76,7 +67,7 @@ class ChatCompletions:
             {
                 **self._head(turn, step, "chat.completion"),
                 "choices": [choice],
-                "usage": _usage(reply),
+                "usage": reply_usage(reply).to_openai(),
             }
         )
 
@@ -107,7 +98,7 @@ class ChatCompletions:
             events.append(chunk({"tool_calls": [arguments]}))
         events.append(chunk({}, "tool_calls" if calls else "stop"))
         if (turn.body.get("stream_options") or {}).get("include_usage"):
-            events.append((None, {**head, "choices": [], "usage": _usage(reply)}))
+            events.append((None, {**head, "choices": [], "usage": reply_usage(reply).to_openai()}))
         return [*events, (None, "[DONE]")]
 
     def error(self, status: int, message: str) -> WireResponse:

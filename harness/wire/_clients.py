@@ -10,12 +10,12 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from harness._errors import AdapterError
-from harness.wire._exchange import WireRequest
+from harness.wire._exchange import FAKE_API_KEY, WireRequest
 
 if TYPE_CHECKING:
     import respx
 
-    from harness.wire._face import Wire
+    from harness.wire._wire import Wire
 
 __all__ = ["mock_transport", "mount", "respx_router", "sdk_options"]
 
@@ -82,12 +82,6 @@ def sdk_options(
     options: Mapping[str, Any], make_client: Callable[[], Any], base_url: str
 ) -> dict[str, Any]:
     """An SDK client's options: the fake key and base URL unless given, and our transport."""
-    merged = {"api_key": _fake_key(), "base_url": base_url, **options}
+    merged = {"api_key": FAKE_API_KEY, "base_url": base_url, **options}
     merged.setdefault("http_client", make_client())
     return merged
-
-
-def _fake_key() -> str:
-    from harness.wire._face import FAKE_API_KEY
-
-    return FAKE_API_KEY

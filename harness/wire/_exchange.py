@@ -13,7 +13,12 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from harness._types import JSON
 
-__all__ = ["WireRequest", "WireResponse", "encode_sse", "redact_url"]
+__all__ = ["FAKE_API_KEY", "WireRequest", "WireResponse", "encode_sse", "redact_url"]
+
+FAKE_API_KEY = "sk-unsolvable-fake-key"
+"""The key fake clients are built with: SDKs refuse to start without one, and it is worthless.
+It lives here, not beside `Wire`, so the clients and the server can name it without importing
+the module that imports them (issue 9)."""
 
 REDACTED = "redacted"
 """What a query value becomes in anything the harness keeps: some APIs take keys as ``?key=``."""

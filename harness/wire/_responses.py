@@ -9,14 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from harness._types import JSON
+from harness.adapters.kit import reply_usage, text_of
 from harness.wire._exchange import WireResponse
 from harness.wire._turn import (
     CREATED,
     Turn,
     arguments_of,
     openai_error,
-    reply_usage,
-    text_of,
     tool_calls_of,
 )
 
@@ -74,13 +73,13 @@ def _tool_names(body: JSON) -> tuple[str, ...]:
 
 
 def _usage(reply: JSON) -> JSON:
-    prompt, completion = reply_usage(reply)
+    usage = reply_usage(reply)
     return {
-        "input_tokens": prompt,
+        "input_tokens": usage.input_tokens,
         "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
-        "output_tokens": completion,
+        "output_tokens": usage.output_tokens,
         "output_tokens_details": {"reasoning_tokens": 0},
-        "total_tokens": prompt + completion,
+        "total_tokens": usage.input_tokens + usage.output_tokens,
     }
 
 

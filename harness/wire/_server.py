@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 
 from harness._errors import CeilingHit
 from harness.wire._errors import StrayRequest
-from harness.wire._exchange import WireRequest, WireResponse
+from harness.wire._exchange import FAKE_API_KEY, WireRequest, WireResponse
 
 if TYPE_CHECKING:
-    from harness.wire._face import Wire
+    from harness.wire._wire import Wire
 
 __all__ = ["LoopbackServer"]
 
@@ -139,8 +139,6 @@ class LoopbackServer:
     def environ(self) -> dict[str, str]:
         """Environment variables that point an unmodified ``openai``/``anthropic`` SDK agent in
         a child process at this server (the SDKs read them when built without arguments)."""
-        from harness.wire._face import FAKE_API_KEY
-
         return {
             "OPENAI_BASE_URL": self.openai_base_url,
             "OPENAI_API_KEY": FAKE_API_KEY,

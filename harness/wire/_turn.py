@@ -7,7 +7,7 @@ offered — because that is what `Session.call_model` takes, and renders the ses
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -21,9 +21,7 @@ __all__ = [
     "WireFormat",
     "arguments_of",
     "openai_error",
-    "reply_usage",
     "require",
-    "text_of",
     "tool_calls_of",
 ]
 
@@ -82,26 +80,10 @@ def require(body: Mapping[str, Any], key: str, kind: type, fmt: str) -> Any:
     return value
 
 
-def text_of(content: object) -> str | None:
-    """Text of a message content: a string, or the text of a list of content parts."""
-    if content is None or isinstance(content, str):
-        return content
-    if isinstance(content, Iterable):
-        texts = [part.get("text") for part in content if isinstance(part, Mapping)]
-        return "".join(t for t in texts if isinstance(t, str))
-    return str(content)
-
-
 def arguments_of(call: JSON) -> str:
     """The JSON arguments of a Chat Completions tool call, as the string the formats carry."""
     arguments = call.get("function", {}).get("arguments")
     return arguments if isinstance(arguments, str) else json.dumps(arguments or {})
-
-
-def reply_usage(reply: JSON) -> tuple[int, int]:
-    """``(input_tokens, output_tokens)`` of a session reply."""
-    usage = reply.get("usage") or {}
-    return int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
 
 
 def tool_calls_of(reply: JSON) -> list[JSON]:

@@ -3,6 +3,7 @@ agent: the only code between the scenario and the unmodified agent."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -11,7 +12,18 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from harness import Session, Stop, TerminationRecord, Verdict
+import scenarios
+from harness import (
+    Model,
+    ModelRequest,
+    ModelResponse,
+    Scenario,
+    Session,
+    Setup,
+    Stop,
+    TerminationRecord,
+    Verdict,
+)
 from harness.wire import Wire
 
 ROOT = Path(__file__).parents[2]
@@ -48,3 +60,43 @@ def reported(record: TerminationRecord) -> Stop:
 
 def verdict(record: TerminationRecord) -> Verdict:
     return record.verdict
+
+
+class _RecordingModel:
+    """The scenario's model, noting every request it is asked and every answer it gives."""
+
+    def __init__(self, model: Model, log: list[tuple[ModelRequest, ModelResponse]]) -> None:
+        self.model, self.log, self.name = model, log, model.name
+
+    def respond(self, request: ModelRequest) -> ModelResponse:
+        response = self.model.respond(request)
+        self.log.append((request, response))
+        return response
+
+
+def recording(name: str) -> tuple[Scenario, list[tuple[ModelRequest, ModelResponse]]]:
+    """The library scenario ``name``, and the list its model fills with each model call of the
+    run — request and answer — whatever face carries it."""
+    scenario, log = scenarios.get(name), []
+
+    def build(seed: int) -> Setup:
+        setup = scenario.build(seed)
+        return dataclasses.replace(setup, model=_RecordingModel(setup.model, log))
+
+    return dataclasses.replace(scenario, build=build), log
+
+
+def tool_call_ids(log: list[tuple[ModelRequest, ModelResponse]]) -> list[str]:
+    return [call.id for _, response in log for call in response.tool_calls]
+
+
+def model_calls(log: list[tuple[ModelRequest, ModelResponse]]) -> list[tuple[Any, ...]]:
+    """Each model call as the tools offered and the calls answered: what two runs of the same
+    script must share to be the same run."""
+    return [
+        (
+            tuple(sorted(request.tools)),
+            tuple((c.name, str(c.arguments)) for c in response.tool_calls),
+        )
+        for request, response in log
+    ]

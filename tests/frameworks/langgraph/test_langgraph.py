@@ -48,7 +48,7 @@ def agent(model: Any, tools: Any) -> Any:
 @pytest.mark.parametrize("name", FAMILIES)
 @pytest.mark.parametrize("build", [react, agent])
 def test_the_recursion_limit_is_exhausted_with_partial_state(name: str, build: Any) -> None:
-    adapter = LangGraphAdapter(build, recursion_limit=recursion_limit_for(6))
+    adapter = LangGraphAdapter(build, recursion_limit=11)  # odd: both raise
     record = harness.run(adapter, scenarios.get(name))
     assert (record.exit, record.code, record.observed.steps) == (
         Exit.EXHAUSTED,
@@ -59,11 +59,35 @@ def test_the_recursion_limit_is_exhausted_with_partial_state(name: str, build: A
     assert reported(record).partial["tool_results"] in (5, 6)  # raised before or after the tools
 
 
+@pytest.mark.parametrize("build", [react, agent])
+def test_recursion_limit_for_n_lets_a_run_of_n_model_calls_finish(build: Any) -> None:
+    """slow-dependency/fails-2 needs five calls: three fetches, the save, the answer."""
+    adapter = LangGraphAdapter(build, recursion_limit=recursion_limit_for(5))
+    record = harness.run(adapter, scenarios.get("slow-dependency/fails-2"))
+    assert (record.code, record.observed.steps) == (Code.COMPLETED, 5) and verdict(record).passed
+    short = LangGraphAdapter(build, recursion_limit=recursion_limit_for(5) - 1)
+    record = harness.run(short, scenarios.get("slow-dependency/fails-2"))
+    assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 5), "the answer is lost"
+
+
+@pytest.mark.parametrize("build", [react, agent])
+def test_recursion_limit_for_n_stops_a_stuck_agent_after_n_calls(build: Any) -> None:
+    adapter = LangGraphAdapter(build, recursion_limit=recursion_limit_for(6))
+    record = harness.run(adapter, scenarios.get("constant-return/repeat"))
+    assert (record.exit, record.code, record.observed.steps) == (
+        Exit.EXHAUSTED,
+        Code.BUDGET_STEPS,
+        6,
+    )
+
+
 def test_retrying_a_denied_call_until_the_limit_is_still_judged() -> None:
     adapter = LangGraphAdapter(agent, recursion_limit=recursion_limit_for(6))
     record = harness.run(adapter, scenarios.get("missing-permission/retry-403"))
     assert record.exit is Exit.EXHAUSTED and not verdict(record).passed
-    assert "5 denied calls, 2 allowed" in " ".join(map(str, verdict(record).failures))
+    assert "6 denied calls, 2 allowed" in " ".join(
+        map(str, verdict(record).failures)
+    )  # 6th run too
 
 
 def test_sorry_need_more_steps_is_an_exhaustion_not_a_completion() -> None:

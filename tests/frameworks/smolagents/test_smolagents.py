@@ -35,6 +35,7 @@ def test_the_default_twenty_steps_end_in_a_forced_final_answer_read_as_exhausted
     record = harness.run(SmolagentsAdapter(quiet), scenarios.get(name))
     assert (record.exit, record.code) == (Exit.EXHAUSTED, Code.BUDGET_STEPS)
     assert record.observed.steps == 21, "20 steps, then one more model call with no tools"
+    assert reported(record).partial["tool_results"] == record.observed.tool_calls == 20
     reason = reported(record).reason
     assert "max_steps=20" in reason and "completed the task" in reason, "it claimed success"
     assert record.observed.tail[-1].calls == (), "the forced final answer calls no tool"

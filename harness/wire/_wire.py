@@ -23,6 +23,7 @@ from harness.wire._chat import CHAT_COMPLETIONS
 from harness.wire._errors import WIRE_DOCS, StrayRequest, WireFormatError
 from harness.wire._exchange import WireRequest, WireResponse
 from harness.wire._responses import RESPONSES, response_id
+from harness.wire._server import LoopbackServer
 from harness.wire._turn import Turn, WireFormat
 
 if TYPE_CHECKING:
@@ -32,11 +33,8 @@ if TYPE_CHECKING:
     import openai
     import respx
 
-    from harness.wire._server import LoopbackServer
-
 __all__ = [
     "ANTHROPIC_BASE_URL",
-    "FAKE_API_KEY",
     "FORMATS",
     "MODEL_HOSTS",
     "OPENAI_BASE_URL",
@@ -45,8 +43,6 @@ __all__ = [
     "Wire",
 ]
 
-FAKE_API_KEY = "sk-unsolvable-fake-key"
-"""The key fake clients are built with: SDKs refuse to start without one, and it is worthless."""
 MODEL_HOSTS = ("api.openai.com", "api.anthropic.com", "model.unsolvable.test")
 """Hosts the fake model answers on. The vendors' own hosts are included so that a client with its
 default base URL runs unmodified once its transport is the fake's — nothing leaves the process."""
@@ -268,8 +264,6 @@ class Wire:
 
     def serve(self) -> LoopbackServer:
         """Starts a loopback HTTP server on 127.0.0.1 (ephemeral port); stopped by `close`."""
-        from harness.wire._server import LoopbackServer
-
         server = LoopbackServer(self).start()
         self._servers.append(server)
         return server
