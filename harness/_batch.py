@@ -1,32 +1,50 @@
 """Consumes jobs (agent spec × scenario name × seed), produces their judged records in job order,
-in this process or on a pool of worker processes.
+each run made in a worker process that the agent cannot take the harness down with.
 
-Jobs name their agent and scenario instead of holding them, so they pickle; records come back as
-the plain data `TerminationRecord.to_dict` makes and are rebuilt, the way xdist workers send
-theirs, so an agent's odd partial results never break the pool. Order never depends on the
-number of workers: the JSON of a run is the same bytes at ``-n 1`` and ``-n 4``.
+A worker runs one job at a time on its main thread and sends the record back as the plain data
+`TerminationRecord.to_dict` makes. A worker that dies (``os._exit``, a signal, a segfault) is
+recorded ``crashed`` for the run it was in, one that outlives its wall ceiling (a C loop holding
+the interpreter) is killed and recorded ``did_not_stop``, and a fresh worker takes the next job:
+the other runs are unaffected. Order never depends on the number of workers, so the JSON of a run
+is the same bytes at ``-n 1`` and ``-n 4``.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import multiprocessing
+import os
+import signal
+import sys
+import tempfile
+import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
 from multiprocessing.context import BaseContext
-from typing import Any
+from multiprocessing.process import BaseProcess
 
-from harness._errors import UnsolvableError
-from harness._record import TerminationRecord
-from harness._run import run
+from harness._loading import load_agent
+from harness._record import Ending, Observed, Outcome, TerminationRecord
+from harness._run import GRACE_SECONDS, run
 from harness._scenario import Ceilings, Scenario
+from harness._text import cut
+from harness._verdict import judge
 
-__all__ = ["Job", "run_jobs"]
+__all__ = ["Batch", "Job", "run_jobs"]
 
-CHUNKS_PER_WORKER = 8
-"""Jobs are sent in chunks: few enough to keep pickling cheap, many enough that workers finish
-together and progress moves smoothly."""
+KILL_MARGIN_SECONDS = 0.4
+"""After the wall ceiling and the in-process grace, how long a silent worker is given before it
+is killed: the agent then holds the interpreter and nothing in its process can end it."""
+INTERRUPT_GRACE_SECONDS = 1.0
+"""On an interrupt, how long running jobs get to finish before their workers are killed."""
+OUTPUT_CUT = 2000
+"""Characters of an agent's own stdout/stderr kept in the record of a failing run."""
+POLL_SECONDS = 0.1
+"""How often the harness looks for dead and overdue workers while none sends anything."""
+FINISHED, ABANDONED = "finished", "abandoned"
+"""What a worker sends with a record: it is ready for the next job, or it is exiting."""
 
 Lookup = Callable[[str], Scenario]
 """Finds a scenario by name; a module-level function (such as ``scenarios.get``) so it pickles."""
@@ -44,40 +62,221 @@ class Job:
     ceilings: Ceilings = field(default_factory=Ceilings)
 
 
-def _run_job(job: Job, lookup: Lookup) -> TerminationRecord:
-    return run(
-        job.agent, lookup(job.scenario), seed=job.seed, strict=job.strict, ceilings=job.ceilings
-    )
+@dataclass(frozen=True, kw_only=True)
+class Batch:
+    """What `run_jobs` made: the finished records in job order, and whether it was cut short."""
+
+    records: tuple[TerminationRecord, ...]
+    interrupted: bool = False
+    """SIGINT or SIGTERM arrived: jobs not yet finished have no record."""
 
 
-def _run_in_worker(job: Job, lookup: Lookup) -> dict[str, Any]:
-    return _run_job(job, lookup).to_dict(volatile=True)
+class Interrupted(Exception):
+    """SIGTERM, delivered the way SIGINT is (as an exception in the main thread)."""
 
 
-def _context(lookup: Lookup) -> BaseContext | None:
-    """``forkserver`` where there is one: forking a process whose threads may still be running
-    agents is unsafe (Python 3.12 warns about it), and ``spawn`` re-imports everything per worker.
-    """
+# -- the worker process ---------------------------------------------------------------------
+@contextlib.contextmanager
+def _captured() -> Iterator[Callable[[], str]]:
+    """The agent's own stdout and stderr go to a file, not into the harness's output."""
+    with tempfile.TemporaryFile() as sink:
+        saved = [os.dup(1), os.dup(2)]
+        for fd in (1, 2):
+            os.dup2(sink.fileno(), fd)
+
+        def output() -> str:
+            for stream in (sys.stdout, sys.stderr):
+                stream.flush()
+            sink.seek(0, os.SEEK_END)
+            size = sink.tell()
+            sink.seek(max(0, size - 4 * OUTPUT_CUT))
+            return sink.read().decode("utf-8", "replace")
+
+        try:
+            yield output
+        finally:
+            for fd, copy in zip((1, 2), saved, strict=True):
+                os.dup2(copy, fd)
+                os.close(copy)
+
+
+def _run_job(job: Job, lookup: Lookup, conn: Connection) -> None:
+    def abandon(record: TerminationRecord) -> None:
+        conn.send((ABANDONED, record.to_dict(volatile=True)))
+        os._exit(0)  # the agent's thread cannot be ended; this process can
+
+    with _captured() as output:
+        record = run(
+            job.agent,
+            lookup(job.scenario),
+            seed=job.seed,
+            strict=job.strict,
+            ceilings=job.ceilings,
+            abandon=abandon,
+        )
+        text = "" if record.verdict.passed else cut(output()[-OUTPUT_CUT:], OUTPUT_CUT)
+    conn.send((FINISHED, dataclasses.replace(record, output=text).to_dict(volatile=True)))
+
+
+def _serve(conn: Connection, lookup: Lookup) -> None:
+    """A worker's main loop: its own process group (so a terminal's Ctrl-C reaches only the
+    harness, which decides), one job at a time, until told to stop."""
+    os.setpgrp()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    while (job := conn.recv()) is not None:
+        _run_job(job, lookup, conn)
+
+
+# -- the harness side -----------------------------------------------------------------------
+def _context(lookup: Lookup) -> BaseContext:
+    """``forkserver`` where there is one: workers start from a clean process that has already
+    imported the harness and the scenario library, never from one running agent threads."""
     if "forkserver" not in multiprocessing.get_all_start_methods():
-        return None
+        return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
-    # Workers start with the harness and the scenario library imported, not each on its own.
     context.set_forkserver_preload([__name__, lookup.__module__])
     return context
 
 
-def _pooled(jobs: Sequence[Job], lookup: Lookup, workers: int) -> Iterator[TerminationRecord]:
-    chunksize = max(1, len(jobs) // (workers * CHUNKS_PER_WORKER))
-    with ProcessPoolExecutor(max_workers=workers, mp_context=_context(lookup)) as pool:
-        lookups = [lookup] * len(jobs)
+@dataclass(kw_only=True)
+class _Worker:
+    process: BaseProcess
+    conn: Connection
+    index: int | None = None
+    """The job it is running, if any."""
+    deadline: float = 0.0
+
+
+def _start(context: BaseContext, lookup: Lookup) -> _Worker:
+    ours, theirs = context.Pipe()
+    process = context.Process(target=_serve, args=(theirs, lookup), daemon=True)  # type: ignore[attr-defined]
+    process.start()
+    theirs.close()
+    return _Worker(process=process, conn=ours)
+
+
+def _stop(worker: _Worker, *, kill: bool) -> None:
+    """Ends a worker and everything it started (its process group); reaps it."""
+    pid = worker.process.pid
+    if kill and pid is not None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGKILL)
+    else:
+        with contextlib.suppress(OSError):
+            worker.conn.send(None)
+    worker.process.join(timeout=None if kill else INTERRUPT_GRACE_SECONDS)
+    if worker.process.is_alive():
+        _stop(worker, kill=True)
+    worker.conn.close()
+
+
+def _lost(job: Job, scenario: Scenario, outcome: Outcome, why: str) -> TerminationRecord:
+    """The record of a run whose worker died or had to be killed: what the harness knows."""
+    observed = Observed(
+        steps=0,
+        tool_calls=0,
+        first_stagnant_step=1,
+        input_tokens=0,
+        output_tokens=0,
+        cost_usd=0.0,
+        lag_tokens=0,
+        lag_cost_usd=0.0,
+        max_repeated_action=0,
+        distinct_world_states=1,
+        world_complete=False,
+        ceiling="wall_seconds" if outcome is Outcome.DID_NOT_STOP else None,
+        error=why,
+    )
+    ending = Ending(outcome=outcome, reported=None, observed=observed)
+    return TerminationRecord(
+        scenario=scenario.name,
+        family=scenario.family,
+        seed=job.seed,
+        agent=load_agent(job.agent).name,
+        outcome=outcome,
+        reported=None,
+        observed=observed,
+        step_bound=scenario.step_bound,
+        solvable=scenario.solvable,
+        budget=scenario.budget.to_dict(),
+        verdict=judge(ending, scenario, strict=job.strict),
+    )
+
+
+def _death(process: BaseProcess) -> str:
+    process.join(timeout=INTERRUPT_GRACE_SECONDS)  # its pipe closes a moment before it is reaped
+    code = process.exitcode
+    if code is not None and code < 0:
+        return f"the worker process was killed by {signal.Signals(-code).name} during the run"
+    return f"the worker process exited with status {code} during the run"
+
+
+class _Pool:
+    """Workers, the jobs they run, and the records that came back."""
+
+    def __init__(self, jobs: Sequence[Job], lookup: Lookup, workers: int) -> None:
+        self.jobs, self.lookup = jobs, lookup
+        self.context = _context(lookup)
+        self.todo = list(range(len(jobs)))[::-1]
+        self.records: dict[int, TerminationRecord] = {}
+        self.workers = [_start(self.context, lookup) for _ in range(min(workers, len(jobs)))]
+
+    def dispatch(self) -> None:
+        for worker in self.workers:
+            if worker.index is None and self.todo:
+                worker.index = self.todo.pop()
+                job = self.jobs[worker.index]
+                wall = job.ceilings.max_wall_seconds + GRACE_SECONDS + KILL_MARGIN_SECONDS
+                worker.deadline = time.monotonic() + wall
+                worker.conn.send(job)
+
+    def busy(self) -> list[_Worker]:
+        return [worker for worker in self.workers if worker.index is not None]
+
+    def collect(self, timeout: float) -> Iterator[TerminationRecord]:
+        """Records that arrived within ``timeout``; dead and overdue workers are replaced."""
+        busy = self.busy()
+        ready = set(wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout))
+        for worker in busy:
+            if worker.conn in ready:
+                yield self._received(worker)
+            elif worker.process.sentinel in ready:
+                yield self._replace(worker, Outcome.CRASHED, _death(worker.process))
+            elif time.monotonic() > worker.deadline:
+                why = "the agent held the interpreter past the wall ceiling; its worker was killed"
+                yield self._replace(worker, Outcome.DID_NOT_STOP, why)
+
+    def _received(self, worker: _Worker) -> TerminationRecord:
         try:
-            for data in pool.map(_run_in_worker, jobs, lookups, chunksize=chunksize):
-                yield TerminationRecord.from_dict(data)
-        except BrokenProcessPool as error:
-            raise UnsolvableError(
-                f"a worker process died during the run ({error}); an agent may have killed its "
-                "process: rerun with --workers 1 to see which run"
-            ) from None
+            kind, data = worker.conn.recv()
+        except EOFError:
+            return self._replace(worker, Outcome.CRASHED, _death(worker.process))
+        record = TerminationRecord.from_dict(data)
+        return self._finish(worker, record, replace=kind == ABANDONED)
+
+    def _replace(self, worker: _Worker, outcome: Outcome, why: str) -> TerminationRecord:
+        job = self.jobs[worker.index or 0]
+        record = _lost(job, self.lookup(job.scenario), outcome, why)
+        return self._finish(worker, record, replace=True)
+
+    def _finish(
+        self, worker: _Worker, record: TerminationRecord, *, replace: bool
+    ) -> TerminationRecord:
+        assert worker.index is not None
+        self.records[worker.index] = record
+        worker.index = None
+        if replace:
+            _stop(worker, kill=True)
+            self.workers[self.workers.index(worker)] = _start(self.context, self.lookup)
+        return record
+
+    def close(self, *, kill: bool) -> None:
+        for worker in self.workers:
+            _stop(worker, kill=kill or worker.index is not None)
+
+
+def _raise_interrupted(signum: int, frame: object) -> None:
+    raise Interrupted(signal.Signals(signum).name)
 
 
 def run_jobs(
@@ -86,16 +285,38 @@ def run_jobs(
     lookup: Lookup,
     workers: int = 1,
     on_record: Callable[[TerminationRecord], None] | None = None,
-) -> list[TerminationRecord]:
-    """Runs every job and returns the records in job order.
+) -> Batch:
+    """Runs every job on ``workers`` processes and returns the records in job order.
 
-    ``workers`` above 1 runs them on that many processes; ``on_record`` is called with each
-    record as it arrives (for progress).
+    ``on_record`` is called with each record as it arrives (progress, streaming to disk). SIGINT
+    and SIGTERM stop the dispatch of new jobs; running ones get `INTERRUPT_GRACE_SECONDS`, then
+    every worker is killed and reaped, and the batch says it was interrupted.
     """
-    serial = (_run_job(job, lookup) for job in jobs)
-    records = []
-    for record in _pooled(jobs, lookup, workers) if workers > 1 else serial:
-        records.append(record)
-        if on_record is not None:
-            on_record(record)
-    return records
+    previous = signal.signal(signal.SIGTERM, _raise_interrupted)
+    pool = _Pool(jobs, lookup, workers)
+    interrupted = False
+    try:
+        while pool.todo or pool.busy():
+            pool.dispatch()
+            for record in pool.collect(POLL_SECONDS):
+                if on_record is not None:
+                    on_record(record)
+    except (KeyboardInterrupt, Interrupted):
+        interrupted = True
+        _drain(pool, on_record)
+    finally:
+        pool.close(kill=interrupted)
+        signal.signal(signal.SIGTERM, previous)
+    records = tuple(pool.records[i] for i in sorted(pool.records))
+    return Batch(records=records, interrupted=interrupted)
+
+
+def _drain(pool: _Pool, on_record: Callable[[TerminationRecord], None] | None) -> None:
+    """After an interrupt: no new jobs; the running ones may still finish within the grace."""
+    pool.todo.clear()
+    deadline = time.monotonic() + INTERRUPT_GRACE_SECONDS
+    with contextlib.suppress(KeyboardInterrupt, Interrupted):
+        while pool.busy() and (left := deadline - time.monotonic()) > 0:
+            for record in pool.collect(min(left, POLL_SECONDS)):
+                if record.outcome is not Outcome.CRASHED and on_record is not None:
+                    on_record(record)

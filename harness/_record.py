@@ -288,6 +288,9 @@ class TerminationRecord:
     verdict: Verdict
     returned: str | None = None
     """For ``unstructured``: a repr of what the agent returned."""
+    output: str = ""
+    """The end of the agent's own stdout and stderr, kept when the run failed (worker processes
+    capture it, so that it never lands in the middle of the harness's table)."""
     wall_seconds: float = field(default=0.0, compare=False)
     """Volatile: kept out of the snapshot form."""
     schema_version: int = SCHEMA_VERSION

@@ -1,7 +1,7 @@
 """Consumes the command line, produces the main job: scenarios × agents, a table, an exit status.
 
 Exit status: 0 when every verdict passes, 1 when any fails or the baseline gate finds a
-regression, 2 for a usage error.
+regression, 2 for a usage error, 130 when interrupted (SIGINT or SIGTERM).
 """
 
 from __future__ import annotations
@@ -13,19 +13,28 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harness._batch import Job, run_jobs
+from harness._batch import Batch, Job, run_jobs
 from harness._errors import UnsolvableError
 from harness._record import TerminationRecord
 from harness._scenario import Ceilings, Scenario
 from harness.cli._progress import Progress
 from harness.reports._cells import align, format_metrics, should_summarise
+from harness.reports._files import RecordStream
 from harness.reports._flags import REPORT_FLAGS, report_options
 from harness.reports._publish import ReportOptions, check_baseline, publish
-from harness.reports._table import explain, format_table, pass_k_line, summary_line
+from harness.reports._table import (
+    INTERRUPTED,
+    explain,
+    format_table,
+    pass_k_line,
+    summary_line,
+)
 
 __all__ = ["main"]
 
 DEFAULT_AGENTS = ("naive", "contract")
+INTERRUPTED_STATUS = 130
+"""128 + SIGINT, as shells report a command stopped with Ctrl-C."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -64,7 +73,8 @@ def _parser() -> argparse.ArgumentParser:
         type=_workers,
         default=1,
         metavar="N",
-        help="run on N worker processes (default 1: in this process)",
+        help="run on N worker processes (default 1); every run is in a worker process, so an "
+        "agent that kills its process is recorded crashed and the rest go on",
     )
     run_.add_argument("--no-progress", action="store_true", help="show no progress on stderr")
     run_.add_argument(
@@ -127,15 +137,19 @@ def _jobs(args: argparse.Namespace) -> list[Job]:
     ]
 
 
-def _records(args: argparse.Namespace) -> list[TerminationRecord]:
+def _records(args: argparse.Namespace, stream: RecordStream) -> Batch:
+    """Every job, each record streamed to disk as it finishes (`RecordStream`)."""
     from scenarios import get
 
     jobs = _jobs(args)
     progress = Progress(len(jobs), enabled=not args.no_progress)
+
+    def finished(record: TerminationRecord) -> None:
+        stream.add(record)
+        progress.advance()
+
     try:
-        return run_jobs(
-            jobs, lookup=get, workers=args.workers, on_record=lambda _: progress.advance()
-        )
+        return run_jobs(jobs, lookup=get, workers=args.workers, on_record=finished)
     finally:
         progress.close()
 
@@ -147,13 +161,16 @@ def _report_options(args: argparse.Namespace) -> ReportOptions:
 def _run(args: argparse.Namespace) -> int:
     options = _report_options(args)
     check_baseline(options)
-    records = _records(args)
+    stream = RecordStream(options.json)
+    batch = _records(args, stream)
+    records = list(batch.records)
     print(format_table(records))
     failures = [r for r in records if not r.verdict.passed]
     if args.explain:
         for record in failures:
             print("\n" + explain(record))
-    published = publish(records, options)
+    published = publish(records, options, interrupted=batch.interrupted)
+    stream.close(keep=False)
     if should_summarise(published.metrics):
         print("\n" + format_metrics(published.metrics) + "\n")
     print(summary_line(records))
@@ -161,6 +178,9 @@ def _run(args: argparse.Namespace) -> int:
         print(pass_k_line(published.metrics))
     for note in published.notes:
         print(note)
+    if batch.interrupted:
+        print(f"unsolvable: {INTERRUPTED}")
+        return INTERRUPTED_STATUS
     return 1 if failures or not published.passed else 0
 
 
@@ -240,3 +260,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UnsolvableError as error:
         print(f"unsolvable: error: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # before or after the runs: nothing to keep, no traceback
+        print("unsolvable: interrupted", file=sys.stderr)
+        return INTERRUPTED_STATUS

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from harness._errors import BaselineError
+from harness.reports._files import write_file
 from harness.reports._metrics import GroupMetrics, Metrics, Number, where
 
 __all__ = [
@@ -168,8 +169,7 @@ def write_baseline(metrics: Metrics, path: Path) -> Baseline:
     """Replaces the file at ``path`` with this run's numbers (the whole file, on purpose: the
     baseline is exactly the last run someone blessed)."""
     baseline = Baseline.from_metrics(metrics)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(baseline.to_json(), encoding="utf-8")
+    write_file(path, baseline.to_json())
     return baseline
 
 

@@ -109,13 +109,20 @@ def metrics_lines(records: Sequence[TerminationRecord]) -> list[str]:
 
 
 def report_json(
-    records: Sequence[TerminationRecord], metrics: Metrics, *, volatile: bool = False
+    records: Sequence[TerminationRecord],
+    metrics: Metrics,
+    *,
+    volatile: bool = False,
+    interrupted: bool = False,
 ) -> str:
-    """The records in their stable form (`harness.reports._table.to_json`) beside their metrics: no
-    wall times unless ``volatile``, so the same run gives the same bytes."""
-    data = {
+    """The records in their stable form beside their metrics: no wall times unless
+    ``volatile``, so the same run gives the same bytes; ``"interrupted": true`` on top when the
+    session was cut short and holds only the runs that finished."""
+    data: dict[str, object] = {
         "schema_version": SCHEMA_VERSION,
         "records": [record.to_dict(volatile=volatile) for record in records],
         "metrics": metrics.to_dict(),
     }
+    if interrupted:
+        data["interrupted"] = True
     return json.dumps(data, sort_keys=True, indent=2) + "\n"

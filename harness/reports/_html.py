@@ -17,7 +17,7 @@ from harness._record import TerminationRecord
 from harness.reports._baseline import GateResult
 from harness.reports._cells import COLUMNS, cells
 from harness.reports._metrics import Distribution, GroupMetrics, Metrics
-from harness.reports._table import explain, pass_k_line, summary_line
+from harness.reports._table import INTERRUPTED, explain, pass_k_line, summary_line
 
 __all__ = ["to_html"]
 
@@ -256,12 +256,17 @@ def _failures(records: Sequence[TerminationRecord]) -> str:
 
 
 def to_html(
-    records: Sequence[TerminationRecord], metrics: Metrics, gate: GateResult | None = None
+    records: Sequence[TerminationRecord],
+    metrics: Metrics,
+    gate: GateResult | None = None,
+    *,
+    interrupted: bool = False,
 ) -> str:
     """The whole page; the same records give the same bytes."""
     failed = sum(1 for r in records if not r.verdict.passed)
     body = [
         "<h1>unsolvable report</h1>",
+        f'<p class="lead"><strong>{escape(INTERRUPTED)}</strong></p>' if interrupted else "",
         f'<p class="lead">{escape(summary_line(records))}</p>',
         f'<p class="lead">{escape(pass_k_line(metrics))}</p>',
         _gate(gate),

@@ -14,7 +14,7 @@ from harness._record import TerminationRecord
 from harness.reports._baseline import GateResult
 from harness.reports._cells import COLUMNS, cells
 from harness.reports._metrics import GroupMetrics, Metrics, where
-from harness.reports._table import explain, pass_k_line, summary_line
+from harness.reports._table import INTERRUPTED, explain, pass_k_line, summary_line
 
 __all__ = ["MAX_FAILURES", "to_markdown"]
 
@@ -95,12 +95,17 @@ def _failures(records: Sequence[TerminationRecord]) -> list[str]:
 
 
 def to_markdown(
-    records: Sequence[TerminationRecord], metrics: Metrics, gate: GateResult | None = None
+    records: Sequence[TerminationRecord],
+    metrics: Metrics,
+    gate: GateResult | None = None,
+    *,
+    interrupted: bool = False,
 ) -> str:
     """The whole summary, ending with a newline."""
     lines = [
         f"## {summary_line(records)}",
         "",
+        *([f"**{INTERRUPTED}**", ""] if interrupted else []),
         f"{pass_k_line(metrics).removeprefix('unsolvable: ')}. Lag is in steps past the first "
         "stagnant step (nearest-rank percentiles over unsolvable runs); false stops are over "
         "solvable control runs.",

@@ -23,6 +23,7 @@ from harness.reports._baseline import (
     write_baseline,
 )
 from harness.reports._cells import report_json
+from harness.reports._files import write_file
 from harness.reports._html import to_html
 from harness.reports._markdown import to_markdown
 from harness.reports._metrics import Metrics, measure
@@ -88,23 +89,36 @@ def _gate(metrics: Metrics, options: ReportOptions) -> tuple[GateResult | None, 
     return result, result.lines(options.flags)
 
 
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+def _skipped_gate(options: ReportOptions, why: str) -> list[str]:
+    if options.baseline is None:
+        return []
+    what = "baseline not rewritten" if options.update_baseline else "baseline gate skipped"
+    return [f"unsolvable: {what}: {why}"]
 
 
-def publish(records: Sequence[TerminationRecord], options: ReportOptions) -> Published:
+def publish(
+    records: Sequence[TerminationRecord], options: ReportOptions, *, interrupted: bool = False
+) -> Published:
     """Measures ``records``, gates or rewrites the baseline, then writes each report asked for
-    (the reports show the gate's result)."""
+    (the reports show the gate's result). An ``interrupted`` session skips the gate and the
+    baseline, marks every report, and never replaces a larger file (`write_file`)."""
     metrics = measure(records)
-    result, gate_lines = _gate(metrics, options)
+    if interrupted:
+        result, gate_lines = None, _skipped_gate(options, "the session was interrupted")
+    else:
+        result, gate_lines = _gate(metrics, options)
     notes = []
     if options.json:
-        _write(options.json, report_json(records, metrics, volatile=options.volatile))
+        text = report_json(records, metrics, volatile=options.volatile, interrupted=interrupted)
+        written = write_file(options.json, text, partial=interrupted)
+        if written != options.json:
+            notes.append(f"unsolvable: kept the larger {options.json}; wrote {written}")
     if options.markdown:
-        _write(options.markdown, to_markdown(records, metrics, result))
-        notes.append(f"unsolvable: wrote Markdown report to {options.markdown}")
+        text = to_markdown(records, metrics, result, interrupted=interrupted)
+        written = write_file(options.markdown, text, partial=interrupted)
+        notes.append(f"unsolvable: wrote Markdown report to {written}")
     if options.html:
-        _write(options.html, to_html(records, metrics, result))
-        notes.append(f"unsolvable: wrote HTML report to {options.html}")
+        text = to_html(records, metrics, result, interrupted=interrupted)
+        written = write_file(options.html, text, partial=interrupted)
+        notes.append(f"unsolvable: wrote HTML report to {written}")
     return Published(metrics=metrics, gate=result, notes=(*notes, *gate_lines))

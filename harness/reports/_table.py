@@ -8,7 +8,13 @@ from harness._record import Outcome, TerminationRecord
 from harness.reports._cells import align
 from harness.reports._metrics import Metrics, is_false_completion
 
-__all__ = ["explain", "format_table", "pass_k_line", "summary_line"]
+__all__ = ["INTERRUPTED", "explain", "format_table", "pass_k_line", "summary_line"]
+
+INTERRUPTED = (
+    "Interrupted: the session was stopped before every run finished; these are the runs that "
+    "did, and the baseline gate was skipped."
+)
+"""The headline every report of an interrupted session carries."""
 
 COLUMNS = ("scenario", "agent", "exit/code", "step/N", "stagnant", "lag", "tokens", "verdict")
 

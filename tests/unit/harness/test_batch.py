@@ -1,13 +1,11 @@
-"""Batches of runs: records in job order, the same records on a pool of processes as in this one,
-and a dead worker reported as such."""
+"""Batches of runs: records in job order whatever the number of worker processes, and a dead
+worker recorded as the crash of the run it was in, with a fresh worker for the rest."""
 
 from __future__ import annotations
 
-import pytest
-
 import scenarios
+from harness import Outcome
 from harness._batch import Job, run_jobs
-from harness._errors import UnsolvableError
 
 JOBS = [
     Job(agent=agent, scenario=scenario.name, seed=seed)
@@ -19,16 +17,25 @@ JOBS = [
 
 def test_records_come_back_in_job_order_whatever_the_workers() -> None:
     seen: list[str] = []
-    serial = run_jobs(JOBS, lookup=scenarios.get, on_record=lambda r: seen.append(r.agent))
-    pooled = run_jobs(JOBS, lookup=scenarios.get, workers=2)
-    assert [(r.scenario, r.seed, r.agent) for r in serial] == [
+    one = run_jobs(JOBS, lookup=scenarios.get, on_record=lambda r: seen.append(r.agent))
+    two = run_jobs(JOBS, lookup=scenarios.get, workers=2)
+    assert [(r.scenario, r.seed, r.agent) for r in one.records] == [
         (job.scenario, job.seed, job.agent) for job in JOBS
     ]
-    assert [r.to_json() for r in pooled] == [r.to_json() for r in serial]
-    assert seen == [job.agent for job in JOBS]
+    assert [r.to_json() for r in two.records] == [r.to_json() for r in one.records]
+    assert seen == [job.agent for job in JOBS] and not one.interrupted
 
 
-def test_a_worker_that_dies_is_named_with_the_way_to_find_it() -> None:
-    job = Job(agent="tests.reports._agents:exits", scenario="constant-return/repeat", seed=0)
-    with pytest.raises(UnsolvableError, match="rerun with --workers 1"):
-        run_jobs([job, job], lookup=scenarios.get, workers=2)
+def test_a_worker_that_dies_is_the_crash_of_its_run_only() -> None:
+    dies = Job(agent="tests.reports._agents:exits", scenario="constant-return/repeat", seed=0)
+    lives = Job(agent="contract", scenario="constant-return/repeat", seed=0)
+    batch = run_jobs([dies, lives, dies, lives], lookup=scenarios.get)
+    assert [r.outcome for r in batch.records] == [
+        Outcome.CRASHED,
+        Outcome.STOPPED,
+        Outcome.CRASHED,
+        Outcome.STOPPED,
+    ]
+    assert batch.records[0].observed.error == (
+        "the worker process exited with status 3 during the run"
+    )

@@ -1,0 +1,48 @@
+"""Agents that attack the process they run in: the fault corpus of `test_faults.py`."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import time
+
+from harness import Code, Session, Stop
+
+
+def exits(session: Session) -> None:
+    """Kills its own process, the way a crashing extension would."""
+    session.call_model([], session.tools)
+    os._exit(3)
+
+
+def segfaults(session: Session) -> None:
+    ctypes.string_at(0)
+
+
+def holds_the_interpreter(session: Session) -> None:
+    """A C loop that never lets another thread run: nothing in its process can end it."""
+    session.call_model([], session.tools)
+    sum(range(10**13))
+
+
+def never_unwinds(session: Session) -> None:
+    """Swallows every interruption, even the harness's own."""
+    session.call_model([], session.tools)
+    while True:
+        try:
+            time.sleep(0.01)
+        except BaseException:
+            continue
+
+
+def chatty(session: Session) -> str:
+    """Prints as it goes, as many agents do, and ends with no structured exit."""
+    print("thinking about the invoices...")
+    return "done, I think"
+
+
+def slow(session: Session) -> Stop:
+    """Takes a while per run, so that an interrupt arrives in the middle of a session."""
+    session.call_model([], session.tools)
+    time.sleep(0.3)
+    return Stop(code=Code.NO_PROGRESS, reason="nothing new")

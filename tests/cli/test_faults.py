@@ -1,0 +1,110 @@
+"""The fault corpus through the command line: agents that kill, hang or flood their process, and
+sessions cut short. None of them may take the harness down or lose a finished record."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.cli.test_cli import ROOT, _unsolvable
+
+FAULTY = "tests.cli.faulty_agents"
+REPEAT = "constant-return/repeat"
+
+
+def _records(path: Path) -> list[dict[str, object]]:
+    return json.loads(path.read_text())["records"]  # type: ignore[no-any-return]
+
+
+def test_an_agent_that_exits_is_recorded_crashed_and_the_others_finish(tmp_path: Path) -> None:
+    out = tmp_path / "records.json"
+    result = _unsolvable(
+        "run", "--agent", f"{FAULTY}:exits", "--agent", "contract",
+        "--scenario", "constant-return", "--json", str(out),
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    records = _records(out)
+    crashed = [r for r in records if r["agent"] == f"{FAULTY}:exits"]
+    contract = [r for r in records if r["agent"] == "contract"]
+    assert {r["outcome"] for r in crashed} == {"crashed"} and len(crashed) == len(contract)
+    assert all(r["verdict"]["passed"] for r in contract)  # type: ignore[index]
+    assert "exited with status 3" in crashed[0]["observed"]["error"]  # type: ignore[index]
+
+
+def test_a_segfault_is_named_by_its_signal() -> None:
+    result = _unsolvable("run", "--agent", f"{FAULTY}:segfaults", "--scenario", REPEAT)
+    assert result.returncode == 1
+    assert "crashed: the worker process was killed by SIGSEGV" in result.stdout
+
+
+def test_an_agent_holding_the_interpreter_is_killed_at_its_ceiling() -> None:
+    result = _unsolvable(
+        "run", "--agent", f"{FAULTY}:holds_the_interpreter", "--scenario", REPEAT,
+        "--ceiling-seconds", "0.5",
+    )  # fmt: skip
+    assert result.returncode == 1
+    assert "did not stop: harness ceiling wall_seconds" in result.stdout
+
+
+def test_an_agent_that_never_unwinds_is_abandoned_with_its_trajectory(tmp_path: Path) -> None:
+    out = tmp_path / "records.json"
+    _unsolvable(
+        "run", "--agent", f"{FAULTY}:never_unwinds", "--scenario", REPEAT,
+        "--ceiling-seconds", "0.5", "--json", str(out),
+    )  # fmt: skip
+    (record,) = _records(out)
+    assert record["outcome"] == "did_not_stop"
+    assert record["observed"]["steps"] == 1  # type: ignore[index]
+
+
+def test_the_agents_own_output_stays_out_of_the_table_and_in_the_record(tmp_path: Path) -> None:
+    out = tmp_path / "records.json"
+    result = _unsolvable(
+        "run", "--agent", f"{FAULTY}:chatty", "--scenario", REPEAT, "--json", str(out)
+    )
+    assert "thinking about" not in result.stdout
+    (record,) = _records(out)
+    assert record["output"] == "thinking about the invoices...\n"
+
+
+def test_an_interrupt_keeps_every_finished_record_and_says_so(tmp_path: Path) -> None:
+    out = tmp_path / "records.json"
+    command = [
+        sys.executable, "-m", "harness.cli", "run", "--agent", f"{FAULTY}:slow",
+        "--all-seeds", "--json", str(out), "--no-progress",
+    ]  # fmt: skip
+    child = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    stream = Path(str(out) + ".jsonl")
+    while not (stream.exists() and stream.read_text().count("\n") >= 2):
+        assert child.poll() is None, child.communicate()
+        time.sleep(0.05)
+    child.send_signal(signal.SIGINT)
+    stdout, stderr = child.communicate(timeout=30)
+    assert child.returncode == 130, stderr
+    assert b"Traceback" not in stderr and b"Interrupted" in stdout
+    data = json.loads(out.read_text())
+    assert data["interrupted"] is True and len(data["records"]) >= 2
+    assert not stream.exists()
+
+
+def test_an_interrupted_session_never_replaces_a_larger_file(tmp_path: Path) -> None:
+    out = tmp_path / "records.json"
+    out.write_text(" " * 10_000_000)
+    command = [
+        sys.executable, "-m", "harness.cli", "run", "--agent", f"{FAULTY}:slow",
+        "--all-seeds", "--json", str(out), "--no-progress",
+    ]  # fmt: skip
+    child = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    stream = Path(str(out) + ".jsonl")
+    while not stream.exists():
+        assert child.poll() is None, child.communicate()
+        time.sleep(0.05)
+    child.send_signal(signal.SIGTERM)
+    child.communicate(timeout=30)
+    assert child.returncode == 130
+    assert out.stat().st_size == 10_000_000
+    assert json.loads((tmp_path / "records.partial.json").read_text())["interrupted"] is True
