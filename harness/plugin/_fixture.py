@@ -6,7 +6,6 @@ the session's `RunLedger`, so the terminal summary and ``--unsolvable-json`` see
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -232,11 +231,3 @@ def _scenario(scenario: Scenario | str) -> Scenario:
     from scenarios import get
 
     return get(scenario) if isinstance(scenario, str) else scenario
-
-
-SLUG = re.compile(r"[^A-Za-z0-9_.-]+")
-
-
-def agent_slug(spec: str) -> str:
-    """A spec as a folder name: ``pkg.module:agent`` → ``pkg.module.agent``."""
-    return SLUG.sub(".", spec).strip(".") or "agent"

@@ -8,6 +8,7 @@ hooks stay short; it imports nothing heavier than pytest and the option definiti
 from __future__ import annotations
 
 import importlib
+import re
 from types import ModuleType
 from typing import Any
 
@@ -15,7 +16,7 @@ import pytest
 
 from harness.plugin._options import Settings
 
-__all__ = ["SUITE_MODULE", "SUITE_TEST", "UnsolvableSuite", "suites"]
+__all__ = ["SUITE_MODULE", "SUITE_TEST", "UnsolvableSuite", "agent_slug", "suites"]
 
 SUITE_MODULE = "harness.plugin._generated"
 """The module of the suite's test: how the snapshot extension recognises a suite item, also on
@@ -51,10 +52,16 @@ def suites(session: pytest.Session, settings: Settings) -> list[UnsolvableSuite]
     explicit = config.args_source is pytest.Config.ArgsSource.ARGS
     if not settings.should_generate(explicit_paths=explicit):
         return []
-    from harness.plugin._fixture import agent_slug
-
     folder = config.rootpath / settings.snapshot_dir
     return [
         UnsolvableSuite.from_parent(session, path=folder / agent_slug(spec), agent=spec)
         for spec in settings.agents
     ]
+
+
+SLUG = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def agent_slug(spec: str) -> str:
+    """A spec as a folder name: ``pkg.module:agent`` → ``pkg.module.agent``."""
+    return SLUG.sub(".", spec).strip(".") or "agent"
