@@ -32,7 +32,7 @@ from harness._scenario import Ceilings, Scenario
 from harness._text import cut
 from harness._verdict import judge
 
-__all__ = ["Batch", "Job", "run_jobs"]
+__all__ = ["Batch", "Job", "WorkerPool", "run_jobs"]
 
 KILL_MARGIN_SECONDS = 0.4
 """After the wall ceiling and the in-process grace, how long a silent worker is given before it
@@ -60,6 +60,8 @@ class Job:
     seed: int
     strict: bool = False
     ceilings: Ceilings = field(default_factory=Ceilings)
+    overrides: tuple[tuple[str, int | float], ...] = ()
+    """Step bound and budget fields replaced for this run (what `harness.run` takes)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -113,6 +115,7 @@ def _run_job(job: Job, lookup: Lookup, conn: Connection) -> None:
             strict=job.strict,
             ceilings=job.ceilings,
             abandon=abandon,
+            **dict(job.overrides),
         )
         text = "" if record.verdict.passed else cut(output()[-OUTPUT_CUT:], OUTPUT_CUT)
     conn.send((FINISHED, dataclasses.replace(record, output=text).to_dict(volatile=True)))
@@ -211,17 +214,59 @@ def _death(process: BaseProcess) -> str:
     return f"the worker process exited with status {code} during the run"
 
 
-class _Pool:
-    """Workers, the jobs they run, and the records that came back."""
+class WorkerPool:
+    """Up to ``size`` worker processes, started when first needed and reused across batches
+    (the pytest plugin runs its generated suite through one, a test at a time)."""
 
-    def __init__(self, jobs: Sequence[Job], lookup: Lookup, workers: int) -> None:
-        self.jobs, self.lookup = jobs, lookup
+    def __init__(self, lookup: Lookup, *, size: int = 1) -> None:
+        self.lookup, self.size = lookup, size
         self.context = _context(lookup)
-        self.todo = list(range(len(jobs)))[::-1]
+        self.workers: list[_Worker] = []
+        self.jobs: Sequence[Job] = ()
+        self.todo: list[int] = []
         self.records: dict[int, TerminationRecord] = {}
-        self.workers = [_start(self.context, lookup) for _ in range(min(workers, len(jobs)))]
 
-    def dispatch(self) -> None:
+    def run(
+        self,
+        jobs: Sequence[Job],
+        *,
+        on_record: Callable[[TerminationRecord], None] | None = None,
+        catch_interrupts: bool = False,
+    ) -> Batch:
+        """Runs ``jobs`` and returns their records in job order. With ``catch_interrupts``,
+        SIGINT and SIGTERM stop the dispatch of new jobs, the running ones get
+        `INTERRUPT_GRACE_SECONDS`, and the batch says it was interrupted; otherwise an
+        interrupt kills the running workers and propagates."""
+        self.jobs, self.todo, self.records = jobs, list(range(len(jobs)))[::-1], {}
+        while len(self.workers) < min(self.size, len(jobs)):
+            self.workers.append(_start(self.context, self.lookup))
+        previous = signal.signal(signal.SIGTERM, _raise_interrupted) if catch_interrupts else None
+        interrupted = False
+        try:
+            while self.todo or self._busy():
+                self._dispatch()
+                for record in self._collect(POLL_SECONDS):
+                    if on_record is not None:
+                        on_record(record)
+        except (KeyboardInterrupt, Interrupted):
+            if not catch_interrupts:
+                self.close(kill=True)
+                raise
+            interrupted = True
+            self._drain(on_record)
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
+        records = tuple(self.records[i] for i in sorted(self.records))
+        return Batch(records=records, interrupted=interrupted)
+
+    def close(self, *, kill: bool = False) -> None:
+        """Stops every worker (kills those still running a job) and reaps them."""
+        for worker in self.workers:
+            _stop(worker, kill=kill or worker.index is not None)
+        self.workers = []
+
+    def _dispatch(self) -> None:
         for worker in self.workers:
             if worker.index is None and self.todo:
                 worker.index = self.todo.pop()
@@ -230,12 +275,12 @@ class _Pool:
                 worker.deadline = time.monotonic() + wall
                 worker.conn.send(job)
 
-    def busy(self) -> list[_Worker]:
+    def _busy(self) -> list[_Worker]:
         return [worker for worker in self.workers if worker.index is not None]
 
-    def collect(self, timeout: float) -> Iterator[TerminationRecord]:
+    def _collect(self, timeout: float) -> Iterator[TerminationRecord]:
         """Records that arrived within ``timeout``; dead and overdue workers are replaced."""
-        busy = self.busy()
+        busy = self._busy()
         ready = set(wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout))
         for worker in busy:
             if worker.conn in ready:
@@ -270,9 +315,17 @@ class _Pool:
             self.workers[self.workers.index(worker)] = _start(self.context, self.lookup)
         return record
 
-    def close(self, *, kill: bool) -> None:
-        for worker in self.workers:
-            _stop(worker, kill=kill or worker.index is not None)
+    def _drain(self, on_record: Callable[[TerminationRecord], None] | None) -> None:
+        """After an interrupt: no new jobs; the running ones may still finish within the grace.
+        Runs cut off by the interrupt are not recorded: they did not end."""
+        self.todo.clear()
+        deadline = time.monotonic() + INTERRUPT_GRACE_SECONDS
+        with contextlib.suppress(KeyboardInterrupt, Interrupted):
+            while self._busy() and (left := deadline - time.monotonic()) > 0:
+                for record in self._collect(min(left, POLL_SECONDS)):
+                    if on_record is not None:
+                        on_record(record)
+        self.close(kill=True)
 
 
 def _raise_interrupted(signum: int, frame: object) -> None:
@@ -286,37 +339,10 @@ def run_jobs(
     workers: int = 1,
     on_record: Callable[[TerminationRecord], None] | None = None,
 ) -> Batch:
-    """Runs every job on ``workers`` processes and returns the records in job order.
-
-    ``on_record`` is called with each record as it arrives (progress, streaming to disk). SIGINT
-    and SIGTERM stop the dispatch of new jobs; running ones get `INTERRUPT_GRACE_SECONDS`, then
-    every worker is killed and reaped, and the batch says it was interrupted.
-    """
-    previous = signal.signal(signal.SIGTERM, _raise_interrupted)
-    pool = _Pool(jobs, lookup, workers)
-    interrupted = False
+    """Runs every job on ``workers`` processes and returns the records in job order; SIGINT and
+    SIGTERM end the batch early with every finished record (`WorkerPool.run`)."""
+    pool = WorkerPool(lookup, size=workers)
     try:
-        while pool.todo or pool.busy():
-            pool.dispatch()
-            for record in pool.collect(POLL_SECONDS):
-                if on_record is not None:
-                    on_record(record)
-    except (KeyboardInterrupt, Interrupted):
-        interrupted = True
-        _drain(pool, on_record)
+        return pool.run(jobs, on_record=on_record, catch_interrupts=True)
     finally:
-        pool.close(kill=interrupted)
-        signal.signal(signal.SIGTERM, previous)
-    records = tuple(pool.records[i] for i in sorted(pool.records))
-    return Batch(records=records, interrupted=interrupted)
-
-
-def _drain(pool: _Pool, on_record: Callable[[TerminationRecord], None] | None) -> None:
-    """After an interrupt: no new jobs; the running ones may still finish within the grace."""
-    pool.todo.clear()
-    deadline = time.monotonic() + INTERRUPT_GRACE_SECONDS
-    with contextlib.suppress(KeyboardInterrupt, Interrupted):
-        while pool.busy() and (left := deadline - time.monotonic()) > 0:
-            for record in pool.collect(min(left, POLL_SECONDS)):
-                if record.outcome is not Outcome.CRASHED and on_record is not None:
-                    on_record(record)
+        pool.close()

@@ -9,6 +9,7 @@ when something uses them.
 from __future__ import annotations
 
 from collections.abc import Generator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -25,6 +26,7 @@ from harness.plugin._options import (
 from harness.plugin._suite import UnsolvableSuite, suites
 
 if TYPE_CHECKING:
+    from harness._batch import WorkerPool
     from harness._record import TerminationRecord
     from harness.plugin._fixture import Case, UnsolvableRunner
     from harness.plugin._ledger import RunLedger
@@ -43,7 +45,10 @@ def __getattr__(name: str) -> Any:
 
 SETTINGS = pytest.StashKey[Settings]()
 LEDGER = pytest.StashKey["RunLedger"]()
+POOL = pytest.StashKey["WorkerPool"]()
 CASE = "unsolvable_case"
+PAYLOAD_ATTRIBUTE = "unsolvable_records"
+"""Where a test's records ride on its report from an xdist worker to the controller."""
 WHOLE = (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
 """Exit statuses of a session that ran to its end: only such a session may rewrite a baseline."""
 
@@ -53,8 +58,30 @@ def _session_ledger(config: pytest.Config) -> RunLedger:
     if LEDGER not in config.stash:
         from harness.plugin._ledger import RunLedger
 
-        config.stash[LEDGER] = RunLedger()
+        settings, worker = config.stash[SETTINGS], hasattr(config, "workerinput")
+        stream_to = None if worker or settings.json_path is None else Path(settings.json_path)
+        config.stash[LEDGER] = RunLedger(stream_to=stream_to)
     return config.stash[LEDGER]
+
+
+def _worker_pool(config: pytest.Config) -> WorkerPool:
+    """The session's worker process for the generated suite, started on first use."""
+    if POOL not in config.stash:
+        from harness._batch import WorkerPool
+        from scenarios import get
+
+        config.stash[POOL] = WorkerPool(get)
+    return config.stash[POOL]
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Stops the generated suite's worker process, if one was started, and closes the record
+    stream (kept on disk if the final file was never written)."""
+    pool, ledger = config.stash.get(POOL, None), config.stash.get(LEDGER, None)
+    if pool is not None:
+        pool.close()
+    if ledger is not None:
+        ledger.stream.close(keep=True)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -81,6 +108,12 @@ class _XdistHooks:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
 
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """On the controller: the records that came with a worker's report, as they come."""
+        payload = getattr(report, PAYLOAD_ATTRIBUTE, None)
+        if payload and not hasattr(self.config, "workerinput"):
+            _session_ledger(self.config).merge_payload(payload)
+
     def pytest_testnodedown(self, node: Any, error: object) -> None:
         """Merges a worker's records on the controller (pytest-xdist's hook)."""
         output = getattr(node, "workeroutput", None)
@@ -89,6 +122,19 @@ class _XdistHooks:
         if error is not None or (output and PAYLOAD_KEY in output):
             worker = getattr(getattr(node, "gateway", None), "id", "?")
             _session_ledger(self.config).merge(worker, output, crashed=error is not None)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item) -> Generator[None, Any, Any]:
+    """On an xdist worker, the records a test made travel with its report, so that a worker
+    that dies loses at most the test it was running."""
+    report = yield
+    ledger = item.config.stash.get(LEDGER, None)
+    if ledger is not None and hasattr(item.config, "workerinput"):
+        payload = ledger.drain()
+        if payload:
+            setattr(report, PAYLOAD_ATTRIBUTE, payload)
+    return report
 
 
 @pytest.hookimpl(wrapper=True)
@@ -146,7 +192,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     elif workeroutput is None and settings.has_reports:
         options = settings.report_options()
         whole = session.exitstatus in WHOLE and not (session.shouldfail or session.shouldstop)
-        passed = _session_ledger(config).report(options, whole=whole)
+        interrupted = session.exitstatus == pytest.ExitCode.INTERRUPTED
+        passed = _session_ledger(config).report(options, whole=whole, interrupted=interrupted)
         if not passed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
@@ -172,7 +219,10 @@ def unsolvable(request: pytest.FixtureRequest) -> UnsolvableRunner:
 
     config = request.config
     return UnsolvableRunner(
-        request, settings=config.stash[SETTINGS], ledger=_session_ledger(config)
+        request,
+        settings=config.stash[SETTINGS],
+        ledger=_session_ledger(config),
+        pool=lambda: _worker_pool(config),
     )
 
 

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from harness._batch import Job, WorkerPool
 from harness._errors import AdapterError
 from harness._loading import AgentLike, load_agent
 from harness._record import Rule, TerminationRecord
@@ -98,9 +99,16 @@ class UnsolvableRunner:
             unsolvable.assert_passed(record)
     """
 
-    def __init__(self, request: pytest.FixtureRequest, *, settings: Settings, ledger: RunLedger):
+    def __init__(
+        self,
+        request: pytest.FixtureRequest,
+        *,
+        settings: Settings,
+        ledger: RunLedger,
+        pool: Callable[[], WorkerPool],
+    ) -> None:
         __tracebackhide__ = True
-        self.request, self.settings, self.ledger = request, settings, ledger
+        self.request, self.settings, self.ledger, self.pool = request, settings, ledger, pool
         self.marker = MarkerOptions.from_node(request.node)
 
     def run(
@@ -129,6 +137,27 @@ class UnsolvableRunner:
             ceilings=self.marker.ceilings(self.settings.ceilings),
             **{**self.settings.overrides, **self.marker.overrides, **overrides},
         )
+        self.ledger.add(record)
+        return record
+
+    def run_isolated(self, case: Case) -> TerminationRecord:
+        """Runs a generated-suite case in a worker process (`harness._batch.WorkerPool`): an
+        agent that kills its process, or holds the interpreter past its ceiling, is recorded
+        for this case, and the test session goes on."""
+        __tracebackhide__ = True
+        spec = case.agent if isinstance(case.agent, str) else None
+        spec = spec or (self.settings.agents[0] if len(self.settings.agents) == 1 else None)
+        if spec is None:
+            return self.run(case)
+        job = Job(
+            agent=spec,
+            scenario=case.scenario.name,
+            seed=case.seed,
+            strict=bool(_first(self.marker.strict, self.settings.strict)),
+            ceilings=self.marker.ceilings(self.settings.ceilings),
+            overrides=tuple(sorted({**self.settings.overrides, **self.marker.overrides}.items())),
+        )
+        (record,) = self.pool().run([job]).records
         self.ledger.add(record)
         return record
 

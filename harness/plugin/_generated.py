@@ -17,6 +17,6 @@ __all__ = ["test_unsolvable"]
 def test_unsolvable(unsolvable: UnsolvableRunner, unsolvable_case: Case) -> None:
     """One scenario × seed on the agent of this suite: does its stop logic end the run honestly?"""
     __tracebackhide__ = True
-    record = unsolvable.run(unsolvable_case)
+    record = unsolvable.run_isolated(unsolvable_case)
     snapshot = unsolvable.snapshot if unsolvable.settings.snapshot else None
     unsolvable.assert_passed(record, snapshot=snapshot)

@@ -12,11 +12,13 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Mapping, MutableMapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness._record import TerminationRecord
 from harness.reports._cells import metrics_lines
-from harness.reports._table import format_table, summary_line
+from harness.reports._files import RecordStream
+from harness.reports._table import INTERRUPTED, format_table, summary_line
 
 if TYPE_CHECKING:
     from harness.reports._publish import ReportOptions
@@ -30,8 +32,13 @@ PAYLOAD_KEY = "unsolvable_records"
 class RunLedger:
     """Every record of the session, in one place (held in ``config.stash``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, stream_to: Path | None = None) -> None:
         self.records: list[TerminationRecord] = []
+        self.stream = RecordStream(stream_to)
+        """Each record on disk as it arrives (``--unsolvable-json``'s ``.jsonl``), on the
+        controller or in a serial run."""
+        self.sent = 0
+        """On a worker: how many records have left with a test's report."""
         self.silent_workers: list[str] = []
         """Workers that went down without sending their records."""
         self.notes: list[str] = []
@@ -39,12 +46,24 @@ class RunLedger:
 
     def add(self, record: TerminationRecord) -> None:
         self.records.append(record)
+        self.stream.add(record)
+
+    def drain(self) -> str:
+        """On a worker: the records not yet sent, as the JSON the controller rebuilds."""
+        fresh, self.sent = self.records[self.sent :], len(self.records)
+        if not fresh:
+            return ""
+        return json.dumps([r.to_dict(volatile=True) for r in fresh], separators=(",", ":"))
+
+    def merge_payload(self, payload: str) -> None:
+        """On the controller: records a worker sent."""
+        for data in json.loads(payload):
+            self.add(TerminationRecord.from_dict(data))
 
     def publish(self, workeroutput: MutableMapping[str, Any]) -> None:
-        """On a worker: its records, as the JSON the controller rebuilds."""
-        if self.records:
-            data = [record.to_dict(volatile=True) for record in self.records]
-            workeroutput[PAYLOAD_KEY] = json.dumps(data, separators=(",", ":"))
+        """On a worker at its end: any record no test report carried."""
+        if payload := self.drain():
+            workeroutput[PAYLOAD_KEY] = payload
 
     def merge(self, worker: str, workeroutput: Mapping[str, Any] | None, *, crashed: bool) -> None:
         """On the controller: one worker's records; a crashed worker is remembered."""
@@ -52,7 +71,7 @@ class RunLedger:
             self.silent_workers.append(worker)
         payload = (workeroutput or {}).get(PAYLOAD_KEY)
         if payload:
-            self.records.extend(TerminationRecord.from_dict(data) for data in json.loads(payload))
+            self.merge_payload(payload)
 
     def sorted_records(self) -> list[TerminationRecord]:
         """Agent, then library order, then seed: the same order serial or under xdist."""
@@ -96,26 +115,30 @@ class RunLedger:
             return []
         return [*self.summary(json_path=json_path), *metrics_lines(records), *self.notes]
 
-    def report(self, options: ReportOptions, *, whole: bool) -> bool:
+    def report(self, options: ReportOptions, *, whole: bool, interrupted: bool = False) -> bool:
         """After the last record (on the controller, or in a serial run): the reports and the
         baseline gate, or a new baseline, exactly as ``unsolvable run`` makes them
         (`harness.reports._publish.publish`). False when the gate found a regression.
 
         The baseline is rewritten only from a whole session: never from one that stopped early
-        (``whole`` is False), lost a worker's records or made none.
+        (``whole`` is False), lost a worker's records or made none. An ``interrupted`` session
+        writes what finished, marked so, and skips the gate.
         """
         from harness._errors import BaselineError
         from harness.reports._publish import publish
 
         records = self.sorted_records()
-        if options.update_baseline and (why := self._partial(records, whole=whole)):
+        if interrupted:
+            self.notes.append(f"unsolvable: {INTERRUPTED}")
+        elif options.update_baseline and (why := self._partial(records, whole=whole)):
             self.notes.append(f"unsolvable: warning: {options.baseline} not rewritten: {why}")
             options = dataclasses.replace(options, baseline=None, update_baseline=False)
         try:
-            published = publish(records, options)
+            published = publish(records, options, interrupted=interrupted)
         except BaselineError as error:  # read at start-up, since then removed or broken
             self.notes.append(f"unsolvable: baseline gate FAILED: {error}")
             return False
+        self.stream.close(keep=False)
         self.notes.extend(published.notes)
         return published.passed
 

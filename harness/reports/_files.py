@@ -66,7 +66,8 @@ class RecordStream:
         self._out.flush()
 
     def close(self, *, keep: bool) -> None:
-        """Closes the stream; removes it unless ``keep`` (the final file could not be written)."""
+        """Closes the stream; removes it unless ``keep`` (the final file could not be written).
+        Closing twice is harmless: the first close decides."""
         if self._out is not None:
             self._out.close()
             self._out = None
