@@ -1,11 +1,11 @@
 """Consumes termination records, produces syrupy snapshots: stable JSON, one file per record.
 
-Keys are sorted, wall times are left out (`TerminationRecord.to_dict`) and memory addresses in
+Keys are sorted, wall times and the verdict are left out (`behaviour`) and memory addresses in
 reprs are masked, so the same stop always gives the same bytes. In the generated suite each
 record lives at ``<snapshot dir>/<agent>/<family>/<variant>-seed<N>.json``; in your own tests
 syrupy's usual place applies (``__snapshots__/<test file>/<test>.json``). Usage::
 
-    from harness.plugin.snapshot import TerminationRecordExtension
+    from harness.snapshot import TerminationRecordExtension
 
     def test_record(unsolvable, snapshot):
         record = unsolvable.run("constant-return/repeat", agent="contract")
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
         SnapshotIndex,
     )
 
-__all__ = ["TerminationRecordExtension", "mask_addresses"]
+__all__ = ["TerminationRecordExtension", "behaviour", "mask_addresses"]
 
 ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
 """A CPython object address in a repr (``<Foo object at 0x7f…>``): different on every run."""
@@ -46,6 +46,16 @@ ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
 def mask_addresses(*, data: SerializableData, path: PropertyPath) -> SerializableData:
     """A syrupy matcher that replaces memory addresses in strings with ``0x…``."""
     return ADDRESS.sub("0x…", data) if isinstance(data, str) else data
+
+
+def behaviour(record: TerminationRecord) -> dict[str, object]:
+    """What a snapshot keeps: what the agent did and what the harness observed — the stable
+    record without its verdict. The verdict is judged afresh on every run, under the strictness
+    the test asks for, so switching ``--unsolvable-strict`` or a verdict rule changes no snapshot
+    (issue 15); the test fails on the verdict itself instead."""
+    data = record.to_dict()
+    del data["verdict"]
+    return data
 
 
 def _is_suite(test_location: PyTestLocation) -> bool:
@@ -70,7 +80,7 @@ class TerminationRecordExtension(JSONSnapshotExtension):
         matcher: PropertyMatcher | None = None,
     ) -> SerializedData:
         if isinstance(data, TerminationRecord):
-            data = data.to_dict()
+            data = behaviour(data)
         matcher = compose_matchers(mask_addresses, matcher) if matcher else mask_addresses
         return super().serialize(data, exclude=exclude, include=include, matcher=matcher)
 

@@ -10,6 +10,7 @@ from harness.plugin._options import (
     FAMILY_OPTION,
     NO_SNAPSHOT_OPTION,
     SNAPSHOT_DIR_OPTION,
+    STRICT_OPTION,
 )
 from tests.plugin._helpers import Run, cases, outcomes, snapshot_files
 
@@ -127,3 +128,12 @@ def test_own_tests_snapshot_records_where_syrupy_puts_json(
     run("--snapshot-update").stdout.fnmatch_lines(["1 snapshot generated."])
     assert (pytester.path / "__snapshots__/test_mine/test_record.json").is_file()
     run().assert_outcomes(passed=1)
+
+
+def test_switching_strictness_changes_no_snapshot(run: Run) -> None:
+    blessed = run(f"{AGENT_OPTION}=pkg:contract", f"{FAMILY_OPTION}=missing-permission",
+                  "--snapshot-update")  # fmt: skip
+    assert blessed.ret == 0
+    strict = run(f"{AGENT_OPTION}=pkg:contract", f"{FAMILY_OPTION}=missing-permission",
+                 STRICT_OPTION)  # fmt: skip
+    assert strict.ret == 0, strict.stdout.str()
