@@ -1,23 +1,27 @@
-"""Harness overhead per agent step on the plain face.
+"""Harness overhead per agent step on the plain face, early and late in a long run.
 
-The same agent loop (one model call, then the tool call it asks for) runs twice: against a
-`Session` (scripted model, fake tools and world, probe, ceilings, trajectory tail) through
-`harness.run`, and against a bare scripted function that returns replies of the same shape.
-Prints µs per step for both, the overhead and the ratio, and the fixed cost of one run.
+The same README-style agent loop runs against a `Session` (scripted model, fake tools and world,
+probe, ceilings, trajectory tail) and against a bare scripted function returning replies of the
+same shape. With ``--growing`` (the default) the agent appends the assistant and tool messages
+every step, as real agents do, so a harness that re-reads the whole conversation per call shows a
+cost that grows with the step; ``--constant`` re-sends one message. The two loops alternate
+(A/B/A/B...) and each window's figure is the median over the repeats, so a machine that is busy
+now and then moves both sides alike.
 
-    python benchmarks/step_overhead.py [--steps 5000] [--repeats 5]
+    python -m benchmarks.step_overhead [--steps 10000] [--repeats 5] [--constant]
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import time
 from collections.abc import Callable
 from typing import Any
 
 import harness
 import scenarios
-from benchmarks._timing import machine, median_seconds
+from benchmarks._timing import machine
 from harness import Ceilings, Code, Session, Stop
 
 SCENARIO = "constant-return/repeat"
@@ -25,32 +29,47 @@ CallModel = Callable[[list[dict[str, Any]], Any], dict[str, Any]]
 CallTool = Callable[[str, Any], str]
 
 
-def loop(call_model: CallModel, call_tool: CallTool, task: str, tools: Any, steps: int) -> None:
-    """The agent under test: a constant prompt, so the conversation's growth is not measured."""
-    messages = [{"role": "user", "content": task}]
+def loop(
+    call_model: CallModel, call_tool: CallTool, task: str, tools: Any, steps: int, *, grow: bool
+) -> list[float]:
+    """The agent under test; returns the time at the end of each step."""
+    messages: list[dict[str, Any]] = [{"role": "user", "content": task}]
+    marks = []
     for _ in range(steps):
         reply = call_model(messages, tools)
+        if grow:
+            messages.append({k: v for k, v in reply.items() if k != "usage"})
         for call in reply.get("tool_calls") or ():
-            call_tool(call["function"]["name"], call["function"]["arguments"])
+            result = call_tool(call["function"]["name"], call["function"]["arguments"])
+            if grow:
+                messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
+        marks.append(time.perf_counter())
+    return marks
 
 
-def through_harness(steps: int) -> float:
-    """Seconds the loop spends inside `harness.run` (run set-up and judging excluded)."""
-    inside: list[float] = []
+def through_harness(steps: int, *, grow: bool) -> list[float]:
+    """Per-step seconds inside `harness.run` (run set-up and judging excluded)."""
+    marks: list[float] = []
 
     def agent(session: Session) -> Stop:
         start = time.perf_counter()
-        loop(session.call_model, session.call_tool, session.task, session.tools, steps)
-        inside.append(time.perf_counter() - start)
+        ends = loop(
+            session.call_model, session.call_tool, session.task, session.tools, steps, grow=grow
+        )
+        marks.extend(_durations(start, ends))
         return Stop(code=Code.NO_PROGRESS, reason="benchmark")
 
-    ceilings = Ceilings(max_steps=steps, max_tool_calls=2 * steps, max_wall_seconds=120)
+    ceilings = Ceilings(max_steps=steps, max_tool_calls=2 * steps, max_wall_seconds=600)
     harness.run(agent, scenarios.get(SCENARIO), ceilings=ceilings)
-    return inside[0]
+    return marks
 
 
-def bare_functions() -> tuple[CallModel, CallTool, str, Any]:
-    """A scripted function returning what the session returned, with a fresh call id each time."""
+def _durations(start: float, ends: list[float]) -> list[float]:
+    return [end - before for before, end in zip([start, *ends], ends, strict=False)]
+
+
+def bare(steps: int, *, grow: bool) -> list[float]:
+    """The same loop against a scripted function returning what the session returns."""
     scenario = scenarios.get(SCENARIO)
     session = Session(scenario, scenario.build(0), seed=0, ceilings=Ceilings())
     first = session.call_model([{"role": "user", "content": session.task}], session.tools)
@@ -66,43 +85,44 @@ def bare_functions() -> tuple[CallModel, CallTool, str, Any]:
     def call_tool(name: str, arguments: Any) -> str:
         return result
 
-    return call_model, call_tool, session.task, session.tools
-
-
-def fixed_cost(runs: int) -> float:
-    """Seconds per `harness.run` of a one-step agent: build, worker thread, finish, judge."""
-
-    def agent(session: Session) -> Stop:
-        loop(session.call_model, session.call_tool, session.task, session.tools, 1)
-        return Stop(code=Code.NO_PROGRESS, reason="benchmark")
-
-    scenario = scenarios.get(SCENARIO)
     start = time.perf_counter()
-    for _ in range(runs):
-        harness.run(agent, scenario)
-    return (time.perf_counter() - start) / runs
+    return _durations(
+        start, loop(call_model, call_tool, session.task, session.tools, steps, grow=grow)
+    )
+
+
+def windows(steps: int) -> list[tuple[int, int]]:
+    """Steps 1–10, 91–100, 901–1,000, ...: ten or a hundred steps at each order of magnitude."""
+    found, end = [], 10
+    while end <= steps:
+        found.append((end - max(10, end // 10) + 1, end))
+        end *= 10
+    return found
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=5000)
+    parser.add_argument("--steps", type=int, default=10_000)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--constant", action="store_true", help="re-send one message")
     args = parser.parse_args()
-    with_harness = sorted(through_harness(args.steps) for _ in range(args.repeats))
-    harness_s = with_harness[len(with_harness) // 2]
-    bare = bare_functions()
-    bare_s = median_seconds(lambda: loop(*bare, args.steps), repeats=args.repeats)
-    per_step = [seconds / args.steps * 1e6 for seconds in (harness_s, bare_s)]
+    grow = not args.constant
+    runs: dict[str, list[list[float]]] = {"harness": [], "bare": []}
+    for _ in range(args.repeats):  # interleaved: A, B, A, B, ...
+        runs["harness"].append(through_harness(args.steps, grow=grow))
+        runs["bare"].append(bare(args.steps, grow=grow))
     print(machine())
-    print(f"plain face, {SCENARIO}, {args.steps} steps (a model call and a tool call each),")
-    print(f"median of {args.repeats}:")
-    print(f"  harness session      {per_step[0]:8.1f} µs/step")
-    print(f"  bare scripted fn     {per_step[1]:8.1f} µs/step")
-    print(
-        f"  overhead             {per_step[0] - per_step[1]:8.1f} µs/step "
-        f"(ratio {per_step[0] / per_step[1]:.0f}x)"
-    )
-    print(f"  fixed cost per run   {fixed_cost(200) * 1e3:8.2f} ms (build, thread, judge)")
+    shape = "a growing conversation" if grow else "one constant message"
+    print(f"plain face, {SCENARIO}, {shape}; median of {args.repeats} interleaved runs:")
+    print(f"  {'steps':>13}  {'harness':>10}  {'bare':>8}  {'overhead':>9}  ratio")
+    for first, last in windows(args.steps):
+        per = {}
+        for side, sides in runs.items():
+            per[side] = statistics.median(
+                sum(r[first - 1 : last]) / (last - first + 1) for r in sides
+            )
+        h, b = per["harness"] * 1e6, per["bare"] * 1e6
+        print(f"  {first:>5}–{last:<7}  {h:7.1f} µs  {b:5.1f} µs  {h - b:6.1f} µs  {h / b:4.0f}x")
 
 
 if __name__ == "__main__":

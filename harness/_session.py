@@ -57,6 +57,34 @@ def _tool_names(tools: Iterable[Any] | None) -> tuple[str, ...]:
     return tuple(names)
 
 
+class _Tally:
+    """Token estimates of a conversation that an agent re-sends with messages appended: each
+    message is encoded once per run, so a step costs the same at call 10,000 as at call 10
+    (issue 14). The conversation is taken to be the same when its first and its previously last
+    message are the same objects; otherwise (a new conversation, a sub-agent's, a trimmed one)
+    it is counted afresh. An agent that edits an earlier message in place keeps its old count."""
+
+    def __init__(self) -> None:
+        self._seen: list[JSON] = []
+        self._totals = [0]
+        """``_totals[i]``: the tokens of the first ``i`` messages of ``_seen``."""
+
+    def tokens(self, messages: Sequence[JSON]) -> int:
+        known = len(self._seen)
+        same = (
+            known
+            and len(messages) >= known
+            and messages[0] is self._seen[0]
+            and messages[known - 1] is self._seen[known - 1]
+        )
+        if not same:
+            self._seen, self._totals, known = [], [0], 0
+        for message in messages[known:]:
+            self._seen.append(message)
+            self._totals.append(self._totals[-1] + estimate_tokens([message]))
+        return self._totals[len(messages)]
+
+
 class Session:
     """What an agent under test is handed: the task, the tools, the model and the budget.
 
@@ -89,6 +117,8 @@ class Session:
         self._results: dict[str, list[str]] = {}
         self._probe = StagnationProbe(scenario, setup.world)
         self._tail: deque[TraceStep] = deque(maxlen=TAIL_STEPS)
+        self._tally = _Tally()
+        self._offered_tokens: dict[tuple[str, ...], int] = {}
         self._current: TraceStep | None = None
 
     # -- what the agent sees --------------------------------------------------------------
@@ -124,9 +154,8 @@ class Session:
             message: JSON = {"role": "assistant", "content": response.content}
             if response.tool_calls:
                 message["tool_calls"] = [call.to_openai() for call in response.tool_calls]
-            offered = [s.to_openai() for s in self.tools if s.name in request.tools]
             usage = Usage(
-                input_tokens=estimate_tokens(request.messages) + estimate_tokens(offered),
+                input_tokens=self._tally.tokens(request.messages) + self._tools_tokens(request),
                 output_tokens=estimate_tokens([message]),
             )
             self._input_tokens += usage.input_tokens
@@ -208,7 +237,7 @@ class Session:
         self._probe.on_step(self._input_tokens + self._output_tokens)
         self._costs_before_step.append(self._cost())
         request = ModelRequest(
-            messages=tuple(dict(m) for m in messages),
+            messages=messages,
             tools=_tool_names(tools),
             step=self._steps,
             agent=agent,
@@ -217,6 +246,13 @@ class Session:
         )
         self._final_answer_calls += not request.tools
         return request
+
+    def _tools_tokens(self, request: ModelRequest) -> int:
+        """Tokens of the tool list offered, once per distinct list: it rarely changes."""
+        if request.tools not in self._offered_tokens:
+            offered = [s.to_openai() for s in self._setup.toolbox.specs if s.name in request.tools]
+            self._offered_tokens[request.tools] = estimate_tokens(offered)
+        return self._offered_tokens[request.tools]
 
     def _note_response(self, response: ModelResponse) -> None:
         calls = tuple(

@@ -132,7 +132,9 @@ class ToolCall:
 class ModelRequest:
     """One call to the model: the conversation so far and the tools offered."""
 
-    messages: tuple[JSON, ...]
+    messages: Sequence[JSON]
+    """The conversation as the agent sent it, not copied (a copy per call would make every step
+    cost as much as the whole conversation): read it during the call."""
     tools: tuple[str, ...]
     """Names of the tools offered; empty when the agent asks for a final answer."""
     step: int
