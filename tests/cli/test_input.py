@@ -1,0 +1,61 @@
+"""Bad input is a usage error before anything runs (issue 10): `unsolvable` run as users run it,
+from a folder of their own, through the console-script path (``python -P``: no current directory
+on ``sys.path`` unless the harness puts it there)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+AGENT = (
+    "from harness import Code, Stop\n\n\n"
+    "def agent(session):\n    return Stop(code=Code.NO_PROGRESS)\n"
+)
+ADAPTER_CLASS = (
+    "class MyAdapter:\n    def __init__(self):\n        self.name = 'mine'\n\n"
+    "    def run(self, session):\n        return None\n\n"
+    "    def interpret(self, returned, error):\n        return None\n"
+)
+
+
+def unsolvable(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-P", "-m", "harness.cli", *args]
+    return subprocess.run(
+        command, capture_output=True, text=True, cwd=folder, timeout=120, check=False
+    )
+
+
+def run_agent(
+    folder: Path, source: str, attribute: str = "agent"
+) -> subprocess.CompletedProcess[str]:
+    (folder / "myagent.py").write_text(source, encoding="utf-8")
+    return unsolvable(
+        folder, "run", "--agent", f"myagent:{attribute}", "--scenario", "give-up-honoured"
+    )
+
+
+def test_an_agent_beside_the_user_imports_from_the_current_directory(tmp_path: Path) -> None:
+    result = run_agent(tmp_path, AGENT)
+    assert "myagent:agent" in result.stdout, result.stderr
+    assert result.returncode in (0, 1)
+
+
+def test_an_exception_at_import_is_a_usage_error_naming_it(tmp_path: Path) -> None:
+    result = run_agent(tmp_path, "raise RuntimeError('no API key configured')\n")
+    assert result.returncode == 2
+    assert "raised RuntimeError: no API key configured" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_syntax_error_names_file_and_line(tmp_path: Path) -> None:
+    result = run_agent(tmp_path, "x = 1\ndef agent(session)\n")
+    assert result.returncode == 2
+    assert f"syntax error at {tmp_path / 'myagent.py'}:2" in result.stderr
+
+
+def test_an_adapter_class_says_to_instantiate_it(tmp_path: Path) -> None:
+    result = run_agent(tmp_path, ADAPTER_CLASS, attribute="MyAdapter")
+    assert result.returncode == 2
+    assert "is an Adapter class (MyAdapter)" in result.stderr
+    assert "`adapter = MyAdapter()`, then pass --agent myagent:adapter" in result.stderr
