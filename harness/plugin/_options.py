@@ -128,13 +128,13 @@ _OPTIONS = (
         flag=SCENARIO_OPTION,
         repeat=True,
         metavar="NAME",
-        help="run only these scenarios (family/variant); repeatable",
+        help="run only these scenarios (family/variant) or families; repeatable",
     ),
     _Option(
         flag=FAMILY_OPTION,
         repeat=True,
         metavar="NAME",
-        help="run only these scenario families; repeatable",
+        help="run only these families or scenarios; repeatable",
     ),
     _Option(
         flag=STRICT_OPTION,
