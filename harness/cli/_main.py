@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -227,16 +228,31 @@ def _show(name: str) -> int:
     return 0
 
 
+def _command(args: argparse.Namespace) -> int:
+    if args.command == "run":
+        return _run(args)
+    if args.command == "report":
+        return _report(args)
+    if args.command == "list":
+        return _list()
+    return _show(args.name)
+
+
+def _reader_left(args: argparse.Namespace) -> int:
+    """``unsolvable list | head``: the reader closed the pipe. Exit quietly (issue 10), with
+    stdout pointed at devnull so the interpreter's last flush raises nothing either; 0 for the
+    listings, 1 for a run or report whose verdicts were not all shown."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 0 if args.command in ("list", "show") else 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        if args.command == "run":
-            return _run(args)
-        if args.command == "report":
-            return _report(args)
-        if args.command == "list":
-            return _list()
-        return _show(args.name)
+        return _command(args)
     except UnsolvableError as error:
         print(f"unsolvable: error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        return _reader_left(args)

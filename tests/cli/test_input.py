@@ -59,3 +59,14 @@ def test_an_adapter_class_says_to_instantiate_it(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "is an Adapter class (MyAdapter)" in result.stderr
     assert "`adapter = MyAdapter()`, then pass --agent myagent:adapter" in result.stderr
+
+
+def test_a_closed_pipe_ends_the_listing_quietly() -> None:
+    """The reader is gone before the listing is written (``unsolvable list | head``, with
+    head long done): no BrokenPipeError traceback."""
+    command = [sys.executable, "-m", "harness.cli", "list"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+        assert process.stdout is not None and process.stderr is not None
+        process.stdout.close()
+        stderr = process.stderr.read()
+    assert process.returncode == 0 and stderr == b""
