@@ -42,6 +42,8 @@ class ReportOptions:
     """Gate against this file, or (with ``update_baseline``) rewrite it."""
     update_baseline: bool = False
     margins: Margins = field(default_factory=Margins)
+    allow_empty_gate: bool = False
+    """A gate that compares no group passes instead of failing."""
     volatile: bool = False
     """Keep wall times in the JSON."""
     flags: BaselineFlags = CLI_FLAGS
@@ -84,7 +86,8 @@ def _gate(metrics: Metrics, options: ReportOptions) -> tuple[GateResult | None, 
         baseline = write_baseline(metrics, options.baseline)
         count = len(baseline.entries)
         return None, [f"unsolvable: wrote baseline of {count} groups to {options.baseline}"]
-    result = gate(metrics, Baseline.load(options.baseline, flags=options.flags), options.margins)
+    baseline = Baseline.load(options.baseline, flags=options.flags)
+    result = gate(metrics, baseline, options.margins, allow_empty=options.allow_empty_gate)
     return result, result.lines(options.flags)
 
 

@@ -70,3 +70,17 @@ def test_a_closed_pipe_ends_the_listing_quietly() -> None:
         process.stdout.close()
         stderr = process.stderr.read()
     assert process.returncode == 0 and stderr == b""
+
+
+def test_the_gate_compares_like_with_like(tmp_path: Path) -> None:
+    baseline = str(tmp_path / "baseline.json")
+    bless = ("run", "--agent", "contract", "--scenario", "missing-permission")
+    assert unsolvable(tmp_path, *bless, "--baseline", baseline, "--update-baseline").returncode == 0
+    narrowed = unsolvable(tmp_path, "run", "--agent", "harness.agents:contract", "--scenario",
+                          "missing-permission/retry-403", "--baseline", baseline)  # fmt: skip
+    assert narrowed.returncode == 0, narrowed.stdout
+    assert "1 groups compared" in narrowed.stdout
+    assert "2 groups this run covers only in part were not compared" in narrowed.stdout
+    other = unsolvable(tmp_path, "run", "--agent", "naive", "--scenario", "give-up-honoured",
+                       "--baseline", baseline, "--allow-empty-gate")  # fmt: skip
+    assert "baseline gate passed (allowed empty): compared no group" in other.stdout
