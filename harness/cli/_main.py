@@ -21,7 +21,7 @@ from harness._scenario import Ceilings, Scenario
 from harness.cli._progress import Progress
 from harness.reports._cells import align, format_metrics, should_summarise
 from harness.reports._flags import REPORT_FLAGS, report_options
-from harness.reports._publish import ReportOptions, check_baseline, publish
+from harness.reports._publish import ReportOptions, check_baseline, check_outputs, publish
 from harness.reports._table import explain, format_table, pass_k_line, summary_line
 
 __all__ = ["main"]
@@ -148,6 +148,7 @@ def _report_options(args: argparse.Namespace) -> ReportOptions:
 def _run(args: argparse.Namespace) -> int:
     options = _report_options(args)
     check_baseline(options)
+    check_outputs(options)
     records = _records(args)
     print(format_table(records))
     failures = [r for r in records if not r.verdict.passed]
@@ -180,6 +181,7 @@ def _report(args: argparse.Namespace) -> int:
     """Exit status: 1 only when the baseline gate finds a regression (verdicts were judged
     when the records were made)."""
     options = _report_options(args)
+    check_outputs(options)
     records = _read_records(args.records)
     published = publish(records, options)
     print(format_metrics(published.metrics) + "\n")

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from harness._errors import BaselineError
 from harness._record import TerminationRecord
+from harness._writable import check_writable
 from harness.reports._baseline import (
     CLI_FLAGS,
     Baseline,
@@ -27,7 +28,7 @@ from harness.reports._html import to_html
 from harness.reports._markdown import to_markdown
 from harness.reports._metrics import Metrics, measure
 
-__all__ = ["Published", "ReportOptions", "check_baseline", "publish"]
+__all__ = ["Published", "ReportOptions", "check_baseline", "check_outputs", "publish"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -77,6 +78,17 @@ def check_baseline(options: ReportOptions) -> None:
     read: a typo in a path should not cost a whole run."""
     if options.baseline is not None and not options.update_baseline:
         Baseline.load(options.baseline, flags=options.flags)
+
+
+def check_outputs(options: ReportOptions) -> None:
+    """Raises `OutputError` now, before anything runs, for a report (or a baseline to rewrite)
+    that could not be written at the end: a directory, a read-only place, /sys/..."""
+    outputs = {"json": options.json, "markdown": options.markdown, "html": options.html}
+    if options.update_baseline:
+        outputs["baseline"] = options.baseline
+    for name, path in outputs.items():
+        if path is not None:
+            check_writable(path, flag=f"{options.flags.prefix}{name}")
 
 
 def _gate(metrics: Metrics, options: ReportOptions) -> tuple[GateResult | None, list[str]]:

@@ -84,3 +84,16 @@ def test_the_gate_compares_like_with_like(tmp_path: Path) -> None:
     other = unsolvable(tmp_path, "run", "--agent", "naive", "--scenario", "give-up-honoured",
                        "--baseline", baseline, "--allow-empty-gate")  # fmt: skip
     assert "baseline gate passed (allowed empty): compared no group" in other.stdout
+
+
+def test_an_output_path_that_cannot_be_written_is_a_usage_error(tmp_path: Path) -> None:
+    cases = {
+        "--json": str(tmp_path),
+        "--markdown": "/sys/kernel/summary.md",
+        "--html": "/proc/report.html",
+    }
+    for flag, path in cases.items():
+        result = unsolvable(tmp_path, "run", "--agent", "contract", flag, path)
+        assert result.returncode == 2 and result.stdout == "", flag
+        assert f"{flag} {path!r} cannot be written (" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
