@@ -13,6 +13,8 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from harness._redact import Redactor
+
 __all__ = [
     "SCHEMA_VERSION",
     "Code",
@@ -292,6 +294,20 @@ class TerminationRecord:
     """Volatile: kept out of the snapshot form."""
     schema_version: int = SCHEMA_VERSION
 
+    def __post_init__(self) -> None:
+        """Every string the agent put in the record is cleaned here, once (`harness._redact`):
+        secrets redacted and memory addresses masked, so that no written form (JSON, Markdown,
+        HTML, snapshots, the terminal) can leak a credential or change from run to run."""
+        redactor = Redactor()
+        object.__setattr__(self, "returned", redactor.optional(self.returned))
+        if self.reported is not None:
+            object.__setattr__(self, "reported", _clean_stop(self.reported, redactor))
+        object.__setattr__(self, "observed", _clean_observed(self.observed, redactor))
+        failures = tuple(
+            Failure(rule=f.rule, message=redactor.text(f.message)) for f in self.verdict.failures
+        )
+        object.__setattr__(self, "verdict", dataclasses.replace(self.verdict, failures=failures))
+
     @property
     def exit(self) -> Exit | None:
         return self.reported.exit if self.reported else None
@@ -304,8 +320,6 @@ class TerminationRecord:
         """Plain JSON-able data; ``volatile=False`` gives the stable snapshot form."""
         data = asdict(self)
         data["observed"]["detection_lag"] = self.observed.detection_lag
-        if self.reported is not None:
-            data["reported"]["partial"] = _jsonable(self.reported.partial)
         if not volatile:
             del data["wall_seconds"]
         return data
@@ -342,6 +356,34 @@ def _step(data: Mapping[str, Any]) -> TraceStep:
     for key in ("calls", "tools"):
         fields[key] = tuple(ToolTrace(**_fields(ToolTrace, t)) for t in data.get(key, ()))
     return TraceStep(**fields)
+
+
+def _clean_stop(stop: Stop, redactor: Redactor) -> Stop:
+    """The partial results become plain data here (`_jsonable`), so they are cleaned as such."""
+    return dataclasses.replace(
+        stop,
+        reason=redactor.text(stop.reason),
+        partial=redactor.data(_jsonable(stop.partial)),
+        missing=tuple(redactor.text(item) for item in stop.missing),
+    )
+
+
+def _clean_observed(observed: Observed, redactor: Redactor) -> Observed:
+    def trace(tool: ToolTrace) -> ToolTrace:
+        return dataclasses.replace(
+            tool, arguments=redactor.text(tool.arguments), result=redactor.text(tool.result)
+        )
+
+    tail = tuple(
+        dataclasses.replace(
+            step,
+            said=redactor.text(step.said),
+            calls=tuple(map(trace, step.calls)),
+            tools=tuple(map(trace, step.tools)),
+        )
+        for step in observed.tail
+    )
+    return dataclasses.replace(observed, error=redactor.optional(observed.error), tail=tail)
 
 
 def _jsonable(value: Any) -> Any:

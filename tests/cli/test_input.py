@@ -4,9 +4,11 @@ on ``sys.path`` unless the harness puts it there)."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 AGENT = (
     "from harness import Code, Stop\n\n\n"
@@ -97,3 +99,34 @@ def test_an_output_path_that_cannot_be_written_is_a_usage_error(tmp_path: Path) 
         assert result.returncode == 2 and result.stdout == "", flag
         assert f"{flag} {path!r} cannot be written (" in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+ROOT = Path(__file__).parents[2]
+INPUT_AGENTS = "tests.cli.agents_for_input"
+
+
+def test_no_secret_reaches_any_written_file(tmp_path: Path, monkeypatch: Any) -> None:
+    from tests.cli.agents_for_input import BEARER, SECRET_ENV, SK_KEY, URL_PASSWORD
+
+    env_secret = "s3cr3t-from-the-environment"
+    monkeypatch.setenv(SECRET_ENV, env_secret)
+    outputs = {flag: tmp_path / f"out.{flag}" for flag in ("json", "markdown", "html")}
+    agents = [f"--agent={INPUT_AGENTS}:{name}" for name in ("leaky", "leaky_crash")]
+    result = unsolvable(ROOT, "run", *agents, "--scenario", "constant-return/repeat", "--explain",
+                        *(f"--{flag}={path}" for flag, path in outputs.items()))  # fmt: skip
+    written = [result.stdout, *(path.read_text() for path in outputs.values())]
+    assert "[redacted]" in written[1] and "Bearer [redacted]" in written[0]
+    for text in written:
+        for secret in (env_secret, SK_KEY, BEARER, URL_PASSWORD):
+            assert secret not in text
+
+
+def test_default_reprs_are_masked_so_json_is_byte_identical(tmp_path: Path) -> None:
+    names = ("returns_an_object", "raises_an_object", "partial_object")
+    agents = [f"--agent={INPUT_AGENTS}:{name}" for name in names]
+    for out in ("a.json", "b.json"):
+        unsolvable(ROOT, "run", *agents, "--scenario", "give-up-honoured", "--json",
+                   str(tmp_path / out))  # fmt: skip
+    first = (tmp_path / "a.json").read_text()
+    assert first == (tmp_path / "b.json").read_text()
+    assert "Answer object at 0x\\u2026>" in first and not re.search(r"0x[0-9a-f]{6}", first)
