@@ -102,7 +102,7 @@ class Stop:
     """For ``BLOCKED_INPUT``: the inputs or permissions that are missing."""
 
     def __post_init__(self) -> None:
-        code = Code(self.code)
+        code = _code(self.code)
         object.__setattr__(self, "code", code)
         derived = code.exit
         if self.exit is not None and Exit(self.exit) is not derived:
@@ -114,6 +114,18 @@ class Stop:
         # One name is one item, not a tuple of its characters (issue 10).
         missing = (self.missing,) if isinstance(self.missing, str) else self.missing
         object.__setattr__(self, "missing", tuple(str(m) for m in missing))
+
+
+def _code(value: str) -> Code:
+    """An invalid code is the agent's bug: say what the valid ones are (issue 10)."""
+    try:
+        return Code(value)
+    except ValueError:
+        codes = ", ".join(code.value for code in Code)
+        raise ValueError(
+            f"Stop(code={value!r}): not a termination code; use one of {codes} "
+            "(harness.Code, or its string value)"
+        ) from None
 
 
 @dataclass(frozen=True, kw_only=True)
