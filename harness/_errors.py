@@ -4,7 +4,8 @@
     ├── ScenarioError (ValueError)        an unknown or malformed scenario
     ├── AdapterError (TypeError)          an agent or adapter path that cannot be used
     ├── BudgetError (ValueError)          a budget, ceiling or threshold out of range
-    └── BaselineError (ValueError)        a metrics baseline file that is missing or unreadable
+    ├── BaselineError (ValueError)        a metrics baseline file that is missing or unreadable
+    └── OutputError (ValueError)          a report, baseline or snapshot path that cannot be written
 
 `CeilingHit` and `SessionClosed` are deliberately *not* in this tree: they derive from
 `BaseException` so that an agent which catches `Exception` and retries forever is still ended.
@@ -17,6 +18,7 @@ __all__ = [
     "BaselineError",
     "BudgetError",
     "CeilingHit",
+    "OutputError",
     "ScenarioError",
     "SessionClosed",
     "UnsolvableError",
@@ -43,6 +45,10 @@ class BudgetError(UnsolvableError, ValueError):
 
 class BaselineError(UnsolvableError, ValueError):
     """A metrics baseline that is missing, unreadable or of another version, or a bad margin."""
+
+
+class OutputError(UnsolvableError, ValueError):
+    """An output path (report, baseline to rewrite, snapshot folder) that cannot be written."""
 
 
 class CeilingHit(BaseException):

@@ -7,16 +7,30 @@ from __future__ import annotations
 
 import functools
 import importlib
+import os
+import sys
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 from harness._errors import AdapterError
 from harness.adapters.base import Adapter, PlainAdapter, as_adapter
 
-__all__ = ["AgentLike", "load_agent"]
+__all__ = ["BUILTIN_MODULE", "AgentLike", "agent_name", "load_agent"]
 
 AgentLike = str | Adapter | Callable[..., Any]
 """What names an agent: a spec string, a callable ``agent(session)`` or an `Adapter`."""
+BUILTIN_MODULE = "harness.agents"
+"""``harness.agents:contract`` is the built-in ``contract`` under its path (`agent_name`)."""
+
+
+def agent_name(name: str) -> str:
+    """One form for one agent: ``harness.agents:contract`` and ``contract`` are the same agent,
+    so a baseline blessed under one spelling gates a run made under the other (issue 10)."""
+    from harness.agents import BUILTIN
+
+    module, _, attribute = name.partition(":")
+    return attribute if module == BUILTIN_MODULE and attribute in BUILTIN else name
 
 
 @functools.cache
@@ -38,13 +52,7 @@ def load_agent(spec: str) -> Adapter:
             f"agent {spec!r} is neither a built-in ({', '.join(sorted(BUILTIN))}) nor a "
             "'module:attribute' path; write it as e.g. mypkg.agents:my_agent"
         )
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as error:
-        raise AdapterError(
-            f"agent {spec!r}: module {module_name!r} cannot be imported ({error}); "
-            "check the spelling and that it is installed or on sys.path"
-        ) from error
+    module = _import(spec, module_name)
     target: object = module
     for part in attribute.split("."):
         try:
@@ -53,6 +61,8 @@ def load_agent(spec: str) -> Adapter:
             raise AdapterError(
                 f"agent {spec!r}: {module_name!r} has no attribute {attribute!r}"
             ) from None
+    if isinstance(target, type):
+        raise AdapterError(_class_message(spec, target))
     if isinstance(target, Adapter):
         return target
     if not callable(target):
@@ -61,3 +71,45 @@ def load_agent(spec: str) -> Adapter:
             "agent(session) or an Adapter"
         )
     return PlainAdapter(target, name=spec)
+
+
+def _import(spec: str, module_name: str) -> ModuleType:
+    """Imports the agent's module from the current directory first, as uvicorn, gunicorn and
+    celery do: ``unsolvable run --agent myagent:agent`` beside ``myagent.py`` just works, also
+    from the console script, whose ``sys.path`` does not hold the current directory (issue 10).
+
+    Whatever the import raises is a usage error naming it, not a traceback per run."""
+    here = os.getcwd()
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    try:
+        return importlib.import_module(module_name)
+    except ImportError as error:
+        raise AdapterError(
+            f"agent {spec!r}: module {module_name!r} cannot be imported ({error}); "
+            "check the spelling and that it is installed, on sys.path or in the current directory"
+        ) from error
+    except SyntaxError as error:
+        raise AdapterError(
+            f"agent {spec!r}: module {module_name!r} has a syntax error at "
+            f"{error.filename}:{error.lineno}: {error.msg}; fix it and run again"
+        ) from None
+    except Exception as error:
+        raise AdapterError(
+            f"agent {spec!r}: importing {module_name!r} raised {type(error).__name__}: {error}; "
+            "the module must import without side effects that fail (move them into the agent)"
+        ) from error
+
+
+def _class_message(spec: str, target: type) -> str:
+    """An agent is an object: a class would be called with the session as its argument."""
+    module = spec.partition(":")[0]
+    kind = "an Adapter class" if _has_adapter_methods(target) else "a class"
+    return (
+        f"agent {spec!r} is {kind} ({target.__qualname__}), not an agent object; instantiate it "
+        f"in {module!r}: `adapter = {target.__qualname__}()`, then pass --agent {module}:adapter"
+    )
+
+
+def _has_adapter_methods(target: type) -> bool:
+    return callable(getattr(target, "run", None)) and callable(getattr(target, "interpret", None))

@@ -13,6 +13,8 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from harness._redact import Redactor
+
 __all__ = [
     "SCHEMA_VERSION",
     "Code",
@@ -100,7 +102,7 @@ class Stop:
     """For ``BLOCKED_INPUT``: the inputs or permissions that are missing."""
 
     def __post_init__(self) -> None:
-        code = Code(self.code)
+        code = _code(self.code)
         object.__setattr__(self, "code", code)
         derived = code.exit
         if self.exit is not None and Exit(self.exit) is not derived:
@@ -112,6 +114,18 @@ class Stop:
         # One name is one item, not a tuple of its characters (issue 10).
         missing = (self.missing,) if isinstance(self.missing, str) else self.missing
         object.__setattr__(self, "missing", tuple(str(m) for m in missing))
+
+
+def _code(value: str) -> Code:
+    """An invalid code is the agent's bug: say what the valid ones are (issue 10)."""
+    try:
+        return Code(value)
+    except ValueError:
+        codes = ", ".join(code.value for code in Code)
+        raise ValueError(
+            f"Stop(code={value!r}): not a termination code; use one of {codes} "
+            "(harness.Code, or its string value)"
+        ) from None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -295,6 +309,20 @@ class TerminationRecord:
     """Volatile: kept out of the snapshot form."""
     schema_version: int = SCHEMA_VERSION
 
+    def __post_init__(self) -> None:
+        """Every string the agent put in the record is cleaned here, once (`harness._redact`):
+        secrets redacted and memory addresses masked, so that no written form (JSON, Markdown,
+        HTML, snapshots, the terminal) can leak a credential or change from run to run."""
+        redactor = Redactor()
+        object.__setattr__(self, "returned", redactor.optional(self.returned))
+        if self.reported is not None:
+            object.__setattr__(self, "reported", _clean_stop(self.reported, redactor))
+        object.__setattr__(self, "observed", _clean_observed(self.observed, redactor))
+        failures = tuple(
+            Failure(rule=f.rule, message=redactor.text(f.message)) for f in self.verdict.failures
+        )
+        object.__setattr__(self, "verdict", dataclasses.replace(self.verdict, failures=failures))
+
     @property
     def exit(self) -> Exit | None:
         return self.reported.exit if self.reported else None
@@ -307,8 +335,6 @@ class TerminationRecord:
         """Plain JSON-able data; ``volatile=False`` gives the stable snapshot form."""
         data = asdict(self)
         data["observed"]["detection_lag"] = self.observed.detection_lag
-        if self.reported is not None:
-            data["reported"]["partial"] = _jsonable(self.reported.partial)
         if not volatile:
             del data["wall_seconds"]
         return data
@@ -345,6 +371,34 @@ def _step(data: Mapping[str, Any]) -> TraceStep:
     for key in ("calls", "tools"):
         fields[key] = tuple(ToolTrace(**_fields(ToolTrace, t)) for t in data.get(key, ()))
     return TraceStep(**fields)
+
+
+def _clean_stop(stop: Stop, redactor: Redactor) -> Stop:
+    """The partial results become plain data here (`_jsonable`), so they are cleaned as such."""
+    return dataclasses.replace(
+        stop,
+        reason=redactor.text(stop.reason),
+        partial=redactor.data(_jsonable(stop.partial)),
+        missing=tuple(redactor.text(item) for item in stop.missing),
+    )
+
+
+def _clean_observed(observed: Observed, redactor: Redactor) -> Observed:
+    def trace(tool: ToolTrace) -> ToolTrace:
+        return dataclasses.replace(
+            tool, arguments=redactor.text(tool.arguments), result=redactor.text(tool.result)
+        )
+
+    tail = tuple(
+        dataclasses.replace(
+            step,
+            said=redactor.text(step.said),
+            calls=tuple(map(trace, step.calls)),
+            tools=tuple(map(trace, step.tools)),
+        )
+        for step in observed.tail
+    )
+    return dataclasses.replace(observed, error=redactor.optional(observed.error), tail=tail)
 
 
 def _jsonable(value: Any) -> Any:

@@ -20,7 +20,7 @@ from harness._probes import StagnationProbe
 from harness._record import Observed, ToolTrace, TraceStep
 from harness._scenario import Budget, Ceilings, Scenario, Setup
 from harness._text import cut
-from harness._types import GIVE_UP_TOOL, JSON, ModelRequest, ModelResponse, ToolSpec
+from harness._types import GIVE_UP_TOOL, JSON, ModelRequest, ModelResponse, ToolResult, ToolSpec
 
 __all__ = ["Session"]
 
@@ -30,18 +30,43 @@ TEXT_CUT = 160
 """Characters of model text and tool results kept per trace entry: one readable line."""
 
 
-def canonical_arguments(arguments: Mapping[str, Any] | str | None) -> tuple[JSON, str]:
-    """Arguments as a dict and as canonical JSON; tool-call arguments often arrive as a string."""
+BAD_ARGUMENTS_STATUS = 400
+"""Arguments that are not a JSON object get the answer an HTTP API gives a malformed body."""
+
+
+def parse_arguments(arguments: Mapping[str, Any] | str | None) -> JSON:
+    """Arguments as a dict; tool-call arguments often arrive as a JSON string. Raises
+    `ValueError` saying why when they are not a JSON object (``"{not json"``, ``[1]``, ``3``)."""
     if arguments is None:
-        arguments = {}
-    if isinstance(arguments, str):
-        try:
-            parsed = json.loads(arguments) if arguments.strip() else {}
-        except json.JSONDecodeError:
-            parsed = {"_unparsed": arguments}
-        arguments = parsed if isinstance(parsed, dict) else {"_value": parsed}
-    data = dict(arguments)
-    return data, json.dumps(data, sort_keys=True, default=str)
+        return {}
+    if not isinstance(arguments, str):
+        return dict(arguments)
+    try:
+        parsed = json.loads(arguments) if arguments.strip() else {}
+    except json.JSONDecodeError as error:
+        raise ValueError(f"arguments are not a JSON object: {error}: {arguments!r}") from None
+    if not isinstance(parsed, dict):
+        raise ValueError(
+            f"arguments are not a JSON object: a {type(parsed).__name__}: {arguments!r}"
+        )
+    return parsed
+
+
+def canonical_arguments(arguments: Mapping[str, Any] | str | None) -> str:
+    """Arguments as canonical JSON (sorted keys); arguments that are not a JSON object are kept
+    as given, for the trace."""
+    try:
+        return json.dumps(parse_arguments(arguments), sort_keys=True, default=str)
+    except ValueError:
+        return str(arguments)
+
+
+def _bad_arguments(problem: ValueError) -> ToolResult:
+    """What the agent sees for arguments the tool cannot read: an error it can act on, as the
+    other fake tool errors are written, rather than a tool run on ``{"_unparsed": ...}``."""
+    body = {"error": {"status": BAD_ARGUMENTS_STATUS, "message": str(problem)}}
+    text = json.dumps(body, sort_keys=True)
+    return ToolResult(text=text, observation=text)
 
 
 def _tool_names(tools: Iterable[Any] | None) -> tuple[str, ...]:
@@ -171,8 +196,13 @@ class Session:
             self._check_open()
             self._check_ceilings(self._tool_calls >= self.ceilings.max_tool_calls, "tool_calls")
             self._tool_calls += 1
-            parsed, canonical = canonical_arguments(arguments)
-            result = self._setup.toolbox.call(name, parsed)
+            canonical = canonical_arguments(arguments)
+            try:
+                parsed = parse_arguments(arguments)
+            except ValueError as problem:
+                result = _bad_arguments(problem)
+            else:  # a tool's own ValueError is the tool's, not the arguments'
+                result = self._setup.toolbox.call(name, parsed)
             self._actions[f"{name}:{canonical}"] += 1
             world = self._setup.world.fingerprint()
             self._probe.on_tool(self._steps, name, result, world)
@@ -256,7 +286,7 @@ class Session:
 
     def _note_response(self, response: ModelResponse) -> None:
         calls = tuple(
-            ToolTrace(name=c.name, arguments=canonical_arguments(c.arguments)[1], result="")
+            ToolTrace(name=c.name, arguments=canonical_arguments(c.arguments), result="")
             for c in response.tool_calls
         )
         if self._gave_up_at_step is None and any(c.name == GIVE_UP_TOOL for c in calls):

@@ -38,15 +38,16 @@ class Adapter(Protocol):
 
 
 def interpret_plain(returned: object) -> Stop | None:
-    """A `Stop`, or a mapping with a ``code`` (plus ``exit``, ``reason``, ``partial``...)."""
+    """A `Stop`, or a mapping with a ``code`` (plus ``exit``, ``reason``, ``partial``...).
+
+    A mapping with a ``code`` means to stop: a code or exit that is not valid raises the
+    `ValueError` that names the valid ones (the run is recorded ``crashed`` with it), instead of
+    passing for an unstructured return in silence (issue 10)."""
     if isinstance(returned, Stop):
         return returned
     if isinstance(returned, Mapping) and "code" in returned:
         fields = {"code", "exit", "reason", "partial", "missing"}
-        try:
-            return Stop(**{k: v for k, v in returned.items() if k in fields})
-        except (TypeError, ValueError):
-            return None
+        return Stop(**{k: v for k, v in returned.items() if k in fields})
     return None
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,7 +22,7 @@ from harness.cli._progress import Progress
 from harness.reports._cells import align, format_metrics, should_summarise
 from harness.reports._files import RecordStream
 from harness.reports._flags import REPORT_FLAGS, report_options
-from harness.reports._publish import ReportOptions, check_baseline, publish
+from harness.reports._publish import ReportOptions, check_baseline, check_outputs, publish
 from harness.reports._table import (
     INTERRUPTED,
     explain,
@@ -161,6 +162,7 @@ def _report_options(args: argparse.Namespace) -> ReportOptions:
 def _run(args: argparse.Namespace) -> int:
     options = _report_options(args)
     check_baseline(options)
+    check_outputs(options)
     stream = RecordStream(options.json)
     batch = _records(args, stream)
     records = list(batch.records)
@@ -199,6 +201,7 @@ def _report(args: argparse.Namespace) -> int:
     """Exit status: 1 only when the baseline gate finds a regression (verdicts were judged
     when the records were made)."""
     options = _report_options(args)
+    check_outputs(options)
     records = _read_records(args.records)
     published = publish(records, options)
     print(format_metrics(published.metrics) + "\n")
@@ -247,19 +250,34 @@ def _show(name: str) -> int:
     return 0
 
 
+def _command(args: argparse.Namespace) -> int:
+    if args.command == "run":
+        return _run(args)
+    if args.command == "report":
+        return _report(args)
+    if args.command == "list":
+        return _list()
+    return _show(args.name)
+
+
+def _reader_left(args: argparse.Namespace) -> int:
+    """``unsolvable list | head``: the reader closed the pipe. Exit quietly (issue 10), with
+    stdout pointed at devnull so the interpreter's last flush raises nothing either; 0 for the
+    listings, 1 for a run or report whose verdicts were not all shown."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 0 if args.command in ("list", "show") else 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        if args.command == "run":
-            return _run(args)
-        if args.command == "report":
-            return _report(args)
-        if args.command == "list":
-            return _list()
-        return _show(args.name)
+        return _command(args)
     except UnsolvableError as error:
         print(f"unsolvable: error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        return _reader_left(args)
     except KeyboardInterrupt:  # before or after the runs: nothing to keep, no traceback
         print("unsolvable: interrupted", file=sys.stderr)
         return INTERRUPTED_STATUS

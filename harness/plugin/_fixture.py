@@ -83,10 +83,13 @@ def _label(agent: AgentLike | None, agents: int) -> str:
 
 
 def is_selected(case: Case, settings: Settings) -> bool:
-    """``--unsolvable-scenario`` and ``--unsolvable-family`` select by name or family."""
+    """``--unsolvable-scenario`` and ``--unsolvable-family`` each take a scenario or a family
+    name, as ``unsolvable run --scenario`` does: a family given where a scenario is expected
+    must not deselect everything in silence (issue 10)."""
     if not settings.has_filters:
         return True
-    return case.scenario.name in settings.scenarios or case.scenario.family in settings.families
+    names = {*settings.scenarios, *settings.families}
+    return case.scenario.name in names or case.scenario.family in names
 
 
 class UnsolvableRunner:

@@ -128,13 +128,13 @@ _OPTIONS = (
         flag=SCENARIO_OPTION,
         repeat=True,
         metavar="NAME",
-        help="run only these scenarios (family/variant); repeatable",
+        help="run only these scenarios (family/variant) or families; repeatable",
     ),
     _Option(
         flag=FAMILY_OPTION,
         repeat=True,
         metavar="NAME",
-        help="run only these scenario families; repeatable",
+        help="run only these families or scenarios; repeatable",
     ),
     _Option(
         flag=STRICT_OPTION,
@@ -297,7 +297,7 @@ def resolve(config: pytest.Config) -> Settings:
     values = {flag: _value(config, option) for flag, option in _BY_FLAG.items()}
     for flag in _BY_FLAG:
         _positive(flag, values[flag])
-    return Settings(
+    settings = Settings(
         agents=tuple(values[AGENT_OPTION] or ()),
         agents_from_command_line=config.getoption(_BY_FLAG[AGENT_OPTION].name) is not None,
         scenarios=tuple(values[SCENARIO_OPTION] or ()),
@@ -314,6 +314,22 @@ def resolve(config: pytest.Config) -> Settings:
             if values[f"{PREFIX}{flag.name}"] is not None
         },
     )
+    _check_snapshot_dir(config, settings)
+    return settings
+
+
+def _check_snapshot_dir(config: pytest.Config, settings: Settings) -> None:
+    """``--snapshot-update`` into a folder that cannot be written is a usage error now, not one
+    failed test per scenario (issue 10)."""
+    if not (settings.agents and settings.snapshot and config.getoption("update_snapshots", False)):
+        return
+    from harness._errors import OutputError
+    from harness._writable import check_writable_dir
+
+    try:
+        check_writable_dir(config.rootpath / settings.snapshot_dir, flag=SNAPSHOT_DIR_OPTION)
+    except OutputError as error:
+        raise pytest.UsageError(f"{error} ({DOCS})") from None
 
 
 def check_names(settings: Settings) -> None:
@@ -334,14 +350,16 @@ def check_names(settings: Settings) -> None:
 
 
 def check_reports(settings: Settings) -> None:
-    """On the controller, before anything runs: a baseline that cannot be read (or an update
-    with no file to write) is a usage error naming the flag, not a failure after the last test."""
-    from harness._errors import BaselineError
-    from harness.reports._publish import check_baseline
+    """On the controller, before anything runs: a baseline that cannot be read, an update with
+    no file to write, or a report path that cannot be written is a usage error naming the flag,
+    not a failure after the last test."""
+    from harness._errors import BaselineError, OutputError
+    from harness.reports._publish import check_baseline, check_outputs
 
     try:
         options = settings.report_options()
-    except BaselineError as error:
+        check_outputs(options)
+    except (BaselineError, OutputError) as error:
         raise pytest.UsageError(f"{error} ({DOCS})") from None
     try:
         check_baseline(options)

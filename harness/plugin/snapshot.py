@@ -15,7 +15,6 @@ syrupy's usual place applies (``__snapshots__/<test file>/<test>.json``). Usage:
 from __future__ import annotations
 
 import contextlib
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,6 +22,7 @@ from syrupy.data import Snapshot, SnapshotCollection, SnapshotCollections
 from syrupy.extensions.json import JSONSnapshotExtension
 from syrupy.matchers import compose_matchers
 
+from harness import _redact
 from harness._record import TerminationRecord
 from harness.plugin._suite import SUITE_MODULE, SUITE_TEST
 
@@ -39,13 +39,11 @@ if TYPE_CHECKING:
 
 __all__ = ["TerminationRecordExtension", "behaviour", "mask_addresses"]
 
-ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
-"""A CPython object address in a repr (``<Foo object at 0x7f…>``): different on every run."""
-
 
 def mask_addresses(*, data: SerializableData, path: PropertyPath) -> SerializableData:
-    """A syrupy matcher that replaces memory addresses in strings with ``0x…``."""
-    return ADDRESS.sub("0x…", data) if isinstance(data, str) else data
+    """A syrupy matcher that replaces memory addresses in strings with ``0x…``: records are
+    masked when made (`harness._redact`); this masks whatever else a test snapshots with them."""
+    return _redact.mask_addresses(data) if isinstance(data, str) else data
 
 
 def behaviour(record: TerminationRecord) -> dict[str, object]:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from harness._errors import BaselineError
+from harness._loading import agent_name
 from harness.reports._files import write_file
 from harness.reports._metrics import GroupMetrics, Metrics, Number, where
 
@@ -30,8 +31,10 @@ __all__ = [
     "write_baseline",
 ]
 
-BASELINE_VERSION = 1
-"""Bumped when the file's shape changes; an old file must then be rewritten."""
+BASELINE_VERSION = 2
+"""Bumped when the file's shape changes; an old file must then be rewritten.
+2: each group records how many scenarios it covered (``scenarios``), so a narrowed run gates only
+the groups it covers in full; agent names in one form (`agent_name`)."""
 GATED = ("lag_steps_p95", "false_stop_rate")
 """What the gate compares: how late unsolvable tasks are noticed, how often controls are cut."""
 DOCS = "https://github.com/pytest-unsolvable/pytest-unsolvable#metrics-baselines-and-reports"
@@ -55,6 +58,10 @@ class BaselineFlags:
     @property
     def update(self) -> str:
         return f"{self.prefix}update-baseline"
+
+    @property
+    def allow_empty(self) -> str:
+        return f"{self.prefix}allow-empty-gate"
 
 
 CLI_FLAGS = BaselineFlags()
@@ -82,9 +89,27 @@ class Margins:
 
 
 def _entry(group: GroupMetrics) -> Entry:
-    """The gated numbers of one group, plus its run count for the reader of the diff."""
+    """The gated numbers of one group, its run count for the reader of the diff, and how many
+    scenarios it covered: what a later run must cover to be compared with it."""
     lag = group.lag_steps.p95 if group.lag_steps else None
-    return {"runs": group.runs, "lag_steps_p95": lag, "false_stop_rate": group.false_stop_rate}
+    return {
+        "runs": group.runs,
+        "scenarios": group.scenarios,
+        "lag_steps_p95": lag,
+        "false_stop_rate": group.false_stop_rate,
+    }
+
+
+def _key(group: GroupMetrics) -> Key:
+    """A group's key with its agent in one form, on both sides of the gate."""
+    return (group.level, group.name, agent_name(group.agent))
+
+
+def _covers(group: GroupMetrics, entry: Entry) -> bool:
+    """Like with like: a run of three constant-return scenarios is no measure of the family the
+    baseline blessed over seven (issue 10). A scenario group always covers itself."""
+    covered = entry.get("scenarios")
+    return covered is None or group.scenarios >= covered
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -118,7 +143,11 @@ class Baseline:
 
     @classmethod
     def from_metrics(cls, metrics: Metrics) -> Baseline:
-        return cls(entries={group.key: _entry(group) for group in metrics})
+        return cls(entries={_key(group): _entry(group) for group in metrics})
+
+    @property
+    def agents(self) -> tuple[str, ...]:
+        return tuple(sorted({agent for _, _, agent in self.entries}))
 
     @classmethod
     def load(cls, path: Path, *, flags: BaselineFlags = CLI_FLAGS) -> Baseline:
@@ -152,8 +181,8 @@ def _entries(data: Any, path: Path, flags: BaselineFlags) -> dict[Key, Entry]:
             f"{BASELINE_VERSION}; rewrite it with {flags.update} ({DOCS})"
         )
     try:
-        return {
-            (level, name, agent): dict(entry)
+        entries = {
+            (level, name, agent_name(agent)): dict(entry)
             for agent, levels in data["agents"].items()
             for level, names in levels.items()
             for name, entry in names.items()
@@ -163,6 +192,22 @@ def _entries(data: Any, path: Path, flags: BaselineFlags) -> dict[Key, Entry]:
             f"baseline {str(path)!r} is not a baseline file ({type(error).__name__}: {error}); "
             f"rewrite it with {flags.update} ({DOCS})"
         ) from None
+    for key, entry in entries.items():
+        _check_numbers(key, entry, path, flags)
+    return entries
+
+
+def _check_numbers(key: Key, entry: Entry, path: Path, flags: BaselineFlags) -> None:
+    """A hand-edited ``"lag_steps_p95": "three"`` is an error now, not a traceback after the run."""
+    level, name, agent = key
+    for field, value in entry.items():
+        if value is None or (isinstance(value, int | float) and not isinstance(value, bool)):
+            continue
+        raise BaselineError(
+            f"baseline {str(path)!r}: agents.{agent}.{level}.{name}.{field} = {value!r} is a "
+            f"{type(value).__name__}, not a number or null; correct it, or rewrite the file with "
+            f"{flags.update} ({DOCS})"
+        )
 
 
 def write_baseline(metrics: Metrics, path: Path) -> Baseline:
@@ -179,28 +224,58 @@ class GateResult:
 
     regressions: tuple[Regression, ...]
     compared: int
-    """Groups present both in this run and in the baseline."""
+    """Groups present both in this run and in the baseline, and covered in full by this run."""
     margins: Margins
     path: Path | None = None
+    partial: int = 0
+    """Groups both sides have that this run covers only in part (a narrowed run): not compared."""
+    baseline_agents: tuple[str, ...] = ()
+    run_agents: tuple[str, ...] = ()
+    allow_empty: bool = False
+    """A gate that compares nothing passes (``--allow-empty-gate``) instead of failing."""
+
+    @property
+    def is_empty(self) -> bool:
+        return self.compared == 0
 
     @property
     def passed(self) -> bool:
-        return not self.regressions
+        return not self.regressions and (self.allow_empty or not self.is_empty)
 
     def lines(self, flags: BaselineFlags = CLI_FLAGS) -> list[str]:
         """The terminal lines: a verdict, then one bullet per regression and the way out (with
         the ``flags`` of the face that prints them)."""
         against = f"against {self.path}" if self.path else "against the baseline"
+        if self.is_empty:
+            return self._empty_lines(against, flags)
         if self.passed:
             return [
                 f"unsolvable: baseline gate passed: {self.compared} groups compared {against} "
-                f"({self.margins})"
+                f"({self.margins}){self._partial_note()}"
             ]
         return [
             f"unsolvable: baseline gate FAILED: {len(self.regressions)} regression(s) {against} "
             f"({self.margins}):",
             *(f"  - {regression}" for regression in self.regressions),
             f"  fix the stop logic, or accept the new numbers with {flags.update}",
+        ]
+
+    def _partial_note(self) -> str:
+        if not self.partial:
+            return ""
+        return f"; {self.partial} groups this run covers only in part were not compared"
+
+    def _empty_lines(self, against: str, flags: BaselineFlags) -> list[str]:
+        """A gate that compares nothing is no gate: say why, so a renamed agent or a run of
+        other scenarios does not pass CI unnoticed."""
+        verdict = "passed (allowed empty)" if self.allow_empty else "FAILED"
+        return [
+            f"unsolvable: baseline gate {verdict}: compared no group {against}"
+            f"{self._partial_note()}",
+            f"  - the baseline has agents: {', '.join(self.baseline_agents) or '(none)'}",
+            f"  - this run has agents: {', '.join(self.run_agents) or '(none)'}",
+            f"  run the agents and scenarios the baseline has, rewrite it with {flags.update}, "
+            f"or allow this with {flags.allow_empty}",
         ]
 
 
@@ -224,16 +299,31 @@ def _regressions(group: GroupMetrics, entry: Entry, margins: Margins) -> list[Re
     return found
 
 
-def gate(metrics: Metrics, baseline: Baseline, margins: Margins | None = None) -> GateResult:
-    """Compares every group of this run that the baseline knows; groups only one side has are
-    skipped (a run of a few scenarios gates just those)."""
+def gate(
+    metrics: Metrics,
+    baseline: Baseline,
+    margins: Margins | None = None,
+    *,
+    allow_empty: bool = False,
+) -> GateResult:
+    """Compares every group of this run that the baseline knows and that this run covers in
+    full (`_covers`); groups only one side has are skipped (a run of a few scenarios gates just
+    those). Comparing nothing fails unless ``allow_empty``."""
     margins = margins or Margins()
-    shared = [group for group in metrics if group.key in baseline.entries]
+    known = [group for group in metrics if _key(group) in baseline.entries]
+    shared = [group for group in known if _covers(group, baseline.entries[_key(group)])]
     regressions = [
         regression
         for group in shared
-        for regression in _regressions(group, baseline.entries[group.key], margins)
+        for regression in _regressions(group, baseline.entries[_key(group)], margins)
     ]
     return GateResult(
-        regressions=tuple(regressions), compared=len(shared), margins=margins, path=baseline.path
+        regressions=tuple(regressions),
+        compared=len(shared),
+        margins=margins,
+        path=baseline.path,
+        partial=len(known) - len(shared),
+        baseline_agents=baseline.agents,
+        run_agents=tuple(sorted({agent_name(group.agent) for group in metrics.agents})),
+        allow_empty=allow_empty,
     )

@@ -59,6 +59,11 @@ REPORT_FLAGS = (
         help="rewrite the baseline file from this run instead of gating on it",
     ),
     ReportFlag(
+        name="allow-empty-gate",
+        switch=True,
+        help="let a baseline gate that compares no group (other agents, other scenarios) pass",
+    ),
+    ReportFlag(
         name="baseline-margin",
         parse=int,
         metavar="STEPS",
@@ -94,6 +99,7 @@ def report_options(
         html=path("html"),
         baseline=path("baseline"),
         update_baseline=bool(values.get("update_baseline")),
+        allow_empty_gate=bool(values.get("allow_empty_gate")),
         margins=Margins(
             lag_steps=values.get("baseline_margin") or 0,
             false_stop_rate=values.get("baseline_false_stop_margin") or 0.0,

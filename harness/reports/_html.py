@@ -200,6 +200,9 @@ def _agents(metrics: Metrics) -> str:
 def _gate(gate: GateResult | None) -> str:
     if gate is None:
         return ""
+    if gate.is_empty:
+        text = " ".join(line.strip() for line in gate.lines())
+        return f'<div class="gate {"pass" if gate.passed else "fail"}">{escape(text)}</div>'
     if gate.passed:
         text = f"Baseline gate passed: {gate.compared} groups compared ({gate.margins})."
         return f'<div class="gate pass">{escape(text)}</div>'

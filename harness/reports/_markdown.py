@@ -42,6 +42,10 @@ def _gate(gate: GateResult | None) -> list[str]:
     if gate is None:
         return []
     against = f" against `{gate.path}`" if gate.path else ""
+    if gate.is_empty:
+        verdict = "passed" if gate.passed else "FAILED"
+        first, *rest = gate.lines()
+        return [f"**Baseline gate: {verdict}** — {first.partition(': ')[2]}", "", *rest, ""]
     if gate.passed:
         return [
             f"**Baseline gate: passed** — {gate.compared} groups compared{against} "

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from harness._errors import BaselineError
 from harness._record import TerminationRecord
+from harness._writable import check_writable
 from harness.reports._baseline import (
     CLI_FLAGS,
     Baseline,
@@ -28,7 +29,7 @@ from harness.reports._html import to_html
 from harness.reports._markdown import to_markdown
 from harness.reports._metrics import Metrics, measure
 
-__all__ = ["Published", "ReportOptions", "check_baseline", "publish"]
+__all__ = ["Published", "ReportOptions", "check_baseline", "check_outputs", "publish"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -43,6 +44,8 @@ class ReportOptions:
     """Gate against this file, or (with ``update_baseline``) rewrite it."""
     update_baseline: bool = False
     margins: Margins = field(default_factory=Margins)
+    allow_empty_gate: bool = False
+    """A gate that compares no group passes instead of failing."""
     volatile: bool = False
     """Keep wall times in the JSON."""
     flags: BaselineFlags = CLI_FLAGS
@@ -78,6 +81,17 @@ def check_baseline(options: ReportOptions) -> None:
         Baseline.load(options.baseline, flags=options.flags)
 
 
+def check_outputs(options: ReportOptions) -> None:
+    """Raises `OutputError` now, before anything runs, for a report (or a baseline to rewrite)
+    that could not be written at the end: a directory, a read-only place, /sys/..."""
+    outputs = {"json": options.json, "markdown": options.markdown, "html": options.html}
+    if options.update_baseline:
+        outputs["baseline"] = options.baseline
+    for name, path in outputs.items():
+        if path is not None:
+            check_writable(path, flag=f"{options.flags.prefix}{name}")
+
+
 def _gate(metrics: Metrics, options: ReportOptions) -> tuple[GateResult | None, list[str]]:
     if options.baseline is None:
         return None, []
@@ -85,7 +99,8 @@ def _gate(metrics: Metrics, options: ReportOptions) -> tuple[GateResult | None, 
         baseline = write_baseline(metrics, options.baseline)
         count = len(baseline.entries)
         return None, [f"unsolvable: wrote baseline of {count} groups to {options.baseline}"]
-    result = gate(metrics, Baseline.load(options.baseline, flags=options.flags), options.margins)
+    baseline = Baseline.load(options.baseline, flags=options.flags)
+    result = gate(metrics, baseline, options.margins, allow_empty=options.allow_empty_gate)
     return result, result.lines(options.flags)
 
 

@@ -46,6 +46,7 @@ def test_the_file_is_sorted_stable_json(tmp_path: Path) -> None:
         "false_stop_rate": None,
         "lag_steps_p95": 0,
         "runs": 9,
+        "scenarios": 3,
     }
 
 
@@ -77,8 +78,47 @@ def test_false_stops_beyond_the_margin_fail() -> None:
 
 def test_groups_only_one_side_has_are_not_compared() -> None:
     baseline = Baseline.from_metrics(measure([record(scenario="old/x", steps=90)]))
-    result = gate(measure([record(scenario="new/y", agent="b")]), baseline)
-    assert result.passed and result.compared == 0
+    result = gate(measure([record(scenario="new/y"), record(scenario="old/x")]), baseline)
+    assert result.passed and result.compared == 3 and result.partial == 0  # all, old, old/x
+
+
+def test_a_narrowed_run_gates_only_the_groups_it_covers_in_full() -> None:
+    blessed = [record(scenario="fam/a", steps=3), record(scenario="fam/b", steps=3)]
+    narrowed = [record(scenario="fam/a", steps=3)]
+    result = gate(measure(narrowed), Baseline.from_metrics(measure(blessed)))
+    assert result.passed and (result.compared, result.partial) == (1, 2)
+    assert "2 groups this run covers only in part were not compared" in result.lines()[0]
+
+
+def test_built_in_names_match_in_either_spelling() -> None:
+    blessed = Baseline.from_metrics(measure([record(scenario="fam/a", agent="contract")]))
+    now = measure([record(scenario="fam/a", agent="harness.agents:contract")])
+    assert gate(now, blessed).compared == 3
+
+
+def test_a_gate_that_compares_nothing_fails_naming_both_sides_unless_allowed() -> None:
+    baseline = Baseline.from_metrics(measure([record(scenario="old/x", agent="mine:v1")]))
+    now = measure([record(scenario="old/x", agent="mine:v2")])
+    result = gate(now, baseline)
+    assert not result.passed
+    assert result.lines()[1:3] == [
+        "  - the baseline has agents: mine:v1",
+        "  - this run has agents: mine:v2",
+    ]
+    assert result.lines()[-1].endswith("or allow this with --allow-empty-gate")
+    assert gate(now, baseline, allow_empty=True).passed
+
+
+def test_a_value_of_the_wrong_type_is_a_baseline_error_at_load(tmp_path: Path) -> None:
+    path = tmp_path / "baseline.json"
+    write_baseline(measure([record(scenario="fam/a")]), path)
+    data = json.loads(path.read_text())
+    data["agents"]["a"]["family"]["fam"]["lag_steps_p95"] = "three"
+    path.write_text(json.dumps(data))
+    with pytest.raises(
+        BaselineError, match=r"agents.a.family.fam.lag_steps_p95 = 'three' is a str"
+    ):
+        Baseline.load(path)
 
 
 def test_a_missing_file_says_how_to_create_it(tmp_path: Path) -> None:
@@ -113,7 +153,7 @@ def test_messages_name_the_flags_of_the_face_that_prints_them(tmp_path: Path) ->
 
 def test_a_file_of_another_shape_is_a_baseline_error(tmp_path: Path) -> None:
     path = tmp_path / "baseline.json"
-    path.write_text('{"baseline_version": 1, "agents": {"a": ["not", "levels"]}}')
+    path.write_text('{"baseline_version": 2, "agents": {"a": ["not", "levels"]}}')
     with pytest.raises(BaselineError, match="is not a baseline file"):
         Baseline.load(path)
 

@@ -1,0 +1,60 @@
+"""Consumes a path a report, a baseline or snapshots will be written to, produces an
+`OutputError` now, before anything runs, when that path cannot be written.
+
+A typo'd or read-only output path should not cost a whole run and then end in a traceback. The
+check never creates or truncates the target itself: it creates the parent folder (which writing
+would create anyway), writes a temporary file beside the target, and opens an existing target
+for appending only.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import NoReturn
+
+from harness._errors import OutputError
+
+__all__ = ["check_writable", "check_writable_dir"]
+
+
+def check_writable(path: Path, *, flag: str) -> None:
+    """``path`` can be written as a file, or `OutputError` names ``flag``, the path and why."""
+    if path.is_dir():
+        _fail(path, flag, "it is a directory", f"name a file, e.g. {path / 'report'}")
+    problem = _dir_error(path.parent)
+    if problem is not None:
+        why = f"cannot make files in {str(path.parent)!r}: {_why(problem)}"
+        _fail(path, flag, why, "choose a path in a folder you can write to")
+    if path.exists():
+        try:
+            with path.open("a", encoding="utf-8"):
+                pass
+        except OSError as error:
+            _fail(path, flag, _why(error), "make it writable, or choose another path")
+
+
+def check_writable_dir(folder: Path, *, flag: str) -> None:
+    """Files can be made in ``folder`` (created if missing), or `OutputError`."""
+    error = _dir_error(folder)
+    if error is not None:
+        _fail(folder, flag, _why(error), "choose a folder you can write to")
+
+
+def _dir_error(folder: Path) -> OSError | None:
+    """Why no file can be made in ``folder``, after creating it if missing; ``None`` if one can."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".unsolvable-", delete=True):
+            pass
+    except OSError as error:
+        return error
+    return None
+
+
+def _why(error: OSError) -> str:
+    return f"{type(error).__name__}: {error.strerror or error}"
+
+
+def _fail(path: Path, flag: str, why: str, fix: str) -> NoReturn:
+    raise OutputError(f"{flag} {str(path)!r} cannot be written ({why}); {fix}")

@@ -1,0 +1,132 @@
+"""Bad input is a usage error before anything runs (issue 10): `unsolvable` run as users run it,
+from a folder of their own, through the console-script path (``python -P``: no current directory
+on ``sys.path`` unless the harness puts it there)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+AGENT = (
+    "from harness import Code, Stop\n\n\n"
+    "def agent(session):\n    return Stop(code=Code.NO_PROGRESS)\n"
+)
+ADAPTER_CLASS = (
+    "class MyAdapter:\n    def __init__(self):\n        self.name = 'mine'\n\n"
+    "    def run(self, session):\n        return None\n\n"
+    "    def interpret(self, returned, error):\n        return None\n"
+)
+
+
+def unsolvable(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-P", "-m", "harness.cli", *args]
+    return subprocess.run(
+        command, capture_output=True, text=True, cwd=folder, timeout=120, check=False
+    )
+
+
+def run_agent(
+    folder: Path, source: str, attribute: str = "agent"
+) -> subprocess.CompletedProcess[str]:
+    (folder / "myagent.py").write_text(source, encoding="utf-8")
+    return unsolvable(
+        folder, "run", "--agent", f"myagent:{attribute}", "--scenario", "give-up-honoured"
+    )
+
+
+def test_an_agent_beside_the_user_imports_from_the_current_directory(tmp_path: Path) -> None:
+    result = run_agent(tmp_path, AGENT)
+    assert "myagent:agent" in result.stdout, result.stderr
+    assert result.returncode in (0, 1)
+
+
+def test_an_exception_at_import_is_a_usage_error_naming_it(tmp_path: Path) -> None:
+    result = run_agent(tmp_path, "raise RuntimeError('no API key configured')\n")
+    assert result.returncode == 2
+    assert "raised RuntimeError: no API key configured" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_syntax_error_names_file_and_line(tmp_path: Path) -> None:
+    result = run_agent(tmp_path, "x = 1\ndef agent(session)\n")
+    assert result.returncode == 2
+    assert f"syntax error at {tmp_path / 'myagent.py'}:2" in result.stderr
+
+
+def test_an_adapter_class_says_to_instantiate_it(tmp_path: Path) -> None:
+    result = run_agent(tmp_path, ADAPTER_CLASS, attribute="MyAdapter")
+    assert result.returncode == 2
+    assert "is an Adapter class (MyAdapter)" in result.stderr
+    assert "`adapter = MyAdapter()`, then pass --agent myagent:adapter" in result.stderr
+
+
+def test_a_closed_pipe_ends_the_listing_quietly() -> None:
+    """The reader is gone before the listing is written (``unsolvable list | head``, with
+    head long done): no BrokenPipeError traceback."""
+    command = [sys.executable, "-m", "harness.cli", "list"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+        assert process.stdout is not None and process.stderr is not None
+        process.stdout.close()
+        stderr = process.stderr.read()
+    assert process.returncode == 0 and stderr == b""
+
+
+def test_the_gate_compares_like_with_like(tmp_path: Path) -> None:
+    baseline = str(tmp_path / "baseline.json")
+    bless = ("run", "--agent", "contract", "--scenario", "missing-permission")
+    assert unsolvable(tmp_path, *bless, "--baseline", baseline, "--update-baseline").returncode == 0
+    narrowed = unsolvable(tmp_path, "run", "--agent", "harness.agents:contract", "--scenario",
+                          "missing-permission/retry-403", "--baseline", baseline)  # fmt: skip
+    assert narrowed.returncode == 0, narrowed.stdout
+    assert "1 groups compared" in narrowed.stdout
+    assert "2 groups this run covers only in part were not compared" in narrowed.stdout
+    other = unsolvable(tmp_path, "run", "--agent", "naive", "--scenario", "give-up-honoured",
+                       "--baseline", baseline, "--allow-empty-gate")  # fmt: skip
+    assert "baseline gate passed (allowed empty): compared no group" in other.stdout
+
+
+def test_an_output_path_that_cannot_be_written_is_a_usage_error(tmp_path: Path) -> None:
+    cases = {
+        "--json": str(tmp_path),
+        "--markdown": "/sys/kernel/summary.md",
+        "--html": "/proc/report.html",
+    }
+    for flag, path in cases.items():
+        result = unsolvable(tmp_path, "run", "--agent", "contract", flag, path)
+        assert result.returncode == 2 and result.stdout == "", flag
+        assert f"{flag} {path!r} cannot be written (" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+ROOT = Path(__file__).parents[2]
+INPUT_AGENTS = "tests.cli.agents_for_input"
+
+
+def test_no_secret_reaches_any_written_file(tmp_path: Path, monkeypatch: Any) -> None:
+    from tests.cli.agents_for_input import BEARER, SECRET_ENV, SK_KEY, URL_PASSWORD
+
+    env_secret = "s3cr3t-from-the-environment"
+    monkeypatch.setenv(SECRET_ENV, env_secret)
+    outputs = {flag: tmp_path / f"out.{flag}" for flag in ("json", "markdown", "html")}
+    agents = [f"--agent={INPUT_AGENTS}:{name}" for name in ("leaky", "leaky_crash")]
+    result = unsolvable(ROOT, "run", *agents, "--scenario", "constant-return/repeat", "--explain",
+                        *(f"--{flag}={path}" for flag, path in outputs.items()))  # fmt: skip
+    written = [result.stdout, *(path.read_text() for path in outputs.values())]
+    assert "[redacted]" in written[1] and "Bearer [redacted]" in written[0]
+    for text in written:
+        for secret in (env_secret, SK_KEY, BEARER, URL_PASSWORD):
+            assert secret not in text
+
+
+def test_default_reprs_are_masked_so_json_is_byte_identical(tmp_path: Path) -> None:
+    names = ("returns_an_object", "raises_an_object", "partial_object")
+    agents = [f"--agent={INPUT_AGENTS}:{name}" for name in names]
+    for out in ("a.json", "b.json"):
+        unsolvable(ROOT, "run", *agents, "--scenario", "give-up-honoured", "--json",
+                   str(tmp_path / out))  # fmt: skip
+    first = (tmp_path / "a.json").read_text()
+    assert first == (tmp_path / "b.json").read_text()
+    assert "Answer object at 0x\\u2026>" in first and not re.search(r"0x[0-9a-f]{6}", first)

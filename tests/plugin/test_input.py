@@ -1,0 +1,55 @@
+"""Bad input to the pytest face is a usage error before anything runs (issue 10)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from harness.plugin._options import (
+    AGENT_OPTION,
+    FAMILY_OPTION,
+    JSON_OPTION,
+    NO_SNAPSHOT_OPTION,
+    SCENARIO_OPTION,
+    SNAPSHOT_DIR_OPTION,
+)
+from tests.plugin._helpers import QUIET, XDIST_ENVIRONMENT, Run, cases
+
+CONTRACT = f"{AGENT_OPTION}=pkg:contract"
+
+
+def test_each_filter_takes_a_scenario_or_a_family(run: Run) -> None:
+    result = run(
+        CONTRACT,
+        NO_SNAPSHOT_OPTION,
+        f"{SCENARIO_OPTION}=missing-permission",
+        f"{FAMILY_OPTION}=constant-return/repeat",
+    )
+    chosen = cases("missing-permission", "constant-return/repeat")
+    result.assert_outcomes(passed=chosen, deselected=cases() - chosen)
+
+
+def test_an_output_path_that_cannot_be_written_is_a_usage_error(run: Run) -> None:
+    for flag in (JSON_OPTION, SNAPSHOT_DIR_OPTION):
+        result = run(CONTRACT, f"{flag}=/sys/unsolvable", "--snapshot-update")
+        assert result.ret == 4
+        result.stderr.fnmatch_lines([f"ERROR: {flag} '/sys/unsolvable*' cannot be written (*"])
+
+
+def test_an_agent_beside_the_user_imports_from_the_current_directory(
+    pytester: pytest.Pytester,
+) -> None:
+    """``python -P`` and no PYTHONPATH (which pytester's own runs set): like the ``pytest``
+    console script, nothing puts the current directory on sys.path but the harness."""
+    pytester.makepyfile(myagent="from harness.agents import contract as agent\n")
+    args = (f"{AGENT_OPTION}=myagent:agent", f"{SCENARIO_OPTION}=give-up-honoured")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", *XDIST_ENVIRONMENT)}
+    command = [sys.executable, "-P", "-m", "pytest", *QUIET, *args, NO_SNAPSHOT_OPTION]
+    result = subprocess.run(
+        command, cwd=pytester.path, env=env, capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"{cases('give-up-honoured')} passed" in result.stdout
