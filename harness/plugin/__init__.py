@@ -28,15 +28,15 @@ from harness.plugin._suite import UnsolvableSuite, suites
 if TYPE_CHECKING:
     from harness._batch import WorkerPool
     from harness._record import TerminationRecord
-    from harness.plugin._fixture import Case, UnsolvableRunner
+    from harness.plugin._fixture import Case, SnapshotMissing, UnsolvableRunner
     from harness.plugin._ledger import RunLedger
 
-__all__ = ["Case", "UnsolvableRunner", "UnsolvableSuite"]
+__all__ = ["Case", "SnapshotMissing", "UnsolvableRunner", "UnsolvableSuite"]
 
 
 def __getattr__(name: str) -> Any:
     """``Case`` and ``UnsolvableRunner``, for type hints, without importing them up front."""
-    if name in ("Case", "UnsolvableRunner"):
+    if name in ("Case", "SnapshotMissing", "UnsolvableRunner"):
         from harness.plugin import _fixture
 
         return getattr(_fixture, name)
@@ -49,6 +49,8 @@ POOL = pytest.StashKey["WorkerPool"]()
 CASE = "unsolvable_case"
 PAYLOAD_ATTRIBUTE = "unsolvable_records"
 """Where a test's records ride on its report from an xdist worker to the controller."""
+MISSING_ATTRIBUTE = "unsolvable_snapshot_missing"
+"""Marks the report of a test whose verdict passed but whose snapshot is not recorded yet."""
 WHOLE = (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
 """Exit statuses of a session that ran to its end: only such a session may rewrite a baseline."""
 
@@ -110,9 +112,12 @@ class _XdistHooks:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """On the controller: the records that came with a worker's report, as they come."""
-        payload = getattr(report, PAYLOAD_ATTRIBUTE, None)
-        if payload and not hasattr(self.config, "workerinput"):
-            _session_ledger(self.config).merge_payload(payload)
+        if hasattr(self.config, "workerinput") or getattr(report, "node", None) is None:
+            return  # not a worker's report (xdist sets ``node``): counted where it was made
+        ledger = _session_ledger(self.config)
+        if payload := getattr(report, PAYLOAD_ATTRIBUTE, None):
+            ledger.merge_payload(payload)
+        ledger.snapshots_missing += bool(getattr(report, MISSING_ATTRIBUTE, False))
 
     def pytest_testnodedown(self, node: Any, error: object) -> None:
         """Merges a worker's records on the controller (pytest-xdist's hook)."""
@@ -124,16 +129,31 @@ class _XdistHooks:
             _session_ledger(self.config).merge(worker, output, crashed=error is not None)
 
 
+def _is_snapshot_missing(error: BaseException) -> bool:
+    from harness.plugin._fixture import SnapshotMissing
+
+    return isinstance(error, SnapshotMissing)
+
+
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item) -> Generator[None, Any, Any]:
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, Any, Any]:
     """On an xdist worker, the records a test made travel with its report, so that a worker
-    that dies loses at most the test it was running."""
+    that dies loses at most the test it was running; so does a passed verdict that only lacked
+    its snapshot."""
     report = yield
     ledger = item.config.stash.get(LEDGER, None)
-    if ledger is not None and hasattr(item.config, "workerinput"):
-        payload = ledger.drain()
-        if payload:
-            setattr(report, PAYLOAD_ATTRIBUTE, payload)
+    if ledger is None:
+        return report
+    missing = call.when == "call" and call.excinfo is not None
+    missing = missing and _is_snapshot_missing(call.excinfo.value)  # type: ignore[union-attr]
+    if not hasattr(item.config, "workerinput"):
+        ledger.snapshots_missing += missing
+    elif payload := ledger.drain():
+        setattr(report, PAYLOAD_ATTRIBUTE, payload)
+    if missing:
+        setattr(report, MISSING_ATTRIBUTE, True)
     return report
 
 

@@ -197,7 +197,8 @@ class UnsolvableRunner:
             status = "" if matched else "none yet" if _is_new(snapshot) else "differs as well"
             raise AssertionError(verdict_message(record, snapshot=status))
         if not matched:
-            raise AssertionError(self._snapshot_message(record, snapshot))
+            error = SnapshotMissing if _is_new(snapshot) else AssertionError
+            raise error(self._snapshot_message(record, snapshot))
 
     def _snapshot_message(self, record: TerminationRecord, snapshot: Any) -> str:
         last = snapshot.executions[snapshot.num_executions - 1]
@@ -219,6 +220,12 @@ class UnsolvableRunner:
                 "If the new stop behaviour is intended, accept it with pytest --snapshot-update.",
             ]
         )
+
+
+class SnapshotMissing(AssertionError):
+    """The verdict passed, but the record has no snapshot to compare with yet: a first run."""
+
+    __module__ = "harness.plugin"  # how pytest names it in a failure: its public home
 
 
 def _is_new(snapshot: Any) -> bool:

@@ -39,6 +39,8 @@ class RunLedger:
         controller or in a serial run."""
         self.sent = 0
         """On a worker: how many records have left with a test's report."""
+        self.snapshots_missing = 0
+        """Tests whose verdict passed but whose record had no snapshot yet (a first run)."""
         self.silent_workers: list[str] = []
         """Workers that went down without sending their records."""
         self.notes: list[str] = []
@@ -113,7 +115,21 @@ class RunLedger:
         records = self.sorted_records()
         if not (records or has_agents or self.notes):
             return []
-        return [*self.summary(json_path=json_path), *metrics_lines(records), *self.notes]
+        return [
+            *self.summary(json_path=json_path),
+            *metrics_lines(records),
+            *self.notes,
+            *self._first_run(),
+        ]
+
+    def _first_run(self) -> list[str]:
+        """One plain line for a first run: the tests failed only for want of snapshots."""
+        if not self.snapshots_missing:
+            return []
+        return [
+            f"unsolvable: {self.snapshots_missing} verdict(s) passed but their snapshots are not "
+            "recorded yet; record them with the same command plus --snapshot-update"
+        ]
 
     def report(self, options: ReportOptions, *, whole: bool, interrupted: bool = False) -> bool:
         """After the last record (on the controller, or in a serial run): the reports and the

@@ -24,7 +24,8 @@ def test_a_missing_snapshot_fails_and_says_how_to_record_it(run: Run) -> None:
     result.assert_outcomes(failed=1, deselected=cases() - 1)
     result.stdout.fnmatch_lines(
         [
-            "E   AssertionError: unsolvable: missing-permission/retry-403 (seed 1) × pkg:contract "
+            "E   harness.plugin.SnapshotMissing: unsolvable: missing-permission/retry-403 (seed 1) "
+            "× pkg:contract "
             f"has no snapshot yet at */{RECORD}",
             "    Record it with pytest --snapshot-update (or turn snapshots of the generated "
             f"suite off with {NO_SNAPSHOT_OPTION}).",
@@ -137,3 +138,16 @@ def test_switching_strictness_changes_no_snapshot(run: Run) -> None:
     strict = run(f"{AGENT_OPTION}=pkg:contract", f"{FAMILY_OPTION}=missing-permission",
                  STRICT_OPTION)  # fmt: skip
     assert strict.ret == 0, strict.stdout.str()
+
+
+def test_a_first_run_without_snapshots_says_so_in_one_line(
+    run: Run, xdist_args: tuple[str, ...]
+) -> None:
+    result = run(*CONTRACT, *xdist_args)
+    assert outcomes(result) == {"failed": cases(FAMILY)}
+    result.stdout.fnmatch_lines(
+        [
+            f"unsolvable: {cases(FAMILY)} verdict(s) passed but their snapshots are not recorded "
+            "yet; record them with the same command plus --snapshot-update"
+        ]
+    )
