@@ -168,3 +168,12 @@ def test_calls_from_a_thread_left_running_are_refused_and_never_counted() -> Non
     assert record.observed.steps == 1
     assert [type(e) for e in refused] == [harness.SessionClosed]
     assert "has ended" in str(refused[0])
+
+
+def test_an_agent_raising_system_exit_is_recorded_crashed() -> None:
+    def quits(session: harness.Session) -> None:
+        session.call_model([], session.tools)
+        raise SystemExit(4)
+
+    record = harness.run(quits, b.scenario())
+    assert (record.outcome, record.observed.error) == (Outcome.CRASHED, "SystemExit: 4")
