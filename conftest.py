@@ -14,6 +14,6 @@ from hypothesis import settings
 
 pytest_plugins = ["pytester"]
 
-settings.register_profile("dev", max_examples=25)
+settings.register_profile("dev", max_examples=25, deadline=None)  # no timing in tests
 if not os.environ.get("CI"):
     settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
