@@ -7,6 +7,7 @@ tools were called and how often.
 from __future__ import annotations
 
 import json
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,17 +28,24 @@ class ToolCallLog:
     result: ToolResult
 
 
+CALL_LOG = 100
+"""Calls a route keeps for assertions: plenty for a test, and a 10,000-step runaway no longer
+keeps 8.6 MB of them (issue 14); the count is exact either way."""
+
+
 @dataclass(kw_only=True)
 class Tool:
     """A route: a tool spec and the handler that answers it against the world."""
 
     spec: ToolSpec
     handler: Handler
-    calls: list[ToolCallLog] = field(default_factory=list)
+    calls: deque[ToolCallLog] = field(default_factory=lambda: deque(maxlen=CALL_LOG))
+    """The most recent calls, for assertions; `call_count` counts them all."""
+    call_count: int = 0
 
     @property
     def called(self) -> bool:
-        return bool(self.calls)
+        return self.call_count > 0
 
 
 def error_result(message: str, **details: Any) -> ToolResult:
@@ -74,4 +82,5 @@ class ToolRouter:
             return error_result(f"unknown tool {name!r}", available=sorted(self.routes))
         result = tool.handler(self.world, arguments)
         tool.calls.append(ToolCallLog(arguments=dict(arguments), result=result))
+        tool.call_count += 1
         return result
