@@ -6,8 +6,9 @@ its users, and one that uses none of its features should pay for none of it (iss
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from harness._lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from harness._errors import (
@@ -186,14 +187,4 @@ __all__ = [
     "run",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    if name in _HOMES:
-        value = getattr(importlib.import_module(_HOMES[name]), name)
-        globals()[name] = value  # once: later lookups are plain attribute reads
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_HOMES])
+__getattr__ = lazy_getattr(globals(), _HOMES)

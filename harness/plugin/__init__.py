@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from harness._lazy import lazy_getattr
 from harness.plugin._options import (
     MarkerOptions,
     Settings,
@@ -34,13 +35,12 @@ if TYPE_CHECKING:
 __all__ = ["Case", "SnapshotMissing", "UnsolvableRunner", "UnsolvableSuite"]
 
 
-def __getattr__(name: str) -> Any:
-    """``Case`` and ``UnsolvableRunner``, for type hints, without importing them up front."""
-    if name in ("Case", "SnapshotMissing", "UnsolvableRunner"):
-        from harness.plugin import _fixture
-
-        return getattr(_fixture, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# ``Case``, ``SnapshotMissing`` and ``UnsolvableRunner``, for type hints and ``except``
+# clauses, without importing them up front.
+__getattr__ = lazy_getattr(
+    globals(),
+    dict.fromkeys(("Case", "SnapshotMissing", "UnsolvableRunner"), "harness.plugin._fixture"),
+)
 
 
 SETTINGS = pytest.StashKey[Settings]()

@@ -7,8 +7,9 @@ Names load on first use, so a face that only declares its flags imports none of 
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from harness._lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from harness._errors import BaselineError
@@ -64,8 +65,4 @@ __all__ = [
     "summary_line",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    if name in _HOMES:
-        return getattr(importlib.import_module(_HOMES[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(globals(), _HOMES)
