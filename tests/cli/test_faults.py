@@ -71,8 +71,8 @@ def test_the_agents_own_output_stays_out_of_the_table_and_in_the_record(tmp_path
     assert record["output"] == "thinking about the invoices...\n"
 
 
-def test_an_interrupt_keeps_every_finished_record_and_says_so(tmp_path: Path) -> None:
-    out = tmp_path / "records.json"
+def _interrupted(out: Path, how: signal.Signals) -> tuple[int, bytes, bytes]:
+    """A session of the slow agent, sent ``how`` once two of its records are on disk."""
     command = [
         sys.executable, "-m", "harness.cli", "run", "--agent", f"{FAULTY}:slow",
         "--all-seeds", "--json", str(out), "--no-progress",
@@ -82,29 +82,25 @@ def test_an_interrupt_keeps_every_finished_record_and_says_so(tmp_path: Path) ->
     while not (stream.exists() and stream.read_text().count("\n") >= 2):
         assert child.poll() is None, child.communicate()
         time.sleep(0.05)
-    child.send_signal(signal.SIGINT)
+    child.send_signal(how)
     stdout, stderr = child.communicate(timeout=30)
-    assert child.returncode == 130, stderr
+    return child.returncode, stdout, stderr
+
+
+def test_an_interrupt_keeps_every_finished_record_and_says_so(tmp_path: Path) -> None:
+    out = tmp_path / "records.json"
+    status, stdout, stderr = _interrupted(out, signal.SIGINT)
+    assert status == 130, stderr
     assert b"Traceback" not in stderr and b"Interrupted" in stdout
     data = json.loads(out.read_text())
     assert data["interrupted"] is True and len(data["records"]) >= 2
-    assert not stream.exists()
+    assert not Path(str(out) + ".jsonl").exists()
 
 
 def test_an_interrupted_session_never_replaces_a_larger_file(tmp_path: Path) -> None:
     out = tmp_path / "records.json"
     out.write_text(" " * 10_000_000)
-    command = [
-        sys.executable, "-m", "harness.cli", "run", "--agent", f"{FAULTY}:slow",
-        "--all-seeds", "--json", str(out), "--no-progress",
-    ]  # fmt: skip
-    child = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    stream = Path(str(out) + ".jsonl")
-    while not stream.exists():
-        assert child.poll() is None, child.communicate()
-        time.sleep(0.05)
-    child.send_signal(signal.SIGTERM)
-    child.communicate(timeout=30)
-    assert child.returncode == 130
+    status, _, _ = _interrupted(out, signal.SIGTERM)
+    assert status == 130
     assert out.stat().st_size == 10_000_000
     assert json.loads((tmp_path / "records.partial.json").read_text())["interrupted"] is True
