@@ -79,6 +79,11 @@ GROUND_TRUTH = {
     "after that is waste",
 }
 
+SOLVABLE_TRUTH = (
+    "none — the task is solvable, so no step is stagnant and no lag is counted; any exit but "
+    "complete is a false stop, and completion is re-read in the world"
+)
+
 TOKENS_PER_STEP = 2_000
 """Token allowance per allowed step: a run of that many steps fits with room to spare, so steps,
 not tokens, bind first (except where a scenario is about tokens)."""
@@ -128,13 +133,14 @@ def scenario(
     """A built-in scenario whose explanation says what the model does, why the task cannot be
     done, and which ground truth the lag is measured against."""
     stagnation = fields.get("stagnation", Stagnation.NOVELTY)
+    truth = SOLVABLE_TRUTH if fields.get("solvable") else GROUND_TRUTH[stagnation]
     fields.setdefault("budget", budget(step_bound))
     fields.setdefault("seeds", (0, 1, 2))
     return Scenario(
         name=f"{family}/{variant}",
         family=family,
         task=task,
-        explanation=f"The model {how}. {why} Ground truth: {GROUND_TRUTH[stagnation]}.",
+        explanation=f"The model {how}. {why} Ground truth: {truth}.",
         build=build,
         expected=frozenset(expected),
         step_bound=step_bound,
