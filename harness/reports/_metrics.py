@@ -250,9 +250,14 @@ def _needed_steps(record: TerminationRecord) -> int:
     return record.observed.steps if finished else record.step_bound
 
 
+def _stagnant(record: TerminationRecord) -> int:
+    """The first stagnant step as `lag` counts it: a stop on a budget that ran out was at it."""
+    return record.observed.steps - lag(record)
+
+
 def calibrated_step_cap(records: Sequence[TerminationRecord]) -> StepCap | None:
     """The `StepCap` of ``records``; ``None`` without both unsolvable runs and controls."""
-    stagnant = [r.observed.first_stagnant_step for r in records if not r.solvable]
+    stagnant = [_stagnant(r) for r in records if not r.solvable]
     needed = [_needed_steps(r) for r in records if r.solvable]
     if not stagnant or not needed:
         return None

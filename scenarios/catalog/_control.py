@@ -77,14 +77,15 @@ def twin(
     needed: int,
     **fields: Any,
 ) -> Scenario:
-    """A solvable twin of ``sibling`` in its family, with its task; ``needed`` is the most steps
-    the model takes to finish over the seeds (its final claim included)."""
+    """A solvable twin of ``sibling`` in its family, with its task unless ``task=`` says what
+    differs; ``needed`` is the most steps the model takes to finish over the seeds (its final
+    claim included)."""
     steps = needed + SLACK
     fields.setdefault("budget", budget(steps))
+    fields.setdefault("task", sibling.task)
     return scenario(
         family=sibling.family,
         variant=variant,
-        task=sibling.task,
         how=how,
         why=f"The task is solvable: {why}",
         build=build,

@@ -80,6 +80,9 @@ def _script(call: Call, perturbation: str | None, warmup: int, claim_after: int 
     return Steps(calls=note_calls(warmup), then=script) if warmup else script
 
 
+CLAIM_EXPECTED = {Code.NO_PROGRESS, Code.NEEDS_HUMAN}
+"""A success claim that the world refutes may end the run as false-completion's do: nothing new
+(``NO_PROGRESS``) or a claim for a human to settle (``NEEDS_HUMAN``) — the same move."""
 EMPTY: JSON = {"results": [], "total": 0}
 """What the stuck search answers, every time."""
 
@@ -125,7 +128,7 @@ def make(
         why=f"{tool_name} returns an empty page whatever it is asked, so the invoice can never "
         "be found and nothing can be marked paid.",
         build=partial(_build, tool_name, perturbation, warmup, claim_after),
-        expected={Code.NO_PROGRESS},
+        expected=CLAIM_EXPECTED if claim_after is not None else {Code.NO_PROGRESS},
         step_bound=STEP_BOUND + warmup,
         seeds=seeds,
     )
@@ -146,8 +149,11 @@ PAGES = (3, 4, 5)
 WARMUP = (3, 4, 5)
 """Empty answers while the index warms up (by seed): at least three, so a detector that masks
 every number sees two stale steps in a row and false-stops."""
-EMPTY_TRIES = (1, 2, 3)
-"""Empty answers before the ambiguous twin's search finds the invoice (by seed)."""
+EMPTY_TRIES = (1, 2)
+"""Empty answers before the ambiguous twin's search finds the invoice (by seed): identical to the
+sibling for up to two steps, the most the reference contract tolerates before it stops — so it
+passes here and pays for it with its lag on the sibling; a wider range trades false stops here
+against lag there."""
 HINT_WORD = "repeat"
 """What the hint-responsive model listens for in a message after it repeated itself."""
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import partial
 
-from fake_tools import FakeWorld, requires, setting_tool
-from harness import Alternate, Call, Code, Cycle, Scenario, Script, Setup, ToolSpec
+from fake_tools import FakeWorld, normalise_text, requires, setting_tool
+from harness import Alternate, Call, Claim, Code, Cycle, Scenario, Script, Setup, Steps, ToolSpec
 from scenarios.catalog._common import scenario, setup
+from scenarios.catalog._control import twin
 
 __all__ = ["FAMILY", "SCENARIOS", "make"]
 
@@ -32,6 +33,24 @@ SET_MODE = ToolSpec(
 
 def _plan(mode: str) -> Call:
     return Call(name=SET_MODE.name, arguments={"mode": mode}, text=f"Trying cache mode {mode}")
+
+
+SETTLED = "write-through"
+"""The mode that works in the twin: its test passes."""
+
+
+def _is_green(world: FakeWorld) -> list[str]:
+    mode = str(world.peek("cache_mode", ""))
+    return [] if normalise_text(mode) == SETTLED else ["integration test still failing"]
+
+
+def _build_settles(seed: int) -> Setup:
+    """On, off, on again, then the mode that makes the test pass."""
+    symptoms = {**SYMPTOMS, SETTLED: "integration test passes"}
+    tool = setting_tool(SET_MODE, key="cache_mode", field="mode", symptoms=symptoms)
+    calls = [_plan("on"), _plan("off"), _plan("on"), _plan(SETTLED)]
+    world = FakeWorld(failing=_is_green, seed=seed)
+    return setup(world, [tool], Steps(calls=calls, then=Claim()), seed=seed)
 
 
 def _build(modes: Sequence[str], restyled: bool, seed: int) -> Setup:
@@ -61,8 +80,17 @@ def make(variant: str, *, modes: Sequence[str] = ("on", "off"), restyled: bool =
     )
 
 
+A_B = make("a-b")
 SCENARIOS = (
-    make("a-b"),
+    A_B,
     make("a-b-restyled", restyled=True),
     make("a-b-c", modes=("on", "off", "auto")),
+    twin(
+        A_B,
+        variant="twin-settles",
+        how=f"flips the cache mode on, off and on again, then tries {SETTLED}",
+        why=f"the {SETTLED} mode makes the test pass: the flips converge.",
+        build=_build_settles,
+        needed=5,
+    ),
 )

@@ -37,9 +37,9 @@ def test_naive_is_caught_on_every_unsolvable_scenario(scenario: harness.Scenario
     assert expected in record.verdict.summary
 
 
-def test_naive_false_stops_only_the_control_longer_than_its_cap() -> None:
+def test_naive_false_stops_the_control_longer_than_its_cap_and_the_twin_it_never_hints() -> None:
     failed = [s.name for s in CONTROLS if not _passes(harness.run(naive, s))]
-    assert failed == ["long-healthy/30-chapters"]
+    assert failed == ["constant-return/twin-hint-responsive", "long-healthy/30-chapters"]
 
 
 def _passes(record: harness.TerminationRecord) -> bool:
@@ -59,7 +59,7 @@ def test_unknown_name_suggests_the_closest() -> None:
 
 def test_select_takes_families_and_names_once_each() -> None:
     chosen = scenarios.select(["missing-permission", "missing-permission/retry-403"])
-    assert [s.family for s in chosen] == ["missing-permission"] * 3
+    assert [s.family for s in chosen] == ["missing-permission"] * 4
 
 
 def test_every_family_has_variants() -> None:
