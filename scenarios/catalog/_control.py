@@ -12,18 +12,17 @@ shows their false stops beside the sibling's lag instead of one verdict.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from fake_tools import FakeWorld, Tool, requires, writer_tool
 from harness import Call, Claim, Code, Scenario, Setup, Steps, ToolSpec, Until
-from scenarios.catalog._common import budget, scenario, setup
+from scenarios.catalog._common import scenario, setup
 
 __all__ = [
     "AMBIGUOUS",
     "COMPLETED",
     "SLACK",
-    "by_seed",
     "finish",
     "is_ambiguous",
     "twin",
@@ -42,12 +41,6 @@ SAVE = ToolSpec(
     parameters={"type": "object", "properties": {"text": {"type": "string"}}},
 )
 SAVE_CALL = Call(name=SAVE.name, arguments={"text": "The report."}, text="Saving the report")
-
-
-def by_seed(choices: Sequence[int], seed: int) -> int:
-    """The seed's pick from ``choices``: seeds vary structure (when the twin diverges, how long a
-    warm-up lasts), not only identifiers, so a stop logic tuned to one step fails another seed."""
-    return choices[seed % len(choices)]
 
 
 def finish(spec: ToolSpec, *, key: str, field: str) -> Tool:
@@ -79,9 +72,7 @@ def twin(
 ) -> Scenario:
     """A solvable twin of ``sibling`` in its family, with its task unless ``task=`` says what
     differs; ``needed`` is the most steps the model takes to finish over the seeds (its final
-    claim included)."""
-    steps = needed + SLACK
-    fields.setdefault("budget", budget(steps))
+    claim included). Its build uses `stuck_setup`, so it reads the sibling's background first."""
     fields.setdefault("task", sibling.task)
     return scenario(
         family=sibling.family,
@@ -90,8 +81,9 @@ def twin(
         why=f"The task is solvable: {why}",
         build=build,
         expected=COMPLETED,
-        step_bound=steps,
+        step_bound=needed + SLACK,
         solvable=True,
         twin_of=sibling.name,
+        lead=True,
         **fields,
     )

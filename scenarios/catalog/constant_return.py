@@ -34,8 +34,8 @@ from harness import (
     ToolSpec,
     Until,
 )
-from scenarios.catalog._common import note_calls, note_tool, scenario, setup
-from scenarios.catalog._control import AMBIGUOUS, by_seed, finish, twin
+from scenarios.catalog._common import by_seed, note_calls, note_tool, scenario, stuck_setup
+from scenarios.catalog._control import AMBIGUOUS, finish, twin
 
 __all__ = ["FAMILY", "PROMPTS", "SCENARIOS", "SYNONYMS", "TOOL_NAMES", "HeedsHint", "make", "twins"]
 
@@ -101,7 +101,8 @@ def _build(
 ) -> Setup:
     call = _search_call(tool_name, seed)
     tools = [constant_tool(_search(tool_name), EMPTY), note_tool()]
-    return setup(_world(seed), tools, _script(call, perturbation, warmup, claim_after), seed=seed)
+    script = _script(call, perturbation, warmup, claim_after)
+    return stuck_setup(_world(seed), tools, script, seed=seed)
 
 
 def make(
@@ -130,6 +131,7 @@ def make(
         build=partial(_build, tool_name, perturbation, warmup, claim_after),
         expected=CLAIM_EXPECTED if claim_after is not None else {Code.NO_PROGRESS},
         step_bound=STEP_BOUND + warmup,
+        lead=True,
         seeds=seeds,
     )
 
@@ -198,7 +200,7 @@ def _build_moving(answers: Callable[[int], list[JSON]], seed: int) -> Setup:
     call = _search_call(TOOL_NAMES[0], seed)
     search = sequence_tool(_search(TOOL_NAMES[0]), answers=answers(seed), then=_found(seed))
     script = Until(call=call, marker=_invoice(seed), then=_then_mark(seed))
-    return setup(_world(seed), [search, _mark()], script, seed=seed)
+    return stuck_setup(_world(seed), [search, _mark()], script, seed=seed)
 
 
 def _mark() -> Tool:
@@ -247,7 +249,7 @@ def _build_hint(seed: int) -> Setup:
         constant_tool(LOOKUP, _found(seed)),
         _mark(),
     ]
-    return setup(_world(seed), tools, script, seed=seed)
+    return stuck_setup(_world(seed), tools, script, seed=seed)
 
 
 def twins(sibling: Scenario) -> tuple[Scenario, ...]:

@@ -11,7 +11,7 @@ from functools import partial
 
 from fake_tools import Criterion, FakeWorld, failing, writer_tool
 from harness import Alternate, Call, Claim, Code, Repeat, Scenario, Script, Setup, Steps, ToolSpec
-from scenarios.catalog._common import scenario, setup
+from scenarios.catalog._common import scenario, stuck_setup
 from scenarios.catalog._control import twin
 
 __all__ = ["SCENARIOS"]
@@ -61,9 +61,10 @@ MEDIUM = " ".join(f"Change {i}: a fix users notice." for i in range(1, 13))
 def _build(
     make_script: Callable[[], Script], seed: int, criteria: tuple[Criterion, ...] = CRITERIA
 ) -> Setup:
+    """The sibling's build, or with the twin's ``criteria`` the twin's."""
     world = FakeWorld(failing=lambda w: failing(criteria, w.peek("summary")), seed=seed)
     tool = writer_tool(SUMMARY, key="summary", field="text", criteria=criteria)
-    return setup(world, [tool], make_script(), seed=seed)
+    return stuck_setup(world, [tool], make_script(), seed=seed)
 
 
 def _converges() -> Script:
@@ -82,6 +83,7 @@ def _task(max_words: int) -> str:
 def _scenario(variant: str, how: str, make_script: Callable[[], Script]) -> Scenario:
     return scenario(
         family=FAMILY,
+        lead=True,
         variant=variant,
         task=_task(MAX_WORDS),
         how=how,

@@ -23,8 +23,8 @@ from harness import (
     Steps,
     ToolSpec,
 )
-from scenarios.catalog._common import scenario, setup
-from scenarios.catalog._control import by_seed, finish, twin
+from scenarios.catalog._common import by_seed, scenario, setup, stuck_setup
+from scenarios.catalog._control import finish, twin
 
 __all__ = ["FAMILY", "SCENARIOS", "make"]
 
@@ -68,7 +68,7 @@ def _build_answered(lines: int, seed: int) -> Setup:
     log = pages_tool(READ, key="pages_read", lines_per_page=lines, answer=(page, {"cause": CAUSE}))
     tools = [log, finish(SAVE, key="root_cause", field="cause")]
     script = Steps(calls=[*reads, save], then=Claim())
-    return setup(FakeWorld(failing=_twin_failing, seed=seed), tools, script, seed=seed)
+    return stuck_setup(FakeWorld(failing=_twin_failing, seed=seed), tools, script, seed=seed)
 
 
 def _build(lines: int, seed: int) -> Setup:

@@ -23,8 +23,8 @@ from harness import (
     ToolSpec,
     Until,
 )
-from scenarios.catalog._common import scenario, setup
-from scenarios.catalog._control import AMBIGUOUS, by_seed, finish, twin
+from scenarios.catalog._common import by_seed, scenario, stuck_setup
+from scenarios.catalog._control import AMBIGUOUS, finish, twin
 
 __all__ = ["FAMILY", "SCENARIOS", "make", "twins"]
 
@@ -69,13 +69,14 @@ def _build(perturbation: str | None, seed: int) -> Setup:
     script: Script = Repeat(call=call)
     if perturbation is not None:
         script = Perturbed(call=call, kind=perturbation, field="currency", synonyms=CURRENCIES)
-    return setup(world, [unavailable_tool(FETCH, "treasury-service")], script, seed=seed)
+    return stuck_setup(world, [unavailable_tool(FETCH, "treasury-service")], script, seed=seed)
 
 
 def make(variant: str, *, perturbation: str | None = None) -> Scenario:
     how = "retries the failing fetch" + (f" with {perturbation}" if perturbation else "")
     return scenario(
         family=FAMILY,
+        lead=True,
         variant=variant,
         task="Write today's currency report; it needs fetch_exchange_rates.",
         how=how,
@@ -101,7 +102,7 @@ def _build_recovering(failures: tuple[int, ...], seed: int) -> Setup:
     )
     write = Call(name=WRITE.name, arguments={"text": "EUR 1.08"}, text="Writing the report")
     script = Until(call=_fetch_call(), marker='"rates"', then=Steps(calls=[write], then=Claim()))
-    return setup(
+    return stuck_setup(
         _world(seed), [fetch, finish(WRITE, key="report", field="text")], script, seed=seed
     )
 

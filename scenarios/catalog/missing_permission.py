@@ -22,8 +22,8 @@ from harness import (
     Steps,
     ToolSpec,
 )
-from scenarios.catalog._common import scenario, setup
-from scenarios.catalog._control import by_seed, finish, twin
+from scenarios.catalog._common import by_seed, scenario, stuck_setup
+from scenarios.catalog._control import finish, twin
 
 __all__ = ["FAMILY", "PERMISSIONS", "SCENARIOS", "make", "twins"]
 
@@ -76,7 +76,8 @@ def _build(permission: str, raises: bool, new_ids: bool, seed: int) -> Setup:
     world = _world(seed)
     call = _publish(seed)
     script: Script = Perturbed(call=call, kind="volatile-id") if new_ids else Repeat(call=call)
-    return setup(world, [denied_tool(PUBLISH, permission, raises=raises)], script, seed=seed)
+    tools = [denied_tool(PUBLISH, permission, raises=raises)]
+    return stuck_setup(world, tools, script, seed=seed)
 
 
 def make(
@@ -93,6 +94,7 @@ def make(
     retries = "with a fresh request id each time" if new_ids else "as it was"
     return scenario(
         family=FAMILY,
+        lead=True,
         variant=variant,
         task="Publish the quarterly report to the customer portal with publish_report.",
         how=f"retries the denied publish call {retries}",
@@ -122,7 +124,7 @@ def _build_other_route(seed: int) -> Setup:
         finish(SHARE, key="published", field="report_id"),
         finish(PREPARE, key="prepared", field="report_id"),
     ]
-    return setup(_world(seed), tools, script, seed=seed)
+    return stuck_setup(_world(seed), tools, script, seed=seed)
 
 
 def twins(sibling: Scenario) -> tuple[Scenario, ...]:

@@ -11,7 +11,7 @@ from functools import partial
 
 from fake_tools import FakeWorld, normalise_text, requires, setting_tool
 from harness import Alternate, Call, Claim, Code, Cycle, Scenario, Script, Setup, Steps, ToolSpec
-from scenarios.catalog._common import scenario, setup
+from scenarios.catalog._common import scenario, stuck_setup
 from scenarios.catalog._control import twin
 
 __all__ = ["FAMILY", "SCENARIOS", "make"]
@@ -50,7 +50,7 @@ def _build_settles(seed: int) -> Setup:
     tool = setting_tool(SET_MODE, key="cache_mode", field="mode", symptoms=symptoms)
     calls = [_plan("on"), _plan("off"), _plan("on"), _plan(SETTLED)]
     world = FakeWorld(failing=_is_green, seed=seed)
-    return setup(world, [tool], Steps(calls=calls, then=Claim()), seed=seed)
+    return stuck_setup(world, [tool], Steps(calls=calls, then=Claim()), seed=seed)
 
 
 def _build(modes: Sequence[str], restyled: bool, seed: int) -> Setup:
@@ -62,12 +62,13 @@ def _build(modes: Sequence[str], restyled: bool, seed: int) -> Setup:
         if len(plans) == 2
         else Cycle(calls=plans)
     )
-    return setup(world, [tool], script, seed=seed)
+    return stuck_setup(world, [tool], script, seed=seed)
 
 
 def make(variant: str, *, modes: Sequence[str] = ("on", "off"), restyled: bool = False) -> Scenario:
     return scenario(
         family=FAMILY,
+        lead=True,
         variant=variant,
         task="Make the integration test pass; the cache mode is the suspect (set_cache_mode).",
         how=f"cycles the cache mode through {', '.join(modes)}"

@@ -11,8 +11,8 @@ from typing import Any
 
 from fake_tools import FakeWorld, Tool, constant_tool, requires
 from harness import Call, Claim, Code, Cycle, Perturbed, Scenario, Script, Setup, Steps, ToolSpec
-from scenarios.catalog._common import scenario, setup
-from scenarios.catalog._control import by_seed, finish, twin
+from scenarios.catalog._common import by_seed, scenario, stuck_setup
+from scenarios.catalog._control import finish, twin
 
 __all__ = ["FAMILY", "SCENARIOS", "make", "twins"]
 
@@ -66,7 +66,7 @@ def _build(checks: int, perturbation: str | None, seed: int) -> Setup:
     script: Script = Cycle(calls=calls)
     if perturbation is not None:
         script = Perturbed(call=calls[0], kind=perturbation, field="note")
-    return setup(world, tools, script, seed=seed)
+    return stuck_setup(world, tools, script, seed=seed)
 
 
 def make(variant: str, *, checks: int = 3, perturbation: str | None = None) -> Scenario:
@@ -77,6 +77,7 @@ def make(variant: str, *, checks: int = 3, perturbation: str | None = None) -> S
     )
     return scenario(
         family=FAMILY,
+        lead=True,
         variant=variant,
         task="Run the data migration once its preconditions hold.",
         how=how,
@@ -95,7 +96,7 @@ def _build_double_check(seed: int) -> Setup:
     migrate = Call(name=MIGRATE.name, arguments={"plan": "v42"}, text="Running the migration")
     script = Steps(calls=[*calls, calls[-1], migrate], then=Claim())
     tools = [*_check_tools(names), finish(MIGRATE, key="migrated", field="plan")]
-    return setup(_world(seed), tools, script, seed=seed)
+    return stuck_setup(_world(seed), tools, script, seed=seed)
 
 
 def twins(sibling: Scenario) -> tuple[Scenario, ...]:

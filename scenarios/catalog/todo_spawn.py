@@ -10,8 +10,8 @@ from functools import partial
 
 from fake_tools import FakeWorld, Tool, append_tool, pages_tool, sections_tool
 from harness import Call, Claim, Code, Scenario, Setup, Stagnation, Steps, TodoSpawn, ToolSpec
-from scenarios.catalog._common import scenario, setup
-from scenarios.catalog._control import by_seed, twin
+from scenarios.catalog._common import by_seed, scenario, setup, stuck_setup
+from scenarios.catalog._control import twin
 
 __all__ = ["FAMILY", "SCENARIOS", "make", "twins"]
 
@@ -64,28 +64,31 @@ def _sections(count: int) -> list[Call]:
     ]
 
 
-def _build(progress: int, seed: int) -> Setup:
+def _build(progress: tuple[int, ...], seed: int) -> Setup:
     world = FakeWorld(failing=_missing, seed=seed)
-    tools = _tools()
-    sections = _sections(progress)
+    sections = _sections(by_seed(progress, seed))
     spawn = TodoSpawn(call=Call(name=ADD_TODOS.name, text="Next steps identified"), field="items")
-    return setup(world, tools, Steps(calls=sections, then=spawn), seed=seed)
+    return setup(world, _tools(), Steps(calls=sections, then=spawn), seed=seed)
 
 
-def make(variant: str, *, progress: int = 0) -> Scenario:
-    if progress >= SECTIONS:
+def make(variant: str, *, progress: tuple[int, ...] = (0,)) -> Scenario:
+    """``progress``: sections written before the model starts spawning to-do lists, by seed —
+    real work that moves a criterion, so the first stagnant step moves with the seed (background
+    reading would not: it moves no criterion, which is this family's ground truth)."""
+    if max(progress) >= SECTIONS:
         raise ValueError(f"progress={progress} would finish the report; use < {SECTIONS}")
+    written = "/".join(map(str, progress))
     return scenario(
         family=FAMILY,
         variant=variant,
         task=f"Write the {SECTIONS}-section final report with write_section.",
-        how=(f"writes {progress} section(s), then " if progress else "")
+        how=(f"writes {written} section(s) (by seed), then " if max(progress) else "")
         + "turns every conclusion into a new to-do list instead of the next section",
         why="The to-do lists are new artifacts at every step, but the report's missing sections "
         "never change.",
         build=partial(_build, progress),
         expected={Code.NO_PROGRESS},
-        step_bound=STEP_BOUND + progress,
+        step_bound=STEP_BOUND + max(progress),
         stagnation=Stagnation.CRITERIA,
     )
 
@@ -96,7 +99,7 @@ def _build_worked_off(seed: int) -> Setup:
     todos = [f"write section {n}" for n in range(1, SECTIONS + 1)]
     plan = Call(name=ADD_TODOS.name, arguments={"items": todos}, text="Next steps identified")
     script = Steps(calls=[plan, *_sections(SECTIONS)], then=Claim())
-    return setup(FakeWorld(failing=_missing, seed=seed), _tools(), script, seed=seed)
+    return stuck_setup(FakeWorld(failing=_missing, seed=seed), _tools(), script, seed=seed)
 
 
 def _build_research(seed: int) -> Setup:
@@ -106,7 +109,7 @@ def _build_research(seed: int) -> Setup:
         for page in range(1, by_seed(READS, seed) + 1)
     ]
     script = Steps(calls=[*reads, *_sections(SECTIONS)], then=Claim())
-    return setup(FakeWorld(failing=_missing, seed=seed), _tools(), script, seed=seed)
+    return stuck_setup(FakeWorld(failing=_missing, seed=seed), _tools(), script, seed=seed)
 
 
 def twins(sibling: Scenario) -> tuple[Scenario, ...]:
@@ -132,9 +135,9 @@ def twins(sibling: Scenario) -> tuple[Scenario, ...]:
     )
 
 
-SPAWN = make("spawn")
+SPAWN = make("spawn", progress=(0, 1, 2))
 SCENARIOS = (
     SPAWN,
-    make("spawn-after-progress", progress=2),
+    make("spawn-after-progress", progress=(2,)),
     *twins(SPAWN),
 )

@@ -72,3 +72,21 @@ def test_each_family_lives_in_the_module_named_after_it() -> None:
     for scenario in scenarios.SCENARIOS:
         build = getattr(scenario.build, "func", scenario.build)
         assert build.__module__ == "scenarios.catalog." + scenario.family.replace("-", "_")
+
+
+def test_seeds_vary_structure_so_the_contract_stops_at_different_steps() -> None:
+    varied = [
+        s.name
+        for s in scenarios.SCENARIOS
+        if len({harness.run(contract, s, seed=seed).observed.steps for seed in s.seeds}) > 1
+    ]
+    assert len(varied) * 3 >= len(scenarios.SCENARIOS) * 2, "two scenarios in three, at least"
+
+
+def test_every_twin_names_an_unsolvable_sibling_of_its_family() -> None:
+    twins = [s for s in scenarios.SCENARIOS if s.twin_of is not None]
+    assert len(twins) == 14
+    for twin in twins:
+        sibling = scenarios.get(str(twin.twin_of))
+        assert (sibling.family, sibling.solvable, twin.solvable) == (twin.family, False, True)
+        assert "no step is stagnant" in twin.explanation

@@ -115,10 +115,3 @@ def test_every_twin_false_stops_an_agent_that_never_calls_the_model(
 def test_a_stop_without_a_model_call_is_premature_on_every_unsolvable_scenario() -> None:
     records = [harness.run(wrong.stops_without_a_model_call(), s) for s in UNSOLVABLE]
     assert all(map(is_premature_stop, records))
-
-
-@pytest.mark.parametrize("scenario", TWINS, ids=lambda s: s.name)
-def test_a_twin_mirrors_a_scenario_of_its_family(scenario: harness.Scenario) -> None:
-    sibling = scenarios.get(str(scenario.twin_of))
-    assert (sibling.family, sibling.solvable, scenario.solvable) == (scenario.family, False, True)
-    assert scenario.task == sibling.task or scenario.family == "contradictory-criteria"
