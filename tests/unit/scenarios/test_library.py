@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 import harness
@@ -90,3 +92,23 @@ def test_every_twin_names_an_unsolvable_sibling_of_its_family() -> None:
         sibling = scenarios.get(str(twin.twin_of))
         assert (sibling.family, sibling.solvable, twin.solvable) == (twin.family, False, True)
         assert "no step is stagnant" in twin.explanation
+
+
+def test_list_json_names_every_scenario_with_its_twin(capsys: pytest.CaptureFixture[str]) -> None:
+    from harness.cli import main
+
+    assert main(["list", "--json"]) == 0
+    listed = {entry["name"]: entry for entry in json.loads(capsys.readouterr().out)}
+    assert len(listed) == len(scenarios.SCENARIOS)
+    paging = listed["constant-return/twin-cursor-paging"]
+    assert paging["twin_of"] == "constant-return/repeat" and paging["solvable"] is True
+    assert paging["expected"] == ["COMPLETED"] and paging["seeds"] == [0, 1, 2]
+    assert set(paging) == {
+        "name",
+        "family",
+        "solvable",
+        "twin_of",
+        "expected",
+        "step_bound",
+        "seeds",
+    }
