@@ -208,3 +208,22 @@ def blocks_on_first_denial() -> Any:
 def distrusts_every_claim() -> Any:
     """Never checks the world, never believes the model: every claim goes to a human."""
     return loop(lambda calls, results, step: None, on_text=Stop(code=Code.NEEDS_HUMAN))
+
+
+def stops_when_the_model_hesitates() -> Any:
+    """Takes doubt in the model's text for a ``give_up`` call."""
+
+    def agent(session: Session) -> Stop:
+        messages = opening(session)
+        for _ in range(session.budget.max_steps):
+            reply = session.call_model(messages, session.tools)
+            messages.append(assistant(reply))
+            if "give up" in (reply.get("content") or ""):
+                return Stop(code=Code.NO_PROGRESS, reason="the model gave up")
+            if not tool_calls(reply):
+                return Stop(code=Code.COMPLETED, reason=reply.get("content") or "")
+            for call_id, name, arguments in tool_calls(reply):
+                messages.append(dispatch(session, call_id, name, arguments)[0])
+        return Stop(code=Code.BUDGET_STEPS, reason="cap", partial={"steps": session.budget.max_steps})
+
+    return agent

@@ -60,6 +60,8 @@ TWIN_CAUGHT: dict[str, Any] = {
     "todo-spawn/twin-research": wrong.criteria_stall_only,
     "false-completion/twin-true-claim": wrong.distrusts_every_claim,
     "cost-runaway/twin-answer-in-budget": lambda: wrong.capped(4),
+    "forced-final-answer/twin-duplicate-found": lambda: wrong.capped(4),
+    "give-up-honoured/twin-hesitates": wrong.stops_when_the_model_hesitates,
 }
 TWINS = [s for s in scenarios.SCENARIOS if s.twin_of is not None]
 OTHERS = [s for s in scenarios.SCENARIOS if s.twin_of is None]
