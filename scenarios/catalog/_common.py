@@ -147,9 +147,12 @@ def by_seed(choices: Sequence[int], seed: int) -> int:
 def stuck_setup(world: FakeWorld, tools: Sequence[Tool], script: Script, *, seed: int) -> Setup:
     """`setup`, the model first reading `LEADS` (by seed) pages of background — new, real
     reading — before it follows ``script`` and gets stuck: the first stagnant step moves."""
+    pages = by_seed(LEADS, seed)
+    if not pages:
+        return setup(world, tools, script, seed=seed)
     lead = [
         Call(name=BACKGROUND.name, arguments={"page": page}, text="Reading the background")
-        for page in range(1, by_seed(LEADS, seed) + 1)
+        for page in range(1, pages + 1)
     ]
     background = pages_tool(BACKGROUND, key="background_read", lines_per_page=2)
     return setup(world, [*tools, background], Steps(calls=lead, then=script), seed=seed)
@@ -170,13 +173,13 @@ def scenario(
 ) -> Scenario:
     """A built-in scenario whose explanation says what the model does, why the task cannot be
     done, and which ground truth the lag is measured against; ``lead`` says its build uses
-    `stuck_setup` (the bound grows by the longest lead)."""
+    `stuck_setup` (the longest lead fits in every bound's slack, so N and the budget stay what
+    the family's own work needs, and seed 0, with no lead, is the scenario it always was)."""
     stagnation = fields.get("stagnation", Stagnation.NOVELTY)
     truth = SOLVABLE_TRUTH if fields.get("solvable") else GROUND_TRUTH[stagnation]
-    if lead:  # built by `stuck_setup`: the stuck part starts later on some seeds
-        how += f", after {'/'.join(map(str, LEADS))} pages of background reading (by seed)"
-        step_bound += max(LEADS)
     fields.setdefault("budget", budget(step_bound))
+    if lead:  # built by `stuck_setup`; the lead comes out of the bound's slack and the budget
+        how += f", after {'/'.join(map(str, LEADS))} pages of background reading (by seed)"
     fields.setdefault("seeds", (0, 1, 2))
     return Scenario(
         name=f"{family}/{variant}",

@@ -17,7 +17,7 @@ from typing import Any
 
 from fake_tools import FakeWorld, Tool, requires, writer_tool
 from harness import Call, Claim, Code, Scenario, Setup, Steps, ToolSpec, Until
-from scenarios.catalog._common import scenario, setup
+from scenarios.catalog._common import LEADS, scenario, setup
 
 __all__ = [
     "AMBIGUOUS",
@@ -81,7 +81,7 @@ def twin(
         why=f"The task is solvable: {why}",
         build=build,
         expected=COMPLETED,
-        step_bound=needed + SLACK,
+        step_bound=needed + max(LEADS) + SLACK,
         solvable=True,
         twin_of=sibling.name,
         lead=True,
