@@ -224,6 +224,8 @@ def stops_when_the_model_hesitates() -> Any:
                 return Stop(code=Code.COMPLETED, reason=reply.get("content") or "")
             for call_id, name, arguments in tool_calls(reply):
                 messages.append(dispatch(session, call_id, name, arguments)[0])
-        return Stop(code=Code.BUDGET_STEPS, reason="cap", partial={"steps": session.budget.max_steps})
+        return Stop(
+            code=Code.BUDGET_STEPS, reason="cap", partial={"steps": session.budget.max_steps}
+        )
 
     return agent
