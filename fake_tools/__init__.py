@@ -7,6 +7,7 @@ from fake_tools.tools.constant import constant_tool
 from fake_tools.tools.documents import Criterion, check_tool, failing, writer_tool
 from fake_tools.tools.jobs import flaky_tool, job_tool
 from fake_tools.tools.permission import PermissionDenied, denied_tool
+from fake_tools.tools.sequence import sequence_tool
 from fake_tools.tools.settings import setting_tool
 from fake_tools.tools.unavailable import unavailable_tool
 
@@ -29,6 +30,7 @@ __all__ = [
     "pages_tool",
     "requires",
     "sections_tool",
+    "sequence_tool",
     "setting_tool",
     "unavailable_tool",
     "writer_tool",

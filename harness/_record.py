@@ -196,8 +196,10 @@ class Observed:
 
     @property
     def detection_lag(self) -> int:
-        """Steps from the first stagnant step to the stop (0 = stopped on the spot)."""
-        return max(0, self.steps - self.first_stagnant_step)
+        """Steps from the first stagnant step to the stop (0 = stopped on the spot), signed:
+        negative when the agent stopped while progress was still possible — a premature stop,
+        a guess rather than a detection, which a clip at 0 would score as perfect (issue 11)."""
+        return self.steps - self.first_stagnant_step
 
     @property
     def tokens(self) -> int:

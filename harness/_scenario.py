@@ -143,6 +143,9 @@ class Scenario:
     pricing: Pricing = dataclasses.field(default_factory=Pricing)
     seeds: tuple[int, ...] = (0,)
     """The seeds a default run uses."""
+    twin_of: str | None = None
+    """For a twin (a solvable control that looks like an unsolvable scenario up to a divergence
+    step and is doable after it): the name of the scenario it mirrors."""
 
     def __post_init__(self) -> None:
         if not self.expected:
@@ -153,6 +156,11 @@ class Scenario:
                 "pass solvable=True for a control"
             )
         _require_positive(self, step_bound=self.step_bound)
+        if self.twin_of is not None and not self.solvable:
+            raise ScenarioError(
+                f"Scenario {self.name!r} is a twin of {self.twin_of!r} but unsolvable; a twin is "
+                "a solvable control: pass solvable=True"
+            )
 
     @property
     def summary(self) -> str:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable
 from typing import Any
 
-from harness import Code, Session, Stop
+from harness import CHECK_TOOL, Code, Session, Stop
 from harness.agents import ContractAgent, ContractThresholds
-from harness.agents._fingerprint import action_fingerprint
+from harness.agents._fingerprint import action_fingerprint, observation_fingerprint, parse
 from harness.agents._loop import assistant, dispatch, opening, tool_calls
 
 Policy = Callable[[list[tuple[str, str, Any]], list[str], int], Stop | None]
@@ -127,3 +128,104 @@ def novelty_only() -> ContractAgent:
 def capped(cap: int) -> Any:
     """A healthy loop with a small hard cap, exhausted at the cap."""
     return loop(lambda calls, results, step: None, cap=cap)
+
+
+def stops_at_first_stale_step() -> Any:
+    """Stops the first step that brings no new observation: blind to a single re-check."""
+    seen: set[str] = set()
+
+    def policy(calls: Any, results: list[str], step: int) -> Stop | None:
+        fingerprints = {observation_fingerprint(result) for result in results}
+        stale = fingerprints <= seen
+        seen.update(fingerprints)
+        return Stop(code=Code.NO_PROGRESS, reason="nothing new") if stale else None
+
+    return loop(policy)
+
+
+def stops_without_a_model_call() -> Any:
+    """Returns ``NO_PROGRESS`` before looking at anything: a guess that lag alone rewards."""
+    return lambda session: Stop(code=Code.NO_PROGRESS, reason="this looks hopeless")
+
+
+def _mask_every_number(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _mask_every_number(v) for k, v in value.items() if k != "request_id"}
+    if isinstance(value, list):
+        return [_mask_every_number(v) for v in value]
+    return 0 if isinstance(value, int | float) and not isinstance(value, bool) else value
+
+
+def masks_every_number(stale_steps: int = 2) -> Any:
+    """Novelty with every number masked, progress figures included: a warming index looks
+    stuck."""
+    seen: set[str] = set()
+    stale = [0]
+
+    def policy(calls: Any, results: list[str], step: int) -> Stop | None:
+        masked = {json.dumps(_mask_every_number(parse(r)), sort_keys=True) for r in results}
+        stale[0] = stale[0] + 1 if masked <= seen else 0
+        seen.update(masked)
+        return Stop(code=Code.NO_PROGRESS, reason="masked") if stale[0] >= stale_steps else None
+
+    return loop(policy)
+
+
+def criteria_stall_only(steps: int = 3) -> Any:
+    """Re-reads the criteria after each step and stops when they stay flat ``steps`` steps: a
+    research phase looks stuck."""
+
+    def agent(session: Session) -> Stop | str | None:
+        last: list[str] = []
+        flat = [0]
+
+        def policy(calls: Any, results: Any, step: int) -> Stop | None:
+            failing = json.dumps(parse(session.call_tool(CHECK_TOOL, {})).get("failing"))
+            flat[0] = flat[0] + 1 if last == [failing] else 0
+            last[:] = [failing]
+            return Stop(code=Code.NO_PROGRESS, reason="flat") if flat[0] >= steps else None
+
+        return loop(policy)(session)  # type: ignore[no-any-return]
+
+    return agent
+
+
+def stops_on_repeat_without_hinting() -> Any:
+    """Stops at the first identical call, without telling the model it repeats itself."""
+    return stops_on_identical_calls(2)
+
+
+def blocks_on_first_denial() -> Any:
+    """Stops ``BLOCKED_INPUT`` at the first 403, even when the model would take another route."""
+
+    def policy(calls: Any, results: list[str], step: int) -> Stop | None:
+        denied = any('"status": 403' in result for result in results)
+        return Stop(code=Code.BLOCKED_INPUT, reason="403", missing=("?",)) if denied else None
+
+    return loop(policy)
+
+
+def distrusts_every_claim() -> Any:
+    """Never checks the world, never believes the model: every claim goes to a human."""
+    return loop(lambda calls, results, step: None, on_text=Stop(code=Code.NEEDS_HUMAN))
+
+
+def stops_when_the_model_hesitates() -> Any:
+    """Takes doubt in the model's text for a ``give_up`` call."""
+
+    def agent(session: Session) -> Stop:
+        messages = opening(session)
+        for _ in range(session.budget.max_steps):
+            reply = session.call_model(messages, session.tools)
+            messages.append(assistant(reply))
+            if "give up" in (reply.get("content") or ""):
+                return Stop(code=Code.NO_PROGRESS, reason="the model gave up")
+            if not tool_calls(reply):
+                return Stop(code=Code.COMPLETED, reason=reply.get("content") or "")
+            for call_id, name, arguments in tool_calls(reply):
+                messages.append(dispatch(session, call_id, name, arguments)[0])
+        return Stop(
+            code=Code.BUDGET_STEPS, reason="cap", partial={"steps": session.budget.max_steps}
+        )
+
+    return agent

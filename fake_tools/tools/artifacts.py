@@ -9,7 +9,7 @@ from typing import Any
 from fake_tools._router import Tool
 from fake_tools._world import FakeWorld
 from fake_tools.tools._respond import respond
-from harness import ToolResult, ToolSpec
+from harness import JSON, ToolResult, ToolSpec
 
 __all__ = ["LOG_LINE_WORDS", "append_tool", "pages_tool", "sections_tool"]
 
@@ -43,9 +43,12 @@ LOG_LINE_WORDS = ("INFO", "request", "served", "in", "ms", "by", "worker", "cach
 """The vocabulary of an uneventful log: every page is new, none holds what is searched for."""
 
 
-def pages_tool(spec: ToolSpec, *, key: str, lines_per_page: int) -> Tool:
+def pages_tool(
+    spec: ToolSpec, *, key: str, lines_per_page: int, answer: tuple[int, JSON] | None = None
+) -> Tool:
     """Returns page ``page`` of an endless log — new, long, and never the answer — and records
-    under ``key`` which pages were read."""
+    under ``key`` which pages were read. ``answer=(page, found)`` puts ``found`` on that page
+    (a solvable twin: the answer arrives, if the agent reads that far)."""
 
     def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
         page = int(arguments.get("page", 0))
@@ -55,6 +58,8 @@ def pages_tool(spec: ToolSpec, *, key: str, lines_per_page: int) -> Tool:
             f"{page}:{i} " + " ".join(rng.choice(LOG_LINE_WORDS) for _ in range(12))
             for i in range(lines_per_page)
         ]
+        if answer is not None and page == answer[0]:
+            return respond(world, {"page": page, "lines": lines, "matches": 1, **answer[1]})
         return respond(world, {"page": page, "lines": lines, "matches": 0})
 
     return Tool(spec=spec, handler=handle)

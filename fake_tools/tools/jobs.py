@@ -39,23 +39,32 @@ def job_tool(spec: ToolSpec, *, key: str, pending: int, result: JSON) -> Tool:
     return Tool(spec=spec, handler=handle)
 
 
-def flaky_tool(spec: ToolSpec, *, key: str, failures: int, answer: JSON, dependency: str) -> Tool:
-    """``failures`` 503s with a Retry-After hint, then ``answer`` (stored under ``key``)."""
+def flaky_tool(
+    spec: ToolSpec,
+    *,
+    key: str,
+    failures: int,
+    answer: JSON,
+    dependency: str,
+    retry_after: int | None = RETRY_AFTER_SECONDS,
+) -> Tool:
+    """``failures`` 503s, then ``answer`` (stored under ``key``). With ``retry_after=None`` the
+    503s carry no hint and look exactly like a dependency that is down for good
+    (`unavailable_tool`) until it recovers."""
 
     calls = Counter[str]()
 
     def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
         calls[key] += 1
         if calls[key] <= failures:
-            body = {
-                "error": {
-                    "status": 503,
-                    "message": f"503 Service Unavailable: {dependency} is overloaded",
-                    "dependency": dependency,
-                    "retry_after": RETRY_AFTER_SECONDS,
-                }
+            error: JSON = {
+                "status": 503,
+                "message": f"503 Service Unavailable: {dependency} is overloaded",
+                "dependency": dependency,
             }
-            return respond(world, body, refusal=UNAVAILABLE)
+            if retry_after is not None:
+                error["retry_after"] = retry_after
+            return respond(world, {"error": error}, refusal=UNAVAILABLE)
         world.put(key, answer)
         return respond(world, answer)
 

@@ -11,10 +11,19 @@ import json
 import re
 from typing import Any
 
-__all__ = ["action_fingerprint", "observation_fingerprint", "parse"]
+__all__ = [
+    "action_fingerprint",
+    "information_fingerprint",
+    "observation_fingerprint",
+    "parse",
+    "progress_figures",
+]
 
 VOLATILE_KEY = re.compile(r"(^|_)(id|ids|uuid|timestamp|time|at|nonce|etag)$", re.IGNORECASE)
 """Keys such as ``request_id``, ``trace_id``, ``created_at``: set per call, never progress."""
+PROGRESS_KEY = re.compile(r"(^|_)(progress|percent|pct|indexed|warmed)($|_)", re.IGNORECASE)
+"""Keys whose number is a progress figure (``progress``, ``percent_indexed``): when it rises, the
+dependency is really getting somewhere, though the rest of the answer looks the same."""
 
 
 def parse(text: str) -> Any:
@@ -48,3 +57,34 @@ def action_fingerprint(name: str, arguments: Any) -> str:
 def observation_fingerprint(text: str) -> str:
     """A tool result with volatile fields dropped."""
     return _digest(parse(text))
+
+
+def _masked(value: Any) -> Any:
+    """Numbers zeroed and progress figures dropped: what is left is the answer's content."""
+    if isinstance(value, bool) or not isinstance(value, int | float | dict | list):
+        return value
+    if isinstance(value, dict):
+        return {k: _masked(v) for k, v in value.items() if not PROGRESS_KEY.search(str(k))}
+    if isinstance(value, list):
+        return [_masked(v) for v in value]
+    return 0
+
+
+def information_fingerprint(text: str) -> str:
+    """A tool result with volatile fields dropped and numbers masked: a counter that ticks
+    (``open_items`` 3, 6, 9) is no new information; a progress figure is read apart."""
+    return _digest(_masked(parse(text)))
+
+
+def progress_figures(value: Any, path: str = "") -> dict[str, float]:
+    """Every numeric progress figure in a tool result (parsed or text), by its key path."""
+    value = parse(value) if isinstance(value, str) else value
+    figures: dict[str, float] = {}
+    items = value.items() if isinstance(value, dict) else ()
+    for key, item in items:
+        where = f"{path}.{key}"
+        if PROGRESS_KEY.search(str(key)) and isinstance(item, int | float):
+            figures[where] = float(item)
+        else:
+            figures.update(progress_figures(item, where))
+    return figures

@@ -1,9 +1,11 @@
 """The `contract` agent: a ReAct loop that implements the termination contract of DESIGN.md.
 
-It stops on evidence, not on a cap: an identical action requested again and again, observations
-that stopped being new, completion criteria that stopped moving, a denied permission
-(``BLOCKED_INPUT`` naming it), a dependency that stays down, a model that gives up. Waiting on a
-job or a recovering dependency is not stagnation: it spends an idle budget instead. One budget
+It stops on evidence, not on a cap: an identical action that keeps bringing nothing new (after
+telling the model so once: two-level detection, hint first), observations that stopped being new,
+completion criteria that stopped moving while no new information arrived, a denied permission
+retried (``BLOCKED_INPUT`` naming it), a dependency that stays down, a model that gives up.
+Waiting on a job or a recovering dependency is not stagnation: it spends an idle budget instead.
+One budget
 ledger, shared by a supervisor and all its workers, is checked before every model call, and
 completion is never claimed without re-reading the system of record.
 """
@@ -21,7 +23,13 @@ from harness._errors import BudgetError
 from harness._record import Code, Exit, Stop
 from harness._session import Session
 from harness._types import CHECK_TOOL, DELEGATE_TOOL, GIVE_UP_TOOL, JSON
-from harness.agents._fingerprint import action_fingerprint, observation_fingerprint, parse
+from harness.agents._fingerprint import (
+    action_fingerprint,
+    information_fingerprint,
+    observation_fingerprint,
+    parse,
+    progress_figures,
+)
 from harness.agents._loop import assistant, dispatch, opening, tool_calls
 
 __all__ = ["ContractAgent", "ContractThresholds", "contract"]
@@ -37,13 +45,15 @@ class ContractThresholds:
     """When the contract stops. Each at least 1."""
 
     repeated_action: int = 3
-    """Identical tool call + arguments requested this many times: stop (the contract's 3×)."""
+    """Identical tool call + arguments made this many times with nothing new coming back: stop
+    (the contract's 3×). One fewer: tell the model, once (hint first)."""
     stalled_steps: int = 2
     """Consecutive steps with no new observation: stop. Two, so a single re-check is allowed."""
     criteria_steps: int = 3
-    """Consecutive steps in which no completion criterion moved: stop. Catches work that makes
-    new artifacts (to-do lists) without getting closer; three leaves room for a read before a
-    write."""
+    """Consecutive steps in which no completion criterion moved and no new information came
+    (numbers masked, progress figures read apart): stop. Catches work that makes new artifacts
+    (to-do lists that only tick a counter) without getting closer, while a research phase of
+    new reads before the write goes on."""
     unavailable_attempts: int = 3
     """Consecutive 503s with no retry hint from one tool before abandoning the dependency."""
     idle_steps: int = 8
@@ -113,6 +123,12 @@ class _Run:
         self.thresholds = agent.thresholds
         self.messages = opening(session)
         self.actions: Counter[str] = Counter()
+        """Times each action was made."""
+        self.hinted: set[str] = set()
+        self.denied: set[str] = set()
+        """Tools refused for a missing permission once: a retry of one of them blocks."""
+        self.informed: set[str] = set()
+        self.progress: dict[str, float] = {}
         self.waiting: set[str] = set()
         self.unavailable: Counter[str] = Counter()
         self.seen: set[str] = set()
@@ -156,11 +172,8 @@ class _Run:
             return self._verify_claim(reply.get("content") or "")
         if all(name == self.contract.delegate for _, name, _ in calls):
             return self._delegate(calls)
-        novel, idle = False, True
+        novel, informed, idle = False, False, True
         for call_id, name, arguments in calls:
-            stop = self._repeated(name, arguments)
-            if stop is not None:
-                return stop
             message, error = dispatch(self.session, call_id, name, arguments, agent=self.name)
             self.messages.append(message)
             result = message["content"]
@@ -168,24 +181,48 @@ class _Run:
             if stop is not None:
                 return stop
             waiting = _is_waiting(result)
-            (self.waiting.add if waiting else self.waiting.discard)(
-                action_fingerprint(name, arguments)
-            )
+            fingerprint = action_fingerprint(name, arguments)
+            (self.waiting.add if waiting else self.waiting.discard)(fingerprint)
             idle &= waiting
-            novel |= not waiting and self._note(result)
-        return self._idle() if idle else self._stalled(novel) or self._check_criteria()
+            new = not waiting and self._note(result)
+            novel |= new
+            informed |= not waiting and self._informs(result)
+            stop = None if waiting else self._repeated(fingerprint, name, arguments, new)
+            if stop is not None:
+                return stop
+        if idle:
+            return self._idle()
+        return self._stalled(novel) or self._check_criteria(informed=informed)
 
-    def _repeated(self, name: str, arguments: Any) -> Stop | None:
-        fingerprint = action_fingerprint(name, arguments)
-        if fingerprint in self.waiting:
-            return None  # polling a pending job repeats itself by design
+    def _repeated(self, fingerprint: str, name: str, arguments: Any, new: bool) -> Stop | None:
+        """Hint first, then stop: an identical action that brought nothing new is told so once,
+        one time before the threshold; an identical action with a new answer (a cursor that
+        pages) is no repeat at all."""
         self.actions[fingerprint] += 1
-        if self.actions[fingerprint] < self.thresholds.repeated_action:
+        if new:
             return None
-        times = self.thresholds.repeated_action
-        return self.stop(
-            Code.NO_PROGRESS, f"identical call {name} {arguments} requested {times} times"
-        )
+        times = self.actions[fingerprint]
+        if times >= self.thresholds.repeated_action:
+            return self.stop(
+                Code.NO_PROGRESS, f"identical call {name} {arguments} made {times} times"
+            )
+        if times == self.thresholds.repeated_action - 1 and fingerprint not in self.hinted:
+            self.hinted.add(fingerprint)
+            hint = (
+                f"You repeated {name} with the same arguments and got nothing new; try another way."
+            )
+            self.messages.append({"role": "user", "content": hint})
+        return None
+
+    def _informs(self, result: str) -> bool:
+        """New information: new content once numbers are masked, or a progress figure that rose."""
+        fingerprint = information_fingerprint(result)
+        new = fingerprint not in self.informed
+        self.informed.add(fingerprint)
+        for key, figure in progress_figures(result).items():
+            new |= figure > self.progress.get(key, float("-inf"))
+            self.progress[key] = max(figure, self.progress.get(key, figure))
+        return new
 
     def _note(self, result: str) -> bool:
         fingerprint = observation_fingerprint(result)
@@ -213,8 +250,9 @@ class _Run:
             return None
         return self.session.call_tool(self.contract.verifier, {}, agent=self.name)
 
-    def _check_criteria(self, result: str | None = None) -> Stop | None:
-        """Stops when no completion criterion moved for `criteria_steps` steps."""
+    def _check_criteria(self, result: str | None = None, *, informed: bool = False) -> Stop | None:
+        """Stops when no completion criterion moved, and no new information came, for
+        `criteria_steps` steps."""
         result = result if result is not None else self._verifier()
         if result is None:
             return None
@@ -222,7 +260,7 @@ class _Run:
         failing = json.dumps(body.get("failing") if isinstance(body, dict) else result)
         unchanged = failing == self.criteria
         self.criteria = failing
-        self.criteria_stalled = self.criteria_stalled + 1 if unchanged else 0
+        self.criteria_stalled = self.criteria_stalled + 1 if unchanged and not informed else 0
         if self.criteria_stalled < self.thresholds.criteria_steps:
             return None
         return self.stop(
@@ -236,6 +274,9 @@ class _Run:
         if permission is None and details.get("status") == 403:
             found = PERMISSION_IN_TEXT.search(str(details.get("message", "")))
             permission = found.group(1) if found else "unknown permission"
+        if permission is not None and name not in self.denied:
+            self.denied.add(name)  # the model may take another, allowed route: let it
+            return None
         if permission is not None:
             reason = f"{name} needs the permission '{permission}', which this run lacks"
             return self.stop(Code.BLOCKED_INPUT, reason, missing=(str(permission),))

@@ -88,7 +88,12 @@ def _parser() -> argparse.ArgumentParser:
         help="harness wall-clock ceiling per run",
     )
     _add_report_command(commands)
-    commands.add_parser("list", help="list the scenarios")
+    listing = commands.add_parser("list", help="list the scenarios")
+    listing.add_argument(
+        "--json",
+        action="store_true",
+        help="print them as JSON: name, family, solvable, twin_of, expected, step_bound, seeds",
+    )
     show = commands.add_parser("show", help="explain one scenario")
     show.add_argument("name")
     return parser
@@ -212,9 +217,25 @@ def _report(args: argparse.Namespace) -> int:
     return 0 if published.passed else 1
 
 
-def _list() -> int:
+def _listing(scenario: Scenario) -> dict[str, Any]:
+    """What a script needs to pick scenarios: the list's JSON form, one object per scenario."""
+    return {
+        "name": scenario.name,
+        "family": scenario.family,
+        "solvable": scenario.solvable,
+        "twin_of": scenario.twin_of,
+        "expected": sorted(scenario.expected),
+        "step_bound": scenario.step_bound,
+        "seeds": list(scenario.seeds),
+    }
+
+
+def _list(*, as_json: bool = False) -> int:
     from scenarios import SCENARIOS
 
+    if as_json:
+        print(json.dumps([_listing(s) for s in SCENARIOS], indent=2))
+        return 0
     rows = [("family", "scenario", "expected", "N", "what the model does")]
     rows += [
         (s.family, s.name, "|".join(sorted(s.expected)), str(s.step_bound), s.summary)
@@ -256,7 +277,7 @@ def _command(args: argparse.Namespace) -> int:
     if args.command == "report":
         return _report(args)
     if args.command == "list":
-        return _list()
+        return _list(as_json=args.json)
     return _show(args.name)
 
 

@@ -20,8 +20,12 @@ __all__ = [
     "false_stops",
     "format_metrics",
     "metrics_lines",
+    "premature",
     "report_json",
     "should_summarise",
+    "step_cap",
+    "step_cap_lines",
+    "step_cap_sentence",
 ]
 
 COLUMNS = (
@@ -29,15 +33,20 @@ COLUMNS = (
     "runs",
     "pass^k",
     "lag p50/p95/max",
+    "premature",
     "lag tokens p95",
     "lag $ p95",
     "step/N p95",
     "false stops",
+    "finished, reported otherwise",
+    "calibrated step cap",
     "false compl.",
     "did_not_stop",
     "ended",
 )
 """The columns after the group's name, in every report."""
+PREFIX = "unsolvable: "
+"""What summary lines start with (STYLE §9)."""
 NO_VALUE = "-"
 """A metric that does not apply: lag on controls, false stops on unsolvable tasks."""
 
@@ -56,6 +65,43 @@ def false_stops(group: GroupMetrics) -> str:
     return f"{group.false_stops}/{group.controls} ({group.false_stop_rate:.1%})"
 
 
+def premature(group: GroupMetrics) -> str:
+    """``2 (1 blind)``: unsolvable runs stopped before their first stagnant step, shown beside
+    lag because a negative lag is a guess, not a fast detection."""
+    if group.lag_steps is None:
+        return NO_VALUE
+    blind = f" ({group.blind_stops} blind)" if group.blind_stops else ""
+    return f"{group.premature_stops}{blind}"
+
+
+def step_cap(group: GroupMetrics) -> str:
+    """``cap 7: lag 0/5/6, 0 false``: the calibrated step cap's own lag and false stops."""
+    cap = group.step_cap
+    if cap is None:
+        return NO_VALUE
+    return f"cap {cap.cap}: lag {distribution(cap.lag_steps)}, {cap.false_stops} false"
+
+
+def step_cap_sentence(group: GroupMetrics) -> str | None:
+    """Whether the agent beats the calibrated step cap over all its runs, in words."""
+    cap = group.step_cap
+    if cap is None or group.lag_steps is None:
+        return None
+    verb = "beats" if cap.is_beaten_by(group) else "does not beat"
+    return (
+        f"{group.agent} {verb} the calibrated step cap ({cap.cap} steps): lag p95 "
+        f"{group.lag_steps.p95:g} vs {cap.lag_steps.p95:g}, premature stops "
+        f"{group.premature_stops} vs {cap.premature_stops}, false stops {group.false_stops} "
+        f"vs {cap.false_stops}."
+    )
+
+
+def step_cap_lines(metrics: Metrics) -> list[str]:
+    """One `step_cap_sentence` per agent that has one."""
+    sentences = (step_cap_sentence(group) for group in metrics.agents)
+    return [sentence for sentence in sentences if sentence is not None]
+
+
 def _p95(values: Distribution | None, template: str = "{:g}") -> str:
     return NO_VALUE if values is None else template.format(values.p95)
 
@@ -67,10 +113,13 @@ def cells(group: GroupMetrics) -> tuple[str, ...]:
         str(group.runs),
         f"{group.pass_k}/{group.scenarios}",
         distribution(group.lag_steps),
+        premature(group),
         _p95(group.lag_tokens),
         _p95(group.lag_cost_usd, "{:.4f}"),
         f"{group.steps_per_bound.p95:.2f}",
         false_stops(group),
+        NO_VALUE if group.false_stop_rate is None else str(group.unreported_finishes),
+        step_cap(group),
         str(group.false_completions),
         str(group.did_not_stop),
         ", ".join(f"{ending} {count}" for ending, count in group.exits.items()),
@@ -98,7 +147,7 @@ def format_metrics(metrics: Metrics) -> str:
     """Per family × agent, then each agent over all its runs: the terminal metrics table."""
     header = ("family", *COLUMNS)
     rows = [(group.name, *cells(group)) for group in (*metrics.families, *metrics.agents)]
-    return align([header, *rows])
+    return "\n".join([align([header, *rows]), *map(PREFIX.__add__, step_cap_lines(metrics))])
 
 
 def metrics_lines(records: Sequence[TerminationRecord]) -> list[str]:

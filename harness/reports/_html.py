@@ -15,8 +15,8 @@ from html import escape
 
 from harness._record import TerminationRecord
 from harness.reports._baseline import GateResult
-from harness.reports._cells import COLUMNS, cells
-from harness.reports._metrics import Distribution, GroupMetrics, Metrics
+from harness.reports._cells import COLUMNS, cells, step_cap_lines
+from harness.reports._metrics import Distribution, GroupMetrics, Metrics, lag
 from harness.reports._table import INTERRUPTED, explain, pass_k_line, summary_line
 
 __all__ = ["to_html"]
@@ -60,25 +60,37 @@ def _colours(metrics: Metrics) -> dict[str, str]:
 
 @dataclass(frozen=True, kw_only=True)
 class _LagAxis:
-    """A log1p axis of lag in steps: 0 has a place, and a lag of 3 and one of 200 both read."""
+    """A signed log1p axis of lag in steps: 0 has a place, a lag of 3 and one of 200 both read,
+    and a premature stop (negative lag) sits left of 0 instead of on it."""
 
     top: float
     left: float
     width: float
+    bottom: float = 0
+    """The smallest lag shown (0, or the most premature stop's negative lag)."""
 
     def x(self, lag: float) -> float:
-        return self.left + self.width * math.log1p(lag) / math.log1p(max(self.top, 1))
+        low, high = _signed_log(min(self.bottom, 0)), _signed_log(max(self.top, 1))
+        return self.left + self.width * (_signed_log(lag) - low) / (high - low)
+
+    def ticks(self) -> list[int]:
+        below = [-tick for tick in reversed(NICE_TICKS) if 0 < tick <= -self.bottom]
+        return [*below, *(tick for tick in NICE_TICKS if tick <= max(self.top, 1))]
 
     def svg(self, y: float, title: str) -> list[str]:
         """The axis line at ``y``, a grid line and a label per tick, the title below."""
         right = self.left + self.width
         parts = [f'<line class="axis" x1="{self.left}" x2="{right}" y1="{y}" y2="{y}"/>']
-        for tick in (tick for tick in NICE_TICKS if tick <= max(self.top, 1)):
+        for tick in self.ticks():
             x = self.x(tick)
             parts.append(f'<line class="grid" x1="{x:.1f}" x2="{x:.1f}" y1="0" y2="{y}"/>')
             parts.append(f'<text x="{x:.1f}" y="{y + 14}" text-anchor="middle">{tick}</text>')
         parts.append(f'<text x="{right}" y="{y + 32}" text-anchor="end">{escape(title)}</text>')
         return parts
+
+
+def _signed_log(value: float) -> float:
+    return math.copysign(math.log1p(abs(value)), value)
 
 
 def _svg(height: float, body: Iterable[str], label: str) -> str:
@@ -102,10 +114,10 @@ def _lag_row(
         f'<line x1="{most:.1f}" x2="{most:.1f}" y1="{y - 7}" y2="{y + 7}" stroke="{colour}" '
         'stroke-width="2"/>',
     ]
-    for i, lag in enumerate(lags):
+    for i, value in enumerate(lags):
         parts.append(
-            f'<circle cx="{axis.x(lag):.1f}" cy="{y + JITTER[i % len(JITTER)]}" r="3" '
-            f'fill="{colour}" fill-opacity="0.7"><title>{lag} steps</title></circle>'
+            f'<circle cx="{axis.x(value):.1f}" cy="{y + JITTER[i % len(JITTER)]}" r="3" '
+            f'fill="{colour}" fill-opacity="0.7"><title>{value} steps</title></circle>'
         )
     return parts
 
@@ -116,7 +128,7 @@ def _lags(records: Sequence[TerminationRecord]) -> dict[tuple[str, str], list[in
     for record in records:
         if not record.solvable:
             key = (record.family, record.agent)
-            lags.setdefault(key, []).append(record.observed.detection_lag)
+            lags.setdefault(key, []).append(lag(record))
     return lags
 
 
@@ -126,7 +138,8 @@ def _lag_chart(metrics: Metrics, records: Sequence[TerminationRecord]) -> str:
     if not groups:
         return '<p class="note">No unsolvable runs: no lag to show.</p>'
     top = max(max(values) for values in lags.values())
-    axis = _LagAxis(top=top, left=LABEL_WIDTH, width=CHART_WIDTH - LABEL_WIDTH - 20)
+    bottom = min(min(values) for values in lags.values())
+    axis = _LagAxis(top=top, bottom=bottom, left=LABEL_WIDTH, width=CHART_WIDTH - LABEL_WIDTH - 20)
     colours, floor = _colours(metrics), ROW_HEIGHT * len(groups) + 8
     parts = axis.svg(floor, "detection lag, steps (log scale)")
     for i, group in enumerate(groups):
@@ -164,7 +177,9 @@ def _point(group: GroupMetrics, axis: _LagAxis, y: float, colour: str) -> list[s
 def _tradeoff_chart(metrics: Metrics) -> str:
     """Each agent at (lag p95, false-stop rate): good stop logic sits in the lower left."""
     lags = [group.lag_steps.p95 for group in metrics.agents if group.lag_steps is not None]
-    axis = _LagAxis(top=max(lags, default=1), left=80, width=CHART_WIDTH - 120)
+    axis = _LagAxis(
+        top=max(lags, default=1), bottom=min(lags, default=0), left=80, width=CHART_WIDTH - 120
+    )
     floor, ceiling, colours = 190, 16, _colours(metrics)
 
     def y_of(rate: float) -> float:
@@ -274,10 +289,12 @@ def to_html(
         f'<p class="lead">{escape(pass_k_line(metrics))}</p>',
         _gate(gate),
         "<h2>Lag vs false stops, per agent</h2>",
-        '<p class="note">Lag: steps past the first stagnant step on unsolvable tasks (p95). '
-        "False stops: solvable controls ended without completing them.</p>",
+        '<p class="note">Lag: steps past the first stagnant step on unsolvable tasks (p95), '
+        "signed: below 0 is a premature stop. False stops: solvable controls and twins ended "
+        "without completing them.</p>",
         _tradeoff_chart(metrics),
         _agents(metrics),
+        *(f'<p class="lead">{escape(line)}</p>' for line in step_cap_lines(metrics)),
         "<h2>Detection lag per family</h2>",
         '<p class="note">A dot per run; the band spans p50 to p95, the bar marks the max.</p>',
         _lag_chart(metrics, records),

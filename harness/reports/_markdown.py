@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 
 from harness._record import TerminationRecord
 from harness.reports._baseline import GateResult
-from harness.reports._cells import COLUMNS, cells
+from harness.reports._cells import COLUMNS, cells, step_cap_lines
 from harness.reports._metrics import GroupMetrics, Metrics, where
 from harness.reports._table import INTERRUPTED, explain, pass_k_line, summary_line
 
@@ -111,14 +111,15 @@ def to_markdown(
         "",
         *([f"**{INTERRUPTED}**", ""] if interrupted else []),
         f"{pass_k_line(metrics).removeprefix('unsolvable: ')}. Lag is in steps past the first "
-        "stagnant step (nearest-rank percentiles over unsolvable runs); false stops are over "
-        "solvable control runs.",
+        "stagnant step, signed: negative is a premature stop (nearest-rank percentiles over the "
+        "signed lags of unsolvable runs); false stops are over solvable control runs and twins.",
         "",
         *_gate(gate),
         "### Per agent",
         "",
         *_table(COLUMNS, map(cells, metrics.agents)),
         "",
+        *(f"{line}\n" for line in step_cap_lines(metrics)),
         "### Per family",
         "",
         *_groups("family", metrics.families),

@@ -1,9 +1,12 @@
 """Consumes judged termination records, produces `Metrics`: per agent, family and scenario, the
 detection-lag distribution (steps, tokens, cost), stops against the bound, exit codes, false stops
-on controls, false completions, did_not_stop and pass^k.
+on controls, premature stops, false completions, did_not_stop, pass^k and the calibrated step
+cap an agent must beat.
 
 Lag is measured on unsolvable scenarios only and false stops on solvable controls only: an agent
-that stops at step 1 everywhere has no lag, and only the controls show what that costs.
+that stops at step 1 everywhere has no lag, and only the controls (and the premature-stop count)
+show what that costs. Lag is signed, and its percentiles run over the signed values, so a guess
+before the first stagnant step pulls p50 below zero instead of hiding at 0.
 """
 
 from __future__ import annotations
@@ -23,9 +26,16 @@ __all__ = [
     "GroupMetrics",
     "Metrics",
     "Number",
+    "StepCap",
+    "calibrated_step_cap",
     "ending",
+    "is_blind_stop",
+    "is_budget_spent",
     "is_false_completion",
     "is_false_stop",
+    "is_premature_stop",
+    "is_unreported_finish",
+    "lag",
     "measure",
     "percentile",
     "where",
@@ -89,6 +99,55 @@ def is_false_stop(record: TerminationRecord) -> bool:
     return record.solvable and ended and record.exit is not Exit.COMPLETE
 
 
+def _is_counted_false_stop(record: TerminationRecord) -> bool:
+    """A false stop the metrics count as one: unreported finishes are counted apart."""
+    return is_false_stop(record) and not is_unreported_finish(record)
+
+
+def is_unreported_finish(record: TerminationRecord) -> bool:
+    """A control the world shows finished, ended with a non-complete code: the work was done and
+    the report is wrong. The verdict still fails it as a false stop (its rules are owned by the
+    engine); the metrics count it apart, because the fix is in reporting, not in stopping."""
+    return is_false_stop(record) and record.observed.world_complete
+
+
+def is_blind_stop(record: TerminationRecord) -> bool:
+    """Stopped before reading anything: no model call, or no tool result (a model's own
+    ``give_up`` aside). Whatever the scenario, such a stop detected nothing."""
+    observed = record.observed
+    if record.outcome is Outcome.DID_NOT_STOP:
+        return False
+    return observed.steps == 0 or (observed.tool_calls == 0 and observed.gave_up_at_step is None)
+
+
+def is_budget_spent(record: TerminationRecord) -> bool:
+    """An ``exhausted`` stop whose step or token budget really ran out."""
+    observed, budget = record.observed, record.budget
+    if record.exit is not Exit.EXHAUSTED:
+        return False
+    steps, tokens = budget.get("max_steps"), budget.get("max_tokens")
+    return (steps is not None and observed.steps >= steps) or (
+        tokens is not None and observed.tokens >= tokens
+    )
+
+
+def lag(record: TerminationRecord) -> int:
+    """The signed detection lag the metrics and tables count: the record's, except that a stop
+    on a budget that really ran out counts at least 0 — the budget chose that step, not a guess
+    (the ``budget_spent`` ground truth only starts at the first step begun *past* the budget,
+    which such a stop never begins)."""
+    signed = record.observed.detection_lag
+    return max(signed, 0) if is_budget_spent(record) else signed
+
+
+def is_premature_stop(record: TerminationRecord) -> bool:
+    """An unsolvable run ended before its first stagnant step (negative lag), or blind: a guess,
+    not a detection."""
+    if record.solvable or record.outcome is Outcome.DID_NOT_STOP:
+        return False
+    return lag(record) < 0 or is_blind_stop(record)
+
+
 def is_false_completion(record: TerminationRecord) -> bool:
     """``complete`` claimed on an unsolvable scenario, or where the world says otherwise: the
     verdict's rule, so that every count agrees with what the tests failed on."""
@@ -137,8 +196,18 @@ class GroupMetrics:
     controls: int
     """Runs on solvable controls."""
     false_stops: int
+    """Controls ended without completing, unreported finishes left out."""
     false_stop_rate: float | None
     """False stops per control run; ``None`` when the group has no controls."""
+    unreported_finishes: int
+    """Controls finished in the world but reported with another code (`is_unreported_finish`)."""
+    premature_stops: int
+    """Unsolvable runs stopped before their first stagnant step, or blind (`is_premature_stop`)."""
+    blind_stops: int
+    """Runs (of any kind) stopped with no model call or no tool result (`is_blind_stop`)."""
+    step_cap: StepCap | None
+    """The calibrated step cap over the same runs; ``None`` unless the group has both unsolvable
+    runs and controls."""
     false_completions: int
     did_not_stop: int
 
@@ -146,6 +215,60 @@ class GroupMetrics:
     def key(self) -> tuple[str, str, str]:
         """What identifies the group across runs (and in a baseline)."""
         return (self.level, self.name, self.agent)
+
+
+@dataclass(frozen=True, kw_only=True)
+class StepCap:
+    """The best single step cap over a group: the smallest cap that false-stops no more controls
+    than the agent did, and the lag it would have had on the unsolvable runs.
+
+    Computed from the records alone: an unsolvable run's first stagnant step, and a control's
+    needed steps (the step it was completed at; its bound N when the agent did not complete it).
+    A stop logic worth its code beats this at the same false-stop count.
+    """
+
+    cap: int
+    lag_steps: Distribution
+    false_stops: int
+    premature_stops: int
+    """Unsolvable runs the cap would stop before their first stagnant step."""
+
+    def is_beaten_by(self, group: GroupMetrics) -> bool:
+        """Whether ``group``'s agent does better on both axes: no more false stops, no more
+        premature stops, and a lag p95 no larger, one of them strictly."""
+        lag = group.lag_steps
+        if lag is None:
+            return False
+        mine = (group.false_stops, group.premature_stops, lag.p95)
+        theirs = (self.false_stops, self.premature_stops, self.lag_steps.p95)
+        return all(a <= b for a, b in zip(mine, theirs, strict=True)) and mine != theirs
+
+
+def _needed_steps(record: TerminationRecord) -> int:
+    """The steps a control needs: where it was completed, else (not known) its bound N."""
+    finished = record.exit is Exit.COMPLETE and record.observed.world_complete
+    return record.observed.steps if finished else record.step_bound
+
+
+def _stagnant(record: TerminationRecord) -> int:
+    """The first stagnant step as `lag` counts it: a stop on a budget that ran out was at it."""
+    return record.observed.steps - lag(record)
+
+
+def calibrated_step_cap(records: Sequence[TerminationRecord]) -> StepCap | None:
+    """The `StepCap` of ``records``; ``None`` without both unsolvable runs and controls."""
+    stagnant = [_stagnant(r) for r in records if not r.solvable]
+    needed = [_needed_steps(r) for r in records if r.solvable]
+    if not stagnant or not needed:
+        return None
+    allowed = sum(map(_is_counted_false_stop, records))
+    cap = next(c for c in range(1, max(needed) + 1) if sum(n > c for n in needed) <= allowed)
+    return StepCap(
+        cap=cap,
+        lag_steps=Distribution.of([cap - s for s in stagnant]),
+        false_stops=sum(n > cap for n in needed),
+        premature_stops=sum(cap < s for s in stagnant),
+    )
 
 
 def _optional(values: Sequence[Number]) -> Distribution | None:
@@ -168,8 +291,9 @@ def _pass_k(records: Sequence[TerminationRecord]) -> tuple[int, int, int]:
 
 def _group(level: str, name: str, agent: str, records: Sequence[TerminationRecord]) -> GroupMetrics:
     unsolvable = [r.observed for r in records if not r.solvable]
+    lags = [lag(r) for r in records if not r.solvable]
     controls = [r for r in records if r.solvable]
-    false_stops = sum(map(is_false_stop, controls))
+    false_stops = sum(map(_is_counted_false_stop, controls))
     scenarios, k, pass_k = _pass_k(records)
     return GroupMetrics(
         agent=agent,
@@ -180,7 +304,7 @@ def _group(level: str, name: str, agent: str, records: Sequence[TerminationRecor
         scenarios=scenarios,
         k=k,
         pass_k=pass_k,
-        lag_steps=_optional([o.detection_lag for o in unsolvable]),
+        lag_steps=_optional(lags),
         lag_tokens=_optional([o.lag_tokens for o in unsolvable]),
         lag_cost_usd=_optional([round(o.lag_cost_usd, COST_DIGITS) for o in unsolvable]),
         steps=Distribution.of([r.observed.steps for r in records]),
@@ -192,6 +316,10 @@ def _group(level: str, name: str, agent: str, records: Sequence[TerminationRecor
         controls=len(controls),
         false_stops=false_stops,
         false_stop_rate=_rate(false_stops, len(controls)),
+        unreported_finishes=sum(map(is_unreported_finish, controls)),
+        premature_stops=sum(map(is_premature_stop, records)),
+        blind_stops=sum(map(is_blind_stop, records)),
+        step_cap=calibrated_step_cap(records),
         false_completions=sum(map(is_false_completion, records)),
         did_not_stop=sum(r.outcome is Outcome.DID_NOT_STOP for r in records),
     )

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from harness._record import Outcome, TerminationRecord
 from harness.reports._cells import align
-from harness.reports._metrics import Metrics, is_false_completion
+from harness.reports._metrics import Metrics, is_false_completion, lag
 
 __all__ = ["INTERRUPTED", "explain", "format_table", "pass_k_line", "summary_line"]
 
@@ -25,6 +25,17 @@ def _ended(record: TerminationRecord) -> str:
     return str(record.outcome)
 
 
+NO_VALUE = "-"
+"""A control has no stagnant step and no lag: progress stays possible until it is done."""
+
+
+def _stagnant_and_lag(record: TerminationRecord) -> tuple[str, str]:
+    observed = record.observed
+    if record.solvable:
+        return (NO_VALUE, NO_VALUE)
+    return (str(observed.first_stagnant_step), str(lag(record)))
+
+
 def _row(record: TerminationRecord) -> tuple[str, ...]:
     observed = record.observed
     tokens_allowed = record.budget.get("max_tokens")
@@ -34,8 +45,7 @@ def _row(record: TerminationRecord) -> tuple[str, ...]:
         record.agent,
         _ended(record),
         f"{observed.steps}/{record.step_bound}",
-        str(observed.first_stagnant_step),
-        str(observed.detection_lag),
+        *_stagnant_and_lag(record),
         f"{observed.tokens}/{tokens_allowed}" if tokens_allowed else str(observed.tokens),
         verdict,
     )
@@ -63,6 +73,16 @@ def pass_k_line(metrics: Metrics) -> str:
     return "unsolvable: " + "; ".join(parts)
 
 
+def _lag_text(record: TerminationRecord) -> str:
+    observed = record.observed
+    if record.solvable:
+        return "solvable: no stagnant step"
+    return (
+        f"first stagnant step {observed.first_stagnant_step}; lag {lag(record)} "
+        f"steps, {observed.lag_tokens} tokens, ${observed.lag_cost_usd:.4f}"
+    )
+
+
 def explain(record: TerminationRecord) -> str:
     """Expected vs observed, then the trajectory tail: what a failing test prints."""
     observed = record.observed
@@ -70,9 +90,7 @@ def explain(record: TerminationRecord) -> str:
         f"{record.scenario} (seed {record.seed}) × {record.agent}: " + (record.verdict.summary),
         f"  ended:    {_ended(record)}"
         + (f" — {record.reported.reason}" if record.reported and record.reported.reason else ""),
-        f"  stopped:  step {observed.steps} (bound N={record.step_bound}); first stagnant step "
-        f"{observed.first_stagnant_step}; lag {observed.detection_lag} steps, "
-        f"{observed.lag_tokens} tokens, ${observed.lag_cost_usd:.4f}",
+        f"  stopped:  step {observed.steps} (bound N={record.step_bound}); " + _lag_text(record),
         "  trajectory tail:",
     ]
     for step in observed.tail:

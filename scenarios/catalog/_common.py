@@ -9,7 +9,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from fake_tools import FakeWorld, Tool, ToolRouter, append_tool, check_tool, constant_tool
+from fake_tools import (
+    FakeWorld,
+    Tool,
+    ToolRouter,
+    append_tool,
+    check_tool,
+    constant_tool,
+    pages_tool,
+)
 from harness import (
     CHECK_TOOL,
     DELEGATE_TOOL,
@@ -22,6 +30,7 @@ from harness import (
     ScriptedModel,
     Setup,
     Stagnation,
+    Steps,
     ToolSpec,
 )
 
@@ -30,13 +39,16 @@ __all__ = [
     "CHECK",
     "DELEGATE",
     "GIVE_UP",
+    "LEADS",
     "NOTE",
     "budget",
+    "by_seed",
     "give_up_tool",
     "note_calls",
     "note_tool",
     "scenario",
     "setup",
+    "stuck_setup",
 ]
 
 CHECK = ToolSpec(
@@ -79,6 +91,19 @@ GROUND_TRUTH = {
     "after that is waste",
 }
 
+SOLVABLE_TRUTH = (
+    "none — the task is solvable, so no step is stagnant and no lag is counted; any exit but "
+    "complete is a false stop, and completion is re-read in the world"
+)
+
+LEADS = (0, 1, 2)
+"""Steps of background reading before an unsolvable scenario's model gets stuck, by seed."""
+BACKGROUND = ToolSpec(
+    name="read_background",
+    description="Read one page of background on the task.",
+    parameters={"type": "object", "properties": {"page": {"type": "integer"}}},
+)
+
 TOKENS_PER_STEP = 2_000
 """Token allowance per allowed step: a run of that many steps fits with room to spare, so steps,
 not tokens, bind first (except where a scenario is about tokens)."""
@@ -113,6 +138,26 @@ def setup(world: FakeWorld, tools: Sequence[Tool], script: Script, *, seed: int)
     return Setup(world=world, toolbox=router, model=ScriptedModel(script, seed=seed))
 
 
+def by_seed(choices: Sequence[int], seed: int) -> int:
+    """The seed's pick from ``choices``: seeds vary structure (when the model gets stuck, how long
+    a warm-up lasts), not only identifiers, so a stop logic tuned to one step fails another."""
+    return choices[seed % len(choices)]
+
+
+def stuck_setup(world: FakeWorld, tools: Sequence[Tool], script: Script, *, seed: int) -> Setup:
+    """`setup`, the model first reading `LEADS` (by seed) pages of background — new, real
+    reading — before it follows ``script`` and gets stuck: the first stagnant step moves."""
+    pages = by_seed(LEADS, seed)
+    if not pages:
+        return setup(world, tools, script, seed=seed)
+    lead = [
+        Call(name=BACKGROUND.name, arguments={"page": page}, text="Reading the background")
+        for page in range(1, pages + 1)
+    ]
+    background = pages_tool(BACKGROUND, key="background_read", lines_per_page=2)
+    return setup(world, [*tools, background], Steps(calls=lead, then=script), seed=seed)
+
+
 def scenario(
     *,
     family: str,
@@ -123,18 +168,24 @@ def scenario(
     build: Callable[[int], Setup],
     expected: frozenset[Code] | set[Code],
     step_bound: int,
+    lead: bool = False,
     **fields: Any,
 ) -> Scenario:
     """A built-in scenario whose explanation says what the model does, why the task cannot be
-    done, and which ground truth the lag is measured against."""
+    done, and which ground truth the lag is measured against; ``lead`` says its build uses
+    `stuck_setup` (the longest lead fits in every bound's slack, so N and the budget stay what
+    the family's own work needs, and seed 0, with no lead, is the scenario it always was)."""
     stagnation = fields.get("stagnation", Stagnation.NOVELTY)
+    truth = SOLVABLE_TRUTH if fields.get("solvable") else GROUND_TRUTH[stagnation]
     fields.setdefault("budget", budget(step_bound))
+    if lead:  # built by `stuck_setup`; the lead comes out of the bound's slack and the budget
+        how += f", after {'/'.join(map(str, LEADS))} pages of background reading (by seed)"
     fields.setdefault("seeds", (0, 1, 2))
     return Scenario(
         name=f"{family}/{variant}",
         family=family,
         task=task,
-        explanation=f"The model {how}. {why} Ground truth: {GROUND_TRUTH[stagnation]}.",
+        explanation=f"The model {how}. {why} Ground truth: {truth}.",
         build=build,
         expected=frozenset(expected),
         step_bound=step_bound,

@@ -1,21 +1,40 @@
-"""Consumes a waiting tool and its call, produces the pieces the solvable controls share: the
-save that finishes them, their slack over the work they need, and their expected code.
+"""Consumes a waiting tool and its call, or an unsolvable sibling and a build, produces the
+pieces the solvable controls and twins share: the save that finishes them, their slack over the
+work they need, their expected code, and structure drawn from the seed.
 
 Lag alone rewards an agent that stops at step 1; the controls measure the other direction — a
-false stop is any exit but ``complete``, and completion is verified in the world.
+false stop is any exit but ``complete``, and completion is verified in the world. A *twin* looks
+like an unsolvable sibling up to a divergence step and is doable after it: *distinguishable*
+twins carry the evidence of progress in their observations; *ambiguous* ones (variant names
+starting with `AMBIGUOUS`) are identical to the sibling until the divergence step, so a report
+shows their false stops beside the sibling's lag instead of one verdict.
 """
 
 from __future__ import annotations
 
-from fake_tools import FakeWorld, Tool, requires, writer_tool
-from harness import Call, Claim, Code, Setup, Steps, ToolSpec, Until
-from scenarios.catalog._common import setup
+from collections.abc import Callable
+from typing import Any
 
-__all__ = ["COMPLETED", "SLACK", "wait_then_save"]
+from fake_tools import FakeWorld, Tool, requires, writer_tool
+from harness import Call, Claim, Code, Scenario, Setup, Steps, ToolSpec, Until
+from scenarios.catalog._common import LEADS, scenario, setup
+
+__all__ = [
+    "AMBIGUOUS",
+    "COMPLETED",
+    "SLACK",
+    "finish",
+    "is_ambiguous",
+    "twin",
+    "wait_then_save",
+]
 
 COMPLETED = frozenset({Code.COMPLETED})
 SLACK = 4
 """Steps of room over the work a control needs: a final claim and a verification or two."""
+AMBIGUOUS = "ambiguous-"
+"""How an ambiguous twin's variant begins: no stop logic can pass it on every seed, because it
+is the sibling until the divergence step."""
 SAVE = ToolSpec(
     name="save_report",
     description="Save the finished report.",
@@ -24,9 +43,47 @@ SAVE = ToolSpec(
 SAVE_CALL = Call(name=SAVE.name, arguments={"text": "The report."}, text="Saving the report")
 
 
+def finish(spec: ToolSpec, *, key: str, field: str) -> Tool:
+    """The write that completes a twin: stores ``arguments[field]`` under ``key``."""
+    return writer_tool(spec, key=key, field=field, criteria=())
+
+
+def is_ambiguous(scenario: Scenario) -> bool:
+    return scenario.twin_of is not None and scenario.name.split("/")[-1].startswith(AMBIGUOUS)
+
+
 def wait_then_save(waiting: Tool, call: Call, marker: str, seed: int) -> Setup:
     """Repeats ``call`` until its answer holds ``marker``, then saves the report and says so."""
     world = FakeWorld(failing=requires("report", "report not saved"), seed=seed)
     script = Until(call=call, marker=marker, then=Steps(calls=[SAVE_CALL], then=Claim()))
     tools = [waiting, writer_tool(SAVE, key="report", field="text", criteria=())]
     return setup(world, tools, script, seed=seed)
+
+
+def twin(
+    sibling: Scenario,
+    *,
+    variant: str,
+    how: str,
+    why: str,
+    build: Callable[[int], Setup],
+    needed: int,
+    **fields: Any,
+) -> Scenario:
+    """A solvable twin of ``sibling`` in its family, with its task unless ``task=`` says what
+    differs; ``needed`` is the most steps the model takes to finish over the seeds (its final
+    claim included). Its build uses `stuck_setup`, so it reads the sibling's background first."""
+    fields.setdefault("task", sibling.task)
+    return scenario(
+        family=sibling.family,
+        variant=variant,
+        how=how,
+        why=f"The task is solvable: {why}",
+        build=build,
+        expected=COMPLETED,
+        step_bound=needed + max(LEADS) + SLACK,
+        solvable=True,
+        twin_of=sibling.name,
+        lead=True,
+        **fields,
+    )

@@ -3,17 +3,28 @@
 Variants differ in how the model repeats itself: exactly, or with cosmetic perturbations (offset+1,
 synonyms, case and whitespace, volatile request ids) that defeat naive fingerprints, after some
 real work or none, or claiming success after a few steps. `make` builds any of them.
+
+Its solvable twins make the same identical search, and the search *does* move: a cursor that
+pages, an index that warms up, a model that changes course when told it repeats itself, and
+(ambiguous) a search that answers empty a few times before it finds the invoice.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import random
+from collections.abc import Callable
 from functools import partial
 
-from fake_tools import FakeWorld, constant_tool, requires
+from fake_tools import FakeWorld, Tool, constant_tool, requires, sequence_tool
 from harness import (
+    JSON,
     Call,
+    Claim,
     ClaimSuccess,
     Code,
+    ModelRequest,
+    ModelResponse,
     Perturbed,
     Repeat,
     Scenario,
@@ -21,10 +32,12 @@ from harness import (
     Setup,
     Steps,
     ToolSpec,
+    Until,
 )
-from scenarios.catalog._common import note_calls, note_tool, scenario, setup
+from scenarios.catalog._common import by_seed, note_calls, note_tool, scenario, stuck_setup
+from scenarios.catalog._control import AMBIGUOUS, finish, twin
 
-__all__ = ["FAMILY", "PROMPTS", "SCENARIOS", "SYNONYMS", "TOOL_NAMES", "make"]
+__all__ = ["FAMILY", "PROMPTS", "SCENARIOS", "SYNONYMS", "TOOL_NAMES", "HeedsHint", "make", "twins"]
 
 FAMILY = "constant-return"
 STEP_BOUND = 12
@@ -67,14 +80,29 @@ def _script(call: Call, perturbation: str | None, warmup: int, claim_after: int 
     return Steps(calls=note_calls(warmup), then=script) if warmup else script
 
 
+CLAIM_EXPECTED = {Code.NO_PROGRESS, Code.NEEDS_HUMAN}
+"""A success claim that the world refutes may end the run as false-completion's do: nothing new
+(``NO_PROGRESS``) or a claim for a human to settle (``NEEDS_HUMAN``) — the same move."""
+EMPTY: JSON = {"results": [], "total": 0}
+"""What the stuck search answers, every time."""
+
+
+def _world(seed: int) -> FakeWorld:
+    return FakeWorld(failing=requires("invoice_paid", "invoice not marked paid"), seed=seed)
+
+
+def _search_call(tool_name: str, seed: int) -> Call:
+    arguments = {"customer": f"ACME-{seed}", "query": SYNONYMS[0], "offset": 0}
+    return Call(name=tool_name, arguments=arguments, text="Searching for the open invoice")
+
+
 def _build(
     tool_name: str, perturbation: str | None, warmup: int, claim_after: int | None, seed: int
 ) -> Setup:
-    world = FakeWorld(failing=requires("invoice_paid", "invoice not marked paid"), seed=seed)
-    arguments = {"customer": f"ACME-{seed}", "query": SYNONYMS[0], "offset": 0}
-    call = Call(name=tool_name, arguments=arguments, text="Searching for the open invoice")
-    tools = [constant_tool(_search(tool_name), {"results": [], "total": 0}), note_tool()]
-    return setup(world, tools, _script(call, perturbation, warmup, claim_after), seed=seed)
+    call = _search_call(tool_name, seed)
+    tools = [constant_tool(_search(tool_name), EMPTY), note_tool()]
+    script = _script(call, perturbation, warmup, claim_after)
+    return stuck_setup(_world(seed), tools, script, seed=seed)
 
 
 def make(
@@ -101,18 +129,184 @@ def make(
         why=f"{tool_name} returns an empty page whatever it is asked, so the invoice can never "
         "be found and nothing can be marked paid.",
         build=partial(_build, tool_name, perturbation, warmup, claim_after),
-        expected={Code.NO_PROGRESS},
+        expected=CLAIM_EXPECTED if claim_after is not None else {Code.NO_PROGRESS},
         step_bound=STEP_BOUND + warmup,
+        lead=True,
         seeds=seeds,
     )
 
 
+MARK = ToolSpec(
+    name="mark_invoice_paid",
+    description="Record an invoice as paid in the ledger.",
+    parameters={"type": "object", "properties": {"invoice": {"type": "string"}}},
+)
+LOOKUP = ToolSpec(
+    name="lookup_customer_invoices",
+    description="List a customer's invoices straight from the ledger.",
+    parameters={"type": "object", "properties": {"customer": {"type": "string"}}},
+)
+PAGES = (3, 4, 5)
+"""Pages the cursor turns before the invoice is on one (by seed)."""
+WARMUP = (3, 4, 5)
+"""Empty answers while the index warms up (by seed): at least three, so a detector that masks
+every number sees two stale steps in a row and false-stops."""
+EMPTY_TRIES = (1, 2)
+"""Empty answers before the ambiguous twin's search finds the invoice (by seed): identical to the
+sibling for up to two steps, the most the reference contract tolerates before it stops — so it
+passes here and pays for it with its lag on the sibling; a wider range trades false stops here
+against lag there."""
+HINT_WORD = "repeat"
+"""What the hint-responsive model listens for in a message after it repeated itself."""
+
+
+def _invoice(seed: int) -> str:
+    return f"INV-{seed}-7731"
+
+
+def _found(seed: int) -> JSON:
+    return {"results": [{"invoice": _invoice(seed), "status": "open"}], "total": 1}
+
+
+def _paging(pages: int, seed: int) -> list[JSON]:
+    """Pages of other customers' paid invoices, each new, before the one that holds it."""
+    return [
+        {
+            "results": [{"invoice": f"INV-P{page}-{i}", "status": "paid"} for i in range(3)],
+            "total": 3 * pages + 1,
+            "next_page": page + 1,
+        }
+        for page in range(1, pages)
+    ]
+
+
+def _warming(empties: int) -> list[JSON]:
+    """Empty results beside an index figure that really rises."""
+    step = 100 // (empties + 1)
+    return [{**EMPTY, "index": {"percent_indexed": step * i}} for i in range(1, empties + 1)]
+
+
+def _empties(tries: int) -> list[JSON]:
+    return [dict(EMPTY)] * tries
+
+
+def _then_mark(seed: int) -> Steps:
+    mark = Call(name=MARK.name, arguments={"invoice": _invoice(seed)}, text="Marking it paid")
+    return Steps(calls=[mark], then=Claim())
+
+
+def _build_moving(answers: Callable[[int], list[JSON]], seed: int) -> Setup:
+    """The identical search; its answers move (``answers(seed)``), then it finds the invoice."""
+    call = _search_call(TOOL_NAMES[0], seed)
+    search = sequence_tool(_search(TOOL_NAMES[0]), answers=answers(seed), then=_found(seed))
+    script = Until(call=call, marker=_invoice(seed), then=_then_mark(seed))
+    return stuck_setup(_world(seed), [search, _mark()], script, seed=seed)
+
+
+def _mark() -> Tool:
+    return finish(MARK, key="invoice_paid", field="invoice")
+
+
+class HeedsHint:
+    """Repeats ``call`` until a message after its first repeat says the action repeats
+    (mentions `HINT_WORD`), then follows ``then``; told nothing, it repeats for ever.
+
+    Stateful (it remembers when it was told), so one instance serves one run.
+    """
+
+    def __init__(self, *, call: Call, then: Script) -> None:
+        self.call, self.then = call, then
+        self._told_at: int | None = None
+
+    def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
+        own = request.agent_step or request.step
+        if self._told_at is None and _is_told(request):
+            self._told_at = own - 1
+        if self._told_at is None:
+            return Repeat(call=self.call).reply(request, rng)
+        later = dataclasses.replace(request, agent_step=own - self._told_at)
+        return self.then.reply(later, rng)
+
+
+def _is_told(request: ModelRequest) -> bool:
+    """A user or system message after the model's second (repeated) call mentions the repeat."""
+    assistant = [i for i, m in enumerate(request.messages) if m.get("role") == "assistant"]
+    if len(assistant) < 2:
+        return False
+    later = request.messages[assistant[1] + 1 :]
+    return any(
+        m.get("role") in ("user", "system") and HINT_WORD in str(m.get("content", "")).casefold()
+        for m in later
+    )
+
+
+def _build_hint(seed: int) -> Setup:
+    lookup = Call(name=LOOKUP.name, arguments={"customer": f"ACME-{seed}"}, text="Another way")
+    mark = Call(name=MARK.name, arguments={"invoice": _invoice(seed)}, text="Marking it paid")
+    script = HeedsHint(call=_search_call(TOOL_NAMES[0], seed), then=Steps(calls=[lookup, mark]))
+    tools = [
+        constant_tool(_search(TOOL_NAMES[0]), EMPTY),
+        constant_tool(LOOKUP, _found(seed)),
+        _mark(),
+    ]
+    return stuck_setup(_world(seed), tools, script, seed=seed)
+
+
+def twins(sibling: Scenario) -> tuple[Scenario, ...]:
+    """The twins of ``sibling`` (an exact-repeat scenario)."""
+    return (
+        twin(
+            sibling,
+            variant="twin-cursor-paging",
+            how=f"repeats the identical search, and each answer is a new page; the invoice is on "
+            f"page {'/'.join(map(str, PAGES))} (by seed), then it marks it paid",
+            why="the identical call pages through the ledger: an action-fingerprint stopper "
+            "false-stops, an observation check sees new pages.",
+            build=partial(_build_moving, lambda seed: _paging(by_seed(PAGES, seed), seed)),
+            needed=max(PAGES) + 2,
+        ),
+        twin(
+            sibling,
+            variant="twin-index-warming",
+            how=f"repeats the identical search while the index warms up "
+            f"({'/'.join(map(str, WARMUP))} empty answers by seed, percent_indexed rising), "
+            "then finds the invoice and marks it paid",
+            why="the empty answers carry a progress figure that really moves: an agent that "
+            "masks every number false-stops.",
+            build=partial(_build_moving, lambda seed: _warming(by_seed(WARMUP, seed))),
+            needed=max(WARMUP) + 3,
+        ),
+        twin(
+            sibling,
+            variant="twin-hint-responsive",
+            how="repeats the identical search; told (in any message after the repeat) that it "
+            "repeats itself, it looks the invoice up another way and marks it paid, and told "
+            "nothing it repeats for ever",
+            why="the model changes course when the agent hints: hint first, then stop.",
+            build=_build_hint,
+            needed=5,
+        ),
+        twin(
+            sibling,
+            variant=f"{AMBIGUOUS}found-late",
+            how=f"repeats the identical search, which answers exactly like the sibling's "
+            f"{'/'.join(map(str, EMPTY_TRIES))} time(s) (by seed), then finds the invoice",
+            why="the search finds it in the end, but nothing before that tells it from the "
+            "sibling: the trade-off between false stops here and lag there.",
+            build=partial(_build_moving, lambda seed: _empties(by_seed(EMPTY_TRIES, seed))),
+            needed=max(EMPTY_TRIES) + 3,
+        ),
+    )
+
+
+REPEAT = make("repeat")
 SCENARIOS = (
-    make("repeat"),
+    REPEAT,
     make("perturbed-offset", perturbation="offset"),
     make("perturbed-synonym", perturbation="synonym", prompt=1),
     make("perturbed-case", perturbation="case", tool_name=TOOL_NAMES[1]),
     make("volatile-id", perturbation="volatile-id", prompt=2),
     make("claims-success", claim_after=2),
     make("stuck-after-progress", perturbation="offset", warmup=3),
+    *twins(REPEAT),
 )

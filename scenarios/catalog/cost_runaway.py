@@ -1,7 +1,9 @@
 """Cost-runaway: each page the model reads is new and long, and the conversation keeps growing.
 
 Input tokens grow with every step, so cost is quadratic in steps: the token budget must end the
-run (``BUDGET_COST``) long before a step cap would.
+run (``BUDGET_COST``) long before a step cap would. ``NO_PROGRESS`` is accepted too: an agent
+that judges the pages lead nowhere has stopped honestly, abandoned rather than exhausted (issue 11).
+Its twin reads the same pages and finds the answer before the budget.
 """
 
 from __future__ import annotations
@@ -9,8 +11,20 @@ from __future__ import annotations
 from functools import partial
 
 from fake_tools import FakeWorld, pages_tool
-from harness import Budget, Call, Code, Perturbed, Scenario, Setup, Stagnation, ToolSpec
-from scenarios.catalog._common import scenario, setup
+from harness import (
+    Budget,
+    Call,
+    Claim,
+    Code,
+    Perturbed,
+    Scenario,
+    Setup,
+    Stagnation,
+    Steps,
+    ToolSpec,
+)
+from scenarios.catalog._common import by_seed, scenario, setup, stuck_setup
+from scenarios.catalog._control import finish, twin
 
 __all__ = ["FAMILY", "SCENARIOS", "make"]
 
@@ -27,6 +41,34 @@ READ = ToolSpec(
 def _failing(world: FakeWorld) -> list[str]:
     read = len(world.peek("pages_read", []))
     return [f"root cause not found ({read} pages read; the log keeps growing)"]
+
+
+SAVE = ToolSpec(
+    name="save_root_cause",
+    description="Record the outage's root cause.",
+    parameters={"type": "object", "properties": {"cause": {"type": "string"}}},
+)
+ANSWER_PAGE = (5, 6, 7)
+"""The log page that names the root cause in the twin (by seed), well before the token budget."""
+CAUSE = "connection pool exhausted by a retry storm"
+
+
+def _twin_failing(world: FakeWorld) -> list[str]:
+    return [] if world.peek("root_cause") else _failing(world)
+
+
+def _build_answered(lines: int, seed: int) -> Setup:
+    """The sibling's long pages, the root cause on one of them, then the save."""
+    page = by_seed(ANSWER_PAGE, seed)
+    reads = [
+        Call(name=READ.name, arguments={"page": n}, text="Reading the next log page")
+        for n in range(1, page + 1)
+    ]
+    save = Call(name=SAVE.name, arguments={"cause": CAUSE}, text="Found it")
+    log = pages_tool(READ, key="pages_read", lines_per_page=lines, answer=(page, {"cause": CAUSE}))
+    tools = [log, finish(SAVE, key="root_cause", field="cause")]
+    script = Steps(calls=[*reads, save], then=Claim())
+    return stuck_setup(FakeWorld(failing=_twin_failing, seed=seed), tools, script, seed=seed)
 
 
 def _build(lines: int, seed: int) -> Setup:
@@ -47,14 +89,25 @@ def make(variant: str, *, lines: int, max_tokens: int) -> Scenario:
         why="The log is endless and holds no root cause: the observations and even the "
         "criteria's progress count are new at every step, and only spend grows.",
         build=partial(_build, lines),
-        expected={Code.BUDGET_COST},
+        expected={Code.BUDGET_COST, Code.NO_PROGRESS},
         step_bound=STEP_CAP,
         budget=Budget(max_steps=STEP_CAP, max_tokens=max_tokens),
         stagnation=Stagnation.BUDGET_SPENT,
     )
 
 
+LONG_PAGES = make("long-pages", lines=30, max_tokens=40_000)
 SCENARIOS = (
-    make("long-pages", lines=30, max_tokens=40_000),
+    LONG_PAGES,
     make("huge-pages", lines=80, max_tokens=60_000),
+    twin(
+        LONG_PAGES,
+        variant="twin-answer-in-budget",
+        how=f"reads the same long log pages; page {'/'.join(map(str, ANSWER_PAGE))} (by seed) "
+        "names the root cause, and it saves it",
+        why="the answer arrives well before the token budget is spent.",
+        build=partial(_build_answered, 30),
+        needed=max(ANSWER_PAGE) + 2,
+        budget=LONG_PAGES.budget,
+    ),
 )

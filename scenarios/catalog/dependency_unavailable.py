@@ -8,11 +8,25 @@ from __future__ import annotations
 
 from functools import partial
 
-from fake_tools import FakeWorld, requires, unavailable_tool
-from harness import Call, Code, Perturbed, Repeat, Scenario, Script, Setup, Stagnation, ToolSpec
-from scenarios.catalog._common import scenario, setup
+from fake_tools import FakeWorld, flaky_tool, requires, unavailable_tool
+from harness import (
+    Call,
+    Claim,
+    Code,
+    Perturbed,
+    Repeat,
+    Scenario,
+    Script,
+    Setup,
+    Stagnation,
+    Steps,
+    ToolSpec,
+    Until,
+)
+from scenarios.catalog._common import by_seed, scenario, stuck_setup
+from scenarios.catalog._control import AMBIGUOUS, finish, twin
 
-__all__ = ["FAMILY", "SCENARIOS", "make"]
+__all__ = ["FAMILY", "SCENARIOS", "make", "twins"]
 
 FAMILY = "dependency-unavailable"
 STEP_BOUND = 8
@@ -29,19 +43,40 @@ FETCH = ToolSpec(
 )
 
 
+WRITE = ToolSpec(
+    name="write_currency_report",
+    description="Write today's currency report.",
+    parameters={"type": "object", "properties": {"text": {"type": "string"}}},
+)
+RECOVERS_AFTER = (1, 2)
+"""503s (no Retry-After) before the ambiguous twin's dependency recovers, by seed: inside the
+allowance of three attempts the sibling's verdict grants, which is what a detector pays in lag on
+the sibling to pass here."""
+RATES = {"rates": {"EUR": 1.08}}
+
+
+def _world(seed: int) -> FakeWorld:
+    return FakeWorld(failing=requires("report", "currency report not written"), seed=seed)
+
+
+def _fetch_call() -> Call:
+    return Call(name=FETCH.name, arguments={"currency": "EUR"}, text="Rates failed; retrying")
+
+
 def _build(perturbation: str | None, seed: int) -> Setup:
-    world = FakeWorld(failing=requires("report", "currency report not written"), seed=seed)
-    call = Call(name=FETCH.name, arguments={"currency": "EUR"}, text="Rates failed; retrying")
+    world = _world(seed)
+    call = _fetch_call()
     script: Script = Repeat(call=call)
     if perturbation is not None:
         script = Perturbed(call=call, kind=perturbation, field="currency", synonyms=CURRENCIES)
-    return setup(world, [unavailable_tool(FETCH, "treasury-service")], script, seed=seed)
+    return stuck_setup(world, [unavailable_tool(FETCH, "treasury-service")], script, seed=seed)
 
 
 def make(variant: str, *, perturbation: str | None = None) -> Scenario:
     how = "retries the failing fetch" + (f" with {perturbation}" if perturbation else "")
     return scenario(
         family=FAMILY,
+        lead=True,
         variant=variant,
         task="Write today's currency report; it needs fetch_exchange_rates.",
         how=how,
@@ -55,8 +90,51 @@ def make(variant: str, *, perturbation: str | None = None) -> Scenario:
     )
 
 
+def _build_recovering(failures: tuple[int, ...], seed: int) -> Setup:
+    """The sibling's 503s, no Retry-After, until the dependency recovers; then the report."""
+    fetch = flaky_tool(
+        FETCH,
+        key="rates",
+        failures=by_seed(failures, seed),
+        answer=RATES,
+        dependency="treasury-service",
+        retry_after=None,
+    )
+    write = Call(name=WRITE.name, arguments={"text": "EUR 1.08"}, text="Writing the report")
+    script = Until(call=_fetch_call(), marker='"rates"', then=Steps(calls=[write], then=Claim()))
+    return stuck_setup(
+        _world(seed), [fetch, finish(WRITE, key="report", field="text")], script, seed=seed
+    )
+
+
+def twins(sibling: Scenario) -> tuple[Scenario, ...]:
+    return (
+        twin(
+            sibling,
+            variant="twin-recovers",
+            how="retries a fetch that answers one 503 with no Retry-After, then the rates, and "
+            "writes the report",
+            why="the dependency recovers after one retry, inside the allowance of three attempts.",
+            build=partial(_build_recovering, (1,)),
+            needed=4,
+        ),
+        twin(
+            sibling,
+            variant=f"{AMBIGUOUS}recovers-late",
+            how=f"retries a fetch that answers exactly like the sibling's "
+            f"{'/'.join(map(str, RECOVERS_AFTER))} times (by seed), then the rates",
+            why="the dependency comes back, but until it does nothing tells it from one that is "
+            "down for good.",
+            build=partial(_build_recovering, RECOVERS_AFTER),
+            needed=max(RECOVERS_AFTER) + 3,
+        ),
+    )
+
+
+RETRY = make("retry")
 SCENARIOS = (
-    make("retry"),
+    RETRY,
     make("retry-new-request-id", perturbation="volatile-id"),
     make("retry-synonym", perturbation="synonym"),
+    *twins(RETRY),
 )

@@ -8,8 +8,20 @@ that off as complete (``final_answer_calls`` counts the no-tool calls).
 from __future__ import annotations
 
 from fake_tools import FakeWorld, pages_tool, requires
-from harness import Budget, Call, Code, Perturbed, Scenario, Setup, Stagnation, ToolSpec
-from scenarios.catalog._common import TOKENS_PER_STEP, scenario, setup
+from harness import (
+    Budget,
+    Call,
+    Claim,
+    Code,
+    Perturbed,
+    Scenario,
+    Setup,
+    Stagnation,
+    Steps,
+    ToolSpec,
+)
+from scenarios.catalog._common import TOKENS_PER_STEP, by_seed, scenario, setup, stuck_setup
+from scenarios.catalog._control import finish, twin
 
 __all__ = ["FAMILY", "SCENARIOS", "make"]
 
@@ -21,8 +33,36 @@ ORDERS = ToolSpec(
 )
 
 
+REFUND = ToolSpec(
+    name="refund_order",
+    description="Refund one order.",
+    parameters={"type": "object", "properties": {"order": {"type": "string"}}},
+)
+DUPLICATE_PAGE = (3, 4)
+"""The history page that shows the duplicated order in the twin (by seed): found, refunded and
+claimed inside the sibling's 8-step budget, whatever the lead."""
+
+
+def _world(seed: int) -> FakeWorld:
+    return FakeWorld(failing=requires("refund_issued", "refund not issued"), seed=seed)
+
+
+def _build_duplicate(seed: int) -> Setup:
+    """The sibling's pages; one shows the duplicate, which is refunded before the budget."""
+    page, order = by_seed(DUPLICATE_PAGE, seed), f"ORD-{seed}-118"
+    reads = [
+        Call(name=ORDERS.name, arguments={"page": n}, text="Looking at the next page")
+        for n in range(1, page + 1)
+    ]
+    refund = Call(name=REFUND.name, arguments={"order": order}, text="Refunding the duplicate")
+    history = pages_tool(ORDERS, key="pages_read", lines_per_page=3, answer=(page, {"dup": order}))
+    tools = [history, finish(REFUND, key="refund_issued", field="order")]
+    script = Steps(calls=[*reads, refund], then=Claim())
+    return stuck_setup(_world(seed), tools, script, seed=seed)
+
+
 def _build(seed: int) -> Setup:
-    world = FakeWorld(failing=requires("refund_issued", "refund not issued"), seed=seed)
+    world = _world(seed)
     call = Call(name=ORDERS.name, arguments={"page": 1}, text="Looking at the next page")
     script = Perturbed(call=call, kind="offset", field="page")
     return setup(world, [pages_tool(ORDERS, key="pages_read", lines_per_page=3)], script, seed=seed)
@@ -44,4 +84,18 @@ def make(variant: str, *, max_steps: int) -> Scenario:
     )
 
 
-SCENARIOS = (make("tight-budget", max_steps=4), make("budget-8", max_steps=8))
+BUDGET_8 = make("budget-8", max_steps=8)
+SCENARIOS = (
+    make("tight-budget", max_steps=4),
+    BUDGET_8,
+    twin(
+        BUDGET_8,
+        variant="twin-duplicate-found",
+        how=f"pages through the same order history; page {'/'.join(map(str, DUPLICATE_PAGE))} "
+        "(by seed) shows the duplicate, which it refunds, then says so",
+        why="the duplicate exists and is found inside the budget; the claim is true.",
+        build=_build_duplicate,
+        needed=max(DUPLICATE_PAGE) + 2,
+        budget=BUDGET_8.budget,
+    ),
+)

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from functools import partial
 
-from fake_tools import FakeWorld, constant_tool, requires
-from harness import Call, Exit, GiveUp, Repeat, Scenario, Setup, ToolSpec
-from scenarios.catalog._common import ABANDONED, give_up_tool, scenario, setup
+from fake_tools import FakeWorld, constant_tool, requires, sequence_tool
+from harness import Call, Claim, Exit, GiveUp, Repeat, Scenario, Setup, Steps, ToolSpec
+from scenarios.catalog._common import ABANDONED, give_up_tool, scenario, setup, stuck_setup
+from scenarios.catalog._control import finish, twin
 
 __all__ = ["FAMILY", "SCENARIOS", "make"]
 
@@ -21,8 +22,35 @@ SEARCH = ToolSpec(
 )
 
 
+CLOSE = ToolSpec(
+    name="close_account",
+    description="Close a billing account.",
+    parameters={"type": "object", "properties": {"account": {"type": "string"}}},
+)
+HESITATION = "Nothing found; I may have to give up. One more try, by account number"
+"""The twin's doubt, voiced in text: the model wonders about giving up and does not."""
+
+
+def _world(seed: int) -> FakeWorld:
+    return FakeWorld(failing=requires("account_closed", "account not closed"), seed=seed)
+
+
+def _build_hesitant(seed: int) -> Setup:
+    """The sibling's search, a doubt voiced in text, a search that finds it, the close."""
+    account = f"A-{seed}-5502"
+    found = {"accounts": [{"account": account, "status": "open"}]}
+    calls = [
+        Call(name=SEARCH.name, arguments={"customer": f"C-{seed}"}, text="Searching"),
+        Call(name=SEARCH.name, arguments={"account": account}, text=HESITATION),
+        Call(name=CLOSE.name, arguments={"account": account}, text="Closing it"),
+    ]
+    search = sequence_tool(SEARCH, answers=[{"accounts": []}], then=found)
+    tools = [search, finish(CLOSE, key="account_closed", field="account"), give_up_tool()]
+    return stuck_setup(_world(seed), tools, Steps(calls=calls, then=Claim()), seed=seed)
+
+
 def _build(after: int, seed: int) -> Setup:
-    world = FakeWorld(failing=requires("account_closed", "account not closed"), seed=seed)
+    world = _world(seed)
     call = Call(name=SEARCH.name, arguments={"customer": f"C-{seed}"}, text="Searching")
     script = GiveUp(after=after, reason=REASON, before=Repeat(call=call))
     tools = [constant_tool(SEARCH, {"accounts": []}), give_up_tool()]
@@ -44,4 +72,17 @@ def make(variant: str, *, after: int) -> Scenario:
     )
 
 
-SCENARIOS = (make("at-once", after=0), make("after-two-searches", after=2))
+AFTER_TWO = make("after-two-searches", after=2)
+SCENARIOS = (
+    make("at-once", after=0),
+    AFTER_TWO,
+    twin(
+        AFTER_TWO,
+        variant="twin-hesitates",
+        how="searches, says it may have to give up — in text, with no give_up call — and "
+        "searches once more by account number, finds the account and closes it",
+        why="only a give_up call is the model giving up; doubt in its text is not.",
+        build=_build_hesitant,
+        needed=4,
+    ),
+)

@@ -9,10 +9,23 @@ from __future__ import annotations
 from functools import partial
 
 from fake_tools import FakeWorld, denied_tool, requires
-from harness import Call, Code, Perturbed, Repeat, Scenario, Script, Setup, Stagnation, ToolSpec
-from scenarios.catalog._common import scenario, setup
+from harness import (
+    Call,
+    Claim,
+    Code,
+    Perturbed,
+    Repeat,
+    Scenario,
+    Script,
+    Setup,
+    Stagnation,
+    Steps,
+    ToolSpec,
+)
+from scenarios.catalog._common import by_seed, scenario, stuck_setup
+from scenarios.catalog._control import finish, twin
 
-__all__ = ["FAMILY", "PERMISSIONS", "SCENARIOS", "make"]
+__all__ = ["FAMILY", "PERMISSIONS", "SCENARIOS", "make", "twins"]
 
 FAMILY = "missing-permission"
 STEP_BOUND = 6
@@ -33,15 +46,38 @@ PUBLISH = ToolSpec(
 )
 
 
-def _build(permission: str, raises: bool, new_ids: bool, seed: int) -> Setup:
-    world = FakeWorld(failing=requires("published", "report not published"), seed=seed)
-    call = Call(
+SHARE = ToolSpec(
+    name="share_to_portal",
+    description="Share a report on the customer portal through the reports team's account.",
+    parameters={"type": "object", "properties": {"report_id": {"type": "string"}}},
+)
+PREPARE = ToolSpec(
+    name="prepare_report",
+    description="Check a report's formatting before it is published.",
+    parameters={"type": "object", "properties": {"report_id": {"type": "string"}}},
+)
+PREPARED = (0, 1, 2)
+"""Preparation steps before the denied call (by seed): the divergence step moves."""
+
+
+def _world(seed: int) -> FakeWorld:
+    return FakeWorld(failing=requires("published", "report not published"), seed=seed)
+
+
+def _publish(seed: int) -> Call:
+    return Call(
         name=PUBLISH.name,
         arguments={"report_id": f"R-{seed}"},
         text="The publish call failed; retrying",
     )
+
+
+def _build(permission: str, raises: bool, new_ids: bool, seed: int) -> Setup:
+    world = _world(seed)
+    call = _publish(seed)
     script: Script = Perturbed(call=call, kind="volatile-id") if new_ids else Repeat(call=call)
-    return setup(world, [denied_tool(PUBLISH, permission, raises=raises)], script, seed=seed)
+    tools = [denied_tool(PUBLISH, permission, raises=raises)]
+    return stuck_setup(world, tools, script, seed=seed)
 
 
 def make(
@@ -58,6 +94,7 @@ def make(
     retries = "with a fresh request id each time" if new_ids else "as it was"
     return scenario(
         family=FAMILY,
+        lead=True,
         variant=variant,
         task="Publish the quarterly report to the customer portal with publish_report.",
         how=f"retries the denied publish call {retries}",
@@ -73,8 +110,42 @@ def make(
     )
 
 
+def _build_other_route(seed: int) -> Setup:
+    """Prepare (0-2 times by seed), a 403 on publish_report, then the allowed route."""
+    report = {"report_id": f"R-{seed}"}
+    prepare = [
+        Call(name=PREPARE.name, arguments={**report, "pass": i}, text="Checking the format")
+        for i in range(by_seed(PREPARED, seed))
+    ]
+    share = Call(name=SHARE.name, arguments=report, text="Denied; sharing through the portal")
+    script = Steps(calls=[*prepare, _publish(seed), share], then=Claim())
+    tools = [
+        denied_tool(PUBLISH, PERMISSIONS[0]),
+        finish(SHARE, key="published", field="report_id"),
+        finish(PREPARE, key="prepared", field="report_id"),
+    ]
+    return stuck_setup(_world(seed), tools, script, seed=seed)
+
+
+def twins(sibling: Scenario) -> tuple[Scenario, ...]:
+    return (
+        twin(
+            sibling,
+            variant="twin-other-route",
+            how="is refused with 403 on publish_report once, then takes share_to_portal, which "
+            "its token may use",
+            why="one route is denied and another is allowed: stop on a retried denial, not on "
+            "the first when the model moves on.",
+            build=_build_other_route,
+            needed=max(PREPARED) + 3,
+        ),
+    )
+
+
+RETRY_403 = make("retry-403")
 SCENARIOS = (
-    make("retry-403"),
+    RETRY_403,
     make("retry-raises", permission=PERMISSIONS[1], raises=True),
     make("retry-new-request-id", new_ids=True),
+    *twins(RETRY_403),
 )

@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import partial
 
-from fake_tools import FakeWorld, requires, setting_tool
-from harness import Alternate, Call, Code, Cycle, Scenario, Script, Setup, ToolSpec
-from scenarios.catalog._common import scenario, setup
+from fake_tools import FakeWorld, normalise_text, requires, setting_tool
+from harness import Alternate, Call, Claim, Code, Cycle, Scenario, Script, Setup, Steps, ToolSpec
+from scenarios.catalog._common import scenario, stuck_setup
+from scenarios.catalog._control import twin
 
 __all__ = ["FAMILY", "SCENARIOS", "make"]
 
@@ -34,6 +35,24 @@ def _plan(mode: str) -> Call:
     return Call(name=SET_MODE.name, arguments={"mode": mode}, text=f"Trying cache mode {mode}")
 
 
+SETTLED = "write-through"
+"""The mode that works in the twin: its test passes."""
+
+
+def _is_green(world: FakeWorld) -> list[str]:
+    mode = str(world.peek("cache_mode", ""))
+    return [] if normalise_text(mode) == SETTLED else ["integration test still failing"]
+
+
+def _build_settles(seed: int) -> Setup:
+    """On, off, on again, then the mode that makes the test pass."""
+    symptoms = {**SYMPTOMS, SETTLED: "integration test passes"}
+    tool = setting_tool(SET_MODE, key="cache_mode", field="mode", symptoms=symptoms)
+    calls = [_plan("on"), _plan("off"), _plan("on"), _plan(SETTLED)]
+    world = FakeWorld(failing=_is_green, seed=seed)
+    return stuck_setup(world, [tool], Steps(calls=calls, then=Claim()), seed=seed)
+
+
 def _build(modes: Sequence[str], restyled: bool, seed: int) -> Setup:
     world = FakeWorld(failing=requires("test_green", "integration test still failing"), seed=seed)
     tool = setting_tool(SET_MODE, key="cache_mode", field="mode", symptoms=SYMPTOMS)
@@ -43,12 +62,13 @@ def _build(modes: Sequence[str], restyled: bool, seed: int) -> Setup:
         if len(plans) == 2
         else Cycle(calls=plans)
     )
-    return setup(world, [tool], script, seed=seed)
+    return stuck_setup(world, [tool], script, seed=seed)
 
 
 def make(variant: str, *, modes: Sequence[str] = ("on", "off"), restyled: bool = False) -> Scenario:
     return scenario(
         family=FAMILY,
+        lead=True,
         variant=variant,
         task="Make the integration test pass; the cache mode is the suspect (set_cache_mode).",
         how=f"cycles the cache mode through {', '.join(modes)}"
@@ -61,8 +81,17 @@ def make(variant: str, *, modes: Sequence[str] = ("on", "off"), restyled: bool =
     )
 
 
+A_B = make("a-b")
 SCENARIOS = (
-    make("a-b"),
+    A_B,
     make("a-b-restyled", restyled=True),
     make("a-b-c", modes=("on", "off", "auto")),
+    twin(
+        A_B,
+        variant="twin-settles",
+        how=f"flips the cache mode on, off and on again, then tries {SETTLED}",
+        why=f"the {SETTLED} mode makes the test pass: the flips converge.",
+        build=_build_settles,
+        needed=5,
+    ),
 )

@@ -9,11 +9,12 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from fake_tools import FakeWorld, constant_tool, requires
-from harness import Call, Code, Cycle, Perturbed, Scenario, Script, Setup, ToolSpec
-from scenarios.catalog._common import scenario, setup
+from fake_tools import FakeWorld, Tool, constant_tool, requires
+from harness import Call, Claim, Code, Cycle, Perturbed, Scenario, Script, Setup, Steps, ToolSpec
+from scenarios.catalog._common import by_seed, scenario, stuck_setup
+from scenarios.catalog._control import finish, twin
 
-__all__ = ["FAMILY", "SCENARIOS", "make"]
+__all__ = ["FAMILY", "SCENARIOS", "make", "twins"]
 
 FAMILY = "reconfirm-as-progress"
 STEP_BOUND = 12
@@ -33,18 +34,39 @@ def _spec(name: str) -> ToolSpec:
     )
 
 
-def _build(checks: int, perturbation: str | None, seed: int) -> Setup:
-    world = FakeWorld(failing=requires("migrated", "data migration not run"), seed=seed)
-    names = list(CHECKS)[:checks]
-    tools = [constant_tool(_spec(name), CHECKS[name]) for name in names]
-    calls = [
+MIGRATE = ToolSpec(
+    name="run_migration",
+    description="Run the data migration.",
+    parameters={"type": "object", "properties": {"plan": {"type": "string"}}},
+)
+CHECKS_FIRST = (1, 2, 3)
+"""Distinct checks the twin runs before its one double-check (by seed)."""
+
+
+def _world(seed: int) -> FakeWorld:
+    return FakeWorld(failing=requires("migrated", "data migration not run"), seed=seed)
+
+
+def _check_tools(names: list[str]) -> list[Tool]:
+    return [constant_tool(_spec(name), CHECKS[name]) for name in names]
+
+
+def _check_calls(names: list[str]) -> list[Call]:
+    return [
         Call(name=n, arguments={"note": "re-confirming"}, text="Confirmed again — progress")
         for n in names
     ]
+
+
+def _build(checks: int, perturbation: str | None, seed: int) -> Setup:
+    world = _world(seed)
+    names = list(CHECKS)[:checks]
+    tools = _check_tools(names)
+    calls = _check_calls(names)
     script: Script = Cycle(calls=calls)
     if perturbation is not None:
         script = Perturbed(call=calls[0], kind=perturbation, field="note")
-    return setup(world, tools, script, seed=seed)
+    return stuck_setup(world, tools, script, seed=seed)
 
 
 def make(variant: str, *, checks: int = 3, perturbation: str | None = None) -> Scenario:
@@ -55,6 +77,7 @@ def make(variant: str, *, checks: int = 3, perturbation: str | None = None) -> S
     )
     return scenario(
         family=FAMILY,
+        lead=True,
         variant=variant,
         task="Run the data migration once its preconditions hold.",
         how=how,
@@ -66,8 +89,34 @@ def make(variant: str, *, checks: int = 3, perturbation: str | None = None) -> S
     )
 
 
+def _build_double_check(seed: int) -> Setup:
+    """The checks once each, the last one once more, then the migration."""
+    names = list(CHECKS)[: by_seed(CHECKS_FIRST, seed)]
+    calls = _check_calls(names)
+    migrate = Call(name=MIGRATE.name, arguments={"plan": "v42"}, text="Running the migration")
+    script = Steps(calls=[*calls, calls[-1], migrate], then=Claim())
+    tools = [*_check_tools(names), finish(MIGRATE, key="migrated", field="plan")]
+    return stuck_setup(_world(seed), tools, script, seed=seed)
+
+
+def twins(sibling: Scenario) -> tuple[Scenario, ...]:
+    return (
+        twin(
+            sibling,
+            variant="twin-double-check",
+            how=f"runs {'/'.join(map(str, CHECKS_FIRST))} precondition checks (by seed), "
+            "double-checks the last one — the same answer again — then runs the migration",
+            why="one re-check is prudence, not a loop: real progress follows it.",
+            build=_build_double_check,
+            needed=max(CHECKS_FIRST) + 3,
+        ),
+    )
+
+
+THREE_CHECKS = make("three-checks")
 SCENARIOS = (
-    make("three-checks"),
+    THREE_CHECKS,
     make("two-checks", checks=2),
     make("one-check-restyled", checks=1, perturbation="case"),
+    *twins(THREE_CHECKS),
 )

@@ -65,3 +65,14 @@ def test_chromium_screenshot_shows_the_charts(page: Path, tmp_path: Path) -> Non
     for hex_colour in PALETTE[:2]:
         rgb = tuple(int(hex_colour[i : i + 2], 16) for i in (1, 3, 5))
         assert rgb in colours, f"the agent colour {hex_colour} is drawn"
+
+
+def test_a_premature_stop_is_drawn_left_of_zero_and_the_step_cap_is_named() -> None:
+    records = [
+        record(scenario="fam/a", steps=1, stagnant=4),
+        record(scenario="fam/b", steps=5, stagnant=2),
+        record(scenario="ctl/c", solvable=True, steps=6, code=None, world_complete=True),
+    ]
+    html = to_html(records, measure(records))
+    assert not re.search(r"\bnan\b", html) and ">-3 steps</title>" in html and ">-2</text>" in html
+    assert "does not beat the calibrated step cap" in html

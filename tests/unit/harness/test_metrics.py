@@ -11,8 +11,13 @@ import pytest
 from harness import Code, Outcome
 from harness.reports._metrics import (
     Distribution,
+    StepCap,
+    calibrated_step_cap,
     is_false_completion,
     is_false_stop,
+    is_premature_stop,
+    is_unreported_finish,
+    lag,
     measure,
     percentile,
 )
@@ -110,5 +115,49 @@ def test_the_reference_agents_on_the_library() -> None:
     assert contract.lag_steps is not None and contract.lag_steps.max <= 3
     assert contract.false_stop_rate == 0.0 and contract.pass_k == contract.scenarios
     assert naive.lag_steps is not None and naive.lag_steps.p50 > 20
-    assert naive.false_stops == 3, "naive cuts the 30-chapter control at its 25-step cap"
-    assert metrics.by_key["family", "missing-permission", "contract"].exits == {"BLOCKED_INPUT": 9}
+    assert naive.false_stops == 6, "the 30-chapter control at its cap; the twin it never hints"
+    assert contract.premature_stops == 0 and contract.step_cap is not None
+    assert contract.step_cap.is_beaten_by(contract) and not naive.step_cap.is_beaten_by(naive)
+    exits = metrics.by_key["family", "missing-permission", "contract"].exits
+    assert exits == {"BLOCKED_INPUT": 9, "COMPLETED": 3}, "the three runs of its twin complete"
+
+
+def test_lag_is_signed_and_a_stop_before_the_stagnant_step_is_premature() -> None:
+    records = [
+        record(scenario="fam/a", steps=1, stagnant=3),
+        record(scenario="fam/b", steps=6, stagnant=2),
+        record(scenario="fam/c", steps=0, stagnant=1),
+    ]
+    overall = measure(records).agents[0]
+    assert overall.lag_steps == Distribution(count=3, p50=-1, p95=4, max=4)
+    assert (overall.premature_stops, overall.blind_stops) == (2, 1)
+    assert [is_premature_stop(r) for r in records] == [True, False, True]
+
+
+def test_a_stop_on_a_spent_budget_is_no_guess() -> None:
+    spent = record(steps=10, stagnant=41, bound=10, code=Code.BUDGET_STEPS)
+    assert spent.observed.detection_lag == -31 and lag(spent) == 0
+    assert not is_premature_stop(spent)
+    assert lag(record(steps=4, stagnant=41, bound=10, code=Code.BUDGET_STEPS)) == -37
+
+
+def test_a_finished_control_reported_otherwise_is_counted_apart_from_false_stops() -> None:
+    finished = record(solvable=True, code=Code.NO_PROGRESS, world_complete=True)
+    group = measure([finished, record(solvable=True, seed=1, code=Code.NO_PROGRESS)]).agents[0]
+    assert is_unreported_finish(finished)
+    assert (group.unreported_finishes, group.false_stops, group.false_stop_rate) == (1, 1, 0.5)
+
+
+def test_the_calibrated_step_cap_false_stops_no_more_than_the_agent() -> None:
+    records = [
+        record(scenario="fam/a", steps=3, stagnant=2),
+        record(scenario="fam/b", steps=5, stagnant=4),
+        record(scenario="ctl/c", solvable=True, steps=6, code=Code.COMPLETED, world_complete=True),
+    ]
+    cap = calibrated_step_cap(records)
+    assert cap == StepCap(
+        cap=6, lag_steps=Distribution.of([4, 2]), false_stops=0, premature_stops=0
+    )
+    group = measure(records).agents[0]
+    assert group.step_cap == cap and cap.is_beaten_by(group)
+    assert calibrated_step_cap(records[:2]) is None, "no controls: nothing to calibrate on"

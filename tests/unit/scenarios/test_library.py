@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 import harness
@@ -37,9 +39,9 @@ def test_naive_is_caught_on_every_unsolvable_scenario(scenario: harness.Scenario
     assert expected in record.verdict.summary
 
 
-def test_naive_false_stops_only_the_control_longer_than_its_cap() -> None:
+def test_naive_false_stops_the_control_longer_than_its_cap_and_the_twin_it_never_hints() -> None:
     failed = [s.name for s in CONTROLS if not _passes(harness.run(naive, s))]
-    assert failed == ["long-healthy/30-chapters"]
+    assert failed == ["constant-return/twin-hint-responsive", "long-healthy/30-chapters"]
 
 
 def _passes(record: harness.TerminationRecord) -> bool:
@@ -59,7 +61,7 @@ def test_unknown_name_suggests_the_closest() -> None:
 
 def test_select_takes_families_and_names_once_each() -> None:
     chosen = scenarios.select(["missing-permission", "missing-permission/retry-403"])
-    assert [s.family for s in chosen] == ["missing-permission"] * 3
+    assert [s.family for s in chosen] == ["missing-permission"] * 4
 
 
 def test_every_family_has_variants() -> None:
@@ -72,3 +74,43 @@ def test_each_family_lives_in_the_module_named_after_it() -> None:
     for scenario in scenarios.SCENARIOS:
         build = getattr(scenario.build, "func", scenario.build)
         assert build.__module__ == "scenarios.catalog." + scenario.family.replace("-", "_")
+
+
+def test_seeds_vary_structure_so_the_contract_stops_at_different_steps() -> None:
+    varied = [
+        s.name
+        for s in scenarios.SCENARIOS
+        if len({harness.run(contract, s, seed=seed).observed.steps for seed in s.seeds}) > 1
+    ]
+    assert len(varied) * 3 >= len(scenarios.SCENARIOS) * 2, "two scenarios in three, at least"
+
+
+def test_every_twin_names_an_unsolvable_sibling_of_its_family() -> None:
+    twins = [s for s in scenarios.SCENARIOS if s.twin_of is not None]
+    assert len(twins) == 16
+    unsolvable_families = {s.family for s in scenarios.SCENARIOS if not s.solvable}
+    assert unsolvable_families - {t.family for t in twins} == {"fan-out"}
+    for twin in twins:
+        sibling = scenarios.get(str(twin.twin_of))
+        assert (sibling.family, sibling.solvable, twin.solvable) == (twin.family, False, True)
+        assert "no step is stagnant" in twin.explanation
+
+
+def test_list_json_names_every_scenario_with_its_twin(capsys: pytest.CaptureFixture[str]) -> None:
+    from harness.cli import main
+
+    assert main(["list", "--json"]) == 0
+    listed = {entry["name"]: entry for entry in json.loads(capsys.readouterr().out)}
+    assert len(listed) == len(scenarios.SCENARIOS)
+    paging = listed["constant-return/twin-cursor-paging"]
+    assert paging["twin_of"] == "constant-return/repeat" and paging["solvable"] is True
+    assert paging["expected"] == ["COMPLETED"] and paging["seeds"] == [0, 1, 2]
+    assert set(paging) == {
+        "name",
+        "family",
+        "solvable",
+        "twin_of",
+        "expected",
+        "step_bound",
+        "seeds",
+    }

@@ -1,4 +1,5 @@
-"""Every scenario catches the flawed agent it is built for: none passes by construction."""
+"""Every scenario catches the flawed agent it is built for: none passes by construction. Every
+twin catches a stop logic that the unsolvable scenarios alone would let through."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import harness
 import scenarios
 from harness import Code
 from harness.agents import naive
+from harness.reports._metrics import is_premature_stop
 from tests import _wrong_agents as wrong
 
 # family → (flawed agent factory, strict?, words the verdict must contain; "|" separates choices)
@@ -42,6 +44,36 @@ CAUGHT: dict[str, tuple[Any, bool, str]] = {
         "false stop",
     ),
 }
+# twin → the stop logic it catches (a false stop on at least one of its seeds)
+TWIN_CAUGHT: dict[str, Any] = {
+    "contradictory-criteria/twin-converges": wrong.stops_at_first_stale_step,
+    "constant-return/twin-cursor-paging": wrong.stops_on_identical_calls,
+    "constant-return/twin-index-warming": wrong.masks_every_number,
+    "constant-return/twin-hint-responsive": wrong.stops_on_repeat_without_hinting,
+    "constant-return/ambiguous-found-late": lambda: wrong.stops_on_identical_calls(2),
+    "missing-permission/twin-other-route": wrong.blocks_on_first_denial,
+    "dependency-unavailable/twin-recovers": lambda: wrong.stops_on_identical_calls(2),
+    "dependency-unavailable/ambiguous-recovers-late": lambda: wrong.stops_on_identical_calls(2),
+    "oscillation/twin-settles": wrong.stops_at_first_stale_step,
+    "reconfirm-as-progress/twin-double-check": wrong.stops_at_first_stale_step,
+    "todo-spawn/twin-worked-off": lambda: wrong.capped(4),
+    "todo-spawn/twin-research": wrong.criteria_stall_only,
+    "false-completion/twin-true-claim": wrong.distrusts_every_claim,
+    "cost-runaway/twin-answer-in-budget": lambda: wrong.capped(4),
+    "forced-final-answer/twin-duplicate-found": lambda: wrong.capped(4),
+    "give-up-honoured/twin-hesitates": wrong.stops_when_the_model_hesitates,
+}
+TWINS = [s for s in scenarios.SCENARIOS if s.twin_of is not None]
+OTHERS = [s for s in scenarios.SCENARIOS if s.twin_of is None]
+UNSOLVABLE = [s for s in scenarios.SCENARIOS if not s.solvable]
+TAILORED = (
+    wrong.stops_at_first_stale_step,
+    wrong.stops_without_a_model_call,
+    wrong.masks_every_number,
+    wrong.stops_on_identical_calls,
+    wrong.criteria_stall_only,
+    wrong.stops_on_repeat_without_hinting,
+)
 
 
 def _agent(scenario: harness.Scenario) -> Any:
@@ -50,13 +82,38 @@ def _agent(scenario: harness.Scenario) -> Any:
     return CAUGHT[scenario.family][0]()
 
 
-def test_every_family_has_a_flawed_agent() -> None:
+def test_every_family_has_a_flawed_agent_and_every_twin_one_it_catches() -> None:
     assert {s.family for s in scenarios.SCENARIOS} == set(CAUGHT)
+    assert {s.name for s in TWINS} == set(TWIN_CAUGHT)
 
 
-@pytest.mark.parametrize("scenario", scenarios.SCENARIOS, ids=lambda s: s.name)
+def test_every_tailored_flaw_is_caught_by_some_twin() -> None:
+    caught_by_a_twin = set(TWIN_CAUGHT.values())
+    assert {*TAILORED} - {wrong.stops_without_a_model_call} <= caught_by_a_twin
+
+
+@pytest.mark.parametrize("scenario", OTHERS, ids=lambda s: s.name)
 def test_flawed_agent_is_caught(scenario: harness.Scenario) -> None:
     _, strict, words = CAUGHT[scenario.family]
     record = harness.run(_agent(scenario), scenario, strict=strict)
     assert not record.verdict.passed
     assert any(choice in record.verdict.summary for choice in words.split("|")), record.verdict
+
+
+@pytest.mark.parametrize("scenario", TWINS, ids=lambda s: s.name)
+def test_twin_false_stops_the_stop_logic_it_is_built_for(scenario: harness.Scenario) -> None:
+    records = [harness.run(TWIN_CAUGHT[scenario.name](), scenario, seed=s) for s in scenario.seeds]
+    assert any("false stop" in record.verdict.summary for record in records)
+
+
+@pytest.mark.parametrize("scenario", TWINS, ids=lambda s: s.name)
+def test_every_twin_false_stops_an_agent_that_never_calls_the_model(
+    scenario: harness.Scenario,
+) -> None:
+    record = harness.run(wrong.stops_without_a_model_call(), scenario)
+    assert "false stop" in record.verdict.summary
+
+
+def test_a_stop_without_a_model_call_is_premature_on_every_unsolvable_scenario() -> None:
+    records = [harness.run(wrong.stops_without_a_model_call(), s) for s in UNSOLVABLE]
+    assert all(map(is_premature_stop, records))

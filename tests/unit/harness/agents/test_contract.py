@@ -21,7 +21,7 @@ def test_identical_call_stops_at_the_threshold() -> None:
     agent = ContractAgent(ContractThresholds(repeated_action=2, stalled_steps=5))
     record = harness.run(agent, get("constant-return/repeat"))
     assert (record.code, record.observed.steps) == (Code.NO_PROGRESS, 2)
-    assert record.reported is not None and "requested 2 times" in record.reported.reason
+    assert record.reported is not None and "made 2 times" in record.reported.reason
 
 
 def test_stall_catches_what_action_fingerprints_miss() -> None:

@@ -1,0 +1,29 @@
+"""Consumes repeated calls, produces a scripted series of answers and then the one that matters:
+a cursor that pages, an index that warms up, a search that finds the record at the k-th try.
+
+The same call gets a different answer each time, which is exactly what separates these solvable
+twins from a tool that answers the same thing forever (`constant_tool`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from fake_tools._router import Tool
+from fake_tools._world import FakeWorld
+from fake_tools.tools._respond import respond
+from harness import JSON, ToolResult, ToolSpec
+
+__all__ = ["sequence_tool"]
+
+
+def sequence_tool(spec: ToolSpec, *, answers: Sequence[JSON], then: JSON) -> Tool:
+    """Answers the i-th call with ``answers[i]``, every call after them with ``then``."""
+    calls = [0]  # per tool, and tools are built per run: the count is audit, not content
+
+    def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
+        index, calls[0] = calls[0], calls[0] + 1
+        return respond(world, dict(answers[index] if index < len(answers) else then))
+
+    return Tool(spec=spec, handler=handle)
