@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from harness.plugin._options import AGENT_OPTION, FAMILY_OPTION, JSON_OPTION
-from tests.plugin._helpers import QUIET, XDIST_ENVIRONMENT, Run, outcomes
+from tests.plugin._helpers import QUIET, XDIST_ENVIRONMENT, Run, cases, outcomes
 
 FAULTS = """
 import os, time
@@ -41,7 +41,7 @@ def test_an_agent_that_exits_fails_its_tests_and_the_session_goes_on(
         f"{JSON_OPTION}={out}", "--unsolvable-no-snapshot", *xdist_args,
     )  # fmt: skip
     records = json.loads(out.read_text())["records"]
-    assert outcomes(result) == {"failed": len(records)} and len(records) == 21
+    assert outcomes(result) == {"failed": len(records)} and len(records) == cases("constant-return")
     assert {r["outcome"] for r in records} == {"crashed"}
     assert "exited with status 3" in records[0]["observed"]["error"]
 

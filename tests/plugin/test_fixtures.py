@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+import scenarios
 from harness.plugin._options import JSON_OPTION, MARKER
 from tests.plugin._helpers import Run, outcomes
 
@@ -62,7 +63,8 @@ def test_unsolvable_case_parametrizes_over_the_marker_scenarios(
             "test_mine.py::test_each[constant-return/repeat-seed2]",
         ]
     )
-    run().assert_outcomes(passed=8)
+    # the family and constant-return/repeat, two seeds each
+    run().assert_outcomes(passed=2 * (len(scenarios.select(["missing-permission"])) + 1))
 
 
 def test_a_misspelt_marker_keyword_is_a_short_type_error(
@@ -156,12 +158,13 @@ def test_fixture_runs_reach_the_summary_and_the_json(run: Run, pytester: pytest.
         """
     )
     result = run(f"{JSON_OPTION}=out/records.json")
-    assert outcomes(result) == {"passed": 6}
+    # four scenarios, one seed, two agents; naive passes only the solvable twin
+    assert outcomes(result) == {"passed": 8}
     result.stdout.fnmatch_lines(
-        ["unsolvable: all agents: 6 runs, 3 passed, 3 failed (0 did_not_stop, *"]
+        ["unsolvable: all agents: 8 runs, 5 passed, 3 failed (0 did_not_stop, *"]
     )
     records = json.loads((pytester.path / "out/records.json").read_text())["records"]
-    assert sorted(r["agent"] for r in records) == ["pkg:contract"] * 3 + ["pkg:naive"] * 3
+    assert sorted(r["agent"] for r in records) == ["pkg:contract"] * 4 + ["pkg:naive"] * 4
 
 
 def test_the_marker_is_registered_with_its_signature(run: Run) -> None:

@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+import scenarios
 from harness.cli import main
 from harness.plugin._options import (
     AGENT_OPTION,
@@ -25,8 +26,8 @@ from tests.plugin._helpers import Run, cases, outcomes
 
 FAMILIES = ("missing-permission", "long-healthy")
 """Unsolvable tasks and solvable controls, so both gated numbers have values: 15 quick runs."""
-GROUPS = 8
-"""Their groups in a baseline: the agent's ``all``, 2 families, 5 scenarios."""
+GROUPS = 1 + len(FAMILIES) + len(scenarios.select(FAMILIES))
+"""Their groups in a baseline: the agent's ``all``, each family, each scenario."""
 BASELINE = "ci/unsolvable-baseline.json"
 GATE = f"{BASELINE_OPTION}={BASELINE}"
 
@@ -95,7 +96,9 @@ def test_the_gate_passes_on_its_baseline_and_fails_a_passing_session_naming_the_
     ]
 
     data = json.loads(written)
-    data["agents"]["mine:agent"]["family"]["missing-permission"]["lag_steps_p95"] = -1
+    family = data["agents"]["mine:agent"]["family"]["missing-permission"]
+    now = family["lag_steps_p95"]
+    family["lag_steps_p95"] = now - 1
     path.write_text(json.dumps(data))
     failed = _suite(run, GATE, *xdist_args)
     assert failed.ret == pytest.ExitCode.TESTS_FAILED
@@ -103,8 +106,8 @@ def test_the_gate_passes_on_its_baseline_and_fails_a_passing_session_naming_the_
     failed.stdout.fnmatch_lines(
         [
             f"unsolvable: baseline gate FAILED: 1 regression(s) against {BASELINE} *",
-            "  - family missing-permission × mine:agent: lag_steps_p95 -1 → 0 steps "
-            "(allowed up to -1)",
+            f"  - family missing-permission × mine:agent: lag_steps_p95 {now - 1} → {now} steps "
+            f"(allowed up to {now - 1})",
             f"  fix the stop logic, or accept the new numbers with {UPDATE_BASELINE_OPTION}",
         ],
         consecutive=True,
@@ -125,9 +128,9 @@ def test_a_worse_agent_fails_on_lag_and_false_stops(run: Run, pytester: pytest.P
     result.stdout.fnmatch_lines(
         [
             "unsolvable: baseline gate FAILED: *",
-            "  - all runs × mine:agent: lag_steps_p95 0 → * steps (allowed up to 0)",
-            "  - all runs × mine:agent: false_stop_rate 0 → 0.5 (allowed up to 0)",
-            "  - family missing-permission × mine:agent: lag_steps_p95 0 → * steps *",
+            "  - all runs × mine:agent: lag_steps_p95 1 → * steps (allowed up to 1)",
+            "  - all runs × mine:agent: false_stop_rate 0 → 0.3333 (allowed up to 0)",
+            "  - family missing-permission × mine:agent: lag_steps_p95 1 → * steps *",
             "  - family long-healthy × mine:agent: false_stop_rate 0 → 0.5 (allowed up to 0)",
         ],
         consecutive=True,

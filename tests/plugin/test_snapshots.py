@@ -53,7 +53,8 @@ def test_a_changed_stop_fails_with_a_diff_and_update_accepts_it(
     run(*CONTRACT, "--snapshot-update")
     path = pytester.path / RECORD
     original = path.read_text()
-    path.write_text(original.replace('"detection_lag": 0', '"detection_lag": 4'))
+    assert '"detection_lag": 1' in original
+    path.write_text(original.replace('"detection_lag": 1', '"detection_lag": 4'))
     failed = run(*CONTRACT, *xdist_args)
     assert outcomes(failed) == {"failed": 1, "passed": cases(FAMILY) - 1}
     failed.stdout.fnmatch_lines(
@@ -63,7 +64,7 @@ def test_a_changed_stop_fails_with_a_diff_and_update_accepts_it(
             "    [- snapshot] == [+ received]",
             "*",
             '    -     "detection_lag": 4,',
-            '    +     "detection_lag": 0,',
+            '    +     "detection_lag": 1,',
         ]
     )
     failed.stdout.fnmatch_lines(["*If the new stop behaviour is intended, accept it with pytest "

@@ -11,8 +11,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import scenarios
+
 ROOT = Path(__file__).parents[2]
 FAMILIES = ("--scenario", "missing-permission", "long-healthy")
+SCENARIOS = len(scenarios.select(FAMILIES[1:]))
+RUNS = 2 * SCENARIOS
+"""Both reference agents, one seed each."""
+GROUPS = 2 * (1 + len(FAMILIES[1:]) + SCENARIOS)
+"""Per agent: all runs, each family, each scenario."""
 PYTEST = (sys.executable, "-m", "pytest", "-p", "no:cacheprovider")
 QUIET_PLUGINS = ("-p", "no:langsmith_plugin", "-p", "no:hypothesispytest")
 """Autoloaded plugins that cost seconds at start-up and play no part here."""
@@ -33,11 +40,11 @@ def test_reports_are_written_and_the_metrics_table_is_printed(tmp_path: Path) ->
     )  # fmt: skip
     assert result.returncode == 1, result.stderr  # naive fails by design
     lines = result.stdout.splitlines()
-    assert "missing-permission  contract  3     3/3     0/0/0" in result.stdout
-    assert lines[-3].startswith("unsolvable: 10 runs, ") and lines[-1].endswith("report.html")
+    assert "missing-permission  contract  4     4/4     1/1/1" in result.stdout
+    assert lines[-3].startswith(f"unsolvable: {RUNS} runs, ") and lines[-1].endswith("report.html")
     data = json.loads(out["json"].read_text())
-    assert len(data["records"]) == 10 and data["metrics"]["runs"] == 10
-    assert out["md"].read_text().startswith("## unsolvable: 10 runs")
+    assert len(data["records"]) == RUNS and data["metrics"]["runs"] == RUNS
+    assert out["md"].read_text().startswith(f"## unsolvable: {RUNS} runs")
     assert "<svg" in out["html"].read_text()
 
 
@@ -56,19 +63,25 @@ def test_the_gate_passes_on_its_own_baseline_and_fails_naming_the_regression(
     baseline = tmp_path / "baseline.json"
     blessed = _unsolvable("run", "--agent", "contract", *FAMILIES, "--baseline", str(baseline),
                           "--update-baseline")  # fmt: skip
-    assert blessed.returncode == 0 and f"wrote baseline of 8 groups to {baseline}" in blessed.stdout
+    assert (
+        blessed.returncode == 0
+        and f"wrote baseline of {GROUPS // 2} groups to {baseline}" in blessed.stdout
+    )
     data = json.loads(baseline.read_text())
     data["agents"]["contract"]["family"]["missing-permission"]["lag_steps_p95"] = -1
     baseline.write_text(json.dumps(data))
     gated = _unsolvable("run", "--agent", "contract", *FAMILIES, "--baseline", str(baseline))
     assert gated.returncode == 1, gated.stdout
     assert "unsolvable: baseline gate FAILED: 1 regression(s)" in gated.stdout
-    assert "family missing-permission × contract: lag_steps_p95 -1 → 0 steps" in gated.stdout
-    loose = ("--baseline-margin", "1")
+    assert "family missing-permission × contract: lag_steps_p95 -1 → 1 steps" in gated.stdout
+    loose = ("--baseline-margin", "2")  # from -1 to 1
     passed = _unsolvable(
         "run", "--agent", "contract", *FAMILIES, "--baseline", str(baseline), *loose
     )
-    assert passed.returncode == 0 and "baseline gate passed: 8 groups compared" in passed.stdout
+    assert (
+        passed.returncode == 0
+        and f"baseline gate passed: {GROUPS // 2} groups compared" in passed.stdout
+    )
 
 
 def test_baseline_misuse_is_a_usage_error(tmp_path: Path) -> None:
@@ -96,7 +109,10 @@ def test_report_rereads_records_to_the_same_bytes_and_gates_them(tmp_path: Path)
                          "--update-baseline")  # fmt: skip
     assert report.returncode == 0, report.stderr
     assert again.read_bytes() == first.read_bytes()
-    assert report.stdout.startswith("family ") and "wrote baseline of 16 groups" in report.stdout
+    assert (
+        report.stdout.startswith("family ")
+        and f"wrote baseline of {GROUPS} groups" in report.stdout
+    )
     assert _unsolvable("report", str(first), "--baseline", baseline).returncode == 0
 
 
@@ -112,13 +128,14 @@ def test_the_plugin_summarises_metrics_and_report_reads_its_json(tmp_path: Path)
         check=False,
     )
     assert pytest_run.returncode == 0, pytest_run.stdout[-2000:]
-    row = "missing-permission  contract  9     3/3     0/0/0"
+    row = "missing-permission  contract  12    4/4     1/1/1"
     assert row in pytest_run.stdout, "the plugin's terminal summary has the metrics table"
     markdown = tmp_path / "summary.md"
     report = _unsolvable("report", str(tmp_path / "records.json"), "--markdown", str(markdown))
     assert report.returncode == 0, report.stderr
-    assert "missing-permission  contract  9     3/3     0/0/0" in report.stdout
-    assert markdown.read_text().startswith("## unsolvable: 9 runs, 9 passed, 0 failed")
+    assert row in report.stdout
+    runs = sum(len(s.seeds) for s in scenarios.select(["missing-permission"]))
+    assert markdown.read_text().startswith(f"## unsolvable: {runs} runs, {runs} passed, 0 failed")
 
 
 def test_report_of_a_file_that_is_not_records_is_a_usage_error(tmp_path: Path) -> None:

@@ -43,10 +43,10 @@ def test_the_file_is_sorted_stable_json(tmp_path: Path) -> None:
     assert path.read_bytes() == first
     data = json.loads(first)
     assert data["agents"]["contract"]["family"]["missing-permission"] == {
-        "false_stop_rate": None,
-        "lag_steps_p95": 0,
-        "runs": 9,
-        "scenarios": 3,
+        "false_stop_rate": 0.0,  # its twin, a solvable control, is in the family
+        "lag_steps_p95": 1,
+        "runs": 12,
+        "scenarios": 4,
     }
 
 
