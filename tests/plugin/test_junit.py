@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -10,6 +11,8 @@ import pytest
 
 from harness.plugin._options import AGENT_OPTION, NO_SNAPSHOT_OPTION, SCENARIO_OPTION
 from tests.plugin._helpers import Run
+
+README = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
 
 KEYS = (
     "scenario", "seed", "agent", "exit", "code", "outcome", "stopped_step",
@@ -63,3 +66,13 @@ def test_a_test_that_runs_twice_gets_two_groups_in_order(
     assert scenarios == ["constant-return/repeat", "missing-permission/retry-403"]
     codes = [value for name, value in properties if name == "unsolvable.code"]
     assert codes == ["NO_PROGRESS", "BLOCKED_INPUT"]
+
+
+def test_the_readme_workflow_uploads_what_its_pytest_step_writes() -> None:
+    """The CI example's run is `test_readme.test_the_ci_example`; here, that its second upload
+    names exactly the JUnit, OTLP and ATIF outputs of that run."""
+    step = re.search(r"- run: (pytest .*)", README)
+    upload = re.search(r"name: unsolvable-telemetry\n\s+path: \|\n((?:\s{12}\S+\n)+)", README)
+    assert step is not None and upload is not None
+    written = re.findall(r"--(?:junitxml|unsolvable-otel|unsolvable-trace-dir)=(\S+)", step[1])
+    assert [path.rstrip("/") for path in upload[1].split()] == written
