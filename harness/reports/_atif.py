@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from harness._record import TerminationRecord, ToolTrace, TraceStep
-from harness.reports._otel import finish_reason, tool_call_id
+from harness.reports._otel import finish_reason, repeats, tool_call_id
 
 __all__ = ["SCHEMA_VERSION", "to_atif", "trace_files"]
 
@@ -29,10 +29,12 @@ _UNSAFE = re.compile(r"[^\w.-]+")
 
 
 def trace_files(records: Sequence[TerminationRecord], folder: Path) -> Iterator[tuple[Path, str]]:
-    """Each run's path under ``folder`` and its ATIF JSON text (stable bytes)."""
-    for record in records:
+    """Each run's path under ``folder`` and its ATIF JSON text (stable bytes); a second run of
+    the same case in one session gets ``-2`` after its seed."""
+    for record, repeat in zip(records, repeats(records), strict=True):
         variant = record.scenario.split("/", 1)[-1]
-        name = f"{_safe(variant)}-seed{record.seed}.json"
+        again = f"-{repeat + 1}" if repeat else ""
+        name = f"{_safe(variant)}-seed{record.seed}{again}.json"
         path = folder / _safe(record.agent) / _safe(record.family) / name
         yield path, json.dumps(to_atif(record), indent=2, sort_keys=True) + "\n"
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from harness._record import Code, Outcome, TerminationRecord, TraceStep
 
-__all__ = ["FINISH_REASONS", "finish_reason", "to_otlp_json", "tool_call_id"]
+__all__ = ["FINISH_REASONS", "finish_reason", "repeats", "to_otlp_json", "tool_call_id"]
 
 EPOCH_NS = 1_767_225_600 * 10**9
 """Every run starts at 2026-01-01T00:00:00Z: back ends drop spans stamped 0, and a fixed start
@@ -53,7 +54,11 @@ def finish_reason(record: TerminationRecord) -> str | None:
 def to_otlp_json(records: Sequence[TerminationRecord], *, volatile: bool = False) -> str:
     """An ``ExportTraceServiceRequest`` in OTLP JSON holding one trace per record. ``volatile``
     spreads each run's steps over its measured wall time instead of a millisecond a step."""
-    spans = [span for record in records for span in _spans(record, volatile=volatile)]
+    spans = [
+        span
+        for record, repeat in zip(records, repeats(records), strict=True)
+        for span in _spans(record, repeat, volatile=volatile)
+    ]
     request = {
         "resourceSpans": [
             {
@@ -65,8 +70,20 @@ def to_otlp_json(records: Sequence[TerminationRecord], *, volatile: bool = False
     return json.dumps(request, indent=1, sort_keys=True) + "\n"
 
 
-def _spans(record: TerminationRecord, *, volatile: bool) -> Iterator[dict[str, Any]]:
-    key = f"{record.agent}|{record.scenario}|{record.seed}"
+def repeats(records: Sequence[TerminationRecord]) -> list[int]:
+    """How many earlier records ran the same agent, scenario and seed: tests of one session may
+    run a case twice (other overrides), and each run must keep its own trace and file."""
+    seen: Counter[tuple[str, str, int]] = Counter()
+    counts = []
+    for record in records:
+        key = (record.agent, record.scenario, record.seed)
+        counts.append(seen[key])
+        seen[key] += 1
+    return counts
+
+
+def _spans(record: TerminationRecord, repeat: int, *, volatile: bool) -> Iterator[dict[str, Any]]:
+    key = f"{record.agent}|{record.scenario}|{record.seed}" + (f"|{repeat}" if repeat else "")
     trace_id = _hex(key, 32)
     root_id = _hex(f"{key}|run", 16)
     step_ns = _step_ns(record) if volatile else STEP_NS

@@ -51,3 +51,8 @@ def test_the_tail_is_said_to_be_a_tail_and_the_ending_kept_in_extra() -> None:
     assert (
         trajectory["extra"]["code"] == "NO_PROGRESS" and "finish_reason" not in trajectory["extra"]
     )
+
+
+def test_a_case_run_twice_in_a_session_keeps_two_files() -> None:
+    paths = [path for path, _ in trace_files([record(), record()], Path("t"))]
+    assert paths == [Path("t/a/fam/a-seed0.json"), Path("t/a/fam/a-seed0-2.json")]

@@ -99,3 +99,9 @@ def test_the_same_runs_give_the_same_bytes_and_wall_time_only_when_volatile() ->
     assert '"startTimeUnixNano": "1767225600000000000"' in text
     volatile = _decode(to_otlp_json(records, volatile=True)).resource_spans[0].scope_spans[0]
     assert _attributes(volatile.spans[0])["unsolvable.synthetic_time"] is False
+
+
+def test_a_case_run_twice_in_a_session_keeps_two_traces() -> None:
+    spans = _decode(to_otlp_json([record(), record()])).resource_spans[0].scope_spans[0].spans
+    assert len({span.trace_id for span in spans}) == 2
+    assert len({span.span_id for span in spans}) == len(spans)
