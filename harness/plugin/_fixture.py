@@ -1,7 +1,8 @@
 """Consumes a test's settings (marker over options over ini), produces judged runs of an agent.
 
 This is the engine behind the ``unsolvable`` fixture and the generated suite. Every run lands in
-the session's `RunLedger`, so the terminal summary and ``--unsolvable-json`` see fixture runs too.
+the session's `RunLedger`, so the terminal summary and ``--unsolvable-json`` see fixture runs too,
+and its key figures land in the test's ``user_properties``, so ``--junitxml`` shows them per test.
 """
 
 from __future__ import annotations
@@ -33,7 +34,14 @@ if TYPE_CHECKING:
 
     from harness.plugin._ledger import RunLedger
 
-__all__ = ["AgentLike", "Case", "UnsolvableRunner", "is_selected", "make_cases"]
+__all__ = [
+    "AgentLike",
+    "Case",
+    "UnsolvableRunner",
+    "is_selected",
+    "junit_properties",
+    "make_cases",
+]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -140,7 +148,7 @@ class UnsolvableRunner:
             ceilings=self.marker.ceilings(self.settings.ceilings),
             **{**self.settings.overrides, **self.marker.overrides, **overrides},
         )
-        self.ledger.add(record)
+        self._keep(record)
         return record
 
     def run_isolated(self, case: Case) -> TerminationRecord:
@@ -161,8 +169,14 @@ class UnsolvableRunner:
             overrides=tuple(sorted({**self.settings.overrides, **self.marker.overrides}.items())),
         )
         (record,) = self.pool().run([job]).records
-        self.ledger.add(record)
+        self._keep(record)
         return record
+
+    def _keep(self, record: TerminationRecord) -> None:
+        """Into the session's ledger, and onto the test's JUnit properties (what
+        ``record_property`` does), one group per run in the order the runs ended."""
+        self.ledger.add(record)
+        self.request.node.user_properties.extend(junit_properties(record))
 
     def _adapter(self, agent: AgentLike | None) -> Adapter | Callable[..., Any]:
         __tracebackhide__ = True
@@ -231,6 +245,27 @@ class SnapshotMissing(AssertionError):
 def _is_new(snapshot: Any) -> bool:
     """Whether syrupy found no stored snapshot for the last comparison."""
     return snapshot.executions[snapshot.num_executions - 1].recalled_data is None
+
+
+def junit_properties(record: TerminationRecord) -> list[tuple[str, str]]:
+    """A run's key figures as ``--junitxml`` properties; ``-`` where the run has no value (no
+    exit or code from an agent that gave no structured stop), as the tables show it."""
+    observed = record.observed
+    figures: dict[str, object] = {
+        "scenario": record.scenario,
+        "seed": record.seed,
+        "agent": record.agent,
+        "exit": record.exit,
+        "code": record.code,
+        "outcome": record.outcome,
+        "stopped_step": observed.steps,
+        "first_stagnant_step": observed.first_stagnant_step,
+        "lag_steps": observed.detection_lag,
+        "lag_tokens": observed.lag_tokens,
+        "lag_cost_usd": observed.lag_cost_usd,
+        "verdict": "pass" if record.verdict.passed else "fail",
+    }
+    return [(f"unsolvable.{k}", "-" if v is None else str(v)) for k, v in figures.items()]
 
 
 def _first(*values: Any) -> Any:

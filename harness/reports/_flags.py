@@ -49,6 +49,17 @@ REPORT_FLAGS = (
     ReportFlag(name="markdown", help="write a Markdown report (a CI job summary)"),
     ReportFlag(name="html", help="write a self-contained HTML report"),
     ReportFlag(
+        name="otel",
+        help="write OpenTelemetry GenAI spans as OTLP JSON, one trace per run "
+        "(its trajectory tail)",
+    ),
+    ReportFlag(
+        name="trace-dir",
+        metavar="DIR",
+        help="write each run's trajectory tail as ATIF-v1.7 JSON, "
+        "DIR/<agent>/<family>/<variant>-seed<N>.json",
+    ),
+    ReportFlag(
         name="baseline",
         help="fail when lag p95 or the false-stop rate got worse than this baseline file by "
         "more than the margins",
@@ -97,6 +108,8 @@ def report_options(
         json=path("json"),
         markdown=path("markdown"),
         html=path("html"),
+        otel=path("otel"),
+        trace_dir=path("trace_dir"),
         baseline=path("baseline"),
         update_baseline=bool(values.get("update_baseline")),
         allow_empty_gate=bool(values.get("allow_empty_gate")),

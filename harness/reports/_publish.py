@@ -1,5 +1,6 @@
 """Consumes the records of a run and where its reports go, produces the reports (JSON, Markdown,
-HTML), the baseline gate or a new baseline, and the lines to print about them.
+HTML, OTLP spans, ATIF trajectories), the baseline gate or a new baseline, and the lines to print
+about them.
 
 The one place both faces (``unsolvable run`` and the pytest plugin) call, so the two write the
 same files and apply the same gate.
@@ -13,7 +14,8 @@ from pathlib import Path
 
 from harness._errors import BaselineError
 from harness._record import TerminationRecord
-from harness._writable import check_writable
+from harness._writable import check_writable, check_writable_dir
+from harness.reports._atif import trace_files
 from harness.reports._baseline import (
     CLI_FLAGS,
     Baseline,
@@ -28,6 +30,7 @@ from harness.reports._files import write_file
 from harness.reports._html import to_html
 from harness.reports._markdown import to_markdown
 from harness.reports._metrics import Metrics, measure
+from harness.reports._otel import to_otlp_json
 
 __all__ = ["Published", "ReportOptions", "check_baseline", "check_outputs", "publish"]
 
@@ -40,6 +43,10 @@ class ReportOptions:
     """Records and metrics (stable bytes unless ``volatile``)."""
     markdown: Path | None = None
     html: Path | None = None
+    otel: Path | None = None
+    """OpenTelemetry GenAI spans, OTLP JSON (stable bytes unless ``volatile``)."""
+    trace_dir: Path | None = None
+    """One ATIF trajectory file per run under this folder."""
     baseline: Path | None = None
     """Gate against this file, or (with ``update_baseline``) rewrite it."""
     update_baseline: bool = False
@@ -84,12 +91,19 @@ def check_baseline(options: ReportOptions) -> None:
 def check_outputs(options: ReportOptions) -> None:
     """Raises `OutputError` now, before anything runs, for a report (or a baseline to rewrite)
     that could not be written at the end: a directory, a read-only place, /sys/..."""
-    outputs = {"json": options.json, "markdown": options.markdown, "html": options.html}
+    outputs = {
+        "json": options.json,
+        "markdown": options.markdown,
+        "html": options.html,
+        "otel": options.otel,
+    }
     if options.update_baseline:
         outputs["baseline"] = options.baseline
     for name, path in outputs.items():
         if path is not None:
             check_writable(path, flag=f"{options.flags.prefix}{name}")
+    if options.trace_dir is not None:
+        check_writable_dir(options.trace_dir, flag=f"{options.flags.prefix}trace-dir")
 
 
 def _gate(metrics: Metrics, options: ReportOptions) -> tuple[GateResult | None, list[str]]:
@@ -109,6 +123,23 @@ def _skipped_gate(options: ReportOptions, why: str) -> list[str]:
         return []
     what = "baseline not rewritten" if options.update_baseline else "baseline gate skipped"
     return [f"unsolvable: {what}: {why}"]
+
+
+def _exports(
+    records: Sequence[TerminationRecord], options: ReportOptions, *, interrupted: bool
+) -> list[str]:
+    """The files other tools read: OTLP spans, ATIF trajectories."""
+    notes = []
+    if options.otel:
+        text = to_otlp_json(records, volatile=options.volatile)
+        written = write_file(options.otel, text, partial=interrupted)
+        notes.append(f"unsolvable: wrote OpenTelemetry spans to {written}")
+    if options.trace_dir:
+        files = list(trace_files(records, options.trace_dir))
+        for path, text in files:
+            write_file(path, text)
+        notes.append(f"unsolvable: wrote {len(files)} ATIF trajectories to {options.trace_dir}")
+    return notes
 
 
 def publish(
@@ -136,4 +167,5 @@ def publish(
         text = to_html(records, metrics, result, interrupted=interrupted)
         written = write_file(options.html, text, partial=interrupted)
         notes.append(f"unsolvable: wrote HTML report to {written}")
+    notes.extend(_exports(records, options, interrupted=interrupted))
     return Published(metrics=metrics, gate=result, notes=(*notes, *gate_lines))

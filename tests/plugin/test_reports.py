@@ -20,6 +20,7 @@ from harness.plugin._options import (
     JSON_OPTION,
     MARKDOWN_OPTION,
     NO_SNAPSHOT_OPTION,
+    PREFIX,
     UPDATE_BASELINE_OPTION,
 )
 from tests.plugin._helpers import Run, cases, outcomes
@@ -224,3 +225,32 @@ def test_ini_keys_set_the_reports_and_the_gate(run: Run, pytester: pytest.Pytest
     ]
     summary = (pytester.path / "summary.md").read_text(encoding="utf-8")
     assert f"**Baseline gate: passed** — {GROUPS} groups compared against `{BASELINE}`" in summary
+
+
+def test_otel_and_trace_dir_are_the_clis_bytes_under_xdist(
+    run: Run, pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--unsolvable-otel`` and ``--unsolvable-trace-dir`` come from `REPORT_FLAGS` too: the
+    plugin writes what ``unsolvable report`` writes from the same records."""
+    _agent(pytester, "contract")
+    flags = [f"{JSON_OPTION}=records.json", f"{PREFIX}otel=spans.json", f"{PREFIX}trace-dir=traces"]
+    result = _suite(run, *flags, "-n", "2")
+    assert result.ret == 0, result.stdout.str()
+    result.stdout.fnmatch_lines(
+        [f"unsolvable: wrote {cases(*FAMILIES)} ATIF trajectories to traces"]
+    )
+    again = pytester.path / "again"
+    records = str(pytester.path / "records.json")
+    assert (
+        main(["report", records, "--otel", str(again / "spans.json"), "--trace-dir", str(again)])
+        == 0
+    )
+    assert (again / "spans.json").read_bytes() == (pytester.path / "spans.json").read_bytes()
+    written = sorted(
+        p.relative_to(pytester.path / "traces") for p in (pytester.path / "traces").rglob("*.json")
+    )
+    assert len(written) == cases(*FAMILIES)
+    assert all(
+        (again / p).read_bytes() == (pytester.path / "traces" / p).read_bytes() for p in written
+    )
+    capsys.readouterr()

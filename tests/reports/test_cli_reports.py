@@ -145,3 +145,21 @@ def test_report_of_a_file_that_is_not_records_is_a_usage_error(tmp_path: Path) -
     assert (
         result.returncode == 2 and "pass a file written by unsolvable run --json" in result.stderr
     )
+
+
+def test_otel_and_trace_dir_are_written_and_checked_before_anything_runs(tmp_path: Path) -> None:
+    otel, traces = tmp_path / "spans.json", tmp_path / "traces"
+    result = _unsolvable("run", "--scenario", "missing-permission/retry-403", "--agent", "contract",
+                         "--otel", str(otel), "--trace-dir", str(traces))  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-2:] == [
+        f"unsolvable: wrote OpenTelemetry spans to {otel}",
+        f"unsolvable: wrote 1 ATIF trajectories to {traces}",
+    ]
+    assert json.loads(otel.read_text())["resourceSpans"]
+    assert (traces / "contract/missing-permission/retry-403-seed0.json").is_file()
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    refused = _unsolvable("run", "--scenario", "missing-permission/retry-403", "--trace-dir",
+                          str(blocked / "traces"))  # fmt: skip
+    assert refused.returncode == 2 and "--trace-dir" in refused.stderr

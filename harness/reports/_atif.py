@@ -1,0 +1,134 @@
+"""Consumes judged records, produces one Agent Trajectory Interchange Format (ATIF) file per run,
+``<agent>/<family>/<variant>-seed<N>.json`` under the ``--trace-dir``.
+
+The shape follows Harbor's published ATIF-v1.7 models (``harbor.models.trajectories``): steps
+numbered from 1, tool calls with ids, observations pointing back at them, and final metrics;
+whatever ATIF has no field for goes under ``extra``. The record keeps only the trajectory's tail
+(``observed.tail``), so the file holds those last steps and says so in ``notes``; the record has
+no per-step token counts, so only the run's totals are given (``final_metrics``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from harness._record import TerminationRecord, ToolTrace, TraceStep
+from harness.reports._otel import finish_reason, repeats, tool_call_id
+
+__all__ = ["SCHEMA_VERSION", "to_atif", "trace_files"]
+
+SCHEMA_VERSION = "ATIF-v1.7"
+AGENT_VERSION = "unknown"
+"""ATIF requires the agent's version; the harness is handed a callable and cannot know it."""
+_UNSAFE = re.compile(r"[^\w.-]+")
+"""Characters a file name on any system may not hold (``harness.agents:contract``)."""
+
+
+def trace_files(records: Sequence[TerminationRecord], folder: Path) -> Iterator[tuple[Path, str]]:
+    """Each run's path under ``folder`` and its ATIF JSON text (stable bytes); a second run of
+    the same case in one session gets ``-2`` after its seed."""
+    for record, repeat in zip(records, repeats(records), strict=True):
+        variant = record.scenario.split("/", 1)[-1]
+        again = f"-{repeat + 1}" if repeat else ""
+        name = f"{_safe(variant)}-seed{record.seed}{again}.json"
+        path = folder / _safe(record.agent) / _safe(record.family) / name
+        yield path, json.dumps(to_atif(record), indent=2, sort_keys=True) + "\n"
+
+
+def to_atif(record: TerminationRecord) -> dict[str, Any]:
+    """The trajectory of one run, as plain JSON data."""
+    observed = record.observed
+    steps = [_step(index, step) for index, step in enumerate(observed.tail, start=1)]
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "session_id": f"{record.agent}|{record.scenario}|seed{record.seed}",
+        "agent": {"name": record.agent, "version": AGENT_VERSION},
+        "steps": steps or [_no_step(record)],
+        "notes": (
+            f"the last {len(observed.tail)} of {observed.steps} steps (the termination record "
+            "keeps only the trajectory's tail); step ids count from the first one kept, "
+            "extra.step is the step number in the run"
+        ),
+        "final_metrics": {
+            "total_prompt_tokens": observed.input_tokens,
+            "total_completion_tokens": observed.output_tokens,
+            "total_cost_usd": observed.cost_usd,
+            "total_steps": observed.steps,
+        },
+        "extra": _ending(record),
+    }
+
+
+def _step(index: int, step: TraceStep) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "step_id": index,
+        "source": "agent",
+        "message": step.said,
+        "extra": {"step": step.step, "requested_tools": [call.name for call in step.calls]},
+    }
+    if step.tools:
+        data["tool_calls"] = [_call(step, i, tool) for i, tool in enumerate(step.tools)]
+        data["observation"] = {
+            "results": [
+                {"source_call_id": tool_call_id(step, i), "content": tool.result}
+                for i, tool in enumerate(step.tools)
+            ]
+        }
+    return data
+
+
+def _call(step: TraceStep, index: int, tool: ToolTrace) -> dict[str, Any]:
+    return {
+        "tool_call_id": tool_call_id(step, index),
+        "function_name": tool.name,
+        "arguments": _arguments(tool.arguments),
+    }
+
+
+def _arguments(text: str) -> dict[str, Any]:
+    """ATIF wants an object; the record keeps canonical JSON, cut for reading when long."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {"_text": text}
+    return value if isinstance(value, dict) else {"_value": value}
+
+
+def _no_step(record: TerminationRecord) -> dict[str, Any]:
+    """ATIF needs one step at least; a run that never called the model gets a system step."""
+    return {"step_id": 1, "source": "system", "message": f"no model call ({record.outcome})"}
+
+
+def _ending(record: TerminationRecord) -> dict[str, Any]:
+    """How the run ended and its verdict: what ATIF has no field for."""
+    observed = record.observed
+    ending = {
+        "scenario": record.scenario,
+        "seed": record.seed,
+        "outcome": record.outcome.value,
+        "exit": record.exit.value if record.exit else None,
+        "code": record.code.value if record.code else None,
+        "reason": record.reported.reason if record.reported else None,
+        "finish_reason": finish_reason(record),
+        "first_stagnant_step": observed.first_stagnant_step,
+        "detection_lag": {
+            "steps": observed.detection_lag,
+            "tokens": observed.lag_tokens,
+            "cost_usd": observed.lag_cost_usd,
+        },
+        "step_bound": record.step_bound,
+        "verdict": {
+            "passed": record.verdict.passed,
+            "failures": list(map(str, record.verdict.failures)),
+        },
+    }
+    # Harbor writes its models without ``None`` fields; an unset value is left out here too.
+    return {key: value for key, value in ending.items() if value is not None}
+
+
+def _safe(name: str) -> str:
+    return _UNSAFE.sub("_", name)

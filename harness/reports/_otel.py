@@ -1,0 +1,219 @@
+"""Consumes judged records, produces OpenTelemetry GenAI spans as OTLP JSON (what a collector's
+``otlpjsonfile`` receiver and most tracing back ends read).
+
+One trace per run: an ``invoke_agent`` span, with a ``chat`` span per step and an
+``execute_tool`` span per tool call of the record's trajectory tail (the record keeps only the
+last steps, ``observed.tail``). Plain JSON, no SDK: ids and timestamps are derived from the run
+(agent, scenario, seed, step), so the same runs give the same bytes, as ``--json`` does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from harness._record import Code, Outcome, TerminationRecord, TraceStep
+
+__all__ = ["FINISH_REASONS", "finish_reason", "repeats", "to_otlp_json", "tool_call_id"]
+
+EPOCH_NS = 1_767_225_600 * 10**9
+"""Every run starts at 2026-01-01T00:00:00Z: back ends drop spans stamped 0, and a fixed start
+keeps the file byte-stable."""
+STEP_NS = 10**6
+"""One synthetic millisecond per step, so spans sort and nest as the steps did."""
+SPAN_KIND_INTERNAL, SPAN_KIND_CLIENT = 1, 3
+STATUS_ERROR = 2
+SCOPE = "pytest-unsolvable"
+
+FINISH_REASONS: dict[Code | Outcome, str] = {
+    Code.COMPLETED: "completed",
+    Code.BUDGET_STEPS: "max_iterations",
+    Code.BUDGET_CALLS: "max_iterations",
+    Code.BUDGET_COST: "max_tokens",
+    Code.BUDGET_TIME: "time_budget",
+    Code.BUDGET_IDLE: "time_budget",
+    Outcome.CRASHED: "error",
+    # The harness's ceiling cut the run from outside: a cancellation, not the agent's own
+    # iteration cap (``max_iterations`` would read as BUDGET_STEPS, an honest exhausted exit).
+    Outcome.DID_NOT_STOP: "cancelled",
+}
+"""The closest value the GenAI conventions propose for ``gen_ai.agent.finish_reason``.
+NO_PROGRESS, BLOCKED_INPUT, NEEDS_HUMAN, ERROR_FATAL (abandoned) and ``unstructured`` have none:
+`finish_reason` says so instead of guessing."""
+
+
+def finish_reason(record: TerminationRecord) -> str | None:
+    """The proposed finish reason of this run, or ``None`` when no proposed value fits."""
+    key: Code | Outcome = record.code if record.code is not None else record.outcome
+    return FINISH_REASONS.get(key)
+
+
+def to_otlp_json(records: Sequence[TerminationRecord], *, volatile: bool = False) -> str:
+    """An ``ExportTraceServiceRequest`` in OTLP JSON holding one trace per record. ``volatile``
+    spreads each run's steps over its measured wall time instead of a millisecond a step."""
+    spans = [
+        span
+        for record, repeat in zip(records, repeats(records), strict=True)
+        for span in _spans(record, repeat, volatile=volatile)
+    ]
+    request = {
+        "resourceSpans": [
+            {
+                "resource": {"attributes": _attributes({"service.name": SCOPE})},
+                "scopeSpans": [{"scope": {"name": SCOPE}, "spans": spans}],
+            }
+        ]
+    }
+    return json.dumps(request, indent=1, sort_keys=True) + "\n"
+
+
+def repeats(records: Sequence[TerminationRecord]) -> list[int]:
+    """How many earlier records ran the same agent, scenario and seed: tests of one session may
+    run a case twice (other overrides), and each run must keep its own trace and file."""
+    seen: Counter[tuple[str, str, int]] = Counter()
+    counts = []
+    for record in records:
+        key = (record.agent, record.scenario, record.seed)
+        counts.append(seen[key])
+        seen[key] += 1
+    return counts
+
+
+def _spans(record: TerminationRecord, repeat: int, *, volatile: bool) -> Iterator[dict[str, Any]]:
+    key = f"{record.agent}|{record.scenario}|{record.seed}" + (f"|{repeat}" if repeat else "")
+    trace_id = _hex(key, 32)
+    root_id = _hex(f"{key}|run", 16)
+    step_ns = _step_ns(record) if volatile else STEP_NS
+    end = EPOCH_NS + step_ns * max(record.observed.steps, 1)
+    yield _span(trace_id, root_id, None, f"invoke_agent {record.agent}", EPOCH_NS, end) | {
+        "kind": SPAN_KIND_INTERNAL,
+        "attributes": _attributes(_run_attributes(record, volatile=volatile)),
+        **_status(record),
+    }
+    for step in record.observed.tail:
+        start = EPOCH_NS + step_ns * (step.step - 1)
+        step_id = _hex(f"{key}|step|{step.step}", 16)
+        yield _span(trace_id, step_id, root_id, "chat", start, start + step_ns) | {
+            "kind": SPAN_KIND_CLIENT,
+            "attributes": _attributes(_chat_attributes(step)),
+        }
+        yield from _tool_spans(key, trace_id, step_id, step, start, step_ns)
+
+
+def _tool_spans(
+    key: str, trace_id: str, parent: str, step: TraceStep, start: int, step_ns: int
+) -> Iterator[dict[str, Any]]:
+    """The tool calls the agent made after this step, sharing the second half of its slot."""
+    slot = step_ns // (2 * max(len(step.tools), 1))
+    for index, tool in enumerate(step.tools):
+        begin = start + step_ns // 2 + index * slot
+        attributes = {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": tool.name,
+            "gen_ai.tool.call.id": tool_call_id(step, index),
+            "gen_ai.tool.call.arguments": tool.arguments,
+            "gen_ai.tool.call.result": tool.result,
+        }
+        span_id = _hex(f"{key}|step|{step.step}|tool|{index}", 16)
+        yield _span(trace_id, span_id, parent, f"execute_tool {tool.name}", begin, begin + slot) | {
+            "kind": SPAN_KIND_INTERNAL,
+            "attributes": _attributes(attributes),
+        }
+
+
+def tool_call_id(step: TraceStep, index: int) -> str:
+    """The same id in the OTLP spans and the ATIF trajectory of a run."""
+    return f"call_{step.step}_{index + 1}"
+
+
+def _run_attributes(record: TerminationRecord, *, volatile: bool) -> dict[str, Any]:
+    observed = record.observed
+    reason = finish_reason(record)
+    attributes: dict[str, Any] = {
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.agent.name": record.agent,
+        "gen_ai.usage.input_tokens": observed.input_tokens,
+        "gen_ai.usage.output_tokens": observed.output_tokens,
+        "unsolvable.scenario": record.scenario,
+        "unsolvable.family": record.family,
+        "unsolvable.seed": record.seed,
+        "unsolvable.outcome": record.outcome.value,
+        "unsolvable.exit": record.exit.value if record.exit else None,
+        "unsolvable.code": record.code.value if record.code else None,
+        "unsolvable.stopped_step": observed.steps,
+        "unsolvable.step_bound": record.step_bound,
+        "unsolvable.first_stagnant_step": observed.first_stagnant_step,
+        "unsolvable.lag.steps": observed.detection_lag,
+        "unsolvable.lag.tokens": observed.lag_tokens,
+        "unsolvable.lag.cost_usd": observed.lag_cost_usd,
+        "unsolvable.cost_usd": observed.cost_usd,
+        "unsolvable.verdict.passed": record.verdict.passed,
+        "unsolvable.tail_steps": len(observed.tail),
+        "unsolvable.synthetic_time": not volatile,
+        "gen_ai.agent.finish_reason": reason,
+    }
+    if reason is None:
+        ended = record.code.value if record.code else record.outcome.value
+        attributes["unsolvable.finish_reason_note"] = (
+            f"{ended}: no proposed gen_ai.agent.finish_reason value fits"
+        )
+    return attributes
+
+
+def _chat_attributes(step: TraceStep) -> dict[str, Any]:
+    return {
+        "gen_ai.operation.name": "chat",
+        "unsolvable.step": step.step,
+        "unsolvable.said": step.said,
+        "unsolvable.requested_tools": [call.name for call in step.calls],
+    }
+
+
+def _status(record: TerminationRecord) -> dict[str, Any]:
+    if record.outcome is not Outcome.CRASHED:
+        return {}
+    return {"status": {"code": STATUS_ERROR, "message": record.observed.error or "crashed"}}
+
+
+def _step_ns(record: TerminationRecord) -> int:
+    """The measured wall time per step (``--volatile``), at least a nanosecond."""
+    return max(int(record.wall_seconds * 10**9) // max(record.observed.steps, 1), 1)
+
+
+def _span(
+    trace_id: str, span_id: str, parent: str | None, name: str, start: int, end: int
+) -> dict[str, Any]:
+    span = {
+        "traceId": trace_id,
+        "spanId": span_id,
+        "name": name,
+        # OTLP JSON writes 64-bit integers as strings.
+        "startTimeUnixNano": str(start),
+        "endTimeUnixNano": str(end),
+    }
+    return span if parent is None else span | {"parentSpanId": parent}
+
+
+def _hex(key: str, digits: int) -> str:
+    """A stable id: OTLP JSON writes trace and span ids in hex, not base64."""
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:digits]
+
+
+def _attributes(values: dict[str, Any]) -> list[dict[str, Any]]:
+    """OTLP ``KeyValue``s; ``None`` values are left out, as an unset attribute is."""
+    return [{"key": k, "value": _value(v)} for k, v in values.items() if v is not None]
+
+
+def _value(value: Any) -> dict[str, Any]:
+    if isinstance(value, bool):
+        return {"boolValue": value}
+    if isinstance(value, int):
+        return {"intValue": str(value)}
+    if isinstance(value, float):
+        return {"doubleValue": value}
+    if isinstance(value, list):
+        return {"arrayValue": {"values": [_value(item) for item in value]}}
+    return {"stringValue": str(value)}

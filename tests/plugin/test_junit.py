@@ -1,0 +1,78 @@
+"""``--junitxml``: every run's key figures as properties of its test, for the generated suite
+(runs in worker processes, under xdist too) and for a user's own test that makes two runs."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from harness.plugin._options import AGENT_OPTION, NO_SNAPSHOT_OPTION, SCENARIO_OPTION
+from tests.plugin._helpers import Run
+
+README = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+
+KEYS = (
+    "scenario", "seed", "agent", "exit", "code", "outcome", "stopped_step",
+    "first_stagnant_step", "lag_steps", "lag_tokens", "lag_cost_usd", "verdict",
+)  # fmt: skip
+
+
+def _properties(path: Path) -> dict[str, list[tuple[str, str]]]:
+    """Each test case's properties, by test name, in their order."""
+    cases = ET.parse(path).getroot().iter("testcase")
+    return {
+        case.attrib["name"]: [(p.attrib["name"], p.attrib["value"]) for p in case.iter("property")]
+        for case in cases
+    }
+
+
+def test_the_generated_suite_puts_each_runs_figures_on_its_test(
+    run: Run, pytester: pytest.Pytester, xdist_args: tuple[str, ...]
+) -> None:
+    result = run(f"{AGENT_OPTION}=pkg:naive", f"{SCENARIO_OPTION}=constant-return/repeat",
+                 NO_SNAPSHOT_OPTION, "--junitxml=junit.xml", *xdist_args)  # fmt: skip
+    assert result.ret == 1  # naive fails by design
+    properties = _properties(pytester.path / "junit.xml")
+    figures = dict(properties["test_unsolvable[constant-return/repeat-seed0]"])
+    assert list(figures) == [f"unsolvable.{key}" for key in KEYS]
+    assert figures["unsolvable.scenario"] == "constant-return/repeat"
+    assert (figures["unsolvable.agent"], figures["unsolvable.seed"]) == ("pkg:naive", "0")
+    assert (figures["unsolvable.exit"], figures["unsolvable.code"]) == ("-", "-")
+    assert (figures["unsolvable.outcome"], figures["unsolvable.verdict"]) == (
+        "unstructured",
+        "fail",
+    )
+    lag = int(figures["unsolvable.stopped_step"]) - int(figures["unsolvable.first_stagnant_step"])
+    assert int(figures["unsolvable.lag_steps"]) == lag > 0
+
+
+def test_a_test_that_runs_twice_gets_two_groups_in_order(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    pytester.makepyfile(
+        test_mine="""
+        def test_both(unsolvable):
+            unsolvable.run("constant-return/repeat", agent="pkg:contract")
+            unsolvable.run("missing-permission/retry-403", agent="pkg:contract")
+        """
+    )
+    run("--junitxml=junit.xml").assert_outcomes(passed=1)
+    properties = _properties(pytester.path / "junit.xml")["test_both"]
+    assert len(properties) == 2 * len(KEYS)
+    scenarios = [value for name, value in properties if name == "unsolvable.scenario"]
+    assert scenarios == ["constant-return/repeat", "missing-permission/retry-403"]
+    codes = [value for name, value in properties if name == "unsolvable.code"]
+    assert codes == ["NO_PROGRESS", "BLOCKED_INPUT"]
+
+
+def test_the_readme_workflow_uploads_what_its_pytest_step_writes() -> None:
+    """The CI example's run is `test_readme.test_the_ci_example`; here, that its second upload
+    names exactly the JUnit, OTLP and ATIF outputs of that run."""
+    step = re.search(r"- run: (pytest .*)", README)
+    upload = re.search(r"name: unsolvable-telemetry\n\s+path: \|\n((?:\s{12}\S+\n)+)", README)
+    assert step is not None and upload is not None
+    written = re.findall(r"--(?:junitxml|unsolvable-otel|unsolvable-trace-dir)=(\S+)", step[1])
+    assert [path.rstrip("/") for path in upload[1].split()] == written

@@ -1,0 +1,58 @@
+"""``--trace-dir``: one ATIF-v1.7 file per run where its name says, holding the shape Harbor's
+models accept (sequential step ids, tool calls answered by observations of the same step, only
+known keys at the top), the tail only and saying so."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+from harness import TraceStep
+from harness.reports._atif import to_atif, trace_files
+from tests.reports._records import library_records, record
+
+ROOT_KEYS = {
+    "schema_version", "session_id", "trajectory_id", "agent", "steps", "notes", "final_metrics",
+    "continued_trajectory_ref", "extra", "subagent_trajectories",
+}  # fmt: skip
+"""Every key of Harbor's ATIF-v1.7 ``Trajectory``; it forbids any other."""
+
+
+def test_one_file_per_run_at_agent_family_variant_seed() -> None:
+    runs = [record(scenario="fam/a", agent="harness.agents:contract", seed=2)]
+    ((path, text),) = trace_files(runs, Path("traces"))
+    assert path == Path("traces/harness.agents_contract/fam/a-seed2.json")
+    assert json.loads(text)["schema_version"] == "ATIF-v1.7"
+
+
+def test_steps_count_from_one_and_each_observation_answers_a_call_of_its_step() -> None:
+    for run in library_records():
+        trajectory = to_atif(run)
+        assert set(trajectory) <= ROOT_KEYS
+        steps = trajectory["steps"]
+        assert [step["step_id"] for step in steps] == list(range(1, len(steps) + 1))
+        for step in steps:
+            calls = {call["tool_call_id"] for call in step.get("tool_calls", ())}
+            answered = [r["source_call_id"] for r in step.get("observation", {}).get("results", ())]
+            assert set(answered) == calls and len(answered) == len(calls)
+            assert all(isinstance(c["arguments"], dict) for c in step.get("tool_calls", ()))
+
+
+def test_the_tail_is_said_to_be_a_tail_and_the_ending_kept_in_extra() -> None:
+    tail = tuple(TraceStep(step=n, said=f"step {n}") for n in (8, 9, 10))
+    run = record(steps=10, stagnant=4)
+    run = dataclasses.replace(run, observed=dataclasses.replace(run.observed, tail=tail))
+    trajectory = to_atif(run)
+    assert [step["extra"]["step"] for step in trajectory["steps"]] == [8, 9, 10]
+    assert trajectory["notes"].startswith("the last 3 of 10 steps")
+    assert trajectory["final_metrics"]["total_steps"] == 10
+    assert trajectory["extra"]["detection_lag"]["steps"] == 6
+    assert (
+        trajectory["extra"]["code"] == "NO_PROGRESS" and "finish_reason" not in trajectory["extra"]
+    )
+
+
+def test_a_case_run_twice_in_a_session_keeps_two_files() -> None:
+    paths = [path for path, _ in trace_files([record(), record()], Path("t"))]
+    assert paths == [Path("t/a/fam/a-seed0.json"), Path("t/a/fam/a-seed0-2.json")]

@@ -1,0 +1,107 @@
+"""``--otel``: OTLP JSON that the OpenTelemetry protobuf schema decodes, one trace per run, the
+GenAI span names and attributes, stable bytes, and the finish reasons the conventions propose."""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+import pytest
+
+from harness import Code, Outcome
+from harness.reports._otel import to_otlp_json
+from tests.reports._records import library_records, record
+
+json_format = pytest.importorskip("google.protobuf.json_format")
+trace_service = pytest.importorskip("opentelemetry.proto.collector.trace.v1.trace_service_pb2")
+
+IDS = ("traceId", "spanId", "parentSpanId")
+
+
+def _decode(text: str) -> Any:
+    """The request as the SDK's protobuf classes read it. OTLP JSON writes ids in hex where the
+    generic protobuf JSON mapping expects base64: that one difference is undone first."""
+    data = json.loads(text)
+    for span in _spans(data):
+        for key in IDS:
+            if key in span:
+                span[key] = base64.b64encode(bytes.fromhex(span[key])).decode()
+    return json_format.Parse(json.dumps(data), trace_service.ExportTraceServiceRequest())
+
+
+def _spans(data: dict[str, Any]) -> list[dict[str, Any]]:
+    return [s for r in data["resourceSpans"] for scope in r["scopeSpans"] for s in scope["spans"]]
+
+
+def _attributes(span: Any) -> dict[str, Any]:
+    return {a.key: getattr(a.value, a.value.WhichOneof("value")) for a in span.attributes}
+
+
+def test_the_sdk_decodes_one_trace_per_run_nested_as_the_steps() -> None:
+    records = library_records()
+    request = _decode(to_otlp_json(records))
+    spans = request.resource_spans[0].scope_spans[0].spans
+    roots = [span for span in spans if not span.parent_span_id]
+    assert len(roots) == len({span.trace_id for span in spans}) == len(records)
+    assert all(len(s.trace_id) == 16 and len(s.span_id) == 8 for s in spans)
+    known = {(span.trace_id, span.span_id) for span in spans}
+    assert all((s.trace_id, s.parent_span_id) in known for s in spans if s.parent_span_id)
+    chats = [span for span in spans if span.name == "chat"]
+    assert len(chats) == sum(len(r.observed.tail) for r in records)
+    tools = [span for span in spans if span.name.startswith("execute_tool ")]
+    assert len(tools) == sum(len(step.tools) for r in records for step in r.observed.tail)
+
+
+def test_the_run_span_carries_the_vocabulary_and_the_lag() -> None:
+    run = record(steps=7, stagnant=3, code=Code.NO_PROGRESS, lag_tokens=400)
+    (root,) = [s for s in _decode(to_otlp_json([run])).resource_spans[0].scope_spans[0].spans
+               if s.name.startswith("invoke_agent")]  # fmt: skip
+    attributes = _attributes(root)
+    assert attributes["gen_ai.operation.name"] == "invoke_agent"
+    assert attributes["gen_ai.agent.name"] == "a"
+    assert (attributes["unsolvable.exit"], attributes["unsolvable.code"]) == (
+        "abandoned",
+        "NO_PROGRESS",
+    )
+    assert attributes["unsolvable.first_stagnant_step"] == 3
+    assert (attributes["unsolvable.lag.steps"], attributes["unsolvable.lag.tokens"]) == (4, 400)
+    assert attributes["unsolvable.verdict.passed"] is True
+    assert "gen_ai.agent.finish_reason" not in attributes
+    assert attributes["unsolvable.finish_reason_note"] == (
+        "NO_PROGRESS: no proposed gen_ai.agent.finish_reason value fits"
+    )
+
+
+@pytest.mark.parametrize(
+    ("code", "outcome", "reason"),
+    [
+        (Code.COMPLETED, None, "completed"),
+        (Code.BUDGET_STEPS, None, "max_iterations"),
+        (Code.BUDGET_COST, None, "max_tokens"),
+        (Code.BUDGET_IDLE, None, "time_budget"),
+        (None, Outcome.CRASHED, "error"),
+        (None, Outcome.DID_NOT_STOP, "cancelled"),
+    ],
+)
+def test_the_closest_proposed_finish_reason(
+    code: Code | None, outcome: Outcome | None, reason: str
+) -> None:
+    request = _decode(to_otlp_json([record(code=code, outcome=outcome)]))
+    root = request.resource_spans[0].scope_spans[0].spans[0]
+    assert _attributes(root)["gen_ai.agent.finish_reason"] == reason
+
+
+def test_the_same_runs_give_the_same_bytes_and_wall_time_only_when_volatile() -> None:
+    records = library_records()
+    text = to_otlp_json(records)
+    assert text == to_otlp_json(records)
+    assert '"startTimeUnixNano": "1767225600000000000"' in text
+    volatile = _decode(to_otlp_json(records, volatile=True)).resource_spans[0].scope_spans[0]
+    assert _attributes(volatile.spans[0])["unsolvable.synthetic_time"] is False
+
+
+def test_a_case_run_twice_in_a_session_keeps_two_traces() -> None:
+    spans = _decode(to_otlp_json([record(), record()])).resource_spans[0].scope_spans[0].spans
+    assert len({span.trace_id for span in spans}) == 2
+    assert len({span.span_id for span in spans}) == len(spans)
