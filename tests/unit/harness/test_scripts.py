@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import pytest
 from hypothesis import given
@@ -57,7 +58,9 @@ def test_case_perturbation_walks_the_restyle_variants() -> None:
 
 def test_volatile_ids_are_fresh_per_step_and_the_same_per_seed() -> None:
     ids = [args["request_id"] for args in b.arguments(_perturbed("volatile-id"), 3)]
-    assert len(set(ids)) == 3 and all(i.startswith("req-") and len(i) == 12 for i in ids)
+    rng = random.Random(0)
+    assert ids == [f"req-{rng.getrandbits(32):08x}" for _ in range(3)]
+    assert len(set(ids)) == 3
     assert [a["request_id"] for a in b.arguments(_perturbed("volatile-id"), 3)] == ids
     assert [a["request_id"] for a in b.arguments(_perturbed("volatile-id"), 3, seed=1)] != ids
 
@@ -90,14 +93,20 @@ def test_restyle_keeps_the_words_and_cycles_five_distinct_variants(text: str, in
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"kind": "shuffle", "field": "query"}, "unknown perturbation 'shuffle'"),
-        ({"kind": "synonym", "field": "query"}, "needs synonyms"),
-        ({"kind": "offset", "field": "page"}, "field='page'"),
-        ({"kind": "case", "field": ""}, "field=''"),
+        (
+            {"kind": "shuffle", "field": "query"},
+            f"unknown perturbation 'shuffle'; use one of {PERTURBATIONS}",
+        ),
+        ({"kind": "synonym", "field": "query"}, "Perturbed(kind='synonym') needs synonyms=[...]"),
+        (
+            {"kind": "offset", "field": "page"},
+            f"Perturbed(field='page') is not an argument of {SEARCH}",
+        ),
+        ({"kind": "case", "field": ""}, f"Perturbed(field='') is not an argument of {SEARCH}"),
     ],
 )
 def test_a_perturbation_that_cannot_apply_is_refused(kwargs: dict[str, str], message: str) -> None:
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         Perturbed(call=SEARCH, **kwargs)  # type: ignore[arg-type]
 
 
@@ -127,8 +136,8 @@ def test_claim_says_done_with_no_call_every_time() -> None:
 
 
 def test_give_up_follows_its_plan_for_exactly_after_steps_then_gives_its_reason() -> None:
-    replies = b.replies(GiveUp(after=2, reason="no access", before=Repeat(call=A)), 4)
-    assert [r.tool_calls[0].name for r in replies] == ["a", "a", "give_up", "give_up"]
+    replies = b.replies(GiveUp(after=2, reason="no access", before=_perturbed("volatile-id")), 4)
+    assert [r.tool_calls[0].name for r in replies] == ["search", "search", "give_up", "give_up"]
     assert replies[2].tool_calls[0].arguments == {"reason": "no access"}
     assert replies[2].content == "I cannot do this (attempt 3)"
 
@@ -158,7 +167,8 @@ def test_todo_spawn_writes_fresh_items_of_its_step_and_keeps_the_other_arguments
 
 
 def _until() -> Until:
-    return Until(call=A, marker="ready", then=Steps(calls=[B, C], then=Repeat(call=A)))
+    then = Steps(calls=[B, C], then=Perturbed(call=A, kind="volatile-id"))
+    return Until(call=A, marker="ready", then=then)
 
 
 def test_until_repeats_its_call_until_a_result_carries_the_marker() -> None:
@@ -172,10 +182,15 @@ def test_until_repeats_its_call_until_a_result_carries_the_marker() -> None:
 
 def test_fan_out_hands_every_subtask_to_a_worker_in_one_step() -> None:
     delegate = Call(name="delegate", arguments={"depth": 1})
-    script = FanOut(delegate=delegate, field="task", subtasks="xyz", worker=Repeat(call=A))
-    calls = script.reply(b.request(4), random.Random(0)).tool_calls
+    worker = Perturbed(call=A, kind="volatile-id")
+    script = FanOut(delegate=delegate, field="task", subtasks="xyz", worker=worker)
+    reply = script.reply(b.request(4), random.Random(0))
+    calls = reply.tool_calls
+    assert reply.content == "Attempt 4."
     assert [c.arguments for c in calls] == [{"depth": 1, "task": t} for t in ("x", "y", "z")]
     assert [c.id for c in calls] == ["call_4_0", "call_4_1", "call_4_2"]
+    worked = script.reply(b.request(5, agent="w1"), random.Random(0)).tool_calls[0]
+    assert (worked.name, worked.arguments["request_id"][:4]) == ("a", "req-")
 
 
 def test_worker_scripts_are_driven_by_the_workers_own_steps() -> None:
