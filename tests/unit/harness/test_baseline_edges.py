@@ -4,12 +4,14 @@ margin and fails one above it, skips a number either side lacks, and says the ma
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from harness import Code, TerminationRecord
-from harness._baseline import Baseline, Margins, Regression, gate, write_baseline
+from harness._baseline import DOCS, Baseline, Margins, Regression, gate, write_baseline
+from harness._errors import BaselineError
 from harness._metrics import measure
 from tests.reports._records import record
 
@@ -100,3 +102,40 @@ def test_the_file_is_sorted_nested_json_ending_in_a_newline(tmp_path: Path) -> N
         "runs": 1,
     }
     assert (tmp_path / "b.json").read_text() == text
+
+
+def test_a_baseline_is_written_into_folders_that_do_not_exist_yet(tmp_path: Path) -> None:
+    path = tmp_path / "ci" / "deep" / "baseline.json"
+    assert Baseline.load(_written(path)).path == path
+
+
+def _written(path: Path) -> Path:
+    write_baseline(measure(_lags(1)), path)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[1]", "has baseline_version None, this harness reads 1; rewrite it with"),
+        ('{"baseline_version": 1, "agents": [1]}', "is not a baseline file (AttributeError: "),
+    ],
+)
+def test_bad_files_are_named_in_the_error(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "b.json"
+    path.write_text(text)
+    with pytest.raises(BaselineError, match=re.escape(f"baseline {str(path)!r} {message}")):
+        Baseline.load(path)
+
+
+def test_a_missing_or_unreadable_file_names_its_path(tmp_path: Path) -> None:
+    path = tmp_path / "none.json"
+    with pytest.raises(BaselineError) as missing:
+        Baseline.load(path)
+    assert str(missing.value) == (
+        f"baseline {str(path)!r} does not exist; create it with --baseline {path} "
+        f"--update-baseline and commit it ({DOCS})"
+    )
+    path.write_text("{")
+    with pytest.raises(BaselineError, match=re.escape(f"baseline {str(path)!r} is not readable")):
+        Baseline.load(path)

@@ -4,6 +4,7 @@ steps, tokens and cost, false stops over controls, the bound compared strictly."
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 from hypothesis import given
@@ -41,6 +42,7 @@ def test_each_rank_at_its_boundary(n: int, p50: int, p95: int) -> None:
         n,
     )
     assert percentile(values, 1) == 1
+    assert Distribution.of(values) == Distribution(count=n, p50=p50, p95=p95, max=n)
 
 
 def test_lag_in_steps_tokens_and_cost_is_over_the_unsolvable_runs_only() -> None:
@@ -92,3 +94,9 @@ def test_the_json_form_lists_every_level_and_the_run_count() -> None:
     data = measure([record(), record(seed=1)]).to_dict()
     assert (list(data), data["runs"]) == (["agents", "families", "scenarios", "runs"], 2)
     assert data["families"][0]["lag_steps"] == {"count": 2, "p50": 3, "p95": 3, "max": 3}
+
+
+def test_no_values_have_no_percentile() -> None:
+    message = "percentile() of no values; a group with no runs has no distribution"
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        percentile([], 50)

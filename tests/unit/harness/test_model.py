@@ -50,3 +50,7 @@ def test_the_same_seed_gives_the_same_moves_and_another_seed_others() -> None:
     assert _ids(5) == _ids(5)
     assert _ids(5) != _ids(6)
     assert _ids(None) == _ids(0), "the default seed is 0"
+
+
+def test_values_json_cannot_encode_are_estimated_by_their_text() -> None:
+    assert estimate_tokens([{"at": object}]) == estimate_tokens([{"at": str(object)}])

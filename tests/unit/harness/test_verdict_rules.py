@@ -166,3 +166,21 @@ def test_crashes_and_unstructured_returns_say_what_happened() -> None:
     )
     unstructured = _judge(None, outcome=Outcome.UNSTRUCTURED)
     assert unstructured.failures == ("returned no structured exit (None); expected NO_PROGRESS",)
+
+
+def test_messages_list_every_expected_code_and_exit() -> None:
+    two = b.scenario(expected={Code.NO_PROGRESS, Code.NEEDS_HUMAN})
+    assert _judge(Stop(code=Code.ERROR_FATAL), two, strict=True).failures == (
+        "expected NEEDS_HUMAN|NO_PROGRESS, got ERROR_FATAL",
+    )
+    lenient = b.scenario(lenient_exits=frozenset({Exit.ABANDONED, Exit.COMPLETE}))
+    assert _judge(Stop(code=Code.BUDGET_COST, partial=[1]), lenient).failures == (
+        "expected exit abandoned|complete, got exhausted/BUDGET_COST",
+    )
+
+
+def test_a_blocker_message_names_every_missing_item() -> None:
+    scenario = b.scenario(missing=("a:read", "b:write"), expected={Code.BLOCKED_INPUT})
+    assert _judge(Stop(code=Code.BLOCKED_INPUT), scenario).failures == (
+        "BLOCKED_INPUT does not name what is missing: a:read, b:write",
+    )
