@@ -28,6 +28,8 @@ def test_every_json_form_has_its_keys_sorted_at_every_depth(volatile: bool) -> N
     assert _nested_keys_sorted(data), "json.loads keeps the order the text has"
     assert text == json.dumps(data, sort_keys=True, indent=2)
     assert ("wall_seconds" in data) is volatile
+    assert data["reported"]["partial"] == {"alpha": {"a": 1, "b": 2}, "zeta": 1}
+    assert "wall_seconds" not in record().to_dict(), "the stable form by default"
 
 
 def test_the_dict_form_carries_the_derived_lag_and_a_jsonable_partial() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import threading
 
 import pytest
 
@@ -24,7 +25,8 @@ def test_the_record_carries_the_scenario_seed_and_agent() -> None:
         7,
         4,
     )
-    assert record.budget == scenario.budget.to_dict() and not record.solvable
+    assert record.budget == scenario.budget.to_dict() and record.solvable is False
+    assert isinstance(record.wall_seconds, float)
     assert record.agent.endswith(":steps_then.<locals>.agent")
     assert harness.run(b.steps_then(1, Stop(code=Code.NO_PROGRESS)), scenario, seed=3).seed == 3
 
@@ -74,3 +76,45 @@ def test_an_adapter_that_cannot_read_the_return_is_a_crash_naming_it() -> None:
         Outcome.CRASHED,
         "adapter misreads: KeyError('code')",
     )
+
+
+def test_a_spec_string_names_a_built_in_agent() -> None:
+    assert harness.run("naive", b.scenario()).agent == "naive"
+
+
+def test_the_agent_runs_in_a_named_daemon_thread_with_the_seed() -> None:
+    seen: list[tuple[str, bool, int]] = []
+
+    def agent(session: harness.Session) -> Stop:
+        thread = threading.current_thread()
+        seen.append((thread.name, thread.daemon, session.seed))
+        return Stop(code=Code.NO_PROGRESS)
+
+    record = harness.run(agent, b.scenario(), seed=5)
+    assert seen == [(f"unsolvable-agent-{record.agent}", True, 5)]
+
+
+def test_an_agent_that_never_calls_back_is_interrupted_not_left_running() -> None:
+    threads: list[threading.Thread] = []
+
+    def busy(session: harness.Session) -> None:
+        threads.append(threading.current_thread())
+        b.busy(session)
+
+    record = harness.run(busy, b.scenario(), ceilings=harness.Ceilings(max_wall_seconds=0.1))
+    assert record.outcome is Outcome.DID_NOT_STOP and not threads[0].is_alive()
+
+
+class _MapsTimeouts:
+    name = "maps-timeouts"
+
+    def run(self, session: harness.Session) -> object:
+        raise TimeoutError("took too long")
+
+    def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
+        return Stop(code=Code.BUDGET_TIME, partial=[1]) if isinstance(error, TimeoutError) else None
+
+
+def test_an_adapter_reads_the_exception_the_agent_raised() -> None:
+    record = harness.run(_MapsTimeouts(), b.scenario())
+    assert (record.outcome, record.code) == (Outcome.STOPPED, Code.BUDGET_TIME)

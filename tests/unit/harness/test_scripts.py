@@ -126,7 +126,7 @@ def test_alternate_starts_with_plan_a_and_switches_every_step(restyled: bool) ->
 
 
 def test_claim_success_follows_its_plan_for_exactly_after_steps() -> None:
-    replies = b.replies(ClaimSuccess(after=2, before=Repeat(call=A), claim="Done."), 4)
+    replies = b.replies(ClaimSuccess(after=2, before=_perturbed("volatile-id"), claim="Done."), 4)
     assert [len(r.tool_calls) for r in replies] == [1, 1, 0, 0]
     assert [r.content for r in replies[2:]] == ["Done.", "Done."]
 
@@ -194,7 +194,7 @@ def test_fan_out_hands_every_subtask_to_a_worker_in_one_step() -> None:
 
 
 def test_worker_scripts_are_driven_by_the_workers_own_steps() -> None:
-    worker = Steps(calls=[A, B], then=Claim(text="worker done"))
+    worker = Steps(calls=[A, B], then=Perturbed(call=SEARCH, kind="offset", field="offset"))
     script = FanOut(delegate=C, field="task", subtasks=["x"], worker=worker)
     rng = random.Random(0)
     moves = [
@@ -202,4 +202,4 @@ def test_worker_scripts_are_driven_by_the_workers_own_steps() -> None:
         for step, own in [(2, 1), (5, 2), (9, 3)]
     ]
     assert [m.tool_calls[0].name for m in moves[:2]] == ["a", "b"]
-    assert moves[2].content == "worker done"
+    assert moves[2].tool_calls[0].arguments["offset"] == 3, "the worker's own third step"

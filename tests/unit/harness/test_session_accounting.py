@@ -10,7 +10,17 @@ import time
 import pytest
 
 import harness
-from harness import Call, Ceilings, GiveUp, Repeat, Stagnation
+from harness import (
+    Call,
+    Ceilings,
+    GiveUp,
+    ModelResponse,
+    Repeat,
+    Setup,
+    Stagnation,
+    ToolTrace,
+    TraceStep,
+)
 from harness._errors import CeilingHit
 from harness._model import estimate_tokens
 from harness._session import TEXT_CUT, _cut, _tool_names, canonical_arguments
@@ -169,7 +179,9 @@ def test_give_up_step_final_answers_and_transport_attempts_are_counted() -> None
     session.call_model([], None)
     session.count_transport_attempt()
     observed = session.finish()
+    session.call_model([], None)
     assert (observed.gave_up_at_step, observed.final_answer_calls) == (3, 1)
+    assert session.finish().final_answer_calls == 2
     assert (observed.transport_attempts, observed.steps_by_agent) == (1, {"main": 5})
 
 
@@ -192,10 +204,50 @@ def test_arguments_are_parsed_and_canonical(raw: str | None, parsed: harness.JSO
 
 def test_tools_are_named_from_every_shape_an_agent_offers() -> None:
     tools = [b.SEARCH, b.SEARCH.to_openai(), {"name": "plain"}, "bare"]
-    assert _tool_names(tools) == ("search", "search", "plain", "bare")
+    assert _tool_names([*tools, {"description": "no name"}]) == (
+        "search",
+        "search",
+        "plain",
+        "bare",
+        "",
+    )
     assert _tool_names(None) == ()
 
 
 def test_text_is_cut_to_one_readable_line() -> None:
     assert _cut("x" * TEXT_CUT) == "x" * TEXT_CUT
     assert _cut("x" * (TEXT_CUT + 1)) == "x" * (TEXT_CUT - 1) + "…"
+
+
+def test_values_json_cannot_encode_become_their_text() -> None:
+    assert canonical_arguments({"at": object})[1] == json.dumps({"at": str(object)})
+
+
+def test_the_tail_shows_what_the_model_said_and_asked_and_what_the_agent_did() -> None:
+    session = _session()
+    session.call_model([], ["search"])
+    text = session.call_tool("search", {"q": 1})
+    world = session._setup.world.fingerprint()
+    asked = ToolTrace(name="search", arguments="{}", result="")
+    done = ToolTrace(name="search", arguments='{"q": 1}', result=text, world=world)
+    assert session.finish().tail == (
+        TraceStep(step=1, said="Attempt 1.", calls=(asked,), tools=(done,)),
+    )
+
+
+def test_tool_calls_before_any_step_and_silent_models_are_traced_too() -> None:
+    scenario = b.scenario()
+    setup = scenario.build(0)
+
+    class Silent:
+        name = "silent"
+
+        def respond(self, request: object) -> ModelResponse:
+            return ModelResponse()
+
+    setup = Setup(world=setup.world, toolbox=setup.toolbox, model=Silent())
+    session = harness.Session(scenario, setup, seed=0, ceilings=Ceilings())
+    session.call_tool("search", {})
+    session.call_model([], ["search"])
+    tail = session.finish().tail
+    assert [(step.step, step.said, len(step.tools)) for step in tail] == [(0, "", 1), (1, "", 0)]
