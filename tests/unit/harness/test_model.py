@@ -35,6 +35,7 @@ def test_the_name_says_which_script_unless_given() -> None:
 
 def test_no_tools_offered_gets_the_final_answer_claim_and_is_kept() -> None:
     model = ScriptedModel(Repeat(call=Call(name="a")))
+    assert model.last_request is None
     request = b.request(tools=())
     assert model.respond(request).content == FINAL_ANSWER_CLAIM
     assert model.last_request is request

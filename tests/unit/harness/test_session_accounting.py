@@ -49,6 +49,8 @@ def test_lag_tokens_and_cost_are_spent_from_the_first_stagnant_step_on() -> None
     later = [(u["prompt_tokens"], u["completion_tokens"]) for u in usages[1:]]
     expected = sum(pricing.cost(i, o) for i, o in later)
     assert observed.lag_cost_usd == round(expected, 6)
+    total = pricing.cost(observed.input_tokens, observed.output_tokens)
+    assert observed.cost_usd == round(total, 6) and observed.cost_usd > observed.lag_cost_usd
     assert observed.detection_lag == 2
 
 
@@ -251,3 +253,17 @@ def test_tool_calls_before_any_step_and_silent_models_are_traced_too() -> None:
     session.call_model([], ["search"])
     tail = session.finish().tail
     assert [(step.step, step.said, len(step.tools)) for step in tail] == [(0, "", 1), (1, "", 0)]
+
+
+def test_a_stop_on_the_stagnant_step_spends_that_step_as_lag() -> None:
+    session = _session()
+    _step(session, "search")
+    last = _step(session, "search")["usage"]["total_tokens"]
+    observed = session.finish()
+    assert (observed.first_stagnant_step, observed.steps, observed.lag_tokens) == (2, 2, last)
+
+
+def test_no_tool_call_means_no_repeated_action() -> None:
+    session = _session()
+    _step(session)
+    assert session.finish().max_repeated_action == 0
