@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import random
 import time
 from typing import Any
 
 from fake_tools import FakeWorld, ToolRouter, constant_tool, requires
 from harness import (
+    JSON,
     Budget,
     Call,
     ClaimSuccess,
     Code,
+    ModelRequest,
+    ModelResponse,
     Repeat,
     Scenario,
     Script,
@@ -92,3 +96,29 @@ def busy(session: Session) -> None:
 def messages(record: TerminationRecord) -> tuple[str, ...]:
     """The verdict's failure lines, as a person reads them."""
     return tuple(failure.message for failure in record.verdict.failures)
+
+
+def request(
+    step: int = 1,
+    *,
+    agent: str = "main",
+    agent_step: int | None = None,
+    tools: tuple[str, ...] = ("search",),
+    results: tuple[str, ...] = (),
+) -> ModelRequest:
+    """A model request as the session builds it; ``agent_step`` defaults to ``step``."""
+    own = step if agent_step is None else agent_step
+    return ModelRequest(
+        messages=(), tools=tools, step=step, agent=agent, agent_step=own, results=results
+    )
+
+
+def replies(script: Script, steps: int, *, seed: int = 0) -> list[ModelResponse]:
+    """What ``script`` answers at steps 1..``steps`` of one agent."""
+    rng = random.Random(seed)
+    return [script.reply(request(step), rng) for step in range(1, steps + 1)]
+
+
+def arguments(script: Script, steps: int, *, seed: int = 0) -> list[JSON]:
+    """The arguments of the first tool call at steps 1..``steps``."""
+    return [reply.tool_calls[0].arguments for reply in replies(script, steps, seed=seed)]

@@ -42,6 +42,7 @@ def test_the_file_is_sorted_stable_json(tmp_path: Path) -> None:
     write_baseline(measure(library_records()), path)
     assert path.read_bytes() == first
     data = json.loads(first)
+    assert first.decode() == json.dumps(data, sort_keys=True, indent=2) + "\n", "keys sorted"
     assert data["agents"]["contract"]["family"]["missing-permission"] == {
         "false_stop_rate": 0.0,  # its twin, a solvable control, is in the family
         "lag_steps_p95": 1,

@@ -43,13 +43,15 @@ def test_no_tools_offered_gets_the_forced_final_answer() -> None:
 def test_alternation_is_stagnant_from_the_first_revisit() -> None:
     scenario = get("contradictory-criteria/alternate")
     session = _session(scenario)
+    spent = []
     for _step in range(5):
         reply = session.call_model([], session.tools)
+        spent.append(reply["usage"]["total_tokens"])
         call = reply["tool_calls"][0]["function"]
         session.call_tool(call["name"], call["arguments"])
     observed = session.finish()
     assert (observed.first_stagnant_step, observed.distinct_world_states) == (3, 3)
-    assert observed.detection_lag == 2 and observed.lag_tokens > 0
+    assert observed.detection_lag == 2 and observed.lag_tokens == sum(spent[2:])
 
 
 def test_first_denial_is_the_stagnant_step_of_missing_permission() -> None:

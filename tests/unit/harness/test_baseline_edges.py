@@ -1,0 +1,142 @@
+"""The gate at its edges: it reads p95 (not p50 or max), passes a number equal to baseline plus
+margin and fails one above it, skips a number either side lacks, and says the margins."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from harness import Code, TerminationRecord
+from harness._errors import BaselineError
+from harness.reports._baseline import DOCS, Baseline, Margins, Regression, gate, write_baseline
+from harness.reports._metrics import measure
+from tests.reports._records import record
+
+KEY = ("scenario", "f/a", "a")
+
+
+def _lags(*lags: int) -> list[TerminationRecord]:
+    return [record(scenario="f/a", seed=i, steps=2 + lag, stagnant=2) for i, lag in enumerate(lags)]
+
+
+def _baseline(lag: int | None, rate: float | None = None) -> Baseline:
+    return Baseline(entries={KEY: {"runs": 1, "lag_steps_p95": lag, "false_stop_rate": rate}})
+
+
+def _regressed(records: list[TerminationRecord], baseline: Baseline, **margins: float) -> list:
+    result = gate(measure(records), baseline, Margins(**margins))  # type: ignore[arg-type]
+    return [(r.name, r.metric, r.baseline, r.now) for r in result.regressions if r.level != "agent"]
+
+
+def test_the_gate_reads_p95_not_p50_or_max() -> None:
+    runs = _lags(*[0] * 18, 5, 9)  # p50 0, p95 (19th of 20) 5, max 9
+    assert not _regressed(runs, _baseline(5))
+    assert _regressed(runs, _baseline(4)) == [("f/a", "lag_steps_p95", 4, 5)]
+
+
+@pytest.mark.parametrize(("margin", "fails"), [(0, True), (1, True), (2, False), (3, False)])
+def test_a_lag_up_to_baseline_plus_margin_passes(margin: int, fails: bool) -> None:
+    assert bool(_regressed(_lags(3), _baseline(1), lag_steps=margin)) is fails
+
+
+@pytest.mark.parametrize(("margin", "fails"), [(0.0, True), (0.5, False)])
+def test_a_false_stop_rate_up_to_baseline_plus_margin_passes(margin: float, fails: bool) -> None:
+    runs = [record(scenario="f/a", solvable=True), record(scenario="f/a", seed=1, solvable=True)]
+    regressed = _regressed(runs, _baseline(None, rate=0.5), false_stop_rate=margin)
+    assert regressed == ([("f/a", "false_stop_rate", 0.5, 1.0)] if fails else [])
+
+
+def test_a_number_missing_on_either_side_is_not_compared() -> None:
+    assert not _regressed(_lags(9), _baseline(None))
+    controls = [record(scenario="f/a", solvable=True, code=Code.COMPLETED, world_complete=True)]
+    assert not _regressed(controls, _baseline(0, rate=0.0)), "controls have no lag"
+    assert not _regressed(_lags(9), Baseline(entries={KEY: {"runs": 1}}))
+
+
+def test_a_regression_message_says_the_margin_it_was_allowed() -> None:
+    regression = Regression(
+        agent="a", level="family", name="f", metric="lag_steps_p95", baseline=2, now=6, margin=3
+    )
+    assert str(regression) == "family f × a: lag_steps_p95 2 → 6 steps (allowed up to 5)"
+    rate = Regression(
+        agent="a",
+        level="agent",
+        name="all",
+        metric="false_stop_rate",
+        baseline=0,
+        now=0.5,
+        margin=0,
+    )
+    assert str(rate) == "all runs × a: false_stop_rate 0 → 0.5 (allowed up to 0)"
+
+
+def test_the_gate_lines_say_the_margins_and_the_file(tmp_path: Path) -> None:
+    baseline = write_baseline(measure(_lags(1)), tmp_path / "b.json")
+    loaded = Baseline.load(tmp_path / "b.json")
+    margins = Margins(lag_steps=1, false_stop_rate=0.1)
+    assert gate(measure(_lags(2)), loaded, margins).lines() == [
+        f"unsolvable: baseline gate passed: 3 groups compared against {tmp_path / 'b.json'} "
+        "(lag p95 +1 steps, false-stop rate +0.1)"
+    ]
+    failed = gate(measure(_lags(3)), baseline).lines()
+    assert failed[0] == (
+        "unsolvable: baseline gate FAILED: 3 regression(s) against the baseline "
+        "(lag p95 +0 steps, false-stop rate +0):"
+    )
+    assert failed[1] == "  - all runs × a: lag_steps_p95 1 → 3 steps (allowed up to 1)"
+
+
+def test_the_file_is_sorted_nested_json_ending_in_a_newline(tmp_path: Path) -> None:
+    runs = [*_lags(1), record(scenario="b/z", agent="z"), record(scenario="a/y", agent="y")]
+    text = write_baseline(measure(runs), tmp_path / "b.json").to_json()
+    assert text == json.dumps(json.loads(text), sort_keys=True, indent=2) + "\n"
+    data = json.loads(text)
+    assert list(data) == ["agents", "baseline_version"] and list(data["agents"]) == ["a", "y", "z"]
+    assert list(data["agents"]["a"]) == ["agent", "family", "scenario"]
+    assert data["agents"]["a"]["scenario"]["f/a"] == {
+        "false_stop_rate": None,
+        "lag_steps_p95": 1,
+        "runs": 1,
+        "scenarios": 1,
+    }
+    assert (tmp_path / "b.json").read_text() == text
+
+
+def test_a_baseline_is_written_into_folders_that_do_not_exist_yet(tmp_path: Path) -> None:
+    path = tmp_path / "ci" / "deep" / "baseline.json"
+    assert Baseline.load(_written(path)).path == path
+
+
+def _written(path: Path) -> Path:
+    write_baseline(measure(_lags(1)), path)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[1]", "has baseline_version None, this harness reads 2; rewrite it with"),
+        ('{"baseline_version": 2, "agents": [1]}', "is not a baseline file (AttributeError: "),
+    ],
+)
+def test_bad_files_are_named_in_the_error(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "b.json"
+    path.write_text(text)
+    with pytest.raises(BaselineError, match=re.escape(f"baseline {str(path)!r} {message}")):
+        Baseline.load(path)
+
+
+def test_a_missing_or_unreadable_file_names_its_path(tmp_path: Path) -> None:
+    path = tmp_path / "none.json"
+    with pytest.raises(BaselineError) as missing:
+        Baseline.load(path)
+    assert str(missing.value) == (
+        f"baseline {str(path)!r} does not exist; create it with --baseline {path} "
+        f"--update-baseline and commit it ({DOCS})"
+    )
+    path.write_text("{")
+    with pytest.raises(BaselineError, match=re.escape(f"baseline {str(path)!r} is not readable")):
+        Baseline.load(path)

@@ -1,0 +1,110 @@
+"""Metrics at their edges: each percentile at its exact nearest rank, lag over unsolvable runs in
+steps, tokens and cost, false stops over controls, the bound compared strictly."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from harness import Code, Outcome
+from harness.reports._metrics import (
+    Distribution,
+    ending,
+    is_false_completion,
+    measure,
+    percentile,
+    where,
+)
+from tests.reports._records import record
+
+VALUES = st.lists(st.integers(-50, 50), min_size=1, max_size=60)
+
+
+@given(values=VALUES, q=st.integers(1, 100))
+@example(values=[1, 2, 3], q=67)  # ceil(2.01) = 3: a rank that integer rounding could miss
+def test_percentile_is_the_nearest_rank_of_any_list(values: list[int], q: int) -> None:
+    assert percentile(values, q) == sorted(values)[math.ceil(q * len(values) / 100) - 1]
+
+
+@given(values=st.lists(st.integers(), min_size=1, max_size=60, unique=True))
+def test_a_distribution_reads_p50_p95_and_max_at_their_ranks(values: list[int]) -> None:
+    ranked, n = sorted(values), len(values)
+    assert Distribution.of(values) == Distribution(
+        count=n,
+        p50=ranked[math.ceil(n / 2) - 1],
+        p95=ranked[math.ceil(95 * n / 100) - 1],
+        max=ranked[-1],
+    )
+
+
+@pytest.mark.parametrize(("n", "p50", "p95"), [(1, 1, 1), (2, 1, 2), (20, 10, 19), (21, 11, 20)])
+def test_each_rank_at_its_boundary(n: int, p50: int, p95: int) -> None:
+    values = list(range(n, 0, -1))
+    assert (percentile(values, 50), percentile(values, 95), percentile(values, 100)) == (
+        p50,
+        p95,
+        n,
+    )
+    assert percentile(values, 1) == 1
+    assert Distribution.of(values) == Distribution(count=n, p50=p50, p95=p95, max=n)
+
+
+def test_lag_in_steps_tokens_and_cost_is_over_the_unsolvable_runs_only() -> None:
+    records = [
+        record(scenario="f/a", steps=4, stagnant=2, lag_tokens=100),
+        record(scenario="f/b", steps=9, stagnant=3, lag_tokens=300),
+        record(scenario="c/c", solvable=True, steps=40, stagnant=1, lag_tokens=9000),
+    ]
+    overall = measure(records).agents[0]
+    assert overall.lag_steps == Distribution(count=2, p50=2, p95=6, max=6)
+    assert overall.lag_tokens == Distribution(count=2, p50=100, p95=300, max=300)
+    assert overall.lag_cost_usd == Distribution(count=2, p50=0.001, p95=0.003, max=0.003)
+    assert overall.steps == Distribution(count=3, p50=9, p95=40, max=40)
+
+
+def test_the_bound_is_passed_only_by_a_step_beyond_it() -> None:
+    records = [record(steps=10, bound=10), record(steps=11, bound=10), record(steps=5, bound=10)]
+    overall = measure(records).agents[0]
+    assert overall.over_bound == 1
+    assert overall.steps_per_bound == Distribution(count=3, p50=1.0, p95=1.1, max=1.1)
+
+
+def test_false_stops_are_counted_over_controls_and_rated_to_four_digits() -> None:
+    controls = [record(scenario="c/x", seed=s, solvable=True, code=Code.COMPLETED) for s in (0, 1)]
+    stopped = record(scenario="c/x", seed=2, solvable=True, code=Code.NO_PROGRESS)
+    unsolvable = record(scenario="f/y", code=Code.NO_PROGRESS)
+    overall = measure([*controls, stopped, unsolvable]).agents[0]
+    assert (overall.controls, overall.false_stops, overall.false_stop_rate) == (3, 1, 0.3333)
+
+
+def test_false_completions_are_counted_over_every_run() -> None:
+    claims = [
+        record(scenario="f/a", code=Code.COMPLETED, world_complete=True),
+        record(scenario="c/b", solvable=True, code=Code.COMPLETED, world_complete=False),
+        record(scenario="c/b", seed=1, solvable=True, code=Code.COMPLETED, world_complete=True),
+        record(scenario="f/a", seed=1, code=Code.NO_PROGRESS),
+    ]
+    assert [is_false_completion(r) for r in claims] == [True, True, False, False]
+    assert measure(claims).agents[0].false_completions == 2
+
+
+def test_endings_and_group_names() -> None:
+    assert ending(record(code=Code.BUDGET_STEPS)) == "BUDGET_STEPS"
+    assert ending(record(code=None, outcome=Outcome.CRASHED)) == "crashed"
+    assert (where("agent", "all"), where("family", "f")) == ("all runs", "family f")
+
+
+def test_the_json_form_lists_every_level_and_the_run_count() -> None:
+    data = measure([record(), record(seed=1)]).to_dict()
+    assert (list(data), data["runs"]) == (["agents", "families", "scenarios", "runs"], 2)
+    assert data["families"][0]["lag_steps"] == {"count": 2, "p50": 3, "p95": 3, "max": 3}
+
+
+def test_no_values_have_no_percentile() -> None:
+    message = "percentile() of no values; a group with no runs has no distribution"
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        percentile([], 50)

@@ -1,0 +1,93 @@
+"""Scenarios, budgets, ceilings and prices: validated at construction, overridden by name only."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import pytest
+
+from harness import Budget, Ceilings, Code, Pricing
+from harness._errors import BudgetError, ScenarioError
+from tests import _builders as b
+
+
+@pytest.mark.parametrize("value", [0, -1, 0.0])
+@pytest.mark.parametrize("field", ["max_steps", "max_tokens", "max_wall_seconds", "max_cost_usd"])
+def test_a_budget_limit_must_be_positive(field: str, value: float) -> None:
+    fields = {"max_steps": 1, field: value}
+    with pytest.raises(BudgetError, match=rf"Budget\({field}={value!r}\): must be a positive"):
+        Budget(**fields)  # type: ignore[arg-type]
+
+
+def test_budget_limits_other_than_steps_may_be_left_out() -> None:
+    budget = Budget(max_steps=1)
+    assert budget.to_dict() == {
+        "max_steps": 1,
+        "max_tokens": None,
+        "max_wall_seconds": None,
+        "max_cost_usd": None,
+    }
+    assert Budget(max_steps=1, max_cost_usd=0.01).max_cost_usd == 0.01
+
+
+@pytest.mark.parametrize("field", ["max_steps", "max_tool_calls", "max_wall_seconds"])
+def test_a_ceiling_must_be_positive(field: str) -> None:
+    with pytest.raises(BudgetError, match=rf"^Ceilings\({field}=0\): must be a positive"):
+        Ceilings(**{field: 0})  # type: ignore[arg-type]
+
+
+def test_default_ceilings_are_far_above_any_budget() -> None:
+    ceilings = Ceilings()
+    assert (ceilings.max_steps, ceilings.max_tool_calls, ceilings.max_wall_seconds) == (
+        200,
+        400,
+        10,
+    )
+
+
+def test_pricing_charges_input_and_output_at_their_own_prices() -> None:
+    pricing = Pricing()
+    assert (pricing.cost(1_000_000, 0), pricing.cost(0, 1_000_000)) == (3.0, 15.0)
+    assert Pricing(usd_per_million_input=1, usd_per_million_output=2).cost(500_000, 250_000) == 1
+
+
+def test_a_scenario_must_expect_a_code() -> None:
+    with pytest.raises(ScenarioError, match="'test/constant': expected= names no code"):
+        b.scenario(expected=set())
+
+
+def test_only_a_control_may_expect_completion() -> None:
+    message = "Scenario 'test/constant' is unsolvable but expects COMPLETED; pass solvable=True"
+    with pytest.raises(ScenarioError, match=rf"^{re.escape(message)} for a control$"):
+        b.scenario(expected={Code.COMPLETED})
+    assert b.scenario(solvable=True).expected == {Code.COMPLETED}
+
+
+def test_the_step_bound_must_be_positive() -> None:
+    with pytest.raises(BudgetError, match=r"^Scenario\(step_bound=0\): must be a positive"):
+        dataclasses.replace(b.scenario(), step_bound=0)
+
+
+def test_the_summary_is_the_first_sentence() -> None:
+    def summary(explanation: str) -> str:
+        return dataclasses.replace(b.scenario(), explanation=explanation).summary
+
+    assert summary("It loops. Then it loops more.") == "It loops."
+    assert summary("One sentence.") == summary("One sentence") == "One sentence."
+
+
+def test_overrides_go_to_the_budget_or_the_bound_by_name() -> None:
+    scenario = b.scenario(step_bound=5).with_overrides(max_steps=9, max_tokens=70, step_bound=7)
+    assert (scenario.step_bound, scenario.budget.max_steps, scenario.budget.max_tokens) == (
+        7,
+        9,
+        70,
+    )
+    assert b.scenario().with_overrides(step_bound=3).budget == b.scenario().budget
+
+
+def test_an_unknown_override_names_the_known_ones() -> None:
+    known = "['max_cost_usd', 'max_steps', 'max_tokens', 'max_wall_seconds', 'step_bound']"
+    with pytest.raises(ScenarioError, match=re.escape(f"['steps']; use one of {known}")):
+        b.scenario().with_overrides(steps=3)

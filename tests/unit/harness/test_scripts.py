@@ -1,0 +1,205 @@
+"""Scripts: each policy moves at the step it names and not one off, perturbations change bytes
+but not meaning, plans start where they say, and the model's text varies step by step."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from harness import Call, Claim, ClaimSuccess, Cycle, FanOut, GiveUp, Repeat, Steps, TodoSpawn
+from harness._scripts import PERTURBATIONS, TODO_TOPICS, Alternate, Perturbed, Until, restyle
+from tests import _builders as b
+
+A, B, C = (Call(name=name) for name in ("a", "b", "c"))
+SEARCH = Call(name="search", arguments={"query": "the report", "offset": 3})
+
+
+def _names(script: object, steps: int) -> list[str]:
+    return [reply.tool_calls[0].name for reply in b.replies(script, steps)]  # type: ignore[arg-type]
+
+
+def _perturbed(kind: str) -> Perturbed:
+    field = {"offset": "offset", "synonym": "query", "case": "query"}.get(kind, "")
+    return Perturbed(call=SEARCH, kind=kind, field=field, synonyms=("report", "summary", "doc"))
+
+
+def test_repeat_makes_the_same_call_with_an_id_of_its_step() -> None:
+    replies = b.replies(Repeat(call=SEARCH), 3)
+    assert [r.tool_calls[0].arguments for r in replies] == [SEARCH.arguments] * 3
+    assert [r.tool_calls[0].id for r in replies] == ["call_1_0", "call_2_0", "call_3_0"]
+
+
+def test_the_model_text_varies_with_the_step() -> None:
+    said = [r.content for r in b.replies(Repeat(call=Call(name="a", text="Checking")), 2)]
+    assert said == ["Checking (attempt 1)", "Checking (attempt 2)"]
+    assert [r.content for r in b.replies(Repeat(call=A), 2)] == ["Attempt 1.", "Attempt 2."]
+
+
+def test_offset_starts_at_the_call_and_moves_one_per_step() -> None:
+    offsets = [args["offset"] for args in b.arguments(_perturbed("offset"), 4)]
+    assert offsets == [3, 4, 5, 6]
+
+
+def test_synonyms_rotate_through_every_one_in_order() -> None:
+    queries = [args["query"] for args in b.arguments(_perturbed("synonym"), 4)]
+    assert queries == ["report", "summary", "doc", "report"]
+
+
+def test_case_perturbation_walks_the_restyle_variants() -> None:
+    queries = [args["query"] for args in b.arguments(_perturbed("case"), 6)]
+    assert queries == [restyle("the report", i) for i in range(6)]
+    assert queries[5] == queries[0] == "the report"
+
+
+def test_volatile_ids_are_fresh_per_step_and_the_same_per_seed() -> None:
+    ids = [args["request_id"] for args in b.arguments(_perturbed("volatile-id"), 3)]
+    rng = random.Random(0)
+    assert ids == [f"req-{rng.getrandbits(32):08x}" for _ in range(3)]
+    assert len(set(ids)) == 3
+    assert [a["request_id"] for a in b.arguments(_perturbed("volatile-id"), 3)] == ids
+    assert [a["request_id"] for a in b.arguments(_perturbed("volatile-id"), 3, seed=1)] != ids
+
+
+@given(kind=st.sampled_from(PERTURBATIONS), step=st.integers(1, 50))
+def test_every_perturbation_changes_the_bytes_and_keeps_the_meaning(kind: str, step: int) -> None:
+    script, rng = _perturbed(kind), random.Random(0)
+    before = script.reply(b.request(step), rng).tool_calls[0].arguments
+    after = script.reply(b.request(step + 1), rng).tool_calls[0].arguments
+    assert json.dumps(before, sort_keys=True) != json.dumps(after, sort_keys=True)
+    changed = {k for k in {*before, *after} if before.get(k) != after.get(k)}
+    assert changed == {"request_id" if kind == "volatile-id" else script.field}
+    if kind == "case":
+        assert before["query"].casefold().split() == after["query"].casefold().split()
+    if kind == "offset":
+        assert after["offset"] - before["offset"] == 1
+
+
+# Words of two letters or more: for one-letter words, title case is upper case.
+WORDS = st.lists(st.text("abcdefgh", min_size=2, max_size=8), min_size=2, max_size=4)
+
+
+@given(text=WORDS.map(" ".join), index=st.integers(0))
+def test_restyle_keeps_the_words_and_cycles_five_distinct_variants(text: str, index: int) -> None:
+    assert restyle(text, index).casefold().split() == text.split()
+    assert restyle(text, index) == restyle(text, index + 5)
+    assert len({restyle(text, i) for i in range(5)}) == 5
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (
+            {"kind": "shuffle", "field": "query"},
+            f"unknown perturbation 'shuffle'; use one of {PERTURBATIONS}",
+        ),
+        ({"kind": "synonym", "field": "query"}, "Perturbed(kind='synonym') needs synonyms=[...]"),
+        (
+            {"kind": "offset", "field": "page"},
+            f"Perturbed(field='page') is not an argument of {SEARCH}",
+        ),
+        ({"kind": "case", "field": ""}, f"Perturbed(field='') is not an argument of {SEARCH}"),
+    ],
+)
+def test_a_perturbation_that_cannot_apply_is_refused(kwargs: dict[str, str], message: str) -> None:
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        Perturbed(call=SEARCH, **kwargs)  # type: ignore[arg-type]
+
+
+def test_volatile_ids_need_no_field() -> None:
+    assert Perturbed(call=Call(name="a"), kind="volatile-id").field == ""
+
+
+@pytest.mark.parametrize("restyled", [False, True])
+def test_alternate_starts_with_plan_a_and_switches_every_step(restyled: bool) -> None:
+    plans = (Call(name="a", arguments={"t": "x y", "n": 1}), Call(name="b", arguments={"t": "z"}))
+    args = b.arguments(Alternate(plans=plans, restyled=restyled), 4)
+    assert _names(Alternate(plans=plans, restyled=restyled), 4) == ["a", "b", "a", "b"]
+    assert [a["t"] for a in args] == (
+        ["x y", "z", "X Y", "Z"] if restyled else ["x y", "z", "x y", "z"]
+    )
+    assert args[2]["n"] == 1
+
+
+def test_claim_success_follows_its_plan_for_exactly_after_steps() -> None:
+    replies = b.replies(ClaimSuccess(after=2, before=_perturbed("volatile-id"), claim="Done."), 4)
+    assert [len(r.tool_calls) for r in replies] == [1, 1, 0, 0]
+    assert [r.content for r in replies[2:]] == ["Done.", "Done."]
+
+
+def test_claim_says_done_with_no_call_every_time() -> None:
+    assert [(r.content, r.tool_calls) for r in b.replies(Claim(text="ok"), 2)] == [("ok", ())] * 2
+
+
+def test_give_up_follows_its_plan_for_exactly_after_steps_then_gives_its_reason() -> None:
+    replies = b.replies(GiveUp(after=2, reason="no access", before=_perturbed("volatile-id")), 4)
+    assert [r.tool_calls[0].name for r in replies] == ["search", "search", "give_up", "give_up"]
+    assert replies[2].tool_calls[0].arguments == {"reason": "no access"}
+    assert replies[2].content == "I cannot do this (attempt 3)"
+
+
+def test_steps_makes_its_calls_in_order_then_counts_the_next_plan_from_one() -> None:
+    script = Steps(calls=[A, B], then=Perturbed(call=SEARCH, kind="offset", field="offset"))
+    replies = b.replies(script, 4)
+    assert [r.tool_calls[0].name for r in replies] == ["a", "b", "search", "search"]
+    assert [r.tool_calls[0].arguments["offset"] for r in replies[2:]] == [3, 4]
+    assert replies[2].tool_calls[0].id == "call_3_0", "ids keep the run's step (issue 15)"
+
+
+def test_steps_claims_done_by_default_when_its_calls_run_out() -> None:
+    assert b.replies(Steps(calls=[A]), 2)[1].content == Claim().text
+
+
+def test_cycle_goes_round_every_call_in_order() -> None:
+    assert _names(Cycle(calls=[A, B, C]), 7) == ["a", "b", "c", "a", "b", "c", "a"]
+
+
+def test_todo_spawn_writes_fresh_items_of_its_step_and_keeps_the_other_arguments() -> None:
+    call = Call(name="write", arguments={"path": "todo.md", "items": []})
+    args = b.arguments(TodoSpawn(call=call, field="items"), 2)
+    assert args[1]["path"] == "todo.md"
+    assert args[1]["items"] == [f"follow-up 2.{i}: {t}" for i, t in enumerate(TODO_TOPICS, 1)]
+    assert args[0]["items"][0] == "follow-up 1.1: re-verify the findings"
+
+
+def _until() -> Until:
+    then = Steps(calls=[B, C], then=Perturbed(call=A, kind="volatile-id"))
+    return Until(call=A, marker="ready", then=then)
+
+
+def test_until_repeats_its_call_until_a_result_carries_the_marker() -> None:
+    script, rng = _until(), random.Random(0)
+    seen = [
+        script.reply(b.request(step, results=results), rng).tool_calls[0].name
+        for step, results in [(1, ()), (2, ("not yet",)), (3, ("now ready",)), (4, ()), (5, ())]
+    ]
+    assert seen == ["a", "a", "b", "c", "a"]
+
+
+def test_fan_out_hands_every_subtask_to_a_worker_in_one_step() -> None:
+    delegate = Call(name="delegate", arguments={"depth": 1})
+    worker = Perturbed(call=A, kind="volatile-id")
+    script = FanOut(delegate=delegate, field="task", subtasks="xyz", worker=worker)
+    reply = script.reply(b.request(4), random.Random(0))
+    calls = reply.tool_calls
+    assert reply.content == "Attempt 4."
+    assert [c.arguments for c in calls] == [{"depth": 1, "task": t} for t in ("x", "y", "z")]
+    assert [c.id for c in calls] == ["call_4_0", "call_4_1", "call_4_2"]
+    worked = script.reply(b.request(5, agent="w1"), random.Random(0)).tool_calls[0]
+    assert (worked.name, worked.arguments["request_id"][:4]) == ("a", "req-")
+
+
+def test_worker_scripts_are_driven_by_the_workers_own_steps() -> None:
+    worker = Steps(calls=[A, B], then=Perturbed(call=SEARCH, kind="offset", field="offset"))
+    script = FanOut(delegate=C, field="task", subtasks=["x"], worker=worker)
+    rng = random.Random(0)
+    moves = [
+        script.reply(b.request(step, agent="w1", agent_step=own), rng)
+        for step, own in [(2, 1), (5, 2), (9, 3)]
+    ]
+    assert [m.tool_calls[0].name for m in moves[:2]] == ["a", "b"]
+    assert moves[2].tool_calls[0].arguments["offset"] == 3, "the worker's own third step"

@@ -1,0 +1,270 @@
+"""The session's accounting at its edges: lag measured from the right step, ceilings checked on
+every call and kept, results handed to the right step, tokens charged for what was offered."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import pytest
+
+import harness
+from harness import (
+    Call,
+    Ceilings,
+    GiveUp,
+    ModelResponse,
+    Repeat,
+    Setup,
+    Stagnation,
+    ToolTrace,
+    TraceStep,
+)
+from harness._errors import CeilingHit
+from harness._model import estimate_tokens
+from harness._session import TEXT_CUT, _tool_names, canonical_arguments, parse_arguments
+from harness._text import cut
+from tests import _builders as b
+
+
+def _session(scenario: harness.Scenario | None = None, **ceilings: float) -> harness.Session:
+    scenario = scenario or b.scenario(step_bound=50)
+    return harness.Session(scenario, scenario.build(0), seed=0, ceilings=Ceilings(**ceilings))
+
+
+def _step(session: harness.Session, *tools: str, agent: str = "main") -> harness.JSON:
+    reply = session.call_model([{"role": "user", "content": "go"}], ["search"], agent=agent)
+    for name in tools:
+        session.call_tool(name, {}, agent=agent)
+    return reply
+
+
+def test_lag_tokens_and_cost_are_spent_from_the_first_stagnant_step_on() -> None:
+    session = _session()
+    usages = [_step(session, "search")["usage"] for _ in range(4)]
+    observed = session.finish()
+    assert observed.first_stagnant_step == 2
+    assert observed.lag_tokens == sum(u["total_tokens"] for u in usages[1:])
+    pricing = b.scenario().pricing
+    later = [(u["prompt_tokens"], u["completion_tokens"]) for u in usages[1:]]
+    expected = sum(pricing.cost(i, o) for i, o in later)
+    assert observed.lag_cost_usd == round(expected, 6)
+    total = pricing.cost(observed.input_tokens, observed.output_tokens)
+    assert observed.cost_usd == round(total, 6) and observed.cost_usd > observed.lag_cost_usd
+    assert observed.detection_lag == 2
+
+
+def test_no_lag_when_the_run_stops_before_its_stagnant_step() -> None:
+    session = _session(b.scenario(stagnation=Stagnation.BUDGET_SPENT, step_bound=50))
+    _step(session, "search")
+    observed = session.finish()
+    assert (observed.first_stagnant_step, observed.lag_tokens, observed.lag_cost_usd) == (51, 0, 0)
+
+
+def test_the_step_ceiling_lets_exactly_max_steps_model_calls_through() -> None:
+    session = _session(max_steps=3)
+    for _ in range(3):
+        _step(session)
+    with pytest.raises(CeilingHit, match="ceiling steps"):
+        _step(session)
+    assert (session.ceiling, session.finish().steps) == ("steps", 3)
+
+
+def test_the_tool_call_ceiling_lets_exactly_max_tool_calls_through() -> None:
+    session = _session(max_tool_calls=2)
+    _step(session, "search", "search")
+    with pytest.raises(CeilingHit, match="ceiling tool_calls"):
+        session.call_tool("search", {})
+    assert (session.ceiling, session.finish().tool_calls) == ("tool_calls", 2)
+
+
+@pytest.mark.parametrize("call", ["model", "tool"])
+def test_the_wall_ceiling_is_checked_inside_every_call(call: str) -> None:
+    session = _session(max_wall_seconds=0.05)
+    time.sleep(0.06)
+    with pytest.raises(CeilingHit, match="wall_seconds"):
+        _step(session) if call == "model" else session.call_tool("search", {})
+    assert session.ceiling == "wall_seconds"
+
+
+def test_a_hit_ceiling_is_kept_and_raised_on_every_later_call() -> None:
+    session = _session(max_steps=1)
+    _step(session)
+    for _ in range(2):
+        with pytest.raises(CeilingHit, match="ceiling steps"):
+            _step(session)
+        with pytest.raises(CeilingHit, match="ceiling steps"):
+            session.call_tool("search", {})
+    session.hit_ceiling("wall_seconds")
+    assert (session.ceiling, session.finish().ceiling) == ("steps", "steps")
+
+
+def test_each_step_sees_only_the_results_of_its_own_agent_since_its_last_step() -> None:
+    scenario = b.scenario(step_bound=50)
+    setup = scenario.build(0)
+    session = harness.Session(scenario, setup, seed=0, ceilings=Ceilings())
+
+    def results(agent: str = "main") -> tuple[str, ...]:
+        _step(session, agent=agent)
+        return setup.model.last_request.results  # type: ignore[attr-defined, no-any-return]
+
+    results()
+    main = (session.call_tool("search", {}), session.call_tool("search", {}))
+    worker = (session.call_tool("search", {}, agent="worker"),)
+    assert (results(), results(), results("worker")) == (main, (), worker)
+
+
+def test_input_tokens_charge_only_the_tools_that_were_offered() -> None:
+    session, messages = _session(), [{"role": "user", "content": "go"}]
+    spec = [b.SEARCH.to_openai()]
+    offered = session.call_model(messages, ["search"])["usage"]["prompt_tokens"]
+    unknown = session.call_model(messages, ["nothing-like-it"])["usage"]["prompt_tokens"]
+    assert offered == estimate_tokens(messages) + estimate_tokens(spec)
+    assert unknown == estimate_tokens(messages)
+
+
+def test_output_tokens_are_the_reply_message_and_add_up() -> None:
+    session = _session()
+    reply = session.call_model([], ["search"])
+    usage, message = reply.pop("usage"), reply
+    assert usage["completion_tokens"] == estimate_tokens([message])
+    observed = session.finish()
+    assert (observed.input_tokens, observed.output_tokens) == (
+        usage["prompt_tokens"],
+        usage["completion_tokens"],
+    )
+    assert observed.tokens == usage["total_tokens"]
+
+
+@pytest.mark.parametrize(
+    ("calls", "most"),
+    [
+        ([("search", {}), ("search", {}), ("search", {"q": 1})], 2),
+        ([("search", {"q": 1}), ("search", {"q": 2}), ("search", {"q": 3})], 1),
+        ([("search", {}), ("other", {})], 1),
+        ([("search", '{"q": 1, "p": 2}'), ("search", {"p": 2, "q": 1})], 2),
+    ],
+)
+def test_max_repeated_action_is_keyed_by_name_and_canonical_arguments(
+    calls: list[tuple[str, object]], most: int
+) -> None:
+    session = _session()
+    for name, arguments in calls:
+        session.call_tool(name, arguments)  # type: ignore[arg-type]
+    assert session.finish().max_repeated_action == most
+
+
+def test_concurrent_workers_get_one_step_number_each() -> None:
+    scenario = b.scenario(step_bound=50)
+    session = _session(scenario, max_steps=400)
+    seen: list[str] = []
+
+    def worker(name: str) -> None:
+        for _ in range(50):
+            seen.append(_step(session, agent=name)["tool_calls"][0]["id"])
+
+    threads = [threading.Thread(target=worker, args=(f"w{i}",)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    observed = session.finish()
+    assert sorted(seen) == sorted(f"call_{step}_0" for step in range(1, 201))
+    assert observed.steps_by_agent == {f"w{i}": 50 for i in range(4)}
+
+
+def test_give_up_step_final_answers_and_transport_attempts_are_counted() -> None:
+    script = GiveUp(after=2, reason="no", before=Repeat(call=Call(name="search")))
+    session = _session(b.scenario(script=script))
+    for _ in range(4):
+        _step(session)
+    session.call_model([], None)
+    session.count_transport_attempt()
+    observed = session.finish()
+    with pytest.raises(harness.SessionClosed):  # the run is over: nothing more is counted
+        session.call_model([], None)
+    assert (observed.gave_up_at_step, observed.final_answer_calls) == (3, 1)
+    assert session.finish().final_answer_calls == 1
+    assert (observed.transport_attempts, observed.steps_by_agent) == (1, {"main": 5})
+
+
+@pytest.mark.parametrize(
+    ("raw", "parsed"),
+    [(None, {}), ("", {}), ("  ", {}), ('{"b": 1, "a": 2}', {"a": 2, "b": 1})],
+)
+def test_arguments_are_parsed_and_canonical(raw: str | None, parsed: harness.JSON) -> None:
+    assert parse_arguments(raw) == parsed
+    assert canonical_arguments(raw) == json.dumps(parsed, sort_keys=True)
+
+
+@pytest.mark.parametrize("raw", ["not json", "[1, 2]", "3"])
+def test_arguments_that_are_no_json_object_are_refused_and_traced_as_given(raw: str) -> None:
+    with pytest.raises(ValueError, match="arguments are not a JSON object"):
+        parse_arguments(raw)
+    assert canonical_arguments(raw) == raw
+
+
+def test_tools_are_named_from_every_shape_an_agent_offers() -> None:
+    tools = [b.SEARCH, b.SEARCH.to_openai(), {"name": "plain"}, "bare"]
+    assert _tool_names([*tools, {"description": "no name"}]) == (
+        "search",
+        "search",
+        "plain",
+        "bare",
+        "",
+    )
+    assert _tool_names(None) == ()
+
+
+def test_text_is_cut_to_one_readable_line() -> None:
+    assert cut("x" * TEXT_CUT, TEXT_CUT) == "x" * TEXT_CUT
+    assert cut("x" * (TEXT_CUT + 1), TEXT_CUT) == "x" * (TEXT_CUT - 1) + "…"
+
+
+def test_values_json_cannot_encode_become_their_text() -> None:
+    assert canonical_arguments({"at": object}) == json.dumps({"at": str(object)})
+
+
+def test_the_tail_shows_what_the_model_said_and_asked_and_what_the_agent_did() -> None:
+    session = _session()
+    session.call_model([], ["search"])
+    text = session.call_tool("search", {"q": 1})
+    world = session._setup.world.fingerprint()
+    asked = ToolTrace(name="search", arguments="{}", result="")
+    done = ToolTrace(name="search", arguments='{"q": 1}', result=text, world=world)
+    assert session.finish().tail == (
+        TraceStep(step=1, said="Attempt 1.", calls=(asked,), tools=(done,)),
+    )
+
+
+def test_tool_calls_before_any_step_and_silent_models_are_traced_too() -> None:
+    scenario = b.scenario()
+    setup = scenario.build(0)
+
+    class Silent:
+        name = "silent"
+
+        def respond(self, request: object) -> ModelResponse:
+            return ModelResponse()
+
+    setup = Setup(world=setup.world, toolbox=setup.toolbox, model=Silent())
+    session = harness.Session(scenario, setup, seed=0, ceilings=Ceilings())
+    session.call_tool("search", {})
+    session.call_model([], ["search"])
+    tail = session.finish().tail
+    assert [(step.step, step.said, len(step.tools)) for step in tail] == [(0, "", 1), (1, "", 0)]
+
+
+def test_a_stop_on_the_stagnant_step_spends_that_step_as_lag() -> None:
+    session = _session()
+    _step(session, "search")
+    last = _step(session, "search")["usage"]["total_tokens"]
+    observed = session.finish()
+    assert (observed.first_stagnant_step, observed.steps, observed.lag_tokens) == (2, 2, last)
+
+
+def test_no_tool_call_means_no_repeated_action() -> None:
+    session = _session()
+    _step(session)
+    assert session.finish().max_repeated_action == 0

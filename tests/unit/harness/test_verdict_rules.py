@@ -1,0 +1,172 @@
+"""The verdict's rules at their boundaries: the bound N against N+1, one step past the token
+budget, one step past a give-up, the reason passed on, what counts as no partial results."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from harness import Code, Ending, Exit, Outcome, Scenario, Stop, Verdict
+from harness._verdict import judge
+from tests import _builders as b
+from tests.reports._records import record
+
+
+def _rules(verdict: Verdict) -> set[str]:
+    """The rules a verdict broke."""
+    return {failure.rule.value for failure in verdict.failures}
+
+
+def _messages(verdict: Verdict) -> tuple[str, ...]:
+    return tuple(failure.message for failure in verdict.failures)
+
+
+def _judge(
+    stop: Stop | None = None,
+    scenario: Scenario | None = None,
+    *,
+    strict: bool = False,
+    outcome: Outcome = Outcome.STOPPED,
+    **observed: Any,
+) -> Verdict:
+    """Judges a run that ended with ``stop`` and was observed with ``observed`` overrides."""
+    base = record()
+    stop = Stop(code=Code.NO_PROGRESS) if stop is None and outcome is Outcome.STOPPED else stop
+    ended = Ending(
+        outcome=outcome,
+        reported=stop,
+        observed=dataclasses.replace(base.observed, **observed),
+    )
+    return judge(ended, scenario or b.scenario(step_bound=5), strict=strict)
+
+
+@given(bound=st.integers(1, 60), steps=st.integers(1, 120))
+def test_a_stop_at_any_step_up_to_n_passes_and_after_it_fails(bound: int, steps: int) -> None:
+    verdict = _judge(scenario=b.scenario(step_bound=bound), steps=steps)
+    assert verdict.passed is (steps <= bound)
+    assert _rules(verdict) == (set() if steps <= bound else {"past_bound"})
+
+
+@pytest.mark.parametrize(("steps", "rules"), [(5, set()), (6, {"past_bound"})])
+def test_the_bound_at_n_and_n_plus_one(steps: int, rules: set[str]) -> None:
+    assert _rules(_judge(steps=steps)) == rules
+
+
+def test_a_run_the_harness_stopped_is_not_also_past_the_bound() -> None:
+    verdict = _judge(None, outcome=Outcome.DID_NOT_STOP, steps=200, ceiling="steps")
+    assert _messages(verdict) == ("did not stop: harness ceiling steps hit at step 200",)
+
+
+@pytest.mark.parametrize(("past", "rules"), [(0, set()), (1, {"past_token_budget"})])
+def test_one_step_begun_after_the_token_budget_fails(past: int, rules: set[str]) -> None:
+    scenario = b.scenario().with_overrides(max_tokens=500)
+    verdict = _judge(scenario=scenario, steps_past_token_budget=past)
+    assert _rules(verdict) == rules
+    if past:
+        assert _messages(verdict) == ("began 1 step(s) after the token budget (500) was spent",)
+
+
+def _gave_up() -> Scenario:
+    return b.scenario(give_up="no access to the portal")
+
+
+@pytest.mark.parametrize(("steps", "rules"), [(3, set()), (4, {"ignored_give_up"})])
+def test_a_step_more_after_the_model_gave_up_fails(steps: int, rules: set[str]) -> None:
+    stop = Stop(code=Code.NO_PROGRESS, reason="gave up: no access to the portal")
+    assert _rules(_judge(stop, _gave_up(), steps=steps, gave_up_at_step=3)) == rules
+
+
+def test_the_give_up_reason_must_be_passed_on() -> None:
+    verdict = _judge(Stop(code=Code.NO_PROGRESS, reason="stuck"), _gave_up(), gave_up_at_step=5)
+    assert _messages(verdict) == (
+        "the stop does not pass on the model's reason 'no access to the portal'",
+    )
+
+
+def test_the_give_up_rule_needs_both_a_scenario_reason_and_a_give_up() -> None:
+    assert _judge(Stop(code=Code.NO_PROGRESS), b.scenario(), steps=5, gave_up_at_step=1).passed
+    assert _judge(Stop(code=Code.NO_PROGRESS), _gave_up(), gave_up_at_step=None).passed
+
+
+@pytest.mark.parametrize("partial", [None, "", [], {}])
+def test_exhausted_with_an_empty_partial_fails(partial: object) -> None:
+    verdict = _judge(Stop(code=Code.BUDGET_STEPS, partial=partial))
+    assert _messages(verdict) == ("exhausted without partial results",)
+
+
+@pytest.mark.parametrize("partial", [0, False, "x", [0], {"done": 1}])
+def test_exhausted_with_any_other_partial_passes(partial: object) -> None:
+    assert _judge(Stop(code=Code.BUDGET_STEPS, partial=partial)).passed
+
+
+def test_an_abandoned_stop_needs_no_partial() -> None:
+    assert _judge(Stop(code=Code.NO_PROGRESS)).passed
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_the_verdict_reports_its_strictness(strict: bool) -> None:
+    verdict = _judge(Stop(code=Code.BUDGET_STEPS, partial=[1]), strict=strict)
+    assert verdict.strict is strict
+    assert _messages(verdict) == (("expected NO_PROGRESS, got BUDGET_STEPS",) if strict else ())
+
+
+def test_a_lenient_verdict_accepts_only_its_lenient_exits() -> None:
+    scenario = b.scenario(lenient_exits=frozenset({Exit.ABANDONED}))
+    verdict = _judge(Stop(code=Code.BUDGET_COST, partial=[1]), scenario)
+    assert _messages(verdict) == ("expected exit abandoned, got exhausted/BUDGET_COST",)
+
+
+@pytest.mark.parametrize(
+    ("stop", "passed"),
+    [
+        (Stop(code=Code.BLOCKED_INPUT, missing=("reports:publish",)), True),
+        (Stop(code=Code.BLOCKED_INPUT, reason="needs reports:publish"), True),
+        (Stop(code=Code.BLOCKED_INPUT, reason="needs a permission"), False),
+        (Stop(code=Code.NO_PROGRESS), True),
+    ],
+)
+def test_blocked_input_must_name_what_is_missing(stop: Stop, passed: bool) -> None:
+    scenario = b.scenario(missing=("reports:publish",), expected={Code.BLOCKED_INPUT})
+    assert _judge(stop, scenario).passed is passed
+
+
+@pytest.mark.parametrize(
+    ("solvable", "world_complete", "rules"),
+    [(False, True, {"false_completion"}), (True, False, {"false_completion"}), (True, True, set())],
+)
+def test_a_completion_is_believed_only_on_a_control_the_world_backs(
+    solvable: bool, world_complete: bool, rules: set[str]
+) -> None:
+    scenario = b.scenario(solvable=solvable)
+    verdict = _judge(Stop(code=Code.COMPLETED), scenario, world_complete=world_complete)
+    assert _rules(verdict) == rules
+
+
+def test_crashes_and_unstructured_returns_say_what_happened() -> None:
+    assert _messages(_judge(None, outcome=Outcome.CRASHED, error="KeyError: 'x'")) == (
+        "crashed: KeyError: 'x'",
+    )
+    unstructured = _judge(None, outcome=Outcome.UNSTRUCTURED)
+    assert _messages(unstructured) == ("returned no structured exit (None); expected NO_PROGRESS",)
+
+
+def test_messages_list_every_expected_code_and_exit() -> None:
+    two = b.scenario(expected={Code.NO_PROGRESS, Code.NEEDS_HUMAN})
+    assert _messages(_judge(Stop(code=Code.ERROR_FATAL), two, strict=True)) == (
+        "expected NEEDS_HUMAN|NO_PROGRESS, got ERROR_FATAL",
+    )
+    lenient = b.scenario(lenient_exits=frozenset({Exit.ABANDONED, Exit.COMPLETE}))
+    assert _messages(_judge(Stop(code=Code.BUDGET_COST, partial=[1]), lenient)) == (
+        "expected exit abandoned|complete, got exhausted/BUDGET_COST",
+    )
+
+
+def test_a_blocker_message_names_every_missing_item() -> None:
+    scenario = b.scenario(missing=("a:read", "b:write"), expected={Code.BLOCKED_INPUT})
+    assert _messages(_judge(Stop(code=Code.BLOCKED_INPUT), scenario)) == (
+        "BLOCKED_INPUT does not name what is missing: a:read, b:write",
+    )
