@@ -30,8 +30,10 @@ for _ in range(json.loads(os.environ["UNSOLVABLE_BUDGET"])["max_steps"]):
     for call in message.tool_calls or ():
         result, calls = call_tool(call.function.name, call.function.arguments), calls + 1
         messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
-        if "403" in result:
-            stop = {"code": "BLOCKED_INPUT", "reason": result[:80], "missing": [call.function.name]}
+        if '"status": 403' in result:
+            error = json.loads(result)["error"]
+            needed = error.get("missing_permission", call.function.name)
+            stop = {"code": "BLOCKED_INPUT", "reason": error["message"], "missing": [needed]}
         elif (call.function.name, call.function.arguments) in seen:
             stop = {"code": "NO_PROGRESS", "reason": f"{call.function.name} again"}
         seen.add((call.function.name, call.function.arguments))

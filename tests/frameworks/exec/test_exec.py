@@ -1,0 +1,149 @@
+"""Agents in other processes and languages (``exec:COMMAND``), run as real child processes on the
+loopback wire: their stops, the harness's counts beside their own, crashes, hangs and the CLI."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("openai")
+
+import harness
+import scenarios
+from harness import Ceilings, Code, Outcome
+
+HERE = Path(__file__).parent
+PYTHON = shlex.quote(sys.executable)
+SETTLE_SECONDS = 2.0
+"""How long the processes of a killed group may take to be gone (the kernel, and init's reaping)."""
+
+
+def python(code: str, *args: str) -> str:
+    """``exec:`` running ``code`` here; its braces are placeholders, ``{{`` is a brace."""
+    return f"exec:{PYTHON} -c {shlex.quote(code)} {shlex.join(args)}"
+
+
+@pytest.mark.parametrize(
+    ("scenario", "code"),
+    [
+        ("constant-return/repeat", Code.NO_PROGRESS),
+        ("missing-permission/retry-403", Code.BLOCKED_INPUT),
+    ],
+)
+def test_an_openai_sdk_agent_stops_and_is_counted_as_it_counts_itself(
+    scenario: str, code: Code, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = harness.run(f"exec:{PYTHON} {HERE / 'sdk_agent.py'} {{task}}", scenarios.get(scenario))
+    own = json.loads(capsys.readouterr().err.strip().splitlines()[-1])
+    assert (record.code, record.verdict.passed) == (code, True)
+    assert own == {"steps": record.observed.steps, "tool_calls": record.observed.tool_calls}
+
+
+@pytest.mark.skipif(not (shutil.which("curl") and shutil.which("jq")), reason="needs curl and jq")
+def test_a_shell_script_with_curl_stops_on_no_progress() -> None:
+    record = harness.run(f"exec:sh {HERE / 'agent.sh'}", scenarios.get("constant-return/repeat"))
+    assert (record.code, record.observed.steps, record.observed.tool_calls) == (
+        Code.NO_PROGRESS,
+        2,
+        2,
+    )
+
+
+def test_a_non_zero_status_without_a_structured_exit_is_a_crash_naming_it() -> None:
+    record = harness.run(
+        python("import sys; sys.exit('out of ideas')"), scenarios.get("constant-return/repeat")
+    )
+    assert record.outcome is Outcome.CRASHED
+    assert "exited with status 1" in str(record.observed.error)
+    assert "out of ideas" in str(record.observed.error)
+
+
+def test_a_child_ended_by_a_signal_is_a_crash_naming_the_signal() -> None:
+    record = harness.run(
+        python("import os, signal; os.kill(os.getpid(), signal.SIGTERM)"),
+        scenarios.get("constant-return/repeat"),
+    )
+    assert record.outcome is Outcome.CRASHED
+    assert "killed by signal SIGTERM" in str(record.observed.error)
+
+
+def test_a_structured_exit_counts_whatever_the_status() -> None:
+    code = (
+        "import sys; print('chatter'); "
+        """print('{{"code": "NEEDS_HUMAN", "reason": "r"}}'); sys.exit(3)"""
+    )
+    record = harness.run(python(code), scenarios.get("constant-return/repeat"))
+    assert (record.outcome, record.code) == (Outcome.STOPPED, Code.NEEDS_HUMAN)
+
+
+def test_a_zero_status_without_a_structured_exit_is_unstructured_showing_the_tail() -> None:
+    record = harness.run(
+        python("print('all done, I think')"), scenarios.get("constant-return/repeat")
+    )
+    assert (record.outcome, record.returned) == (Outcome.UNSTRUCTURED, "'all done, I think'")
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether any process of group ``pgid`` still runs (zombies waiting for init do not)."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:  # it ended while we looked
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            return True
+    return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_a_child_that_never_ends_is_killed_with_its_group_at_the_wall_ceiling(
+    tmp_path: Path,
+) -> None:
+    pid_file = tmp_path / "pid"
+    code = (
+        "import os, subprocess, sys, time; subprocess.Popen(['sleep', '600']); "
+        "open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(600)"
+    )
+    record = harness.run(
+        python(code, str(pid_file)),
+        scenarios.get("constant-return/repeat"),
+        ceilings=Ceilings(max_wall_seconds=1.0),
+    )
+    assert record.outcome is Outcome.DID_NOT_STOP
+    pgid, deadline = int(pid_file.read_text()), time.monotonic() + SETTLE_SECONDS
+    while _group_alive(pgid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _group_alive(pgid)
+
+
+def test_the_cli_runs_an_exec_agent(tmp_path: Path) -> None:
+    out = tmp_path / "records.json"
+    agent = f"exec:{PYTHON} {HERE / 'sdk_agent.py'} {{task}}"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "harness.cli",
+            "run",
+            "--agent",
+            agent,
+            "--scenario",
+            "constant-return/repeat",
+            "--json",
+            str(out),
+            "--no-progress",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    (record,) = json.loads(out.read_text())["records"]
+    assert (record["agent"], record["reported"]["code"]) == (agent, "NO_PROGRESS")
