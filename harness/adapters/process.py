@@ -97,8 +97,9 @@ def _expand(command: Sequence[str], environ: Mapping[str, str]) -> list[str]:
     try:
         return [part.format_map(values) for part in command]
     except (KeyError, IndexError, ValueError) as error:
+        what = f"there is no {{{error.args[0]}}}" if isinstance(error, KeyError) else str(error)
         raise AdapterError(
-            f"exec agent {shlex.join(command)!r}: cannot fill in its placeholders ({error!r}); "
+            f"exec agent {shlex.join(command)!r}: cannot fill in its placeholders ({what}); "
             f"the known ones are {', '.join('{' + k + '}' for k in sorted(values))}, and a "
             f"literal brace is written twice ({{{{ or }}}}). See {DOCS}"
         ) from None
