@@ -56,6 +56,11 @@ def test_a_shell_script_with_curl_stops_on_no_progress() -> None:
     )
 
 
+def test_the_readme_shows_the_shell_agent_as_it_is_tested() -> None:
+    readme = (HERE.parents[2] / "README.md").read_text(encoding="utf-8")
+    assert f"```sh\n{(HERE / 'agent.sh').read_text()}```" in readme
+
+
 def test_a_non_zero_status_without_a_structured_exit_is_a_crash_naming_it() -> None:
     record = harness.run(
         python("import sys; sys.exit('out of ideas')"), scenarios.get("constant-return/repeat")
