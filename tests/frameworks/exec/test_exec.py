@@ -18,6 +18,7 @@ pytest.importorskip("openai")
 import harness
 import scenarios
 from harness import Ceilings, Code, Outcome
+from harness.plugin._options import AGENT_OPTION, NO_SNAPSHOT_OPTION, SCENARIO_OPTION
 
 HERE = Path(__file__).parent
 PYTHON = shlex.quote(sys.executable)
@@ -152,3 +153,17 @@ def test_the_cli_runs_an_exec_agent(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     (record,) = json.loads(out.read_text())["records"]
     assert (record["agent"], record["reported"]["code"]) == (agent, "NO_PROGRESS")
+
+
+def test_the_pytest_plugin_runs_an_exec_agent(tmp_path: Path) -> None:
+    agent = f"exec:{PYTHON} {HERE / 'sdk_agent.py'} {{task}}"
+    options = [f"{AGENT_OPTION}={agent}", f"{SCENARIO_OPTION}=constant-return/repeat"]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:xdist", "-q", *options, NO_SNAPSHOT_OPTION],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"{len(scenarios.get('constant-return/repeat').seeds)} passed" in done.stdout
