@@ -14,11 +14,14 @@ import json
 import os
 import shlex
 import signal
+import socket
 import subprocess
 import sys
+import tempfile
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import IO, TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from harness._errors import DOCS as README
 from harness._errors import AdapterError, CeilingHit
@@ -139,16 +142,22 @@ class ProcessAdapter:
     """Runs a command line as the agent, over the loopback wire (``exec:python agent.py``).
 
     ``command`` is the program and its arguments, with ``{placeholders}`` from `contract`;
-    ``name`` defaults to the spec, ``exec:`` and the command line.
+    ``name`` defaults to the spec, ``exec:`` and the command line. ``isolate_network`` runs the
+    child in a network namespace of its own (Linux, ``unshare``), where only the harness's
+    loopback address answers: an agent that ignores its base URL fails at once instead of
+    reaching a real API.
     """
 
-    def __init__(self, command: Sequence[str], *, name: str | None = None) -> None:
+    def __init__(
+        self, command: Sequence[str], *, name: str | None = None, isolate_network: bool = False
+    ) -> None:
         if not command:
             raise AdapterError(
                 f"exec agent: no command; write it as {EXEC_PREFIX}python agent.py. See {DOCS}"
             )
         self.command = tuple(command)
         self.name = name or EXEC_PREFIX + shlex.join(self.command)
+        self.isolate_network = isolate_network
 
     @classmethod
     def from_spec(cls, spec: str) -> ProcessAdapter:
@@ -168,7 +177,8 @@ class ProcessAdapter:
         server = wire.serve()
         try:
             environ = contract(session, server)
-            ended = self._run_child(session, _expand(self.command, environ), environ)
+            with self._network(server, _expand(self.command, environ)) as argv:
+                ended = self._run_child(session, argv, environ)
         finally:
             _shielded(server.stop)
             _shielded(wire.close)
@@ -183,6 +193,25 @@ class ProcessAdapter:
         if error is None and isinstance(returned, ProcessExit):
             return interpret_plain(returned.structured)
         return None
+
+    @contextlib.contextmanager
+    def _network(self, server: LoopbackServer, argv: list[str]) -> Iterator[list[str]]:
+        """``argv`` as is, or run in its own network namespace with the server relayed into it."""
+        if not self.isolate_network:
+            yield argv
+            return
+        from harness.adapters._netns import isolated, serve_unix
+
+        port = urlsplit(server.base_url).port or 0
+        with tempfile.TemporaryDirectory(prefix="unsolvable-") as folder:
+            path = os.path.join(folder, "wire.sock")
+            listener = serve_unix(path, port)
+            try:
+                yield isolated(path, port, argv)
+            finally:
+                with contextlib.suppress(OSError):  # wakes the relay's accept(), then closes
+                    listener.shutdown(socket.SHUT_RDWR)
+                listener.close()
 
     def _run_child(
         self, session: Session, argv: list[str], environ: Mapping[str, str]

@@ -18,12 +18,23 @@ pytest.importorskip("openai")
 import harness
 import scenarios
 from harness import Ceilings, Code, Outcome
+from harness.adapters.process import ProcessAdapter
 from harness.plugin._options import AGENT_OPTION, NO_SNAPSHOT_OPTION, SCENARIO_OPTION
 
 HERE = Path(__file__).parent
 PYTHON = shlex.quote(sys.executable)
 SETTLE_SECONDS = 2.0
 """How long the processes of a killed group may take to be gone (the kernel, and init's reaping)."""
+
+
+def _can_unshare() -> bool:
+    try:
+        return subprocess.run(["unshare", "-rn", "true"], capture_output=True).returncode == 0
+    except OSError:
+        return False
+
+
+NEEDS_UNSHARE = pytest.mark.skipif(not _can_unshare(), reason="needs unshare -rn (Linux)")
 
 
 def python(code: str, *args: str) -> str:
@@ -108,20 +119,24 @@ def _group_alive(pgid: int) -> bool:
     return False
 
 
+HANG = (
+    "import os, subprocess, sys, time; subprocess.Popen(['sleep', '600']); "
+    "open(sys.argv[1], 'w').write(str(os.getpgrp())); time.sleep(600)"
+)
+"""A child that starts a grandchild, writes its process group and never ends."""
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+@pytest.mark.parametrize("isolate_network", [False, pytest.param(True, marks=NEEDS_UNSHARE)])
 def test_a_child_that_never_ends_is_killed_with_its_group_at_the_wall_ceiling(
-    tmp_path: Path,
+    tmp_path: Path, isolate_network: bool
 ) -> None:
-    pid_file = tmp_path / "pid"
-    code = (
-        "import os, subprocess, sys, time; subprocess.Popen(['sleep', '600']); "
-        "open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(600)"
+    pid_file = tmp_path / "pgid"
+    adapter = ProcessAdapter(
+        [sys.executable, "-c", HANG, str(pid_file)], isolate_network=isolate_network
     )
-    record = harness.run(
-        python(code, str(pid_file)),
-        scenarios.get("constant-return/repeat"),
-        ceilings=Ceilings(max_wall_seconds=1.0),
-    )
+    ceilings = Ceilings(max_wall_seconds=1.0)
+    record = harness.run(adapter, scenarios.get("constant-return/repeat"), ceilings=ceilings)
     assert record.outcome is Outcome.DID_NOT_STOP
     pgid, deadline = int(pid_file.read_text()), time.monotonic() + SETTLE_SECONDS
     while _group_alive(pgid) and time.monotonic() < deadline:
@@ -167,3 +182,24 @@ def test_the_pytest_plugin_runs_an_exec_agent(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"{len(scenarios.get('constant-return/repeat').seeds)} passed" in done.stdout
+
+
+@NEEDS_UNSHARE
+@pytest.mark.parametrize("scenario", ["constant-return/repeat", "missing-permission/retry-403"])
+def test_an_isolated_sdk_agent_reaches_the_fake_and_is_counted_the_same(
+    scenario: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    command = [sys.executable, str(HERE / "sdk_agent.py"), "{task}"]
+    record = harness.run(ProcessAdapter(command, isolate_network=True), scenarios.get(scenario))
+    own = json.loads(capsys.readouterr().err.strip().splitlines()[-1])
+    assert record.verdict.passed
+    assert own == {"steps": record.observed.steps, "tool_calls": record.observed.tool_calls}
+
+
+@NEEDS_UNSHARE
+def test_an_isolated_agent_that_dials_out_fails_at_once() -> None:
+    dial = "import socket; socket.create_connection(('192.0.2.1', 443), timeout=30)"
+    adapter = ProcessAdapter([sys.executable, "-c", dial], isolate_network=True)
+    record = harness.run(adapter, scenarios.get("constant-return/repeat"))
+    assert record.outcome is Outcome.CRASHED
+    assert "Network is unreachable" in str(record.observed.error)
