@@ -73,6 +73,15 @@ def test_the_readme_shows_the_shell_agent_as_it_is_tested() -> None:
     assert f"```sh\n{(HERE / 'agent.sh').read_text()}```" in readme
 
 
+def test_the_readmes_isolated_adapter_is_an_isolated_process_adapter() -> None:
+    readme = (HERE.parents[2] / "README.md").read_text(encoding="utf-8")
+    block = "# agents.py" + readme.partition("```python\n# agents.py")[2].partition("```")[0]
+    namespace: dict[str, object] = {}
+    exec(compile(block, "README.md", "exec"), namespace)
+    adapter = namespace["isolated"]
+    assert isinstance(adapter, ProcessAdapter) and adapter.isolate_network
+
+
 def test_a_non_zero_status_without_a_structured_exit_is_a_crash_naming_it() -> None:
     record = harness.run(
         python("import sys; sys.exit('out of ideas')"), scenarios.get("constant-return/repeat")
