@@ -153,6 +153,14 @@ def test_a_child_that_never_ends_is_killed_with_its_group_at_the_wall_ceiling(
     assert not _group_alive(pgid)
 
 
+def test_a_child_past_the_step_ceiling_is_killed_and_did_not_stop() -> None:
+    ceilings = Ceilings(max_steps=5)
+    spec = f"exec:{PYTHON} {HERE / 'loop_agent.py'}"
+    record = harness.run(spec, scenarios.get("constant-return/repeat"), ceilings=ceilings)
+    assert (record.outcome, record.observed.steps) == (Outcome.DID_NOT_STOP, 5)
+    assert record.wall_seconds < ceilings.max_wall_seconds
+
+
 def test_the_cli_runs_an_exec_agent(tmp_path: Path) -> None:
     out = tmp_path / "records.json"
     agent = f"exec:{PYTHON} {HERE / 'sdk_agent.py'} {{task}}"
