@@ -180,8 +180,7 @@ class ProcessAdapter:
             with self._network(server, _expand(self.command, environ)) as argv:
                 ended = self._run_child(session, argv, environ)
         finally:
-            _shielded(server.stop)
-            _shielded(wire.close)
+            _shielded(wire.close)  # stops the server
         wire.check()
         sys.stderr.write(ended.stderr)  # the agent's own output, as a worker keeps it (`output`)
         if ended.status != 0 and ended.structured is None:
