@@ -4,6 +4,7 @@ loopback wire: their stops, the harness's counts beside their own, crashes, hang
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
 import subprocess
@@ -17,9 +18,11 @@ pytest.importorskip("openai")
 
 import harness
 import scenarios
-from harness import Ceilings, Code, Outcome
+from harness import Ceilings, Code, Outcome, Session
 from harness.adapters.process import ProcessAdapter
 from harness.plugin._options import AGENT_OPTION, NO_SNAPSHOT_OPTION, SCENARIO_OPTION
+from harness.wire import Wire
+from tests.frameworks._glue import model_calls, recording
 
 HERE = Path(__file__).parent
 PYTHON = shlex.quote(sys.executable)
@@ -59,6 +62,35 @@ def test_an_openai_sdk_agent_stops_and_is_counted_as_it_counts_itself(
 
 
 @pytest.mark.skipif(not (shutil.which("curl") and shutil.which("jq")), reason="needs curl and jq")
+def _by_hand(session: Session) -> dict[str, object]:
+    """The SDK agent run as a child without the adapter: the wire served, the environment set."""
+    with Wire(session) as wire, wire.serve() as server:
+        budget, tools = json.dumps(session.budget.to_dict()), json.dumps(session.openai_tools)
+        own = {"UNSOLVABLE_BUDGET": budget, "UNSOLVABLE_TOOLS": tools}
+        child = subprocess.run(
+            [sys.executable, str(HERE / "sdk_agent.py"), session.task],
+            env={**os.environ, **server.environ(), **own},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    return dict(json.loads(child.stdout.splitlines()[-1]))
+
+
+@pytest.mark.parametrize("name", ["constant-return/repeat", "missing-permission/retry-403"])
+def test_exec_runs_an_agent_as_a_hand_made_child_does(name: str) -> None:
+    scenario, via_exec = recording(name)
+    first = harness.run(f"exec:{PYTHON} {HERE / 'sdk_agent.py'} {{task}}", scenario)
+    scenario, by_hand = recording(name)
+    second = harness.run(_by_hand, scenario)
+    assert model_calls(via_exec) == model_calls(by_hand)
+    assert (first.outcome, first.code, first.observed.steps) == (
+        second.outcome,
+        second.code,
+        second.observed.steps,
+    )
+
+
 def test_a_shell_script_with_curl_stops_on_no_progress() -> None:
     record = harness.run(f"exec:sh {HERE / 'agent.sh'}", scenarios.get("constant-return/repeat"))
     assert (record.code, record.observed.steps, record.observed.tool_calls) == (
