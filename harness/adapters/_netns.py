@@ -52,9 +52,13 @@ def _relay(listener: socket.socket, connect: Callable[[], socket.socket]) -> Non
         while True:
             try:
                 inbound, _ = listener.accept()
-                outbound = connect()
             except OSError:  # closed: the run is over
                 return
+            try:
+                outbound = connect()
+            except OSError:  # the harness stopped serving: this connection is refused
+                inbound.close()
+                continue
             for ends in ((inbound, outbound), (outbound, inbound)):
                 threading.Thread(target=_pump, args=ends, daemon=True).start()
 

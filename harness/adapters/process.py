@@ -208,9 +208,7 @@ class ProcessAdapter:
             try:
                 yield isolated(path, port, argv)
             finally:
-                with contextlib.suppress(OSError):  # wakes the relay's accept(), then closes
-                    listener.shutdown(socket.SHUT_RDWR)
-                listener.close()
+                _shielded(lambda: _close(listener))
 
     def _run_child(
         self, session: Session, argv: list[str], environ: Mapping[str, str]
@@ -253,6 +251,13 @@ class ProcessAdapter:
             f"agent {self.name!r} {how} without a structured exit; its stderr ends: {last[0]}. "
             "To stop on purpose, print a JSON object with a code as the last stdout line"
         )
+
+
+def _close(listener: socket.socket) -> None:
+    """Closes the relay's listener; shutting it down first is what wakes its ``accept()``."""
+    with contextlib.suppress(OSError):
+        listener.shutdown(socket.SHUT_RDWR)
+    listener.close()
 
 
 def _wait(child: subprocess.Popen[bytes], session: Session) -> int:
