@@ -180,7 +180,10 @@ class ProcessAdapter:
             with self._network(server, _expand(self.command, environ)) as argv:
                 ended = self._run_child(session, argv, environ)
         finally:
-            _shielded(wire.close)  # stops the server
+            # The server first, on its own: wire.close() forgets a server before stopping it, so
+            # a CeilingHit landing mid-stop would leave its socket open were it retried instead.
+            _shielded(server.stop)
+            _shielded(wire.close)
         wire.check()
         sys.stderr.write(ended.stderr)  # the agent's own output, as a worker keeps it (`output`)
         if ended.status != 0 and ended.structured is None:
