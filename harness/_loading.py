@@ -1,4 +1,5 @@
-"""Consumes an agent spec (a built-in name or ``module:attr``), produces an `Adapter`.
+"""Consumes an agent spec (a built-in name, ``module:attr`` or ``exec:COMMAND``), produces an
+`Adapter`.
 
 Specs stay strings until the last moment, so options holding them pickle across xdist workers.
 """
@@ -35,12 +36,16 @@ def agent_name(name: str) -> str:
 
 @functools.cache
 def load_agent(spec: str) -> Adapter:
-    """``naive``, ``contract`` or ``package.module:attribute`` (a callable or an `Adapter`).
+    """``naive``, ``contract``, ``package.module:attribute`` (a callable or an `Adapter`), or
+    ``exec:COMMAND ARGS…``, a process in any language (`harness.adapters.process`).
 
     An attribute that is a class or a factory is *not* called: name the agent object itself.
     """
+    from harness.adapters.process import EXEC_PREFIX, ProcessAdapter
     from harness.agents import BUILTIN
 
+    if spec.startswith(EXEC_PREFIX):
+        return ProcessAdapter.from_spec(spec)
     if spec in BUILTIN:
         return as_adapter(BUILTIN[spec])  # type: ignore[arg-type]
     from harness.adapters.registry import registered  # names installed packages register

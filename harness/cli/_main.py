@@ -48,7 +48,8 @@ def _parser() -> argparse.ArgumentParser:
         "--agent",
         action="append",
         metavar="SPEC",
-        help="'naive', 'contract' or module:attr (repeatable; default: both built-ins)",
+        help="'naive', 'contract', module:attr or 'exec:COMMAND ARGS' (repeatable; "
+        "default: both built-ins)",
     )
     run_.add_argument(
         "--scenario",

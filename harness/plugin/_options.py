@@ -121,8 +121,8 @@ _OPTIONS = (
         flag=AGENT_OPTION,
         repeat=True,
         metavar="SPEC",
-        help="run the generated suite (every scenario × seed) on this agent: naive, contract "
-        "or package.module:attribute; repeatable",
+        help="run the generated suite (every scenario × seed) on this agent: naive, contract, "
+        "package.module:attribute or 'exec:COMMAND ARGS'; repeatable",
     ),
     _Option(
         flag=SCENARIO_OPTION,

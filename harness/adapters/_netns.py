@@ -1,0 +1,108 @@
+"""Consumes the harness's loopback address and a Unix socket, produces the same address inside a
+network namespace of the agent's own (``unshare -rn``): a relay, so that an agent cut off from
+every network — no route, no name lookup — still reaches the fake model and tools.
+
+Sockets cross network namespaces only as files, so each side relays TCP through one Unix socket:
+the harness side (`serve_unix`) and, inside the namespace, ``python -m harness.adapters._netns``,
+which brings the namespace's loopback up, listens on the harness's port and runs the agent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Sequence
+
+__all__ = ["isolated", "serve_unix"]
+
+CHUNK = 65_536
+SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
+"""From <linux/sockios.h> and <net/if.h>: read and set an interface's flags; the "up" flag."""
+IFREQ = "16sH14x"
+"""``struct ifreq`` as these two calls use it: the interface name, then its flags."""
+LOOPBACK = "127.0.0.1"
+
+
+def isolated(socket_path: str, port: int, argv: Sequence[str]) -> list[str]:
+    """The command line that runs ``argv`` in a new user and network namespace, relayed."""
+    relay = [sys.executable, "-m", "harness.adapters._netns", socket_path, str(port)]
+    return ["unshare", "--map-root-user", "--net", *relay, "--", *argv]
+
+
+def _pump(source: socket.socket, sink: socket.socket) -> None:
+    """Copies one direction of a connection until it ends, then ends it on the other side."""
+    with source, contextlib.suppress(OSError):  # either side may go away at any moment
+        try:
+            for chunk in iter(lambda: source.recv(CHUNK), b""):
+                sink.sendall(chunk)
+        finally:
+            sink.shutdown(socket.SHUT_WR)
+
+
+def _relay(listener: socket.socket, connect: Callable[[], socket.socket]) -> None:
+    """Accepts connections until the listener closes, each piped to a fresh ``connect()``."""
+    with listener:
+        while True:
+            try:
+                inbound, _ = listener.accept()
+            except OSError:  # closed: the run is over
+                return
+            try:
+                outbound = connect()
+            except OSError:  # the harness stopped serving: this connection is refused
+                inbound.close()
+                continue
+            for ends in ((inbound, outbound), (outbound, inbound)):
+                threading.Thread(target=_pump, args=ends, daemon=True).start()
+
+
+def serve_unix(socket_path: str, port: int) -> socket.socket:
+    """Listens on ``socket_path`` and relays each connection to the harness's loopback server;
+    close the returned listener to stop."""
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(socket_path)
+    listener.listen()
+
+    def connect() -> socket.socket:
+        return socket.create_connection((LOOPBACK, port))
+
+    threading.Thread(target=_relay, args=(listener, connect), daemon=True).start()
+    return listener
+
+
+def _loopback_up() -> None:
+    """A new network namespace has a loopback interface, but down."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        asked = fcntl.ioctl(probe, SIOCGIFFLAGS, struct.pack(IFREQ, b"lo", 0))
+        flags = struct.unpack(IFREQ, asked)[1]
+        fcntl.ioctl(probe, SIOCSIFFLAGS, struct.pack(IFREQ, b"lo", flags | IFF_UP))
+
+
+def main(argv: Sequence[str]) -> int:
+    """Inside the namespace: loopback up, the harness's port relayed, the agent run; its status."""
+    socket_path, port, _, *command = argv
+    _loopback_up()
+    listener = socket.create_server((LOOPBACK, int(port)))
+
+    def connect() -> socket.socket:
+        outbound = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        outbound.connect(socket_path)
+        return outbound
+
+    threading.Thread(target=_relay, args=(listener, connect), daemon=True).start()
+    status = subprocess.call(command)
+    if status < 0:  # ended by a signal: end the same way, so that the harness names it
+        signal.signal(-status, signal.SIG_DFL)
+        os.kill(os.getpid(), -status)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,285 @@
+"""Consumes a command line (``exec:COMMAND ARGS…``), produces a run of that process — any language —
+against the session served on loopback, and the `Stop` it printed as its last stdout line.
+
+The child is told everything through its environment (and ``{placeholders}`` in its arguments):
+the model base URLs and fake keys, the task, the budget, the tools and where they answer. It runs
+in its own process group, so the harness can end it, and whatever it started, at a ceiling.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import IO, TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from harness._errors import DOCS as README
+from harness._errors import AdapterError, CeilingHit
+from harness._record import Stop
+from harness.adapters.base import interpret_plain
+
+if TYPE_CHECKING:
+    from harness._session import Session
+    from harness.wire import LoopbackServer
+
+__all__ = ["EXEC_PREFIX", "ProcessAdapter", "ProcessExit", "ProcessExited", "contract"]
+
+EXEC_PREFIX = "exec:"
+"""An agent spec starting with this runs the rest as a command line (`ProcessAdapter.from_spec`)."""
+OUTPUT_KEPT = 4_000
+"""Characters kept of the child's stderr, and of its stdout, for the record (issue 12)."""
+POLL_SECONDS = 0.05
+"""How often the harness looks at the child and the ceilings while it runs: the same period as
+the watchdog's interruptions, so a ceiling ends the child within one of them."""
+REAP_SECONDS = 1.0
+"""How long the readers of the child's output may take to drain after the group was killed; a
+descendant that left the group (``setsid``) and keeps the pipe open is not waited for."""
+REPR_KEPT = 100
+"""Characters of the stdout tail shown as an unstructured run's returned value."""
+DOCS = f"{README.partition('#')[0]}#agents-in-other-processes-and-languages"
+
+
+class ProcessExited(Exception):
+    """The agent's process ended with a non-zero status and no structured exit: a crash."""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True, repr=False)
+class ProcessExit:
+    """How the child ended: what `ProcessAdapter.run` returns, and `interpret` reads."""
+
+    status: int
+    """The exit status; ``-N`` when signal N ended it (as `subprocess` reports it)."""
+    stdout: str
+    """The last `OUTPUT_KEPT` characters the child wrote to stdout."""
+    stderr: str
+    """The last `OUTPUT_KEPT` characters the child wrote to stderr."""
+
+    @property
+    def structured(self) -> Mapping[str, object] | None:
+        """The last stdout line, if it is a JSON object with a ``code``: the child's stop."""
+        lines = self.stdout.strip().splitlines()
+        try:
+            last = json.loads(lines[-1]) if lines else None
+        except ValueError:
+            return None
+        return last if isinstance(last, dict) and "code" in last else None
+
+    def __repr__(self) -> str:
+        """The stdout tail: what an unstructured run's record shows as its returned value."""
+        return repr(self.stdout.strip()[-REPR_KEPT:])
+
+
+def contract(session: Session, server: LoopbackServer) -> dict[str, str]:
+    """The environment contract: every variable the child is given, by name."""
+    return {
+        **server.environ(),
+        "UNSOLVABLE_TASK": session.task,
+        "UNSOLVABLE_BUDGET": json.dumps(session.budget.to_dict()),
+        "UNSOLVABLE_TOOLS": json.dumps(session.openai_tools),
+    }
+
+
+def placeholders(environ: Mapping[str, str]) -> dict[str, str]:
+    """The contract as argument placeholders: ``UNSOLVABLE_TASK`` is ``{task}``,
+    ``OPENAI_BASE_URL`` is ``{openai_base_url}``."""
+    return {name.lower().removeprefix("unsolvable_"): value for name, value in environ.items()}
+
+
+def _expand(command: Sequence[str], environ: Mapping[str, str]) -> list[str]:
+    values = placeholders(environ)
+    try:
+        return [part.format_map(values) for part in command]
+    except (KeyError, IndexError, ValueError) as error:
+        what = f"there is no {{{error.args[0]}}}" if isinstance(error, KeyError) else str(error)
+        raise AdapterError(
+            f"exec agent {shlex.join(command)!r}: cannot fill in its placeholders ({what}); "
+            f"the known ones are {', '.join('{' + k + '}' for k in sorted(values))}, and a "
+            f"literal brace is written twice ({{{{ or }}}}). See {DOCS}"
+        ) from None
+
+
+class _Tail(threading.Thread):
+    """Drains one of the child's pipes, keeping its last `OUTPUT_KEPT` characters, so that a
+    chatty child never blocks on a full pipe and never fills the harness's memory."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        super().__init__(name="unsolvable-exec-output", daemon=True)
+        self.stream, self.kept = stream, bytearray()
+
+    def run(self) -> None:
+        with self.stream:
+            for chunk in iter(lambda: os.read(self.stream.fileno(), 65_536), b""):
+                self.kept += chunk
+                del self.kept[: -4 * OUTPUT_KEPT]  # bytes: up to 4 per character of UTF-8
+
+    @property
+    def text(self) -> str:
+        return self.kept.decode("utf-8", "replace")[-OUTPUT_KEPT:]
+
+
+def _shielded(action: Callable[[], None]) -> None:
+    """Runs a clean-up step to its end even while the watchdog keeps raising `CeilingHit`: the
+    run is already over, and what matters now is that no process and no server is left."""
+    while True:
+        try:
+            action()
+            return
+        except CeilingHit:
+            continue
+
+
+class ProcessAdapter:
+    """Runs a command line as the agent, over the loopback wire (``exec:python agent.py``).
+
+    ``command`` is the program and its arguments, with ``{placeholders}`` from `contract`;
+    ``name`` defaults to the spec, ``exec:`` and the command line. ``isolate_network`` runs the
+    child in a network namespace of its own (Linux, ``unshare``), where only the harness's
+    loopback address answers: an agent that ignores its base URL fails at once instead of
+    reaching a real API.
+    """
+
+    def __init__(
+        self, command: Sequence[str], *, name: str | None = None, isolate_network: bool = False
+    ) -> None:
+        if not command:
+            raise AdapterError(
+                f"exec agent: no command; write it as {EXEC_PREFIX}python agent.py. See {DOCS}"
+            )
+        self.command = tuple(command)
+        self.name = name or EXEC_PREFIX + shlex.join(self.command)
+        self.isolate_network = isolate_network
+
+    @classmethod
+    def from_spec(cls, spec: str) -> ProcessAdapter:
+        """``exec:COMMAND ARGS…``, split as a POSIX shell would (`shlex`)."""
+        try:
+            command = shlex.split(spec.removeprefix(EXEC_PREFIX))
+        except ValueError as error:
+            raise AdapterError(
+                f"agent {spec!r}: its command line cannot be split ({error}); close the quote"
+            ) from None
+        return cls(command, name=spec)
+
+    def run(self, session: Session) -> ProcessExit:
+        from harness.wire import Wire  # the wire is imported only when a process is run
+
+        wire = Wire(session)
+        server = wire.serve()
+        try:
+            environ = contract(session, server)
+            with self._network(server, _expand(self.command, environ)) as argv:
+                ended = self._run_child(session, argv, environ)
+        finally:
+            # The server first, on its own: wire.close() forgets a server before stopping it, so
+            # a CeilingHit landing mid-stop would leave its socket open were it retried instead.
+            _shielded(server.stop)
+            _shielded(wire.close)
+        wire.check()
+        sys.stderr.write(ended.stderr)  # the agent's own output, as a worker keeps it (`output`)
+        if ended.status != 0 and ended.structured is None:
+            raise ProcessExited(self._crash(ended))
+        return ended
+
+    def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
+        """The last stdout line as a `Stop`; ``None`` otherwise (crashed, or unstructured)."""
+        if error is None and isinstance(returned, ProcessExit):
+            return interpret_plain(returned.structured)
+        return None
+
+    @contextlib.contextmanager
+    def _network(self, server: LoopbackServer, argv: list[str]) -> Iterator[list[str]]:
+        """``argv`` as is, or run in its own network namespace with the server relayed into it."""
+        if not self.isolate_network:
+            yield argv
+            return
+        from harness.adapters._netns import isolated, serve_unix
+
+        port = urlsplit(server.base_url).port or 0
+        with tempfile.TemporaryDirectory(prefix="unsolvable-") as folder:
+            path = os.path.join(folder, "wire.sock")
+            listener = serve_unix(path, port)
+            try:
+                yield isolated(path, port, argv)
+            finally:
+                _shielded(lambda: _close(listener))
+
+    def _run_child(
+        self, session: Session, argv: list[str], environ: Mapping[str, str]
+    ) -> ProcessExit:
+        child = self._start(argv, environ)
+        assert child.stdout is not None and child.stderr is not None  # both are pipes
+        tails = (_Tail(child.stdout), _Tail(child.stderr))
+        for tail in tails:
+            tail.start()
+        try:
+            status = _wait(child, session)
+        finally:
+            _shielded(lambda: _end(child, tails))
+        return ProcessExit(status=status, stdout=tails[0].text, stderr=tails[1].text)
+
+    def _start(self, argv: list[str], environ: Mapping[str, str]) -> subprocess.Popen[bytes]:
+        try:
+            return subprocess.Popen(
+                argv,
+                env={**os.environ, **environ},
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,  # its own process group, ended as one
+            )
+        except OSError as error:
+            raise AdapterError(
+                f"agent {self.name!r}: cannot start {argv[0]!r} ({error.strerror}); check that "
+                "it is installed and on PATH, or give its path"
+            ) from None
+
+    def _crash(self, ended: ProcessExit) -> str:
+        how = (
+            f"was killed by signal {signal.Signals(-ended.status).name}"
+            if ended.status < 0
+            else f"exited with status {ended.status}"
+        )
+        last = ended.stderr.strip().splitlines()[-1:] or ["(nothing)"]
+        return (
+            f"agent {self.name!r} {how} without a structured exit; its stderr ends: {last[0]}. "
+            "To stop on purpose, print a JSON object with a code as the last stdout line"
+        )
+
+
+def _close(listener: socket.socket) -> None:
+    """Closes the relay's listener; shutting it down first is what wakes its ``accept()``."""
+    with contextlib.suppress(OSError):
+        listener.shutdown(socket.SHUT_RDWR)
+    listener.close()
+
+
+def _wait(child: subprocess.Popen[bytes], session: Session) -> int:
+    """The child's exit status; `CeilingHit` once a ceiling is reached while it still runs."""
+    while True:
+        try:
+            return child.wait(timeout=POLL_SECONDS)
+        except subprocess.TimeoutExpired:
+            pass
+        if session.ceiling is None and session.time_left() <= 0:
+            session.hit_ceiling("wall_seconds")
+        if session.ceiling is not None:
+            raise CeilingHit(f"unsolvable: harness ceiling {session.ceiling} reached")
+
+
+def _end(child: subprocess.Popen[bytes], tails: Sequence[_Tail]) -> None:
+    """Kills the child's whole process group (what it started too) and reaps the child."""
+    with contextlib.suppress(ProcessLookupError):  # the child and all it started had ended
+        os.killpg(child.pid, signal.SIGKILL)
+    child.wait()
+    for tail in tails:
+        tail.join(REAP_SECONDS)

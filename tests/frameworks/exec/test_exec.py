@@ -1,0 +1,254 @@
+"""Agents in other processes and languages (``exec:COMMAND``), run as real child processes on the
+loopback wire: their stops, the harness's counts beside their own, crashes, hangs and the CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("openai")
+
+import harness
+import scenarios
+from harness import Ceilings, Code, Outcome, Session
+from harness.adapters.process import ProcessAdapter
+from harness.plugin._options import AGENT_OPTION, NO_SNAPSHOT_OPTION, SCENARIO_OPTION
+from harness.wire import Wire
+from tests.frameworks._glue import model_calls, recording
+
+HERE = Path(__file__).parent
+PYTHON = shlex.quote(sys.executable)
+SETTLE_SECONDS = 2.0
+"""How long the processes of a killed group may take to be gone (the kernel, and init's reaping)."""
+
+
+def _can_unshare() -> bool:
+    try:
+        return subprocess.run(["unshare", "-rn", "true"], capture_output=True).returncode == 0
+    except OSError:
+        return False
+
+
+NEEDS_UNSHARE = pytest.mark.skipif(not _can_unshare(), reason="needs unshare -rn (Linux)")
+
+
+def python(code: str, *args: str) -> str:
+    """``exec:`` running ``code`` here; its braces are placeholders, ``{{`` is a brace."""
+    return f"exec:{PYTHON} -c {shlex.quote(code)} {shlex.join(args)}"
+
+
+@pytest.mark.parametrize(
+    ("scenario", "code"),
+    [
+        ("constant-return/repeat", Code.NO_PROGRESS),
+        ("missing-permission/retry-403", Code.BLOCKED_INPUT),
+    ],
+)
+def test_an_openai_sdk_agent_stops_and_is_counted_as_it_counts_itself(
+    scenario: str, code: Code, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = harness.run(f"exec:{PYTHON} {HERE / 'sdk_agent.py'} {{task}}", scenarios.get(scenario))
+    own = json.loads(capsys.readouterr().err.strip().splitlines()[-1])
+    assert (record.code, record.verdict.passed) == (code, True)
+    assert own == {"steps": record.observed.steps, "tool_calls": record.observed.tool_calls}
+
+
+@pytest.mark.skipif(not (shutil.which("curl") and shutil.which("jq")), reason="needs curl and jq")
+def _by_hand(session: Session) -> dict[str, object]:
+    """The SDK agent run as a child without the adapter: the wire served, the environment set."""
+    with Wire(session) as wire, wire.serve() as server:
+        budget, tools = json.dumps(session.budget.to_dict()), json.dumps(session.openai_tools)
+        own = {"UNSOLVABLE_BUDGET": budget, "UNSOLVABLE_TOOLS": tools}
+        child = subprocess.run(
+            [sys.executable, str(HERE / "sdk_agent.py"), session.task],
+            env={**os.environ, **server.environ(), **own},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    return dict(json.loads(child.stdout.splitlines()[-1]))
+
+
+@pytest.mark.parametrize("name", ["constant-return/repeat", "missing-permission/retry-403"])
+def test_exec_runs_an_agent_as_a_hand_made_child_does(name: str) -> None:
+    scenario, via_exec = recording(name)
+    first = harness.run(f"exec:{PYTHON} {HERE / 'sdk_agent.py'} {{task}}", scenario)
+    scenario, by_hand = recording(name)
+    second = harness.run(_by_hand, scenario)
+    assert model_calls(via_exec) == model_calls(by_hand)
+    assert (first.outcome, first.code, first.observed.steps) == (
+        second.outcome,
+        second.code,
+        second.observed.steps,
+    )
+
+
+def test_a_shell_script_with_curl_stops_on_no_progress() -> None:
+    record = harness.run(f"exec:sh {HERE / 'agent.sh'}", scenarios.get("constant-return/repeat"))
+    assert (record.code, record.observed.steps, record.observed.tool_calls) == (
+        Code.NO_PROGRESS,
+        2,
+        2,
+    )
+
+
+def test_the_readme_shows_the_shell_agent_as_it_is_tested() -> None:
+    readme = (HERE.parents[2] / "README.md").read_text(encoding="utf-8")
+    assert f"```sh\n{(HERE / 'agent.sh').read_text()}```" in readme
+
+
+def test_the_readmes_isolated_adapter_is_an_isolated_process_adapter() -> None:
+    readme = (HERE.parents[2] / "README.md").read_text(encoding="utf-8")
+    block = "# agents.py" + readme.partition("```python\n# agents.py")[2].partition("```")[0]
+    namespace: dict[str, object] = {}
+    exec(compile(block, "README.md", "exec"), namespace)
+    adapter = namespace["isolated"]
+    assert isinstance(adapter, ProcessAdapter) and adapter.isolate_network
+
+
+def test_a_non_zero_status_without_a_structured_exit_is_a_crash_naming_it() -> None:
+    record = harness.run(
+        python("import sys; sys.exit('out of ideas')"), scenarios.get("constant-return/repeat")
+    )
+    assert record.outcome is Outcome.CRASHED
+    assert "exited with status 1" in str(record.observed.error)
+    assert "out of ideas" in str(record.observed.error)
+
+
+def test_a_child_ended_by_a_signal_is_a_crash_naming_the_signal() -> None:
+    record = harness.run(
+        python("import os, signal; os.kill(os.getpid(), signal.SIGTERM)"),
+        scenarios.get("constant-return/repeat"),
+    )
+    assert record.outcome is Outcome.CRASHED
+    assert "killed by signal SIGTERM" in str(record.observed.error)
+
+
+def test_a_structured_exit_counts_whatever_the_status() -> None:
+    code = (
+        "import sys; print('chatter'); "
+        """print('{{"code": "NEEDS_HUMAN", "reason": "r"}}'); sys.exit(3)"""
+    )
+    record = harness.run(python(code), scenarios.get("constant-return/repeat"))
+    assert (record.outcome, record.code) == (Outcome.STOPPED, Code.NEEDS_HUMAN)
+
+
+def test_a_zero_status_without_a_structured_exit_is_unstructured_showing_the_tail() -> None:
+    record = harness.run(
+        python("print('all done, I think')"), scenarios.get("constant-return/repeat")
+    )
+    assert (record.outcome, record.returned) == (Outcome.UNSTRUCTURED, "'all done, I think'")
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether any process of group ``pgid`` still runs (zombies waiting for init do not)."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:  # it ended while we looked
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            return True
+    return False
+
+
+HANG = (
+    "import os, subprocess, sys, time; subprocess.Popen(['sleep', '600']); "
+    "open(sys.argv[1], 'w').write(str(os.getpgrp())); time.sleep(600)"
+)
+"""A child that starts a grandchild, writes its process group and never ends."""
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+@pytest.mark.parametrize("isolate_network", [False, pytest.param(True, marks=NEEDS_UNSHARE)])
+def test_a_child_that_never_ends_is_killed_with_its_group_at_the_wall_ceiling(
+    tmp_path: Path, isolate_network: bool
+) -> None:
+    pid_file = tmp_path / "pgid"
+    adapter = ProcessAdapter(
+        [sys.executable, "-c", HANG, str(pid_file)], isolate_network=isolate_network
+    )
+    ceilings = Ceilings(max_wall_seconds=1.0)
+    record = harness.run(adapter, scenarios.get("constant-return/repeat"), ceilings=ceilings)
+    assert record.outcome is Outcome.DID_NOT_STOP
+    pgid, deadline = int(pid_file.read_text()), time.monotonic() + SETTLE_SECONDS
+    while _group_alive(pgid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _group_alive(pgid)
+
+
+def test_a_child_past_the_step_ceiling_is_killed_and_did_not_stop() -> None:
+    ceilings = Ceilings(max_steps=5)
+    spec = f"exec:{PYTHON} {HERE / 'loop_agent.py'}"
+    record = harness.run(spec, scenarios.get("constant-return/repeat"), ceilings=ceilings)
+    assert (record.outcome, record.observed.steps) == (Outcome.DID_NOT_STOP, 5)
+    assert record.wall_seconds < ceilings.max_wall_seconds
+
+
+def test_the_cli_runs_an_exec_agent(tmp_path: Path) -> None:
+    out = tmp_path / "records.json"
+    agent = f"exec:{PYTHON} {HERE / 'sdk_agent.py'} {{task}}"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "harness.cli",
+            "run",
+            "--agent",
+            agent,
+            "--scenario",
+            "constant-return/repeat",
+            "--json",
+            str(out),
+            "--no-progress",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    (record,) = json.loads(out.read_text())["records"]
+    assert (record["agent"], record["reported"]["code"]) == (agent, "NO_PROGRESS")
+
+
+def test_the_pytest_plugin_runs_an_exec_agent(tmp_path: Path) -> None:
+    agent = f"exec:{PYTHON} {HERE / 'sdk_agent.py'} {{task}}"
+    options = [f"{AGENT_OPTION}={agent}", f"{SCENARIO_OPTION}=constant-return/repeat"]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:xdist", "-q", *options, NO_SNAPSHOT_OPTION],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"{len(scenarios.get('constant-return/repeat').seeds)} passed" in done.stdout
+
+
+@NEEDS_UNSHARE
+@pytest.mark.parametrize("scenario", ["constant-return/repeat", "missing-permission/retry-403"])
+def test_an_isolated_sdk_agent_reaches_the_fake_and_is_counted_the_same(
+    scenario: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    command = [sys.executable, str(HERE / "sdk_agent.py"), "{task}"]
+    record = harness.run(ProcessAdapter(command, isolate_network=True), scenarios.get(scenario))
+    own = json.loads(capsys.readouterr().err.strip().splitlines()[-1])
+    assert record.verdict.passed
+    assert own == {"steps": record.observed.steps, "tool_calls": record.observed.tool_calls}
+
+
+@NEEDS_UNSHARE
+def test_an_isolated_agent_that_dials_out_fails_at_once() -> None:
+    dial = "import socket; socket.create_connection(('192.0.2.1', 443), timeout=30)"
+    adapter = ProcessAdapter([sys.executable, "-c", dial], isolate_network=True)
+    record = harness.run(adapter, scenarios.get("constant-return/repeat"))
+    assert record.outcome is Outcome.CRASHED
+    assert "Network is unreachable" in str(record.observed.error)

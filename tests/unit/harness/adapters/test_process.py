@@ -1,0 +1,53 @@
+"""`exec:` specs: split as a shell would, their placeholders filled from the contract, and every
+misuse (no command, an open quote, an unknown placeholder, a missing program) said plainly."""
+
+from __future__ import annotations
+
+import pytest
+
+import harness
+import scenarios
+from harness import AdapterError, Outcome
+from harness._loading import load_agent
+from harness.adapters.process import ProcessAdapter, placeholders
+
+
+def test_a_spec_is_split_as_a_shell_would_and_named_by_itself() -> None:
+    adapter = load_agent("exec:node 'my agent.js' --task {task}")
+    assert isinstance(adapter, ProcessAdapter)
+    assert adapter.command == ("node", "my agent.js", "--task", "{task}")
+    assert adapter.name == "exec:node 'my agent.js' --task {task}"
+
+
+@pytest.mark.parametrize(
+    ("spec", "says"), [("exec:", "no command"), ("exec:sh 'x", "close the quote")]
+)
+def test_a_spec_without_a_usable_command_line_is_a_usage_error(spec: str, says: str) -> None:
+    with pytest.raises(AdapterError, match=says):
+        ProcessAdapter.from_spec(spec)
+
+
+def test_placeholders_are_the_contract_in_lower_case_without_the_prefix() -> None:
+    environ = {
+        "OPENAI_BASE_URL": "http://x/v1",
+        "UNSOLVABLE_TASK": "t",
+        "UNSOLVABLE_TOOLS_URL": "u",
+    }
+    assert placeholders(environ) == {
+        "openai_base_url": "http://x/v1",
+        "task": "t",
+        "tools_url": "u",
+    }
+
+
+def test_an_unknown_placeholder_crashes_the_run_listing_the_known_ones() -> None:
+    record = harness.run("exec:echo {prompt}", scenarios.get("constant-return/repeat"))
+    assert record.outcome is Outcome.CRASHED
+    assert "there is no {prompt}" in str(record.observed.error)
+    assert "{task}" in str(record.observed.error) and "twice" in str(record.observed.error)
+
+
+def test_a_program_that_is_not_installed_crashes_the_run_saying_so() -> None:
+    record = harness.run("exec:no-such-agent-xyz", scenarios.get("constant-return/repeat"))
+    assert record.outcome is Outcome.CRASHED
+    assert "cannot start 'no-such-agent-xyz'" in str(record.observed.error)
