@@ -9,7 +9,7 @@ import time
 import pytest
 
 import harness
-from harness import Ceilings, Code, Exit, Outcome, Stop
+from harness import Ceilings, Code, Exit, Outcome, Session, Stop
 from tests import _builders as b
 
 FAST = Ceilings(max_steps=50, max_tool_calls=100, max_wall_seconds=30)
@@ -177,3 +177,39 @@ def test_an_agent_raising_system_exit_is_recorded_crashed() -> None:
 
     record = harness.run(quits, b.scenario())
     assert (record.outcome, record.observed.error) == (Outcome.CRASHED, "SystemExit: 4")
+
+
+class _MainThreadWatchdog:
+    """Stop logic like agent-watchdog's: it halts at once on the main thread and otherwise only
+    notes the halt for later, the way production code often does."""
+
+    def __init__(self) -> None:
+        self.halted_at: int | None = None
+
+    def on_step(self, step: int, repeats: int) -> None:
+        if repeats >= 3 and self.halted_at is None:
+            self.halted_at = step
+            if threading.current_thread() is threading.main_thread():
+                raise RuntimeError(f"halt at step {step}")
+
+
+def _watched_agent(session: harness.Session) -> Stop:
+    watchdog, seen = _MainThreadWatchdog(), 0
+    try:
+        for step in range(1, 30):
+            session.call_model([], session.tools)
+            seen += 1
+            watchdog.on_step(step, seen)
+    except RuntimeError as halt:
+        return Stop(code=Code.NO_PROGRESS, reason=str(halt))
+    return Stop(code=Code.BUDGET_STEPS, reason="ran to its own cap", partial=[seen])
+
+
+def test_stop_logic_that_acts_only_on_the_main_thread_stops_where_it_would_in_production() -> None:
+    assert threading.current_thread() is threading.main_thread()
+    scenario = b.scenario(step_bound=30)
+    direct = Session(scenario, scenario.build(0), seed=0, ceilings=Ceilings())
+    expected = _watched_agent(direct)  # production: the agent's own main thread
+    record = harness.run(_watched_agent, scenario, seed=0)
+    assert (record.code, record.observed.steps) == (expected.code, direct.finish().steps)
+    assert record.code is Code.NO_PROGRESS and record.observed.steps == 3
