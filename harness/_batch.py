@@ -29,7 +29,6 @@ from harness._loading import load_agent
 from harness._record import Ending, Observed, Outcome, TerminationRecord
 from harness._run import GRACE_SECONDS, run
 from harness._scenario import Ceilings, Scenario
-from harness._text import cut
 from harness._verdict import judge
 
 __all__ = ["Batch", "Job", "WorkerPool", "run_jobs"]
@@ -91,8 +90,8 @@ def _captured() -> Iterator[Callable[[], str]]:
                 stream.flush()
             sink.seek(0, os.SEEK_END)
             size = sink.tell()
-            sink.seek(max(0, size - 4 * OUTPUT_CUT))
-            return sink.read().decode("utf-8", "replace")
+            sink.seek(max(0, size - 4 * OUTPUT_CUT))  # a UTF-8 character takes up to 4 bytes
+            return sink.read().decode("utf-8", "replace")[-OUTPUT_CUT:]
 
         try:
             yield output
@@ -117,7 +116,7 @@ def _run_job(job: Job, lookup: Lookup, conn: Connection) -> None:
             abandon=abandon,
             **dict(job.overrides),
         )
-        text = "" if record.verdict.passed else cut(output()[-OUTPUT_CUT:], OUTPUT_CUT)
+        text = "" if record.verdict.passed else output()
     conn.send((FINISHED, dataclasses.replace(record, output=text).to_dict(volatile=True)))
 
 
