@@ -110,14 +110,15 @@ class _Arguments(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
-class SessionTool(BaseTool[_Arguments, str]):
+class SessionTool(BaseTool[_Arguments, BaseModel]):
     """A scenario tool as an AutoGen tool, its JSON schema passed through. It runs the way
     `FunctionTool` runs a sync function — in the loop's default executor, cancellable — and lets
     what the tool raises through, so the workbench's default (the error text as the tool result,
     the run going on) decides what the model sees."""
 
     def __init__(self, spec: ToolSpec, call: ToolCaller) -> None:
-        super().__init__(_Arguments, str, spec.name, spec.description)
+        # `FunctionTool` passes a function's return annotation (``str``) here too.
+        super().__init__(_Arguments, str, spec.name, spec.description)  # type: ignore[arg-type]
         self._spec, self._call = spec, call
 
     @property
@@ -135,7 +136,9 @@ class SessionTool(BaseTool[_Arguments, str]):
             strict=False,
         )
 
-    async def run(self, args: _Arguments, cancellation_token: CancellationToken) -> str:
+    async def run(self, args: _Arguments, cancellation_token: CancellationToken) -> Any:
+        """The tool's text, as `FunctionTool` returns a sync function's value (typed ``Any``:
+        AutoGen's generic says `BaseModel`, its own tools return plain values)."""
         call = functools.partial(self._call, **args.model_dump())
         future = asyncio.get_running_loop().run_in_executor(None, call)
         cancellation_token.link_future(future)
@@ -149,7 +152,8 @@ def session_tools(session: Session) -> list[BaseTool[Any, Any]]:
 
 def session_model_client(wire: Wire) -> OpenAIChatCompletionClient:
     """autogen-ext's OpenAI client, every request answered by ``wire`` (its retries kept)."""
-    return OpenAIChatCompletionClient(
+    # Every AsyncOpenAI keyword passes through (`openai_init_kwargs`); its TypedDict omits some.
+    return OpenAIChatCompletionClient(  # type: ignore[call-arg]
         model=FAKE_MODEL,
         api_key="unsolvable-fake-key",
         http_client=wire.httpx2_async_client(),
@@ -170,7 +174,7 @@ def default_team(model_client: ChatCompletionClient, tools: list[BaseTool[Any, A
     """The smallest AgentChat team: one `AssistantAgent` at its defaults taking turns in a
     `RoundRobinGroupChat` with no termination condition — AgentChat's own default, which never
     stops by itself."""
-    assistant = AssistantAgent("assistant", model_client=model_client, tools=tools)
+    assistant = AssistantAgent("assistant", model_client=model_client, tools=[*tools])
     return RoundRobinGroupChat([assistant])
 
 

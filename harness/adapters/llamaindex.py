@@ -61,8 +61,8 @@ try:
     )
     from llama_index.core.llms.mock import MockFunctionCallingLLM
     from llama_index.core.tools import BaseTool, FunctionTool
-    from llama_index.core.workflow.errors import WorkflowRuntimeError
     from pydantic import BaseModel, ConfigDict
+    from workflows.errors import WorkflowRuntimeError
 except ModuleNotFoundError as error:  # pragma: no cover - only without the extra
     raise ImportError(missing_extra("llamaindex", "llamaindex")) from error
 
@@ -150,7 +150,8 @@ def session_llm(session: Session, calls: _Calls | None = None) -> SessionLLM:
         ]
         return ChatMessage(role=MessageRole.ASSISTANT, blocks=blocks)
 
-    return SessionLLM(response_generator=respond)
+    # Its own __init__ takes the generator; mypy sees only the pydantic fields.
+    return SessionLLM(response_generator=respond)  # type: ignore[call-arg]
 
 
 def _arguments_model(spec: ToolSpec) -> type[BaseModel]:
@@ -199,7 +200,7 @@ WorkflowBuilder = Callable[[SessionLLM, list[BaseTool]], Workflow]
 
 def default_agent(llm: SessionLLM, tools: list[BaseTool]) -> Workflow:
     """A `FunctionAgent` at its defaults."""
-    return FunctionAgent(tools=tools, llm=llm)
+    return FunctionAgent(tools=[*tools], llm=llm)
 
 
 class LlamaIndexAdapter:
