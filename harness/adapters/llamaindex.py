@@ -72,6 +72,7 @@ __all__ = [
     "LlamaIndexRun",
     "SessionLLM",
     "adapter",
+    "default_agent",
     "session_llm",
     "session_tools",
     "to_openai_messages",

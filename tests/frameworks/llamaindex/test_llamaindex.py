@@ -4,16 +4,18 @@ with no tools and returns its answer unflagged, which the record keeps as the ag
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 pytest.importorskip("llama_index.core")
 
-from llama_index.core.agent.workflow import FunctionAgent
+from llama_index.core.agent.workflow import AgentWorkflow, FunctionAgent
 
 import harness
 import scenarios
 from harness import AdapterError, Code, Exit, Rule
-from harness.adapters.llamaindex import LlamaIndexAdapter
+from harness.adapters.llamaindex import LlamaIndexAdapter, default_agent
 from tests.frameworks._glue import reported, verdict
 
 FAMILIES = [
@@ -34,8 +36,16 @@ def test_the_default_twenty_iterations_raise_and_are_read_as_exhausted(name: str
     assert reported(record).partial["tool_results"] == 19
 
 
-def test_generate_forces_a_tool_less_answer_that_is_recorded_as_the_claim_it_is() -> None:
-    adapter = LlamaIndexAdapter(early_stopping_method="generate")
+def workflow(llm: Any, tools: Any) -> AgentWorkflow:
+    agent = FunctionAgent(name="billing", description="Billing.", tools=tools, llm=llm)
+    return AgentWorkflow(agents=[agent])
+
+
+@pytest.mark.parametrize("build", [default_agent, workflow], ids=["function-agent", "workflow"])
+def test_generate_forces_a_tool_less_answer_that_is_recorded_as_the_claim_it_is(
+    build: Any,
+) -> None:
+    adapter = LlamaIndexAdapter(build, early_stopping_method="generate")
     record = harness.run(adapter, scenarios.get("constant-return/repeat"))
     assert record.exit is Exit.COMPLETE and record.observed.steps == 21
     assert record.observed.tail[-1].calls == (), "the forced final answer is offered no tools"
