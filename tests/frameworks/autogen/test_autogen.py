@@ -149,3 +149,9 @@ def test_a_timeout_is_a_time_exhaustion() -> None:
 def test_a_builder_that_is_not_callable_is_refused() -> None:
     with pytest.raises(AdapterError, match="AutoGenAdapter"):
         AutoGenAdapter("RoundRobinGroupChat")  # type: ignore[arg-type]
+
+
+def test_a_run_tries_to_reach_no_host(offline: list[str]) -> None:
+    """AgentChat's tracing goes to the global OpenTelemetry provider (none here), not a host."""
+    harness.run(team(max_turns=3), scenarios.get("constant-return/repeat"))
+    assert offline == []

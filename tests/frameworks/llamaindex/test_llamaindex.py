@@ -114,3 +114,9 @@ def test_the_registered_name_runs_a_function_agent_at_its_defaults() -> None:
 def test_bad_options_are_refused_before_any_run(options: dict[str, object]) -> None:
     with pytest.raises(AdapterError, match="LlamaIndexAdapter"):
         LlamaIndexAdapter(**options)  # type: ignore[arg-type]
+
+
+def test_a_run_tries_to_reach_no_host(offline: list[str]) -> None:
+    """No telemetry, no tokenizer download (LlamaIndex ships its tiktoken and NLTK files)."""
+    harness.run(LlamaIndexAdapter(max_iterations=3), scenarios.get("constant-return/repeat"))
+    assert offline == []
