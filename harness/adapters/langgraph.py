@@ -123,14 +123,15 @@ class SessionChatModel(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=message)])
 
 
-def session_tools(session: Session) -> list[BaseTool]:
-    """The scenario's tools as LangChain tools; a tool that raises raises in the graph too."""
+def session_tools(session: Session, *, agent: str = "main") -> list[BaseTool]:
+    """The scenario's tools as LangChain tools; a tool that raises raises in the graph too.
+    ``agent`` names the sub-agent that holds them (see `bind_tool`)."""
     return [
         StructuredTool(
             name=spec.name,
             description=spec.description,
             args_schema=spec.parameters,
-            func=bind_tool(session, spec.name),
+            func=bind_tool(session, spec.name, agent=agent),
         )
         for spec in session.tools
     ]
