@@ -32,7 +32,7 @@ class Subtask(BaseModel):
 
 def _auditor(bind: AgentBindings) -> Agent[Any]:
     lookups = [tool for tool in bind.tools("auditor") if tool.name == "lookup_supplier"]
-    return Agent(name="auditor", model=bind.model("auditor"), tools=lookups)
+    return Agent(name="auditor", model=bind.model("auditor"), tools=[*lookups])
 
 
 def agents_as_tools(bind: AgentBindings) -> Agent[Any]:
@@ -95,7 +95,7 @@ def test_at_the_sdk_defaults_the_fan_out_runs_into_the_harness_ceiling() -> None
 
 def test_an_agent_without_a_model_of_its_own_is_served_as_main() -> None:
     def lead(bind: AgentBindings) -> Agent[Any]:
-        return Agent(name="lead", tools=bind.tools("main"))
+        return Agent(name="lead", tools=[*bind.tools("main")])
 
     adapter = OpenAIAgentsAdapter(lead, per_agent=True, max_turns=3)
     record = harness.run(adapter, FAN_OUT)

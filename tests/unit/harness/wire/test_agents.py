@@ -15,7 +15,7 @@ from harness.wire import TOOLS_URL, Wire
 from harness.wire._agents import agent_url, split_agent
 
 ASK = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 64}
-USER = [{"role": "user", "content": "hi"}]
+USER: Any = [{"role": "user", "content": "hi"}]
 
 
 def test_a_path_names_its_agent_in_its_first_two_segments() -> None:
