@@ -252,3 +252,16 @@ def test_an_isolated_agent_that_dials_out_fails_at_once() -> None:
     record = harness.run(adapter, scenarios.get("constant-return/repeat"))
     assert record.outcome is Outcome.CRASHED
     assert "Network is unreachable" in str(record.observed.error)
+
+
+def test_a_multi_agent_process_names_each_worker_by_its_base_url() -> None:
+    record = harness.run(
+        f"exec:{PYTHON} {HERE / 'fan_out_agent.py'}", scenarios.get("fan-out/four-workers")
+    )
+    workers = {f"worker-{i}": 2 for i in range(1, 5)}  # each stops at its first repeat
+    assert record.observed.steps_by_agent == {"main": 1, **workers}
+    assert (record.code, record.observed.tool_calls, record.verdict.passed) == (
+        Code.NO_PROGRESS,
+        8,
+        True,
+    )
