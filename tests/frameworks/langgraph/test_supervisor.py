@@ -23,7 +23,7 @@ from pydantic import SecretStr
 
 import harness
 import scenarios
-from harness import Code, Rule, Session, Stop
+from harness import Ceilings, Code, Rule, Session, Stop
 from harness.adapters.langgraph import session_tools
 from harness.wire import Wire
 from tests.frameworks._glue import verdict
@@ -33,6 +33,8 @@ SUPERVISOR_CALLS = 3
 WORKER_CALLS = 5
 """Each worker's own cap, per delegated subtask."""
 SPENT = "The run's budget is spent."
+ROOMY = Ceilings(max_wall_seconds=60.0)
+"""Timing is not under test: a loaded machine must not turn a count into a wall-clock ceiling."""
 
 
 class SharedLedger(AgentMiddleware):
@@ -99,30 +101,34 @@ def run_supervised(session: Session, *, shared_ledger: bool) -> Stop:
     return Stop(code=Code.BUDGET_STEPS, reason=last, partial=reports[-4:])
 
 
+def with_shared_ledger(session: Session) -> Stop:
+    return run_supervised(session, shared_ledger=True)
+
+
+def with_caps_only(session: Session) -> Stop:
+    return run_supervised(session, shared_ledger=False)
+
+
 @pytest.mark.parametrize("name", ["fan-out/four-workers", "fan-out/eight-workers"])
 def test_a_shared_ledger_holds_the_supervisor_and_its_workers_within_the_bound(
     name: str,
 ) -> None:
     scenario = scenarios.get(name)
-    record = harness.run(lambda s: run_supervised(s, shared_ledger=True), scenario, strict=True)
+    record = harness.run(with_shared_ledger, scenario, strict=True, ceilings=ROOMY)
     assert verdict(record).passed, verdict(record).summary
     assert record.observed.steps == scenario.budget.max_steps == scenario.step_bound
     assert record.reported is not None and SPENT in record.reported.reason
 
 
 def test_each_worker_client_makes_its_own_steps_in_the_record() -> None:
-    record = harness.run(
-        lambda s: run_supervised(s, shared_ledger=True), scenarios.get("fan-out/four-workers")
-    )
+    record = harness.run(with_shared_ledger, scenarios.get("fan-out/four-workers"), ceilings=ROOMY)
     workers = {f"worker-{i}": WORKER_CALLS for i in range(1, 5)}
     assert record.observed.steps_by_agent == {"main": 1, **workers}
     assert record.observed.tool_calls == 4 * WORKER_CALLS
 
 
 def test_caps_per_agent_multiply_past_the_bound() -> None:
-    record = harness.run(
-        lambda s: run_supervised(s, shared_ledger=False), scenarios.get("fan-out/four-workers")
-    )
+    record = harness.run(with_caps_only, scenarios.get("fan-out/four-workers"), ceilings=ROOMY)
     per_worker = SUPERVISOR_CALLS * WORKER_CALLS
     assert record.observed.steps_by_agent == {
         "main": SUPERVISOR_CALLS,
