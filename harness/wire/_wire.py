@@ -97,7 +97,8 @@ class Wire:
     ``model_hosts`` are the hosts the model answers on; ``tool_routes`` maps extra URLs to scenario
     tool names (by default each tool answers at ``TOOLS_URL/<name>``); ``transient_failures``
     makes the first N model requests fail with a retryable 503, to show SDK retries being
-    counted as transport attempts and never as steps.
+    counted as transport attempts and never as steps. Each client it makes takes
+    ``agent="worker-1"`` for a sub-agent of a multi-agent system (`harness.wire._agents`).
     """
 
     __test__ = False
