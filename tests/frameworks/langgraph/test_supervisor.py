@@ -24,7 +24,7 @@ from pydantic import SecretStr
 import harness
 import scenarios
 from harness import Ceilings, Code, Rule, Session, Stop
-from harness.adapters.langgraph import session_tools
+from harness.adapters.langgraph import AgentBindings, LangGraphAdapter, session_tools
 from harness.wire import Wire
 from tests.frameworks._glue import verdict
 
@@ -135,3 +135,19 @@ def test_caps_per_agent_multiply_past_the_bound() -> None:
         **{f"worker-{i}": per_worker for i in range(1, 5)},
     }
     assert verdict(record).broke(Rule.PAST_BOUND), "3 + 3 × 4 × 5 = 63 steps, N = 21"
+
+
+def test_the_adapter_gives_each_agent_of_the_graph_its_own_model_and_tools() -> None:
+    def build(bind: AgentBindings) -> Any:
+        return supervisor(bind.model, bind.tools, [])
+
+    adapter = LangGraphAdapter(build, per_agent=True, config={"max_concurrency": 1})
+    record = harness.run(adapter, scenarios.get("fan-out/four-workers"), ceilings=ROOMY)
+    per_worker = SUPERVISOR_CALLS * WORKER_CALLS
+    assert record.observed.steps_by_agent == {
+        "main": SUPERVISOR_CALLS,
+        **{f"worker-{i}": per_worker for i in range(1, 5)},
+    }
+    assert record.code is Code.BUDGET_STEPS and record.reported is not None
+    assert "run limit (3/3)" in record.reported.reason, "the supervisor's cap, read as exhausted"
+    assert verdict(record).broke(Rule.PAST_BOUND)
