@@ -291,7 +291,7 @@ class Wire:
 
     # -- clients (httpx, httpx2 and the SDKs are imported only when asked for) ---------------
     # Every client takes ``agent="worker-1"``: its model calls are then that sub-agent's steps
-    # (``steps_by_agent``; what `FanOut` scripts read), its tool calls that agent's (issue 12).
+    # (``steps_by_agent``; the agent `FanOut` tells apart), its tool calls its own (issue 12).
     def httpx2_transport(self, *, agent: str | None = None) -> httpx2.MockTransport:
         """An ``httpx2`` transport answering from this wire: what ``openai``>=3 and
         ``anthropic``>=1 send through when given ``http_client=``."""
