@@ -127,6 +127,12 @@ def test_each_worker_client_makes_its_own_steps_in_the_record() -> None:
     assert record.observed.tool_calls == 4 * WORKER_CALLS
 
 
+def test_the_supervised_run_gives_the_same_record_byte_for_byte() -> None:
+    scenario = scenarios.get("fan-out/four-workers")
+    first, second = (harness.run(with_shared_ledger, scenario, ceilings=ROOMY) for _ in range(2))
+    assert first.to_json() == second.to_json()
+
+
 def test_caps_per_agent_multiply_past_the_bound() -> None:
     record = harness.run(with_caps_only, scenarios.get("fan-out/four-workers"), ceilings=ROOMY)
     per_worker = SUPERVISOR_CALLS * WORKER_CALLS
