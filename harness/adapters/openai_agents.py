@@ -142,10 +142,10 @@ class _UnboundAgents(ModelProvider):
     ``per_agent`` nothing may fall back to the SDK's default provider, a real API."""
 
     def __init__(self, wire: Wire, api: Api) -> None:
-        self.wire, self.api = wire, api
+        self._main = _wire_model(wire, api, None)
 
     def get_model(self, model_name: str | None) -> Model:
-        return _wire_model(self.wire, self.api, None)
+        return self._main
 
 
 @dataclass(kw_only=True)
