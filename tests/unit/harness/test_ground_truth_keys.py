@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import threading
 import time
 
 import pytest
@@ -95,3 +96,28 @@ def test_a_claim_on_an_unsolvable_scenario_is_a_false_completion_even_if_the_wor
     assert [f.message for f in verdict.failures] == [
         "false completion: claimed complete on an unsolvable scenario"
     ]
+
+
+def test_time_left_counts_down_from_the_wall_ceiling_and_stops_at_zero() -> None:
+    scenario = b.scenario()
+    session = harness.Session(
+        scenario, scenario.build(0), seed=0, ceilings=harness.Ceilings(max_wall_seconds=30.0)
+    )
+    left = session.time_left()
+    assert 29.0 < left < 30.0
+    over = harness.Session(
+        scenario, scenario.build(0), seed=0, ceilings=harness.Ceilings(max_wall_seconds=0.001)
+    )
+    time.sleep(0.01)
+    assert over.time_left() == 0.0
+
+
+def test_the_watchdog_is_a_named_daemon_thread_users_can_recognise_in_a_dump() -> None:
+    seen: list[tuple[str, bool]] = []
+
+    def agent(session: harness.Session) -> Stop:
+        seen.extend((t.name, t.daemon) for t in threading.enumerate() if "watchdog" in t.name)
+        return Stop(code=Code.NO_PROGRESS)
+
+    harness.run(agent, b.scenario())
+    assert seen == [("unsolvable-watchdog", True)]
