@@ -14,12 +14,11 @@ import json
 import os
 import shlex
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import IO, TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -27,6 +26,7 @@ from harness._errors import DOCS as README
 from harness._errors import AdapterError, CeilingHit
 from harness._record import Stop
 from harness.adapters.base import interpret_plain
+from harness.adapters.kit import shielded
 
 if TYPE_CHECKING:
     from harness._session import Session
@@ -127,17 +127,6 @@ class _Tail(threading.Thread):
         return self.kept.decode("utf-8", "replace")[-OUTPUT_KEPT:]
 
 
-def _shielded(action: Callable[[], None]) -> None:
-    """Runs a clean-up step to its end even while the watchdog keeps raising `CeilingHit`: the
-    run is already over, and what matters now is that no process and no server is left."""
-    while True:
-        try:
-            action()
-            return
-        except CeilingHit:
-            continue
-
-
 class ProcessAdapter:
     """Runs a command line as the agent, over the loopback wire (``exec:python agent.py``).
 
@@ -182,8 +171,8 @@ class ProcessAdapter:
         finally:
             # The server first, on its own: wire.close() forgets a server before stopping it, so
             # a CeilingHit landing mid-stop would leave its socket open were it retried instead.
-            _shielded(server.stop)
-            _shielded(wire.close)
+            shielded(server.stop)
+            shielded(wire.close)
         wire.check()
         sys.stderr.write(ended.stderr)  # the agent's own output, as a worker keeps it (`output`)
         if ended.status != 0 and ended.structured is None:
@@ -202,7 +191,7 @@ class ProcessAdapter:
         if not self.isolate_network:
             yield argv
             return
-        from harness.adapters._netns import isolated, serve_unix
+        from harness.adapters._netns import close_relay, isolated, serve_unix
 
         port = urlsplit(server.base_url).port or 0
         with tempfile.TemporaryDirectory(prefix="unsolvable-") as folder:
@@ -211,7 +200,7 @@ class ProcessAdapter:
             try:
                 yield isolated(path, port, argv)
             finally:
-                _shielded(lambda: _close(listener))
+                shielded(lambda: close_relay(listener))
 
     def _run_child(
         self, session: Session, argv: list[str], environ: Mapping[str, str]
@@ -224,7 +213,7 @@ class ProcessAdapter:
         try:
             status = _wait(child, session)
         finally:
-            _shielded(lambda: _end(child, tails))
+            shielded(lambda: _end(child, tails))
         return ProcessExit(status=status, stdout=tails[0].text, stderr=tails[1].text)
 
     def _start(self, argv: list[str], environ: Mapping[str, str]) -> subprocess.Popen[bytes]:
@@ -254,13 +243,6 @@ class ProcessAdapter:
             f"agent {self.name!r} {how} without a structured exit; its stderr ends: {last[0]}. "
             "To stop on purpose, print a JSON object with a code as the last stdout line"
         )
-
-
-def _close(listener: socket.socket) -> None:
-    """Closes the relay's listener; shutting it down first is what wakes its ``accept()``."""
-    with contextlib.suppress(OSError):
-        listener.shutdown(socket.SHUT_RDWR)
-    listener.close()
 
 
 def _wait(child: subprocess.Popen[bytes], session: Session) -> int:
