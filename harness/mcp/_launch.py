@@ -13,6 +13,7 @@ import importlib.util
 import json
 import os
 import select
+import shlex
 import signal
 import socket
 import subprocess
@@ -158,12 +159,17 @@ class McpService:
             sys.stderr.write(said)
         self._process = self._stderr = self._listener = self._watcher = None
 
-    def write_config(self, folder: str) -> str:
-        """Writes `client_config` into ``folder``; its path."""
+    def contract(self, folder: str) -> dict[str, str]:
+        """The agent's MCP variables; writes the `client_config` file they name into ``folder``."""
         path = os.path.join(folder, CONFIG_NAME)
         with open(path, "w", encoding="utf-8") as file:
             json.dump(client_config(self.url), file, indent=2)
-        return path
+        return {
+            "UNSOLVABLE_MCP_URL": self.url,
+            "UNSOLVABLE_MCP_CONFIG": path,
+            "UNSOLVABLE_MCP_COMMAND": shlex.join(stdio_command()),
+            "UNSOLVABLE_MCP_ERRORS": self.environ["UNSOLVABLE_MCP_ERRORS"],
+        }
 
     def __enter__(self) -> McpService:
         return self if self._listener is not None else self.start()
