@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import json
 import os
 import shlex
@@ -30,6 +31,7 @@ from harness.adapters.kit import shielded
 
 if TYPE_CHECKING:
     from harness._session import Session
+    from harness.mcp import McpService
     from harness.wire import LoopbackServer
 
 __all__ = ["EXEC_PREFIX", "ProcessAdapter", "ProcessExit", "ProcessExited", "contract"]
@@ -47,6 +49,7 @@ descendant that left the group (``setsid``) and keeps the pipe open is not waite
 REPR_KEPT = 100
 """Characters of the stdout tail shown as an unstructured run's returned value."""
 DOCS = f"{README.partition('#')[0]}#agents-in-other-processes-and-languages"
+MCP_EXTRA = "pip install 'pytest-unsolvable[mcp]'"
 
 
 class ProcessExited(Exception):
@@ -79,13 +82,17 @@ class ProcessExit:
         return repr(self.stdout.strip()[-REPR_KEPT:])
 
 
-def contract(session: Session, server: LoopbackServer) -> dict[str, str]:
-    """The environment contract: every variable the child is given, by name."""
+def contract(
+    session: Session, server: LoopbackServer, mcp: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The environment contract: every variable the child is given, by name; ``mcp`` adds the
+    MCP server's (`McpService.contract`)."""
     return {
         **server.environ(),
         "UNSOLVABLE_TASK": session.task,
         "UNSOLVABLE_BUDGET": json.dumps(session.budget.to_dict()),
         "UNSOLVABLE_TOOLS": json.dumps(session.openai_tools),
+        **(mcp or {}),
     }
 
 
@@ -101,6 +108,8 @@ def _expand(command: Sequence[str], environ: Mapping[str, str]) -> list[str]:
         return [part.format_map(values) for part in command]
     except (KeyError, IndexError, ValueError) as error:
         what = f"there is no {{{error.args[0]}}}" if isinstance(error, KeyError) else str(error)
+        if isinstance(error, KeyError) and str(error.args[0]).startswith("mcp_"):
+            what += f"; the MCP server needs the mcp extra: {MCP_EXTRA}"
         raise AdapterError(
             f"exec agent {shlex.join(command)!r}: cannot fill in its placeholders ({what}); "
             f"the known ones are {', '.join('{' + k + '}' for k in sorted(values))}, and a "
@@ -164,15 +173,27 @@ class ProcessAdapter:
 
         wire = Wire(session)
         server = wire.serve()
+        mcp = _mcp_service(session, server)
         try:
-            environ = contract(session, server)
-            with self._network(server, _expand(self.command, environ)) as argv:
-                ended = self._run_child(session, argv, environ)
+            with tempfile.TemporaryDirectory(prefix="unsolvable-") as folder:
+                environ = contract(session, server, mcp.contract(folder) if mcp else None)
+                ports = [_port(server.base_url), *([mcp.port] if mcp else [])]
+                with self._network(folder, ports, _expand(self.command, environ)) as argv:
+                    ended = self._run_child(session, argv, environ)
         finally:
+<<<<<<< HEAD
             # The server first, on its own: wire.close() forgets a server before stopping it, so
             # a CeilingHit landing mid-stop would leave its socket open were it retried instead.
             shielded(server.stop)
             shielded(wire.close)
+=======
+            # The servers first, each on its own: wire.close() forgets a server before stopping
+            # it, so a CeilingHit landing mid-stop would leave its socket open were it retried.
+            if mcp is not None:
+                _shielded(mcp.stop)
+            _shielded(server.stop)
+            _shielded(wire.close)
+>>>>>>> mcp
         wire.check()
         sys.stderr.write(ended.stderr)  # the agent's own output, as a worker keeps it (`output`)
         if ended.status != 0 and ended.structured is None:
@@ -186,13 +207,15 @@ class ProcessAdapter:
         return None
 
     @contextlib.contextmanager
-    def _network(self, server: LoopbackServer, argv: list[str]) -> Iterator[list[str]]:
-        """``argv`` as is, or run in its own network namespace with the server relayed into it."""
+    def _network(self, folder: str, ports: Sequence[int], argv: list[str]) -> Iterator[list[str]]:
+        """``argv`` as is, or run in its own network namespace with the harness's loopback
+        ``ports`` (the wire's, the MCP server's) relayed into it through sockets in ``folder``."""
         if not self.isolate_network:
             yield argv
             return
         from harness.adapters._netns import close_relay, isolated, serve_unix
 
+<<<<<<< HEAD
         port = urlsplit(server.base_url).port or 0
         with tempfile.TemporaryDirectory(prefix="unsolvable-") as folder:
             path = os.path.join(folder, "wire.sock")
@@ -201,6 +224,15 @@ class ProcessAdapter:
                 yield isolated(path, port, argv)
             finally:
                 shielded(lambda: close_relay(listener))
+=======
+        relays = [(os.path.join(folder, f"{port}.sock"), port) for port in ports]
+        listeners = [serve_unix(path, port) for path, port in relays]
+        try:
+            yield isolated(relays, argv)
+        finally:
+            for listener in listeners:
+                _shielded(functools.partial(_close, listener))
+>>>>>>> mcp
 
     def _run_child(
         self, session: Session, argv: list[str], environ: Mapping[str, str]
@@ -245,6 +277,30 @@ class ProcessAdapter:
         )
 
 
+<<<<<<< HEAD
+=======
+def _mcp_service(session: Session, server: LoopbackServer) -> McpService | None:
+    """The tools over Streamable HTTP, started on the agent's first connection; ``None`` when the
+    harness's interpreter lacks the mcp extra (the MCP variables are then left out)."""
+    from harness.mcp import McpService, is_available, server_environ
+
+    if not is_available():
+        return None
+    return McpService(server_environ(session, server.tools_url)).start()
+
+
+def _port(url: str) -> int:
+    return urlsplit(url).port or 0
+
+
+def _close(listener: socket.socket) -> None:
+    """Closes the relay's listener; shutting it down first is what wakes its ``accept()``."""
+    with contextlib.suppress(OSError):
+        listener.shutdown(socket.SHUT_RDWR)
+    listener.close()
+
+
+>>>>>>> mcp
 def _wait(child: subprocess.Popen[bytes], session: Session) -> int:
     """The child's exit status; `CeilingHit` once a ceiling is reached while it still runs."""
     while True:
