@@ -59,7 +59,7 @@ def launcher(argv: Sequence[str], *, port: int, isolate_network: bool) -> Iterat
 
     with tempfile.TemporaryDirectory(prefix="unsolvable-cli-") as folder:
         relay = os.path.join(folder, "wire.sock")
-        command = isolated(relay, port, argv) if isolate_network else list(argv)
+        command = isolated([(relay, port)], argv) if isolate_network else list(argv)
         listener = serve_unix(relay, port) if isolate_network else None
         path = os.path.join(folder, "launch")
         pid = shlex.quote(os.path.join(folder, "pid"))

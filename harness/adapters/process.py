@@ -181,19 +181,12 @@ class ProcessAdapter:
                 with self._network(folder, ports, _expand(self.command, environ)) as argv:
                     ended = self._run_child(session, argv, environ)
         finally:
-<<<<<<< HEAD
-            # The server first, on its own: wire.close() forgets a server before stopping it, so
-            # a CeilingHit landing mid-stop would leave its socket open were it retried instead.
-            shielded(server.stop)
-            shielded(wire.close)
-=======
             # The servers first, each on its own: wire.close() forgets a server before stopping
             # it, so a CeilingHit landing mid-stop would leave its socket open were it retried.
             if mcp is not None:
-                _shielded(mcp.stop)
-            _shielded(server.stop)
-            _shielded(wire.close)
->>>>>>> mcp
+                shielded(mcp.stop)
+            shielded(server.stop)
+            shielded(wire.close)
         wire.check()
         sys.stderr.write(ended.stderr)  # the agent's own output, as a worker keeps it (`output`)
         if ended.status != 0 and ended.structured is None:
@@ -215,24 +208,13 @@ class ProcessAdapter:
             return
         from harness.adapters._netns import close_relay, isolated, serve_unix
 
-<<<<<<< HEAD
-        port = urlsplit(server.base_url).port or 0
-        with tempfile.TemporaryDirectory(prefix="unsolvable-") as folder:
-            path = os.path.join(folder, "wire.sock")
-            listener = serve_unix(path, port)
-            try:
-                yield isolated(path, port, argv)
-            finally:
-                shielded(lambda: close_relay(listener))
-=======
         relays = [(os.path.join(folder, f"{port}.sock"), port) for port in ports]
         listeners = [serve_unix(path, port) for path, port in relays]
         try:
             yield isolated(relays, argv)
         finally:
             for listener in listeners:
-                _shielded(functools.partial(_close, listener))
->>>>>>> mcp
+                shielded(functools.partial(close_relay, listener))
 
     def _run_child(
         self, session: Session, argv: list[str], environ: Mapping[str, str]
@@ -277,8 +259,6 @@ class ProcessAdapter:
         )
 
 
-<<<<<<< HEAD
-=======
 def _mcp_service(session: Session, server: LoopbackServer) -> McpService | None:
     """The tools over Streamable HTTP, started on the agent's first connection; ``None`` when the
     harness's interpreter lacks the mcp extra (the MCP variables are then left out)."""
@@ -293,14 +273,6 @@ def _port(url: str) -> int:
     return urlsplit(url).port or 0
 
 
-def _close(listener: socket.socket) -> None:
-    """Closes the relay's listener; shutting it down first is what wakes its ``accept()``."""
-    with contextlib.suppress(OSError):
-        listener.shutdown(socket.SHUT_RDWR)
-    listener.close()
-
-
->>>>>>> mcp
 def _wait(child: subprocess.Popen[bytes], session: Session) -> int:
     """The child's exit status; `CeilingHit` once a ceiling is reached while it still runs."""
     while True:
