@@ -20,7 +20,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from harness._errors import DOCS as README
@@ -54,6 +54,11 @@ MCP_EXTRA = "pip install 'pytest-unsolvable[mcp]'"
 
 class ProcessExited(Exception):
     """The agent's process ended with a non-zero status and no structured exit: a crash."""
+
+    def __init__(self, message: str, ended: ProcessExit | None = None) -> None:
+        super().__init__(message)
+        self.ended = ended
+        """How it ended, for an adapter that reads a CLI's own way of reporting a stop."""
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, repr=False)
@@ -143,11 +148,16 @@ class ProcessAdapter:
     ``name`` defaults to the spec, ``exec:`` and the command line. ``isolate_network`` runs the
     child in a network namespace of its own (Linux, ``unshare``), where only the harness's
     loopback address answers: an agent that ignores its base URL fails at once instead of
-    reaching a real API.
+    reaching a real API. ``wire`` passes options to the `Wire` (e.g. ``tool_names``).
     """
 
     def __init__(
-        self, command: Sequence[str], *, name: str | None = None, isolate_network: bool = False
+        self,
+        command: Sequence[str],
+        *,
+        name: str | None = None,
+        isolate_network: bool = False,
+        wire: Mapping[str, Any] | None = None,
     ) -> None:
         if not command:
             raise AdapterError(
@@ -156,6 +166,7 @@ class ProcessAdapter:
         self.command = tuple(command)
         self.name = name or EXEC_PREFIX + shlex.join(self.command)
         self.isolate_network = isolate_network
+        self.wire_options = dict(wire or {})
 
     @classmethod
     def from_spec(cls, spec: str) -> ProcessAdapter:
@@ -171,7 +182,7 @@ class ProcessAdapter:
     def run(self, session: Session) -> ProcessExit:
         from harness.wire import Wire  # the wire is imported only when a process is run
 
-        wire = Wire(session)
+        wire = Wire(session, **self.wire_options)
         server = wire.serve()
         mcp = _mcp_service(session, server)
         try:
@@ -190,7 +201,7 @@ class ProcessAdapter:
         wire.check()
         sys.stderr.write(ended.stderr)  # the agent's own output, as a worker keeps it (`output`)
         if ended.status != 0 and ended.structured is None:
-            raise ProcessExited(self._crash(ended))
+            raise ProcessExited(self._crash(ended), ended)
         return ended
 
     def interpret(self, returned: object, error: BaseException | None) -> Stop | None:

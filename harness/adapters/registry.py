@@ -23,6 +23,7 @@ __all__ = ["BUILTIN_ADAPTERS", "ENTRY_POINT_GROUP", "registered"]
 ENTRY_POINT_GROUP = "pytest_unsolvable.agents"
 BUILTIN_ADAPTERS = {
     "claude-agent-sdk": "harness.adapters.claude_agent_sdk:adapter",
+    "claude-code": "harness.adapters.claude_code:adapter",
 }
 """Adapters the harness ships under a short name (issue 12), each needing its extra or CLI."""
 
