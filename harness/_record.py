@@ -369,8 +369,8 @@ class TerminationRecord:
         observed["tail"] = tuple(_step(step) for step in observed.get("tail", ()))
         fields["observed"] = Observed(**observed)
         fields["outcome"] = Outcome(data["outcome"])
-        if data.get("reported") is not None:
-            fields["reported"] = Stop(**_fields(Stop, data["reported"]))
+        reported = data.get("reported")
+        fields["reported"] = None if reported is None else Stop(**_fields(Stop, reported))
         verdict = _fields(Verdict, data["verdict"])
         failures = tuple(Failure(**_fields(Failure, f)) for f in verdict.get("failures", ()))
         fields["verdict"] = Verdict(**{**verdict, "failures": failures})
