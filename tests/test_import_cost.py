@@ -26,6 +26,8 @@ HEAVY = (
     "autogen_agentchat",
     "autogen_core",
     "autogen_ext",
+    "mcp",
+    "mcp_types",
 )
 
 
