@@ -24,6 +24,7 @@ ENTRY_POINT_GROUP = "pytest_unsolvable.agents"
 BUILTIN_ADAPTERS = {
     "claude-agent-sdk": "harness.adapters.claude_agent_sdk:adapter",
     "claude-code": "harness.adapters.claude_code:adapter",
+    "codex": "harness.adapters.codex_cli:adapter",
 }
 """Adapters the harness ships under a short name (issue 12), each needing its extra or CLI."""
 
