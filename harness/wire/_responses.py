@@ -83,7 +83,10 @@ def _namespaced(body: JSON) -> dict[str, tuple[str, str]]:
     """Each function offered inside a ``namespace`` tool: its qualified name, and the namespace
     and name it is called by."""
     return {
-        _qualified(tool["name"], str(inner.get("name"))): (str(tool["name"]), str(inner.get("name")))
+        _qualified(tool["name"], str(inner.get("name"))): (
+            str(tool["name"]),
+            str(inner.get("name")),
+        )
         for tool in body.get("tools") or ()
         if tool.get("type") == "namespace"
         for inner in tool.get("tools") or ()
