@@ -40,7 +40,6 @@ FEATURES_OFF = (
     "remote_plugin",
     "tool_suggest",
     "skill_search",
-    "multi_agent",
     "goals",
     "image_generation",
     "shell_snapshot",
@@ -48,7 +47,7 @@ FEATURES_OFF = (
     "in_app_updates",
 )
 """Background work and tools a scripted run has no use for: app and plugin catalogs and
-suggestions fetched from OpenAI's hosts, sub-agents, goals, a login-shell snapshot, the daemon
+suggestions fetched from OpenAI's hosts, goals, a login-shell snapshot, the daemon
 and update checks (measured on 0.171; ``codex features list``)."""
 WALL_SECONDS = 60.0
 """As for Claude Code: start-up takes 1–3 s, a step about 0.1 s."""
@@ -67,6 +66,8 @@ def config(model: str = MODEL) -> str:
         'web_search = "disabled"',
         "check_for_update_on_startup = false",
         "[analytics]",
+        "enabled = false",
+        "[agents]",  # no sub-agent tools (``features.multi_agent`` is deprecated for this)
         "enabled = false",
         "[features]",
         *(f"{feature} = false" for feature in FEATURES_OFF),
@@ -137,10 +138,13 @@ class CodexAdapter:
                 isolate_network=self.isolate_network,
                 wire={"tool_names": ToolNames(prefix=f"mcp__{SERVER}__")},
             )
-            ended = process.run(session)
-        failure = _failure(_events(ended))
-        if failure is not None:
-            raise ProcessExited(f"codex ended with {failure:.300}", ended)
+            try:
+                ended = process.run(session)
+            except ProcessExited as error:  # its own account of the failure is in its events
+                failure = _failure(_events(error.ended)) if error.ended else None
+                if failure is None:
+                    raise
+                raise ProcessExited(f"codex ended with {failure:.300}", error.ended) from None
         return ended
 
     def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
@@ -152,7 +156,7 @@ class CodexAdapter:
 
 def _events(ended: ProcessExit) -> list[Mapping[str, object]]:
     """The JSON event lines of ``codex exec --json`` in the stdout tail kept (`OUTPUT_KEPT`)."""
-    events = []
+    events: list[Mapping[str, object]] = []
     for line in ended.stdout.splitlines():
         try:
             event = json.loads(line)
@@ -179,9 +183,10 @@ def _failure(events: Sequence[Mapping[str, object]]) -> str | None:
 def _last_message(events: Sequence[Mapping[str, object]]) -> str:
     for event in reversed(events):
         item = event.get("item")
-        if event.get("type") == "item.completed" and isinstance(item, dict):
-            if item.get("type") == "agent_message":
-                return str(item.get("text") or "")
+        if event.get("type") != "item.completed" or not isinstance(item, dict):
+            continue
+        if item.get("type") == "agent_message":
+            return str(item.get("text") or "")
     return ""
 
 

@@ -62,3 +62,11 @@ def test_without_the_cli_the_run_says_how_to_install_it(
     record = harness.run(CodexAdapter(), scenarios.get(REPEAT))
     assert record.outcome == Outcome.CRASHED and record.observed.steps == 0
     assert "npm install -g @openai/codex" in str(record.observed.error)
+
+
+@needs_codex
+def test_a_failed_turn_is_crashed_with_what_codex_said() -> None:
+    unset_key = ["-c", 'model_providers.unsolvable.env_key="UNSOLVABLE_NO_SUCH_KEY"']
+    record = harness.run(CodexAdapter(args=unset_key), scenarios.get(REPEAT))
+    assert record.outcome == Outcome.CRASHED and record.observed.steps == 0
+    assert "turn.failed: Missing environment variable" in str(record.observed.error)
