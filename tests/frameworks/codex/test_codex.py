@@ -70,3 +70,13 @@ def test_a_failed_turn_is_crashed_with_what_codex_said() -> None:
     record = harness.run(CodexAdapter(args=unset_key), scenarios.get(REPEAT))
     assert record.outcome == Outcome.CRASHED and record.observed.steps == 0
     assert "turn.failed: Missing environment variable" in str(record.observed.error)
+
+
+@needs_codex
+def test_the_same_run_gives_the_same_record() -> None:
+    ceilings = Ceilings(max_steps=4, max_wall_seconds=60)
+    first, again = (
+        harness.run(CodexAdapter(), scenarios.get(REPEAT), ceilings=ceilings).to_json()
+        for _ in range(2)
+    )
+    assert first == again  # its temporary folders, ids and timings never reach the record
