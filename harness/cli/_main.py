@@ -88,6 +88,12 @@ def _parser() -> argparse.ArgumentParser:
         default=Ceilings.max_wall_seconds,
         help="harness wall-clock ceiling per run",
     )
+    run_.add_argument(
+        "--isolate-network",
+        action="store_true",
+        help="run exec: agents with loopback only (Linux network namespaces): every address "
+        "but the harness's fails at once",
+    )
     _add_report_command(commands)
     listing = commands.add_parser("list", help="list the scenarios")
     listing.add_argument(
@@ -133,11 +139,18 @@ def _jobs(args: argparse.Namespace) -> list[Job]:
     from scenarios import select
 
     specs = list(args.agent or DEFAULT_AGENTS)
-    for spec in specs:
-        load_agent(spec)  # a bad spec is a usage error before anything runs
+    for spec in specs:  # a bad spec, or an isolation this platform lacks, is a usage error
+        load_agent(spec, isolate_network=args.isolate_network)
     ceilings = Ceilings(max_steps=args.ceiling_steps, max_wall_seconds=args.ceiling_seconds)
     return [
-        Job(agent=spec, scenario=scenario.name, seed=seed, strict=args.strict, ceilings=ceilings)
+        Job(
+            agent=spec,
+            scenario=scenario.name,
+            seed=seed,
+            strict=args.strict,
+            ceilings=ceilings,
+            isolate_network=args.isolate_network,
+        )
         for scenario in select(args.scenario or ())
         for seed in args.seed or (scenario.seeds if args.all_seeds else scenario.seeds[:1])
         for spec in specs
