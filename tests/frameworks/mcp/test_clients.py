@@ -101,7 +101,7 @@ def test_calls_over_mcp_are_observed_exactly_as_session_call_tool(name: str) -> 
     assert _observed(over_mcp) == _observed(harness.run(direct, scenarios.get(name)))
 
 
-@pytest.mark.parametrize("version", ["2025-03-26", "2025-06-18"])
+@pytest.mark.parametrize("version", ["2024-11-05", "2025-03-26", "2025-06-18"])
 def test_a_2025_era_client_is_answered_in_its_own_protocol_version(version: str) -> None:
     """What a client of those years sends, by hand: initialize, then a call in its session."""
 
