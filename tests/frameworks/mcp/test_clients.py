@@ -15,11 +15,12 @@ import pytest
 pytest.importorskip("mcp")
 
 import httpx
-from mcp import Client, StdioServerParameters
+from mcp import Client, MCPError, StdioServerParameters
 
 import harness
 import scenarios
 from harness import Ceilings, McpErrors, Session, TerminationRecord
+from harness.mcp._server import TOOL_ERROR
 from tests.frameworks.mcp._clients import (
     Ran,
     Served,
@@ -76,6 +77,35 @@ def test_the_mcp_sdk_client_negotiates_each_era_and_each_call_is_counted(
     assert [r.is_error for r in ran["results"]] == [True, True, True]
     assert "reports:publish" in ran["results"][0].content[0].text
     assert record.observed.tool_calls == 3
+
+
+FAILURES = [  # a refusal as text, a refusal raised by the tool, a dependency that is down
+    ("missing-permission/retry-403", "publish_report", 403),
+    ("missing-permission/retry-raises", "publish_report", 403),
+    ("dependency-unavailable/retry", "fetch_exchange_rates", 503),
+]
+
+
+@pytest.mark.parametrize(("name", "tool", "status"), FAILURES)
+@pytest.mark.parametrize("errors", ["result", "protocol"])
+def test_each_failed_call_has_an_explicit_encoding(
+    name: str, tool: str, status: int, errors: str
+) -> None:
+    async def use(session: Session, parts: Served) -> Ran:
+        async with Client(parts[1].url) as client:
+            try:
+                result = await client.call_tool(tool, {"report_id": "R-0"})
+            except MCPError as error:
+                return {"code": error.code, "status": error.data["status"], "text": error.message}
+            text = result.content[0].text
+            return {"code": None, "is_error": result.is_error, "text": text}
+
+    record, ran = run_with(use, name, errors)
+    assert f"{status}" in ran["text"] and record.observed.tool_calls == 1
+    if errors == "result":
+        assert (ran["code"], ran["is_error"]) == (None, True)
+    else:
+        assert (ran["code"], ran["status"]) == (TOOL_ERROR, status)
 
 
 def _observed(record: TerminationRecord) -> dict[str, Any]:
