@@ -24,7 +24,7 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 
-__all__ = ["isolated", "serve_unix", "unavailable"]
+__all__ = ["close_relay", "isolated", "serve_unix", "unavailable"]
 
 CHUNK = 65_536
 SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
@@ -102,6 +102,14 @@ def serve_unix(socket_path: str, port: int) -> socket.socket:
 
     threading.Thread(target=_relay, args=(listener, connect), daemon=True).start()
     return listener
+
+
+def close_relay(listener: socket.socket) -> None:
+    """Closes a relay's listener (`serve_unix`); shutting it down first is what wakes its
+    ``accept()``."""
+    with contextlib.suppress(OSError):
+        listener.shutdown(socket.SHUT_RDWR)
+    listener.close()
 
 
 def _loopback_up() -> None:

@@ -15,19 +15,19 @@ import json
 import os
 import shlex
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import IO, TYPE_CHECKING
+from collections.abc import Iterator, Mapping, Sequence
+from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from harness._errors import DOCS as README
 from harness._errors import AdapterError, CeilingHit
 from harness._record import Stop
 from harness.adapters.base import interpret_plain
+from harness.adapters.kit import shielded
 
 if TYPE_CHECKING:
     from harness._session import Session
@@ -54,6 +54,11 @@ MCP_EXTRA = "pip install 'pytest-unsolvable[mcp]'"
 
 class ProcessExited(Exception):
     """The agent's process ended with a non-zero status and no structured exit: a crash."""
+
+    def __init__(self, message: str, ended: ProcessExit | None = None) -> None:
+        super().__init__(message)
+        self.ended = ended
+        """How it ended, for an adapter that reads a CLI's own way of reporting a stop."""
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, repr=False)
@@ -136,17 +141,6 @@ class _Tail(threading.Thread):
         return self.kept.decode("utf-8", "replace")[-OUTPUT_KEPT:]
 
 
-def _shielded(action: Callable[[], None]) -> None:
-    """Runs a clean-up step to its end even while the watchdog keeps raising `CeilingHit`: the
-    run is already over, and what matters now is that no process and no server is left."""
-    while True:
-        try:
-            action()
-            return
-        except CeilingHit:
-            continue
-
-
 class ProcessAdapter:
     """Runs a command line as the agent, over the loopback wire (``exec:python agent.py``).
 
@@ -154,11 +148,16 @@ class ProcessAdapter:
     ``name`` defaults to the spec, ``exec:`` and the command line. ``isolate_network`` runs the
     child in a network namespace of its own (Linux, ``unshare``), where only the harness's
     loopback address answers: an agent that ignores its base URL fails at once instead of
-    reaching a real API.
+    reaching a real API. ``wire`` passes options to the `Wire` (e.g. ``tool_names``).
     """
 
     def __init__(
-        self, command: Sequence[str], *, name: str | None = None, isolate_network: bool = False
+        self,
+        command: Sequence[str],
+        *,
+        name: str | None = None,
+        isolate_network: bool = False,
+        wire: Mapping[str, Any] | None = None,
     ) -> None:
         if not command:
             raise AdapterError(
@@ -167,6 +166,7 @@ class ProcessAdapter:
         self.command = tuple(command)
         self.name = name or EXEC_PREFIX + shlex.join(self.command)
         self.isolate_network = isolate_network
+        self.wire_options = dict(wire or {})
         if isolate_network:
             _check_isolation(self.name)
 
@@ -184,7 +184,7 @@ class ProcessAdapter:
     def run(self, session: Session) -> ProcessExit:
         from harness.wire import Wire  # the wire is imported only when a process is run
 
-        wire = Wire(session)
+        wire = Wire(session, **self.wire_options)
         server = wire.serve()
         mcp = _mcp_service(session, server)
         try:
@@ -197,13 +197,13 @@ class ProcessAdapter:
             # The servers first, each on its own: wire.close() forgets a server before stopping
             # it, so a CeilingHit landing mid-stop would leave its socket open were it retried.
             if mcp is not None:
-                _shielded(mcp.stop)
-            _shielded(server.stop)
-            _shielded(wire.close)
+                shielded(mcp.stop)
+            shielded(server.stop)
+            shielded(wire.close)
         wire.check()
         sys.stderr.write(ended.stderr)  # the agent's own output, as a worker keeps it (`output`)
         if ended.status != 0 and ended.structured is None:
-            raise ProcessExited(self._crash(ended))
+            raise ProcessExited(self._crash(ended), ended)
         return ended
 
     def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
@@ -219,7 +219,7 @@ class ProcessAdapter:
         if not self.isolate_network:
             yield argv
             return
-        from harness.adapters._netns import isolated, serve_unix
+        from harness.adapters._netns import close_relay, isolated, serve_unix
 
         relays = [(os.path.join(folder, f"{port}.sock"), port) for port in ports]
         listeners = [serve_unix(path, port) for path, port in relays]
@@ -227,7 +227,7 @@ class ProcessAdapter:
             yield isolated(relays, argv)
         finally:
             for listener in listeners:
-                _shielded(functools.partial(_close, listener))
+                shielded(functools.partial(close_relay, listener))
 
     def _run_child(
         self, session: Session, argv: list[str], environ: Mapping[str, str]
@@ -240,7 +240,7 @@ class ProcessAdapter:
         try:
             status = _wait(child, session)
         finally:
-            _shielded(lambda: _end(child, tails))
+            shielded(lambda: _end(child, tails))
         return ProcessExit(status=status, stdout=tails[0].text, stderr=tails[1].text)
 
     def _start(self, argv: list[str], environ: Mapping[str, str]) -> subprocess.Popen[bytes]:
@@ -296,13 +296,6 @@ def _mcp_service(session: Session, server: LoopbackServer) -> McpService | None:
 
 def _port(url: str) -> int:
     return urlsplit(url).port or 0
-
-
-def _close(listener: socket.socket) -> None:
-    """Closes the relay's listener; shutting it down first is what wakes its ``accept()``."""
-    with contextlib.suppress(OSError):
-        listener.shutdown(socket.SHUT_RDWR)
-    listener.close()
 
 
 def _wait(child: subprocess.Popen[bytes], session: Session) -> int:

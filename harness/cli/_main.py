@@ -85,8 +85,8 @@ def _parser() -> argparse.ArgumentParser:
     run_.add_argument(
         "--ceiling-seconds",
         type=float,
-        default=Ceilings.max_wall_seconds,
-        help="harness wall-clock ceiling per run",
+        help=f"harness wall-clock ceiling per run (default {Ceilings.max_wall_seconds:g} s; "
+        "an adapter may need more: the coding agents get 60 s)",
     )
     run_.add_argument(
         "--isolate-network",
@@ -136,19 +136,25 @@ def _workers(text: str) -> int:
 
 def _jobs(args: argparse.Namespace) -> list[Job]:
     from harness._loading import load_agent
+    from harness._run import ceilings_for
     from scenarios import select
 
     specs = list(args.agent or DEFAULT_AGENTS)
-    for spec in specs:  # a bad spec, or an isolation this platform lacks, is a usage error
-        load_agent(spec, isolate_network=args.isolate_network)
-    ceilings = Ceilings(max_steps=args.ceiling_steps, max_wall_seconds=args.ceiling_seconds)
+    ceilings = {  # a bad spec, or an isolation this platform lacks, is a usage error now
+        spec: ceilings_for(
+            load_agent(spec, isolate_network=args.isolate_network),
+            max_steps=args.ceiling_steps,
+            max_wall_seconds=args.ceiling_seconds,
+        )
+        for spec in specs
+    }
     return [
         Job(
             agent=spec,
             scenario=scenario.name,
             seed=seed,
             strict=args.strict,
-            ceilings=ceilings,
+            ceilings=ceilings[spec],
             isolate_network=args.isolate_network,
         )
         for scenario in select(args.scenario or ())
