@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
+import subprocess
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -222,3 +224,25 @@ def test_pydantic_ai_retries_a_failed_mcp_call_once_then_ends_the_run(
     record, ran = run_with(lambda s, parts: pydantic_ai_run(s, transport, parts), errors=errors)
     assert ran["how"] == "UnexpectedModelBehavior" and "exceeded max retries" in ran["last"]
     assert (record.observed.steps, record.observed.tool_calls) == (2, calls)
+
+
+def test_the_server_started_by_hand_prints_its_url_and_serves() -> None:
+    """``python -m harness.mcp --http --port 0``, as the module's docstring says to start it."""
+
+    async def use(session: Session, parts: Served) -> Ran:
+        command, args = stdio()
+        env = {**os.environ, **parts[2]}
+        argv = [command, *args, "--http", "--port", "0"]
+        with subprocess.Popen(argv, env=env, stdout=subprocess.PIPE) as server:
+            assert server.stdout is not None
+            url = server.stdout.readline().decode().strip()
+            try:
+                async with Client(url) as client:
+                    result = await client.call_tool("publish_report", {"report_id": "R-0"})
+            finally:
+                server.kill()
+        return {"url": url, "is_error": result.is_error}
+
+    record, ran = run_with(use)
+    assert ran["url"].startswith("http://127.0.0.1:") and ran["url"].endswith("/mcp")
+    assert ran["is_error"] is True and record.observed.tool_calls == 1
