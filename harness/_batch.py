@@ -61,6 +61,8 @@ class Job:
     ceilings: Ceilings = field(default_factory=Ceilings)
     overrides: tuple[tuple[str, int | float], ...] = ()
     """Step bound and budget fields replaced for this run (what `harness.run` takes)."""
+    isolate_network: bool = False
+    """Run an ``exec:`` agent with loopback only (`load_agent`)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -109,7 +111,7 @@ def _run_job(job: Job, lookup: Lookup, conn: Connection) -> None:
     with _captured() as output:
         _load(job, conn)
         record = run(
-            job.agent,
+            load_agent(job.agent, isolate_network=job.isolate_network),
             lookup(job.scenario),
             seed=job.seed,
             strict=job.strict,
