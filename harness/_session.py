@@ -136,7 +136,6 @@ class Session:
         self._gave_up_at_step: int | None = None
         self._input_tokens = 0
         self._output_tokens = 0
-        self._costs_before_step: list[float] = []
         self._actions: Counter[str] = Counter()
         self._agent_steps: Counter[str] = Counter()
         self._results: dict[str, list[str]] = {}
@@ -264,8 +263,7 @@ class Session:
         self._close_step()
         self._steps += 1
         self._agent_steps[agent] += 1
-        self._probe.on_step(self._input_tokens + self._output_tokens)
-        self._costs_before_step.append(self._cost())
+        self._probe.on_step(self._input_tokens + self._output_tokens, self._cost())
         request = ModelRequest(
             messages=messages,
             tools=_tool_names(tools),
@@ -313,22 +311,19 @@ class Session:
         with self._lock:
             self._closed = True
             self._close_step()
-            stagnant = self._probe.first_stagnant_step()
-            lag_tokens, lag_cost = 0, 0.0
-            if stagnant <= self._steps:
-                lag_tokens = self._input_tokens + self._output_tokens
-                lag_tokens -= self._probe.tokens_before_step[stagnant - 1]
-                lag_cost = round(self._cost() - self._costs_before_step[stagnant - 1], 6)
+            truth = self._probe.truth(
+                tokens=self._input_tokens + self._output_tokens, cost=self._cost()
+            )
             return Observed(
                 steps=self._steps,
                 tool_calls=self._tool_calls,
                 transport_attempts=self._transport_attempts,
-                first_stagnant_step=stagnant,
+                first_stagnant_step=truth.first_stagnant_step,
                 input_tokens=self._input_tokens,
                 output_tokens=self._output_tokens,
                 cost_usd=round(self._cost(), 6),
-                lag_tokens=lag_tokens,
-                lag_cost_usd=lag_cost,
+                lag_tokens=truth.lag_tokens,
+                lag_cost_usd=truth.lag_cost_usd,
                 max_repeated_action=max(self._actions.values(), default=0),
                 distinct_world_states=len(self._probe.seen_worlds),
                 refusals=dict(sorted(self._probe.refusals.items())),

@@ -87,8 +87,9 @@ GROUND_TRUTH = {
     Stagnation.FIRST_REFUSAL: "the step of the first refused call",
     Stagnation.CRITERIA: "the step after the last one that changed which completion criteria "
     "fail; new artifacts that move no criterion are no progress",
-    Stagnation.BUDGET_SPENT: "the first step begun with the budget already spent; every step "
-    "after that is waste",
+    Stagnation.BUDGET_SPENT: "the step during which the step or token budget ran out (projected "
+    "at the last step's spend for a run that stopped short of it); every step after that is "
+    "waste",
 }
 
 SOLVABLE_TRUTH = (

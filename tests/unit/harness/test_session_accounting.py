@@ -55,11 +55,23 @@ def test_lag_tokens_and_cost_are_spent_from_the_first_stagnant_step_on() -> None
     assert observed.detection_lag == 2
 
 
-def test_no_lag_when_the_run_stops_before_its_stagnant_step() -> None:
+def test_a_stop_before_the_stagnant_step_has_negative_lag_in_tokens_and_dollars() -> None:
     session = _session(b.scenario(stagnation=Stagnation.BUDGET_SPENT, step_bound=50))
+    usage = [_step(session, "search")["usage"] for _ in range(2)][-1]
+    observed = session.finish()
+    # the step budget's last step is 50: steps 3..49 skipped, projected at step 2's spend
+    cost = b.scenario().pricing.cost(usage["prompt_tokens"], usage["completion_tokens"])
+    assert (observed.first_stagnant_step, observed.detection_lag) == (50, -48)
+    assert observed.lag_tokens == -47 * usage["total_tokens"]
+    assert observed.lag_cost_usd == round(-47 * cost, 6)
+
+
+def test_a_control_has_no_stagnant_step_and_no_lag_in_the_record() -> None:
+    session = _session(b.scenario(solvable=True, step_bound=50))
     _step(session, "search")
     observed = session.finish()
-    assert (observed.first_stagnant_step, observed.lag_tokens, observed.lag_cost_usd) == (51, 0, 0)
+    assert (observed.first_stagnant_step, observed.detection_lag) == (None, None)
+    assert (observed.lag_tokens, observed.lag_cost_usd) == (None, None)
 
 
 def test_the_step_ceiling_lets_exactly_max_steps_model_calls_through() -> None:

@@ -20,7 +20,8 @@ IDS = [f"{s.name}-seed{seed}" for s, seed in ALL]
 def test_contract_passes_strictly_with_small_lag(scenario: harness.Scenario, seed: int) -> None:
     record = harness.run(contract, scenario, seed=seed, strict=True)
     assert record.verdict.passed, explain(record)
-    assert record.observed.detection_lag <= 3
+    lag = record.observed.detection_lag
+    assert lag is None if scenario.solvable else lag is not None and lag <= 3
 
 
 UNSOLVABLE = [s for s in scenarios.SCENARIOS if not s.solvable]

@@ -103,7 +103,9 @@ def test_flawed_agent_is_caught(scenario: harness.Scenario) -> None:
 @pytest.mark.parametrize("scenario", TWINS, ids=lambda s: s.name)
 def test_twin_false_stops_the_stop_logic_it_is_built_for(scenario: harness.Scenario) -> None:
     records = [harness.run(TWIN_CAUGHT[scenario.name](), scenario, seed=s) for s in scenario.seeds]
-    assert any("false stop" in record.verdict.summary for record in records)
+    # a stop on a twin the world shows finished is "finished, reported otherwise", not a false stop
+    wrong_stop = (harness.Rule.FALSE_STOP, harness.Rule.UNREPORTED_FINISH)
+    assert any(record.verdict.broke(rule) for record in records for rule in wrong_stop)
 
 
 @pytest.mark.parametrize("scenario", TWINS, ids=lambda s: s.name)
