@@ -229,3 +229,9 @@ def stops_when_the_model_hesitates() -> Any:
         )
 
     return agent
+
+
+def no_worker_runtime() -> ContractAgent:
+    """The contract with no worker runtime: it calls the toolbox's ``delegate`` as a tool, which
+    only says workers are the agent's own — it "passes" a stuck fan-out by seeing nothing new."""
+    return ContractAgent(delegate="(no worker runtime)")

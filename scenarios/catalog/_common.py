@@ -41,6 +41,7 @@ __all__ = [
     "GIVE_UP",
     "LEADS",
     "NOTE",
+    "background",
     "budget",
     "by_seed",
     "give_up_tool",
@@ -133,9 +134,12 @@ def note_calls(count: int) -> list[Call]:
     ]
 
 
-def setup(world: FakeWorld, tools: Sequence[Tool], script: Script, *, seed: int) -> Setup:
-    """World, tools (with `CHECK` added) and the scripted model for one run."""
-    router = ToolRouter(world, [*tools, check_tool(CHECK)])
+def setup(
+    world: FakeWorld, tools: Sequence[Tool], script: Script, *, seed: int, check: Tool | None = None
+) -> Setup:
+    """World, tools (with `CHECK` added, or ``check`` in its place) and the scripted model for
+    one run."""
+    router = ToolRouter(world, [*tools, check or check_tool(CHECK)])
     return Setup(world=world, toolbox=router, model=ScriptedModel(script, seed=seed))
 
 
@@ -145,18 +149,25 @@ def by_seed(choices: Sequence[int], seed: int) -> int:
     return choices[seed % len(choices)]
 
 
-def stuck_setup(world: FakeWorld, tools: Sequence[Tool], script: Script, *, seed: int) -> Setup:
-    """`setup`, the model first reading `LEADS` (by seed) pages of background — new, real
-    reading — before it follows ``script`` and gets stuck: the first stagnant step moves."""
+def background(seed: int) -> tuple[list[Call], list[Tool]]:
+    """The calls that read `LEADS` (by seed) pages of background — new, real reading — and the
+    tool they need (none for a seed with no lead)."""
     pages = by_seed(LEADS, seed)
-    if not pages:
-        return setup(world, tools, script, seed=seed)
-    lead = [
+    calls = [
         Call(name=BACKGROUND.name, arguments={"page": page}, text="Reading the background")
         for page in range(1, pages + 1)
     ]
-    background = pages_tool(BACKGROUND, key="background_read", lines_per_page=2)
-    return setup(world, [*tools, background], Steps(calls=lead, then=script), seed=seed)
+    tools = [pages_tool(BACKGROUND, key="background_read", lines_per_page=2)] if pages else []
+    return calls, tools
+
+
+def stuck_setup(world: FakeWorld, tools: Sequence[Tool], script: Script, *, seed: int) -> Setup:
+    """`setup`, the model first reading `background` before it follows ``script`` and gets
+    stuck: the first stagnant step moves."""
+    lead, reading = background(seed)
+    if not lead:
+        return setup(world, tools, script, seed=seed)
+    return setup(world, [*tools, *reading], Steps(calls=lead, then=script), seed=seed)
 
 
 def scenario(

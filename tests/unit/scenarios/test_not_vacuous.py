@@ -62,6 +62,7 @@ TWIN_CAUGHT: dict[str, Any] = {
     "cost-runaway/twin-answer-in-budget": lambda: wrong.capped(4),
     "forced-final-answer/twin-duplicate-found": lambda: wrong.capped(4),
     "give-up-honoured/twin-hesitates": wrong.stops_when_the_model_hesitates,
+    "fan-out/twin-workers-succeed": wrong.no_worker_runtime,
 }
 TWINS = [s for s in scenarios.SCENARIOS if s.twin_of is not None]
 OTHERS = [s for s in scenarios.SCENARIOS if s.twin_of is None]
