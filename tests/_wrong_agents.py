@@ -171,6 +171,28 @@ def masks_every_number(stale_steps: int = 2) -> Any:
     return loop(policy)
 
 
+def reads_one_spelling(stale_steps: int = 2) -> Any:
+    """`masks_every_number`, except that it reads the progress figure where one API puts it
+    (``index.percent_indexed``, snake case, not nested): tuned to seed 0's dialect, blind on the
+    others."""
+    seen: set[str] = set()
+    stale, best = [0], [-1.0]
+
+    def policy(calls: Any, results: list[str], step: int) -> Stop | None:
+        bodies = [parse(r) for r in results]
+        figures = [
+            b.get("index", {}).get("percent_indexed", -1) for b in bodies if isinstance(b, dict)
+        ]
+        rose = max(figures, default=-1) > best[0]
+        best[0] = max(best[0], *figures)
+        masked = {json.dumps(_mask_every_number(b), sort_keys=True) for b in bodies}
+        stale[0] = 0 if rose or not masked <= seen else stale[0] + 1
+        seen.update(masked)
+        return Stop(code=Code.NO_PROGRESS, reason="stale") if stale[0] >= stale_steps else None
+
+    return loop(policy)
+
+
 def criteria_stall_only(steps: int = 3) -> Any:
     """Re-reads the criteria after each step and stops when they stay flat ``steps`` steps: a
     research phase looks stuck."""

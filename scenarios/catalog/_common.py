@@ -33,6 +33,7 @@ from harness import (
     Steps,
     ToolSpec,
 )
+from scenarios.catalog._dialect import dialect, speak
 
 __all__ = [
     "ABANDONED",
@@ -135,11 +136,19 @@ def note_calls(count: int) -> list[Call]:
 
 
 def setup(
-    world: FakeWorld, tools: Sequence[Tool], script: Script, *, seed: int, check: Tool | None = None
+    world: FakeWorld,
+    tools: Sequence[Tool],
+    script: Script,
+    *,
+    seed: int,
+    check: Tool | None = None,
+    plain: bool = False,
 ) -> Setup:
     """World, tools (with `CHECK` added, or ``check`` in its place) and the scripted model for
-    one run."""
-    router = ToolRouter(world, [*tools, check or check_tool(CHECK)])
+    one run, in the seed's `dialect` (tool names, field names, nesting), or ``plain``: with no
+    volatile ids in the results."""
+    spoken, script = speak(dialect(seed, plain=plain), [*tools, check or check_tool(CHECK)], script)
+    router = ToolRouter(world, spoken)
     return Setup(world=world, toolbox=router, model=ScriptedModel(script, seed=seed))
 
 
@@ -161,13 +170,15 @@ def background(seed: int) -> tuple[list[Call], list[Tool]]:
     return calls, tools
 
 
-def stuck_setup(world: FakeWorld, tools: Sequence[Tool], script: Script, *, seed: int) -> Setup:
+def stuck_setup(
+    world: FakeWorld, tools: Sequence[Tool], script: Script, *, seed: int, plain: bool = False
+) -> Setup:
     """`setup`, the model first reading `background` before it follows ``script`` and gets
     stuck: the first stagnant step moves."""
     lead, reading = background(seed)
-    if not lead:
-        return setup(world, tools, script, seed=seed)
-    return setup(world, [*tools, *reading], Steps(calls=lead, then=script), seed=seed)
+    if lead:
+        tools, script = [*tools, *reading], Steps(calls=lead, then=script)
+    return setup(world, tools, script, seed=seed, plain=plain)
 
 
 def scenario(

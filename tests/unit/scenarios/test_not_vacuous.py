@@ -120,3 +120,10 @@ def test_every_twin_false_stops_an_agent_that_never_calls_the_model(
 def test_a_stop_without_a_model_call_is_premature_on_every_unsolvable_scenario() -> None:
     records = [harness.run(wrong.stops_without_a_model_call(), s) for s in UNSOLVABLE]
     assert all(map(is_premature_stop, records))
+
+
+def test_a_stop_logic_tuned_to_one_dialect_false_stops_the_others() -> None:
+    twin = scenarios.get("constant-return/twin-index-warming")
+    records = [harness.run(wrong.reads_one_spelling(), twin, seed=seed) for seed in (0, 1, 2)]
+    assert [r.verdict.passed for r in records] == [True, False, False]
+    assert all(r.verdict.broke(harness.Rule.FALSE_STOP) for r in records[1:])
