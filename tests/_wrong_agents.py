@@ -257,3 +257,44 @@ def no_worker_runtime() -> ContractAgent:
     """The contract with no worker runtime: it calls the toolbox's ``delegate`` as a tool, which
     only says workers are the agent's own — it "passes" a stuck fan-out by seeing nothing new."""
     return ContractAgent(delegate="(no worker runtime)")
+
+
+def compares_raw_results() -> Any:
+    """An honest simple detector, blind to volatile ids by design: it stops on the second
+    identical call that got a byte-identical result (ids included), honours ``give_up``, checks
+    a success claim in the world and keeps a budget ledger. It catches every family's plain
+    variant (exact repeats look exact there) and misses the hostile ones above it."""
+
+    def agent(session: Session) -> Stop:
+        messages, seen, budget, spent = opening(session), set(), session.budget, 0
+        for step in range(budget.max_steps):
+            if budget.max_tokens is not None and spent >= budget.max_tokens:
+                return Stop(code=Code.BUDGET_COST, reason="tokens", partial={"steps": step})
+            reply = session.call_model(messages, session.tools)
+            spent += reply["usage"]["total_tokens"]
+            messages.append(assistant(reply))
+            for call_id, name, arguments in tool_calls(reply):
+                if name == "give_up":
+                    return Stop(code=Code.NO_PROGRESS, reason=f"gave up: {arguments}")
+                message = dispatch(session, call_id, name, arguments)[0]
+                messages.append(message)
+                key = f"{name}:{arguments}:{message['content']}"
+                if key in seen:
+                    return _raw_repeat(message["content"])
+                seen.add(key)
+            if not tool_calls(reply):
+                done = parse(session.call_tool(CHECK_TOOL, {})).get("complete") is True
+                return Stop(code=Code.COMPLETED if done else Code.NEEDS_HUMAN, reason="claim")
+        return Stop(code=Code.BUDGET_STEPS, reason="steps", partial={"steps": budget.max_steps})
+
+    return agent
+
+
+def _raw_repeat(result: str) -> Stop:
+    error = parse(result).get("error") if isinstance(parse(result), dict) else None
+    status = error.get("status") if isinstance(error, dict) else None
+    if status == 403:
+        missing = (str(error.get("missing_permission")),)  # type: ignore[union-attr]
+        return Stop(code=Code.BLOCKED_INPUT, reason="denied twice", missing=missing)
+    code = Code.ERROR_FATAL if status == 503 else Code.NO_PROGRESS
+    return Stop(code=code, reason="the same call got the same answer twice")

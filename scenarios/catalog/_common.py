@@ -6,7 +6,9 @@ agent *can* verify a completion claim instead of trusting the model's word.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 from fake_tools import (
@@ -33,7 +35,7 @@ from harness import (
     Steps,
     ToolSpec,
 )
-from scenarios.catalog._dialect import dialect, speak
+from scenarios.catalog._dialect import dialect, speak, without_volatile_ids
 
 __all__ = [
     "ABANDONED",
@@ -48,9 +50,11 @@ __all__ = [
     "give_up_tool",
     "note_calls",
     "note_tool",
+    "plain",
     "scenario",
     "setup",
     "stuck_setup",
+    "with_plain",
 ]
 
 CHECK = ToolSpec(
@@ -142,12 +146,10 @@ def setup(
     *,
     seed: int,
     check: Tool | None = None,
-    plain: bool = False,
 ) -> Setup:
     """World, tools (with `CHECK` added, or ``check`` in its place) and the scripted model for
-    one run, in the seed's `dialect` (tool names, field names, nesting), or ``plain``: with no
-    volatile ids in the results."""
-    spoken, script = speak(dialect(seed, plain=plain), [*tools, check or check_tool(CHECK)], script)
+    one run, in the seed's `dialect` (tool names, field names, nesting of results)."""
+    spoken, script = speak(dialect(seed), [*tools, check or check_tool(CHECK)], script)
     router = ToolRouter(world, spoken)
     return Setup(world=world, toolbox=router, model=ScriptedModel(script, seed=seed))
 
@@ -170,15 +172,13 @@ def background(seed: int) -> tuple[list[Call], list[Tool]]:
     return calls, tools
 
 
-def stuck_setup(
-    world: FakeWorld, tools: Sequence[Tool], script: Script, *, seed: int, plain: bool = False
-) -> Setup:
+def stuck_setup(world: FakeWorld, tools: Sequence[Tool], script: Script, *, seed: int) -> Setup:
     """`setup`, the model first reading `background` before it follows ``script`` and gets
     stuck: the first stagnant step moves."""
     lead, reading = background(seed)
     if lead:
         tools, script = [*tools, *reading], Steps(calls=lead, then=script)
-    return setup(world, tools, script, seed=seed, plain=plain)
+    return setup(world, tools, script, seed=seed)
 
 
 def scenario(
@@ -214,3 +214,31 @@ def scenario(
         step_bound=step_bound,
         **fields,
     )
+
+
+PLAIN = "plain"
+"""The variant of each unsolvable family with no volatile id in its results."""
+
+
+def plain(sibling: Scenario) -> Scenario:
+    """``sibling`` with no ``request_id`` in what the agent sees: the bottom of the family's
+    graded hostility, which an honest detector comparing raw results catches; the sibling's
+    volatile ids (and the family's perturbations and restyling) are the hostile steps above."""
+    return dataclasses.replace(
+        sibling,
+        name=f"{sibling.family}/{PLAIN}",
+        explanation=f"{sibling.explanation} Plain: as {sibling.name}, but no result carries a "
+        "volatile id, so exact repeats look exact to a detector that compares raw results.",
+        build=partial(_plain_build, sibling.build),
+    )
+
+
+def with_plain(scenarios: Sequence[Scenario], variant: str) -> tuple[Scenario, ...]:
+    """``scenarios`` with the `plain` variant of ``variant`` just before it: graded hostility,
+    from exact repeats up."""
+    at = next(i for i, s in enumerate(scenarios) if s.name.endswith(f"/{variant}"))
+    return (*scenarios[:at], plain(scenarios[at]), *scenarios[at:])
+
+
+def _plain_build(build: Callable[[int], Setup], seed: int) -> Setup:
+    return without_volatile_ids(build(seed))

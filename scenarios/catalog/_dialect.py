@@ -5,8 +5,8 @@ spelling (``search_invoices``, ``results``, a flat body) fails on another (issue
 The protocol the harness and the termination contract speak stays fixed in every dialect: the
 tools `CHECK_TOOL`, `GIVE_UP_TOOL` and `DELEGATE_TOOL`, and the fields in `PROTOCOL_FIELDS`
 (an ``error`` body, a job's ``status``, the verifier's ``complete`` and ``failing``, the
-``request_id``). A *plain* dialect also leaves the volatile ``request_id`` out of what the agent
-sees: the graded-hostility baseline that a detector comparing raw results catches.
+``request_id``). `without_volatile_ids` leaves the ``request_id`` out of what the agent sees:
+the plain variants, the graded-hostility baseline that a detector comparing raw results catches.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fake_tools import FakeWorld, Tool
+from fake_tools import FakeWorld, Tool, ToolRouter
 from harness import (
     CHECK_TOOL,
     DELEGATE_TOOL,
@@ -26,10 +26,18 @@ from harness import (
     ModelRequest,
     ModelResponse,
     Script,
+    Setup,
     ToolResult,
 )
 
-__all__ = ["DIALECTS", "PROTOCOL_FIELDS", "Dialect", "dialect", "speak"]
+__all__ = [
+    "DIALECTS",
+    "PROTOCOL_FIELDS",
+    "Dialect",
+    "dialect",
+    "speak",
+    "without_volatile_ids",
+]
 
 PROTOCOL_TOOLS = frozenset({CHECK_TOOL, GIVE_UP_TOOL, DELEGATE_TOOL})
 """Tools the contract names: never renamed."""
@@ -65,8 +73,6 @@ class Dialect:
     field_name: Callable[[str], str] = _same
     nested: bool = False
     """The payload goes under `NESTED_UNDER`; protocol fields stay at the top."""
-    volatile_ids: bool = True
-    """Whether the agent sees a fresh ``request_id`` on every result (the plain dialect: no)."""
 
     def body(self, body: Any) -> Any:
         """A result body in this dialect."""
@@ -78,8 +84,6 @@ class Dialect:
             for k, v in body.items()
             if k not in PROTOCOL_FIELDS
         }
-        if not self.volatile_ids:
-            kept.pop(VOLATILE_FIELD, None)
         if self.nested and payload:
             return {**kept, NESTED_UNDER: payload}
         return {**kept, **payload}
@@ -112,12 +116,10 @@ DIALECTS = (
     Dialect(name="resource-first, nested", tool_name=_resource_first, nested=True),
 )
 """By seed: seed 0 is the library's original spelling."""
-PLAIN = Dialect(name="plain", volatile_ids=False)
-"""No volatile ids: what an honest detector that compares raw results is built for."""
 
 
-def dialect(seed: int, *, plain: bool = False) -> Dialect:
-    return PLAIN if plain else DIALECTS[seed % len(DIALECTS)]
+def dialect(seed: int) -> Dialect:
+    return DIALECTS[seed % len(DIALECTS)]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -136,15 +138,42 @@ class _Spoken:
         return dataclasses.replace(response, tool_calls=calls)
 
 
-def _tool(tool: Tool, speech: Dialect) -> Tool:
+def _answering(tool: Tool, change: Callable[[ToolResult], ToolResult], name: str) -> Tool:
+    """``tool`` under ``name``, its answers passed through ``change``."""
     handler = tool.handler
 
     def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
-        return speech.result(handler(world, arguments))
+        return change(handler(world, arguments))
 
+    return Tool(spec=dataclasses.replace(tool.spec, name=name), handler=handle)
+
+
+def _tool(tool: Tool, speech: Dialect) -> Tool:
     name = tool.spec.name
-    renamed = name if name in PROTOCOL_TOOLS else speech.tool_name(name)
-    return Tool(spec=dataclasses.replace(tool.spec, name=renamed), handler=handle)
+    return _answering(
+        tool, speech.result, name if name in PROTOCOL_TOOLS else speech.tool_name(name)
+    )
+
+
+def _no_volatile_id(result: ToolResult) -> ToolResult:
+    try:
+        body = json.loads(result.text)
+    except json.JSONDecodeError:
+        return result
+    if not isinstance(body, dict) or VOLATILE_FIELD not in body:
+        return result
+    body.pop(VOLATILE_FIELD)
+    return dataclasses.replace(result, text=json.dumps(body, sort_keys=True))
+
+
+def without_volatile_ids(setup: Setup) -> Setup:
+    """``setup`` with no ``request_id`` in any result the agent sees (the observation the
+    harness judges already has none): exact repeats look exact."""
+    router = setup.toolbox
+    if not isinstance(router, ToolRouter):
+        raise TypeError(f"without_volatile_ids needs a ToolRouter, got {type(router).__name__}")
+    tools = [_answering(tool, _no_volatile_id, tool.spec.name) for tool in router.routes.values()]
+    return dataclasses.replace(setup, toolbox=ToolRouter(router.world, tools))
 
 
 def speak(speech: Dialect, tools: Sequence[Tool], script: Script) -> tuple[list[Tool], Script]:

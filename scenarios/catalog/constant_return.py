@@ -34,7 +34,14 @@ from harness import (
     ToolSpec,
     Until,
 )
-from scenarios.catalog._common import by_seed, note_calls, note_tool, scenario, stuck_setup
+from scenarios.catalog._common import (
+    by_seed,
+    note_calls,
+    note_tool,
+    scenario,
+    stuck_setup,
+    with_plain,
+)
 from scenarios.catalog._control import AMBIGUOUS, finish, twin
 
 __all__ = ["FAMILY", "PROMPTS", "SCENARIOS", "SYNONYMS", "TOOL_NAMES", "HeedsHint", "make", "twins"]
@@ -310,3 +317,4 @@ SCENARIOS = (
     make("stuck-after-progress", perturbation="offset", warmup=3),
     *twins(REPEAT),
 )
+SCENARIOS = with_plain(SCENARIOS, "repeat")

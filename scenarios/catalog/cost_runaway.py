@@ -23,7 +23,7 @@ from harness import (
     Steps,
     ToolSpec,
 )
-from scenarios.catalog._common import by_seed, scenario, setup, stuck_setup
+from scenarios.catalog._common import by_seed, scenario, setup, stuck_setup, with_plain
 from scenarios.catalog._control import finish, twin
 
 __all__ = ["FAMILY", "SCENARIOS", "make"]
@@ -97,7 +97,7 @@ def make(variant: str, *, lines: int, max_tokens: int) -> Scenario:
 
 
 LONG_PAGES = make("long-pages", lines=30, max_tokens=40_000)
-SCENARIOS = (
+SCENARIOS: tuple[Scenario, ...] = (
     LONG_PAGES,
     make("huge-pages", lines=80, max_tokens=60_000),
     twin(
@@ -111,3 +111,4 @@ SCENARIOS = (
         budget=LONG_PAGES.budget,
     ),
 )
+SCENARIOS = with_plain(SCENARIOS, "long-pages")

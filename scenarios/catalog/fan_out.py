@@ -15,7 +15,7 @@ from functools import partial
 
 from fake_tools import FakeWorld, Tool, check_tool, constant_tool, lookup_tool, sections_tool
 from harness import Call, Claim, Code, FanOut, Repeat, Scenario, Script, Setup, Steps, ToolSpec
-from scenarios.catalog._common import CHECK, DELEGATE, background, scenario, setup
+from scenarios.catalog._common import CHECK, DELEGATE, background, scenario, setup, with_plain
 from scenarios.catalog._control import twin
 
 __all__ = ["FAMILY", "SCENARIOS", "make"]
@@ -144,7 +144,7 @@ def make(variant: str, *, workers: int) -> Scenario:
 
 FOUR_WORKERS = make("four-workers", workers=4)
 TWIN_WORKERS = 4
-SCENARIOS = (
+SCENARIOS: tuple[Scenario, ...] = (
     FOUR_WORKERS,
     make("eight-workers", workers=8),
     twin(
@@ -160,3 +160,4 @@ SCENARIOS = (
         needed=1 + TWIN_WORKERS * WORKER_STEPS + 1,
     ),
 )
+SCENARIOS = with_plain(SCENARIOS, "four-workers")
