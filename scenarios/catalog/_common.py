@@ -15,7 +15,6 @@ from fake_tools import (
     FakeWorld,
     Tool,
     ToolRouter,
-    append_tool,
     check_tool,
     constant_tool,
     pages_tool,
@@ -43,13 +42,10 @@ __all__ = [
     "DELEGATE",
     "GIVE_UP",
     "LEADS",
-    "NOTE",
     "background",
     "budget",
     "by_seed",
     "give_up_tool",
-    "note_calls",
-    "note_tool",
     "plain",
     "scenario",
     "setup",
@@ -78,11 +74,6 @@ DELEGATE = ToolSpec(
         "properties": {"subtask": {"type": "string"}},
         "required": ["subtask"],
     },
-)
-NOTE = ToolSpec(
-    name="take_note",
-    description="Write down a finding in the working notes.",
-    parameters={"type": "object", "properties": {"notes": {"type": "array"}}},
 )
 ABANDONED = frozenset({Code.NO_PROGRESS, Code.BLOCKED_INPUT, Code.NEEDS_HUMAN, Code.ERROR_FATAL})
 """Every abandoned code: for scenarios where the reason matters more than the code."""
@@ -125,18 +116,6 @@ def budget(steps: int, *, tokens: int | None = None) -> Budget:
 
 def give_up_tool() -> Tool:
     return constant_tool(GIVE_UP, {"acknowledged": True})
-
-
-def note_tool() -> Tool:
-    return append_tool(NOTE, key="notes", field="notes")
-
-
-def note_calls(count: int) -> list[Call]:
-    """``count`` steps of real, novel work before a model gets stuck: when stagnation starts."""
-    return [
-        Call(name=NOTE.name, arguments={"notes": [f"finding {i}"]}, text="Noting what I found")
-        for i in range(1, count + 1)
-    ]
 
 
 def setup(

@@ -39,8 +39,9 @@ READ = ToolSpec(
 
 
 def _failing(world: FakeWorld) -> list[str]:
-    read = len(world.peek("pages_read", []))
-    return [f"root cause not found ({read} pages read; the log keeps growing)"]
+    """Reading a page moves no criterion: no page counter in it (one that ticked would hand an
+    agent that reads criteria a fake sign of progress, issue 11)."""
+    return ["root cause not found (the log keeps growing)"]
 
 
 SAVE = ToolSpec(
