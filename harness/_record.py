@@ -36,7 +36,7 @@ SCHEMA_VERSION = 3
 2: verdict failures carry their rule; refused calls are counted by kind (``refusals``).
 3: a solvable control has no first stagnant step and no lag (``null``); lag in tokens and
 dollars is signed like lag in steps; budget-spent runs stagnate at the step that spent the
-budget (issue 11)."""
+budget; seconds waited on the session clock (``slept_seconds``) (issue 11)."""
 
 
 class Exit(StrEnum):
@@ -195,6 +195,8 @@ class Observed:
     """The step at which the model asked to give up (called ``give_up``), if it did."""
     steps_by_agent: dict[str, int] = field(default_factory=dict)
     """Steps per agent of a multi-agent system (one ``main`` entry for a single agent)."""
+    slept_seconds: float = 0.0
+    """Seconds the agent waited on the session clock (`Session.sleep`), a Retry-After say."""
     ceiling: str | None = None
     """Which harness ceiling ended the run, if one did."""
     error: str | None = None

@@ -144,6 +144,7 @@ class Session:
         self._tally = _Tally()
         self._offered_tokens: dict[tuple[str, ...], int] = {}
         self._current: TraceStep | None = None
+        self._slept = 0.0
 
     # -- what the agent sees --------------------------------------------------------------
     @property
@@ -214,6 +215,19 @@ class Session:
         if result.error is not None:
             raise result.error
         return result.text
+
+    def sleep(self, seconds: float) -> None:
+        """Waits ``seconds`` on the session clock, at once: honour a Retry-After here and the
+        wait counts against the wall and idle budgets (`clock`) without costing real time, so
+        a run never hits the harness's wall ceiling for being polite (issue 11)."""
+        with self._lock:
+            self._check_open()
+            self._slept += max(0.0, float(seconds))
+
+    @property
+    def clock(self) -> float:
+        """Seconds on the session clock: real time since the run began plus time slept."""
+        return self.elapsed + self._slept
 
     def count_transport_attempt(self) -> None:
         """One HTTP request reached a fake model on the wire (issue 5): SDK retries and transient
@@ -331,6 +345,7 @@ class Session:
                 final_answer_calls=self._final_answer_calls,
                 gave_up_at_step=self._gave_up_at_step,
                 steps_by_agent=dict(sorted(self._agent_steps.items())),
+                slept_seconds=round(self._slept, 6),
                 world_complete=self._setup.world.is_complete(),
                 ceiling=self._ceiling,
                 error=error,

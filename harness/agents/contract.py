@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
@@ -78,10 +77,10 @@ class _Ledger:
     """The run's budget, shared by every agent of the run and checked before each model call."""
 
     def __init__(self, session: Session) -> None:
+        self.session = session
         self.budget = session.budget
         self.steps = 0
         self.tokens = 0
-        self.started = time.monotonic()
 
     def charge(self, reply: JSON) -> None:
         self.steps += 1
@@ -94,7 +93,7 @@ class _Ledger:
         if budget.max_tokens is not None and self.tokens >= budget.max_tokens:
             return Code.BUDGET_COST
         wall = budget.max_wall_seconds
-        if wall is not None and time.monotonic() - self.started >= wall:
+        if wall is not None and self.session.clock >= wall:  # waits on the session clock count
             return Code.BUDGET_TIME
         return None
 
@@ -183,6 +182,7 @@ class _Run:
             if stop is not None:
                 return stop
             waiting = _is_waiting(result)
+            self.session.sleep(float(_error(result).get("retry_after", 0)))  # honour it, free
             fingerprint = action_fingerprint(name, arguments)
             (self.waiting.add if waiting else self.waiting.discard)(fingerprint)
             idle &= waiting

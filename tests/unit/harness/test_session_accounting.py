@@ -10,6 +10,7 @@ import time
 import pytest
 
 import harness
+import scenarios
 from harness import (
     Call,
     Ceilings,
@@ -280,3 +281,31 @@ def test_no_tool_call_means_no_repeated_action() -> None:
     session = _session()
     _step(session)
     assert session.finish().max_repeated_action == 0
+
+
+def test_sleep_waits_on_the_session_clock_at_once_and_is_recorded() -> None:
+    session = _session()
+    before = time.monotonic()
+    session.sleep(30)
+    session.sleep(-5)  # no time travel
+    assert time.monotonic() - before < 1 and session.clock >= 30 > session.elapsed
+    assert session.finish().slept_seconds == 30
+    with pytest.raises(harness.SessionClosed):
+        session.sleep(1)
+
+
+def test_an_agent_that_honours_retry_after_literally_does_not_run_out_of_wall_time() -> None:
+    def literal(session: harness.Session) -> harness.Stop:
+        messages = [{"role": "user", "content": session.task}]
+        while session.clock < (session.budget.max_wall_seconds or 0):
+            reply = session.call_model(messages, session.tools)
+            if not reply.get("tool_calls"):
+                return harness.Stop(code=harness.Code.COMPLETED)
+            for call in reply["tool_calls"]:
+                function = call["function"]
+                result = json.loads(session.call_tool(function["name"], function["arguments"]))
+                session.sleep(result.get("error", {}).get("retry_after", 0))
+        return harness.Stop(code=harness.Code.BUDGET_TIME, partial={"waited": session.clock})
+
+    record = harness.run(literal, scenarios.get("slow-dependency/fails-5"))
+    assert record.verdict.passed and record.observed.slept_seconds == 5
