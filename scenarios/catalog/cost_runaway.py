@@ -72,13 +72,21 @@ def _build_answered(lines: int, seed: int) -> Setup:
     return stuck_setup(FakeWorld(failing=_twin_failing, seed=seed), tools, script, seed=seed)
 
 
+EXTRA_LINES = (0, 8, 16)
+"""Lines a page has beyond the variant's (by seed): longer pages spend the budget sooner, so the
+step at which it runs out moves with the seed."""
+
+
 def _build(lines: int, seed: int) -> Setup:
     world = FakeWorld(failing=_failing, seed=seed)
     call = Call(name=READ.name, arguments={"page": 1}, text="Reading the next log page")
     script = Perturbed(call=call, kind="offset", field="page")
-    return setup(
-        world, [pages_tool(READ, key="pages_read", lines_per_page=lines)], script, seed=seed
-    )
+    log = pages_tool(READ, key="pages_read", lines_per_page=lines + by_seed(EXTRA_LINES, seed))
+    return setup(world, [log], script, seed=seed)
+
+
+def _by_seed(lines: int) -> str:
+    return "/".join(str(lines + extra) for extra in EXTRA_LINES)
 
 
 def make(variant: str, *, lines: int, max_tokens: int) -> Scenario:
@@ -86,9 +94,9 @@ def make(variant: str, *, lines: int, max_tokens: int) -> Scenario:
         family=FAMILY,
         variant=variant,
         task="Find the root cause of last night's outage in the service log.",
-        how=f"reads one new {lines}-line log page per step, each moving its progress count",
-        why="The log is endless and holds no root cause: the observations and even the "
-        "criteria's progress count are new at every step, and only spend grows.",
+        how=f"reads one new {lines}-line log page per step ({_by_seed(lines)} lines by seed)",
+        why="The log is endless and holds no root cause: the observations are new at every "
+        "step, no criterion moves, and only spend grows.",
         build=partial(_build, lines),
         expected={Code.BUDGET_COST, Code.NO_PROGRESS},
         step_bound=STEP_CAP,
