@@ -122,8 +122,8 @@ def _build(
     tool_name: str, perturbation: str | None, warmup: int, claim_after: int | None, seed: int
 ) -> Setup:
     call = _search_call(tool_name, seed)
-    history = pages_tool(HISTORY, key="history_read", lines_per_page=2)
-    tools = [constant_tool(_search(tool_name), EMPTY), history]
+    history = [pages_tool(HISTORY, key="history_read", lines_per_page=2)] if warmup else []
+    tools = [constant_tool(_search(tool_name), EMPTY), *history]
     script = _script(call, perturbation, warmup, claim_after)
     return stuck_setup(_world(seed), tools, script, seed=seed)
 
