@@ -93,14 +93,23 @@ class StagnationProbe:
         self.criteria = self._criteria()
         self.last_criteria_move = 0
         self.tokens_before_step: list[int] = []
+        """Tokens counted against the budget before each step (the agent's fixed prompt left
+        out, issue 12)."""
         self.cost_before_step: list[float] = []
+        self.sent_before_step: list[int] = []
+        """Tokens sent before each step, the fixed prompt included: what lag is counted in."""
 
     def _criteria(self) -> str | None:
         return None if self._read_criteria is None else self._read_criteria()
 
-    def on_step(self, tokens_so_far: int, cost_so_far: float = 0.0) -> None:
+    def on_step(
+        self, tokens_so_far: int, cost_so_far: float = 0.0, sent_so_far: int | None = None
+    ) -> None:
+        """What was spent when a step began: budget tokens, dollars and (if they differ from
+        the budget tokens) tokens sent."""
         self.tokens_before_step.append(tokens_so_far)
         self.cost_before_step.append(cost_so_far)
+        self.sent_before_step.append(tokens_so_far if sent_so_far is None else sent_so_far)
 
     def on_tool(self, step: int, name: str, result: ToolResult, fingerprint: str) -> None:
         """``fingerprint`` is the world's after the call (the session computes it once)."""
@@ -129,16 +138,18 @@ class StagnationProbe:
             return self._budget_spent_at(*self._spend(tokens, cost))
         return self.last_productive_step + 1
 
-    def truth(self, *, tokens: int, cost: float) -> Truth:
-        """The first stagnant step and the signed lag in tokens and dollars of a run that ended
-        with these totals."""
+    def truth(self, *, tokens: int, cost: float, sent: int | None = None) -> Truth:
+        """The first stagnant step and the signed lag in tokens (sent, the agent's fixed prompt
+        included) and dollars of a run that ended with these totals."""
         if self.scenario.solvable:
             return Truth(first_stagnant_step=None, lag_tokens=None, lag_cost_usd=None)
         stagnant = self.first_stagnant_step(tokens=tokens, cost=cost)
-        spent_tokens, spent_cost = self._spend(tokens, cost)
+        sent = tokens if sent is None else sent
+        spent_sent = Spend(before=self.sent_before_step, total=sent)
+        spent_cost = Spend(before=self.cost_before_step, total=cost)
         return Truth(
             first_stagnant_step=stagnant,
-            lag_tokens=round(tokens - spent_tokens.at_start(stagnant)),
+            lag_tokens=round(sent - spent_sent.at_start(stagnant)),
             lag_cost_usd=round(cost - spent_cost.at_start(stagnant), 6),
         )
 

@@ -30,6 +30,9 @@ TEXT_CUT = 160
 """Characters of model text and tool results kept per trace entry: one readable line."""
 
 
+PROMPT_ROLES = frozenset({"system", "developer"})
+"""Roles of the messages that make up an agent's own prompt, as opposed to the task's."""
+
 BAD_ARGUMENTS_STATUS = 400
 """Arguments that are not a JSON object get the answer an HTTP API gives a malformed body."""
 
@@ -143,6 +146,9 @@ class Session:
         self._tail: deque[TraceStep] = deque(maxlen=TAIL_STEPS)
         self._tally = _Tally()
         self._offered_tokens: dict[tuple[str, ...], int] = {}
+        self._overhead: dict[str, int] = {}
+        """Each agent's fixed input per call, measured from its first call (`_overhead_of`)."""
+        self._uncharged = 0
         self._current: TraceStep | None = None
         self._slept = 0.0
 
@@ -183,6 +189,7 @@ class Session:
                 input_tokens=self._tally.tokens(request.messages) + self._tools_tokens(request),
                 output_tokens=estimate_tokens([message]),
             )
+            self._uncharged += min(self._overhead_of(request), usage.input_tokens)
             self._input_tokens += usage.input_tokens
             self._output_tokens += usage.output_tokens
             self._note_response(response)
@@ -277,7 +284,8 @@ class Session:
         self._close_step()
         self._steps += 1
         self._agent_steps[agent] += 1
-        self._probe.on_step(self._input_tokens + self._output_tokens, self._cost())
+        sent = self._input_tokens + self._output_tokens
+        self._probe.on_step(sent - self._uncharged, self._cost(), sent)
         request = ModelRequest(
             messages=messages,
             tools=_tool_names(tools),
@@ -295,6 +303,20 @@ class Session:
             offered = [s.to_openai() for s in self._setup.toolbox.specs if s.name in request.tools]
             self._offered_tokens[request.tools] = estimate_tokens(offered)
         return self._offered_tokens[request.tools]
+
+    def _overhead_of(self, request: ModelRequest) -> int:
+        """The agent's fixed input per call — its system prompt (the leading system or developer
+        messages) and the tool list — measured on its first call and credited on every call
+        after: a scenario's token budget is for the task, not for the agent's prompt (issue 12).
+        A multi-agent system's agents each have their own."""
+        if request.agent not in self._overhead:
+            prompt = []
+            for message in request.messages:
+                if message.get("role") not in PROMPT_ROLES:
+                    break
+                prompt.append(message)
+            self._overhead[request.agent] = estimate_tokens(prompt) + self._tools_tokens(request)
+        return self._overhead[request.agent]
 
     def _note_response(self, response: ModelResponse) -> None:
         calls = tuple(
@@ -325,9 +347,8 @@ class Session:
         with self._lock:
             self._closed = True
             self._close_step()
-            truth = self._probe.truth(
-                tokens=self._input_tokens + self._output_tokens, cost=self._cost()
-            )
+            sent = self._input_tokens + self._output_tokens
+            truth = self._probe.truth(tokens=sent - self._uncharged, cost=self._cost(), sent=sent)
             return Observed(
                 steps=self._steps,
                 tool_calls=self._tool_calls,
@@ -335,6 +356,8 @@ class Session:
                 first_stagnant_step=truth.first_stagnant_step,
                 input_tokens=self._input_tokens,
                 output_tokens=self._output_tokens,
+                overhead_tokens=next(iter(self._overhead.values()), 0),
+                uncharged_tokens=self._uncharged,
                 cost_usd=round(self._cost(), 6),
                 lag_tokens=truth.lag_tokens,
                 lag_cost_usd=truth.lag_cost_usd,
