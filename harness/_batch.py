@@ -42,7 +42,7 @@ OUTPUT_CUT = 2000
 """Characters of an agent's own stdout/stderr kept in the record of a failing run."""
 POLL_SECONDS = 0.1
 """How often the harness looks for dead and overdue workers while none sends anything."""
-FINISHED, ABANDONED = "finished", "abandoned"
+FINISHED, ABANDONED, LOADED = "finished", "abandoned", "loaded"
 """What a worker sends with a record: it is ready for the next job, or it is exiting."""
 
 Lookup = Callable[[str], Scenario]
@@ -107,6 +107,7 @@ def _run_job(job: Job, lookup: Lookup, conn: Connection) -> None:
         os._exit(0)  # the agent's thread cannot be ended; this process can
 
     with _captured() as output:
+        _load(job, conn)
         record = run(
             job.agent,
             lookup(job.scenario),
@@ -118,6 +119,16 @@ def _run_job(job: Job, lookup: Lookup, conn: Connection) -> None:
         )
         text = "" if record.verdict.passed else output()
     conn.send((FINISHED, dataclasses.replace(record, output=text).to_dict(volatile=True)))
+
+
+def _load(job: Job, conn: Connection) -> None:
+    """Imports the agent before its run's clock starts, and says so: a framework that takes
+    seconds to import (AutoGen, LlamaIndex) is not charged for it against the wall ceiling, which
+    would otherwise end its first run in each worker before it began (issue 12). A spec that fails
+    to load raises again in the run, which records it."""
+    with contextlib.suppress(Exception):
+        load_agent(job.agent)
+    conn.send((LOADED, None))
 
 
 def _serve(conn: Connection, lookup: Lookup) -> None:
@@ -206,6 +217,12 @@ def _lost(job: Job, scenario: Scenario, outcome: Outcome, why: str) -> Terminati
     )
 
 
+def _wall(job: Job) -> float:
+    """How long a worker may take over a job before it is killed: the wall ceiling, the grace the
+    run gives the agent to unwind, and a margin for the record to arrive."""
+    return job.ceilings.max_wall_seconds + GRACE_SECONDS + KILL_MARGIN_SECONDS
+
+
 def _death(process: BaseProcess) -> str:
     process.join(timeout=INTERRUPT_GRACE_SECONDS)  # its pipe closes a moment before it is reaped
     code = process.exitcode
@@ -271,8 +288,7 @@ class WorkerPool:
             if worker.index is None and self.todo:
                 worker.index = self.todo.pop()
                 job = self.jobs[worker.index]
-                wall = job.ceilings.max_wall_seconds + GRACE_SECONDS + KILL_MARGIN_SECONDS
-                worker.deadline = time.monotonic() + wall
+                worker.deadline = time.monotonic() + _wall(job)
                 worker.conn.send(job)
 
     def _busy(self) -> list[_Worker]:
@@ -284,18 +300,25 @@ class WorkerPool:
         ready = set(wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout))
         for worker in busy:
             if worker.conn in ready:
-                yield self._received(worker)
+                record = self._received(worker)
+                if record is not None:
+                    yield record
             elif worker.process.sentinel in ready:
                 yield self._replace(worker, Outcome.CRASHED, _death(worker.process))
             elif time.monotonic() > worker.deadline:
                 why = "the agent held the interpreter past the wall ceiling; its worker was killed"
                 yield self._replace(worker, Outcome.DID_NOT_STOP, why)
 
-    def _received(self, worker: _Worker) -> TerminationRecord:
+    def _received(self, worker: _Worker) -> TerminationRecord | None:
+        """The record a worker sent; ``None`` when it only said its agent is loaded, which starts
+        the run's own deadline."""
         try:
             kind, data = worker.conn.recv()
         except EOFError:
             return self._replace(worker, Outcome.CRASHED, _death(worker.process))
+        if kind == LOADED:
+            worker.deadline = time.monotonic() + _wall(self.jobs[worker.index or 0])
+            return None
         record = TerminationRecord.from_dict(data)
         return self._finish(worker, record, replace=kind == ABANDONED)
 
