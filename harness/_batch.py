@@ -187,15 +187,16 @@ def _stop(worker: _Worker, *, kill: bool) -> None:
 
 def _lost(job: Job, scenario: Scenario, outcome: Outcome, why: str) -> TerminationRecord:
     """The record of a run whose worker died or had to be killed: what the harness knows."""
+    unsolvable = not scenario.solvable  # a control has no stagnant step and no lag
     observed = Observed(
         steps=0,
         tool_calls=0,
-        first_stagnant_step=1,
+        first_stagnant_step=1 if unsolvable else None,
         input_tokens=0,
         output_tokens=0,
         cost_usd=0.0,
-        lag_tokens=0,
-        lag_cost_usd=0.0,
+        lag_tokens=0 if unsolvable else None,
+        lag_cost_usd=0.0 if unsolvable else None,
         max_repeated_action=0,
         distinct_world_states=1,
         world_complete=False,
