@@ -6,6 +6,8 @@ import functools
 import json
 
 import pytest
+from syrupy.assertion import SnapshotAssertion
+from syrupy.extensions.json import JSONSnapshotExtension
 
 import harness
 import scenarios
@@ -17,12 +19,34 @@ ALL = [(s, seed) for s in scenarios.SCENARIOS for seed in s.seeds]
 IDS = [f"{s.name}-seed{seed}" for s, seed in ALL]
 
 
+@functools.cache
+def _strict_contract(name: str, seed: int) -> harness.TerminationRecord:
+    return harness.run(contract, scenarios.get(name), seed=seed, strict=True)
+
+
 @pytest.mark.parametrize(("scenario", "seed"), ALL, ids=IDS)
 def test_contract_passes_strictly_with_small_lag(scenario: harness.Scenario, seed: int) -> None:
-    record = harness.run(contract, scenario, seed=seed, strict=True)
+    record = _strict_contract(scenario.name, seed)
     assert record.verdict.passed, explain(record)
     lag = record.observed.detection_lag
     assert lag is None if scenario.solvable else lag is not None and lag <= 3
+
+
+def test_where_the_contract_stops_is_pinned_exactly(snapshot: SnapshotAssertion) -> None:
+    """The bound above is the contract's promise; this is what it does today, step for step, so
+    that a change to a scenario or to the reference agent shows up as a reviewed diff
+    (``pytest tests/unit/scenarios/test_library.py --snapshot-update`` accepts one)."""
+    stops = {}
+    for scenario, seed in ALL:
+        record = _strict_contract(scenario.name, seed)
+        observed = record.observed
+        stops[f"{scenario.name} seed {seed}"] = {
+            "code": record.code and record.code.value,
+            "steps": observed.steps,
+            "first_stagnant_step": observed.first_stagnant_step,
+            "lag": observed.detection_lag,
+        }
+    assert stops == snapshot(extension_class=JSONSnapshotExtension)
 
 
 UNSOLVABLE = [s for s in scenarios.SCENARIOS if not s.solvable]
