@@ -193,6 +193,10 @@ class Observed:
     """``Type: message`` of the exception that crashed the agent, if any."""
     tail: tuple[TraceStep, ...] = ()
     """The last steps of the trajectory, for failure messages."""
+    trajectory: tuple[TraceStep, ...] = field(default=(), compare=False)
+    """Every step of the run (bounded by the ceilings), tool results cut longer than in the
+    tail: what ``--trace-dir`` exports and ``unsolvable import`` replays (issue 13). Volatile in
+    the sense of `TerminationRecord.to_dict`: kept out of the snapshot form, which stays small."""
 
     @property
     def detection_lag(self) -> int:
@@ -339,6 +343,7 @@ class TerminationRecord:
         data["observed"]["detection_lag"] = self.observed.detection_lag
         if not volatile:
             del data["wall_seconds"]
+            del data["observed"]["trajectory"]
         return data
 
     def to_json(self, *, volatile: bool = False) -> str:
@@ -351,7 +356,8 @@ class TerminationRecord:
         and ``--json`` files carry). Derived keys such as ``detection_lag`` are dropped."""
         fields = _fields(cls, data)
         observed = _fields(Observed, data["observed"])
-        observed["tail"] = tuple(_step(step) for step in observed.get("tail", ()))
+        for key in ("tail", "trajectory"):
+            observed[key] = tuple(_step(step) for step in observed.get(key, ()))
         fields["observed"] = Observed(**observed)
         fields["outcome"] = Outcome(data["outcome"])
         if data.get("reported") is not None:
@@ -391,16 +397,20 @@ def _clean_observed(observed: Observed, redactor: Redactor) -> Observed:
             tool, arguments=redactor.text(tool.arguments), result=redactor.text(tool.result)
         )
 
-    tail = tuple(
-        dataclasses.replace(
+    def clean(step: TraceStep) -> TraceStep:
+        return dataclasses.replace(
             step,
             said=redactor.text(step.said),
             calls=tuple(map(trace, step.calls)),
             tools=tuple(map(trace, step.tools)),
         )
-        for step in observed.tail
+
+    return dataclasses.replace(
+        observed,
+        error=redactor.optional(observed.error),
+        tail=tuple(map(clean, observed.tail)),
+        trajectory=tuple(map(clean, observed.trajectory)),
     )
-    return dataclasses.replace(observed, error=redactor.optional(observed.error), tail=tail)
 
 
 def _jsonable(value: Any) -> Any:
