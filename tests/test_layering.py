@@ -7,6 +7,8 @@ Every import counts, lazy ones inside functions included; only imports under
   and neither ``scenarios`` nor ``fake_tools``;
 - the two faces (``harness/plugin/``, ``harness/cli/``) never import each other;
 - the reports (``harness/reports/``) know no face;
+- the importer and scenario files (``harness/imports/``) know no face, no framework, not pytest,
+  and the engine does not know them (they build on it, and on ``scenarios`` and ``fake_tools``);
 - ``scenarios`` and ``fake_tools`` know neither pytest nor a face; ``fake_tools`` not ``scenarios``;
 - no import cycle anywhere in ``harness/``.
 """
@@ -42,7 +44,8 @@ FRAMEWORKS = {
 }
 FACES = {"harness.plugin", "harness.cli", "harness.snapshot"}
 LAYERS: dict[str, set[str]] = {
-    "engine": FACES | PYTEST | FRAMEWORKS | {"scenarios", "fake_tools"},
+    "engine": FACES | PYTEST | FRAMEWORKS | {"scenarios", "fake_tools", "harness.imports"},
+    "harness.imports": FACES | PYTEST | FRAMEWORKS,
     "harness.plugin": {"harness.cli"},
     "harness.cli": {"harness.plugin", "harness.snapshot"} | PYTEST,
     "harness.reports": FACES | PYTEST | FRAMEWORKS,
@@ -91,7 +94,8 @@ def imports(module: str) -> set[str]:
 
 
 def _layer(module: str) -> str:
-    for layer in ("harness.plugin", "harness.cli", "harness.reports", "scenarios", "fake_tools"):
+    layers = ("harness.plugin", "harness.cli", "harness.reports", "harness.imports", "scenarios")
+    for layer in (*layers, "fake_tools"):
         if module == layer or module.startswith(layer + "."):
             return layer
     if module in FACES:
