@@ -55,7 +55,16 @@ def test_an_imported_trace_stops_as_the_original(name: str, tmp_path: Path) -> N
     _run("--scenario", name, "--seed", "1", "--json", str(original), "--trace-dir", str(tmp_path))
     trace = tmp_path / "naive" / family / f"{variant}-seed1.json"
     scenario = tmp_path / "scenario.json"
-    args = ["import", str(trace), "--format", "atif", "--name", f"rt/{variant}", "-o", str(scenario)]
+    args = [
+        "import",
+        str(trace),
+        "--format",
+        "atif",
+        "--name",
+        f"rt/{variant}",
+        "-o",
+        str(scenario),
+    ]
     assert main(args) == 0
     _run("--scenario-file", str(scenario), "--json", str(imported))
     assert _stops(imported) == _stops(original)
