@@ -22,9 +22,13 @@ def add_import_command(commands: Any) -> None:
     command.add_argument(
         "--format", required=True, choices=list(FORMATS), help="the trace's format"
     )
-    command.add_argument("--name", required=True, metavar="FAMILY/VARIANT",
-                         help="the scenario's name, e.g. incidents/publish-loop (a bare name "
-                         "goes in family 'imported')")  # fmt: skip
+    command.add_argument(
+        "--name",
+        required=True,
+        metavar="FAMILY/VARIANT",
+        help="the scenario's name, e.g. incidents/publish-loop (a bare name "
+        "goes in family 'imported')",
+    )
     command.add_argument(
         "-o",
         "--output",
@@ -32,12 +36,19 @@ def add_import_command(commands: Any) -> None:
         metavar="FILE",
         help="where to write the scenario file (default: NAME's variant.json)",
     )
-    command.add_argument("--unrecorded", choices=("unknown", "refusal"), default="unknown",
-                         help="what a call the recording does not hold gets: an 'unknown call' "
-                         "error (default) or a refusal")  # fmt: skip
-    command.add_argument("--unblock-with", metavar="TOOL=RESULT",
-                         help="also write a solvable twin: TOOL answers RESULT, which unblocks "
-                         "the run (how it should have gone)")  # fmt: skip
+    command.add_argument(
+        "--unrecorded",
+        choices=("unknown", "refusal"),
+        default="unknown",
+        help="what a call the recording does not hold gets: an 'unknown call' "
+        "error (default) or a refusal",
+    )
+    command.add_argument(
+        "--unblock-with",
+        metavar="TOOL=RESULT",
+        help="also write a solvable twin: TOOL answers RESULT, which unblocks "
+        "the run (how it should have gone)",
+    )
     command.add_argument(
         "--first-stagnant-step",
         type=int,

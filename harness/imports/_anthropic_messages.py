@@ -51,16 +51,23 @@ def read_anthropic_messages(path: Path, data: Any) -> Trace:
         blocks = _blocks(message.get("content"))
         text = "".join(str(b.get("text", "")) for b in blocks if b.get("type") == "text")
         calls = tuple(
-            Recorded(name=str(b.get("name", "")), arguments=dict(b.get("input") or {}),
-                     result=results.get(b.get("id"), ""))
-            for b in blocks if b.get("type") == "tool_use"
-        )  # fmt: skip
+            Recorded(
+                name=str(b.get("name", "")),
+                arguments=dict(b.get("input") or {}),
+                result=results.get(b.get("id"), ""),
+            )
+            for b in blocks
+            if b.get("type") == "tool_use"
+        )
         turns.append(Turn(text=text, calls=calls))
     tools = tuple(
-        {"name": t["name"], "description": t.get("description", ""),
-         "parameters": t.get("input_schema") or {"type": "object", "properties": {}}}
+        {
+            "name": t["name"],
+            "description": t.get("description", ""),
+            "parameters": t.get("input_schema") or {"type": "object", "properties": {}},
+        }
         for t in (data.get("tools") or () if isinstance(data, Mapping) else ())
         if isinstance(t, Mapping) and isinstance(t.get("name"), str)
-    )  # fmt: skip
+    )
     removed = ("the system prompt",) if isinstance(data, Mapping) and data.get("system") else ()
     return Trace(turns=tuple(turns), task=task, tools=tools, removed=removed)

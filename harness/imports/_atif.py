@@ -145,8 +145,10 @@ def read_atif(path: Path, data: Any) -> Trace:
     extra: JSON = dict(data.get("extra") or {})
     removed = []
     if data.get("subagent_trajectories"):
-        removed.append(f"{len(data['subagent_trajectories'])} sub-agent trajectories (a replay "
-                       "has one agent; their calls are not in the script)")  # fmt: skip
+        removed.append(
+            f"{len(data['subagent_trajectories'])} sub-agent trajectories (a replay "
+            "has one agent; their calls are not in the script)"
+        )
     system = sum(s["source"] == "system" for s in steps)
     if system:
         removed.append(f"{system} system step(s)")

@@ -128,8 +128,12 @@ def find_cycle(turns: Sequence[Turn], first_stagnant_step: int) -> Cycle:
     later than the first stagnant step; failing that, the whole stagnant tail. A last turn with
     no tool call (the model said it was done) is what the model says from then on."""
     if turns and not turns[-1].calls:
-        return Cycle(start=len(turns) - 1, period=1, how="the model's last turn called no tool: "
-                     "the replayed model says it again every step after")  # fmt: skip
+        return Cycle(
+            start=len(turns) - 1,
+            period=1,
+            how="the model's last turn called no tool: "
+            "the replayed model says it again every step after",
+        )
     actions = [_action(turn) for turn in turns]
     latest = min(first_stagnant_step - 1, len(turns) - 1)
     for period in range(1, len(turns) // 2 + 1):

@@ -251,8 +251,11 @@ def import_trace(
     if secrets:
         removed.append(f"{secrets} secret-looking value(s), replaced by {REDACTED}")
     data["provenance"] = {
-        "format": format, "source": source, "removed": removed, "inferred": inferred,
-    }  # fmt: skip
+        "format": format,
+        "source": source,
+        "removed": removed,
+        "inferred": inferred,
+    }
     parse(data, source=f"the import of {source}")  # what is written must load
     return Imported(data=data, removed=tuple(removed), inferred=tuple(inferred))
 

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness._errors import ScenarioError
 from harness._scenario import Scenario
 from harness.imports._replay import build
 from harness.imports._schema import ScenarioFileError, read
@@ -83,24 +84,19 @@ class ScenarioLibrary:
 
     def get(self, name: str) -> Scenario:
         """The scenario called ``name``; an unknown one lists the closest names."""
-        from scenarios import get
-
         for scenario in self.from_files:
             if scenario.name == name:
                 return scenario
-        try:
-            return get(name)
-        except ScenarioFileError:
-            raise
-        except Exception:
-            names = [s.name for s in self.scenarios]
+        names = [s.name for s in self.scenarios]
+        if name not in names:
             close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
             hint = f"did you mean {', '.join(close)}? " if close else ""
-            from harness._errors import ScenarioError
-
             raise ScenarioError(
                 f"unknown scenario {name!r}; {hint}`unsolvable list` shows all {len(names)}"
-            ) from None
+            )
+        from scenarios import get
+
+        return get(name)
 
     def select(self, names: Sequence[str] = ()) -> tuple[Scenario, ...]:
         """Scenarios by name or family (all when ``names`` is empty), library order."""

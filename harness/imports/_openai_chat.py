@@ -54,8 +54,11 @@ def _messages(data: Any) -> list[Mapping[str, Any]]:
 
 def read_openai_chat(path: Path, data: Any) -> Trace:
     messages = _messages(data)
-    results = {m.get("tool_call_id"): text_of(m.get("content")) for m in messages
-               if m.get("role") == "tool"}  # fmt: skip
+    results = {
+        m.get("tool_call_id"): text_of(m.get("content"))
+        for m in messages
+        if m.get("role") == "tool"
+    }
     users = [text_of(m.get("content")) for m in messages if m.get("role") == "user"]
     turns = []
     for message in messages:
@@ -83,5 +86,4 @@ def read_openai_chat(path: Path, data: Any) -> Trace:
     )
     system = sum(m.get("role") in ("system", "developer") for m in messages)
     removed = (f"{system} system message(s)",) if system else ()
-    return Trace(turns=tuple(turns), task=users[0] if users else None, tools=tools,
-                 removed=removed)  # fmt: skip
+    return Trace(turns=tuple(turns), task=users[0] if users else None, tools=tools, removed=removed)

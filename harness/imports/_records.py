@@ -61,8 +61,9 @@ def read_records(path: Path, *, index: int | None = None, data: Any = None) -> T
 
     records = [TerminationRecord.from_dict(r) for r in data["records"]]
     if index is None and len(records) != 1:
-        listing = "; ".join(f"{i}: {r.scenario} seed {r.seed} × {r.agent}"
-                            for i, r in enumerate(records))  # fmt: skip
+        listing = "; ".join(
+            f"{i}: {r.scenario} seed {r.seed} × {r.agent}" for i, r in enumerate(records)
+        )
         raise ImportFailed(
             f"{str(path)!r} holds {len(records)} records; pick one with --record N ({listing})"
         )

@@ -5,6 +5,7 @@ answers as the fake tools, a `FakeWorld` that moves only as the recording says i
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -15,13 +16,13 @@ from fake_tools import FakeWorld, Tool, ToolRouter, check_tool, requires
 from fake_tools.tools.permission import DENIED
 from harness._model import ScriptedModel
 from harness._record import Code
-from harness._scenario import Budget, Scenario, Setup, Stagnation
+from harness._scenario import Scenario, Setup, Stagnation
 from harness._types import CHECK_TOOL, ModelRequest, ModelResponse, ToolCall, ToolResult, ToolSpec
 from harness.agents._fingerprint import action_fingerprint, observation_fingerprint
 from harness.imports._schema import Answer, FileTurn, Result, ScenarioFile
-from scenarios.catalog._common import CHECK, TOKENS_PER_STEP
+from scenarios.catalog._common import CHECK, budget
 
-__all__ = ["BLOCKER", "DONE", "Replay", "build", "twin_budget"]
+__all__ = ["BLOCKER", "DONE", "Replay", "build"]
 
 BLOCKER = "the recorded blocker still stands"
 """The completion criterion of a replayed world: only the twin's unblocking answer lifts it."""
@@ -82,8 +83,6 @@ def _unrecorded(file: ScenarioFile, name: str, arguments: Mapping[str, Any]) -> 
 
 
 def _error(status: int, message: str, **details: Any) -> str:
-    import json
-
     return json.dumps({"error": {"status": status, "message": message, **details}}, sort_keys=True)
 
 
@@ -103,9 +102,10 @@ def _recorded_tool(spec: ToolSpec, file: ScenarioFile, answers: Sequence[Answer]
         if result.world:
             world.put(STATE, result.world)
         return ToolResult(
-            text=result.text, observation=observation_fingerprint(result.text),
+            text=result.text,
+            observation=observation_fingerprint(result.text),
             refusal=result.refusal,
-        )  # fmt: skip
+        )
 
     return Tool(spec=spec, handler=handle)
 
@@ -139,12 +139,6 @@ def _setup(file: ScenarioFile, solvable: bool, seed: int) -> Setup:
     script = Replay(prefix=file.prefix, cycle=file.cycle, done_marker=marker)
     model = ScriptedModel(script, seed=seed, name=f"replay:{file.name}")
     return Setup(world=world, toolbox=ToolRouter(world, tools), model=model)
-
-
-def twin_budget(step_bound: int) -> Budget:
-    """The budget of a twin, as the built-in scenarios' (`scenarios.catalog._common.budget`)."""
-    return Budget(max_steps=step_bound, max_tokens=step_bound * TOKENS_PER_STEP,
-                  max_wall_seconds=5.0)  # fmt: skip
 
 
 def build(file: ScenarioFile) -> tuple[Scenario, ...]:
@@ -183,7 +177,7 @@ def build(file: ScenarioFile) -> tuple[Scenario, ...]:
         build=partial(_setup, file, True),
         expected=frozenset({Code.COMPLETED}),
         step_bound=file.twin.step_bound,
-        budget=twin_budget(file.twin.step_bound),
+        budget=budget(file.twin.step_bound),
         stagnation=Stagnation.NOVELTY,
         solvable=True,
         seeds=file.seeds,
