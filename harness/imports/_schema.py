@@ -125,6 +125,13 @@ class ScenarioFile:
     """Where the file was read from, for messages."""
 
 
+_WORDS = {
+    str: "string", int: "whole number", float: "number", bool: "true/false", list: "list",
+    dict: "table/object", type(None): "null",
+}  # fmt: skip
+"""Types as a person writing JSON or TOML names them."""
+
+
 class _Reader:
     """Reads fields of one file, each error naming the file, the field and the fix."""
 
@@ -150,11 +157,11 @@ class _Reader:
                 raise self.fail(where, "is missing", fix)
             return default
         value = data[key]
-        if not isinstance(value, kind) or (isinstance(value, bool) and kind in (int, (int, float))):
-            names = (
-                kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
-            )
-            raise self.fail(where, f"is a {type(value).__name__} ({value!r}), not a {names}", fix)
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+            wanted = " or ".join(_WORDS.get(k, k.__name__) for k in kinds)
+            found = _WORDS.get(type(value), type(value).__name__)
+            raise self.fail(where, f"is a {found} ({value!r}), not a {wanted}", fix)
         return value
 
     def items(
