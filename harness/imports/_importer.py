@@ -16,6 +16,7 @@ from harness._errors import ScenarioError
 from harness._record import Code
 from harness._redact import REDACTED, Redactor
 from harness._types import GIVE_UP_TOOL, JSON
+from harness.agents._fingerprint import action_fingerprint, observation_fingerprint
 from harness.imports._cycle import Cycle, Stuck, find_cycle, find_stuck, refusal_of
 from harness.imports._schema import SCHEMA, parse
 from harness.imports._trace import Recorded, Trace, Turn
@@ -134,8 +135,6 @@ def _turn(turn: Turn) -> JSON:
 
 def _answers(turns: tuple[Turn, ...]) -> list[JSON]:
     """Each call's answers in the order they came, keyed as the replay keys them."""
-    from harness.agents._fingerprint import action_fingerprint
-
     answers: dict[str, JSON] = {}
     for turn in turns:
         for c in turn.calls:
@@ -147,7 +146,22 @@ def _answers(turns: tuple[Turn, ...]) -> list[JSON]:
             if c.world:
                 result["world"] = c.world
             entry["results"].append(result)
+    for entry in answers.values():
+        entry["results"] = _without_trailing_repeats(entry["results"])
     return list(answers.values())
+
+
+def _without_trailing_repeats(results: list[JSON]) -> list[JSON]:
+    """The last answer is given again for ever, so answers at the end that say the same (volatile
+    ids aside) are kept once: the file stays as long as what was new, not as the loop."""
+    def same(a: JSON, b: JSON) -> bool:
+        plain = observation_fingerprint(a["text"]) == observation_fingerprint(b["text"])
+        return plain and a["refusal"] == b["refusal"] and a.get("world") == b.get("world")
+
+    end = len(results)
+    while end > 1 and same(results[end - 2], results[end - 1]):
+        end -= 1
+    return results[:end]
 
 
 def _expected(stuck: Stuck, cycle_turns: tuple[Turn, ...]) -> tuple[set[Code], str | None, str]:
