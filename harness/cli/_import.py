@@ -97,6 +97,7 @@ def run_import(args: argparse.Namespace) -> int:
         task=args.task,
     )
     output = args.output or Path(f"{name.split('/', 1)[1]}.json")
+    output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(imported.data, indent=2, sort_keys=False) + "\n", encoding="utf-8")
     print(f"unsolvable: wrote {output} ({name})")
     for line in imported.removed:

@@ -154,6 +154,7 @@ def _answers(turns: tuple[Turn, ...]) -> list[JSON]:
 def _without_trailing_repeats(results: list[JSON]) -> list[JSON]:
     """The last answer is given again for ever, so answers at the end that say the same (volatile
     ids aside) are kept once: the file stays as long as what was new, not as the loop."""
+
     def same(a: JSON, b: JSON) -> bool:
         plain = observation_fingerprint(a["text"]) == observation_fingerprint(b["text"])
         return plain and a["refusal"] == b["refusal"] and a.get("world") == b.get("world")
