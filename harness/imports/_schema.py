@@ -200,16 +200,7 @@ def read(path: Path | str) -> ScenarioFile:
 def parse(data: Mapping[str, Any], *, source: str = "<data>") -> ScenarioFile:
     """Checks ``data`` against `SCHEMA`; the first problem found is raised."""
     r = _Reader(source)
-    schema = r.get(data, "schema", str, "schema", f'write "schema": "{SCHEMA}"')
-    if schema != SCHEMA:
-        raise r.fail("schema", f"is {schema!r}", f"this harness reads {SCHEMA!r} files")
-    known = set(_KEYS)
-    unknown = sorted(set(data) - known)
-    if unknown:
-        raise r.fail(unknown[0], "is not a scenario-file field", f"use only {sorted(known)}")
-    name = r.get(data, "name", str, "name", 'give it as "family/variant", e.g. "incidents/loop"')
-    if name.count("/") != 1 or not all(name.split("/")):
-        raise r.fail("name", f"is {name!r}", 'write it as "family/variant"')
+    name = _name(r, data)
     step_bound = r.get(
         data,
         "step_bound",
@@ -219,55 +210,24 @@ def parse(data: Mapping[str, Any], *, source: str = "<data>") -> ScenarioFile:
     )
     if step_bound < 1:
         raise r.fail("step_bound", f"is {step_bound}", "make it 1 or more")
-    truth = r.table(
-        r.get(data, "ground_truth", dict, "ground_truth", _TRUTH_FIX), "ground_truth", _TRUTH_FIX
-    )
-    stagnation = r.get(truth, "stagnation", str, "ground_truth.stagnation", _TRUTH_FIX)
-    if stagnation not in STAGNATIONS:
-        raise r.fail("ground_truth.stagnation", f"is {stagnation!r}", f"use one of {STAGNATIONS}")
-    unrecorded = r.table(
-        r.get(data, "unrecorded", dict, "unrecorded", _UNRECORDED_FIX),
-        "unrecorded",
-        _UNRECORDED_FIX,
-    )
-    answer = r.get(unrecorded, "answer", str, "unrecorded.answer", _UNRECORDED_FIX)
-    if answer not in UNRECORDED:
-        raise r.fail("unrecorded.answer", f"is {answer!r}", f"use one of {UNRECORDED}")
     tools = _tools(r, data)
-    script = r.table(r.get(data, "script", dict, "script", _SCRIPT_FIX), "script", _SCRIPT_FIX)
-    prefix = _turns(r, script, "prefix", default=[])
-    cycle = _turns(r, script, "cycle")
-    if not cycle:
-        raise r.fail(
-            "script.cycle",
-            "is empty",
-            "give at least one turn: the loop the replayed model goes round forever",
-        )
-    _check_calls(r, tools, [*prefix, *cycle])
-    family, _ = name.split("/")
+    prefix, cycle = _script(r, data, tools)
+    stagnation, first_stagnant, why = _truth(r, data)
+    unrecorded, unrecorded_text = _unrecorded(r, data)
     return ScenarioFile(
         name=name,
-        family=family,
+        family=name.split("/")[0],
         task=r.get(data, "task", str, "task", "give the prompt the agent is handed"),
         explanation=r.get(data, "explanation", str, "explanation", "describe it", default=""),
         tools=tuple(tools),
-        prefix=tuple(prefix),
-        cycle=tuple(cycle),
+        prefix=prefix,
+        cycle=cycle,
         answers=_answers(r, data),
-        unrecorded=answer,
-        unrecorded_text=r.get(
-            unrecorded, "text", str, "unrecorded.text", "give a string", default=""
-        ),
-        stagnation=Stagnation(stagnation),
-        first_stagnant_step=r.get(
-            truth,
-            "first_stagnant_step",
-            (int, type(None)),
-            "ground_truth.first_stagnant_step",
-            "give a step number",
-            default=None,
-        ),
-        why=r.get(truth, "why", str, "ground_truth.why", "say why", default=""),
+        unrecorded=unrecorded,
+        unrecorded_text=unrecorded_text,
+        stagnation=stagnation,
+        first_stagnant_step=first_stagnant,
+        why=why,
         expected=_expected(r, data),
         step_bound=step_bound,
         budget=_budget(r, data, step_bound),
@@ -292,6 +252,72 @@ def parse(data: Mapping[str, Any], *, source: str = "<data>") -> ScenarioFile:
         twin=_twin(r, data, {tool["name"] for tool in tools}),
         source=source,
     )
+
+
+def _name(r: _Reader, data: Mapping[str, Any]) -> str:
+    """The schema line, no unknown field, and a ``family/variant`` name."""
+    schema = r.get(data, "schema", str, "schema", f'write "schema": "{SCHEMA}"')
+    if schema != SCHEMA:
+        raise r.fail("schema", f"is {schema!r}", f"this harness reads {SCHEMA!r} files")
+    unknown = sorted(set(data) - set(_KEYS))
+    if unknown:
+        raise r.fail(unknown[0], "is not a scenario-file field", f"use only {sorted(_KEYS)}")
+    name: str = r.get(
+        data, "name", str, "name", 'give it as "family/variant", e.g. "incidents/loop"'
+    )
+    if name.count("/") != 1 or not all(name.split("/")):
+        raise r.fail("name", f"is {name!r}", 'write it as "family/variant"')
+    return name
+
+
+def _truth(r: _Reader, data: Mapping[str, Any]) -> tuple[Stagnation, int | None, str]:
+    truth = r.table(
+        r.get(data, "ground_truth", dict, "ground_truth", _TRUTH_FIX), "ground_truth", _TRUTH_FIX
+    )
+    stagnation = r.get(truth, "stagnation", str, "ground_truth.stagnation", _TRUTH_FIX)
+    if stagnation not in STAGNATIONS:
+        raise r.fail("ground_truth.stagnation", f"is {stagnation!r}", f"use one of {STAGNATIONS}")
+    where = "ground_truth.first_stagnant_step"
+    step = r.get(
+        truth,
+        "first_stagnant_step",
+        (int, type(None)),
+        where,
+        "give a step number, 1 or more",
+        default=None,
+    )
+    if step is not None and step < 1:
+        raise r.fail(where, f"is {step}", "give a step number, 1 or more")
+    why = r.get(truth, "why", str, "ground_truth.why", "say why", default="")
+    return Stagnation(stagnation), step, why
+
+
+def _unrecorded(r: _Reader, data: Mapping[str, Any]) -> tuple[str, str]:
+    given = r.table(
+        r.get(data, "unrecorded", dict, "unrecorded", _UNRECORDED_FIX),
+        "unrecorded",
+        _UNRECORDED_FIX,
+    )
+    answer = r.get(given, "answer", str, "unrecorded.answer", _UNRECORDED_FIX)
+    if answer not in UNRECORDED:
+        raise r.fail("unrecorded.answer", f"is {answer!r}", f"use one of {UNRECORDED}")
+    return answer, r.get(given, "text", str, "unrecorded.text", "give a string", default="")
+
+
+def _script(
+    r: _Reader, data: Mapping[str, Any], tools: Sequence[JSON]
+) -> tuple[tuple[FileTurn, ...], tuple[FileTurn, ...]]:
+    script = r.table(r.get(data, "script", dict, "script", _SCRIPT_FIX), "script", _SCRIPT_FIX)
+    prefix = _turns(r, script, "prefix", default=[])
+    cycle = _turns(r, script, "cycle")
+    if not cycle:
+        raise r.fail(
+            "script.cycle",
+            "is empty",
+            "give at least one turn: the loop the replayed model goes round forever",
+        )
+    _check_calls(r, tools, [*prefix, *cycle])
+    return tuple(prefix), tuple(cycle)
 
 
 _KEYS = (

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from harness import run
+from harness import TerminationRecord, run
 from harness.agents import naive
 from harness.imports import ImportFailed, read_trace
 from harness.reports._atif import to_atif
@@ -67,3 +67,14 @@ def test_a_departure_from_the_models_is_named(
 ) -> None:
     change(trajectory)
     assert message in _fails(trajectory, tmp_path)
+
+
+def test_the_whole_trajectory_rides_in_the_volatile_form_only() -> None:
+    """Worker processes send the volatile form: the trace export sees every step; snapshots and
+    the stable JSON keep only the tail."""
+    record = run(naive, get("constant-return/repeat"))
+    assert "trajectory" not in record.to_dict()["observed"]
+    back = TerminationRecord.from_dict(record.to_dict(volatile=True))
+    assert len(back.observed.trajectory) == 25 == record.observed.steps
+    assert back.observed.trajectory == record.observed.trajectory
+    assert len(back.observed.tail) == 6
