@@ -65,7 +65,7 @@ def add_import_command(commands: Any) -> None:
 
 
 def _unblock(text: str | None) -> tuple[str, str] | None:
-    from harness.imports._importer import ImportFailed
+    from harness.imports._trace import ImportFailed
 
     if text is None:
         return None
@@ -80,7 +80,8 @@ def _unblock(text: str | None) -> tuple[str, str] | None:
 
 def run_import(args: argparse.Namespace) -> int:
     from harness.imports._formats import read_trace
-    from harness.imports._importer import ImportFailed, import_trace
+    from harness.imports._importer import import_trace
+    from harness.imports._trace import ImportFailed
 
     name = args.name if "/" in args.name else f"imported/{args.name}"
     if args.first_stagnant_step is not None and args.first_stagnant_step < 1:

@@ -10,10 +10,11 @@ from harness._lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from harness.imports._formats import FORMATS, read_trace
-    from harness.imports._importer import Imported, ImportFailed, import_trace
+    from harness.imports._importer import Imported, import_trace
     from harness.imports._library import ScenarioLibrary, scenario_files
     from harness.imports._replay import build
     from harness.imports._schema import SCHEMA, ScenarioFile, ScenarioFileError, parse, read
+    from harness.imports._trace import ImportFailed
 
 __all__ = [
     "FORMATS",
@@ -34,7 +35,7 @@ __all__ = [
 _HOMES = {
     "FORMATS": "harness.imports._formats",
     "read_trace": "harness.imports._formats",
-    "ImportFailed": "harness.imports._importer",
+    "ImportFailed": "harness.imports._trace",
     "Imported": "harness.imports._importer",
     "import_trace": "harness.imports._importer",
     "ScenarioLibrary": "harness.imports._library",

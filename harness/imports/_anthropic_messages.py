@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.imports._openai_chat import text_of
-from harness.imports._trace import Recorded, Trace, Turn
+from harness.imports._trace import ImportFailed, Recorded, Trace, Turn
 
 __all__ = ["read_anthropic_messages"]
 
@@ -21,8 +21,6 @@ def _blocks(content: Any) -> list[Mapping[str, Any]]:
 
 
 def read_anthropic_messages(path: Path, data: Any) -> Trace:
-    from harness.imports._importer import ImportFailed
-
     messages = data.get("messages") if isinstance(data, Mapping) else data
     if not isinstance(messages, list):
         raise ImportFailed(

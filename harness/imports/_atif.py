@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from harness._types import JSON
-from harness.imports._trace import Recorded, Trace, Turn
+from harness.imports._records import builtin_context
+from harness.imports._trace import ImportFailed, Recorded, Trace, Turn
 
 __all__ = ["VERSION", "read_atif", "validate"]
 
@@ -42,8 +43,6 @@ def _fail(where: str, problem: str) -> _Invalid:
 
 def validate(data: Any) -> None:
     """Raises `harness.imports.ImportFailed` naming the first field that breaks the models."""
-    from harness.imports._importer import ImportFailed
-
     if not isinstance(data, Mapping):
         raise ImportFailed("this is not an ATIF trajectory: the file holds no JSON object")
     version = data.get("schema_version")
@@ -136,8 +135,6 @@ def _turn(step: Mapping[str, Any]) -> Turn:
 
 def read_atif(path: Path, data: Any) -> Trace:
     """The agent steps as turns; the first user step as the task."""
-    from harness.imports._records import builtin_context
-
     validate(data)
     steps = data["steps"]
     users = [s for s in steps if s["source"] == "user"]

@@ -3,6 +3,7 @@ the file's headers and credentials dropped before any reader sees it."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -10,11 +11,11 @@ from typing import Any
 
 from harness.imports._anthropic_messages import read_anthropic_messages
 from harness.imports._atif import read_atif
-from harness.imports._importer import ImportFailed, strip_headers
+from harness.imports._importer import strip_headers
 from harness.imports._openai_chat import read_openai_chat
 from harness.imports._openhands import read_openhands
 from harness.imports._records import read_records
-from harness.imports._trace import Trace
+from harness.imports._trace import ImportFailed, Trace
 
 __all__ = ["FORMATS", "read_trace"]
 
@@ -55,5 +56,5 @@ def read_trace(path: Path, format: str, *, record: int | None = None) -> Trace:
         trace = FORMATS[format](path, data)
     if removed:
         note = f"headers and credentials at {', '.join(removed)}"
-        trace = Trace(**{**trace.__dict__, "removed": (note, *trace.removed)})
+        trace = dataclasses.replace(trace, removed=(note, *trace.removed))
     return trace

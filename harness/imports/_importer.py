@@ -12,14 +12,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from fake_tools.tools.permission import DENIED
-from harness._errors import ScenarioError
 from harness._record import Code
 from harness._redact import REDACTED, Redactor
 from harness._types import GIVE_UP_TOOL, JSON
 from harness.agents._fingerprint import action_fingerprint, observation_fingerprint
 from harness.imports._cycle import Cycle, Stuck, find_cycle, find_stuck, refusal_of
 from harness.imports._schema import SCHEMA, parse
-from harness.imports._trace import Recorded, Trace, Turn
+from harness.imports._trace import ImportFailed, Recorded, Trace, Turn
 from scenarios.catalog._common import ABANDONED, budget
 
 __all__ = ["HEADER_KEYS", "Imported", "import_trace", "strip_headers"]
@@ -38,10 +37,6 @@ TWIN_SLACK = 4
 """Past the unblocking call in a twin: a final claim and a verification or two (the controls')."""
 REFUSED_RETRIES = {DENIED: 1, "unavailable": 2}
 """Retries allowed after a refusal, as the built-in families allow them."""
-
-
-class ImportFailed(ScenarioError):
-    """A trace that cannot become a scenario as it is: says what to pass to fix it."""
 
 
 @dataclass(frozen=True, kw_only=True)

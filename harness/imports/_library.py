@@ -17,6 +17,8 @@ from harness._errors import ScenarioError
 from harness._scenario import Scenario
 from harness.imports._replay import build
 from harness.imports._schema import ScenarioFileError, read
+from scenarios import SCENARIOS
+from scenarios import get as builtin
 
 __all__ = ["SUFFIXES", "ScenarioLibrary", "scenario_files"]
 
@@ -43,8 +45,6 @@ def scenario_files(paths: Iterable[str | Path]) -> tuple[str, ...]:
 
 @functools.cache
 def _loaded(paths: tuple[str, ...]) -> tuple[Scenario, ...]:
-    from scenarios import SCENARIOS
-
     owners = {scenario.name: "the built-in library" for scenario in SCENARIOS}
     loaded: list[Scenario] = []
     for path in paths:
@@ -75,8 +75,6 @@ class ScenarioLibrary:
 
     @property
     def scenarios(self) -> tuple[Scenario, ...]:
-        from scenarios import SCENARIOS
-
         return (*SCENARIOS, *self.from_files)
 
     def __call__(self, name: str) -> Scenario:
@@ -94,9 +92,7 @@ class ScenarioLibrary:
             raise ScenarioError(
                 f"unknown scenario {name!r}; {hint}`unsolvable list` shows all {len(names)}"
             )
-        from scenarios import get
-
-        return get(name)
+        return builtin(name)
 
     def select(self, names: Sequence[str] = ()) -> tuple[Scenario, ...]:
         """Scenarios by name or family (all when ``names`` is empty), library order."""

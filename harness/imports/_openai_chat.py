@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from harness._types import JSON
-from harness.imports._trace import Recorded, Trace, Turn
+from harness.imports._trace import ImportFailed, Recorded, Trace, Turn
 
 __all__ = ["read_openai_chat", "text_of"]
 
@@ -36,8 +36,6 @@ def _arguments(text: Any) -> JSON:
 
 
 def _messages(data: Any) -> list[Mapping[str, Any]]:
-    from harness.imports._importer import ImportFailed
-
     messages = data if isinstance(data, list) else data.get("messages")
     if not isinstance(messages, list):
         raise ImportFailed(

@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from harness._types import JSON
+from harness.imports._importer import strip_headers
 from harness.imports._openai_chat import text_of
-from harness.imports._trace import Recorded, Trace, Turn
+from harness.imports._trace import ImportFailed, Recorded, Trace, Turn
 
 __all__ = ["read_openhands"]
 
@@ -21,8 +22,6 @@ ANSWERS = ("ObservationEvent", "AgentErrorEvent", "UserRejectObservation")
 
 
 def _events(folder: Path) -> list[Mapping[str, Any]]:
-    from harness.imports._importer import ImportFailed, strip_headers
-
     events_dir = folder / "events" if (folder / "events").is_dir() else folder
     files = sorted(events_dir.glob("event-*.json"))
     if not files:

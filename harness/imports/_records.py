@@ -8,9 +8,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from harness._errors import ScenarioError
 from harness._record import TerminationRecord, TraceStep
 from harness._types import JSON
-from harness.imports._trace import Recorded, Trace, Turn
+from harness.imports._trace import ImportFailed, Recorded, Trace, Turn
+from scenarios import get
 
 __all__ = ["builtin_context", "read_records", "turns_of"]
 
@@ -18,9 +20,6 @@ __all__ = ["builtin_context", "read_records", "turns_of"]
 def builtin_context(scenario: str, seed: int) -> tuple[str | None, tuple[JSON, ...], list[str]]:
     """The task and tool schemas of the built-in scenario a trace names, with a note saying
     so; nothing when the name is not a built-in's."""
-    from harness._errors import ScenarioError
-    from scenarios import get
-
     try:
         found = get(scenario)
     except ScenarioError:
@@ -57,8 +56,6 @@ def turns_of(steps: Sequence[TraceStep]) -> tuple[Turn, ...]:
 
 def read_records(path: Path, *, index: int | None = None, data: Any = None) -> Trace:
     """Run ``index`` of a records file (the only one when it holds one)."""
-    from harness.imports._importer import ImportFailed
-
     records = [TerminationRecord.from_dict(r) for r in data["records"]]
     if index is None and len(records) != 1:
         listing = "; ".join(
@@ -87,5 +84,4 @@ def read_records(path: Path, *, index: int | None = None, data: Any = None) -> T
         step_bound=record.step_bound,
         removed=tuple(removed),
         inferred=tuple(notes),
-        first_step=steps[0].step if steps else 1,
     )

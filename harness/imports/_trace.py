@@ -3,11 +3,16 @@ recorded run as turns of model text and tool calls with their answers."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from harness._errors import ScenarioError
 from harness._types import JSON
 
-__all__ = ["Recorded", "Trace", "Turn"]
+__all__ = ["ImportFailed", "Recorded", "Trace", "Turn"]
+
+
+class ImportFailed(ScenarioError):
+    """A trace that cannot become a scenario as it is: says what to pass to fix it."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -47,6 +52,3 @@ class Trace:
     """What the reader left out, said to the user."""
     inferred: tuple[str, ...] = ()
     """What the reader filled in, said to the user."""
-    first_step: int = 1
-    """The run's number of the first turn kept (a record's tail starts later)."""
-    extra: JSON = field(default_factory=dict)
