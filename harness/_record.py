@@ -6,6 +6,7 @@ when the harness re-reads the world and agrees.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 from collections.abc import Mapping
@@ -195,8 +196,9 @@ class Observed:
     """The last steps of the trajectory, for failure messages."""
     trajectory: tuple[TraceStep, ...] = field(default=(), compare=False)
     """Every step of the run (bounded by the ceilings), tool results cut longer than in the
-    tail: what ``--trace-dir`` exports and ``unsolvable import`` replays (issue 13). Volatile in
-    the sense of `TerminationRecord.to_dict`: kept out of the snapshot form, which stays small."""
+    tail: what ``--trace-dir`` exports and ``unsolvable import`` replays (issue 13). Stable (no
+    times), so ``--json`` files carry it; snapshots leave it out and keep the tail, which a
+    reviewer reads (`harness.plugin.snapshot.behaviour`)."""
 
     @property
     def detection_lag(self) -> int:
@@ -339,11 +341,15 @@ class TerminationRecord:
 
     def to_dict(self, *, volatile: bool = False) -> dict[str, Any]:
         """Plain JSON-able data; ``volatile=False`` gives the stable snapshot form."""
-        data = asdict(self)
+        # The trajectory is written by hand: `asdict` deep-copies step by step, and a record's
+        # whole trajectory made it the most of this function's cost (issue 13).
+        shallow = copy.copy(self)
+        object.__setattr__(shallow, "observed", dataclasses.replace(self.observed, trajectory=()))
+        data = asdict(shallow)
+        data["observed"]["trajectory"] = [_plain(step) for step in self.observed.trajectory]
         data["observed"]["detection_lag"] = self.observed.detection_lag
         if not volatile:
             del data["wall_seconds"]
-            del data["observed"]["trajectory"]
         return data
 
     def to_json(self, *, volatile: bool = False) -> str:
@@ -366,6 +372,20 @@ class TerminationRecord:
         failures = tuple(Failure(**_fields(Failure, f)) for f in verdict.get("failures", ()))
         fields["verdict"] = Verdict(**{**verdict, "failures": failures})
         return cls(**fields)
+
+
+def _plain(step: TraceStep) -> dict[str, Any]:
+    """What `asdict` makes of a step, made directly."""
+
+    def tool(t: ToolTrace) -> dict[str, Any]:
+        return {"name": t.name, "arguments": t.arguments, "result": t.result, "world": t.world}
+
+    return {
+        "step": step.step,
+        "said": step.said,
+        "calls": [tool(t) for t in step.calls],
+        "tools": [tool(t) for t in step.tools],
+    }
 
 
 def _fields(cls: type, data: Mapping[str, Any]) -> dict[str, Any]:

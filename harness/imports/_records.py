@@ -74,7 +74,7 @@ def read_records(path: Path, *, index: int | None = None, data: Any = None) -> T
         steps = observed.tail
         removed.append(
             f"steps 1–{observed.steps - len(steps)}: a snapshot-form record keeps only its last "
-            f"{len(steps)}; write the run with --trace-dir (or --json with --volatile) for all"
+            f"{len(steps)} (a file written before records held their whole trajectory)"
         )
     task, tools, notes = builtin_context(record.scenario, record.seed)
     return Trace(

@@ -11,6 +11,7 @@ import pytest
 from harness import TerminationRecord, run
 from harness.agents import naive
 from harness.imports import ImportFailed, read_trace
+from harness.plugin.snapshot import behaviour
 from harness.reports._atif import to_atif
 from scenarios import get
 
@@ -69,12 +70,12 @@ def test_a_departure_from_the_models_is_named(
     assert message in _fails(trajectory, tmp_path)
 
 
-def test_the_whole_trajectory_rides_in_the_volatile_form_only() -> None:
-    """Worker processes send the volatile form: the trace export sees every step; snapshots and
-    the stable JSON keep only the tail."""
+def test_the_whole_trajectory_rides_in_the_json_but_not_in_snapshots() -> None:
+    """Worker processes and ``--json`` files carry every step, so the trace export and
+    ``unsolvable report --trace-dir`` see them all; snapshots keep only the tail."""
     record = run(naive, get("constant-return/repeat"))
-    assert "trajectory" not in record.to_dict()["observed"]
-    back = TerminationRecord.from_dict(record.to_dict(volatile=True))
+    assert "trajectory" not in behaviour(record)["observed"]  # type: ignore[operator]
+    back = TerminationRecord.from_dict(record.to_dict())
     assert len(back.observed.trajectory) == 25 == record.observed.steps
     assert back.observed.trajectory == record.observed.trajectory
     assert len(back.observed.tail) == 6

@@ -86,7 +86,7 @@ def test_the_twin_from_unblock_with_is_finished_by_both(tmp_path: Path) -> None:
 def test_own_records_with_their_trajectory_import(tmp_path: Path) -> None:
     records = tmp_path / "records.json"
     main(["run", "--no-progress", "--agent", "naive", "--scenario", "oscillation/a-b",
-          "--json", str(records), "--volatile"])  # fmt: skip
+          "--json", str(records)])  # fmt: skip
     data = _import(records, "record", tmp_path / "s.json")
     assert data["ground_truth"]["first_stagnant_step"] == 3
     assert data["task"].startswith("Make the integration test pass")

@@ -13,7 +13,7 @@ from pathlib import Path
 import harness
 from harness.cli._main import _parser
 from harness.imports import build, parse
-from harness.plugin._options import SCENARIO_DIR_OPTION, SCENARIO_FILE_OPTION
+from harness.plugin._options import JSON_OPTION, SCENARIO_DIR_OPTION, SCENARIO_FILE_OPTION
 
 README = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
 SECTION = README[README.index("<!-- imports:start -->") : README.index("<!-- imports:end -->")]
@@ -53,7 +53,7 @@ def test_the_hand_written_file_loads_and_is_stopped(tmp_path: Path) -> None:
 
 def test_every_flag_shown_exists() -> None:
     commands = next(a for a in _parser()._actions if a.__class__.__name__ == "_SubParsersAction")
-    known = {SCENARIO_FILE_OPTION, SCENARIO_DIR_OPTION, "--junitxml"}
+    known = {SCENARIO_FILE_OPTION, SCENARIO_DIR_OPTION, JSON_OPTION, "--junitxml"}
     for parser in commands.choices.values():  # type: ignore[attr-defined]
         known |= {flag for action in parser._actions for flag in action.option_strings}
     shown = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)", SECTION))
