@@ -22,6 +22,8 @@ HEAVY = (
     "pydantic_ai",
     "agents",
     "smolagents",
+    "mcp",
+    "mcp_types",
 )
 
 
