@@ -6,6 +6,7 @@ when the harness re-reads the world and agrees.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 from collections.abc import Mapping
@@ -212,6 +213,11 @@ class Observed:
     """``Type: message`` of the exception that crashed the agent, if any."""
     tail: tuple[TraceStep, ...] = ()
     """The last steps of the trajectory, for failure messages."""
+    trajectory: tuple[TraceStep, ...] = field(default=(), compare=False)
+    """Every step of the run (bounded by the ceilings), tool results cut longer than in the
+    tail: what ``--trace-dir`` exports and ``unsolvable import`` replays (issue 13). Stable (no
+    times), so ``--json`` files carry it; snapshots leave it out and keep the tail, which a
+    reviewer reads (`harness.plugin.snapshot.behaviour`)."""
 
     @property
     def detection_lag(self) -> int | None:
@@ -367,7 +373,12 @@ class TerminationRecord:
 
     def to_dict(self, *, volatile: bool = False) -> dict[str, Any]:
         """Plain JSON-able data; ``volatile=False`` gives the stable snapshot form."""
-        data = asdict(self)
+        # The trajectory is written by hand: `asdict` deep-copies step by step, and a record's
+        # whole trajectory made it the most of this function's cost (issue 13).
+        shallow = copy.copy(self)
+        object.__setattr__(shallow, "observed", dataclasses.replace(self.observed, trajectory=()))
+        data = asdict(shallow)
+        data["observed"]["trajectory"] = [_plain(step) for step in self.observed.trajectory]
         data["observed"]["detection_lag"] = self.observed.detection_lag
         if not volatile:
             del data["wall_seconds"]
@@ -383,7 +394,8 @@ class TerminationRecord:
         and ``--json`` files carry). Derived keys such as ``detection_lag`` are dropped."""
         fields = _fields(cls, data)
         observed = _fields(Observed, data["observed"])
-        observed["tail"] = tuple(_step(step) for step in observed.get("tail", ()))
+        for key in ("tail", "trajectory"):
+            observed[key] = tuple(_step(step) for step in observed.get(key, ()))
         fields["observed"] = Observed(**observed)
         fields["outcome"] = Outcome(data["outcome"])
         reported = data.get("reported")
@@ -392,6 +404,20 @@ class TerminationRecord:
         failures = tuple(Failure(**_fields(Failure, f)) for f in verdict.get("failures", ()))
         fields["verdict"] = Verdict(**{**verdict, "failures": failures})
         return cls(**fields)
+
+
+def _plain(step: TraceStep) -> dict[str, Any]:
+    """What `asdict` makes of a step, made directly."""
+
+    def tool(t: ToolTrace) -> dict[str, Any]:
+        return {"name": t.name, "arguments": t.arguments, "result": t.result, "world": t.world}
+
+    return {
+        "step": step.step,
+        "said": step.said,
+        "calls": [tool(t) for t in step.calls],
+        "tools": [tool(t) for t in step.tools],
+    }
 
 
 def _fields(cls: type, data: Mapping[str, Any]) -> dict[str, Any]:
@@ -423,16 +449,20 @@ def _clean_observed(observed: Observed, redactor: Redactor) -> Observed:
             tool, arguments=redactor.text(tool.arguments), result=redactor.text(tool.result)
         )
 
-    tail = tuple(
-        dataclasses.replace(
+    def clean(step: TraceStep) -> TraceStep:
+        return dataclasses.replace(
             step,
             said=redactor.text(step.said),
             calls=tuple(map(trace, step.calls)),
             tools=tuple(map(trace, step.tools)),
         )
-        for step in observed.tail
+
+    return dataclasses.replace(
+        observed,
+        error=redactor.optional(observed.error),
+        tail=tuple(map(clean, observed.tail)),
+        trajectory=tuple(map(clean, observed.trajectory)),
     )
-    return dataclasses.replace(observed, error=redactor.optional(observed.error), tail=tail)
 
 
 def _jsonable(value: Any) -> Any:

@@ -28,6 +28,9 @@ TAIL_STEPS = 6
 """Steps kept for failure messages: enough to show a loop's period (A/B needs 2, todo-spawn 3+)."""
 TEXT_CUT = 160
 """Characters of model text and tool results kept per trace entry: one readable line."""
+TRAJECTORY_CUT = 4000
+"""Characters of model text and tool results kept per step of the full trajectory: whole API
+answers (a 403 body is about 250), so an exported trace replays as it ran (issue 13)."""
 
 
 PROMPT_ROLES = frozenset({"system", "developer"})
@@ -83,6 +86,17 @@ def _tool_names(tools: Iterable[Any] | None) -> tuple[str, ...]:
         else:
             names.append(str(tool))
     return tuple(names)
+
+
+def _shortened(step: TraceStep) -> TraceStep:
+    """A step as the tail keeps it: one readable line of text and of each tool result."""
+
+    def short(tool: ToolTrace) -> ToolTrace:
+        return dataclasses.replace(tool, result=cut(tool.result, TEXT_CUT))
+
+    return dataclasses.replace(
+        step, said=cut(step.said, TEXT_CUT), tools=tuple(map(short, step.tools))
+    )
 
 
 class _Tally:
@@ -144,6 +158,7 @@ class Session:
         self._results: dict[str, list[str]] = {}
         self._probe = StagnationProbe(scenario, setup.world)
         self._tail: deque[TraceStep] = deque(maxlen=TAIL_STEPS)
+        self._trajectory: list[TraceStep] = []
         self._tally = _Tally()
         self._offered_tokens: dict[tuple[str, ...], int] = {}
         self._overhead: dict[str, int] = {}
@@ -216,7 +231,10 @@ class Session:
             self._results.setdefault(agent, []).append(result.text)
             self._trace_tool(
                 ToolTrace(
-                    name=name, arguments=canonical, result=cut(result.text, TEXT_CUT), world=world
+                    name=name,
+                    arguments=canonical,
+                    result=cut(result.text, TRAJECTORY_CUT),
+                    world=world,
                 )
             )
         if result.error is not None:
@@ -326,7 +344,7 @@ class Session:
         if self._gave_up_at_step is None and any(c.name == GIVE_UP_TOOL for c in calls):
             self._gave_up_at_step = self._steps
         self._current = TraceStep(
-            step=self._steps, said=cut(response.content or "", TEXT_CUT), calls=calls
+            step=self._steps, said=cut(response.content or "", TRAJECTORY_CUT), calls=calls
         )
 
     def _trace_tool(self, trace: ToolTrace) -> None:
@@ -335,7 +353,8 @@ class Session:
 
     def _close_step(self) -> None:
         if self._current is not None:
-            self._tail.append(self._current)
+            self._trajectory.append(self._current)
+            self._tail.append(_shortened(self._current))
             self._current = None
 
     def _cost(self) -> float:
@@ -373,4 +392,5 @@ class Session:
                 ceiling=self._ceiling,
                 error=error,
                 tail=tuple(self._tail),
+                trajectory=tuple(self._trajectory),
             )

@@ -49,3 +49,4 @@ def test_the_plugin_adds_few_modules_to_pytest() -> None:
     added = _modules_after("import pytest, harness.plugin") - _modules_after("import pytest")
     ours = {name for name in added if name.split(".")[0] == "harness"}
     assert "harness.plugin" in ours and "harness.agents" not in ours
+    assert not any(name.startswith("harness.imports") for name in ours)  # scenario files: lazy

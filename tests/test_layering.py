@@ -7,6 +7,8 @@ Every import counts, lazy ones inside functions included; only imports under
   and neither ``scenarios`` nor ``fake_tools``;
 - the two faces (``harness/plugin/``, ``harness/cli/``) never import each other;
 - the reports (``harness/reports/``) know no face;
+- the importer and scenario files (``harness/imports/``) know no face, no framework, not pytest,
+  and the engine does not know them (they build on it, and on ``scenarios`` and ``fake_tools``);
 - ``scenarios`` and ``fake_tools`` know neither pytest nor a face; ``fake_tools`` not ``scenarios``;
 - the MCP server (``harness/mcp/``) knows no face, no adapter, no wire and no pytest; the engine
   does not know it;
@@ -46,7 +48,11 @@ FRAMEWORKS = {
 }
 FACES = {"harness.plugin", "harness.cli", "harness.snapshot"}
 LAYERS: dict[str, set[str]] = {
-    "engine": FACES | PYTEST | FRAMEWORKS | {"scenarios", "fake_tools", "harness.mcp"},
+    "engine": FACES
+    | PYTEST
+    | FRAMEWORKS
+    | {"scenarios", "fake_tools", "harness.mcp", "harness.imports"},
+    "harness.imports": FACES | PYTEST | FRAMEWORKS,
     "harness.plugin": {"harness.cli"},
     "harness.cli": {"harness.plugin", "harness.snapshot"} | PYTEST,
     "harness.reports": FACES | PYTEST | FRAMEWORKS,
@@ -96,7 +102,7 @@ def imports(module: str) -> set[str]:
 
 
 def _layer(module: str) -> str:
-    layers = ("harness.plugin", "harness.cli", "harness.reports", "harness.mcp")
+    layers = ("harness.plugin", "harness.cli", "harness.reports", "harness.mcp", "harness.imports")
     for layer in (*layers, "scenarios", "fake_tools"):
         if module == layer or module.startswith(layer + "."):
             return layer

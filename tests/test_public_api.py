@@ -13,7 +13,10 @@ def _isort_style(name: str) -> tuple[int, str]:
     return kind, name
 
 
-@pytest.mark.parametrize("package", ["harness", "fake_tools", "scenarios", "harness.agents"])
+PACKAGES = ["harness", "fake_tools", "scenarios", "harness.agents", "harness.imports"]
+
+
+@pytest.mark.parametrize("package", PACKAGES)
 def test_all_is_sorted_and_resolves(package: str) -> None:
     module = importlib.import_module(package)
     assert module.__all__ == sorted(module.__all__, key=_isort_style)

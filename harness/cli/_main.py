@@ -58,6 +58,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="scenario or family names (default: all)",
     )
+    _add_scenario_files(run_)
     seeds = run_.add_mutually_exclusive_group()
     seeds.add_argument("--seed", type=int, action="append", help="seeds (default: each first)")
     seeds.add_argument(
@@ -96,6 +97,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_report_command(commands)
     listing = commands.add_parser("list", help="list the scenarios")
+    _add_scenario_files(listing)
     listing.add_argument(
         "--json",
         action="store_true",
@@ -103,7 +105,33 @@ def _parser() -> argparse.ArgumentParser:
     )
     show = commands.add_parser("show", help="explain one scenario")
     show.add_argument("name")
+    _add_scenario_files(show)
+    from harness.cli._import import add_import_command
+
+    add_import_command(commands)
     return parser
+
+
+def _add_scenario_files(command: argparse.ArgumentParser) -> None:
+    """Scenario files (issue 13) join the library for this command."""
+    command.add_argument(
+        "--scenario-file",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a scenario file (written by unsolvable import) or a folder of them; repeatable. "
+        "With no --scenario, run selects the files' scenarios",
+    )
+
+
+def _library(args: argparse.Namespace) -> Any:
+    """The built-in scenarios and those of ``--scenario-file``; a bad file is a usage error
+    now, before anything runs."""
+    from harness.imports._library import ScenarioLibrary
+
+    library = ScenarioLibrary.of(args.scenario_file)
+    library.from_files  # noqa: B018 - read and check every file now
+    return library
 
 
 def _add_report_command(commands: Any) -> None:
@@ -134,11 +162,11 @@ def _workers(text: str) -> int:
     return int(text)
 
 
-def _jobs(args: argparse.Namespace) -> list[Job]:
+def _jobs(args: argparse.Namespace, library: Any) -> list[Job]:
     from harness._loading import load_agent
     from harness._run import ceilings_for
-    from scenarios import select
 
+    names = args.scenario or [s.name for s in library.from_files]
     specs = list(args.agent or DEFAULT_AGENTS)
     ceilings = {  # a bad spec, or an isolation this platform lacks, is a usage error now
         spec: ceilings_for(
@@ -157,7 +185,7 @@ def _jobs(args: argparse.Namespace) -> list[Job]:
             ceilings=ceilings[spec],
             isolate_network=args.isolate_network,
         )
-        for scenario in select(args.scenario or ())
+        for scenario in library.select(names)
         for seed in args.seed or (scenario.seeds if args.all_seeds else scenario.seeds[:1])
         for spec in specs
     ]
@@ -165,9 +193,8 @@ def _jobs(args: argparse.Namespace) -> list[Job]:
 
 def _records(args: argparse.Namespace, stream: RecordStream) -> Batch:
     """Every job, each record streamed to disk as it finishes (`RecordStream`)."""
-    from scenarios import get
-
-    jobs = _jobs(args)
+    library = _library(args)
+    jobs = _jobs(args, library)
     progress = Progress(len(jobs), enabled=not args.no_progress)
 
     def finished(record: TerminationRecord) -> None:
@@ -175,7 +202,7 @@ def _records(args: argparse.Namespace, stream: RecordStream) -> Batch:
         progress.advance()
 
     try:
-        return run_jobs(jobs, lookup=get, workers=args.workers, on_record=finished)
+        return run_jobs(jobs, lookup=library, workers=args.workers, on_record=finished)
     finally:
         progress.close()
 
@@ -250,9 +277,8 @@ def _listing(scenario: Scenario) -> dict[str, Any]:
     }
 
 
-def _list(*, as_json: bool = False) -> int:
-    from scenarios import SCENARIOS
-
+def _list(library: Any, *, as_json: bool = False) -> int:
+    SCENARIOS = library.scenarios
     if as_json:
         print(json.dumps([_listing(s) for s in SCENARIOS], indent=2))
         return 0
@@ -284,10 +310,8 @@ def _describe(scenario: Scenario) -> str:
     return "\n".join(lines)
 
 
-def _show(name: str) -> int:
-    from scenarios import get
-
-    print(_describe(get(name)))
+def _show(name: str, library: Any) -> int:
+    print(_describe(library.get(name)))
     return 0
 
 
@@ -297,8 +321,12 @@ def _command(args: argparse.Namespace) -> int:
     if args.command == "report":
         return _report(args)
     if args.command == "list":
-        return _list(as_json=args.json)
-    return _show(args.name)
+        return _list(_library(args), as_json=args.json)
+    if args.command == "import":
+        from harness.cli._import import run_import
+
+        return run_import(args)
+    return _show(args.name, _library(args))
 
 
 def _reader_left(args: argparse.Namespace) -> int:

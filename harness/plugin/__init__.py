@@ -70,9 +70,8 @@ def _worker_pool(config: pytest.Config) -> WorkerPool:
     """The session's worker process for the generated suite, started on first use."""
     if POOL not in config.stash:
         from harness._batch import WorkerPool
-        from scenarios import get
 
-        config.stash[POOL] = WorkerPool(get)
+        config.stash[POOL] = WorkerPool(config.stash[SETTINGS].library())
     return config.stash[POOL]
 
 
@@ -96,7 +95,7 @@ def pytest_configure(config: pytest.Config) -> None:
     on the controller, an unusable baseline."""
     config.addinivalue_line("markers", marker_line())
     config.stash[SETTINGS] = settings = resolve(config)
-    if settings.agents or settings.has_filters:
+    if settings.agents or settings.has_filters or settings.scenario_files:
         check_names(settings)
     if settings.has_reports and not hasattr(config, "workerinput"):
         check_reports(settings)

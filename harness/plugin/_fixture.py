@@ -73,14 +73,12 @@ def make_cases(
     settings: Settings, marker: MarkerOptions, *, agents: Sequence[AgentLike] | None = None
 ) -> list[Case]:
     """Every scenario × seed × agent a test is parametrized over (library order)."""
-    from scenarios import select
-
     if agents is None:
         agents = [marker.agent] if marker.agent is not None else list(settings.agents)
     chosen: Sequence[AgentLike | None] = agents or [None]
     return [
         Case(scenario=scenario, seed=seed, agent=agent, label=_label(agent, len(chosen)))
-        for scenario in select(marker.scenarios or ())
+        for scenario in settings.library().select(marker.scenarios or ())
         for seed in marker.seeds or scenario.seeds
         for agent in chosen
     ]
@@ -142,7 +140,7 @@ class UnsolvableRunner:
             scenario, agent, seed = case.scenario, agent or case.agent, _first(seed, case.seed)
         record = run(
             self._adapter(agent),
-            _scenario(scenario),
+            self.settings.library().get(scenario) if isinstance(scenario, str) else scenario,
             seed=seed,
             strict=bool(_first(strict, self.marker.strict, self.settings.strict)),
             ceilings=self.marker.ceilings(self.settings.ceilings),
@@ -302,9 +300,3 @@ def _advice(record: TerminationRecord) -> str:
     if verdict.broke(Rule.PAST_BOUND):
         ways.append(f"a larger step_bound= or {STEP_BOUND_OPTION}")
     return f"  if this stop is acceptable, loosen the check: {'; '.join(ways)}; see {DOCS}"
-
-
-def _scenario(scenario: Scenario | str) -> Scenario:
-    from scenarios import get
-
-    return get(scenario) if isinstance(scenario, str) else scenario

@@ -19,6 +19,7 @@ from harness.reports._flags import REPORT_FLAGS
 
 if TYPE_CHECKING:
     from harness._loading import AgentLike
+    from harness.imports._library import ScenarioLibrary
     from harness.reports._publish import ReportOptions
 
 __all__ = [
@@ -40,6 +41,8 @@ __all__ = [
     "MARKER",
     "MAX_STEPS_OPTION",
     "NO_SNAPSHOT_OPTION",
+    "SCENARIO_DIR_OPTION",
+    "SCENARIO_FILE_OPTION",
     "SCENARIO_OPTION",
     "SNAPSHOT_DIR_OPTION",
     "STEP_BOUND_OPTION",
@@ -62,6 +65,8 @@ DEFAULT_SNAPSHOT_DIR = "__unsolvable__"
 AGENT_OPTION = "--unsolvable-agent"
 SCENARIO_OPTION = "--unsolvable-scenario"
 FAMILY_OPTION = "--unsolvable-family"
+SCENARIO_FILE_OPTION = "--unsolvable-scenario-file"
+SCENARIO_DIR_OPTION = "--unsolvable-scenario-dir"
 STRICT_OPTION = "--unsolvable-strict"
 LENIENT_OPTION = "--unsolvable-lenient"
 STEP_BOUND_OPTION = "--unsolvable-step-bound"
@@ -137,6 +142,19 @@ _OPTIONS = (
         repeat=True,
         metavar="NAME",
         help="run only these families or scenarios; repeatable",
+    ),
+    _Option(
+        flag=SCENARIO_FILE_OPTION,
+        repeat=True,
+        metavar="FILE",
+        help="add the scenario of this file (written by unsolvable import) to the library and "
+        "the generated suite; repeatable",
+    ),
+    _Option(
+        flag=SCENARIO_DIR_OPTION,
+        metavar="PATH",
+        help="add every scenario file (.json, .toml) of this folder; as an ini key "
+        "(unsolvable_scenario_dir), relative to the rootdir",
     ),
     _Option(
         flag=STRICT_OPTION,
@@ -233,6 +251,14 @@ class Settings:
     """The values of `REPORT_FLAGS` that were given, by `ReportFlag.key`."""
     isolate_network: bool = False
     """Run ``exec:`` agents with loopback only."""
+    scenario_files: tuple[str, ...] = ()
+    """Scenario files and folders of them (issue 13), joined to the built-in library."""
+
+    def library(self) -> ScenarioLibrary:
+        """The built-in scenarios and those of `scenario_files` (read once per process)."""
+        from harness.imports._library import ScenarioLibrary
+
+        return ScenarioLibrary.of(self.scenario_files)
 
     @property
     def overrides(self) -> dict[str, int]:
@@ -319,6 +345,7 @@ def resolve(config: pytest.Config) -> Settings:
         snapshot_dir=values[SNAPSHOT_DIR_OPTION] or DEFAULT_SNAPSHOT_DIR,
         snapshot=values[NO_SNAPSHOT_OPTION] is not False,
         isolate_network=bool(values[ISOLATE_NETWORK_OPTION]),
+        scenario_files=_scenario_files(config, values),
         reports={
             flag.key: values[f"{PREFIX}{flag.name}"]
             for flag in REPORT_FLAGS
@@ -327,6 +354,17 @@ def resolve(config: pytest.Config) -> Settings:
     )
     _check_snapshot_dir(config, settings)
     return settings
+
+
+def _scenario_files(config: pytest.Config, values: Mapping[str, Any]) -> tuple[str, ...]:
+    """Files from the command line as given (relative to where pytest started); the folder, from
+    the ini file, relative to the rootdir, from the command line as given."""
+    files = list(values[SCENARIO_FILE_OPTION] or ())
+    folder = values[SCENARIO_DIR_OPTION]
+    if folder:
+        given = config.getoption(_BY_FLAG[SCENARIO_DIR_OPTION].name) is not None
+        files.append(folder if given else str(config.rootpath / folder))
+    return tuple(files)
 
 
 def _check_snapshot_dir(config: pytest.Config, settings: Settings) -> None:
@@ -347,15 +385,19 @@ def check_names(settings: Settings) -> None:
     """A bad agent spec or scenario name is a usage error naming it, not a traceback per test."""
     from harness._errors import UnsolvableError
     from harness._loading import load_agent
-    from scenarios import select
 
+    try:
+        library = settings.library()
+        library.from_files  # noqa: B018 - read and check every file now
+    except UnsolvableError as error:
+        raise pytest.UsageError(f"{SCENARIO_FILE_OPTION}/{SCENARIO_DIR_OPTION}: {error}") from None
     try:
         for spec in settings.agents:
             load_agent(spec, isolate_network=settings.isolate_network)
     except UnsolvableError as error:
         raise pytest.UsageError(f"{AGENT_OPTION}: {error}") from None
     try:
-        select([*settings.scenarios, *settings.families])
+        library.select([*settings.scenarios, *settings.families])
     except UnsolvableError as error:
         raise pytest.UsageError(f"{SCENARIO_OPTION}/{FAMILY_OPTION}: {error}") from None
 

@@ -50,9 +50,11 @@ def behaviour(record: TerminationRecord) -> dict[str, object]:
     """What a snapshot keeps: what the agent did and what the harness observed — the stable
     record without its verdict. The verdict is judged afresh on every run, under the strictness
     the test asks for, so switching ``--unsolvable-strict`` or a verdict rule changes no snapshot
-    (issue 15); the test fails on the verdict itself instead."""
+    (issue 15); the test fails on the verdict itself instead. The whole trajectory stays out
+    too: the tail shows the reviewer how the run ended, and a snapshot stays a page long."""
     data = record.to_dict()
     del data["verdict"]
+    del data["observed"]["trajectory"]
     return data
 
 

@@ -3,9 +3,11 @@
 
 The shape follows Harbor's published ATIF-v1.7 models (``harbor.models.trajectories``): steps
 numbered from 1, tool calls with ids, observations pointing back at them, and final metrics;
-whatever ATIF has no field for goes under ``extra``. The record keeps only the trajectory's tail
-(``observed.tail``), so the file holds those last steps and says so in ``notes``; the record has
-no per-step token counts, so only the run's totals are given (``final_metrics``).
+whatever ATIF has no field for goes under ``extra``. A record made in this process or carried in
+its volatile form holds the whole trajectory (``observed.trajectory``), which ``unsolvable
+import`` replays; one read back from a snapshot-form JSON file keeps only its tail, and the file
+then holds those last steps and says so in ``notes``. The record has no per-step token counts, so
+only the run's totals are given (``final_metrics``).
 """
 
 from __future__ import annotations
@@ -42,17 +44,14 @@ def trace_files(records: Sequence[TerminationRecord], folder: Path) -> Iterator[
 def to_atif(record: TerminationRecord) -> dict[str, Any]:
     """The trajectory of one run, as plain JSON data."""
     observed = record.observed
-    steps = [_step(index, step) for index, step in enumerate(observed.tail, start=1)]
+    kept = observed.trajectory or observed.tail
+    steps = [_step(index, step) for index, step in enumerate(kept, start=1)]
     return {
         "schema_version": SCHEMA_VERSION,
         "session_id": f"{record.agent}|{record.scenario}|seed{record.seed}",
         "agent": {"name": record.agent, "version": AGENT_VERSION},
         "steps": steps or [_no_step(record)],
-        "notes": (
-            f"the last {len(observed.tail)} of {observed.steps} steps (the termination record "
-            "keeps only the trajectory's tail); step ids count from the first one kept, "
-            "extra.step is the step number in the run"
-        ),
+        "notes": _notes(record),
         "final_metrics": {
             "total_prompt_tokens": observed.input_tokens,
             "total_completion_tokens": observed.output_tokens,
@@ -63,12 +62,32 @@ def to_atif(record: TerminationRecord) -> dict[str, Any]:
     }
 
 
+def _notes(record: TerminationRecord) -> str:
+    observed = record.observed
+    if observed.trajectory:
+        return (
+            f"all {len(observed.trajectory)} steps; extra.step is the step number in the run, "
+            "extra.worlds the world's fingerprint after each tool call"
+        )
+    return (
+        f"the last {len(observed.tail)} of {observed.steps} steps (the termination record "
+        "keeps only the trajectory's tail); step ids count from the first one kept, "
+        "extra.step is the step number in the run"
+    )
+
+
 def _step(index: int, step: TraceStep) -> dict[str, Any]:
+    extra: dict[str, Any] = {
+        "step": step.step,
+        "requested_tools": [call.name for call in step.calls],
+    }
+    if any(tool.world for tool in step.tools):
+        extra["worlds"] = [tool.world for tool in step.tools]
     data: dict[str, Any] = {
         "step_id": index,
         "source": "agent",
         "message": step.said,
-        "extra": {"step": step.step, "requested_tools": [call.name for call in step.calls]},
+        "extra": extra,
     }
     if step.tools:
         data["tool_calls"] = [_call(step, i, tool) for i, tool in enumerate(step.tools)]

@@ -1,0 +1,109 @@
+"""Consumes ``unsolvable import TRACE --format F --name N``, produces a scenario file and says
+what the importer removed from the trace and what it inferred (each of which the file lets a
+person correct)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+__all__ = ["add_import_command", "run_import"]
+
+
+def add_import_command(commands: Any) -> None:
+    from harness.imports._formats import FORMATS
+
+    command = commands.add_parser(
+        "import", help="turn a recorded run (a trace) into a scenario file that replays it"
+    )
+    command.add_argument("trace", type=Path, metavar="TRACE")
+    command.add_argument(
+        "--format", required=True, choices=list(FORMATS), help="the trace's format"
+    )
+    command.add_argument(
+        "--name",
+        required=True,
+        metavar="FAMILY/VARIANT",
+        help="the scenario's name, e.g. incidents/publish-loop (a bare name "
+        "goes in family 'imported')",
+    )
+    command.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        metavar="FILE",
+        help="where to write the scenario file (default: NAME's variant.json)",
+    )
+    command.add_argument(
+        "--unrecorded",
+        choices=("unknown", "refusal"),
+        default="unknown",
+        help="what a call the recording does not hold gets: an 'unknown call' "
+        "error (default) or a refusal",
+    )
+    command.add_argument(
+        "--unblock-with",
+        metavar="TOOL=RESULT",
+        help="also write a solvable twin: TOOL answers RESULT, which unblocks "
+        "the run (how it should have gone)",
+    )
+    command.add_argument(
+        "--first-stagnant-step",
+        type=int,
+        metavar="N",
+        help="correct where the recorded run got stuck (1-based turn)",
+    )
+    command.add_argument("--task", help="the task, when the trace holds no user message")
+    command.add_argument(
+        "--record",
+        type=int,
+        metavar="I",
+        help="--format record: which record of the file (0-based)",
+    )
+
+
+def _unblock(text: str | None) -> tuple[str, str] | None:
+    from harness.imports._trace import ImportFailed
+
+    if text is None:
+        return None
+    tool, sep, result = text.partition("=")
+    if not sep or not tool or not result:
+        raise ImportFailed(
+            f"--unblock-with {text!r}: write TOOL=RESULT, e.g. "
+            '--unblock-with \'publish_report={"status": "published"}\''
+        )
+    return tool.strip(), result
+
+
+def run_import(args: argparse.Namespace) -> int:
+    from harness.imports._formats import read_trace
+    from harness.imports._importer import import_trace
+    from harness.imports._trace import ImportFailed
+
+    name = args.name if "/" in args.name else f"imported/{args.name}"
+    if args.first_stagnant_step is not None and args.first_stagnant_step < 1:
+        raise ImportFailed("--first-stagnant-step must be 1 or more")
+    trace = read_trace(args.trace, args.format, record=args.record)
+    imported = import_trace(
+        trace,
+        name=name,
+        source=str(args.trace),
+        format=args.format,
+        unrecorded=args.unrecorded,
+        unblock=_unblock(args.unblock_with),
+        first_stagnant_step=args.first_stagnant_step,
+        task=args.task,
+    )
+    output = args.output or Path(f"{name.split('/', 1)[1]}.json")
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps(imported.data, indent=2, sort_keys=False) + "\n", encoding="utf-8")
+    print(f"unsolvable: wrote {output} ({name})")
+    for line in imported.removed:
+        print(f"  removed:  {line}")
+    for line in imported.inferred:
+        print(f"  inferred: {line}")
+    print(f"  run it with: unsolvable run --scenario-file {output}")
+    return 0

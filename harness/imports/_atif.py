@@ -1,0 +1,166 @@
+"""Consumes an ATIF-v1.7 trajectory (Harbor's Agent Trajectory Interchange Format), produces a
+`Trace`; anything that does not follow the published models is an error naming the field.
+
+The checks mirror Harbor's pydantic models (``harbor.models.trajectories``, v1.7): the root keys
+they allow, a named agent with a version, at least one step, step ids 1, 2, 3, … in order, each
+step's source one of system/user/agent, tool calls with an id, a function name and an object of
+arguments, and observation results that point at a call of their own step.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from harness._types import JSON
+from harness.imports._records import builtin_context
+from harness.imports._trace import ImportFailed, Recorded, Trace, Turn
+
+__all__ = ["VERSION", "read_atif", "validate"]
+
+VERSION = "ATIF-v1.7"
+ROOT_KEYS = frozenset(
+    {"schema_version", "session_id", "trajectory_id", "agent", "steps", "notes", "final_metrics",
+     "continued_trajectory_ref", "extra", "subagent_trajectories"}
+)  # fmt: skip
+STEP_KEYS = frozenset(
+    {"step_id", "timestamp", "source", "model_name", "reasoning_effort", "message",
+     "reasoning_content", "tool_calls", "observation", "metrics", "is_copied_context",
+     "llm_call_count", "extra"}
+)  # fmt: skip
+SOURCES = ("system", "user", "agent")
+
+
+class _Invalid(Exception):
+    pass
+
+
+def _fail(where: str, problem: str) -> _Invalid:
+    return _Invalid(f"{where} {problem}")
+
+
+def validate(data: Any) -> None:
+    """Raises `harness.imports.ImportFailed` naming the first field that breaks the models."""
+    if not isinstance(data, Mapping):
+        raise ImportFailed("this is not an ATIF trajectory: the file holds no JSON object")
+    version = data.get("schema_version")
+    if version != VERSION:
+        raise ImportFailed(
+            f"ATIF schema_version {version!r} is not supported: this importer reads {VERSION} "
+            "(Harbor's published models); export the run again as ATIF-v1.7"
+        )
+    try:
+        _check(data)
+    except _Invalid as error:
+        raise ImportFailed(f"not a valid {VERSION} trajectory: {error}") from None
+
+
+def _check(data: Mapping[str, Any]) -> None:
+    unknown = sorted(set(data) - ROOT_KEYS)
+    if unknown:
+        raise _fail(
+            unknown[0], f"is not a field of an ATIF Trajectory (allowed: {sorted(ROOT_KEYS)})"
+        )
+    agent = data.get("agent")
+    if not isinstance(agent, Mapping) or not isinstance(agent.get("name"), str):
+        raise _fail("agent", "must be an object with a name and a version")
+    if not isinstance(agent.get("version"), str):
+        raise _fail("agent.version", "is required (a string)")
+    steps = data.get("steps")
+    if not isinstance(steps, list) or not steps:
+        raise _fail("steps", "must be a list of at least one step")
+    for i, step in enumerate(steps):
+        _check_step(step, i)
+
+
+def _check_step(step: Any, i: int) -> None:
+    where = f"steps[{i}]"
+    if not isinstance(step, Mapping):
+        raise _fail(where, "is not an object")
+    unknown = sorted(set(step) - STEP_KEYS)
+    if unknown:
+        raise _fail(f"{where}.{unknown[0]}", "is not a field of an ATIF Step")
+    if step.get("step_id") != i + 1:
+        raise _fail(f"{where}.step_id", f"is {step.get('step_id')!r}; step ids run 1, 2, 3, …")
+    if step.get("source") not in SOURCES:
+        raise _fail(f"{where}.source", f"is {step.get('source')!r}; use one of {SOURCES}")
+    ids = set()
+    for j, call in enumerate(step.get("tool_calls") or ()):
+        at = f"{where}.tool_calls[{j}]"
+        if not isinstance(call, Mapping) or not isinstance(call.get("tool_call_id"), str):
+            raise _fail(at, "needs a tool_call_id (a string)")
+        if not isinstance(call.get("function_name"), str):
+            raise _fail(f"{at}.function_name", "is required (a string)")
+        if not isinstance(call.get("arguments"), Mapping):
+            raise _fail(f"{at}.arguments", "must be an object")
+        ids.add(call["tool_call_id"])
+    for j, result in enumerate((step.get("observation") or {}).get("results") or ()):
+        source = result.get("source_call_id") if isinstance(result, Mapping) else None
+        if source is not None and source not in ids:
+            raise _fail(
+                f"{where}.observation.results[{j}].source_call_id",
+                f"is {source!r}, which no tool call of this step has",
+            )
+
+
+def _content(value: Any) -> str:
+    """A result's content: a string, or (v1.6+) parts of which the text ones are kept."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "".join(str(p.get("text", "")) for p in value if isinstance(p, Mapping))
+    return "" if value is None else json.dumps(value, sort_keys=True)
+
+
+def _turn(step: Mapping[str, Any]) -> Turn:
+    results = {
+        r.get("source_call_id"): _content(r.get("content"))
+        for r in (step.get("observation") or {}).get("results") or ()
+    }
+    worlds = (step.get("extra") or {}).get("worlds") or []
+    calls = tuple(
+        Recorded(
+            name=call["function_name"],
+            arguments=dict(call["arguments"]),
+            result=results.get(call["tool_call_id"], ""),
+            world=str(worlds[j]) if j < len(worlds) else "",
+        )
+        for j, call in enumerate(step.get("tool_calls") or ())
+    )
+    message = step.get("message")
+    return Turn(text=message if isinstance(message, str) else _content(message), calls=calls)
+
+
+def read_atif(path: Path, data: Any) -> Trace:
+    """The agent steps as turns; the first user step as the task."""
+    validate(data)
+    steps = data["steps"]
+    users = [s for s in steps if s["source"] == "user"]
+    task = _content(users[0].get("message")) if users else None
+    extra: JSON = dict(data.get("extra") or {})
+    removed = []
+    if data.get("subagent_trajectories"):
+        removed.append(
+            f"{len(data['subagent_trajectories'])} sub-agent trajectories (a replay "
+            "has one agent; their calls are not in the script)"
+        )
+    system = sum(s["source"] == "system" for s in steps)
+    if system:
+        removed.append(f"{system} system step(s)")
+    tools: tuple[JSON, ...] = ()
+    inferred: list[str] = []
+    if isinstance(extra.get("scenario"), str):
+        seed = extra.get("seed", 0)
+        found, tools, inferred = builtin_context(extra["scenario"], int(seed))
+        task = task or found
+    bound = extra.get("step_bound")
+    return Trace(
+        turns=tuple(_turn(s) for s in steps if s["source"] == "agent"),
+        task=task,
+        tools=tools,
+        step_bound=bound if isinstance(bound, int) else None,
+        removed=tuple(removed),
+        inferred=tuple(inferred),
+    )

@@ -1,0 +1,60 @@
+"""Consumes a trace path and its format's name, produces the `Trace` that format's reader makes,
+the file's headers and credentials dropped before any reader sees it."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from harness.imports._anthropic_messages import read_anthropic_messages
+from harness.imports._atif import read_atif
+from harness.imports._importer import strip_headers
+from harness.imports._openai_chat import read_openai_chat
+from harness.imports._openhands import read_openhands
+from harness.imports._records import read_records
+from harness.imports._trace import ImportFailed, Trace
+
+__all__ = ["FORMATS", "read_trace"]
+
+Reader = Callable[[Path, Any], Trace]
+FORMATS: dict[str, Reader] = {
+    "atif": read_atif,
+    "openhands": read_openhands,
+    "record": lambda path, data: read_records(path, data=data),
+    "openai-chat": read_openai_chat,
+    "anthropic-messages": read_anthropic_messages,
+}
+"""Each format `unsolvable import --format` reads, and its reader."""
+
+
+def read_trace(path: Path, format: str, *, record: int | None = None) -> Trace:
+    """The run recorded at ``path``; ``record`` picks one run of a records file."""
+    if format not in FORMATS:
+        raise ImportFailed(f"unknown format {format!r}; use one of {', '.join(FORMATS)}")
+    if format == "openhands":
+        if not path.is_dir():
+            raise ImportFailed(
+                f"{str(path)!r} is not a folder: --format openhands reads a conversation's "
+                "persistence folder (events/event-*.json)"
+            )
+        return read_openhands(path)
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ImportFailed(f"cannot read {str(path)!r} ({error.strerror})") from None
+    except ValueError as error:
+        raise ImportFailed(
+            f"{str(path)!r} is not JSON ({error}); --format {format} reads JSON"
+        ) from None
+    data, removed = strip_headers(raw)
+    if format == "record":
+        trace = read_records(path, index=record, data=data)
+    else:
+        trace = FORMATS[format](path, data)
+    if removed:
+        note = f"headers and credentials at {', '.join(removed)}"
+        trace = dataclasses.replace(trace, removed=(note, *trace.removed))
+    return trace

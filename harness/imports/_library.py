@@ -1,0 +1,110 @@
+"""Consumes scenario-file paths (files or folders), produces a library of the built-in scenarios
+and the files' ones together, which the CLI, the plugin and the worker processes look names up in.
+
+A `ScenarioLibrary` holds only paths, so it pickles into the worker processes that run each job
+(`harness._batch`), and each process reads the files once.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness._errors import ScenarioError
+from harness._scenario import Scenario
+from harness.imports._replay import build
+from harness.imports._schema import ScenarioFileError, read
+from scenarios import SCENARIOS
+from scenarios import get as builtin
+
+__all__ = ["SUFFIXES", "ScenarioLibrary", "scenario_files"]
+
+SUFFIXES = (".json", ".toml")
+"""The files a folder of scenario files contributes; anything else in it is left alone."""
+
+
+def scenario_files(paths: Iterable[str | Path]) -> tuple[str, ...]:
+    """Each path as given, a folder replaced by its scenario files in name order; a path that
+    does not exist is an error naming it."""
+    found: list[str] = []
+    for path in map(Path, paths):
+        if path.is_dir():
+            found.extend(str(p) for p in sorted(path.iterdir()) if p.suffix in SUFFIXES)
+        elif path.is_file():
+            found.append(str(path))
+        else:
+            raise ScenarioFileError(
+                f"scenario file {str(path)!r} does not exist; give a .json or .toml file written "
+                "by unsolvable import, or a folder of them"
+            )
+    return tuple(dict.fromkeys(found))
+
+
+@functools.cache
+def _loaded(paths: tuple[str, ...]) -> tuple[Scenario, ...]:
+    owners = {scenario.name: "the built-in library" for scenario in SCENARIOS}
+    loaded: list[Scenario] = []
+    for path in paths:
+        for scenario in build(read(path)):
+            if scenario.name in owners:
+                raise ScenarioFileError(
+                    f"scenario file {path!r}: name {scenario.name!r} is already taken by "
+                    f'{owners[scenario.name]}; give the file another "name"'
+                )
+            owners[scenario.name] = f"scenario file {path!r}"
+            loaded.append(scenario)
+    return tuple(loaded)
+
+
+@dataclass(frozen=True)
+class ScenarioLibrary:
+    """The built-in scenarios and those of ``files``; callable as a `harness._batch.Lookup`."""
+
+    files: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, paths: Iterable[str | Path]) -> ScenarioLibrary:
+        return cls(scenario_files(paths))
+
+    @property
+    def from_files(self) -> tuple[Scenario, ...]:
+        return _loaded(self.files)
+
+    @property
+    def scenarios(self) -> tuple[Scenario, ...]:
+        return (*SCENARIOS, *self.from_files)
+
+    def __call__(self, name: str) -> Scenario:
+        return self.get(name)
+
+    def get(self, name: str) -> Scenario:
+        """The scenario called ``name``; an unknown one lists the closest names."""
+        for scenario in self.from_files:
+            if scenario.name == name:
+                return scenario
+        names = [s.name for s in self.scenarios]
+        if name not in names:
+            close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
+            hint = f"did you mean {', '.join(close)}? " if close else ""
+            raise ScenarioError(
+                f"unknown scenario {name!r}; {hint}`unsolvable list` shows all {len(names)}"
+            )
+        return builtin(name)
+
+    def select(self, names: Sequence[str] = ()) -> tuple[Scenario, ...]:
+        """Scenarios by name or family (all when ``names`` is empty), library order."""
+        if not names:
+            return self.scenarios
+        families = {scenario.family for scenario in self.scenarios}
+        chosen: dict[str, Scenario] = {}
+        for name in names:
+            members = (
+                [s for s in self.scenarios if s.family == name]
+                if name in families
+                else [self.get(name)]
+            )
+            chosen.update((s.name, s) for s in members)
+        return tuple(chosen.values())

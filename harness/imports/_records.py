@@ -1,0 +1,87 @@
+"""Consumes the harness's own records (a ``--json`` file), produces a `Trace` of one run; and,
+for any trace the harness wrote, the task and tools of the built-in scenario it names."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from harness._errors import ScenarioError
+from harness._record import TerminationRecord, TraceStep
+from harness._types import JSON
+from harness.imports._trace import ImportFailed, Recorded, Trace, Turn
+from scenarios import get
+
+__all__ = ["builtin_context", "read_records", "turns_of"]
+
+
+def builtin_context(scenario: str, seed: int) -> tuple[str | None, tuple[JSON, ...], list[str]]:
+    """The task and tool schemas of the built-in scenario a trace names, with a note saying
+    so; nothing when the name is not a built-in's."""
+    try:
+        found = get(scenario)
+    except ScenarioError:
+        return None, (), []
+    specs = found.build(seed).toolbox.specs
+    tools = tuple(
+        {"name": s.name, "description": s.description, "parameters": s.parameters} for s in specs
+    )
+    return found.task, tools, [f"the task and tool schemas from the built-in {scenario}"]
+
+
+def _arguments(text: str) -> JSON:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {"_text": text}
+    return value if isinstance(value, dict) else {"_value": value}
+
+
+def turns_of(steps: Sequence[TraceStep]) -> tuple[Turn, ...]:
+    return tuple(
+        Turn(
+            text=step.said,
+            calls=tuple(
+                Recorded(
+                    name=t.name, arguments=_arguments(t.arguments), result=t.result, world=t.world
+                )
+                for t in step.tools
+            ),
+        )
+        for step in steps
+    )
+
+
+def read_records(path: Path, *, index: int | None = None, data: Any = None) -> Trace:
+    """Run ``index`` of a records file (the only one when it holds one)."""
+    records = [TerminationRecord.from_dict(r) for r in data["records"]]
+    if index is None and len(records) != 1:
+        listing = "; ".join(
+            f"{i}: {r.scenario} seed {r.seed} × {r.agent}" for i, r in enumerate(records)
+        )
+        raise ImportFailed(
+            f"{str(path)!r} holds {len(records)} records; pick one with --record N ({listing})"
+        )
+    if index is not None and not 0 <= index < len(records):
+        raise ImportFailed(f"--record {index}: {str(path)!r} holds records 0–{len(records) - 1}")
+    record = records[index or 0]
+    observed = record.observed
+    removed = []
+    steps = observed.trajectory
+    if not steps:
+        steps = observed.tail
+        removed.append(
+            f"steps 1–{observed.steps - len(steps)}: a snapshot-form record keeps only its last "
+            f"{len(steps)} (a file written before records held their whole trajectory)"
+        )
+    task, tools, notes = builtin_context(record.scenario, record.seed)
+    return Trace(
+        turns=turns_of(steps),
+        task=task,
+        tools=tools,
+        step_bound=record.step_bound,
+        removed=tuple(removed),
+        inferred=tuple(notes),
+    )

@@ -1,0 +1,81 @@
+"""ATIF import: only ATIF-v1.7 as Harbor's models define it is read; each departure is named."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness import TerminationRecord, run
+from harness.agents import naive
+from harness.imports import ImportFailed, read_trace
+from harness.plugin.snapshot import behaviour
+from harness.reports._atif import to_atif
+from scenarios import get
+
+
+@pytest.fixture
+def trajectory() -> dict[str, Any]:
+    return to_atif(run(naive, get("missing-permission/retry-403"), seed=1))
+
+
+def _fails(data: dict[str, Any], tmp_path: Path) -> str:
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ImportFailed) as caught:
+        read_trace(path, "atif")
+    return str(caught.value)
+
+
+def test_the_whole_run_is_exported_and_read_back(
+    trajectory: dict[str, Any], tmp_path: Path
+) -> None:
+    assert len(trajectory["steps"]) == 25 and trajectory["notes"].startswith("all 25 steps")
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(trajectory))
+    trace = read_trace(path, "atif")
+    assert len(trace.turns) == 25 and trace.step_bound == 6
+    assert trace.turns[0].calls[0].name == "read_background"
+    assert trace.turns[0].calls[0].world  # the world's fingerprint came along
+
+
+def test_another_version_is_rejected_with_what_to_do(
+    trajectory: dict[str, Any], tmp_path: Path
+) -> None:
+    message = _fails({**trajectory, "schema_version": "ATIF-v1.6"}, tmp_path)
+    assert "'ATIF-v1.6' is not supported: this importer reads ATIF-v1.7" in message
+    assert "export the run again as ATIF-v1.7" in message
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda t: t.update(surprise=1), "surprise is not a field of an ATIF Trajectory"),
+        (lambda t: t["agent"].pop("version"), "agent.version is required"),
+        (lambda t: t.update(steps=[]), "steps must be a list of at least one step"),
+        (lambda t: t["steps"][1].update(step_id=7), "steps[1].step_id is 7; step ids run 1, 2"),
+        (lambda t: t["steps"][0].update(source="robot"), "steps[0].source is 'robot'"),
+        (
+            lambda t: t["steps"][0]["observation"]["results"][0].update(source_call_id="x"),
+            "steps[0].observation.results[0].source_call_id is 'x', which no tool call",
+        ),
+    ],
+)
+def test_a_departure_from_the_models_is_named(
+    trajectory: dict[str, Any], tmp_path: Path, change: Any, message: str
+) -> None:
+    change(trajectory)
+    assert message in _fails(trajectory, tmp_path)
+
+
+def test_the_whole_trajectory_rides_in_the_json_but_not_in_snapshots() -> None:
+    """Worker processes and ``--json`` files carry every step, so the trace export and
+    ``unsolvable report --trace-dir`` see them all; snapshots keep only the tail."""
+    record = run(naive, get("constant-return/repeat"))
+    assert "trajectory" not in behaviour(record)["observed"]  # type: ignore[operator]
+    back = TerminationRecord.from_dict(record.to_dict())
+    assert len(back.observed.trajectory) == 25 == record.observed.steps
+    assert back.observed.trajectory == record.observed.trajectory
+    assert len(back.observed.tail) == 6

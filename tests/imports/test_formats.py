@@ -1,0 +1,93 @@
+"""``unsolvable import`` of each foreign format: a looping run becomes a scenario file that
+``unsolvable run --scenario-file`` runs; ``contract`` stops it within its bound (NO_PROGRESS, or
+BLOCKED_INPUT for a recorded denial) and ``naive`` fails it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.cli import main
+from tests.imports._traces import SECRET, anthropic_messages, openai_chat, openhands_log
+
+
+def _import(trace: Path, format: str, out: Path, *extra: str) -> dict[str, Any]:
+    assert main(["import", str(trace), "--format", format, "--name", "incidents/x",
+                 "-o", str(out), *extra]) == 0  # fmt: skip
+    data: dict[str, Any] = json.loads(out.read_text())
+    return data
+
+
+def _records(scenario: Path, tmp_path: Path) -> dict[str, dict[str, Any]]:
+    out = tmp_path / "records.json"
+    main(["run", "--no-progress", "--scenario-file", str(scenario), "--json", str(out)])
+    return {r["agent"]: r for r in json.loads(out.read_text())["records"]}
+
+
+def _assert_caught(records: dict[str, dict[str, Any]], code: str) -> None:
+    contract, naive = records["contract"], records["naive"]
+    assert contract["reported"]["code"] == code and contract["verdict"]["passed"]
+    assert contract["observed"]["steps"] <= contract["step_bound"]
+    assert not naive["verdict"]["passed"]
+
+
+@pytest.mark.parametrize(
+    ("make", "format"),
+    [
+        (lambda tmp: openhands_log(tmp / "conversation"), "openhands"),
+        (lambda tmp: openai_chat(tmp / "chat.json"), "openai-chat"),
+        (lambda tmp: anthropic_messages(tmp / "messages.json"), "anthropic-messages"),
+    ],
+)
+def test_a_recorded_loop_is_stopped_by_contract_and_fails_naive(
+    make: Any, format: str, tmp_path: Path
+) -> None:
+    data = _import(make(tmp_path), format, tmp_path / "s.json")
+    assert data["ground_truth"]["first_stagnant_step"] == 2
+    assert [c["name"] for t in data["script"]["cycle"] for c in t["calls"]] == ["search_tickets"]
+    _assert_caught(_records(tmp_path / "s.json", tmp_path), "NO_PROGRESS")
+
+
+def test_a_recorded_denial_is_blocked_input(tmp_path: Path) -> None:
+    data = _import(openhands_log(tmp_path / "c", denied=True), "openhands", tmp_path / "s.json")
+    assert data["ground_truth"]["stagnation"] == "first_refusal"
+    assert data["expected"] == ["BLOCKED_INPUT"]
+    _assert_caught(_records(tmp_path / "s.json", tmp_path), "BLOCKED_INPUT")
+
+
+def test_secrets_and_headers_are_removed_and_said(tmp_path: Path, capsys: Any) -> None:
+    data = _import(openai_chat(tmp_path / "chat.json"), "openai-chat", tmp_path / "s.json")
+    text = (tmp_path / "s.json").read_text()
+    assert SECRET not in text and "[redacted]" in text
+    out = capsys.readouterr().out
+    assert "removed:  headers and credentials at headers" in out
+    assert "removed:  1 secret-looking value(s)" in out
+    assert "removed:  1 system message(s)" in out
+    assert data["provenance"]["removed"][0] == "headers and credentials at headers"
+
+
+def test_the_twin_from_unblock_with_is_finished_by_both(tmp_path: Path) -> None:
+    trace = openhands_log(tmp_path / "c")
+    _import(trace, "openhands", tmp_path / "s.json",
+            "--unblock-with", 'search_tickets={"results": [{"ticket": "T-1"}]}')  # fmt: skip
+    out = tmp_path / "records.json"
+    main(["run", "--no-progress", "--scenario-file", str(tmp_path / "s.json"),
+          "--scenario", "incidents/twin-x", "--json", str(out)])  # fmt: skip
+    twins = json.loads(out.read_text())["records"]
+    assert {r["agent"]: r["reported"]["code"] for r in twins} == {
+        "naive": "COMPLETED", "contract": "COMPLETED",
+    }  # fmt: skip
+    assert all(r["verdict"]["passed"] and r["solvable"] for r in twins)
+
+
+def test_own_records_with_their_trajectory_import(tmp_path: Path) -> None:
+    records = tmp_path / "records.json"
+    main(["run", "--no-progress", "--agent", "naive", "--scenario", "oscillation/a-b",
+          "--json", str(records)])  # fmt: skip
+    data = _import(records, "record", tmp_path / "s.json")
+    assert data["ground_truth"]["first_stagnant_step"] == 3
+    assert data["task"].startswith("Make the integration test pass")
+    _assert_caught(_records(tmp_path / "s.json", tmp_path), "NO_PROGRESS")

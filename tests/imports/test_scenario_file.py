@@ -1,0 +1,101 @@
+"""The scenario-file schema: what ``unsolvable import`` writes loads (JSON and TOML), and a bad
+file is an error naming the field and the fix, before any run starts."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.cli import main
+from harness.imports import SCHEMA, ScenarioFileError, build, parse, read
+from tests.imports._traces import openhands_log
+
+ROOT = Path(__file__).parents[2]
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> dict[str, Any]:
+    out = tmp_path / "loop.json"
+    trace = openhands_log(tmp_path / "c")
+    main(["import", str(trace), "--format", "openhands", "--name", "incidents/loop", f"-o{out}"])
+    loaded: dict[str, Any] = json.loads(out.read_text())
+    return loaded
+
+
+def _problem(data: dict[str, Any]) -> str:
+    with pytest.raises(ScenarioFileError) as caught:
+        parse(data, source="f.json")
+    return str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"schema": "unsolvable-scenario/0"}, "field 'schema' is 'unsolvable-scenario/0'"),
+        ({"name": "loop"}, "field 'name' is 'loop'; write it as \"family/variant\""),
+        ({"expected": ["SOMETHING"]}, "field 'expected[0]' is 'SOMETHING'; use one of"),
+        ({"expected": ["COMPLETED"]}, "field 'expected[0]' is 'COMPLETED'"),
+        ({"unrecorded": {"answer": "maybe"}}, "use one of ('unknown', 'refusal')"),
+        ({"script": {"cycle": []}}, "field 'script.cycle' is empty; give at least one turn"),
+        ({"budget": {"max_steps": -1}}, "field 'budget.max_steps' is -1"),
+        ({"budget": {"steps": 3}}, "field 'budget.steps' is not a budget field"),
+        ({"tools": []}, "field 'tools' is empty"),
+        ({"surprise": 1}, "field 'surprise' is not a scenario-file field"),
+        ({"ground_truth": {"stagnation": "criteria"}}, "use one of ('novelty', 'first_refusal')"),
+        ({"seeds": []}, "field 'seeds' is []"),
+        ({"twin": {"tool": "nope", "result": "x", "step_bound": 3}}, "'twin.tool' is 'nope'"),
+    ],
+)
+def test_a_bad_field_is_named_with_its_fix(
+    data: dict[str, Any], change: dict[str, Any], message: str
+) -> None:
+    assert message in _problem({**data, **change})
+
+
+def test_a_call_to_a_tool_not_offered_is_refused(data: dict[str, Any]) -> None:
+    data["script"]["cycle"][0]["calls"][0]["name"] = "delete_everything"
+    assert "calls 'delete_everything', which is not in tools" in _problem(data)
+
+
+def test_what_import_writes_loads_and_builds(data: dict[str, Any]) -> None:
+    assert data["schema"] == SCHEMA
+    (scenario,) = build(parse(data))
+    assert scenario.name == "incidents/loop" and scenario.step_bound == 12
+
+
+def test_toml_files_load_too(data: dict[str, Any], tmp_path: Path) -> None:
+    lines = [f"{key} = {json.dumps(data[key])}" for key in ("schema", "name", "task")]
+    lines += ["step_bound = 12", 'expected = ["NO_PROGRESS"]', "seeds = [0, 1]"]
+    lines += ['[unrecorded]\nanswer = "unknown"', '[ground_truth]\nstagnation = "novelty"']
+    lines += ['[[tools]]\nname = "search_tickets"', "[script]"]
+    lines += ['[[script.cycle]]\ntext = "again"', '[[script.cycle.calls]]\nname = "search_tickets"']
+    path = tmp_path / "hand.toml"
+    path.write_text("\n".join(lines) + "\n")
+    scenario = read(path)
+    assert scenario.seeds == (0, 1) and scenario.cycle[0].calls[0].name == "search_tickets"
+
+
+def test_the_command_line_says_so_with_status_2_before_any_run(
+    data: dict[str, Any], tmp_path: Path
+) -> None:
+    data["step_bound"] = "twelve"
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data))
+    result = subprocess.run(
+        [sys.executable, "-m", "harness.cli", "run", "--scenario-file", str(path)],
+        capture_output=True, text=True, cwd=ROOT, timeout=60, check=False,
+    )  # fmt: skip
+    assert result.returncode == 2 and result.stdout == ""
+    assert "field 'step_bound' is a string ('twelve'), not a whole number" in result.stderr
+
+
+def test_a_name_taken_by_a_built_in_is_refused(data: dict[str, Any], tmp_path: Path) -> None:
+    data["name"] = "constant-return/repeat"
+    path = tmp_path / "clash.json"
+    path.write_text(json.dumps(data))
+    assert main(["list", "--scenario-file", str(path)]) == 2
