@@ -7,8 +7,9 @@ tools and the scripted model for one run, so that runs never share state (serial
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
-from dataclasses import dataclass
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -124,6 +125,15 @@ class Setup:
     world: World
     toolbox: Toolbox
     model: Model
+    tool_names: Mapping[str, str] = field(default_factory=dict)
+    """The tools this run renamed (a seed's dialect: scenario's name → offered name), so that the
+    task the agent reads names each tool as it is offered, never one that does not exist."""
+
+    def worded(self, task: str) -> str:
+        """``task`` with every renamed tool named as this run offers it."""
+        for old, new in self.tool_names.items():
+            task = re.sub(rf"\b{re.escape(old)}\b", new, task)
+        return task
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -142,6 +142,7 @@ class Session:
         self.seed = seed
         self.ceilings = ceilings
         self._setup = setup
+        self._task = setup.worded(scenario.task)
         self._lock = threading.RLock()
         self._started = time.monotonic()
         self._ceiling: str | None = None
@@ -170,7 +171,7 @@ class Session:
     # -- what the agent sees --------------------------------------------------------------
     @property
     def task(self) -> str:
-        return self.scenario.task
+        return self._task
 
     @property
     def tools(self) -> list[ToolSpec]:
