@@ -33,8 +33,11 @@ class StagnationProbe:
         self.first_refusal_step: int | None = None
         self.refusals: Counter[str] = Counter()
         """Refused calls by kind (`ToolResult.refusal`)."""
-        # Decided once: a Protocol isinstance check on every tool call cost 12 % of a step.
-        self._read_criteria = world.criteria if isinstance(world, CriteriaWorld) else None
+        # Decided once: a Protocol isinstance check on every tool call cost 12 % of a step, and
+        # only the criteria rule reads the criteria (reading them encodes them, every call).
+        by_criteria = scenario.stagnation is Stagnation.CRITERIA
+        read = world.criteria if by_criteria and isinstance(world, CriteriaWorld) else None
+        self._read_criteria = read
         self.criteria = self._criteria()
         self.last_criteria_move = 0
         self.tokens_before_step: list[int] = []

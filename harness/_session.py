@@ -6,15 +6,16 @@ it, is counted against the harness ceilings, and feeds the ground truth of stagn
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import threading
 import time
 from collections import Counter, deque
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from harness._errors import CeilingHit, SessionClosed
+from harness._json import canonical_json, sorted_json
 from harness._model import Usage, estimate_tokens
 from harness._probes import StagnationProbe
 from harness._record import Observed, ToolTrace, TraceStep
@@ -32,6 +33,9 @@ TEXT_CUT = 160
 
 BAD_ARGUMENTS_STATUS = 400
 """Arguments that are not a JSON object get the answer an HTTP API gives a malformed body."""
+CANONICAL_MEMO = 256
+"""Argument strings whose canonical form a session remembers: an agent repeating a call sends
+the same string every step, and a runaway of distinct ones cannot grow the memo past this."""
 
 
 def parse_arguments(arguments: Mapping[str, Any] | str | None) -> JSON:
@@ -56,7 +60,7 @@ def canonical_arguments(arguments: Mapping[str, Any] | str | None) -> str:
     """Arguments as canonical JSON (sorted keys); arguments that are not a JSON object are kept
     as given, for the trace."""
     try:
-        return json.dumps(parse_arguments(arguments), sort_keys=True, default=str)
+        return canonical_json(parse_arguments(arguments))
     except ValueError:
         return str(arguments)
 
@@ -65,7 +69,7 @@ def _bad_arguments(problem: ValueError) -> ToolResult:
     """What the agent sees for arguments the tool cannot read: an error it can act on, as the
     other fake tool errors are written, rather than a tool run on ``{"_unparsed": ...}``."""
     body = {"error": {"status": BAD_ARGUMENTS_STATUS, "message": str(problem)}}
-    text = json.dumps(body, sort_keys=True)
+    text = sorted_json(body)
     return ToolResult(text=text, observation=text)
 
 
@@ -93,6 +97,14 @@ class _Tally:
         self._seen: list[JSON] = []
         self._totals = [0]
         """``_totals[i]``: the tokens of the first ``i`` messages of ``_seen``."""
+        self._echo: JSON | None = None
+        self._echo_tokens = 0
+
+    def expect(self, reply: JSON, tokens: int) -> None:
+        """The assistant message just returned and its tokens: an agent appends it, or a dict
+        equal to it, to its next call. Equal messages of strings, lists and dicts encode to the
+        same JSON, so its count is reused rather than encoded a second time."""
+        self._echo, self._echo_tokens = reply, tokens
 
     def tokens(self, messages: Sequence[JSON]) -> int:
         known = len(self._seen)
@@ -105,9 +117,35 @@ class _Tally:
         if not same:
             self._seen, self._totals, known = [], [0], 0
         for message in messages[known:]:
+            echoed = type(message) is dict and message == self._echo
+            tokens = self._echo_tokens if echoed else estimate_tokens([message])
             self._seen.append(message)
-            self._totals.append(self._totals[-1] + estimate_tokens([message]))
+            self._totals.append(self._totals[-1] + tokens)
         return self._totals[len(messages)]
+
+
+@dataclass(slots=True)
+class _OpenStep:
+    """A step as the session notes it while the run goes on: plain values, made into a
+    `TraceStep` (texts cut) only for the last `TAIL_STEPS` steps, when the run finishes."""
+
+    step: int
+    said: str
+    calls: tuple[tuple[str, str], ...]
+    """Name and canonical arguments of each tool call the model asked for."""
+    tools: list[tuple[str, str, str, str]] = field(default_factory=list)
+    """Name, canonical arguments, result text and world fingerprint of each call made."""
+
+    def traced(self) -> TraceStep:
+        return TraceStep(
+            step=self.step,
+            said=cut(self.said, TEXT_CUT),
+            calls=tuple(ToolTrace(name=n, arguments=a, result="") for n, a in self.calls),
+            tools=tuple(
+                ToolTrace(name=n, arguments=a, result=cut(r, TEXT_CUT), world=w)
+                for n, a, r, w in self.tools
+            ),
+        )
 
 
 class Session:
@@ -141,10 +179,13 @@ class Session:
         self._agent_steps: Counter[str] = Counter()
         self._results: dict[str, list[str]] = {}
         self._probe = StagnationProbe(scenario, setup.world)
-        self._tail: deque[TraceStep] = deque(maxlen=TAIL_STEPS)
+        self._tail: deque[_OpenStep] = deque(maxlen=TAIL_STEPS)
         self._tally = _Tally()
         self._offered_tokens: dict[tuple[str, ...], int] = {}
-        self._current: TraceStep | None = None
+        self._offered: tuple[tuple[Any, ...], tuple[str, ...]] = ((), ())
+        """The tool list last offered and its names: agents offer the same list every step."""
+        self._canonical: dict[str, str] = {}
+        self._current: _OpenStep | None = None
 
     # -- what the agent sees --------------------------------------------------------------
     @property
@@ -177,15 +218,17 @@ class Session:
             request = self._begin_step(messages, tools, agent)
             response = self._setup.model.respond(request)
             message: JSON = {"role": "assistant", "content": response.content}
-            if response.tool_calls:
-                message["tool_calls"] = [call.to_openai() for call in response.tool_calls]
+            calls = [call.to_openai() for call in response.tool_calls]
+            if calls:
+                message["tool_calls"] = calls
             usage = Usage(
                 input_tokens=self._tally.tokens(request.messages) + self._tools_tokens(request),
                 output_tokens=estimate_tokens([message]),
             )
+            self._tally.expect(message, usage.output_tokens)
             self._input_tokens += usage.input_tokens
             self._output_tokens += usage.output_tokens
-            self._note_response(response)
+            self._note_response(response, calls)
             return {**message, "usage": usage.to_openai()}
 
     def call_tool(
@@ -196,22 +239,21 @@ class Session:
             self._check_open()
             self._check_ceilings(self._tool_calls >= self.ceilings.max_tool_calls, "tool_calls")
             self._tool_calls += 1
-            canonical = canonical_arguments(arguments)
             try:
                 parsed = parse_arguments(arguments)
             except ValueError as problem:
+                canonical = str(arguments)
                 result = _bad_arguments(problem)
             else:  # a tool's own ValueError is the tool's, not the arguments'
+                canonical = self._canonical_of(arguments, parsed)
                 result = self._setup.toolbox.call(name, parsed)
             self._actions[f"{name}:{canonical}"] += 1
             world = self._setup.world.fingerprint()
             self._probe.on_tool(self._steps, name, result, world)
             self._results.setdefault(agent, []).append(result.text)
-            self._trace_tool(
-                ToolTrace(
-                    name=name, arguments=canonical, result=cut(result.text, TEXT_CUT), world=world
-                )
-            )
+            if self._current is None:
+                self._current = _OpenStep(self._steps, "", ())
+            self._current.tools.append((name, canonical, result.text, world))
         if result.error is not None:
             raise result.error
         return result.text
@@ -258,6 +300,25 @@ class Session:
         if self._ceiling is not None:
             raise CeilingHit(f"unsolvable: harness ceiling {self._ceiling} reached")
 
+    def _canonical_of(self, arguments: Mapping[str, Any] | str | None, parsed: JSON) -> str:
+        """`canonical_arguments`, remembered per argument string (`CANONICAL_MEMO`)."""
+        if not isinstance(arguments, str):
+            return canonical_json(parsed)
+        known = self._canonical.get(arguments)
+        if known is None:
+            if len(self._canonical) >= CANONICAL_MEMO:
+                self._canonical.clear()
+            known = self._canonical[arguments] = canonical_json(parsed)
+        return known
+
+    def _offered_names(self, tools: Iterable[Any] | None) -> tuple[str, ...]:
+        """`_tool_names`, read again only when the list offered holds other tools than the last
+        one (compared element by element: an agent may rebuild or edit its list)."""
+        offered = tuple(tools or ())
+        if offered != self._offered[0]:
+            self._offered = (offered, _tool_names(offered))
+        return self._offered[1]
+
     def _begin_step(
         self, messages: Sequence[JSON], tools: Iterable[Any] | None, agent: str
     ) -> ModelRequest:
@@ -268,7 +329,7 @@ class Session:
         self._costs_before_step.append(self._cost())
         request = ModelRequest(
             messages=messages,
-            tools=_tool_names(tools),
+            tools=self._offered_names(tools),
             step=self._steps,
             agent=agent,
             agent_step=self._agent_steps[agent],
@@ -284,20 +345,16 @@ class Session:
             self._offered_tokens[request.tools] = estimate_tokens(offered)
         return self._offered_tokens[request.tools]
 
-    def _note_response(self, response: ModelResponse) -> None:
-        calls = tuple(
-            ToolTrace(name=c.name, arguments=canonical_arguments(c.arguments), result="")
-            for c in response.tool_calls
+    def _note_response(self, response: ModelResponse, calls: Sequence[JSON]) -> None:
+        """``calls`` are the response's tool calls as sent: their arguments are already the
+        canonical JSON (`ToolCall.to_openai` sorts the keys)."""
+        asked = tuple(
+            (c.name, sent["function"]["arguments"])
+            for c, sent in zip(response.tool_calls, calls, strict=True)
         )
-        if self._gave_up_at_step is None and any(c.name == GIVE_UP_TOOL for c in calls):
+        if self._gave_up_at_step is None and any(name == GIVE_UP_TOOL for name, _ in asked):
             self._gave_up_at_step = self._steps
-        self._current = TraceStep(
-            step=self._steps, said=cut(response.content or "", TEXT_CUT), calls=calls
-        )
-
-    def _trace_tool(self, trace: ToolTrace) -> None:
-        current = self._current or TraceStep(step=self._steps, said="")
-        self._current = dataclasses.replace(current, tools=(*current.tools, trace))
+        self._current = _OpenStep(self._steps, response.content or "", asked)
 
     def _close_step(self) -> None:
         if self._current is not None:
@@ -339,5 +396,5 @@ class Session:
                 world_complete=self._setup.world.is_complete(),
                 ceiling=self._ceiling,
                 error=error,
-                tail=tuple(self._tail),
+                tail=tuple(step.traced() for step in self._tail),
             )
