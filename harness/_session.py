@@ -295,7 +295,7 @@ class Session:
     def _check_ceilings(self, exceeded: bool, which: str) -> None:
         if exceeded:
             self.hit_ceiling(which)
-        elif self.elapsed > self.ceilings.max_wall_seconds:
+        elif time.monotonic() - self._started > self.ceilings.max_wall_seconds:
             self.hit_ceiling("wall_seconds")
         if self._ceiling is not None:
             raise CeilingHit(f"unsolvable: harness ceiling {self._ceiling} reached")
@@ -348,11 +348,9 @@ class Session:
     def _note_response(self, response: ModelResponse, calls: Sequence[JSON]) -> None:
         """``calls`` are the response's tool calls as sent: their arguments are already the
         canonical JSON (`ToolCall.to_openai` sorts the keys)."""
-        asked = tuple(
-            (c.name, sent["function"]["arguments"])
-            for c, sent in zip(response.tool_calls, calls, strict=True)
-        )
-        if self._gave_up_at_step is None and any(name == GIVE_UP_TOOL for name, _ in asked):
+        pairs = zip(response.tool_calls, calls, strict=True)
+        asked = tuple([(c.name, sent["function"]["arguments"]) for c, sent in pairs])
+        if self._gave_up_at_step is None and GIVE_UP_TOOL in [name for name, _ in asked]:
             self._gave_up_at_step = self._steps
         self._current = _OpenStep(self._steps, response.content or "", asked)
 
