@@ -69,10 +69,13 @@ def _closure(names: list[str]) -> set[str]:
 
 def _plugins(distributions: set[str]) -> list[str]:
     """``-p`` arguments for every pytest11 plugin of ``distributions``."""
-    modules = []
-    for dist in metadata.distributions():
-        if _name(dist.metadata["Name"]) in distributions:
-            modules += [ep.value for ep in dist.entry_points if ep.group == "pytest11"]
+    modules = {
+        entry.value
+        for dist in metadata.distributions()  # a distribution may be found twice (editable)
+        if _name(dist.metadata["Name"]) in distributions
+        for entry in dist.entry_points
+        if entry.group == "pytest11"
+    }
     return [arg for module in sorted(modules) for arg in ("-p", module)]
 
 
