@@ -37,7 +37,14 @@ if TYPE_CHECKING:
         Verdict,
     )
     from harness._run import run
-    from harness._scenario import Budget, Pricing, Scenario, Setup, Stagnation
+    from harness._scenario import (
+        Budget,
+        McpErrors,
+        Pricing,
+        Scenario,
+        Setup,
+        Stagnation,
+    )
     from harness._scripts import (
         Alternate,
         Call,
@@ -93,6 +100,7 @@ _HOMES = {
     "GIVE_UP_TOOL": "harness._types",
     "GiveUp": "harness._scripts",
     "JSON": "harness._types",
+    "McpErrors": "harness._scenario",
     "Model": "harness._model",
     "ModelRequest": "harness._types",
     "ModelResponse": "harness._types",
@@ -153,6 +161,7 @@ __all__ = [
     "Failure",
     "FanOut",
     "GiveUp",
+    "McpErrors",
     "Model",
     "ModelRequest",
     "ModelResponse",

@@ -31,9 +31,11 @@ __all__ = [
     "Verdict",
 ]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Bumped whenever the snapshot form changes shape; old snapshots must then be regenerated.
-2: verdict failures carry their rule; refused calls are counted by kind (``refusals``)."""
+2: verdict failures carry their rule; refused calls are counted by kind (``refusals``).
+3: the agent's fixed prompt per call is recorded and not charged to the token budget
+(``overhead_tokens``, ``uncharged_tokens``)."""
 
 
 class Exit(StrEnum):
@@ -168,6 +170,7 @@ class Observed:
     input_tokens: int
     output_tokens: int
     cost_usd: float
+    """Of every token sent and received, the agent's prompt included."""
     lag_tokens: int
     """Tokens spent from the first stagnant step to the stop."""
     lag_cost_usd: float
@@ -179,8 +182,14 @@ class Observed:
     refusals: dict[str, int] = field(default_factory=dict)
     """Refused tool calls by kind (``denied``: a missing permission; ``unavailable``: a
     dependency that is down; whatever kinds the tool families name), sorted by kind."""
+    overhead_tokens: int = 0
+    """The agent's fixed input per call — its system prompt and the tool list — measured from
+    its first call (issue 12)."""
+    uncharged_tokens: int = 0
+    """Tokens sent but not charged to the task's token budget: on each call, the agent's
+    overhead (`overhead_tokens`). ``input_tokens`` and the cost count them."""
     steps_past_token_budget: int = 0
-    """Steps begun with the token budget already spent."""
+    """Steps begun with the token budget (`charged_tokens`) already spent."""
     final_answer_calls: int = 0
     """Model calls with no tools offered: a forced "give your best final answer"."""
     gave_up_at_step: int | None = None
@@ -204,6 +213,12 @@ class Observed:
     @property
     def tokens(self) -> int:
         return self.input_tokens + self.output_tokens
+
+    @property
+    def charged_tokens(self) -> int:
+        """The tokens charged to the task's token budget: all of them, less the agent's prompt
+        on each call (`uncharged_tokens`)."""
+        return self.tokens - self.uncharged_tokens
 
 
 class Rule(StrEnum):
@@ -354,8 +369,8 @@ class TerminationRecord:
         observed["tail"] = tuple(_step(step) for step in observed.get("tail", ()))
         fields["observed"] = Observed(**observed)
         fields["outcome"] = Outcome(data["outcome"])
-        if data.get("reported") is not None:
-            fields["reported"] = Stop(**_fields(Stop, data["reported"]))
+        reported = data.get("reported")
+        fields["reported"] = None if reported is None else Stop(**_fields(Stop, reported))
         verdict = _fields(Verdict, data["verdict"])
         failures = tuple(Failure(**_fields(Failure, f)) for f in verdict.get("failures", ()))
         fields["verdict"] = Verdict(**{**verdict, "failures": failures})

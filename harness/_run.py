@@ -25,7 +25,7 @@ from harness._text import cut
 from harness._verdict import judge
 from harness.adapters.base import Adapter, as_adapter
 
-__all__ = ["Abandon", "run"]
+__all__ = ["Abandon", "ceilings_for", "run"]
 
 GRACE_SECONDS = 1.0
 """How long an interrupted agent gets to unwind before the run is given up on (`Abandon`)."""
@@ -155,6 +155,16 @@ def _record(
     )
 
 
+def ceilings_for(
+    adapter: Adapter, *, max_wall_seconds: float | None = None, **given: int
+) -> Ceilings:
+    """The ceilings of a run of ``adapter``: as given, the wall clock's included; without one, the
+    wall ceiling the adapter declares it needs (``wall_seconds``: a coding agent's CLI takes
+    seconds to start and about 0.1 s a step, issue 12), else the default."""
+    wall = max_wall_seconds or getattr(adapter, "wall_seconds", None) or Ceilings.max_wall_seconds
+    return Ceilings(max_wall_seconds=wall, **given)
+
+
 def run(
     agent: AgentLike,
     scenario: Scenario,
@@ -169,13 +179,14 @@ def run(
 
     ``agent`` is a callable ``agent(session)``, an `Adapter`, or a spec string (``naive``,
     ``contract``, ``module:attr``); ``seed`` defaults to the scenario's first seed;
-    ``overrides`` replace ``step_bound`` or budget fields. ``abandon`` is for worker processes
-    (`Abandon`).
+    ``overrides`` replace ``step_bound`` or budget fields; ``ceilings`` default to
+    `ceilings_for` the agent. ``abandon`` is for worker processes (`Abandon`).
     """
     scenario = scenario.with_overrides(**overrides) if overrides else scenario
     seed = scenario.seeds[0] if seed is None else seed
     adapter = load_agent(agent) if isinstance(agent, str) else as_adapter(agent)
-    session = Session(scenario, scenario.build(seed), seed=seed, ceilings=ceilings or Ceilings())
+    ceilings = ceilings or ceilings_for(adapter)
+    session = Session(scenario, scenario.build(seed), seed=seed, ceilings=ceilings)
 
     def overdue() -> None:
         if abandon is not None:

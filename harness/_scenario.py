@@ -18,7 +18,7 @@ from harness._model import Model
 from harness._record import Code, Exit
 from harness._types import Toolbox, World
 
-__all__ = ["Budget", "Ceilings", "Pricing", "Scenario", "Setup", "Stagnation"]
+__all__ = ["Budget", "Ceilings", "McpErrors", "Pricing", "Scenario", "Setup", "Stagnation"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -73,6 +73,20 @@ class Stagnation(StrEnum):
     waste."""
 
 
+class McpErrors(StrEnum):
+    """How the scenario's tools, served over MCP (`harness.mcp`), report a call that failed: a
+    refusal, a dead dependency, a tool that raised. MCP clients treat the three encodings
+    differently (one goes on, another ends the run), so a scenario picks one (issue 12)."""
+
+    RESULT = "result"
+    """A tool result with ``isError`` set, the error text as its content: the model sees it."""
+    PROTOCOL = "protocol"
+    """A JSON-RPC error response (code ``-32000``, the HTTP status and body in its ``data``)."""
+    TRANSPORT = "transport"
+    """The transport fails: over Streamable HTTP that request is answered ``502 Bad Gateway``;
+    over stdio the server process exits, as a crashed server would."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class Setup:
     """The fresh parts of one run."""
@@ -118,6 +132,8 @@ class Scenario:
     twin_of: str | None = None
     """For a twin (a solvable control that looks like an unsolvable scenario up to a divergence
     step and is doable after it): the name of the scenario it mirrors."""
+    mcp_errors: McpErrors = McpErrors.RESULT
+    """How a failed tool call is encoded when the tools are served over MCP."""
 
     def __post_init__(self) -> None:
         if not self.expected:

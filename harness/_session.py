@@ -31,6 +31,9 @@ TEXT_CUT = 160
 """Characters of model text and tool results kept per trace entry: one readable line."""
 
 
+PROMPT_ROLES = frozenset({"system", "developer"})
+"""Roles of the messages that make up an agent's own prompt, as opposed to the task's."""
+
 BAD_ARGUMENTS_STATUS = 400
 """Arguments that are not a JSON object get the answer an HTTP API gives a malformed body."""
 CANONICAL_MEMO = 256
@@ -185,6 +188,10 @@ class Session:
         self._offered: tuple[tuple[Any, ...], tuple[str, ...]] = ((), ())
         """The tool list last offered and its names: agents offer the same list every step."""
         self._canonical: dict[str, str] = {}
+        self._overhead: dict[str, int] = {}
+        """Each agent's fixed input per call, measured from its first call (`_overhead_of`)."""
+        self._uncharged = 0
+        self._uncharged_before_step: list[int] = []
         self._current: _OpenStep | None = None
 
     # -- what the agent sees --------------------------------------------------------------
@@ -226,6 +233,7 @@ class Session:
                 output_tokens=estimate_tokens([message]),
             )
             self._tally.expect(message, usage.output_tokens)
+            self._uncharged += min(self._overhead_of(request), usage.input_tokens)
             self._input_tokens += usage.input_tokens
             self._output_tokens += usage.output_tokens
             self._note_response(response, calls)
@@ -325,7 +333,8 @@ class Session:
         self._close_step()
         self._steps += 1
         self._agent_steps[agent] += 1
-        self._probe.on_step(self._input_tokens + self._output_tokens)
+        self._probe.on_step(self._input_tokens + self._output_tokens - self._uncharged)
+        self._uncharged_before_step.append(self._uncharged)
         self._costs_before_step.append(self._cost())
         request = ModelRequest(
             messages=messages,
@@ -344,6 +353,20 @@ class Session:
             offered = [s.to_openai() for s in self._setup.toolbox.specs if s.name in request.tools]
             self._offered_tokens[request.tools] = estimate_tokens(offered)
         return self._offered_tokens[request.tools]
+
+    def _overhead_of(self, request: ModelRequest) -> int:
+        """The agent's fixed input per call — its system prompt (the leading system or developer
+        messages) and the tool list — measured on its first call and credited on every call
+        after: a scenario's token budget is for the task, not for the agent's prompt (issue 12).
+        A multi-agent system's agents each have their own."""
+        if request.agent not in self._overhead:
+            prompt = []
+            for message in request.messages:
+                if message.get("role") not in PROMPT_ROLES:
+                    break
+                prompt.append(message)
+            self._overhead[request.agent] = estimate_tokens(prompt) + self._tools_tokens(request)
+        return self._overhead[request.agent]
 
     def _note_response(self, response: ModelResponse, calls: Sequence[JSON]) -> None:
         """``calls`` are the response's tool calls as sent: their arguments are already the
@@ -370,9 +393,10 @@ class Session:
             self._close_step()
             stagnant = self._probe.first_stagnant_step()
             lag_tokens, lag_cost = 0, 0.0
-            if stagnant <= self._steps:
+            if stagnant <= self._steps:  # in tokens sent, the agent's prompt included
                 lag_tokens = self._input_tokens + self._output_tokens
                 lag_tokens -= self._probe.tokens_before_step[stagnant - 1]
+                lag_tokens -= self._uncharged_before_step[stagnant - 1]
                 lag_cost = round(self._cost() - self._costs_before_step[stagnant - 1], 6)
             return Observed(
                 steps=self._steps,
@@ -381,6 +405,8 @@ class Session:
                 first_stagnant_step=stagnant,
                 input_tokens=self._input_tokens,
                 output_tokens=self._output_tokens,
+                overhead_tokens=next(iter(self._overhead.values()), 0),
+                uncharged_tokens=self._uncharged,
                 cost_usd=round(self._cost(), 6),
                 lag_tokens=lag_tokens,
                 lag_cost_usd=lag_cost,

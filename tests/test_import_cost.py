@@ -26,6 +26,8 @@ HEAVY = (
     "pydantic_ai",
     "agents",
     "smolagents",
+    "mcp",
+    "mcp_types",
 )
 
 

@@ -8,6 +8,8 @@ Every import counts, lazy ones inside functions included; only imports under
 - the two faces (``harness/plugin/``, ``harness/cli/``) never import each other;
 - the reports (``harness/reports/``) know no face;
 - ``scenarios`` and ``fake_tools`` know neither pytest nor a face; ``fake_tools`` not ``scenarios``;
+- the MCP server (``harness/mcp/``) knows no face, no adapter, no wire and no pytest; the engine
+  does not know it;
 - no import cycle anywhere in ``harness/``.
 """
 
@@ -42,10 +44,11 @@ FRAMEWORKS = {
 }
 FACES = {"harness.plugin", "harness.cli", "harness.snapshot"}
 LAYERS: dict[str, set[str]] = {
-    "engine": FACES | PYTEST | FRAMEWORKS | {"scenarios", "fake_tools"},
+    "engine": FACES | PYTEST | FRAMEWORKS | {"scenarios", "fake_tools", "harness.mcp"},
     "harness.plugin": {"harness.cli"},
     "harness.cli": {"harness.plugin", "harness.snapshot"} | PYTEST,
     "harness.reports": FACES | PYTEST | FRAMEWORKS,
+    "harness.mcp": FACES | PYTEST | {"harness.adapters", "harness.agents", "harness.wire"},
     "scenarios": FACES | PYTEST,
     "fake_tools": FACES | PYTEST | {"scenarios"},
 }
@@ -91,7 +94,8 @@ def imports(module: str) -> set[str]:
 
 
 def _layer(module: str) -> str:
-    for layer in ("harness.plugin", "harness.cli", "harness.reports", "scenarios", "fake_tools"):
+    layers = ("harness.plugin", "harness.cli", "harness.reports", "harness.mcp")
+    for layer in (*layers, "scenarios", "fake_tools"):
         if module == layer or module.startswith(layer + "."):
             return layer
     if module in FACES:

@@ -1,10 +1,12 @@
-"""Consumes the harness's loopback address and a Unix socket, produces the same address inside a
-network namespace of the agent's own (``unshare -rn``): a relay, so that an agent cut off from
-every network — no route, no name lookup — still reaches the fake model and tools.
+"""Consumes the harness's loopback ports and a Unix socket for each, produces the same addresses
+inside a network namespace of the agent's own (``unshare -rn``): a relay, so that an agent cut
+off from every network — no route, no name lookup — still reaches the fake model and tools (the
+wire's port, and the MCP server's).
 
-Sockets cross network namespaces only as files, so each side relays TCP through one Unix socket:
-the harness side (`serve_unix`) and, inside the namespace, ``python -m harness.adapters._netns``,
-which brings the namespace's loopback up, listens on the harness's port and runs the agent.
+Sockets cross network namespaces only as files, so each side relays TCP through a Unix socket per
+port: the harness side (`serve_unix`) and, inside the namespace, ``python -m
+harness.adapters._netns``, which brings the namespace's loopback up, listens on the harness's
+ports and runs the agent.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 
-__all__ = ["isolated", "serve_unix"]
+__all__ = ["close_relay", "isolated", "serve_unix"]
 
 CHUNK = 65_536
 SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
@@ -30,9 +32,11 @@ IFREQ = "16sH14x"
 LOOPBACK = "127.0.0.1"
 
 
-def isolated(socket_path: str, port: int, argv: Sequence[str]) -> list[str]:
-    """The command line that runs ``argv`` in a new user and network namespace, relayed."""
-    relay = [sys.executable, "-m", "harness.adapters._netns", socket_path, str(port)]
+def isolated(relays: Sequence[tuple[str, int]], argv: Sequence[str]) -> list[str]:
+    """The command line that runs ``argv`` in a new user and network namespace, each loopback
+    port of ``relays`` reached through its Unix socket."""
+    pairs = [part for path, port in relays for part in (path, str(port))]
+    relay = [sys.executable, "-m", "harness.adapters._netns", *pairs]
     return ["unshare", "--map-root-user", "--net", *relay, "--", *argv]
 
 
@@ -77,6 +81,14 @@ def serve_unix(socket_path: str, port: int) -> socket.socket:
     return listener
 
 
+def close_relay(listener: socket.socket) -> None:
+    """Closes a relay's listener (`serve_unix`); shutting it down first is what wakes its
+    ``accept()``."""
+    with contextlib.suppress(OSError):
+        listener.shutdown(socket.SHUT_RDWR)
+    listener.close()
+
+
 def _loopback_up() -> None:
     """A new network namespace has a loopback interface, but down."""
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
@@ -85,11 +97,9 @@ def _loopback_up() -> None:
         fcntl.ioctl(probe, SIOCSIFFLAGS, struct.pack(IFREQ, b"lo", flags | IFF_UP))
 
 
-def main(argv: Sequence[str]) -> int:
-    """Inside the namespace: loopback up, the harness's port relayed, the agent run; its status."""
-    socket_path, port, _, *command = argv
-    _loopback_up()
-    listener = socket.create_server((LOOPBACK, int(port)))
+def _relay_in(socket_path: str, port: int) -> None:
+    """Inside the namespace: listens on ``port`` and relays each connection to ``socket_path``."""
+    listener = socket.create_server((LOOPBACK, port))
 
     def connect() -> socket.socket:
         outbound = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -97,6 +107,16 @@ def main(argv: Sequence[str]) -> int:
         return outbound
 
     threading.Thread(target=_relay, args=(listener, connect), daemon=True).start()
+
+
+def main(argv: Sequence[str]) -> int:
+    """Inside the namespace: loopback up, the harness's ports relayed, the agent run; its status.
+    ``argv`` is ``PATH PORT [PATH PORT …] -- COMMAND…``."""
+    split = list(argv).index("--")
+    pairs, command = argv[:split], argv[split + 1 :]
+    _loopback_up()
+    for path, port in zip(pairs[::2], pairs[1::2], strict=True):
+        _relay_in(path, int(port))
     status = subprocess.call(command)
     if status < 0:  # ended by a signal: end the same way, so that the harness names it
         signal.signal(-status, signal.SIG_DFL)

@@ -10,26 +10,28 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import json
 import os
 import shlex
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import IO, TYPE_CHECKING
+from collections.abc import Iterator, Mapping, Sequence
+from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from harness._errors import DOCS as README
 from harness._errors import AdapterError, CeilingHit
 from harness._record import Stop
 from harness.adapters.base import interpret_plain
+from harness.adapters.kit import shielded
 
 if TYPE_CHECKING:
     from harness._session import Session
+    from harness.mcp import McpService
     from harness.wire import LoopbackServer
 
 __all__ = ["EXEC_PREFIX", "ProcessAdapter", "ProcessExit", "ProcessExited", "contract"]
@@ -47,10 +49,16 @@ descendant that left the group (``setsid``) and keeps the pipe open is not waite
 REPR_KEPT = 100
 """Characters of the stdout tail shown as an unstructured run's returned value."""
 DOCS = f"{README.partition('#')[0]}#agents-in-other-processes-and-languages"
+MCP_EXTRA = "pip install 'pytest-unsolvable[mcp]'"
 
 
 class ProcessExited(Exception):
     """The agent's process ended with a non-zero status and no structured exit: a crash."""
+
+    def __init__(self, message: str, ended: ProcessExit | None = None) -> None:
+        super().__init__(message)
+        self.ended = ended
+        """How it ended, for an adapter that reads a CLI's own way of reporting a stop."""
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, repr=False)
@@ -79,13 +87,17 @@ class ProcessExit:
         return repr(self.stdout.strip()[-REPR_KEPT:])
 
 
-def contract(session: Session, server: LoopbackServer) -> dict[str, str]:
-    """The environment contract: every variable the child is given, by name."""
+def contract(
+    session: Session, server: LoopbackServer, mcp: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The environment contract: every variable the child is given, by name; ``mcp`` adds the
+    MCP server's (`McpService.contract`)."""
     return {
         **server.environ(),
         "UNSOLVABLE_TASK": session.task,
         "UNSOLVABLE_BUDGET": json.dumps(session.budget.to_dict()),
         "UNSOLVABLE_TOOLS": json.dumps(session.openai_tools),
+        **(mcp or {}),
     }
 
 
@@ -101,6 +113,8 @@ def _expand(command: Sequence[str], environ: Mapping[str, str]) -> list[str]:
         return [part.format_map(values) for part in command]
     except (KeyError, IndexError, ValueError) as error:
         what = f"there is no {{{error.args[0]}}}" if isinstance(error, KeyError) else str(error)
+        if isinstance(error, KeyError) and str(error.args[0]).startswith("mcp_"):
+            what += f"; the MCP server needs the mcp extra: {MCP_EXTRA}"
         raise AdapterError(
             f"exec agent {shlex.join(command)!r}: cannot fill in its placeholders ({what}); "
             f"the known ones are {', '.join('{' + k + '}' for k in sorted(values))}, and a "
@@ -127,17 +141,6 @@ class _Tail(threading.Thread):
         return self.kept.decode("utf-8", "replace")[-OUTPUT_KEPT:]
 
 
-def _shielded(action: Callable[[], None]) -> None:
-    """Runs a clean-up step to its end even while the watchdog keeps raising `CeilingHit`: the
-    run is already over, and what matters now is that no process and no server is left."""
-    while True:
-        try:
-            action()
-            return
-        except CeilingHit:
-            continue
-
-
 class ProcessAdapter:
     """Runs a command line as the agent, over the loopback wire (``exec:python agent.py``).
 
@@ -145,11 +148,16 @@ class ProcessAdapter:
     ``name`` defaults to the spec, ``exec:`` and the command line. ``isolate_network`` runs the
     child in a network namespace of its own (Linux, ``unshare``), where only the harness's
     loopback address answers: an agent that ignores its base URL fails at once instead of
-    reaching a real API.
+    reaching a real API. ``wire`` passes options to the `Wire` (e.g. ``tool_names``).
     """
 
     def __init__(
-        self, command: Sequence[str], *, name: str | None = None, isolate_network: bool = False
+        self,
+        command: Sequence[str],
+        *,
+        name: str | None = None,
+        isolate_network: bool = False,
+        wire: Mapping[str, Any] | None = None,
     ) -> None:
         if not command:
             raise AdapterError(
@@ -158,6 +166,7 @@ class ProcessAdapter:
         self.command = tuple(command)
         self.name = name or EXEC_PREFIX + shlex.join(self.command)
         self.isolate_network = isolate_network
+        self.wire_options = dict(wire or {})
 
     @classmethod
     def from_spec(cls, spec: str) -> ProcessAdapter:
@@ -173,21 +182,26 @@ class ProcessAdapter:
     def run(self, session: Session) -> ProcessExit:
         from harness.wire import Wire  # the wire is imported only when a process is run
 
-        wire = Wire(session)
+        wire = Wire(session, **self.wire_options)
         server = wire.serve()
+        mcp = _mcp_service(session, server)
         try:
-            environ = contract(session, server)
-            with self._network(server, _expand(self.command, environ)) as argv:
-                ended = self._run_child(session, argv, environ)
+            with tempfile.TemporaryDirectory(prefix="unsolvable-") as folder:
+                environ = contract(session, server, mcp.contract(folder) if mcp else None)
+                ports = [_port(server.base_url), *([mcp.port] if mcp else [])]
+                with self._network(folder, ports, _expand(self.command, environ)) as argv:
+                    ended = self._run_child(session, argv, environ)
         finally:
-            # The server first, on its own: wire.close() forgets a server before stopping it, so
-            # a CeilingHit landing mid-stop would leave its socket open were it retried instead.
-            _shielded(server.stop)
-            _shielded(wire.close)
+            # The servers first, each on its own: wire.close() forgets a server before stopping
+            # it, so a CeilingHit landing mid-stop would leave its socket open were it retried.
+            if mcp is not None:
+                shielded(mcp.stop)
+            shielded(server.stop)
+            shielded(wire.close)
         wire.check()
         sys.stderr.write(ended.stderr)  # the agent's own output, as a worker keeps it (`output`)
         if ended.status != 0 and ended.structured is None:
-            raise ProcessExited(self._crash(ended))
+            raise ProcessExited(self._crash(ended), ended)
         return ended
 
     def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
@@ -197,21 +211,21 @@ class ProcessAdapter:
         return None
 
     @contextlib.contextmanager
-    def _network(self, server: LoopbackServer, argv: list[str]) -> Iterator[list[str]]:
-        """``argv`` as is, or run in its own network namespace with the server relayed into it."""
+    def _network(self, folder: str, ports: Sequence[int], argv: list[str]) -> Iterator[list[str]]:
+        """``argv`` as is, or run in its own network namespace with the harness's loopback
+        ``ports`` (the wire's, the MCP server's) relayed into it through sockets in ``folder``."""
         if not self.isolate_network:
             yield argv
             return
-        from harness.adapters._netns import isolated, serve_unix
+        from harness.adapters._netns import close_relay, isolated, serve_unix
 
-        port = urlsplit(server.base_url).port or 0
-        with tempfile.TemporaryDirectory(prefix="unsolvable-") as folder:
-            path = os.path.join(folder, "wire.sock")
-            listener = serve_unix(path, port)
-            try:
-                yield isolated(path, port, argv)
-            finally:
-                _shielded(lambda: _close(listener))
+        relays = [(os.path.join(folder, f"{port}.sock"), port) for port in ports]
+        listeners = [serve_unix(path, port) for path, port in relays]
+        try:
+            yield isolated(relays, argv)
+        finally:
+            for listener in listeners:
+                shielded(functools.partial(close_relay, listener))
 
     def _run_child(
         self, session: Session, argv: list[str], environ: Mapping[str, str]
@@ -224,7 +238,7 @@ class ProcessAdapter:
         try:
             status = _wait(child, session)
         finally:
-            _shielded(lambda: _end(child, tails))
+            shielded(lambda: _end(child, tails))
         return ProcessExit(status=status, stdout=tails[0].text, stderr=tails[1].text)
 
     def _start(self, argv: list[str], environ: Mapping[str, str]) -> subprocess.Popen[bytes]:
@@ -256,11 +270,18 @@ class ProcessAdapter:
         )
 
 
-def _close(listener: socket.socket) -> None:
-    """Closes the relay's listener; shutting it down first is what wakes its ``accept()``."""
-    with contextlib.suppress(OSError):
-        listener.shutdown(socket.SHUT_RDWR)
-    listener.close()
+def _mcp_service(session: Session, server: LoopbackServer) -> McpService | None:
+    """The tools over Streamable HTTP, started on the agent's first connection; ``None`` when the
+    harness's interpreter lacks the mcp extra (the MCP variables are then left out)."""
+    from harness.mcp import McpService, is_available, server_environ
+
+    if not is_available():
+        return None
+    return McpService(server_environ(session, server.tools_url)).start()
+
+
+def _port(url: str) -> int:
+    return urlsplit(url).port or 0
 
 
 def _wait(child: subprocess.Popen[bytes], session: Session) -> int:

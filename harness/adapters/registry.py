@@ -8,6 +8,9 @@ Registering an adapter is one table in its package's ``pyproject.toml``::
 
 after which ``unsolvable run --agent my-framework`` (and every other place that takes an agent
 spec) finds it. Nothing is imported until the name is used.
+
+The harness registers its own coding-agent adapters the same way, by name (`BUILTIN_ADAPTERS`);
+an installed package cannot take one of those names.
 """
 
 from __future__ import annotations
@@ -15,12 +18,19 @@ from __future__ import annotations
 import functools
 from importlib.metadata import entry_points
 
-__all__ = ["ENTRY_POINT_GROUP", "registered"]
+__all__ = ["BUILTIN_ADAPTERS", "ENTRY_POINT_GROUP", "registered"]
 
 ENTRY_POINT_GROUP = "pytest_unsolvable.agents"
+BUILTIN_ADAPTERS = {
+    "claude-agent-sdk": "harness.adapters.claude_agent_sdk:adapter",
+    "claude-code": "harness.adapters.claude_code:adapter",
+}
+"""Adapters the harness ships under a short name (issue 12), each needing its extra or CLI."""
 
 
 @functools.cache
 def registered() -> dict[str, str]:
-    """Registered agent names → ``module:attr`` specs (the entry points' values)."""
-    return {point.name: point.value for point in entry_points(group=ENTRY_POINT_GROUP)}
+    """Registered agent names → ``module:attr`` specs (the entry points' values), the
+    harness's own (`BUILTIN_ADAPTERS`) first."""
+    points = {point.name: point.value for point in entry_points(group=ENTRY_POINT_GROUP)}
+    return {**points, **BUILTIN_ADAPTERS}

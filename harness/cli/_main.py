@@ -85,8 +85,8 @@ def _parser() -> argparse.ArgumentParser:
     run_.add_argument(
         "--ceiling-seconds",
         type=float,
-        default=Ceilings.max_wall_seconds,
-        help="harness wall-clock ceiling per run",
+        help=f"harness wall-clock ceiling per run (default {Ceilings.max_wall_seconds:g} s; "
+        "an adapter may need more: the coding agents get 60 s)",
     )
     _add_report_command(commands)
     listing = commands.add_parser("list", help="list the scenarios")
@@ -130,14 +130,24 @@ def _workers(text: str) -> int:
 
 def _jobs(args: argparse.Namespace) -> list[Job]:
     from harness._loading import load_agent
+    from harness._run import ceilings_for
     from scenarios import select
 
     specs = list(args.agent or DEFAULT_AGENTS)
-    for spec in specs:
-        load_agent(spec)  # a bad spec is a usage error before anything runs
-    ceilings = Ceilings(max_steps=args.ceiling_steps, max_wall_seconds=args.ceiling_seconds)
+    ceilings = {  # a bad spec is a usage error before anything runs
+        spec: ceilings_for(
+            load_agent(spec), max_steps=args.ceiling_steps, max_wall_seconds=args.ceiling_seconds
+        )
+        for spec in specs
+    }
     return [
-        Job(agent=spec, scenario=scenario.name, seed=seed, strict=args.strict, ceilings=ceilings)
+        Job(
+            agent=spec,
+            scenario=scenario.name,
+            seed=seed,
+            strict=args.strict,
+            ceilings=ceilings[spec],
+        )
         for scenario in select(args.scenario or ())
         for seed in args.seed or (scenario.seeds if args.all_seeds else scenario.seeds[:1])
         for spec in specs

@@ -127,7 +127,7 @@ def is_budget_spent(record: TerminationRecord) -> bool:
         return False
     steps, tokens = budget.get("max_steps"), budget.get("max_tokens")
     return (steps is not None and observed.steps >= steps) or (
-        tokens is not None and observed.tokens >= tokens
+        tokens is not None and observed.charged_tokens >= tokens
     )
 
 

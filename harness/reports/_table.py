@@ -46,7 +46,7 @@ def _row(record: TerminationRecord) -> tuple[str, ...]:
         _ended(record),
         f"{observed.steps}/{record.step_bound}",
         *_stagnant_and_lag(record),
-        f"{observed.tokens}/{tokens_allowed}" if tokens_allowed else str(observed.tokens),
+        f"{observed.charged_tokens}/{tokens_allowed}" if tokens_allowed else str(observed.tokens),
         verdict,
     )
 

@@ -7,6 +7,7 @@ loopback server for agents in other processes. Importing this package imports no
 
 from harness.wire._errors import StrayRequest, WireFormatError
 from harness.wire._exchange import FAKE_API_KEY, WireRequest, WireResponse, redact_url
+from harness.wire._names import ToolNames
 from harness.wire._server import LoopbackServer
 from harness.wire._turn import Turn, WireFormat
 from harness.wire._wire import (
@@ -29,6 +30,7 @@ __all__ = [
     "Attempt",
     "LoopbackServer",
     "StrayRequest",
+    "ToolNames",
     "Turn",
     "Wire",
     "WireFormat",

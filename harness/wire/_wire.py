@@ -22,6 +22,7 @@ from harness.wire._anthropic import ANTHROPIC_MESSAGES
 from harness.wire._chat import CHAT_COMPLETIONS
 from harness.wire._errors import WIRE_DOCS, StrayRequest, WireFormatError
 from harness.wire._exchange import WireRequest, WireResponse
+from harness.wire._names import ToolNames
 from harness.wire._responses import RESPONSES, response_id
 from harness.wire._server import LoopbackServer
 from harness.wire._turn import Turn, WireFormat
@@ -96,7 +97,8 @@ class Wire:
     ``model_hosts`` are the hosts the model answers on; ``tool_routes`` maps extra URLs to scenario
     tool names (by default each tool answers at ``TOOLS_URL/<name>``); ``transient_failures``
     makes the first N model requests fail with a retryable 503, to show SDK retries being
-    counted as transport attempts and never as steps.
+    counted as transport attempts and never as steps. ``tool_names`` maps how the agent spells
+    the scenario's tools on the wire (`ToolNames`: Claude Code's ``mcp__<server>__`` prefix).
     """
 
     __test__ = False
@@ -108,8 +110,10 @@ class Wire:
         model_hosts: tuple[str, ...] = MODEL_HOSTS,
         tool_routes: Mapping[str, str] | None = None,
         transient_failures: int = 0,
+        tool_names: ToolNames | None = None,
     ) -> None:
         self.session = session
+        self._names = tool_names or ToolNames()
         self._model_hosts = {host.lower() for host in model_hosts}
         self._tool_hosts = {urlsplit(TOOLS_URL).netloc}
         self._tool_urls = {_route_key(url): name for url, name in (tool_routes or {}).items()}
@@ -183,14 +187,16 @@ class Wire:
         except (ValueError, WireFormatError) as error:
             response = _with_headers(fmt.error(400, str(error)), {"x-should-retry": "false"})
             return self._log(request, "model", response, fmt.name)
-        reply = self.session.call_model(messages, turn.tools)
+        messages, tools = self._names.read(messages, turn.tools)
+        reply = self.session.call_model(messages, tools)
         with self._lock:
             self._served += 1
             step = self._served
             if fmt is RESPONSES:
                 said = {k: v for k, v in reply.items() if k != "usage"}
                 self._conversations[response_id(step)] = [*messages, said]
-        return self._log(request, "model", fmt.render(reply, turn, step=step), fmt.name)
+        rendered = fmt.render(self._names.write(reply), turn, step=step)
+        return self._log(request, "model", rendered, fmt.name)
 
     def _conversation(self, turn: Turn) -> list[JSON]:
         """The whole conversation, even when a Responses API request continues a stored response

@@ -3,7 +3,9 @@ margin fails, naming group, metric, baseline and now; a bad file says how to mak
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -110,15 +112,34 @@ def test_a_gate_that_compares_nothing_fails_naming_both_sides_unless_allowed() -
     assert gate(now, baseline, allow_empty=True).passed
 
 
+def test_the_empty_gate_says_its_verdict_where_it_looked_and_both_ways_out(tmp_path: Path) -> None:
+    path = tmp_path / "baseline.json"
+    baseline = write_baseline(measure([]), path)
+    now = measure([record(scenario="old/x", agent="mine:v2")])
+    failed = dataclasses.replace(gate(now, baseline), path=path)
+    assert failed.lines() == [
+        f"unsolvable: baseline gate FAILED: compared no group against {path}",
+        "  - the baseline has agents: (none)",
+        "  - this run has agents: mine:v2",
+        "  run the agents and scenarios the baseline has, rewrite it with --update-baseline, "
+        "or allow this with --allow-empty-gate",
+    ]
+    allowed = gate(measure([]), baseline, allow_empty=True)
+    assert allowed.lines()[:3] == [
+        "unsolvable: baseline gate passed (allowed empty): compared no group against the baseline",
+        "  - the baseline has agents: (none)",
+        "  - this run has agents: (none)",
+    ]
+
+
 def test_a_value_of_the_wrong_type_is_a_baseline_error_at_load(tmp_path: Path) -> None:
     path = tmp_path / "baseline.json"
     write_baseline(measure([record(scenario="fam/a")]), path)
     data = json.loads(path.read_text())
     data["agents"]["a"]["family"]["fam"]["lag_steps_p95"] = "three"
     path.write_text(json.dumps(data))
-    with pytest.raises(
-        BaselineError, match=r"agents.a.family.fam.lag_steps_p95 = 'three' is a str"
-    ):
+    message = f"baseline {str(path)!r}: agents.a.family.fam.lag_steps_p95 = 'three' is a str"
+    with pytest.raises(BaselineError, match=re.escape(message)):
         Baseline.load(path)
 
 

@@ -1,0 +1,152 @@
+"""Consumes the Claude Code CLI (npm ``@anthropic-ai/claude-code``), produces a run of it in its own
+process — headless (``claude -p``), on the fake Anthropic wire, its tools over the harness's MCP
+server — and the `Stop` read from its JSON result.
+
+Its stops, read into the vocabulary (the result's ``subtype``, as claude-agent-sdk reads them):
+``error_max_turns`` (``--max-turns``; by default there is none) → ``exhausted``/``BUDGET_STEPS``,
+``error_max_budget_usd`` → ``BUDGET_COST``, ``success`` → a claim the verdict checks; anything else
+(an error during execution, an API error it gave up on) → ``crashed`` with its message.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from harness._errors import AdapterError
+from harness._record import Code, Stop
+from harness.adapters.kit import BUDGET, Budgeted
+from harness.adapters.process import ProcessAdapter, ProcessExit, ProcessExited
+
+if TYPE_CHECKING:
+    from harness._session import Session
+
+__all__ = ["ENVIRON", "ClaudeCodeAdapter", "adapter", "command"]
+
+ENVIRON = {
+    # Wait for the MCP server before the first turn, or a run can end before the tools appear.
+    "MCP_CONNECTION_NONBLOCKING": "0",
+    # No title call (one more step), no telemetry, update checks or other hosts contacted.
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    # Tool search would hide the tools behind a search tool the scripted model never calls.
+    "ENABLE_TOOL_SEARCH": "false",
+    # Root in its namespace, it refuses ``--permission-mode bypassPermissions`` (in ``args``)
+    # unless told it is sandboxed, which it is.
+    "IS_SANDBOX": "1",
+}
+"""What Claude Code needs to run on the fake, measured on 2.1.x (issue 12); set with ``env``."""
+SERVER = "unsolvable"
+"""The MCP server's name in the config the harness writes (`harness.mcp`)."""
+STOP_SUBTYPES = {"error_max_turns": Code.BUDGET_STEPS, "error_max_budget_usd": Code.BUDGET_COST}
+WALL_SECONDS = 60.0
+"""As for claude-agent-sdk: start-up takes seconds, 200 steps about 20 s."""
+
+
+def command(executable: str, max_turns: int | None, extra: Sequence[str] = ()) -> list[str]:
+    """The headless command line: the task as the prompt, a JSON result, only the harness's MCP
+    server (``--strict-mcp-config``), its tools granted by the server's name, no prompts."""
+    line = [executable, "-p", "{task}", "--output-format", "json"]
+    line += ["--mcp-config", "{mcp_config}", "--strict-mcp-config"]
+    line += ["--allowedTools", f"mcp__{SERVER}"]
+    if max_turns is not None:
+        line += ["--max-turns", str(max_turns)]
+    return [*line, *extra]
+
+
+def _env_prefix(folder: str) -> list[str]:
+    """``env``: `ENVIRON`, a fresh config folder (no user settings, hooks or credentials) and an
+    empty working directory (no ``CLAUDE.md`` read into its prompt), both in ``folder``."""
+    config, work = os.path.join(folder, "config"), os.path.join(folder, "work")
+    os.makedirs(config)
+    os.makedirs(work)
+    settings = {**ENVIRON, "CLAUDE_CONFIG_DIR": config}
+    return ["env", "-C", work, *(f"{name}={value}" for name, value in settings.items())]
+
+
+class ClaudeCodeAdapter:
+    """Runs ``claude -p`` on the session's task, in a network namespace with only the harness's
+    loopback address (``isolate_network``, the default), tool names mapped on the wire
+    (``mcp__unsolvable__<tool>`` to the agent, ``<tool>`` to the scenario).
+
+    ``executable``: the CLI (default: ``claude`` on PATH); ``max_turns``: ``None`` keeps its
+    default (no limit), ``"budget"`` takes the scenario's ``max_steps``; ``args``: more flags.
+    """
+
+    wall_seconds = WALL_SECONDS
+
+    def __init__(
+        self,
+        executable: str | None = None,
+        *,
+        max_turns: int | Budgeted | None = None,
+        args: Sequence[str] = (),
+        isolate_network: bool = True,
+        name: str = "claude-code",
+    ) -> None:
+        self.executable, self.max_turns, self.args = executable, max_turns, tuple(args)
+        self.isolate_network, self.name = isolate_network, name
+
+    def run(self, session: Session) -> ProcessExit:
+        from harness.wire import ToolNames
+
+        executable = self.executable or shutil.which("claude")
+        if executable is None:
+            raise AdapterError(
+                "claude-code: the Claude Code CLI is not on PATH; install it with "
+                "npm install -g @anthropic-ai/claude-code, or pass ClaudeCodeAdapter(executable=)"
+            )
+        turns = session.budget.max_steps if self.max_turns == BUDGET else self.max_turns
+        line = command(executable, turns if isinstance(turns, int) else None, self.args)
+        with tempfile.TemporaryDirectory(prefix="unsolvable-claude-") as folder:
+            process = ProcessAdapter(
+                [*_env_prefix(folder), *line],
+                name=self.name,
+                isolate_network=self.isolate_network,
+                wire={"tool_names": ToolNames(prefix=f"mcp__{SERVER}__")},
+            )
+            try:
+                ended = process.run(session)
+            except ProcessExited as error:  # a limit reached exits 1, its result on stdout
+                if error.ended is None or _result(error.ended) is None:
+                    raise
+                ended = error.ended
+        result = _result(ended) or {}
+        subtype = result.get("subtype")
+        if subtype not in STOP_SUBTYPES and (subtype != "success" or result.get("is_error")):
+            said = result.get("result") or result.get("errors")
+            raise ProcessExited(f"claude-code ended with {subtype}: {said!s:.200}", ended)
+        return ended
+
+    def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
+        if error is not None or not isinstance(returned, ProcessExit):
+            return None
+        result = _result(returned)
+        if result is None:
+            return None
+        subtype = str(result.get("subtype"))
+        turns = result.get("num_turns")
+        if subtype in STOP_SUBTYPES:
+            reason = f"claude-code: {subtype} after {turns} turns"
+            return Stop(code=STOP_SUBTYPES[subtype], reason=reason, partial={"num_turns": turns})
+        said = str(result.get("result") or "")
+        return Stop(code=Code.COMPLETED, reason=f"final result: {said:.160}")
+
+
+def _result(ended: ProcessExit) -> dict[str, object] | None:
+    """The JSON result Claude Code prints last on stdout: with ``--verbose``, the last item of the
+    array of every message (``--output-format json``), only its tail kept (`OUTPUT_KEPT`)."""
+    tail = ended.stdout.strip()
+    start = tail.rfind('{"type":"result"')
+    try:
+        last = json.loads(tail[start:].removesuffix("]")) if start >= 0 else None
+    except ValueError:
+        return None
+    return last if isinstance(last, dict) else None
+
+
+adapter = ClaudeCodeAdapter(max_turns=BUDGET)
+"""``--agent claude-code``: ``--max-turns`` from the scenario's budget."""

@@ -1,0 +1,178 @@
+"""Consumes the session served on loopback, produces the scenario's tools over MCP for an agent
+in another process: the server's command and environment (stdio), a Streamable HTTP server at a
+loopback URL (`McpService`) and a client config file in the ``mcpServers`` shape.
+
+Nothing here imports `mcp`: the server runs in a process of its own (``python -m harness.mcp``,
+the harness's interpreter), so the agent's environment keeps whatever `mcp` its framework pins.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import json
+import os
+import select
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Mapping
+from typing import IO, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from harness._session import Session
+
+__all__ = [
+    "CONFIG_NAME",
+    "SERVER_NAME",
+    "McpService",
+    "client_config",
+    "is_available",
+    "server_environ",
+    "stdio_command",
+]
+
+SERVER_NAME = "unsolvable"
+"""The server's name in client configs: Claude Code calls its tools ``mcp__unsolvable__<tool>``."""
+CONFIG_NAME = "mcp.json"
+LOOPBACK = "127.0.0.1"
+MCP_PATH = "/mcp"
+POLL_SECONDS = 0.05
+"""How often the watcher looks for a first connection or a stop: a client's connection waits in
+the listen backlog meanwhile, so this only delays the server's start, never refuses anyone."""
+STDERR_KEPT = 4_000
+"""Characters of the server's stderr passed on to the harness's stderr (the record's output)."""
+
+
+def is_available() -> bool:
+    """Whether the harness's interpreter can run the server (the ``mcp`` extra is installed)."""
+    return importlib.util.find_spec("mcp") is not None
+
+
+def stdio_command() -> list[str]:
+    """The command an MCP client starts for the stdio server: the harness's own interpreter."""
+    return [sys.executable, "-m", "harness.mcp"]
+
+
+def server_environ(session: Session, tools_url: str) -> dict[str, str]:
+    """What the server needs to serve ``session``'s tools: where they answer, their specs, and
+    the scenario's encoding of a failed call (`McpErrors`)."""
+    return {
+        "UNSOLVABLE_TOOLS_URL": tools_url,
+        "UNSOLVABLE_TOOLS": json.dumps(session.openai_tools),
+        "UNSOLVABLE_MCP_ERRORS": str(session.scenario.mcp_errors),
+    }
+
+
+def client_config(url: str) -> dict[str, object]:
+    """The ``mcpServers`` file Claude Code, Cursor and others read, naming the HTTP server."""
+    return {"mcpServers": {SERVER_NAME: {"type": "http", "url": url}}}
+
+
+class McpService:
+    """The scenario's tools over Streamable HTTP at ``http://127.0.0.1:<port>/mcp``.
+
+    The port is bound at `start`, but the server process (about a second of imports) starts only
+    when the first client connects: an agent that never uses MCP pays nothing. That connection
+    waits in the listen backlog until the server accepts it. `stop` kills the server.
+
+    >>> with McpService(server_environ(session, server.tools_url)) as mcp:  # doctest: +SKIP
+    ...     subprocess.run(["my-agent"], env={**os.environ, "MCP_URL": mcp.url})
+    """
+
+    def __init__(self, environ: Mapping[str, str]) -> None:
+        self.environ = dict(environ)
+        self._listener: socket.socket | None = None
+        self._process: subprocess.Popen[bytes] | None = None
+        self._stderr: IO[bytes] | None = None
+        self._stopping = threading.Event()
+        self._lock = threading.Lock()
+        self._watcher: threading.Thread | None = None
+        self.port = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://{LOOPBACK}:{self.port}{MCP_PATH}"
+
+    @property
+    def started(self) -> bool:
+        """Whether a client connected, so the server process was started."""
+        return self._process is not None
+
+    def start(self) -> McpService:
+        self._listener = socket.create_server((LOOPBACK, 0))
+        self.port = self._listener.getsockname()[1]
+        self._watcher = threading.Thread(
+            target=self._watch, name="unsolvable-mcp-watcher", daemon=True
+        )
+        self._watcher.start()
+        return self
+
+    def _watch(self) -> None:
+        """Waits for a first connection (without accepting it), then starts the server on the
+        listening socket, which the server accepts from from then on."""
+        assert self._listener is not None
+        while not self._stopping.is_set():
+            readable, _, _ = select.select([self._listener], [], [], POLL_SECONDS)
+            if readable:
+                with self._lock:
+                    if not self._stopping.is_set():
+                        self._spawn()
+                return
+
+    def _spawn(self) -> None:
+        assert self._listener is not None
+        fd = self._listener.fileno()
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed by stop)
+        self._process = subprocess.Popen(
+            [*stdio_command(), "--http", "--fd", str(fd)],
+            env={**os.environ, **self.environ},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=self._stderr,
+            pass_fds=(fd,),
+            start_new_session=True,  # its own process group, ended as one
+        )
+        # The server holds the socket now; were it to die, a client is refused, not left waiting.
+        self._listener.close()
+
+    def stop(self) -> None:
+        """Kills the server (if it was started) and passes its stderr on to the harness's."""
+        with self._lock:
+            self._stopping.set()
+            if self._process is None and self._listener is not None:
+                self._listener.close()
+        if self._watcher is not None:
+            self._watcher.join()
+        if self._process is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self._process.pid, signal.SIGKILL)
+            self._process.wait()
+        if self._stderr is not None:
+            self._stderr.seek(0)
+            said = self._stderr.read().decode("utf-8", "replace")[-STDERR_KEPT:]
+            self._stderr.close()
+            sys.stderr.write(said)
+        self._process = self._stderr = self._listener = self._watcher = None
+
+    def contract(self, folder: str) -> dict[str, str]:
+        """The agent's MCP variables; writes the `client_config` file they name into ``folder``."""
+        path = os.path.join(folder, CONFIG_NAME)
+        with open(path, "w", encoding="utf-8") as file:
+            json.dump(client_config(self.url), file, indent=2)
+        return {
+            "UNSOLVABLE_MCP_URL": self.url,
+            "UNSOLVABLE_MCP_CONFIG": path,
+            "UNSOLVABLE_MCP_COMMAND": shlex.join(stdio_command()),
+            "UNSOLVABLE_MCP_ERRORS": self.environ["UNSOLVABLE_MCP_ERRORS"],
+        }
+
+    def __enter__(self) -> McpService:
+        return self if self._listener is not None else self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()

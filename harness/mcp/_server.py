@@ -1,0 +1,217 @@
+"""Consumes MCP requests (stdio or Streamable HTTP, every protocol era the `mcp` SDK serves),
+produces the scenario's tools: each ``tools/call`` is forwarded to the harness's plain HTTP
+tools (``POST $UNSOLVABLE_TOOLS_URL/<name>``), so the session counts and judges it exactly as
+it does ``session.call_tool``.
+
+Start it (in the harness's interpreter, which has the ``mcp`` extra) with the tools' variables
+an exec agent is given, ``UNSOLVABLE_TOOLS_URL`` and ``UNSOLVABLE_TOOLS`` (and optionally
+``UNSOLVABLE_MCP_ERRORS``, a `McpErrors` value), in its environment:
+
+    python -m harness.mcp                   # stdio: what an MCP client's "command" starts
+    python -m harness.mcp --http --port 0   # Streamable HTTP; prints its URL, …/mcp
+    python -m harness.mcp --http --fd N     # on an inherited listening socket (`McpService`)
+
+This module runs in the server's own process and is the only one that imports `mcp`; the
+harness process talks to it over loopback HTTP only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import sys
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import anyio
+import httpx2
+import mcp_types as types
+import uvicorn
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from harness._scenario import McpErrors
+
+__all__ = ["build_server", "main"]
+
+SERVER_NAME = "unsolvable"
+"""The name clients show the server under (Claude Code: ``mcp__unsolvable__<tool>``)."""
+MCP_PATH = "/mcp"
+TOOL_ERROR = -32000
+"""The JSON-RPC code of a failed call under `McpErrors.PROTOCOL`: the first of the range the
+JSON-RPC spec reserves for implementation-defined server errors."""
+TRANSPORT_FAILURE = -32099
+"""Marks, inside this process only, a failed call under `McpErrors.TRANSPORT`; the HTTP face
+turns the response that carries it into a 502 and never sends the code itself."""
+HARNESS_SECONDS = 60.0
+"""How long a call to the harness's tools may take: far above any fake tool's microseconds; the
+harness's own wall ceiling ends a run long before."""
+ERROR_STATUS = 400
+"""An HTTP status from the tools at or above this is a failed call (403, 503, 500, ...)."""
+
+
+class _Failed(Exception):
+    """A tool call the harness answered with an error status."""
+
+    def __init__(self, status: int, text: str) -> None:
+        super().__init__(text)
+        self.status, self.text = status, text
+
+
+def _tools(specs: Sequence[Mapping[str, Any]]) -> list[types.Tool]:
+    """The Chat Completions ``tools=`` list (``$UNSOLVABLE_TOOLS``) as MCP tools."""
+    return [
+        types.Tool(
+            name=spec["function"]["name"],
+            description=spec["function"].get("description"),
+            input_schema=spec["function"].get("parameters") or {"type": "object"},
+        )
+        for spec in specs
+    ]
+
+
+def _text(text: str) -> list[types.ContentBlock]:
+    return [types.TextContent(type="text", text=text)]
+
+
+def _data(failed: _Failed) -> dict[str, Any]:
+    try:
+        body: object = json.loads(failed.text)
+    except ValueError:
+        body = failed.text
+    return {"status": failed.status, "body": body}
+
+
+def build_server(tools_url: str, specs: Sequence[Mapping[str, Any]], errors: McpErrors) -> Server:
+    """The MCP server of one run: ``tools/list`` from ``specs``, ``tools/call`` forwarded."""
+    tools = _tools(specs)
+    names = {tool.name for tool in tools}
+    client = httpx2.AsyncClient(timeout=HARNESS_SECONDS)
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        if params.name not in names:  # as a real server answers: the harness is not asked
+            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
+        response = await client.post(f"{tools_url}/{params.name}", json=params.arguments or {})
+        text = response.text
+        if response.status_code < ERROR_STATUS:
+            return types.CallToolResult(content=_text(text))
+        return _encode(errors, _Failed(response.status_code, text))
+
+    return Server(SERVER_NAME, version="1", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+def _encode(errors: McpErrors, failed: _Failed) -> types.CallToolResult:
+    """A failed call in the scenario's chosen encoding (`McpErrors`)."""
+    if errors is McpErrors.RESULT:
+        return types.CallToolResult(content=_text(failed.text), is_error=True)
+    if errors is McpErrors.PROTOCOL:
+        raise MCPError(TOOL_ERROR, failed.text, _data(failed))
+    raise MCPError(TRANSPORT_FAILURE, failed.text, _data(failed))
+
+
+class _TransportFailures:
+    """ASGI middleware: a response carrying `TRANSPORT_FAILURE` becomes ``502 Bad Gateway``, the
+    way a proxy in front of a dead server answers. Responses are JSON (``json_response``), so
+    each is whole before it is sent."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        held: list[Message] = []
+
+        async def hold(message: Message) -> None:
+            held.append(message)
+
+        await self.app(scope, receive, hold)
+        body = b"".join(m.get("body", b"") for m in held if m["type"] == "http.response.body")
+        if not _is_transport_failure(body):
+            for message in held:
+                await send(message)
+            return
+        text = b"unsolvable: the tool's dependency failed (McpErrors.TRANSPORT)"
+        headers = [(b"content-type", b"text/plain"), (b"content-length", str(len(text)).encode())]
+        await send({"type": "http.response.start", "status": 502, "headers": headers})
+        await send({"type": "http.response.body", "body": text})
+
+
+def _is_transport_failure(body: bytes) -> bool:
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return False
+    error = message.get("error") if isinstance(message, dict) else None
+    return isinstance(error, dict) and error.get("code") == TRANSPORT_FAILURE
+
+
+async def _serve_http(server: Server, listener: socket.socket) -> None:
+    app = server.streamable_http_app(streamable_http_path=MCP_PATH, json_response=True)
+    config = uvicorn.Config(
+        _TransportFailures(app), log_level="warning", access_log=False, lifespan="on"
+    )
+    await uvicorn.Server(config).serve(sockets=[listener])
+
+
+async def _serve_stdio(server: Server, errors: McpErrors) -> None:
+    async with stdio_server() as (read, write):
+        if errors is McpErrors.TRANSPORT:
+            server.middleware.append(_exit_on_transport_failure)
+        await server.run(read, write, server.create_initialization_options())
+
+
+async def _exit_on_transport_failure(ctx: Any, call_next: Any) -> Any:
+    """Over stdio a transport can only fail whole: the server exits, as a crashed one would."""
+    try:
+        return await call_next(ctx)
+    except MCPError as error:
+        if error.code != TRANSPORT_FAILURE:
+            raise
+        sys.stderr.write(f"unsolvable: the transport fails (McpErrors.TRANSPORT): {error}\n")
+        sys.stderr.flush()
+        os._exit(1)
+
+
+def _environ(name: str) -> str:
+    value = os.environ.get(name)
+    if not value:
+        sys.exit(
+            f"unsolvable: python -m harness.mcp needs ${name}; an exec: agent has it in its "
+            "environment (see the README: Agents in other processes and languages)"
+        )
+    return value
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """``python -m harness.mcp [--http --fd N | --http --port N]``: stdio by default."""
+    parser = argparse.ArgumentParser(prog="python -m harness.mcp", description=__doc__)
+    parser.add_argument("--http", action="store_true", help="serve Streamable HTTP at /mcp")
+    parser.add_argument("--fd", type=int, help="a listening socket to serve on (inherited)")
+    parser.add_argument("--port", type=int, default=0, help="a 127.0.0.1 port to listen on")
+    options = parser.parse_args(argv)
+    errors = McpErrors(os.environ.get("UNSOLVABLE_MCP_ERRORS") or McpErrors.RESULT)
+    specs = json.loads(_environ("UNSOLVABLE_TOOLS"))
+    server = build_server(_environ("UNSOLVABLE_TOOLS_URL"), specs, errors)
+    if not options.http:
+        anyio.run(_serve_stdio, server, errors)
+        return
+    if options.fd is not None:
+        listener = socket.socket(fileno=options.fd)
+    else:
+        listener = socket.create_server(("127.0.0.1", options.port))
+        print(f"http://127.0.0.1:{listener.getsockname()[1]}{MCP_PATH}", flush=True)
+    anyio.run(_serve_http, server, listener)

@@ -1,0 +1,56 @@
+"""Consumes the tool names an agent uses on the wire, produces the scenario's own, and back.
+
+Some agents cannot call a tool by its own name: Claude Code names every MCP tool
+``mcp__<server>__<tool>`` and has no way to drop the prefix, so a scripted call to
+``search_invoices`` would be answered "No such tool available". `ToolNames` maps the names in
+both directions at the wire, so the scripted model sees (and the record keeps) the scenario's
+names while the agent sees its own: offered tools and past calls are read without the prefix,
+the model's new calls are written with it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from harness._types import JSON
+
+__all__ = ["ToolNames"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolNames:
+    """How the agent spells the scenario's tools on the wire: ``f"{prefix}{name}"``.
+
+    >>> Wire(session, tool_names=ToolNames(prefix="mcp__unsolvable__"))   # doctest: +SKIP
+    """
+
+    prefix: str = ""
+
+    def inbound(self, name: str) -> str:
+        """The scenario's name of a tool the agent named (unchanged when it has no prefix)."""
+        return name.removeprefix(self.prefix)
+
+    def outbound(self, name: str) -> str:
+        return f"{self.prefix}{name}"
+
+    def read(
+        self, messages: list[JSON], tools: tuple[str, ...]
+    ) -> tuple[list[JSON], tuple[str, ...]]:
+        """A request's conversation and offered tools, in the scenario's names."""
+        return [self._renamed(m, self.inbound) for m in messages], tuple(map(self.inbound, tools))
+
+    def write(self, reply: JSON) -> JSON:
+        """The model's reply, its tool calls in the agent's names."""
+        return self._renamed(reply, self.outbound)
+
+    @staticmethod
+    def _renamed(message: JSON, rename: Callable[[str], str]) -> JSON:
+        calls = message.get("tool_calls")
+        if not calls:
+            return message
+        renamed = [
+            {**c, "function": {**c["function"], "name": rename(c["function"]["name"])}}
+            for c in calls
+        ]
+        return {**message, "tool_calls": renamed}

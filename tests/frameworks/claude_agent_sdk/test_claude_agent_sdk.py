@@ -1,0 +1,98 @@
+"""The real claude-agent-sdk, its bundled Claude Code CLI in a network namespace with only the
+harness's loopback address, on the fake Anthropic wire; its tools are in-process SDK MCP tools.
+Each run starts the CLI (a few seconds), so the runs are few and short."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("claude_agent_sdk")
+
+from claude_agent_sdk import ClaudeAgentOptions, HookMatcher
+
+import harness
+import scenarios
+from harness import Ceilings, Code, Exit, Outcome
+from harness._loading import load_agent
+from harness.adapters.claude_agent_sdk import CODING_AGENT_WALL_SECONDS, ClaudeAgentSDKAdapter
+from tests.frameworks._glue import reported
+
+REPEAT = "constant-return/repeat"
+
+
+def test_at_its_turn_limit_it_is_exhausted_after_that_many_model_calls() -> None:
+    record = harness.run(ClaudeAgentSDKAdapter(max_turns=5), scenarios.get(REPEAT))
+    assert (record.exit, record.code) == (Exit.EXHAUSTED, Code.BUDGET_STEPS)
+    assert (record.observed.steps, record.observed.tool_calls) == (5, 5)
+    assert record.observed.transport_attempts == 5  # no retry, no title call, no stray
+    assert "error_max_turns" in reported(record).reason
+    assert reported(record).partial["tool_results"] == 5
+
+
+def test_the_registered_name_takes_its_turn_limit_from_the_budget() -> None:
+    scenario = scenarios.get("missing-permission/retry-raises")
+    record = harness.run("claude-agent-sdk", scenario)
+    assert load_agent("claude-agent-sdk").name == "claude-agent-sdk"
+    assert (record.exit, record.code) == (Exit.EXHAUSTED, Code.BUDGET_STEPS)
+    assert record.observed.steps == scenario.budget.max_steps
+    # the tool raises PermissionError: the SDK's default tells the model and the run goes on
+    assert record.observed.refusals == {"denied": scenario.budget.max_steps}
+
+
+def test_at_its_defaults_it_has_no_turn_limit_and_runs_into_the_ceiling() -> None:
+    mark = uuid.uuid4().hex
+    adapter = ClaudeAgentSDKAdapter(ClaudeAgentOptions(env={"UNSOLVABLE_TEST_MARK": mark}))
+    ceilings = Ceilings(max_steps=6, max_wall_seconds=CODING_AGENT_WALL_SECONDS)
+    record = harness.run(adapter, scenarios.get(REPEAT), ceilings=ceilings)
+    assert (record.outcome, record.observed.ceiling) == (Outcome.DID_NOT_STOP, "steps")
+    assert record.observed.steps == 6
+    assert _alive_with(mark) == []  # the CLI and whatever it started are gone
+
+
+def test_its_budget_limit_is_a_cost_budget() -> None:
+    adapter = ClaudeAgentSDKAdapter(max_budget_usd=0.05)
+    record = harness.run(adapter, scenarios.get(REPEAT))
+    assert (record.exit, record.code) == (Exit.EXHAUSTED, Code.BUDGET_COST)
+    assert "error_max_budget_usd" in reported(record).reason
+
+
+def test_a_final_answer_is_a_claim_the_verdict_checks() -> None:
+    record = harness.run(ClaudeAgentSDKAdapter(), scenarios.get("poll-until-ready/pending-3"))
+    assert (record.exit, record.code) == (Exit.COMPLETE, Code.COMPLETED)
+    assert record.observed.world_complete and record.verdict.passed
+
+
+def test_the_cli_runs_in_a_network_namespace_of_its_own() -> None:
+    """Seen from a hook the CLI calls before each tool use, while it runs."""
+    mark, seen = uuid.uuid4().hex, set()
+
+    async def look(data: Any, tool_use_id: str | None, context: Any) -> dict[str, Any]:
+        seen.update(os.readlink(f"/proc/{pid}/ns/net") for pid in _alive_with(mark))
+        return {}
+
+    hooks: Any = {"PreToolUse": [HookMatcher(hooks=[look])]}
+    options = ClaudeAgentOptions(env={"UNSOLVABLE_TEST_MARK": mark}, hooks=hooks)
+    record = harness.run(ClaudeAgentSDKAdapter(options, max_turns=2), scenarios.get(REPEAT))
+    assert record.code is Code.BUDGET_STEPS
+    assert seen and os.readlink("/proc/self/ns/net") not in seen
+
+
+def _alive_with(mark: str) -> list[int]:
+    """Processes still running (not zombies) whose environment holds ``mark``."""
+    alive = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            found = mark.encode() in (entry / "environ").read_bytes()
+        except OSError:
+            continue
+        if found and state != "Z" and int(entry.name) != os.getpid():
+            alive.append(int(entry.name))
+    return alive

@@ -1,0 +1,58 @@
+"""The done-when of issue 12: an agent written against the `mcp` client SDK and the openai SDK,
+run as ``exec:python agent.py``, stops with the right code, and the harness counts what it made."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("mcp")
+pytest.importorskip("openai")
+
+import harness
+import scenarios
+from harness import Ceilings, Code
+from harness.adapters.process import ProcessAdapter
+from tests.frameworks.exec.test_exec import NEEDS_UNSHARE
+
+HERE = Path(__file__).parent
+AGENT = f"exec:{shlex.quote(sys.executable)} {HERE / 'mcp_agent.py'} {{task}}"
+CEILINGS = Ceilings(max_wall_seconds=60.0)
+"""Two interpreters start per run (the agent, the MCP server), each importing the mcp SDK: a few
+seconds on this loaded 2-core machine, more than the default 10 s ceiling leaves to spare."""
+
+
+@pytest.mark.parametrize("transport", ["http", "stdio"])
+@pytest.mark.parametrize(
+    ("scenario", "code"),
+    [
+        ("constant-return/repeat", Code.NO_PROGRESS),
+        ("missing-permission/retry-403", Code.BLOCKED_INPUT),
+    ],
+)
+def test_an_mcp_sdk_agent_stops_and_is_counted_as_it_counts_itself(
+    scenario: str, code: Code, transport: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = harness.run(f"{AGENT} {transport}", scenarios.get(scenario), ceilings=CEILINGS)
+    own = json.loads(capsys.readouterr().err.strip().splitlines()[-1])
+    assert (record.code, record.verdict.passed) == (code, True), record.observed.error
+    assert own == {"steps": record.observed.steps, "tool_calls": record.observed.tool_calls}
+    assert own["tool_calls"] > 0
+
+
+@NEEDS_UNSHARE
+@pytest.mark.parametrize("transport", ["http", "stdio"])
+def test_an_isolated_mcp_agent_reaches_the_server_through_the_relay(
+    transport: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    command = [sys.executable, str(HERE / "mcp_agent.py"), "{task}", transport]
+    adapter = ProcessAdapter(command, isolate_network=True)
+    scenario = scenarios.get("missing-permission/retry-403")
+    record = harness.run(adapter, scenario, ceilings=CEILINGS)
+    own = json.loads(capsys.readouterr().err.strip().splitlines()[-1])
+    assert (record.code, record.verdict.passed) == (Code.BLOCKED_INPUT, True)
+    assert own == {"steps": record.observed.steps, "tool_calls": record.observed.tool_calls}

@@ -1,0 +1,116 @@
+"""`TerminationRecord.from_dict` gives back the record `to_dict` wrote: what xdist workers,
+worker processes and ``--json`` files carry must be the record the run judged, field for field."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+import harness
+import scenarios
+from harness import Code, Outcome, Rule, Stop, TerminationRecord
+from harness.agents import contract, naive
+
+
+def _raises(session: harness.Session) -> object:
+    session.call_model([{"role": "user", "content": session.task}], session.tools)
+    raise RuntimeError("the agent broke")
+
+
+def _returns_text(session: harness.Session) -> object:
+    session.call_model([{"role": "user", "content": session.task}], session.tools)
+    return "done, I think"
+
+
+def _gives_up_with_partial(session: harness.Session) -> Stop:
+    session.call_model([{"role": "user", "content": session.task}], session.tools)
+    return Stop(
+        code=Code.NO_PROGRESS, reason="stuck", partial={"found": [1, 2]}, missing=("the key",)
+    )
+
+
+RUNS = {
+    "stopped by contract": (contract, "missing-permission/retry-403"),
+    "false completion": (naive, "constant-return/claims-success"),
+    "did not stop": (naive, "constant-return/repeat"),
+    "crashed": (_raises, "constant-return/repeat"),
+    "unstructured": (_returns_text, "constant-return/repeat"),
+    "stop with partial and missing": (_gives_up_with_partial, "dependency-unavailable/retry"),
+}
+
+
+def _run(kind: str) -> TerminationRecord:
+    agent, name = RUNS[kind]
+    return harness.run(agent, scenarios.get(name), seed=1)
+
+
+@pytest.mark.parametrize("kind", RUNS)
+def test_every_field_survives_the_volatile_json_form(kind: str) -> None:
+    record = _run(kind)
+    revived = TerminationRecord.from_dict(json.loads(record.to_json(volatile=True)))
+    assert revived == record
+    assert revived.to_json(volatile=True) == record.to_json(volatile=True)
+
+
+@pytest.mark.parametrize("kind", RUNS)
+def test_the_stable_form_revives_all_but_the_wall_time(kind: str) -> None:
+    record = _run(kind)
+    revived = TerminationRecord.from_dict(record.to_dict())
+    assert revived.wall_seconds == 0.0
+    assert revived.to_dict() == record.to_dict()
+
+
+def test_the_revived_parts_are_typed_not_left_as_plain_dicts() -> None:
+    record = _run("stop with partial and missing")
+    assert record.observed.tail and record.observed.tail[-1].calls, "the run must have a trace"
+    revived = TerminationRecord.from_dict(json.loads(record.to_json()))
+    assert revived.outcome is Outcome.STOPPED
+    assert isinstance(revived.reported, Stop) and revived.reported.code is Code.NO_PROGRESS
+    assert revived.reported.missing == ("the key",)
+    assert revived.reported.partial == {"found": [1, 2]}
+    step = revived.observed.tail[-1]
+    assert isinstance(step, harness.TraceStep)
+    assert all(isinstance(call, harness.ToolTrace) for call in (*step.calls, *step.tools))
+    assert step == record.observed.tail[-1]
+
+
+def test_failures_come_back_with_their_rules() -> None:
+    record = _run("false completion")
+    assert record.verdict.failures, "naive claims success here and must fail"
+    revived = TerminationRecord.from_dict(json.loads(record.to_json()))
+    assert [f.rule for f in revived.verdict.failures] == [f.rule for f in record.verdict.failures]
+    assert all(isinstance(f.rule, Rule) for f in revived.verdict.failures)
+    assert revived.verdict.strict == record.verdict.strict
+    assert revived.verdict.passed is False
+
+
+def test_keys_it_does_not_know_are_dropped_at_every_level() -> None:
+    data: dict[str, Any] = json.loads(_run("stopped by contract").to_json(volatile=True))
+    data["from_a_newer_harness"] = 1
+    data["observed"]["also_new"] = 2
+    data["reported"]["new_too"] = 3
+    data["verdict"]["and_this"] = 4
+    for step in data["observed"]["tail"]:
+        step["extra"] = 5
+        for call in step["calls"]:
+            call["extra"] = 6
+    assert TerminationRecord.from_dict(data) == _run("stopped by contract")
+
+
+def test_a_step_without_calls_or_tools_revives_with_empty_ones() -> None:
+    data: dict[str, Any] = json.loads(_run("did not stop").to_json(volatile=True))
+    for step in data["observed"]["tail"]:
+        del step["calls"], step["tools"]
+    revived = TerminationRecord.from_dict(data)
+    assert revived.observed.tail
+    assert all(s.calls == () and s.tools == () for s in revived.observed.tail)
+
+
+def test_no_reported_stop_revives_as_none() -> None:
+    data: dict[str, Any] = json.loads(_run("did not stop").to_json(volatile=True))
+    assert data["reported"] is None
+    assert TerminationRecord.from_dict(data).reported is None
+    del data["reported"]
+    assert TerminationRecord.from_dict(data).reported is None

@@ -1,0 +1,91 @@
+"""A scenario's token budget is for the task: the agent's fixed prompt per call (its system
+prompt and the tool list, measured from its first call) is recorded and not charged (issue 12)."""
+
+from __future__ import annotations
+
+import harness
+from harness import Ceilings
+from harness._model import estimate_tokens
+from harness.wire import Wire
+from tests import _builders as b
+
+SYSTEM = {"role": "system", "content": "You are a careful agent. " * 400}
+TASK = {"role": "user", "content": "find it"}
+TOOLS = [b.SEARCH.to_openai()]
+
+
+def _session(max_tokens: int | None = None) -> harness.Session:
+    scenario = b.scenario(step_bound=50)
+    if max_tokens is not None:
+        scenario = scenario.with_overrides(max_tokens=max_tokens)
+    return harness.Session(scenario, scenario.build(0), seed=0, ceilings=Ceilings())
+
+
+def _converse(session: harness.Session, prompt: list[harness.JSON], steps: int) -> None:
+    """A loop that re-sends its prompt and the whole conversation on every call."""
+    messages = [*prompt, TASK]
+    for _ in range(steps):
+        reply = session.call_model(messages, ["search"])
+        messages.append({k: v for k, v in reply.items() if k != "usage"})
+        for call in reply["tool_calls"]:
+            result = session.call_tool("search", {})
+            messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
+
+
+def test_the_prompt_and_the_tool_list_are_measured_once_and_credited_on_every_call() -> None:
+    session = _session()
+    _converse(session, [SYSTEM], 4)
+    observed = session.finish()
+    assert observed.overhead_tokens == estimate_tokens([SYSTEM]) + estimate_tokens(TOOLS)
+    assert observed.uncharged_tokens == 4 * observed.overhead_tokens
+    assert observed.charged_tokens == observed.tokens - observed.uncharged_tokens
+
+
+def test_a_long_system_prompt_does_not_spend_the_task_budget() -> None:
+    bare, prompted = _session(max_tokens=600), _session(max_tokens=600)
+    _converse(bare, [], 6)
+    _converse(prompted, [SYSTEM], 6)
+    without, with_prompt = bare.finish(), prompted.finish()
+    assert with_prompt.tokens > 6 * estimate_tokens([SYSTEM])  # far past 600 as sent
+    assert with_prompt.charged_tokens == without.charged_tokens
+    assert with_prompt.steps_past_token_budget == without.steps_past_token_budget
+
+
+def test_lag_and_cost_count_every_token_sent() -> None:
+    bare, prompted = _session(), _session()
+    _converse(bare, [], 4)
+    _converse(prompted, [SYSTEM], 4)
+    without, with_prompt = bare.finish(), prompted.finish()
+    extra = estimate_tokens([SYSTEM])
+    assert with_prompt.lag_tokens == without.lag_tokens + 3 * extra  # steps 2 to 4 are lag
+    assert with_prompt.cost_usd > without.cost_usd
+
+
+def test_each_agent_of_a_system_has_its_own_overhead() -> None:
+    session = _session()
+    session.call_model([SYSTEM, TASK], ["search"], agent="supervisor")
+    session.call_model([TASK], ["search"], agent="worker")
+    session.call_model([TASK], ["search"], agent="worker")
+    observed = session.finish()
+    tools = estimate_tokens(TOOLS)
+    assert observed.uncharged_tokens == estimate_tokens([SYSTEM]) + tools + 2 * tools
+
+
+def test_the_wire_credits_the_same_prompt_as_the_plain_face() -> None:
+    plain, wired = _session(), _session()
+    plain.call_model([SYSTEM, TASK], TOOLS)
+    with Wire(wired) as wire:
+        wire.anthropic_client().messages.create(
+            model="m",
+            max_tokens=100,
+            system=SYSTEM["content"],
+            messages=[TASK],
+            tools=[{"name": "search", "description": b.SEARCH.description, "input_schema": {}}],
+        )
+    assert wired.finish().overhead_tokens == plain.finish().overhead_tokens
+
+
+def test_the_budget_still_bounds_the_task_itself() -> None:
+    session = _session(max_tokens=100)
+    _converse(session, [SYSTEM], 5)
+    assert session.finish().steps_past_token_budget > 0

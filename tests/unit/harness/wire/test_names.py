@@ -1,0 +1,48 @@
+"""`ToolNames`: an agent that spells the scenario's tools with a prefix (Claude Code's
+``mcp__<server>__``) is offered, answered and recorded in the scenario's names."""
+
+from __future__ import annotations
+
+import harness
+from harness import Ceilings
+from harness.wire import ToolNames, Wire
+from tests import _builders as b
+
+PREFIX = "mcp__unsolvable__"
+TOOL = {"name": f"{PREFIX}search", "description": "finds nothing", "input_schema": {}}
+
+
+def _session() -> harness.Session:
+    scenario = b.scenario(step_bound=50)
+    return harness.Session(scenario, scenario.build(0), seed=0, ceilings=Ceilings())
+
+
+def test_calls_go_out_prefixed_and_come_back_in_the_scenarios_names() -> None:
+    session = _session()
+    with Wire(session, tool_names=ToolNames(prefix=PREFIX)) as wire:
+        client = wire.anthropic_client()
+        messages: list[dict[str, object]] = [{"role": "user", "content": "go"}]
+        for _ in range(2):
+            reply = client.messages.create(model="m", max_tokens=9, messages=messages, tools=[TOOL])
+            use = next(block for block in reply.content if block.type == "tool_use")
+            assert use.name == f"{PREFIX}search"
+            result = session.call_tool("search", use.input)
+            messages += [
+                {"role": "assistant", "content": [use.model_dump()]},
+                {
+                    "role": "user",
+                    "content": [{"type": "tool_result", "tool_use_id": use.id, "content": result}],
+                },
+            ]
+    observed = session.finish()
+    assert [call.name for step in observed.tail for call in step.calls] == ["search", "search"]
+    assert observed.overhead_tokens > 0  # the offered tool was recognised as the scenario's
+
+
+def test_without_the_option_a_prefixed_tool_is_not_the_scenarios() -> None:
+    session = _session()
+    with Wire(session) as wire:
+        wire.anthropic_client().messages.create(
+            model="m", max_tokens=9, messages=[{"role": "user", "content": "go"}], tools=[TOOL]
+        )
+    assert session.finish().overhead_tokens == 0  # nothing it offered is a scenario tool
