@@ -129,7 +129,7 @@ def main() -> None:
         folder = Path(scratch)
         (folder / "test_trivial.py").write_text(TRIVIAL)
         xdist = ["-p", "xdist.plugin", "-p", "xdist.looponfail"]
-        shapes = [("serial", [], [])]
+        shapes: list[tuple[str, list[str], list[str]]] = [("serial", [], [])]
         if not args.no_xdist:
             shapes.append(("-n 2 (pytest-xdist in the baseline)", ["-n", "2"], xdist))
         for label, extra, baseline in shapes:

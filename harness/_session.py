@@ -93,8 +93,9 @@ class _Tally:
     """Token estimates of a conversation that an agent re-sends with messages appended: each
     message is encoded once per run, so a step costs the same at call 10,000 as at call 10
     (issue 14). The conversation is taken to be the same when its first and its previously last
-    message are the same objects; otherwise (a new conversation, a sub-agent's, a trimmed one)
-    it is counted afresh. An agent that edits an earlier message in place keeps its old count."""
+    message are the same, as objects or by value (the wire parses every request afresh, so its
+    messages are new objects each call); otherwise (a new conversation, a sub-agent's, a trimmed
+    one) it is counted afresh. An agent that edits an earlier message keeps its old count."""
 
     def __init__(self) -> None:
         self._seen: list[JSON] = []
@@ -114,8 +115,8 @@ class _Tally:
         same = (
             known
             and len(messages) >= known
-            and messages[0] is self._seen[0]
-            and messages[known - 1] is self._seen[known - 1]
+            and _same(messages[0], self._seen[0])
+            and _same(messages[known - 1], self._seen[known - 1])
         )
         if not same:
             self._seen, self._totals, known = [], [0], 0
@@ -125,6 +126,10 @@ class _Tally:
             self._seen.append(message)
             self._totals.append(self._totals[-1] + tokens)
         return self._totals[len(messages)]
+
+
+def _same(message: JSON, seen: JSON) -> bool:
+    return message is seen or message == seen
 
 
 @dataclass(slots=True)
