@@ -86,13 +86,14 @@ def text_of(content: object) -> str | None:
     return str(content)
 
 
-def bind_tool(session: Session, name: str) -> ToolCaller:
+def bind_tool(session: Session, name: str, *, agent: str = "main") -> ToolCaller:
     """The session's tool ``name`` as a function to hand the framework's own tool type. It lets
     what the tool raises through, so the framework's default error path decides what the model
-    sees — as it would for the user's own tool in production."""
+    sees — as it would for the user's own tool in production. ``agent`` is the sub-agent that
+    holds the tool: its results feed that agent's next model call."""
 
     def call(**arguments: Any) -> str:
-        return session.call_tool(name, arguments)
+        return session.call_tool(name, arguments, agent=agent)
 
     call.__name__ = call.__qualname__ = name
     return call

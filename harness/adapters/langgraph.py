@@ -8,8 +8,13 @@ LangGraph's stops, read into the vocabulary:
   itself carries none.
 - ``create_react_agent``'s closing "Sorry, need more steps to process this request." (an even
   ``recursion_limit``) → ``exhausted``/``BUDGET_STEPS``: a truncated run, not a completion.
+- ``ModelCallLimitMiddleware``'s closing "Model call limits exceeded: …" (its default
+  ``exit_behavior="end"``) → ``exhausted``/``BUDGET_STEPS`` too.
 - A final answer (no tool call) → ``complete``/``COMPLETED`` as the agent's *claim*; the verdict
   checks it against the world. A ``structured_response`` with a ``code`` is read as a `Stop`.
+
+With ``per_agent=True`` the builder gives each agent of a multi-agent graph (a supervisor and its
+workers) a chat model and tools of its own, so the record counts its steps apart (issue 12).
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from harness._errors import AdapterError
 from harness._record import Code, Stop
@@ -45,7 +50,9 @@ except ModuleNotFoundError as error:  # pragma: no cover - only without the extr
     raise ImportError(missing_extra("langgraph", "langgraph")) from error
 
 __all__ = [
+    "MODEL_CALL_LIMITS",
     "NEED_MORE_STEPS",
+    "AgentBindings",
     "LangGraphAdapter",
     "SessionChatModel",
     "recursion_limit_for",
@@ -54,6 +61,9 @@ __all__ = [
 
 NEED_MORE_STEPS = "Sorry, need more steps to process this request."
 """What ``create_react_agent`` writes instead of the model's answer when it runs out of steps."""
+MODEL_CALL_LIMITS = "Model call limits exceeded"
+"""How the closing message of LangChain's ``ModelCallLimitMiddleware`` begins when it ends a run
+at its limit (``_build_limit_exceeded_message`` in langchain 1.5)."""
 SUPERSTEPS_PER_STEP = 2
 """A model→tools loop spends two supersteps per model call (the model node, then the tools)."""
 
@@ -82,6 +92,8 @@ class SessionChatModel(BaseChatModel):
 
     session: Any
     """The `Session` (typed loosely: pydantic would otherwise try to validate it)."""
+    agent: str = "main"
+    """The agent of a multi-agent graph whose steps this model makes (`AgentBindings`)."""
 
     @property
     def _llm_type(self) -> str:
@@ -106,7 +118,7 @@ class SessionChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         history = convert_to_openai_messages(messages)
-        reply = self.session.call_model(history, kwargs.get("tools") or ())
+        reply = self.session.call_model(history, kwargs.get("tools") or (), agent=self.agent)
         usage = reply_usage(reply)
         message = AIMessage(
             content=reply.get("content") or "",
@@ -123,17 +135,39 @@ class SessionChatModel(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=message)])
 
 
-def session_tools(session: Session) -> list[BaseTool]:
-    """The scenario's tools as LangChain tools; a tool that raises raises in the graph too."""
+def session_tools(session: Session, *, agent: str = "main") -> list[BaseTool]:
+    """The scenario's tools as LangChain tools; a tool that raises raises in the graph too.
+    ``agent`` names the sub-agent that holds them (see `bind_tool`)."""
     return [
         StructuredTool(
             name=spec.name,
             description=spec.description,
             args_schema=spec.parameters,
-            func=bind_tool(session, spec.name),
+            func=bind_tool(session, spec.name, agent=agent),
         )
         for spec in session.tools
     ]
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentBindings:
+    """What a ``per_agent=True`` builder is handed: each agent's own chat model and tools.
+
+    >>> def build(bind: AgentBindings):                                   # doctest: +SKIP
+    ...     worker = create_agent(bind.model("worker-1"), bind.tools("worker-1"))
+    ...     return create_agent(bind.model("main"), [as_tool(worker)])
+    """
+
+    session: Session
+
+    def model(self, agent: str) -> SessionChatModel:
+        """A chat model whose every call is a step of ``agent`` (``main``: the supervisor, for
+        the fan-out scripts)."""
+        return SessionChatModel(session=self.session, agent=agent)
+
+    def tools(self, agent: str) -> list[BaseTool]:
+        """The scenario's tools, their results fed to ``agent``'s next model call."""
+        return session_tools(self.session, agent=agent)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -145,6 +179,7 @@ class LangGraphRun:
 
 
 GraphBuilder = Callable[[BaseChatModel, list[BaseTool]], Any]
+PerAgentBuilder = Callable[[AgentBindings], Any]
 
 
 class LangGraphAdapter:
@@ -154,7 +189,9 @@ class LangGraphAdapter:
     10007 in 1.2, so a stuck agent runs into the harness ceiling — which is what the default does
     in production too; ``"budget"``: `recursion_limit_for` the scenario's ``max_steps``).
     ``config`` is merged in; a ``recursion_limit`` placed inside ``configurable`` is warned
-    about, because LangGraph silently ignores it there.
+    about, because LangGraph silently ignores it there. ``per_agent=True`` makes ``build`` a
+    ``build(bind)`` given `AgentBindings`: ``bind.model(name)`` and ``bind.tools(name)`` belong to
+    agent ``name``, for a supervisor and its worker sub-graphs.
 
     >>> adapter = LangGraphAdapter(lambda model, tools: create_agent(model, tools),
     ...                            recursion_limit=25)                  # doctest: +SKIP
@@ -163,10 +200,11 @@ class LangGraphAdapter:
 
     def __init__(
         self,
-        build: GraphBuilder,
+        build: GraphBuilder | PerAgentBuilder,
         *,
         recursion_limit: int | Budgeted | None = None,
         config: Mapping[str, Any] | None = None,
+        per_agent: bool = False,
         name: str = "langgraph",
     ) -> None:
         if not callable(build):
@@ -174,14 +212,18 @@ class LangGraphAdapter:
                 f"LangGraphAdapter(build={build!r}): pass a callable build(model, tools) "
                 "returning a compiled graph, e.g. lambda m, t: create_agent(m, t)"
             )
-        self.build, self.recursion_limit = build, recursion_limit
+        self.build, self.recursion_limit, self.per_agent = build, recursion_limit, per_agent
         self.config = dict(config or {})
         given = {} if recursion_limit is None else {"recursion_limit": recursion_limit}
         warn_misplaced_recursion_limit({**self.config, **given})
         self.name = name
 
     def run(self, session: Session) -> LangGraphRun:
-        graph = self.build(SessionChatModel(session=session), session_tools(session))
+        if self.per_agent:
+            graph = cast(PerAgentBuilder, self.build)(AgentBindings(session=session))
+        else:
+            model, tools = SessionChatModel(session=session), session_tools(session)
+            graph = cast(GraphBuilder, self.build)(model, tools)
         warn_misplaced_recursion_limit(getattr(graph, "config", None) or {})
         config = self._config(graph, session)
         last: Mapping[str, Any] = {}
@@ -217,6 +259,9 @@ class LangGraphAdapter:
         last = messages[-1] if messages else None
         if isinstance(last, AIMessage) and last.content == NEED_MORE_STEPS:
             reason = f"create_react_agent ran out of recursion_limit and said {NEED_MORE_STEPS!r}"
+            return Stop(code=Code.BUDGET_STEPS, reason=reason, partial=partial)
+        if isinstance(last, AIMessage) and last.text.startswith(MODEL_CALL_LIMITS):
+            reason = f"ModelCallLimitMiddleware ended the run: {last.text}"
             return Stop(code=Code.BUDGET_STEPS, reason=reason, partial=partial)
         structured = interpret_plain(returned.state.get("structured_response"))
         if structured is not None:

@@ -10,6 +10,9 @@ The SDK's stops, read into the vocabulary:
   result is a truncated run, whatever it says.
 - A final output → ``complete``/``COMPLETED`` as the agent's claim (checked against the world);
   a final output with a ``code`` (a `Stop` or a mapping) is read as that `Stop`.
+
+With ``per_agent=True`` each agent of a multi-agent system keeps a model of its own, bound to its
+name on the wire, so the record counts its steps apart (``steps_by_agent``, issue 12).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import dataclasses
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from harness._errors import AdapterError
 from harness._record import Code, Stop
@@ -42,6 +45,8 @@ try:
         Agent,
         FunctionTool,
         MaxTurnsExceeded,
+        Model,
+        ModelProvider,
         OpenAIChatCompletionsModel,
         OpenAIResponsesModel,
         RunConfig,
@@ -56,17 +61,20 @@ try:
 except ModuleNotFoundError as error:  # pragma: no cover - only without the extra
     raise ImportError(missing_extra("openai-agents", "openai-agents")) from error
 
-__all__ = ["FAKE_MODEL", "AgentsRun", "OpenAIAgentsAdapter", "session_tools"]
+__all__ = ["FAKE_MODEL", "AgentBindings", "AgentsRun", "OpenAIAgentsAdapter", "session_tools"]
 
 FAKE_MODEL = "unsolvable-fake"
 """The model name sent on the wire; the fake answers whatever the name."""
 
 AgentBuilder = Callable[[list[FunctionTool]], Agent[Any]]
+Api = Literal["responses", "chat_completions"]
 
 
-def session_tools(session: Session) -> list[FunctionTool]:
-    """The scenario's tools as Agents SDK function tools (schemas passed through, not strict)."""
-    return [_function_tool(spec, bind_tool(session, spec.name)) for spec in session.tools]
+def session_tools(session: Session, *, agent: str = "main") -> list[FunctionTool]:
+    """The scenario's tools as Agents SDK function tools (schemas passed through, not strict);
+    ``agent`` names the sub-agent that holds them (see `bind_tool`)."""
+    specs = session.tools
+    return [_function_tool(spec, bind_tool(session, spec.name, agent=agent)) for spec in specs]
 
 
 def _function_tool(spec: ToolSpec, call: ToolCaller) -> FunctionTool:
@@ -97,6 +105,49 @@ def _function_tool(spec: ToolSpec, call: ToolCaller) -> FunctionTool:
     return tool
 
 
+def _wire_model(wire: Wire, api: Api, agent: str | None) -> Model:
+    """The SDK's own model class for ``api``, on a wire client bound to ``agent``."""
+    client = wire.async_openai_client(agent=agent)
+    if api == "chat_completions":
+        return OpenAIChatCompletionsModel(model=FAKE_MODEL, openai_client=client)
+    return OpenAIResponsesModel(model=FAKE_MODEL, openai_client=client)
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentBindings:
+    """What a ``per_agent=True`` builder is handed: each agent's own model and tools, by name.
+
+    >>> def build(bind: AgentBindings) -> Agent:                         # doctest: +SKIP
+    ...     worker = Agent(name="auditor", model=bind.model("auditor"),
+    ...                    tools=bind.tools("auditor"))
+    ...     return Agent(name="lead", model=bind.model("main"), handoffs=[worker])
+    """
+
+    session: Session
+    wire: Wire
+    api: Api
+
+    def model(self, agent: str) -> Model:
+        """A model whose every call is a step of ``agent`` (``main`` is the session's default:
+        the supervisor, for the fan-out scripts)."""
+        return _wire_model(self.wire, self.api, agent)
+
+    def tools(self, agent: str) -> list[FunctionTool]:
+        """The scenario's tools, their results fed to ``agent``'s next model call."""
+        return session_tools(self.session, agent=agent)
+
+
+class _UnboundAgents(ModelProvider):
+    """Answers an agent that names no model of its own (or only a model name) as ``main``: under
+    ``per_agent`` nothing may fall back to the SDK's default provider, a real API."""
+
+    def __init__(self, wire: Wire, api: Api) -> None:
+        self._main = _wire_model(wire, api, None)
+
+    def get_model(self, model_name: str | None) -> Model:
+        return self._main
+
+
 @dataclass(kw_only=True)
 class AgentsRun:
     """What one ``Runner.run`` left: its result, or the `MaxTurnsExceeded` it raised."""
@@ -114,7 +165,10 @@ class OpenAIAgentsAdapter:
     The fake model replaces every agent's model for the run (``RunConfig.model``), sub-agents and
     handoffs included; tracing is disabled so nothing is exported. ``max_turns=None`` keeps the
     SDK's default (10); ``"budget"`` uses the scenario's ``max_steps``. ``api`` picks the wire
-    format: ``"responses"`` (the SDK's default) or ``"chat_completions"``; ``streamed`` uses
+    format: ``"responses"`` (the SDK's default) or ``"chat_completions"``. ``per_agent=True``
+    keeps each agent's own model instead: ``agent`` is then ``build(bind) -> Agent``, given an
+    `AgentBindings` whose ``bind.model(name)`` and ``bind.tools(name)`` belong to agent ``name``
+    (handoffs, agents-as-tools); an agent given no model counts as ``main``. ``streamed`` uses
     ``Runner.run_streamed``; ``wire`` passes options to the `Wire` (e.g.
     ``{"transient_failures": 2}`` to watch the openai client's retries counted as transport
     attempts, not steps).
@@ -125,10 +179,11 @@ class OpenAIAgentsAdapter:
 
     def __init__(
         self,
-        agent: Agent[Any] | AgentBuilder,
+        agent: Agent[Any] | AgentBuilder | Callable[[AgentBindings], Agent[Any]],
         *,
         max_turns: int | Budgeted | None = None,
-        api: Literal["responses", "chat_completions"] = "responses",
+        api: Api = "responses",
+        per_agent: bool = False,
         streamed: bool = False,
         error_handlers: RunErrorHandlers[Any] | None = None,
         run_config: RunConfig | None = None,
@@ -144,7 +199,20 @@ class OpenAIAgentsAdapter:
             raise AdapterError(
                 f"OpenAIAgentsAdapter(api={api!r}): use 'responses' or 'chat_completions'"
             )
+        if per_agent and isinstance(agent, Agent):
+            raise AdapterError(
+                "OpenAIAgentsAdapter(per_agent=True): pass a callable build(bind) returning the "
+                "agent, each agent built with its own bind.model(name); a ready Agent holds "
+                "no per-agent model"
+            )
+        if per_agent and run_config is not None and run_config.model is not None:
+            raise AdapterError(
+                f"OpenAIAgentsAdapter(per_agent=True, run_config=RunConfig(model="
+                f"{run_config.model!r})): RunConfig.model replaces every agent's own model; "
+                "leave it unset, or drop per_agent"
+            )
         self.agent, self.max_turns, self.api, self.streamed = agent, max_turns, api, streamed
+        self.per_agent = per_agent
         self.error_handlers = error_handlers
         self.run_config = run_config or RunConfig()
         self.wire_options = dict(wire or {})
@@ -153,10 +221,7 @@ class OpenAIAgentsAdapter:
     def run(self, session: Session) -> AgentsRun:
         with Wire(session, **self.wire_options) as wire:
             outcome = AgentsRun()
-            agent = self._agent(session_tools(session))
-            config = dataclasses.replace(
-                self.run_config, model=self._model(wire), tracing_disabled=True
-            )
+            agent, config = self._agent_and_config(session, wire)
             handlers = self._handlers(outcome)
             try:
                 outcome.result = asyncio.run(self._run(agent, session, config, handlers))
@@ -164,16 +229,24 @@ class OpenAIAgentsAdapter:
                 outcome.max_turns_error = error
             return outcome
 
-    def _agent(self, tools: list[FunctionTool]) -> Agent[Any]:
+    def _agent_and_config(self, session: Session, wire: Wire) -> tuple[Agent[Any], RunConfig]:
+        """The agent to run and its config: one fake model for the whole run, or, per agent,
+        each agent's own (nothing falls back to a real provider)."""
+        if self.per_agent:
+            build = cast(Callable[[AgentBindings], Agent[Any]], self.agent)
+            agent = build(AgentBindings(session=session, wire=wire, api=self.api))
+            provider = _UnboundAgents(wire, self.api)
+            config = dataclasses.replace(
+                self.run_config, model_provider=provider, tracing_disabled=True
+            )
+            return agent, config
+        tools = session_tools(session)
         if isinstance(self.agent, Agent):
-            return self.agent.clone(tools=[*tools])
-        return self.agent(tools)
-
-    def _model(self, wire: Wire) -> OpenAIResponsesModel | OpenAIChatCompletionsModel:
-        client = wire.async_openai_client()
-        if self.api == "chat_completions":
-            return OpenAIChatCompletionsModel(model=FAKE_MODEL, openai_client=client)
-        return OpenAIResponsesModel(model=FAKE_MODEL, openai_client=client)
+            agent = self.agent.clone(tools=[*tools])
+        else:
+            agent = cast(AgentBuilder, self.agent)(tools)
+        model = _wire_model(wire, self.api, None)
+        return agent, dataclasses.replace(self.run_config, model=model, tracing_disabled=True)
 
     def _handlers(self, outcome: AgentsRun) -> RunErrorHandlers[Any] | None:
         """The user's handlers, with ``max_turns`` wrapped to note that it answered."""

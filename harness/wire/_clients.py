@@ -10,7 +10,8 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from harness._errors import AdapterError
-from harness.wire._exchange import FAKE_API_KEY, WireRequest
+from harness.wire._agents import agent_url, check_agent
+from harness.wire._exchange import FAKE_API_KEY, WireRequest, WireResponse
 
 if TYPE_CHECKING:
     import respx
@@ -41,17 +42,21 @@ def require_module(name: str) -> Any:
         ) from error
 
 
-def _handler(wire: Wire, module: Any) -> Callable[[Any], Any]:
-    """A request handler for ``module`` (httpx or httpx2: the same API, different classes)."""
+def _handler(wire: Wire, module: Any, agent: str | None) -> Callable[[Any], Any]:
+    """A request handler for ``module`` (httpx or httpx2: the same API, different classes); with
+    ``agent``, every request it forwards names that agent in its path."""
 
     def handle(request: Any) -> Any:
-        wire_request = WireRequest(
-            method=request.method,
-            url=str(request.url),
-            body=request.content,
-            headers=dict(request.headers),
-        )
-        response = wire.handle(wire_request)
+        try:
+            url = str(request.url) if agent is None else agent_url(str(request.url), agent)
+        except ValueError as contradiction:
+            body = {"error": {"type": "invalid_request_error", "message": str(contradiction)}}
+            response = WireResponse.json(body, status=400, headers={"x-should-retry": "false"})
+        else:
+            wire_request = WireRequest(
+                method=request.method, url=url, body=request.content, headers=dict(request.headers)
+            )
+            response = wire.handle(wire_request)
         return module.Response(
             response.status, headers=list(response.headers), content=response.body
         )
@@ -59,15 +64,18 @@ def _handler(wire: Wire, module: Any) -> Callable[[Any], Any]:
     return handle
 
 
-def mock_transport(wire: Wire, module_name: str) -> Any:
-    """``module.MockTransport`` over the wire; serves sync and async clients alike."""
+def mock_transport(wire: Wire, module_name: str, agent: str | None = None) -> Any:
+    """``module.MockTransport`` over the wire; serves sync and async clients alike. With
+    ``agent``, its model calls are that agent's steps (`harness.wire._agents`)."""
+    agent = None if agent is None else check_agent(agent)
     module = require_module(module_name)
-    return module.MockTransport(_handler(wire, module))
+    return module.MockTransport(_handler(wire, module, agent))
 
 
 def mount(wire: Wire, router: respx.Router) -> None:
     """The wire as a catch-all route: it matches by itself and raises on strays."""
-    router.route(name="unsolvable-wire").mock(side_effect=_handler(wire, require_module("httpx")))
+    handler = _handler(wire, require_module("httpx"), None)
+    router.route(name="unsolvable-wire").mock(side_effect=handler)
 
 
 def respx_router(wire: Wire, **options: Any) -> respx.MockRouter:
@@ -79,9 +87,19 @@ def respx_router(wire: Wire, **options: Any) -> respx.MockRouter:
 
 
 def sdk_options(
-    options: Mapping[str, Any], make_client: Callable[[], Any], base_url: str
+    options: Mapping[str, Any],
+    make_client: Callable[[], Any],
+    base_url: str,
+    agent: str | None = None,
 ) -> dict[str, Any]:
-    """An SDK client's options: the fake key and base URL unless given, and our transport."""
+    """An SDK client's options: the fake key and base URL unless given, and our transport. With
+    ``agent``, the base URL names that agent, so the binding holds whatever ``http_client`` the
+    caller passes."""
     merged = {"api_key": FAKE_API_KEY, "base_url": base_url, **options}
+    if agent is not None:
+        try:
+            merged["base_url"] = agent_url(str(merged["base_url"]), agent)
+        except ValueError as contradiction:
+            raise AdapterError(str(contradiction)) from None
     merged.setdefault("http_client", make_client())
     return merged

@@ -10,6 +10,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from harness._errors import CeilingHit
+from harness.wire._agents import AGENTS_SEGMENT
 from harness.wire._errors import StrayRequest
 from harness.wire._exchange import FAKE_API_KEY, WireRequest, WireResponse
 
@@ -136,6 +137,13 @@ class LoopbackServer:
         """Each scenario tool answers at ``{tools_url}/<name>``."""
         return f"{self.base_url}/tools"
 
+    @property
+    def agents_url(self) -> str:
+        """Where each sub-agent of a multi-agent system is served under its own name:
+        ``{agents_url}/<name>/v1`` (OpenAI), ``{agents_url}/<name>`` (Anthropic) and
+        ``{agents_url}/<name>/tools``; its model calls are that agent's steps."""
+        return f"{self.base_url}/{AGENTS_SEGMENT}"
+
     def environ(self) -> dict[str, str]:
         """Environment variables that point an unmodified ``openai``/``anthropic`` SDK agent in
         a child process at this server (the SDKs read them when built without arguments)."""
@@ -145,6 +153,7 @@ class LoopbackServer:
             "ANTHROPIC_BASE_URL": self.anthropic_base_url,
             "ANTHROPIC_API_KEY": FAKE_API_KEY,
             "UNSOLVABLE_TOOLS_URL": self.tools_url,
+            "UNSOLVABLE_AGENTS_URL": self.agents_url,
         }
 
     def __enter__(self) -> LoopbackServer:

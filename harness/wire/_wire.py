@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 from harness._session import Session
 from harness._types import JSON
 from harness.wire import _clients
+from harness.wire._agents import AGENTS_SEGMENT, split_agent
 from harness.wire._anthropic import ANTHROPIC_MESSAGES
 from harness.wire._chat import CHAT_COMPLETIONS
 from harness.wire._errors import WIRE_DOCS, StrayRequest, WireFormatError
@@ -99,6 +100,8 @@ class Wire:
     makes the first N model requests fail with a retryable 503, to show SDK retries being
     counted as transport attempts and never as steps. ``tool_names`` maps how the agent spells
     the scenario's tools on the wire (`ToolNames`: Claude Code's ``mcp__<server>__`` prefix).
+    Each client it makes takes ``agent="worker-1"`` for a sub-agent of a multi-agent system
+    (`harness.wire._agents`).
     """
 
     __test__ = False
@@ -162,7 +165,7 @@ class Wire:
         return next((f for f in FORMATS if path.endswith(f.path_suffix)), None)
 
     def _tool_for(self, request: WireRequest) -> str | None:
-        key = (request.host, request.path.rstrip("/"))
+        key = (request.host, split_agent(request.path)[1].rstrip("/"))
         if key in self._tool_urls:
             return self._tool_urls[key]
         prefix, _, name = key[1].rpartition("/")
@@ -188,7 +191,7 @@ class Wire:
             response = _with_headers(fmt.error(400, str(error)), {"x-should-retry": "false"})
             return self._log(request, "model", response, fmt.name)
         messages, tools = self._names.read(messages, turn.tools)
-        reply = self.session.call_model(messages, tools)
+        reply = self.session.call_model(messages, tools, **_agent_of(request))
         with self._lock:
             self._served += 1
             step = self._served
@@ -220,7 +223,7 @@ class Wire:
             body = {"error": {"status": 400, "message": f"unsolvable: {name}: {error}"}}
             return self._log(request, "tool", WireResponse.json(body, status=400), name)
         try:
-            text = self.session.call_tool(name, arguments)
+            text = self.session.call_tool(name, arguments, **_agent_of(request))
         except PermissionError as error:
             body = {"error": {"status": 403, "code": "forbidden", "message": str(error)}}
             return self._log(request, "tool", WireResponse.json(body, status=403), name)
@@ -251,6 +254,7 @@ class Wire:
             f"  - the fake model answers POST …/chat/completions, …/responses, …/messages on: "
             f"{hosts}\n"
             f"  - the tools answer at {TOOLS_URL}/<name> for: {tools}\n"
+            f"  - a sub-agent is named first in the path: /{AGENTS_SEGMENT}/<name>/v1/…\n"
             "Point the client at the fake (base_url, or http_client=wire.httpx2_client()), or "
             f"route the URL with Wire(tool_routes={{url: tool}}). See {WIRE_DOCS}"
         )
@@ -293,34 +297,38 @@ class Wire:
             self.check()
 
     # -- clients (httpx, httpx2 and the SDKs are imported only when asked for) ---------------
-    def httpx2_transport(self) -> httpx2.MockTransport:
+    # Every client takes ``agent="worker-1"``: its model calls are then that sub-agent's steps
+    # (``steps_by_agent``; the agent `FanOut` tells apart), its tool calls its own (issue 12).
+    def httpx2_transport(self, *, agent: str | None = None) -> httpx2.MockTransport:
         """An ``httpx2`` transport answering from this wire: what ``openai``>=3 and
         ``anthropic``>=1 send through when given ``http_client=``."""
-        return _clients.mock_transport(self, "httpx2")  # type: ignore[no-any-return]
+        return _clients.mock_transport(self, "httpx2", agent)  # type: ignore[no-any-return]
 
-    def httpx2_client(self, **options: Any) -> httpx2.Client:
+    def httpx2_client(self, *, agent: str | None = None, **options: Any) -> httpx2.Client:
         import httpx2
 
-        return httpx2.Client(transport=self.httpx2_transport(), **options)
+        return httpx2.Client(transport=self.httpx2_transport(agent=agent), **options)
 
-    def httpx2_async_client(self, **options: Any) -> httpx2.AsyncClient:
+    def httpx2_async_client(
+        self, *, agent: str | None = None, **options: Any
+    ) -> httpx2.AsyncClient:
         import httpx2
 
-        return httpx2.AsyncClient(transport=self.httpx2_transport(), **options)
+        return httpx2.AsyncClient(transport=self.httpx2_transport(agent=agent), **options)
 
-    def httpx_transport(self) -> httpx.MockTransport:
+    def httpx_transport(self, *, agent: str | None = None) -> httpx.MockTransport:
         """An ``httpx`` transport answering from this wire, for httpx-based clients."""
-        return _clients.mock_transport(self, "httpx")  # type: ignore[no-any-return]
+        return _clients.mock_transport(self, "httpx", agent)  # type: ignore[no-any-return]
 
-    def httpx_client(self, **options: Any) -> httpx.Client:
+    def httpx_client(self, *, agent: str | None = None, **options: Any) -> httpx.Client:
         import httpx
 
-        return httpx.Client(transport=self.httpx_transport(), **options)
+        return httpx.Client(transport=self.httpx_transport(agent=agent), **options)
 
-    def httpx_async_client(self, **options: Any) -> httpx.AsyncClient:
+    def httpx_async_client(self, *, agent: str | None = None, **options: Any) -> httpx.AsyncClient:
         import httpx
 
-        return httpx.AsyncClient(transport=self.httpx_transport(), **options)
+        return httpx.AsyncClient(transport=self.httpx_transport(agent=agent), **options)
 
     def respx_router(self, **options: Any) -> respx.MockRouter:
         """A respx router that sends every httpx request to this wire while it is active
@@ -331,29 +339,43 @@ class Wire:
         """Adds this wire as the catch-all route of an existing respx router (``respx_mock``)."""
         _clients.mount(self, router)
 
-    def openai_client(self, **options: Any) -> openai.OpenAI:
-        """An ``openai.OpenAI`` whose every request is answered here (default retries kept)."""
+    def openai_client(self, *, agent: str | None = None, **options: Any) -> openai.OpenAI:
+        """An ``openai.OpenAI`` whose every request is answered here (default retries kept);
+        with ``agent``, its base URL names that sub-agent."""
         import openai
 
-        return openai.OpenAI(**_clients.sdk_options(options, self.httpx2_client, OPENAI_BASE_URL))
+        options = _clients.sdk_options(options, self.httpx2_client, OPENAI_BASE_URL, agent)
+        return openai.OpenAI(**options)
 
-    def async_openai_client(self, **options: Any) -> openai.AsyncOpenAI:
+    def async_openai_client(
+        self, *, agent: str | None = None, **options: Any
+    ) -> openai.AsyncOpenAI:
         import openai
 
-        options = _clients.sdk_options(options, self.httpx2_async_client, OPENAI_BASE_URL)
+        options = _clients.sdk_options(options, self.httpx2_async_client, OPENAI_BASE_URL, agent)
         return openai.AsyncOpenAI(**options)
 
-    def anthropic_client(self, **options: Any) -> anthropic.Anthropic:
+    def anthropic_client(self, *, agent: str | None = None, **options: Any) -> anthropic.Anthropic:
         import anthropic
 
-        options = _clients.sdk_options(options, self.httpx2_client, ANTHROPIC_BASE_URL)
+        options = _clients.sdk_options(options, self.httpx2_client, ANTHROPIC_BASE_URL, agent)
         return anthropic.Anthropic(**options)
 
-    def async_anthropic_client(self, **options: Any) -> anthropic.AsyncAnthropic:
+    def async_anthropic_client(
+        self, *, agent: str | None = None, **options: Any
+    ) -> anthropic.AsyncAnthropic:
         import anthropic
 
-        options = _clients.sdk_options(options, self.httpx2_async_client, ANTHROPIC_BASE_URL)
+        make = self.httpx2_async_client
+        options = _clients.sdk_options(options, make, ANTHROPIC_BASE_URL, agent)
         return anthropic.AsyncAnthropic(**options)
+
+
+def _agent_of(request: WireRequest) -> dict[str, str]:
+    """``{"agent": name}`` when the path names a sub-agent; else nothing, so the session's own
+    default agent is the one counted."""
+    agent, _ = split_agent(request.path)
+    return {} if agent is None else {"agent": agent}
 
 
 def _route_key(url: str) -> tuple[str, str]:

@@ -47,3 +47,10 @@ def test_the_adapter_recipe_reads_its_frameworks_limit() -> None:
     record = harness.run(adapter, scenarios.get("constant-return/repeat"))
     assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 8)
     assert verdict(record).passed and reported(record).partial["tool_results"] == 8
+
+
+def test_the_per_agent_example_counts_the_lead_and_the_auditor_apart() -> None:
+    pytest.importorskip("agents")
+    record = _run("from agents import Agent\nfrom pydantic import BaseModel")["record"]
+    assert record.observed.steps_by_agent == {"auditor": 24, "main": 2}
+    assert verdict(record).broke(harness.Rule.PAST_BOUND)

@@ -61,7 +61,6 @@ def test_an_openai_sdk_agent_stops_and_is_counted_as_it_counts_itself(
     assert own == {"steps": record.observed.steps, "tool_calls": record.observed.tool_calls}
 
 
-@pytest.mark.skipif(not (shutil.which("curl") and shutil.which("jq")), reason="needs curl and jq")
 def _by_hand(session: Session) -> dict[str, object]:
     """The SDK agent run as a child without the adapter: the wire served, the environment set."""
     with Wire(session) as wire, wire.serve() as server:
@@ -91,6 +90,7 @@ def test_exec_runs_an_agent_as_a_hand_made_child_does(name: str) -> None:
     )
 
 
+@pytest.mark.skipif(not (shutil.which("curl") and shutil.which("jq")), reason="needs curl and jq")
 def test_a_shell_script_with_curl_stops_on_no_progress() -> None:
     record = harness.run(f"exec:sh {HERE / 'agent.sh'}", scenarios.get("constant-return/repeat"))
     assert (record.code, record.observed.steps, record.observed.tool_calls) == (
@@ -252,3 +252,16 @@ def test_an_isolated_agent_that_dials_out_fails_at_once() -> None:
     record = harness.run(adapter, scenarios.get("constant-return/repeat"))
     assert record.outcome is Outcome.CRASHED
     assert "Network is unreachable" in str(record.observed.error)
+
+
+def test_a_multi_agent_process_names_each_worker_by_its_base_url() -> None:
+    record = harness.run(
+        f"exec:{PYTHON} {HERE / 'fan_out_agent.py'}", scenarios.get("fan-out/four-workers")
+    )
+    workers = {f"worker-{i}": 2 for i in range(1, 5)}  # each stops at its first repeat
+    assert record.observed.steps_by_agent == {"main": 1, **workers}
+    assert (record.code, record.observed.tool_calls, record.verdict.passed) == (
+        Code.NO_PROGRESS,
+        8,
+        True,
+    )

@@ -11,6 +11,7 @@ pytest.importorskip("langgraph")
 pytest.importorskip("langchain")
 
 from langchain.agents import create_agent
+from langchain.agents.middleware import ModelCallLimitMiddleware
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.errors import GraphRecursionError
 from langgraph.prebuilt import create_react_agent
@@ -153,6 +154,19 @@ def test_langchain_chat_openai_runs_unmodified_on_the_wire() -> None:
         4,
         4,
     )
+
+
+def test_a_model_call_limit_that_ends_the_run_is_an_exhaustion_not_a_claim() -> None:
+    def capped(model: Any, tools: Any) -> Any:
+        return create_agent(model, tools, middleware=[ModelCallLimitMiddleware(run_limit=4)])
+
+    record = harness.run(LangGraphAdapter(capped), scenarios.get("constant-return/repeat"))
+    assert (record.exit, record.code, record.observed.steps) == (
+        Exit.EXHAUSTED,
+        Code.BUDGET_STEPS,
+        4,
+    )
+    assert "run limit (4/4)" in reported(record).reason and verdict(record).passed
 
 
 def test_the_scenario_budget_can_set_the_recursion_limit() -> None:

@@ -52,6 +52,15 @@ def test_a_bound_tool_is_a_step_of_the_session() -> None:
     assert isinstance(text, str) and session.finish().tool_calls == 1
 
 
+def test_a_tool_bound_to_a_sub_agent_feeds_that_agents_next_model_call() -> None:
+    session = start()
+    bind_tool(session, session.tools[0].name, agent="worker-1")(customer="ACME-0")
+    session.call_model([{"role": "user", "content": "go"}], session.tools)
+    assert session._setup.model.last_request.results == ()  # type: ignore[attr-defined]
+    session.call_model([{"role": "user", "content": "go"}], session.tools, agent="worker-1")
+    assert len(session._setup.model.last_request.results) == 1  # type: ignore[attr-defined]
+
+
 def test_as_mapping_reads_structured_outputs() -> None:
     @dataclasses.dataclass
     class Out:
