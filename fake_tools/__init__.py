@@ -3,15 +3,16 @@
 from fake_tools._router import Tool, ToolCallLog, ToolRouter, error_result
 from fake_tools._world import FakeWorld, normalise_text, requires
 from fake_tools.tools.artifacts import append_tool, pages_tool, sections_tool
-from fake_tools.tools.constant import constant_tool
+from fake_tools.tools.constant import constant_tool, lookup_tool
 from fake_tools.tools.documents import Criterion, check_tool, failing, writer_tool
-from fake_tools.tools.jobs import flaky_tool, job_tool
+from fake_tools.tools.jobs import RETRY_AFTER_SECONDS, flaky_tool, job_tool
 from fake_tools.tools.permission import PermissionDenied, denied_tool
 from fake_tools.tools.sequence import sequence_tool
 from fake_tools.tools.settings import setting_tool
 from fake_tools.tools.unavailable import unavailable_tool
 
 __all__ = [
+    "RETRY_AFTER_SECONDS",
     "Criterion",
     "FakeWorld",
     "PermissionDenied",
@@ -26,6 +27,7 @@ __all__ = [
     "failing",
     "flaky_tool",
     "job_tool",
+    "lookup_tool",
     "normalise_text",
     "pages_tool",
     "requires",

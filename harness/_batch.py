@@ -48,7 +48,7 @@ PIPELINE = 2
 """Jobs a worker holds at once, the one it runs and the next: it starts the next as soon as it
 has sent a record, not after the harness has read it and sent another (a run lasts a few
 milliseconds; the round trip was a quarter of it, issue 14)."""
-FINISHED, ABANDONED = "finished", "abandoned"
+FINISHED, ABANDONED, LOADED = "finished", "abandoned", "loaded"
 """What a worker sends with a record: it is ready for the next job, or it is exiting."""
 
 Lookup = Callable[[str], Scenario]
@@ -67,6 +67,8 @@ class Job:
     ceilings: Ceilings = field(default_factory=Ceilings)
     overrides: tuple[tuple[str, int | float], ...] = ()
     """Step bound and budget fields replaced for this run (what `harness.run` takes)."""
+    isolate_network: bool = False
+    """Run an ``exec:`` agent with loopback only (`load_agent`)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -113,8 +115,9 @@ def _run_job(job: Job, lookup: Lookup, conn: Connection) -> None:
         os._exit(0)  # the agent's thread cannot be ended; this process can
 
     with _captured() as output:
+        _load(job, conn)
         record = run(
-            job.agent,
+            load_agent(job.agent, isolate_network=job.isolate_network),
             lookup(job.scenario),
             seed=job.seed,
             strict=job.strict,
@@ -124,6 +127,16 @@ def _run_job(job: Job, lookup: Lookup, conn: Connection) -> None:
         )
         text = "" if record.verdict.passed else output()
     conn.send((FINISHED, dataclasses.replace(record, output=text).to_dict(volatile=True)))
+
+
+def _load(job: Job, conn: Connection) -> None:
+    """Imports the agent before its run's clock starts, and says so: a framework that takes
+    seconds to import (AutoGen, LlamaIndex) is not charged for it against the wall ceiling, which
+    would otherwise end its first run in each worker before it began (issue 12). A spec that fails
+    to load raises again in the run, which records it."""
+    with contextlib.suppress(Exception):
+        load_agent(job.agent)
+    conn.send((LOADED, None))
 
 
 def _serve(conn: Connection, lookup: Lookup) -> None:
@@ -192,15 +205,16 @@ def _stop(worker: _Worker, *, kill: bool) -> None:
 
 def _lost(job: Job, scenario: Scenario, outcome: Outcome, why: str) -> TerminationRecord:
     """The record of a run whose worker died or had to be killed: what the harness knows."""
+    unsolvable = not scenario.solvable  # a control has no stagnant step and no lag
     observed = Observed(
         steps=0,
         tool_calls=0,
-        first_stagnant_step=1,
+        first_stagnant_step=1 if unsolvable else None,
         input_tokens=0,
         output_tokens=0,
         cost_usd=0.0,
-        lag_tokens=0,
-        lag_cost_usd=0.0,
+        lag_tokens=0 if unsolvable else None,
+        lag_cost_usd=0.0 if unsolvable else None,
         max_repeated_action=0,
         distinct_world_states=1,
         world_complete=False,
@@ -221,6 +235,12 @@ def _lost(job: Job, scenario: Scenario, outcome: Outcome, why: str) -> Terminati
         budget=scenario.budget.to_dict(),
         verdict=judge(ending, scenario, strict=job.strict),
     )
+
+
+def _wall(job: Job) -> float:
+    """How long a worker may take over a job before it is killed: the wall ceiling, the grace the
+    run gives the agent to unwind, and a margin for the record to arrive."""
+    return job.ceilings.max_wall_seconds + GRACE_SECONDS + KILL_MARGIN_SECONDS
 
 
 def _death(process: BaseProcess) -> str:
@@ -297,9 +317,7 @@ class WorkerPool:
 
     def _arm(self, worker: _Worker) -> None:
         """Starts the clock of the worker's first job."""
-        job = self.jobs[worker.queue[0]]
-        wall = job.ceilings.max_wall_seconds + GRACE_SECONDS + KILL_MARGIN_SECONDS
-        worker.deadline = time.monotonic() + wall
+        worker.deadline = time.monotonic() + _wall(self.jobs[worker.queue[0]])
 
     def _busy(self) -> list[_Worker]:
         return [worker for worker in self.workers if worker.index is not None]
@@ -310,18 +328,25 @@ class WorkerPool:
         ready = set(wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout))
         for worker in busy:
             if worker.conn in ready:
-                yield self._received(worker)
+                record = self._received(worker)
+                if record is not None:
+                    yield record
             elif worker.process.sentinel in ready:
                 yield self._replace(worker, Outcome.CRASHED, _death(worker.process))
             elif time.monotonic() > worker.deadline:
                 why = "the agent held the interpreter past the wall ceiling; its worker was killed"
                 yield self._replace(worker, Outcome.DID_NOT_STOP, why)
 
-    def _received(self, worker: _Worker) -> TerminationRecord:
+    def _received(self, worker: _Worker) -> TerminationRecord | None:
+        """The record a worker sent; ``None`` when it only said its agent is loaded, which starts
+        the run's own deadline."""
         try:
             kind, data = worker.conn.recv()
         except (EOFError, OSError):  # a reset, when it died with a job unread
             return self._replace(worker, Outcome.CRASHED, _death(worker.process))
+        if kind == LOADED:
+            worker.deadline = time.monotonic() + _wall(self.jobs[worker.index or 0])
+            return None
         record = TerminationRecord.from_dict(data)
         return self._finish(worker, record, replace=kind == ABANDONED)
 

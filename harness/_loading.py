@@ -35,9 +35,10 @@ def agent_name(name: str) -> str:
 
 
 @functools.cache
-def load_agent(spec: str) -> Adapter:
+def load_agent(spec: str, *, isolate_network: bool = False) -> Adapter:
     """``naive``, ``contract``, ``package.module:attribute`` (a callable or an `Adapter`), or
-    ``exec:COMMAND ARGS…``, a process in any language (`harness.adapters.process`).
+    ``exec:COMMAND ARGS…``, a process in any language (`harness.adapters.process`), which
+    ``isolate_network`` runs with loopback only (other specs are left as they are).
 
     An attribute that is a class or a factory is *not* called: name the agent object itself.
     """
@@ -45,7 +46,7 @@ def load_agent(spec: str) -> Adapter:
     from harness.agents import BUILTIN
 
     if spec.startswith(EXEC_PREFIX):
-        return ProcessAdapter.from_spec(spec)
+        return ProcessAdapter.from_spec(spec, isolate_network=isolate_network)
     if spec in BUILTIN:
         return as_adapter(BUILTIN[spec])  # type: ignore[arg-type]
     from harness.adapters.registry import registered  # names installed packages register

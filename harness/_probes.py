@@ -2,17 +2,72 @@
 
 A probe observes and measures; it never stops the agent — stopping is the agent's job, and the
 harness only judges it. `StagnationProbe` answers one question: from which step on was no
-progress possible? The scenario picks the definition (`Stagnation`).
+progress possible? The scenario picks the definition (`Stagnation`). A solvable control has no
+such step: progress stays possible until it is done.
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from harness._scenario import Scenario, Stagnation
 from harness._types import CriteriaWorld, ToolResult, World
 
-__all__ = ["StagnationProbe"]
+__all__ = ["Spend", "StagnationProbe", "Truth"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Spend:
+    """One quantity spent over a run (tokens, dollars), step by step: what the budget-spent
+    ground truth and the lag in tokens and dollars read.
+
+    Spend past the last step made is *projected* at the last step's spend: a conversation only
+    grows, so each later step costs at least that much and the projection is a floor (issue 11).
+    A run with no step has nothing to project from: its later steps are taken to cost nothing.
+    """
+
+    before: Sequence[float]
+    """``before[i]``: spent before step ``i + 1`` began."""
+    total: float
+    """Spent by the end of the run."""
+
+    @property
+    def _last(self) -> float:
+        """What the last step made cost (0 without a step)."""
+        return self.total - self.before[-1] if self.before else 0.0
+
+    def at_start(self, step: int) -> float:
+        """Spent before ``step`` began: observed for the steps made, projected after them."""
+        made = len(self.before)
+        if step <= made:
+            return self.before[step - 1]
+        return self.total + (step - 1 - made) * self._last
+
+    def spent_at(self, limit: float | None) -> int | None:
+        """The step during which the spend reached ``limit`` (observed, else projected);
+        ``None`` for no limit, or no spend to project from."""
+        if limit is None or not self.before:
+            return None
+        ends = [*self.before[1:], self.total]
+        reached = next((step for step, end in enumerate(ends, 1) if end >= limit), None)
+        if reached is not None or self._last <= 0:
+            return reached
+        return len(self.before) + math.ceil((limit - self.total) / self._last)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Truth:
+    """The ground truth of a finished run and the lag measured against it; all ``None`` on a
+    solvable control, which has no stagnant step."""
+
+    first_stagnant_step: int | None
+    lag_tokens: int | None
+    """Signed, as the lag in steps: tokens spent from the start of the first stagnant step to
+    the stop; for a stop before it, minus the (projected) tokens of the steps skipped before it."""
+    lag_cost_usd: float | None
 
 
 class StagnationProbe:
@@ -20,8 +75,8 @@ class StagnationProbe:
 
     Definitions (see `Stagnation`): ``novelty`` — after the last step with a new world state or a
     new observation; ``first_refusal`` — the first denied or unavailable call; ``criteria`` —
-    after the last step that changed which criteria fail; ``budget_spent`` — the first step
-    begun with the token budget spent.
+    after the last step that changed which criteria fail; ``budget_spent`` — the step during
+    which the step, token or cost budget ran out.
     """
 
     def __init__(self, scenario: Scenario, world: World) -> None:
@@ -41,12 +96,23 @@ class StagnationProbe:
         self.criteria = self._criteria()
         self.last_criteria_move = 0
         self.tokens_before_step: list[int] = []
+        """Tokens counted against the budget before each step (the agent's fixed prompt left
+        out, issue 12)."""
+        self.cost_before_step: list[float] = []
+        self.sent_before_step: list[int] = []
+        """Tokens sent before each step, the fixed prompt included: what lag is counted in."""
 
     def _criteria(self) -> str | None:
         return None if self._read_criteria is None else self._read_criteria()
 
-    def on_step(self, tokens_so_far: int) -> None:
+    def on_step(
+        self, tokens_so_far: int, cost_so_far: float = 0.0, sent_so_far: int | None = None
+    ) -> None:
+        """What was spent when a step began: budget tokens, dollars and (if they differ from
+        the budget tokens) tokens sent."""
         self.tokens_before_step.append(tokens_so_far)
+        self.cost_before_step.append(cost_so_far)
+        self.sent_before_step.append(tokens_so_far if sent_so_far is None else sent_so_far)
 
     def on_tool(self, step: int, name: str, result: ToolResult, fingerprint: str) -> None:
         """``fingerprint`` is the world's after the call (the session computes it once)."""
@@ -65,17 +131,33 @@ class StagnationProbe:
             self.refusals[result.refusal] += 1
             self.first_refusal_step = self.first_refusal_step or step
 
-    def first_stagnant_step(self) -> int:
+    def first_stagnant_step(self, *, tokens: int | None = None, cost: float | None = None) -> int:
         """The step from which no progress was possible (after the last step of a run that
-        never stagnated)."""
+        never stagnated); ``tokens`` and ``cost`` are the run's totals at its end (by default,
+        what was spent when the last step began)."""
         rule = self.scenario.stagnation
         if rule is Stagnation.FIRST_REFUSAL and self.first_refusal_step:
             return self.first_refusal_step
         if rule is Stagnation.CRITERIA:
             return self.last_criteria_move + 1
         if rule is Stagnation.BUDGET_SPENT:
-            return self._first_step_over_budget()
+            return self._budget_spent_at(*self._spend(tokens, cost))
         return self.last_productive_step + 1
+
+    def truth(self, *, tokens: int, cost: float, sent: int | None = None) -> Truth:
+        """The first stagnant step and the signed lag in tokens (sent, the agent's fixed prompt
+        included) and dollars of a run that ended with these totals."""
+        if self.scenario.solvable:
+            return Truth(first_stagnant_step=None, lag_tokens=None, lag_cost_usd=None)
+        stagnant = self.first_stagnant_step(tokens=tokens, cost=cost)
+        sent = tokens if sent is None else sent
+        spent_sent = Spend(before=self.sent_before_step, total=sent)
+        spent_cost = Spend(before=self.cost_before_step, total=cost)
+        return Truth(
+            first_stagnant_step=stagnant,
+            lag_tokens=round(sent - spent_sent.at_start(stagnant)),
+            lag_cost_usd=round(cost - spent_cost.at_start(stagnant), 6),
+        )
 
     def steps_past_token_budget(self) -> int:
         """Steps begun after the token budget was already spent: spend the agent was told not to
@@ -83,10 +165,17 @@ class StagnationProbe:
         limit = self.scenario.budget.max_tokens
         return 0 if limit is None else sum(t >= limit for t in self.tokens_before_step)
 
-    def _first_step_over_budget(self) -> int:
+    def _spend(self, tokens: int | None, cost: float | None) -> tuple[Spend, Spend]:
+        def spend(before: Sequence[float], total: float | None) -> Spend:
+            known = total if total is not None else (before[-1] if before else 0)
+            return Spend(before=before, total=known)
+
+        return spend(self.tokens_before_step, tokens), spend(self.cost_before_step, cost)
+
+    def _budget_spent_at(self, tokens: Spend, cost: Spend) -> int:
+        """The step during which a budget ran out: the step budget's last step, or the step whose
+        spend reached the token or cost budget, whichever comes first — an agent that stops
+        there stops on the spot (lag 0)."""
         budget = self.scenario.budget
-        first = budget.max_steps + 1
-        if budget.max_tokens is not None:
-            spent = (i for i, t in enumerate(self.tokens_before_step, 1) if t >= budget.max_tokens)
-            first = min(first, next(spent, first))
-        return first
+        spent = (tokens.spent_at(budget.max_tokens), cost.spent_at(budget.max_cost_usd))
+        return min([budget.max_steps, *(step for step in spent if step is not None)])

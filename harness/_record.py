@@ -31,11 +31,14 @@ __all__ = [
     "Verdict",
 ]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """Bumped whenever the snapshot form changes shape; old snapshots must then be regenerated.
 2: verdict failures carry their rule; refused calls are counted by kind (``refusals``).
 3: the agent's fixed prompt per call is recorded and not charged to the token budget
-(``overhead_tokens``, ``uncharged_tokens``)."""
+(``overhead_tokens``, ``uncharged_tokens``).
+4: a solvable control has no first stagnant step and no lag (``null``); lag in tokens and
+dollars is signed like lag in steps; budget-spent runs stagnate at the step that spent the
+budget; seconds waited on the session clock (``slept_seconds``) (issue 11)."""
 
 
 class Exit(StrEnum):
@@ -165,15 +168,20 @@ class Observed:
     tool_calls: int
     transport_attempts: int = 0
     """HTTP requests that reached a fake model on the wire; SDK retries count here, not as steps."""
-    first_stagnant_step: int
-    """Ground truth: the step from which no progress was possible any more."""
+    first_stagnant_step: int | None
+    """Ground truth: the step from which no progress was possible any more; ``None`` on a
+    solvable control, where progress stays possible until it is done."""
     input_tokens: int
     output_tokens: int
     cost_usd: float
     """Of every token sent and received, the agent's prompt included."""
-    lag_tokens: int
-    """Tokens spent from the first stagnant step to the stop."""
-    lag_cost_usd: float
+    lag_tokens: int | None
+    """Tokens sent from the start of the first stagnant step to the stop, the agent's prompt
+    included, signed like `detection_lag`: for a premature stop, minus the tokens of the steps
+    it skipped before the first stagnant step, projected at its last step's spend (a floor: a
+    conversation only grows). ``None`` on a solvable control."""
+    lag_cost_usd: float | None
+    """The same in dollars."""
     max_repeated_action: int
     """Most times one identical tool call (name + canonical arguments) was made."""
     distinct_world_states: int
@@ -196,6 +204,8 @@ class Observed:
     """The step at which the model asked to give up (called ``give_up``), if it did."""
     steps_by_agent: dict[str, int] = field(default_factory=dict)
     """Steps per agent of a multi-agent system (one ``main`` entry for a single agent)."""
+    slept_seconds: float = 0.0
+    """Seconds the agent waited on the session clock (`Session.sleep`), a Retry-After say."""
     ceiling: str | None = None
     """Which harness ceiling ended the run, if one did."""
     error: str | None = None
@@ -204,10 +214,13 @@ class Observed:
     """The last steps of the trajectory, for failure messages."""
 
     @property
-    def detection_lag(self) -> int:
+    def detection_lag(self) -> int | None:
         """Steps from the first stagnant step to the stop (0 = stopped on the spot), signed:
         negative when the agent stopped while progress was still possible — a premature stop,
-        a guess rather than a detection, which a clip at 0 would score as perfect (issue 11)."""
+        a guess rather than a detection, which a clip at 0 would score as perfect (issue 11).
+        ``None`` on a solvable control."""
+        if self.first_stagnant_step is None:
+            return None
         return self.steps - self.first_stagnant_step
 
     @property
@@ -233,6 +246,10 @@ class Rule(StrEnum):
     """``complete`` claimed on an unsolvable task, or where the world says otherwise."""
     FALSE_STOP = "false_stop"
     """A solvable control ended without completing."""
+    UNREPORTED_FINISH = "unreported_finish"
+    """Finished, reported otherwise: a solvable control the world shows complete, ended with a
+    non-complete code. The work was done and the report is wrong: a different failure from a
+    false stop, whose fix is in the agent's reporting, not in its stopping (issue 11)."""
     UNEXPECTED_CODE = "unexpected_code"
     """Strict: an honest stop, but not with one of the scenario's expected codes."""
     UNEXPECTED_EXIT = "unexpected_exit"

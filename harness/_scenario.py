@@ -69,8 +69,10 @@ class Stagnation(StrEnum):
     """The step after the last one that changed which completion criteria fail: artifacts that
     move no criterion are no progress (the world must be a `CriteriaWorld`)."""
     BUDGET_SPENT = "budget_spent"
-    """The first step begun with the step or token budget already spent: each step after it is
-    waste."""
+    """The step during which the step, token or cost budget ran out (the step budget's last
+    step, or the step whose spend reached the token or cost budget): an agent that stops there
+    stops on the spot, and each step after it is waste. A run that stopped short of it has it
+    projected at its last step's spend."""
 
 
 class McpErrors(StrEnum):

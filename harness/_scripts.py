@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -272,17 +272,36 @@ class Until:
 @dataclass(frozen=True, kw_only=True)
 class FanOut:
     """A supervisor that hands every subtask to a worker, step after step; workers follow
-    ``worker``. The supervisor is the ``main`` agent; any other agent name is a worker."""
+    ``worker``. The supervisor is the ``main`` agent; any other agent name is a worker.
+
+    The delegation contract: the agent under test runs ``delegate`` itself — each call starts a
+    worker of its own runtime, whose model calls pass ``agent="worker-N"`` (any name but
+    ``main``) and whose conversation names its subtask. A worker whose conversation names one of
+    ``per_subtask`` follows that script instead (the longest name found wins, so ``S-1`` is not
+    taken for ``S-10``). The supervisor first makes the ``before`` calls, one a step; after
+    ``rounds`` rounds of delegation (``None``: for ever) it follows ``then``.
+    """
 
     delegate: Call
     field: str
     """The argument of ``delegate`` that names the subtask."""
     subtasks: Sequence[str]
     worker: Script
+    # ``dataclasses.field``: this class's own ``field`` names the subtask argument
+    per_subtask: Mapping[str, Script] = dataclasses.field(default_factory=dict)
+    before: Sequence[Call] = ()
+    rounds: int | None = None
+    then: Script = dataclasses.field(default_factory=Claim)
 
     def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
         if request.agent != "main":
-            return self.worker.reply(request, rng)
+            return self._worker(request).reply(request, rng)
+        step = _own_step(request)
+        if step <= len(self.before):
+            return _single(self.before[step - 1], request)
+        delegations = step - len(self.before)
+        if self.rounds is not None and delegations > self.rounds:
+            return self.then.reply(_rebased(request, len(self.before) + self.rounds), rng)
         calls = tuple(
             ToolCall(
                 id=f"call_{request.step}_{i}",
@@ -292,3 +311,11 @@ class FanOut:
             for i, subtask in enumerate(self.subtasks)
         )
         return ModelResponse(content=_say(self.delegate, request), tool_calls=calls)
+
+    def _worker(self, request: ModelRequest) -> Script:
+        """The script of the worker whose conversation names its subtask."""
+        if not self.per_subtask:
+            return self.worker
+        said = " ".join(str(m.get("content") or "") for m in request.messages)
+        named = [subtask for subtask in self.per_subtask if subtask in said]
+        return self.per_subtask[max(named, key=len)] if named else self.worker

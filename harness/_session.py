@@ -182,7 +182,6 @@ class Session:
         self._gave_up_at_step: int | None = None
         self._input_tokens = 0
         self._output_tokens = 0
-        self._costs_before_step: list[float] = []
         self._actions: Counter[str] = Counter()
         self._agent_steps: Counter[str] = Counter()
         self._results: dict[str, list[str]] = {}
@@ -196,8 +195,8 @@ class Session:
         self._overhead: dict[str, int] = {}
         """Each agent's fixed input per call, measured from its first call (`_overhead_of`)."""
         self._uncharged = 0
-        self._uncharged_before_step: list[int] = []
         self._current: _OpenStep | None = None
+        self._slept = 0.0
 
     # -- what the agent sees --------------------------------------------------------------
     @property
@@ -271,6 +270,19 @@ class Session:
             raise result.error
         return result.text
 
+    def sleep(self, seconds: float) -> None:
+        """Waits ``seconds`` on the session clock, at once: honour a Retry-After here and the
+        wait counts against the wall and idle budgets (`clock`) without costing real time, so
+        a run never hits the harness's wall ceiling for being polite (issue 11)."""
+        with self._lock:
+            self._check_open()
+            self._slept += max(0.0, float(seconds))
+
+    @property
+    def clock(self) -> float:
+        """Seconds on the session clock: real time since the run began plus time slept."""
+        return self.elapsed + self._slept
+
     def count_transport_attempt(self) -> None:
         """One HTTP request reached a fake model on the wire (issue 5): SDK retries and transient
         failures are counted here, apart from steps, which only `call_model` counts."""
@@ -338,9 +350,8 @@ class Session:
         self._close_step()
         self._steps += 1
         self._agent_steps[agent] += 1
-        self._probe.on_step(self._input_tokens + self._output_tokens - self._uncharged)
-        self._uncharged_before_step.append(self._uncharged)
-        self._costs_before_step.append(self._cost())
+        sent = self._input_tokens + self._output_tokens
+        self._probe.on_step(sent - self._uncharged, self._cost(), sent)
         request = ModelRequest(
             messages=messages,
             tools=self._offered_names(tools),
@@ -396,25 +407,20 @@ class Session:
         with self._lock:
             self._closed = True
             self._close_step()
-            stagnant = self._probe.first_stagnant_step()
-            lag_tokens, lag_cost = 0, 0.0
-            if stagnant <= self._steps:  # in tokens sent, the agent's prompt included
-                lag_tokens = self._input_tokens + self._output_tokens
-                lag_tokens -= self._probe.tokens_before_step[stagnant - 1]
-                lag_tokens -= self._uncharged_before_step[stagnant - 1]
-                lag_cost = round(self._cost() - self._costs_before_step[stagnant - 1], 6)
+            sent = self._input_tokens + self._output_tokens
+            truth = self._probe.truth(tokens=sent - self._uncharged, cost=self._cost(), sent=sent)
             return Observed(
                 steps=self._steps,
                 tool_calls=self._tool_calls,
                 transport_attempts=self._transport_attempts,
-                first_stagnant_step=stagnant,
+                first_stagnant_step=truth.first_stagnant_step,
                 input_tokens=self._input_tokens,
                 output_tokens=self._output_tokens,
                 overhead_tokens=next(iter(self._overhead.values()), 0),
                 uncharged_tokens=self._uncharged,
                 cost_usd=round(self._cost(), 6),
-                lag_tokens=lag_tokens,
-                lag_cost_usd=lag_cost,
+                lag_tokens=truth.lag_tokens,
+                lag_cost_usd=truth.lag_cost_usd,
                 max_repeated_action=max(self._actions.values(), default=0),
                 distinct_world_states=len(self._probe.seen_worlds),
                 refusals=dict(sorted(self._probe.refusals.items())),
@@ -422,6 +428,7 @@ class Session:
                 final_answer_calls=self._final_answer_calls,
                 gave_up_at_step=self._gave_up_at_step,
                 steps_by_agent=dict(sorted(self._agent_steps.items())),
+                slept_seconds=round(self._slept, 6),
                 world_complete=self._setup.world.is_complete(),
                 ceiling=self._ceiling,
                 error=error,

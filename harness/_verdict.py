@@ -41,6 +41,12 @@ def _how_it_ended(ending: Ending, scenario: Scenario, *, strict: bool) -> list[F
         return [Failure(rule=Rule.UNSTRUCTURED, message=message)]
     if stop.exit is Exit.COMPLETE:
         return _completion(ending, scenario)
+    if scenario.solvable and observed.world_complete:
+        message = (
+            f"finished, reported otherwise: the world shows the task complete, but the agent "
+            f"stopped {stop.exit}/{stop.code}; expected complete"
+        )
+        return [Failure(rule=Rule.UNREPORTED_FINISH, message=message)]
     if scenario.solvable:
         message = f"false stop: {stop.exit}/{stop.code} on a solvable control; expected complete"
         return [Failure(rule=Rule.FALSE_STOP, message=message)]

@@ -171,6 +171,28 @@ def masks_every_number(stale_steps: int = 2) -> Any:
     return loop(policy)
 
 
+def reads_one_spelling(stale_steps: int = 2) -> Any:
+    """`masks_every_number`, except that it reads the progress figure where one API puts it
+    (``index.percent_indexed``, snake case, not nested): tuned to seed 0's dialect, blind on the
+    others."""
+    seen: set[str] = set()
+    stale, best = [0], [-1.0]
+
+    def policy(calls: Any, results: list[str], step: int) -> Stop | None:
+        bodies = [parse(r) for r in results]
+        figures = [
+            b.get("index", {}).get("percent_indexed", -1) for b in bodies if isinstance(b, dict)
+        ]
+        rose = max(figures, default=-1) > best[0]
+        best[0] = max(best[0], *figures)
+        masked = {json.dumps(_mask_every_number(b), sort_keys=True) for b in bodies}
+        stale[0] = 0 if rose or not masked <= seen else stale[0] + 1
+        seen.update(masked)
+        return Stop(code=Code.NO_PROGRESS, reason="stale") if stale[0] >= stale_steps else None
+
+    return loop(policy)
+
+
 def criteria_stall_only(steps: int = 3) -> Any:
     """Re-reads the criteria after each step and stops when they stay flat ``steps`` steps: a
     research phase looks stuck."""
@@ -229,3 +251,50 @@ def stops_when_the_model_hesitates() -> Any:
         )
 
     return agent
+
+
+def no_worker_runtime() -> ContractAgent:
+    """The contract with no worker runtime: it calls the toolbox's ``delegate`` as a tool, which
+    only says workers are the agent's own — it "passes" a stuck fan-out by seeing nothing new."""
+    return ContractAgent(delegate="(no worker runtime)")
+
+
+def compares_raw_results() -> Any:
+    """An honest simple detector, blind to volatile ids by design: it stops on the second
+    identical call that got a byte-identical result (ids included), honours ``give_up``, checks
+    a success claim in the world and keeps a budget ledger. It catches every family's plain
+    variant (exact repeats look exact there) and misses the hostile ones above it."""
+
+    def agent(session: Session) -> Stop:
+        messages, seen, budget, spent = opening(session), set(), session.budget, 0
+        for step in range(budget.max_steps):
+            if budget.max_tokens is not None and spent >= budget.max_tokens:
+                return Stop(code=Code.BUDGET_COST, reason="tokens", partial={"steps": step})
+            reply = session.call_model(messages, session.tools)
+            spent += reply["usage"]["total_tokens"]
+            messages.append(assistant(reply))
+            for call_id, name, arguments in tool_calls(reply):
+                if name == "give_up":
+                    return Stop(code=Code.NO_PROGRESS, reason=f"gave up: {arguments}")
+                message = dispatch(session, call_id, name, arguments)[0]
+                messages.append(message)
+                key = f"{name}:{arguments}:{message['content']}"
+                if key in seen:
+                    return _raw_repeat(message["content"])
+                seen.add(key)
+            if not tool_calls(reply):
+                done = parse(session.call_tool(CHECK_TOOL, {})).get("complete") is True
+                return Stop(code=Code.COMPLETED if done else Code.NEEDS_HUMAN, reason="claim")
+        return Stop(code=Code.BUDGET_STEPS, reason="steps", partial={"steps": budget.max_steps})
+
+    return agent
+
+
+def _raw_repeat(result: str) -> Stop:
+    error = parse(result).get("error") if isinstance(parse(result), dict) else None
+    status = error.get("status") if isinstance(error, dict) else None
+    if status == 403:
+        missing = (str(error.get("missing_permission")),)  # type: ignore[union-attr]
+        return Stop(code=Code.BLOCKED_INPUT, reason="denied twice", missing=missing)
+    code = Code.ERROR_FATAL if status == 503 else Code.NO_PROGRESS
+    return Stop(code=code, reason="the same call got the same answer twice")

@@ -26,6 +26,10 @@ HEAVY = (
     "pydantic_ai",
     "agents",
     "smolagents",
+    "llama_index",
+    "autogen_agentchat",
+    "autogen_core",
+    "autogen_ext",
     "mcp",
     "mcp_types",
 )

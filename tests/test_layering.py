@@ -27,6 +27,8 @@ FRAMEWORKS = {
     "agents",
     "anthropic",
     "autogen_agentchat",
+    "autogen_core",
+    "autogen_ext",
     "crewai",
     "httpx",
     "httpx2",

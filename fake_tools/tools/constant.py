@@ -1,4 +1,5 @@
-"""Consumes any call, produces the same answer every time: a tool that can never move the task."""
+"""Consumes any call, produces the same answer every time (or the same answer per name looked
+up): tools that can never move the task by themselves."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from fake_tools._world import FakeWorld
 from fake_tools.tools._respond import respond
 from harness import JSON, ToolResult, ToolSpec
 
-__all__ = ["constant_tool"]
+__all__ = ["constant_tool", "lookup_tool"]
 
 
 def constant_tool(spec: ToolSpec, answer: JSON) -> Tool:
@@ -18,5 +19,15 @@ def constant_tool(spec: ToolSpec, answer: JSON) -> Tool:
 
     def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
         return respond(world, dict(answer))
+
+    return Tool(spec=spec, handler=handle)
+
+
+def lookup_tool(spec: ToolSpec, *, field: str, records: Mapping[str, JSON], missing: JSON) -> Tool:
+    """Answers the record named by ``arguments[field]``, the same every time; ``missing`` for a
+    name it does not hold (a registry read: it never moves the task by itself)."""
+
+    def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
+        return respond(world, dict(records.get(str(arguments.get(field, "")), missing)))
 
     return Tool(spec=spec, handler=handle)

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fake_tools._router import Tool
+from fake_tools._router import Tool, error_result
 from fake_tools._world import FakeWorld
 from fake_tools.tools._respond import respond
 from harness import ToolResult, ToolSpec
@@ -43,11 +43,27 @@ def writer_tool(spec: ToolSpec, *, key: str, field: str, criteria: Sequence[Crit
     return Tool(spec=spec, handler=handle)
 
 
-def check_tool(spec: ToolSpec) -> Tool:
-    """Re-reads the system of record: complete or not, and which criteria still fail."""
+Scope = Callable[[FakeWorld], Sequence[str]]
+"""The completion criteria of one subtask that still fail."""
+
+
+def check_tool(spec: ToolSpec, *, subtasks: Mapping[str, Scope] | None = None) -> Tool:
+    """Re-reads the system of record: complete or not, and which criteria still fail.
+
+    With ``subtasks``, a call that passes ``subtask`` (one of its names) reads only that
+    subtask's criteria: the per-subtask verifier a worker of a fan-out checks its own work with,
+    since the whole task is complete only when every worker is done.
+    """
+    scopes = dict(subtasks or {})
 
     def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
-        failing = world.failing()
+        subtask = arguments.get("subtask")
+        if subtask is None:
+            failing = world.failing()
+        elif subtask in scopes:
+            failing = list(scopes[subtask](world))
+        else:
+            return error_result(f"unknown subtask {subtask!r}", subtasks=sorted(scopes))
         return respond(world, {"complete": not failing, "failing": failing})
 
     return Tool(spec=spec, handler=handle)

@@ -19,8 +19,9 @@ from harness import JSON, ToolResult, ToolSpec
 
 __all__ = ["flaky_tool", "job_tool"]
 
-RETRY_AFTER_SECONDS = 2
-"""The hint a recovering dependency sends; the fake clock makes waiting free."""
+RETRY_AFTER_SECONDS = 1
+"""The hint a recovering dependency sends. Waiting on `Session.sleep` is free; an agent that
+sleeps for real waits a second per 503, which the scenarios' wall budgets cover."""
 
 
 def job_tool(spec: ToolSpec, *, key: str, pending: int, result: JSON) -> Tool:

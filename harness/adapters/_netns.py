@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import os
+import shutil
 import signal
 import socket
 import struct
@@ -22,7 +24,7 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 
-__all__ = ["close_relay", "isolated", "serve_unix"]
+__all__ = ["close_relay", "isolated", "serve_unix", "unavailable"]
 
 CHUNK = 65_536
 SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
@@ -30,6 +32,27 @@ SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
 IFREQ = "16sH14x"
 """``struct ifreq`` as these two calls use it: the interface name, then its flags."""
 LOOPBACK = "127.0.0.1"
+
+
+@functools.cache
+def unavailable() -> str | None:
+    """Why this platform cannot run an agent loopback-only, or ``None`` when it can: tried once
+    (``unshare`` of a no-op), so a flag that cannot work is refused before any run starts."""
+    if not sys.platform.startswith("linux"):
+        return f"network namespaces are Linux-only, and this is {sys.platform}"
+    if shutil.which("unshare") is None:
+        return "the unshare command (util-linux) is not installed"
+    tried = subprocess.run(
+        ["unshare", "--map-root-user", "--net", "true"], capture_output=True, text=True
+    )
+    if tried.returncode != 0:
+        said = tried.stderr.strip() or f"status {tried.returncode}"
+        return (
+            f"unshare --map-root-user --net fails here ({said}): unprivileged user namespaces "
+            "are off (sysctl user.max_user_namespaces, kernel.unprivileged_userns_clone) or a "
+            "container's seccomp profile forbids them"
+        )
+    return None
 
 
 def isolated(relays: Sequence[tuple[str, int]], argv: Sequence[str]) -> list[str]:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BUDGET",
+    "FAKE_MODEL",
     "PARTIAL_TAIL",
     "Budgeted",
     "ToolCaller",
@@ -37,6 +38,9 @@ BUDGET: Literal["budget"] = "budget"
 """Pass as a framework limit to set it from the scenario's budget (``session.budget``) instead of
 the framework's default: the agent then gets exactly the steps the scenario allows."""
 Budgeted = Literal["budget"]
+
+FAKE_MODEL = "unsolvable-fake"
+"""The model name an adapter sends on the wire; the fake answers whatever the name."""
 
 PARTIAL_TAIL = 3
 """Messages kept verbatim in a partial result: the last tool call, its result and the model's

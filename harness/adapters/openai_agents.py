@@ -31,6 +31,7 @@ from harness._types import JSON, ToolSpec
 from harness.adapters.base import interpret_plain
 from harness.adapters.kit import (
     BUDGET,
+    FAKE_MODEL,
     Budgeted,
     ToolCaller,
     as_mapping,
@@ -62,9 +63,6 @@ except ModuleNotFoundError as error:  # pragma: no cover - only without the extr
     raise ImportError(missing_extra("openai-agents", "openai-agents")) from error
 
 __all__ = ["FAKE_MODEL", "AgentBindings", "AgentsRun", "OpenAIAgentsAdapter", "session_tools"]
-
-FAKE_MODEL = "unsolvable-fake"
-"""The model name sent on the wire; the fake answers whatever the name."""
 
 AgentBuilder = Callable[[list[FunctionTool]], Agent[Any]]
 Api = Literal["responses", "chat_completions"]

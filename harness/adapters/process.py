@@ -167,9 +167,11 @@ class ProcessAdapter:
         self.name = name or EXEC_PREFIX + shlex.join(self.command)
         self.isolate_network = isolate_network
         self.wire_options = dict(wire or {})
+        if isolate_network:
+            _check_isolation(self.name)
 
     @classmethod
-    def from_spec(cls, spec: str) -> ProcessAdapter:
+    def from_spec(cls, spec: str, *, isolate_network: bool = False) -> ProcessAdapter:
         """``exec:COMMAND ARGS…``, split as a POSIX shell would (`shlex`)."""
         try:
             command = shlex.split(spec.removeprefix(EXEC_PREFIX))
@@ -177,7 +179,7 @@ class ProcessAdapter:
             raise AdapterError(
                 f"agent {spec!r}: its command line cannot be split ({error}); close the quote"
             ) from None
-        return cls(command, name=spec)
+        return cls(command, name=spec, isolate_network=isolate_network)
 
     def run(self, session: Session) -> ProcessExit:
         from harness.wire import Wire  # the wire is imported only when a process is run
@@ -267,6 +269,18 @@ class ProcessAdapter:
         return (
             f"agent {self.name!r} {how} without a structured exit; its stderr ends: {last[0]}. "
             "To stop on purpose, print a JSON object with a code as the last stdout line"
+        )
+
+
+def _check_isolation(name: str) -> None:
+    from harness.adapters._netns import unavailable
+
+    why = unavailable()
+    if why is not None:
+        raise AdapterError(
+            f"agent {name!r}: cannot run it with loopback only: {why}. Run it without network "
+            "isolation (no --isolate-network or --unsolvable-isolate-network; "
+            f"isolate_network=False), or where user namespaces are allowed. See {DOCS}"
         )
 
 

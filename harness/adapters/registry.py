@@ -9,7 +9,7 @@ Registering an adapter is one table in its package's ``pyproject.toml``::
 after which ``unsolvable run --agent my-framework`` (and every other place that takes an agent
 spec) finds it. Nothing is imported until the name is used.
 
-The harness registers its own coding-agent adapters the same way, by name (`BUILTIN_ADAPTERS`);
+The harness registers its own framework and coding-agent adapters by name (`BUILTIN_ADAPTERS`);
 an installed package cannot take one of those names.
 """
 
@@ -24,6 +24,9 @@ ENTRY_POINT_GROUP = "pytest_unsolvable.agents"
 BUILTIN_ADAPTERS = {
     "claude-agent-sdk": "harness.adapters.claude_agent_sdk:adapter",
     "claude-code": "harness.adapters.claude_code:adapter",
+    "llamaindex": "harness.adapters.llamaindex:adapter",
+    "autogen": "harness.adapters.autogen:adapter",
+    "codex": "harness.adapters.codex_cli:adapter",
 }
 """Adapters the harness ships under a short name (issue 12), each needing its extra or CLI."""
 

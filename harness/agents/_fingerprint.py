@@ -24,6 +24,13 @@ VOLATILE_KEY = re.compile(r"(^|_)(id|ids|uuid|timestamp|time|at|nonce|etag)$", r
 PROGRESS_KEY = re.compile(r"(^|_)(progress|percent|pct|indexed|warmed)($|_)", re.IGNORECASE)
 """Keys whose number is a progress figure (``progress``, ``percent_indexed``): when it rises, the
 dependency is really getting somewhere, though the rest of the answer looks the same."""
+WORD_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+"""Where a camelCase key starts a new word: ``percentIndexed`` and ``requestId`` are read as
+``percent_indexed`` and ``request_id``, since APIs spell the same field both ways."""
+
+
+def _snake(key: object) -> str:
+    return WORD_BOUNDARY.sub("_", str(key))
 
 
 def parse(text: str) -> Any:
@@ -38,7 +45,7 @@ def _normalised(value: Any) -> Any:
     if isinstance(value, str):
         return " ".join(value.split()).casefold()
     if isinstance(value, dict):
-        return {k: _normalised(v) for k, v in value.items() if not VOLATILE_KEY.search(str(k))}
+        return {k: _normalised(v) for k, v in value.items() if not VOLATILE_KEY.search(_snake(k))}
     if isinstance(value, list):
         return [_normalised(v) for v in value]
     return value
@@ -64,7 +71,7 @@ def _masked(value: Any) -> Any:
     if isinstance(value, bool) or not isinstance(value, int | float | dict | list):
         return value
     if isinstance(value, dict):
-        return {k: _masked(v) for k, v in value.items() if not PROGRESS_KEY.search(str(k))}
+        return {k: _masked(v) for k, v in value.items() if not PROGRESS_KEY.search(_snake(k))}
     if isinstance(value, list):
         return [_masked(v) for v in value]
     return 0
@@ -83,7 +90,7 @@ def progress_figures(value: Any, path: str = "") -> dict[str, float]:
     items = value.items() if isinstance(value, dict) else ()
     for key, item in items:
         where = f"{path}.{key}"
-        if PROGRESS_KEY.search(str(key)) and isinstance(item, int | float):
+        if PROGRESS_KEY.search(_snake(key)) and isinstance(item, int | float):
             figures[where] = float(item)
         else:
             figures.update(progress_figures(item, where))

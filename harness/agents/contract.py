@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
@@ -78,10 +77,10 @@ class _Ledger:
     """The run's budget, shared by every agent of the run and checked before each model call."""
 
     def __init__(self, session: Session) -> None:
+        self.session = session
         self.budget = session.budget
         self.steps = 0
         self.tokens = 0
-        self.started = time.monotonic()
 
     def charge(self, reply: JSON) -> None:
         self.steps += 1
@@ -94,7 +93,7 @@ class _Ledger:
         if budget.max_tokens is not None and self.tokens >= budget.max_tokens:
             return Code.BUDGET_COST
         wall = budget.max_wall_seconds
-        if wall is not None and time.monotonic() - self.started >= wall:
+        if wall is not None and self.session.clock >= wall:  # waits on the session clock count
             return Code.BUDGET_TIME
         return None
 
@@ -136,6 +135,8 @@ class _Run:
         self.stalled = self.idle = self.criteria_stalled = 0
         self.criteria: str | None = None
         self.warned = False
+        self.scope: dict[str, Any] = {}
+        """A worker's subtask (its delegate call's arguments): what its verifier checks."""
 
     def partial(self) -> JSON:
         return {"steps": self.ledger.steps, "findings": self.findings[-5:]}
@@ -181,6 +182,7 @@ class _Run:
             if stop is not None:
                 return stop
             waiting = _is_waiting(result)
+            self.session.sleep(float(_error(result).get("retry_after", 0)))  # honour it, free
             fingerprint = action_fingerprint(name, arguments)
             (self.waiting.add if waiting else self.waiting.discard)(fingerprint)
             idle &= waiting
@@ -245,10 +247,15 @@ class _Run:
         return self.stop(Code.NO_PROGRESS, f"no new observation for {self.stalled} steps")
 
     def _verifier(self) -> str | None:
-        """The verifier's answer, or ``None`` when the session offers no verifier."""
-        if self.contract.verifier not in {spec.name for spec in self.session.tools}:
+        """The verifier's answer, or ``None`` when the session offers no verifier. A worker
+        passes its subtask to a verifier that takes it (a per-subtask check): the whole task is
+        done only when every worker is."""
+        spec = next((s for s in self.session.tools if s.name == self.contract.verifier), None)
+        if spec is None:
             return None
-        return self.session.call_tool(self.contract.verifier, {}, agent=self.name)
+        accepted = spec.parameters.get("properties", {})
+        scope = {key: value for key, value in self.scope.items() if key in accepted}
+        return self.session.call_tool(self.contract.verifier, scope, agent=self.name)
 
     def _check_criteria(self, result: str | None = None, *, informed: bool = False) -> Stop | None:
         """Stops when no completion criterion moved, and no new information came, for
@@ -317,6 +324,8 @@ class _Run:
             worker = _Run(self.contract, self.session, self.ledger, f"worker-{call_id}")
             worker.messages[-1]["content"] = f"Subtask of '{self.session.task}': {arguments}"
             worker.seen = self.seen  # what one worker learnt is no news to the next
+            subtask = parse(arguments)
+            worker.scope = subtask if isinstance(subtask, dict) else {}
             stop = worker.go()
             stops.append(stop)
             summary = {"exit": stop.exit, "code": stop.code, "reason": stop.reason}

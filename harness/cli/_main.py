@@ -88,6 +88,12 @@ def _parser() -> argparse.ArgumentParser:
         help=f"harness wall-clock ceiling per run (default {Ceilings.max_wall_seconds:g} s; "
         "an adapter may need more: the coding agents get 60 s)",
     )
+    run_.add_argument(
+        "--isolate-network",
+        action="store_true",
+        help="run exec: agents with loopback only (Linux network namespaces): every address "
+        "but the harness's fails at once",
+    )
     _add_report_command(commands)
     listing = commands.add_parser("list", help="list the scenarios")
     listing.add_argument(
@@ -134,9 +140,11 @@ def _jobs(args: argparse.Namespace) -> list[Job]:
     from scenarios import select
 
     specs = list(args.agent or DEFAULT_AGENTS)
-    ceilings = {  # a bad spec is a usage error before anything runs
+    ceilings = {  # a bad spec, or an isolation this platform lacks, is a usage error now
         spec: ceilings_for(
-            load_agent(spec), max_steps=args.ceiling_steps, max_wall_seconds=args.ceiling_seconds
+            load_agent(spec, isolate_network=args.isolate_network),
+            max_steps=args.ceiling_steps,
+            max_wall_seconds=args.ceiling_seconds,
         )
         for spec in specs
     }
@@ -147,6 +155,7 @@ def _jobs(args: argparse.Namespace) -> list[Job]:
             seed=seed,
             strict=args.strict,
             ceilings=ceilings[spec],
+            isolate_network=args.isolate_network,
         )
         for scenario in select(args.scenario or ())
         for seed in args.seed or (scenario.seeds if args.all_seeds else scenario.seeds[:1])

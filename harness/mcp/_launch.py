@@ -90,18 +90,14 @@ class McpService:
         self._process: subprocess.Popen[bytes] | None = None
         self._stderr: IO[bytes] | None = None
         self._stopping = threading.Event()
-        self._lock = threading.Lock()
         self._watcher: threading.Thread | None = None
         self.port = 0
+        self.started = False
+        """Whether a client connected, so the server process was started."""
 
     @property
     def url(self) -> str:
         return f"http://{LOOPBACK}:{self.port}{MCP_PATH}"
-
-    @property
-    def started(self) -> bool:
-        """Whether a client connected, so the server process was started."""
-        return self._process is not None
 
     def start(self) -> McpService:
         self._listener = socket.create_server((LOOPBACK, 0))
@@ -118,10 +114,8 @@ class McpService:
         assert self._listener is not None
         while not self._stopping.is_set():
             readable, _, _ = select.select([self._listener], [], [], POLL_SECONDS)
-            if readable:
-                with self._lock:
-                    if not self._stopping.is_set():
-                        self._spawn()
+            if readable and not self._stopping.is_set():
+                self._spawn()
                 return
 
     def _spawn(self) -> None:
@@ -137,17 +131,17 @@ class McpService:
             pass_fds=(fd,),
             start_new_session=True,  # its own process group, ended as one
         )
+        self.started = True
         # The server holds the socket now; were it to die, a client is refused, not left waiting.
         self._listener.close()
 
     def stop(self) -> None:
         """Kills the server (if it was started) and passes its stderr on to the harness's."""
-        with self._lock:
-            self._stopping.set()
-            if self._process is None and self._listener is not None:
-                self._listener.close()
-        if self._watcher is not None:
+        self._stopping.set()
+        if self._watcher is not None:  # within one poll: closing its socket under it would not do
             self._watcher.join()
+        if self._listener is not None:
+            self._listener.close()
         if self._process is not None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self._process.pid, signal.SIGKILL)

@@ -23,6 +23,7 @@ import os
 import socket
 import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -36,12 +37,10 @@ from mcp.shared.exceptions import MCPError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from harness._scenario import McpErrors
+from harness.mcp._launch import LOOPBACK, MCP_PATH, SERVER_NAME
 
 __all__ = ["build_server", "main"]
 
-SERVER_NAME = "unsolvable"
-"""The name clients show the server under (Claude Code: ``mcp__unsolvable__<tool>``)."""
-MCP_PATH = "/mcp"
 TOOL_ERROR = -32000
 """The JSON-RPC code of a failed call under `McpErrors.PROTOCOL`: the first of the range the
 JSON-RPC spec reserves for implementation-defined server errors."""
@@ -55,12 +54,12 @@ ERROR_STATUS = 400
 """An HTTP status from the tools at or above this is a failed call (403, 503, 500, ...)."""
 
 
-class _Failed(Exception):
-    """A tool call the harness answered with an error status."""
+@dataclass(frozen=True)
+class _Failed:
+    """A tool call the harness answered with an error status, and the body it answered."""
 
-    def __init__(self, status: int, text: str) -> None:
-        super().__init__(text)
-        self.status, self.text = status, text
+    status: int
+    text: str
 
 
 def _tools(specs: Sequence[Mapping[str, Any]]) -> list[types.Tool]:
@@ -91,7 +90,7 @@ def build_server(tools_url: str, specs: Sequence[Mapping[str, Any]], errors: Mcp
     """The MCP server of one run: ``tools/list`` from ``specs``, ``tools/call`` forwarded."""
     tools = _tools(specs)
     names = {tool.name for tool in tools}
-    client = httpx2.AsyncClient(timeout=HARNESS_SECONDS)
+    client = httpx2.AsyncClient(timeout=HARNESS_SECONDS)  # lives as long as the process
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -212,6 +211,6 @@ def main(argv: Sequence[str] | None = None) -> None:
     if options.fd is not None:
         listener = socket.socket(fileno=options.fd)
     else:
-        listener = socket.create_server(("127.0.0.1", options.port))
-        print(f"http://127.0.0.1:{listener.getsockname()[1]}{MCP_PATH}", flush=True)
+        listener = socket.create_server((LOOPBACK, options.port))
+        print(f"http://{LOOPBACK}:{listener.getsockname()[1]}{MCP_PATH}", flush=True)
     anyio.run(_serve_http, server, listener)

@@ -168,6 +168,7 @@ class UnsolvableRunner:
             strict=bool(_first(self.marker.strict, self.settings.strict)),
             ceilings=self.marker.ceilings(self.settings.ceilings),
             overrides=tuple(sorted({**self.settings.overrides, **self.marker.overrides}.items())),
+            isolate_network=self.settings.isolate_network,
         )
         (record,) = self.pool().run([job]).records
         self._keep(record)
@@ -190,7 +191,9 @@ class UnsolvableRunner:
                 f"@pytest.mark.unsolvable(agent=...), {AGENT_OPTION}=SPEC or the ini key "
                 f"unsolvable_agent ({DOCS})"
             )
-        return load_agent(agent) if isinstance(agent, str) else agent
+        if not isinstance(agent, str):
+            return agent
+        return load_agent(agent, isolate_network=self.settings.isolate_network)
 
     @property
     def snapshot(self) -> Any:

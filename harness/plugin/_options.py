@@ -33,6 +33,7 @@ __all__ = [
     "DOCS",
     "FAMILY_OPTION",
     "HTML_OPTION",
+    "ISOLATE_NETWORK_OPTION",
     "JSON_OPTION",
     "LENIENT_OPTION",
     "MARKDOWN_OPTION",
@@ -70,6 +71,7 @@ CEILING_TOOL_CALLS_OPTION = "--unsolvable-ceiling-tool-calls"
 CEILING_SECONDS_OPTION = "--unsolvable-ceiling-seconds"
 SNAPSHOT_DIR_OPTION = "--unsolvable-snapshot-dir"
 NO_SNAPSHOT_OPTION = "--unsolvable-no-snapshot"
+ISOLATE_NETWORK_OPTION = "--unsolvable-isolate-network"
 PREFIX = "--unsolvable-"
 """How this face spells the report flags that `harness.reports.REPORT_FLAGS` declares."""
 JSON_OPTION = f"{PREFIX}json"
@@ -174,6 +176,12 @@ _OPTIONS = (
         help="do not snapshot the generated suite's records (ini: unsolvable_snapshot = false)",
         ini_help="snapshot the generated suite's records (default true)",
     ),
+    _Option(
+        flag=ISOLATE_NETWORK_OPTION,
+        switch=True,
+        help="run exec: agents with loopback only (Linux network namespaces): every address "
+        "but the harness's fails at once",
+    ),
     *(
         _Option(
             flag=f"{PREFIX}{flag.name}",
@@ -223,6 +231,8 @@ class Settings:
     snapshot: bool = True
     reports: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     """The values of `REPORT_FLAGS` that were given, by `ReportFlag.key`."""
+    isolate_network: bool = False
+    """Run ``exec:`` agents with loopback only."""
 
     @property
     def overrides(self) -> dict[str, int]:
@@ -308,6 +318,7 @@ def resolve(config: pytest.Config) -> Settings:
         ceilings=_ceilings(values),
         snapshot_dir=values[SNAPSHOT_DIR_OPTION] or DEFAULT_SNAPSHOT_DIR,
         snapshot=values[NO_SNAPSHOT_OPTION] is not False,
+        isolate_network=bool(values[ISOLATE_NETWORK_OPTION]),
         reports={
             flag.key: values[f"{PREFIX}{flag.name}"]
             for flag in REPORT_FLAGS
@@ -361,7 +372,7 @@ def check_names(settings: Settings) -> None:
 
     try:
         for spec in settings.agents:
-            load_agent(spec)
+            load_agent(spec, isolate_network=settings.isolate_network)
     except UnsolvableError as error:
         raise pytest.UsageError(f"{AGENT_OPTION}: {error}") from None
     try:

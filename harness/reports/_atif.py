@@ -115,7 +115,9 @@ def _ending(record: TerminationRecord) -> dict[str, Any]:
         "reason": record.reported.reason if record.reported else None,
         "finish_reason": finish_reason(record),
         "first_stagnant_step": observed.first_stagnant_step,
-        "detection_lag": {
+        "detection_lag": None  # a control has no stagnant step and no lag
+        if observed.detection_lag is None
+        else {
             "steps": observed.detection_lag,
             "tokens": observed.lag_tokens,
             "cost_usd": observed.lag_cost_usd,

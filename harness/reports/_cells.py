@@ -34,8 +34,8 @@ COLUMNS = (
     "pass^k",
     "lag p50/p95/max",
     "premature",
-    "lag tokens p95",
-    "lag $ p95",
+    "lag tokens p50/p95",
+    "lag $ p50/p95",
     "step/N p95",
     "false stops",
     "finished, reported otherwise",
@@ -102,8 +102,11 @@ def step_cap_lines(metrics: Metrics) -> list[str]:
     return [sentence for sentence in sentences if sentence is not None]
 
 
-def _p95(values: Distribution | None, template: str = "{:g}") -> str:
-    return NO_VALUE if values is None else template.format(values.p95)
+def _p50_p95(values: Distribution | None, template: str = "{:g}") -> str:
+    """Lag in tokens or dollars: signed, so p50 shows the guesses (negative) that p95 hides."""
+    if values is None:
+        return NO_VALUE
+    return f"{template.format(values.p50)}/{template.format(values.p95)}"
 
 
 def cells(group: GroupMetrics) -> tuple[str, ...]:
@@ -114,8 +117,8 @@ def cells(group: GroupMetrics) -> tuple[str, ...]:
         f"{group.pass_k}/{group.scenarios}",
         distribution(group.lag_steps),
         premature(group),
-        _p95(group.lag_tokens),
-        _p95(group.lag_cost_usd, "{:.4f}"),
+        _p50_p95(group.lag_tokens),
+        _p50_p95(group.lag_cost_usd, "{:.4f}"),
         f"{group.steps_per_bound.p95:.2f}",
         false_stops(group),
         NO_VALUE if group.false_stop_rate is None else str(group.unreported_finishes),

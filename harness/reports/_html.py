@@ -232,7 +232,9 @@ def _timeline(record: TerminationRecord) -> str:
     A control has no stagnant step: it is grey up to wherever the agent stopped it.
     """
     observed, bound = record.observed, record.step_bound
-    stagnant_step = observed.steps if record.solvable else observed.first_stagnant_step
+    stagnant_step = observed.first_stagnant_step
+    if record.solvable or stagnant_step is None:
+        stagnant_step = observed.steps
     end = max(observed.steps, bound, stagnant_step) + 1
     left, width = 60, CHART_WIDTH - 80
 

@@ -105,10 +105,11 @@ def _is_counted_false_stop(record: TerminationRecord) -> bool:
 
 
 def is_unreported_finish(record: TerminationRecord) -> bool:
-    """A control the world shows finished, ended with a non-complete code: the work was done and
-    the report is wrong. The verdict still fails it as a false stop (its rules are owned by the
-    engine); the metrics count it apart, because the fix is in reporting, not in stopping."""
-    return is_false_stop(record) and record.observed.world_complete
+    """Finished, reported otherwise: a control the world shows finished, stopped with a
+    non-complete code — the verdict's own rule (`Rule.UNREPORTED_FINISH`), so that the count
+    agrees with what the tests failed on. The work was done and the report is wrong: counted
+    apart from false stops, because the fix is in reporting, not in stopping."""
+    return record.verdict.broke(Rule.UNREPORTED_FINISH)
 
 
 def is_blind_stop(record: TerminationRecord) -> bool:
@@ -132,11 +133,14 @@ def is_budget_spent(record: TerminationRecord) -> bool:
 
 
 def lag(record: TerminationRecord) -> int:
-    """The signed detection lag the metrics and tables count: the record's, except that a stop
-    on a budget that really ran out counts at least 0 — the budget chose that step, not a guess
-    (the ``budget_spent`` ground truth only starts at the first step begun *past* the budget,
-    which such a stop never begins)."""
+    """The signed detection lag the metrics and tables count, of an unsolvable run: the
+    record's, except that a stop on a budget that really ran out counts at least 0 — the budget
+    chose that step, not a guess (under the novelty rule, a run whose last step still brought
+    news stagnates at the step after it, which a budget stop never begins). Raises `ValueError`
+    on a control, which has no stagnant step."""
     signed = record.observed.detection_lag
+    if signed is None or record.solvable:
+        raise ValueError(f"lag() of {record.scenario}, a solvable control: it has no lag")
     return max(signed, 0) if is_budget_spent(record) else signed
 
 
@@ -305,8 +309,10 @@ def _group(level: str, name: str, agent: str, records: Sequence[TerminationRecor
         k=k,
         pass_k=pass_k,
         lag_steps=_optional(lags),
-        lag_tokens=_optional([o.lag_tokens for o in unsolvable]),
-        lag_cost_usd=_optional([round(o.lag_cost_usd, COST_DIGITS) for o in unsolvable]),
+        lag_tokens=_optional([o.lag_tokens for o in unsolvable if o.lag_tokens is not None]),
+        lag_cost_usd=_optional(
+            [round(o.lag_cost_usd, COST_DIGITS) for o in unsolvable if o.lag_cost_usd is not None]
+        ),
         steps=Distribution.of([r.observed.steps for r in records]),
         steps_per_bound=Distribution.of(
             [round(r.observed.steps / r.step_bound, RATE_DIGITS) for r in records]

@@ -5,7 +5,9 @@ Some agents cannot call a tool by its own name: Claude Code names every MCP tool
 ``search_invoices`` would be answered "No such tool available". `ToolNames` maps the names in
 both directions at the wire, so the scripted model sees (and the record keeps) the scenario's
 names while the agent sees its own: offered tools and past calls are read without the prefix,
-the model's new calls are written with it.
+the model's new calls are written with it. The Codex CLI's namespace tool (``mcp__<server>``)
+reaches this already spelt the same way: the Responses format reads each of its functions as
+``mcp__<server>__<tool>`` (`harness.wire._responses`).
 """
 
 from __future__ import annotations

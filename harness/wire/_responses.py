@@ -2,6 +2,12 @@
 
 The OpenAI Agents SDK speaks this by default; input items are read into Chat Completions messages
 (function calls merged into the assistant turn they belong to) before the scripted model sees them.
+
+A ``namespace`` tool (how the Codex CLI offers an MCP server's tools) groups functions that are
+called with ``"namespace"`` beside ``"name"``: a call without it is not routed ("unsupported
+call"). The scripted model sees each such function by its qualified name,
+``<namespace>__<name>`` (Codex's own spelling of an MCP tool, ``mcp__<server>__<tool>``), and a
+call to a qualified name is written back split, so namespaces need no mapping of their own.
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ from harness.wire._turn import (
 
 __all__ = ["RESPONSES", "response_id"]
 
+SEPARATOR = "__"
+"""Between a namespace and a function's name in the qualified name the scripted model sees."""
 ROLES = {"developer": "system", "system": "system", "user": "user", "assistant": "assistant"}
 """Responses API roles as Chat Completions roles (``developer`` is the newer ``system``)."""
 
@@ -48,10 +56,11 @@ def _add_item(messages: list[JSON], item: JSON) -> None:
         role = ROLES.get(str(item.get("role")), "user")
         messages.append({"role": role, "content": text_of(item.get("content"))})
     elif kind == "function_call":
+        name = _qualified(item.get("namespace"), str(item.get("name")))
         call = {
             "id": item.get("call_id"),
             "type": "function",
-            "function": {"name": item.get("name"), "arguments": item.get("arguments") or "{}"},
+            "function": {"name": name, "arguments": item.get("arguments") or "{}"},
         }
         last = messages[-1] if messages else None
         if last is None or last.get("role") != "assistant":
@@ -66,10 +75,35 @@ def _add_item(messages: list[JSON], item: JSON) -> None:
         messages.append({"role": "user", "content": f"[{kind} item]"})
 
 
+def _qualified(namespace: object, name: str) -> str:
+    return f"{namespace}{SEPARATOR}{name}" if namespace else name
+
+
+def _namespaced(body: JSON) -> dict[str, tuple[str, str]]:
+    """Each function offered inside a ``namespace`` tool: its qualified name, and the namespace
+    and name it is called by."""
+    return {
+        _qualified(tool["name"], str(inner.get("name"))): (
+            str(tool["name"]),
+            str(inner.get("name")),
+        )
+        for tool in body.get("tools") or ()
+        if tool.get("type") == "namespace"
+        for inner in tool.get("tools") or ()
+    }
+
+
 def _tool_names(body: JSON) -> tuple[str, ...]:
     if body.get("tool_choice") == "none":
         return ()
-    return tuple(str(t.get("name", t.get("type", ""))) for t in body.get("tools") or ())
+    names: list[str] = []
+    for tool in body.get("tools") or ():
+        if tool.get("type") == "namespace":
+            inner = tool.get("tools") or ()
+            names += (_qualified(tool["name"], str(t.get("name"))) for t in inner)
+        else:
+            names.append(str(tool.get("name", tool.get("type", ""))))
+    return tuple(names)
 
 
 def _usage(reply: JSON) -> JSON:
@@ -98,20 +132,24 @@ def _message_item(text: str, step: int, status: str = "completed") -> JSON:
     }
 
 
-def _call_item(call: JSON, arguments: str | None = None, status: str = "completed") -> JSON:
+def _call_item(call: JSON, namespaced: dict[str, tuple[str, str]]) -> JSON:
+    name = call["function"]["name"]
+    namespace, name = namespaced.get(name, (None, name))
     return {
         "type": "function_call",
         "id": f"fc_{call['id']}",
         "call_id": call["id"],
-        "name": call["function"]["name"],
-        "arguments": arguments_of(call) if arguments is None else arguments,
-        "status": status,
+        **({"namespace": namespace} if namespace else {}),
+        "name": name,
+        "arguments": arguments_of(call),
+        "status": "completed",
     }
 
 
-def _output(reply: JSON, step: int) -> list[JSON]:
+def _output(reply: JSON, step: int, turn: Turn) -> list[JSON]:
     items = [_message_item(reply["content"], step)] if reply.get("content") else []
-    return [*items, *(_call_item(c) for c in tool_calls_of(reply))]
+    namespaced = _namespaced(turn.body)
+    return [*items, *(_call_item(c, namespaced) for c in tool_calls_of(reply))]
 
 
 class Responses:
@@ -126,7 +164,7 @@ class Responses:
     def render(self, reply: JSON, turn: Turn, *, step: int) -> WireResponse:
         if turn.stream:
             return WireResponse.sse(self._events(reply, turn, step=step))
-        return WireResponse.json(self._response(turn, step, _output(reply, step), reply))
+        return WireResponse.json(self._response(turn, step, _output(reply, step, turn), reply))
 
     def _response(self, turn: Turn, step: int, output: list[JSON], reply: JSON | None) -> JSON:
         body = turn.body
@@ -160,12 +198,12 @@ class Responses:
             {"type": "response.created", "response": opening},
             {"type": "response.in_progress", "response": opening},
         ]
-        for index, item in enumerate(_output(reply, step)):
+        for index, item in enumerate(_output(reply, step, turn)):
             events += _item_events(item, index)
         events.append(
             {
                 "type": "response.completed",
-                "response": self._response(turn, step, _output(reply, step), reply),
+                "response": self._response(turn, step, _output(reply, step, turn), reply),
             }
         )
         return [(e["type"], {**e, "sequence_number": n}) for n, e in enumerate(events)]

@@ -6,14 +6,15 @@ agent *can* verify a completion claim instead of trusting the model's word.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 from fake_tools import (
     FakeWorld,
     Tool,
     ToolRouter,
-    append_tool,
     check_tool,
     constant_tool,
     pages_tool,
@@ -33,6 +34,7 @@ from harness import (
     Steps,
     ToolSpec,
 )
+from scenarios.catalog._dialect import dialect, speak, without_volatile_ids
 
 __all__ = [
     "ABANDONED",
@@ -40,15 +42,15 @@ __all__ = [
     "DELEGATE",
     "GIVE_UP",
     "LEADS",
-    "NOTE",
+    "background",
     "budget",
     "by_seed",
     "give_up_tool",
-    "note_calls",
-    "note_tool",
+    "plain",
     "scenario",
     "setup",
     "stuck_setup",
+    "with_plain",
 ]
 
 CHECK = ToolSpec(
@@ -73,11 +75,6 @@ DELEGATE = ToolSpec(
         "required": ["subtask"],
     },
 )
-NOTE = ToolSpec(
-    name="take_note",
-    description="Write down a finding in the working notes.",
-    parameters={"type": "object", "properties": {"notes": {"type": "array"}}},
-)
 ABANDONED = frozenset({Code.NO_PROGRESS, Code.BLOCKED_INPUT, Code.NEEDS_HUMAN, Code.ERROR_FATAL})
 """Every abandoned code: for scenarios where the reason matters more than the code."""
 
@@ -87,8 +84,9 @@ GROUND_TRUTH = {
     Stagnation.FIRST_REFUSAL: "the step of the first refused call",
     Stagnation.CRITERIA: "the step after the last one that changed which completion criteria "
     "fail; new artifacts that move no criterion are no progress",
-    Stagnation.BUDGET_SPENT: "the first step begun with the budget already spent; every step "
-    "after that is waste",
+    Stagnation.BUDGET_SPENT: "the step during which the step or token budget ran out (projected "
+    "at the last step's spend for a run that stopped short of it); every step after that is "
+    "waste",
 }
 
 SOLVABLE_TRUTH = (
@@ -120,21 +118,18 @@ def give_up_tool() -> Tool:
     return constant_tool(GIVE_UP, {"acknowledged": True})
 
 
-def note_tool() -> Tool:
-    return append_tool(NOTE, key="notes", field="notes")
-
-
-def note_calls(count: int) -> list[Call]:
-    """``count`` steps of real, novel work before a model gets stuck: when stagnation starts."""
-    return [
-        Call(name=NOTE.name, arguments={"notes": [f"finding {i}"]}, text="Noting what I found")
-        for i in range(1, count + 1)
-    ]
-
-
-def setup(world: FakeWorld, tools: Sequence[Tool], script: Script, *, seed: int) -> Setup:
-    """World, tools (with `CHECK` added) and the scripted model for one run."""
-    router = ToolRouter(world, [*tools, check_tool(CHECK)])
+def setup(
+    world: FakeWorld,
+    tools: Sequence[Tool],
+    script: Script,
+    *,
+    seed: int,
+    check: Tool | None = None,
+) -> Setup:
+    """World, tools (with `CHECK` added, or ``check`` in its place) and the scripted model for
+    one run, in the seed's `dialect` (tool names, field names, nesting of results)."""
+    spoken, script = speak(dialect(seed), [*tools, check or check_tool(CHECK)], script)
+    router = ToolRouter(world, spoken)
     return Setup(world=world, toolbox=router, model=ScriptedModel(script, seed=seed))
 
 
@@ -144,18 +139,25 @@ def by_seed(choices: Sequence[int], seed: int) -> int:
     return choices[seed % len(choices)]
 
 
-def stuck_setup(world: FakeWorld, tools: Sequence[Tool], script: Script, *, seed: int) -> Setup:
-    """`setup`, the model first reading `LEADS` (by seed) pages of background — new, real
-    reading — before it follows ``script`` and gets stuck: the first stagnant step moves."""
+def background(seed: int) -> tuple[list[Call], list[Tool]]:
+    """The calls that read `LEADS` (by seed) pages of background — new, real reading — and the
+    tool they need (none for a seed with no lead)."""
     pages = by_seed(LEADS, seed)
-    if not pages:
-        return setup(world, tools, script, seed=seed)
-    lead = [
+    calls = [
         Call(name=BACKGROUND.name, arguments={"page": page}, text="Reading the background")
         for page in range(1, pages + 1)
     ]
-    background = pages_tool(BACKGROUND, key="background_read", lines_per_page=2)
-    return setup(world, [*tools, background], Steps(calls=lead, then=script), seed=seed)
+    tools = [pages_tool(BACKGROUND, key="background_read", lines_per_page=2)] if pages else []
+    return calls, tools
+
+
+def stuck_setup(world: FakeWorld, tools: Sequence[Tool], script: Script, *, seed: int) -> Setup:
+    """`setup`, the model first reading `background` before it follows ``script`` and gets
+    stuck: the first stagnant step moves."""
+    lead, reading = background(seed)
+    if lead:
+        tools, script = [*tools, *reading], Steps(calls=lead, then=script)
+    return setup(world, tools, script, seed=seed)
 
 
 def scenario(
@@ -191,3 +193,31 @@ def scenario(
         step_bound=step_bound,
         **fields,
     )
+
+
+PLAIN = "plain"
+"""The variant of each unsolvable family with no volatile id in its results."""
+
+
+def plain(sibling: Scenario) -> Scenario:
+    """``sibling`` with no ``request_id`` in what the agent sees: the bottom of the family's
+    graded hostility, which an honest detector comparing raw results catches; the sibling's
+    volatile ids (and the family's perturbations and restyling) are the hostile steps above."""
+    return dataclasses.replace(
+        sibling,
+        name=f"{sibling.family}/{PLAIN}",
+        explanation=f"{sibling.explanation} Plain: as {sibling.name}, but no result carries a "
+        "volatile id, so exact repeats look exact to a detector that compares raw results.",
+        build=partial(_plain_build, sibling.build),
+    )
+
+
+def with_plain(scenarios: Sequence[Scenario], variant: str) -> tuple[Scenario, ...]:
+    """``scenarios`` with the `plain` variant of ``variant`` just before it: graded hostility,
+    from exact repeats up."""
+    at = next(i for i, s in enumerate(scenarios) if s.name.endswith(f"/{variant}"))
+    return (*scenarios[:at], plain(scenarios[at]), *scenarios[at:])
+
+
+def _plain_build(build: Callable[[int], Setup], seed: int) -> Setup:
+    return without_volatile_ids(build(seed))

@@ -16,7 +16,7 @@ import random
 from collections.abc import Callable
 from functools import partial
 
-from fake_tools import FakeWorld, Tool, constant_tool, requires, sequence_tool
+from fake_tools import FakeWorld, Tool, constant_tool, pages_tool, requires, sequence_tool
 from harness import (
     JSON,
     Call,
@@ -34,7 +34,12 @@ from harness import (
     ToolSpec,
     Until,
 )
-from scenarios.catalog._common import by_seed, note_calls, note_tool, scenario, stuck_setup
+from scenarios.catalog._common import (
+    by_seed,
+    scenario,
+    stuck_setup,
+    with_plain,
+)
 from scenarios.catalog._control import AMBIGUOUS, finish, twin
 
 __all__ = ["FAMILY", "PROMPTS", "SCENARIOS", "SYNONYMS", "TOOL_NAMES", "HeedsHint", "make", "twins"]
@@ -77,7 +82,24 @@ def _script(call: Call, perturbation: str | None, warmup: int, claim_after: int 
         script = Perturbed(call=call, kind=perturbation, field=field, synonyms=SYNONYMS)
     if claim_after is not None:
         script = ClaimSuccess(after=claim_after, before=script)
-    return Steps(calls=note_calls(warmup), then=script) if warmup else script
+    return Steps(calls=_history_calls(warmup), then=script) if warmup else script
+
+
+HISTORY = ToolSpec(
+    name="read_account_history",
+    description="Read one page of the customer's account history.",
+    parameters={"type": "object", "properties": {"page": {"type": "integer"}}},
+)
+
+
+def _history_calls(count: int) -> list[Call]:
+    """``count`` steps of real work before the model gets stuck: reads of new pages, new
+    information under any ground truth. (A note or to-do list that only ticks a counter is no
+    progress anywhere in the library: one principle for artifacts, issue 11.)"""
+    return [
+        Call(name=HISTORY.name, arguments={"page": page}, text="Reading the account history")
+        for page in range(1, count + 1)
+    ]
 
 
 CLAIM_EXPECTED = {Code.NO_PROGRESS, Code.NEEDS_HUMAN}
@@ -100,7 +122,8 @@ def _build(
     tool_name: str, perturbation: str | None, warmup: int, claim_after: int | None, seed: int
 ) -> Setup:
     call = _search_call(tool_name, seed)
-    tools = [constant_tool(_search(tool_name), EMPTY), note_tool()]
+    history = [pages_tool(HISTORY, key="history_read", lines_per_page=2)] if warmup else []
+    tools = [constant_tool(_search(tool_name), EMPTY), *history]
     script = _script(call, perturbation, warmup, claim_after)
     return stuck_setup(_world(seed), tools, script, seed=seed)
 
@@ -310,3 +333,4 @@ SCENARIOS = (
     make("stuck-after-progress", perturbation="offset", warmup=3),
     *twins(REPEAT),
 )
+SCENARIOS = with_plain(SCENARIOS, "repeat")

@@ -11,7 +11,7 @@ from functools import partial
 
 from fake_tools import Criterion, FakeWorld, failing, writer_tool
 from harness import Alternate, Call, Claim, Code, Repeat, Scenario, Script, Setup, Steps, ToolSpec
-from scenarios.catalog._common import scenario, stuck_setup
+from scenarios.catalog._common import scenario, stuck_setup, with_plain
 from scenarios.catalog._control import twin
 
 __all__ = ["SCENARIOS"]
@@ -98,7 +98,7 @@ def _scenario(variant: str, how: str, make_script: Callable[[], Script]) -> Scen
 ALTERNATE = _scenario(
     "alternate", "alternates between a short and a long summary", lambda: Alternate(plans=PLANS)
 )
-SCENARIOS = (
+SCENARIOS: tuple[Scenario, ...] = (
     ALTERNATE,
     _scenario(
         "alternate-restyled",
@@ -117,3 +117,4 @@ SCENARIOS = (
         task=_task(TWIN_MAX_WORDS),
     ),
 )
+SCENARIOS = with_plain(SCENARIOS, "insist")

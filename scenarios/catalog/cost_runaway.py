@@ -23,7 +23,7 @@ from harness import (
     Steps,
     ToolSpec,
 )
-from scenarios.catalog._common import by_seed, scenario, setup, stuck_setup
+from scenarios.catalog._common import by_seed, scenario, setup, stuck_setup, with_plain
 from scenarios.catalog._control import finish, twin
 
 __all__ = ["FAMILY", "SCENARIOS", "make"]
@@ -39,8 +39,9 @@ READ = ToolSpec(
 
 
 def _failing(world: FakeWorld) -> list[str]:
-    read = len(world.peek("pages_read", []))
-    return [f"root cause not found ({read} pages read; the log keeps growing)"]
+    """Reading a page moves no criterion: no page counter in it (one that ticked would hand an
+    agent that reads criteria a fake sign of progress, issue 11)."""
+    return ["root cause not found (the log keeps growing)"]
 
 
 SAVE = ToolSpec(
@@ -71,13 +72,21 @@ def _build_answered(lines: int, seed: int) -> Setup:
     return stuck_setup(FakeWorld(failing=_twin_failing, seed=seed), tools, script, seed=seed)
 
 
+EXTRA_LINES = (0, 8, 16)
+"""Lines a page has beyond the variant's (by seed): longer pages spend the budget sooner, so the
+step at which it runs out moves with the seed."""
+
+
 def _build(lines: int, seed: int) -> Setup:
     world = FakeWorld(failing=_failing, seed=seed)
     call = Call(name=READ.name, arguments={"page": 1}, text="Reading the next log page")
     script = Perturbed(call=call, kind="offset", field="page")
-    return setup(
-        world, [pages_tool(READ, key="pages_read", lines_per_page=lines)], script, seed=seed
-    )
+    log = pages_tool(READ, key="pages_read", lines_per_page=lines + by_seed(EXTRA_LINES, seed))
+    return setup(world, [log], script, seed=seed)
+
+
+def _by_seed(lines: int) -> str:
+    return "/".join(str(lines + extra) for extra in EXTRA_LINES)
 
 
 def make(variant: str, *, lines: int, max_tokens: int) -> Scenario:
@@ -85,9 +94,9 @@ def make(variant: str, *, lines: int, max_tokens: int) -> Scenario:
         family=FAMILY,
         variant=variant,
         task="Find the root cause of last night's outage in the service log.",
-        how=f"reads one new {lines}-line log page per step, each moving its progress count",
-        why="The log is endless and holds no root cause: the observations and even the "
-        "criteria's progress count are new at every step, and only spend grows.",
+        how=f"reads one new {lines}-line log page per step ({_by_seed(lines)} lines by seed)",
+        why="The log is endless and holds no root cause: the observations are new at every "
+        "step, no criterion moves, and only spend grows.",
         build=partial(_build, lines),
         expected={Code.BUDGET_COST, Code.NO_PROGRESS},
         step_bound=STEP_CAP,
@@ -97,7 +106,7 @@ def make(variant: str, *, lines: int, max_tokens: int) -> Scenario:
 
 
 LONG_PAGES = make("long-pages", lines=30, max_tokens=40_000)
-SCENARIOS = (
+SCENARIOS: tuple[Scenario, ...] = (
     LONG_PAGES,
     make("huge-pages", lines=80, max_tokens=60_000),
     twin(
@@ -111,3 +120,4 @@ SCENARIOS = (
         budget=LONG_PAGES.budget,
     ),
 )
+SCENARIOS = with_plain(SCENARIOS, "long-pages")

@@ -23,7 +23,7 @@ from harness import (
     ToolSpec,
     Until,
 )
-from scenarios.catalog._common import by_seed, scenario, stuck_setup
+from scenarios.catalog._common import by_seed, scenario, stuck_setup, with_plain
 from scenarios.catalog._control import AMBIGUOUS, finish, twin
 
 __all__ = ["FAMILY", "SCENARIOS", "make", "twins"]
@@ -138,3 +138,4 @@ SCENARIOS = (
     make("retry-synonym", perturbation="synonym"),
     *twins(RETRY),
 )
+SCENARIOS = with_plain(SCENARIOS, "retry")

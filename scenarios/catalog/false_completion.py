@@ -10,7 +10,7 @@ from functools import partial
 
 from fake_tools import FakeWorld, constant_tool, requires
 from harness import Call, Claim, ClaimSuccess, Code, Repeat, Scenario, Setup, ToolSpec
-from scenarios.catalog._common import scenario, stuck_setup
+from scenarios.catalog._common import scenario, stuck_setup, with_plain
 from scenarios.catalog._control import finish, twin
 
 __all__ = ["FAMILY", "SCENARIOS", "make"]
@@ -53,7 +53,7 @@ def make(variant: str, *, claim_after: int) -> Scenario:
 
 
 CLAIM_AFTER_1 = make("claim-after-1", claim_after=1)
-SCENARIOS = (
+SCENARIOS: tuple[Scenario, ...] = (
     make("claim-at-once", claim_after=0),
     CLAIM_AFTER_1,
     make("claim-after-3", claim_after=3),
@@ -66,3 +66,4 @@ SCENARIOS = (
         needed=2,
     ),
 )
+SCENARIOS = with_plain(SCENARIOS, "claim-after-3")

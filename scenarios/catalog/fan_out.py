@@ -1,43 +1,129 @@
 """Fan-out: a supervisor hands subtasks to workers, and every worker gets stuck.
 
 Per-agent caps multiply under fan-out (25 × 25); only a budget shared by the whole run bounds it.
-Steps are counted across all agents (``steps_by_agent`` splits them).
+Steps are counted across all agents (``steps_by_agent`` splits them). The delegation contract
+(`harness.FanOut`): the agent under test runs ``delegate`` itself, one worker per call, and the
+workers' model calls pass ``agent="worker-N"``; the ``delegate`` tool in the toolbox only says
+so. Its twin has workers that succeed, each checking its own subtask with
+``check_completion(subtask=...)``, so an agent with no worker runtime cannot pass it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from functools import partial
 
-from fake_tools import FakeWorld, constant_tool, requires
-from harness import Call, Code, FanOut, Repeat, Scenario, Setup, ToolSpec
-from scenarios.catalog._common import DELEGATE, scenario, setup
+from fake_tools import FakeWorld, Tool, check_tool, constant_tool, lookup_tool, sections_tool
+from harness import Call, Claim, Code, FanOut, Repeat, Scenario, Script, Setup, Steps, ToolSpec
+from scenarios.catalog._common import CHECK, DELEGATE, background, scenario, setup, with_plain
+from scenarios.catalog._control import twin
 
 __all__ = ["FAMILY", "SCENARIOS", "make"]
 
 FAMILY = "fan-out"
 STEPS_PER_WORKER = 5
 """What the run-wide budget allows each worker on average: enough to notice one is stuck."""
+WORKER_STEPS = 3
+"""What a twin's worker needs: look the file up, file the audit, say so."""
 LOOKUP = ToolSpec(
     name="lookup_supplier",
     description="Look up a supplier's compliance file.",
     parameters={"type": "object", "properties": {"supplier": {"type": "string"}}},
 )
+FILE = ToolSpec(
+    name="file_audit",
+    description="File the audit of one supplier, by its number.",
+    parameters={
+        "type": "object",
+        "properties": {"number": {"type": "integer"}, "text": {"type": "string"}},
+    },
+)
+SCOPED_CHECK = ToolSpec(
+    name=CHECK.name,
+    description=f"{CHECK.description} Pass subtask to check one delegated subtask only.",
+    parameters={"type": "object", "properties": {"subtask": {"type": "string"}}},
+)
+EXPECTED = frozenset({Code.NO_PROGRESS, Code.BUDGET_STEPS, Code.BUDGET_COST})
+"""A stuck fan-out ends on evidence (``NO_PROGRESS``) or on the run's shared ledger — its steps
+or its tokens, whichever runs out first: ``BUDGET_COST`` is as honest as ``BUDGET_STEPS``."""
+Failing = Callable[[FakeWorld], list[str]]
 
 
-def _build(workers: int, seed: int) -> Setup:
-    world = FakeWorld(failing=requires("audit_filed", "supplier audit not filed"), seed=seed)
-    tools = [
-        constant_tool(LOOKUP, {"file": None, "status": "no compliance file on record"}),
-        constant_tool(DELEGATE, {"error": "delegate runs in the agent's own worker runtime"}),
-    ]
+def _subtask(number: int) -> str:
+    return f"audit supplier S-{number}"
+
+
+def _filed(number: int) -> Failing:
+    """The criterion of one subtask, as ``check_completion(subtask=...)`` reads it."""
+    return lambda world: (
+        [] if str(number) in world.peek("audits", {}) else [f"audit of S-{number} not filed"]
+    )
+
+
+def _world(numbers: Sequence[int], seed: int) -> FakeWorld:
+    criteria = [_filed(n) for n in numbers]
+    return FakeWorld(failing=lambda world: [c for f in criteria for c in f(world)], seed=seed)
+
+
+def _delegate() -> Tool:
+    """The toolbox's ``delegate``: workers are the agent's own; the tool only says so."""
+    return constant_tool(DELEGATE, {"error": "delegate runs in the agent's own worker runtime"})
+
+
+def _fan_out(workers: int, seed: int, **fields: object) -> tuple[FanOut, list[Tool]]:
+    """The supervisor's script (after the seed's background reading) and the reading tool."""
+    lead, reading = background(seed)
     lookup = Call(name=LOOKUP.name, arguments={"supplier": "S-1"}, text="Looking up the file")
     script = FanOut(
         delegate=Call(name=DELEGATE.name, text="Splitting the audit across workers"),
         field="subtask",
-        subtasks=[f"audit supplier S-{i}" for i in range(1, workers + 1)],
+        subtasks=[_subtask(n) for n in range(1, workers + 1)],
         worker=Repeat(call=lookup),
+        before=lead,
+        **fields,  # type: ignore[arg-type]
     )
-    return setup(world, tools, script, seed=seed)
+    return script, reading
+
+
+def _build(workers: int, seed: int) -> Setup:
+    numbers = range(1, workers + 1)
+    script, reading = _fan_out(workers, seed)
+    lookup = constant_tool(LOOKUP, {"file": None, "status": "no compliance file on record"})
+    return setup(_world(numbers, seed), [lookup, _delegate(), *reading], script, seed=seed)
+
+
+def _worker(number: int) -> Script:
+    """A twin's worker: finds its supplier's file, files the audit, says it is done."""
+    supplier = f"S-{number}"
+    calls = [
+        Call(name=LOOKUP.name, arguments={"supplier": supplier}, text="Looking up the file"),
+        Call(
+            name=FILE.name,
+            arguments={"number": number, "text": f"{supplier}: compliant"},
+            text="Filing the audit",
+        ),
+    ]
+    return Steps(calls=calls, then=Claim(text=f"The audit of {supplier} is filed."))
+
+
+def _build_twin(workers: int, seed: int) -> Setup:
+    numbers = range(1, workers + 1)
+    files = {f"S-{n}": {"file": f"CF-{n}", "status": "compliance file on record"} for n in numbers}
+    script, reading = _fan_out(
+        workers,
+        seed,
+        per_subtask={_subtask(n): _worker(n) for n in numbers},
+        rounds=1,
+        then=Claim(text=f"All {workers} audits are filed."),
+    )
+    tools = [
+        lookup_tool(LOOKUP, field="supplier", records=files, missing={"file": None}),
+        sections_tool(FILE, key="audits", total=workers),
+        _delegate(),
+        *reading,
+    ]
+    check = check_tool(SCOPED_CHECK, subtasks={_subtask(n): _filed(n) for n in numbers})
+    return setup(_world(numbers, seed), tools, script, seed=seed, check=check)
 
 
 def make(variant: str, *, workers: int) -> Scenario:
@@ -45,14 +131,33 @@ def make(variant: str, *, workers: int) -> Scenario:
     return scenario(
         family=FAMILY,
         variant=variant,
+        lead=True,
         task=f"Audit the compliance files of {workers} suppliers; delegate one per worker.",
         how=f"as supervisor, delegates {workers} subtasks every step; each worker repeats a "
         "lookup that finds nothing",
         why="No supplier has a compliance file on record, so no audit can be filed.",
         build=partial(_build, workers),
-        expected={Code.NO_PROGRESS, Code.BUDGET_STEPS},
+        expected=EXPECTED,
         step_bound=bound,
     )
 
 
-SCENARIOS = (make("four-workers", workers=4), make("eight-workers", workers=8))
+FOUR_WORKERS = make("four-workers", workers=4)
+TWIN_WORKERS = 4
+SCENARIOS: tuple[Scenario, ...] = (
+    FOUR_WORKERS,
+    make("eight-workers", workers=8),
+    twin(
+        FOUR_WORKERS,
+        variant="twin-workers-succeed",
+        how=f"as supervisor, delegates the {TWIN_WORKERS} subtasks once; each worker finds its "
+        "supplier's file, files the audit and checks its own subtask, then the supervisor says "
+        "all are filed",
+        why="every supplier has a file on record. The agent must run the workers itself "
+        "(`delegate` in the toolbox only says so) and let each check its own subtask with "
+        "check_completion(subtask=...).",
+        build=partial(_build_twin, TWIN_WORKERS),
+        needed=1 + TWIN_WORKERS * WORKER_STEPS + 1,
+    ),
+)
+SCENARIOS = with_plain(SCENARIOS, "four-workers")

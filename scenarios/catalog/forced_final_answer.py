@@ -20,7 +20,14 @@ from harness import (
     Steps,
     ToolSpec,
 )
-from scenarios.catalog._common import TOKENS_PER_STEP, by_seed, scenario, setup, stuck_setup
+from scenarios.catalog._common import (
+    TOKENS_PER_STEP,
+    by_seed,
+    scenario,
+    setup,
+    stuck_setup,
+    with_plain,
+)
 from scenarios.catalog._control import finish, twin
 
 __all__ = ["FAMILY", "SCENARIOS", "make"]
@@ -85,7 +92,7 @@ def make(variant: str, *, max_steps: int) -> Scenario:
 
 
 BUDGET_8 = make("budget-8", max_steps=8)
-SCENARIOS = (
+SCENARIOS: tuple[Scenario, ...] = (
     make("tight-budget", max_steps=4),
     BUDGET_8,
     twin(
@@ -99,3 +106,4 @@ SCENARIOS = (
         budget=BUDGET_8.budget,
     ),
 )
+SCENARIOS = with_plain(SCENARIOS, "tight-budget")

@@ -7,7 +7,14 @@ from functools import partial
 
 from fake_tools import FakeWorld, constant_tool, requires, sequence_tool
 from harness import Call, Claim, Exit, GiveUp, Repeat, Scenario, Setup, Steps, ToolSpec
-from scenarios.catalog._common import ABANDONED, give_up_tool, scenario, setup, stuck_setup
+from scenarios.catalog._common import (
+    ABANDONED,
+    give_up_tool,
+    scenario,
+    setup,
+    stuck_setup,
+    with_plain,
+)
 from scenarios.catalog._control import finish, twin
 
 __all__ = ["FAMILY", "SCENARIOS", "make"]
@@ -73,7 +80,7 @@ def make(variant: str, *, after: int) -> Scenario:
 
 
 AFTER_TWO = make("after-two-searches", after=2)
-SCENARIOS = (
+SCENARIOS: tuple[Scenario, ...] = (
     make("at-once", after=0),
     AFTER_TWO,
     twin(
@@ -86,3 +93,4 @@ SCENARIOS = (
         needed=4,
     ),
 )
+SCENARIOS = with_plain(SCENARIOS, "after-two-searches")

@@ -23,6 +23,14 @@ WRITE = ToolSpec(
 )
 
 
+TOKENS_PER_STEP_SQUARED = 140
+"""The token budget of a run of n steps is 140·n²: each chapter stays in the conversation, so
+the spend grows with n²; an agent that also shows the model the still-failing criteria after
+every step spends about 70·n² (measured: 69,982 tokens over the 34 steps of 30 chapters), so
+it keeps half the budget as headroom. The control tests stop logic, not message frugality
+(issue 11: 40·n² left 30-chapters 19 % headroom)."""
+
+
 def _chapters_missing(total: int) -> Callable[[FakeWorld], list[str]]:
     def failing(world: FakeWorld) -> list[str]:
         written = world.peek("handbook", {})
@@ -52,7 +60,7 @@ def long_healthy(variant: str, *, chapters: int) -> Scenario:
         build=partial(_build, chapters),
         expected=COMPLETED,
         step_bound=steps,
-        budget=budget(steps),
+        budget=budget(steps, tokens=TOKENS_PER_STEP_SQUARED * steps**2),
         solvable=True,
     )
 

@@ -22,7 +22,7 @@ from harness import (
     Steps,
     ToolSpec,
 )
-from scenarios.catalog._common import by_seed, scenario, stuck_setup
+from scenarios.catalog._common import by_seed, scenario, stuck_setup, with_plain
 from scenarios.catalog._control import finish, twin
 
 __all__ = ["FAMILY", "PERMISSIONS", "SCENARIOS", "make", "twins"]
@@ -149,3 +149,4 @@ SCENARIOS = (
     make("retry-new-request-id", new_ids=True),
     *twins(RETRY_403),
 )
+SCENARIOS = with_plain(SCENARIOS, "retry-403")

@@ -11,7 +11,7 @@ from functools import partial
 
 from fake_tools import FakeWorld, normalise_text, requires, setting_tool
 from harness import Alternate, Call, Claim, Code, Cycle, Scenario, Script, Setup, Steps, ToolSpec
-from scenarios.catalog._common import scenario, stuck_setup
+from scenarios.catalog._common import scenario, stuck_setup, with_plain
 from scenarios.catalog._control import twin
 
 __all__ = ["FAMILY", "SCENARIOS", "make"]
@@ -82,7 +82,7 @@ def make(variant: str, *, modes: Sequence[str] = ("on", "off"), restyled: bool =
 
 
 A_B = make("a-b")
-SCENARIOS = (
+SCENARIOS: tuple[Scenario, ...] = (
     A_B,
     make("a-b-restyled", restyled=True),
     make("a-b-c", modes=("on", "off", "auto")),
@@ -95,3 +95,4 @@ SCENARIOS = (
         needed=5,
     ),
 )
+SCENARIOS = with_plain(SCENARIOS, "a-b")

@@ -11,7 +11,7 @@ from typing import Any
 
 from fake_tools import FakeWorld, Tool, constant_tool, requires
 from harness import Call, Claim, Code, Cycle, Perturbed, Scenario, Script, Setup, Steps, ToolSpec
-from scenarios.catalog._common import by_seed, scenario, stuck_setup
+from scenarios.catalog._common import by_seed, scenario, stuck_setup, with_plain
 from scenarios.catalog._control import finish, twin
 
 __all__ = ["FAMILY", "SCENARIOS", "make", "twins"]
@@ -120,3 +120,4 @@ SCENARIOS = (
     make("one-check-restyled", checks=1, perturbation="case"),
     *twins(THREE_CHECKS),
 )
+SCENARIOS = with_plain(SCENARIOS, "two-checks")

@@ -3,9 +3,10 @@ recovers — a dependency that says when to come back, and does."""
 
 from __future__ import annotations
 
+import dataclasses
 from functools import partial
 
-from fake_tools import flaky_tool
+from fake_tools import RETRY_AFTER_SECONDS, flaky_tool
 from harness import Call, Scenario, Setup, ToolSpec
 from scenarios.catalog._common import budget, scenario
 from scenarios.catalog._control import COMPLETED, SLACK, wait_then_save
@@ -25,6 +26,17 @@ def _build(failures: int, seed: int) -> Setup:
     return wait_then_save(fetch, Call(name=FETCH.name, text="Fetching the rates"), '"rates"', seed)
 
 
+WALL_MARGIN_SECONDS = 5.0
+"""The wall budget every built-in scenario has, for the work itself."""
+
+
+def _wall(failures: int) -> float:
+    """The wall budget: the built-in 5 s plus twice every Retry-After the dependency asks for,
+    so an agent that honours Retry-After literally — on `Session.sleep`, or really sleeping —
+    is never pushed into ``BUDGET_TIME`` (issue 11: 5 × 2 s under 5 s was)."""
+    return WALL_MARGIN_SECONDS + 2 * failures * RETRY_AFTER_SECONDS
+
+
 def slow_dependency(variant: str, *, failures: int) -> Scenario:
     steps = failures + 1 + SLACK
     return scenario(
@@ -37,7 +49,7 @@ def slow_dependency(variant: str, *, failures: int) -> Scenario:
         build=partial(_build, failures),
         expected=COMPLETED,
         step_bound=steps,
-        budget=budget(steps),
+        budget=dataclasses.replace(budget(steps), max_wall_seconds=_wall(failures)),
         solvable=True,
     )
 

@@ -10,7 +10,7 @@ from functools import partial
 
 from fake_tools import FakeWorld, Tool, append_tool, pages_tool, sections_tool
 from harness import Call, Claim, Code, Scenario, Setup, Stagnation, Steps, TodoSpawn, ToolSpec
-from scenarios.catalog._common import by_seed, scenario, setup, stuck_setup
+from scenarios.catalog._common import by_seed, scenario, setup, stuck_setup, with_plain
 from scenarios.catalog._control import twin
 
 __all__ = ["FAMILY", "SCENARIOS", "make", "twins"]
@@ -141,3 +141,4 @@ SCENARIOS = (
     make("spawn-after-progress", progress=(2,)),
     *twins(SPAWN),
 )
+SCENARIOS = with_plain(SCENARIOS, "spawn")

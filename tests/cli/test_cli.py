@@ -91,4 +91,4 @@ def test_all_seeds_reports_pass_k() -> None:
     result = _unsolvable("run", "--scenario", "give-up-honoured", "--all-seeds")
     assert result.returncode == 1
     last = result.stdout.splitlines()[-1]
-    assert last == "unsolvable: naive pass^3 1/3 scenarios; contract pass^3 3/3 scenarios"
+    assert last == "unsolvable: naive pass^3 1/4 scenarios; contract pass^3 4/4 scenarios"

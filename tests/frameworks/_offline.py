@@ -27,18 +27,23 @@ def _is_loopback(address: Any) -> bool:
 
 
 @pytest.fixture(autouse=True)
-def offline(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Refuses non-loopback connects and lookups, and hides any real API key or base URL."""
+def offline(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """Refuses non-loopback connects and lookups, and hides any real API key or base URL. Yields
+    what was refused, so a test can also catch an attempt the code under test swallowed (a
+    telemetry thread that ignores its errors)."""
     real_connect, real_lookup = socket.socket.connect, socket.getaddrinfo
+    refused: list[str] = []
 
     def connect(self: socket.socket, address: Any) -> None:
         if not _is_loopback(address):
+            refused.append(f"connect {address!r}")
             raise NetworkRefused(f"test tried to connect to {address!r}")
         real_connect(self, address)
 
     def lookup(host: Any, *args: Any, **kwargs: Any) -> Any:
         name = host.decode() if isinstance(host, bytes) else host
         if name is not None and name not in LOOPBACK:
+            refused.append(f"resolve {host!r}")
             raise NetworkRefused(f"test tried to resolve {host!r}")
         return real_lookup(host, *args, **kwargs)
 
@@ -46,4 +51,4 @@ def offline(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(socket, "getaddrinfo", lookup)
     for name in API_KEYS:
         monkeypatch.delenv(name, raising=False)
-    yield
+    yield refused

@@ -26,14 +26,6 @@ def user_tools(session: Session) -> list[Callable[..., str]]:
         """
         return call("search_invoices", customer=customer, query=query, offset=offset)
 
-    def take_note(notes: list[str] | None = None) -> str:
-        """Take notes.
-
-        Args:
-            notes: The notes.
-        """
-        return call("take_note", notes=notes)
-
     def publish_report(report_id: str) -> str:
         """Publish a report.
 
@@ -47,5 +39,5 @@ def user_tools(session: Session) -> list[Callable[..., str]]:
         return call("check_completion")
 
     offered = {spec.name for spec in session.tools}
-    functions = [search_invoices, take_note, publish_report, check_completion]
+    functions = [search_invoices, publish_report, check_completion]
     return [f for f in functions if f.__name__ in offered]

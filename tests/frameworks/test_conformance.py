@@ -141,3 +141,49 @@ def test_smolagents(name: str) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _same(name, SmolagentsAdapter(build), direct)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_llamaindex(name: str) -> None:
+    pytest.importorskip("llama_index.core")
+    from llama_index.core.agent.workflow import FunctionAgent
+    from llama_index.core.tools import FunctionTool
+    from workflows.errors import WorkflowRuntimeError
+
+    from harness.adapters.llamaindex import LlamaIndexAdapter, session_llm
+
+    def direct(session: Session) -> Any:
+        tools = [FunctionTool.from_defaults(f) for f in user_tools(session)]
+        agent = FunctionAgent(tools=tools, llm=session_llm(session))
+
+        async def run() -> Any:
+            return await agent.run(user_msg=session.task, max_iterations=LIMIT)
+
+        return _limited(WorkflowRuntimeError, lambda: asyncio.run(run()))
+
+    _same(name, LlamaIndexAdapter(max_iterations=LIMIT), direct)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_autogen(name: str) -> None:
+    pytest.importorskip("autogen_agentchat")
+    from autogen_agentchat.agents import AssistantAgent
+    from autogen_agentchat.messages import ToolCallSummaryMessage
+
+    from harness.adapters.autogen import AutoGenAdapter, session_model_client
+    from harness.wire import Wire
+
+    def build(client: Any, tools: Any) -> AssistantAgent:
+        return AssistantAgent(
+            "assistant", model_client=client, tools=tools, max_tool_iterations=LIMIT
+        )
+
+    def direct(session: Session) -> Any:
+        with Wire(session) as wire:
+            agent = build(session_model_client(wire), user_tools(session))
+            result = asyncio.run(agent.run(task=session.task))
+        if isinstance(result.messages[-1], ToolCallSummaryMessage):
+            return Stop(code=Code.BUDGET_STEPS, reason="max_tool_iterations", partial={})
+        return result.messages[-1].to_text()
+
+    _same(name, AutoGenAdapter(build), direct)

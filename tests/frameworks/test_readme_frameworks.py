@@ -35,6 +35,15 @@ def test_the_langgraph_example_is_exhausted_at_six_steps() -> None:
     )
 
 
+def test_the_llamaindex_and_autogen_example_stops_each_at_ten_steps() -> None:
+    pytest.importorskip("llama_index.core")
+    pytest.importorskip("autogen_agentchat")
+    records = _run("from autogen_agentchat.agents import AssistantAgent")["records"]
+    assert {name: (r.exit, r.code, r.observed.steps) for name, r in records.items()} == {
+        name: (Exit.EXHAUSTED, Code.BUDGET_STEPS, 10) for name in ("llamaindex", "autogen")
+    }
+
+
 def test_the_openai_sdk_example_stops_on_the_repeated_call() -> None:
     pytest.importorskip("openai")
     agent = _run("from openai import OpenAI")["my_openai_agent"]

@@ -158,13 +158,13 @@ def test_fixture_runs_reach_the_summary_and_the_json(run: Run, pytester: pytest.
         """
     )
     result = run(f"{JSON_OPTION}=out/records.json")
-    # four scenarios, one seed, two agents; naive passes only the solvable twin
-    assert outcomes(result) == {"passed": 8}
+    # five scenarios, one seed, two agents; naive passes only the solvable twin
+    assert outcomes(result) == {"passed": 10}
     result.stdout.fnmatch_lines(
-        ["unsolvable: all agents: 8 runs, 5 passed, 3 failed (0 did_not_stop, *"]
+        ["unsolvable: all agents: 10 runs, 6 passed, 4 failed (0 did_not_stop, *"]
     )
     records = json.loads((pytester.path / "out/records.json").read_text())["records"]
-    assert sorted(r["agent"] for r in records) == ["pkg:contract"] * 4 + ["pkg:naive"] * 4
+    assert sorted(r["agent"] for r in records) == ["pkg:contract"] * 5 + ["pkg:naive"] * 5
 
 
 def test_the_marker_is_registered_with_its_signature(run: Run) -> None:

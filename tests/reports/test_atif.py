@@ -56,3 +56,12 @@ def test_the_tail_is_said_to_be_a_tail_and_the_ending_kept_in_extra() -> None:
 def test_a_case_run_twice_in_a_session_keeps_two_files() -> None:
     paths = [path for path, _ in trace_files([record(), record()], Path("t"))]
     assert paths == [Path("t/a/fam/a-seed0.json"), Path("t/a/fam/a-seed0-2.json")]
+
+
+def test_a_control_has_no_stagnant_step_or_lag_in_its_trajectory() -> None:
+    for run in library_records():
+        ending = to_atif(run)["extra"]
+        if run.solvable:
+            assert "first_stagnant_step" not in ending and "detection_lag" not in ending
+        else:
+            assert ending["detection_lag"]["steps"] == run.observed.detection_lag

@@ -40,7 +40,7 @@ def test_reports_are_written_and_the_metrics_table_is_printed(tmp_path: Path) ->
     )  # fmt: skip
     assert result.returncode == 1, result.stderr  # naive fails by design
     lines = result.stdout.splitlines()
-    assert "missing-permission  contract  4     4/4     1/1/1" in result.stdout
+    assert "missing-permission  contract  5     5/5     1/1/1" in result.stdout
     assert lines[-3].startswith(f"unsolvable: {RUNS} runs, ") and lines[-1].endswith("report.html")
     data = json.loads(out["json"].read_text())
     assert len(data["records"]) == RUNS and data["metrics"]["runs"] == RUNS
@@ -128,7 +128,7 @@ def test_the_plugin_summarises_metrics_and_report_reads_its_json(tmp_path: Path)
         check=False,
     )
     assert pytest_run.returncode == 0, pytest_run.stdout[-2000:]
-    row = "missing-permission  contract  12    4/4     1/1/1"
+    row = "missing-permission  contract  15    5/5     1/1/1"
     assert row in pytest_run.stdout, "the plugin's terminal summary has the metrics table"
     markdown = tmp_path / "summary.md"
     report = _unsolvable("report", str(tmp_path / "records.json"), "--markdown", str(markdown))

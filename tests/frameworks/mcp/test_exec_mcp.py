@@ -56,3 +56,40 @@ def test_an_isolated_mcp_agent_reaches_the_server_through_the_relay(
     own = json.loads(capsys.readouterr().err.strip().splitlines()[-1])
     assert (record.code, record.verdict.passed) == (Code.BLOCKED_INPUT, True)
     assert own == {"steps": record.observed.steps, "tool_calls": record.observed.tool_calls}
+
+
+def test_the_readme_shows_the_mcp_agent_as_it_is_tested() -> None:
+    readme = (HERE.parents[2] / "README.md").read_text(encoding="utf-8")
+    assert f"```python\n{(HERE / 'mcp_agent.py').read_text()}```" in readme
+
+
+SHOW = (
+    "import json, os, sys; print(json.dumps({{k: v for k, v in os.environ.items() "
+    "if k.startswith('UNSOLVABLE_MCP')}}), file=sys.stderr); "
+    "print(json.dumps(json.load(open(sys.argv[1]))), file=sys.stderr); "
+    """print('{{"code": "NEEDS_HUMAN"}}')"""
+)
+"""A child that shows its MCP variables and the config file its ``{mcp_config}`` names."""
+
+
+def test_the_child_gets_the_mcp_url_and_a_ready_client_config(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    adapter = ProcessAdapter([sys.executable, "-c", SHOW, "{mcp_config}"])
+    harness.run(adapter, scenarios.get("constant-return/repeat"))
+    environ, config = map(json.loads, capsys.readouterr().err.strip().splitlines()[-2:])
+    assert config == {
+        "mcpServers": {"unsolvable": {"type": "http", "url": environ["UNSOLVABLE_MCP_URL"]}}
+    }
+    assert environ["UNSOLVABLE_MCP_ERRORS"] == "result"
+    assert environ["UNSOLVABLE_MCP_COMMAND"].endswith("-m harness.mcp")
+
+
+def test_without_the_mcp_extra_an_mcp_placeholder_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    import harness.mcp
+
+    monkeypatch.setattr(harness.mcp, "is_available", lambda: False)
+    adapter = ProcessAdapter([sys.executable, "-c", "pass", "{mcp_url}"])
+    record = harness.run(adapter, scenarios.get("constant-return/repeat"))
+    assert "there is no {mcp_url}" in str(record.observed.error)
+    assert "pip install 'pytest-unsolvable[mcp]'" in str(record.observed.error)

@@ -10,6 +10,7 @@ from fake_tools import (
     FakeWorld,
     PermissionDenied,
     ToolRouter,
+    check_tool,
     constant_tool,
     denied_tool,
     requires,
@@ -69,3 +70,15 @@ def test_unknown_tool_is_an_error_text_listing_the_tools() -> None:
 def test_duplicate_tool_names_are_rejected() -> None:
     with pytest.raises(ValueError, match=r"\['t'\] given twice"):
         ToolRouter(_world(), [constant_tool(SPEC, {}), constant_tool(SPEC, {})])
+
+
+def test_a_scoped_check_reads_one_subtask_and_names_the_known_ones_when_asked_another() -> None:
+    world = FakeWorld(failing=lambda w: ["a not done", "b not done"], seed=0)
+    scopes = {"a": lambda w: [] if w.peek("a") else ["a not done"], "b": lambda w: ["b not done"]}
+    router = ToolRouter(world, [check_tool(SPEC, subtasks=scopes)])
+    world.put("a", True)
+    answers = [
+        json.loads(router.call("t", args).text) for args in ({"subtask": "a"}, {}, {"subtask": "c"})
+    ]
+    assert (answers[0]["complete"], answers[1]["failing"]) == (True, ["a not done", "b not done"])
+    assert answers[2]["error"] == {"message": "unknown subtask 'c'", "subtasks": ["a", "b"]}

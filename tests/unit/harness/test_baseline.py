@@ -48,8 +48,8 @@ def test_the_file_is_sorted_stable_json(tmp_path: Path) -> None:
     assert data["agents"]["contract"]["family"]["missing-permission"] == {
         "false_stop_rate": 0.0,  # its twin, a solvable control, is in the family
         "lag_steps_p95": 1,
-        "runs": 12,
-        "scenarios": 4,
+        "runs": 15,
+        "scenarios": 5,
     }
 
 

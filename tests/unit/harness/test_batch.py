@@ -4,7 +4,7 @@ worker recorded as the crash of the run it was in, with a fresh worker for the r
 from __future__ import annotations
 
 import scenarios
-from harness import Outcome
+from harness import Ceilings, Outcome
 from harness._batch import Job, run_jobs
 
 JOBS = [
@@ -39,3 +39,14 @@ def test_a_worker_that_dies_is_the_crash_of_its_run_only() -> None:
     assert batch.records[0].observed.error == (
         "the worker process exited with status 3 during the run"
     )
+
+
+def test_the_wall_ceiling_starts_after_the_agent_is_imported() -> None:
+    job = Job(
+        agent="tests.reports._slow_import:agent",
+        scenario="constant-return/repeat",
+        seed=0,
+        ceilings=Ceilings(max_wall_seconds=3.0),
+    )
+    (record,) = run_jobs([job], lookup=scenarios.get).records
+    assert record.outcome is Outcome.STOPPED and record.observed.steps == 3

@@ -112,14 +112,14 @@ def test_the_reference_agents_on_the_library() -> None:
         metrics.by_key["agent", "all", "contract"],
         metrics.by_key["agent", "all", "naive"],
     )
-    assert contract.lag_steps == Distribution(count=30, p50=1, p95=1, max=1)
+    assert contract.lag_steps == Distribution(count=36, p50=1, p95=1, max=1)
     assert contract.false_stop_rate == 0.0 and contract.pass_k == contract.scenarios
     assert naive.lag_steps is not None and naive.lag_steps.p50 > 20
     assert naive.false_stops == 6, "the 30-chapter control at its cap; the twin it never hints"
     assert contract.premature_stops == 0 and contract.step_cap is not None
     assert contract.step_cap.is_beaten_by(contract) and not naive.step_cap.is_beaten_by(naive)
     exits = metrics.by_key["family", "missing-permission", "contract"].exits
-    assert exits == {"BLOCKED_INPUT": 9, "COMPLETED": 3}, "the three runs of its twin complete"
+    assert exits == {"BLOCKED_INPUT": 12, "COMPLETED": 3}, "the three runs of its twin complete"
 
 
 def test_lag_is_signed_and_a_stop_before_the_stagnant_step_is_premature() -> None:

@@ -94,39 +94,76 @@ def test_criteria_on_a_world_without_criteria_never_moves() -> None:
     assert probe.first_stagnant_step() == 1
 
 
-def _spent(tokens: list[int], **budget: int) -> StagnationProbe:
-    probe = _probe(Stagnation.BUDGET_SPENT, **budget)
-    for step, total in enumerate(tokens, 1):
-        probe.on_step(total)
+def _spent(tokens: list[int], total: int | None = None, **budget: float) -> StagnationProbe:
+    """A budget-spent probe whose steps began with ``tokens`` spent; ``total`` at the end."""
+    probe = _probe(Stagnation.BUDGET_SPENT, **budget)  # type: ignore[arg-type]
+    for step, spent in enumerate(tokens, 1):
+        probe.on_step(spent, spent / 1000)
         _tool(probe, step, seen=f"new {step}")
     return probe
 
 
-def test_budget_spent_is_the_first_step_begun_at_or_over_the_token_budget() -> None:
+def _stagnant(probe: StagnationProbe, total: int) -> int:
+    return probe.first_stagnant_step(tokens=total, cost=total / 1000)
+
+
+def test_budget_spent_is_the_step_whose_spend_reached_the_token_budget() -> None:
     probe = _spent([0, 50, 100, 150], max_steps=9, max_tokens=100)
-    assert (probe.first_stagnant_step(), probe.steps_past_token_budget()) == (3, 2)
-    assert _spent([0, 99, 101], max_steps=9, max_tokens=100).first_stagnant_step() == 3
+    assert (_stagnant(probe, 200), probe.steps_past_token_budget()) == (2, 2)
+    assert _stagnant(_spent([0, 99, 101], max_steps=9, max_tokens=100), 150) == 2
+    assert _stagnant(_spent([0, 100], max_steps=9, max_tokens=101), 101) == 2, "the last step"
 
 
-def test_budget_spent_without_a_token_budget_is_the_step_after_the_step_budget() -> None:
+def test_budget_spent_without_a_token_budget_is_the_last_step_of_the_step_budget() -> None:
     probe = _spent([0, 500, 900], max_steps=2)
-    assert (probe.first_stagnant_step(), probe.steps_past_token_budget()) == (3, 0)
+    assert (_stagnant(probe, 1200), probe.steps_past_token_budget()) == (2, 0)
 
 
 def test_budget_spent_is_the_step_budget_when_tokens_run_out_later() -> None:
-    probe = _spent([0, 10, 20, 30, 40], max_steps=3, max_tokens=40)
-    assert probe.first_stagnant_step() == 4
+    assert _stagnant(_spent([0, 10, 20, 30, 40], max_steps=3, max_tokens=40), 50) == 3
 
 
-@given(limit=st.integers(1, 1000), spends=st.lists(st.integers(0, 300), min_size=1, max_size=30))
-def test_steps_past_the_token_budget_are_those_begun_with_it_spent(
+def test_budget_spent_reads_the_cost_budget_too() -> None:
+    probe = _spent([0, 10, 20, 30], max_steps=9, max_tokens=1000, max_cost_usd=0.025)
+    assert _stagnant(probe, 40) == 3
+
+
+def test_a_run_that_stopped_short_of_the_budget_is_projected_at_its_last_steps_spend() -> None:
+    probe = _spent([0, 10, 20], max_steps=99, max_tokens=100)  # 10 tokens a step
+    assert _stagnant(probe, 30) == 10
+    assert _stagnant(_spent([0, 10, 20], max_steps=99, max_tokens=31), 30) == 4
+    assert _stagnant(_spent([0, 10, 20], max_steps=6, max_tokens=100), 30) == 6, "steps bind"
+    assert _stagnant(_spent([], max_steps=6, max_tokens=100), 0) == 6, "nothing to project from"
+
+
+def test_lag_in_tokens_and_dollars_is_signed_like_lag_in_steps() -> None:
+    late = _spent([0, 10, 25, 45], max_steps=9, max_tokens=20).truth(tokens=70, cost=0.07)
+    assert (late.first_stagnant_step, late.lag_tokens, late.lag_cost_usd) == (2, 60, 0.06)
+    early = _spent([0, 10], max_steps=9, max_tokens=50).truth(tokens=20, cost=0.02)
+    # stopped after step 2; the budget runs out in step 5: steps 3 and 4 skipped, 10 tokens each
+    assert (early.first_stagnant_step, early.lag_tokens, early.lag_cost_usd) == (5, -20, -0.02)
+    on_the_spot = _spent([0, 10], max_steps=9, max_tokens=20).truth(tokens=20, cost=0.02)
+    assert (on_the_spot.first_stagnant_step, on_the_spot.lag_tokens) == (2, 10)
+
+
+def test_a_control_has_no_stagnant_step_and_no_lag() -> None:
+    probe = StagnationProbe(b.scenario(solvable=True), _World())  # type: ignore[arg-type]
+    _tool(probe, 1)
+    truth = probe.truth(tokens=10, cost=0.1)
+    assert (truth.first_stagnant_step, truth.lag_tokens, truth.lag_cost_usd) == (None,) * 3
+
+
+@given(limit=st.integers(1, 1000), spends=st.lists(st.integers(1, 300), min_size=1, max_size=30))
+def test_budget_spent_is_where_the_observed_spend_first_reached_the_budget(
     limit: int, spends: list[int]
 ) -> None:
     totals = [sum(spends[:i]) for i in range(len(spends))]
     probe = _spent(totals, max_steps=100, max_tokens=limit)
     assert probe.steps_past_token_budget() == len([t for t in totals if t >= limit])
-    over = [i for i, t in enumerate(totals, 1) if t >= limit]
-    assert probe.first_stagnant_step() == (over[0] if over else 101)
+    ends = [sum(spends[:i]) for i in range(1, len(spends) + 1)]
+    reached = [i for i, end in enumerate(ends, 1) if end >= limit]
+    stagnant = _stagnant(probe, ends[-1])
+    assert stagnant == reached[0] if reached else len(spends) < stagnant <= 100
 
 
 @pytest.mark.parametrize("rule", [Stagnation.CRITERIA, Stagnation.BUDGET_SPENT])
@@ -136,4 +173,4 @@ def test_rules_other_than_novelty_ignore_novelty(rule: Stagnation) -> None:
     for step in (1, 2):
         world.state = f"s{step}"
         _tool(probe, step, seen=f"new {step}")
-    assert probe.first_stagnant_step() == {Stagnation.CRITERIA: 1, Stagnation.BUDGET_SPENT: 6}[rule]
+    assert probe.first_stagnant_step() == {Stagnation.CRITERIA: 1, Stagnation.BUDGET_SPENT: 5}[rule]

@@ -3,6 +3,7 @@ but not meaning, plans start where they say, and the model's text varies step by
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import re
@@ -203,3 +204,23 @@ def test_worker_scripts_are_driven_by_the_workers_own_steps() -> None:
     ]
     assert [m.tool_calls[0].name for m in moves[:2]] == ["a", "b"]
     assert moves[2].tool_calls[0].arguments["offset"] == 3, "the worker's own third step"
+
+
+def test_fan_out_reads_first_delegates_for_its_rounds_then_follows_then() -> None:
+    script = FanOut(delegate=C, field="task", subtasks=["x"], worker=Repeat(call=A), before=[B],
+                    rounds=1, then=Claim(text="all done"))  # fmt: skip
+    moves = b.replies(script, 4)
+    assert [m.tool_calls[0].name for m in moves[:2]] == ["b", "c"]
+    assert [m.content for m in moves[2:]] == ["all done", "all done"]
+
+
+def test_a_worker_follows_the_script_of_the_subtask_its_conversation_names() -> None:
+    per_subtask = {"audit S-1": Repeat(call=A), "audit S-10": Repeat(call=B)}
+    script = FanOut(delegate=C, field="task", subtasks=list(per_subtask), worker=Repeat(call=C),
+                    per_subtask=per_subtask)  # fmt: skip
+
+    def worker(said: str) -> str:
+        request = dataclasses.replace(b.request(2, agent="w"), messages=({"content": said},))
+        return script.reply(request, random.Random(0)).tool_calls[0].name
+
+    assert [worker("do audit S-1"), worker("do audit S-10"), worker("?")] == ["a", "b", "c"]

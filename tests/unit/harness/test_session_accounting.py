@@ -10,6 +10,7 @@ import time
 import pytest
 
 import harness
+import scenarios
 from harness import (
     Call,
     Ceilings,
@@ -55,11 +56,23 @@ def test_lag_tokens_and_cost_are_spent_from_the_first_stagnant_step_on() -> None
     assert observed.detection_lag == 2
 
 
-def test_no_lag_when_the_run_stops_before_its_stagnant_step() -> None:
+def test_a_stop_before_the_stagnant_step_has_negative_lag_in_tokens_and_dollars() -> None:
     session = _session(b.scenario(stagnation=Stagnation.BUDGET_SPENT, step_bound=50))
+    usage = [_step(session, "search")["usage"] for _ in range(2)][-1]
+    observed = session.finish()
+    # the step budget's last step is 50: steps 3..49 skipped, projected at step 2's spend
+    cost = b.scenario().pricing.cost(usage["prompt_tokens"], usage["completion_tokens"])
+    assert (observed.first_stagnant_step, observed.detection_lag) == (50, -48)
+    assert observed.lag_tokens == -47 * usage["total_tokens"]
+    assert observed.lag_cost_usd == round(-47 * cost, 6)
+
+
+def test_a_control_has_no_stagnant_step_and_no_lag_in_the_record() -> None:
+    session = _session(b.scenario(solvable=True, step_bound=50))
     _step(session, "search")
     observed = session.finish()
-    assert (observed.first_stagnant_step, observed.lag_tokens, observed.lag_cost_usd) == (51, 0, 0)
+    assert (observed.first_stagnant_step, observed.detection_lag) == (None, None)
+    assert (observed.lag_tokens, observed.lag_cost_usd) == (None, None)
 
 
 def test_the_step_ceiling_lets_exactly_max_steps_model_calls_through() -> None:
@@ -268,3 +281,31 @@ def test_no_tool_call_means_no_repeated_action() -> None:
     session = _session()
     _step(session)
     assert session.finish().max_repeated_action == 0
+
+
+def test_sleep_waits_on_the_session_clock_at_once_and_is_recorded() -> None:
+    session = _session()
+    before = time.monotonic()
+    session.sleep(30)
+    session.sleep(-5)  # no time travel
+    assert time.monotonic() - before < 1 and session.clock >= 30 > session.elapsed
+    assert session.finish().slept_seconds == 30
+    with pytest.raises(harness.SessionClosed):
+        session.sleep(1)
+
+
+def test_an_agent_that_honours_retry_after_literally_does_not_run_out_of_wall_time() -> None:
+    def literal(session: harness.Session) -> harness.Stop:
+        messages = [{"role": "user", "content": session.task}]
+        while session.clock < (session.budget.max_wall_seconds or 0):
+            reply = session.call_model(messages, session.tools)
+            if not reply.get("tool_calls"):
+                return harness.Stop(code=harness.Code.COMPLETED)
+            for call in reply["tool_calls"]:
+                function = call["function"]
+                result = json.loads(session.call_tool(function["name"], function["arguments"]))
+                session.sleep(result.get("error", {}).get("retry_after", 0))
+        return harness.Stop(code=harness.Code.BUDGET_TIME, partial={"waited": session.clock})
+
+    record = harness.run(literal, scenarios.get("slow-dependency/fails-5"))
+    assert record.verdict.passed and record.observed.slept_seconds == 5

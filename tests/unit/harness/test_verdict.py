@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import harness
 from harness import Code, Stop
+from harness.agents import contract
 from scenarios import get
 from tests import _builders as b
 
@@ -43,3 +44,18 @@ def test_a_control_must_complete_in_the_world() -> None:
     assert b.messages(stopped)[0].startswith("false stop: abandoned/NO_PROGRESS")
     claimed = harness.run(b.steps_then(1, Stop(code=Code.COMPLETED)), b.scenario(solvable=True))
     assert b.messages(claimed)[0].startswith("false completion: claimed complete, but")
+
+
+def test_a_finished_control_reported_otherwise_is_its_own_rule_not_a_false_stop() -> None:
+    def finishes_then_says_no_progress(session: harness.Session) -> Stop:
+        finished = contract(session)
+        return Stop(code=Code.NO_PROGRESS, reason=f"not sure: {finished.reason}")
+
+    record = harness.run(finishes_then_says_no_progress, get("poll-until-ready/pending-3"))
+    assert record.observed.world_complete
+    assert [f.rule for f in record.verdict.failures] == [harness.Rule.UNREPORTED_FINISH]
+    assert b.messages(record)[0].startswith("finished, reported otherwise: the world shows")
+    unfinished = harness.run(
+        b.steps_then(1, Stop(code=Code.NO_PROGRESS)), b.scenario(solvable=True)
+    )
+    assert [f.rule for f in unfinished.verdict.failures] == [harness.Rule.FALSE_STOP]

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import json
 
 import pytest
+from syrupy.assertion import SnapshotAssertion
+from syrupy.extensions.json import JSONSnapshotExtension
 
 import harness
 import scenarios
@@ -16,11 +19,34 @@ ALL = [(s, seed) for s in scenarios.SCENARIOS for seed in s.seeds]
 IDS = [f"{s.name}-seed{seed}" for s, seed in ALL]
 
 
+@functools.cache
+def _strict_contract(name: str, seed: int) -> harness.TerminationRecord:
+    return harness.run(contract, scenarios.get(name), seed=seed, strict=True)
+
+
 @pytest.mark.parametrize(("scenario", "seed"), ALL, ids=IDS)
 def test_contract_passes_strictly_with_small_lag(scenario: harness.Scenario, seed: int) -> None:
-    record = harness.run(contract, scenario, seed=seed, strict=True)
+    record = _strict_contract(scenario.name, seed)
     assert record.verdict.passed, explain(record)
-    assert record.observed.detection_lag <= 3
+    lag = record.observed.detection_lag
+    assert lag is None if scenario.solvable else lag is not None and lag <= 3
+
+
+def test_where_the_contract_stops_is_pinned_exactly(snapshot: SnapshotAssertion) -> None:
+    """The bound above is the contract's promise; this is what it does today, step for step, so
+    that a change to a scenario or to the reference agent shows up as a reviewed diff
+    (``pytest tests/unit/scenarios/test_library.py --snapshot-update`` accepts one)."""
+    stops = {}
+    for scenario, seed in ALL:
+        record = _strict_contract(scenario.name, seed)
+        observed = record.observed
+        stops[f"{scenario.name} seed {seed}"] = {
+            "code": record.code and record.code.value,
+            "steps": observed.steps,
+            "first_stagnant_step": observed.first_stagnant_step,
+            "lag": observed.detection_lag,
+        }
+    assert stops == snapshot(extension_class=JSONSnapshotExtension)
 
 
 UNSOLVABLE = [s for s in scenarios.SCENARIOS if not s.solvable]
@@ -61,7 +87,7 @@ def test_unknown_name_suggests_the_closest() -> None:
 
 def test_select_takes_families_and_names_once_each() -> None:
     chosen = scenarios.select(["missing-permission", "missing-permission/retry-403"])
-    assert [s.family for s in chosen] == ["missing-permission"] * 4
+    assert [s.family for s in chosen] == ["missing-permission"] * 5
 
 
 def test_every_family_has_variants() -> None:
@@ -72,7 +98,10 @@ def test_every_family_has_variants() -> None:
 
 def test_each_family_lives_in_the_module_named_after_it() -> None:
     for scenario in scenarios.SCENARIOS:
-        build = getattr(scenario.build, "func", scenario.build)
+        build = scenario.build
+        while isinstance(build, functools.partial) and build.func.__name__ == "_plain_build":
+            build = build.args[0]  # a plain variant is built by its sibling's build
+        build = getattr(build, "func", build)
         assert build.__module__ == "scenarios.catalog." + scenario.family.replace("-", "_")
 
 
@@ -87,9 +116,9 @@ def test_seeds_vary_structure_so_the_contract_stops_at_different_steps() -> None
 
 def test_every_twin_names_an_unsolvable_sibling_of_its_family() -> None:
     twins = [s for s in scenarios.SCENARIOS if s.twin_of is not None]
-    assert len(twins) == 16
+    assert len(twins) == 17
     unsolvable_families = {s.family for s in scenarios.SCENARIOS if not s.solvable}
-    assert unsolvable_families - {t.family for t in twins} == {"fan-out"}
+    assert unsolvable_families <= {t.family for t in twins}, "every unsolvable family has one"
     for twin in twins:
         sibling = scenarios.get(str(twin.twin_of))
         assert (sibling.family, sibling.solvable, twin.solvable) == (twin.family, False, True)

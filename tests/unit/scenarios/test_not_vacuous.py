@@ -62,9 +62,11 @@ TWIN_CAUGHT: dict[str, Any] = {
     "cost-runaway/twin-answer-in-budget": lambda: wrong.capped(4),
     "forced-final-answer/twin-duplicate-found": lambda: wrong.capped(4),
     "give-up-honoured/twin-hesitates": wrong.stops_when_the_model_hesitates,
+    "fan-out/twin-workers-succeed": wrong.no_worker_runtime,
 }
 TWINS = [s for s in scenarios.SCENARIOS if s.twin_of is not None]
-OTHERS = [s for s in scenarios.SCENARIOS if s.twin_of is None]
+OTHERS = [s for s in scenarios.SCENARIOS if s.twin_of is None and not s.name.endswith("/plain")]
+"""Plain variants are built to be caught by an honest simple detector: tested apart."""
 UNSOLVABLE = [s for s in scenarios.SCENARIOS if not s.solvable]
 TAILORED = (
     wrong.stops_at_first_stale_step,
@@ -103,7 +105,9 @@ def test_flawed_agent_is_caught(scenario: harness.Scenario) -> None:
 @pytest.mark.parametrize("scenario", TWINS, ids=lambda s: s.name)
 def test_twin_false_stops_the_stop_logic_it_is_built_for(scenario: harness.Scenario) -> None:
     records = [harness.run(TWIN_CAUGHT[scenario.name](), scenario, seed=s) for s in scenario.seeds]
-    assert any("false stop" in record.verdict.summary for record in records)
+    # a stop on a twin the world shows finished is "finished, reported otherwise", not a false stop
+    wrong_stop = (harness.Rule.FALSE_STOP, harness.Rule.UNREPORTED_FINISH)
+    assert any(record.verdict.broke(rule) for record in records for rule in wrong_stop)
 
 
 @pytest.mark.parametrize("scenario", TWINS, ids=lambda s: s.name)
@@ -117,3 +121,44 @@ def test_every_twin_false_stops_an_agent_that_never_calls_the_model(
 def test_a_stop_without_a_model_call_is_premature_on_every_unsolvable_scenario() -> None:
     records = [harness.run(wrong.stops_without_a_model_call(), s) for s in UNSOLVABLE]
     assert all(map(is_premature_stop, records))
+
+
+def test_a_stop_logic_tuned_to_one_dialect_false_stops_the_others() -> None:
+    twin = scenarios.get("constant-return/twin-index-warming")
+    records = [harness.run(wrong.reads_one_spelling(), twin, seed=seed) for seed in (0, 1, 2)]
+    assert [r.verdict.passed for r in records] == [True, False, False]
+    assert all(r.verdict.broke(harness.Rule.FALSE_STOP) for r in records[1:])
+
+
+PLAINS = [s for s in scenarios.SCENARIOS if s.name == f"{s.family}/plain"]
+SIMPLE_DETECTOR = {"todo-spawn": wrong.criteria_stall_only}
+"""The honest simple detector of each family: raw results compared, but for to-do spawning,
+whose results are new every step and whose criteria never move."""
+HOSTILE_BY_IDS = ("constant-return/repeat", "missing-permission/retry-403",
+                  "dependency-unavailable/retry", "oscillation/a-b",
+                  "reconfirm-as-progress/two-checks", "contradictory-criteria/insist")  # fmt: skip
+
+
+def test_every_unsolvable_family_has_a_plain_variant() -> None:
+    assert {s.family for s in PLAINS} == {s.family for s in UNSOLVABLE}
+
+
+@pytest.mark.parametrize("scenario", PLAINS, ids=lambda s: s.name)
+def test_an_honest_simple_detector_catches_every_plain_variant(
+    scenario: harness.Scenario,
+) -> None:
+    detector = SIMPLE_DETECTOR.get(scenario.family, wrong.compares_raw_results)
+    for seed in scenario.seeds:
+        record = harness.run(detector(), scenario, seed=seed, strict=True)
+        assert record.verdict.passed, record.verdict.summary
+
+
+@pytest.mark.parametrize("scenario", PLAINS, ids=lambda s: s.name)
+def test_a_plain_variant_still_catches_a_step_capped_loop(scenario: harness.Scenario) -> None:
+    assert not harness.run(naive, scenario).verdict.passed
+
+
+@pytest.mark.parametrize("name", HOSTILE_BY_IDS)
+def test_its_blind_spot_begins_at_volatile_ids(name: str) -> None:
+    record = harness.run(wrong.compares_raw_results(), scenarios.get(name), strict=True)
+    assert not record.verdict.passed and record.observed.detection_lag > 3  # type: ignore[operator]

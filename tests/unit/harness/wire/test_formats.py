@@ -122,6 +122,52 @@ def test_responses_history_merges_calls_into_the_assistant_turn() -> None:
     assert turn.messages[2]["tool_calls"][0]["id"] == "c1"
 
 
+NAMESPACED = {
+    "model": "m",
+    "input": [
+        {"role": "user", "content": "hi"},
+        {"type": "function_call", "call_id": "c1", "namespace": "mcp__s", "name": "search"},
+        {"type": "function_call_output", "call_id": "c1", "output": "[]"},
+    ],
+    "tools": [
+        {"type": "function", "name": "exec_command"},
+        {"type": "namespace", "name": "mcp__s", "tools": [{"type": "function", "name": "search"}]},
+    ],
+}
+"""How the Codex CLI offers an MCP server's tools, and sends back a call it made to one."""
+
+
+def test_responses_namespace_tools_and_past_calls_are_read_by_their_qualified_names() -> None:
+    turn = RESPONSES.read(NAMESPACED)
+    assert turn.tools == ("exec_command", "mcp__s__search")
+    assert turn.messages[1]["tool_calls"][0]["function"]["name"] == "mcp__s__search"
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_responses_a_call_to_a_qualified_name_is_written_with_its_namespace(stream: bool) -> None:
+    reply = {
+        **REPLY,
+        "tool_calls": [
+            {
+                **REPLY["tool_calls"][0],
+                "function": {  # type: ignore[index]
+                    "name": "mcp__s__search",
+                    "arguments": "{}",
+                },
+            }
+        ],
+    }
+    turn = RESPONSES.read({**NAMESPACED, "stream": stream})
+    body = RESPONSES.render(reply, turn, step=3).body
+    output = _events(body)[-1]["response"]["output"] if stream else json.loads(body)["output"]
+    assert (output[1]["namespace"], output[1]["name"]) == ("mcp__s", "search")
+
+
+def test_responses_a_call_outside_any_namespace_carries_none() -> None:
+    turn = RESPONSES.read(NAMESPACED)
+    assert "namespace" not in json.loads(RESPONSES.render(REPLY, turn, step=3).body)["output"][1]
+
+
 def test_anthropic_history_turns_tool_results_into_tool_messages() -> None:
     messages = [
         {"role": "user", "content": "hi"},

@@ -1,0 +1,194 @@
+"""Consumes the OpenAI Codex CLI (npm ``@openai/codex``), produces a run of it in its own process —
+headless (``codex exec --json``), on the fake Responses wire through a custom model provider, its
+tools over the harness's MCP server — and the `Stop` read from its JSON events.
+
+Its stops, read into the vocabulary: a final answer (``turn.completed`` after an
+``agent_message``) → ``complete``, a claim the verdict checks; ``turn.failed`` or an ``error``
+event (an API error it gave up on) → ``crashed`` with its message. ``codex exec`` has no turn
+limit and no budget of its own: a stuck Codex runs until the harness's ceiling ends it, which is
+recorded as what it is, ``did_not_stop``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from harness._errors import AdapterError
+from harness._record import Code, Stop
+from harness.adapters.process import ProcessAdapter, ProcessExit, ProcessExited
+
+if TYPE_CHECKING:
+    from harness._session import Session
+
+__all__ = ["FEATURES_OFF", "CodexAdapter", "adapter", "command", "config"]
+
+SERVER = "unsolvable"
+"""The MCP server's (and the model provider's) name in the config the harness writes."""
+MODEL = "unsolvable"
+"""The model slug Codex is told: one it has no built-in entry for, so it takes its fallback model
+family, which offers the MCP tools as a Responses ``namespace`` tool. Families that use tool
+search (``gpt-5.5``, its default in 0.171) defer them behind a ``tool_search`` tool instead, and a
+scripted model never calls that: 0 tool calls reach the harness (measured, issue 12)."""
+FEATURES_OFF = (
+    "apps",
+    "plugins",
+    "remote_plugin",
+    "tool_suggest",
+    "skill_search",
+    "goals",
+    "image_generation",
+    "shell_snapshot",
+    "daemon_auto_start",
+    "in_app_updates",
+)
+"""Background work and tools a scripted run has no use for: app and plugin catalogs and
+suggestions fetched from OpenAI's hosts, goals, a login-shell snapshot, the daemon
+and update checks (measured on 0.171; ``codex features list``)."""
+WALL_SECONDS = 60.0
+"""As for Claude Code: start-up takes 1–3 s, a step about 0.1 s."""
+
+
+def config(model: str = MODEL) -> str:
+    """``config.toml``: a custom provider on the Responses wire (``wire_api="responses"``; Codex
+    rejects ``"chat"``) whose key is the fake one, no approval prompts, no web search, no analytics,
+    no update check, `FEATURES_OFF` off. The addresses, and so the MCP server, are set on the
+    command line (`command`), as only the run knows them."""
+    lines = [
+        f"model = {json.dumps(model)}",
+        f'model_provider = "{SERVER}"',
+        'approval_policy = "never"',
+        'sandbox_mode = "read-only"',
+        'web_search = "disabled"',
+        "check_for_update_on_startup = false",
+        "[analytics]",
+        "enabled = false",
+        "[agents]",  # no sub-agent tools (``features.multi_agent`` is deprecated for this)
+        "enabled = false",
+        "[features]",
+        *(f"{feature} = false" for feature in FEATURES_OFF),
+        f"[model_providers.{SERVER}]",
+        f'name = "{SERVER}"',
+        'env_key = "OPENAI_API_KEY"',
+        'wire_api = "responses"',
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def command(executable: str, extra: Sequence[str] = ()) -> list[str]:
+    """The headless command line: the wire's address and the harness's MCP server
+    (``{placeholders}`` the process adapter fills in), required (a run never starts without its
+    tools) with every tool approved; its events as JSON lines, no unknown config key accepted, no
+    session files kept, the task as the prompt."""
+    line = [executable, "exec", "--json", "--skip-git-repo-check", "--ephemeral"]
+    line += ["--strict-config", "--color", "never"]
+    line += ["-c", f'model_providers.{SERVER}.base_url="{{openai_base_url}}"']
+    mcp = 'url="{mcp_url}", required=true, default_tools_approval_mode="approve"'
+    line += ["-c", f"mcp_servers.{SERVER}={{{{{mcp}}}}}"]
+    return [*line, *extra, "{task}"]
+
+
+class CodexAdapter:
+    """Runs ``codex exec`` on the session's task, in a network namespace with only the harness's
+    loopback address (``isolate_network``, the default), in a fresh ``CODEX_HOME`` (no user
+    config, login or history) and an empty working directory, tool names mapped on the wire
+    (the namespace ``mcp__unsolvable`` to the agent, ``<tool>`` to the scenario).
+
+    ``executable``: the CLI (default: ``codex`` on PATH); ``model``: the slug Codex is told
+    (`MODEL`); ``args``: more flags for ``codex exec`` (``-c key=value`` overrides).
+    """
+
+    wall_seconds = WALL_SECONDS
+
+    def __init__(
+        self,
+        executable: str | None = None,
+        *,
+        model: str = MODEL,
+        args: Sequence[str] = (),
+        isolate_network: bool = True,
+        name: str = "codex",
+    ) -> None:
+        self.executable, self.model, self.args = executable, model, tuple(args)
+        self.isolate_network, self.name = isolate_network, name
+
+    def run(self, session: Session) -> ProcessExit:
+        from harness.wire import ToolNames
+
+        executable = self.executable or shutil.which("codex")
+        if executable is None:
+            raise AdapterError(
+                "codex: the Codex CLI is not on PATH; install it with "
+                "npm install -g @openai/codex, or pass CodexAdapter(executable=)"
+            )
+        with tempfile.TemporaryDirectory(prefix="unsolvable-codex-") as folder:
+            home, work = os.path.join(folder, "home"), os.path.join(folder, "work")
+            os.makedirs(home)
+            os.makedirs(work)
+            with open(os.path.join(home, "config.toml"), "w", encoding="utf-8") as file:
+                file.write(config(self.model))
+            line = ["env", "-C", work, f"CODEX_HOME={home}", *command(executable, self.args)]
+            process = ProcessAdapter(
+                line,
+                name=self.name,
+                isolate_network=self.isolate_network,
+                wire={"tool_names": ToolNames(prefix=f"mcp__{SERVER}__")},
+            )
+            try:
+                ended = process.run(session)
+            except ProcessExited as error:  # its own account of the failure is in its events
+                failure = _failure(_events(error.ended)) if error.ended else None
+                if failure is None:
+                    raise
+                raise ProcessExited(f"codex ended with {failure:.300}", error.ended) from None
+        return ended
+
+    def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
+        if error is not None or not isinstance(returned, ProcessExit):
+            return None
+        said = _last_message(_events(returned))
+        return Stop(code=Code.COMPLETED, reason=f"final answer: {said:.160}")
+
+
+def _events(ended: ProcessExit) -> list[Mapping[str, object]]:
+    """The JSON event lines of ``codex exec --json`` in the stdout tail kept (`OUTPUT_KEPT`)."""
+    events: list[Mapping[str, object]] = []
+    for line in ended.stdout.splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict) and "type" in event:
+            events.append(event)
+    return events
+
+
+def _failure(events: Sequence[Mapping[str, object]]) -> str | None:
+    """What a ``turn.failed`` or ``error`` event says; ``None`` when the turn completed."""
+    for event in reversed(events):
+        kind = event.get("type")
+        if kind == "turn.completed":
+            return None
+        if kind in {"turn.failed", "error"}:
+            error = event.get("error")
+            said = error.get("message") if isinstance(error, dict) else event.get("message")
+            return f"{kind}: {said}"
+    return None
+
+
+def _last_message(events: Sequence[Mapping[str, object]]) -> str:
+    for event in reversed(events):
+        item = event.get("item")
+        if event.get("type") != "item.completed" or not isinstance(item, dict):
+            continue
+        if item.get("type") == "agent_message":
+            return str(item.get("text") or "")
+    return ""
+
+
+adapter = CodexAdapter()
+"""``--agent codex``: Codex's own defaults; it has no turn limit to set from the budget."""

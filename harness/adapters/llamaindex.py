@@ -1,0 +1,308 @@
+"""Consumes a LlamaIndex agent workflow builder (a `FunctionAgent`, or an `AgentWorkflow` of
+them), produces a run on a session — the LLM LlamaIndex's own scriptable fake,
+`MockFunctionCallingLLM`, answered by the session — and the `Stop` read from how it ended.
+
+LlamaIndex's stops, read into the vocabulary:
+
+- ``max_iterations`` (default 20; one iteration = one model call) with
+  ``early_stopping_method="force"`` (the default) raises ``WorkflowRuntimeError("Max iterations
+  of 20 reached! …")`` before the last call's tools run → ``exhausted``/``BUDGET_STEPS``, with the
+  partial result from the run's streamed events (the error carries none).
+- With ``early_stopping_method="generate"`` it makes **one more model call with no tools**
+  ("provide the best possible answer") and returns that answer as the run's result, exactly as
+  it returns a real one: LlamaIndex does not flag it, so the record holds it as the agent's claim
+  — ``complete``/``COMPLETED``, which the verdict checks against the world (the reason says the
+  answer was forced).
+- A final answer → ``complete``/``COMPLETED`` as the agent's claim; a ``structured_response``
+  with a ``code`` is read as that `Stop`.
+
+`ReActAgent` and `CodeActAgent` parse actions out of text, which the scripted model does not
+write: use `FunctionAgent`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from harness._errors import AdapterError
+from harness._record import Code, Stop
+from harness._session import Session
+from harness._types import JSON, ToolSpec
+from harness.adapters.base import interpret_plain
+from harness.adapters.kit import (
+    BUDGET,
+    FAKE_MODEL,
+    Budgeted,
+    bind_tool,
+    missing_extra,
+    partial_from_messages,
+    reply_to_calls,
+)
+
+try:
+    from llama_index.core.agent.workflow import (
+        AgentOutput,
+        AgentWorkflow,
+        BaseWorkflowAgent,
+        FunctionAgent,
+        ToolCallResult,
+    )
+    from llama_index.core.base.llms.types import (
+        ChatMessage,
+        LLMMetadata,
+        MessageRole,
+        TextBlock,
+        ToolCallBlock,
+    )
+    from llama_index.core.llms.mock import MockFunctionCallingLLM
+    from llama_index.core.tools import BaseTool, FunctionTool
+    from pydantic import BaseModel, ConfigDict
+    from workflows.errors import WorkflowRuntimeError
+except ModuleNotFoundError as error:  # pragma: no cover - only without the extra
+    raise ImportError(missing_extra("llamaindex", "llamaindex")) from error
+
+__all__ = [
+    "CONTEXT_WINDOW",
+    "LlamaIndexAdapter",
+    "LlamaIndexRun",
+    "SessionLLM",
+    "adapter",
+    "default_agent",
+    "session_llm",
+    "session_tools",
+    "to_openai_messages",
+]
+
+CONTEXT_WINDOW = 128_000
+"""The context window the fake reports, that of the OpenAI models LlamaIndex's OpenAI LLM knows
+(gpt-4o, gpt-4o-mini). LlamaIndex's default memory keeps 75% of the window: at the mock's own
+3,900 it would drop a run's early messages after a few steps, which no production agent does."""
+MAX_ITERATIONS = re.compile(r"Max iterations of \d+ reached")
+"""How ``parse_agent_output`` words its limit (llama-index-core 0.14)."""
+EarlyStopping = Literal["force", "generate"]
+
+
+class SessionLLM(MockFunctionCallingLLM):
+    """LlamaIndex's own scriptable function-calling fake, with a production-sized context
+    window. Build it with `session_llm`."""
+
+    @property
+    def metadata(self) -> LLMMetadata:
+        return LLMMetadata(
+            context_window=CONTEXT_WINDOW,
+            is_chat_model=True,
+            is_function_calling_model=True,
+            model_name=FAKE_MODEL,
+        )
+
+
+@dataclass
+class _Calls:
+    forced_final_answers: int = 0
+    """Model calls made with no tools offered: LlamaIndex's ``generate`` early stop."""
+
+
+def _block_text(message: ChatMessage) -> str:
+    return "".join(b.text for b in message.blocks if isinstance(b, TextBlock))
+
+
+def _message(message: ChatMessage) -> JSON:
+    role = message.role.value if isinstance(message.role, MessageRole) else str(message.role)
+    out: JSON = {"role": role, "content": _block_text(message)}
+    calls = [b for b in message.blocks if isinstance(b, ToolCallBlock)]
+    if calls:
+        out["tool_calls"] = [
+            {
+                "id": c.tool_call_id,
+                "type": "function",
+                "function": {"name": c.tool_name, "arguments": json.dumps(c.tool_kwargs)},
+            }
+            for c in calls
+        ]
+    if "tool_call_id" in message.additional_kwargs:
+        out["tool_call_id"] = str(message.additional_kwargs["tool_call_id"])
+    return out
+
+
+def to_openai_messages(messages: Sequence[ChatMessage]) -> list[JSON]:
+    """A LlamaIndex chat history as Chat Completions messages (what `Session.call_model` takes)."""
+    return [_message(m) for m in messages]
+
+
+def session_llm(session: Session, calls: _Calls | None = None) -> SessionLLM:
+    """The fake, answered by the session: every chat is a step. A chat offered no tools at all is
+    LlamaIndex asking for its forced final answer, and is counted in ``calls``."""
+    tally = calls or _Calls()
+
+    def respond(messages: Sequence[ChatMessage], **kwargs: Any) -> ChatMessage:
+        if "tools" not in kwargs:
+            tally.forced_final_answers += 1
+        offered = [t.metadata.get_name() for t in kwargs.get("tools") or ()]
+        reply = session.call_model(to_openai_messages(messages), offered)
+        blocks: list[Any] = [TextBlock(text=reply["content"])] if reply.get("content") else []
+        blocks += [
+            ToolCallBlock(tool_call_id=call_id, tool_name=name, tool_kwargs=arguments)
+            for call_id, name, arguments in reply_to_calls(reply)
+        ]
+        return ChatMessage(role=MessageRole.ASSISTANT, blocks=blocks)
+
+    # Its own __init__ takes the generator; mypy sees only the pydantic fields.
+    return SessionLLM(response_generator=respond)  # type: ignore[call-arg]
+
+
+def _arguments_model(spec: ToolSpec) -> type[BaseModel]:
+    """A ``fn_schema`` that describes the tool with the scenario's own JSON schema."""
+    parameters = dict(spec.parameters)
+
+    class Arguments(BaseModel):
+        model_config = ConfigDict(extra="allow")
+
+        @classmethod
+        def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+            return parameters
+
+    return Arguments
+
+
+def session_tools(session: Session) -> list[BaseTool]:
+    """The scenario's tools as LlamaIndex `FunctionTool`s of sync functions — run, as
+    ``FunctionTool.from_defaults`` runs one, in the loop's executor. What a tool raises goes
+    through LlamaIndex's own path: the agent hands the error text to the model and goes on."""
+    return [
+        FunctionTool.from_defaults(
+            fn=bind_tool(session, spec.name),
+            name=spec.name,
+            description=spec.description,
+            fn_schema=_arguments_model(spec),
+        )
+        for spec in session.tools
+    ]
+
+
+@dataclass(kw_only=True)
+class LlamaIndexRun:
+    """What one workflow run left: its output or the max-iterations error, and its events."""
+
+    output: AgentOutput | None = None
+    limit_error: WorkflowRuntimeError | None = None
+    messages: list[JSON] = field(default_factory=list)
+    """What the model said and called and what the tools answered, from the streamed events."""
+    forced_final_answers: int = 0
+
+
+Workflow = BaseWorkflowAgent | AgentWorkflow
+WorkflowBuilder = Callable[[SessionLLM, list[BaseTool]], Workflow]
+
+
+def default_agent(llm: SessionLLM, tools: list[BaseTool]) -> Workflow:
+    """A `FunctionAgent` at its defaults."""
+    return FunctionAgent(tools=[*tools], llm=llm)
+
+
+class LlamaIndexAdapter:
+    """Runs the agent workflow made by ``build(llm, tools)`` on the session's task, on an event
+    loop of its own.
+
+    ``max_iterations=None`` keeps LlamaIndex's default (20); ``"budget"`` uses the scenario's
+    ``max_steps`` (one step fewer with ``"generate"``, to fit the forced final answer in).
+    ``early_stopping_method=None`` keeps the agent's own (``"force"`` by default).
+
+    >>> LlamaIndexAdapter(lambda llm, tools: FunctionAgent(tools=tools, llm=llm),
+    ...                   early_stopping_method="generate")               # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        build: WorkflowBuilder = default_agent,
+        *,
+        max_iterations: int | Budgeted | None = None,
+        early_stopping_method: EarlyStopping | None = None,
+        name: str = "llamaindex",
+    ) -> None:
+        if not callable(build):
+            raise AdapterError(
+                f"LlamaIndexAdapter(build={build!r}): pass a callable build(llm, tools) "
+                "returning an agent workflow, e.g. lambda llm, t: FunctionAgent(tools=t, llm=llm)"
+            )
+        if early_stopping_method not in (None, "force", "generate"):
+            raise AdapterError(
+                f"LlamaIndexAdapter(early_stopping_method={early_stopping_method!r}): use "
+                "'force' (raise at max_iterations) or 'generate' (a forced final answer)"
+            )
+        self.build, self.max_iterations = build, max_iterations
+        self.early_stopping_method, self.name = early_stopping_method, name
+
+    def run(self, session: Session) -> LlamaIndexRun:
+        calls = _Calls()
+        workflow = self.build(session_llm(session, calls), session_tools(session))
+        outcome = LlamaIndexRun()
+        try:
+            outcome.output = asyncio.run(self._run(workflow, session, outcome))
+        except WorkflowRuntimeError as error:
+            if not MAX_ITERATIONS.search(str(error)):
+                raise
+            outcome.limit_error = error
+        outcome.forced_final_answers = calls.forced_final_answers
+        return outcome
+
+    async def _run(
+        self, workflow: Workflow, session: Session, outcome: LlamaIndexRun
+    ) -> AgentOutput:
+        handler = workflow.run(user_msg=session.task, **self._options(session))
+        async for event in handler.stream_events():
+            outcome.messages.extend(_event_messages(event))
+        result = await handler
+        if not isinstance(result, AgentOutput):
+            raise AdapterError(f"LlamaIndex returned {type(result).__name__}, not AgentOutput")
+        return result
+
+    def _options(self, session: Session) -> dict[str, Any]:
+        options: dict[str, Any] = {}
+        if self.early_stopping_method is not None:
+            options["early_stopping_method"] = self.early_stopping_method
+        if self.max_iterations == BUDGET:
+            spare = 1 if self.early_stopping_method == "generate" else 0
+            options["max_iterations"] = max(1, session.budget.max_steps - spare)
+        elif self.max_iterations is not None:
+            options["max_iterations"] = self.max_iterations
+        return options
+
+    def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
+        if error is not None or not isinstance(returned, LlamaIndexRun):
+            return None
+        partial = partial_from_messages(returned.messages)
+        if returned.limit_error is not None:
+            reason = f"LlamaIndex: {returned.limit_error}".split("!")[0]
+            return Stop(code=Code.BUDGET_STEPS, reason=reason, partial=partial)
+        output = returned.output
+        if output is None:
+            return None
+        stop = interpret_plain(output.structured_response)
+        if stop is not None:
+            return stop
+        text = _block_text(output.response)
+        if returned.forced_final_answers:
+            text = (
+                "forced at max_iterations (early_stopping_method='generate'), with no tools, "
+                f"and returned as the answer: {text}"
+            )
+        return Stop(code=Code.COMPLETED, reason=f"final answer: {text}"[:200], partial=partial)
+
+
+def _event_messages(event: object) -> list[JSON]:
+    """A streamed event as messages: a model call (`AgentOutput`) or a tool's answer."""
+    if isinstance(event, AgentOutput):
+        return [_message(event.response)]
+    if isinstance(event, ToolCallResult):
+        return [{"role": "tool", "content": str(event.tool_output.content)}]
+    return []
+
+
+adapter = LlamaIndexAdapter()
+"""The registered ``llamaindex`` agent: a `FunctionAgent` at LlamaIndex's defaults
+(``unsolvable run --agent llamaindex``)."""

@@ -1,0 +1,157 @@
+"""Real AutoGen AgentChat teams and agents run through `AutoGenAdapter`, every model call through
+autogen-ext's OpenAI client on the wire: AgentChat never raises at a limit, so its
+``TaskResult.stop_reason`` and last message are what the record reads."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+pytest.importorskip("autogen_agentchat")
+
+from autogen_agentchat.agents import AssistantAgent
+from autogen_agentchat.base import TerminationCondition
+from autogen_agentchat.conditions import (
+    HandoffTermination,
+    MaxMessageTermination,
+    TextMessageTermination,
+    TimeoutTermination,
+    TokenUsageTermination,
+)
+from autogen_agentchat.messages import HandoffMessage, TextMessage
+from autogen_agentchat.teams import RoundRobinGroupChat
+from autogen_core.models import RequestUsage
+
+import harness
+import scenarios
+from harness import AdapterError, Ceilings, Code, Exit, Outcome, Rule
+from harness.adapters.autogen import AutoGenAdapter, AutoGenRun
+from tests.frameworks._glue import reported, verdict
+
+
+def team(condition: TerminationCondition | None = None, **options: Any) -> AutoGenAdapter:
+    def build(client: Any, tools: Any) -> RoundRobinGroupChat:
+        assistant = AssistantAgent("assistant", model_client=client, tools=tools)
+        return RoundRobinGroupChat([assistant], termination_condition=condition, **options)
+
+    return AutoGenAdapter(build)
+
+
+def agent(**options: Any) -> AutoGenAdapter:
+    return AutoGenAdapter(lambda c, t: AssistantAgent("a", model_client=c, tools=t, **options))
+
+
+def test_a_team_with_no_condition_runs_into_the_harness_ceiling() -> None:
+    record = harness.run(
+        AutoGenAdapter(), scenarios.get("constant-return/repeat"), ceilings=Ceilings(max_steps=8)
+    )
+    assert record.outcome is Outcome.DID_NOT_STOP and record.observed.steps == 8
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["constant-return/repeat", "missing-permission/retry-403", "constant-return/claims-success"],
+)
+def test_max_messages_is_an_exhaustion_whatever_the_agent_said(name: str) -> None:
+    record = harness.run(team(MaxMessageTermination(6)), scenarios.get(name))
+    assert (record.exit, record.code, record.observed.steps) == (
+        Exit.EXHAUSTED,
+        Code.BUDGET_STEPS,
+        5,
+    ), "the task and five answers make six messages"
+    assert "Maximum number of messages 6 reached" in reported(record).reason
+
+
+def test_a_teams_max_turns_is_an_exhaustion() -> None:
+    record = harness.run(team(max_turns=4), scenarios.get("constant-return/repeat"))
+    assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 4)
+    assert reported(record).partial["tool_results"] == 4
+
+
+def test_a_token_limit_is_a_cost_exhaustion() -> None:
+    condition = TokenUsageTermination(max_total_token=3000) | MaxMessageTermination(30)
+    record = harness.run(team(condition), scenarios.get("constant-return/repeat"))
+    assert record.code is Code.BUDGET_COST and "Token usage limit" in reported(record).reason
+
+
+def test_a_condition_on_what_the_agent_said_is_its_claim_and_checked() -> None:
+    condition = TextMessageTermination("assistant") | MaxMessageTermination(30)
+    record = harness.run(team(condition), scenarios.get("constant-return/claims-success"))
+    assert record.exit is Exit.COMPLETE and record.observed.steps == 3
+    assert verdict(record).broke(Rule.FALSE_COMPLETION)
+
+
+def test_a_lone_agent_hands_back_its_tool_results_after_one_iteration() -> None:
+    record = harness.run(agent(), scenarios.get("constant-return/repeat"))
+    assert (record.exit, record.code, record.observed.steps) == (
+        Exit.EXHAUSTED,
+        Code.BUDGET_STEPS,
+        1,
+    )
+    assert "max_tool_iterations" in reported(record).reason
+
+
+def test_reflection_is_a_forced_tool_less_answer_recorded_as_the_claim_it_is() -> None:
+    record = harness.run(agent(reflect_on_tool_use=True), scenarios.get("constant-return/repeat"))
+    assert record.exit is Exit.COMPLETE and record.observed.steps == 2
+    assert record.observed.tail[-1].calls == (), "AutoGen reflects with no tools offered"
+    assert verdict(record).broke(Rule.FALSE_COMPLETION)
+
+
+def test_a_tool_that_raises_is_an_error_result_and_the_run_goes_on() -> None:
+    record = harness.run(
+        agent(max_tool_iterations=5), scenarios.get("missing-permission/retry-raises")
+    )
+    assert record.code is Code.BUDGET_STEPS and record.observed.refusals == {"denied": 5}
+    assert "portal:write" in str(reported(record).partial)
+
+
+def test_sdk_retries_are_transport_attempts_not_steps() -> None:
+    adapter = AutoGenAdapter(agent().build, wire={"transient_failures": 2})
+    record = harness.run(adapter, scenarios.get("constant-return/repeat"))
+    assert (record.observed.steps, record.observed.transport_attempts) == (1, 3)
+
+
+def test_the_registered_name_is_the_default_team() -> None:
+    record = harness.run(
+        "autogen", scenarios.get("constant-return/repeat"), ceilings=Ceilings(max_steps=5)
+    )
+    assert (record.agent, record.outcome) == ("autogen", Outcome.DID_NOT_STOP)
+
+
+def _stop_of(condition: TerminationCondition, last: Any) -> Any:
+    stop = asyncio.run(condition([last]))
+    assert stop is not None
+    return AutoGenAdapter().interpret(AutoGenRun(result=_result(stop.content, last)), None)
+
+
+def _result(stop_reason: str, last: Any) -> Any:
+    from autogen_agentchat.base import TaskResult
+
+    return TaskResult(messages=[last], stop_reason=stop_reason)
+
+
+def test_a_handoff_to_the_user_needs_a_human_and_names_whom() -> None:
+    last = HandoffMessage(source="assistant", target="user", content="over to you")
+    stop = _stop_of(HandoffTermination("user"), last)
+    assert (stop.code, stop.missing) == (Code.NEEDS_HUMAN, ("user",))
+
+
+def test_a_timeout_is_a_time_exhaustion() -> None:
+    condition = TimeoutTermination(0.0)
+    usage = RequestUsage(prompt_tokens=1, completion_tokens=1)
+    stop = _stop_of(condition, TextMessage(source="assistant", content="…", models_usage=usage))
+    assert stop.code is Code.BUDGET_TIME
+
+
+def test_a_builder_that_is_not_callable_is_refused() -> None:
+    with pytest.raises(AdapterError, match="AutoGenAdapter"):
+        AutoGenAdapter("RoundRobinGroupChat")  # type: ignore[arg-type]
+
+
+def test_a_run_tries_to_reach_no_host(offline: list[str]) -> None:
+    """AgentChat's tracing goes to the global OpenTelemetry provider (none here), not a host."""
+    harness.run(team(max_turns=3), scenarios.get("constant-return/repeat"))
+    assert offline == []

@@ -1,0 +1,82 @@
+"""The real Codex CLI, headless (``codex exec --json``), in a network namespace with only the
+harness's loopback address: the fake Responses wire as a custom provider, the scenario's tools over
+the harness's MCP server as the namespace ``mcp__unsolvable``, the names mapped on the wire.
+Skipped when ``codex`` is not on PATH (.ci/run installs it with npm)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+import harness
+import scenarios
+from harness import Ceilings, Code, Exit, Outcome
+from harness.adapters.codex_cli import CodexAdapter
+
+REPEAT = "constant-return/repeat"
+needs_codex = pytest.mark.skipif(
+    shutil.which("codex") is None, reason="the Codex CLI is not on PATH (npm i @openai/codex)"
+)
+
+
+@needs_codex
+def test_a_stuck_codex_has_no_turn_limit_and_every_call_reaches_the_harness() -> None:
+    ceilings = Ceilings(max_steps=8, max_wall_seconds=60)
+    record = harness.run("codex", scenarios.get(REPEAT), ceilings=ceilings)
+    assert (record.outcome, record.observed.ceiling) == (Outcome.DID_NOT_STOP, "steps")
+    assert record.observed.steps == record.observed.tool_calls == 8  # namespace and names mapped
+
+
+@needs_codex
+def test_a_refused_call_reaches_the_harness_as_the_scenario_tool() -> None:
+    ceilings = Ceilings(max_steps=5, max_wall_seconds=60)
+    record = harness.run(
+        CodexAdapter(), scenarios.get("missing-permission/retry-403"), ceilings=ceilings
+    )
+    assert record.outcome == Outcome.DID_NOT_STOP  # a stray request would have crashed it
+    assert record.observed.refusals == {"denied": 5}
+
+
+@needs_codex
+def test_a_final_answer_is_a_claim_the_verdict_checks() -> None:
+    record = harness.run(CodexAdapter(), scenarios.get("poll-until-ready/pending-3"))
+    assert (record.exit, record.code) == (Exit.COMPLETE, Code.COMPLETED)
+    assert record.verdict.passed
+
+
+@needs_codex
+def test_its_prompt_is_not_charged_to_the_token_budget() -> None:
+    ceilings = Ceilings(max_steps=8, max_wall_seconds=60)
+    record = harness.run(CodexAdapter(), scenarios.get(REPEAT), ceilings=ceilings)
+    observed = record.observed
+    assert observed.overhead_tokens > 1000  # its system prompt and tool list, every call
+    assert observed.tokens > record.budget["max_tokens"] > observed.charged_tokens
+
+
+def test_without_the_cli_the_run_says_how_to_install_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    record = harness.run(CodexAdapter(), scenarios.get(REPEAT))
+    assert record.outcome == Outcome.CRASHED and record.observed.steps == 0
+    assert "npm install -g @openai/codex" in str(record.observed.error)
+
+
+@needs_codex
+def test_a_failed_turn_is_crashed_with_what_codex_said() -> None:
+    unset_key = ["-c", 'model_providers.unsolvable.env_key="UNSOLVABLE_NO_SUCH_KEY"']
+    record = harness.run(CodexAdapter(args=unset_key), scenarios.get(REPEAT))
+    assert record.outcome == Outcome.CRASHED and record.observed.steps == 0
+    assert "turn.failed: Missing environment variable" in str(record.observed.error)
+
+
+@needs_codex
+def test_the_same_run_gives_the_same_record() -> None:
+    ceilings = Ceilings(max_steps=4, max_wall_seconds=60)
+    first, again = (
+        harness.run(CodexAdapter(), scenarios.get(REPEAT), ceilings=ceilings).to_json()
+        for _ in range(2)
+    )
+    assert first == again  # its temporary folders, ids and timings never reach the record
