@@ -206,7 +206,8 @@ class CrewAIAdapter:
     of the crew; ``"budget"`` sets the scenario's ``max_steps`` minus one, to fit the forced final
     answer in.
 
-    >>> CrewAIAdapter(lambda llm, tools: Crew(agents=[...], tasks=[...]), max_iter=10)  # doctest: +SKIP
+    >>> CrewAIAdapter(lambda llm, tools: Crew(agents=[...], tasks=[...]),
+    ...               max_iter=10)                                        # doctest: +SKIP
     """
 
     def __init__(
@@ -235,7 +236,9 @@ class CrewAIAdapter:
             llm = wire_llm(wire)
             crew = self.build(llm, session_tools(session))
             if not isinstance(crew, Crew):
-                raise AdapterError(f"CrewAIAdapter: build returned {type(crew).__name__}, not a Crew")
+                raise AdapterError(
+                    f"CrewAIAdapter: build returned {type(crew).__name__}, not a Crew"
+                )
             limits = self._set_max_iter(crew, session)
             output, failure = None, None
             try:
