@@ -70,7 +70,10 @@ try:
     from openai import AsyncOpenAI, OpenAI
     from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 except ModuleNotFoundError as error:  # pragma: no cover - only without the extra
-    raise ImportError(missing_extra("crewai", "crewai")) from error
+    raise ImportError(
+        f"{missing_extra('crewai', 'crewai')} in an environment of its own: CrewAI pins "
+        "openai<3, mcp<2 and pydantic<2.13, which the other extras do not allow"
+    ) from error
 
 __all__ = [
     "BASE_URL",
