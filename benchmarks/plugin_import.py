@@ -1,66 +1,147 @@
-"""Plugin import cost added to every pytest start-up (and every xdist worker).
+"""What installing the package adds to a pytest run that uses none of it, plugins of its
+dependencies included, with bytecode caching on and off, serially and per xdist worker.
 
-Measured two ways: ``python -X importtime`` of ``harness.plugin`` after pytest itself (what the
-pytest11 entry point adds, and how many modules it brings), and the wall time of
-``pytest --collect-only`` in an empty folder with plugin autoloading off, with and without
-``-p harness.plugin`` (other installed plugins, langsmith's and hypothesis's above all, cost
-seconds here and would drown the difference; their total is printed for scale).
+Every installed ``pytest11`` plugin loads in every pytest process and in every xdist worker, so
+the cost of installing a package is the import of its own plugin and of every plugin its
+required dependencies bring. This script runs a trivial test file with plugin autoloading off
+and the plugins of an install named with ``-p`` (the modules autoloading would import), so one
+environment stands in for several:
 
-    python benchmarks/plugin_import.py [--repeats 15]
+- ``pytest alone``: the package uninstalled (with ``-n 2``: pytest and pytest-xdist);
+- ``core install``: the pytest11 plugins of the package and of its required dependencies, read
+  from the installed metadata, recursively — what ``pip install pytest-unsolvable`` brings;
+- ``old core``: the same plus respx, hypothesis and syrupy, which were required before issue 14
+  and are extras now.
+
+Bytecode *on* reads and writes a warm cache (``PYTHONPYCACHEPREFIX``, warmed by a first run);
+*off* points the cache at an empty folder and writes nothing (``PYTHONDONTWRITEBYTECODE=1``), so
+every module is compiled from source, as on a machine that never caches. The variants alternate
+(A/B/C, A/B/C, ...) and each figure is a median, wall and CPU (the process and its children),
+so a machine that is busy now and then moves all of them alike.
+
+    python -m benchmarks.plugin_import [--repeats 9] [--no-xdist]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
+import statistics
 import subprocess
 import sys
 import tempfile
+import time
+from importlib import metadata
+from pathlib import Path
 
-from benchmarks._timing import machine, median_seconds
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
-PYTEST = (sys.executable, "-m", "pytest", "-q", "--collect-only", "-p", "no:cacheprovider")
-COUNT_MODULES = (
-    "import sys, pytest; before = set(sys.modules); import harness.plugin; "
-    "print(len(set(sys.modules) - before))"
-)
+from benchmarks._timing import machine
 
-
-def _import_microseconds() -> int:
-    """Cumulative µs of ``import harness.plugin`` with pytest already imported."""
-    command = [sys.executable, "-X", "importtime", "-c", "import pytest; import harness.plugin"]
-    stderr = subprocess.run(command, capture_output=True, text=True, check=True).stderr
-    line = next(line for line in stderr.splitlines() if line.rstrip().endswith("| harness.plugin"))
-    return int(line.split("|")[1])
+PACKAGE = "pytest-unsolvable"
+FORMER_CORE = ("respx", "hypothesis", "syrupy")
+"""Required until issue 14 moved them to extras."""
+PYTEST = (sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider")
+TRIVIAL = "def test_nothing_of_ours():\n    assert True\n"
 
 
-def _collect(folder: str, *args: str, autoload: bool = False) -> None:
-    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "" if autoload else "1"}
-    subprocess.run([*PYTEST, *args], cwd=folder, env=env, capture_output=True, check=False)
+def _name(name: str) -> str:
+    return canonicalize_name(name)
+
+
+def _closure(names: list[str]) -> set[str]:
+    """The distributions ``names`` need when installed without extras, recursively."""
+    found: set[str] = set()
+    todo = [_name(n) for n in names]
+    while todo:
+        name = todo.pop()
+        if name in found:
+            continue
+        found.add(name)
+        for line in metadata.requires(name) or ():
+            requirement = Requirement(line)
+            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
+                todo.append(_name(requirement.name))
+    return found
+
+
+def _plugins(distributions: set[str]) -> list[str]:
+    """``-p`` arguments for every pytest11 plugin of ``distributions``."""
+    modules = {
+        entry.value
+        for dist in metadata.distributions()  # a distribution may be found twice (editable)
+        if _name(dist.metadata["Name"]) in distributions
+        for entry in dist.entry_points
+        if entry.group == "pytest11"
+    }
+    return [arg for module in sorted(modules) for arg in ("-p", module)]
+
+
+def _run(folder: Path, args: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall and CPU seconds (this child and its own children, xdist workers included)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run([*PYTEST, *args], cwd=folder, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"pytest {' '.join(args)} failed:\n{done.stdout}{done.stderr}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+def measure(folder: Path, variants: dict[str, list[str]], *, bytecode: bool, repeats: int) -> None:
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONPYCACHEPREFIX": cache}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        if not bytecode:
+            env["PYTHONDONTWRITEBYTECODE"] = "1"
+        else:
+            for args in variants.values():  # warm the cache
+                _run(folder, args, env)
+        times: dict[str, list[tuple[float, float]]] = {name: [] for name in variants}
+        for _ in range(repeats):
+            for name, args in variants.items():
+                times[name].append(_run(folder, args, env))
+    base = [statistics.median(t[i] for t in next(iter(times.values()))) for i in (0, 1)]
+    for name, runs in times.items():
+        wall, cpu = (statistics.median(t[i] for t in runs) for i in (0, 1))
+        print(
+            f"    {name:<34} wall {wall * 1e3:6.0f} ms (+{(wall - base[0]) * 1e3:5.0f})"
+            f"   cpu {cpu * 1e3:6.0f} ms (+{(cpu - base[1]) * 1e3:5.0f})"
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--repeats", type=int, default=9)
+    parser.add_argument("--no-xdist", action="store_true", help="skip the -n 2 runs")
     args = parser.parse_args()
+    core = _closure([PACKAGE])
+    core_plugins = _plugins(core)
+    old_plugins = _plugins(core | _closure(list(FORMER_CORE)))
     print(machine())
-    n = args.repeats
-    imports = sorted(_import_microseconds() for _ in range(n))
-    modules = subprocess.run(
-        [sys.executable, "-c", COUNT_MODULES], capture_output=True, text=True, check=True
-    ).stdout.strip()
-    print(
-        f"  import harness.plugin after pytest  {imports[len(imports) // 2] / 1e3:6.1f} ms "
-        f"(median of {args.repeats}), {modules} modules"
-    )
-    with tempfile.TemporaryDirectory() as folder:
-        loaded = median_seconds(lambda: _collect(folder, "-p", "harness.plugin"), repeats=n)
-        without = median_seconds(lambda: _collect(folder), repeats=n)
-        everything = median_seconds(lambda: _collect(folder, autoload=True), repeats=3)
-    print(f"  pytest --co, no autoload, bare               {without * 1e3:6.0f} ms")
-    print(f"  pytest --co, no autoload, -p harness.plugin  {loaded * 1e3:6.0f} ms")
-    print(f"  added to each pytest start-up                {(loaded - without) * 1e3:6.0f} ms")
-    print(f"  (every installed plugin autoloaded           {everything * 1e3:6.0f} ms)")
+    print(f"  core install: {', '.join(sorted(core))}")
+    print(f"  its plugins:  {' '.join(core_plugins[1::2])}")
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        (folder / "test_trivial.py").write_text(TRIVIAL)
+        xdist = ["-p", "xdist.plugin", "-p", "xdist.looponfail"]
+        shapes: list[tuple[str, list[str], list[str]]] = [("serial", [], [])]
+        if not args.no_xdist:
+            shapes.append(("-n 2 (pytest-xdist in the baseline)", ["-n", "2"], xdist))
+        for label, extra, baseline in shapes:
+            variants = {
+                "pytest alone": [*extra, *baseline],
+                "core install": [*extra, *core_plugins],
+                "old core (respx, hypothesis, syrupy)": [*extra, *old_plugins],
+            }
+            for bytecode in (True, False):
+                state = "on" if bytecode else "off"
+                print(f"  {label}, bytecode {state}; median of {args.repeats} interleaved runs:")
+                measure(folder, variants, bytecode=bytecode, repeats=args.repeats)
 
 
 if __name__ == "__main__":

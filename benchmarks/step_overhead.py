@@ -6,7 +6,9 @@ same shape. With ``--growing`` (the default) the agent appends the assistant and
 every step, as real agents do, so a harness that re-reads the whole conversation per call shows a
 cost that grows with the step; ``--constant`` re-sends one message. The two loops alternate
 (A/B/A/B...) and each window's figure is the median over the repeats, so a machine that is busy
-now and then moves both sides alike.
+now and then moves both sides alike. Each step is timed on two clocks: the wall clock, and the
+thread's CPU time, which other processes on a shared machine do not inflate (they still slow it
+through the caches, so ratios to the bare loop are the firm numbers).
 
     python -m benchmarks.step_overhead [--steps 10000] [--repeats 5] [--constant]
 """
@@ -27,12 +29,19 @@ from harness import Ceilings, Code, Session, Stop
 SCENARIO = "constant-return/repeat"
 CallModel = Callable[[list[dict[str, Any]], Any], dict[str, Any]]
 CallTool = Callable[[str, Any], str]
+Mark = tuple[float, float]
+"""Wall and thread CPU seconds at one moment."""
+CLOCKS = ("wall", "cpu")
+
+
+def now() -> Mark:
+    return time.perf_counter(), time.thread_time()
 
 
 def loop(
     call_model: CallModel, call_tool: CallTool, task: str, tools: Any, steps: int, *, grow: bool
-) -> list[float]:
-    """The agent under test; returns the time at the end of each step."""
+) -> list[Mark]:
+    """The agent under test; returns the clocks at the end of each step."""
     messages: list[dict[str, Any]] = [{"role": "user", "content": task}]
     marks = []
     for _ in range(steps):
@@ -43,16 +52,16 @@ def loop(
             result = call_tool(call["function"]["name"], call["function"]["arguments"])
             if grow:
                 messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
-        marks.append(time.perf_counter())
+        marks.append(now())
     return marks
 
 
-def through_harness(steps: int, *, grow: bool) -> list[float]:
+def through_harness(steps: int, *, grow: bool) -> list[Mark]:
     """Per-step seconds inside `harness.run` (run set-up and judging excluded)."""
-    marks: list[float] = []
+    marks: list[Mark] = []
 
     def agent(session: Session) -> Stop:
-        start = time.perf_counter()
+        start = now()
         ends = loop(
             session.call_model, session.call_tool, session.task, session.tools, steps, grow=grow
         )
@@ -64,11 +73,12 @@ def through_harness(steps: int, *, grow: bool) -> list[float]:
     return marks
 
 
-def _durations(start: float, ends: list[float]) -> list[float]:
-    return [end - before for before, end in zip([start, *ends], ends, strict=False)]
+def _durations(start: Mark, ends: list[Mark]) -> list[Mark]:
+    pairs = zip([start, *ends], ends, strict=False)
+    return [(end[0] - before[0], end[1] - before[1]) for before, end in pairs]
 
 
-def bare(steps: int, *, grow: bool) -> list[float]:
+def bare(steps: int, *, grow: bool) -> list[Mark]:
     """The same loop against a scripted function returning what the session returns."""
     scenario = scenarios.get(SCENARIO)
     session = Session(scenario, scenario.build(0), seed=0, ceilings=Ceilings())
@@ -85,7 +95,7 @@ def bare(steps: int, *, grow: bool) -> list[float]:
     def call_tool(name: str, arguments: Any) -> str:
         return result
 
-    start = time.perf_counter()
+    start = now()
     return _durations(
         start, loop(call_model, call_tool, session.task, session.tools, steps, grow=grow)
     )
@@ -107,22 +117,27 @@ def main() -> None:
     parser.add_argument("--constant", action="store_true", help="re-send one message")
     args = parser.parse_args()
     grow = not args.constant
-    runs: dict[str, list[list[float]]] = {"harness": [], "bare": []}
+    runs: dict[str, list[list[Mark]]] = {"harness": [], "bare": []}
     for _ in range(args.repeats):  # interleaved: A, B, A, B, ...
         runs["harness"].append(through_harness(args.steps, grow=grow))
         runs["bare"].append(bare(args.steps, grow=grow))
     print(machine())
     shape = "a growing conversation" if grow else "one constant message"
-    print(f"plain face, {SCENARIO}, {shape}; median of {args.repeats} interleaved runs:")
-    print(f"  {'steps':>13}  {'harness':>10}  {'bare':>8}  {'overhead':>9}  ratio")
+    print(
+        f"plain face, {SCENARIO}, {shape}; µs per step, median of {args.repeats} interleaved runs:"
+    )
+    print(f"  {'steps':>13}  {'clock':>5}  {'harness':>7}  {'bare':>6}  {'overhead':>8}  ratio")
     for first, last in windows(args.steps):
-        per = {}
-        for side, sides in runs.items():
-            per[side] = statistics.median(
-                sum(r[first - 1 : last]) / (last - first + 1) for r in sides
-            )
-        h, b = per["harness"] * 1e6, per["bare"] * 1e6
-        print(f"  {first:>5}–{last:<7}  {h:7.1f} µs  {b:5.1f} µs  {h - b:6.1f} µs  {h / b:4.0f}x")
+        for clock, name in enumerate(CLOCKS):
+            per = {}
+            for side, sides in runs.items():
+                per[side] = statistics.median(
+                    sum(mark[clock] for mark in r[first - 1 : last]) / (last - first + 1)
+                    for r in sides
+                )
+            h, b = per["harness"] * 1e6, per["bare"] * 1e6
+            span = f"{first:>5}–{last:<7}" if clock == 0 else " " * 13
+            print(f"  {span}  {name:>5}  {h:7.1f}  {b:6.1f}  {h - b:8.1f}  {h / b:4.1f}x")
 
 
 if __name__ == "__main__":

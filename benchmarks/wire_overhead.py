@@ -1,18 +1,21 @@
-"""Wire-face overhead per call.
+"""Wire-face overhead per call, at call 1 and call 50 of a growing conversation.
 
-The same SDK call (``openai`` Chat Completions, ``anthropic`` Messages) runs against the wire face
-(`harness.wire.Wire`: request parsed, scripted model stepped through the session, reply rendered)
-and against a bare ``httpx2.MockTransport`` that replays the wire's own answer, byte for byte.
-The difference is what the wire adds to each model call. The plain face (`Session.call_model`)
-and the wire's handler alone (no SDK, no transport) are shown for scale.
+The same SDK client (``openai`` Chat Completions and Responses, ``anthropic`` Messages), JSON
+and SSE, runs one conversation against the wire face (`harness.wire.Wire`: the request parsed,
+the scripted model stepped through the session, the reply rendered) and the same conversation
+against a bare ``httpx2.MockTransport`` that replays, call by call, the bytes the wire answered.
+The agent appends an assistant tool call and its result after every call, as agents do, so the
+request grows and so does the SDK's own cost. The two sides alternate conversation by
+conversation, and each figure is the median over the repeats of that call's time.
 
-    python benchmarks/wire_overhead.py [--calls 300] [--repeats 7]
+    python -m benchmarks.wire_overhead [--calls 50] [--repeats 9]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import time
 from collections.abc import Callable
 from typing import Any
@@ -24,131 +27,175 @@ import openai
 import scenarios
 from benchmarks._timing import machine
 from harness import Ceilings, Session
-from harness.wire import ANTHROPIC_BASE_URL, FAKE_API_KEY, OPENAI_BASE_URL, Wire, WireRequest
+from harness.wire import ANTHROPIC_BASE_URL, FAKE_API_KEY, OPENAI_BASE_URL, Wire
 
 SCENARIO = "constant-return/repeat"
-WARM_UP = 20
-"""Calls made before timing: the SDKs build their request and response models lazily."""
-Action = Callable[[], object]
+RESULT = '{"request_id": "req-0", "results": [], "total": 0}'
+ARGUMENTS = {"customer": "ACME-0", "offset": 0, "query": "open invoice"}
+ARGUMENT_TEXT = json.dumps(ARGUMENTS, sort_keys=True)
 Handler = Callable[[httpx2.Request], httpx2.Response]
+Call = Callable[[Any, list[Any], bool], object]
 
 
 def _session(calls: int) -> Session:
     scenario = scenarios.get(SCENARIO)
-    ceilings = Ceilings(max_steps=calls + WARM_UP + 10, max_tool_calls=10, max_wall_seconds=600)
+    ceilings = Ceilings(max_steps=calls + 10, max_tool_calls=10, max_wall_seconds=600)
     return Session(scenario, scenario.build(0), seed=0, ceilings=ceilings)
 
 
-def _openai_call(client: Any, session: Session) -> Action:
-    messages = [{"role": "user", "content": session.task}]
-    tools = session.openai_tools
-    return lambda: client.chat.completions.create(model="gpt-x", messages=messages, tools=tools)
+def _specs() -> Any:
+    return _session(1).tools
 
 
-def _anthropic_call(client: Any, session: Session) -> Action:
-    messages = [{"role": "user", "content": session.task}]
-    tools = [
-        {"name": t.name, "description": t.description, "input_schema": t.parameters}
-        for t in session.tools
-    ]
-    return lambda: client.messages.create(
-        model="claude-x", max_tokens=256, messages=messages, tools=tools
+def _chat(client: Any, history: list[Any], stream: bool) -> object:
+    tools = [spec.to_openai() for spec in _SPECS]
+    reply = client.chat.completions.create(
+        model="gpt-x", messages=history, tools=tools, stream=stream
     )
+    return list(reply) if stream else reply
 
 
-SDKS: dict[str, tuple[type, str, Callable[[Any, Session], Action]]] = {
-    "openai chat.completions": (openai.OpenAI, OPENAI_BASE_URL, _openai_call),
-    "anthropic messages": (anthropic.Anthropic, ANTHROPIC_BASE_URL, _anthropic_call),
+def _responses(client: Any, history: list[Any], stream: bool) -> object:
+    tools = [
+        {
+            "type": "function",
+            "name": s.name,
+            "description": s.description,
+            "parameters": s.parameters,
+        }
+        for s in _SPECS
+    ]
+    reply = client.responses.create(model="gpt-x", input=history, tools=tools, stream=stream)
+    return list(reply) if stream else reply
+
+
+def _anthropic(client: Any, history: list[Any], stream: bool) -> object:
+    tools = [
+        {"name": s.name, "description": s.description, "input_schema": s.parameters} for s in _SPECS
+    ]
+    reply = client.messages.create(
+        model="claude-x", max_tokens=256, messages=history, tools=tools, stream=stream
+    )
+    return list(reply) if stream else reply
+
+
+def _grow_chat(history: list[Any], i: int, name: str) -> None:
+    function = {"name": name, "arguments": ARGUMENT_TEXT}
+    call = {"id": f"call_{i}", "type": "function", "function": function}
+    history.append({"role": "assistant", "content": None, "tool_calls": [call]})
+    history.append({"role": "tool", "tool_call_id": f"call_{i}", "content": RESULT})
+
+
+def _grow_responses(history: list[Any], i: int, name: str) -> None:
+    call_id = f"call_{i}"
+    history.append(
+        {"type": "function_call", "call_id": call_id, "name": name, "arguments": ARGUMENT_TEXT}
+    )
+    history.append({"type": "function_call_output", "call_id": call_id, "output": RESULT})
+
+
+def _grow_anthropic(history: list[Any], i: int, name: str) -> None:
+    use = {"type": "tool_use", "id": f"toolu_{i}", "name": name, "input": dict(ARGUMENTS)}
+    history.append({"role": "assistant", "content": [use]})
+    result = {"type": "tool_result", "tool_use_id": f"toolu_{i}", "content": RESULT}
+    history.append({"role": "user", "content": [result]})
+
+
+Grow = Callable[[list[Any], int, str], None]
+FORMATS: dict[str, tuple[type, str, Call, Grow]] = {
+    "chat completions": (openai.OpenAI, OPENAI_BASE_URL, _chat, _grow_chat),
+    "responses": (openai.OpenAI, OPENAI_BASE_URL, _responses, _grow_responses),
+    "anthropic messages": (anthropic.Anthropic, ANTHROPIC_BASE_URL, _anthropic, _grow_anthropic),
 }
+_SPECS = _specs()
 
 
-def _client(sdk: str, handler: Handler) -> Any:
-    client_class, base_url, _ = SDKS[sdk]
+def _client(fmt: str, handler: Handler) -> Any:
+    client_class, base_url, _, _ = FORMATS[fmt]
     http_client = httpx2.Client(transport=httpx2.MockTransport(handler))
     return client_class(
         api_key=FAKE_API_KEY, base_url=base_url, http_client=http_client, max_retries=0
     )
 
 
-def _replaying(sdk: str) -> Any:
-    """A client on a bare mock transport that answers what the wire answered to the same call."""
-    session = _session(1)
-    wire = Wire(session).httpx2_transport()
-    answers: list[tuple[list[tuple[str, str]], bytes]] = []
+def _conversation(fmt: str, client: Any, calls: int, stream: bool) -> list[float]:
+    """Seconds of each call of one conversation."""
+    _, _, call, grow = FORMATS[fmt]
+    history: list[Any] = [{"role": "user", "content": scenarios.get(SCENARIO).task}]
+    times = []
+    for i in range(calls):
+        start = time.perf_counter()
+        call(client, history, stream)
+        times.append(time.perf_counter() - start)
+        grow(history, i, _SPECS[0].name)
+    return times
+
+
+def _recorded(fmt: str, calls: int, stream: bool) -> list[tuple[list[tuple[str, str]], bytes]]:
+    """What the wire answers to each call of the conversation, to replay on the bare side."""
+    transport = Wire(_session(calls)).httpx2_transport()
+    answers = []
 
     def record(request: httpx2.Request) -> httpx2.Response:
-        response = wire.handle_request(request)
+        response = transport.handle_request(request)
         response.read()
         answers.append((list(response.headers.items()), response.content))
         return response
 
-    SDKS[sdk][2](_client(sdk, record), session)()
-    headers, content = answers[0]
-    return _client(sdk, lambda request: httpx2.Response(200, headers=headers, content=content))
+    _conversation(fmt, _client(fmt, record), calls, stream)
+    return answers
 
 
-def _per_call(action: Action, calls: int) -> float:
-    """µs per call over one batch of ``calls``."""
-    start = time.perf_counter()
-    for _ in range(calls):
-        action()
-    return (time.perf_counter() - start) / calls * 1e6
+def _measure(fmt: str, calls: int, stream: bool, repeats: int) -> tuple[list[float], list[float]]:
+    """Median seconds of each call, on the wire and on the bare mock."""
+    answers = _recorded(fmt, calls, stream)
 
+    def bare() -> list[float]:
+        replies = iter(answers)
 
-def _interleaved(actions: tuple[Action, Action], calls: int, repeats: int) -> tuple[float, float]:
-    """Median µs per call of two actions, batches alternating so that drift on a shared machine
-    hits both alike; each is warmed up first."""
-    for action in actions:
-        _per_call(action, WARM_UP)
-    runs: tuple[list[float], list[float]] = ([], [])
+        def replay(request: httpx2.Request) -> httpx2.Response:
+            headers, content = next(replies)
+            return httpx2.Response(200, headers=headers, content=content)
+
+        return _conversation(fmt, _client(fmt, replay), calls, stream)
+
+    def wire() -> list[float]:
+        client = _client(fmt, Wire(_session(calls)).httpx2_transport().handle_request)
+        return _conversation(fmt, client, calls, stream)
+
+    wire(), bare()  # warm up: the SDKs build their models lazily
+    runs: dict[str, list[list[float]]] = {"wire": [], "bare": []}
     for _ in range(repeats):
-        for times, action in zip(runs, actions, strict=True):
-            times.append(_per_call(action, calls))
-    first, second = (sorted(times)[len(times) // 2] for times in runs)
-    return first, second
-
-
-def _sdk(sdk: str, calls: int, repeats: int) -> tuple[float, float]:
-    """(wire, bare) µs per call for one SDK."""
-    session = _session((calls + WARM_UP) * repeats)
-    wire_client = _client(sdk, Wire(session).httpx2_transport().handle_request)
-    make = SDKS[sdk][2]
-    return _interleaved(
-        (make(wire_client, session), make(_replaying(sdk), session)), calls, repeats
-    )
-
-
-def _faces(calls: int, repeats: int) -> tuple[float, float]:
-    """(plain face, wire handler) µs per call: the same scripted model, no SDK in the way."""
-    session = _session(2 * (calls + WARM_UP) * repeats)
-    messages = [{"role": "user", "content": session.task}]
-    body = {"model": "gpt-x", "messages": messages, "tools": session.openai_tools}
-    request = WireRequest(
-        method="POST", url=f"{OPENAI_BASE_URL}/chat/completions", body=json.dumps(body).encode()
-    )
-    wire = Wire(session)
-    plain: Action = lambda: session.call_model(messages, session.tools)  # noqa: E731
-    return _interleaved((plain, lambda: wire.handle(request)), calls, repeats)
+        runs["wire"].append(wire())
+        runs["bare"].append(bare())
+    medians = {
+        side: [statistics.median(run[i] for run in sides) for i in range(calls)]
+        for side, sides in runs.items()
+    }
+    return medians["wire"], medians["bare"]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--calls", type=int, default=300)
-    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--calls", type=int, default=50)
+    parser.add_argument("--repeats", type=int, default=9)
     args = parser.parse_args()
     print(machine())
-    print(f"{SCENARIO}, batches of {args.calls} calls, median of {args.repeats} batches:")
-    plain, handler = _faces(args.calls, args.repeats)
-    print(f"  plain face: Session.call_model                  {plain:8.1f} µs/call")
-    print(f"  wire face: Wire.handle alone (no SDK)           {handler:8.1f} µs/call")
-    for sdk in SDKS:
-        wire_us, bare_us = _sdk(sdk, args.calls, args.repeats)
-        print(f"  {sdk:<24} on the wire face   {wire_us:8.1f} µs/call")
-        print(f"  {sdk:<24} on a bare mock     {bare_us:8.1f} µs/call")
-        print(
-            f"  {sdk:<24} wire overhead      {wire_us - bare_us:8.1f} µs/call "
-            f"(ratio {wire_us / bare_us:.2f}x)"
-        )
+    print(f"{SCENARIO}; µs per call, median of {args.repeats} interleaved conversations:")
+    print(
+        f"  {'format':<20} {'body':<5} {'call':>5}  {'wire':>8}  {'bare':>8}  {'overhead':>8}  "
+        "ratio"
+    )
+    for fmt in FORMATS:
+        for stream in (False, True):
+            wire, bare = _measure(fmt, args.calls, stream, args.repeats)
+            for index in sorted({0, args.calls - 1}):
+                w, b = wire[index] * 1e6, bare[index] * 1e6
+                body = "SSE" if stream else "JSON"
+                print(
+                    f"  {fmt:<20} {body:<5} {index + 1:>5}  {w:8.0f}  {b:8.0f}  {w - b:8.0f}  "
+                    f"{w / b:.2f}x"
+                )
 
 
 if __name__ == "__main__":

@@ -6,7 +6,6 @@ tools were called and how often.
 
 from __future__ import annotations
 
-import json
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -14,6 +13,7 @@ from typing import Any
 
 from fake_tools._world import FakeWorld
 from harness import ToolResult, ToolSpec
+from harness._json import sorted_json
 
 __all__ = ["Tool", "ToolCallLog", "ToolRouter", "error_result"]
 
@@ -50,7 +50,7 @@ class Tool:
 
 def error_result(message: str, **details: Any) -> ToolResult:
     """A tool-level error returned as text, the way real tool runtimes report bad calls."""
-    text = json.dumps({"error": {"message": message, **details}}, sort_keys=True)
+    text = sorted_json({"error": {"message": message, **details}})
     return ToolResult(text=text, observation=text)
 
 

@@ -15,6 +15,8 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from harness._json import canonical_json
+
 __all__ = ["FakeWorld", "normalise_text", "requires"]
 
 
@@ -54,6 +56,9 @@ class FakeWorld:
         """Fake seconds since the run began; one tick per access. Audit only."""
         self.accesses: Counter[str] = Counter()
         """Reads and writes per key. Audit only: never part of the fingerprint."""
+        self._fingerprint: str | None = None
+        """The content's digest until the next `put`: the harness reads it after every tool call,
+        and most calls of a stuck agent change nothing (issue 14)."""
 
     def get(self, key: str, default: Any = None) -> Any:
         """Reads as a tool does: the access is audited."""
@@ -67,6 +72,7 @@ class FakeWorld:
     def put(self, key: str, value: Any) -> None:
         self._touch(key)
         self._records[key] = copy.deepcopy(value)
+        self._fingerprint = None
 
     def _touch(self, key: str) -> None:
         self.clock += 1
@@ -74,8 +80,10 @@ class FakeWorld:
 
     def fingerprint(self) -> str:
         """SHA-256 of the content, strings normalised; audit fields excluded."""
-        content = json.dumps(_normalised(self._records), sort_keys=True, default=str)
-        return hashlib.sha256(content.encode()).hexdigest()[:16]
+        if self._fingerprint is None:
+            content = canonical_json(_normalised(self._records))
+            self._fingerprint = hashlib.sha256(content.encode()).hexdigest()[:16]
+        return self._fingerprint
 
     def failing(self) -> list[str]:
         """The completion criteria that do not hold yet."""

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from harness._lazy import lazy_getattr
 
 if TYPE_CHECKING:
+    from harness._ceilings import Ceilings
     from harness._errors import (
         AdapterError,
         BudgetError,
@@ -38,7 +39,6 @@ if TYPE_CHECKING:
     from harness._run import run
     from harness._scenario import (
         Budget,
-        Ceilings,
         McpErrors,
         Pricing,
         Scenario,
@@ -86,7 +86,7 @@ _HOMES = {
     "CHECK_TOOL": "harness._types",
     "Call": "harness._scripts",
     "CeilingHit": "harness._errors",
-    "Ceilings": "harness._scenario",
+    "Ceilings": "harness._ceilings",
     "Claim": "harness._scripts",
     "ClaimSuccess": "harness._scripts",
     "Code": "harness._record",

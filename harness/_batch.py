@@ -18,7 +18,9 @@ import os
 import signal
 import sys
 import tempfile
+import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
@@ -42,6 +44,10 @@ OUTPUT_CUT = 2000
 """Characters of an agent's own stdout/stderr kept in the record of a failing run."""
 POLL_SECONDS = 0.1
 """How often the harness looks for dead and overdue workers while none sends anything."""
+PIPELINE = 2
+"""Jobs a worker holds at once, the one it runs and the next: it starts the next as soon as it
+has sent a record, not after the harness has read it and sent another (a run lasts a few
+milliseconds; the round trip was a quarter of it, issue 14)."""
 FINISHED, ABANDONED, LOADED = "finished", "abandoned", "loaded"
 """What a worker sends with a record: it is ready for the next job, or it is exiting."""
 
@@ -138,14 +144,20 @@ def _serve(conn: Connection, lookup: Lookup) -> None:
     harness, which decides), one job at a time, until told to stop."""
     os.setpgrp()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a forked worker inherits the batch's
     while (job := conn.recv()) is not None:
         _run_job(job, lookup, conn)
 
 
 # -- the harness side -----------------------------------------------------------------------
 def _context(lookup: Lookup) -> BaseContext:
-    """``forkserver`` where there is one: workers start from a clean process that has already
-    imported the harness and the scenario library, never from one running agent threads."""
+    """``fork`` on Linux when this process runs no other thread (``unsolvable run``): it has
+    imported the harness and the library already, so a worker is ready in milliseconds rather
+    than after a fork server has imported them again, a tenth of a second on every run (issue
+    14). Otherwise ``forkserver`` where there is one: workers start from a clean process that
+    has imported the harness and the scenario library, never from one running agent threads."""
+    if sys.platform == "linux" and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
@@ -157,9 +169,15 @@ def _context(lookup: Lookup) -> BaseContext:
 class _Worker:
     process: BaseProcess
     conn: Connection
-    index: int | None = None
-    """The job it is running, if any."""
+    queue: deque[int] = field(default_factory=deque)
+    """The jobs sent to it, in order: it runs the first (`PIPELINE`)."""
     deadline: float = 0.0
+    """When the first job outlives its wall ceiling and the worker is killed."""
+
+    @property
+    def index(self) -> int | None:
+        """The job it is running, if any."""
+        return self.queue[0] if self.queue else None
 
 
 def _start(context: BaseContext, lookup: Lookup) -> _Worker:
@@ -244,6 +262,7 @@ class WorkerPool:
         self.jobs: Sequence[Job] = ()
         self.todo: list[int] = []
         self.records: dict[int, TerminationRecord] = {}
+        self.draining = False
 
     def run(
         self,
@@ -257,6 +276,7 @@ class WorkerPool:
         `INTERRUPT_GRACE_SECONDS`, and the batch says it was interrupted; otherwise an
         interrupt kills the running workers and propagates."""
         self.jobs, self.todo, self.records = jobs, list(range(len(jobs)))[::-1], {}
+        self.draining = False
         while len(self.workers) < min(self.size, len(jobs)):
             self.workers.append(_start(self.context, self.lookup))
         previous = signal.signal(signal.SIGTERM, _raise_interrupted) if catch_interrupts else None
@@ -287,11 +307,17 @@ class WorkerPool:
 
     def _dispatch(self) -> None:
         for worker in self.workers:
-            if worker.index is None and self.todo:
-                worker.index = self.todo.pop()
-                job = self.jobs[worker.index]
-                worker.deadline = time.monotonic() + _wall(job)
-                worker.conn.send(job)
+            while len(worker.queue) < PIPELINE and self.todo:
+                index = self.todo.pop()
+                worker.queue.append(index)
+                if len(worker.queue) == 1:
+                    self._arm(worker)
+                with contextlib.suppress(OSError):  # it died: its sentinel says so, and then
+                    worker.conn.send(self.jobs[index])  # this job runs on its successor
+
+    def _arm(self, worker: _Worker) -> None:
+        """Starts the clock of the worker's first job."""
+        worker.deadline = time.monotonic() + _wall(self.jobs[worker.queue[0]])
 
     def _busy(self) -> list[_Worker]:
         return [worker for worker in self.workers if worker.index is not None]
@@ -316,7 +342,7 @@ class WorkerPool:
         the run's own deadline."""
         try:
             kind, data = worker.conn.recv()
-        except EOFError:
+        except (EOFError, OSError):  # a reset, when it died with a job unread
             return self._replace(worker, Outcome.CRASHED, _death(worker.process))
         if kind == LOADED:
             worker.deadline = time.monotonic() + _wall(self.jobs[worker.index or 0])
@@ -332,18 +358,25 @@ class WorkerPool:
     def _finish(
         self, worker: _Worker, record: TerminationRecord, *, replace: bool
     ) -> TerminationRecord:
-        assert worker.index is not None
-        self.records[worker.index] = record
-        worker.index = None
-        if replace:
+        self.records[worker.queue.popleft()] = record
+        if self.draining and worker.queue:  # after an interrupt, a job not begun is not begun
+            worker.queue.clear()
+            _stop(worker, kill=True)
+            return record
+        if replace:  # the jobs sent to a worker that is gone run on its successor
+            self.todo.extend(reversed(worker.queue))
+            worker.queue.clear()
             _stop(worker, kill=True)
             self.workers[self.workers.index(worker)] = _start(self.context, self.lookup)
+        elif worker.queue:
+            self._arm(worker)
         return record
 
     def _drain(self, on_record: Callable[[TerminationRecord], None] | None) -> None:
         """After an interrupt: no new jobs; the running ones may still finish within the grace.
         Runs cut off by the interrupt are not recorded: they did not end."""
         self.todo.clear()
+        self.draining = True
         deadline = time.monotonic() + INTERRUPT_GRACE_SECONDS
         with contextlib.suppress(KeyboardInterrupt, Interrupted):
             while self._busy() and (left := deadline - time.monotonic()) > 0:

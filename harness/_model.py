@@ -6,12 +6,12 @@ Python call, later the wire formats) goes through the same step and token accoun
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
+from harness._json import canonical_json
 from harness._scripts import FINAL_ANSWER_CLAIM, Script
 from harness._types import JSON, ModelRequest, ModelResponse
 
@@ -25,11 +25,7 @@ TOKENS_PER_MESSAGE = 4
 
 def estimate_tokens(messages: Iterable[JSON]) -> int:
     """Deterministic token estimate of a conversation: grows with it, like real input usage."""
-    total = 0
-    for message in messages:
-        text = json.dumps(message, sort_keys=True, default=str)
-        total += TOKENS_PER_MESSAGE + len(text) // CHARS_PER_TOKEN
-    return total
+    return sum(TOKENS_PER_MESSAGE + len(canonical_json(m)) // CHARS_PER_TOKEN for m in messages)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -88,8 +88,11 @@ class StagnationProbe:
         self.first_refusal_step: int | None = None
         self.refusals: Counter[str] = Counter()
         """Refused calls by kind (`ToolResult.refusal`)."""
-        # Decided once: a Protocol isinstance check on every tool call cost 12 % of a step.
-        self._read_criteria = world.criteria if isinstance(world, CriteriaWorld) else None
+        # Decided once: a Protocol isinstance check on every tool call cost 12 % of a step, and
+        # only the criteria rule reads the criteria (reading them encodes them, every call).
+        by_criteria = scenario.stagnation is Stagnation.CRITERIA
+        read = world.criteria if by_criteria and isinstance(world, CriteriaWorld) else None
+        self._read_criteria = read
         self.criteria = self._criteria()
         self.last_criteria_move = 0
         self.tokens_before_step: list[int] = []
@@ -114,13 +117,16 @@ class StagnationProbe:
     def on_tool(self, step: int, name: str, result: ToolResult, fingerprint: str) -> None:
         """``fingerprint`` is the world's after the call (the session computes it once)."""
         observation = f"{name}:{result.observation}"
-        if fingerprint not in self.seen_worlds or observation not in self.seen_observations:
+        if fingerprint not in self.seen_worlds:
+            self.seen_worlds.add(fingerprint)
             self.last_productive_step = step
-        self.seen_worlds.add(fingerprint)
-        self.seen_observations.add(observation)
-        criteria = self._criteria()
-        if criteria != self.criteria:
-            self.criteria, self.last_criteria_move = criteria, step
+        if observation not in self.seen_observations:
+            self.seen_observations.add(observation)
+            self.last_productive_step = step
+        if self._read_criteria is not None:
+            criteria = self._read_criteria()
+            if criteria != self.criteria:
+                self.criteria, self.last_criteria_move = criteria, step
         if result.refusal is not None:
             self.refusals[result.refusal] += 1
             self.first_refusal_step = self.first_refusal_step or step

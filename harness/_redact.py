@@ -10,6 +10,7 @@ message must not publish them in a CI artifact (issue 10).
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from typing import Any
@@ -26,22 +27,27 @@ MIN_SECRET_LENGTH = 8
 """Shorter values (``1``, ``true``, an empty test token) would redact ordinary words; real
 credentials are far longer."""
 PATTERNS = (
-    (re.compile(r"\bsk-[A-Za-z0-9_-]{8,}"), REDACTED),
-    (re.compile(r"\b(Bearer)\s+[A-Za-z0-9._~+/=-]+", re.IGNORECASE), rf"\1 {REDACTED}"),
+    ("sk-", re.compile(r"\bsk-[A-Za-z0-9_-]{8,}"), REDACTED),
+    ("bearer", re.compile(r"\b(Bearer)\s+[A-Za-z0-9._~+/=-]+", re.IGNORECASE), rf"\1 {REDACTED}"),
     (
+        "://",
         re.compile(r"\b([a-z][a-z0-9+.-]*://)[^/\s:@]+(:[^/\s@]*)?@", re.IGNORECASE),
         rf"\1{REDACTED}@",
     ),
 )
 """Credential shapes that need no environment to be recognised: OpenAI/Anthropic-style keys,
-HTTP bearer tokens, ``scheme://user:password@host``."""
-MAYBE = re.compile(r"sk-|bearer|://|0x", re.IGNORECASE)
-"""What every one of `PATTERNS` and `ADDRESS` needs to find: a string without it is clean as it
-is, one scan instead of four (a record's whole trajectory is cleaned, issue 13)."""
+HTTP bearer tokens, ``scheme://user:password@host``; each with the text it cannot match without
+(lower case), so that most strings are never searched: a record is cleaned every time it is
+made, also when the harness rebuilds one a worker sent (issue 14)."""
+
+
+@functools.cache
+def _is_secret_name(name: str) -> bool:
+    return SECRET_NAME.match(name) is not None
 
 
 def mask_addresses(text: str) -> str:
-    return ADDRESS.sub(MASKED_ADDRESS, text)
+    return ADDRESS.sub(MASKED_ADDRESS, text) if "0x" in text else text
 
 
 class Redactor:
@@ -49,7 +55,7 @@ class Redactor:
 
     def __init__(self, environ: dict[str, str] | None = None) -> None:
         environ = dict(os.environ) if environ is None else environ
-        values = {v for k, v in environ.items() if SECRET_NAME.match(k)}
+        values = {v for k, v in environ.items() if _is_secret_name(k)}
         # Longest first: a secret that contains another is replaced whole.
         self.secrets = sorted((v for v in values if len(v) >= MIN_SECRET_LENGTH), key=len)[::-1]
 
@@ -57,10 +63,10 @@ class Redactor:
         """``text`` with every secret replaced and every address masked."""
         for secret in self.secrets:
             text = text.replace(secret, REDACTED)
-        if not MAYBE.search(text):
-            return text
-        for pattern, replacement in PATTERNS:
-            text = pattern.sub(replacement, text)
+        folded = text.lower()
+        for needed, pattern, replacement in PATTERNS:
+            if needed in folded:
+                text = pattern.sub(replacement, text)
         return mask_addresses(text)
 
     def optional(self, text: str | None) -> str | None:

@@ -7,26 +7,19 @@ tools and the scripted model for one run, so that runs never share state (serial
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
-from dataclasses import dataclass
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from harness._errors import BudgetError, ScenarioError
+from harness._ceilings import Ceilings, require_positive
+from harness._errors import ScenarioError
 from harness._model import Model
 from harness._record import Code, Exit
 from harness._types import Toolbox, World
 
 __all__ = ["Budget", "Ceilings", "McpErrors", "Pricing", "Scenario", "Setup", "Stagnation"]
-
-
-def _require_positive(owner: object, **values: float | None) -> None:
-    for name, value in values.items():
-        if value is not None and not value > 0:
-            raise BudgetError(
-                f"{type(owner).__name__}({name}={value!r}): must be a positive number; "
-                f"pass {name}=None for no limit where that is allowed"
-            )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -41,7 +34,7 @@ class Budget:
     max_cost_usd: float | None = None
 
     def __post_init__(self) -> None:
-        _require_positive(
+        require_positive(
             self,
             max_steps=self.max_steps,
             max_tokens=self.max_tokens,
@@ -64,26 +57,6 @@ class Pricing:
     def cost(self, input_tokens: int, output_tokens: int) -> float:
         per_token = (self.usd_per_million_input, self.usd_per_million_output)
         return (input_tokens * per_token[0] + output_tokens * per_token[1]) / 1_000_000
-
-
-@dataclass(frozen=True, kw_only=True)
-class Ceilings:
-    """The harness's own limits, far above any budget: hitting one means ``did_not_stop``."""
-
-    max_steps: int = 200
-    """Model calls; eight times the cap most agents ship with (25), so only a runaway hits it."""
-    max_tool_calls: int = 400
-    """Tool calls, for agents that loop on tools without asking the model."""
-    max_wall_seconds: float = 10.0
-    """Wall time per run; a fake model answers in microseconds, so 10 s is only reached by hangs."""
-
-    def __post_init__(self) -> None:
-        _require_positive(
-            self,
-            max_steps=self.max_steps,
-            max_tool_calls=self.max_tool_calls,
-            max_wall_seconds=self.max_wall_seconds,
-        )
 
 
 class Stagnation(StrEnum):
@@ -124,6 +97,15 @@ class Setup:
     world: World
     toolbox: Toolbox
     model: Model
+    tool_names: Mapping[str, str] = field(default_factory=dict)
+    """The tools this run renamed (a seed's dialect: scenario's name → offered name), so that the
+    task the agent reads names each tool as it is offered, never one that does not exist."""
+
+    def worded(self, task: str) -> str:
+        """``task`` with every renamed tool named as this run offers it."""
+        for old, new in self.tool_names.items():
+            task = re.sub(rf"\b{re.escape(old)}\b", new, task)
+        return task
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -173,7 +155,7 @@ class Scenario:
                 f"Scenario {self.name!r} is unsolvable but expects COMPLETED; "
                 "pass solvable=True for a control"
             )
-        _require_positive(self, step_bound=self.step_bound)
+        require_positive(self, step_bound=self.step_bound)
         if self.twin_of is not None and not self.solvable:
             raise ScenarioError(
                 f"Scenario {self.name!r} is a twin of {self.twin_of!r} but unsolvable; a twin is "

@@ -6,15 +6,16 @@ it, is counted against the harness ceilings, and feeds the ground truth of stagn
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import threading
 import time
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from harness._errors import CeilingHit, SessionClosed
+from harness._json import canonical_json, sorted_json
 from harness._model import Usage, estimate_tokens
 from harness._probes import StagnationProbe
 from harness._record import Observed, ToolTrace, TraceStep
@@ -38,6 +39,9 @@ PROMPT_ROLES = frozenset({"system", "developer"})
 
 BAD_ARGUMENTS_STATUS = 400
 """Arguments that are not a JSON object get the answer an HTTP API gives a malformed body."""
+CANONICAL_MEMO = 256
+"""Argument strings whose canonical form a session remembers: an agent repeating a call sends
+the same string every step, and a runaway of distinct ones cannot grow the memo past this."""
 
 
 def parse_arguments(arguments: Mapping[str, Any] | str | None) -> JSON:
@@ -62,7 +66,7 @@ def canonical_arguments(arguments: Mapping[str, Any] | str | None) -> str:
     """Arguments as canonical JSON (sorted keys); arguments that are not a JSON object are kept
     as given, for the trace."""
     try:
-        return json.dumps(parse_arguments(arguments), sort_keys=True, default=str)
+        return canonical_json(parse_arguments(arguments))
     except ValueError:
         return str(arguments)
 
@@ -71,7 +75,7 @@ def _bad_arguments(problem: ValueError) -> ToolResult:
     """What the agent sees for arguments the tool cannot read: an error it can act on, as the
     other fake tool errors are written, rather than a tool run on ``{"_unparsed": ...}``."""
     body = {"error": {"status": BAD_ARGUMENTS_STATUS, "message": str(problem)}}
-    text = json.dumps(body, sort_keys=True)
+    text = sorted_json(body)
     return ToolResult(text=text, observation=text)
 
 
@@ -88,43 +92,73 @@ def _tool_names(tools: Iterable[Any] | None) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _shortened(step: TraceStep) -> TraceStep:
-    """A step as the tail keeps it: one readable line of text and of each tool result."""
-
-    def short(tool: ToolTrace) -> ToolTrace:
-        return dataclasses.replace(tool, result=cut(tool.result, TEXT_CUT))
-
-    return dataclasses.replace(
-        step, said=cut(step.said, TEXT_CUT), tools=tuple(map(short, step.tools))
-    )
-
-
 class _Tally:
     """Token estimates of a conversation that an agent re-sends with messages appended: each
     message is encoded once per run, so a step costs the same at call 10,000 as at call 10
     (issue 14). The conversation is taken to be the same when its first and its previously last
-    message are the same objects; otherwise (a new conversation, a sub-agent's, a trimmed one)
-    it is counted afresh. An agent that edits an earlier message in place keeps its old count."""
+    message are the same, as objects or by value (the wire parses every request afresh, so its
+    messages are new objects each call); otherwise (a new conversation, a sub-agent's, a trimmed
+    one) it is counted afresh. An agent that edits an earlier message keeps its old count."""
 
     def __init__(self) -> None:
         self._seen: list[JSON] = []
         self._totals = [0]
         """``_totals[i]``: the tokens of the first ``i`` messages of ``_seen``."""
+        self._echo: JSON | None = None
+        self._echo_tokens = 0
+
+    def expect(self, reply: JSON, tokens: int) -> None:
+        """The assistant message just returned and its tokens: an agent appends it, or a dict
+        equal to it, to its next call. Equal messages of strings, lists and dicts encode to the
+        same JSON, so its count is reused rather than encoded a second time."""
+        self._echo, self._echo_tokens = reply, tokens
 
     def tokens(self, messages: Sequence[JSON]) -> int:
         known = len(self._seen)
         same = (
             known
             and len(messages) >= known
-            and messages[0] is self._seen[0]
-            and messages[known - 1] is self._seen[known - 1]
+            and _same(messages[0], self._seen[0])
+            and _same(messages[known - 1], self._seen[known - 1])
         )
         if not same:
             self._seen, self._totals, known = [], [0], 0
         for message in messages[known:]:
+            echoed = type(message) is dict and message == self._echo
+            tokens = self._echo_tokens if echoed else estimate_tokens([message])
             self._seen.append(message)
-            self._totals.append(self._totals[-1] + estimate_tokens([message]))
+            self._totals.append(self._totals[-1] + tokens)
         return self._totals[len(messages)]
+
+
+def _same(message: JSON, seen: JSON) -> bool:
+    return message is seen or message == seen
+
+
+@dataclass(slots=True)
+class _OpenStep:
+    """A step as the session notes it while the run goes on: plain values (texts cut to
+    `TRAJECTORY_CUT` as they come), made into `TraceStep`s only when the run finishes."""
+
+    step: int
+    said: str
+    calls: tuple[tuple[str, str], ...]
+    """Name and canonical arguments of each tool call the model asked for."""
+    tools: list[tuple[str, str, str, str]] = field(default_factory=list)
+    """Name, canonical arguments, result text and world fingerprint of each call made."""
+
+    def traced(self, limit: int) -> TraceStep:
+        """The step, its model text and tool results cut to ``limit`` characters: one line for
+        the tail, whole API answers for the trajectory."""
+        return TraceStep(
+            step=self.step,
+            said=cut(self.said, limit),
+            calls=tuple(ToolTrace(name=n, arguments=a, result="") for n, a in self.calls),
+            tools=tuple(
+                ToolTrace(name=n, arguments=a, result=cut(r, limit), world=w)
+                for n, a, r, w in self.tools
+            ),
+        )
 
 
 class Session:
@@ -142,6 +176,7 @@ class Session:
         self.seed = seed
         self.ceilings = ceilings
         self._setup = setup
+        self._task = setup.worded(scenario.task)
         self._lock = threading.RLock()
         self._started = time.monotonic()
         self._ceiling: str | None = None
@@ -157,20 +192,23 @@ class Session:
         self._agent_steps: Counter[str] = Counter()
         self._results: dict[str, list[str]] = {}
         self._probe = StagnationProbe(scenario, setup.world)
-        self._tail: deque[TraceStep] = deque(maxlen=TAIL_STEPS)
-        self._trajectory: list[TraceStep] = []
+        self._trajectory: list[_OpenStep] = []
+        """Every step, its texts already cut to `TRAJECTORY_CUT` (bounded by the ceilings)."""
         self._tally = _Tally()
         self._offered_tokens: dict[tuple[str, ...], int] = {}
+        self._offered: tuple[tuple[Any, ...], tuple[str, ...]] = ((), ())
+        """The tool list last offered and its names: agents offer the same list every step."""
+        self._canonical: dict[str, str] = {}
         self._overhead: dict[str, int] = {}
         """Each agent's fixed input per call, measured from its first call (`_overhead_of`)."""
         self._uncharged = 0
-        self._current: TraceStep | None = None
+        self._current: _OpenStep | None = None
         self._slept = 0.0
 
     # -- what the agent sees --------------------------------------------------------------
     @property
     def task(self) -> str:
-        return self.scenario.task
+        return self._task
 
     @property
     def tools(self) -> list[ToolSpec]:
@@ -198,16 +236,18 @@ class Session:
             request = self._begin_step(messages, tools, agent)
             response = self._setup.model.respond(request)
             message: JSON = {"role": "assistant", "content": response.content}
-            if response.tool_calls:
-                message["tool_calls"] = [call.to_openai() for call in response.tool_calls]
+            calls = [call.to_openai() for call in response.tool_calls]
+            if calls:
+                message["tool_calls"] = calls
             usage = Usage(
                 input_tokens=self._tally.tokens(request.messages) + self._tools_tokens(request),
                 output_tokens=estimate_tokens([message]),
             )
+            self._tally.expect(message, usage.output_tokens)
             self._uncharged += min(self._overhead_of(request), usage.input_tokens)
             self._input_tokens += usage.input_tokens
             self._output_tokens += usage.output_tokens
-            self._note_response(response)
+            self._note_response(response, calls)
             return {**message, "usage": usage.to_openai()}
 
     def call_tool(
@@ -218,25 +258,21 @@ class Session:
             self._check_open()
             self._check_ceilings(self._tool_calls >= self.ceilings.max_tool_calls, "tool_calls")
             self._tool_calls += 1
-            canonical = canonical_arguments(arguments)
             try:
                 parsed = parse_arguments(arguments)
             except ValueError as problem:
+                canonical = str(arguments)
                 result = _bad_arguments(problem)
             else:  # a tool's own ValueError is the tool's, not the arguments'
+                canonical = self._canonical_of(arguments, parsed)
                 result = self._setup.toolbox.call(name, parsed)
             self._actions[f"{name}:{canonical}"] += 1
             world = self._setup.world.fingerprint()
             self._probe.on_tool(self._steps, name, result, world)
             self._results.setdefault(agent, []).append(result.text)
-            self._trace_tool(
-                ToolTrace(
-                    name=name,
-                    arguments=canonical,
-                    result=cut(result.text, TRAJECTORY_CUT),
-                    world=world,
-                )
-            )
+            if self._current is None:
+                self._current = _OpenStep(self._steps, "", ())
+            self._current.tools.append((name, canonical, cut(result.text, TRAJECTORY_CUT), world))
         if result.error is not None:
             raise result.error
         return result.text
@@ -291,10 +327,29 @@ class Session:
     def _check_ceilings(self, exceeded: bool, which: str) -> None:
         if exceeded:
             self.hit_ceiling(which)
-        elif self.elapsed > self.ceilings.max_wall_seconds:
+        elif time.monotonic() - self._started > self.ceilings.max_wall_seconds:
             self.hit_ceiling("wall_seconds")
         if self._ceiling is not None:
             raise CeilingHit(f"unsolvable: harness ceiling {self._ceiling} reached")
+
+    def _canonical_of(self, arguments: Mapping[str, Any] | str | None, parsed: JSON) -> str:
+        """`canonical_arguments`, remembered per argument string (`CANONICAL_MEMO`)."""
+        if not isinstance(arguments, str):
+            return canonical_json(parsed)
+        known = self._canonical.get(arguments)
+        if known is None:
+            if len(self._canonical) >= CANONICAL_MEMO:
+                self._canonical.clear()
+            known = self._canonical[arguments] = canonical_json(parsed)
+        return known
+
+    def _offered_names(self, tools: Iterable[Any] | None) -> tuple[str, ...]:
+        """`_tool_names`, read again only when the list offered holds other tools than the last
+        one (compared element by element: an agent may rebuild or edit its list)."""
+        offered = tuple(tools or ())
+        if offered != self._offered[0]:
+            self._offered = (offered, _tool_names(offered))
+        return self._offered[1]
 
     def _begin_step(
         self, messages: Sequence[JSON], tools: Iterable[Any] | None, agent: str
@@ -306,7 +361,7 @@ class Session:
         self._probe.on_step(sent - self._uncharged, self._cost(), sent)
         request = ModelRequest(
             messages=messages,
-            tools=_tool_names(tools),
+            tools=self._offered_names(tools),
             step=self._steps,
             agent=agent,
             agent_step=self._agent_steps[agent],
@@ -336,25 +391,18 @@ class Session:
             self._overhead[request.agent] = estimate_tokens(prompt) + self._tools_tokens(request)
         return self._overhead[request.agent]
 
-    def _note_response(self, response: ModelResponse) -> None:
-        calls = tuple(
-            ToolTrace(name=c.name, arguments=canonical_arguments(c.arguments), result="")
-            for c in response.tool_calls
-        )
-        if self._gave_up_at_step is None and any(c.name == GIVE_UP_TOOL for c in calls):
+    def _note_response(self, response: ModelResponse, calls: Sequence[JSON]) -> None:
+        """``calls`` are the response's tool calls as sent: their arguments are already the
+        canonical JSON (`ToolCall.to_openai` sorts the keys)."""
+        pairs = zip(response.tool_calls, calls, strict=True)
+        asked = tuple([(c.name, sent["function"]["arguments"]) for c, sent in pairs])
+        if self._gave_up_at_step is None and GIVE_UP_TOOL in [name for name, _ in asked]:
             self._gave_up_at_step = self._steps
-        self._current = TraceStep(
-            step=self._steps, said=cut(response.content or "", TRAJECTORY_CUT), calls=calls
-        )
-
-    def _trace_tool(self, trace: ToolTrace) -> None:
-        current = self._current or TraceStep(step=self._steps, said="")
-        self._current = dataclasses.replace(current, tools=(*current.tools, trace))
+        self._current = _OpenStep(self._steps, cut(response.content or "", TRAJECTORY_CUT), asked)
 
     def _close_step(self) -> None:
         if self._current is not None:
             self._trajectory.append(self._current)
-            self._tail.append(_shortened(self._current))
             self._current = None
 
     def _cost(self) -> float:
@@ -391,6 +439,6 @@ class Session:
                 world_complete=self._setup.world.is_complete(),
                 ceiling=self._ceiling,
                 error=error,
-                tail=tuple(self._tail),
-                trajectory=tuple(self._trajectory),
+                tail=tuple(step.traced(TEXT_CUT) for step in self._trajectory[-TAIL_STEPS:]),
+                trajectory=tuple(step.traced(TRAJECTORY_CUT) for step in self._trajectory),
             )

@@ -6,10 +6,11 @@ engine importing them.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
+
+from harness._json import sorted_json
 
 __all__ = [
     "CHECK_TOOL",
@@ -123,7 +124,7 @@ class ToolCall:
             "type": "function",
             "function": {
                 "name": self.name,
-                "arguments": json.dumps(self.arguments, sort_keys=True),
+                "arguments": sorted_json(self.arguments),
             },
         }
 

@@ -14,7 +14,13 @@ names the variant after them, so any failure replays from its name and seed.
 
 from __future__ import annotations
 
-from hypothesis import strategies as st
+try:
+    from hypothesis import strategies as st
+except ImportError as error:  # an extra: its pytest plugin costs every pytest run (issue 14)
+    raise ImportError(
+        "unsolvable: scenarios.strategies needs hypothesis, which is not installed; "
+        "pip install 'pytest-unsolvable[strategies]'"
+    ) from error
 
 from harness import Scenario
 from scenarios.catalog import (

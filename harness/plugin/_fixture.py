@@ -23,6 +23,7 @@ from harness.plugin._options import (
     DOCS,
     LENIENT_OPTION,
     NO_SNAPSHOT_OPTION,
+    SNAPSHOT_PLUGIN,
     STEP_BOUND_OPTION,
     MarkerOptions,
     Settings,
@@ -196,6 +197,11 @@ class UnsolvableRunner:
     def snapshot(self) -> Any:
         """syrupy's ``snapshot`` fixture, bound to the termination-record extension."""
         __tracebackhide__ = True
+        if not self.request.config.pluginmanager.has_plugin(SNAPSHOT_PLUGIN):
+            raise AdapterError(
+                "unsolvable_snapshot needs syrupy, whose pytest plugin is not loaded; "
+                f"pip install 'pytest-unsolvable[snapshot]' ({DOCS})"
+            )
         from harness.plugin.snapshot import TerminationRecordExtension
 
         return self.request.getfixturevalue("snapshot").use_extension(TerminationRecordExtension)

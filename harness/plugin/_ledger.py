@@ -10,6 +10,7 @@ the same file.
 from __future__ import annotations
 
 import dataclasses
+import gc
 import json
 from collections.abc import Mapping, MutableMapping, Sequence
 from pathlib import Path
@@ -58,9 +59,18 @@ class RunLedger:
         return json.dumps([r.to_dict(volatile=True) for r in fresh], separators=(",", ":"))
 
     def merge_payload(self, payload: str) -> None:
-        """On the controller: records a worker sent."""
-        for data in json.loads(payload):
-            self.add(TerminationRecord.from_dict(data))
+        """On the controller: records a worker sent. The cyclic collector waits meanwhile:
+        every object made here is kept, so each collection would only walk the records merged
+        so far again, and a large payload would cost more per record than a small one (issue
+        14)."""
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            for data in json.loads(payload):
+                self.add(TerminationRecord.from_dict(data))
+        finally:
+            if enabled:
+                gc.enable()
 
     def publish(self, workeroutput: MutableMapping[str, Any]) -> None:
         """On a worker at its end: any record no test report carried."""

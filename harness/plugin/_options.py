@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from harness._scenario import Ceilings
+from harness._ceilings import Ceilings
 from harness.reports._flags import REPORT_FLAGS
 
 if TYPE_CHECKING:
@@ -353,6 +353,7 @@ def resolve(config: pytest.Config) -> Settings:
         },
     )
     _check_snapshot_dir(config, settings)
+    _check_snapshot_plugin(config, settings)
     return settings
 
 
@@ -365,6 +366,26 @@ def _scenario_files(config: pytest.Config, values: Mapping[str, Any]) -> tuple[s
         given = config.getoption(_BY_FLAG[SCENARIO_DIR_OPTION].name) is not None
         files.append(folder if given else str(config.rootpath / folder))
     return tuple(files)
+
+
+SNAPSHOT_PLUGIN = "syrupy"
+"""The pytest plugin the suite's snapshots come from: an extra, so that installing this package
+costs a pytest run that does not use it nothing (issue 14)."""
+
+
+def _check_snapshot_plugin(config: pytest.Config, settings: Settings) -> None:
+    """A suite that snapshots without syrupy is a usage error now, naming both ways out, rather
+    than one ``fixture 'snapshot' not found`` per scenario."""
+    if not (settings.agents and settings.snapshot):
+        return
+    if config.pluginmanager.has_plugin(SNAPSHOT_PLUGIN):
+        return
+    raise pytest.UsageError(
+        "unsolvable: the generated suite snapshots its records with syrupy, whose pytest plugin "
+        "is not loaded: pip install 'pytest-unsolvable[snapshot]' (or, with plugin autoloading "
+        f"off, add -p {SNAPSHOT_PLUGIN}), or run the suite without snapshots: "
+        f"{NO_SNAPSHOT_OPTION} (ini: unsolvable_snapshot = false) ({DOCS})"
+    )
 
 
 def _check_snapshot_dir(config: pytest.Config, settings: Settings) -> None:

@@ -59,9 +59,11 @@ def suites(session: pytest.Session, settings: Settings) -> list[UnsolvableSuite]
     ]
 
 
-SLUG = re.compile(r"[^A-Za-z0-9_.-]+")
+SLUG = r"[^A-Za-z0-9_.-]+"
+"""What a folder name replaces; compiled on first use (``re`` caches it), not by every pytest
+run that imports the plugin (issue 14)."""
 
 
 def agent_slug(spec: str) -> str:
     """A spec as a folder name: ``pkg.module:agent`` → ``pkg.module.agent``."""
-    return SLUG.sub(".", spec).strip(".") or "agent"
+    return re.sub(SLUG, ".", spec).strip(".") or "agent"

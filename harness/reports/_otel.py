@@ -2,8 +2,9 @@
 ``otlpjsonfile`` receiver and most tracing back ends read).
 
 One trace per run: an ``invoke_agent`` span, with a ``chat`` span per step and an
-``execute_tool`` span per tool call of the record's trajectory tail (the record keeps only the
-last steps, ``observed.tail``). Plain JSON, no SDK: ids and timestamps are derived from the run
+``execute_tool`` span per tool call of the run's whole trajectory (``observed.trajectory``; a
+record read back from the snapshot form keeps only its tail, and then the tail is what is
+spanned). Plain JSON, no SDK: ids and timestamps are derived from the run
 (agent, scenario, seed, step), so the same runs give the same bytes, as ``--json`` does.
 """
 
@@ -93,7 +94,7 @@ def _spans(record: TerminationRecord, repeat: int, *, volatile: bool) -> Iterato
         "attributes": _attributes(_run_attributes(record, volatile=volatile)),
         **_status(record),
     }
-    for step in record.observed.tail:
+    for step in _spanned(record):
         start = EPOCH_NS + step_ns * (step.step - 1)
         step_id = _hex(f"{key}|step|{step.step}", 16)
         yield _span(trace_id, step_id, root_id, "chat", start, start + step_ns) | {
@@ -101,6 +102,11 @@ def _spans(record: TerminationRecord, repeat: int, *, volatile: bool) -> Iterato
             "attributes": _attributes(_chat_attributes(step)),
         }
         yield from _tool_spans(key, trace_id, step_id, step, start, step_ns)
+
+
+def _spanned(record: TerminationRecord) -> tuple[TraceStep, ...]:
+    """Every step the record holds: its whole trajectory, or only the tail where that is all."""
+    return record.observed.trajectory or record.observed.tail
 
 
 def _tool_spans(
@@ -151,7 +157,7 @@ def _run_attributes(record: TerminationRecord, *, volatile: bool) -> dict[str, A
         "unsolvable.lag.cost_usd": observed.lag_cost_usd,
         "unsolvable.cost_usd": observed.cost_usd,
         "unsolvable.verdict.passed": record.verdict.passed,
-        "unsolvable.tail_steps": len(observed.tail),
+        "unsolvable.spanned_steps": len(_spanned(record)),
         "unsolvable.synthetic_time": not volatile,
         "gen_ai.agent.finish_reason": reason,
     }

@@ -20,18 +20,36 @@ NAME = "Anthropic Messages"
 ERROR_TYPES = {400: "invalid_request_error", 404: "not_found_error", 503: "overloaded_error"}
 
 
+_last: tuple[list[JSON], list[list[JSON]]] = ([], [])
+"""The messages of the request read last, and what each became. An agent re-sends its whole
+conversation with a turn appended, so each request reuses what the previous one converted while
+its messages are equal (one comparison in C, not a conversion in Python per message: at call 50
+that was most of the wire's time, issue 14). Replaced whole, so threads never see half of it."""
+
+
 def _messages(body: JSON) -> list[JSON]:
+    global _last
     messages: list[JSON] = []
     if body.get("system"):
         messages.append({"role": "system", "content": text_of(body["system"])})
-    for message in require(body, "messages", list, NAME):
-        content = message.get("content")
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
-        if message.get("role") == "assistant":
-            messages.append(_assistant(blocks))
-        else:
-            messages.extend(_user(blocks))
+    raw = require(body, "messages", list, NAME)
+    seen, converted = _last
+    if not (len(raw) >= len(seen) and raw[: len(seen)] == seen):
+        converted = []
+    converted = converted + [_message(message) for message in raw[len(converted) :]]
+    _last = (raw, converted)
+    for each in converted:
+        messages.extend(dict(m) for m in each)
     return messages
+
+
+def _message(message: JSON) -> list[JSON]:
+    """One Anthropic message as the Chat Completions messages it stands for."""
+    content = message.get("content")
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+    if message.get("role") == "assistant":
+        return [_assistant(blocks)]
+    return _user(blocks)
 
 
 def _assistant(blocks: list[JSON]) -> JSON:

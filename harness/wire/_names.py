@@ -39,7 +39,10 @@ class ToolNames:
     def read(
         self, messages: list[JSON], tools: tuple[str, ...]
     ) -> tuple[list[JSON], tuple[str, ...]]:
-        """A request's conversation and offered tools, in the scenario's names."""
+        """A request's conversation and offered tools, in the scenario's names (as they are,
+        without a prefix: the conversation is not copied on every call)."""
+        if not self.prefix:
+            return messages, tools
         return [self._renamed(m, self.inbound) for m in messages], tuple(map(self.inbound, tools))
 
     def write(self, reply: JSON) -> JSON:

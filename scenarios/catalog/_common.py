@@ -128,9 +128,16 @@ def setup(
 ) -> Setup:
     """World, tools (with `CHECK` added, or ``check`` in its place) and the scripted model for
     one run, in the seed's `dialect` (tool names, field names, nesting of results)."""
-    spoken, script = speak(dialect(seed), [*tools, check or check_tool(CHECK)], script)
+    offered = [*tools, check or check_tool(CHECK)]
+    spoken, script = speak(dialect(seed), offered, script)
+    renamed = {
+        old.spec.name: new.spec.name
+        for old, new in zip(offered, spoken, strict=True)
+        if old.spec.name != new.spec.name
+    }
     router = ToolRouter(world, spoken)
-    return Setup(world=world, toolbox=router, model=ScriptedModel(script, seed=seed))
+    model = ScriptedModel(script, seed=seed)
+    return Setup(world=world, toolbox=router, model=model, tool_names=renamed)
 
 
 def by_seed(choices: Sequence[int], seed: int) -> int:

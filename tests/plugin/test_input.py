@@ -53,3 +53,18 @@ def test_an_agent_beside_the_user_imports_from_the_current_directory(
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"{cases('give-up-honoured')} passed" in result.stdout
+
+
+def test_a_snapshotting_suite_without_syrupy_is_a_usage_error_naming_both_fixes(run: Run) -> None:
+    """syrupy is an extra (issue 14): a suite that would snapshot without it stops up front."""
+    result = run(CONTRACT, "-p", "no:syrupy", f"{SCENARIO_OPTION}=give-up-honoured")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    error = result.stderr.str()
+    assert error.startswith(
+        "ERROR: unsolvable: the generated suite snapshots its records with syrupy"
+    )
+    assert "pip install 'pytest-unsolvable[snapshot]'" in error and NO_SNAPSHOT_OPTION in error
+    without = run(
+        CONTRACT, "-p", "no:syrupy", NO_SNAPSHOT_OPTION, f"{SCENARIO_OPTION}=give-up-honoured"
+    )
+    without.assert_outcomes(passed=cases("give-up-honoured"))

@@ -4,6 +4,7 @@ GenAI span names and attributes, stable bytes, and the finish reasons the conven
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 from typing import Any
 
@@ -48,9 +49,18 @@ def test_the_sdk_decodes_one_trace_per_run_nested_as_the_steps() -> None:
     known = {(span.trace_id, span.span_id) for span in spans}
     assert all((s.trace_id, s.parent_span_id) in known for s in spans if s.parent_span_id)
     chats = [span for span in spans if span.name == "chat"]
-    assert len(chats) == sum(len(r.observed.tail) for r in records)
+    assert any(r.observed.steps > len(r.observed.tail) for r in records), "runs longer than a tail"
+    assert len(chats) == sum(r.observed.steps for r in records), "every step, not just the tail"
     tools = [span for span in spans if span.name.startswith("execute_tool ")]
-    assert len(tools) == sum(len(step.tools) for r in records for step in r.observed.tail)
+    assert len(tools) == sum(r.observed.tool_calls for r in records)
+
+
+def test_a_record_that_kept_only_its_tail_spans_the_tail() -> None:
+    (full,) = [r for r in library_records() if r.observed.steps > len(r.observed.tail)][:1]
+    observed = dataclasses.replace(full.observed, trajectory=())
+    tail_only = dataclasses.replace(full, observed=observed)
+    spans = _spans(json.loads(to_otlp_json([tail_only])))
+    assert sum(span["name"] == "chat" for span in spans) == len(full.observed.tail)
 
 
 def test_the_run_span_carries_the_vocabulary_and_the_lag() -> None:

@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+import harness
 import scenarios
 from harness import CHECK_TOOL, DELEGATE_TOOL, GIVE_UP_TOOL, ToolResult
 from scenarios.catalog._dialect import DIALECTS, dialect
@@ -63,3 +64,24 @@ def _first_search(scenario: scenarios.Scenario) -> str:
 def test_a_result_that_is_not_json_is_left_as_it_is() -> None:
     result = DIALECTS[1].result(ToolResult(text="plain text", observation="plain text"))
     assert result.text == "plain text"
+
+
+@pytest.mark.parametrize("scenario", scenarios.SCENARIOS, ids=lambda s: s.name)
+def test_the_task_names_each_tool_as_the_seed_offers_it(scenario: scenarios.Scenario) -> None:
+    seed_zero = _tool_names(scenario.name, 0)
+    named = {name for name in seed_zero if re.search(rf"\b{name}\b", scenario.task)}
+    for seed in scenario.seeds:
+        setup = scenario.build(seed)
+        task = harness.Session(scenario, setup, seed=seed, ceilings=harness.Ceilings()).task
+        offered = {spec.name for spec in setup.toolbox.specs}
+        assert {setup.tool_names.get(name, name) for name in named} <= offered
+        assert all(re.search(rf"\b{setup.tool_names.get(n, n)}\b", task) for n in named), task
+
+
+def test_a_renaming_seed_rewrites_the_task_and_seed_zero_keeps_it() -> None:
+    scenario = scenarios.get("constant-return/repeat")
+    assert "search_invoices" in scenario.task
+    worded = [scenario.build(seed).worded(scenario.task) for seed in (0, 1, 2)]
+    assert worded[0] == scenario.task
+    assert "searchInvoices" in worded[1] and "search_invoices" not in worded[1]
+    assert "invoices_search" in worded[2]
