@@ -128,7 +128,6 @@ def _forcing(messages: object) -> bool:
 
 def wire_llm(wire: Wire) -> WireLLM:
     """The LLM every agent of the crew is given: the fake model, answered by ``wire``."""
-    # `wire` is this subclass's own field; mypy sees only CrewAI's.
     return WireLLM(model=FAKE_MODEL, api_key="unsolvable-fake-key", base_url=BASE_URL, wire=wire)
 
 
