@@ -124,6 +124,10 @@ def test_the_empty_gate_says_its_verdict_where_it_looked_and_both_ways_out(tmp_p
         "  run the agents and scenarios the baseline has, rewrite it with --update-baseline, "
         "or allow this with --allow-empty-gate",
     ]
+    two_agents = measure([record(agent="b:v1"), record(agent="a:v1", seed=1)])
+    assert gate(two_agents, baseline).lines()[2] == "  - this run has agents: a:v1, b:v1"
+    blessed_two = Baseline.from_metrics(two_agents)
+    assert gate(now, blessed_two).lines()[1] == "  - the baseline has agents: a:v1, b:v1"
     allowed = gate(measure([]), baseline, allow_empty=True)
     assert allowed.lines()[:3] == [
         "unsolvable: baseline gate passed (allowed empty): compared no group against the baseline",

@@ -114,3 +114,13 @@ def test_no_reported_stop_revives_as_none() -> None:
     assert TerminationRecord.from_dict(data).reported is None
     del data["reported"]
     assert TerminationRecord.from_dict(data).reported is None
+
+
+def test_an_older_file_without_a_trajectory_or_failures_revives() -> None:
+    """A ``--json`` file from before the whole trajectory was kept, and a verdict written
+    without its (empty) failures, read back as no steps and no failures."""
+    data: dict[str, Any] = json.loads(_run("stopped by contract").to_json(volatile=True))
+    del data["observed"]["trajectory"], data["observed"]["tail"], data["verdict"]["failures"]
+    revived = TerminationRecord.from_dict(data)
+    assert (revived.observed.trajectory, revived.observed.tail) == ((), ())
+    assert revived.verdict.failures == ()
