@@ -26,6 +26,7 @@ BUILTIN_ADAPTERS = {
     "claude-code": "harness.adapters.claude_code:adapter",
     "llamaindex": "harness.adapters.llamaindex:adapter",
     "autogen": "harness.adapters.autogen:adapter",
+    "crewai": "harness.adapters.crewai:adapter",
     "codex": "harness.adapters.codex_cli:adapter",
 }
 """Adapters the harness ships under a short name (issue 12), each needing its extra or CLI."""

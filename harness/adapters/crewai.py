@@ -1,0 +1,315 @@
+"""Consumes a CrewAI crew builder, produces a run on a session — every model call through CrewAI's
+native OpenAI provider (`OpenAICompletion`, the openai SDK's Chat Completions) on the fake model's
+wire — and the `Stop` read from how the crew ended.
+
+CrewAI's stops, read into the vocabulary (crewai 1.15, ``crewai.agents.agent_executor``):
+
+- An agent's ``max_iter`` (default 25; one iteration = one model call with tools) never raises:
+  at the limit CrewAI appends "Now it's time you MUST give your absolute best final answer …" as a
+  user turn, makes **one more model call with no tools** and returns that text as the task's
+  output, exactly as it returns a real one. CrewAI does not flag it, so the record holds it as the
+  agent's claim — ``complete``/``COMPLETED``, which the verdict checks against the world (the
+  reason says the answer was forced).
+- A final answer → ``complete``/``COMPLETED`` as the agent's claim; a structured output
+  (``output_pydantic`` / ``output_json``) with a ``code`` is read as that `Stop`.
+- A tool that raises: CrewAI hands ``"Error executing tool: …"`` to the model and goes on.
+- The **same tool call with the same arguments getting the same result five times** (CrewAI's
+  ``MAX_REPEATED_TOOL_CALLS``, on whatever the tool failure policy) aborts the run with
+  ``ToolExecutionFailedError`` ("Stopped because it is not making progress") →
+  ``abandoned``/``NO_PROGRESS``: a stuck agent that a changing result (a fresh request id) does
+  not trip runs on to ``max_iter``. With ``tool_failure_policy="raise"`` a tool that reports a
+  failure aborts the same way → ``abandoned``/``ERROR_FATAL``, naming the tool.
+
+CrewAI needs openai<3, mcp<2 and pydantic<2.13, which the harness's other extras do not allow:
+install ``pytest-unsolvable[crewai]`` in an environment of its own. Its telemetry and tracing are
+switched off here (unless the environment already says otherwise) before CrewAI is imported: they
+would send every run to CrewAI's hosts.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from harness._errors import AdapterError
+from harness._record import Code, Stop
+from harness._session import Session
+from harness._types import JSON, ToolSpec
+from harness.adapters.base import interpret_plain
+from harness.adapters.kit import (
+    BUDGET,
+    FAKE_MODEL,
+    Budgeted,
+    ToolCaller,
+    as_mapping,
+    bind_tool,
+    missing_extra,
+    partial_from_messages,
+    text_of,
+)
+from harness.wire import Wire
+
+TELEMETRY_OFF = {
+    "CREWAI_DISABLE_TELEMETRY": "true",
+    "CREWAI_DISABLE_TRACKING": "true",
+    "CREWAI_TRACING_ENABLED": "false",
+    "OTEL_SDK_DISABLED": "true",
+}
+"""What CrewAI reads (``crewai_core.telemetry``, ``crewai.execution``) to send nothing home."""
+for _name, _value in TELEMETRY_OFF.items():
+    os.environ.setdefault(_name, _value)
+
+try:
+    from crewai import Agent, Crew, CrewOutput, Task
+    from crewai.llms.providers.openai.completion import OpenAICompletion
+    from crewai.tools import BaseTool
+    from crewai.tools.tool_failure import ToolExecutionFailedError, ToolFailureReason
+    from crewai.utilities.i18n import I18N_DEFAULT
+    from openai import AsyncOpenAI, OpenAI
+    from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+except ModuleNotFoundError as error:  # pragma: no cover - only without the extra
+    raise ImportError(
+        f"{missing_extra('crewai', 'crewai')} in an environment of its own: CrewAI pins "
+        "openai<3, mcp<2 and pydantic<2.13, which the other extras do not allow"
+    ) from error
+
+__all__ = [
+    "BASE_URL",
+    "CrewAIAdapter",
+    "CrewAIRun",
+    "SessionTool",
+    "WireLLM",
+    "adapter",
+    "default_crew",
+    "session_tools",
+    "wire_llm",
+]
+
+BASE_URL = "https://model.unsolvable.test/v1"
+"""The fake model's host (`harness.wire.MODEL_HOSTS`). Not api.openai.com: CrewAI counts input
+tokens through OpenAI's own ``/responses/input_tokens`` there, which no compatible server (and no
+fake) has; elsewhere it estimates them, as it does for every OpenAI-compatible server."""
+FORCE_FINAL_ANSWER = I18N_DEFAULT.errors("force_final_answer")
+"""The user turn CrewAI appends at ``max_iter`` before its tool-less last call."""
+
+
+class WireLLM(OpenAICompletion):
+    """CrewAI's own OpenAI provider, its clients on the wire (the openai SDK's retries kept). It
+    counts the calls CrewAI made to force a final answer, which it does not flag otherwise."""
+
+    wire: Any = Field(default=None, exclude=True)
+    _forced: int = PrivateAttr(default=0)
+
+    def _build_sync_client(self) -> Any:
+        return OpenAI(**self._get_client_params(), http_client=self.wire.httpx_client())
+
+    def _build_async_client(self) -> Any:
+        http_client = self.wire.httpx_async_client()
+        return AsyncOpenAI(**self._get_client_params(), http_client=http_client)
+
+    def call(self, messages: Any, tools: Any = None, *args: Any, **kwargs: Any) -> Any:
+        if not tools and _forcing(messages):
+            self._forced += 1
+        return super().call(messages, tools, *args, **kwargs)
+
+    @property
+    def forced_final_answers(self) -> int:
+        return self._forced
+
+
+def _forcing(messages: object) -> bool:
+    if not isinstance(messages, Sequence) or isinstance(messages, str) or not messages:
+        return False
+    last = messages[-1]
+    return isinstance(last, Mapping) and text_of(last.get("content")) == FORCE_FINAL_ANSWER
+
+
+def wire_llm(wire: Wire) -> WireLLM:
+    """The LLM every agent of the crew is given: the fake model, answered by ``wire``."""
+    return WireLLM(model=FAKE_MODEL, api_key="unsolvable-fake-key", base_url=BASE_URL, wire=wire)
+
+
+class _Arguments(BaseModel):
+    """A tool's arguments as the model sent them: no fields, so CrewAI passes them through
+    unvalidated (the scenario's tool checks them itself), described by the scenario's schema."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+def _arguments_model(spec: ToolSpec) -> type[BaseModel]:
+    parameters = dict(spec.parameters)
+
+    class Arguments(_Arguments):
+        @classmethod
+        def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+            return dict(parameters)
+
+    return Arguments
+
+
+class SessionTool(BaseTool):
+    """A scenario tool as a CrewAI tool. It lets what the tool raises through, so CrewAI's default
+    (``"Error executing tool: …"`` to the model, the run going on) decides what the model sees."""
+
+    call: ToolCaller = Field(exclude=True)
+
+    def _run(self, *args: Any, **kwargs: Any) -> str:
+        return self.call(**kwargs)
+
+
+def session_tools(session: Session) -> list[BaseTool]:
+    """The scenario's tools as CrewAI tools."""
+    return [
+        SessionTool(
+            name=spec.name,
+            description=spec.description,
+            args_schema=_arguments_model(spec),
+            call=bind_tool(session, spec.name),
+        )
+        for spec in session.tools
+    ]
+
+
+CrewBuilder = Callable[[WireLLM, list[BaseTool]], Crew]
+
+
+def default_crew(llm: WireLLM, tools: list[BaseTool]) -> Crew:
+    """One `Agent` at CrewAI's defaults on one `Task` whose description is the session's task
+    (``{task}``, filled in by ``kickoff(inputs=…)``)."""
+    agent = Agent(
+        role="Assistant",
+        goal="Complete the task you are given",
+        backstory="You complete tasks with the tools you have.",
+        llm=llm,
+        tools=[*tools],
+    )
+    task = Task(description="{task}", expected_output="The task's result", agent=agent)
+    return Crew(agents=[agent], tasks=[task])
+
+
+@dataclass(frozen=True, kw_only=True)
+class CrewAIRun:
+    """What one ``kickoff`` returned (or the tool failure it aborted with), and how many of its
+    model calls CrewAI forced."""
+
+    output: CrewOutput | None
+    tool_failure: ToolExecutionFailedError | None = None
+    forced_final_answers: int
+    max_iter: tuple[int, ...]
+
+
+class CrewAIAdapter:
+    """Runs the crew made by ``build(llm, tools)`` on the session's task (``kickoff(inputs=
+    {"task": …})``: write ``{task}`` where a task's description should hold it).
+
+    ``max_iter=None`` keeps each agent's own (CrewAI's default 25); an int sets it on every agent
+    of the crew; ``"budget"`` sets the scenario's ``max_steps`` minus one, to fit the forced final
+    answer in.
+
+    >>> CrewAIAdapter(lambda llm, tools: Crew(agents=[...], tasks=[...]),
+    ...               max_iter=10)                                        # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        build: CrewBuilder = default_crew,
+        *,
+        max_iter: int | Budgeted | None = None,
+        wire: Mapping[str, Any] | None = None,
+        name: str = "crewai",
+    ) -> None:
+        if not callable(build):
+            raise AdapterError(
+                f"CrewAIAdapter(build={build!r}): pass a callable build(llm, tools) returning a "
+                "Crew, e.g. lambda llm, t: Crew(agents=[Agent(..., llm=llm, tools=t)], tasks=[...])"
+            )
+        if max_iter is not None and max_iter != BUDGET and not _positive(max_iter):
+            raise AdapterError(
+                f"CrewAIAdapter(max_iter={max_iter!r}): use a positive int, 'budget' (the "
+                "scenario's max_steps) or None (each agent's own, 25 by default)"
+            )
+        self.build, self.max_iter = build, max_iter
+        self.wire_options, self.name = dict(wire or {}), name
+
+    def run(self, session: Session) -> CrewAIRun:
+        with Wire(session, **self.wire_options) as wire:
+            llm = wire_llm(wire)
+            crew = self.build(llm, session_tools(session))
+            if not isinstance(crew, Crew):
+                raise AdapterError(
+                    f"CrewAIAdapter: build returned {type(crew).__name__}, not a Crew"
+                )
+            limits = self._set_max_iter(crew, session)
+            output, failure = None, None
+            try:
+                output = crew.kickoff(inputs={"task": session.task})
+            except ToolExecutionFailedError as error:
+                failure = error
+        return CrewAIRun(
+            output=output,
+            tool_failure=failure,
+            forced_final_answers=llm.forced_final_answers,
+            max_iter=limits,
+        )
+
+    def _set_max_iter(self, crew: Crew, session: Session) -> tuple[int, ...]:
+        if self.max_iter == BUDGET:
+            limit: int | None = max(1, session.budget.max_steps - 1)
+        else:
+            limit = self.max_iter if isinstance(self.max_iter, int) else None
+        for agent in crew.agents:
+            if limit is not None:
+                agent.max_iter = limit
+        return tuple(agent.max_iter for agent in crew.agents)
+
+    def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
+        if error is not None or not isinstance(returned, CrewAIRun):
+            return None
+        if returned.tool_failure is not None:
+            return _aborted(returned.tool_failure)
+        output = returned.output
+        if output is None:
+            return None
+        tasks = output.tasks_output
+        partial = partial_from_messages(_messages(tasks[-1].messages if tasks else []))
+        structured = output.pydantic if output.pydantic is not None else output.json_dict
+        stop = interpret_plain(as_mapping(structured))
+        if stop is not None:
+            return stop
+        text = output.raw
+        if returned.forced_final_answers:
+            limits = ", ".join(map(str, returned.max_iter))
+            text = (
+                f"forced at max_iter={limits} (CrewAI's 'best final answer'), with no tools, "
+                f"and returned as the answer: {text}"
+            )
+        return Stop(code=Code.COMPLETED, reason=f"final answer: {text}"[:200], partial=partial)
+
+
+def _aborted(error: ToolExecutionFailedError) -> Stop:
+    """CrewAI's abort on a tool: its repeated-call guard is a stop for lack of progress; a tool
+    failure under the ``raise`` policy is a fatal error."""
+    record = error.record
+    repeated = record.failure.reason is ToolFailureReason.REPEATED_CALL
+    partial: JSON = {"tool": record.tool_name, "failure": record.failure.reason.value}
+    return Stop(
+        code=Code.NO_PROGRESS if repeated else Code.ERROR_FATAL,
+        reason=f"CrewAI: {record.failure.message}"[:200],
+        partial=partial,
+    )
+
+
+def _positive(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+def _messages(messages: Sequence[Any]) -> list[JSON]:
+    """The task's conversation (CrewAI keeps it in Chat Completions' shape) as plain mappings."""
+    return [dict(m) for m in messages if isinstance(m, Mapping)]
+
+
+adapter = CrewAIAdapter()
+"""The registered ``crewai`` agent: one agent on one task at CrewAI's defaults
+(``unsolvable run --agent crewai``)."""

@@ -1,0 +1,126 @@
+"""Real CrewAI crews run through `CrewAIAdapter`, every model call through CrewAI's native OpenAI
+provider on the wire: CrewAI never raises at ``max_iter`` — it forces a tool-less "best final
+answer" and returns it as the task's output — so that answer is the claim the verdict checks; its
+repeated-call guard is the one stop it makes for lack of progress."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from crewai import Agent, Crew, CrewOutput, Task
+
+import harness
+import scenarios
+from harness import AdapterError, Ceilings, Code, Exit, Outcome, Rule
+from harness.adapters.crewai import CrewAIAdapter, CrewAIRun
+from tests.frameworks._glue import reported, verdict
+from tests.frameworks.test_readme_frameworks import _run
+
+
+def crew(**agent_options: Any) -> CrewAIAdapter:
+    """One agent on one task, with ``agent_options`` on the agent."""
+
+    def build(llm: Any, tools: Any) -> Crew:
+        agent = Agent(role="Billing", goal="Settle invoices", backstory="-", llm=llm, tools=tools)
+        for name, value in agent_options.items():
+            setattr(agent, name, value)
+        task = Task(description="{task}", expected_output="done", agent=agent)
+        return Crew(agents=[agent], tasks=[task])
+
+    return CrewAIAdapter(build)
+
+
+def test_at_max_iter_the_forced_final_answer_is_a_claim_and_checked() -> None:
+    record = harness.run(CrewAIAdapter(), scenarios.get("constant-return/repeat"))
+    assert (record.exit, record.code, record.observed.steps) == (Exit.COMPLETE, Code.COMPLETED, 26)
+    assert record.observed.tool_calls == 25, "one tool call in each of the 25 iterations"
+    assert record.observed.tail[-1].calls == (), "CrewAI forces its answer with no tools"
+    assert record.observed.final_answer_calls == 1
+    assert "forced at max_iter=25" in reported(record).reason
+    assert verdict(record).broke(Rule.FALSE_COMPLETION)
+
+
+def test_max_iter_from_the_budget_fits_the_forced_answer_in() -> None:
+    scenario = scenarios.get("constant-return/repeat")
+    record = harness.run(CrewAIAdapter(max_iter="budget"), scenario)
+    assert record.observed.steps == scenario.budget.max_steps
+    assert "forced at max_iter=11" in reported(record).reason
+
+
+def test_a_set_max_iter_applies_to_every_agent() -> None:
+    record = harness.run(CrewAIAdapter(max_iter=3), scenarios.get("missing-permission/retry-403"))
+    assert (record.observed.steps, record.observed.refusals) == (4, {"denied": 3})
+    assert reported(record).partial["tool_results"] == 3
+
+
+def test_the_same_call_failing_the_same_way_five_times_is_no_progress() -> None:
+    record = harness.run(CrewAIAdapter(), scenarios.get("missing-permission/retry-raises"))
+    assert (record.exit, record.code, record.observed.steps) == (
+        Exit.ABANDONED,
+        Code.NO_PROGRESS,
+        5,
+    ), "a raising tool is an error text to the model; the run goes on until the guard trips"
+    assert record.observed.refusals == {"denied": 5}
+    assert "not making progress" in reported(record).reason
+    assert reported(record).partial == {"tool": "publish_report", "failure": "repeated_call"}
+
+
+def test_a_raise_policy_ends_the_run_at_the_first_failing_tool() -> None:
+    adapter = crew(tool_failure_policy="raise")
+    record = harness.run(adapter, scenarios.get("missing-permission/retry-raises"))
+    assert (record.code, record.observed.steps) == (Code.ERROR_FATAL, 1)
+    assert reported(record).partial["failure"] == "exception"
+
+
+def test_sdk_retries_are_transport_attempts_not_steps() -> None:
+    adapter = CrewAIAdapter(max_iter=1, wire={"transient_failures": 2})
+    record = harness.run(adapter, scenarios.get("constant-return/repeat"))
+    assert (record.observed.steps, record.observed.transport_attempts) == (2, 4)
+
+
+def test_a_structured_output_with_a_code_is_that_stop() -> None:
+    output = CrewOutput(raw="", json_dict={"code": "NEEDS_HUMAN", "reason": "ask the owner"})
+    run = CrewAIRun(output=output, forced_final_answers=0, max_iter=(25,))
+    stop = CrewAIAdapter().interpret(run, None)
+    assert stop is not None and (stop.code, stop.reason) == (Code.NEEDS_HUMAN, "ask the owner")
+
+
+def test_the_registered_name_is_the_default_crew() -> None:
+    record = harness.run(
+        "crewai", scenarios.get("constant-return/repeat"), ceilings=Ceilings(max_steps=5)
+    )
+    assert (record.agent, record.outcome, record.observed.steps) == (
+        "crewai",
+        Outcome.DID_NOT_STOP,
+        5,
+    )
+
+
+def test_a_build_that_is_not_a_crew_is_refused() -> None:
+    with pytest.raises(AdapterError, match="CrewAIAdapter"):
+        CrewAIAdapter("Crew")  # type: ignore[arg-type]
+    with pytest.raises(AdapterError, match="max_iter"):
+        CrewAIAdapter(max_iter=0)
+    record = harness.run(
+        CrewAIAdapter(lambda llm, tools: "crew"), scenarios.get("constant-return/repeat")
+    )  # type: ignore[arg-type,return-value]
+    assert record.outcome is Outcome.CRASHED and "not a Crew" in str(record.observed.error)
+
+
+def test_the_same_run_gives_the_same_record() -> None:
+    scenario = scenarios.get("missing-permission/retry-403")
+    first, second = (harness.run(CrewAIAdapter(max_iter=4), scenario) for _ in range(2))
+    assert first.to_json() == second.to_json()
+
+
+def test_a_run_tries_to_reach_no_host(offline: list[str]) -> None:
+    """Telemetry and tracing are off and tokens are counted locally: nothing goes to a host."""
+    harness.run(CrewAIAdapter(max_iter=2), scenarios.get("constant-return/repeat"))
+    assert offline == []
+
+
+def test_the_readme_example_is_a_forced_claim_at_ten_steps() -> None:
+    record = _run("from crewai import Agent, Crew, Task")["record"]
+    assert (record.exit, record.observed.steps) == (Exit.COMPLETE, 10)
+    assert verdict(record).broke(Rule.FALSE_COMPLETION)
