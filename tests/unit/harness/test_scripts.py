@@ -224,3 +224,19 @@ def test_a_worker_follows_the_script_of_the_subtask_its_conversation_names() -> 
         return script.reply(request, random.Random(0)).tool_calls[0].name
 
     assert [worker("do audit S-1"), worker("do audit S-10"), worker("?")] == ["a", "b", "c"]
+
+
+def test_fan_out_makes_its_before_calls_in_order_then_hands_its_own_steps_to_then() -> None:
+    then = Steps(calls=[A, SEARCH], then=Perturbed(call=B, kind="volatile-id"))
+    script = FanOut(delegate=C, field="task", subtasks=["x"], worker=Repeat(call=A),
+                    before=[B, SEARCH], rounds=2, then=then)  # fmt: skip
+    names = [m.tool_calls[0].name for m in b.replies(script, 7)]
+    assert names == ["b", SEARCH.name, "c", "c", "a", SEARCH.name, "b"]
+
+
+def test_the_longest_subtask_a_worker_names_wins_not_the_last_in_order() -> None:
+    per_subtask = {"x-1": Repeat(call=A), "B x-1": Repeat(call=B)}
+    script = FanOut(delegate=C, field="task", subtasks=list(per_subtask), worker=Repeat(call=C),
+                    per_subtask=per_subtask)  # fmt: skip
+    request = dataclasses.replace(b.request(2, agent="w"), messages=({"content": "do B x-1"},))
+    assert script.reply(request, random.Random(0)).tool_calls[0].name == "b"
