@@ -1,0 +1,96 @@
+"""What `harness.run` hands its hooks: the abandon hook gets the record so far when the agent
+outlives the grace period, an adapter reading a raised agent gets no return value, the wake
+signal's handler is put back, and the record keeps the run's solvability and wall time."""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from types import FrameType
+
+import pytest
+
+import harness
+from harness import Code, Outcome, Stop, TerminationRecord
+from harness._errors import CeilingHit
+from harness._run import GRACE_SECONDS, WAKE
+from tests import _builders as b
+
+
+def _outlives_the_grace(session: harness.Session) -> Stop:
+    """Catches every interruption until well past the grace, then returns."""
+    session.call_model([{"role": "user", "content": session.task}], session.tools)
+    until = time.monotonic() + 60
+    while time.monotonic() < until:
+        try:
+            time.sleep(0.01)
+        except CeilingHit:
+            until = min(until, time.monotonic() + GRACE_SECONDS + 0.5)
+    return Stop(code=Code.NO_PROGRESS)
+
+
+def test_the_abandon_hook_gets_the_record_so_far_once() -> None:
+    abandoned: list[TerminationRecord] = []
+    scenario = b.scenario(name="test/abandoned")
+    record = harness.run(
+        _outlives_the_grace,
+        scenario,
+        seed=3,
+        strict=True,
+        ceilings=harness.Ceilings(max_wall_seconds=0.1),
+        abandon=abandoned.append,
+    )
+    (given,) = abandoned
+    assert (given.scenario, given.seed, given.outcome) == (
+        "test/abandoned",
+        3,
+        Outcome.DID_NOT_STOP,
+    )
+    assert given.agent == record.agent and given.verdict.strict is True
+    assert (given.observed.steps, given.observed.ceiling) == (1, "wall_seconds")
+    assert record.outcome is Outcome.DID_NOT_STOP
+
+
+class _ReadsWhatItGot:
+    name = "reads-what-it-got"
+
+    def __init__(self) -> None:
+        self.got: list[tuple[object, str]] = []
+
+    def run(self, session: harness.Session) -> object:
+        raise RuntimeError("broke")
+
+    def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
+        self.got.append((returned, type(error).__name__))
+        return None
+
+
+def test_an_agent_that_raised_returned_nothing_to_its_adapter() -> None:
+    adapter = _ReadsWhatItGot()
+    record = harness.run(adapter, b.scenario())
+    assert adapter.got == [(None, "RuntimeError")]
+    assert record.outcome is Outcome.CRASHED
+
+
+@pytest.mark.skipif(WAKE is None, reason="the wake signal is POSIX only")
+def test_the_wake_signals_own_handler_is_put_back_after_the_run() -> None:
+    assert threading.current_thread() is threading.main_thread()
+    assert WAKE is not None
+
+    def mine(signum: int, frame: FrameType | None) -> None:
+        """The application's own handler."""
+
+    previous = signal.signal(WAKE, mine)
+    try:
+        harness.run(b.steps_then(1, Stop(code=Code.NO_PROGRESS)), b.scenario())
+        assert signal.getsignal(WAKE) is mine
+    finally:
+        signal.signal(WAKE, previous)
+
+
+def test_the_record_keeps_whether_the_scenario_was_solvable_and_how_long_it_took() -> None:
+    control = harness.run(b.steps_then(1, Stop(code=Code.COMPLETED)), b.scenario(solvable=True))
+    stuck = harness.run(b.steps_then(1, Stop(code=Code.NO_PROGRESS)), b.scenario())
+    assert (control.solvable, stuck.solvable) == (True, False)
+    assert control.wall_seconds > 0 and stuck.wall_seconds > 0
