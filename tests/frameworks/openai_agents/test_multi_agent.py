@@ -120,9 +120,15 @@ def test_per_agent_models_refuse_what_would_replace_them(options: Any, says: str
         OpenAIAgentsAdapter(per_agent=True, **options)
 
 
-def test_concurrent_agents_as_tools_give_the_same_record_byte_for_byte() -> None:
-    """The four auditor runs of a lead turn run concurrently (``asyncio.gather``); on the
-    in-process wire their interleaving is the same every run."""
+def test_concurrent_agents_as_tools_give_the_same_counts_every_run() -> None:
+    """The four auditor runs of a lead turn run concurrently (``asyncio.gather``). How their
+    calls interleave can vary with the machine's load, and with it where the run's novelty ran
+    out (the first stagnant step and the lag); what each agent did cannot (CI saw the stagnant
+    step move from 6 to 4 on a loaded machine, so only the counts are pinned here)."""
     adapter = OpenAIAgentsAdapter(agents_as_tools, per_agent=True, max_turns=2)
-    first, second = (harness.run(adapter, FAN_OUT, ceilings=ROOMY).to_json() for _ in range(2))
-    assert first == second
+    first, second = (harness.run(adapter, FAN_OUT, ceilings=ROOMY) for _ in range(2))
+    counts = [
+        (r.outcome, r.code, r.observed.steps, r.observed.tool_calls, r.observed.steps_by_agent)
+        for r in (first, second)
+    ]
+    assert counts[0] == counts[1]
