@@ -7,15 +7,16 @@ Python call, later the wire formats) goes through the same step and token accoun
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from json.encoder import encode_basestring_ascii
 from typing import Protocol
 
 from harness._json import canonical_json
 from harness._scripts import FINAL_ANSWER_CLAIM, Script
 from harness._types import JSON, ModelRequest, ModelResponse
 
-__all__ = ["Model", "ScriptedModel", "Usage", "estimate_tokens"]
+__all__ = ["Model", "ScriptedModel", "Usage", "estimate_assistant_tokens", "estimate_tokens"]
 
 CHARS_PER_TOKEN = 4
 """The usual rule of thumb for English text in BPE tokenizers; only growth matters here."""
@@ -26,6 +27,39 @@ TOKENS_PER_MESSAGE = 4
 def estimate_tokens(messages: Iterable[JSON]) -> int:
     """Deterministic token estimate of a conversation: grows with it, like real input usage."""
     return sum(TOKENS_PER_MESSAGE + len(canonical_json(m)) // CHARS_PER_TOKEN for m in messages)
+
+
+_ASSISTANT = len('{"content": , "role": "assistant"}')
+_CALLS = len(', "tool_calls": []')
+_CALL = len('{"function": {"arguments": , "name": }, "id": , "type": "function"}')
+_BETWEEN = len(", ")
+_NULL = len("null")
+
+
+def estimate_assistant_tokens(content: str | None, calls: Sequence[JSON]) -> int:
+    """``estimate_tokens([message])`` of the assistant message every step answers with —
+    ``{"role": "assistant", "content": content}`` plus ``"tool_calls": calls`` when there are
+    any, each call in the `ToolCall.to_openai` shape — from the lengths of its strings, without
+    encoding the message: one step encodes each text once (issue 14). Any other shape is
+    encoded."""
+    try:
+        size = _ASSISTANT + (_NULL if content is None else len(encode_basestring_ascii(content)))
+        if calls:
+            size += _CALLS + _BETWEEN * (len(calls) - 1)
+            for call in calls:
+                function = call["function"]
+                if len(call) != 3 or call["type"] != "function" or len(function) != 2:
+                    raise TypeError("another shape")
+                size += _CALL + sum(
+                    len(encode_basestring_ascii(text))
+                    for text in (function["arguments"], function["name"], call["id"])
+                )
+    except (TypeError, KeyError):
+        message: JSON = {"role": "assistant", "content": content}
+        if calls:
+            message["tool_calls"] = list(calls)
+        return estimate_tokens([message])
+    return TOKENS_PER_MESSAGE + size // CHARS_PER_TOKEN
 
 
 @dataclass(frozen=True, kw_only=True)

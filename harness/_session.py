@@ -16,7 +16,7 @@ from typing import Any
 
 from harness._errors import CeilingHit, SessionClosed
 from harness._json import canonical_json, sorted_json
-from harness._model import Usage, estimate_tokens
+from harness._model import Usage, estimate_assistant_tokens, estimate_tokens
 from harness._probes import StagnationProbe
 from harness._record import Observed, ToolTrace, TraceStep
 from harness._scenario import Budget, Ceilings, Scenario, Setup
@@ -40,8 +40,10 @@ PROMPT_ROLES = frozenset({"system", "developer"})
 BAD_ARGUMENTS_STATUS = 400
 """Arguments that are not a JSON object get the answer an HTTP API gives a malformed body."""
 CANONICAL_MEMO = 256
-"""Argument strings whose canonical form a session remembers: an agent repeating a call sends
-the same string every step, and a runaway of distinct ones cannot grow the memo past this."""
+"""Argument strings whose reading a session remembers: an agent repeating a call sends the same
+string every step, and a runaway of distinct ones cannot grow the memo past this."""
+SCALARS = frozenset({str, int, float, bool, type(None)})
+"""Types of the JSON values that a shallow copy of parsed arguments cannot share."""
 
 
 def parse_arguments(arguments: Mapping[str, Any] | str | None) -> JSON:
@@ -198,7 +200,7 @@ class Session:
         self._offered_tokens: dict[tuple[str, ...], int] = {}
         self._offered: tuple[tuple[Any, ...], tuple[str, ...]] = ((), ())
         """The tool list last offered and its names: agents offer the same list every step."""
-        self._canonical: dict[str, str] = {}
+        self._canonical: dict[str, tuple[JSON | None, str]] = {}
         self._overhead: dict[str, int] = {}
         """Each agent's fixed input per call, measured from its first call (`_overhead_of`)."""
         self._uncharged = 0
@@ -241,7 +243,7 @@ class Session:
                 message["tool_calls"] = calls
             usage = Usage(
                 input_tokens=self._tally.tokens(request.messages) + self._tools_tokens(request),
-                output_tokens=estimate_tokens([message]),
+                output_tokens=estimate_assistant_tokens(response.content, calls),
             )
             self._tally.expect(message, usage.output_tokens)
             self._uncharged += min(self._overhead_of(request), usage.input_tokens)
@@ -259,12 +261,11 @@ class Session:
             self._check_ceilings(self._tool_calls >= self.ceilings.max_tool_calls, "tool_calls")
             self._tool_calls += 1
             try:
-                parsed = parse_arguments(arguments)
+                parsed, canonical = self._read(arguments)
             except ValueError as problem:
                 canonical = str(arguments)
                 result = _bad_arguments(problem)
             else:  # a tool's own ValueError is the tool's, not the arguments'
-                canonical = self._canonical_of(arguments, parsed)
                 result = self._setup.toolbox.call(name, parsed)
             self._actions[f"{name}:{canonical}"] += 1
             world = self._setup.world.fingerprint()
@@ -332,16 +333,26 @@ class Session:
         if self._ceiling is not None:
             raise CeilingHit(f"unsolvable: harness ceiling {self._ceiling} reached")
 
-    def _canonical_of(self, arguments: Mapping[str, Any] | str | None, parsed: JSON) -> str:
-        """`canonical_arguments`, remembered per argument string (`CANONICAL_MEMO`)."""
+    def _read(self, arguments: Mapping[str, Any] | str | None) -> tuple[JSON, str]:
+        """`parse_arguments` and the canonical form, remembered per argument string
+        (`CANONICAL_MEMO`): an agent repeating a call sends the same string every step. The
+        parsed dict is remembered only when its values are scalars, so that the tool's copy
+        shares nothing with it; nested ones are parsed again."""
         if not isinstance(arguments, str):
-            return canonical_json(parsed)
+            parsed = parse_arguments(arguments)
+            return parsed, canonical_json(parsed)
         known = self._canonical.get(arguments)
-        if known is None:
-            if len(self._canonical) >= CANONICAL_MEMO:
-                self._canonical.clear()
-            known = self._canonical[arguments] = canonical_json(parsed)
-        return known
+        if known is not None and known[0] is not None:
+            return dict(known[0]), known[1]
+        parsed = parse_arguments(arguments)
+        if known is not None:
+            return parsed, known[1]
+        if len(self._canonical) >= CANONICAL_MEMO:
+            self._canonical.clear()
+        canonical = canonical_json(parsed)
+        flat = all(type(value) in SCALARS for value in parsed.values())
+        self._canonical[arguments] = (dict(parsed) if flat else None, canonical)
+        return parsed, canonical
 
     def _offered_names(self, tools: Iterable[Any] | None) -> tuple[str, ...]:
         """`_tool_names`, read again only when the list offered holds other tools than the last

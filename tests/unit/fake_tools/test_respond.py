@@ -1,0 +1,39 @@
+"""A tool's answer: the agent sees the body with a fresh request id, the harness judges the body
+without it, and the two texts are the body's sorted JSON with and without that one item."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fake_tools import FakeWorld
+from fake_tools.tools._respond import respond
+from harness._json import sorted_json
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    max_leaves=12,
+)
+keys = st.sampled_from(["a", "request", "request_id", "requests", "z", "r"]) | st.text()
+
+
+@given(st.dictionaries(keys, json_values, max_size=5), st.integers(0, 2**16))
+def test_the_observation_is_the_body_and_the_text_adds_one_fresh_id(
+    body: dict[str, Any], seed: int
+) -> None:
+    world = FakeWorld(failing=lambda _: (), seed=seed)
+    result = respond(world, body)
+    assert result.observation == sorted_json(body)
+    again = FakeWorld(failing=lambda _: (), seed=seed).volatile_id("req")
+    assert result.text == sorted_json({**body, "request_id": again})
+
+
+def test_a_body_nesting_the_same_id_is_still_judged_on_the_whole_body() -> None:
+    request_id = FakeWorld(failing=lambda _: (), seed=7).volatile_id("req")
+    body = {"previous": {"request_id": request_id}, "z": 1}
+    result = respond(FakeWorld(failing=lambda _: (), seed=7), body)
+    assert result.observation == sorted_json(body)
+    assert result.text.count(request_id) == 2
