@@ -3,10 +3,20 @@ that grows with the conversation."""
 
 from __future__ import annotations
 
-import pytest
+from typing import Any
 
-from harness import Call, Repeat, ScriptedModel
-from harness._model import CHARS_PER_TOKEN, TOKENS_PER_MESSAGE, Usage, estimate_tokens
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from harness import JSON, Call, Repeat, ScriptedModel, ToolCall
+from harness._model import (
+    CHARS_PER_TOKEN,
+    TOKENS_PER_MESSAGE,
+    Usage,
+    estimate_assistant_tokens,
+    estimate_tokens,
+)
 from harness._scripts import FINAL_ANSWER_CLAIM, Perturbed
 from tests import _builders as b
 
@@ -55,3 +65,35 @@ def test_the_same_seed_gives_the_same_moves_and_another_seed_others() -> None:
 
 def test_values_json_cannot_encode_are_estimated_by_their_text() -> None:
     assert estimate_tokens([{"at": object}]) == estimate_tokens([{"at": str(object)}])
+
+
+texts = st.text(max_size=40)
+argument_values = st.dictionaries(texts, st.none() | st.integers() | texts, max_size=3)
+tool_calls = st.lists(
+    st.builds(ToolCall, id=texts, name=texts, arguments=argument_values), max_size=3
+)
+
+
+@given(st.none() | texts, tool_calls)
+def test_the_assistant_estimate_is_the_estimate_of_the_message_it_builds(
+    content: str | None, calls: list[ToolCall]
+) -> None:
+    sent = [call.to_openai() for call in calls]
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if sent:
+        message["tool_calls"] = sent
+    assert estimate_assistant_tokens(content, sent) == estimate_tokens([message])
+
+
+@pytest.mark.parametrize(
+    "calls",
+    [
+        [{"id": "c", "type": "function", "function": {"name": "n", "arguments": {"a": 1}}}],
+        [{"id": "c", "type": "custom", "function": {"name": "n", "arguments": "{}"}}],
+        [{"id": "c", "type": "function", "function": {"name": "n"}}],
+        [{"id": "c", "type": "function", "extra": 1, "function": {"name": "n", "arguments": ""}}],
+    ],
+)
+def test_a_call_of_another_shape_is_estimated_by_encoding_it(calls: list[JSON]) -> None:
+    message = {"role": "assistant", "content": 7, "tool_calls": calls}
+    assert estimate_assistant_tokens(7, calls) == estimate_tokens([message])  # type: ignore[arg-type]

@@ -3,15 +3,20 @@ every call and kept, results handed to the right step, tokens charged for what w
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 import time
+from collections.abc import Mapping
+from typing import Any
 
 import pytest
 
 import harness
 import scenarios
+from fake_tools import FakeWorld, Tool, ToolRouter
 from harness import (
+    JSON,
     Call,
     Ceilings,
     GiveUp,
@@ -19,6 +24,8 @@ from harness import (
     Repeat,
     Setup,
     Stagnation,
+    ToolResult,
+    ToolSpec,
     ToolTrace,
     TraceStep,
 )
@@ -309,3 +316,26 @@ def test_an_agent_that_honours_retry_after_literally_does_not_run_out_of_wall_ti
 
     record = harness.run(literal, scenarios.get("slow-dependency/fails-5"))
     assert record.verdict.passed and record.observed.slept_seconds == 5
+
+
+def test_a_tool_that_edits_its_arguments_does_not_edit_the_next_calls() -> None:
+    """Arguments are read once per string; the tool gets its own copy every call."""
+    seen: list[JSON] = []
+
+    def edits(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
+        seen.append(json.loads(json.dumps(arguments)))
+        assert isinstance(arguments, dict)
+        arguments["query"] = "edited"
+        arguments.setdefault("nested", []).append(1)
+        return ToolResult(text="ok", observation="ok")
+
+    scenario = b.scenario()
+    setup = scenario.build(0)
+    tool = Tool(spec=ToolSpec(name="edit", description="."), handler=edits)
+    assert isinstance(setup.world, FakeWorld)
+    setup = dataclasses.replace(setup, toolbox=ToolRouter(setup.world, [tool]))
+    session = harness.Session(scenario, setup, seed=0, ceilings=Ceilings())
+    for raw in ['{"query": "a"}', '{"query": "a"}', '{"nested": [0]}', '{"nested": [0]}']:
+        session.call_tool("edit", raw)
+    assert seen == [{"query": "a"}, {"query": "a"}, {"nested": [0]}, {"nested": [0]}]
+    assert session.finish().max_repeated_action == 2
