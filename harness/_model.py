@@ -16,7 +16,14 @@ from harness._json import canonical_json
 from harness._scripts import FINAL_ANSWER_CLAIM, Script
 from harness._types import JSON, ModelRequest, ModelResponse
 
-__all__ = ["Model", "ScriptedModel", "Usage", "estimate_assistant_tokens", "estimate_tokens"]
+__all__ = [
+    "Model",
+    "ScriptedModel",
+    "Usage",
+    "estimate_assistant_tokens",
+    "estimate_tokens",
+    "openai_usage",
+]
 
 CHARS_PER_TOKEN = 4
 """The usual rule of thumb for English text in BPE tokenizers; only growth matters here."""
@@ -70,11 +77,17 @@ class Usage:
     output_tokens: int
 
     def to_openai(self) -> JSON:
-        return {
-            "prompt_tokens": self.input_tokens,
-            "completion_tokens": self.output_tokens,
-            "total_tokens": self.input_tokens + self.output_tokens,
-        }
+        return openai_usage(self.input_tokens, self.output_tokens)
+
+
+def openai_usage(input_tokens: int, output_tokens: int) -> JSON:
+    """`Usage` in the Chat Completions shape, from the two counts: the step path builds it
+    without the object (issue 14)."""
+    return {
+        "prompt_tokens": input_tokens,
+        "completion_tokens": output_tokens,
+        "total_tokens": input_tokens + output_tokens,
+    }
 
 
 class Model(Protocol):

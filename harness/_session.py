@@ -16,12 +16,12 @@ from typing import Any
 
 from harness._errors import CeilingHit, SessionClosed
 from harness._json import canonical_json, sorted_json
-from harness._model import Usage, estimate_assistant_tokens, estimate_tokens
+from harness._model import estimate_assistant_tokens, estimate_tokens, openai_usage
 from harness._probes import StagnationProbe
 from harness._record import Observed, ToolTrace, TraceStep
 from harness._scenario import Budget, Ceilings, Scenario, Setup
 from harness._text import cut
-from harness._types import GIVE_UP_TOOL, JSON, ModelRequest, ModelResponse, ToolResult, ToolSpec
+from harness._types import GIVE_UP_TOOL, JSON, ModelRequest, ToolResult, ToolSpec
 
 __all__ = ["Session"]
 
@@ -241,16 +241,14 @@ class Session:
             calls = [call.to_openai() for call in response.tool_calls]
             if calls:
                 message["tool_calls"] = calls
-            usage = Usage(
-                input_tokens=self._tally.tokens(request.messages) + self._tools_tokens(request),
-                output_tokens=estimate_assistant_tokens(response.content, calls),
-            )
-            self._tally.expect(message, usage.output_tokens)
-            self._uncharged += min(self._overhead_of(request), usage.input_tokens)
-            self._input_tokens += usage.input_tokens
-            self._output_tokens += usage.output_tokens
-            self._note_response(response, calls)
-            return {**message, "usage": usage.to_openai()}
+            sent = self._tally.tokens(request.messages) + self._tools_tokens(request)
+            said = estimate_assistant_tokens(response.content, calls)
+            self._tally.expect(message, said)
+            self._uncharged += min(self._overhead_of(request), sent)
+            self._input_tokens += sent
+            self._output_tokens += said
+            self._note_response(response.content, calls)
+            return {**message, "usage": openai_usage(sent, said)}
 
     def call_tool(
         self, name: str, arguments: Mapping[str, Any] | str | None = None, *, agent: str = "main"
@@ -402,14 +400,13 @@ class Session:
             self._overhead[request.agent] = estimate_tokens(prompt) + self._tools_tokens(request)
         return self._overhead[request.agent]
 
-    def _note_response(self, response: ModelResponse, calls: Sequence[JSON]) -> None:
+    def _note_response(self, content: str | None, calls: Sequence[JSON]) -> None:
         """``calls`` are the response's tool calls as sent: their arguments are already the
         canonical JSON (`ToolCall.to_openai` sorts the keys)."""
-        pairs = zip(response.tool_calls, calls, strict=True)
-        asked = tuple([(c.name, sent["function"]["arguments"]) for c, sent in pairs])
-        if self._gave_up_at_step is None and GIVE_UP_TOOL in [name for name, _ in asked]:
+        asked = tuple([(c["function"]["name"], c["function"]["arguments"]) for c in calls])
+        if self._gave_up_at_step is None and any(name == GIVE_UP_TOOL for name, _ in asked):
             self._gave_up_at_step = self._steps
-        self._current = _OpenStep(self._steps, cut(response.content or "", TRAJECTORY_CUT), asked)
+        self._current = _OpenStep(self._steps, cut(content or "", TRAJECTORY_CUT), asked)
 
     def _close_step(self) -> None:
         if self._current is not None:
