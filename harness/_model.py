@@ -21,6 +21,7 @@ __all__ = [
     "ScriptedModel",
     "Usage",
     "estimate_assistant_tokens",
+    "estimate_message_tokens",
     "estimate_tokens",
     "openai_usage",
 ]
@@ -33,7 +34,12 @@ TOKENS_PER_MESSAGE = 4
 
 def estimate_tokens(messages: Iterable[JSON]) -> int:
     """Deterministic token estimate of a conversation: grows with it, like real input usage."""
-    return sum(TOKENS_PER_MESSAGE + len(canonical_json(m)) // CHARS_PER_TOKEN for m in messages)
+    return sum(map(estimate_message_tokens, messages))
+
+
+def estimate_message_tokens(message: JSON) -> int:
+    """`estimate_tokens` of one message: the step path counts each message once (issue 14)."""
+    return TOKENS_PER_MESSAGE + len(canonical_json(message)) // CHARS_PER_TOKEN
 
 
 _ASSISTANT = len('{"content": , "role": "assistant"}')
@@ -65,7 +71,7 @@ def estimate_assistant_tokens(content: str | None, calls: Sequence[JSON]) -> int
         message: JSON = {"role": "assistant", "content": content}
         if calls:
             message["tool_calls"] = list(calls)
-        return estimate_tokens([message])
+        return estimate_message_tokens(message)
     return TOKENS_PER_MESSAGE + size // CHARS_PER_TOKEN
 
 

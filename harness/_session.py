@@ -16,7 +16,12 @@ from typing import Any
 
 from harness._errors import CeilingHit, SessionClosed
 from harness._json import canonical_json, sorted_json
-from harness._model import estimate_assistant_tokens, estimate_tokens, openai_usage
+from harness._model import (
+    estimate_assistant_tokens,
+    estimate_message_tokens,
+    estimate_tokens,
+    openai_usage,
+)
 from harness._probes import StagnationProbe
 from harness._record import Observed, ToolTrace, TraceStep
 from harness._scenario import Budget, Ceilings, Scenario, Setup
@@ -116,21 +121,24 @@ class _Tally:
         self._echo, self._echo_tokens = reply, tokens
 
     def tokens(self, messages: Sequence[JSON]) -> int:
-        known = len(self._seen)
-        same = (
-            known
-            and len(messages) >= known
-            and _same(messages[0], self._seen[0])
-            and _same(messages[known - 1], self._seen[known - 1])
-        )
-        if not same:
-            self._seen, self._totals, known = [], [0], 0
+        seen, totals = self._seen, self._totals
+        known = len(seen)
+        if known and not (
+            len(messages) >= known
+            and _same(messages[0], seen[0])
+            and _same(messages[known - 1], seen[known - 1])
+        ):
+            seen, totals, known = [], [0], 0
+            self._seen, self._totals = seen, totals
+        total = totals[-1]
         for message in messages[known:]:
-            echoed = type(message) is dict and message == self._echo
-            tokens = self._echo_tokens if echoed else estimate_tokens([message])
-            self._seen.append(message)
-            self._totals.append(self._totals[-1] + tokens)
-        return self._totals[len(messages)]
+            if type(message) is dict and message == self._echo:
+                total += self._echo_tokens
+            else:
+                total += estimate_message_tokens(message)
+            seen.append(message)
+            totals.append(total)
+        return totals[len(messages)]
 
 
 def _same(message: JSON, seen: JSON) -> bool:

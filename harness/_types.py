@@ -110,9 +110,13 @@ class Toolbox(Protocol):
         ...
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(kw_only=True, slots=True)
 class ToolCall:
-    """A tool call the model asks for."""
+    """A tool call the model asks for.
+
+    The three types a step makes on its way from the harness to the model and back are plain
+    slotted dataclasses, not frozen ones: a frozen one costs twice as much to build, every step
+    builds all three, and none was hashable anyway (a call holds its arguments' dict)."""
 
     id: str
     name: str
@@ -129,7 +133,7 @@ class ToolCall:
         }
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(kw_only=True, slots=True)
 class ModelRequest:
     """One call to the model: the conversation so far and the tools offered."""
 
@@ -149,7 +153,7 @@ class ModelRequest:
     (a script reads the world's answers here, whatever the agent put in its messages)."""
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(kw_only=True, slots=True)
 class ModelResponse:
     """What the model answers: text, tool calls, or both."""
 
