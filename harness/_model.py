@@ -63,9 +63,11 @@ def estimate_assistant_tokens(content: str | None, calls: Sequence[JSON]) -> int
                 function = call["function"]
                 if len(call) != 3 or call["type"] != "function" or len(function) != 2:
                     raise TypeError("another shape")
-                size += _CALL + sum(
-                    len(encode_basestring_ascii(text))
-                    for text in (function["arguments"], function["name"], call["id"])
+                size += (
+                    _CALL
+                    + len(encode_basestring_ascii(function["arguments"]))
+                    + len(encode_basestring_ascii(function["name"]))
+                    + len(encode_basestring_ascii(call["id"]))
                 )
     except (TypeError, KeyError):
         message: JSON = {"role": "assistant", "content": content}

@@ -412,7 +412,7 @@ class Session:
         """``calls`` are the response's tool calls as sent: their arguments are already the
         canonical JSON (`ToolCall.to_openai` sorts the keys)."""
         asked = tuple([(c["function"]["name"], c["function"]["arguments"]) for c in calls])
-        if self._gave_up_at_step is None and any(name == GIVE_UP_TOOL for name, _ in asked):
+        if self._gave_up_at_step is None and GIVE_UP_TOOL in [name for name, _ in asked]:
             self._gave_up_at_step = self._steps
         self._current = _OpenStep(self._steps, cut(content or "", TRAJECTORY_CUT), asked)
 
