@@ -105,14 +105,11 @@ class StagnationProbe:
     def _criteria(self) -> str | None:
         return None if self._read_criteria is None else self._read_criteria()
 
-    def on_step(
-        self, tokens_so_far: int, cost_so_far: float = 0.0, sent_so_far: int | None = None
-    ) -> None:
-        """What was spent when a step began: budget tokens, dollars and (if they differ from
-        the budget tokens) tokens sent."""
+    def on_step(self, tokens_so_far: int, cost_so_far: float, sent_so_far: int) -> None:
+        """What was spent when a step began: budget tokens, dollars and tokens sent."""
         self.tokens_before_step.append(tokens_so_far)
         self.cost_before_step.append(cost_so_far)
-        self.sent_before_step.append(tokens_so_far if sent_so_far is None else sent_so_far)
+        self.sent_before_step.append(sent_so_far)
 
     def on_tool(self, step: int, name: str, result: ToolResult, fingerprint: str) -> None:
         """``fingerprint`` is the world's after the call (the session computes it once)."""
@@ -131,26 +128,27 @@ class StagnationProbe:
             self.refusals[result.refusal] += 1
             self.first_refusal_step = self.first_refusal_step or step
 
-    def first_stagnant_step(self, *, tokens: int | None = None, cost: float | None = None) -> int:
+    def first_stagnant_step(self, *, tokens: int, cost: float) -> int:
         """The step from which no progress was possible (after the last step of a run that
-        never stagnated); ``tokens`` and ``cost`` are the run's totals at its end (by default,
-        what was spent when the last step began)."""
+        never stagnated); ``tokens`` and ``cost`` are the run's totals at its end."""
         rule = self.scenario.stagnation
         if rule is Stagnation.FIRST_REFUSAL and self.first_refusal_step:
             return self.first_refusal_step
         if rule is Stagnation.CRITERIA:
             return self.last_criteria_move + 1
         if rule is Stagnation.BUDGET_SPENT:
-            return self._budget_spent_at(*self._spend(tokens, cost))
+            return self._budget_spent_at(
+                Spend(before=self.tokens_before_step, total=tokens),
+                Spend(before=self.cost_before_step, total=cost),
+            )
         return self.last_productive_step + 1
 
-    def truth(self, *, tokens: int, cost: float, sent: int | None = None) -> Truth:
+    def truth(self, *, tokens: int, cost: float, sent: int) -> Truth:
         """The first stagnant step and the signed lag in tokens (sent, the agent's fixed prompt
         included) and dollars of a run that ended with these totals."""
         if self.scenario.solvable:
             return Truth(first_stagnant_step=None, lag_tokens=None, lag_cost_usd=None)
         stagnant = self.first_stagnant_step(tokens=tokens, cost=cost)
-        sent = tokens if sent is None else sent
         spent_sent = Spend(before=self.sent_before_step, total=sent)
         spent_cost = Spend(before=self.cost_before_step, total=cost)
         return Truth(
@@ -164,13 +162,6 @@ class StagnationProbe:
         make."""
         limit = self.scenario.budget.max_tokens
         return 0 if limit is None else sum(t >= limit for t in self.tokens_before_step)
-
-    def _spend(self, tokens: int | None, cost: float | None) -> tuple[Spend, Spend]:
-        def spend(before: Sequence[float], total: float | None) -> Spend:
-            known = total if total is not None else (before[-1] if before else 0)
-            return Spend(before=before, total=known)
-
-        return spend(self.tokens_before_step, tokens), spend(self.cost_before_step, cost)
 
     def _budget_spent_at(self, tokens: Spend, cost: Spend) -> int:
         """The step during which a budget ran out: the step budget's last step, or the step whose

@@ -50,7 +50,7 @@ def test_novelty_is_the_step_after_the_last_new_observation() -> None:
     probe = _probe()
     for step in (1, 2, 3):
         _tool(probe, step)
-    assert probe.first_stagnant_step() == 2
+    assert _stagnant(probe, 0) == 2
 
 
 def test_novelty_counts_a_new_world_state_with_the_same_observation() -> None:
@@ -60,7 +60,7 @@ def test_novelty_counts_a_new_world_state_with_the_same_observation() -> None:
     world.state = "s1"
     _tool(probe, 3)
     _tool(probe, 4)
-    assert probe.first_stagnant_step() == 4
+    assert _stagnant(probe, 0) == 4
 
 
 def test_novelty_keys_observations_by_tool_name() -> None:
@@ -68,11 +68,11 @@ def test_novelty_keys_observations_by_tool_name() -> None:
     _tool(probe, 1, name="a")
     _tool(probe, 2, name="b")
     _tool(probe, 3, name="a")
-    assert probe.first_stagnant_step() == 3
+    assert _stagnant(probe, 0) == 3
 
 
 def test_a_run_with_no_tool_call_is_stagnant_from_step_one() -> None:
-    assert _probe().first_stagnant_step() == 1
+    assert _stagnant(_probe(), 0) == 1
 
 
 def test_criteria_is_the_step_after_the_last_criteria_move() -> None:
@@ -83,7 +83,7 @@ def test_criteria_is_the_step_after_the_last_criteria_move() -> None:
     _tool(probe, 2, seen="two")
     world.state = "s9"
     _tool(probe, 3, seen="three")
-    assert probe.first_stagnant_step() == 3, "new states and observations move no criterion"
+    assert _stagnant(probe, 0) == 3, "new states and observations move no criterion"
 
 
 def test_criteria_on_a_world_without_criteria_never_moves() -> None:
@@ -91,14 +91,14 @@ def test_criteria_on_a_world_without_criteria_never_moves() -> None:
     probe = _probe(Stagnation.CRITERIA, world)
     world.state = "s1"
     _tool(probe, 1, seen="new")
-    assert probe.first_stagnant_step() == 1
+    assert _stagnant(probe, 0) == 1
 
 
 def _spent(tokens: list[int], total: int | None = None, **budget: float) -> StagnationProbe:
     """A budget-spent probe whose steps began with ``tokens`` spent; ``total`` at the end."""
     probe = _probe(Stagnation.BUDGET_SPENT, **budget)  # type: ignore[arg-type]
     for step, spent in enumerate(tokens, 1):
-        probe.on_step(spent, spent / 1000)
+        probe.on_step(spent, spent / 1000, spent)
         _tool(probe, step, seen=f"new {step}")
     return probe
 
@@ -128,6 +128,23 @@ def test_budget_spent_reads_the_cost_budget_too() -> None:
     assert _stagnant(probe, 40) == 3
 
 
+def test_the_cost_budget_is_reached_by_the_runs_cost_at_its_end() -> None:
+    """Step 3 began at $0.02 and the run ended at $0.03: the $0.025 budget ran out in step 3."""
+    probe = _spent([0, 10, 20], max_steps=9, max_tokens=1000, max_cost_usd=0.025)
+    assert _stagnant(probe, 30) == 3
+    assert _stagnant(probe, 20) == 9, "had the run ended at $0.02, no budget would have run out"
+
+
+def test_lag_is_counted_in_tokens_sent_and_rounded_to_a_millionth_of_a_dollar() -> None:
+    probe = _probe()
+    probe.on_step(0, 0.0, 100)
+    _tool(probe, 1)
+    probe.on_step(10, 0.0000004, 130)
+    _tool(probe, 2)
+    truth = probe.truth(tokens=25, cost=0.00000123, sent=170)
+    assert (truth.first_stagnant_step, truth.lag_tokens, truth.lag_cost_usd) == (2, 40, 0.000001)
+
+
 def test_a_run_that_stopped_short_of_the_budget_is_projected_at_its_last_steps_spend() -> None:
     probe = _spent([0, 10, 20], max_steps=99, max_tokens=100)  # 10 tokens a step
     assert _stagnant(probe, 30) == 10
@@ -137,19 +154,19 @@ def test_a_run_that_stopped_short_of_the_budget_is_projected_at_its_last_steps_s
 
 
 def test_lag_in_tokens_and_dollars_is_signed_like_lag_in_steps() -> None:
-    late = _spent([0, 10, 25, 45], max_steps=9, max_tokens=20).truth(tokens=70, cost=0.07)
+    late = _spent([0, 10, 25, 45], max_steps=9, max_tokens=20).truth(tokens=70, cost=0.07, sent=70)
     assert (late.first_stagnant_step, late.lag_tokens, late.lag_cost_usd) == (2, 60, 0.06)
-    early = _spent([0, 10], max_steps=9, max_tokens=50).truth(tokens=20, cost=0.02)
+    early = _spent([0, 10], max_steps=9, max_tokens=50).truth(tokens=20, cost=0.02, sent=20)
     # stopped after step 2; the budget runs out in step 5: steps 3 and 4 skipped, 10 tokens each
     assert (early.first_stagnant_step, early.lag_tokens, early.lag_cost_usd) == (5, -20, -0.02)
-    on_the_spot = _spent([0, 10], max_steps=9, max_tokens=20).truth(tokens=20, cost=0.02)
+    on_the_spot = _spent([0, 10], max_steps=9, max_tokens=20).truth(tokens=20, cost=0.02, sent=20)
     assert (on_the_spot.first_stagnant_step, on_the_spot.lag_tokens) == (2, 10)
 
 
 def test_a_control_has_no_stagnant_step_and_no_lag() -> None:
     probe = StagnationProbe(b.scenario(solvable=True), _World())  # type: ignore[arg-type]
     _tool(probe, 1)
-    truth = probe.truth(tokens=10, cost=0.1)
+    truth = probe.truth(tokens=10, cost=0.1, sent=10)
     assert (truth.first_stagnant_step, truth.lag_tokens, truth.lag_cost_usd) == (None,) * 3
 
 
@@ -173,4 +190,4 @@ def test_rules_other_than_novelty_ignore_novelty(rule: Stagnation) -> None:
     for step in (1, 2):
         world.state = f"s{step}"
         _tool(probe, step, seen=f"new {step}")
-    assert probe.first_stagnant_step() == {Stagnation.CRITERIA: 1, Stagnation.BUDGET_SPENT: 5}[rule]
+    assert _stagnant(probe, 0) == {Stagnation.CRITERIA: 1, Stagnation.BUDGET_SPENT: 5}[rule]
