@@ -85,7 +85,8 @@ class StagnationProbe:
         self.seen_worlds = {world.fingerprint()}
         self.seen_observations: set[str] = set()
         self.last_productive_step = 0
-        self.first_refusal_step: int | None = None
+        self.first_refusal_step = 0
+        """The step of the first refused call; 0 while none was refused."""
         self.refusals: Counter[str] = Counter()
         """Refused calls by kind (`ToolResult.refusal`)."""
         # Decided once: a Protocol isinstance check on every tool call cost 12 % of a step, and

@@ -191,3 +191,14 @@ def test_rules_other_than_novelty_ignore_novelty(rule: Stagnation) -> None:
         world.state = f"s{step}"
         _tool(probe, step, seen=f"new {step}")
     assert _stagnant(probe, 0) == {Stagnation.CRITERIA: 1, Stagnation.BUDGET_SPENT: 5}[rule]
+
+
+def test_first_refusal_is_the_step_of_the_first_refused_call_else_novelty() -> None:
+    probe = _probe(Stagnation.FIRST_REFUSAL)
+    _tool(probe, 1, seen="one")
+    _tool(probe, 2, seen="two")
+    assert _stagnant(probe, 0) == 3, "nothing refused yet: the novelty rule"
+    for step in (3, 4):
+        refused = ToolResult(text="403", observation=f"403 {step}", refusal="denied")
+        probe.on_tool(step, "t", refused, probe.world.fingerprint())
+    assert (_stagnant(probe, 0), dict(probe.refusals)) == (3, {"denied": 2})
