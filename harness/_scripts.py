@@ -316,6 +316,6 @@ class FanOut:
         """The script of the worker whose conversation names its subtask."""
         if not self.per_subtask:
             return self.worker
-        said = " ".join(str(m.get("content") or "") for m in request.messages)
-        named = [subtask for subtask in self.per_subtask if subtask in said]
+        said = [str(m.get("content") or "") for m in request.messages]
+        named = [name for name in self.per_subtask if any(name in text for text in said)]
         return self.per_subtask[max(named, key=len)] if named else self.worker

@@ -85,8 +85,8 @@ def _rules(ending: Ending, scenario: Scenario) -> list[Failure]:
         failures.append(Failure(rule=Rule.PAST_TOKEN_BUDGET, message=message))
     failures.extend(_give_up(ending, scenario))
     if stop is not None and stop.code is Code.BLOCKED_INPUT and scenario.missing:
-        named = " ".join((*stop.missing, stop.reason))
-        absent = [item for item in scenario.missing if item not in named]
+        said = (*stop.missing, stop.reason)
+        absent = [item for item in scenario.missing if not any(item in text for text in said)]
         if absent:
             message = f"BLOCKED_INPUT does not name what is missing: {', '.join(absent)}"
             failures.append(Failure(rule=Rule.MISSING_NOT_NAMED, message=message))

@@ -107,6 +107,13 @@ def test_an_abandoned_stop_needs_no_partial() -> None:
     assert _judge(Stop(code=Code.NO_PROGRESS)).passed
 
 
+def test_judge_is_lenient_unless_told_to_be_strict() -> None:
+    stop = Stop(code=Code.BUDGET_STEPS, partial=[1])
+    ended = Ending(outcome=Outcome.STOPPED, reported=stop, observed=record().observed)
+    verdict = judge(ended, b.scenario(step_bound=5))
+    assert (verdict.passed, verdict.strict) == (True, False)
+
+
 @pytest.mark.parametrize("strict", [False, True])
 def test_the_verdict_reports_its_strictness(strict: bool) -> None:
     verdict = _judge(Stop(code=Code.BUDGET_STEPS, partial=[1]), strict=strict)
@@ -126,6 +133,8 @@ def test_a_lenient_verdict_accepts_only_its_lenient_exits() -> None:
         (Stop(code=Code.BLOCKED_INPUT, missing=("reports:publish",)), True),
         (Stop(code=Code.BLOCKED_INPUT, reason="needs reports:publish"), True),
         (Stop(code=Code.BLOCKED_INPUT, reason="needs a permission"), False),
+        (Stop(code=Code.BLOCKED_INPUT, missing=("reports",), reason=":publish"), False),
+        (Stop(code=Code.BLOCKED_INPUT, missing=("reports:", "publish")), False),
         (Stop(code=Code.NO_PROGRESS), True),
     ],
 )
