@@ -85,8 +85,8 @@ class _Watchdog(threading.Thread):
                 self.join()
                 _clear(self.target)
                 return
-            except CeilingHit:  # one last interruption, raised here rather than in the agent
-                continue
+            except CeilingHit:  # one last interruption, raised here rather than in the agent: again
+                pass
 
 
 def _call(
@@ -182,7 +182,7 @@ def run(
     ``overrides`` replace ``step_bound`` or budget fields; ``ceilings`` default to
     `ceilings_for` the agent. ``abandon`` is for worker processes (`Abandon`).
     """
-    scenario = scenario.with_overrides(**overrides) if overrides else scenario
+    scenario = scenario.with_overrides(**overrides)
     seed = scenario.seeds[0] if seed is None else seed
     adapter = load_agent(agent) if isinstance(agent, str) else as_adapter(agent)
     ceilings = ceilings or ceilings_for(adapter)

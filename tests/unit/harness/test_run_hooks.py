@@ -94,3 +94,46 @@ def test_the_record_keeps_whether_the_scenario_was_solvable_and_how_long_it_took
     stuck = harness.run(b.steps_then(1, Stop(code=Code.NO_PROGRESS)), b.scenario())
     assert (control.solvable, stuck.solvable) == (True, False)
     assert control.wall_seconds > 0 and stuck.wall_seconds > 0
+
+
+def test_a_run_on_another_thread_is_ended_at_its_ceiling_with_no_signal() -> None:
+    """Signals reach only the main thread's handlers: off it the harness installs none and
+    sends none (one sent would end the process), and interrupts the agent all the same."""
+    before = signal.getsignal(WAKE) if WAKE is not None else None
+    records: list[TerminationRecord] = []
+    ceilings = harness.Ceilings(max_wall_seconds=0.1)
+    worker = threading.Thread(
+        target=lambda: records.append(harness.run(b.busy, b.scenario(), ceilings=ceilings))
+    )
+    worker.start()
+    worker.join(30)
+    (record,) = records
+    assert (record.outcome, record.observed.ceiling) == (Outcome.DID_NOT_STOP, "wall_seconds")
+    assert WAKE is None or signal.getsignal(WAKE) is before
+
+
+class _NeedsTime:
+    """An adapter that declares the wall ceiling it needs, as the coding-agent CLIs do."""
+
+    name = "needs-time"
+    wall_seconds = 42.0
+
+    def run(self, session: harness.Session) -> object:
+        return session.ceilings.max_wall_seconds
+
+    def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
+        return None
+
+
+def test_a_run_takes_the_wall_ceiling_its_adapter_declares_unless_given_one() -> None:
+    assert harness.run(_NeedsTime(), b.scenario()).returned == "42.0"
+    given = harness.Ceilings(max_wall_seconds=7)
+    assert harness.run(_NeedsTime(), b.scenario(), ceilings=given).returned == "7"
+
+
+def test_an_unstructured_return_is_named_in_the_verdict() -> None:
+    record = harness.run(lambda session: "all done!", b.scenario())
+    assert record.outcome is Outcome.UNSTRUCTURED and record.returned == "'all done!'"
+    assert b.messages(record) == (
+        "returned no structured exit ('all done!'); expected NO_PROGRESS",
+    )
