@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from harness import Code, Outcome, TerminationRecord
 from harness.reports._metrics import (
     Distribution,
     StepCap,
     calibrated_step_cap,
     is_blind_stop,
+    is_budget_spent,
     is_premature_stop,
+    lag,
     measure,
 )
 from tests.reports._records import record
@@ -112,3 +116,29 @@ def test_a_group_of_controls_alone_beats_no_cap() -> None:
     assert group.lag_steps is None
     cap = StepCap(cap=1, lag_steps=Distribution.of([5]), false_stops=3, premature_stops=3)
     assert not cap.is_beaten_by(group)
+
+
+def _exhausted(budget: dict[str, float | int | None], **observed: object) -> TerminationRecord:
+    base = record(code=Code.BUDGET_COST, steps=4, stagnant=9)
+    return _observed(dataclasses.replace(base, budget=budget), **observed)
+
+
+def test_an_exhausted_token_budget_counts_from_the_charged_tokens_reaching_it() -> None:
+    """Input 40 and output 4 tokens, 4 of them the agent's prompt: 40 charged."""
+    charged = {"input_tokens": 40, "output_tokens": 4, "uncharged_tokens": 4}
+    assert is_budget_spent(_exhausted({"max_tokens": 40}, **charged))
+    assert not is_budget_spent(_exhausted({"max_tokens": 41}, **charged))
+    assert not is_budget_spent(_exhausted({"max_steps": 9}, **charged)), "no token budget"
+    assert is_budget_spent(_exhausted({"max_steps": 4}, **charged)), "the step budget ran out"
+
+
+def test_a_budget_stop_that_really_ran_out_counts_a_lag_of_at_least_zero() -> None:
+    spent = _exhausted({"max_tokens": 40}, input_tokens=40, output_tokens=0)
+    assert spent.observed.detection_lag == -5 and lag(spent) == 0
+    early = _exhausted({"max_tokens": 41}, input_tokens=40, output_tokens=0)
+    assert lag(early) == -5
+
+
+def test_a_control_has_no_lag_to_count() -> None:
+    with pytest.raises(ValueError, match=r"^lag\(\) of fam/a, a solvable control: it has no lag$"):
+        lag(record(solvable=True))
