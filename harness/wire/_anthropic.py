@@ -38,8 +38,8 @@ def _messages(body: JSON) -> list[JSON]:
         converted = []
     converted = converted + [_message(message) for message in raw[len(converted) :]]
     _last = (raw, converted)
-    for each in converted:
-        messages.extend(dict(m) for m in each)
+    for each in converted:  # shared with the next request's reading, never changed after
+        messages.extend(each)
     return messages
 
 

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
+from harness._json import sorted_json
 from harness._types import JSON
 
 __all__ = ["FAKE_API_KEY", "WireRequest", "WireResponse", "encode_sse", "redact_url"]
@@ -81,7 +82,7 @@ class WireResponse:
     def json(
         cls, data: object, *, status: int = 200, headers: Mapping[str, str] | None = None
     ) -> WireResponse:
-        body = json.dumps(data, sort_keys=True).encode()
+        body = sorted_json(data).encode()
         return cls(status=status, body=body, headers=_headers("application/json", headers or {}))
 
     @classmethod
@@ -106,6 +107,6 @@ def encode_sse(events: Iterable[tuple[str | None, JSON | str]]) -> bytes:
     for event, data in events:
         if event is not None:
             lines.append(f"event: {event}")
-        payload = data if isinstance(data, str) else json.dumps(data, sort_keys=True)
+        payload = data if isinstance(data, str) else sorted_json(data)
         lines.extend((f"data: {payload}", ""))
     return ("\n".join(lines) + "\n").encode()
