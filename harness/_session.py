@@ -111,14 +111,14 @@ class _Tally:
         self._seen: list[JSON] = []
         self._totals = [0]
         """``_totals[i]``: the tokens of the first ``i`` messages of ``_seen``."""
-        self._echo: JSON | None = None
-        self._echo_tokens = 0
+        self._echo: tuple[JSON, int] | None = None
+        """The reply last returned and its tokens (`expect`)."""
 
     def expect(self, reply: JSON, tokens: int) -> None:
         """The assistant message just returned and its tokens: an agent appends it, or a dict
         equal to it, to its next call. Equal messages of strings, lists and dicts encode to the
         same JSON, so its count is reused rather than encoded a second time."""
-        self._echo, self._echo_tokens = reply, tokens
+        self._echo = (reply, tokens)
 
     def tokens(self, messages: Sequence[JSON]) -> int:
         seen, totals = self._seen, self._totals
@@ -130,10 +130,10 @@ class _Tally:
         ):
             seen, totals, known = [], [0], 0
             self._seen, self._totals = seen, totals
-        total = totals[-1]
+        total, echo = totals[-1], self._echo
         for message in messages[known:]:
-            if type(message) is dict and message == self._echo:
-                total += self._echo_tokens
+            if echo is not None and type(message) is dict and message == echo[0]:
+                total += echo[1]
             else:
                 total += estimate_message_tokens(message)
             seen.append(message)

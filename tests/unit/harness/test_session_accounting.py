@@ -339,3 +339,43 @@ def test_a_tool_that_edits_its_arguments_does_not_edit_the_next_calls() -> None:
         session.call_tool("edit", raw)
     assert seen == [{"query": "a"}, {"query": "a"}, {"nested": [0]}, {"nested": [0]}]
     assert session.finish().max_repeated_action == 2
+
+
+def test_input_tokens_count_each_message_once_per_conversation() -> None:
+    """The count follows a conversation as it grows, keeps an earlier message's count when an
+    agent edits it, and starts afresh for a conversation that is not the one before extended:
+    another first message, another last one, or fewer messages."""
+    session = _session()
+
+    def sent(messages: list[harness.JSON]) -> int:
+        return int(session.call_model(messages, None)["usage"]["prompt_tokens"])
+
+    task = {"role": "user", "content": "find the invoice"}
+    conversation: list[harness.JSON] = [task]
+    assert sent(conversation) == estimate_tokens(conversation)
+    reply = {k: v for k, v in session.call_model(conversation, None).items() if k != "usage"}
+    conversation += [reply, {"role": "user", "content": "and again"}]
+    assert sent(conversation) == estimate_tokens(conversation)
+    grown = estimate_tokens(conversation)
+    conversation[1] = {"role": "assistant", "content": "an edited, much longer reply " * 9}
+    assert sent(conversation) == grown, "an edited earlier message keeps its count"
+    conversation.append({"role": "user", "content": "more"})
+    assert sent(conversation) == grown + estimate_tokens(conversation[-1:])
+    for other in (
+        [{"role": "user", "content": "another task"}, *conversation[1:]],
+        [*conversation[:-1], {"role": "user", "content": "another last message"}],
+        conversation[:2],
+        [],
+    ):
+        assert sent(other) == estimate_tokens(other)
+
+
+def test_the_reply_echoed_back_counts_what_it_was_charged() -> None:
+    session = _session()
+    task = {"role": "user", "content": "go"}
+    answer = session.call_model([task], None)
+    echoed = {k: v for k, v in answer.items() if k != "usage"}
+    usage = session.call_model([task, echoed], None)["usage"]
+    charged = answer["usage"]["completion_tokens"]
+    assert usage["prompt_tokens"] == estimate_tokens([task]) + charged
+    assert charged == estimate_tokens([echoed])
