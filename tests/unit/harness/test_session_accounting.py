@@ -200,13 +200,15 @@ def test_give_up_step_final_answers_and_transport_attempts_are_counted() -> None
     for _ in range(4):
         _step(session)
     session.call_model([], None)
+    session.call_model([], [])
+    _step(session)
     session.count_transport_attempt()
     observed = session.finish()
     with pytest.raises(harness.SessionClosed):  # the run is over: nothing more is counted
         session.call_model([], None)
-    assert (observed.gave_up_at_step, observed.final_answer_calls) == (3, 1)
-    assert session.finish().final_answer_calls == 1
-    assert (observed.transport_attempts, observed.steps_by_agent) == (1, {"main": 5})
+    assert (observed.gave_up_at_step, observed.final_answer_calls) == (3, 2)
+    assert session.finish().final_answer_calls == 2
+    assert (observed.transport_attempts, observed.steps_by_agent) == (1, {"main": 7})
 
 
 @pytest.mark.parametrize(
@@ -379,3 +381,35 @@ def test_the_reply_echoed_back_counts_what_it_was_charged() -> None:
     charged = answer["usage"]["completion_tokens"]
     assert usage["prompt_tokens"] == estimate_tokens([task]) + charged
     assert charged == estimate_tokens([echoed])
+
+
+def test_a_call_after_the_run_says_it_is_not_counted_and_what_to_do() -> None:
+    session = _session()
+    session.finish()
+    message = (
+        "unsolvable: the run of test/constant (seed 0) has ended; a call made after it (from a "
+        "thread or callback the agent left running) is not counted: join your threads before "
+        "the agent returns"
+    )
+    for call in (
+        lambda: session.call_model([], None),
+        lambda: session.call_tool("search", {}),
+        lambda: session.sleep(1),
+        session.count_transport_attempt,
+    ):
+        with pytest.raises(harness.SessionClosed) as raised:
+            call()
+        assert str(raised.value) == message
+
+
+def test_a_run_without_a_model_call_has_no_overhead_and_totals_are_rounded() -> None:
+    quiet = _session().finish()
+    assert (quiet.overhead_tokens, quiet.uncharged_tokens, quiet.cost_usd) == (0, 0, 0.0)
+    cheap = harness.Pricing(usd_per_million_input=0.15, usd_per_million_output=0.6)
+    session = _session(b.scenario(pricing=cheap))
+    session.sleep(0.12345678)
+    session.call_model([{"role": "user", "content": "x" * 997}], None)
+    observed = session.finish()
+    exact = cheap.cost(observed.input_tokens, observed.output_tokens)
+    assert exact != round(exact, 6) and observed.cost_usd == round(exact, 6)
+    assert observed.slept_seconds == 0.123457
