@@ -52,28 +52,20 @@ _NULL = len("null")
 def estimate_assistant_tokens(content: str | None, calls: Sequence[JSON]) -> int:
     """``estimate_tokens([message])`` of the assistant message every step answers with —
     ``{"role": "assistant", "content": content}`` plus ``"tool_calls": calls`` when there are
-    any, each call in the `ToolCall.to_openai` shape — from the lengths of its strings, without
-    encoding the message: one step encodes each text once (issue 14). Any other shape is
-    encoded."""
-    try:
-        size = _ASSISTANT + (_NULL if content is None else len(encode_basestring_ascii(content)))
-        if calls:
-            size += _CALLS + _BETWEEN * (len(calls) - 1)
-            for call in calls:
-                function = call["function"]
-                if len(call) != 3 or call["type"] != "function" or len(function) != 2:
-                    raise TypeError("another shape")
-                size += (
-                    _CALL
-                    + len(encode_basestring_ascii(function["arguments"]))
-                    + len(encode_basestring_ascii(function["name"]))
-                    + len(encode_basestring_ascii(call["id"]))
-                )
-    except (TypeError, KeyError):
-        message: JSON = {"role": "assistant", "content": content}
-        if calls:
-            message["tool_calls"] = list(calls)
-        return estimate_message_tokens(message)
+    any, each call in the `ToolCall.to_openai` shape (the session builds them; their shape is
+    not checked again) — from the lengths of its strings, without encoding the message: one
+    step encodes each text once (issue 14)."""
+    size = _ASSISTANT + (_NULL if content is None else len(encode_basestring_ascii(content)))
+    if calls:
+        size += _CALLS + _BETWEEN * (len(calls) - 1)
+        for call in calls:
+            function = call["function"]
+            size += (
+                _CALL
+                + len(encode_basestring_ascii(function["arguments"]))
+                + len(encode_basestring_ascii(function["name"]))
+                + len(encode_basestring_ascii(call["id"]))
+            )
     return TOKENS_PER_MESSAGE + size // CHARS_PER_TOKEN
 
 
