@@ -363,6 +363,9 @@ def test_input_tokens_count_each_message_once_per_conversation() -> None:
     assert sent(conversation) == grown, "an edited earlier message keeps its count"
     conversation.append({"role": "user", "content": "more"})
     assert sent(conversation) == grown + estimate_tokens(conversation[-1:])
+    parsed_again = json.loads(json.dumps(conversation))  # the wire's: equal, not the same
+    parsed_again[2] = {"role": "user", "content": "edited on the way " * 9}
+    assert sent(parsed_again) == grown + estimate_tokens(conversation[-1:])
     for other in (
         [{"role": "user", "content": "another task"}, *conversation[1:]],
         [*conversation[:-1], {"role": "user", "content": "another last message"}],
@@ -413,3 +416,22 @@ def test_a_run_without_a_model_call_has_no_overhead_and_totals_are_rounded() -> 
     exact = cheap.cost(observed.input_tokens, observed.output_tokens)
     assert exact != round(exact, 6) and observed.cost_usd == round(exact, 6)
     assert observed.slept_seconds == 0.123457
+
+
+def test_the_budget_spent_truth_reads_the_charged_tokens_at_the_end() -> None:
+    """An agent's own prompt is not charged: with one or without, the token budget runs out at
+    the same (projected) step."""
+    scenario = b.scenario(stagnation=Stagnation.BUDGET_SPENT, step_bound=50)
+    scenario = scenario.with_overrides(max_steps=50, max_tokens=400)
+
+    def stagnant(prompt: list[harness.JSON]) -> tuple[int | None, int]:
+        session = _session(scenario)
+        for step in range(3):
+            session.call_model([*prompt, {"role": "user", "content": f"go {step}"}], ["search"])
+        observed = session.finish()
+        return observed.first_stagnant_step, observed.uncharged_tokens
+
+    system = {"role": "system", "content": "You are a careful agent. " * 20}
+    bare, prompted = stagnant([]), stagnant([system])
+    assert prompted[1] > bare[1] > 0
+    assert bare[0] == prompted[0] and bare[0] is not None and bare[0] > 3
