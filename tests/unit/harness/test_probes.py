@@ -132,8 +132,12 @@ def test_the_cost_budget_is_reached_by_the_runs_cost_at_its_end() -> None:
     """Step 3 began at $0.02 and the run ended at $0.03: the $0.025 budget ran out in step 3."""
     probe = _spent([0, 10, 20], max_steps=9, max_tokens=1000, max_cost_usd=0.025)
     assert _stagnant(probe, 30) == 3
-    assert probe.truth(tokens=30, cost=0.03, sent=30).first_stagnant_step == 3
     assert _stagnant(probe, 20) == 9, "had the run ended at $0.02, no budget would have run out"
+
+
+def test_the_truth_reads_the_cost_budget_at_the_runs_cost() -> None:
+    probe = _spent([0, 10, 20], max_steps=9, max_tokens=1000, max_cost_usd=0.025)
+    assert probe.truth(tokens=30, cost=0.03, sent=30).first_stagnant_step == 3
 
 
 def test_lag_is_counted_in_tokens_sent_and_rounded_to_a_millionth_of_a_dollar() -> None:
