@@ -18,8 +18,9 @@ __all__ = ["canonical_json", "sorted_json"]
 
 def _sorted_encoder(default: Callable[[Any], Any] | None) -> Callable[[Any], str]:
     """``json.dumps(value, sort_keys=True, default=default)`` as one kept encoder. It does not
-    check for cycles (no value the harness encodes can hold one: they come from JSON or from
-    scripts), which also lets threads share it: the check's memo would be shared state."""
+    check for cycles, which lets threads share it (the check's memo would be shared state): a
+    value that holds itself, which no JSON and no script can, raises `RecursionError` rather
+    than `ValueError`."""
     kept = json.JSONEncoder(sort_keys=True, default=default)
     make = getattr(_encoder, "c_make_encoder", None)
     if make is None:  # an interpreter built without the C accelerator
