@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from urllib.parse import parse_qsl, urlsplit, urlunsplit
+from functools import cached_property
+from urllib.parse import SplitResult, parse_qsl, urlsplit, urlunsplit
 
 from harness._json import sorted_json
 from harness._types import JSON
@@ -45,20 +46,25 @@ class WireRequest:
     headers: Mapping[str, str] = field(default_factory=dict, repr=False)
     """Never copied into a record or a message: ``Authorization`` and ``x-api-key`` live here."""
 
+    @cached_property
+    def _parts(self) -> SplitResult:
+        """The URL split once: routing a request reads its host and path several times."""
+        return urlsplit(self.url)
+
     @property
     def host(self) -> str:
         """``host`` or ``host:port`` as written in the URL, lower-cased."""
-        parts = urlsplit(self.url)
+        parts = self._parts
         host = (parts.hostname or "").lower()
         return f"{host}:{parts.port}" if parts.port is not None else host
 
     @property
     def path(self) -> str:
-        return urlsplit(self.url).path or "/"
+        return self._parts.path or "/"
 
     @property
     def query(self) -> dict[str, str]:
-        return dict(parse_qsl(urlsplit(self.url).query, True))
+        return dict(parse_qsl(self._parts.query, True))
 
     @property
     def safe_url(self) -> str:
