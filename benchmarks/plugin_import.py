@@ -47,14 +47,11 @@ PYTEST = (sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider")
 TRIVIAL = "def test_nothing_of_ours():\n    assert True\n"
 
 
-def _name(name: str) -> str:
-    return canonicalize_name(name)
-
-
-def _closure(names: list[str]) -> set[str]:
-    """The distributions ``names`` need when installed without extras, recursively."""
+def closure(names: list[str]) -> set[str]:
+    """The distributions ``names`` need when installed without extras, recursively (the core
+    install is ``closure([PACKAGE])``; `tests/test_import_cost.py` reads it too)."""
     found: set[str] = set()
-    todo = [_name(n) for n in names]
+    todo = [canonicalize_name(n) for n in names]
     while todo:
         name = todo.pop()
         if name in found:
@@ -63,20 +60,26 @@ def _closure(names: list[str]) -> set[str]:
         for line in metadata.requires(name) or ():
             requirement = Requirement(line)
             if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
-                todo.append(_name(requirement.name))
+                todo.append(canonicalize_name(requirement.name))
     return found
+
+
+def autoloaded_plugins(distributions: set[str]) -> list[str]:
+    """The modules of every pytest11 plugin of ``distributions``, sorted: what pytest autoloads
+    once they are installed."""
+    modules = {
+        entry.value
+        for dist in metadata.distributions()  # a distribution may be found twice (editable)
+        if canonicalize_name(dist.metadata["Name"]) in distributions
+        for entry in dist.entry_points
+        if entry.group == "pytest11"
+    }
+    return sorted(modules)
 
 
 def _plugins(distributions: set[str]) -> list[str]:
     """``-p`` arguments for every pytest11 plugin of ``distributions``."""
-    modules = {
-        entry.value
-        for dist in metadata.distributions()  # a distribution may be found twice (editable)
-        if _name(dist.metadata["Name"]) in distributions
-        for entry in dist.entry_points
-        if entry.group == "pytest11"
-    }
-    return [arg for module in sorted(modules) for arg in ("-p", module)]
+    return [arg for module in autoloaded_plugins(distributions) for arg in ("-p", module)]
 
 
 def _run(folder: Path, args: list[str], env: dict[str, str]) -> tuple[float, float]:
@@ -119,9 +122,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--no-xdist", action="store_true", help="skip the -n 2 runs")
     args = parser.parse_args()
-    core = _closure([PACKAGE])
+    core = closure([PACKAGE])
     core_plugins = _plugins(core)
-    old_plugins = _plugins(core | _closure(list(FORMER_CORE)))
+    old_plugins = _plugins(core | closure(list(FORMER_CORE)))
     print(machine())
     print(f"  core install: {', '.join(sorted(core))}")
     print(f"  its plugins:  {' '.join(core_plugins[1::2])}")

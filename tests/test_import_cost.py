@@ -6,10 +6,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from importlib import metadata
 
-from packaging.requirements import Requirement
-from packaging.utils import canonicalize_name
+from benchmarks.plugin_import import PACKAGE, autoloaded_plugins, closure
 
 HEAVY = (
     "scenarios",
@@ -56,36 +54,10 @@ def test_the_plugin_adds_few_modules_to_pytest() -> None:
     assert not any(name.startswith("harness.imports") for name in ours)  # scenario files: lazy
 
 
-def _core_distributions() -> set[str]:
-    """What ``pip install pytest-unsolvable`` installs: its requirements without extras, and
-    theirs, recursively."""
-    found: set[str] = set()
-    todo = ["pytest-unsolvable"]
-    while todo:
-        name = canonicalize_name(todo.pop())
-        if name in found:
-            continue
-        found.add(name)
-        for line in metadata.requires(name) or ():
-            requirement = Requirement(line)
-            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
-                todo.append(requirement.name)
-    return found
-
-
 def test_the_core_install_autoloads_no_heavy_plugin() -> None:
     """Every pytest11 plugin the core install brings loads in every pytest run of the user's,
     so none may import a heavy package: respx, hypothesis and syrupy are extras (issue 14)."""
-    core = _core_distributions()
-    plugins = sorted(
-        {
-            entry.value
-            for dist in metadata.distributions()
-            if canonicalize_name(dist.metadata["Name"]) in core
-            for entry in dist.entry_points
-            if entry.group == "pytest11"
-        }
-    )
+    plugins = autoloaded_plugins(closure([PACKAGE]))
     assert "harness.plugin" in plugins
     loaded = _modules_after("import pytest\n" + "\n".join(f"import {p}" for p in plugins))
     assert not sorted(name for name in loaded if name.split(".")[0] in HEAVY)
