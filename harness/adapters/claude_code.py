@@ -12,15 +12,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import tempfile
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from harness._errors import AdapterError
 from harness._record import Code, Stop
 from harness.adapters.kit import BUDGET, Budgeted
-from harness.adapters.process import ProcessAdapter, ProcessExit, ProcessExited
+from harness.adapters.process import ProcessAdapter, ProcessExit, ProcessExited, cli_executable
 
 if TYPE_CHECKING:
     from harness._session import Session
@@ -93,12 +91,14 @@ class ClaudeCodeAdapter:
     def run(self, session: Session) -> ProcessExit:
         from harness.wire import ToolNames
 
-        executable = self.executable or shutil.which("claude")
-        if executable is None:
-            raise AdapterError(
-                "claude-code: the Claude Code CLI is not on PATH; install it with "
-                "npm install -g @anthropic-ai/claude-code, or pass ClaudeCodeAdapter(executable=)"
-            )
+        executable = cli_executable(
+            self.executable,
+            "claude",
+            who="claude-code",
+            product="Claude Code",
+            npm="@anthropic-ai/claude-code",
+            adapter="ClaudeCodeAdapter",
+        )
         turns = session.budget.max_steps if self.max_turns == BUDGET else self.max_turns
         line = command(executable, turns if isinstance(turns, int) else None, self.args)
         with tempfile.TemporaryDirectory(prefix="unsolvable-claude-") as folder:

@@ -13,14 +13,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from harness._errors import AdapterError
 from harness._record import Code, Stop
-from harness.adapters.process import ProcessAdapter, ProcessExit, ProcessExited
+from harness.adapters.process import ProcessAdapter, ProcessExit, ProcessExited, cli_executable
 
 if TYPE_CHECKING:
     from harness._session import Session
@@ -119,12 +117,14 @@ class CodexAdapter:
     def run(self, session: Session) -> ProcessExit:
         from harness.wire import ToolNames
 
-        executable = self.executable or shutil.which("codex")
-        if executable is None:
-            raise AdapterError(
-                "codex: the Codex CLI is not on PATH; install it with "
-                "npm install -g @openai/codex, or pass CodexAdapter(executable=)"
-            )
+        executable = cli_executable(
+            self.executable,
+            "codex",
+            who="codex",
+            product="Codex",
+            npm="@openai/codex",
+            adapter="CodexAdapter",
+        )
         with tempfile.TemporaryDirectory(prefix="unsolvable-codex-") as folder:
             home, work = os.path.join(folder, "home"), os.path.join(folder, "work")
             os.makedirs(home)

@@ -14,6 +14,7 @@ import functools
 import json
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -34,7 +35,14 @@ if TYPE_CHECKING:
     from harness.mcp import McpService
     from harness.wire import LoopbackServer
 
-__all__ = ["EXEC_PREFIX", "ProcessAdapter", "ProcessExit", "ProcessExited", "contract"]
+__all__ = [
+    "EXEC_PREFIX",
+    "ProcessAdapter",
+    "ProcessExit",
+    "ProcessExited",
+    "cli_executable",
+    "contract",
+]
 
 EXEC_PREFIX = "exec:"
 """An agent spec starting with this runs the rest as a command line (`ProcessAdapter.from_spec`)."""
@@ -99,6 +107,21 @@ def contract(
         "UNSOLVABLE_TOOLS": json.dumps(session.openai_tools),
         **(mcp or {}),
     }
+
+
+def cli_executable(
+    given: str | None, command: str, *, who: str, product: str, npm: str, adapter: str
+) -> str:
+    """The CLI a coding-agent adapter drives: ``given``, else ``command`` on PATH. When it is
+    missing, an `AdapterError` names the ``npm`` package that installs it, or the ``adapter``'s
+    ``executable=`` option."""
+    executable = given or shutil.which(command)
+    if executable is None:
+        raise AdapterError(
+            f"{who}: the {product} CLI is not on PATH; install it with npm install -g {npm}, "
+            f"or pass {adapter}(executable=)"
+        )
+    return executable
 
 
 def placeholders(environ: Mapping[str, str]) -> dict[str, str]:

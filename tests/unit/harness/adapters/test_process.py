@@ -3,6 +3,9 @@ misuse (no command, an open quote, an unknown placeholder, a missing program) sa
 
 from __future__ import annotations
 
+import importlib
+from pathlib import Path
+
 import pytest
 
 import harness
@@ -51,3 +54,31 @@ def test_a_program_that_is_not_installed_crashes_the_run_saying_so() -> None:
     record = harness.run("exec:no-such-agent-xyz", scenarios.get("constant-return/repeat"))
     assert record.outcome is Outcome.CRASHED
     assert "cannot start 'no-such-agent-xyz'" in str(record.observed.error)
+
+
+@pytest.mark.parametrize(
+    ("adapter", "says"),
+    [
+        (
+            "harness.adapters.claude_code:ClaudeCodeAdapter",
+            "claude-code: the Claude Code CLI is not on PATH; install it with npm install -g "
+            "@anthropic-ai/claude-code, or pass ClaudeCodeAdapter(executable=)",
+        ),
+        (
+            "harness.adapters.codex_cli:CodexAdapter",
+            "codex: the Codex CLI is not on PATH; install it with npm install -g @openai/codex, "
+            "or pass CodexAdapter(executable=)",
+        ),
+    ],
+)
+def test_a_coding_agent_cli_not_on_path_says_how_to_install_it(
+    adapter: str, says: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    module, name = adapter.split(":")
+    agent = getattr(importlib.import_module(module), name)()
+    scenario = scenarios.get("constant-return/repeat")
+    session = harness.Session(scenario, scenario.build(0), seed=0, ceilings=harness.Ceilings())
+    with pytest.raises(AdapterError) as raised:
+        agent.run(session)
+    assert str(raised.value) == says
