@@ -47,9 +47,13 @@ def _interrupt(ident: int) -> None:
     ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(CeilingHit))
 
 
-def _clear(ident: int) -> None:
-    """Drops an interruption that arrived after the agent had already returned."""
-    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), None)
+def _land() -> None:
+    """Does nothing, as a Python call: CPython raises an interruption still pending on a thread
+    when it enters a function, so the last one the watchdog sent lands here at the latest, inside
+    `_Watchdog.stop`'s ``try``. It is let land and caught, not cleared: on CPython 3.11,
+    clearing one (``PyThreadState_SetAsyncExc(ident, NULL)``) leaves the interpreter's pending
+    flag set, and under a tracer or profiler (coverage, ``pytest --cov``, cProfile) the next
+    Python call then spins forever."""
 
 
 def _ignore(signum: int, frame: FrameType | None) -> None:
@@ -78,12 +82,14 @@ class _Watchdog(threading.Thread):
         self.on_overdue()
 
     def stop(self) -> None:
-        """Called on the agent's thread once the agent is back; no interruption survives it."""
+        """Called on the agent's thread once the agent is back; no interruption survives it. Once
+        the watchdog has ended it sends no more, and the last one sent lands at the latest in
+        `_land`."""
         while True:
             try:
                 self.done.set()
                 self.join()
-                _clear(self.target)
+                _land()
                 return
             except CeilingHit:  # one last interruption, raised here rather than in the agent: again
                 pass
