@@ -37,9 +37,30 @@ def estimate_tokens(messages: Iterable[JSON]) -> int:
     return sum(map(estimate_message_tokens, messages))
 
 
+_ITEM = len(": ") + len(", ")
+"""Around each item of an object but its strings: the colon after its key, and a separator (the
+one item that has none, the last, is made up for by the braces)."""
+_EMPTY = len("{}")
+
+
 def estimate_message_tokens(message: JSON) -> int:
     """`estimate_tokens` of one message: the step path counts each message once (issue 14)."""
-    return TOKENS_PER_MESSAGE + len(canonical_json(message)) // CHARS_PER_TOKEN
+    return TOKENS_PER_MESSAGE + _encoded_size(message) // CHARS_PER_TOKEN
+
+
+def _encoded_size(message: JSON) -> int:
+    """``len(canonical_json(message))``; for a message of strings only (a user, system or tool
+    message) from the lengths of its strings, as `estimate_assistant_tokens` does: ``"key":
+    "value"`` plus the separator between items, and ``{}`` around them. The order of the keys
+    changes no length."""
+    if type(message) is not dict:
+        return len(canonical_json(message))
+    size = 0
+    for key, value in message.items():
+        if type(key) is not str or type(value) is not str:
+            return len(canonical_json(message))
+        size += len(encode_basestring_ascii(key)) + len(encode_basestring_ascii(value)) + _ITEM
+    return size or _EMPTY
 
 
 _ASSISTANT = len('{"content": , "role": "assistant"}')

@@ -125,8 +125,8 @@ class _Tally:
         known = len(seen)
         if known and not (
             len(messages) >= known
-            and _same(messages[0], seen[0])
-            and _same(messages[known - 1], seen[known - 1])
+            and ((head := messages[0]) is seen[0] or head == seen[0])
+            and ((tail := messages[known - 1]) is seen[-1] or tail == seen[-1])
         ):
             seen, totals, known = [], [0], 0
             self._seen, self._totals = seen, totals
@@ -139,10 +139,6 @@ class _Tally:
             seen.append(message)
             totals.append(total)
         return totals[len(messages)]
-
-
-def _same(message: JSON, seen: JSON) -> bool:
-    return message is seen or message == seen
 
 
 @dataclass(slots=True)
@@ -241,8 +237,7 @@ class Session:
         Offer no tools and the model gives its final answer instead of calling one.
         """
         with self._lock:
-            self._check_open()
-            self._check_ceilings(self._steps >= self.ceilings.max_steps, "steps")
+            self._admit(self._steps >= self.ceilings.max_steps, "steps")
             request = self._begin_step(messages, tools, agent)
             response = self._setup.model.respond(request)
             message: JSON = {"role": "assistant", "content": response.content}
@@ -263,8 +258,7 @@ class Session:
     ) -> str:
         """Runs one tool against the world and returns the text the agent would see."""
         with self._lock:
-            self._check_open()
-            self._check_ceilings(self._tool_calls >= self.ceilings.max_tool_calls, "tool_calls")
+            self._admit(self._tool_calls >= self.ceilings.max_tool_calls, "tool_calls")
             self._tool_calls += 1
             try:
                 parsed, canonical = self._read(arguments)
@@ -320,18 +314,26 @@ class Session:
 
     def _check_open(self) -> None:
         if self._closed:
-            raise SessionClosed(
-                f"unsolvable: the run of {self.scenario.name} (seed {self.seed}) has ended; a "
-                "call made after it (from a thread or callback the agent left running) is not "
-                "counted: join your threads before the agent returns"
-            )
+            raise self._ended()
+
+    def _ended(self) -> SessionClosed:
+        return SessionClosed(
+            f"unsolvable: the run of {self.scenario.name} (seed {self.seed}) has ended; a "
+            "call made after it (from a thread or callback the agent left running) is not "
+            "counted: join your threads before the agent returns"
+        )
 
     def hit_ceiling(self, which: str) -> None:
         """Marks the run as ended by a ceiling; every later call raises `CeilingHit`."""
         with self._lock:
             self._ceiling = self._ceiling or which
 
-    def _check_ceilings(self, exceeded: bool, which: str) -> None:
+    def _admit(self, exceeded: bool, which: str) -> None:
+        """Lets one call through, or raises: `SessionClosed` once the run has ended, `CeilingHit`
+        once a ceiling is reached (``exceeded`` says whether ``which`` is, the wall clock is read
+        here). One check per call rather than two: it runs twice every step (issue 14)."""
+        if self._closed:
+            raise self._ended()
         if exceeded:
             self.hit_ceiling(which)
         elif time.monotonic() - self._started > self.ceilings.max_wall_seconds:
@@ -412,8 +414,10 @@ class Session:
         """``calls`` are the response's tool calls as sent: their arguments are already the
         canonical JSON (`ToolCall.to_openai` sorts the keys)."""
         asked = tuple([(c["function"]["name"], c["function"]["arguments"]) for c in calls])
-        if self._gave_up_at_step is None and GIVE_UP_TOOL in [name for name, _ in asked]:
-            self._gave_up_at_step = self._steps
+        if self._gave_up_at_step is None:
+            for name, _ in asked:
+                if name == GIVE_UP_TOOL:
+                    self._gave_up_at_step = self._steps
         self._current = _OpenStep(self._steps, cut(content or "", TRAJECTORY_CUT), asked)
 
     def _close_step(self) -> None:

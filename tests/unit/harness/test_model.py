@@ -10,11 +10,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness import Call, Repeat, ScriptedModel, ToolCall
+from harness._json import canonical_json
 from harness._model import (
     CHARS_PER_TOKEN,
     TOKENS_PER_MESSAGE,
     Usage,
+    _encoded_size,
     estimate_assistant_tokens,
+    estimate_message_tokens,
     estimate_tokens,
 )
 from harness._scripts import FINAL_ANSWER_CLAIM, Perturbed
@@ -83,3 +86,22 @@ def test_the_assistant_estimate_is_the_estimate_of_the_message_it_builds(
     if sent:
         message["tool_calls"] = sent
     assert estimate_assistant_tokens(content, sent) == estimate_tokens([message])
+
+
+message_values = texts | st.none() | st.integers() | st.lists(texts, max_size=2)
+messages = st.dictionaries(texts, message_values, max_size=4) | st.dictionaries(
+    st.integers(), texts, min_size=1, max_size=2
+)
+
+
+@given(messages)
+def test_a_message_is_estimated_from_its_canonical_json(message: dict[Any, Any]) -> None:
+    """Messages of strings only are measured from their strings' lengths, the rest encoded: the
+    two give the same size, to the character."""
+    size = len(canonical_json(message))
+    assert _encoded_size(message) == size
+    assert estimate_message_tokens(message) == TOKENS_PER_MESSAGE + size // CHARS_PER_TOKEN
+
+
+def test_a_message_that_is_no_dict_is_encoded() -> None:
+    assert estimate_message_tokens(["a", "b"]) == 4 + len('["a", "b"]') // 4  # type: ignore[arg-type]
