@@ -109,6 +109,7 @@ class AnthropicMessages:
 
     name = "anthropic_messages"
     path_suffix = "/messages"
+    conversation = "messages"
 
     def read(self, body: JSON) -> Turn:
         return Turn.of(body, _messages(body), _tool_names(body))

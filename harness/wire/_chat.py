@@ -45,6 +45,7 @@ class ChatCompletions:
 
     name = "chat_completions"
     path_suffix = "/chat/completions"
+    conversation = "messages"
 
     def read(self, body: JSON) -> Turn:
         messages = require(body, "messages", list, NAME)

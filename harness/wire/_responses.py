@@ -157,6 +157,7 @@ class Responses:
 
     name = "responses"
     path_suffix = "/responses"
+    conversation = "input"
 
     def read(self, body: JSON) -> Turn:
         return Turn.of(body, _messages(body), _tool_names(body))

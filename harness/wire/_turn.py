@@ -59,6 +59,8 @@ class WireFormat(Protocol):
 
     name: str
     path_suffix: str
+    conversation: str
+    """The member of a request body that holds the conversation, re-sent grown every call."""
 
     def read(self, body: JSON) -> Turn: ...
 

@@ -20,6 +20,7 @@ from harness._types import JSON
 from harness.wire import _clients
 from harness.wire._agents import AGENTS_SEGMENT, split_agent
 from harness.wire._anthropic import ANTHROPIC_MESSAGES
+from harness.wire._body import BodyReader
 from harness.wire._chat import CHAT_COMPLETIONS
 from harness.wire._errors import WIRE_DOCS, StrayRequest, WireFormatError
 from harness.wire._exchange import WireRequest, WireResponse
@@ -126,6 +127,8 @@ class Wire:
         self._lock = threading.Lock()
         self._servers: list[LoopbackServer] = []
         self._conversations: dict[str, list[JSON]] = {}
+        self._readers: dict[tuple[str, str], BodyReader] = {}
+        """One per format and path: each agent's conversation is read apart (`_body`)."""
         self.attempts: list[Attempt] = []
         """Every request the wire saw, in order (model, tool and stray)."""
 
@@ -185,7 +188,7 @@ class Wire:
             )
             return self._log(request, "model", response, fmt.name)
         try:
-            turn = fmt.read(_json_object(request))
+            turn = fmt.read(_json_object(self._body(fmt, request)))
             messages = self._conversation(turn)
         except (ValueError, WireFormatError) as error:
             response = _with_headers(fmt.error(400, str(error)), {"x-should-retry": "false"})
@@ -200,6 +203,18 @@ class Wire:
                 self._conversations[response_id(step)] = [*messages, said]
         rendered = fmt.render(self._names.write(reply), turn, step=step)
         return self._log(request, "model", rendered, fmt.name)
+
+    def _body(self, fmt: WireFormat, request: WireRequest) -> object:
+        """The request's JSON, read by its conversation's `BodyReader`: an agent re-sends the
+        whole conversation every call, and only what it added is parsed."""
+        if not request.body.strip():
+            return None
+        key = (fmt.name, request.path)
+        with self._lock:
+            reader = self._readers.get(key)
+            if reader is None:
+                reader = self._readers[key] = BodyReader(fmt.conversation)
+        return reader.read(request.body)
 
     def _conversation(self, turn: Turn) -> list[JSON]:
         """The whole conversation, even when a Responses API request continues a stored response
@@ -218,7 +233,9 @@ class Wire:
 
     def _answer_tool(self, name: str, request: WireRequest) -> WireResponse:
         try:
-            arguments = _json_object(request) if request.body.strip() else dict(request.query)
+            arguments = (
+                _json_object(request.json()) if request.body.strip() else dict(request.query)
+            )
         except (ValueError, WireFormatError) as error:
             body = {"error": {"status": 400, "message": f"unsolvable: {name}: {error}"}}
             return self._log(request, "tool", WireResponse.json(body, status=400), name)
@@ -383,8 +400,7 @@ def _route_key(url: str) -> tuple[str, str]:
     return parts.netloc.lower(), (parts.path or "/").rstrip("/")
 
 
-def _json_object(request: WireRequest) -> dict[str, Any]:
-    data = request.json()
+def _json_object(data: object) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise WireFormatError(f"unsolvable: expected a JSON object body, got {data!r:.80}")
     return data

@@ -1,0 +1,149 @@
+"""Consumes the JSON bodies of one conversation's model requests, produces what ``json.loads``
+gives for each, parsing only what a body adds to the one before it.
+
+An agent re-sends its whole conversation with every call, so by call 50 parsing the request was
+the largest part of the wire's time (issue 14). A body that begins with the previous body's text
+up to the end of its conversation's last item holds, up to there, the same members and items:
+JSON is read left to right, and the next character (a ``,`` or the ``]``) shows that the last
+item ended there. Those are taken from the previous reading, and only the new items and the
+members after the conversation are parsed. Anything else (another conversation, an edited one,
+a body this reader does not follow) is parsed whole by ``json.loads``, whose errors are the ones
+the agent sees.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["BodyReader"]
+
+_scan = json.JSONDecoder().raw_decode
+"""One JSON value at an index, with ``json.loads``'s own settings: ``(value, end)``."""
+_space = re.compile(r"[ \t\n\r]*").match
+"""JSON's whitespace, as ``json.decoder`` skips it."""
+
+
+def _skip(text: str, at: int) -> int:
+    match = _space(text, at)
+    assert match is not None  # a pattern that matches the empty string always matches
+    return match.end()
+
+
+class _Unread(Exception):
+    """The body is not one this reader follows: ``json.loads`` reads it instead."""
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """What the previous body's reading keeps for the next one (never changed, so threads that
+    share a reader only ever see a whole one)."""
+
+    prefix: str
+    """The body's text up to the end of its conversation's last item (or its ``[``)."""
+    head: tuple[tuple[str, Any], ...]
+    """The members before the conversation, in order."""
+    items: tuple[Any, ...]
+    """The conversation's items: shared with the next body's reading, and never changed by the
+    wire, which builds its own messages from them."""
+
+
+class BodyReader:
+    """Reads request bodies whose member ``key`` is a conversation that grows call by call."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        self._last: _Reading | None = None
+
+    def read(self, body: bytes) -> Any:
+        """``json.loads(body)``, raising what it raises."""
+        try:
+            return self._read(body.decode())
+        except (_Unread, ValueError, IndexError):
+            self._last = None
+            return json.loads(body)
+
+    def _read(self, text: str) -> dict[str, Any]:
+        last = self._last
+        if last is not None and text.startswith(last.prefix):
+            head, items = last.head, list(last.items)
+            end, at = _more(text, len(last.prefix), items)
+        else:
+            head, at = self._head(text)
+            items, at = _scan(text, at)
+            if type(items) is not list:
+                raise _Unread
+            end = _before(text, at - 1)
+        body = dict(head)
+        body[self.key] = items
+        at = _skip(text, at)
+        while text[at] == ",":
+            name, at = _name(text, _skip(text, at + 1))
+            body[name], at = _scan(text, at)  # a name given twice keeps its place, as in json
+            at = _skip(text, at)
+        if text[at] != "}" or _skip(text, at + 1) != len(text):
+            raise _Unread
+        self._last = _Reading(prefix=text[:end], head=head, items=tuple(items))
+        return body
+
+    def _head(self, text: str) -> tuple[tuple[tuple[str, Any], ...], int]:
+        """The members before the conversation, and the index of its value."""
+        at = _skip(text, 0)
+        if text[at] != "{":
+            raise _Unread
+        head: dict[str, Any] = {}
+        at += 1
+        while True:
+            name, at = _name(text, _skip(text, at))
+            if name == self.key:
+                break
+            head[name], at = _scan(text, at)
+            at = _skip(text, at)
+            if text[at] != ",":  # the object ends without the conversation
+                raise _Unread
+            at += 1
+        return tuple(head.items()), at
+
+
+def _name(text: str, at: int) -> tuple[str, int]:
+    """A member's name at ``at`` and the index of its value."""
+    if text[at] != '"':
+        raise _Unread
+    name, at = _scan(text, at)
+    at = _skip(text, at)
+    if text[at] != ":":
+        raise _Unread
+    return name, _skip(text, at + 1)
+
+
+def _before(text: str, at: int) -> int:
+    """The index past the last item of an array whose ``]`` is at ``at`` (past its ``[`` when it
+    is empty): the whitespace before the ``]`` belongs to no item."""
+    while text[at - 1] in " \t\n\r":
+        at -= 1
+    return at
+
+
+def _more(text: str, at: int, items: list[Any]) -> tuple[int, int]:
+    """Appends the items that follow ``items`` in the array from ``at`` (just past the last of
+    them, or past the ``[`` when there are none) and returns the index past its last item and
+    the index past its ``]``."""
+    end = at
+    at = _skip(text, at)
+    if text[at] != "]":
+        if items:
+            if text[at] != ",":
+                raise _Unread
+            at = _skip(text, at + 1)
+        while True:
+            item, end = _scan(text, at)
+            items.append(item)
+            at = _skip(text, end)
+            if text[at] == "]":
+                break
+            if text[at] != ",":
+                raise _Unread
+            at = _skip(text, at + 1)
+    return end, at + 1

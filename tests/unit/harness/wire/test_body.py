@@ -1,0 +1,127 @@
+"""The request body reader: what ``json.loads`` gives, for every body of a conversation, whatever
+the next body does to it (grows it, edits it, starts another, breaks it), and its errors too."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from harness.wire._body import BodyReader
+
+KEY = "messages"
+names = st.text(max_size=6).filter(lambda name: name != KEY)
+scalars = st.none() | st.booleans() | st.integers() | st.text(max_size=8)
+values = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner),
+    max_leaves=6,
+)
+members = st.dictionaries(names, values, max_size=3)
+layouts = st.sampled_from([{}, {"separators": (",", ":")}, {"indent": 1}, {"indent": "\t"}])
+edits = st.sampled_from(["grow", "same", "edit", "shrink", "head", "tail", "break", "other"])
+
+
+def _text(head: dict[str, Any], items: list[Any], tail: dict[str, Any], layout: Any) -> bytes:
+    body = {**head, KEY: items, **{k: v for k, v in tail.items() if k not in head}}
+    return json.dumps(body, **layout).encode()
+
+
+def _loaded(read: Any, body: bytes) -> str:
+    """What reading ``body`` gives, its members' order included, or the error it raises."""
+    try:
+        return repr(read(body))
+    except ValueError as error:
+        return repr((type(error), str(error)))
+
+
+@given(
+    members,
+    members,
+    layouts,
+    st.lists(st.tuples(edits, st.lists(values, max_size=3), members), max_size=8),
+)
+def test_every_body_of_a_conversation_reads_as_json_loads_reads_it(
+    head: dict[str, Any],
+    tail: dict[str, Any],
+    layout: Any,
+    turns: list[tuple[str, list[Any], dict[str, Any]]],
+) -> None:
+    reader, items = BodyReader(KEY), []
+    for edit, added, other in turns:
+        if edit == "grow":
+            items = [*items, *added]
+        elif edit == "edit" and items:
+            items = [*added, *items[1:]]
+        elif edit == "shrink":
+            items = items[: len(items) // 2]
+        elif edit == "head":
+            head = other
+        elif edit == "tail":
+            tail = other
+        body = _text(head, items, tail, layout)
+        if edit == "break":
+            body = body[: len(body) // 2] + body[len(body) // 2 + 1 :]
+        elif edit == "other":
+            body = json.dumps(added).encode()
+        assert _loaded(reader.read, body) == _loaded(json.loads, body)
+
+
+@pytest.mark.parametrize(
+    "layout", [{}, {"separators": (",", ":")}, {"indent": 1}, {"indent": "\t"}]
+)
+def test_a_body_that_continues_the_last_reads_only_its_new_items(layout: Any) -> None:
+    reader = BodyReader(KEY)
+    first = reader.read(_text({"model": "m"}, [{"n": 1}], {"stream": False}, layout))
+    second = reader.read(_text({"model": "m"}, [{"n": 1}, {"n": 2}], {"stream": True}, layout))
+    assert second == {"model": "m", "messages": [{"n": 1}, {"n": 2}], "stream": True}
+    assert second[KEY][0] is first[KEY][0], "the item both share is taken from the first"
+    assert second[KEY] is not first[KEY]
+    first[KEY].append("changed by a caller")
+    assert reader.read(b'{"model": "m", "messages": [{"n": 1}, {"n": 2}]}')[KEY] == [
+        {"n": 1},
+        {"n": 2},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (b'{"messages": [1]}', b'{"messages": [12]}'),  # the shared text ends inside a number
+        (b'{"messages": [1]}', b'{"messages": [1 2]}'),
+        (b'{"messages": []}', b'{"messages": [ ,1]}'),
+        (b'{"messages": [1]}', b'{"messages": [1]} {}'),
+        (b'{"messages": [1]}', b'{"messages": [1], "messages": [2]}'),
+        (b'{"a": 1, "messages": [1]}', b'{"a": 1, "messages": [1], "a": 2}'),
+        (b'{"messages": [1]}', b'{"messages": [1],}'),
+        (b'{"messages": [1]}', b'{"messages": [1], 2: 3}'),
+        (b'{"messages": [1]}', b'{"messages": [1] "b": 3}'),
+    ],
+)
+def test_a_body_that_only_looks_like_a_continuation_reads_as_json_loads_reads_it(
+    before: bytes, after: bytes
+) -> None:
+    reader = BodyReader(KEY)
+    reader.read(before)
+    assert _loaded(reader.read, after) == _loaded(json.loads, after)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"",
+        b"[1]",
+        b'{"messages": 3}',
+        b'{"other": 1}',
+        b'{"a": 1, "a": 2, "messages": []}',
+        b'{"a" 1, "messages": []}',
+        b'{1: 2, "messages": []}',
+        b'\xef\xbb\xbf{"messages": []}',
+        b'{"messages": ["\xed\xa0\x80"]}',
+    ],
+)
+def test_a_body_it_does_not_follow_reads_as_json_loads_reads_it(body: bytes) -> None:
+    assert _loaded(BodyReader(KEY).read, body) == _loaded(json.loads, body)
