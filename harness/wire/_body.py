@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = ["BodyReader"]
 
@@ -36,8 +35,7 @@ class _Unread(Exception):
     """The body is not one this reader follows: ``json.loads`` reads it instead."""
 
 
-@dataclass(frozen=True)
-class _Reading:
+class _Reading(NamedTuple):
     """What the previous body's reading keeps for the next one (never changed, so threads that
     share a reader only ever see a whole one)."""
 
@@ -78,13 +76,7 @@ class BodyReader:
             end = _before(text, at - 1)
         body = dict(head)
         body[self.key] = items
-        at = _skip(text, at)
-        while text[at] == ",":
-            name, at = _name(text, _skip(text, at + 1))
-            body[name], at = _scan(text, at)  # a name given twice keeps its place, as in json
-            at = _skip(text, at)
-        if text[at] != "}" or _skip(text, at + 1) != len(text):
-            raise _Unread
+        body.update(_tail(text, _skip(text, at)))  # a name given twice keeps its place, as in json
         self._last = _Reading(prefix=text[:end], head=head, items=tuple(items))
         return body
 
@@ -116,6 +108,19 @@ def _name(text: str, at: int) -> tuple[str, int]:
     if text[at] != ":":
         raise _Unread
     return name, _skip(text, at + 1)
+
+
+def _tail(text: str, at: int) -> dict[str, Any]:
+    """The members after the conversation, from ``at`` (its ``,`` or the object's ``}``): parsed
+    in one call, as the object they make with a ``{`` put before them."""
+    if text[at] == ",":
+        if text[_skip(text, at + 1)] != '"':
+            raise _Unread
+        tail: dict[str, Any] = json.loads("{" + text[at + 1 :])
+        return tail
+    if text[at] != "}" or _skip(text, at + 1) != len(text):
+        raise _Unread
+    return {}
 
 
 def _before(text: str, at: int) -> int:
