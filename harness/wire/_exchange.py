@@ -28,7 +28,10 @@ REDACTED = "redacted"
 
 def redact_url(url: str) -> str:
     """``url`` without credentials: userinfo dropped, every query value replaced."""
-    parts = urlsplit(url)
+    return _redacted(urlsplit(url))
+
+
+def _redacted(parts: SplitResult) -> str:
     netloc = parts.hostname or ""
     if parts.port is not None:
         netloc = f"{netloc}:{parts.port}"
@@ -69,7 +72,7 @@ class WireRequest:
     @property
     def safe_url(self) -> str:
         """The URL as it may appear in a record or an error message."""
-        return redact_url(self.url)
+        return _redacted(self._parts)
 
     def json(self) -> object:
         """The body parsed as JSON; an empty body is ``None``."""

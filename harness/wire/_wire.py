@@ -165,7 +165,10 @@ class Wire:
         if request.method != "POST" or request.host not in self._model_hosts:
             return None
         path = request.path.rstrip("/")
-        return next((f for f in FORMATS if path.endswith(f.path_suffix)), None)
+        for fmt in FORMATS:
+            if path.endswith(fmt.path_suffix):
+                return fmt
+        return None
 
     def _tool_for(self, request: WireRequest) -> str | None:
         key = (request.host, split_agent(request.path)[1].rstrip("/"))
