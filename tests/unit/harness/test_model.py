@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness import Call, Repeat, ScriptedModel, ToolCall
+from harness import Call, Repeat, ScriptedModel, ToolCall, _model
 from harness._json import canonical_json
 from harness._model import (
     CHARS_PER_TOKEN,
@@ -101,6 +101,19 @@ def test_a_message_is_estimated_from_its_canonical_json(message: dict[Any, Any])
     size = len(canonical_json(message))
     assert _encoded_size(message) == size
     assert estimate_message_tokens(message) == TOKENS_PER_MESSAGE + size // CHARS_PER_TOKEN
+
+
+def test_a_message_of_strings_is_measured_without_encoding_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The step path's point: a tool or user message costs no encoding (issue 14)."""
+    expected = estimate_message_tokens({"role": "tool", "content": "ok"})
+
+    def encoded(value: object) -> str:
+        raise AssertionError(f"encoded {value!r}")
+
+    monkeypatch.setattr(_model, "canonical_json", encoded)
+    assert estimate_message_tokens({"role": "tool", "content": "ok"}) == expected
 
 
 def test_a_message_that_is_no_dict_is_encoded() -> None:

@@ -375,6 +375,17 @@ def test_input_tokens_count_each_message_once_per_conversation() -> None:
         assert sent(other) == estimate_tokens(other)
 
 
+def test_a_conversation_whose_last_known_message_changed_is_counted_afresh() -> None:
+    """Its first message is the same, so only the last one it shares with the conversation
+    counted before tells it is another conversation."""
+    session = _session()
+    task = {"role": "user", "content": "find the invoice"}
+    counted = [task, {"role": "user", "content": "a short one"}]
+    session.call_model(counted, None)
+    other = [task, {"role": "user", "content": "another, much longer last message " * 4}]
+    assert session.call_model(other, None)["usage"]["prompt_tokens"] == estimate_tokens(other)
+
+
 def test_the_reply_echoed_back_counts_what_it_was_charged() -> None:
     session = _session()
     task = {"role": "user", "content": "go"}
