@@ -117,4 +117,5 @@ def test_a_message_of_strings_is_measured_without_encoding_it(
 
 
 def test_a_message_that_is_no_dict_is_encoded() -> None:
-    assert estimate_message_tokens(["a", "b"]) == 4 + len('["a", "b"]') // 4  # type: ignore[arg-type]
+    expected = TOKENS_PER_MESSAGE + len('["a", "b"]') // CHARS_PER_TOKEN
+    assert estimate_message_tokens(["a", "b"]) == expected  # type: ignore[arg-type]
