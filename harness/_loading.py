@@ -70,6 +70,7 @@ def load_agent(spec: str, *, isolate_network: bool = False) -> Adapter:
     if isinstance(target, type):
         raise AdapterError(_class_message(spec, target))
     if isinstance(target, Adapter):
+        _preflight(target)
         return target
     if not callable(target):
         raise AdapterError(
@@ -77,6 +78,15 @@ def load_agent(spec: str, *, isolate_network: bool = False) -> Adapter:
             "agent(session) or an Adapter"
         )
     return PlainAdapter(target, name=spec)
+
+
+def _preflight(adapter: Adapter) -> None:
+    """An adapter may check up front what every run of it needs (a coding agent's CLI, network
+    namespaces): its ``preflight()`` raises `AdapterError`, and the command line and the plugin
+    then stop with that one message before any run, rather than record each run crashed."""
+    check = getattr(adapter, "preflight", None)
+    if callable(check):
+        check()
 
 
 def _import(spec: str, module_name: str) -> ModuleType:

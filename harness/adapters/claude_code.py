@@ -18,7 +18,12 @@ from typing import TYPE_CHECKING
 
 from harness._record import Code, Stop
 from harness.adapters.kit import BUDGET, Budgeted
-from harness.adapters.process import ProcessAdapter, ProcessExit, ProcessExited, cli_executable
+from harness.adapters.process import (
+    CodingAgentCli,
+    ProcessAdapter,
+    ProcessExit,
+    ProcessExited,
+)
 
 if TYPE_CHECKING:
     from harness._session import Session
@@ -65,6 +70,15 @@ def _env_prefix(folder: str) -> list[str]:
     return ["env", "-C", work, *(f"{name}={value}" for name, value in settings.items())]
 
 
+CLI = CodingAgentCli(
+    command="claude",
+    who="claude-code",
+    product="Claude Code",
+    npm="@anthropic-ai/claude-code",
+    adapter="ClaudeCodeAdapter",
+)
+
+
 class ClaudeCodeAdapter:
     """Runs ``claude -p`` on the session's task, in a network namespace with only the harness's
     loopback address (``isolate_network``, the default), tool names mapped on the wire
@@ -88,17 +102,14 @@ class ClaudeCodeAdapter:
         self.executable, self.max_turns, self.args = executable, max_turns, tuple(args)
         self.isolate_network, self.name = isolate_network, name
 
+    def preflight(self) -> None:
+        """`CodingAgentCli.check`, once before any run (`harness.load_agent`)."""
+        CLI.check(self.executable, isolate_network=self.isolate_network, name=self.name)
+
     def run(self, session: Session) -> ProcessExit:
         from harness.wire import ToolNames
 
-        executable = cli_executable(
-            self.executable,
-            "claude",
-            who="claude-code",
-            product="Claude Code",
-            npm="@anthropic-ai/claude-code",
-            adapter="ClaudeCodeAdapter",
-        )
+        executable = CLI.find(self.executable)
         turns = session.budget.max_steps if self.max_turns == BUDGET else self.max_turns
         line = command(executable, turns if isinstance(turns, int) else None, self.args)
         with tempfile.TemporaryDirectory(prefix="unsolvable-claude-") as folder:

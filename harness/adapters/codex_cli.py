@@ -18,7 +18,12 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from harness._record import Code, Stop
-from harness.adapters.process import ProcessAdapter, ProcessExit, ProcessExited, cli_executable
+from harness.adapters.process import (
+    CodingAgentCli,
+    ProcessAdapter,
+    ProcessExit,
+    ProcessExited,
+)
 
 if TYPE_CHECKING:
     from harness._session import Session
@@ -90,6 +95,11 @@ def command(executable: str, extra: Sequence[str] = ()) -> list[str]:
     return [*line, *extra, "{task}"]
 
 
+CLI = CodingAgentCli(
+    command="codex", who="codex", product="Codex", npm="@openai/codex", adapter="CodexAdapter"
+)
+
+
 class CodexAdapter:
     """Runs ``codex exec`` on the session's task, in a network namespace with only the harness's
     loopback address (``isolate_network``, the default), in a fresh ``CODEX_HOME`` (no user
@@ -114,17 +124,14 @@ class CodexAdapter:
         self.executable, self.model, self.args = executable, model, tuple(args)
         self.isolate_network, self.name = isolate_network, name
 
+    def preflight(self) -> None:
+        """`CodingAgentCli.check`, once before any run (`harness.load_agent`)."""
+        CLI.check(self.executable, isolate_network=self.isolate_network, name=self.name)
+
     def run(self, session: Session) -> ProcessExit:
         from harness.wire import ToolNames
 
-        executable = cli_executable(
-            self.executable,
-            "codex",
-            who="codex",
-            product="Codex",
-            npm="@openai/codex",
-            adapter="CodexAdapter",
-        )
+        executable = CLI.find(self.executable)
         with tempfile.TemporaryDirectory(prefix="unsolvable-codex-") as folder:
             home, work = os.path.join(folder, "home"), os.path.join(folder, "work")
             os.makedirs(home)

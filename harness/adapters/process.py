@@ -37,10 +37,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EXEC_PREFIX",
+    "CodingAgentCli",
     "ProcessAdapter",
     "ProcessExit",
     "ProcessExited",
-    "cli_executable",
     "contract",
 ]
 
@@ -109,19 +109,33 @@ def contract(
     }
 
 
-def cli_executable(
-    given: str | None, command: str, *, who: str, product: str, npm: str, adapter: str
-) -> str:
-    """The CLI a coding-agent adapter drives: ``given``, else ``command`` on PATH. When it is
-    missing, an `AdapterError` names the ``npm`` package that installs it, or the ``adapter``'s
-    ``executable=`` option."""
-    executable = given or shutil.which(command)
-    if executable is None:
-        raise AdapterError(
-            f"{who}: the {product} CLI is not on PATH; install it with npm install -g {npm}, "
-            f"or pass {adapter}(executable=)"
-        )
-    return executable
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class CodingAgentCli:
+    """The CLI a coding-agent adapter drives, and what to say when it is missing: the ``npm``
+    package that installs it, or the ``adapter``'s ``executable=`` option."""
+
+    command: str
+    who: str
+    product: str
+    npm: str
+    adapter: str
+
+    def find(self, given: str | None) -> str:
+        """``given``, else ``command`` on PATH; an `AdapterError` when it is not there."""
+        executable = given or shutil.which(self.command)
+        if executable is None:
+            raise AdapterError(
+                f"{self.who}: the {self.product} CLI is not on PATH; install it with npm install "
+                f"-g {self.npm}, or pass {self.adapter}(executable=)"
+            )
+        return executable
+
+    def check(self, given: str | None, *, isolate_network: bool, name: str) -> None:
+        """What every run of the adapter needs, for its ``preflight`` (`harness.load_agent`): the
+        CLI, and network namespaces when its runs are isolated."""
+        self.find(given)
+        if isolate_network:
+            check_isolation(name)
 
 
 def placeholders(environ: Mapping[str, str]) -> dict[str, str]:
@@ -191,7 +205,7 @@ class ProcessAdapter:
         self.isolate_network = isolate_network
         self.wire_options = dict(wire or {})
         if isolate_network:
-            _check_isolation(self.name)
+            check_isolation(self.name)
 
     @classmethod
     def from_spec(cls, spec: str, *, isolate_network: bool = False) -> ProcessAdapter:
@@ -295,7 +309,9 @@ class ProcessAdapter:
         )
 
 
-def _check_isolation(name: str) -> None:
+def check_isolation(name: str) -> None:
+    """Raises `AdapterError` naming why agent ``name`` cannot run with loopback only here, and
+    how to run it otherwise."""
     from harness.adapters._netns import unavailable
 
     why = unavailable()

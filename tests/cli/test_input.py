@@ -4,6 +4,7 @@ on ``sys.path`` unless the harness puts it there)."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -130,3 +131,21 @@ def test_default_reprs_are_masked_so_json_is_byte_identical(tmp_path: Path) -> N
     first = (tmp_path / "a.json").read_text()
     assert first == (tmp_path / "b.json").read_text()
     assert "Answer object at 0x\\u2026>" in first and not re.search(r"0x[0-9a-f]{6}", first)
+
+
+def test_a_coding_agent_whose_cli_is_missing_is_a_usage_error_before_any_run(
+    tmp_path: Path,
+) -> None:
+    command = [sys.executable, "-P", "-m", "harness.cli", "run", "--agent", "claude-code"]
+    result = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PATH": str(tmp_path)},
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 2 and result.stdout == ""
+    assert "the Claude Code CLI is not on PATH; install it with npm install -g" in result.stderr
+    assert "crashed" not in result.stderr

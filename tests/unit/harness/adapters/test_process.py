@@ -82,3 +82,40 @@ def test_a_coding_agent_cli_not_on_path_says_how_to_install_it(
     with pytest.raises(AdapterError) as raised:
         agent.run(session)
     assert str(raised.value) == says
+
+
+@pytest.mark.parametrize(
+    ("spec", "says"),
+    [
+        ("claude-code", "claude-code: the Claude Code CLI is not on PATH"),
+        ("codex", "codex: the Codex CLI is not on PATH"),
+    ],
+)
+def test_a_coding_agent_named_by_its_spec_is_checked_before_any_run(
+    spec: str, says: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    load_agent.cache_clear()  # a spec loaded before, where the CLI was found, is kept
+    with pytest.raises(AdapterError, match=says):
+        load_agent(spec)
+
+
+class _Unready:
+    name = "unready"
+
+    def preflight(self) -> None:
+        raise AdapterError("unready: the thing it needs is missing")
+
+    def run(self, session: harness.Session) -> object:
+        raise AssertionError("never run")
+
+    def interpret(self, returned: object, error: BaseException | None) -> None:
+        return None
+
+
+unready = _Unready()
+
+
+def test_any_adapter_can_say_up_front_what_its_runs_need() -> None:
+    with pytest.raises(AdapterError, match="the thing it needs is missing"):
+        load_agent(f"{__name__}:unready")
