@@ -22,7 +22,6 @@ from harness import (
     Setup,
     Stop,
     TerminationRecord,
-    Verdict,
 )
 from harness.wire import Wire
 
@@ -56,10 +55,6 @@ def reported(record: TerminationRecord) -> Stop:
     """The agent's reported stop, which these tests expect to exist."""
     assert record.reported is not None, f"no reported stop: {record.outcome}"
     return record.reported
-
-
-def verdict(record: TerminationRecord) -> Verdict:
-    return record.verdict
 
 
 class _RecordingModel:

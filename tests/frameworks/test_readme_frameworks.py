@@ -11,7 +11,7 @@ import pytest
 import harness
 import scenarios
 from harness import Code, Exit
-from tests.frameworks._glue import reported, verdict
+from tests.frameworks._glue import reported
 
 README = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
 SECTION = README.partition("<!-- frameworks:start -->")[2].partition("<!-- frameworks:end -->")[0]
@@ -48,18 +48,18 @@ def test_the_openai_sdk_example_stops_on_the_repeated_call() -> None:
     pytest.importorskip("openai")
     agent = _run("from openai import OpenAI")["my_openai_agent"]
     record = harness.run(agent, scenarios.get("constant-return/repeat"), strict=True)
-    assert record.code is Code.NO_PROGRESS and verdict(record).passed
+    assert record.code is Code.NO_PROGRESS and record.verdict.passed
 
 
 def test_the_adapter_recipe_reads_its_frameworks_limit() -> None:
     adapter = _run("from harness.adapters import")["adapter"]
     record = harness.run(adapter, scenarios.get("constant-return/repeat"))
     assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 8)
-    assert verdict(record).passed and reported(record).partial["tool_results"] == 8
+    assert record.verdict.passed and reported(record).partial["tool_results"] == 8
 
 
 def test_the_per_agent_example_counts_the_lead_and_the_auditor_apart() -> None:
     pytest.importorskip("agents")
     record = _run("from agents import Agent\nfrom pydantic import BaseModel")["record"]
     assert record.observed.steps_by_agent == {"auditor": 24, "main": 2}
-    assert verdict(record).broke(harness.Rule.PAST_BOUND)
+    assert record.verdict.broke(harness.Rule.PAST_BOUND)

@@ -18,7 +18,7 @@ import harness
 import scenarios
 from harness import Code, Outcome, Session
 from harness.wire import FAKE_API_KEY, Wire
-from tests.frameworks._glue import child_agent, verdict
+from tests.frameworks._glue import child_agent
 from tests.frameworks.anthropic.sdk_agent import run_agent
 
 Agent = Callable[[Session], Mapping[str, Any]]
@@ -48,7 +48,7 @@ def test_the_sdk_agent_stops_right_on_each_family(
     name: str, code: Code, steps: int, stream: bool
 ) -> None:
     record = harness.run(in_process(stream), scenarios.get(name), strict=True)
-    assert (record.code, record.observed.steps) == (code, steps) and verdict(record).passed
+    assert (record.code, record.observed.steps) == (code, steps) and record.verdict.passed
 
 
 def test_sdk_retries_are_transport_attempts_not_steps() -> None:

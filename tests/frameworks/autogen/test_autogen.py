@@ -28,7 +28,7 @@ import harness
 import scenarios
 from harness import AdapterError, Ceilings, Code, Exit, Outcome, Rule
 from harness.adapters.autogen import AutoGenAdapter, AutoGenRun
-from tests.frameworks._glue import reported, verdict
+from tests.frameworks._glue import reported
 
 
 def team(condition: TerminationCondition | None = None, **options: Any) -> AutoGenAdapter:
@@ -80,7 +80,7 @@ def test_a_condition_on_what_the_agent_said_is_its_claim_and_checked() -> None:
     condition = TextMessageTermination("assistant") | MaxMessageTermination(30)
     record = harness.run(team(condition), scenarios.get("constant-return/claims-success"))
     assert record.exit is Exit.COMPLETE and record.observed.steps == 3
-    assert verdict(record).broke(Rule.FALSE_COMPLETION)
+    assert record.verdict.broke(Rule.FALSE_COMPLETION)
 
 
 def test_a_lone_agent_hands_back_its_tool_results_after_one_iteration() -> None:
@@ -97,7 +97,7 @@ def test_reflection_is_a_forced_tool_less_answer_recorded_as_the_claim_it_is() -
     record = harness.run(agent(reflect_on_tool_use=True), scenarios.get("constant-return/repeat"))
     assert record.exit is Exit.COMPLETE and record.observed.steps == 2
     assert record.observed.tail[-1].calls == (), "AutoGen reflects with no tools offered"
-    assert verdict(record).broke(Rule.FALSE_COMPLETION)
+    assert record.verdict.broke(Rule.FALSE_COMPLETION)
 
 
 def test_a_tool_that_raises_is_an_error_result_and_the_run_goes_on() -> None:

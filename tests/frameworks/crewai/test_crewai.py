@@ -14,7 +14,7 @@ import harness
 import scenarios
 from harness import AdapterError, Ceilings, Code, Exit, Outcome, Rule
 from harness.adapters.crewai import CrewAIAdapter, CrewAIRun
-from tests.frameworks._glue import reported, verdict
+from tests.frameworks._glue import reported
 from tests.frameworks.test_readme_frameworks import _run
 
 
@@ -38,7 +38,7 @@ def test_at_max_iter_the_forced_final_answer_is_a_claim_and_checked() -> None:
     assert record.observed.tail[-1].calls == (), "CrewAI forces its answer with no tools"
     assert record.observed.final_answer_calls == 1
     assert "forced at max_iter=25" in reported(record).reason
-    assert verdict(record).broke(Rule.FALSE_COMPLETION)
+    assert record.verdict.broke(Rule.FALSE_COMPLETION)
 
 
 def test_max_iter_from_the_budget_fits_the_forced_answer_in() -> None:
@@ -123,4 +123,4 @@ def test_a_run_tries_to_reach_no_host(offline: list[str]) -> None:
 def test_the_readme_example_is_a_forced_claim_at_ten_steps() -> None:
     record = _run("from crewai import Agent, Crew, Task")["record"]
     assert (record.exit, record.observed.steps) == (Exit.COMPLETE, 10)
-    assert verdict(record).broke(Rule.FALSE_COMPLETION)
+    assert record.verdict.broke(Rule.FALSE_COMPLETION)

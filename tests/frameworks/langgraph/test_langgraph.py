@@ -26,7 +26,7 @@ from harness.adapters.langgraph import (
     session_tools,
 )
 from harness.wire import Wire
-from tests.frameworks._glue import reported, verdict
+from tests.frameworks._glue import reported
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore::langgraph.warnings.LangGraphDeprecatedSinceV10"  # create_react_agent moved in 1.0
@@ -65,7 +65,7 @@ def test_recursion_limit_for_n_lets_a_run_of_n_model_calls_finish(build: Any) ->
     """slow-dependency/fails-2 needs five calls: three fetches, the save, the answer."""
     adapter = LangGraphAdapter(build, recursion_limit=recursion_limit_for(5))
     record = harness.run(adapter, scenarios.get("slow-dependency/fails-2"))
-    assert (record.code, record.observed.steps) == (Code.COMPLETED, 5) and verdict(record).passed
+    assert (record.code, record.observed.steps) == (Code.COMPLETED, 5) and record.verdict.passed
     short = LangGraphAdapter(build, recursion_limit=recursion_limit_for(5) - 1)
     record = harness.run(short, scenarios.get("slow-dependency/fails-2"))
     assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 5), "the answer is lost"
@@ -85,10 +85,8 @@ def test_recursion_limit_for_n_stops_a_stuck_agent_after_n_calls(build: Any) -> 
 def test_retrying_a_denied_call_until_the_limit_is_still_judged() -> None:
     adapter = LangGraphAdapter(agent, recursion_limit=recursion_limit_for(6))
     record = harness.run(adapter, scenarios.get("missing-permission/retry-403"))
-    assert record.exit is Exit.EXHAUSTED and not verdict(record).passed
-    assert "6 denied calls, 2 allowed" in " ".join(
-        map(str, verdict(record).failures)
-    )  # 6th run too
+    assert record.exit is Exit.EXHAUSTED and not record.verdict.passed
+    assert "6 denied calls, 2 allowed" in " ".join(map(str, record.verdict.failures))  # 6th run too
 
 
 def test_sorry_need_more_steps_is_an_exhaustion_not_a_completion() -> None:
@@ -125,7 +123,7 @@ def test_partial_state_comes_from_the_checkpointer_when_there_is_one() -> None:
 def test_a_final_answer_is_a_completion_claim_that_the_verdict_checks() -> None:
     record = harness.run(LangGraphAdapter(agent), scenarios.get("constant-return/claims-success"))
     assert record.exit is Exit.COMPLETE and record.observed.steps == 3
-    assert verdict(record).broke(Rule.FALSE_COMPLETION)
+    assert record.verdict.broke(Rule.FALSE_COMPLETION)
 
 
 def test_a_tool_that_raises_crashes_the_graph() -> None:
@@ -166,7 +164,7 @@ def test_a_model_call_limit_that_ends_the_run_is_an_exhaustion_not_a_claim() -> 
         Code.BUDGET_STEPS,
         4,
     )
-    assert "run limit (4/4)" in reported(record).reason and verdict(record).passed
+    assert "run limit (4/4)" in reported(record).reason and record.verdict.passed
 
 
 def test_the_scenario_budget_can_set_the_recursion_limit() -> None:
@@ -174,4 +172,4 @@ def test_the_scenario_budget_can_set_the_recursion_limit() -> None:
         LangGraphAdapter(agent, recursion_limit="budget"), scenarios.get("constant-return/repeat")
     )
     assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 12)
-    assert verdict(record).passed, "exhausted within N, with partial results"
+    assert record.verdict.passed, "exhausted within N, with partial results"

@@ -26,7 +26,6 @@ import scenarios
 from harness import Ceilings, Code, Rule, Session, Stop
 from harness.adapters.langgraph import AgentBindings, LangGraphAdapter, session_tools
 from harness.wire import Wire
-from tests.frameworks._glue import verdict
 
 SUPERVISOR_CALLS = 3
 """The supervisor's own cap (``ModelCallLimitMiddleware``), as a production system would set."""
@@ -115,7 +114,7 @@ def test_a_shared_ledger_holds_the_supervisor_and_its_workers_within_the_bound(
 ) -> None:
     scenario = scenarios.get(name)
     record = harness.run(with_shared_ledger, scenario, strict=True, ceilings=ROOMY)
-    assert verdict(record).passed, verdict(record).summary
+    assert record.verdict.passed, record.verdict.summary
     assert record.observed.steps == scenario.budget.max_steps == scenario.step_bound
     assert record.reported is not None and SPENT in record.reported.reason
 
@@ -140,7 +139,7 @@ def test_caps_per_agent_multiply_past_the_bound() -> None:
         "main": SUPERVISOR_CALLS,
         **{f"worker-{i}": per_worker for i in range(1, 5)},
     }
-    assert verdict(record).broke(Rule.PAST_BOUND), "3 + 3 × 4 × 5 = 63 steps, N = 21"
+    assert record.verdict.broke(Rule.PAST_BOUND), "3 + 3 × 4 × 5 = 63 steps, N = 21"
 
 
 def test_the_adapter_gives_each_agent_of_the_graph_its_own_model_and_tools() -> None:
@@ -156,4 +155,4 @@ def test_the_adapter_gives_each_agent_of_the_graph_its_own_model_and_tools() -> 
     }
     assert record.code is Code.BUDGET_STEPS and record.reported is not None
     assert "run limit (3/3)" in record.reported.reason, "the supervisor's cap, read as exhausted"
-    assert verdict(record).broke(Rule.PAST_BOUND)
+    assert record.verdict.broke(Rule.PAST_BOUND)

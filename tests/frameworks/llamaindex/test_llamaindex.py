@@ -16,7 +16,7 @@ import harness
 import scenarios
 from harness import AdapterError, Code, Exit, Rule
 from harness.adapters.llamaindex import LlamaIndexAdapter, default_agent
-from tests.frameworks._glue import reported, verdict
+from tests.frameworks._glue import reported
 
 FAMILIES = [
     "constant-return/repeat",
@@ -50,13 +50,13 @@ def test_generate_forces_a_tool_less_answer_that_is_recorded_as_the_claim_it_is(
     assert record.exit is Exit.COMPLETE and record.observed.steps == 21
     assert record.observed.tail[-1].calls == (), "the forced final answer is offered no tools"
     assert "forced at max_iterations" in reported(record).reason
-    assert verdict(record).broke(Rule.FALSE_COMPLETION)
+    assert record.verdict.broke(Rule.FALSE_COMPLETION)
 
 
 def test_a_forced_answer_after_real_work_is_a_claim_the_world_confirms() -> None:
     adapter = LlamaIndexAdapter(max_iterations=17, early_stopping_method="generate")
     record = harness.run(adapter, scenarios.get("long-healthy/16-chapters"))
-    assert record.exit is Exit.COMPLETE and verdict(record).passed
+    assert record.exit is Exit.COMPLETE and record.verdict.passed
 
 
 @pytest.mark.parametrize(("method", "steps"), [(None, 12), ("generate", 12)])
@@ -88,13 +88,13 @@ def test_a_tool_that_raises_is_an_error_result_and_the_run_goes_on() -> None:
 def test_a_final_answer_is_a_completion_claim_that_the_verdict_checks() -> None:
     record = harness.run(LlamaIndexAdapter(), scenarios.get("constant-return/claims-success"))
     assert record.exit is Exit.COMPLETE and record.observed.steps == 3
-    assert verdict(record).broke(Rule.FALSE_COMPLETION)
+    assert record.verdict.broke(Rule.FALSE_COMPLETION)
 
 
 def test_a_solvable_control_completes() -> None:
     builder = lambda llm, tools: FunctionAgent(tools=tools, llm=llm, streaming=False)  # noqa: E731
     record = harness.run(LlamaIndexAdapter(builder), scenarios.get("long-healthy/16-chapters"))
-    assert record.exit is Exit.COMPLETE and verdict(record).passed
+    assert record.exit is Exit.COMPLETE and record.verdict.passed
 
 
 def test_the_registered_name_runs_a_function_agent_at_its_defaults() -> None:

@@ -18,7 +18,7 @@ import harness
 import scenarios
 from harness import Code, Outcome, Session
 from harness.wire import FAKE_API_KEY, Wire
-from tests.frameworks._glue import child_agent, verdict
+from tests.frameworks._glue import child_agent
 from tests.frameworks.openai.sdk_agent import run_agent
 
 Agent = Callable[[Session], Mapping[str, Any]]
@@ -52,7 +52,7 @@ def test_the_sdk_agent_stops_on_a_repeated_search(api: str, stream: bool) -> Non
     record = harness.run(
         in_process(api, stream), scenarios.get("constant-return/repeat"), strict=True
     )
-    assert record.code is Code.NO_PROGRESS and verdict(record).passed
+    assert record.code is Code.NO_PROGRESS and record.verdict.passed
     assert (record.observed.steps, record.observed.transport_attempts) == (3, 3)
 
 
@@ -65,7 +65,7 @@ def test_the_sdk_agent_stops_on_a_repeated_search(api: str, stream: bool) -> Non
 )
 def test_the_sdk_agent_on_the_other_families(name: str, code: Code, steps: int) -> None:
     record = harness.run(in_process("responses"), scenarios.get(name), strict=True)
-    assert (record.code, record.observed.steps) == (code, steps) and verdict(record).passed
+    assert (record.code, record.observed.steps) == (code, steps) and record.verdict.passed
 
 
 def test_sdk_retries_are_transport_attempts_not_steps() -> None:
@@ -105,7 +105,7 @@ def test_the_sdk_agent_runs_against_the_loopback_server() -> None:
 def test_the_unmodified_agent_runs_in_a_child_process() -> None:
     agent = child_agent("tests.frameworks.openai.sdk_agent", "responses")
     record = harness.run(agent, scenarios.get("missing-permission/retry-403"), strict=True)
-    assert record.code is Code.BLOCKED_INPUT and verdict(record).passed
+    assert record.code is Code.BLOCKED_INPUT and record.verdict.passed
     assert (record.observed.steps, record.observed.refusals) == (1, {"denied": 1})
 
 

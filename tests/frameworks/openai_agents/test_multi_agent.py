@@ -17,7 +17,6 @@ import harness
 import scenarios
 from harness import AdapterError, Ceilings, Code, Exit, Outcome, Rule
 from harness.adapters.openai_agents import AgentBindings, OpenAIAgentsAdapter
-from tests.frameworks._glue import verdict
 
 FAN_OUT = scenarios.get("fan-out/four-workers")
 ROOMY = Ceilings(max_wall_seconds=60.0)
@@ -71,7 +70,7 @@ def test_agents_as_tools_count_each_agents_steps_and_multiply_under_fan_out(api:
         Code.BUDGET_STEPS,
         2 + delegated,
     )
-    assert verdict(record).broke(Rule.PAST_BOUND), "per-agent caps multiply: 26 steps > N=21"
+    assert record.verdict.broke(Rule.PAST_BOUND), "per-agent caps multiply: 26 steps > N=21"
 
 
 def test_a_handoff_moves_the_steps_to_the_agent_handed_to() -> None:
@@ -79,7 +78,7 @@ def test_a_handoff_moves_the_steps_to_the_agent_handed_to() -> None:
     record = harness.run(adapter, FAN_OUT)
     assert record.observed.steps_by_agent == {"auditor": 5, "main": 1}
     assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 6)
-    assert verdict(record).passed, "exhausted within N, with the run's items as partial"
+    assert record.verdict.passed, "exhausted within N, with the run's items as partial"
 
 
 def test_at_the_sdk_defaults_the_fan_out_runs_into_the_harness_ceiling() -> None:

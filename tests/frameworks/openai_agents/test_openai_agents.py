@@ -15,7 +15,7 @@ import harness
 import scenarios
 from harness import Ceilings, Code, Exit, Outcome, Rule
 from harness.adapters.openai_agents import OpenAIAgentsAdapter
-from tests.frameworks._glue import reported, verdict
+from tests.frameworks._glue import reported
 
 BILLING = Agent(name="billing", instructions="Do the task with the tools you have.")
 FAMILIES = [
@@ -77,7 +77,7 @@ def test_a_final_output_is_a_completion_claim_that_the_verdict_checks() -> None:
         OpenAIAgentsAdapter(BILLING), scenarios.get("constant-return/claims-success")
     )
     assert record.exit is Exit.COMPLETE and record.observed.steps == 3
-    assert verdict(record).broke(Rule.FALSE_COMPLETION)
+    assert record.verdict.broke(Rule.FALSE_COMPLETION)
 
 
 def test_a_tool_that_raises_is_the_sdks_error_text_and_the_run_goes_on() -> None:
@@ -97,4 +97,4 @@ def test_the_scenario_budget_can_set_max_turns() -> None:
     adapter = OpenAIAgentsAdapter(BILLING, max_turns="budget")
     record = harness.run(adapter, scenarios.get("contradictory-criteria/alternate"))
     assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 12)
-    assert verdict(record).passed
+    assert record.verdict.passed

@@ -13,7 +13,7 @@ import harness
 import scenarios
 from harness import Ceilings, Code, Exit, Outcome, Rule
 from harness.adapters.pydantic_ai import PydanticAIAdapter
-from tests.frameworks._glue import reported, verdict
+from tests.frameworks._glue import reported
 
 BILLING = Agent("test", instructions="Do the task with the tools you have.")
 FAMILIES = [
@@ -66,7 +66,7 @@ def test_an_output_is_a_completion_claim_that_the_verdict_checks() -> None:
         PydanticAIAdapter(BILLING), scenarios.get("constant-return/claims-success")
     )
     assert record.exit is Exit.COMPLETE and record.observed.steps == 3
-    assert verdict(record).broke(Rule.FALSE_COMPLETION)
+    assert record.verdict.broke(Rule.FALSE_COMPLETION)
 
 
 def unverified(text: str) -> dict[str, str]:
@@ -79,7 +79,7 @@ def test_an_output_with_a_code_is_read_as_the_agents_stop() -> None:
     record = harness.run(
         PydanticAIAdapter(careful), scenarios.get("constant-return/claims-success")
     )
-    assert record.code is Code.NEEDS_HUMAN and verdict(record).passed
+    assert record.code is Code.NEEDS_HUMAN and record.verdict.passed
 
 
 def test_a_tool_that_raises_crashes_the_run() -> None:
@@ -93,4 +93,4 @@ def test_the_scenario_budget_can_set_the_usage_limits() -> None:
     adapter = PydanticAIAdapter(BILLING, usage_limits="budget")
     record = harness.run(adapter, scenarios.get("constant-return/repeat"))
     assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 12)
-    assert verdict(record).passed
+    assert record.verdict.passed

@@ -17,7 +17,7 @@ import harness
 import scenarios
 from harness import Code, Exit, Rule
 from harness.adapters.smolagents import SmolagentsAdapter
-from tests.frameworks._glue import reported, verdict
+from tests.frameworks._glue import reported
 
 FAMILIES = [
     "constant-return/repeat",
@@ -52,7 +52,7 @@ def test_a_smaller_max_steps_is_passed_to_the_run() -> None:
 def test_a_final_answer_is_a_completion_claim_that_the_verdict_checks() -> None:
     record = harness.run(SmolagentsAdapter(quiet), scenarios.get("constant-return/claims-success"))
     assert record.exit is Exit.COMPLETE and record.observed.steps == 3
-    assert verdict(record).broke(Rule.FALSE_COMPLETION)
+    assert record.verdict.broke(Rule.FALSE_COMPLETION)
 
 
 def test_a_tool_that_raises_is_an_error_step_and_the_run_goes_on() -> None:
