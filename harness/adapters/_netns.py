@@ -35,7 +35,6 @@ LOOPBACK = "127.0.0.1"
 
 
 @functools.cache
-@functools.cache
 def unavailable() -> str | None:
     """Why this platform cannot run an agent loopback-only, or ``None`` when it can: tried once
     (``unshare`` of a no-op), so a flag that cannot work is refused before any run starts."""
