@@ -237,7 +237,8 @@ class Session:
         Offer no tools and the model gives its final answer instead of calling one.
         """
         with self._lock:
-            self._admit(self._steps >= self.ceilings.max_steps, "steps")
+            self._check_open()
+            self._check_ceilings(self._steps >= self.ceilings.max_steps, "steps")
             request = self._begin_step(messages, tools, agent)
             response = self._setup.model.respond(request)
             message: JSON = {"role": "assistant", "content": response.content}
@@ -258,7 +259,8 @@ class Session:
     ) -> str:
         """Runs one tool against the world and returns the text the agent would see."""
         with self._lock:
-            self._admit(self._tool_calls >= self.ceilings.max_tool_calls, "tool_calls")
+            self._check_open()
+            self._check_ceilings(self._tool_calls >= self.ceilings.max_tool_calls, "tool_calls")
             self._tool_calls += 1
             try:
                 parsed, canonical = self._read(arguments)
@@ -314,26 +316,18 @@ class Session:
 
     def _check_open(self) -> None:
         if self._closed:
-            raise self._ended()
-
-    def _ended(self) -> SessionClosed:
-        return SessionClosed(
-            f"unsolvable: the run of {self.scenario.name} (seed {self.seed}) has ended; a "
-            "call made after it (from a thread or callback the agent left running) is not "
-            "counted: join your threads before the agent returns"
-        )
+            raise SessionClosed(
+                f"unsolvable: the run of {self.scenario.name} (seed {self.seed}) has ended; a "
+                "call made after it (from a thread or callback the agent left running) is not "
+                "counted: join your threads before the agent returns"
+            )
 
     def hit_ceiling(self, which: str) -> None:
         """Marks the run as ended by a ceiling; every later call raises `CeilingHit`."""
         with self._lock:
             self._ceiling = self._ceiling or which
 
-    def _admit(self, exceeded: bool, which: str) -> None:
-        """Lets one call through, or raises: `SessionClosed` once the run has ended, `CeilingHit`
-        once a ceiling is reached (``exceeded`` says whether ``which`` is, the wall clock is read
-        here). One check per call rather than two: it runs twice every step (issue 14)."""
-        if self._closed:
-            raise self._ended()
+    def _check_ceilings(self, exceeded: bool, which: str) -> None:
         if exceeded:
             self.hit_ceiling(which)
         elif time.monotonic() - self._started > self.ceilings.max_wall_seconds:
