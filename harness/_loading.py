@@ -17,7 +17,7 @@ from typing import Any
 from harness._errors import AdapterError
 from harness.adapters.base import Adapter, PlainAdapter, as_adapter
 
-__all__ = ["BUILTIN_MODULE", "AgentLike", "agent_name", "load_agent"]
+__all__ = ["BUILTIN_MODULE", "AgentLike", "adapter_for", "agent_name", "load_agent"]
 
 AgentLike = str | Adapter | Callable[..., Any]
 """What names an agent: a spec string, a callable ``agent(session)`` or an `Adapter`."""
@@ -78,6 +78,18 @@ def load_agent(spec: str, *, isolate_network: bool = False) -> Adapter:
             "agent(session) or an Adapter"
         )
     return PlainAdapter(target, name=spec)
+
+
+def adapter_for(agent: AgentLike) -> Adapter:
+    """The adapter a run drives: a spec loaded (`load_agent`), a callable through the plain face,
+    and an adapter given as an object checked as a loaded one is (`_preflight`), so that
+    ``harness.run(ClaudeCodeAdapter(), ...)`` without the CLI fails as the spec does, with its
+    one message and before the run, rather than record the run crashed."""
+    if isinstance(agent, str):
+        return load_agent(agent)
+    adapter = as_adapter(agent)
+    _preflight(adapter)
+    return adapter
 
 
 def _preflight(adapter: Adapter) -> None:

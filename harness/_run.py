@@ -17,13 +17,13 @@ from types import FrameType
 from typing import Any
 
 from harness._errors import CeilingHit
-from harness._loading import AgentLike, load_agent
+from harness._loading import AgentLike, adapter_for
 from harness._record import Ending, Outcome, Stop, TerminationRecord
 from harness._scenario import Ceilings, Scenario
 from harness._session import Session
 from harness._text import cut
 from harness._verdict import judge
-from harness.adapters.base import Adapter, as_adapter
+from harness.adapters.base import Adapter
 
 __all__ = ["Abandon", "ceilings_for", "run"]
 
@@ -186,11 +186,12 @@ def run(
     ``agent`` is a callable ``agent(session)``, an `Adapter`, or a spec string (``naive``,
     ``contract``, ``module:attr``); ``seed`` defaults to the scenario's first seed;
     ``overrides`` replace ``step_bound`` or budget fields; ``ceilings`` default to
-    `ceilings_for` the agent. ``abandon`` is for worker processes (`Abandon`).
+    `ceilings_for` the agent. ``abandon`` is for worker processes (`Abandon`). An agent that
+    cannot run at all (a coding agent whose CLI is missing) raises `AdapterError` before the run.
     """
     scenario = scenario.with_overrides(**overrides)
     seed = scenario.seeds[0] if seed is None else seed
-    adapter = load_agent(agent) if isinstance(agent, str) else as_adapter(agent)
+    adapter = adapter_for(agent)
     ceilings = ceilings or ceilings_for(adapter)
     session = Session(scenario, scenario.build(seed), seed=seed, ceilings=ceilings)
 

@@ -12,6 +12,8 @@ import harness
 import scenarios
 from harness import AdapterError, Outcome
 from harness._loading import load_agent
+from harness.adapters.claude_code import ClaudeCodeAdapter
+from harness.adapters.codex_cli import CodexAdapter
 from harness.adapters.process import ProcessAdapter, placeholders
 
 
@@ -119,3 +121,19 @@ unready = _Unready()
 def test_any_adapter_can_say_up_front_what_its_runs_need() -> None:
     with pytest.raises(AdapterError, match="the thing it needs is missing"):
         load_agent(f"{__name__}:unready")
+
+
+def test_an_adapter_given_as_an_object_is_checked_before_its_run() -> None:
+    with pytest.raises(AdapterError, match="the thing it needs is missing"):
+        harness.run(unready, scenarios.get("constant-return/repeat"))
+
+
+@pytest.mark.parametrize("adapter", [ClaudeCodeAdapter, CodexAdapter])
+def test_a_coding_agent_object_without_its_cli_fails_as_its_spec_does(
+    adapter: type[ClaudeCodeAdapter | CodexAdapter],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(AdapterError, match="CLI is not on PATH; install it with npm"):
+        harness.run(adapter(), scenarios.get("constant-return/repeat"))
