@@ -6,7 +6,6 @@ Skipped when ``codex`` is not on PATH (.ci/run installs it with npm)."""
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
 
@@ -53,15 +52,6 @@ def test_its_prompt_is_not_charged_to_the_token_budget() -> None:
     observed = record.observed
     assert observed.overhead_tokens > 1000  # its system prompt and tool list, every call
     assert observed.tokens > record.budget["max_tokens"] > observed.charged_tokens
-
-
-def test_without_the_cli_the_run_says_how_to_install_it(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    monkeypatch.setenv("PATH", str(tmp_path))
-    record = harness.run(CodexAdapter(), scenarios.get(REPEAT))
-    assert record.outcome == Outcome.CRASHED and record.observed.steps == 0
-    assert "npm install -g @openai/codex" in str(record.observed.error)
 
 
 @needs_codex
