@@ -8,7 +8,7 @@ from typing import Any
 
 from fake_tools._router import Tool
 from fake_tools._world import FakeWorld
-from fake_tools.tools._respond import respond
+from fake_tools.tools._respond import Canned
 from harness import JSON, ToolResult, ToolSpec
 
 __all__ = ["constant_tool", "lookup_tool"]
@@ -16,9 +16,10 @@ __all__ = ["constant_tool", "lookup_tool"]
 
 def constant_tool(spec: ToolSpec, answer: JSON) -> Tool:
     """Answers ``answer`` whatever the arguments (each reply still carries a fresh request id)."""
+    canned = Canned(answer)
 
     def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
-        return respond(world, dict(answer))
+        return canned.answer(world)
 
     return Tool(spec=spec, handler=handle)
 
@@ -27,7 +28,10 @@ def lookup_tool(spec: ToolSpec, *, field: str, records: Mapping[str, JSON], miss
     """Answers the record named by ``arguments[field]``, the same every time; ``missing`` for a
     name it does not hold (a registry read: it never moves the task by itself)."""
 
+    canned = {name: Canned(record) for name, record in records.items()}
+    unknown = Canned(missing)
+
     def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
-        return respond(world, dict(records.get(str(arguments.get(field, "")), missing)))
+        return canned.get(str(arguments.get(field, "")), unknown).answer(world)
 
     return Tool(spec=spec, handler=handle)

@@ -12,7 +12,7 @@ from typing import Any
 
 from fake_tools._router import Tool
 from fake_tools._world import FakeWorld
-from fake_tools.tools._respond import respond
+from fake_tools.tools._respond import Canned
 from harness import JSON, ToolResult, ToolSpec
 
 __all__ = ["sequence_tool"]
@@ -21,9 +21,10 @@ __all__ = ["sequence_tool"]
 def sequence_tool(spec: ToolSpec, *, answers: Sequence[JSON], then: JSON) -> Tool:
     """Answers the i-th call with ``answers[i]``, every call after them with ``then``."""
     calls = [0]  # per tool, and tools are built per run: the count is audit, not content
+    canned, last = [Canned(answer) for answer in answers], Canned(then)
 
     def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
         index, calls[0] = calls[0], calls[0] + 1
-        return respond(world, dict(answers[index] if index < len(answers) else then))
+        return (canned[index] if index < len(canned) else last).answer(world)
 
     return Tool(spec=spec, handler=handle)

@@ -1,15 +1,17 @@
 """A tool's answer: the agent sees the body with a fresh request id, the harness judges the body
-without it, and the two texts are the body's sorted JSON with and without that one item."""
+without it, and the two texts are the body's sorted JSON with and without that one item. A
+`Canned` answer, encoded once, gives the same texts as `respond`, call after call."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from fake_tools import FakeWorld
-from fake_tools.tools._respond import respond
+from fake_tools.tools._respond import PLACEHOLDER, Canned, respond
 from harness._json import sorted_json
 
 json_values = st.recursive(
@@ -18,9 +20,10 @@ json_values = st.recursive(
     max_leaves=12,
 )
 keys = st.sampled_from(["a", "request", "request_id", "requests", "z", "r"]) | st.text()
+bodies = st.dictionaries(keys, json_values | st.just(PLACEHOLDER), max_size=5)
 
 
-@given(st.dictionaries(keys, json_values, max_size=5), st.integers(0, 2**16))
+@given(bodies, st.integers(0, 2**16))
 def test_the_observation_is_the_body_and_the_text_adds_one_fresh_id(
     body: dict[str, Any], seed: int
 ) -> None:
@@ -37,3 +40,22 @@ def test_a_body_nesting_the_same_id_is_still_judged_on_the_whole_body() -> None:
     result = respond(FakeWorld(failing=lambda _: (), seed=7), body)
     assert result.observation == sorted_json(body)
     assert result.text.count(request_id) == 2
+
+
+@given(bodies, st.integers(0, 2**16))
+def test_a_canned_answer_is_what_respond_answers_call_after_call(
+    body: dict[str, Any], seed: int
+) -> None:
+    canned = Canned(body)
+    world, again = (FakeWorld(failing=lambda _: (), seed=seed) for _ in range(2))
+    for _ in range(3):
+        assert canned.answer(world) == respond(again, body)
+
+
+@pytest.mark.parametrize("note", ["", PLACEHOLDER])  # encoded once, or every call
+def test_a_canned_answer_keeps_the_body_it_was_built_with(note: str) -> None:
+    body: dict[str, Any] = {"note": note, "total": 0}
+    canned = Canned(body)
+    body["total"] = 1  # a tool's answer is read when the tool is built
+    world = FakeWorld(failing=lambda _: (), seed=3)
+    assert canned.answer(world).observation == sorted_json({"note": note, "total": 0})
