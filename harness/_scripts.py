@@ -8,11 +8,13 @@ generator, so the same seed gives the same moves.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from harness._json import sorted_json
 from harness._types import GIVE_UP_TOOL, JSON, ModelRequest, ModelResponse, ToolCall
 
 __all__ = [
@@ -63,13 +65,20 @@ class Call:
     arguments: JSON = field(default_factory=dict)
     text: str = ""
 
+    @functools.cached_property
+    def encoded(self) -> str:
+        """The arguments' sorted JSON, written once for every step that makes this call (a
+        template's arguments are read at its first use, as they are never changed after)."""
+        return sorted_json(self.arguments)
+
 
 def _tool_call(call: Call, request: ModelRequest, arguments: JSON | None = None) -> ToolCall:
-    return ToolCall(
-        id=f"call_{request.step}_0",
-        name=call.name,
-        arguments=dict(call.arguments if arguments is None else arguments),
-    )
+    step_id = f"call_{request.step}_0"
+    if arguments is None:
+        return ToolCall(
+            id=step_id, name=call.name, arguments=dict(call.arguments), encoded=call.encoded
+        )
+    return ToolCall(id=step_id, name=call.name, arguments=dict(arguments))
 
 
 def _say(call: Call, request: ModelRequest) -> str:

@@ -121,14 +121,18 @@ class ToolCall:
     id: str
     name: str
     arguments: JSON
+    encoded: str | None = field(default=None, repr=False, compare=False)
+    """``sorted_json(arguments)`` when whoever made the call had it already: a script repeating
+    one `Call` encodes its arguments once per run, not once per step (issue 14)."""
 
     def to_openai(self) -> JSON:
+        encoded = self.encoded
         return {
             "id": self.id,
             "type": "function",
             "function": {
                 "name": self.name,
-                "arguments": sorted_json(self.arguments),
+                "arguments": sorted_json(self.arguments) if encoded is None else encoded,
             },
         }
 

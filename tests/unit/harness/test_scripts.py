@@ -240,3 +240,44 @@ def test_the_longest_subtask_a_worker_names_wins_not_the_last_in_order() -> None
                     per_subtask=per_subtask)  # fmt: skip
     request = dataclasses.replace(b.request(2, agent="w"), messages=({"content": "do B x-1"},))
     assert script.reply(request, random.Random(0)).tool_calls[0].name == "b"
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@given(st.dictionaries(st.text(), json_values, max_size=4))
+def test_every_step_sends_a_calls_arguments_as_their_sorted_json(
+    arguments: dict[str, object],
+) -> None:
+    call = Call(name="search", arguments=arguments)
+    scripts = [
+        Repeat(call=call),
+        Cycle(calls=[call, A]),
+        Steps(calls=[call, call]),
+        TodoSpawn(call=call, field="items"),
+        *(_perturbed(kind) for kind in PERTURBATIONS),
+    ]
+    for script in scripts:
+        for reply in b.replies(script, 3):  # type: ignore[arg-type]
+            for made in reply.tool_calls:
+                sent = made.to_openai()["function"]["arguments"]
+                assert sent == json.dumps(made.arguments, sort_keys=True)
+
+
+def test_a_repeated_call_has_its_arguments_encoded_once_per_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from harness import _scripts, _types
+
+    encoded: list[object] = []
+    for module in (_scripts, _types):
+        counted = module.sorted_json
+        monkeypatch.setattr(module, "sorted_json", lambda v, f=counted: encoded.append(v) or f(v))
+    call = Call(name="search", arguments={"query": "the report"})
+    for reply in b.replies(Repeat(call=call), 3):
+        reply.tool_calls[0].to_openai()
+    assert encoded == [call.arguments]
