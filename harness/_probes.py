@@ -83,7 +83,8 @@ class StagnationProbe:
         self.scenario = scenario
         self.world = world
         self.seen_worlds = {world.fingerprint()}
-        self.seen_observations: set[str] = set()
+        self.seen_observations: set[tuple[str, str]] = set()
+        """Tool names and the observations they gave."""
         self.last_productive_step = 0
         self.first_refusal_step = 0
         """The step of the first refused call; 0 while none was refused."""
@@ -114,7 +115,7 @@ class StagnationProbe:
 
     def on_tool(self, step: int, name: str, result: ToolResult, fingerprint: str) -> None:
         """``fingerprint`` is the world's after the call (the session computes it once)."""
-        observation = f"{name}:{result.observation}"
+        observation = (name, result.observation)
         if fingerprint not in self.seen_worlds:
             self.seen_worlds.add(fingerprint)
             self.last_productive_step = step

@@ -194,7 +194,8 @@ class Session:
         self._gave_up_at_step: int | None = None
         self._input_tokens = 0
         self._output_tokens = 0
-        self._actions: Counter[str] = Counter()
+        self._actions: Counter[tuple[str, str]] = Counter()
+        """Calls by name and canonical arguments: a pair, so no name and arguments run together."""
         self._agent_steps: Counter[str] = Counter()
         self._results: dict[str, list[str]] = {}
         self._probe = StagnationProbe(scenario, setup.world)
@@ -269,7 +270,7 @@ class Session:
                 result = _bad_arguments(problem)
             else:  # a tool's own ValueError is the tool's, not the arguments'
                 result = self._setup.toolbox.call(name, parsed)
-            self._actions[f"{name}:{canonical}"] += 1
+            self._actions[name, canonical] += 1
             world = self._setup.world.fingerprint()
             self._probe.on_tool(self._steps, name, result, world)
             self._results.setdefault(agent, []).append(result.text)
