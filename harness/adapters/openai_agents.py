@@ -12,17 +12,21 @@ The SDK's stops, read into the vocabulary:
   a final output with a ``code`` (a `Stop` or a mapping) is read as that `Stop`.
 
 With ``per_agent=True`` each agent of a multi-agent system keeps a model of its own, bound to its
-name on the wire, so the record counts its steps apart (``steps_by_agent``, issue 12).
+name on the wire, so the record counts its steps apart (``steps_by_agent``, issue 12). With
+``mcp=True`` the scenario's tools reach the agent as an agent whose tools come from MCP gets
+them: the harness's MCP server (`harness.mcp`) over Streamable HTTP, through the SDK's own
+``MCPServerStreamableHttp`` at its defaults, in place of the agent's own MCP servers.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from harness._errors import AdapterError
 from harness._record import Code, Stop
@@ -40,6 +44,9 @@ from harness.adapters.kit import (
     partial_from_messages,
 )
 from harness.wire import Wire
+
+if TYPE_CHECKING:
+    from harness.mcp import McpService
 
 try:
     from agents import (
@@ -66,6 +73,10 @@ __all__ = ["FAKE_MODEL", "AgentBindings", "AgentsRun", "OpenAIAgentsAdapter", "s
 
 AgentBuilder = Callable[[list[FunctionTool]], Agent[Any]]
 Api = Literal["responses", "chat_completions"]
+MCP_WALL_SECONDS = 30.0
+"""The wall ceiling of a run with its tools over MCP: the server's process starts on the first
+connection (1 to 3 s of imports, counted against the run), then each tool call makes two local
+HTTP hops; 10 s, the default for in-process agents, leaves a slow machine too little."""
 
 
 def session_tools(session: Session, *, agent: str = "main") -> list[FunctionTool]:
@@ -159,7 +170,8 @@ class AgentsRun:
 class OpenAIAgentsAdapter:
     """Runs an Agents SDK agent on the session's task, every model call going over the wire.
 
-    ``agent`` is an `Agent` (cloned with the scenario's tools) or ``build(tools) -> Agent``.
+    ``agent`` is an `Agent` (cloned with the scenario's tools, and without its own MCP servers,
+    which are never connected) or ``build(tools) -> Agent``.
     The fake model replaces every agent's model for the run (``RunConfig.model``), sub-agents and
     handoffs included; tracing is disabled so nothing is exported. ``max_turns=None`` keeps the
     SDK's default (10); ``"budget"`` uses the scenario's ``max_steps``. ``api`` picks the wire
@@ -169,7 +181,9 @@ class OpenAIAgentsAdapter:
     (handoffs, agents-as-tools); an agent given no model counts as ``main``. ``streamed`` uses
     ``Runner.run_streamed``; ``wire`` passes options to the `Wire` (e.g.
     ``{"transient_failures": 2}`` to watch the openai client's retries counted as transport
-    attempts, not steps).
+    attempts, not steps). ``mcp=True`` hands the scenario's tools over MCP instead of as
+    function tools (``build`` is handed no function tools, and the agent it returns gets the
+    harness's MCP server in place of its own); it needs the ``mcp`` extra.
 
     >>> harness.run(OpenAIAgentsAdapter(Agent(name="billing", instructions="...")),
     ...             scenarios.get("constant-return/repeat"))            # doctest: +SKIP
@@ -186,6 +200,7 @@ class OpenAIAgentsAdapter:
         error_handlers: RunErrorHandlers[Any] | None = None,
         run_config: RunConfig | None = None,
         wire: Mapping[str, Any] | None = None,
+        mcp: bool = False,
         name: str = "openai-agents",
     ) -> None:
         if not isinstance(agent, Agent) and not callable(agent):
@@ -213,16 +228,34 @@ class OpenAIAgentsAdapter:
         self.per_agent = per_agent
         self.error_handlers = error_handlers
         self.run_config = run_config or RunConfig()
+        if per_agent and mcp:
+            raise AdapterError(
+                "OpenAIAgentsAdapter(per_agent=True, mcp=True): the MCP server's tool calls "
+                "carry no agent's name, so they cannot be told apart; drop one of the two"
+            )
         self.wire_options = dict(wire or {})
+        self.mcp = mcp
+        self.wall_seconds = MCP_WALL_SECONDS if mcp else None
         self.name = name
 
+    def preflight(self) -> None:
+        """With ``mcp=True``, the harness's interpreter must run the MCP server."""
+        from harness.mcp import is_available
+
+        if self.mcp and not is_available():
+            raise AdapterError(
+                "OpenAIAgentsAdapter(mcp=True): the harness's MCP server needs the mcp package; "
+                "pip install 'pytest-unsolvable[mcp]'"
+            )
+
     def run(self, session: Session) -> AgentsRun:
-        with Wire(session, **self.wire_options) as wire:
+        with Wire(session, **self.wire_options) as wire, contextlib.ExitStack() as stack:
             outcome = AgentsRun()
             agent, config = self._agent_and_config(session, wire)
             handlers = self._handlers(outcome)
+            mcp_url = stack.enter_context(_mcp_service(session, wire)).url if self.mcp else None
             try:
-                outcome.result = asyncio.run(self._run(agent, session, config, handlers))
+                outcome.result = asyncio.run(self._run(agent, session, config, handlers, mcp_url))
             except MaxTurnsExceeded as error:
                 outcome.max_turns_error = error
             return outcome
@@ -238,9 +271,9 @@ class OpenAIAgentsAdapter:
                 self.run_config, model_provider=provider, tracing_disabled=True
             )
             return agent, config
-        tools = session_tools(session)
-        if isinstance(self.agent, Agent):
-            agent = self.agent.clone(tools=[*tools])
+        tools = [] if self.mcp else session_tools(session)
+        if isinstance(self.agent, Agent):  # its own MCP servers would be real tools: never used
+            agent = self.agent.clone(tools=[*tools], mcp_servers=[])
         else:
             agent = cast(AgentBuilder, self.agent)(tools)
         model = _wire_model(wire, self.api, None)
@@ -261,6 +294,26 @@ class OpenAIAgentsAdapter:
         return handlers  # type: ignore[return-value]
 
     async def _run(
+        self,
+        agent: Agent[Any],
+        session: Session,
+        config: RunConfig,
+        handlers: RunErrorHandlers[Any] | None,
+        mcp_url: str | None = None,
+    ) -> RunResult | RunResultStreaming:
+        """The run, on this event loop; with ``mcp_url``, connected to the harness's MCP server
+        first (the SDK's MCP sessions belong to the loop that opened them)."""
+        if mcp_url is None:
+            return await self._turns(agent, session, config, handlers)
+        from agents.mcp import MCPServerStreamableHttp
+
+        from harness.mcp import SERVER_NAME
+
+        async with MCPServerStreamableHttp(params={"url": mcp_url}, name=SERVER_NAME) as server:
+            agent = agent.clone(mcp_servers=[server])
+            return await self._turns(agent, session, config, handlers)
+
+    async def _turns(
         self,
         agent: Agent[Any],
         session: Session,
@@ -299,6 +352,15 @@ class OpenAIAgentsAdapter:
             return stop
         reason = f"final output: {result.final_output!s:.160}"
         return Stop(code=Code.COMPLETED, reason=reason, partial=_partial(result.new_items))
+
+
+@contextlib.contextmanager
+def _mcp_service(session: Session, wire: Wire) -> Iterator[McpService]:
+    """The scenario's tools over Streamable HTTP, forwarding to the wire served on loopback."""
+    from harness.mcp import McpService, server_environ
+
+    with wire.serve() as server, McpService(server_environ(session, server.tools_url)) as service:
+        yield service
 
 
 def _partial(items: list[RunItem]) -> JSON:

@@ -1,0 +1,95 @@
+"""`OpenAIAgentsAdapter(mcp=True)`: the scenario's tools reach a real Agents SDK agent over MCP,
+through the SDK's own ``MCPServerStreamableHttp`` and the harness's MCP server in its own
+process, and every call is counted and judged as a function tool's is."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("agents")
+pytest.importorskip("mcp")
+
+from agents import Agent
+from agents.mcp import MCPServerStdio
+
+import harness
+import harness.mcp
+import scenarios
+from harness import AdapterError, Code, Exit
+from harness._run import ceilings_for
+from harness.adapters.openai_agents import MCP_WALL_SECONDS, OpenAIAgentsAdapter
+from tests.frameworks._glue import reported
+
+BILLING = Agent(name="billing", instructions="Do the task with the tools you have.")
+NOWHERE = MCPServerStdio(params={"command": "/nonexistent/their-real-mcp-server"})
+"""An agent's own MCP server, which the harness must never start: it would fail the run."""
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["constant-return/repeat", "missing-permission/retry-403", "contradictory-criteria/alternate"],
+)
+def test_its_tools_over_mcp_are_counted_and_judged_as_function_tools_are(name: str) -> None:
+    over_mcp, direct = (
+        harness.run(OpenAIAgentsAdapter(BILLING, mcp=mcp), scenarios.get(name))
+        for mcp in (True, False)
+    )
+    assert (over_mcp.exit, over_mcp.code) == (Exit.EXHAUSTED, Code.BUDGET_STEPS)
+    assert reported(over_mcp).partial["tool_results"] == 10
+    for record in (over_mcp, direct):
+        observed = record.observed
+        assert (observed.steps, observed.tool_calls, observed.transport_attempts) == (10, 10, 10)
+    assert over_mcp.verdict.passed == direct.verdict.passed
+    assert over_mcp.observed.first_stagnant_step == direct.observed.first_stagnant_step
+
+
+def test_the_same_run_over_mcp_gives_the_same_record() -> None:
+    first, again = (
+        harness.run(OpenAIAgentsAdapter(BILLING, mcp=True), scenarios.get("constant-return/repeat"))
+        for _ in range(2)
+    )
+    assert first.to_json() == again.to_json()
+
+
+@pytest.mark.parametrize("mcp", [True, False], ids=["over-mcp", "function-tools"])
+def test_an_agents_own_mcp_servers_are_never_started(mcp: bool) -> None:
+    agent = BILLING.clone(mcp_servers=[NOWHERE])
+    record = harness.run(
+        OpenAIAgentsAdapter(agent, mcp=mcp), scenarios.get("constant-return/repeat")
+    )
+    assert record.observed.error is None
+    assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 10)
+
+
+def test_its_wall_ceiling_leaves_room_for_the_servers_start() -> None:
+    assert ceilings_for(OpenAIAgentsAdapter(BILLING, mcp=True)).max_wall_seconds == (
+        MCP_WALL_SECONDS
+    )
+    assert ceilings_for(OpenAIAgentsAdapter(BILLING)).max_wall_seconds == 10.0
+
+
+def test_per_agent_models_and_mcp_cannot_be_combined() -> None:
+    with pytest.raises(AdapterError, match="carry no agent's name"):
+        OpenAIAgentsAdapter(lambda bind: BILLING, per_agent=True, mcp=True)
+
+
+def test_without_the_mcp_package_it_says_which_extra_before_the_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(harness.mcp, "is_available", lambda: False, raising=False)
+    with pytest.raises(AdapterError, match=r"pip install 'pytest-unsolvable\[mcp\]'"):
+        harness.run(OpenAIAgentsAdapter(BILLING, mcp=True), scenarios.get("constant-return/repeat"))
+
+
+def test_a_builder_is_handed_no_function_tools_and_gets_them_over_mcp() -> None:
+    handed: list[object] = []
+
+    def build(tools: list[object]) -> Agent:
+        handed.append(tools)
+        return BILLING
+
+    record = harness.run(
+        OpenAIAgentsAdapter(build, mcp=True), scenarios.get("constant-return/repeat")
+    )
+    assert handed == [[]]
+    assert (record.observed.steps, record.observed.tool_calls) == (10, 10)
