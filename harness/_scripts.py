@@ -7,6 +7,7 @@ generator, so the same seed gives the same moves.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 import random
@@ -66,10 +67,10 @@ class Call:
     text: str = ""
 
     @functools.cached_property
-    def encoded(self) -> str:
-        """The arguments' sorted JSON, written once for every step that makes this call (a
-        template's arguments are read at its first use, as they are never changed after)."""
-        return sorted_json(self.arguments)
+    def encoded(self) -> tuple[JSON, str]:
+        """The arguments as they were at the first step that made this call, and their sorted
+        JSON, written once for every step after (`ToolCall.encoded`)."""
+        return copy.deepcopy(self.arguments), sorted_json(self.arguments)
 
 
 def _tool_call(call: Call, request: ModelRequest, arguments: JSON | None = None) -> ToolCall:

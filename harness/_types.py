@@ -121,19 +121,22 @@ class ToolCall:
     id: str
     name: str
     arguments: JSON
-    encoded: str | None = field(default=None, repr=False, compare=False)
-    """``sorted_json(arguments)`` when whoever made the call had it already: a script repeating
-    one `Call` encodes its arguments once per run, not once per step (issue 14)."""
+    encoded: tuple[JSON, str] | None = field(default=None, repr=False, compare=False)
+    """Arguments and their sorted JSON, when whoever made the call had them already: a script
+    repeating one `Call` encodes its arguments once per run, not once per step (issue 14). The
+    text is sent only while ``arguments`` still equal those (a dict comparison, far cheaper than
+    encoding), so arguments edited after the call was made are encoded afresh."""
 
     def to_openai(self) -> JSON:
         encoded = self.encoded
+        if encoded is not None and self.arguments == encoded[0]:
+            text = encoded[1]
+        else:
+            text = sorted_json(self.arguments)
         return {
             "id": self.id,
             "type": "function",
-            "function": {
-                "name": self.name,
-                "arguments": sorted_json(self.arguments) if encoded is None else encoded,
-            },
+            "function": {"name": self.name, "arguments": text},
         }
 
 

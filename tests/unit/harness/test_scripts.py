@@ -281,3 +281,15 @@ def test_a_repeated_call_has_its_arguments_encoded_once_per_run(
     for reply in b.replies(Repeat(call=call), 3):
         reply.tool_calls[0].to_openai()
     assert encoded == [call.arguments]
+
+
+def test_arguments_edited_after_the_call_was_made_are_sent_as_edited() -> None:
+    call = Call(name="search", arguments={"query": "the report", "filters": {"year": 2024}})
+    (first,) = b.replies(Repeat(call=call), 1)[0].tool_calls
+    first.arguments["query"] = "another report"  # a model wrapper editing the script's call
+    call.arguments["filters"]["year"] = 2025  # or the template itself, after its first use
+    (later,) = b.replies(Repeat(call=call), 1)[0].tool_calls
+    for made in (first, later):
+        assert made.to_openai()["function"]["arguments"] == json.dumps(
+            made.arguments, sort_keys=True
+        )
