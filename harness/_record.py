@@ -134,9 +134,11 @@ def _code(value: str) -> Code:
         ) from None
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, slots=True)
 class ToolTrace:
-    """One tool call as the harness observed it."""
+    """One tool call as the harness observed it. This and `TraceStep` are slotted: a record
+    keeps one of each per step of its whole trajectory, and a dict per instance doubled what a
+    10,000-step run's trajectory weighs (issue 14)."""
 
     name: str
     arguments: str
@@ -147,7 +149,7 @@ class ToolTrace:
     """The world's fingerprint after the call (empty for calls the model only asked for)."""
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, slots=True)
 class TraceStep:
     """One step (model call) and the tool calls the agent made after it."""
 
@@ -444,18 +446,21 @@ def _clean_stop(stop: Stop, redactor: Redactor) -> Stop:
 
 
 def _clean_observed(observed: Observed, redactor: Redactor) -> Observed:
+    """The texts redacted; a step or call with nothing to redact is kept as it is, not copied,
+    so a long run's trajectory is not held twice while its record is made (issue 14)."""
+
     def trace(tool: ToolTrace) -> ToolTrace:
-        return dataclasses.replace(
-            tool, arguments=redactor.text(tool.arguments), result=redactor.text(tool.result)
-        )
+        arguments, result = redactor.text(tool.arguments), redactor.text(tool.result)
+        if arguments == tool.arguments and result == tool.result:
+            return tool
+        return dataclasses.replace(tool, arguments=arguments, result=result)
 
     def clean(step: TraceStep) -> TraceStep:
-        return dataclasses.replace(
-            step,
-            said=redactor.text(step.said),
-            calls=tuple(map(trace, step.calls)),
-            tools=tuple(map(trace, step.tools)),
-        )
+        said = redactor.text(step.said)
+        calls, tools = tuple(map(trace, step.calls)), tuple(map(trace, step.tools))
+        if said == step.said and calls == step.calls and tools == step.tools:
+            return step
+        return dataclasses.replace(step, said=said, calls=calls, tools=tools)
 
     return dataclasses.replace(
         observed,

@@ -11,7 +11,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from harness._errors import CeilingHit, SessionClosed
@@ -150,8 +150,9 @@ class _OpenStep:
     said: str
     calls: tuple[tuple[str, str], ...]
     """Name and canonical arguments of each tool call the model asked for."""
-    tools: list[tuple[str, str, str, str]] = field(default_factory=list)
-    """Name, canonical arguments, result text and world fingerprint of each call made."""
+    tools: tuple[tuple[str, str, str, str], ...] = ()
+    """Name, canonical arguments, result text and world fingerprint of each call made: a tuple
+    grown by one per call, lighter than a list for the one call a step usually makes."""
 
     def traced(self, limit: int) -> TraceStep:
         """The step, its model text and tool results cut to ``limit`` characters: one line for
@@ -276,7 +277,7 @@ class Session:
             self._results.setdefault(agent, []).append(result.text)
             if self._current is None:
                 self._current = _OpenStep(self._steps, "", ())
-            self._current.tools.append((name, canonical, cut(result.text, TRAJECTORY_CUT), world))
+            self._current.tools += ((name, canonical, cut(result.text, TRAJECTORY_CUT), world),)
         if result.error is not None:
             raise result.error
         return result.text
@@ -353,6 +354,8 @@ class Session:
         if len(self._canonical) >= CANONICAL_MEMO:
             self._canonical.clear()
         canonical = canonical_json(parsed)
+        if canonical == arguments:  # sent canonical already (a scripted call): one string kept
+            canonical = arguments
         flat = all(type(value) in SCALARS for value in parsed.values())
         self._canonical[arguments] = (dict(parsed) if flat else None, canonical)
         return parsed, canonical
@@ -420,6 +423,15 @@ class Session:
             self._trajectory.append(self._current)
             self._current = None
 
+    def _traced_trajectory(self) -> tuple[TraceStep, ...]:
+        """Every step as a `TraceStep`, each noted step let go as soon as it is made into one (the
+        two share their texts): a long run's trajectory is never held twice (issue 14)."""
+        noted, self._trajectory = self._trajectory, []
+        traced = []
+        while noted:
+            traced.append(noted.pop().traced(TRAJECTORY_CUT))
+        return tuple(reversed(traced))
+
     def _cost(self) -> float:
         return self.scenario.pricing.cost(self._input_tokens, self._output_tokens)
 
@@ -455,5 +467,5 @@ class Session:
                 ceiling=self._ceiling,
                 error=error,
                 tail=tuple(step.traced(TEXT_CUT) for step in self._trajectory[-TAIL_STEPS:]),
-                trajectory=tuple(step.traced(TRAJECTORY_CUT) for step in self._trajectory),
+                trajectory=self._traced_trajectory(),
             )

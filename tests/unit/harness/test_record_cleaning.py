@@ -75,3 +75,13 @@ def test_a_partial_result_json_cannot_write_with_sorted_keys_is_kept_as_its_repr
     plain = {"b": [1, {"c": None}], "a": 2.5}
     kept = harness.run(b.steps_then(1, Stop(code=Code.NO_PROGRESS, partial=plain)), b.scenario())
     assert kept.reported is not None and kept.reported.partial == plain
+
+
+def test_a_step_with_nothing_to_redact_is_kept_as_it_is_and_one_with_a_secret_is_cleaned() -> None:
+    record = harness.run(b.steps_then(2, Stop(code=Code.NO_PROGRESS, reason="stuck")), b.scenario())
+    kept = record.observed.trajectory[0]
+    leaky = dataclasses.replace(kept, said=SECRET)
+    observed = dataclasses.replace(record.observed, trajectory=(kept, leaky))
+    cleaned = dataclasses.replace(record, observed=observed).observed.trajectory
+    assert cleaned[0] is kept  # a long run's trajectory is not copied to be cleaned
+    assert cleaned[1].said == "Bearer [redacted]"

@@ -83,6 +83,14 @@ def test_tail_keeps_the_last_steps_only() -> None:
     assert record.observed.tail[-1].tools[0].name == "search"
 
 
+def test_the_trajectory_keeps_every_step_in_order_and_the_tail_is_its_end() -> None:
+    record = harness.run(b.steps_then(10, Stop(code=Code.NO_PROGRESS)), b.scenario(step_bound=20))
+    trajectory = record.observed.trajectory
+    assert [step.step for step in trajectory] == list(range(1, 11))
+    assert [step.tools[0].name for step in trajectory] == ["search"] * 10
+    assert [step.said for step in trajectory[-6:]] == [step.said for step in record.observed.tail]
+
+
 def test_alternate_restyled_changes_bytes_not_meaning() -> None:
     plans = (Call(name="w", arguments={"text": "a b"}), Call(name="w", arguments={"text": "c"}))
     script = Alternate(plans=plans, restyled=True)
