@@ -172,9 +172,35 @@ def report_json(
     session was cut short and holds only the runs that finished."""
     data: dict[str, object] = {
         "schema_version": SCHEMA_VERSION,
-        "records": [record.to_dict(volatile=volatile) for record in records],
+        "records": _Encoded(_indented(record.to_dict(volatile=volatile), 2) for record in records),
         "metrics": metrics.to_dict(),
     }
     if interrupted:
         data["interrupted"] = True
-    return json.dumps(data, sort_keys=True, indent=2) + "\n"
+    return _indented(data, 0) + "\n"
+
+
+class _Encoded(list[str]):
+    """A JSON array whose items are already written, at the depth they sit at."""
+
+
+INDENT = "  "
+
+
+def _indented(value: object, depth: int) -> str:
+    """``json.dumps(value, sort_keys=True, indent=2)`` as it reads at ``depth`` inside a larger
+    document, byte for byte; an `_Encoded` array's items go in as written. Each record is
+    encoded on its own, so that writing the report never holds the whole document's pieces at
+    once: with every record's trajectory, one ``json.dumps`` of 420 records held 54 MB of them
+    (issue 14). JSON text holds no raw newline inside a string, so indenting its lines is safe."""
+    if isinstance(value, _Encoded):
+        if not value:
+            return "[]"
+        inner = "\n" + INDENT * (depth + 1)
+        return "[" + inner + ("," + inner).join(value) + "\n" + INDENT * depth + "]"
+    if isinstance(value, dict) and any(isinstance(v, _Encoded) for v in value.values()):
+        inner = "\n" + INDENT * (depth + 1)
+        items = [f"{json.dumps(key)}: {_indented(value[key], depth + 1)}" for key in sorted(value)]
+        return "{" + inner + ("," + inner).join(items) + "\n" + INDENT * depth + "}"
+    text = json.dumps(value, sort_keys=True, indent=2)
+    return text.replace("\n", "\n" + INDENT * depth) if depth else text
