@@ -211,6 +211,8 @@ class Session:
         """Each agent's fixed input per call, measured from its first call (`_overhead_of`)."""
         self._uncharged = 0
         self._current: _OpenStep | None = None
+        self._traced: tuple[tuple[TraceStep, ...], tuple[TraceStep, ...]] | None = None
+        """The tail and the trajectory, once `finish` has made them (`_traces`)."""
         self._slept = 0.0
 
     # -- what the agent sees --------------------------------------------------------------
@@ -423,14 +425,19 @@ class Session:
             self._trajectory.append(self._current)
             self._current = None
 
-    def _traced_trajectory(self) -> tuple[TraceStep, ...]:
-        """Every step as a `TraceStep`, each noted step let go as soon as it is made into one (the
-        two share their texts): a long run's trajectory is never held twice (issue 14)."""
-        noted, self._trajectory = self._trajectory, []
-        traced = []
-        while noted:
-            traced.append(noted.pop().traced(TRAJECTORY_CUT))
-        return tuple(reversed(traced))
+    def _traces(self) -> tuple[tuple[TraceStep, ...], tuple[TraceStep, ...]]:
+        """The tail and every step as `TraceStep`s, made once: each noted step is let go as soon
+        as it is made into one (the two share their texts), so a long run's trajectory is never
+        held twice (issue 14), and a second `finish` (an abandoned run's agent coming back) gets
+        the same ones, the session being closed since the first."""
+        if self._traced is None:
+            tail = tuple(step.traced(TEXT_CUT) for step in self._trajectory[-TAIL_STEPS:])
+            noted, self._trajectory = self._trajectory, []
+            traced = []
+            while noted:
+                traced.append(noted.pop().traced(TRAJECTORY_CUT))
+            self._traced = (tail, tuple(reversed(traced)))
+        return self._traced
 
     def _cost(self) -> float:
         return self.scenario.pricing.cost(self._input_tokens, self._output_tokens)
@@ -441,6 +448,7 @@ class Session:
         with self._lock:
             self._closed = True
             self._close_step()
+            tail, trajectory = self._traces()
             sent = self._input_tokens + self._output_tokens
             truth = self._probe.truth(tokens=sent - self._uncharged, cost=self._cost(), sent=sent)
             return Observed(
@@ -466,6 +474,6 @@ class Session:
                 world_complete=self._setup.world.is_complete(),
                 ceiling=self._ceiling,
                 error=error,
-                tail=tuple(step.traced(TEXT_CUT) for step in self._trajectory[-TAIL_STEPS:]),
-                trajectory=self._traced_trajectory(),
+                tail=tail,
+                trajectory=trajectory,
             )

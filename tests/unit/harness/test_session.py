@@ -106,3 +106,16 @@ def test_scripted_model_keeps_the_last_request_for_assertions() -> None:
     session.call_model([{"role": "user", "content": "go"}], session.tools, agent="worker-1")
     request = session._setup.model.last_request  # type: ignore[attr-defined]
     assert (request.agent, request.agent_step, request.tools) == ("worker-1", 1, ("search",))
+
+
+def test_finishing_twice_gives_the_same_trajectory_and_tail() -> None:
+    """An abandoned run's record is made while its agent may still come back and be recorded
+    again: the second record must not lose the steps the first one let go."""
+    session = _session(get("constant-return/repeat"))
+    messages = [{"role": "user", "content": session.task}]
+    for _ in range(8):
+        call = session.call_model(messages, session.tools)["tool_calls"][0]["function"]
+        session.call_tool(call["name"], call["arguments"])
+    first, again = session.finish(), session.finish()
+    assert len(first.trajectory) == 8 and len(first.tail) == 6
+    assert (again.trajectory, again.tail) == (first.trajectory, first.tail)
