@@ -125,7 +125,7 @@ class CodexAdapter:
         self.isolate_network, self.name = isolate_network, name
 
     def preflight(self) -> None:
-        """`CodingAgentCli.check`, once before any run (`harness.load_agent`)."""
+        """`CodingAgentCli.check`, before any run (`harness.load_agent`, `harness.run`)."""
         CLI.check(self.executable, isolate_network=self.isolate_network, name=self.name)
 
     def run(self, session: Session) -> ProcessExit:

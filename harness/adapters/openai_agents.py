@@ -224,15 +224,15 @@ class OpenAIAgentsAdapter:
                 f"{run_config.model!r})): RunConfig.model replaces every agent's own model; "
                 "leave it unset, or drop per_agent"
             )
-        self.agent, self.max_turns, self.api, self.streamed = agent, max_turns, api, streamed
-        self.per_agent = per_agent
-        self.error_handlers = error_handlers
-        self.run_config = run_config or RunConfig()
         if per_agent and mcp:
             raise AdapterError(
                 "OpenAIAgentsAdapter(per_agent=True, mcp=True): the MCP server's tool calls "
                 "carry no agent's name, so they cannot be told apart; drop one of the two"
             )
+        self.agent, self.max_turns, self.api, self.streamed = agent, max_turns, api, streamed
+        self.per_agent = per_agent
+        self.error_handlers = error_handlers
+        self.run_config = run_config or RunConfig()
         self.wire_options = dict(wire or {})
         self.mcp = mcp
         self.wall_seconds = MCP_WALL_SECONDS if mcp else None

@@ -131,8 +131,8 @@ class CodingAgentCli:
         return executable
 
     def check(self, given: str | None, *, isolate_network: bool, name: str) -> None:
-        """What every run of the adapter needs, for its ``preflight`` (`harness.load_agent`): the
-        CLI, and network namespaces when its runs are isolated."""
+        """What every run of the adapter needs, for its ``preflight`` (`harness.load_agent`,
+        `harness.run`): the CLI, and network namespaces when its runs are isolated."""
         self.find(given)
         if isolate_network:
             check_isolation(name)
