@@ -13,12 +13,9 @@ from hypothesis import strategies as st
 from fake_tools import FakeWorld
 from fake_tools.tools._respond import PLACEHOLDER, Canned, respond
 from harness._json import sorted_json
+from tests import _strategies as strategies
 
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
-    max_leaves=12,
-)
+json_values = strategies.json_values(max_leaves=12)
 keys = st.sampled_from(["a", "request", "request_id", "requests", "z", "r"]) | st.text()
 bodies = st.dictionaries(keys, json_values | st.just(PLACEHOLDER), max_size=5)
 

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from harness import Call, Claim, ClaimSuccess, Cycle, FanOut, GiveUp, Repeat, Steps, TodoSpawn
 from harness._scripts import PERTURBATIONS, TODO_TOPICS, Alternate, Perturbed, Until, restyle
 from tests import _builders as b
+from tests import _strategies as strategies
 
 A, B, C = (Call(name=name) for name in ("a", "b", "c"))
 SEARCH = Call(name="search", arguments={"query": "the report", "offset": 3})
@@ -242,11 +243,7 @@ def test_the_longest_subtask_a_worker_names_wins_not_the_last_in_order() -> None
     assert script.reply(request, random.Random(0)).tool_calls[0].name == "b"
 
 
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
-    max_leaves=8,
-)
+json_values = strategies.json_values(max_leaves=8)
 
 
 @given(st.dictionaries(st.text(), json_values, max_size=4))
