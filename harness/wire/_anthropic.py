@@ -20,27 +20,25 @@ NAME = "Anthropic Messages"
 ERROR_TYPES = {400: "invalid_request_error", 404: "not_found_error", 503: "overloaded_error"}
 
 
-_last: tuple[list[JSON], list[list[JSON]]] = ([], [])
-"""The messages of the request read last, and what each became. An agent re-sends its whole
-conversation with a turn appended, so each request reuses what the previous one converted while
-its messages are equal (one comparison in C, not a conversion in Python per message: at call 50
-that was most of the wire's time, issue 14). Replaced whole, so threads never see half of it."""
+_last: tuple[list[JSON], list[JSON]] = ([], [])
+"""The messages of the request read last, and the Chat Completions messages they became. An agent
+re-sends its whole conversation with a turn appended, so each request reuses what the previous
+one converted while its messages are equal (one comparison in C, not a conversion in Python per
+message: at call 50 that was most of the wire's time, issue 14). Replaced whole, so threads never
+see half of it."""
 
 
 def _messages(body: JSON) -> list[JSON]:
     global _last
-    messages: list[JSON] = []
-    if body.get("system"):
-        messages.append({"role": "system", "content": text_of(body["system"])})
     raw = require(body, "messages", list, NAME)
     seen, converted = _last
     if not (len(raw) >= len(seen) and raw[: len(seen)] == seen):
-        converted = []
-    converted = converted + [_message(message) for message in raw[len(converted) :]]
-    _last = (raw, converted)
-    for each in converted:  # shared with the next request's reading, never changed after
-        messages.extend(each)
-    return messages
+        seen, converted = [], []
+    converted = converted + [each for message in raw[len(seen) :] for each in _message(message)]
+    _last = (raw, converted)  # shared with the next request's reading, never changed after
+    if body.get("system"):
+        return [{"role": "system", "content": text_of(body["system"])}, *converted]
+    return list(converted)
 
 
 def _message(message: JSON) -> list[JSON]:

@@ -11,6 +11,7 @@ import json
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -23,7 +24,7 @@ from harness.wire._anthropic import ANTHROPIC_MESSAGES
 from harness.wire._body import BodyReader
 from harness.wire._chat import CHAT_COMPLETIONS
 from harness.wire._errors import WIRE_DOCS, StrayRequest, WireFormatError
-from harness.wire._exchange import WireRequest, WireResponse
+from harness.wire._exchange import ADDRESS_MEMO, WireRequest, WireResponse
 from harness.wire._names import ToolNames
 from harness.wire._responses import RESPONSES, response_id
 from harness.wire._server import LoopbackServer
@@ -164,11 +165,7 @@ class Wire:
     def _format_for(self, request: WireRequest) -> WireFormat | None:
         if request.method != "POST" or request.host not in self._model_hosts:
             return None
-        path = request.path.rstrip("/")
-        for fmt in FORMATS:
-            if path.endswith(fmt.path_suffix):
-                return fmt
-        return None
+        return _format_of(request.path)
 
     def _tool_for(self, request: WireRequest) -> str | None:
         key = (request.host, split_agent(request.path)[1].rstrip("/"))
@@ -396,6 +393,16 @@ def _agent_of(request: WireRequest) -> dict[str, str]:
     default agent is the one counted."""
     agent, _ = split_agent(request.path)
     return {} if agent is None else {"agent": agent}
+
+
+@lru_cache(maxsize=ADDRESS_MEMO)
+def _format_of(path: str) -> WireFormat | None:
+    """The format a model request's path asks for, found once per path (`ADDRESS_MEMO`)."""
+    path = path.rstrip("/")
+    for fmt in FORMATS:
+        if path.endswith(fmt.path_suffix):
+            return fmt
+    return None
 
 
 def _route_key(url: str) -> tuple[str, str]:
