@@ -7,7 +7,6 @@ generator, so the same seed gives the same moves.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import functools
 import random
@@ -16,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from harness._json import sorted_json
-from harness._types import GIVE_UP_TOOL, JSON, ModelRequest, ModelResponse, ToolCall
+from harness._types import GIVE_UP_TOOL, JSON, ModelRequest, ModelResponse, ToolCall, snapshot
 
 __all__ = [
     "FINAL_ANSWER_CLAIM",
@@ -70,7 +69,7 @@ class Call:
     def encoded(self) -> tuple[JSON, str]:
         """The arguments as they were at the first step that made this call, and their sorted
         JSON, written once for every step after (`ToolCall.encoded`)."""
-        return copy.deepcopy(self.arguments), sorted_json(self.arguments)
+        return snapshot(self.arguments), sorted_json(self.arguments)
 
 
 def _tool_call(call: Call, request: ModelRequest, arguments: JSON | None = None) -> ToolCall:

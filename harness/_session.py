@@ -26,7 +26,7 @@ from harness._probes import StagnationProbe
 from harness._record import Observed, ToolTrace, TraceStep
 from harness._scenario import Budget, Ceilings, Scenario, Setup
 from harness._text import cut
-from harness._types import GIVE_UP_TOOL, JSON, ModelRequest, ToolResult, ToolSpec
+from harness._types import GIVE_UP_TOOL, JSON, SCALARS, ModelRequest, ToolResult, ToolSpec
 
 __all__ = ["Session"]
 
@@ -47,8 +47,6 @@ BAD_ARGUMENTS_STATUS = 400
 CANONICAL_MEMO = 256
 """Argument strings whose reading a session remembers: an agent repeating a call sends the same
 string every step, and a runaway of distinct ones cannot grow the memo past this."""
-SCALARS = frozenset({str, int, float, bool, type(None)})
-"""Types of the JSON values that a shallow copy of parsed arguments cannot share."""
 
 
 def parse_arguments(arguments: Mapping[str, Any] | str | None) -> JSON:

@@ -6,6 +6,7 @@ engine importing them.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -17,6 +18,7 @@ __all__ = [
     "DELEGATE_TOOL",
     "GIVE_UP_TOOL",
     "JSON",
+    "SCALARS",
     "CriteriaWorld",
     "ModelRequest",
     "ModelResponse",
@@ -28,6 +30,17 @@ __all__ = [
 ]
 
 JSON = dict[str, Any]
+SCALARS = frozenset({str, int, float, bool, type(None)})
+"""Types of the JSON values that a shallow copy of a JSON object cannot share with it."""
+
+
+def snapshot(value: JSON) -> JSON:
+    """A copy of ``value`` that shares nothing mutable with it: shallow when every member is a
+    scalar, as arguments mostly are (a deep copy costs ten times as much), deep otherwise."""
+    if all(type(member) in SCALARS for member in value.values()):
+        return dict(value)
+    return copy.deepcopy(value)
+
 
 GIVE_UP_TOOL = "give_up"
 """The tool a model calls to say the task cannot be done; the harness notes when it asked, and

@@ -290,3 +290,11 @@ def test_arguments_edited_after_the_call_was_made_are_sent_as_edited() -> None:
         assert made.to_openai()["function"]["arguments"] == json.dumps(
             made.arguments, sort_keys=True
         )
+
+
+def test_a_flat_template_edited_after_its_first_use_is_sent_as_edited() -> None:
+    call = Call(name="search", arguments={"query": "the report", "offset": 0})
+    b.replies(Repeat(call=call), 1)
+    call.arguments["offset"] = 10  # a template of scalars is kept by a shallow copy
+    (later,) = b.replies(Repeat(call=call), 1)[0].tool_calls
+    assert later.to_openai()["function"]["arguments"] == '{"offset": 10, "query": "the report"}'
