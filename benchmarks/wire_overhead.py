@@ -34,17 +34,19 @@ RESULT = '{"request_id": "req-0", "results": [], "total": 0}'
 ARGUMENTS = {"customer": "ACME-0", "offset": 0, "query": "open invoice"}
 ARGUMENT_TEXT = json.dumps(ARGUMENTS, sort_keys=True)
 Handler = Callable[[httpx2.Request], httpx2.Response]
+Answer = tuple[list[tuple[str, str]], bytes]
+"""A response as recorded: its headers and its body."""
 Call = Callable[[Any, list[Any], bool], object]
 
 
-def _session(calls: int) -> Session:
+def session(calls: int) -> Session:
     scenario = scenarios.get(SCENARIO)
     ceilings = Ceilings(max_steps=calls + 10, max_tool_calls=10, max_wall_seconds=600)
     return Session(scenario, scenario.build(0), seed=0, ceilings=ceilings)
 
 
 def _specs() -> Any:
-    return _session(1).tools
+    return session(1).tools
 
 
 def _chat(client: Any, history: list[Any], stream: bool) -> object:
@@ -110,7 +112,7 @@ FORMATS: dict[str, tuple[type, str, Call, Grow]] = {
 _SPECS = _specs()
 
 
-def _client(fmt: str, handler: Handler) -> Any:
+def client(fmt: str, handler: Handler) -> Any:
     client_class, base_url, _, _ = FORMATS[fmt]
     http_client = httpx2.Client(transport=httpx2.MockTransport(handler))
     return client_class(
@@ -118,50 +120,58 @@ def _client(fmt: str, handler: Handler) -> Any:
     )
 
 
-def _conversation(fmt: str, client: Any, calls: int, stream: bool) -> list[float]:
+def conversation(fmt: str, sdk: Any, calls: int, stream: bool) -> list[float]:
     """Seconds of each call of one conversation."""
     _, _, call, grow = FORMATS[fmt]
     history: list[Any] = [{"role": "user", "content": scenarios.get(SCENARIO).task}]
     times = []
     for i in range(calls):
         start = time.perf_counter()
-        call(client, history, stream)
+        call(sdk, history, stream)
         times.append(time.perf_counter() - start)
         grow(history, i, _SPECS[0].name)
     return times
 
 
-def _recorded(fmt: str, calls: int, stream: bool) -> list[tuple[list[tuple[str, str]], bytes]]:
-    """What the wire answers to each call of the conversation, to replay on the bare side."""
-    transport = Wire(_session(calls)).httpx2_transport()
-    answers = []
+def recorded(fmt: str, calls: int, stream: bool) -> tuple[list[httpx2.Request], list[Answer]]:
+    """The requests of one conversation on the wire, and what the wire answered to each, to
+    replay on the bare side."""
+    transport = Wire(session(calls)).httpx2_transport()
+    requests, answers = [], []
 
     def record(request: httpx2.Request) -> httpx2.Response:
+        request.read()
+        requests.append(request)
         response = transport.handle_request(request)
         response.read()
         answers.append((list(response.headers.items()), response.content))
         return response
 
-    _conversation(fmt, _client(fmt, record), calls, stream)
-    return answers
+    conversation(fmt, client(fmt, record), calls, stream)
+    return requests, answers
+
+
+def replaying(answers: list[Answer]) -> Handler:
+    """The bare mock's handler: the recorded answers, call by call, and nothing else."""
+    replies = iter(answers)
+
+    def replay(request: httpx2.Request) -> httpx2.Response:
+        headers, content = next(replies)
+        return httpx2.Response(200, headers=headers, content=content)
+
+    return replay
 
 
 def _measure(fmt: str, calls: int, stream: bool, repeats: int) -> tuple[list[float], list[float]]:
     """Median seconds of each call, on the wire and on the bare mock."""
-    answers = _recorded(fmt, calls, stream)
+    _, answers = recorded(fmt, calls, stream)
 
     def bare() -> list[float]:
-        replies = iter(answers)
-
-        def replay(request: httpx2.Request) -> httpx2.Response:
-            headers, content = next(replies)
-            return httpx2.Response(200, headers=headers, content=content)
-
-        return _conversation(fmt, _client(fmt, replay), calls, stream)
+        return conversation(fmt, client(fmt, replaying(answers)), calls, stream)
 
     def wire() -> list[float]:
-        client = _client(fmt, Wire(_session(calls)).httpx2_transport().handle_request)
-        return _conversation(fmt, client, calls, stream)
+        sdk = client(fmt, Wire(session(calls)).httpx2_transport().handle_request)
+        return conversation(fmt, sdk, calls, stream)
 
     wire(), bare()  # warm up: the SDKs build their models lazily
     runs: dict[str, list[list[float]]] = {"wire": [], "bare": []}
