@@ -1,15 +1,20 @@
-"""Timing helpers shared by the benchmarks: the median of repeats, and the machine they ran on."""
+"""Timing helpers shared by the benchmarks: the median of repeats, instructions counted under
+cachegrind, and the machine they ran on."""
 
 from __future__ import annotations
 
 import os
 import platform
+import re
 import statistics
+import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
-__all__ = ["machine", "median_seconds"]
+__all__ = ["instructions", "machine", "median_seconds"]
+
+COUNTED = re.compile(r"I\s+refs:\s+([\d,]+)")
 
 
 def median_seconds(action: Callable[[], object], *, repeats: int) -> float:
@@ -20,6 +25,27 @@ def median_seconds(action: Callable[[], object], *, repeats: int) -> float:
         action()
         times.append(time.perf_counter() - start)
     return statistics.median(times)
+
+
+def instructions(module: str, arguments: Sequence[str]) -> int:
+    """Machine instructions of ``python -m module *arguments`` in a fresh interpreter under
+    valgrind's cachegrind, hash seeding fixed so that the count repeats."""
+    command = [
+        "valgrind",
+        "--tool=cachegrind",
+        "--cache-sim=no",
+        "--cachegrind-out-file=/dev/null",
+        sys.executable,
+        "-m",
+        module,
+        *arguments,
+    ]
+    environ = {**os.environ, "PYTHONHASHSEED": "0"}
+    done = subprocess.run(command, capture_output=True, text=True, env=environ, check=True)
+    found = COUNTED.search(done.stderr)
+    if found is None:
+        raise SystemExit(f"valgrind printed no instruction count:\n{done.stderr[-2000:]}")
+    return int(found.group(1).replace(",", ""))
 
 
 def machine() -> str:

@@ -14,21 +14,16 @@ benchmark stays the one that says what a step costs in time.
 from __future__ import annotations
 
 import argparse
-import os
-import re
 import shutil
-import subprocess
-import sys
 
 import scenarios
 from benchmarks import step_overhead
-from benchmarks._timing import machine
+from benchmarks._timing import instructions, machine
 from harness import Ceilings, Session
 
 WARM_STEPS = 200
 """The shorter run: long enough that the longer one differs from it only by steady steps."""
 SIDES = ("harness", "bare")
-COUNTED = re.compile(r"I\s+refs:\s+([\d,]+)")
 
 
 def _child(side: str, steps: int, grow: bool) -> None:
@@ -45,26 +40,8 @@ def _child(side: str, steps: int, grow: bool) -> None:
 
 
 def _instructions(side: str, steps: int, grow: bool) -> int:
-    command = [
-        "valgrind",
-        "--tool=cachegrind",
-        "--cache-sim=no",
-        "--cachegrind-out-file=/dev/null",
-        sys.executable,
-        "-m",
-        "benchmarks.step_instructions",
-        "--child",
-        side,
-        "--steps",
-        str(steps),
-        *([] if grow else ["--constant"]),
-    ]
-    environ = {**os.environ, "PYTHONHASHSEED": "0"}
-    done = subprocess.run(command, capture_output=True, text=True, env=environ, check=True)
-    found = COUNTED.search(done.stderr)
-    if found is None:
-        raise SystemExit(f"valgrind printed no instruction count:\n{done.stderr[-2000:]}")
-    return int(found.group(1).replace(",", ""))
+    arguments = ["--child", side, "--steps", str(steps), *([] if grow else ["--constant"])]
+    return instructions("benchmarks.step_instructions", arguments)
 
 
 def main() -> None:

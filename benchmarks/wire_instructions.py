@@ -23,20 +23,15 @@ instructions whatever the machine's load; it cannot see cache misses, which the 
 from __future__ import annotations
 
 import argparse
-import os
-import re
 import shutil
-import subprocess
-import sys
 
 from benchmarks import wire_overhead
-from benchmarks._timing import machine
+from benchmarks._timing import instructions, machine
 from harness.wire import Wire
 
 CONVERSATIONS = 20
 """Conversations per count: enough that a few hundred instructions of noise vanish."""
 SIDES = ("sdk", "wire", "mock")
-COUNTED = re.compile(r"I\s+refs:\s+([\d,]+)")
 
 
 def _child(fmt: str, calls: int, upto: int, side: str, stream: bool) -> None:
@@ -62,30 +57,10 @@ def _child(fmt: str, calls: int, upto: int, side: str, stream: bool) -> None:
 
 
 def _instructions(fmt: str, call: int, upto: int, side: str, stream: bool) -> int:
-    command = [
-        "valgrind",
-        "--tool=cachegrind",
-        "--cache-sim=no",
-        "--cachegrind-out-file=/dev/null",
-        sys.executable,
-        "-m",
-        "benchmarks.wire_instructions",
-        "--child",
-        side,
-        "--upto",
-        str(upto),
-        "--call",
-        str(call),
-        "--formats",
-        fmt,
-        *(["--sse"] if stream else []),
-    ]
-    environ = {**os.environ, "PYTHONHASHSEED": "0"}
-    done = subprocess.run(command, capture_output=True, text=True, env=environ, check=True)
-    found = COUNTED.search(done.stderr)
-    if found is None:
-        raise SystemExit(f"valgrind printed no instruction count:\n{done.stderr[-2000:]}")
-    return int(found.group(1).replace(",", ""))
+    arguments = ["--child", side, "--upto", str(upto), "--call", str(call), "--formats", fmt]
+    return instructions(
+        "benchmarks.wire_instructions", [*arguments, *(["--sse"] if stream else [])]
+    )
 
 
 def _per_call(fmt: str, call: int, side: str, stream: bool) -> float:
