@@ -53,8 +53,8 @@ def _handler(wire: Wire, module: Any, agent: str | None) -> Callable[[Any], Any]
             body = {"error": {"type": "invalid_request_error", "message": str(contradiction)}}
             response = WireResponse.json(body, status=400, headers={"x-should-retry": "false"})
         else:
-            # The client's headers as they are: routing never reads them, and copying them cost
-            # more than the rest of reading the request (issue 14).
+            # The client's headers as they are: routing never reads them, and copying them took
+            # about 6 % of this handler's time (issue 14).
             wire_request = WireRequest(
                 method=request.method, url=url, body=request.content, headers=request.headers
             )

@@ -54,7 +54,7 @@ class _Address(NamedTuple):
 @lru_cache(maxsize=ADDRESS_MEMO)
 def _address(url: str) -> _Address:
     """``url``'s parts, split once per URL rather than once per request: a model request's URL
-    is the same every call, and splitting and redacting it was a tenth of the wire's own time
+    is the same every call, and splitting and redacting it took nearly a tenth of the wire's time
     (issue 14)."""
     parts = urlsplit(url)
     host = (parts.hostname or "").lower()
