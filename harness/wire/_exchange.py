@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
-from urllib.parse import SplitResult, parse_qsl, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from harness._json import sorted_json
 from harness._types import JSON
@@ -31,15 +31,7 @@ ADDRESS_MEMO = 256
 
 def redact_url(url: str) -> str:
     """``url`` without credentials: userinfo dropped, every query value replaced."""
-    return _redacted(urlsplit(url))
-
-
-def _redacted(parts: SplitResult) -> str:
-    netloc = parts.hostname or ""
-    if parts.port is not None:
-        netloc = f"{netloc}:{parts.port}"
-    query = "&".join(f"{key}={REDACTED}" for key, _ in parse_qsl(parts.query, True))
-    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+    return _address(url).safe_url
 
 
 class _Address(NamedTuple):
@@ -57,10 +49,12 @@ def _address(url: str) -> _Address:
     is the same every call, and splitting and redacting it took nearly a tenth of the wire's time
     (issue 14)."""
     parts = urlsplit(url)
-    host = (parts.hostname or "").lower()
+    netloc = parts.hostname or ""
     if parts.port is not None:
-        host = f"{host}:{parts.port}"
-    return _Address(host, parts.path or "/", parts.query, _redacted(parts))
+        netloc = f"{netloc}:{parts.port}"
+    query = "&".join(f"{key}={REDACTED}" for key, _ in parse_qsl(parts.query, True))
+    safe_url = urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+    return _Address(netloc.lower(), parts.path or "/", parts.query, safe_url)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -15,6 +15,16 @@ def test_headers_never_show_in_a_request_repr() -> None:
     assert "Bearer" not in repr(request) and request.host == "a" and request.path == "/b"
 
 
+def test_a_request_is_routed_by_its_lower_cased_host_and_a_path_of_at_least_a_slash() -> None:
+    request = WireRequest(method="GET", url="https://user:k@API.Example.TEST:8443?page=2")
+    assert (request.host, request.path, request.query) == (
+        "api.example.test:8443",
+        "/",
+        {"page": "2"},
+    )
+    assert request.safe_url == "https://api.example.test:8443?page=redacted"
+
+
 def test_sse_frames_events_and_the_done_sentinel() -> None:
     response = WireResponse.sse([("message_start", {"a": 1}), (None, "[DONE]")])
     assert response.body == b'event: message_start\ndata: {"a": 1}\n\ndata: [DONE]\n\n'
