@@ -27,7 +27,6 @@ import shutil
 
 from benchmarks import wire_overhead
 from benchmarks._timing import instructions, machine
-from harness.wire import Wire
 
 CONVERSATIONS = 20
 """Conversations per count: enough that a few hundred instructions of noise vanish."""
@@ -46,9 +45,7 @@ def _child(fmt: str, calls: int, upto: int, side: str, stream: bool) -> None:
             wire_overhead.conversation(fmt, client, upto, stream)
         return
     handlers = [
-        Wire(wire_overhead.session(calls)).httpx2_transport().handle_request
-        if side == "wire"
-        else wire_overhead.replaying(answers)
+        wire_overhead.wired(calls) if side == "wire" else wire_overhead.replaying(answers)
         for _ in range(CONVERSATIONS)
     ]
     for handler in handlers:

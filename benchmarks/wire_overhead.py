@@ -133,16 +133,21 @@ def conversation(fmt: str, sdk: Any, calls: int, stream: bool) -> list[float]:
     return times
 
 
+def wired(calls: int) -> Handler:
+    """A fresh wire's handler, over a session with room for ``calls`` steps."""
+    return Wire(session(calls)).httpx2_transport().handle_request
+
+
 def recorded(fmt: str, calls: int, stream: bool) -> tuple[list[httpx2.Request], list[Answer]]:
     """The requests of one conversation on the wire, and what the wire answered to each, to
     replay on the bare side."""
-    transport = Wire(session(calls)).httpx2_transport()
+    answer = wired(calls)
     requests, answers = [], []
 
     def record(request: httpx2.Request) -> httpx2.Response:
         request.read()
         requests.append(request)
-        response = transport.handle_request(request)
+        response = answer(request)
         response.read()
         answers.append((list(response.headers.items()), response.content))
         return response
@@ -170,7 +175,7 @@ def _measure(fmt: str, calls: int, stream: bool, repeats: int) -> tuple[list[flo
         return conversation(fmt, client(fmt, replaying(answers)), calls, stream)
 
     def wire() -> list[float]:
-        sdk = client(fmt, Wire(session(calls)).httpx2_transport().handle_request)
+        sdk = client(fmt, wired(calls))
         return conversation(fmt, sdk, calls, stream)
 
     wire(), bare()  # warm up: the SDKs build their models lazily
