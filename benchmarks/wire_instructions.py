@@ -10,10 +10,15 @@ client's and session's set-up cancel out. Three sides are counted:
 - the SDK call on the bare ``httpx2.MockTransport`` (what a call costs without the harness);
 - the recorded requests replayed straight into the wire's transport, one fresh `Wire` and
   `Session` per conversation;
-- the same requests replayed into the bare mock's handler.
+- the same requests replayed into the bare mock's handler;
+- with ``--floor``, the least any wire must do: the same requests, each body read by one
+  ``json.loads`` and its conversation and tools handed to a fresh `Session`'s step, answered
+  with the recorded bytes (no conversion from the format, no rendering, no routing).
 
-The wire's share is the difference of the last two, with no SDK around it, so the SDK's own
-variation between runs does not enter it. The count repeats to within a few hundred
+The wire's share is the difference of the wire's count and the bare mock's, with no SDK around
+them, so the SDK's own variation between runs does not enter it; the floor's share is counted
+the same way, and shows how much of the 5 % that issue 14 allows a wire of any design has left
+after reading the request and stepping the session. The count repeats to within a few hundred
 instructions whatever the machine's load; it cannot see cache misses, which the clock-based
 `benchmarks.wire_overhead` does.
 
@@ -23,7 +28,10 @@ instructions whatever the machine's load; it cannot see cache misses, which the 
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
+
+import httpx2
 
 from benchmarks import wire_overhead
 from benchmarks._timing import instructions, machine
@@ -31,6 +39,30 @@ from benchmarks._timing import instructions, machine
 CONVERSATIONS = 20
 """Conversations per count: enough that a few hundred instructions of noise vanish."""
 SIDES = ("sdk", "wire", "mock")
+FLOOR = "floor"
+
+
+def _floor(calls: int, answers: list[wire_overhead.Answer]) -> wire_overhead.Handler:
+    """The least a wire does per call: parse the body and step the session (its conversation
+    as sent, in any format: the token estimate reads dicts of any shape), then answer with the
+    bytes the wire answered."""
+    session = wire_overhead.session(calls)
+    replay = wire_overhead.replaying(answers)
+
+    def handle(request: httpx2.Request) -> httpx2.Response:
+        body = json.loads(request.content)
+        session.call_model(body.get("messages") or body.get("input"), body.get("tools"))
+        return replay(request)
+
+    return handle
+
+
+def _handler(side: str, calls: int, answers: list[wire_overhead.Answer]) -> wire_overhead.Handler:
+    if side == "wire":
+        return wire_overhead.wired(calls)
+    if side == FLOOR:
+        return _floor(calls, answers)
+    return wire_overhead.replaying(answers)
 
 
 def _child(fmt: str, calls: int, upto: int, side: str, stream: bool) -> None:
@@ -44,10 +76,7 @@ def _child(fmt: str, calls: int, upto: int, side: str, stream: bool) -> None:
         for client in clients:
             wire_overhead.conversation(fmt, client, upto, stream)
         return
-    handlers = [
-        wire_overhead.wired(calls) if side == "wire" else wire_overhead.replaying(answers)
-        for _ in range(CONVERSATIONS)
-    ]
+    handlers = [_handler(side, calls, answers) for _ in range(CONVERSATIONS)]
     for handler in handlers:
         for request in requests[:upto]:
             handler(request).read()
@@ -72,7 +101,10 @@ def main() -> None:
     parser.add_argument(
         "--formats", nargs="+", default=list(wire_overhead.FORMATS), choices=wire_overhead.FORMATS
     )
-    parser.add_argument("--child", choices=SIDES, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--floor", action="store_true", help="also count the least any wire must do"
+    )
+    parser.add_argument("--child", choices=(*SIDES, FLOOR), help=argparse.SUPPRESS)
     parser.add_argument("--upto", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.call < 1:
@@ -85,11 +117,16 @@ def main() -> None:
     print(machine())
     body = "SSE" if args.sse else "JSON"
     print(f"{wire_overhead.SCENARIO}, {body}; instructions of call {args.call}:")
-    print(f"  {'format':<20} {'SDK on the mock':>15}  {'the wire adds':>13}  ratio")
+    floor = f"  {'the floor adds':>14}  ratio" if args.floor else ""
+    print(f"  {'format':<20} {'SDK on the mock':>15}  {'the wire adds':>13}  ratio{floor}")
     for fmt in args.formats:
         sdk, wire, mock = (_per_call(fmt, args.call, side, args.sse) for side in SIDES)
         added = wire - mock
-        print(f"  {fmt:<20} {sdk:15,.0f}  {added:13,.0f}  {(sdk + added) / sdk:.2f}x")
+        line = f"  {fmt:<20} {sdk:15,.0f}  {added:13,.0f}  {(sdk + added) / sdk:.2f}x"
+        if args.floor:
+            least = _per_call(fmt, args.call, FLOOR, args.sse) - mock
+            line += f"  {least:14,.0f}  {(sdk + least) / sdk:.3f}x"
+        print(line)
 
 
 if __name__ == "__main__":
