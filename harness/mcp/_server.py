@@ -11,6 +11,12 @@ an exec agent is given, ``UNSOLVABLE_TOOLS_URL`` and ``UNSOLVABLE_TOOLS`` (and o
     python -m harness.mcp --http --port 0   # Streamable HTTP; prints its URL, …/mcp
     python -m harness.mcp --http --fd N     # on an inherited listening socket (`McpService`)
 
+Over HTTP the path before ``/mcp`` is passed on to the tools: a client of
+``…/agents/worker-1/mcp`` has its calls forwarded to ``…/agents/worker-1/tools/<name>``, which
+the wire reads as agent ``worker-1``'s (issue 12), so the sub-agents of a multi-agent system each
+connect to their own path of one server. Over stdio the tools URL itself carries the path. The
+server reads no agent's name: the path is the wire's to read.
+
 This module runs in the server's own process and is the only one that imports `mcp`; the
 harness process talks to it over loopback HTTP only.
 """
@@ -25,6 +31,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import anyio
 import httpx2
@@ -52,6 +59,9 @@ HARNESS_SECONDS = 60.0
 harness's own wall ceiling ends a run long before."""
 ERROR_STATUS = 400
 """An HTTP status from the tools at or above this is a failed call (403, 503, 500, ...)."""
+PREFIX = "unsolvable.prefix"
+"""Where `_Prefixed` leaves, in a request's ASGI scope, the path its client gave before
+``/mcp``."""
 
 
 @dataclass(frozen=True)
@@ -102,13 +112,29 @@ def build_server(tools_url: str, specs: Sequence[Mapping[str, Any]], errors: Mcp
     ) -> types.CallToolResult:
         if params.name not in names:  # as a real server answers: the harness is not asked
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
-        response = await client.post(f"{tools_url}/{params.name}", json=params.arguments or {})
+        url = f"{_under(tools_url, _prefix_of(ctx))}/{params.name}"
+        response = await client.post(url, json=params.arguments or {})
         text = response.text
         if response.status_code < ERROR_STATUS:
             return types.CallToolResult(content=_text(text))
         return _encode(errors, _Failed(response.status_code, text))
 
     return Server(SERVER_NAME, version="1", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+def _prefix_of(ctx: ServerRequestContext[Any]) -> str:
+    """The path the HTTP client gave before ``/mcp`` (`_Prefixed`); over stdio, none."""
+    scope = getattr(ctx.request, "scope", None)
+    return str(scope.get(PREFIX, "")) if isinstance(scope, Mapping) else ""
+
+
+def _under(url: str, prefix: str) -> str:
+    """``url`` with ``prefix`` put before its path: ``http://h/tools`` under ``/agents/w`` is
+    ``http://h/agents/w/tools``."""
+    if not prefix:
+        return url
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=prefix + parts.path))
 
 
 def _encode(errors: McpErrors, failed: _Failed) -> types.CallToolResult:
@@ -149,6 +175,22 @@ class _TransportFailures:
         await send({"type": "http.response.body", "body": text})
 
 
+class _Prefixed:
+    """ASGI middleware: a request to ``<prefix>/mcp`` is served as one to ``/mcp``, its prefix
+    kept in the scope for ``tools/call`` to forward under (a client's every request goes to the
+    one URL it was given, so each of its calls carries its prefix)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "") if scope["type"] == "http" else ""
+        if path.endswith(MCP_PATH) and path != MCP_PATH and path.startswith("/"):
+            prefix = path[: -len(MCP_PATH)].rstrip("/")
+            scope = {**scope, "path": MCP_PATH, "raw_path": MCP_PATH.encode(), PREFIX: prefix}
+        await self.app(scope, receive, send)
+
+
 def _is_transport_failure(body: bytes) -> bool:
     try:
         message = json.loads(body)
@@ -161,7 +203,7 @@ def _is_transport_failure(body: bytes) -> bool:
 async def _serve_http(server: Server, listener: socket.socket) -> None:
     app = server.streamable_http_app(streamable_http_path=MCP_PATH, json_response=True)
     config = uvicorn.Config(
-        _TransportFailures(app), log_level="warning", access_log=False, lifespan="on"
+        _Prefixed(_TransportFailures(app)), log_level="warning", access_log=False, lifespan="on"
     )
     await uvicorn.Server(config).serve(sockets=[listener])
 

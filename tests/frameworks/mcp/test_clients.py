@@ -11,6 +11,7 @@ import os
 import subprocess
 from collections.abc import Awaitable, Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -21,8 +22,10 @@ from mcp import Client, MCPError, StdioServerParameters
 
 import harness
 import scenarios
-from harness import Ceilings, McpErrors, Session, TerminationRecord
+from harness import Call, Ceilings, Claim, McpErrors, Session, TerminationRecord, Until
 from harness.mcp._server import TOOL_ERROR
+from harness.wire._agents import agent_url
+from tests import _builders as builders
 from tests.frameworks.mcp._clients import (
     Ran,
     Served,
@@ -246,3 +249,50 @@ def test_the_server_started_by_hand_prints_its_url_and_serves() -> None:
     record, ran = run_with(use)
     assert ran["url"].startswith("http://127.0.0.1:") and ran["url"].endswith("/mcp")
     assert ran["is_error"] is True and record.observed.tool_calls == 1
+
+
+def _notices() -> Until:
+    """Claims as soon as a model call is handed a search result: whose call is handed it shows
+    whose tool call it was. Stateful, so one per run."""
+    return Until(call=Call(name="search"), marker='"results"', then=Claim())
+
+
+@pytest.mark.parametrize("transport", ["http", "stdio"])
+@pytest.mark.parametrize("named", [True, False], ids=["agent-path", "no-agent"])
+def test_a_sub_agents_calls_over_mcp_are_its_own_when_its_path_names_it(
+    transport: str, named: bool
+) -> None:
+    """A client of ``…/agents/worker-1/mcp`` (over stdio: of the server started with the tools
+    URL ``…/agents/worker-1/tools``) calls for ``worker-1``: its result goes to that agent's next
+    model call, not to ``main``'s, as a call through the wire's own agent paths does."""
+    seen: dict[str, Any] = {}
+
+    def agent(session: Session) -> None:
+        with served(session) as (wire, mcp, environ):
+            bound = {
+                **environ,
+                "UNSOLVABLE_TOOLS_URL": agent_url(environ["UNSOLVABLE_TOOLS_URL"], "worker-1"),
+            }
+            if transport == "http":
+                target: Any = agent_url(mcp.url, "worker-1") if named else mcp.url
+            else:
+                command, args = stdio()
+                target = StdioServerParameters(
+                    command=command, args=args, env=bound if named else environ
+                )
+
+            async def use() -> None:
+                async with Client(target) as client:
+                    await client.call_tool("search", {})
+
+            asyncio.run(use())
+            ask = [{"role": "user", "content": session.task}]
+            for name in ("main", "worker-1"):
+                seen[name] = "tool_calls" in session.call_model(ask, session.tools, agent=name)
+            seen["urls"] = [a.url for a in wire.attempts if a.kind == "tool"]
+
+    harness.run(agent, builders.scenario(script=_notices()), ceilings=CEILINGS)
+    assert seen["main"] is named, "main is handed the result only when no agent is named"
+    assert seen["worker-1"] is False, "the script, shared, has noticed the result by then"
+    path = "/agents/worker-1/tools/search" if named else "/tools/search"
+    assert [urlsplit(url).path for url in seen["urls"]] == [path]
