@@ -15,7 +15,8 @@ With ``per_agent=True`` each agent of a multi-agent system keeps a model of its 
 name on the wire, so the record counts its steps apart (``steps_by_agent``, issue 12). With
 ``mcp=True`` the scenario's tools reach the agent as an agent whose tools come from MCP gets
 them: the harness's MCP server (`harness.mcp`) over Streamable HTTP, through the SDK's own
-``MCPServerStreamableHttp`` at its defaults, in place of the agent's own MCP servers.
+``MCPServerStreamableHttp`` at its defaults, in place of the agent's own MCP servers; with both,
+each agent connects on its own path (``…/agents/<name>/mcp``), so its tool calls are its own.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from harness.adapters.kit import (
     partial_from_messages,
 )
 from harness.wire import Wire
+from harness.wire._agents import agent_url
 
 if TYPE_CHECKING:
     from harness.mcp import McpService
@@ -63,6 +65,7 @@ try:
         RunResultStreaming,
     )
     from agents.items import ItemHelpers, RunItem
+    from agents.mcp import MCPServer
     from agents.run_error_handlers import RunErrorHandlerInput, RunErrorHandlers
     from agents.tool import maybe_invoke_function_tool_failure_error_function
     from agents.tool_context import ToolContext
@@ -128,13 +131,17 @@ class AgentBindings:
 
     >>> def build(bind: AgentBindings) -> Agent:                         # doctest: +SKIP
     ...     worker = Agent(name="auditor", model=bind.model("auditor"),
-    ...                    tools=bind.tools("auditor"))
+    ...                    tools=bind.tools("auditor"), mcp_servers=bind.mcp_servers("auditor"))
     ...     return Agent(name="lead", model=bind.model("main"), handoffs=[worker])
     """
 
     session: Session
     wire: Wire
     api: Api
+    mcp_url: str | None = None
+    """The harness's MCP server under ``mcp=True``: the tools come from it, not as functions."""
+    connected: list[MCPServer] = field(default_factory=list)
+    """The MCP servers handed out, which the run connects before its first turn."""
 
     def model(self, agent: str) -> Model:
         """A model whose every call is a step of ``agent`` (``main`` is the session's default:
@@ -142,8 +149,33 @@ class AgentBindings:
         return _wire_model(self.wire, self.api, agent)
 
     def tools(self, agent: str) -> list[FunctionTool]:
-        """The scenario's tools, their results fed to ``agent``'s next model call."""
-        return session_tools(self.session, agent=agent)
+        """The scenario's tools, their results fed to ``agent``'s next model call; none under
+        ``mcp=True``, where `mcp_servers` brings them."""
+        return [] if self.mcp_url is not None else session_tools(self.session, agent=agent)
+
+    def mcp_servers(self, agent: str, **options: Any) -> list[MCPServer]:
+        """Under ``mcp=True``, the harness's MCP server as ``agent``'s own: the SDK's
+        ``MCPServerStreamableHttp`` on the server's path for ``agent``, so its calls are
+        ``agent``'s (``options`` go to it, e.g. ``tool_filter``); none without ``mcp``, where
+        `tools` brings the tools."""
+        if self.mcp_url is None:
+            return []
+        try:
+            url = agent_url(self.mcp_url, agent)
+        except ValueError as contradiction:
+            raise AdapterError(str(contradiction)) from None
+        server = _mcp_server(url, **options)
+        self.connected.append(server)
+        return [server]
+
+
+def _mcp_server(url: str, **options: Any) -> MCPServer:
+    """The SDK's own Streamable HTTP client of the harness's MCP server, at its defaults."""
+    from agents.mcp import MCPServerStreamableHttp
+
+    from harness.mcp import SERVER_NAME
+
+    return MCPServerStreamableHttp(params={"url": url}, name=SERVER_NAME, **options)
 
 
 class _UnboundAgents(ModelProvider):
@@ -183,7 +215,9 @@ class OpenAIAgentsAdapter:
     ``{"transient_failures": 2}`` to watch the openai client's retries counted as transport
     attempts, not steps). ``mcp=True`` hands the scenario's tools over MCP instead of as
     function tools (``build`` is handed no function tools, and the agent it returns gets the
-    harness's MCP server in place of its own); it needs the ``mcp`` extra.
+    harness's MCP server in place of its own; with ``per_agent``, ``bind.tools(name)`` is
+    empty and ``bind.mcp_servers(name)`` is agent ``name``'s connection to that server); it
+    needs the ``mcp`` extra.
 
     >>> harness.run(OpenAIAgentsAdapter(Agent(name="billing", instructions="...")),
     ...             scenarios.get("constant-return/repeat"))            # doctest: +SKIP
@@ -224,11 +258,6 @@ class OpenAIAgentsAdapter:
                 f"{run_config.model!r})): RunConfig.model replaces every agent's own model; "
                 "leave it unset, or drop per_agent"
             )
-        if per_agent and mcp:
-            raise AdapterError(
-                "OpenAIAgentsAdapter(per_agent=True, mcp=True): the MCP server's tool calls "
-                "carry no agent's name, so they cannot be told apart; drop one of the two"
-            )
         self.agent, self.max_turns, self.api, self.streamed = agent, max_turns, api, streamed
         self.per_agent = per_agent
         self.error_handlers = error_handlers
@@ -251,33 +280,42 @@ class OpenAIAgentsAdapter:
     def run(self, session: Session) -> AgentsRun:
         with Wire(session, **self.wire_options) as wire, contextlib.ExitStack() as stack:
             outcome = AgentsRun()
-            agent, config = self._agent_and_config(session, wire)
-            handlers = self._handlers(outcome)
             mcp_url = stack.enter_context(_mcp_service(session, wire)).url if self.mcp else None
+            agent, config, servers = self._agent_and_config(session, wire, mcp_url)
+            handlers = self._handlers(outcome)
+            run = self._run(agent, session, config, handlers, servers)
             try:
-                outcome.result = asyncio.run(self._run(agent, session, config, handlers, mcp_url))
+                outcome.result = asyncio.run(run)
             except MaxTurnsExceeded as error:
                 outcome.max_turns_error = error
             return outcome
 
-    def _agent_and_config(self, session: Session, wire: Wire) -> tuple[Agent[Any], RunConfig]:
-        """The agent to run and its config: one fake model for the whole run, or, per agent,
-        each agent's own (nothing falls back to a real provider)."""
+    def _agent_and_config(
+        self, session: Session, wire: Wire, mcp_url: str | None
+    ) -> tuple[Agent[Any], RunConfig, list[MCPServer]]:
+        """The agent to run, its config and the MCP servers to connect first: one fake model
+        for the whole run, or, per agent, each agent's own (nothing falls back to a real
+        provider)."""
         if self.per_agent:
             build = cast(Callable[[AgentBindings], Agent[Any]], self.agent)
-            agent = build(AgentBindings(session=session, wire=wire, api=self.api))
+            bind = AgentBindings(session=session, wire=wire, api=self.api, mcp_url=mcp_url)
+            agent = build(bind)
             provider = _UnboundAgents(wire, self.api)
             config = dataclasses.replace(
                 self.run_config, model_provider=provider, tracing_disabled=True
             )
-            return agent, config
+            return agent, config, bind.connected
         tools = [] if self.mcp else session_tools(session)
         if isinstance(self.agent, Agent):  # its own MCP servers would be real tools: never used
             agent = self.agent.clone(tools=[*tools], mcp_servers=[])
         else:
             agent = cast(AgentBuilder, self.agent)(tools)
+        servers = [] if mcp_url is None else [_mcp_server(mcp_url)]
+        if mcp_url is not None:
+            agent = agent.clone(mcp_servers=servers)
         model = _wire_model(wire, self.api, None)
-        return agent, dataclasses.replace(self.run_config, model=model, tracing_disabled=True)
+        config = dataclasses.replace(self.run_config, model=model, tracing_disabled=True)
+        return agent, config, servers
 
     def _handlers(self, outcome: AgentsRun) -> RunErrorHandlers[Any] | None:
         """The user's handlers, with ``max_turns`` wrapped to note that it answered."""
@@ -299,18 +337,14 @@ class OpenAIAgentsAdapter:
         session: Session,
         config: RunConfig,
         handlers: RunErrorHandlers[Any] | None,
-        mcp_url: str | None = None,
+        servers: list[MCPServer],
     ) -> RunResult | RunResultStreaming:
-        """The run, on this event loop; with ``mcp_url``, connected to the harness's MCP server
-        first (the SDK's MCP sessions belong to the loop that opened them)."""
-        if mcp_url is None:
-            return await self._turns(agent, session, config, handlers)
-        from agents.mcp import MCPServerStreamableHttp
-
-        from harness.mcp import SERVER_NAME
-
-        async with MCPServerStreamableHttp(params={"url": mcp_url}, name=SERVER_NAME) as server:
-            agent = agent.clone(mcp_servers=[server])
+        """The run, on this event loop, its MCP servers connected first (the SDK's MCP sessions
+        belong to the loop that opened them)."""
+        async with contextlib.AsyncExitStack() as stack:
+            for server in servers:
+                await server.connect()  # type: ignore[no-untyped-call]
+                stack.push_async_callback(server.cleanup)
             return await self._turns(agent, session, config, handlers)
 
     async def _turns(

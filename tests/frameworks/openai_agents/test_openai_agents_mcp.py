@@ -9,15 +9,18 @@ import pytest
 pytest.importorskip("agents")
 pytest.importorskip("mcp")
 
+from typing import Any
+
 from agents import Agent
 from agents.mcp import MCPServerStdio
 
 import harness
 import harness.mcp
 import scenarios
-from harness import AdapterError, Code, Exit
+from harness import AdapterError, Call, Claim, Code, Exit, Until
 from harness._run import ceilings_for
-from harness.adapters.openai_agents import MCP_WALL_SECONDS, OpenAIAgentsAdapter
+from harness.adapters.openai_agents import MCP_WALL_SECONDS, AgentBindings, OpenAIAgentsAdapter
+from tests import _builders as builders
 from tests.frameworks._glue import reported
 
 BILLING = Agent(name="billing", instructions="Do the task with the tools you have.")
@@ -68,9 +71,45 @@ def test_its_wall_ceiling_leaves_room_for_the_servers_start() -> None:
     assert ceilings_for(OpenAIAgentsAdapter(BILLING)).max_wall_seconds == 10.0
 
 
-def test_per_agent_models_and_mcp_cannot_be_combined() -> None:
-    with pytest.raises(AdapterError, match="carry no agent's name"):
-        OpenAIAgentsAdapter(lambda bind: BILLING, per_agent=True, mcp=True)
+def _auditor(bind: AgentBindings) -> Agent[Any]:
+    """One agent, ``auditor``, whatever the mode: its tools as functions, or over MCP."""
+    return Agent(
+        name="auditor",
+        instructions="Do the task with the tools you have.",
+        model=bind.model("auditor"),
+        tools=[*bind.tools("auditor")],
+        mcp_servers=bind.mcp_servers("auditor"),
+    )
+
+
+def test_per_agent_each_agents_calls_over_mcp_are_its_own() -> None:
+    """The script claims once a model call is handed a search result: the auditor's call is
+    handed its own, so the run ends at its second step. Were its MCP calls ``main``'s, it would
+    search on to ``max_turns``."""
+    records = {
+        mcp: harness.run(
+            OpenAIAgentsAdapter(_auditor, per_agent=True, mcp=mcp, max_turns=6),
+            builders.scenario(
+                script=Until(call=Call(name="search"), marker='"results"', then=Claim())
+            ),
+        )
+        for mcp in (True, False)
+    }
+    for record in records.values():
+        assert record.observed.steps_by_agent == {"auditor": 2}
+        assert (record.code, record.observed.tool_calls) == (Code.COMPLETED, 1)
+    assert records[True].observed.tool_calls == records[False].observed.tool_calls
+
+
+def test_per_agent_an_mcp_server_for_a_name_no_url_can_carry_is_refused() -> None:
+    def build(bind: AgentBindings) -> Agent[Any]:
+        return Agent(name="lead", model=bind.model("main"), mcp_servers=bind.mcp_servers("a b"))
+
+    record = harness.run(
+        OpenAIAgentsAdapter(build, per_agent=True, mcp=True),
+        scenarios.get("constant-return/repeat"),
+    )
+    assert "cannot name an agent" in str(record.observed.error)
 
 
 def test_without_the_mcp_package_it_says_which_extra_before_the_run(
@@ -93,3 +132,18 @@ def test_a_builder_is_handed_no_function_tools_and_gets_them_over_mcp() -> None:
     )
     assert handed == [[]]
     assert (record.observed.steps, record.observed.tool_calls) == (10, 10)
+
+
+@pytest.mark.parametrize("mcp", [True, False], ids=["over-mcp", "function-tools"])
+def test_per_agent_the_tools_come_one_way_only(mcp: bool) -> None:
+    handed: dict[str, int] = {}
+
+    def build(bind: AgentBindings) -> Agent[Any]:
+        handed.update(tools=len(bind.tools("auditor")), servers=len(bind.mcp_servers("auditor")))
+        return _auditor(bind)
+
+    harness.run(
+        OpenAIAgentsAdapter(build, per_agent=True, mcp=mcp, max_turns=1),
+        scenarios.get("constant-return/repeat"),
+    )
+    assert handed == ({"tools": 0, "servers": 1} if mcp else {"tools": 2, "servers": 0})
