@@ -9,15 +9,29 @@ item ended there. Those are taken from the previous reading, and only the new it
 members after the conversation are parsed. Anything else (another conversation, an edited one,
 a body this reader does not follow) is parsed whole by ``json.loads``, whose errors are the ones
 the agent sees.
+
+The members around the conversation (the model, the tools, the system prompt) are the same text
+call after call and conversation after conversation, so each text's members are parsed once per
+process (`MEMBERS_MEMO` texts kept) and shared, as the items are: the wire reads them and never
+changes them. A first body's members before the conversation, scalars as SDKs send them, are
+found by one regular expression rather than read one by one (issue 14: at a conversation's first
+call, reading member by member cost as much as a whole ``json.loads``).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Any, NamedTuple
 
 __all__ = ["BodyReader"]
+
+MEMBERS_MEMO = 64
+"""Distinct texts of members kept parsed: a suite's agents send a few each."""
+_STRING = r'"(?:[^"\\]|\\.)*"'
+_SCALAR = rf"(?:{_STRING}|true|false|null|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)"
+_SPACE = r"[ \t\n\r]*"
 
 _scan = json.JSONDecoder().raw_decode
 """One JSON value at an index, with ``json.loads``'s own settings: ``(value, end)``."""
@@ -29,6 +43,22 @@ def _skip(text: str, at: int) -> int:
     match = _space(text, at)
     assert match is not None  # a pattern that matches the empty string always matches
     return match.end()
+
+
+@functools.cache
+def _scalar_head(key: str) -> re.Pattern[str]:
+    """A body's opening up to the value of member ``key``, when the members before it are
+    scalars: group 1 is their text, each with the ``,`` after it."""
+    member = f"{_STRING}{_SPACE}:{_SPACE}{_SCALAR}{_SPACE},{_SPACE}"
+    return re.compile(
+        f"{_SPACE}{{{_SPACE}((?:{member})*){re.escape(json.dumps(key))}{_SPACE}:{_SPACE}"
+    )
+
+
+@functools.lru_cache(maxsize=MEMBERS_MEMO)
+def _members(text: str) -> tuple[tuple[str, Any], ...]:
+    """The members of the object ``text`` (shared: never change them)."""
+    return tuple(json.loads(text).items())
 
 
 class _Unread(Exception):
@@ -82,21 +112,26 @@ class BodyReader:
 
     def _head(self, text: str) -> tuple[tuple[tuple[str, Any], ...], int]:
         """The members before the conversation, and the index of its value."""
+        scalars = _scalar_head(self.key).match(text)
+        if scalars is not None:
+            before = scalars.group(1)  # each member with the comma after it
+            head = _members("{" + before[: before.rindex(",")] + "}") if before else ()
+            return head, scalars.end()
         at = _skip(text, 0)
         if text[at] != "{":
             raise _Unread
-        head: dict[str, Any] = {}
+        members: dict[str, Any] = {}
         at += 1
         while True:
             name, at = _name(text, _skip(text, at))
             if name == self.key:
                 break
-            head[name], at = _scan(text, at)
+            members[name], at = _scan(text, at)
             at = _skip(text, at)
             if text[at] != ",":  # the object ends without the conversation
                 raise _Unread
             at += 1
-        return tuple(head.items()), at
+        return tuple(members.items()), at
 
 
 def _name(text: str, at: int) -> tuple[str, int]:
@@ -110,17 +145,16 @@ def _name(text: str, at: int) -> tuple[str, int]:
     return name, _skip(text, at + 1)
 
 
-def _tail(text: str, at: int) -> dict[str, Any]:
+def _tail(text: str, at: int) -> tuple[tuple[str, Any], ...]:
     """The members after the conversation, from ``at`` (its ``,`` or the object's ``}``): parsed
     in one call, as the object they make with a ``{`` put before them."""
     if text[at] == ",":
         if text[_skip(text, at + 1)] != '"':
             raise _Unread
-        tail: dict[str, Any] = json.loads("{" + text[at + 1 :])
-        return tail
+        return _members("{" + text[at + 1 :])
     if text[at] != "}" or _skip(text, at + 1) != len(text):
         raise _Unread
-    return {}
+    return ()
 
 
 def _before(text: str, at: int) -> int:

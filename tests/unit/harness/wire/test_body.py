@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.wire._body import BodyReader
+from harness.wire._body import BodyReader, _scalar_head
 
 KEY = "messages"
 names = st.text(max_size=6).filter(lambda name: name != KEY)
@@ -125,3 +125,46 @@ def test_a_body_that_only_looks_like_a_continuation_reads_as_json_loads_reads_it
 )
 def test_a_body_it_does_not_follow_reads_as_json_loads_reads_it(body: bytes) -> None:
     assert _loaded(BodyReader(KEY).read, body) == _loaded(json.loads, body)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"s": "a\\"b\\\\", "n": -0.5e-3, "t": true, "z": null, "messages": [1], "x": 1}',
+        b' {\n\t"model" :\r "m" ,\n "messages" : [ ] }',
+        b'{"n": NaN, "messages": []}',
+        b'{"n": 01, "messages": []}',
+        b'{"s": "raw\x01control", "messages": []}',
+        b'{"s": "\\q", "messages": []}',
+        b'{"messag\\u0065s": 3, "messages": [1]}',
+        b'{"a": 1, "a": 2, "messages": [], "a": 3}',
+        b'{"a": {"messages": []}, "messages": [2]}',
+    ],
+)
+def test_the_members_before_the_conversation_read_as_json_loads_reads_them(body: bytes) -> None:
+    assert _loaded(BodyReader(KEY).read, body) == _loaded(json.loads, body)
+
+
+@pytest.mark.parametrize(
+    ("key", "opening"),
+    [
+        ("messages", b'{"model":"gpt-x","stream":false,"messages":['),  # openai, Chat Completions
+        ("input", b'{"model":"gpt-x","stream":true,"input":['),  # openai, Responses
+        ("messages", b'{"max_tokens":256,"messages":['),  # anthropic
+    ],
+)
+def test_the_sdks_openings_are_read_in_one_match(key: str, opening: bytes) -> None:
+    """The SDKs send scalars before the conversation: one regular expression finds its value."""
+    text = opening.decode()
+    match = _scalar_head(key).match(text + "]}")
+    assert match is not None and match.end() == len(text) - 1
+
+
+def test_the_members_around_the_conversation_are_parsed_once_and_shared() -> None:
+    """Another conversation with the same tools gets the same parsed tools: the wire never
+    changes them."""
+    body = b'{"model": "m", "messages": [%d], "tools": [{"name": "search"}]}'
+    first, second = (BodyReader(KEY).read(body % n) for n in (1, 2))
+    assert first["tools"] == [{"name": "search"}]
+    assert second["tools"] is first["tools"]
+    assert second["messages"] == [2]
