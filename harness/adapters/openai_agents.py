@@ -283,9 +283,8 @@ class OpenAIAgentsAdapter:
             mcp_url = stack.enter_context(_mcp_service(session, wire)).url if self.mcp else None
             agent, config, servers = self._agent_and_config(session, wire, mcp_url)
             handlers = self._handlers(outcome)
-            run = self._run(agent, session, config, handlers, servers)
             try:
-                outcome.result = asyncio.run(run)
+                outcome.result = asyncio.run(self._run(agent, session, config, handlers, servers))
             except MaxTurnsExceeded as error:
                 outcome.max_turns_error = error
             return outcome
@@ -310,8 +309,9 @@ class OpenAIAgentsAdapter:
             agent = self.agent.clone(tools=[*tools], mcp_servers=[])
         else:
             agent = cast(AgentBuilder, self.agent)(tools)
-        servers = [] if mcp_url is None else [_mcp_server(mcp_url)]
+        servers = []
         if mcp_url is not None:
+            servers = [_mcp_server(mcp_url)]
             agent = agent.clone(mcp_servers=servers)
         model = _wire_model(wire, self.api, None)
         config = dataclasses.replace(self.run_config, model=model, tracing_disabled=True)
