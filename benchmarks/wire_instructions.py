@@ -117,12 +117,12 @@ def main() -> None:
     print(machine())
     body = "SSE" if args.sse else "JSON"
     print(f"{wire_overhead.SCENARIO}, {body}; instructions of call {args.call}:")
-    floor = f"  {'the floor adds':>14}  ratio" if args.floor else ""
-    print(f"  {'format':<20} {'SDK on the mock':>15}  {'the wire adds':>13}  ratio{floor}")
+    floor = f"  {'the floor adds':>14}  {'ratio':>6}" if args.floor else ""
+    print(f"  {'format':<20} {'SDK on the mock':>15}  {'the wire adds':>13}  {'ratio':>6}{floor}")
     for fmt in args.formats:
         sdk, wire, mock = (_per_call(fmt, args.call, side, args.sse) for side in SIDES)
         added = wire - mock
-        line = f"  {fmt:<20} {sdk:15,.0f}  {added:13,.0f}  {(sdk + added) / sdk:.2f}x"
+        line = f"  {fmt:<20} {sdk:15,.0f}  {added:13,.0f}  {(sdk + added) / sdk:.3f}x"
         if args.floor:
             least = _per_call(fmt, args.call, FLOOR, args.sse) - mock
             line += f"  {least:14,.0f}  {(sdk + least) / sdk:.3f}x"
