@@ -27,8 +27,10 @@ from typing import Any, NamedTuple
 
 __all__ = ["BodyReader"]
 
-MEMBERS_MEMO = 64
-"""Distinct texts of members kept parsed: a suite's agents send a few each."""
+MEMBERS_MEMO = 16
+"""Distinct texts of members kept parsed: a suite's agents send a few each, and a coding agent's
+tools and system prompt can be a hundred kilobytes, so a text that changes every call must not
+keep many."""
 _STRING = r'"(?:[^"\\]|\\.)*"'
 _SCALAR = rf"(?:{_STRING}|true|false|null|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)"
 _SPACE = r"[ \t\n\r]*"
