@@ -406,8 +406,10 @@ def _format_of(path: str) -> WireFormat | None:
 
 
 def _route_key(url: str) -> tuple[str, str]:
-    parts = urlsplit(url)
-    return parts.netloc.lower(), (parts.path or "/").rstrip("/")
+    """A tool route's key, read from its URL as a request's is (`_tool_for`), so that the two
+    compare alike: the host without credentials, lower-cased, and the path."""
+    route = WireRequest(method="POST", url=url)
+    return route.host, route.path.rstrip("/")
 
 
 def _json_object(data: object) -> dict[str, Any]:

@@ -89,6 +89,14 @@ def test_routed_urls_reach_tools_with_query_arguments(session: Session) -> None:
     assert wire.attempts[-1].route == "search_invoices" and session.finish().tool_calls == 1
 
 
+def test_a_routed_url_written_with_credentials_or_capitals_is_the_same_route(
+    session: Session,
+) -> None:
+    wire = Wire(session, tool_routes={"https://user:pw@Billing.Example/api/search/": "search"})
+    wire.httpx2_client().get("https://billing.example/api/search?customer=ACME-0")
+    assert wire.attempts[-1].route == "search" and session.finish().tool_calls == 1
+
+
 def test_a_stray_request_fails_loudly_without_the_key(session: Session) -> None:
     client = Wire(session).httpx2_client(headers={"authorization": "Bearer sk-live-SECRET"})
     with pytest.raises(
