@@ -12,6 +12,7 @@ from typing import Any
 from harness._types import JSON
 from harness.adapters.kit import reply_usage, text_of
 from harness.wire._exchange import WireResponse
+from harness.wire._json_text import string, value
 from harness.wire._turn import Turn, require, tool_calls_of
 
 __all__ = ["ANTHROPIC_MESSAGES"]
@@ -102,6 +103,38 @@ def _blocks(reply: JSON) -> list[JSON]:
     return blocks
 
 
+def _block_texts(reply: JSON) -> list[str]:
+    """`_blocks` as texts. A call's arguments are spliced in as they are: the session writes
+    them as sorted JSON already (`ToolCall.to_openai`)."""
+    blocks = (
+        [f'{{"text": {string(reply["content"])}, "type": "text"}}'] if reply.get("content") else []
+    )
+    for call in tool_calls_of(reply):
+        arguments = call["function"]["arguments"]
+        tool_input = arguments if isinstance(arguments, str) else value(arguments or {})
+        name, identity = value(call["function"]["name"]), value(call["id"])
+        blocks.append(
+            f'{{"id": {identity}, "input": {tool_input}, "name": {name}, "type": "tool_use"}}'
+        )
+    return blocks
+
+
+def _message_text(reply: JSON, turn: Turn, step: int) -> str:
+    """`AnthropicMessages.message` written from a template (`harness.wire._json_text`)."""
+    blocks = _block_texts(reply)
+    stop = "tool_use" if tool_calls_of(reply) else "end_turn"
+    usage = reply_usage(reply)
+    tokens = (
+        '"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, '
+        f'"input_tokens": {usage.input_tokens}, "output_tokens": {usage.output_tokens}'
+    )
+    return (
+        f'{{"content": [{", ".join(blocks)}], "id": "msg_unsolvable_{step}", '
+        f'"model": {string(turn.model)}, "role": "assistant", "stop_reason": "{stop}", '
+        f'"stop_sequence": null, "type": "message", "usage": {{{tokens}}}}}'
+    )
+
+
 class AnthropicMessages:
     """``POST …/v1/messages``."""
 
@@ -113,14 +146,16 @@ class AnthropicMessages:
         return Turn.of(body, _messages(body), _tool_names(body))
 
     def render(self, reply: JSON, turn: Turn, *, step: int) -> WireResponse:
+        if not turn.stream:
+            return WireResponse.json_text(_message_text(reply, turn, step))
+        message = self.message(reply, turn, step=step)
+        return WireResponse.sse(self._events(message, message["content"]))
+
+    def message(self, reply: JSON, turn: Turn, *, step: int) -> JSON:
+        """The message as a dict: what streaming sends in parts, and what `render` writes from
+        its template when it does not stream."""
         blocks = _blocks(reply)
         stop = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
-        message = self._message(turn, step, blocks, stop, reply)
-        if turn.stream:
-            return WireResponse.sse(self._events(message, blocks))
-        return WireResponse.json(message)
-
-    def _message(self, turn: Turn, step: int, blocks: list[JSON], stop: str, reply: JSON) -> JSON:
         usage = reply_usage(reply)
         return {
             "id": f"msg_unsolvable_{step}",

@@ -11,6 +11,7 @@ from typing import Any
 from harness._types import JSON
 from harness.adapters.kit import reply_usage
 from harness.wire._exchange import WireResponse
+from harness.wire._json_text import string, value
 from harness.wire._turn import (
     CREATED,
     Turn,
@@ -40,6 +41,32 @@ def _tool_call(call: JSON) -> JSON:
     return {"id": call["id"], "type": "function", "function": function}
 
 
+def _tool_call_text(call: JSON) -> str:
+    function = (
+        f'{{"arguments": {string(arguments_of(call))}, "name": {value(call["function"]["name"])}}}'
+    )
+    return f'{{"function": {function}, "id": {value(call["id"])}, "type": "function"}}'
+
+
+def _completion(reply: JSON, turn: Turn, step: int) -> str:
+    """`ChatCompletions.completion` written from a template (`harness.wire._json_text`)."""
+    calls = tool_calls_of(reply)
+    usage = reply_usage(reply)
+    said = f'"content": {value(reply.get("content"))}, "refusal": null, "role": "assistant"'
+    if calls:
+        said += f', "tool_calls": [{", ".join(map(_tool_call_text, calls))}]'
+    finish = "tool_calls" if calls else "stop"
+    choice = f'{{"finish_reason": "{finish}", "index": 0, "logprobs": null, "message": {{{said}}}}}'
+    tokens = (
+        f'"completion_tokens": {usage.output_tokens}, "prompt_tokens": {usage.input_tokens}, '
+        f'"total_tokens": {usage.input_tokens + usage.output_tokens}'
+    )
+    return (
+        f'{{"choices": [{choice}], "created": {CREATED}, "id": "chatcmpl-unsolvable-{step}", '
+        f'"model": {string(turn.model)}, "object": "chat.completion", "usage": {{{tokens}}}}}'
+    )
+
+
 class ChatCompletions:
     """``POST …/chat/completions``."""
 
@@ -54,6 +81,10 @@ class ChatCompletions:
     def render(self, reply: JSON, turn: Turn, *, step: int) -> WireResponse:
         if turn.stream:
             return WireResponse.sse(self._chunks(reply, turn, step=step))
+        return WireResponse.json_text(_completion(reply, turn, step))
+
+    def completion(self, reply: JSON, turn: Turn, *, step: int) -> JSON:
+        """The non-streamed body as a dict: what `render` writes from its template."""
         calls = [_tool_call(c) for c in tool_calls_of(reply)]
         message: JSON = {"role": "assistant", "content": reply.get("content"), "refusal": None}
         if calls:
@@ -64,13 +95,11 @@ class ChatCompletions:
             "finish_reason": "tool_calls" if calls else "stop",
             "logprobs": None,
         }
-        return WireResponse.json(
-            {
-                **self._head(turn, step, "chat.completion"),
-                "choices": [choice],
-                "usage": reply_usage(reply).to_openai(),
-            }
-        )
+        return {
+            **self._head(turn, step, "chat.completion"),
+            "choices": [choice],
+            "usage": reply_usage(reply).to_openai(),
+        }
 
     def _head(self, turn: Turn, step: int, kind: str) -> JSON:
         return {

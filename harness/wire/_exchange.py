@@ -102,8 +102,15 @@ class WireResponse:
     def json(
         cls, data: object, *, status: int = 200, headers: Mapping[str, str] | None = None
     ) -> WireResponse:
-        body = sorted_json(data).encode()
-        return cls(status=status, body=body, headers=_headers("application/json", headers or {}))
+        return cls.json_text(sorted_json(data), status=status, headers=headers)
+
+    @classmethod
+    def json_text(
+        cls, text: str, *, status: int = 200, headers: Mapping[str, str] | None = None
+    ) -> WireResponse:
+        """A JSON body already written (`harness.wire._json_text`)."""
+        extra = _JSON_HEADERS if headers is None else _headers("application/json", headers)
+        return cls(status=status, body=text.encode(), headers=extra)
 
     @classmethod
     def text(
@@ -119,6 +126,9 @@ class WireResponse:
 
 def _headers(content_type: str, extra: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     return (("content-type", content_type), *extra.items())
+
+
+_JSON_HEADERS = _headers("application/json", {})
 
 
 def encode_sse(events: Iterable[tuple[str | None, JSON | str]]) -> bytes:

@@ -17,6 +17,7 @@ from typing import Any
 from harness._types import JSON
 from harness.adapters.kit import reply_usage, text_of
 from harness.wire._exchange import WireResponse
+from harness.wire._json_text import shared, string, value
 from harness.wire._turn import (
     CREATED,
     Turn,
@@ -152,6 +153,61 @@ def _output(reply: JSON, step: int, turn: Turn) -> list[JSON]:
     return [*items, *(_call_item(c, namespaced) for c in tool_calls_of(reply))]
 
 
+def _item_text(call: JSON, namespaced: dict[str, tuple[str, str]]) -> str:
+    """`_call_item` as text."""
+    name = call["function"]["name"]
+    namespace, name = namespaced.get(name, (None, name))
+    identity, item = value(call["id"]), string(f"fc_{call['id']}")
+    named = (
+        f'"name": {value(name)}, "namespace": {value(namespace)}'
+        if namespace
+        else (f'"name": {value(name)}')
+    )
+    return (
+        f'{{"arguments": {string(arguments_of(call))}, "call_id": {identity}, '
+        f'"id": {item}, {named}, "status": "completed", '
+        '"type": "function_call"}'
+    )
+
+
+def _response_text(reply: JSON, turn: Turn, step: int) -> str:
+    """`Responses.response`, completed, written from a template (`harness.wire._json_text`)."""
+    body = turn.body
+    output = []
+    if reply.get("content"):
+        text = string(reply["content"])
+        part = f'{{"annotations": [], "logprobs": [], "text": {text}, "type": "output_text"}}'
+        output.append(
+            f'{{"content": [{part}], "id": "msg_unsolvable_{step}", "role": "assistant", '
+            '"status": "completed", "type": "message"}'
+        )
+    calls = tool_calls_of(reply)
+    if calls:
+        namespaced = _namespaced(body)
+        output += (_item_text(call, namespaced) for call in calls)
+    usage = reply_usage(reply)
+    tokens = (
+        f'"input_tokens": {usage.input_tokens}, "input_tokens_details": {{"cache_write_tokens": 0, '
+        f'"cached_tokens": 0}}, "output_tokens": {usage.output_tokens}, "output_tokens_details": '
+        f'{{"reasoning_tokens": 0}}, "total_tokens": {usage.input_tokens + usage.output_tokens}'
+    )
+    parallel = "true" if body.get("parallel_tool_calls", True) else "false"
+    return (
+        f'{{"created_at": {CREATED}, "error": null, "id": {string(response_id(step))}, '
+        f'"incomplete_details": null, "instructions": {shared(body.get("instructions"))}, '
+        f'"max_output_tokens": {value(body.get("max_output_tokens"))}, '
+        f'"metadata": {value(body.get("metadata") or {})}, "model": {string(turn.model)}, '
+        f'"object": "response", "output": [{", ".join(output)}], '
+        f'"parallel_tool_calls": {parallel}, '
+        f'"previous_response_id": {value(body.get("previous_response_id"))}, '
+        f'"status": "completed", "temperature": {value(body.get("temperature"))}, '
+        f'"text": {{"format": {{"type": "text"}}}}, '
+        f'"tool_choice": {value(body.get("tool_choice") or "auto")}, '
+        f'"tools": {shared(body.get("tools") or [])}, "top_p": {value(body.get("top_p"))}, '
+        f'"truncation": "disabled", "usage": {{{tokens}}}}}'
+    )
+
+
 class Responses:
     """``POST …/responses``."""
 
@@ -165,10 +221,14 @@ class Responses:
     def render(self, reply: JSON, turn: Turn, *, step: int) -> WireResponse:
         if turn.stream:
             return WireResponse.sse(self._events(reply, turn, step=step))
-        return WireResponse.json(self._response(turn, step, _output(reply, step, turn), reply))
+        return WireResponse.json_text(_response_text(reply, turn, step))
 
-    def _response(self, turn: Turn, step: int, output: list[JSON], reply: JSON | None) -> JSON:
+    def response(self, reply: JSON | None, turn: Turn, *, step: int) -> JSON:
+        """The response as a dict, completed with ``reply`` or opened without one: what
+        streaming sends in parts, and what `render` writes from its template when it does not
+        stream."""
         body = turn.body
+        output = [] if reply is None else _output(reply, step, turn)
         return {
             "id": response_id(step),
             "object": "response",
@@ -194,7 +254,7 @@ class Responses:
 
     def _events(self, reply: JSON, turn: Turn, *, step: int) -> list[tuple[str | None, Any]]:
         events: list[JSON] = []
-        opening = self._response(turn, step, [], None)
+        opening = self.response(None, turn, step=step)
         events += [
             {"type": "response.created", "response": opening},
             {"type": "response.in_progress", "response": opening},
@@ -204,7 +264,7 @@ class Responses:
         events.append(
             {
                 "type": "response.completed",
-                "response": self._response(turn, step, _output(reply, step, turn), reply),
+                "response": self.response(reply, turn, step=step),
             }
         )
         return [(e["type"], {**e, "sequence_number": n}) for n, e in enumerate(events)]

@@ -1,0 +1,151 @@
+"""Every format writes its non-streamed body from a template (`harness.wire._json_text`): the
+bytes must be the ones `sorted_json` gives for the dict the format streams, whatever the reply
+and the request hold."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from harness._json import sorted_json
+from harness.wire._anthropic import ANTHROPIC_MESSAGES
+from harness.wire._chat import CHAT_COMPLETIONS
+from harness.wire._json_text import SHARED_MEMO, shared, value
+from harness.wire._responses import RESPONSES
+
+TEXT = st.text(max_size=12)
+"""Any characters: quotes, backslashes, control characters and non-ASCII ones included."""
+SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | TEXT
+JSON_VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TEXT, inner, max_size=3),
+    max_leaves=6,
+)
+CALLS = st.lists(
+    st.builds(
+        lambda identity, name, arguments: {
+            "id": identity,
+            "type": "function",
+            "function": {"name": name, "arguments": sorted_json(arguments)},
+        },
+        TEXT,
+        TEXT,
+        st.dictionaries(TEXT, JSON_VALUES, max_size=3),
+    ),
+    max_size=3,
+)
+REPLIES = st.builds(
+    lambda content, calls, prompt, completion: {
+        "role": "assistant",
+        "content": content,
+        **({"tool_calls": calls} if calls else {}),
+        "usage": {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+        },
+    },
+    st.none() | TEXT,
+    CALLS,
+    st.integers(0, 10**6),
+    st.integers(0, 10**6),
+)
+STEPS = st.integers(1, 10**5)
+
+
+@given(reply=REPLIES, model=TEXT, step=STEPS)
+def test_a_chat_completion_is_written_as_its_dict_with_sorted_keys(
+    reply: dict[str, Any], model: str, step: int
+) -> None:
+    turn = CHAT_COMPLETIONS.read({"model": model, "messages": []})
+    written = CHAT_COMPLETIONS.render(reply, turn, step=step).body
+    assert written == sorted_json(CHAT_COMPLETIONS.completion(reply, turn, step=step)).encode()
+
+
+@given(reply=REPLIES, model=TEXT, step=STEPS)
+def test_an_anthropic_message_is_written_as_its_dict_with_sorted_keys(
+    reply: dict[str, Any], model: str, step: int
+) -> None:
+    turn = ANTHROPIC_MESSAGES.read({"model": model, "max_tokens": 9, "messages": []})
+    written = ANTHROPIC_MESSAGES.render(reply, turn, step=step).body
+    assert written == sorted_json(ANTHROPIC_MESSAGES.message(reply, turn, step=step)).encode()
+
+
+OPTIONAL = st.none() | SCALARS
+RESPONSES_BODIES = st.fixed_dictionaries(
+    {"model": TEXT, "input": st.just([])},
+    optional={
+        "instructions": st.none() | TEXT,
+        "tools": st.lists(
+            st.fixed_dictionaries({"type": st.just("function"), "name": TEXT})
+            | st.fixed_dictionaries(
+                {
+                    "type": st.just("namespace"),
+                    "name": st.text(min_size=1, max_size=6),
+                    "tools": st.lists(st.fixed_dictionaries({"name": TEXT}), max_size=2),
+                }
+            ),
+            max_size=3,
+        ),
+        "tool_choice": st.none() | st.sampled_from(["auto", "required"]) | JSON_VALUES,
+        "parallel_tool_calls": st.booleans() | st.none(),
+        "previous_response_id": OPTIONAL,
+        "metadata": st.none() | st.dictionaries(TEXT, TEXT, max_size=2),
+        "temperature": OPTIONAL,
+        "top_p": OPTIONAL,
+        "max_output_tokens": OPTIONAL,
+    },
+)
+
+
+NAMESPACED_CALL = {
+    "role": "assistant",
+    "content": None,
+    "tool_calls": [{"id": "c", "type": "function", "function": {"name": "s", "arguments": "{}"}}],
+    "usage": {"prompt_tokens": 1, "completion_tokens": 1},
+}
+
+
+@given(reply=REPLIES, body=RESPONSES_BODIES, step=STEPS, namespaced=st.booleans())
+@example(
+    reply=NAMESPACED_CALL,
+    body={
+        "model": "m",
+        "input": [],
+        "tools": [{"type": "namespace", "name": "ns", "tools": [{"name": "f"}]}],
+    },
+    step=1,
+    namespaced=True,
+)
+def test_a_responses_response_is_written_as_its_dict_with_sorted_keys(
+    reply: dict[str, Any], body: dict[str, Any], step: int, namespaced: bool
+) -> None:
+    turn = RESPONSES.read(body)
+    functions = [
+        f"{tool['name']}__{inner['name']}"
+        for tool in body.get("tools") or ()
+        if tool["type"] == "namespace"
+        for inner in tool["tools"]
+    ]
+    if namespaced and functions:  # a call to a namespaced function is written back split
+        for call, name in zip(reply.get("tool_calls") or (), functions, strict=False):
+            call["function"]["name"] = name
+    written = RESPONSES.render(reply, turn, step=step).body
+    assert written == sorted_json(RESPONSES.response(reply, turn, step=step)).encode()
+
+
+def test_a_shared_value_is_written_once_per_object_and_never_taken_for_an_equal_one() -> None:
+    tools = [{"name": "search", "strict": True}]
+    assert shared(tools) == sorted_json(tools) and shared(tools) is shared(tools)
+    equal = [{"name": "search", "strict": 1}]  # == tools, but written otherwise
+    assert shared(equal) == value(equal) != shared(tools)
+
+
+def test_the_shared_memo_is_bounded() -> None:
+    from harness.wire import _json_text
+
+    values = [[n] for n in range(3 * SHARED_MEMO)]
+    assert [shared(v) for v in values] == [f"[{n}]" for n in range(3 * SHARED_MEMO)]
+    assert len(_json_text._shared) <= SHARED_MEMO
