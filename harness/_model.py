@@ -14,7 +14,7 @@ from typing import Protocol
 
 from harness._json import canonical_json
 from harness._scripts import FINAL_ANSWER_CLAIM, Script
-from harness._types import JSON, ModelRequest, ModelResponse
+from harness._types import JSON, ModelRequest, ModelResponse, ToolSpec
 
 __all__ = [
     "Model",
@@ -23,6 +23,7 @@ __all__ = [
     "estimate_assistant_tokens",
     "estimate_message_tokens",
     "estimate_tokens",
+    "estimate_tool_tokens",
     "openai_usage",
 ]
 
@@ -87,6 +88,25 @@ def estimate_assistant_tokens(content: str | None, calls: Sequence[JSON]) -> int
                 + len(encode_basestring_ascii(function["name"]))
                 + len(encode_basestring_ascii(call["id"]))
             )
+    return TOKENS_PER_MESSAGE + size // CHARS_PER_TOKEN
+
+
+_TOOL = len('{"function": {"description": , "name": , "parameters": }, "type": "function"}')
+
+
+def estimate_tool_tokens(spec: ToolSpec) -> int:
+    """``estimate_tokens([spec.to_openai()])`` from the lengths of its name and description and
+    the encoding of its parameters alone, without building the entry: a run's first step
+    measures every tool offered (issue 14)."""
+    name, description = spec.name, spec.description
+    if type(name) is not str or type(description) is not str:
+        return estimate_message_tokens(spec.to_openai())
+    size = (
+        _TOOL
+        + len(encode_basestring_ascii(name))
+        + len(encode_basestring_ascii(description))
+        + len(canonical_json(spec.parameters))
+    )
     return TOKENS_PER_MESSAGE + size // CHARS_PER_TOKEN
 
 

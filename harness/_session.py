@@ -20,6 +20,7 @@ from harness._model import (
     estimate_assistant_tokens,
     estimate_message_tokens,
     estimate_tokens,
+    estimate_tool_tokens,
     openai_usage,
 )
 from harness._probes import StagnationProbe
@@ -88,7 +89,9 @@ def _tool_names(tools: Iterable[Any] | None) -> tuple[str, ...]:
     """Accepts `ToolSpec`s, OpenAI tool dicts, ``{"name": ...}`` dicts or plain names."""
     names = []
     for tool in tools or ():
-        if isinstance(tool, ToolSpec):
+        if type(tool) is str:  # what the wire offers: the names it read from the request
+            names.append(tool)
+        elif isinstance(tool, ToolSpec):
             names.append(tool.name)
         elif isinstance(tool, Mapping):
             names.append(str(tool.get("function", tool).get("name", "")))
@@ -389,10 +392,13 @@ class Session:
 
     def _tools_tokens(self, request: ModelRequest) -> int:
         """Tokens of the tool list offered, once per distinct list: it rarely changes."""
-        if request.tools not in self._offered_tokens:
-            offered = [s.to_openai() for s in self._setup.toolbox.specs if s.name in request.tools]
-            self._offered_tokens[request.tools] = estimate_tokens(offered)
-        return self._offered_tokens[request.tools]
+        offered = request.tools
+        tokens = self._offered_tokens.get(offered)
+        if tokens is None:
+            specs = self._setup.toolbox.specs
+            tokens = sum([estimate_tool_tokens(s) for s in specs if s.name in offered])
+            self._offered_tokens[offered] = tokens
+        return tokens
 
     def _overhead_of(self, request: ModelRequest) -> int:
         """The agent's fixed input per call — its system prompt (the leading system or developer

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness import Call, Repeat, ScriptedModel, ToolCall, _model
+import scenarios
+from harness import Call, Repeat, ScriptedModel, ToolCall, ToolSpec, _model
 from harness._json import canonical_json
 from harness._model import (
     CHARS_PER_TOKEN,
@@ -19,6 +20,7 @@ from harness._model import (
     estimate_assistant_tokens,
     estimate_message_tokens,
     estimate_tokens,
+    estimate_tool_tokens,
 )
 from harness._scripts import FINAL_ANSWER_CLAIM, Perturbed
 from tests import _builders as b
@@ -86,6 +88,28 @@ def test_the_assistant_estimate_is_the_estimate_of_the_message_it_builds(
     if sent:
         message["tool_calls"] = sent
     assert estimate_assistant_tokens(content, sent) == estimate_tokens([message])
+
+
+schemas = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | texts,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(texts, inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@given(texts, texts, st.dictionaries(texts, schemas, max_size=4))
+def test_a_tool_is_estimated_as_its_chat_completions_entry(
+    name: str, description: str, parameters: dict[str, Any]
+) -> None:
+    spec = ToolSpec(name=name, description=description, parameters=parameters)
+    assert estimate_tool_tokens(spec) == estimate_tokens([spec.to_openai()])
+
+
+def test_every_tool_of_the_library_is_estimated_as_its_entry() -> None:
+    specs = [s for scenario in scenarios.select() for s in scenario.build(0).toolbox.specs]
+    assert specs and all(estimate_tool_tokens(s) == estimate_tokens([s.to_openai()]) for s in specs)
+    for odd in (ToolSpec(name=3, description=""), ToolSpec(name="x", description=None)):  # type: ignore[arg-type]
+        assert estimate_tool_tokens(odd) == estimate_tokens([odd.to_openai()])
 
 
 message_values = texts | st.none() | st.integers() | st.lists(texts, max_size=2)
