@@ -57,9 +57,12 @@ def _address(url: str) -> _Address:
     return _Address(netloc.lower(), parts.path or "/", parts.query, safe_url)
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(kw_only=True, slots=True)
 class WireRequest:
-    """One HTTP request as the fake wire sees it; headers are used for matching only."""
+    """One HTTP request as the fake wire sees it; headers are used for matching only.
+
+    Slotted, not frozen: the wire makes one every call, and a frozen dataclass costs twice as
+    much to build (issue 14: these four were 23,000 instructions of a call)."""
 
     method: str
     url: str
@@ -90,9 +93,12 @@ class WireRequest:
         return json.loads(self.body) if self.body.strip() else None
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(kw_only=True, slots=True)
 class WireResponse:
-    """What the fake wire answers: a status, headers and the whole body (SSE included)."""
+    """What the fake wire answers: a status, headers and the whole body (SSE included).
+
+    Slotted, not frozen: the wire makes one every call, and a frozen dataclass costs twice as
+    much to build (issue 14: these four were 23,000 instructions of a call)."""
 
     status: int
     body: bytes

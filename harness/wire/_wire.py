@@ -61,9 +61,12 @@ TRANSIENT_RETRY_AFTER_MS = "1"
 retried request costs a millisecond instead of the SDKs' default half-second back-off."""
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(kw_only=True, slots=True)
 class Attempt:
-    """One HTTP request the wire answered (or refused), as the harness keeps it."""
+    """One HTTP request the wire answered (or refused), as the harness keeps it.
+
+    Slotted, not frozen: the wire makes one every call, and a frozen dataclass costs twice as
+    much to build (issue 14: these four were 23,000 instructions of a call)."""
 
     kind: str
     """``model``, ``tool`` or ``stray``."""
