@@ -49,7 +49,7 @@ def _tool_call_text(call: JSON) -> str:
 
 
 def _completion(reply: JSON, turn: Turn, step: int) -> str:
-    """`ChatCompletions.completion` written from a template (`harness.wire._json_text`)."""
+    """The completion written from a template (`harness.wire._json_text`)."""
     calls = tool_calls_of(reply)
     usage = reply_usage(reply)
     said = f'"content": {value(reply.get("content"))}, "refusal": null, "role": "assistant"'
@@ -82,24 +82,6 @@ class ChatCompletions:
         if turn.stream:
             return WireResponse.sse(self._chunks(reply, turn, step=step))
         return WireResponse.json_text(_completion(reply, turn, step))
-
-    def completion(self, reply: JSON, turn: Turn, *, step: int) -> JSON:
-        """The non-streamed body as a dict: what `render` writes from its template."""
-        calls = [_tool_call(c) for c in tool_calls_of(reply)]
-        message: JSON = {"role": "assistant", "content": reply.get("content"), "refusal": None}
-        if calls:
-            message["tool_calls"] = calls
-        choice = {
-            "index": 0,
-            "message": message,
-            "finish_reason": "tool_calls" if calls else "stop",
-            "logprobs": None,
-        }
-        return {
-            **self._head(turn, step, "chat.completion"),
-            "choices": [choice],
-            "usage": reply_usage(reply).to_openai(),
-        }
 
     def _head(self, turn: Turn, step: int, kind: str) -> JSON:
         return {

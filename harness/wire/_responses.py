@@ -107,17 +107,6 @@ def _tool_names(body: JSON) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _usage(reply: JSON) -> JSON:
-    usage = reply_usage(reply)
-    return {
-        "input_tokens": usage.input_tokens,
-        "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
-        "output_tokens": usage.output_tokens,
-        "output_tokens_details": {"reasoning_tokens": 0},
-        "total_tokens": usage.input_tokens + usage.output_tokens,
-    }
-
-
 def _text_part(text: str) -> JSON:
     return {"type": "output_text", "text": text, "annotations": [], "logprobs": []}
 
@@ -170,27 +159,34 @@ def _item_text(call: JSON, namespaced: dict[str, tuple[str, str]]) -> str:
     )
 
 
-def _response_text(reply: JSON, turn: Turn, step: int) -> str:
-    """`Responses.response`, completed, written from a template (`harness.wire._json_text`)."""
+def _response_text(reply: JSON | None, turn: Turn, step: int) -> str:
+    """The response, completed with ``reply`` or opened without one (as streaming first sends
+    it), written from a template (`harness.wire._json_text`)."""
     body = turn.body
     output = []
-    if reply.get("content"):
+    if reply is not None and reply.get("content"):
         text = string(reply["content"])
         part = f'{{"annotations": [], "logprobs": [], "text": {text}, "type": "output_text"}}'
         output.append(
             f'{{"content": [{part}], "id": "msg_unsolvable_{step}", "role": "assistant", '
             '"status": "completed", "type": "message"}'
         )
-    calls = tool_calls_of(reply)
+    calls = [] if reply is None else tool_calls_of(reply)
     if calls:
         namespaced = _namespaced(body)
         output += (_item_text(call, namespaced) for call in calls)
-    usage = reply_usage(reply)
-    tokens = (
-        f'"input_tokens": {usage.input_tokens}, "input_tokens_details": {{"cache_write_tokens": 0, '
-        f'"cached_tokens": 0}}, "output_tokens": {usage.output_tokens}, "output_tokens_details": '
-        f'{{"reasoning_tokens": 0}}, "total_tokens": {usage.input_tokens + usage.output_tokens}'
-    )
+    status, tokens = "in_progress", "null"
+    if reply is not None:
+        usage = reply_usage(reply)
+        status, tokens = (
+            "completed",
+            (
+                f'{{"input_tokens": {usage.input_tokens}, "input_tokens_details": '
+                f'{{"cache_write_tokens": 0, "cached_tokens": 0}}, "output_tokens": '
+                f'{usage.output_tokens}, "output_tokens_details": {{"reasoning_tokens": 0}}, '
+                f'"total_tokens": {usage.input_tokens + usage.output_tokens}}}'
+            ),
+        )
     parallel = "true" if body.get("parallel_tool_calls", True) else "false"
     return (
         f'{{"created_at": {CREATED}, "error": null, "id": {string(response_id(step))}, '
@@ -200,12 +196,17 @@ def _response_text(reply: JSON, turn: Turn, step: int) -> str:
         f'"object": "response", "output": [{", ".join(output)}], '
         f'"parallel_tool_calls": {parallel}, '
         f'"previous_response_id": {value(body.get("previous_response_id"))}, '
-        f'"status": "completed", "temperature": {value(body.get("temperature"))}, '
+        f'"status": "{status}", "temperature": {value(body.get("temperature"))}, '
         f'"text": {{"format": {{"type": "text"}}}}, '
         f'"tool_choice": {value(body.get("tool_choice") or "auto")}, '
         f'"tools": {shared(body.get("tools") or [])}, "top_p": {value(body.get("top_p"))}, '
-        f'"truncation": "disabled", "usage": {{{tokens}}}}}'
+        f'"truncation": "disabled", "usage": {tokens}}}'
     )
+
+
+def _response_event(kind: str, response: str, number: int) -> tuple[str, str]:
+    """An event carrying a whole response, written around its text."""
+    return kind, f'{{"response": {response}, "sequence_number": {number}, "type": "{kind}"}}'
 
 
 class Responses:
@@ -223,51 +224,18 @@ class Responses:
             return WireResponse.sse(self._events(reply, turn, step=step))
         return WireResponse.json_text(_response_text(reply, turn, step))
 
-    def response(self, reply: JSON | None, turn: Turn, *, step: int) -> JSON:
-        """The response as a dict, completed with ``reply`` or opened without one: what
-        streaming sends in parts, and what `render` writes from its template when it does not
-        stream."""
-        body = turn.body
-        output = [] if reply is None else _output(reply, step, turn)
-        return {
-            "id": response_id(step),
-            "object": "response",
-            "created_at": CREATED,
-            "status": "completed" if reply is not None else "in_progress",
-            "model": turn.model,
-            "output": output,
-            "usage": _usage(reply) if reply is not None else None,
-            "instructions": body.get("instructions"),
-            "tools": body.get("tools") or [],
-            "tool_choice": body.get("tool_choice") or "auto",
-            "parallel_tool_calls": bool(body.get("parallel_tool_calls", True)),
-            "previous_response_id": body.get("previous_response_id"),
-            "metadata": body.get("metadata") or {},
-            "temperature": body.get("temperature"),
-            "top_p": body.get("top_p"),
-            "max_output_tokens": body.get("max_output_tokens"),
-            "text": {"format": {"type": "text"}},
-            "truncation": "disabled",
-            "error": None,
-            "incomplete_details": None,
-        }
-
     def _events(self, reply: JSON, turn: Turn, *, step: int) -> list[tuple[str | None, Any]]:
-        events: list[JSON] = []
-        opening = self.response(None, turn, step=step)
-        events += [
-            {"type": "response.created", "response": opening},
-            {"type": "response.in_progress", "response": opening},
+        opening = _response_text(None, turn, step)
+        events: list[tuple[str | None, Any]] = [
+            _response_event("response.created", opening, 0),
+            _response_event("response.in_progress", opening, 1),
         ]
         for index, item in enumerate(_output(reply, step, turn)):
-            events += _item_events(item, index)
-        events.append(
-            {
-                "type": "response.completed",
-                "response": self.response(reply, turn, step=step),
-            }
-        )
-        return [(e["type"], {**e, "sequence_number": n}) for n, e in enumerate(events)]
+            for e in _item_events(item, index):
+                events.append((e["type"], {**e, "sequence_number": len(events)}))
+        completed = _response_text(reply, turn, step)
+        events.append(_response_event("response.completed", completed, len(events)))
+        return events
 
     def error(self, status: int, message: str) -> WireResponse:
         return openai_error(status, message)

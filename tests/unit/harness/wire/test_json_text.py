@@ -1,6 +1,6 @@
-"""Every format writes its non-streamed body from a template (`harness.wire._json_text`): the
-bytes must be the ones `sorted_json` gives for the dict the format streams, whatever the reply
-and the request hold."""
+"""Every format writes its non-streamed body (and the Responses API its streamed responses) from
+a template (`harness.wire._json_text`): the bytes must be the ones `sorted_json` gives for the
+body as a dict, written here as the APIs document it, whatever the reply and the request hold."""
 
 from __future__ import annotations
 
@@ -10,10 +10,13 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from harness._json import sorted_json
+from harness.adapters.kit import reply_usage
 from harness.wire._anthropic import ANTHROPIC_MESSAGES
-from harness.wire._chat import CHAT_COMPLETIONS
+from harness.wire._chat import CHAT_COMPLETIONS, _tool_call
+from harness.wire._exchange import encode_sse
 from harness.wire._json_text import SHARED_MEMO, shared, value
-from harness.wire._responses import RESPONSES
+from harness.wire._responses import RESPONSES, _item_events, _output, response_id
+from harness.wire._turn import CREATED, Turn, tool_calls_of
 
 TEXT = st.text(max_size=12)
 """Any characters: quotes, backslashes, control characters and non-ASCII ones included."""
@@ -55,13 +58,78 @@ REPLIES = st.builds(
 STEPS = st.integers(1, 10**5)
 
 
+def _completion(reply: dict[str, Any], turn: Turn, step: int) -> dict[str, Any]:
+    calls = [_tool_call(c) for c in tool_calls_of(reply)]
+    message: dict[str, Any] = {"role": "assistant", "content": reply.get("content")}
+    message["refusal"] = None
+    if calls:
+        message["tool_calls"] = calls
+    finish = "tool_calls" if calls else "stop"
+    return {
+        "id": f"chatcmpl-unsolvable-{step}",
+        "object": "chat.completion",
+        "created": CREATED,
+        "model": turn.model,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+        "usage": reply_usage(reply).to_openai(),
+    }
+
+
+def _response(reply: dict[str, Any] | None, turn: Turn, step: int) -> dict[str, Any]:
+    body = turn.body
+    usage = None
+    if reply is not None:
+        counts = reply_usage(reply)
+        usage = {
+            "input_tokens": counts.input_tokens,
+            "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+            "output_tokens": counts.output_tokens,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": counts.input_tokens + counts.output_tokens,
+        }
+    return {
+        "id": response_id(step),
+        "object": "response",
+        "created_at": CREATED,
+        "status": "completed" if reply is not None else "in_progress",
+        "model": turn.model,
+        "output": [] if reply is None else _output(reply, step, turn),
+        "usage": usage,
+        "instructions": body.get("instructions"),
+        "tools": body.get("tools") or [],
+        "tool_choice": body.get("tool_choice") or "auto",
+        "parallel_tool_calls": bool(body.get("parallel_tool_calls", True)),
+        "previous_response_id": body.get("previous_response_id"),
+        "metadata": body.get("metadata") or {},
+        "temperature": body.get("temperature"),
+        "top_p": body.get("top_p"),
+        "max_output_tokens": body.get("max_output_tokens"),
+        "text": {"format": {"type": "text"}},
+        "truncation": "disabled",
+        "error": None,
+        "incomplete_details": None,
+    }
+
+
+def _response_events(reply: dict[str, Any], turn: Turn, step: int) -> bytes:
+    opening = _response(None, turn, step)
+    events = [
+        {"type": "response.created", "response": opening},
+        {"type": "response.in_progress", "response": opening},
+    ]
+    for index, item in enumerate(_output(reply, step, turn)):
+        events += _item_events(item, index)
+    events.append({"type": "response.completed", "response": _response(reply, turn, step)})
+    return encode_sse((e["type"], {**e, "sequence_number": n}) for n, e in enumerate(events))
+
+
 @given(reply=REPLIES, model=TEXT, step=STEPS)
 def test_a_chat_completion_is_written_as_its_dict_with_sorted_keys(
     reply: dict[str, Any], model: str, step: int
 ) -> None:
     turn = CHAT_COMPLETIONS.read({"model": model, "messages": []})
     written = CHAT_COMPLETIONS.render(reply, turn, step=step).body
-    assert written == sorted_json(CHAT_COMPLETIONS.completion(reply, turn, step=step)).encode()
+    assert written == sorted_json(_completion(reply, turn, step)).encode()
 
 
 @given(reply=REPLIES, model=TEXT, step=STEPS)
@@ -119,7 +187,7 @@ NAMESPACED_CALL = {
     step=1,
     namespaced=True,
 )
-def test_a_responses_response_is_written_as_its_dict_with_sorted_keys(
+def test_a_responses_response_and_its_stream_are_written_as_their_dicts_with_sorted_keys(
     reply: dict[str, Any], body: dict[str, Any], step: int, namespaced: bool
 ) -> None:
     turn = RESPONSES.read(body)
@@ -133,7 +201,9 @@ def test_a_responses_response_is_written_as_its_dict_with_sorted_keys(
         for call, name in zip(reply.get("tool_calls") or (), functions, strict=False):
             call["function"]["name"] = name
     written = RESPONSES.render(reply, turn, step=step).body
-    assert written == sorted_json(RESPONSES.response(reply, turn, step=step)).encode()
+    assert written == sorted_json(_response(reply, turn, step)).encode()
+    streamed = RESPONSES.render(reply, RESPONSES.read({**body, "stream": True}), step=step).body
+    assert streamed == _response_events(reply, turn, step)
 
 
 def test_a_shared_value_is_written_once_per_object_and_never_taken_for_an_equal_one() -> None:
