@@ -144,18 +144,42 @@ def _output(reply: JSON, step: int, turn: Turn) -> list[JSON]:
 
 def _item_text(call: JSON, namespaced: dict[str, tuple[str, str]]) -> str:
     """`_call_item` as text."""
-    name = call["function"]["name"]
-    namespace, name = namespaced.get(name, (None, name))
-    identity, item = value(call["id"]), string(f"fc_{call['id']}")
-    named = (
-        f'"name": {value(name)}, "namespace": {value(namespace)}'
-        if namespace
-        else (f'"name": {value(name)}')
-    )
+    namespace, name = namespaced.get(call["function"]["name"], (None, call["function"]["name"]))
+    item = string(f"fc_{call['id']}")
+    named = f'"name": {value(name)}'
+    if namespace:
+        named += f', "namespace": {value(namespace)}'
     return (
-        f'{{"arguments": {string(arguments_of(call))}, "call_id": {identity}, '
+        f'{{"arguments": {string(arguments_of(call))}, "call_id": {value(call["id"])}, '
         f'"id": {item}, {named}, "status": "completed", '
         '"type": "function_call"}'
+    )
+
+
+def _output_text(reply: JSON, step: int, body: JSON) -> str:
+    """`_output` as text."""
+    items = []
+    if reply.get("content"):
+        text = string(reply["content"])
+        part = f'{{"annotations": [], "logprobs": [], "text": {text}, "type": "output_text"}}'
+        items.append(
+            f'{{"content": [{part}], "id": "msg_unsolvable_{step}", "role": "assistant", '
+            '"status": "completed", "type": "message"}'
+        )
+    calls = tool_calls_of(reply)
+    if calls:
+        namespaced = _namespaced(body)
+        items += (_item_text(call, namespaced) for call in calls)
+    return ", ".join(items)
+
+
+def _usage_text(reply: JSON) -> str:
+    usage = reply_usage(reply)
+    return (
+        f'{{"input_tokens": {usage.input_tokens}, "input_tokens_details": '
+        f'{{"cache_write_tokens": 0, "cached_tokens": 0}}, "output_tokens": '
+        f'{usage.output_tokens}, "output_tokens_details": {{"reasoning_tokens": 0}}, '
+        f'"total_tokens": {usage.input_tokens + usage.output_tokens}}}'
     )
 
 
@@ -163,44 +187,23 @@ def _response_text(reply: JSON | None, turn: Turn, step: int) -> str:
     """The response, completed with ``reply`` or opened without one (as streaming first sends
     it), written from a template (`harness.wire._json_text`)."""
     body = turn.body
-    output = []
-    if reply is not None and reply.get("content"):
-        text = string(reply["content"])
-        part = f'{{"annotations": [], "logprobs": [], "text": {text}, "type": "output_text"}}'
-        output.append(
-            f'{{"content": [{part}], "id": "msg_unsolvable_{step}", "role": "assistant", '
-            '"status": "completed", "type": "message"}'
-        )
-    calls = [] if reply is None else tool_calls_of(reply)
-    if calls:
-        namespaced = _namespaced(body)
-        output += (_item_text(call, namespaced) for call in calls)
-    status, tokens = "in_progress", "null"
+    output, status, usage = "", "in_progress", "null"
     if reply is not None:
-        usage = reply_usage(reply)
-        status, tokens = (
-            "completed",
-            (
-                f'{{"input_tokens": {usage.input_tokens}, "input_tokens_details": '
-                f'{{"cache_write_tokens": 0, "cached_tokens": 0}}, "output_tokens": '
-                f'{usage.output_tokens}, "output_tokens_details": {{"reasoning_tokens": 0}}, '
-                f'"total_tokens": {usage.input_tokens + usage.output_tokens}}}'
-            ),
-        )
+        output, status, usage = _output_text(reply, step, body), "completed", _usage_text(reply)
     parallel = "true" if body.get("parallel_tool_calls", True) else "false"
     return (
         f'{{"created_at": {CREATED}, "error": null, "id": {string(response_id(step))}, '
         f'"incomplete_details": null, "instructions": {shared(body.get("instructions"))}, '
         f'"max_output_tokens": {value(body.get("max_output_tokens"))}, '
         f'"metadata": {value(body.get("metadata") or {})}, "model": {string(turn.model)}, '
-        f'"object": "response", "output": [{", ".join(output)}], '
+        f'"object": "response", "output": [{output}], '
         f'"parallel_tool_calls": {parallel}, '
         f'"previous_response_id": {value(body.get("previous_response_id"))}, '
         f'"status": "{status}", "temperature": {value(body.get("temperature"))}, '
         f'"text": {{"format": {{"type": "text"}}}}, '
         f'"tool_choice": {value(body.get("tool_choice") or "auto")}, '
         f'"tools": {shared(body.get("tools") or [])}, "top_p": {value(body.get("top_p"))}, '
-        f'"truncation": "disabled", "usage": {tokens}}}'
+        f'"truncation": "disabled", "usage": {usage}}}'
     )
 
 
