@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.wire._body import BodyReader, _scalar_head
+from harness.wire._body import BodyReader, _opening
 
 KEY = "messages"
 names = st.text(max_size=6).filter(lambda name: name != KEY)
@@ -130,6 +130,14 @@ def test_a_body_that_only_looks_like_a_continuation_reads_as_json_loads_reads_it
         b'{"messag\\u0065s": 3, "messages": [1]}',
         b'{"a": 1, "a": 2, "messages": [], "a": 3}',
         b'{"a": {"messages": []}, "messages": [2]}',
+        b'{"a": {"b": 1, "messages": []}, "messages": [2]}',
+        b'{"a": ["messages", 1], "messages": [2]}',
+        b'{"a": "x\\"messages\\": [1]", "messages": [2]}',
+        b'{"a": "x, "messages": [2]}',
+        b'{"a": 1,, "messages": [2]}',
+        b'{"a": 1, "messages" [2]}',
+        b'{"a": 1, "messages"',
+        b'{"a": {"b": [1, {"c": 2}]}, "messages": [2], "z": {"messages": 3}}',
     ],
 )
 def test_a_first_body_reads_as_json_loads_reads_it(body: bytes) -> None:
@@ -145,11 +153,15 @@ def test_a_first_body_reads_as_json_loads_reads_it(body: bytes) -> None:
         ("messages", b'{"max_tokens":256,"messages":['),  # anthropic
     ],
 )
-def test_the_sdks_openings_are_read_in_one_match(key: str, opening: bytes) -> None:
-    """The SDKs send scalars before the conversation: one regular expression finds its value."""
-    text = opening.decode()
-    match = _scalar_head(key).match(text + "]}")
-    assert match is not None and match.end() == len(text) - 1
+def test_the_sdks_openings_are_read_in_one_parse(key: str, opening: bytes) -> None:
+    """The members before the conversation are found where its key first appears, and its
+    value where they end."""
+    text = opening.decode() + "]}"
+    found = _opening(text, key)
+    assert found is not None
+    head, at = found
+    assert dict(head) == {k: v for k, v in json.loads(text).items() if k != key}
+    assert text[at] == "["
 
 
 def test_the_members_around_the_conversation_are_parsed_once_and_shared() -> None:
