@@ -6,6 +6,7 @@ Python call, later the wire formats) goes through the same step and token accoun
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -92,22 +93,42 @@ def estimate_assistant_tokens(content: str | None, calls: Sequence[JSON]) -> int
 
 
 _TOOL = len('{"function": {"description": , "name": , "parameters": }, "type": "function"}')
+TOOL_MEMO = 256
+"""Tools whose estimate the process keeps: a suite's runs offer the same few specs."""
+_measured: dict[int, tuple[ToolSpec, JSON, int]] = {}
+"""By the spec's identity (the spec is held, so no other can take its id): the spec, a copy of
+its parameters as they were measured, and its tokens."""
 
 
 def estimate_tool_tokens(spec: ToolSpec) -> int:
     """``estimate_tokens([spec.to_openai()])`` from the lengths of its name and description and
     the encoding of its parameters alone, without building the entry: a run's first step
-    measures every tool offered (issue 14)."""
+    measures every tool offered (issue 14).
+
+    Kept per spec for the process (`TOOL_MEMO`), since every run's first step measures the
+    tools it offers and encoding a schema was a quarter of that step: reused while the spec's
+    parameters still equal the copy taken when they were measured, as a script's arguments
+    are (`ToolCall.to_openai`); the name and description of a frozen spec cannot change."""
+    known = _measured.get(id(spec))
+    if known is not None and known[1] == spec.parameters:
+        return known[2]
     name, description = spec.name, spec.description
     if type(name) is not str or type(description) is not str:
         return estimate_message_tokens(spec.to_openai())
+    parameters = canonical_json(spec.parameters)
     size = (
         _TOOL
         + len(encode_basestring_ascii(name))
         + len(encode_basestring_ascii(description))
-        + len(canonical_json(spec.parameters))
+        + len(parameters)
     )
-    return TOKENS_PER_MESSAGE + size // CHARS_PER_TOKEN
+    tokens = TOKENS_PER_MESSAGE + size // CHARS_PER_TOKEN
+    measured = json.loads(parameters)  # a deep copy, for a schema of JSON values
+    if measured == spec.parameters:  # anything else (written with str) is measured every time
+        if len(_measured) >= TOOL_MEMO:
+            _measured.clear()
+        _measured[id(spec)] = (spec, measured, tokens)
+    return tokens
 
 
 @dataclass(frozen=True, kw_only=True)

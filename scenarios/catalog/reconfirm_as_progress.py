@@ -6,7 +6,7 @@ world does not.
 
 from __future__ import annotations
 
-from functools import partial
+from functools import cache, partial
 from typing import Any
 
 from fake_tools import FakeWorld, Tool, constant_tool, requires
@@ -26,7 +26,10 @@ CHECKS: dict[str, dict[str, Any]] = {
 }
 
 
+@cache
 def _spec(name: str) -> ToolSpec:
+    """One spec per name, built once: every build offers the same object, whose estimate the
+    session keeps (`estimate_tool_tokens`)."""
     return ToolSpec(
         name=name,
         description="Confirm that a precondition still holds.",

@@ -105,6 +105,21 @@ def test_a_tool_is_estimated_as_its_chat_completions_entry(
     assert estimate_tool_tokens(spec) == estimate_tokens([spec.to_openai()])
 
 
+def test_a_tool_measured_before_is_measured_again_once_its_parameters_change() -> None:
+    """The estimate is kept per spec, but only while its parameters are what was measured."""
+    parameters: dict[str, Any] = {"type": "object", "properties": {"q": {"type": "string"}}}
+    spec = ToolSpec(name="search", description="finds", parameters=parameters)
+    first = estimate_tool_tokens(spec)
+    assert estimate_tool_tokens(spec) == first == estimate_tokens([spec.to_openai()])
+    parameters["properties"]["q"]["description"] = "what to look for, in a long sentence"
+    assert estimate_tool_tokens(spec) == estimate_tokens([spec.to_openai()]) > first
+    del parameters["properties"]["q"]
+    assert estimate_tool_tokens(spec) == estimate_tokens([spec.to_openai()]) < first
+    odd = ToolSpec(name="odd", description="", parameters={"enum": ("a", "b"), "x": object})
+    for _ in range(2):  # not JSON: written with str, and measured every time
+        assert estimate_tool_tokens(odd) == estimate_tokens([odd.to_openai()])
+
+
 def test_every_tool_of_the_library_is_estimated_as_its_entry() -> None:
     specs = [s for scenario in scenarios.select() for s in scenario.build(0).toolbox.specs]
     assert specs and all(estimate_tool_tokens(s) == estimate_tokens([s.to_openai()]) for s in specs)
