@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from harness._types import JSON
-from harness.adapters.kit import reply_usage, text_of
+from harness.adapters.kit import reply_tokens, reply_usage, text_of
 from harness.wire._exchange import WireResponse
 from harness.wire._json_text import string, value
 from harness.wire._turn import Turn, require, tool_calls_of
@@ -123,10 +123,10 @@ def _message_text(reply: JSON, turn: Turn, step: int) -> str:
     """`AnthropicMessages.message` written from a template (`harness.wire._json_text`)."""
     blocks = _block_texts(reply)
     stop = "tool_use" if tool_calls_of(reply) else "end_turn"
-    usage = reply_usage(reply)
+    input_tokens, output_tokens = reply_tokens(reply)
     tokens = (
         '"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, '
-        f'"input_tokens": {usage.input_tokens}, "output_tokens": {usage.output_tokens}'
+        f'"input_tokens": {input_tokens}, "output_tokens": {output_tokens}'
     )
     return (
         f'{{"content": [{", ".join(blocks)}], "id": "msg_unsolvable_{step}", '

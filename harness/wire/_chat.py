@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness._types import JSON
-from harness.adapters.kit import reply_usage
+from harness.adapters.kit import reply_tokens, reply_usage
 from harness.wire._exchange import WireResponse
 from harness.wire._json_text import string, value
 from harness.wire._turn import (
@@ -51,15 +51,15 @@ def _tool_call_text(call: JSON) -> str:
 def _completion(reply: JSON, turn: Turn, step: int) -> str:
     """The completion written from a template (`harness.wire._json_text`)."""
     calls = tool_calls_of(reply)
-    usage = reply_usage(reply)
+    input_tokens, output_tokens = reply_tokens(reply)
     said = f'"content": {value(reply.get("content"))}, "refusal": null, "role": "assistant"'
     if calls:
         said += f', "tool_calls": [{", ".join(map(_tool_call_text, calls))}]'
     finish = "tool_calls" if calls else "stop"
     choice = f'{{"finish_reason": "{finish}", "index": 0, "logprobs": null, "message": {{{said}}}}}'
     tokens = (
-        f'"completion_tokens": {usage.output_tokens}, "prompt_tokens": {usage.input_tokens}, '
-        f'"total_tokens": {usage.input_tokens + usage.output_tokens}'
+        f'"completion_tokens": {output_tokens}, "prompt_tokens": {input_tokens}, '
+        f'"total_tokens": {input_tokens + output_tokens}'
     )
     return (
         f'{{"choices": [{choice}], "created": {CREATED}, "id": "chatcmpl-unsolvable-{step}", '

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness._types import JSON
-from harness.adapters.kit import reply_usage, text_of
+from harness.adapters.kit import reply_tokens, text_of
 from harness.wire._exchange import WireResponse
 from harness.wire._json_text import shared, string, value
 from harness.wire._turn import (
@@ -174,12 +174,12 @@ def _output_text(reply: JSON, step: int, body: JSON) -> str:
 
 
 def _usage_text(reply: JSON) -> str:
-    usage = reply_usage(reply)
+    input_tokens, output_tokens = reply_tokens(reply)
     return (
-        f'{{"input_tokens": {usage.input_tokens}, "input_tokens_details": '
+        f'{{"input_tokens": {input_tokens}, "input_tokens_details": '
         f'{{"cache_write_tokens": 0, "cached_tokens": 0}}, "output_tokens": '
-        f'{usage.output_tokens}, "output_tokens_details": {{"reasoning_tokens": 0}}, '
-        f'"total_tokens": {usage.input_tokens + usage.output_tokens}}}'
+        f'{output_tokens}, "output_tokens_details": {{"reasoning_tokens": 0}}, '
+        f'"total_tokens": {input_tokens + output_tokens}}}'
     )
 
 

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from types import TracebackType
+from types import MappingProxyType, TracebackType
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -391,11 +391,17 @@ class Wire:
         return anthropic.AsyncAnthropic(**options)
 
 
-def _agent_of(request: WireRequest) -> dict[str, str]:
+def _agent_of(request: WireRequest) -> Mapping[str, str]:
     """``{"agent": name}`` when the path names a sub-agent; else nothing, so the session's own
     default agent is the one counted."""
-    agent, _ = split_agent(request.path)
-    return {} if agent is None else {"agent": agent}
+    return _agent_named(request.path)
+
+
+@lru_cache(maxsize=ADDRESS_MEMO)
+def _agent_named(path: str) -> Mapping[str, str]:
+    """`_agent_of`, found once per path (`ADDRESS_MEMO`): shared, and only ever unpacked."""
+    agent, _ = split_agent(path)
+    return MappingProxyType({} if agent is None else {"agent": agent})
 
 
 @lru_cache(maxsize=ADDRESS_MEMO)
