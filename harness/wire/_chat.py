@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness._types import JSON
-from harness.adapters.kit import reply_tokens, reply_usage
+from harness.adapters.kit import reply_tokens
 from harness.wire._exchange import WireResponse
 from harness.wire._json_text import string, value
 from harness.wire._turn import (
@@ -34,11 +34,6 @@ def _tool_names(body: JSON) -> tuple[str, ...]:
         function = tool.get("function", tool) if isinstance(tool, dict) else {}
         names.append(str(function.get("name", "")))
     return tuple(names)
-
-
-def _tool_call(call: JSON) -> JSON:
-    function = {"name": call["function"]["name"], "arguments": arguments_of(call)}
-    return {"id": call["id"], "type": "function", "function": function}
 
 
 def _tool_call_text(call: JSON) -> str:
@@ -83,34 +78,44 @@ class ChatCompletions:
             return WireResponse.sse(self._chunks(reply, turn, step=step))
         return WireResponse.json_text(_completion(reply, turn, step))
 
-    def _head(self, turn: Turn, step: int, kind: str) -> JSON:
-        return {
-            "id": f"chatcmpl-unsolvable-{step}",
-            "object": kind,
-            "created": CREATED,
-            "model": turn.model,
-        }
-
     def _chunks(self, reply: JSON, turn: Turn, *, step: int) -> list[tuple[str | None, Any]]:
-        head = self._head(turn, step, "chat.completion.chunk")
+        """The streamed completion's chunks, written from a template as the completion is: the
+        members every chunk shares are written once (encoding each chunk as a dict was half of
+        a streamed call's wire, issue 14)."""
+        shared = (
+            f'"created": {CREATED}, "id": "chatcmpl-unsolvable-{step}", '
+            f'"model": {string(turn.model)}, "object": "chat.completion.chunk"'
+        )
 
-        def chunk(delta: JSON, finish: str | None = None) -> tuple[None, JSON]:
-            choice = {"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}
-            return None, {**head, "choices": [choice]}
+        def chunk(delta: str, finish: str = "null") -> tuple[None, str]:
+            choice = (
+                f'{{"delta": {delta}, "finish_reason": {finish}, "index": 0, "logprobs": null}}'
+            )
+            return None, f'{{"choices": [{choice}], {shared}}}'
 
-        events = [chunk({"role": "assistant", "content": ""})]
+        events = [chunk('{"content": "", "role": "assistant"}')]
         if reply.get("content"):
-            events.append(chunk({"content": reply["content"]}))
+            events.append(chunk(f'{{"content": {value(reply["content"])}}}'))
         calls = tool_calls_of(reply)
         for index, call in enumerate(calls):
-            opening = {**_tool_call(call), "index": index}
-            opening["function"] = {"name": call["function"]["name"], "arguments": ""}
-            events.append(chunk({"tool_calls": [opening]}))
-            arguments = {"index": index, "function": {"arguments": arguments_of(call)}}
-            events.append(chunk({"tool_calls": [arguments]}))
-        events.append(chunk({}, "tool_calls" if calls else "stop"))
+            name, identity = value(call["function"]["name"]), value(call["id"])
+            opening = (
+                f'{{"function": {{"arguments": "", "name": {name}}}, "id": {identity}, '
+                f'"index": {index}, "type": "function"}}'
+            )
+            events.append(chunk(f'{{"tool_calls": [{opening}]}}'))
+            arguments = (
+                f'{{"function": {{"arguments": {string(arguments_of(call))}}}, "index": {index}}}'
+            )
+            events.append(chunk(f'{{"tool_calls": [{arguments}]}}'))
+        events.append(chunk("{}", '"tool_calls"' if calls else '"stop"'))
         if (turn.body.get("stream_options") or {}).get("include_usage"):
-            events.append((None, {**head, "choices": [], "usage": reply_usage(reply).to_openai()}))
+            input_tokens, output_tokens = reply_tokens(reply)
+            tokens = (
+                f'"completion_tokens": {output_tokens}, "prompt_tokens": {input_tokens}, '
+                f'"total_tokens": {input_tokens + output_tokens}'
+            )
+            events.append((None, f'{{"choices": [], {shared}, "usage": {{{tokens}}}}}'))
         return [*events, (None, "[DONE]")]
 
     def error(self, status: int, message: str) -> WireResponse:

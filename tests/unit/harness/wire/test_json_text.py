@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 from harness._json import sorted_json
 from harness.adapters.kit import reply_usage
 from harness.wire._anthropic import ANTHROPIC_MESSAGES
-from harness.wire._chat import CHAT_COMPLETIONS, _tool_call
+from harness.wire._chat import CHAT_COMPLETIONS
 from harness.wire._exchange import encode_sse
 from harness.wire._json_text import SHARED_MEMO, shared, value
 from harness.wire._responses import RESPONSES, _item_events, _output, response_id
-from harness.wire._turn import CREATED, Turn, tool_calls_of
+from harness.wire._turn import CREATED, Turn, arguments_of, tool_calls_of
 
 TEXT = st.text(max_size=12)
 """Any characters: quotes, backslashes, control characters and non-ASCII ones included."""
@@ -56,6 +56,40 @@ REPLIES = st.builds(
     st.integers(0, 10**6),
 )
 STEPS = st.integers(1, 10**5)
+
+
+def _tool_call(call: dict[str, Any]) -> dict[str, Any]:
+    function = {"name": call["function"]["name"], "arguments": arguments_of(call)}
+    return {"id": call["id"], "type": "function", "function": function}
+
+
+def _chunks(reply: dict[str, Any], turn: Turn, step: int) -> bytes:
+    """The streamed completion as the API documents its chunks: each a dict."""
+    head = {
+        "id": f"chatcmpl-unsolvable-{step}",
+        "object": "chat.completion.chunk",
+        "created": CREATED,
+        "model": turn.model,
+    }
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> tuple[None, dict[str, Any]]:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}
+        return None, {**head, "choices": [choice]}
+
+    events: list[tuple[None, Any]] = [chunk({"role": "assistant", "content": ""})]
+    if reply.get("content"):
+        events.append(chunk({"content": reply["content"]}))
+    calls = tool_calls_of(reply)
+    for index, call in enumerate(calls):
+        opening = {**_tool_call(call), "index": index}
+        opening["function"] = {"name": call["function"]["name"], "arguments": ""}
+        events.append(chunk({"tool_calls": [opening]}))
+        arguments = {"index": index, "function": {"arguments": arguments_of(call)}}
+        events.append(chunk({"tool_calls": [arguments]}))
+    events.append(chunk({}, "tool_calls" if calls else "stop"))
+    if (turn.body.get("stream_options") or {}).get("include_usage"):
+        events.append((None, {**head, "choices": [], "usage": reply_usage(reply).to_openai()}))
+    return encode_sse([*events, (None, "[DONE]")])
 
 
 def _completion(reply: dict[str, Any], turn: Turn, step: int) -> dict[str, Any]:
@@ -130,6 +164,16 @@ def test_a_chat_completion_is_written_as_its_dict_with_sorted_keys(
     turn = CHAT_COMPLETIONS.read({"model": model, "messages": []})
     written = CHAT_COMPLETIONS.render(reply, turn, step=step).body
     assert written == sorted_json(_completion(reply, turn, step)).encode()
+
+
+@given(reply=REPLIES, model=TEXT, step=STEPS, usage=st.booleans())
+def test_a_streamed_chat_completion_is_written_as_its_chunks_with_sorted_keys(
+    reply: dict[str, Any], model: str, step: int, usage: bool
+) -> None:
+    options = {"stream_options": {"include_usage": True}} if usage else {}
+    turn = CHAT_COMPLETIONS.read({"model": model, "messages": [], "stream": True, **options})
+    written = CHAT_COMPLETIONS.render(reply, turn, step=step).body
+    assert written == _chunks(reply, turn, step)
 
 
 @given(reply=REPLIES, model=TEXT, step=STEPS)
