@@ -23,6 +23,7 @@ instructions whatever the machine's load; it cannot see cache misses, which the 
 `benchmarks.wire_overhead` does.
 
     python -m benchmarks.wire_instructions [--call 1] [--sse] [--formats anthropic messages]
+        [--conversations 20]
 """
 
 from __future__ import annotations
@@ -37,7 +38,10 @@ from benchmarks import wire_overhead
 from benchmarks._timing import instructions, machine
 
 CONVERSATIONS = 20
-"""Conversations per count: enough that a few hundred instructions of noise vanish."""
+"""Conversations per count by default: enough that a few hundred instructions of noise vanish.
+Fewer serve a late call (``--call 50 --conversations 2``), whose SDK call is tens of millions of
+instructions: there the noise is far below a per mille, and twenty conversations of fifty calls
+each under valgrind would take hours."""
 SIDES = ("sdk", "wire", "mock")
 FLOOR = "floor"
 
@@ -65,33 +69,38 @@ def _handler(side: str, calls: int, answers: list[wire_overhead.Answer]) -> wire
     return wire_overhead.replaying(answers)
 
 
-def _child(fmt: str, calls: int, upto: int, side: str, stream: bool) -> None:
-    """``CONVERSATIONS`` conversations of ``upto`` calls, of a ``calls``-call recording."""
+def _child(fmt: str, calls: int, upto: int, side: str, stream: bool, conversations: int) -> None:
+    """``conversations`` conversations of ``upto`` calls, of a ``calls``-call recording."""
     requests, answers = wire_overhead.recorded(fmt, calls, stream)
     if side == "sdk":
         clients = [
             wire_overhead.client(fmt, wire_overhead.replaying(answers))
-            for _ in range(CONVERSATIONS)
+            for _ in range(conversations)
         ]
         for client in clients:
             wire_overhead.conversation(fmt, client, upto, stream)
         return
-    handlers = [_handler(side, calls, answers) for _ in range(CONVERSATIONS)]
+    handlers = [_handler(side, calls, answers) for _ in range(conversations)]
     for handler in handlers:
         for request in requests[:upto]:
             handler(request).read()
 
 
-def _instructions(fmt: str, call: int, upto: int, side: str, stream: bool) -> int:
+def _instructions(
+    fmt: str, call: int, upto: int, side: str, stream: bool, conversations: int
+) -> int:
     arguments = ["--child", side, "--upto", str(upto), "--call", str(call), "--formats", fmt]
+    arguments += ["--conversations", str(conversations)]
     return instructions(
         "benchmarks.wire_instructions", [*arguments, *(["--sse"] if stream else [])]
     )
 
 
-def _per_call(fmt: str, call: int, side: str, stream: bool) -> float:
-    upto, before = (_instructions(fmt, call, n, side, stream) for n in (call, call - 1))
-    return (upto - before) / CONVERSATIONS
+def _per_call(fmt: str, call: int, side: str, stream: bool, conversations: int) -> float:
+    upto, before = (
+        _instructions(fmt, call, n, side, stream, conversations) for n in (call, call - 1)
+    )
+    return (upto - before) / conversations
 
 
 def main() -> None:
@@ -104,13 +113,21 @@ def main() -> None:
     parser.add_argument(
         "--floor", action="store_true", help="also count the least any wire must do"
     )
+    parser.add_argument(
+        "--conversations",
+        type=int,
+        default=CONVERSATIONS,
+        help=f"conversations per count (default {CONVERSATIONS}; 2 serve a late call)",
+    )
     parser.add_argument("--child", choices=(*SIDES, FLOOR), help=argparse.SUPPRESS)
     parser.add_argument("--upto", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.call < 1:
         parser.error("--call counts from 1")
+    if args.conversations < 1:
+        parser.error("--conversations counts from 1")
     if args.child is not None:
-        _child(args.formats[0], args.call, args.upto, args.child, args.sse)
+        _child(args.formats[0], args.call, args.upto, args.child, args.sse, args.conversations)
         return
     if shutil.which("valgrind") is None:
         raise SystemExit("this benchmark needs valgrind (apt install valgrind)")
@@ -120,11 +137,13 @@ def main() -> None:
     floor = f"  {'the floor adds':>14}  {'ratio':>6}" if args.floor else ""
     print(f"  {'format':<20} {'SDK on the mock':>15}  {'the wire adds':>13}  {'ratio':>6}{floor}")
     for fmt in args.formats:
-        sdk, wire, mock = (_per_call(fmt, args.call, side, args.sse) for side in SIDES)
+        sdk, wire, mock = (
+            _per_call(fmt, args.call, side, args.sse, args.conversations) for side in SIDES
+        )
         added = wire - mock
         line = f"  {fmt:<20} {sdk:15,.0f}  {added:13,.0f}  {(sdk + added) / sdk:.3f}x"
         if args.floor:
-            least = _per_call(fmt, args.call, FLOOR, args.sse) - mock
+            least = _per_call(fmt, args.call, FLOOR, args.sse, args.conversations) - mock
             line += f"  {least:14,.0f}  {(sdk + least) / sdk:.3f}x"
         print(line)
 
