@@ -43,22 +43,27 @@ def _tool_call_text(call: JSON) -> str:
     return f'{{"function": {function}, "id": {value(call["id"])}, "type": "function"}}'
 
 
+def _usage_text(reply: JSON) -> str:
+    """The reply's usage object, as the completion and the last streamed chunk carry it."""
+    input_tokens, output_tokens = reply_tokens(reply)
+    return (
+        f'{{"completion_tokens": {output_tokens}, "prompt_tokens": {input_tokens}, '
+        f'"total_tokens": {input_tokens + output_tokens}}}'
+    )
+
+
 def _completion(reply: JSON, turn: Turn, step: int) -> str:
     """The completion written from a template (`harness.wire._json_text`)."""
     calls = tool_calls_of(reply)
-    input_tokens, output_tokens = reply_tokens(reply)
     said = f'"content": {value(reply.get("content"))}, "refusal": null, "role": "assistant"'
     if calls:
         said += f', "tool_calls": [{", ".join(map(_tool_call_text, calls))}]'
     finish = "tool_calls" if calls else "stop"
     choice = f'{{"finish_reason": "{finish}", "index": 0, "logprobs": null, "message": {{{said}}}}}'
-    tokens = (
-        f'"completion_tokens": {output_tokens}, "prompt_tokens": {input_tokens}, '
-        f'"total_tokens": {input_tokens + output_tokens}'
-    )
     return (
         f'{{"choices": [{choice}], "created": {CREATED}, "id": "chatcmpl-unsolvable-{step}", '
-        f'"model": {string(turn.model)}, "object": "chat.completion", "usage": {{{tokens}}}}}'
+        f'"model": {string(turn.model)}, "object": "chat.completion", '
+        f'"usage": {_usage_text(reply)}}}'
     )
 
 
@@ -110,12 +115,8 @@ class ChatCompletions:
             events.append(chunk(f'{{"tool_calls": [{arguments}]}}'))
         events.append(chunk("{}", '"tool_calls"' if calls else '"stop"'))
         if (turn.body.get("stream_options") or {}).get("include_usage"):
-            input_tokens, output_tokens = reply_tokens(reply)
-            tokens = (
-                f'"completion_tokens": {output_tokens}, "prompt_tokens": {input_tokens}, '
-                f'"total_tokens": {input_tokens + output_tokens}'
-            )
-            events.append((None, f'{{"choices": [], {shared}, "usage": {{{tokens}}}}}'))
+            usage = _usage_text(reply)
+            events.append((None, f'{{"choices": [], {shared}, "usage": {usage}}}'))
         return [*events, (None, "[DONE]")]
 
     def error(self, status: int, message: str) -> WireResponse:
