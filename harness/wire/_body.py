@@ -67,15 +67,15 @@ def _opening(text: str, key: str) -> tuple[tuple[tuple[str, Any], ...], int] | N
     colon = _skip(text, at + len(quoted))
     if text[colon : colon + 1] != ":":
         return None
+    value = _skip(text, colon + 1)
     if before.lstrip(_SPACES) == "{":
-        return (), _skip(text, colon + 1)
+        return (), value
     if not before.endswith(","):
         return None
     try:
-        head = _members(before[:-1] + "}")
+        return _members(before[:-1] + "}"), value
     except ValueError:
         return None
-    return head, _skip(text, colon + 1)
 
 
 @functools.lru_cache(maxsize=MEMBERS_MEMO)
