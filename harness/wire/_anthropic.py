@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from harness._types import JSON
-from harness.adapters.kit import reply_tokens, reply_usage, text_of
+from harness.adapters.kit import reply_tokens, text_of
 from harness.wire._exchange import WireResponse
 from harness.wire._json_text import string, value
 from harness.wire._turn import Turn, require, tool_calls_of
@@ -85,33 +85,19 @@ def _tool_names(body: JSON) -> tuple[str, ...]:
     return tuple(str(t.get("name", "")) for t in body.get("tools") or ())
 
 
-def _blocks(reply: JSON) -> list[JSON]:
-    blocks: list[JSON] = []
-    if reply.get("content"):
-        blocks.append({"type": "text", "text": reply["content"]})
-    for call in tool_calls_of(reply):
-        arguments = call["function"]["arguments"]
-        tool_input = json.loads(arguments) if isinstance(arguments, str) else arguments
-        blocks.append(
-            {
-                "type": "tool_use",
-                "id": call["id"],
-                "name": call["function"]["name"],
-                "input": tool_input or {},
-            }
-        )
-    return blocks
+def _input_text(arguments: object) -> str:
+    """A tool call's arguments as its block's ``input``: spliced in as they are, since the
+    session writes them as sorted JSON already (`ToolCall.to_openai`)."""
+    return arguments if isinstance(arguments, str) else value(arguments or {})
 
 
 def _block_texts(reply: JSON) -> list[str]:
-    """`_blocks` as texts. A call's arguments are spliced in as they are: the session writes
-    them as sorted JSON already (`ToolCall.to_openai`)."""
+    """The message's content blocks: its text, then a ``tool_use`` block per tool call."""
     blocks = (
         [f'{{"text": {string(reply["content"])}, "type": "text"}}'] if reply.get("content") else []
     )
     for call in tool_calls_of(reply):
-        arguments = call["function"]["arguments"]
-        tool_input = arguments if isinstance(arguments, str) else value(arguments or {})
+        tool_input = _input_text(call["function"]["arguments"])
         name, identity = value(call["function"]["name"]), value(call["id"])
         blocks.append(
             f'{{"id": {identity}, "input": {tool_input}, "name": {name}, "type": "tool_use"}}'
@@ -119,20 +105,74 @@ def _block_texts(reply: JSON) -> list[str]:
     return blocks
 
 
-def _message_text(reply: JSON, turn: Turn, step: int) -> str:
-    """`AnthropicMessages.message` written from a template (`harness.wire._json_text`)."""
-    blocks = _block_texts(reply)
+def _usage_text(input_tokens: int, output_tokens: int) -> str:
+    """A message's usage object, as the message and the streamed ``message_start`` carry it."""
+    return (
+        '{"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, '
+        f'"input_tokens": {input_tokens}, "output_tokens": {output_tokens}}}'
+    )
+
+
+def _message_text(reply: JSON, turn: Turn, step: int, *, streamed: bool = False) -> tuple[str, str]:
+    """The message written from a template (`harness.wire._json_text`), and its stop reason.
+    ``streamed``: the message as ``message_start`` opens a stream, before any content (no
+    blocks, no stop reason, no output tokens yet)."""
     stop = "tool_use" if tool_calls_of(reply) else "end_turn"
     input_tokens, output_tokens = reply_tokens(reply)
-    tokens = (
-        '"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, '
-        f'"input_tokens": {input_tokens}, "output_tokens": {output_tokens}'
+    if streamed:
+        blocks, reason, output_tokens = "", "null", 0
+    else:
+        blocks, reason = ", ".join(_block_texts(reply)), f'"{stop}"'
+    text = (
+        f'{{"content": [{blocks}], "id": "msg_unsolvable_{step}", '
+        f'"model": {string(turn.model)}, "role": "assistant", "stop_reason": {reason}, '
+        f'"stop_sequence": null, "type": "message", '
+        f'"usage": {_usage_text(input_tokens, output_tokens)}}}'
     )
-    return (
-        f'{{"content": [{", ".join(blocks)}], "id": "msg_unsolvable_{step}", '
-        f'"model": {string(turn.model)}, "role": "assistant", "stop_reason": "{stop}", '
-        f'"stop_sequence": null, "type": "message", "usage": {{{tokens}}}}}'
-    )
+    return text, stop
+
+
+def _events(reply: JSON, turn: Turn, step: int) -> list[tuple[str | None, Any]]:
+    """The streamed message's events, written from templates as the message is (encoding each
+    event as a dict was most of a streamed call's wire, issue 14): ``message_start``, a start,
+    a delta and a stop per content block, ``message_delta`` with the stop reason, then
+    ``message_stop``."""
+    opening, stop = _message_text(reply, turn, step, streamed=True)
+    events: list[tuple[str | None, Any]] = [
+        ("message_start", f'{{"message": {opening}, "type": "message_start"}}')
+    ]
+    blocks: list[tuple[str, str]] = []
+    if reply.get("content"):
+        delta = f'{{"text": {string(reply["content"])}, "type": "text_delta"}}'
+        blocks.append(('{"text": "", "type": "text"}', delta))
+    for call in tool_calls_of(reply):
+        name, identity = value(call["function"]["name"]), value(call["id"])
+        start = f'{{"id": {identity}, "input": {{}}, "name": {name}, "type": "tool_use"}}'
+        partial = string(_input_text(call["function"]["arguments"]))
+        blocks.append((start, f'{{"partial_json": {partial}, "type": "input_json_delta"}}'))
+    for index, (start, delta) in enumerate(blocks):
+        events += [
+            (
+                "content_block_start",
+                f'{{"content_block": {start}, "index": {index}, "type": "content_block_start"}}',
+            ),
+            (
+                "content_block_delta",
+                f'{{"delta": {delta}, "index": {index}, "type": "content_block_delta"}}',
+            ),
+            ("content_block_stop", f'{{"index": {index}, "type": "content_block_stop"}}'),
+        ]
+    _, output_tokens = reply_tokens(reply)
+    delta = f'{{"stop_reason": "{stop}", "stop_sequence": null}}'
+    events += [
+        (
+            "message_delta",
+            f'{{"delta": {delta}, "type": "message_delta", '
+            f'"usage": {{"output_tokens": {output_tokens}}}}}',
+        ),
+        ("message_stop", '{"type": "message_stop"}'),
+    ]
+    return events
 
 
 class AnthropicMessages:
@@ -146,72 +186,14 @@ class AnthropicMessages:
         return Turn.of(body, _messages(body), _tool_names(body))
 
     def render(self, reply: JSON, turn: Turn, *, step: int) -> WireResponse:
-        if not turn.stream:
-            return WireResponse.json_text(_message_text(reply, turn, step))
-        message = self.message(reply, turn, step=step)
-        return WireResponse.sse(self._events(message, message["content"]))
-
-    def message(self, reply: JSON, turn: Turn, *, step: int) -> JSON:
-        """The message as a dict: what streaming sends in parts, and what `render` writes from
-        its template when it does not stream."""
-        blocks = _blocks(reply)
-        stop = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
-        usage = reply_usage(reply)
-        return {
-            "id": f"msg_unsolvable_{step}",
-            "type": "message",
-            "role": "assistant",
-            "model": turn.model,
-            "content": blocks,
-            "stop_reason": stop,
-            "stop_sequence": None,
-            "usage": {
-                "input_tokens": usage.input_tokens,
-                "output_tokens": usage.output_tokens,
-                "cache_creation_input_tokens": 0,
-                "cache_read_input_tokens": 0,
-            },
-        }
-
-    def _events(self, message: JSON, blocks: list[JSON]) -> list[tuple[str | None, Any]]:
-        usage = message["usage"]
-        opening = {
-            **message,
-            "content": [],
-            "stop_reason": None,
-            "usage": {**usage, "output_tokens": 0},
-        }
-        events: list[JSON] = [{"type": "message_start", "message": opening}]
-        for index, block in enumerate(blocks):
-            events += _block_events(block, index)
-        events += [
-            {
-                "type": "message_delta",
-                "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
-                "usage": {"output_tokens": usage["output_tokens"]},
-            },
-            {"type": "message_stop"},
-        ]
-        return [(e["type"], e) for e in events]
+        if turn.stream:
+            return WireResponse.sse(_events(reply, turn, step))
+        return WireResponse.json_text(_message_text(reply, turn, step)[0])
 
     def error(self, status: int, message: str) -> WireResponse:
         kind = ERROR_TYPES.get(status, "api_error")
         body = {"type": "error", "error": {"type": kind, "message": message}}
         return WireResponse.json(body, status=status)
-
-
-def _block_events(block: JSON, index: int) -> list[JSON]:
-    if block["type"] == "tool_use":
-        opening = {**block, "input": {}}
-        delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
-    else:
-        opening = {"type": "text", "text": ""}
-        delta = {"type": "text_delta", "text": block["text"]}
-    return [
-        {"type": "content_block_start", "index": index, "content_block": opening},
-        {"type": "content_block_delta", "index": index, "delta": delta},
-        {"type": "content_block_stop", "index": index},
-    ]
 
 
 ANTHROPIC_MESSAGES = AnthropicMessages()

@@ -3,10 +3,9 @@
 A reply body is a fixed shape with a few values in it. Built as a dict and encoded with sorted
 keys, an Anthropic message cost about 55,000 instructions to encode; written from a template
 whose members are already in sorted order, with only the values encoded, about 13,000 (issue 14).
-Each format writes its non-streamed body so (the Responses API its streamed responses too, Chat
-Completions its chunks), and a property test checks every such text against `sorted_json` of the
-body as a dict, written in the test as the APIs document it: the bytes are the ones sorted keys
-would give.
+Each format writes its bodies so, streamed and not, and a property test checks every such text
+against `sorted_json` of the body as a dict, written in the test as the APIs document it: the
+bytes are the ones sorted keys would give.
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
-"""Every format writes its non-streamed body (and the Responses API its streamed responses) from
-a template (`harness.wire._json_text`): the bytes must be the ones `sorted_json` gives for the
-body as a dict, written here as the APIs document it, whatever the reply and the request hold."""
+"""Every format writes its bodies, streamed and not, from a template (`harness.wire._json_text`):
+the bytes must be the ones `sorted_json` gives for the body as a dict, written here as the APIs
+document it, whatever the reply and the request hold."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from hypothesis import example, given
@@ -109,6 +110,60 @@ def _completion(reply: dict[str, Any], turn: Turn, step: int) -> dict[str, Any]:
     }
 
 
+def _message(reply: dict[str, Any], turn: Turn, step: int) -> dict[str, Any]:
+    """The Anthropic message as the API documents it."""
+    blocks: list[dict[str, Any]] = []
+    if reply.get("content"):
+        blocks.append({"type": "text", "text": reply["content"]})
+    for call in tool_calls_of(reply):
+        function = call["function"]
+        use = {"type": "tool_use", "id": call["id"], "name": function["name"]}
+        blocks.append({**use, "input": json.loads(function["arguments"])})
+    usage = reply_usage(reply)
+    return {
+        "id": f"msg_unsolvable_{step}",
+        "type": "message",
+        "role": "assistant",
+        "model": turn.model,
+        "content": blocks,
+        "stop_reason": "tool_use" if tool_calls_of(reply) else "end_turn",
+        "stop_sequence": None,
+        "usage": {
+            "input_tokens": usage.input_tokens,
+            "output_tokens": usage.output_tokens,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+        },
+    }
+
+
+def _message_events(reply: dict[str, Any], turn: Turn, step: int) -> bytes:
+    """The streamed Anthropic message as the API documents its events: each a dict."""
+    message = _message(reply, turn, step)
+    opening = {**message, "content": [], "stop_reason": None}
+    opening["usage"] = {**message["usage"], "output_tokens": 0}
+    events: list[dict[str, Any]] = [{"type": "message_start", "message": opening}]
+    for index, block in enumerate(message["content"]):
+        if block["type"] == "tool_use":
+            start = {**block, "input": {}}
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+        else:
+            start = {"type": "text", "text": ""}
+            delta = {"type": "text_delta", "text": block["text"]}
+        events += [
+            {"type": "content_block_start", "index": index, "content_block": start},
+            {"type": "content_block_delta", "index": index, "delta": delta},
+            {"type": "content_block_stop", "index": index},
+        ]
+    stop = {"stop_reason": message["stop_reason"], "stop_sequence": None}
+    usage = {"output_tokens": message["usage"]["output_tokens"]}
+    events += [
+        {"type": "message_delta", "delta": stop, "usage": usage},
+        {"type": "message_stop"},
+    ]
+    return encode_sse((e["type"], e) for e in events)
+
+
 def _response(reply: dict[str, Any] | None, turn: Turn, step: int) -> dict[str, Any]:
     body = turn.body
     usage = None
@@ -182,7 +237,17 @@ def test_an_anthropic_message_is_written_as_its_dict_with_sorted_keys(
 ) -> None:
     turn = ANTHROPIC_MESSAGES.read({"model": model, "max_tokens": 9, "messages": []})
     written = ANTHROPIC_MESSAGES.render(reply, turn, step=step).body
-    assert written == sorted_json(ANTHROPIC_MESSAGES.message(reply, turn, step=step)).encode()
+    assert written == sorted_json(_message(reply, turn, step)).encode()
+
+
+@given(reply=REPLIES, model=TEXT, step=STEPS)
+def test_a_streamed_anthropic_message_is_written_as_its_events_with_sorted_keys(
+    reply: dict[str, Any], model: str, step: int
+) -> None:
+    body = {"model": model, "max_tokens": 9, "messages": [], "stream": True}
+    turn = ANTHROPIC_MESSAGES.read(body)
+    written = ANTHROPIC_MESSAGES.render(reply, turn, step=step).body
+    assert written == _message_events(reply, turn, step)
 
 
 OPTIONAL = st.none() | SCALARS
