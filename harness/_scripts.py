@@ -8,7 +8,6 @@ generator, so the same seed gives the same moves.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -65,20 +64,20 @@ class Call:
     arguments: JSON = field(default_factory=dict)
     text: str = ""
 
-    @functools.cached_property
-    def encoded(self) -> tuple[JSON, str]:
-        """The arguments as they were at the first step that made this call, and their sorted
-        JSON, written once for every step after (`ToolCall.encoded`)."""
-        return snapshot(self.arguments), sorted_json(self.arguments)
-
 
 def _tool_call(call: Call, request: ModelRequest, arguments: JSON | None = None) -> ToolCall:
     step_id = f"call_{request.step}_0"
-    if arguments is None:
-        return ToolCall(
-            id=step_id, name=call.name, arguments=dict(call.arguments), encoded=call.encoded
-        )
-    return ToolCall(id=step_id, name=call.name, arguments=dict(arguments))
+    if arguments is not None:
+        return ToolCall(id=step_id, name=call.name, arguments=dict(arguments))
+    # The arguments as they were at the first step that made this call, and their sorted JSON,
+    # written once for every step after (`ToolCall.encoded`). Kept in the call's own __dict__,
+    # as `functools.cached_property` keeps its value, but without the lock that it takes on
+    # Python 3.11 (a quarter of encoding them, issue 14): two threads that race both
+    # write the same pair.
+    encoded = call.__dict__.get("encoded")
+    if encoded is None:
+        encoded = call.__dict__["encoded"] = (snapshot(call.arguments), sorted_json(call.arguments))
+    return ToolCall(id=step_id, name=call.name, arguments=dict(call.arguments), encoded=encoded)
 
 
 def _say(call: Call, request: ModelRequest) -> str:
