@@ -250,10 +250,11 @@ class Session:
             calls = [call.to_openai() for call in response.tool_calls]
             if calls:
                 message["tool_calls"] = calls
-            sent = self._tally.tokens(request.messages) + self._tools_tokens(request)
+            offered = self._tools_tokens(request)
+            sent = self._tally.tokens(request.messages) + offered
             said = estimate_assistant_tokens(response.content, calls)
             self._tally.expect(message, said)
-            self._uncharged += min(self._overhead_of(request), sent)
+            self._uncharged += min(self._overhead_of(request, offered), sent)
             self._input_tokens += sent
             self._output_tokens += said
             self._note_response(response.content, calls)
@@ -400,18 +401,18 @@ class Session:
             self._offered_tokens[offered] = tokens
         return tokens
 
-    def _overhead_of(self, request: ModelRequest) -> int:
+    def _overhead_of(self, request: ModelRequest, offered: int) -> int:
         """The agent's fixed input per call — its system prompt (the leading system or developer
-        messages) and the tool list — measured on its first call and credited on every call
-        after: a scenario's token budget is for the task, not for the agent's prompt (issue 12).
-        A multi-agent system's agents each have their own."""
+        messages) and the tool list (``offered``: its tokens) — measured on its first call and
+        credited on every call after: a scenario's token budget is for the task, not for the
+        agent's prompt (issue 12). A multi-agent system's agents each have their own."""
         if request.agent not in self._overhead:
             prompt = []
             for message in request.messages:
                 if message.get("role") not in PROMPT_ROLES:
                     break
                 prompt.append(message)
-            self._overhead[request.agent] = estimate_tokens(prompt) + self._tools_tokens(request)
+            self._overhead[request.agent] = estimate_tokens(prompt) + offered
         return self._overhead[request.agent]
 
     def _note_response(self, content: str | None, calls: Sequence[JSON]) -> None:
