@@ -13,7 +13,7 @@ from harness._types import JSON
 from harness.adapters.kit import reply_tokens, text_of
 from harness.wire._exchange import WireResponse
 from harness.wire._json_text import string, value
-from harness.wire._turn import Turn, require, tool_calls_of
+from harness.wire._turn import Turn, require, require_objects, tool_calls_of
 
 __all__ = ["ANTHROPIC_MESSAGES"]
 
@@ -35,6 +35,7 @@ def _messages(body: JSON) -> list[JSON]:
     seen, converted = _last
     if not (len(raw) >= len(seen) and raw[: len(seen)] == seen):
         seen, converted = [], []
+    require_objects(raw[len(seen) :], "messages", NAME, start=len(seen))
     converted = converted + [each for message in raw[len(seen) :] for each in _message(message)]
     _last = (raw, converted)  # shared with the next request's reading, never changed after
     if body.get("system"):

@@ -18,6 +18,7 @@ from harness.wire._turn import (
     arguments_of,
     openai_error,
     require,
+    require_objects,
     tool_calls_of,
 )
 
@@ -75,8 +76,12 @@ class ChatCompletions:
     conversation = "messages"
 
     def read(self, body: JSON) -> Turn:
+        """The messages as sent, not copied: the body reader shares them between calls and
+        nothing on the wire changes them (a copy of each, every call, made a call's cost grow
+        with the conversation, issue 14)."""
         messages = require(body, "messages", list, NAME)
-        return Turn.of(body, [dict(m) for m in messages], _tool_names(body))
+        require_objects(messages, "messages", NAME)
+        return Turn.of(body, list(messages), _tool_names(body))
 
     def render(self, reply: JSON, turn: Turn, *, step: int) -> WireResponse:
         if turn.stream:

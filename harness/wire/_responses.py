@@ -23,10 +23,14 @@ from harness.wire._turn import (
     Turn,
     arguments_of,
     openai_error,
+    require,
+    require_objects,
     tool_calls_of,
 )
 
 __all__ = ["RESPONSES", "response_id"]
+
+NAME = "OpenAI Responses"
 
 SEPARATOR = "__"
 """Between a namespace and a function's name in the qualified name the scripted model sees."""
@@ -46,6 +50,9 @@ def _messages(body: JSON) -> list[JSON]:
     items = body.get("input")
     if isinstance(items, str):
         items = [{"role": "user", "content": items}]
+    elif items is not None:
+        require(body, "input", list, NAME)
+        require_objects(items, "input", NAME)
     for item in items or ():
         _add_item(messages, item)
     return messages

@@ -22,6 +22,7 @@ __all__ = [
     "arguments_of",
     "openai_error",
     "require",
+    "require_objects",
     "tool_calls_of",
 ]
 
@@ -83,6 +84,20 @@ def require(body: Mapping[str, Any], key: str, kind: type, fmt: str) -> Any:
             "is the client pointed at the right path?"
         )
     return value
+
+
+def require_objects(items: list[Any], key: str, fmt: str, *, start: int = 0) -> None:
+    """Every one of ``items`` (``body[key]`` from index ``start``) a JSON object, or a
+    `WireFormatError` naming the first that is not: a message the formats would read as a dict
+    otherwise failed the call with an `AttributeError` from inside the wire. The types are
+    gathered in C, so a long conversation costs little more than a short one."""
+    if not items or set(map(type, items)) == {dict}:
+        return
+    index, item = next((i, m) for i, m in enumerate(items) if type(m) is not dict)
+    raise WireFormatError(
+        f"unsolvable: a {fmt} request's {key!r} must hold JSON objects, got {item!r:.80} at "
+        f"index {start + index}"
+    )
 
 
 def arguments_of(call: JSON) -> str:

@@ -155,3 +155,37 @@ def test_an_unknown_previous_response_id_is_a_400(session: Session) -> None:
     body = {"model": "m", "input": "hi", "previous_response_id": "resp_elsewhere"}
     response = Wire(session).httpx2_client().post(RESPONSES_URL, json=body)
     assert response.status_code == 400 and "resp_elsewhere" in response.text
+
+
+@pytest.mark.parametrize(
+    ("url", "key", "extra"),
+    [
+        (CHAT, "messages", {}),
+        ("https://api.openai.com/v1/responses", "input", {}),
+        ("https://api.anthropic.com/v1/messages", "messages", {"max_tokens": 9}),
+    ],
+)
+@pytest.mark.parametrize("bad", ["hi", 1, None, ["a list"]])
+def test_a_conversation_item_that_is_not_an_object_is_a_final_400_naming_it(
+    session: Session, url: str, key: str, extra: dict[str, object], bad: object
+) -> None:
+    """The first call's conversation and a later one that adds the bad item alike: a client
+    reading the wire's error sees which item, where the formats once raised from inside."""
+    client = Wire(session).httpx2_client()
+    good = {"role": "user", "content": "hi"}
+    assert client.post(url, json={"model": "m", key: [good], **extra}).status_code == 200
+    for conversation in ([bad], [good, bad]):
+        response = client.post(url, json={"model": "m", key: conversation, **extra})
+        assert response.status_code == 400 and response.headers["x-should-retry"] == "false"
+        message = response.json()["error"]["message"]
+        assert f"{key!r} must hold JSON objects" in message
+        assert f"at index {len(conversation) - 1}" in message
+    assert session.finish().steps == 1
+
+
+def test_a_responses_input_that_is_neither_text_nor_a_list_is_a_final_400(
+    session: Session,
+) -> None:
+    url = "https://api.openai.com/v1/responses"
+    response = Wire(session).httpx2_client().post(url, json={"model": "m", "input": {"a": 1}})
+    assert response.status_code == 400 and "'input' as list" in response.json()["error"]["message"]
