@@ -35,8 +35,9 @@ def _messages(body: JSON) -> list[JSON]:
     seen, converted = _last
     if not (len(raw) >= len(seen) and raw[: len(seen)] == seen):
         seen, converted = [], []
-    require_objects(raw[len(seen) :], "messages", NAME, start=len(seen))
-    converted = converted + [each for message in raw[len(seen) :] for each in _message(message)]
+    added = raw[len(seen) :]
+    require_objects(added, "messages", NAME, start=len(seen))
+    converted = converted + [each for message in added for each in _message(message)]
     _last = (raw, converted)  # shared with the next request's reading, never changed after
     if body.get("system"):
         return [{"role": "system", "content": text_of(body["system"])}, *converted]
