@@ -16,6 +16,7 @@ from typing import Any
 
 from harness._types import JSON
 from harness.adapters.kit import reply_tokens, text_of
+from harness.wire._errors import WireFormatError
 from harness.wire._exchange import WireResponse
 from harness.wire._json_text import shared, string, value
 from harness.wire._turn import (
@@ -23,7 +24,6 @@ from harness.wire._turn import (
     Turn,
     arguments_of,
     openai_error,
-    require,
     require_objects,
     tool_calls_of,
 )
@@ -50,9 +50,13 @@ def _messages(body: JSON) -> list[JSON]:
     items = body.get("input")
     if isinstance(items, str):
         items = [{"role": "user", "content": items}]
-    elif items is not None:
-        require(body, "input", list, NAME)
+    elif isinstance(items, list):
         require_objects(items, "input", NAME)
+    elif items is not None:
+        raise WireFormatError(
+            f"unsolvable: an {NAME} request's 'input' must be text or a list of items, got "
+            f"{items!r:.80}"
+        )
     for item in items or ():
         _add_item(messages, item)
     return messages

@@ -188,4 +188,5 @@ def test_a_responses_input_that_is_neither_text_nor_a_list_is_a_final_400(
 ) -> None:
     url = "https://api.openai.com/v1/responses"
     response = Wire(session).httpx2_client().post(url, json={"model": "m", "input": {"a": 1}})
-    assert response.status_code == 400 and "'input' as list" in response.json()["error"]["message"]
+    message = response.json()["error"]["message"]
+    assert response.status_code == 400 and "'input' must be text or a list" in message
