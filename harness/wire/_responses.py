@@ -43,10 +43,18 @@ def response_id(step: int) -> str:
     return f"resp_unsolvable_{step}"
 
 
+_last: tuple[list[JSON], list[JSON]] = ([], [])
+"""The items of the request read last, and the Chat Completions messages they became (the
+instructions apart). An agent re-sends its whole input with items appended, so each request
+converts only the items it adds while the ones before equal the last request's (one comparison
+in C), as Anthropic's messages are read (`harness.wire._anthropic`): converting every item of
+every call made a call's cost grow with the conversation (issue 14). Replaced whole, so threads
+never see half of it; its messages are never changed after (the one a new function call would be
+merged into is copied first)."""
+
+
 def _messages(body: JSON) -> list[JSON]:
-    messages: list[JSON] = []
-    if body.get("instructions"):
-        messages.append({"role": "system", "content": text_of(body["instructions"])})
+    global _last
     items = body.get("input")
     if isinstance(items, str):
         items = [{"role": "user", "content": items}]
@@ -57,9 +65,22 @@ def _messages(body: JSON) -> list[JSON]:
             f"unsolvable: an {NAME} request's 'input' must be text or a list of items, got "
             f"{items!r:.80}"
         )
-    for item in items or ():
+    items = items or []
+    seen, converted = _last
+    if len(items) >= len(seen) and items[: len(seen)] == seen:
+        messages, added = list(converted), items[len(seen) :]
+    else:
+        messages, added = [], items
+    if added and messages and messages[-1].get("role") == "assistant":
+        last = messages[-1]  # a function call added next is merged into it: merge into a copy
+        calls = last.get("tool_calls")
+        messages[-1] = {**last, "tool_calls": list(calls)} if calls is not None else dict(last)
+    for item in added:
         _add_item(messages, item)
-    return messages
+    _last = (items, messages)  # shared with the next request's reading, never changed after
+    if body.get("instructions"):
+        return [{"role": "system", "content": text_of(body["instructions"])}, *messages]
+    return list(messages)
 
 
 def _add_item(messages: list[JSON], item: JSON) -> None:

@@ -10,8 +10,11 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from harness import Session
+from harness.wire import _responses as responses_module
 from harness.wire._anthropic import ANTHROPIC_MESSAGES
 from harness.wire._chat import CHAT_COMPLETIONS
 from harness.wire._responses import RESPONSES
@@ -120,6 +123,43 @@ def test_responses_history_merges_calls_into_the_assistant_turn() -> None:
     roles = [m["role"] for m in turn.messages]
     assert roles == ["system", "user", "assistant", "tool"]
     assert turn.messages[2]["tool_calls"][0]["id"] == "c1"
+
+
+ITEMS = st.lists(
+    st.one_of(
+        st.builds(
+            lambda role, text: {"role": role, "content": text},
+            st.sampled_from(["user", "assistant", "developer", "system"]),
+            st.text(max_size=3),
+        ),
+        st.builds(
+            lambda n: {"type": "function_call", "call_id": f"c{n}", "name": "s", "arguments": "{}"},
+            st.integers(0, 3),
+        ),
+        st.builds(
+            lambda n: {"type": "function_call_output", "call_id": f"c{n}", "output": "[]"},
+            st.integers(0, 3),
+        ),
+        st.just({"type": "reasoning"}),
+    ),
+    max_size=8,
+)
+
+
+@given(items=ITEMS, cut=st.integers(0, 8), instructions=st.sampled_from(["", "be brief"]))
+def test_responses_a_growing_input_reads_as_the_whole_of_it_read_afresh(
+    items: list[dict[str, Any]], cut: int, instructions: str
+) -> None:
+    """Each request converts only the items it adds to the last one's (`_responses._last`): the
+    messages are the ones a reading of the whole input gives, and the earlier reading's
+    messages are not changed by a call merged into its last assistant turn."""
+    body = {"model": "m", "instructions": instructions}
+    earlier = RESPONSES.read({**body, "input": items[:cut]}).messages
+    kept = json.loads(json.dumps(earlier))
+    grown = RESPONSES.read({**body, "input": items}).messages
+    responses_module._last = ([], [])
+    assert grown == RESPONSES.read({**body, "input": json.loads(json.dumps(items))}).messages
+    assert earlier == kept
 
 
 NAMESPACED = {
