@@ -13,7 +13,7 @@ from harness._types import JSON
 from harness.adapters.kit import reply_tokens, text_of
 from harness.wire._exchange import WireResponse
 from harness.wire._json_text import string, value
-from harness.wire._turn import Turn, require, require_objects, tool_calls_of
+from harness.wire._turn import Turn, continuation, require, tool_calls_of
 
 __all__ = ["ANTHROPIC_MESSAGES"]
 
@@ -32,11 +32,7 @@ see half of it."""
 def _messages(body: JSON) -> list[JSON]:
     global _last
     raw = require(body, "messages", list, NAME)
-    seen, converted = _last
-    if not (len(raw) >= len(seen) and raw[: len(seen)] == seen):
-        seen, converted = [], []
-    added = raw[len(seen) :]
-    require_objects(added, "messages", NAME, start=len(seen))
+    converted, added = continuation(raw, _last, "messages", NAME)
     converted = converted + [each for message in added for each in _message(message)]
     _last = (raw, converted)  # shared with the next request's reading, never changed after
     if body.get("system"):

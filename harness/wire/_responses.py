@@ -23,8 +23,8 @@ from harness.wire._turn import (
     CREATED,
     Turn,
     arguments_of,
+    continuation,
     openai_error,
-    require_objects,
     tool_calls_of,
 )
 
@@ -45,12 +45,10 @@ def response_id(step: int) -> str:
 
 _last: tuple[list[JSON], list[JSON]] = ([], [])
 """The items of the request read last, and the Chat Completions messages they became (the
-instructions apart). An agent re-sends its whole input with items appended, so each request
-converts only the items it adds while the ones before equal the last request's (one comparison
-in C), as Anthropic's messages are read (`harness.wire._anthropic`): converting every item of
-every call made a call's cost grow with the conversation (issue 14). Replaced whole, so threads
-never see half of it; its messages are never changed after (the one a new function call would be
-merged into is copied first)."""
+instructions apart): each request converts only the items it adds (`continuation`), as
+Anthropic's messages are read; converting every item of every call made a call's cost grow with
+the conversation (issue 14). Replaced whole, so threads never see half of it; its messages are
+never changed after (the one a new function call would be merged into is copied first)."""
 
 
 def _messages(body: JSON) -> list[JSON]:
@@ -58,19 +56,15 @@ def _messages(body: JSON) -> list[JSON]:
     items = body.get("input")
     if isinstance(items, str):
         items = [{"role": "user", "content": items}]
-    elif isinstance(items, list):
-        require_objects(items, "input", NAME)
-    elif items is not None:
+    elif items is None:
+        items = []
+    elif not isinstance(items, list):
         raise WireFormatError(
             f"unsolvable: an {NAME} request's 'input' must be text or a list of items, got "
             f"{items!r:.80}"
         )
-    items = items or []
-    seen, converted = _last
-    if len(items) >= len(seen) and items[: len(seen)] == seen:
-        messages, added = list(converted), items[len(seen) :]
-    else:
-        messages, added = [], items
+    converted, added = continuation(items, _last, "input", NAME)
+    messages = list(converted)
     if added and messages and messages[-1].get("role") == "assistant":
         last = messages[-1]  # a function call added next is merged into it: merge into a copy
         calls = last.get("tool_calls")

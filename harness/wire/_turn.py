@@ -20,6 +20,7 @@ __all__ = [
     "Turn",
     "WireFormat",
     "arguments_of",
+    "continuation",
     "openai_error",
     "require",
     "require_objects",
@@ -98,6 +99,25 @@ def require_objects(items: list[Any], key: str, fmt: str, *, start: int = 0) -> 
         f"unsolvable: a {fmt} request's {key!r} must hold JSON objects, got {item!r:.80} at "
         f"index {start + index}"
     )
+
+
+def continuation(
+    items: list[Any], last: tuple[list[Any], list[JSON]], key: str, fmt: str
+) -> tuple[list[JSON], list[Any]]:
+    """What a format that converts a conversation item by item reuses from the last request it
+    read (``last``: its items and the messages they became), and the items left to convert: an
+    agent re-sends its whole conversation with items appended, so while ``items`` begin with
+    the last request's (one comparison in C) only the rest are converted; otherwise all are,
+    from no messages. The items left are checked to be JSON objects (`require_objects`); the
+    ones before were, when they were added."""
+    seen, converted = last
+    if len(items) >= len(seen) and items[: len(seen)] == seen:
+        start = len(seen)
+    else:
+        converted, start = [], 0
+    added = items[start:]
+    require_objects(added, key, fmt, start=start)
+    return converted, added
 
 
 def arguments_of(call: JSON) -> str:
