@@ -58,25 +58,35 @@ class Script(Protocol):
 
 @dataclass(frozen=True, kw_only=True)
 class Call:
-    """A tool call template; ``text`` is the thought the model writes beside it."""
+    """A tool call template; ``text`` is the thought the model writes beside it.
+
+    Its arguments are encoded when it is made, with the scenario's set-up, not at the first
+    step that makes the call: a run's first step is what every call of a short run pays, and
+    encoding them was a tenth of it (issue 14). Arguments that are not JSON are refused here,
+    before any run starts, rather than by the step that would send them."""
 
     name: str
     arguments: JSON = field(default_factory=dict)
     text: str = ""
+
+    def __post_init__(self) -> None:
+        try:
+            text = sorted_json(self.arguments)
+        except (TypeError, ValueError) as error:
+            raise ValueError(
+                f"Call(name={self.name!r}): arguments must be JSON values (dicts, lists, "
+                f"strings, numbers, booleans, None): {error}"
+            ) from None
+        # The arguments as they are now and their sorted JSON, for every step that makes this
+        # call (`ToolCall.encoded`); kept beside the fields, which it is not one of.
+        self.__dict__["encoded"] = (snapshot(self.arguments), text)
 
 
 def _tool_call(call: Call, request: ModelRequest, arguments: JSON | None = None) -> ToolCall:
     step_id = f"call_{request.step}_0"
     if arguments is not None:
         return ToolCall(id=step_id, name=call.name, arguments=dict(arguments))
-    # The arguments as they were at the first step that made this call, and their sorted JSON,
-    # written once for every step after (`ToolCall.encoded`). Kept in the call's own __dict__,
-    # as `functools.cached_property` keeps its value, but without the lock that it takes on
-    # Python 3.11 (a quarter of encoding them, issue 14): two threads that race both
-    # write the same pair.
-    encoded = call.__dict__.get("encoded")
-    if encoded is None:
-        encoded = call.__dict__["encoded"] = (snapshot(call.arguments), sorted_json(call.arguments))
+    encoded = call.__dict__["encoded"]
     return ToolCall(id=step_id, name=call.name, arguments=dict(call.arguments), encoded=encoded)
 
 

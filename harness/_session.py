@@ -19,7 +19,6 @@ from harness._json import canonical_json, sorted_json
 from harness._model import (
     estimate_assistant_tokens,
     estimate_message_tokens,
-    estimate_tokens,
     estimate_tool_tokens,
     openai_usage,
 )
@@ -85,11 +84,16 @@ def _bad_arguments(problem: ValueError) -> ToolResult:
     return ToolResult(text=text, observation=text)
 
 
+_NAMES_ONLY = {str}
+
+
 def _tool_names(tools: Iterable[Any] | None) -> tuple[str, ...]:
     """Accepts `ToolSpec`s, OpenAI tool dicts, ``{"name": ...}`` dicts or plain names."""
+    if type(tools) is tuple and set(map(type, tools)) == _NAMES_ONLY:
+        return tools  # what the wire offers: the names it read from the request
     names = []
     for tool in tools or ():
-        if type(tool) is str:  # what the wire offers: the names it read from the request
+        if type(tool) is str:
             names.append(tool)
         elif isinstance(tool, ToolSpec):
             names.append(tool.name)
@@ -140,6 +144,11 @@ class _Tally:
             seen.append(message)
             totals.append(total)
         return totals[len(messages)]
+
+    def prefix(self, count: int) -> int:
+        """The tokens of the first ``count`` messages of the conversation `tokens` counted
+        last (as many as it held at most)."""
+        return self._totals[count]
 
 
 @dataclass(slots=True)
@@ -198,13 +207,16 @@ class Session:
         self._output_tokens = 0
         self._actions: Counter[tuple[str, str]] = Counter()
         """Calls by name and canonical arguments: a pair, so no name and arguments run together."""
-        self._agent_steps: Counter[str] = Counter()
+        self._agent_steps: dict[str, int] = {}
         self._results: dict[str, list[str]] = {}
         self._probe = StagnationProbe(scenario, setup.world)
         self._trajectory: list[_OpenStep] = []
         """Every step, its texts already cut to `TRAJECTORY_CUT` (bounded by the ceilings)."""
         self._tally = _Tally()
         self._offered_tokens: dict[tuple[str, ...], int] = {}
+        # The whole tool list, which agents mostly offer as `tools` lists it, measured with the
+        # set-up rather than by the run's first step (issue 14).
+        self._tools_tokens(tuple(spec.name for spec in setup.toolbox.specs))
         self._offered: tuple[tuple[Any, ...], tuple[str, ...]] = ((), ())
         """The tool list last offered and its names: agents offer the same list every step."""
         self._canonical: dict[str, tuple[JSON | None, str]] = {}
@@ -250,7 +262,7 @@ class Session:
             calls = [call.to_openai() for call in response.tool_calls]
             if calls:
                 message["tool_calls"] = calls
-            offered = self._tools_tokens(request)
+            offered = self._tools_tokens(request.tools)
             sent = self._tally.tokens(request.messages) + offered
             said = estimate_assistant_tokens(response.content, calls)
             self._tally.expect(message, said)
@@ -377,7 +389,7 @@ class Session:
     ) -> ModelRequest:
         self._close_step()
         self._steps += 1
-        self._agent_steps[agent] += 1
+        agent_step = self._agent_steps[agent] = self._agent_steps.get(agent, 0) + 1
         sent = self._input_tokens + self._output_tokens
         self._probe.on_step(sent - self._uncharged, self._cost(), sent)
         request = ModelRequest(
@@ -385,15 +397,15 @@ class Session:
             tools=self._offered_names(tools),
             step=self._steps,
             agent=agent,
-            agent_step=self._agent_steps[agent],
+            agent_step=agent_step,
             results=tuple(self._results.pop(agent, ())),
         )
         self._final_answer_calls += not request.tools
         return request
 
-    def _tools_tokens(self, request: ModelRequest) -> int:
-        """Tokens of the tool list offered, once per distinct list: it rarely changes."""
-        offered = request.tools
+    def _tools_tokens(self, offered: tuple[str, ...]) -> int:
+        """Tokens of the tool list offered (its names), once per distinct list: it rarely
+        changes."""
         tokens = self._offered_tokens.get(offered)
         if tokens is None:
             specs = self._setup.toolbox.specs
@@ -406,14 +418,16 @@ class Session:
         messages) and the tool list (``offered``: its tokens) — measured on its first call and
         credited on every call after: a scenario's token budget is for the task, not for the
         agent's prompt (issue 12). A multi-agent system's agents each have their own."""
-        if request.agent not in self._overhead:
-            prompt = []
+        overhead = self._overhead.get(request.agent)
+        if overhead is None:
+            prompt = 0
             for message in request.messages:
                 if message.get("role") not in PROMPT_ROLES:
                     break
-                prompt.append(message)
-            self._overhead[request.agent] = estimate_tokens(prompt) + offered
-        return self._overhead[request.agent]
+                prompt += 1
+            # Counted by the step that calls this, which has just counted the conversation.
+            overhead = self._overhead[request.agent] = self._tally.prefix(prompt) + offered
+        return overhead
 
     def _note_response(self, content: str | None, calls: Sequence[JSON]) -> None:
         """``calls`` are the response's tool calls as sent: their arguments are already the

@@ -181,9 +181,7 @@ class Wire:
 
     def _answer_model(self, fmt: WireFormat, request: WireRequest) -> WireResponse:
         self.session.count_transport_attempt()
-        with self._lock:
-            failing, self._failures_left = self._failures_left > 0, max(0, self._failures_left - 1)
-        if failing:
+        if self._failures_left and self._failing():  # none is ever added once it is spent
             message = "unsolvable: transient failure injected by the harness (transient_failures)"
             response = _with_headers(
                 fmt.error(503, message),
@@ -207,17 +205,24 @@ class Wire:
         rendered = fmt.render(self._names.write(reply), turn, step=step)
         return self._log(request, "model", rendered, fmt.name)
 
+    def _failing(self) -> bool:
+        """Whether this request is one of the ``transient_failures`` still to inject."""
+        with self._lock:
+            failing, self._failures_left = self._failures_left > 0, max(0, self._failures_left - 1)
+        return failing
+
     def _body(self, fmt: WireFormat, request: WireRequest) -> object:
         """The request's JSON, read by its conversation's `BodyReader`: an agent re-sends the
         whole conversation every call, and only what it added is parsed."""
-        if not request.body.strip():
+        body = request.body
+        if not body or body.isspace():
             return None
         key = (fmt.name, request.path)
-        with self._lock:
-            reader = self._readers.get(key)
-            if reader is None:
-                reader = self._readers[key] = BodyReader(fmt.conversation)
-        return reader.read(request.body)
+        reader = self._readers.get(key)  # made once per key, under the lock; then only read
+        if reader is None:
+            with self._lock:
+                reader = self._readers.setdefault(key, BodyReader(fmt.conversation))
+        return reader.read(body)
 
     def _conversation(self, turn: Turn) -> list[JSON]:
         """The whole conversation, even when a Responses API request continues a stored response

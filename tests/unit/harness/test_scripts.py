@@ -298,3 +298,9 @@ def test_a_flat_template_edited_after_its_first_use_is_sent_as_edited() -> None:
     call.arguments["offset"] = 10  # a template of scalars is kept by a shallow copy
     (later,) = b.replies(Repeat(call=call), 1)[0].tool_calls
     assert later.to_openai()["function"]["arguments"] == '{"offset": 10, "query": "the report"}'
+
+
+def test_arguments_that_are_not_json_are_refused_when_the_call_is_made() -> None:
+    """Before any run starts, naming the call and what its arguments may hold."""
+    with pytest.raises(ValueError, match=r"Call\(name='search'\): arguments must be JSON"):
+        Call(name="search", arguments={"tags": {"a", "b"}})

@@ -144,6 +144,33 @@ def test_input_tokens_charge_only_the_tools_that_were_offered() -> None:
     assert unknown == estimate_tokens(messages)
 
 
+def test_the_whole_tool_list_is_measured_with_the_set_up_and_a_part_on_the_step(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The first step pays nothing for the tool list as `tools` lists it; a list the set-up did
+    not foresee is measured when it is offered, as before."""
+    from harness import _session as module
+
+    session = _session(scenarios.get("constant-return/repeat"))
+    messages = [{"role": "user", "content": "go"}]
+    measured: list[str] = []
+    real = module.estimate_tool_tokens
+    monkeypatch.setattr(
+        module, "estimate_tool_tokens", lambda spec: measured.append(spec.name) or real(spec)
+    )
+    specs = session.tools
+    whole = session.call_model(messages, [spec.name for spec in specs])
+    assert measured == []
+    assert whole["usage"]["prompt_tokens"] == estimate_tokens(messages) + estimate_tokens(
+        [spec.to_openai() for spec in specs]
+    )
+    part = session.call_model(messages, [specs[0].name])
+    assert measured == [specs[0].name]
+    assert part["usage"]["prompt_tokens"] == estimate_tokens(messages) + estimate_tokens(
+        [specs[0].to_openai()]
+    )
+
+
 def test_output_tokens_are_the_reply_message_and_add_up() -> None:
     session = _session()
     reply = session.call_model([], ["search"])

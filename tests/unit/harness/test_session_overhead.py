@@ -3,6 +3,8 @@ prompt and the tool list, measured from its first call) is recorded and not char
 
 from __future__ import annotations
 
+import pytest
+
 import harness
 from harness import Ceilings
 from harness._model import estimate_tokens
@@ -39,6 +41,20 @@ def test_the_prompt_and_the_tool_list_are_measured_once_and_credited_on_every_ca
     assert observed.overhead_tokens == estimate_tokens([SYSTEM]) + estimate_tokens(TOOLS)
     assert observed.uncharged_tokens == 4 * observed.overhead_tokens
     assert observed.charged_tokens == observed.tokens - observed.uncharged_tokens
+
+
+def test_the_prompt_is_measured_with_the_conversation_not_a_second_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from harness import _session as module
+
+    measured: list[harness.JSON] = []
+    real = module.estimate_message_tokens
+    monkeypatch.setattr(module, "estimate_message_tokens", lambda m: measured.append(m) or real(m))
+    session = _session()
+    _converse(session, [SYSTEM], 2)
+    assert [m for m in measured if m is SYSTEM] == [SYSTEM]
+    assert session.finish().overhead_tokens == estimate_tokens([SYSTEM]) + estimate_tokens(TOOLS)
 
 
 def test_a_long_system_prompt_does_not_spend_the_task_budget() -> None:
