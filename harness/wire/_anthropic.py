@@ -21,6 +21,8 @@ NAME = "Anthropic Messages"
 ERROR_TYPES = {400: "invalid_request_error", 404: "not_found_error", 503: "overloaded_error"}
 
 
+Reply = tuple[JSON, list[JSON], tuple[int, int]]
+"""The session's reply, its tool calls and its input and output tokens, each read once."""
 _last: tuple[list[JSON], list[JSON]] = ([], [])
 """The messages of the request read last, and the Chat Completions messages they became. An agent
 re-sends its whole conversation with a turn appended, so each request reuses what the previous
@@ -89,12 +91,12 @@ def _input_text(arguments: object) -> str:
     return arguments if isinstance(arguments, str) else value(arguments or {})
 
 
-def _block_texts(reply: JSON) -> list[str]:
+def _block_texts(reply: JSON, calls: list[JSON]) -> list[str]:
     """The message's content blocks: its text, then a ``tool_use`` block per tool call."""
     blocks = (
         [f'{{"text": {string(reply["content"])}, "type": "text"}}'] if reply.get("content") else []
     )
-    for call in tool_calls_of(reply):
+    for call in calls:
         tool_input = _input_text(call["function"]["arguments"])
         name, identity = value(call["function"]["name"]), value(call["id"])
         blocks.append(
@@ -111,39 +113,43 @@ def _usage_text(input_tokens: int, output_tokens: int) -> str:
     )
 
 
-def _message_text(reply: JSON, turn: Turn, step: int, *, streamed: bool = False) -> tuple[str, str]:
-    """The message written from a template (`harness.wire._json_text`), and its stop reason.
-    ``streamed``: the message as ``message_start`` opens a stream, before any content (no
-    blocks, no stop reason, no output tokens yet)."""
-    stop = "tool_use" if tool_calls_of(reply) else "end_turn"
-    input_tokens, output_tokens = reply_tokens(reply)
+def _message_text(reply: Reply, turn: Turn, step: int, *, streamed: bool = False) -> str:
+    """The message written from a template (`harness.wire._json_text`). ``streamed``: the
+    message as ``message_start`` opens a stream, before any content (no blocks, no stop
+    reason, no output tokens yet)."""
+    message, calls, (input_tokens, output_tokens) = reply
     if streamed:
         blocks, reason, output_tokens = "", "null", 0
     else:
-        blocks, reason = ", ".join(_block_texts(reply)), f'"{stop}"'
+        blocks, reason = ", ".join(_block_texts(message, calls)), f'"{_stop(calls)}"'
     text = (
         f'{{"content": [{blocks}], "id": "msg_unsolvable_{step}", '
         f'"model": {string(turn.model)}, "role": "assistant", "stop_reason": {reason}, '
         f'"stop_sequence": null, "type": "message", '
         f'"usage": {_usage_text(input_tokens, output_tokens)}}}'
     )
-    return text, stop
+    return text
 
 
-def _events(reply: JSON, turn: Turn, step: int) -> list[tuple[str | None, Any]]:
+def _stop(calls: list[JSON]) -> str:
+    return "tool_use" if calls else "end_turn"
+
+
+def _events(reply: Reply, turn: Turn, step: int) -> list[tuple[str | None, Any]]:
     """The streamed message's events, written from templates as the message is (encoding each
     event as a dict was most of a streamed call's wire, issue 14): ``message_start``, a start,
     a delta and a stop per content block, ``message_delta`` with the stop reason, then
     ``message_stop``."""
-    opening, stop = _message_text(reply, turn, step, streamed=True)
+    message, calls, (_, output_tokens) = reply
+    opening = _message_text(reply, turn, step, streamed=True)
     events: list[tuple[str | None, Any]] = [
         ("message_start", f'{{"message": {opening}, "type": "message_start"}}')
     ]
     blocks: list[tuple[str, str]] = []
-    if reply.get("content"):
-        delta = f'{{"text": {string(reply["content"])}, "type": "text_delta"}}'
+    if message.get("content"):
+        delta = f'{{"text": {string(message["content"])}, "type": "text_delta"}}'
         blocks.append(('{"text": "", "type": "text"}', delta))
-    for call in tool_calls_of(reply):
+    for call in calls:
         name, identity = value(call["function"]["name"]), value(call["id"])
         start = f'{{"id": {identity}, "input": {{}}, "name": {name}, "type": "tool_use"}}'
         partial = string(_input_text(call["function"]["arguments"]))
@@ -160,8 +166,7 @@ def _events(reply: JSON, turn: Turn, step: int) -> list[tuple[str | None, Any]]:
             ),
             ("content_block_stop", f'{{"index": {index}, "type": "content_block_stop"}}'),
         ]
-    _, output_tokens = reply_tokens(reply)
-    delta = f'{{"stop_reason": "{stop}", "stop_sequence": null}}'
+    delta = f'{{"stop_reason": "{_stop(calls)}", "stop_sequence": null}}'
     events += [
         (
             "message_delta",
@@ -184,9 +189,10 @@ class AnthropicMessages:
         return Turn.of(body, _messages(body), _tool_names(body))
 
     def render(self, reply: JSON, turn: Turn, *, step: int) -> WireResponse:
+        read = (reply, tool_calls_of(reply), reply_tokens(reply))
         if turn.stream:
-            return WireResponse.sse(_events(reply, turn, step))
-        return WireResponse.json_text(_message_text(reply, turn, step)[0])
+            return WireResponse.sse(_events(read, turn, step))
+        return WireResponse.json_text(_message_text(read, turn, step))
 
     def error(self, status: int, message: str) -> WireResponse:
         kind = ERROR_TYPES.get(status, "api_error")
