@@ -7,7 +7,6 @@ the scripted model sees the same conversation whichever SDK the agent is built o
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from harness._types import JSON
 from harness.adapters.kit import reply_tokens, text_of
@@ -135,16 +134,15 @@ def _stop(calls: list[JSON]) -> str:
     return "tool_use" if calls else "end_turn"
 
 
-def _events(reply: Reply, turn: Turn, step: int) -> list[tuple[str | None, Any]]:
-    """The streamed message's events, written from templates as the message is (encoding each
-    event as a dict was most of a streamed call's wire, issue 14): ``message_start``, a start,
-    a delta and a stop per content block, ``message_delta`` with the stop reason, then
-    ``message_stop``."""
+def _stream(reply: Reply, turn: Turn, step: int) -> str:
+    """The streamed message, its events written from templates as the message is, straight
+    into the stream's text as `encode_sse` frames them (encoding each event as a dict was most
+    of a streamed call's wire, and framing events one by one half of what was left, issue 14):
+    ``message_start``, a start, a delta and a stop per content block, ``message_delta`` with
+    the stop reason, then ``message_stop``."""
     message, calls, (_, output_tokens) = reply
     opening = _message_text(reply, turn, step, streamed=True)
-    events: list[tuple[str | None, Any]] = [
-        ("message_start", f'{{"message": {opening}, "type": "message_start"}}')
-    ]
+    parts = [f'event: message_start\ndata: {{"message": {opening}, "type": "message_start"}}\n\n']
     blocks: list[tuple[str, str]] = []
     if message.get("content"):
         delta = f'{{"text": {string(message["content"])}, "type": "text_delta"}}'
@@ -155,27 +153,22 @@ def _events(reply: Reply, turn: Turn, step: int) -> list[tuple[str | None, Any]]
         partial = string(_input_text(call["function"]["arguments"]))
         blocks.append((start, f'{{"partial_json": {partial}, "type": "input_json_delta"}}'))
     for index, (start, delta) in enumerate(blocks):
-        events += [
-            (
-                "content_block_start",
-                f'{{"content_block": {start}, "index": {index}, "type": "content_block_start"}}',
-            ),
-            (
-                "content_block_delta",
-                f'{{"delta": {delta}, "index": {index}, "type": "content_block_delta"}}',
-            ),
-            ("content_block_stop", f'{{"index": {index}, "type": "content_block_stop"}}'),
-        ]
-    delta = f'{{"stop_reason": "{_stop(calls)}", "stop_sequence": null}}'
-    events += [
-        (
-            "message_delta",
-            f'{{"delta": {delta}, "type": "message_delta", '
-            f'"usage": {{"output_tokens": {output_tokens}}}}}',
-        ),
-        ("message_stop", '{"type": "message_stop"}'),
-    ]
-    return events
+        parts.append(
+            "event: content_block_start\n"
+            f'data: {{"content_block": {start}, "index": {index}, '
+            '"type": "content_block_start"}\n\n'
+            "event: content_block_delta\n"
+            f'data: {{"delta": {delta}, "index": {index}, "type": "content_block_delta"}}\n\n'
+            "event: content_block_stop\n"
+            f'data: {{"index": {index}, "type": "content_block_stop"}}\n\n'
+        )
+    parts.append(
+        "event: message_delta\n"
+        f'data: {{"delta": {{"stop_reason": "{_stop(calls)}", "stop_sequence": null}}, '
+        f'"type": "message_delta", "usage": {{"output_tokens": {output_tokens}}}}}\n\n'
+        'event: message_stop\ndata: {"type": "message_stop"}\n\n'
+    )
+    return "".join(parts)
 
 
 class AnthropicMessages:
@@ -191,7 +184,7 @@ class AnthropicMessages:
     def render(self, reply: JSON, turn: Turn, *, step: int) -> WireResponse:
         read = (reply, tool_calls_of(reply), reply_tokens(reply))
         if turn.stream:
-            return WireResponse.sse(_events(read, turn, step))
+            return WireResponse.sse_text(_stream(read, turn, step))
         return WireResponse.json_text(_message_text(read, turn, step))
 
     def error(self, status: int, message: str) -> WireResponse:

@@ -126,8 +126,12 @@ class WireResponse:
 
     @classmethod
     def sse(cls, events: Iterable[tuple[str | None, JSON | str]]) -> WireResponse:
-        headers = _headers("text/event-stream", {"cache-control": "no-cache"})
-        return cls(status=200, body=encode_sse(events), headers=headers)
+        return cls.sse_text(encode_sse(events))
+
+    @classmethod
+    def sse_text(cls, text: str) -> WireResponse:
+        """A stream of server-sent events already written, as `encode_sse` writes them."""
+        return cls(status=200, body=text.encode(), headers=_SSE_HEADERS)
 
 
 def _headers(content_type: str, extra: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
@@ -135,9 +139,10 @@ def _headers(content_type: str, extra: Mapping[str, str]) -> tuple[tuple[str, st
 
 
 _JSON_HEADERS = _headers("application/json", {})
+_SSE_HEADERS = _headers("text/event-stream", {"cache-control": "no-cache"})
 
 
-def encode_sse(events: Iterable[tuple[str | None, JSON | str]]) -> bytes:
+def encode_sse(events: Iterable[tuple[str | None, JSON | str]]) -> str:
     """Server-sent events: an optional ``event:`` line, one ``data:`` line, a blank line."""
     lines = []
     for event, data in events:
@@ -145,4 +150,4 @@ def encode_sse(events: Iterable[tuple[str | None, JSON | str]]) -> bytes:
             lines.append(f"event: {event}")
         payload = data if isinstance(data, str) else sorted_json(data)
         lines.extend((f"data: {payload}", ""))
-    return ("\n".join(lines) + "\n").encode()
+    return "\n".join(lines) + "\n"

@@ -90,7 +90,7 @@ def _chunks(reply: dict[str, Any], turn: Turn, step: int) -> bytes:
     events.append(chunk({}, "tool_calls" if calls else "stop"))
     if (turn.body.get("stream_options") or {}).get("include_usage"):
         events.append((None, {**head, "choices": [], "usage": reply_usage(reply).to_openai()}))
-    return encode_sse([*events, (None, "[DONE]")])
+    return encode_sse([*events, (None, "[DONE]")]).encode()
 
 
 def _completion(reply: dict[str, Any], turn: Turn, step: int) -> dict[str, Any]:
@@ -161,7 +161,7 @@ def _message_events(reply: dict[str, Any], turn: Turn, step: int) -> bytes:
         {"type": "message_delta", "delta": stop, "usage": usage},
         {"type": "message_stop"},
     ]
-    return encode_sse((e["type"], e) for e in events)
+    return encode_sse((e["type"], e) for e in events).encode()
 
 
 def _response(reply: dict[str, Any] | None, turn: Turn, step: int) -> dict[str, Any]:
@@ -209,7 +209,9 @@ def _response_events(reply: dict[str, Any], turn: Turn, step: int) -> bytes:
     for index, item in enumerate(_output(reply, step, turn)):
         events += _item_events(item, index)
     events.append({"type": "response.completed", "response": _response(reply, turn, step)})
-    return encode_sse((e["type"], {**e, "sequence_number": n}) for n, e in enumerate(events))
+    return encode_sse(
+        (e["type"], {**e, "sequence_number": n}) for n, e in enumerate(events)
+    ).encode()
 
 
 @given(reply=REPLIES, model=TEXT, step=STEPS)
