@@ -7,12 +7,13 @@ the scripted model sees the same conversation whichever SDK the agent is built o
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from harness._types import JSON
 from harness.adapters.kit import reply_tokens, text_of
 from harness.wire._exchange import WireResponse
 from harness.wire._json_text import string, value
-from harness.wire._turn import Turn, continuation, require, tool_calls_of
+from harness.wire._turn import Turn, continuation, read_by_identity, require, tool_calls_of
 
 __all__ = ["ANTHROPIC_MESSAGES"]
 
@@ -81,7 +82,12 @@ def _user(blocks: list[JSON]) -> list[JSON]:
 def _tool_names(body: JSON) -> tuple[str, ...]:
     if (body.get("tool_choice") or {}).get("type") == "none":
         return ()
-    return tuple(str(t.get("name", "")) for t in body.get("tools") or ())
+    return _names(body.get("tools"))
+
+
+@read_by_identity
+def _names(tools: Any) -> tuple[str, ...]:
+    return tuple([str(t.get("name", "")) for t in tools or ()])
 
 
 def _input_text(arguments: object) -> str:

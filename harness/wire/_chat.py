@@ -17,6 +17,7 @@ from harness.wire._turn import (
     Turn,
     arguments_of,
     openai_error,
+    read_by_identity,
     require,
     require_objects,
     tool_calls_of,
@@ -30,8 +31,13 @@ NAME = "OpenAI Chat Completions"
 def _tool_names(body: JSON) -> tuple[str, ...]:
     if body.get("tool_choice") == "none":
         return ()
+    return _names(body.get("tools"))
+
+
+@read_by_identity
+def _names(tools: Any) -> tuple[str, ...]:
     names = []
-    for tool in body.get("tools") or ():
+    for tool in tools or ():
         function = tool.get("function", tool) if isinstance(tool, dict) else {}
         names.append(str(function.get("name", "")))
     return tuple(names)

@@ -25,6 +25,7 @@ from harness.wire._turn import (
     arguments_of,
     continuation,
     openai_error,
+    read_by_identity,
     tool_calls_of,
 )
 
@@ -123,8 +124,13 @@ def _namespaced(body: JSON) -> dict[str, tuple[str, str]]:
 def _tool_names(body: JSON) -> tuple[str, ...]:
     if body.get("tool_choice") == "none":
         return ()
+    return _names(body.get("tools"))
+
+
+@read_by_identity
+def _names(tools: Any) -> tuple[str, ...]:
     names: list[str] = []
-    for tool in body.get("tools") or ():
+    for tool in tools or ():
         if tool.get("type") == "namespace":
             inner = tool.get("tools") or ()
             names += (_qualified(tool["name"], str(t.get("name"))) for t in inner)

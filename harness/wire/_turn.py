@@ -7,7 +7,7 @@ offered — because that is what `Session.call_model` takes, and renders the ses
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -22,6 +22,7 @@ __all__ = [
     "arguments_of",
     "continuation",
     "openai_error",
+    "read_by_identity",
     "require",
     "require_objects",
     "tool_calls_of",
@@ -118,6 +119,26 @@ def continuation(
     added = items[start:]
     require_objects(added, key, fmt, start=start)
     return converted, added
+
+
+def read_by_identity(read: Callable[[Any], tuple[str, ...]]) -> Callable[[Any], tuple[str, ...]]:
+    """``read`` of the tools a request offers (its ``tools``, or ``None``), kept for the last
+    list it read, by identity: the body reader shares a tool list sent unchanged between calls
+    (`harness.wire._body`), so a conversation's tools are read once rather than once per call
+    (issue 14). The list is held, so no other takes its id, and the pair is replaced whole, so
+    threads only ever see one."""
+    last: tuple[object, tuple[str, ...]] = (None, read(None))
+
+    def names(tools: Any) -> tuple[str, ...]:
+        nonlocal last
+        known = last
+        if known[0] is tools:
+            return known[1]
+        found = read(tools)
+        last = (tools, found)
+        return found
+
+    return names
 
 
 def arguments_of(call: JSON) -> str:

@@ -18,7 +18,7 @@ from harness.wire import _responses as responses_module
 from harness.wire._anthropic import ANTHROPIC_MESSAGES
 from harness.wire._chat import CHAT_COMPLETIONS
 from harness.wire._responses import RESPONSES
-from harness.wire._turn import WireFormat
+from harness.wire._turn import WireFormat, read_by_identity
 
 REPLY = {
     "role": "assistant",
@@ -236,3 +236,31 @@ def test_a_final_answer_has_no_tool_call_in_any_format(session: Session) -> None
     for fmt in FORMATS.values():
         text = fmt.render(reply, fmt.read(BODIES[fmt.name]), step=1).body.decode()
         assert "tool_use" not in text and "function_call" not in text and "I have completed" in text
+
+
+def test_the_tools_offered_are_read_once_per_list_while_it_is_the_one_sent() -> None:
+    """The body reader shares an unchanged tool list between calls; an equal list parsed
+    afresh, or another one, is read again."""
+    read: list[object] = []
+
+    @read_by_identity
+    def names(tools: Any) -> tuple[str, ...]:
+        read.append(tools)
+        return tuple(str(t["name"]) for t in tools or ())
+
+    shared = [{"name": "search"}]
+    assert names(shared) == names(shared) == ("search",)
+    assert names([{"name": "search"}]) == ("search",)
+    assert names([{"name": "check"}]) == ("check",) and names(None) == ()
+    assert [t for t in read if t is shared] == [shared] and len(read) == 5
+
+
+@pytest.mark.parametrize("fmt", FORMATS.values(), ids=FORMATS)
+def test_every_format_reads_the_tools_of_a_shared_list_once(fmt: WireFormat) -> None:
+    key = "input" if fmt is RESPONSES else "messages"
+    tools = [{"type": "function", "name": "search", "function": {"name": "search"}}]
+    body = {"model": "m", "max_tokens": 9, key: [{"role": "user", "content": "go"}]}
+    first = fmt.read({**body, "tools": tools}).tools
+    assert first == ("search",) and fmt.read({**body, "tools": tools}).tools is first
+    again = fmt.read({**body, "tools": json.loads(json.dumps(tools))}).tools
+    assert again == first and again is not first
