@@ -78,7 +78,8 @@ class Call:
                 f"strings, numbers, booleans, None): {error}"
             ) from None
         # The arguments as they are now and their sorted JSON, for every step that makes this
-        # call (`ToolCall.encoded`); kept beside the fields, which it is not one of.
+        # call (`ToolCall.encoded`): kept in the instance's __dict__ beside the fields, so it
+        # takes no part in equality or the repr.
         self.__dict__["encoded"] = (snapshot(self.arguments), text)
 
 

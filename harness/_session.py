@@ -84,7 +84,8 @@ def _bad_arguments(problem: ValueError) -> ToolResult:
     return ToolResult(text=text, observation=text)
 
 
-_NAMES_ONLY = {str}
+_NAMES_ONLY = frozenset({str})
+"""The types of a tool list of names alone (`_tool_names`)."""
 
 
 def _tool_names(tools: Iterable[Any] | None) -> tuple[str, ...]:
