@@ -86,9 +86,8 @@ class Call:
 def _tool_call(call: Call, request: ModelRequest, arguments: JSON | None = None) -> ToolCall:
     step_id = f"call_{request.step}_0"
     if arguments is not None:
-        return ToolCall(id=step_id, name=call.name, arguments=dict(arguments))
-    encoded = call.__dict__["encoded"]
-    return ToolCall(id=step_id, name=call.name, arguments=dict(call.arguments), encoded=encoded)
+        return ToolCall(step_id, call.name, dict(arguments))
+    return ToolCall(step_id, call.name, dict(call.arguments), call.__dict__["encoded"])
 
 
 def _say(call: Call, request: ModelRequest) -> str:
@@ -102,9 +101,7 @@ def _own_step(request: ModelRequest) -> int:
 
 
 def _single(call: Call, request: ModelRequest, arguments: JSON | None = None) -> ModelResponse:
-    return ModelResponse(
-        content=_say(call, request), tool_calls=(_tool_call(call, request, arguments),)
-    )
+    return ModelResponse(_say(call, request), (_tool_call(call, request, arguments),))
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -393,13 +393,9 @@ class Session:
         agent_step = self._agent_steps[agent] = self._agent_steps.get(agent, 0) + 1
         sent = self._input_tokens + self._output_tokens
         self._probe.on_step(sent - self._uncharged, self._cost(), sent)
+        results = tuple(self._results.pop(agent, ()))
         request = ModelRequest(
-            messages=messages,
-            tools=self._offered_names(tools),
-            step=self._steps,
-            agent=agent,
-            agent_step=agent_step,
-            results=tuple(self._results.pop(agent, ())),
+            messages, self._offered_names(tools), self._steps, agent, agent_step, results
         )
         self._final_answer_calls += not request.tools
         return request

@@ -18,6 +18,8 @@ from harness.wire._turn import Turn, continuation, read_by_identity, require, to
 __all__ = ["ANTHROPIC_MESSAGES"]
 
 NAME = "Anthropic Messages"
+ROLES = frozenset({"user", "assistant"})
+"""The roles of an Anthropic message."""
 ERROR_TYPES = {400: "invalid_request_error", 404: "not_found_error", 503: "overloaded_error"}
 
 
@@ -43,8 +45,12 @@ def _messages(body: JSON) -> list[JSON]:
 
 
 def _message(message: JSON) -> list[JSON]:
-    """One Anthropic message as the Chat Completions messages it stands for."""
+    """One Anthropic message as the Chat Completions messages it stands for: a message of a
+    role and a text alone is one already, and is taken as it is (shared, as the body reader's
+    items are: neither the wire nor the session changes a message)."""
     content = message.get("content")
+    if type(content) is str and content and len(message) == 2 and message.get("role") in ROLES:
+        return [message]
     blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
     if message.get("role") == "assistant":
         return [_assistant(blocks)]

@@ -130,7 +130,7 @@ class BodyReader:
         body = dict(head)
         body[self.key] = items
         body.update(_tail(text, _skip(text, at)))  # a name given twice keeps its place, as in json
-        self._last = _Reading(prefix=text[:end], head=head, items=tuple(items))
+        self._last = _Reading(text[:end], head, tuple(items))
         return body
 
     def _head(self, text: str) -> tuple[tuple[tuple[str, Any], ...], int]:

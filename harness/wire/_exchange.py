@@ -57,12 +57,13 @@ def _address(url: str) -> _Address:
     return _Address(netloc.lower(), parts.path or "/", parts.query, safe_url)
 
 
-@dataclass(kw_only=True, slots=True)
+@dataclass(slots=True)
 class WireRequest:
     """One HTTP request as the fake wire sees it; headers are used for matching only.
 
-    Slotted, not frozen: the wire makes one every call, and a frozen dataclass costs twice as
-    much to build (issue 14: these four were 23,000 instructions of a call)."""
+    Slotted, not frozen, and built by position: the wire makes one every call, a frozen
+    dataclass costs twice as much to build, and keywords to a class reach its ``__init__``
+    through a dict (issue 14: these four were 23,000 instructions of a call)."""
 
     method: str
     url: str
@@ -93,12 +94,13 @@ class WireRequest:
         return json.loads(self.body) if self.body.strip() else None
 
 
-@dataclass(kw_only=True, slots=True)
+@dataclass(slots=True)
 class WireResponse:
     """What the fake wire answers: a status, headers and the whole body (SSE included).
 
-    Slotted, not frozen: the wire makes one every call, and a frozen dataclass costs twice as
-    much to build (issue 14: these four were 23,000 instructions of a call)."""
+    Slotted, not frozen, and built by position: the wire makes one every call, a frozen
+    dataclass costs twice as much to build, and keywords to a class reach its ``__init__``
+    through a dict (issue 14: these four were 23,000 instructions of a call)."""
 
     status: int
     body: bytes
@@ -116,13 +118,13 @@ class WireResponse:
     ) -> WireResponse:
         """A JSON body already written (`harness.wire._json_text`)."""
         extra = _JSON_HEADERS if headers is None else _headers("application/json", headers)
-        return cls(status=status, body=text.encode(), headers=extra)
+        return cls(status, text.encode(), extra)
 
     @classmethod
     def text(
         cls, text: str, *, status: int = 200, content_type: str = "text/plain"
     ) -> WireResponse:
-        return cls(status=status, body=text.encode(), headers=_headers(content_type, {}))
+        return cls(status, text.encode(), _headers(content_type, {}))
 
     @classmethod
     def sse(cls, events: Iterable[tuple[str | None, JSON | str]]) -> WireResponse:
@@ -131,7 +133,7 @@ class WireResponse:
     @classmethod
     def sse_text(cls, text: str) -> WireResponse:
         """A stream of server-sent events already written, as `encode_sse` writes them."""
-        return cls(status=200, body=text.encode(), headers=_SSE_HEADERS)
+        return cls(200, text.encode(), _SSE_HEADERS)
 
 
 def _headers(content_type: str, extra: Mapping[str, str]) -> tuple[tuple[str, str], ...]:

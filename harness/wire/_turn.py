@@ -32,12 +32,13 @@ CREATED = 1_767_225_600
 """A fixed creation time (2026-01-01) for every response: the same run gives the same bytes."""
 
 
-@dataclass(kw_only=True, slots=True)
+@dataclass(slots=True)
 class Turn:
     """One model request, read from any wire format.
 
-    Slotted, not frozen: the wire makes one every call, and a frozen dataclass costs twice as
-    much to build (issue 14: these four were 23,000 instructions of a call)."""
+    Slotted, not frozen, and built by position: the wire makes one every call, a frozen
+    dataclass costs twice as much to build, and keywords to a class reach its ``__init__``
+    through a dict (issue 14: these four were 23,000 instructions of a call)."""
 
     messages: list[JSON]
     """The conversation as Chat Completions messages."""
@@ -52,11 +53,7 @@ class Turn:
     def of(cls, body: JSON, messages: list[JSON], tools: tuple[str, ...]) -> Turn:
         """A turn whose format-specific parts (messages, tools) the format has already read."""
         return cls(
-            messages=messages,
-            tools=tools,
-            model=str(body.get("model", "unsolvable")),
-            stream=bool(body.get("stream")),
-            body=body,
+            messages, tools, str(body.get("model", "unsolvable")), bool(body.get("stream")), body
         )
 
 

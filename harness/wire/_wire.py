@@ -61,12 +61,13 @@ TRANSIENT_RETRY_AFTER_MS = "1"
 retried request costs a millisecond instead of the SDKs' default half-second back-off."""
 
 
-@dataclass(kw_only=True, slots=True)
+@dataclass(slots=True)
 class Attempt:
     """One HTTP request the wire answered (or refused), as the harness keeps it.
 
-    Slotted, not frozen: the wire makes one every call, and a frozen dataclass costs twice as
-    much to build (issue 14: these four were 23,000 instructions of a call)."""
+    Slotted, not frozen, and built by position: the wire makes one every call, a frozen
+    dataclass costs twice as much to build, and keywords to a class reach its ``__init__``
+    through a dict (issue 14: these four were 23,000 instructions of a call)."""
 
     kind: str
     """``model``, ``tool`` or ``stray``."""
@@ -263,9 +264,7 @@ class Wire:
     ) -> WireResponse:
         """Keeps the attempt (redacted URL, never headers) and passes the response through."""
         status = 0 if response is None else response.status
-        attempt = Attempt(
-            kind=kind, method=request.method, url=request.safe_url, status=status, route=route
-        )
+        attempt = Attempt(kind, request.method, request.safe_url, status, route)
         with self._lock:
             self.attempts.append(attempt)
         return response or WireResponse.text("", status=0)
