@@ -195,6 +195,7 @@ class Session:
         self.ceilings = ceilings
         self._setup = setup
         self._task = setup.worded(scenario.task)
+        self._pricing = scenario.pricing
         self._lock = threading.RLock()
         self._started = time.monotonic()
         self._ceiling: str | None = None
@@ -215,11 +216,14 @@ class Session:
         """Every step, its texts already cut to `TRAJECTORY_CUT` (bounded by the ceilings)."""
         self._tally = _Tally()
         self._offered_tokens: dict[tuple[str, ...], int] = {}
+        names = tuple(spec.name for spec in setup.toolbox.specs)
+        self._offered: tuple[Any, tuple[str, ...]] = (names, names)
+        """The tool list last offered and its names: agents offer the same list every step
+        (the same object, mostly, as the wire does), and at first the whole list as `tools`
+        names it."""
         # The whole tool list, which agents mostly offer as `tools` lists it, measured with the
         # set-up rather than by the run's first step (issue 14).
-        self._tools_tokens(tuple(spec.name for spec in setup.toolbox.specs))
-        self._offered: tuple[tuple[Any, ...], tuple[str, ...]] = ((), ())
-        """The tool list last offered and its names: agents offer the same list every step."""
+        self._tools_tokens(names)
         self._canonical: dict[str, tuple[JSON | None, str]] = {}
         self._overhead: dict[str, int] = {}
         """Each agent's fixed input per call, measured from its first call (`_overhead_of`)."""
@@ -254,24 +258,45 @@ class Session:
 
         Offer no tools and the model gives its final answer instead of calling one.
         """
+        message, sent, said = self.answer(messages, tools, agent)
+        return {**message, "usage": openai_usage(sent, said)}
+
+    def answer(
+        self, messages: Sequence[JSON], tools: Iterable[Any] | None = None, agent: str = "main"
+    ) -> tuple[JSON, int, int]:
+        """`call_model`'s step, its reply apart from its usage: the assistant message, the
+        tokens sent and the tokens said. The wire writes these straight into its formats' own
+        replies, rather than reading them back from the Chat Completions dict (issue 14)."""
         with self._lock:
-            self._check_open()
-            self._check_ceilings(self._steps >= self.ceilings.max_steps, "steps")
+            if (
+                self._closed
+                or self._ceiling is not None
+                or self._steps >= self.ceilings.max_steps
+                or time.monotonic() - self._started > self.ceilings.max_wall_seconds
+            ):  # one test on the way of every step; the call below says which and raises
+                self._check_open()
+                self._check_ceilings(self._steps >= self.ceilings.max_steps, "steps")
             request = self._begin_step(messages, tools, agent)
             response = self._setup.model.respond(request)
-            message: JSON = {"role": "assistant", "content": response.content}
+            content = response.content
             calls = [call.to_openai() for call in response.tool_calls]
+            message: JSON = {"role": "assistant", "content": content}
             if calls:
                 message["tool_calls"] = calls
-            offered = self._tools_tokens(request.tools)
-            sent = self._tally.tokens(request.messages) + offered
-            said = estimate_assistant_tokens(response.content, calls)
+            offered = self._offered_tokens.get(request.tools)
+            if offered is None:
+                offered = self._tools_tokens(request.tools)
+            sent = self._tally.tokens(messages) + offered
+            said = estimate_assistant_tokens(content, calls)
             self._tally.expect(message, said)
-            self._uncharged += min(self._overhead_of(request, offered), sent)
+            overhead = self._overhead.get(agent)
+            if overhead is None:
+                overhead = self._overhead_of(request, offered)
+            self._uncharged += min(overhead, sent)
             self._input_tokens += sent
             self._output_tokens += said
-            self._note_response(response.content, calls)
-            return {**message, "usage": openai_usage(sent, said)}
+            self._note_response(content, calls)
+            return message, sent, said
 
     def call_tool(
         self, name: str, arguments: Mapping[str, Any] | str | None = None, *, agent: str = "main"
@@ -379,24 +404,28 @@ class Session:
 
     def _offered_names(self, tools: Iterable[Any] | None) -> tuple[str, ...]:
         """`_tool_names`, read again only when the list offered holds other tools than the last
-        one (compared element by element: an agent may rebuild or edit its list)."""
+        one (compared element by element: an agent may rebuild or edit its list). The tuple
+        kept is the one offered last, so the same tuple offered again (the wire's) is known by
+        its identity alone (`_begin_step`)."""
         offered = tuple(tools or ())
-        if offered != self._offered[0]:
-            self._offered = (offered, _tool_names(offered))
-        return self._offered[1]
+        names = self._offered[1] if offered == self._offered[0] else _tool_names(offered)
+        self._offered = (offered, names)
+        return names
 
     def _begin_step(
         self, messages: Sequence[JSON], tools: Iterable[Any] | None, agent: str
     ) -> ModelRequest:
-        self._close_step()
-        self._steps += 1
+        if self._current is not None:
+            self._close_step()
+        step = self._steps = self._steps + 1
         agent_step = self._agent_steps[agent] = self._agent_steps.get(agent, 0) + 1
-        sent = self._input_tokens + self._output_tokens
-        self._probe.on_step(sent - self._uncharged, self._cost(), sent)
+        inputs, outputs = self._input_tokens, self._output_tokens
+        sent = inputs + outputs
+        self._probe.on_step(sent - self._uncharged, self._pricing.cost(inputs, outputs), sent)
         results = tuple(self._results.pop(agent, ()))
-        request = ModelRequest(
-            messages, self._offered_names(tools), self._steps, agent, agent_step, results
-        )
+        offered = self._offered
+        names = offered[1] if tools is offered[0] else self._offered_names(tools)
+        request = ModelRequest(messages, names, step, agent, agent_step, results)
         self._final_answer_calls += not request.tools
         return request
 
@@ -456,7 +485,7 @@ class Session:
         return self._traced
 
     def _cost(self) -> float:
-        return self.scenario.pricing.cost(self._input_tokens, self._output_tokens)
+        return self._pricing.cost(self._input_tokens, self._output_tokens)
 
     def finish(self, *, error: str | None = None) -> Observed:
         """Closes the run and returns what was observed; reads the world one last time. Calls

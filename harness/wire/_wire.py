@@ -122,7 +122,8 @@ class Wire:
         tool_names: ToolNames | None = None,
     ) -> None:
         self.session = session
-        self._names = tool_names or ToolNames()
+        self._names = tool_names if tool_names is not None and tool_names.prefix else None
+        """None when the agent spells the tools as the scenario does: nothing to map."""
         self._model_hosts = {host.lower() for host in model_hosts}
         self._tool_hosts = {urlsplit(TOOLS_URL).netloc}
         self._tool_urls = {_route_key(url): name for url, name in (tool_routes or {}).items()}
@@ -143,9 +144,10 @@ class Wire:
 
         `CeilingHit` from the session propagates, so an in-process agent is ended by it.
         """
-        fmt = self._format_for(request)
+        path = request.path
+        fmt = self._format_for(request, path)
         if fmt is not None:
-            return self._answer_model(fmt, request)
+            return self._answer_model(fmt, request, path)
         tool = self._tool_for(request)
         if tool is not None:
             return self._answer_tool(tool, request)
@@ -166,10 +168,10 @@ class Wire:
                 f"scenario; they would have left the harness:\n{lines}\nSee {WIRE_DOCS}"
             )
 
-    def _format_for(self, request: WireRequest) -> WireFormat | None:
+    def _format_for(self, request: WireRequest, path: str) -> WireFormat | None:
         if request.method != "POST" or request.host not in self._model_hosts:
             return None
-        return _format_of(request.path)
+        return _format_of(path)
 
     def _tool_for(self, request: WireRequest) -> str | None:
         key = (request.host, split_agent(request.path)[1].rstrip("/"))
@@ -180,7 +182,7 @@ class Wire:
             return name
         return None
 
-    def _answer_model(self, fmt: WireFormat, request: WireRequest) -> WireResponse:
+    def _answer_model(self, fmt: WireFormat, request: WireRequest, path: str) -> WireResponse:
         self.session.count_transport_attempt()
         if self._failures_left and self._failing():  # none is ever added once it is spent
             message = "unsolvable: transient failure injected by the harness (transient_failures)"
@@ -190,20 +192,26 @@ class Wire:
             )
             return self._log(request, "model", response, fmt.name)
         try:
-            turn = fmt.read(_json_object(self._body(fmt, request)))
-            messages = self._conversation(turn)
+            body = self._body(fmt, request.body, path)
+            turn = fmt.read(body if type(body) is dict else _json_object(body))
+            messages, tools = turn.messages, turn.tools
+            if turn.body.get("previous_response_id"):
+                messages = self._conversation(turn)
         except (ValueError, WireFormatError) as error:
             response = _with_headers(fmt.error(400, str(error)), {"x-should-retry": "false"})
             return self._log(request, "model", response, fmt.name)
-        messages, tools = self._names.read(messages, turn.tools)
-        reply = self.session.call_model(messages, tools, **_agent_of(request))
+        if self._names is not None:
+            messages, tools = self._names.read(messages, tools)
+        reply = self.session.call_model(messages, tools, **_agent_named(path))
         with self._lock:
             self._served += 1
             step = self._served
             if fmt is RESPONSES:
                 said = {k: v for k, v in reply.items() if k != "usage"}
                 self._conversations[response_id(step)] = [*messages, said]
-        rendered = fmt.render(self._names.write(reply), turn, step=step)
+        if self._names is not None:
+            reply = self._names.write(reply)
+        rendered = fmt.render(reply, turn, step=step)
         return self._log(request, "model", rendered, fmt.name)
 
     def _failing(self) -> bool:
@@ -212,13 +220,12 @@ class Wire:
             failing, self._failures_left = self._failures_left > 0, max(0, self._failures_left - 1)
         return failing
 
-    def _body(self, fmt: WireFormat, request: WireRequest) -> object:
+    def _body(self, fmt: WireFormat, body: bytes, path: str) -> object:
         """The request's JSON, read by its conversation's `BodyReader`: an agent re-sends the
         whole conversation every call, and only what it added is parsed."""
-        body = request.body
         if not body or body.isspace():
             return None
-        key = (fmt.name, request.path)
+        key = (fmt.name, path)
         reader = self._readers.get(key)  # made once per key, under the lock; then only read
         if reader is None:
             with self._lock:
@@ -226,12 +233,10 @@ class Wire:
         return reader.read(body)
 
     def _conversation(self, turn: Turn) -> list[JSON]:
-        """The whole conversation, even when a Responses API request continues a stored response
+        """The whole conversation when a Responses API request continues a stored response
         (``previous_response_id``) and sends only the new items; instructions are not carried
         over, as in the real API."""
-        previous = turn.body.get("previous_response_id")
-        if not previous:
-            return turn.messages
+        previous = turn.body["previous_response_id"]
         with self._lock:
             history = self._conversations.get(str(previous))
         if history is None:
