@@ -24,7 +24,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from typing import Any, NamedTuple
+from typing import Any
 
 __all__ = ["BodyReader"]
 
@@ -35,8 +35,10 @@ keep many."""
 _SPACES = " \t\n\r"
 """JSON's whitespace."""
 
-_scan = json.JSONDecoder().raw_decode
-"""One JSON value at an index, with ``json.loads``'s own settings: ``(value, end)``."""
+_scan = json.JSONDecoder().scan_once
+"""One JSON value at an index, with ``json.loads``'s own settings: ``(value, end)``; raises
+`StopIteration` where no value begins. The scanner itself, not ``raw_decode`` around it: a
+first body reads three values, and the wrapper's frame was a tenth of a read (issue 14)."""
 _space = re.compile(r"[ \t\n\r]*").match
 """JSON's whitespace, as ``json.decoder`` skips it."""
 
@@ -64,10 +66,14 @@ def _opening(text: str, key: str) -> tuple[tuple[tuple[str, Any], ...], int] | N
     if at < 0:
         return None
     before = text[:at].rstrip(_SPACES)
-    colon = _skip(text, at + len(quoted))
+    colon = at + len(quoted)
+    if text[colon : colon + 1] in _SPACES:  # as `_skip` begins: SDKs send no whitespace
+        colon = _skip(text, colon)
     if text[colon : colon + 1] != ":":
         return None
-    value = _skip(text, colon + 1)
+    value = colon + 1
+    if text[value : value + 1] in _SPACES:
+        value = _skip(text, value)
     if before.lstrip(_SPACES) == "{":
         return (), value
     if not before.endswith(","):
@@ -88,17 +94,12 @@ class _Unread(Exception):
     """The body is not one this reader follows: ``json.loads`` reads it instead."""
 
 
-class _Reading(NamedTuple):
-    """What the previous body's reading keeps for the next one (never changed, so threads that
-    share a reader only ever see a whole one)."""
-
-    prefix: str
-    """The body's text up to the end of its conversation's last item (or its ``[``)."""
-    head: tuple[tuple[str, Any], ...]
-    """The members before the conversation, in order."""
-    items: tuple[Any, ...]
-    """The conversation's items: shared with the next body's reading, and never changed by the
-    wire, which builds its own messages from them."""
+_Reading = tuple[str, tuple[tuple[str, Any], ...], tuple[Any, ...]]
+"""What the previous body's reading keeps for the next one: its text up to the end of its
+conversation's last item (or its ``[``), the members before the conversation in order, and the
+conversation's items, shared with the next reading and never changed by the wire, which builds
+its own messages from them. A plain tuple, made every call; never changed, so threads that
+share a reader only ever see a whole one."""
 
 
 class BodyReader:
@@ -110,34 +111,35 @@ class BodyReader:
 
     def read(self, body: bytes) -> Any:
         """``json.loads(body)``, raising what it raises."""
+        last = self._last
         try:
-            return self._read(body.decode())
-        except (_Unread, ValueError, IndexError):
+            text = body.decode()
+            if last is not None and text.startswith(last[0]):
+                head, items = last[1], list(last[2])
+                end, at = _more(text, len(last[0]), items)
+            else:
+                head, at = _opening(text, self.key) or self._head(text)
+                items, at = _scan(text, at)
+                if type(items) is not list:
+                    raise _Unread
+                end = at - 1  # the ``]``; whitespace before it belongs to no item
+                while text[end - 1] in _SPACES:
+                    end -= 1
+            body_read = dict(head)
+            body_read[self.key] = items
+            if text[at : at + 1] in _SPACES:
+                at = _skip(text, at)
+            # a name given twice keeps its place, as in json
+            body_read.update(_tail(text, at))
+        except (_Unread, ValueError, IndexError, StopIteration):
             self._last = None
             return json.loads(body)
-
-    def _read(self, text: str) -> dict[str, Any]:
-        last = self._last
-        if last is not None and text.startswith(last.prefix):
-            head, items = last.head, list(last.items)
-            end, at = _more(text, len(last.prefix), items)
-        else:
-            head, at = self._head(text)
-            items, at = _scan(text, at)
-            if type(items) is not list:
-                raise _Unread
-            end = _before(text, at - 1)
-        body = dict(head)
-        body[self.key] = items
-        body.update(_tail(text, _skip(text, at)))  # a name given twice keeps its place, as in json
-        self._last = _Reading(text[:end], head, tuple(items))
-        return body
+        self._last = (text[:end], head, tuple(items))
+        return body_read
 
     def _head(self, text: str) -> tuple[tuple[tuple[str, Any], ...], int]:
-        """The members before the conversation, and the index of its value."""
-        found = _opening(text, self.key)
-        if found is not None:
-            return found
+        """The members before the conversation, and the index of its value, read one by one
+        (where `_opening` cannot tell them)."""
         at = _skip(text, 0)
         if text[at] != "{":
             raise _Unread
@@ -176,14 +178,6 @@ def _tail(text: str, at: int) -> tuple[tuple[str, Any], ...]:
     if text[at] != "}" or _skip(text, at + 1) != len(text):
         raise _Unread
     return ()
-
-
-def _before(text: str, at: int) -> int:
-    """The index past the last item of an array whose ``]`` is at ``at`` (past its ``[`` when it
-    is empty): the whitespace before the ``]`` belongs to no item."""
-    while text[at - 1] in " \t\n\r":
-        at -= 1
-    return at
 
 
 def _more(text: str, at: int, items: list[Any]) -> tuple[int, int]:
