@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import json
+import json.scanner
 import re
 from typing import Any
 
@@ -35,7 +36,7 @@ keep many."""
 _SPACES = " \t\n\r"
 """JSON's whitespace."""
 
-_scan = json.JSONDecoder().scan_once
+_scan = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]  # as json does
 """One JSON value at an index, with ``json.loads``'s own settings: ``(value, end)``; raises
 `StopIteration` where no value begins. The scanner itself, not ``raw_decode`` around it: a
 first body reads three values, and the wrapper's frame was a tenth of a read (issue 14)."""
