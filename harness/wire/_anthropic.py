@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from harness._types import JSON
-from harness.adapters.kit import reply_tokens, text_of
+from harness.adapters.kit import text_of
 from harness.wire._exchange import WireResponse
 from harness.wire._json_text import string, value
 from harness.wire._turn import Turn, continuation, read_by_identity, require, tool_calls_of
@@ -193,8 +193,8 @@ class AnthropicMessages:
     def read(self, body: JSON) -> Turn:
         return Turn.of(body, _messages(body), _tool_names(body))
 
-    def render(self, reply: JSON, turn: Turn, *, step: int) -> WireResponse:
-        read = (reply, tool_calls_of(reply), reply_tokens(reply))
+    def render(self, reply: JSON, usage: tuple[int, int], turn: Turn, *, step: int) -> WireResponse:
+        read = (reply, tool_calls_of(reply), usage)
         if turn.stream:
             return WireResponse.sse_text(_stream(read, turn, step))
         return WireResponse.json_text(_message_text(read, turn, step))

@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from harness._types import JSON
-from harness.adapters.kit import reply_tokens
 from harness.wire._exchange import WireResponse
 from harness.wire._json_text import string, value
 from harness.wire._turn import (
@@ -50,16 +49,16 @@ def _tool_call_text(call: JSON) -> str:
     return f'{{"function": {function}, "id": {value(call["id"])}, "type": "function"}}'
 
 
-def _usage_text(reply: JSON) -> str:
+def _usage_text(usage: tuple[int, int]) -> str:
     """The reply's usage object, as the completion and the last streamed chunk carry it."""
-    input_tokens, output_tokens = reply_tokens(reply)
+    input_tokens, output_tokens = usage
     return (
         f'{{"completion_tokens": {output_tokens}, "prompt_tokens": {input_tokens}, '
         f'"total_tokens": {input_tokens + output_tokens}}}'
     )
 
 
-def _completion(reply: JSON, turn: Turn, step: int) -> str:
+def _completion(reply: JSON, usage: tuple[int, int], turn: Turn, step: int) -> str:
     """The completion written from a template (`harness.wire._json_text`)."""
     calls = tool_calls_of(reply)
     said = f'"content": {value(reply.get("content"))}, "refusal": null, "role": "assistant"'
@@ -70,7 +69,7 @@ def _completion(reply: JSON, turn: Turn, step: int) -> str:
     return (
         f'{{"choices": [{choice}], "created": {CREATED}, "id": "chatcmpl-unsolvable-{step}", '
         f'"model": {string(turn.model)}, "object": "chat.completion", '
-        f'"usage": {_usage_text(reply)}}}'
+        f'"usage": {_usage_text(usage)}}}'
     )
 
 
@@ -89,12 +88,14 @@ class ChatCompletions:
         require_objects(messages, "messages", NAME)
         return Turn.of(body, list(messages), _tool_names(body))
 
-    def render(self, reply: JSON, turn: Turn, *, step: int) -> WireResponse:
+    def render(self, reply: JSON, usage: tuple[int, int], turn: Turn, *, step: int) -> WireResponse:
         if turn.stream:
-            return WireResponse.sse(self._chunks(reply, turn, step=step))
-        return WireResponse.json_text(_completion(reply, turn, step))
+            return WireResponse.sse(self._chunks(reply, usage, turn, step=step))
+        return WireResponse.json_text(_completion(reply, usage, turn, step))
 
-    def _chunks(self, reply: JSON, turn: Turn, *, step: int) -> list[tuple[str | None, Any]]:
+    def _chunks(
+        self, reply: JSON, usage: tuple[int, int], turn: Turn, *, step: int
+    ) -> list[tuple[str | None, Any]]:
         """The streamed completion's chunks, written from a template as the completion is: the
         members every chunk shares are written once (encoding each chunk as a dict was half of
         a streamed call's wire, issue 14)."""
@@ -126,8 +127,7 @@ class ChatCompletions:
             events.append(chunk(f'{{"tool_calls": [{arguments}]}}'))
         events.append(chunk("{}", '"tool_calls"' if calls else '"stop"'))
         if (turn.body.get("stream_options") or {}).get("include_usage"):
-            usage = _usage_text(reply)
-            events.append((None, f'{{"choices": [], {shared}, "usage": {usage}}}'))
+            events.append((None, f'{{"choices": [], {shared}, "usage": {_usage_text(usage)}}}'))
         return [*events, (None, "[DONE]")]
 
     def error(self, status: int, message: str) -> WireResponse:

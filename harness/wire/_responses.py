@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness._types import JSON
-from harness.adapters.kit import reply_tokens, text_of
+from harness.adapters.kit import text_of
 from harness.wire._errors import WireFormatError
 from harness.wire._exchange import WireResponse
 from harness.wire._json_text import shared, string, value
@@ -205,8 +205,8 @@ def _output_text(reply: JSON, step: int, body: JSON) -> str:
     return ", ".join(items)
 
 
-def _usage_text(reply: JSON) -> str:
-    input_tokens, output_tokens = reply_tokens(reply)
+def _usage_text(usage: tuple[int, int]) -> str:
+    input_tokens, output_tokens = usage
     return (
         f'{{"input_tokens": {input_tokens}, "input_tokens_details": '
         f'{{"cache_write_tokens": 0, "cached_tokens": 0}}, "output_tokens": '
@@ -215,13 +215,13 @@ def _usage_text(reply: JSON) -> str:
     )
 
 
-def _response_text(reply: JSON | None, turn: Turn, step: int) -> str:
-    """The response, completed with ``reply`` or opened without one (as streaming first sends
-    it), written from a template (`harness.wire._json_text`)."""
+def _response_text(reply: JSON | None, usage: tuple[int, int], turn: Turn, step: int) -> str:
+    """The response, completed with ``reply`` and its ``usage`` or opened without one (as
+    streaming first sends it), written from a template (`harness.wire._json_text`)."""
     body = turn.body
-    output, status, usage = "", "in_progress", "null"
+    output, status, written = "", "in_progress", "null"
     if reply is not None:
-        output, status, usage = _output_text(reply, step, body), "completed", _usage_text(reply)
+        output, status, written = _output_text(reply, step, body), "completed", _usage_text(usage)
     parallel = "true" if body.get("parallel_tool_calls", True) else "false"
     return (
         f'{{"created_at": {CREATED}, "error": null, "id": {string(response_id(step))}, '
@@ -235,7 +235,7 @@ def _response_text(reply: JSON | None, turn: Turn, step: int) -> str:
         f'"text": {{"format": {{"type": "text"}}}}, '
         f'"tool_choice": {value(body.get("tool_choice") or "auto")}, '
         f'"tools": {shared(body.get("tools") or [])}, "top_p": {value(body.get("top_p"))}, '
-        f'"truncation": "disabled", "usage": {usage}}}'
+        f'"truncation": "disabled", "usage": {written}}}'
     )
 
 
@@ -254,13 +254,15 @@ class Responses:
     def read(self, body: JSON) -> Turn:
         return Turn.of(body, _messages(body), _tool_names(body))
 
-    def render(self, reply: JSON, turn: Turn, *, step: int) -> WireResponse:
+    def render(self, reply: JSON, usage: tuple[int, int], turn: Turn, *, step: int) -> WireResponse:
         if turn.stream:
-            return WireResponse.sse(self._events(reply, turn, step=step))
-        return WireResponse.json_text(_response_text(reply, turn, step))
+            return WireResponse.sse(self._events(reply, usage, turn, step=step))
+        return WireResponse.json_text(_response_text(reply, usage, turn, step))
 
-    def _events(self, reply: JSON, turn: Turn, *, step: int) -> list[tuple[str | None, Any]]:
-        opening = _response_text(None, turn, step)
+    def _events(
+        self, reply: JSON, usage: tuple[int, int], turn: Turn, *, step: int
+    ) -> list[tuple[str | None, Any]]:
+        opening = _response_text(None, usage, turn, step)
         events: list[tuple[str | None, Any]] = [
             _response_event("response.created", opening, 0),
             _response_event("response.in_progress", opening, 1),
@@ -268,7 +270,7 @@ class Responses:
         for index, item in enumerate(_output(reply, step, turn)):
             for e in _item_events(item, index):
                 events.append((e["type"], {**e, "sequence_number": len(events)}))
-        completed = _response_text(reply, turn, step)
+        completed = _response_text(reply, usage, turn, step)
         events.append(_response_event("response.completed", completed, len(events)))
         return events
 

@@ -67,7 +67,10 @@ class WireFormat(Protocol):
 
     def read(self, body: JSON) -> Turn: ...
 
-    def render(self, reply: JSON, turn: Turn, *, step: int) -> WireResponse: ...
+    def render(self, reply: JSON, usage: tuple[int, int], turn: Turn, *, step: int) -> WireResponse:
+        """The format's reply to ``turn``: ``reply`` is the session's assistant message (Chat
+        Completions, `Session.answer`), ``usage`` its input and output tokens."""
+        ...
 
     def error(self, status: int, message: str) -> WireResponse:
         """The format's own error body for ``status``."""

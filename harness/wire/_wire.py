@@ -12,7 +12,7 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from types import MappingProxyType, TracebackType
+from types import TracebackType
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -202,16 +202,20 @@ class Wire:
             return self._log(request, "model", response, fmt.name)
         if self._names is not None:
             messages, tools = self._names.read(messages, tools)
-        reply = self.session.call_model(messages, tools, **_agent_named(path))
+        agent = _agent_named(path)
+        session = self.session
+        if agent is None:
+            reply, sent, said = session.answer(messages, tools)
+        else:
+            reply, sent, said = session.answer(messages, tools, agent)
         with self._lock:
             self._served += 1
             step = self._served
             if fmt is RESPONSES:
-                said = {k: v for k, v in reply.items() if k != "usage"}
-                self._conversations[response_id(step)] = [*messages, said]
+                self._conversations[response_id(step)] = [*messages, reply]
         if self._names is not None:
             reply = self._names.write(reply)
-        rendered = fmt.render(reply, turn, step=step)
+        rendered = fmt.render(reply, (sent, said), turn, step=step)
         return self._log(request, "model", rendered, fmt.name)
 
     def _failing(self) -> bool:
@@ -254,7 +258,13 @@ class Wire:
             body = {"error": {"status": 400, "message": f"unsolvable: {name}: {error}"}}
             return self._log(request, "tool", WireResponse.json(body, status=400), name)
         try:
-            text = self.session.call_tool(name, arguments, **_agent_of(request))
+            agent = _agent_named(request.path)
+            session = self.session
+            text = (
+                session.call_tool(name, arguments)
+                if agent is None
+                else session.call_tool(name, arguments, agent=agent)
+            )
         except PermissionError as error:
             body = {"error": {"status": 403, "code": "forbidden", "message": str(error)}}
             return self._log(request, "tool", WireResponse.json(body, status=403), name)
@@ -400,17 +410,11 @@ class Wire:
         return anthropic.AsyncAnthropic(**options)
 
 
-def _agent_of(request: WireRequest) -> Mapping[str, str]:
-    """``{"agent": name}`` when the path names a sub-agent; else nothing, so the session's own
-    default agent is the one counted."""
-    return _agent_named(request.path)
-
-
 @lru_cache(maxsize=ADDRESS_MEMO)
-def _agent_named(path: str) -> Mapping[str, str]:
-    """`_agent_of`, found once per path (`ADDRESS_MEMO`): shared, and only ever unpacked."""
-    agent, _ = split_agent(path)
-    return MappingProxyType({} if agent is None else {"agent": agent})
+def _agent_named(path: str) -> str | None:
+    """The sub-agent a request's path names, found once per path (`ADDRESS_MEMO`); else
+    ``None``, so the session's own default agent is the one counted."""
+    return split_agent(path)[0]
 
 
 @lru_cache(maxsize=ADDRESS_MEMO)

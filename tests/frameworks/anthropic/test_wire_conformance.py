@@ -13,7 +13,7 @@ from anthropic.types import Message, RawMessageStreamEvent
 from pydantic import TypeAdapter
 
 from harness.wire._anthropic import ANTHROPIC_MESSAGES
-from tests.unit.harness.wire.conftest import start
+from tests.unit.harness.wire.conftest import render, start
 
 EVENTS = TypeAdapter(RawMessageStreamEvent)
 
@@ -28,10 +28,10 @@ def _replies() -> list[dict[str, object]]:
 def test_messages_and_their_stream_validate(reply: dict[str, object]) -> None:
     body = {"model": "m", "max_tokens": 9, "messages": [{"role": "user", "content": "hi"}]}
     Message.model_validate_json(
-        ANTHROPIC_MESSAGES.render(reply, ANTHROPIC_MESSAGES.read(body), step=1).body
+        render(ANTHROPIC_MESSAGES, reply, ANTHROPIC_MESSAGES.read(body), step=1).body
     )
-    events = ANTHROPIC_MESSAGES.render(
-        reply, ANTHROPIC_MESSAGES.read({**body, "stream": True}), step=1
+    events = render(
+        ANTHROPIC_MESSAGES, reply, ANTHROPIC_MESSAGES.read({**body, "stream": True}), step=1
     ).body.decode()
     for line in events.splitlines():
         if line.startswith("data: "):

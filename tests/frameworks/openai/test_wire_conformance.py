@@ -16,7 +16,7 @@ from openai.types.responses import Response, ResponseStreamEvent
 from harness import Session
 from harness.wire._chat import CHAT_COMPLETIONS
 from harness.wire._responses import RESPONSES
-from tests.unit.harness.wire.conftest import start
+from tests.unit.harness.wire.conftest import render, start
 
 EVENT_MODELS = {
     typing.get_args(model.model_fields["type"].annotation)[0]: model
@@ -41,9 +41,11 @@ def _data(body: bytes) -> list[dict[str, object]]:
 def test_chat_completions_validate(reply: dict[str, object]) -> None:
     body = {"model": "m", "messages": [], "stream_options": {"include_usage": True}}
     ChatCompletion.model_validate_json(
-        CHAT_COMPLETIONS.render(reply, CHAT_COMPLETIONS.read(body), step=1).body
+        render(CHAT_COMPLETIONS, reply, CHAT_COMPLETIONS.read(body), step=1).body
     )
-    chunks = CHAT_COMPLETIONS.render(reply, CHAT_COMPLETIONS.read({**body, "stream": True}), step=1)
+    chunks = render(
+        CHAT_COMPLETIONS, reply, CHAT_COMPLETIONS.read({**body, "stream": True}), step=1
+    )
     for chunk in _data(chunks.body):
         ChatCompletionChunk.model_validate(chunk)
 
@@ -57,7 +59,7 @@ def test_responses_validate(reply: dict[str, object]) -> None:
             {"type": "function", "name": "search_invoices", "parameters": {}, "strict": False}
         ],
     }
-    Response.model_validate_json(RESPONSES.render(reply, RESPONSES.read(body), step=1).body)
-    events = RESPONSES.render(reply, RESPONSES.read({**body, "stream": True}), step=1)
+    Response.model_validate_json(render(RESPONSES, reply, RESPONSES.read(body), step=1).body)
+    events = render(RESPONSES, reply, RESPONSES.read({**body, "stream": True}), step=1)
     for event in _data(events.body):
         EVENT_MODELS[event["type"]].model_validate(event)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -9,9 +10,12 @@ import pytest
 import harness
 import scenarios
 from harness import Ceilings, Session
+from harness.adapters.kit import reply_tokens
+from harness.wire._exchange import WireResponse
+from harness.wire._turn import Turn, WireFormat
 from tests.frameworks._offline import offline
 
-__all__ = ["offline", "session", "start"]
+__all__ = ["offline", "render", "session", "start"]
 
 
 def start(name: str = "constant-return/repeat", **ceilings: Any) -> Session:
@@ -23,3 +27,10 @@ def start(name: str = "constant-return/repeat", **ceilings: Any) -> Session:
 @pytest.fixture
 def session() -> Session:
     return start()
+
+
+def render(fmt: WireFormat, reply: Mapping[str, Any], turn: Turn, *, step: int) -> WireResponse:
+    """``fmt``'s answer to ``turn`` for a reply as `Session.call_model` returns it: the wire
+    hands a format the message and its usage apart (`Session.answer`)."""
+    message = {key: value for key, value in reply.items() if key != "usage"}
+    return fmt.render(message, reply_tokens(reply), turn, step=step)

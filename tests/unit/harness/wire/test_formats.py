@@ -19,6 +19,7 @@ from harness.wire._anthropic import ANTHROPIC_MESSAGES
 from harness.wire._chat import CHAT_COMPLETIONS
 from harness.wire._responses import RESPONSES
 from harness.wire._turn import WireFormat, read_by_identity
+from tests.unit.harness.wire.conftest import render
 
 REPLY = {
     "role": "assistant",
@@ -68,7 +69,7 @@ def test_tool_choice_none_offers_no_tools_so_the_model_gives_its_final_answer(na
 
 def _render(fmt: WireFormat, stream: bool) -> bytes:
     body = {**BODIES[fmt.name], "stream": stream, "stream_options": {"include_usage": True}}
-    return fmt.render(REPLY, fmt.read(body), step=3).body
+    return render(fmt, REPLY, fmt.read(body), step=3).body
 
 
 def test_chat_completions_carries_the_tool_call_and_usage() -> None:
@@ -198,14 +199,14 @@ def test_responses_a_call_to_a_qualified_name_is_written_with_its_namespace(stre
         ],
     }
     turn = RESPONSES.read({**NAMESPACED, "stream": stream})
-    body = RESPONSES.render(reply, turn, step=3).body
+    body = render(RESPONSES, reply, turn, step=3).body
     output = _events(body)[-1]["response"]["output"] if stream else json.loads(body)["output"]
     assert (output[1]["namespace"], output[1]["name"]) == ("mcp__s", "search")
 
 
 def test_responses_a_call_outside_any_namespace_carries_none() -> None:
     turn = RESPONSES.read(NAMESPACED)
-    assert "namespace" not in json.loads(RESPONSES.render(REPLY, turn, step=3).body)["output"][1]
+    assert "namespace" not in json.loads(render(RESPONSES, REPLY, turn, step=3).body)["output"][1]
 
 
 def test_anthropic_history_turns_tool_results_into_tool_messages() -> None:
@@ -234,7 +235,7 @@ def test_anthropic_history_turns_tool_results_into_tool_messages() -> None:
 def test_a_final_answer_has_no_tool_call_in_any_format(session: Session) -> None:
     reply = session.call_model([{"role": "user", "content": "hi"}], ())
     for fmt in FORMATS.values():
-        text = fmt.render(reply, fmt.read(BODIES[fmt.name]), step=1).body.decode()
+        text = render(fmt, reply, fmt.read(BODIES[fmt.name]), step=1).body.decode()
         assert "tool_use" not in text and "function_call" not in text and "I have completed" in text
 
 

@@ -18,6 +18,7 @@ from harness.wire._exchange import encode_sse
 from harness.wire._json_text import SHARED_MEMO, shared, value
 from harness.wire._responses import RESPONSES, _item_events, _output, response_id
 from harness.wire._turn import CREATED, Turn, arguments_of, tool_calls_of
+from tests.unit.harness.wire.conftest import render
 
 TEXT = st.text(max_size=12)
 """Any characters: quotes, backslashes, control characters and non-ASCII ones included."""
@@ -219,7 +220,7 @@ def test_a_chat_completion_is_written_as_its_dict_with_sorted_keys(
     reply: dict[str, Any], model: str, step: int
 ) -> None:
     turn = CHAT_COMPLETIONS.read({"model": model, "messages": []})
-    written = CHAT_COMPLETIONS.render(reply, turn, step=step).body
+    written = render(CHAT_COMPLETIONS, reply, turn, step=step).body
     assert written == sorted_json(_completion(reply, turn, step)).encode()
 
 
@@ -229,7 +230,7 @@ def test_a_streamed_chat_completion_is_written_as_its_chunks_with_sorted_keys(
 ) -> None:
     options = {"stream_options": {"include_usage": True}} if usage else {}
     turn = CHAT_COMPLETIONS.read({"model": model, "messages": [], "stream": True, **options})
-    written = CHAT_COMPLETIONS.render(reply, turn, step=step).body
+    written = render(CHAT_COMPLETIONS, reply, turn, step=step).body
     assert written == _chunks(reply, turn, step)
 
 
@@ -238,7 +239,7 @@ def test_an_anthropic_message_is_written_as_its_dict_with_sorted_keys(
     reply: dict[str, Any], model: str, step: int
 ) -> None:
     turn = ANTHROPIC_MESSAGES.read({"model": model, "max_tokens": 9, "messages": []})
-    written = ANTHROPIC_MESSAGES.render(reply, turn, step=step).body
+    written = render(ANTHROPIC_MESSAGES, reply, turn, step=step).body
     assert written == sorted_json(_message(reply, turn, step)).encode()
 
 
@@ -248,7 +249,7 @@ def test_a_streamed_anthropic_message_is_written_as_its_events_with_sorted_keys(
 ) -> None:
     body = {"model": model, "max_tokens": 9, "messages": [], "stream": True}
     turn = ANTHROPIC_MESSAGES.read(body)
-    written = ANTHROPIC_MESSAGES.render(reply, turn, step=step).body
+    written = render(ANTHROPIC_MESSAGES, reply, turn, step=step).body
     assert written == _message_events(reply, turn, step)
 
 
@@ -311,9 +312,9 @@ def test_a_responses_response_and_its_stream_are_written_as_their_dicts_with_sor
     if namespaced and functions:  # a call to a namespaced function is written back split
         for call, name in zip(reply.get("tool_calls") or (), functions, strict=False):
             call["function"]["name"] = name
-    written = RESPONSES.render(reply, turn, step=step).body
+    written = render(RESPONSES, reply, turn, step=step).body
     assert written == sorted_json(_response(reply, turn, step)).encode()
-    streamed = RESPONSES.render(reply, RESPONSES.read({**body, "stream": True}), step=step).body
+    streamed = render(RESPONSES, reply, RESPONSES.read({**body, "stream": True}), step=step).body
     assert streamed == _response_events(reply, turn, step)
 
 
