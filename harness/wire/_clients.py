@@ -58,9 +58,11 @@ def _handler(wire: Wire, module: Any, agent: str | None) -> Callable[[Any], Any]
             response = wire.handle(
                 WireRequest(request.method, url, request.content, request.headers)
             )
-        return module.Response(
-            response.status, headers=list(response.headers), content=response.body
-        )
+        body = response.body
+        # The length given, as an HTTP server gives it: the client would otherwise work it out
+        # and add the header itself, which costs it twice as much (issue 14).
+        headers = [*response.headers, ("content-length", str(len(body)))]
+        return module.Response(response.status, headers=headers, content=body)
 
     return handle
 
