@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from json.encoder import encode_basestring_ascii
+from types import MappingProxyType
 from typing import Protocol
 
 from harness._json import canonical_json
@@ -26,6 +27,7 @@ __all__ = [
     "estimate_tokens",
     "estimate_tool_tokens",
     "openai_usage",
+    "text_sizes",
 ]
 
 CHARS_PER_TOKEN = 4
@@ -45,12 +47,29 @@ one item that has none, the last, is made up for by the braces)."""
 _EMPTY = len("{}")
 
 
-def estimate_message_tokens(message: JSON) -> int:
-    """`estimate_tokens` of one message: the step path counts each message once (issue 14)."""
-    return TOKENS_PER_MESSAGE + _encoded_size(message) // CHARS_PER_TOKEN
+_WORDS = ("role", "content", "name", "tool_call_id", "user", "assistant", "system", "tool")
+"""The keys and roles of the messages of strings: spelt by every message of a conversation."""
+SIZES: Mapping[str, int] = MappingProxyType(
+    {word: len(encode_basestring_ascii(word)) for word in _WORDS}
+)
+"""The encoded size (``len(json.dumps(text))``) of each of `_WORDS`, looked up rather than
+encoded for every message."""
 
 
-def _encoded_size(message: JSON) -> int:
+def text_sizes(*texts: str) -> dict[str, int]:
+    """`SIZES` and the encoded size of each of ``texts``, measured once: a session measures
+    its task so with its set-up, rather than the step that first sends it (each character
+    encoded was some forty instructions of a run's first step, issue 14)."""
+    return {**SIZES, **{text: len(encode_basestring_ascii(text)) for text in texts}}
+
+
+def estimate_message_tokens(message: JSON, sizes: Mapping[str, int] = SIZES) -> int:
+    """`estimate_tokens` of one message: the step path counts each message once (issue 14).
+    ``sizes`` are texts whose encoded size is known already (`text_sizes`)."""
+    return TOKENS_PER_MESSAGE + _encoded_size(message, sizes) // CHARS_PER_TOKEN
+
+
+def _encoded_size(message: JSON, sizes: Mapping[str, int] = SIZES) -> int:
     """``len(canonical_json(message))``; for a message of strings only (a user, system or tool
     message) from the lengths of its strings, as `estimate_assistant_tokens` does: ``"key":
     "value"`` plus the separator between items, and ``{}`` around them. The order of the keys
@@ -61,7 +80,11 @@ def _encoded_size(message: JSON) -> int:
     for key, value in message.items():
         if type(key) is not str or type(value) is not str:
             return len(canonical_json(message))
-        size += len(encode_basestring_ascii(key)) + len(encode_basestring_ascii(value)) + _ITEM
+        size += (
+            (sizes.get(key) or len(encode_basestring_ascii(key)))
+            + (sizes.get(value) or len(encode_basestring_ascii(value)))
+            + _ITEM
+        )
     return size or _EMPTY
 
 

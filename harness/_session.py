@@ -21,6 +21,7 @@ from harness._model import (
     estimate_message_tokens,
     estimate_tool_tokens,
     openai_usage,
+    text_sizes,
 )
 from harness._probes import StagnationProbe
 from harness._record import Observed, ToolTrace, TraceStep
@@ -113,7 +114,10 @@ class _Tally:
     messages are new objects each call); otherwise (a new conversation, a sub-agent's, a trimmed
     one) it is counted afresh. An agent that edits an earlier message keeps its old count."""
 
-    def __init__(self) -> None:
+    def __init__(self, sizes: Mapping[str, int]) -> None:
+        self._sizes = sizes
+        """Texts whose encoded size is known (`text_sizes`): the task, which the first call
+        sends."""
         self._seen: list[JSON] = []
         self._totals = [0]
         """``_totals[i]``: the tokens of the first ``i`` messages of ``_seen``."""
@@ -141,7 +145,7 @@ class _Tally:
             if echo is not None and type(message) is dict and message == echo[0]:
                 total += echo[1]
             else:
-                total += estimate_message_tokens(message)
+                total += estimate_message_tokens(message, self._sizes)
             seen.append(message)
             totals.append(total)
         return totals[len(messages)]
@@ -214,7 +218,7 @@ class Session:
         self._probe = StagnationProbe(scenario, setup.world)
         self._trajectory: list[_OpenStep] = []
         """Every step, its texts already cut to `TRAJECTORY_CUT` (bounded by the ceilings)."""
-        self._tally = _Tally()
+        self._tally = _Tally(text_sizes(self._task))
         self._offered_tokens: dict[tuple[str, ...], int] = {}
         names = tuple(spec.name for spec in setup.toolbox.specs)
         self._offered: tuple[Any, tuple[str, ...]] = (names, names)

@@ -50,7 +50,9 @@ def test_the_prompt_is_measured_with_the_conversation_not_a_second_time(
 
     measured: list[harness.JSON] = []
     real = module.estimate_message_tokens
-    monkeypatch.setattr(module, "estimate_message_tokens", lambda m: measured.append(m) or real(m))
+    monkeypatch.setattr(
+        module, "estimate_message_tokens", lambda m, *s: measured.append(m) or real(m, *s)
+    )
     session = _session()
     _converse(session, [SYSTEM], 2)
     assert [m for m in measured if m is SYSTEM] == [SYSTEM]
