@@ -266,19 +266,27 @@ class Session:
         return {**message, "usage": openai_usage(sent, said)}
 
     def answer(
-        self, messages: Sequence[JSON], tools: Iterable[Any] | None = None, agent: str = "main"
+        self,
+        messages: Sequence[JSON],
+        tools: Iterable[Any] | None = None,
+        agent: str = "main",
+        *,
+        transport: bool = False,
     ) -> tuple[JSON, int, int]:
         """`call_model`'s step, its reply apart from its usage: the assistant message, the
         tokens sent and the tokens said. The wire writes these straight into its formats' own
-        replies, rather than reading them back from the Chat Completions dict (issue 14)."""
+        replies, rather than reading them back from the Chat Completions dict (issue 14), and
+        counts the request that asked (``transport``, `count_transport_attempt`) in the same
+        hold of the lock."""
         with self._lock:
+            if self._closed:
+                self._check_open()
+            self._transport_attempts += transport
             if (
-                self._closed
-                or self._ceiling is not None
+                self._ceiling is not None
                 or self._steps >= self.ceilings.max_steps
                 or time.monotonic() - self._started > self.ceilings.max_wall_seconds
             ):  # one test on the way of every step; the call below says which and raises
-                self._check_open()
                 self._check_ceilings(self._steps >= self.ceilings.max_steps, "steps")
             request = self._begin_step(messages, tools, agent)
             response = self._setup.model.respond(request)

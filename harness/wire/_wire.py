@@ -133,10 +133,13 @@ class Wire:
         self._lock = threading.Lock()
         self._servers: list[LoopbackServer] = []
         self._conversations: dict[str, list[JSON]] = {}
-        self._readers: dict[tuple[str, str], BodyReader] = {}
-        """One per format and path: each agent's conversation is read apart (`_body`)."""
-        self.attempts: list[Attempt] = []
-        """Every request the wire saw, in order (model, tool and stray)."""
+        self._readers = {
+            (f.name, f"/v1{f.path_suffix}"): BodyReader(f.conversation) for f in FORMATS
+        }
+        """One per format and path: each agent's conversation is read apart (`_body`). Those of
+        the vendors' own paths are made with the wire, rather than by its first request."""
+        self._attempts: list[tuple[str, str, str, int, str]] = []
+        """Every request the wire saw, in order, as the fields of its `Attempt`."""
 
     # -- the neutral handler ----------------------------------------------------------------
     def handle(self, request: WireRequest) -> WireResponse:
@@ -153,6 +156,14 @@ class Wire:
             return self._answer_tool(tool, request)
         self._log(request, "stray", None, "")
         raise StrayRequest(self._explain_stray(request))
+
+    @property
+    def attempts(self) -> list[Attempt]:
+        """Every request the wire saw, in order (model, tool and stray); made when asked for,
+        not by every request (issue 14)."""
+        with self._lock:
+            kept = list(self._attempts)
+        return [Attempt(*fields) for fields in kept]
 
     @property
     def stray(self) -> list[Attempt]:
@@ -183,8 +194,10 @@ class Wire:
         return None
 
     def _answer_model(self, fmt: WireFormat, request: WireRequest, path: str) -> WireResponse:
-        self.session.count_transport_attempt()
+        """Every request is one transport attempt: counted with the step that answers it, or
+        by itself when it is refused."""
         if self._failures_left and self._failing():  # none is ever added once it is spent
+            self.session.count_transport_attempt()
             message = "unsolvable: transient failure injected by the harness (transient_failures)"
             response = _with_headers(
                 fmt.error(503, message),
@@ -198,6 +211,7 @@ class Wire:
             if turn.body.get("previous_response_id"):
                 messages = self._conversation(turn)
         except (ValueError, WireFormatError) as error:
+            self.session.count_transport_attempt()
             response = _with_headers(fmt.error(400, str(error)), {"x-should-retry": "false"})
             return self._log(request, "model", response, fmt.name)
         if self._names is not None:
@@ -205,9 +219,9 @@ class Wire:
         agent = _agent_named(path)
         session = self.session
         if agent is None:
-            reply, sent, said = session.answer(messages, tools)
+            reply, sent, said = session.answer(messages, tools, transport=True)
         else:
-            reply, sent, said = session.answer(messages, tools, agent)
+            reply, sent, said = session.answer(messages, tools, agent, transport=True)
         with self._lock:
             self._served += 1
             step = self._served
@@ -279,9 +293,9 @@ class Wire:
     ) -> WireResponse:
         """Keeps the attempt (redacted URL, never headers) and passes the response through."""
         status = 0 if response is None else response.status
-        attempt = Attempt(kind, request.method, request.safe_url, status, route)
+        attempt = (kind, request.method, request.safe_url, status, route)
         with self._lock:
-            self.attempts.append(attempt)
+            self._attempts.append(attempt)
         return response or WireResponse.text("", status=0)
 
     def _explain_stray(self, request: WireRequest) -> str:
