@@ -21,6 +21,7 @@ from harness._model import (
     estimate_message_tokens,
     estimate_tokens,
     estimate_tool_tokens,
+    text_sizes,
 )
 from harness._scripts import FINAL_ANSWER_CLAIM, Perturbed
 from tests import _builders as b
@@ -133,13 +134,32 @@ messages = st.dictionaries(texts, message_values, max_size=4) | st.dictionaries(
 )
 
 
-@given(messages)
-def test_a_message_is_estimated_from_its_canonical_json(message: dict[Any, Any]) -> None:
+@given(messages, st.lists(texts, max_size=3))
+def test_a_message_is_estimated_from_its_canonical_json(
+    message: dict[Any, Any], known: list[str]
+) -> None:
     """Messages of strings only are measured from their strings' lengths, the rest encoded: the
-    two give the same size, to the character."""
+    two give the same size, to the character, whichever texts' sizes are known beforehand."""
     size = len(canonical_json(message))
-    assert _encoded_size(message) == size
+    assert _encoded_size(message) == size == _encoded_size(message, text_sizes(*known))
     assert estimate_message_tokens(message) == TOKENS_PER_MESSAGE + size // CHARS_PER_TOKEN
+    tokens = estimate_message_tokens(message, text_sizes(*known, *map(str, message.values())))
+    assert tokens == TOKENS_PER_MESSAGE + size // CHARS_PER_TOKEN
+
+
+def test_a_text_of_known_size_is_looked_up_not_encoded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A session measures its task with its set-up (`text_sizes`): the step that sends it, and
+    the keys and roles every message spells, encode nothing (issue 14)."""
+    task = "Find the open invoice and mark it paid."
+    sizes = text_sizes(task)
+    expected = estimate_message_tokens({"role": "user", "content": task})
+    encoded: list[str] = []
+    real = _model.encode_basestring_ascii
+    monkeypatch.setattr(_model, "encode_basestring_ascii", lambda t: encoded.append(t) or real(t))
+    assert estimate_message_tokens({"role": "user", "content": task}, sizes) == expected
+    assert encoded == []
+    assert estimate_message_tokens({"role": "user", "content": "other"}, sizes) > 0
+    assert encoded == ["other"]
 
 
 def test_a_message_of_strings_is_measured_without_encoding_it(

@@ -171,6 +171,40 @@ def test_the_whole_tool_list_is_measured_with_the_set_up_and_a_part_on_the_step(
     )
 
 
+def test_the_task_is_measured_with_the_set_up_not_by_the_first_step(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from harness import _model
+
+    session = _session()
+    encoded: list[str] = []
+    real = _model.encode_basestring_ascii
+    monkeypatch.setattr(_model, "encode_basestring_ascii", lambda t: encoded.append(t) or real(t))
+    task = {"role": "user", "content": session.task}
+    session.call_model([task], session.tools)
+    assert session.task not in encoded and "role" not in encoded and encoded
+    specs = session.tools
+    expected = estimate_tokens([task]) + sum(estimate_tokens([s.to_openai()]) for s in specs)
+    assert session.finish().input_tokens == expected
+
+
+def test_a_tool_list_offered_again_as_the_same_tuple_is_not_read_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from harness import _session as module
+
+    session = _session()
+    offered = tuple(spec.name for spec in session.tools)  # as the set-up named them: known
+    read: list[object] = []
+    real = module._tool_names
+    monkeypatch.setattr(module, "_tool_names", lambda tools: read.append(tools) or real(tools))
+    for _ in range(3):
+        session.call_model([{"role": "user", "content": "hi"}], offered)
+    session.call_model([{"role": "user", "content": "hi"}], list(offered))  # equal: not read
+    session.call_model([{"role": "user", "content": "hi"}], ())
+    assert read == [()]
+
+
 def test_output_tokens_are_the_reply_message_and_add_up() -> None:
     session = _session()
     reply = session.call_model([], ["search"])

@@ -232,6 +232,21 @@ def test_anthropic_history_turns_tool_results_into_tool_messages() -> None:
     assert turn.messages[3] == {"role": "tool", "tool_call_id": "t1", "content": "[]"}
 
 
+def test_an_anthropic_message_of_a_role_and_a_text_is_taken_as_it_is() -> None:
+    """It is a Chat Completions message already: shared, not rebuilt (issue 14); an empty one
+    is still dropped and one of blocks still converted."""
+    user = {"role": "user", "content": "hi"}
+    said = {"role": "assistant", "content": "on it"}
+    blocks = {"role": "user", "content": [{"type": "text", "text": "more"}]}
+    empty = {"role": "user", "content": ""}
+    body = {"model": "m", "messages": [user, said, empty, blocks]}
+    messages = ANTHROPIC_MESSAGES.read(body).messages
+    assert (
+        messages[0] is user and messages[1] is said and messages[2] == {**blocks, "content": "more"}
+    )
+    assert len(messages) == 3
+
+
 def test_a_final_answer_has_no_tool_call_in_any_format(session: Session) -> None:
     reply = session.call_model([{"role": "user", "content": "hi"}], ())
     for fmt in FORMATS.values():

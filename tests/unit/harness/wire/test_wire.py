@@ -12,6 +12,7 @@ from harness import (
     CeilingHit,
     Session,
 )
+from harness._errors import SessionClosed
 from harness.wire import TOOLS_URL, StrayRequest, Wire
 from tests.unit.harness.wire.conftest import start
 
@@ -48,6 +49,28 @@ def test_a_body_that_is_not_the_format_is_a_final_400(session: Session) -> None:
     response = Wire(session).httpx2_client().post(CHAT, json={"model": "m"})
     assert response.status_code == 400 and response.headers["x-should-retry"] == "false"
     assert "'messages'" in response.json()["error"]["message"] and session.finish().steps == 0
+    assert session.finish().transport_attempts == 1
+
+
+def test_every_request_is_one_transport_attempt_whatever_it_is_answered() -> None:
+    """Failed on purpose, refused, answered, and past the step ceiling: four attempts."""
+    session = start(max_steps=1)
+    client = Wire(session, transient_failures=1).httpx2_client()
+    statuses = [client.post(CHAT, json=ASK).status_code]
+    statuses.append(client.post(CHAT, content=b"{not json").status_code)
+    statuses.append(client.post(CHAT, json=ASK).status_code)
+    with pytest.raises(CeilingHit):
+        client.post(CHAT, json=ASK)
+    observed = session.finish()
+    assert (statuses, observed.steps, observed.transport_attempts) == ([503, 400, 200], 1, 4)
+
+
+def test_a_request_after_the_run_is_refused_and_not_counted(session: Session) -> None:
+    client = Wire(session).httpx2_client()
+    session.finish()
+    with pytest.raises(SessionClosed):
+        client.post(CHAT, json=ASK)
+    assert session.finish().transport_attempts == 0
 
 
 def test_a_tool_answers_over_http_with_its_result(session: Session) -> None:
