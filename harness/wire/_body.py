@@ -169,13 +169,26 @@ def _name(text: str, at: int) -> tuple[str, int]:
     return name, _skip(text, at + 1)
 
 
+_last_tail: tuple[str, tuple[tuple[str, Any], ...]] = ("", ())
+"""The text after the conversation read last, and its members: the same call after call and
+conversation after conversation, so a body ending with it is known by one comparison, rather
+than by hashing the text for `_members` (issue 14). Replaced whole, so threads only ever see
+one pair."""
+
+
 def _tail(text: str, at: int) -> tuple[tuple[str, Any], ...]:
     """The members after the conversation, from ``at`` (its ``,`` or the object's ``}``): parsed
     in one call, as the object they make with a ``{`` put before them."""
+    global _last_tail
     if text[at] == ",":
+        known, members = _last_tail
+        if known and len(known) == len(text) - at - 1 and text.endswith(known):
+            return members
         if text[_skip(text, at + 1)] != '"':
             raise _Unread
-        return _members("{" + text[at + 1 :])
+        members = _members("{" + text[at + 1 :])
+        _last_tail = (text[at + 1 :], members)
+        return members
     if text[at] != "}" or _skip(text, at + 1) != len(text):
         raise _Unread
     return ()

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from harness.wire import _body
 from harness.wire._body import BodyReader, _opening
 
 KEY = "messages"
@@ -172,3 +173,23 @@ def test_the_members_around_the_conversation_are_parsed_once_and_shared() -> Non
     assert first["tools"] == [{"name": "search"}]
     assert second["tools"] is first["tools"]
     assert second["messages"] == [2]
+
+
+def test_the_text_after_the_conversation_is_known_by_comparing_it_to_the_last(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The members after the conversation are the same text call after call: a body ending with
+    the text read last takes its members without hashing it for the memo; any other is parsed."""
+    parsed: list[str] = []
+    real = _body._members
+    monkeypatch.setattr(_body, "_members", lambda text: parsed.append(text) or real(text))
+    monkeypatch.setattr(_body, "_last_tail", ("", ()))  # whatever another test read last
+    tail = b', "tools": [{"name": "search"}], "stream": false}'
+    reader = BodyReader(KEY)
+    for n in (1, 2, 3):
+        assert reader.read(b'{"messages": [%d]%s' % (n, tail))["tools"] == [{"name": "search"}]
+    assert BodyReader(KEY).read(b'{"messages": [4]%s' % tail)["messages"] == [4]
+    assert parsed == ['{ "tools": [{"name": "search"}], "stream": false}']
+    assert BodyReader(KEY).read(b'{"messages": [5], "stream": true}')["stream"] is True
+    with pytest.raises(json.JSONDecodeError):
+        BodyReader(KEY).read(b'{"messages": [6],')
