@@ -16,7 +16,15 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 from harness._json import sorted_json
 from harness._types import JSON
 
-__all__ = ["FAKE_API_KEY", "WireRequest", "WireResponse", "encode_sse", "redact_url"]
+__all__ = [
+    "FAKE_API_KEY",
+    "Address",
+    "WireRequest",
+    "WireResponse",
+    "address",
+    "encode_sse",
+    "redact_url",
+]
 
 FAKE_API_KEY = "sk-unsolvable-fake-key"
 """The key fake clients are built with: SDKs refuse to start without one, and it is worthless.
@@ -26,15 +34,15 @@ the module that imports them (issue 9)."""
 REDACTED = "redacted"
 """What a query value becomes in anything the harness keeps: some APIs take keys as ``?key=``."""
 ADDRESS_MEMO = 256
-"""URLs whose parts are kept (`_address`): an agent calls the same few URLs again and again."""
+"""URLs whose parts are kept (`address`): an agent calls the same few URLs again and again."""
 
 
 def redact_url(url: str) -> str:
     """``url`` without credentials: userinfo dropped, every query value replaced."""
-    return _address(url).safe_url
+    return address(url).safe_url
 
 
-class _Address(NamedTuple):
+class Address(NamedTuple):
     """What routing and the record read from a URL."""
 
     host: str
@@ -44,7 +52,7 @@ class _Address(NamedTuple):
 
 
 @lru_cache(maxsize=ADDRESS_MEMO)
-def _address(url: str) -> _Address:
+def address(url: str) -> Address:
     """``url``'s parts, split once per URL rather than once per request: a model request's URL
     is the same every call, and splitting and redacting it took nearly a tenth of the wire's time
     (issue 14)."""
@@ -54,7 +62,7 @@ def _address(url: str) -> _Address:
         netloc = f"{netloc}:{parts.port}"
     query = "&".join(f"{key}={REDACTED}" for key, _ in parse_qsl(parts.query, True))
     safe_url = urlunsplit((parts.scheme, netloc, parts.path, query, ""))
-    return _Address(netloc.lower(), parts.path or "/", parts.query, safe_url)
+    return Address(netloc.lower(), parts.path or "/", parts.query, safe_url)
 
 
 @dataclass(slots=True)
@@ -74,20 +82,20 @@ class WireRequest:
     @property
     def host(self) -> str:
         """``host`` or ``host:port`` as written in the URL, lower-cased."""
-        return _address(self.url).host
+        return address(self.url).host
 
     @property
     def path(self) -> str:
-        return _address(self.url).path
+        return address(self.url).path
 
     @property
     def query(self) -> dict[str, str]:
-        return dict(parse_qsl(_address(self.url).query, True))
+        return dict(parse_qsl(address(self.url).query, True))
 
     @property
     def safe_url(self) -> str:
         """The URL as it may appear in a record or an error message."""
-        return _address(self.url).safe_url
+        return address(self.url).safe_url
 
     def json(self) -> object:
         """The body parsed as JSON; an empty body is ``None``."""

@@ -24,7 +24,7 @@ from harness.wire._anthropic import ANTHROPIC_MESSAGES
 from harness.wire._body import BodyReader
 from harness.wire._chat import CHAT_COMPLETIONS
 from harness.wire._errors import WIRE_DOCS, StrayRequest, WireFormatError
-from harness.wire._exchange import ADDRESS_MEMO, WireRequest, WireResponse
+from harness.wire._exchange import ADDRESS_MEMO, Address, WireRequest, WireResponse, address
 from harness.wire._names import ToolNames
 from harness.wire._responses import RESPONSES, response_id
 from harness.wire._server import LoopbackServer
@@ -147,14 +147,21 @@ class Wire:
 
         `CeilingHit` from the session propagates, so an in-process agent is ended by it.
         """
-        path = request.path
-        fmt = self._format_for(request, path)
-        if fmt is not None:
-            return self._answer_model(fmt, request, path)
+        return self.answer(request.method, request.url, request.body)
+
+    def answer(self, method: str, url: str, body: bytes) -> WireResponse:
+        """`handle` of the request's parts, as the mock transports hand them over: the wire reads
+        no header, and a model request's URL is split once (issue 14)."""
+        parts = address(url)
+        if method == "POST" and parts.host in self._model_hosts:
+            fmt = _format_of(parts.path)
+            if fmt is not None:
+                return self._answer_model(fmt, method, parts, body)
+        request = WireRequest(method, url, body)
         tool = self._tool_for(request)
         if tool is not None:
             return self._answer_tool(tool, request)
-        self._log(request, "stray", None, "")
+        self._log("stray", method, parts.safe_url, None, "")
         raise StrayRequest(self._explain_stray(request))
 
     @property
@@ -179,11 +186,6 @@ class Wire:
                 f"scenario; they would have left the harness:\n{lines}\nSee {WIRE_DOCS}"
             )
 
-    def _format_for(self, request: WireRequest, path: str) -> WireFormat | None:
-        if request.method != "POST" or request.host not in self._model_hosts:
-            return None
-        return _format_of(path)
-
     def _tool_for(self, request: WireRequest) -> str | None:
         key = (request.host, split_agent(request.path)[1].rstrip("/"))
         if key in self._tool_urls:
@@ -193,9 +195,12 @@ class Wire:
             return name
         return None
 
-    def _answer_model(self, fmt: WireFormat, request: WireRequest, path: str) -> WireResponse:
+    def _answer_model(
+        self, fmt: WireFormat, method: str, parts: Address, body: bytes
+    ) -> WireResponse:
         """Every request is one transport attempt: counted with the step that answers it, or
         by itself when it is refused."""
+        path = parts.path
         if self._failures_left and self._failing():  # none is ever added once it is spent
             self.session.count_transport_attempt()
             message = "unsolvable: transient failure injected by the harness (transient_failures)"
@@ -203,17 +208,17 @@ class Wire:
                 fmt.error(503, message),
                 {"retry-after-ms": TRANSIENT_RETRY_AFTER_MS, "x-should-retry": "true"},
             )
-            return self._log(request, "model", response, fmt.name)
+            return self._log("model", method, parts.safe_url, response, fmt.name)
         try:
-            body = self._body(fmt, request.body, path)
-            turn = fmt.read(body if type(body) is dict else _json_object(body))
+            data = self._body(fmt, body, path)
+            turn = fmt.read(data if type(data) is dict else _json_object(data))
             messages, tools = turn.messages, turn.tools
             if turn.body.get("previous_response_id"):
                 messages = self._conversation(turn)
         except (ValueError, WireFormatError) as error:
             self.session.count_transport_attempt()
             response = _with_headers(fmt.error(400, str(error)), {"x-should-retry": "false"})
-            return self._log(request, "model", response, fmt.name)
+            return self._log("model", method, parts.safe_url, response, fmt.name)
         if self._names is not None:
             messages, tools = self._names.read(messages, tools)
         agent = _agent_named(path)
@@ -230,7 +235,7 @@ class Wire:
         if self._names is not None:
             reply = self._names.write(reply)
         rendered = fmt.render(reply, (sent, said), turn, step=step)
-        return self._log(request, "model", rendered, fmt.name)
+        return self._log("model", method, parts.safe_url, rendered, fmt.name)
 
     def _failing(self) -> bool:
         """Whether this request is one of the ``transient_failures`` still to inject."""
@@ -264,13 +269,18 @@ class Wire:
         return [*system, *(m for m in history if m.get("role") != "system"), *rest]
 
     def _answer_tool(self, name: str, request: WireRequest) -> WireResponse:
+        def log(response: WireResponse) -> WireResponse:
+            return self._log("tool", request.method, request.safe_url, response, name)
+
         try:
             arguments = (
                 _json_object(request.json()) if request.body.strip() else dict(request.query)
             )
         except (ValueError, WireFormatError) as error:
             body = {"error": {"status": 400, "message": f"unsolvable: {name}: {error}"}}
-            return self._log(request, "tool", WireResponse.json(body, status=400), name)
+            return self._log(
+                "tool", request.method, request.safe_url, WireResponse.json(body, status=400), name
+            )
         try:
             agent = _agent_named(request.path)
             session = self.session
@@ -281,19 +291,23 @@ class Wire:
             )
         except PermissionError as error:
             body = {"error": {"status": 403, "code": "forbidden", "message": str(error)}}
-            return self._log(request, "tool", WireResponse.json(body, status=403), name)
+            return self._log(
+                "tool", request.method, request.safe_url, WireResponse.json(body, status=403), name
+            )
         except Exception as error:
             body = {"error": {"status": 500, "message": f"{type(error).__name__}: {error}"}}
-            return self._log(request, "tool", WireResponse.json(body, status=500), name)
+            return self._log(
+                "tool", request.method, request.safe_url, WireResponse.json(body, status=500), name
+            )
         response = WireResponse.text(text, status=_status_of(text), content_type=JSON_TYPE)
-        return self._log(request, "tool", response, name)
+        return log(response)
 
     def _log(
-        self, request: WireRequest, kind: str, response: WireResponse | None, route: str
+        self, kind: str, method: str, safe_url: str, response: WireResponse | None, route: str
     ) -> WireResponse:
         """Keeps the attempt (redacted URL, never headers) and passes the response through."""
         status = 0 if response is None else response.status
-        attempt = (kind, request.method, request.safe_url, status, route)
+        attempt = (kind, method, safe_url, status, route)
         with self._lock:
             self._attempts.append(attempt)
         return response or WireResponse.text("", status=0)
