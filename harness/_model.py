@@ -76,14 +76,12 @@ def _encoded_size(message: JSON, sizes: Mapping[str, int] = SIZES) -> int:
     changes no length."""
     if type(message) is not dict:
         return len(canonical_json(message))
-    size = 0
+    size, known = _ITEM * len(message), sizes.get
     for key, value in message.items():
         if type(key) is not str or type(value) is not str:
             return len(canonical_json(message))
-        size += (
-            (sizes.get(key) or len(encode_basestring_ascii(key)))
-            + (sizes.get(value) or len(encode_basestring_ascii(value)))
-            + _ITEM
+        size += (known(key) or len(encode_basestring_ascii(key))) + (
+            known(value) or len(encode_basestring_ascii(value))
         )
     return size or _EMPTY
 

@@ -12,6 +12,7 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from operator import methodcaller
 from typing import Any
 
 from harness._errors import CeilingHit, SessionClosed
@@ -85,6 +86,8 @@ def _bad_arguments(problem: ValueError) -> ToolResult:
     return ToolResult(text=text, observation=text)
 
 
+_TO_OPENAI = methodcaller("to_openai")
+"""`ToolCall.to_openai` of each call, mapped in C: a comprehension is a frame of its own."""
 _NAMES_ONLY = frozenset({str})
 """The types of a tool list of names alone (`_tool_names`)."""
 
@@ -121,14 +124,11 @@ class _Tally:
         self._seen: list[JSON] = []
         self._totals = [0]
         """``_totals[i]``: the tokens of the first ``i`` messages of ``_seen``."""
-        self._echo: tuple[JSON, int] | None = None
-        """The reply last returned and its tokens (`expect`)."""
-
-    def expect(self, reply: JSON, tokens: int) -> None:
-        """The assistant message just returned and its tokens: an agent appends it, or a dict
-        equal to it, to its next call. Equal messages of strings, lists and dicts encode to the
-        same JSON, so its count is reused rather than encoded a second time."""
-        self._echo = (reply, tokens)
+        self.echo: tuple[JSON, int] | None = None
+        """The assistant message just returned and its tokens, which the session sets: an agent
+        appends it, or a dict equal to it, to its next call. Equal messages of strings, lists
+        and dicts encode to the same JSON, so its count is reused rather than encoded a second
+        time."""
 
     def tokens(self, messages: Sequence[JSON]) -> int:
         seen, totals = self._seen, self._totals
@@ -140,7 +140,7 @@ class _Tally:
         ):
             seen, totals, known = [], [0], 0
             self._seen, self._totals = seen, totals
-        total, echo = totals[-1], self._echo
+        total, echo = totals[-1], self.echo
         for message in messages[known:]:
             if echo is not None and type(message) is dict and message == echo[0]:
                 total += echo[1]
@@ -291,7 +291,7 @@ class Session:
             request = self._begin_step(messages, tools, agent)
             response = self._setup.model.respond(request)
             content = response.content
-            calls = [call.to_openai() for call in response.tool_calls]
+            calls = list(map(_TO_OPENAI, response.tool_calls))
             message: JSON = {"role": "assistant", "content": content}
             if calls:
                 message["tool_calls"] = calls
@@ -300,7 +300,7 @@ class Session:
                 offered = self._tools_tokens(request.tools)
             sent = self._tally.tokens(messages) + offered
             said = estimate_assistant_tokens(content, calls)
-            self._tally.expect(message, said)
+            self._tally.echo = (message, said)
             overhead = self._overhead.get(agent)
             if overhead is None:
                 overhead = self._overhead_of(request, offered)
@@ -475,7 +475,10 @@ class Session:
             for name, _ in asked:
                 if name == GIVE_UP_TOOL:
                     self._gave_up_at_step = self._steps
-        self._current = _OpenStep(self._steps, cut(content or "", TRAJECTORY_CUT), asked)
+        said = content or ""
+        if len(said) > TRAJECTORY_CUT:
+            said = cut(said, TRAJECTORY_CUT)
+        self._current = _OpenStep(self._steps, said, asked)
 
     def _close_step(self) -> None:
         if self._current is not None:

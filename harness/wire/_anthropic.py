@@ -37,7 +37,9 @@ def _messages(body: JSON) -> list[JSON]:
     global _last
     raw = require(body, "messages", list, NAME)
     converted, added = continuation(raw, _last, "messages", NAME)
-    converted = converted + [each for message in added for each in _message(message)]
+    converted = list(converted)  # a list of its own: the last one is shared
+    for message in added:
+        converted += _message(message)
     _last = (raw, converted)  # shared with the next request's reading, never changed after
     if body.get("system"):
         return [{"role": "system", "content": text_of(body["system"])}, *converted]

@@ -52,17 +52,11 @@ def _skip(text: str, at: int) -> int:
     return match.end()
 
 
-@functools.cache
-def _quoted(key: str) -> str:
-    return json.dumps(key)
-
-
-def _opening(text: str, key: str) -> tuple[tuple[tuple[str, Any], ...], int] | None:
+def _opening(text: str, quoted: str) -> tuple[tuple[tuple[str, Any], ...], int] | None:
     """A body's members before member ``key`` and the index of its value, read where the key's
     text first appears, or ``None``. There, when the text before it closed with a ``}`` parses,
     the key is a member of the body itself: one nested deeper would leave a bracket open, and
-    inside a string the key's closing quote would be escaped."""
-    quoted = _quoted(key)
+    inside a string the key's closing quote would be escaped. ``quoted``: the key as JSON."""
     at = text.find(quoted)
     if at < 0:
         return None
@@ -108,6 +102,7 @@ class BodyReader:
 
     def __init__(self, key: str) -> None:
         self.key = key
+        self._quoted = json.dumps(key)
         self._last: _Reading | None = None
 
     def read(self, body: bytes) -> Any:
@@ -119,7 +114,7 @@ class BodyReader:
                 head, items = last[1], list(last[2])
                 end, at = _more(text, len(last[0]), items)
             else:
-                head, at = _opening(text, self.key) or self._head(text)
+                head, at = _opening(text, self._quoted) or self._head(text)
                 items, at = _scan(text, at)
                 if type(items) is not list:
                     raise _Unread

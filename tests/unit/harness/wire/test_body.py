@@ -158,7 +158,7 @@ def test_the_sdks_openings_are_read_in_one_parse(key: str, opening: bytes) -> No
     """The members before the conversation are found where its key first appears, and its
     value where they end."""
     text = opening.decode() + "]}"
-    found = _opening(text, key)
+    found = _opening(text, json.dumps(key))
     assert found is not None
     head, at = found
     assert dict(head) == {k: v for k, v in json.loads(text).items() if k != key}
