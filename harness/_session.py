@@ -11,7 +11,6 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from operator import methodcaller
 from typing import Any
 
@@ -156,31 +155,27 @@ class _Tally:
         return self._totals[count]
 
 
-@dataclass(slots=True)
-class _OpenStep:
-    """A step as the session notes it while the run goes on: plain values (texts cut to
-    `TRAJECTORY_CUT` as they come), made into `TraceStep`s only when the run finishes."""
+_OpenStep = tuple[int, str, tuple[tuple[str, str], ...], tuple[tuple[str, str, str, str], ...]]
+"""A step as the session notes it while the run goes on: its number, what the model said, the
+name and canonical arguments of each tool call the model asked for, and the name, canonical
+arguments, result text and world fingerprint of each call made. Plain values (texts cut to
+`TRAJECTORY_CUT` as they come) in a plain tuple, made again for each call made (a step makes
+one or two): an object built every step was a twentieth of the step (issue 14). Made into
+`TraceStep`s only when the run finishes (`_traced`)."""
 
-    step: int
-    said: str
-    calls: tuple[tuple[str, str], ...]
-    """Name and canonical arguments of each tool call the model asked for."""
-    tools: tuple[tuple[str, str, str, str], ...] = ()
-    """Name, canonical arguments, result text and world fingerprint of each call made: a tuple
-    grown by one per call, lighter than a list for the one call a step usually makes."""
 
-    def traced(self, limit: int) -> TraceStep:
-        """The step, its model text and tool results cut to ``limit`` characters: one line for
-        the tail, whole API answers for the trajectory."""
-        return TraceStep(
-            step=self.step,
-            said=cut(self.said, limit),
-            calls=tuple(ToolTrace(name=n, arguments=a, result="") for n, a in self.calls),
-            tools=tuple(
-                ToolTrace(name=n, arguments=a, result=cut(r, limit), world=w)
-                for n, a, r, w in self.tools
-            ),
-        )
+def _traced(noted: _OpenStep, limit: int) -> TraceStep:
+    """The step, its model text and tool results cut to ``limit`` characters: one line for the
+    tail, whole API answers for the trajectory."""
+    step, said, calls, tools = noted
+    return TraceStep(
+        step=step,
+        said=cut(said, limit),
+        calls=tuple(ToolTrace(name=n, arguments=a, result="") for n, a in calls),
+        tools=tuple(
+            ToolTrace(name=n, arguments=a, result=cut(r, limit), world=w) for n, a, r, w in tools
+        ),
+    )
 
 
 class Session:
@@ -329,9 +324,9 @@ class Session:
             world = self._setup.world.fingerprint()
             self._probe.on_tool(self._steps, name, result, world)
             self._results.setdefault(agent, []).append(result.text)
-            if self._current is None:
-                self._current = _OpenStep(self._steps, "", ())
-            self._current.tools += ((name, canonical, cut(result.text, TRAJECTORY_CUT), world),)
+            step, said, asked, made = self._current or (self._steps, "", (), ())
+            made += ((name, canonical, cut(result.text, TRAJECTORY_CUT), world),)
+            self._current = (step, said, asked, made)
         if result.error is not None:
             raise result.error
         return result.text
@@ -478,7 +473,7 @@ class Session:
         said = content or ""
         if len(said) > TRAJECTORY_CUT:
             said = cut(said, TRAJECTORY_CUT)
-        self._current = _OpenStep(self._steps, said, asked)
+        self._current = (self._steps, said, asked, ())
 
     def _close_step(self) -> None:
         if self._current is not None:
@@ -491,11 +486,11 @@ class Session:
         held twice (issue 14), and a second `finish` (an abandoned run's agent coming back) gets
         the same ones, the session being closed since the first."""
         if self._traced is None:
-            tail = tuple(step.traced(TEXT_CUT) for step in self._trajectory[-TAIL_STEPS:])
+            tail = tuple(_traced(step, TEXT_CUT) for step in self._trajectory[-TAIL_STEPS:])
             noted, self._trajectory = self._trajectory, []
             traced = []
             while noted:
-                traced.append(noted.pop().traced(TRAJECTORY_CUT))
+                traced.append(_traced(noted.pop(), TRAJECTORY_CUT))
             self._traced = (tail, tuple(reversed(traced)))
         return self._traced
 
