@@ -55,8 +55,8 @@ class Pricing:
     usd_per_million_output: float = 15.0
 
     def cost(self, input_tokens: int, output_tokens: int) -> float:
-        per_token = (self.usd_per_million_input, self.usd_per_million_output)
-        return (input_tokens * per_token[0] + output_tokens * per_token[1]) / 1_000_000
+        inputs, outputs = self.usd_per_million_input, self.usd_per_million_output
+        return (input_tokens * inputs + output_tokens * outputs) / 1_000_000
 
 
 class Stagnation(StrEnum):

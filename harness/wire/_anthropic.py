@@ -101,21 +101,7 @@ def _names(tools: Any) -> tuple[str, ...]:
 def _input_text(arguments: object) -> str:
     """A tool call's arguments as its block's ``input``: spliced in as they are, since the
     session writes them as sorted JSON already (`ToolCall.to_openai`)."""
-    return arguments if isinstance(arguments, str) else value(arguments or {})
-
-
-def _block_texts(reply: JSON, calls: list[JSON]) -> list[str]:
-    """The message's content blocks: its text, then a ``tool_use`` block per tool call."""
-    blocks = (
-        [f'{{"text": {string(reply["content"])}, "type": "text"}}'] if reply.get("content") else []
-    )
-    for call in calls:
-        tool_input = _input_text(call["function"]["arguments"])
-        name, identity = value(call["function"]["name"]), value(call["id"])
-        blocks.append(
-            f'{{"id": {identity}, "input": {tool_input}, "name": {name}, "type": "tool_use"}}'
-        )
-    return blocks
+    return arguments if type(arguments) is str else value(arguments or {})
 
 
 def _usage_text(input_tokens: int, output_tokens: int) -> str:
@@ -129,19 +115,27 @@ def _usage_text(input_tokens: int, output_tokens: int) -> str:
 def _message_text(reply: Reply, turn: Turn, step: int, *, streamed: bool = False) -> str:
     """The message written from a template (`harness.wire._json_text`). ``streamed``: the
     message as ``message_start`` opens a stream, before any content (no blocks, no stop
-    reason, no output tokens yet)."""
+    reason, no output tokens yet). Its content blocks: its text, then a ``tool_use`` block per
+    tool call."""
     message, calls, (input_tokens, output_tokens) = reply
     if streamed:
         blocks, reason, output_tokens = "", "null", 0
     else:
-        blocks, reason = ", ".join(_block_texts(message, calls)), f'"{_stop(calls)}"'
-    text = (
+        content = message.get("content")
+        texts = [f'{{"text": {string(content)}, "type": "text"}}'] if content else []
+        for call in calls:
+            function = call["function"]
+            texts.append(
+                f'{{"id": {value(call["id"])}, "input": {_input_text(function["arguments"])}, '
+                f'"name": {value(function["name"])}, "type": "tool_use"}}'
+            )
+        blocks, reason = ", ".join(texts), f'"{_stop(calls)}"'
+    return (
         f'{{"content": [{blocks}], "id": "msg_unsolvable_{step}", '
         f'"model": {string(turn.model)}, "role": "assistant", "stop_reason": {reason}, '
         f'"stop_sequence": null, "type": "message", '
         f'"usage": {_usage_text(input_tokens, output_tokens)}}}'
     )
-    return text
 
 
 def _stop(calls: list[JSON]) -> str:
