@@ -13,6 +13,7 @@ from array import array
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import add
 
 from harness._scenario import Scenario, Stagnation
 from harness._types import CriteriaWorld, ToolResult, World
@@ -103,18 +104,31 @@ class StagnationProbe:
         self.tokens_before_step = array("q")
         """Tokens counted against the budget before each step (the agent's fixed prompt left
         out, issue 12)."""
-        self.cost_before_step = array("d")
-        self.sent_before_step = array("q")
-        """Tokens sent before each step, the fixed prompt included: what lag is counted in."""
+        self.inputs_before_step = array("q")
+        self.outputs_before_step = array("q")
+        """Input and output tokens before each step, the fixed prompt included: the tokens sent
+        (what lag is counted in) and the dollars spent are worked out from them when the truth
+        is asked for, rather than priced at every step (issue 14)."""
 
     def _criteria(self) -> str | None:
         return None if self._read_criteria is None else self._read_criteria()
 
-    def on_step(self, tokens_so_far: int, cost_so_far: float, sent_so_far: int) -> None:
-        """What was spent when a step began: budget tokens, dollars and tokens sent."""
+    def on_step(self, tokens_so_far: int, inputs_so_far: int, outputs_so_far: int) -> None:
+        """What was spent when a step began: budget tokens, and input and output tokens."""
         self.tokens_before_step.append(tokens_so_far)
-        self.cost_before_step.append(cost_so_far)
-        self.sent_before_step.append(sent_so_far)
+        self.inputs_before_step.append(inputs_so_far)
+        self.outputs_before_step.append(outputs_so_far)
+
+    @property
+    def cost_before_step(self) -> array[float]:
+        """Dollars spent before each step, at the scenario's prices."""
+        cost = self.scenario.pricing.cost
+        return array("d", map(cost, self.inputs_before_step, self.outputs_before_step))
+
+    @property
+    def sent_before_step(self) -> array[int]:
+        """Tokens sent before each step, the fixed prompt included: what lag is counted in."""
+        return array("q", map(add, self.inputs_before_step, self.outputs_before_step))
 
     def on_tool(self, step: int, name: str, result: ToolResult, fingerprint: str) -> None:
         """``fingerprint`` is the world's after the call (the session computes it once)."""

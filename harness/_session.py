@@ -428,7 +428,7 @@ class Session:
         agent_step = self._agent_steps[agent] = self._agent_steps.get(agent, 0) + 1
         inputs, outputs = self._input_tokens, self._output_tokens
         sent = inputs + outputs
-        self._probe.on_step(sent - self._uncharged, self._pricing.cost(inputs, outputs), sent)
+        self._probe.on_step(sent - self._uncharged, inputs, outputs)
         results = tuple(self._results.pop(agent, ()))
         offered = self._offered
         names = offered[1] if tools is offered[0] else self._offered_names(tools)

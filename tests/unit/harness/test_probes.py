@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from harness import Stagnation, ToolResult
 from harness._probes import StagnationProbe
+from harness._scenario import Pricing
 from tests import _builders as b
 
 
@@ -32,10 +33,16 @@ class _World(_PlainWorld):
         return self.failing
 
 
+PER_TOKEN = Pricing(usd_per_million_input=1000.0, usd_per_million_output=0.0)
+"""A thousandth of a dollar per input token: a step begun with ``n`` tokens in has spent
+``n / 1000`` dollars."""
+OUTPUT_ONLY = Pricing(usd_per_million_input=0.0, usd_per_million_output=0.4)
+
+
 def _probe(
     rule: Stagnation = Stagnation.NOVELTY, world: object = None, **budget: int
 ) -> StagnationProbe:
-    scenario = b.scenario(stagnation=rule)
+    scenario = b.scenario(stagnation=rule, pricing=PER_TOKEN)
     if budget:
         scenario = scenario.with_overrides(**budget)
     return StagnationProbe(scenario, world or _World())  # type: ignore[arg-type]
@@ -98,7 +105,7 @@ def _spent(tokens: list[int], total: int | None = None, **budget: float) -> Stag
     """A budget-spent probe whose steps began with ``tokens`` spent; ``total`` at the end."""
     probe = _probe(Stagnation.BUDGET_SPENT, **budget)  # type: ignore[arg-type]
     for step, spent in enumerate(tokens, 1):
-        probe.on_step(spent, spent / 1000, spent)
+        probe.on_step(spent, spent, 0)  # spent / 1000 dollars
         _tool(probe, step, seen=f"new {step}")
     return probe
 
@@ -141,10 +148,10 @@ def test_the_truth_reads_the_cost_budget_at_the_runs_cost() -> None:
 
 
 def test_lag_is_counted_in_tokens_sent_and_rounded_to_a_millionth_of_a_dollar() -> None:
-    probe = _probe()
-    probe.on_step(0, 0.0, 100)
+    probe = StagnationProbe(b.scenario(pricing=OUTPUT_ONLY), _World())  # type: ignore[arg-type]
+    probe.on_step(0, 100, 0)
     _tool(probe, 1)
-    probe.on_step(10, 0.0000004, 130)
+    probe.on_step(10, 129, 1)  # 130 tokens sent, $0.0000004 spent
     _tool(probe, 2)
     truth = probe.truth(tokens=25, cost=0.00000123, sent=170)
     assert (truth.first_stagnant_step, truth.lag_tokens, truth.lag_cost_usd) == (2, 40, 0.000001)
