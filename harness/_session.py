@@ -299,7 +299,7 @@ class Session:
             overhead = self._overhead.get(agent)
             if overhead is None:
                 overhead = self._overhead_of(request, offered)
-            self._uncharged += min(overhead, sent)
+            self._uncharged += overhead if overhead < sent else sent
             self._input_tokens += sent
             self._output_tokens += said
             self._note_response(content, calls)

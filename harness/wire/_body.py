@@ -52,6 +52,11 @@ def _skip(text: str, at: int) -> int:
     return match.end()
 
 
+_last_head: tuple[str, tuple[tuple[str, Any], ...]] = ("", ())
+"""The text before the conversation of the first body read last, and its members: known by one
+comparison, as `_last_tail` is."""
+
+
 def _opening(text: str, quoted: str) -> tuple[tuple[tuple[str, Any], ...], int] | None:
     """A body's members before member ``key`` and the index of its value, read where the key's
     text first appears, or ``None``. There, when the text before it closed with a ``}`` parses,
@@ -73,10 +78,16 @@ def _opening(text: str, quoted: str) -> tuple[tuple[tuple[str, Any], ...], int] 
         return (), value
     if not before.endswith(","):
         return None
+    global _last_head
+    known, members = _last_head
+    if before == known:
+        return members, value
     try:
-        return _members(before[:-1] + "}"), value
+        members = _members(before[:-1] + "}")
     except ValueError:
         return None
+    _last_head = (before, members)
+    return members, value
 
 
 @functools.lru_cache(maxsize=MEMBERS_MEMO)

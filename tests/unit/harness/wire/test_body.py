@@ -175,21 +175,26 @@ def test_the_members_around_the_conversation_are_parsed_once_and_shared() -> Non
     assert second["messages"] == [2]
 
 
-def test_the_text_after_the_conversation_is_known_by_comparing_it_to_the_last(
+def test_the_text_around_the_conversation_is_known_by_comparing_it_to_the_last(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The members after the conversation are the same text call after call: a body ending with
-    the text read last takes its members without hashing it for the memo; any other is parsed."""
+    """The members around the conversation are the same text call after call: a body beginning
+    or ending with the text read last takes its members without hashing it for the memo; any
+    other is parsed."""
     parsed: list[str] = []
     real = _body._members
     monkeypatch.setattr(_body, "_members", lambda text: parsed.append(text) or real(text))
     monkeypatch.setattr(_body, "_last_tail", ("", ()))  # whatever another test read last
+    monkeypatch.setattr(_body, "_last_head", ("", ()))
     tail = b', "tools": [{"name": "search"}], "stream": false}'
     reader = BodyReader(KEY)
     for n in (1, 2, 3):
-        assert reader.read(b'{"messages": [%d]%s' % (n, tail))["tools"] == [{"name": "search"}]
-    assert BodyReader(KEY).read(b'{"messages": [4]%s' % tail)["messages"] == [4]
-    assert parsed == ['{ "tools": [{"name": "search"}], "stream": false}']
+        body = b'{"model": "m", "messages": [%d]%s' % (n, tail)
+        assert reader.read(body)["tools"] == [{"name": "search"}]
+    read = BodyReader(KEY).read(b'{"model": "m", "messages": [4]%s' % tail)
+    assert (read["model"], read["messages"]) == ("m", [4])
+    assert parsed == ['{"model": "m"}', '{ "tools": [{"name": "search"}], "stream": false}']
+    assert BodyReader(KEY).read(b'{"model": "n", "messages": [5]}')["model"] == "n"
     assert BodyReader(KEY).read(b'{"messages": [5], "stream": true}')["stream"] is True
     with pytest.raises(json.JSONDecodeError):
         BodyReader(KEY).read(b'{"messages": [6],')
