@@ -11,9 +11,10 @@ client's and session's set-up cancel out. Three sides are counted:
 - the recorded requests replayed straight into the wire's transport, one fresh `Wire` and
   `Session` per conversation;
 - the same requests replayed into the bare mock's handler;
-- with ``--floor``, the least any wire must do: the same requests, each body read by one
+- with ``--floor``, the plainest wire: the same requests, each body read by one
   ``json.loads`` and its conversation and tools handed to a fresh `Session`'s step, answered
-  with the recorded bytes (no conversion from the format, no rendering, no routing).
+  with the recorded bytes (no conversion from the format, no rendering, no routing). It was
+  once the least a wire could do; the wire now reads less of a body than ``json.loads`` does.
 
 Before the counted conversations, each child replays ``--warm`` conversations of the same calls
 that are not counted (the same ones in both children, so they cancel): CPython 3.11 specialises
@@ -24,8 +25,7 @@ in a conversation has run that often in the conversation itself, so it has no wa
 
 The wire's share is the difference of the wire's count and the bare mock's, with no SDK around
 them, so the SDK's own variation between runs does not enter it; the floor's share is counted
-the same way, and shows how much of the 5 % that issue 14 allows a wire of any design has left
-after reading the request and stepping the session. The count repeats to within a few hundred
+the same way, and shows what a wire that parses every body whole costs beside it. The count repeats to within a few hundred
 instructions whatever the machine's load; it cannot see cache misses, which the clock-based
 `benchmarks.wire_overhead` does.
 
@@ -56,7 +56,7 @@ FLOOR = "floor"
 
 
 def _floor(calls: int, answers: list[wire_overhead.Answer]) -> wire_overhead.Handler:
-    """The least a wire does per call: parse the body and step the session (its conversation
+    """The plainest wire's call: parse the body and step the session (its conversation
     as sent, in any format: the token estimate reads dicts of any shape), then answer with the
     bytes the wire answered."""
     session = wire_overhead.session(calls)
@@ -130,7 +130,7 @@ def main() -> None:
         "--formats", nargs="+", default=list(wire_overhead.FORMATS), choices=wire_overhead.FORMATS
     )
     parser.add_argument(
-        "--floor", action="store_true", help="also count the least any wire must do"
+        "--floor", action="store_true", help="also count the plainest wire (json.loads and a step)"
     )
     parser.add_argument(
         "--conversations",
