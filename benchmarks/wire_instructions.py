@@ -25,9 +25,9 @@ in a conversation has run that often in the conversation itself, so it has no wa
 
 The wire's share is the difference of the wire's count and the bare mock's, with no SDK around
 them, so the SDK's own variation between runs does not enter it; the floor's share is counted
-the same way, and shows what a wire that parses every body whole costs beside it. The count repeats to within a few hundred
-instructions whatever the machine's load; it cannot see cache misses, which the clock-based
-`benchmarks.wire_overhead` does.
+the same way, and shows what a wire that parses every body whole costs beside it. The count
+repeats to within a few thousand instructions whatever the machine's load; it cannot see cache
+misses, which the clock-based `benchmarks.wire_overhead` does.
 
     python -m benchmarks.wire_instructions [--call 1] [--sse] [--formats anthropic messages]
         [--conversations 20] [--warm 50]
