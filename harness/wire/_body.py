@@ -52,11 +52,6 @@ def _skip(text: str, at: int) -> int:
     return match.end()
 
 
-_last_head: tuple[str, tuple[tuple[str, Any], ...]] = ("", ())
-"""The text before the conversation of the first body read last, and its members: known by one
-comparison, as `_last_tail` is."""
-
-
 def _opening(text: str, quoted: str) -> tuple[tuple[tuple[str, Any], ...], int] | None:
     """A body's members before member ``key`` and the index of its value, read where the key's
     text first appears, or ``None``. There, when the text before it closed with a ``}`` parses,
@@ -78,21 +73,34 @@ def _opening(text: str, quoted: str) -> tuple[tuple[tuple[str, Any], ...], int] 
         return (), value
     if not before.endswith(","):
         return None
-    global _last_head
-    known, members = _last_head
-    if before == known:
-        return members, value
     try:
-        members = _members(before[:-1] + "}")
+        return _members(before[:-1] + "}"), value
     except ValueError:
         return None
-    _last_head = (before, members)
-    return members, value
+
+
+_Members = tuple[tuple[str, Any], ...]
+_last_members: tuple[tuple[str, _Members], ...] = ()
+"""The texts `_members` read last (a body's members before its conversation and after it) and
+their members, newest first: a suite's bodies carry the same two texts call after call and
+conversation after conversation, so these are known by comparing them, rather than by hashing
+them for the memo (issue 14). Replaced whole, so threads only ever see a whole one."""
+
+
+def _members(text: str) -> _Members:
+    """The members of the object ``text`` (shared: never change them), parsed once per process
+    (`MEMBERS_MEMO` texts kept)."""
+    global _last_members
+    for known, members in _last_members:
+        if text == known:
+            return members
+    members = _parsed(text)
+    _last_members = ((text, members), *_last_members[:1])
+    return members
 
 
 @functools.lru_cache(maxsize=MEMBERS_MEMO)
-def _members(text: str) -> tuple[tuple[str, Any], ...]:
-    """The members of the object ``text`` (shared: never change them)."""
+def _parsed(text: str) -> _Members:
     return tuple(json.loads(text).items())
 
 
@@ -175,26 +183,13 @@ def _name(text: str, at: int) -> tuple[str, int]:
     return name, _skip(text, at + 1)
 
 
-_last_tail: tuple[str, tuple[tuple[str, Any], ...]] = ("", ())
-"""The text after the conversation read last, and its members: the same call after call and
-conversation after conversation, so a body ending with it is known by one comparison, rather
-than by hashing the text for `_members` (issue 14). Replaced whole, so threads only ever see
-one pair."""
-
-
 def _tail(text: str, at: int) -> tuple[tuple[str, Any], ...]:
     """The members after the conversation, from ``at`` (its ``,`` or the object's ``}``): parsed
     in one call, as the object they make with a ``{`` put before them."""
-    global _last_tail
     if text[at] == ",":
-        known, members = _last_tail
-        if known and len(known) == len(text) - at - 1 and text.endswith(known):
-            return members
-        if text[_skip(text, at + 1)] != '"':
+        if text[at + 1 : at + 2] != '"' and text[_skip(text, at + 1)] != '"':  # `"`: SDKs'
             raise _Unread
-        members = _members("{" + text[at + 1 :])
-        _last_tail = (text[at + 1 :], members)
-        return members
+        return _members("{" + text[at + 1 :])
     if text[at] != "}" or _skip(text, at + 1) != len(text):
         raise _Unread
     return ()

@@ -182,10 +182,9 @@ def test_the_text_around_the_conversation_is_known_by_comparing_it_to_the_last(
     or ending with the text read last takes its members without hashing it for the memo; any
     other is parsed."""
     parsed: list[str] = []
-    real = _body._members
-    monkeypatch.setattr(_body, "_members", lambda text: parsed.append(text) or real(text))
-    monkeypatch.setattr(_body, "_last_tail", ("", ()))  # whatever another test read last
-    monkeypatch.setattr(_body, "_last_head", ("", ()))
+    real = _body._parsed
+    monkeypatch.setattr(_body, "_parsed", lambda text: parsed.append(text) or real(text))
+    monkeypatch.setattr(_body, "_last_members", ())  # whatever another test read last
     tail = b', "tools": [{"name": "search"}], "stream": false}'
     reader = BodyReader(KEY)
     for n in (1, 2, 3):
