@@ -150,6 +150,11 @@ class StagnationProbe:
     def first_stagnant_step(self, *, tokens: int, cost: float) -> int:
         """The step from which no progress was possible (after the last step of a run that
         never stagnated); ``tokens`` and ``cost`` are the run's totals at its end."""
+        return self._stagnant_at(tokens, Spend(before=self.cost_before_step, total=cost))
+
+    def _stagnant_at(self, tokens: int, spent_cost: Spend) -> int:
+        """`first_stagnant_step`, the dollars spent step by step priced by the caller, which
+        reads them again for the lag (`truth`): priced once per run."""
         rule = self.scenario.stagnation
         if rule is Stagnation.FIRST_REFUSAL and self.first_refusal_step:
             return self.first_refusal_step
@@ -157,8 +162,7 @@ class StagnationProbe:
             return self.last_criteria_move + 1
         if rule is Stagnation.BUDGET_SPENT:
             return self._budget_spent_at(
-                Spend(before=self.tokens_before_step, total=tokens),
-                Spend(before=self.cost_before_step, total=cost),
+                Spend(before=self.tokens_before_step, total=tokens), spent_cost
             )
         return self.last_productive_step + 1
 
@@ -167,9 +171,9 @@ class StagnationProbe:
         included) and dollars of a run that ended with these totals."""
         if self.scenario.solvable:
             return Truth(first_stagnant_step=None, lag_tokens=None, lag_cost_usd=None)
-        stagnant = self.first_stagnant_step(tokens=tokens, cost=cost)
-        spent_sent = Spend(before=self.sent_before_step, total=sent)
         spent_cost = Spend(before=self.cost_before_step, total=cost)
+        stagnant = self._stagnant_at(tokens, spent_cost)
+        spent_sent = Spend(before=self.sent_before_step, total=sent)
         return Truth(
             first_stagnant_step=stagnant,
             lag_tokens=round(sent - spent_sent.at_start(stagnant)),

@@ -194,7 +194,6 @@ class Session:
         self.ceilings = ceilings
         self._setup = setup
         self._task = setup.worded(scenario.task)
-        self._pricing = scenario.pricing
         self._lock = threading.RLock()
         self._started = time.monotonic()
         self._ceiling: str | None = None
@@ -495,7 +494,7 @@ class Session:
         return self._traced
 
     def _cost(self) -> float:
-        return self._pricing.cost(self._input_tokens, self._output_tokens)
+        return self.scenario.pricing.cost(self._input_tokens, self._output_tokens)
 
     def finish(self, *, error: str | None = None) -> Observed:
         """Closes the run and returns what was observed; reads the world one last time. Calls

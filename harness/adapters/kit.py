@@ -73,15 +73,14 @@ def reply_to_calls(reply: Mapping[str, Any]) -> list[tuple[str, str, JSON]]:
 
 def reply_usage(reply: Mapping[str, Any]) -> Usage:
     """The token usage of a session reply (its ``usage`` is in Chat Completions' names), for a
-    framework's own usage type: every adapter and wire format reads it here or in
-    `reply_tokens`, never by hand."""
+    framework's own usage type: every adapter reads it here or in `reply_tokens`, never by
+    hand (the wire has it apart from the reply, from `Session.answer`)."""
     input_tokens, output_tokens = reply_tokens(reply)
     return Usage(input_tokens=input_tokens, output_tokens=output_tokens)
 
 
 def reply_tokens(reply: Mapping[str, Any]) -> tuple[int, int]:
-    """`reply_usage`'s input and output tokens, without the frozen `Usage`: the wire writes
-    them into every reply, and building one was a fifth of writing a completion (issue 14)."""
+    """`reply_usage`'s input and output tokens, without the frozen `Usage`."""
     usage = reply.get("usage") or {}
     return int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
 
