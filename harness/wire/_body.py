@@ -74,9 +74,12 @@ def _opening(text: str, quoted: str) -> tuple[tuple[tuple[str, Any], ...], int] 
     if not before.endswith(","):
         return None
     try:
-        return _members(before[:-1] + "}"), value
+        members = _members(before[:-1] + "}")
     except ValueError:
         return None
+    # A comma with no member before it (``{,``) parses as ``{}`` here, where json refuses the
+    # body: the reading member by member refuses it as json does.
+    return (members, value) if members else None
 
 
 _Members = tuple[tuple[str, Any], ...]

@@ -136,6 +136,8 @@ def test_a_body_that_only_looks_like_a_continuation_reads_as_json_loads_reads_it
         b'{"a": "x\\"messages\\": [1]", "messages": [2]}',
         b'{"a": "x, "messages": [2]}',
         b'{"a": 1,, "messages": [2]}',
+        b'{, "messages": [2]}',
+        b'{ ,"messages": [2]}',
         b'{"a": 1, "messages" [2]}',
         b'{"a": 1, "messages"',
         b'{"a": {"b": [1, {"c": 2}]}, "messages": [2], "z": {"messages": 3}}',
