@@ -8,7 +8,6 @@ as it does for users.
 
 from __future__ import annotations
 
-import faulthandler
 import os
 from collections.abc import Generator
 
@@ -21,27 +20,11 @@ settings.register_profile("dev", max_examples=25, deadline=None)  # no timing in
 if not os.environ.get("CI"):
     settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
-MUTANT_TEST_SECONDS = 30
-"""Under mutmut, how long one test may take before its process ends (issue 16). A mutant that
-makes a run wait for ever (a watchdog that never interrupts, an agent never unwinding) sleeps
-rather than spins, so mutmut's CPU limit never fires and its wall limit is fifteen times the
-whole covering test set; this ends such a test, counted as the kill it is, in seconds."""
-
-
-def pytest_runtest_setup(item: pytest.Item) -> None:
-    if "MUTANT_UNDER_TEST" in os.environ:
-        faulthandler.dump_traceback_later(MUTANT_TEST_SECONDS, exit=True)
-
-
-def pytest_runtest_teardown(item: pytest.Item) -> None:
-    if "MUTANT_UNDER_TEST" in os.environ:
-        faulthandler.cancel_dump_traceback_later()
-
 
 def _skip_is_a_failure(report: pytest.CollectReport | pytest.TestReport) -> None:
     """Under CI, everything the tests need is installed (the test extra, and chromium and the
     coding-agent CLIs by ``.ci/run``): a test that skips there hides a broken install, so it
-    fails, saying why it would have skipped (issue 16)."""
+    fails, saying why it would have skipped."""
     if os.environ.get("CI") and report.skipped and not hasattr(report, "wasxfail"):
         reason = report.longrepr[-1] if isinstance(report.longrepr, tuple) else report.longrepr
         report.outcome = "failed"

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from benchmarks._timing import machine
 
-COMMAND = (sys.executable, "-m", "harness.cli", "run", "--no-progress")
+COMMAND = (sys.executable, "-m", "unsolvable.cli", "run", "--no-progress")
 
 
 def _run(*args: str) -> tuple[float, float]:

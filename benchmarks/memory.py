@@ -20,14 +20,15 @@ import sys
 import tempfile
 
 from benchmarks._timing import machine
-from harness import Session
+from unsolvable import Session
 
 SCENARIOS = ("constant-return/repeat", "constant-return/perturbed-offset")
 """The same call every step, and a call whose arguments change every step (a new action
 fingerprint each time: the worst case for what the session keeps)."""
 CHILD = """
 import gc, json, resource, sys, time, tracemalloc
-import harness, scenarios
+import unsolvable
+from unsolvable import scenarios
 from benchmarks.memory import runaway
 
 def rss_now():
@@ -35,13 +36,13 @@ def rss_now():
         return int(statm.read().split()[1]) * resource.getpagesize()
 
 scenario, steps, traced = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "traced"
-ceilings = harness.Ceilings(max_steps=steps, max_tool_calls=2 * steps, max_wall_seconds=600)
+ceilings = unsolvable.Ceilings(max_steps=steps, max_tool_calls=2 * steps, max_wall_seconds=600)
 gc.collect()
 idle = rss_now()
 if traced:
     tracemalloc.start()
 start = time.perf_counter()
-record = harness.run(runaway, scenarios.get(scenario), ceilings=ceilings)
+record = unsolvable.run(runaway, scenarios.get(scenario), ceilings=ceilings)
 seconds = time.perf_counter() - start
 peak_traced = tracemalloc.get_traced_memory()[1] if traced else 0
 assert record.observed.steps == steps and record.observed.ceiling == "steps", record.observed
@@ -80,7 +81,7 @@ worker: each reaps its own children, so theirs count), in a process that ran not
 def _library_peak(*args: str) -> tuple[float, int]:
     """Peak RSS of the largest process of an ``unsolvable run`` (the harness or a worker)."""
     with tempfile.TemporaryDirectory() as folder:
-        command = [sys.executable, "-m", "harness.cli", "run", "--no-progress", *args]
+        command = [sys.executable, "-m", "unsolvable.cli", "run", "--no-progress", *args]
         command += ["--json", f"{folder}/r.json"]
         done = subprocess.run(
             [sys.executable, "-c", LIBRARY, *command], capture_output=True, text=True, check=True

@@ -16,10 +16,9 @@ from __future__ import annotations
 import argparse
 import shutil
 
-import scenarios
 from benchmarks import step_overhead
 from benchmarks._timing import instructions, machine
-from harness import Ceilings, Session
+from unsolvable import Ceilings, Session, scenarios
 
 WARM_STEPS = 200
 """The shorter run: long enough that the longer one differs from it only by steady steps."""

@@ -21,10 +21,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import harness
-import scenarios
+import unsolvable
 from benchmarks._timing import machine
-from harness import Ceilings, Code, Session, Stop
+from unsolvable import Ceilings, Code, Session, Stop, scenarios
 
 SCENARIO = "constant-return/repeat"
 CallModel = Callable[[list[dict[str, Any]], Any], dict[str, Any]]
@@ -57,7 +56,7 @@ def loop(
 
 
 def through_harness(steps: int, *, grow: bool) -> list[Mark]:
-    """Per-step seconds inside `harness.run` (run set-up and judging excluded)."""
+    """Per-step seconds inside `unsolvable.run` (run set-up and judging excluded)."""
     marks: list[Mark] = []
 
     def agent(session: Session) -> Stop:
@@ -69,7 +68,7 @@ def through_harness(steps: int, *, grow: bool) -> list[Mark]:
         return Stop(code=Code.NO_PROGRESS, reason="benchmark")
 
     ceilings = Ceilings(max_steps=steps, max_tool_calls=2 * steps, max_wall_seconds=600)
-    harness.run(agent, scenarios.get(SCENARIO), ceilings=ceilings)
+    unsolvable.run(agent, scenarios.get(SCENARIO), ceilings=ceilings)
     return marks
 
 

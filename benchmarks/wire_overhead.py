@@ -1,7 +1,7 @@
 """Wire-face overhead per call, at call 1 and call 50 of a growing conversation.
 
 The same SDK client (``openai`` Chat Completions and Responses, ``anthropic`` Messages), JSON
-and SSE, runs one conversation against the wire face (`harness.wire.Wire`: the request parsed,
+and SSE, runs one conversation against the wire face (`unsolvable.wire.Wire`: the request parsed,
 the scripted model stepped through the session, the reply rendered) and the same conversation
 against a bare ``httpx2.MockTransport`` that replays, call by call, the bytes the wire answered.
 The agent appends an assistant tool call and its result after every call, as agents do, so the
@@ -24,10 +24,9 @@ import anthropic
 import httpx2
 import openai
 
-import scenarios
 from benchmarks._timing import machine
-from harness import Ceilings, Session
-from harness.wire import ANTHROPIC_BASE_URL, FAKE_API_KEY, OPENAI_BASE_URL, Wire
+from unsolvable import Ceilings, Session, scenarios
+from unsolvable.wire import ANTHROPIC_BASE_URL, FAKE_API_KEY, OPENAI_BASE_URL, Wire
 
 SCENARIO = "constant-return/repeat"
 RESULT = '{"request_id": "req-0", "results": [], "total": 0}'

@@ -1,15 +1,15 @@
 """Fake tools and the fake world they act on: the deterministic parts of every scenario."""
 
-from fake_tools._router import Tool, ToolCallLog, ToolRouter, error_result
-from fake_tools._world import FakeWorld, normalise_text, requires
-from fake_tools.tools.artifacts import append_tool, pages_tool, sections_tool
-from fake_tools.tools.constant import constant_tool, lookup_tool
-from fake_tools.tools.documents import Criterion, check_tool, failing, writer_tool
-from fake_tools.tools.jobs import RETRY_AFTER_SECONDS, flaky_tool, job_tool
-from fake_tools.tools.permission import PermissionDenied, denied_tool
-from fake_tools.tools.sequence import sequence_tool
-from fake_tools.tools.settings import setting_tool
-from fake_tools.tools.unavailable import unavailable_tool
+from unsolvable.fake_tools._router import Tool, ToolCallLog, ToolRouter, error_result
+from unsolvable.fake_tools._world import FakeWorld, normalise_text, requires
+from unsolvable.fake_tools.tools.artifacts import append_tool, pages_tool, sections_tool
+from unsolvable.fake_tools.tools.constant import constant_tool, lookup_tool
+from unsolvable.fake_tools.tools.documents import Criterion, check_tool, failing, writer_tool
+from unsolvable.fake_tools.tools.jobs import RETRY_AFTER_SECONDS, flaky_tool, job_tool
+from unsolvable.fake_tools.tools.permission import PermissionDenied, denied_tool
+from unsolvable.fake_tools.tools.sequence import sequence_tool
+from unsolvable.fake_tools.tools.settings import setting_tool
+from unsolvable.fake_tools.tools.unavailable import unavailable_tool
 
 __all__ = [
     "RETRY_AFTER_SECONDS",

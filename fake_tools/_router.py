@@ -11,9 +11,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fake_tools._world import FakeWorld
-from harness import ToolResult, ToolSpec
-from harness._json import sorted_json
+from unsolvable import ToolResult, ToolSpec
+from unsolvable._json import sorted_json
+from unsolvable.fake_tools._world import FakeWorld
 
 __all__ = ["Tool", "ToolCallLog", "ToolRouter", "error_result"]
 

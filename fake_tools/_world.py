@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from harness._json import canonical_json
+from unsolvable._json import canonical_json
 
 __all__ = ["FakeWorld", "normalise_text", "requires"]
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from harness._lazy import lazy_getattr
+from unsolvable._lazy import lazy_getattr
 
 if TYPE_CHECKING:
-    from harness._ceilings import Ceilings
-    from harness._errors import (
+    from unsolvable._ceilings import Ceilings
+    from unsolvable._errors import (
         AdapterError,
         BudgetError,
         CeilingHit,
@@ -20,8 +20,8 @@ if TYPE_CHECKING:
         SessionClosed,
         UnsolvableError,
     )
-    from harness._model import Model, ScriptedModel, Usage
-    from harness._record import (
+    from unsolvable._model import Model, ScriptedModel, Usage
+    from unsolvable._record import (
         SCHEMA_VERSION,
         Code,
         Ending,
@@ -36,8 +36,8 @@ if TYPE_CHECKING:
         TraceStep,
         Verdict,
     )
-    from harness._run import run
-    from harness._scenario import (
+    from unsolvable._run import run
+    from unsolvable._scenario import (
         Budget,
         McpErrors,
         Pricing,
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
         Setup,
         Stagnation,
     )
-    from harness._scripts import (
+    from unsolvable._scripts import (
         Alternate,
         Call,
         Claim,
@@ -60,8 +60,8 @@ if TYPE_CHECKING:
         TodoSpawn,
         Until,
     )
-    from harness._session import Session
-    from harness._types import (
+    from unsolvable._session import Session
+    from unsolvable._types import (
         CHECK_TOOL,
         DELEGATE_TOOL,
         GIVE_UP_TOOL,
@@ -74,67 +74,67 @@ if TYPE_CHECKING:
         ToolSpec,
         World,
     )
-    from harness._verdict import judge
-    from harness.adapters.base import Adapter
+    from unsolvable._verdict import judge
+    from unsolvable.adapters.base import Adapter
 
 _HOMES = {
-    "Adapter": "harness.adapters.base",
-    "AdapterError": "harness._errors",
-    "Alternate": "harness._scripts",
-    "Budget": "harness._scenario",
-    "BudgetError": "harness._errors",
-    "CHECK_TOOL": "harness._types",
-    "Call": "harness._scripts",
-    "CeilingHit": "harness._errors",
-    "Ceilings": "harness._ceilings",
-    "Claim": "harness._scripts",
-    "ClaimSuccess": "harness._scripts",
-    "Code": "harness._record",
-    "CriteriaWorld": "harness._types",
-    "Cycle": "harness._scripts",
-    "DELEGATE_TOOL": "harness._types",
-    "Ending": "harness._record",
-    "Exit": "harness._record",
-    "Failure": "harness._record",
-    "FanOut": "harness._scripts",
-    "GIVE_UP_TOOL": "harness._types",
-    "GiveUp": "harness._scripts",
-    "JSON": "harness._types",
-    "McpErrors": "harness._scenario",
-    "Model": "harness._model",
-    "ModelRequest": "harness._types",
-    "ModelResponse": "harness._types",
-    "Observed": "harness._record",
-    "Outcome": "harness._record",
-    "Perturbed": "harness._scripts",
-    "Pricing": "harness._scenario",
-    "Repeat": "harness._scripts",
-    "Rule": "harness._record",
-    "SCHEMA_VERSION": "harness._record",
-    "Scenario": "harness._scenario",
-    "ScenarioError": "harness._errors",
-    "Script": "harness._scripts",
-    "ScriptedModel": "harness._model",
-    "Session": "harness._session",
-    "SessionClosed": "harness._errors",
-    "Setup": "harness._scenario",
-    "Stagnation": "harness._scenario",
-    "Steps": "harness._scripts",
-    "Stop": "harness._record",
-    "TerminationRecord": "harness._record",
-    "TodoSpawn": "harness._scripts",
-    "ToolCall": "harness._types",
-    "ToolResult": "harness._types",
-    "ToolSpec": "harness._types",
-    "ToolTrace": "harness._record",
-    "TraceStep": "harness._record",
-    "UnsolvableError": "harness._errors",
-    "Until": "harness._scripts",
-    "Usage": "harness._model",
-    "Verdict": "harness._record",
-    "World": "harness._types",
-    "judge": "harness._verdict",
-    "run": "harness._run",
+    "Adapter": "unsolvable.adapters.base",
+    "AdapterError": "unsolvable._errors",
+    "Alternate": "unsolvable._scripts",
+    "Budget": "unsolvable._scenario",
+    "BudgetError": "unsolvable._errors",
+    "CHECK_TOOL": "unsolvable._types",
+    "Call": "unsolvable._scripts",
+    "CeilingHit": "unsolvable._errors",
+    "Ceilings": "unsolvable._ceilings",
+    "Claim": "unsolvable._scripts",
+    "ClaimSuccess": "unsolvable._scripts",
+    "Code": "unsolvable._record",
+    "CriteriaWorld": "unsolvable._types",
+    "Cycle": "unsolvable._scripts",
+    "DELEGATE_TOOL": "unsolvable._types",
+    "Ending": "unsolvable._record",
+    "Exit": "unsolvable._record",
+    "Failure": "unsolvable._record",
+    "FanOut": "unsolvable._scripts",
+    "GIVE_UP_TOOL": "unsolvable._types",
+    "GiveUp": "unsolvable._scripts",
+    "JSON": "unsolvable._types",
+    "McpErrors": "unsolvable._scenario",
+    "Model": "unsolvable._model",
+    "ModelRequest": "unsolvable._types",
+    "ModelResponse": "unsolvable._types",
+    "Observed": "unsolvable._record",
+    "Outcome": "unsolvable._record",
+    "Perturbed": "unsolvable._scripts",
+    "Pricing": "unsolvable._scenario",
+    "Repeat": "unsolvable._scripts",
+    "Rule": "unsolvable._record",
+    "SCHEMA_VERSION": "unsolvable._record",
+    "Scenario": "unsolvable._scenario",
+    "ScenarioError": "unsolvable._errors",
+    "Script": "unsolvable._scripts",
+    "ScriptedModel": "unsolvable._model",
+    "Session": "unsolvable._session",
+    "SessionClosed": "unsolvable._errors",
+    "Setup": "unsolvable._scenario",
+    "Stagnation": "unsolvable._scenario",
+    "Steps": "unsolvable._scripts",
+    "Stop": "unsolvable._record",
+    "TerminationRecord": "unsolvable._record",
+    "TodoSpawn": "unsolvable._scripts",
+    "ToolCall": "unsolvable._types",
+    "ToolResult": "unsolvable._types",
+    "ToolSpec": "unsolvable._types",
+    "ToolTrace": "unsolvable._record",
+    "TraceStep": "unsolvable._record",
+    "UnsolvableError": "unsolvable._errors",
+    "Until": "unsolvable._scripts",
+    "Usage": "unsolvable._model",
+    "Verdict": "unsolvable._record",
+    "World": "unsolvable._types",
+    "judge": "unsolvable._verdict",
+    "run": "unsolvable._run",
 }
 
 __all__ = [

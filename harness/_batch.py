@@ -27,11 +27,11 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.context import BaseContext
 from multiprocessing.process import BaseProcess
 
-from harness._loading import load_agent
-from harness._record import Ending, Observed, Outcome, TerminationRecord
-from harness._run import GRACE_SECONDS, run
-from harness._scenario import Ceilings, Scenario
-from harness._verdict import judge
+from unsolvable._loading import load_agent
+from unsolvable._record import Ending, Observed, Outcome, TerminationRecord
+from unsolvable._run import GRACE_SECONDS, run
+from unsolvable._scenario import Ceilings, Scenario
+from unsolvable._verdict import judge
 
 __all__ = ["Batch", "Job", "WorkerPool", "run_jobs"]
 
@@ -66,7 +66,7 @@ class Job:
     strict: bool = False
     ceilings: Ceilings = field(default_factory=Ceilings)
     overrides: tuple[tuple[str, int | float], ...] = ()
-    """Step bound and budget fields replaced for this run (what `harness.run` takes)."""
+    """Step bound and budget fields replaced for this run (what `unsolvable.run` takes)."""
     isolate_network: bool = False
     """Run an ``exec:`` agent with loopback only (`load_agent`)."""
 

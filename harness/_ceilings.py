@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harness._errors import BudgetError
+from unsolvable._errors import BudgetError
 
 __all__ = ["Ceilings", "require_positive"]
 

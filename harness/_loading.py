@@ -14,21 +14,21 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-from harness._errors import AdapterError
-from harness.adapters.base import Adapter, PlainAdapter, as_adapter
+from unsolvable._errors import AdapterError
+from unsolvable.adapters.base import Adapter, PlainAdapter, as_adapter
 
 __all__ = ["BUILTIN_MODULE", "AgentLike", "adapter_for", "agent_name", "load_agent"]
 
 AgentLike = str | Adapter | Callable[..., Any]
 """What names an agent: a spec string, a callable ``agent(session)`` or an `Adapter`."""
-BUILTIN_MODULE = "harness.agents"
-"""``harness.agents:contract`` is the built-in ``contract`` under its path (`agent_name`)."""
+BUILTIN_MODULE = "unsolvable.agents"
+"""``unsolvable.agents:contract`` is the built-in ``contract`` under its path (`agent_name`)."""
 
 
 def agent_name(name: str) -> str:
-    """One form for one agent: ``harness.agents:contract`` and ``contract`` are the same agent,
+    """One form for one agent: ``unsolvable.agents:contract`` and ``contract`` are the same agent,
     so a baseline blessed under one spelling gates a run made under the other (issue 10)."""
-    from harness.agents import BUILTIN
+    from unsolvable.agents import BUILTIN
 
     module, _, attribute = name.partition(":")
     return attribute if module == BUILTIN_MODULE and attribute in BUILTIN else name
@@ -37,19 +37,19 @@ def agent_name(name: str) -> str:
 @functools.cache
 def load_agent(spec: str, *, isolate_network: bool = False) -> Adapter:
     """``naive``, ``contract``, ``package.module:attribute`` (a callable or an `Adapter`), or
-    ``exec:COMMAND ARGS…``, a process in any language (`harness.adapters.process`), which
+    ``exec:COMMAND ARGS…``, a process in any language (`unsolvable.adapters.process`), which
     ``isolate_network`` runs with loopback only (other specs are left as they are).
 
     An attribute that is a class or a factory is *not* called: name the agent object itself.
     """
-    from harness.adapters.process import EXEC_PREFIX, ProcessAdapter
-    from harness.agents import BUILTIN
+    from unsolvable.adapters.process import EXEC_PREFIX, ProcessAdapter
+    from unsolvable.agents import BUILTIN
 
     if spec.startswith(EXEC_PREFIX):
         return ProcessAdapter.from_spec(spec, isolate_network=isolate_network)
     if spec in BUILTIN:
         return as_adapter(BUILTIN[spec])  # type: ignore[arg-type]
-    from harness.adapters.registry import registered  # names installed packages register
+    from unsolvable.adapters.registry import registered  # names installed packages register
 
     spec = registered().get(spec, spec)
     module_name, _, attribute = spec.partition(":")
@@ -83,7 +83,7 @@ def load_agent(spec: str, *, isolate_network: bool = False) -> Adapter:
 def adapter_for(agent: AgentLike) -> Adapter:
     """The adapter a run drives: a spec loaded (`load_agent`), a callable through the plain face,
     and an adapter given as an object checked as a loaded one is (`_preflight`), so that
-    ``harness.run(ClaudeCodeAdapter(), ...)`` without the CLI fails as the spec does, with its
+    ``unsolvable.run(ClaudeCodeAdapter(), ...)`` without the CLI fails as the spec does, with its
     one message and before the run, rather than record the run crashed."""
     if isinstance(agent, str):
         return load_agent(agent)

@@ -14,9 +14,9 @@ from json.encoder import encode_basestring_ascii
 from types import MappingProxyType
 from typing import Protocol
 
-from harness._json import canonical_json
-from harness._scripts import FINAL_ANSWER_CLAIM, Script
-from harness._types import JSON, ModelRequest, ModelResponse, ToolSpec
+from unsolvable._json import canonical_json
+from unsolvable._scripts import FINAL_ANSWER_CLAIM, Script
+from unsolvable._types import JSON, ModelRequest, ModelResponse, ToolSpec
 
 __all__ = [
     "Model",
@@ -184,7 +184,7 @@ class Model(Protocol):
 class ScriptedModel:
     """A deterministic, never-ending model driven by a `Script`.
 
-    >>> from harness._scripts import Call, Repeat
+    >>> from unsolvable._scripts import Call, Repeat
     >>> model = ScriptedModel(Repeat(call=Call(name="search")), seed=3)
     """
 

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import add
 
-from harness._scenario import Scenario, Stagnation
-from harness._types import CriteriaWorld, ToolResult, World
+from unsolvable._scenario import Scenario, Stagnation
+from unsolvable._types import CriteriaWorld, ToolResult, World
 
 __all__ = ["Spend", "StagnationProbe", "Truth"]
 

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from harness._redact import Redactor
+from unsolvable._redact import Redactor
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -130,7 +130,7 @@ def _code(value: str) -> Code:
         codes = ", ".join(code.value for code in Code)
         raise ValueError(
             f"Stop(code={value!r}): not a termination code; use one of {codes} "
-            "(harness.Code, or its string value)"
+            "(unsolvable.Code, or its string value)"
         ) from None
 
 
@@ -219,7 +219,7 @@ class Observed:
     """Every step of the run (bounded by the ceilings), tool results cut longer than in the
     tail: what ``--trace-dir`` exports and ``unsolvable import`` replays (issue 13). Stable (no
     times), so ``--json`` files carry it; snapshots leave it out and keep the tail, which a
-    reviewer reads (`harness.plugin.snapshot.behaviour`)."""
+    reviewer reads (`unsolvable.plugin.snapshot.behaviour`)."""
 
     @property
     def detection_lag(self) -> int | None:
@@ -352,7 +352,7 @@ class TerminationRecord:
     schema_version: int = SCHEMA_VERSION
 
     def __post_init__(self) -> None:
-        """Every string the agent put in the record is cleaned here, once (`harness._redact`):
+        """Every string the agent put in the record is cleaned here, once (`unsolvable._redact`):
         secrets redacted and memory addresses masked, so that no written form (JSON, Markdown,
         HTML, snapshots, the terminal) can leak a credential or change from run to run."""
         redactor = Redactor()

@@ -16,14 +16,14 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
-from harness._errors import CeilingHit
-from harness._loading import AgentLike, adapter_for
-from harness._record import Ending, Outcome, Stop, TerminationRecord
-from harness._scenario import Ceilings, Scenario
-from harness._session import Session
-from harness._text import cut
-from harness._verdict import judge
-from harness.adapters.base import Adapter
+from unsolvable._errors import CeilingHit
+from unsolvable._loading import AgentLike, adapter_for
+from unsolvable._record import Ending, Outcome, Stop, TerminationRecord
+from unsolvable._scenario import Ceilings, Scenario
+from unsolvable._session import Session
+from unsolvable._text import cut
+from unsolvable._verdict import judge
+from unsolvable.adapters.base import Adapter
 
 __all__ = ["Abandon", "ceilings_for", "run"]
 

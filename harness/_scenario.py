@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from harness._ceilings import Ceilings, require_positive
-from harness._errors import ScenarioError
-from harness._model import Model
-from harness._record import Code, Exit
-from harness._types import Toolbox, World
+from unsolvable._ceilings import Ceilings, require_positive
+from unsolvable._errors import ScenarioError
+from unsolvable._model import Model
+from unsolvable._record import Code, Exit
+from unsolvable._types import Toolbox, World
 
 __all__ = ["Budget", "Ceilings", "McpErrors", "Pricing", "Scenario", "Setup", "Stagnation"]
 
@@ -77,7 +77,7 @@ class Stagnation(StrEnum):
 
 
 class McpErrors(StrEnum):
-    """How the scenario's tools, served over MCP (`harness.mcp`), report a call that failed: a
+    """How the scenario's tools, served over MCP (`unsolvable.mcp`), report a call that failed: a
     refusal, a dead dependency, a tool that raised. MCP clients treat the three encodings
     differently (one goes on, another ends the run), so a scenario picks one (issue 12)."""
 

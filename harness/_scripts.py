@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from harness._json import sorted_json
-from harness._types import GIVE_UP_TOOL, JSON, ModelRequest, ModelResponse, ToolCall, snapshot
+from unsolvable._json import sorted_json
+from unsolvable._types import GIVE_UP_TOOL, JSON, ModelRequest, ModelResponse, ToolCall, snapshot
 
 __all__ = [
     "FINAL_ANSWER_CLAIM",

@@ -14,20 +14,20 @@ from collections.abc import Iterable, Mapping, Sequence
 from operator import methodcaller
 from typing import Any
 
-from harness._errors import CeilingHit, SessionClosed
-from harness._json import canonical_json, sorted_json
-from harness._model import (
+from unsolvable._errors import CeilingHit, SessionClosed
+from unsolvable._json import canonical_json, sorted_json
+from unsolvable._model import (
     estimate_assistant_tokens,
     estimate_message_tokens,
     estimate_tool_tokens,
     openai_usage,
     text_sizes,
 )
-from harness._probes import StagnationProbe
-from harness._record import Observed, ToolTrace, TraceStep
-from harness._scenario import Budget, Ceilings, Scenario, Setup
-from harness._text import cut
-from harness._types import GIVE_UP_TOOL, JSON, SCALARS, ModelRequest, ToolResult, ToolSpec
+from unsolvable._probes import StagnationProbe
+from unsolvable._record import Observed, ToolTrace, TraceStep
+from unsolvable._scenario import Budget, Ceilings, Scenario, Setup
+from unsolvable._text import cut
+from unsolvable._types import GIVE_UP_TOOL, JSON, SCALARS, ModelRequest, ToolResult, ToolSpec
 
 __all__ = ["Session"]
 

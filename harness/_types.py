@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from harness._json import sorted_json
+from unsolvable._json import sorted_json
 
 __all__ = [
     "CHECK_TOOL",

@@ -6,8 +6,8 @@ The verdict never trusts the agent's word: completion is what the harness read i
 
 from __future__ import annotations
 
-from harness._record import Code, Ending, Exit, Failure, Outcome, Rule, Verdict
-from harness._scenario import Scenario
+from unsolvable._record import Code, Ending, Exit, Failure, Outcome, Rule, Verdict
+from unsolvable._scenario import Scenario
 
 __all__ = ["judge"]
 

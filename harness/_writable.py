@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import NoReturn
 
-from harness._errors import OutputError
+from unsolvable._errors import OutputError
 
 __all__ = ["check_writable", "check_writable_dir"]
 

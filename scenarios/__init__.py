@@ -1,5 +1,5 @@
 """The library of unsolvable tasks: plain data and factories, knowing nothing of pytest or a CLI."""
 
-from scenarios._library import SCENARIOS, get, select
+from unsolvable.scenarios._library import SCENARIOS, get, select
 
 __all__ = ["SCENARIOS", "get", "select"]

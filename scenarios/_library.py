@@ -5,8 +5,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
-from harness import Scenario, ScenarioError
-from scenarios.catalog import (
+from unsolvable import Scenario, ScenarioError
+from unsolvable.scenarios.catalog import (
     constant_return,
     contradictory_criteria,
     cost_runaway,

@@ -5,11 +5,11 @@ naive fingerprints, paraphrased prompts, tool names, when stagnation starts, k f
 names the variant after them, so any failure replays from its name and seed.
 
     from hypothesis import given
-    from scenarios.strategies import unsolvable_scenarios
+    from unsolvable.scenarios.strategies import unsolvable_scenarios
 
     @given(unsolvable_scenarios())
     def test_my_agent_stops(scenario):
-        assert harness.run(my_agent, scenario).verdict.passed
+        assert unsolvable.run(my_agent, scenario).verdict.passed
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ try:
     from hypothesis import strategies as st
 except ImportError as error:  # an extra: its pytest plugin costs every pytest run (issue 14)
     raise ImportError(
-        "unsolvable: scenarios.strategies needs hypothesis, which is not installed; "
+        "unsolvable: unsolvable.scenarios.strategies needs hypothesis, which is not installed; "
         "pip install 'pytest-unsolvable[strategies]'"
     ) from error
 
-from harness import Scenario
-from scenarios.catalog import (
+from unsolvable import Scenario
+from unsolvable.scenarios.catalog import (
     constant_return,
     long_healthy,
     missing_permission,

@@ -6,8 +6,7 @@ import random
 import time
 from typing import Any
 
-from fake_tools import FakeWorld, ToolRouter, constant_tool, requires
-from harness import (
+from unsolvable import (
     JSON,
     Budget,
     Call,
@@ -25,6 +24,7 @@ from harness import (
     TerminationRecord,
     ToolSpec,
 )
+from unsolvable.fake_tools import FakeWorld, ToolRouter, constant_tool, requires
 
 SEARCH = ToolSpec(name="search", description="Always finds nothing.")
 

@@ -7,10 +7,10 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from harness import CHECK_TOOL, Code, Session, Stop
-from harness.agents import ContractAgent, ContractThresholds
-from harness.agents._fingerprint import action_fingerprint, observation_fingerprint, parse
-from harness.agents._loop import assistant, dispatch, opening, tool_calls
+from unsolvable import CHECK_TOOL, Code, Session, Stop
+from unsolvable.agents import ContractAgent, ContractThresholds
+from unsolvable.agents._fingerprint import action_fingerprint, observation_fingerprint, parse
+from unsolvable.agents._loop import assistant, dispatch, opening, tool_calls
 
 Policy = Callable[[list[tuple[str, str, Any]], list[str], int], Stop | None]
 

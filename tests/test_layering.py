@@ -46,31 +46,35 @@ FRAMEWORKS = {
     "respx",
     "smolagents",
 }
-FACES = {"harness.plugin", "harness.cli", "harness.snapshot"}
+SCENARIOS = "unsolvable.scenarios"
+FAKE_TOOLS = "unsolvable.fake_tools"
+FOLDERS = {"harness": "unsolvable", "scenarios": SCENARIOS, "fake_tools": FAKE_TOOLS}
+"""Each folder of the repository and the package it installs as (pyproject.toml's package-dir)."""
+FACES = {"unsolvable.plugin", "unsolvable.cli", "unsolvable.snapshot"}
 LAYERS: dict[str, set[str]] = {
     "engine": FACES
     | PYTEST
     | FRAMEWORKS
-    | {"scenarios", "fake_tools", "harness.mcp", "harness.imports"},
-    "harness.imports": FACES | PYTEST | FRAMEWORKS,
-    "harness.plugin": {"harness.cli"},
-    "harness.cli": {"harness.plugin", "harness.snapshot"} | PYTEST,
-    "harness.reports": FACES | PYTEST | FRAMEWORKS,
-    "harness.mcp": FACES | PYTEST | {"harness.adapters", "harness.agents", "harness.wire"},
-    "scenarios": FACES | PYTEST,
-    "fake_tools": FACES | PYTEST | {"scenarios"},
+    | {SCENARIOS, FAKE_TOOLS, "unsolvable.mcp", "unsolvable.imports"},
+    "unsolvable.imports": FACES | PYTEST | FRAMEWORKS,
+    "unsolvable.plugin": {"unsolvable.cli"},
+    "unsolvable.cli": {"unsolvable.plugin", "unsolvable.snapshot"} | PYTEST,
+    "unsolvable.reports": FACES | PYTEST | FRAMEWORKS,
+    "unsolvable.mcp": FACES
+    | PYTEST
+    | {"unsolvable.adapters", "unsolvable.agents", "unsolvable.wire"},
+    SCENARIOS: FACES | PYTEST,
+    FAKE_TOOLS: FACES | PYTEST | {SCENARIOS},
 }
 
 
 def _name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+    folder, *parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join([FOLDERS[folder], *(parts[:-1] if parts[-1] == "__init__" else parts)])
 
 
 MODULES = {
-    _name(path): path
-    for package in ("harness", "scenarios", "fake_tools")
-    for path in sorted((ROOT / package).rglob("*.py"))
+    _name(path): path for folder in FOLDERS for path in sorted((ROOT / folder).rglob("*.py"))
 }
 
 
@@ -102,14 +106,19 @@ def imports(module: str) -> set[str]:
 
 
 def _layer(module: str) -> str:
-    layers = ("harness.plugin", "harness.cli", "harness.reports", "harness.mcp", "harness.imports")
-    for layer in (*layers, "scenarios", "fake_tools"):
+    layers = (
+        "unsolvable.plugin",
+        "unsolvable.cli",
+        "unsolvable.reports",
+        "unsolvable.mcp",
+        "unsolvable.imports",
+    )
+    for layer in (SCENARIOS, FAKE_TOOLS, *layers):
         if module == layer or module.startswith(layer + "."):
             return layer
     if module in FACES:
-        return "harness.plugin"
-    is_root = module.count(".") == 1 or module == "harness"
-    return "engine" if module.startswith("harness") and is_root else "other"
+        return "unsolvable.plugin"
+    return "engine" if module.count(".") <= 1 else "other"
 
 
 def _breaks(name: str, forbidden: set[str]) -> bool:
@@ -148,15 +157,27 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return next((c for node in sorted(graph) if node not in state if (c := visit(node))), None)
 
 
-def test_no_import_cycle_in_harness() -> None:
-    ours = [module for module in MODULES if module.startswith("harness")]
+def test_nothing_imports_a_folder_by_its_name_in_the_repository() -> None:
+    """Installed, the folders are ``unsolvable``'s subpackages: a top-level ``scenarios`` or
+    ``harness`` is a user's own, never ours."""
+    offences = [
+        f"{module} imports {name}"
+        for module in MODULES
+        for name in sorted(imports(module))
+        if _breaks(name, set(FOLDERS))
+    ]
+    assert not offences
+
+
+def test_no_import_cycle_in_the_engine_and_its_faces() -> None:
+    ours = [module for module in MODULES if _layer(module) not in (SCENARIOS, FAKE_TOOLS)]
     graph = {module: {name for name in imports(module) if name in ours} for module in ours}
     assert _cycle(graph) is None
 
 
 def test_the_checks_see_lazy_imports_and_cycles() -> None:
     """The rules would catch a lazy import and a cycle, so a green run means something."""
-    assert "harness.plugin._fixture" in imports("harness.plugin")  # imported inside hooks
-    assert _breaks("harness.cli._main", LAYERS["harness.plugin"])
+    assert "unsolvable.plugin._fixture" in imports("unsolvable.plugin")  # imported inside hooks
+    assert _breaks("unsolvable.cli._main", LAYERS["unsolvable.plugin"])
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert _cycle({"a": {"b"}, "b": set()}) is None

@@ -13,7 +13,13 @@ def _isort_style(name: str) -> tuple[int, str]:
     return kind, name
 
 
-PACKAGES = ["harness", "fake_tools", "scenarios", "harness.agents", "harness.imports"]
+PACKAGES = [
+    "unsolvable",
+    "unsolvable.fake_tools",
+    "unsolvable.scenarios",
+    "unsolvable.agents",
+    "unsolvable.imports",
+]
 
 
 @pytest.mark.parametrize("package", PACKAGES)

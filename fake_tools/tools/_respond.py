@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from fake_tools._world import FakeWorld
-from harness import ToolResult
-from harness._json import sorted_json
+from unsolvable import ToolResult
+from unsolvable._json import sorted_json
+from unsolvable.fake_tools._world import FakeWorld
 
 __all__ = ["Canned", "respond"]
 

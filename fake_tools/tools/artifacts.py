@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from fake_tools._router import Tool
-from fake_tools._world import FakeWorld
-from fake_tools.tools._respond import respond
-from harness import JSON, ToolResult, ToolSpec
+from unsolvable import JSON, ToolResult, ToolSpec
+from unsolvable.fake_tools._router import Tool
+from unsolvable.fake_tools._world import FakeWorld
+from unsolvable.fake_tools.tools._respond import respond
 
 __all__ = ["LOG_LINE_WORDS", "append_tool", "pages_tool", "sections_tool"]
 

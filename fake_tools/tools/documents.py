@@ -11,10 +11,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fake_tools._router import Tool, error_result
-from fake_tools._world import FakeWorld
-from fake_tools.tools._respond import respond
-from harness import ToolResult, ToolSpec
+from unsolvable import ToolResult, ToolSpec
+from unsolvable.fake_tools._router import Tool, error_result
+from unsolvable.fake_tools._world import FakeWorld
+from unsolvable.fake_tools.tools._respond import respond
 
 __all__ = ["Criterion", "check_tool", "failing", "writer_tool"]
 

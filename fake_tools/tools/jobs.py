@@ -11,11 +11,11 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from fake_tools._router import Tool
-from fake_tools._world import FakeWorld
-from fake_tools.tools._respond import respond
-from fake_tools.tools.unavailable import UNAVAILABLE
-from harness import JSON, ToolResult, ToolSpec
+from unsolvable import JSON, ToolResult, ToolSpec
+from unsolvable.fake_tools._router import Tool
+from unsolvable.fake_tools._world import FakeWorld
+from unsolvable.fake_tools.tools._respond import respond
+from unsolvable.fake_tools.tools.unavailable import UNAVAILABLE
 
 __all__ = ["flaky_tool", "job_tool"]
 

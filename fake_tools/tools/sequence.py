@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from fake_tools._router import Tool
-from fake_tools._world import FakeWorld
-from fake_tools.tools._respond import Canned
-from harness import JSON, ToolResult, ToolSpec
+from unsolvable import JSON, ToolResult, ToolSpec
+from unsolvable.fake_tools._router import Tool
+from unsolvable.fake_tools._world import FakeWorld
+from unsolvable.fake_tools.tools._respond import Canned
 
 __all__ = ["sequence_tool"]
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from fake_tools._router import Tool
-from fake_tools._world import FakeWorld, normalise_text
-from fake_tools.tools._respond import respond
-from harness import ToolResult, ToolSpec
+from unsolvable import ToolResult, ToolSpec
+from unsolvable.fake_tools._router import Tool
+from unsolvable.fake_tools._world import FakeWorld, normalise_text
+from unsolvable.fake_tools.tools._respond import respond
 
 __all__ = ["setting_tool"]
 

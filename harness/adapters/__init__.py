@@ -1,11 +1,12 @@
 """The adapter kit: everything an adapter author needs to put a framework under test, from one
 import — the seam (`Adapter`, `as_adapter`, `interpret_plain`, `PlainAdapter`) and the helpers
-the built-ins share. Cheap: importing it imports no framework, no HTTP library, no `harness.wire`.
+the built-ins share. Cheap: importing it imports no framework, no HTTP library, no
+`unsolvable.wire`.
 """
 
-from harness._record import Code, Stop
-from harness.adapters.base import Adapter, PlainAdapter, as_adapter, interpret_plain
-from harness.adapters.kit import (
+from unsolvable._record import Code, Stop
+from unsolvable.adapters.base import Adapter, PlainAdapter, as_adapter, interpret_plain
+from unsolvable.adapters.kit import (
     BUDGET,
     PARTIAL_TAIL,
     Budgeted,

@@ -1,7 +1,7 @@
 """Consumes the command line of an agent's CLI that a framework starts itself, produces one
 executable file to give the framework in its place: a launcher that puts the CLI in a process
 group of its own and, where asked, in a network namespace with only the harness's loopback
-address (`harness.adapters._netns`).
+address (`unsolvable.adapters._netns`).
 
 For frameworks that take the CLI's path but start it themselves (claude-agent-sdk's
 ``cli_path``): the harness cannot pass ``start_new_session`` to that call, so the launcher does
@@ -55,7 +55,7 @@ def launcher(argv: Sequence[str], *, port: int, isolate_network: bool) -> Iterat
     """A launcher for ``argv`` (the CLI and its fixed leading arguments), relayed to the
     harness's loopback ``port`` inside a network namespace when ``isolate_network``; the group
     it started is killed and the folder removed on exit."""
-    from harness.adapters._netns import close_relay, isolated, serve_unix
+    from unsolvable.adapters._netns import close_relay, isolated, serve_unix
 
     with tempfile.TemporaryDirectory(prefix="unsolvable-cli-") as folder:
         relay = os.path.join(folder, "wire.sock")

@@ -5,7 +5,7 @@ wire's port, and the MCP server's).
 
 Sockets cross network namespaces only as files, so each side relays TCP through a Unix socket per
 port: the harness side (`serve_unix`) and, inside the namespace, ``python -m
-harness.adapters._netns``, which brings the namespace's loopback up, listens on the harness's
+unsolvable.adapters._netns``, which brings the namespace's loopback up, listens on the harness's
 ports and runs the agent.
 """
 
@@ -59,7 +59,7 @@ def isolated(relays: Sequence[tuple[str, int]], argv: Sequence[str]) -> list[str
     """The command line that runs ``argv`` in a new user and network namespace, each loopback
     port of ``relays`` reached through its Unix socket."""
     pairs = [part for path, port in relays for part in (path, str(port))]
-    relay = [sys.executable, "-m", "harness.adapters._netns", *pairs]
+    relay = [sys.executable, "-m", "unsolvable.adapters._netns", *pairs]
     return ["unshare", "--map-root-user", "--net", *relay, "--", *argv]
 
 

@@ -30,12 +30,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from harness._errors import AdapterError
-from harness._record import Code, Stop
-from harness._session import Session
-from harness._types import JSON, ToolSpec
-from harness.adapters.base import interpret_plain
-from harness.adapters.kit import (
+from unsolvable._errors import AdapterError
+from unsolvable._record import Code, Stop
+from unsolvable._session import Session
+from unsolvable._types import JSON, ToolSpec
+from unsolvable.adapters.base import interpret_plain
+from unsolvable.adapters.kit import (
     FAKE_MODEL,
     ToolCaller,
     as_mapping,
@@ -43,7 +43,7 @@ from harness.adapters.kit import (
     missing_extra,
     partial_from_messages,
 )
-from harness.wire import Wire
+from unsolvable.wire import Wire
 
 try:
     from autogen_agentchat.agents import AssistantAgent

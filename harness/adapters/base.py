@@ -10,11 +10,11 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from harness._errors import AdapterError
-from harness._record import Stop
+from unsolvable._errors import AdapterError
+from unsolvable._record import Stop
 
 if TYPE_CHECKING:
-    from harness._session import Session
+    from unsolvable._session import Session
 
 __all__ = ["Adapter", "PlainAdapter", "as_adapter", "interpret_plain"]
 

@@ -27,12 +27,12 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
-from harness._errors import AdapterError
-from harness._record import Code, Stop
-from harness._session import Session
-from harness._types import JSON, ToolSpec
-from harness.adapters.base import interpret_plain
-from harness.adapters.kit import (
+from unsolvable._errors import AdapterError
+from unsolvable._record import Code, Stop
+from unsolvable._session import Session
+from unsolvable._types import JSON, ToolSpec
+from unsolvable.adapters.base import interpret_plain
+from unsolvable.adapters.kit import (
     BUDGET,
     Budgeted,
     ToolCaller,
@@ -43,7 +43,7 @@ from harness.adapters.kit import (
     shielded,
     text_of,
 )
-from harness.wire import FAKE_API_KEY, Wire
+from unsolvable.wire import FAKE_API_KEY, Wire
 
 try:
     import claude_agent_sdk
@@ -196,7 +196,7 @@ class ClaudeAgentSDKAdapter:
         self.name = name
 
     def run(self, session: Session) -> ClaudeRun:
-        from harness.adapters._launcher import launcher
+        from unsolvable.adapters._launcher import launcher
 
         wire = Wire(session)
         server = wire.serve()

@@ -16,9 +16,9 @@ import tempfile
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from harness._record import Code, Stop
-from harness.adapters.kit import BUDGET, Budgeted
-from harness.adapters.process import (
+from unsolvable._record import Code, Stop
+from unsolvable.adapters.kit import BUDGET, Budgeted
+from unsolvable.adapters.process import (
     CodingAgentCli,
     ProcessAdapter,
     ProcessExit,
@@ -26,7 +26,7 @@ from harness.adapters.process import (
 )
 
 if TYPE_CHECKING:
-    from harness._session import Session
+    from unsolvable._session import Session
 
 __all__ = ["ENVIRON", "ClaudeCodeAdapter", "adapter", "command"]
 
@@ -43,7 +43,7 @@ ENVIRON = {
 }
 """What Claude Code needs to run on the fake, measured on 2.1.x (issue 12); set with ``env``."""
 SERVER = "unsolvable"
-"""The MCP server's name in the config the harness writes (`harness.mcp`)."""
+"""The MCP server's name in the config the harness writes (`unsolvable.mcp`)."""
 STOP_SUBTYPES = {"error_max_turns": Code.BUDGET_STEPS, "error_max_budget_usd": Code.BUDGET_COST}
 WALL_SECONDS = 60.0
 """As for claude-agent-sdk: start-up takes seconds, 200 steps about 20 s."""
@@ -103,11 +103,11 @@ class ClaudeCodeAdapter:
         self.isolate_network, self.name = isolate_network, name
 
     def preflight(self) -> None:
-        """`CodingAgentCli.check`, before any run (`harness.load_agent`, `harness.run`)."""
+        """`CodingAgentCli.check`, before any run (`unsolvable.load_agent`, `unsolvable.run`)."""
         CLI.check(self.executable, isolate_network=self.isolate_network, name=self.name)
 
     def run(self, session: Session) -> ProcessExit:
-        from harness.wire import ToolNames
+        from unsolvable.wire import ToolNames
 
         executable = CLI.find(self.executable)
         turns = session.budget.max_steps if self.max_turns == BUDGET else self.max_turns

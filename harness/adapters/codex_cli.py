@@ -17,8 +17,8 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from harness._record import Code, Stop
-from harness.adapters.process import (
+from unsolvable._record import Code, Stop
+from unsolvable.adapters.process import (
     CodingAgentCli,
     ProcessAdapter,
     ProcessExit,
@@ -26,7 +26,7 @@ from harness.adapters.process import (
 )
 
 if TYPE_CHECKING:
-    from harness._session import Session
+    from unsolvable._session import Session
 
 __all__ = ["FEATURES_OFF", "CodexAdapter", "adapter", "command", "config"]
 
@@ -125,11 +125,11 @@ class CodexAdapter:
         self.isolate_network, self.name = isolate_network, name
 
     def preflight(self) -> None:
-        """`CodingAgentCli.check`, before any run (`harness.load_agent`, `harness.run`)."""
+        """`CodingAgentCli.check`, before any run (`unsolvable.load_agent`, `unsolvable.run`)."""
         CLI.check(self.executable, isolate_network=self.isolate_network, name=self.name)
 
     def run(self, session: Session) -> ProcessExit:
-        from harness.wire import ToolNames
+        from unsolvable.wire import ToolNames
 
         executable = CLI.find(self.executable)
         with tempfile.TemporaryDirectory(prefix="unsolvable-codex-") as folder:

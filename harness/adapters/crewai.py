@@ -33,12 +33,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness._errors import AdapterError
-from harness._record import Code, Stop
-from harness._session import Session
-from harness._types import JSON, ToolSpec
-from harness.adapters.base import interpret_plain
-from harness.adapters.kit import (
+from unsolvable._errors import AdapterError
+from unsolvable._record import Code, Stop
+from unsolvable._session import Session
+from unsolvable._types import JSON, ToolSpec
+from unsolvable.adapters.base import interpret_plain
+from unsolvable.adapters.kit import (
     BUDGET,
     FAKE_MODEL,
     Budgeted,
@@ -49,7 +49,7 @@ from harness.adapters.kit import (
     partial_from_messages,
     text_of,
 )
-from harness.wire import Wire
+from unsolvable.wire import Wire
 
 TELEMETRY_OFF = {
     "CREWAI_DISABLE_TELEMETRY": "true",
@@ -88,7 +88,7 @@ __all__ = [
 ]
 
 BASE_URL = "https://model.unsolvable.test/v1"
-"""The fake model's host (`harness.wire.MODEL_HOSTS`). Not api.openai.com: CrewAI counts input
+"""The fake model's host (`unsolvable.wire.MODEL_HOSTS`). Not api.openai.com: CrewAI counts input
 tokens through OpenAI's own ``/responses/input_tokens`` there, which no compatible server (and no
 fake) has; elsewhere it estimates them, as it does for every OpenAI-compatible server."""
 FORCE_FINAL_ANSWER = I18N_DEFAULT.errors("force_final_answer")

@@ -10,13 +10,13 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from harness._errors import CeilingHit
-from harness._model import Usage
-from harness._record import Stop
-from harness._types import JSON
+from unsolvable._errors import CeilingHit
+from unsolvable._model import Usage
+from unsolvable._record import Stop
+from unsolvable._types import JSON
 
 if TYPE_CHECKING:
-    from harness._session import Session
+    from unsolvable._session import Session
 
 __all__ = [
     "BUDGET",

@@ -24,11 +24,11 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-from harness._errors import AdapterError
-from harness._record import Code, Stop
-from harness._session import Session
-from harness.adapters.base import interpret_plain
-from harness.adapters.kit import (
+from unsolvable._errors import AdapterError
+from unsolvable._record import Code, Stop
+from unsolvable._session import Session
+from unsolvable.adapters.base import interpret_plain
+from unsolvable.adapters.kit import (
     BUDGET,
     Budgeted,
     bind_tool,
@@ -195,7 +195,7 @@ class LangGraphAdapter:
 
     >>> adapter = LangGraphAdapter(lambda model, tools: create_agent(model, tools),
     ...                            recursion_limit=25)                  # doctest: +SKIP
-    >>> harness.run(adapter, scenarios.get("constant-return/repeat"))   # doctest: +SKIP
+    >>> unsolvable.run(adapter, scenarios.get("constant-return/repeat"))   # doctest: +SKIP
     """
 
     def __init__(

@@ -14,7 +14,7 @@ The SDK's stops, read into the vocabulary:
 With ``per_agent=True`` each agent of a multi-agent system keeps a model of its own, bound to its
 name on the wire, so the record counts its steps apart (``steps_by_agent``, issue 12). With
 ``mcp=True`` the scenario's tools reach the agent as an agent whose tools come from MCP gets
-them: the harness's MCP server (`harness.mcp`) over Streamable HTTP, through the SDK's own
+them: the harness's MCP server (`unsolvable.mcp`) over Streamable HTTP, through the SDK's own
 ``MCPServerStreamableHttp`` at its defaults, in place of the agent's own MCP servers; with both,
 each agent connects on its own path (``…/agents/<name>/mcp``), so its tool calls are its own.
 """
@@ -29,12 +29,12 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-from harness._errors import AdapterError
-from harness._record import Code, Stop
-from harness._session import Session
-from harness._types import JSON, ToolSpec
-from harness.adapters.base import interpret_plain
-from harness.adapters.kit import (
+from unsolvable._errors import AdapterError
+from unsolvable._record import Code, Stop
+from unsolvable._session import Session
+from unsolvable._types import JSON, ToolSpec
+from unsolvable.adapters.base import interpret_plain
+from unsolvable.adapters.kit import (
     BUDGET,
     FAKE_MODEL,
     Budgeted,
@@ -44,11 +44,11 @@ from harness.adapters.kit import (
     missing_extra,
     partial_from_messages,
 )
-from harness.wire import Wire
-from harness.wire._agents import agent_url
+from unsolvable.wire import Wire
+from unsolvable.wire._agents import agent_url
 
 if TYPE_CHECKING:
-    from harness.mcp import McpService
+    from unsolvable.mcp import McpService
 
 try:
     from agents import (
@@ -173,7 +173,7 @@ def _mcp_server(url: str, **options: Any) -> MCPServer:
     """The SDK's own Streamable HTTP client of the harness's MCP server, at its defaults."""
     from agents.mcp import MCPServerStreamableHttp
 
-    from harness.mcp import SERVER_NAME
+    from unsolvable.mcp import SERVER_NAME
 
     return MCPServerStreamableHttp(params={"url": url}, name=SERVER_NAME, **options)
 
@@ -219,7 +219,7 @@ class OpenAIAgentsAdapter:
     empty and ``bind.mcp_servers(name)`` is agent ``name``'s connection to that server); it
     needs the ``mcp`` extra.
 
-    >>> harness.run(OpenAIAgentsAdapter(Agent(name="billing", instructions="...")),
+    >>> unsolvable.run(OpenAIAgentsAdapter(Agent(name="billing", instructions="...")),
     ...             scenarios.get("constant-return/repeat"))            # doctest: +SKIP
     """
 
@@ -269,7 +269,7 @@ class OpenAIAgentsAdapter:
 
     def preflight(self) -> None:
         """With ``mcp=True``, the harness's interpreter must run the MCP server."""
-        from harness.mcp import is_available
+        from unsolvable.mcp import is_available
 
         if self.mcp and not is_available():
             raise AdapterError(
@@ -391,7 +391,7 @@ class OpenAIAgentsAdapter:
 @contextlib.contextmanager
 def _mcp_service(session: Session, wire: Wire) -> Iterator[McpService]:
     """The scenario's tools over Streamable HTTP, forwarding to the wire served on loopback."""
-    from harness.mcp import McpService, server_environ
+    from unsolvable.mcp import McpService, server_environ
 
     with wire.serve() as server, McpService(server_environ(session, server.tools_url)) as service:
         yield service

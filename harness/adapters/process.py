@@ -24,16 +24,16 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from harness._errors import DOCS as README
-from harness._errors import AdapterError, CeilingHit
-from harness._record import Stop
-from harness.adapters.base import interpret_plain
-from harness.adapters.kit import shielded
+from unsolvable._errors import DOCS as README
+from unsolvable._errors import AdapterError, CeilingHit
+from unsolvable._record import Stop
+from unsolvable.adapters.base import interpret_plain
+from unsolvable.adapters.kit import shielded
 
 if TYPE_CHECKING:
-    from harness._session import Session
-    from harness.mcp import McpService
-    from harness.wire import LoopbackServer
+    from unsolvable._session import Session
+    from unsolvable.mcp import McpService
+    from unsolvable.wire import LoopbackServer
 
 __all__ = [
     "EXEC_PREFIX",
@@ -131,8 +131,8 @@ class CodingAgentCli:
         return executable
 
     def check(self, given: str | None, *, isolate_network: bool, name: str) -> None:
-        """What every run of the adapter needs, for its ``preflight`` (`harness.load_agent`,
-        `harness.run`): the CLI, and network namespaces when its runs are isolated."""
+        """What every run of the adapter needs, for its ``preflight`` (`unsolvable.load_agent`,
+        `unsolvable.run`): the CLI, and network namespaces when its runs are isolated."""
         self.find(given)
         if isolate_network:
             check_isolation(name)
@@ -219,7 +219,7 @@ class ProcessAdapter:
         return cls(command, name=spec, isolate_network=isolate_network)
 
     def run(self, session: Session) -> ProcessExit:
-        from harness.wire import Wire  # the wire is imported only when a process is run
+        from unsolvable.wire import Wire  # the wire is imported only when a process is run
 
         wire = Wire(session, **self.wire_options)
         server = wire.serve()
@@ -256,7 +256,7 @@ class ProcessAdapter:
         if not self.isolate_network:
             yield argv
             return
-        from harness.adapters._netns import close_relay, isolated, serve_unix
+        from unsolvable.adapters._netns import close_relay, isolated, serve_unix
 
         relays = [(os.path.join(folder, f"{port}.sock"), port) for port in ports]
         listeners = [serve_unix(path, port) for path, port in relays]
@@ -312,7 +312,7 @@ class ProcessAdapter:
 def check_isolation(name: str) -> None:
     """Raises `AdapterError` naming why agent ``name`` cannot run with loopback only here, and
     how to run it otherwise."""
-    from harness.adapters._netns import unavailable
+    from unsolvable.adapters._netns import unavailable
 
     why = unavailable()
     if why is not None:
@@ -326,7 +326,7 @@ def check_isolation(name: str) -> None:
 def _mcp_service(session: Session, server: LoopbackServer) -> McpService | None:
     """The tools over Streamable HTTP, started on the agent's first connection; ``None`` when the
     harness's interpreter lacks the mcp extra (the MCP variables are then left out)."""
-    from harness.mcp import McpService, is_available, server_environ
+    from unsolvable.mcp import McpService, is_available, server_environ
 
     if not is_available():
         return None

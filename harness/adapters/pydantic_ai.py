@@ -18,12 +18,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness._errors import AdapterError
-from harness._record import Code, Stop
-from harness._session import Session
-from harness._types import JSON
-from harness.adapters.base import interpret_plain
-from harness.adapters.kit import (
+from unsolvable._errors import AdapterError
+from unsolvable._record import Code, Stop
+from unsolvable._session import Session
+from unsolvable._types import JSON
+from unsolvable.adapters.base import interpret_plain
+from unsolvable.adapters.kit import (
     BUDGET,
     Budgeted,
     as_mapping,
@@ -169,7 +169,7 @@ class PydanticAIAdapter:
     ``usage_limits=None`` keeps pydantic-ai's default (``UsageLimits()``: 50 requests);
     ``"budget"`` limits requests and total tokens to the scenario's budget.
 
-    >>> harness.run(PydanticAIAdapter(Agent(instructions="...")),
+    >>> unsolvable.run(PydanticAIAdapter(Agent(instructions="...")),
     ...             scenarios.get("constant-return/repeat"))            # doctest: +SKIP
     """
 

@@ -22,12 +22,12 @@ __all__ = ["BUILTIN_ADAPTERS", "ENTRY_POINT_GROUP", "registered"]
 
 ENTRY_POINT_GROUP = "pytest_unsolvable.agents"
 BUILTIN_ADAPTERS = {
-    "claude-agent-sdk": "harness.adapters.claude_agent_sdk:adapter",
-    "claude-code": "harness.adapters.claude_code:adapter",
-    "llamaindex": "harness.adapters.llamaindex:adapter",
-    "autogen": "harness.adapters.autogen:adapter",
-    "crewai": "harness.adapters.crewai:adapter",
-    "codex": "harness.adapters.codex_cli:adapter",
+    "claude-agent-sdk": "unsolvable.adapters.claude_agent_sdk:adapter",
+    "claude-code": "unsolvable.adapters.claude_code:adapter",
+    "llamaindex": "unsolvable.adapters.llamaindex:adapter",
+    "autogen": "unsolvable.adapters.autogen:adapter",
+    "crewai": "unsolvable.adapters.crewai:adapter",
+    "codex": "unsolvable.adapters.codex_cli:adapter",
 }
 """Adapters the harness ships under a short name (issue 12), each needing its extra or CLI."""
 

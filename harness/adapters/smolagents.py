@@ -20,12 +20,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from harness._errors import AdapterError
-from harness._record import Code, Stop
-from harness._session import Session
-from harness._types import JSON, ToolSpec
-from harness.adapters.base import interpret_plain
-from harness.adapters.kit import (
+from unsolvable._errors import AdapterError
+from unsolvable._record import Code, Stop
+from unsolvable._session import Session
+from unsolvable._types import JSON, ToolSpec
+from unsolvable.adapters.base import interpret_plain
+from unsolvable.adapters.kit import (
     BUDGET,
     Budgeted,
     bind_tool,

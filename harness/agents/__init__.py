@@ -3,8 +3,8 @@
 They speak only the plain face (`Session`), as a user's own agent would.
 """
 
-from harness.agents.contract import ContractAgent, ContractThresholds, contract
-from harness.agents.naive import naive
+from unsolvable.agents.contract import ContractAgent, ContractThresholds, contract
+from unsolvable.agents.naive import naive
 
 BUILTIN = {"naive": naive, "contract": contract}
 """Agents the CLI knows by name."""

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from harness._session import Session
-from harness._types import JSON
+from unsolvable._session import Session
+from unsolvable._types import JSON
 
 __all__ = ["assistant", "dispatch", "opening", "tool_calls"]
 

@@ -18,18 +18,18 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from harness._errors import BudgetError
-from harness._record import Code, Exit, Stop
-from harness._session import Session
-from harness._types import CHECK_TOOL, DELEGATE_TOOL, GIVE_UP_TOOL, JSON
-from harness.agents._fingerprint import (
+from unsolvable._errors import BudgetError
+from unsolvable._record import Code, Exit, Stop
+from unsolvable._session import Session
+from unsolvable._types import CHECK_TOOL, DELEGATE_TOOL, GIVE_UP_TOOL, JSON
+from unsolvable.agents._fingerprint import (
     action_fingerprint,
     information_fingerprint,
     observation_fingerprint,
     parse,
     progress_figures,
 )
-from harness.agents._loop import assistant, dispatch, opening, tool_calls
+from unsolvable.agents._loop import assistant, dispatch, opening, tool_calls
 
 __all__ = ["ContractAgent", "ContractThresholds", "contract"]
 

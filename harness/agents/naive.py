@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import itertools
 
-from harness._record import Code, Stop
-from harness._session import Session
-from harness._types import DELEGATE_TOOL
-from harness.agents._loop import assistant, dispatch, opening, tool_calls
+from unsolvable._record import Code, Stop
+from unsolvable._session import Session
+from unsolvable._types import DELEGATE_TOOL
+from unsolvable.agents._loop import assistant, dispatch, opening, tool_calls
 
 __all__ = ["MAX_ITERATIONS", "naive"]
 

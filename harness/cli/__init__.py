@@ -1,6 +1,6 @@
 """The command-line face: ``unsolvable run|report|list|show`` (the console script
-``harness.cli:main``)."""
+``unsolvable.cli:main``)."""
 
-from harness.cli._main import main
+from unsolvable.cli._main import main
 
 __all__ = ["main"]

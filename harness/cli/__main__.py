@@ -1,7 +1,7 @@
-"""``python -m harness.cli``: the console script without its entry point."""
+"""``python -m unsolvable.cli``: the console script without its entry point."""
 
 import sys
 
-from harness.cli._main import main
+from unsolvable.cli._main import main
 
 sys.exit(main())

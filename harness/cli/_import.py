@@ -13,7 +13,7 @@ __all__ = ["add_import_command", "run_import"]
 
 
 def add_import_command(commands: Any) -> None:
-    from harness.imports._formats import FORMATS
+    from unsolvable.imports._formats import FORMATS
 
     command = commands.add_parser(
         "import", help="turn a recorded run (a trace) into a scenario file that replays it"
@@ -65,7 +65,7 @@ def add_import_command(commands: Any) -> None:
 
 
 def _unblock(text: str | None) -> tuple[str, str] | None:
-    from harness.imports._trace import ImportFailed
+    from unsolvable.imports._trace import ImportFailed
 
     if text is None:
         return None
@@ -79,9 +79,9 @@ def _unblock(text: str | None) -> tuple[str, str] | None:
 
 
 def run_import(args: argparse.Namespace) -> int:
-    from harness.imports._formats import read_trace
-    from harness.imports._importer import import_trace
-    from harness.imports._trace import ImportFailed
+    from unsolvable.imports._formats import read_trace
+    from unsolvable.imports._importer import import_trace
+    from unsolvable.imports._trace import ImportFailed
 
     name = args.name if "/" in args.name else f"imported/{args.name}"
     if args.first_stagnant_step is not None and args.first_stagnant_step < 1:

@@ -14,16 +14,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harness._batch import Batch, Job, run_jobs
-from harness._errors import UnsolvableError
-from harness._record import TerminationRecord
-from harness._scenario import Ceilings, Scenario
-from harness.cli._progress import Progress
-from harness.reports._cells import align, format_metrics, should_summarise
-from harness.reports._files import RecordStream
-from harness.reports._flags import REPORT_FLAGS, report_options
-from harness.reports._publish import ReportOptions, check_baseline, check_outputs, publish
-from harness.reports._table import (
+from unsolvable._batch import Batch, Job, run_jobs
+from unsolvable._errors import UnsolvableError
+from unsolvable._record import TerminationRecord
+from unsolvable._scenario import Ceilings, Scenario
+from unsolvable.cli._progress import Progress
+from unsolvable.reports._cells import align, format_metrics, should_summarise
+from unsolvable.reports._files import RecordStream
+from unsolvable.reports._flags import REPORT_FLAGS, report_options
+from unsolvable.reports._publish import ReportOptions, check_baseline, check_outputs, publish
+from unsolvable.reports._table import (
     INTERRUPTED,
     explain,
     format_table,
@@ -106,7 +106,7 @@ def _parser() -> argparse.ArgumentParser:
     show = commands.add_parser("show", help="explain one scenario")
     show.add_argument("name")
     _add_scenario_files(show)
-    from harness.cli._import import add_import_command
+    from unsolvable.cli._import import add_import_command
 
     add_import_command(commands)
     return parser
@@ -127,7 +127,7 @@ def _add_scenario_files(command: argparse.ArgumentParser) -> None:
 def _library(args: argparse.Namespace) -> Any:
     """The built-in scenarios and those of ``--scenario-file``; a bad file is a usage error
     now, before anything runs."""
-    from harness.imports._library import ScenarioLibrary
+    from unsolvable.imports._library import ScenarioLibrary
 
     library = ScenarioLibrary.of(args.scenario_file)
     library.from_files  # noqa: B018 - read and check every file now
@@ -163,8 +163,8 @@ def _workers(text: str) -> int:
 
 
 def _jobs(args: argparse.Namespace, library: Any) -> list[Job]:
-    from harness._loading import load_agent
-    from harness._run import ceilings_for
+    from unsolvable._loading import load_agent
+    from unsolvable._run import ceilings_for
 
     names = args.scenario or [s.name for s in library.from_files]
     specs = list(args.agent or DEFAULT_AGENTS)
@@ -323,7 +323,7 @@ def _command(args: argparse.Namespace) -> int:
     if args.command == "list":
         return _list(_library(args), as_json=args.json)
     if args.command == "import":
-        from harness.cli._import import run_import
+        from unsolvable.cli._import import run_import
 
         return run_import(args)
     return _show(args.name, _library(args))

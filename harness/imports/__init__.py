@@ -6,15 +6,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from harness._lazy import lazy_getattr
+from unsolvable._lazy import lazy_getattr
 
 if TYPE_CHECKING:
-    from harness.imports._formats import FORMATS, read_trace
-    from harness.imports._importer import Imported, import_trace
-    from harness.imports._library import ScenarioLibrary, scenario_files
-    from harness.imports._replay import build
-    from harness.imports._schema import SCHEMA, ScenarioFile, ScenarioFileError, parse, read
-    from harness.imports._trace import ImportFailed
+    from unsolvable.imports._formats import FORMATS, read_trace
+    from unsolvable.imports._importer import Imported, import_trace
+    from unsolvable.imports._library import ScenarioLibrary, scenario_files
+    from unsolvable.imports._replay import build
+    from unsolvable.imports._schema import SCHEMA, ScenarioFile, ScenarioFileError, parse, read
+    from unsolvable.imports._trace import ImportFailed
 
 __all__ = [
     "FORMATS",
@@ -33,19 +33,19 @@ __all__ = [
 ]
 
 _HOMES = {
-    "FORMATS": "harness.imports._formats",
-    "read_trace": "harness.imports._formats",
-    "ImportFailed": "harness.imports._trace",
-    "Imported": "harness.imports._importer",
-    "import_trace": "harness.imports._importer",
-    "ScenarioLibrary": "harness.imports._library",
-    "scenario_files": "harness.imports._library",
-    "build": "harness.imports._replay",
-    "SCHEMA": "harness.imports._schema",
-    "ScenarioFile": "harness.imports._schema",
-    "ScenarioFileError": "harness.imports._schema",
-    "parse": "harness.imports._schema",
-    "read": "harness.imports._schema",
+    "FORMATS": "unsolvable.imports._formats",
+    "read_trace": "unsolvable.imports._formats",
+    "ImportFailed": "unsolvable.imports._trace",
+    "Imported": "unsolvable.imports._importer",
+    "import_trace": "unsolvable.imports._importer",
+    "ScenarioLibrary": "unsolvable.imports._library",
+    "scenario_files": "unsolvable.imports._library",
+    "build": "unsolvable.imports._replay",
+    "SCHEMA": "unsolvable.imports._schema",
+    "ScenarioFile": "unsolvable.imports._schema",
+    "ScenarioFileError": "unsolvable.imports._schema",
+    "parse": "unsolvable.imports._schema",
+    "read": "unsolvable.imports._schema",
 }
 
 __getattr__ = lazy_getattr(globals(), _HOMES)

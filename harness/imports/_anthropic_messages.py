@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from harness.imports._openai_chat import text_of
-from harness.imports._trace import ImportFailed, Recorded, Trace, Turn
+from unsolvable.imports._openai_chat import text_of
+from unsolvable.imports._trace import ImportFailed, Recorded, Trace, Turn
 
 __all__ = ["read_anthropic_messages"]
 

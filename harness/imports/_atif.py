@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from harness._types import JSON
-from harness.imports._records import builtin_context
-from harness.imports._trace import ImportFailed, Recorded, Trace, Turn
+from unsolvable._types import JSON
+from unsolvable.imports._records import builtin_context
+from unsolvable.imports._trace import ImportFailed, Recorded, Trace, Turn
 
 __all__ = ["VERSION", "read_atif", "validate"]
 
@@ -42,7 +42,7 @@ def _fail(where: str, problem: str) -> _Invalid:
 
 
 def validate(data: Any) -> None:
-    """Raises `harness.imports.ImportFailed` naming the first field that breaks the models."""
+    """Raises `unsolvable.imports.ImportFailed` naming the first field that breaks the models."""
     if not isinstance(data, Mapping):
         raise ImportFailed("this is not an ATIF trajectory: the file holds no JSON object")
     version = data.get("schema_version")

@@ -2,7 +2,7 @@
 novelty or by the first refusal), the refusal's kind and what it names, and the cycle of turns
 that a replay goes round for ever.
 
-Novelty is judged as the harness judges it on a live run (`harness._probes`): a step is
+Novelty is judged as the harness judges it on a live run (`unsolvable._probes`): a step is
 productive when one of its tool calls brought an observation not seen before (volatile ids, case
 and spacing ignored) or a world state not seen before (when the recording has them).
 """
@@ -13,9 +13,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from fake_tools.tools.permission import DENIED
-from harness.agents._fingerprint import action_fingerprint, observation_fingerprint
-from harness.imports._trace import Recorded, Turn
+from unsolvable.agents._fingerprint import action_fingerprint, observation_fingerprint
+from unsolvable.fake_tools.tools.permission import DENIED
+from unsolvable.imports._trace import Recorded, Turn
 
 __all__ = ["UNAVAILABLE", "Cycle", "Stuck", "find_cycle", "find_stuck", "refusal_of"]
 

@@ -9,13 +9,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from harness.imports._anthropic_messages import read_anthropic_messages
-from harness.imports._atif import read_atif
-from harness.imports._importer import strip_headers
-from harness.imports._openai_chat import read_openai_chat
-from harness.imports._openhands import read_openhands
-from harness.imports._records import read_records
-from harness.imports._trace import ImportFailed, Trace
+from unsolvable.imports._anthropic_messages import read_anthropic_messages
+from unsolvable.imports._atif import read_atif
+from unsolvable.imports._importer import strip_headers
+from unsolvable.imports._openai_chat import read_openai_chat
+from unsolvable.imports._openhands import read_openhands
+from unsolvable.imports._records import read_records
+from unsolvable.imports._trace import ImportFailed, Trace
 
 __all__ = ["FORMATS", "read_trace"]
 

@@ -2,7 +2,7 @@
 a scenario file and the lines that say what was removed and what was inferred.
 
 Nothing the recording held leaves the importer unredacted: secret-looking values are replaced
-(`harness._redact`), headers were dropped by `strip_headers` before the reader saw the data.
+(`unsolvable._redact`), headers were dropped by `strip_headers` before the reader saw the data.
 """
 
 from __future__ import annotations
@@ -11,15 +11,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from fake_tools.tools.permission import DENIED
-from harness._record import Code
-from harness._redact import REDACTED, Redactor
-from harness._types import GIVE_UP_TOOL, JSON
-from harness.agents._fingerprint import action_fingerprint, observation_fingerprint
-from harness.imports._cycle import Cycle, Stuck, find_cycle, find_stuck, refusal_of
-from harness.imports._schema import SCHEMA, parse
-from harness.imports._trace import ImportFailed, Recorded, Trace, Turn
-from scenarios.catalog._common import ABANDONED, budget
+from unsolvable._record import Code
+from unsolvable._redact import REDACTED, Redactor
+from unsolvable._types import GIVE_UP_TOOL, JSON
+from unsolvable.agents._fingerprint import action_fingerprint, observation_fingerprint
+from unsolvable.fake_tools.tools.permission import DENIED
+from unsolvable.imports._cycle import Cycle, Stuck, find_cycle, find_stuck, refusal_of
+from unsolvable.imports._schema import SCHEMA, parse
+from unsolvable.imports._trace import ImportFailed, Recorded, Trace, Turn
+from unsolvable.scenarios.catalog._common import ABANDONED, budget
 
 __all__ = ["HEADER_KEYS", "Imported", "import_trace", "strip_headers"]
 

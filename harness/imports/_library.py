@@ -2,7 +2,7 @@
 and the files' ones together, which the CLI, the plugin and the worker processes look names up in.
 
 A `ScenarioLibrary` holds only paths, so it pickles into the worker processes that run each job
-(`harness._batch`), and each process reads the files once.
+(`unsolvable._batch`), and each process reads the files once.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness._errors import ScenarioError
-from harness._scenario import Scenario
-from harness.imports._replay import build
-from harness.imports._schema import ScenarioFileError, read
-from scenarios import SCENARIOS
-from scenarios import get as builtin
+from unsolvable._errors import ScenarioError
+from unsolvable._scenario import Scenario
+from unsolvable.imports._replay import build
+from unsolvable.imports._schema import ScenarioFileError, read
+from unsolvable.scenarios import SCENARIOS
+from unsolvable.scenarios import get as builtin
 
 __all__ = ["SUFFIXES", "ScenarioLibrary", "scenario_files"]
 
@@ -61,7 +61,7 @@ def _loaded(paths: tuple[str, ...]) -> tuple[Scenario, ...]:
 
 @dataclass(frozen=True)
 class ScenarioLibrary:
-    """The built-in scenarios and those of ``files``; callable as a `harness._batch.Lookup`."""
+    """The built-in scenarios and those of ``files``; callable as a `unsolvable._batch.Lookup`."""
 
     files: tuple[str, ...] = ()
 

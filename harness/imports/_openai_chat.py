@@ -9,8 +9,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from harness._types import JSON
-from harness.imports._trace import ImportFailed, Recorded, Trace, Turn
+from unsolvable._types import JSON
+from unsolvable.imports._trace import ImportFailed, Recorded, Trace, Turn
 
 __all__ = ["read_openai_chat", "text_of"]
 

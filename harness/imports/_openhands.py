@@ -10,10 +10,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from harness._types import JSON
-from harness.imports._importer import strip_headers
-from harness.imports._openai_chat import text_of
-from harness.imports._trace import ImportFailed, Recorded, Trace, Turn
+from unsolvable._types import JSON
+from unsolvable.imports._importer import strip_headers
+from unsolvable.imports._openai_chat import text_of
+from unsolvable.imports._trace import ImportFailed, Recorded, Trace, Turn
 
 __all__ = ["read_openhands"]
 

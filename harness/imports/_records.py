@@ -8,11 +8,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harness._errors import ScenarioError
-from harness._record import TerminationRecord, TraceStep
-from harness._types import JSON
-from harness.imports._trace import ImportFailed, Recorded, Trace, Turn
-from scenarios import get
+from unsolvable._errors import ScenarioError
+from unsolvable._record import TerminationRecord, TraceStep
+from unsolvable._types import JSON
+from unsolvable.imports._trace import ImportFailed, Recorded, Trace, Turn
+from unsolvable.scenarios import get
 
 __all__ = ["builtin_context", "read_records", "turns_of"]
 

@@ -12,15 +12,22 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any
 
-from fake_tools import FakeWorld, Tool, ToolRouter, check_tool, requires
-from fake_tools.tools.permission import DENIED
-from harness._model import ScriptedModel
-from harness._record import Code
-from harness._scenario import Scenario, Setup, Stagnation
-from harness._types import CHECK_TOOL, ModelRequest, ModelResponse, ToolCall, ToolResult, ToolSpec
-from harness.agents._fingerprint import action_fingerprint, observation_fingerprint
-from harness.imports._schema import Answer, FileTurn, Result, ScenarioFile
-from scenarios.catalog._common import CHECK, budget
+from unsolvable._model import ScriptedModel
+from unsolvable._record import Code
+from unsolvable._scenario import Scenario, Setup, Stagnation
+from unsolvable._types import (
+    CHECK_TOOL,
+    ModelRequest,
+    ModelResponse,
+    ToolCall,
+    ToolResult,
+    ToolSpec,
+)
+from unsolvable.agents._fingerprint import action_fingerprint, observation_fingerprint
+from unsolvable.fake_tools import FakeWorld, Tool, ToolRouter, check_tool, requires
+from unsolvable.fake_tools.tools.permission import DENIED
+from unsolvable.imports._schema import Answer, FileTurn, Result, ScenarioFile
+from unsolvable.scenarios.catalog._common import CHECK, budget
 
 __all__ = ["BLOCKER", "DONE", "Replay", "build"]
 

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness._errors import ScenarioError
-from harness._record import Code
-from harness._scenario import Budget, Stagnation
-from harness._types import JSON
+from unsolvable._errors import ScenarioError
+from unsolvable._record import Code
+from unsolvable._scenario import Budget, Stagnation
+from unsolvable._types import JSON
 
 __all__ = [
     "SCHEMA",
@@ -97,7 +97,7 @@ class Twin:
 
 @dataclass(frozen=True, kw_only=True)
 class ScenarioFile:
-    """A checked scenario file; `harness.imports.build` makes the `Scenario` of it."""
+    """A checked scenario file; `unsolvable.imports.build` makes the `Scenario` of it."""
 
     name: str
     family: str

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harness._errors import ScenarioError
-from harness._types import JSON
+from unsolvable._errors import ScenarioError
+from unsolvable._types import JSON
 
 __all__ = ["ImportFailed", "Recorded", "Trace", "Turn"]
 

@@ -3,22 +3,22 @@
 Start it with the tools' variables an ``exec:`` agent is given (``UNSOLVABLE_TOOLS_URL``,
 ``UNSOLVABLE_TOOLS``, optionally ``UNSOLVABLE_MCP_ERRORS``) in its environment:
 
-    python -m harness.mcp                   # stdio
-    python -m harness.mcp --http --port 0   # Streamable HTTP; prints its URL
+    python -m unsolvable.mcp                   # stdio
+    python -m unsolvable.mcp --http --port 0   # Streamable HTTP; prints its URL
 
 Every ``tools/call`` is forwarded to the harness's plain HTTP tools, so it is counted and judged
 exactly as ``session.call_tool`` is. This package imports `mcp` only in the server process
-(`harness.mcp._server`); what the harness uses (`harness.mcp._launch`) imports no `mcp`.
+(`unsolvable.mcp._server`); what the harness uses (`unsolvable.mcp._launch`) imports no `mcp`.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from harness._lazy import lazy_getattr
+from unsolvable._lazy import lazy_getattr
 
 if TYPE_CHECKING:
-    from harness.mcp._launch import (
+    from unsolvable.mcp._launch import (
         SERVER_NAME,
         McpService,
         client_config,
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     )
 
 _HOMES = {
-    name: "harness.mcp._launch"
+    name: "unsolvable.mcp._launch"
     for name in (
         "SERVER_NAME",
         "McpService",

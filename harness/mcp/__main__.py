@@ -1,5 +1,5 @@
-"""``python -m harness.mcp``: the scenario's tools as an MCP server (see `harness.mcp._server`)."""
+"""``python -m unsolvable.mcp``: the scenario's tools as an MCP server."""
 
-from harness.mcp._server import main
+from unsolvable.mcp._server import main
 
 main()

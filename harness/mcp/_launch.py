@@ -2,7 +2,7 @@
 in another process: the server's command and environment (stdio), a Streamable HTTP server at a
 loopback URL (`McpService`) and a client config file in the ``mcpServers`` shape.
 
-Nothing here imports `mcp`: the server runs in a process of its own (``python -m harness.mcp``,
+Nothing here imports `mcp`: the server runs in a process of its own (``python -m unsolvable.mcp``,
 the harness's interpreter), so the agent's environment keeps whatever `mcp` its framework pins.
 """
 
@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from typing import IO, TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from harness._session import Session
+    from unsolvable._session import Session
 
 __all__ = [
     "CONFIG_NAME",
@@ -55,7 +55,7 @@ def is_available() -> bool:
 
 def stdio_command() -> list[str]:
     """The command an MCP client starts for the stdio server: the harness's own interpreter."""
-    return [sys.executable, "-m", "harness.mcp"]
+    return [sys.executable, "-m", "unsolvable.mcp"]
 
 
 def server_environ(session: Session, tools_url: str) -> dict[str, str]:

@@ -7,9 +7,9 @@ Start it (in the harness's interpreter, which has the ``mcp`` extra) with the to
 an exec agent is given, ``UNSOLVABLE_TOOLS_URL`` and ``UNSOLVABLE_TOOLS`` (and optionally
 ``UNSOLVABLE_MCP_ERRORS``, a `McpErrors` value), in its environment:
 
-    python -m harness.mcp                   # stdio: what an MCP client's "command" starts
-    python -m harness.mcp --http --port 0   # Streamable HTTP; prints its URL, …/mcp
-    python -m harness.mcp --http --fd N     # on an inherited listening socket (`McpService`)
+    python -m unsolvable.mcp                   # stdio: what an MCP client's "command" starts
+    python -m unsolvable.mcp --http --port 0   # Streamable HTTP; prints its URL, …/mcp
+    python -m unsolvable.mcp --http --fd N     # on an inherited listening socket (`McpService`)
 
 Over HTTP the path before ``/mcp`` is passed on to the tools: a client of
 ``…/agents/worker-1/mcp`` has its calls forwarded to ``…/agents/worker-1/tools/<name>``, which
@@ -43,8 +43,8 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from harness._scenario import McpErrors
-from harness.mcp._launch import LOOPBACK, MCP_PATH, SERVER_NAME
+from unsolvable._scenario import McpErrors
+from unsolvable.mcp._launch import LOOPBACK, MCP_PATH, SERVER_NAME
 
 __all__ = ["build_server", "main"]
 
@@ -231,15 +231,15 @@ def _environ(name: str) -> str:
     value = os.environ.get(name)
     if not value:
         sys.exit(
-            f"unsolvable: python -m harness.mcp needs ${name}; an exec: agent has it in its "
+            f"unsolvable: python -m unsolvable.mcp needs ${name}; an exec: agent has it in its "
             "environment (see the README: Agents in other processes and languages)"
         )
     return value
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """``python -m harness.mcp [--http --fd N | --http --port N]``: stdio by default."""
-    parser = argparse.ArgumentParser(prog="python -m harness.mcp", description=__doc__)
+    """``python -m unsolvable.mcp [--http --fd N | --http --port N]``: stdio by default."""
+    parser = argparse.ArgumentParser(prog="python -m unsolvable.mcp", description=__doc__)
     parser.add_argument("--http", action="store_true", help="serve Streamable HTTP at /mcp")
     parser.add_argument("--fd", type=int, help="a listening socket to serve on (inherited)")
     parser.add_argument("--port", type=int, default=0, help="a 127.0.0.1 port to listen on")

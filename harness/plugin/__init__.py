@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from harness._lazy import lazy_getattr
-from harness.plugin._options import (
+from unsolvable._lazy import lazy_getattr
+from unsolvable.plugin._options import (
     MarkerOptions,
     Settings,
     addoption,
@@ -24,13 +24,13 @@ from harness.plugin._options import (
     marker_line,
     resolve,
 )
-from harness.plugin._suite import UnsolvableSuite, suites
+from unsolvable.plugin._suite import UnsolvableSuite, suites
 
 if TYPE_CHECKING:
-    from harness._batch import WorkerPool
-    from harness._record import TerminationRecord
-    from harness.plugin._fixture import Case, SnapshotMissing, UnsolvableRunner
-    from harness.plugin._ledger import RunLedger
+    from unsolvable._batch import WorkerPool
+    from unsolvable._record import TerminationRecord
+    from unsolvable.plugin._fixture import Case, SnapshotMissing, UnsolvableRunner
+    from unsolvable.plugin._ledger import RunLedger
 
 __all__ = ["Case", "SnapshotMissing", "UnsolvableRunner", "UnsolvableSuite"]
 
@@ -39,7 +39,7 @@ __all__ = ["Case", "SnapshotMissing", "UnsolvableRunner", "UnsolvableSuite"]
 # clauses, without importing them up front.
 __getattr__ = lazy_getattr(
     globals(),
-    dict.fromkeys(("Case", "SnapshotMissing", "UnsolvableRunner"), "harness.plugin._fixture"),
+    dict.fromkeys(("Case", "SnapshotMissing", "UnsolvableRunner"), "unsolvable.plugin._fixture"),
 )
 
 
@@ -58,7 +58,7 @@ WHOLE = (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
 def _session_ledger(config: pytest.Config) -> RunLedger:
     """The session's ledger, made on first use so that an unused plugin never imports it."""
     if LEDGER not in config.stash:
-        from harness.plugin._ledger import RunLedger
+        from unsolvable.plugin._ledger import RunLedger
 
         settings, worker = config.stash[SETTINGS], hasattr(config, "workerinput")
         stream_to = None if worker or settings.json_path is None else Path(settings.json_path)
@@ -69,7 +69,7 @@ def _session_ledger(config: pytest.Config) -> RunLedger:
 def _worker_pool(config: pytest.Config) -> WorkerPool:
     """The session's worker process for the generated suite, started on first use."""
     if POOL not in config.stash:
-        from harness._batch import WorkerPool
+        from unsolvable._batch import WorkerPool
 
         config.stash[POOL] = WorkerPool(config.stash[SETTINGS].library())
     return config.stash[POOL]
@@ -121,7 +121,7 @@ class _XdistHooks:
     def pytest_testnodedown(self, node: Any, error: object) -> None:
         """Merges a worker's records on the controller (pytest-xdist's hook)."""
         output = getattr(node, "workeroutput", None)
-        from harness.plugin._ledger import PAYLOAD_KEY
+        from unsolvable.plugin._ledger import PAYLOAD_KEY
 
         if error is not None or (output and PAYLOAD_KEY in output):
             worker = getattr(getattr(node, "gateway", None), "id", "?")
@@ -129,7 +129,7 @@ class _XdistHooks:
 
 
 def _is_snapshot_missing(error: BaseException) -> bool:
-    from harness.plugin._fixture import SnapshotMissing
+    from unsolvable.plugin._fixture import SnapshotMissing
 
     return isinstance(error, SnapshotMissing)
 
@@ -171,14 +171,14 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Parametrizes ``unsolvable_case`` over the scenarios of the marker (or all of them)."""
     if CASE not in metafunc.fixturenames:
         return
-    from harness.plugin._fixture import make_cases
+    from unsolvable.plugin._fixture import make_cases
 
     parent = metafunc.definition.parent
     agents = [parent.agent] if isinstance(parent, UnsolvableSuite) else None
     try:
         marker = MarkerOptions.from_node(metafunc.definition)
         cases = make_cases(metafunc.config.stash[SETTINGS], marker, agents=agents)
-    except (TypeError, ValueError) as error:  # our errors subclass these (harness._errors)
+    except (TypeError, ValueError) as error:  # our errors subclass these (unsolvable._errors)
         message = f"{metafunc.definition.nodeid}: {type(error).__name__}: {error}"
         raise pytest.Collector.CollectError(message) from None
     metafunc.parametrize(CASE, cases, ids=[case.id for case in cases])
@@ -191,7 +191,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     settings = config.stash[SETTINGS]
     if not settings.has_filters:
         return
-    from harness.plugin._fixture import is_selected
+    from unsolvable.plugin._fixture import is_selected
 
     params = {item: getattr(getattr(item, "callspec", None), "params", {}) for item in items}
     dropped = [item for item in items if CASE in params[item]]
@@ -234,7 +234,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
 def unsolvable(request: pytest.FixtureRequest) -> UnsolvableRunner:
     """Runs agents on scenarios with this test's settings: marker over options over ini."""
     __tracebackhide__ = True
-    from harness.plugin._fixture import UnsolvableRunner
+    from unsolvable.plugin._fixture import UnsolvableRunner
 
     config = request.config
     return UnsolvableRunner(
@@ -263,5 +263,5 @@ def unsolvable_record(unsolvable: UnsolvableRunner, unsolvable_case: Case) -> Te
 
 @pytest.fixture
 def unsolvable_snapshot(unsolvable: UnsolvableRunner) -> Any:
-    """syrupy's ``snapshot``, bound to `harness.plugin.snapshot.TerminationRecordExtension`."""
+    """syrupy's ``snapshot``, bound to `unsolvable.plugin.snapshot.TerminationRecordExtension`."""
     return unsolvable.snapshot

@@ -11,14 +11,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from harness._batch import Job, WorkerPool
-from harness._errors import AdapterError
-from harness._loading import AgentLike, load_agent
-from harness._record import Rule, TerminationRecord
-from harness._run import run
-from harness._scenario import Scenario
-from harness.adapters.base import Adapter
-from harness.plugin._options import (
+from unsolvable._batch import Job, WorkerPool
+from unsolvable._errors import AdapterError
+from unsolvable._loading import AgentLike, load_agent
+from unsolvable._record import Rule, TerminationRecord
+from unsolvable._run import run
+from unsolvable._scenario import Scenario
+from unsolvable.adapters.base import Adapter
+from unsolvable.plugin._options import (
     AGENT_OPTION,
     DOCS,
     LENIENT_OPTION,
@@ -28,12 +28,12 @@ from harness.plugin._options import (
     MarkerOptions,
     Settings,
 )
-from harness.reports._table import explain
+from unsolvable.reports._table import explain
 
 if TYPE_CHECKING:
     import pytest
 
-    from harness.plugin._ledger import RunLedger
+    from unsolvable.plugin._ledger import RunLedger
 
 __all__ = [
     "AgentLike",
@@ -151,7 +151,7 @@ class UnsolvableRunner:
         return record
 
     def run_isolated(self, case: Case) -> TerminationRecord:
-        """Runs a generated-suite case in a worker process (`harness._batch.WorkerPool`): an
+        """Runs a generated-suite case in a worker process (`unsolvable._batch.WorkerPool`): an
         agent that kills its process, or holds the interpreter past its ceiling, is recorded
         for this case, and the test session goes on."""
         __tracebackhide__ = True
@@ -202,7 +202,7 @@ class UnsolvableRunner:
                 "unsolvable_snapshot needs syrupy, whose pytest plugin is not loaded; "
                 f"pip install 'pytest-unsolvable[snapshot]' ({DOCS})"
             )
-        from harness.plugin.snapshot import TerminationRecordExtension
+        from unsolvable.plugin.snapshot import TerminationRecordExtension
 
         return self.request.getfixturevalue("snapshot").use_extension(TerminationRecordExtension)
 
@@ -246,7 +246,7 @@ class UnsolvableRunner:
 class SnapshotMissing(AssertionError):
     """The verdict passed, but the record has no snapshot to compare with yet: a first run."""
 
-    __module__ = "harness.plugin"  # how pytest names it in a failure: its public home
+    __module__ = "unsolvable.plugin"  # how pytest names it in a failure: its public home
 
 
 def _is_new(snapshot: Any) -> bool:

@@ -1,6 +1,6 @@
 """Consumes one case of the generated suite, produces its test: the verdict, then the snapshot.
 
-pytest collects this module through `harness.plugin.UnsolvableSuite`, once per agent named by
+pytest collects this module through `unsolvable.plugin.UnsolvableSuite`, once per agent named by
 ``--unsolvable-agent``; it has no pytest import of its own, so it stays cheap and layered.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from harness.plugin._fixture import Case, UnsolvableRunner
+    from unsolvable.plugin._fixture import Case, UnsolvableRunner
 
 __all__ = ["test_unsolvable"]
 

@@ -16,13 +16,13 @@ from collections.abc import Mapping, MutableMapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness._record import TerminationRecord
-from harness.reports._cells import metrics_lines
-from harness.reports._files import RecordStream
-from harness.reports._table import INTERRUPTED, format_table, summary_line
+from unsolvable._record import TerminationRecord
+from unsolvable.reports._cells import metrics_lines
+from unsolvable.reports._files import RecordStream
+from unsolvable.reports._table import INTERRUPTED, format_table, summary_line
 
 if TYPE_CHECKING:
-    from harness.reports._publish import ReportOptions
+    from unsolvable.reports._publish import ReportOptions
 
 __all__ = ["PAYLOAD_KEY", "RunLedger"]
 
@@ -87,7 +87,7 @@ class RunLedger:
 
     def sorted_records(self) -> list[TerminationRecord]:
         """Agent, then library order, then seed: the same order serial or under xdist."""
-        from scenarios import SCENARIOS
+        from unsolvable.scenarios import SCENARIOS
 
         order = {scenario.name: index for index, scenario in enumerate(SCENARIOS)}
         return sorted(
@@ -144,14 +144,14 @@ class RunLedger:
     def report(self, options: ReportOptions, *, whole: bool, interrupted: bool = False) -> bool:
         """After the last record (on the controller, or in a serial run): the reports and the
         baseline gate, or a new baseline, exactly as ``unsolvable run`` makes them
-        (`harness.reports._publish.publish`). False when the gate found a regression.
+        (`unsolvable.reports._publish.publish`). False when the gate found a regression.
 
         The baseline is rewritten only from a whole session: never from one that stopped early
         (``whole`` is False), lost a worker's records or made none. An ``interrupted`` session
         writes what finished, marked so, and skips the gate.
         """
-        from harness._errors import BaselineError
-        from harness.reports._publish import publish
+        from unsolvable._errors import BaselineError
+        from unsolvable.reports._publish import publish
 
         records = self.sorted_records()
         if interrupted:

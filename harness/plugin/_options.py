@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from harness._ceilings import Ceilings
-from harness.reports._flags import REPORT_FLAGS
+from unsolvable._ceilings import Ceilings
+from unsolvable.reports._flags import REPORT_FLAGS
 
 if TYPE_CHECKING:
-    from harness._loading import AgentLike
-    from harness.imports._library import ScenarioLibrary
-    from harness.reports._publish import ReportOptions
+    from unsolvable._loading import AgentLike
+    from unsolvable.imports._library import ScenarioLibrary
+    from unsolvable.reports._publish import ReportOptions
 
 __all__ = [
     "AGENT_OPTION",
@@ -78,7 +78,7 @@ SNAPSHOT_DIR_OPTION = "--unsolvable-snapshot-dir"
 NO_SNAPSHOT_OPTION = "--unsolvable-no-snapshot"
 ISOLATE_NETWORK_OPTION = "--unsolvable-isolate-network"
 PREFIX = "--unsolvable-"
-"""How this face spells the report flags that `harness.reports.REPORT_FLAGS` declares."""
+"""How this face spells the report flags that `unsolvable.reports.REPORT_FLAGS` declares."""
 JSON_OPTION = f"{PREFIX}json"
 MARKDOWN_OPTION = f"{PREFIX}markdown"
 HTML_OPTION = f"{PREFIX}html"
@@ -256,13 +256,13 @@ class Settings:
 
     def library(self) -> ScenarioLibrary:
         """The built-in scenarios and those of `scenario_files` (read once per process)."""
-        from harness.imports._library import ScenarioLibrary
+        from unsolvable.imports._library import ScenarioLibrary
 
         return ScenarioLibrary.of(self.scenario_files)
 
     @property
     def overrides(self) -> dict[str, int]:
-        """What `harness.run` replaces in every scenario."""
+        """What `unsolvable.run` replaces in every scenario."""
         pairs = {"step_bound": self.step_bound, "max_steps": self.max_steps}
         return {key: value for key, value in pairs.items() if value is not None}
 
@@ -286,10 +286,10 @@ class Settings:
         return None if path is None else str(path)
 
     def report_options(self) -> ReportOptions:
-        """The reports and the gate as `harness.reports.publish` takes them. Paths stay as
+        """The reports and the gate as `unsolvable.reports.publish` takes them. Paths stay as
         given, so messages show them so: relative ones are from where pytest was started, the
         working directory when options are read and again when the session finishes."""
-        from harness.reports._flags import report_options
+        from unsolvable.reports._flags import report_options
 
         return report_options(self.reports, prefix=PREFIX)
 
@@ -393,8 +393,8 @@ def _check_snapshot_dir(config: pytest.Config, settings: Settings) -> None:
     failed test per scenario (issue 10)."""
     if not (settings.agents and settings.snapshot and config.getoption("update_snapshots", False)):
         return
-    from harness._errors import OutputError
-    from harness._writable import check_writable_dir
+    from unsolvable._errors import OutputError
+    from unsolvable._writable import check_writable_dir
 
     try:
         check_writable_dir(config.rootpath / settings.snapshot_dir, flag=SNAPSHOT_DIR_OPTION)
@@ -404,8 +404,8 @@ def _check_snapshot_dir(config: pytest.Config, settings: Settings) -> None:
 
 def check_names(settings: Settings) -> None:
     """A bad agent spec or scenario name is a usage error naming it, not a traceback per test."""
-    from harness._errors import UnsolvableError
-    from harness._loading import load_agent
+    from unsolvable._errors import UnsolvableError
+    from unsolvable._loading import load_agent
 
     try:
         library = settings.library()
@@ -427,8 +427,8 @@ def check_reports(settings: Settings) -> None:
     """On the controller, before anything runs: a baseline that cannot be read, an update with
     no file to write, or a report path that cannot be written is a usage error naming the flag,
     not a failure after the last test."""
-    from harness._errors import BaselineError, OutputError
-    from harness.reports._publish import check_baseline, check_outputs
+    from unsolvable._errors import BaselineError, OutputError
+    from unsolvable.reports._publish import check_baseline, check_outputs
 
     try:
         options = settings.report_options()
@@ -500,7 +500,7 @@ class MarkerOptions:
 
     @property
     def overrides(self) -> dict[str, int | float]:
-        """Step bound and budget fields, as `harness.run` takes them."""
+        """Step bound and budget fields, as `unsolvable.run` takes them."""
         names = ("step_bound", "max_steps", "max_tokens", "max_wall_seconds", "max_cost_usd")
         return {name: getattr(self, name) for name in names if getattr(self, name) is not None}
 

@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from harness.plugin._options import Settings
+from unsolvable.plugin._options import Settings
 
 __all__ = ["SUITE_MODULE", "SUITE_TEST", "UnsolvableSuite", "agent_slug", "suites"]
 
-SUITE_MODULE = "harness.plugin._generated"
+SUITE_MODULE = "unsolvable.plugin._generated"
 """The module of the suite's test: how the snapshot extension recognises a suite item, also on
 the xdist controller, which never collects."""
 SUITE_TEST = "test_unsolvable"

@@ -5,7 +5,7 @@ reprs are masked, so the same stop always gives the same bytes. In the generated
 record lives at ``<snapshot dir>/<agent>/<family>/<variant>-seed<N>.json``; in your own tests
 syrupy's usual place applies (``__snapshots__/<test file>/<test>.json``). Usage::
 
-    from harness.snapshot import TerminationRecordExtension
+    from unsolvable.snapshot import TerminationRecordExtension
 
     def test_record(unsolvable, snapshot):
         record = unsolvable.run("constant-return/repeat", agent="contract")
@@ -22,9 +22,9 @@ from syrupy.data import Snapshot, SnapshotCollection, SnapshotCollections
 from syrupy.extensions.json import JSONSnapshotExtension
 from syrupy.matchers import compose_matchers
 
-from harness import _redact
-from harness._record import TerminationRecord
-from harness.plugin._suite import SUITE_MODULE, SUITE_TEST
+from unsolvable import _redact
+from unsolvable._record import TerminationRecord
+from unsolvable.plugin._suite import SUITE_MODULE, SUITE_TEST
 
 if TYPE_CHECKING:
     from syrupy.location import PyTestLocation
@@ -42,7 +42,7 @@ __all__ = ["TerminationRecordExtension", "behaviour", "mask_addresses"]
 
 def mask_addresses(*, data: SerializableData, path: PropertyPath) -> SerializableData:
     """A syrupy matcher that replaces memory addresses in strings with ``0x…``: records are
-    masked when made (`harness._redact`); this masks whatever else a test snapshots with them."""
+    masked when made (`unsolvable._redact`); this masks whatever else a test snapshots with them."""
     return _redact.mask_addresses(data) if isinstance(data, str) else data
 
 

@@ -9,37 +9,37 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from harness._lazy import lazy_getattr
+from unsolvable._lazy import lazy_getattr
 
 if TYPE_CHECKING:
-    from harness._errors import BaselineError
-    from harness.reports._baseline import Baseline, GateResult, Margins, Regression, gate
-    from harness.reports._flags import REPORT_FLAGS, ReportFlag, report_options
-    from harness.reports._metrics import Distribution, GroupMetrics, Metrics, measure
-    from harness.reports._publish import Published, ReportOptions, check_baseline, publish
-    from harness.reports._table import explain, format_table, summary_line
+    from unsolvable._errors import BaselineError
+    from unsolvable.reports._baseline import Baseline, GateResult, Margins, Regression, gate
+    from unsolvable.reports._flags import REPORT_FLAGS, ReportFlag, report_options
+    from unsolvable.reports._metrics import Distribution, GroupMetrics, Metrics, measure
+    from unsolvable.reports._publish import Published, ReportOptions, check_baseline, publish
+    from unsolvable.reports._table import explain, format_table, summary_line
 
 _HOMES = {
-    "BaselineError": "harness._errors",
-    "Baseline": "harness.reports._baseline",
-    "GateResult": "harness.reports._baseline",
-    "Margins": "harness.reports._baseline",
-    "Regression": "harness.reports._baseline",
-    "gate": "harness.reports._baseline",
-    "REPORT_FLAGS": "harness.reports._flags",
-    "ReportFlag": "harness.reports._flags",
-    "report_options": "harness.reports._flags",
-    "Distribution": "harness.reports._metrics",
-    "GroupMetrics": "harness.reports._metrics",
-    "Metrics": "harness.reports._metrics",
-    "measure": "harness.reports._metrics",
-    "Published": "harness.reports._publish",
-    "ReportOptions": "harness.reports._publish",
-    "check_baseline": "harness.reports._publish",
-    "publish": "harness.reports._publish",
-    "explain": "harness.reports._table",
-    "format_table": "harness.reports._table",
-    "summary_line": "harness.reports._table",
+    "BaselineError": "unsolvable._errors",
+    "Baseline": "unsolvable.reports._baseline",
+    "GateResult": "unsolvable.reports._baseline",
+    "Margins": "unsolvable.reports._baseline",
+    "Regression": "unsolvable.reports._baseline",
+    "gate": "unsolvable.reports._baseline",
+    "REPORT_FLAGS": "unsolvable.reports._flags",
+    "ReportFlag": "unsolvable.reports._flags",
+    "report_options": "unsolvable.reports._flags",
+    "Distribution": "unsolvable.reports._metrics",
+    "GroupMetrics": "unsolvable.reports._metrics",
+    "Metrics": "unsolvable.reports._metrics",
+    "measure": "unsolvable.reports._metrics",
+    "Published": "unsolvable.reports._publish",
+    "ReportOptions": "unsolvable.reports._publish",
+    "check_baseline": "unsolvable.reports._publish",
+    "publish": "unsolvable.reports._publish",
+    "explain": "unsolvable.reports._table",
+    "format_table": "unsolvable.reports._table",
+    "summary_line": "unsolvable.reports._table",
 }
 
 __all__ = [

@@ -18,8 +18,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from harness._record import TerminationRecord, ToolTrace, TraceStep
-from harness.reports._otel import finish_reason, repeats, tool_call_id
+from unsolvable._record import TerminationRecord, ToolTrace, TraceStep
+from unsolvable.reports._otel import finish_reason, repeats, tool_call_id
 
 __all__ = ["SCHEMA_VERSION", "to_atif", "trace_files"]
 
@@ -27,7 +27,7 @@ SCHEMA_VERSION = "ATIF-v1.7"
 AGENT_VERSION = "unknown"
 """ATIF requires the agent's version; the harness is handed a callable and cannot know it."""
 _UNSAFE = re.compile(r"[^\w.-]+")
-"""Characters a file name on any system may not hold (``harness.agents:contract``)."""
+"""Characters a file name on any system may not hold (``unsolvable.agents:contract``)."""
 
 
 def trace_files(records: Sequence[TerminationRecord], folder: Path) -> Iterator[tuple[Path, str]]:

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness._errors import BaselineError
-from harness._loading import agent_name
-from harness.reports._files import write_file
-from harness.reports._metrics import GroupMetrics, Metrics, Number, where
+from unsolvable._errors import BaselineError
+from unsolvable._loading import agent_name
+from unsolvable.reports._files import write_file
+from unsolvable.reports._metrics import GroupMetrics, Metrics, Number, where
 
 __all__ = [
     "BASELINE_VERSION",

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from harness._record import SCHEMA_VERSION, TerminationRecord
-from harness.reports._metrics import Distribution, GroupMetrics, Metrics, measure
+from unsolvable._record import SCHEMA_VERSION, TerminationRecord
+from unsolvable.reports._metrics import Distribution, GroupMetrics, Metrics, measure
 
 __all__ = [
     "COLUMNS",

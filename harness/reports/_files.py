@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 from typing import IO
 
-from harness._record import TerminationRecord
+from unsolvable._record import TerminationRecord
 
 __all__ = ["RecordStream", "stream_path", "write_file"]
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from harness.reports._publish import ReportOptions
+    from unsolvable.reports._publish import ReportOptions
 
 __all__ = ["REPORT_FLAGS", "ReportFlag", "report_options"]
 
@@ -97,8 +97,8 @@ def report_options(
     """The reports and the gate from the values of `REPORT_FLAGS` (by `ReportFlag.key`; a
     missing or ``None`` value is the default). ``prefix`` is how the face spells its flags, so
     messages name what its users type."""
-    from harness.reports._baseline import BaselineFlags, Margins
-    from harness.reports._publish import ReportOptions
+    from unsolvable.reports._baseline import BaselineFlags, Margins
+    from unsolvable.reports._publish import ReportOptions
 
     def path(key: str) -> Path | None:
         value = values.get(key)

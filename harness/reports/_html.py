@@ -13,11 +13,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from html import escape
 
-from harness._record import TerminationRecord
-from harness.reports._baseline import GateResult
-from harness.reports._cells import COLUMNS, cells, step_cap_lines
-from harness.reports._metrics import Distribution, GroupMetrics, Metrics, lag
-from harness.reports._table import INTERRUPTED, explain, pass_k_line, summary_line
+from unsolvable._record import TerminationRecord
+from unsolvable.reports._baseline import GateResult
+from unsolvable.reports._cells import COLUMNS, cells, step_cap_lines
+from unsolvable.reports._metrics import Distribution, GroupMetrics, Metrics, lag
+from unsolvable.reports._table import INTERRUPTED, explain, pass_k_line, summary_line
 
 __all__ = ["to_html"]
 

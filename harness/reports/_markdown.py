@@ -10,11 +10,11 @@ from __future__ import annotations
 import html
 from collections.abc import Iterable, Sequence
 
-from harness._record import TerminationRecord
-from harness.reports._baseline import GateResult
-from harness.reports._cells import COLUMNS, cells, step_cap_lines
-from harness.reports._metrics import GroupMetrics, Metrics, where
-from harness.reports._table import INTERRUPTED, explain, pass_k_line, summary_line
+from unsolvable._record import TerminationRecord
+from unsolvable.reports._baseline import GateResult
+from unsolvable.reports._cells import COLUMNS, cells, step_cap_lines
+from unsolvable.reports._metrics import GroupMetrics, Metrics, where
+from unsolvable.reports._table import INTERRUPTED, explain, pass_k_line, summary_line
 
 __all__ = ["MAX_FAILURES", "to_markdown"]
 

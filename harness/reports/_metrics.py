@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from harness._record import Exit, Outcome, Rule, TerminationRecord
+from unsolvable._record import Exit, Outcome, Rule, TerminationRecord
 
 __all__ = [
     "ALL",

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from harness._record import Code, Outcome, TerminationRecord, TraceStep
+from unsolvable._record import Code, Outcome, TerminationRecord, TraceStep
 
 __all__ = ["FINISH_REASONS", "finish_reason", "repeats", "to_otlp_json", "tool_call_id"]
 

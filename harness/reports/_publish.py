@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness._errors import BaselineError
-from harness._record import TerminationRecord
-from harness._writable import check_writable, check_writable_dir
-from harness.reports._atif import trace_files
-from harness.reports._baseline import (
+from unsolvable._errors import BaselineError
+from unsolvable._record import TerminationRecord
+from unsolvable._writable import check_writable, check_writable_dir
+from unsolvable.reports._atif import trace_files
+from unsolvable.reports._baseline import (
     CLI_FLAGS,
     Baseline,
     BaselineFlags,
@@ -25,12 +25,12 @@ from harness.reports._baseline import (
     gate,
     write_baseline,
 )
-from harness.reports._cells import report_json
-from harness.reports._files import write_file
-from harness.reports._html import to_html
-from harness.reports._markdown import to_markdown
-from harness.reports._metrics import Metrics, measure
-from harness.reports._otel import to_otlp_json
+from unsolvable.reports._cells import report_json
+from unsolvable.reports._files import write_file
+from unsolvable.reports._html import to_html
+from unsolvable.reports._markdown import to_markdown
+from unsolvable.reports._metrics import Metrics, measure
+from unsolvable.reports._otel import to_otlp_json
 
 __all__ = ["Published", "ReportOptions", "check_baseline", "check_outputs", "publish"]
 

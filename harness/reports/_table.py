@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from harness._record import Outcome, TerminationRecord
-from harness.reports._cells import align
-from harness.reports._metrics import Metrics, is_false_completion, lag
+from unsolvable._record import Outcome, TerminationRecord
+from unsolvable.reports._cells import align
+from unsolvable.reports._metrics import Metrics, is_false_completion, lag
 
 __all__ = ["INTERRUPTED", "explain", "format_table", "pass_k_line", "summary_line"]
 

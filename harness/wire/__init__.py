@@ -5,12 +5,12 @@ Faces: httpx2 and httpx mock transports (inject them as ``http_client=``), respx
 loopback server for agents in other processes. Importing this package imports no HTTP library.
 """
 
-from harness.wire._errors import StrayRequest, WireFormatError
-from harness.wire._exchange import FAKE_API_KEY, WireRequest, WireResponse, redact_url
-from harness.wire._names import ToolNames
-from harness.wire._server import LoopbackServer
-from harness.wire._turn import Turn, WireFormat
-from harness.wire._wire import (
+from unsolvable.wire._errors import StrayRequest, WireFormatError
+from unsolvable.wire._exchange import FAKE_API_KEY, WireRequest, WireResponse, redact_url
+from unsolvable.wire._names import ToolNames
+from unsolvable.wire._server import LoopbackServer
+from unsolvable.wire._turn import Turn, WireFormat
+from unsolvable.wire._wire import (
     ANTHROPIC_BASE_URL,
     FORMATS,
     MODEL_HOSTS,

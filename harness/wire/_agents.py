@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit, urlunsplit
 
-from harness._errors import AdapterError
-from harness.wire._errors import WIRE_DOCS
-from harness.wire._exchange import redact_url
+from unsolvable._errors import AdapterError
+from unsolvable.wire._errors import WIRE_DOCS
+from unsolvable.wire._exchange import redact_url
 
 __all__ = ["AGENTS_SEGMENT", "agent_url", "check_agent", "split_agent"]
 

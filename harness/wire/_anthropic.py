@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from harness._types import JSON
-from harness.adapters.kit import text_of
-from harness.wire._exchange import WireResponse
-from harness.wire._json_text import string, value
-from harness.wire._turn import Turn, continuation, read_by_identity, require, tool_calls_of
+from unsolvable._types import JSON
+from unsolvable.adapters.kit import text_of
+from unsolvable.wire._exchange import WireResponse
+from unsolvable.wire._json_text import string, value
+from unsolvable.wire._turn import Turn, continuation, read_by_identity, require, tool_calls_of
 
 __all__ = ["ANTHROPIC_MESSAGES"]
 
@@ -113,7 +113,7 @@ def _usage_text(input_tokens: int, output_tokens: int) -> str:
 
 
 def _message_text(reply: Reply, turn: Turn, step: int, *, streamed: bool = False) -> str:
-    """The message written from a template (`harness.wire._json_text`). ``streamed``: the
+    """The message written from a template (`unsolvable.wire._json_text`). ``streamed``: the
     message as ``message_start`` opens a stream, before any content (no blocks, no stop
     reason, no output tokens yet). Its content blocks: its text, then a ``tool_use`` block per
     tool call."""

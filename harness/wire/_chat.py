@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness._types import JSON
-from harness.wire._exchange import WireResponse
-from harness.wire._json_text import string, value
-from harness.wire._turn import (
+from unsolvable._types import JSON
+from unsolvable.wire._exchange import WireResponse
+from unsolvable.wire._json_text import string, value
+from unsolvable.wire._turn import (
     CREATED,
     Turn,
     arguments_of,
@@ -59,7 +59,7 @@ def _usage_text(usage: tuple[int, int]) -> str:
 
 
 def _completion(reply: JSON, usage: tuple[int, int], turn: Turn, step: int) -> str:
-    """The completion written from a template (`harness.wire._json_text`)."""
+    """The completion written from a template (`unsolvable.wire._json_text`)."""
     calls = tool_calls_of(reply)
     said = f'"content": {value(reply.get("content"))}, "refusal": null, "role": "assistant"'
     if calls:

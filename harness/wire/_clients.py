@@ -9,14 +9,14 @@ import importlib
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from harness._errors import AdapterError
-from harness.wire._agents import agent_url, check_agent
-from harness.wire._exchange import FAKE_API_KEY, WireResponse
+from unsolvable._errors import AdapterError
+from unsolvable.wire._agents import agent_url, check_agent
+from unsolvable.wire._exchange import FAKE_API_KEY, WireResponse
 
 if TYPE_CHECKING:
     import respx
 
-    from harness.wire._wire import Wire
+    from unsolvable.wire._wire import Wire
 
 __all__ = ["mock_transport", "mount", "respx_router", "sdk_options"]
 
@@ -67,7 +67,7 @@ def _handler(wire: Wire, module: Any, agent: str | None) -> Callable[[Any], Any]
 
 def mock_transport(wire: Wire, module_name: str, agent: str | None = None) -> Any:
     """``module.MockTransport`` over the wire; serves sync and async clients alike. With
-    ``agent``, its model calls are that agent's steps (`harness.wire._agents`)."""
+    ``agent``, its model calls are that agent's steps (`unsolvable.wire._agents`)."""
     agent = None if agent is None else check_agent(agent)
     module = require_module(module_name)
     return module.MockTransport(_handler(wire, module, agent))

@@ -10,7 +10,7 @@ catches `Exception`) cannot turn it into three silent retries and a generic conn
 
 from __future__ import annotations
 
-from harness._errors import DOCS, UnsolvableError
+from unsolvable._errors import DOCS, UnsolvableError
 
 __all__ = ["StrayRequest", "WireFormatError"]
 

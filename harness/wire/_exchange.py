@@ -13,8 +13,8 @@ from functools import lru_cache
 from typing import NamedTuple
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
-from harness._json import sorted_json
-from harness._types import JSON
+from unsolvable._json import sorted_json
+from unsolvable._types import JSON
 
 __all__ = [
     "FAKE_API_KEY",
@@ -124,7 +124,7 @@ class WireResponse:
     def json_text(
         cls, text: str, *, status: int = 200, headers: Mapping[str, str] | None = None
     ) -> WireResponse:
-        """A JSON body already written (`harness.wire._json_text`)."""
+        """A JSON body already written (`unsolvable.wire._json_text`)."""
         extra = _JSON_HEADERS if headers is None else _headers("application/json", headers)
         return cls(status, text.encode(), extra)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from json.encoder import encode_basestring_ascii as string
 
-from harness._json import sorted_json
+from unsolvable._json import sorted_json
 
 __all__ = ["SHARED_MEMO", "shared", "string", "value"]
 
@@ -37,7 +37,7 @@ def value(data: object) -> str:
 
 def shared(data: object) -> str:
     """`value`, kept per object for a value the body reader shares between calls and never
-    changes (`harness.wire._body`: the tools a request offers), such as the tool list the
+    changes (`unsolvable.wire._body`: the tools a request offers), such as the tool list the
     Responses API echoes: encoding it was a third of that format's reply (issue 14). Kept by
     identity (the object is held, so no other can take its id), never by equality, which takes
     ``1``, ``1.0`` and ``True`` for one another."""

@@ -7,7 +7,7 @@ both directions at the wire, so the scripted model sees (and the record keeps) t
 names while the agent sees its own: offered tools and past calls are read without the prefix,
 the model's new calls are written with it. The Codex CLI's namespace tool (``mcp__<server>``)
 reaches this already spelt the same way: the Responses format reads each of its functions as
-``mcp__<server>__<tool>`` (`harness.wire._responses`).
+``mcp__<server>__<tool>`` (`unsolvable.wire._responses`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from harness._types import JSON
+from unsolvable._types import JSON
 
 __all__ = ["ToolNames"]
 

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness._types import JSON
-from harness.adapters.kit import text_of
-from harness.wire._errors import WireFormatError
-from harness.wire._exchange import WireResponse
-from harness.wire._json_text import shared, string, value
-from harness.wire._turn import (
+from unsolvable._types import JSON
+from unsolvable.adapters.kit import text_of
+from unsolvable.wire._errors import WireFormatError
+from unsolvable.wire._exchange import WireResponse
+from unsolvable.wire._json_text import shared, string, value
+from unsolvable.wire._turn import (
     CREATED,
     Turn,
     arguments_of,
@@ -217,7 +217,7 @@ def _usage_text(usage: tuple[int, int]) -> str:
 
 def _response_text(reply: JSON | None, usage: tuple[int, int], turn: Turn, step: int) -> str:
     """The response, completed with ``reply`` and its ``usage`` or opened without one (as
-    streaming first sends it), written from a template (`harness.wire._json_text`)."""
+    streaming first sends it), written from a template (`unsolvable.wire._json_text`)."""
     body = turn.body
     output, status, written = "", "in_progress", "null"
     if reply is not None:

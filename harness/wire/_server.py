@@ -9,13 +9,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from harness._errors import CeilingHit
-from harness.wire._agents import AGENTS_SEGMENT
-from harness.wire._errors import StrayRequest
-from harness.wire._exchange import FAKE_API_KEY, WireRequest, WireResponse
+from unsolvable._errors import CeilingHit
+from unsolvable.wire._agents import AGENTS_SEGMENT
+from unsolvable.wire._errors import StrayRequest
+from unsolvable.wire._exchange import FAKE_API_KEY, WireRequest, WireResponse
 
 if TYPE_CHECKING:
-    from harness.wire._wire import Wire
+    from unsolvable.wire._wire import Wire
 
 __all__ = ["LoopbackServer"]
 

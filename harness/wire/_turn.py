@@ -11,9 +11,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from harness._types import JSON
-from harness.wire._errors import WireFormatError
-from harness.wire._exchange import WireResponse
+from unsolvable._types import JSON
+from unsolvable.wire._errors import WireFormatError
+from unsolvable.wire._exchange import WireResponse
 
 __all__ = [
     "CREATED",
@@ -124,7 +124,7 @@ def continuation(
 def read_by_identity(read: Callable[[Any], tuple[str, ...]]) -> Callable[[Any], tuple[str, ...]]:
     """``read`` of the tools a request offers (its ``tools``, or ``None``), kept for the last
     list it read, by identity: the body reader shares a tool list sent unchanged between calls
-    (`harness.wire._body`), so a conversation's tools are read once rather than once per call
+    (`unsolvable.wire._body`), so a conversation's tools are read once rather than once per call
     (issue 14). The list is held, so no other takes its id, and the pair is replaced whole, so
     threads only ever see one."""
     last: tuple[object, tuple[str, ...]] = (None, read(None))

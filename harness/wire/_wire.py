@@ -17,19 +17,19 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from harness._session import Session
-from harness._types import JSON
-from harness.wire import _clients
-from harness.wire._agents import AGENTS_SEGMENT, split_agent
-from harness.wire._anthropic import ANTHROPIC_MESSAGES
-from harness.wire._body import BodyReader
-from harness.wire._chat import CHAT_COMPLETIONS
-from harness.wire._errors import WIRE_DOCS, StrayRequest, WireFormatError
-from harness.wire._exchange import ADDRESS_MEMO, Address, WireRequest, WireResponse, address
-from harness.wire._names import ToolNames
-from harness.wire._responses import RESPONSES, response_id
-from harness.wire._server import LoopbackServer
-from harness.wire._turn import Turn, WireFormat
+from unsolvable._session import Session
+from unsolvable._types import JSON
+from unsolvable.wire import _clients
+from unsolvable.wire._agents import AGENTS_SEGMENT, split_agent
+from unsolvable.wire._anthropic import ANTHROPIC_MESSAGES
+from unsolvable.wire._body import BodyReader
+from unsolvable.wire._chat import CHAT_COMPLETIONS
+from unsolvable.wire._errors import WIRE_DOCS, StrayRequest, WireFormatError
+from unsolvable.wire._exchange import ADDRESS_MEMO, Address, WireRequest, WireResponse, address
+from unsolvable.wire._names import ToolNames
+from unsolvable.wire._responses import RESPONSES, response_id
+from unsolvable.wire._server import LoopbackServer
+from unsolvable.wire._turn import Turn, WireFormat
 
 if TYPE_CHECKING:
     import anthropic
@@ -108,7 +108,7 @@ class Wire:
     counted as transport attempts and never as steps. ``tool_names`` maps how the agent spells
     the scenario's tools on the wire (`ToolNames`: Claude Code's ``mcp__<server>__`` prefix).
     Each client it makes takes ``agent="worker-1"`` for a sub-agent of a multi-agent system
-    (`harness.wire._agents`).
+    (`unsolvable.wire._agents`).
     """
 
     __test__ = False

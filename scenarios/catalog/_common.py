@@ -11,15 +11,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
-from fake_tools import (
-    FakeWorld,
-    Tool,
-    ToolRouter,
-    check_tool,
-    constant_tool,
-    pages_tool,
-)
-from harness import (
+from unsolvable import (
     CHECK_TOOL,
     DELEGATE_TOOL,
     GIVE_UP_TOOL,
@@ -34,7 +26,15 @@ from harness import (
     Steps,
     ToolSpec,
 )
-from scenarios.catalog._dialect import dialect, speak, without_volatile_ids
+from unsolvable.fake_tools import (
+    FakeWorld,
+    Tool,
+    ToolRouter,
+    check_tool,
+    constant_tool,
+    pages_tool,
+)
+from unsolvable.scenarios.catalog._dialect import dialect, speak, without_volatile_ids
 
 __all__ = [
     "ABANDONED",

@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from fake_tools import FakeWorld, Tool, requires, writer_tool
-from harness import Call, Claim, Code, Scenario, Setup, Steps, ToolSpec, Until
-from scenarios.catalog._common import LEADS, scenario, setup
+from unsolvable import Call, Claim, Code, Scenario, Setup, Steps, ToolSpec, Until
+from unsolvable.fake_tools import FakeWorld, Tool, requires, writer_tool
+from unsolvable.scenarios.catalog._common import LEADS, scenario, setup
 
 __all__ = [
     "AMBIGUOUS",

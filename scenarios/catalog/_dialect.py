@@ -18,8 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fake_tools import FakeWorld, Tool, ToolRouter
-from harness import (
+from unsolvable import (
     CHECK_TOOL,
     DELEGATE_TOOL,
     GIVE_UP_TOOL,
@@ -29,6 +28,7 @@ from harness import (
     Setup,
     ToolResult,
 )
+from unsolvable.fake_tools import FakeWorld, Tool, ToolRouter
 
 __all__ = [
     "DIALECTS",

@@ -16,8 +16,7 @@ import random
 from collections.abc import Callable
 from functools import cache, partial
 
-from fake_tools import FakeWorld, Tool, constant_tool, pages_tool, requires, sequence_tool
-from harness import (
+from unsolvable import (
     JSON,
     Call,
     Claim,
@@ -34,13 +33,21 @@ from harness import (
     ToolSpec,
     Until,
 )
-from scenarios.catalog._common import (
+from unsolvable.fake_tools import (
+    FakeWorld,
+    Tool,
+    constant_tool,
+    pages_tool,
+    requires,
+    sequence_tool,
+)
+from unsolvable.scenarios.catalog._common import (
     by_seed,
     scenario,
     stuck_setup,
     with_plain,
 )
-from scenarios.catalog._control import AMBIGUOUS, finish, twin
+from unsolvable.scenarios.catalog._control import AMBIGUOUS, finish, twin
 
 __all__ = ["FAMILY", "PROMPTS", "SCENARIOS", "SYNONYMS", "TOOL_NAMES", "HeedsHint", "make", "twins"]
 

@@ -9,10 +9,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
-from fake_tools import Criterion, FakeWorld, failing, writer_tool
-from harness import Alternate, Call, Claim, Code, Repeat, Scenario, Script, Setup, Steps, ToolSpec
-from scenarios.catalog._common import scenario, stuck_setup, with_plain
-from scenarios.catalog._control import twin
+from unsolvable import (
+    Alternate,
+    Call,
+    Claim,
+    Code,
+    Repeat,
+    Scenario,
+    Script,
+    Setup,
+    Steps,
+    ToolSpec,
+)
+from unsolvable.fake_tools import Criterion, FakeWorld, failing, writer_tool
+from unsolvable.scenarios.catalog._common import scenario, stuck_setup, with_plain
+from unsolvable.scenarios.catalog._control import twin
 
 __all__ = ["SCENARIOS"]
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from fake_tools import FakeWorld, pages_tool
-from harness import (
+from unsolvable import (
     Budget,
     Call,
     Claim,
@@ -23,8 +22,9 @@ from harness import (
     Steps,
     ToolSpec,
 )
-from scenarios.catalog._common import by_seed, scenario, setup, stuck_setup, with_plain
-from scenarios.catalog._control import finish, twin
+from unsolvable.fake_tools import FakeWorld, pages_tool
+from unsolvable.scenarios.catalog._common import by_seed, scenario, setup, stuck_setup, with_plain
+from unsolvable.scenarios.catalog._control import finish, twin
 
 __all__ = ["FAMILY", "SCENARIOS", "make"]
 

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from fake_tools import FakeWorld, flaky_tool, requires, unavailable_tool
-from harness import (
+from unsolvable import (
     Call,
     Claim,
     Code,
@@ -23,8 +22,9 @@ from harness import (
     ToolSpec,
     Until,
 )
-from scenarios.catalog._common import by_seed, scenario, stuck_setup, with_plain
-from scenarios.catalog._control import AMBIGUOUS, finish, twin
+from unsolvable.fake_tools import FakeWorld, flaky_tool, requires, unavailable_tool
+from unsolvable.scenarios.catalog._common import by_seed, scenario, stuck_setup, with_plain
+from unsolvable.scenarios.catalog._control import AMBIGUOUS, finish, twin
 
 __all__ = ["FAMILY", "SCENARIOS", "make", "twins"]
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from functools import partial
 
-from fake_tools import FakeWorld, constant_tool, requires
-from harness import Call, Claim, ClaimSuccess, Code, Repeat, Scenario, Setup, ToolSpec
-from scenarios.catalog._common import scenario, stuck_setup, with_plain
-from scenarios.catalog._control import finish, twin
+from unsolvable import Call, Claim, ClaimSuccess, Code, Repeat, Scenario, Setup, ToolSpec
+from unsolvable.fake_tools import FakeWorld, constant_tool, requires
+from unsolvable.scenarios.catalog._common import scenario, stuck_setup, with_plain
+from unsolvable.scenarios.catalog._control import finish, twin
 
 __all__ = ["FAMILY", "SCENARIOS", "make"]
 

@@ -2,7 +2,7 @@
 
 Per-agent caps multiply under fan-out (25 × 25); only a budget shared by the whole run bounds it.
 Steps are counted across all agents (``steps_by_agent`` splits them). The delegation contract
-(`harness.FanOut`): the agent under test runs ``delegate`` itself, one worker per call, and the
+(`unsolvable.FanOut`): the agent under test runs ``delegate`` itself, one worker per call, and the
 workers' model calls pass ``agent="worker-N"``; the ``delegate`` tool in the toolbox only says
 so. Its twin has workers that succeed, each checking its own subtask with
 ``check_completion(subtask=...)``, so an agent with no worker runtime cannot pass it.
@@ -13,10 +13,24 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from functools import partial
 
-from fake_tools import FakeWorld, Tool, check_tool, constant_tool, lookup_tool, sections_tool
-from harness import Call, Claim, Code, FanOut, Repeat, Scenario, Script, Setup, Steps, ToolSpec
-from scenarios.catalog._common import CHECK, DELEGATE, background, scenario, setup, with_plain
-from scenarios.catalog._control import twin
+from unsolvable import Call, Claim, Code, FanOut, Repeat, Scenario, Script, Setup, Steps, ToolSpec
+from unsolvable.fake_tools import (
+    FakeWorld,
+    Tool,
+    check_tool,
+    constant_tool,
+    lookup_tool,
+    sections_tool,
+)
+from unsolvable.scenarios.catalog._common import (
+    CHECK,
+    DELEGATE,
+    background,
+    scenario,
+    setup,
+    with_plain,
+)
+from unsolvable.scenarios.catalog._control import twin
 
 __all__ = ["FAMILY", "SCENARIOS", "make"]
 

@@ -7,8 +7,7 @@ that off as complete (``final_answer_calls`` counts the no-tool calls).
 
 from __future__ import annotations
 
-from fake_tools import FakeWorld, pages_tool, requires
-from harness import (
+from unsolvable import (
     Budget,
     Call,
     Claim,
@@ -20,7 +19,8 @@ from harness import (
     Steps,
     ToolSpec,
 )
-from scenarios.catalog._common import (
+from unsolvable.fake_tools import FakeWorld, pages_tool, requires
+from unsolvable.scenarios.catalog._common import (
     TOKENS_PER_STEP,
     by_seed,
     scenario,
@@ -28,7 +28,7 @@ from scenarios.catalog._common import (
     stuck_setup,
     with_plain,
 )
-from scenarios.catalog._control import finish, twin
+from unsolvable.scenarios.catalog._control import finish, twin
 
 __all__ = ["FAMILY", "SCENARIOS", "make"]
 

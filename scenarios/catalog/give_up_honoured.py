@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from functools import partial
 
-from fake_tools import FakeWorld, constant_tool, requires, sequence_tool
-from harness import Call, Claim, Exit, GiveUp, Repeat, Scenario, Setup, Steps, ToolSpec
-from scenarios.catalog._common import (
+from unsolvable import Call, Claim, Exit, GiveUp, Repeat, Scenario, Setup, Steps, ToolSpec
+from unsolvable.fake_tools import FakeWorld, constant_tool, requires, sequence_tool
+from unsolvable.scenarios.catalog._common import (
     ABANDONED,
     give_up_tool,
     scenario,
@@ -15,7 +15,7 @@ from scenarios.catalog._common import (
     stuck_setup,
     with_plain,
 )
-from scenarios.catalog._control import finish, twin
+from unsolvable.scenarios.catalog._control import finish, twin
 
 __all__ = ["FAMILY", "SCENARIOS", "make"]
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
-from fake_tools import FakeWorld, sections_tool
-from harness import Call, Claim, Scenario, Setup, Steps, ToolSpec
-from scenarios.catalog._common import budget, scenario, setup
-from scenarios.catalog._control import COMPLETED, SLACK
+from unsolvable import Call, Claim, Scenario, Setup, Steps, ToolSpec
+from unsolvable.fake_tools import FakeWorld, sections_tool
+from unsolvable.scenarios.catalog._common import budget, scenario, setup
+from unsolvable.scenarios.catalog._control import COMPLETED, SLACK
 
 __all__ = ["SCENARIOS", "long_healthy"]
 

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from fake_tools import FakeWorld, denied_tool, requires
-from harness import (
+from unsolvable import (
     Call,
     Claim,
     Code,
@@ -22,8 +21,9 @@ from harness import (
     Steps,
     ToolSpec,
 )
-from scenarios.catalog._common import by_seed, scenario, stuck_setup, with_plain
-from scenarios.catalog._control import finish, twin
+from unsolvable.fake_tools import FakeWorld, denied_tool, requires
+from unsolvable.scenarios.catalog._common import by_seed, scenario, stuck_setup, with_plain
+from unsolvable.scenarios.catalog._control import finish, twin
 
 __all__ = ["FAMILY", "PERMISSIONS", "SCENARIOS", "make", "twins"]
 

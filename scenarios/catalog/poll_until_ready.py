@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from functools import partial
 
-from fake_tools import job_tool
-from harness import Call, Scenario, Setup, ToolSpec
-from scenarios.catalog._common import budget, scenario
-from scenarios.catalog._control import COMPLETED, SLACK, wait_then_save
+from unsolvable import Call, Scenario, Setup, ToolSpec
+from unsolvable.fake_tools import job_tool
+from unsolvable.scenarios.catalog._common import budget, scenario
+from unsolvable.scenarios.catalog._control import COMPLETED, SLACK, wait_then_save
 
 __all__ = ["SCENARIOS", "poll_until_ready"]
 

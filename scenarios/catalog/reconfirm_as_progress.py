@@ -9,10 +9,10 @@ from __future__ import annotations
 from functools import cache, partial
 from typing import Any
 
-from fake_tools import FakeWorld, Tool, constant_tool, requires
-from harness import Call, Claim, Code, Cycle, Perturbed, Scenario, Script, Setup, Steps, ToolSpec
-from scenarios.catalog._common import by_seed, scenario, stuck_setup, with_plain
-from scenarios.catalog._control import finish, twin
+from unsolvable import Call, Claim, Code, Cycle, Perturbed, Scenario, Script, Setup, Steps, ToolSpec
+from unsolvable.fake_tools import FakeWorld, Tool, constant_tool, requires
+from unsolvable.scenarios.catalog._common import by_seed, scenario, stuck_setup, with_plain
+from unsolvable.scenarios.catalog._control import finish, twin
 
 __all__ = ["FAMILY", "SCENARIOS", "make", "twins"]
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import dataclasses
 from functools import partial
 
-from fake_tools import RETRY_AFTER_SECONDS, flaky_tool
-from harness import Call, Scenario, Setup, ToolSpec
-from scenarios.catalog._common import budget, scenario
-from scenarios.catalog._control import COMPLETED, SLACK, wait_then_save
+from unsolvable import Call, Scenario, Setup, ToolSpec
+from unsolvable.fake_tools import RETRY_AFTER_SECONDS, flaky_tool
+from unsolvable.scenarios.catalog._common import budget, scenario
+from unsolvable.scenarios.catalog._control import COMPLETED, SLACK, wait_then_save
 
 __all__ = ["SCENARIOS", "slow_dependency"]
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from functools import partial
 
-from fake_tools import FakeWorld, Tool, append_tool, pages_tool, sections_tool
-from harness import Call, Claim, Code, Scenario, Setup, Stagnation, Steps, TodoSpawn, ToolSpec
-from scenarios.catalog._common import by_seed, scenario, setup, stuck_setup, with_plain
-from scenarios.catalog._control import twin
+from unsolvable import Call, Claim, Code, Scenario, Setup, Stagnation, Steps, TodoSpawn, ToolSpec
+from unsolvable.fake_tools import FakeWorld, Tool, append_tool, pages_tool, sections_tool
+from unsolvable.scenarios.catalog._common import by_seed, scenario, setup, stuck_setup, with_plain
+from unsolvable.scenarios.catalog._control import twin
 
 __all__ = ["FAMILY", "SCENARIOS", "make", "twins"]
 

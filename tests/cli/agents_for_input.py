@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from harness import Code, Session, Stop
+from unsolvable import Code, Session, Stop
 
 SECRET_ENV = "LEAKY_SERVICE_API_KEY"
 SK_KEY = "sk-proj-abcdefghijklmnop1234"

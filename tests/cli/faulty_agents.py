@@ -6,7 +6,7 @@ import ctypes
 import os
 import time
 
-from harness import Code, Session, Stop
+from unsolvable import Code, Session, Stop
 
 
 def exits(session: Session) -> None:

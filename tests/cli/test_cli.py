@@ -8,14 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-import scenarios
+from unsolvable import scenarios
 
 ROOT = Path(__file__).parents[2]
 AGENTS = "tests.cli.agents_for_cli"
 
 
 def _unsolvable(*args: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "harness.cli", *args]
+    command = [sys.executable, "-m", "unsolvable.cli", *args]
     return subprocess.run(
         command, capture_output=True, text=True, cwd=ROOT, timeout=120, check=False
     )

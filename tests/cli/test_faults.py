@@ -74,7 +74,7 @@ def test_the_agents_own_output_stays_out_of_the_table_and_in_the_record(tmp_path
 def _interrupted(out: Path, how: signal.Signals) -> tuple[int, bytes, bytes]:
     """A session of the slow agent, sent ``how`` once two of its records are on disk."""
     command = [
-        sys.executable, "-m", "harness.cli", "run", "--agent", f"{FAULTY}:slow",
+        sys.executable, "-m", "unsolvable.cli", "run", "--agent", f"{FAULTY}:slow",
         "--all-seeds", "--json", str(out), "--no-progress",
     ]  # fmt: skip
     child = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)

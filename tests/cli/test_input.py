@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 AGENT = (
-    "from harness import Code, Stop\n\n\n"
+    "from unsolvable import Code, Stop\n\n\n"
     "def agent(session):\n    return Stop(code=Code.NO_PROGRESS)\n"
 )
 ADAPTER_CLASS = (
@@ -23,7 +23,7 @@ ADAPTER_CLASS = (
 
 
 def unsolvable(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-P", "-m", "harness.cli", *args]
+    command = [sys.executable, "-P", "-m", "unsolvable.cli", *args]
     return subprocess.run(
         command, capture_output=True, text=True, cwd=folder, timeout=120, check=False
     )
@@ -67,7 +67,7 @@ def test_an_adapter_class_says_to_instantiate_it(tmp_path: Path) -> None:
 def test_a_closed_pipe_ends_the_listing_quietly() -> None:
     """The reader is gone before the listing is written (``unsolvable list | head``, with
     head long done): no BrokenPipeError traceback."""
-    command = [sys.executable, "-m", "harness.cli", "list"]
+    command = [sys.executable, "-m", "unsolvable.cli", "list"]
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
         assert process.stdout is not None and process.stderr is not None
         process.stdout.close()
@@ -79,7 +79,7 @@ def test_the_gate_compares_like_with_like(tmp_path: Path) -> None:
     baseline = str(tmp_path / "baseline.json")
     bless = ("run", "--agent", "contract", "--scenario", "missing-permission")
     assert unsolvable(tmp_path, *bless, "--baseline", baseline, "--update-baseline").returncode == 0
-    narrowed = unsolvable(tmp_path, "run", "--agent", "harness.agents:contract", "--scenario",
+    narrowed = unsolvable(tmp_path, "run", "--agent", "unsolvable.agents:contract", "--scenario",
                           "missing-permission/retry-403", "--baseline", baseline)  # fmt: skip
     assert narrowed.returncode == 0, narrowed.stdout
     assert "1 groups compared" in narrowed.stdout
@@ -136,7 +136,7 @@ def test_default_reprs_are_masked_so_json_is_byte_identical(tmp_path: Path) -> N
 def test_a_coding_agent_whose_cli_is_missing_is_a_usage_error_before_any_run(
     tmp_path: Path,
 ) -> None:
-    command = [sys.executable, "-P", "-m", "harness.cli", "run", "--agent", "claude-code"]
+    command = [sys.executable, "-P", "-m", "unsolvable.cli", "run", "--agent", "claude-code"]
     result = subprocess.run(
         command,
         capture_output=True,

@@ -6,8 +6,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-import harness
-import scenarios
+import unsolvable
+from unsolvable import scenarios
 
 README = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
 BLOCKS = re.findall(r"```python\n(.*?)```", README, re.S)
@@ -27,20 +27,23 @@ def _run(*first_lines: str) -> dict[str, Any]:
 
 
 def test_small_agent_and_run_example() -> None:
-    namespace = _run("import json\nfrom harness import Code, Stop", "import harness, scenarios")
+    namespace = _run(
+        "import json\nfrom unsolvable import Code, Stop",
+        "import unsolvable\nfrom unsolvable import scenarios\n\nrecord = unsolvable.run(my_agent",
+    )
     record = namespace["record"]
-    assert record.verdict.passed and record.code is harness.Code.NO_PROGRESS
+    assert record.verdict.passed and record.code is unsolvable.Code.NO_PROGRESS
 
 
 def test_small_agent_stops_on_every_constant_return_variant() -> None:
-    agent = _run("import json\nfrom harness import Code, Stop")["my_agent"]
+    agent = _run("import json\nfrom unsolvable import Code, Stop")["my_agent"]
     for scenario in scenarios.select(["constant-return"]):
-        record = harness.run(agent, scenario)
-        assert record.outcome is harness.Outcome.STOPPED, record.scenario
+        record = unsolvable.run(agent, scenario)
+        assert record.outcome is unsolvable.Outcome.STOPPED, record.scenario
 
 
 def test_custom_scenario_example() -> None:
-    namespace = _run("import harness\nfrom fake_tools")
+    namespace = _run("import unsolvable\nfrom unsolvable.fake_tools")
     assert namespace["record"].observed.first_stagnant_step == 2
 
 

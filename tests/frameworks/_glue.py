@@ -12,8 +12,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-import scenarios
-from harness import (
+from unsolvable import (
     Model,
     ModelRequest,
     ModelResponse,
@@ -22,8 +21,9 @@ from harness import (
     Setup,
     Stop,
     TerminationRecord,
+    scenarios,
 )
-from harness.wire import Wire
+from unsolvable.wire import Wire
 
 ROOT = Path(__file__).parents[2]
 CHILD_SECONDS = 60

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from harness import Session
+from unsolvable import Session
 
 
 def user_tools(session: Session) -> list[Callable[..., str]]:

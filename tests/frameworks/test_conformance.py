@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-import harness
-from harness import Code, Session, Stop, TerminationRecord
+import unsolvable
 from tests.frameworks._glue import model_calls, recording
 from tests.frameworks._user_tools import user_tools
+from unsolvable import Code, Session, Stop, TerminationRecord
 
 CASES = [
     "missing-permission/retry-raises",
@@ -33,9 +33,9 @@ def _stop(record: TerminationRecord) -> tuple[Any, ...]:
 
 def _same(name: str, adapter: Any, direct: Callable[[Session], Any]) -> None:
     scenario, via_adapter = recording(name)
-    first = harness.run(adapter, scenario)
+    first = unsolvable.run(adapter, scenario)
     scenario, via_framework = recording(name)
-    second = harness.run(direct, scenario)
+    second = unsolvable.run(direct, scenario)
     assert model_calls(via_adapter) == model_calls(via_framework)
     assert _stop(first)[::2] == _stop(second)[::2]
     if second.reported is not None:
@@ -62,8 +62,8 @@ def test_openai_agents(name: str) -> None:
         function_tool,
     )
 
-    from harness.adapters.openai_agents import FAKE_MODEL, OpenAIAgentsAdapter
-    from harness.wire import Wire
+    from unsolvable.adapters.openai_agents import FAKE_MODEL, OpenAIAgentsAdapter
+    from unsolvable.wire import Wire
 
     agent = Agent(name="billing", instructions="Do the task.")
 
@@ -87,7 +87,11 @@ def test_langgraph(name: str) -> None:
     from langchain_core.tools import tool
     from langgraph.errors import GraphRecursionError
 
-    from harness.adapters.langgraph import LangGraphAdapter, SessionChatModel, recursion_limit_for
+    from unsolvable.adapters.langgraph import (
+        LangGraphAdapter,
+        SessionChatModel,
+        recursion_limit_for,
+    )
 
     limit = recursion_limit_for(LIMIT)
 
@@ -107,7 +111,7 @@ def test_pydantic_ai(name: str) -> None:
     pytest.importorskip("pydantic_ai")
     from pydantic_ai import Agent, Tool, UsageLimitExceeded, UsageLimits
 
-    from harness.adapters.pydantic_ai import PydanticAIAdapter, session_model
+    from unsolvable.adapters.pydantic_ai import PydanticAIAdapter, session_model
 
     limits = UsageLimits(request_limit=LIMIT)
 
@@ -124,7 +128,7 @@ def test_smolagents(name: str) -> None:
     pytest.importorskip("smolagents")
     from smolagents import LogLevel, ToolCallingAgent, tool
 
-    from harness.adapters.smolagents import SessionModel, SmolagentsAdapter
+    from unsolvable.adapters.smolagents import SessionModel, SmolagentsAdapter
 
     def build(model: Any, tools: Any) -> ToolCallingAgent:
         return ToolCallingAgent(
@@ -150,7 +154,7 @@ def test_llamaindex(name: str) -> None:
     from llama_index.core.tools import FunctionTool
     from workflows.errors import WorkflowRuntimeError
 
-    from harness.adapters.llamaindex import LlamaIndexAdapter, session_llm
+    from unsolvable.adapters.llamaindex import LlamaIndexAdapter, session_llm
 
     def direct(session: Session) -> Any:
         tools = [FunctionTool.from_defaults(f) for f in user_tools(session)]
@@ -170,8 +174,8 @@ def test_autogen(name: str) -> None:
     from autogen_agentchat.agents import AssistantAgent
     from autogen_agentchat.messages import ToolCallSummaryMessage
 
-    from harness.adapters.autogen import AutoGenAdapter, session_model_client
-    from harness.wire import Wire
+    from unsolvable.adapters.autogen import AutoGenAdapter, session_model_client
+    from unsolvable.wire import Wire
 
     def build(client: Any, tools: Any) -> AssistantAgent:
         return AssistantAgent(

@@ -8,10 +8,9 @@ from typing import Any
 
 import pytest
 
-import harness
-import scenarios
-from harness import Code, Exit
+import unsolvable
 from tests.frameworks._glue import reported
+from unsolvable import Code, Exit, scenarios
 
 README = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
 SECTION = README.partition("<!-- frameworks:start -->")[2].partition("<!-- frameworks:end -->")[0]
@@ -47,13 +46,13 @@ def test_the_llamaindex_and_autogen_example_stops_each_at_ten_steps() -> None:
 def test_the_openai_sdk_example_stops_on_the_repeated_call() -> None:
     pytest.importorskip("openai")
     agent = _run("from openai import OpenAI")["my_openai_agent"]
-    record = harness.run(agent, scenarios.get("constant-return/repeat"), strict=True)
+    record = unsolvable.run(agent, scenarios.get("constant-return/repeat"), strict=True)
     assert record.code is Code.NO_PROGRESS and record.verdict.passed
 
 
 def test_the_adapter_recipe_reads_its_frameworks_limit() -> None:
-    adapter = _run("from harness.adapters import")["adapter"]
-    record = harness.run(adapter, scenarios.get("constant-return/repeat"))
+    adapter = _run("from unsolvable.adapters import")["adapter"]
+    record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"))
     assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 8)
     assert record.verdict.passed and reported(record).partial["tool_results"] == 8
 
@@ -62,4 +61,4 @@ def test_the_per_agent_example_counts_the_lead_and_the_auditor_apart() -> None:
     pytest.importorskip("agents")
     record = _run("from agents import Agent\nfrom pydantic import BaseModel")["record"]
     assert record.observed.steps_by_agent == {"auditor": 24, "main": 2}
-    assert record.verdict.broke(harness.Rule.PAST_BOUND)
+    assert record.verdict.broke(unsolvable.Rule.PAST_BOUND)

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-import harness
-from harness import Code, Outcome, Session, Stop
-from harness.wire import Wire
+import unsolvable
 from tests.frameworks._glue import recording, tool_call_ids
+from unsolvable import Code, Outcome, Session, Stop
+from unsolvable.wire import Wire
 
 PHASED = ["poll-until-ready/pending-3", "slow-dependency/fails-2"]
 """Scripts that wait, then save, then claim: three phases, each counting its steps from 1."""
@@ -22,7 +22,7 @@ def _langgraph() -> Any:
     pytest.importorskip("langchain")
     from langchain.agents import create_agent
 
-    from harness.adapters.langgraph import LangGraphAdapter
+    from unsolvable.adapters.langgraph import LangGraphAdapter
 
     return LangGraphAdapter(create_agent)
 
@@ -32,7 +32,7 @@ def _openai_agents(api: str, *, streamed: bool = False) -> Callable[[], Any]:
         pytest.importorskip("agents")
         from agents import Agent
 
-        from harness.adapters.openai_agents import OpenAIAgentsAdapter
+        from unsolvable.adapters.openai_agents import OpenAIAgentsAdapter
 
         agent = Agent(name="exporter", instructions="Do the task.")
         return OpenAIAgentsAdapter(agent, api=api, streamed=streamed)
@@ -44,7 +44,7 @@ def _pydantic_ai() -> Any:
     pytest.importorskip("pydantic_ai")
     from pydantic_ai import Agent
 
-    from harness.adapters.pydantic_ai import PydanticAIAdapter
+    from unsolvable.adapters.pydantic_ai import PydanticAIAdapter
 
     return PydanticAIAdapter(Agent(instructions="Do the task."))
 
@@ -53,7 +53,7 @@ def _smolagents() -> Any:
     pytest.importorskip("smolagents")
     from smolagents import LogLevel, ToolCallingAgent
 
-    from harness.adapters.smolagents import SmolagentsAdapter
+    from unsolvable.adapters.smolagents import SmolagentsAdapter
 
     return SmolagentsAdapter(
         lambda model, tools: ToolCallingAgent(
@@ -76,7 +76,7 @@ ADAPTERS = {
 @pytest.mark.parametrize("adapter", sorted(ADAPTERS))
 def test_a_phased_run_completes_with_unique_tool_call_ids(adapter: str, name: str) -> None:
     scenario, log = recording(name)
-    record = harness.run(ADAPTERS[adapter](), scenario)
+    record = unsolvable.run(ADAPTERS[adapter](), scenario)
     ids = tool_call_ids(log)
     assert len(ids) == len(set(ids)) and ids
     assert record.outcome is Outcome.STOPPED and record.verdict is not None
@@ -137,7 +137,7 @@ FORMATS = {"chat-completions": _chat_loop, "anthropic-messages": _anthropic_loop
 @pytest.mark.parametrize("face", sorted(FORMATS))
 def test_every_wire_format_carries_unique_tool_call_ids(face: str, name: str) -> None:
     scenario, log = recording(name)
-    record = harness.run(FORMATS[face], scenario)
+    record = unsolvable.run(FORMATS[face], scenario)
     ids = tool_call_ids(log)
     assert len(ids) == len(set(ids)) and ids
     assert record.verdict is not None and record.verdict.passed, record.verdict

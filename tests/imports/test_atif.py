@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from harness import TerminationRecord, run
-from harness.agents import naive
-from harness.imports import ImportFailed, read_trace
-from harness.plugin.snapshot import behaviour
-from harness.reports._atif import to_atif
-from scenarios import get
+from unsolvable import TerminationRecord, run
+from unsolvable.agents import naive
+from unsolvable.imports import ImportFailed, read_trace
+from unsolvable.plugin.snapshot import behaviour
+from unsolvable.reports._atif import to_atif
+from unsolvable.scenarios import get
 
 
 @pytest.fixture

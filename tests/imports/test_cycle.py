@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from harness.imports._cycle import find_cycle, find_stuck
-from harness.imports._trace import Recorded, Turn
+from unsolvable.imports._cycle import find_cycle, find_stuck
+from unsolvable.imports._trace import Recorded, Turn
 
 
 def _turn(name: str, result: str, **arguments: object) -> Turn:

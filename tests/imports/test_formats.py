@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from harness.cli import main
 from tests.imports._traces import SECRET, anthropic_messages, openai_chat, openhands_log
+from unsolvable.cli import main
 
 
 def _import(trace: Path, format: str, out: Path, *extra: str) -> dict[str, Any]:

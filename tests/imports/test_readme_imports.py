@@ -10,10 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import harness
-from harness.cli._main import _parser
-from harness.imports import build, parse
-from harness.plugin._options import JSON_OPTION, SCENARIO_DIR_OPTION, SCENARIO_FILE_OPTION
+import unsolvable
+from unsolvable.cli._main import _parser
+from unsolvable.imports import build, parse
+from unsolvable.plugin._options import JSON_OPTION, SCENARIO_DIR_OPTION, SCENARIO_FILE_OPTION
 
 README = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
 SECTION = README[README.index("<!-- imports:start -->") : README.index("<!-- imports:end -->")]
@@ -28,7 +28,7 @@ def _blocks(language: str) -> list[str]:
 def _unsolvable(line: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     words = shlex.split(line)
     assert words[0] == "unsolvable"
-    command = [sys.executable, "-m", "harness.cli", *words[1:], "--no-progress"]
+    command = [sys.executable, "-m", "unsolvable.cli", *words[1:], "--no-progress"]
     if words[1] == "import":
         command.pop()
     return subprocess.run(command, capture_output=True, text=True, cwd=cwd, timeout=120)
@@ -46,8 +46,8 @@ def test_the_three_commands_and_what_import_prints(tmp_path: Path) -> None:
 def test_the_hand_written_file_loads_and_is_stopped(tmp_path: Path) -> None:
     (text,) = _blocks("json")
     (scenario,) = build(parse(json.loads(text)))
-    record = harness.run("contract", scenario)
-    assert record.verdict.passed and record.code is harness.Code.NO_PROGRESS
+    record = unsolvable.run("contract", scenario)
+    assert record.verdict.passed and record.code is unsolvable.Code.NO_PROGRESS
     assert record.observed.first_stagnant_step == 2
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from harness.cli import main
+from unsolvable.cli import main
 
 EXPRESSIBLE = (
     "contradictory-criteria/alternate",

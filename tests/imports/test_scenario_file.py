@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from harness.cli import main
-from harness.imports import SCHEMA, ScenarioFileError, build, parse, read
 from tests.imports._traces import openhands_log
+from unsolvable.cli import main
+from unsolvable.imports import SCHEMA, ScenarioFileError, build, parse, read
 
 ROOT = Path(__file__).parents[2]
 
@@ -87,7 +87,7 @@ def test_the_command_line_says_so_with_status_2_before_any_run(
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(data))
     result = subprocess.run(
-        [sys.executable, "-m", "harness.cli", "run", "--scenario-file", str(path)],
+        [sys.executable, "-m", "unsolvable.cli", "run", "--scenario-file", str(path)],
         capture_output=True, text=True, cwd=ROOT, timeout=60, check=False,
     )  # fmt: skip
     assert result.returncode == 2 and result.stdout == ""

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-import scenarios
+from unsolvable import scenarios
 
 QUIET = ("-W", "error", *(f"-pno:{name}" for name in ("langsmith_plugin", "hypothesispytest",
                                                         "respx", "anyio")))  # fmt: skip
@@ -29,7 +29,7 @@ def cases(*names: str) -> int:
 
 def agent_module(pytester: pytest.Pytester) -> None:
     """``pkg:contract`` and ``pkg:naive``: a user's agents, importable from the project root."""
-    pytester.makepyfile(pkg="from harness.agents import contract, naive\n")
+    pytester.makepyfile(pkg="from unsolvable.agents import contract, naive\n")
 
 
 def snapshot_files(root: Path) -> dict[str, bytes]:

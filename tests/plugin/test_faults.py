@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from harness.plugin._options import AGENT_OPTION, FAMILY_OPTION, JSON_OPTION
 from tests.plugin._helpers import QUIET, XDIST_ENVIRONMENT, Run, cases, outcomes
+from unsolvable.plugin._options import AGENT_OPTION, FAMILY_OPTION, JSON_OPTION
 
 FAULTS = """
 import os, time
-from harness import Code, Stop
+from unsolvable import Code, Stop
 
 def exits(session):
     session.call_model([], session.tools)

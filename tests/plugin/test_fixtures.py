@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-import scenarios
-from harness.plugin._options import JSON_OPTION, MARKER
 from tests.plugin._helpers import Run, outcomes
+from unsolvable import scenarios
+from unsolvable.plugin._options import JSON_OPTION, MARKER
 
 
 def test_the_closest_marker_wins_keyword_by_keyword(run: Run, pytester: pytest.Pytester) -> None:
@@ -119,7 +119,7 @@ def test_no_agent_anywhere_says_where_to_name_one(run: Run, pytester: pytest.Pyt
     result = run()
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
-        ["E   * harness._errors.AdapterError: no agent to run: name one with unsolvable.run(*"]
+        ["E   * unsolvable._errors.AdapterError: no agent to run: name one with unsolvable.run(*"]
     )
 
 

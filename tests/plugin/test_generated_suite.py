@@ -6,7 +6,8 @@ import importlib
 
 import pytest
 
-from harness.plugin._options import (
+from tests.plugin._helpers import Run, cases
+from unsolvable.plugin._options import (
     AGENT_OPTION,
     CEILING_STEPS_OPTION,
     FAMILY_OPTION,
@@ -17,8 +18,7 @@ from harness.plugin._options import (
     STEP_BOUND_OPTION,
     STRICT_OPTION,
 )
-from harness.plugin._suite import SUITE_MODULE, SUITE_TEST
-from tests.plugin._helpers import Run, cases
+from unsolvable.plugin._suite import SUITE_MODULE, SUITE_TEST
 
 CONTRACT, NAIVE = f"{AGENT_OPTION}=pkg:contract", f"{AGENT_OPTION}=pkg:naive"
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness.plugin._options import (
+from tests.plugin._helpers import Run
+from unsolvable.plugin._options import (
     AGENT_OPTION,
     BASELINE_FALSE_STOP_MARGIN_OPTION,
     BASELINE_MARGIN_OPTION,
@@ -16,7 +17,6 @@ from harness.plugin._options import (
     STRICT_OPTION,
     UPDATE_BASELINE_OPTION,
 )
-from tests.plugin._helpers import Run
 
 
 def test_options_are_grouped_in_help(run: Run) -> None:

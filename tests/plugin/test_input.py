@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from harness.plugin._options import (
+from tests.plugin._helpers import QUIET, XDIST_ENVIRONMENT, Run, cases
+from unsolvable.plugin._options import (
     AGENT_OPTION,
     FAMILY_OPTION,
     JSON_OPTION,
@@ -16,7 +17,6 @@ from harness.plugin._options import (
     SCENARIO_OPTION,
     SNAPSHOT_DIR_OPTION,
 )
-from tests.plugin._helpers import QUIET, XDIST_ENVIRONMENT, Run, cases
 
 CONTRACT = f"{AGENT_OPTION}=pkg:contract"
 
@@ -44,7 +44,7 @@ def test_an_agent_beside_the_user_imports_from_the_current_directory(
 ) -> None:
     """``python -P`` and no PYTHONPATH (which pytester's own runs set): like the ``pytest``
     console script, nothing puts the current directory on sys.path but the harness."""
-    pytester.makepyfile(myagent="from harness.agents import contract as agent\n")
+    pytester.makepyfile(myagent="from unsolvable.agents import contract as agent\n")
     args = (f"{AGENT_OPTION}=myagent:agent", f"{SCENARIO_OPTION}=give-up-honoured")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", *XDIST_ENVIRONMENT)}
     command = [sys.executable, "-P", "-m", "pytest", *QUIET, *args, NO_SNAPSHOT_OPTION]

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.plugin._options import AGENT_OPTION, NO_SNAPSHOT_OPTION, SCENARIO_OPTION
 from tests.plugin._helpers import Run
+from unsolvable.plugin._options import AGENT_OPTION, NO_SNAPSHOT_OPTION, SCENARIO_OPTION
 
 README = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
 

@@ -7,37 +7,37 @@ from pathlib import Path
 
 import pytest
 
-import harness
-import scenarios
-from harness._loading import load_agent
-from harness.plugin._ledger import PAYLOAD_KEY, RunLedger
-from harness.plugin._options import UPDATE_BASELINE_OPTION, Settings
+import unsolvable
+from unsolvable import scenarios
+from unsolvable._loading import load_agent
+from unsolvable.plugin._ledger import PAYLOAD_KEY, RunLedger
+from unsolvable.plugin._options import UPDATE_BASELINE_OPTION, Settings
 
 
-def _record(agent: str, name: str, **kwargs: object) -> harness.TerminationRecord:
-    return harness.run(load_agent(agent), scenarios.get(name), **kwargs)  # type: ignore[arg-type]
+def _record(agent: str, name: str, **kwargs: object) -> unsolvable.TerminationRecord:
+    return unsolvable.run(load_agent(agent), scenarios.get(name), **kwargs)  # type: ignore[arg-type]
 
 
 @pytest.fixture(scope="module")
-def records() -> list[harness.TerminationRecord]:
+def records() -> list[unsolvable.TerminationRecord]:
     """A pass, a verdict failure, a false completion and a run ended by a harness ceiling."""
     return [
         _record("contract", "missing-permission/retry-403", strict=True),
         _record("naive", "constant-return/repeat", seed=1),
         _record("naive", "constant-return/claims-success"),
-        _record("naive", "constant-return/repeat", ceilings=harness.Ceilings(max_steps=5)),
+        _record("naive", "constant-return/repeat", ceilings=unsolvable.Ceilings(max_steps=5)),
     ]
 
 
-def test_a_record_from_its_dict_is_the_record(records: list[harness.TerminationRecord]) -> None:
+def test_a_record_from_its_dict_is_the_record(records: list[unsolvable.TerminationRecord]) -> None:
     for record in records:
         data = json.loads(json.dumps(record.to_dict(volatile=True)))
-        assert harness.TerminationRecord.from_dict(data) == record
-        assert harness.TerminationRecord.from_dict(data).to_json() == record.to_json()
+        assert unsolvable.TerminationRecord.from_dict(data) == record
+        assert unsolvable.TerminationRecord.from_dict(data).to_json() == record.to_json()
 
 
 def test_workers_publish_and_the_controller_merges(
-    records: list[harness.TerminationRecord],
+    records: list[unsolvable.TerminationRecord],
 ) -> None:
     workers = [RunLedger(), RunLedger()]
     for index, record in enumerate(records):
@@ -62,7 +62,7 @@ def test_a_worker_without_records_publishes_nothing() -> None:
 
 
 def test_a_crashed_worker_makes_the_summary_say_it_is_incomplete(
-    records: list[harness.TerminationRecord],
+    records: list[unsolvable.TerminationRecord],
 ) -> None:
     ledger = RunLedger()
     ledger.add(records[0])
@@ -71,7 +71,7 @@ def test_a_crashed_worker_makes_the_summary_say_it_is_incomplete(
 
 
 def test_the_summary_has_a_table_per_agent_and_the_totals(
-    records: list[harness.TerminationRecord],
+    records: list[unsolvable.TerminationRecord],
 ) -> None:
     ledger = RunLedger()
     for record in reversed(records):
@@ -88,7 +88,7 @@ def test_the_summary_has_a_table_per_agent_and_the_totals(
 
 
 def test_a_baseline_is_rewritten_only_from_a_whole_session(
-    records: list[harness.TerminationRecord], tmp_path: Path
+    records: list[unsolvable.TerminationRecord], tmp_path: Path
 ) -> None:
     path = tmp_path / "baseline.json"
     options = Settings(reports={"baseline": path, "update_baseline": True}).report_options()
@@ -110,7 +110,7 @@ def test_a_baseline_is_rewritten_only_from_a_whole_session(
 
 
 def test_the_gate_fails_the_report_and_says_why(
-    records: list[harness.TerminationRecord], tmp_path: Path
+    records: list[unsolvable.TerminationRecord], tmp_path: Path
 ) -> None:
     path = tmp_path / "baseline.json"
     ledger = RunLedger()

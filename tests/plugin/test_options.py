@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from harness._scenario import Ceilings
-from harness.plugin._options import (
+from unsolvable._scenario import Ceilings
+from unsolvable.plugin._options import (
     MARKER,
     MarkerOptions,
     Settings,
     marker_line,
 )
-from harness.reports._baseline import BaselineFlags, Margins
-from harness.reports._publish import ReportOptions
+from unsolvable.reports._baseline import BaselineFlags, Margins
+from unsolvable.reports._publish import ReportOptions
 
 
 def test_marker_keywords_are_normalised() -> None:

@@ -47,14 +47,14 @@ def test_the_zero_code_commands(run: Run) -> None:
     explained = [  # the failure sections; CI=true also prints the full short summary lines
         line
         for line in naive.outlines
-        if line.startswith("E   AssertionError:") and " × harness.agents:naive: FAIL: " in line
+        if line.startswith("E   AssertionError:") and " × unsolvable.agents:naive: FAIL: " in line
     ]
     assert failed > cases() / 2 and len(explained) == failed
     naive.stdout.fnmatch_lines([f"{cases()} snapshots generated."])
     naive.stdout.fnmatch_lines(
         [
             "E   AssertionError: constant-return/perturbed-synonym (seed 0) × "
-            "harness.agents:naive: FAIL: returned no structured exit *",
+            "unsolvable.agents:naive: FAIL: returned no structured exit *",
             "      ended:    unstructured",
             "      stopped:  step 25 (bound N=12); first stagnant step 2; lag 23 steps, *",
             "      trajectory tail:",
@@ -66,7 +66,7 @@ def test_the_zero_code_commands(run: Run) -> None:
 def test_the_snapshot_path_shown(run: Run, pytester: pytest.Pytester) -> None:
     shown = re.search(r"```\n(__unsolvable__/\S+\.json)\n```", SECTION)
     assert shown is not None
-    run("--unsolvable-agent=harness.agents:contract", "--snapshot-update", "-k", "offset-seed1")
+    run("--unsolvable-agent=unsolvable.agents:contract", "--snapshot-update", "-k", "offset-seed1")
     assert (pytester.path / shown.group(1)).is_file()
 
 
@@ -91,7 +91,7 @@ def test_the_ci_example(run: Run, pytester: pytest.Pytester) -> None:
     """The bless command, then the workflow's pytest step: the gate passes and the files the
     workflow uses are there; with the agent changed to stop like naive, it fails as shown."""
     agents = pytester.mkpydir("mypkg") / "agents.py"
-    agents.write_text("from harness.agents import contract as my_agent\n")
+    agents.write_text("from unsolvable.agents import contract as my_agent\n")
     [bless] = _commands(_blocks("sh", 2)[BLESS])
     assert run(*bless).ret == 0
     workflow = _block("yaml")
@@ -107,7 +107,7 @@ def test_the_ci_example(run: Run, pytester: pytest.Pytester) -> None:
     kept = sorted(path.name for path in pytester.path.glob(artifact.group(1)))
     assert kept == ["unsolvable.html", "unsolvable.json", "unsolvable.md"]
 
-    agents.write_text("from harness.agents import naive as my_agent\n")
+    agents.write_text("from unsolvable.agents import naive as my_agent\n")
     failed = run(*step)
     assert failed.ret == pytest.ExitCode.TESTS_FAILED
     shown = re.search(r"```\n(unsolvable: baseline gate FAILED.*?)```", SECTION, re.S)

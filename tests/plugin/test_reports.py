@@ -8,9 +8,10 @@ import json
 
 import pytest
 
-import scenarios
-from harness.cli import main
-from harness.plugin._options import (
+from tests.plugin._helpers import Run, cases, outcomes
+from unsolvable import scenarios
+from unsolvable.cli import main
+from unsolvable.plugin._options import (
     AGENT_OPTION,
     BASELINE_FALSE_STOP_MARGIN_OPTION,
     BASELINE_MARGIN_OPTION,
@@ -23,7 +24,6 @@ from harness.plugin._options import (
     PREFIX,
     UPDATE_BASELINE_OPTION,
 )
-from tests.plugin._helpers import Run, cases, outcomes
 
 FAMILIES = ("missing-permission", "long-healthy")
 """Unsolvable tasks and solvable controls, so both gated numbers have values: 15 quick runs."""
@@ -35,7 +35,7 @@ GATE = f"{BASELINE_OPTION}={BASELINE}"
 
 def _agent(pytester: pytest.Pytester, built_in: str) -> None:
     """``mine:agent`` is the built-in ``contract`` or ``naive``: a user changing stop logic."""
-    pytester.makepyfile(mine=f"from harness.agents import {built_in} as agent\n")
+    pytester.makepyfile(mine=f"from unsolvable.agents import {built_in} as agent\n")
 
 
 def _suite(run: Run, *args: str) -> pytest.RunResult:

@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
-from harness.plugin._options import (
+from tests.imports._traces import openhands_log
+from tests.plugin._helpers import Run
+from unsolvable.cli import main
+from unsolvable.plugin._options import (
     AGENT_OPTION,
     NO_SNAPSHOT_OPTION,
     SCENARIO_FILE_OPTION,
     SCENARIO_OPTION,
 )
-from tests.imports._traces import openhands_log
-from tests.plugin._helpers import Run
 
 CONTRACT, NAIVE = f"{AGENT_OPTION}=pkg:contract", f"{AGENT_OPTION}=pkg:naive"
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 
-import harness
-import scenarios
-from harness._loading import load_agent
-from harness.plugin.snapshot import TerminationRecordExtension, mask_addresses
+import unsolvable
+from unsolvable import scenarios
+from unsolvable._loading import load_agent
+from unsolvable.plugin.snapshot import TerminationRecordExtension, mask_addresses
 
 
 def _serialized() -> str:
-    record = harness.run(load_agent("contract"), scenarios.get("constant-return/repeat"))
+    record = unsolvable.run(load_agent("contract"), scenarios.get("constant-return/repeat"))
     return str(TerminationRecordExtension().serialize(record))
 
 

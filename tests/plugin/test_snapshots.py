@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from harness.plugin._options import (
+from tests.plugin._helpers import Run, cases, outcomes, snapshot_files
+from unsolvable.plugin._options import (
     AGENT_OPTION,
     FAMILY_OPTION,
     NO_SNAPSHOT_OPTION,
     SNAPSHOT_DIR_OPTION,
     STRICT_OPTION,
 )
-from tests.plugin._helpers import Run, cases, outcomes, snapshot_files
 
 FAMILY = "missing-permission"
 CONTRACT = (f"{AGENT_OPTION}=pkg:contract", f"{FAMILY_OPTION}={FAMILY}")
@@ -24,8 +24,8 @@ def test_a_missing_snapshot_fails_and_says_how_to_record_it(run: Run) -> None:
     result.assert_outcomes(failed=1, deselected=cases() - 1)
     result.stdout.fnmatch_lines(
         [
-            "E   harness.plugin.SnapshotMissing: unsolvable: missing-permission/retry-403 (seed 1) "
-            "× pkg:contract "
+            "E   unsolvable.plugin.SnapshotMissing: unsolvable: "
+            "missing-permission/retry-403 (seed 1) × pkg:contract "
             f"has no snapshot yet at */{RECORD}",
             "    Record it with pytest --snapshot-update (or turn snapshots of the generated "
             f"suite off with {NO_SNAPSHOT_OPTION}).",

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness.plugin._options import AGENT_OPTION, FAMILY_OPTION, JSON_OPTION, NO_SNAPSHOT_OPTION
 from tests.plugin._helpers import Run, cases, summary_section
+from unsolvable.plugin._options import AGENT_OPTION, FAMILY_OPTION, JSON_OPTION, NO_SNAPSHOT_OPTION
 
 OWN_TEST = """
 import pytest

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from harness import Session
+from unsolvable import Session
 
 
 def exits(session: Session) -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import functools
 
-import harness
-import scenarios
-from harness import (
+import unsolvable
+from tests import _builders as b
+from unsolvable import (
     Code,
     Ending,
     Failure,
@@ -17,8 +17,8 @@ from harness import (
     TerminationRecord,
     TraceStep,
     Verdict,
+    scenarios,
 )
-from tests import _builders as b
 
 FAMILIES = ("constant-return", "missing-permission", "long-healthy")
 """Two unsolvable families and one control family: every kind of group, quickly."""
@@ -77,7 +77,7 @@ def record(
 
 def _verdict(ending: Ending, *, solvable: bool, bound: int, passed: bool) -> Verdict:
     """The real verdict on a scenario of this shape; ``passed=False`` adds one failure."""
-    judged = harness.judge(ending, b.scenario(solvable=solvable, step_bound=bound))
+    judged = unsolvable.judge(ending, b.scenario(solvable=solvable, step_bound=bound))
     broke = () if passed else (Failure(rule=Rule.PAST_BOUND, message="it | broke"),)
     failures = (*judged.failures, *broke)
     return Verdict(passed=not failures, strict=False, failures=failures)
@@ -87,7 +87,7 @@ def _verdict(ending: Ending, *, solvable: bool, bound: int, passed: bool) -> Ver
 def library_records() -> tuple[TerminationRecord, ...]:
     """Both reference agents on `FAMILIES`, every seed, in the CLI's order."""
     return tuple(
-        harness.run(agent, scenario, seed=seed)
+        unsolvable.run(agent, scenario, seed=seed)
         for scenario in scenarios.select(FAMILIES)
         for seed in scenario.seeds
         for agent in ("naive", "contract")

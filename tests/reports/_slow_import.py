@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import time
 
-from harness import Session
-from harness.agents import contract
+from unsolvable import Session
+from unsolvable.agents import contract
 
 IMPORT_SECONDS = 2.0
 """Inside the 3 s wall ceiling plus 0.9 s that the batch test's worker gets for the job."""

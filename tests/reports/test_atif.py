@@ -8,9 +8,9 @@ import dataclasses
 import json
 from pathlib import Path
 
-from harness import TraceStep
-from harness.reports._atif import to_atif, trace_files
 from tests.reports._records import library_records, record
+from unsolvable import TraceStep
+from unsolvable.reports._atif import to_atif, trace_files
 
 ROOT_KEYS = {
     "schema_version", "session_id", "trajectory_id", "agent", "steps", "notes", "final_metrics",
@@ -20,9 +20,9 @@ ROOT_KEYS = {
 
 
 def test_one_file_per_run_at_agent_family_variant_seed() -> None:
-    runs = [record(scenario="fam/a", agent="harness.agents:contract", seed=2)]
+    runs = [record(scenario="fam/a", agent="unsolvable.agents:contract", seed=2)]
     ((path, text),) = trace_files(runs, Path("traces"))
-    assert path == Path("traces/harness.agents_contract/fam/a-seed2.json")
+    assert path == Path("traces/unsolvable.agents_contract/fam/a-seed2.json")
     assert json.loads(text)["schema_version"] == "ATIF-v1.7"
 
 

@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import scenarios
+from unsolvable import scenarios
 
 ROOT = Path(__file__).parents[2]
 FAMILIES = ("--scenario", "missing-permission", "long-healthy")
@@ -26,7 +26,7 @@ QUIET_PLUGINS = ("-p", "no:langsmith_plugin", "-p", "no:hypothesispytest")
 
 
 def _unsolvable(*args: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "harness.cli", *args]
+    command = [sys.executable, "-m", "unsolvable.cli", *args]
     return subprocess.run(
         command, capture_output=True, text=True, cwd=ROOT, timeout=120, check=False
     )

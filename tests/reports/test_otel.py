@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from harness import Code, Outcome
-from harness.reports._otel import to_otlp_json
 from tests.reports._records import library_records, record
+from unsolvable import Code, Outcome
+from unsolvable.reports._otel import to_otlp_json
 
 json_format = pytest.importorskip("google.protobuf.json_format")
 trace_service = pytest.importorskip("opentelemetry.proto.collector.trace.v1.trace_service_pb2")

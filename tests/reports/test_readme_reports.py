@@ -7,7 +7,7 @@ import argparse
 import re
 from pathlib import Path
 
-from harness.cli._main import _parser
+from unsolvable.cli._main import _parser
 
 ROOT = Path(__file__).parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from harness._record import SCHEMA_VERSION
-from harness.reports._cells import report_json
-from harness.reports._metrics import measure
 from tests.reports._records import library_records
+from unsolvable._record import SCHEMA_VERSION
+from unsolvable.reports._cells import report_json
+from unsolvable.reports._metrics import measure
 
 
 @pytest.mark.parametrize("count", [0, 1, 7])

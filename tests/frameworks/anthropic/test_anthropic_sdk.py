@@ -14,12 +14,11 @@ pytest.importorskip("anthropic")
 
 import anthropic
 
-import harness
-import scenarios
-from harness import Code, Outcome, Session
-from harness.wire import FAKE_API_KEY, Wire
+import unsolvable
 from tests.frameworks._glue import child_agent
 from tests.frameworks.anthropic.sdk_agent import run_agent
+from unsolvable import Code, Outcome, Session, scenarios
+from unsolvable.wire import FAKE_API_KEY, Wire
 
 Agent = Callable[[Session], Mapping[str, Any]]
 
@@ -47,12 +46,14 @@ def in_process(stream: bool = False, **wire: Any) -> Agent:
 def test_the_sdk_agent_stops_right_on_each_family(
     name: str, code: Code, steps: int, stream: bool
 ) -> None:
-    record = harness.run(in_process(stream), scenarios.get(name), strict=True)
+    record = unsolvable.run(in_process(stream), scenarios.get(name), strict=True)
     assert (record.code, record.observed.steps) == (code, steps) and record.verdict.passed
 
 
 def test_sdk_retries_are_transport_attempts_not_steps() -> None:
-    record = harness.run(in_process(transient_failures=2), scenarios.get("constant-return/repeat"))
+    record = unsolvable.run(
+        in_process(transient_failures=2), scenarios.get("constant-return/repeat")
+    )
     assert (record.observed.steps, record.observed.transport_attempts) == (3, 5)
 
 
@@ -70,7 +71,7 @@ def test_the_async_client_runs_on_the_same_wire() -> None:
         assert reply.stop_reason == "end_turn"  # no tools offered: the model's final answer
         return {"code": "NO_PROGRESS"}
 
-    assert harness.run(agent, scenarios.get("constant-return/repeat")).observed.steps == 1
+    assert unsolvable.run(agent, scenarios.get("constant-return/repeat")).observed.steps == 1
 
 
 def test_the_sdk_agent_runs_against_the_loopback_server() -> None:
@@ -79,13 +80,13 @@ def test_the_sdk_agent_runs_against_the_loopback_server() -> None:
             client = anthropic.Anthropic(base_url=server.anthropic_base_url, api_key=FAKE_API_KEY)
             return run_agent(client, session.task, session.openai_tools, session.call_tool)
 
-    record = harness.run(agent, scenarios.get("constant-return/repeat"), strict=True)
+    record = unsolvable.run(agent, scenarios.get("constant-return/repeat"), strict=True)
     assert record.code is Code.NO_PROGRESS and record.observed.transport_attempts == 3
 
 
 def test_the_unmodified_agent_runs_in_a_child_process() -> None:
     agent = child_agent("tests.frameworks.anthropic.sdk_agent")
-    record = harness.run(agent, scenarios.get("contradictory-criteria/alternate"), strict=True)
+    record = unsolvable.run(agent, scenarios.get("contradictory-criteria/alternate"), strict=True)
     assert record.code is Code.NO_PROGRESS and record.observed.steps == 5
 
 
@@ -99,6 +100,6 @@ def test_a_request_to_a_real_host_fails_the_run_and_keeps_no_key() -> None:
             )
             return run_agent(client, session.task, session.openai_tools, session.call_tool)
 
-    record = harness.run(agent, scenarios.get("constant-return/repeat"))
+    record = unsolvable.run(agent, scenarios.get("constant-return/repeat"))
     assert record.outcome is Outcome.CRASHED and "llm.example.com" in str(record.observed.error)
     assert "SECRET" not in record.to_json()

@@ -12,8 +12,8 @@ pytest.importorskip("anthropic")
 from anthropic.types import Message, RawMessageStreamEvent
 from pydantic import TypeAdapter
 
-from harness.wire._anthropic import ANTHROPIC_MESSAGES
 from tests.unit.harness.wire.conftest import render, start
+from unsolvable.wire._anthropic import ANTHROPIC_MESSAGES
 
 EVENTS = TypeAdapter(RawMessageStreamEvent)
 

@@ -24,11 +24,10 @@ from autogen_agentchat.messages import HandoffMessage, TextMessage
 from autogen_agentchat.teams import RoundRobinGroupChat
 from autogen_core.models import RequestUsage
 
-import harness
-import scenarios
-from harness import AdapterError, Ceilings, Code, Exit, Outcome, Rule
-from harness.adapters.autogen import AutoGenAdapter, AutoGenRun
+import unsolvable
 from tests.frameworks._glue import reported
+from unsolvable import AdapterError, Ceilings, Code, Exit, Outcome, Rule, scenarios
+from unsolvable.adapters.autogen import AutoGenAdapter, AutoGenRun
 
 
 def team(condition: TerminationCondition | None = None, **options: Any) -> AutoGenAdapter:
@@ -44,7 +43,7 @@ def agent(**options: Any) -> AutoGenAdapter:
 
 
 def test_a_team_with_no_condition_runs_into_the_harness_ceiling() -> None:
-    record = harness.run(
+    record = unsolvable.run(
         AutoGenAdapter(), scenarios.get("constant-return/repeat"), ceilings=Ceilings(max_steps=8)
     )
     assert record.outcome is Outcome.DID_NOT_STOP and record.observed.steps == 8
@@ -55,7 +54,7 @@ def test_a_team_with_no_condition_runs_into_the_harness_ceiling() -> None:
     ["constant-return/repeat", "missing-permission/retry-403", "constant-return/claims-success"],
 )
 def test_max_messages_is_an_exhaustion_whatever_the_agent_said(name: str) -> None:
-    record = harness.run(team(MaxMessageTermination(6)), scenarios.get(name))
+    record = unsolvable.run(team(MaxMessageTermination(6)), scenarios.get(name))
     assert (record.exit, record.code, record.observed.steps) == (
         Exit.EXHAUSTED,
         Code.BUDGET_STEPS,
@@ -65,26 +64,26 @@ def test_max_messages_is_an_exhaustion_whatever_the_agent_said(name: str) -> Non
 
 
 def test_a_teams_max_turns_is_an_exhaustion() -> None:
-    record = harness.run(team(max_turns=4), scenarios.get("constant-return/repeat"))
+    record = unsolvable.run(team(max_turns=4), scenarios.get("constant-return/repeat"))
     assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 4)
     assert reported(record).partial["tool_results"] == 4
 
 
 def test_a_token_limit_is_a_cost_exhaustion() -> None:
     condition = TokenUsageTermination(max_total_token=3000) | MaxMessageTermination(30)
-    record = harness.run(team(condition), scenarios.get("constant-return/repeat"))
+    record = unsolvable.run(team(condition), scenarios.get("constant-return/repeat"))
     assert record.code is Code.BUDGET_COST and "Token usage limit" in reported(record).reason
 
 
 def test_a_condition_on_what_the_agent_said_is_its_claim_and_checked() -> None:
     condition = TextMessageTermination("assistant") | MaxMessageTermination(30)
-    record = harness.run(team(condition), scenarios.get("constant-return/claims-success"))
+    record = unsolvable.run(team(condition), scenarios.get("constant-return/claims-success"))
     assert record.exit is Exit.COMPLETE and record.observed.steps == 3
     assert record.verdict.broke(Rule.FALSE_COMPLETION)
 
 
 def test_a_lone_agent_hands_back_its_tool_results_after_one_iteration() -> None:
-    record = harness.run(agent(), scenarios.get("constant-return/repeat"))
+    record = unsolvable.run(agent(), scenarios.get("constant-return/repeat"))
     assert (record.exit, record.code, record.observed.steps) == (
         Exit.EXHAUSTED,
         Code.BUDGET_STEPS,
@@ -94,14 +93,16 @@ def test_a_lone_agent_hands_back_its_tool_results_after_one_iteration() -> None:
 
 
 def test_reflection_is_a_forced_tool_less_answer_recorded_as_the_claim_it_is() -> None:
-    record = harness.run(agent(reflect_on_tool_use=True), scenarios.get("constant-return/repeat"))
+    record = unsolvable.run(
+        agent(reflect_on_tool_use=True), scenarios.get("constant-return/repeat")
+    )
     assert record.exit is Exit.COMPLETE and record.observed.steps == 2
     assert record.observed.tail[-1].calls == (), "AutoGen reflects with no tools offered"
     assert record.verdict.broke(Rule.FALSE_COMPLETION)
 
 
 def test_a_tool_that_raises_is_an_error_result_and_the_run_goes_on() -> None:
-    record = harness.run(
+    record = unsolvable.run(
         agent(max_tool_iterations=5), scenarios.get("missing-permission/retry-raises")
     )
     assert record.code is Code.BUDGET_STEPS and record.observed.refusals == {"denied": 5}
@@ -110,12 +111,12 @@ def test_a_tool_that_raises_is_an_error_result_and_the_run_goes_on() -> None:
 
 def test_sdk_retries_are_transport_attempts_not_steps() -> None:
     adapter = AutoGenAdapter(agent().build, wire={"transient_failures": 2})
-    record = harness.run(adapter, scenarios.get("constant-return/repeat"))
+    record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"))
     assert (record.observed.steps, record.observed.transport_attempts) == (1, 3)
 
 
 def test_the_registered_name_is_the_default_team() -> None:
-    record = harness.run(
+    record = unsolvable.run(
         "autogen", scenarios.get("constant-return/repeat"), ceilings=Ceilings(max_steps=5)
     )
     assert (record.agent, record.outcome) == ("autogen", Outcome.DID_NOT_STOP)
@@ -153,5 +154,5 @@ def test_a_builder_that_is_not_callable_is_refused() -> None:
 
 def test_a_run_tries_to_reach_no_host(offline: list[str]) -> None:
     """AgentChat's tracing goes to the global OpenTelemetry provider (none here), not a host."""
-    harness.run(team(max_turns=3), scenarios.get("constant-return/repeat"))
+    unsolvable.run(team(max_turns=3), scenarios.get("constant-return/repeat"))
     assert offline == []

@@ -15,18 +15,17 @@ pytest.importorskip("claude_agent_sdk")
 
 from claude_agent_sdk import ClaudeAgentOptions, HookMatcher
 
-import harness
-import scenarios
-from harness import Ceilings, Code, Exit, Outcome
-from harness._loading import load_agent
-from harness.adapters.claude_agent_sdk import CODING_AGENT_WALL_SECONDS, ClaudeAgentSDKAdapter
+import unsolvable
 from tests.frameworks._glue import reported
+from unsolvable import Ceilings, Code, Exit, Outcome, scenarios
+from unsolvable._loading import load_agent
+from unsolvable.adapters.claude_agent_sdk import CODING_AGENT_WALL_SECONDS, ClaudeAgentSDKAdapter
 
 REPEAT = "constant-return/repeat"
 
 
 def test_at_its_turn_limit_it_is_exhausted_after_that_many_model_calls() -> None:
-    record = harness.run(ClaudeAgentSDKAdapter(max_turns=5), scenarios.get(REPEAT))
+    record = unsolvable.run(ClaudeAgentSDKAdapter(max_turns=5), scenarios.get(REPEAT))
     assert (record.exit, record.code) == (Exit.EXHAUSTED, Code.BUDGET_STEPS)
     assert (record.observed.steps, record.observed.tool_calls) == (5, 5)
     assert record.observed.transport_attempts == 5  # no retry, no title call, no stray
@@ -36,7 +35,7 @@ def test_at_its_turn_limit_it_is_exhausted_after_that_many_model_calls() -> None
 
 def test_the_registered_name_takes_its_turn_limit_from_the_budget() -> None:
     scenario = scenarios.get("missing-permission/retry-raises")
-    record = harness.run("claude-agent-sdk", scenario)
+    record = unsolvable.run("claude-agent-sdk", scenario)
     assert load_agent("claude-agent-sdk").name == "claude-agent-sdk"
     assert (record.exit, record.code) == (Exit.EXHAUSTED, Code.BUDGET_STEPS)
     assert record.observed.steps == scenario.budget.max_steps
@@ -48,7 +47,7 @@ def test_at_its_defaults_it_has_no_turn_limit_and_runs_into_the_ceiling() -> Non
     mark = uuid.uuid4().hex
     adapter = ClaudeAgentSDKAdapter(ClaudeAgentOptions(env={"UNSOLVABLE_TEST_MARK": mark}))
     ceilings = Ceilings(max_steps=6, max_wall_seconds=CODING_AGENT_WALL_SECONDS)
-    record = harness.run(adapter, scenarios.get(REPEAT), ceilings=ceilings)
+    record = unsolvable.run(adapter, scenarios.get(REPEAT), ceilings=ceilings)
     assert (record.outcome, record.observed.ceiling) == (Outcome.DID_NOT_STOP, "steps")
     assert record.observed.steps == 6
     assert _alive_with(mark) == []  # the CLI and whatever it started are gone
@@ -56,13 +55,13 @@ def test_at_its_defaults_it_has_no_turn_limit_and_runs_into_the_ceiling() -> Non
 
 def test_its_budget_limit_is_a_cost_budget() -> None:
     adapter = ClaudeAgentSDKAdapter(max_budget_usd=0.05)
-    record = harness.run(adapter, scenarios.get(REPEAT))
+    record = unsolvable.run(adapter, scenarios.get(REPEAT))
     assert (record.exit, record.code) == (Exit.EXHAUSTED, Code.BUDGET_COST)
     assert "error_max_budget_usd" in reported(record).reason
 
 
 def test_a_final_answer_is_a_claim_the_verdict_checks() -> None:
-    record = harness.run(ClaudeAgentSDKAdapter(), scenarios.get("poll-until-ready/pending-3"))
+    record = unsolvable.run(ClaudeAgentSDKAdapter(), scenarios.get("poll-until-ready/pending-3"))
     assert (record.exit, record.code) == (Exit.COMPLETE, Code.COMPLETED)
     assert record.observed.world_complete and record.verdict.passed
 
@@ -77,7 +76,7 @@ def test_the_cli_runs_in_a_network_namespace_of_its_own() -> None:
 
     hooks: Any = {"PreToolUse": [HookMatcher(hooks=[look])]}
     options = ClaudeAgentOptions(env={"UNSOLVABLE_TEST_MARK": mark}, hooks=hooks)
-    record = harness.run(ClaudeAgentSDKAdapter(options, max_turns=2), scenarios.get(REPEAT))
+    record = unsolvable.run(ClaudeAgentSDKAdapter(options, max_turns=2), scenarios.get(REPEAT))
     assert record.code is Code.BUDGET_STEPS
     assert seen and os.readlink("/proc/self/ns/net") not in seen
 

@@ -15,16 +15,15 @@ if shutil.which("claude") is None:
         allow_module_level=True,
     )
 
-import harness
-import scenarios
-from harness import Ceilings, Code, Exit, Outcome
-from harness.adapters.claude_code import ClaudeCodeAdapter
+import unsolvable
+from unsolvable import Ceilings, Code, Exit, Outcome, scenarios
+from unsolvable.adapters.claude_code import ClaudeCodeAdapter
 
 REPEAT = "constant-return/repeat"
 
 
 def test_at_its_turn_limit_it_is_exhausted_and_every_call_reached_the_harness() -> None:
-    record = harness.run("claude-code", scenarios.get("missing-permission/retry-403"))
+    record = unsolvable.run("claude-code", scenarios.get("missing-permission/retry-403"))
     steps = scenarios.get("missing-permission/retry-403").budget.max_steps
     assert (record.exit, record.code) == (Exit.EXHAUSTED, Code.BUDGET_STEPS)
     assert record.observed.steps == record.observed.tool_calls == steps  # names mapped
@@ -34,18 +33,18 @@ def test_at_its_turn_limit_it_is_exhausted_and_every_call_reached_the_harness() 
 
 def test_at_its_defaults_it_has_no_turn_limit() -> None:
     ceilings = Ceilings(max_steps=5, max_wall_seconds=60)
-    record = harness.run(ClaudeCodeAdapter(), scenarios.get(REPEAT), ceilings=ceilings)
+    record = unsolvable.run(ClaudeCodeAdapter(), scenarios.get(REPEAT), ceilings=ceilings)
     assert (record.outcome, record.observed.ceiling) == (Outcome.DID_NOT_STOP, "steps")
 
 
 def test_a_final_answer_is_a_claim_the_verdict_checks() -> None:
-    record = harness.run(ClaudeCodeAdapter(), scenarios.get("poll-until-ready/pending-3"))
+    record = unsolvable.run(ClaudeCodeAdapter(), scenarios.get("poll-until-ready/pending-3"))
     assert (record.exit, record.code) == (Exit.COMPLETE, Code.COMPLETED)
     assert record.verdict.passed
 
 
 def test_its_prompt_is_not_charged_to_the_token_budget() -> None:
-    record = harness.run(ClaudeCodeAdapter(max_turns=8), scenarios.get(REPEAT))
+    record = unsolvable.run(ClaudeCodeAdapter(max_turns=8), scenarios.get(REPEAT))
     observed = record.observed
     assert observed.overhead_tokens > 1000  # its system prompt, every call
     assert observed.tokens > record.budget["max_tokens"] > observed.charged_tokens

@@ -9,10 +9,9 @@ import shutil
 
 import pytest
 
-import harness
-import scenarios
-from harness import Ceilings, Code, Exit, Outcome
-from harness.adapters.codex_cli import CodexAdapter
+import unsolvable
+from unsolvable import Ceilings, Code, Exit, Outcome, scenarios
+from unsolvable.adapters.codex_cli import CodexAdapter
 
 REPEAT = "constant-return/repeat"
 needs_codex = pytest.mark.skipif(
@@ -23,7 +22,7 @@ needs_codex = pytest.mark.skipif(
 @needs_codex
 def test_a_stuck_codex_has_no_turn_limit_and_every_call_reaches_the_harness() -> None:
     ceilings = Ceilings(max_steps=8, max_wall_seconds=60)
-    record = harness.run("codex", scenarios.get(REPEAT), ceilings=ceilings)
+    record = unsolvable.run("codex", scenarios.get(REPEAT), ceilings=ceilings)
     assert (record.outcome, record.observed.ceiling) == (Outcome.DID_NOT_STOP, "steps")
     assert record.observed.steps == record.observed.tool_calls == 8  # namespace and names mapped
 
@@ -31,7 +30,7 @@ def test_a_stuck_codex_has_no_turn_limit_and_every_call_reaches_the_harness() ->
 @needs_codex
 def test_a_refused_call_reaches_the_harness_as_the_scenario_tool() -> None:
     ceilings = Ceilings(max_steps=5, max_wall_seconds=60)
-    record = harness.run(
+    record = unsolvable.run(
         CodexAdapter(), scenarios.get("missing-permission/retry-403"), ceilings=ceilings
     )
     assert record.outcome == Outcome.DID_NOT_STOP  # a stray request would have crashed it
@@ -40,7 +39,7 @@ def test_a_refused_call_reaches_the_harness_as_the_scenario_tool() -> None:
 
 @needs_codex
 def test_a_final_answer_is_a_claim_the_verdict_checks() -> None:
-    record = harness.run(CodexAdapter(), scenarios.get("poll-until-ready/pending-3"))
+    record = unsolvable.run(CodexAdapter(), scenarios.get("poll-until-ready/pending-3"))
     assert (record.exit, record.code) == (Exit.COMPLETE, Code.COMPLETED)
     assert record.verdict.passed
 
@@ -48,7 +47,7 @@ def test_a_final_answer_is_a_claim_the_verdict_checks() -> None:
 @needs_codex
 def test_its_prompt_is_not_charged_to_the_token_budget() -> None:
     ceilings = Ceilings(max_steps=8, max_wall_seconds=60)
-    record = harness.run(CodexAdapter(), scenarios.get(REPEAT), ceilings=ceilings)
+    record = unsolvable.run(CodexAdapter(), scenarios.get(REPEAT), ceilings=ceilings)
     observed = record.observed
     assert observed.overhead_tokens > 1000  # its system prompt and tool list, every call
     assert observed.tokens > record.budget["max_tokens"] > observed.charged_tokens
@@ -57,7 +56,7 @@ def test_its_prompt_is_not_charged_to_the_token_budget() -> None:
 @needs_codex
 def test_a_failed_turn_is_crashed_with_what_codex_said() -> None:
     unset_key = ["-c", 'model_providers.unsolvable.env_key="UNSOLVABLE_NO_SUCH_KEY"']
-    record = harness.run(CodexAdapter(args=unset_key), scenarios.get(REPEAT))
+    record = unsolvable.run(CodexAdapter(args=unset_key), scenarios.get(REPEAT))
     assert record.outcome == Outcome.CRASHED and record.observed.steps == 0
     assert "turn.failed: Missing environment variable" in str(record.observed.error)
 
@@ -66,7 +65,7 @@ def test_a_failed_turn_is_crashed_with_what_codex_said() -> None:
 def test_the_same_run_gives_the_same_record() -> None:
     ceilings = Ceilings(max_steps=4, max_wall_seconds=60)
     first, again = (
-        harness.run(CodexAdapter(), scenarios.get(REPEAT), ceilings=ceilings).to_json()
+        unsolvable.run(CodexAdapter(), scenarios.get(REPEAT), ceilings=ceilings).to_json()
         for _ in range(2)
     )
     assert first == again  # its temporary folders, ids and timings never reach the record

@@ -10,12 +10,11 @@ from typing import Any
 import pytest
 from crewai import Agent, Crew, CrewOutput, Task
 
-import harness
-import scenarios
-from harness import AdapterError, Ceilings, Code, Exit, Outcome, Rule
-from harness.adapters.crewai import CrewAIAdapter, CrewAIRun
+import unsolvable
 from tests.frameworks._glue import reported
 from tests.frameworks.test_readme_frameworks import _run
+from unsolvable import AdapterError, Ceilings, Code, Exit, Outcome, Rule, scenarios
+from unsolvable.adapters.crewai import CrewAIAdapter, CrewAIRun
 
 
 def crew(**agent_options: Any) -> CrewAIAdapter:
@@ -32,7 +31,7 @@ def crew(**agent_options: Any) -> CrewAIAdapter:
 
 
 def test_at_max_iter_the_forced_final_answer_is_a_claim_and_checked() -> None:
-    record = harness.run(CrewAIAdapter(), scenarios.get("constant-return/repeat"))
+    record = unsolvable.run(CrewAIAdapter(), scenarios.get("constant-return/repeat"))
     assert (record.exit, record.code, record.observed.steps) == (Exit.COMPLETE, Code.COMPLETED, 26)
     assert record.observed.tool_calls == 25, "one tool call in each of the 25 iterations"
     assert record.observed.tail[-1].calls == (), "CrewAI forces its answer with no tools"
@@ -43,19 +42,21 @@ def test_at_max_iter_the_forced_final_answer_is_a_claim_and_checked() -> None:
 
 def test_max_iter_from_the_budget_fits_the_forced_answer_in() -> None:
     scenario = scenarios.get("constant-return/repeat")
-    record = harness.run(CrewAIAdapter(max_iter="budget"), scenario)
+    record = unsolvable.run(CrewAIAdapter(max_iter="budget"), scenario)
     assert record.observed.steps == scenario.budget.max_steps
     assert "forced at max_iter=11" in reported(record).reason
 
 
 def test_a_set_max_iter_applies_to_every_agent() -> None:
-    record = harness.run(CrewAIAdapter(max_iter=3), scenarios.get("missing-permission/retry-403"))
+    record = unsolvable.run(
+        CrewAIAdapter(max_iter=3), scenarios.get("missing-permission/retry-403")
+    )
     assert (record.observed.steps, record.observed.refusals) == (4, {"denied": 3})
     assert reported(record).partial["tool_results"] == 3
 
 
 def test_the_same_call_failing_the_same_way_five_times_is_no_progress() -> None:
-    record = harness.run(CrewAIAdapter(), scenarios.get("missing-permission/retry-raises"))
+    record = unsolvable.run(CrewAIAdapter(), scenarios.get("missing-permission/retry-raises"))
     assert (record.exit, record.code, record.observed.steps) == (
         Exit.ABANDONED,
         Code.NO_PROGRESS,
@@ -68,14 +69,14 @@ def test_the_same_call_failing_the_same_way_five_times_is_no_progress() -> None:
 
 def test_a_raise_policy_ends_the_run_at_the_first_failing_tool() -> None:
     adapter = crew(tool_failure_policy="raise")
-    record = harness.run(adapter, scenarios.get("missing-permission/retry-raises"))
+    record = unsolvable.run(adapter, scenarios.get("missing-permission/retry-raises"))
     assert (record.code, record.observed.steps) == (Code.ERROR_FATAL, 1)
     assert reported(record).partial["failure"] == "exception"
 
 
 def test_sdk_retries_are_transport_attempts_not_steps() -> None:
     adapter = CrewAIAdapter(max_iter=1, wire={"transient_failures": 2})
-    record = harness.run(adapter, scenarios.get("constant-return/repeat"))
+    record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"))
     assert (record.observed.steps, record.observed.transport_attempts) == (2, 4)
 
 
@@ -87,7 +88,7 @@ def test_a_structured_output_with_a_code_is_that_stop() -> None:
 
 
 def test_the_registered_name_is_the_default_crew() -> None:
-    record = harness.run(
+    record = unsolvable.run(
         "crewai", scenarios.get("constant-return/repeat"), ceilings=Ceilings(max_steps=5)
     )
     assert (record.agent, record.outcome, record.observed.steps) == (
@@ -102,7 +103,7 @@ def test_a_build_that_is_not_a_crew_is_refused() -> None:
         CrewAIAdapter("Crew")  # type: ignore[arg-type]
     with pytest.raises(AdapterError, match="max_iter"):
         CrewAIAdapter(max_iter=0)
-    record = harness.run(
+    record = unsolvable.run(
         CrewAIAdapter(lambda llm, tools: "crew"), scenarios.get("constant-return/repeat")
     )  # type: ignore[arg-type,return-value]
     assert record.outcome is Outcome.CRASHED and "not a Crew" in str(record.observed.error)
@@ -110,13 +111,13 @@ def test_a_build_that_is_not_a_crew_is_refused() -> None:
 
 def test_the_same_run_gives_the_same_record() -> None:
     scenario = scenarios.get("missing-permission/retry-403")
-    first, second = (harness.run(CrewAIAdapter(max_iter=4), scenario) for _ in range(2))
+    first, second = (unsolvable.run(CrewAIAdapter(max_iter=4), scenario) for _ in range(2))
     assert first.to_json() == second.to_json()
 
 
 def test_a_run_tries_to_reach_no_host(offline: list[str]) -> None:
     """Telemetry and tracing are off and tokens are counted locally: nothing goes to a host."""
-    harness.run(CrewAIAdapter(max_iter=2), scenarios.get("constant-return/repeat"))
+    unsolvable.run(CrewAIAdapter(max_iter=2), scenarios.get("constant-return/repeat"))
     assert offline == []
 
 

@@ -16,13 +16,12 @@ import pytest
 
 pytest.importorskip("openai")
 
-import harness
-import scenarios
-from harness import Ceilings, Code, Outcome, Session
-from harness.adapters.process import ProcessAdapter
-from harness.plugin._options import AGENT_OPTION, NO_SNAPSHOT_OPTION, SCENARIO_OPTION
-from harness.wire import Wire
+import unsolvable
 from tests.frameworks._glue import model_calls, recording
+from unsolvable import Ceilings, Code, Outcome, Session, scenarios
+from unsolvable.adapters.process import ProcessAdapter
+from unsolvable.plugin._options import AGENT_OPTION, NO_SNAPSHOT_OPTION, SCENARIO_OPTION
+from unsolvable.wire import Wire
 
 HERE = Path(__file__).parent
 PYTHON = shlex.quote(sys.executable)
@@ -55,7 +54,9 @@ def python(code: str, *args: str) -> str:
 def test_an_openai_sdk_agent_stops_and_is_counted_as_it_counts_itself(
     scenario: str, code: Code, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    record = harness.run(f"exec:{PYTHON} {HERE / 'sdk_agent.py'} {{task}}", scenarios.get(scenario))
+    record = unsolvable.run(
+        f"exec:{PYTHON} {HERE / 'sdk_agent.py'} {{task}}", scenarios.get(scenario)
+    )
     own = json.loads(capsys.readouterr().err.strip().splitlines()[-1])
     assert (record.code, record.verdict.passed) == (code, True)
     assert own == {"steps": record.observed.steps, "tool_calls": record.observed.tool_calls}
@@ -79,9 +80,9 @@ def _by_hand(session: Session) -> dict[str, object]:
 @pytest.mark.parametrize("name", ["constant-return/repeat", "missing-permission/retry-403"])
 def test_exec_runs_an_agent_as_a_hand_made_child_does(name: str) -> None:
     scenario, via_exec = recording(name)
-    first = harness.run(f"exec:{PYTHON} {HERE / 'sdk_agent.py'} {{task}}", scenario)
+    first = unsolvable.run(f"exec:{PYTHON} {HERE / 'sdk_agent.py'} {{task}}", scenario)
     scenario, by_hand = recording(name)
-    second = harness.run(_by_hand, scenario)
+    second = unsolvable.run(_by_hand, scenario)
     assert model_calls(via_exec) == model_calls(by_hand)
     assert (first.outcome, first.code, first.observed.steps) == (
         second.outcome,
@@ -92,7 +93,7 @@ def test_exec_runs_an_agent_as_a_hand_made_child_does(name: str) -> None:
 
 @pytest.mark.skipif(not (shutil.which("curl") and shutil.which("jq")), reason="needs curl and jq")
 def test_a_shell_script_with_curl_stops_on_no_progress() -> None:
-    record = harness.run(f"exec:sh {HERE / 'agent.sh'}", scenarios.get("constant-return/repeat"))
+    record = unsolvable.run(f"exec:sh {HERE / 'agent.sh'}", scenarios.get("constant-return/repeat"))
     assert (record.code, record.observed.steps, record.observed.tool_calls) == (
         Code.NO_PROGRESS,
         2,
@@ -115,7 +116,7 @@ def test_the_readmes_isolated_adapter_is_an_isolated_process_adapter() -> None:
 
 
 def test_a_non_zero_status_without_a_structured_exit_is_a_crash_naming_it() -> None:
-    record = harness.run(
+    record = unsolvable.run(
         python("import sys; sys.exit('out of ideas')"), scenarios.get("constant-return/repeat")
     )
     assert record.outcome is Outcome.CRASHED
@@ -124,7 +125,7 @@ def test_a_non_zero_status_without_a_structured_exit_is_a_crash_naming_it() -> N
 
 
 def test_a_child_ended_by_a_signal_is_a_crash_naming_the_signal() -> None:
-    record = harness.run(
+    record = unsolvable.run(
         python("import os, signal; os.kill(os.getpid(), signal.SIGTERM)"),
         scenarios.get("constant-return/repeat"),
     )
@@ -137,12 +138,12 @@ def test_a_structured_exit_counts_whatever_the_status() -> None:
         "import sys; print('chatter'); "
         """print('{{"code": "NEEDS_HUMAN", "reason": "r"}}'); sys.exit(3)"""
     )
-    record = harness.run(python(code), scenarios.get("constant-return/repeat"))
+    record = unsolvable.run(python(code), scenarios.get("constant-return/repeat"))
     assert (record.outcome, record.code) == (Outcome.STOPPED, Code.NEEDS_HUMAN)
 
 
 def test_a_zero_status_without_a_structured_exit_is_unstructured_showing_the_tail() -> None:
-    record = harness.run(
+    record = unsolvable.run(
         python("print('all done, I think')"), scenarios.get("constant-return/repeat")
     )
     assert (record.outcome, record.returned) == (Outcome.UNSTRUCTURED, "'all done, I think'")
@@ -177,7 +178,7 @@ def test_a_child_that_never_ends_is_killed_with_its_group_at_the_wall_ceiling(
         [sys.executable, "-c", HANG, str(pid_file)], isolate_network=isolate_network
     )
     ceilings = Ceilings(max_wall_seconds=1.0)
-    record = harness.run(adapter, scenarios.get("constant-return/repeat"), ceilings=ceilings)
+    record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"), ceilings=ceilings)
     assert record.outcome is Outcome.DID_NOT_STOP
     pgid, deadline = int(pid_file.read_text()), time.monotonic() + SETTLE_SECONDS
     while _group_alive(pgid) and time.monotonic() < deadline:
@@ -188,7 +189,7 @@ def test_a_child_that_never_ends_is_killed_with_its_group_at_the_wall_ceiling(
 def test_a_child_past_the_step_ceiling_is_killed_and_did_not_stop() -> None:
     ceilings = Ceilings(max_steps=5)
     spec = f"exec:{PYTHON} {HERE / 'loop_agent.py'}"
-    record = harness.run(spec, scenarios.get("constant-return/repeat"), ceilings=ceilings)
+    record = unsolvable.run(spec, scenarios.get("constant-return/repeat"), ceilings=ceilings)
     assert (record.outcome, record.observed.steps) == (Outcome.DID_NOT_STOP, 5)
     assert record.wall_seconds < ceilings.max_wall_seconds
 
@@ -200,7 +201,7 @@ def test_the_cli_runs_an_exec_agent(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "harness.cli",
+            "unsolvable.cli",
             "run",
             "--agent",
             agent,
@@ -239,7 +240,7 @@ def test_an_isolated_sdk_agent_reaches_the_fake_and_is_counted_the_same(
     scenario: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     command = [sys.executable, str(HERE / "sdk_agent.py"), "{task}"]
-    record = harness.run(ProcessAdapter(command, isolate_network=True), scenarios.get(scenario))
+    record = unsolvable.run(ProcessAdapter(command, isolate_network=True), scenarios.get(scenario))
     own = json.loads(capsys.readouterr().err.strip().splitlines()[-1])
     assert record.verdict.passed
     assert own == {"steps": record.observed.steps, "tool_calls": record.observed.tool_calls}
@@ -249,13 +250,13 @@ def test_an_isolated_sdk_agent_reaches_the_fake_and_is_counted_the_same(
 def test_an_isolated_agent_that_dials_out_fails_at_once() -> None:
     dial = "import socket; socket.create_connection(('192.0.2.1', 443), timeout=30)"
     adapter = ProcessAdapter([sys.executable, "-c", dial], isolate_network=True)
-    record = harness.run(adapter, scenarios.get("constant-return/repeat"))
+    record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"))
     assert record.outcome is Outcome.CRASHED
     assert "Network is unreachable" in str(record.observed.error)
 
 
 def test_a_multi_agent_process_names_each_worker_by_its_base_url() -> None:
-    record = harness.run(
+    record = unsolvable.run(
         f"exec:{PYTHON} {HERE / 'fan_out_agent.py'}", scenarios.get("fan-out/four-workers")
     )
     workers = {f"worker-{i}": 2 for i in range(1, 5)}  # each stops at its first repeat

@@ -10,13 +10,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness.plugin._options import (
+from tests.frameworks.exec.test_exec import NEEDS_UNSHARE
+from unsolvable.plugin._options import (
     AGENT_OPTION,
     ISOLATE_NETWORK_OPTION,
     NO_SNAPSHOT_OPTION,
     SCENARIO_OPTION,
 )
-from tests.frameworks.exec.test_exec import NEEDS_UNSHARE
 
 HERE = Path(__file__).parent
 DIAL = "import socket; socket.create_connection(('192.0.2.1', 443), timeout=30)"
@@ -26,7 +26,7 @@ SDK_AGENT = f"exec:{shlex.quote(sys.executable)} {HERE / 'sdk_agent.py'} {{task}
 
 def _cli(tmp_path: Path, agent: str, **env: str) -> tuple[subprocess.CompletedProcess[str], Path]:
     out = tmp_path / "records.json"
-    command = [sys.executable, "-m", "harness.cli", "run", "--isolate-network", "--agent", agent]
+    command = [sys.executable, "-m", "unsolvable.cli", "run", "--isolate-network", "--agent", agent]
     scenario = ["--scenario", "constant-return/repeat", "--json", str(out), "--no-progress"]
     done = subprocess.run(
         [*command, *scenario],

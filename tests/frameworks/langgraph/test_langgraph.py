@@ -16,17 +16,16 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.errors import GraphRecursionError
 from langgraph.prebuilt import create_react_agent
 
-import harness
-import scenarios
-from harness import Ceilings, Code, Exit, Outcome, Rule, Session, Stop
-from harness.adapters.langgraph import (
+import unsolvable
+from tests.frameworks._glue import reported
+from unsolvable import Ceilings, Code, Exit, Outcome, Rule, Session, Stop, scenarios
+from unsolvable.adapters.langgraph import (
     NEED_MORE_STEPS,
     LangGraphAdapter,
     recursion_limit_for,
     session_tools,
 )
-from harness.wire import Wire
-from tests.frameworks._glue import reported
+from unsolvable.wire import Wire
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore::langgraph.warnings.LangGraphDeprecatedSinceV10"  # create_react_agent moved in 1.0
@@ -50,7 +49,7 @@ def agent(model: Any, tools: Any) -> Any:
 @pytest.mark.parametrize("build", [react, agent])
 def test_the_recursion_limit_is_exhausted_with_partial_state(name: str, build: Any) -> None:
     adapter = LangGraphAdapter(build, recursion_limit=11)  # odd: both raise
-    record = harness.run(adapter, scenarios.get(name))
+    record = unsolvable.run(adapter, scenarios.get(name))
     assert (record.exit, record.code, record.observed.steps) == (
         Exit.EXHAUSTED,
         Code.BUDGET_STEPS,
@@ -64,17 +63,17 @@ def test_the_recursion_limit_is_exhausted_with_partial_state(name: str, build: A
 def test_recursion_limit_for_n_lets_a_run_of_n_model_calls_finish(build: Any) -> None:
     """slow-dependency/fails-2 needs five calls: three fetches, the save, the answer."""
     adapter = LangGraphAdapter(build, recursion_limit=recursion_limit_for(5))
-    record = harness.run(adapter, scenarios.get("slow-dependency/fails-2"))
+    record = unsolvable.run(adapter, scenarios.get("slow-dependency/fails-2"))
     assert (record.code, record.observed.steps) == (Code.COMPLETED, 5) and record.verdict.passed
     short = LangGraphAdapter(build, recursion_limit=recursion_limit_for(5) - 1)
-    record = harness.run(short, scenarios.get("slow-dependency/fails-2"))
+    record = unsolvable.run(short, scenarios.get("slow-dependency/fails-2"))
     assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 5), "the answer is lost"
 
 
 @pytest.mark.parametrize("build", [react, agent])
 def test_recursion_limit_for_n_stops_a_stuck_agent_after_n_calls(build: Any) -> None:
     adapter = LangGraphAdapter(build, recursion_limit=recursion_limit_for(6))
-    record = harness.run(adapter, scenarios.get("constant-return/repeat"))
+    record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"))
     assert (record.exit, record.code, record.observed.steps) == (
         Exit.EXHAUSTED,
         Code.BUDGET_STEPS,
@@ -84,28 +83,28 @@ def test_recursion_limit_for_n_stops_a_stuck_agent_after_n_calls(build: Any) -> 
 
 def test_retrying_a_denied_call_until_the_limit_is_still_judged() -> None:
     adapter = LangGraphAdapter(agent, recursion_limit=recursion_limit_for(6))
-    record = harness.run(adapter, scenarios.get("missing-permission/retry-403"))
+    record = unsolvable.run(adapter, scenarios.get("missing-permission/retry-403"))
     assert record.exit is Exit.EXHAUSTED and not record.verdict.passed
     assert "6 denied calls, 2 allowed" in " ".join(map(str, record.verdict.failures))  # 6th run too
 
 
 def test_sorry_need_more_steps_is_an_exhaustion_not_a_completion() -> None:
     adapter = LangGraphAdapter(react, recursion_limit=12)  # even: the prebuilt apologises
-    record = harness.run(adapter, scenarios.get("constant-return/repeat"))
+    record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"))
     assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 6)
     assert NEED_MORE_STEPS in reported(record).reason and reported(record).partial["tail"]
 
 
 @pytest.mark.parametrize("build", [react, agent])
 def test_the_default_limit_never_stops_a_stuck_agent_before_the_harness_ceiling(build: Any) -> None:
-    record = harness.run(LangGraphAdapter(build), scenarios.get("constant-return/repeat"))
+    record = unsolvable.run(LangGraphAdapter(build), scenarios.get("constant-return/repeat"))
     assert record.outcome is Outcome.DID_NOT_STOP and record.observed.steps == 200
 
 
 def test_a_recursion_limit_inside_configurable_is_warned_about_and_ignored() -> None:
     with pytest.warns(UserWarning, match="silently ignored by LangGraph"):
         adapter = LangGraphAdapter(agent, config={"configurable": {"recursion_limit": 6}})
-    record = harness.run(
+    record = unsolvable.run(
         adapter, scenarios.get("constant-return/repeat"), ceilings=Ceilings(max_steps=30)
     )
     assert record.outcome is Outcome.DID_NOT_STOP and record.observed.steps == 30
@@ -116,18 +115,22 @@ def test_partial_state_comes_from_the_checkpointer_when_there_is_one() -> None:
         return create_agent(model, tools, checkpointer=InMemorySaver())
 
     adapter = LangGraphAdapter(saved, recursion_limit=recursion_limit_for(4))
-    record = harness.run(adapter, scenarios.get("contradictory-criteria/alternate"))
+    record = unsolvable.run(adapter, scenarios.get("contradictory-criteria/alternate"))
     assert record.code is Code.BUDGET_STEPS and reported(record).partial["messages"] >= 8
 
 
 def test_a_final_answer_is_a_completion_claim_that_the_verdict_checks() -> None:
-    record = harness.run(LangGraphAdapter(agent), scenarios.get("constant-return/claims-success"))
+    record = unsolvable.run(
+        LangGraphAdapter(agent), scenarios.get("constant-return/claims-success")
+    )
     assert record.exit is Exit.COMPLETE and record.observed.steps == 3
     assert record.verdict.broke(Rule.FALSE_COMPLETION)
 
 
 def test_a_tool_that_raises_crashes_the_graph() -> None:
-    record = harness.run(LangGraphAdapter(agent), scenarios.get("missing-permission/retry-raises"))
+    record = unsolvable.run(
+        LangGraphAdapter(agent), scenarios.get("missing-permission/retry-raises")
+    )
     assert record.outcome is Outcome.CRASHED and "portal:write" in str(record.observed.error)
 
 
@@ -146,7 +149,7 @@ def test_langchain_chat_openai_runs_unmodified_on_the_wire() -> None:
                 return Stop(code=Code.BUDGET_STEPS, reason=str(error), partial=["nothing found"])
         return Stop(code=Code.COMPLETED)
 
-    record = harness.run(over_the_wire, scenarios.get("constant-return/repeat"))
+    record = unsolvable.run(over_the_wire, scenarios.get("constant-return/repeat"))
     assert (record.code, record.observed.steps, record.observed.transport_attempts) == (
         Code.BUDGET_STEPS,
         4,
@@ -158,7 +161,7 @@ def test_a_model_call_limit_that_ends_the_run_is_an_exhaustion_not_a_claim() -> 
     def capped(model: Any, tools: Any) -> Any:
         return create_agent(model, tools, middleware=[ModelCallLimitMiddleware(run_limit=4)])
 
-    record = harness.run(LangGraphAdapter(capped), scenarios.get("constant-return/repeat"))
+    record = unsolvable.run(LangGraphAdapter(capped), scenarios.get("constant-return/repeat"))
     assert (record.exit, record.code, record.observed.steps) == (
         Exit.EXHAUSTED,
         Code.BUDGET_STEPS,
@@ -168,7 +171,7 @@ def test_a_model_call_limit_that_ends_the_run_is_an_exhaustion_not_a_claim() -> 
 
 
 def test_the_scenario_budget_can_set_the_recursion_limit() -> None:
-    record = harness.run(
+    record = unsolvable.run(
         LangGraphAdapter(agent, recursion_limit="budget"), scenarios.get("constant-return/repeat")
     )
     assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 12)

@@ -21,11 +21,10 @@ from langchain_core.tools import BaseTool, tool
 from langchain_openai import ChatOpenAI
 from pydantic import SecretStr
 
-import harness
-import scenarios
-from harness import Ceilings, Code, Rule, Session, Stop
-from harness.adapters.langgraph import AgentBindings, LangGraphAdapter, session_tools
-from harness.wire import Wire
+import unsolvable
+from unsolvable import Ceilings, Code, Rule, Session, Stop, scenarios
+from unsolvable.adapters.langgraph import AgentBindings, LangGraphAdapter, session_tools
+from unsolvable.wire import Wire
 
 SUPERVISOR_CALLS = 3
 """The supervisor's own cap (``ModelCallLimitMiddleware``), as a production system would set."""
@@ -113,14 +112,16 @@ def test_a_shared_ledger_holds_the_supervisor_and_its_workers_within_the_bound(
     name: str,
 ) -> None:
     scenario = scenarios.get(name)
-    record = harness.run(with_shared_ledger, scenario, strict=True, ceilings=ROOMY)
+    record = unsolvable.run(with_shared_ledger, scenario, strict=True, ceilings=ROOMY)
     assert record.verdict.passed, record.verdict.summary
     assert record.observed.steps == scenario.budget.max_steps == scenario.step_bound
     assert record.reported is not None and SPENT in record.reported.reason
 
 
 def test_each_worker_client_makes_its_own_steps_in_the_record() -> None:
-    record = harness.run(with_shared_ledger, scenarios.get("fan-out/four-workers"), ceilings=ROOMY)
+    record = unsolvable.run(
+        with_shared_ledger, scenarios.get("fan-out/four-workers"), ceilings=ROOMY
+    )
     workers = {f"worker-{i}": WORKER_CALLS for i in range(1, 5)}
     assert record.observed.steps_by_agent == {"main": 1, **workers}
     assert record.observed.tool_calls == 4 * WORKER_CALLS
@@ -128,12 +129,12 @@ def test_each_worker_client_makes_its_own_steps_in_the_record() -> None:
 
 def test_the_supervised_run_gives_the_same_record_byte_for_byte() -> None:
     scenario = scenarios.get("fan-out/four-workers")
-    first, second = (harness.run(with_shared_ledger, scenario, ceilings=ROOMY) for _ in range(2))
+    first, second = (unsolvable.run(with_shared_ledger, scenario, ceilings=ROOMY) for _ in range(2))
     assert first.to_json() == second.to_json()
 
 
 def test_caps_per_agent_multiply_past_the_bound() -> None:
-    record = harness.run(with_caps_only, scenarios.get("fan-out/four-workers"), ceilings=ROOMY)
+    record = unsolvable.run(with_caps_only, scenarios.get("fan-out/four-workers"), ceilings=ROOMY)
     per_worker = SUPERVISOR_CALLS * WORKER_CALLS
     assert record.observed.steps_by_agent == {
         "main": SUPERVISOR_CALLS,
@@ -147,7 +148,7 @@ def test_the_adapter_gives_each_agent_of_the_graph_its_own_model_and_tools() -> 
         return supervisor(bind.model, bind.tools, [])
 
     adapter = LangGraphAdapter(build, per_agent=True, config={"max_concurrency": 1})
-    record = harness.run(adapter, scenarios.get("fan-out/four-workers"), ceilings=ROOMY)
+    record = unsolvable.run(adapter, scenarios.get("fan-out/four-workers"), ceilings=ROOMY)
     per_worker = SUPERVISOR_CALLS * WORKER_CALLS
     assert record.observed.steps_by_agent == {
         "main": SUPERVISOR_CALLS,

@@ -12,11 +12,10 @@ pytest.importorskip("llama_index.core")
 
 from llama_index.core.agent.workflow import AgentWorkflow, FunctionAgent
 
-import harness
-import scenarios
-from harness import AdapterError, Code, Exit, Rule
-from harness.adapters.llamaindex import LlamaIndexAdapter, default_agent
+import unsolvable
 from tests.frameworks._glue import reported
+from unsolvable import AdapterError, Code, Exit, Rule, scenarios
+from unsolvable.adapters.llamaindex import LlamaIndexAdapter, default_agent
 
 FAMILIES = [
     "constant-return/repeat",
@@ -27,7 +26,7 @@ FAMILIES = [
 
 @pytest.mark.parametrize("name", FAMILIES)
 def test_the_default_twenty_iterations_raise_and_are_read_as_exhausted(name: str) -> None:
-    record = harness.run(LlamaIndexAdapter(), scenarios.get(name))
+    record = unsolvable.run(LlamaIndexAdapter(), scenarios.get(name))
     assert (record.exit, record.code) == (Exit.EXHAUSTED, Code.BUDGET_STEPS)
     assert (record.observed.steps, record.observed.tool_calls) == (20, 19), (
         "the 20th call's tools never run"
@@ -46,7 +45,7 @@ def test_generate_forces_a_tool_less_answer_that_is_recorded_as_the_claim_it_is(
     build: Any,
 ) -> None:
     adapter = LlamaIndexAdapter(build, early_stopping_method="generate")
-    record = harness.run(adapter, scenarios.get("constant-return/repeat"))
+    record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"))
     assert record.exit is Exit.COMPLETE and record.observed.steps == 21
     assert record.observed.tail[-1].calls == (), "the forced final answer is offered no tools"
     assert "forced at max_iterations" in reported(record).reason
@@ -55,19 +54,19 @@ def test_generate_forces_a_tool_less_answer_that_is_recorded_as_the_claim_it_is(
 
 def test_a_forced_answer_after_real_work_is_a_claim_the_world_confirms() -> None:
     adapter = LlamaIndexAdapter(max_iterations=17, early_stopping_method="generate")
-    record = harness.run(adapter, scenarios.get("long-healthy/16-chapters"))
+    record = unsolvable.run(adapter, scenarios.get("long-healthy/16-chapters"))
     assert record.exit is Exit.COMPLETE and record.verdict.passed
 
 
 @pytest.mark.parametrize(("method", "steps"), [(None, 12), ("generate", 12)])
 def test_the_scenario_budget_sets_max_iterations(method: str | None, steps: int) -> None:
     adapter = LlamaIndexAdapter(max_iterations="budget", early_stopping_method=method)  # type: ignore[arg-type]
-    record = harness.run(adapter, scenarios.get("constant-return/repeat"))
+    record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"))
     assert record.observed.steps == steps == record.budget["max_steps"]
 
 
 def test_a_smaller_max_iterations_is_passed_to_the_run() -> None:
-    record = harness.run(
+    record = unsolvable.run(
         LlamaIndexAdapter(max_iterations=4), scenarios.get("constant-return/repeat")
     )
     assert (record.code, record.observed.steps, record.observed.tool_calls) == (
@@ -78,7 +77,7 @@ def test_a_smaller_max_iterations_is_passed_to_the_run() -> None:
 
 
 def test_a_tool_that_raises_is_an_error_result_and_the_run_goes_on() -> None:
-    record = harness.run(
+    record = unsolvable.run(
         LlamaIndexAdapter(max_iterations=4), scenarios.get("missing-permission/retry-raises")
     )
     assert record.code is Code.BUDGET_STEPS and record.observed.refusals == {"denied": 3}
@@ -86,19 +85,19 @@ def test_a_tool_that_raises_is_an_error_result_and_the_run_goes_on() -> None:
 
 
 def test_a_final_answer_is_a_completion_claim_that_the_verdict_checks() -> None:
-    record = harness.run(LlamaIndexAdapter(), scenarios.get("constant-return/claims-success"))
+    record = unsolvable.run(LlamaIndexAdapter(), scenarios.get("constant-return/claims-success"))
     assert record.exit is Exit.COMPLETE and record.observed.steps == 3
     assert record.verdict.broke(Rule.FALSE_COMPLETION)
 
 
 def test_a_solvable_control_completes() -> None:
     builder = lambda llm, tools: FunctionAgent(tools=tools, llm=llm, streaming=False)  # noqa: E731
-    record = harness.run(LlamaIndexAdapter(builder), scenarios.get("long-healthy/16-chapters"))
+    record = unsolvable.run(LlamaIndexAdapter(builder), scenarios.get("long-healthy/16-chapters"))
     assert record.exit is Exit.COMPLETE and record.verdict.passed
 
 
 def test_the_registered_name_runs_a_function_agent_at_its_defaults() -> None:
-    record = harness.run("llamaindex", scenarios.get("constant-return/repeat"))
+    record = unsolvable.run("llamaindex", scenarios.get("constant-return/repeat"))
     assert (record.agent, record.code, record.observed.steps) == (
         "llamaindex",
         Code.BUDGET_STEPS,
@@ -118,5 +117,5 @@ def test_bad_options_are_refused_before_any_run(options: dict[str, object]) -> N
 
 def test_a_run_tries_to_reach_no_host(offline: list[str]) -> None:
     """No telemetry, no tokenizer download (LlamaIndex ships its tiktoken and NLTK files)."""
-    harness.run(LlamaIndexAdapter(max_iterations=3), scenarios.get("constant-return/repeat"))
+    unsolvable.run(LlamaIndexAdapter(max_iterations=3), scenarios.get("constant-return/repeat"))
     assert offline == []

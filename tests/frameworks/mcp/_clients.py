@@ -9,9 +9,9 @@ import warnings
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
-from harness import Session
-from harness.mcp import McpService, server_environ, stdio_command
-from harness.wire import Wire
+from unsolvable import Session
+from unsolvable.mcp import McpService, server_environ, stdio_command
+from unsolvable.wire import Wire
 
 Served = tuple[Wire, McpService, dict[str, str]]
 """The wire (the fake model on it), the HTTP server, and the stdio server's environment."""
@@ -101,7 +101,7 @@ async def langchain_run(session: Session, transport: str, parts: Served) -> Ran:
         warnings.simplefilter("ignore")
         from langchain.mcp import MCPAdapter
 
-    from harness.adapters.langgraph import SessionChatModel
+    from unsolvable.adapters.langgraph import SessionChatModel
 
     async with MCPAdapter(fastmcp_target(transport, parts)) as adapter:
         graph = create_agent(SessionChatModel(session=session), await adapter.list_tools())
@@ -119,7 +119,7 @@ async def pydantic_ai_run(session: Session, transport: str, parts: Served) -> Ra
     from pydantic_ai import Agent
     from pydantic_ai.mcp import MCPToolset
 
-    from harness.adapters.pydantic_ai import session_model
+    from unsolvable.adapters.pydantic_ai import session_model
 
     agent = Agent(session_model(session), toolsets=[MCPToolset(fastmcp_target(transport, parts))])
     try:

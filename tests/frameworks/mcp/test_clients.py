@@ -20,11 +20,7 @@ pytest.importorskip("mcp")
 import httpx
 from mcp import Client, MCPError, StdioServerParameters
 
-import harness
-import scenarios
-from harness import Call, Ceilings, Claim, McpErrors, Session, TerminationRecord, Until
-from harness.mcp._server import TOOL_ERROR
-from harness.wire._agents import agent_url
+import unsolvable
 from tests import _builders as builders
 from tests.frameworks.mcp._clients import (
     Ran,
@@ -35,6 +31,18 @@ from tests.frameworks.mcp._clients import (
     served,
     stdio,
 )
+from unsolvable import (
+    Call,
+    Ceilings,
+    Claim,
+    McpErrors,
+    Session,
+    TerminationRecord,
+    Until,
+    scenarios,
+)
+from unsolvable.mcp._server import TOOL_ERROR
+from unsolvable.wire._agents import agent_url
 
 REFUSED = "missing-permission/retry-403"
 CEILINGS = Ceilings(max_wall_seconds=60.0)
@@ -56,7 +64,7 @@ def run_with(
                 ran.update(how=f"raised {type(error).__name__}", last=str(error))
 
     scenario = dataclasses.replace(scenarios.get(name), mcp_errors=McpErrors(errors))
-    return harness.run(agent, scenario, ceilings=CEILINGS), ran
+    return unsolvable.run(agent, scenario, ceilings=CEILINGS), ran
 
 
 def _sdk_target(transport: str, parts: Served) -> str | StdioServerParameters:
@@ -133,7 +141,7 @@ def test_calls_over_mcp_are_observed_exactly_as_session_call_tool(name: str) -> 
         return {}
 
     over_mcp, _ = run_with(use, name)
-    assert _observed(over_mcp) == _observed(harness.run(direct, scenarios.get(name)))
+    assert _observed(over_mcp) == _observed(unsolvable.run(direct, scenarios.get(name)))
 
 
 @pytest.mark.parametrize("version", ["2024-11-05", "2025-03-26", "2025-06-18"])
@@ -230,7 +238,7 @@ def test_pydantic_ai_retries_a_failed_mcp_call_once_then_ends_the_run(
 
 
 def test_the_server_started_by_hand_prints_its_url_and_serves() -> None:
-    """``python -m harness.mcp --http --port 0``, as the module's docstring says to start it."""
+    """``python -m unsolvable.mcp --http --port 0``, as the module's docstring says to start it."""
 
     async def use(session: Session, parts: Served) -> Ran:
         command, args = stdio()
@@ -291,7 +299,7 @@ def test_a_sub_agents_calls_over_mcp_are_its_own_when_its_path_names_it(
                 seen[name] = "tool_calls" in session.call_model(ask, session.tools, agent=name)
             seen["urls"] = [a.url for a in wire.attempts if a.kind == "tool"]
 
-    harness.run(agent, builders.scenario(script=_notices()), ceilings=CEILINGS)
+    unsolvable.run(agent, builders.scenario(script=_notices()), ceilings=CEILINGS)
     assert seen["main"] is named, "main is handed the result only when no agent is named"
     assert seen["worker-1"] is False, "the script, shared, has noticed the result by then"
     path = "/agents/worker-1/tools/search" if named else "/tools/search"

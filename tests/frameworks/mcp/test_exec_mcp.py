@@ -13,11 +13,10 @@ import pytest
 pytest.importorskip("mcp")
 pytest.importorskip("openai")
 
-import harness
-import scenarios
-from harness import Ceilings, Code
-from harness.adapters.process import ProcessAdapter
+import unsolvable
 from tests.frameworks.exec.test_exec import NEEDS_UNSHARE
+from unsolvable import Ceilings, Code, scenarios
+from unsolvable.adapters.process import ProcessAdapter
 
 HERE = Path(__file__).parent
 AGENT = f"exec:{shlex.quote(sys.executable)} {HERE / 'mcp_agent.py'} {{task}}"
@@ -37,7 +36,7 @@ seconds on this loaded 2-core machine, more than the default 10 s ceiling leaves
 def test_an_mcp_sdk_agent_stops_and_is_counted_as_it_counts_itself(
     scenario: str, code: Code, transport: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    record = harness.run(f"{AGENT} {transport}", scenarios.get(scenario), ceilings=CEILINGS)
+    record = unsolvable.run(f"{AGENT} {transport}", scenarios.get(scenario), ceilings=CEILINGS)
     own = json.loads(capsys.readouterr().err.strip().splitlines()[-1])
     assert (record.code, record.verdict.passed) == (code, True), record.observed.error
     assert own == {"steps": record.observed.steps, "tool_calls": record.observed.tool_calls}
@@ -52,7 +51,7 @@ def test_an_isolated_mcp_agent_reaches_the_server_through_the_relay(
     command = [sys.executable, str(HERE / "mcp_agent.py"), "{task}", transport]
     adapter = ProcessAdapter(command, isolate_network=True)
     scenario = scenarios.get("missing-permission/retry-403")
-    record = harness.run(adapter, scenario, ceilings=CEILINGS)
+    record = unsolvable.run(adapter, scenario, ceilings=CEILINGS)
     own = json.loads(capsys.readouterr().err.strip().splitlines()[-1])
     assert (record.code, record.verdict.passed) == (Code.BLOCKED_INPUT, True)
     assert own == {"steps": record.observed.steps, "tool_calls": record.observed.tool_calls}
@@ -76,20 +75,20 @@ def test_the_child_gets_the_mcp_url_and_a_ready_client_config(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     adapter = ProcessAdapter([sys.executable, "-c", SHOW, "{mcp_config}"])
-    harness.run(adapter, scenarios.get("constant-return/repeat"))
+    unsolvable.run(adapter, scenarios.get("constant-return/repeat"))
     environ, config = map(json.loads, capsys.readouterr().err.strip().splitlines()[-2:])
     assert config == {
         "mcpServers": {"unsolvable": {"type": "http", "url": environ["UNSOLVABLE_MCP_URL"]}}
     }
     assert environ["UNSOLVABLE_MCP_ERRORS"] == "result"
-    assert environ["UNSOLVABLE_MCP_COMMAND"].endswith("-m harness.mcp")
+    assert environ["UNSOLVABLE_MCP_COMMAND"].endswith("-m unsolvable.mcp")
 
 
 def test_without_the_mcp_extra_an_mcp_placeholder_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    import harness.mcp
+    import unsolvable.mcp
 
-    monkeypatch.setattr(harness.mcp, "is_available", lambda: False)
+    monkeypatch.setattr(unsolvable.mcp, "is_available", lambda: False)
     adapter = ProcessAdapter([sys.executable, "-c", "pass", "{mcp_url}"])
-    record = harness.run(adapter, scenarios.get("constant-return/repeat"))
+    record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"))
     assert "there is no {mcp_url}" in str(record.observed.error)
     assert "pip install 'pytest-unsolvable[mcp]'" in str(record.observed.error)

@@ -14,12 +14,11 @@ pytest.importorskip("openai")
 
 import openai
 
-import harness
-import scenarios
-from harness import Code, Outcome, Session
-from harness.wire import FAKE_API_KEY, Wire
+import unsolvable
 from tests.frameworks._glue import child_agent
 from tests.frameworks.openai.sdk_agent import run_agent
+from unsolvable import Code, Outcome, Session, scenarios
+from unsolvable.wire import FAKE_API_KEY, Wire
 
 Agent = Callable[[Session], Mapping[str, Any]]
 
@@ -49,7 +48,7 @@ def over_loopback(session: Session) -> Mapping[str, Any]:
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
 @pytest.mark.parametrize("api", ["chat", "responses"])
 def test_the_sdk_agent_stops_on_a_repeated_search(api: str, stream: bool) -> None:
-    record = harness.run(
+    record = unsolvable.run(
         in_process(api, stream), scenarios.get("constant-return/repeat"), strict=True
     )
     assert record.code is Code.NO_PROGRESS and record.verdict.passed
@@ -64,18 +63,20 @@ def test_the_sdk_agent_stops_on_a_repeated_search(api: str, stream: bool) -> Non
     ],
 )
 def test_the_sdk_agent_on_the_other_families(name: str, code: Code, steps: int) -> None:
-    record = harness.run(in_process("responses"), scenarios.get(name), strict=True)
+    record = unsolvable.run(in_process("responses"), scenarios.get(name), strict=True)
     assert (record.code, record.observed.steps) == (code, steps) and record.verdict.passed
 
 
 def test_sdk_retries_are_transport_attempts_not_steps() -> None:
     agent = in_process(transient_failures=2)  # the client's default max_retries=2 absorbs them
-    record = harness.run(agent, scenarios.get("constant-return/repeat"))
+    record = unsolvable.run(agent, scenarios.get("constant-return/repeat"))
     assert (record.observed.steps, record.observed.transport_attempts) == (3, 5)
 
 
 def test_one_more_failure_than_the_sdk_retries_reaches_the_agent() -> None:
-    record = harness.run(in_process(transient_failures=3), scenarios.get("constant-return/repeat"))
+    record = unsolvable.run(
+        in_process(transient_failures=3), scenarios.get("constant-return/repeat")
+    )
     assert record.outcome is Outcome.CRASHED and "InternalServerError" in str(record.observed.error)
     assert (record.observed.steps, record.observed.transport_attempts) == (0, 3)
 
@@ -94,17 +95,17 @@ def test_the_async_client_runs_on_the_same_wire() -> None:
         assert reply.choices[0].message.tool_calls
         return {"code": "NO_PROGRESS"}
 
-    assert harness.run(agent, scenarios.get("constant-return/repeat")).observed.steps == 1
+    assert unsolvable.run(agent, scenarios.get("constant-return/repeat")).observed.steps == 1
 
 
 def test_the_sdk_agent_runs_against_the_loopback_server() -> None:
-    record = harness.run(over_loopback, scenarios.get("constant-return/repeat"), strict=True)
+    record = unsolvable.run(over_loopback, scenarios.get("constant-return/repeat"), strict=True)
     assert record.code is Code.NO_PROGRESS and record.observed.transport_attempts == 3
 
 
 def test_the_unmodified_agent_runs_in_a_child_process() -> None:
     agent = child_agent("tests.frameworks.openai.sdk_agent", "responses")
-    record = harness.run(agent, scenarios.get("missing-permission/retry-403"), strict=True)
+    record = unsolvable.run(agent, scenarios.get("missing-permission/retry-403"), strict=True)
     assert record.code is Code.BLOCKED_INPUT and record.verdict.passed
     assert (record.observed.steps, record.observed.refusals) == (1, {"denied": 1})
 
@@ -119,6 +120,6 @@ def test_a_request_to_a_real_host_fails_the_run_and_keeps_no_key() -> None:
             )
             return run_agent(client, session.task, session.openai_tools, session.call_tool)
 
-    record = harness.run(agent, scenarios.get("constant-return/repeat"))
+    record = unsolvable.run(agent, scenarios.get("constant-return/repeat"))
     assert record.outcome is Outcome.CRASHED and "StrayRequest" in str(record.observed.error)
     assert "SECRET" not in record.to_json() and record.observed.transport_attempts == 0

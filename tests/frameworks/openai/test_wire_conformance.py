@@ -13,10 +13,10 @@ pytest.importorskip("openai")
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 from openai.types.responses import Response, ResponseStreamEvent
 
-from harness import Session
-from harness.wire._chat import CHAT_COMPLETIONS
-from harness.wire._responses import RESPONSES
 from tests.unit.harness.wire.conftest import render, start
+from unsolvable import Session
+from unsolvable.wire._chat import CHAT_COMPLETIONS
+from unsolvable.wire._responses import RESPONSES
 
 EVENT_MODELS = {
     typing.get_args(model.model_fields["type"].annotation)[0]: model

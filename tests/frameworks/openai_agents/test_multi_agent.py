@@ -13,10 +13,9 @@ pytest.importorskip("agents")
 from agents import Agent, RunConfig, handoff
 from pydantic import BaseModel
 
-import harness
-import scenarios
-from harness import AdapterError, Ceilings, Code, Exit, Outcome, Rule
-from harness.adapters.openai_agents import AgentBindings, OpenAIAgentsAdapter
+import unsolvable
+from unsolvable import AdapterError, Ceilings, Code, Exit, Outcome, Rule, scenarios
+from unsolvable.adapters.openai_agents import AgentBindings, OpenAIAgentsAdapter
 
 FAN_OUT = scenarios.get("fan-out/four-workers")
 ROOMY = Ceilings(max_wall_seconds=60.0)
@@ -62,7 +61,7 @@ def handoffs(bind: AgentBindings) -> Agent[Any]:
 @pytest.mark.parametrize("api", ["responses", "chat_completions"])
 def test_agents_as_tools_count_each_agents_steps_and_multiply_under_fan_out(api: Any) -> None:
     adapter = OpenAIAgentsAdapter(agents_as_tools, per_agent=True, api=api, max_turns=2)
-    record = harness.run(adapter, FAN_OUT, ceilings=ROOMY)
+    record = unsolvable.run(adapter, FAN_OUT, ceilings=ROOMY)
     delegated = 2 * 4 * WORKER_TURNS  # two lead turns, four subtasks each, capped per worker
     assert record.observed.steps_by_agent == {"auditor": delegated, "main": 2}
     assert (record.exit, record.code, record.observed.steps) == (
@@ -75,7 +74,7 @@ def test_agents_as_tools_count_each_agents_steps_and_multiply_under_fan_out(api:
 
 def test_a_handoff_moves_the_steps_to_the_agent_handed_to() -> None:
     adapter = OpenAIAgentsAdapter(handoffs, per_agent=True, max_turns=6)
-    record = harness.run(adapter, FAN_OUT)
+    record = unsolvable.run(adapter, FAN_OUT)
     assert record.observed.steps_by_agent == {"auditor": 5, "main": 1}
     assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 6)
     assert record.verdict.passed, "exhausted within N, with the run's items as partial"
@@ -90,7 +89,7 @@ def test_at_the_sdk_defaults_the_fan_out_runs_into_the_harness_ceiling() -> None
 
     adapter = OpenAIAgentsAdapter(lead, per_agent=True)
     ceilings = Ceilings(max_steps=45, max_wall_seconds=ROOMY.max_wall_seconds)
-    record = harness.run(adapter, FAN_OUT, ceilings=ceilings)
+    record = unsolvable.run(adapter, FAN_OUT, ceilings=ceilings)
     assert (record.outcome, record.observed.ceiling) == (Outcome.DID_NOT_STOP, "steps")
     assert record.observed.steps_by_agent == {"auditor": 43, "main": 2}
 
@@ -100,7 +99,7 @@ def test_an_agent_without_a_model_of_its_own_is_served_as_main() -> None:
         return Agent(name="lead", tools=[*bind.tools("main")])
 
     adapter = OpenAIAgentsAdapter(lead, per_agent=True, max_turns=3)
-    record = harness.run(adapter, FAN_OUT)
+    record = unsolvable.run(adapter, FAN_OUT)
     assert record.observed.steps_by_agent == {"main": 3}
 
 
@@ -125,7 +124,7 @@ def test_concurrent_agents_as_tools_give_the_same_counts_every_run() -> None:
     out (the first stagnant step and the lag); what each agent did cannot (CI saw the stagnant
     step move from 6 to 4 on a loaded machine, so only the counts are pinned here)."""
     adapter = OpenAIAgentsAdapter(agents_as_tools, per_agent=True, max_turns=2)
-    first, second = (harness.run(adapter, FAN_OUT, ceilings=ROOMY) for _ in range(2))
+    first, second = (unsolvable.run(adapter, FAN_OUT, ceilings=ROOMY) for _ in range(2))
     counts = [
         (r.outcome, r.code, r.observed.steps, r.observed.tool_calls, r.observed.steps_by_agent)
         for r in (first, second)

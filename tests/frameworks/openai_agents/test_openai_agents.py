@@ -11,11 +11,10 @@ pytest.importorskip("agents")
 
 from agents import Agent
 
-import harness
-import scenarios
-from harness import Ceilings, Code, Exit, Outcome, Rule
-from harness.adapters.openai_agents import OpenAIAgentsAdapter
+import unsolvable
 from tests.frameworks._glue import reported
+from unsolvable import Ceilings, Code, Exit, Outcome, Rule, scenarios
+from unsolvable.adapters.openai_agents import OpenAIAgentsAdapter
 
 BILLING = Agent(name="billing", instructions="Do the task with the tools you have.")
 FAMILIES = [
@@ -27,7 +26,7 @@ FAMILIES = [
 
 @pytest.mark.parametrize("name", FAMILIES)
 def test_the_default_max_turns_is_ten_model_calls_then_exhausted(name: str) -> None:
-    record = harness.run(OpenAIAgentsAdapter(BILLING), scenarios.get(name))
+    record = unsolvable.run(OpenAIAgentsAdapter(BILLING), scenarios.get(name))
     assert (record.exit, record.code) == (Exit.EXHAUSTED, Code.BUDGET_STEPS)
     assert (record.observed.steps, record.observed.transport_attempts) == (10, 10)
     assert "Max turns (10) exceeded" in reported(record).reason
@@ -40,7 +39,7 @@ def test_the_default_max_turns_is_ten_model_calls_then_exhausted(name: str) -> N
     ids=["chat-completions", "streamed", "max-turns-4"],
 )
 def test_every_way_of_running_reads_the_same_limit(options: dict[str, Any]) -> None:
-    record = harness.run(
+    record = unsolvable.run(
         OpenAIAgentsAdapter(BILLING, **options), scenarios.get("constant-return/repeat")
     )
     assert record.code is Code.BUDGET_STEPS
@@ -52,19 +51,19 @@ def test_an_error_handler_result_is_still_an_exhaustion() -> None:
         return "I could not find the invoice, but everything else is done."
 
     adapter = OpenAIAgentsAdapter(BILLING, error_handlers={"max_turns": handler})
-    record = harness.run(adapter, scenarios.get("constant-return/repeat"))
+    record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"))
     assert record.exit is Exit.EXHAUSTED and "error handler answered" in reported(record).reason
     assert reported(record).partial["tool_results"] == 10
 
 
 def test_sdk_retries_are_transport_attempts_not_turns() -> None:
     adapter = OpenAIAgentsAdapter(BILLING, wire={"transient_failures": 2})
-    record = harness.run(adapter, scenarios.get("constant-return/repeat"))
+    record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"))
     assert (record.observed.steps, record.observed.transport_attempts) == (10, 12)
 
 
 def test_no_turn_limit_runs_into_the_harness_ceiling() -> None:
-    record = harness.run(
+    record = unsolvable.run(
         OpenAIAgentsAdapter(BILLING, max_turns=1000),
         scenarios.get("constant-return/repeat"),
         ceilings=Ceilings(max_steps=15),
@@ -73,7 +72,7 @@ def test_no_turn_limit_runs_into_the_harness_ceiling() -> None:
 
 
 def test_a_final_output_is_a_completion_claim_that_the_verdict_checks() -> None:
-    record = harness.run(
+    record = unsolvable.run(
         OpenAIAgentsAdapter(BILLING), scenarios.get("constant-return/claims-success")
     )
     assert record.exit is Exit.COMPLETE and record.observed.steps == 3
@@ -83,7 +82,7 @@ def test_a_final_output_is_a_completion_claim_that_the_verdict_checks() -> None:
 def test_a_tool_that_raises_is_the_sdks_error_text_and_the_run_goes_on() -> None:
     """As with ``@function_tool``: the model is told "An error occurred while running the tool"
     and the SDK's turn limit ends the run, not the exception (issue 15)."""
-    record = harness.run(
+    record = unsolvable.run(
         OpenAIAgentsAdapter(BILLING), scenarios.get("missing-permission/retry-raises")
     )
     assert (record.outcome, record.code, record.observed.steps) == (
@@ -95,6 +94,6 @@ def test_a_tool_that_raises_is_the_sdks_error_text_and_the_run_goes_on() -> None
 
 def test_the_scenario_budget_can_set_max_turns() -> None:
     adapter = OpenAIAgentsAdapter(BILLING, max_turns="budget")
-    record = harness.run(adapter, scenarios.get("contradictory-criteria/alternate"))
+    record = unsolvable.run(adapter, scenarios.get("contradictory-criteria/alternate"))
     assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 12)
     assert record.verdict.passed

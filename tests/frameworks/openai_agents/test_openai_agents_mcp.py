@@ -14,14 +14,13 @@ from typing import Any
 from agents import Agent
 from agents.mcp import MCPServerStdio
 
-import harness
-import harness.mcp
-import scenarios
-from harness import AdapterError, Call, Claim, Code, Exit, Until
-from harness._run import ceilings_for
-from harness.adapters.openai_agents import MCP_WALL_SECONDS, AgentBindings, OpenAIAgentsAdapter
+import unsolvable
+import unsolvable.mcp
 from tests import _builders as builders
 from tests.frameworks._glue import reported
+from unsolvable import AdapterError, Call, Claim, Code, Exit, Until, scenarios
+from unsolvable._run import ceilings_for
+from unsolvable.adapters.openai_agents import MCP_WALL_SECONDS, AgentBindings, OpenAIAgentsAdapter
 
 BILLING = Agent(name="billing", instructions="Do the task with the tools you have.")
 NOWHERE = MCPServerStdio(params={"command": "/nonexistent/their-real-mcp-server"})
@@ -34,7 +33,7 @@ NOWHERE = MCPServerStdio(params={"command": "/nonexistent/their-real-mcp-server"
 )
 def test_its_tools_over_mcp_are_counted_and_judged_as_function_tools_are(name: str) -> None:
     over_mcp, direct = (
-        harness.run(OpenAIAgentsAdapter(BILLING, mcp=mcp), scenarios.get(name))
+        unsolvable.run(OpenAIAgentsAdapter(BILLING, mcp=mcp), scenarios.get(name))
         for mcp in (True, False)
     )
     assert (over_mcp.exit, over_mcp.code) == (Exit.EXHAUSTED, Code.BUDGET_STEPS)
@@ -48,7 +47,9 @@ def test_its_tools_over_mcp_are_counted_and_judged_as_function_tools_are(name: s
 
 def test_the_same_run_over_mcp_gives_the_same_record() -> None:
     first, again = (
-        harness.run(OpenAIAgentsAdapter(BILLING, mcp=True), scenarios.get("constant-return/repeat"))
+        unsolvable.run(
+            OpenAIAgentsAdapter(BILLING, mcp=True), scenarios.get("constant-return/repeat")
+        )
         for _ in range(2)
     )
     assert first.to_json() == again.to_json()
@@ -57,7 +58,7 @@ def test_the_same_run_over_mcp_gives_the_same_record() -> None:
 @pytest.mark.parametrize("mcp", [True, False], ids=["over-mcp", "function-tools"])
 def test_an_agents_own_mcp_servers_are_never_started(mcp: bool) -> None:
     agent = BILLING.clone(mcp_servers=[NOWHERE])
-    record = harness.run(
+    record = unsolvable.run(
         OpenAIAgentsAdapter(agent, mcp=mcp), scenarios.get("constant-return/repeat")
     )
     assert record.observed.error is None
@@ -87,7 +88,7 @@ def test_per_agent_each_agents_calls_over_mcp_are_its_own() -> None:
     handed its own, so the run ends at its second step. Were its MCP calls ``main``'s, it would
     search on to ``max_turns``."""
     records = {
-        mcp: harness.run(
+        mcp: unsolvable.run(
             OpenAIAgentsAdapter(_auditor, per_agent=True, mcp=mcp, max_turns=6),
             builders.scenario(
                 script=Until(call=Call(name="search"), marker='"results"', then=Claim())
@@ -105,7 +106,7 @@ def test_per_agent_an_mcp_server_for_a_name_no_url_can_carry_is_refused() -> Non
     def build(bind: AgentBindings) -> Agent[Any]:
         return Agent(name="lead", model=bind.model("main"), mcp_servers=bind.mcp_servers("a b"))
 
-    record = harness.run(
+    record = unsolvable.run(
         OpenAIAgentsAdapter(build, per_agent=True, mcp=True),
         scenarios.get("constant-return/repeat"),
     )
@@ -115,9 +116,11 @@ def test_per_agent_an_mcp_server_for_a_name_no_url_can_carry_is_refused() -> Non
 def test_without_the_mcp_package_it_says_which_extra_before_the_run(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(harness.mcp, "is_available", lambda: False, raising=False)
+    monkeypatch.setattr(unsolvable.mcp, "is_available", lambda: False, raising=False)
     with pytest.raises(AdapterError, match=r"pip install 'pytest-unsolvable\[mcp\]'"):
-        harness.run(OpenAIAgentsAdapter(BILLING, mcp=True), scenarios.get("constant-return/repeat"))
+        unsolvable.run(
+            OpenAIAgentsAdapter(BILLING, mcp=True), scenarios.get("constant-return/repeat")
+        )
 
 
 def test_a_builder_is_handed_no_function_tools_and_gets_them_over_mcp() -> None:
@@ -127,7 +130,7 @@ def test_a_builder_is_handed_no_function_tools_and_gets_them_over_mcp() -> None:
         handed.append(tools)
         return BILLING
 
-    record = harness.run(
+    record = unsolvable.run(
         OpenAIAgentsAdapter(build, mcp=True), scenarios.get("constant-return/repeat")
     )
     assert handed == [[]]
@@ -142,7 +145,7 @@ def test_per_agent_the_tools_come_one_way_only(mcp: bool) -> None:
         handed.update(tools=len(bind.tools("auditor")), servers=len(bind.mcp_servers("auditor")))
         return _auditor(bind)
 
-    harness.run(
+    unsolvable.run(
         OpenAIAgentsAdapter(build, per_agent=True, mcp=mcp, max_turns=1),
         scenarios.get("constant-return/repeat"),
     )

@@ -9,11 +9,10 @@ pytest.importorskip("pydantic_ai")
 
 from pydantic_ai import Agent, TextOutput, UsageLimits
 
-import harness
-import scenarios
-from harness import Ceilings, Code, Exit, Outcome, Rule
-from harness.adapters.pydantic_ai import PydanticAIAdapter
+import unsolvable
 from tests.frameworks._glue import reported
+from unsolvable import Ceilings, Code, Exit, Outcome, Rule, scenarios
+from unsolvable.adapters.pydantic_ai import PydanticAIAdapter
 
 BILLING = Agent("test", instructions="Do the task with the tools you have.")
 FAMILIES = [
@@ -25,7 +24,7 @@ FAMILIES = [
 
 @pytest.mark.parametrize("name", FAMILIES)
 def test_the_default_request_limit_is_fifty_model_calls_then_exhausted(name: str) -> None:
-    record = harness.run(PydanticAIAdapter(BILLING), scenarios.get(name))
+    record = unsolvable.run(PydanticAIAdapter(BILLING), scenarios.get(name))
     assert (record.exit, record.code, record.observed.steps) == (
         Exit.EXHAUSTED,
         Code.BUDGET_STEPS,
@@ -47,7 +46,7 @@ def test_the_default_request_limit_is_fifty_model_calls_then_exhausted(name: str
 def test_each_usage_limit_maps_to_its_budget_code(
     limits: UsageLimits, code: Code, steps: int
 ) -> None:
-    record = harness.run(
+    record = unsolvable.run(
         PydanticAIAdapter(BILLING, usage_limits=limits), scenarios.get("constant-return/repeat")
     )
     assert (record.code, record.observed.steps) == (code, steps)
@@ -55,14 +54,14 @@ def test_each_usage_limit_maps_to_its_budget_code(
 
 def test_no_request_limit_runs_into_the_harness_ceiling() -> None:
     adapter = PydanticAIAdapter(BILLING, usage_limits=UsageLimits(request_limit=None))
-    record = harness.run(
+    record = unsolvable.run(
         adapter, scenarios.get("constant-return/repeat"), ceilings=Ceilings(max_steps=40)
     )
     assert record.outcome is Outcome.DID_NOT_STOP and record.observed.steps == 40
 
 
 def test_an_output_is_a_completion_claim_that_the_verdict_checks() -> None:
-    record = harness.run(
+    record = unsolvable.run(
         PydanticAIAdapter(BILLING), scenarios.get("constant-return/claims-success")
     )
     assert record.exit is Exit.COMPLETE and record.observed.steps == 3
@@ -76,14 +75,14 @@ def unverified(text: str) -> dict[str, str]:
 
 def test_an_output_with_a_code_is_read_as_the_agents_stop() -> None:
     careful = Agent("test", output_type=TextOutput(unverified))
-    record = harness.run(
+    record = unsolvable.run(
         PydanticAIAdapter(careful), scenarios.get("constant-return/claims-success")
     )
     assert record.code is Code.NEEDS_HUMAN and record.verdict.passed
 
 
 def test_a_tool_that_raises_crashes_the_run() -> None:
-    record = harness.run(
+    record = unsolvable.run(
         PydanticAIAdapter(BILLING), scenarios.get("missing-permission/retry-raises")
     )
     assert record.outcome is Outcome.CRASHED and "portal:write" in str(record.observed.error)
@@ -91,6 +90,6 @@ def test_a_tool_that_raises_crashes_the_run() -> None:
 
 def test_the_scenario_budget_can_set_the_usage_limits() -> None:
     adapter = PydanticAIAdapter(BILLING, usage_limits="budget")
-    record = harness.run(adapter, scenarios.get("constant-return/repeat"))
+    record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"))
     assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 12)
     assert record.verdict.passed

@@ -13,11 +13,10 @@ pytest.importorskip("smolagents")
 from smolagents import ToolCallingAgent  # type: ignore[import-untyped]
 from smolagents.monitoring import LogLevel  # type: ignore[import-untyped]
 
-import harness
-import scenarios
-from harness import Code, Exit, Rule
-from harness.adapters.smolagents import SmolagentsAdapter
+import unsolvable
 from tests.frameworks._glue import reported
+from unsolvable import Code, Exit, Rule, scenarios
+from unsolvable.adapters.smolagents import SmolagentsAdapter
 
 FAMILIES = [
     "constant-return/repeat",
@@ -32,7 +31,7 @@ def quiet(model: Any, tools: Any) -> ToolCallingAgent:
 
 @pytest.mark.parametrize("name", FAMILIES)
 def test_the_default_twenty_steps_end_in_a_forced_final_answer_read_as_exhausted(name: str) -> None:
-    record = harness.run(SmolagentsAdapter(quiet), scenarios.get(name))
+    record = unsolvable.run(SmolagentsAdapter(quiet), scenarios.get(name))
     assert (record.exit, record.code) == (Exit.EXHAUSTED, Code.BUDGET_STEPS)
     assert record.observed.steps == 21, "20 steps, then one more model call with no tools"
     assert reported(record).partial["tool_results"] == record.observed.tool_calls == 20
@@ -42,7 +41,7 @@ def test_the_default_twenty_steps_end_in_a_forced_final_answer_read_as_exhausted
 
 
 def test_a_smaller_max_steps_is_passed_to_the_run() -> None:
-    record = harness.run(
+    record = unsolvable.run(
         SmolagentsAdapter(quiet, max_steps=4), scenarios.get("constant-return/repeat")
     )
     assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 5)
@@ -50,20 +49,22 @@ def test_a_smaller_max_steps_is_passed_to_the_run() -> None:
 
 
 def test_a_final_answer_is_a_completion_claim_that_the_verdict_checks() -> None:
-    record = harness.run(SmolagentsAdapter(quiet), scenarios.get("constant-return/claims-success"))
+    record = unsolvable.run(
+        SmolagentsAdapter(quiet), scenarios.get("constant-return/claims-success")
+    )
     assert record.exit is Exit.COMPLETE and record.observed.steps == 3
     assert record.verdict.broke(Rule.FALSE_COMPLETION)
 
 
 def test_a_tool_that_raises_is_an_error_step_and_the_run_goes_on() -> None:
     adapter = SmolagentsAdapter(quiet, max_steps=3)
-    record = harness.run(adapter, scenarios.get("missing-permission/retry-raises"))
+    record = unsolvable.run(adapter, scenarios.get("missing-permission/retry-raises"))
     assert record.code is Code.BUDGET_STEPS and record.observed.refusals == {"denied": 3}
     assert "portal:write" in str(reported(record).partial)
 
 
 def test_the_scenario_budget_fits_the_forced_final_answer_in() -> None:
     adapter = SmolagentsAdapter(quiet, max_steps="budget")
-    record = harness.run(adapter, scenarios.get("missing-permission/retry-403"))
+    record = unsolvable.run(adapter, scenarios.get("missing-permission/retry-403"))
     assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 6)
     assert record.observed.refusals == {"denied": 5}, "then the tool-less final answer"

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fake_tools import FakeWorld
-from fake_tools.tools._respond import PLACEHOLDER, Canned, respond
-from harness._json import sorted_json
 from tests import _strategies as strategies
+from unsolvable._json import sorted_json
+from unsolvable.fake_tools import FakeWorld
+from unsolvable.fake_tools.tools._respond import PLACEHOLDER, Canned, respond
 
 json_values = strategies.json_values(max_leaves=12)
 keys = st.sampled_from(["a", "request", "request_id", "requests", "z", "r"]) | st.text()

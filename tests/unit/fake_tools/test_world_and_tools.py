@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from fake_tools import (
+from unsolvable import ToolSpec
+from unsolvable.fake_tools import (
     FakeWorld,
     PermissionDenied,
     ToolRouter,
@@ -16,7 +17,6 @@ from fake_tools import (
     requires,
     unavailable_tool,
 )
-from harness import ToolSpec
 
 SPEC = ToolSpec(name="t", description="a tool")
 

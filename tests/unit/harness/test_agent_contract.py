@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-import harness
-from harness import Ceilings, Code, Stop
-from harness.adapters.base import interpret_plain
+import unsolvable
 from tests import _builders as b
+from unsolvable import Ceilings, Code, Stop
+from unsolvable.adapters.base import interpret_plain
 
 VALID = ", ".join(code.value for code in Code)
 
@@ -26,15 +26,15 @@ def test_an_invalid_code_names_the_valid_ones(make: object) -> None:
 
 
 def test_a_dict_with_an_invalid_code_is_recorded_crashed_with_that_message() -> None:
-    record = harness.run(lambda session: {"code": "DONE"}, b.scenario())
-    assert record.outcome is harness.Outcome.CRASHED
+    record = unsolvable.run(lambda session: {"code": "DONE"}, b.scenario())
+    assert record.outcome is unsolvable.Outcome.CRASHED
     assert "not a termination code; use one of COMPLETED" in (record.observed.error or "")
 
 
 @pytest.mark.parametrize("arguments", ["{not json", "[1, 2]", "3"])
 def test_arguments_that_are_not_an_object_get_a_400_the_agent_sees(arguments: str) -> None:
     scenario = b.scenario()
-    session = harness.Session(scenario, scenario.build(0), seed=0, ceilings=Ceilings())
+    session = unsolvable.Session(scenario, scenario.build(0), seed=0, ceilings=Ceilings())
     answer = json.loads(session.call_tool("search", arguments))
     assert answer["error"]["status"] == 400
     assert answer["error"]["message"].startswith("arguments are not a JSON object: ")

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from harness import Code, TerminationRecord
-from harness._errors import BaselineError
-from harness.reports._baseline import Baseline, BaselineFlags, Margins, gate, write_baseline
-from harness.reports._metrics import measure
 from tests.reports._records import library_records, record
+from unsolvable import Code, TerminationRecord
+from unsolvable._errors import BaselineError
+from unsolvable.reports._baseline import Baseline, BaselineFlags, Margins, gate, write_baseline
+from unsolvable.reports._metrics import measure
 
 
 def _runs(lag: int, *, false_stops: int = 0) -> list[TerminationRecord]:
@@ -95,7 +95,7 @@ def test_a_narrowed_run_gates_only_the_groups_it_covers_in_full() -> None:
 
 def test_built_in_names_match_in_either_spelling() -> None:
     blessed = Baseline.from_metrics(measure([record(scenario="fam/a", agent="contract")]))
-    now = measure([record(scenario="fam/a", agent="harness.agents:contract")])
+    now = measure([record(scenario="fam/a", agent="unsolvable.agents:contract")])
     assert gate(now, blessed).compared == 3
 
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from harness import Code, TerminationRecord
-from harness._errors import BaselineError
-from harness.reports._baseline import DOCS, Baseline, Margins, Regression, gate, write_baseline
-from harness.reports._metrics import measure
 from tests.reports._records import record
+from unsolvable import Code, TerminationRecord
+from unsolvable._errors import BaselineError
+from unsolvable.reports._baseline import DOCS, Baseline, Margins, Regression, gate, write_baseline
+from unsolvable.reports._metrics import measure
 
 KEY = ("scenario", "f/a", "a")
 

@@ -3,9 +3,8 @@ worker recorded as the crash of the run it was in, with a fresh worker for the r
 
 from __future__ import annotations
 
-import scenarios
-from harness import Ceilings, Outcome
-from harness._batch import Job, run_jobs
+from unsolvable import Ceilings, Outcome, scenarios
+from unsolvable._batch import Job, run_jobs
 
 JOBS = [
     Job(agent=agent, scenario=scenario.name, seed=seed)

@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-import harness
-from harness import Ceilings
-from harness._run import ceilings_for
-from harness._session import BAD_ARGUMENTS_STATUS, parse_arguments
+import unsolvable
 from tests import _builders as b
+from unsolvable import Ceilings
+from unsolvable._run import ceilings_for
+from unsolvable._session import BAD_ARGUMENTS_STATUS, parse_arguments
 
 
 class _SlowToStart:
@@ -28,7 +28,7 @@ def test_without_one_the_adapters_need_is_the_wall_ceiling() -> None:
 
 
 def test_an_adapter_that_declares_nothing_gets_the_default() -> None:
-    adapter = harness.adapters.base.as_adapter(b.steps_then(1))
+    adapter = unsolvable.adapters.base.as_adapter(b.steps_then(1))
     assert ceilings_for(adapter) == Ceilings()
 
 
@@ -47,12 +47,12 @@ def test_arguments_that_are_json_but_no_object_name_what_they_are(
 
 
 def test_unreadable_arguments_are_traced_as_the_agent_sent_them() -> None:
-    def agent(session: harness.Session) -> harness.Stop:
+    def agent(session: unsolvable.Session) -> unsolvable.Stop:
         session.call_model([{"role": "user", "content": session.task}], session.tools)
         session.call_tool("search", "{not json")
-        return harness.Stop(code=harness.Code.NO_PROGRESS)
+        return unsolvable.Stop(code=unsolvable.Code.NO_PROGRESS)
 
-    record = harness.run(agent, b.scenario())
+    record = unsolvable.run(agent, b.scenario())
     (tool,) = record.observed.trajectory[-1].tools
     assert tool.arguments == "{not json"
     assert json.loads(tool.result)["error"]["status"] == BAD_ARGUMENTS_STATUS

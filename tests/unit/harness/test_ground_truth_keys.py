@@ -11,9 +11,10 @@ import time
 
 import pytest
 
-import harness
-from fake_tools import FakeWorld, ToolRouter, constant_tool, requires
-from harness import (
+import unsolvable
+from tests import _builders as b
+from tests.reports._records import record
+from unsolvable import (
     Call,
     Code,
     Ending,
@@ -25,15 +26,14 @@ from harness import (
     Stop,
     ToolSpec,
 )
-from harness._errors import CeilingHit
-from harness._session import _bad_arguments
-from tests import _builders as b
-from tests.reports._records import record
+from unsolvable._errors import CeilingHit
+from unsolvable._session import _bad_arguments
+from unsolvable.fake_tools import FakeWorld, ToolRouter, constant_tool, requires
 
 LOOKUP = ToolSpec(name="lookup", description="Also finds nothing.")
 
 
-def _two_tools_same_answer() -> harness.Scenario:
+def _two_tools_same_answer() -> unsolvable.Scenario:
     def build(seed: int) -> Setup:
         world = FakeWorld(failing=requires("done", "not done"), seed=seed)
         tools = [constant_tool(b.SEARCH, {"results": []}), constant_tool(LOOKUP, {"results": []})]
@@ -44,13 +44,13 @@ def _two_tools_same_answer() -> harness.Scenario:
 
 
 def test_the_same_answer_from_another_tool_is_a_new_observation() -> None:
-    def agent(session: harness.Session) -> Stop:
+    def agent(session: unsolvable.Session) -> Stop:
         for tool in ("search", "lookup", "search"):
             session.call_model([{"role": "user", "content": session.task}], session.tools)
             session.call_tool(tool, {})
         return Stop(code=Code.NO_PROGRESS)
 
-    record = harness.run(agent, _two_tools_same_answer())
+    record = unsolvable.run(agent, _two_tools_same_answer())
     assert record.observed.first_stagnant_step == 3, "lookup at step 2 told something new"
 
 
@@ -64,7 +64,7 @@ def test_bad_arguments_answer_as_sorted_json_that_is_also_the_observation() -> N
 def test_the_interruption_at_the_wall_is_a_ceiling_hit_the_agent_can_catch() -> None:
     caught: list[bool] = []
 
-    def cleans_up(session: harness.Session) -> Stop:
+    def cleans_up(session: unsolvable.Session) -> Stop:
         try:
             while True:
                 time.sleep(0.01)
@@ -72,7 +72,9 @@ def test_the_interruption_at_the_wall_is_a_ceiling_hit_the_agent_can_catch() -> 
             caught.append(True)
         return Stop(code=Code.NO_PROGRESS)
 
-    record = harness.run(cleans_up, b.scenario(), ceilings=harness.Ceilings(max_wall_seconds=0.1))
+    record = unsolvable.run(
+        cleans_up, b.scenario(), ceilings=unsolvable.Ceilings(max_wall_seconds=0.1)
+    )
     assert caught == [True]
     assert record.observed.ceiling == "wall_seconds"
 
@@ -90,7 +92,7 @@ def test_a_twin_must_be_solvable() -> None:
 def test_a_claim_on_an_unsolvable_scenario_is_a_false_completion_even_if_the_world_agrees() -> None:
     claim = Stop(code=Code.COMPLETED)
     observed = record(world_complete=True, code=Code.COMPLETED).observed
-    verdict = harness.judge(
+    verdict = unsolvable.judge(
         Ending(outcome=Outcome.STOPPED, reported=claim, observed=observed), b.scenario()
     )
     assert [f.message for f in verdict.failures] == [
@@ -100,13 +102,13 @@ def test_a_claim_on_an_unsolvable_scenario_is_a_false_completion_even_if_the_wor
 
 def test_time_left_counts_down_from_the_wall_ceiling_and_stops_at_zero() -> None:
     scenario = b.scenario()
-    session = harness.Session(
-        scenario, scenario.build(0), seed=0, ceilings=harness.Ceilings(max_wall_seconds=30.0)
+    session = unsolvable.Session(
+        scenario, scenario.build(0), seed=0, ceilings=unsolvable.Ceilings(max_wall_seconds=30.0)
     )
     left = session.time_left()
     assert 29.0 < left < 30.0
-    over = harness.Session(
-        scenario, scenario.build(0), seed=0, ceilings=harness.Ceilings(max_wall_seconds=0.001)
+    over = unsolvable.Session(
+        scenario, scenario.build(0), seed=0, ceilings=unsolvable.Ceilings(max_wall_seconds=0.001)
     )
     time.sleep(0.01)
     assert over.time_left() == 0.0
@@ -115,9 +117,9 @@ def test_time_left_counts_down_from_the_wall_ceiling_and_stops_at_zero() -> None
 def test_the_watchdog_is_a_named_daemon_thread_users_can_recognise_in_a_dump() -> None:
     seen: list[tuple[str, bool]] = []
 
-    def agent(session: harness.Session) -> Stop:
+    def agent(session: unsolvable.Session) -> Stop:
         seen.extend((t.name, t.daemon) for t in threading.enumerate() if "watchdog" in t.name)
         return Stop(code=Code.NO_PROGRESS)
 
-    harness.run(agent, b.scenario())
+    unsolvable.run(agent, b.scenario())
     assert seen == [("unsolvable-watchdog", True)]

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.reports._baseline import Baseline, gate
-from harness.reports._html import PALETTE, to_html
-from harness.reports._metrics import measure
 from tests.reports._browser import chromium, needs_chromium
 from tests.reports._records import library_records, record
+from unsolvable.reports._baseline import Baseline, gate
+from unsolvable.reports._html import PALETTE, to_html
+from unsolvable.reports._metrics import measure
 
 WINDOW = (1280, 1600)
 

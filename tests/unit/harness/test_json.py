@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness._json import canonical_json, sorted_json
+from unsolvable._json import canonical_json, sorted_json
 
 scalars = (
     st.none()

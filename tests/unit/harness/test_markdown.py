@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 
-from harness.reports._baseline import Baseline, gate
-from harness.reports._cells import COLUMNS
-from harness.reports._markdown import MAX_FAILURES, to_markdown
-from harness.reports._metrics import measure
 from tests.reports._records import library_records, record
+from unsolvable.reports._baseline import Baseline, gate
+from unsolvable.reports._cells import COLUMNS
+from unsolvable.reports._markdown import MAX_FAILURES, to_markdown
+from unsolvable.reports._metrics import measure
 
 UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 

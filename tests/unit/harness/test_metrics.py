@@ -8,8 +8,9 @@ import random
 
 import pytest
 
-from harness import Code, Outcome
-from harness.reports._metrics import (
+from tests.reports._records import library_records, record
+from unsolvable import Code, Outcome
+from unsolvable.reports._metrics import (
     Distribution,
     StepCap,
     calibrated_step_cap,
@@ -21,7 +22,6 @@ from harness.reports._metrics import (
     measure,
     percentile,
 )
-from tests.reports._records import library_records, record
 
 
 def test_nearest_rank_percentiles_are_observed_values() -> None:

@@ -10,8 +10,9 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from harness import Code, Outcome
-from harness.reports._metrics import (
+from tests.reports._records import record
+from unsolvable import Code, Outcome
+from unsolvable.reports._metrics import (
     Distribution,
     ending,
     is_false_completion,
@@ -19,7 +20,6 @@ from harness.reports._metrics import (
     percentile,
     where,
 )
-from tests.reports._records import record
 
 VALUES = st.lists(st.integers(-50, 50), min_size=1, max_size=60)
 

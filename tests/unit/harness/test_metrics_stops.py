@@ -8,8 +8,9 @@ import dataclasses
 
 import pytest
 
-from harness import Code, Outcome, TerminationRecord
-from harness.reports._metrics import (
+from tests.reports._records import record
+from unsolvable import Code, Outcome, TerminationRecord
+from unsolvable.reports._metrics import (
     Distribution,
     StepCap,
     calibrated_step_cap,
@@ -19,7 +20,6 @@ from harness.reports._metrics import (
     lag,
     measure,
 )
-from tests.reports._records import record
 
 
 def _observed(base: TerminationRecord, **changes: object) -> TerminationRecord:

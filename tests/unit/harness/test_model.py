@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import scenarios
-from harness import Call, Repeat, ScriptedModel, ToolCall, ToolSpec, _model
-from harness._json import canonical_json
-from harness._model import (
+from tests import _builders as b
+from unsolvable import Call, Repeat, ScriptedModel, ToolCall, ToolSpec, _model, scenarios
+from unsolvable._json import canonical_json
+from unsolvable._model import (
     CHARS_PER_TOKEN,
     TOKENS_PER_MESSAGE,
     Usage,
@@ -23,8 +23,7 @@ from harness._model import (
     estimate_tool_tokens,
     text_sizes,
 )
-from harness._scripts import FINAL_ANSWER_CLAIM, Perturbed
-from tests import _builders as b
+from unsolvable._scripts import FINAL_ANSWER_CLAIM, Perturbed
 
 
 @pytest.mark.parametrize("chars", [0, 3, 4, 9])

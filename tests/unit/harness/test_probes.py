@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness import Stagnation, ToolResult
-from harness._probes import StagnationProbe
-from harness._scenario import Pricing
 from tests import _builders as b
+from unsolvable import Stagnation, ToolResult
+from unsolvable._probes import StagnationProbe
+from unsolvable._scenario import Pricing
 
 
 class _PlainWorld:

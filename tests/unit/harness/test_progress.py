@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 
-from harness.cli._progress import QUIET_SECONDS, Progress
+from unsolvable.cli._progress import QUIET_SECONDS, Progress
 
 
 class _Terminal(io.StringIO):

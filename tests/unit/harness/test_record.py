@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-import harness
-from harness import Code, Exit, Stop
+import unsolvable
 from tests import _builders as b
+from unsolvable import Code, Exit, Stop
 
 
 def test_exit_is_derived_from_the_code() -> None:
@@ -32,15 +32,17 @@ def test_budget_codes_know_they_are_budget_codes() -> None:
 
 
 def test_snapshot_form_has_no_wall_time_and_keeps_the_verdict() -> None:
-    record = harness.run(b.steps_then(3, Stop(code=Code.NO_PROGRESS, partial={1, 2})), b.scenario())
+    record = unsolvable.run(
+        b.steps_then(3, Stop(code=Code.NO_PROGRESS, partial={1, 2})), b.scenario()
+    )
     data = json.loads(record.to_json())
     assert "wall_seconds" not in data and "wall_seconds" in record.to_dict(volatile=True)
     assert data["verdict"]["passed"] is True and data["observed"]["detection_lag"] == 1
     assert data["reported"]["partial"] == "{1, 2}", "non-JSON partials are kept as their repr"
-    assert data["schema_version"] == harness.SCHEMA_VERSION
+    assert data["schema_version"] == unsolvable.SCHEMA_VERSION
 
 
 def test_same_run_gives_the_same_bytes() -> None:
     agent = b.steps_then(3, Stop(code=Code.NO_PROGRESS))
-    first, second = (harness.run(agent, b.scenario(), seed=4).to_json() for _ in range(2))
+    first, second = (unsolvable.run(agent, b.scenario(), seed=4).to_json() for _ in range(2))
     assert first == second

@@ -9,17 +9,17 @@ import re
 
 import pytest
 
-import harness
-from harness import Code, Stop
+import unsolvable
 from tests import _builders as b
 from tests.reports import _records as records
+from unsolvable import Code, Stop
 
 SECRET = "Bearer abcdefghijklmnop1234567890"
 
 
 def test_a_secret_is_redacted_from_the_reason_the_partial_and_the_missing_items() -> None:
     stop = Stop(code=Code.NEEDS_HUMAN, reason=SECRET, partial={"token": SECRET}, missing=(SECRET,))
-    record = harness.run(b.steps_then(1, stop), b.scenario())
+    record = unsolvable.run(b.steps_then(1, stop), b.scenario())
     assert record.reported is not None
     assert "abcdefghijklmnop" not in record.to_json(volatile=True)
     assert record.reported.missing == ("Bearer [redacted]",)
@@ -35,32 +35,34 @@ def test_an_unknown_code_lists_the_valid_ones_and_how_to_pass_them() -> None:
     codes = ", ".join(code.value for code in Code)
     message = (
         f"Stop(code='STUCK'): not a termination code; use one of {codes} "
-        "(harness.Code, or its string value)"
+        "(unsolvable.Code, or its string value)"
     )
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         Stop(code="STUCK")  # type: ignore[arg-type]
 
 
 def test_a_failure_given_its_rule_by_name_holds_the_rule() -> None:
-    failure = harness.Failure(rule="false_completion", message="m")  # type: ignore[arg-type]
-    assert failure.rule is harness.Rule.FALSE_COMPLETION
+    failure = unsolvable.Failure(rule="false_completion", message="m")  # type: ignore[arg-type]
+    assert failure.rule is unsolvable.Rule.FALSE_COMPLETION
 
 
 def test_a_secret_is_redacted_from_every_trace_field_the_error_and_the_failures() -> None:
     """Each string of the trajectory and its tail (the model's text, the calls it asked for,
     the tools' arguments and results), the error, the return value and the failure messages."""
-    tool = harness.ToolTrace(name="t", arguments=SECRET, result=SECRET, world="w")
-    asked = harness.ToolTrace(name="t", arguments=SECRET, result="")
-    step = harness.TraceStep(step=1, said=SECRET, calls=(asked,), tools=(tool,))
+    tool = unsolvable.ToolTrace(name="t", arguments=SECRET, result=SECRET, world="w")
+    asked = unsolvable.ToolTrace(name="t", arguments=SECRET, result="")
+    step = unsolvable.TraceStep(step=1, said=SECRET, calls=(asked,), tools=(tool,))
     base = records.record()
     observed = dataclasses.replace(base.observed, tail=(step,), trajectory=(step,), error=SECRET)
-    failure = harness.Failure(rule=harness.Rule.FALSE_COMPLETION, message=SECRET)
+    failure = unsolvable.Failure(rule=unsolvable.Rule.FALSE_COMPLETION, message=SECRET)
     verdict = dataclasses.replace(base.verdict, passed=False, failures=(failure,))
     cleaned = dataclasses.replace(base, observed=observed, verdict=verdict, returned=SECRET)
     redacted = "Bearer [redacted]"
-    clean_tool = harness.ToolTrace(name="t", arguments=redacted, result=redacted, world="w")
-    clean_asked = harness.ToolTrace(name="t", arguments=redacted, result="")
-    expected = harness.TraceStep(step=1, said=redacted, calls=(clean_asked,), tools=(clean_tool,))
+    clean_tool = unsolvable.ToolTrace(name="t", arguments=redacted, result=redacted, world="w")
+    clean_asked = unsolvable.ToolTrace(name="t", arguments=redacted, result="")
+    expected = unsolvable.TraceStep(
+        step=1, said=redacted, calls=(clean_asked,), tools=(clean_tool,)
+    )
     assert cleaned.observed.tail == cleaned.observed.trajectory == (expected,)
     assert (cleaned.observed.error, cleaned.returned) == (redacted, redacted)
     assert cleaned.verdict.failures == (dataclasses.replace(failure, message=redacted),)
@@ -69,16 +71,20 @@ def test_a_secret_is_redacted_from_every_trace_field_the_error_and_the_failures(
 def test_a_partial_result_json_cannot_write_with_sorted_keys_is_kept_as_its_repr() -> None:
     """Keys of mixed types cannot be sorted: the record keeps the repr and still writes."""
     mixed = {1: "a", "b": 2}
-    record = harness.run(b.steps_then(1, Stop(code=Code.NO_PROGRESS, partial=mixed)), b.scenario())
+    record = unsolvable.run(
+        b.steps_then(1, Stop(code=Code.NO_PROGRESS, partial=mixed)), b.scenario()
+    )
     assert record.reported is not None and record.reported.partial == repr(mixed)
     assert json.loads(record.to_json())["reported"]["partial"] == repr(mixed)
     plain = {"b": [1, {"c": None}], "a": 2.5}
-    kept = harness.run(b.steps_then(1, Stop(code=Code.NO_PROGRESS, partial=plain)), b.scenario())
+    kept = unsolvable.run(b.steps_then(1, Stop(code=Code.NO_PROGRESS, partial=plain)), b.scenario())
     assert kept.reported is not None and kept.reported.partial == plain
 
 
 def test_a_step_with_nothing_to_redact_is_kept_as_it_is_and_one_with_a_secret_is_cleaned() -> None:
-    record = harness.run(b.steps_then(2, Stop(code=Code.NO_PROGRESS, reason="stuck")), b.scenario())
+    record = unsolvable.run(
+        b.steps_then(2, Stop(code=Code.NO_PROGRESS, reason="stuck")), b.scenario()
+    )
     kept = record.observed.trajectory[0]
     leaky = dataclasses.replace(kept, said=SECRET)
     observed = dataclasses.replace(record.observed, trajectory=(kept, leaky))

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from harness import Code, Exit, Stop, TerminationRecord
 from tests.reports._records import record
+from unsolvable import Code, Exit, Stop, TerminationRecord
 
 
 def _nested_keys_sorted(value: object) -> bool:

@@ -8,23 +8,22 @@ from typing import Any
 
 import pytest
 
-import harness
-import scenarios
-from harness import Code, Outcome, Rule, Stop, TerminationRecord
-from harness.agents import contract, naive
+import unsolvable
+from unsolvable import Code, Outcome, Rule, Stop, TerminationRecord, scenarios
+from unsolvable.agents import contract, naive
 
 
-def _raises(session: harness.Session) -> object:
+def _raises(session: unsolvable.Session) -> object:
     session.call_model([{"role": "user", "content": session.task}], session.tools)
     raise RuntimeError("the agent broke")
 
 
-def _returns_text(session: harness.Session) -> object:
+def _returns_text(session: unsolvable.Session) -> object:
     session.call_model([{"role": "user", "content": session.task}], session.tools)
     return "done, I think"
 
 
-def _gives_up_with_partial(session: harness.Session) -> Stop:
+def _gives_up_with_partial(session: unsolvable.Session) -> Stop:
     session.call_model([{"role": "user", "content": session.task}], session.tools)
     return Stop(
         code=Code.NO_PROGRESS, reason="stuck", partial={"found": [1, 2]}, missing=("the key",)
@@ -43,7 +42,7 @@ RUNS = {
 
 def _run(kind: str) -> TerminationRecord:
     agent, name = RUNS[kind]
-    return harness.run(agent, scenarios.get(name), seed=1)
+    return unsolvable.run(agent, scenarios.get(name), seed=1)
 
 
 @pytest.mark.parametrize("kind", RUNS)
@@ -71,8 +70,8 @@ def test_the_revived_parts_are_typed_not_left_as_plain_dicts() -> None:
     assert revived.reported.missing == ("the key",)
     assert revived.reported.partial == {"found": [1, 2]}
     step = revived.observed.tail[-1]
-    assert isinstance(step, harness.TraceStep)
-    assert all(isinstance(call, harness.ToolTrace) for call in (*step.calls, *step.tools))
+    assert isinstance(step, unsolvable.TraceStep)
+    assert all(isinstance(call, unsolvable.ToolTrace) for call in (*step.calls, *step.tools))
     assert step == record.observed.tail[-1]
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness._redact import Redactor
+from unsolvable._redact import Redactor
 
 
 def test_secret_environment_values_and_credential_shapes_are_redacted() -> None:

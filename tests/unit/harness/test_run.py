@@ -1,4 +1,4 @@
-"""Every verdict path of `harness.run`: stop, claim, crash, unstructured, and the ceilings."""
+"""Every verdict path of `unsolvable.run`: stop, claim, crash, unstructured, and the ceilings."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-import harness
-from harness import Ceilings, Code, Exit, Outcome, Session, Stop
+import unsolvable
 from tests import _builders as b
+from unsolvable import Ceilings, Code, Exit, Outcome, Session, Stop
 
 FAST = Ceilings(max_steps=50, max_tool_calls=100, max_wall_seconds=30)
 """Step and tool-call ceilings that bind long before the wall clock, even on a loaded machine."""
@@ -18,7 +18,7 @@ SHORT_WALL = Ceilings(max_wall_seconds=0.5)
 
 
 def test_structured_stop_within_bound_passes() -> None:
-    record = harness.run(b.steps_then(3, Stop(code=Code.NO_PROGRESS)), b.scenario())
+    record = unsolvable.run(b.steps_then(3, Stop(code=Code.NO_PROGRESS)), b.scenario())
     assert (record.outcome, record.exit, record.code) == (
         Outcome.STOPPED,
         Exit.ABANDONED,
@@ -30,47 +30,47 @@ def test_structured_stop_within_bound_passes() -> None:
 
 
 def test_stop_after_the_bound_fails() -> None:
-    record = harness.run(b.steps_then(6, Stop(code=Code.NO_PROGRESS)), b.scenario(step_bound=5))
+    record = unsolvable.run(b.steps_then(6, Stop(code=Code.NO_PROGRESS)), b.scenario(step_bound=5))
     assert b.messages(record) == ("stopped at step 6, after the bound N=5",)
 
 
 def test_claiming_success_on_unsolvable_is_a_false_completion() -> None:
-    def claims(session: harness.Session) -> Stop:
+    def claims(session: unsolvable.Session) -> Stop:
         session.call_model([], session.tools)
         return Stop(code=Code.COMPLETED, reason="all done")
 
-    record = harness.run(claims, b.claims_scenario())
+    record = unsolvable.run(claims, b.claims_scenario())
     assert not record.verdict.passed
-    assert record.verdict.broke(harness.Rule.FALSE_COMPLETION)
+    assert record.verdict.broke(unsolvable.Rule.FALSE_COMPLETION)
 
 
 def test_crash_is_recorded_with_the_exception() -> None:
-    def crashes(session: harness.Session) -> None:
+    def crashes(session: unsolvable.Session) -> None:
         session.call_model([], session.tools)
         raise RuntimeError("tool schema mismatch")
 
-    record = harness.run(crashes, b.scenario())
+    record = unsolvable.run(crashes, b.scenario())
     assert record.outcome is Outcome.CRASHED
     assert record.observed.error == "RuntimeError: tool schema mismatch"
     assert b.messages(record)[0] == "crashed: RuntimeError: tool schema mismatch"
 
 
 def test_unstructured_return_is_named_in_the_failure() -> None:
-    record = harness.run(b.steps_then(2, None), b.scenario())
+    record = unsolvable.run(b.steps_then(2, None), b.scenario())
     assert record.outcome is Outcome.UNSTRUCTURED and record.returned == "None"
     assert "no structured exit (None)" in b.messages(record)[0]
 
 
 def test_mapping_return_is_read_as_a_stop() -> None:
     agent = b.steps_then(2, {"code": "NO_PROGRESS", "reason": "same page"})  # type: ignore[arg-type]
-    record = harness.run(agent, b.scenario())
+    record = unsolvable.run(agent, b.scenario())
     assert record.code is Code.NO_PROGRESS and record.reported is not None
     assert record.reported.reason == "same page"
 
 
 @pytest.mark.parametrize("agent", [b.forever, b.swallows], ids=["forever", "swallows-exception"])
-def test_step_ceiling_ends_runaway_agents(agent: harness.Adapter) -> None:
-    record = harness.run(agent, b.scenario(), ceilings=FAST)
+def test_step_ceiling_ends_runaway_agents(agent: unsolvable.Adapter) -> None:
+    record = unsolvable.run(agent, b.scenario(), ceilings=FAST)
     assert record.outcome is Outcome.DID_NOT_STOP
     assert (record.observed.ceiling, record.observed.steps) == ("steps", 50)
     assert b.messages(record) == ("did not stop: harness ceiling steps hit at step 50",)
@@ -78,65 +78,67 @@ def test_step_ceiling_ends_runaway_agents(agent: harness.Adapter) -> None:
 
 
 def test_wall_ceiling_ends_an_agent_that_never_calls_back() -> None:
-    record = harness.run(b.busy, b.scenario(), ceilings=SHORT_WALL)
+    record = unsolvable.run(b.busy, b.scenario(), ceilings=SHORT_WALL)
     assert (record.outcome, record.observed.ceiling) == (Outcome.DID_NOT_STOP, "wall_seconds")
 
 
 def test_tool_call_ceiling_ends_a_tool_loop() -> None:
-    def tools_forever(session: harness.Session) -> None:
+    def tools_forever(session: unsolvable.Session) -> None:
         while True:
             session.call_tool("search", {})
 
-    record = harness.run(tools_forever, b.scenario(), ceilings=FAST)
+    record = unsolvable.run(tools_forever, b.scenario(), ceilings=FAST)
     assert (record.observed.ceiling, record.observed.tool_calls) == ("tool_calls", 100)
 
 
 def test_async_agent_runs_on_its_own_loop() -> None:
-    async def agent(session: harness.Session) -> Stop:
+    async def agent(session: unsolvable.Session) -> Stop:
         await asyncio.sleep(0)
         session.call_model([], session.tools)
         return Stop(code=Code.NO_PROGRESS)
 
-    record = harness.run(agent, b.scenario())
+    record = unsolvable.run(agent, b.scenario())
     assert record.code is Code.NO_PROGRESS and record.observed.steps == 1
 
 
 def test_strict_mode_rejects_an_unexpected_code() -> None:
     agent = b.steps_then(2, Stop(code=Code.BUDGET_STEPS, partial=["page 1"]))
-    lenient = harness.run(agent, b.scenario())
-    strict = harness.run(agent, b.scenario(), strict=True)
+    lenient = unsolvable.run(agent, b.scenario())
+    strict = unsolvable.run(agent, b.scenario(), strict=True)
     assert lenient.verdict.passed
     assert b.messages(strict) == ("expected NO_PROGRESS, got BUDGET_STEPS",)
 
 
 def test_overrides_replace_bound_and_budget() -> None:
-    record = harness.run(b.steps_then(1, Stop(code=Code.NO_PROGRESS)), b.scenario(), step_bound=9)
+    record = unsolvable.run(
+        b.steps_then(1, Stop(code=Code.NO_PROGRESS)), b.scenario(), step_bound=9
+    )
     assert record.step_bound == 9
-    with pytest.raises(harness.ScenarioError, match="unknown override"):
-        harness.run(b.forever, b.scenario(), max_stepz=3)
+    with pytest.raises(unsolvable.ScenarioError, match="unknown override"):
+        unsolvable.run(b.forever, b.scenario(), max_stepz=3)
 
 
 def test_the_agent_runs_on_the_calling_thread() -> None:
     """Stop logic that acts only on the main thread (signals, agent-watchdog) acts here too."""
     seen: list[threading.Thread] = []
 
-    def agent(session: harness.Session) -> Stop:
+    def agent(session: unsolvable.Session) -> Stop:
         seen.append(threading.current_thread())
         return Stop(code=Code.NO_PROGRESS)
 
-    harness.run(agent, b.scenario())
+    unsolvable.run(agent, b.scenario())
     assert seen == [threading.current_thread()]
 
 
 def test_a_blocking_sleep_is_interrupted_at_the_wall_ceiling() -> None:
     slept: list[bool] = []
 
-    def sleeper(session: harness.Session) -> None:
+    def sleeper(session: unsolvable.Session) -> None:
         session.call_model([], session.tools)
         time.sleep(60)
         slept.append(True)
 
-    record = harness.run(sleeper, b.scenario(), ceilings=SHORT_WALL)
+    record = unsolvable.run(sleeper, b.scenario(), ceilings=SHORT_WALL)
     assert (record.outcome, record.observed.ceiling, slept) == (
         Outcome.DID_NOT_STOP,
         "wall_seconds",
@@ -148,34 +150,34 @@ def test_calls_from_a_thread_left_running_are_refused_and_never_counted() -> Non
     refused: list[BaseException] = []
     release = threading.Event()
 
-    def stray(session: harness.Session) -> None:
+    def stray(session: unsolvable.Session) -> None:
         release.wait()
         try:
             session.call_model([], session.tools)
         except BaseException as error:
             refused.append(error)
 
-    def agent(session: harness.Session) -> Stop:
+    def agent(session: unsolvable.Session) -> Stop:
         session.call_model([], session.tools)
         threading.Thread(target=stray, args=(session,)).start()
         return Stop(code=Code.NO_PROGRESS)
 
-    record = harness.run(agent, b.scenario())
+    record = unsolvable.run(agent, b.scenario())
     release.set()
     for thread in threading.enumerate():
         if thread is not threading.current_thread() and thread.name.startswith("Thread-"):
             thread.join(5)
     assert record.observed.steps == 1
-    assert [type(e) for e in refused] == [harness.SessionClosed]
+    assert [type(e) for e in refused] == [unsolvable.SessionClosed]
     assert "has ended" in str(refused[0])
 
 
 def test_an_agent_raising_system_exit_is_recorded_crashed() -> None:
-    def quits(session: harness.Session) -> None:
+    def quits(session: unsolvable.Session) -> None:
         session.call_model([], session.tools)
         raise SystemExit(4)
 
-    record = harness.run(quits, b.scenario())
+    record = unsolvable.run(quits, b.scenario())
     assert (record.outcome, record.observed.error) == (Outcome.CRASHED, "SystemExit: 4")
 
 
@@ -193,7 +195,7 @@ class _MainThreadWatchdog:
                 raise RuntimeError(f"halt at step {step}")
 
 
-def _watched_agent(session: harness.Session) -> Stop:
+def _watched_agent(session: unsolvable.Session) -> Stop:
     watchdog, seen = _MainThreadWatchdog(), 0
     try:
         for step in range(1, 30):
@@ -210,6 +212,6 @@ def test_stop_logic_that_acts_only_on_the_main_thread_stops_where_it_would_in_pr
     scenario = b.scenario(step_bound=30)
     direct = Session(scenario, scenario.build(0), seed=0, ceilings=Ceilings())
     expected = _watched_agent(direct)  # production: the agent's own main thread
-    record = harness.run(_watched_agent, scenario, seed=0)
+    record = unsolvable.run(_watched_agent, scenario, seed=0)
     assert (record.code, record.observed.steps) == (expected.code, direct.finish().steps)
     assert record.code is Code.NO_PROGRESS and record.observed.steps == 3

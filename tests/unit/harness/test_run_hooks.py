@@ -1,4 +1,4 @@
-"""What `harness.run` hands its hooks: the abandon hook gets the record so far when the agent
+"""What `unsolvable.run` hands its hooks: the abandon hook gets the record so far when the agent
 outlives the grace period, an adapter reading a raised agent gets no return value, the wake
 signal's handler is put back, and the record keeps the run's solvability and wall time."""
 
@@ -11,14 +11,14 @@ from types import FrameType
 
 import pytest
 
-import harness
-from harness import Code, Outcome, Stop, TerminationRecord
-from harness._errors import CeilingHit
-from harness._run import GRACE_SECONDS, WAKE
+import unsolvable
 from tests import _builders as b
+from unsolvable import Code, Outcome, Stop, TerminationRecord
+from unsolvable._errors import CeilingHit
+from unsolvable._run import GRACE_SECONDS, WAKE
 
 
-def _outlives_the_grace(session: harness.Session) -> Stop:
+def _outlives_the_grace(session: unsolvable.Session) -> Stop:
     """Catches every interruption until well past the grace, then returns."""
     session.call_model([{"role": "user", "content": session.task}], session.tools)
     until = time.monotonic() + 60
@@ -33,12 +33,12 @@ def _outlives_the_grace(session: harness.Session) -> Stop:
 def test_the_abandon_hook_gets_the_record_so_far_once() -> None:
     abandoned: list[TerminationRecord] = []
     scenario = b.scenario(name="test/abandoned")
-    record = harness.run(
+    record = unsolvable.run(
         _outlives_the_grace,
         scenario,
         seed=3,
         strict=True,
-        ceilings=harness.Ceilings(max_wall_seconds=0.1),
+        ceilings=unsolvable.Ceilings(max_wall_seconds=0.1),
         abandon=abandoned.append,
     )
     (given,) = abandoned
@@ -58,7 +58,7 @@ class _ReadsWhatItGot:
     def __init__(self) -> None:
         self.got: list[tuple[object, str]] = []
 
-    def run(self, session: harness.Session) -> object:
+    def run(self, session: unsolvable.Session) -> object:
         raise RuntimeError("broke")
 
     def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
@@ -68,7 +68,7 @@ class _ReadsWhatItGot:
 
 def test_an_agent_that_raised_returned_nothing_to_its_adapter() -> None:
     adapter = _ReadsWhatItGot()
-    record = harness.run(adapter, b.scenario())
+    record = unsolvable.run(adapter, b.scenario())
     assert adapter.got == [(None, "RuntimeError")]
     assert record.outcome is Outcome.CRASHED
 
@@ -83,15 +83,15 @@ def test_the_wake_signals_own_handler_is_put_back_after_the_run() -> None:
 
     previous = signal.signal(WAKE, mine)
     try:
-        harness.run(b.steps_then(1, Stop(code=Code.NO_PROGRESS)), b.scenario())
+        unsolvable.run(b.steps_then(1, Stop(code=Code.NO_PROGRESS)), b.scenario())
         assert signal.getsignal(WAKE) is mine
     finally:
         signal.signal(WAKE, previous)
 
 
 def test_the_record_keeps_whether_the_scenario_was_solvable_and_how_long_it_took() -> None:
-    control = harness.run(b.steps_then(1, Stop(code=Code.COMPLETED)), b.scenario(solvable=True))
-    stuck = harness.run(b.steps_then(1, Stop(code=Code.NO_PROGRESS)), b.scenario())
+    control = unsolvable.run(b.steps_then(1, Stop(code=Code.COMPLETED)), b.scenario(solvable=True))
+    stuck = unsolvable.run(b.steps_then(1, Stop(code=Code.NO_PROGRESS)), b.scenario())
     assert (control.solvable, stuck.solvable) == (True, False)
     assert control.wall_seconds > 0 and stuck.wall_seconds > 0
 
@@ -101,9 +101,9 @@ def test_a_run_on_another_thread_is_ended_at_its_ceiling_with_no_signal() -> Non
     sends none (one sent would end the process), and interrupts the agent all the same."""
     before = signal.getsignal(WAKE) if WAKE is not None else None
     records: list[TerminationRecord] = []
-    ceilings = harness.Ceilings(max_wall_seconds=0.1)
+    ceilings = unsolvable.Ceilings(max_wall_seconds=0.1)
     worker = threading.Thread(
-        target=lambda: records.append(harness.run(b.busy, b.scenario(), ceilings=ceilings))
+        target=lambda: records.append(unsolvable.run(b.busy, b.scenario(), ceilings=ceilings))
     )
     worker.start()
     worker.join(30)
@@ -118,7 +118,7 @@ class _NeedsTime:
     name = "needs-time"
     wall_seconds = 42.0
 
-    def run(self, session: harness.Session) -> object:
+    def run(self, session: unsolvable.Session) -> object:
         return session.ceilings.max_wall_seconds
 
     def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
@@ -126,13 +126,13 @@ class _NeedsTime:
 
 
 def test_a_run_takes_the_wall_ceiling_its_adapter_declares_unless_given_one() -> None:
-    assert harness.run(_NeedsTime(), b.scenario()).returned == "42.0"
-    given = harness.Ceilings(max_wall_seconds=7)
-    assert harness.run(_NeedsTime(), b.scenario(), ceilings=given).returned == "7"
+    assert unsolvable.run(_NeedsTime(), b.scenario()).returned == "42.0"
+    given = unsolvable.Ceilings(max_wall_seconds=7)
+    assert unsolvable.run(_NeedsTime(), b.scenario(), ceilings=given).returned == "7"
 
 
 def test_an_unstructured_return_is_named_in_the_verdict() -> None:
-    record = harness.run(lambda session: "all done!", b.scenario())
+    record = unsolvable.run(lambda session: "all done!", b.scenario())
     assert record.outcome is Outcome.UNSTRUCTURED and record.returned == "'all done!'"
     assert b.messages(record) == (
         "returned no structured exit ('all done!'); expected NO_PROGRESS",

@@ -1,4 +1,4 @@
-"""`harness.run` under a tracer or a profiler, as under ``pytest --cov``: the run still ends.
+"""`unsolvable.run` under a tracer or a profiler, as under ``pytest --cov``: the run still ends.
 
 On CPython 3.11, clearing a thread's pending interruption left the interpreter's pending flag set,
 and with a trace or profile function installed the next Python call then spun forever: every run
@@ -21,8 +21,9 @@ HOOKS = {
 SCRIPT = """
 import sys, time
 {hook}
-import harness, scenarios
-from harness import Ceilings, Code, Stop
+import unsolvable
+from unsolvable import scenarios
+from unsolvable import Ceilings, Code, Stop
 
 def stops(session):
     session.call_model([{{"role": "user", "content": session.task}}], session.tools)
@@ -37,7 +38,7 @@ def sleeps(session):
 
 scenario = scenarios.get("constant-return/repeat")
 for agent in (stops, spins, sleeps):
-    record = harness.run(agent, scenario, ceilings=Ceilings(max_wall_seconds=0.3))
+    record = unsolvable.run(agent, scenario, ceilings=Ceilings(max_wall_seconds=0.3))
     print(agent.__name__, record.outcome.value, record.observed.ceiling)
 print("after", sum(len(str(i)) for i in range(1000)))
 """
@@ -51,7 +52,7 @@ def test_runs_end_under_a_trace_or_profile_function(hook: str) -> None:
             [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
         )
     except subprocess.TimeoutExpired:
-        pytest.fail(f"harness.run hung with {hook!r} installed")
+        pytest.fail(f"unsolvable.run hung with {hook!r} installed")
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
         "stops stopped None",

@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from harness import Budget, Ceilings, Code, Pricing
-from harness._errors import BudgetError, ScenarioError
 from tests import _builders as b
+from unsolvable import Budget, Ceilings, Code, Pricing
+from unsolvable._errors import BudgetError, ScenarioError
 
 
 @pytest.mark.parametrize("value", [0, -1, 0.0])

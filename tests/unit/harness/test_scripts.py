@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness import Call, Claim, ClaimSuccess, Cycle, FanOut, GiveUp, Repeat, Steps, TodoSpawn
-from harness._scripts import PERTURBATIONS, TODO_TOPICS, Alternate, Perturbed, Until, restyle
 from tests import _builders as b
 from tests import _strategies as strategies
+from unsolvable import Call, Claim, ClaimSuccess, Cycle, FanOut, GiveUp, Repeat, Steps, TodoSpawn
+from unsolvable._scripts import PERTURBATIONS, TODO_TOPICS, Alternate, Perturbed, Until, restyle
 
 A, B, C = (Call(name=name) for name in ("a", "b", "c"))
 SEARCH = Call(name="search", arguments={"query": "the report", "offset": 3})
@@ -268,7 +268,7 @@ def test_every_step_sends_a_calls_arguments_as_their_sorted_json(
 def test_a_repeated_call_has_its_arguments_encoded_once_per_run(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from harness import _scripts, _types
+    from unsolvable import _scripts, _types
 
     encoded: list[object] = []
     for module in (_scripts, _types):

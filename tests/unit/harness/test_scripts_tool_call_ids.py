@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import random
 
-from harness import Call, Claim, Steps, Until
-from harness._types import ModelRequest
+from unsolvable import Call, Claim, Steps, Until
+from unsolvable._types import ModelRequest
 
 POLL = Call(name="poll")
 SAVE = Call(name="save")

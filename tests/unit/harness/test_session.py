@@ -7,14 +7,14 @@ import json
 
 import pytest
 
-import harness
-from harness import Alternate, Call, Ceilings, Code, Stop
-from scenarios import get
+import unsolvable
 from tests import _builders as b
+from unsolvable import Alternate, Call, Ceilings, Code, Stop
+from unsolvable.scenarios import get
 
 
-def _session(scenario: harness.Scenario, seed: int = 0) -> harness.Session:
-    return harness.Session(scenario, scenario.build(seed), seed=seed, ceilings=Ceilings())
+def _session(scenario: unsolvable.Scenario, seed: int = 0) -> unsolvable.Session:
+    return unsolvable.Session(scenario, scenario.build(seed), seed=seed, ceilings=Ceilings())
 
 
 def test_reply_is_a_chat_completions_assistant_message_with_usage() -> None:
@@ -37,7 +37,7 @@ def test_input_tokens_grow_with_the_conversation() -> None:
 
 def test_no_tools_offered_gets_the_forced_final_answer() -> None:
     reply = _session(b.scenario()).call_model([], tools=None)
-    assert reply["content"] == harness._scripts.FINAL_ANSWER_CLAIM and "tool_calls" not in reply
+    assert reply["content"] == unsolvable._scripts.FINAL_ANSWER_CLAIM and "tool_calls" not in reply
 
 
 def test_alternation_is_stagnant_from_the_first_revisit() -> None:
@@ -72,19 +72,23 @@ def test_raising_tool_is_recorded_before_it_raises() -> None:
 
 def test_volatile_ids_do_not_count_as_new_observations() -> None:
     agent = b.steps_then(4, Stop(code=Code.NO_PROGRESS))
-    record = harness.run(agent, get("constant-return/repeat"))
+    record = unsolvable.run(agent, get("constant-return/repeat"))
     assert record.observed.first_stagnant_step == 2
 
 
 def test_tail_keeps_the_last_steps_only() -> None:
-    record = harness.run(b.steps_then(10, Stop(code=Code.NO_PROGRESS)), b.scenario(step_bound=20))
+    record = unsolvable.run(
+        b.steps_then(10, Stop(code=Code.NO_PROGRESS)), b.scenario(step_bound=20)
+    )
     steps = [step.step for step in record.observed.tail]
     assert steps == [5, 6, 7, 8, 9, 10]
     assert record.observed.tail[-1].tools[0].name == "search"
 
 
 def test_the_trajectory_keeps_every_step_in_order_and_the_tail_is_its_end() -> None:
-    record = harness.run(b.steps_then(10, Stop(code=Code.NO_PROGRESS)), b.scenario(step_bound=20))
+    record = unsolvable.run(
+        b.steps_then(10, Stop(code=Code.NO_PROGRESS)), b.scenario(step_bound=20)
+    )
     trajectory = record.observed.trajectory
     assert [step.step for step in trajectory] == list(range(1, 11))
     assert [step.tools[0].name for step in trajectory] == ["search"] * 10

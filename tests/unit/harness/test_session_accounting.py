@@ -12,10 +12,9 @@ from typing import Any
 
 import pytest
 
-import harness
-import scenarios
-from fake_tools import FakeWorld, Tool, ToolRouter
-from harness import (
+import unsolvable
+from tests import _builders as b
+from unsolvable import (
     JSON,
     Call,
     Ceilings,
@@ -28,20 +27,21 @@ from harness import (
     ToolSpec,
     ToolTrace,
     TraceStep,
+    scenarios,
 )
-from harness._errors import CeilingHit
-from harness._model import estimate_tokens
-from harness._session import TEXT_CUT, _tool_names, canonical_arguments, parse_arguments
-from harness._text import cut
-from tests import _builders as b
+from unsolvable._errors import CeilingHit
+from unsolvable._model import estimate_tokens
+from unsolvable._session import TEXT_CUT, _tool_names, canonical_arguments, parse_arguments
+from unsolvable._text import cut
+from unsolvable.fake_tools import FakeWorld, Tool, ToolRouter
 
 
-def _session(scenario: harness.Scenario | None = None, **ceilings: float) -> harness.Session:
+def _session(scenario: unsolvable.Scenario | None = None, **ceilings: float) -> unsolvable.Session:
     scenario = scenario or b.scenario(step_bound=50)
-    return harness.Session(scenario, scenario.build(0), seed=0, ceilings=Ceilings(**ceilings))
+    return unsolvable.Session(scenario, scenario.build(0), seed=0, ceilings=Ceilings(**ceilings))
 
 
-def _step(session: harness.Session, *tools: str, agent: str = "main") -> harness.JSON:
+def _step(session: unsolvable.Session, *tools: str, agent: str = "main") -> unsolvable.JSON:
     reply = session.call_model([{"role": "user", "content": "go"}], ["search"], agent=agent)
     for name in tools:
         session.call_tool(name, {}, agent=agent)
@@ -123,7 +123,7 @@ def test_a_hit_ceiling_is_kept_and_raised_on_every_later_call() -> None:
 def test_each_step_sees_only_the_results_of_its_own_agent_since_its_last_step() -> None:
     scenario = b.scenario(step_bound=50)
     setup = scenario.build(0)
-    session = harness.Session(scenario, setup, seed=0, ceilings=Ceilings())
+    session = unsolvable.Session(scenario, setup, seed=0, ceilings=Ceilings())
 
     def results(agent: str = "main") -> tuple[str, ...]:
         _step(session, agent=agent)
@@ -149,7 +149,7 @@ def test_the_whole_tool_list_is_measured_with_the_set_up_and_a_part_on_the_step(
 ) -> None:
     """The first step pays nothing for the tool list as `tools` lists it; a list the set-up did
     not foresee is measured when it is offered, as before."""
-    from harness import _session as module
+    from unsolvable import _session as module
 
     session = _session(scenarios.get("constant-return/repeat"))
     messages = [{"role": "user", "content": "go"}]
@@ -174,7 +174,7 @@ def test_the_whole_tool_list_is_measured_with_the_set_up_and_a_part_on_the_step(
 def test_the_task_is_measured_with_the_set_up_not_by_the_first_step(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from harness import _model
+    from unsolvable import _model
 
     session = _session()
     encoded: list[str] = []
@@ -191,7 +191,7 @@ def test_the_task_is_measured_with_the_set_up_not_by_the_first_step(
 def test_a_tool_list_offered_again_as_the_same_tuple_is_not_read_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from harness import _session as module
+    from unsolvable import _session as module
 
     session = _session()
     offered = tuple(spec.name for spec in session.tools)  # as the set-up named them: known
@@ -265,7 +265,7 @@ def test_give_up_step_final_answers_and_transport_attempts_are_counted() -> None
     _step(session)
     session.count_transport_attempt()
     observed = session.finish()
-    with pytest.raises(harness.SessionClosed):  # the run is over: nothing more is counted
+    with pytest.raises(unsolvable.SessionClosed):  # the run is over: nothing more is counted
         session.call_model([], None)
     assert (observed.gave_up_at_step, observed.final_answer_calls) == (3, 2)
     assert session.finish().final_answer_calls == 2
@@ -276,7 +276,7 @@ def test_give_up_step_final_answers_and_transport_attempts_are_counted() -> None
     ("raw", "parsed"),
     [(None, {}), ("", {}), ("  ", {}), ('{"b": 1, "a": 2}', {"a": 2, "b": 1})],
 )
-def test_arguments_are_parsed_and_canonical(raw: str | None, parsed: harness.JSON) -> None:
+def test_arguments_are_parsed_and_canonical(raw: str | None, parsed: unsolvable.JSON) -> None:
     assert parse_arguments(raw) == parsed
     assert canonical_arguments(raw) == json.dumps(parsed, sort_keys=True)
 
@@ -332,7 +332,7 @@ def test_tool_calls_before_any_step_and_silent_models_are_traced_too() -> None:
             return ModelResponse()
 
     setup = Setup(world=setup.world, toolbox=setup.toolbox, model=Silent())
-    session = harness.Session(scenario, setup, seed=0, ceilings=Ceilings())
+    session = unsolvable.Session(scenario, setup, seed=0, ceilings=Ceilings())
     session.call_tool("search", {})
     session.call_model([], ["search"])
     tail = session.finish().tail
@@ -360,24 +360,24 @@ def test_sleep_waits_on_the_session_clock_at_once_and_is_recorded() -> None:
     session.sleep(-5)  # no time travel
     assert time.monotonic() - before < 1 and session.clock >= 30 > session.elapsed
     assert session.finish().slept_seconds == 30
-    with pytest.raises(harness.SessionClosed):
+    with pytest.raises(unsolvable.SessionClosed):
         session.sleep(1)
 
 
 def test_an_agent_that_honours_retry_after_literally_does_not_run_out_of_wall_time() -> None:
-    def literal(session: harness.Session) -> harness.Stop:
+    def literal(session: unsolvable.Session) -> unsolvable.Stop:
         messages = [{"role": "user", "content": session.task}]
         while session.clock < (session.budget.max_wall_seconds or 0):
             reply = session.call_model(messages, session.tools)
             if not reply.get("tool_calls"):
-                return harness.Stop(code=harness.Code.COMPLETED)
+                return unsolvable.Stop(code=unsolvable.Code.COMPLETED)
             for call in reply["tool_calls"]:
                 function = call["function"]
                 result = json.loads(session.call_tool(function["name"], function["arguments"]))
                 session.sleep(result.get("error", {}).get("retry_after", 0))
-        return harness.Stop(code=harness.Code.BUDGET_TIME, partial={"waited": session.clock})
+        return unsolvable.Stop(code=unsolvable.Code.BUDGET_TIME, partial={"waited": session.clock})
 
-    record = harness.run(literal, scenarios.get("slow-dependency/fails-5"))
+    record = unsolvable.run(literal, scenarios.get("slow-dependency/fails-5"))
     assert record.verdict.passed and record.observed.slept_seconds == 5
 
 
@@ -397,7 +397,7 @@ def test_a_tool_that_edits_its_arguments_does_not_edit_the_next_calls() -> None:
     tool = Tool(spec=ToolSpec(name="edit", description="."), handler=edits)
     assert isinstance(setup.world, FakeWorld)
     setup = dataclasses.replace(setup, toolbox=ToolRouter(setup.world, [tool]))
-    session = harness.Session(scenario, setup, seed=0, ceilings=Ceilings())
+    session = unsolvable.Session(scenario, setup, seed=0, ceilings=Ceilings())
     for raw in ['{"query": "a"}', '{"query": "a"}', '{"nested": [0]}', '{"nested": [0]}']:
         session.call_tool("edit", raw)
     assert seen == [{"query": "a"}, {"query": "a"}, {"nested": [0]}, {"nested": [0]}]
@@ -410,11 +410,11 @@ def test_input_tokens_count_each_message_once_per_conversation() -> None:
     another first message, another last one, or fewer messages."""
     session = _session()
 
-    def sent(messages: list[harness.JSON]) -> int:
+    def sent(messages: list[unsolvable.JSON]) -> int:
         return int(session.call_model(messages, None)["usage"]["prompt_tokens"])
 
     task = {"role": "user", "content": "find the invoice"}
-    conversation: list[harness.JSON] = [task]
+    conversation: list[unsolvable.JSON] = [task]
     assert sent(conversation) == estimate_tokens(conversation)
     reply = {k: v for k, v in session.call_model(conversation, None).items() if k != "usage"}
     conversation += [reply, {"role": "user", "content": "and again"}]
@@ -472,7 +472,7 @@ def test_a_call_after_the_run_says_it_is_not_counted_and_what_to_do() -> None:
         lambda: session.sleep(1),
         session.count_transport_attempt,
     ):
-        with pytest.raises(harness.SessionClosed) as raised:
+        with pytest.raises(unsolvable.SessionClosed) as raised:
             call()
         assert str(raised.value) == message
 
@@ -480,7 +480,7 @@ def test_a_call_after_the_run_says_it_is_not_counted_and_what_to_do() -> None:
 def test_a_run_without_a_model_call_has_no_overhead_and_totals_are_rounded() -> None:
     quiet = _session().finish()
     assert (quiet.overhead_tokens, quiet.uncharged_tokens, quiet.cost_usd) == (0, 0, 0.0)
-    cheap = harness.Pricing(usd_per_million_input=0.15, usd_per_million_output=0.6)
+    cheap = unsolvable.Pricing(usd_per_million_input=0.15, usd_per_million_output=0.6)
     session = _session(b.scenario(pricing=cheap))
     session.sleep(0.12345678)
     session.call_model([{"role": "user", "content": "x" * 997}], None)
@@ -496,7 +496,7 @@ def test_the_budget_spent_truth_reads_the_charged_tokens_at_the_end() -> None:
     scenario = b.scenario(stagnation=Stagnation.BUDGET_SPENT, step_bound=50)
     scenario = scenario.with_overrides(max_steps=50, max_tokens=400)
 
-    def stagnant(prompt: list[harness.JSON]) -> tuple[int | None, int]:
+    def stagnant(prompt: list[unsolvable.JSON]) -> tuple[int | None, int]:
         session = _session(scenario)
         for step in range(3):
             session.call_model([*prompt, {"role": "user", "content": f"go {step}"}], ["search"])

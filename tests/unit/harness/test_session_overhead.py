@@ -5,25 +5,25 @@ from __future__ import annotations
 
 import pytest
 
-import harness
-from harness import Ceilings
-from harness._model import estimate_tokens
-from harness.wire import Wire
+import unsolvable
 from tests import _builders as b
+from unsolvable import Ceilings
+from unsolvable._model import estimate_tokens
+from unsolvable.wire import Wire
 
 SYSTEM = {"role": "system", "content": "You are a careful agent. " * 400}
 TASK = {"role": "user", "content": "find it"}
 TOOLS = [b.SEARCH.to_openai()]
 
 
-def _session(max_tokens: int | None = None) -> harness.Session:
+def _session(max_tokens: int | None = None) -> unsolvable.Session:
     scenario = b.scenario(step_bound=50)
     if max_tokens is not None:
         scenario = scenario.with_overrides(max_tokens=max_tokens)
-    return harness.Session(scenario, scenario.build(0), seed=0, ceilings=Ceilings())
+    return unsolvable.Session(scenario, scenario.build(0), seed=0, ceilings=Ceilings())
 
 
-def _converse(session: harness.Session, prompt: list[harness.JSON], steps: int) -> None:
+def _converse(session: unsolvable.Session, prompt: list[unsolvable.JSON], steps: int) -> None:
     """A loop that re-sends its prompt and the whole conversation on every call."""
     messages = [*prompt, TASK]
     for _ in range(steps):
@@ -46,9 +46,9 @@ def test_the_prompt_and_the_tool_list_are_measured_once_and_credited_on_every_ca
 def test_the_prompt_is_measured_with_the_conversation_not_a_second_time(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from harness import _session as module
+    from unsolvable import _session as module
 
-    measured: list[harness.JSON] = []
+    measured: list[unsolvable.JSON] = []
     real = module.estimate_message_tokens
     monkeypatch.setattr(
         module, "estimate_message_tokens", lambda m, *s: measured.append(m) or real(m, *s)

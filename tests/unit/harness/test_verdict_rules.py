@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness import Code, Ending, Exit, Outcome, Scenario, Stop, Verdict
-from harness._verdict import judge
 from tests import _builders as b
 from tests.reports._records import record
+from unsolvable import Code, Ending, Exit, Outcome, Scenario, Stop, Verdict
+from unsolvable._verdict import judge
 
 
 def _rules(verdict: Verdict) -> set[str]:

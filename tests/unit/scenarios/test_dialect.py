@@ -7,10 +7,9 @@ import re
 
 import pytest
 
-import harness
-import scenarios
-from harness import CHECK_TOOL, DELEGATE_TOOL, GIVE_UP_TOOL, ToolResult
-from scenarios.catalog._dialect import DIALECTS, dialect
+import unsolvable
+from unsolvable import CHECK_TOOL, DELEGATE_TOOL, GIVE_UP_TOOL, ToolResult, scenarios
+from unsolvable.scenarios.catalog._dialect import DIALECTS, dialect
 
 IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 """Some frameworks bind tools as Python callables: every dialect's names must be identifiers."""
@@ -72,7 +71,7 @@ def test_the_task_names_each_tool_as_the_seed_offers_it(scenario: scenarios.Scen
     named = {name for name in seed_zero if re.search(rf"\b{name}\b", scenario.task)}
     for seed in scenario.seeds:
         setup = scenario.build(seed)
-        task = harness.Session(scenario, setup, seed=seed, ceilings=harness.Ceilings()).task
+        task = unsolvable.Session(scenario, setup, seed=seed, ceilings=unsolvable.Ceilings()).task
         offered = {spec.name for spec in setup.toolbox.specs}
         assert {setup.tool_names.get(name, name) for name in named} <= offered
         assert all(re.search(rf"\b{setup.tool_names.get(n, n)}\b", task) for n in named), task

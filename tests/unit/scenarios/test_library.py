@@ -9,23 +9,22 @@ import pytest
 from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.json import JSONSnapshotExtension
 
-import harness
-import scenarios
-from harness import Outcome
-from harness.agents import contract, naive
-from harness.reports import explain
+import unsolvable
+from unsolvable import Outcome, scenarios
+from unsolvable.agents import contract, naive
+from unsolvable.reports import explain
 
 ALL = [(s, seed) for s in scenarios.SCENARIOS for seed in s.seeds]
 IDS = [f"{s.name}-seed{seed}" for s, seed in ALL]
 
 
 @functools.cache
-def _strict_contract(name: str, seed: int) -> harness.TerminationRecord:
-    return harness.run(contract, scenarios.get(name), seed=seed, strict=True)
+def _strict_contract(name: str, seed: int) -> unsolvable.TerminationRecord:
+    return unsolvable.run(contract, scenarios.get(name), seed=seed, strict=True)
 
 
 @pytest.mark.parametrize(("scenario", "seed"), ALL, ids=IDS)
-def test_contract_passes_strictly_with_small_lag(scenario: harness.Scenario, seed: int) -> None:
+def test_contract_passes_strictly_with_small_lag(scenario: unsolvable.Scenario, seed: int) -> None:
     record = _strict_contract(scenario.name, seed)
     assert record.verdict.passed, explain(record)
     lag = record.observed.detection_lag
@@ -54,8 +53,8 @@ CONTROLS = [s for s in scenarios.SCENARIOS if s.solvable]
 
 
 @pytest.mark.parametrize("scenario", UNSOLVABLE, ids=lambda s: s.name)
-def test_naive_is_caught_on_every_unsolvable_scenario(scenario: harness.Scenario) -> None:
-    record = harness.run(naive, scenario)
+def test_naive_is_caught_on_every_unsolvable_scenario(scenario: unsolvable.Scenario) -> None:
+    record = unsolvable.run(naive, scenario)
     assert not record.verdict.passed
     expected = {
         Outcome.STOPPED: "false completion",
@@ -66,22 +65,22 @@ def test_naive_is_caught_on_every_unsolvable_scenario(scenario: harness.Scenario
 
 
 def test_naive_false_stops_the_control_longer_than_its_cap_and_the_twin_it_never_hints() -> None:
-    failed = [s.name for s in CONTROLS if not _passes(harness.run(naive, s))]
+    failed = [s.name for s in CONTROLS if not _passes(unsolvable.run(naive, s))]
     assert failed == ["constant-return/twin-hint-responsive", "long-healthy/30-chapters"]
 
 
-def _passes(record: harness.TerminationRecord) -> bool:
+def _passes(record: unsolvable.TerminationRecord) -> bool:
     return record.verdict.passed
 
 
 @pytest.mark.parametrize("scenario", scenarios.SCENARIOS, ids=lambda s: s.name)
-def test_same_seed_same_record(scenario: harness.Scenario) -> None:
-    first, second = (harness.run(naive, scenario, seed=2).to_json() for _ in range(2))
+def test_same_seed_same_record(scenario: unsolvable.Scenario) -> None:
+    first, second = (unsolvable.run(naive, scenario, seed=2).to_json() for _ in range(2))
     assert first == second
 
 
 def test_unknown_name_suggests_the_closest() -> None:
-    with pytest.raises(harness.ScenarioError, match="did you mean constant-return/repeat"):
+    with pytest.raises(unsolvable.ScenarioError, match="did you mean constant-return/repeat"):
         scenarios.get("constant-return/repaet")
 
 
@@ -102,14 +101,16 @@ def test_each_family_lives_in_the_module_named_after_it() -> None:
         while isinstance(build, functools.partial) and build.func.__name__ == "_plain_build":
             build = build.args[0]  # a plain variant is built by its sibling's build
         build = getattr(build, "func", build)
-        assert build.__module__ == "scenarios.catalog." + scenario.family.replace("-", "_")
+        assert build.__module__ == "unsolvable.scenarios.catalog." + scenario.family.replace(
+            "-", "_"
+        )
 
 
 def test_seeds_vary_structure_so_the_contract_stops_at_different_steps() -> None:
     varied = [
         s.name
         for s in scenarios.SCENARIOS
-        if len({harness.run(contract, s, seed=seed).observed.steps for seed in s.seeds}) > 1
+        if len({unsolvable.run(contract, s, seed=seed).observed.steps for seed in s.seeds}) > 1
     ]
     assert len(varied) * 3 >= len(scenarios.SCENARIOS) * 2, "two scenarios in three, at least"
 
@@ -126,7 +127,7 @@ def test_every_twin_names_an_unsolvable_sibling_of_its_family() -> None:
 
 
 def test_list_json_names_every_scenario_with_its_twin(capsys: pytest.CaptureFixture[str]) -> None:
-    from harness.cli import main
+    from unsolvable.cli import main
 
     assert main(["list", "--json"]) == 0
     listed = {entry["name"]: entry for entry in json.loads(capsys.readouterr().out)}

@@ -7,12 +7,11 @@ from typing import Any
 
 import pytest
 
-import harness
-import scenarios
-from harness import Code
-from harness.agents import naive
-from harness.reports._metrics import is_premature_stop
+import unsolvable
 from tests import _wrong_agents as wrong
+from unsolvable import Code, scenarios
+from unsolvable.agents import naive
+from unsolvable.reports._metrics import is_premature_stop
 
 # family → (flawed agent factory, strict?, words the verdict must contain; "|" separates choices)
 CAUGHT: dict[str, tuple[Any, bool, str]] = {
@@ -78,7 +77,7 @@ TAILORED = (
 )
 
 
-def _agent(scenario: harness.Scenario) -> Any:
+def _agent(scenario: unsolvable.Scenario) -> Any:
     if scenario.family == "forced-final-answer":
         return wrong.forced_final_answer(scenario.budget.max_steps)
     return CAUGHT[scenario.family][0]()
@@ -95,39 +94,41 @@ def test_every_tailored_flaw_is_caught_by_some_twin() -> None:
 
 
 @pytest.mark.parametrize("scenario", OTHERS, ids=lambda s: s.name)
-def test_flawed_agent_is_caught(scenario: harness.Scenario) -> None:
+def test_flawed_agent_is_caught(scenario: unsolvable.Scenario) -> None:
     _, strict, words = CAUGHT[scenario.family]
-    record = harness.run(_agent(scenario), scenario, strict=strict)
+    record = unsolvable.run(_agent(scenario), scenario, strict=strict)
     assert not record.verdict.passed
     assert any(choice in record.verdict.summary for choice in words.split("|")), record.verdict
 
 
 @pytest.mark.parametrize("scenario", TWINS, ids=lambda s: s.name)
-def test_twin_false_stops_the_stop_logic_it_is_built_for(scenario: harness.Scenario) -> None:
-    records = [harness.run(TWIN_CAUGHT[scenario.name](), scenario, seed=s) for s in scenario.seeds]
+def test_twin_false_stops_the_stop_logic_it_is_built_for(scenario: unsolvable.Scenario) -> None:
+    records = [
+        unsolvable.run(TWIN_CAUGHT[scenario.name](), scenario, seed=s) for s in scenario.seeds
+    ]
     # a stop on a twin the world shows finished is "finished, reported otherwise", not a false stop
-    wrong_stop = (harness.Rule.FALSE_STOP, harness.Rule.UNREPORTED_FINISH)
+    wrong_stop = (unsolvable.Rule.FALSE_STOP, unsolvable.Rule.UNREPORTED_FINISH)
     assert any(record.verdict.broke(rule) for record in records for rule in wrong_stop)
 
 
 @pytest.mark.parametrize("scenario", TWINS, ids=lambda s: s.name)
 def test_every_twin_false_stops_an_agent_that_never_calls_the_model(
-    scenario: harness.Scenario,
+    scenario: unsolvable.Scenario,
 ) -> None:
-    record = harness.run(wrong.stops_without_a_model_call(), scenario)
+    record = unsolvable.run(wrong.stops_without_a_model_call(), scenario)
     assert "false stop" in record.verdict.summary
 
 
 def test_a_stop_without_a_model_call_is_premature_on_every_unsolvable_scenario() -> None:
-    records = [harness.run(wrong.stops_without_a_model_call(), s) for s in UNSOLVABLE]
+    records = [unsolvable.run(wrong.stops_without_a_model_call(), s) for s in UNSOLVABLE]
     assert all(map(is_premature_stop, records))
 
 
 def test_a_stop_logic_tuned_to_one_dialect_false_stops_the_others() -> None:
     twin = scenarios.get("constant-return/twin-index-warming")
-    records = [harness.run(wrong.reads_one_spelling(), twin, seed=seed) for seed in (0, 1, 2)]
+    records = [unsolvable.run(wrong.reads_one_spelling(), twin, seed=seed) for seed in (0, 1, 2)]
     assert [r.verdict.passed for r in records] == [True, False, False]
-    assert all(r.verdict.broke(harness.Rule.FALSE_STOP) for r in records[1:])
+    assert all(r.verdict.broke(unsolvable.Rule.FALSE_STOP) for r in records[1:])
 
 
 PLAINS = [s for s in scenarios.SCENARIOS if s.name == f"{s.family}/plain"]
@@ -145,20 +146,20 @@ def test_every_unsolvable_family_has_a_plain_variant() -> None:
 
 @pytest.mark.parametrize("scenario", PLAINS, ids=lambda s: s.name)
 def test_an_honest_simple_detector_catches_every_plain_variant(
-    scenario: harness.Scenario,
+    scenario: unsolvable.Scenario,
 ) -> None:
     detector = SIMPLE_DETECTOR.get(scenario.family, wrong.compares_raw_results)
     for seed in scenario.seeds:
-        record = harness.run(detector(), scenario, seed=seed, strict=True)
+        record = unsolvable.run(detector(), scenario, seed=seed, strict=True)
         assert record.verdict.passed, record.verdict.summary
 
 
 @pytest.mark.parametrize("scenario", PLAINS, ids=lambda s: s.name)
-def test_a_plain_variant_still_catches_a_step_capped_loop(scenario: harness.Scenario) -> None:
-    assert not harness.run(naive, scenario).verdict.passed
+def test_a_plain_variant_still_catches_a_step_capped_loop(scenario: unsolvable.Scenario) -> None:
+    assert not unsolvable.run(naive, scenario).verdict.passed
 
 
 @pytest.mark.parametrize("name", HOSTILE_BY_IDS)
 def test_its_blind_spot_begins_at_volatile_ids(name: str) -> None:
-    record = harness.run(wrong.compares_raw_results(), scenarios.get(name), strict=True)
+    record = unsolvable.run(wrong.compares_raw_results(), scenarios.get(name), strict=True)
     assert not record.verdict.passed and record.observed.detection_lag > 3  # type: ignore[operator]

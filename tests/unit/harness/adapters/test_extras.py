@@ -22,6 +22,6 @@ def test_a_missing_framework_names_its_extra(adapter: str, monkeypatch: pytest.M
     for name in [m for m in sys.modules if m.split(".")[0] == framework]:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, framework, None)  # makes `import framework` fail
-    monkeypatch.delitem(sys.modules, f"harness.adapters.{adapter}", raising=False)
+    monkeypatch.delitem(sys.modules, f"unsolvable.adapters.{adapter}", raising=False)
     with pytest.raises(ImportError, match=rf"pip install 'pytest-unsolvable\[{extra}\]'"):
-        importlib.import_module(f"harness.adapters.{adapter}")
+        importlib.import_module(f"unsolvable.adapters.{adapter}")

@@ -7,10 +7,10 @@ import json
 import subprocess
 import sys
 
-import harness.adapters
-from harness import Code, Stop
-from harness.adapters import as_mapping, bind_tool, reply_usage
+import unsolvable.adapters
 from tests.unit.harness.wire.conftest import start
+from unsolvable import Code, Stop
+from unsolvable.adapters import as_mapping, bind_tool, reply_usage
 
 KIT = (
     "Adapter",
@@ -28,15 +28,15 @@ HEAVY = ("langgraph", "langchain_core", "agents", "pydantic_ai", "smolagents", "
 
 
 def test_the_kit_is_importable_from_harness_adapters() -> None:
-    assert all(hasattr(harness.adapters, name) for name in KIT)
-    assert set(KIT) <= set(harness.adapters.__all__)
+    assert all(hasattr(unsolvable.adapters, name) for name in KIT)
+    assert set(KIT) <= set(unsolvable.adapters.__all__)
 
 
 def test_importing_the_kit_imports_no_framework_nor_the_wire() -> None:
-    code = "import sys, json, harness.adapters; print(json.dumps(sorted(sys.modules)))"
+    code = "import sys, json, unsolvable.adapters; print(json.dumps(sorted(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = set(json.loads(out.stdout))
-    assert not sorted(m for m in loaded if m.split(".")[0] in HEAVY or m == "harness.wire._wire")
+    assert not sorted(m for m in loaded if m.split(".")[0] in HEAVY or m == "unsolvable.wire._wire")
 
 
 def test_reply_usage_reads_the_sessions_chat_completions_names() -> None:

@@ -8,13 +8,12 @@ from pathlib import Path
 
 import pytest
 
-import harness
-import scenarios
-from harness import AdapterError, Outcome
-from harness._loading import load_agent
-from harness.adapters.claude_code import ClaudeCodeAdapter
-from harness.adapters.codex_cli import CodexAdapter
-from harness.adapters.process import ProcessAdapter, placeholders
+import unsolvable
+from unsolvable import AdapterError, Outcome, scenarios
+from unsolvable._loading import load_agent
+from unsolvable.adapters.claude_code import ClaudeCodeAdapter
+from unsolvable.adapters.codex_cli import CodexAdapter
+from unsolvable.adapters.process import ProcessAdapter, placeholders
 
 
 def test_a_spec_is_split_as_a_shell_would_and_named_by_itself() -> None:
@@ -46,14 +45,14 @@ def test_placeholders_are_the_contract_in_lower_case_without_the_prefix() -> Non
 
 
 def test_an_unknown_placeholder_crashes_the_run_listing_the_known_ones() -> None:
-    record = harness.run("exec:echo {prompt}", scenarios.get("constant-return/repeat"))
+    record = unsolvable.run("exec:echo {prompt}", scenarios.get("constant-return/repeat"))
     assert record.outcome is Outcome.CRASHED
     assert "there is no {prompt}" in str(record.observed.error)
     assert "{task}" in str(record.observed.error) and "twice" in str(record.observed.error)
 
 
 def test_a_program_that_is_not_installed_crashes_the_run_saying_so() -> None:
-    record = harness.run("exec:no-such-agent-xyz", scenarios.get("constant-return/repeat"))
+    record = unsolvable.run("exec:no-such-agent-xyz", scenarios.get("constant-return/repeat"))
     assert record.outcome is Outcome.CRASHED
     assert "cannot start 'no-such-agent-xyz'" in str(record.observed.error)
 
@@ -62,12 +61,12 @@ def test_a_program_that_is_not_installed_crashes_the_run_saying_so() -> None:
     ("adapter", "says"),
     [
         (
-            "harness.adapters.claude_code:ClaudeCodeAdapter",
+            "unsolvable.adapters.claude_code:ClaudeCodeAdapter",
             "claude-code: the Claude Code CLI is not on PATH; install it with npm install -g "
             "@anthropic-ai/claude-code, or pass ClaudeCodeAdapter(executable=)",
         ),
         (
-            "harness.adapters.codex_cli:CodexAdapter",
+            "unsolvable.adapters.codex_cli:CodexAdapter",
             "codex: the Codex CLI is not on PATH; install it with npm install -g @openai/codex, "
             "or pass CodexAdapter(executable=)",
         ),
@@ -80,7 +79,9 @@ def test_a_coding_agent_cli_not_on_path_says_how_to_install_it(
     module, name = adapter.split(":")
     agent = getattr(importlib.import_module(module), name)()
     scenario = scenarios.get("constant-return/repeat")
-    session = harness.Session(scenario, scenario.build(0), seed=0, ceilings=harness.Ceilings())
+    session = unsolvable.Session(
+        scenario, scenario.build(0), seed=0, ceilings=unsolvable.Ceilings()
+    )
     with pytest.raises(AdapterError) as raised:
         agent.run(session)
     assert str(raised.value) == says
@@ -108,7 +109,7 @@ class _Unready:
     def preflight(self) -> None:
         raise AdapterError("unready: the thing it needs is missing")
 
-    def run(self, session: harness.Session) -> object:
+    def run(self, session: unsolvable.Session) -> object:
         raise AssertionError("never run")
 
     def interpret(self, returned: object, error: BaseException | None) -> None:
@@ -125,7 +126,7 @@ def test_any_adapter_can_say_up_front_what_its_runs_need() -> None:
 
 def test_an_adapter_given_as_an_object_is_checked_before_its_run() -> None:
     with pytest.raises(AdapterError, match="the thing it needs is missing"):
-        harness.run(unready, scenarios.get("constant-return/repeat"))
+        unsolvable.run(unready, scenarios.get("constant-return/repeat"))
 
 
 @pytest.mark.parametrize("adapter", [ClaudeCodeAdapter, CodexAdapter])
@@ -136,4 +137,4 @@ def test_a_coding_agent_object_without_its_cli_fails_as_its_spec_does(
 ) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(AdapterError, match="CLI is not on PATH; install it with npm"):
-        harness.run(adapter(), scenarios.get("constant-return/repeat"))
+        unsolvable.run(adapter(), scenarios.get("constant-return/repeat"))

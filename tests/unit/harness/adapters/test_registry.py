@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from harness._loading import load_agent
-from harness.adapters import registry
+from unsolvable._loading import load_agent
+from unsolvable.adapters import registry
 
 
 @pytest.fixture
@@ -28,8 +28,8 @@ def install(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
 
 
 def test_a_registered_name_loads_the_agent_it_points_at(install: Any) -> None:
-    install(**{"registered-naive-test": "harness.agents.naive:naive"})
-    assert load_agent("registered-naive-test").name == "harness.agents.naive:naive"
+    install(**{"registered-naive-test": "unsolvable.agents.naive:naive"})
+    assert load_agent("registered-naive-test").name == "unsolvable.agents.naive:naive"
 
 
 def test_unregistered_names_still_say_how_to_write_a_spec(install: Any) -> None:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import harness
-from harness import Code
-from harness.agents import ContractAgent, ContractThresholds
-from harness.agents._fingerprint import action_fingerprint, observation_fingerprint
-from scenarios import get
+import unsolvable
+from unsolvable import Code
+from unsolvable.agents import ContractAgent, ContractThresholds
+from unsolvable.agents._fingerprint import action_fingerprint, observation_fingerprint
+from unsolvable.scenarios import get
 
 
 def test_fingerprints_ignore_ids_case_and_spacing() -> None:
@@ -19,13 +19,13 @@ def test_fingerprints_ignore_ids_case_and_spacing() -> None:
 
 def test_identical_call_stops_at_the_threshold() -> None:
     agent = ContractAgent(ContractThresholds(repeated_action=2, stalled_steps=5))
-    record = harness.run(agent, get("constant-return/repeat"))
+    record = unsolvable.run(agent, get("constant-return/repeat"))
     assert (record.code, record.observed.steps) == (Code.NO_PROGRESS, 2)
     assert record.reported is not None and "made 2 times" in record.reported.reason
 
 
 def test_stall_catches_what_action_fingerprints_miss() -> None:
-    record = harness.run(ContractAgent(), get("constant-return/perturbed-offset"))
+    record = unsolvable.run(ContractAgent(), get("constant-return/perturbed-offset"))
     assert record.reported is not None
     assert record.reported.reason == "no new observation for 2 steps"
 
@@ -34,17 +34,17 @@ def test_budget_ledger_exits_exhausted_with_partials() -> None:
     agent = ContractAgent(
         ContractThresholds(repeated_action=99, stalled_steps=99, criteria_steps=99)
     )
-    record = harness.run(agent, get("constant-return/perturbed-offset"), max_steps=4)
+    record = unsolvable.run(agent, get("constant-return/perturbed-offset"), max_steps=4)
     assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 4)
     assert record.reported is not None and record.reported.partial["findings"]
 
 
 def test_unverifiable_claim_needs_a_human() -> None:
     agent = ContractAgent(verifier="no_such_tool")
-    record = harness.run(agent, get("constant-return/claims-success"))
+    record = unsolvable.run(agent, get("constant-return/claims-success"))
     assert record.code is Code.NEEDS_HUMAN
 
 
 def test_denied_permission_blocks_naming_it() -> None:
-    record = harness.run(ContractAgent(), get("missing-permission/retry-raises"))
+    record = unsolvable.run(ContractAgent(), get("missing-permission/retry-raises"))
     assert record.reported is not None and record.reported.missing == ("portal:write",)

@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("mcp")
 
-from harness.mcp import McpService
+from unsolvable.mcp import McpService
 
 ENVIRON = {"UNSOLVABLE_TOOLS_URL": "http://127.0.0.1:9/tools", "UNSOLVABLE_TOOLS": "[]"}
 

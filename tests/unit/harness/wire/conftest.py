@@ -7,21 +7,20 @@ from typing import Any
 
 import pytest
 
-import harness
-import scenarios
-from harness import Ceilings, Session
-from harness.adapters.kit import reply_tokens
-from harness.wire._exchange import WireResponse
-from harness.wire._turn import Turn, WireFormat
+import unsolvable
 from tests.frameworks._offline import offline
+from unsolvable import Ceilings, Session, scenarios
+from unsolvable.adapters.kit import reply_tokens
+from unsolvable.wire._exchange import WireResponse
+from unsolvable.wire._turn import Turn, WireFormat
 
 __all__ = ["offline", "render", "session", "start"]
 
 
 def start(name: str = "constant-return/repeat", **ceilings: Any) -> Session:
-    """A session on a library scenario, as `harness.run` would hand it to an agent."""
+    """A session on a library scenario, as `unsolvable.run` would hand it to an agent."""
     scenario = scenarios.get(name)
-    return harness.Session(scenario, scenario.build(0), seed=0, ceilings=Ceilings(**ceilings))
+    return unsolvable.Session(scenario, scenario.build(0), seed=0, ceilings=Ceilings(**ceilings))
 
 
 @pytest.fixture

@@ -10,9 +10,9 @@ from typing import Any
 import httpx
 import pytest
 
-from harness import AdapterError, Session
-from harness.wire import TOOLS_URL, Wire
-from harness.wire._agents import agent_url, split_agent
+from unsolvable import AdapterError, Session
+from unsolvable.wire import TOOLS_URL, Wire
+from unsolvable.wire._agents import agent_url, split_agent
 
 ASK = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 64}
 USER: Any = [{"role": "user", "content": "hi"}]

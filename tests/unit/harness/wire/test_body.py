@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.wire import _body
-from harness.wire._body import BodyReader, _opening
+from unsolvable.wire import _body
+from unsolvable.wire._body import BodyReader, _opening
 
 KEY = "messages"
 names = st.text(max_size=6).filter(lambda name: name != KEY)

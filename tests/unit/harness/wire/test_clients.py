@@ -7,11 +7,10 @@ import httpx
 import pytest
 import respx
 
-import harness
-import scenarios
-from harness import Code, Outcome, Session, Stop
-from harness.wire import TOOLS_URL, StrayRequest, Wire
-from harness.wire._clients import require_module
+import unsolvable
+from unsolvable import Code, Outcome, Session, Stop, scenarios
+from unsolvable.wire import TOOLS_URL, StrayRequest, Wire
+from unsolvable.wire._clients import require_module
 
 BASE = "https://api.openai.com/v1"
 
@@ -38,7 +37,7 @@ def test_respx_routes_serve_an_httpx_agent_model_and_tools() -> None:
         with Wire(session) as wire, wire.respx_router():
             return httpx_agent(session)
 
-    record = harness.run(agent, scenarios.get("constant-return/repeat"))
+    record = unsolvable.run(agent, scenarios.get("constant-return/repeat"))
     assert record.outcome is Outcome.STOPPED and record.observed.steps == 4
     assert (record.observed.tool_calls, record.observed.transport_attempts) == (4, 4)
 
@@ -48,7 +47,7 @@ def test_an_injected_httpx_transport_needs_no_patching() -> None:
         with Wire(session) as wire:
             return httpx_agent(session, wire.httpx_client())
 
-    record = harness.run(agent, scenarios.get("missing-permission/retry-403"))
+    record = unsolvable.run(agent, scenarios.get("missing-permission/retry-403"))
     assert record.observed.refusals == {"denied": 4} and "reports:publish" in str(record.reported)
 
 
@@ -65,7 +64,7 @@ def test_a_stray_httpx_request_under_respx_fails_the_run_loudly() -> None:
         with Wire(session) as wire, wire.respx_router():
             httpx.get("https://example.com/health")
 
-    record = harness.run(agent, scenarios.get("constant-return/repeat"))
+    record = unsolvable.run(agent, scenarios.get("constant-return/repeat"))
     assert record.outcome is Outcome.CRASHED
     assert "StrayRequest" in str(record.observed.error) and "example.com" in str(
         record.observed.error
@@ -73,7 +72,7 @@ def test_a_stray_httpx_request_under_respx_fails_the_run_loudly() -> None:
 
 
 def test_a_missing_client_library_names_the_extra() -> None:
-    with pytest.raises(harness.AdapterError, match=r"pip install 'pytest-unsolvable\[nope\]'"):
+    with pytest.raises(unsolvable.AdapterError, match=r"pip install 'pytest-unsolvable\[nope\]'"):
         require_module("nope")
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.wire import WireRequest, WireResponse, redact_url
+from unsolvable.wire import WireRequest, WireResponse, redact_url
 
 
 def test_redacted_urls_keep_no_credentials_or_query_values() -> None:

@@ -13,13 +13,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness import Session
-from harness.wire import _responses as responses_module
-from harness.wire._anthropic import ANTHROPIC_MESSAGES
-from harness.wire._chat import CHAT_COMPLETIONS
-from harness.wire._responses import RESPONSES
-from harness.wire._turn import WireFormat, read_by_identity
 from tests.unit.harness.wire.conftest import render
+from unsolvable import Session
+from unsolvable.wire import _responses as responses_module
+from unsolvable.wire._anthropic import ANTHROPIC_MESSAGES
+from unsolvable.wire._chat import CHAT_COMPLETIONS
+from unsolvable.wire._responses import RESPONSES
+from unsolvable.wire._turn import WireFormat, read_by_identity
 
 REPLY = {
     "role": "assistant",

@@ -1,4 +1,4 @@
-"""Every format writes its bodies, streamed and not, from a template (`harness.wire._json_text`):
+"""Every format writes its bodies, streamed and not, from a template (`unsolvable.wire._json_text`):
 the bytes must be the ones `sorted_json` gives for the body as a dict, written here as the APIs
 document it, whatever the reply and the request hold."""
 
@@ -10,15 +10,15 @@ from typing import Any
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from harness._json import sorted_json
-from harness.adapters.kit import reply_usage
-from harness.wire._anthropic import ANTHROPIC_MESSAGES
-from harness.wire._chat import CHAT_COMPLETIONS
-from harness.wire._exchange import encode_sse
-from harness.wire._json_text import SHARED_MEMO, shared, value
-from harness.wire._responses import RESPONSES, _item_events, _output, response_id
-from harness.wire._turn import CREATED, Turn, arguments_of, tool_calls_of
 from tests.unit.harness.wire.conftest import render
+from unsolvable._json import sorted_json
+from unsolvable.adapters.kit import reply_usage
+from unsolvable.wire._anthropic import ANTHROPIC_MESSAGES
+from unsolvable.wire._chat import CHAT_COMPLETIONS
+from unsolvable.wire._exchange import encode_sse
+from unsolvable.wire._json_text import SHARED_MEMO, shared, value
+from unsolvable.wire._responses import RESPONSES, _item_events, _output, response_id
+from unsolvable.wire._turn import CREATED, Turn, arguments_of, tool_calls_of
 
 TEXT = st.text(max_size=12)
 """Any characters: quotes, backslashes, control characters and non-ASCII ones included."""
@@ -326,7 +326,7 @@ def test_a_shared_value_is_written_once_per_object_and_never_taken_for_an_equal_
 
 
 def test_the_shared_memo_is_bounded() -> None:
-    from harness.wire import _json_text
+    from unsolvable.wire import _json_text
 
     values = [[n] for n in range(3 * SHARED_MEMO)]
     assert [shared(v) for v in values] == [f"[{n}]" for n in range(3 * SHARED_MEMO)]

@@ -3,18 +3,18 @@
 
 from __future__ import annotations
 
-import harness
-from harness import Ceilings
-from harness.wire import ToolNames, Wire
+import unsolvable
 from tests import _builders as b
+from unsolvable import Ceilings
+from unsolvable.wire import ToolNames, Wire
 
 PREFIX = "mcp__unsolvable__"
 TOOL = {"name": f"{PREFIX}search", "description": "finds nothing", "input_schema": {}}
 
 
-def _session() -> harness.Session:
+def _session() -> unsolvable.Session:
     scenario = b.scenario(step_bound=50)
-    return harness.Session(scenario, scenario.build(0), seed=0, ceilings=Ceilings())
+    return unsolvable.Session(scenario, scenario.build(0), seed=0, ceilings=Ceilings())
 
 
 def test_calls_go_out_prefixed_and_come_back_in_the_scenarios_names() -> None:

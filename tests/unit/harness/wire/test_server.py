@@ -5,8 +5,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from harness import Session
-from harness.wire import FAKE_API_KEY, StrayRequest, Wire
+from unsolvable import Session
+from unsolvable.wire import FAKE_API_KEY, StrayRequest, Wire
 
 ASK = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
 

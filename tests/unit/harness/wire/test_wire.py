@@ -8,13 +8,13 @@ import json
 
 import pytest
 
-from harness import (
+from tests.unit.harness.wire.conftest import start
+from unsolvable import (
     CeilingHit,
     Session,
 )
-from harness._errors import SessionClosed
-from harness.wire import TOOLS_URL, StrayRequest, Wire
-from tests.unit.harness.wire.conftest import start
+from unsolvable._errors import SessionClosed
+from unsolvable.wire import TOOLS_URL, StrayRequest, Wire
 
 CHAT = "https://api.openai.com/v1/chat/completions"
 ASK = {
