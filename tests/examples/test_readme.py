@@ -22,7 +22,10 @@ def _block(first_line: str) -> str:
 def _run(*first_lines: str) -> dict[str, Any]:
     namespace: dict[str, Any] = {"__name__": "readme_example"}
     for first_line in first_lines:
-        exec(compile(_block(first_line), "README.md", "exec"), namespace)
+        block = _block(first_line)
+        # placed at its own lines, so tracebacks and hypothesis's source lookups read the README
+        placed = "\n" * README[: README.index(block)].count("\n") + block
+        exec(compile(placed, "README.md", "exec"), namespace)
     return namespace
 
 
