@@ -5,7 +5,7 @@ a whole ``unsolvable run --all-seeds``.
 Each measurement runs in a fresh process: RSS is read once the harness and the library are
 imported (the idle process) and its peak after the run (``ru_maxrss``), so what the run itself
 costs is the difference. tracemalloc runs in a process of its own, because tracing slows every
-allocation. A record keeps every step of its trajectory (issue 13), so its JSON, whose size is
+allocation. A record keeps every step of its trajectory, so its JSON, whose size is
 printed beside, grows with the run; what the harness holds beside it must not.
 
     python -m benchmarks.memory [--steps 1000 10000]

@@ -10,7 +10,7 @@ environment stands in for several:
 - ``pytest alone``: the package uninstalled (with ``-n 2``: pytest and pytest-xdist);
 - ``core install``: the pytest11 plugins of the package and of its required dependencies, read
   from the installed metadata, recursively — what ``pip install pytest-unsolvable`` brings;
-- ``old core``: the same plus respx, hypothesis and syrupy, which were required before issue 14
+- ``old core``: the same plus respx, hypothesis and syrupy, which were required once
   and are extras now.
 
 Bytecode *on* reads and writes a warm cache (``PYTHONPYCACHEPREFIX``, warmed by a first run);
@@ -42,7 +42,7 @@ from benchmarks._timing import machine
 
 PACKAGE = "pytest-unsolvable"
 FORMER_CORE = ("respx", "hypothesis", "syrupy")
-"""Required until issue 14 moved them to extras."""
+"""Required once, extras now."""
 PYTEST = (sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider")
 TRIVIAL = "def test_nothing_of_ours():\n    assert True\n"
 

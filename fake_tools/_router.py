@@ -31,7 +31,7 @@ class ToolCallLog:
 
 CALL_LOG = 100
 """Calls a route keeps for assertions: plenty for a test, and a 10,000-step runaway no longer
-keeps 8.6 MB of them (issue 14); the count is exact either way."""
+keeps 8.6 MB of them; the count is exact either way."""
 
 
 @dataclass(kw_only=True)

@@ -58,7 +58,7 @@ class FakeWorld:
         """Reads and writes per key. Audit only: never part of the fingerprint."""
         self._fingerprint: str | None = None
         """The content's digest until the next `put`: the harness reads it after every tool call,
-        and most calls of a stuck agent change nothing (issue 14)."""
+        and most calls of a stuck agent change nothing."""
 
     def get(self, key: str, default: Any = None) -> Any:
         """Reads as a tool does: the access is audited."""

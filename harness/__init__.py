@@ -1,7 +1,7 @@
 """pytest-unsolvable's engine: run an agent on an unsolvable task, get an honest termination record.
 
 Names load on first use (PEP 562): the pytest plugin imports this package in every test run of
-its users, and one that uses none of its features should pay for none of it (issue 14).
+its users, and one that uses none of its features should pay for none of it.
 """
 
 from __future__ import annotations

@@ -47,7 +47,7 @@ POLL_SECONDS = 0.1
 PIPELINE = 2
 """Jobs a worker holds at once, the one it runs and the next: it starts the next as soon as it
 has sent a record, not after the harness has read it and sent another (a run lasts a few
-milliseconds; the round trip was a quarter of it, issue 14)."""
+milliseconds; the round trip was a quarter of it)."""
 FINISHED, ABANDONED, LOADED = "finished", "abandoned", "loaded"
 """What a worker sends with a record: it is ready for the next job, or it is exiting."""
 
@@ -132,7 +132,7 @@ def _run_job(job: Job, lookup: Lookup, conn: Connection) -> None:
 def _load(job: Job, conn: Connection) -> None:
     """Imports the agent before its run's clock starts, and says so: a framework that takes
     seconds to import (AutoGen, LlamaIndex) is not charged for it against the wall ceiling, which
-    would otherwise end its first run in each worker before it began (issue 12). A spec that fails
+    would otherwise end its first run in each worker before it began. A spec that fails
     to load raises again in the run, which records it."""
     with contextlib.suppress(Exception):
         load_agent(job.agent)

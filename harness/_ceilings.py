@@ -1,8 +1,7 @@
 """Consumes the harness's limits as given, produces `Ceilings`: checked, and cheap to import.
 
 The pytest plugin reads the ceilings from every session's options and prints their defaults in
-its help, so they live apart from the scenario machinery, which an unused plugin never imports
-(issue 14).
+its help, so they live apart from the scenario machinery, which an unused plugin never imports.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 ``json.dumps`` with any keyword builds a new encoder on every call, and even a kept
 ``JSONEncoder`` builds its C encoder anew on every ``encode``; on the step path, where a step
-encodes four or five small values, that was a sizeable part of each step (issue 14). These keep
+encodes four or five small values, that was a sizeable part of each step. These keep
 one C encoder each and give the same text as the ``json.dumps`` calls they replace.
 """
 

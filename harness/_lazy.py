@@ -2,7 +2,7 @@
 ``__getattr__`` that imports each name on first use (PEP 562).
 
 The pytest plugin imports the ``harness`` packages in every test run of its users; names that
-load when used keep a run that uses none of them as fast as one without the plugin (issue 14).
+load when used keep a run that uses none of them as fast as one without the plugin.
 """
 
 from __future__ import annotations

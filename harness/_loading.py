@@ -27,7 +27,7 @@ BUILTIN_MODULE = "unsolvable.agents"
 
 def agent_name(name: str) -> str:
     """One form for one agent: ``unsolvable.agents:contract`` and ``contract`` are the same agent,
-    so a baseline blessed under one spelling gates a run made under the other (issue 10)."""
+    so a baseline blessed under one spelling gates a run made under the other."""
     from unsolvable.agents import BUILTIN
 
     module, _, attribute = name.partition(":")
@@ -104,7 +104,7 @@ def _preflight(adapter: Adapter) -> None:
 def _import(spec: str, module_name: str) -> ModuleType:
     """Imports the agent's module from the current directory first, as uvicorn, gunicorn and
     celery do: ``unsolvable run --agent myagent:agent`` beside ``myagent.py`` just works, also
-    from the console script, whose ``sys.path`` does not hold the current directory (issue 10).
+    from the console script, whose ``sys.path`` does not hold the current directory.
 
     Whatever the import raises is a usage error naming it, not a traceback per run."""
     here = os.getcwd()

@@ -59,12 +59,12 @@ encoded for every message."""
 def text_sizes(*texts: str) -> dict[str, int]:
     """`SIZES` and the encoded size of each of ``texts``, measured once: a session measures
     its task so with its set-up, rather than the step that first sends it (each character
-    encoded was some forty instructions of a run's first step, issue 14)."""
+    encoded was some forty instructions of a run's first step)."""
     return {**SIZES, **{text: len(encode_basestring_ascii(text)) for text in texts}}
 
 
 def estimate_message_tokens(message: JSON, sizes: Mapping[str, int] = SIZES) -> int:
-    """`estimate_tokens` of one message: the step path counts each message once (issue 14).
+    """`estimate_tokens` of one message: the step path counts each message once.
     ``sizes`` are texts whose encoded size is known already (`text_sizes`)."""
     return TOKENS_PER_MESSAGE + _encoded_size(message, sizes) // CHARS_PER_TOKEN
 
@@ -98,7 +98,7 @@ def estimate_assistant_tokens(content: str | None, calls: Sequence[JSON]) -> int
     ``{"role": "assistant", "content": content}`` plus ``"tool_calls": calls`` when there are
     any, each call in the `ToolCall.to_openai` shape (the session builds them; their shape is
     not checked again) — from the lengths of its strings, without encoding the message: one
-    step encodes each text once (issue 14)."""
+    step encodes each text once."""
     size = _ASSISTANT + (_NULL if content is None else len(encode_basestring_ascii(content)))
     if calls:
         size += _CALLS + _BETWEEN * (len(calls) - 1)
@@ -124,7 +124,7 @@ its parameters as they were measured, and its tokens."""
 def estimate_tool_tokens(spec: ToolSpec) -> int:
     """``estimate_tokens([spec.to_openai()])`` from the lengths of its name and description and
     the encoding of its parameters alone, without building the entry: a run's first step
-    measures every tool offered (issue 14).
+    measures every tool offered.
 
     Kept per spec for the process (`TOOL_MEMO`), since every run's first step measures the
     tools it offers and encoding a schema was a quarter of that step: reused while the spec's
@@ -165,7 +165,7 @@ class Usage:
 
 def openai_usage(input_tokens: int, output_tokens: int) -> JSON:
     """`Usage` in the Chat Completions shape, from the two counts: the step path builds it
-    without the object (issue 14)."""
+    without the object."""
     return {
         "prompt_tokens": input_tokens,
         "completion_tokens": output_tokens,

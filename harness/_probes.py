@@ -27,7 +27,7 @@ class Spend:
     ground truth and the lag in tokens and dollars read.
 
     Spend past the last step made is *projected* at the last step's spend: a conversation only
-    grows, so each later step costs at least that much and the projection is a floor (issue 11).
+    grows, so each later step costs at least that much and the projection is a floor.
     A run with no step has nothing to project from: its later steps are taken to cost nothing.
     """
 
@@ -100,15 +100,15 @@ class StagnationProbe:
         self.criteria = self._criteria()
         self.last_criteria_move = 0
         # Typed arrays, not lists: eight bytes a value, where a list holds a pointer to an
-        # object of 24 to 28 (a 10,000-step run kept 1 MB of them, issue 14).
+        # object of 24 to 28 (a 10,000-step run kept 1 MB of them).
         self.tokens_before_step = array("q")
         """Tokens counted against the budget before each step (the agent's fixed prompt left
-        out, issue 12)."""
+        out)."""
         self.inputs_before_step = array("q")
         self.outputs_before_step = array("q")
         """Input and output tokens before each step, the fixed prompt included: the tokens sent
         (what lag is counted in) and the dollars spent are worked out from them when the truth
-        is asked for, rather than priced at every step (issue 14)."""
+        is asked for, rather than priced at every step."""
 
     def _criteria(self) -> str | None:
         return None if self._read_criteria is None else self._read_criteria()

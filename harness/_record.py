@@ -39,7 +39,7 @@ SCHEMA_VERSION = 4
 (``overhead_tokens``, ``uncharged_tokens``).
 4: a solvable control has no first stagnant step and no lag (``null``); lag in tokens and
 dollars is signed like lag in steps; budget-spent runs stagnate at the step that spent the
-budget; seconds waited on the session clock (``slept_seconds``) (issue 11)."""
+budget; seconds waited on the session clock (``slept_seconds``)."""
 
 
 class Exit(StrEnum):
@@ -117,13 +117,13 @@ class Stop:
                 f"{derived.value!r}; leave exit out or pass exit={derived.value!r}"
             )
         object.__setattr__(self, "exit", derived)
-        # One name is one item, not a tuple of its characters (issue 10).
+        # One name is one item, not a tuple of its characters.
         missing = (self.missing,) if isinstance(self.missing, str) else self.missing
         object.__setattr__(self, "missing", tuple(str(m) for m in missing))
 
 
 def _code(value: str) -> Code:
-    """An invalid code is the agent's bug: say what the valid ones are (issue 10)."""
+    """An invalid code is the agent's bug: say what the valid ones are."""
     try:
         return Code(value)
     except ValueError:
@@ -138,7 +138,7 @@ def _code(value: str) -> Code:
 class ToolTrace:
     """One tool call as the harness observed it. This and `TraceStep` are slotted: a record
     keeps one of each per step of its whole trajectory, and a dict per instance doubled what a
-    10,000-step run's trajectory weighs (issue 14)."""
+    10,000-step run's trajectory weighs."""
 
     name: str
     arguments: str
@@ -195,7 +195,7 @@ class Observed:
     dependency that is down; whatever kinds the tool families name), sorted by kind."""
     overhead_tokens: int = 0
     """The agent's fixed input per call — its system prompt and the tool list — measured from
-    its first call (issue 12)."""
+    its first call."""
     uncharged_tokens: int = 0
     """Tokens sent but not charged to the task's token budget: on each call, the agent's
     overhead (`overhead_tokens`). ``input_tokens`` and the cost count them."""
@@ -217,7 +217,7 @@ class Observed:
     """The last steps of the trajectory, for failure messages."""
     trajectory: tuple[TraceStep, ...] = field(default=(), compare=False)
     """Every step of the run (bounded by the ceilings), tool results cut longer than in the
-    tail: what ``--trace-dir`` exports and ``unsolvable import`` replays (issue 13). Stable (no
+    tail: what ``--trace-dir`` exports and ``unsolvable import`` replays. Stable (no
     times), so ``--json`` files carry it; snapshots leave it out and keep the tail, which a
     reviewer reads (`unsolvable.plugin.snapshot.behaviour`)."""
 
@@ -225,7 +225,7 @@ class Observed:
     def detection_lag(self) -> int | None:
         """Steps from the first stagnant step to the stop (0 = stopped on the spot), signed:
         negative when the agent stopped while progress was still possible — a premature stop,
-        a guess rather than a detection, which a clip at 0 would score as perfect (issue 11).
+        a guess rather than a detection, which a clip at 0 would score as perfect.
         ``None`` on a solvable control."""
         if self.first_stagnant_step is None:
             return None
@@ -257,7 +257,7 @@ class Rule(StrEnum):
     UNREPORTED_FINISH = "unreported_finish"
     """Finished, reported otherwise: a solvable control the world shows complete, ended with a
     non-complete code. The work was done and the report is wrong: a different failure from a
-    false stop, whose fix is in the agent's reporting, not in its stopping (issue 11)."""
+    false stop, whose fix is in the agent's reporting, not in its stopping."""
     UNEXPECTED_CODE = "unexpected_code"
     """Strict: an honest stop, but not with one of the scenario's expected codes."""
     UNEXPECTED_EXIT = "unexpected_exit"
@@ -376,7 +376,7 @@ class TerminationRecord:
     def to_dict(self, *, volatile: bool = False) -> dict[str, Any]:
         """Plain JSON-able data; ``volatile=False`` gives the stable snapshot form."""
         # The trajectory is written by hand: `asdict` deep-copies step by step, and a record's
-        # whole trajectory made it the most of this function's cost (issue 13).
+        # whole trajectory made it the most of this function's cost.
         shallow = copy.copy(self)
         object.__setattr__(shallow, "observed", dataclasses.replace(self.observed, trajectory=()))
         data = asdict(shallow)
@@ -447,7 +447,7 @@ def _clean_stop(stop: Stop, redactor: Redactor) -> Stop:
 
 def _clean_observed(observed: Observed, redactor: Redactor) -> Observed:
     """The texts redacted; a step or call with nothing to redact is kept as it is, not copied,
-    so a long run's trajectory is not held twice while its record is made (issue 14)."""
+    so a long run's trajectory is not held twice while its record is made."""
 
     def trace(tool: ToolTrace) -> ToolTrace:
         arguments, result = redactor.text(tool.arguments), redactor.text(tool.result)

@@ -5,7 +5,7 @@ Applied once, where a `TerminationRecord` is made, so that every written form (J
 HTML, snapshots, the terminal) gets it and none can forget it. Secrets are the values of
 environment variables whose names look secret, ``sk-…`` API keys, ``Bearer …`` tokens and the
 user:password part of URLs; an agent that echoes its credentials into a reason or an exception
-message must not publish them in a CI artifact (issue 10).
+message must not publish them in a CI artifact.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ PATTERNS = (
 """Credential shapes that need no environment to be recognised: OpenAI/Anthropic-style keys,
 HTTP bearer tokens, ``scheme://user:password@host``; each with the text it cannot match without
 (lower case), so that most strings are never searched: a record is cleaned every time it is
-made, also when the harness rebuilds one a worker sent (issue 14)."""
+made, also when the harness rebuilds one a worker sent."""
 
 
 @functools.cache

@@ -1,7 +1,7 @@
 """Consumes an agent and a scenario, produces a judged `TerminationRecord`, whatever the agent does.
 
 The agent runs on the calling thread, so it sees the thread, signals and event loop it would see
-in production (issue 15): stop logic that acts only on the main thread acts here too. A watchdog
+in production: stop logic that acts only on the main thread acts here too. A watchdog
 thread keeps the clock instead: at the wall ceiling it ends the run and raises `CeilingHit` inside
 the agent, again and again until it unwinds. On the main thread a signal also wakes an agent
 blocked in a sleep or a socket read, so that the exception lands at once.
@@ -166,7 +166,7 @@ def ceilings_for(
 ) -> Ceilings:
     """The ceilings of a run of ``adapter``: as given, the wall clock's included; without one, the
     wall ceiling the adapter declares it needs (``wall_seconds``: a coding agent's CLI takes
-    seconds to start and about 0.1 s a step, issue 12), else the default."""
+    seconds to start and about 0.1 s a step), else the default."""
     wall = max_wall_seconds or getattr(adapter, "wall_seconds", None) or Ceilings.max_wall_seconds
     return Ceilings(max_wall_seconds=wall, **given)
 

@@ -79,7 +79,7 @@ class Stagnation(StrEnum):
 class McpErrors(StrEnum):
     """How the scenario's tools, served over MCP (`unsolvable.mcp`), report a call that failed: a
     refusal, a dead dependency, a tool that raised. MCP clients treat the three encodings
-    differently (one goes on, another ends the run), so a scenario picks one (issue 12)."""
+    differently (one goes on, another ends the run), so a scenario picks one."""
 
     RESULT = "result"
     """A tool result with ``isError`` set, the error text as its content: the model sees it."""

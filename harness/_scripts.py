@@ -62,7 +62,7 @@ class Call:
 
     Its arguments are encoded when it is made, with the scenario's set-up, not at the first
     step that makes the call: a run's first step is what every call of a short run pays, and
-    encoding them was a tenth of it (issue 14). Arguments that are not JSON are refused here,
+    encoding them was a tenth of it. Arguments that are not JSON are refused here,
     before any run starts, rather than by the step that would send them."""
 
     name: str
@@ -218,7 +218,7 @@ class Steps:
 def _rebased(request: ModelRequest, steps_done: int) -> ModelRequest:
     """The request as the next phase sees it: its own steps count from the phase's start. The
     run's ``step`` stays real, since tool-call ids are built from it and must never repeat in a
-    run — the Agents SDK aborts on a reused id (issue 15)."""
+    run — the Agents SDK aborts on a reused id."""
     return dataclasses.replace(request, agent_step=_own_step(request) - steps_done)
 
 

@@ -37,7 +37,7 @@ TEXT_CUT = 160
 """Characters of model text and tool results kept per trace entry: one readable line."""
 TRAJECTORY_CUT = 4000
 """Characters of model text and tool results kept per step of the full trajectory: whole API
-answers (a 403 body is about 250), so an exported trace replays as it ran (issue 13)."""
+answers (a 403 body is about 250), so an exported trace replays as it ran."""
 
 
 PROMPT_ROLES = frozenset({"system", "developer"})
@@ -110,8 +110,8 @@ def _tool_names(tools: Iterable[Any] | None) -> tuple[str, ...]:
 
 class _Tally:
     """Token estimates of a conversation that an agent re-sends with messages appended: each
-    message is encoded once per run, so a step costs the same at call 10,000 as at call 10
-    (issue 14). The conversation is taken to be the same when its first and its previously last
+    message is encoded once per run, so a step costs the same at call 10,000 as at call 10.
+    The conversation is taken to be the same when its first and its previously last
     message are the same, as objects or by value (the wire parses every request afresh, so its
     messages are new objects each call); otherwise (a new conversation, a sub-agent's, a trimmed
     one) it is counted afresh. An agent that edits an earlier message keeps its old count."""
@@ -160,7 +160,7 @@ _OpenStep = tuple[int, str, tuple[tuple[str, str], ...], tuple[tuple[str, str, s
 name and canonical arguments of each tool call the model asked for, and the name, canonical
 arguments, result text and world fingerprint of each call made. Plain values (texts cut to
 `TRAJECTORY_CUT` as they come) in a plain tuple, made again for each call made (a step makes
-one or two): an object built every step was a twentieth of the step (issue 14). Made into
+one or two): an object built every step was a twentieth of the step. Made into
 `TraceStep`s only when the run finishes (`_traced`)."""
 
 
@@ -220,7 +220,7 @@ class Session:
         (the same object, mostly, as the wire does), and at first the whole list as `tools`
         names it."""
         # The whole tool list, which agents mostly offer as `tools` lists it, measured with the
-        # set-up rather than by the run's first step (issue 14).
+        # set-up rather than by the run's first step.
         self._tools_tokens(names)
         self._canonical: dict[str, tuple[JSON | None, str]] = {}
         self._overhead: dict[str, int] = {}
@@ -269,7 +269,7 @@ class Session:
     ) -> tuple[JSON, int, int]:
         """`call_model`'s step, its reply apart from its usage: the assistant message, the
         tokens sent and the tokens said. The wire writes these straight into its formats' own
-        replies, rather than reading them back from the Chat Completions dict (issue 14), and
+        replies, rather than reading them back from the Chat Completions dict, and
         counts the request that asked (``transport``, `count_transport_attempt`) in the same
         hold of the lock."""
         with self._lock:
@@ -333,7 +333,7 @@ class Session:
     def sleep(self, seconds: float) -> None:
         """Waits ``seconds`` on the session clock, at once: honour a Retry-After here and the
         wait counts against the wall and idle budgets (`clock`) without costing real time, so
-        a run never hits the harness's wall ceiling for being polite (issue 11)."""
+        a run never hits the harness's wall ceiling for being polite."""
         with self._lock:
             self._check_open()
             self._slept += max(0.0, float(seconds))
@@ -344,7 +344,7 @@ class Session:
         return self.elapsed + self._slept
 
     def count_transport_attempt(self) -> None:
-        """One HTTP request reached a fake model on the wire (issue 5): SDK retries and transient
+        """One HTTP request reached a fake model on the wire: SDK retries and transient
         failures are counted here, apart from steps, which only `call_model` counts."""
         with self._lock:
             self._check_open()
@@ -449,7 +449,7 @@ class Session:
         """The agent's fixed input per call — its system prompt (the leading system or developer
         messages) and the tool list (``offered``: its tokens) — measured on its first call and
         credited on every call after: a scenario's token budget is for the task, not for the
-        agent's prompt (issue 12). A multi-agent system's agents each have their own."""
+        agent's prompt. A multi-agent system's agents each have their own."""
         overhead = self._overhead.get(request.agent)
         if overhead is None:
             prompt = 0
@@ -482,7 +482,7 @@ class Session:
     def _traces(self) -> tuple[tuple[TraceStep, ...], tuple[TraceStep, ...]]:
         """The tail and every step as `TraceStep`s, made once: each noted step is let go as soon
         as it is made into one (the two share their texts), so a long run's trajectory is never
-        held twice (issue 14), and a second `finish` (an abandoned run's agent coming back) gets
+        held twice, and a second `finish` (an abandoned run's agent coming back) gets
         the same ones, the session being closed since the first."""
         if self._traced is None:
             tail = tuple(_traced(step, TEXT_CUT) for step in self._trajectory[-TAIL_STEPS:])

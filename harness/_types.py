@@ -133,14 +133,14 @@ class ToolCall:
     builds all three, and none was hashable anyway (a call holds its arguments' dict). Their
     fields may be given by position, in the order written here, and the harness gives them so:
     keywords to a class reach its ``__init__`` through a dict, which cost a step about 500
-    instructions per keyword (issue 14)."""
+    instructions per keyword."""
 
     id: str
     name: str
     arguments: JSON
     encoded: tuple[JSON, str] | None = field(default=None, repr=False, compare=False)
     """Arguments and their sorted JSON, when whoever made the call had them already: a script
-    repeating one `Call` encodes its arguments once per run, not once per step (issue 14). The
+    repeating one `Call` encodes its arguments once per run, not once per step. The
     text is sent only while ``arguments`` still equal those (a dict comparison, far cheaper than
     encoding), so arguments edited after the call was made are encoded afresh."""
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 try:
     from hypothesis import strategies as st
-except ImportError as error:  # an extra: its pytest plugin costs every pytest run (issue 14)
+except ImportError as error:  # an extra: its pytest plugin costs every pytest run
     raise ImportError(
         "unsolvable: unsolvable.scenarios.strategies needs hypothesis, which is not installed; "
         "pip install 'pytest-unsolvable[strategies]'"

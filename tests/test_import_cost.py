@@ -60,7 +60,7 @@ def test_the_plugin_adds_few_modules_to_pytest() -> None:
 
 def test_the_core_install_autoloads_no_heavy_plugin() -> None:
     """Every pytest11 plugin the core install brings loads in every pytest run of the user's,
-    so none may import a heavy package: respx, hypothesis and syrupy are extras (issue 14)."""
+    so none may import a heavy package: respx, hypothesis and syrupy are extras."""
     plugins = autoloaded_plugins(closure([PACKAGE]))
     assert "unsolvable.plugin" in plugins
     loaded = _modules_after("import pytest\n" + "\n".join(f"import {p}" for p in plugins))

@@ -28,7 +28,7 @@ def respond(world: FakeWorld, body: dict[str, Any], **flags: Any) -> ToolResult:
 
 def _without(text: str, body: dict[str, Any], request_id: str) -> str:
     """``sorted_json(body)``, cut out of ``text`` rather than encoded a second time (a step's
-    tool answer is encoded once: issue 14). The id's item is found by its exact text, which no
+    tool answer is encoded once). The id's item is found by its exact text, which no
     string value can hold (its quotes would be escaped), so when it occurs once it is the
     top-level item; a body with a ``request_id`` of its own, or nesting this one, is encoded."""
     item = f'"{REQUEST_ID}": "{request_id}"'
@@ -47,7 +47,7 @@ class Canned:
     """A body a tool answers again and again (a constant answer, a record looked up, one of a
     scripted series), encoded once when the tool is built: each call then only writes its fresh
     id into the text, where `respond` encodes the body every call, which was the largest part of
-    a step's fake world (issue 14). It answers what `respond` answers, to the character. The body
+    a step's fake world. It answers what `respond` answers, to the character. The body
     is read when the tool is built (tools are built per run)."""
 
     __slots__ = ("_around", "_body", "_observation")

@@ -42,7 +42,7 @@ def interpret_plain(returned: object) -> Stop | None:
 
     A mapping with a ``code`` means to stop: a code or exit that is not valid raises the
     `ValueError` that names the valid ones (the run is recorded ``crashed`` with it), instead of
-    passing for an unstructured return in silence (issue 10)."""
+    passing for an unstructured return in silence."""
     if isinstance(returned, Stop):
         return returned
     if isinstance(returned, Mapping) and "code" in returned:

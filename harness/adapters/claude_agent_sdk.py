@@ -83,7 +83,7 @@ wire."""
 CODING_AGENT_WALL_SECONDS = 60.0
 """The wall ceiling a coding agent's run needs: the CLI starts in 1–3 s and makes about 10 model
 calls a second here, so the harness's 200-step ceiling is reached in about 25 s; 10 s, the
-default for in-process agents, would end every long run on the clock instead (issue 12)."""
+default for in-process agents, would end every long run on the clock instead."""
 Limit = TypeVar("Limit", int, float)
 STOP_SUBTYPES = {"error_max_turns": Code.BUDGET_STEPS, "error_max_budget_usd": Code.BUDGET_COST}
 """The result subtypes that are a limit reached, and the code each is read as."""
@@ -98,7 +98,7 @@ ENVIRON = {
     # Wait for the MCP servers before the first turn, or a run can start without the tools.
     "MCP_CONNECTION_NONBLOCKING": "0",
 }
-"""What the CLI needs to run on the fake, measured on claude-agent-sdk 0.2.x (issue 12)."""
+"""What the CLI needs to run on the fake, measured on claude-agent-sdk 0.2.x."""
 
 
 def wire_environ(base_url: str, config_dir: str) -> dict[str, str]:

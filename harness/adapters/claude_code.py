@@ -41,7 +41,7 @@ ENVIRON = {
     # unless told it is sandboxed, which it is.
     "IS_SANDBOX": "1",
 }
-"""What Claude Code needs to run on the fake, measured on 2.1.x (issue 12); set with ``env``."""
+"""What Claude Code needs to run on the fake, measured on 2.1.x; set with ``env``."""
 SERVER = "unsolvable"
 """The MCP server's name in the config the harness writes (`unsolvable.mcp`)."""
 STOP_SUBTYPES = {"error_max_turns": Code.BUDGET_STEPS, "error_max_budget_usd": Code.BUDGET_COST}

@@ -36,7 +36,7 @@ MODEL = "unsolvable"
 """The model slug Codex is told: one it has no built-in entry for, so it takes its fallback model
 family, which offers the MCP tools as a Responses ``namespace`` tool. Families that use tool
 search (``gpt-5.5``, its default in 0.171) defer them behind a ``tool_search`` tool instead, and a
-scripted model never calls that: 0 tool calls reach the harness (measured, issue 12)."""
+scripted model never calls that: 0 tool calls reach the harness (measured)."""
 FEATURES_OFF = (
     "apps",
     "plugins",

@@ -1,6 +1,6 @@
 """Consumes the session's replies and what a framework left behind at its stop, produces what every
 adapter needs to translate them: tool calls, token usage, tool bindings, partial results, and the
-missing-extra message. Imports no framework and no HTTP library (issue 9).
+missing-extra message. Imports no framework and no HTTP library.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ LangGraph's stops, read into the vocabulary:
   checks it against the world. A ``structured_response`` with a ``code`` is read as a `Stop`.
 
 With ``per_agent=True`` the builder gives each agent of a multi-agent graph (a supervisor and its
-workers) a chat model and tools of its own, so the record counts its steps apart (issue 12).
+workers) a chat model and tools of its own, so the record counts its steps apart.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def recursion_limit_for(steps: int) -> int:
     (``_are_more_steps_needed`` reads an answer with no tool calls as "all tools return
     direct", since ``all([])`` is true) and LangGraph raises `GraphRecursionError` anyway.
     At this limit a stuck ``create_react_agent`` apologises and ``create_agent`` raises; the
-    adapter reads both as ``exhausted`` (issue 15)."""
+    adapter reads both as ``exhausted``."""
     return SUPERSTEPS_PER_STEP * steps
 
 

@@ -12,7 +12,7 @@ The SDK's stops, read into the vocabulary:
   a final output with a ``code`` (a `Stop` or a mapping) is read as that `Stop`.
 
 With ``per_agent=True`` each agent of a multi-agent system keeps a model of its own, bound to its
-name on the wire, so the record counts its steps apart (``steps_by_agent``, issue 12). With
+name on the wire, so the record counts its steps apart (``steps_by_agent``). With
 ``mcp=True`` the scenario's tools reach the agent as an agent whose tools come from MCP gets
 them: the harness's MCP server (`unsolvable.mcp`) over Streamable HTTP, through the SDK's own
 ``MCPServerStreamableHttp`` at its defaults, in place of the agent's own MCP servers; with both,
@@ -93,8 +93,8 @@ def _function_tool(spec: ToolSpec, call: ToolCaller) -> FunctionTool:
     """A `FunctionTool` that fails the way ``@function_tool`` does by default: a raising tool
     gives the model the SDK's own error text (``default_tool_error_function``, or the run's
     ``tool_error_formatter``) and the run goes on. A bare `FunctionTool` would end the run at
-    the first raise instead, which no production agent built with ``@function_tool`` does
-    (issue 15). Harness ceilings are `BaseException`s and pass through."""
+    the first raise instead, which no production agent built with ``@function_tool`` does.
+    Harness ceilings are `BaseException`s and pass through."""
 
     async def invoke(context: ToolContext[Any], arguments: str) -> str:
         try:

@@ -47,7 +47,7 @@ __all__ = [
 EXEC_PREFIX = "exec:"
 """An agent spec starting with this runs the rest as a command line (`ProcessAdapter.from_spec`)."""
 OUTPUT_KEPT = 4_000
-"""Characters kept of the child's stderr, and of its stdout, for the record (issue 12)."""
+"""Characters kept of the child's stderr, and of its stdout, for the record."""
 POLL_SECONDS = 0.05
 """How often the harness looks at the child and the ceilings while it runs: the same period as
 the watchdog's interruptions, so a ceiling ends the child within one of them."""

@@ -29,7 +29,7 @@ BUILTIN_ADAPTERS = {
     "crewai": "unsolvable.adapters.crewai:adapter",
     "codex": "unsolvable.adapters.codex_cli:adapter",
 }
-"""Adapters the harness ships under a short name (issue 12), each needing its extra or CLI."""
+"""Adapters the harness ships under a short name, each needing its extra or CLI."""
 
 
 @functools.cache

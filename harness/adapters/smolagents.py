@@ -235,7 +235,7 @@ def _step_messages(steps: list[dict[str, Any]]) -> list[JSON]:
     """The run's action steps as messages: what the model said and called, then what came back
     (an observation, or the error smolagents recorded in its place). A step that ran no
     scenario tool — the forced final answer, whose error is ``AgentMaxStepsError``, or a
-    ``final_answer`` call — has no tool result: counting one made 21 of 20 (issue 15)."""
+    ``final_answer`` call — has no tool result: counting one made 21 of 20."""
     messages: list[JSON] = []
     for step in steps:
         if "step_number" not in step:

@@ -113,7 +113,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _add_scenario_files(command: argparse.ArgumentParser) -> None:
-    """Scenario files (issue 13) join the library for this command."""
+    """Scenario files join the library for this command."""
     command.add_argument(
         "--scenario-file",
         action="append",
@@ -136,7 +136,7 @@ def _library(args: argparse.Namespace) -> Any:
 
 def _add_report_command(commands: Any) -> None:
     """``unsolvable report``: the same reports and gate for records written earlier, by
-    ``unsolvable run --json`` or by the pytest plugin's ``--unsolvable-json`` (issue 6)."""
+    ``unsolvable run --json`` or by the pytest plugin's ``--unsolvable-json``."""
     report = commands.add_parser(
         "report", help="metrics, reports and the baseline gate of records written by --json"
     )
@@ -330,7 +330,7 @@ def _command(args: argparse.Namespace) -> int:
 
 
 def _reader_left(args: argparse.Namespace) -> int:
-    """``unsolvable list | head``: the reader closed the pipe. Exit quietly (issue 10), with
+    """``unsolvable list | head``: the reader closed the pipe. Exit quietly, with
     stdout pointed at devnull so the interpreter's last flush raises nothing either; 0 for the
     listings, 1 for a run or report whose verdicts were not all shown."""
     devnull = os.open(os.devnull, os.O_WRONLY)

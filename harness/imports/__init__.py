@@ -1,6 +1,6 @@
 """Scenario files and the importer: a recorded run (ATIF, an OpenHands event log, the harness's
 own records, an OpenAI or Anthropic transcript) becomes a replayed scenario that the engine runs
-like a built-in one (issue 13). Names load on first use, so the plugin stays cheap to import."""
+like a built-in one. Names load on first use, so the plugin stays cheap to import."""
 
 from __future__ import annotations
 

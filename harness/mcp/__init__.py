@@ -1,4 +1,4 @@
-"""The scenario's tools as an MCP server, in a process of its own (issue 12).
+"""The scenario's tools as an MCP server, in a process of its own.
 
 Start it with the tools' variables an ``exec:`` agent is given (``UNSOLVABLE_TOOLS_URL``,
 ``UNSOLVABLE_TOOLS``, optionally ``UNSOLVABLE_MCP_ERRORS``) in its environment:

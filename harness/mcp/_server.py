@@ -13,7 +13,7 @@ an exec agent is given, ``UNSOLVABLE_TOOLS_URL`` and ``UNSOLVABLE_TOOLS`` (and o
 
 Over HTTP the path before ``/mcp`` is passed on to the tools: a client of
 ``…/agents/worker-1/mcp`` has its calls forwarded to ``…/agents/worker-1/tools/<name>``, which
-the wire reads as agent ``worker-1``'s (issue 12), so the sub-agents of a multi-agent system each
+the wire reads as agent ``worker-1``'s, so the sub-agents of a multi-agent system each
 connect to their own path of one server. Over stdio the tools URL itself carries the path. The
 server reads no agent's name: the path is the wire's to read.
 

@@ -92,7 +92,7 @@ def _label(agent: AgentLike | None, agents: int) -> str:
 def is_selected(case: Case, settings: Settings) -> bool:
     """``--unsolvable-scenario`` and ``--unsolvable-family`` each take a scenario or a family
     name, as ``unsolvable run --scenario`` does: a family given where a scenario is expected
-    must not deselect everything in silence (issue 10)."""
+    must not deselect everything in silence."""
     if not settings.has_filters:
         return True
     names = {*settings.scenarios, *settings.families}

@@ -252,7 +252,7 @@ class Settings:
     isolate_network: bool = False
     """Run ``exec:`` agents with loopback only."""
     scenario_files: tuple[str, ...] = ()
-    """Scenario files and folders of them (issue 13), joined to the built-in library."""
+    """Scenario files and folders of them, joined to the built-in library."""
 
     def library(self) -> ScenarioLibrary:
         """The built-in scenarios and those of `scenario_files` (read once per process)."""
@@ -370,7 +370,7 @@ def _scenario_files(config: pytest.Config, values: Mapping[str, Any]) -> tuple[s
 
 SNAPSHOT_PLUGIN = "syrupy"
 """The pytest plugin the suite's snapshots come from: an extra, so that installing this package
-costs a pytest run that does not use it nothing (issue 14)."""
+costs a pytest run that does not use it nothing."""
 
 
 def _check_snapshot_plugin(config: pytest.Config, settings: Settings) -> None:
@@ -390,7 +390,7 @@ def _check_snapshot_plugin(config: pytest.Config, settings: Settings) -> None:
 
 def _check_snapshot_dir(config: pytest.Config, settings: Settings) -> None:
     """``--snapshot-update`` into a folder that cannot be written is a usage error now, not one
-    failed test per scenario (issue 10)."""
+    failed test per scenario."""
     if not (settings.agents and settings.snapshot and config.getoption("update_snapshots", False)):
         return
     from unsolvable._errors import OutputError

@@ -61,7 +61,7 @@ def suites(session: pytest.Session, settings: Settings) -> list[UnsolvableSuite]
 
 SLUG = r"[^A-Za-z0-9_.-]+"
 """What a folder name replaces; compiled on first use (``re`` caches it), not by every pytest
-run that imports the plugin (issue 14)."""
+run that imports the plugin."""
 
 
 def agent_slug(spec: str) -> str:

@@ -49,8 +49,8 @@ def mask_addresses(*, data: SerializableData, path: PropertyPath) -> Serializabl
 def behaviour(record: TerminationRecord) -> dict[str, object]:
     """What a snapshot keeps: what the agent did and what the harness observed — the stable
     record without its verdict. The verdict is judged afresh on every run, under the strictness
-    the test asks for, so switching ``--unsolvable-strict`` or a verdict rule changes no snapshot
-    (issue 15); the test fails on the verdict itself instead. The whole trajectory stays out
+    the test asks for, so switching ``--unsolvable-strict`` or a verdict rule changes no snapshot;
+    the test fails on the verdict itself instead. The whole trajectory stays out
     too: the tail shows the reviewer how the run ended, and a snapshot stays a page long."""
     data = record.to_dict()
     del data["verdict"]

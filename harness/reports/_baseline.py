@@ -107,7 +107,7 @@ def _key(group: GroupMetrics) -> Key:
 
 def _covers(group: GroupMetrics, entry: Entry) -> bool:
     """Like with like: a run of three constant-return scenarios is no measure of the family the
-    baseline blessed over seven (issue 10). A scenario group always covers itself."""
+    baseline blessed over seven. A scenario group always covers itself."""
     covered = entry.get("scenarios")
     return covered is None or group.scenarios >= covered
 

@@ -191,8 +191,8 @@ def _indented(value: object, depth: int) -> str:
     """``json.dumps(value, sort_keys=True, indent=2)`` as it reads at ``depth`` inside a larger
     document, byte for byte; an `_Encoded` array's items go in as written. Each record is
     encoded on its own, so that writing the report never holds the whole document's pieces at
-    once: with every record's trajectory, one ``json.dumps`` of 420 records held 54 MB of them
-    (issue 14). JSON text holds no raw newline inside a string, so indenting its lines is safe."""
+    once: with every record's trajectory, one ``json.dumps`` of 420 records held 54 MB of them.
+    JSON text holds no raw newline inside a string, so indenting its lines is safe."""
     if isinstance(value, _Encoded):
         if not value:
             return "[]"

@@ -1,5 +1,5 @@
 """Consumes a sub-agent's name or a request's URL, produces which agent of a multi-agent system a
-request speaks for: the name is the path's first two segments, ``/agents/<name>/…`` (issue 12).
+request speaks for: the name is the path's first two segments, ``/agents/<name>/…``.
 
 The path is the one carrier of the name, so every face binds an agent the same way: an SDK client
 by its base URL, an httpx transport by the URLs it forwards, a process by the base URL it is

@@ -29,7 +29,7 @@ _last: tuple[list[JSON], list[JSON]] = ([], [])
 """The messages of the request read last, and the Chat Completions messages they became. An agent
 re-sends its whole conversation with a turn appended, so each request reuses what the previous
 one converted while its messages are equal (one comparison in C, not a conversion in Python per
-message: at call 50 that was most of the wire's time, issue 14). Replaced whole, so threads never
+message: at call 50 that was most of the wire's time). Replaced whole, so threads never
 see half of it."""
 
 
@@ -145,7 +145,7 @@ def _stop(calls: list[JSON]) -> str:
 def _stream(reply: Reply, turn: Turn, step: int) -> str:
     """The streamed message, its events written from templates as the message is, straight
     into the stream's text as `encode_sse` frames them (encoding each event as a dict was most
-    of a streamed call's wire, and framing events one by one half of what was left, issue 14):
+    of a streamed call's wire, and framing events one by one half of what was left):
     ``message_start``, a start, a delta and a stop per content block, ``message_delta`` with
     the stop reason, then ``message_stop``."""
     message, calls, (_, output_tokens) = reply

@@ -2,7 +2,7 @@
 gives for each, parsing only what a body adds to the one before it.
 
 An agent re-sends its whole conversation with every call, so by call 50 parsing the request was
-the largest part of the wire's time (issue 14). A body that begins with the previous body's text
+the largest part of the wire's time. A body that begins with the previous body's text
 up to the end of its conversation's last item holds, up to there, the same members and items:
 JSON is read left to right, and the next character (a ``,`` or the ``]``) shows that the last
 item ended there. Those are taken from the previous reading, and only the new items and the
@@ -14,7 +14,7 @@ The members around the conversation (the model, the tools, the system prompt) ar
 call after call and conversation after conversation, so each text's members are parsed once per
 process (`MEMBERS_MEMO` texts kept) and shared, as the items are: the wire reads them and never
 changes them. A first body's members before the conversation are found where the key's text
-first appears and parsed in one call rather than read one by one (issue 14: at a conversation's
+first appears and parsed in one call rather than read one by one (at a conversation's
 first call, reading member by member cost as much as a whole ``json.loads``, and a regular
 expression over them a third of one).
 """
@@ -39,7 +39,7 @@ _SPACES = " \t\n\r"
 _scan = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]  # as json does
 """One JSON value at an index, with ``json.loads``'s own settings: ``(value, end)``; raises
 `StopIteration` where no value begins. The scanner itself, not ``raw_decode`` around it: a
-first body reads three values, and the wrapper's frame was a tenth of a read (issue 14)."""
+first body reads three values, and the wrapper's frame was a tenth of a read."""
 _space = re.compile(r"[ \t\n\r]*").match
 """JSON's whitespace, as ``json.decoder`` skips it."""
 
@@ -87,7 +87,7 @@ _last_members: tuple[tuple[str, _Members], ...] = ()
 """The texts `_members` read last (a body's members before its conversation and after it) and
 their members, newest first: a suite's bodies carry the same two texts call after call and
 conversation after conversation, so these are known by comparing them, rather than by hashing
-them for the memo (issue 14). Replaced whole, so threads only ever see a whole one."""
+them for the memo. Replaced whole, so threads only ever see a whole one."""
 
 
 def _members(text: str) -> _Members:

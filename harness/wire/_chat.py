@@ -83,7 +83,7 @@ class ChatCompletions:
     def read(self, body: JSON) -> Turn:
         """The messages as sent, not copied: the body reader shares them between calls and
         nothing on the wire changes them (a copy of each, every call, made a call's cost grow
-        with the conversation, issue 14)."""
+        with the conversation)."""
         messages = require(body, "messages", list, NAME)
         require_objects(messages, "messages", NAME)
         return Turn.of(body, list(messages), _tool_names(body))
@@ -98,7 +98,7 @@ class ChatCompletions:
     ) -> list[tuple[str | None, Any]]:
         """The streamed completion's chunks, written from a template as the completion is: the
         members every chunk shares are written once (encoding each chunk as a dict was half of
-        a streamed call's wire, issue 14)."""
+        a streamed call's wire)."""
         shared = (
             f'"created": {CREATED}, "id": "chatcmpl-unsolvable-{step}", '
             f'"model": {string(turn.model)}, "object": "chat.completion.chunk"'

@@ -54,11 +54,11 @@ def _handler(wire: Wire, module: Any, agent: str | None) -> Callable[[Any], Any]
             response = WireResponse.json(error, status=400, headers={"x-should-retry": "false"})
         else:
             # No headers: the wire never reads them, and copying them took about 6 % of this
-            # handler's time (issue 14).
+            # handler's time.
             response = wire.answer(request.method, url, request.content)
         body = response.body
         # The length given, as an HTTP server gives it: the client would otherwise work it out
-        # and add the header itself, which costs it twice as much (issue 14).
+        # and add the header itself, which costs it twice as much.
         headers = [*response.headers, ("content-length", str(len(body)))]
         return module.Response(response.status, headers=headers, content=body)
 

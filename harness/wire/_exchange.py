@@ -29,7 +29,7 @@ __all__ = [
 FAKE_API_KEY = "sk-unsolvable-fake-key"
 """The key fake clients are built with: SDKs refuse to start without one, and it is worthless.
 It lives here, not beside `Wire`, so the clients and the server can name it without importing
-the module that imports them (issue 9)."""
+the module that imports them."""
 
 REDACTED = "redacted"
 """What a query value becomes in anything the harness keeps: some APIs take keys as ``?key=``."""
@@ -54,8 +54,8 @@ class Address(NamedTuple):
 @lru_cache(maxsize=ADDRESS_MEMO)
 def address(url: str) -> Address:
     """``url``'s parts, split once per URL rather than once per request: a model request's URL
-    is the same every call, and splitting and redacting it took nearly a tenth of the wire's time
-    (issue 14)."""
+    is the same every call, and splitting and redacting it took nearly a tenth of the wire's
+    time."""
     parts = urlsplit(url)
     netloc = parts.hostname or ""
     if parts.port is not None:
@@ -71,7 +71,7 @@ class WireRequest:
 
     Slotted, not frozen, and built by position: the wire makes one every call, a frozen
     dataclass costs twice as much to build, and keywords to a class reach its ``__init__``
-    through a dict (issue 14: these four were 23,000 instructions of a call)."""
+    through a dict (these four were 23,000 instructions of a call)."""
 
     method: str
     url: str
@@ -108,7 +108,7 @@ class WireResponse:
 
     Slotted, not frozen, and built by position: the wire makes one every call, a frozen
     dataclass costs twice as much to build, and keywords to a class reach its ``__init__``
-    through a dict (issue 14: these four were 23,000 instructions of a call)."""
+    through a dict (these four were 23,000 instructions of a call)."""
 
     status: int
     body: bytes

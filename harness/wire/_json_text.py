@@ -2,7 +2,7 @@
 
 A reply body is a fixed shape with a few values in it. Built as a dict and encoded with sorted
 keys, an Anthropic message cost about 55,000 instructions to encode; written from a template
-whose members are already in sorted order, with only the values encoded, about 13,000 (issue 14).
+whose members are already in sorted order, with only the values encoded, about 13,000.
 Each format writes its bodies so, streamed and not, and a property test checks every such text
 against `sorted_json` of the body as a dict, written in the test as the APIs document it: the
 bytes are the ones sorted keys would give.
@@ -38,7 +38,7 @@ def value(data: object) -> str:
 def shared(data: object) -> str:
     """`value`, kept per object for a value the body reader shares between calls and never
     changes (`unsolvable.wire._body`: the tools a request offers), such as the tool list the
-    Responses API echoes: encoding it was a third of that format's reply (issue 14). Kept by
+    Responses API echoes: encoding it was a third of that format's reply. Kept by
     identity (the object is held, so no other can take its id), never by equality, which takes
     ``1``, ``1.0`` and ``True`` for one another."""
     known = _shared.get(id(data))

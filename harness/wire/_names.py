@@ -47,8 +47,8 @@ class ToolNames:
 
     def write(self, reply: JSON) -> JSON:
         """The model's reply, its tool calls in the agent's names (the reply itself when the
-        agent spells them as the scenario does: copying its calls was 2 % of the wire's call,
-        issue 14)."""
+        agent spells them as the scenario does: copying its calls
+        costs every call for nothing)."""
         if not self.prefix:
             return reply
         return self._renamed(reply, self.outbound)

@@ -48,7 +48,7 @@ _last: tuple[list[JSON], list[JSON]] = ([], [])
 """The items of the request read last, and the Chat Completions messages they became (the
 instructions apart): each request converts only the items it adds (`continuation`), as
 Anthropic's messages are read; converting every item of every call made a call's cost grow with
-the conversation (issue 14). Replaced whole, so threads never see half of it; its messages are
+the conversation. Replaced whole, so threads never see half of it; its messages are
 never changed after (the one a new function call would be merged into is copied first)."""
 
 

@@ -38,7 +38,7 @@ class Turn:
 
     Slotted, not frozen, and built by position: the wire makes one every call, a frozen
     dataclass costs twice as much to build, and keywords to a class reach its ``__init__``
-    through a dict (issue 14: these four were 23,000 instructions of a call)."""
+    through a dict (these four were 23,000 instructions of a call)."""
 
     messages: list[JSON]
     """The conversation as Chat Completions messages."""
@@ -124,8 +124,8 @@ def continuation(
 def read_by_identity(read: Callable[[Any], tuple[str, ...]]) -> Callable[[Any], tuple[str, ...]]:
     """``read`` of the tools a request offers (its ``tools``, or ``None``), kept for the last
     list it read, by identity: the body reader shares a tool list sent unchanged between calls
-    (`unsolvable.wire._body`), so a conversation's tools are read once rather than once per call
-    (issue 14). The list is held, so no other takes its id, and the pair is replaced whole, so
+    (`unsolvable.wire._body`), so a conversation's tools are read once rather than once per call.
+    The list is held, so no other takes its id, and the pair is replaced whole, so
     threads only ever see one."""
     last: tuple[object, tuple[str, ...]] = (None, read(None))
 

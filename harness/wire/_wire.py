@@ -68,7 +68,7 @@ class Attempt:
 
     Slotted, not frozen, and built by position: the wire makes one every call, a frozen
     dataclass costs twice as much to build, and keywords to a class reach its ``__init__``
-    through a dict (issue 14: these four were 23,000 instructions of a call)."""
+    through a dict (these four were 23,000 instructions of a call)."""
 
     kind: str
     """``model``, ``tool`` or ``stray``."""
@@ -132,7 +132,7 @@ class Wire:
         self._failures_left = transient_failures
         self._served = itertools.count(1)
         """The number of each model request served: `next` on it is one step of C, atomic under
-        the GIL, so no lock is taken for it (issue 14)."""
+        the GIL, so no lock is taken for it."""
         self._lock = threading.Lock()
         self._servers: list[LoopbackServer] = []
         self._conversations: dict[str, list[JSON]] = {}
@@ -154,7 +154,7 @@ class Wire:
 
     def answer(self, method: str, url: str, body: bytes) -> WireResponse:
         """`handle` of the request's parts, as the mock transports hand them over: the wire reads
-        no header, and a model request's URL is split once (issue 14)."""
+        no header, and a model request's URL is split once."""
         parts = address(url)
         if method == "POST" and parts.host in self._model_hosts:
             fmt = _format_of(parts.path)
@@ -170,7 +170,7 @@ class Wire:
     @property
     def attempts(self) -> list[Attempt]:
         """Every request the wire saw, in order (model, tool and stray); made when asked for,
-        not by every request (issue 14)."""
+        not by every request."""
         return [Attempt(*fields) for fields in list(self._attempts)]  # copied at once
 
     @property
@@ -363,7 +363,7 @@ class Wire:
 
     # -- clients (httpx, httpx2 and the SDKs are imported only when asked for) ---------------
     # Every client takes ``agent="worker-1"``: its model calls are then that sub-agent's steps
-    # (``steps_by_agent``; the agent `FanOut` tells apart), its tool calls its own (issue 12).
+    # (``steps_by_agent``; the agent `FanOut` tells apart), its tool calls its own.
     def httpx2_transport(self, *, agent: str | None = None) -> httpx2.MockTransport:
         """An ``httpx2`` transport answering from this wire: what ``openai``>=3 and
         ``anthropic``>=1 send through when given ``http_client=``."""

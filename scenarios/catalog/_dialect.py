@@ -1,6 +1,6 @@
 """Consumes a scenario's tools and script and a seed, produces them in the seed's dialect: tool
 names, field names and nesting of results vary by seed, so a stop logic keyed on one API's
-spelling (``search_invoices``, ``results``, a flat body) fails on another (issue 11).
+spelling (``search_invoices``, ``results``, a flat body) fails on another.
 
 The protocol the harness and the termination contract speak stays fixed in every dialect: the
 tools `CHECK_TOOL`, `GIVE_UP_TOOL` and `DELEGATE_TOOL`, and the fields in `PROTOCOL_FIELDS`

@@ -105,7 +105,7 @@ HISTORY = ToolSpec(
 def _history_calls(count: int) -> list[Call]:
     """``count`` steps of real work before the model gets stuck: reads of new pages, new
     information under any ground truth. (A note or to-do list that only ticks a counter is no
-    progress anywhere in the library: one principle for artifacts, issue 11.)"""
+    progress anywhere in the library: one principle for artifacts.)"""
     return [
         Call(name=HISTORY.name, arguments={"page": page}, text="Reading the account history")
         for page in range(1, count + 1)

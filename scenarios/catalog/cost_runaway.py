@@ -2,7 +2,7 @@
 
 Input tokens grow with every step, so cost is quadratic in steps: the token budget must end the
 run (``BUDGET_COST``) long before a step cap would. ``NO_PROGRESS`` is accepted too: an agent
-that judges the pages lead nowhere has stopped honestly, abandoned rather than exhausted (issue 11).
+that judges the pages lead nowhere has stopped honestly, abandoned rather than exhausted.
 Its twin reads the same pages and finds the answer before the budget.
 """
 
@@ -40,7 +40,7 @@ READ = ToolSpec(
 
 def _failing(world: FakeWorld) -> list[str]:
     """Reading a page moves no criterion: no page counter in it (one that ticked would hand an
-    agent that reads criteria a fake sign of progress, issue 11)."""
+    agent that reads criteria a fake sign of progress)."""
     return ["root cause not found (the log keeps growing)"]
 
 

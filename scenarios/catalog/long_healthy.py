@@ -28,7 +28,7 @@ TOKENS_PER_STEP_SQUARED = 140
 the spend grows with n²; an agent that also shows the model the still-failing criteria after
 every step spends about 70·n² (measured: 69,982 tokens over the 34 steps of 30 chapters), so
 it keeps half the budget as headroom. The control tests stop logic, not message frugality
-(issue 11: 40·n² left 30-chapters 19 % headroom)."""
+(40·n² left 30-chapters 19 % headroom)."""
 
 
 def _chapters_missing(total: int) -> Callable[[FakeWorld], list[str]]:

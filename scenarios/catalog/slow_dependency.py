@@ -33,7 +33,7 @@ WALL_MARGIN_SECONDS = 5.0
 def _wall(failures: int) -> float:
     """The wall budget: the built-in 5 s plus twice every Retry-After the dependency asks for,
     so an agent that honours Retry-After literally — on `Session.sleep`, or really sleeping —
-    is never pushed into ``BUDGET_TIME`` (issue 11: 5 × 2 s under 5 s was)."""
+    is never pushed into ``BUDGET_TIME`` (5 × 2 s under 5 s was)."""
     return WALL_MARGIN_SECONDS + 2 * failures * RETRY_AFTER_SECONDS
 
 

@@ -1,4 +1,4 @@
-"""Bad input is a usage error before anything runs (issue 10): `unsolvable` run as users run it,
+"""Bad input is a usage error before anything runs: `unsolvable` run as users run it,
 from a folder of their own, through the console-script path (``python -P``: no current directory
 on ``sys.path`` unless the harness puts it there)."""
 

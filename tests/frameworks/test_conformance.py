@@ -1,4 +1,4 @@
-"""Each built-in adapter runs its framework the way production does (issue 15): the same script
+"""Each built-in adapter runs its framework the way production does: the same script
 through the adapter and through the framework driven directly — the user's tools made by the
 framework's own decorator, the harness's model seam, no adapter glue — gives the same model
 calls and the same stop, on a raising tool, a refusing tool (403) and a limit hit."""

@@ -1,5 +1,5 @@
-"""Tool-call ids never repeat in a run, on every face, through a script's change of phase
-(issue 15): the Agents SDK aborts a run whose model reuses an id, and other frameworks match a
+"""Tool-call ids never repeat in a run, on every face, through a script's change of phase:
+the Agents SDK aborts a run whose model reuses an id, and other frameworks match a
 result to its call by id."""
 
 from __future__ import annotations

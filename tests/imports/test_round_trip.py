@@ -1,4 +1,4 @@
-"""The round trip as the test (issue 13): ``naive`` on a built-in scenario with ``--trace-dir``,
+"""The round trip as the test: ``naive`` on a built-in scenario with ``--trace-dir``,
 ``unsolvable import`` of the ATIF it wrote, then ``contract`` and ``naive`` on the imported
 scenario give the same stop codes and first stagnant step as on the original — for every family
 the importer can express. Not expressible (the reason is in README.md, "From an incident to a

@@ -1,4 +1,4 @@
-"""Bad input to the pytest face is a usage error before anything runs (issue 10)."""
+"""Bad input to the pytest face is a usage error before anything runs."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def test_an_agent_beside_the_user_imports_from_the_current_directory(
 
 
 def test_a_snapshotting_suite_without_syrupy_is_a_usage_error_naming_both_fixes(run: Run) -> None:
-    """syrupy is an extra (issue 14): a suite that would snapshot without it stops up front."""
+    """syrupy is an extra: a suite that would snapshot without it stops up front."""
     result = run(CONTRACT, "-p", "no:syrupy", f"{SCENARIO_OPTION}=give-up-honoured")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     error = result.stderr.str()

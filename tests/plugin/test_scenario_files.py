@@ -1,6 +1,6 @@
 """Scenario files in the pytest face: ``--unsolvable-scenario-file`` and the ini key
 ``unsolvable_scenario_dir`` add imported scenarios to the generated suite, which runs, selects,
-snapshots and seeds them like the built-in ones (issue 13)."""
+snapshots and seeds them like the built-in ones."""
 
 from __future__ import annotations
 

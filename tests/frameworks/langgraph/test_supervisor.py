@@ -1,7 +1,7 @@
 """A LangGraph supervisor whose workers are sub-graphs, each worker holding a ChatOpenAI client of
 its own on the wire (``wire.httpx2_client(agent=...)``): the record counts every worker's steps
 apart, and the fan-out verdicts hold — a ledger shared by all agents keeps the run within its
-bound, caps per agent multiply past it (issue 12)."""
+bound, caps per agent multiply past it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The done-when of issue 12: an agent written against the `mcp` client SDK and the openai SDK,
+"""An agent written against the `mcp` client SDK and the openai SDK,
 run as ``exec:python agent.py``, stops with the right code, and the harness counts what it made."""
 
 from __future__ import annotations

@@ -81,7 +81,7 @@ def test_a_final_output_is_a_completion_claim_that_the_verdict_checks() -> None:
 
 def test_a_tool_that_raises_is_the_sdks_error_text_and_the_run_goes_on() -> None:
     """As with ``@function_tool``: the model is told "An error occurred while running the tool"
-    and the SDK's turn limit ends the run, not the exception (issue 15)."""
+    and the SDK's turn limit ends the run, not the exception."""
     record = unsolvable.run(
         OpenAIAgentsAdapter(BILLING), scenarios.get("missing-permission/retry-raises")
     )

@@ -1,4 +1,4 @@
-"""The agent-facing contract says what went wrong (issue 10): an invalid stop code names the valid
+"""The agent-facing contract says what went wrong: an invalid stop code names the valid
 ones; tool arguments that are not a JSON object get a 400 answer, counted as a tool call."""
 
 from __future__ import annotations

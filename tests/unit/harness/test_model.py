@@ -148,7 +148,7 @@ def test_a_message_is_estimated_from_its_canonical_json(
 
 def test_a_text_of_known_size_is_looked_up_not_encoded(monkeypatch: pytest.MonkeyPatch) -> None:
     """A session measures its task with its set-up (`text_sizes`): the step that sends it, and
-    the keys and roles every message spells, encode nothing (issue 14)."""
+    the keys and roles every message spells, encode nothing."""
     task = "Find the open invoice and mark it paid."
     sizes = text_sizes(task)
     expected = estimate_message_tokens({"role": "user", "content": task})
@@ -164,7 +164,7 @@ def test_a_text_of_known_size_is_looked_up_not_encoded(monkeypatch: pytest.Monke
 def test_a_message_of_strings_is_measured_without_encoding_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The step path's point: a tool or user message costs no encoding (issue 14)."""
+    """The step path's point: a tool or user message costs no encoding."""
     expected = estimate_message_tokens({"role": "tool", "content": "ok"})
 
     def encoded(value: object) -> str:

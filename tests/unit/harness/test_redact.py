@@ -1,4 +1,4 @@
-"""Secrets and memory addresses are cleaned from what agents put into records (issue 10)."""
+"""Secrets and memory addresses are cleaned from what agents put into records."""
 
 from __future__ import annotations
 

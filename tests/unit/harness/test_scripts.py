@@ -149,7 +149,7 @@ def test_steps_makes_its_calls_in_order_then_counts_the_next_plan_from_one() -> 
     replies = b.replies(script, 4)
     assert [r.tool_calls[0].name for r in replies] == ["a", "b", "search", "search"]
     assert [r.tool_calls[0].arguments["offset"] for r in replies[2:]] == [3, 4]
-    assert replies[2].tool_calls[0].id == "call_3_0", "ids keep the run's step (issue 15)"
+    assert replies[2].tool_calls[0].id == "call_3_0", "ids keep the run's step"
 
 
 def test_steps_claims_done_by_default_when_its_calls_run_out() -> None:

@@ -1,5 +1,5 @@
 """A script that changes phase keeps its tool-call ids unique: the phase counts its own steps
-from 1, the ids count the run's (issue 15)."""
+from 1, the ids count the run's."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """A scenario's token budget is for the task: the agent's fixed prompt per call (its system
-prompt and the tool list, measured from its first call) is recorded and not charged (issue 12)."""
+prompt and the tool list, measured from its first call) is recorded and not charged."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Sub-agents on the wire: a client bound to an agent name counts its model calls as that agent's
 steps, whichever face binds it (an SDK client, an httpx transport, a base-URL path from another
-process), and a contradictory or malformed binding is refused saying so (issue 12)."""
+process), and a contradictory or malformed binding is refused saying so."""
 
 from __future__ import annotations
 

@@ -233,7 +233,7 @@ def test_anthropic_history_turns_tool_results_into_tool_messages() -> None:
 
 
 def test_an_anthropic_message_of_a_role_and_a_text_is_taken_as_it_is() -> None:
-    """It is a Chat Completions message already: shared, not rebuilt (issue 14); an empty one
+    """It is a Chat Completions message already: shared, not rebuilt; an empty one
     is still dropped and one of blocks still converted."""
     user = {"role": "user", "content": "hi"}
     said = {"role": "assistant", "content": "on it"}
