@@ -98,10 +98,16 @@ def _parser() -> argparse.ArgumentParser:
     _add_report_command(commands)
     listing = commands.add_parser("list", help="list the scenarios")
     _add_scenario_files(listing)
-    listing.add_argument(
+    form = listing.add_mutually_exclusive_group()
+    form.add_argument(
         "--json",
         action="store_true",
         help="print them as JSON: name, family, solvable, twin_of, expected, step_bound, seeds",
+    )
+    form.add_argument(
+        "--markdown",
+        action="store_true",
+        help="print the catalogue in Markdown: each family, its scenarios, ground truth and twins",
     )
     show = commands.add_parser("show", help="explain one scenario")
     show.add_argument("name")
@@ -277,8 +283,13 @@ def _listing(scenario: Scenario) -> dict[str, Any]:
     }
 
 
-def _list(library: Any, *, as_json: bool = False) -> int:
+def _list(library: Any, *, as_json: bool = False, as_markdown: bool = False) -> int:
     SCENARIOS = library.scenarios
+    if as_markdown:
+        from unsolvable.reports._catalogue import catalogue_markdown
+
+        print(catalogue_markdown(SCENARIOS), end="")
+        return 0
     if as_json:
         print(json.dumps([_listing(s) for s in SCENARIOS], indent=2))
         return 0
@@ -321,7 +332,7 @@ def _command(args: argparse.Namespace) -> int:
     if args.command == "report":
         return _report(args)
     if args.command == "list":
-        return _list(_library(args), as_json=args.json)
+        return _list(_library(args), as_json=args.json, as_markdown=args.markdown)
     if args.command == "import":
         from unsolvable.cli._import import run_import
 

@@ -1,0 +1,105 @@
+"""Sphinx extension: the pages generated from the code itself, so they cannot go stale — the
+scenario catalogue (from the library) and the record schema (from the record's types and their
+attribute docstrings). Their files in ``docs/`` are stubs whose text is replaced as it is read."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import enum
+import inspect
+from typing import Any
+
+from sphinx.application import Sphinx
+
+import unsolvable
+from unsolvable import _record, scenarios
+from unsolvable.reports._catalogue import catalogue_markdown
+
+RECORD_TYPES = (
+    _record.TerminationRecord,
+    _record.Stop,
+    _record.Ending,
+    _record.Observed,
+    _record.TraceStep,
+    _record.ToolTrace,
+    _record.Verdict,
+    _record.Failure,
+)
+"""The record's types, outermost first, as the JSON nests them."""
+RECORD_ENUMS = (_record.Exit, _record.Code, _record.Outcome, _record.Rule)
+
+
+def _attribute_docs(cls: type) -> dict[str, str]:
+    """Each field's docstring: the string literal right after its annotation in the class body."""
+    body = ast.parse(inspect.getsource(cls)).body[0]
+    assert isinstance(body, ast.ClassDef)
+    docs: dict[str, str] = {}
+    for node, after in zip(body.body, body.body[1:], strict=False):
+        is_doc = isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)
+        if isinstance(node, ast.AnnAssign | ast.Assign) and is_doc:
+            target = node.target if isinstance(node, ast.AnnAssign) else node.targets[0]
+            if isinstance(target, ast.Name):
+                docs[target.id] = " ".join(str(after.value.value).split())  # type: ignore[union-attr]
+    return docs
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _type(field: dataclasses.Field[Any]) -> str:
+    return str(field.type).replace("unsolvable._record.", "")
+
+
+def _dataclass_section(cls: type) -> list[str]:
+    docs = _attribute_docs(cls)
+    lines = [f"## `{cls.__name__}`", "", " ".join((cls.__doc__ or "").split()), ""]
+    lines += ["| field | type | meaning |", "|---|---|---|"]
+    lines += [
+        f"| `{f.name}` | `{_cell(_type(f))}` | {_cell(docs.get(f.name, ''))} |"
+        for f in dataclasses.fields(cls)
+    ]
+    return [*lines, ""]
+
+
+def _enum_section(cls: type[enum.Enum]) -> list[str]:
+    docs = _attribute_docs(cls)
+    lines = [f"## `{cls.__name__}`", "", " ".join((cls.__doc__ or "").split()), ""]
+    lines += ["| value | meaning |", "|---|---|"]
+    lines += [f"| `{m.value}` | {_cell(docs.get(m.name, ''))} |" for m in cls]
+    return [*lines, ""]
+
+
+def record_markdown() -> str:
+    lines = [
+        "# The termination record",
+        "",
+        f"Schema version {unsolvable.SCHEMA_VERSION}, generated from the record's types. "
+        "`record.to_json()` and `--json` write these fields (snapshots leave out the verdict "
+        "and the full trajectory); `TerminationRecord.from_dict` reads them back.",
+        "",
+    ]
+    for cls in RECORD_TYPES:
+        lines += _dataclass_section(cls)
+    for enum_cls in RECORD_ENUMS:
+        lines += _enum_section(enum_cls)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+GENERATED = {
+    "catalogue": lambda: catalogue_markdown(scenarios.SCENARIOS),
+    "record": record_markdown,
+}
+"""The generated pages by document name."""
+
+
+def _fill(app: Sphinx, docname: str, source: list[str]) -> None:
+    """Replaces a generated page's stub with its text."""
+    if docname in GENERATED:
+        source[0] = GENERATED[docname]()
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.connect("source-read", _fill)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
