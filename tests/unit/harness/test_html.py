@@ -3,6 +3,8 @@ headless chromium (skipped, with the reason, when it is not installed)."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import re
 from pathlib import Path
 
@@ -10,11 +12,36 @@ import pytest
 
 from tests.reports._browser import chromium, needs_chromium
 from tests.reports._records import library_records, record
+from unsolvable import Code, TerminationRecord
 from unsolvable.reports._baseline import Baseline, gate
-from unsolvable.reports._html import PALETTE, to_html
+from unsolvable.reports._charts import PALETTE
+from unsolvable.reports._html import to_html
 from unsolvable.reports._metrics import measure
 
-WINDOW = (1280, 1600)
+WINDOW = (1280, 4800)
+"""Tall enough to reach the charts below the failing runs."""
+WIDTHS = (1280, 1920)
+"""The windows a report must fit: a laptop and a desktop."""
+LAYOUT_PROBE = """<script>
+document.querySelectorAll("details").forEach((d) => { d.open = true; });
+const cut = [];
+for (const svg of document.querySelectorAll("svg")) {
+  const box = svg.getBoundingClientRect();
+  for (const text of svg.querySelectorAll("text")) {
+    const r = text.getBoundingClientRect();
+    if (r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.top < box.top - 0.5
+        || r.bottom > box.bottom + 0.5) cut.push(text.textContent);
+  }
+}
+const out = document.createElement("pre");
+out.id = "layout";
+out.textContent = JSON.stringify({scrollWidth: document.documentElement.scrollWidth,
+  innerWidth: window.innerWidth, texts: document.querySelectorAll("svg text").length, cut});
+document.body.appendChild(out);
+</script>"""
+"""Measures the laid-out page: how wide it scrolls, and every chart label that reaches past its
+chart. The report itself carries no script (its policy forbids one), so the probe goes into a
+copy without the policy."""
 
 
 @pytest.fixture(scope="module")
@@ -76,3 +103,48 @@ def test_a_premature_stop_is_drawn_left_of_zero_and_the_step_cap_is_named() -> N
     html = to_html(records, measure(records))
     assert not re.search(r"\bnan\b", html) and ">-3 steps</title>" in html and ">-2</text>" in html
     assert "does not beat the calibrated step cap" in html
+
+
+def _layout(page: Path, tmp_path: Path, width: int) -> dict[str, object]:
+    probe = tmp_path / f"probe-{width}.html"
+    html = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", page.read_text())
+    probe.write_text(html.replace("</body>", LAYOUT_PROBE + "</body>"))
+    size = f"--window-size={width},1000"
+    dom = chromium(probe, tmp_path / f"profile-{width}", size, "--dump-dom").stdout
+    found = re.search(r'<pre id="layout">(.*?)</pre>', dom, re.S)
+    assert found, "the layout probe ran"
+    return dict(json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&")))
+
+
+def _long_labels() -> list[TerminationRecord]:
+    """The library's records under a long agent label, so every label is at its widest."""
+    long = "agents.stop_logic.experimental:agent_with_a_long_and_descriptive_name"
+    return [dataclasses.replace(r, agent=f"{long}-{r.agent}") for r in library_records()]
+
+
+@needs_chromium
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_page_never_scrolls_sideways_and_no_chart_label_is_cut(
+    page: Path, tmp_path: Path, width: int
+) -> None:
+    records = _long_labels()
+    wide = tmp_path / "long-labels.html"
+    wide.write_text(to_html(records, measure(records)))
+    for report in (page, wide):
+        layout = _layout(report, tmp_path, width)
+        assert layout["scrollWidth"] == layout["innerWidth"] == width, report.name
+        assert layout["texts"] and layout["cut"] == [], report.name
+
+
+def test_what_broke_comes_before_the_metrics_worst_first() -> None:
+    records = [
+        record(scenario="fam/stopped-late", passed=False),
+        record(scenario="ctl/claimed", solvable=True, code=Code.COMPLETED, world_complete=False),
+        record(scenario="fam/fine"),
+    ]
+    html = to_html(records, measure(records))
+    failing, metrics = html.index("Failing runs (2)"), html.index("<h2>Metrics</h2>")
+    claimed, late = html.index("ctl/claimed (seed 0)"), html.index("fam/stopped-late (seed 0)")
+    assert failing < claimed < late < metrics, "a false completion is shown before a late stop"
+    assert '<div class="card bad"><b>1</b><span>false completions</span>' in html
+    assert "<th>rule broken</th>" in html

@@ -1,0 +1,254 @@
+"""Consumes metrics and records, produces the report's SVG charts: each run's timeline, detection
+lag per family, and lag against false stops per agent — each beside the calibrated step cap, so
+that an agent is always compared with something."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from html import escape
+
+from unsolvable._record import TerminationRecord
+from unsolvable.reports._metrics import Distribution, GroupMetrics, Metrics, StepCap, lag
+
+__all__ = ["PALETTE", "lag_chart", "timeline", "tradeoff_chart"]
+
+PALETTE = ("#c2410c", "#1d4ed8", "#15803d", "#7e22ce", "#b45309", "#0f766e")
+"""One colour per agent, in the order agents first appear; dark enough to read on white."""
+CAP_COLOUR = "#6b7280"
+"""The calibrated step cap, drawn beside every agent as the thing to beat."""
+NICE_TICKS = (0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000)
+"""Lag axis labels: a log scale (naive lags 200 steps, contract 3) needs round numbers."""
+CHART_WIDTH = 1000
+"""User units of every chart's width; charts scale down with the window, text with them."""
+CHAR_WIDTH = 6.6
+"""An upper bound on the width of one character of 11 px chart text, so a label's room is
+sized from its length and never cut."""
+LABEL_GAP = 16
+ROW_HEIGHT = 22
+AXIS_HEIGHT = 40
+"""Below a chart: tick labels, then the axis title."""
+JITTER = (0, -4, 4, -2, 2)
+"""Vertical offsets of runs with the same lag, so seeds that agree do not hide each other."""
+RATE_TICKS = (0, 0.25, 0.5, 0.75, 1)
+LABEL_ROOM = 28
+"""Between the 0 % row and the lag axis: room for a step cap's name under its point."""
+
+
+def _colours(metrics: Metrics) -> dict[str, str]:
+    agents = [group.agent for group in metrics.agents]
+    return {agent: PALETTE[i % len(PALETTE)] for i, agent in enumerate(agents)}
+
+
+def _text_width(text: str) -> float:
+    return CHAR_WIDTH * len(text)
+
+
+@dataclass(frozen=True, kw_only=True)
+class _LagAxis:
+    """A signed log1p axis of lag in steps: 0 has a place, a lag of 3 and one of 200 both read,
+    and a premature stop (negative lag) sits left of 0 instead of on it."""
+
+    top: float
+    left: float
+    width: float
+    bottom: float = 0
+    """The smallest lag shown (0, or the most premature stop's negative lag)."""
+
+    def x(self, lag: float) -> float:
+        low, high = _signed_log(min(self.bottom, 0)), _signed_log(max(self.top, 1))
+        return self.left + self.width * (_signed_log(lag) - low) / (high - low)
+
+    def ticks(self) -> list[int]:
+        below = [-tick for tick in reversed(NICE_TICKS) if 0 < tick <= -self.bottom]
+        return [*below, *(tick for tick in NICE_TICKS if tick <= max(self.top, 1))]
+
+    def svg(self, y: float, title: str) -> list[str]:
+        """The axis line at ``y``, a grid line and a label per tick, the title below."""
+        right = self.left + self.width
+        parts = [f'<line class="axis" x1="{self.left}" x2="{right}" y1="{y}" y2="{y}"/>']
+        for tick in self.ticks():
+            x = self.x(tick)
+            parts.append(f'<line class="grid" x1="{x:.1f}" x2="{x:.1f}" y1="0" y2="{y}"/>')
+            parts.append(f'<text x="{x:.1f}" y="{y + 14}" text-anchor="middle">{tick}</text>')
+        parts.append(f'<text x="{right}" y="{y + 32}" text-anchor="end">{escape(title)}</text>')
+        return parts
+
+
+def _signed_log(value: float) -> float:
+    return math.copysign(math.log1p(abs(value)), value)
+
+
+def _svg(height: float, body: Iterable[str], label: str) -> str:
+    return (
+        f'<svg width="{CHART_WIDTH}" height="{height:.0f}" viewBox="0 0 {CHART_WIDTH} '
+        f'{height:.0f}" role="img" aria-label="{escape(label)}">' + "".join(body) + "</svg>"
+    )
+
+
+def timeline(record: TerminationRecord) -> str:
+    """Steps 0..end: progress possible (grey), lag (red) up to the stop, the bound N dashed.
+
+    A control has no stagnant step: it is grey up to wherever the agent stopped it.
+    """
+    observed, bound = record.observed, record.step_bound
+    stagnant_step = observed.first_stagnant_step
+    if record.solvable or stagnant_step is None:
+        stagnant_step = observed.steps
+    end = max(observed.steps, bound, stagnant_step) + 1
+    left = 60
+    width = CHART_WIDTH - left - _text_width(f"N={bound}") - LABEL_GAP
+
+    def x_of(step: float) -> float:
+        return left + width * step / end
+
+    stagnant, stopped, n = (x_of(v) for v in (stagnant_step, observed.steps, bound))
+    stopped_label = f"stopped {observed.steps}"
+    stopped_x = max(stopped, left + _text_width(stopped_label) / 2)
+    parts = [
+        '<text x="0" y="24">steps</text>',
+        f'<rect x="{left}" y="14" width="{stagnant - left:.1f}" height="14" fill="#d1d5db"/>',
+        f'<rect x="{stagnant:.1f}" y="14" width="{max(stopped - stagnant, 0):.1f}" height="14" '
+        'fill="#dc2626" fill-opacity="0.75"/>',
+        f'<line x1="{n:.1f}" x2="{n:.1f}" y1="6" y2="36" stroke="#111827" stroke-dasharray="3 2"/>',
+        f'<text x="{n + 4:.1f}" y="10">N={bound}</text>',
+        f'<text x="{stopped_x:.1f}" y="48" text-anchor="middle">{stopped_label}</text>',
+    ]
+    if not record.solvable:
+        label = f"stagnant from {stagnant_step}"
+        x = max(stagnant - 2, _text_width(label))
+        parts.append(f'<text x="{x:.1f}" y="10" text-anchor="end">{label}</text>')
+    return _svg(52, parts, f"timeline of {record.scenario}")
+
+
+def _lag_row(label: str, lags: Sequence[int], y: float, colour: str, axis: _LagAxis) -> list[str]:
+    """One family × agent: a band from p50 to p95, a bar at the max, a dot per run."""
+    spread = Distribution.of(lags)
+    p50, p95, most = axis.x(spread.p50), axis.x(spread.p95), axis.x(spread.max)
+    parts = [
+        f'<text x="{axis.left - 8}" y="{y + 4}" text-anchor="end">{escape(label)}</text>',
+        f'<rect x="{p50:.1f}" y="{y - 6}" width="{max(p95 - p50, 2):.1f}" height="12" '
+        f'fill="{colour}" fill-opacity="0.18" stroke="{colour}"/>',
+        f'<line x1="{most:.1f}" x2="{most:.1f}" y1="{y - 7}" y2="{y + 7}" stroke="{colour}" '
+        'stroke-width="2"/>',
+    ]
+    for i, value in enumerate(lags):
+        parts.append(
+            f'<circle cx="{axis.x(value):.1f}" cy="{y + JITTER[i % len(JITTER)]}" r="3" '
+            f'fill="{colour}" fill-opacity="0.7"><title>{value} steps</title></circle>'
+        )
+    return parts
+
+
+def _cap_mark(cap: StepCap | None, y: float, axis: _LagAxis) -> list[str]:
+    """The calibrated step cap's lag p95 on the same row: a hollow grey diamond."""
+    if cap is None:
+        return []
+    x = axis.x(cap.lag_steps.p95)
+    return [
+        f'<path d="M{x:.1f} {y - 6}l6 6l-6 6l-6 -6z" fill="none" stroke="{CAP_COLOUR}" '
+        f'stroke-width="1.5"><title>step cap {cap.cap}: lag p95 {cap.lag_steps.p95:g}</title>'
+        "</path>"
+    ]
+
+
+def _lags(records: Sequence[TerminationRecord]) -> dict[tuple[str, str], list[int]]:
+    """Each unsolvable run's lag, by family × agent."""
+    lags: dict[tuple[str, str], list[int]] = {}
+    for record in records:
+        if not record.solvable:
+            lags.setdefault((record.family, record.agent), []).append(lag(record))
+    return lags
+
+
+def lag_chart(metrics: Metrics, records: Sequence[TerminationRecord]) -> str:
+    lags = _lags(records)
+    groups = [group for group in metrics.families if (group.name, group.agent) in lags]
+    if not groups:
+        return '<p class="note">No unsolvable runs: no lag to show.</p>'
+    caps = [g.step_cap.lag_steps.p95 for g in groups if g.step_cap is not None]
+    top = max(max(max(values) for values in lags.values()), *caps, 1)
+    bottom = min(min(values) for values in lags.values())
+    labels = {(g.name, g.agent): f"{g.name} × {g.agent}" for g in groups}
+    left = max(map(_text_width, labels.values())) + LABEL_GAP
+    axis = _LagAxis(top=top, bottom=bottom, left=left, width=CHART_WIDTH - left - 24)
+    colours, floor = _colours(metrics), ROW_HEIGHT * len(groups) + 8
+    parts = axis.svg(floor, "detection lag, steps (log scale)")
+    for i, group in enumerate(groups):
+        key, y = (group.name, group.agent), ROW_HEIGHT * i + 16
+        parts += _lag_row(labels[key], lags[key], y, colours[group.agent], axis)
+        parts += _cap_mark(group.step_cap, y, axis)
+    return _svg(floor + AXIS_HEIGHT, parts, "detection lag per family and agent")
+
+
+def _rate_axis(y_of: Callable[[float], float], x: float) -> list[str]:
+    parts = [f'<line class="axis" x1="{x}" x2="{x}" y1="{y_of(1)}" y2="{y_of(0)}"/>']
+    for rate in RATE_TICKS:
+        parts.append(
+            f'<text x="{x - 6}" y="{y_of(rate) + 4:.1f}" text-anchor="end">{rate:.0%}</text>'
+        )
+    middle = (y_of(0) + y_of(1)) / 2
+    parts.append(
+        f'<text transform="translate(14 {middle:.0f}) rotate(-90)" text-anchor="middle">'
+        "false-stop rate on controls</text>"
+    )
+    return parts
+
+
+def _point(
+    x: float, y: float, label: str, colour: str, *, hollow: bool, axis: _LagAxis
+) -> list[str]:
+    """A dot and its name: above a filled dot, below a hollow one (an agent and its step cap
+    may share a height), left of a dot in the right half."""
+    right_half = x > axis.left + axis.width / 2
+    anchor, dx = ("end", -10) if right_half else ("start", 10)
+    dy = 18 if hollow else -8
+    fill = f'fill="none" stroke="{colour}" stroke-width="2"' if hollow else f'fill="{colour}"'
+    return [
+        f'<circle cx="{x:.1f}" cy="{y:.1f}" r="6" {fill}/>',
+        f'<text x="{x + dx:.1f}" y="{y + dy:.1f}" text-anchor="{anchor}" '
+        f'style="fill:{colour};font-weight:600">{escape(label)}</text>',
+    ]
+
+
+def _cap_rate(group: GroupMetrics) -> float:
+    cap = group.step_cap
+    return cap.false_stops / group.controls if cap is not None and group.controls else 0.0
+
+
+def tradeoff_chart(metrics: Metrics) -> str:
+    """Each agent at (lag p95, false-stop rate), beside its calibrated step cap (hollow): good
+    stop logic sits in the lower left, and left of its cap."""
+    agents = [group for group in metrics.agents if group.lag_steps is not None]
+    if not agents:
+        return '<p class="note">No unsolvable runs: no trade-off to show.</p>'
+    lags = [group.lag_steps.p95 for group in agents if group.lag_steps is not None]
+    lags += [g.step_cap.lag_steps.p95 for g in agents if g.step_cap is not None]
+    axis = _LagAxis(top=max(lags), bottom=min(lags), left=80, width=CHART_WIDTH - 120)
+    floor, ceiling, colours = 220, 24, _colours(metrics)
+    zero = floor - LABEL_ROOM
+
+    def y_of(rate: float) -> float:
+        return zero - (zero - ceiling) * rate
+
+    parts = [
+        *axis.svg(floor, "detection lag p95, steps (log scale) — lower left is better"),
+        *_rate_axis(y_of, axis.left),
+    ]
+    for group in agents:
+        colour = colours[group.agent]
+        if group.step_cap is not None:
+            x = axis.x(group.step_cap.lag_steps.p95)
+            label = f"{group.agent}'s step cap ({group.step_cap.cap})"
+            parts += _point(x, y_of(_cap_rate(group)), label, CAP_COLOUR, hollow=True, axis=axis)
+        p95 = group.lag_steps.p95 if group.lag_steps is not None else 0
+        parts += _point(
+            axis.x(p95),
+            y_of(group.false_stop_rate or 0),
+            group.agent,
+            colour,
+            hollow=False,
+            axis=axis,
+        )
+    return _svg(floor + AXIS_HEIGHT, parts, "lag versus false-stop rate per agent and step cap")
