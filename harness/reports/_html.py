@@ -8,15 +8,15 @@ renders the same from a CI artifact, an e-mail or a laptop with no network.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 from html import escape
 
-from unsolvable._record import Outcome, TerminationRecord
+from unsolvable._record import TerminationRecord
 from unsolvable.reports._baseline import GateResult
+from unsolvable.reports._broke import broken_rules, counts, headline, tag, worst_first
 from unsolvable.reports._cells import COLUMNS, cells, step_cap_lines
 from unsolvable.reports._charts import lag_chart, timeline, tradeoff_chart
-from unsolvable.reports._metrics import GroupMetrics, Metrics, is_false_completion, is_false_stop
+from unsolvable.reports._metrics import GroupMetrics, Metrics
 from unsolvable.reports._table import INTERRUPTED, explain, pass_k_line, summary_line
 
 __all__ = ["to_html"]
@@ -62,72 +62,15 @@ background:#fee2e2;color:#991b1b}
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 
-# The verdict: what broke, loudest first.
-
-
-@dataclass(frozen=True, kw_only=True)
-class _Count:
-    """One card of the verdict: a count, what it counts, and how loud it is when not zero."""
-
-    value: str
-    label: str
-    tone: str
-    """``bad`` (red), ``warn`` (amber), ``good`` (green) or ``""`` (plain)."""
-
-
-def _counts(records: Sequence[TerminationRecord], metrics: Metrics) -> list[_Count]:
-    """The verdict's cards, from the same metrics every other report prints."""
-    failed = sum(1 for r in records if not r.verdict.passed)
-    crashed = sum(r.outcome is Outcome.CRASHED for r in records)
-
-    def total(count: Callable[[GroupMetrics], int]) -> int:
-        return sum(map(count, metrics.agents))
-
-    false_completions = total(lambda group: group.false_completions)
-    did_not_stop = total(lambda group: group.did_not_stop)
-    false_stops, controls = total(lambda g: g.false_stops), total(lambda g: g.controls)
-    premature = total(lambda group: group.premature_stops)
-
-    def tone(count: int, loud: str = "bad") -> str:
-        return loud if count else "good"
-
-    return [
-        _Count(value=f"{failed}/{len(records)}", label="runs failed", tone=tone(failed)),
-        _Count(
-            value=str(false_completions), label="false completions", tone=tone(false_completions)
-        ),
-        _Count(value=str(did_not_stop), label="did not stop", tone=tone(did_not_stop)),
-        _Count(value=str(crashed), label="crashed", tone=tone(crashed)),
-        _Count(
-            value=f"{false_stops}/{controls}",
-            label="false stops on controls",
-            tone=tone(false_stops),
-        ),
-        _Count(value=str(premature), label="premature stops", tone=tone(premature, "warn")),
-    ]
-
-
 def _verdict(
     records: Sequence[TerminationRecord], metrics: Metrics, gate: GateResult | None
 ) -> str:
-    failed = any(not r.verdict.passed for r in records)
-    gate_failed = gate is not None and not gate.passed
-    if failed or gate_failed:
-        why = " and ".join(
-            part
-            for part, broke in (
-                ("verdicts failed", failed),
-                ("the baseline gate failed", gate_failed),
-            )
-            if broke
-        )
-        banner = f'<div class="banner fail">FAIL: {escape(why)}</div>'
-    else:
-        banner = '<div class="banner pass">PASS: every verdict passed</div>'
+    passed, words = headline(records, gate)
+    banner = f'<div class="banner {"pass" if passed else "fail"}">{escape(words)}</div>'
     cards = "".join(
         f'<div class="card {count.tone}"><b>{escape(count.value)}</b>'
         f"<span>{escape(count.label)}</span></div>"
-        for count in _counts(records, metrics)
+        for count in counts(records, metrics)
     )
     return banner + f'<div class="verdict">{cards}</div>'
 
@@ -146,54 +89,20 @@ def _gate(gate: GateResult | None) -> str:
     return f'<div class="gate fail"><strong>{escape(title)}</strong><ul>{items}</ul></div>'
 
 
-# The failing runs.
-
-
-def _severity(record: TerminationRecord) -> int:
-    """Failures in the order a reader should see them: claims of success that are not true,
-    runs that never stopped, crashes, false stops, then every other broken rule."""
-    if is_false_completion(record):
-        return 0
-    if record.outcome is Outcome.DID_NOT_STOP:
-        return 1
-    if record.outcome is Outcome.CRASHED:
-        return 2
-    return 3 if is_false_stop(record) else 4
-
-
-TAGS = ("false completion", "did not stop", "crashed", "false stop", "")
-"""The tag a failure carries, by `_severity`."""
-
-
 def _failure(record: TerminationRecord, *, open_: bool) -> str:
-    tag = TAGS[_severity(record)]
+    named = tag(record)
     title = f"{record.scenario} (seed {record.seed}) × {record.agent}"
     return (
         f"<details{' open' if open_ else ''}><summary>"
-        + (f'<span class="tag">{escape(tag)}</span>' if tag else "")
+        + (f'<span class="tag">{escape(named)}</span>' if named else "")
         + f"<strong>{escape(title)}</strong> "
         f'<span class="fail-title">{escape(record.verdict.summary)}</span></summary>'
         f"{timeline(record)}<pre>{escape(explain(record))}</pre></details>"
     )
 
 
-def _broken_rules(failed: Sequence[TerminationRecord]) -> str:
-    """How many runs broke each rule, per agent: the shape of the failures at a glance."""
-    agents = sorted({record.agent for record in failed})
-    counts: dict[str, dict[str, int]] = {}
-    for record in failed:
-        for rule in {failure.rule.value for failure in record.verdict.failures}:
-            by_agent = counts.setdefault(rule, {})
-            by_agent[record.agent] = by_agent.get(record.agent, 0) + 1
-    rows = (
-        [rule, *(str(by_agent.get(a, 0)) for a in agents)]
-        for rule, by_agent in sorted(counts.items())
-    )
-    return _table(["rule broken", *agents], rows)
-
-
 def _failures(records: Sequence[TerminationRecord]) -> str:
-    failed = sorted((r for r in records if not r.verdict.passed), key=_severity)
+    failed = worst_first(records)
     if not failed:
         return '<p class="note">Every verdict passed.</p>'
     legend = (
@@ -201,7 +110,7 @@ def _failures(records: Sequence[TerminationRecord]) -> str:
         "lag, from the first stagnant step to the stop; dashed: the bound N.</p>"
     )
     runs = "".join(_failure(r, open_=i < OPEN_FAILURES) for i, r in enumerate(failed))
-    return _broken_rules(failed) + legend + runs
+    return _table(*broken_rules(failed)) + legend + runs
 
 
 QUALITY = (

@@ -1,8 +1,9 @@
 """Consumes records, their metrics and the baseline gate, produces Markdown for a CI job summary
 (GitHub's ``$GITHUB_STEP_SUMMARY`` renders tables and ``<details>``).
 
-Headline first (runs, gate), then per agent and per family, the scenarios folded away, and the
-trajectory tail of the first failures: a reviewer sees what regressed without opening a log.
+In the HTML page's order: the verdict and the gate, then the failing runs worst first with the
+rules they broke, then per agent and per family, the scenarios folded away. A reviewer sees what
+broke without opening a log, and the summary stays far below GitHub's 1 MiB limit.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Iterable, Sequence
 
 from unsolvable._record import TerminationRecord
 from unsolvable.reports._baseline import GateResult
+from unsolvable.reports._broke import broken_rules, counts, headline, tag, worst_first
 from unsolvable.reports._cells import COLUMNS, cells, step_cap_lines
 from unsolvable.reports._metrics import GroupMetrics, Metrics, where
 from unsolvable.reports._table import INTERRUPTED, explain, pass_k_line, summary_line
@@ -74,8 +76,10 @@ def _gate(gate: GateResult | None) -> list[str]:
 
 
 def _failure(record: TerminationRecord) -> list[str]:
-    verdict = record.verdict.summary
-    title = f"{record.scenario} (seed {record.seed}) × {record.agent}: {verdict}"
+    named = f"[{tag(record)}] " if tag(record) else ""
+    title = (
+        f"{named}{record.scenario} (seed {record.seed}) × {record.agent}: {record.verdict.summary}"
+    )
     return [
         f"<details><summary>{html.escape(title)}</summary>",
         "",
@@ -87,15 +91,29 @@ def _failure(record: TerminationRecord) -> list[str]:
 
 
 def _failures(records: Sequence[TerminationRecord]) -> list[str]:
-    failed = [r for r in records if not r.verdict.passed]
+    failed = worst_first(records)
     if not failed:
         return []
-    lines = ["", f"### Failures ({len(failed)})", ""]
+    lines = [f"### Failing runs ({len(failed)})", "", *_table(*broken_rules(failed)), ""]
     for record in failed[:MAX_FAILURES]:
         lines += _failure(record)
     if len(failed) > MAX_FAILURES:
         lines.append(f"\n…and {len(failed) - MAX_FAILURES} more: `unsolvable run --explain`.")
-    return lines
+    return [*lines, ""]
+
+
+def _verdict(
+    records: Sequence[TerminationRecord], metrics: Metrics, gate: GateResult | None
+) -> list[str]:
+    """The headline in bold and the verdict's figures, a failure's in bold too."""
+    _, words = headline(records, gate)
+    figures = (
+        f"**{count.value} {count.label}**"
+        if count.tone == "bad"
+        else f"{count.value} {count.label}"
+        for count in counts(records, metrics)
+    )
+    return [f"**{words}** — " + " · ".join(figures), ""]
 
 
 def to_markdown(
@@ -114,7 +132,9 @@ def to_markdown(
         "stagnant step, signed: negative is a premature stop (nearest-rank percentiles over the "
         "signed lags of unsolvable runs); false stops are over solvable control runs and twins.",
         "",
+        *_verdict(records, metrics, gate),
         *_gate(gate),
+        *_failures(records),
         "### Per agent",
         "",
         *_table(COLUMNS, map(cells, metrics.agents)),
@@ -129,6 +149,5 @@ def to_markdown(
         *_groups("scenario", metrics.scenarios),
         "",
         "</details>",
-        *_failures(records),
     ]
     return "\n".join(lines) + "\n"

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
+import unsolvable
 from tests.reports._records import library_records, record
+from unsolvable import scenarios
 from unsolvable.reports._baseline import Baseline, gate
 from unsolvable.reports._cells import COLUMNS
 from unsolvable.reports._markdown import MAX_FAILURES, to_markdown
 from unsolvable.reports._metrics import measure
 
 UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+GITHUB_SUMMARY_LIMIT = 1024 * 1024
+"""Bytes GitHub accepts in one step's ``$GITHUB_STEP_SUMMARY``."""
 
 
 def _tables(markdown: str) -> list[list[str]]:
@@ -28,17 +33,22 @@ def test_headline_tables_and_failures_of_the_library() -> None:
     records = library_records()
     markdown = to_markdown(records, measure(records))
     assert markdown.startswith("## unsolvable: 114 runs, 72 passed, 42 failed")
-    agents, families, scenarios = _tables(markdown)
+    rules, agents, families, scenarios = _tables(markdown)
+    assert rules[0] == "| rule broken | naive |"
     assert len(agents) == 2 + 2 and len(families) == 2 + 6 and len(scenarios) == 2 + 38
-    for table in (agents, families, scenarios):
+    for table in (rules, agents, families, scenarios):
         widths = {len(UNESCAPED_PIPE.findall(line)) for line in table}
         assert widths == {len(table[0].split("|")) - 1}, "every row has the header's cells"
     assert agents[0] == "| " + " | ".join(COLUMNS) + " |"
-    assert "### Failures (42)" in markdown
+    assert (
+        "**FAIL: verdicts failed** — **42/114 runs failed** · **3 false completions**" in markdown
+    )
+    assert "### Failing runs (42)" in markdown
     assert "contract beats the calibrated step cap" in markdown
     assert "naive does not beat the calibrated step cap" in markdown
     assert markdown.count("<details><summary>") == 1 + MAX_FAILURES
-    assert "```text\nconstant-return/repeat (seed 0) × naive: FAIL" in markdown
+    first = "<details><summary>[false completion] constant-return/claims-success (seed 0) × naive"
+    assert markdown.index(first) < markdown.index("### Per agent"), "what broke comes first"
 
 
 def test_cells_escape_pipes_and_summaries_escape_html() -> None:
@@ -46,6 +56,7 @@ def test_cells_escape_pipes_and_summaries_escape_html() -> None:
     markdown = to_markdown(records, measure(records))
     assert "| fam/a\\|b |" in markdown
     assert "<summary>fam/a|b (seed 0) × a: FAIL: it | broke</summary>" in markdown
+    assert markdown.startswith("## unsolvable: 1 runs, 0 passed, 1 failed")
     assert "&lt;b&gt;" not in markdown.split("```text")[1], "code blocks stay verbatim"
 
 
@@ -65,3 +76,16 @@ def test_the_gate_shows_on_top_passed_or_as_a_table_of_regressions() -> None:
     failed = to_markdown(after_records, after, gate(after, Baseline.from_metrics(before)))
     assert "**Baseline gate: FAILED** — 3 regression(s)" in failed
     assert "| family fam | a | lag_steps_p95 | 1 | 5 | 1 |" in failed
+
+
+def test_a_full_run_of_several_agents_fits_a_github_job_summary() -> None:
+    """Every scenario and seed, four agents: far below GitHub's 1 MiB step-summary limit."""
+    runs = [
+        unsolvable.run(agent, scenario, seed=seed)
+        for scenario in scenarios.SCENARIOS
+        for seed in scenario.seeds
+        for agent in ("naive", "contract")
+    ]
+    records = [*runs, *(dataclasses.replace(r, agent=f"{r.agent}-again") for r in runs)]
+    markdown = to_markdown(records, measure(records))
+    assert len(markdown.encode()) < GITHUB_SUMMARY_LIMIT // 4
