@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = [
     "EXEC_PREFIX",
     "CodingAgentCli",
+    "Launch",
     "ProcessAdapter",
     "ProcessExit",
     "ProcessExited",
@@ -93,6 +94,18 @@ class ProcessExit:
     def __repr__(self) -> str:
         """The stdout tail: what an unstructured run's record shows as its returned value."""
         return repr(self.stdout.strip()[-REPR_KEPT:])
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Launch:
+    """What `ProcessAdapter.prepared` hands the caller that starts the child."""
+
+    argv: list[str]
+    """The command line, placeholders filled in (and wrapped for a network namespace)."""
+    environ: dict[str, str]
+    """The variables of the contract (`contract`), to add to the child's environment."""
+    folder: str
+    """A private folder of the run, removed at its end (the MCP config lives there)."""
 
 
 def contract(
@@ -219,6 +232,18 @@ class ProcessAdapter:
         return cls(command, name=spec, isolate_network=isolate_network)
 
     def run(self, session: Session) -> ProcessExit:
+        with self.prepared(session) as launch:
+            ended = self._run_child(session, launch.argv, launch.environ)
+        sys.stderr.write(ended.stderr)  # the agent's own output, as a worker keeps it (`output`)
+        if ended.status != 0 and ended.structured is None:
+            raise ProcessExited(self._crash(ended), ended)
+        return ended
+
+    @contextlib.contextmanager
+    def prepared(self, session: Session) -> Iterator[Launch]:
+        """The session served on loopback (the wire, and the MCP server where the extra is
+        installed) and the command line filled in, run in its own network namespace where asked;
+        all of it stopped on exit, and the wire checked for stray requests."""
         from unsolvable.wire import Wire  # the wire is imported only when a process is run
 
         wire = Wire(session, **self.wire_options)
@@ -229,7 +254,7 @@ class ProcessAdapter:
                 environ = contract(session, server, mcp.contract(folder) if mcp else None)
                 ports = [_port(server.base_url), *([mcp.port] if mcp else [])]
                 with self._network(folder, ports, _expand(self.command, environ)) as argv:
-                    ended = self._run_child(session, argv, environ)
+                    yield Launch(argv=argv, environ=environ, folder=folder)
         finally:
             # The servers first, each on its own: wire.close() forgets a server before stopping
             # it, so a CeilingHit landing mid-stop would leave its socket open were it retried.
@@ -238,10 +263,6 @@ class ProcessAdapter:
             shielded(server.stop)
             shielded(wire.close)
         wire.check()
-        sys.stderr.write(ended.stderr)  # the agent's own output, as a worker keeps it (`output`)
-        if ended.status != 0 and ended.structured is None:
-            raise ProcessExited(self._crash(ended), ended)
-        return ended
 
     def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
         """The last stdout line as a `Stop`; ``None`` otherwise (crashed, or unstructured)."""
