@@ -1,0 +1,284 @@
+"""Consumes an Agent Client Protocol agent's process (its stdin and stdout), produces the editor's
+side of one prompt turn: ``initialize``, ``session/new`` with the scenario's tools as an MCP
+server, ``session/prompt`` with the task, the agent's permission requests answered from the
+scenario, ``session/cancel`` at a harness ceiling, and how the turn ended (`Turn`).
+
+Imports `acp` (the ``agent-client-protocol`` SDK); `unsolvable.adapters.acp` imports this
+module only inside a run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
+
+from acp import PROTOCOL_VERSION, RequestPermissionResponse
+from acp.client.router import build_client_router
+from acp.connection import Connection
+from acp.interfaces import Client
+from acp.meta import AGENT_METHODS
+from acp.schema import (
+    AllowedOutcome,
+    ClientCapabilities,
+    DeniedOutcome,
+    EnvVariable,
+    HttpMcpServer,
+    Implementation,
+    InitializeRequest,
+    McpServerStdio,
+    NewSessionRequest,
+    PermissionOption,
+    PromptRequest,
+    TextContentBlock,
+    ToolCallUpdate,
+)
+from acp.utils import serialize_params
+
+if TYPE_CHECKING:
+    from unsolvable._session import Session
+
+__all__ = ["Refusal", "Tools", "Turn", "converse"]
+
+POLL_SECONDS = 0.05
+"""How often the editor looks at the harness's ceilings while the turn runs: the watchdog's
+period, so a ceiling is acted on within one of its interruptions."""
+CANCEL_SECONDS = 0.5
+"""How long the agent gets to answer ``session/cancel`` with its ``cancelled`` stop reason
+before its process group is killed: half the watchdog's grace, so the run still ends in time."""
+STDERR_KEPT = 4_000
+"""Characters of the agent's stderr kept for the record."""
+LINE_LIMIT = 50 * 1024 * 1024
+"""The longest JSON-RPC line read from the agent: the SDK's own default, as one message can
+carry a whole file."""
+CLIENT = Implementation(name="pytest-unsolvable", version="1")
+GRANT = ("allow_once", "allow_always")
+REFUSE = ("reject_once", "reject_always")
+"""Option kinds, in the order an editor's user picks them: once, where the agent offers it, so
+every call is asked about again."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Refusal:
+    """A permission the editor refused: the tool the agent asked to run, and what it lacks."""
+
+    tool: str
+    permission: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Turn:
+    """How one prompt turn ended, as the editor saw it."""
+
+    stop_reason: str | None
+    """The agent's ``stopReason`` as sent (``_``-prefixed extension values included);
+    ``None`` when the turn was cut short (a ceiling) before it answered."""
+    said: str = ""
+    """The agent's last message of the turn (its ``agent_message_chunk`` text)."""
+    refused: Refusal | None = None
+    """The refused permission, when a refusal was the last thing of the turn: no message and no
+    tool call came after it."""
+    granted: int = 0
+    refusals: int = 0
+    cancelled: bool = False
+    """Whether the editor sent ``session/cancel`` (at a harness ceiling)."""
+    stderr: str = ""
+    """The end of the agent's stderr."""
+
+
+@dataclass(kw_only=True)
+class _Editor:
+    """The editor the agent talks to (an `acp.interfaces.Client`): it answers each permission
+    request from the scenario and keeps what the turn shows."""
+
+    session: Session
+    prefix: str
+    said: str = ""
+    """The agent's message since its last tool call."""
+    refused: Refusal | None = None
+    granted: int = 0
+    refusals: int = 0
+
+    async def request_permission(
+        self,
+        options: list[PermissionOption],
+        session_id: str,
+        tool_call: ToolCallUpdate,
+        **kwargs: Any,
+    ) -> RequestPermissionResponse:
+        """Refuses a call to a tool whose permission the run lacks (`ToolSpec.denied_permission`)
+        and grants every other scenario tool. A refused call is still made through the session,
+        which records it as the refused call it is (its 403 in the trajectory, the ground truth
+        of the first stagnant step); an agent's own built-in tool, which no scenario has, is
+        refused without being recorded."""
+        spec = self._spec(tool_call)
+        if spec is not None and spec.denied_permission is None:
+            self.granted += 1
+            self.refused = None
+            return _choose(options, GRANT)
+        if spec is not None and spec.denied_permission is not None:
+            arguments = tool_call.raw_input if isinstance(tool_call.raw_input, dict) else {}
+            with contextlib.suppress(Exception):  # a raising denied tool: refused all the same
+                await asyncio.to_thread(self.session.call_tool, spec.name, arguments)
+            self.refusals += 1
+            self.refused = Refusal(tool=spec.name, permission=spec.denied_permission)
+        return _choose(options, REFUSE)
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        kind = getattr(update, "session_update", None)
+        if kind == "agent_message_chunk":
+            self.said += str(getattr(update.content, "text", ""))
+            self.refused = None
+        elif kind == "tool_call":
+            self.said, self.refused = "", None
+
+    def _spec(self, tool_call: ToolCallUpdate) -> Any:
+        """The scenario tool the request names: by its title (``mcp__unsolvable__<tool>``,
+        ``unsolvable.<tool>`` or the bare name) or its ``_meta``; ``None`` for any other."""
+        specs = {spec.name: spec for spec in self.session.tools}
+        for text in (tool_call.title or "", str((tool_call.field_meta or {}).get("tool", ""))):
+            for name in (text, text.removeprefix(self.prefix), text.rpartition(".")[2]):
+                if name in specs:
+                    return specs[name]
+        return None
+
+
+def _choose(options: Sequence[PermissionOption], kinds: Sequence[str]) -> RequestPermissionResponse:
+    """The first option of the first kind offered; the ``cancelled`` outcome when none is."""
+    for kind in kinds:
+        for option in options:
+            if option.kind == kind:
+                outcome = AllowedOutcome(outcome="selected", option_id=option.option_id)
+                return RequestPermissionResponse(outcome=outcome)
+    return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Tools:
+    """Where the agent finds the scenario's tools: the MCP server over HTTP, and the command
+    that starts it over stdio (for agents without HTTP MCP, which every ACP agent supports)."""
+
+    url: str
+    command: Sequence[str]
+    environ: Mapping[str, str]
+
+
+async def converse(
+    session: Session,
+    argv: Sequence[str],
+    *,
+    environ: Mapping[str, str],
+    cwd: str,
+    tools: Tools,
+    prefix: str,
+    stop: threading.Event,
+) -> Turn:
+    """Runs the agent ``argv`` (in its own process group) through one prompt turn on the
+    session's task; ``stop`` (set by the harness's thread at a ceiling) cancels it, as a harness
+    ceiling does. The process group is killed on the way out, whatever happened."""
+    process = await asyncio.create_subprocess_exec(
+        *argv,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, **environ},
+        cwd=cwd,
+        start_new_session=True,
+        limit=LINE_LIMIT,
+    )
+    assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+    stderr = asyncio.ensure_future(_tail(process.stderr))
+    editor = _Editor(session=session, prefix=prefix)
+    router = build_client_router(cast(Client, editor))
+    connection = Connection(router, process.stdin, process.stdout)
+    try:
+        reason, cancelled = await _turn(connection, session, editor, cwd, tools, stop)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        await process.wait()
+        with contextlib.suppress(Exception):
+            await connection.close()
+        said = await stderr
+    return Turn(
+        stop_reason=reason,
+        said=editor.said,
+        refused=editor.refused,
+        granted=editor.granted,
+        refusals=editor.refusals,
+        cancelled=cancelled,
+        stderr=said,
+    )
+
+
+async def _turn(
+    connection: Connection,
+    session: Session,
+    editor: _Editor,
+    cwd: str,
+    tools: Tools,
+    stop: threading.Event,
+) -> tuple[str | None, bool]:
+    """The handshake and the prompt turn: the stop reason and whether it was cancelled."""
+    hello = InitializeRequest(
+        protocol_version=PROTOCOL_VERSION,
+        client_capabilities=ClientCapabilities(),
+        client_info=CLIENT,
+    )
+    agent = await connection.send_request(AGENT_METHODS["initialize"], serialize_params(hello))
+    server = _server(tools, agent)
+    new = NewSessionRequest(cwd=cwd, mcp_servers=[server])
+    opened = await connection.send_request(AGENT_METHODS["session_new"], serialize_params(new))
+    session_id = str(opened["sessionId"])
+    ask = PromptRequest(session_id=session_id, prompt=[TextContentBlock(type="text", text=session.task)])
+    prompt = asyncio.ensure_future(
+        connection.send_request(AGENT_METHODS["session_prompt"], serialize_params(ask))
+    )
+    while not prompt.done():
+        await asyncio.wait({prompt}, timeout=POLL_SECONDS)
+        if not prompt.done() and _at_ceiling(session, stop):
+            await connection.send_notification(
+                AGENT_METHODS["session_cancel"], {"sessionId": session_id}
+            )
+            done, _ = await asyncio.wait({prompt}, timeout=CANCEL_SECONDS)
+            answered = prompt.result() if done and not prompt.exception() else None
+            prompt.cancel()
+            return _reason(answered), True
+    return _reason(prompt.result()), False
+
+
+def _server(tools: Tools, agent: Mapping[str, Any]) -> HttpMcpServer | McpServerStdio:
+    """The MCP server as the agent can take it: over HTTP where its ``mcpCapabilities`` say it
+    can, over stdio (which every ACP agent must support) otherwise."""
+    capabilities = agent.get("agentCapabilities") or {}
+    if (capabilities.get("mcpCapabilities") or {}).get("http"):
+        return HttpMcpServer(type="http", name="unsolvable", url=tools.url, headers=[])
+    command, *args = tools.command
+    env = [EnvVariable(name=k, value=v) for k, v in tools.environ.items()]
+    return McpServerStdio(name="unsolvable", command=command, args=args, env=env)
+
+
+def _at_ceiling(session: Session, stop: threading.Event) -> bool:
+    if session.ceiling is None and session.time_left() <= 0:
+        session.hit_ceiling("wall_seconds")
+    return stop.is_set() or session.ceiling is not None
+
+
+def _reason(answered: object) -> str | None:
+    if isinstance(answered, Mapping) and isinstance(answered.get("stopReason"), str):
+        return str(answered["stopReason"])
+    return None
+
+
+async def _tail(stream: asyncio.StreamReader) -> str:
+    kept = bytearray()
+    while chunk := await stream.read(65_536):
+        kept += chunk
+        del kept[: -4 * STDERR_KEPT]
+    return kept.decode("utf-8", "replace")[-STDERR_KEPT:]
+
