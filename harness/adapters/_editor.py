@@ -12,10 +12,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import signal
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from acp import PROTOCOL_VERSION, RequestPermissionResponse
@@ -36,14 +37,17 @@ from acp.schema import (
     PermissionOption,
     PromptRequest,
     TextContentBlock,
+    ToolCall,
     ToolCallUpdate,
 )
 from acp.utils import serialize_params
 
+from unsolvable._types import ToolSpec
+
 if TYPE_CHECKING:
     from unsolvable._session import Session
 
-__all__ = ["Refusal", "Tools", "Turn", "converse"]
+__all__ = ["AcpError", "Refusal", "Tools", "Turn", "converse"]
 
 POLL_SECONDS = 0.05
 """How often the editor looks at the harness's ceilings while the turn runs: the watchdog's
@@ -100,6 +104,8 @@ class _Editor:
     prefix: str
     said: str = ""
     """The agent's message since its last tool call."""
+    announced: dict[str, ToolCall] = field(default_factory=dict)
+    """The tool calls the agent announced (``tool_call`` updates), by id."""
     refused: Refusal | None = None
     granted: int = 0
     refusals: int = 0
@@ -116,17 +122,17 @@ class _Editor:
         which records it as the refused call it is (its 403 in the trajectory, the ground truth
         of the first stagnant step); an agent's own built-in tool, which no scenario has, is
         refused without being recorded."""
-        spec = self._spec(tool_call)
-        if spec is not None and spec.denied_permission is None:
+        called = self._called(tool_call)
+        if called is not None and called[0].denied_permission is None:
             self.granted += 1
             self.refused = None
             return _choose(options, GRANT)
-        if spec is not None and spec.denied_permission is not None:
-            arguments = tool_call.raw_input if isinstance(tool_call.raw_input, dict) else {}
+        if called is not None:
+            spec, arguments = called
             with contextlib.suppress(Exception):  # a raising denied tool: refused all the same
                 await asyncio.to_thread(self.session.call_tool, spec.name, arguments)
             self.refusals += 1
-            self.refused = Refusal(tool=spec.name, permission=spec.denied_permission)
+            self.refused = Refusal(tool=spec.name, permission=str(spec.denied_permission))
         return _choose(options, REFUSE)
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
@@ -136,16 +142,28 @@ class _Editor:
             self.refused = None
         elif kind == "tool_call":
             self.said, self.refused = "", None
+            self.announced[update.tool_call_id] = update
 
-    def _spec(self, tool_call: ToolCallUpdate) -> Any:
-        """The scenario tool the request names: by its title (``mcp__unsolvable__<tool>``,
-        ``unsolvable.<tool>`` or the bare name) or its ``_meta``; ``None`` for any other."""
+    def _called(self, request: ToolCallUpdate) -> tuple[ToolSpec, dict[str, Any]] | None:
+        """The scenario tool a permission request is about, and its arguments: read from the
+        request, or from the tool call it names (Codex asks "Approve MCP tool call" and names
+        the tool in the call it announced); ``None`` for a tool no scenario has."""
         specs = {spec.name: spec for spec in self.session.tools}
-        for text in (tool_call.title or "", str((tool_call.field_meta or {}).get("tool", ""))):
-            for name in (text, text.removeprefix(self.prefix), text.rpartition(".")[2]):
+        for call in (request, self.announced.get(request.tool_call_id)):
+            raw = call.raw_input if call is not None and isinstance(call.raw_input, dict) else {}
+            given = raw.get("arguments")
+            arguments = given if isinstance(given, dict) else raw
+            for name in _names(call.title or "" if call is not None else "", raw, self.prefix):
                 if name in specs:
-                    return specs[name]
+                    return specs[name], dict(arguments)
         return None
+
+
+def _names(title: str, raw: Mapping[str, Any], prefix: str) -> list[str]:
+    """The names a tool call may go by: its title as it is, without the agent's MCP prefix, its
+    last word (``Tool: unsolvable/search``), and the ``tool`` or ``name`` of its input."""
+    words = re.split(r"[\s/.:]", title)
+    return [title, title.removeprefix(prefix), words[-1], str(raw.get("tool")), str(raw.get("name"))]
 
 
 def _choose(options: Sequence[PermissionOption], kinds: Sequence[str]) -> RequestPermissionResponse:
@@ -198,13 +216,10 @@ async def converse(
     connection = Connection(router, process.stdin, process.stdout)
     try:
         reason, cancelled = await _turn(connection, session, editor, cwd, tools, stop)
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        await process.wait()
-        with contextlib.suppress(Exception):
-            await connection.close()
-        said = await stderr
+    except Exception as error:
+        said = await _end(process, connection, stderr)
+        raise AcpError(f"{_described(error)}; its stderr ends: {_last_line(said)}", said) from error
+    said = await _end(process, connection, stderr)
     return Turn(
         stop_reason=reason,
         said=editor.said,
@@ -214,6 +229,37 @@ async def converse(
         cancelled=cancelled,
         stderr=said,
     )
+
+
+async def _end(
+    process: asyncio.subprocess.Process, connection: Connection, stderr: asyncio.Future[str]
+) -> str:
+    """Kills the agent's process group, closes the connection; the agent's stderr tail."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    await process.wait()
+    with contextlib.suppress(Exception):
+        await connection.close()
+    return await stderr
+
+
+class AcpError(Exception):
+    """The agent broke off the turn: it answered a request with an error, or its process
+    ended. Carries the end of its stderr (``stderr``)."""
+
+    def __init__(self, message: str, stderr: str) -> None:
+        super().__init__(message)
+        self.stderr = stderr
+
+
+def _described(error: Exception) -> str:
+    """An error the agent answered (`acp.RequestError`: code, message and data) or raised."""
+    data = getattr(error, "data", None)
+    return f"{error!r}" + (f" ({data})" if data else "")
+
+
+def _last_line(text: str) -> str:
+    return (text.strip().splitlines() or ["(nothing)"])[-1]
 
 
 async def _turn(

@@ -63,11 +63,6 @@ def read_stop_reason(value: str) -> Code | None:
     return None
 
 
-class AcpAgentError(Exception):
-    """The agent's turn ended without a stop reason the vocabulary reads, or its process broke
-    the protocol: a crash, with its stderr's last line."""
-
-
 class AcpAdapter:
     """Runs an ACP agent's command line as an editor would (``acp:claude-code-acp``).
 
@@ -134,7 +129,7 @@ class AcpAdapter:
             read_stop_reason(turn.stop_reason) is None and turn.stop_reason != "cancelled"
         ):
             last = turn.stderr.strip().splitlines()[-1:] or ["(nothing)"]
-            raise AcpAgentError(
+            raise ProcessExited(
                 f"agent {self.name!r} ended its turn with stop reason {turn.stop_reason!r}, which "
                 f"the vocabulary does not read; its stderr ends: {last[0]}"
             )
@@ -211,7 +206,8 @@ class AcpAdapter:
             raise
         if "error" in outcome:
             error = outcome["error"]
-            raise ProcessExited(f"agent {self.name!r}: {error!r}") from error
+            sys.stderr.write(getattr(error, "stderr", ""))
+            raise ProcessExited(f"agent {self.name!r}: {error}") from error
         turn: Turn = outcome["turn"]
         return turn
 

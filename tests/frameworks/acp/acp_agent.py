@@ -46,12 +46,20 @@ class Agent:
         self.cancelled.set()
 
     async def prompt(self, prompt, session_id, **_):
-        async with Client(self.mcp_url) as tools:
-            reason = await self.turn(session_id, prompt[0].text, tools)
+        try:
+            async with Client(self.mcp_url) as tools:
+                reason = await self.turn(session_id, prompt[0].text, tools)
+        except Exception:
+            if not self.cancelled.is_set():
+                raise
+            reason = "cancelled"  # what was under way failed as the editor cancelled: as asked
+        if reason == "cancelled":
+            with open(self.marker, "w") as file:
+                file.write("cancelled")
         return acp.PromptResponse.model_construct(stop_reason=reason)  # "_…" is ours to send
 
     async def turn(self, session_id, task, tools) -> str:
-        model, seen = AsyncOpenAI(), set()
+        model, seen = AsyncOpenAI(max_retries=0), set()
         offered = [
             {"type": "function", "function": {"name": PREFIX + t.name, "parameters": t.input_schema}}
             for t in (await tools.list_tools()).tools
@@ -74,8 +82,6 @@ class Agent:
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
             if not message.tool_calls:
                 return "end_turn"
-        with open(self.marker, "w") as file:
-            file.write("cancelled")
         return "cancelled"
 
     async def allowed(self, session_id, call_id, name, arguments) -> bool:
