@@ -196,8 +196,9 @@ async def converse(
     prefix: str,
     stop: threading.Event,
 ) -> Turn:
-    """Runs the agent ``argv`` (in its own process group) through one prompt turn on the
-    session's task; ``stop`` (set by the harness's thread at a ceiling) cancels it, as a harness
+    """Runs the agent ``argv`` (in its own process group, in the harness's directory as an
+    ``exec:`` agent is, so a relative path in its command works) through one prompt turn on the
+    session's task in the workspace ``cwd`` (an empty folder); ``stop`` (set by the harness's thread at a ceiling) cancels it, as a harness
     ceiling does. The process group is killed on the way out, whatever happened."""
     process = await asyncio.create_subprocess_exec(
         *argv,
@@ -205,7 +206,6 @@ async def converse(
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         env={**os.environ, **environ},
-        cwd=cwd,
         start_new_session=True,
         limit=LINE_LIMIT,
     )
@@ -270,32 +270,54 @@ async def _turn(
     tools: Tools,
     stop: threading.Event,
 ) -> tuple[str | None, bool]:
-    """The handshake and the prompt turn: the stop reason and whether it was cancelled."""
+    """The handshake and the prompt turn: the stop reason and whether it was cancelled. A
+    ceiling during the handshake ends it with no turn to cancel."""
     hello = InitializeRequest(
         protocol_version=PROTOCOL_VERSION,
         client_capabilities=ClientCapabilities(),
         client_info=CLIENT,
     )
-    agent = await connection.send_request(AGENT_METHODS["initialize"], serialize_params(hello))
-    server = _server(tools, agent)
-    new = NewSessionRequest(cwd=cwd, mcp_servers=[server])
-    opened = await connection.send_request(AGENT_METHODS["session_new"], serialize_params(new))
+    agent = await _answer(connection, AGENT_METHODS["initialize"], hello, session, stop)
+    if agent is None:
+        return None, False
+    new = NewSessionRequest(cwd=cwd, mcp_servers=[_server(tools, agent)])
+    opened = await _answer(connection, AGENT_METHODS["session_new"], new, session, stop)
+    if opened is None:
+        return None, False
     session_id = str(opened["sessionId"])
-    ask = PromptRequest(session_id=session_id, prompt=[TextContentBlock(type="text", text=session.task)])
+    task = [TextContentBlock(type="text", text=session.task)]
+    ask = PromptRequest(session_id=session_id, prompt=task)
     prompt = asyncio.ensure_future(
         connection.send_request(AGENT_METHODS["session_prompt"], serialize_params(ask))
     )
-    while not prompt.done():
-        await asyncio.wait({prompt}, timeout=POLL_SECONDS)
-        if not prompt.done() and _at_ceiling(session, stop):
-            await connection.send_notification(
-                AGENT_METHODS["session_cancel"], {"sessionId": session_id}
-            )
-            done, _ = await asyncio.wait({prompt}, timeout=CANCEL_SECONDS)
-            answered = prompt.result() if done and not prompt.exception() else None
-            prompt.cancel()
-            return _reason(answered), True
-    return _reason(prompt.result()), False
+    if await _waited(prompt, session, stop):
+        return _reason(prompt.result()), False
+    cancel = {"sessionId": session_id}
+    await connection.send_notification(AGENT_METHODS["session_cancel"], cancel)
+    done, _ = await asyncio.wait({prompt}, timeout=CANCEL_SECONDS)
+    answered = prompt.result() if done and not prompt.exception() else None
+    prompt.cancel()
+    return _reason(answered), True
+
+
+async def _answer(
+    connection: Connection, method: str, request: Any, session: Session, stop: threading.Event
+) -> Any:
+    """The agent's answer to ``request``; ``None`` when a ceiling came first."""
+    asked = asyncio.ensure_future(connection.send_request(method, serialize_params(request)))
+    if await _waited(asked, session, stop):
+        return asked.result()
+    asked.cancel()
+    return None
+
+
+async def _waited(future: asyncio.Future[Any], session: Session, stop: threading.Event) -> bool:
+    """Whether ``future`` finished before a ceiling (looked at every `POLL_SECONDS`)."""
+    while not future.done():
+        await asyncio.wait({future}, timeout=POLL_SECONDS)
+        if not future.done() and _at_ceiling(session, stop):
+            return False
+    return True
 
 
 def _server(tools: Tools, agent: Mapping[str, Any]) -> HttpMcpServer | McpServerStdio:

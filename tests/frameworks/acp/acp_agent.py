@@ -21,6 +21,8 @@ from mcp import Client
 from openai import AsyncOpenAI
 
 PREFIX = "mcp__unsolvable__"
+CANCEL_WAIT = 30.0
+"""How long ``forever`` waits for the editor's cancel after a failed model call."""
 PERMISSIONS = [
     acp.schema.PermissionOption(option_id="yes", name="Allow", kind="allow_once"),
     acp.schema.PermissionOption(option_id="no", name="Reject", kind="reject_once"),
@@ -44,19 +46,26 @@ class Agent:
 
     async def cancel(self, session_id, **_):
         self.cancelled.set()
+        self.work.cancel()  # what is under way, a model call or a tool call, is aborted
 
     async def prompt(self, prompt, session_id, **_):
+        self.work = asyncio.ensure_future(self.run(session_id, prompt[0].text))
         try:
-            async with Client(self.mcp_url) as tools:
-                reason = await self.turn(session_id, prompt[0].text, tools)
-        except Exception:
-            if not self.cancelled.is_set():
+            reason = await self.work
+        except (asyncio.CancelledError, Exception):
+            if not self.cancelled.is_set() and self.mode != "forever":
                 raise
-            reason = "cancelled"  # what was under way failed as the editor cancelled: as asked
+            # Cancelled, or a model call refused at the harness's ceiling: the cancel is coming.
+            await asyncio.wait_for(self.cancelled.wait(), CANCEL_WAIT)
+            reason = "cancelled"
         if reason == "cancelled":
             with open(self.marker, "w") as file:
                 file.write("cancelled")
         return acp.PromptResponse.model_construct(stop_reason=reason)  # "_…" is ours to send
+
+    async def run(self, session_id, task) -> str:
+        async with Client(self.mcp_url) as tools:
+            return await self.turn(session_id, task, tools)
 
     async def turn(self, session_id, task, tools) -> str:
         model, seen = AsyncOpenAI(max_retries=0), set()
