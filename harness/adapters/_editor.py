@@ -162,8 +162,8 @@ class _Editor:
 def _names(title: str, raw: Mapping[str, Any], prefix: str) -> list[str]:
     """The names a tool call may go by: its title as it is, without the agent's MCP prefix, its
     last word (``Tool: unsolvable/search``), and the ``tool`` or ``name`` of its input."""
-    words = re.split(r"[\s/.:]", title)
-    return [title, title.removeprefix(prefix), words[-1], str(raw.get("tool")), str(raw.get("name"))]
+    last = re.split(r"[\s/.:]", title)[-1]
+    return [title, title.removeprefix(prefix), last, str(raw.get("tool")), str(raw.get("name"))]
 
 
 def _choose(options: Sequence[PermissionOption], kinds: Sequence[str]) -> RequestPermissionResponse:
@@ -198,8 +198,9 @@ async def converse(
 ) -> Turn:
     """Runs the agent ``argv`` (in its own process group, in the harness's directory as an
     ``exec:`` agent is, so a relative path in its command works) through one prompt turn on the
-    session's task in the workspace ``cwd`` (an empty folder); ``stop`` (set by the harness's thread at a ceiling) cancels it, as a harness
-    ceiling does. The process group is killed on the way out, whatever happened."""
+    session's task in the workspace ``cwd`` (an empty folder). ``stop``, set by the harness's
+    thread at the wall ceiling, cancels the turn as the other ceilings do. The process group is
+    killed on the way out, whatever happened."""
     process = await asyncio.create_subprocess_exec(
         *argv,
         stdin=asyncio.subprocess.PIPE,
@@ -285,7 +286,7 @@ async def _turn(
     if opened is None:
         return None, False
     session_id = str(opened["sessionId"])
-    task = [TextContentBlock(type="text", text=session.task)]
+    task: list[Any] = [TextContentBlock(type="text", text=session.task)]
     ask = PromptRequest(session_id=session_id, prompt=task)
     prompt = asyncio.ensure_future(
         connection.send_request(AGENT_METHODS["session_prompt"], serialize_params(ask))
@@ -349,4 +350,3 @@ async def _tail(stream: asyncio.StreamReader) -> str:
         kept += chunk
         del kept[: -4 * STDERR_KEPT]
     return kept.decode("utf-8", "replace")[-STDERR_KEPT:]
-

@@ -36,7 +36,7 @@ ACP_PREFIX = "acp:"
 """An agent spec starting with this runs the rest as an ACP agent (`AcpAdapter.from_spec`)."""
 TOOL_PREFIX = "mcp__unsolvable__"
 """How ACP agents name the harness's MCP tools on the model's wire: Claude Code names every MCP
-tool ``mcp__<server>__<tool>``, and Codex's namespace reads the same (`unsolvable.wire.ToolNames`)."""
+tool ``mcp__<server>__<tool>``, and Codex's namespace reads the same (`ToolNames`)."""
 STOP_REASONS: dict[str, Code | None] = {
     "end_turn": Code.COMPLETED,
     "max_turn_requests": Code.BUDGET_STEPS,
@@ -120,8 +120,8 @@ class AcpAdapter:
         with self.process.prepared(session) as launch:
             work = f"{launch.folder}/work"
             environ = launch.environ
-            tools_environ = server_environ(session, environ["UNSOLVABLE_TOOLS_URL"])
-            turn = self._converse(session, launch.argv, environ, work, tools_environ, stdio_command())
+            served = server_environ(session, environ["UNSOLVABLE_TOOLS_URL"])
+            turn = self._converse(session, launch.argv, environ, work, served, stdio_command())
         sys.stderr.write(turn.stderr)  # the agent's own output, as a worker keeps it (`output`)
         if session.ceiling is not None:
             raise CeilingHit(f"unsolvable: harness ceiling {session.ceiling} reached")

@@ -70,8 +70,8 @@ class Agent:
     async def turn(self, session_id, task, tools) -> str:
         model, seen = AsyncOpenAI(max_retries=0), set()
         offered = [
-            {"type": "function", "function": {"name": PREFIX + t.name, "parameters": t.input_schema}}
-            for t in (await tools.list_tools()).tools
+            {"type": "function", "function": {"name": PREFIX + t.name, "parameters": schema}}
+            for t, schema in ((t, t.input_schema) for t in (await tools.list_tools()).tools)
         ]
         messages = [{"role": "user", "content": task}]
         while not self.cancelled.is_set():

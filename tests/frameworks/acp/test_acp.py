@@ -23,11 +23,12 @@ from unsolvable.adapters.acp import AcpAdapter, read_stop_reason
 HERE = Path(__file__).parent
 AGENT = f"acp:{shlex.quote(sys.executable)} {HERE / 'acp_agent.py'}"
 WALL = Ceilings(max_wall_seconds=60)
+REPEAT = "constant-return/repeat"
 """The MCP server's start-up (seconds on a loaded 2-core machine) is inside the run."""
 
 
 def test_its_own_stop_reason_names_the_code_and_the_tools_were_granted() -> None:
-    record = unsolvable.run(f"{AGENT} stop", scenarios.get("constant-return/repeat"), ceilings=WALL)
+    record = unsolvable.run(f"{AGENT} stop", scenarios.get(REPEAT), ceilings=WALL)
     assert (record.exit, record.code) == (Exit.ABANDONED, Code.NO_PROGRESS)
     assert "_no_progress" in record.reported.reason
     assert record.observed.tool_calls == 1  # granted, then made over MCP: counted once
@@ -62,7 +63,7 @@ def test_at_a_ceiling_the_editor_cancels_and_the_agent_hears_it(
     if ceiling == "wall_seconds":
         ceilings = Ceilings(max_wall_seconds=20)
     spec = f"{AGENT} forever {marker}"
-    record = unsolvable.run(spec, scenarios.get("constant-return/repeat"), ceilings=ceilings)
+    record = unsolvable.run(spec, scenarios.get(REPEAT), ceilings=ceilings)
     assert (record.outcome, record.observed.ceiling) == (Outcome.DID_NOT_STOP, ceiling)
     assert marker.read_text() == "cancelled"  # it got session/cancel and answered cancelled
 
@@ -79,32 +80,37 @@ def test_at_a_ceiling_the_editor_cancels_and_the_agent_hears_it(
     ],
 )
 def test_each_stop_reason_is_read_as_its_code(reason: str, code: Code) -> None:
-    record = unsolvable.run(f"{AGENT} {reason}", scenarios.get("constant-return/repeat"), ceilings=WALL)
+    record = unsolvable.run(f"{AGENT} {reason}", scenarios.get(REPEAT), ceilings=WALL)
     assert (record.outcome, record.code, record.observed.steps) == (Outcome.STOPPED, code, 1)
 
 
 def test_end_turn_is_a_claim_the_verdict_checks() -> None:
-    record = unsolvable.run(f"{AGENT} end_turn", scenarios.get("constant-return/repeat"), ceilings=WALL)
+    record = unsolvable.run(f"{AGENT} end_turn", scenarios.get(REPEAT), ceilings=WALL)
     assert record.exit is Exit.COMPLETE and not record.verdict.passed  # a false completion
 
 
 def test_a_stop_reason_the_vocabulary_does_not_read_is_a_crash_naming_it() -> None:
-    record = unsolvable.run(f"{AGENT} _made_up", scenarios.get("constant-return/repeat"), ceilings=WALL)
+    record = unsolvable.run(f"{AGENT} _made_up", scenarios.get(REPEAT), ceilings=WALL)
     assert record.outcome is Outcome.CRASHED
     assert "'_made_up'" in record.observed.error
 
 
 @pytest.mark.parametrize(
     ("value", "code"),
-    [("_no_progress", Code.NO_PROGRESS), ("_needs_human", Code.NEEDS_HUMAN), ("cancelled", None),
-     ("_progress", None), ("other", None)],
+    [
+        ("_no_progress", Code.NO_PROGRESS),
+        ("_needs_human", Code.NEEDS_HUMAN),
+        ("cancelled", None),
+        ("_progress", None),
+        ("other", None),
+    ],
 )
 def test_custom_stop_reasons_are_read_only_when_they_name_a_code(value: str, code: Code) -> None:
     assert read_stop_reason(value) is code
 
 
 def test_an_agent_that_is_not_there_is_a_crash_naming_the_command() -> None:
-    record = unsolvable.run(AcpAdapter(["/nonexistent/agent"]), scenarios.get("constant-return/repeat"))
+    record = unsolvable.run(AcpAdapter(["/nonexistent/agent"]), scenarios.get(REPEAT))
     assert record.outcome is Outcome.CRASHED and "/nonexistent/agent" in record.observed.error
 
 
