@@ -11,10 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import re
-import signal
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
@@ -43,23 +40,16 @@ from acp.schema import (
 from acp.utils import serialize_params
 
 from unsolvable._types import ToolSpec
+from unsolvable.adapters._loop import Child, Stop, waited
 
 if TYPE_CHECKING:
     from unsolvable._session import Session
 
 __all__ = ["AcpError", "Refusal", "Tools", "Turn", "converse"]
 
-POLL_SECONDS = 0.05
-"""How often the editor looks at the harness's ceilings while the turn runs: the watchdog's
-period, so a ceiling is acted on within one of its interruptions."""
 CANCEL_SECONDS = 0.5
 """How long the agent gets to answer ``session/cancel`` with its ``cancelled`` stop reason
 before its process group is killed: half the watchdog's grace, so the run still ends in time."""
-STDERR_KEPT = 4_000
-"""Characters of the agent's stderr kept for the record."""
-LINE_LIMIT = 50 * 1024 * 1024
-"""The longest JSON-RPC line read from the agent: the SDK's own default, as one message can
-carry a whole file."""
 CLIENT = Implementation(name="pytest-unsolvable", version="1")
 GRANT = ("allow_once", "allow_always")
 REFUSE = ("reject_once", "reject_always")
@@ -194,33 +184,22 @@ async def converse(
     cwd: str,
     tools: Tools,
     prefix: str,
-    stop: threading.Event,
+    stop: Stop,
 ) -> Turn:
-    """Runs the agent ``argv`` (in its own process group, in the harness's directory as an
-    ``exec:`` agent is, so a relative path in its command works) through one prompt turn on the
-    session's task in the workspace ``cwd`` (an empty folder). ``stop``, set by the harness's
-    thread at the wall ceiling, cancels the turn as the other ceilings do. The process group is
-    killed on the way out, whatever happened."""
-    process = await asyncio.create_subprocess_exec(
-        *argv,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env={**os.environ, **environ},
-        start_new_session=True,
-        limit=LINE_LIMIT,
-    )
-    assert process.stdin is not None and process.stdout is not None and process.stderr is not None
-    stderr = asyncio.ensure_future(_tail(process.stderr))
+    """Runs the agent ``argv`` (`Child`) through one prompt turn on the session's task, in the
+    workspace ``cwd`` (an empty folder), until it answers or the run must ``stop``; its process
+    group is killed on the way out, whatever happened."""
+    child = await Child.start(argv, environ)
+    assert child.process.stdin is not None and child.process.stdout is not None
     editor = _Editor(session=session, prefix=prefix)
     router = build_client_router(cast(Client, editor))
-    connection = Connection(router, process.stdin, process.stdout)
+    connection = Connection(router, child.process.stdin, child.process.stdout)
     try:
-        reason, cancelled = await _turn(connection, session, editor, cwd, tools, stop)
+        reason, cancelled = await _turn(connection, session.task, cwd, tools, stop)
     except Exception as error:
-        said = await _end(process, connection, stderr)
+        said = await _end(child, connection)
         raise AcpError(f"{_described(error)}; its stderr ends: {_last_line(said)}", said) from error
-    said = await _end(process, connection, stderr)
+    said = await _end(child, connection)
     return Turn(
         stop_reason=reason,
         said=editor.said,
@@ -232,16 +211,12 @@ async def converse(
     )
 
 
-async def _end(
-    process: asyncio.subprocess.Process, connection: Connection, stderr: asyncio.Future[str]
-) -> str:
-    """Kills the agent's process group, closes the connection; the agent's stderr tail."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGKILL)
-    await process.wait()
+async def _end(child: Child, connection: Connection) -> str:
+    """Ends the agent's process group, then the connection; the agent's stderr tail."""
+    said = await child.end()
     with contextlib.suppress(Exception):
         await connection.close()
-    return await stderr
+    return said
 
 
 class AcpError(Exception):
@@ -264,12 +239,7 @@ def _last_line(text: str) -> str:
 
 
 async def _turn(
-    connection: Connection,
-    session: Session,
-    editor: _Editor,
-    cwd: str,
-    tools: Tools,
-    stop: threading.Event,
+    connection: Connection, task: str, cwd: str, tools: Tools, stop: Stop
 ) -> tuple[str | None, bool]:
     """The handshake and the prompt turn: the stop reason and whether it was cancelled. A
     ceiling during the handshake ends it with no turn to cancel."""
@@ -278,20 +248,20 @@ async def _turn(
         client_capabilities=ClientCapabilities(),
         client_info=CLIENT,
     )
-    agent = await _answer(connection, AGENT_METHODS["initialize"], hello, session, stop)
+    agent = await _answer(connection, AGENT_METHODS["initialize"], hello, stop)
     if agent is None:
         return None, False
     new = NewSessionRequest(cwd=cwd, mcp_servers=[_server(tools, agent)])
-    opened = await _answer(connection, AGENT_METHODS["session_new"], new, session, stop)
+    opened = await _answer(connection, AGENT_METHODS["session_new"], new, stop)
     if opened is None:
         return None, False
     session_id = str(opened["sessionId"])
-    task: list[Any] = [TextContentBlock(type="text", text=session.task)]
-    ask = PromptRequest(session_id=session_id, prompt=task)
+    text: list[Any] = [TextContentBlock(type="text", text=task)]
+    ask = PromptRequest(session_id=session_id, prompt=text)
     prompt = asyncio.ensure_future(
         connection.send_request(AGENT_METHODS["session_prompt"], serialize_params(ask))
     )
-    if await _waited(prompt, session, stop):
+    if await waited(prompt, stop):
         return _reason(prompt.result()), False
     cancel = {"sessionId": session_id}
     await connection.send_notification(AGENT_METHODS["session_cancel"], cancel)
@@ -301,24 +271,13 @@ async def _turn(
     return _reason(answered), True
 
 
-async def _answer(
-    connection: Connection, method: str, request: Any, session: Session, stop: threading.Event
-) -> Any:
-    """The agent's answer to ``request``; ``None`` when a ceiling came first."""
+async def _answer(connection: Connection, method: str, request: Any, stop: Stop) -> Any:
+    """The agent's answer to ``request``; ``None`` when the run had to stop first."""
     asked = asyncio.ensure_future(connection.send_request(method, serialize_params(request)))
-    if await _waited(asked, session, stop):
+    if await waited(asked, stop):
         return asked.result()
     asked.cancel()
     return None
-
-
-async def _waited(future: asyncio.Future[Any], session: Session, stop: threading.Event) -> bool:
-    """Whether ``future`` finished before a ceiling (looked at every `POLL_SECONDS`)."""
-    while not future.done():
-        await asyncio.wait({future}, timeout=POLL_SECONDS)
-        if not future.done() and _at_ceiling(session, stop):
-            return False
-    return True
 
 
 def _server(tools: Tools, agent: Mapping[str, Any]) -> HttpMcpServer | McpServerStdio:
@@ -332,21 +291,7 @@ def _server(tools: Tools, agent: Mapping[str, Any]) -> HttpMcpServer | McpServer
     return McpServerStdio(name="unsolvable", command=command, args=args, env=env)
 
 
-def _at_ceiling(session: Session, stop: threading.Event) -> bool:
-    if session.ceiling is None and session.time_left() <= 0:
-        session.hit_ceiling("wall_seconds")
-    return stop.is_set() or session.ceiling is not None
-
-
 def _reason(answered: object) -> str | None:
     if isinstance(answered, Mapping) and isinstance(answered.get("stopReason"), str):
         return str(answered["stopReason"])
     return None
-
-
-async def _tail(stream: asyncio.StreamReader) -> str:
-    kept = bytearray()
-    while chunk := await stream.read(65_536):
-        kept += chunk
-        del kept[: -4 * STDERR_KEPT]
-    return kept.decode("utf-8", "replace")[-STDERR_KEPT:]

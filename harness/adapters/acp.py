@@ -13,17 +13,16 @@ harness ceiling, so the run is ``did_not_stop``. A custom stop reason (ACP: it b
 
 from __future__ import annotations
 
-import asyncio
+import os
 import shlex
 import sys
-import threading
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from unsolvable._errors import DOCS as README
 from unsolvable._errors import AdapterError, CeilingHit
 from unsolvable._record import Code, Stop
-from unsolvable.adapters.kit import missing_extra, shielded
+from unsolvable.adapters.kit import missing_extra
 from unsolvable.adapters.process import ProcessAdapter, ProcessExited
 
 if TYPE_CHECKING:
@@ -47,9 +46,6 @@ STOP_REASONS: dict[str, Code | None] = {
 """ACP's stop reasons and the code each reads as. ``refusal`` ("the agent refuses to continue")
 is abandoned with a human to decide, not a blocker the agent named; ``cancelled`` has none: only
 the editor cancels, and it does so at a harness ceiling alone."""
-JOIN_SECONDS = 0.05
-"""How often the harness's thread looks up from waiting for the turn: an interruption of the
-watchdog lands within one of them."""
 DOCS = f"{README.partition('#')[0]}#agents-that-speak-the-agent-client-protocol"
 
 
@@ -164,52 +160,33 @@ class AcpAdapter:
         argv: Sequence[str],
         environ: Mapping[str, str],
         work: str,
-        tools_environ: Mapping[str, str],
+        served: Mapping[str, str],
         command: Sequence[str],
     ) -> Turn:
-        """The turn on a thread of its own, with its own event loop: the watchdog's
-        interruptions land on this thread, which then asks the turn to cancel and waits for it
-        (`shielded`), so the agent always gets its ``session/cancel``."""
-        import os
-
+        """The turn on a thread of its own (`on_thread`), so the agent always gets its
+        ``session/cancel`` at a ceiling."""
         from unsolvable.adapters._editor import Tools, converse
+        from unsolvable.adapters._loop import on_thread
 
         os.makedirs(work, exist_ok=True)
-        tools = Tools(url=environ["UNSOLVABLE_MCP_URL"], command=command, environ=tools_environ)
-        stop = threading.Event()
-        outcome: dict[str, Any] = {}
-
-        def talk() -> None:
-            try:
-                outcome["turn"] = asyncio.run(
-                    converse(
-                        session,
-                        argv,
-                        environ=environ,
-                        cwd=work,
-                        tools=tools,
-                        prefix=self.tool_prefix,
-                        stop=stop,
-                    )
-                )
-            except BaseException as error:  # handed to the harness's thread, which raises it
-                outcome["error"] = error
-
-        thread = threading.Thread(target=talk, name="unsolvable-acp-editor", daemon=True)
-        thread.start()
+        tools = Tools(url=environ["UNSOLVABLE_MCP_URL"], command=command, environ=served)
         try:
-            while thread.is_alive():
-                thread.join(JOIN_SECONDS)
-        except CeilingHit:
-            stop.set()
-            shielded(thread.join)
-            raise
-        if "error" in outcome:
-            error = outcome["error"]
+            return on_thread(
+                session,
+                lambda stop: converse(
+                    session,
+                    argv,
+                    environ=environ,
+                    cwd=work,
+                    tools=tools,
+                    prefix=self.tool_prefix,
+                    stop=stop,
+                ),
+                name="unsolvable-acp-editor",
+            )
+        except Exception as error:
             sys.stderr.write(getattr(error, "stderr", ""))
             raise ProcessExited(f"agent {self.name!r}: {error}") from error
-        turn: Turn = outcome["turn"]
-        return turn
 
 
 def _wire_options(prefix: str) -> dict[str, object]:
