@@ -2,9 +2,10 @@
 each protocol's own stop vocabulary can say of it: ACP's ``stopReason``, the A2A task state and
 the OpenTelemetry GenAI ``gen_ai.agent.finish_reason`` (`STOP_REASONS`, one row per ending).
 
-Each value says how faithfully it says it (`Fidelity`): exactly, only with an extension value
-the protocol allows (an ACP stop reason beginning with ``_``; an A2A state with the code in the
-task's ``metadata``), or not at all.
+Each value says how faithfully it says it (`Fidelity`): exactly, only by the nearest value it
+shares with another ending, only with an extension value the protocol allows (an ACP stop
+reason beginning with ``_``; an A2A state with the code in the status's ``metadata``), or not at
+all.
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ not say it."""
 class Fidelity(StrEnum):
     EXACT = "exact"
     """The protocol's own value means what the ending means."""
+    NEAREST = "nearest"
+    """The protocol's closest value, which also stands for another ending: a reader cannot
+    tell the two apart."""
     EXTENSION = "extension"
     """Said with a value the protocol leaves to implementations; a reader that does not know it
     sees a generic stop (ACP) or the nearest standard state (A2A)."""
@@ -103,7 +107,8 @@ _A2A: dict[Code | Outcome, Said] = {
     Code.NEEDS_HUMAN: Said(value="input-required", fidelity=Fidelity.EXTENSION),
     Code.ERROR_FATAL: Said(value="failed", fidelity=Fidelity.EXACT),
     Outcome.DID_NOT_STOP: Said(value="canceled", fidelity=Fidelity.EXACT),
-    Outcome.CRASHED: Said(value="failed", fidelity=Fidelity.EXACT),
+    # The agent's own fatal error (ERROR_FATAL) is what ``failed`` says; a crash shares it.
+    Outcome.CRASHED: Said(value="failed", fidelity=Fidelity.NEAREST),
     Outcome.UNSTRUCTURED: Said(value=None, fidelity=Fidelity.NONE),
 }
 """A2A has no exhausted state and no state for a run given up on evidence: those fail, with the
@@ -120,9 +125,17 @@ def _a2a(ending: Code | Outcome) -> Said:
     return _A2A.get(ending, Said(value="failed", fidelity=Fidelity.EXTENSION))
 
 
+_OTEL_NEAREST = frozenset({Code.BUDGET_CALLS, Code.BUDGET_IDLE})
+"""The endings whose finish reason is another's: ``max_iterations`` counts steps, not tool
+calls; ``time_budget`` is the whole run's time, not the time since the last change."""
+
+
 def _otel(ending: Code | Outcome) -> Said:
     reason = FINISH_REASONS.get(ending)
-    return Said(value=reason, fidelity=Fidelity.EXACT if reason else Fidelity.NONE)
+    if reason is None:
+        return Said(value=None, fidelity=Fidelity.NONE)
+    nearest = ending in _OTEL_NEAREST
+    return Said(value=reason, fidelity=Fidelity.NEAREST if nearest else Fidelity.EXACT)
 
 
 STOP_REASONS = {

@@ -96,3 +96,17 @@ def test_a_server_that_prints_no_url_is_a_crash_naming_it() -> None:
 )
 def test_task_states_and_codes_are_read(state: str, code: str | None, expected: Code) -> None:
     assert read_task_state(state, code) is expected
+
+
+def test_the_readme_names_an_a2a_agent_as_a_module_attribute() -> None:
+    readme = (Path(__file__).parents[3] / "README.md").read_text(encoding="utf-8")
+    (block,) = [
+        b
+        for b in readme.split("```python\n")
+        if b.startswith("# agents.py, then: unsolvable run --agent agents:delegated")
+    ]
+    namespace: dict[str, object] = {}
+    exec(compile(block.partition("```")[0], "README.md", "exec"), namespace)
+    delegated = namespace["delegated"]
+    assert isinstance(delegated, A2AAdapter)
+    assert delegated.command == ("python", "my_a2a_server.py")

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,49 +21,40 @@ from mcp.client._input_required import InputRequiredRoundsExceededError
 import unsolvable
 from tests.frameworks.mcp._clients import Ran, langchain_run, pydantic_ai_run, served
 from unsolvable import (
-    Budget,
-    Call,
     Ceilings,
     Code,
     Exit,
-    Repeat,
     Scenario,
-    ScriptedModel,
     Session,
-    Setup,
     Stop,
     TerminationRecord,
     ToolSpec,
     scenarios,
 )
-from unsolvable.fake_tools import FakeWorld, ToolRouter, job_tool, requires
 
 CEILINGS = Ceilings(max_wall_seconds=60.0)
 """The MCP server's process starts on the first connection: seconds on a loaded machine."""
 POLLS = 11
 """The first call and the `mcp` SDK's ten retries (``input_required_max_rounds``) before it
 gives up on a task that stays working."""
-EXPORT = ToolSpec(name="export_report", description="Export the report (a job that takes time).")
+README = (Path(__file__).parents[3] / "README.md").read_text(encoding="utf-8")
+(EXAMPLE,) = [
+    block
+    for block in re.findall(r"```python\n(.*?)```", README, re.S)
+    if "stays_working = Scenario(" in block
+]
 
 
-def _build(seed: int) -> Setup:
-    world = FakeWorld(failing=requires("exported", "report not exported"), seed=seed)
-    job = job_tool(EXPORT, key="exported", pending=10**9, result={"url": "https://reports/R-0"})
-    model = ScriptedModel(Repeat(call=Call(name=EXPORT.name, arguments={"id": "R-0"})), seed=seed)
-    return Setup(world=world, toolbox=ToolRouter(world, [job]), model=model)
+def _readme_example() -> dict[str, Any]:
+    """The README's scenario of a job that stays working, run as written."""
+    namespace: dict[str, Any] = {"__name__": "readme_example"}
+    exec(compile(EXAMPLE, "README.md", "exec"), namespace)
+    return namespace
 
 
-WORKING = Scenario(
-    name="jobs/stays-working",
-    family="jobs",
-    task="Export the quarterly report with export_report.",
-    explanation="The export job stays working for ever. No poll ever finds it done.",
-    build=_build,
-    expected=frozenset({Code.BUDGET_IDLE}),
-    step_bound=4,
-    budget=Budget(max_steps=4),
-    mcp_tasks=True,
-)
+EXAMPLE_NAMES = _readme_example()
+EXPORT: ToolSpec = EXAMPLE_NAMES["EXPORT"]
+WORKING: Scenario = EXAMPLE_NAMES["stays_working"]
 REFUSED = dataclasses.replace(scenarios.get("missing-permission/retry-403"), mcp_elicit=True)
 
 
