@@ -77,10 +77,6 @@ class Turn:
     refused: Refusal | None = None
     """The refused permission, when a refusal was the last thing of the turn: no message and no
     tool call came after it."""
-    granted: int = 0
-    refusals: int = 0
-    cancelled: bool = False
-    """Whether the editor sent ``session/cancel`` (at a harness ceiling)."""
     stderr: str = ""
     """The end of the agent's stderr."""
 
@@ -97,8 +93,6 @@ class _Editor:
     announced: dict[str, ToolCall] = field(default_factory=dict)
     """The tool calls the agent announced (``tool_call`` updates), by id."""
     refused: Refusal | None = None
-    granted: int = 0
-    refusals: int = 0
 
     async def request_permission(
         self,
@@ -114,14 +108,12 @@ class _Editor:
         refused without being recorded."""
         called = self._called(tool_call)
         if called is not None and called[0].denied_permission is None:
-            self.granted += 1
             self.refused = None
             return _choose(options, GRANT)
         if called is not None:
             spec, arguments = called
             with contextlib.suppress(Exception):  # a raising denied tool: refused all the same
                 await asyncio.to_thread(self.session.call_tool, spec.name, arguments)
-            self.refusals += 1
             self.refused = Refusal(tool=spec.name, permission=str(spec.denied_permission))
         return _choose(options, REFUSE)
 
@@ -195,7 +187,7 @@ async def converse(
     router = build_client_router(cast(Client, editor))
     connection = Connection(router, child.process.stdin, child.process.stdout)
     try:
-        reason, cancelled = await _turn(connection, session.task, cwd, tools, stop)
+        reason = await _turn(connection, session.task, cwd, tools, stop)
     except Exception as error:
         said = await _end(child, connection)
         raise AcpError(f"{_described(error)}; its stderr ends: {_last_line(said)}", said) from error
@@ -204,9 +196,6 @@ async def converse(
         stop_reason=reason,
         said=editor.said,
         refused=editor.refused,
-        granted=editor.granted,
-        refusals=editor.refusals,
-        cancelled=cancelled,
         stderr=said,
     )
 
@@ -240,9 +229,10 @@ def _last_line(text: str) -> str:
 
 async def _turn(
     connection: Connection, task: str, cwd: str, tools: Tools, stop: Stop
-) -> tuple[str | None, bool]:
-    """The handshake and the prompt turn: the stop reason and whether it was cancelled. A
-    ceiling during the handshake ends it with no turn to cancel."""
+) -> str | None:
+    """The handshake and the prompt turn: the stop reason (``None`` when a ceiling cut the
+    turn before the agent answered its cancel). A ceiling during the handshake ends it with no
+    turn to cancel."""
     hello = InitializeRequest(
         protocol_version=PROTOCOL_VERSION,
         client_capabilities=ClientCapabilities(),
@@ -250,11 +240,11 @@ async def _turn(
     )
     agent = await _answer(connection, AGENT_METHODS["initialize"], hello, stop)
     if agent is None:
-        return None, False
+        return None
     new = NewSessionRequest(cwd=cwd, mcp_servers=[_server(tools, agent)])
     opened = await _answer(connection, AGENT_METHODS["session_new"], new, stop)
     if opened is None:
-        return None, False
+        return None
     session_id = str(opened["sessionId"])
     text: list[Any] = [TextContentBlock(type="text", text=task)]
     ask = PromptRequest(session_id=session_id, prompt=text)
@@ -262,13 +252,13 @@ async def _turn(
         connection.send_request(AGENT_METHODS["session_prompt"], serialize_params(ask))
     )
     if await waited(prompt, stop):
-        return _reason(prompt.result()), False
+        return _reason(prompt.result())
     cancel = {"sessionId": session_id}
     await connection.send_notification(AGENT_METHODS["session_cancel"], cancel)
     done, _ = await asyncio.wait({prompt}, timeout=CANCEL_SECONDS)
     answered = prompt.result() if done and not prompt.exception() else None
     prompt.cancel()
-    return _reason(answered), True
+    return _reason(answered)
 
 
 async def _answer(connection: Connection, method: str, request: Any, stop: Stop) -> Any:

@@ -1,5 +1,5 @@
-"""The README's table of stop reasons, row by row: each row is what the export writes for that
-ending, and what the ACP and A2A faces read back from it."""
+"""The README's table of stop reasons, row by row: each row is what the exports (the OTLP spans,
+the ATIF file) write for that ending, and what the ACP and A2A faces read back from it."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from tests.reports._records import record
 from unsolvable import Code, Outcome
 from unsolvable.adapters.a2a import read_task_state
 from unsolvable.adapters.acp import read_stop_reason
+from unsolvable.reports._atif import to_atif
 from unsolvable.reports._otel import to_otlp_json
 from unsolvable.reports._stop_reasons import ENDINGS, STOP_REASONS, Fidelity, Said
 
@@ -54,6 +55,10 @@ def test_each_row_is_what_the_export_writes(ending: Code | Outcome) -> None:
     assert written.get("unsolvable.acp.stop_reason") == said.acp.value
     assert written.get("unsolvable.a2a.task_state") == said.a2a.value
     assert written.get("gen_ai.agent.finish_reason") == said.otel.value
+    extra = to_atif(record(code=code, outcome=outcome))["extra"]
+    assert extra.get("acp_stop_reason") == said.acp.value
+    assert extra.get("a2a_task_state") == said.a2a.value
+    assert extra.get("finish_reason") == said.otel.value
 
 
 @pytest.mark.parametrize("code", list(Code), ids=str)
