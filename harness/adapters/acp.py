@@ -121,9 +121,8 @@ class AcpAdapter:
         sys.stderr.write(turn.stderr)  # the agent's own output, as a worker keeps it (`output`)
         if session.ceiling is not None:
             raise CeilingHit(f"unsolvable: harness ceiling {session.ceiling} reached")
-        if turn.stop_reason is None or (
-            read_stop_reason(turn.stop_reason) is None and turn.stop_reason != "cancelled"
-        ):
+        if turn.stop_reason is None or read_stop_reason(turn.stop_reason) is None:
+            # ``cancelled`` too: the editor did not cancel, so the agent's answer is not one.
             last = turn.stderr.strip().splitlines()[-1:] or ["(nothing)"]
             raise ProcessExited(
                 f"agent {self.name!r} ended its turn with stop reason {turn.stop_reason!r}, which "
@@ -134,9 +133,11 @@ class AcpAdapter:
     def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
         """The turn's stop reason as a `Stop` (`read_stop_reason`); ``end_turn`` right after a
         refused permission is the agent handing the blocker back: ``BLOCKED_INPUT``."""
-        from unsolvable.adapters._editor import Turn
+        if error is not None:
+            return None
+        from unsolvable.adapters._editor import Turn  # the run returned: the SDK is there
 
-        if error is not None or not isinstance(returned, Turn) or returned.stop_reason is None:
+        if not isinstance(returned, Turn) or returned.stop_reason is None:
             return None
         reason = returned.stop_reason
         code = read_stop_reason(reason)

@@ -58,7 +58,7 @@ class Agent:
             # Cancelled, or a model call refused at the harness's ceiling: the cancel is coming.
             await asyncio.wait_for(self.cancelled.wait(), CANCEL_WAIT)
             reason = "cancelled"
-        if reason == "cancelled":
+        if reason == "cancelled" and self.marker:
             with open(self.marker, "w") as file:
                 file.write("cancelled")
         return acp.PromptResponse.model_construct(stop_reason=reason)  # "_…" is ours to send

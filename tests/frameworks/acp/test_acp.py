@@ -89,10 +89,11 @@ def test_end_turn_is_a_claim_the_verdict_checks() -> None:
     assert record.exit is Exit.COMPLETE and not record.verdict.passed  # a false completion
 
 
-def test_a_stop_reason_the_vocabulary_does_not_read_is_a_crash_naming_it() -> None:
-    record = unsolvable.run(f"{AGENT} _made_up", scenarios.get(REPEAT), ceilings=WALL)
-    assert record.outcome is Outcome.CRASHED
-    assert "'_made_up'" in record.observed.error
+@pytest.mark.parametrize("reason", ["_made_up", "cancelled"])
+def test_a_stop_reason_the_vocabulary_does_not_read_is_a_crash_naming_it(reason: str) -> None:
+    record = unsolvable.run(f"{AGENT} {reason}", scenarios.get(REPEAT), ceilings=WALL)
+    assert record.outcome is Outcome.CRASHED  # cancelled: the editor never cancelled
+    assert f"stop reason {reason!r}" in record.observed.error
 
 
 @pytest.mark.parametrize(
