@@ -157,7 +157,9 @@ def placeholders(environ: Mapping[str, str]) -> dict[str, str]:
     return {name.lower().removeprefix("unsolvable_"): value for name, value in environ.items()}
 
 
-def _expand(command: Sequence[str], environ: Mapping[str, str]) -> list[str]:
+def _expand(name: str, command: Sequence[str], environ: Mapping[str, str]) -> list[str]:
+    """``command`` with its placeholders filled in; an `AdapterError` naming agent ``name``
+    (an ``exec:`` or ``acp:`` spec) and the known placeholders when one is unknown."""
     values = placeholders(environ)
     try:
         return [part.format_map(values) for part in command]
@@ -166,7 +168,7 @@ def _expand(command: Sequence[str], environ: Mapping[str, str]) -> list[str]:
         if isinstance(error, KeyError) and str(error.args[0]).startswith("mcp_"):
             what += f"; the MCP server needs the mcp extra: {MCP_EXTRA}"
         raise AdapterError(
-            f"exec agent {shlex.join(command)!r}: cannot fill in its placeholders ({what}); "
+            f"agent {name!r}: cannot fill in its placeholders ({what}); "
             f"the known ones are {', '.join('{' + k + '}' for k in sorted(values))}, and a "
             f"literal brace is written twice ({{{{ or }}}}). See {DOCS}"
         ) from None
@@ -253,8 +255,9 @@ class ProcessAdapter:
             with tempfile.TemporaryDirectory(prefix="unsolvable-") as folder:
                 environ = contract(session, server, mcp.contract(folder) if mcp else None)
                 ports = [_port(server.base_url), *([mcp.port] if mcp else [])]
-                with self._network(folder, ports, _expand(self.command, environ)) as argv:
-                    yield Launch(argv=argv, environ=environ, folder=folder)
+                argv = _expand(self.name, self.command, environ)
+                with self._network(folder, ports, argv) as launched:
+                    yield Launch(argv=launched, environ=environ, folder=folder)
         finally:
             # The servers first, each on its own: wire.close() forgets a server before stopping
             # it, so a CeilingHit landing mid-stop would leave its socket open were it retried.
