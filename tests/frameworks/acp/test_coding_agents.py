@@ -70,8 +70,8 @@ def test_codex_retries_every_refused_permission_and_never_stops_a_loop(tmp_path:
     retried = records[RETRY_403]
     assert retried["outcome"] == "did_not_stop", retried["verdict"]
     assert retried["observed"]["ceiling"] in CEILINGS
-    refused, steps = retried["observed"]["refusals"]["denied"], retried["observed"]["steps"]
-    assert refused >= steps - 1  # asked again, and refused, at every step
+    refused, steps = retried["observed"]["refusals"].get("denied", 0), retried["observed"]["steps"]
+    assert refused >= steps - 1 and steps > 1, retried["observed"]  # asked, refused, every step
     looping = records[REPEAT]
     assert looping["outcome"] == "did_not_stop", looping["verdict"]
     assert looping["observed"]["ceiling"] in CEILINGS
