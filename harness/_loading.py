@@ -36,17 +36,23 @@ def agent_name(name: str) -> str:
 
 @functools.cache
 def load_agent(spec: str, *, isolate_network: bool = False) -> Adapter:
-    """``naive``, ``contract``, ``package.module:attribute`` (a callable or an `Adapter`), or
-    ``exec:COMMAND ARGS…``, a process in any language (`unsolvable.adapters.process`), which
-    ``isolate_network`` runs with loopback only (other specs are left as they are).
+    """``naive``, ``contract``, ``package.module:attribute`` (a callable or an `Adapter`),
+    ``exec:COMMAND ARGS…``, a process in any language (`unsolvable.adapters.process`), or
+    ``acp:COMMAND ARGS…``, an Agent Client Protocol agent (`unsolvable.adapters.acp`); both of the
+    last run with loopback only under ``isolate_network`` (other specs are left as they are).
 
     An attribute that is a class or a factory is *not* called: name the agent object itself.
     """
+    from unsolvable.adapters.acp import ACP_PREFIX, AcpAdapter
     from unsolvable.adapters.process import EXEC_PREFIX, ProcessAdapter
     from unsolvable.agents import BUILTIN
 
     if spec.startswith(EXEC_PREFIX):
         return ProcessAdapter.from_spec(spec, isolate_network=isolate_network)
+    if spec.startswith(ACP_PREFIX):
+        adapter = AcpAdapter.from_spec(spec, isolate_network=isolate_network)
+        adapter.preflight()
+        return adapter
     if spec in BUILTIN:
         return as_adapter(BUILTIN[spec])  # type: ignore[arg-type]
     from unsolvable.adapters.registry import registered  # names installed packages register

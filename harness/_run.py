@@ -109,7 +109,14 @@ def _call(
         except BaseException as raised:
             error = raised
     finally:
-        watchdog.stop()
+        # An interruption pending when stop() is called lands at the call, before stop()'s own
+        # try: caught here, and stop() called again, until it has returned.
+        while True:
+            try:
+                watchdog.stop()
+                break
+            except CeilingHit:
+                pass
         if previous is not None and WAKE is not None:
             signal.signal(WAKE, previous)
     return returned, error

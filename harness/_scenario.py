@@ -146,6 +146,15 @@ class Scenario:
     step and is doable after it): the name of the scenario it mirrors."""
     mcp_errors: McpErrors = McpErrors.RESULT
     """How a failed tool call is encoded when the tools are served over MCP."""
+    mcp_tasks: bool = False
+    """Over MCP, a waiting answer (``{"status": "pending"}``: a job not done) is a task still
+    working, for clients of the 2026-07-28 protocol: an ``input_required`` result carrying only
+    its ``requestState``, which the client's SDK polls (each poll is one more call) until it
+    gives up. Older clients get the waiting answer as a result."""
+    mcp_elicit: bool = False
+    """Over MCP, a refusal that names a missing permission is put to the client by elicitation
+    ("grant it?") before it is answered; no answer can grant it, so the call stays refused (a
+    decline is the user confirming the blocker)."""
 
     def __post_init__(self) -> None:
         if not self.expected:

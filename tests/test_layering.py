@@ -26,6 +26,8 @@ import pytest
 ROOT = Path(__file__).parents[1]
 PYTEST = {"pytest", "_pytest", "syrupy", "xdist"}
 FRAMEWORKS = {
+    "a2a",
+    "acp",
     "agents",
     "anthropic",
     "autogen_agentchat",

@@ -6,6 +6,7 @@ tool raise `PermissionDenied` instead, for agents whose tool runtime turns error
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -47,4 +48,4 @@ def denied_tool(spec: ToolSpec, permission: str, *, raises: bool = False) -> Too
         error = PermissionDenied(permission, message) if raises else None
         return respond(world, body, refusal=DENIED, error=error)
 
-    return Tool(spec=spec, handler=handle)
+    return Tool(spec=dataclasses.replace(spec, denied_permission=permission), handler=handle)

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = [
     "EXEC_PREFIX",
     "CodingAgentCli",
+    "Launch",
     "ProcessAdapter",
     "ProcessExit",
     "ProcessExited",
@@ -95,6 +96,18 @@ class ProcessExit:
         return repr(self.stdout.strip()[-REPR_KEPT:])
 
 
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Launch:
+    """What `ProcessAdapter.prepared` hands the caller that starts the child."""
+
+    argv: list[str]
+    """The command line, placeholders filled in (and wrapped for a network namespace)."""
+    environ: dict[str, str]
+    """The variables of the contract (`contract`), to add to the child's environment."""
+    folder: str
+    """A private folder of the run, removed at its end (the MCP config lives there)."""
+
+
 def contract(
     session: Session, server: LoopbackServer, mcp: Mapping[str, str] | None = None
 ) -> dict[str, str]:
@@ -144,7 +157,9 @@ def placeholders(environ: Mapping[str, str]) -> dict[str, str]:
     return {name.lower().removeprefix("unsolvable_"): value for name, value in environ.items()}
 
 
-def _expand(command: Sequence[str], environ: Mapping[str, str]) -> list[str]:
+def _expand(name: str, command: Sequence[str], environ: Mapping[str, str]) -> list[str]:
+    """``command`` with its placeholders filled in; an `AdapterError` naming agent ``name``
+    (an ``exec:`` or ``acp:`` spec) and the known placeholders when one is unknown."""
     values = placeholders(environ)
     try:
         return [part.format_map(values) for part in command]
@@ -153,7 +168,7 @@ def _expand(command: Sequence[str], environ: Mapping[str, str]) -> list[str]:
         if isinstance(error, KeyError) and str(error.args[0]).startswith("mcp_"):
             what += f"; the MCP server needs the mcp extra: {MCP_EXTRA}"
         raise AdapterError(
-            f"exec agent {shlex.join(command)!r}: cannot fill in its placeholders ({what}); "
+            f"agent {name!r}: cannot fill in its placeholders ({what}); "
             f"the known ones are {', '.join('{' + k + '}' for k in sorted(values))}, and a "
             f"literal brace is written twice ({{{{ or }}}}). See {DOCS}"
         ) from None
@@ -219,6 +234,18 @@ class ProcessAdapter:
         return cls(command, name=spec, isolate_network=isolate_network)
 
     def run(self, session: Session) -> ProcessExit:
+        with self.prepared(session) as launch:
+            ended = self._run_child(session, launch.argv, launch.environ)
+        sys.stderr.write(ended.stderr)  # the agent's own output, as a worker keeps it (`output`)
+        if ended.status != 0 and ended.structured is None:
+            raise ProcessExited(self._crash(ended), ended)
+        return ended
+
+    @contextlib.contextmanager
+    def prepared(self, session: Session) -> Iterator[Launch]:
+        """The session served on loopback (the wire, and the MCP server where the extra is
+        installed) and the command line filled in, run in its own network namespace where asked;
+        all of it stopped on exit, and the wire checked for stray requests."""
         from unsolvable.wire import Wire  # the wire is imported only when a process is run
 
         wire = Wire(session, **self.wire_options)
@@ -228,8 +255,9 @@ class ProcessAdapter:
             with tempfile.TemporaryDirectory(prefix="unsolvable-") as folder:
                 environ = contract(session, server, mcp.contract(folder) if mcp else None)
                 ports = [_port(server.base_url), *([mcp.port] if mcp else [])]
-                with self._network(folder, ports, _expand(self.command, environ)) as argv:
-                    ended = self._run_child(session, argv, environ)
+                argv = _expand(self.name, self.command, environ)
+                with self._network(folder, ports, argv) as launched:
+                    yield Launch(argv=launched, environ=environ, folder=folder)
         finally:
             # The servers first, each on its own: wire.close() forgets a server before stopping
             # it, so a CeilingHit landing mid-stop would leave its socket open were it retried.
@@ -238,10 +266,6 @@ class ProcessAdapter:
             shielded(server.stop)
             shielded(wire.close)
         wire.check()
-        sys.stderr.write(ended.stderr)  # the agent's own output, as a worker keeps it (`output`)
-        if ended.status != 0 and ended.structured is None:
-            raise ProcessExited(self._crash(ended), ended)
-        return ended
 
     def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
         """The last stdout line as a `Stop`; ``None`` otherwise (crashed, or unstructured)."""

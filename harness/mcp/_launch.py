@@ -59,12 +59,15 @@ def stdio_command() -> list[str]:
 
 
 def server_environ(session: Session, tools_url: str) -> dict[str, str]:
-    """What the server needs to serve ``session``'s tools: where they answer, their specs, and
-    the scenario's encoding of a failed call (`McpErrors`)."""
+    """What the server needs to serve ``session``'s tools: where they answer, their specs, the
+    scenario's encoding of a failed call (`McpErrors`), and whether waiting answers are tasks
+    and refusals are asked by elicitation (``Scenario.mcp_tasks``, ``Scenario.mcp_elicit``)."""
     return {
         "UNSOLVABLE_TOOLS_URL": tools_url,
         "UNSOLVABLE_TOOLS": json.dumps(session.openai_tools),
         "UNSOLVABLE_MCP_ERRORS": str(session.scenario.mcp_errors),
+        "UNSOLVABLE_MCP_TASKS": "1" if session.scenario.mcp_tasks else "",
+        "UNSOLVABLE_MCP_ELICIT": "1" if session.scenario.mcp_elicit else "",
     }
 
 

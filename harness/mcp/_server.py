@@ -24,6 +24,7 @@ harness process talks to it over loopback HTTP only.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import socket
@@ -40,13 +41,14 @@ import uvicorn
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
-from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import MCPError, NoBackChannelError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from unsolvable._scenario import McpErrors
 from unsolvable.mcp._launch import LOOPBACK, MCP_PATH, SERVER_NAME
 
-__all__ = ["build_server", "main"]
+__all__ = ["Interaction", "build_server", "main"]
 
 TOOL_ERROR = -32000
 """The JSON-RPC code of a failed call under `McpErrors.PROTOCOL`: the first of the range the
@@ -59,6 +61,15 @@ HARNESS_SECONDS = 60.0
 harness's own wall ceiling ends a run long before."""
 ERROR_STATUS = 400
 """An HTTP status from the tools at or above this is a failed call (403, 503, 500, ...)."""
+WAITING = frozenset({"pending", "working"})
+"""The ``status`` of an answer that says a job is not done yet."""
+WORKING = "working"
+"""The ``requestState`` of a task still working: the client polls by retrying with it."""
+ASKED = "asked:"
+"""Begins the ``requestState`` of a refusal put to the client by elicitation: the refusal
+follows, answered when the client retries (the call is not made twice)."""
+PERMISSION = "permission"
+"""The key of the elicitation among an ``input_required`` result's input requests."""
 PREFIX = "unsolvable.prefix"
 """Where `_Prefixed` leaves, in a request's ASGI scope, the path its client gave before
 ``/mcp``."""
@@ -96,7 +107,21 @@ def _data(failed: _Failed) -> dict[str, Any]:
     return {"status": failed.status, "body": body}
 
 
-def build_server(tools_url: str, specs: Sequence[Mapping[str, Any]], errors: McpErrors) -> Server:
+@dataclass(frozen=True, kw_only=True)
+class Interaction:
+    """How the server puts a waiting answer and a refusal to the client (``Scenario.mcp_tasks``,
+    ``Scenario.mcp_elicit``); each off by default."""
+
+    tasks: bool = False
+    elicit: bool = False
+
+
+def build_server(
+    tools_url: str,
+    specs: Sequence[Mapping[str, Any]],
+    errors: McpErrors,
+    interaction: Interaction = Interaction(),
+) -> Server:
     """The MCP server of one run: ``tools/list`` from ``specs``, ``tools/call`` forwarded."""
     tools = _tools(specs)
     names = {tool.name for tool in tools}
@@ -109,17 +134,67 @@ def build_server(tools_url: str, specs: Sequence[Mapping[str, Any]], errors: Mcp
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | types.InputRequiredResult:
         if params.name not in names:  # as a real server answers: the harness is not asked
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
+        asked = _asked(params.request_state)
+        if asked is not None:  # the retry after an elicitation: the call was made the first time
+            return _encode(errors, asked)
         url = f"{_under(tools_url, _prefix_of(ctx))}/{params.name}"
         response = await client.post(url, json=params.arguments or {})
         text = response.text
+        modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
         if response.status_code < ERROR_STATUS:
+            if interaction.tasks and modern and _is_waiting(text):
+                return types.InputRequiredResult(request_state=WORKING)
             return types.CallToolResult(content=_text(text))
-        return _encode(errors, _Failed(response.status_code, text))
+        failed = _Failed(response.status_code, text)
+        permission = _missing_permission(failed) if interaction.elicit else None
+        if permission is None:
+            return _encode(errors, failed)
+        message, schema = _question(params.name, permission)
+        if modern:
+            asking = types.ElicitRequestFormParams(message=message, requested_schema=schema)
+            state = ASKED + json.dumps({"status": failed.status, "text": failed.text})
+            requests: types.InputRequests = {PERMISSION: types.ElicitRequest(params=asking)}
+            return types.InputRequiredResult(input_requests=requests, request_state=state)
+        with contextlib.suppress(NoBackChannelError):  # a client that cannot be asked is not
+            await ctx.session.elicit_form(message, schema)
+        return _encode(errors, failed)
 
     return Server(SERVER_NAME, version="1", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+def _is_waiting(text: str) -> bool:
+    """A waiting answer: a job that is not done yet (``{"status": "pending"}``)."""
+    try:
+        body = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(body, dict) and body.get("status") in WAITING
+
+
+def _missing_permission(failed: _Failed) -> str | None:
+    """The permission a refusal names (the fake tools' ``missing_permission``), if any."""
+    body = _data(failed)["body"]
+    error = body.get("error") if isinstance(body, dict) else None
+    permission = error.get("missing_permission") if isinstance(error, dict) else None
+    return str(permission) if permission else None
+
+
+def _question(tool: str, permission: str) -> tuple[str, types.ElicitRequestedSchema]:
+    """What the server asks the user: whether to grant the permission the call lacks."""
+    message = f"{tool} needs the permission '{permission}', which this token lacks. Grant it?"
+    schema: Any = {"type": "object", "properties": {"grant": {"type": "boolean"}}}
+    return message, schema
+
+
+def _asked(state: str | None) -> _Failed | None:
+    """The refusal an elicitation was about, carried in the retry's ``requestState``."""
+    if state is None or not state.startswith(ASKED):
+        return None
+    carried = json.loads(state.removeprefix(ASKED))
+    return _Failed(int(carried["status"]), str(carried["text"]))
 
 
 def _prefix_of(ctx: ServerRequestContext[Any]) -> str:
@@ -245,8 +320,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=0, help="a 127.0.0.1 port to listen on")
     options = parser.parse_args(argv)
     errors = McpErrors(os.environ.get("UNSOLVABLE_MCP_ERRORS") or McpErrors.RESULT)
+    interaction = Interaction(
+        tasks=bool(os.environ.get("UNSOLVABLE_MCP_TASKS")),
+        elicit=bool(os.environ.get("UNSOLVABLE_MCP_ELICIT")),
+    )
     specs = json.loads(_environ("UNSOLVABLE_TOOLS"))
-    server = build_server(_environ("UNSOLVABLE_TOOLS_URL"), specs, errors)
+    server = build_server(_environ("UNSOLVABLE_TOOLS_URL"), specs, errors, interaction)
     if not options.http:
         anyio.run(_serve_stdio, server, errors)
         return

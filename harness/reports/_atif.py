@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from unsolvable._record import TerminationRecord, ToolTrace, TraceStep
-from unsolvable.reports._otel import finish_reason, repeats, tool_call_id
+from unsolvable.reports._otel import repeats, tool_call_id
+from unsolvable.reports._stop_reasons import stop_reasons
 
 __all__ = ["SCHEMA_VERSION", "to_atif", "trace_files"]
 
@@ -125,6 +126,7 @@ def _no_step(record: TerminationRecord) -> dict[str, Any]:
 def _ending(record: TerminationRecord) -> dict[str, Any]:
     """How the run ended and its verdict: what ATIF has no field for."""
     observed = record.observed
+    said = stop_reasons(record)
     ending = {
         "scenario": record.scenario,
         "seed": record.seed,
@@ -132,7 +134,9 @@ def _ending(record: TerminationRecord) -> dict[str, Any]:
         "exit": record.exit.value if record.exit else None,
         "code": record.code.value if record.code else None,
         "reason": record.reported.reason if record.reported else None,
-        "finish_reason": finish_reason(record),
+        "finish_reason": said.otel.value,
+        "acp_stop_reason": said.acp.value,
+        "a2a_task_state": said.a2a.value,
         "first_stagnant_step": observed.first_stagnant_step,
         "detection_lag": None  # a control has no stagnant step and no lag
         if observed.detection_lag is None

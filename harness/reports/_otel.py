@@ -16,9 +16,10 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from unsolvable._record import Code, Outcome, TerminationRecord, TraceStep
+from unsolvable._record import Outcome, TerminationRecord, TraceStep
+from unsolvable.reports._stop_reasons import stop_reasons
 
-__all__ = ["FINISH_REASONS", "finish_reason", "repeats", "to_otlp_json", "tool_call_id"]
+__all__ = ["finish_reason", "repeats", "to_otlp_json", "tool_call_id"]
 
 EPOCH_NS = 1_767_225_600 * 10**9
 """Every run starts at 2026-01-01T00:00:00Z: back ends drop spans stamped 0, and a fixed start
@@ -29,27 +30,10 @@ SPAN_KIND_INTERNAL, SPAN_KIND_CLIENT = 1, 3
 STATUS_ERROR = 2
 SCOPE = "pytest-unsolvable"
 
-FINISH_REASONS: dict[Code | Outcome, str] = {
-    Code.COMPLETED: "completed",
-    Code.BUDGET_STEPS: "max_iterations",
-    Code.BUDGET_CALLS: "max_iterations",
-    Code.BUDGET_COST: "max_tokens",
-    Code.BUDGET_TIME: "time_budget",
-    Code.BUDGET_IDLE: "time_budget",
-    Outcome.CRASHED: "error",
-    # The harness's ceiling cut the run from outside: a cancellation, not the agent's own
-    # iteration cap (``max_iterations`` would read as BUDGET_STEPS, an honest exhausted exit).
-    Outcome.DID_NOT_STOP: "cancelled",
-}
-"""The closest value the GenAI conventions propose for ``gen_ai.agent.finish_reason``.
-NO_PROGRESS, BLOCKED_INPUT, NEEDS_HUMAN, ERROR_FATAL (abandoned) and ``unstructured`` have none:
-`finish_reason` says so instead of guessing."""
-
 
 def finish_reason(record: TerminationRecord) -> str | None:
     """The proposed finish reason of this run, or ``None`` when no proposed value fits."""
-    key: Code | Outcome = record.code if record.code is not None else record.outcome
-    return FINISH_REASONS.get(key)
+    return stop_reasons(record).otel.value
 
 
 def to_otlp_json(records: Sequence[TerminationRecord], *, volatile: bool = False) -> str:
@@ -137,7 +121,8 @@ def tool_call_id(step: TraceStep, index: int) -> str:
 
 def _run_attributes(record: TerminationRecord, *, volatile: bool) -> dict[str, Any]:
     observed = record.observed
-    reason = finish_reason(record)
+    said = stop_reasons(record)
+    reason = said.otel.value
     attributes: dict[str, Any] = {
         "gen_ai.operation.name": "invoke_agent",
         "gen_ai.agent.name": record.agent,
@@ -160,6 +145,8 @@ def _run_attributes(record: TerminationRecord, *, volatile: bool) -> dict[str, A
         "unsolvable.spanned_steps": len(_spanned(record)),
         "unsolvable.synthetic_time": not volatile,
         "gen_ai.agent.finish_reason": reason,
+        "unsolvable.acp.stop_reason": said.acp.value,
+        "unsolvable.a2a.task_state": said.a2a.value,
     }
     if reason is None:
         ended = record.code.value if record.code else record.outcome.value

@@ -1,0 +1,287 @@
+"""Consumes an Agent Client Protocol agent's process (its stdin and stdout), produces the editor's
+side of one prompt turn: ``initialize``, ``session/new`` with the scenario's tools as an MCP
+server, ``session/prompt`` with the task, the agent's permission requests answered from the
+scenario, ``session/cancel`` at a harness ceiling, and how the turn ended (`Turn`).
+
+Imports `acp` (the ``agent-client-protocol`` SDK); `unsolvable.adapters.acp` imports this
+module only inside a run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, cast
+
+from acp import PROTOCOL_VERSION, RequestPermissionResponse
+from acp.client.router import build_client_router
+from acp.connection import Connection
+from acp.interfaces import Client
+from acp.meta import AGENT_METHODS
+from acp.schema import (
+    AllowedOutcome,
+    ClientCapabilities,
+    DeniedOutcome,
+    EnvVariable,
+    HttpMcpServer,
+    Implementation,
+    InitializeRequest,
+    McpServerStdio,
+    NewSessionRequest,
+    PermissionOption,
+    PromptRequest,
+    TextContentBlock,
+    ToolCall,
+    ToolCallUpdate,
+)
+from acp.utils import serialize_params
+
+from unsolvable._types import ToolSpec
+from unsolvable.adapters._loop import Child, Stop, waited
+
+if TYPE_CHECKING:
+    from unsolvable._session import Session
+
+__all__ = ["AcpError", "Refusal", "Tools", "Turn", "converse"]
+
+CANCEL_SECONDS = 0.5
+"""How long the agent gets to answer ``session/cancel`` with its ``cancelled`` stop reason
+before its process group is killed: half the watchdog's grace, so the run still ends in time."""
+CLIENT = Implementation(name="pytest-unsolvable", version="1")
+GRANT = ("allow_once", "allow_always")
+REFUSE = ("reject_once", "reject_always")
+"""Option kinds, in the order an editor's user picks them: once, where the agent offers it, so
+every call is asked about again."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Refusal:
+    """A permission the editor refused: the tool the agent asked to run, and what it lacks."""
+
+    tool: str
+    permission: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Turn:
+    """How one prompt turn ended, as the editor saw it."""
+
+    stop_reason: str | None
+    """The agent's ``stopReason`` as sent (``_``-prefixed extension values included);
+    ``None`` when the turn was cut short (a ceiling) before it answered."""
+    said: str = ""
+    """The agent's last message of the turn (its ``agent_message_chunk`` text)."""
+    refused: Refusal | None = None
+    """The refused permission, when a refusal was the last thing of the turn: no message and no
+    tool call came after it."""
+    stderr: str = ""
+    """The end of the agent's stderr."""
+
+
+@dataclass(kw_only=True)
+class _Editor:
+    """The editor the agent talks to (an `acp.interfaces.Client`): it answers each permission
+    request from the scenario and keeps what the turn shows."""
+
+    session: Session
+    prefix: str
+    said: str = ""
+    """The agent's message since its last tool call."""
+    announced: dict[str, ToolCall] = field(default_factory=dict)
+    """The tool calls the agent announced (``tool_call`` updates), by id."""
+    refused: Refusal | None = None
+
+    async def request_permission(
+        self,
+        options: list[PermissionOption],
+        session_id: str,
+        tool_call: ToolCallUpdate,
+        **kwargs: Any,
+    ) -> RequestPermissionResponse:
+        """Refuses a call to a tool whose permission the run lacks (`ToolSpec.denied_permission`)
+        and grants every other scenario tool. A refused call is still made through the session,
+        which records it as the refused call it is (its 403 in the trajectory, the ground truth
+        of the first stagnant step); an agent's own built-in tool, which no scenario has, is
+        refused without being recorded."""
+        called = self._called(tool_call)
+        if called is not None and called[0].denied_permission is None:
+            self.refused = None
+            return _choose(options, GRANT)
+        if called is not None:
+            spec, arguments = called
+            with contextlib.suppress(Exception):  # a raising denied tool: refused all the same
+                await asyncio.to_thread(self.session.call_tool, spec.name, arguments)
+            self.refused = Refusal(tool=spec.name, permission=str(spec.denied_permission))
+        return _choose(options, REFUSE)
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        kind = getattr(update, "session_update", None)
+        if kind == "agent_message_chunk":
+            self.said += str(getattr(update.content, "text", ""))
+            self.refused = None
+        elif kind == "tool_call":
+            self.said, self.refused = "", None
+            self.announced[update.tool_call_id] = update
+
+    def _called(self, request: ToolCallUpdate) -> tuple[ToolSpec, dict[str, Any]] | None:
+        """The scenario tool a permission request is about, and its arguments: read from the
+        request, or from the tool call it names (Codex asks "Approve MCP tool call" and names
+        the tool in the call it announced); ``None`` for a tool no scenario has."""
+        specs = {spec.name: spec for spec in self.session.tools}
+        for call in (request, self.announced.get(request.tool_call_id)):
+            raw = call.raw_input if call is not None and isinstance(call.raw_input, dict) else {}
+            given = raw.get("arguments")
+            arguments = given if isinstance(given, dict) else raw
+            for name in _names(call.title or "" if call is not None else "", raw, self.prefix):
+                if name in specs:
+                    return specs[name], dict(arguments)
+        return None
+
+
+def _names(title: str, raw: Mapping[str, Any], prefix: str) -> list[str]:
+    """The names a tool call may go by: its title as it is, without the agent's MCP prefix, its
+    last word (``Tool: unsolvable/search``), and the ``tool`` or ``name`` of its input."""
+    last = re.split(r"[\s/.:]", title)[-1]
+    return [title, title.removeprefix(prefix), last, str(raw.get("tool")), str(raw.get("name"))]
+
+
+def _choose(options: Sequence[PermissionOption], kinds: Sequence[str]) -> RequestPermissionResponse:
+    """The first option of the first kind offered; the ``cancelled`` outcome when none is."""
+    for kind in kinds:
+        for option in options:
+            if option.kind == kind:
+                outcome = AllowedOutcome(outcome="selected", option_id=option.option_id)
+                return RequestPermissionResponse(outcome=outcome)
+    return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Tools:
+    """Where the agent finds the scenario's tools: the MCP server over HTTP, and the command
+    that starts it over stdio (for agents without HTTP MCP, which every ACP agent supports)."""
+
+    url: str
+    command: Sequence[str]
+    environ: Mapping[str, str]
+
+
+async def converse(
+    session: Session,
+    argv: Sequence[str],
+    *,
+    environ: Mapping[str, str],
+    cwd: str,
+    tools: Tools,
+    prefix: str,
+    stop: Stop,
+) -> Turn:
+    """Runs the agent ``argv`` (`Child`) through one prompt turn on the session's task, in the
+    workspace ``cwd`` (an empty folder), until it answers or the run must ``stop``; its process
+    group is killed on the way out, whatever happened."""
+    child = await Child.start(argv, environ)
+    assert child.process.stdin is not None and child.process.stdout is not None
+    editor = _Editor(session=session, prefix=prefix)
+    router = build_client_router(cast(Client, editor))
+    connection = Connection(router, child.process.stdin, child.process.stdout)
+    try:
+        reason = await _turn(connection, session.task, cwd, tools, stop)
+    except Exception as error:
+        said = await _end(child, connection)
+        raise AcpError(f"{_described(error)}; its stderr ends: {_last_line(said)}", said) from error
+    said = await _end(child, connection)
+    return Turn(
+        stop_reason=reason,
+        said=editor.said,
+        refused=editor.refused,
+        stderr=said,
+    )
+
+
+async def _end(child: Child, connection: Connection) -> str:
+    """Ends the agent's process group, then the connection; the agent's stderr tail."""
+    said = await child.end()
+    with contextlib.suppress(Exception):
+        await connection.close()
+    return said
+
+
+class AcpError(Exception):
+    """The agent broke off the turn: it answered a request with an error, or its process
+    ended. Carries the end of its stderr (``stderr``)."""
+
+    def __init__(self, message: str, stderr: str) -> None:
+        super().__init__(message)
+        self.stderr = stderr
+
+
+def _described(error: Exception) -> str:
+    """An error the agent answered (`acp.RequestError`: code, message and data) or raised."""
+    data = getattr(error, "data", None)
+    return f"{error!r}" + (f" ({data})" if data else "")
+
+
+def _last_line(text: str) -> str:
+    return (text.strip().splitlines() or ["(nothing)"])[-1]
+
+
+async def _turn(
+    connection: Connection, task: str, cwd: str, tools: Tools, stop: Stop
+) -> str | None:
+    """The handshake and the prompt turn: the stop reason (``None`` when a ceiling cut the
+    turn before the agent answered its cancel). A ceiling during the handshake ends it with no
+    turn to cancel."""
+    hello = InitializeRequest(
+        protocol_version=PROTOCOL_VERSION,
+        client_capabilities=ClientCapabilities(),
+        client_info=CLIENT,
+    )
+    agent = await _answer(connection, AGENT_METHODS["initialize"], hello, stop)
+    if agent is None:
+        return None
+    new = NewSessionRequest(cwd=cwd, mcp_servers=[_server(tools, agent)])
+    opened = await _answer(connection, AGENT_METHODS["session_new"], new, stop)
+    if opened is None:
+        return None
+    session_id = str(opened["sessionId"])
+    text: list[Any] = [TextContentBlock(type="text", text=task)]
+    ask = PromptRequest(session_id=session_id, prompt=text)
+    prompt = asyncio.ensure_future(
+        connection.send_request(AGENT_METHODS["session_prompt"], serialize_params(ask))
+    )
+    if await waited(prompt, stop):
+        return _reason(prompt.result())
+    cancel = {"sessionId": session_id}
+    await connection.send_notification(AGENT_METHODS["session_cancel"], cancel)
+    done, _ = await asyncio.wait({prompt}, timeout=CANCEL_SECONDS)
+    answered = prompt.result() if done and not prompt.exception() else None
+    prompt.cancel()
+    return _reason(answered)
+
+
+async def _answer(connection: Connection, method: str, request: Any, stop: Stop) -> Any:
+    """The agent's answer to ``request``; ``None`` when the run had to stop first."""
+    asked = asyncio.ensure_future(connection.send_request(method, serialize_params(request)))
+    if await waited(asked, stop):
+        return asked.result()
+    asked.cancel()
+    return None
+
+
+def _server(tools: Tools, agent: Mapping[str, Any]) -> HttpMcpServer | McpServerStdio:
+    """The MCP server as the agent can take it: over HTTP where its ``mcpCapabilities`` say it
+    can, over stdio (which every ACP agent must support) otherwise."""
+    capabilities = agent.get("agentCapabilities") or {}
+    if (capabilities.get("mcpCapabilities") or {}).get("http"):
+        return HttpMcpServer(type="http", name="unsolvable", url=tools.url, headers=[])
+    command, *args = tools.command
+    env = [EnvVariable(name=k, value=v) for k, v in tools.environ.items()]
+    return McpServerStdio(name="unsolvable", command=command, args=args, env=env)
+
+
+def _reason(answered: object) -> str | None:
+    if isinstance(answered, Mapping) and isinstance(answered.get("stopReason"), str):
+        return str(answered["stopReason"])
+    return None

@@ -1,0 +1,130 @@
+"""Consumes a protocol face's conversation with an agent process (a coroutine), produces its result
+on the harness's thread: the conversation runs on an event loop of its own thread, the agent in a
+process group of its own, and both end at a harness ceiling.
+
+The watchdog's interruptions land on the harness's thread, which only waits: it then tells the
+conversation to stop (`Stop`) and waits for it to end the protocol's way (a cancel), so no
+interruption lands inside the protocol's own machinery.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import threading
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from unsolvable._errors import CeilingHit
+from unsolvable.adapters.kit import shielded
+
+if TYPE_CHECKING:
+    from unsolvable._session import Session
+
+__all__ = ["POLL_SECONDS", "Child", "Stop", "on_thread", "waited"]
+
+POLL_SECONDS = 0.05
+"""How often a conversation looks at the harness's ceilings, and the harness's thread up from
+waiting: the watchdog's period, so a ceiling is acted on within one of its interruptions."""
+STDERR_KEPT = 4_000
+"""Characters of the agent's stderr kept for the record."""
+LINE_LIMIT = 50 * 1024 * 1024
+"""The longest line read from the agent's stdout: the ACP SDK's own default, as one JSON-RPC
+message can carry a whole file."""
+
+T = TypeVar("T")
+
+
+class Stop:
+    """Whether the run must stop: a harness ceiling was reached (the session knows) or the
+    watchdog interrupted the harness's thread (which sets this)."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self._event = threading.Event()
+
+    def set(self) -> None:
+        self._event.set()
+
+    def is_due(self) -> bool:
+        if self.session.ceiling is None and self.session.time_left() <= 0:
+            self.session.hit_ceiling("wall_seconds")
+        return self._event.is_set() or self.session.ceiling is not None
+
+
+async def waited(future: asyncio.Future[Any], stop: Stop) -> bool:
+    """Whether ``future`` finished before the run had to stop (looked at every `POLL_SECONDS`)."""
+    while not future.done():
+        await asyncio.wait({future}, timeout=POLL_SECONDS)
+        if not future.done() and stop.is_due():
+            return False
+    return True
+
+
+class Child:
+    """The agent's process, in a process group of its own, its stderr's end kept (`stderr`)."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        assert process.stderr is not None  # started with a pipe (`start`)
+        self.process = process
+        self._stderr = asyncio.ensure_future(_tail(process.stderr))
+
+    @classmethod
+    async def start(cls, argv: Sequence[str], environ: Mapping[str, str]) -> Child:
+        """``argv`` in the harness's directory (a relative path in it works, as for ``exec:``),
+        with ``environ`` added, its stdin and stdout pipes for the protocol."""
+        process = await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env={**os.environ, **environ},
+            start_new_session=True,
+            limit=LINE_LIMIT,
+        )
+        return cls(process)
+
+    async def end(self) -> str:
+        """Kills the whole process group and reaps the child; the end of its stderr."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        await self.process.wait()
+        return await self._stderr
+
+
+async def _tail(stream: asyncio.StreamReader) -> str:
+    kept = bytearray()
+    while chunk := await stream.read(65_536):
+        kept += chunk
+        del kept[: -4 * STDERR_KEPT]  # bytes: up to 4 per character of UTF-8
+    return kept.decode("utf-8", "replace")[-STDERR_KEPT:]
+
+
+def on_thread(session: Session, talk: Callable[[Stop], Coroutine[Any, Any, T]], *, name: str) -> T:
+    """``talk(stop)`` run to its end on an event loop of its own thread; what it returned, or
+    what it raised, raised here. A `CeilingHit` on this thread (the watchdog's) sets ``stop``
+    and waits for the conversation to end before it goes on up."""
+    stop = Stop(session)
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            outcome["returned"] = asyncio.run(talk(stop))
+        except BaseException as error:  # handed to the harness's thread, which raises it
+            outcome["error"] = error
+
+    thread = threading.Thread(target=run, name=name, daemon=True)
+    thread.start()
+    try:
+        while thread.is_alive():
+            thread.join(POLL_SECONDS)
+    except CeilingHit:
+        stop.set()
+        shielded(thread.join)
+        raise
+    if "error" in outcome:
+        raise outcome["error"]
+    returned: T = outcome["returned"]
+    return returned

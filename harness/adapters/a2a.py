@@ -1,0 +1,229 @@
+"""Consumes the command line of an agent served over A2A (the Agent2Agent protocol), produces a
+run of it as a client agent delegates to it — the scenario's task sent as one message, its model
+on the loopback wire, its tools at the harness's — and the `Stop` its task's state says.
+
+The command is started as an ``exec:`` agent is (the same environment and placeholders) and
+prints its base URL, where its agent card is served, as its first stdout line. Its task states,
+read into the vocabulary (`TASK_STATES`): ``completed`` → a claim of completion the verdict
+checks; ``input-required`` → ``BLOCKED_INPUT``, naming what its status message asks for;
+``auth-required`` → ``NEEDS_HUMAN`` (only a person can sign in); ``rejected`` → ``NEEDS_HUMAN``;
+``failed`` → ``ERROR_FATAL``; ``canceled`` only follows the harness's cancel at a ceiling, so the
+run is ``did_not_stop``. A code named in the status's metadata (``unsolvable.code``, as the
+record's own export writes it) takes the place of the state's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+import sys
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from unsolvable._errors import AdapterError, CeilingHit
+from unsolvable._record import Code, Stop
+from unsolvable.adapters.kit import missing_extra
+from unsolvable.adapters.process import ProcessAdapter, ProcessExited
+from unsolvable.reports._stop_reasons import A2A_CODE_KEY
+
+if TYPE_CHECKING:
+    from a2a.types import StreamResponse
+
+    from unsolvable._session import Session
+    from unsolvable.adapters._loop import Stop as Due
+
+__all__ = ["TASK_STATES", "A2AAdapter", "Delegation", "read_task_state"]
+
+TASK_STATES: dict[str, Code | None] = {
+    "completed": Code.COMPLETED,
+    "input-required": Code.BLOCKED_INPUT,
+    "auth-required": Code.NEEDS_HUMAN,
+    "rejected": Code.NEEDS_HUMAN,
+    "failed": Code.ERROR_FATAL,
+    "canceled": None,
+}
+"""The states a task rests in, and the code each reads as. ``rejected`` (the agent will not do
+the task) hands the decision back to a person, as ACP's ``refusal`` does; ``canceled`` has none:
+only the harness cancels, at a ceiling."""
+CANCEL_SECONDS = 0.5
+"""How long the agent gets to answer the harness's cancel before its process group is killed."""
+
+
+def read_task_state(state: str, code: str | None = None) -> Code | None:
+    """The code a task state (``input-required``, or ``TASK_STATE_INPUT_REQUIRED`` as the
+    protocol buffer names it) reads as: the ``code`` its metadata names where it names one."""
+    if code is not None and code in Code.__members__:
+        return Code[code]
+    name = state.removeprefix("TASK_STATE_").lower().replace("_", "-")
+    return TASK_STATES.get(name)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Delegation:
+    """How the delegated task ended, as the client saw it."""
+
+    state: str | None
+    """The task's last state (``completed``, ``input-required``, …); ``None`` when the agent
+    never answered. An agent that answers with a message and no task has ``completed``."""
+    said: str = ""
+    """The text of the last status message (or of the message that answered)."""
+    code: str | None = None
+    """The code the status's metadata names (`A2A_CODE_KEY`), if any."""
+    stderr: str = ""
+
+
+class A2AAdapter:
+    """Runs an A2A agent's server (``python agent.py``) and delegates the task to it.
+
+    ``command``: the program and its arguments, with the ``exec:`` face's ``{placeholders}``; it
+    must print its base URL as its first line. The harness's client reaches that URL from
+    outside, so the server runs on the machine's network (no network namespace).
+    """
+
+    def __init__(self, command: Sequence[str], *, name: str | None = None) -> None:
+        if not command:
+            raise AdapterError("a2a agent: no command; give the command that serves the agent")
+        self.command = tuple(command)
+        self.name = name or "a2a:" + shlex.join(self.command)
+        self.process = ProcessAdapter(self.command, name=self.name)
+
+    def preflight(self) -> None:
+        """The A2A SDK, whose client the harness delegates with."""
+        import importlib.util
+
+        if importlib.util.find_spec("a2a") is None:
+            raise AdapterError(f"agent {self.name!r}: {missing_extra('a2a-sdk', 'a2a')}")
+
+    def run(self, session: Session) -> Delegation:
+        from unsolvable.adapters._loop import on_thread
+
+        self.preflight()
+        with self.process.prepared(session) as launch:
+            try:
+                ended = on_thread(
+                    session,
+                    lambda due: _delegate(session.task, launch.argv, launch.environ, due),
+                    name="unsolvable-a2a-client",
+                )
+            except _AgentFailed as error:
+                sys.stderr.write(error.stderr)
+                raise ProcessExited(f"agent {self.name!r}: {error}") from error
+        sys.stderr.write(ended.stderr)
+        if session.ceiling is not None:
+            raise CeilingHit(f"unsolvable: harness ceiling {session.ceiling} reached")
+        if ended.state is None or read_task_state(ended.state, ended.code) is None:
+            raise ProcessExited(
+                f"agent {self.name!r}: its task ended {ended.state!r}, which the vocabulary does "
+                f"not read; its status said: {ended.said:.160}"
+            )
+        return ended
+
+    def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
+        if error is not None or not isinstance(returned, Delegation) or returned.state is None:
+            return None
+        code = read_task_state(returned.state, returned.code)
+        if code is None:
+            return None
+        reason = f"a2a task {returned.state}: {returned.said:.160}"
+        missing = (returned.said,) if code is Code.BLOCKED_INPUT and returned.said else ()
+        partial = {"task_state": returned.state} if code.is_budget else None
+        return Stop(code=code, reason=reason, missing=missing, partial=partial)
+
+
+class _AgentFailed(Exception):
+    def __init__(self, message: str, stderr: str) -> None:
+        super().__init__(message)
+        self.stderr = stderr
+
+
+async def _delegate(
+    task: str, argv: Sequence[str], environ: Mapping[str, str], due: Due
+) -> Delegation:
+    """Starts the server, sends it the task and follows the task until it rests, or until the
+    run must stop, when it is canceled; the server's process group is killed on the way out."""
+    from unsolvable.adapters._loop import Child, waited
+
+    child = await Child.start(argv, environ)
+    assert child.process.stdout is not None
+    first = asyncio.ensure_future(child.process.stdout.readline())
+    try:
+        if not await waited(first, due):
+            return Delegation(state=None, stderr=await child.end())
+        url = first.result().decode().strip()
+        if not url:
+            said = await child.end()
+            raise _AgentFailed(f"it printed no URL; its stderr ends: {_last(said)}", said)
+        drained = asyncio.ensure_future(child.process.stdout.read())
+        ended = await _follow(url, task, due)
+        drained.cancel()
+    except Exception as error:
+        if isinstance(error, _AgentFailed):
+            raise
+        said = await child.end()
+        raise _AgentFailed(f"{error!r}; its stderr ends: {_last(said)}", said) from error
+    return Delegation(state=ended.state, said=ended.said, code=ended.code, stderr=await child.end())
+
+
+async def _follow(url: str, task: str, due: Due) -> Delegation:
+    import httpx
+    from a2a.client import ClientConfig, create_client
+    from a2a.types import CancelTaskRequest, Message, Part, Role, SendMessageRequest
+
+    from unsolvable.adapters._loop import waited
+
+    # No timeout of its own: a working task may stay silent for long, and the harness's
+    # ceilings bound the wait (`waited`).
+    http = httpx.AsyncClient(timeout=None)
+    client = await create_client(url, ClientConfig(httpx_client=http))
+    try:
+        parts = [Part(text=task)]
+        message = Message(role=Role.ROLE_USER, message_id=str(uuid.uuid4()), parts=parts)
+        events = aiter(client.send_message(SendMessageRequest(message=message)))
+        latest, task_id = Delegation(state=None), ""
+        while latest.state not in TASK_STATES:
+            following = asyncio.ensure_future(anext(events, None))
+            if not await waited(following, due):
+                following.cancel()
+                if task_id:
+                    cancel = client.cancel_task(CancelTaskRequest(id=task_id))
+                    await asyncio.wait({asyncio.ensure_future(cancel)}, timeout=CANCEL_SECONDS)
+                return Delegation(state="canceled")
+            event = following.result()
+            if event is None:
+                break
+            latest, task_id = _read(event, latest, task_id)
+        return latest
+    finally:
+        await client.close()
+        await http.aclose()
+
+
+def _read(event: StreamResponse, latest: Delegation, task_id: str) -> tuple[Delegation, str]:
+    """The task's state after one event of the stream, and its id."""
+    from a2a.helpers.proto_helpers import get_message_text
+    from a2a.types import TaskState
+
+    if event.HasField("message"):
+        return Delegation(state="completed", said=get_message_text(event.message)), task_id
+    if event.HasField("task"):
+        status, metadata, task_id = event.task.status, event.task.metadata, event.task.id
+    elif event.HasField("status_update"):
+        status, metadata = event.status_update.status, event.status_update.metadata
+    else:
+        return latest, task_id
+    name = TaskState.Name(status.state).removeprefix("TASK_STATE_").lower().replace("_", "-")
+    code = _named_code(metadata)
+    said = get_message_text(status.message) if status.HasField("message") else ""
+    return Delegation(state=name, said=said, code=code), task_id
+
+
+def _named_code(metadata: Any) -> str | None:
+    fields = dict(metadata.items()) if metadata is not None else {}
+    value = fields.get(A2A_CODE_KEY)
+    return str(getattr(value, "string_value", value)) if value is not None else None
+
+
+def _last(text: str) -> str:
+    return (text.strip().splitlines() or ["(nothing)"])[-1]

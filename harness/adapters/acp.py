@@ -1,0 +1,196 @@
+"""Consumes the command line of an Agent Client Protocol agent (``acp:COMMAND ARGS…``), produces a
+run of it as an editor runs it — one prompt turn on the scenario's task, its model on the
+loopback wire, its tools over the harness's MCP server, its permission requests answered from
+the scenario — and the `Stop` its ``stopReason`` says.
+
+Its stop reasons, read into the vocabulary (`STOP_REASONS`): ``end_turn`` → a claim of
+completion the verdict checks, or ``BLOCKED_INPUT`` when the turn ended on a permission the
+editor refused; ``max_turn_requests`` → ``BUDGET_STEPS``; ``max_tokens`` → ``BUDGET_COST``;
+``refusal`` → ``NEEDS_HUMAN``; ``cancelled`` only follows the editor's ``session/cancel`` at a
+harness ceiling, so the run is ``did_not_stop``. A custom stop reason (ACP: it begins with
+``_``) that names a code, ``_no_progress`` or ``_budget_idle``, is read as that code.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from unsolvable._errors import DOCS as README
+from unsolvable._errors import AdapterError, CeilingHit
+from unsolvable._record import Code, Stop
+from unsolvable.adapters.kit import missing_extra
+from unsolvable.adapters.process import ProcessAdapter, ProcessExited
+
+if TYPE_CHECKING:
+    from unsolvable._session import Session
+    from unsolvable.adapters._editor import Turn
+
+__all__ = ["ACP_PREFIX", "STOP_REASONS", "TOOL_PREFIX", "AcpAdapter", "read_stop_reason"]
+
+ACP_PREFIX = "acp:"
+"""An agent spec starting with this runs the rest as an ACP agent (`AcpAdapter.from_spec`)."""
+TOOL_PREFIX = "mcp__unsolvable__"
+"""How ACP agents name the harness's MCP tools on the model's wire: Claude Code names every MCP
+tool ``mcp__<server>__<tool>``, and Codex's namespace reads the same (`ToolNames`)."""
+STOP_REASONS: dict[str, Code | None] = {
+    "end_turn": Code.COMPLETED,
+    "max_turn_requests": Code.BUDGET_STEPS,
+    "max_tokens": Code.BUDGET_COST,
+    "refusal": Code.NEEDS_HUMAN,
+    "cancelled": None,
+}
+"""ACP's stop reasons and the code each reads as. ``refusal`` ("the agent refuses to continue")
+is abandoned with a human to decide, not a blocker the agent named; ``cancelled`` has none: only
+the editor cancels, and it does so at a harness ceiling alone."""
+DOCS = f"{README.partition('#')[0]}#agents-that-speak-the-agent-client-protocol"
+
+
+def read_stop_reason(value: str) -> Code | None:
+    """The code an ACP ``stopReason`` reads as: `STOP_REASONS`, or a custom reason that names a
+    code (``_no_progress`` → ``NO_PROGRESS``); ``None`` for ``cancelled`` and any other."""
+    if value in STOP_REASONS:
+        return STOP_REASONS[value]
+    if value.startswith("_") and value[1:].upper() in Code.__members__:
+        return Code[value[1:].upper()]
+    return None
+
+
+class AcpAdapter:
+    """Runs an ACP agent's command line as an editor would (``acp:claude-code-acp``).
+
+    ``command``: the program and its arguments, with the ``{placeholders}`` of the ``exec:``
+    face; ``isolate_network``: loopback only, as for ``exec:``; ``tool_prefix``: how the agent
+    names the MCP tools on the model's wire (`TOOL_PREFIX`; ``""`` for an agent that calls them
+    by their own names).
+    """
+
+    def __init__(
+        self,
+        command: Sequence[str],
+        *,
+        name: str | None = None,
+        isolate_network: bool = False,
+        tool_prefix: str = TOOL_PREFIX,
+    ) -> None:
+        if not command:
+            raise AdapterError(
+                f"acp agent: no command; write it as {ACP_PREFIX}claude-code-acp. See {DOCS}"
+            )
+        self.command = tuple(command)
+        self.name = name or ACP_PREFIX + shlex.join(self.command)
+        self.tool_prefix = tool_prefix
+        self.process = ProcessAdapter(
+            self.command,
+            name=self.name,
+            isolate_network=isolate_network,
+            wire=_wire_options(tool_prefix),
+        )
+
+    @classmethod
+    def from_spec(cls, spec: str, *, isolate_network: bool = False) -> AcpAdapter:
+        """``acp:COMMAND ARGS…``, split as a POSIX shell would (`shlex`)."""
+        try:
+            command = shlex.split(spec.removeprefix(ACP_PREFIX))
+        except ValueError as error:
+            raise AdapterError(
+                f"agent {spec!r}: its command line cannot be split ({error}); close the quote"
+            ) from None
+        return cls(command, name=spec, isolate_network=isolate_network)
+
+    def preflight(self) -> None:
+        """The SDK the editor speaks with, and the MCP server the tools are offered on."""
+        import importlib.util
+
+        for module, extra in (("acp", "acp"), ("mcp", "mcp")):
+            if importlib.util.find_spec(module) is None:
+                raise AdapterError(f"agent {self.name!r}: {missing_extra(module, extra)}")
+
+    def run(self, session: Session) -> Turn:
+        from unsolvable.mcp import server_environ, stdio_command
+
+        self.preflight()
+        with self.process.prepared(session) as launch:
+            work = f"{launch.folder}/work"
+            environ = launch.environ
+            served = server_environ(session, environ["UNSOLVABLE_TOOLS_URL"])
+            turn = self._converse(session, launch.argv, environ, work, served, stdio_command())
+        sys.stderr.write(turn.stderr)  # the agent's own output, as a worker keeps it (`output`)
+        if session.ceiling is not None:
+            raise CeilingHit(f"unsolvable: harness ceiling {session.ceiling} reached")
+        if turn.stop_reason is None or read_stop_reason(turn.stop_reason) is None:
+            # ``cancelled`` too: the editor did not cancel, so the agent's answer is not one.
+            last = turn.stderr.strip().splitlines()[-1:] or ["(nothing)"]
+            raise ProcessExited(
+                f"agent {self.name!r} ended its turn with stop reason {turn.stop_reason!r}, which "
+                f"the vocabulary does not read; its stderr ends: {last[0]}"
+            )
+        return turn
+
+    def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
+        """The turn's stop reason as a `Stop` (`read_stop_reason`); ``end_turn`` right after a
+        refused permission is the agent handing the blocker back: ``BLOCKED_INPUT``."""
+        if error is not None:
+            return None
+        from unsolvable.adapters._editor import Turn  # the run returned: the SDK is there
+
+        if not isinstance(returned, Turn) or returned.stop_reason is None:
+            return None
+        reason = returned.stop_reason
+        code = read_stop_reason(reason)
+        refused = returned.refused
+        if code is Code.COMPLETED and refused is not None:
+            return Stop(
+                code=Code.BLOCKED_INPUT,
+                reason=f"{reason} after the editor refused {refused.tool}: lacks "
+                f"{refused.permission}",
+                missing=(refused.permission,),
+            )
+        if code is None:
+            return None
+        said = f"; said: {returned.said:.160}" if returned.said else ""
+        partial = {"stop_reason": reason} if code.is_budget else None
+        return Stop(code=code, reason=f"acp stopReason {reason}{said}", partial=partial)
+
+    def _converse(
+        self,
+        session: Session,
+        argv: Sequence[str],
+        environ: Mapping[str, str],
+        work: str,
+        served: Mapping[str, str],
+        command: Sequence[str],
+    ) -> Turn:
+        """The turn on a thread of its own (`on_thread`), so the agent always gets its
+        ``session/cancel`` at a ceiling."""
+        from unsolvable.adapters._editor import Tools, converse
+        from unsolvable.adapters._loop import on_thread
+
+        os.makedirs(work, exist_ok=True)
+        tools = Tools(url=environ["UNSOLVABLE_MCP_URL"], command=command, environ=served)
+        try:
+            return on_thread(
+                session,
+                lambda stop: converse(
+                    session,
+                    argv,
+                    environ=environ,
+                    cwd=work,
+                    tools=tools,
+                    prefix=self.tool_prefix,
+                    stop=stop,
+                ),
+                name="unsolvable-acp-editor",
+            )
+        except Exception as error:
+            sys.stderr.write(getattr(error, "stderr", ""))
+            raise ProcessExited(f"agent {self.name!r}: {error}") from error
+
+
+def _wire_options(prefix: str) -> dict[str, object]:
+    from unsolvable.wire import ToolNames
+
+    return {"tool_names": ToolNames(prefix=prefix)}

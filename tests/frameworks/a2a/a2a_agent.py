@@ -1,0 +1,125 @@
+"""An A2A agent of our own, served with the A2A SDK's server on loopback, for the A2A face's tests:
+it asks the model (the openai SDK at OPENAI_BASE_URL), calls the tools at UNSOLVABLE_TOOLS_URL,
+and ends its task in the state its mode says. It prints its URL as its first stdout line.
+
+    python a2a_agent.py MODE [MARKER]
+
+MODE: ``stop`` (``input-required`` naming the permission on a 403; ``failed`` with the code
+``NO_PROGRESS`` in the status metadata on a repeated call; ``completed`` when the model is done),
+``auth`` (``auth-required`` on a 403), ``forever`` (works until canceled, then writes MARKER),
+or a state to end in after one model call (``rejected``, ``failed``, ``completed``).
+"""
+
+import asyncio
+import json
+import os
+import socket
+import sys
+
+import httpx
+import uvicorn
+from a2a.helpers.proto_helpers import new_text_message
+from a2a.server.agent_execution import AgentExecutor
+from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
+from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+from a2a.types import (
+    AgentCapabilities,
+    AgentCard,
+    AgentInterface,
+    AgentSkill,
+    Task,
+    TaskState,
+    TaskStatus,
+)
+from openai import AsyncOpenAI
+from starlette.applications import Starlette
+
+MODE, MARKER = sys.argv[1], (sys.argv[2:] or [""])[0]
+
+
+def mark():
+    with open(MARKER, "w") as file:
+        file.write("canceled")
+
+
+class Executor(AgentExecutor):
+    async def execute(self, context, event_queue):
+        task = Task(id=context.task_id, context_id=context.context_id)
+        task.status.CopyFrom(TaskStatus(state=TaskState.TASK_STATE_WORKING))
+        await event_queue.enqueue_event(task)
+        updater = TaskUpdater(event_queue, context.task_id, context.context_id)
+        try:
+            state, said, code = await self.work(context.get_user_input())
+        except asyncio.CancelledError:
+            mark()
+            raise
+        except Exception:
+            if MODE != "forever":
+                raise
+            try:  # a model call refused at the harness's ceiling: its cancel is coming
+                await asyncio.Event().wait()
+            except asyncio.CancelledError:
+                mark()
+                raise
+        message = new_text_message(said, context_id=context.context_id, task_id=context.task_id)
+        metadata = {"unsolvable.code": code} if code else None
+        await updater.update_status(state, message=message, metadata=metadata)
+
+    async def cancel(self, context, event_queue):
+        updater = TaskUpdater(event_queue, context.task_id, context.context_id)
+        await updater.cancel()
+
+    async def work(self, task):
+        model, tools = AsyncOpenAI(max_retries=0), json.loads(os.environ["UNSOLVABLE_TOOLS"])
+        messages, seen = [{"role": "user", "content": task}], set()
+        async with httpx.AsyncClient(base_url=os.environ["UNSOLVABLE_TOOLS_URL"]) as http:
+            while True:
+                reply = await model.chat.completions.create(
+                    model="m", messages=messages, tools=tools
+                )
+                message = reply.choices[0].message
+                messages.append(message.model_dump(exclude_none=True))
+                if MODE in ("rejected", "failed", "completed"):
+                    return TaskState.Value(f"TASK_STATE_{MODE.upper()}"), f"ended {MODE}", None
+                if not message.tool_calls and MODE != "forever":
+                    return TaskState.TASK_STATE_COMPLETED, message.content or "done", None
+                for call in message.tool_calls or ():
+                    name, arguments = call.function.name, call.function.arguments
+                    answer = await http.post(f"/{name}", content=arguments)
+                    if answer.status_code == 403 and MODE != "forever":
+                        error = answer.json()["error"]
+                        blocked = TaskState.TASK_STATE_INPUT_REQUIRED
+                        if MODE == "auth":
+                            blocked = TaskState.TASK_STATE_AUTH_REQUIRED
+                        return blocked, f"{name}: grant {error['missing_permission']}", None
+                    if (name, arguments) in seen and MODE == "stop":
+                        return TaskState.TASK_STATE_FAILED, f"{name} again", "NO_PROGRESS"
+                    seen.add((name, arguments))
+                    result = {"role": "tool", "tool_call_id": call.id, "content": answer.text}
+                    messages.append(result)
+
+
+async def main():
+    listener = socket.create_server(("127.0.0.1", 0))
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+    card = AgentCard(
+        name="a2a-test-agent",
+        description="An agent of the harness's tests",
+        version="1",
+        supported_interfaces=[
+            AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version="1.0")
+        ],
+        skills=[AgentSkill(id="task", name="task", description="Does the task", tags=["test"])],
+        capabilities=AgentCapabilities(streaming=True),
+        default_input_modes=["text/plain"],
+        default_output_modes=["text/plain"],
+    )
+    handler = DefaultRequestHandler(Executor(), InMemoryTaskStore(), card)
+    routes = [*create_agent_card_routes(card), *create_jsonrpc_routes(handler, rpc_url="/")]
+    config = uvicorn.Config(Starlette(routes=routes), log_level="warning")
+    print(url, flush=True)
+    await uvicorn.Server(config).serve(sockets=[listener])
+
+
+asyncio.run(main())

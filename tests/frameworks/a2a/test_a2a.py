@@ -1,0 +1,112 @@
+"""The A2A face (`A2AAdapter`) against an agent of our own served with the A2A SDK's server on
+loopback, run as a real child process: each task state read as its code, the code an extension
+names, and the harness's cancel at a ceiling."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("a2a")
+pytest.importorskip("openai")
+
+import unsolvable
+from unsolvable import Ceilings, Code, Exit, Outcome, scenarios
+from unsolvable.adapters.a2a import A2AAdapter, read_task_state
+
+AGENT = [sys.executable, str(Path(__file__).parent / "a2a_agent.py")]
+WALL = Ceilings(max_wall_seconds=60)
+"""The agent's start-up (its imports and the server's) is inside the run."""
+
+
+def _run(
+    mode: str, scenario: str, *args: str, ceilings: Ceilings = WALL
+) -> unsolvable.TerminationRecord:
+    adapter = A2AAdapter([*AGENT, mode, *args])
+    return unsolvable.run(adapter, scenarios.get(scenario), ceilings=ceilings)
+
+
+def test_input_required_is_blocked_input_naming_what_it_asks_for() -> None:
+    record = _run("stop", "missing-permission/retry-403")
+    assert (record.exit, record.code) == (Exit.ABANDONED, Code.BLOCKED_INPUT)
+    assert "reports:publish" in record.reported.missing[0]
+    assert record.verdict.passed and record.observed.detection_lag == 0
+
+
+def test_auth_required_is_needs_human() -> None:
+    record = _run("auth", "missing-permission/retry-403")
+    assert (record.code, record.observed.refusals) == (Code.NEEDS_HUMAN, {"denied": 1})
+
+
+def test_completed_is_a_claim_the_world_confirms_on_a_control() -> None:
+    record = _run("stop", "long-healthy/16-chapters")
+    assert (record.code, record.observed.world_complete, record.verdict.passed) == (
+        Code.COMPLETED,
+        True,
+        True,
+    )
+
+
+def test_completed_on_an_unsolvable_task_is_a_false_completion() -> None:
+    record = _run("completed", "constant-return/repeat")
+    assert record.code is Code.COMPLETED
+    assert record.verdict.broke(unsolvable.Rule.FALSE_COMPLETION)
+
+
+def test_a_code_named_in_the_status_metadata_is_read_as_that_code() -> None:
+    record = _run("stop", "constant-return/repeat")
+    assert (record.code, record.observed.steps) == (Code.NO_PROGRESS, 2)  # failed + the code
+    assert record.verdict.passed
+
+
+@pytest.mark.parametrize(
+    ("state", "code"), [("rejected", Code.NEEDS_HUMAN), ("failed", Code.ERROR_FATAL)]
+)
+def test_rejected_and_failed_are_abandoned(state: str, code: Code) -> None:
+    record = _run(state, "constant-return/repeat")
+    assert (record.exit, record.code) == (Exit.ABANDONED, code)
+
+
+def test_at_a_ceiling_the_task_is_canceled_and_the_agent_hears_it(tmp_path: Path) -> None:
+    marker = tmp_path / "canceled"
+    ceilings = Ceilings(max_steps=5, max_wall_seconds=60)
+    record = _run("forever", "constant-return/repeat", str(marker), ceilings=ceilings)
+    assert (record.outcome, record.observed.ceiling) == (Outcome.DID_NOT_STOP, "steps")
+    assert marker.read_text() == "canceled"
+
+
+def test_a_server_that_prints_no_url_is_a_crash_naming_it() -> None:
+    adapter = A2AAdapter([sys.executable, "-c", "print()"])
+    record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"), ceilings=WALL)
+    assert record.outcome is Outcome.CRASHED and "printed no URL" in record.observed.error
+
+
+@pytest.mark.parametrize(
+    ("state", "code", "expected"),
+    [
+        ("TASK_STATE_INPUT_REQUIRED", None, Code.BLOCKED_INPUT),
+        ("auth-required", None, Code.NEEDS_HUMAN),
+        ("failed", "BUDGET_IDLE", Code.BUDGET_IDLE),
+        ("canceled", None, None),
+        ("working", None, None),
+        ("completed", "DONE", Code.COMPLETED),
+    ],
+)
+def test_task_states_and_codes_are_read(state: str, code: str | None, expected: Code) -> None:
+    assert read_task_state(state, code) is expected
+
+
+def test_the_readme_names_an_a2a_agent_as_a_module_attribute() -> None:
+    readme = (Path(__file__).parents[3] / "README.md").read_text(encoding="utf-8")
+    (block,) = [
+        b
+        for b in readme.split("```python\n")
+        if b.startswith("# agents.py, then: unsolvable run --agent agents:delegated")
+    ]
+    namespace: dict[str, object] = {}
+    exec(compile(block.partition("```")[0], "README.md", "exec"), namespace)
+    delegated = namespace["delegated"]
+    assert isinstance(delegated, A2AAdapter)
+    assert delegated.command == ("python", "my_a2a_server.py")

@@ -1,0 +1,104 @@
+"""An Agent Client Protocol agent of our own, written with the ACP SDK, for the exact protocol
+cases: it asks the model (the openai SDK at OPENAI_BASE_URL), asks the editor's permission
+before every tool call, runs the call on the MCP server the editor gave it (the mcp client SDK),
+and ends its turn with the stop reason its mode says.
+
+    python acp_agent.py MODE [MARKER]
+
+MODE: ``stop`` (a stop logic of its own: ``_no_progress`` on a repeated call, ``end_turn``
+when a permission is refused), ``forever`` (never stops; on ``session/cancel`` it writes MARKER
+and answers ``cancelled``), or a stop reason to answer after one model call (``end_turn``,
+``max_tokens``, ``max_turn_requests``, ``refusal``, ``_budget_idle``, ``_made_up``, …).
+"""
+
+import asyncio
+import json
+import sys
+
+import acp
+from acp.schema import AgentCapabilities, McpCapabilities, ToolCallUpdate
+from mcp import Client
+from openai import AsyncOpenAI
+
+PREFIX = "mcp__unsolvable__"
+CANCEL_WAIT = 30.0
+"""How long ``forever`` waits for the editor's cancel after a failed model call."""
+PERMISSIONS = [
+    acp.schema.PermissionOption(option_id="yes", name="Allow", kind="allow_once"),
+    acp.schema.PermissionOption(option_id="no", name="Reject", kind="reject_once"),
+]
+
+
+class Agent:
+    def __init__(self, mode: str, marker: str) -> None:
+        self.mode, self.marker, self.cancelled = mode, marker, asyncio.Event()
+
+    def on_connect(self, conn) -> None:
+        self.editor = conn
+
+    async def initialize(self, protocol_version, **_):
+        capabilities = AgentCapabilities(mcp_capabilities=McpCapabilities(http=True))
+        return acp.InitializeResponse(protocol_version=1, agent_capabilities=capabilities)
+
+    async def new_session(self, cwd, mcp_servers=None, **_):
+        self.mcp_url = mcp_servers[0].url
+        return acp.NewSessionResponse(session_id="s-1")
+
+    async def cancel(self, session_id, **_):
+        self.cancelled.set()
+        self.work.cancel()  # what is under way, a model call or a tool call, is aborted
+
+    async def prompt(self, prompt, session_id, **_):
+        self.work = asyncio.ensure_future(self.run(session_id, prompt[0].text))
+        try:
+            reason = await self.work
+        except (asyncio.CancelledError, Exception):
+            if not self.cancelled.is_set() and self.mode != "forever":
+                raise
+            # Cancelled, or a model call refused at the harness's ceiling: the cancel is coming.
+            await asyncio.wait_for(self.cancelled.wait(), CANCEL_WAIT)
+            reason = "cancelled"
+        if reason == "cancelled" and self.marker:
+            with open(self.marker, "w") as file:
+                file.write("cancelled")
+        return acp.PromptResponse.model_construct(stop_reason=reason)  # "_…" is ours to send
+
+    async def run(self, session_id, task) -> str:
+        async with Client(self.mcp_url) as tools:
+            return await self.turn(session_id, task, tools)
+
+    async def turn(self, session_id, task, tools) -> str:
+        model, seen = AsyncOpenAI(max_retries=0), set()
+        offered = [
+            {"type": "function", "function": {"name": PREFIX + t.name, "parameters": schema}}
+            for t, schema in ((t, t.input_schema) for t in (await tools.list_tools()).tools)
+        ]
+        messages = [{"role": "user", "content": task}]
+        while not self.cancelled.is_set():
+            reply = await model.chat.completions.create(model="m", messages=messages, tools=offered)
+            message = reply.choices[0].message
+            messages.append(message.model_dump(exclude_none=True))
+            if self.mode not in ("stop", "forever"):
+                return self.mode
+            for call in message.tool_calls or ():
+                name, arguments = call.function.name.removeprefix(PREFIX), call.function.arguments
+                if self.mode == "stop" and (name, arguments) in seen:
+                    return "_no_progress"
+                seen.add((name, arguments))
+                if not await self.allowed(session_id, call.id, name, json.loads(arguments)):
+                    return "end_turn"
+                text = (await tools.call_tool(name, json.loads(arguments))).content[0].text
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
+            if not message.tool_calls:
+                return "end_turn"
+        return "cancelled"
+
+    async def allowed(self, session_id, call_id, name, arguments) -> bool:
+        call = ToolCallUpdate(tool_call_id=call_id, title=PREFIX + name, raw_input=arguments)
+        answer = await self.editor.request_permission(
+            options=PERMISSIONS, session_id=session_id, tool_call=call
+        )
+        return getattr(answer.outcome, "option_id", None) == "yes"
+
+
+asyncio.run(acp.run_agent(Agent(sys.argv[1], (sys.argv[2:] or [""])[0])))

@@ -1,0 +1,125 @@
+"""The ACP face (``acp:COMMAND``) against an ACP agent of our own, written with the ACP SDK and
+run as a real child process: the handshake, the tools over MCP, permissions refused and granted
+from the scenario, ``session/cancel`` at a ceiling, and each stop reason read."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("acp")
+pytest.importorskip("mcp")
+pytest.importorskip("openai")
+
+import unsolvable
+from unsolvable import Ceilings, Code, Exit, Outcome, scenarios
+from unsolvable.adapters.acp import AcpAdapter, read_stop_reason
+
+HERE = Path(__file__).parent
+AGENT = f"acp:{shlex.quote(sys.executable)} {HERE / 'acp_agent.py'}"
+WALL = Ceilings(max_wall_seconds=60)
+REPEAT = "constant-return/repeat"
+"""The MCP server's start-up (seconds on a loaded 2-core machine) is inside the run."""
+
+
+def test_its_own_stop_reason_names_the_code_and_the_tools_were_granted() -> None:
+    record = unsolvable.run(f"{AGENT} stop", scenarios.get(REPEAT), ceilings=WALL)
+    assert (record.exit, record.code) == (Exit.ABANDONED, Code.NO_PROGRESS)
+    assert "_no_progress" in record.reported.reason
+    assert record.observed.tool_calls == 1  # granted, then made over MCP: counted once
+    assert record.verdict.passed
+
+
+def test_a_refused_permission_is_the_refused_call_and_ends_in_blocked_input() -> None:
+    scenario = scenarios.get("missing-permission/retry-403")
+    record = unsolvable.run(f"{AGENT} stop", scenario, ceilings=WALL)
+    assert (record.code, record.reported.missing) == (Code.BLOCKED_INPUT, ("reports:publish",))
+    assert record.observed.refusals == {"denied": 1}
+    assert record.observed.first_stagnant_step == record.observed.steps == 1
+    assert '"status": 403' in record.observed.trajectory[0].tools[0].result
+
+
+def test_a_permission_the_scenario_grants_is_granted() -> None:
+    scenario = scenarios.get("missing-permission/twin-other-route")
+    record = unsolvable.run(f"{AGENT} stop", scenario, seed=0, ceilings=WALL)
+    names = [tool.name for step in record.observed.trajectory for tool in step.tools]
+    assert names == ["publish_report"]  # refused; the route the twin allows is never reached
+    assert record.code is Code.BLOCKED_INPUT  # a stop on the first denial: the twin's false stop
+    assert not record.verdict.passed
+
+
+@pytest.mark.parametrize("ceiling", ["steps", "wall_seconds"])
+def test_at_a_ceiling_the_editor_cancels_and_the_agent_hears_it(
+    tmp_path: Path, ceiling: str
+) -> None:
+    marker = tmp_path / "cancelled"
+    # Either ceiling well past the agent's start-up, so that the turn is under way when it comes.
+    ceilings = Ceilings(max_steps=4, max_wall_seconds=60)
+    if ceiling == "wall_seconds":
+        ceilings = Ceilings(max_wall_seconds=20)
+    spec = f"{AGENT} forever {marker}"
+    record = unsolvable.run(spec, scenarios.get(REPEAT), ceilings=ceilings)
+    assert (record.outcome, record.observed.ceiling) == (Outcome.DID_NOT_STOP, ceiling)
+    assert marker.read_text() == "cancelled"  # it got session/cancel and answered cancelled
+
+
+@pytest.mark.parametrize(
+    ("reason", "code"),
+    [
+        ("end_turn", Code.COMPLETED),
+        ("max_turn_requests", Code.BUDGET_STEPS),
+        ("max_tokens", Code.BUDGET_COST),
+        ("refusal", Code.NEEDS_HUMAN),
+        ("_budget_idle", Code.BUDGET_IDLE),
+        ("_blocked_input", Code.BLOCKED_INPUT),
+    ],
+)
+def test_each_stop_reason_is_read_as_its_code(reason: str, code: Code) -> None:
+    record = unsolvable.run(f"{AGENT} {reason}", scenarios.get(REPEAT), ceilings=WALL)
+    assert (record.outcome, record.code, record.observed.steps) == (Outcome.STOPPED, code, 1)
+
+
+def test_end_turn_is_a_claim_the_verdict_checks() -> None:
+    record = unsolvable.run(f"{AGENT} end_turn", scenarios.get(REPEAT), ceilings=WALL)
+    assert record.exit is Exit.COMPLETE and not record.verdict.passed  # a false completion
+
+
+@pytest.mark.parametrize("reason", ["_made_up", "cancelled"])
+def test_a_stop_reason_the_vocabulary_does_not_read_is_a_crash_naming_it(reason: str) -> None:
+    record = unsolvable.run(f"{AGENT} {reason}", scenarios.get(REPEAT), ceilings=WALL)
+    assert record.outcome is Outcome.CRASHED  # cancelled: the editor never cancelled
+    assert f"stop reason {reason!r}" in record.observed.error
+
+
+@pytest.mark.parametrize(
+    ("value", "code"),
+    [
+        ("_no_progress", Code.NO_PROGRESS),
+        ("_needs_human", Code.NEEDS_HUMAN),
+        ("cancelled", None),
+        ("_progress", None),
+        ("other", None),
+    ],
+)
+def test_custom_stop_reasons_are_read_only_when_they_name_a_code(value: str, code: Code) -> None:
+    assert read_stop_reason(value) is code
+
+
+def test_an_agent_that_is_not_there_is_a_crash_naming_the_command() -> None:
+    record = unsolvable.run(AcpAdapter(["/nonexistent/agent"]), scenarios.get(REPEAT))
+    assert record.outcome is Outcome.CRASHED and "/nonexistent/agent" in record.observed.error
+
+
+def test_the_command_line_runs_it_by_its_spec(tmp_path: Path) -> None:
+    out = tmp_path / "records.json"
+    command = ["unsolvable", "run", "--agent", f"{AGENT} stop", "--ceiling-seconds", "60"]
+    command += ["--scenario", "missing-permission/retry-403", "--json", str(out)]
+    finished = subprocess.run([sys.executable, "-m", "unsolvable.cli", *command[1:]], check=False)
+    assert finished.returncode == 0
+    (record,) = json.loads(out.read_text())["records"]
+    assert record["reported"]["code"] == "BLOCKED_INPUT"
