@@ -46,17 +46,21 @@ def load_agent(spec: str, *, isolate_network: bool = False) -> Adapter:
     from unsolvable.agents import BUILTIN
 
     if spec.startswith(EXEC_PREFIX):
-        return ProcessAdapter.from_spec(spec, isolate_network=isolate_network)
+        process = ProcessAdapter.from_spec(spec, isolate_network=isolate_network)
+        process.preflight()
+        return process
     if spec in BUILTIN:
         return as_adapter(BUILTIN[spec])  # type: ignore[arg-type]
     from unsolvable.adapters.registry import registered  # names installed packages register
 
-    spec = registered().get(spec, spec)
+    names = registered()
+    spec = names.get(spec, spec)
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
+        known = ", ".join(sorted({*BUILTIN, *names}))
         raise AdapterError(
-            f"agent {spec!r} is neither a built-in ({', '.join(sorted(BUILTIN))}) nor a "
-            "'module:attribute' path; write it as e.g. mypkg.agents:my_agent"
+            f"agent {spec!r} is neither a registered name ({known}) nor a 'module:attribute' "
+            "path; write it as e.g. mypkg.agents:my_agent"
         )
     module = _import(spec, module_name)
     target: object = module

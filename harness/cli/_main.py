@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,6 +19,7 @@ from unsolvable._batch import Batch, Job, run_jobs
 from unsolvable._errors import UnsolvableError
 from unsolvable._record import TerminationRecord
 from unsolvable._scenario import Ceilings, Scenario
+from unsolvable.adapters.process import EXEC_PREFIX
 from unsolvable.cli._progress import Progress
 from unsolvable.reports._cells import align, format_metrics, should_summarise
 from unsolvable.reports._files import RecordStream
@@ -250,8 +252,9 @@ def _read_records(path: Path) -> list[TerminationRecord]:
 
 
 def _report(args: argparse.Namespace) -> int:
-    """Exit status: 1 only when the baseline gate finds a regression (verdicts were judged
-    when the records were made)."""
+    """Exit status as for ``unsolvable run``: 1 when a record's verdict failed (as judged when
+    it was made) or the baseline gate found a regression, so a CI step that reports on records
+    made elsewhere fails where the run would have."""
     options = _report_options(args)
     check_outputs(options)
     records = _read_records(args.records)
@@ -261,7 +264,8 @@ def _report(args: argparse.Namespace) -> int:
     print(pass_k_line(published.metrics))
     for note in published.notes:
         print(note)
-    return 0 if published.passed else 1
+    failed = any(not record.verdict.passed for record in records)
+    return 1 if failed or not published.passed else 0
 
 
 def _listing(scenario: Scenario) -> dict[str, Any]:
@@ -338,8 +342,25 @@ def _reader_left(args: argparse.Namespace) -> int:
     return 0 if args.command in ("list", "show") else 1
 
 
+def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line, as ``parse_args`` reads it; words left over after an ``exec:`` agent
+    are its command line split by the shell, which the error says how to quote."""
+    parser = _parser()
+    args, extra = parser.parse_known_args(argv)
+    if not extra:
+        return args
+    message = f"unrecognized arguments: {' '.join(extra)}"
+    specs = [spec for spec in getattr(args, "agent", None) or () if spec.startswith(EXEC_PREFIX)]
+    if specs:
+        whole = shlex.quote(" ".join([specs[-1], *extra]))
+        message += (
+            f"; an exec: agent's command line is one argument, so quote it whole: --agent {whole}"
+        )
+    parser.error(message)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = _parse(argv)
     try:
         return _command(args)
     except UnsolvableError as error:

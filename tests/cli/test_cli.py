@@ -69,6 +69,8 @@ def test_runaway_agents_are_recorded_did_not_stop_and_the_run_finishes() -> None
 def test_usage_errors_exit_2_naming_the_problem() -> None:
     unknown = _unsolvable("run", "--scenario", "no-such")
     assert unknown.returncode == 2 and "unknown scenario 'no-such'" in unknown.stderr
+    family = _unsolvable("run", "--scenario", "constant_return")
+    assert "did you mean constant-return (family), " in family.stderr
     missing = _unsolvable("run", "--agent", "nowhere.at_all:agent")
     assert missing.returncode == 2
     assert "module 'nowhere.at_all' cannot be imported" in missing.stderr
@@ -76,6 +78,21 @@ def test_usage_errors_exit_2_naming_the_problem() -> None:
     assert malformed.returncode == 2 and "'module:attribute'" in malformed.stderr
     not_callable = _unsolvable("run", "--agent", f"{AGENTS}:NOT_AN_AGENT")
     assert not_callable.returncode == 2 and "is a int, not callable" in not_callable.stderr
+    for registered in ("claude-code", "codex", "crewai", "autogen", "llamaindex", "naive"):
+        assert registered in malformed.stderr, "the error lists every registered agent name"
+
+
+def test_an_exec_agent_whose_program_is_missing_is_a_usage_error_before_any_run() -> None:
+    result = _unsolvable("run", "--agent", "exec:no-such-program-xyz agent.js")
+    assert result.returncode == 2 and result.stdout == ""
+    assert "the program 'no-such-program-xyz' is not on PATH" in result.stderr
+
+
+def test_an_unquoted_exec_agent_gets_the_quoting_it_needs() -> None:
+    result = _unsolvable("run", "--agent", "exec:node", "agent.js", "--scenario", "oscillation")
+    assert result.returncode == 2 and result.stdout == ""
+    assert "unrecognized arguments: agent.js" in result.stderr
+    assert "quote it whole: --agent 'exec:node agent.js'" in result.stderr
 
 
 def test_list_and_show() -> None:
