@@ -165,7 +165,7 @@ def _workers(text: str) -> int:
 
 
 def _jobs(args: argparse.Namespace, library: Any) -> list[Job]:
-    from unsolvable._loading import load_agent
+    from unsolvable._loading import check_labels, load_agent
     from unsolvable._run import ceilings_for
 
     names = args.scenario or [s.name for s in library.from_files]
@@ -178,6 +178,7 @@ def _jobs(args: argparse.Namespace, library: Any) -> list[Job]:
         )
         for spec in specs
     }
+    check_labels(specs, isolate_network=args.isolate_network)
     return [
         Job(
             agent=spec,

@@ -24,7 +24,7 @@ from unsolvable.plugin._options import (
     marker_line,
     resolve,
 )
-from unsolvable.plugin._suite import UnsolvableSuite, suites
+from unsolvable.plugin._suite import UnsolvableSuite, claim_node_ids, suites
 
 if TYPE_CHECKING:
     from unsolvable._batch import WorkerPool
@@ -97,6 +97,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[SETTINGS] = settings = resolve(config)
     if settings.agents or settings.has_filters or settings.scenario_files:
         check_names(settings)
+    if settings.agents:
+        claim_node_ids(config, settings)
     if settings.has_reports and not hasattr(config, "workerinput"):
         check_reports(settings)
     if config.pluginmanager.hasplugin("xdist"):

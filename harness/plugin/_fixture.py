@@ -17,7 +17,7 @@ from unsolvable._loading import AgentLike, load_agent
 from unsolvable._record import Rule, TerminationRecord
 from unsolvable._run import run
 from unsolvable._scenario import Scenario
-from unsolvable.adapters.base import Adapter
+from unsolvable.adapters.base import Adapter, own_name
 from unsolvable.plugin._options import (
     AGENT_OPTION,
     DOCS,
@@ -64,10 +64,11 @@ class Case:
 
 
 def agent_label(agent: AgentLike) -> str:
-    """A spec as is; an object by its name, for test ids and records."""
+    """The label its runs get (`unsolvable._loading`), for test ids: a spec's, loaded; an
+    object's own name."""
     if isinstance(agent, str):
-        return agent
-    return str(getattr(agent, "name", None) or getattr(agent, "__name__", type(agent).__name__))
+        return load_agent(agent).name
+    return own_name(agent) or str(getattr(agent, "__name__", type(agent).__name__))
 
 
 def make_cases(

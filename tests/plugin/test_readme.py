@@ -47,14 +47,14 @@ def test_the_zero_code_commands(run: Run) -> None:
     explained = [  # the failure sections; CI=true also prints the full short summary lines
         line
         for line in naive.outlines
-        if line.startswith("E   AssertionError:") and " × unsolvable.agents:naive: FAIL: " in line
+        if line.startswith("E   AssertionError:") and " × naive: FAIL: " in line
     ]
     assert failed > cases() / 2 and len(explained) == failed
     naive.stdout.fnmatch_lines([f"{cases()} snapshots generated."])
     naive.stdout.fnmatch_lines(
         [
             "E   AssertionError: constant-return/perturbed-synonym (seed 0) × "
-            "unsolvable.agents:naive: FAIL: returned no structured exit *",
+            "naive: FAIL: returned no structured exit *",
             "      ended:    unstructured",
             "      stopped:  step 25 (bound N=12); first stagnant step 2; lag 23 steps, *",
             "      trajectory tail:",
