@@ -299,6 +299,11 @@ def _advice(record: TerminationRecord) -> str:
     Reads the rules the verdict found broken (`Rule.is_loosened_by_flag`).
     """
     verdict = record.verdict
+    if verdict.broke(Rule.CRASHED):
+        return (
+            "  the agent raised an exception (its traceback is above): a bug in the agent, "
+            f"not a verdict on its stop logic; fix it and run again; see {DOCS}"
+        )
     if not verdict.failures or not all(f.rule.is_loosened_by_flag for f in verdict.failures):
         return f"  the agent's stop logic needs fixing; see {DOCS}"
     ways = []

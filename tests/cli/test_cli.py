@@ -109,3 +109,19 @@ def test_all_seeds_reports_pass_k() -> None:
     assert result.returncode == 1
     last = result.stdout.splitlines()[-1]
     assert last == "unsolvable: naive pass^3 1/4 scenarios; contract pass^3 4/4 scenarios"
+
+
+def test_a_crashing_agents_record_and_explain_show_the_line_that_raised(tmp_path: Path) -> None:
+    out = tmp_path / "records.json"
+    result = _unsolvable("run", "--agent", "tests.cli.crashing_agent:agent", "--scenario",
+                         "constant-return/repeat", "--explain", "--json", str(out))  # fmt: skip
+    assert result.returncode == 1
+    raised = [
+        '      File "tests/cli/crashing_agent.py", line 9, in _lookup',
+        '        return fields["nme"]  # the bug: the line the record and --explain must show',
+    ]
+    lines = result.stdout.splitlines()
+    start = lines.index(raised[0])
+    assert lines[start : start + 2] == raised and "    KeyError: 'nme'" in lines
+    (record,) = json.loads(out.read_text())["records"]
+    assert "\n".join(line[4:] for line in raised) in record["observed"]["traceback"]

@@ -81,3 +81,39 @@ def test_an_interrupted_session_never_replaces_a_larger_file(pytester: pytest.Py
     _interrupted(pytester, out, "-n", "2")
     assert out.stat().st_size == 10_000_000
     assert json.loads((pytester.path / "records.partial.json").read_text())["interrupted"]
+
+
+CRASHER = """
+def _lookup(fields):
+    return fields["nme"]
+
+
+def agent(session):
+    session.call_model([], session.tools)
+    return _lookup({"name": "invoice"})
+"""
+
+
+def test_a_crash_shows_the_agents_traceback_in_the_failure_and_the_html_report(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    pytester.makepyfile(crasher=CRASHER)
+    result = run(f"{AGENT_OPTION}=crasher:agent", "-k", "constant-return/repeat-seed0",
+                 "--unsolvable-no-snapshot", "--unsolvable-html=report.html")  # fmt: skip
+    assert outcomes(result) == {"failed": 1}
+    result.stdout.fnmatch_lines(
+        [
+            "      the agent raised (its own frames; the harness's are left out):",
+            "        Traceback (most recent call last):",
+            '          File "crasher.py", line 7, in agent',
+            '            return _lookup({"name": "invoice"})',
+            '          File "crasher.py", line 2, in _lookup',
+            '            return fields["nme"]',
+            "        KeyError: 'nme'",
+            "      the agent raised an exception (its traceback is above): a bug in the agent, not a "
+            "verdict on its stop logic*",
+        ],
+        consecutive=True,
+    )
+    html = (pytester.path / "report.html").read_text()
+    assert "File &quot;crasher.py&quot;, line 2, in _lookup" in html
