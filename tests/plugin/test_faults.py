@@ -110,8 +110,8 @@ def test_a_crash_shows_the_agents_traceback_in_the_failure_and_the_html_report(
             '          File "crasher.py", line 2, in _lookup',
             '            return fields["nme"]',
             "        KeyError: 'nme'",
-            "      the agent raised an exception (its traceback is above): a bug in the agent, not a "
-            "verdict on its stop logic*",
+            "      the agent raised an exception (its traceback is above): a bug in the agent, "
+            "not a verdict on its stop logic*",
         ],
         consecutive=True,
     )
