@@ -29,17 +29,20 @@ from unsolvable.plugin._suite import UnsolvableSuite, claim_node_ids, suites
 if TYPE_CHECKING:
     from unsolvable._batch import WorkerPool
     from unsolvable._record import TerminationRecord
-    from unsolvable.plugin._fixture import Case, SnapshotMissing, UnsolvableRunner
+    from unsolvable.plugin._fixture import Case, SnapshotChanged, SnapshotMissing, UnsolvableRunner
     from unsolvable.plugin._ledger import RunLedger
 
-__all__ = ["Case", "SnapshotMissing", "UnsolvableRunner", "UnsolvableSuite"]
+__all__ = ["Case", "SnapshotChanged", "SnapshotMissing", "UnsolvableRunner", "UnsolvableSuite"]
 
 
-# ``Case``, ``SnapshotMissing`` and ``UnsolvableRunner``, for type hints and ``except``
+# ``Case``, the snapshot failures and ``UnsolvableRunner``, for type hints and ``except``
 # clauses, without importing them up front.
 __getattr__ = lazy_getattr(
     globals(),
-    dict.fromkeys(("Case", "SnapshotMissing", "UnsolvableRunner"), "unsolvable.plugin._fixture"),
+    dict.fromkeys(
+        ("Case", "SnapshotChanged", "SnapshotMissing", "UnsolvableRunner"),
+        "unsolvable.plugin._fixture",
+    ),
 )
 
 
@@ -49,8 +52,9 @@ POOL = pytest.StashKey["WorkerPool"]()
 CASE = "unsolvable_case"
 PAYLOAD_ATTRIBUTE = "unsolvable_records"
 """Where a test's records ride on its report from an xdist worker to the controller."""
-MISSING_ATTRIBUTE = "unsolvable_snapshot_missing"
-"""Marks the report of a test whose verdict passed but whose snapshot is not recorded yet."""
+SNAPSHOT_ATTRIBUTE = "unsolvable_snapshot"
+"""Marks the report of a test whose verdict passed but that failed on its snapshot alone: one
+not recorded yet (``missing``) or one the record differs from (``changed``)."""
 WHOLE = (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
 """Exit statuses of a session that ran to its end: only such a session may rewrite a baseline."""
 
@@ -118,7 +122,8 @@ class _XdistHooks:
         ledger = _session_ledger(self.config)
         if payload := getattr(report, PAYLOAD_ATTRIBUTE, None):
             ledger.merge_payload(payload)
-        ledger.snapshots_missing += bool(getattr(report, MISSING_ATTRIBUTE, False))
+        if kind := getattr(report, SNAPSHOT_ATTRIBUTE, None):
+            ledger.note_snapshot(kind)
 
     def pytest_testnodedown(self, node: Any, error: object) -> None:
         """Merges a worker's records on the controller (pytest-xdist's hook)."""
@@ -130,10 +135,19 @@ class _XdistHooks:
             _session_ledger(self.config).merge(worker, output, crashed=error is not None)
 
 
-def _is_snapshot_missing(error: BaseException) -> bool:
-    from unsolvable.plugin._fixture import SnapshotMissing
+def _snapshot_only(call: pytest.CallInfo[None]) -> str | None:
+    """``missing`` or ``changed`` when the test failed on its snapshot alone, its verdict
+    having passed; ``None`` otherwise."""
+    if call.when != "call" or call.excinfo is None:
+        return None
+    from unsolvable.plugin._fixture import SnapshotChanged, SnapshotMissing
 
-    return isinstance(error, SnapshotMissing)
+    error = call.excinfo.value
+    return (
+        "missing"
+        if isinstance(error, SnapshotMissing)
+        else ("changed" if isinstance(error, SnapshotChanged) else None)
+    )
 
 
 @pytest.hookimpl(wrapper=True)
@@ -141,20 +155,20 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, Any, Any]:
     """On an xdist worker, the records a test made travel with its report, so that a worker
-    that dies loses at most the test it was running; so does a passed verdict that only lacked
-    its snapshot."""
+    that dies loses at most the test it was running; so does a passed verdict that failed on
+    its snapshot alone, which the summary counts apart from failed verdicts."""
     report = yield
     ledger = item.config.stash.get(LEDGER, None)
     if ledger is None:
         return report
-    missing = call.when == "call" and call.excinfo is not None
-    missing = missing and _is_snapshot_missing(call.excinfo.value)  # type: ignore[union-attr]
+    kind = _snapshot_only(call)
     if not hasattr(item.config, "workerinput"):
-        ledger.snapshots_missing += missing
+        if kind is not None:
+            ledger.note_snapshot(kind)
     elif payload := ledger.drain():
         setattr(report, PAYLOAD_ATTRIBUTE, payload)
-    if missing:
-        setattr(report, MISSING_ATTRIBUTE, True)
+    if kind is not None:
+        setattr(report, SNAPSHOT_ATTRIBUTE, kind)
     return report
 
 

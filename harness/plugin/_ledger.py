@@ -42,10 +42,19 @@ class RunLedger:
         """On a worker: how many records have left with a test's report."""
         self.snapshots_missing = 0
         """Tests whose verdict passed but whose record had no snapshot yet (a first run)."""
+        self.snapshots_changed = 0
+        """Tests whose verdict passed but whose record differs from its snapshot."""
         self.silent_workers: list[str] = []
         """Workers that went down without sending their records."""
         self.notes: list[str] = []
         """What `report` did: files written, the gate's verdict, a baseline left alone."""
+
+    def note_snapshot(self, kind: str) -> None:
+        """A test failed on its snapshot alone: ``missing`` or ``changed``."""
+        if kind == "missing":
+            self.snapshots_missing += 1
+        else:
+            self.snapshots_changed += 1
 
     def add(self, record: TerminationRecord) -> None:
         self.records.append(record)
@@ -129,17 +138,26 @@ class RunLedger:
             *self.summary(json_path=json_path),
             *metrics_lines(records),
             *self.notes,
-            *self._first_run(),
+            *self._snapshot_only(),
         ]
 
-    def _first_run(self) -> list[str]:
-        """One plain line for a first run: the tests failed only for want of snapshots."""
-        if not self.snapshots_missing:
-            return []
-        return [
-            f"unsolvable: {self.snapshots_missing} verdict(s) passed but their snapshots are not "
-            "recorded yet; record them with the same command plus --snapshot-update"
-        ]
+    def _snapshot_only(self) -> list[str]:
+        """The tests that failed on their snapshot alone, counted apart from the failed verdicts
+        above, so the two add up to pytest's count of failed tests (in the generated suite, a
+        test is a run): for want of a snapshot, or because the stop behaviour changed."""
+        lines = []
+        if self.snapshots_changed:
+            lines.append(
+                f"unsolvable: {self.snapshots_changed} test(s) failed on their snapshot alone: "
+                "the verdict passed, but the record differs from its snapshot (each failure "
+                "says what changed); accept the changes with --snapshot-update"
+            )
+        if self.snapshots_missing:
+            lines.append(
+                f"unsolvable: {self.snapshots_missing} verdict(s) passed but their snapshots are "
+                "not recorded yet; record them with the same command plus --snapshot-update"
+            )
+        return lines
 
     def report(self, options: ReportOptions, *, whole: bool, interrupted: bool = False) -> bool:
         """After the last record (on the controller, or in a serial run): the reports and the
