@@ -7,6 +7,7 @@ regression, 2 for a usage error, 130 when interrupted (SIGINT or SIGTERM).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import shlex
@@ -16,14 +17,16 @@ from pathlib import Path
 from typing import Any
 
 from unsolvable._batch import Batch, Job, run_jobs
-from unsolvable._errors import UnsolvableError
+from unsolvable._errors import ShardError, UnsolvableError
 from unsolvable._record import TerminationRecord
 from unsolvable._scenario import Ceilings, Scenario
+from unsolvable._shard import Shard, ShardTag
 from unsolvable.adapters.process import EXEC_PREFIX
 from unsolvable.cli._progress import Progress
 from unsolvable.reports._cells import align, format_metrics, should_summarise
 from unsolvable.reports._files import RecordStream
 from unsolvable.reports._flags import REPORT_FLAGS, report_options
+from unsolvable.reports._merge import merge, read_part
 from unsolvable.reports._publish import ReportOptions, check_baseline, check_outputs, publish
 from unsolvable.reports._table import (
     INTERRUPTED,
@@ -83,6 +86,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     run_.add_argument("--no-progress", action="store_true", help="show no progress on stderr")
     run_.add_argument(
+        "--shard",
+        type=_shard,
+        metavar="K/N",
+        help="make only shard K of N of the runs (a CI matrix job), balanced by the scenarios' "
+        "step bounds; unsolvable merge makes the whole run's reports from the shards' --json",
+    )
+    run_.add_argument(
         "--ceiling-steps", type=int, default=Ceilings.max_steps, help="harness step ceiling"
     )
     run_.add_argument(
@@ -138,13 +148,22 @@ def _library(args: argparse.Namespace) -> Any:
 
 def _add_report_command(commands: Any) -> None:
     """``unsolvable report``: the same reports and gate for records written earlier, by
-    ``unsolvable run --json`` or by the pytest plugin's ``--unsolvable-json``."""
+    ``unsolvable run --json`` or by the pytest plugin's ``--unsolvable-json``; ``unsolvable
+    merge``: those of a whole run, from its shards' files."""
     report = commands.add_parser(
         "report", help="metrics, reports and the baseline gate of records written by --json"
     )
     report.add_argument("records", type=Path, metavar="RECORDS.json")
     report.set_defaults(volatile=False)
     _add_report_arguments(report)
+    merge = commands.add_parser(
+        "merge",
+        help="the whole run's metrics, reports and baseline gate from its shards' --json files "
+        "(run --shard K/N, pytest --unsolvable-shard K/N): the same bytes as one unsharded run",
+    )
+    merge.add_argument("parts", type=Path, nargs="+", metavar="PART.json")
+    merge.set_defaults(volatile=False)
+    _add_report_arguments(merge)
 
 
 def _add_report_arguments(command: argparse.ArgumentParser) -> None:
@@ -156,6 +175,13 @@ def _add_report_arguments(command: argparse.ArgumentParser) -> None:
             command.add_argument(
                 f"--{flag.name}", type=flag.parse, metavar=flag.metavar, help=flag.help
             )
+
+
+def _shard(text: str) -> Shard:
+    try:
+        return Shard.parse(text)
+    except ShardError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _workers(text: str) -> int:
@@ -194,20 +220,32 @@ def _jobs(args: argparse.Namespace, library: Any) -> list[Job]:
     ]
 
 
-def _records(args: argparse.Namespace, stream: RecordStream) -> Batch:
-    """Every job, each record streamed to disk as it finishes (`RecordStream`)."""
+def _records(args: argparse.Namespace, stream: RecordStream) -> tuple[Batch, ShardTag | None]:
+    """Every job (of ``--shard``, its share), each record streamed to disk as it finishes
+    (`RecordStream`); with the shard's place in the whole run."""
     library = _library(args)
     jobs = _jobs(args, library)
-    progress = Progress(len(jobs), enabled=not args.no_progress)
+    shard: Shard | None = args.shard
+    mine = list(range(len(jobs)))
+    if shard is not None:
+        mine = shard.take([library.get(job.scenario).step_bound for job in jobs])
+    progress = Progress(len(mine), enabled=not args.no_progress)
 
     def finished(record: TerminationRecord) -> None:
         stream.add(record)
         progress.advance()
 
     try:
-        return run_jobs(jobs, lookup=library, workers=args.workers, on_record=finished)
+        batch = run_jobs(
+            [jobs[p] for p in mine], lookup=library, workers=args.workers, on_record=finished
+        )
     finally:
         progress.close()
+    if shard is None:
+        return batch, None
+    order = tuple((mine[p],) for p in batch.positions)
+    complete = not batch.interrupted
+    return batch, ShardTag(shard=shard, complete=complete, order=order, runs=len(jobs))
 
 
 def _report_options(args: argparse.Namespace) -> ReportOptions:
@@ -216,10 +254,15 @@ def _report_options(args: argparse.Namespace) -> ReportOptions:
 
 def _run(args: argparse.Namespace) -> int:
     options = _report_options(args)
+    if args.shard is not None:  # checked now, with the baseline flags (`ReportOptions`)
+        options = dataclasses.replace(
+            options, shard=ShardTag(shard=args.shard, complete=False, order=())
+        )
     check_baseline(options)
     check_outputs(options)
     stream = RecordStream(options.json)
-    batch = _records(args, stream)
+    batch, tag = _records(args, stream)
+    options = dataclasses.replace(options, shard=tag)
     records = list(batch.records)
     print(format_table(records))
     failures = [r for r in records if not r.verdict.passed]
@@ -258,7 +301,10 @@ def _report(args: argparse.Namespace) -> int:
     made elsewhere fails where the run would have."""
     options = _report_options(args)
     check_outputs(options)
-    records = _read_records(args.records)
+    if args.command == "merge":
+        records = merge([read_part(path) for path in args.parts])
+    else:
+        records = _read_records(args.records)
     published = publish(records, options)
     print(format_metrics(published.metrics) + "\n")
     print(summary_line(records))
@@ -323,7 +369,7 @@ def _show(name: str, library: Any) -> int:
 def _command(args: argparse.Namespace) -> int:
     if args.command == "run":
         return _run(args)
-    if args.command == "report":
+    if args.command in ("report", "merge"):
         return _report(args)
     if args.command == "list":
         return _list(_library(args), as_json=args.json)

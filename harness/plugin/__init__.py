@@ -24,7 +24,7 @@ from unsolvable.plugin._options import (
     marker_line,
     resolve,
 )
-from unsolvable.plugin._suite import UnsolvableSuite, claim_node_ids, suites
+from unsolvable.plugin._suite import CASE, UnsolvableSuite, claim_node_ids, shard_out, suites
 
 if TYPE_CHECKING:
     from unsolvable._batch import WorkerPool
@@ -49,7 +49,6 @@ __getattr__ = lazy_getattr(
 SETTINGS = pytest.StashKey[Settings]()
 LEDGER = pytest.StashKey["RunLedger"]()
 POOL = pytest.StashKey["WorkerPool"]()
-CASE = "unsolvable_case"
 PAYLOAD_ATTRIBUTE = "unsolvable_records"
 """Where a test's records ride on its report from an xdist worker to the controller."""
 SNAPSHOT_ATTRIBUTE = "unsolvable_snapshot"
@@ -202,16 +201,20 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Applies ``--unsolvable-scenario``/``--unsolvable-family`` by deselecting after syrupy
-    has seen every item, as ``-k`` does, so it never takes filtered-out snapshots for unused."""
+    """Applies ``--unsolvable-scenario``/``--unsolvable-family``, then ``--unsolvable-shard``,
+    by deselecting after syrupy has seen every item, as ``-k`` does, so it never takes
+    filtered-out snapshots for unused."""
     settings = config.stash[SETTINGS]
-    if not settings.has_filters:
+    if not (settings.has_filters or settings.shard):
         return
     from unsolvable.plugin._fixture import is_selected
 
     params = {item: getattr(getattr(item, "callspec", None), "params", {}) for item in items}
     dropped = [item for item in items if CASE in params[item]]
     dropped = [item for item in dropped if not is_selected(params[item][CASE], settings)]
+    if settings.shard is not None:
+        kept = [item for item in items if item not in dropped]
+        dropped += shard_out(kept, settings.shard)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = [item for item in items if item not in dropped]

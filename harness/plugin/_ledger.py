@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 import json
-from collections.abc import Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +22,7 @@ from unsolvable.reports._files import RecordStream
 from unsolvable.reports._table import INTERRUPTED, format_table, summary_line
 
 if TYPE_CHECKING:
+    from unsolvable._shard import Key, ShardTag
     from unsolvable.reports._publish import ReportOptions
 
 __all__ = ["PAYLOAD_KEY", "RunLedger"]
@@ -96,13 +97,18 @@ class RunLedger:
 
     def sorted_records(self) -> list[TerminationRecord]:
         """Agent, then library order, then seed: the same order serial or under xdist."""
-        from unsolvable.scenarios import SCENARIOS
+        return sorted(self.records, key=_order())
 
-        order = {scenario.name: index for index, scenario in enumerate(SCENARIOS)}
-        return sorted(
-            self.records,
-            key=lambda r: (r.agent, order.get(r.scenario, len(order)), r.scenario, r.seed),
-        )
+    def _shard_tag(self, options: ReportOptions, *, whole: bool) -> ShardTag | None:
+        """A shard's place in the whole run (`ShardTag`): each record's sort key, which
+        ``unsolvable merge`` sorts the parts' records by into this order."""
+        if options.shard is None:
+            return None
+        from unsolvable._shard import ShardTag
+
+        complete = whole and not self.silent_workers
+        order = tuple(map(_order(), self.sorted_records()))
+        return ShardTag(shard=options.shard.shard, complete=complete, order=order)
 
     def summary(self, *, json_path: str | None = None) -> list[str]:
         """A table per agent with its totals, then the totals of all agents and any warning."""
@@ -172,6 +178,8 @@ class RunLedger:
         from unsolvable.reports._publish import publish
 
         records = self.sorted_records()
+        tag = self._shard_tag(options, whole=whole and not interrupted)
+        options = dataclasses.replace(options, shard=tag)
         if interrupted:
             self.notes.append(f"unsolvable: {INTERRUPTED}")
         elif options.update_baseline and (why := self._partial(records, whole=whole)):
@@ -193,3 +201,11 @@ class RunLedger:
         if not records:
             return "the session made no termination records"
         return None if whole else "the session stopped early"
+
+
+def _order() -> Callable[[TerminationRecord], Key]:
+    """The summary's and the JSON's order, as a key: agent, library order, scenario, seed."""
+    from unsolvable.scenarios import SCENARIOS
+
+    place = {scenario.name: index for index, scenario in enumerate(SCENARIOS)}
+    return lambda r: (r.agent, place.get(r.scenario, len(place)), r.scenario, r.seed)

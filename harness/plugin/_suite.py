@@ -11,18 +11,23 @@ import importlib
 import os
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from unsolvable.plugin._options import Settings
 
+if TYPE_CHECKING:
+    from unsolvable._shard import Shard
+
 __all__ = [
+    "CASE",
     "SELECTED",
     "SUITE_MODULE",
     "SUITE_TEST",
     "UnsolvableSuite",
     "claim_node_ids",
+    "shard_out",
     "suite_path",
     "suites",
 ]
@@ -31,6 +36,8 @@ SUITE_MODULE = "unsolvable.plugin._generated"
 """The module of the suite's test: how the snapshot extension recognises a suite item, also on
 the xdist controller, which never collects."""
 SUITE_TEST = "test_unsolvable"
+CASE = "unsolvable_case"
+"""The fixture a suite's test is parametrized over (one case per scenario × seed)."""
 
 
 class UnsolvableSuite(pytest.Module):
@@ -124,3 +131,14 @@ def suite_path(config: pytest.Config, settings: Settings, spec: str) -> Path:
 
     label = load_agent(spec, isolate_network=settings.isolate_network).name
     return config.rootpath / settings.snapshot_dir / slug(label)
+
+
+def shard_out(items: list[pytest.Item], shard: Shard) -> list[pytest.Item]:
+    """The tests another shard runs: of the generated suites' cases (every agent's, in
+    collection order, which every process sees alike) those `Shard.take` gives to others,
+    weighed by their scenarios' step bounds; every other test, unless this is shard 1, so a
+    test of one's own runs once in the whole matrix."""
+    cases = [item for item in items if isinstance(item.parent, UnsolvableSuite)]
+    weights = [item.callspec.params[CASE].scenario.step_bound for item in cases]  # type: ignore[attr-defined]
+    mine, suite = {cases[position] for position in shard.take(weights)}, set(cases)
+    return [item for item in items if item not in mine and (item in suite or shard.index > 1)]

@@ -10,6 +10,7 @@ import json
 from collections.abc import Callable, Sequence
 
 from unsolvable._record import SCHEMA_VERSION, TerminationRecord
+from unsolvable._shard import ShardTag
 from unsolvable.reports._metrics import Distribution, GroupMetrics, Metrics, measure
 from unsolvable.reports._numbers import plain
 
@@ -171,10 +172,12 @@ def report_json(
     *,
     volatile: bool = False,
     interrupted: bool = False,
+    shard: ShardTag | None = None,
 ) -> str:
     """The records in their stable form beside their metrics: no wall times unless
     ``volatile``, so the same run gives the same bytes; ``"interrupted": true`` on top when the
-    session was cut short and holds only the runs that finished."""
+    session was cut short and holds only the runs that finished; a shard's place in the whole
+    run (`ShardTag`) under ``"shard"``, which ``unsolvable merge`` reads."""
     data: dict[str, object] = {
         "schema_version": SCHEMA_VERSION,
         "records": _Encoded(_indented(record.to_dict(volatile=volatile), 2) for record in records),
@@ -182,6 +185,8 @@ def report_json(
     }
     if interrupted:
         data["interrupted"] = True
+    if shard is not None:
+        data["shard"] = shard.to_dict()
     return _indented(data, 0) + "\n"
 
 
