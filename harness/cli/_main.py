@@ -13,7 +13,6 @@ import os
 import shlex
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from unsolvable._batch import Batch, Job, run_jobs
@@ -23,10 +22,10 @@ from unsolvable._scenario import Ceilings, Scenario
 from unsolvable._shard import Shard, ShardTag
 from unsolvable.adapters.process import EXEC_PREFIX
 from unsolvable.cli._progress import Progress
+from unsolvable.cli._report import add_report_arguments, add_report_commands, run_report
 from unsolvable.reports._cells import align, format_metrics, should_summarise
 from unsolvable.reports._files import RecordStream
-from unsolvable.reports._flags import REPORT_FLAGS, report_options
-from unsolvable.reports._merge import merge, read_part
+from unsolvable.reports._flags import report_options
 from unsolvable.reports._publish import ReportOptions, check_baseline, check_outputs, publish
 from unsolvable.reports._table import (
     INTERRUPTED,
@@ -74,7 +73,7 @@ def _parser() -> argparse.ArgumentParser:
         "--volatile", action="store_true", help="keep wall times in the JSON (not byte-stable)"
     )
     run_.add_argument("--explain", action="store_true", help="print the trajectory of failures")
-    _add_report_arguments(run_)
+    add_report_arguments(run_)
     run_.add_argument(
         "-n",
         "--workers",
@@ -107,7 +106,7 @@ def _parser() -> argparse.ArgumentParser:
         help="run exec: agents with loopback only (Linux network namespaces): every address "
         "but the harness's fails at once",
     )
-    _add_report_command(commands)
+    add_report_commands(commands)
     listing = commands.add_parser("list", help="list the scenarios")
     _add_scenario_files(listing)
     listing.add_argument(
@@ -144,37 +143,6 @@ def _library(args: argparse.Namespace) -> Any:
     library = ScenarioLibrary.of(args.scenario_file)
     library.from_files  # noqa: B018 - read and check every file now
     return library
-
-
-def _add_report_command(commands: Any) -> None:
-    """``unsolvable report``: the same reports and gate for records written earlier, by
-    ``unsolvable run --json`` or by the pytest plugin's ``--unsolvable-json``; ``unsolvable
-    merge``: those of a whole run, from its shards' files."""
-    report = commands.add_parser(
-        "report", help="metrics, reports and the baseline gate of records written by --json"
-    )
-    report.add_argument("records", type=Path, metavar="RECORDS.json")
-    report.set_defaults(volatile=False)
-    _add_report_arguments(report)
-    merge = commands.add_parser(
-        "merge",
-        help="the whole run's metrics, reports and baseline gate from its shards' --json files "
-        "(run --shard K/N, pytest --unsolvable-shard K/N): the same bytes as one unsharded run",
-    )
-    merge.add_argument("parts", type=Path, nargs="+", metavar="PART.json")
-    merge.set_defaults(volatile=False)
-    _add_report_arguments(merge)
-
-
-def _add_report_arguments(command: argparse.ArgumentParser) -> None:
-    """The reports and the baseline gate: `REPORT_FLAGS`, as the plugin offers them too."""
-    for flag in REPORT_FLAGS:
-        if flag.switch:
-            command.add_argument(f"--{flag.name}", action="store_true", help=flag.help)
-        else:
-            command.add_argument(
-                f"--{flag.name}", type=flag.parse, metavar=flag.metavar, help=flag.help
-            )
 
 
 def _shard(text: str) -> Shard:
@@ -284,37 +252,6 @@ def _run(args: argparse.Namespace) -> int:
     return 1 if failures or not published.passed else 0
 
 
-def _read_records(path: Path) -> list[TerminationRecord]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return [TerminationRecord.from_dict(record) for record in data["records"]]
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise UnsolvableError(
-            f"cannot read records from {str(path)!r} ({type(error).__name__}: {error}); pass a "
-            "file written by unsolvable run --json or pytest --unsolvable-json"
-        ) from None
-
-
-def _report(args: argparse.Namespace) -> int:
-    """Exit status as for ``unsolvable run``: 1 when a record's verdict failed (as judged when
-    it was made) or the baseline gate found a regression, so a CI step that reports on records
-    made elsewhere fails where the run would have."""
-    options = _report_options(args)
-    check_outputs(options)
-    if args.command == "merge":
-        records = merge([read_part(path) for path in args.parts])
-    else:
-        records = _read_records(args.records)
-    published = publish(records, options)
-    print(format_metrics(published.metrics) + "\n")
-    print(summary_line(records))
-    print(pass_k_line(published.metrics))
-    for note in published.notes:
-        print(note)
-    failed = any(not record.verdict.passed for record in records)
-    return 1 if failed or not published.passed else 0
-
-
 def _listing(scenario: Scenario) -> dict[str, Any]:
     """What a script needs to pick scenarios: the list's JSON form, one object per scenario."""
     return {
@@ -370,7 +307,7 @@ def _command(args: argparse.Namespace) -> int:
     if args.command == "run":
         return _run(args)
     if args.command in ("report", "merge"):
-        return _report(args)
+        return run_report(args)
     if args.command == "list":
         return _list(_library(args), as_json=args.json)
     if args.command == "import":
