@@ -76,6 +76,8 @@ class Batch:
     """What `run_jobs` made: the finished records in job order, and whether it was cut short."""
 
     records: tuple[TerminationRecord, ...]
+    positions: tuple[int, ...] = ()
+    """Each record's job: its index in the jobs the batch was given."""
     interrupted: bool = False
     """SIGINT or SIGTERM arrived: jobs not yet finished have no record."""
 
@@ -296,8 +298,9 @@ class WorkerPool:
         finally:
             if previous is not None:
                 signal.signal(signal.SIGTERM, previous)
-        records = tuple(self.records[i] for i in sorted(self.records))
-        return Batch(records=records, interrupted=interrupted)
+        positions = tuple(sorted(self.records))
+        records = tuple(self.records[i] for i in positions)
+        return Batch(records=records, positions=positions, interrupted=interrupted)
 
     def close(self, *, kill: bool = False) -> None:
         """Stops every worker (kills those still running a job) and reaps them."""

@@ -5,7 +5,8 @@
     ├── AdapterError (TypeError)          an agent or adapter path that cannot be used
     ├── BudgetError (ValueError)          a budget, ceiling or threshold out of range
     ├── BaselineError (ValueError)        a metrics baseline file that is missing or unreadable
-    └── OutputError (ValueError)          a report, baseline or snapshot path that cannot be written
+    ├── OutputError (ValueError)          a report, baseline or snapshot path that cannot be written
+    └── ShardError (ValueError)           a shard that is not K/N, or parts that are not one run
 
 `CeilingHit` and `SessionClosed` are deliberately *not* in this tree: they derive from
 `BaseException` so that an agent which catches `Exception` and retries forever is still ended.
@@ -21,6 +22,7 @@ __all__ = [
     "OutputError",
     "ScenarioError",
     "SessionClosed",
+    "ShardError",
     "UnsolvableError",
 ]
 
@@ -49,6 +51,10 @@ class BaselineError(UnsolvableError, ValueError):
 
 class OutputError(UnsolvableError, ValueError):
     """An output path (report, baseline to rewrite, snapshot folder) that cannot be written."""
+
+
+class ShardError(UnsolvableError, ValueError):
+    """A shard that is not ``K/N``, or shard files that do not make one whole run together."""
 
 
 class CeilingHit(BaseException):

@@ -1,7 +1,11 @@
-"""Consumes an agent spec (a built-in name, ``module:attr`` or ``exec:COMMAND``), produces an
-`Adapter`.
+"""Consumes an agent spec (a built-in name, ``module:attr`` or ``exec:COMMAND``, optionally
+``NAME=SPEC``), produces an `Adapter` whose ``name`` is the run's label.
 
 Specs stay strings until the last moment, so options holding them pickle across xdist workers.
+The label is what the user controls and not where they ran from: the ``NAME`` of
+``NAME=SPEC``, else the agent's own ``name``, else the spec as given; so a snapshot blessed
+from the agent's folder (``my=myagent:agent``) matches a run from the repository's root
+(``my=agents.myagent:agent``).
 """
 
 from __future__ import annotations
@@ -9,25 +13,46 @@ from __future__ import annotations
 import functools
 import importlib
 import os
+import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
 
 from unsolvable._errors import AdapterError
-from unsolvable.adapters.base import Adapter, PlainAdapter, as_adapter
+from unsolvable._text import slug
+from unsolvable.adapters.base import Adapter, NamedAdapter, PlainAdapter, as_adapter, own_name
 
-__all__ = ["BUILTIN_MODULE", "AgentLike", "adapter_for", "agent_name", "load_agent"]
+__all__ = [
+    "BUILTIN_MODULE",
+    "AgentLike",
+    "adapter_for",
+    "agent_name",
+    "check_labels",
+    "load_agent",
+    "split_spec",
+]
 
 AgentLike = str | Adapter | Callable[..., Any]
 """What names an agent: a spec string, a callable ``agent(session)`` or an `Adapter`."""
 BUILTIN_MODULE = "unsolvable.agents"
 """``unsolvable.agents:contract`` is the built-in ``contract`` under its path (`agent_name`)."""
+NAMED = re.compile(r"([A-Za-z0-9][A-Za-z0-9_.-]{0,63})=(.+)", re.DOTALL)
+"""``NAME=SPEC``: a name of letters, digits, ``_``, ``.`` and ``-`` (at most 64), as a folder and
+a test id can hold it. No spec begins so: a module path holds no ``=``, and an ``exec:``
+command's ``:`` comes before any ``=`` it has."""
+
+
+def split_spec(text: str) -> tuple[str | None, str]:
+    """``NAME=SPEC`` as its name and spec; any other spec with no name."""
+    named = NAMED.fullmatch(text)
+    return (named[1], named[2]) if named else (None, text)
 
 
 def agent_name(name: str) -> str:
-    """One form for one agent: ``unsolvable.agents:contract`` and ``contract`` are the same agent,
-    so a baseline blessed under one spelling gates a run made under the other."""
+    """One form for one agent: ``unsolvable.agents:contract`` and ``contract`` are the same agent.
+    Runs label the built-ins by their own names; records and baselines written before that did
+    label them by their path, and still gate and are gated as the same agent."""
     from unsolvable.agents import BUILTIN
 
     module, _, attribute = name.partition(":")
@@ -40,15 +65,55 @@ def load_agent(spec: str, *, isolate_network: bool = False) -> Adapter:
     ``exec:COMMAND ARGS…``, a process in any language (`unsolvable.adapters.process`), or
     ``acp:COMMAND ARGS…``, an Agent Client Protocol agent (`unsolvable.adapters.acp`); both of the
     last run with loopback only under ``isolate_network`` (other specs are left as they are).
+    Each may be given a name, ``NAME=SPEC``, which labels its runs (`split_spec`).
 
     An attribute that is a class or a factory is *not* called: name the agent object itself.
     """
+    name, spec = split_spec(spec)
+    adapter = _load(spec, isolate_network=isolate_network)
+    if name is None or name == adapter.name:
+        return adapter
+    return NamedAdapter(adapter, name=name)
+
+
+def check_labels(specs: Sequence[str], *, isolate_network: bool = False) -> None:
+    """Two agents of one run never share a label: their records, metrics, snapshots and
+    baseline groups would merge into one agent's. An `AdapterError` names both and how to name
+    them apart; the same agent given twice is refused too, as its runs would be twins."""
+    # The spec that has each label, by the folder name the label becomes: two labels that
+    # differ only in characters a folder cannot hold would share a snapshot folder.
+    seen: dict[str, str] = {}
+    for index, spec in enumerate(specs):
+        if spec in specs[:index]:
+            raise AdapterError(f"agent {spec!r} is given twice; give it once")
+        label = load_agent(spec, isolate_network=isolate_network).name
+        other = seen.setdefault(slug(label), spec)
+        if other == spec:
+            continue
+        raise AdapterError(
+            f"agents {other!r} and {spec!r} would both be labelled {label!r}, and their "
+            "runs counted as one agent's; name each with NAME=SPEC (e.g. "
+            f"--agent {_example(other, 'first')} --agent {_example(spec, 'second')}), or "
+            "give the agent or adapter a name of its own (name=...)"
+        )
+
+
+def _example(spec: str, name: str) -> str:
+    """``spec`` under ``name``, quoted for a shell if it needs it."""
+    import shlex
+
+    return shlex.quote(f"{name}={split_spec(spec)[1]}")
+
+
+def _load(spec: str, *, isolate_network: bool) -> Adapter:
     from unsolvable.adapters.acp import ACP_PREFIX, AcpAdapter
     from unsolvable.adapters.process import EXEC_PREFIX, ProcessAdapter
     from unsolvable.agents import BUILTIN
 
     if spec.startswith(EXEC_PREFIX):
-        return ProcessAdapter.from_spec(spec, isolate_network=isolate_network)
+        process = ProcessAdapter.from_spec(spec, isolate_network=isolate_network)
+        process.preflight()
+        return process
     if spec.startswith(ACP_PREFIX):
         adapter = AcpAdapter.from_spec(spec, isolate_network=isolate_network)
         adapter.preflight()
@@ -57,12 +122,14 @@ def load_agent(spec: str, *, isolate_network: bool = False) -> Adapter:
         return as_adapter(BUILTIN[spec])  # type: ignore[arg-type]
     from unsolvable.adapters.registry import registered  # names installed packages register
 
-    spec = registered().get(spec, spec)
+    names = registered()
+    spec = names.get(spec, spec)
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
+        known = ", ".join(sorted({*BUILTIN, *names}))
         raise AdapterError(
-            f"agent {spec!r} is neither a built-in ({', '.join(sorted(BUILTIN))}) nor a "
-            "'module:attribute' path; write it as e.g. mypkg.agents:my_agent"
+            f"agent {spec!r} is neither a registered name ({known}) nor a 'module:attribute' "
+            "path; write it as e.g. mypkg.agents:my_agent"
         )
     module = _import(spec, module_name)
     target: object = module
@@ -83,7 +150,7 @@ def load_agent(spec: str, *, isolate_network: bool = False) -> Adapter:
             f"agent {spec!r} is a {type(target).__name__}, not callable; point at a function "
             "agent(session) or an Adapter"
         )
-    return PlainAdapter(target, name=spec)
+    return PlainAdapter(target, name=own_name(target) or spec)
 
 
 def adapter_for(agent: AgentLike) -> Adapter:

@@ -32,14 +32,16 @@ __all__ = [
     "Verdict",
 ]
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """Bumped whenever the snapshot form changes shape; old snapshots must then be regenerated.
 2: verdict failures carry their rule; refused calls are counted by kind (``refusals``).
 3: the agent's fixed prompt per call is recorded and not charged to the token budget
 (``overhead_tokens``, ``uncharged_tokens``).
 4: a solvable control has no first stagnant step and no lag (``null``); lag in tokens and
 dollars is signed like lag in steps; budget-spent runs stagnate at the step that spent the
-budget; seconds waited on the session clock (``slept_seconds``)."""
+budget; seconds waited on the session clock (``slept_seconds``).
+5: a crash keeps the agent's own traceback (``traceback``; records of version 4 read back
+without one)."""
 
 
 class Exit(StrEnum):
@@ -213,6 +215,10 @@ class Observed:
     """Which harness ceiling ended the run, if one did."""
     error: str | None = None
     """``Type: message`` of the exception that crashed the agent, if any."""
+    traceback: str | None = None
+    """Where it raised: the agent's frames of that exception, the harness's left out, bounded
+    (`unsolvable._traceback`). Its file names depend on the folder the run was made from, so
+    snapshots leave it out (`unsolvable.plugin.snapshot.behaviour`)."""
     tail: tuple[TraceStep, ...] = ()
     """The last steps of the trajectory, for failure messages."""
     trajectory: tuple[TraceStep, ...] = field(default=(), compare=False)
@@ -465,6 +471,7 @@ def _clean_observed(observed: Observed, redactor: Redactor) -> Observed:
     return dataclasses.replace(
         observed,
         error=redactor.optional(observed.error),
+        traceback=redactor.optional(observed.traceback),
         tail=tuple(map(clean, observed.tail)),
         trajectory=tuple(map(clean, observed.trajectory)),
     )

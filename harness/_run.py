@@ -10,9 +10,11 @@ blocked in a sleep or a socket read, so that the exception lands at once.
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import signal
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from types import FrameType
 from typing import Any
 
@@ -22,6 +24,7 @@ from unsolvable._record import Ending, Outcome, Stop, TerminationRecord
 from unsolvable._scenario import Ceilings, Scenario
 from unsolvable._session import Session
 from unsolvable._text import cut
+from unsolvable._traceback import agent_traceback
 from unsolvable._verdict import judge
 from unsolvable.adapters.base import Adapter
 
@@ -122,35 +125,56 @@ def _call(
     return returned, error
 
 
+@dataclass(frozen=True, kw_only=True)
+class _Classified:
+    """How the run ended, as `_classify` reads it, before the session is finished."""
+
+    outcome: Outcome
+    stop: Stop | None = None
+    error: str | None = None
+    """The crash, ``Type: message``."""
+    traceback: str | None = None
+    """Where it raised (`agent_traceback`)."""
+    returned: str | None = None
+    """A repr of an unstructured return."""
+
+
 def _classify(
     adapter: Adapter, session: Session, returned: object, error: BaseException | None
-) -> tuple[Outcome, Stop | None, str | None, str | None]:
-    """Outcome, reported stop, crash description and a repr of an unstructured return."""
+) -> _Classified:
     if session.ceiling is not None:
-        return Outcome.DID_NOT_STOP, None, None, None
+        return _Classified(outcome=Outcome.DID_NOT_STOP)
     try:
         stop = adapter.interpret(returned, error)
     except Exception as failed:
-        return Outcome.CRASHED, None, f"adapter {adapter.name}: {failed!r}", None
+        return _Classified(
+            outcome=Outcome.CRASHED,
+            error=f"adapter {adapter.name}: {failed!r}",
+            traceback=agent_traceback(failed),
+        )
     if stop is not None:
-        return Outcome.STOPPED, stop, None, None
+        return _Classified(outcome=Outcome.STOPPED, stop=stop)
     if error is not None:
-        return Outcome.CRASHED, None, f"{type(error).__name__}: {error}", None
-    return Outcome.UNSTRUCTURED, None, None, cut(repr(returned), RETURNED_CUT)
+        return _Classified(
+            outcome=Outcome.CRASHED,
+            error=f"{type(error).__name__}: {error}",
+            traceback=agent_traceback(error),
+        )
+    return _Classified(outcome=Outcome.UNSTRUCTURED, returned=cut(repr(returned), RETURNED_CUT))
 
 
 def _record(
     adapter: Adapter,
     scenario: Scenario,
     session: Session,
-    ending: tuple[Outcome, Stop | None, str | None, str | None],
+    ending: _Classified,
     *,
     strict: bool,
 ) -> TerminationRecord:
-    outcome, stop, error, returned = ending
-    judged = Ending(
-        outcome=outcome, reported=stop, observed=session.finish(error=error), returned=returned
-    )
+    outcome, stop, returned = ending.outcome, ending.stop, ending.returned
+    observed = session.finish(error=ending.error)
+    observed = dataclasses.replace(observed, traceback=ending.traceback)
+    judged = Ending(outcome=outcome, reported=stop, observed=observed, returned=returned)
     return TerminationRecord(
         scenario=scenario.name,
         family=scenario.family,
@@ -204,7 +228,7 @@ def run(
 
     def overdue() -> None:
         if abandon is not None:
-            ending = (Outcome.DID_NOT_STOP, None, None, None)
+            ending = _Classified(outcome=Outcome.DID_NOT_STOP)
             abandon(_record(adapter, scenario, session, ending, strict=strict))
 
     on_main = threading.current_thread() is threading.main_thread()

@@ -102,9 +102,11 @@ class AcpAdapter:
         return cls(command, name=spec, isolate_network=isolate_network)
 
     def preflight(self) -> None:
-        """The SDK the editor speaks with, and the MCP server the tools are offered on."""
+        """The agent's program, the SDK the editor speaks with, and the MCP server the tools are
+        offered on."""
         import importlib.util
 
+        self.process.preflight()
         for module, extra in (("acp", "acp"), ("mcp", "mcp")):
             if importlib.util.find_spec(module) is None:
                 raise AdapterError(f"agent {self.name!r}: {missing_extra(module, extra)}")

@@ -16,7 +16,7 @@ from unsolvable._record import Stop
 if TYPE_CHECKING:
     from unsolvable._session import Session
 
-__all__ = ["Adapter", "PlainAdapter", "as_adapter", "interpret_plain"]
+__all__ = ["Adapter", "NamedAdapter", "PlainAdapter", "as_adapter", "interpret_plain", "own_name"]
 
 
 @runtime_checkable
@@ -61,7 +61,7 @@ class PlainAdapter:
                 "or an Adapter with run() and interpret()"
             )
         self.agent = agent
-        self.name = name or getattr(agent, "name", None) or _qualname(agent)
+        self.name = name or own_name(agent) or _qualname(agent)
 
     def run(self, session: Session) -> object:
         returned = self.agent(session)
@@ -73,6 +73,39 @@ class PlainAdapter:
 
     def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
         return None if error is not None else interpret_plain(returned)
+
+
+class NamedAdapter:
+    """An adapter under the name its user gave it (``NAME=SPEC``), which records, snapshots,
+    reports and test ids carry; the adapter itself is left as it is, since the same object may
+    run under its own name elsewhere."""
+
+    def __init__(self, adapter: Adapter, *, name: str) -> None:
+        self.adapter, self.name = adapter, name
+
+    def run(self, session: Session) -> object:
+        return self.adapter.run(session)
+
+    def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
+        return self.adapter.interpret(returned, error)
+
+    def preflight(self) -> None:
+        """The adapter's own up-front check, if it has one."""
+        check = getattr(self.adapter, "preflight", None)
+        if callable(check):
+            check()
+
+    @property
+    def wall_seconds(self) -> float | None:
+        """The wall ceiling the adapter declares it needs, if any."""
+        return getattr(self.adapter, "wall_seconds", None)
+
+
+def own_name(agent: object) -> str | None:
+    """The name an agent object gives itself (a ``name`` attribute that is a non-empty
+    string), which labels its runs in place of the spec it was loaded by."""
+    name = getattr(agent, "name", None)
+    return name if isinstance(name, str) and name else None
 
 
 def _qualname(agent: Callable[..., Any]) -> str:

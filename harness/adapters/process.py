@@ -13,6 +13,7 @@ import dataclasses
 import functools
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -57,6 +58,14 @@ REAP_SECONDS = 1.0
 descendant that left the group (``setsid``) and keeps the pipe open is not waited for."""
 REPR_KEPT = 100
 """Characters of the stdout tail shown as an unstructured run's returned value."""
+INTERPRETER = re.compile(r"(python|node|bun|sh|bash|dash|zsh|ruby|perl|php)[0-9.]*")
+"""Programs that run a script named by their first argument, and with none read one from
+stdin, which is empty for an agent: ``exec:node`` alone is always a mistake."""
+INLINE_PROGRAM = frozenset({"-", "-c", "-m", "-e", "--eval", "-p", "--print"})
+"""Options after which an interpreter runs code given inline or a module, not a script file."""
+SCRIPT_SUFFIXES = frozenset({".py", ".js", ".mjs", ".cjs", ".ts", ".sh", ".rb", ".pl", ".php"})
+"""What a script an interpreter is pointed at ends with; an argument that does not (``python -W
+ignore agent.py``'s ``ignore``) is not taken for one and not checked."""
 DOCS = f"{README.partition('#')[0]}#agents-in-other-processes-and-languages"
 MCP_EXTRA = "pip install 'pytest-unsolvable[mcp]'"
 
@@ -233,6 +242,22 @@ class ProcessAdapter:
             ) from None
         return cls(command, name=spec, isolate_network=isolate_network)
 
+    def preflight(self) -> None:
+        """What every run needs, checked once before any (`unsolvable.load_agent`): the program
+        exists, and so does the script an interpreter is pointed at, so a typo is one usage
+        error rather than one crashed record per scenario."""
+        program = self.command[0]
+        if "{" in program:
+            return  # a placeholder: known only when a run fills it in
+        if shutil.which(program) is None:
+            where = "is not an executable file" if os.sep in program else "is not on PATH"
+            raise AdapterError(
+                f"agent {self.name!r}: the program {program!r} {where}; install it, or give its "
+                f"path (e.g. {EXEC_PREFIX}/usr/bin/{os.path.basename(program)} …). See {DOCS}"
+            )
+        if INTERPRETER.fullmatch(os.path.basename(program)):
+            _check_script(self.name, self.command)
+
     def run(self, session: Session) -> ProcessExit:
         with self.prepared(session) as launch:
             ended = self._run_child(session, launch.argv, launch.environ)
@@ -331,6 +356,28 @@ class ProcessAdapter:
             f"agent {self.name!r} {how} without a structured exit; its stderr ends: {last[0]}. "
             "To stop on purpose, print a JSON object with a code as the last stdout line"
         )
+
+
+def _check_script(name: str, command: Sequence[str]) -> None:
+    """An interpreter's script, its first argument that is not an option, must exist; with no
+    script at all the child would read an empty stdin and return nothing, whatever the agent."""
+    for argument in command[1:]:
+        if argument in INLINE_PROGRAM:
+            return
+        if argument.startswith("-"):
+            continue
+        is_script = os.path.splitext(argument)[1] in SCRIPT_SUFFIXES and "{" not in argument
+        if is_script and not os.path.isfile(argument):
+            raise AdapterError(
+                f"agent {name!r}: the script {argument!r} does not exist in {os.getcwd()!r}; "
+                f"run from the folder that holds it, or give its path. See {DOCS}"
+            )
+        return
+    raise AdapterError(
+        f"agent {name!r} runs {command[0]} with no script; an exec: agent's command line is one "
+        f"argument, so quote it whole: --agent '{name} agent.js' (pytest: "
+        f"--unsolvable-agent='{name} agent.js'). See {DOCS}"
+    )
 
 
 def check_isolation(name: str) -> None:

@@ -7,21 +7,25 @@ regression, 2 for a usage error, 130 when interrupted (SIGINT or SIGTERM).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
+import shlex
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from unsolvable._batch import Batch, Job, run_jobs
-from unsolvable._errors import UnsolvableError
+from unsolvable._errors import ShardError, UnsolvableError
 from unsolvable._record import TerminationRecord
 from unsolvable._scenario import Ceilings, Scenario
+from unsolvable._shard import Shard, ShardTag
+from unsolvable.adapters.process import EXEC_PREFIX
 from unsolvable.cli._progress import Progress
+from unsolvable.cli._report import add_report_arguments, add_report_commands, run_report
 from unsolvable.reports._cells import align, format_metrics, should_summarise
 from unsolvable.reports._files import RecordStream
-from unsolvable.reports._flags import REPORT_FLAGS, report_options
+from unsolvable.reports._flags import report_options
 from unsolvable.reports._publish import ReportOptions, check_baseline, check_outputs, publish
 from unsolvable.reports._table import (
     INTERRUPTED,
@@ -69,7 +73,7 @@ def _parser() -> argparse.ArgumentParser:
         "--volatile", action="store_true", help="keep wall times in the JSON (not byte-stable)"
     )
     run_.add_argument("--explain", action="store_true", help="print the trajectory of failures")
-    _add_report_arguments(run_)
+    add_report_arguments(run_)
     run_.add_argument(
         "-n",
         "--workers",
@@ -80,6 +84,13 @@ def _parser() -> argparse.ArgumentParser:
         "agent that kills its process is recorded crashed and the rest go on",
     )
     run_.add_argument("--no-progress", action="store_true", help="show no progress on stderr")
+    run_.add_argument(
+        "--shard",
+        type=_shard,
+        metavar="K/N",
+        help="make only shard K of N of the runs (a CI matrix job), balanced by the scenarios' "
+        "step bounds; unsolvable merge makes the whole run's reports from the shards' --json",
+    )
     run_.add_argument(
         "--ceiling-steps", type=int, default=Ceilings.max_steps, help="harness step ceiling"
     )
@@ -95,7 +106,7 @@ def _parser() -> argparse.ArgumentParser:
         help="run exec: agents with loopback only (Linux network namespaces): every address "
         "but the harness's fails at once",
     )
-    _add_report_command(commands)
+    add_report_commands(commands)
     listing = commands.add_parser("list", help="list the scenarios")
     _add_scenario_files(listing)
     form = listing.add_mutually_exclusive_group()
@@ -140,26 +151,11 @@ def _library(args: argparse.Namespace) -> Any:
     return library
 
 
-def _add_report_command(commands: Any) -> None:
-    """``unsolvable report``: the same reports and gate for records written earlier, by
-    ``unsolvable run --json`` or by the pytest plugin's ``--unsolvable-json``."""
-    report = commands.add_parser(
-        "report", help="metrics, reports and the baseline gate of records written by --json"
-    )
-    report.add_argument("records", type=Path, metavar="RECORDS.json")
-    report.set_defaults(volatile=False)
-    _add_report_arguments(report)
-
-
-def _add_report_arguments(command: argparse.ArgumentParser) -> None:
-    """The reports and the baseline gate: `REPORT_FLAGS`, as the plugin offers them too."""
-    for flag in REPORT_FLAGS:
-        if flag.switch:
-            command.add_argument(f"--{flag.name}", action="store_true", help=flag.help)
-        else:
-            command.add_argument(
-                f"--{flag.name}", type=flag.parse, metavar=flag.metavar, help=flag.help
-            )
+def _shard(text: str) -> Shard:
+    try:
+        return Shard.parse(text)
+    except ShardError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _workers(text: str) -> int:
@@ -169,7 +165,7 @@ def _workers(text: str) -> int:
 
 
 def _jobs(args: argparse.Namespace, library: Any) -> list[Job]:
-    from unsolvable._loading import load_agent
+    from unsolvable._loading import check_labels, load_agent
     from unsolvable._run import ceilings_for
 
     names = args.scenario or [s.name for s in library.from_files]
@@ -182,6 +178,7 @@ def _jobs(args: argparse.Namespace, library: Any) -> list[Job]:
         )
         for spec in specs
     }
+    check_labels(specs, isolate_network=args.isolate_network)
     return [
         Job(
             agent=spec,
@@ -197,20 +194,32 @@ def _jobs(args: argparse.Namespace, library: Any) -> list[Job]:
     ]
 
 
-def _records(args: argparse.Namespace, stream: RecordStream) -> Batch:
-    """Every job, each record streamed to disk as it finishes (`RecordStream`)."""
+def _records(args: argparse.Namespace, stream: RecordStream) -> tuple[Batch, ShardTag | None]:
+    """Every job (of ``--shard``, its share), each record streamed to disk as it finishes
+    (`RecordStream`); with the shard's place in the whole run."""
     library = _library(args)
     jobs = _jobs(args, library)
-    progress = Progress(len(jobs), enabled=not args.no_progress)
+    shard: Shard | None = args.shard
+    mine = list(range(len(jobs)))
+    if shard is not None:
+        mine = shard.take([library.get(job.scenario).step_bound for job in jobs])
+    progress = Progress(len(mine), enabled=not args.no_progress)
 
     def finished(record: TerminationRecord) -> None:
         stream.add(record)
         progress.advance()
 
     try:
-        return run_jobs(jobs, lookup=library, workers=args.workers, on_record=finished)
+        batch = run_jobs(
+            [jobs[p] for p in mine], lookup=library, workers=args.workers, on_record=finished
+        )
     finally:
         progress.close()
+    if shard is None:
+        return batch, None
+    order = tuple((mine[p],) for p in batch.positions)
+    complete = not batch.interrupted
+    return batch, ShardTag(shard=shard, complete=complete, order=order, runs=len(jobs))
 
 
 def _report_options(args: argparse.Namespace) -> ReportOptions:
@@ -219,10 +228,15 @@ def _report_options(args: argparse.Namespace) -> ReportOptions:
 
 def _run(args: argparse.Namespace) -> int:
     options = _report_options(args)
+    if args.shard is not None:  # checked now, with the baseline flags (`ReportOptions`)
+        options = dataclasses.replace(
+            options, shard=ShardTag(shard=args.shard, complete=False, order=())
+        )
     check_baseline(options)
     check_outputs(options)
     stream = RecordStream(options.json)
-    batch = _records(args, stream)
+    batch, tag = _records(args, stream)
+    options = dataclasses.replace(options, shard=tag)
     records = list(batch.records)
     print(format_table(records))
     failures = [r for r in records if not r.verdict.passed]
@@ -242,32 +256,6 @@ def _run(args: argparse.Namespace) -> int:
         print(f"unsolvable: {INTERRUPTED}")
         return INTERRUPTED_STATUS
     return 1 if failures or not published.passed else 0
-
-
-def _read_records(path: Path) -> list[TerminationRecord]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return [TerminationRecord.from_dict(record) for record in data["records"]]
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise UnsolvableError(
-            f"cannot read records from {str(path)!r} ({type(error).__name__}: {error}); pass a "
-            "file written by unsolvable run --json or pytest --unsolvable-json"
-        ) from None
-
-
-def _report(args: argparse.Namespace) -> int:
-    """Exit status: 1 only when the baseline gate finds a regression (verdicts were judged
-    when the records were made)."""
-    options = _report_options(args)
-    check_outputs(options)
-    records = _read_records(args.records)
-    published = publish(records, options)
-    print(format_metrics(published.metrics) + "\n")
-    print(summary_line(records))
-    print(pass_k_line(published.metrics))
-    for note in published.notes:
-        print(note)
-    return 0 if published.passed else 1
 
 
 def _listing(scenario: Scenario) -> dict[str, Any]:
@@ -329,8 +317,8 @@ def _show(name: str, library: Any) -> int:
 def _command(args: argparse.Namespace) -> int:
     if args.command == "run":
         return _run(args)
-    if args.command == "report":
-        return _report(args)
+    if args.command in ("report", "merge"):
+        return run_report(args)
     if args.command == "list":
         return _list(_library(args), as_json=args.json, as_markdown=args.markdown)
     if args.command == "import":
@@ -349,8 +337,25 @@ def _reader_left(args: argparse.Namespace) -> int:
     return 0 if args.command in ("list", "show") else 1
 
 
+def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line, as ``parse_args`` reads it; words left over after an ``exec:`` agent
+    are its command line split by the shell, which the error says how to quote."""
+    parser = _parser()
+    args, extra = parser.parse_known_args(argv)
+    if not extra:
+        return args
+    message = f"unrecognized arguments: {' '.join(extra)}"
+    specs = [spec for spec in getattr(args, "agent", None) or () if spec.startswith(EXEC_PREFIX)]
+    if specs:
+        whole = shlex.quote(" ".join([specs[-1], *extra]))
+        message += (
+            f"; an exec: agent's command line is one argument, so quote it whole: --agent {whole}"
+        )
+    parser.error(message)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = _parse(argv)
     try:
         return _command(args)
     except UnsolvableError as error:

@@ -85,26 +85,37 @@ class ScenarioLibrary:
         for scenario in self.from_files:
             if scenario.name == name:
                 return scenario
-        names = [s.name for s in self.scenarios]
-        if name not in names:
-            close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
-            hint = f"did you mean {', '.join(close)}? " if close else ""
-            raise ScenarioError(
-                f"unknown scenario {name!r}; {hint}`unsolvable list` shows all {len(names)}"
-            )
+        if name not in {s.name for s in self.scenarios}:
+            raise self._unknown(name, families=False)
         return builtin(name)
 
     def select(self, names: Sequence[str] = ()) -> tuple[Scenario, ...]:
-        """Scenarios by name or family (all when ``names`` is empty), library order."""
+        """Scenarios by name or family (all when ``names`` is empty), library order; an unknown
+        name lists the closest scenario and family names."""
         if not names:
             return self.scenarios
         families = {scenario.family for scenario in self.scenarios}
+        scenarios = {scenario.name for scenario in self.scenarios}
         chosen: dict[str, Scenario] = {}
         for name in names:
-            members = (
-                [s for s in self.scenarios if s.family == name]
-                if name in families
-                else [self.get(name)]
-            )
+            if name in families:
+                members = [s for s in self.scenarios if s.family == name]
+            elif name in scenarios:
+                members = [self.get(name)]
+            else:
+                raise self._unknown(name, families=True)
             chosen.update((s.name, s) for s in members)
         return tuple(chosen.values())
+
+    def _unknown(self, name: str, *, families: bool) -> ScenarioError:
+        """The error for a name that is none of the library's, with the closest ones: family
+        names too where a family is accepted (``constant_return`` → ``constant-return``)."""
+        names = [s.name for s in self.scenarios]
+        kinds = dict.fromkeys(names, "")
+        if families:
+            kinds.update((s.family, " (family)") for s in self.scenarios)
+        close = difflib.get_close_matches(name, list(kinds), n=3, cutoff=0.5)
+        hint = f"did you mean {', '.join(c + kinds[c] for c in close)}? " if close else ""
+        return ScenarioError(
+            f"unknown scenario {name!r}; {hint}`unsolvable list` shows all {len(names)}"
+        )

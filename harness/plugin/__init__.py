@@ -24,33 +24,36 @@ from unsolvable.plugin._options import (
     marker_line,
     resolve,
 )
-from unsolvable.plugin._suite import UnsolvableSuite, suites
+from unsolvable.plugin._suite import CASE, UnsolvableSuite, claim_node_ids, shard_out, suites
 
 if TYPE_CHECKING:
     from unsolvable._batch import WorkerPool
     from unsolvable._record import TerminationRecord
-    from unsolvable.plugin._fixture import Case, SnapshotMissing, UnsolvableRunner
+    from unsolvable.plugin._fixture import Case, SnapshotChanged, SnapshotMissing, UnsolvableRunner
     from unsolvable.plugin._ledger import RunLedger
 
-__all__ = ["Case", "SnapshotMissing", "UnsolvableRunner", "UnsolvableSuite"]
+__all__ = ["Case", "SnapshotChanged", "SnapshotMissing", "UnsolvableRunner", "UnsolvableSuite"]
 
 
-# ``Case``, ``SnapshotMissing`` and ``UnsolvableRunner``, for type hints and ``except``
+# ``Case``, the snapshot failures and ``UnsolvableRunner``, for type hints and ``except``
 # clauses, without importing them up front.
 __getattr__ = lazy_getattr(
     globals(),
-    dict.fromkeys(("Case", "SnapshotMissing", "UnsolvableRunner"), "unsolvable.plugin._fixture"),
+    dict.fromkeys(
+        ("Case", "SnapshotChanged", "SnapshotMissing", "UnsolvableRunner"),
+        "unsolvable.plugin._fixture",
+    ),
 )
 
 
 SETTINGS = pytest.StashKey[Settings]()
 LEDGER = pytest.StashKey["RunLedger"]()
 POOL = pytest.StashKey["WorkerPool"]()
-CASE = "unsolvable_case"
 PAYLOAD_ATTRIBUTE = "unsolvable_records"
 """Where a test's records ride on its report from an xdist worker to the controller."""
-MISSING_ATTRIBUTE = "unsolvable_snapshot_missing"
-"""Marks the report of a test whose verdict passed but whose snapshot is not recorded yet."""
+SNAPSHOT_ATTRIBUTE = "unsolvable_snapshot"
+"""Marks the report of a test whose verdict passed but that failed on its snapshot alone: one
+not recorded yet (``missing``) or one the record differs from (``changed``)."""
 WHOLE = (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
 """Exit statuses of a session that ran to its end: only such a session may rewrite a baseline."""
 
@@ -97,6 +100,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[SETTINGS] = settings = resolve(config)
     if settings.agents or settings.has_filters or settings.scenario_files:
         check_names(settings)
+    if settings.agents:
+        claim_node_ids(config, settings)
     if settings.has_reports and not hasattr(config, "workerinput"):
         check_reports(settings)
     if config.pluginmanager.hasplugin("xdist"):
@@ -116,7 +121,8 @@ class _XdistHooks:
         ledger = _session_ledger(self.config)
         if payload := getattr(report, PAYLOAD_ATTRIBUTE, None):
             ledger.merge_payload(payload)
-        ledger.snapshots_missing += bool(getattr(report, MISSING_ATTRIBUTE, False))
+        if kind := getattr(report, SNAPSHOT_ATTRIBUTE, None):
+            ledger.note_snapshot(kind)
 
     def pytest_testnodedown(self, node: Any, error: object) -> None:
         """Merges a worker's records on the controller (pytest-xdist's hook)."""
@@ -128,10 +134,19 @@ class _XdistHooks:
             _session_ledger(self.config).merge(worker, output, crashed=error is not None)
 
 
-def _is_snapshot_missing(error: BaseException) -> bool:
-    from unsolvable.plugin._fixture import SnapshotMissing
+def _snapshot_only(call: pytest.CallInfo[None]) -> str | None:
+    """``missing`` or ``changed`` when the test failed on its snapshot alone, its verdict
+    having passed; ``None`` otherwise."""
+    if call.when != "call" or call.excinfo is None:
+        return None
+    from unsolvable.plugin._fixture import SnapshotChanged, SnapshotMissing
 
-    return isinstance(error, SnapshotMissing)
+    error = call.excinfo.value
+    return (
+        "missing"
+        if isinstance(error, SnapshotMissing)
+        else ("changed" if isinstance(error, SnapshotChanged) else None)
+    )
 
 
 @pytest.hookimpl(wrapper=True)
@@ -139,20 +154,20 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, Any, Any]:
     """On an xdist worker, the records a test made travel with its report, so that a worker
-    that dies loses at most the test it was running; so does a passed verdict that only lacked
-    its snapshot."""
+    that dies loses at most the test it was running; so does a passed verdict that failed on
+    its snapshot alone, which the summary counts apart from failed verdicts."""
     report = yield
     ledger = item.config.stash.get(LEDGER, None)
     if ledger is None:
         return report
-    missing = call.when == "call" and call.excinfo is not None
-    missing = missing and _is_snapshot_missing(call.excinfo.value)  # type: ignore[union-attr]
+    kind = _snapshot_only(call)
     if not hasattr(item.config, "workerinput"):
-        ledger.snapshots_missing += missing
+        if kind is not None:
+            ledger.note_snapshot(kind)
     elif payload := ledger.drain():
         setattr(report, PAYLOAD_ATTRIBUTE, payload)
-    if missing:
-        setattr(report, MISSING_ATTRIBUTE, True)
+    if kind is not None:
+        setattr(report, SNAPSHOT_ATTRIBUTE, kind)
     return report
 
 
@@ -186,16 +201,20 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Applies ``--unsolvable-scenario``/``--unsolvable-family`` by deselecting after syrupy
-    has seen every item, as ``-k`` does, so it never takes filtered-out snapshots for unused."""
+    """Applies ``--unsolvable-scenario``/``--unsolvable-family``, then ``--unsolvable-shard``,
+    by deselecting after syrupy has seen every item, as ``-k`` does, so it never takes
+    filtered-out snapshots for unused."""
     settings = config.stash[SETTINGS]
-    if not settings.has_filters:
+    if not (settings.has_filters or settings.shard):
         return
     from unsolvable.plugin._fixture import is_selected
 
     params = {item: getattr(getattr(item, "callspec", None), "params", {}) for item in items}
     dropped = [item for item in items if CASE in params[item]]
     dropped = [item for item in dropped if not is_selected(params[item][CASE], settings)]
+    if settings.shard is not None:
+        kept = [item for item in items if item not in dropped]
+        dropped += shard_out(kept, settings.shard)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = [item for item in items if item not in dropped]

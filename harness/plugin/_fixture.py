@@ -17,7 +17,8 @@ from unsolvable._loading import AgentLike, load_agent
 from unsolvable._record import Rule, TerminationRecord
 from unsolvable._run import run
 from unsolvable._scenario import Scenario
-from unsolvable.adapters.base import Adapter
+from unsolvable.adapters.base import Adapter, own_name
+from unsolvable.plugin._changes import describe_change
 from unsolvable.plugin._options import (
     AGENT_OPTION,
     DOCS,
@@ -38,6 +39,8 @@ if TYPE_CHECKING:
 __all__ = [
     "AgentLike",
     "Case",
+    "SnapshotChanged",
+    "SnapshotMissing",
     "UnsolvableRunner",
     "is_selected",
     "junit_properties",
@@ -64,10 +67,11 @@ class Case:
 
 
 def agent_label(agent: AgentLike) -> str:
-    """A spec as is; an object by its name, for test ids and records."""
+    """The label its runs get (`unsolvable._loading`), for test ids: a spec's, loaded; an
+    object's own name."""
     if isinstance(agent, str):
-        return agent
-    return str(getattr(agent, "name", None) or getattr(agent, "__name__", type(agent).__name__))
+        return load_agent(agent).name
+    return own_name(agent) or str(getattr(agent, "__name__", type(agent).__name__))
 
 
 def make_cases(
@@ -215,10 +219,10 @@ class UnsolvableRunner:
         __tracebackhide__ = True
         matched = True if snapshot is None else bool(snapshot == record)
         if not record.verdict.passed:
-            status = "" if matched else "none yet" if _is_new(snapshot) else "differs as well"
+            status = "" if matched else "none yet" if _is_new(snapshot) else _differs(snapshot)
             raise AssertionError(verdict_message(record, snapshot=status))
         if not matched:
-            error = SnapshotMissing if _is_new(snapshot) else AssertionError
+            error = SnapshotMissing if _is_new(snapshot) else SnapshotChanged
             raise error(self._snapshot_message(record, snapshot))
 
     def _snapshot_message(self, record: TerminationRecord, snapshot: Any) -> str:
@@ -234,9 +238,11 @@ class UnsolvableRunner:
             config=config, op="==", left=snapshot, right=record
         )
         diff: list[str] = next((lines for lines in explained if lines), [])
+        words = describe_change(last.recalled_data, last.asserted_data)
         return "\n".join(
             [
                 f"unsolvable: the termination record of {_title(record)} differs from its snapshot",
+                *(f"  {line}" for line in words),
                 *diff,
                 "If the new stop behaviour is intended, accept it with pytest --snapshot-update.",
             ]
@@ -247,6 +253,19 @@ class SnapshotMissing(AssertionError):
     """The verdict passed, but the record has no snapshot to compare with yet: a first run."""
 
     __module__ = "unsolvable.plugin"  # how pytest names it in a failure: its public home
+
+
+class SnapshotChanged(AssertionError):
+    """The verdict passed, but the record differs from its snapshot: the stop behaviour changed,
+    which a reviewer accepts (``--snapshot-update``) or fixes; counted apart from verdicts."""
+
+    __module__ = "unsolvable.plugin"
+
+
+def _differs(snapshot: Any) -> str:
+    """``differs as well (stop changed: …)``, for a failed verdict whose snapshot changed too."""
+    last = snapshot.executions[snapshot.num_executions - 1]
+    return f"differs as well ({'; '.join(describe_change(last.recalled_data, last.asserted_data))})"
 
 
 def _is_new(snapshot: Any) -> bool:
@@ -298,6 +317,11 @@ def _advice(record: TerminationRecord) -> str:
     Reads the rules the verdict found broken (`Rule.is_loosened_by_flag`).
     """
     verdict = record.verdict
+    if verdict.broke(Rule.CRASHED):
+        return (
+            "  the agent raised an exception (its traceback is above): a bug in the agent, "
+            f"not a verdict on its stop logic; fix it and run again; see {DOCS}"
+        )
     if not verdict.failures or not all(f.rule.is_loosened_by_flag for f in verdict.failures):
         return f"  the agent's stop logic needs fixing; see {DOCS}"
     ways = []

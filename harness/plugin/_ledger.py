@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 import json
-from collections.abc import Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +22,7 @@ from unsolvable.reports._files import RecordStream
 from unsolvable.reports._table import INTERRUPTED, format_table, summary_line
 
 if TYPE_CHECKING:
+    from unsolvable._shard import Key, ShardTag
     from unsolvable.reports._publish import ReportOptions
 
 __all__ = ["PAYLOAD_KEY", "RunLedger"]
@@ -42,10 +43,19 @@ class RunLedger:
         """On a worker: how many records have left with a test's report."""
         self.snapshots_missing = 0
         """Tests whose verdict passed but whose record had no snapshot yet (a first run)."""
+        self.snapshots_changed = 0
+        """Tests whose verdict passed but whose record differs from its snapshot."""
         self.silent_workers: list[str] = []
         """Workers that went down without sending their records."""
         self.notes: list[str] = []
         """What `report` did: files written, the gate's verdict, a baseline left alone."""
+
+    def note_snapshot(self, kind: str) -> None:
+        """A test failed on its snapshot alone: ``missing`` or ``changed``."""
+        if kind == "missing":
+            self.snapshots_missing += 1
+        else:
+            self.snapshots_changed += 1
 
     def add(self, record: TerminationRecord) -> None:
         self.records.append(record)
@@ -87,13 +97,18 @@ class RunLedger:
 
     def sorted_records(self) -> list[TerminationRecord]:
         """Agent, then library order, then seed: the same order serial or under xdist."""
-        from unsolvable.scenarios import SCENARIOS
+        return sorted(self.records, key=_order())
 
-        order = {scenario.name: index for index, scenario in enumerate(SCENARIOS)}
-        return sorted(
-            self.records,
-            key=lambda r: (r.agent, order.get(r.scenario, len(order)), r.scenario, r.seed),
-        )
+    def _shard_tag(self, options: ReportOptions, *, whole: bool) -> ShardTag | None:
+        """A shard's place in the whole run (`ShardTag`): each record's sort key, which
+        ``unsolvable merge`` sorts the parts' records by into this order."""
+        if options.shard is None:
+            return None
+        from unsolvable._shard import ShardTag
+
+        complete = whole and not self.silent_workers
+        order = tuple(map(_order(), self.sorted_records()))
+        return ShardTag(shard=options.shard.shard, complete=complete, order=order)
 
     def summary(self, *, json_path: str | None = None) -> list[str]:
         """A table per agent with its totals, then the totals of all agents and any warning."""
@@ -129,17 +144,26 @@ class RunLedger:
             *self.summary(json_path=json_path),
             *metrics_lines(records),
             *self.notes,
-            *self._first_run(),
+            *self._snapshot_only(),
         ]
 
-    def _first_run(self) -> list[str]:
-        """One plain line for a first run: the tests failed only for want of snapshots."""
-        if not self.snapshots_missing:
-            return []
-        return [
-            f"unsolvable: {self.snapshots_missing} verdict(s) passed but their snapshots are not "
-            "recorded yet; record them with the same command plus --snapshot-update"
-        ]
+    def _snapshot_only(self) -> list[str]:
+        """The tests that failed on their snapshot alone, counted apart from the failed verdicts
+        above, so the two add up to pytest's count of failed tests (in the generated suite, a
+        test is a run): for want of a snapshot, or because the stop behaviour changed."""
+        lines = []
+        if self.snapshots_changed:
+            lines.append(
+                f"unsolvable: {self.snapshots_changed} test(s) failed on their snapshot alone: "
+                "the verdict passed, but the record differs from its snapshot (each failure "
+                "says what changed); accept the changes with --snapshot-update"
+            )
+        if self.snapshots_missing:
+            lines.append(
+                f"unsolvable: {self.snapshots_missing} verdict(s) passed but their snapshots are "
+                "not recorded yet; record them with the same command plus --snapshot-update"
+            )
+        return lines
 
     def report(self, options: ReportOptions, *, whole: bool, interrupted: bool = False) -> bool:
         """After the last record (on the controller, or in a serial run): the reports and the
@@ -154,6 +178,8 @@ class RunLedger:
         from unsolvable.reports._publish import publish
 
         records = self.sorted_records()
+        tag = self._shard_tag(options, whole=whole and not interrupted)
+        options = dataclasses.replace(options, shard=tag)
         if interrupted:
             self.notes.append(f"unsolvable: {INTERRUPTED}")
         elif options.update_baseline and (why := self._partial(records, whole=whole)):
@@ -175,3 +201,11 @@ class RunLedger:
         if not records:
             return "the session made no termination records"
         return None if whole else "the session stopped early"
+
+
+def _order() -> Callable[[TerminationRecord], Key]:
+    """The summary's and the JSON's order, as a key: agent, library order, scenario, seed."""
+    from unsolvable.scenarios import SCENARIOS
+
+    place = {scenario.name: index for index, scenario in enumerate(SCENARIOS)}
+    return lambda r: (r.agent, place.get(r.scenario, len(place)), r.scenario, r.seed)

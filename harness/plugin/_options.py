@@ -19,6 +19,7 @@ from unsolvable.reports._flags import REPORT_FLAGS
 
 if TYPE_CHECKING:
     from unsolvable._loading import AgentLike
+    from unsolvable._shard import Shard
     from unsolvable.imports._library import ScenarioLibrary
     from unsolvable.reports._publish import ReportOptions
 
@@ -44,6 +45,7 @@ __all__ = [
     "SCENARIO_DIR_OPTION",
     "SCENARIO_FILE_OPTION",
     "SCENARIO_OPTION",
+    "SHARD_OPTION",
     "SNAPSHOT_DIR_OPTION",
     "STEP_BOUND_OPTION",
     "STRICT_OPTION",
@@ -77,6 +79,7 @@ CEILING_SECONDS_OPTION = "--unsolvable-ceiling-seconds"
 SNAPSHOT_DIR_OPTION = "--unsolvable-snapshot-dir"
 NO_SNAPSHOT_OPTION = "--unsolvable-no-snapshot"
 ISOLATE_NETWORK_OPTION = "--unsolvable-isolate-network"
+SHARD_OPTION = "--unsolvable-shard"
 PREFIX = "--unsolvable-"
 """How this face spells the report flags that `unsolvable.reports.REPORT_FLAGS` declares."""
 JSON_OPTION = f"{PREFIX}json"
@@ -195,6 +198,13 @@ _OPTIONS = (
         ini_help="snapshot the generated suite's records (default true)",
     ),
     _Option(
+        flag=SHARD_OPTION,
+        metavar="K/N",
+        help="run only shard K of N of the generated suite (a CI matrix job), balanced by the "
+        "scenarios' step bounds; other tests run in shard 1; unsolvable merge makes the whole "
+        "run's reports from the shards' --unsolvable-json",
+    ),
+    _Option(
         flag=ISOLATE_NETWORK_OPTION,
         switch=True,
         help="run exec: agents with loopback only (Linux network namespaces): every address "
@@ -253,6 +263,8 @@ class Settings:
     """Run ``exec:`` agents with loopback only."""
     scenario_files: tuple[str, ...] = ()
     """Scenario files and folders of them, joined to the built-in library."""
+    shard: Shard | None = None
+    """Run only this shard of the generated suite."""
 
     def library(self) -> ScenarioLibrary:
         """The built-in scenarios and those of `scenario_files` (read once per process)."""
@@ -291,7 +303,16 @@ class Settings:
         working directory when options are read and again when the session finishes."""
         from unsolvable.reports._flags import report_options
 
-        return report_options(self.reports, prefix=PREFIX)
+        options = report_options(self.reports, prefix=PREFIX)
+        if self.shard is None:
+            return options
+        from unsolvable._shard import ShardTag
+
+        # The tag's place in the whole run is known at the end (`RunLedger.report`); given now,
+        # it is checked against the baseline flags before anything runs.
+        return dataclasses.replace(
+            options, shard=ShardTag(shard=self.shard, complete=False, order=())
+        )
 
 
 def _value(config: pytest.Config, option: _Option) -> Any:
@@ -346,6 +367,7 @@ def resolve(config: pytest.Config) -> Settings:
         snapshot=values[NO_SNAPSHOT_OPTION] is not False,
         isolate_network=bool(values[ISOLATE_NETWORK_OPTION]),
         scenario_files=_scenario_files(config, values),
+        shard=_shard(values[SHARD_OPTION]),
         reports={
             flag.key: values[f"{PREFIX}{flag.name}"]
             for flag in REPORT_FLAGS
@@ -355,6 +377,18 @@ def resolve(config: pytest.Config) -> Settings:
     _check_snapshot_dir(config, settings)
     _check_snapshot_plugin(config, settings)
     return settings
+
+
+def _shard(value: str | None) -> Shard | None:
+    if value is None:
+        return None
+    from unsolvable._errors import ShardError
+    from unsolvable._shard import Shard
+
+    try:
+        return Shard.parse(value)
+    except ShardError as error:
+        raise pytest.UsageError(f"{SHARD_OPTION}: {error} ({DOCS})") from None
 
 
 def _scenario_files(config: pytest.Config, values: Mapping[str, Any]) -> tuple[str, ...]:
@@ -405,7 +439,7 @@ def _check_snapshot_dir(config: pytest.Config, settings: Settings) -> None:
 def check_names(settings: Settings) -> None:
     """A bad agent spec or scenario name is a usage error naming it, not a traceback per test."""
     from unsolvable._errors import UnsolvableError
-    from unsolvable._loading import load_agent
+    from unsolvable._loading import check_labels, load_agent
 
     try:
         library = settings.library()
@@ -415,6 +449,7 @@ def check_names(settings: Settings) -> None:
     try:
         for spec in settings.agents:
             load_agent(spec, isolate_network=settings.isolate_network)
+        check_labels(settings.agents, isolate_network=settings.isolate_network)
     except UnsolvableError as error:
         raise pytest.UsageError(f"{AGENT_OPTION}: {error}") from None
     try:
@@ -427,13 +462,13 @@ def check_reports(settings: Settings) -> None:
     """On the controller, before anything runs: a baseline that cannot be read, an update with
     no file to write, or a report path that cannot be written is a usage error naming the flag,
     not a failure after the last test."""
-    from unsolvable._errors import BaselineError, OutputError
+    from unsolvable._errors import BaselineError, OutputError, ShardError
     from unsolvable.reports._publish import check_baseline, check_outputs
 
     try:
         options = settings.report_options()
         check_outputs(options)
-    except (BaselineError, OutputError) as error:
+    except (BaselineError, OutputError, ShardError) as error:
         raise pytest.UsageError(f"{error} ({DOCS})") from None
     try:
         check_baseline(options)

@@ -51,10 +51,14 @@ def behaviour(record: TerminationRecord) -> dict[str, object]:
     record without its verdict. The verdict is judged afresh on every run, under the strictness
     the test asks for, so switching ``--unsolvable-strict`` or a verdict rule changes no snapshot;
     the test fails on the verdict itself instead. The whole trajectory stays out
-    too: the tail shows the reviewer how the run ended, and a snapshot stays a page long."""
+    too: the tail shows the reviewer how the run ended, and a snapshot stays a page long. So
+    does a crash's traceback, whose file names depend on the folder the run was made from: a
+    bless from the agent's folder must match a run from the repository's root (the crash's
+    ``error`` stays)."""
     data = record.to_dict()
     del data["verdict"]
     del data["observed"]["trajectory"]
+    del data["observed"]["traceback"]
     return data
 
 

@@ -17,6 +17,7 @@ from unsolvable._errors import BaselineError
 from unsolvable._loading import agent_name
 from unsolvable.reports._files import write_file
 from unsolvable.reports._metrics import GroupMetrics, Metrics, Number, where
+from unsolvable.reports._numbers import plain
 
 __all__ = [
     "BASELINE_VERSION",
@@ -85,7 +86,7 @@ class Margins:
         return self.lag_steps if metric == "lag_steps_p95" else self.false_stop_rate
 
     def __str__(self) -> str:
-        return f"lag p95 +{self.lag_steps} steps, false-stop rate +{self.false_stop_rate:g}"
+        return f"lag p95 +{self.lag_steps} steps, false-stop rate +{plain(self.false_stop_rate)}"
 
 
 def _entry(group: GroupMetrics) -> Entry:
@@ -130,7 +131,7 @@ class Regression:
         allowed = self.baseline + self.margin
         return (
             f"{where(self.level, self.name)} × {self.agent}: {self.metric} "
-            f"{self.baseline:g} → {self.now:g}{unit} (allowed up to {allowed:g})"
+            f"{plain(self.baseline)} → {plain(self.now)}{unit} (allowed up to {plain(allowed)})"
         )
 
 

@@ -7,10 +7,12 @@ One set of cells keeps the three reports saying the same thing in the same words
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from unsolvable._record import SCHEMA_VERSION, TerminationRecord
+from unsolvable._shard import ShardTag
 from unsolvable.reports._metrics import Distribution, GroupMetrics, Metrics, measure
+from unsolvable.reports._numbers import plain
 
 __all__ = [
     "COLUMNS",
@@ -55,7 +57,7 @@ def distribution(values: Distribution | None) -> str:
     """``p50/p95/max``, or `NO_VALUE`."""
     if values is None:
         return NO_VALUE
-    return f"{values.p50:g}/{values.p95:g}/{values.max:g}"
+    return f"{plain(values.p50)}/{plain(values.p95)}/{plain(values.max)}"
 
 
 def false_stops(group: GroupMetrics) -> str:
@@ -90,7 +92,7 @@ def step_cap_sentence(group: GroupMetrics) -> str | None:
     verb = "beats" if cap.is_beaten_by(group) else "does not beat"
     return (
         f"{group.agent} {verb} the calibrated step cap ({cap.cap} steps): lag p95 "
-        f"{group.lag_steps.p95:g} vs {cap.lag_steps.p95:g}, premature stops "
+        f"{plain(group.lag_steps.p95)} vs {plain(cap.lag_steps.p95)}, premature stops "
         f"{group.premature_stops} vs {cap.premature_stops}, false stops {group.false_stops} "
         f"vs {cap.false_stops}."
     )
@@ -102,11 +104,15 @@ def step_cap_lines(metrics: Metrics) -> list[str]:
     return [sentence for sentence in sentences if sentence is not None]
 
 
-def _p50_p95(values: Distribution | None, template: str = "{:g}") -> str:
+def _p50_p95(values: Distribution | None, form: Callable[[float], str] = plain) -> str:
     """Lag in tokens or dollars: signed, so p50 shows the guesses (negative) that p95 hides."""
     if values is None:
         return NO_VALUE
-    return f"{template.format(values.p50)}/{template.format(values.p95)}"
+    return f"{form(values.p50)}/{form(values.p95)}"
+
+
+def _dollars(value: float) -> str:
+    return f"{value:.4f}"
 
 
 def cells(group: GroupMetrics) -> tuple[str, ...]:
@@ -118,7 +124,7 @@ def cells(group: GroupMetrics) -> tuple[str, ...]:
         distribution(group.lag_steps),
         premature(group),
         _p50_p95(group.lag_tokens),
-        _p50_p95(group.lag_cost_usd, "{:.4f}"),
+        _p50_p95(group.lag_cost_usd, _dollars),
         f"{group.steps_per_bound.p95:.2f}",
         false_stops(group),
         NO_VALUE if group.false_stop_rate is None else str(group.unreported_finishes),
@@ -166,10 +172,12 @@ def report_json(
     *,
     volatile: bool = False,
     interrupted: bool = False,
+    shard: ShardTag | None = None,
 ) -> str:
     """The records in their stable form beside their metrics: no wall times unless
     ``volatile``, so the same run gives the same bytes; ``"interrupted": true`` on top when the
-    session was cut short and holds only the runs that finished."""
+    session was cut short and holds only the runs that finished; a shard's place in the whole
+    run (`ShardTag`) under ``"shard"``, which ``unsolvable merge`` reads."""
     data: dict[str, object] = {
         "schema_version": SCHEMA_VERSION,
         "records": _Encoded(_indented(record.to_dict(volatile=volatile), 2) for record in records),
@@ -177,6 +185,8 @@ def report_json(
     }
     if interrupted:
         data["interrupted"] = True
+    if shard is not None:
+        data["shard"] = shard.to_dict()
     return _indented(data, 0) + "\n"
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
+import secrets
 from pathlib import Path
 from typing import IO
 
@@ -22,9 +22,24 @@ from unsolvable._record import TerminationRecord
 __all__ = ["RecordStream", "stream_path", "write_file"]
 
 
+FILE_MODE = 0o666
+"""What a report file is created with, less the process's umask, as ``open(path, "w")`` would
+make it: a report is for the team and its CI to read (``tempfile.mkstemp`` makes 0600)."""
+
+
+def _temporary(path: Path) -> tuple[int, Path]:
+    """A new file beside ``path``, opened for writing, that nothing else can have opened."""
+    while True:
+        temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            return os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE), temporary
+        except FileExistsError:
+            continue
+
+
 def _replace(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    handle, temporary = _temporary(path)
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)

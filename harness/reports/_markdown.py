@@ -16,6 +16,7 @@ from unsolvable.reports._baseline import GateResult
 from unsolvable.reports._broke import broken_rules, counts, headline, tag, worst_first
 from unsolvable.reports._cells import COLUMNS, cells, step_cap_lines
 from unsolvable.reports._metrics import GroupMetrics, Metrics, where
+from unsolvable.reports._numbers import plain
 from unsolvable.reports._table import INTERRUPTED, explain, pass_k_line, summary_line
 
 __all__ = ["MAX_FAILURES", "to_markdown"]
@@ -59,9 +60,9 @@ def _gate(gate: GateResult | None) -> list[str]:
             where(r.level, r.name),
             r.agent,
             r.metric,
-            f"{r.baseline:g}",
-            f"{r.now:g}",
-            f"{r.baseline + r.margin:g}",
+            plain(r.baseline),
+            plain(r.now),
+            plain(r.baseline + r.margin),
         )
         for r in gate.regressions
     )

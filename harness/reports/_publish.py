@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from unsolvable._errors import BaselineError
+from unsolvable._errors import BaselineError, ShardError
 from unsolvable._record import TerminationRecord
+from unsolvable._shard import ShardTag
 from unsolvable._writable import check_writable, check_writable_dir
 from unsolvable.reports._atif import trace_files
 from unsolvable.reports._baseline import (
@@ -57,11 +58,19 @@ class ReportOptions:
     """Keep wall times in the JSON."""
     flags: BaselineFlags = CLI_FLAGS
     """The face's names of ``baseline`` and ``update_baseline``, for its messages."""
+    shard: ShardTag | None = None
+    """This run is one shard of a whole: its ``--json`` says where (`ShardTag`)."""
 
     def __post_init__(self) -> None:
         if self.update_baseline and self.baseline is None:
             raise BaselineError(
                 f"{self.flags.update} needs the file to write: add {self.flags.baseline} PATH"
+            )
+        if self.shard is not None and self.baseline is not None:
+            raise ShardError(
+                f"{self.flags.baseline} with a shard would gate (or write) a part of each group; "
+                "gate on the whole run where the shards are merged: unsolvable merge PARTS... "
+                "--baseline PATH"
             )
 
 
@@ -155,7 +164,13 @@ def publish(
         result, gate_lines = _gate(metrics, options)
     notes = []
     if options.json:
-        text = report_json(records, metrics, volatile=options.volatile, interrupted=interrupted)
+        text = report_json(
+            records,
+            metrics,
+            volatile=options.volatile,
+            interrupted=interrupted,
+            shard=options.shard,
+        )
         written = write_file(options.json, text, partial=interrupted)
         if written != options.json:
             notes.append(f"unsolvable: kept the larger {options.json}; wrote {written}")

@@ -84,7 +84,8 @@ def _lag_text(record: TerminationRecord) -> str:
 
 
 def explain(record: TerminationRecord) -> str:
-    """Expected vs observed, then the trajectory tail: what a failing test prints."""
+    """Expected vs observed, the trajectory tail, and where a crashed agent raised: what a
+    failing test, ``--explain`` and the reports' failure entries show."""
     observed = record.observed
     lines = [
         f"{record.scenario} (seed {record.seed}) × {record.agent}: " + (record.verdict.summary),
@@ -99,4 +100,7 @@ def explain(record: TerminationRecord) -> str:
             lines.append(f"      → {tool.name}({tool.arguments}) = {tool.result}")
     if not observed.tail:
         lines.append("    (no steps)")
+    if observed.traceback:
+        lines.append("  the agent raised (its own frames; the harness's are left out):")
+        lines.extend(f"    {line}" for line in observed.traceback.rstrip("\n").splitlines())
     return "\n".join(lines)

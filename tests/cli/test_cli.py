@@ -69,6 +69,8 @@ def test_runaway_agents_are_recorded_did_not_stop_and_the_run_finishes() -> None
 def test_usage_errors_exit_2_naming_the_problem() -> None:
     unknown = _unsolvable("run", "--scenario", "no-such")
     assert unknown.returncode == 2 and "unknown scenario 'no-such'" in unknown.stderr
+    family = _unsolvable("run", "--scenario", "constant_return")
+    assert "did you mean constant-return (family), " in family.stderr
     missing = _unsolvable("run", "--agent", "nowhere.at_all:agent")
     assert missing.returncode == 2
     assert "module 'nowhere.at_all' cannot be imported" in missing.stderr
@@ -76,6 +78,21 @@ def test_usage_errors_exit_2_naming_the_problem() -> None:
     assert malformed.returncode == 2 and "'module:attribute'" in malformed.stderr
     not_callable = _unsolvable("run", "--agent", f"{AGENTS}:NOT_AN_AGENT")
     assert not_callable.returncode == 2 and "is a int, not callable" in not_callable.stderr
+    for registered in ("claude-code", "codex", "crewai", "autogen", "llamaindex", "naive"):
+        assert registered in malformed.stderr, "the error lists every registered agent name"
+
+
+def test_an_exec_agent_whose_program_is_missing_is_a_usage_error_before_any_run() -> None:
+    result = _unsolvable("run", "--agent", "exec:no-such-program-xyz agent.js")
+    assert result.returncode == 2 and result.stdout == ""
+    assert "the program 'no-such-program-xyz' is not on PATH" in result.stderr
+
+
+def test_an_unquoted_exec_agent_gets_the_quoting_it_needs() -> None:
+    result = _unsolvable("run", "--agent", "exec:node", "agent.js", "--scenario", "oscillation")
+    assert result.returncode == 2 and result.stdout == ""
+    assert "unrecognized arguments: agent.js" in result.stderr
+    assert "quote it whole: --agent 'exec:node agent.js'" in result.stderr
 
 
 def test_list_and_show() -> None:
@@ -92,3 +109,19 @@ def test_all_seeds_reports_pass_k() -> None:
     assert result.returncode == 1
     last = result.stdout.splitlines()[-1]
     assert last == "unsolvable: naive pass^3 1/4 scenarios; contract pass^3 4/4 scenarios"
+
+
+def test_a_crashing_agents_record_and_explain_show_the_line_that_raised(tmp_path: Path) -> None:
+    out = tmp_path / "records.json"
+    result = _unsolvable("run", "--agent", "tests.cli.crashing_agent:agent", "--scenario",
+                         "constant-return/repeat", "--explain", "--json", str(out))  # fmt: skip
+    assert result.returncode == 1
+    raised = [
+        '      File "tests/cli/crashing_agent.py", line 9, in _lookup',
+        '        return fields["nme"]  # the bug: the line the record and --explain must show',
+    ]
+    lines = result.stdout.splitlines()
+    start = lines.index(raised[0])
+    assert lines[start : start + 2] == raised and "    KeyError: 'nme'" in lines
+    (record,) = json.loads(out.read_text())["records"]
+    assert "\n".join(line[4:] for line in raised) in record["observed"]["traceback"]

@@ -149,3 +149,25 @@ def test_a_coding_agent_whose_cli_is_missing_is_a_usage_error_before_any_run(
     assert result.returncode == 2 and result.stdout == ""
     assert "the Claude Code CLI is not on PATH; install it with npm install -g" in result.stderr
     assert "crashed" not in result.stderr
+
+
+def test_a_named_agent_blessed_from_its_folder_gates_a_run_from_the_root(tmp_path: Path) -> None:
+    folder = tmp_path / "agents"
+    folder.mkdir()
+    (folder / "__init__.py").write_text("")
+    (folder / "myagent.py").write_text(AGENT, encoding="utf-8")
+    chosen = ("--scenario", "missing-permission", "--baseline", str(tmp_path / "baseline.json"))
+    blessed = unsolvable(folder, "run", "--agent", "mine=myagent:agent", *chosen,
+                         "--update-baseline")  # fmt: skip
+    groups = re.search(r"wrote baseline of (\d+) groups", blessed.stdout)
+    assert groups is not None, blessed.stderr
+    gated = unsolvable(tmp_path, "run", "--agent", "mine=agents.myagent:agent", *chosen)
+    assert f"baseline gate passed: {groups[1]} groups compared" in gated.stdout
+    assert re.search(r"^missing-permission/retry-403 +mine +", gated.stdout, re.M)
+
+
+def test_two_agents_that_would_share_a_label_are_a_usage_error(tmp_path: Path) -> None:
+    result = unsolvable(tmp_path, "run", "--agent", "contract", "--agent",
+                        "unsolvable.agents:contract")  # fmt: skip
+    assert result.returncode == 2 and result.stdout == ""
+    assert "would both be labelled 'contract'" in result.stderr

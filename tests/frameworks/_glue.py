@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from unsolvable import (
+    Ceilings,
     Model,
     ModelRequest,
     ModelResponse,
@@ -28,6 +29,10 @@ from unsolvable.wire import Wire
 ROOT = Path(__file__).parents[2]
 CHILD_SECONDS = 60
 """A child agent answers in about a second; the cap only stops a hung child from hanging CI."""
+CHILD_CEILINGS = Ceilings(max_wall_seconds=CHILD_SECONDS)
+"""A run of a `child_agent`: the child's interpreter starts and imports its SDK inside the run,
+seconds on a loaded machine, so the default 10 s wall ceiling would time the machine, not the
+agent."""
 
 
 def child_agent(module: str, *args: str) -> Callable[[Session], Any]:

@@ -27,9 +27,24 @@ def cases(*names: str) -> int:
     return sum(len(scenario.seeds) for scenario in scenarios.select(names))
 
 
+USER_AGENTS = """
+from unsolvable import agents
+
+
+def contract(session):
+    return agents.contract(session)
+
+
+def naive(session):
+    return agents.naive(session)
+"""
+"""A user's agents as users write them: functions with no name of their own, so their runs are
+labelled by the spec as given (``pkg:contract``)."""
+
+
 def agent_module(pytester: pytest.Pytester) -> None:
     """``pkg:contract`` and ``pkg:naive``: a user's agents, importable from the project root."""
-    pytester.makepyfile(pkg="from unsolvable.agents import contract, naive\n")
+    pytester.makepyfile(pkg=USER_AGENTS)
 
 
 def snapshot_files(root: Path) -> dict[str, bytes]:

@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from tests._records_tap import REAP_SECONDS, RecordTap, session
 from tests.plugin._helpers import QUIET, XDIST_ENVIRONMENT, Run, cases, outcomes
 from unsolvable.plugin._options import AGENT_OPTION, FAMILY_OPTION, JSON_OPTION
 
@@ -46,22 +46,24 @@ def test_an_agent_that_exits_fails_its_tests_and_the_session_goes_on(
     assert "exited with status 3" in records[0]["observed"]["error"]
 
 
-def _interrupted(pytester: pytest.Pytester, out: Path, *args: str) -> subprocess.Popen[bytes]:
-    """A zero-code session of the slow agent, sent SIGINT once two records are on disk."""
+def _interrupted(pytester: pytest.Pytester, out: Path, *args: str) -> tuple[int | Any, bytes]:
+    """A zero-code session of the slow agent, sent SIGINT once two records are written; its
+    exit status and output."""
     pytester.makepyfile(faults=FAULTS)
     env = {k: v for k, v in os.environ.items() if k not in XDIST_ENVIRONMENT}
     command = [
         sys.executable, "-m", "pytest", *QUIET[2:], "-p", "no:cacheprovider",
         f"{AGENT_OPTION}=faults:slow", f"{JSON_OPTION}={out}", "--unsolvable-no-snapshot", *args,
     ]  # fmt: skip
-    child = subprocess.Popen(command, cwd=pytester.path, env=env, stdout=subprocess.PIPE)
-    stream = Path(str(out) + ".jsonl")
-    while not (stream.exists() and stream.read_text().count("\n") >= 2):
-        assert child.poll() is None, child.communicate()
-        time.sleep(0.05)
-    child.send_signal(signal.SIGINT)
-    child.communicate(timeout=60)
-    return child
+    tap = RecordTap(out)
+    try:
+        with session(command, cwd=pytester.path, env=env) as child:
+            tap.wait_for(2, child)
+            child.send_signal(signal.SIGINT)
+            stdout, _ = child.communicate(timeout=REAP_SECONDS)
+            return child.returncode, stdout
+    finally:
+        tap.close()
 
 
 @pytest.mark.parametrize("args", [(), ("-n", "2")], ids=["serial", "xdist"])
@@ -69,8 +71,8 @@ def test_an_interrupted_session_keeps_its_records_and_says_so(
     pytester: pytest.Pytester, args: tuple[str, ...]
 ) -> None:
     out = pytester.path / "records.json"
-    child = _interrupted(pytester, out, *args)
-    assert child.returncode == pytest.ExitCode.INTERRUPTED
+    status, stdout = _interrupted(pytester, out, *args)
+    assert status == pytest.ExitCode.INTERRUPTED, stdout.decode()[-3000:]
     data = json.loads(out.read_text())
     assert data["interrupted"] is True and len(data["records"]) >= 2
 
@@ -81,3 +83,39 @@ def test_an_interrupted_session_never_replaces_a_larger_file(pytester: pytest.Py
     _interrupted(pytester, out, "-n", "2")
     assert out.stat().st_size == 10_000_000
     assert json.loads((pytester.path / "records.partial.json").read_text())["interrupted"]
+
+
+CRASHER = """
+def _lookup(fields):
+    return fields["nme"]
+
+
+def agent(session):
+    session.call_model([], session.tools)
+    return _lookup({"name": "invoice"})
+"""
+
+
+def test_a_crash_shows_the_agents_traceback_in_the_failure_and_the_html_report(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    pytester.makepyfile(crasher=CRASHER)
+    result = run(f"{AGENT_OPTION}=crasher:agent", "-k", "constant-return/repeat-seed0",
+                 "--unsolvable-no-snapshot", "--unsolvable-html=report.html")  # fmt: skip
+    assert outcomes(result) == {"failed": 1}
+    result.stdout.fnmatch_lines(
+        [
+            "      the agent raised (its own frames; the harness's are left out):",
+            "        Traceback (most recent call last):",
+            '          File "crasher.py", line 7, in agent',
+            '            return _lookup({"name": "invoice"})',
+            '          File "crasher.py", line 2, in _lookup',
+            '            return fields["nme"]',
+            "        KeyError: 'nme'",
+            "      the agent raised an exception (its traceback is above): a bug in the agent, "
+            "not a verdict on its stop logic*",
+        ],
+        consecutive=True,
+    )
+    html = (pytester.path / "report.html").read_text()
+    assert "File &quot;crasher.py&quot;, line 2, in _lookup" in html

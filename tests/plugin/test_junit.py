@@ -68,11 +68,24 @@ def test_a_test_that_runs_twice_gets_two_groups_in_order(
     assert codes == ["NO_PROGRESS", "BLOCKED_INPUT"]
 
 
-def test_the_readme_workflow_uploads_what_its_pytest_step_writes() -> None:
-    """The CI example's run is `test_readme.test_the_ci_example`; here, that its second upload
-    names exactly the JUnit, OTLP and ATIF outputs of that run."""
+def _uploaded(name: str) -> list[str]:
+    """The paths the README workflow's upload of artifact ``name`` lists."""
+    upload = re.search(rf"name: {re.escape(name)}\n\s+path: \|\n((?: {{12}}\S.*\n)+)", README)
+    assert upload is not None, name
+    return [path.strip().rstrip("/") for path in upload[1].splitlines()]
+
+
+def test_the_readme_workflow_uploads_what_its_steps_write() -> None:
+    """The CI example's runs are `test_readme.test_the_ci_example`; here, that each shard's
+    upload names exactly what its pytest step writes, and the merge job's what its merge
+    writes (its reports by their common stem)."""
     step = re.search(r"- run: (pytest .*)", README)
-    upload = re.search(r"name: unsolvable-telemetry\n\s+path: \|\n((?:\s{12}\S+\n)+)", README)
-    assert step is not None and upload is not None
-    written = re.findall(r"--(?:junitxml|unsolvable-otel|unsolvable-trace-dir)=(\S+)", step[1])
-    assert [path.rstrip("/") for path in upload[1].split()] == written
+    merge = re.search(r"- run: (unsolvable merge .*)", README)
+    assert step is not None and merge is not None
+    shard = "${{ matrix.shard }}"  # one word for the comparison: the shard's number
+    written = re.findall(r"--(?:unsolvable-json|junitxml)=(\S+)", step[1].replace(shard, "K"))
+    uploaded = [path.replace(shard, "K") for path in _uploaded(f"unsolvable-shard-{shard}")]
+    assert uploaded == written == ["unsolvable-K.json", "junit-K.xml"]
+    reports = re.findall(r"--(?:json|markdown|html) (unsolvable\.\w+)", merge[1])
+    exports = re.findall(r"--(?:otel|trace-dir) (\S+)", merge[1])
+    assert len(reports) == 3 and _uploaded("unsolvable-report") == ["unsolvable.*", *exports]

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -47,14 +49,14 @@ def test_the_zero_code_commands(run: Run) -> None:
     explained = [  # the failure sections; CI=true also prints the full short summary lines
         line
         for line in naive.outlines
-        if line.startswith("E   AssertionError:") and " × unsolvable.agents:naive: FAIL: " in line
+        if line.startswith("E   AssertionError:") and " × naive: FAIL: " in line
     ]
     assert failed > cases() / 2 and len(explained) == failed
     naive.stdout.fnmatch_lines([f"{cases()} snapshots generated."])
     naive.stdout.fnmatch_lines(
         [
             "E   AssertionError: constant-return/perturbed-synonym (seed 0) × "
-            "unsolvable.agents:naive: FAIL: returned no structured exit *",
+            "naive: FAIL: returned no structured exit *",
             "      ended:    unstructured",
             "      stopped:  step 25 (bound N=12); first stagnant step 2; lag 23 steps, *",
             "      trajectory tail:",
@@ -87,29 +89,43 @@ def test_the_test_module(run: Run, pytester: pytest.Pytester) -> None:
     assert (pytester.path / "__snapshots__/test_readme_example").is_dir()
 
 
+def _ci(run: Run, pytester: pytest.Pytester, workflow: str) -> subprocess.CompletedProcess[str]:
+    """The workflow's matrix, one shard after another (its pytest step with the shard filled
+    in), then its merge job."""
+    [shard_step] = re.findall(r"- run: (pytest .*)", workflow)
+    [merge_step] = re.findall(r"- run: unsolvable (merge .*)", workflow)
+    shards = re.search(r"shard: \[([\d, ]+)\]", workflow)
+    assert shards is not None
+    for shard in shards[1].split(", "):
+        run(*shlex.split(shard_step.replace("${{ matrix.shard }}", shard))[1:])
+    command = [sys.executable, "-m", "unsolvable.cli", *shlex.split(merge_step)]
+    return subprocess.run(command, cwd=pytester.path, capture_output=True, text=True, timeout=300)
+
+
 def test_the_ci_example(run: Run, pytester: pytest.Pytester) -> None:
-    """The bless command, then the workflow's pytest step: the gate passes and the files the
-    workflow uses are there; with the agent changed to stop like naive, it fails as shown."""
+    """The bless command, then the workflow's matrix of shards and its merge job: the gate
+    passes and the files the workflow uses are there; with the agent changed to stop like
+    naive, the merge fails as shown."""
     agents = pytester.mkpydir("mypkg") / "agents.py"
     agents.write_text("from unsolvable.agents import contract as my_agent\n")
     [bless] = _commands(_blocks("sh", 2)[BLESS])
     assert run(*bless).ret == 0
     workflow = _block("yaml")
-    [step] = _commands("\n".join(re.findall(r"- run: (pytest .*)", workflow)))
-    passed = run(*step)
-    assert passed.ret == 0
-    passed.stdout.fnmatch_lines(["unsolvable: baseline gate passed: * groups compared *"])
+    passed = _ci(run, pytester, workflow)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert "unsolvable: baseline gate passed: " in passed.stdout
     summary = re.search(r'run: cat (\S+) >> "\$GITHUB_STEP_SUMMARY"', workflow)
     assert summary is not None
     assert (pytester.path / summary.group(1)).read_text().startswith("## unsolvable: ")
-    artifact = re.search(r"path: (\S+)", workflow)
+    artifact = re.search(r"name: unsolvable-report\n\s+path: \|\n\s+(\S+)", workflow)
     assert artifact is not None
     kept = sorted(path.name for path in pytester.path.glob(artifact.group(1)))
     assert kept == ["unsolvable.html", "unsolvable.json", "unsolvable.md"]
 
     agents.write_text("from unsolvable.agents import naive as my_agent\n")
-    failed = run(*step)
-    assert failed.ret == pytest.ExitCode.TESTS_FAILED
+    failed = _ci(run, pytester, workflow)
+    assert failed.returncode == 1
     shown = re.search(r"```\n(unsolvable: baseline gate FAILED.*?)```", SECTION, re.S)
     assert shown is not None
-    failed.stdout.fnmatch_lines([line for line in shown.group(1).splitlines() if line != "  …"])
+    expected = [line for line in shown.group(1).splitlines() if line != "  …"]
+    assert [line for line in failed.stdout.splitlines() if line in expected] == expected

@@ -34,8 +34,10 @@ GATE = f"{BASELINE_OPTION}={BASELINE}"
 
 
 def _agent(pytester: pytest.Pytester, built_in: str) -> None:
-    """``mine:agent`` is the built-in ``contract`` or ``naive``: a user changing stop logic."""
-    pytester.makepyfile(mine=f"from unsolvable.agents import {built_in} as agent\n")
+    """``mine:agent`` stops as the built-in ``contract`` or ``naive``: a user changing stop
+    logic, under one label (the spec: a user's function has no name of its own)."""
+    code = f"from unsolvable.agents import {built_in}\n\ndef agent(session):\n"
+    pytester.makepyfile(mine=f"{code}    return {built_in}(session)\n")
 
 
 def _suite(run: Run, *args: str) -> pytest.RunResult:

@@ -59,8 +59,9 @@ def test_a_changed_stop_fails_with_a_diff_and_update_accepts_it(
     assert outcomes(failed) == {"failed": 1, "passed": cases(FAMILY) - 1}
     failed.stdout.fnmatch_lines(
         [
-            "E   AssertionError: unsolvable: the termination record of missing-permission/"
-            "retry-403 (seed 1) × pkg:contract differs from its snapshot",
+            "E   unsolvable.plugin.SnapshotChanged: unsolvable: the termination record of "
+            "missing-permission/retry-403 (seed 1) × pkg:contract differs from its snapshot",
+            "      stop changed: lag 4 → 1, code unchanged",
             "    [- snapshot] == [+ received]",
             "*",
             '    -     "detection_lag": 4,',
@@ -69,6 +70,14 @@ def test_a_changed_stop_fails_with_a_diff_and_update_accepts_it(
     )
     failed.stdout.fnmatch_lines(["*If the new stop behaviour is intended, accept it with pytest "
                                  "--snapshot-update."])  # fmt: skip
+    failed.stdout.fnmatch_lines(
+        [
+            f"unsolvable: {cases(FAMILY)} runs, {cases(FAMILY)} passed, 0 failed *",
+            "*",
+            "unsolvable: 1 test(s) failed on their snapshot alone: the verdict passed, but the "
+            "record differs from its snapshot *",
+        ]
+    )
     run(*CONTRACT, "--snapshot-update", *xdist_args).stdout.fnmatch_lines(["*1 snapshot updated."])
     assert path.read_text() == original
 

@@ -107,13 +107,26 @@ def test_report_rereads_records_to_the_same_bytes_and_gates_them(tmp_path: Path)
     baseline = str(tmp_path / "baseline.json")
     report = _unsolvable("report", str(first), "--json", str(again), "--baseline", baseline,
                          "--update-baseline")  # fmt: skip
-    assert report.returncode == 0, report.stderr
+    assert report.returncode == 1, report.stderr  # naive's verdicts failed when they were made
     assert again.read_bytes() == first.read_bytes()
     assert (
         report.stdout.startswith("family ")
         and f"wrote baseline of {GROUPS} groups" in report.stdout
     )
-    assert _unsolvable("report", str(first), "--baseline", baseline).returncode == 0
+    gated = _unsolvable("report", str(first), "--baseline", baseline)
+    assert gated.returncode == 1 and "baseline gate passed" in gated.stdout
+
+
+def test_report_exits_1_on_a_failed_verdict_and_0_when_every_verdict_passed(
+    tmp_path: Path,
+) -> None:
+    both, contract = tmp_path / "both.json", tmp_path / "contract.json"
+    _unsolvable("run", *FAMILIES, "--json", str(both))
+    _unsolvable("run", "--agent", "contract", *FAMILIES, "--json", str(contract))
+    failed = _unsolvable("report", str(both))
+    assert failed.returncode == 1 and f"{RUNS} runs, " in failed.stdout
+    assert " 0 failed" not in failed.stdout
+    assert _unsolvable("report", str(contract)).returncode == 0
 
 
 def test_the_plugin_summarises_metrics_and_report_reads_its_json(tmp_path: Path) -> None:

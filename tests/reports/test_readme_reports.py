@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import argparse
 import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 from unsolvable.cli._main import _parser
@@ -22,7 +25,8 @@ def _flags(command: str) -> set[str]:
 
 
 def test_every_flag_shown_exists() -> None:
-    known = _flags("run") | _flags("report") | {"--unsolvable-agent", "--unsolvable-json"}
+    plugin = {"--unsolvable-agent", "--unsolvable-json", "--unsolvable-shard"}
+    known = _flags("run") | _flags("report") | _flags("merge") | plugin
     benchmarks = ("python -m benchmarks", "#   ")
     text = "\n".join(line for line in SECTION.splitlines() if not line.startswith(benchmarks))
     shown = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)", text))
@@ -33,3 +37,24 @@ def test_every_benchmark_shown_is_a_script() -> None:
     names = re.findall(r"python -m benchmarks\.(\w+)", SECTION)
     assert len(set(names)) == 7
     assert all((ROOT / "benchmarks" / f"{name}.py").is_file() for name in names)
+
+
+def test_the_shard_commands_make_the_whole_run(tmp_path: Path) -> None:
+    """The shards section's commands as written, the shown job once per shard; the merged
+    records are those one unsharded run writes."""
+    block = re.search(r"```sh\n(unsolvable run --all-seeds --shard.*?)```", SECTION, re.S)
+    assert block is not None
+    shard, merge = (shlex.split(line.partition("#")[0]) for line in block[1].splitlines())
+    for k in ("1", "2", "3"):
+        job = [arg.replace("2/3", f"{k}/3").replace("part-2", f"part-{k}") for arg in shard]
+        _command(tmp_path, job)
+    assert _command(tmp_path, merge).returncode == 1  # naive's verdicts fail, as in one run
+    _command(tmp_path, ["unsolvable", "run", "--all-seeds", "--json", "whole.json"])
+    assert (tmp_path / "records.json").read_bytes() == (tmp_path / "whole.json").read_bytes()
+    assert (tmp_path / "summary.md").read_text().startswith("## unsolvable: ")
+
+
+def _command(folder: Path, command: list[str]) -> subprocess.CompletedProcess[str]:
+    assert command[0] == "unsolvable"
+    full = [sys.executable, "-m", "unsolvable.cli", *command[1:]]
+    return subprocess.run(full, cwd=folder, capture_output=True, text=True, timeout=600)

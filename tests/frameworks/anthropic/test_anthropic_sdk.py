@@ -15,7 +15,7 @@ pytest.importorskip("anthropic")
 import anthropic
 
 import unsolvable
-from tests.frameworks._glue import child_agent
+from tests.frameworks._glue import CHILD_CEILINGS, child_agent
 from tests.frameworks.anthropic.sdk_agent import run_agent
 from unsolvable import Code, Outcome, Session, scenarios
 from unsolvable.wire import FAKE_API_KEY, Wire
@@ -86,7 +86,12 @@ def test_the_sdk_agent_runs_against_the_loopback_server() -> None:
 
 def test_the_unmodified_agent_runs_in_a_child_process() -> None:
     agent = child_agent("tests.frameworks.anthropic.sdk_agent")
-    record = unsolvable.run(agent, scenarios.get("contradictory-criteria/alternate"), strict=True)
+    record = unsolvable.run(
+        agent,
+        scenarios.get("contradictory-criteria/alternate"),
+        strict=True,
+        ceilings=CHILD_CEILINGS,
+    )
     assert record.code is Code.NO_PROGRESS and record.observed.steps == 5
 
 

@@ -15,7 +15,7 @@ pytest.importorskip("openai")
 import openai
 
 import unsolvable
-from tests.frameworks._glue import child_agent
+from tests.frameworks._glue import CHILD_CEILINGS, child_agent
 from tests.frameworks.openai.sdk_agent import run_agent
 from unsolvable import Code, Outcome, Session, scenarios
 from unsolvable.wire import FAKE_API_KEY, Wire
@@ -105,7 +105,9 @@ def test_the_sdk_agent_runs_against_the_loopback_server() -> None:
 
 def test_the_unmodified_agent_runs_in_a_child_process() -> None:
     agent = child_agent("tests.frameworks.openai.sdk_agent", "responses")
-    record = unsolvable.run(agent, scenarios.get("missing-permission/retry-403"), strict=True)
+    record = unsolvable.run(
+        agent, scenarios.get("missing-permission/retry-403"), strict=True, ceilings=CHILD_CEILINGS
+    )
     assert record.code is Code.BLOCKED_INPUT and record.verdict.passed
     assert (record.observed.steps, record.observed.refusals) == (1, {"denied": 1})
 

@@ -4,6 +4,7 @@ misuse (no command, an open quote, an unknown placeholder, a missing program) sa
 from __future__ import annotations
 
 import importlib
+import re
 from pathlib import Path
 
 import pytest
@@ -17,8 +18,7 @@ from unsolvable.adapters.process import ProcessAdapter, placeholders
 
 
 def test_a_spec_is_split_as_a_shell_would_and_named_by_itself() -> None:
-    adapter = load_agent("exec:node 'my agent.js' --task {task}")
-    assert isinstance(adapter, ProcessAdapter)
+    adapter = ProcessAdapter.from_spec("exec:node 'my agent.js' --task {task}")
     assert adapter.command == ("node", "my agent.js", "--task", "{task}")
     assert adapter.name == "exec:node 'my agent.js' --task {task}"
 
@@ -51,10 +51,43 @@ def test_an_unknown_placeholder_crashes_the_run_listing_the_known_ones() -> None
     assert "{task}" in str(record.observed.error) and "twice" in str(record.observed.error)
 
 
-def test_a_program_that_is_not_installed_crashes_the_run_saying_so() -> None:
-    record = unsolvable.run("exec:no-such-agent-xyz", scenarios.get("constant-return/repeat"))
-    assert record.outcome is Outcome.CRASHED
-    assert "cannot start 'no-such-agent-xyz'" in str(record.observed.error)
+@pytest.mark.parametrize(
+    ("spec", "says"),
+    [
+        ("exec:no-such-agent-xyz", "the program 'no-such-agent-xyz' is not on PATH"),
+        ("exec:./no/such/agent", "the program './no/such/agent' is not an executable file"),
+        ("exec:python no_such_agent.py", "the script 'no_such_agent.py' does not exist in "),
+        ("exec:node --trace-warnings gone.mjs {task}", "the script 'gone.mjs' does not exist"),
+        ("exec:node", "runs node with no script; an exec: agent's command line is one argument"),
+        ("exec:python3 -u", "runs python3 with no script"),
+    ],
+)
+def test_a_program_or_script_that_is_not_there_is_refused_before_any_run(
+    spec: str, says: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(AdapterError, match=re.escape(says)):
+        unsolvable.run(spec, scenarios.get("constant-return/repeat"))
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sh -c 'echo {{}}'",
+        "python -m json.tool",
+        "python -W ignore agent.py",
+        "sh agent.sh {task}",
+        "env NAME=1 echo",
+        "{tools_url}",
+    ],
+)
+def test_commands_whose_program_and_script_are_there_pass_the_preflight(
+    command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "agent.py").write_text("")
+    (tmp_path / "agent.sh").write_text("")
+    ProcessAdapter.from_spec(f"exec:{command}").preflight()
 
 
 @pytest.mark.parametrize(

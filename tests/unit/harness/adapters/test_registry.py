@@ -11,6 +11,8 @@ import pytest
 
 from unsolvable._loading import load_agent
 from unsolvable.adapters import registry
+from unsolvable.adapters.base import PlainAdapter
+from unsolvable.agents import naive
 
 
 @pytest.fixture
@@ -29,7 +31,9 @@ def install(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
 
 def test_a_registered_name_loads_the_agent_it_points_at(install: Any) -> None:
     install(**{"registered-naive-test": "unsolvable.agents.naive:naive"})
-    assert load_agent("registered-naive-test").name == "unsolvable.agents.naive:naive"
+    adapter = load_agent("registered-naive-test")
+    assert isinstance(adapter, PlainAdapter) and adapter.agent is naive
+    assert adapter.name == "naive", "labelled by the agent's own name"
 
 
 def test_unregistered_names_still_say_how_to_write_a_spec(install: Any) -> None:

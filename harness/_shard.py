@@ -1,0 +1,106 @@
+"""Consumes a session's runs (scenario × seed × agent, in the session's order) and a shard
+``K/N``, produces the runs that shard makes: a deterministic 1/N of them, balanced by the
+scenarios' step bounds, so a CI matrix of N jobs makes the whole run between them.
+
+Every shard reads the same runs in the same order and assigns all of them the same way, so the
+shards never overlap and together make every run once (`unsolvable merge` checks this).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from unsolvable._errors import ShardError
+
+__all__ = ["Shard", "ShardTag", "assign"]
+
+FORM = re.compile(r"([0-9]+)/([0-9]+)")
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Shard ``index`` of ``count`` (both from 1: ``2/3`` is the second of three)."""
+
+    index: int
+    count: int
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.index <= self.count:
+            raise ShardError(
+                f"shard {self.index}/{self.count}: K/N needs 1 ≤ K ≤ N, e.g. 1/3, 2/3 and 3/3 for "
+                "a matrix of three jobs"
+            )
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        """``K/N`` as a CI matrix writes it (``2/3``)."""
+        given = FORM.fullmatch(text.strip())
+        if given is None:
+            raise ShardError(
+                f"shard {text!r}: write it as K/N, this job's number and the number of jobs, "
+                "e.g. 2/3"
+            )
+        return cls(int(given[1]), int(given[2]))
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+    def take(self, weights: Sequence[int]) -> list[int]:
+        """The positions (into ``weights``, one per run in the session's order) of the runs this
+        shard makes, in that order (`assign`)."""
+        return assign(weights, self.count)[self.index - 1]
+
+
+def assign(weights: Sequence[int], count: int) -> list[list[int]]:
+    """Each of ``count`` shards' positions, in order: the heaviest run first, each to the shard
+    with the least weight so far (the lowest-numbered on a tie), so no shard carries more than
+    one run's weight above another. A run's weight is its scenario's step bound N, what bounds
+    the steps an agent that stops in time makes."""
+    loads = [0] * count
+    shards: list[list[int]] = [[] for _ in range(count)]
+    for position in sorted(range(len(weights)), key=lambda p: (-weights[p], p)):
+        lightest = min(range(count), key=lambda k: (loads[k], k))
+        loads[lightest] += weights[position]
+        shards[lightest].append(position)
+    return [sorted(shard) for shard in shards]
+
+
+Key = tuple[str | int, ...]
+"""A record's place in the whole run's order, compared as a tuple."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShardTag:
+    """What a shard's ``--json`` file says about its place in the whole run, for ``unsolvable
+    merge``: which shard it is, whether it ran to its end, and each record's place in the order
+    the whole run writes its records in (``unsolvable run``: its position among the runs;
+    the pytest plugin: agent, scenario and seed, as its summary sorts them)."""
+
+    shard: Shard
+    complete: bool
+    """Every run the shard was given finished: not interrupted, no worker lost."""
+    order: tuple[Key, ...]
+    """One key per record of the file, in the file's order."""
+    runs: int | None = None
+    """How many runs the whole run has, where the face knows (``unsolvable run``)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.shard.index,
+            "count": self.shard.count,
+            "complete": self.complete,
+            "order": [list(key) for key in self.order],
+            "runs": self.runs,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ShardTag:
+        return cls(
+            shard=Shard(int(data["index"]), int(data["count"])),
+            complete=bool(data["complete"]),
+            order=tuple(tuple(key) for key in data["order"]),
+            runs=None if data.get("runs") is None else int(data["runs"]),
+        )

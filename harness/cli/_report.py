@@ -1,0 +1,83 @@
+"""Consumes records written earlier (``unsolvable report``) or a run's shards (``unsolvable
+merge``), produces the metrics, the reports and the baseline gate of that run, and its exit
+status; and declares the report flags every command that writes reports takes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from unsolvable._errors import UnsolvableError
+from unsolvable._record import TerminationRecord
+from unsolvable.reports._cells import format_metrics
+from unsolvable.reports._flags import REPORT_FLAGS, report_options
+from unsolvable.reports._merge import merge, read_part
+from unsolvable.reports._publish import check_outputs, publish
+from unsolvable.reports._table import pass_k_line, summary_line
+
+__all__ = ["add_report_arguments", "add_report_commands", "run_report"]
+
+
+def add_report_commands(commands: Any) -> None:
+    """``unsolvable report``: the same reports and gate for records written earlier, by
+    ``unsolvable run --json`` or by the pytest plugin's ``--unsolvable-json``; ``unsolvable
+    merge``: those of a whole run, from its shards' files."""
+    report = commands.add_parser(
+        "report", help="metrics, reports and the baseline gate of records written by --json"
+    )
+    report.add_argument("records", type=Path, metavar="RECORDS.json")
+    report.set_defaults(volatile=False)
+    add_report_arguments(report)
+    merging = commands.add_parser(
+        "merge",
+        help="the whole run's metrics, reports and baseline gate from its shards' --json files "
+        "(run --shard K/N, pytest --unsolvable-shard K/N): the same bytes as one unsharded run",
+    )
+    merging.add_argument("parts", type=Path, nargs="+", metavar="PART.json")
+    merging.set_defaults(volatile=False)
+    add_report_arguments(merging)
+
+
+def add_report_arguments(command: argparse.ArgumentParser) -> None:
+    """The reports and the baseline gate: `REPORT_FLAGS`, as the plugin offers them too."""
+    for flag in REPORT_FLAGS:
+        if flag.switch:
+            command.add_argument(f"--{flag.name}", action="store_true", help=flag.help)
+        else:
+            command.add_argument(
+                f"--{flag.name}", type=flag.parse, metavar=flag.metavar, help=flag.help
+            )
+
+
+def _read_records(path: Path) -> list[TerminationRecord]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return [TerminationRecord.from_dict(record) for record in data["records"]]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise UnsolvableError(
+            f"cannot read records from {str(path)!r} ({type(error).__name__}: {error}); pass a "
+            "file written by unsolvable run --json or pytest --unsolvable-json"
+        ) from None
+
+
+def run_report(args: argparse.Namespace) -> int:
+    """Exit status as for ``unsolvable run``: 1 when a record's verdict failed (as judged when
+    it was made) or the baseline gate found a regression, so a CI step that reports on records
+    made elsewhere fails where the run would have."""
+    options = report_options(vars(args), volatile=args.volatile)
+    check_outputs(options)
+    if args.command == "merge":
+        records = merge([read_part(path) for path in args.parts])
+    else:
+        records = _read_records(args.records)
+    published = publish(records, options)
+    print(format_metrics(published.metrics) + "\n")
+    print(summary_line(records))
+    print(pass_k_line(published.metrics))
+    for note in published.notes:
+        print(note)
+    failed = any(not record.verdict.passed for record in records)
+    return 1 if failed or not published.passed else 0

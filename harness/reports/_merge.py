@@ -1,0 +1,115 @@
+"""Consumes the ``--json`` files of a run's shards (``unsolvable run --shard K/N``, ``pytest
+--unsolvable-shard K/N``), produces the records of the whole run in the order it writes them:
+what `publish` turns into the same metrics, gate and bytes as one unsharded run.
+
+Each part says where its records go (`unsolvable._shard.ShardTag`), so the merge never guesses
+an order; parts that do not make exactly one whole run are refused, naming what is wrong.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from unsolvable._errors import ShardError
+from unsolvable._record import TerminationRecord
+from unsolvable._shard import Key, ShardTag
+
+__all__ = ["Part", "merge", "read_part"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Part:
+    """One shard's file: its records and its tag."""
+
+    path: Path
+    records: tuple[TerminationRecord, ...]
+    tag: ShardTag
+
+
+def read_part(path: Path) -> Part:
+    """A shard's ``--json`` file; a file that is not one is a `ShardError` saying so."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        records = tuple(TerminationRecord.from_dict(record) for record in data["records"])
+        shard = data.get("shard")
+        tag = None if shard is None else ShardTag.from_dict(shard)
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise ShardError(
+            f"cannot read {str(path)!r} ({type(error).__name__}: {error}); pass the --json files "
+            "that unsolvable run --shard K/N or pytest --unsolvable-shard K/N wrote"
+        ) from None
+    if tag is None:
+        raise ShardError(
+            f"{str(path)!r} holds no shard: it was written without --shard K/N "
+            "(unsolvable report reads a whole run's file)"
+        )
+    if len(tag.order) != len(records):
+        raise ShardError(f"{str(path)!r}: its shard's order does not match its records")
+    return Part(path=path, records=records, tag=tag)
+
+
+def merge(parts: Sequence[Part]) -> list[TerminationRecord]:
+    """The whole run's records, each part's put where its keys say; `ShardError` unless the
+    parts are every shard of one run, once each, each run to its end."""
+    _check(parts)
+    keyed: list[tuple[Key, int, TerminationRecord]] = [
+        (key, number, record)
+        for number, part in enumerate(sorted(parts, key=lambda p: p.tag.shard.index))
+        for key, record in zip(part.tag.order, part.records, strict=True)
+    ]
+    # A key the plugin gives may repeat (a test of one's own beside the suite's case); the
+    # parts' order, then each part's own, keeps such records as the whole run has them.
+    keyed.sort(key=lambda item: (item[0], item[1]))
+    return [record for _, _, record in keyed]
+
+
+def _check(parts: Sequence[Part]) -> None:
+    if not parts:
+        raise ShardError("no parts to merge: pass every shard's --json file")
+    counts = {part.tag.shard.count for part in parts}
+    if len(counts) > 1:
+        raise ShardError(f"the parts split different runs (into {_list(counts)} shards)")
+    count = counts.pop()
+    given = sorted(part.tag.shard.index for part in parts)
+    if given != list(range(1, count + 1)):
+        missing = sorted(set(range(1, count + 1)) - set(given))
+        twice = sorted({index for index in given if given.count(index) > 1})
+        what = [f"missing {_list(missing)}"] if missing else []
+        what += [f"twice {_list(twice)}"] if twice else []
+        raise ShardError(
+            f"the parts are not shards 1 to {count} once each ({'; '.join(what)}); pass one "
+            "--json file per shard"
+        )
+    for part in parts:
+        if not part.tag.complete:
+            raise ShardError(
+                f"{str(part.path)!r}, shard {part.tag.shard}, did not finish every run (it was "
+                "interrupted, or lost a worker); run that shard again"
+            )
+    shapes = {tuple(type(value).__name__ for value in key) for p in parts for key in p.tag.order}
+    if len(shapes) > 1:
+        raise ShardError("the parts were written by different faces (unsolvable run and pytest)")
+    _check_positions(parts)
+
+
+def _check_positions(parts: Sequence[Part]) -> None:
+    """``unsolvable run``'s parts hold every position of the whole run exactly once."""
+    runs = {part.tag.runs for part in parts}
+    if runs == {None}:
+        return
+    if len(runs) > 1:
+        raise ShardError(f"the parts split different runs (of {_list(runs)} runs)")
+    total = runs.pop()
+    held = sorted(int(key[0]) for part in parts for key in part.tag.order)
+    if held != list(range(total or 0)):
+        raise ShardError(
+            f"the parts do not hold each of the whole run's {total} runs once ({len(held)} "
+            "records): were they made with the same agents, scenarios and seeds?"
+        )
+
+
+def _list(values: Iterable[int | None]) -> str:
+    return ", ".join(str(value) for value in sorted(values, key=lambda v: v or 0))

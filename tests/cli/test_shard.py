@@ -1,0 +1,85 @@
+"""``unsolvable run --shard K/N`` then ``unsolvable merge``: N jobs of a CI matrix make the same
+records, metrics, reports, baseline and gate as one unsharded run, byte for byte."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_cli import _unsolvable
+
+CHOSEN = ("--scenario", "constant-return", "missing-permission", "long-healthy", "--all-seeds")
+REPORTS = ("json", "md", "html")
+
+
+def _reports(folder: Path, name: str) -> tuple[str, ...]:
+    return ("--json", str(folder / f"{name}.json"), "--markdown", str(folder / f"{name}.md"),
+            "--html", str(folder / f"{name}.html"))  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def whole(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The unsharded run's reports and its baseline, blessed by the same command."""
+    folder = tmp_path_factory.mktemp("whole")
+    baseline = ("--baseline", str(folder / "baseline.json"), "--update-baseline")
+    result = _unsolvable("run", *CHOSEN, *_reports(folder, "whole"), *baseline)
+    assert result.returncode == 1, result.stderr  # naive fails by design
+    return folder
+
+
+@pytest.mark.parametrize("count", [1, 2, 3])
+def test_the_shards_merged_are_the_whole_run_byte_for_byte(
+    whole: Path, tmp_path: Path, count: int
+) -> None:
+    parts = [str(tmp_path / f"part{k}.json") for k in range(1, count + 1)]
+    for k, part in enumerate(parts, start=1):
+        shard = _unsolvable("run", *CHOSEN, "--shard", f"{k}/{count}", "--json", part, "-n", "2")
+        assert shard.returncode in (0, 1), shard.stderr
+    baseline = ("--baseline", str(tmp_path / "baseline.json"), "--update-baseline")
+    merged = _unsolvable("merge", *reversed(parts), *_reports(tmp_path, "whole"), *baseline)
+    assert merged.returncode == 1, merged.stderr  # as the whole run: naive's verdicts failed
+    for name in (*(f"whole.{kind}" for kind in REPORTS), "baseline.json"):
+        assert (tmp_path / name).read_bytes() == (whole / name).read_bytes(), name
+    gated = _unsolvable("merge", *parts, "--baseline", str(whole / "baseline.json"))
+    assert "unsolvable: baseline gate passed: " in gated.stdout
+
+
+def test_each_shard_holds_its_share_of_the_step_bounds(tmp_path: Path) -> None:
+    loads = []
+    for k in (1, 2, 3):
+        part = tmp_path / f"part{k}.json"
+        _unsolvable("run", *CHOSEN, "--shard", f"{k}/3", "--json", str(part))
+        records = json.loads(part.read_text())["records"]
+        loads.append(sum(record["step_bound"] for record in records))
+    assert max(loads) - min(loads) <= 30, loads  # no scenario of these has N above 30
+
+
+@pytest.mark.parametrize(
+    ("parts", "says"),
+    [
+        ([1, 3], "the parts are not shards 1 to 3 once each (missing 2)"),
+        ([1, 2, 2, 3], "(twice 2)"),
+    ],
+)
+def test_parts_that_are_not_every_shard_once_are_refused(
+    tmp_path: Path, parts: list[int], says: str
+) -> None:
+    for k in set(parts):
+        _unsolvable("run", "--agent", "contract", "--scenario", "oscillation", "--shard",
+                    f"{k}/3", "--json", str(tmp_path / f"p{k}.json"))  # fmt: skip
+    merged = _unsolvable("merge", *(str(tmp_path / f"p{k}.json") for k in parts))
+    assert merged.returncode == 2 and says in merged.stderr and merged.stdout == ""
+
+
+def test_a_whole_runs_file_and_shard_misuse_are_usage_errors(tmp_path: Path) -> None:
+    records = tmp_path / "records.json"
+    _unsolvable("run", "--agent", "contract", "--scenario", "oscillation", "--json", str(records))
+    merged = _unsolvable("merge", str(records))
+    assert merged.returncode == 2 and "holds no shard" in merged.stderr
+    bad = _unsolvable("run", "--shard", "4/3")
+    assert bad.returncode == 2 and "needs 1 ≤ K ≤ N" in bad.stderr
+    gated = _unsolvable("run", "--shard", "1/3", "--baseline", str(tmp_path / "b.json"))
+    assert gated.returncode == 2 and "gate on the whole run" in gated.stderr
+    assert gated.stdout == ""

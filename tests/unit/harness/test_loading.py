@@ -1,0 +1,115 @@
+"""A run's label: ``NAME=SPEC``'s name, else the agent's own ``name``, else the spec as given;
+and two agents of one run never share one."""
+
+from __future__ import annotations
+
+import pytest
+
+import unsolvable
+from unsolvable import AdapterError, Code, Stop, scenarios
+from unsolvable._loading import check_labels, load_agent, split_spec
+
+HERE = __name__
+
+
+def nameless(session: unsolvable.Session) -> Stop:
+    return Stop(code=Code.NO_PROGRESS, reason="nothing new")
+
+
+def named(session: unsolvable.Session) -> Stop:
+    return Stop(code=Code.NO_PROGRESS, reason="nothing new")
+
+
+named.name = "my-agent"  # type: ignore[attr-defined]
+
+
+def team_dot(session: unsolvable.Session) -> None:
+    return None
+
+
+def team_slash(session: unsolvable.Session) -> None:
+    return None
+
+
+team_dot.name, team_slash.name = "team.agent", "team/agent"  # type: ignore[attr-defined]
+
+
+class _Framework:
+    """An adapter with a framework's default label, as the built-in adapters have."""
+
+    name = "my-framework"
+
+    def run(self, session: unsolvable.Session) -> object:
+        return Stop(code=Code.NO_PROGRESS, reason="nothing new")
+
+    def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
+        return returned if isinstance(returned, Stop) else None
+
+
+budgeted, default = _Framework(), _Framework()
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        ("my=pkg.agents:agent", ("my", "pkg.agents:agent")),
+        ("my-agent.v2=exec:node agent.js {task}", ("my-agent.v2", "exec:node agent.js {task}")),
+        ("pkg.agents:agent", (None, "pkg.agents:agent")),
+        ("exec:env MODE=fast node agent.js", (None, "exec:env MODE=fast node agent.js")),
+        ("contract", (None, "contract")),
+        ("=contract", (None, "=contract")),
+    ],
+)
+def test_a_name_is_given_before_the_spec(text: str, parts: tuple[str | None, str]) -> None:
+    assert split_spec(text) == parts
+
+
+@pytest.mark.parametrize(
+    ("spec", "label"),
+    [
+        (f"{HERE}:nameless", f"{HERE}:nameless"),
+        (f"{HERE}:named", "my-agent"),
+        (f"{HERE}:budgeted", "my-framework"),
+        ("unsolvable.agents:contract", "contract"),
+        ("contract", "contract"),
+        (f"mine={HERE}:nameless", "mine"),
+        (f"mine={HERE}:named", "mine"),
+        (f"mine={HERE}:budgeted", "mine"),
+    ],
+)
+def test_the_label_is_the_given_name_the_agents_own_or_the_spec(spec: str, label: str) -> None:
+    assert load_agent(spec).name == label
+
+
+def test_a_named_run_is_recorded_under_its_name_and_leaves_the_adapter_alone() -> None:
+    record = unsolvable.run(f"mine={HERE}:budgeted", scenarios.get("oscillation/a-b"))
+    assert record.agent == "mine" and record.code is Code.NO_PROGRESS
+    assert budgeted.name == "my-framework"
+
+
+def test_two_adapters_of_one_framework_are_refused_naming_both() -> None:
+    with pytest.raises(AdapterError) as raised:
+        check_labels([f"{HERE}:budgeted", f"{HERE}:default"])
+    assert str(raised.value).startswith(
+        f"agents '{HERE}:budgeted' and '{HERE}:default' would both be labelled 'my-framework'"
+    )
+    assert f"--agent first={HERE}:budgeted --agent second={HERE}:default" in str(raised.value)
+    check_labels([f"budgeted={HERE}:budgeted", f"default={HERE}:default"])
+
+
+@pytest.mark.parametrize(
+    "specs",
+    [
+        ["contract", "unsolvable.agents:contract"],
+        [f"{HERE}:team_dot", f"{HERE}:team_slash"],
+        [f"x={HERE}:nameless", f"x={HERE}:named"],
+    ],
+)
+def test_two_agents_sharing_a_label_or_its_folder_are_refused(specs: list[str]) -> None:
+    with pytest.raises(AdapterError, match="would both be labelled"):
+        check_labels(specs)
+
+
+def test_the_same_agent_given_twice_is_refused() -> None:
+    with pytest.raises(AdapterError, match="'contract' is given twice; give it once"):
+        check_labels(["contract", "naive", "contract"])

@@ -1,0 +1,31 @@
+"""Numbers in reports are written plainly: whole numbers exactly, fractions without exponents."""
+
+from __future__ import annotations
+
+import pytest
+
+from unsolvable.reports._cells import distribution
+from unsolvable.reports._metrics import Distribution
+from unsolvable.reports._numbers import plain
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (1103124, "1103124"),
+        (1103124.0, "1103124"),
+        (-41636, "-41636"),
+        (0, "0"),
+        (0.0869565217, "0.0869565"),
+        (0.05, "0.05"),
+        (0.00001, "0.00001"),
+        (2.5, "2.5"),
+    ],
+)
+def test_plain_never_writes_an_exponent(value: float, text: str) -> None:
+    assert plain(value) == text
+
+
+def test_a_large_lag_in_tokens_is_written_whole_in_the_metrics() -> None:
+    spread = Distribution(count=3, p50=1103124, p95=2206248, max=30000000)
+    assert distribution(spread) == "1103124/2206248/30000000"
