@@ -102,11 +102,15 @@ class AcpAdapter:
         return cls(command, name=spec, isolate_network=isolate_network)
 
     def preflight(self) -> None:
-        """The agent's program, the SDK the editor speaks with, and the MCP server the tools are
-        offered on."""
+        """What every run needs, checked once before any (`unsolvable.load_agent`): the agent's
+        program, and what `check_extras` checks."""
+        self.process.preflight()
+        self.check_extras()
+
+    def check_extras(self) -> None:
+        """The SDK the editor speaks with, and the MCP server the tools are offered on."""
         import importlib.util
 
-        self.process.preflight()
         for module, extra in (("acp", "acp"), ("mcp", "mcp")):
             if importlib.util.find_spec(module) is None:
                 raise AdapterError(f"agent {self.name!r}: {missing_extra(module, extra)}")
@@ -114,7 +118,7 @@ class AcpAdapter:
     def run(self, session: Session) -> Turn:
         from unsolvable.mcp import server_environ, stdio_command
 
-        self.preflight()
+        self.check_extras()
         with self.process.prepared(session) as launch:
             work = f"{launch.folder}/work"
             environ = launch.environ

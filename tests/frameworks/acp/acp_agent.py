@@ -45,6 +45,10 @@ class Agent:
         return acp.NewSessionResponse(session_id="s-1")
 
     async def cancel(self, session_id, **_):
+        # Heard: marked at once, as unwinding the work (its MCP session's close) takes a while.
+        if self.marker:
+            with open(self.marker, "w") as file:
+                file.write("cancelled")
         self.cancelled.set()
         self.work.cancel()  # what is under way, a model call or a tool call, is aborted
 
@@ -53,14 +57,11 @@ class Agent:
         try:
             reason = await self.work
         except (asyncio.CancelledError, Exception):
-            if not self.cancelled.is_set() and self.mode != "forever":
+            if not self.cancelled.is_set() and self.mode not in ("forever", "hang"):
                 raise
             # Cancelled, or a model call refused at the harness's ceiling: the cancel is coming.
             await asyncio.wait_for(self.cancelled.wait(), CANCEL_WAIT)
             reason = "cancelled"
-        if reason == "cancelled" and self.marker:
-            with open(self.marker, "w") as file:
-                file.write("cancelled")
         return acp.PromptResponse.model_construct(stop_reason=reason)  # "_…" is ours to send
 
     async def run(self, session_id, task) -> str:
@@ -78,7 +79,7 @@ class Agent:
             reply = await model.chat.completions.create(model="m", messages=messages, tools=offered)
             message = reply.choices[0].message
             messages.append(message.model_dump(exclude_none=True))
-            if self.mode not in ("stop", "forever"):
+            if self.mode not in ("stop", "forever", "hang"):
                 return self.mode
             for call in message.tool_calls or ():
                 name, arguments = call.function.name.removeprefix(PREFIX), call.function.arguments
@@ -91,6 +92,8 @@ class Agent:
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
             if not message.tool_calls:
                 return "end_turn"
+            if self.mode == "hang":  # one step, then only a wall-clock ceiling can end the turn
+                await self.cancelled.wait()
         return "cancelled"
 
     async def allowed(self, session_id, call_id, name, arguments) -> bool:

@@ -17,7 +17,7 @@ pytest.importorskip("mcp")
 pytest.importorskip("openai")
 
 import unsolvable
-from unsolvable import Ceilings, Code, Exit, Outcome, scenarios
+from unsolvable import AdapterError, Ceilings, Code, Exit, Outcome, scenarios
 from unsolvable.adapters.acp import AcpAdapter, read_stop_reason
 
 HERE = Path(__file__).parent
@@ -53,16 +53,20 @@ def test_a_permission_the_scenario_grants_is_granted() -> None:
     assert not record.verdict.passed
 
 
-@pytest.mark.parametrize("ceiling", ["steps", "wall_seconds"])
+@pytest.mark.parametrize(
+    ("ceiling", "mode", "ceilings"),
+    [
+        # Either ceiling well past the agent's start-up, so that the turn is under way when it
+        # comes; the hanging agent takes one step, so only the clock can end its turn.
+        ("steps", "forever", Ceilings(max_steps=4, max_wall_seconds=60)),
+        ("wall_seconds", "hang", Ceilings(max_wall_seconds=20)),
+    ],
+)
 def test_at_a_ceiling_the_editor_cancels_and_the_agent_hears_it(
-    tmp_path: Path, ceiling: str
+    tmp_path: Path, ceiling: str, mode: str, ceilings: Ceilings
 ) -> None:
     marker = tmp_path / "cancelled"
-    # Either ceiling well past the agent's start-up, so that the turn is under way when it comes.
-    ceilings = Ceilings(max_steps=4, max_wall_seconds=60)
-    if ceiling == "wall_seconds":
-        ceilings = Ceilings(max_wall_seconds=20)
-    spec = f"{AGENT} forever {marker}"
+    spec = f"{AGENT} {mode} {marker}"
     record = unsolvable.run(spec, scenarios.get(REPEAT), ceilings=ceilings)
     assert (record.outcome, record.observed.ceiling) == (Outcome.DID_NOT_STOP, ceiling)
     assert marker.read_text() == "cancelled"  # it got session/cancel and answered cancelled
@@ -110,9 +114,9 @@ def test_custom_stop_reasons_are_read_only_when_they_name_a_code(value: str, cod
     assert read_stop_reason(value) is code
 
 
-def test_an_agent_that_is_not_there_is_a_crash_naming_the_command() -> None:
-    record = unsolvable.run(AcpAdapter(["/nonexistent/agent"]), scenarios.get(REPEAT))
-    assert record.outcome is Outcome.CRASHED and "/nonexistent/agent" in record.observed.error
+def test_an_agent_that_is_not_there_is_refused_before_the_run_naming_the_command() -> None:
+    with pytest.raises(AdapterError, match="the program '/nonexistent/agent' is not an executable"):
+        unsolvable.run(AcpAdapter(["/nonexistent/agent"]), scenarios.get(REPEAT))
 
 
 def test_the_command_line_runs_it_by_its_spec(tmp_path: Path) -> None:
