@@ -1,0 +1,105 @@
+"""Consumes the conversations an agent sends, produces their token counts: exactly what counting
+each one from scratch gives, without encoding again a message already counted.
+
+An agent re-sends its whole conversation every call. Encoding all of it every call would make a
+run's cost grow with the square of its length, so each message's count is kept beside a frozen
+copy of the message, position by position, and reused while the message sent at that position
+still equals the copy. The copy is a value, not the agent's object: an agent that edits an
+earlier message in place, trims old tool results, or starts another conversation sends messages
+that differ from the copies, and those are counted again. Comparing is still one pass over the
+conversation per call, but a cheap one (an equality test where encoding writes text).
+
+Python's ``==`` takes ``1``, ``1.0`` and ``True`` for one another, where JSON writes three
+different texts; a message holding a number or a boolean anywhere is therefore never reused, but
+counted afresh every call. Chat messages hold strings, so that costs nothing in practice.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from unsolvable._frozen import freeze
+from unsolvable._model import estimate_message_tokens
+from unsolvable._types import JSON
+
+__all__ = ["Counted", "Tally"]
+
+
+class _Uncompared:
+    """Stands for a message whose count is never reused: equal to nothing."""
+
+    def __eq__(self, other: object) -> bool:
+        return False
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+UNCOMPARED = _Uncompared()
+
+
+def comparable(value: Any) -> bool:
+    """Whether ``==`` on ``value`` agrees with its canonical JSON: objects with string keys,
+    arrays, strings and nulls only."""
+    if value is None or isinstance(value, str):
+        return True
+    if isinstance(value, dict):
+        return all(isinstance(key, str) and comparable(item) for key, item in value.items())
+    if isinstance(value, list):
+        return all(map(comparable, value))
+    return False
+
+
+@dataclass(frozen=True, kw_only=True)
+class Counted:
+    """A conversation as counted: what the model is handed and what it costs."""
+
+    messages: tuple[JSON, ...]
+    """The messages sent, frozen (`unsolvable._frozen`)."""
+    tokens: tuple[int, ...]
+    """Each message's estimated tokens (`estimate_message_tokens`)."""
+
+    @property
+    def total(self) -> int:
+        return sum(self.tokens)
+
+
+class Tally:
+    """The counts of one agent's conversation, kept between its calls."""
+
+    def __init__(self) -> None:
+        self._frozen: list[JSON] = []
+        """The messages last counted, position by position, frozen."""
+        self._keys: list[object] = []
+        """What each position's next message is compared with: its frozen copy, or
+        `UNCOMPARED` when ``==`` cannot tell its JSON apart (`comparable`)."""
+        self._tokens: list[int] = []
+
+    def count(self, messages: Sequence[JSON]) -> Counted:
+        """The count of ``messages``: each message that equals the one counted at its position
+        is taken from before, every other one counted now."""
+        sent = list(messages)  # the agent's list may change once the call returns
+        kept = min(len(sent), len(self._keys))
+        del self._frozen[kept:], self._keys[kept:], self._tokens[kept:]
+        if not all(map(operator.eq, sent[:kept], self._keys)):
+            for at, message in enumerate(sent[:kept]):
+                if message != self._keys[at]:
+                    self._note(at, message)
+        for message in sent[kept:]:
+            self._note(len(self._keys), message)
+        return Counted(messages=tuple(self._frozen), tokens=tuple(self._tokens))
+
+    def _note(self, at: int, message: JSON) -> None:
+        """Counts ``message`` and keeps its copy at position ``at`` (the next one or one
+        held)."""
+        frozen = freeze(message)
+        key = frozen if comparable(message) else UNCOMPARED
+        tokens = estimate_message_tokens(message)
+        if at == len(self._keys):
+            self._frozen.append(frozen)
+            self._keys.append(key)
+            self._tokens.append(tokens)
+        else:
+            self._frozen[at], self._keys[at], self._tokens[at] = frozen, key, tokens
