@@ -7,6 +7,7 @@ the scripted model sees the same conversation whichever SDK the agent is built o
 from __future__ import annotations
 
 import json
+from types import MappingProxyType
 from typing import Any
 
 from unsolvable._model import Usage
@@ -18,7 +19,9 @@ from unsolvable.wire._turn import Turn, require, require_objects, tool_calls_of
 __all__ = ["ANTHROPIC_MESSAGES"]
 
 NAME = "Anthropic Messages"
-ERROR_TYPES = {400: "invalid_request_error", 404: "not_found_error", 503: "overloaded_error"}
+ERROR_TYPES = MappingProxyType(
+    {400: "invalid_request_error", 404: "not_found_error", 503: "overloaded_error"}
+)
 
 
 def _messages(body: JSON) -> list[JSON]:
@@ -130,6 +133,8 @@ def _events(message: JSON) -> list[tuple[str | None, Any]]:
 
 class AnthropicMessages:
     """``POST …/v1/messages``."""
+
+    __slots__ = ()  # a format keeps nothing between requests: the wire does
 
     name = "anthropic_messages"
     path_suffix = "/messages"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from unsolvable._errors import AdapterError
@@ -18,13 +19,15 @@ if TYPE_CHECKING:
 
 __all__ = ["mock_transport", "mount", "respx_router", "sdk_options"]
 
-EXTRAS = {
-    "httpx2": "http",
-    "httpx": "http",
-    "respx": "http",
-    "openai": "openai",
-    "anthropic": "anthropic",
-}
+EXTRAS = MappingProxyType(
+    {
+        "httpx2": "http",
+        "httpx": "http",
+        "respx": "http",
+        "openai": "openai",
+        "anthropic": "anthropic",
+    }
+)
 """Which extra installs each optional client library."""
 
 

@@ -12,6 +12,7 @@ call to a qualified name is written back split, so namespaces need no mapping of
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
 from unsolvable._model import Usage
@@ -34,7 +35,9 @@ NAME = "OpenAI Responses"
 
 SEPARATOR = "__"
 """Between a namespace and a function's name in the qualified name the scripted model sees."""
-ROLES = {"developer": "system", "system": "system", "user": "user", "assistant": "assistant"}
+ROLES = MappingProxyType(
+    {"developer": "system", "system": "system", "user": "user", "assistant": "assistant"}
+)
 """Responses API roles as Chat Completions roles (``developer`` is the newer ``system``)."""
 
 
@@ -194,6 +197,8 @@ def _response(reply: JSON | None, usage: Usage, turn: Turn, step: int) -> JSON:
 
 class Responses:
     """``POST …/responses``."""
+
+    __slots__ = ()  # a format keeps nothing between requests: the wire does
 
     name = "responses"
     path_suffix = "/responses"

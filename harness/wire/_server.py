@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
+from types import MappingProxyType, TracebackType
 
 from unsolvable._errors import CeilingHit
 from unsolvable.wire._agents import AGENTS_SEGMENT
@@ -23,7 +23,7 @@ than any gap between two calls of a running agent, short enough not to pile thre
 POLL_SECONDS = 0.05
 """How often the serving loop looks for `stop`: the default (0.5 s) would make every scenario
 that serves over loopback half a second slower to tear down."""
-NO_RETRY = {"x-should-retry": "false"}
+NO_RETRY = MappingProxyType({"x-should-retry": "false"})
 """Errors the server makes itself are final: SDKs honour ``x-should-retry`` and do not retry."""
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Protocol
 
 from unsolvable._model import Usage
@@ -126,7 +127,9 @@ def tool_calls_of(reply: JSON) -> list[JSON]:
     return list(reply.get("tool_calls") or ())
 
 
-OPENAI_ERROR_TYPES = {400: "invalid_request_error", 404: "not_found_error", 503: "server_error"}
+OPENAI_ERROR_TYPES = MappingProxyType(
+    {400: "invalid_request_error", 404: "not_found_error", 503: "server_error"}
+)
 
 
 def openai_error(status: int, message: str) -> WireResponse:
