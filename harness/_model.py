@@ -22,7 +22,6 @@ __all__ = [
     "estimate_message_tokens",
     "estimate_tokens",
     "estimate_tool_tokens",
-    "openai_usage",
 ]
 
 CHARS_PER_TOKEN = 4
@@ -54,17 +53,12 @@ class Usage:
     output_tokens: int
 
     def to_openai(self) -> JSON:
-        return openai_usage(self.input_tokens, self.output_tokens)
-
-
-def openai_usage(input_tokens: int, output_tokens: int) -> JSON:
-    """`Usage` in the Chat Completions shape, from the two counts: the step path builds it
-    without the object."""
-    return {
-        "prompt_tokens": input_tokens,
-        "completion_tokens": output_tokens,
-        "total_tokens": input_tokens + output_tokens,
-    }
+        """The usage in the Chat Completions shape."""
+        return {
+            "prompt_tokens": self.input_tokens,
+            "completion_tokens": self.output_tokens,
+            "total_tokens": self.input_tokens + self.output_tokens,
+        }
 
 
 class Model(Protocol):

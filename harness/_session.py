@@ -16,7 +16,7 @@ from typing import Any
 from unsolvable._dispatch import Dispatch
 from unsolvable._errors import SessionClosed
 from unsolvable._meter import Meter
-from unsolvable._model import estimate_message_tokens, estimate_tool_tokens, openai_usage
+from unsolvable._model import Usage, estimate_message_tokens, estimate_tool_tokens
 from unsolvable._probes import StagnationProbe
 from unsolvable._record import Observed
 from unsolvable._scenario import Budget, Ceilings, Scenario, Setup
@@ -51,10 +51,9 @@ class Answer:
 
     message: JSON
     """The assistant message, in the Chat Completions shape; the caller's own."""
-    input_tokens: int
-    """Tokens sent: the conversation and the tools offered."""
-    output_tokens: int
-    """Tokens of ``message``."""
+    usage: Usage
+    """Its input tokens (the conversation and the tools offered) and output tokens (the
+    message)."""
 
 
 class Session:
@@ -110,7 +109,7 @@ class Session:
         Offer no tools and the model gives its final answer instead of calling one.
         """
         answer = self.answer(messages, tools, agent=agent)
-        return {**answer.message, "usage": openai_usage(answer.input_tokens, answer.output_tokens)}
+        return {**answer.message, "usage": answer.usage.to_openai()}
 
     def answer(
         self, messages: Sequence[JSON], tools: Iterable[Any] | None = None, *, agent: str = "main"
@@ -141,7 +140,7 @@ class Session:
             prompt = _prompt_tokens(counted) + tools_tokens
             self._meter.charge(agent, sent=sent, said=said, prompt=prompt)
             self._note(step, message)
-            return Answer(message=message, input_tokens=sent, output_tokens=said)
+            return Answer(message=message, usage=Usage(input_tokens=sent, output_tokens=said))
 
     def call_tool(
         self, name: str, arguments: Mapping[str, Any] | str | None = None, *, agent: str = "main"

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from unsolvable._frozen import freeze
-from unsolvable._model import Usage
 from unsolvable._session import Session
 from unsolvable._types import JSON
 from unsolvable.wire import _clients
@@ -221,8 +220,8 @@ class Wire:
             step = next(self._served)
         reply = answer.message if self._names is None else self._names.write(answer.message)
         self._store(fmt.response_id(step), turn, reply)
-        usage = Usage(input_tokens=answer.input_tokens, output_tokens=answer.output_tokens)
-        return self._log("model", request, fmt.render(reply, usage, turn, step=step), fmt.name)
+        rendered = fmt.render(reply, answer.usage, turn, step=step)
+        return self._log("model", request, rendered, fmt.name)
 
     def _failing(self) -> bool:
         """Whether this request is one of the ``transient_failures`` still to inject."""
