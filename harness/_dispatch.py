@@ -7,8 +7,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from unsolvable._json import canonical_json, sorted_json
 from unsolvable._types import JSON, Toolbox, ToolResult, World
@@ -61,8 +60,7 @@ def bad_arguments(problem: ValueError) -> ToolResult:
     return ToolResult(text=text, observation=text)
 
 
-@dataclass(frozen=True, kw_only=True)
-class Dispatched:
+class Dispatched(NamedTuple):
     """One tool call as it was made."""
 
     name: str

@@ -82,6 +82,9 @@ class Session:
         self._trajectory = Trajectory()
         self._probe = StagnationProbe(scenario, setup.world)
         self._gave_up_at_step: int | None = None
+        self._offered_tokens: dict[tuple[str, ...], int] = {}
+        """The tokens of each list of tools offered, measured once per run: the scenario's tool
+        specs do not change during it."""
 
     # -- what the agent sees --------------------------------------------------------------
     @property
@@ -124,7 +127,9 @@ class Session:
             self._probe.on_step(
                 self._meter.charged, self._meter.input_tokens, self._meter.output_tokens
             )
-            counted = self._tallies.setdefault(agent, Tally()).count(messages)
+            if agent not in self._tallies:
+                self._tallies[agent] = Tally()
+            counted = self._tallies[agent].count(messages)
             request = ModelRequest(
                 messages=counted.messages,
                 tools=offered,
@@ -207,9 +212,12 @@ class Session:
             )
 
     def _tools_tokens(self, offered: tuple[str, ...]) -> int:
-        """Tokens of the scenario's tools among those ``offered``, measured as they are now."""
-        specs = self._setup.toolbox.specs
-        return sum(estimate_tool_tokens(spec) for spec in specs if spec.name in offered)
+        """Tokens of the scenario's tools among those ``offered``."""
+        if offered not in self._offered_tokens:
+            specs = self._setup.toolbox.specs
+            tokens = sum(estimate_tool_tokens(spec) for spec in specs if spec.name in offered)
+            self._offered_tokens[offered] = tokens
+        return self._offered_tokens[offered]
 
     def _note(self, step: int, message: JSON) -> None:
         """The step in the trajectory, and the first step that asked to give up."""

@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from unsolvable._frozen import freeze
 from unsolvable._model import estimate_message_tokens
@@ -46,14 +45,16 @@ def comparable(value: Any) -> bool:
     if value is None or isinstance(value, str):
         return True
     if isinstance(value, dict):
-        return all(isinstance(key, str) and comparable(item) for key, item in value.items())
+        for key, item in value.items():
+            if not isinstance(key, str) or not comparable(item):
+                return False
+        return True
     if isinstance(value, list):
         return all(map(comparable, value))
     return False
 
 
-@dataclass(frozen=True, kw_only=True)
-class Counted:
+class Counted(NamedTuple):
     """A conversation as counted: what the model is handed and what it costs."""
 
     messages: tuple[JSON, ...]
