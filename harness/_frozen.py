@@ -21,9 +21,13 @@ def _refuse(container: object) -> NoReturn:
 
 
 class FrozenDict(dict[str, Any]):
-    """A JSON object that cannot be changed."""
+    """A JSON object that cannot be changed: its members are frozen as it is made, so a
+    `FrozenDict` is frozen all the way down."""
 
     __slots__ = ()
+
+    def __init__(self, members: Any = (), /) -> None:
+        super().__init__({key: freeze(value) for key, value in dict(members).items()})
 
     def __setitem__(self, key: str, value: Any) -> NoReturn:
         _refuse(self)
@@ -55,9 +59,13 @@ class FrozenDict(dict[str, Any]):
 
 
 class FrozenList(list[Any]):
-    """A JSON array that cannot be changed."""
+    """A JSON array that cannot be changed: its items are frozen as it is made, so a
+    `FrozenList` is frozen all the way down."""
 
     __slots__ = ()
+
+    def __init__(self, items: Any = (), /) -> None:
+        super().__init__([freeze(item) for item in items])
 
     def __setitem__(self, index: Any, value: Any) -> NoReturn:
         _refuse(self)
@@ -101,11 +109,13 @@ class FrozenList(list[Any]):
 
 
 def freeze(value: Any) -> Any:
-    """A copy of ``value`` whose objects and arrays (tuples too) cannot be changed; strings,
-    numbers and anything that is not JSON are immutable or the agent's own, and kept as they
-    are."""
+    """``value`` with its objects and arrays (tuples too) made ones that cannot be changed;
+    strings, numbers and anything that is not JSON are immutable or the agent's own, and kept as
+    they are, and so is a value frozen already."""
+    if isinstance(value, FrozenDict | FrozenList):
+        return value
     if isinstance(value, dict):
-        return FrozenDict({key: freeze(member) for key, member in value.items()})
+        return FrozenDict(value)
     if isinstance(value, list | tuple):
-        return FrozenList([freeze(item) for item in value])
+        return FrozenList(value)
     return value

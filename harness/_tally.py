@@ -79,14 +79,17 @@ class Tally:
         self._tokens: list[int] = []
 
     def count(self, messages: Sequence[JSON]) -> Counted:
-        """The count of ``messages``: each message that equals the one counted at its position
-        is taken from before, every other one counted now."""
+        """The count of ``messages``: each message that is, or equals, the one counted at its
+        position is taken from before, every other one counted now."""
         sent = list(messages)  # the agent's list may change once the call returns
         kept = min(len(sent), len(self._keys))
         del self._frozen[kept:], self._keys[kept:], self._tokens[kept:]
-        if not all(map(operator.eq, sent[:kept], self._keys)):
+        # A frozen message handed back (the wire's, which reads an unchanged message once) is
+        # its own copy, and the same object is the same value: no walk through its members.
+        same = all(map(operator.is_, sent[:kept], self._frozen))
+        if not same and not all(map(operator.eq, sent[:kept], self._keys)):
             for at, message in enumerate(sent[:kept]):
-                if message != self._keys[at]:
+                if message is not self._frozen[at] and message != self._keys[at]:
                     self._note(at, message)
         for message in sent[kept:]:
             self._note(len(self._keys), message)

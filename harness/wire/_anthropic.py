@@ -10,11 +10,12 @@ import json
 from types import MappingProxyType
 from typing import Any
 
+from unsolvable._frozen import freeze
 from unsolvable._model import Usage
 from unsolvable._text import text_of
 from unsolvable._types import JSON
 from unsolvable.wire._exchange import WireResponse
-from unsolvable.wire._turn import Turn, require, require_objects, tool_calls_of
+from unsolvable.wire._turn import Turn, read_from, require, require_objects, tool_calls_of
 
 __all__ = ["ANTHROPIC_MESSAGES"]
 
@@ -24,13 +25,10 @@ ERROR_TYPES = MappingProxyType(
 )
 
 
-def _messages(body: JSON) -> list[JSON]:
-    raw = require(body, "messages", list, NAME)
-    require_objects(raw, "messages", NAME)
-    messages = [converted for message in raw for converted in _message(message)]
+def _system(body: JSON) -> list[JSON]:
     if body.get("system"):
-        return [{"role": "system", "content": text_of(body["system"])}, *messages]
-    return messages
+        return [{"role": "system", "content": text_of(body["system"])}]
+    return []
 
 
 def _message(message: JSON) -> list[JSON]:
@@ -138,9 +136,21 @@ class AnthropicMessages:
 
     name = "anthropic_messages"
     path_suffix = "/messages"
+    conversation = "messages"
 
-    def read(self, body: JSON) -> Turn:
-        return Turn.of(body, _messages(body), _tool_names(body))
+    def read(self, body: JSON, earlier: Turn | None = None) -> Turn:
+        raw = require(body, "messages", list, NAME)
+        start = read_from(earlier)
+        require_objects(raw, "messages", NAME, start=start)
+        taken = () if earlier is None else earlier.conversation
+        added = [freeze(message) for item in raw[start:] for message in _message(item)]
+        return Turn.of(
+            body,
+            system=_system(body),
+            items=len(raw),
+            conversation=(*taken, *added),
+            tools=_tool_names(body),
+        )
 
     def render(self, reply: JSON, usage: Usage, turn: Turn, *, step: int) -> WireResponse:
         message = _message_body(reply, usage, turn, step)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from unsolvable._frozen import freeze
 from unsolvable._model import Usage
 from unsolvable._types import JSON
 from unsolvable.wire._exchange import WireResponse
@@ -16,6 +17,7 @@ from unsolvable.wire._turn import (
     Turn,
     arguments_of,
     openai_error,
+    read_from,
     require,
     require_objects,
     tool_calls_of,
@@ -99,11 +101,20 @@ class ChatCompletions:
 
     name = "chat_completions"
     path_suffix = "/chat/completions"
+    conversation = "messages"
 
-    def read(self, body: JSON) -> Turn:
+    def read(self, body: JSON, earlier: Turn | None = None) -> Turn:
         messages = require(body, "messages", list, NAME)
-        require_objects(messages, "messages", NAME)
-        return Turn.of(body, list(messages), _tool_names(body))
+        start = read_from(earlier)
+        require_objects(messages, "messages", NAME, start=start)
+        taken = () if earlier is None else earlier.conversation
+        return Turn.of(
+            body,
+            system=[],
+            items=len(messages),
+            conversation=(*taken, *map(freeze, messages[start:])),
+            tools=_tool_names(body),
+        )
 
     def render(self, reply: JSON, usage: Usage, turn: Turn, *, step: int) -> WireResponse:
         if turn.stream:

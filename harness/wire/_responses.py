@@ -15,6 +15,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any
 
+from unsolvable._frozen import freeze
 from unsolvable._model import Usage
 from unsolvable._text import text_of
 from unsolvable._types import JSON
@@ -25,6 +26,7 @@ from unsolvable.wire._turn import (
     Turn,
     arguments_of,
     openai_error,
+    read_from,
     require_objects,
     tool_calls_of,
 )
@@ -46,31 +48,34 @@ def response_id(step: int) -> str:
     return f"resp_unsolvable_{step}"
 
 
-def _messages(body: JSON) -> list[JSON]:
+def _items(body: JSON) -> list[Any]:
     items = body.get("input")
     if isinstance(items, str):
-        items = [{"role": "user", "content": items}]
-    elif items is None:
-        items = []
-    elif not isinstance(items, list):
+        return [{"role": "user", "content": items}]
+    if items is None:
+        return []
+    if not isinstance(items, list):
         raise WireFormatError(
             f"unsolvable: an {NAME} request's 'input' must be text or a list of items, got "
             f"{items!r:.80}"
         )
-    require_objects(items, "input", NAME)
-    messages: list[JSON] = []
-    for item in items:
-        _add_item(messages, item)
+    return items
+
+
+def _system(body: JSON) -> list[JSON]:
+    """Instructions are a system message, and are not carried over to a later response."""
     if body.get("instructions"):
-        return [{"role": "system", "content": text_of(body["instructions"])}, *messages]
-    return messages
+        return [{"role": "system", "content": text_of(body["instructions"])}]
+    return []
 
 
 def _add_item(messages: list[JSON], item: JSON) -> None:
+    """Appends what ``item`` becomes to ``messages``, frozen; a function call joins the
+    assistant message before it, which is replaced by one with the call added."""
     kind = item.get("type", "message")
     if kind == "message":
         role = ROLES.get(str(item.get("role")), "user")
-        messages.append({"role": role, "content": text_of(item.get("content"))})
+        messages.append(freeze({"role": role, "content": text_of(item.get("content"))}))
     elif kind == "function_call":
         name = _qualified(item.get("namespace"), str(item.get("name")))
         call = {
@@ -80,15 +85,16 @@ def _add_item(messages: list[JSON], item: JSON) -> None:
         }
         last = messages[-1] if messages else None
         if last is None or last.get("role") != "assistant":
-            last = {"role": "assistant", "content": None}
-            messages.append(last)
-        last.setdefault("tool_calls", []).append(call)
+            messages.append(freeze({"role": "assistant", "content": None, "tool_calls": [call]}))
+        else:
+            messages[-1] = freeze({**last, "tool_calls": [*(last.get("tool_calls") or ()), call]})
     elif kind == "function_call_output":
         output = item.get("output")
         content = output if isinstance(output, str) else text_of(output)
-        messages.append({"role": "tool", "tool_call_id": item.get("call_id"), "content": content})
+        tool = {"role": "tool", "tool_call_id": item.get("call_id"), "content": content}
+        messages.append(freeze(tool))
     elif kind != "reasoning":
-        messages.append({"role": "user", "content": f"[{kind} item]"})
+        messages.append(freeze({"role": "user", "content": f"[{kind} item]"}))
 
 
 def _qualified(namespace: object, name: str) -> str:
@@ -202,11 +208,24 @@ class Responses:
 
     name = "responses"
     path_suffix = "/responses"
+    conversation = "input"
 
-    def read(self, body: JSON) -> Turn:
+    def read(self, body: JSON, earlier: Turn | None = None) -> Turn:
+        items = _items(body)
+        start = read_from(earlier)
+        require_objects(items, "input", NAME, start=start)
+        conversation = [] if earlier is None else list(earlier.conversation)
+        for item in items[start:]:
+            _add_item(conversation, item)
         previous = body.get("previous_response_id")
-        continues = str(previous) if previous else None
-        return Turn.of(body, _messages(body), _tool_names(body), continues=continues)
+        return Turn.of(
+            body,
+            system=_system(body),
+            items=len(items),
+            conversation=conversation,
+            tools=_tool_names(body),
+            continues=str(previous) if previous else None,
+        )
 
     def render(self, reply: JSON, usage: Usage, turn: Turn, *, step: int) -> WireResponse:
         if turn.stream:

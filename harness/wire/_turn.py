@@ -3,13 +3,14 @@
 Every format reads into the same shape — Chat Completions messages plus the names of the tools
 offered — because that is what `Session.answer` takes, and renders the session's reply back. A
 format is one module with one `WireFormat` object, registered in `unsolvable.wire._wire.FORMATS`;
-it remembers nothing between requests (what must be remembered, the wire keeps).
+it remembers nothing between requests: what must be remembered (the turn read from a
+conversation's previous request, whose messages a format may take again), the wire keeps.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Protocol
@@ -25,6 +26,7 @@ __all__ = [
     "WireFormat",
     "arguments_of",
     "openai_error",
+    "read_from",
     "require",
     "require_objects",
     "tool_calls_of",
@@ -46,6 +48,11 @@ class Turn:
     stream: bool
     body: JSON = field(repr=False)
     """The request as sent, for echoes such as the Responses API's ``tools``."""
+    items: int = 0
+    """How many items of the body's conversation (`WireFormat.conversation`) were read."""
+    conversation: tuple[JSON, ...] = ()
+    """The messages those items became, frozen: what a later request of the conversation that
+    repeats them takes again (``messages`` is these, after any system prompt)."""
     continues: str | None = None
     """The id of an earlier response whose conversation this request continues, sending only
     what it adds (the Responses API's ``previous_response_id``)."""
@@ -54,18 +61,25 @@ class Turn:
     def of(
         cls,
         body: JSON,
-        messages: list[JSON],
-        tools: tuple[str, ...],
         *,
+        system: list[JSON],
+        items: int,
+        conversation: Sequence[JSON],
+        tools: tuple[str, ...],
         continues: str | None = None,
     ) -> Turn:
-        """A turn whose format-specific parts (messages, tools) the format has already read."""
+        """A turn whose format-specific parts the format has already read: the ``system``
+        prompt's messages, the number of conversation ``items`` read and the messages of the
+        ``conversation`` they became (frozen), the ``tools`` offered."""
+        frozen = tuple(conversation)
         return cls(
-            messages=messages,
+            messages=[*system, *frozen],
             tools=tools,
             model=str(body.get("model", "unsolvable")),
             stream=bool(body.get("stream")),
             body=body,
+            items=items,
+            conversation=frozen,
             continues=continues,
         )
 
@@ -75,9 +89,14 @@ class WireFormat(Protocol):
 
     name: str
     path_suffix: str
+    conversation: str
+    """The member of a request body that holds the conversation, re-sent grown every call."""
 
-    def read(self, body: JSON) -> Turn:
-        """The request body as a `Turn`; raises `WireFormatError` naming what is wrong."""
+    def read(self, body: JSON, earlier: Turn | None = None) -> Turn:
+        """The request body as a `Turn`; raises `WireFormatError` naming what is wrong.
+        ``earlier``: the turn read from the conversation's previous body, when this body repeats
+        every item it read (`Turn.items`), as text: the messages they became
+        (`Turn.conversation`) are taken again, and only the items after them read."""
         ...
 
     def render(self, reply: JSON, usage: Usage, turn: Turn, *, step: int) -> WireResponse:
@@ -106,15 +125,20 @@ def require(body: Mapping[str, Any], key: str, kind: type, fmt: str) -> Any:
     return value
 
 
-def require_objects(items: list[Any], key: str, fmt: str) -> None:
-    """Every one of ``items`` (``body[key]``) a JSON object, or a `WireFormatError` naming the
-    first that is not: the formats read each item as a dict."""
-    for index, item in enumerate(items):
-        if not isinstance(item, dict):
+def require_objects(items: list[Any], key: str, fmt: str, *, start: int = 0) -> None:
+    """Every one of ``items`` (``body[key]``) from index ``start`` a JSON object, or a
+    `WireFormatError` naming the first that is not: the formats read each item as a dict."""
+    for index in range(start, len(items)):
+        if not isinstance(items[index], dict):
             raise WireFormatError(
                 f"unsolvable: a {fmt} request's {key!r} must hold JSON objects, got "
-                f"{item!r:.80} at index {index}"
+                f"{items[index]!r:.80} at index {index}"
             )
+
+
+def read_from(earlier: Turn | None) -> int:
+    """The first conversation item a format reads: the one after those ``earlier`` read."""
+    return 0 if earlier is None else earlier.items
 
 
 def arguments_of(call: JSON) -> str:

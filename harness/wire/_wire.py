@@ -22,6 +22,7 @@ from unsolvable._types import JSON
 from unsolvable.wire import _clients
 from unsolvable.wire._agents import AGENTS_SEGMENT, split_agent
 from unsolvable.wire._anthropic import ANTHROPIC_MESSAGES
+from unsolvable.wire._body import BodyReader
 from unsolvable.wire._chat import CHAT_COMPLETIONS
 from unsolvable.wire._errors import WIRE_DOCS, StrayRequest, WireFormatError
 from unsolvable.wire._exchange import WireRequest, WireResponse
@@ -80,6 +81,16 @@ class Attempt:
         return f"{self.method} {self.url} -> {self.status or 'refused'} ({self.kind} {self.route})"
 
 
+@dataclass(kw_only=True)
+class _Conversation:
+    """The requests of one conversation (one format, one path: an agent's): the reader of its
+    bodies, and the turn read last, whose messages a request that repeats its items takes
+    again (`WireFormat.read`)."""
+
+    reader: BodyReader
+    turn: Turn | None = None
+
+
 @dataclass(frozen=True, kw_only=True)
 class _Stored:
     """A served response that a later request may continue (`Turn.continues`)."""
@@ -117,9 +128,10 @@ class Wire:
     Each client it makes takes ``agent="worker-1"`` for a sub-agent of a multi-agent system
     (`unsolvable.wire._agents`).
 
-    Every request is read afresh from its body; what the wire keeps between requests (its
-    attempts, the responses a later request may continue) is its own and guarded by its lock,
-    since transports and the loopback server call it from several threads.
+    What the wire keeps between requests is its own and guarded by its lock, since transports
+    and the loopback server call it from several threads: its attempts, each conversation's
+    last reading (so a request's cost does not grow with the conversation), and the responses a
+    later request may continue.
     """
 
     __test__ = False
@@ -144,6 +156,7 @@ class Wire:
         self._failures_left = transient_failures
         self._served = itertools.count(1)
         """The number of each model request answered."""
+        self._conversations: dict[tuple[str, str], _Conversation] = {}
         self._stored: dict[str, _Stored] = {}
         self._attempts: list[Attempt] = []
         self._servers: list[LoopbackServer] = []
@@ -207,7 +220,7 @@ class Wire:
                 "model", request, fmt.error(503, message).with_headers(headers), fmt.name
             )
         try:
-            turn = fmt.read(_json_object(_parsed(request.body)))
+            turn = self._read(fmt, request)
             messages = self._conversation(turn)
         except (ValueError, WireFormatError) as error:
             response = fmt.error(400, str(error)).with_headers({"x-should-retry": "false"})
@@ -222,6 +235,29 @@ class Wire:
         self._store(fmt.response_id(step), turn, reply)
         rendered = fmt.render(reply, answer.usage, turn, step=step)
         return self._log("model", request, rendered, fmt.name)
+
+    def _read(self, fmt: WireFormat, request: WireRequest) -> Turn:
+        """The request's turn, read by its conversation's reader: only what its body adds to the
+        conversation's previous body is parsed and converted. A body that cannot be read ends
+        the conversation (the next is read afresh)."""
+        if not request.body.strip():
+            raise WireFormatError("unsolvable: expected a JSON object body, got an empty one")
+        key = (fmt.name, request.path)
+        with self._lock:
+            conversation = self._conversations.get(key)
+            if conversation is None:
+                conversation = _Conversation(reader=BodyReader(fmt.conversation))
+                self._conversations[key] = conversation
+            try:
+                reading = conversation.reader.read(request.body)
+                earlier = conversation.turn
+                if earlier is not None and reading.repeated != earlier.items:
+                    earlier = None
+                conversation.turn = fmt.read(_json_object(reading.body), earlier)
+            except (ValueError, WireFormatError):
+                del self._conversations[key]
+                raise
+            return conversation.turn
 
     def _failing(self) -> bool:
         """Whether this request is one of the ``transient_failures`` still to inject."""
@@ -435,11 +471,6 @@ def _route_key(url: str) -> tuple[str, str]:
     compare alike: the host without credentials, lower-cased, and the path."""
     route = WireRequest(method="POST", url=url)
     return route.host, route.path.rstrip("/")
-
-
-def _parsed(body: bytes) -> object:
-    """The body's JSON; an empty one is none."""
-    return json.loads(body) if body.strip() else None
 
 
 def _json_object(data: object) -> dict[str, Any]:

@@ -1,11 +1,13 @@
 """Nothing a scenario's model does to what it is handed reaches the agent, the wire or the count:
-a model that changes every object of every request it gets still sees the next request exactly
-as the agent sent it, charged exactly what counting it from scratch gives."""
+a model that tries to change every object of every request it gets is refused each time, and
+sees the next request exactly as the agent sent it, charged what counting it from scratch
+gives."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable
 from typing import Any
 
 import httpx2
@@ -24,24 +26,39 @@ from unsolvable.wire._turn import WireFormat
 TOOLS = estimate_tokens([b.SEARCH.to_openai()])
 
 
+CHANGES: dict[type, list[Callable[[Any], object]]] = {
+    dict: [
+        lambda d: d.__setitem__("vandalised", True),
+        lambda d: d.update(vandalised=True),
+        lambda d: d.setdefault("vandalised", True),
+        lambda d: d.clear(),
+        lambda d: d.popitem(),
+    ],
+    list: [
+        lambda items: items.append("vandalised"),
+        lambda items: items.extend(["vandalised"]),
+        lambda items: items.insert(0, "vandalised"),
+        lambda items: items.clear(),
+        lambda items: items.reverse(),
+    ],
+}
+
+
 def _vandalise(value: Any) -> None:
-    """Changes every dict and list in ``value``, going around whatever refuses changes."""
-    if isinstance(value, dict):
-        members = list(value.values())
-        dict.clear(value)
-        dict.__setitem__(value, "vandalised", True)
-    elif isinstance(value, list):
-        members = list(value)
-        list.clear(value)
-        list.append(value, "vandalised")
-    else:
-        return
-    for member in members:
-        _vandalise(member)
+    """Tries every change on every dict and list in ``value``; each one must be refused."""
+    for kind, changes in CHANGES.items():
+        if isinstance(value, kind):
+            for change in changes:
+                with pytest.raises(TypeError, match="cannot be changed"):
+                    change(value)
+    members = value.values() if isinstance(value, dict) else value
+    if isinstance(value, dict | list):
+        for member in members:
+            _vandalise(member)
 
 
 class Vandal:
-    """A model that keeps what it was asked (a copy), then changes all of it, the request too."""
+    """A model that keeps what it was asked (a copy), then tries to change all of it."""
 
     name = "vandal"
 
@@ -51,10 +68,9 @@ class Vandal:
     def respond(self, request: ModelRequest) -> ModelResponse:
         self.seen.append(json.loads(json.dumps(request.messages)))
         for message in request.messages:
-            with pytest.raises(TypeError, match="cannot be changed"):
-                message["content"] = "changed"
             _vandalise(message)
-        object.__setattr__(request, "messages", ())
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            request.messages = ()  # type: ignore[misc]
         call = ToolCall(id=f"call_{request.step}_0", name="search", arguments={"q": "x"})
         return ModelResponse(content="Looking", tool_calls=(call,))
 
