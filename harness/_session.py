@@ -124,12 +124,11 @@ class Session:
             offered = tool_names(tools)
             step, agent_step = self._meter.admit_step(agent, offered=bool(offered))
             self._trajectory.close()
-            self._probe.on_step(
-                self._meter.charged, self._meter.input_tokens, self._meter.output_tokens
-            )
+            meter = self._meter
+            self._probe.on_step(meter.charged, meter.input_tokens, meter.output_tokens)
             if agent not in self._tallies:
                 self._tallies[agent] = Tally()
-            counted = self._tallies[agent].count(messages)
+            counted = self._tallies[agent].count(messages)  # before the model can read it
             request = ModelRequest(
                 messages=counted.messages,
                 tools=offered,
@@ -138,14 +137,10 @@ class Session:
                 agent_step=agent_step,
                 results=self._dispatch.results_since(agent),
             )
-            response = self._setup.model.respond(request)
-            message = _assistant_message(response)
-            tools_tokens = self._tools_tokens(offered)
-            sent, said = counted.total + tools_tokens, estimate_message_tokens(message)
-            prompt = _prompt_tokens(counted) + tools_tokens
-            self._meter.charge(agent, sent=sent, said=said, prompt=prompt)
+            message = _assistant_message(self._setup.model.respond(request))
+            usage = self._charge(agent, counted, offered, message)
             self._note(step, message)
-            return Answer(message=message, usage=Usage(input_tokens=sent, output_tokens=said))
+            return Answer(message=message, usage=usage)
 
     def call_tool(
         self, name: str, arguments: Mapping[str, Any] | str | None = None, *, agent: str = "main"
@@ -210,6 +205,20 @@ class Session:
                 "call made after it (from a thread or callback the agent left running) is not "
                 "counted: join your threads before the agent returns"
             )
+
+    def _charge(
+        self, agent: str, counted: Counted, offered: tuple[str, ...], message: JSON
+    ) -> Usage:
+        """The step's tokens, charged: the conversation and the tools offered in, the reply
+        out; the agent's own prompt (its opening system messages and the tools) is its
+        overhead."""
+        tools = self._tools_tokens(offered)
+        usage = Usage(
+            input_tokens=counted.total + tools, output_tokens=estimate_message_tokens(message)
+        )
+        prompt = _prompt_tokens(counted) + tools
+        self._meter.charge(agent, sent=usage.input_tokens, said=usage.output_tokens, prompt=prompt)
+        return usage
 
     def _tools_tokens(self, offered: tuple[str, ...]) -> int:
         """Tokens of the scenario's tools among those ``offered``."""

@@ -10,8 +10,11 @@ that differ from the copies, and those are counted again. Comparing is still one
 conversation per call, but a cheap one (an equality test where encoding writes text).
 
 Python's ``==`` takes ``1``, ``1.0`` and ``True`` for one another, where JSON writes three
-different texts; a message holding a number or a boolean anywhere is therefore never reused, but
-counted afresh every call. Chat messages hold strings, so that costs nothing in practice.
+different texts; a message holding a number or a boolean anywhere is therefore never reused by
+equality, but counted afresh every call (chat messages hold strings, so that costs nothing in
+practice). A message that is frozen already (the wire's, which it reads once and hands on again,
+call after call) is its own copy: the same immutable object is the same value, whatever it
+holds, and needs no walk through its members.
 """
 
 from __future__ import annotations
