@@ -8,6 +8,7 @@ they were copied from.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any, NoReturn
 
 __all__ = ["FrozenDict", "FrozenList", "freeze"]
@@ -26,8 +27,8 @@ class FrozenDict(dict[str, Any]):
 
     __slots__ = ()
 
-    def __init__(self, members: Any = (), /) -> None:
-        super().__init__({key: freeze(value) for key, value in dict(members).items()})
+    def __init__(self, members: Mapping[str, Any] | None = None, /) -> None:
+        super().__init__({key: freeze(value) for key, value in (members or {}).items()})
 
     def __setitem__(self, key: str, value: Any) -> NoReturn:
         _refuse(self)
@@ -64,7 +65,7 @@ class FrozenList(list[Any]):
 
     __slots__ = ()
 
-    def __init__(self, items: Any = (), /) -> None:
+    def __init__(self, items: Iterable[Any] = (), /) -> None:
         super().__init__([freeze(item) for item in items])
 
     def __setitem__(self, index: Any, value: Any) -> NoReturn:
@@ -108,14 +109,19 @@ class FrozenList(list[Any]):
         return FrozenList, (list(self),)
 
 
+KEPT = (str, FrozenDict, FrozenList)
+"""What `freeze` keeps as it is: strings, and what is frozen already."""
+ARRAYS = (list, tuple)
+
+
 def freeze(value: Any) -> Any:
     """``value`` with its objects and arrays (tuples too) made ones that cannot be changed;
     strings, numbers and anything that is not JSON are immutable or the agent's own, and kept as
     they are, and so is a value frozen already."""
-    if isinstance(value, FrozenDict | FrozenList):
+    if isinstance(value, KEPT):
         return value
     if isinstance(value, dict):
         return FrozenDict(value)
-    if isinstance(value, list | tuple):
+    if isinstance(value, ARRAYS):
         return FrozenList(value)
     return value

@@ -45,13 +45,10 @@ UNCOMPARED = _Uncompared()
 def comparable(value: Any) -> bool:
     """Whether ``==`` on ``value`` agrees with its canonical JSON: objects with string keys,
     arrays, strings and nulls only."""
-    if value is None or isinstance(value, str):
+    if isinstance(value, str) or value is None:
         return True
     if isinstance(value, dict):
-        for key, item in value.items():
-            if not isinstance(key, str) or not comparable(item):
-                return False
-        return True
+        return all(isinstance(key, str) for key in value) and all(map(comparable, value.values()))
     if isinstance(value, list):
         return all(map(comparable, value))
     return False
@@ -87,11 +84,13 @@ class Tally:
         sent = list(messages)  # the agent's list may change once the call returns
         kept = min(len(sent), len(self._keys))
         del self._frozen[kept:], self._keys[kept:], self._tokens[kept:]
+        again = sent[:kept]
         # A frozen message handed back (the wire's, which reads an unchanged message once) is
         # its own copy, and the same object is the same value: no walk through its members.
-        same = all(map(operator.is_, sent[:kept], self._frozen))
-        if not same and not all(map(operator.eq, sent[:kept], self._keys)):
-            for at, message in enumerate(sent[:kept]):
+        if not all(map(operator.is_, again, self._frozen)) and not all(
+            map(operator.eq, again, self._keys)
+        ):
+            for at, message in enumerate(again):
                 if message is not self._frozen[at] and message != self._keys[at]:
                     self._note(at, message)
         for message in sent[kept:]:
