@@ -1,51 +1,68 @@
-"""Timing helpers shared by the benchmarks: the median of repeats, instructions counted under
-cachegrind, and the machine they ran on."""
+"""Timing helpers shared by the benchmarks: a whole command in a fresh process, sides measured in
+turn (A, B, A, B, ...) and summed up as medians, and the machine it all ran on."""
 
 from __future__ import annotations
 
 import os
 import platform
-import re
+import resource
 import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
-__all__ = ["instructions", "machine", "median_seconds"]
-
-COUNTED = re.compile(r"I\s+refs:\s+([\d,]+)")
+__all__ = ["Timing", "interleaved", "machine", "timed"]
 
 
-def median_seconds(action: Callable[[], object], *, repeats: int) -> float:
-    """The median wall time of ``repeats`` calls: robust to one slow run on a shared machine."""
-    times = []
+@dataclass(frozen=True, kw_only=True)
+class Timing:
+    """Seconds of one command: on the wall clock, and of CPU (the process and its children)."""
+
+    wall: float
+    cpu: float
+
+    def ratio(self, baseline: Timing) -> str:
+        return f"{self.wall / baseline.wall:5.2f}x wall  {self.cpu / baseline.cpu:5.2f}x cpu"
+
+
+def timed(
+    command: Sequence[str],
+    *,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    ok: Sequence[int] = (0,),
+) -> Timing:
+    """Runs ``command`` to its end and times it; an exit status outside ``ok`` stops the
+    benchmark, showing what the command printed."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode not in ok:
+        printed = done.stdout[-3000:] + done.stderr[-3000:]
+        raise SystemExit(f"{' '.join(command)} exited {done.returncode}:\n{printed}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return Timing(wall=wall, cpu=cpu)
+
+
+def interleaved(sides: Mapping[str, Callable[[], Timing]], *, repeats: int) -> dict[str, Timing]:
+    """Each side's median over ``repeats`` rounds of all sides in turn, so that a machine busy
+    now and then slows every side alike."""
+    runs: dict[str, list[Timing]] = {name: [] for name in sides}
     for _ in range(repeats):
-        start = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
-def instructions(module: str, arguments: Sequence[str]) -> int:
-    """Machine instructions of ``python -m module *arguments`` in a fresh interpreter under
-    valgrind's cachegrind, hash seeding fixed so that the count repeats."""
-    command = [
-        "valgrind",
-        "--tool=cachegrind",
-        "--cache-sim=no",
-        "--cachegrind-out-file=/dev/null",
-        sys.executable,
-        "-m",
-        module,
-        *arguments,
-    ]
-    environ = {**os.environ, "PYTHONHASHSEED": "0"}
-    done = subprocess.run(command, capture_output=True, text=True, env=environ, check=True)
-    found = COUNTED.search(done.stderr)
-    if found is None:
-        raise SystemExit(f"valgrind printed no instruction count:\n{done.stderr[-2000:]}")
-    return int(found.group(1).replace(",", ""))
+        for name, measure in sides.items():
+            runs[name].append(measure())
+    return {
+        name: Timing(
+            wall=statistics.median(t.wall for t in timings),
+            cpu=statistics.median(t.cpu for t in timings),
+        )
+        for name, timings in runs.items()
+    }
 
 
 def machine() -> str:

@@ -20,10 +20,9 @@ __all__ = ["Tool", "ToolCallLog", "ToolRouter", "error_result"]
 Handler = Callable[[FakeWorld, Mapping[str, Any]], ToolResult]
 
 
-@dataclass(kw_only=True, slots=True)
+@dataclass(frozen=True, kw_only=True)
 class ToolCallLog:
-    """One call a route answered. Slotted rather than frozen: every tool call builds one, and a
-    frozen dataclass costs twice as much to build (its arguments are a dict anyway)."""
+    """One call a route answered, as the route keeps it for assertions."""
 
     arguments: dict[str, Any]
     result: ToolResult

@@ -92,8 +92,7 @@ class StagnationProbe:
         """The step of the first refused call; 0 while none was refused."""
         self.refusals: Counter[str] = Counter()
         """Refused calls by kind (`ToolResult.refusal`)."""
-        # Decided once: a Protocol isinstance check on every tool call cost 12 % of a step, and
-        # only the criteria rule reads the criteria (reading them encodes them, every call).
+        # Only the criteria rule reads the criteria, and only a world that has them.
         by_criteria = scenario.stagnation is Stagnation.CRITERIA
         read = world.criteria if by_criteria and isinstance(world, CriteriaWorld) else None
         self._read_criteria = read

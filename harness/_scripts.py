@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from unsolvable._json import sorted_json
-from unsolvable._types import GIVE_UP_TOOL, JSON, ModelRequest, ModelResponse, ToolCall, snapshot
+from unsolvable._types import GIVE_UP_TOOL, JSON, ModelRequest, ModelResponse, ToolCall
 
 __all__ = [
     "FINAL_ANSWER_CLAIM",
@@ -60,10 +60,8 @@ class Script(Protocol):
 class Call:
     """A tool call template; ``text`` is the thought the model writes beside it.
 
-    Its arguments are encoded when it is made, with the scenario's set-up, not at the first
-    step that makes the call: a run's first step is what every call of a short run pays, and
-    encoding them was a tenth of it. Arguments that are not JSON are refused here,
-    before any run starts, rather than by the step that would send them."""
+    Arguments that are not JSON are refused when it is made, before any run starts, rather than
+    by the step that would send them."""
 
     name: str
     arguments: JSON = field(default_factory=dict)
@@ -71,23 +69,17 @@ class Call:
 
     def __post_init__(self) -> None:
         try:
-            text = sorted_json(self.arguments)
+            sorted_json(self.arguments)
         except (TypeError, ValueError) as error:
             raise ValueError(
                 f"Call(name={self.name!r}): arguments must be JSON values (dicts, lists, "
                 f"strings, numbers, booleans, None): {error}"
             ) from None
-        # The arguments as they are now and their sorted JSON, for every step that makes this
-        # call (`ToolCall.encoded`): kept in the instance's __dict__ beside the fields, so it
-        # takes no part in equality or the repr.
-        self.__dict__["encoded"] = (snapshot(self.arguments), text)
 
 
 def _tool_call(call: Call, request: ModelRequest, arguments: JSON | None = None) -> ToolCall:
-    step_id = f"call_{request.step}_0"
-    if arguments is not None:
-        return ToolCall(step_id, call.name, dict(arguments))
-    return ToolCall(step_id, call.name, dict(call.arguments), call.__dict__["encoded"])
+    chosen = call.arguments if arguments is None else arguments
+    return ToolCall(id=f"call_{request.step}_0", name=call.name, arguments=dict(chosen))
 
 
 def _say(call: Call, request: ModelRequest) -> str:
@@ -101,7 +93,9 @@ def _own_step(request: ModelRequest) -> int:
 
 
 def _single(call: Call, request: ModelRequest, arguments: JSON | None = None) -> ModelResponse:
-    return ModelResponse(_say(call, request), (_tool_call(call, request, arguments),))
+    return ModelResponse(
+        content=_say(call, request), tool_calls=(_tool_call(call, request, arguments),)
+    )
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -6,7 +6,6 @@ engine importing them.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -18,7 +17,6 @@ __all__ = [
     "DELEGATE_TOOL",
     "GIVE_UP_TOOL",
     "JSON",
-    "SCALARS",
     "CriteriaWorld",
     "ModelRequest",
     "ModelResponse",
@@ -30,17 +28,6 @@ __all__ = [
 ]
 
 JSON = dict[str, Any]
-SCALARS = frozenset({str, int, float, bool, type(None)})
-"""Types of the JSON values that a shallow copy of a JSON object cannot share with it."""
-
-
-def snapshot(value: JSON) -> JSON:
-    """A copy of ``value`` that shares nothing mutable with it: shallow when every member is a
-    scalar, as arguments mostly are (a deep copy costs ten times as much), deep otherwise."""
-    for member in value.values():  # a loop, not all() over a generator: half the cost
-        if type(member) not in SCALARS:
-            return copy.deepcopy(value)
-    return dict(value)
 
 
 GIVE_UP_TOOL = "give_up"
@@ -128,46 +115,31 @@ class Toolbox(Protocol):
         ...
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, kw_only=True)
 class ToolCall:
-    """A tool call the model asks for.
-
-    The three types a step makes on its way from the harness to the model and back are plain
-    slotted dataclasses, not frozen ones: a frozen one costs twice as much to build, every step
-    builds all three, and none was hashable anyway (a call holds its arguments' dict). Their
-    fields may be given by position, in the order written here, and the harness gives them so:
-    keywords to a class reach its ``__init__`` through a dict, which cost a step about 500
-    instructions per keyword."""
+    """A tool call the model asks for."""
 
     id: str
     name: str
     arguments: JSON
-    encoded: tuple[JSON, str] | None = field(default=None, repr=False, compare=False)
-    """Arguments and their sorted JSON, when whoever made the call had them already: a script
-    repeating one `Call` encodes its arguments once per run, not once per step. The
-    text is sent only while ``arguments`` still equal those (a dict comparison, far cheaper than
-    encoding), so arguments edited after the call was made are encoded afresh."""
 
     def to_openai(self) -> JSON:
-        encoded = self.encoded
-        if encoded is not None and self.arguments == encoded[0]:
-            text = encoded[1]
-        else:
-            text = sorted_json(self.arguments)
+        """The call in the Chat Completions shape, its arguments as sorted JSON text."""
         return {
             "id": self.id,
             "type": "function",
-            "function": {"name": self.name, "arguments": text},
+            "function": {"name": self.name, "arguments": sorted_json(self.arguments)},
         }
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, kw_only=True)
 class ModelRequest:
     """One call to the model: the conversation so far and the tools offered."""
 
     messages: Sequence[JSON]
-    """The conversation as the agent sent it, not copied (a copy per call would make every step
-    cost as much as the whole conversation): read it during the call."""
+    """The conversation as the agent sent it, in copies that refuse every change
+    (`unsolvable._frozen`): a model reads it, and nothing it does reaches the agent's messages
+    or what the harness counted."""
     tools: tuple[str, ...]
     """Names of the tools offered; empty when the agent asks for a final answer."""
     step: int
@@ -181,7 +153,7 @@ class ModelRequest:
     (a script reads the world's answers here, whatever the agent put in its messages)."""
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, kw_only=True)
 class ModelResponse:
     """What the model answers: text, tool calls, or both."""
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from unsolvable._errors import CeilingHit
 from unsolvable._model import Usage
 from unsolvable._record import Stop
+from unsolvable._text import text_of
 from unsolvable._types import JSON
 
 if TYPE_CHECKING:
@@ -29,7 +30,6 @@ __all__ = [
     "missing_extra",
     "partial_from_messages",
     "reply_to_calls",
-    "reply_tokens",
     "reply_usage",
     "shielded",
     "text_of",
@@ -73,26 +73,12 @@ def reply_to_calls(reply: Mapping[str, Any]) -> list[tuple[str, str, JSON]]:
 
 def reply_usage(reply: Mapping[str, Any]) -> Usage:
     """The token usage of a session reply (its ``usage`` is in Chat Completions' names), for a
-    framework's own usage type: every adapter reads it here or in `reply_tokens`, never by
-    hand (the wire has it apart from the reply, from `Session.answer`)."""
-    input_tokens, output_tokens = reply_tokens(reply)
-    return Usage(input_tokens=input_tokens, output_tokens=output_tokens)
-
-
-def reply_tokens(reply: Mapping[str, Any]) -> tuple[int, int]:
-    """`reply_usage`'s input and output tokens, without the frozen `Usage`."""
+    framework's own usage type: every adapter reads it here, never by hand."""
     usage = reply.get("usage") or {}
-    return int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
-
-
-def text_of(content: object) -> str | None:
-    """Text of a message content: a string, or the text of a list of content parts."""
-    if content is None or isinstance(content, str):
-        return content
-    if isinstance(content, Iterable):
-        texts = [part.get("text") for part in content if isinstance(part, Mapping)]
-        return "".join(t for t in texts if isinstance(t, str))
-    return str(content)
+    return Usage(
+        input_tokens=int(usage.get("prompt_tokens", 0)),
+        output_tokens=int(usage.get("completion_tokens", 0)),
+    )
 
 
 def bind_tool(session: Session, name: str, *, agent: str = "main") -> ToolCaller:

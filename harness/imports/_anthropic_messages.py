@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from unsolvable.imports._openai_chat import text_of
+from unsolvable._text import text_of
 from unsolvable.imports._trace import ImportFailed, Recorded, Trace, Turn
 
 __all__ = ["read_anthropic_messages"]
@@ -39,7 +39,7 @@ def read_anthropic_messages(path: Path, data: Any) -> Trace:
             continue
         for block in _blocks(message.get("content")):
             if block.get("type") == "tool_result":
-                results[block.get("tool_use_id")] = text_of(block.get("content"))
+                results[block.get("tool_use_id")] = text_of(block.get("content")) or ""
             elif block.get("type") == "text" and task is None:
                 task = str(block.get("text", ""))
     turns = []

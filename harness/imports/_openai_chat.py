@@ -9,20 +9,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from unsolvable._text import text_of
 from unsolvable._types import JSON
 from unsolvable.imports._trace import ImportFailed, Recorded, Trace, Turn
 
-__all__ = ["read_openai_chat", "text_of"]
-
-
-def text_of(content: Any) -> str:
-    """Message content: a string, or parts whose text is kept."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = [p.get("text", "") if isinstance(p, Mapping) else str(p) for p in content]
-        return "".join(str(p) for p in parts)
-    return ""
+__all__ = ["read_openai_chat"]
 
 
 def _arguments(text: Any) -> JSON:
@@ -53,11 +44,11 @@ def _messages(data: Any) -> list[Mapping[str, Any]]:
 def read_openai_chat(path: Path, data: Any) -> Trace:
     messages = _messages(data)
     results = {
-        m.get("tool_call_id"): text_of(m.get("content"))
+        m.get("tool_call_id"): (text_of(m.get("content")) or "")
         for m in messages
         if m.get("role") == "tool"
     }
-    users = [text_of(m.get("content")) for m in messages if m.get("role") == "user"]
+    users = [(text_of(m.get("content")) or "") for m in messages if m.get("role") == "user"]
     turns = []
     for message in messages:
         if message.get("role") != "assistant":
@@ -72,7 +63,7 @@ def read_openai_chat(path: Path, data: Any) -> Trace:
                     result=results.get(call.get("id"), ""),
                 )
             )
-        turns.append(Turn(text=text_of(message.get("content")), calls=tuple(calls)))
+        turns.append(Turn(text=(text_of(message.get("content")) or ""), calls=tuple(calls)))
     tools = tuple(
         {
             "name": t["function"]["name"],

@@ -10,9 +10,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from unsolvable._text import text_of
 from unsolvable._types import JSON
 from unsolvable.imports._importer import strip_headers
-from unsolvable.imports._openai_chat import text_of
 from unsolvable.imports._trace import ImportFailed, Recorded, Trace, Turn
 
 __all__ = ["read_openhands"]
@@ -45,7 +45,7 @@ def _answer(event: Mapping[str, Any]) -> tuple[str, bool]:
     if kind == "UserRejectObservation":
         return f"Action rejected: {event.get('rejection_reason', '')}", True
     observation = event.get("observation") or {}
-    return text_of(observation.get("content")), False
+    return (text_of(observation.get("content")) or ""), False
 
 
 def _arguments(call: Mapping[str, Any]) -> JSON:
@@ -88,11 +88,11 @@ def read_openhands(path: Path, data: Any = None) -> Trace:
             if turns and event.get("llm_response_id") == response:
                 turns[-1] = Turn(text=turns[-1].text, calls=(*turns[-1].calls, call))
             else:
-                turns.append(Turn(text=text_of(event.get("thought")), calls=(call,)))
+                turns.append(Turn(text=(text_of(event.get("thought")) or ""), calls=(call,)))
             response = event.get("llm_response_id")
         elif kind == "MessageEvent":
             message = event.get("llm_message") or {}
-            text = text_of(message.get("content"))
+            text = text_of(message.get("content")) or ""
             if event.get("source") == "user" and task is None:
                 task = text
             elif event.get("source") == "agent":

@@ -1,32 +1,33 @@
-"""Consumes a `Wire`, produces what HTTP clients plug into: mock transports for httpx and httpx2,
-respx routes, and the option set for an SDK client. No process-wide patching: only respx's own
-router patches httpx, and only while it is active.
+"""Consumes a `Handler` (a `Wire`), produces what HTTP clients plug into: mock transports for
+httpx and httpx2, respx routes, and the option set for an SDK client. No process-wide patching:
+only respx's own router patches httpx, and only while it is active.
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from unsolvable._errors import AdapterError
 from unsolvable.wire._agents import agent_url, check_agent
-from unsolvable.wire._exchange import FAKE_API_KEY, WireResponse
+from unsolvable.wire._exchange import FAKE_API_KEY, Handler, WireRequest, WireResponse
 
 if TYPE_CHECKING:
     import respx
 
-    from unsolvable.wire._wire import Wire
-
 __all__ = ["mock_transport", "mount", "respx_router", "sdk_options"]
 
-EXTRAS = {
-    "httpx2": "http",
-    "httpx": "http",
-    "respx": "http",
-    "openai": "openai",
-    "anthropic": "anthropic",
-}
+EXTRAS = MappingProxyType(
+    {
+        "httpx2": "http",
+        "httpx": "http",
+        "respx": "http",
+        "openai": "openai",
+        "anthropic": "anthropic",
+    }
+)
 """Which extra installs each optional client library."""
 
 
@@ -42,7 +43,7 @@ def require_module(name: str) -> Any:
         ) from error
 
 
-def _handler(wire: Wire, module: Any, agent: str | None) -> Callable[[Any], Any]:
+def _handler(wire: Handler, module: Any, agent: str | None) -> Callable[[Any], Any]:
     """A request handler for ``module`` (httpx or httpx2: the same API, different classes); with
     ``agent``, every request it forwards names that agent in its path."""
 
@@ -53,19 +54,20 @@ def _handler(wire: Wire, module: Any, agent: str | None) -> Callable[[Any], Any]
             error = {"error": {"type": "invalid_request_error", "message": str(contradiction)}}
             response = WireResponse.json(error, status=400, headers={"x-should-retry": "false"})
         else:
-            # No headers: the wire never reads them, and copying them took about 6 % of this
-            # handler's time.
-            response = wire.answer(request.method, url, request.content)
-        body = response.body
-        # The length given, as an HTTP server gives it: the client would otherwise work it out
-        # and add the header itself, which costs it twice as much.
-        headers = [*response.headers, ("content-length", str(len(body)))]
-        return module.Response(response.status, headers=headers, content=body)
+            response = wire.handle(
+                WireRequest(
+                    method=request.method,
+                    url=url,
+                    body=request.content,
+                    headers=dict(request.headers),
+                )
+            )
+        return module.Response(response.status, headers=response.headers, content=response.body)
 
     return handle
 
 
-def mock_transport(wire: Wire, module_name: str, agent: str | None = None) -> Any:
+def mock_transport(wire: Handler, module_name: str, agent: str | None = None) -> Any:
     """``module.MockTransport`` over the wire; serves sync and async clients alike. With
     ``agent``, its model calls are that agent's steps (`unsolvable.wire._agents`)."""
     agent = None if agent is None else check_agent(agent)
@@ -73,13 +75,13 @@ def mock_transport(wire: Wire, module_name: str, agent: str | None = None) -> An
     return module.MockTransport(_handler(wire, module, agent))
 
 
-def mount(wire: Wire, router: respx.Router) -> None:
+def mount(wire: Handler, router: respx.Router) -> None:
     """The wire as a catch-all route: it matches by itself and raises on strays."""
     handler = _handler(wire, require_module("httpx"), None)
     router.route(name="unsolvable-wire").mock(side_effect=handler)
 
 
-def respx_router(wire: Wire, **options: Any) -> respx.MockRouter:
+def respx_router(wire: Handler, **options: Any) -> respx.MockRouter:
     respx = require_module("respx")
     options.setdefault("assert_all_called", False)
     router = respx.MockRouter(**options)

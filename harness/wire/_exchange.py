@@ -9,8 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from unsolvable._json import sorted_json
@@ -19,6 +18,7 @@ from unsolvable._types import JSON
 __all__ = [
     "FAKE_API_KEY",
     "Address",
+    "Handler",
     "WireRequest",
     "WireResponse",
     "address",
@@ -33,8 +33,6 @@ the module that imports them."""
 
 REDACTED = "redacted"
 """What a query value becomes in anything the harness keeps: some APIs take keys as ``?key=``."""
-ADDRESS_MEMO = 256
-"""URLs whose parts are kept (`address`): an agent calls the same few URLs again and again."""
 
 
 def redact_url(url: str) -> str:
@@ -51,11 +49,9 @@ class Address(NamedTuple):
     safe_url: str
 
 
-@lru_cache(maxsize=ADDRESS_MEMO)
 def address(url: str) -> Address:
-    """``url``'s parts, split once per URL rather than once per request: a model request's URL
-    is the same every call, and splitting and redacting it took nearly a tenth of the wire's
-    time."""
+    """``url``'s parts: the host (with its port) lower-cased, the path (``/`` at least), the
+    query, and the URL as it may be kept (no credentials, no query values)."""
     parts = urlsplit(url)
     netloc = parts.hostname or ""
     if parts.port is not None:
@@ -65,13 +61,9 @@ def address(url: str) -> Address:
     return Address(netloc.lower(), parts.path or "/", parts.query, safe_url)
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, kw_only=True)
 class WireRequest:
-    """One HTTP request as the fake wire sees it; headers are used for matching only.
-
-    Slotted, not frozen, and built by position: the wire makes one every call, a frozen
-    dataclass costs twice as much to build, and keywords to a class reach its ``__init__``
-    through a dict (these four were 23,000 instructions of a call)."""
+    """One HTTP request as the fake wire sees it."""
 
     method: str
     url: str
@@ -102,13 +94,9 @@ class WireRequest:
         return json.loads(self.body) if self.body.strip() else None
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, kw_only=True)
 class WireResponse:
-    """What the fake wire answers: a status, headers and the whole body (SSE included).
-
-    Slotted, not frozen, and built by position: the wire makes one every call, a frozen
-    dataclass costs twice as much to build, and keywords to a class reach its ``__init__``
-    through a dict (these four were 23,000 instructions of a call)."""
+    """What the fake wire answers: a status, headers and the whole body (SSE included)."""
 
     status: int
     body: bytes
@@ -118,38 +106,31 @@ class WireResponse:
     def json(
         cls, data: object, *, status: int = 200, headers: Mapping[str, str] | None = None
     ) -> WireResponse:
-        return cls.json_text(sorted_json(data), status=status, headers=headers)
-
-    @classmethod
-    def json_text(
-        cls, text: str, *, status: int = 200, headers: Mapping[str, str] | None = None
-    ) -> WireResponse:
-        """A JSON body already written (`unsolvable.wire._json_text`)."""
-        extra = _JSON_HEADERS if headers is None else _headers("application/json", headers)
-        return cls(status, text.encode(), extra)
+        """``data`` as its sorted JSON: the same reply gives the same bytes."""
+        extra = _headers("application/json", headers or {})
+        return cls(status=status, body=sorted_json(data).encode(), headers=extra)
 
     @classmethod
     def text(
         cls, text: str, *, status: int = 200, content_type: str = "text/plain"
     ) -> WireResponse:
-        return cls(status, text.encode(), _headers(content_type, {}))
+        return cls(status=status, body=text.encode(), headers=_headers(content_type, {}))
 
     @classmethod
     def sse(cls, events: Iterable[tuple[str | None, JSON | str]]) -> WireResponse:
-        return cls.sse_text(encode_sse(events))
+        """A stream of server-sent events (`encode_sse`), sent whole."""
+        headers = _headers("text/event-stream", {"cache-control": "no-cache"})
+        return cls(status=200, body=encode_sse(events).encode(), headers=headers)
 
-    @classmethod
-    def sse_text(cls, text: str) -> WireResponse:
-        """A stream of server-sent events already written, as `encode_sse` writes them."""
-        return cls(200, text.encode(), _SSE_HEADERS)
+    def with_headers(self, headers: Mapping[str, str]) -> WireResponse:
+        """This response with ``headers`` added."""
+        return WireResponse(
+            status=self.status, body=self.body, headers=(*self.headers, *headers.items())
+        )
 
 
 def _headers(content_type: str, extra: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     return (("content-type", content_type), *extra.items())
-
-
-_JSON_HEADERS = _headers("application/json", {})
-_SSE_HEADERS = _headers("text/event-stream", {"cache-control": "no-cache"})
 
 
 def encode_sse(events: Iterable[tuple[str | None, JSON | str]]) -> str:
@@ -161,3 +142,20 @@ def encode_sse(events: Iterable[tuple[str | None, JSON | str]]) -> str:
         payload = data if isinstance(data, str) else sorted_json(data)
         lines.extend((f"data: {payload}", ""))
     return "\n".join(lines) + "\n"
+
+
+class Handler(Protocol):
+    """What the mock transports and the loopback server serve (a `Wire`): they know it by this
+    alone, so the wire imports them and they never import it."""
+
+    def handle(self, request: WireRequest) -> WireResponse:
+        """The answer to ``request``; raises `StrayRequest` when no fake route matches it."""
+        ...
+
+    def add_host(self, netloc: str) -> None:
+        """Answers on ``netloc`` too (a loopback server's address)."""
+        ...
+
+    def remove_host(self, netloc: str) -> None:
+        """Stops answering on ``netloc``."""
+        ...

@@ -12,20 +12,22 @@ call to a qualified name is written back split, so namespaces need no mapping of
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
+from unsolvable._frozen import freeze
+from unsolvable._model import Usage
+from unsolvable._text import text_of
 from unsolvable._types import JSON
-from unsolvable.adapters.kit import text_of
 from unsolvable.wire._errors import WireFormatError
 from unsolvable.wire._exchange import WireResponse
-from unsolvable.wire._json_text import shared, string, value
 from unsolvable.wire._turn import (
     CREATED,
     Turn,
     arguments_of,
-    continuation,
     openai_error,
-    read_by_identity,
+    read_from,
+    require_objects,
     tool_calls_of,
 )
 
@@ -35,7 +37,9 @@ NAME = "OpenAI Responses"
 
 SEPARATOR = "__"
 """Between a namespace and a function's name in the qualified name the scripted model sees."""
-ROLES = {"developer": "system", "system": "system", "user": "user", "assistant": "assistant"}
+ROLES = MappingProxyType(
+    {"developer": "system", "system": "system", "user": "user", "assistant": "assistant"}
+)
 """Responses API roles as Chat Completions roles (``developer`` is the newer ``system``)."""
 
 
@@ -44,45 +48,34 @@ def response_id(step: int) -> str:
     return f"resp_unsolvable_{step}"
 
 
-_last: tuple[list[JSON], list[JSON]] = ([], [])
-"""The items of the request read last, and the Chat Completions messages they became (the
-instructions apart): each request converts only the items it adds (`continuation`), as
-Anthropic's messages are read; converting every item of every call made a call's cost grow with
-the conversation. Replaced whole, so threads never see half of it; its messages are
-never changed after (the one a new function call would be merged into is copied first)."""
-
-
-def _messages(body: JSON) -> list[JSON]:
-    global _last
+def _items(body: JSON) -> list[Any]:
     items = body.get("input")
     if isinstance(items, str):
-        items = [{"role": "user", "content": items}]
-    elif items is None:
-        items = []
-    elif not isinstance(items, list):
+        return [{"role": "user", "content": items}]
+    if items is None:
+        return []
+    if not isinstance(items, list):
         raise WireFormatError(
             f"unsolvable: an {NAME} request's 'input' must be text or a list of items, got "
             f"{items!r:.80}"
         )
-    converted, added = continuation(items, _last, "input", NAME)
-    messages = list(converted)
-    if added and messages and messages[-1].get("role") == "assistant":
-        last = messages[-1]  # a function call added next is merged into it: merge into a copy
-        calls = last.get("tool_calls")
-        messages[-1] = {**last, "tool_calls": list(calls)} if calls is not None else dict(last)
-    for item in added:
-        _add_item(messages, item)
-    _last = (items, messages)  # shared with the next request's reading, never changed after
+    return items
+
+
+def _system(body: JSON) -> list[JSON]:
+    """Instructions are a system message, and are not carried over to a later response."""
     if body.get("instructions"):
-        return [{"role": "system", "content": text_of(body["instructions"])}, *messages]
-    return list(messages)
+        return [{"role": "system", "content": text_of(body["instructions"])}]
+    return []
 
 
 def _add_item(messages: list[JSON], item: JSON) -> None:
+    """Appends what ``item`` becomes to ``messages``, frozen; a function call joins the
+    assistant message before it, which is replaced by one with the call added."""
     kind = item.get("type", "message")
     if kind == "message":
         role = ROLES.get(str(item.get("role")), "user")
-        messages.append({"role": role, "content": text_of(item.get("content"))})
+        messages.append(freeze({"role": role, "content": text_of(item.get("content"))}))
     elif kind == "function_call":
         name = _qualified(item.get("namespace"), str(item.get("name")))
         call = {
@@ -92,15 +85,16 @@ def _add_item(messages: list[JSON], item: JSON) -> None:
         }
         last = messages[-1] if messages else None
         if last is None or last.get("role") != "assistant":
-            last = {"role": "assistant", "content": None}
-            messages.append(last)
-        last.setdefault("tool_calls", []).append(call)
+            messages.append(freeze({"role": "assistant", "content": None, "tool_calls": [call]}))
+        else:
+            messages[-1] = freeze({**last, "tool_calls": [*(last.get("tool_calls") or ()), call]})
     elif kind == "function_call_output":
         output = item.get("output")
         content = output if isinstance(output, str) else text_of(output)
-        messages.append({"role": "tool", "tool_call_id": item.get("call_id"), "content": content})
+        tool = {"role": "tool", "tool_call_id": item.get("call_id"), "content": content}
+        messages.append(freeze(tool))
     elif kind != "reasoning":
-        messages.append({"role": "user", "content": f"[{kind} item]"})
+        messages.append(freeze({"role": "user", "content": f"[{kind} item]"}))
 
 
 def _qualified(namespace: object, name: str) -> str:
@@ -124,13 +118,8 @@ def _namespaced(body: JSON) -> dict[str, tuple[str, str]]:
 def _tool_names(body: JSON) -> tuple[str, ...]:
     if body.get("tool_choice") == "none":
         return ()
-    return _names(body.get("tools"))
-
-
-@read_by_identity
-def _names(tools: Any) -> tuple[str, ...]:
     names: list[str] = []
-    for tool in tools or ():
+    for tool in body.get("tools") or ():
         if tool.get("type") == "namespace":
             inner = tool.get("tools") or ()
             names += (_qualified(tool["name"], str(t.get("name"))) for t in inner)
@@ -174,108 +163,94 @@ def _output(reply: JSON, step: int, turn: Turn) -> list[JSON]:
     return [*items, *(_call_item(c, namespaced) for c in tool_calls_of(reply))]
 
 
-def _item_text(call: JSON, namespaced: dict[str, tuple[str, str]]) -> str:
-    """`_call_item` as text."""
-    namespace, name = namespaced.get(call["function"]["name"], (None, call["function"]["name"]))
-    item = string(f"fc_{call['id']}")
-    named = f'"name": {value(name)}'
-    if namespace:
-        named += f', "namespace": {value(namespace)}'
-    return (
-        f'{{"arguments": {string(arguments_of(call))}, "call_id": {value(call["id"])}, '
-        f'"id": {item}, {named}, "status": "completed", '
-        '"type": "function_call"}'
-    )
+def _usage(usage: Usage) -> JSON:
+    return {
+        "input_tokens": usage.input_tokens,
+        "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+        "output_tokens": usage.output_tokens,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": usage.input_tokens + usage.output_tokens,
+    }
 
 
-def _output_text(reply: JSON, step: int, body: JSON) -> str:
-    """`_output` as text."""
-    items = []
-    if reply.get("content"):
-        text = string(reply["content"])
-        part = f'{{"annotations": [], "logprobs": [], "text": {text}, "type": "output_text"}}'
-        items.append(
-            f'{{"content": [{part}], "id": "msg_unsolvable_{step}", "role": "assistant", '
-            '"status": "completed", "type": "message"}'
-        )
-    calls = tool_calls_of(reply)
-    if calls:
-        namespaced = _namespaced(body)
-        items += (_item_text(call, namespaced) for call in calls)
-    return ", ".join(items)
-
-
-def _usage_text(usage: tuple[int, int]) -> str:
-    input_tokens, output_tokens = usage
-    return (
-        f'{{"input_tokens": {input_tokens}, "input_tokens_details": '
-        f'{{"cache_write_tokens": 0, "cached_tokens": 0}}, "output_tokens": '
-        f'{output_tokens}, "output_tokens_details": {{"reasoning_tokens": 0}}, '
-        f'"total_tokens": {input_tokens + output_tokens}}}'
-    )
-
-
-def _response_text(reply: JSON | None, usage: tuple[int, int], turn: Turn, step: int) -> str:
-    """The response, completed with ``reply`` and its ``usage`` or opened without one (as
-    streaming first sends it), written from a template (`unsolvable.wire._json_text`)."""
+def _response(reply: JSON | None, usage: Usage, turn: Turn, step: int) -> JSON:
+    """The response, completed with ``reply`` and its ``usage`` or opened without them (as
+    streaming first sends it); the request's settings echoed as the API echoes them."""
     body = turn.body
-    output, status, written = "", "in_progress", "null"
-    if reply is not None:
-        output, status, written = _output_text(reply, step, body), "completed", _usage_text(usage)
-    parallel = "true" if body.get("parallel_tool_calls", True) else "false"
-    return (
-        f'{{"created_at": {CREATED}, "error": null, "id": {string(response_id(step))}, '
-        f'"incomplete_details": null, "instructions": {shared(body.get("instructions"))}, '
-        f'"max_output_tokens": {value(body.get("max_output_tokens"))}, '
-        f'"metadata": {value(body.get("metadata") or {})}, "model": {string(turn.model)}, '
-        f'"object": "response", "output": [{output}], '
-        f'"parallel_tool_calls": {parallel}, '
-        f'"previous_response_id": {value(body.get("previous_response_id"))}, '
-        f'"status": "{status}", "temperature": {value(body.get("temperature"))}, '
-        f'"text": {{"format": {{"type": "text"}}}}, '
-        f'"tool_choice": {value(body.get("tool_choice") or "auto")}, '
-        f'"tools": {shared(body.get("tools") or [])}, "top_p": {value(body.get("top_p"))}, '
-        f'"truncation": "disabled", "usage": {written}}}'
-    )
-
-
-def _response_event(kind: str, response: str, number: int) -> tuple[str, str]:
-    """An event carrying a whole response, written around its text."""
-    return kind, f'{{"response": {response}, "sequence_number": {number}, "type": "{kind}"}}'
+    return {
+        "id": response_id(step),
+        "object": "response",
+        "created_at": CREATED,
+        "status": "in_progress" if reply is None else "completed",
+        "model": turn.model,
+        "output": [] if reply is None else _output(reply, step, turn),
+        "usage": None if reply is None else _usage(usage),
+        "instructions": body.get("instructions"),
+        "tools": body.get("tools") or [],
+        "tool_choice": body.get("tool_choice") or "auto",
+        "parallel_tool_calls": bool(body.get("parallel_tool_calls", True)),
+        "previous_response_id": body.get("previous_response_id"),
+        "metadata": body.get("metadata") or {},
+        "temperature": body.get("temperature"),
+        "top_p": body.get("top_p"),
+        "max_output_tokens": body.get("max_output_tokens"),
+        "text": {"format": {"type": "text"}},
+        "truncation": "disabled",
+        "error": None,
+        "incomplete_details": None,
+    }
 
 
 class Responses:
     """``POST …/responses``."""
 
+    __slots__ = ()  # a format keeps nothing between requests: the wire does
+
     name = "responses"
     path_suffix = "/responses"
     conversation = "input"
 
-    def read(self, body: JSON) -> Turn:
-        return Turn.of(body, _messages(body), _tool_names(body))
+    def read(self, body: JSON, earlier: Turn | None = None) -> Turn:
+        items = _items(body)
+        start = read_from(earlier)
+        require_objects(items, "input", NAME, start=start)
+        conversation = [] if earlier is None else list(earlier.conversation)
+        for item in items[start:]:
+            _add_item(conversation, item)
+        previous = body.get("previous_response_id")
+        return Turn.of(
+            body,
+            system=_system(body),
+            items=len(items),
+            conversation=conversation,
+            tools=_tool_names(body),
+            continues=str(previous) if previous else None,
+        )
 
-    def render(self, reply: JSON, usage: tuple[int, int], turn: Turn, *, step: int) -> WireResponse:
+    def render(self, reply: JSON, usage: Usage, turn: Turn, *, step: int) -> WireResponse:
         if turn.stream:
-            return WireResponse.sse(self._events(reply, usage, turn, step=step))
-        return WireResponse.json_text(_response_text(reply, usage, turn, step))
-
-    def _events(
-        self, reply: JSON, usage: tuple[int, int], turn: Turn, *, step: int
-    ) -> list[tuple[str | None, Any]]:
-        opening = _response_text(None, usage, turn, step)
-        events: list[tuple[str | None, Any]] = [
-            _response_event("response.created", opening, 0),
-            _response_event("response.in_progress", opening, 1),
-        ]
-        for index, item in enumerate(_output(reply, step, turn)):
-            for e in _item_events(item, index):
-                events.append((e["type"], {**e, "sequence_number": len(events)}))
-        completed = _response_text(reply, usage, turn, step)
-        events.append(_response_event("response.completed", completed, len(events)))
-        return events
+            return WireResponse.sse(_events(reply, usage, turn, step))
+        return WireResponse.json(_response(reply, usage, turn, step))
 
     def error(self, status: int, message: str) -> WireResponse:
         return openai_error(status, message)
+
+    def response_id(self, step: int) -> str | None:
+        return response_id(step)
+
+
+def _events(reply: JSON, usage: Usage, turn: Turn, step: int) -> list[tuple[str | None, Any]]:
+    """The streamed response: created and in progress, each output item's events, completed;
+    every event numbered in order."""
+    opening = _response(None, usage, turn, step)
+    events: list[JSON] = [
+        {"type": "response.created", "response": opening},
+        {"type": "response.in_progress", "response": opening},
+    ]
+    for index, item in enumerate(_output(reply, step, turn)):
+        events += _item_events(item, index)
+    events.append({"type": "response.completed", "response": _response(reply, usage, turn, step)})
+    return [(e["type"], {**e, "sequence_number": n}) for n, e in enumerate(events)]
 
 
 def _item_events(item: JSON, index: int) -> list[JSON]:

@@ -1,21 +1,18 @@
-"""Consumes a `Wire`, produces a loopback HTTP server (127.0.0.1, ephemeral port) serving it, so an
-agent in another process — a CLI, another language — is pointed at the fake by a base URL.
+"""Consumes a `Handler` (a `Wire`), produces a loopback HTTP server (127.0.0.1, ephemeral port)
+serving it, so an agent in another process — a CLI, another language — is pointed at the fake by
+a base URL.
 """
 
 from __future__ import annotations
 
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
-from typing import TYPE_CHECKING
+from types import MappingProxyType, TracebackType
 
 from unsolvable._errors import CeilingHit
 from unsolvable.wire._agents import AGENTS_SEGMENT
 from unsolvable.wire._errors import StrayRequest
-from unsolvable.wire._exchange import FAKE_API_KEY, WireRequest, WireResponse
-
-if TYPE_CHECKING:
-    from unsolvable.wire._wire import Wire
+from unsolvable.wire._exchange import FAKE_API_KEY, Handler, WireRequest, WireResponse
 
 __all__ = ["LoopbackServer"]
 
@@ -26,7 +23,7 @@ than any gap between two calls of a running agent, short enough not to pile thre
 POLL_SECONDS = 0.05
 """How often the serving loop looks for `stop`: the default (0.5 s) would make every scenario
 that serves over loopback half a second slower to tear down."""
-NO_RETRY = {"x-should-retry": "false"}
+NO_RETRY = MappingProxyType({"x-should-retry": "false"})
 """Errors the server makes itself are final: SDKs honour ``x-should-retry`` and do not retry."""
 
 
@@ -37,7 +34,7 @@ def _refusal(status: int, kind: str, message: str) -> WireResponse:
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
-    wire: Wire
+    wire: Handler
     netloc: str
 
 
@@ -88,7 +85,7 @@ class LoopbackServer:
     ...     subprocess.run(["my-agent"], env={**os.environ, **server.environ()})
     """
 
-    def __init__(self, wire: Wire) -> None:
+    def __init__(self, wire: Handler) -> None:
         self.wire = wire
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None

@@ -1,16 +1,21 @@
 """Consumes a wire-format request body, produces one `Turn`: what the scripted model is asked.
 
 Every format reads into the same shape — Chat Completions messages plus the names of the tools
-offered — because that is what `Session.call_model` takes, and renders the session's reply back.
+offered — because that is what `Session.answer` takes, and renders the session's reply back. A
+format is one module with one `WireFormat` object, registered in `unsolvable.wire._wire.FORMATS`;
+it remembers nothing between requests: what must be remembered (the turn read from a
+conversation's previous request, whose messages a format may take again), the wire keeps.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Protocol
 
+from unsolvable._model import Usage
 from unsolvable._types import JSON
 from unsolvable.wire._errors import WireFormatError
 from unsolvable.wire._exchange import WireResponse
@@ -20,9 +25,8 @@ __all__ = [
     "Turn",
     "WireFormat",
     "arguments_of",
-    "continuation",
     "openai_error",
-    "read_by_identity",
+    "read_from",
     "require",
     "require_objects",
     "tool_calls_of",
@@ -32,13 +36,9 @@ CREATED = 1_767_225_600
 """A fixed creation time (2026-01-01) for every response: the same run gives the same bytes."""
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, kw_only=True)
 class Turn:
-    """One model request, read from any wire format.
-
-    Slotted, not frozen, and built by position: the wire makes one every call, a frozen
-    dataclass costs twice as much to build, and keywords to a class reach its ``__init__``
-    through a dict (these four were 23,000 instructions of a call)."""
+    """One model request, read from any wire format."""
 
     messages: list[JSON]
     """The conversation as Chat Completions messages."""
@@ -48,12 +48,39 @@ class Turn:
     stream: bool
     body: JSON = field(repr=False)
     """The request as sent, for echoes such as the Responses API's ``tools``."""
+    items: int = 0
+    """How many items of the body's conversation (`WireFormat.conversation`) were read."""
+    conversation: tuple[JSON, ...] = ()
+    """The messages those items became, frozen: what a later request of the conversation that
+    repeats them takes again (``messages`` is these, after any system prompt)."""
+    continues: str | None = None
+    """The id of an earlier response whose conversation this request continues, sending only
+    what it adds (the Responses API's ``previous_response_id``)."""
 
     @classmethod
-    def of(cls, body: JSON, messages: list[JSON], tools: tuple[str, ...]) -> Turn:
-        """A turn whose format-specific parts (messages, tools) the format has already read."""
+    def of(
+        cls,
+        body: JSON,
+        *,
+        system: list[JSON],
+        items: int,
+        conversation: Sequence[JSON],
+        tools: tuple[str, ...],
+        continues: str | None = None,
+    ) -> Turn:
+        """A turn whose format-specific parts the format has already read: the ``system``
+        prompt's messages, the number of conversation ``items`` read and the messages of the
+        ``conversation`` they became (frozen), the ``tools`` offered."""
+        frozen = tuple(conversation)
         return cls(
-            messages, tools, str(body.get("model", "unsolvable")), bool(body.get("stream")), body
+            messages=[*system, *frozen],
+            tools=tools,
+            model=str(body.get("model", "unsolvable")),
+            stream=bool(body.get("stream")),
+            body=body,
+            items=items,
+            conversation=frozen,
+            continues=continues,
         )
 
 
@@ -65,15 +92,25 @@ class WireFormat(Protocol):
     conversation: str
     """The member of a request body that holds the conversation, re-sent grown every call."""
 
-    def read(self, body: JSON) -> Turn: ...
+    def read(self, body: JSON, earlier: Turn | None = None) -> Turn:
+        """The request body as a `Turn`; raises `WireFormatError` naming what is wrong.
+        ``earlier``: the turn read from the conversation's previous body, when this body repeats
+        every item it read (`Turn.items`), as text: the messages they became
+        (`Turn.conversation`) are taken again, and only the items after them read."""
+        ...
 
-    def render(self, reply: JSON, usage: tuple[int, int], turn: Turn, *, step: int) -> WireResponse:
+    def render(self, reply: JSON, usage: Usage, turn: Turn, *, step: int) -> WireResponse:
         """The format's reply to ``turn``: ``reply`` is the session's assistant message (Chat
-        Completions, `Session.answer`), ``usage`` its input and output tokens."""
+        Completions, `Answer.message`), ``usage`` its input and output tokens."""
         ...
 
     def error(self, status: int, message: str) -> WireResponse:
         """The format's own error body for ``status``."""
+        ...
+
+    def response_id(self, step: int) -> str | None:
+        """The id by which a later request may continue the response to step ``step``
+        (`Turn.continues`), or ``None`` in a format without such ids."""
         ...
 
 
@@ -89,56 +126,19 @@ def require(body: Mapping[str, Any], key: str, kind: type, fmt: str) -> Any:
 
 
 def require_objects(items: list[Any], key: str, fmt: str, *, start: int = 0) -> None:
-    """Every one of ``items`` (``body[key]`` from index ``start``) a JSON object, or a
-    `WireFormatError` naming the first that is not: a message the formats would read as a dict
-    otherwise failed the call with an `AttributeError` from inside the wire. The types are
-    gathered in C, so a long conversation costs little more than a short one."""
-    if not items or set(map(type, items)) == {dict}:
-        return
-    index, item = next((i, m) for i, m in enumerate(items) if type(m) is not dict)
-    raise WireFormatError(
-        f"unsolvable: a {fmt} request's {key!r} must hold JSON objects, got {item!r:.80} at "
-        f"index {start + index}"
-    )
+    """Every one of ``items`` (``body[key]``) from index ``start`` a JSON object, or a
+    `WireFormatError` naming the first that is not: the formats read each item as a dict."""
+    for index in range(start, len(items)):
+        if not isinstance(items[index], dict):
+            raise WireFormatError(
+                f"unsolvable: a {fmt} request's {key!r} must hold JSON objects, got "
+                f"{items[index]!r:.80} at index {index}"
+            )
 
 
-def continuation(
-    items: list[Any], last: tuple[list[Any], list[JSON]], key: str, fmt: str
-) -> tuple[list[JSON], list[Any]]:
-    """What a format that converts a conversation item by item reuses from the last request it
-    read (``last``: its items and the messages they became), and the items left to convert: an
-    agent re-sends its whole conversation with items appended, so while ``items`` begin with
-    the last request's (one comparison in C) only the rest are converted; otherwise all are,
-    from no messages. The items left are checked to be JSON objects (`require_objects`); the
-    ones before were, when they were added."""
-    seen, converted = last
-    if len(items) >= len(seen) and items[: len(seen)] == seen:
-        start = len(seen)
-    else:
-        converted, start = [], 0
-    added = items[start:]
-    require_objects(added, key, fmt, start=start)
-    return converted, added
-
-
-def read_by_identity(read: Callable[[Any], tuple[str, ...]]) -> Callable[[Any], tuple[str, ...]]:
-    """``read`` of the tools a request offers (its ``tools``, or ``None``), kept for the last
-    list it read, by identity: the body reader shares a tool list sent unchanged between calls
-    (`unsolvable.wire._body`), so a conversation's tools are read once rather than once per call.
-    The list is held, so no other takes its id, and the pair is replaced whole, so
-    threads only ever see one."""
-    last: tuple[object, tuple[str, ...]] = (None, read(None))
-
-    def names(tools: Any) -> tuple[str, ...]:
-        nonlocal last
-        known = last
-        if known[0] is tools:
-            return known[1]
-        found = read(tools)
-        last = (tools, found)
-        return found
-
-    return names
+def read_from(earlier: Turn | None) -> int:
+    """The first conversation item a format reads: the one after those ``earlier`` read."""
+    return 0 if earlier is None else earlier.items
 
 
 def arguments_of(call: JSON) -> str:
@@ -151,7 +151,9 @@ def tool_calls_of(reply: JSON) -> list[JSON]:
     return list(reply.get("tool_calls") or ())
 
 
-OPENAI_ERROR_TYPES = {400: "invalid_request_error", 404: "not_found_error", 503: "server_error"}
+OPENAI_ERROR_TYPES = MappingProxyType(
+    {400: "invalid_request_error", 404: "not_found_error", 503: "server_error"}
+)
 
 
 def openai_error(status: int, message: str) -> WireResponse:

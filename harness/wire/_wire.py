@@ -12,11 +12,11 @@ import json
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from unsolvable._frozen import freeze
 from unsolvable._session import Session
 from unsolvable._types import JSON
 from unsolvable.wire import _clients
@@ -25,9 +25,9 @@ from unsolvable.wire._anthropic import ANTHROPIC_MESSAGES
 from unsolvable.wire._body import BodyReader
 from unsolvable.wire._chat import CHAT_COMPLETIONS
 from unsolvable.wire._errors import WIRE_DOCS, StrayRequest, WireFormatError
-from unsolvable.wire._exchange import ADDRESS_MEMO, Address, WireRequest, WireResponse, address
+from unsolvable.wire._exchange import WireRequest, WireResponse
 from unsolvable.wire._names import ToolNames
-from unsolvable.wire._responses import RESPONSES, response_id
+from unsolvable.wire._responses import RESPONSES
 from unsolvable.wire._server import LoopbackServer
 from unsolvable.wire._turn import Turn, WireFormat
 
@@ -56,19 +56,16 @@ TOOLS_URL = "https://tools.unsolvable.test/tools"
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 ANTHROPIC_BASE_URL = "https://api.anthropic.com"
 FORMATS: tuple[WireFormat, ...] = (CHAT_COMPLETIONS, RESPONSES, ANTHROPIC_MESSAGES)
+"""Every wire format the fake model speaks, each found by the end of a request's path."""
 JSON_TYPE = "application/json"
 TRANSIENT_RETRY_AFTER_MS = "1"
 """Back-off the fake asks for after an injected failure: SDKs honour ``retry-after-ms``, so a
 retried request costs a millisecond instead of the SDKs' default half-second back-off."""
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, kw_only=True)
 class Attempt:
-    """One HTTP request the wire answered (or refused), as the harness keeps it.
-
-    Slotted, not frozen, and built by position: the wire makes one every call, a frozen
-    dataclass costs twice as much to build, and keywords to a class reach its ``__init__``
-    through a dict (these four were 23,000 instructions of a call)."""
+    """One HTTP request the wire answered (or refused), as the harness keeps it."""
 
     kind: str
     """``model``, ``tool`` or ``stray``."""
@@ -82,6 +79,27 @@ class Attempt:
 
     def __str__(self) -> str:
         return f"{self.method} {self.url} -> {self.status or 'refused'} ({self.kind} {self.route})"
+
+
+@dataclass(kw_only=True)
+class _Conversation:
+    """The requests of one conversation (one format, one path: an agent's): the reader of its
+    bodies, and the turn read last, whose messages a request that repeats its items takes
+    again (`WireFormat.read`)."""
+
+    reader: BodyReader
+    turn: Turn | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Stored:
+    """A served response that a later request may continue (`Turn.continues`)."""
+
+    previous: str | None
+    """The response its own request continued, if any."""
+    messages: tuple[JSON, ...]
+    """What its request added to the conversation (instructions aside) and the reply, as the
+    agent spells them on the wire, frozen."""
 
 
 def _status_of(text: str) -> int:
@@ -109,6 +127,11 @@ class Wire:
     the scenario's tools on the wire (`ToolNames`: Claude Code's ``mcp__<server>__`` prefix).
     Each client it makes takes ``agent="worker-1"`` for a sub-agent of a multi-agent system
     (`unsolvable.wire._agents`).
+
+    What the wire keeps between requests is its own and guarded by its lock, since transports
+    and the loopback server call it from several threads: its attempts, each conversation's
+    last reading (so a request's cost does not grow with the conversation), and the responses a
+    later request may continue.
     """
 
     __test__ = False
@@ -129,49 +152,37 @@ class Wire:
         self._tool_hosts = {urlsplit(TOOLS_URL).netloc}
         self._tool_urls = {_route_key(url): name for url, name in (tool_routes or {}).items()}
         self._tool_names = {spec.name for spec in session.tools}
+        self._lock = threading.Lock()
         self._failures_left = transient_failures
         self._served = itertools.count(1)
-        """The number of each model request served: `next` on it is one step of C, atomic under
-        the GIL, so no lock is taken for it."""
-        self._lock = threading.Lock()
+        """The number of each model request answered."""
+        self._conversations: dict[tuple[str, str], _Conversation] = {}
+        self._stored: dict[str, _Stored] = {}
+        self._attempts: list[Attempt] = []
         self._servers: list[LoopbackServer] = []
-        self._conversations: dict[str, list[JSON]] = {}
-        self._readers = {
-            (f.name, f"/v1{f.path_suffix}"): BodyReader(f.conversation) for f in FORMATS
-        }
-        """One per format and path: each agent's conversation is read apart (`_body`). Those of
-        the vendors' own paths are made with the wire, rather than by its first request."""
-        self._attempts: list[tuple[str, str, str, int, str]] = []
-        """Every request the wire saw, in order, as the fields of its `Attempt`."""
 
-    # -- the neutral handler ----------------------------------------------------------------
+    # -- the handler ------------------------------------------------------------------------
     def handle(self, request: WireRequest) -> WireResponse:
         """Answers ``request``; raises `StrayRequest` when no fake route matches it.
 
         `CeilingHit` from the session propagates, so an in-process agent is ended by it.
         """
-        return self.answer(request.method, request.url, request.body)
-
-    def answer(self, method: str, url: str, body: bytes) -> WireResponse:
-        """`handle` of the request's parts, as the mock transports hand them over: the wire reads
-        no header, and a model request's URL is split once."""
-        parts = address(url)
-        if method == "POST" and parts.host in self._model_hosts:
-            fmt = _format_of(parts.path)
-            if fmt is not None:
-                return self._answer_model(fmt, method, parts, body)
-        request = WireRequest(method, url, body)
+        with self._lock:
+            on_model_host = request.host in self._model_hosts
+        fmt = _format_of(request.path) if request.method == "POST" and on_model_host else None
+        if fmt is not None:
+            return self._answer_model(fmt, request)
         tool = self._tool_for(request)
         if tool is not None:
             return self._answer_tool(tool, request)
-        self._log("stray", method, parts.safe_url, None, "")
+        self._log("stray", request, None, "")
         raise StrayRequest(self._explain_stray(request))
 
     @property
     def attempts(self) -> list[Attempt]:
-        """Every request the wire saw, in order (model, tool and stray); made when asked for,
-        not by every request."""
-        return [Attempt(*fields) for fields in list(self._attempts)]  # copied at once
+        """Every request the wire saw, in order (model, tool and stray)."""
+        with self._lock:
+            return list(self._attempts)
 
     @property
     def stray(self) -> list[Attempt]:
@@ -180,10 +191,11 @@ class Wire:
 
     def check(self) -> None:
         """Raises `StrayRequest` if any request went unmatched, even if the agent swallowed it."""
-        if self.stray:
-            lines = "\n".join(f"  - {a}" for a in self.stray)
+        stray = self.stray
+        if stray:
+            lines = "\n".join(f"  - {a}" for a in stray)
             raise StrayRequest(
-                f"unsolvable: {len(self.stray)} request(s) matched no fake route during the "
+                f"unsolvable: {len(stray)} request(s) matched no fake route during the "
                 f"scenario; they would have left the harness:\n{lines}\nSee {WIRE_DOCS}"
             )
 
@@ -192,50 +204,60 @@ class Wire:
         if key in self._tool_urls:
             return self._tool_urls[key]
         prefix, _, name = key[1].rpartition("/")
-        if request.host in self._tool_hosts and prefix == "/tools" and name in self._tool_names:
+        with self._lock:
+            on_tool_host = request.host in self._tool_hosts
+        if on_tool_host and prefix == "/tools" and name in self._tool_names:
             return name
         return None
 
-    def _answer_model(
-        self, fmt: WireFormat, method: str, parts: Address, body: bytes
-    ) -> WireResponse:
-        """Every request is one transport attempt: counted with the step that answers it, or
-        by itself when it is refused."""
-        path = parts.path
-        if self._failures_left and self._failing():  # none is ever added once it is spent
-            self.session.count_transport_attempt()
+    def _answer_model(self, fmt: WireFormat, request: WireRequest) -> WireResponse:
+        """Every request is one transport attempt, whether the model answers it or not."""
+        self.session.count_transport_attempt()
+        if self._failing():
             message = "unsolvable: transient failure injected by the harness (transient_failures)"
-            response = _with_headers(
-                fmt.error(503, message),
-                {"retry-after-ms": TRANSIENT_RETRY_AFTER_MS, "x-should-retry": "true"},
+            headers = {"retry-after-ms": TRANSIENT_RETRY_AFTER_MS, "x-should-retry": "true"}
+            return self._log(
+                "model", request, fmt.error(503, message).with_headers(headers), fmt.name
             )
-            return self._log("model", method, parts.safe_url, response, fmt.name)
         try:
-            data = self._body(fmt, body, path)
-            turn = fmt.read(data if type(data) is dict else _json_object(data))
-            messages, tools = turn.messages, turn.tools
-            if turn.body.get("previous_response_id"):
-                messages = self._conversation(turn)
+            turn = self._read(fmt, request)
+            messages = self._conversation(turn)
         except (ValueError, WireFormatError) as error:
-            self.session.count_transport_attempt()
-            response = _with_headers(fmt.error(400, str(error)), {"x-should-retry": "false"})
-            return self._log("model", method, parts.safe_url, response, fmt.name)
+            response = fmt.error(400, str(error)).with_headers({"x-should-retry": "false"})
+            return self._log("model", request, response, fmt.name)
+        tools = turn.tools
         if self._names is not None:
             messages, tools = self._names.read(messages, tools)
-        agent = _agent_named(path)
-        session = self.session
-        if agent is None:
-            reply, sent, said = session.answer(messages, tools, transport=True)
-        else:
-            reply, sent, said = session.answer(messages, tools, agent, transport=True)
-        step = next(self._served)
-        if fmt is RESPONSES:
-            with self._lock:
-                self._conversations[response_id(step)] = [*messages, reply]
-        if self._names is not None:
-            reply = self._names.write(reply)
-        rendered = fmt.render(reply, (sent, said), turn, step=step)
-        return self._log("model", method, parts.safe_url, rendered, fmt.name)
+        answer = self.session.answer(messages, tools, agent=_agent_of(request.path))
+        with self._lock:
+            step = next(self._served)
+        reply = answer.message if self._names is None else self._names.write(answer.message)
+        self._store(fmt.response_id(step), turn, reply)
+        rendered = fmt.render(reply, answer.usage, turn, step=step)
+        return self._log("model", request, rendered, fmt.name)
+
+    def _read(self, fmt: WireFormat, request: WireRequest) -> Turn:
+        """The request's turn, read by its conversation's reader: only what its body adds to the
+        conversation's previous body is parsed and converted. A body that cannot be read ends
+        the conversation (the next is read afresh)."""
+        if not request.body.strip():
+            raise WireFormatError("unsolvable: expected a JSON object body, got an empty one")
+        key = (fmt.name, request.path)
+        with self._lock:
+            conversation = self._conversations.get(key)
+            if conversation is None:
+                conversation = _Conversation(reader=BodyReader(fmt.conversation))
+                self._conversations[key] = conversation
+            try:
+                reading = conversation.reader.read(request.body)
+                earlier = conversation.turn
+                if earlier is not None and reading.repeated != earlier.items:
+                    earlier = None
+                conversation.turn = fmt.read(_json_object(reading.body), earlier)
+            except (ValueError, WireFormatError):
+                del self._conversations[key]
+                raise
+            return conversation.turn
 
     def _failing(self) -> bool:
         """Whether this request is one of the ``transient_failures`` still to inject."""
@@ -243,75 +265,72 @@ class Wire:
             failing, self._failures_left = self._failures_left > 0, max(0, self._failures_left - 1)
         return failing
 
-    def _body(self, fmt: WireFormat, body: bytes, path: str) -> object:
-        """The request's JSON, read by its conversation's `BodyReader`: an agent re-sends the
-        whole conversation every call, and only what it added is parsed."""
-        if not body or body.isspace():
-            return None
-        key = (fmt.name, path)
-        reader = self._readers.get(key)  # made once per key, under the lock; then only read
-        if reader is None:
-            with self._lock:
-                reader = self._readers.setdefault(key, BodyReader(fmt.conversation))
-        return reader.read(body)
-
     def _conversation(self, turn: Turn) -> list[JSON]:
-        """The whole conversation when a Responses API request continues a stored response
-        (``previous_response_id``) and sends only the new items; instructions are not carried
-        over, as in the real API."""
-        previous = turn.body["previous_response_id"]
+        """The turn's messages, after those of the responses it continues
+        (`Turn.continues`), which its request does not send again; instructions (system
+        messages) are not carried over, as in the Responses API."""
+        if turn.continues is None:
+            return turn.messages
+        earlier: list[tuple[JSON, ...]] = []
         with self._lock:
-            history = self._conversations.get(str(previous))
-        if history is None:
-            raise WireFormatError(f"unsolvable: previous_response_id {previous!r} was not served")
+            previous: str | None = turn.continues
+            while previous is not None:
+                stored = self._stored.get(previous)
+                if stored is None:
+                    raise WireFormatError(
+                        f"unsolvable: previous_response_id {previous!r} was not served"
+                    )
+                earlier.append(stored.messages)
+                previous = stored.previous
+        history = [message for added in reversed(earlier) for message in added]
         system = [m for m in turn.messages if m.get("role") == "system"]
         rest = [m for m in turn.messages if m.get("role") != "system"]
-        return [*system, *(m for m in history if m.get("role") != "system"), *rest]
+        return [*system, *history, *rest]
+
+    def _store(self, response_id: str | None, turn: Turn, reply: JSON) -> None:
+        """Keeps what a later request needs to continue this response, if its format has ids
+        to continue by."""
+        if response_id is None:
+            return
+        added = [m for m in turn.messages if m.get("role") != "system"]
+        stored = _Stored(previous=turn.continues, messages=tuple(freeze([*added, reply])))
+        with self._lock:
+            self._stored[response_id] = stored
 
     def _answer_tool(self, name: str, request: WireRequest) -> WireResponse:
-        def log(response: WireResponse) -> WireResponse:
-            return self._log("tool", request.method, request.safe_url, response, name)
-
         try:
             arguments = (
                 _json_object(request.json()) if request.body.strip() else dict(request.query)
             )
         except (ValueError, WireFormatError) as error:
             body = {"error": {"status": 400, "message": f"unsolvable: {name}: {error}"}}
-            return self._log(
-                "tool", request.method, request.safe_url, WireResponse.json(body, status=400), name
-            )
+            return self._log("tool", request, WireResponse.json(body, status=400), name)
         try:
-            agent = _agent_named(request.path)
-            session = self.session
-            text = (
-                session.call_tool(name, arguments)
-                if agent is None
-                else session.call_tool(name, arguments, agent=agent)
-            )
+            text = self.session.call_tool(name, arguments, agent=_agent_of(request.path))
         except PermissionError as error:
             body = {"error": {"status": 403, "code": "forbidden", "message": str(error)}}
-            return self._log(
-                "tool", request.method, request.safe_url, WireResponse.json(body, status=403), name
-            )
+            return self._log("tool", request, WireResponse.json(body, status=403), name)
         except Exception as error:
             body = {"error": {"status": 500, "message": f"{type(error).__name__}: {error}"}}
-            return self._log(
-                "tool", request.method, request.safe_url, WireResponse.json(body, status=500), name
-            )
+            return self._log("tool", request, WireResponse.json(body, status=500), name)
         response = WireResponse.text(text, status=_status_of(text), content_type=JSON_TYPE)
-        return log(response)
+        return self._log("tool", request, response, name)
 
     def _log(
-        self, kind: str, method: str, safe_url: str, response: WireResponse | None, route: str
+        self, kind: str, request: WireRequest, response: WireResponse | None, route: str
     ) -> WireResponse:
         """Keeps the attempt (redacted URL, never headers) and passes the response through."""
         status = 0 if response is None else response.status
-        self._attempts.append((kind, method, safe_url, status, route))  # atomic under the GIL
+        attempt = Attempt(
+            kind=kind, method=request.method, url=request.safe_url, status=status, route=route
+        )
+        with self._lock:
+            self._attempts.append(attempt)
         return response or WireResponse.text("", status=0)
 
     def _explain_stray(self, request: WireRequest) -> str:
-        hosts = ", ".join(sorted(self._model_hosts))
+        with self._lock:
+            hosts = ", ".join(sorted(self._model_hosts))
         tools = ", ".join(sorted(self._tool_names))
         return (
             f"unsolvable: {request.method} {request.safe_url} matched no fake route; the agent "
@@ -436,21 +455,15 @@ class Wire:
         return anthropic.AsyncAnthropic(**options)
 
 
-@lru_cache(maxsize=ADDRESS_MEMO)
-def _agent_named(path: str) -> str | None:
-    """The sub-agent a request's path names, found once per path (`ADDRESS_MEMO`); else
-    ``None``, so the session's own default agent is the one counted."""
-    return split_agent(path)[0]
+def _agent_of(path: str) -> str:
+    """The sub-agent a request's path names, else the session's own default agent."""
+    return split_agent(path)[0] or "main"
 
 
-@lru_cache(maxsize=ADDRESS_MEMO)
 def _format_of(path: str) -> WireFormat | None:
-    """The format a model request's path asks for, found once per path (`ADDRESS_MEMO`)."""
+    """The format a model request's path asks for."""
     path = path.rstrip("/")
-    for fmt in FORMATS:
-        if path.endswith(fmt.path_suffix):
-            return fmt
-    return None
+    return next((fmt for fmt in FORMATS if path.endswith(fmt.path_suffix)), None)
 
 
 def _route_key(url: str) -> tuple[str, str]:
@@ -464,9 +477,3 @@ def _json_object(data: object) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise WireFormatError(f"unsolvable: expected a JSON object body, got {data!r:.80}")
     return data
-
-
-def _with_headers(response: WireResponse, headers: Mapping[str, str]) -> WireResponse:
-    return WireResponse(
-        status=response.status, body=response.body, headers=(*response.headers, *headers.items())
-    )

@@ -10,8 +10,8 @@ import pytest
 import unsolvable
 from tests import _builders as b
 from unsolvable import Ceilings
+from unsolvable._dispatch import BAD_ARGUMENTS_STATUS, parse_arguments
 from unsolvable._run import ceilings_for
-from unsolvable._session import BAD_ARGUMENTS_STATUS, parse_arguments
 
 
 class _SlowToStart:

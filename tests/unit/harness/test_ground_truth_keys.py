@@ -26,8 +26,8 @@ from unsolvable import (
     Stop,
     ToolSpec,
 )
+from unsolvable._dispatch import bad_arguments
 from unsolvable._errors import CeilingHit
-from unsolvable._session import _bad_arguments
 from unsolvable.fake_tools import FakeWorld, ToolRouter, constant_tool, requires
 
 LOOKUP = ToolSpec(name="lookup", description="Also finds nothing.")
@@ -55,7 +55,7 @@ def test_the_same_answer_from_another_tool_is_a_new_observation() -> None:
 
 
 def test_bad_arguments_answer_as_sorted_json_that_is_also_the_observation() -> None:
-    result = _bad_arguments(ValueError("arguments are not JSON"))
+    result = bad_arguments(ValueError("arguments are not JSON"))
     assert result.text == json.dumps(json.loads(result.text), sort_keys=True)
     assert list(json.loads(result.text)["error"]) == ["message", "status"]
     assert result.observation == result.text

@@ -265,21 +265,6 @@ def test_every_step_sends_a_calls_arguments_as_their_sorted_json(
                 assert sent == json.dumps(made.arguments, sort_keys=True)
 
 
-def test_a_repeated_call_has_its_arguments_encoded_once_per_run(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    from unsolvable import _scripts, _types
-
-    encoded: list[object] = []
-    for module in (_scripts, _types):
-        counted = module.sorted_json
-        monkeypatch.setattr(module, "sorted_json", lambda v, f=counted: encoded.append(v) or f(v))
-    call = Call(name="search", arguments={"query": "the report"})
-    for reply in b.replies(Repeat(call=call), 3):
-        reply.tool_calls[0].to_openai()
-    assert encoded == [call.arguments]
-
-
 def test_arguments_edited_after_the_call_was_made_are_sent_as_edited() -> None:
     call = Call(name="search", arguments={"query": "the report", "filters": {"year": 2024}})
     (first,) = b.replies(Repeat(call=call), 1)[0].tool_calls

@@ -29,10 +29,12 @@ from unsolvable import (
     TraceStep,
     scenarios,
 )
+from unsolvable._dispatch import canonical_arguments, parse_arguments
 from unsolvable._errors import CeilingHit
 from unsolvable._model import estimate_tokens
-from unsolvable._session import TEXT_CUT, _tool_names, canonical_arguments, parse_arguments
+from unsolvable._session import tool_names
 from unsolvable._text import cut
+from unsolvable._trajectory import TEXT_CUT
 from unsolvable.fake_tools import FakeWorld, Tool, ToolRouter
 
 
@@ -144,67 +146,6 @@ def test_input_tokens_charge_only_the_tools_that_were_offered() -> None:
     assert unknown == estimate_tokens(messages)
 
 
-def test_the_whole_tool_list_is_measured_with_the_set_up_and_a_part_on_the_step(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The first step pays nothing for the tool list as `tools` lists it; a list the set-up did
-    not foresee is measured when it is offered, as before."""
-    from unsolvable import _session as module
-
-    session = _session(scenarios.get("constant-return/repeat"))
-    messages = [{"role": "user", "content": "go"}]
-    measured: list[str] = []
-    real = module.estimate_tool_tokens
-    monkeypatch.setattr(
-        module, "estimate_tool_tokens", lambda spec: measured.append(spec.name) or real(spec)
-    )
-    specs = session.tools
-    whole = session.call_model(messages, [spec.name for spec in specs])
-    assert measured == []
-    assert whole["usage"]["prompt_tokens"] == estimate_tokens(messages) + estimate_tokens(
-        [spec.to_openai() for spec in specs]
-    )
-    part = session.call_model(messages, [specs[0].name])
-    assert measured == [specs[0].name]
-    assert part["usage"]["prompt_tokens"] == estimate_tokens(messages) + estimate_tokens(
-        [specs[0].to_openai()]
-    )
-
-
-def test_the_task_is_measured_with_the_set_up_not_by_the_first_step(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    from unsolvable import _model
-
-    session = _session()
-    encoded: list[str] = []
-    real = _model.encode_basestring_ascii
-    monkeypatch.setattr(_model, "encode_basestring_ascii", lambda t: encoded.append(t) or real(t))
-    task = {"role": "user", "content": session.task}
-    session.call_model([task], session.tools)
-    assert session.task not in encoded and "role" not in encoded and encoded
-    specs = session.tools
-    expected = estimate_tokens([task]) + sum(estimate_tokens([s.to_openai()]) for s in specs)
-    assert session.finish().input_tokens == expected
-
-
-def test_a_tool_list_offered_again_as_the_same_tuple_is_not_read_again(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    from unsolvable import _session as module
-
-    session = _session()
-    offered = tuple(spec.name for spec in session.tools)  # as the set-up named them: known
-    read: list[object] = []
-    real = module._tool_names
-    monkeypatch.setattr(module, "_tool_names", lambda tools: read.append(tools) or real(tools))
-    for _ in range(3):
-        session.call_model([{"role": "user", "content": "hi"}], offered)
-    session.call_model([{"role": "user", "content": "hi"}], list(offered))  # equal: not read
-    session.call_model([{"role": "user", "content": "hi"}], ())
-    assert read == [()]
-
-
 def test_output_tokens_are_the_reply_message_and_add_up() -> None:
     session = _session()
     reply = session.call_model([], ["search"])
@@ -290,14 +231,14 @@ def test_arguments_that_are_no_json_object_are_refused_and_traced_as_given(raw: 
 
 def test_tools_are_named_from_every_shape_an_agent_offers() -> None:
     tools = [b.SEARCH, b.SEARCH.to_openai(), {"name": "plain"}, "bare"]
-    assert _tool_names([*tools, {"description": "no name"}]) == (
+    assert tool_names([*tools, {"description": "no name"}]) == (
         "search",
         "search",
         "plain",
         "bare",
         "",
     )
-    assert _tool_names(None) == ()
+    assert tool_names(None) == ()
 
 
 def test_text_is_cut_to_one_readable_line() -> None:
@@ -382,7 +323,7 @@ def test_an_agent_that_honours_retry_after_literally_does_not_run_out_of_wall_ti
 
 
 def test_a_tool_that_edits_its_arguments_does_not_edit_the_next_calls() -> None:
-    """Arguments are read once per string; the tool gets its own copy every call."""
+    """The tool gets its own copy of the arguments every call."""
     seen: list[JSON] = []
 
     def edits(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
@@ -402,38 +343,6 @@ def test_a_tool_that_edits_its_arguments_does_not_edit_the_next_calls() -> None:
         session.call_tool("edit", raw)
     assert seen == [{"query": "a"}, {"query": "a"}, {"nested": [0]}, {"nested": [0]}]
     assert session.finish().max_repeated_action == 2
-
-
-def test_input_tokens_count_each_message_once_per_conversation() -> None:
-    """The count follows a conversation as it grows, keeps an earlier message's count when an
-    agent edits it, and starts afresh for a conversation that is not the one before extended:
-    another first message, another last one, or fewer messages."""
-    session = _session()
-
-    def sent(messages: list[unsolvable.JSON]) -> int:
-        return int(session.call_model(messages, None)["usage"]["prompt_tokens"])
-
-    task = {"role": "user", "content": "find the invoice"}
-    conversation: list[unsolvable.JSON] = [task]
-    assert sent(conversation) == estimate_tokens(conversation)
-    reply = {k: v for k, v in session.call_model(conversation, None).items() if k != "usage"}
-    conversation += [reply, {"role": "user", "content": "and again"}]
-    assert sent(conversation) == estimate_tokens(conversation)
-    grown = estimate_tokens(conversation)
-    conversation[1] = {"role": "assistant", "content": "an edited, much longer reply " * 9}
-    assert sent(conversation) == grown, "an edited earlier message keeps its count"
-    conversation.append({"role": "user", "content": "more"})
-    assert sent(conversation) == grown + estimate_tokens(conversation[-1:])
-    parsed_again = json.loads(json.dumps(conversation))  # the wire's: equal, not the same
-    parsed_again[2] = {"role": "user", "content": "edited on the way " * 9}
-    assert sent(parsed_again) == grown + estimate_tokens(conversation[-1:])
-    for other in (
-        [{"role": "user", "content": "another task"}, *conversation[1:]],
-        [*conversation[:-1], {"role": "user", "content": "another last message"}],
-        conversation[:2],
-        [],
-    ):
-        assert sent(other) == estimate_tokens(other)
 
 
 def test_a_conversation_whose_last_known_message_changed_is_counted_afresh() -> None:

@@ -5,12 +5,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+# The SDKs are imported when the tests are collected, not by the first test that builds a client:
+# an import of seconds on a loaded machine would spend that test's wall ceiling (10 s), which
+# starts with its session.
+import anthropic  # noqa: F401
+import httpx2  # noqa: F401
+import openai  # noqa: F401
 import pytest
 
 import unsolvable
 from tests.frameworks._offline import offline
 from unsolvable import Ceilings, Session, scenarios
-from unsolvable.adapters.kit import reply_tokens
+from unsolvable.adapters.kit import reply_usage
 from unsolvable.wire._exchange import WireResponse
 from unsolvable.wire._turn import Turn, WireFormat
 
@@ -32,4 +38,4 @@ def render(fmt: WireFormat, reply: Mapping[str, Any], turn: Turn, *, step: int) 
     """``fmt``'s answer to ``turn`` for a reply as `Session.call_model` returns it: the wire
     hands a format the message and its usage apart (`Session.answer`)."""
     message = {key: value for key, value in reply.items() if key != "usage"}
-    return fmt.render(message, reply_tokens(reply), turn, step=step)
+    return fmt.render(message, reply_usage(reply), turn, step=step)

@@ -1,5 +1,5 @@
-"""The request body reader: what ``json.loads`` gives, for every body of a conversation, whatever
-the next body does to it (grows it, edits it, starts another, breaks it), and its errors too."""
+"""The body reader gives what ``json.loads`` gives for every body of a conversation — grown,
+edited, restarted, spaced, broken — and says how many items repeat the previous body's text."""
 
 from __future__ import annotations
 
@@ -10,192 +10,135 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from unsolvable.wire import _body
-from unsolvable.wire._body import BodyReader, _opening
+from unsolvable._frozen import FrozenDict
+from unsolvable.wire._body import BodyReader
 
-KEY = "messages"
-names = st.text(max_size=6).filter(lambda name: name != KEY)
-scalars = st.none() | st.booleans() | st.integers() | st.text(max_size=8)
-values = st.recursive(
-    scalars,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner),
-    max_leaves=6,
+TEXT = st.text(max_size=6)
+SCALARS = (
+    st.none() | st.booleans() | st.integers(-20, 20) | st.sampled_from([1.0, 0.5, -0.0]) | TEXT
 )
-members = st.dictionaries(names, values, max_size=3)
-layouts = st.sampled_from([{}, {"separators": (",", ":")}, {"indent": 1}, {"indent": "\t"}])
-edits = st.sampled_from(["grow", "same", "edit", "shrink", "head", "tail", "break", "other"])
-
-
-def _text(head: dict[str, Any], items: list[Any], tail: dict[str, Any], layout: Any) -> bytes:
-    body = {**head, KEY: items, **{k: v for k, v in tail.items() if k not in head}}
-    return json.dumps(body, **layout).encode()
-
-
-def _loaded(read: Any, body: bytes) -> str:
-    """What reading ``body`` gives, its members' order included, or the error it raises."""
-    try:
-        return repr(read(body))
-    except ValueError as error:
-        return repr((type(error), str(error)))
-
-
-@given(
-    members,
-    members,
-    layouts,
-    st.lists(st.tuples(edits, st.lists(values, max_size=3), members), max_size=8),
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TEXT, inner, max_size=3),
+    max_leaves=5,
 )
-def test_every_body_of_a_conversation_reads_as_json_loads_reads_it(
-    head: dict[str, Any],
-    tail: dict[str, Any],
-    layout: Any,
-    turns: list[tuple[str, list[Any], dict[str, Any]]],
+ITEMS = st.dictionaries(st.sampled_from(["role", "content", "n"]), VALUES, max_size=3)
+BEFORE = st.dictionaries(st.sampled_from(["model", "max_tokens"]), VALUES)
+AFTER = st.dictionaries(st.sampled_from(["tools", "stream"]), VALUES)
+"""Members before and after the conversation, as the SDKs write them."""
+SEPARATORS = st.sampled_from([(", ", ": "), (",", ":"), (" ,  ", " : ")])
+STEPS = st.lists(
+    st.tuples(
+        st.sampled_from(["grow", "grow", "grow", "edit", "restart", "members", "break"]),
+        st.lists(ITEMS, max_size=3),
+        AFTER,
+        SEPARATORS,
+    ),
+    max_size=8,
+)
+
+
+def _body(before: dict[str, Any], items: list[Any], after: dict[str, Any], spacing: Any) -> bytes:
+    body = {**before, "messages": items, **after}
+    return json.dumps(body, separators=spacing).encode()
+
+
+@given(STEPS, BEFORE, AFTER)
+def test_every_body_reads_as_json_loads_reads_it(
+    steps: list[tuple[str, list[Any], dict[str, Any], Any]],
+    before: dict[str, Any],
+    after: dict[str, Any],
 ) -> None:
-    reader, items = BodyReader(KEY), []
-    for edit, added, other in turns:
-        if edit == "grow":
-            items = [*items, *added]
-        elif edit == "edit" and items:
-            items = [*added, *items[1:]]
-        elif edit == "shrink":
-            items = items[: len(items) // 2]
-        elif edit == "head":
-            head = other
-        elif edit == "tail":
-            tail = other
-        body = _text(head, items, tail, layout)
-        if edit == "break":
-            body = body[: len(body) // 2] + body[len(body) // 2 + 1 :]
-        elif edit == "other":
-            body = json.dumps(added).encode()
-        assert _loaded(reader.read, body) == _loaded(json.loads, body)
+    """And ``repeated`` is the previous body's item count exactly when this body's text begins
+    with the previous one's up to its last item; else none."""
+    reader = BodyReader("messages")
+    items: list[Any] = []
+    last: tuple[list[Any], Any] | None = None  # the items and spacing of the last body read
+    for kind, more, members, spacing in steps:
+        if kind == "grow":
+            items = [*items, *more]
+        elif kind == "edit" and items:
+            items = [{**items[0], "content": ["edited", items[0].get("content")]}, *items[1:]]
+        elif kind == "restart":
+            items = more
+        elif kind == "members":
+            after = members
+        body = _body(before, items, after, spacing)
+        if kind == "break":
+            body = body[: len(body) // 2]
+        repeats = last is not None and last[1] == spacing and items[: len(last[0])] == last[0]
+        expected = len(last[0]) if last is not None and repeats else 0
+        read = _check(reader, body, expected if kind != "break" else None)
+        last = (items, spacing) if read else None
+
+
+def _check(reader: BodyReader, body: bytes, repeated: int | None) -> bool:
+    """Whether ``body`` was read (it is JSON); its reading checked against ``json.loads``."""
+    try:
+        expected = json.loads(body)
+    except ValueError as error:
+        with pytest.raises(type(error)):
+            reader.read(body)
+        return False
+    reading = reader.read(body)
+    assert reading.body == expected and list(reading.body) == list(expected)
+    assert all(isinstance(item, FrozenDict) for item in reading.body["messages"])
+    if repeated is not None:
+        assert reading.repeated == repeated
+    return True
+
+
+def test_a_grown_body_repeats_every_item_of_the_one_before() -> None:
+    reader, items = BodyReader("messages"), [{"role": "user", "content": "go"}]
+    assert reader.read(_body({"model": "m"}, items, {}, (",", ":"))).repeated == 0
+    for step in range(1, 4):
+        items.append({"role": "assistant", "content": f"step {step}"})
+        reading = reader.read(_body({"model": "m"}, items, {"tools": []}, (",", ":")))
+        assert reading.repeated == step and reading.body["messages"] == items
 
 
 @pytest.mark.parametrize(
-    "layout", [{}, {"separators": (",", ":")}, {"indent": 1}, {"indent": "\t"}]
+    ("first", "then"), [("1", "true"), ("1", "1.0"), ("1", "12"), ("1", "1e2")]
 )
-def test_a_body_that_continues_the_last_reads_only_its_new_items(layout: Any) -> None:
-    reader = BodyReader(KEY)
-    first = reader.read(_text({"model": "m"}, [{"n": 1}], {"stream": False}, layout))
-    second = reader.read(_text({"model": "m"}, [{"n": 1}, {"n": 2}], {"stream": True}, layout))
-    assert second == {"model": "m", "messages": [{"n": 1}, {"n": 2}], "stream": True}
-    assert second[KEY][0] is first[KEY][0], "the item both share is taken from the first"
-    assert second[KEY] is not first[KEY]
-    first[KEY].append("changed by a caller")
-    assert reader.read(b'{"model": "m", "messages": [{"n": 1}, {"n": 2}]}')[KEY] == [
-        {"n": 1},
-        {"n": 2},
+def test_a_number_written_otherwise_is_another_item_however_python_compares_it(
+    first: str, then: str
+) -> None:
+    """``1``, ``1.0`` and ``true`` are equal in Python and three texts in JSON: the reader compares
+    texts, so an item written otherwise is read again, never taken for the one before."""
+    reader = BodyReader("messages")
+    reader.read(f'{{"messages": [{{"n": {first}}}]}}'.encode())
+    body = f'{{"messages": [{{"n": {then}}}, {{"n": 2}}]}}'.encode()
+    reading = reader.read(body)
+    assert reading.repeated == 0 and reading.body == json.loads(body)
+    assert [type(item["n"]) for item in reading.body["messages"]] == [
+        type(json.loads(then)),
+        int,
     ]
 
 
-@pytest.mark.parametrize(
-    ("before", "after"),
-    [
-        (b'{"messages": [1]}', b'{"messages": [12]}'),  # the shared text ends inside a number
-        (b'{"messages": [1]}', b'{"messages": [1 2]}'),
-        (b'{"messages": []}', b'{"messages": [ ,1]}'),
-        (b'{"messages": [1]}', b'{"messages": [1]} {}'),
-        (b'{"messages": [1]}', b'{"messages": [1], "messages": [2]}'),
-        (b'{"a": 1, "messages": [1]}', b'{"a": 1, "messages": [1], "a": 2}'),
-        (b'{"messages": [1]}', b'{"messages": [1],}'),
-        (b'{"messages": [1]}', b'{"messages": [1], 2: 3}'),
-        (b'{"messages": [1]}', b'{"messages": [1] "b": 3}'),
-    ],
-)
-def test_a_body_that_only_looks_like_a_continuation_reads_as_json_loads_reads_it(
-    before: bytes, after: bytes
-) -> None:
-    reader = BodyReader(KEY)
-    reader.read(before)
-    assert _loaded(reader.read, after) == _loaded(json.loads, after)
+def test_a_body_without_the_conversation_or_not_an_object_reads_as_json_loads() -> None:
+    reader = BodyReader("messages")
+    for body in (b'{"model": "m"}', b"[1, 2]", b'{"messages": "hi"}', b' {"messages": [] } '):
+        assert reader.read(body).body == json.loads(body)
+    with pytest.raises(json.JSONDecodeError):
+        reader.read(b'{"messages": [], }')
 
 
 @pytest.mark.parametrize(
     "body",
     [
-        b"",
-        b"[1]",
-        b'{"messages": 3}',
-        b'{"other": 1}',
-        b'{"a": 1, "a": 2, "messages": []}',
-        b'{"a" 1, "messages": []}',
-        b'{1: 2, "messages": []}',
-        b'\xef\xbb\xbf{"messages": []}',
-        b'{"messages": ["\xed\xa0\x80"]}',
-        b'{"s": "a\\"b\\\\", "n": -0.5e-3, "t": true, "z": null, "messages": [1], "x": 1}',
-        b' {\n\t"model" :\r "m" ,\n "messages" : [ ] }',
-        b'{"n": NaN, "messages": []}',
-        b'{"n": 01, "messages": []}',
-        b'{"s": "raw\x01control", "messages": []}',
-        b'{"s": "\\q", "messages": []}',
-        b'{"messag\\u0065s": 3, "messages": [1]}',
-        b'{"a": 1, "a": 2, "messages": [], "a": 3}',
-        b'{"a": {"messages": []}, "messages": [2]}',
-        b'{"a": {"b": 1, "messages": []}, "messages": [2]}',
-        b'{"a": ["messages", 1], "messages": [2]}',
-        b'{"a": "x\\"messages\\": [1]", "messages": [2]}',
-        b'{"a": "x, "messages": [2]}',
-        b'{"a": 1,, "messages": [2]}',
-        b'{, "messages": [2]}',
-        b'{ ,"messages": [2]}',
-        b'{"a": 1, "messages" [2]}',
-        b'{"a": 1, "messages"',
-        b'{"a": {"b": [1, {"c": 2}]}, "messages": [2], "z": {"messages": 3}}',
+        b'{"model": "a", "messages": [], "model": "b"}',
+        b'{"messages": [{"n": 1}], "stream": true, "messages": [{"n": 2}]}',
+        b'{"model": "a", "model": "b", "messages": [{"n": 1}]}',
     ],
 )
-def test_a_first_body_reads_as_json_loads_reads_it(body: bytes) -> None:
-    """Bodies it does not follow, and the members before a conversation that it does."""
-    assert _loaded(BodyReader(KEY).read, body) == _loaded(json.loads, body)
+def test_a_name_given_twice_keeps_its_first_place_and_its_last_value(body: bytes) -> None:
+    reading = BodyReader("messages").read(body)
+    assert reading.body == json.loads(body) and list(reading.body) == list(json.loads(body))
 
 
-@pytest.mark.parametrize(
-    ("key", "opening"),
-    [
-        ("messages", b'{"model":"gpt-x","stream":false,"messages":['),  # openai, Chat Completions
-        ("input", b'{"model":"gpt-x","stream":true,"input":['),  # openai, Responses
-        ("messages", b'{"max_tokens":256,"messages":['),  # anthropic
-    ],
-)
-def test_the_sdks_openings_are_read_in_one_parse(key: str, opening: bytes) -> None:
-    """The members before the conversation are found where its key first appears, and its
-    value where they end."""
-    text = opening.decode() + "]}"
-    found = _opening(text, json.dumps(key))
-    assert found is not None
-    head, at = found
-    assert dict(head) == {k: v for k, v in json.loads(text).items() if k != key}
-    assert text[at] == "["
-
-
-def test_the_members_around_the_conversation_are_parsed_once_and_shared() -> None:
-    """Another conversation with the same tools gets the same parsed tools: the wire never
-    changes them."""
-    body = b'{"model": "m", "messages": [%d], "tools": [{"name": "search"}]}'
-    first, second = (BodyReader(KEY).read(body % n) for n in (1, 2))
-    assert first["tools"] == [{"name": "search"}]
-    assert second["tools"] is first["tools"]
-    assert second["messages"] == [2]
-
-
-def test_the_text_around_the_conversation_is_known_by_comparing_it_to_the_last(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The members around the conversation are the same text call after call: a body beginning
-    or ending with the text read last takes its members without hashing it for the memo; any
-    other is parsed."""
-    parsed: list[str] = []
-    real = _body._parsed
-    monkeypatch.setattr(_body, "_parsed", lambda text: parsed.append(text) or real(text))
-    monkeypatch.setattr(_body, "_last_members", ())  # whatever another test read last
-    tail = b', "tools": [{"name": "search"}], "stream": false}'
-    reader = BodyReader(KEY)
-    for n in (1, 2, 3):
-        body = b'{"model": "m", "messages": [%d]%s' % (n, tail)
-        assert reader.read(body)["tools"] == [{"name": "search"}]
-    read = BodyReader(KEY).read(b'{"model": "m", "messages": [4]%s' % tail)
-    assert (read["model"], read["messages"]) == ("m", [4])
-    assert parsed == ['{"model": "m"}', '{ "tools": [{"name": "search"}], "stream": false}']
-    assert BodyReader(KEY).read(b'{"model": "n", "messages": [5]}')["model"] == "n"
-    assert BodyReader(KEY).read(b'{"messages": [5], "stream": true}')["stream"] is True
-    with pytest.raises(json.JSONDecodeError):
-        BodyReader(KEY).read(b'{"messages": [6],')
+def test_a_conversation_given_twice_is_the_second_one_and_repeats_nothing_after() -> None:
+    reader = BodyReader("messages")
+    reader.read(b'{"messages": [{"n": 1}], "messages": [{"n": 2}]}')
+    reading = reader.read(b'{"messages": [{"n": 1}, {"n": 3}]}')
+    assert reading.repeated == 0 and reading.body == {"messages": [{"n": 1}, {"n": 3}]}

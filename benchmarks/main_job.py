@@ -1,0 +1,70 @@
+"""The main job, ``unsolvable run`` of the whole library on both reference agents, as a user runs
+it: the whole command in a fresh process (interpreter start, imports, every run in its worker,
+the table), against a baseline measured in the same rounds.
+
+The baseline is another installation of the package (``--against PYTHON``: the interpreter of a
+virtual environment where another version is installed, e.g. an earlier commit's worktree
+installed with ``pip install -e``), or, without one, ``-n 1`` for the other worker counts.
+Commands run from an empty folder, so each interpreter imports its own installation.
+
+    python -m benchmarks.main_job [--against PYTHON] [--workers 1 2] [--repeats 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+from benchmarks._timing import Timing, interleaved, machine, timed
+
+SHAPES = (("first seed", ()), ("--all-seeds", ("--all-seeds",)))
+FAILED_BY_DESIGN = (0, 1)
+"""``naive`` fails by design, so the command exits 1."""
+
+
+def _command(python: str, seeds: tuple[str, ...], workers: int) -> list[str]:
+    return [python, "-m", "unsolvable.cli", "run", "--no-progress", *seeds, "-n", str(workers)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--against", help="the interpreter of the baseline installation")
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    pythons = {"this": sys.executable, **({"baseline": args.against} if args.against else {})}
+    print(machine())
+    print(f"  median of {args.repeats} interleaved rounds; cpu is the command's and its workers'")
+    with tempfile.TemporaryDirectory() as empty:
+        for label, seeds in SHAPES:
+            sides = {
+                (name, workers): _command(python, seeds, workers)
+                for name, python in pythons.items()
+                for workers in args.workers
+            }
+            medians = interleaved(
+                {
+                    key: lambda c=command: timed(c, cwd=Path(empty), ok=FAILED_BY_DESIGN)
+                    for key, command in sides.items()
+                },
+                repeats=args.repeats,
+            )
+            _report(label, medians, against=bool(args.against), first=args.workers[0])
+
+
+def _report(
+    label: str, medians: dict[tuple[str, int], Timing], *, against: bool, first: int
+) -> None:
+    for (name, workers), timing in medians.items():
+        baseline = medians[("baseline", workers)] if against else medians[(name, first)]
+        versus = "the baseline" if against else f"-n {first}"
+        print(
+            f"  {label:<11} {name:<8} -n {workers}  wall {timing.wall:6.2f} s  "
+            f"cpu {timing.cpu:6.2f} s   {timing.ratio(baseline)} of {versus}"
+        )
+
+
+if __name__ == "__main__":
+    main()
