@@ -95,6 +95,20 @@ def _status_of(text: str) -> int:
     return status if isinstance(status, int) and 400 <= status < 600 else 200
 
 
+FORBIDDEN = 403
+
+
+def _refusal(error: PermissionError) -> WireResponse:
+    """A raised refusal answered over HTTP: the body the tool's answer held when the error
+    carries it (the fake tools' `PermissionDenied` does), so an agent on the wire receives what
+    the record keeps, byte for byte; else one made from the error's message."""
+    body = getattr(error, "body", "")
+    if isinstance(body, str) and body:
+        return WireResponse.text(body, status=FORBIDDEN, content_type=JSON_TYPE)
+    made = {"error": {"status": FORBIDDEN, "code": "forbidden", "message": str(error)}}
+    return WireResponse.json(made, status=FORBIDDEN)
+
+
 class Wire:
     """The scripted model and the tools of one session, served over HTTP.
 
@@ -290,10 +304,8 @@ class Wire:
                 else session.call_tool(name, arguments, agent=agent)
             )
         except PermissionError as error:
-            body = {"error": {"status": 403, "code": "forbidden", "message": str(error)}}
-            return self._log(
-                "tool", request.method, request.safe_url, WireResponse.json(body, status=403), name
-            )
+            refusal = _refusal(error)
+            return self._log("tool", request.method, request.safe_url, refusal, name)
         except Exception as error:
             body = {"error": {"status": 500, "message": f"{type(error).__name__}: {error}"}}
             return self._log(

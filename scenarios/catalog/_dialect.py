@@ -28,7 +28,7 @@ from unsolvable import (
     Setup,
     ToolResult,
 )
-from unsolvable.fake_tools import FakeWorld, Tool, ToolRouter
+from unsolvable.fake_tools import FakeWorld, PermissionDenied, Tool, ToolRouter
 
 __all__ = [
     "DIALECTS",
@@ -139,11 +139,15 @@ class _Spoken:
 
 
 def _answering(tool: Tool, change: Callable[[ToolResult], ToolResult], name: str) -> Tool:
-    """``tool`` under ``name``, its answers passed through ``change``."""
+    """``tool`` under ``name``, its answers passed through ``change``; a refusal it raises
+    carries the changed text, which is what the agent is answered on every face."""
     handler = tool.handler
 
     def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
-        return change(handler(world, arguments))
+        result = change(handler(world, arguments))
+        if isinstance(result.error, PermissionDenied):
+            return dataclasses.replace(result, error=result.error.with_body(result.text))
+        return result
 
     return Tool(spec=dataclasses.replace(tool.spec, name=name), handler=handle)
 
