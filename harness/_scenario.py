@@ -144,6 +144,12 @@ class Scenario:
     twin_of: str | None = None
     """For a twin (a solvable control that looks like an unsolvable scenario up to a divergence
     step and is doable after it): the name of the scenario it mirrors."""
+    diverges_at: Callable[[int], int | None] | None = None
+    """For a twin, by seed: the step at which its run first differs from its sibling's — the
+    model's move or what a call answers — for an agent that makes every call the model asks
+    for; until then both offer the same tools and answer the same, byte for byte (request ids
+    aside). ``None`` from it for a twin that differs only once the agent acts (tells the model
+    it repeats itself)."""
     mcp_errors: McpErrors = McpErrors.RESULT
     """How a failed tool call is encoded when the tools are served over MCP."""
 
@@ -160,6 +166,12 @@ class Scenario:
             raise ScenarioError(
                 f"Scenario {self.name!r} is a twin of {self.twin_of!r} but unsolvable; a twin is "
                 "a solvable control: pass solvable=True"
+            )
+        if self.twin_of is not None and self.diverges_at is None:
+            raise ScenarioError(
+                f"Scenario {self.name!r} is a twin of {self.twin_of!r} but declares no "
+                "divergence step; pass diverges_at=lambda seed: STEP, the step at which it first "
+                "differs from its sibling"
             )
 
     @property

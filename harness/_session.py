@@ -198,6 +198,12 @@ class Session:
         self._started = time.monotonic()
         self._ceiling: str | None = None
         self._closed = False
+        self._finished = False
+        self._late_call: str | None = None
+        """The first call made after the agent returned (`returned`), for the record."""
+        self._late = threading.Event()
+        self._callers: set[int] = set()
+        """The threads that called the model or a tool: those the agent may leave running."""
         self._steps = 0
         self._tool_calls = 0
         self._transport_attempts = 0
@@ -274,7 +280,8 @@ class Session:
         hold of the lock."""
         with self._lock:
             if self._closed:
-                self._check_open()
+                self._check_open(f"a model call by {agent}")
+            self._callers.add(threading.get_ident())
             self._transport_attempts += transport
             if (
                 self._ceiling is not None
@@ -309,7 +316,9 @@ class Session:
     ) -> str:
         """Runs one tool against the world and returns the text the agent would see."""
         with self._lock:
-            self._check_open()
+            if self._closed:
+                self._check_open(f"{name} called by {agent}")
+            self._callers.add(threading.get_ident())
             self._check_ceilings(self._tool_calls >= self.ceilings.max_tool_calls, "tool_calls")
             self._tool_calls += 1
             try:
@@ -335,7 +344,7 @@ class Session:
         wait counts against the wall and idle budgets (`clock`) without costing real time, so
         a run never hits the harness's wall ceiling for being polite."""
         with self._lock:
-            self._check_open()
+            self._check_open("a sleep on the session clock")
             self._slept += max(0.0, float(seconds))
 
     @property
@@ -347,7 +356,7 @@ class Session:
         """One HTTP request reached a fake model on the wire: SDK retries and transient
         failures are counted here, apart from steps, which only `call_model` counts."""
         with self._lock:
-            self._check_open()
+            self._check_open("a model request")
             self._transport_attempts += 1
 
     # -- what the harness keeps -----------------------------------------------------------
@@ -364,8 +373,33 @@ class Session:
         """Seconds until the wall ceiling."""
         return max(0.0, self.ceilings.max_wall_seconds - self.elapsed)
 
-    def _check_open(self) -> None:
+    def returned(self) -> None:
+        """The agent is back (or its process ended): a call after this comes from work it left
+        running — a thread, a task, a process it started. The first is noted for the record
+        (`late_call`) and each is refused with `SessionClosed`, so nothing it does is counted."""
+        with self._lock:
+            self._closed = True
+
+    @property
+    def late_call(self) -> str | None:
+        """The first call made after the agent returned, if one was."""
+        return self._late_call
+
+    def wait_for_late_call(self, timeout: float) -> bool:
+        """Waits up to ``timeout`` seconds for a call after the agent returned; whether one came."""
+        return self._late.wait(timeout)
+
+    @property
+    def callers(self) -> frozenset[int]:
+        """The idents of the threads that called the model or a tool during the run."""
+        with self._lock:
+            return frozenset(self._callers)
+
+    def _check_open(self, call: str) -> None:
         if self._closed:
+            if not self._finished and self._late_call is None:
+                self._late_call = call
+                self._late.set()
             raise SessionClosed(
                 f"unsolvable: the run of {self.scenario.name} (seed {self.seed}) has ended; a "
                 "call made after it (from a thread or callback the agent left running) is not "
@@ -428,6 +462,7 @@ class Session:
         inputs, outputs = self._input_tokens, self._output_tokens
         sent = inputs + outputs
         self._probe.on_step(sent - self._uncharged, inputs, outputs)
+        self._probe.on_request(messages)
         results = tuple(self._results.pop(agent, ()))
         offered = self._offered
         names = offered[1] if tools is offered[0] else self._offered_names(tools)
@@ -501,10 +536,13 @@ class Session:
         made after this raise `SessionClosed`."""
         with self._lock:
             self._closed = True
+            late_call, self._finished = self._late_call, True
             self._close_step()
             tail, trajectory = self._traces()
             sent = self._input_tokens + self._output_tokens
-            truth = self._probe.truth(tokens=sent - self._uncharged, cost=self._cost(), sent=sent)
+            tokens, cost = sent - self._uncharged, self._cost()
+            truth = self._probe.truth(tokens=tokens, cost=cost, sent=sent)
+            overrun = self._probe.overrun(tokens=tokens, cost=cost, sent=sent)
             return Observed(
                 steps=self._steps,
                 tool_calls=self._tool_calls,
@@ -517,6 +555,13 @@ class Session:
                 cost_usd=round(self._cost(), 6),
                 lag_tokens=truth.lag_tokens,
                 lag_cost_usd=truth.lag_cost_usd,
+                evidence_step=truth.evidence_step,
+                read_a_result=self._probe.read_a_result,
+                completed_at_step=self._probe.completed_at_step,
+                next_step_tokens=overrun.next_step_tokens,
+                next_step_cost_usd=overrun.next_step_cost_usd,
+                overshoot_tokens=overrun.overshoot_tokens,
+                overshoot_cost_usd=overrun.overshoot_cost_usd,
                 max_repeated_action=max(self._actions.values(), default=0),
                 distinct_world_states=len(self._probe.seen_worlds),
                 refusals=dict(sorted(self._probe.refusals.items())),
@@ -527,6 +572,7 @@ class Session:
                 slept_seconds=round(self._slept, 6),
                 world_complete=self._setup.world.is_complete(),
                 ceiling=self._ceiling,
+                late_call=late_call,
                 error=error,
                 tail=tail,
                 trajectory=trajectory,

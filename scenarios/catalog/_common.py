@@ -46,6 +46,7 @@ __all__ = [
     "budget",
     "by_seed",
     "give_up_tool",
+    "lead",
     "plain",
     "scenario",
     "setup",
@@ -146,10 +147,16 @@ def by_seed(choices: Sequence[int], seed: int) -> int:
     return choices[seed % len(choices)]
 
 
+def lead(seed: int) -> int:
+    """Steps of background reading a seed's run makes before the model gets stuck (or, in a
+    twin, before it moves on): where a twin's divergence step is counted from."""
+    return by_seed(LEADS, seed)
+
+
 def background(seed: int) -> tuple[list[Call], list[Tool]]:
     """The calls that read `LEADS` (by seed) pages of background — new, real reading — and the
     tool they need (none for a seed with no lead)."""
-    pages = by_seed(LEADS, seed)
+    pages = lead(seed)
     calls = [
         Call(name=BACKGROUND.name, arguments={"page": page}, text="Reading the background")
         for page in range(1, pages + 1)

@@ -68,15 +68,19 @@ def twin(
     why: str,
     build: Callable[[int], Setup],
     needed: int,
+    diverges_at: Callable[[int], int | None],
+    lead: bool = True,
     **fields: Any,
 ) -> Scenario:
-    """A solvable twin of ``sibling`` in its family, with its task unless ``task=`` says what
-    differs; ``needed`` is the most steps the model takes to finish over the seeds (its final
-    claim included). Its build uses `stuck_setup`, so it reads the sibling's background first."""
-    fields.setdefault("task", sibling.task)
+    """A solvable twin of ``sibling`` in its family: its task, and the same tools, words and
+    answers until ``diverges_at(seed)`` (`Scenario.diverges_at`). ``needed`` is the most steps
+    the model takes to finish over the seeds (its final claim included, a lead of background
+    reading not); ``lead`` says its build reads the sibling's background first (`stuck_setup`),
+    as the sibling's does."""
     return scenario(
         family=sibling.family,
         variant=variant,
+        task=sibling.task,
         how=how,
         why=f"The task is solvable: {why}",
         build=build,
@@ -84,6 +88,7 @@ def twin(
         step_bound=needed + max(LEADS) + SLACK,
         solvable=True,
         twin_of=sibling.name,
-        lead=True,
+        diverges_at=diverges_at,
+        lead=lead,
         **fields,
     )

@@ -19,9 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from unsolvable import (
-    CHECK_TOOL,
-    DELEGATE_TOOL,
-    GIVE_UP_TOOL,
+    PROTOCOL_TOOLS,
     ModelRequest,
     ModelResponse,
     Script,
@@ -39,8 +37,6 @@ __all__ = [
     "without_volatile_ids",
 ]
 
-PROTOCOL_TOOLS = frozenset({CHECK_TOOL, GIVE_UP_TOOL, DELEGATE_TOOL})
-"""Tools the contract names: never renamed."""
 PROTOCOL_FIELDS = frozenset({"error", "status", "complete", "failing", "request_id"})
 """Top-level fields every dialect keeps as they are, where they are."""
 VOLATILE_FIELD = "request_id"
