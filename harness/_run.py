@@ -205,7 +205,9 @@ def run(
     seed = scenario.seeds[0] if seed is None else seed
     adapter = adapter_for(agent)
     ceilings = ceilings or ceilings_for(adapter)
-    session = Session(scenario, scenario.build(seed), seed=seed, ceilings=ceilings)
+    setup = scenario.build(seed)
+    scenario = scenario.bound_after(setup.lead)
+    session = Session(scenario, setup, seed=seed, ceilings=ceilings)
 
     def overdue() -> None:
         if abandon is not None:

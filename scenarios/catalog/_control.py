@@ -17,7 +17,7 @@ from typing import Any
 
 from unsolvable import Call, Claim, Code, Scenario, Setup, Steps, ToolSpec, Until
 from unsolvable.fake_tools import FakeWorld, Tool, requires, writer_tool
-from unsolvable.scenarios.catalog._common import LEADS, scenario, setup
+from unsolvable.scenarios.catalog._common import LEADS, budget, scenario, setup
 
 __all__ = [
     "AMBIGUOUS",
@@ -75,8 +75,9 @@ def twin(
     """A solvable twin of ``sibling`` in its family: its task, and the same tools, words and
     answers until ``diverges_at(seed)`` (`Scenario.diverges_at`). ``needed`` is the most steps
     the model takes to finish over the seeds (its final claim included, a lead of background
-    reading not); ``lead`` says its build reads the sibling's background first (`stuck_setup`),
-    as the sibling's does."""
+    reading not: N counts from its end); ``lead`` says its build reads the sibling's background
+    first (`stuck_setup`), as the sibling's does. Its step budget covers the longest lead."""
+    fields.setdefault("budget", budget(needed + max(LEADS) + SLACK))
     return scenario(
         family=sibling.family,
         variant=variant,
@@ -85,7 +86,7 @@ def twin(
         why=f"The task is solvable: {why}",
         build=build,
         expected=COMPLETED,
-        step_bound=needed + max(LEADS) + SLACK,
+        step_bound=needed + SLACK,
         solvable=True,
         twin_of=sibling.name,
         diverges_at=diverges_at,

@@ -144,7 +144,9 @@ def _build(workers: int, seed: int) -> Setup:
     numbers = range(1, workers + 1)
     script, reading = _fan_out(workers, seed)
     tools = [constant_tool(LOOKUP, NO_FILE), _file(frozenset()), _delegate(), *reading]
-    return setup(_world(numbers, seed), tools, script, seed=seed, check=_check(numbers))
+    return setup(
+        _world(numbers, seed), tools, script, seed=seed, check=_check(numbers), lead=lead(seed)
+    )
 
 
 def _worker(number: int) -> Script:
@@ -177,7 +179,9 @@ def _build_twin(workers: int, seed: int) -> Setup:
         _delegate(),
         *reading,
     ]
-    return setup(_world(numbers, seed), tools, script, seed=seed, check=_check(numbers))
+    return setup(
+        _world(numbers, seed), tools, script, seed=seed, check=_check(numbers), lead=lead(seed)
+    )
 
 
 def make(variant: str, *, workers: int) -> Scenario:

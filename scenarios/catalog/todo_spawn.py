@@ -11,7 +11,7 @@ from functools import partial
 from unsolvable import Call, Code, Scenario, Setup, Stagnation, Steps, TodoSpawn, ToolSpec
 from unsolvable._scripts import todo_items
 from unsolvable.fake_tools import FakeWorld, Tool, append_tool, pages_tool, sections_tool
-from unsolvable.scenarios.catalog._common import by_seed, scenario, setup, with_plain
+from unsolvable.scenarios.catalog._common import budget, by_seed, scenario, setup, with_plain
 from unsolvable.scenarios.catalog._control import twin
 
 __all__ = ["FAMILY", "SCENARIOS", "make", "twins"]
@@ -74,13 +74,15 @@ def _build(progress: tuple[int, ...], seed: int) -> Setup:
     world = FakeWorld(failing=_missing, seed=seed)
     sections = _sections(by_seed(progress, seed))
     spawn = TodoSpawn(call=SPAWN_CALL, field="items")
-    return setup(world, _tools(), Steps(calls=sections, then=spawn), seed=seed)
+    script = Steps(calls=sections, then=spawn)
+    return setup(world, _tools(), script, seed=seed, lead=len(sections))
 
 
 def make(variant: str, *, progress: tuple[int, ...] = (0,)) -> Scenario:
     """``progress``: sections written before the model starts spawning to-do lists, by seed —
-    real work that moves a criterion, so the first stagnant step moves with the seed (background
-    reading would not: it moves no criterion, which is this family's ground truth)."""
+    real work that moves a criterion, so the first stagnant step moves with the seed, and N
+    with it (background reading would not: it moves no criterion, this family's ground
+    truth)."""
     if max(progress) >= SECTIONS:
         raise ValueError(f"progress={progress} would finish the report; use < {SECTIONS}")
     written = "/".join(map(str, progress))
@@ -94,7 +96,8 @@ def make(variant: str, *, progress: tuple[int, ...] = (0,)) -> Scenario:
         "never change.",
         build=partial(_build, progress),
         expected={Code.NO_PROGRESS},
-        step_bound=STEP_BOUND + max(progress),
+        step_bound=STEP_BOUND,
+        budget=budget(STEP_BOUND + max(progress)),
         stagnation=Stagnation.CRITERIA,
     )
 
