@@ -32,14 +32,20 @@ __all__ = [
     "Verdict",
 ]
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """Bumped whenever the snapshot form changes shape; old snapshots must then be regenerated.
 2: verdict failures carry their rule; refused calls are counted by kind (``refusals``).
 3: the agent's fixed prompt per call is recorded and not charged to the token budget
 (``overhead_tokens``, ``uncharged_tokens``).
 4: a solvable control has no first stagnant step and no lag (``null``); lag in tokens and
 dollars is signed like lag in steps; budget-spent runs stagnate at the step that spent the
-budget; seconds waited on the session clock (``slept_seconds``)."""
+budget; seconds waited on the session clock (``slept_seconds``).
+5: the evidence of stagnation (``evidence_step``), the step a control's world became complete
+(``completed_at_step``), whether a tool result was read (``read_a_result``), the next step's
+estimated spend and the overshoot past the budget (``next_step_tokens``, ``next_step_cost_usd``,
+``overshoot_tokens``, ``overshoot_cost_usd``), the first call made after the agent returned
+(``late_call``); the harness's own tools never move the first stagnant step, and N counts from
+the end of a seed's lead."""
 
 
 class Exit(StrEnum):

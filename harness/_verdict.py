@@ -122,9 +122,9 @@ def _budget(ending: Ending, scenario: Scenario) -> list[Failure]:
     over = overshoot_fraction(observed, budget)
     if over > OVERSHOOT_TOLERANCE:
         message = (
-            f"ran past the budget by {over:.0%} ({observed.overshoot_tokens} tokens, "
-            f"${observed.overshoot_cost_usd:.4f}), more than the {OVERSHOOT_TOLERANCE:.0%} an "
-            "estimating ledger may run over"
+            f"ran {over:.0%} past the budget ({observed.overshoot_tokens} tokens, "
+            f"${observed.overshoot_cost_usd:.4f}), more than its {OVERSHOOT_TOLERANCE:.0%} "
+            "tolerance"
         )
         failures.append(Failure(rule=Rule.PAST_BUDGET, message=message))
     if observed.late_call is not None:

@@ -5,13 +5,20 @@ stagnant step, controls claimed but not done)."""
 from __future__ import annotations
 
 import dataclasses
+import functools
+import json
+from typing import Any
 
 import pytest
 
 import unsolvable
+from tests import _wrong_agents as wrong
 from tests.reports._records import record
 from unsolvable import CHECK_TOOL, Code, Outcome, Session, Stop, TerminationRecord, scenarios
+from unsolvable.agents import contract
 from unsolvable.agents._loop import assistant, dispatch, opening, tool_calls
+from unsolvable.reports._html import to_html
+from unsolvable.reports._markdown import to_markdown
 from unsolvable.reports._metrics import (
     Distribution,
     calibrated_step_cap,
@@ -195,3 +202,29 @@ def test_a_framework_s_error_results_read_by_the_model_are_no_blind_stop() -> No
 def test_evidence_within_a_step_is_no_premature_stop() -> None:
     within = _observed(record(steps=1, stagnant=2), evidence_step=1)
     assert lag(within) == 0 and not is_premature_stop(within)
+
+
+@functools.cache
+def _on_the_library(agent: Any) -> tuple[TerminationRecord, ...]:
+    return tuple(
+        unsolvable.run(agent, scenario, seed=seed)
+        for scenario in scenarios.SCENARIOS
+        for seed in scenario.seeds
+    )
+
+
+def test_a_fixed_cap_that_fails_every_run_beats_the_calibrated_cap_in_no_family() -> None:
+    metrics = measure(_on_the_library(wrong.capped(6)))
+    caps = [group.step_cap for group in metrics.families if group.step_cap is not None]
+    assert caps and not any(cap.beaten for cap in caps)
+    assert all(cap.shortfalls[0].endswith("runs failed their verdicts") for cap in caps)
+
+
+def test_the_contract_beats_the_calibrated_cap_in_every_family_and_every_report_says_so() -> None:
+    records = _on_the_library(contract)
+    metrics = measure(records)
+    families = [group for group in metrics.families if group.step_cap is not None]
+    assert len(families) == 12 and all(group.step_cap.beaten for group in families)  # type: ignore[union-attr]
+    assert json.loads(json.dumps(metrics.to_dict()))["families"][0]["step_cap"]["beaten"] is True
+    markdown, html = to_markdown(records, metrics), to_html(records, metrics)
+    assert markdown.count(", beaten |") == html.count(", beaten<") == 12 + 1, "and the agent's"

@@ -52,7 +52,7 @@ def test_a_ledger_that_only_settles_runs_over_and_past_the_tolerance_fails() -> 
     )
     over = huge.observed.overshoot_tokens / huge.budget["max_tokens"]  # type: ignore[operator]
     assert over > OVERSHOOT_TOLERANCE and huge.verdict.broke(Rule.PAST_BUDGET)
-    assert f"ran past the budget by {over:.0%} ({huge.observed.overshoot_tokens} tokens" in (
+    assert f"ran {over:.0%} past the budget ({huge.observed.overshoot_tokens} tokens" in (
         huge.verdict.summary
     )
     long = unsolvable.run(
