@@ -95,11 +95,11 @@ class Truth:
 @dataclass(frozen=True, kw_only=True)
 class Overrun:
     """What a finished run spent against its budget: whether it could afford another step, and
-    how far it went past a token or dollar budget. Tokens here are every token sent and
-    received, as the model's usage reports them to the agent."""
+    how far it went past a token or dollar budget."""
 
     next_step_tokens: int
-    """The next step's tokens, estimated from the run's own growth (`Spend.next_step`)."""
+    """The next step's tokens, every token sent and received as the model's usage reports them
+    to the agent, estimated from the run's own growth (`Spend.next_step`)."""
     next_step_cost_usd: float
     overshoot_tokens: int
     """Tokens charged past the token budget (0 within it, or without one)."""
