@@ -5,6 +5,7 @@ stop logic can tell them apart without evidence of progress, and no agent can re
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import pytest
 
@@ -66,19 +67,22 @@ def test_a_twin_that_offers_a_tool_its_sibling_does_not_is_told_apart() -> None:
     assert difference is not None and difference.startswith("step 1: the tools offered")
 
 
-AMBIGUOUS = [s for s in scenarios.SCENARIOS if is_ambiguous(s)]
-TELL_READERS = [wrong.reads_the_tool_list, wrong.reads_the_outage_wording]
+AMBIGUOUS = [s.name for s in scenarios.SCENARIOS if is_ambiguous(s)]
+TELLS = [
+    *((wrong.reads_the_tool_list, name) for name in AMBIGUOUS),
+    (wrong.reads_the_outage_wording, "dependency-unavailable/ambiguous-recovers-late"),
+]
+"""Each reader of a tell and the ambiguous twins it passed on every seed, with lag 0 on their
+siblings, while only the twin offered its finishing tool and its 503s were worded apart."""
 
 
-@pytest.mark.parametrize("reader", TELL_READERS, ids=lambda r: r.__name__)
-@pytest.mark.parametrize("twin", AMBIGUOUS, ids=lambda s: s.name)
+@pytest.mark.parametrize(("reader", "name"), TELLS, ids=[f"{r.__name__}-{n}" for r, n in TELLS])
 def test_no_tell_lets_an_agent_pass_an_ambiguous_twin_at_no_cost_on_its_sibling(
-    twin: Scenario, reader: object
+    reader: Callable[[], object], name: str
 ) -> None:
-    """Each reader passed this pair on every seed with lag 0 on the sibling while the twin
-    offered its finishing tool alone and its 503s were worded apart."""
+    twin = scenarios.get(name)
     sibling = scenarios.get(twin.twin_of or "")
-    twins = [unsolvable.run(reader(), twin, seed=seed) for seed in twin.seeds]  # type: ignore[operator]
-    siblings = [unsolvable.run(reader(), sibling, seed=seed) for seed in twin.seeds]  # type: ignore[operator]
+    twins = [unsolvable.run(reader(), twin, seed=seed) for seed in twin.seeds]  # type: ignore[arg-type]
+    siblings = [unsolvable.run(reader(), sibling, seed=seed) for seed in twin.seeds]  # type: ignore[arg-type]
     free = all(r.verdict.passed for r in twins) and all(lag(r) <= 0 for r in siblings)
     assert not free, [(r.seed, r.verdict.summary, lag(r)) for r in (*twins, *siblings)]
