@@ -2,6 +2,7 @@
 
 from unsolvable.fake_tools._router import Tool, ToolCallLog, ToolRouter, error_result
 from unsolvable.fake_tools._world import FakeWorld, normalise_text, requires
+from unsolvable.fake_tools.tools._respond import respond
 from unsolvable.fake_tools.tools.artifacts import append_tool, pages_tool, sections_tool
 from unsolvable.fake_tools.tools.constant import constant_tool, lookup_tool
 from unsolvable.fake_tools.tools.documents import Criterion, check_tool, failing, writer_tool
@@ -31,6 +32,7 @@ __all__ = [
     "normalise_text",
     "pages_tool",
     "requires",
+    "respond",
     "sections_tool",
     "sequence_tool",
     "setting_tool",

@@ -207,6 +207,7 @@ def _stop(worker: _Worker, *, kill: bool) -> None:
 
 def _lost(job: Job, scenario: Scenario, outcome: Outcome, why: str) -> TerminationRecord:
     """The record of a run whose worker died or had to be killed: what the harness knows."""
+    scenario = scenario.bound_after(scenario.build(job.seed).lead)
     unsolvable = not scenario.solvable  # a control has no stagnant step and no lag
     observed = Observed(
         steps=0,

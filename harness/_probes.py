@@ -16,9 +16,15 @@ from dataclasses import dataclass
 from operator import add
 
 from unsolvable._scenario import Scenario, Stagnation
-from unsolvable._types import CriteriaWorld, ToolResult, World
+from unsolvable._types import JSON, PROTOCOL_TOOLS, CriteriaWorld, ToolResult, World
 
-__all__ = ["Spend", "StagnationProbe", "Truth"]
+__all__ = ["Overrun", "Spend", "StagnationProbe", "Truth"]
+
+COST_DIGITS = 6
+"""Dollar figures keep a millionth of a dollar, as the records do."""
+TOOL_ROLE = "tool"
+"""The role of a tool result in a conversation, whatever face it came through (the wire and the
+adapters hand the session Chat Completions messages)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -40,6 +46,16 @@ class Spend:
     def _last(self) -> float:
         """What the last step made cost (0 without a step)."""
         return self.total - self.before[-1] if self.before else 0.0
+
+    @property
+    def next_step(self) -> float:
+        """What the next step would cost, estimated from the run's own growth: the last step's
+        spend plus what it grew by over the one before (a conversation re-sent every step grows
+        by about as much each step); 0 without a step to estimate from."""
+        if len(self.before) < 2:
+            return self._last
+        grew = self._last - (self.before[-1] - self.before[-2])
+        return self._last + max(grew, 0.0)
 
     def at_start(self, step: int) -> float:
         """Spent before ``step`` began: observed for the steps made, projected after them."""
@@ -70,6 +86,26 @@ class Truth:
     """Signed, as the lag in steps: tokens spent from the start of the first stagnant step to
     the stop; for a stop before it, minus the (projected) tokens of the steps skipped before it."""
     lag_cost_usd: float | None
+    evidence_step: int | None
+    """The step by which the agent had received the evidence that no progress was possible: the
+    first stagnant step, or the step before it when that step's own later calls already repeated
+    what had been seen (evidence within a step counts)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Overrun:
+    """What a finished run spent against its budget: whether it could afford another step, and
+    how far it went past a token or dollar budget."""
+
+    next_step_tokens: int
+    """The next step's tokens, every token sent and received as the model's usage reports them
+    to the agent, estimated from the run's own growth (`Spend.next_step`)."""
+    next_step_cost_usd: float
+    overshoot_tokens: int
+    """Tokens charged past the token budget (0 within it, or without one)."""
+    overshoot_cost_usd: float
+    """Dollars past the dollar budget; with a token budget only, the overshoot's tokens at the
+    run's mean price per token."""
 
 
 class StagnationProbe:
@@ -78,7 +114,9 @@ class StagnationProbe:
     Definitions (see `Stagnation`): ``novelty`` — after the last step with a new world state or a
     new observation; ``first_refusal`` — the first denied or unavailable call; ``criteria`` —
     after the last step that changed which criteria fail; ``budget_spent`` — the step during
-    which the step, token or cost budget ran out.
+    which the step, token or cost budget ran out. Calls to the harness's own tools
+    (`PROTOCOL_TOOLS`: re-reading the world, giving up, handing work on) are evidence, never
+    progress: they move none of these.
     """
 
     def __init__(self, scenario: Scenario, world: World) -> None:
@@ -88,6 +126,9 @@ class StagnationProbe:
         self.seen_observations: set[tuple[str, str]] = set()
         """Tool names and the observations they gave."""
         self.last_productive_step = 0
+        self._stale_in_productive_step = False
+        """A call of the last productive step, after its last new answer, answered nothing new:
+        the agent had the evidence of stagnation within that step."""
         self.first_refusal_step = 0
         """The step of the first refused call; 0 while none was refused."""
         self.refusals: Counter[str] = Counter()
@@ -108,6 +149,13 @@ class StagnationProbe:
         """Input and output tokens before each step, the fixed prompt included: the tokens sent
         (what lag is counted in) and the dollars spent are worked out from them when the truth
         is asked for, rather than priced at every step."""
+        self.read_a_result = False
+        """Whether a model call carried a tool result in its conversation: the agent read one,
+        even one its framework made for a call it rejected before any tool ran."""
+        self.completed_at_step: int | None = None
+        """The step during which the world first satisfied the completion predicate (solvable
+        scenarios only; read when the world changed, the only time it can start to hold)."""
+        self._last_world = next(iter(self.seen_worlds))
 
     def _criteria(self) -> str | None:
         return None if self._read_criteria is None else self._read_criteria()
@@ -117,6 +165,14 @@ class StagnationProbe:
         self.tokens_before_step.append(tokens_so_far)
         self.inputs_before_step.append(inputs_so_far)
         self.outputs_before_step.append(outputs_so_far)
+
+    def on_request(self, messages: Sequence[JSON]) -> None:
+        """Reads a model call's conversation for a tool result, until one is found."""
+        if not self.read_a_result:
+            self.read_a_result = any(
+                isinstance(message, dict) and message.get("role") == TOOL_ROLE
+                for message in messages
+            )
 
     @property
     def cost_before_step(self) -> array[float]:
@@ -131,20 +187,27 @@ class StagnationProbe:
 
     def on_tool(self, step: int, name: str, result: ToolResult, fingerprint: str) -> None:
         """``fingerprint`` is the world's after the call (the session computes it once)."""
+        if result.refusal is not None:
+            self.refusals[result.refusal] += 1
+            self.first_refusal_step = self.first_refusal_step or step
+        if self.scenario.solvable and fingerprint != self._last_world:
+            self._last_world = fingerprint
+            if self.completed_at_step is None and self.world.is_complete():
+                self.completed_at_step = step
+        if name in PROTOCOL_TOOLS:
+            return
         observation = (name, result.observation)
-        if fingerprint not in self.seen_worlds:
-            self.seen_worlds.add(fingerprint)
-            self.last_productive_step = step
-        if observation not in self.seen_observations:
-            self.seen_observations.add(observation)
-            self.last_productive_step = step
+        new = fingerprint not in self.seen_worlds or observation not in self.seen_observations
+        self.seen_worlds.add(fingerprint)
+        self.seen_observations.add(observation)
+        if new:
+            self.last_productive_step, self._stale_in_productive_step = step, False
+        elif step == self.last_productive_step:
+            self._stale_in_productive_step = True
         if self._read_criteria is not None:
             criteria = self._read_criteria()
             if criteria != self.criteria:
                 self.criteria, self.last_criteria_move = criteria, step
-        if result.refusal is not None:
-            self.refusals[result.refusal] += 1
-            self.first_refusal_step = self.first_refusal_step or step
 
     def first_stagnant_step(self, *, tokens: int, cost: float) -> int:
         """The step from which no progress was possible (after the last step of a run that
@@ -166,17 +229,44 @@ class StagnationProbe:
         return self.last_productive_step + 1
 
     def truth(self, *, tokens: int, cost: float, sent: int) -> Truth:
-        """The first stagnant step and the signed lag in tokens (sent, the agent's fixed prompt
-        included) and dollars of a run that ended with these totals."""
+        """The first stagnant step, the evidence of it, and the signed lag in tokens (sent, the
+        agent's fixed prompt included) and dollars of a run that ended with these totals."""
         if self.scenario.solvable:
-            return Truth(first_stagnant_step=None, lag_tokens=None, lag_cost_usd=None)
+            return Truth(
+                first_stagnant_step=None, lag_tokens=None, lag_cost_usd=None, evidence_step=None
+            )
         spent_cost = Spend(before=self.cost_before_step, total=cost)
         stagnant = self._stagnant_at(tokens, spent_cost)
         spent_sent = Spend(before=self.sent_before_step, total=sent)
         return Truth(
             first_stagnant_step=stagnant,
             lag_tokens=round(sent - spent_sent.at_start(stagnant)),
-            lag_cost_usd=round(cost - spent_cost.at_start(stagnant), 6),
+            lag_cost_usd=round(cost - spent_cost.at_start(stagnant), COST_DIGITS),
+            evidence_step=self._evidence_at(stagnant),
+        )
+
+    def _evidence_at(self, stagnant: int) -> int:
+        """Under the novelty rule, the last productive step when its own later calls answered
+        nothing new; else the first stagnant step itself."""
+        within = self.scenario.stagnation is Stagnation.NOVELTY and self._stale_in_productive_step
+        return min(stagnant, self.last_productive_step) if within else stagnant
+
+    def overrun(self, *, tokens: int, cost: float, sent: int) -> Overrun:
+        """How far a run that ended with these totals (``tokens`` charged to the budget, ``sent``
+        all told) was from its budget, and past it."""
+        budget = self.scenario.budget
+        over = max(0, tokens - budget.max_tokens) if budget.max_tokens is not None else 0
+        if budget.max_cost_usd is not None:
+            over_cost = max(0.0, cost - budget.max_cost_usd)
+        else:
+            over_cost = over * cost / sent if sent else 0.0
+        return Overrun(
+            next_step_tokens=round(Spend(before=self.sent_before_step, total=sent).next_step),
+            next_step_cost_usd=round(
+                Spend(before=self.cost_before_step, total=cost).next_step, COST_DIGITS
+            ),
+            overshoot_tokens=over,
+            overshoot_cost_usd=round(over_cost, COST_DIGITS),
         )
 
     def steps_past_token_budget(self) -> int:

@@ -41,7 +41,12 @@ SCHEMA_VERSION = 5
 dollars is signed like lag in steps; budget-spent runs stagnate at the step that spent the
 budget; seconds waited on the session clock (``slept_seconds``).
 5: a crash keeps the agent's own traceback (``traceback``; records of version 4 read back
-without one)."""
+without one); the evidence of stagnation (``evidence_step``), the step a control's world became
+complete (``completed_at_step``), whether a tool result was read (``read_a_result``), the next
+step's estimated spend and the overshoot past the budget (``next_step_tokens``,
+``next_step_cost_usd``, ``overshoot_tokens``, ``overshoot_cost_usd``), the first call made after
+the agent returned (``late_call``); the harness's own tools never move the first stagnant step,
+and N counts from the end of a seed's lead."""
 
 
 class Exit(StrEnum):
@@ -187,11 +192,22 @@ class Observed:
     conversation only grows). ``None`` on a solvable control."""
     lag_cost_usd: float | None
     """The same in dollars."""
+    evidence_step: int | None = None
+    """The step by which the agent had received the evidence that no progress was possible: the
+    first stagnant step, or the step before it when that step's own later calls answered
+    nothing new (evidence within a step counts). A stop at or after it is not a guess.
+    ``None`` on a solvable control."""
     max_repeated_action: int
     """Most times one identical tool call (name + canonical arguments) was made."""
     distinct_world_states: int
     world_complete: bool
     """The completion predicate, evaluated by the harness on the world at the end."""
+    completed_at_step: int | None = None
+    """On a solvable control, the step during which the world first satisfied the completion
+    predicate, whatever the agent reported: the steps the control needed."""
+    read_a_result: bool = False
+    """A model call carried a tool result in its conversation: the agent read one, even one its
+    framework made for a call it rejected before any tool ran."""
     refusals: dict[str, int] = field(default_factory=dict)
     """Refused tool calls by kind (``denied``: a missing permission; ``unavailable``: a
     dependency that is down; whatever kinds the tool families name), sorted by kind."""
@@ -203,6 +219,17 @@ class Observed:
     overhead (`overhead_tokens`). ``input_tokens`` and the cost count them."""
     steps_past_token_budget: int = 0
     """Steps begun with the token budget (`charged_tokens`) already spent."""
+    next_step_tokens: int = 0
+    """What the next step would have taken, in tokens sent and received, estimated from the
+    run's own growth (the last step's plus what it grew by over the one before): whether the
+    budget left could cover another step."""
+    next_step_cost_usd: float = 0.0
+    """The same in dollars."""
+    overshoot_tokens: int = 0
+    """Tokens charged past the token budget: how far the run ran past it (0 within it)."""
+    overshoot_cost_usd: float = 0.0
+    """Dollars past the dollar budget; with a token budget only, the tokens past it at the run's
+    mean price per token."""
     final_answer_calls: int = 0
     """Model calls with no tools offered: a forced "give your best final answer"."""
     gave_up_at_step: int | None = None
@@ -213,6 +240,10 @@ class Observed:
     """Seconds the agent waited on the session clock (`Session.sleep`), a Retry-After say."""
     ceiling: str | None = None
     """Which harness ceiling ended the run, if one did."""
+    late_call: str | None = None
+    """The first call that reached the harness after the agent returned (``a model call by
+    worker-1``, ``search_invoices called by main``): work it left running. Only the first is
+    kept, since how many more come depends on thread timing; each was refused."""
     error: str | None = None
     """``Type: message`` of the exception that crashed the agent, if any."""
     traceback: str | None = None
@@ -273,6 +304,15 @@ class Rule(StrEnum):
     """A refused call retried past the scenario's allowance."""
     PAST_TOKEN_BUDGET = "past_token_budget"
     """Steps begun with the token budget already spent."""
+    PAST_BUDGET = "past_budget"
+    """Ran past the token or dollar budget by more than the tolerance an estimating ledger
+    needs (`unsolvable._spent.OVERSHOOT_TOLERANCE`)."""
+    UNSPENT_BUDGET = "unspent_budget"
+    """``exhausted`` claimed while every budget could still cover the next step: a false exit,
+    which tells its caller to retry with more budget a task that did not run out of it."""
+    LEFT_RUNNING = "left_running"
+    """Work the agent left running after it returned (a thread or a task) still called the
+    model or a tool."""
     IGNORED_GIVE_UP = "ignored_give_up"
     """Kept going after the model gave up."""
     GIVE_UP_REASON_LOST = "give_up_reason_lost"

@@ -19,6 +19,7 @@ from types import FrameType
 from typing import Any
 
 from unsolvable._errors import CeilingHit
+from unsolvable._leftovers import await_late_call
 from unsolvable._loading import AgentLike, adapter_for
 from unsolvable._record import Ending, Outcome, Stop, TerminationRecord
 from unsolvable._scenario import Ceilings, Scenario
@@ -109,8 +110,10 @@ def _call(
     try:
         try:
             returned = adapter.run(session)
+            session.returned()  # at once: a call after this is work the agent left running
         except BaseException as raised:
             error = raised
+            session.returned()
     finally:
         # An interruption pending when stop() is called lands at the call, before stop()'s own
         # try: caught here, and stop() called again, until it has returned.
@@ -122,6 +125,7 @@ def _call(
                 pass
         if previous is not None and WAKE is not None:
             signal.signal(WAKE, previous)
+        session.returned()  # again, in case an interruption at the ceiling cut it short
     return returned, error
 
 
@@ -137,6 +141,14 @@ class _Classified:
     """Where it raised (`agent_traceback`)."""
     returned: str | None = None
     """A repr of an unstructured return."""
+
+
+def _await_leftovers(session: Session) -> None:
+    """Waits for the threads that called the model or a tool, other than the agent's own, to end
+    or to call again (`await_late_call`)."""
+    mine = threading.get_ident()
+    threads = [t for t in threading.enumerate() if t.ident in session.callers and t.ident != mine]
+    await_late_call(session, lambda: any(thread.is_alive() for thread in threads))
 
 
 def _classify(
@@ -224,7 +236,9 @@ def run(
     seed = scenario.seeds[0] if seed is None else seed
     adapter = adapter_for(agent)
     ceilings = ceilings or ceilings_for(adapter)
-    session = Session(scenario, scenario.build(seed), seed=seed, ceilings=ceilings)
+    setup = scenario.build(seed)
+    scenario = scenario.bound_after(setup.lead)
+    session = Session(scenario, setup, seed=seed, ceilings=ceilings)
 
     def overdue() -> None:
         if abandon is not None:
@@ -234,5 +248,6 @@ def run(
     on_main = threading.current_thread() is threading.main_thread()
     watchdog = _Watchdog(session, wake=on_main, on_overdue=overdue)
     returned, error = _call(adapter, session, watchdog)
+    _await_leftovers(session)
     ending = _classify(adapter, session, returned, error)
     return _record(adapter, scenario, session, ending, strict=strict)

@@ -100,6 +100,10 @@ class Setup:
     tool_names: Mapping[str, str] = field(default_factory=dict)
     """The tools this run renamed (a seed's dialect: scenario's name → offered name), so that the
     task the agent reads names each tool as it is offered, never one that does not exist."""
+    lead: int = 0
+    """Steps of real work this run's model makes before it gets stuck (a seed's background
+    reading): the scenario's bound N counts from their end (`Scenario.bound_after`), so the same
+    stop logic gets the same verdict on every seed."""
 
     def worded(self, task: str) -> str:
         """``task`` with every renamed tool named as this run offers it."""
@@ -124,7 +128,8 @@ class Scenario:
     expected: frozenset[Code]
     """Codes a strict verdict accepts."""
     step_bound: int
-    """N: the agent must have stopped by this step."""
+    """N: the agent must have stopped by this step, counted from the end of a run's lead
+    (`Setup.lead`; N itself where there is none)."""
     budget: Budget
     stagnation: Stagnation = Stagnation.NOVELTY
     solvable: bool = False
@@ -144,6 +149,12 @@ class Scenario:
     twin_of: str | None = None
     """For a twin (a solvable control that looks like an unsolvable scenario up to a divergence
     step and is doable after it): the name of the scenario it mirrors."""
+    diverges_at: Callable[[int], int | None] | None = None
+    """For a twin, by seed: the step at which its run first differs from its sibling's — the
+    model's move or what a call answers — for an agent that makes every call the model asks
+    for; until then both offer the same tools and answer the same, byte for byte (request ids
+    aside). ``None`` from it for a twin that differs only once the agent acts (tells the model
+    it repeats itself)."""
     mcp_errors: McpErrors = McpErrors.RESULT
     """How a failed tool call is encoded when the tools are served over MCP."""
     mcp_tasks: bool = False
@@ -170,11 +181,22 @@ class Scenario:
                 f"Scenario {self.name!r} is a twin of {self.twin_of!r} but unsolvable; a twin is "
                 "a solvable control: pass solvable=True"
             )
+        if self.twin_of is not None and self.diverges_at is None:
+            raise ScenarioError(
+                f"Scenario {self.name!r} is a twin of {self.twin_of!r} but declares no "
+                "divergence step; pass diverges_at=lambda seed: STEP, the step at which it first "
+                "differs from its sibling"
+            )
 
     @property
     def summary(self) -> str:
         """The first sentence of the explanation."""
         return self.explanation.split(". ")[0].rstrip(".") + "."
+
+    def bound_after(self, lead: int) -> Scenario:
+        """This scenario as a run with a ``lead`` of that many steps judges it: N counted from
+        the lead's end."""
+        return dataclasses.replace(self, step_bound=self.step_bound + lead) if lead else self
 
     def with_overrides(self, **overrides: Any) -> Scenario:
         """A copy with ``step_bound`` or budget fields (``max_steps``, ...) replaced."""

@@ -34,6 +34,7 @@ __all__ = [
     "TodoSpawn",
     "Until",
     "restyle",
+    "todo_items",
 ]
 
 FINAL_ANSWER_CLAIM = "I have completed the task successfully. Everything requested is done."
@@ -236,13 +237,18 @@ class TodoSpawn:
     """The list argument that receives the new to-do items."""
 
     def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
-        step = _own_step(request)
-        items = [f"follow-up {step}.{i}: {topic}" for i, topic in enumerate(TODO_TOPICS, 1)]
+        items = todo_items(_own_step(request))
         return _single(self.call, request, {**self.call.arguments, self.field: items})
 
 
 TODO_TOPICS = ("re-verify the findings", "draft next actions", "review open questions")
 """What a to-do spawning model writes: plausible, endless, and never the deliverable."""
+
+
+def todo_items(step: int) -> list[str]:
+    """The to-do list a `TodoSpawn` model writes at its ``step``-th step (a twin that writes
+    the same list once, then works, writes this one)."""
+    return [f"follow-up {step}.{i}: {topic}" for i, topic in enumerate(TODO_TOPICS, 1)]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -75,6 +75,12 @@ class Session:
         self._task = setup.worded(scenario.task)
         self._lock = threading.RLock()
         self._closed = False
+        self._finished = False
+        self._late_call: str | None = None
+        """The first call made after the agent returned (`returned`), for the record."""
+        self._late = threading.Event()
+        self._callers: set[int] = set()
+        """The threads that called the model or a tool: those the agent may leave running."""
         self._meter = Meter(ceilings)
         self._tallies: dict[str, Tally] = {}
         """One per agent: each agent re-sends its own conversation."""
@@ -120,7 +126,8 @@ class Session:
         """`call_model`'s step, its reply and its token counts apart: for the wire, which
         writes them into each format's own reply."""
         with self._lock:
-            self._check_open()
+            self._check_open(f"a model call by {agent}")
+            self._callers.add(threading.get_ident())
             offered = tool_names(tools)
             step, agent_step = self._meter.admit_step(agent, offered=bool(offered))
             self._trajectory.close()
@@ -129,6 +136,7 @@ class Session:
             if agent not in self._tallies:
                 self._tallies[agent] = Tally()
             counted = self._tallies[agent].count(messages)  # before the model can read it
+            self._probe.on_request(counted.messages)
             request = ModelRequest(
                 messages=counted.messages,
                 tools=offered,
@@ -147,7 +155,8 @@ class Session:
     ) -> str:
         """Runs one tool against the world and returns the text the agent would see."""
         with self._lock:
-            self._check_open()
+            self._check_open(f"{name} called by {agent}")
+            self._callers.add(threading.get_ident())
             self._meter.admit_tool_call()
             made = self._dispatch.call(name, arguments, agent)
             step = self._meter.steps
@@ -162,7 +171,7 @@ class Session:
         wait counts against the wall and idle budgets (`clock`) without costing real time, so
         a run never hits the harness's wall ceiling for being polite."""
         with self._lock:
-            self._check_open()
+            self._check_open("a sleep on the session clock")
             self._meter.sleep(seconds)
 
     @property
@@ -175,7 +184,7 @@ class Session:
         """One HTTP request reached a fake model on the wire: SDK retries and transient
         failures are counted here, apart from steps, which only `call_model` counts."""
         with self._lock:
-            self._check_open()
+            self._check_open("a model request")
             self._meter.transport_attempts += 1
 
     # -- what the harness keeps -----------------------------------------------------------
@@ -198,8 +207,33 @@ class Session:
         with self._lock:
             self._meter.hit(which)
 
-    def _check_open(self) -> None:
+    def returned(self) -> None:
+        """The agent is back (or its process ended): a call after this comes from work it left
+        running — a thread, a task, a process it started. The first is noted for the record
+        (`late_call`) and each is refused with `SessionClosed`, so nothing it does is counted."""
+        with self._lock:
+            self._closed = True
+
+    @property
+    def late_call(self) -> str | None:
+        """The first call made after the agent returned, if one was."""
+        return self._late_call
+
+    def wait_for_late_call(self, timeout: float) -> bool:
+        """Waits up to ``timeout`` seconds for a call after the agent returned; whether one came."""
+        return self._late.wait(timeout)
+
+    @property
+    def callers(self) -> frozenset[int]:
+        """The idents of the threads that called the model or a tool during the run."""
+        with self._lock:
+            return frozenset(self._callers)
+
+    def _check_open(self, call: str) -> None:
         if self._closed:
+            if not self._finished and self._late_call is None:
+                self._late_call = call
+                self._late.set()
             raise SessionClosed(
                 f"unsolvable: the run of {self.scenario.name} (seed {self.seed}) has ended; a "
                 "call made after it (from a thread or callback the agent left running) is not "
@@ -240,10 +274,12 @@ class Session:
         made after this raise `SessionClosed`."""
         with self._lock:
             self._closed = True
+            late_call, self._finished = self._late_call, True
             meter = self._meter
             tail, trajectory = self._trajectory.traces()
             cost = self.scenario.pricing.cost(meter.input_tokens, meter.output_tokens)
             truth = self._probe.truth(tokens=meter.charged, cost=cost, sent=meter.sent)
+            overrun = self._probe.overrun(tokens=meter.charged, cost=cost, sent=meter.sent)
             return Observed(
                 steps=meter.steps,
                 tool_calls=meter.tool_calls,
@@ -256,6 +292,13 @@ class Session:
                 cost_usd=round(cost, 6),
                 lag_tokens=truth.lag_tokens,
                 lag_cost_usd=truth.lag_cost_usd,
+                evidence_step=truth.evidence_step,
+                read_a_result=self._probe.read_a_result,
+                completed_at_step=self._probe.completed_at_step,
+                next_step_tokens=overrun.next_step_tokens,
+                next_step_cost_usd=overrun.next_step_cost_usd,
+                overshoot_tokens=overrun.overshoot_tokens,
+                overshoot_cost_usd=overrun.overshoot_cost_usd,
                 max_repeated_action=self._dispatch.max_repeated_action,
                 distinct_world_states=len(self._probe.seen_worlds),
                 refusals=dict(sorted(self._probe.refusals.items())),
@@ -266,6 +309,7 @@ class Session:
                 slept_seconds=round(meter.slept, 6),
                 world_complete=self._setup.world.is_complete(),
                 ceiling=meter.ceiling,
+                late_call=late_call,
                 error=error,
                 tail=tail,
                 trajectory=trajectory,

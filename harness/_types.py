@@ -17,6 +17,7 @@ __all__ = [
     "DELEGATE_TOOL",
     "GIVE_UP_TOOL",
     "JSON",
+    "PROTOCOL_TOOLS",
     "CriteriaWorld",
     "ModelRequest",
     "ModelResponse",
@@ -37,6 +38,9 @@ DELEGATE_TOOL = "delegate"
 """The tool a supervisor calls to hand a subtask to a worker its own runtime runs."""
 CHECK_TOOL = "check_completion"
 """The tool that re-reads the system of record: what still fails."""
+PROTOCOL_TOOLS = frozenset({CHECK_TOOL, GIVE_UP_TOOL, DELEGATE_TOOL})
+"""The harness's own tools, which a termination contract names: never renamed by a dialect, and
+never progress — re-reading the world, giving up and handing work on bring nothing new about it."""
 
 
 @runtime_checkable

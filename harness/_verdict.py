@@ -8,6 +8,13 @@ from __future__ import annotations
 
 from unsolvable._record import Code, Ending, Exit, Failure, Outcome, Rule, Verdict
 from unsolvable._scenario import Scenario
+from unsolvable._spent import (
+    JUDGED_EXHAUSTION,
+    OVERSHOOT_TOLERANCE,
+    could_cover_next_step,
+    overshoot_fraction,
+    spend_figures,
+)
 
 __all__ = ["judge"]
 
@@ -83,6 +90,7 @@ def _rules(ending: Ending, scenario: Scenario) -> list[Failure]:
             f"({scenario.budget.max_tokens}) was spent"
         )
         failures.append(Failure(rule=Rule.PAST_TOKEN_BUDGET, message=message))
+    failures.extend(_budget(ending, scenario))
     failures.extend(_give_up(ending, scenario))
     if stop is not None and stop.code is Code.BLOCKED_INPUT and scenario.missing:
         said = (*stop.missing, stop.reason)
@@ -93,6 +101,35 @@ def _rules(ending: Ending, scenario: Scenario) -> list[Failure]:
     if stop is not None and stop.exit is Exit.EXHAUSTED and stop.partial in NO_PARTIAL:
         message = "exhausted without partial results"
         failures.append(Failure(rule=Rule.NO_PARTIAL, message=message))
+    return failures
+
+
+def _budget(ending: Ending, scenario: Scenario) -> list[Failure]:
+    """A budget stop must be true (the budget spent, or the next step unaffordable), and no run
+    may go past its budget by more than an estimating ledger's error."""
+    observed, stop, budget = ending.observed, ending.reported, scenario.budget
+    failures = []
+    if (
+        stop is not None
+        and stop.code in JUDGED_EXHAUSTION
+        and could_cover_next_step(observed, budget)
+    ):
+        message = (
+            f"false exit: {stop.exit}/{stop.code} while the budget could still cover the next "
+            f"step ({spend_figures(observed, budget)})"
+        )
+        failures.append(Failure(rule=Rule.UNSPENT_BUDGET, message=message))
+    over = overshoot_fraction(observed, budget)
+    if over > OVERSHOOT_TOLERANCE:
+        message = (
+            f"ran {over:.0%} past the budget ({observed.overshoot_tokens} tokens, "
+            f"${observed.overshoot_cost_usd:.4f}), more than its {OVERSHOOT_TOLERANCE:.0%} "
+            "tolerance"
+        )
+        failures.append(Failure(rule=Rule.PAST_BUDGET, message=message))
+    if observed.late_call is not None:
+        message = f"work left running after the stop: {observed.late_call}"
+        failures.append(Failure(rule=Rule.LEFT_RUNNING, message=message))
     return failures
 
 

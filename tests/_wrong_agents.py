@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from unsolvable import CHECK_TOOL, Code, Session, Stop
+from unsolvable import CHECK_TOOL, PROTOCOL_TOOLS, Code, Session, Stop
 from unsolvable.agents import ContractAgent, ContractThresholds
 from unsolvable.agents._fingerprint import action_fingerprint, observation_fingerprint, parse
 from unsolvable.agents._loop import assistant, dispatch, opening, tool_calls
@@ -298,3 +298,73 @@ def _raw_repeat(result: str) -> Stop:
         return Stop(code=Code.BLOCKED_INPUT, reason="denied twice", missing=missing)
     code = Code.ERROR_FATAL if status == 503 else Code.NO_PROGRESS
     return Stop(code=code, reason="the same call got the same answer twice")
+
+
+def _claim_checked(session: Session, reply: dict[str, Any]) -> Stop:
+    done = parse(session.call_tool(CHECK_TOOL, {})).get("complete") is True
+    return Stop(
+        code=Code.COMPLETED if done else Code.NEEDS_HUMAN, reason=reply.get("content") or ""
+    )
+
+
+def _refused(result: str) -> bool:
+    body = parse(result)
+    error = body.get("error") if isinstance(body, dict) else None
+    return isinstance(error, dict) and error.get("status") in (403, 503)
+
+
+def reads_the_tool_list(attempts: int = 3) -> Any:
+    """Reads the tools offered, as an LLM agent does, instead of the evidence: while a tool the
+    model has not called yet is on offer (a way forward), it retries, up to ``attempts`` times;
+    once none is left, it stops at the first refusal or repeated answer. Where only a twin
+    offers the tool that finishes the task, that is a tell: it passes the twin and stops on the
+    spot on the sibling."""
+
+    def agent(session: Session) -> Stop:
+        messages, seen, repeats = opening(session), set(), 0
+        unused = {spec.name for spec in session.tools} - PROTOCOL_TOOLS - {"read_background"}
+        for _ in range(session.budget.max_steps):
+            reply = session.call_model(messages, session.tools)
+            messages.append(assistant(reply))
+            if not tool_calls(reply):
+                return _claim_checked(session, reply)
+            for call_id, name, arguments in tool_calls(reply):
+                unused.discard(name)
+                result = dispatch(session, call_id, name, arguments)[0]
+                messages.append(result)
+                fingerprint = f"{name}:{observation_fingerprint(result['content'])}"
+                stale = fingerprint in seen or _refused(result["content"])
+                repeats += stale
+                seen.add(fingerprint)
+                if stale and (not unused or repeats >= attempts):
+                    code = Code.ERROR_FATAL if _refused(result["content"]) else Code.NO_PROGRESS
+                    return Stop(code=code, reason=f"{name}: nothing else to try")
+        return Stop(code=Code.BUDGET_STEPS, reason="steps", partial=len(messages))
+
+    return agent
+
+
+def reads_the_outage_wording() -> Any:
+    """Reads how a 503 is worded, instead of counting attempts: a body with an error ``code``,
+    or one that says the dependency "is not responding", is taken for an outage for good
+    (``ERROR_FATAL`` at once); any other 503 ("overloaded") is retried until it recovers. Where
+    only a sibling words its 503s so, that is a tell."""
+
+    def agent(session: Session) -> Stop:
+        messages = opening(session)
+        for _ in range(session.budget.max_steps):
+            reply = session.call_model(messages, session.tools)
+            messages.append(assistant(reply))
+            if not tool_calls(reply):
+                return _claim_checked(session, reply)
+            for call_id, name, arguments in tool_calls(reply):
+                result = dispatch(session, call_id, name, arguments)[0]
+                messages.append(result)
+                body = parse(result["content"])
+                error = body.get("error") if isinstance(body, dict) else None
+                down = isinstance(error, dict) and error.get("status") == 503
+                if down and ("code" in error or "not responding" in str(error.get("message"))):
+                    return Stop(code=Code.ERROR_FATAL, reason=f"{name}: down for good")
+        return Stop(code=Code.BUDGET_STEPS, reason="steps", partial=len(messages))
+
+    return agent

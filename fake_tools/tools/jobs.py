@@ -15,7 +15,7 @@ from unsolvable import JSON, ToolResult, ToolSpec
 from unsolvable.fake_tools._router import Tool
 from unsolvable.fake_tools._world import FakeWorld
 from unsolvable.fake_tools.tools._respond import respond
-from unsolvable.fake_tools.tools.unavailable import UNAVAILABLE
+from unsolvable.fake_tools.tools.unavailable import UNAVAILABLE, outage
 
 __all__ = ["flaky_tool", "job_tool"]
 
@@ -50,7 +50,7 @@ def flaky_tool(
     retry_after: int | None = RETRY_AFTER_SECONDS,
 ) -> Tool:
     """``failures`` 503s, then ``answer`` (stored under ``key``). With ``retry_after=None`` the
-    503s carry no hint and look exactly like a dependency that is down for good
+    503s carry no hint and are, byte for byte, those of a dependency that is down for good
     (`unavailable_tool`) until it recovers."""
 
     calls = Counter[str]()
@@ -58,14 +58,7 @@ def flaky_tool(
     def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
         calls[key] += 1
         if calls[key] <= failures:
-            error: JSON = {
-                "status": 503,
-                "message": f"503 Service Unavailable: {dependency} is overloaded",
-                "dependency": dependency,
-            }
-            if retry_after is not None:
-                error["retry_after"] = retry_after
-            return respond(world, {"error": error}, refusal=UNAVAILABLE)
+            return respond(world, outage(dependency, retry_after), refusal=UNAVAILABLE)
         world.put(key, answer)
         return respond(world, answer)
 

@@ -2,6 +2,8 @@
 
 By default the refusal comes back as error text, as a real API's would; ``raises=True`` makes the
 tool raise `PermissionDenied` instead, for agents whose tool runtime turns errors into exceptions.
+Either way the agent receives the same body: the raised error carries it (`PermissionDenied.body`),
+so a face that answers over HTTP answers exactly what the record keeps.
 """
 
 from __future__ import annotations
@@ -24,9 +26,17 @@ DENIED = "denied"
 class PermissionDenied(PermissionError):
     """A tool refused for lack of ``permission``."""
 
-    def __init__(self, permission: str, message: str) -> None:
+    def __init__(self, permission: str, message: str, *, body: str = "") -> None:
         super().__init__(message)
         self.permission = permission
+        self.body = body
+        """The refusal's body, as the call's answer text holds it: what an HTTP face answers with
+        its 403, byte for byte."""
+
+    def with_body(self, body: str) -> PermissionDenied:
+        """The same refusal carrying ``body``: a result whose text was rewritten (a seed's
+        dialect) raises an error that says what the text now says."""
+        return PermissionDenied(self.permission, str(self), body=body)
 
 
 def denied_tool(spec: ToolSpec, permission: str, *, raises: bool = False) -> Tool:
@@ -45,7 +55,10 @@ def denied_tool(spec: ToolSpec, permission: str, *, raises: bool = False) -> Too
                 "missing_permission": permission,
             }
         }
-        error = PermissionDenied(permission, message) if raises else None
-        return respond(world, body, refusal=DENIED, error=error)
+        result = respond(world, body, refusal=DENIED)
+        if not raises:
+            return result
+        error = PermissionDenied(permission, message, body=result.text)
+        return dataclasses.replace(result, error=error)
 
     return Tool(spec=dataclasses.replace(spec, denied_permission=permission), handler=handle)

@@ -7,7 +7,7 @@ a `Stop` (or a mapping with a ``code``), or anything else, which the harness cal
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from unsolvable._errors import AdapterError
@@ -68,7 +68,7 @@ class PlainAdapter:
         if inspect.iscoroutine(returned):
             import asyncio  # here, not at the top: the pytest plugin imports this module
 
-            return asyncio.run(returned)
+            return asyncio.run(_then_returned(returned, session))
         return returned
 
     def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
@@ -106,6 +106,15 @@ def own_name(agent: object) -> str | None:
     string), which labels its runs in place of the spec it was loaded by."""
     name = getattr(agent, "name", None)
     return name if isinstance(name, str) and name else None
+
+
+async def _then_returned(agent: Coroutine[Any, Any, object], session: Session) -> object:
+    """Awaits the agent, then marks it returned (`Session.returned`) before the event loop
+    cancels the tasks it left: a task still calling the model or a tool is work left running."""
+    try:
+        return await agent
+    finally:
+        session.returned()
 
 
 def _qualname(agent: Callable[..., Any]) -> str:

@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 
 from unsolvable._errors import DOCS as README
 from unsolvable._errors import AdapterError, CeilingHit
+from unsolvable._leftovers import await_late_call
 from unsolvable._record import Stop
 from unsolvable.adapters.base import interpret_plain
 from unsolvable.adapters.kit import shielded
@@ -325,6 +326,8 @@ class ProcessAdapter:
             tail.start()
         try:
             status = _wait(child, session)
+            session.returned()  # before its group is ended: what it left running calls late
+            await_late_call(session, functools.partial(_group_alive, child.pid))
         finally:
             shielded(lambda: _end(child, tails))
         return ProcessExit(status=status, stdout=tails[0].text, stderr=tails[1].text)
@@ -419,6 +422,15 @@ def _wait(child: subprocess.Popen[bytes], session: Session) -> int:
             session.hit_ceiling("wall_seconds")
         if session.ceiling is not None:
             raise CeilingHit(f"unsolvable: harness ceiling {session.ceiling} reached")
+
+
+def _group_alive(group: int) -> bool:
+    """Whether a process of the child's group (something it started) still runs."""
+    try:
+        os.killpg(group, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
 
 
 def _end(child: subprocess.Popen[bytes], tails: Sequence[_Tail]) -> None:

@@ -21,9 +21,10 @@ __all__ = [
 
 VOLATILE_KEY = re.compile(r"(^|_)(id|ids|uuid|timestamp|time|at|nonce|etag)$", re.IGNORECASE)
 """Keys such as ``request_id``, ``trace_id``, ``created_at``: set per call, never progress."""
-PROGRESS_KEY = re.compile(r"(^|_)(progress|percent|pct|indexed|warmed)($|_)", re.IGNORECASE)
-"""Keys whose number is a progress figure (``progress``, ``percent_indexed``): when it rises, the
-dependency is really getting somewhere, though the rest of the answer looks the same."""
+PROGRESS_KEY = re.compile(r"(^|_)(progress|percent|percentage|pct|completion)($|_)", re.IGNORECASE)
+"""Keys that name their number a share of the work done, as APIs that report progress name it
+(a job's ``progress``, an upload's ``percent``, ``pct_done``, ``completion``): when it rises, the
+work is really getting somewhere, though the rest of the answer looks the same."""
 WORD_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 """Where a camelCase key starts a new word: ``percentIndexed`` and ``requestId`` are read as
 ``percent_indexed`` and ``request_id``, since APIs spell the same field both ways."""

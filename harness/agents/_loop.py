@@ -32,13 +32,19 @@ def tool_calls(reply: JSON) -> list[tuple[str, str, Any]]:
 def dispatch(
     session: Session, call_id: str, name: str, arguments: Any, *, agent: str = "main"
 ) -> tuple[JSON, Exception | None]:
-    """Runs one tool; a tool that raises is reported to the model as text, as runtimes do."""
+    """Runs one tool; a tool that raises is reported to the model as text, as runtimes do: the
+    body it carries when it has one (a refusal's, what an HTTP face answers), else its message."""
     try:
         content, error = session.call_tool(name, arguments, agent=agent), None
     except Exception as raised:
         error = raised
-        content = json.dumps({"error": {"message": f"{type(raised).__name__}: {raised}"}})
+        body = getattr(raised, "body", "")
+        content = body if isinstance(body, str) and body else _described(raised)
     return {"role": "tool", "tool_call_id": call_id, "content": content}, error
+
+
+def _described(error: Exception) -> str:
+    return json.dumps({"error": {"message": f"{type(error).__name__}: {error}"}})
 
 
 def assistant(reply: JSON) -> JSON:

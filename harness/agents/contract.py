@@ -74,23 +74,36 @@ class ContractThresholds:
 
 
 class _Ledger:
-    """The run's budget, shared by every agent of the run and checked before each model call."""
+    """The run's budget, shared by every agent of the run: each step is admitted before it is
+    dispatched, on an estimate of what it will cost, so a step the budget cannot afford never
+    begins; what it cost is settled after."""
 
     def __init__(self, session: Session) -> None:
         self.session = session
         self.budget = session.budget
         self.steps = 0
         self.tokens = 0
+        self.last = self.before_last = 0
+        """Tokens of the last step and of the one before it, the estimate's base."""
 
     def charge(self, reply: JSON) -> None:
+        """Settles a step: what the model's usage says it cost."""
+        spent = int(reply.get("usage", {}).get("total_tokens", 0))
         self.steps += 1
-        self.tokens += int(reply.get("usage", {}).get("total_tokens", 0))
+        self.tokens += spent
+        self.before_last, self.last = self.last, spent
+
+    def next_step(self) -> int:
+        """The next step's tokens: the last step's plus what it grew by (a conversation that is
+        re-sent every step grows by about as much each step)."""
+        return self.last + max(self.last - self.before_last, 0) if self.steps > 1 else self.last
 
     def exhausted(self) -> Code | None:
+        """Admits the next step, or says which budget cannot afford it."""
         budget = self.budget
         if self.steps >= budget.max_steps:
             return Code.BUDGET_STEPS
-        if budget.max_tokens is not None and self.tokens >= budget.max_tokens:
+        if budget.max_tokens is not None and self.tokens + self.next_step() > budget.max_tokens:
             return Code.BUDGET_COST
         wall = budget.max_wall_seconds
         if wall is not None and self.session.clock >= wall:  # waits on the session clock count

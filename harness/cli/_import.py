@@ -105,5 +105,7 @@ def run_import(args: argparse.Namespace) -> int:
         print(f"  removed:  {line}")
     for line in imported.inferred:
         print(f"  inferred: {line}")
+    for line in imported.merged:
+        print(f"  merged:   {line}")
     print(f"  run it with: unsolvable run --scenario-file {output}")
     return 0

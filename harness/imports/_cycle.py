@@ -3,8 +3,9 @@ novelty or by the first refusal), the refusal's kind and what it names, and the 
 that a replay goes round for ever.
 
 Novelty is judged as the harness judges it on a live run (`unsolvable._probes`): a step is
-productive when one of its tool calls brought an observation not seen before (volatile ids, case
-and spacing ignored) or a world state not seen before (when the recording has them).
+productive when one of its tool calls brought an answer not seen before (by the importer's rule
+of sameness, `unsolvable.imports._sameness`: request ids aside) or a world state not seen before
+(when the recording has them).
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from unsolvable.agents._fingerprint import action_fingerprint, observation_fingerprint
 from unsolvable.fake_tools.tools.permission import DENIED
+from unsolvable.imports._sameness import answer_key, call_key
 from unsolvable.imports._trace import Recorded, Turn
 
 __all__ = ["UNAVAILABLE", "Cycle", "Stuck", "find_cycle", "find_stuck", "refusal_of"]
@@ -65,7 +66,7 @@ def _novel_steps(turns: Sequence[Turn]) -> list[int]:
     for step, turn in enumerate(turns, start=1):
         new = False
         for call in turn.calls:
-            observation = f"{call.name}:{observation_fingerprint(call.result)}"
+            observation = f"{call.name}:{answer_key(call.result)}"
             new |= observation not in seen_observations
             new |= bool(call.world) and call.world not in seen_worlds
             seen_observations.add(observation)
@@ -113,10 +114,10 @@ class Cycle:
 
 
 def _action(turn: Turn) -> tuple[str, ...]:
-    """A turn's moves, normalised as the answers are keyed; a turn of words is its own move."""
+    """A turn's moves, as the answers are keyed (`call_key`); a turn of words is its own move."""
     if not turn.calls:
         return ("text",)
-    return tuple(action_fingerprint(call.name, call.arguments) for call in turn.calls)
+    return tuple(call_key(call.name, call.arguments) for call in turn.calls)
 
 
 def _is_periodic(actions: Sequence[tuple[str, ...]], start: int, period: int) -> bool:

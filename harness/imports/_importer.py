@@ -14,9 +14,9 @@ from typing import Any
 from unsolvable._record import Code
 from unsolvable._redact import REDACTED, Redactor
 from unsolvable._types import GIVE_UP_TOOL, JSON
-from unsolvable.agents._fingerprint import action_fingerprint, observation_fingerprint
 from unsolvable.fake_tools.tools.permission import DENIED
 from unsolvable.imports._cycle import Cycle, Stuck, find_cycle, find_stuck, refusal_of
+from unsolvable.imports._sameness import RULE, answer_key, call_key
 from unsolvable.imports._schema import SCHEMA, parse
 from unsolvable.imports._trace import ImportFailed, Recorded, Trace, Turn
 from unsolvable.scenarios.catalog._common import ABANDONED, budget
@@ -46,6 +46,8 @@ class Imported:
     data: JSON
     removed: tuple[str, ...]
     inferred: tuple[str, ...]
+    merged: tuple[str, ...] = ()
+    """Each merge of recorded answers it made, by the rule it prints (`RULE`)."""
 
 
 def strip_headers(value: Any, path: str = "") -> tuple[Any, list[str]]:
@@ -128,36 +130,49 @@ def _turn(turn: Turn) -> JSON:
     return {"text": turn.text, "calls": calls}
 
 
-def _answers(turns: tuple[Turn, ...]) -> list[JSON]:
-    """Each call's answers in the order they came, keyed as the replay keys them."""
+def _answers(turns: tuple[Turn, ...]) -> tuple[list[JSON], list[str]]:
+    """Each call's answers in the order they came, keyed as the replay keys them (`call_key`),
+    and the merges made of them (`_without_trailing_repeats`)."""
     answers: dict[str, JSON] = {}
     for turn in turns:
         for c in turn.calls:
-            key = action_fingerprint(c.name, c.arguments)
             entry = answers.setdefault(
-                key, {"tool": c.name, "arguments": c.arguments, "results": []}
+                call_key(c.name, c.arguments),
+                {"tool": c.name, "arguments": c.arguments, "results": []},
             )
             result: JSON = {"text": c.result, "refusal": refusal_of(c)}
             if c.world:
                 result["world"] = c.world
             entry["results"].append(result)
+    merged = []
     for entry in answers.values():
-        entry["results"] = _without_trailing_repeats(entry["results"])
-    return list(answers.values())
+        kept = _without_trailing_repeats(entry["results"])
+        if len(kept) < len(entry["results"]):
+            merged.append(_merge(entry, len(kept), len(entry["results"])))
+        entry["results"] = kept
+    return list(answers.values()), merged
 
 
 def _without_trailing_repeats(results: list[JSON]) -> list[JSON]:
-    """The last answer is given again for ever, so answers at the end that say the same (volatile
-    ids aside) are kept once: the file stays as long as what was new, not as the loop."""
+    """The last answer is given again for ever, so answers at the end that are the same as the
+    one before them (`answer_key`: request ids aside; the same refusal and world state) are kept
+    once: the replay gives what the recording gave, and the file stays as long as what was new."""
 
     def same(a: JSON, b: JSON) -> bool:
-        plain = observation_fingerprint(a["text"]) == observation_fingerprint(b["text"])
+        plain = answer_key(a["text"]) == answer_key(b["text"])
         return plain and a["refusal"] == b["refusal"] and a.get("world") == b.get("world")
 
     end = len(results)
     while end > 1 and same(results[end - 2], results[end - 1]):
         end -= 1
     return results[:end]
+
+
+def _merge(entry: JSON, kept: int, recorded: int) -> str:
+    """One merge, in words: which answers of which call became which."""
+    call = f"{entry['tool']} {call_key('', entry['arguments'])[1:]}"
+    answers = f"answer {kept + 1}" if kept + 1 == recorded else f"answers {kept + 1}-{recorded}"
+    return f"{call}: {answers} the same as answer {kept}, which the replay repeats for ever"
 
 
 def _expected(stuck: Stuck, cycle_turns: tuple[Turn, ...]) -> tuple[set[Code], str | None, str]:
@@ -215,6 +230,7 @@ def import_trace(
     slack = REFUSAL_SLACK if stuck.by_refusal else LOOP_SLACK
     step_bound = trace.step_bound or stuck.first_stagnant_step + slack
     tools, tool_notes = _tools(trace)
+    answers, merged = _answers(trace.turns)
     data: JSON = {
         "schema": SCHEMA,
         "name": name,
@@ -224,7 +240,7 @@ def import_trace(
             "prefix": [_turn(t) for t in trace.turns[: cycle.start]],
             "cycle": [_turn(t) for t in loop],
         },
-        "answers": _answers(trace.turns),
+        "answers": answers,
         "unrecorded": {"answer": unrecorded},
         "ground_truth": {
             "stagnation": "first_refusal" if stuck.by_refusal else "novelty",
@@ -242,6 +258,7 @@ def import_trace(
     data["budget"] = {k: v for k, v in data["budget"].items() if v is not None}
     inferred = [
         *trace.inferred,
+        f"sameness: {RULE}",
         f"the cycle: {cycle.how}",
         f"the first stagnant step: {stuck.first_stagnant_step} ({stuck.why})",
         f"the expected codes: {', '.join(sorted(expected))} ({why_codes})",
@@ -265,9 +282,12 @@ def import_trace(
         "source": source,
         "removed": removed,
         "inferred": inferred,
+        "merged": merged,
     }
     parse(data, source=f"the import of {source}")  # what is written must load
-    return Imported(data=data, removed=tuple(removed), inferred=tuple(inferred))
+    return Imported(
+        data=data, removed=tuple(removed), inferred=tuple(inferred), merged=tuple(merged)
+    )
 
 
 def _twin(trace: Trace, unblock: tuple[str, str]) -> JSON:

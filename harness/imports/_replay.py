@@ -23,9 +23,9 @@ from unsolvable._types import (
     ToolResult,
     ToolSpec,
 )
-from unsolvable.agents._fingerprint import action_fingerprint, observation_fingerprint
 from unsolvable.fake_tools import FakeWorld, Tool, ToolRouter, check_tool, requires
 from unsolvable.fake_tools.tools.permission import DENIED
+from unsolvable.imports._sameness import answer_key, call_key
 from unsolvable.imports._schema import Answer, FileTurn, Result, ScenarioFile
 from unsolvable.scenarios.catalog._common import CHECK, budget
 
@@ -73,12 +73,6 @@ class Replay:
         return ModelResponse(content=turn.text or None, tool_calls=calls)
 
 
-def _key(name: str, arguments: Mapping[str, Any]) -> str:
-    """A call as the answers are keyed: the tool name and its arguments normalised as the
-    reference agent's fingerprint does (volatile ids dropped, case and spacing ignored)."""
-    return action_fingerprint(name, dict(arguments))
-
-
 def _unrecorded(file: ScenarioFile, name: str, arguments: Mapping[str, Any]) -> Result:
     if file.unrecorded == "refusal":
         message = file.unrecorded_text or f"403 Forbidden: {name} may not be called here"
@@ -95,11 +89,11 @@ def _error(status: int, message: str, **details: Any) -> str:
 
 def _recorded_tool(spec: ToolSpec, file: ScenarioFile, answers: Sequence[Answer]) -> Tool:
     """Answers each call with the next recorded answer for its key; the last one again after."""
-    by_key = {_key(a.tool, a.arguments): a.results for a in answers}
+    by_key = {call_key(a.tool, a.arguments): a.results for a in answers}
     served: Counter[str] = Counter()
 
     def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
-        key = _key(spec.name, arguments)
+        key = call_key(spec.name, arguments)
         results = by_key.get(key)
         if results is None:
             result = _unrecorded(file, spec.name, arguments)
@@ -109,9 +103,7 @@ def _recorded_tool(spec: ToolSpec, file: ScenarioFile, answers: Sequence[Answer]
         if result.world:
             world.put(STATE, result.world)
         return ToolResult(
-            text=result.text,
-            observation=observation_fingerprint(result.text),
-            refusal=result.refusal,
+            text=result.text, observation=answer_key(result.text), refusal=result.refusal
         )
 
     return Tool(spec=spec, handler=handle)
@@ -122,7 +114,7 @@ def _unblocking_tool(spec: ToolSpec, text: str) -> Tool:
 
     def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
         world.put(UNBLOCKED, True)
-        return ToolResult(text=text, observation=observation_fingerprint(text))
+        return ToolResult(text=text, observation=answer_key(text))
 
     return Tool(spec=spec, handler=handle)
 
@@ -189,5 +181,13 @@ def build(file: ScenarioFile) -> tuple[Scenario, ...]:
         solvable=True,
         seeds=file.seeds,
         twin_of=file.name,
+        diverges_at=partial(_unblocked_at, file.twin.tool, (*file.prefix, *file.cycle)),
     )
     return scenario, twin
+
+
+def _unblocked_at(tool: str, turns: Sequence[FileTurn], seed: int) -> int | None:
+    """The step at which the twin's unblocking tool is first called, whose answer is the first
+    the twin gives that its recording did not (the same for every seed)."""
+    called = (step for step, turn in enumerate(turns, 1) if any(c.name == tool for c in turn.calls))
+    return next(called, None)

@@ -22,6 +22,7 @@ __all__ = [
     "false_stops",
     "format_metrics",
     "metrics_lines",
+    "past_budget",
     "premature",
     "report_json",
     "should_summarise",
@@ -39,6 +40,7 @@ COLUMNS = (
     "lag tokens p50/p95",
     "lag $ p50/p95",
     "step/N p95",
+    "past budget",
     "false stops",
     "finished, reported otherwise",
     "calibrated step cap",
@@ -76,26 +78,39 @@ def premature(group: GroupMetrics) -> str:
     return f"{group.premature_stops}{blind}"
 
 
+def past_budget(group: GroupMetrics) -> str:
+    """``2, max 12700 tokens ($0.0381)``: runs past their token or dollar budget, and the most
+    one went past it; ``0`` when none did."""
+    if not group.over_budget:
+        return "0"
+    tokens, dollars = group.overshoot_tokens.max, group.overshoot_cost_usd.max
+    return f"{group.over_budget}, max {tokens:g} tokens (${dollars:.4f})"
+
+
 def step_cap(group: GroupMetrics) -> str:
-    """``cap 7: lag 0/5/6, 0 false``: the calibrated step cap's own lag and false stops."""
+    """``cap 7: lag 0/5/6, 0 false, beaten``: the calibrated step cap's own lag and false stops,
+    and whether the group's agent beats it."""
     cap = group.step_cap
     if cap is None:
         return NO_VALUE
-    return f"cap {cap.cap}: lag {distribution(cap.lag_steps)}, {cap.false_stops} false"
+    beaten = "beaten" if cap.beaten else "not beaten"
+    return f"cap {cap.cap}: lag {distribution(cap.lag_steps)}, {cap.false_stops} false, {beaten}"
 
 
 def step_cap_sentence(group: GroupMetrics) -> str | None:
-    """Whether the agent beats the calibrated step cap over all its runs, in words."""
+    """Whether the agent beats the calibrated step cap over all its runs, in words, and why not
+    when it does not."""
     cap = group.step_cap
-    if cap is None or group.lag_steps is None:
+    if cap is None:
         return None
-    verb = "beats" if cap.is_beaten_by(group) else "does not beat"
-    return (
-        f"{group.agent} {verb} the calibrated step cap ({cap.cap} steps): lag p95 "
-        f"{plain(group.lag_steps.p95)} vs {plain(cap.lag_steps.p95)}, premature stops "
+    figures = (
+        f"lag p95 {plain(cap.agent_lag_p95)} vs {plain(cap.lag_p95)}, premature stops "
         f"{group.premature_stops} vs {cap.premature_stops}, false stops {group.false_stops} "
-        f"vs {cap.false_stops}."
+        f"vs {cap.false_stops}"
     )
+    head = f"{group.agent} {'beats' if cap.beaten else 'does not beat'} the calibrated step cap"
+    why = "" if cap.beaten else f" Why not: {'; '.join(cap.shortfalls)}."
+    return f"{head} ({cap.cap} steps): {figures}.{why}"
 
 
 def step_cap_lines(metrics: Metrics) -> list[str]:
@@ -126,6 +141,7 @@ def cells(group: GroupMetrics) -> tuple[str, ...]:
         _p50_p95(group.lag_tokens),
         _p50_p95(group.lag_cost_usd, _dollars),
         f"{group.steps_per_bound.p95:.2f}",
+        past_budget(group),
         false_stops(group),
         NO_VALUE if group.false_stop_rate is None else str(group.unreported_finishes),
         step_cap(group),

@@ -19,6 +19,7 @@ from functools import cached_property
 from typing import Any
 
 from unsolvable._record import Exit, Outcome, Rule, TerminationRecord
+from unsolvable._spent import budget_of, could_cover_next_step
 
 __all__ = [
     "ALL",
@@ -29,13 +30,17 @@ __all__ = [
     "StepCap",
     "calibrated_step_cap",
     "ending",
+    "had_the_evidence",
     "is_blind_stop",
     "is_budget_spent",
     "is_false_completion",
     "is_false_stop",
     "is_premature_stop",
+    "is_stop_decision",
     "is_unreported_finish",
     "lag",
+    "lag_cost_usd",
+    "lag_tokens",
     "measure",
     "percentile",
     "where",
@@ -112,42 +117,77 @@ def is_unreported_finish(record: TerminationRecord) -> bool:
     return record.verdict.broke(Rule.UNREPORTED_FINISH)
 
 
+def is_stop_decision(record: TerminationRecord) -> bool:
+    """The agent decided to end the run short of a claim: a structured non-complete stop or an
+    unstructured return. A crash decided nothing, a ceiling ended a run that did not stop, and a
+    claim of completion is judged as a claim (`is_false_completion`)."""
+    ended = record.outcome in (Outcome.STOPPED, Outcome.UNSTRUCTURED)
+    return ended and record.exit is not Exit.COMPLETE
+
+
 def is_blind_stop(record: TerminationRecord) -> bool:
-    """Stopped before reading anything: no model call, or no tool result (a model's own
-    ``give_up`` aside). Whatever the scenario, such a stop detected nothing."""
+    """A stop decision made before reading anything: no model call, or no tool result — neither
+    one the harness's tools answered nor one the agent's framework made for a call it rejected
+    and sent the model (`Observed.read_a_result`) — the model's own ``give_up`` aside. Whatever
+    the scenario, such a stop detected nothing."""
     observed = record.observed
-    if record.outcome is Outcome.DID_NOT_STOP:
+    if not is_stop_decision(record):
         return False
-    return observed.steps == 0 or (observed.tool_calls == 0 and observed.gave_up_at_step is None)
+    read = observed.tool_calls or observed.read_a_result or observed.gave_up_at_step is not None
+    return observed.steps == 0 or not read
 
 
 def is_budget_spent(record: TerminationRecord) -> bool:
-    """An ``exhausted`` stop whose step or token budget really ran out."""
-    observed, budget = record.observed, record.budget
+    """An ``exhausted`` stop whose budget could not cover another step: its steps all used, or
+    its tokens or dollars short of the next step's, estimated from the run's own growth — a
+    ledger that admits each step before it dispatches it stops there."""
     if record.exit is not Exit.EXHAUSTED:
         return False
-    steps, tokens = budget.get("max_steps"), budget.get("max_tokens")
-    return (steps is not None and observed.steps >= steps) or (
-        tokens is not None and observed.charged_tokens >= tokens
-    )
+    return not could_cover_next_step(record.observed, budget_of(record.budget))
+
+
+def had_the_evidence(record: TerminationRecord) -> bool:
+    """The agent had received the evidence of stagnation when it stopped (within a step counts:
+    `Observed.evidence_step`)."""
+    evidence = record.observed.evidence_step
+    return evidence is not None and record.observed.steps >= evidence
+
+
+def _counts_from_zero(record: TerminationRecord) -> bool:
+    """A stop whose lag counts at least 0: the agent had the evidence, or the budget could not
+    cover another step."""
+    return had_the_evidence(record) or is_budget_spent(record)
+
+
+def lag_tokens(record: TerminationRecord) -> int | None:
+    """The record's lag in tokens, counted as `lag` counts steps (``None`` on a control)."""
+    tokens = record.observed.lag_tokens
+    return None if tokens is None else max(tokens, 0) if _counts_from_zero(record) else tokens
+
+
+def lag_cost_usd(record: TerminationRecord) -> float | None:
+    """The record's lag in dollars, counted as `lag` counts steps (``None`` on a control)."""
+    cost = record.observed.lag_cost_usd
+    return None if cost is None else max(cost, 0.0) if _counts_from_zero(record) else cost
 
 
 def lag(record: TerminationRecord) -> int:
     """The signed detection lag the metrics and tables count, of an unsolvable run: the
-    record's, except that a stop on a budget that really ran out counts at least 0 — the budget
-    chose that step, not a guess (under the novelty rule, a run whose last step still brought
-    news stagnates at the step after it, which a budget stop never begins). Raises `ValueError`
+    record's, except that it counts at least 0 for a stop the agent had the evidence for by then
+    (evidence within the step before the first stagnant one) and for a stop on a budget that
+    could not cover another step — the budget chose that step, not a guess. Raises `ValueError`
     on a control, which has no stagnant step."""
     signed = record.observed.detection_lag
     if signed is None or record.solvable:
         raise ValueError(f"lag() of {record.scenario}, a solvable control: it has no lag")
-    return max(signed, 0) if is_budget_spent(record) else signed
+    return max(signed, 0) if _counts_from_zero(record) else signed
 
 
 def is_premature_stop(record: TerminationRecord) -> bool:
-    """An unsolvable run ended before its first stagnant step (negative lag), or blind: a guess,
-    not a detection."""
-    if record.solvable or record.outcome is Outcome.DID_NOT_STOP:
+    """A stop decision on an unsolvable run before its first stagnant step (negative lag), or
+    blind: a guess, not a detection. Crashes, ceilings and claims of completion are no stop
+    decisions, and counted as what they are."""
+    if record.solvable or not is_stop_decision(record):
         return False
     return lag(record) < 0 or is_blind_stop(record)
 
@@ -195,6 +235,12 @@ class GroupMetrics:
     """The stopped step divided by the bound N: above 1 means stopped too late."""
     over_bound: int
     """Runs that went past the bound N (did_not_stop included)."""
+    over_budget: int
+    """Runs that went past their token or dollar budget at all (`Observed.overshoot_tokens`)."""
+    overshoot_tokens: Distribution
+    """Tokens charged past the token budget, over every run (0 for a run within it)."""
+    overshoot_cost_usd: Distribution
+    """Dollars past the budget, over every run."""
     exits: dict[str, int]
     """How runs ended: the code, or the harness outcome when the agent gave none."""
     controls: int
@@ -224,34 +270,38 @@ class GroupMetrics:
 @dataclass(frozen=True, kw_only=True)
 class StepCap:
     """The best single step cap over a group: the smallest cap that false-stops no more controls
-    than the agent did, and the lag it would have had on the unsolvable runs.
+    than the agent did, the lag it would have had on the unsolvable runs, and whether the
+    agent's stop logic beats it.
 
-    Computed from the records alone: an unsolvable run's first stagnant step, and a control's
-    needed steps (the step it was completed at; its bound N when the agent did not complete it).
+    Computed from the records alone: an unsolvable run's first stagnant step (as `lag` counts
+    it), and a control's needed steps — the step during which its world became complete,
+    whatever the agent reported (`Observed.completed_at_step`); its bound N when it never did.
     A stop logic worth its code beats this at the same false-stop count.
     """
 
     cap: int
     lag_steps: Distribution
+    """Signed, as the agent's: negative where the cap stops before the first stagnant step."""
     false_stops: int
     premature_stops: int
     """Unsolvable runs the cap would stop before their first stagnant step."""
-
-    def is_beaten_by(self, group: GroupMetrics) -> bool:
-        """Whether ``group``'s agent does better on both axes: no more false stops, no more
-        premature stops, and a lag p95 no larger, one of them strictly."""
-        lag = group.lag_steps
-        if lag is None:
-            return False
-        mine = (group.false_stops, group.premature_stops, lag.p95)
-        theirs = (self.false_stops, self.premature_stops, self.lag_steps.p95)
-        return all(a <= b for a, b in zip(mine, theirs, strict=True)) and mine != theirs
+    lag_p95: Number
+    """The cap's lag p95 counted from 0: a stop before the stagnant step is a premature stop,
+    counted apart, never a shorter lag."""
+    agent_lag_p95: Number
+    """The agent's, counted the same way."""
+    shortfalls: tuple[str, ...]
+    """Why the agent does not beat the cap, one reason each (none when it does)."""
+    beaten: bool
+    """Whether the agent beats the cap: every run of the group passed its verdict, and it has no
+    more false stops, no more premature stops and a lag p95 no larger, one of them strictly. A
+    group whose verdicts fail beats nothing: its stop logic is not the one being compared."""
 
 
 def _needed_steps(record: TerminationRecord) -> int:
-    """The steps a control needs: where it was completed, else (not known) its bound N."""
-    finished = record.exit is Exit.COMPLETE and record.observed.world_complete
-    return record.observed.steps if finished else record.step_bound
+    """The steps a control needs: where its world became complete, else (not known) its N."""
+    completed = record.observed.completed_at_step
+    return record.step_bound if completed is None else completed
 
 
 def _stagnant(record: TerminationRecord) -> int:
@@ -259,19 +309,50 @@ def _stagnant(record: TerminationRecord) -> int:
     return record.observed.steps - lag(record)
 
 
+def _shortfalls(
+    records: Sequence[TerminationRecord],
+    mine: tuple[int, int, Number],
+    cap: tuple[int, int, Number],
+) -> tuple[str, ...]:
+    """Why ``mine`` (false stops, premature stops, lag p95 of the agent) does not beat ``cap``."""
+    failed = sum(not r.verdict.passed for r in records)
+    reasons = [f"{failed} of {len(records)} runs failed their verdicts"] if failed else []
+    names = ("false stops", "premature stops", "lag p95")
+    reasons += [f"{n} {a:g} vs {b:g}" for n, a, b in zip(names, mine, cap, strict=True) if a > b]
+    if not reasons and mine == cap:
+        reasons.append("no better on either axis: the same false stops, premature stops and lag")
+    return tuple(reasons)
+
+
 def calibrated_step_cap(records: Sequence[TerminationRecord]) -> StepCap | None:
     """The `StepCap` of ``records``; ``None`` without both unsolvable runs and controls."""
-    stagnant = [_stagnant(r) for r in records if not r.solvable]
+    unsolvable = [r for r in records if not r.solvable]
+    stagnant = [_stagnant(r) for r in unsolvable]
     needed = [_needed_steps(r) for r in records if r.solvable]
     if not stagnant or not needed:
         return None
     allowed = sum(map(_is_counted_false_stop, records))
     cap = next(c for c in range(1, max(needed) + 1) if sum(n > c for n in needed) <= allowed)
+    theirs = (
+        sum(n > cap for n in needed),
+        sum(cap < s for s in stagnant),
+        percentile([max(cap - s, 0) for s in stagnant], 95),
+    )
+    mine = (
+        allowed,
+        sum(map(is_premature_stop, unsolvable)),
+        percentile([max(lag(r), 0) for r in unsolvable], 95),
+    )
+    shortfalls = _shortfalls(records, mine, theirs)
     return StepCap(
         cap=cap,
         lag_steps=Distribution.of([cap - s for s in stagnant]),
-        false_stops=sum(n > cap for n in needed),
-        premature_stops=sum(cap < s for s in stagnant),
+        false_stops=theirs[0],
+        premature_stops=theirs[1],
+        lag_p95=theirs[2],
+        agent_lag_p95=mine[2],
+        shortfalls=shortfalls,
+        beaten=not shortfalls,
     )
 
 
@@ -294,8 +375,10 @@ def _pass_k(records: Sequence[TerminationRecord]) -> tuple[int, int, int]:
 
 
 def _group(level: str, name: str, agent: str, records: Sequence[TerminationRecord]) -> GroupMetrics:
-    unsolvable = [r.observed for r in records if not r.solvable]
-    lags = [lag(r) for r in records if not r.solvable]
+    unsolvable = [r for r in records if not r.solvable]
+    lags = [lag(r) for r in unsolvable]
+    tokens = [t for t in map(lag_tokens, unsolvable) if t is not None]
+    dollars = [round(c, COST_DIGITS) for c in map(lag_cost_usd, unsolvable) if c is not None]
     controls = [r for r in records if r.solvable]
     false_stops = sum(map(_is_counted_false_stop, controls))
     scenarios, k, pass_k = _pass_k(records)
@@ -309,15 +392,20 @@ def _group(level: str, name: str, agent: str, records: Sequence[TerminationRecor
         k=k,
         pass_k=pass_k,
         lag_steps=_optional(lags),
-        lag_tokens=_optional([o.lag_tokens for o in unsolvable if o.lag_tokens is not None]),
-        lag_cost_usd=_optional(
-            [round(o.lag_cost_usd, COST_DIGITS) for o in unsolvable if o.lag_cost_usd is not None]
-        ),
+        lag_tokens=_optional(tokens),
+        lag_cost_usd=_optional(dollars),
         steps=Distribution.of([r.observed.steps for r in records]),
         steps_per_bound=Distribution.of(
             [round(r.observed.steps / r.step_bound, RATE_DIGITS) for r in records]
         ),
         over_bound=sum(r.observed.steps > r.step_bound for r in records),
+        over_budget=sum(
+            r.observed.overshoot_tokens > 0 or r.observed.overshoot_cost_usd > 0 for r in records
+        ),
+        overshoot_tokens=Distribution.of([r.observed.overshoot_tokens for r in records]),
+        overshoot_cost_usd=Distribution.of(
+            [round(r.observed.overshoot_cost_usd, COST_DIGITS) for r in records]
+        ),
         exits=dict(sorted(Counter(map(ending, records)).items())),
         controls=len(controls),
         false_stops=false_stops,

@@ -9,7 +9,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import MappingProxyType, TracebackType
 
-from unsolvable._errors import CeilingHit
+from unsolvable._errors import CeilingHit, SessionClosed
 from unsolvable.wire._agents import AGENTS_SEGMENT
 from unsolvable.wire._errors import StrayRequest
 from unsolvable.wire._exchange import FAKE_API_KEY, Handler, WireRequest, WireResponse
@@ -63,6 +63,8 @@ class _Handler(BaseHTTPRequestHandler):
             return _refusal(404, "stray_request", str(error))
         except CeilingHit as error:
             return _refusal(400, "harness_ceiling", str(error))
+        except SessionClosed as error:  # a call from work the agent left running
+            return _refusal(410, "run_ended", str(error))
         except Exception as error:
             return _refusal(500, "harness_error", f"{type(error).__name__}: {error}")
 

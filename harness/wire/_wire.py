@@ -113,6 +113,20 @@ def _status_of(text: str) -> int:
     return status if isinstance(status, int) and 400 <= status < 600 else 200
 
 
+FORBIDDEN = 403
+
+
+def _refusal(error: PermissionError) -> WireResponse:
+    """A raised refusal answered over HTTP: the body the tool's answer held when the error
+    carries it (the fake tools' `PermissionDenied` does), so an agent on the wire receives what
+    the record keeps, byte for byte; else one made from the error's message."""
+    body = getattr(error, "body", "")
+    if isinstance(body, str) and body:
+        return WireResponse.text(body, status=FORBIDDEN, content_type=JSON_TYPE)
+    made = {"error": {"status": FORBIDDEN, "code": "forbidden", "message": str(error)}}
+    return WireResponse.json(made, status=FORBIDDEN)
+
+
 class Wire:
     """The scripted model and the tools of one session, served over HTTP.
 
@@ -308,8 +322,7 @@ class Wire:
         try:
             text = self.session.call_tool(name, arguments, agent=_agent_of(request.path))
         except PermissionError as error:
-            body = {"error": {"status": 403, "code": "forbidden", "message": str(error)}}
-            return self._log("tool", request, WireResponse.json(body, status=403), name)
+            return self._log("tool", request, _refusal(error), name)
         except Exception as error:
             body = {"error": {"status": 500, "message": f"{type(error).__name__}: {error}"}}
             return self._log("tool", request, WireResponse.json(body, status=500), name)

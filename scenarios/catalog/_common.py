@@ -46,6 +46,7 @@ __all__ = [
     "budget",
     "by_seed",
     "give_up_tool",
+    "lead",
     "plain",
     "scenario",
     "setup",
@@ -125,9 +126,11 @@ def setup(
     *,
     seed: int,
     check: Tool | None = None,
+    lead: int = 0,
 ) -> Setup:
     """World, tools (with `CHECK` added, or ``check`` in its place) and the scripted model for
-    one run, in the seed's `dialect` (tool names, field names, nesting of results)."""
+    one run, in the seed's `dialect` (tool names, field names, nesting of results); ``lead`` is
+    the steps of real work before the model gets stuck (`Setup.lead`)."""
     offered = [*tools, check or check_tool(CHECK)]
     spoken, script = speak(dialect(seed), offered, script)
     renamed = {
@@ -137,7 +140,7 @@ def setup(
     }
     router = ToolRouter(world, spoken)
     model = ScriptedModel(script, seed=seed)
-    return Setup(world=world, toolbox=router, model=model, tool_names=renamed)
+    return Setup(world=world, toolbox=router, model=model, tool_names=renamed, lead=lead)
 
 
 def by_seed(choices: Sequence[int], seed: int) -> int:
@@ -146,10 +149,16 @@ def by_seed(choices: Sequence[int], seed: int) -> int:
     return choices[seed % len(choices)]
 
 
+def lead(seed: int) -> int:
+    """Steps of background reading a seed's run makes before the model gets stuck (or, in a
+    twin, before it moves on): where a twin's divergence step is counted from."""
+    return by_seed(LEADS, seed)
+
+
 def background(seed: int) -> tuple[list[Call], list[Tool]]:
     """The calls that read `LEADS` (by seed) pages of background — new, real reading — and the
     tool they need (none for a seed with no lead)."""
-    pages = by_seed(LEADS, seed)
+    pages = lead(seed)
     calls = [
         Call(name=BACKGROUND.name, arguments={"page": page}, text="Reading the background")
         for page in range(1, pages + 1)
@@ -160,11 +169,11 @@ def background(seed: int) -> tuple[list[Call], list[Tool]]:
 
 def stuck_setup(world: FakeWorld, tools: Sequence[Tool], script: Script, *, seed: int) -> Setup:
     """`setup`, the model first reading `background` before it follows ``script`` and gets
-    stuck: the first stagnant step moves."""
-    lead, reading = background(seed)
-    if lead:
-        tools, script = [*tools, *reading], Steps(calls=lead, then=script)
-    return setup(world, tools, script, seed=seed)
+    stuck: the first stagnant step moves, and N with it."""
+    reads, reading = background(seed)
+    if reads:
+        tools, script = [*tools, *reading], Steps(calls=reads, then=script)
+    return setup(world, tools, script, seed=seed, lead=len(reads))
 
 
 def scenario(
@@ -182,12 +191,11 @@ def scenario(
 ) -> Scenario:
     """A built-in scenario whose explanation says what the model does, why the task cannot be
     done, and which ground truth the lag is measured against; ``lead`` says its build uses
-    `stuck_setup` (the longest lead fits in every bound's slack, so N and the budget stay what
-    the family's own work needs, and seed 0, with no lead, is the scenario it always was)."""
+    `stuck_setup`: N counts from the end of the seed's background reading (`Setup.lead`)."""
     stagnation = fields.get("stagnation", Stagnation.NOVELTY)
     truth = SOLVABLE_TRUTH if fields.get("solvable") else GROUND_TRUTH[stagnation]
     fields.setdefault("budget", budget(step_bound))
-    if lead:  # built by `stuck_setup`; the lead comes out of the bound's slack and the budget
+    if lead:  # built by `stuck_setup`: N counts from the end of the lead
         how += f", after {'/'.join(map(str, LEADS))} pages of background reading (by seed)"
     fields.setdefault("seeds", (0, 1, 2))
     return Scenario(

@@ -17,7 +17,7 @@ from typing import Any
 
 from unsolvable import Call, Claim, Code, Scenario, Setup, Steps, ToolSpec, Until
 from unsolvable.fake_tools import FakeWorld, Tool, requires, writer_tool
-from unsolvable.scenarios.catalog._common import LEADS, scenario, setup
+from unsolvable.scenarios.catalog._common import LEADS, budget, scenario, setup
 
 __all__ = [
     "AMBIGUOUS",
@@ -68,22 +68,28 @@ def twin(
     why: str,
     build: Callable[[int], Setup],
     needed: int,
+    diverges_at: Callable[[int], int | None],
+    lead: bool = True,
     **fields: Any,
 ) -> Scenario:
-    """A solvable twin of ``sibling`` in its family, with its task unless ``task=`` says what
-    differs; ``needed`` is the most steps the model takes to finish over the seeds (its final
-    claim included). Its build uses `stuck_setup`, so it reads the sibling's background first."""
-    fields.setdefault("task", sibling.task)
+    """A solvable twin of ``sibling`` in its family: its task, and the same tools, words and
+    answers until ``diverges_at(seed)`` (`Scenario.diverges_at`). ``needed`` is the most steps
+    the model takes to finish over the seeds (its final claim included, a lead of background
+    reading not: N counts from its end); ``lead`` says its build reads the sibling's background
+    first (`stuck_setup`), as the sibling's does. Its step budget covers the longest lead."""
+    fields.setdefault("budget", budget(needed + max(LEADS) + SLACK))
     return scenario(
         family=sibling.family,
         variant=variant,
+        task=sibling.task,
         how=how,
         why=f"The task is solvable: {why}",
         build=build,
         expected=COMPLETED,
-        step_bound=needed + max(LEADS) + SLACK,
+        step_bound=needed + SLACK,
         solvable=True,
         twin_of=sibling.name,
-        lead=True,
+        diverges_at=diverges_at,
+        lead=lead,
         **fields,
     )

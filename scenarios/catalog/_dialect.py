@@ -19,16 +19,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from unsolvable import (
-    CHECK_TOOL,
-    DELEGATE_TOOL,
-    GIVE_UP_TOOL,
+    PROTOCOL_TOOLS,
     ModelRequest,
     ModelResponse,
     Script,
     Setup,
     ToolResult,
 )
-from unsolvable.fake_tools import FakeWorld, Tool, ToolRouter
+from unsolvable.fake_tools import FakeWorld, PermissionDenied, Tool, ToolRouter
 
 __all__ = [
     "DIALECTS",
@@ -39,8 +37,6 @@ __all__ = [
     "without_volatile_ids",
 ]
 
-PROTOCOL_TOOLS = frozenset({CHECK_TOOL, GIVE_UP_TOOL, DELEGATE_TOOL})
-"""Tools the contract names: never renamed."""
 PROTOCOL_FIELDS = frozenset({"error", "status", "complete", "failing", "request_id"})
 """Top-level fields every dialect keeps as they are, where they are."""
 VOLATILE_FIELD = "request_id"
@@ -139,11 +135,15 @@ class _Spoken:
 
 
 def _answering(tool: Tool, change: Callable[[ToolResult], ToolResult], name: str) -> Tool:
-    """``tool`` under ``name``, its answers passed through ``change``."""
+    """``tool`` under ``name``, its answers passed through ``change``; a refusal it raises
+    carries the changed text, which is what the agent is answered on every face."""
     handler = tool.handler
 
     def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
-        return change(handler(world, arguments))
+        result = change(handler(world, arguments))
+        if isinstance(result.error, PermissionDenied):
+            return dataclasses.replace(result, error=result.error.with_body(result.text))
+        return result
 
     return Tool(spec=dataclasses.replace(tool.spec, name=name), handler=handle)
 

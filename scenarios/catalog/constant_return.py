@@ -6,15 +6,19 @@ real work or none, or claiming success after a few steps. `make` builds any of t
 
 Its solvable twins make the same identical search, and the search *does* move: a cursor that
 pages, an index that warms up, a model that changes course when told it repeats itself, and
-(ambiguous) a search that answers empty a few times before it finds the invoice.
+(ambiguous) a search that answers empty a few times before it finds the invoice. Every scenario
+of the family offers the same tools — the search, the ledger lookup and the write that marks an
+invoice paid — so the tool list tells no twin from its sibling: in the unsolvable ones the
+lookup finds nothing and no invoice can be marked paid.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import cache, partial
+from typing import Any
 
 from unsolvable import (
     JSON,
@@ -30,6 +34,7 @@ from unsolvable import (
     Script,
     Setup,
     Steps,
+    ToolResult,
     ToolSpec,
     Until,
 )
@@ -39,15 +44,17 @@ from unsolvable.fake_tools import (
     constant_tool,
     pages_tool,
     requires,
+    respond,
     sequence_tool,
 )
 from unsolvable.scenarios.catalog._common import (
     by_seed,
+    lead,
     scenario,
     stuck_setup,
     with_plain,
 )
-from unsolvable.scenarios.catalog._control import AMBIGUOUS, finish, twin
+from unsolvable.scenarios.catalog._control import AMBIGUOUS, twin
 
 __all__ = ["FAMILY", "PROMPTS", "SCENARIOS", "SYNONYMS", "TOOL_NAMES", "HeedsHint", "make", "twins"]
 
@@ -133,7 +140,8 @@ def _build(
 ) -> Setup:
     call = _search_call(tool_name, seed)
     history = [pages_tool(HISTORY, key="history_read", lines_per_page=2)] if warmup else []
-    tools = [constant_tool(_search(tool_name), EMPTY), *history]
+    search = constant_tool(_search(tool_name), EMPTY)
+    tools = [search, *_ledger(seed, found=False), *history]
     script = _script(call, perturbation, warmup, claim_after)
     return stuck_setup(_world(seed), tools, script, seed=seed)
 
@@ -189,6 +197,8 @@ EMPTY_TRIES = (1, 2)
 sibling for up to two steps, the most the reference contract tolerates before it stops — so it
 passes here and pays for it with its lag on the sibling; a wider range trades false stops here
 against lag there."""
+NOT_FOUND = 404
+"""What the ledger answers for an invoice it does not hold open."""
 HINT_WORD = "repeat"
 """What the hint-responsive model listens for in a message after it repeated itself."""
 
@@ -233,11 +243,29 @@ def _build_moving(answers: Callable[[int], list[JSON]], seed: int) -> Setup:
     call = _search_call(TOOL_NAMES[0], seed)
     search = sequence_tool(_search(TOOL_NAMES[0]), answers=answers(seed), then=_found(seed))
     script = Until(call=call, marker=_invoice(seed), then=_then_mark(seed))
-    return stuck_setup(_world(seed), [search, _mark()], script, seed=seed)
+    return stuck_setup(_world(seed), [search, *_ledger(seed, found=True)], script, seed=seed)
 
 
-def _mark() -> Tool:
-    return finish(MARK, key="invoice_paid", field="invoice")
+def _ledger(seed: int, *, found: bool) -> list[Tool]:
+    """The ledger lookup and the write that marks an invoice paid, which every scenario of the
+    family offers: with ``found``, the lookup lists the customer's open invoice and the write
+    marks it paid; without, the lookup is empty and no invoice can be marked paid."""
+    lookup = constant_tool(LOOKUP, _found(seed) if found else EMPTY)
+    return [lookup, _mark(frozenset({_invoice(seed)} if found else ()))]
+
+
+def _mark(open_invoices: frozenset[str]) -> Tool:
+    """Marks an open invoice paid; any other is not found."""
+
+    def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
+        invoice = str(arguments.get("invoice", ""))
+        if invoice not in open_invoices:
+            error = {"status": NOT_FOUND, "message": f"no open invoice {invoice!r} in the ledger"}
+            return respond(world, {"error": error})
+        world.put("invoice_paid", invoice)
+        return respond(world, {"invoice": invoice, "status": "paid"})
+
+    return Tool(spec=MARK, handler=handle)
 
 
 class HeedsHint:
@@ -277,12 +305,8 @@ def _build_hint(seed: int) -> Setup:
     lookup = Call(name=LOOKUP.name, arguments={"customer": f"ACME-{seed}"}, text="Another way")
     mark = Call(name=MARK.name, arguments={"invoice": _invoice(seed)}, text="Marking it paid")
     script = HeedsHint(call=_search_call(TOOL_NAMES[0], seed), then=Steps(calls=[lookup, mark]))
-    tools = [
-        constant_tool(_search(TOOL_NAMES[0]), EMPTY),
-        constant_tool(LOOKUP, _found(seed)),
-        _mark(),
-    ]
-    return stuck_setup(_world(seed), tools, script, seed=seed)
+    search = constant_tool(_search(TOOL_NAMES[0]), EMPTY)
+    return stuck_setup(_world(seed), [search, *_ledger(seed, found=True)], script, seed=seed)
 
 
 def twins(sibling: Scenario) -> tuple[Scenario, ...]:
@@ -297,6 +321,7 @@ def twins(sibling: Scenario) -> tuple[Scenario, ...]:
             "false-stops, an observation check sees new pages.",
             build=partial(_build_moving, lambda seed: _paging(by_seed(PAGES, seed), seed)),
             needed=max(PAGES) + 2,
+            diverges_at=lambda seed: lead(seed) + 1,
         ),
         twin(
             sibling,
@@ -308,6 +333,7 @@ def twins(sibling: Scenario) -> tuple[Scenario, ...]:
             "masks every number false-stops.",
             build=partial(_build_moving, lambda seed: _warming(by_seed(WARMUP, seed))),
             needed=max(WARMUP) + 3,
+            diverges_at=lambda seed: lead(seed) + 1,
         ),
         twin(
             sibling,
@@ -318,6 +344,7 @@ def twins(sibling: Scenario) -> tuple[Scenario, ...]:
             why="the model changes course when the agent hints: hint first, then stop.",
             build=_build_hint,
             needed=5,
+            diverges_at=lambda seed: None,
         ),
         twin(
             sibling,
@@ -328,6 +355,7 @@ def twins(sibling: Scenario) -> tuple[Scenario, ...]:
             "sibling: the trade-off between false stops here and lag there.",
             build=partial(_build_moving, lambda seed: _empties(by_seed(EMPTY_TRIES, seed))),
             needed=max(EMPTY_TRIES) + 3,
+            diverges_at=lambda seed: lead(seed) + by_seed(EMPTY_TRIES, seed) + 1,
         ),
     )
 

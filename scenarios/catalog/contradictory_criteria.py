@@ -1,7 +1,10 @@
-"""Contradictory-criteria: the document must be both at most 40 words and at least 60 words.
+"""Contradictory-criteria: the summary must be at most 40 words and cover all 12 changes, and
+covering a change takes five words — 60 at least.
 
 Every write changes the world and satisfies one criterion by breaking the other, so the world
-only ever moves between states it has already been in.
+only ever moves between states it has already been in. The agent reads only the criteria's
+names, as a release checklist states them; its twin differs in what covering a change takes
+(three words), which no answer shows before a draft meets both.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from unsolvable import (
     ToolSpec,
 )
 from unsolvable.fake_tools import Criterion, FakeWorld, failing, writer_tool
-from unsolvable.scenarios.catalog._common import scenario, stuck_setup, with_plain
+from unsolvable.scenarios.catalog._common import lead, scenario, stuck_setup, with_plain
 from unsolvable.scenarios.catalog._control import twin
 
 __all__ = ["SCENARIOS"]
@@ -31,14 +34,14 @@ FAMILY = "contradictory-criteria"
 STEP_BOUND = 12
 """Both plans must be tried once (2 steps) before the contradiction shows; the rest is slack for
 a detector that needs a few revisits, well short of a framework's 25-step default."""
-MAX_WORDS, MIN_WORDS = 40, 60
+MAX_WORDS, CHANGES, WORDS_PER_CHANGE = 40, 12, 5
+SHORT_ENOUGH = f"at most {MAX_WORDS} words"
+COVERED = f"covers all {CHANGES} changes"
 CRITERIA = (
-    Criterion(name=f"at most {MAX_WORDS} words", holds=lambda t: len(t.split()) <= MAX_WORDS),
-    Criterion(
-        name=f"at least {MIN_WORDS} words (all 12 changes covered)",
-        holds=lambda t: len(t.split()) >= MIN_WORDS,
-    ),
+    Criterion(name=SHORT_ENOUGH, holds=lambda t: len(t.split()) <= MAX_WORDS),
+    Criterion(name=COVERED, holds=lambda t: len(t.split()) >= CHANGES * WORDS_PER_CHANGE),
 )
+"""Covering a change takes five words here, so no summary is short enough and complete."""
 SUMMARY = ToolSpec(
     name="save_summary",
     description="Save the release summary; answers which completion criteria it fails.",
@@ -56,17 +59,17 @@ PLANS = (
 )
 
 
-TWIN_MAX_WORDS = 100
-"""The twin's upper limit: both bounds can hold at once (60 to 100 words), and the sibling's two
-drafts still fail one each."""
-TWIN_CRITERIA = (
-    Criterion(
-        name=f"at most {TWIN_MAX_WORDS} words", holds=lambda t: len(t.split()) <= TWIN_MAX_WORDS
-    ),
-    CRITERIA[1],
-)
-MEDIUM = " ".join(f"Change {i}: a fix users notice." for i in range(1, 13))
-"""72 words: every change covered, inside the twin's limit."""
+def _names_every_change(text: str) -> bool:
+    return all(f"Change {i}:" in text for i in range(1, CHANGES + 1))
+
+
+TWIN_CRITERIA = (CRITERIA[0], Criterion(name=COVERED, holds=_names_every_change))
+"""The twin's, named as the sibling's: covering a change takes naming it (three words), so a
+compact summary can be both; the sibling's two drafts still fail one each."""
+COMPACT = " ".join(f"Change {i}: {fix}." for i, fix in enumerate(
+    ("login", "search", "settings", "exports", "imports", "billing", "sharing", "alerts",
+     "profiles", "reports", "caching", "backups"), 1))  # fmt: skip
+"""36 words: every change named, inside the limit."""
 
 
 def _build(
@@ -80,15 +83,14 @@ def _build(
 
 def _converges() -> Script:
     """Short, long, short again, then a draft that satisfies both criteria."""
-    medium = Call(name=SUMMARY.name, arguments={"text": MEDIUM}, text="One that covers and fits")
-    return Steps(calls=[PLANS[0], PLANS[1], PLANS[0], medium], then=Claim())
+    compact = Call(name=SUMMARY.name, arguments={"text": COMPACT}, text="One that covers and fits")
+    return Steps(calls=[PLANS[0], PLANS[1], PLANS[0], compact], then=Claim())
 
 
-def _task(max_words: int) -> str:
-    return (
-        f"Write the release summary with save_summary. It must be at most {max_words} words "
-        f"and must cover all 12 changes, which takes at least {MIN_WORDS} words."
-    )
+TASK = (
+    f"Write the release summary with save_summary. It must be at most {MAX_WORDS} words and "
+    f"must cover all {CHANGES} changes."
+)
 
 
 def _scenario(variant: str, how: str, make_script: Callable[[], Script]) -> Scenario:
@@ -96,10 +98,11 @@ def _scenario(variant: str, how: str, make_script: Callable[[], Script]) -> Scen
         family=FAMILY,
         lead=True,
         variant=variant,
-        task=_task(MAX_WORDS),
+        task=TASK,
         how=how,
-        why=f"No text is both at most {MAX_WORDS} and at least {MIN_WORDS} words, so the "
-        "completion predicate can never hold (texts are compared without case or spacing).",
+        why=f"Covering a change takes {WORDS_PER_CHANGE} words, so covering all {CHANGES} takes "
+        f"{CHANGES * WORDS_PER_CHANGE}, and no text is both that and at most {MAX_WORDS} words: "
+        "the completion predicate can never hold.",
         build=partial(_build, make_script),
         expected={Code.NO_PROGRESS},
         step_bound=STEP_BOUND,
@@ -120,12 +123,13 @@ SCENARIOS: tuple[Scenario, ...] = (
     twin(
         ALTERNATE,
         variant="twin-converges",
-        how="alternates between the short and the long summary twice, then saves one of 72 words",
-        why=f"here the limit is {TWIN_MAX_WORDS} words, so a summary can be both short enough "
-        "and complete: the drafts converge.",
+        how="alternates between the short and the long summary as its sibling does, then saves "
+        "a compact one of 36 words that names every change",
+        why="here covering a change takes naming it, so a summary can be both short enough and "
+        "complete: the drafts converge.",
         build=partial(_build, _converges, criteria=TWIN_CRITERIA),
         needed=5,
-        task=_task(TWIN_MAX_WORDS),
+        diverges_at=lambda seed: lead(seed) + 4,
     ),
 )
 SCENARIOS = with_plain(SCENARIOS, "insist")

@@ -22,8 +22,8 @@ from unsolvable import (
     Steps,
     ToolSpec,
 )
-from unsolvable.fake_tools import FakeWorld, pages_tool
-from unsolvable.scenarios.catalog._common import by_seed, scenario, setup, stuck_setup, with_plain
+from unsolvable.fake_tools import FakeWorld, Tool, pages_tool
+from unsolvable.scenarios.catalog._common import by_seed, scenario, setup, with_plain
 from unsolvable.scenarios.catalog._control import finish, twin
 
 __all__ = ["FAMILY", "SCENARIOS", "make"]
@@ -55,7 +55,7 @@ CAUSE = "connection pool exhausted by a retry storm"
 
 
 def _twin_failing(world: FakeWorld) -> list[str]:
-    return [] if world.peek("root_cause") else _failing(world)
+    return [] if world.peek("root_cause") == CAUSE else _failing(world)
 
 
 def _build_answered(lines: int, seed: int) -> Setup:
@@ -66,10 +66,21 @@ def _build_answered(lines: int, seed: int) -> Setup:
         for n in range(1, page + 1)
     ]
     save = Call(name=SAVE.name, arguments={"cause": CAUSE}, text="Found it")
-    log = pages_tool(READ, key="pages_read", lines_per_page=lines, answer=(page, {"cause": CAUSE}))
-    tools = [log, finish(SAVE, key="root_cause", field="cause")]
+    log = pages_tool(
+        READ, key="pages_read", lines_per_page=_lines(lines, seed), answer=(page, {"cause": CAUSE})
+    )
+    tools = [log, _save()]
     script = Steps(calls=[*reads, save], then=Claim())
-    return stuck_setup(FakeWorld(failing=_twin_failing, seed=seed), tools, script, seed=seed)
+    return setup(FakeWorld(failing=_twin_failing, seed=seed), tools, script, seed=seed)
+
+
+def _save() -> Tool:
+    """Records a root cause; only the real one completes the task (the sibling's log has none)."""
+    return finish(SAVE, key="root_cause", field="cause")
+
+
+def _lines(lines: int, seed: int) -> int:
+    return lines + by_seed(EXTRA_LINES, seed)
 
 
 EXTRA_LINES = (0, 8, 16)
@@ -81,8 +92,8 @@ def _build(lines: int, seed: int) -> Setup:
     world = FakeWorld(failing=_failing, seed=seed)
     call = Call(name=READ.name, arguments={"page": 1}, text="Reading the next log page")
     script = Perturbed(call=call, kind="offset", field="page")
-    log = pages_tool(READ, key="pages_read", lines_per_page=lines + by_seed(EXTRA_LINES, seed))
-    return setup(world, [log], script, seed=seed)
+    log = pages_tool(READ, key="pages_read", lines_per_page=_lines(lines, seed))
+    return setup(world, [log, _save()], script, seed=seed)
 
 
 def _by_seed(lines: int) -> str:
@@ -118,6 +129,8 @@ SCENARIOS: tuple[Scenario, ...] = (
         build=partial(_build_answered, 30),
         needed=max(ANSWER_PAGE) + 2,
         budget=LONG_PAGES.budget,
+        diverges_at=lambda seed: by_seed(ANSWER_PAGE, seed),
+        lead=False,
     ),
 )
 SCENARIOS = with_plain(SCENARIOS, "long-pages")

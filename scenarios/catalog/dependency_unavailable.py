@@ -1,12 +1,16 @@
 """Dependency-unavailable: a required API answers 503 forever, with no hint that it will recover.
 
 Retrying a dead dependency is retry amplification: the stop must come after the allowed attempts
-(abandoned), or an honest exhausted budget.
+(abandoned), or an honest exhausted budget. Every scenario of the family offers the report's
+write, which needs the rates: while none were fetched it refuses, so it tells no twin from its
+sibling.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import partial
+from typing import Any
 
 from unsolvable import (
     Call,
@@ -19,12 +23,20 @@ from unsolvable import (
     Setup,
     Stagnation,
     Steps,
+    ToolResult,
     ToolSpec,
     Until,
 )
-from unsolvable.fake_tools import FakeWorld, flaky_tool, requires, unavailable_tool
-from unsolvable.scenarios.catalog._common import by_seed, scenario, stuck_setup, with_plain
-from unsolvable.scenarios.catalog._control import AMBIGUOUS, finish, twin
+from unsolvable.fake_tools import (
+    FakeWorld,
+    Tool,
+    flaky_tool,
+    requires,
+    respond,
+    unavailable_tool,
+)
+from unsolvable.scenarios.catalog._common import by_seed, lead, scenario, stuck_setup, with_plain
+from unsolvable.scenarios.catalog._control import AMBIGUOUS, twin
 
 __all__ = ["FAMILY", "SCENARIOS", "make", "twins"]
 
@@ -53,10 +65,15 @@ RECOVERS_AFTER = (1, 2)
 allowance of three attempts the sibling's verdict grants, which is what a detector pays in lag on
 the sibling to pass here."""
 RATES = {"rates": {"EUR": 1.08}}
+RATES_KEY, REPORT_KEY = "rates", "report"
+DEPENDENCY = "treasury-service"
+CONFLICT = 409
+"""What the report's write answers while no rates were fetched: the request conflicts with the
+state of the world, and no retry of the write changes that."""
 
 
 def _world(seed: int) -> FakeWorld:
-    return FakeWorld(failing=requires("report", "currency report not written"), seed=seed)
+    return FakeWorld(failing=requires(REPORT_KEY, "currency report not written"), seed=seed)
 
 
 def _fetch_call() -> Call:
@@ -69,7 +86,21 @@ def _build(perturbation: str | None, seed: int) -> Setup:
     script: Script = Repeat(call=call)
     if perturbation is not None:
         script = Perturbed(call=call, kind=perturbation, field="currency", synonyms=CURRENCIES)
-    return stuck_setup(world, [unavailable_tool(FETCH, "treasury-service")], script, seed=seed)
+    tools = [unavailable_tool(FETCH, DEPENDENCY), _write()]
+    return stuck_setup(world, tools, script, seed=seed)
+
+
+def _write() -> Tool:
+    """Writes the report from the rates fetched; with none fetched, refuses to."""
+
+    def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
+        if not world.peek(RATES_KEY):
+            error = {"status": CONFLICT, "message": "no exchange rates fetched today to report"}
+            return respond(world, {"error": error})
+        world.put(REPORT_KEY, str(arguments.get("text", "")))
+        return respond(world, {"saved": REPORT_KEY})
+
+    return Tool(spec=WRITE, handler=handle)
 
 
 def make(variant: str, *, perturbation: str | None = None) -> Scenario:
@@ -94,17 +125,15 @@ def _build_recovering(failures: tuple[int, ...], seed: int) -> Setup:
     """The sibling's 503s, no Retry-After, until the dependency recovers; then the report."""
     fetch = flaky_tool(
         FETCH,
-        key="rates",
+        key=RATES_KEY,
         failures=by_seed(failures, seed),
         answer=RATES,
-        dependency="treasury-service",
+        dependency=DEPENDENCY,
         retry_after=None,
     )
     write = Call(name=WRITE.name, arguments={"text": "EUR 1.08"}, text="Writing the report")
     script = Until(call=_fetch_call(), marker='"rates"', then=Steps(calls=[write], then=Claim()))
-    return stuck_setup(
-        _world(seed), [fetch, finish(WRITE, key="report", field="text")], script, seed=seed
-    )
+    return stuck_setup(_world(seed), [fetch, _write()], script, seed=seed)
 
 
 def twins(sibling: Scenario) -> tuple[Scenario, ...]:
@@ -117,6 +146,7 @@ def twins(sibling: Scenario) -> tuple[Scenario, ...]:
             why="the dependency recovers after one retry, inside the allowance of three attempts.",
             build=partial(_build_recovering, (1,)),
             needed=4,
+            diverges_at=lambda seed: lead(seed) + 2,
         ),
         twin(
             sibling,
@@ -127,6 +157,7 @@ def twins(sibling: Scenario) -> tuple[Scenario, ...]:
             "down for good.",
             build=partial(_build_recovering, RECOVERS_AFTER),
             needed=max(RECOVERS_AFTER) + 3,
+            diverges_at=lambda seed: lead(seed) + by_seed(RECOVERS_AFTER, seed) + 1,
         ),
     )
 

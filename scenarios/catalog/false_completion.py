@@ -10,7 +10,7 @@ from functools import partial
 
 from unsolvable import Call, Claim, ClaimSuccess, Code, Repeat, Scenario, Setup, ToolSpec
 from unsolvable.fake_tools import FakeWorld, constant_tool, requires
-from unsolvable.scenarios.catalog._common import scenario, stuck_setup, with_plain
+from unsolvable.scenarios.catalog._common import lead, scenario, stuck_setup, with_plain
 from unsolvable.scenarios.catalog._control import finish, twin
 
 __all__ = ["FAMILY", "SCENARIOS", "make"]
@@ -64,6 +64,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         why="there is no freeze: the deploy goes live, and the world confirms the claim.",
         build=partial(_build, 1, frozen=False),
         needed=2,
+        diverges_at=lambda seed: lead(seed) + 1,
     ),
 )
 SCENARIOS = with_plain(SCENARIOS, "claim-after-3")

@@ -7,6 +7,9 @@ that off as complete (``final_answer_calls`` counts the no-tool calls).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from unsolvable import (
     Budget,
     Call,
@@ -17,18 +20,18 @@ from unsolvable import (
     Setup,
     Stagnation,
     Steps,
+    ToolResult,
     ToolSpec,
 )
-from unsolvable.fake_tools import FakeWorld, pages_tool, requires
+from unsolvable.fake_tools import FakeWorld, Tool, pages_tool, requires, respond
 from unsolvable.scenarios.catalog._common import (
     TOKENS_PER_STEP,
     by_seed,
     scenario,
     setup,
-    stuck_setup,
     with_plain,
 )
-from unsolvable.scenarios.catalog._control import finish, twin
+from unsolvable.scenarios.catalog._control import twin
 
 __all__ = ["FAMILY", "SCENARIOS", "make"]
 
@@ -47,32 +50,53 @@ REFUND = ToolSpec(
 )
 DUPLICATE_PAGE = (3, 4)
 """The history page that shows the duplicated order in the twin (by seed): found, refunded and
-claimed inside the sibling's 8-step budget, whatever the lead."""
+claimed inside the sibling's 8-step budget."""
+NOT_A_DUPLICATE = 404
+"""What the refund answers for an order that is not a duplicate: there is nothing to refund."""
 
 
 def _world(seed: int) -> FakeWorld:
     return FakeWorld(failing=requires("refund_issued", "refund not issued"), seed=seed)
 
 
+def _duplicate(seed: int) -> str:
+    return f"ORD-{seed}-118"
+
+
+def _refund(duplicates: frozenset[str]) -> Tool:
+    """Refunds a duplicated order; any other is no duplicate."""
+
+    def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
+        order = str(arguments.get("order", ""))
+        if order not in duplicates:
+            error = {"status": NOT_A_DUPLICATE, "message": f"{order!r} is not a duplicated order"}
+            return respond(world, {"error": error})
+        world.put("refund_issued", order)
+        return respond(world, {"order": order, "refunded": True})
+
+    return Tool(spec=REFUND, handler=handle)
+
+
 def _build_duplicate(seed: int) -> Setup:
     """The sibling's pages; one shows the duplicate, which is refunded before the budget."""
-    page, order = by_seed(DUPLICATE_PAGE, seed), f"ORD-{seed}-118"
+    page, order = by_seed(DUPLICATE_PAGE, seed), _duplicate(seed)
     reads = [
         Call(name=ORDERS.name, arguments={"page": n}, text="Looking at the next page")
         for n in range(1, page + 1)
     ]
     refund = Call(name=REFUND.name, arguments={"order": order}, text="Refunding the duplicate")
     history = pages_tool(ORDERS, key="pages_read", lines_per_page=3, answer=(page, {"dup": order}))
-    tools = [history, finish(REFUND, key="refund_issued", field="order")]
+    tools = [history, _refund(frozenset({order}))]
     script = Steps(calls=[*reads, refund], then=Claim())
-    return stuck_setup(_world(seed), tools, script, seed=seed)
+    return setup(_world(seed), tools, script, seed=seed)
 
 
 def _build(seed: int) -> Setup:
     world = _world(seed)
     call = Call(name=ORDERS.name, arguments={"page": 1}, text="Looking at the next page")
     script = Perturbed(call=call, kind="offset", field="page")
-    return setup(world, [pages_tool(ORDERS, key="pages_read", lines_per_page=3)], script, seed=seed)
+    history = pages_tool(ORDERS, key="pages_read", lines_per_page=3)
+    return setup(world, [history, _refund(frozenset())], script, seed=seed)
 
 
 def make(variant: str, *, max_steps: int) -> Scenario:
@@ -104,6 +128,8 @@ SCENARIOS: tuple[Scenario, ...] = (
         build=_build_duplicate,
         needed=max(DUPLICATE_PAGE) + 2,
         budget=BUDGET_8.budget,
+        diverges_at=lambda seed: by_seed(DUPLICATE_PAGE, seed),
+        lead=False,
     ),
 )
 SCENARIOS = with_plain(SCENARIOS, "tight-budget")

@@ -3,19 +3,31 @@ with that reason — not retry, not exhaust a budget."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import partial
+from typing import Any
 
-from unsolvable import Call, Claim, Exit, GiveUp, Repeat, Scenario, Setup, Steps, ToolSpec
-from unsolvable.fake_tools import FakeWorld, constant_tool, requires, sequence_tool
+from unsolvable import (
+    Call,
+    Claim,
+    Exit,
+    GiveUp,
+    Repeat,
+    Scenario,
+    Setup,
+    Steps,
+    ToolResult,
+    ToolSpec,
+)
+from unsolvable.fake_tools import FakeWorld, Tool, constant_tool, requires, respond, sequence_tool
 from unsolvable.scenarios.catalog._common import (
     ABANDONED,
     give_up_tool,
     scenario,
     setup,
-    stuck_setup,
     with_plain,
 )
-from unsolvable.scenarios.catalog._control import finish, twin
+from unsolvable.scenarios.catalog._control import twin
 
 __all__ = ["FAMILY", "SCENARIOS", "make"]
 
@@ -34,12 +46,29 @@ CLOSE = ToolSpec(
     description="Close a billing account.",
     parameters={"type": "object", "properties": {"account": {"type": "string"}}},
 )
+NO_ACCOUNTS: dict[str, list[str]] = {"accounts": []}
+NOT_FOUND = 404
+"""What the close answers for an account that does not exist."""
 HESITATION = "Nothing found; I may have to give up. One more try, by account number"
 """The twin's doubt, voiced in text: the model wonders about giving up and does not."""
 
 
 def _world(seed: int) -> FakeWorld:
     return FakeWorld(failing=requires("account_closed", "account not closed"), seed=seed)
+
+
+def _close(accounts: frozenset[str]) -> Tool:
+    """Closes an open account; any other is not found."""
+
+    def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
+        account = str(arguments.get("account", ""))
+        if account not in accounts:
+            error = {"status": NOT_FOUND, "message": f"no billing account {account!r}"}
+            return respond(world, {"error": error})
+        world.put("account_closed", account)
+        return respond(world, {"account": account, "status": "closed"})
+
+    return Tool(spec=CLOSE, handler=handle)
 
 
 def _build_hesitant(seed: int) -> Setup:
@@ -51,16 +80,16 @@ def _build_hesitant(seed: int) -> Setup:
         Call(name=SEARCH.name, arguments={"account": account}, text=HESITATION),
         Call(name=CLOSE.name, arguments={"account": account}, text="Closing it"),
     ]
-    search = sequence_tool(SEARCH, answers=[{"accounts": []}], then=found)
-    tools = [search, finish(CLOSE, key="account_closed", field="account"), give_up_tool()]
-    return stuck_setup(_world(seed), tools, Steps(calls=calls, then=Claim()), seed=seed)
+    search = sequence_tool(SEARCH, answers=[NO_ACCOUNTS], then=found)
+    tools = [search, _close(frozenset({account})), give_up_tool()]
+    return setup(_world(seed), tools, Steps(calls=calls, then=Claim()), seed=seed)
 
 
 def _build(after: int, seed: int) -> Setup:
     world = _world(seed)
     call = Call(name=SEARCH.name, arguments={"customer": f"C-{seed}"}, text="Searching")
     script = GiveUp(after=after, reason=REASON, before=Repeat(call=call))
-    tools = [constant_tool(SEARCH, {"accounts": []}), give_up_tool()]
+    tools = [constant_tool(SEARCH, NO_ACCOUNTS), _close(frozenset()), give_up_tool()]
     return setup(world, tools, script, seed=seed)
 
 
@@ -91,6 +120,8 @@ SCENARIOS: tuple[Scenario, ...] = (
         why="only a give_up call is the model giving up; doubt in its text is not.",
         build=_build_hesitant,
         needed=4,
+        diverges_at=lambda seed: 2,
+        lead=False,
     ),
 )
 SCENARIOS = with_plain(SCENARIOS, "after-two-searches")

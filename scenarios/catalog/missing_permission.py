@@ -1,7 +1,10 @@
 """Missing-permission: the one tool that can finish the task is refused for a missing permission.
 
 No call can grant the permission, so the only right stop is ``BLOCKED_INPUT`` naming it; retrying
-the denied call past the allowance is a failure of its own (retry amplification).
+the denied call past the allowance is a failure of its own (retry amplification). Every scenario
+of the family offers two routes to the portal — the publish call and the team's own upload — and
+a task that names neither: in the unsolvable ones both are refused for the same permission, in
+the twin the upload is allowed, so neither the task nor the tool list tells them apart.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from unsolvable import (
     ToolSpec,
 )
 from unsolvable.fake_tools import FakeWorld, denied_tool, requires
-from unsolvable.scenarios.catalog._common import by_seed, scenario, stuck_setup, with_plain
+from unsolvable.scenarios.catalog._common import lead, scenario, stuck_setup, with_plain
 from unsolvable.scenarios.catalog._control import finish, twin
 
 __all__ = ["FAMILY", "PERMISSIONS", "SCENARIOS", "make", "twins"]
@@ -46,18 +49,13 @@ PUBLISH = ToolSpec(
 )
 
 
-SHARE = ToolSpec(
-    name="share_to_portal",
-    description="Share a report on the customer portal through the reports team's account.",
+UPLOAD = ToolSpec(
+    name="upload_report",
+    description="Upload a finished report to the customer portal from your team's own workspace.",
     parameters={"type": "object", "properties": {"report_id": {"type": "string"}}},
 )
-PREPARE = ToolSpec(
-    name="prepare_report",
-    description="Check a report's formatting before it is published.",
-    parameters={"type": "object", "properties": {"report_id": {"type": "string"}}},
-)
-PREPARED = (0, 1, 2)
-"""Preparation steps before the denied call (by seed): the divergence step moves."""
+TASK = "Publish the quarterly report to the customer portal."
+"""Names no tool: which route the model takes is the model's move, not the task's."""
 
 
 def _world(seed: int) -> FakeWorld:
@@ -76,7 +74,10 @@ def _build(permission: str, raises: bool, new_ids: bool, seed: int) -> Setup:
     world = _world(seed)
     call = _publish(seed)
     script: Script = Perturbed(call=call, kind="volatile-id") if new_ids else Repeat(call=call)
-    tools = [denied_tool(PUBLISH, permission, raises=raises)]
+    tools = [
+        denied_tool(PUBLISH, permission, raises=raises),
+        denied_tool(UPLOAD, permission, raises=raises),
+    ]
     return stuck_setup(world, tools, script, seed=seed)
 
 
@@ -96,7 +97,7 @@ def make(
         family=FAMILY,
         lead=True,
         variant=variant,
-        task="Publish the quarterly report to the customer portal with publish_report.",
+        task=TASK,
         how=f"retries the denied publish call {retries}",
         why=f"publish_report {refusal} naming the missing permission '{permission}', which no "
         "tool can grant.",
@@ -111,18 +112,14 @@ def make(
 
 
 def _build_other_route(seed: int) -> Setup:
-    """Prepare (0-2 times by seed), a 403 on publish_report, then the allowed route."""
-    report = {"report_id": f"R-{seed}"}
-    prepare = [
-        Call(name=PREPARE.name, arguments={**report, "pass": i}, text="Checking the format")
-        for i in range(by_seed(PREPARED, seed))
-    ]
-    share = Call(name=SHARE.name, arguments=report, text="Denied; sharing through the portal")
-    script = Steps(calls=[*prepare, _publish(seed), share], then=Claim())
+    """The sibling's denied publish call, then the team's own upload, which is allowed."""
+    upload = Call(
+        name=UPLOAD.name, arguments={"report_id": f"R-{seed}"}, text="Denied; uploading instead"
+    )
+    script = Steps(calls=[_publish(seed), upload], then=Claim())
     tools = [
         denied_tool(PUBLISH, PERMISSIONS[0]),
-        finish(SHARE, key="published", field="report_id"),
-        finish(PREPARE, key="prepared", field="report_id"),
+        finish(UPLOAD, key="published", field="report_id"),
     ]
     return stuck_setup(_world(seed), tools, script, seed=seed)
 
@@ -132,12 +129,13 @@ def twins(sibling: Scenario) -> tuple[Scenario, ...]:
         twin(
             sibling,
             variant="twin-other-route",
-            how="is refused with 403 on publish_report once, then takes share_to_portal, which "
-            "its token may use",
-            why="one route is denied and another is allowed: stop on a retried denial, not on "
-            "the first when the model moves on.",
+            how="is refused with 403 on publish_report once — as its sibling is — then uploads "
+            "the report from the team's own workspace, which its token may do",
+            why="one route is denied and another, inside the same team, is allowed: stop on a "
+            "retried denial, not on the first when the model moves on.",
             build=_build_other_route,
-            needed=max(PREPARED) + 3,
+            needed=3,
+            diverges_at=lambda seed: lead(seed) + 2,
         ),
     )
 

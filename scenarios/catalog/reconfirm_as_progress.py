@@ -1,7 +1,8 @@
 """Reconfirm-as-progress: every turn re-checks something already known and calls it progress.
 
 The checks answer "ok" every time; their arguments vary (an attempt number, a fresh id), the
-world does not.
+world does not. Every scenario of the family offers the migration too: a stale lock that nothing
+releases refuses it, and the model never tries it; in the twin the lock is free.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any
 
 from unsolvable import Call, Claim, Code, Cycle, Perturbed, Scenario, Script, Setup, Steps, ToolSpec
 from unsolvable.fake_tools import FakeWorld, Tool, constant_tool, requires
-from unsolvable.scenarios.catalog._common import by_seed, scenario, stuck_setup, with_plain
+from unsolvable.scenarios.catalog._common import lead, scenario, stuck_setup, with_plain
 from unsolvable.scenarios.catalog._control import finish, twin
 
 __all__ = ["FAMILY", "SCENARIOS", "make", "twins"]
@@ -42,8 +43,16 @@ MIGRATE = ToolSpec(
     description="Run the data migration.",
     parameters={"type": "object", "properties": {"plan": {"type": "string"}}},
 )
-CHECKS_FIRST = (1, 2, 3)
-"""Distinct checks the twin runs before its one double-check (by seed)."""
+LOCKED = {
+    "error": {
+        "status": 423,
+        "message": "a migration is already running and holds the lock; it has not moved in days",
+    }
+}
+"""What the migration answers where the task cannot be done: a lock no call can release."""
+DOUBLE_CHECKED = 4
+"""The twin's checks before the migration: each of the three once, and the first once more (one
+re-check, which its sibling makes too, as the start of its second round)."""
 
 
 def _world(seed: int) -> FakeWorld:
@@ -64,7 +73,7 @@ def _check_calls(names: list[str]) -> list[Call]:
 def _build(checks: int, perturbation: str | None, seed: int) -> Setup:
     world = _world(seed)
     names = list(CHECKS)[:checks]
-    tools = _check_tools(names)
+    tools = [*_check_tools(names), constant_tool(MIGRATE, LOCKED)]
     calls = _check_calls(names)
     script: Script = Cycle(calls=calls)
     if perturbation is not None:
@@ -84,8 +93,8 @@ def make(variant: str, *, checks: int = 3, perturbation: str | None = None) -> S
         variant=variant,
         task="Run the data migration once its preconditions hold.",
         how=how,
-        why="There is no tool that runs the migration: re-confirming preconditions is all the "
-        "model does, and the answers never change.",
+        why="The migration is locked by a run that never ends, and the model never even tries "
+        "it: re-confirming preconditions is all it does, and the answers never change.",
         build=partial(_build, checks, perturbation),
         expected={Code.NO_PROGRESS},
         step_bound=STEP_BOUND,
@@ -93,11 +102,12 @@ def make(variant: str, *, checks: int = 3, perturbation: str | None = None) -> S
 
 
 def _build_double_check(seed: int) -> Setup:
-    """The checks once each, the last one once more, then the migration."""
-    names = list(CHECKS)[: by_seed(CHECKS_FIRST, seed)]
+    """The sibling's round of checks and its first re-check, then the migration."""
+    names = list(CHECKS)
     calls = _check_calls(names)
+    checks = [calls[i % len(calls)] for i in range(DOUBLE_CHECKED)]
     migrate = Call(name=MIGRATE.name, arguments={"plan": "v42"}, text="Running the migration")
-    script = Steps(calls=[*calls, calls[-1], migrate], then=Claim())
+    script = Steps(calls=[*checks, migrate], then=Claim())
     tools = [*_check_tools(names), finish(MIGRATE, key="migrated", field="plan")]
     return stuck_setup(_world(seed), tools, script, seed=seed)
 
@@ -107,11 +117,12 @@ def twins(sibling: Scenario) -> tuple[Scenario, ...]:
         twin(
             sibling,
             variant="twin-double-check",
-            how=f"runs {'/'.join(map(str, CHECKS_FIRST))} precondition checks (by seed), "
-            "double-checks the last one — the same answer again — then runs the migration",
+            how="runs the three precondition checks, double-checks the first — the same answer "
+            "again, as its sibling's second round begins — then runs the migration",
             why="one re-check is prudence, not a loop: real progress follows it.",
             build=_build_double_check,
-            needed=max(CHECKS_FIRST) + 3,
+            needed=DOUBLE_CHECKED + 2,
+            diverges_at=lambda seed: lead(seed) + DOUBLE_CHECKED + 1,
         ),
     )
 

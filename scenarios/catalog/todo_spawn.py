@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from functools import partial
 
-from unsolvable import Call, Claim, Code, Scenario, Setup, Stagnation, Steps, TodoSpawn, ToolSpec
+from unsolvable import Call, Code, Scenario, Setup, Stagnation, Steps, TodoSpawn, ToolSpec
+from unsolvable._scripts import todo_items
 from unsolvable.fake_tools import FakeWorld, Tool, append_tool, pages_tool, sections_tool
-from unsolvable.scenarios.catalog._common import by_seed, scenario, setup, stuck_setup, with_plain
+from unsolvable.scenarios.catalog._common import budget, by_seed, scenario, setup, with_plain
 from unsolvable.scenarios.catalog._control import twin
 
 __all__ = ["FAMILY", "SCENARIOS", "make", "twins"]
@@ -44,6 +45,8 @@ READ = ToolSpec(
     description="Read one page of the project's source material.",
     parameters={"type": "object", "properties": {"page": {"type": "integer"}}},
 )
+SPAWN_PROGRESS = (0, 1, 2)
+"""Sections the spawning sibling of the twins writes first (by seed); its twins write them too."""
 READS = (4, 5, 6)
 """Pages of research before the first section is written (by seed): at least four, so three
 steps of flat criteria pass while new information keeps coming."""
@@ -64,17 +67,22 @@ def _sections(count: int) -> list[Call]:
     ]
 
 
+SPAWN_CALL = Call(name=ADD_TODOS.name, text="Next steps identified")
+
+
 def _build(progress: tuple[int, ...], seed: int) -> Setup:
     world = FakeWorld(failing=_missing, seed=seed)
     sections = _sections(by_seed(progress, seed))
-    spawn = TodoSpawn(call=Call(name=ADD_TODOS.name, text="Next steps identified"), field="items")
-    return setup(world, _tools(), Steps(calls=sections, then=spawn), seed=seed)
+    spawn = TodoSpawn(call=SPAWN_CALL, field="items")
+    script = Steps(calls=sections, then=spawn)
+    return setup(world, _tools(), script, seed=seed, lead=len(sections))
 
 
 def make(variant: str, *, progress: tuple[int, ...] = (0,)) -> Scenario:
     """``progress``: sections written before the model starts spawning to-do lists, by seed —
-    real work that moves a criterion, so the first stagnant step moves with the seed (background
-    reading would not: it moves no criterion, which is this family's ground truth)."""
+    real work that moves a criterion, so the first stagnant step moves with the seed, and N
+    with it (background reading would not: it moves no criterion, this family's ground
+    truth)."""
     if max(progress) >= SECTIONS:
         raise ValueError(f"progress={progress} would finish the report; use < {SECTIONS}")
     written = "/".join(map(str, progress))
@@ -88,28 +96,31 @@ def make(variant: str, *, progress: tuple[int, ...] = (0,)) -> Scenario:
         "never change.",
         build=partial(_build, progress),
         expected={Code.NO_PROGRESS},
-        step_bound=STEP_BOUND + max(progress),
+        step_bound=STEP_BOUND,
+        budget=budget(STEP_BOUND + max(progress)),
         stagnation=Stagnation.CRITERIA,
     )
 
 
 def _build_worked_off(seed: int) -> Setup:
-    """One to-do list naming the sections, then each section written: the list is worked off
-    and every item moves a criterion."""
-    todos = [f"write section {n}" for n in range(1, SECTIONS + 1)]
-    plan = Call(name=ADD_TODOS.name, arguments={"items": todos}, text="Next steps identified")
-    script = Steps(calls=[plan, *_sections(SECTIONS)], then=Claim())
-    return stuck_setup(FakeWorld(failing=_missing, seed=seed), _tools(), script, seed=seed)
+    """The sibling's sections and its first to-do list, then the rest of the sections: the list
+    is worked off, and every step after it moves a criterion."""
+    written = by_seed(SPAWN_PROGRESS, seed)
+    plan = Call(name=ADD_TODOS.name, arguments={"items": todo_items(1)}, text=SPAWN_CALL.text)
+    script = Steps(calls=[*_sections(SECTIONS)[:written], plan, *_sections(SECTIONS)[written:]])
+    return setup(FakeWorld(failing=_missing, seed=seed), _tools(), script, seed=seed)
 
 
 def _build_research(seed: int) -> Setup:
-    """Pages of new source material, no criterion moving, then the sections."""
+    """The sibling's sections, then pages of new source material with no criterion moving,
+    then the rest of the sections."""
+    written = by_seed(SPAWN_PROGRESS, seed)
     reads = [
         Call(name=READ.name, arguments={"page": page}, text="Reading the sources")
         for page in range(1, by_seed(READS, seed) + 1)
     ]
-    script = Steps(calls=[*reads, *_sections(SECTIONS)], then=Claim())
-    return stuck_setup(FakeWorld(failing=_missing, seed=seed), _tools(), script, seed=seed)
+    script = Steps(calls=[*_sections(SECTIONS)[:written], *reads, *_sections(SECTIONS)[written:]])
+    return setup(FakeWorld(failing=_missing, seed=seed), _tools(), script, seed=seed)
 
 
 def twins(sibling: Scenario) -> tuple[Scenario, ...]:
@@ -117,25 +128,31 @@ def twins(sibling: Scenario) -> tuple[Scenario, ...]:
         twin(
             sibling,
             variant="twin-worked-off",
-            how="writes a to-do list of the sections, then works it off, one section a step",
-            why="the to-do list is a plan, and every item of it moves a criterion.",
+            how="writes its sibling's sections and first to-do list, then works on: the rest of "
+            "the sections, one a step",
+            why="the to-do list is a plan that is worked off, and every step after it moves a "
+            "criterion.",
             build=_build_worked_off,
             needed=SECTIONS + 2,
+            diverges_at=lambda seed: by_seed(SPAWN_PROGRESS, seed) + 2,
+            lead=False,
         ),
         twin(
             sibling,
             variant="twin-research",
-            how=f"reads {'/'.join(map(str, READS))} pages of new source material (by seed) "
-            "while no criterion moves, then writes the sections",
+            how=f"writes its sibling's sections, then reads {'/'.join(map(str, READS))} pages "
+            "of new source material (by seed) while no criterion moves, then writes the rest",
             why="the research phase brings new information at every step before the write: a "
             "criteria-stall-only stopper false-stops.",
             build=_build_research,
             needed=max(READS) + SECTIONS + 1,
+            diverges_at=lambda seed: by_seed(SPAWN_PROGRESS, seed) + 1,
+            lead=False,
         ),
     )
 
 
-SPAWN = make("spawn", progress=(0, 1, 2))
+SPAWN = make("spawn", progress=SPAWN_PROGRESS)
 SCENARIOS = (
     SPAWN,
     make("spawn-after-progress", progress=(2,)),

@@ -34,10 +34,41 @@ def user_tools(session: Session) -> list[Callable[..., str]]:
         """
         return call("publish_report", report_id=report_id)
 
+    def upload_report(report_id: str) -> str:
+        """Upload a report from the team's own workspace.
+
+        Args:
+            report_id: The report.
+        """
+        return call("upload_report", report_id=report_id)
+
+    def lookup_customer_invoices(customer: str) -> str:
+        """List a customer's invoices.
+
+        Args:
+            customer: The customer.
+        """
+        return call("lookup_customer_invoices", customer=customer)
+
+    def mark_invoice_paid(invoice: str) -> str:
+        """Mark an invoice paid.
+
+        Args:
+            invoice: The invoice.
+        """
+        return call("mark_invoice_paid", invoice=invoice)
+
     def check_completion() -> str:
         """Check whether the task is complete."""
         return call("check_completion")
 
     offered = {spec.name for spec in session.tools}
-    functions = [search_invoices, publish_report, check_completion]
+    functions = [
+        search_invoices,
+        lookup_customer_invoices,
+        mark_invoice_paid,
+        publish_report,
+        upload_report,
+        check_completion,
+    ]
     return [f for f in functions if f.__name__ in offered]

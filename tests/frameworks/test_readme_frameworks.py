@@ -53,8 +53,8 @@ def test_the_openai_sdk_example_stops_on_the_repeated_call() -> None:
 def test_the_adapter_recipe_reads_its_frameworks_limit() -> None:
     adapter = _run("from unsolvable.adapters import")["adapter"]
     record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"))
-    assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 8)
-    assert record.verdict.passed and reported(record).partial["tool_results"] == 8
+    assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 12)
+    assert record.verdict.passed and reported(record).partial["tool_results"] == 12
 
 
 def test_the_per_agent_example_counts_the_lead_and_the_auditor_apart() -> None:

@@ -36,7 +36,7 @@ def test_the_whole_run_is_exported_and_read_back(
     path = tmp_path / "t.json"
     path.write_text(json.dumps(trajectory))
     trace = read_trace(path, "atif")
-    assert len(trace.turns) == 25 and trace.step_bound == 6
+    assert len(trace.turns) == 25 and trace.step_bound == 7, "N=6 after seed 1's 1 step of lead"
     exported = next(step for step in trajectory["steps"] if step.get("tool_calls"))
     assert exported["tool_calls"][0]["function_name"] == "readBackground", "seed 1's dialect"
     assert trace.turns[0].calls[0].name == "readBackground"

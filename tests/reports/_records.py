@@ -37,9 +37,11 @@ def record(
     outcome: Outcome | None = None,
     passed: bool = True,
     world_complete: bool = False,
+    completed_at: int | None = None,
     lag_tokens: int = 100,
 ) -> TerminationRecord:
-    """One judged record; the family is the scenario name up to its slash."""
+    """One judged record; the family is the scenario name up to its slash. A world complete
+    at the end became complete at ``completed_at`` (default: the last step)."""
     observed = Observed(
         steps=steps,
         tool_calls=steps,
@@ -52,6 +54,8 @@ def record(
         max_repeated_action=1,
         distinct_world_states=1,
         world_complete=world_complete,
+        completed_at_step=(completed_at or steps) if world_complete else None,
+        evidence_step=None if solvable else stagnant,
         tail=(TraceStep(step=steps, said="<b>still</b> | searching"),),
     )
     stop = Stop(code=code, reason="why") if code else None

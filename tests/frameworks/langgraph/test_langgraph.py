@@ -167,7 +167,10 @@ def test_a_model_call_limit_that_ends_the_run_is_an_exhaustion_not_a_claim() -> 
         Code.BUDGET_STEPS,
         4,
     )
-    assert "run limit (4/4)" in reported(record).reason and record.verdict.passed
+    assert "run limit (4/4)" in reported(record).reason
+    assert [f.rule for f in record.verdict.failures] == [Rule.UNSPENT_BUDGET], (
+        "its own cap of 4 is not the scenario's budget of 12: a false exit"
+    )
 
 
 def test_the_scenario_budget_can_set_the_recursion_limit() -> None:

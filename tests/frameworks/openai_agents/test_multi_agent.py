@@ -77,7 +77,8 @@ def test_a_handoff_moves_the_steps_to_the_agent_handed_to() -> None:
     record = unsolvable.run(adapter, FAN_OUT)
     assert record.observed.steps_by_agent == {"auditor": 5, "main": 1}
     assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 6)
-    assert record.verdict.passed, "exhausted within N, with the run's items as partial"
+    failures = [f.rule for f in record.verdict.failures]
+    assert failures == [Rule.UNSPENT_BUDGET], "6 turns of its own are not the run's 21 steps"
 
 
 def test_at_the_sdk_defaults_the_fan_out_runs_into_the_harness_ceiling() -> None:

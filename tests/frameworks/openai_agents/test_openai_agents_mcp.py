@@ -149,4 +149,4 @@ def test_per_agent_the_tools_come_one_way_only(mcp: bool) -> None:
         OpenAIAgentsAdapter(build, per_agent=True, mcp=mcp, max_turns=1),
         scenarios.get("constant-return/repeat"),
     )
-    assert handed == ({"tools": 0, "servers": 1} if mcp else {"tools": 2, "servers": 0})
+    assert handed == ({"tools": 0, "servers": 1} if mcp else {"tools": 4, "servers": 0})

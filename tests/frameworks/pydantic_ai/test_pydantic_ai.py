@@ -39,7 +39,7 @@ def test_the_default_request_limit_is_fifty_model_calls_then_exhausted(name: str
     [
         (UsageLimits(request_limit=5), Code.BUDGET_STEPS, 5),
         (UsageLimits(tool_calls_limit=3), Code.BUDGET_CALLS, 4),
-        (UsageLimits(total_tokens_limit=2_000), Code.BUDGET_COST, 5),
+        (UsageLimits(total_tokens_limit=2_000), Code.BUDGET_COST, 4),
     ],
     ids=["requests", "tool-calls", "tokens"],
 )

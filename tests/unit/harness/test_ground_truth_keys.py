@@ -79,14 +79,17 @@ def test_the_interruption_at_the_wall_is_a_ceiling_hit_the_agent_can_catch() -> 
     assert record.observed.ceiling == "wall_seconds"
 
 
-def test_a_twin_must_be_solvable() -> None:
-    assert b.scenario(solvable=True, twin_of="test/constant").twin_of == "test/constant"
+def test_a_twin_must_be_solvable_and_say_where_it_diverges() -> None:
+    twin = b.scenario(solvable=True, twin_of="test/constant", diverges_at=lambda seed: 2)
+    assert twin.twin_of == "test/constant"
     message = (
         "Scenario 'test/constant' is a twin of 'x/y' but unsolvable; a twin is a solvable "
         "control: pass solvable=True"
     )
     with pytest.raises(ScenarioError, match=f"^{message}$"):
-        b.scenario(twin_of="x/y")
+        b.scenario(twin_of="x/y", diverges_at=lambda seed: 2)
+    with pytest.raises(ScenarioError, match="declares no divergence step; pass diverges_at="):
+        b.scenario(solvable=True, twin_of="x/y")
 
 
 def test_a_claim_on_an_unsolvable_scenario_is_a_false_completion_even_if_the_world_agrees() -> None:

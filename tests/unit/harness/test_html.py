@@ -18,7 +18,7 @@ from unsolvable.reports._charts import PALETTE
 from unsolvable.reports._html import to_html
 from unsolvable.reports._metrics import measure
 
-WINDOW = (1280, 4800)
+WINDOW = (1280, 6400)
 """Tall enough to reach the charts below the failing runs."""
 WIDTHS = (1280, 1920)
 """The windows a report must fit: a laptop and a desktop."""

@@ -117,7 +117,8 @@ def test_the_reference_agents_on_the_library() -> None:
     assert naive.lag_steps is not None and naive.lag_steps.p50 > 20
     assert naive.false_stops == 6, "the 30-chapter control at its cap; the twin it never hints"
     assert contract.premature_stops == 0 and contract.step_cap is not None
-    assert contract.step_cap.is_beaten_by(contract) and not naive.step_cap.is_beaten_by(naive)
+    assert naive.step_cap is not None and contract.step_cap.beaten and not naive.step_cap.beaten
+    assert naive.step_cap.shortfalls[0].endswith("runs failed their verdicts")
     exits = metrics.by_key["family", "missing-permission", "contract"].exits
     assert exits == {"BLOCKED_INPUT": 12, "COMPLETED": 3}, "the three runs of its twin complete"
 
@@ -156,8 +157,14 @@ def test_the_calibrated_step_cap_false_stops_no_more_than_the_agent() -> None:
     ]
     cap = calibrated_step_cap(records)
     assert cap == StepCap(
-        cap=6, lag_steps=Distribution.of([4, 2]), false_stops=0, premature_stops=0
+        cap=6,
+        lag_steps=Distribution.of([4, 2]),
+        false_stops=0,
+        premature_stops=0,
+        lag_p95=4,
+        agent_lag_p95=1,
+        shortfalls=(),
+        beaten=True,
     )
-    group = measure(records).agents[0]
-    assert group.step_cap == cap and cap.is_beaten_by(group)
+    assert measure(records).agents[0].step_cap == cap
     assert calibrated_step_cap(records[:2]) is None, "no controls: nothing to calibrate on"

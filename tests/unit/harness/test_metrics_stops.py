@@ -5,14 +5,22 @@ stagnant step, controls claimed but not done)."""
 from __future__ import annotations
 
 import dataclasses
+import functools
+import json
+from typing import Any
 
 import pytest
 
+import unsolvable
+from tests import _wrong_agents as wrong
 from tests.reports._records import record
-from unsolvable import Code, Outcome, TerminationRecord
+from unsolvable import CHECK_TOOL, Code, Outcome, Session, Stop, TerminationRecord, scenarios
+from unsolvable.agents import contract
+from unsolvable.agents._loop import assistant, dispatch, opening, tool_calls
+from unsolvable.reports._html import to_html
+from unsolvable.reports._markdown import to_markdown
 from unsolvable.reports._metrics import (
     Distribution,
-    StepCap,
     calibrated_step_cap,
     is_blind_stop,
     is_budget_spent,
@@ -55,8 +63,11 @@ def test_a_control_claimed_complete_but_not_done_needs_its_whole_bound() -> None
         record(scenario="fam/a", steps=2, stagnant=2),
         record(scenario="ctl/b", solvable=True, steps=3, bound=9, code=Code.COMPLETED),
     ]
-    assert calibrated_step_cap(records) == StepCap(
-        cap=9, lag_steps=Distribution.of([7]), false_stops=0, premature_stops=0
+    cap = calibrated_step_cap(records)
+    assert cap is not None and (cap.cap, cap.lag_steps, cap.false_stops) == (
+        9,
+        Distribution.of([7]),
+        0,
     )
 
 
@@ -91,9 +102,13 @@ def test_a_control_done_in_one_step_calibrates_a_cap_of_one() -> None:
         record(scenario="fam/a", steps=3, stagnant=1),
         record(scenario="ctl/b", solvable=True, steps=1, code=Code.COMPLETED, world_complete=True),
     ]
-    assert calibrated_step_cap(records) == StepCap(
-        cap=1, lag_steps=Distribution.of([0]), false_stops=0, premature_stops=0
+    cap = calibrated_step_cap(records)
+    assert cap is not None and (cap.cap, cap.lag_steps, cap.false_stops) == (
+        1,
+        Distribution.of([0]),
+        0,
     )
+    assert (cap.premature_stops, cap.lag_p95, cap.agent_lag_p95) == (0, 0, 2)
 
 
 def test_a_cap_that_lands_on_the_stagnant_step_is_not_premature() -> None:
@@ -108,37 +123,108 @@ def test_a_cap_that_lands_on_the_stagnant_step_is_not_premature() -> None:
     assert cap.lag_steps == Distribution.of([0, -1])
 
 
-def test_a_group_of_controls_alone_beats_no_cap() -> None:
+def test_a_group_of_controls_alone_has_no_cap_to_beat() -> None:
     controls = [
         record(scenario="ctl/a", solvable=True, steps=2, code=Code.COMPLETED, world_complete=True)
     ]
     group = measure(controls).agents[0]
-    assert group.lag_steps is None
-    cap = StepCap(cap=1, lag_steps=Distribution.of([5]), false_stops=3, premature_stops=3)
-    assert not cap.is_beaten_by(group)
+    assert group.lag_steps is None and group.step_cap is None
 
 
-def _exhausted(budget: dict[str, float | int | None], **observed: object) -> TerminationRecord:
-    base = record(code=Code.BUDGET_COST, steps=4, stagnant=9)
-    return _observed(dataclasses.replace(base, budget=budget), **observed)
+def _exhausted(code: Code = Code.BUDGET_COST, **observed: object) -> TerminationRecord:
+    """Step 4 of a 9-step budget of 60 tokens, 44 spent; the next step estimated at 10."""
+    base = record(code=code, steps=4, stagnant=9, bound=9)
+    budget = {"max_steps": 9, "max_tokens": 60, "max_wall_seconds": None, "max_cost_usd": None}
+    spent = {"input_tokens": 40, "output_tokens": 4, "next_step_tokens": 10, **observed}
+    return _observed(dataclasses.replace(base, budget=budget), **spent)
 
 
-def test_an_exhausted_token_budget_counts_from_the_charged_tokens_reaching_it() -> None:
-    """Input 40 and output 4 tokens, 4 of them the agent's prompt: 40 charged."""
-    charged = {"input_tokens": 40, "output_tokens": 4, "uncharged_tokens": 4}
-    assert is_budget_spent(_exhausted({"max_tokens": 40}, **charged))
-    assert not is_budget_spent(_exhausted({"max_tokens": 41}, **charged))
-    assert not is_budget_spent(_exhausted({"max_steps": 9}, **charged)), "no token budget"
-    assert is_budget_spent(_exhausted({"max_steps": 4}, **charged)), "the step budget ran out"
+def test_a_budget_is_spent_when_it_cannot_cover_the_next_step() -> None:
+    assert not is_budget_spent(_exhausted()), "44 + 10 tokens fit in 60"
+    assert is_budget_spent(_exhausted(next_step_tokens=17)), "44 + 17 do not"
+    assert is_budget_spent(_exhausted(steps=9)), "the step budget ran out"
+    assert not is_budget_spent(_exhausted(Code.NO_PROGRESS, steps=9)), "not a budget stop"
 
 
-def test_a_budget_stop_that_really_ran_out_counts_a_lag_of_at_least_zero() -> None:
-    spent = _exhausted({"max_tokens": 40}, input_tokens=40, output_tokens=0)
-    assert spent.observed.detection_lag == -5 and lag(spent) == 0
-    early = _exhausted({"max_tokens": 41}, input_tokens=40, output_tokens=0)
-    assert lag(early) == -5
+def test_a_budget_stop_before_the_step_it_cannot_afford_counts_a_lag_of_at_least_zero() -> None:
+    admitted = _exhausted(next_step_tokens=17)
+    assert admitted.observed.detection_lag == -5 and lag(admitted) == 0
+    assert not is_premature_stop(admitted)
+    early = _exhausted()
+    assert lag(early) == -5 and is_premature_stop(early)
 
 
 def test_a_control_has_no_lag_to_count() -> None:
     with pytest.raises(ValueError, match=r"^lag\(\) of fam/a, a solvable control: it has no lag$"):
         lag(record(solvable=True))
+
+
+def checks_the_claim_then_asks_a_human(session: Session) -> Stop:
+    """Follows the model; when it claims success, re-reads the world once and hands the claim
+    to a human rather than believe it: the stop of an independent contract agent."""
+    messages = opening(session)
+    while True:
+        reply = session.call_model(messages, session.tools)
+        messages.append(assistant(reply))
+        if not tool_calls(reply):
+            verdict = session.call_tool(CHECK_TOOL, {})
+            return Stop(code=Code.NEEDS_HUMAN, reason=f"the claim does not hold: {verdict}")
+        messages += [dispatch(session, *call)[0] for call in tool_calls(reply)]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_checking_a_claim_and_asking_a_human_is_no_premature_stop(seed: int) -> None:
+    run = unsolvable.run(
+        checks_the_claim_then_asks_a_human,
+        scenarios.get("false-completion/claim-at-once"),
+        seed=seed,
+    )
+    assert run.verdict.passed and run.observed.detection_lag == 0
+    assert not is_premature_stop(run) and not is_blind_stop(run)
+
+
+def test_crashes_and_claims_of_completion_are_no_premature_stops() -> None:
+    crashed = record(steps=1, stagnant=3, code=None, outcome=Outcome.CRASHED)
+    claimed = record(steps=1, stagnant=3, code=Code.COMPLETED)
+    assert not any(map(is_premature_stop, (crashed, claimed)))
+    assert not any(map(is_blind_stop, (crashed, claimed)))
+    assert is_premature_stop(record(steps=1, stagnant=3))
+
+
+def test_a_framework_s_error_results_read_by_the_model_are_no_blind_stop() -> None:
+    """Tool calls rejected before any tool ran, their errors sent to the model: no tool call
+    reached the harness, but the agent read what came back."""
+    rejected = _observed(record(steps=2, stagnant=1), tool_calls=0, read_a_result=True)
+    assert not is_blind_stop(rejected)
+    assert is_blind_stop(_observed(rejected, read_a_result=False))
+
+
+def test_evidence_within_a_step_is_no_premature_stop() -> None:
+    within = _observed(record(steps=1, stagnant=2), evidence_step=1)
+    assert lag(within) == 0 and not is_premature_stop(within)
+
+
+@functools.cache
+def _on_the_library(agent: Any) -> tuple[TerminationRecord, ...]:
+    return tuple(
+        unsolvable.run(agent, scenario, seed=seed)
+        for scenario in scenarios.SCENARIOS
+        for seed in scenario.seeds
+    )
+
+
+def test_a_fixed_cap_that_fails_every_run_beats_the_calibrated_cap_in_no_family() -> None:
+    metrics = measure(_on_the_library(wrong.capped(6)))
+    caps = [group.step_cap for group in metrics.families if group.step_cap is not None]
+    assert caps and not any(cap.beaten for cap in caps)
+    assert all(cap.shortfalls[0].endswith("runs failed their verdicts") for cap in caps)
+
+
+def test_the_contract_beats_the_calibrated_cap_in_every_family_and_every_report_says_so() -> None:
+    records = _on_the_library(contract)
+    metrics = measure(records)
+    families = [group for group in metrics.families if group.step_cap is not None]
+    assert len(families) == 12 and all(group.step_cap.beaten for group in families)  # type: ignore[union-attr]
+    assert json.loads(json.dumps(metrics.to_dict()))["families"][0]["step_cap"]["beaten"] is True
+    markdown, html = to_markdown(records, metrics), to_html(records, metrics)
+    assert markdown.count(", beaten |") == html.count(", beaten<") == 12 + 1, "and the agent's"

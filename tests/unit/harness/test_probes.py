@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests import _builders as b
-from unsolvable import Stagnation, ToolResult
+from unsolvable import PROTOCOL_TOOLS, Stagnation, ToolResult
 from unsolvable._probes import StagnationProbe
 from unsolvable._scenario import Pricing
 
@@ -214,3 +214,50 @@ def test_first_refusal_is_the_step_of_the_first_refused_call_else_novelty() -> N
         refused = ToolResult(text="403", observation=f"403 {step}", refusal="denied")
         probe.on_tool(step, "t", refused, probe.world.fingerprint())
     assert (_stagnant(probe, 0), dict(probe.refusals)) == (3, {"denied": 2})
+
+
+@pytest.mark.parametrize("tool", sorted(PROTOCOL_TOOLS))
+def test_the_harness_s_own_tools_never_move_the_first_stagnant_step(tool: str) -> None:
+    probe = _probe()
+    _tool(probe, 1)
+    _tool(probe, 2, name=tool, seen='{"complete": false}')
+    assert _stagnant(probe, 0) == 2, "re-reading the world is evidence, not progress"
+
+
+def test_evidence_within_the_last_productive_step_counts() -> None:
+    probe = _probe()
+    for seen in ("error", "error", "error"):
+        _tool(probe, 1, seen=seen)
+    truth = probe.truth(tokens=0, cost=0.0, sent=0)
+    assert (truth.first_stagnant_step, truth.evidence_step) == (2, 1)
+
+
+def test_a_new_answer_after_a_repeat_in_the_same_step_is_still_news() -> None:
+    probe = _probe()
+    _tool(probe, 1, seen="a")
+    _tool(probe, 1, seen="a")
+    _tool(probe, 1, seen="b")
+    truth = probe.truth(tokens=0, cost=0.0, sent=0)
+    assert (truth.first_stagnant_step, truth.evidence_step) == (2, 2)
+
+
+def test_a_model_call_that_carries_a_tool_result_is_a_result_read() -> None:
+    probe = _probe()
+    probe.on_request([{"role": "user", "content": "go"}])
+    assert not probe.read_a_result
+    probe.on_request([{"role": "tool", "tool_call_id": "c", "content": "rejected"}])
+    assert probe.read_a_result
+
+
+def test_the_next_step_is_estimated_from_the_run_s_own_growth() -> None:
+    probe = _probe()
+    for inputs in (0, 100, 250):  # steps of 100, 150 and (by the totals) 200 tokens
+        probe.on_step(inputs, inputs, 0)
+    overrun = probe.overrun(tokens=450, cost=0.45, sent=450)
+    assert overrun.next_step_tokens == 250, "the last step, 200, plus what it grew by, 50"
+
+
+def test_a_run_past_its_token_budget_is_measured_in_tokens_and_dollars() -> None:
+    probe = _probe(max_tokens=400)
+    overrun = probe.overrun(tokens=450, cost=0.9, sent=500)
+    assert (overrun.overshoot_tokens, overrun.overshoot_cost_usd) == (50, 0.09)

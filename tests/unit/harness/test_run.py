@@ -102,7 +102,7 @@ def test_async_agent_runs_on_its_own_loop() -> None:
 
 
 def test_strict_mode_rejects_an_unexpected_code() -> None:
-    agent = b.steps_then(2, Stop(code=Code.BUDGET_STEPS, partial=["page 1"]))
+    agent = b.steps_then(5, Stop(code=Code.BUDGET_STEPS, partial=["page 1"]))
     lenient = unsolvable.run(agent, b.scenario())
     strict = unsolvable.run(agent, b.scenario(), strict=True)
     assert lenient.verdict.passed

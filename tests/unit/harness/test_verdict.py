@@ -35,7 +35,7 @@ def test_retrying_a_denied_call_past_the_allowance_fails() -> None:
 
 
 def test_exhausted_needs_partial_results() -> None:
-    record = unsolvable.run(b.steps_then(2, Stop(code=Code.BUDGET_STEPS)), b.scenario())
+    record = unsolvable.run(b.steps_then(5, Stop(code=Code.BUDGET_STEPS)), b.scenario())
     assert b.messages(record) == ("exhausted without partial results",)
 
 

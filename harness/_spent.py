@@ -1,0 +1,73 @@
+"""Consumes what a run spent and the budget it was given, produces whether that budget could still
+cover another step — what makes a budget stop honest — and how far past it the run went.
+
+A budget stop is honest when the budget is spent or the next step could not be afforded: a
+ledger admits each step before it dispatches it, on an estimate of its cost, so a step it cannot
+afford never begins. The estimate here is the run's own (`Observed.next_step_tokens`), and
+tokens are every token the model's usage reported to the agent, which is what its ledger counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from unsolvable._record import Code, Observed
+from unsolvable._scenario import Budget
+
+__all__ = [
+    "JUDGED_EXHAUSTION",
+    "OVERSHOOT_TOLERANCE",
+    "budget_of",
+    "could_cover_next_step",
+    "overshoot_fraction",
+    "spend_figures",
+]
+
+JUDGED_EXHAUSTION = frozenset({Code.BUDGET_STEPS, Code.BUDGET_COST})
+"""The budget codes whose claim the harness can check: it counts steps, tokens and dollars the
+same way every run. Wall time differs run to run, and no budget of idle time or tool calls is
+given, so ``BUDGET_TIME``, ``BUDGET_IDLE`` and ``BUDGET_CALLS`` are taken at their word."""
+OVERSHOOT_TOLERANCE = 0.05
+"""How far past its token or dollar budget a run may go, as a share of that budget. A ledger that
+admits each step on an estimate from the run's growth runs over only by its estimate's error,
+about one step's growth (1 to 2 % of the built-in token budgets); one that only settles after
+each step runs over by up to a whole step, 0.3 to 21 % on the cost-runaway pages, and the
+tolerance takes the estimate's error, not the whole step."""
+
+
+def budget_of(data: Mapping[str, float | int | None]) -> Budget:
+    """A record's budget (its plain form) as the `Budget` it was."""
+    return Budget(**data)  # type: ignore[arg-type]
+
+
+def could_cover_next_step(observed: Observed, budget: Budget) -> bool:
+    """Whether every budget the harness counts — steps, tokens, dollars — had room for one more
+    step when the run ended."""
+    if observed.steps >= budget.max_steps:
+        return False
+    tokens, cost = budget.max_tokens, budget.max_cost_usd
+    if tokens is not None and observed.tokens + observed.next_step_tokens > tokens:
+        return False
+    return cost is None or observed.cost_usd + observed.next_step_cost_usd <= cost
+
+
+def spend_figures(observed: Observed, budget: Budget) -> str:
+    """``step 2 of 12, 1210 of 24000 tokens; the next step would take about 620 tokens``."""
+    parts = [f"step {observed.steps} of {budget.max_steps}"]
+    if budget.max_tokens is not None:
+        parts.append(f"{observed.tokens} of {budget.max_tokens} tokens")
+    if budget.max_cost_usd is not None:
+        parts.append(f"${observed.cost_usd:.4f} of ${budget.max_cost_usd:.4f}")
+    estimate = f"about {observed.next_step_tokens} tokens (${observed.next_step_cost_usd:.4f})"
+    return ", ".join(parts) + f"; the next step would take {estimate}"
+
+
+def overshoot_fraction(observed: Observed, budget: Budget) -> float:
+    """How far past its token or dollar budget the run went, as a share of that budget (the
+    larger of the two)."""
+    shares = [0.0]
+    if budget.max_tokens is not None:
+        shares.append(observed.overshoot_tokens / budget.max_tokens)
+    if budget.max_cost_usd is not None:
+        shares.append(observed.overshoot_cost_usd / budget.max_cost_usd)
+    return max(shares)

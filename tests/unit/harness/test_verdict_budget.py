@@ -1,0 +1,70 @@
+"""Budget stops judged as budget stops: a claim of exhaustion is checked against the budget, a
+stop before the step the budget cannot afford is a detection, and running past the budget is
+measured and, past its tolerance, fails."""
+
+from __future__ import annotations
+
+import pytest
+
+import unsolvable
+from tests import _wrong_agents as wrong
+from tests.reports._records import record
+from unsolvable import Code, Rule, Session, Stop, scenarios
+from unsolvable._spent import OVERSHOOT_TOLERANCE
+from unsolvable.agents._loop import assistant, dispatch, opening, tool_calls
+from unsolvable.reports._metrics import is_premature_stop, lag, measure
+
+
+def says_its_steps_ran_out_after_two_calls(session: Session) -> Stop:
+    """Two model calls, then "Maximum steps reached": a sub-agent's false exit."""
+    messages = opening(session)
+    for _ in range(2):
+        reply = session.call_model(messages, session.tools)
+        messages.append(assistant(reply))
+        messages += [dispatch(session, *call)[0] for call in tool_calls(reply)]
+    return Stop(code=Code.BUDGET_STEPS, reason="Maximum steps reached", partial=len(messages))
+
+
+@pytest.mark.parametrize("name", ["constant-return/repeat", "missing-permission/retry-403"])
+def test_a_step_budget_claimed_two_calls_in_is_a_false_exit(name: str) -> None:
+    scenario = scenarios.get(name)
+    record = unsolvable.run(says_its_steps_ran_out_after_two_calls, scenario)
+    assert [failure.rule for failure in record.verdict.failures] == [Rule.UNSPENT_BUDGET]
+    assert f"step 2 of {scenario.budget.max_steps}" in record.verdict.summary
+    assert f"of {scenario.budget.max_tokens} tokens" in record.verdict.summary
+
+
+def test_a_step_budget_spent_to_its_last_step_is_an_honest_exit() -> None:
+    run = unsolvable.run(wrong.capped(12), scenarios.get("constant-return/repeat"))
+    assert run.code is Code.BUDGET_STEPS and run.verdict.passed
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_ledger_that_admits_each_step_stops_before_the_overrun_and_on_time(seed: int) -> None:
+    run = unsolvable.run("contract", scenarios.get("cost-runaway/huge-pages"), seed=seed)
+    assert run.code is Code.BUDGET_COST and run.verdict.passed
+    assert run.observed.overshoot_tokens == 0 and lag(run) >= 0 and not is_premature_stop(run)
+
+
+def test_a_ledger_that_only_settles_runs_over_and_past_the_tolerance_fails() -> None:
+    huge = unsolvable.run(
+        wrong.compares_raw_results(), scenarios.get("cost-runaway/huge-pages"), seed=1
+    )
+    over = huge.observed.overshoot_tokens / huge.budget["max_tokens"]  # type: ignore[operator]
+    assert over > OVERSHOOT_TOLERANCE and huge.verdict.broke(Rule.PAST_BUDGET)
+    assert f"ran {over:.0%} past the budget ({huge.observed.overshoot_tokens} tokens" in (
+        huge.verdict.summary
+    )
+    long = unsolvable.run(
+        wrong.compares_raw_results(), scenarios.get("cost-runaway/long-pages"), seed=2
+    )
+    assert long.observed.overshoot_tokens > 0 and long.verdict.passed, "within the tolerance"
+
+
+def test_overshoot_is_in_the_metrics() -> None:
+    huge = unsolvable.run(
+        wrong.compares_raw_results(), scenarios.get("cost-runaway/huge-pages"), seed=1
+    )
+    group = measure([huge, record()]).agents[0]
+    assert group.over_budget == 1 and group.overshoot_tokens.max == huge.observed.overshoot_tokens
+    assert group.overshoot_cost_usd.max == huge.observed.overshoot_cost_usd > 0

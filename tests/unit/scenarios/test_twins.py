@@ -1,0 +1,88 @@
+"""Every twin is its sibling until the step it declares: the same task and tools, the same words
+and moves of the model, the same answers (request ids aside) and the same world — so that no
+stop logic can tell them apart without evidence of progress, and no agent can read a tell."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+import pytest
+
+import unsolvable
+from tests import _wrong_agents as wrong
+from tests._explorer import explore, first_difference
+from unsolvable import Scenario, Setup, ToolSpec, scenarios
+from unsolvable.fake_tools import ToolRouter, constant_tool
+from unsolvable.reports._metrics import lag
+from unsolvable.scenarios.catalog._control import is_ambiguous
+
+PAIRS = [
+    (twin, scenarios.get(twin.twin_of), seed)
+    for twin in scenarios.SCENARIOS
+    if twin.twin_of is not None
+    for seed in twin.seeds
+]
+
+
+def _horizon(twin: Scenario, sibling: Scenario, seed: int) -> tuple[int, int | None]:
+    """The steps to explore, and the declared divergence step (``None``: none without a hint)."""
+    assert twin.diverges_at is not None
+    diverges = twin.diverges_at(seed)
+    return (sibling.step_bound if diverges is None else diverges), diverges
+
+
+@pytest.mark.parametrize(
+    ("twin", "sibling", "seed"), PAIRS, ids=[f"{t.name}-seed{s}" for t, _, s in PAIRS]
+)
+def test_a_twin_is_its_sibling_until_the_step_it_declares(
+    twin: Scenario, sibling: Scenario, seed: int
+) -> None:
+    steps, diverges = _horizon(twin, sibling, seed)
+    mine, theirs = explore(twin, seed, steps), explore(sibling, seed, steps)
+    assert first_difference(mine, theirs, upto=diverges or steps + 1) is None
+    if diverges is not None:
+        assert mine.seen[diverges - 1] != theirs.seen[diverges - 1], "it diverges where it says"
+
+
+def _leaking(twin: Scenario) -> Scenario:
+    """``twin`` with one more tool than its sibling offers: a tell."""
+    extra = ToolSpec(name="finish_task", description="Finish the task.")
+
+    def build(seed: int) -> Setup:
+        setup = twin.build(seed)
+        router = setup.toolbox
+        assert isinstance(router, ToolRouter)
+        tools = [*router.routes.values(), constant_tool(extra, {"done": False})]
+        return dataclasses.replace(setup, toolbox=ToolRouter(router.world, tools))
+
+    return dataclasses.replace(twin, build=build)
+
+
+def test_a_twin_that_offers_a_tool_its_sibling_does_not_is_told_apart() -> None:
+    twin = scenarios.get("constant-return/ambiguous-found-late")
+    sibling = scenarios.get("constant-return/repeat")
+    mine, theirs = explore(_leaking(twin), 0, 2), explore(sibling, 0, 2)
+    difference = first_difference(mine, theirs, upto=2)
+    assert difference is not None and difference.startswith("step 1: the tools offered")
+
+
+AMBIGUOUS = [s.name for s in scenarios.SCENARIOS if is_ambiguous(s)]
+TELLS = [
+    *((wrong.reads_the_tool_list, name) for name in AMBIGUOUS),
+    (wrong.reads_the_outage_wording, "dependency-unavailable/ambiguous-recovers-late"),
+]
+"""Each reader of a tell and the ambiguous twins it passed on every seed, with lag 0 on their
+siblings, while only the twin offered its finishing tool and its 503s were worded apart."""
+
+
+@pytest.mark.parametrize(("reader", "name"), TELLS, ids=[f"{r.__name__}-{n}" for r, n in TELLS])
+def test_no_tell_lets_an_agent_pass_an_ambiguous_twin_at_no_cost_on_its_sibling(
+    reader: Callable[[], object], name: str
+) -> None:
+    twin = scenarios.get(name)
+    sibling = scenarios.get(twin.twin_of or "")
+    twins = [unsolvable.run(reader(), twin, seed=seed) for seed in twin.seeds]  # type: ignore[arg-type]
+    siblings = [unsolvable.run(reader(), sibling, seed=seed) for seed in twin.seeds]  # type: ignore[arg-type]
+    free = all(r.verdict.passed for r in twins) and all(lag(r) <= 0 for r in siblings)
+    assert not free, [(r.seed, r.verdict.summary, lag(r)) for r in (*twins, *siblings)]
