@@ -5,7 +5,8 @@
     ├── AdapterError (TypeError)          an agent or adapter path that cannot be used
     ├── BudgetError (ValueError)          a budget, ceiling or threshold out of range
     ├── BaselineError (ValueError)        a metrics baseline file that is missing or unreadable
-    └── OutputError (ValueError)          a report, baseline or snapshot path that cannot be written
+    ├── OutputError (ValueError)          a report, baseline or snapshot path that cannot be written
+    └── ContextOverflow                   a model request longer than the scenario's context window
 
 `CeilingHit` and `SessionClosed` are deliberately *not* in this tree: they derive from
 `BaseException` so that an agent which catches `Exception` and retries forever is still ended.
@@ -18,6 +19,7 @@ __all__ = [
     "BaselineError",
     "BudgetError",
     "CeilingHit",
+    "ContextOverflow",
     "OutputError",
     "ScenarioError",
     "SessionClosed",
@@ -49,6 +51,22 @@ class BaselineError(UnsolvableError, ValueError):
 
 class OutputError(UnsolvableError, ValueError):
     """An output path (report, baseline to rewrite, snapshot folder) that cannot be written."""
+
+
+class ContextOverflow(UnsolvableError):
+    """The fake model refused a request holding more tokens than the scenario's context window,
+    as a provider refuses one: an ordinary `Exception`, which an agent may catch to compact its
+    conversation and try again. The message is the one OpenAI's Chat Completions API sends."""
+
+    def __init__(self, *, tokens: int, window: int) -> None:
+        super().__init__(
+            f"This model's maximum context length is {window} tokens. However, your messages "
+            f"resulted in {tokens} tokens. Please reduce the length of the messages."
+        )
+        self.tokens = tokens
+        """Tokens the refused request held."""
+        self.window = window
+        """Tokens a request may hold."""
 
 
 class CeilingHit(BaseException):

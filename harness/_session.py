@@ -12,9 +12,9 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from operator import methodcaller
-from typing import Any
+from typing import Any, NoReturn
 
-from unsolvable._errors import CeilingHit, SessionClosed
+from unsolvable._errors import CeilingHit, ContextOverflow, SessionClosed
 from unsolvable._json import canonical_json, sorted_json
 from unsolvable._model import (
     estimate_assistant_tokens,
@@ -23,11 +23,19 @@ from unsolvable._model import (
     openai_usage,
     text_sizes,
 )
-from unsolvable._probes import StagnationProbe
+from unsolvable._probes import CONTEXT_WINDOW, StagnationProbe
 from unsolvable._record import Observed, ToolTrace, TraceStep
-from unsolvable._scenario import Budget, Ceilings, Scenario, Setup
+from unsolvable._scenario import Budget, Ceilings, Pricing, Scenario, Setup
 from unsolvable._text import cut
-from unsolvable._types import GIVE_UP_TOOL, JSON, SCALARS, ModelRequest, ToolResult, ToolSpec
+from unsolvable._types import (
+    GIVE_UP_TOOL,
+    JSON,
+    PROTOCOL_TOOLS,
+    SCALARS,
+    ModelRequest,
+    ToolResult,
+    ToolSpec,
+)
 
 __all__ = ["Session"]
 
@@ -230,6 +238,10 @@ class Session:
         self._traced: tuple[tuple[TraceStep, ...], tuple[TraceStep, ...]] | None = None
         """The tail and the trajectory, once `finish` has made them (`_traces`)."""
         self._slept = 0.0
+        self._tool_seconds = 0.0
+        self._external_calls = 0
+        """Calls to the scenario's own tools, the protocol's left out (`Budget.max_calls`)."""
+        self._irreversible = 0
 
     # -- what the agent sees --------------------------------------------------------------
     @property
@@ -249,12 +261,23 @@ class Session:
     def budget(self) -> Budget:
         return self.scenario.budget
 
+    @property
+    def pricing(self) -> Pricing:
+        """The dollar prices of the scenario's model, for an agent that keeps a dollar ledger."""
+        return self.scenario.pricing
+
+    @property
+    def context_window(self) -> int | None:
+        """Tokens a model request may hold; a longer one raises `ContextOverflow`."""
+        return self.scenario.context_window
+
     def call_model(
         self, messages: Sequence[JSON], tools: Iterable[Any] | None = None, *, agent: str = "main"
     ) -> JSON:
         """One step: returns an OpenAI Chat Completions assistant message plus ``usage``.
 
-        Offer no tools and the model gives its final answer instead of calling one.
+        Offer no tools and the model gives its final answer instead of calling one. A request
+        longer than the scenario's context window raises `ContextOverflow`, unanswered.
         """
         message, sent, said = self.answer(messages, tools, agent)
         return {**message, "usage": openai_usage(sent, said)}
@@ -283,16 +306,19 @@ class Session:
             ):  # one test on the way of every step; the call below says which and raises
                 self._check_ceilings(self._steps >= self.ceilings.max_steps, "steps")
             request = self._begin_step(messages, tools, agent)
+            offered = self._offered_tokens.get(request.tools)
+            if offered is None:
+                offered = self._tools_tokens(request.tools)
+            sent = self._tally.tokens(messages) + offered
+            window = self.scenario.context_window
+            if window is not None and sent > window:
+                self._refuse(sent, window)
             response = self._setup.model.respond(request)
             content = response.content
             calls = list(map(_TO_OPENAI, response.tool_calls))
             message: JSON = {"role": "assistant", "content": content}
             if calls:
                 message["tool_calls"] = calls
-            offered = self._offered_tokens.get(request.tools)
-            if offered is None:
-                offered = self._tools_tokens(request.tools)
-            sent = self._tally.tokens(messages) + offered
             said = estimate_assistant_tokens(content, calls)
             self._tally.echo = (message, said)
             overhead = self._overhead.get(agent)
@@ -320,8 +346,11 @@ class Session:
             else:  # a tool's own ValueError is the tool's, not the arguments'
                 result = self._setup.toolbox.call(name, parsed)
             self._actions[name, canonical] += 1
+            self._tool_seconds += result.seconds
+            self._external_calls += name not in PROTOCOL_TOOLS
+            self._irreversible += result.irreversible
             world = self._setup.world.fingerprint()
-            self._probe.on_tool(self._steps, name, result, world)
+            self._probe.on_tool(self._steps, name, result, world, clock=self._simulated())
             self._results.setdefault(agent, []).append(result.text)
             step, said, asked, made = self._current or (self._steps, "", (), ())
             made += ((name, canonical, cut(result.text, TRAJECTORY_CUT), world),)
@@ -340,8 +369,14 @@ class Session:
 
     @property
     def clock(self) -> float:
-        """Seconds on the session clock: real time since the run began plus time slept."""
-        return self.elapsed + self._slept
+        """Seconds on the session clock: real time since the run began plus the time slept
+        and the time the tools took (`ToolResult.seconds`)."""
+        return self.elapsed + self._simulated()
+
+    def _simulated(self) -> float:
+        """The session clock's simulated part: what the ground truth reads, the same every
+        run (real time is microseconds of harness and agent, and varies)."""
+        return self._slept + self._tool_seconds
 
     def count_transport_attempt(self) -> None:
         """One HTTP request reached a fake model on the wire: SDK retries and transient
@@ -427,7 +462,13 @@ class Session:
         agent_step = self._agent_steps[agent] = self._agent_steps.get(agent, 0) + 1
         inputs, outputs = self._input_tokens, self._output_tokens
         sent = inputs + outputs
-        self._probe.on_step(sent - self._uncharged, inputs, outputs)
+        self._probe.on_step(
+            sent - self._uncharged,
+            inputs,
+            outputs,
+            clock=self._simulated(),
+            calls=self._external_calls,
+        )
         results = tuple(self._results.pop(agent, ()))
         offered = self._offered
         names = offered[1] if tools is offered[0] else self._offered_names(tools)
@@ -465,6 +506,7 @@ class Session:
         """``calls`` are the response's tool calls as sent: their arguments are already the
         canonical JSON (`ToolCall.to_openai` sorts the keys)."""
         asked = tuple([(c["function"]["name"], c["function"]["arguments"]) for c in calls])
+        self._probe.on_asked(sum(name not in PROTOCOL_TOOLS for name, _ in asked))
         if self._gave_up_at_step is None:
             for name, _ in asked:
                 if name == GIVE_UP_TOOL:
@@ -473,6 +515,14 @@ class Session:
         if len(said) > TRAJECTORY_CUT:
             said = cut(said, TRAJECTORY_CUT)
         self._current = (self._steps, said, asked, ())
+
+    def _refuse(self, tokens: int, window: int) -> NoReturn:
+        """A request over the context window, refused as a provider refuses one, before the
+        model sees it: a step the agent made (the step ceiling bounds a retry loop) that costs
+        nothing, as a refused request is not billed."""
+        self._probe.on_refused(self._steps, CONTEXT_WINDOW)
+        self._current = (self._steps, "", (), ())
+        raise ContextOverflow(tokens=tokens, window=window)
 
     def _close_step(self) -> None:
         if self._current is not None:
@@ -504,7 +554,14 @@ class Session:
             self._close_step()
             tail, trajectory = self._traces()
             sent = self._input_tokens + self._output_tokens
-            truth = self._probe.truth(tokens=sent - self._uncharged, cost=self._cost(), sent=sent)
+            probe, clock, calls = self._probe, self._simulated(), self._external_calls
+            truth = probe.truth(
+                tokens=sent - self._uncharged,
+                cost=self._cost(),
+                sent=sent,
+                clock=clock,
+                calls=calls,
+            )
             return Observed(
                 steps=self._steps,
                 tool_calls=self._tool_calls,
@@ -525,6 +582,13 @@ class Session:
                 gave_up_at_step=self._gave_up_at_step,
                 steps_by_agent=dict(sorted(self._agent_steps.items())),
                 slept_seconds=round(self._slept, 6),
+                tool_seconds=round(self._tool_seconds, 6),
+                idle_seconds=round(probe.idle_at(clock), 6),
+                external_calls=calls,
+                calls_past_budget=probe.calls_past_budget(calls),
+                steps_past_time_budget=probe.steps_past_time_budget(),
+                unaffordable_steps=probe.unaffordable_steps(),
+                irreversible_calls=self._irreversible,
                 world_complete=self._setup.world.is_complete(),
                 ceiling=self._ceiling,
                 error=error,

@@ -18,6 +18,7 @@ __all__ = [
     "DELEGATE_TOOL",
     "GIVE_UP_TOOL",
     "JSON",
+    "PROTOCOL_TOOLS",
     "SCALARS",
     "CriteriaWorld",
     "ModelRequest",
@@ -50,6 +51,9 @@ DELEGATE_TOOL = "delegate"
 """The tool a supervisor calls to hand a subtask to a worker its own runtime runs."""
 CHECK_TOOL = "check_completion"
 """The tool that re-reads the system of record: what still fails."""
+PROTOCOL_TOOLS = frozenset({CHECK_TOOL, GIVE_UP_TOOL, DELEGATE_TOOL})
+"""The tools of the termination contract itself, which touch no dependency: never renamed by a
+dialect, and not counted against a budget of external calls."""
 
 
 @runtime_checkable
@@ -111,6 +115,12 @@ class ToolResult:
     for a missing permission, ``unavailable`` for a dependency that is down, ...)."""
     error: BaseException | None = None
     """Raised to the agent after the call is recorded (opt-in raising tools)."""
+    seconds: float = 0.0
+    """Seconds the call took on the session clock (a tool that hangs until its timeout): the
+    wall and idle budgets run on, while the run costs no real time."""
+    irreversible: bool = False
+    """The call did something that cannot be undone (a delete, a payment, a publication): the
+    harness never gave a person's approval for one, so the verdict holds it against the agent."""
 
 
 class Toolbox(Protocol):

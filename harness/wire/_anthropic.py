@@ -200,5 +200,9 @@ class AnthropicMessages:
         body = {"type": "error", "error": {"type": kind, "message": message}}
         return WireResponse.json(body, status=status)
 
+    def context_error(self, tokens: int, window: int) -> WireResponse:
+        """A 400 ``invalid_request_error`` (the SDK raises `anthropic.BadRequestError`)."""
+        return self.error(400, f"prompt is too long: {tokens} tokens > {window} maximum")
+
 
 ANTHROPIC_MESSAGES = AnthropicMessages()

@@ -15,6 +15,7 @@ from unsolvable.wire._turn import (
     CREATED,
     Turn,
     arguments_of,
+    openai_context_error,
     openai_error,
     read_by_identity,
     require,
@@ -132,6 +133,13 @@ class ChatCompletions:
 
     def error(self, status: int, message: str) -> WireResponse:
         return openai_error(status, message)
+
+    def context_error(self, tokens: int, window: int) -> WireResponse:
+        message = (
+            f"This model's maximum context length is {window} tokens. However, your messages "
+            f"resulted in {tokens} tokens. Please reduce the length of the messages."
+        )
+        return openai_context_error(message, "messages")
 
 
 CHAT_COMPLETIONS = ChatCompletions()

@@ -24,6 +24,7 @@ from unsolvable.wire._turn import (
     Turn,
     arguments_of,
     continuation,
+    openai_context_error,
     openai_error,
     read_by_identity,
     tool_calls_of,
@@ -276,6 +277,14 @@ class Responses:
 
     def error(self, status: int, message: str) -> WireResponse:
         return openai_error(status, message)
+
+    def context_error(self, tokens: int, window: int) -> WireResponse:
+        """The Responses API names no numbers in its refusal."""
+        message = (
+            "Your input exceeds the context window of this model. Please adjust your input and "
+            "try again."
+        )
+        return openai_context_error(message, "input")
 
 
 def _item_events(item: JSON, index: int) -> list[JSON]:

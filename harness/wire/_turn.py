@@ -21,6 +21,7 @@ __all__ = [
     "WireFormat",
     "arguments_of",
     "continuation",
+    "openai_context_error",
     "openai_error",
     "read_by_identity",
     "require",
@@ -74,6 +75,11 @@ class WireFormat(Protocol):
 
     def error(self, status: int, message: str) -> WireResponse:
         """The format's own error body for ``status``."""
+        ...
+
+    def context_error(self, tokens: int, window: int) -> WireResponse:
+        """The API's own refusal of a request of ``tokens`` over a context ``window``: its
+        status and body, so that its SDK raises what it raises in production."""
         ...
 
 
@@ -152,6 +158,18 @@ def tool_calls_of(reply: JSON) -> list[JSON]:
 
 
 OPENAI_ERROR_TYPES = {400: "invalid_request_error", 404: "not_found_error", 503: "server_error"}
+
+
+def openai_context_error(message: str, param: str) -> WireResponse:
+    """OpenAI's refusal of a request over the context window: a 400 whose ``code`` is
+    ``context_length_exceeded`` (the SDK raises `openai.BadRequestError` with that code)."""
+    error = {
+        "message": message,
+        "type": "invalid_request_error",
+        "param": param,
+        "code": "context_length_exceeded",
+    }
+    return WireResponse.json({"error": error}, status=400)
 
 
 def openai_error(status: int, message: str) -> WireResponse:

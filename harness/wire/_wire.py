@@ -17,6 +17,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from unsolvable._errors import ContextOverflow
 from unsolvable._session import Session
 from unsolvable._types import JSON
 from unsolvable.wire import _clients
@@ -224,10 +225,14 @@ class Wire:
             messages, tools = self._names.read(messages, tools)
         agent = _agent_named(path)
         session = self.session
-        if agent is None:
-            reply, sent, said = session.answer(messages, tools, transport=True)
-        else:
-            reply, sent, said = session.answer(messages, tools, agent, transport=True)
+        try:
+            if agent is None:
+                reply, sent, said = session.answer(messages, tools, transport=True)
+            else:
+                reply, sent, said = session.answer(messages, tools, agent, transport=True)
+        except ContextOverflow as overflow:  # the session counted it as a step and an attempt
+            refusal = fmt.context_error(overflow.tokens, overflow.window)
+            return self._log("model", method, parts.safe_url, refusal, fmt.name)
         step = next(self._served)
         if fmt is RESPONSES:
             with self._lock:
