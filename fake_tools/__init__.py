@@ -2,7 +2,11 @@
 
 from unsolvable.fake_tools._router import Tool, ToolCallLog, ToolRouter, error_result
 from unsolvable.fake_tools._world import FakeWorld, normalise_text, requires
-from unsolvable.fake_tools.tools.approval import CONFIRMATION_REQUIRED, confirm_tool
+from unsolvable.fake_tools.tools.approval import (
+    CONFIRMATION_REQUIRED,
+    NEEDS_APPROVAL,
+    confirm_tool,
+)
 from unsolvable.fake_tools.tools.artifacts import append_tool, pages_tool, sections_tool
 from unsolvable.fake_tools.tools.constant import constant_tool, lookup_tool
 from unsolvable.fake_tools.tools.documents import Criterion, check_tool, failing, writer_tool
@@ -18,6 +22,7 @@ from unsolvable.fake_tools.tools.waiting import queued_job_tool
 
 __all__ = [
     "CONFIRMATION_REQUIRED",
+    "NEEDS_APPROVAL",
     "NOT_FOUND",
     "RETRY_AFTER_SECONDS",
     "TIMED_OUT",

@@ -19,10 +19,7 @@ from operator import add
 from unsolvable._scenario import Scenario, Stagnation
 from unsolvable._types import CriteriaWorld, ToolResult, World
 
-__all__ = ["CONTEXT_WINDOW", "Spend", "StagnationProbe", "Truth"]
-
-CONTEXT_WINDOW = "context_window"
-"""The refusal kind of a model request longer than the scenario's context window."""
+__all__ = ["Spend", "StagnationProbe", "Truth"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -62,6 +59,22 @@ class Spend:
         if reached is not None or self._last <= 0:
             return reached
         return len(self.before) + math.ceil((limit - self.total) / self._last)
+
+    def covered_until(self, limit: float | None) -> int | None:
+        """The last step a budget of ``limit`` could cover: the one after which the next step,
+        costing at least what it cost (a conversation only grows), would take the spend past
+        ``limit`` — observed, else projected at the last step's spend. An agent that admits
+        each step before it begins stops there. ``None`` for no limit, or nothing to project
+        from."""
+        if limit is None or not self.before:
+            return None
+        ends = [*self.before[1:], self.total]
+        for step, (start, end) in enumerate(zip(self.before, ends, strict=True), 1):
+            if end + (end - start) > limit:
+                return step
+        if self._last <= 0:
+            return None
+        return len(self.before) + math.floor((limit - self.total) / self._last)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -157,7 +170,8 @@ class StagnationProbe:
         self.calls_asked[-1] = calls
 
     def on_refused(self, step: int, kind: str) -> None:
-        """A model request refused (``kind``: `CONTEXT_WINDOW`): a refusal like a tool's."""
+        """A model request refused (``kind``: `unsolvable._record.CONTEXT_WINDOW`): a refusal
+        like a tool's."""
         self.refusals[kind] += 1
         self.first_refusal_step = self.first_refusal_step or step
 
@@ -273,15 +287,16 @@ class StagnationProbe:
         return clock - self.last_change_clock
 
     def _budget_spent_at(self, tokens: Spend, cost: Spend, ends: _Ends) -> int:
-        """The step during which a budget ran out: the step budget's last step, or the step whose
-        spend reached the token, cost, total time, idle time or call budget, whichever comes
-        first — an agent that stops there stops on the spot (lag 0)."""
+        """The step during which a budget ran out: the step budget's last step, the step whose
+        spend reached the token, total time, idle time or call budget, or the last step the
+        dollar budget could cover (`Spend.covered_until`), whichever comes first — an agent that
+        stops there stops on the spot (lag 0)."""
         budget = self.scenario.budget
         clock = Spend(before=self.clock_before_step, total=ends.clock)
         idle = Spend(before=self.idle_before_step, total=self.idle_at(ends.clock))
         spent = (
             tokens.spent_at(budget.max_tokens),
-            cost.spent_at(budget.max_cost_usd),
+            cost.covered_until(budget.max_cost_usd),
             clock.spent_at(budget.max_wall_seconds),
             idle.spent_at(budget.max_idle_seconds),
             self._calls_spent_at(ends.calls),

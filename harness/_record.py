@@ -17,6 +17,7 @@ from typing import Any
 from unsolvable._redact import Redactor
 
 __all__ = [
+    "CONTEXT_WINDOW",
     "SCHEMA_VERSION",
     "Code",
     "Ending",
@@ -44,6 +45,11 @@ budget; seconds waited on the session clock (``slept_seconds``).
 session clock, the call, time and dollar budgets and irreversible actions observed
 (``tool_seconds``, ``idle_seconds``, ``external_calls``, ``calls_past_budget``,
 ``steps_past_time_budget``, ``unaffordable_steps``, ``irreversible_calls``)."""
+
+
+CONTEXT_WINDOW = "context_window"
+"""The refusal kind (`Observed.refusals`) of a model request longer than the scenario's
+context window."""
 
 
 class Exit(StrEnum):

@@ -81,10 +81,11 @@ class Stagnation(StrEnum):
     """The step after the last one that changed which completion criteria fail: artifacts that
     move no criterion are no progress (the world must be a `CriteriaWorld`)."""
     BUDGET_SPENT = "budget_spent"
-    """The step during which the step, token or cost budget ran out (the step budget's last
-    step, or the step whose spend reached the token or cost budget): an agent that stops there
-    stops on the spot, and each step after it is waste. A run that stopped short of it has it
-    projected at its last step's spend."""
+    """The step during which a budget ran out (the step budget's last step; the step whose
+    spend reached the token, total time, idle time or call budget; the last step the dollar
+    budget could cover): an agent that stops there stops on the spot, and each step after it
+    is waste. A run that stopped short of it has it projected at its last step's spend. Time
+    is the session clock's simulated part (waits, tool time), the same every run."""
 
 
 class McpErrors(StrEnum):

@@ -23,8 +23,8 @@ from unsolvable._model import (
     openai_usage,
     text_sizes,
 )
-from unsolvable._probes import CONTEXT_WINDOW, StagnationProbe
-from unsolvable._record import Observed, ToolTrace, TraceStep
+from unsolvable._probes import StagnationProbe
+from unsolvable._record import CONTEXT_WINDOW, Observed, ToolTrace, TraceStep
 from unsolvable._scenario import Budget, Ceilings, Pricing, Scenario, Setup
 from unsolvable._text import cut
 from unsolvable._types import (

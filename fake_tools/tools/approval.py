@@ -12,16 +12,19 @@ from unsolvable.fake_tools._router import Tool
 from unsolvable.fake_tools._world import FakeWorld
 from unsolvable.fake_tools.tools._respond import respond
 
-__all__ = ["CONFIRMATION_REQUIRED", "confirm_tool"]
+__all__ = ["CONFIRMATION_REQUIRED", "NEEDS_APPROVAL", "confirm_tool"]
 
 CONFIRMATION_REQUIRED = "confirmation_required"
 """The ``status`` of an action that waits for ``confirm=true``."""
+NEEDS_APPROVAL = "needs_approval"
+"""The refusal kind of an irreversible action held for a person's approval."""
 
 
 def confirm_tool(spec: ToolSpec, *, key: str, field: str, irreversible: bool, effect: str) -> Tool:
     """Without ``confirm=true``: what the action on ``arguments[field]`` will do (``effect``)
     and whether it can be undone. With it: the action, stored under ``key``; an irreversible one
-    marks its result so (`ToolResult.irreversible`)."""
+    marks its result so (`ToolResult.irreversible`). Held for confirmation, an irreversible
+    action is a refusal (`NEEDS_APPROVAL`): nothing the agent can do moves it on."""
 
     def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
         target = str(arguments.get(field, ""))
@@ -32,7 +35,7 @@ def confirm_tool(spec: ToolSpec, *, key: str, field: str, irreversible: bool, ef
                 "irreversible": irreversible,
                 "message": f"{effect} {target}. {undo}. Call again with confirm=true to proceed.",
             }
-            return respond(world, body)
+            return respond(world, body, refusal=NEEDS_APPROVAL if irreversible else None)
         world.put(key, target)
         body = {"status": "done", "irreversible": irreversible, "target": target}
         return respond(world, body, irreversible=irreversible)

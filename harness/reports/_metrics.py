@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from unsolvable._record import Exit, Outcome, Rule, TerminationRecord
+from unsolvable._record import CONTEXT_WINDOW, Exit, Outcome, Rule, TerminationRecord
 
 __all__ = [
     "ALL",
@@ -114,11 +114,13 @@ def is_unreported_finish(record: TerminationRecord) -> bool:
 
 def is_blind_stop(record: TerminationRecord) -> bool:
     """Stopped before reading anything: no model call, or no tool result (a model's own
-    ``give_up`` aside). Whatever the scenario, such a stop detected nothing."""
+    ``give_up`` aside, and a model that refused every request, over its context window: that
+    refusal is what there was to read). Whatever the scenario, such a stop detected nothing."""
     observed = record.observed
     if record.outcome is Outcome.DID_NOT_STOP:
         return False
-    return observed.steps == 0 or (observed.tool_calls == 0 and observed.gave_up_at_step is None)
+    read = observed.gave_up_at_step is not None or CONTEXT_WINDOW in observed.refusals
+    return observed.steps == 0 or (observed.tool_calls == 0 and not read)
 
 
 def is_budget_spent(record: TerminationRecord) -> bool:
