@@ -103,7 +103,7 @@ TRANSCRIPT = scenario(
     "million tokens",
     why=f"The transcript is endless and never quotes the admission: the pages are new at "
     f"every step, no criterion moves, and only spend grows, quadratically, until the "
-    f"${DOLLARS:g} budget cannot cover another step.",
+    f"${DOLLARS:.2f} budget cannot cover another step.",
     build=_build,
     expected={Code.BUDGET_COST, Code.NO_PROGRESS},
     step_bound=STEP_CAP,

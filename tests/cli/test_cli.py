@@ -92,3 +92,11 @@ def test_all_seeds_reports_pass_k() -> None:
     assert result.returncode == 1
     last = result.stdout.splitlines()[-1]
     assert last == "unsolvable: naive pass^3 1/4 scenarios; contract pass^3 4/4 scenarios"
+
+
+def test_show_names_a_context_window_and_prices_of_their_own() -> None:
+    overflow = _unsolvable("show", "context-overflow/irreducible-document").stdout
+    assert "  context window: 1500 tokens" in overflow.splitlines()
+    dollars = _unsolvable("show", "dollar-budget/long-transcript").stdout
+    assert "  prices:     $15 in, $75 out, per million tokens" in dollars.splitlines()
+    assert "'max_cost_usd': 0.4" in dollars and "prices" not in overflow
