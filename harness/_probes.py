@@ -24,11 +24,12 @@ __all__ = ["Spend", "StagnationProbe", "Truth"]
 
 @dataclass(frozen=True, kw_only=True)
 class Spend:
-    """One quantity spent over a run (tokens, dollars), step by step: what the budget-spent
-    ground truth and the lag in tokens and dollars read.
+    """One quantity spent over a run (tokens, dollars, simulated seconds), step by step: what
+    the budget-spent ground truth and the lag in tokens and dollars read.
 
     Spend past the last step made is *projected* at the last step's spend: a conversation only
-    grows, so each later step costs at least that much and the projection is a floor.
+    grows, so each later step costs at least that much and the projection is a floor (a step
+    waits as long as the last did, for time).
     A run with no step has nothing to project from: its later steps are taken to cost nothing.
     """
 

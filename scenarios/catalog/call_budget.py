@@ -61,7 +61,7 @@ SAVE = ToolSpec(
 
 
 @dataclass(frozen=True, kw_only=True)
-class Crawl:
+class _Crawl:
     """Fetches `PER_STEP` new pages every step, for ever, or for ``steps`` steps and then
     follows ``then`` (its steps counted from there)."""
 
@@ -94,7 +94,7 @@ def _build(seed: int) -> Setup:
         pages_tool(FETCH, key="pages_checked", lines_per_page=LINES),
         finish(SAVE, key="report", field="dead"),
     ]
-    return stuck_setup(_world(seed), tools, Crawl(), seed=seed)
+    return stuck_setup(_world(seed), tools, _Crawl(), seed=seed)
 
 
 def _build_site_ends(seed: int) -> Setup:
@@ -104,7 +104,7 @@ def _build_site_ends(seed: int) -> Setup:
         FETCH, key="pages_checked", lines_per_page=LINES, answer=(last, {"pages_left": 0})
     )
     save = Call(name=SAVE.name, arguments={"dead": 0}, text="Every page checked; saving")
-    script = Crawl(steps=TWIN_STEPS, then=Steps(calls=[save], then=Claim()))
+    script = _Crawl(steps=TWIN_STEPS, then=Steps(calls=[save], then=Claim()))
     tools = [site, finish(SAVE, key="report", field="dead")]
     return stuck_setup(_world(seed), tools, script, seed=seed)
 

@@ -74,7 +74,7 @@ TASK = (
 )
 
 
-class Answered:
+class _Answered:
     """``script``, its steps counted by the requests that reached the model: a refused one
     (over the window) is a step of the run that the model never answered. Stateful (it counts
     the answers), so one instance serves one run, as every build makes its own."""
@@ -106,7 +106,7 @@ def _tools() -> list[Tool]:
 def _build(then: Script, seed: int) -> Setup:
     """The background (by seed), the read, then ``then``; steps counted by answers."""
     lead, reading = background(seed)
-    script = Answered(Steps(calls=[*lead, _read()], then=then))
+    script = _Answered(Steps(calls=[*lead, _read()], then=then))
     return setup(_world(seed), [*_tools(), *reading], script, seed=seed)
 
 
@@ -120,7 +120,7 @@ def _compacts_once(seed: int) -> Setup:
 
 
 def _prompt_too_long(seed: int) -> Setup:
-    return setup(_world(seed), _tools(), Answered(Repeat(call=_read())), seed=seed)
+    return setup(_world(seed), _tools(), _Answered(Repeat(call=_read())), seed=seed)
 
 
 def make(variant: str, **fields: Any) -> Scenario:

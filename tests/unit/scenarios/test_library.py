@@ -151,3 +151,17 @@ def test_list_json_names_every_scenario_with_its_twin(capsys: pytest.CaptureFixt
         "step_bound",
         "seeds",
     }
+
+
+def test_some_scenario_expects_each_of_the_ten_codes() -> None:
+    expected = {code for scenario in scenarios.SCENARIOS for code in scenario.expected}
+    assert expected == set(unsolvable.Code)
+
+
+def test_the_call_and_dollar_budgets_each_bind_and_are_judged() -> None:
+    calls = _strict_contract("call-budget/endless-site", 0)
+    dollars = _strict_contract("dollar-budget/long-transcript", 0)
+    assert (calls.code, dollars.code) == (unsolvable.Code.BUDGET_CALLS, unsolvable.Code.BUDGET_COST)
+    assert calls.budget["max_calls"] == calls.observed.external_calls
+    assert dollars.observed.cost_usd <= dollars.budget["max_cost_usd"]  # type: ignore[operator]
+    assert calls.observed.steps < calls.budget["max_steps"]  # type: ignore[operator]
