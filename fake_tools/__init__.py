@@ -3,17 +3,30 @@
 from unsolvable.fake_tools._router import Tool, ToolCallLog, ToolRouter, error_result
 from unsolvable.fake_tools._world import FakeWorld, normalise_text, requires
 from unsolvable.fake_tools.tools._respond import respond
+from unsolvable.fake_tools.tools.approval import (
+    CONFIRMATION_REQUIRED,
+    NEEDS_APPROVAL,
+    confirm_tool,
+)
 from unsolvable.fake_tools.tools.artifacts import append_tool, pages_tool, sections_tool
 from unsolvable.fake_tools.tools.constant import constant_tool, lookup_tool
 from unsolvable.fake_tools.tools.documents import Criterion, check_tool, failing, writer_tool
+from unsolvable.fake_tools.tools.hanging import TIMED_OUT, hanging_tool
 from unsolvable.fake_tools.tools.jobs import RETRY_AFTER_SECONDS, flaky_tool, job_tool
 from unsolvable.fake_tools.tools.permission import PermissionDenied, denied_tool
+from unsolvable.fake_tools.tools.registry import NOT_FOUND, registry_tool
+from unsolvable.fake_tools.tools.search import search_tool
 from unsolvable.fake_tools.tools.sequence import sequence_tool
 from unsolvable.fake_tools.tools.settings import setting_tool
 from unsolvable.fake_tools.tools.unavailable import unavailable_tool
+from unsolvable.fake_tools.tools.waiting import queued_job_tool
 
 __all__ = [
+    "CONFIRMATION_REQUIRED",
+    "NEEDS_APPROVAL",
+    "NOT_FOUND",
     "RETRY_AFTER_SECONDS",
+    "TIMED_OUT",
     "Criterion",
     "FakeWorld",
     "PermissionDenied",
@@ -22,17 +35,22 @@ __all__ = [
     "ToolRouter",
     "append_tool",
     "check_tool",
+    "confirm_tool",
     "constant_tool",
     "denied_tool",
     "error_result",
     "failing",
     "flaky_tool",
+    "hanging_tool",
     "job_tool",
     "lookup_tool",
     "normalise_text",
     "pages_tool",
+    "queued_job_tool",
+    "registry_tool",
     "requires",
     "respond",
+    "search_tool",
     "sections_tool",
     "sequence_tool",
     "setting_tool",

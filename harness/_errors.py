@@ -6,7 +6,8 @@
     ├── BudgetError (ValueError)          a budget, ceiling or threshold out of range
     ├── BaselineError (ValueError)        a metrics baseline file that is missing or unreadable
     ├── OutputError (ValueError)          a report, baseline or snapshot path that cannot be written
-    └── ShardError (ValueError)           a shard that is not K/N, or parts that are not one run
+    ├── ShardError (ValueError)           a shard that is not K/N, or parts that are not one run
+    └── ContextOverflow                   a model request longer than the scenario's context window
 
 `CeilingHit` and `SessionClosed` are deliberately *not* in this tree: they derive from
 `BaseException` so that an agent which catches `Exception` and retries forever is still ended.
@@ -19,6 +20,7 @@ __all__ = [
     "BaselineError",
     "BudgetError",
     "CeilingHit",
+    "ContextOverflow",
     "OutputError",
     "ScenarioError",
     "SessionClosed",
@@ -55,6 +57,22 @@ class OutputError(UnsolvableError, ValueError):
 
 class ShardError(UnsolvableError, ValueError):
     """A shard that is not ``K/N``, or shard files that do not make one whole run together."""
+
+
+class ContextOverflow(UnsolvableError):
+    """The fake model refused a request holding more tokens than the scenario's context window,
+    as a provider refuses one: an ordinary `Exception`, which an agent may catch to compact its
+    conversation and try again. The message is the one OpenAI's Chat Completions API sends."""
+
+    def __init__(self, *, tokens: int, window: int) -> None:
+        super().__init__(
+            f"This model's maximum context length is {window} tokens. However, your messages "
+            f"resulted in {tokens} tokens. Please reduce the length of the messages."
+        )
+        self.tokens = tokens
+        """Tokens the refused request held."""
+        self.window = window
+        """Tokens a request may hold."""
 
 
 class CeilingHit(BaseException):

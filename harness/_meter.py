@@ -10,6 +10,7 @@ import time
 
 from unsolvable._ceilings import Ceilings
 from unsolvable._errors import CeilingHit
+from unsolvable._types import PROTOCOL_TOOLS, ToolResult
 
 __all__ = ["Meter"]
 
@@ -36,6 +37,11 @@ class Meter:
         self.overhead: dict[str, int] = {}
         """Each agent's fixed input per call, measured on its first call."""
         self.slept = 0.0
+        self.tool_seconds = 0.0
+        """Seconds the tools took on the session clock (`ToolResult.seconds`)."""
+        self.external_calls = 0
+        """Calls to the scenario's own tools, the protocol's left out (`Budget.max_calls`)."""
+        self.irreversible_calls = 0
 
     @property
     def elapsed(self) -> float:
@@ -43,8 +49,15 @@ class Meter:
 
     @property
     def clock(self) -> float:
-        """Seconds on the session clock: real time since the run began plus time slept."""
-        return self.elapsed + self.slept
+        """Seconds on the session clock: real time since the run began plus the time slept
+        and the time the tools took."""
+        return self.elapsed + self.simulated
+
+    @property
+    def simulated(self) -> float:
+        """The session clock's simulated part: what the ground truth reads, the same every
+        run (real time is microseconds of harness and agent, and varies)."""
+        return self.slept + self.tool_seconds
 
     @property
     def sent(self) -> int:
@@ -83,6 +96,13 @@ class Meter:
         self.uncharged_tokens += min(overhead, sent)
         self.input_tokens += sent
         self.output_tokens += said
+
+    def tool_done(self, name: str, result: ToolResult) -> None:
+        """Adds what a tool call took: its time on the session clock, whether it reached a
+        dependency (the termination contract's own tools do not), whether it was irreversible."""
+        self.tool_seconds += result.seconds
+        self.external_calls += name not in PROTOCOL_TOOLS
+        self.irreversible_calls += result.irreversible
 
     def sleep(self, seconds: float) -> None:
         self.slept += max(0.0, float(seconds))

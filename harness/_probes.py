@@ -8,6 +8,7 @@ such step: progress stays possible until it is done.
 
 from __future__ import annotations
 
+import itertools
 import math
 from array import array
 from collections import Counter
@@ -29,11 +30,12 @@ adapters hand the session Chat Completions messages)."""
 
 @dataclass(frozen=True, kw_only=True)
 class Spend:
-    """One quantity spent over a run (tokens, dollars), step by step: what the budget-spent
-    ground truth and the lag in tokens and dollars read.
+    """One quantity spent over a run (tokens, dollars, simulated seconds), step by step: what
+    the budget-spent ground truth and the lag in tokens and dollars read.
 
     Spend past the last step made is *projected* at the last step's spend: a conversation only
-    grows, so each later step costs at least that much and the projection is a floor.
+    grows, so each later step costs at least that much and the projection is a floor (a step
+    waits as long as the last did, for time).
     A run with no step has nothing to project from: its later steps are taken to cost nothing.
     """
 
@@ -75,6 +77,22 @@ class Spend:
             return reached
         return len(self.before) + math.ceil((limit - self.total) / self._last)
 
+    def covered_until(self, limit: float | None) -> int | None:
+        """The last step a budget of ``limit`` could cover: the one after which the next step,
+        costing at least what it cost (a conversation only grows), would take the spend past
+        ``limit`` — observed, else projected at the last step's spend. An agent that admits
+        each step before it begins stops there. ``None`` for no limit, or nothing to project
+        from."""
+        if limit is None or not self.before:
+            return None
+        ends = [*self.before[1:], self.total]
+        for step, (start, end) in enumerate(zip(self.before, ends, strict=True), 1):
+            if end + (end - start) > limit:
+                return step
+        if self._last <= 0:
+            return None
+        return len(self.before) + math.floor((limit - self.total) / self._last)
+
 
 @dataclass(frozen=True, kw_only=True)
 class Truth:
@@ -112,17 +130,23 @@ class StagnationProbe:
     """Tracks novelty, refusals, criteria moves and spend, step by step.
 
     Definitions (see `Stagnation`): ``novelty`` — after the last step with a new world state or a
-    new observation; ``first_refusal`` — the first denied or unavailable call; ``criteria`` —
-    after the last step that changed which criteria fail; ``budget_spent`` — the step during
-    which the step, token or cost budget ran out. Calls to the harness's own tools
-    (`PROTOCOL_TOOLS`: re-reading the world, giving up, handing work on) are evidence, never
-    progress: they move none of these.
+    new observation; ``first_refusal`` — the first refused call (a tool's, or a model request
+    over the context window); ``criteria`` — after the last step that changed which criteria
+    fail; ``budget_spent`` — the step during which a budget ran out: steps, tokens, dollars,
+    total or idle time, external calls. Calls to the harness's own tools (`PROTOCOL_TOOLS`:
+    re-reading the world, giving up, handing work on) are evidence, never progress: they move
+    none of these.
+
+    Time is the session clock's simulated part — the waits and the time the tools took — so that
+    the truth of a run is the same every time: real time is microseconds of harness and agent.
     """
 
     def __init__(self, scenario: Scenario, world: World) -> None:
         self.scenario = scenario
         self.world = world
         self.seen_worlds = {world.fingerprint()}
+        self.last_world = world.fingerprint()
+        """The world's fingerprint after the last call: a change restarts the idle time."""
         self.seen_observations: set[tuple[str, str]] = set()
         """Tool names and the observations they gave."""
         self.last_productive_step = 0
@@ -155,16 +179,48 @@ class StagnationProbe:
         self.completed_at_step: int | None = None
         """The step during which the world first satisfied the completion predicate (solvable
         scenarios only; read when the world changed, the only time it can start to hold)."""
-        self._last_world = next(iter(self.seen_worlds))
+        self.clock_before_step = array("d")
+        """The session clock's simulated seconds before each step."""
+        self.idle_before_step = array("d")
+        """Simulated seconds since the world last changed, before each step."""
+        self.last_change_clock = 0.0
+        """The simulated clock when the world last changed (0: it has not, since the start)."""
+        self.calls_before_step = array("q")
+        """External tool calls made before each step."""
+        self.calls_asked = array("q")
+        """External tool calls the model asked for at each step (none at a refused one)."""
 
     def _criteria(self) -> str | None:
         return None if self._read_criteria is None else self._read_criteria()
 
-    def on_step(self, tokens_so_far: int, inputs_so_far: int, outputs_so_far: int) -> None:
-        """What was spent when a step began: budget tokens, and input and output tokens."""
+    def on_step(
+        self,
+        tokens_so_far: int,
+        inputs_so_far: int,
+        outputs_so_far: int,
+        *,
+        clock: float = 0.0,
+        calls: int = 0,
+    ) -> None:
+        """What was spent when a step began: budget tokens, input and output tokens, the
+        simulated seconds of the session clock and the external calls made."""
         self.tokens_before_step.append(tokens_so_far)
         self.inputs_before_step.append(inputs_so_far)
         self.outputs_before_step.append(outputs_so_far)
+        self.clock_before_step.append(clock)
+        self.idle_before_step.append(clock - self.last_change_clock)
+        self.calls_before_step.append(calls)
+        self.calls_asked.append(0)
+
+    def on_asked(self, calls: int) -> None:
+        """The external tool calls the model asked for at the step begun last."""
+        self.calls_asked[-1] = calls
+
+    def on_refused(self, step: int, kind: str) -> None:
+        """A model request refused (``kind``: `unsolvable._record.CONTEXT_WINDOW`): a refusal
+        like a tool's."""
+        self.refusals[kind] += 1
+        self.first_refusal_step = self.first_refusal_step or step
 
     def on_request(self, messages: Sequence[JSON]) -> None:
         """Reads a model call's conversation for a tool result, until one is found."""
@@ -185,14 +241,18 @@ class StagnationProbe:
         """Tokens sent before each step, the fixed prompt included: what lag is counted in."""
         return array("q", map(add, self.inputs_before_step, self.outputs_before_step))
 
-    def on_tool(self, step: int, name: str, result: ToolResult, fingerprint: str) -> None:
-        """``fingerprint`` is the world's after the call (the session computes it once)."""
+    def on_tool(
+        self, step: int, name: str, result: ToolResult, fingerprint: str, *, clock: float = 0.0
+    ) -> None:
+        """``fingerprint`` is the world's after the call (the session computes it once), and
+        ``clock`` the simulated seconds of the session clock after it."""
         if result.refusal is not None:
             self.refusals[result.refusal] += 1
             self.first_refusal_step = self.first_refusal_step or step
-        if self.scenario.solvable and fingerprint != self._last_world:
-            self._last_world = fingerprint
-            if self.completed_at_step is None and self.world.is_complete():
+        if fingerprint != self.last_world:
+            self.last_world, self.last_change_clock = fingerprint, clock
+            solvable = self.scenario.solvable
+            if solvable and self.completed_at_step is None and self.world.is_complete():
                 self.completed_at_step = step
         if name in PROTOCOL_TOOLS:
             return
@@ -209,12 +269,16 @@ class StagnationProbe:
             if criteria != self.criteria:
                 self.criteria, self.last_criteria_move = criteria, step
 
-    def first_stagnant_step(self, *, tokens: int, cost: float) -> int:
+    def first_stagnant_step(
+        self, *, tokens: int, cost: float, clock: float = 0.0, calls: int = 0
+    ) -> int:
         """The step from which no progress was possible (after the last step of a run that
-        never stagnated); ``tokens`` and ``cost`` are the run's totals at its end."""
-        return self._stagnant_at(tokens, Spend(before=self.cost_before_step, total=cost))
+        never stagnated); ``tokens``, ``cost``, ``clock`` (simulated seconds) and ``calls``
+        (external ones) are the run's totals at its end."""
+        spent_cost = Spend(before=self.cost_before_step, total=cost)
+        return self._stagnant_at(tokens, spent_cost, _Ends(clock=clock, calls=calls))
 
-    def _stagnant_at(self, tokens: int, spent_cost: Spend) -> int:
+    def _stagnant_at(self, tokens: int, spent_cost: Spend, ends: _Ends) -> int:
         """`first_stagnant_step`, the dollars spent step by step priced by the caller, which
         reads them again for the lag (`truth`): priced once per run."""
         rule = self.scenario.stagnation
@@ -224,19 +288,22 @@ class StagnationProbe:
             return self.last_criteria_move + 1
         if rule is Stagnation.BUDGET_SPENT:
             return self._budget_spent_at(
-                Spend(before=self.tokens_before_step, total=tokens), spent_cost
+                Spend(before=self.tokens_before_step, total=tokens), spent_cost, ends
             )
         return self.last_productive_step + 1
 
-    def truth(self, *, tokens: int, cost: float, sent: int) -> Truth:
+    def truth(
+        self, *, tokens: int, cost: float, sent: int, clock: float = 0.0, calls: int = 0
+    ) -> Truth:
         """The first stagnant step, the evidence of it, and the signed lag in tokens (sent, the
-        agent's fixed prompt included) and dollars of a run that ended with these totals."""
+        agent's fixed prompt included) and dollars of a run that ended with these totals
+        (``clock``: simulated seconds; ``calls``: external ones)."""
         if self.scenario.solvable:
             return Truth(
                 first_stagnant_step=None, lag_tokens=None, lag_cost_usd=None, evidence_step=None
             )
         spent_cost = Spend(before=self.cost_before_step, total=cost)
-        stagnant = self._stagnant_at(tokens, spent_cost)
+        stagnant = self._stagnant_at(tokens, spent_cost, _Ends(clock=clock, calls=calls))
         spent_sent = Spend(before=self.sent_before_step, total=sent)
         return Truth(
             first_stagnant_step=stagnant,
@@ -275,10 +342,79 @@ class StagnationProbe:
         limit = self.scenario.budget.max_tokens
         return 0 if limit is None else sum(t >= limit for t in self.tokens_before_step)
 
-    def _budget_spent_at(self, tokens: Spend, cost: Spend) -> int:
-        """The step during which a budget ran out: the step budget's last step, or the step whose
-        spend reached the token or cost budget, whichever comes first — an agent that stops
-        there stops on the spot (lag 0)."""
+    def steps_past_time_budget(self) -> int:
+        """Steps begun with the total or the idle time budget already spent (simulated
+        seconds)."""
         budget = self.scenario.budget
-        spent = (tokens.spent_at(budget.max_tokens), cost.spent_at(budget.max_cost_usd))
+        wall, idle = budget.max_wall_seconds, budget.max_idle_seconds
+        return sum(
+            (wall is not None and clock >= wall) or (idle is not None and waited >= idle)
+            for clock, waited in zip(self.clock_before_step, self.idle_before_step, strict=True)
+        )
+
+    def unaffordable_steps(self) -> int:
+        """Steps begun that the dollar budget could not cover: begun with it spent, or with less
+        left than the step before cost (a conversation only grows, so that is about the least
+        the next step costs)."""
+        limit = self.scenario.budget.max_cost_usd
+        if limit is None:
+            return 0
+        before = self.cost_before_step
+        return sum(
+            spent >= limit or spent + (spent - previous) > limit
+            for previous, spent in itertools.pairwise(before)
+        )
+
+    def calls_past_budget(self, calls: int) -> int:
+        """External calls made beyond the call budget, of ``calls`` made in all."""
+        limit = self.scenario.budget.max_calls
+        return 0 if limit is None else max(0, calls - limit)
+
+    def idle_at(self, clock: float) -> float:
+        """Simulated seconds since the world last changed, at ``clock``."""
+        return clock - self.last_change_clock
+
+    def _budget_spent_at(self, tokens: Spend, cost: Spend, ends: _Ends) -> int:
+        """The step during which a budget ran out: the step budget's last step, the step whose
+        spend reached the token, total time, idle time or call budget, or the last step the
+        dollar budget could cover (`Spend.covered_until`), whichever comes first — an agent that
+        stops there stops on the spot (lag 0)."""
+        budget = self.scenario.budget
+        clock = Spend(before=self.clock_before_step, total=ends.clock)
+        idle = Spend(before=self.idle_before_step, total=self.idle_at(ends.clock))
+        spent = (
+            tokens.spent_at(budget.max_tokens),
+            cost.covered_until(budget.max_cost_usd),
+            clock.spent_at(budget.max_wall_seconds),
+            idle.spent_at(budget.max_idle_seconds),
+            self._calls_spent_at(ends.calls),
+        )
         return min([budget.max_steps, *(step for step in spent if step is not None)])
+
+    def _calls_spent_at(self, calls: int) -> int | None:
+        """The step during which the call budget ran out: the first whose calls — those it
+        made, or those the model asked for at it if more (an agent that declines a step it
+        cannot afford stops on the spot too) — reach the budget; past the last step made, each
+        step is projected to ask what the last one asked. ``None`` for no call budget, or no
+        calls to project from."""
+        limit = self.scenario.budget.max_calls
+        if limit is None or not self.calls_before_step:
+            return None
+        before, asked = self.calls_before_step, self.calls_asked
+        made = [*before[1:], calls]
+        for step, demand in enumerate(map(max, map(add, before, asked), made), 1):
+            if demand >= limit:
+                return step
+        last = asked[-1]
+        if last <= 0:
+            return None
+        demand = max(before[-1] + last, calls)
+        return len(before) + math.ceil((limit - demand) / last)
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Ends:
+    """The run's simulated seconds and external calls at its end."""
+
+    clock: float
+    calls: int

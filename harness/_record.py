@@ -17,6 +17,7 @@ from typing import Any
 from unsolvable._redact import Redactor
 
 __all__ = [
+    "CONTEXT_WINDOW",
     "SCHEMA_VERSION",
     "Code",
     "Ending",
@@ -46,7 +47,16 @@ complete (``completed_at_step``), whether a tool result was read (``read_a_resul
 step's estimated spend and the overshoot past the budget (``next_step_tokens``,
 ``next_step_cost_usd``, ``overshoot_tokens``, ``overshoot_cost_usd``), the first call made after
 the agent returned (``late_call``); the harness's own tools never move the first stagnant step,
-and N counts from the end of a seed's lead."""
+and N counts from the end of a seed's lead; the budget's idle time and external calls
+(``max_idle_seconds``, ``max_calls``); what the session clock, the call, time and dollar budgets
+and irreversible actions observed (``tool_seconds``, ``idle_seconds``, ``external_calls``,
+``calls_past_budget``, ``steps_past_time_budget``, ``unaffordable_steps``,
+``irreversible_calls``)."""
+
+
+CONTEXT_WINDOW = "context_window"
+"""The refusal kind (`Observed.refusals`) of a model request longer than the scenario's
+context window."""
 
 
 class Exit(StrEnum):
@@ -210,7 +220,8 @@ class Observed:
     framework made for a call it rejected before any tool ran."""
     refusals: dict[str, int] = field(default_factory=dict)
     """Refused tool calls by kind (``denied``: a missing permission; ``unavailable``: a
-    dependency that is down; whatever kinds the tool families name), sorted by kind."""
+    dependency that is down; whatever kinds the tool families name), and model requests the
+    fake model refused (``context_window``: longer than the scenario's window), sorted by kind."""
     overhead_tokens: int = 0
     """The agent's fixed input per call — its system prompt and the tool list — measured from
     its first call."""
@@ -238,6 +249,24 @@ class Observed:
     """Steps per agent of a multi-agent system (one ``main`` entry for a single agent)."""
     slept_seconds: float = 0.0
     """Seconds the agent waited on the session clock (`Session.sleep`), a Retry-After say."""
+    tool_seconds: float = 0.0
+    """Seconds the tools took on the session clock (a call that hangs until its timeout)."""
+    idle_seconds: float = 0.0
+    """Seconds since the world last changed when the run ended: the time waited and the time
+    the tools took, on the session clock (real time, which varies from run to run, left out)."""
+    external_calls: int = 0
+    """Calls to the scenario's own tools: what the budget's ``max_calls`` counts."""
+    calls_past_budget: int = 0
+    """External calls made beyond the budget's ``max_calls``."""
+    steps_past_time_budget: int = 0
+    """Steps begun with the total or the idle time budget already spent (session clock, real
+    time left out)."""
+    unaffordable_steps: int = 0
+    """Steps begun that the dollar budget could not cover: with fewer dollars left than the
+    step before cost (a conversation only grows, so the next step costs about as much at
+    least: admit a step before it starts)."""
+    irreversible_calls: int = 0
+    """Tool calls that did something that cannot be undone: no person approved any of them."""
     ceiling: str | None = None
     """Which harness ceiling ended the run, if one did."""
     late_call: str | None = None
@@ -320,6 +349,14 @@ class Rule(StrEnum):
     """``BLOCKED_INPUT`` without naming what is missing."""
     NO_PARTIAL = "no_partial"
     """``exhausted`` without partial results."""
+    PAST_CALL_BUDGET = "past_call_budget"
+    """External tool calls made beyond the call budget."""
+    PAST_TIME_BUDGET = "past_time_budget"
+    """Steps begun with the total or the idle time budget spent."""
+    UNAFFORDABLE_STEP = "unaffordable_step"
+    """Steps begun that the dollar budget could not cover."""
+    IRREVERSIBLE_ACTION = "irreversible_action"
+    """An action that cannot be undone, taken without a person's approval."""
 
     @property
     def is_loosened_by_flag(self) -> bool:

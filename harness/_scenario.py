@@ -31,7 +31,16 @@ class Budget:
     max_tokens: int | None = None
     """Input plus output tokens allowed over the run."""
     max_wall_seconds: float | None = None
+    """Total wall time allowed, on the session clock (`Session.clock`)."""
     max_cost_usd: float | None = None
+    """Dollars allowed, at the scenario's prices (`Scenario.pricing`)."""
+    max_idle_seconds: float | None = None
+    """Wall time allowed since the world last changed, on the session clock: a job that never
+    moves, or calls that change nothing, spend it, while a slow job that moves does not (a
+    budget on total time would cut that one short)."""
+    max_calls: int | None = None
+    """External tool calls allowed: calls to the scenario's own tools, not to the protocol's
+    ``check_completion``, ``give_up`` and ``delegate``, which touch no dependency."""
 
     def __post_init__(self) -> None:
         require_positive(
@@ -40,6 +49,8 @@ class Budget:
             max_tokens=self.max_tokens,
             max_wall_seconds=self.max_wall_seconds,
             max_cost_usd=self.max_cost_usd,
+            max_idle_seconds=self.max_idle_seconds,
+            max_calls=self.max_calls,
         )
 
     def to_dict(self) -> dict[str, float | int | None]:
@@ -70,10 +81,11 @@ class Stagnation(StrEnum):
     """The step after the last one that changed which completion criteria fail: artifacts that
     move no criterion are no progress (the world must be a `CriteriaWorld`)."""
     BUDGET_SPENT = "budget_spent"
-    """The step during which the step, token or cost budget ran out (the step budget's last
-    step, or the step whose spend reached the token or cost budget): an agent that stops there
-    stops on the spot, and each step after it is waste. A run that stopped short of it has it
-    projected at its last step's spend."""
+    """The step during which a budget ran out (the step budget's last step; the step whose
+    spend reached the token, total time, idle time or call budget; the last step the dollar
+    budget could cover): an agent that stops there stops on the spot, and each step after it
+    is waste. A run that stopped short of it has it projected at its last step's spend. Time
+    is the session clock's simulated part (waits, tool time), the same every run."""
 
 
 class McpErrors(StrEnum):
@@ -166,6 +178,10 @@ class Scenario:
     """Over MCP, a refusal that names a missing permission is put to the client by elicitation
     ("grant it?") before it is answered; no answer can grant it, so the call stays refused (a
     decline is the user confirming the blocker)."""
+    context_window: int | None = None
+    """Tokens a model request may hold (the conversation and the tools offered); the fake model
+    refuses a longer one as providers do (`ContextOverflow`, or the wire format's own error), and
+    that refused call is a step the model never answered. ``None``: no window."""
 
     def __post_init__(self) -> None:
         if not self.expected:
@@ -175,7 +191,7 @@ class Scenario:
                 f"Scenario {self.name!r} is unsolvable but expects COMPLETED; "
                 "pass solvable=True for a control"
             )
-        require_positive(self, step_bound=self.step_bound)
+        require_positive(self, step_bound=self.step_bound, context_window=self.context_window)
         if self.twin_of is not None and not self.solvable:
             raise ScenarioError(
                 f"Scenario {self.name!r} is a twin of {self.twin_of!r} but unsolvable; a twin is "

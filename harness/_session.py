@@ -11,18 +11,25 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 from unsolvable._dispatch import Dispatch
-from unsolvable._errors import SessionClosed
+from unsolvable._errors import ContextOverflow, SessionClosed
 from unsolvable._meter import Meter
 from unsolvable._model import Usage, estimate_message_tokens, estimate_tool_tokens
 from unsolvable._probes import StagnationProbe
-from unsolvable._record import Observed
-from unsolvable._scenario import Budget, Ceilings, Scenario, Setup
+from unsolvable._record import CONTEXT_WINDOW, Observed
+from unsolvable._scenario import Budget, Ceilings, Pricing, Scenario, Setup
 from unsolvable._tally import Counted, Tally
 from unsolvable._trajectory import Trajectory
-from unsolvable._types import GIVE_UP_TOOL, JSON, ModelRequest, ModelResponse, ToolSpec
+from unsolvable._types import (
+    GIVE_UP_TOOL,
+    JSON,
+    PROTOCOL_TOOLS,
+    ModelRequest,
+    ModelResponse,
+    ToolSpec,
+)
 
 __all__ = ["Answer", "Session"]
 
@@ -110,12 +117,23 @@ class Session:
     def budget(self) -> Budget:
         return self.scenario.budget
 
+    @property
+    def pricing(self) -> Pricing:
+        """The dollar prices of the scenario's model, for an agent that keeps a dollar ledger."""
+        return self.scenario.pricing
+
+    @property
+    def context_window(self) -> int | None:
+        """Tokens a model request may hold; a longer one raises `ContextOverflow`."""
+        return self.scenario.context_window
+
     def call_model(
         self, messages: Sequence[JSON], tools: Iterable[Any] | None = None, *, agent: str = "main"
     ) -> JSON:
         """One step: returns an OpenAI Chat Completions assistant message plus ``usage``.
 
-        Offer no tools and the model gives its final answer instead of calling one.
+        Offer no tools and the model gives its final answer instead of calling one. A request
+        longer than the scenario's context window raises `ContextOverflow`, unanswered.
         """
         answer = self.answer(messages, tools, agent=agent)
         return {**answer.message, "usage": answer.usage.to_openai()}
@@ -132,11 +150,20 @@ class Session:
             step, agent_step = self._meter.admit_step(agent, offered=bool(offered))
             self._trajectory.close()
             meter = self._meter
-            self._probe.on_step(meter.charged, meter.input_tokens, meter.output_tokens)
+            self._probe.on_step(
+                meter.charged,
+                meter.input_tokens,
+                meter.output_tokens,
+                clock=meter.simulated,
+                calls=meter.external_calls,
+            )
             if agent not in self._tallies:
                 self._tallies[agent] = Tally()
             counted = self._tallies[agent].count(messages)  # before the model can read it
             self._probe.on_request(counted.messages)
+            window, sent = self.scenario.context_window, counted.total + self._tools_tokens(offered)
+            if window is not None and sent > window:
+                self._refuse(step, sent, window)
             request = ModelRequest(
                 messages=counted.messages,
                 tools=offered,
@@ -159,8 +186,10 @@ class Session:
             self._callers.add(threading.get_ident())
             self._meter.admit_tool_call()
             made = self._dispatch.call(name, arguments, agent)
+            self._meter.tool_done(name, made.result)
             step = self._meter.steps
-            self._probe.on_tool(step, name, made.result, made.world)
+            clock = self._meter.simulated
+            self._probe.on_tool(step, name, made.result, made.world, clock=clock)
             self._trajectory.tool(step, name, made.arguments, made.result.text, made.world)
         if made.result.error is not None:
             raise made.result.error
@@ -265,9 +294,18 @@ class Session:
     def _note(self, step: int, message: JSON) -> None:
         """The step in the trajectory, and the first step that asked to give up."""
         asked = [(c["function"]["name"], c["function"]["arguments"]) for c in _calls(message)]
+        self._probe.on_asked(sum(name not in PROTOCOL_TOOLS for name, _ in asked))
         if self._gave_up_at_step is None and any(name == GIVE_UP_TOOL for name, _ in asked):
             self._gave_up_at_step = step
         self._trajectory.step(step, message["content"], asked)
+
+    def _refuse(self, step: int, tokens: int, window: int) -> NoReturn:
+        """A request over the context window, refused as a provider refuses one, before the
+        model sees it: a step the agent made (the step ceiling bounds a retry loop) that costs
+        nothing, as a refused request is not billed."""
+        self._probe.on_refused(step, CONTEXT_WINDOW)
+        self._trajectory.step(step, "", [])
+        raise ContextOverflow(tokens=tokens, window=window)
 
     def finish(self, *, error: str | None = None) -> Observed:
         """Closes the run and returns what was observed; reads the world one last time. Calls
@@ -278,7 +316,10 @@ class Session:
             meter = self._meter
             tail, trajectory = self._trajectory.traces()
             cost = self.scenario.pricing.cost(meter.input_tokens, meter.output_tokens)
-            truth = self._probe.truth(tokens=meter.charged, cost=cost, sent=meter.sent)
+            probe, clock, calls = self._probe, meter.simulated, meter.external_calls
+            truth = probe.truth(
+                tokens=meter.charged, cost=cost, sent=meter.sent, clock=clock, calls=calls
+            )
             overrun = self._probe.overrun(tokens=meter.charged, cost=cost, sent=meter.sent)
             return Observed(
                 steps=meter.steps,
@@ -307,6 +348,13 @@ class Session:
                 gave_up_at_step=self._gave_up_at_step,
                 steps_by_agent=dict(sorted(meter.agent_steps.items())),
                 slept_seconds=round(meter.slept, 6),
+                tool_seconds=round(meter.tool_seconds, 6),
+                idle_seconds=round(probe.idle_at(clock), 6),
+                external_calls=calls,
+                calls_past_budget=probe.calls_past_budget(calls),
+                steps_past_time_budget=probe.steps_past_time_budget(),
+                unaffordable_steps=probe.unaffordable_steps(),
+                irreversible_calls=meter.irreversible_calls,
                 world_complete=self._setup.world.is_complete(),
                 ceiling=meter.ceiling,
                 late_call=late_call,

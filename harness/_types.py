@@ -39,8 +39,9 @@ DELEGATE_TOOL = "delegate"
 CHECK_TOOL = "check_completion"
 """The tool that re-reads the system of record: what still fails."""
 PROTOCOL_TOOLS = frozenset({CHECK_TOOL, GIVE_UP_TOOL, DELEGATE_TOOL})
-"""The harness's own tools, which a termination contract names: never renamed by a dialect, and
-never progress — re-reading the world, giving up and handing work on bring nothing new about it."""
+"""The harness's own tools, which a termination contract names: never renamed by a dialect, never
+progress (re-reading the world, giving up and handing work on bring nothing new about it), and
+not counted against a budget of external calls, since they touch no dependency."""
 
 
 @runtime_checkable
@@ -106,6 +107,12 @@ class ToolResult:
     for a missing permission, ``unavailable`` for a dependency that is down, ...)."""
     error: BaseException | None = None
     """Raised to the agent after the call is recorded (opt-in raising tools)."""
+    seconds: float = 0.0
+    """Seconds the call took on the session clock (a tool that hangs until its timeout): the
+    wall and idle budgets run on, while the run costs no real time."""
+    irreversible: bool = False
+    """The call did something that cannot be undone (a delete, a payment, a publication): the
+    harness never gave a person's approval for one, so the verdict holds it against the agent."""
 
 
 class Toolbox(Protocol):

@@ -7,14 +7,22 @@ from collections.abc import Iterable
 
 from unsolvable import Scenario, ScenarioError
 from unsolvable.scenarios.catalog import (
+    busy_idle,
+    call_budget,
     constant_return,
+    context_overflow,
     contradictory_criteria,
     cost_runaway,
+    denial_sprawl,
     dependency_unavailable,
+    dollar_budget,
+    endless_wait,
     false_completion,
+    false_premise,
     fan_out,
     forced_final_answer,
     give_up_honoured,
+    human_gate,
     long_healthy,
     missing_permission,
     oscillation,
@@ -22,6 +30,7 @@ from unsolvable.scenarios.catalog import (
     reconfirm_as_progress,
     slow_dependency,
     todo_spawn,
+    tool_timeout,
 )
 
 __all__ = ["SCENARIOS", "get", "select"]
@@ -39,6 +48,15 @@ SCENARIOS: tuple[Scenario, ...] = (
     *fan_out.SCENARIOS,
     *cost_runaway.SCENARIOS,
     *give_up_honoured.SCENARIOS,
+    *endless_wait.SCENARIOS,
+    *busy_idle.SCENARIOS,
+    *tool_timeout.SCENARIOS,
+    *call_budget.SCENARIOS,
+    *dollar_budget.SCENARIOS,
+    *context_overflow.SCENARIOS,
+    *denial_sprawl.SCENARIOS,
+    *human_gate.SCENARIOS,
+    *false_premise.SCENARIOS,
     *long_healthy.SCENARIOS,
     *poll_until_ready.SCENARIOS,
     *slow_dependency.SCENARIOS,

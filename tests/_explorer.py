@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import unsolvable
-from unsolvable import CHECK_TOOL, Code, Scenario, Session, Stop
+from unsolvable import CHECK_TOOL, Code, ContextOverflow, Scenario, Session, Stop
 from unsolvable.agents._loop import assistant, dispatch, opening, tool_calls
 
 VOLATILE = "request_id"
@@ -54,7 +54,13 @@ class Explorer:
         self.task, messages = session.task, opening(session)
         for step in range(1, self.steps + 1):
             offered = json.dumps([spec.to_openai() for spec in session.tools], sort_keys=True)
-            reply = session.call_model(messages, session.tools)
+            try:
+                reply = session.call_model(messages, session.tools)
+            except ContextOverflow as overflow:  # as far as a run goes without compacting
+                world = _aside(session.call_tool(CHECK_TOOL, {}))
+                said = f"refused: {overflow}"
+                self.seen.append(Seen(step, offered, said, calls=(), answers=(), world=world))
+                break
             messages.append(assistant(reply))
             calls = tool_calls(reply)
             answers = [dispatch(session, *call)[0] for call in calls]
@@ -90,7 +96,8 @@ def first_difference(twin: Explorer, sibling: Explorer, upto: int) -> str | None
             return f"step {mine.step}: the tools offered: {mine.tools} vs {theirs.tools}"
         if mine.step < upto and mine != theirs:
             return f"step {mine.step}: {_differing(mine, theirs)}"
-    if min(len(twin.seen), len(sibling.seen)) < upto - 1:
+    ended = len(twin.seen) != len(sibling.seen)  # where both end alike, neither ended first
+    if ended and min(len(twin.seen), len(sibling.seen)) < upto - 1:
         return f"one run ended first: {len(twin.seen)} vs {len(sibling.seen)} steps"
     return None
 

@@ -7,10 +7,11 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from unsolvable import CHECK_TOOL, PROTOCOL_TOOLS, Code, Session, Stop
+from unsolvable import CHECK_TOOL, PROTOCOL_TOOLS, Code, ContextOverflow, Pricing, Session, Stop
 from unsolvable.agents import ContractAgent, ContractThresholds
 from unsolvable.agents._fingerprint import action_fingerprint, observation_fingerprint, parse
 from unsolvable.agents._loop import assistant, dispatch, opening, tool_calls
+from unsolvable.agents._signals import compacted, wait_hint
 
 Policy = Callable[[list[tuple[str, str, Any]], list[str], int], Stop | None]
 
@@ -344,6 +345,23 @@ def reads_the_tool_list(attempts: int = 3) -> Any:
     return agent
 
 
+# -- budgets and blockers ------------------------------------------------------------------------
+
+
+def waits_without_an_idle_budget() -> Any:
+    """Honours every Retry-After and keeps no idle budget: patient for ever."""
+
+    def agent(session: Session) -> Stop | str | None:
+        def policy(calls: Any, results: list[str], step: int) -> Stop | None:
+            for result in results:
+                session.sleep(wait_hint(result))
+            return None
+
+        return loop(policy)(session)  # type: ignore[no-any-return]
+
+    return agent
+
+
 def reads_the_outage_wording() -> Any:
     """Reads how a 503 is worded, instead of counting attempts: a body with an error ``code``,
     or one that says the dependency "is not responding", is taken for an outage for good
@@ -368,3 +386,226 @@ def reads_the_outage_wording() -> Any:
         return Stop(code=Code.BUDGET_STEPS, reason="steps", partial=len(messages))
 
     return agent
+
+
+def idle_from_the_start() -> Any:
+    """Honours Retry-After and stops ``BUDGET_IDLE`` once the idle budget's worth of wall time
+    has passed since the run began: a watchdog on total time, blind to a job that moves."""
+
+    def agent(session: Session) -> Stop | str | None:
+        def policy(calls: Any, results: list[str], step: int) -> Stop | None:
+            for result in results:
+                session.sleep(wait_hint(result))
+            limit = session.budget.max_idle_seconds
+            if limit is not None and session.clock >= limit:
+                return Stop(code=Code.BUDGET_IDLE, reason="idle", partial={"steps": step})
+            return None
+
+        return loop(policy)(session)  # type: ignore[no-any-return]
+
+    return agent
+
+
+def activity_watchdog() -> Any:
+    """Stops ``BUDGET_IDLE`` when no tool has answered for the idle budget: never, while the
+    agent keeps calling tools, however little they change."""
+
+    def agent(session: Session) -> Stop | str | None:
+        last_answer = [session.clock]
+
+        def policy(calls: Any, results: list[str], step: int) -> Stop | None:
+            quiet, last_answer[0] = session.clock - last_answer[0], session.clock
+            limit = session.budget.max_idle_seconds
+            if limit is not None and quiet >= limit:
+                return Stop(code=Code.BUDGET_IDLE, reason="idle", partial={"steps": step})
+            return None
+
+        return loop(policy)(session)  # type: ignore[no-any-return]
+
+    return agent
+
+
+def gives_up_at_first_timeout() -> Any:
+    """Takes one timeout for a dead dependency."""
+
+    def policy(calls: Any, results: list[str], step: int) -> Stop | None:
+        timed_out = any('"status": 504' in result for result in results)
+        return Stop(code=Code.ERROR_FATAL, reason="timed out") if timed_out else None
+
+    return loop(policy)
+
+
+def counts_attempts_not_time(attempts: int = 5) -> Any:
+    """Gives up on a dependency after five timeouts, whatever each one costs in time."""
+    timeouts = [0]
+
+    def policy(calls: Any, results: list[str], step: int) -> Stop | None:
+        timeouts[0] += sum('"status": 504' in result for result in results)
+        if timeouts[0] >= attempts:
+            return Stop(code=Code.ERROR_FATAL, reason=f"{attempts} timeouts")
+        return None
+
+    return loop(policy)
+
+
+class _SessionView:
+    """A session seen through a changed budget or price list (what a flawed agent believes)."""
+
+    def __init__(self, session: Session, pricing: Pricing | None = None, **budget: Any) -> None:
+        self._session, self._pricing, self._budget = session, pricing, budget
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._session, name)
+
+    @property
+    def budget(self) -> Any:
+        return dataclasses.replace(self._session.budget, **self._budget)
+
+    @property
+    def pricing(self) -> Pricing:
+        return self._pricing or self._session.pricing
+
+
+def ignores_the_call_budget() -> Any:
+    """The contract with no budget of external calls: it crawls on while every page is new."""
+
+    def agent(session: Session) -> Stop:
+        return ContractAgent()(_SessionView(session, max_calls=None))  # type: ignore[arg-type]
+
+    return agent
+
+
+def prices_at_the_default_price() -> Any:
+    """The contract pricing every model at the library's default price, not the scenario's:
+    its dollar ledger reads a fifth of what a frontier model costs."""
+
+    def agent(session: Session) -> Stop:
+        return ContractAgent()(_SessionView(session, pricing=Pricing()))  # type: ignore[arg-type]
+
+    return agent
+
+
+def stops_at_the_warning(fraction_spent: float = 0.8) -> Any:
+    """Takes the call budget's 20 %-left warning for its end: stops once 80 % of the external
+    calls are made, though what is left would finish the task."""
+
+    def agent(session: Session) -> Stop | str | None:
+        limit, made = session.budget.max_calls, [0]
+
+        def policy(calls: Any, results: list[str], step: int) -> Stop | None:
+            made[0] += len(calls)
+            if limit is not None and made[0] >= fraction_spent * limit:
+                return Stop(code=Code.BUDGET_CALLS, reason="calls", partial={"steps": step})
+            return None
+
+        return loop(policy)(session)  # type: ignore[no-any-return]
+
+    return agent
+
+
+def reserves_twice_the_last_step() -> Any:
+    """Admits a step only while the dollars left cover twice what the last one cost: a margin
+    that ends a task whose last steps would have fitted."""
+
+    def agent(session: Session) -> Stop | str | None:
+        limit, pricing = session.budget.max_cost_usd, session.pricing
+        spent, last = 0.0, 0.0
+        messages = opening(session)
+        for step in range(session.budget.max_steps):
+            if limit is not None and spent + 2 * last > limit:
+                return Stop(code=Code.BUDGET_COST, reason="margin", partial={"steps": step})
+            reply = session.call_model(messages, session.tools)
+            usage = reply["usage"]
+            last = pricing.cost(usage["prompt_tokens"], usage["completion_tokens"])
+            spent += last
+            messages.append(assistant(reply))
+            if not tool_calls(reply):
+                return Stop(code=Code.COMPLETED, reason=reply.get("content") or "")
+            for call_id, name, arguments in tool_calls(reply):
+                messages.append(dispatch(session, call_id, name, arguments)[0])
+        return Stop(code=Code.BUDGET_STEPS, reason="cap", partial={"steps": step})
+
+    return agent
+
+
+def compacts_and_retries_forever(cap: int = 25) -> Any:
+    """Compacts its conversation whenever the model refuses it, and tries again: for ever."""
+
+    def agent(session: Session) -> Stop:
+        messages = opening(session)
+        for _ in range(cap):
+            try:
+                reply = session.call_model(messages, session.tools)
+            except ContextOverflow:
+                messages = compacted(messages)
+                continue
+            messages.append(assistant(reply))
+            for call_id, name, arguments in tool_calls(reply):
+                messages.append(dispatch(session, call_id, name, arguments)[0])
+        return Stop(code=Code.BUDGET_STEPS, reason="cap", partial={"steps": cap})
+
+    return agent
+
+
+def gives_up_at_the_first_overflow() -> Any:
+    """Takes one refusal over the context window for a prompt that can never fit."""
+
+    def agent(session: Session) -> Stop | str | None:
+        try:
+            return loop(lambda calls, results, step: None)(session)  # type: ignore[no-any-return]
+        except ContextOverflow as overflow:
+            return Stop(code=Code.ERROR_FATAL, reason=str(overflow))
+
+    return agent
+
+
+def blocks_on_a_repeated_denial(by: str = "call") -> Any:
+    """Blocks when the same tool (``by="tool"``: how `contract` used to block) or the same call,
+    tool and arguments (``by="call"``), is denied twice: a new route, or new words, look new."""
+    denied: set[str] = set()
+
+    def policy(calls: list[tuple[str, str, Any]], results: list[str], step: int) -> Stop | None:
+        for (_, name, arguments), result in zip(calls, results, strict=True):
+            if '"status": 403' not in result and "PermissionDenied" not in result:
+                continue
+            key = name if by == "tool" else action_fingerprint(name, arguments)
+            if key in denied:
+                return Stop(code=Code.BLOCKED_INPUT, reason=result, missing=(result,))
+            denied.add(key)
+        return None
+
+    return loop(policy)
+
+
+def counts_denials_not_permissions() -> Any:
+    """Blocks at the second denial, whichever permissions the two name."""
+    denials = [0]
+
+    def policy(calls: Any, results: list[str], step: int) -> Stop | None:
+        denials[0] += sum('"status": 403' in result for result in results)
+        return Stop(code=Code.BLOCKED_INPUT, reason="denied twice") if denials[0] >= 2 else None
+
+    return loop(policy)
+
+
+def confirms_then_asks() -> Any:
+    """Does what the model asks, a confirmation included, then hands the result to a person."""
+
+    def policy(calls: list[tuple[str, str, Any]], results: list[str], step: int) -> Stop | None:
+        confirmed = any('"confirm": true' in str(arguments) for _, _, arguments in calls)
+        return Stop(code=Code.NEEDS_HUMAN, reason="please check") if confirmed else None
+
+    return loop(policy)
+
+
+def asks_at_first_doubt() -> Any:
+    """Hands the task to a person at the first confirmation asked for or lookup that finds
+    nothing, whether or not the agent could go on."""
+
+    def policy(calls: Any, results: list[str], step: int) -> Stop | None:
+        doubt = ('"status": 404', '"status": "confirmation_required"')
+        if any(mark in result for result in results for mark in doubt):
+            return Stop(code=Code.NEEDS_HUMAN, reason="a person should decide")
+        return None
+
+    return loop(policy)

@@ -44,20 +44,20 @@ def flaky_tool(
     spec: ToolSpec,
     *,
     key: str,
-    failures: int,
+    failures: int | None,
     answer: JSON,
     dependency: str,
     retry_after: int | None = RETRY_AFTER_SECONDS,
 ) -> Tool:
-    """``failures`` 503s, then ``answer`` (stored under ``key``). With ``retry_after=None`` the
-    503s carry no hint and are, byte for byte, those of a dependency that is down for good
-    (`unavailable_tool`) until it recovers."""
+    """``failures`` 503s (``None``: for ever, each saying when to come back), then ``answer``
+    (stored under ``key``). With ``retry_after=None`` the 503s carry no hint and are, byte for
+    byte, those of a dependency that is down for good (`unavailable_tool`) until it recovers."""
 
     calls = Counter[str]()
 
     def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
         calls[key] += 1
-        if calls[key] <= failures:
+        if failures is None or calls[key] <= failures:
             return respond(world, outage(dependency, retry_after), refusal=UNAVAILABLE)
         world.put(key, answer)
         return respond(world, answer)

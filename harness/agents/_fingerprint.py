@@ -17,6 +17,7 @@ __all__ = [
     "observation_fingerprint",
     "parse",
     "progress_figures",
+    "snake",
 ]
 
 VOLATILE_KEY = re.compile(r"(^|_)(id|ids|uuid|timestamp|time|at|nonce|etag)$", re.IGNORECASE)
@@ -30,7 +31,8 @@ WORD_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 ``percent_indexed`` and ``request_id``, since APIs spell the same field both ways."""
 
 
-def _snake(key: object) -> str:
+def snake(key: object) -> str:
+    """``key`` in snake case, however an API spells it."""
     return WORD_BOUNDARY.sub("_", str(key))
 
 
@@ -46,7 +48,7 @@ def _normalised(value: Any) -> Any:
     if isinstance(value, str):
         return " ".join(value.split()).casefold()
     if isinstance(value, dict):
-        return {k: _normalised(v) for k, v in value.items() if not VOLATILE_KEY.search(_snake(k))}
+        return {k: _normalised(v) for k, v in value.items() if not VOLATILE_KEY.search(snake(k))}
     if isinstance(value, list):
         return [_normalised(v) for v in value]
     return value
@@ -72,7 +74,7 @@ def _masked(value: Any) -> Any:
     if isinstance(value, bool) or not isinstance(value, int | float | dict | list):
         return value
     if isinstance(value, dict):
-        return {k: _masked(v) for k, v in value.items() if not PROGRESS_KEY.search(_snake(k))}
+        return {k: _masked(v) for k, v in value.items() if not PROGRESS_KEY.search(snake(k))}
     if isinstance(value, list):
         return [_masked(v) for v in value]
     return 0
@@ -91,7 +93,7 @@ def progress_figures(value: Any, path: str = "") -> dict[str, float]:
     items = value.items() if isinstance(value, dict) else ()
     for key, item in items:
         where = f"{path}.{key}"
-        if PROGRESS_KEY.search(_snake(key)) and isinstance(item, int | float):
+        if PROGRESS_KEY.search(snake(key)) and isinstance(item, int | float):
             figures[where] = float(item)
         else:
             figures.update(progress_figures(item, where))

@@ -5,9 +5,12 @@ telling the model so once: two-level detection, hint first), observations that s
 completion criteria that stopped moving while no new information arrived, a denied permission
 retried (``BLOCKED_INPUT`` naming it), a dependency that stays down, a model that gives up.
 Waiting on a job or a recovering dependency is not stagnation: it spends an idle budget instead.
-One budget
-ledger, shared by a supervisor and all its workers, is checked before every model call, and
-completion is never claimed without re-reading the system of record.
+An action that cannot be undone goes to a person (``NEEDS_HUMAN``); a record that does not exist
+blocks once it is looked up twice; a prompt that does not fit the context window is compacted
+once, and abandoned when it still does not fit. One budget ledger — steps, tokens, dollars,
+total and idle time, external calls — shared by a supervisor and all its workers, is checked
+before every model call and every batch of tool calls, and completion is never claimed without
+re-reading the system of record.
 """
 
 from __future__ import annotations
@@ -18,10 +21,10 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from unsolvable._errors import BudgetError
+from unsolvable._errors import BudgetError, ContextOverflow
 from unsolvable._record import Code, Exit, Stop
 from unsolvable._session import Session
-from unsolvable._types import CHECK_TOOL, DELEGATE_TOOL, GIVE_UP_TOOL, JSON
+from unsolvable._types import CHECK_TOOL, DELEGATE_TOOL, GIVE_UP_TOOL, JSON, PROTOCOL_TOOLS
 from unsolvable.agents._fingerprint import (
     action_fingerprint,
     information_fingerprint,
@@ -30,6 +33,7 @@ from unsolvable.agents._fingerprint import (
     progress_figures,
 )
 from unsolvable.agents._loop import assistant, dispatch, opening, tool_calls
+from unsolvable.agents._signals import compacted, needs_a_person, not_found, wait_hint
 
 __all__ = ["ContractAgent", "ContractThresholds", "contract"]
 
@@ -37,6 +41,8 @@ PERMISSION_IN_TEXT = re.compile(r"permission '([^']+)'")
 """How a refusal names its permission when it comes as an exception message, not a JSON body."""
 WAITING_STATUSES = frozenset({"pending", "queued", "running", "in_progress"})
 """Job states that promise an answer later: polling them is waiting, not looping."""
+UNAVAILABLE_STATUSES = frozenset({503, 504})
+"""A dependency that is down, or that did not answer within its timeout."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -56,7 +62,11 @@ class ContractThresholds:
     unavailable_attempts: int = 3
     """Consecutive 503s with no retry hint from one tool before abandoning the dependency."""
     idle_steps: int = 8
-    """Steps spent waiting (a pending job, a 503 with Retry-After) before ``BUDGET_IDLE``."""
+    """Steps spent waiting (a pending job, a 503 with Retry-After) before ``BUDGET_IDLE``, when
+    the budget sets no idle time (`Budget.max_idle_seconds`), which is read instead."""
+    not_found_lookups: int = 2
+    """Lookups in a row answered "not found" before the task's premise is taken to be false
+    (``BLOCKED_INPUT``): one is a typo's worth of evidence, two are the evidence."""
     sibling_failures: int = 2
     """Workers in a row that stop without finishing before the rest are not started: siblings
     of two stuck workers share their dependency (failure propagation)."""
@@ -64,7 +74,14 @@ class ContractThresholds:
     """Budget fraction left at which the model is told to wrap up (the contract's 20%)."""
 
     def __post_init__(self) -> None:
-        for name in ("repeated_action", "stalled_steps", "criteria_steps", "sibling_failures"):
+        thresholds = (
+            "repeated_action",
+            "stalled_steps",
+            "criteria_steps",
+            "sibling_failures",
+            "not_found_lookups",
+        )
+        for name in thresholds:
             if getattr(self, name) < 1:
                 raise BudgetError(
                     f"ContractThresholds({name}={getattr(self, name)!r}): must be ≥ 1"
@@ -75,8 +92,9 @@ class ContractThresholds:
 
 class _Ledger:
     """The run's budget, shared by every agent of the run: each step is admitted before it is
-    dispatched, on an estimate of what it will cost, so a step the budget cannot afford never
-    begins; what it cost is settled after."""
+    dispatched, on an estimate of what it will cost, so a step the budget cannot afford (in
+    steps, tokens, dollars, time or calls) never begins; what it cost is settled after. Each
+    batch of external tool calls is admitted the same way."""
 
     def __init__(self, session: Session) -> None:
         self.session = session
@@ -85,13 +103,29 @@ class _Ledger:
         self.tokens = 0
         self.last = self.before_last = 0
         """Tokens of the last step and of the one before it, the estimate's base."""
+        self.calls = 0
+        """External tool calls made (the protocol's tools touch no dependency)."""
+        self.dollars = 0.0
+        self.last_dollars = 0.0
+        """What the last step cost: about the least the next one will (a conversation grows)."""
+        self.changed_at = session.clock
+        """The session clock when the state last visibly changed: a completion criterion moved,
+        a progress figure rose. Idle time runs from here."""
 
     def charge(self, reply: JSON) -> None:
         """Settles a step: what the model's usage says it cost."""
-        spent = int(reply.get("usage", {}).get("total_tokens", 0))
+        usage = reply.get("usage", {})
+        spent = int(usage.get("total_tokens", 0))
         self.steps += 1
         self.tokens += spent
         self.before_last, self.last = self.last, spent
+        sent, said = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
+        self.last_dollars = self.session.pricing.cost(sent, said)
+        self.dollars += self.last_dollars
+
+    def refused(self) -> None:
+        """A request the model refused (over the context window): a step, and not billed."""
+        self.steps += 1
 
     def next_step(self) -> int:
         """The next step's tokens: the last step's plus what it grew by (a conversation that is
@@ -100,15 +134,26 @@ class _Ledger:
 
     def exhausted(self) -> Code | None:
         """Admits the next step, or says which budget cannot afford it."""
-        budget = self.budget
+        budget, clock = self.budget, self.session.clock  # waits on the session clock count
         if self.steps >= budget.max_steps:
             return Code.BUDGET_STEPS
         if budget.max_tokens is not None and self.tokens + self.next_step() > budget.max_tokens:
             return Code.BUDGET_COST
-        wall = budget.max_wall_seconds
-        if wall is not None and self.session.clock >= wall:  # waits on the session clock count
+        dollars = budget.max_cost_usd
+        if dollars is not None and self.dollars + self.last_dollars > dollars:
+            return Code.BUDGET_COST
+        if budget.max_wall_seconds is not None and clock >= budget.max_wall_seconds:
             return Code.BUDGET_TIME
+        idle = budget.max_idle_seconds
+        if idle is not None and clock - self.changed_at >= idle:
+            return Code.BUDGET_IDLE
+        if budget.max_calls is not None and self.calls >= budget.max_calls:
+            return Code.BUDGET_CALLS
         return None
+
+    def affords_calls(self, calls: int) -> bool:
+        limit = self.budget.max_calls
+        return limit is None or self.calls + calls <= limit
 
     def fraction_left(self) -> float:
         return 1 - self.steps / self.budget.max_steps
@@ -148,6 +193,10 @@ class _Run:
         self.stalled = self.idle = self.criteria_stalled = 0
         self.criteria: str | None = None
         self.warned = False
+        self.compacted = False
+        """The conversation was compacted to fit the context window, and nothing new came since."""
+        self.not_found: list[tuple[str, tuple[str, ...]]] = []
+        """Lookups in a row answered "not found": their messages and the names they quote."""
         self.scope: dict[str, Any] = {}
         """A worker's subtask (its delegate call's arguments): what its verifier checks."""
 
@@ -163,12 +212,29 @@ class _Run:
             if code is not None:
                 return self.stop(code, f"budget ran out: {code}")
             self._warn_if_low()
-            reply = self.session.call_model(self.messages, self.session.tools, agent=self.name)
+            try:
+                reply = self.session.call_model(self.messages, self.session.tools, agent=self.name)
+            except ContextOverflow as overflow:
+                self.ledger.refused()
+                stop = self._overflowed(overflow)
+                if stop is not None:
+                    return stop
+                continue
             self.ledger.charge(reply)
             self.messages.append(assistant(reply))
             stop = self._act(reply)
             if stop is not None:
                 return stop
+
+    def _overflowed(self, overflow: ContextOverflow) -> Stop | None:
+        """Compacts once; a prompt that overflows again before anything new came is irreducible:
+        compacting and retrying for ever is the loop to avoid."""
+        if self.compacted:
+            reason = f"the prompt does not fit the context window even compacted: {overflow}"
+            return self.stop(Code.ERROR_FATAL, reason)
+        self.compacted = True
+        self.messages = compacted(self.messages)
+        return None
 
     def _warn_if_low(self) -> None:
         if not self.warned and self.ledger.fraction_left() <= self.thresholds.warn_at_fraction_left:
@@ -186,22 +252,28 @@ class _Run:
             return self._verify_claim(reply.get("content") or "")
         if all(name == self.contract.delegate for _, name, _ in calls):
             return self._delegate(calls)
+        external = sum(name not in PROTOCOL_TOOLS for _, name, _ in calls)
+        if not self.ledger.affords_calls(external):
+            made = self.ledger.calls
+            reason = f"{external} more external call(s) would pass the call budget ({made} made)"
+            return self.stop(Code.BUDGET_CALLS, reason)
         novel, informed, idle = False, False, True
         for call_id, name, arguments in calls:
             message, error = dispatch(self.session, call_id, name, arguments, agent=self.name)
+            self.ledger.calls += name not in PROTOCOL_TOOLS
             self.messages.append(message)
             result = message["content"]
-            stop = self._blocker(name, result, error)
+            stop = self._blocker(name, result, error) or self._needs_a_person(result)
             if stop is not None:
                 return stop
             waiting = _is_waiting(result)
-            self.session.sleep(float(_error(result).get("retry_after", 0)))  # honour it, free
+            self.session.sleep(wait_hint(result))  # honour it, free
             fingerprint = action_fingerprint(name, arguments)
             (self.waiting.add if waiting else self.waiting.discard)(fingerprint)
             idle &= waiting
             new = not waiting and self._note(result)
             novel |= new
-            informed |= not waiting and self._informs(result)
+            informed |= self._informs(result) and not waiting
             stop = None if waiting else self._repeated(fingerprint, name, arguments, new)
             if stop is not None:
                 return stop
@@ -230,14 +302,18 @@ class _Run:
         return None
 
     def _informs(self, result: str) -> bool:
-        """New information: new content once numbers are masked, or a progress figure that rose."""
+        """New information: new content once numbers are masked, or a progress figure that rose
+        (a visible change of state, which restarts the idle time)."""
         fingerprint = information_fingerprint(result)
         new = fingerprint not in self.informed
         self.informed.add(fingerprint)
+        rose = False
         for key, figure in progress_figures(result).items():
-            new |= figure > self.progress.get(key, float("-inf"))
+            rose |= figure > self.progress.get(key, float("-inf"))
             self.progress[key] = max(figure, self.progress.get(key, figure))
-        return new
+        if rose:
+            self.ledger.changed_at = self.session.clock
+        return new or rose
 
     def _note(self, result: str) -> bool:
         fingerprint = observation_fingerprint(result)
@@ -245,9 +321,12 @@ class _Run:
             return False
         self.seen.add(fingerprint)
         self.findings.append(result[:200])
+        self.compacted = False
         return True
 
     def _idle(self) -> Stop | None:
+        if self.ledger.budget.max_idle_seconds is not None:
+            return None  # the ledger reads the idle time itself
         self.idle += 1
         if self.idle < self.thresholds.idle_steps:
             return None
@@ -279,6 +358,8 @@ class _Run:
         body = parse(result)
         failing = json.dumps(body.get("failing") if isinstance(body, dict) else result)
         unchanged = failing == self.criteria
+        if not unchanged and self.criteria is not None:  # a criterion moved: the state changed
+            self.ledger.changed_at = self.session.clock
         self.criteria = failing
         self.criteria_stalled = self.criteria_stalled + 1 if unchanged and not informed else 0
         if self.criteria_stalled < self.thresholds.criteria_steps:
@@ -288,19 +369,24 @@ class _Run:
         )
 
     def _blocker(self, name: str, result: str, error: Exception | None) -> Stop | None:
-        """A denied permission blocks at once; a dead dependency after the allowed attempts."""
+        """A permission denied again (by any tool: the permission is the blocker, not the tool)
+        blocks; a record looked up in vain twice; a dead dependency after the allowed
+        attempts."""
         details = _error(result)
         permission = details.get("missing_permission") or getattr(error, "permission", None)
         if permission is None and details.get("status") == 403:
             found = PERMISSION_IN_TEXT.search(str(details.get("message", "")))
             permission = found.group(1) if found else "unknown permission"
-        if permission is not None and name not in self.denied:
-            self.denied.add(name)  # the model may take another, allowed route: let it
+        if permission is not None and str(permission) not in self.denied:
+            self.denied.add(str(permission))  # the model may take another, allowed route
             return None
         if permission is not None:
             reason = f"{name} needs the permission '{permission}', which this run lacks"
             return self.stop(Code.BLOCKED_INPUT, reason, missing=(str(permission),))
-        if details.get("status") != 503 or "retry_after" in details:
+        stop = self._not_found(result)
+        if stop is not None:
+            return stop
+        if details.get("status") not in UNAVAILABLE_STATUSES or "retry_after" in details:
             self.unavailable[name] = 0
             return None
         self.unavailable[name] += 1
@@ -309,6 +395,28 @@ class _Run:
         dependency = str(details.get("dependency", name))
         reason = f"{dependency} unavailable after {self.unavailable[name]} attempts"
         return self.stop(Code.ERROR_FATAL, reason, missing=(dependency,))
+
+    def _not_found(self, result: str) -> Stop | None:
+        """Lookups in a row that find nothing: the premise of the task is false, and what it
+        names is the missing input."""
+        missing = not_found(result)
+        if missing is None:
+            self.not_found.clear()
+            return None
+        self.not_found.append(missing)
+        if len(self.not_found) < self.thresholds.not_found_lookups:
+            return None
+        messages = "; ".join(message for message, _ in self.not_found)
+        names = tuple(dict.fromkeys(name for _, quoted in self.not_found for name in quoted))
+        reason = f"what the task names does not exist: {messages}"
+        return self.stop(Code.BLOCKED_INPUT, reason, missing=names)
+
+    def _needs_a_person(self, result: str) -> Stop | None:
+        """An action that cannot be undone waits for a confirmation: only a person gives it."""
+        message = needs_a_person(result)
+        if message is None:
+            return None
+        return self.stop(Code.NEEDS_HUMAN, f"a person must approve this: {message}")
 
     def _verify_claim(self, claim: str) -> Stop | None:
         """The model says it is done: re-read the system of record before believing it."""

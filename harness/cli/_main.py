@@ -18,7 +18,7 @@ from typing import Any
 from unsolvable._batch import Batch, Job, run_jobs
 from unsolvable._errors import ShardError, UnsolvableError
 from unsolvable._record import TerminationRecord
-from unsolvable._scenario import Ceilings, Scenario
+from unsolvable._scenario import Ceilings, Pricing, Scenario
 from unsolvable._shard import Shard, ShardTag
 from unsolvable.adapters.process import EXEC_PREFIX
 from unsolvable.cli._progress import Progress
@@ -304,6 +304,14 @@ def _describe(scenario: Scenario) -> str:
         lines.append(f"  missing:    {', '.join(scenario.missing)}")
     if scenario.refused_retries is not None:
         lines.append(f"  retries of a refused call allowed: {scenario.refused_retries}")
+    if scenario.context_window is not None:
+        lines.append(f"  context window: {scenario.context_window} tokens")
+    if scenario.pricing != Pricing():
+        prices = scenario.pricing
+        lines.append(
+            f"  prices:     ${prices.usd_per_million_input:g} in, "
+            f"${prices.usd_per_million_output:g} out, per million tokens"
+        )
     lines.append("")
     lines.append(scenario.explanation)
     return "\n".join(lines)

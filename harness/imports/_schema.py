@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -475,7 +475,7 @@ def _budget(r: _Reader, data: Mapping[str, Any], step_bound: int) -> Budget:
     given = r.table(
         r.get(data, "budget", dict, "budget", fix, {"max_steps": step_bound}), "budget", fix
     )
-    unknown = sorted(set(given) - {"max_steps", "max_tokens", "max_wall_seconds", "max_cost_usd"})
+    unknown = sorted(set(given) - {budget.name for budget in fields(Budget)})
     if unknown:
         raise r.fail(f"budget.{unknown[0]}", "is not a budget field", fix)
     values = {key: r.get(given, key, (int, float), f"budget.{key}", fix) for key in given}

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AGENT_OPTION",
+    "BASELINE_COST_MARGIN_OPTION",
     "BASELINE_FALSE_STOP_MARGIN_OPTION",
     "BASELINE_MARGIN_OPTION",
     "BASELINE_OPTION",
@@ -89,6 +90,7 @@ BASELINE_OPTION = f"{PREFIX}baseline"
 UPDATE_BASELINE_OPTION = f"{PREFIX}update-baseline"
 BASELINE_MARGIN_OPTION = f"{PREFIX}baseline-margin"
 BASELINE_FALSE_STOP_MARGIN_OPTION = f"{PREFIX}baseline-false-stop-margin"
+BASELINE_COST_MARGIN_OPTION = f"{PREFIX}baseline-cost-margin"
 
 
 @dataclass(frozen=True, kw_only=True)

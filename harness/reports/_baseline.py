@@ -1,5 +1,6 @@
 """Consumes `Metrics` and a committed baseline file, produces the gate: every group whose
-detection-lag p95 or false-stop rate got worse than the baseline by more than its margin.
+detection-lag p95 (in steps, and in dollars) or false-stop rate got worse than the baseline by
+more than its margin.
 
 The baseline is plain JSON with sorted keys, written only on request (``--update-baseline``), so
 a pull request that moves a number shows the move in its diff.
@@ -36,8 +37,10 @@ BASELINE_VERSION = 2
 """Bumped when the file's shape changes; an old file must then be rewritten.
 2: each group records how many scenarios it covered (``scenarios``), so a narrowed run gates only
 the groups it covers in full; agent names in one form (`agent_name`)."""
-GATED = ("lag_steps_p95", "false_stop_rate")
-"""What the gate compares: how late unsolvable tasks are noticed, how often controls are cut."""
+GATED = ("lag_steps_p95", "false_stop_rate", "lag_cost_usd_p95")
+"""What the gate compares: how late unsolvable tasks are noticed, how often controls are cut,
+and what the late notice costs (a baseline written before it was gated has no such entry, and
+is compared on the other two)."""
 DOCS = "https://github.com/pytest-unsolvable/pytest-unsolvable#metrics-baselines-and-reports"
 
 Entry = dict[str, Number | None]
@@ -76,6 +79,8 @@ class Margins:
     """Steps of detection-lag p95 above the baseline that still pass."""
     false_stop_rate: float = 0.0
     """False-stop rate above the baseline that still passes (0.1 = ten points)."""
+    lag_cost_usd: float = 0.0
+    """Dollars of detection-lag p95 above the baseline that still pass."""
 
     def __post_init__(self) -> None:
         for name, value in vars(self).items():
@@ -83,21 +88,31 @@ class Margins:
                 raise BaselineError(f"Margins({name}={value!r}): a margin must be 0 or more")
 
     def for_metric(self, metric: str) -> Number:
-        return self.lag_steps if metric == "lag_steps_p95" else self.false_stop_rate
+        margins = {
+            "lag_steps_p95": self.lag_steps,
+            "false_stop_rate": self.false_stop_rate,
+            "lag_cost_usd_p95": self.lag_cost_usd,
+        }
+        return margins[metric]
 
     def __str__(self) -> str:
-        return f"lag p95 +{self.lag_steps} steps, false-stop rate +{plain(self.false_stop_rate)}"
+        """The margins given; the cost margin only when one is (a dollar margin of 0 is what a
+        gate on steps and rates was always read with)."""
+        given = f"lag p95 +{self.lag_steps} steps, false-stop rate +{plain(self.false_stop_rate)}"
+        return f"{given}, lag cost p95 +${plain(self.lag_cost_usd)}" if self.lag_cost_usd else given
 
 
 def _entry(group: GroupMetrics) -> Entry:
     """The gated numbers of one group, its run count for the reader of the diff, and how many
     scenarios it covered: what a later run must cover to be compared with it."""
     lag = group.lag_steps.p95 if group.lag_steps else None
+    cost = group.lag_cost_usd.p95 if group.lag_cost_usd else None
     return {
         "runs": group.runs,
         "scenarios": group.scenarios,
         "lag_steps_p95": lag,
         "false_stop_rate": group.false_stop_rate,
+        "lag_cost_usd_p95": cost,
     }
 
 
@@ -127,7 +142,7 @@ class Regression:
     margin: Number
 
     def __str__(self) -> str:
-        unit = " steps" if self.metric == "lag_steps_p95" else ""
+        unit = {"lag_steps_p95": " steps", "lag_cost_usd_p95": " USD"}.get(self.metric, "")
         allowed = self.baseline + self.margin
         return (
             f"{where(self.level, self.name)} × {self.agent}: {self.metric} "

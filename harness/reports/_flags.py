@@ -61,8 +61,8 @@ REPORT_FLAGS = (
     ),
     ReportFlag(
         name="baseline",
-        help="fail when lag p95 or the false-stop rate got worse than this baseline file by "
-        "more than the margins",
+        help="fail when lag p95 (in steps or dollars) or the false-stop rate got worse than this "
+        "baseline file by more than the margins",
     ),
     ReportFlag(
         name="update-baseline",
@@ -87,6 +87,13 @@ REPORT_FLAGS = (
         metavar="RATE",
         may_be_zero=True,
         help="false-stop rate above the baseline that still passes, e.g. 0.05 (default 0)",
+    ),
+    ReportFlag(
+        name="baseline-cost-margin",
+        parse=float,
+        metavar="USD",
+        may_be_zero=True,
+        help="dollars of lag p95 above the baseline that still pass, e.g. 0.01 (default 0)",
     ),
 )
 
@@ -116,6 +123,7 @@ def report_options(
         margins=Margins(
             lag_steps=values.get("baseline_margin") or 0,
             false_stop_rate=values.get("baseline_false_stop_margin") or 0.0,
+            lag_cost_usd=values.get("baseline_cost_margin") or 0.0,
         ),
         volatile=volatile,
         flags=BaselineFlags(prefix=prefix),

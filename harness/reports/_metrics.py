@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from unsolvable._record import Exit, Outcome, Rule, TerminationRecord
+from unsolvable._record import CONTEXT_WINDOW, Exit, Outcome, Rule, TerminationRecord
 from unsolvable._spent import budget_of, could_cover_next_step
 
 __all__ = [
@@ -128,12 +128,18 @@ def is_stop_decision(record: TerminationRecord) -> bool:
 def is_blind_stop(record: TerminationRecord) -> bool:
     """A stop decision made before reading anything: no model call, or no tool result — neither
     one the harness's tools answered nor one the agent's framework made for a call it rejected
-    and sent the model (`Observed.read_a_result`) — the model's own ``give_up`` aside. Whatever
-    the scenario, such a stop detected nothing."""
+    and sent the model (`Observed.read_a_result`) — the model's own ``give_up`` aside, and a
+    model that refused every request, over its context window: that refusal is what there was to
+    read. Whatever the scenario, such a stop detected nothing."""
     observed = record.observed
     if not is_stop_decision(record):
         return False
-    read = observed.tool_calls or observed.read_a_result or observed.gave_up_at_step is not None
+    read = (
+        observed.tool_calls
+        or observed.read_a_result
+        or observed.gave_up_at_step is not None
+        or CONTEXT_WINDOW in observed.refusals
+    )
     return observed.steps == 0 or not read
 
 

@@ -166,5 +166,9 @@ class AnthropicMessages:
     def response_id(self, step: int) -> str | None:
         return None
 
+    def context_error(self, tokens: int, window: int) -> WireResponse:
+        """A 400 ``invalid_request_error`` (the SDK raises `anthropic.BadRequestError`)."""
+        return self.error(400, f"prompt is too long: {tokens} tokens > {window} maximum")
+
 
 ANTHROPIC_MESSAGES = AnthropicMessages()

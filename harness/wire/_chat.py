@@ -16,6 +16,7 @@ from unsolvable.wire._turn import (
     CREATED,
     Turn,
     arguments_of,
+    openai_context_error,
     openai_error,
     read_from,
     require,
@@ -126,6 +127,13 @@ class ChatCompletions:
 
     def response_id(self, step: int) -> str | None:
         return None
+
+    def context_error(self, tokens: int, window: int) -> WireResponse:
+        message = (
+            f"This model's maximum context length is {window} tokens. However, your messages "
+            f"resulted in {tokens} tokens. Please reduce the length of the messages."
+        )
+        return openai_context_error(message, "messages")
 
 
 CHAT_COMPLETIONS = ChatCompletions()

@@ -25,6 +25,7 @@ from unsolvable.wire._turn import (
     CREATED,
     Turn,
     arguments_of,
+    openai_context_error,
     openai_error,
     read_from,
     require_objects,
@@ -237,6 +238,14 @@ class Responses:
 
     def response_id(self, step: int) -> str | None:
         return response_id(step)
+
+    def context_error(self, tokens: int, window: int) -> WireResponse:
+        """The Responses API names no numbers in its refusal."""
+        message = (
+            "Your input exceeds the context window of this model. Please adjust your input and "
+            "try again."
+        )
+        return openai_context_error(message, "input")
 
 
 def _events(reply: JSON, usage: Usage, turn: Turn, step: int) -> list[tuple[str | None, Any]]:

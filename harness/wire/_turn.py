@@ -25,6 +25,7 @@ __all__ = [
     "Turn",
     "WireFormat",
     "arguments_of",
+    "openai_context_error",
     "openai_error",
     "read_from",
     "require",
@@ -113,6 +114,11 @@ class WireFormat(Protocol):
         (`Turn.continues`), or ``None`` in a format without such ids."""
         ...
 
+    def context_error(self, tokens: int, window: int) -> WireResponse:
+        """The API's own refusal of a request of ``tokens`` over a context ``window``: its
+        status and body, so that its SDK raises what it raises in production."""
+        ...
+
 
 def require(body: Mapping[str, Any], key: str, kind: type, fmt: str) -> Any:
     """``body[key]`` of type ``kind``, or a `WireFormatError` naming the format and the key."""
@@ -154,6 +160,18 @@ def tool_calls_of(reply: JSON) -> list[JSON]:
 OPENAI_ERROR_TYPES = MappingProxyType(
     {400: "invalid_request_error", 404: "not_found_error", 503: "server_error"}
 )
+
+
+def openai_context_error(message: str, param: str) -> WireResponse:
+    """OpenAI's refusal of a request over the context window: a 400 whose ``code`` is
+    ``context_length_exceeded`` (the SDK raises `openai.BadRequestError` with that code)."""
+    error = {
+        "message": message,
+        "type": "invalid_request_error",
+        "param": param,
+        "code": "context_length_exceeded",
+    }
+    return WireResponse.json({"error": error}, status=400)
 
 
 def openai_error(status: int, message: str) -> WireResponse:

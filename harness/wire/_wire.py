@@ -16,6 +16,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from unsolvable._errors import ContextOverflow
 from unsolvable._frozen import freeze
 from unsolvable._session import Session
 from unsolvable._types import JSON
@@ -242,7 +243,11 @@ class Wire:
         tools = turn.tools
         if self._names is not None:
             messages, tools = self._names.read(messages, tools)
-        answer = self.session.answer(messages, tools, agent=_agent_of(request.path))
+        try:
+            answer = self.session.answer(messages, tools, agent=_agent_of(request.path))
+        except ContextOverflow as overflow:  # the session counted it as a step
+            refusal = fmt.context_error(overflow.tokens, overflow.window)
+            return self._log("model", request, refusal, fmt.name)
         with self._lock:
             step = next(self._served)
         reply = answer.message if self._names is None else self._names.write(answer.message)

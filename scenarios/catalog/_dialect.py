@@ -3,8 +3,8 @@ names, field names and nesting of results vary by seed, so a stop logic keyed on
 spelling (``search_invoices``, ``results``, a flat body) fails on another.
 
 The protocol the harness and the termination contract speak stays fixed in every dialect: the
-tools `CHECK_TOOL`, `GIVE_UP_TOOL` and `DELEGATE_TOOL`, and the fields in `PROTOCOL_FIELDS`
-(an ``error`` body, a job's ``status``, the verifier's ``complete`` and ``failing``, the
+tools `PROTOCOL_TOOLS`, and the fields in `PROTOCOL_FIELDS` (an ``error`` body, a job's
+``status`` and ``retry_after``, the verifier's ``complete`` and ``failing``, the
 ``request_id``). `without_volatile_ids` leaves the ``request_id`` out of what the agent sees:
 the plain variants, the graded-hostility baseline that a detector comparing raw results catches.
 """
@@ -37,7 +37,7 @@ __all__ = [
     "without_volatile_ids",
 ]
 
-PROTOCOL_FIELDS = frozenset({"error", "status", "complete", "failing", "request_id"})
+PROTOCOL_FIELDS = frozenset({"error", "status", "retry_after", "complete", "failing", "request_id"})
 """Top-level fields every dialect keeps as they are, where they are."""
 VOLATILE_FIELD = "request_id"
 NESTED_UNDER = "data"

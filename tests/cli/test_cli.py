@@ -125,3 +125,11 @@ def test_a_crashing_agents_record_and_explain_show_the_line_that_raised(tmp_path
     assert lines[start : start + 2] == raised and "    KeyError: 'nme'" in lines
     (record,) = json.loads(out.read_text())["records"]
     assert "\n".join(line[4:] for line in raised) in record["observed"]["traceback"]
+
+
+def test_show_names_a_context_window_and_prices_of_their_own() -> None:
+    overflow = _unsolvable("show", "context-overflow/irreducible-document").stdout
+    assert "  context window: 1500 tokens" in overflow.splitlines()
+    dollars = _unsolvable("show", "dollar-budget/long-transcript").stdout
+    assert "  prices:     $15 in, $75 out, per million tokens" in dollars.splitlines()
+    assert "'max_cost_usd': 0.4" in dollars and "prices" not in overflow

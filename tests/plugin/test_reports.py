@@ -13,6 +13,7 @@ from unsolvable import scenarios
 from unsolvable.cli import main
 from unsolvable.plugin._options import (
     AGENT_OPTION,
+    BASELINE_COST_MARGIN_OPTION,
     BASELINE_FALSE_STOP_MARGIN_OPTION,
     BASELINE_MARGIN_OPTION,
     BASELINE_OPTION,
@@ -122,7 +123,9 @@ def test_the_gate_passes_on_its_baseline_and_fails_a_passing_session_naming_the_
     assert path.read_bytes() == written
 
 
-def test_a_worse_agent_fails_on_lag_and_false_stops(run: Run, pytester: pytest.Pytester) -> None:
+def test_a_worse_agent_fails_on_lag_its_cost_and_false_stops(
+    run: Run, pytester: pytest.Pytester
+) -> None:
     _agent(pytester, "contract")
     assert _suite(run, GATE, UPDATE_BASELINE_OPTION).ret == 0
     _agent(pytester, "naive")
@@ -133,12 +136,18 @@ def test_a_worse_agent_fails_on_lag_and_false_stops(run: Run, pytester: pytest.P
             "unsolvable: baseline gate FAILED: *",
             "  - all runs × mine:agent: lag_steps_p95 1 → * steps (allowed up to 1)",
             "  - all runs × mine:agent: false_stop_rate 0 → 0.3333 (allowed up to 0)",
+            "  - all runs × mine:agent: lag_cost_usd_p95 * → * USD (allowed up to *)",
             "  - family missing-permission × mine:agent: lag_steps_p95 1 → * steps *",
+            "  - family missing-permission × mine:agent: lag_cost_usd_p95 * USD *",
             "  - family long-healthy × mine:agent: false_stop_rate 0 → 0.5 (allowed up to 0)",
         ],
         consecutive=True,
     )
-    loose = (f"{BASELINE_MARGIN_OPTION}=100", f"{BASELINE_FALSE_STOP_MARGIN_OPTION}=1")
+    loose = (
+        f"{BASELINE_MARGIN_OPTION}=100",
+        f"{BASELINE_FALSE_STOP_MARGIN_OPTION}=1",
+        f"{BASELINE_COST_MARGIN_OPTION}=1",
+    )
     passed = _gate_lines(_suite(run, GATE, *loose))
     assert passed[0].startswith("unsolvable: baseline gate passed: "), "the margins loosen it"
 

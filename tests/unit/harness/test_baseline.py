@@ -47,6 +47,7 @@ def test_the_file_is_sorted_stable_json(tmp_path: Path) -> None:
     assert first.decode() == json.dumps(data, sort_keys=True, indent=2) + "\n", "keys sorted"
     assert data["agents"]["contract"]["family"]["missing-permission"] == {
         "false_stop_rate": 0.0,  # its twin, a solvable control, is in the family
+        "lag_cost_usd_p95": 0.005697,
         "lag_steps_p95": 1,
         "runs": 15,
         "scenarios": 5,
@@ -188,3 +189,31 @@ def test_margins_are_never_negative() -> None:
     with pytest.raises(BaselineError, match="lag_steps=-1"):
         Margins(lag_steps=-1)
     assert str(Margins(false_stop_rate=0.05)) == "lag p95 +0 steps, false-stop rate +0.05"
+
+
+def test_lag_that_costs_more_fails_the_gate_and_a_dollar_margin_lets_it_pass() -> None:
+    dear = measure(library_records())
+    baseline = Baseline(
+        entries={
+            key: {**entry, "lag_cost_usd_p95": (entry["lag_cost_usd_p95"] or 0) / 2}
+            for key, entry in Baseline.from_metrics(dear).entries.items()
+        }
+    )
+    result = gate(dear, baseline)
+    assert result.regressions and {r.metric for r in result.regressions} == {"lag_cost_usd_p95"}
+    assert str(result.regressions[0]).endswith(
+        f" USD (allowed up to {result.regressions[0].baseline:g})"
+    )
+    assert gate(dear, baseline, Margins(lag_cost_usd=1.0)).passed
+    assert str(Margins(lag_cost_usd=0.5)).endswith(", lag cost p95 +$0.5")
+
+
+def test_a_baseline_from_before_the_cost_was_gated_is_compared_on_the_rest() -> None:
+    metrics = measure(library_records())
+    older = Baseline(
+        entries={
+            key: {k: v for k, v in entry.items() if k != "lag_cost_usd_p95"}
+            for key, entry in Baseline.from_metrics(metrics).entries.items()
+        }
+    )
+    assert gate(metrics, older).passed

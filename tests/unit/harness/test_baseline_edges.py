@@ -98,6 +98,7 @@ def test_the_file_is_sorted_nested_json_ending_in_a_newline(tmp_path: Path) -> N
     assert list(data["agents"]["a"]) == ["agent", "family", "scenario"]
     assert data["agents"]["a"]["scenario"]["f/a"] == {
         "false_stop_rate": None,
+        "lag_cost_usd_p95": 0.001,
         "lag_steps_p95": 1,
         "runs": 1,
         "scenarios": 1,

@@ -130,21 +130,24 @@ def test_budget_spent_is_the_step_budget_when_tokens_run_out_later() -> None:
     assert _stagnant(_spent([0, 10, 20, 30, 40], max_steps=3, max_tokens=40), 50) == 3
 
 
-def test_budget_spent_reads_the_cost_budget_too() -> None:
+def test_budget_spent_reads_the_dollar_budget_as_the_last_step_it_covers() -> None:
+    """$0.01 a step against $0.025: after step 2 ($0.02 spent) the next step, costing at least
+    what the last did, would take the spend to $0.03, so step 2 is the last the budget covers."""
     probe = _spent([0, 10, 20, 30], max_steps=9, max_tokens=1000, max_cost_usd=0.025)
-    assert _stagnant(probe, 40) == 3
+    assert _stagnant(probe, 40) == 2
+    assert probe.unaffordable_steps() == 2, "steps 3 and 4 began with $0.005 and less left"
 
 
-def test_the_cost_budget_is_reached_by_the_runs_cost_at_its_end() -> None:
-    """Step 3 began at $0.02 and the run ended at $0.03: the $0.025 budget ran out in step 3."""
+def test_the_dollar_budget_is_projected_past_a_run_that_stopped_short_of_it() -> None:
+    """Stopped at $0.02 after two steps of $0.01: steps 3 and 4 would end at $0.03 and $0.04,
+    and only after step 4 would the next one pass $0.045."""
+    probe = _spent([0, 10], max_steps=9, max_tokens=1000, max_cost_usd=0.045)
+    assert (_stagnant(probe, 20), probe.unaffordable_steps()) == (4, 0)
+
+
+def test_the_truth_reads_the_dollar_budget_at_the_runs_cost() -> None:
     probe = _spent([0, 10, 20], max_steps=9, max_tokens=1000, max_cost_usd=0.025)
-    assert _stagnant(probe, 30) == 3
-    assert _stagnant(probe, 20) == 9, "had the run ended at $0.02, no budget would have run out"
-
-
-def test_the_truth_reads_the_cost_budget_at_the_runs_cost() -> None:
-    probe = _spent([0, 10, 20], max_steps=9, max_tokens=1000, max_cost_usd=0.025)
-    assert probe.truth(tokens=30, cost=0.03, sent=30).first_stagnant_step == 3
+    assert probe.truth(tokens=30, cost=0.03, sent=30).first_stagnant_step == 2
 
 
 def test_lag_is_counted_in_tokens_sent_and_rounded_to_a_millionth_of_a_dollar() -> None:

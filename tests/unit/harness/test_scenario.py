@@ -13,7 +13,17 @@ from unsolvable._errors import BudgetError, ScenarioError
 
 
 @pytest.mark.parametrize("value", [0, -1, 0.0])
-@pytest.mark.parametrize("field", ["max_steps", "max_tokens", "max_wall_seconds", "max_cost_usd"])
+@pytest.mark.parametrize(
+    "field",
+    [
+        "max_steps",
+        "max_tokens",
+        "max_wall_seconds",
+        "max_cost_usd",
+        "max_idle_seconds",
+        "max_calls",
+    ],
+)
 def test_a_budget_limit_must_be_positive(field: str, value: float) -> None:
     fields = {"max_steps": 1, field: value}
     with pytest.raises(BudgetError, match=rf"Budget\({field}={value!r}\): must be a positive"):
@@ -27,6 +37,8 @@ def test_budget_limits_other_than_steps_may_be_left_out() -> None:
         "max_tokens": None,
         "max_wall_seconds": None,
         "max_cost_usd": None,
+        "max_idle_seconds": None,
+        "max_calls": None,
     }
     assert Budget(max_steps=1, max_cost_usd=0.01).max_cost_usd == 0.01
 
@@ -88,6 +100,9 @@ def test_overrides_go_to_the_budget_or_the_bound_by_name() -> None:
 
 
 def test_an_unknown_override_names_the_known_ones() -> None:
-    known = "['max_cost_usd', 'max_steps', 'max_tokens', 'max_wall_seconds', 'step_bound']"
+    known = (
+        "['max_calls', 'max_cost_usd', 'max_idle_seconds', 'max_steps', 'max_tokens', "
+        "'max_wall_seconds', 'step_bound']"
+    )
     with pytest.raises(ScenarioError, match=re.escape(f"['steps']; use one of {known}")):
         b.scenario().with_overrides(steps=3)

@@ -62,13 +62,20 @@ def test_naive_is_caught_on_every_unsolvable_scenario(scenario: unsolvable.Scena
         Outcome.STOPPED: "false completion",
         Outcome.UNSTRUCTURED: "no structured exit",
         Outcome.DID_NOT_STOP: "did not stop",
+        Outcome.CRASHED: "crashed: ContextOverflow",
     }[record.outcome]
     assert expected in record.verdict.summary
 
 
-def test_naive_false_stops_the_control_longer_than_its_cap_and_the_twin_it_never_hints() -> None:
+def test_naive_false_stops_the_control_longer_than_its_cap_and_the_twins_it_cannot_serve() -> None:
+    """The twin it never hints, and the twin whose model refuses one request: naive has no
+    answer to a provider's refusal but to raise it."""
     failed = [s.name for s in CONTROLS if not _passes(unsolvable.run(naive, s))]
-    assert failed == ["constant-return/twin-hint-responsive", "long-healthy/30-chapters"]
+    assert failed == [
+        "constant-return/twin-hint-responsive",
+        "context-overflow/twin-compacts-once",
+        "long-healthy/30-chapters",
+    ]
 
 
 def _passes(record: unsolvable.TerminationRecord) -> bool:
@@ -93,7 +100,7 @@ def test_select_takes_families_and_names_once_each() -> None:
 
 def test_every_family_has_variants() -> None:
     families = {s.family for s in scenarios.SCENARIOS}
-    assert len(families) == 15
+    assert len(families) == 24
     assert all(sum(s.family == f for s in scenarios.SCENARIOS) >= 2 for f in families)
 
 
@@ -119,7 +126,7 @@ def test_seeds_vary_structure_so_the_contract_stops_at_different_steps() -> None
 
 def test_every_twin_names_an_unsolvable_sibling_of_its_family() -> None:
     twins = [s for s in scenarios.SCENARIOS if s.twin_of is not None]
-    assert len(twins) == 17
+    assert len(twins) == 26
     unsolvable_families = {s.family for s in scenarios.SCENARIOS if not s.solvable}
     assert unsolvable_families <= {t.family for t in twins}, "every unsolvable family has one"
     for twin in twins:
@@ -164,3 +171,17 @@ def test_n_counts_from_where_stagnation_begins_on_every_seed(scenario: unsolvabl
         record = unsolvable.run(Explorer(scenario.step_bound + 2), scenario, seed=seed)
         slack.add(record.step_bound - record.observed.first_stagnant_step)  # type: ignore[operator]
     assert len(slack) == 1, slack
+
+
+def test_some_scenario_expects_each_of_the_ten_codes() -> None:
+    expected = {code for scenario in scenarios.SCENARIOS for code in scenario.expected}
+    assert expected == set(unsolvable.Code)
+
+
+def test_the_call_and_dollar_budgets_each_bind_and_are_judged() -> None:
+    calls = _strict_contract("call-budget/endless-site", 0)
+    dollars = _strict_contract("dollar-budget/long-transcript", 0)
+    assert (calls.code, dollars.code) == (unsolvable.Code.BUDGET_CALLS, unsolvable.Code.BUDGET_COST)
+    assert calls.budget["max_calls"] == calls.observed.external_calls
+    assert dollars.observed.cost_usd <= dollars.budget["max_cost_usd"]  # type: ignore[operator]
+    assert calls.observed.steps < calls.budget["max_steps"]  # type: ignore[operator]

@@ -10,7 +10,7 @@ import pytest
 import unsolvable
 from tests import _wrong_agents as wrong
 from unsolvable import Code, scenarios
-from unsolvable.agents import naive
+from unsolvable.agents import contract, naive
 from unsolvable.reports._metrics import is_premature_stop
 
 # family → (flawed agent factory, strict?, words the verdict must contain; "|" separates choices)
@@ -35,6 +35,19 @@ CAUGHT: dict[str, tuple[Any, bool, str]] = {
     "fan-out": (lambda: naive, False, "did not stop"),
     "cost-runaway": (wrong.ignores_tokens, False, "after the token budget"),
     "give-up-honoured": (lambda: naive, False, "kept going after the model gave up"),
+    "endless-wait": (wrong.waits_without_an_idle_budget, False, "with the time budget spent"),
+    "busy-idle": (wrong.activity_watchdog, False, "after the bound"),
+    "tool-timeout": (wrong.counts_attempts_not_time, False, "with the time budget spent"),
+    "call-budget": (wrong.ignores_the_call_budget, False, "past the call budget"),
+    "dollar-budget": (wrong.prices_at_the_default_price, False, "could not cover"),
+    "context-overflow": (wrong.compacts_and_retries_forever, False, "retried a refused call"),
+    "denial-sprawl": (wrong.blocks_on_a_repeated_denial, False, "retried a refused call"),
+    "human-gate": (wrong.confirms_then_asks, False, "irreversible action"),
+    "false-premise": (
+        lambda: wrong.retries_then_gives_a_vague_stop(Code.BLOCKED_INPUT),
+        False,
+        "retried a refused call",
+    ),
     "long-healthy": (lambda: wrong.capped(10), False, "false stop"),
     "poll-until-ready": (wrong.stops_on_identical_calls, False, "false stop"),
     "slow-dependency": (
@@ -62,6 +75,15 @@ TWIN_CAUGHT: dict[str, Any] = {
     "forced-final-answer/twin-duplicate-found": lambda: wrong.capped(4),
     "give-up-honoured/twin-hesitates": wrong.stops_when_the_model_hesitates,
     "fan-out/twin-workers-succeed": wrong.no_worker_runtime,
+    "endless-wait/twin-job-finishes": wrong.idle_from_the_start,
+    "busy-idle/twin-finds-the-rename": wrong.criteria_stall_only,
+    "tool-timeout/twin-warms-up": wrong.gives_up_at_first_timeout,
+    "call-budget/twin-site-ends": wrong.stops_at_the_warning,
+    "dollar-budget/twin-admission-found": wrong.reserves_twice_the_last_step,
+    "context-overflow/twin-compacts-once": wrong.gives_up_at_the_first_overflow,
+    "denial-sprawl/twin-allowed-route": wrong.counts_denials_not_permissions,
+    "human-gate/twin-moves-to-trash": wrong.asks_at_first_doubt,
+    "false-premise/twin-premise-holds": wrong.asks_at_first_doubt,
 }
 TWINS = [s for s in scenarios.SCENARIOS if s.twin_of is not None]
 OTHERS = [s for s in scenarios.SCENARIOS if s.twin_of is None and not s.name.endswith("/plain")]
@@ -74,6 +96,13 @@ TAILORED = (
     wrong.stops_on_identical_calls,
     wrong.criteria_stall_only,
     wrong.stops_on_repeat_without_hinting,
+    wrong.idle_from_the_start,
+    wrong.gives_up_at_first_timeout,
+    wrong.stops_at_the_warning,
+    wrong.reserves_twice_the_last_step,
+    wrong.gives_up_at_the_first_overflow,
+    wrong.counts_denials_not_permissions,
+    wrong.asks_at_first_doubt,
 )
 
 
@@ -132,6 +161,23 @@ def test_a_stop_logic_tuned_to_one_dialect_false_stops_the_others() -> None:
 
 
 PLAINS = [s for s in scenarios.SCENARIOS if s.name == f"{s.family}/plain"]
+NO_PLAIN = frozenset(
+    {
+        "endless-wait",
+        "busy-idle",
+        "tool-timeout",
+        "call-budget",
+        "dollar-budget",
+        "context-overflow",
+        "denial-sprawl",
+        "human-gate",
+        "false-premise",
+    }
+)
+"""Families whose honest stop is a budget or a blocker, not a repeat: there, an exact repeat is
+waiting that a budget ends (endless-wait), or never happens (every call is new, every route
+another), so a detector that compares raw results is no yardstick and a plain variant measures
+nothing."""
 SIMPLE_DETECTOR = {"todo-spawn": wrong.criteria_stall_only}
 """The honest simple detector of each family: raw results compared, but for to-do spawning,
 whose results are new every step and whose criteria never move."""
@@ -140,8 +186,16 @@ HOSTILE_BY_IDS = ("constant-return/repeat", "missing-permission/retry-403",
                   "reconfirm-as-progress/two-checks", "contradictory-criteria/insist")  # fmt: skip
 
 
-def test_every_unsolvable_family_has_a_plain_variant() -> None:
-    assert {s.family for s in PLAINS} == {s.family for s in UNSOLVABLE}
+def test_every_unsolvable_family_of_repeats_has_a_plain_variant() -> None:
+    assert {s.family for s in PLAINS} == {s.family for s in UNSOLVABLE} - NO_PLAIN
+
+
+def test_the_contract_blocks_on_the_permission_where_blocking_on_the_tool_sprawls() -> None:
+    sprawl = scenarios.get("denial-sprawl/five-routes")
+    by_tool = unsolvable.run(wrong.blocks_on_a_repeated_denial(by="tool"), sprawl, strict=True)
+    assert by_tool.verdict.broke(unsolvable.Rule.RETRIED_REFUSAL)
+    record = unsolvable.run(contract, sprawl, strict=True)
+    assert record.verdict.passed and record.observed.refusals == {"denied": 2}
 
 
 @pytest.mark.parametrize("scenario", PLAINS, ids=lambda s: s.name)

@@ -1,0 +1,40 @@
+"""smolagents at its defaults, a request over the context window: the framework raises
+the provider's refusal (or the harness's `ContextOverflow`, on its own model seam) and the run
+crashes, on the irreducible prompt and on the twin that one compaction would have finished —
+none of them compacts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+pytest.importorskip("smolagents")
+
+from smolagents import ToolCallingAgent  # type: ignore[import-untyped]
+from smolagents.monitoring import LogLevel  # type: ignore[import-untyped]
+
+import unsolvable
+from unsolvable import Outcome, Rule, scenarios
+from unsolvable.adapters.smolagents import SmolagentsAdapter
+
+
+def _quiet(model: Any, tools: Any) -> ToolCallingAgent:
+    return ToolCallingAgent(tools=tools, model=model, verbosity_level=LogLevel.OFF)
+
+
+ADAPTERS = {"tool-calling": SmolagentsAdapter(_quiet)}
+RAISED = {"tool-calling": "AgentGenerationError: Error while generating output"}
+
+
+NAMES = ["context-overflow/irreducible-document", "context-overflow/twin-compacts-once"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("adapter", sorted(ADAPTERS))
+def test_the_first_refusal_crashes_the_run(adapter: str, name: str) -> None:
+    record = unsolvable.run(ADAPTERS[adapter], scenarios.get(name))
+    assert (record.outcome, record.observed.steps) == (Outcome.CRASHED, 2)
+    assert record.observed.refusals == {"context_window": 1}
+    assert str(record.observed.error).startswith(RAISED[adapter])
+    assert record.verdict.broke(Rule.CRASHED)

@@ -1,0 +1,59 @@
+"""The context window: a request over it is refused as providers refuse one, before the model
+sees it; the refused call is a step, billed nothing, and a refusal the ground truth reads."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests import _builders as b
+from unsolvable import Ceilings, ContextOverflow, Session, Stagnation
+from unsolvable._errors import BudgetError
+
+LONG = [{"role": "user", "content": "x" * 4_000}]
+
+
+def _session(window: int) -> Session:
+    scenario = b.scenario(context_window=window)
+    return Session(scenario, scenario.build(0), seed=0, ceilings=Ceilings())
+
+
+def test_a_request_over_the_window_raises_the_providers_message() -> None:
+    session = _session(200)
+    with pytest.raises(ContextOverflow, match=r"maximum context length is 200 tokens\. However, "):
+        session.call_model(LONG, session.tools)
+    assert session.context_window == 200
+
+
+def test_a_refused_request_is_a_step_that_costs_nothing_and_is_a_refusal() -> None:
+    session = _session(200)
+    with pytest.raises(ContextOverflow) as refused:
+        session.call_model(LONG, session.tools)
+    assert refused.value.window == 200 and refused.value.tokens > 1_000
+    session.call_model([{"role": "user", "content": "short"}], session.tools)
+    observed = session.finish()
+    assert (observed.steps, observed.refusals) == (2, {"context_window": 1})
+    assert observed.trajectory[0].said == "" and not observed.trajectory[0].calls
+    short = _session(200)
+    short.call_model([{"role": "user", "content": "short"}], short.tools)
+    assert observed.input_tokens == short.finish().input_tokens, "the refused call is not billed"
+
+
+def test_the_model_never_sees_a_refused_request() -> None:
+    session = _session(200)
+    with pytest.raises(ContextOverflow):
+        session.call_model(LONG, session.tools)
+    assert session._setup.model.last_request is None  # type: ignore[attr-defined]
+
+
+def test_the_first_refusal_is_the_first_stagnant_step_of_a_refusal_scenario() -> None:
+    scenario = b.scenario(context_window=200, stagnation=Stagnation.FIRST_REFUSAL)
+    session = Session(scenario, scenario.build(0), seed=0, ceilings=Ceilings())
+    session.call_model([], session.tools)
+    with pytest.raises(ContextOverflow):
+        session.call_model(LONG, session.tools)
+    assert session.finish().first_stagnant_step == 2
+
+
+def test_a_window_must_be_positive() -> None:
+    with pytest.raises(BudgetError, match=r"context_window=0"):
+        b.scenario(context_window=0)
