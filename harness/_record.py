@@ -15,9 +15,11 @@ from enum import StrEnum
 from typing import Any
 
 from unsolvable._redact import Redactor
+from unsolvable._subtasks import Dispatch, Subtask, SubtaskState, Transition
 
 __all__ = [
     "SCHEMA_VERSION",
+    "AgentTally",
     "Code",
     "Ending",
     "Exit",
@@ -32,14 +34,16 @@ __all__ = [
     "Verdict",
 ]
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """Bumped whenever the snapshot form changes shape; old snapshots must then be regenerated.
 2: verdict failures carry their rule; refused calls are counted by kind (``refusals``).
 3: the agent's fixed prompt per call is recorded and not charged to the token budget
 (``overhead_tokens``, ``uncharged_tokens``).
 4: a solvable control has no first stagnant step and no lag (``null``); lag in tokens and
 dollars is signed like lag in steps; budget-spent runs stagnate at the step that spent the
-budget; seconds waited on the session clock (``slept_seconds``)."""
+budget; seconds waited on the session clock (``slept_seconds``).
+5: who did what in a multi-agent run: each step names its agent (``agent``), spend per agent
+(``agents``), the subtask table (``subtasks``), steps begun past the dollar budget."""
 
 
 class Exit(StrEnum):
@@ -160,6 +164,22 @@ class TraceStep:
     """Tool calls the model asked for in this step."""
     tools: tuple[ToolTrace, ...] = ()
     """Tool calls the agent actually made before its next step."""
+    agent: str = "main"
+    """The agent that made the step (`Session.call_model`'s ``agent``); its tool calls are the
+    ones that agent made after it."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentTally:
+    """What one agent of a run spent and met, as the harness counted it."""
+
+    steps: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    tool_calls: int = 0
+    refusals: dict[str, int] = field(default_factory=dict)
+    """Its refused tool calls by kind."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -209,6 +229,13 @@ class Observed:
     """Steps per agent of a multi-agent system (one ``main`` entry for a single agent)."""
     slept_seconds: float = 0.0
     """Seconds the agent waited on the session clock (`Session.sleep`), a Retry-After say."""
+    agents: dict[str, AgentTally] = field(default_factory=dict)
+    """Steps, tokens, dollars, tool calls and refusals of each agent, sorted by name."""
+    subtasks: tuple[Subtask, ...] = ()
+    """The subtask table: each delegated (or declared) unit of work and its states over the
+    run, as the harness saw them (`unsolvable._subtasks`); empty for a single agent."""
+    steps_past_cost_budget: dict[str, int] = field(default_factory=dict)
+    """Steps each agent began with the run's dollar budget already spent."""
     ceiling: str | None = None
     """Which harness ceiling ended the run, if one did."""
     error: str | None = None
@@ -274,6 +301,22 @@ class Rule(StrEnum):
     """``BLOCKED_INPUT`` without naming what is missing."""
     NO_PARTIAL = "no_partial"
     """``exhausted`` without partial results."""
+    DUPLICATE_DISPATCH = "duplicate_dispatch"
+    """A subtask started again while it ran, or after it succeeded: only a failure makes a
+    retry."""
+    FAILURE_NOT_PROPAGATED = "failure_not_propagated"
+    """A subtask started although a dependency had not succeeded: a failed dependency skips its
+    dependents."""
+    INCOMPLETE_SUBTASKS = "incomplete_subtasks"
+    """``COMPLETED`` while a subtask had not succeeded."""
+    BLOCKER_NOT_NAMED = "blocker_not_named"
+    """A stop with a failed subtask that does not name what blocked it."""
+    FINISHED_NOT_LISTED = "finished_not_listed"
+    """A stop with unfinished subtasks that does not list the ones that finished."""
+    SHARED_BUDGET_OVERRUN = "shared_budget_overrun"
+    """Steps begun, by any agent, after the run's shared dollar budget was spent."""
+    WORK_AFTER_STOP = "work_after_stop"
+    """A worker went on with its subtask after its delegation had returned."""
 
     @property
     def is_loosened_by_flag(self) -> bool:
@@ -398,6 +441,9 @@ class TerminationRecord:
         observed = _fields(Observed, data["observed"])
         for key in ("tail", "trajectory"):
             observed[key] = tuple(_step(step) for step in observed.get(key, ()))
+        agents = observed.get("agents", {})
+        observed["agents"] = {name: AgentTally(**tally) for name, tally in agents.items()}
+        observed["subtasks"] = tuple(_subtask(row) for row in observed.get("subtasks", ()))
         fields["observed"] = Observed(**observed)
         fields["outcome"] = Outcome(data["outcome"])
         reported = data.get("reported")
@@ -416,6 +462,7 @@ def _plain(step: TraceStep) -> dict[str, Any]:
 
     return {
         "step": step.step,
+        "agent": step.agent,
         "said": step.said,
         "calls": [tool(t) for t in step.calls],
         "tools": [tool(t) for t in step.tools],
@@ -433,6 +480,20 @@ def _step(data: Mapping[str, Any]) -> TraceStep:
     for key in ("calls", "tools"):
         fields[key] = tuple(ToolTrace(**_fields(ToolTrace, t)) for t in data.get(key, ()))
     return TraceStep(**fields)
+
+
+def _subtask(data: Mapping[str, Any]) -> Subtask:
+    fields = _fields(Subtask, data)
+    fields["state"] = SubtaskState(data["state"])
+    fields["dispatches"] = tuple(Dispatch(**d) for d in data.get("dispatches", ()))
+    fields["history"] = tuple(
+        Transition(**{**t, "state": SubtaskState(t["state"])}) for t in data.get("history", ())
+    )
+    for key in ("depends_on", "dispatched_by", "workers"):
+        fields[key] = tuple(data.get(key, ()))
+    for key in ("duplicate_starts", "blocked_starts", "late_steps"):
+        fields[key] = tuple(data.get(key, ()))
+    return Subtask(**fields)
 
 
 def _clean_stop(stop: Stop, redactor: Redactor) -> Stop:

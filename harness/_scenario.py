@@ -17,6 +17,7 @@ from unsolvable._ceilings import Ceilings, require_positive
 from unsolvable._errors import ScenarioError
 from unsolvable._model import Model
 from unsolvable._record import Code, Exit
+from unsolvable._subtasks import SubtaskSpec
 from unsolvable._types import Toolbox, World
 
 __all__ = ["Budget", "Ceilings", "McpErrors", "Pricing", "Scenario", "Setup", "Stagnation"]
@@ -100,6 +101,9 @@ class Setup:
     tool_names: Mapping[str, str] = field(default_factory=dict)
     """The tools this run renamed (a seed's dialect: scenario's name → offered name), so that the
     task the agent reads names each tool as it is offered, never one that does not exist."""
+    subtasks: tuple[SubtaskSpec, ...] = ()
+    """The task graph the scenario scripted (its ground truth): the subtask table starts from
+    it, and judges each subtask's success by its own criteria."""
 
     def worded(self, task: str) -> str:
         """``task`` with every renamed tool named as this run offers it."""

@@ -10,7 +10,7 @@ import json
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from operator import methodcaller
 from typing import Any
 
@@ -24,8 +24,9 @@ from unsolvable._model import (
     text_sizes,
 )
 from unsolvable._probes import StagnationProbe
-from unsolvable._record import Observed, ToolTrace, TraceStep
+from unsolvable._record import AgentTally, Observed, ToolTrace, TraceStep
 from unsolvable._scenario import Budget, Ceilings, Scenario, Setup
+from unsolvable._subtasks import SubtaskTable
 from unsolvable._text import cut
 from unsolvable._types import GIVE_UP_TOOL, JSON, SCALARS, ModelRequest, ToolResult, ToolSpec
 
@@ -155,10 +156,13 @@ class _Tally:
         return self._totals[count]
 
 
-_OpenStep = tuple[int, str, tuple[tuple[str, str], ...], tuple[tuple[str, str, str, str], ...]]
+_OpenStep = tuple[
+    int, str, tuple[tuple[str, str], ...], tuple[tuple[str, str, str, str], ...], str
+]
 """A step as the session notes it while the run goes on: its number, what the model said, the
-name and canonical arguments of each tool call the model asked for, and the name, canonical
-arguments, result text and world fingerprint of each call made. Plain values (texts cut to
+name and canonical arguments of each tool call the model asked for, the name, canonical
+arguments, result text and world fingerprint of each call made, and the agent that made it
+(whose later tool calls are the step's, whatever other agents do in between). Plain values (texts cut to
 `TRAJECTORY_CUT` as they come) in a plain tuple, made again for each call made (a step makes
 one or two): an object built every step was a twentieth of the step. Made into
 `TraceStep`s only when the run finishes (`_traced`)."""
@@ -167,15 +171,45 @@ one or two): an object built every step was a twentieth of the step. Made into
 def _traced(noted: _OpenStep, limit: int) -> TraceStep:
     """The step, its model text and tool results cut to ``limit`` characters: one line for the
     tail, whole API answers for the trajectory."""
-    step, said, calls, tools = noted
+    step, said, calls, tools, agent = noted
     return TraceStep(
         step=step,
+        agent=agent,
         said=cut(said, limit),
         calls=tuple(ToolTrace(name=n, arguments=a, result="") for n, a in calls),
         tools=tuple(
             ToolTrace(name=n, arguments=a, result=cut(r, limit), world=w) for n, a, r, w in tools
         ),
     )
+
+
+class _AgentSpend:
+    """One agent's counts while the run goes on."""
+
+    def __init__(self) -> None:
+        self.steps = self.input_tokens = self.output_tokens = self.tool_calls = 0
+        self.past_cost_budget = 0
+        self.refusals: Counter[str] = Counter()
+
+    def on_step(self, sent: int, said: int) -> None:
+        self.steps += 1
+        self.input_tokens += sent
+        self.output_tokens += said
+
+    def on_tool(self, refusal: str | None) -> None:
+        self.tool_calls += 1
+        if refusal is not None:
+            self.refusals[refusal] += 1
+
+    def tally(self, cost: Callable[[int, int], float]) -> AgentTally:
+        return AgentTally(
+            steps=self.steps,
+            input_tokens=self.input_tokens,
+            output_tokens=self.output_tokens,
+            cost_usd=round(cost(self.input_tokens, self.output_tokens), 6),
+            tool_calls=self.tool_calls,
+            refusals=dict(sorted(self.refusals.items())),
+        )
 
 
 class Session:
@@ -210,6 +244,9 @@ class Session:
         self._agent_steps: dict[str, int] = {}
         self._results: dict[str, list[str]] = {}
         self._probe = StagnationProbe(scenario, setup.world)
+        self._spent_by: dict[str, _AgentSpend] = {}
+        """Each agent's own share of the run (`AgentTally` when it finishes)."""
+        self._subtasks = SubtaskTable(setup.subtasks, setup.world)
         self._trajectory: list[_OpenStep] = []
         """Every step, its texts already cut to `TRAJECTORY_CUT` (bounded by the ceilings)."""
         self._tally = _Tally(text_sizes(self._task))
@@ -226,7 +263,8 @@ class Session:
         self._overhead: dict[str, int] = {}
         """Each agent's fixed input per call, measured from its first call (`_overhead_of`)."""
         self._uncharged = 0
-        self._current: _OpenStep | None = None
+        self._open: dict[str, _OpenStep] = {}
+        """Each agent's step still taking its tool calls."""
         self._traced: tuple[tuple[TraceStep, ...], tuple[TraceStep, ...]] | None = None
         """The tail and the trajectory, once `finish` has made them (`_traces`)."""
         self._slept = 0.0
@@ -301,7 +339,9 @@ class Session:
             self._uncharged += overhead if overhead < sent else sent
             self._input_tokens += sent
             self._output_tokens += said
-            self._note_response(content, calls)
+            self._spend_of(agent).on_step(sent, said)
+            self._note_response(content, calls, agent)
+            self._subtasks.on_model_call(request.step, agent, messages, calls)
             return message, sent, said
 
     def call_tool(
@@ -322,10 +362,12 @@ class Session:
             self._actions[name, canonical] += 1
             world = self._setup.world.fingerprint()
             self._probe.on_tool(self._steps, name, result, world)
+            self._spend_of(agent).on_tool(result.refusal)
+            self._subtasks.on_tool(self._steps, agent, name, result)
             self._results.setdefault(agent, []).append(result.text)
-            step, said, asked, made = self._current or (self._steps, "", (), ())
+            step, said, asked, made, _ = self._open.get(agent) or (self._steps, "", (), (), agent)
             made += ((name, canonical, cut(result.text, TRAJECTORY_CUT), world),)
-            self._current = (step, said, asked, made)
+            self._open[agent] = (step, said, asked, made, agent)
         if result.error is not None:
             raise result.error
         return result.text
@@ -421,13 +463,15 @@ class Session:
     def _begin_step(
         self, messages: Sequence[JSON], tools: Iterable[Any] | None, agent: str
     ) -> ModelRequest:
-        if self._current is not None:
-            self._close_step()
+        self._close_step(agent)
         step = self._steps = self._steps + 1
         agent_step = self._agent_steps[agent] = self._agent_steps.get(agent, 0) + 1
         inputs, outputs = self._input_tokens, self._output_tokens
         sent = inputs + outputs
         self._probe.on_step(sent - self._uncharged, inputs, outputs)
+        limit = self.scenario.budget.max_cost_usd
+        if limit is not None and self.scenario.pricing.cost(inputs, outputs) >= limit:
+            self._spend_of(agent).past_cost_budget += 1
         results = tuple(self._results.pop(agent, ()))
         offered = self._offered
         names = offered[1] if tools is offered[0] else self._offered_names(tools)
@@ -461,7 +505,13 @@ class Session:
             overhead = self._overhead[request.agent] = self._tally.prefix(prompt) + offered
         return overhead
 
-    def _note_response(self, content: str | None, calls: Sequence[JSON]) -> None:
+    def _spend_of(self, agent: str) -> _AgentSpend:
+        spend = self._spent_by.get(agent)
+        if spend is None:
+            spend = self._spent_by[agent] = _AgentSpend()
+        return spend
+
+    def _note_response(self, content: str | None, calls: Sequence[JSON], agent: str) -> None:
         """``calls`` are the response's tool calls as sent: their arguments are already the
         canonical JSON (`ToolCall.to_openai` sorts the keys)."""
         asked = tuple([(c["function"]["name"], c["function"]["arguments"]) for c in calls])
@@ -472,12 +522,12 @@ class Session:
         said = content or ""
         if len(said) > TRAJECTORY_CUT:
             said = cut(said, TRAJECTORY_CUT)
-        self._current = (self._steps, said, asked, ())
+        self._open[agent] = (self._steps, said, asked, (), agent)
 
-    def _close_step(self) -> None:
-        if self._current is not None:
-            self._trajectory.append(self._current)
-            self._current = None
+    def _close_step(self, agent: str) -> None:
+        noted = self._open.pop(agent, None)
+        if noted is not None:
+            self._trajectory.append(noted)
 
     def _traces(self) -> tuple[tuple[TraceStep, ...], tuple[TraceStep, ...]]:
         """The tail and every step as `TraceStep`s, made once: each noted step is let go as soon
@@ -485,6 +535,10 @@ class Session:
         held twice, and a second `finish` (an abandoned run's agent coming back) gets
         the same ones, the session being closed since the first."""
         if self._traced is None:
+            for agent in list(self._open):
+                self._close_step(agent)
+            # Agents close their steps as they call again, not in step order.
+            self._trajectory.sort(key=lambda noted: noted[0])
             tail = tuple(_traced(step, TEXT_CUT) for step in self._trajectory[-TAIL_STEPS:])
             noted, self._trajectory = self._trajectory, []
             traced = []
@@ -501,8 +555,8 @@ class Session:
         made after this raise `SessionClosed`."""
         with self._lock:
             self._closed = True
-            self._close_step()
             tail, trajectory = self._traces()
+            complete = self._setup.world.is_complete()
             sent = self._input_tokens + self._output_tokens
             truth = self._probe.truth(tokens=sent - self._uncharged, cost=self._cost(), sent=sent)
             return Observed(
@@ -525,7 +579,17 @@ class Session:
                 gave_up_at_step=self._gave_up_at_step,
                 steps_by_agent=dict(sorted(self._agent_steps.items())),
                 slept_seconds=round(self._slept, 6),
-                world_complete=self._setup.world.is_complete(),
+                agents={
+                    name: spend.tally(self.scenario.pricing.cost)
+                    for name, spend in sorted(self._spent_by.items())
+                },
+                subtasks=self._subtasks.finish(self._steps, world_complete=complete),
+                steps_past_cost_budget={
+                    name: spend.past_cost_budget
+                    for name, spend in sorted(self._spent_by.items())
+                    if spend.past_cost_budget
+                },
+                world_complete=complete,
                 ceiling=self._ceiling,
                 error=error,
                 tail=tail,
