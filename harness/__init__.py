@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from unsolvable._model import Model, ScriptedModel, Usage
     from unsolvable._record import (
         SCHEMA_VERSION,
+        AgentTally,
         Code,
         Ending,
         Exit,
@@ -61,6 +62,7 @@ if TYPE_CHECKING:
         Until,
     )
     from unsolvable._session import Session
+    from unsolvable._subtasks import Subtask, SubtaskSpec, SubtaskState, named_subtask
     from unsolvable._types import (
         CHECK_TOOL,
         DELEGATE_TOOL,
@@ -79,6 +81,7 @@ if TYPE_CHECKING:
 
 _HOMES = {
     "Adapter": "unsolvable.adapters.base",
+    "AgentTally": "unsolvable._record",
     "AdapterError": "unsolvable._errors",
     "Alternate": "unsolvable._scripts",
     "Budget": "unsolvable._scenario",
@@ -121,6 +124,9 @@ _HOMES = {
     "Stagnation": "unsolvable._scenario",
     "Steps": "unsolvable._scripts",
     "Stop": "unsolvable._record",
+    "Subtask": "unsolvable._subtasks",
+    "SubtaskSpec": "unsolvable._subtasks",
+    "SubtaskState": "unsolvable._subtasks",
     "TerminationRecord": "unsolvable._record",
     "TodoSpawn": "unsolvable._scripts",
     "ToolCall": "unsolvable._types",
@@ -134,6 +140,7 @@ _HOMES = {
     "Verdict": "unsolvable._record",
     "World": "unsolvable._types",
     "judge": "unsolvable._verdict",
+    "named_subtask": "unsolvable._subtasks",
     "run": "unsolvable._run",
 }
 
@@ -145,6 +152,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "Adapter",
     "AdapterError",
+    "AgentTally",
     "Alternate",
     "Budget",
     "BudgetError",
@@ -181,6 +189,9 @@ __all__ = [
     "Stagnation",
     "Steps",
     "Stop",
+    "Subtask",
+    "SubtaskSpec",
+    "SubtaskState",
     "TerminationRecord",
     "TodoSpawn",
     "ToolCall",
@@ -194,6 +205,7 @@ __all__ = [
     "Verdict",
     "World",
     "judge",
+    "named_subtask",
     "run",
 ]
 

@@ -156,9 +156,7 @@ class _Tally:
         return self._totals[count]
 
 
-_OpenStep = tuple[
-    int, str, tuple[tuple[str, str], ...], tuple[tuple[str, str, str, str], ...], str
-]
+_OpenStep = tuple[int, str, tuple[tuple[str, str], ...], tuple[tuple[str, str, str, str], ...], str]
 """A step as the session notes it while the run goes on: its number, what the model said, the
 name and canonical arguments of each tool call the model asked for, the name, canonical
 arguments, result text and world fingerprint of each call made, and the agent that made it

@@ -30,6 +30,7 @@ from unsolvable.agents._fingerprint import (
     progress_figures,
 )
 from unsolvable.agents._loop import assistant, dispatch, opening, tool_calls
+from unsolvable.agents._supervision import Supervision
 
 __all__ = ["ContractAgent", "ContractThresholds", "contract"]
 
@@ -62,6 +63,15 @@ class ContractThresholds:
     of two stuck workers share their dependency (failure propagation)."""
     warn_at_fraction_left: float = 0.2
     """Budget fraction left at which the model is told to wrap up (the contract's 20%)."""
+    retries: int = 1
+    """Times a subtask that ended without success may be dispatched again: a retry needs a
+    failure to retry; a subtask that succeeded, or is running, is never run twice."""
+    brief_passes: int = 1
+    """Times a worker's brief may be passed on whole to another worker (a coordinator handing it
+    to a specialist) before passing it on again is taken for delegation that does no work."""
+    stalled_waves: int = 1
+    """Rounds of delegation in a row that bring no new observation (a producer and a reviewer
+    going round the same drafts, a supervisor re-dispatching what is done): stop."""
 
     def __post_init__(self) -> None:
         for name in ("repeated_action", "stalled_steps", "criteria_steps", "sibling_failures"):
@@ -81,16 +91,22 @@ class _Ledger:
         self.budget = session.budget
         self.steps = 0
         self.tokens = 0
+        self.cost = 0.0
 
     def charge(self, reply: JSON) -> None:
+        usage = reply.get("usage", {})
         self.steps += 1
-        self.tokens += int(reply.get("usage", {}).get("total_tokens", 0))
+        self.tokens += int(usage.get("total_tokens", 0))
+        sent, said = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
+        self.cost += self.session.scenario.pricing.cost(sent, said)
 
     def exhausted(self) -> Code | None:
         budget = self.budget
         if self.steps >= budget.max_steps:
             return Code.BUDGET_STEPS
         if budget.max_tokens is not None and self.tokens >= budget.max_tokens:
+            return Code.BUDGET_COST
+        if budget.max_cost_usd is not None and self.cost >= budget.max_cost_usd:
             return Code.BUDGET_COST
         wall = budget.max_wall_seconds
         if wall is not None and self.session.clock >= wall:  # waits on the session clock count
@@ -137,9 +153,20 @@ class _Run:
         self.warned = False
         self.scope: dict[str, Any] = {}
         """A worker's subtask (its delegate call's arguments): what its verifier checks."""
+        self.passes = 0
+        """Times this worker's brief was passed on whole before it reached this worker."""
+        self.blockers: list[str] = []
+        """Permissions and dependencies that refused this agent's calls."""
+        self.supervision: Supervision | None = None
+        """The subtasks this agent dispatched, once it dispatches any."""
+        self.stalled_waves = 0
 
     def partial(self) -> JSON:
-        return {"steps": self.ledger.steps, "findings": self.findings[-5:]}
+        partial: JSON = {"steps": self.ledger.steps, "findings": self.findings[-5:]}
+        if self.supervision is not None:  # partial results by subtask
+            partial["subtasks"] = self.supervision.states()
+            partial["finished"] = self.supervision.finished()
+        return partial
 
     def stop(self, code: Code, reason: str, missing: tuple[str, ...] = ()) -> Stop:
         return Stop(code=code, reason=reason, partial=self.partial(), missing=missing)
@@ -281,6 +308,9 @@ class _Run:
         if permission is None and details.get("status") == 403:
             found = PERMISSION_IN_TEXT.search(str(details.get("message", "")))
             permission = found.group(1) if found else "unknown permission"
+        blocker = permission or (details.get("status") == 503 and details.get("dependency"))
+        if blocker and str(blocker) not in self.blockers:
+            self.blockers.append(str(blocker))
         if permission is not None and name not in self.denied:
             self.denied.add(name)  # the model may take another, allowed route: let it
             return None
@@ -307,6 +337,10 @@ class _Run:
         if isinstance(body, dict) and body.get("complete") is True:
             return Stop(code=Code.COMPLETED, reason=claim, partial=self.partial())
         self.messages.append({"role": "user", "content": f"Not complete yet: {result}"})
+        unfinished = self.supervision.unfinished() if self.supervision else []
+        if unfinished:  # the claim is refuted, and the table says which subtasks did not finish
+            reason = f"the model claims completion, but {', '.join(unfinished)} did not finish"
+            return self.stop(Code.NO_PROGRESS, f"{reason}; {self.supervision.summary()}")
         return self._stalled(False) or self._check_criteria(result)
 
     def _siblings_failed(self, stops: list[Stop]) -> bool:
@@ -316,28 +350,62 @@ class _Run:
         )
 
     def _delegate(self, calls: list[tuple[str, str, Any]]) -> Stop | None:
-        """Runs one worker per subtask on the shared ledger; their blockers propagate up."""
-        stops: list[Stop] = []
+        """Runs one worker per subtask that may run (`Supervision`) on the shared ledger; a
+        worker's blocker propagates up with the subtasks that finished."""
+        supervision = self.supervision = self.supervision or Supervision(
+            retries=self.thresholds.retries
+        )
+        seen, stops = len(self.seen), []
         for call_id, _, arguments in calls:
             if self._siblings_failed(stops):
                 break
-            worker = _Run(self.contract, self.session, self.ledger, f"worker-{call_id}")
-            worker.messages[-1]["content"] = f"Subtask of '{self.session.task}': {arguments}"
-            worker.seen = self.seen  # what one worker learnt is no news to the next
             subtask = parse(arguments)
-            worker.scope = subtask if isinstance(subtask, dict) else {}
-            stop = worker.go()
+            subtask = subtask if isinstance(subtask, dict) else {"subtask": str(arguments)}
+            name = str(subtask.get("subtask", arguments))
+            if name == self.scope.get("subtask") and self.passes >= self.thresholds.brief_passes:
+                reason = f"{name!r} was passed on {self.passes + 1} times with no work done"
+                return self.stop(Code.NO_PROGRESS, reason)
+            refusal = supervision.refusal(name, list(subtask.get("depends_on") or ()))
+            if refusal is not None:
+                self._answer(call_id, {"status": "not run", "why": refusal})
+                continue
+            supervision.start(name)
+            stop, worker = self._work(call_id, arguments, subtask)
+            supervision.settle(name, stop, worker.blockers)
             stops.append(stop)
-            summary = {"exit": stop.exit, "code": stop.code, "reason": stop.reason}
-            self.messages.append(
-                {"role": "tool", "tool_call_id": call_id, "content": json.dumps(summary)}
-            )
-        blocked = [s for s in stops if s.code is Code.BLOCKED_INPUT]
+            self._answer(call_id, {"exit": stop.exit, "code": stop.code, "reason": stop.reason})
+        return self._after_wave(supervision, stops, novel=len(self.seen) > seen)
+
+    def _work(self, call_id: str, arguments: Any, subtask: JSON) -> tuple[Stop, _Run]:
+        worker = _Run(self.contract, self.session, self.ledger, f"worker-{call_id}")
+        worker.messages[-1]["content"] = f"Subtask of '{self.session.task}': {arguments}"
+        worker.seen = self.seen  # what one worker learnt is no news to the next
+        worker.scope = subtask
+        if subtask.get("subtask") == self.scope.get("subtask"):
+            worker.passes = self.passes + 1
+        return worker.go(), worker
+
+    def _answer(self, call_id: str, body: JSON) -> None:
+        self.messages.append({"role": "tool", "tool_call_id": call_id, "content": json.dumps(body)})
+
+    def _after_wave(
+        self, supervision: Supervision, stops: list[Stop], *, novel: bool
+    ) -> Stop | None:
+        """A blocker no retry can lift ends the run, naming it and what finished; so does a wave
+        in which every worker stopped without finishing, or rounds that bring nothing new."""
+        summary = supervision.summary()
+        blocked = supervision.blocked()
         if blocked:
-            return self.stop(Code.BLOCKED_INPUT, blocked[0].reason, missing=blocked[0].missing)
-        if all(s.exit is not Exit.COMPLETE for s in stops):
+            _, first = blocked[0]
+            return self.stop(first.code, f"{first.reason}; {summary}", missing=first.missing)
+        if stops and all(s.exit is not Exit.COMPLETE for s in stops):
             worst = stops[-1]
-            return self.stop(worst.code, f"every worker stopped without finishing: {worst.reason}")
+            reason = f"every worker stopped without finishing: {worst.reason}; {summary}"
+            return self.stop(worst.code, reason)
+        self.stalled_waves = 0 if novel else self.stalled_waves + 1
+        if self.stalled_waves >= self.thresholds.stalled_waves:
+            reason = f"{self.stalled_waves} round(s) of delegation brought nothing new; {summary}"
+            return self.stop(Code.NO_PROGRESS, reason)
         return None
 
 
