@@ -39,11 +39,16 @@ SUPERVISOR = "main"
 
 
 def named_subtask(messages: Iterable[Mapping[str, Any]], names: Iterable[str]) -> str | None:
-    """The subtask a conversation names in its texts (the longest name found, so ``S-1`` is not
-    taken for ``S-10``), or ``None``. Only message texts are read, never tool-call arguments, so
-    a supervisor's own ``delegate`` calls do not make it a worker."""
+    """The subtask a worker's conversation names, or ``None``: the one its texts give as a
+    ``delegate`` call's argument (``"subtask": "<name>"``, as an agent that hands the worker its
+    call's arguments writes it), else the longest name its texts contain (so ``S-1`` is not
+    taken for ``S-10``, nor a dependency the arguments also name for the subtask). Only message
+    texts are read, never tool-call arguments, so a supervisor's own calls do not make it a
+    worker."""
     said = [str(message.get("content") or "") for message in messages]
-    found = [name for name in names if any(name in text for text in said)]
+    names = list(names)
+    given = [n for n in names if any(f'"{SUBTASK_FIELD}": {json.dumps(n)}' in t for t in said)]
+    found = given or [n for n in names if any(n in text for text in said)]
     return max(found, key=len) if found else None
 
 

@@ -11,6 +11,7 @@ from unsolvable.scenarios.catalog import (
     contradictory_criteria,
     cost_runaway,
     dependency_unavailable,
+    duplicate_dispatch,
     false_completion,
     fan_out,
     forced_final_answer,
@@ -22,6 +23,7 @@ from unsolvable.scenarios.catalog import (
     poll_until_ready,
     reconfirm_as_progress,
     slow_dependency,
+    task_graph,
     todo_spawn,
 )
 
@@ -39,6 +41,8 @@ SCENARIOS: tuple[Scenario, ...] = (
     *forced_final_answer.SCENARIOS,
     *fan_out.SCENARIOS,
     *mixed_fan_out.SCENARIOS,
+    *duplicate_dispatch.SCENARIOS,
+    *task_graph.SCENARIOS,
     *cost_runaway.SCENARIOS,
     *give_up_honoured.SCENARIOS,
     *long_healthy.SCENARIOS,
