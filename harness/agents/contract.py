@@ -328,7 +328,14 @@ class _Run:
         return self.stop(Code.ERROR_FATAL, reason, missing=(dependency,))
 
     def _verify_claim(self, claim: str) -> Stop | None:
-        """The model says it is done: re-read the system of record before believing it."""
+        """The model says it is done: re-read the system of record before believing it. A
+        supervisor whose own table has subtasks that did not finish (each verified by its worker)
+        needs no re-reading to know the claim is false."""
+        supervision = self.supervision
+        if supervision is not None and supervision.unfinished():
+            unfinished = ", ".join(supervision.unfinished())
+            reason = f"the model claims completion, but {unfinished} did not finish"
+            return self.stop(Code.NO_PROGRESS, f"{reason}; {supervision.summary()}")
         result = self._verifier()
         if result is None:
             reason = f"the model claims completion ({claim[:80]!r}); nothing can verify it"
@@ -337,10 +344,6 @@ class _Run:
         if isinstance(body, dict) and body.get("complete") is True:
             return Stop(code=Code.COMPLETED, reason=claim, partial=self.partial())
         self.messages.append({"role": "user", "content": f"Not complete yet: {result}"})
-        unfinished = self.supervision.unfinished() if self.supervision else []
-        if unfinished:  # the claim is refuted, and the table says which subtasks did not finish
-            reason = f"the model claims completion, but {', '.join(unfinished)} did not finish"
-            return self.stop(Code.NO_PROGRESS, f"{reason}; {self.supervision.summary()}")
         return self._stalled(False) or self._check_criteria(result)
 
     def _siblings_failed(self, stops: list[Stop]) -> bool:
