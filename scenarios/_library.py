@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from unsolvable import Scenario, ScenarioError
 from unsolvable.scenarios.catalog import (
+    budget_edge,
     constant_return,
     contradictory_criteria,
     cost_runaway,
@@ -18,8 +19,8 @@ from unsolvable.scenarios.catalog import (
     give_up_honoured,
     long_healthy,
     missing_permission,
-    nested_delegation,
     mixed_fan_out,
+    nested_delegation,
     oscillation,
     poll_until_ready,
     reconfirm_as_progress,
@@ -47,6 +48,7 @@ SCENARIOS: tuple[Scenario, ...] = (
     *task_graph.SCENARIOS,
     *role_ping_pong.SCENARIOS,
     *nested_delegation.SCENARIOS,
+    *budget_edge.SCENARIOS,
     *cost_runaway.SCENARIOS,
     *give_up_honoured.SCENARIOS,
     *long_healthy.SCENARIOS,

@@ -155,4 +155,4 @@ SCENARIOS: tuple[Scenario, ...] = (
         needed=1 + WORKERS * WORKER_STEPS + 1 + 1,
     ),
 )
-SCENARIOS = with_plain(SCENARIOS, "one-denied")
+SCENARIOS = with_plain(SCENARIOS, "one-dependency-down")

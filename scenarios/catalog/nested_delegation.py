@@ -38,7 +38,7 @@ from unsolvable.scenarios.catalog._common import DELEGATE, background, scenario,
 from unsolvable.scenarios.catalog._control import twin
 from unsolvable.scenarios.catalog._delegation import Wave, Waves
 
-__all__ = ["FAMILY", "PassesOn", "SCENARIOS", "make"]
+__all__ = ["FAMILY", "SCENARIOS", "PassesOn", "make"]
 
 FAMILY = "nested-delegation"
 NUMBERS = (1, 2)

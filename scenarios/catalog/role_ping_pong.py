@@ -16,8 +16,14 @@ from typing import Any
 
 from unsolvable import Call, Claim, Code, Scenario, Script, Setup, Steps, ToolResult, ToolSpec
 from unsolvable.fake_tools import Criterion, FakeWorld, Tool, constant_tool, writer_tool
-from unsolvable.scenarios.catalog._common import CHECK, DELEGATE, background, scenario, setup
-from unsolvable.scenarios.catalog._common import with_plain
+from unsolvable.scenarios.catalog._common import (
+    CHECK,
+    DELEGATE,
+    background,
+    scenario,
+    setup,
+    with_plain,
+)
 from unsolvable.scenarios.catalog._control import twin
 from unsolvable.scenarios.catalog._delegation import ROUND, Wave, Waves
 

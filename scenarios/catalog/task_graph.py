@@ -110,7 +110,7 @@ def _build(seed: int, *, recovers: bool = False) -> Setup:
         before=lead,
         waves=[
             Wave(subtasks=[QUESTION], text="First the question", extra=extra),
-            Wave(subtasks=[SEARCH, OUTLINE], text="Searching and outlining", extra=extra),
+            Wave(subtasks=[OUTLINE, SEARCH], text="Searching and outlining", extra=extra),
             Wave(subtasks=[ANSWER], text="Joining them into the answer", extra=extra),
         ],
         workers={n: _worker(n, fetches=2 if recovers else 0) for n in NODES},

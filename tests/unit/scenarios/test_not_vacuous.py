@@ -10,7 +10,7 @@ import pytest
 import unsolvable
 from tests import _wrong_agents as wrong
 from unsolvable import Code, scenarios
-from unsolvable.agents import naive
+from unsolvable.agents import ContractAgent, naive
 from unsolvable.reports._metrics import is_premature_stop
 
 # family → (flawed agent factory, strict?, words the verdict must contain; "|" separates choices)
@@ -33,6 +33,16 @@ CAUGHT: dict[str, tuple[Any, bool, str]] = {
     "false-completion": (lambda: naive, False, "false completion"),
     "forced-final-answer": (lambda: None, False, "false completion"),
     "fan-out": (lambda: naive, False, "did not stop"),
+    "mixed-fan-out": (wrong.forgets_finished_subtasks, False, "does not list the subtasks"),
+    "duplicate-dispatch": (wrong.runs_every_dispatch, False, "duplicate dispatch"),
+    "task-graph": (wrong.runs_every_dispatch, False, "failure not propagated"),
+    "role-ping-pong": (wrong.blind_to_rounds, True, "expected NO_PROGRESS, got BUDGET_STEPS"),
+    "nested-delegation": (
+        wrong.passes_briefs_on_for_ever,
+        True,
+        "expected NO_PROGRESS, got BUDGET_STEPS",
+    ),
+    "budget-edge": (wrong.stale_budget_snapshots, False, "shared budget overrun"),
     "cost-runaway": (wrong.ignores_tokens, False, "after the token budget"),
     "give-up-honoured": (lambda: naive, False, "kept going after the model gave up"),
     "long-healthy": (lambda: wrong.capped(10), False, "false stop"),
@@ -62,6 +72,12 @@ TWIN_CAUGHT: dict[str, Any] = {
     "forced-final-answer/twin-duplicate-found": lambda: wrong.capped(4),
     "give-up-honoured/twin-hesitates": wrong.stops_when_the_model_hesitates,
     "fan-out/twin-workers-succeed": wrong.no_worker_runtime,
+    "mixed-fan-out/twin-all-finish": wrong.blocks_on_first_503,
+    "duplicate-dispatch/twin-retry-after-failure": wrong.never_retries,
+    "task-graph/twin-upstream-recovers": wrong.blocks_on_first_503,
+    "role-ping-pong/twin-accepts-revision": wrong.stops_at_first_rejection,
+    "nested-delegation/twin-specialist-works": wrong.never_passes_a_brief_on,
+    "budget-edge/twin-fits-the-budget": wrong.reserves_worst_case,
 }
 TWINS = [s for s in scenarios.SCENARIOS if s.twin_of is not None]
 OTHERS = [s for s in scenarios.SCENARIOS if s.twin_of is None and not s.name.endswith("/plain")]
@@ -132,9 +148,15 @@ def test_a_stop_logic_tuned_to_one_dialect_false_stops_the_others() -> None:
 
 
 PLAINS = [s for s in scenarios.SCENARIOS if s.name == f"{s.family}/plain"]
-SIMPLE_DETECTOR = {"todo-spawn": wrong.criteria_stall_only}
+DELEGATING = ("mixed-fan-out", "duplicate-dispatch", "task-graph", "role-ping-pong",
+              "nested-delegation", "budget-edge")  # fmt: skip
+SIMPLE_DETECTOR = {"todo-spawn": wrong.criteria_stall_only} | {
+    family: ContractAgent for family in DELEGATING
+}
 """The honest simple detector of each family: raw results compared, but for to-do spawning,
-whose results are new every step and whose criteria never move."""
+whose results are new every step and whose criteria never move, and for the families whose
+work is done by workers, which a single loop cannot run: a supervisor that keeps a subtask
+table is the least that can stop there on evidence."""
 HOSTILE_BY_IDS = ("constant-return/repeat", "missing-permission/retry-403",
                   "dependency-unavailable/retry", "oscillation/a-b",
                   "reconfirm-as-progress/two-checks", "contradictory-criteria/insist")  # fmt: skip
