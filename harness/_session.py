@@ -160,8 +160,8 @@ _OpenStep = tuple[int, str, tuple[tuple[str, str], ...], tuple[tuple[str, str, s
 """A step as the session notes it while the run goes on: its number, what the model said, the
 name and canonical arguments of each tool call the model asked for, the name, canonical
 arguments, result text and world fingerprint of each call made, and the agent that made it
-(whose later tool calls are the step's, whatever other agents do in between). Plain values (texts cut to
-`TRAJECTORY_CUT` as they come) in a plain tuple, made again for each call made (a step makes
+(whose later tool calls are the step's, whatever other agents do in between). Plain values
+(texts cut to `TRAJECTORY_CUT` as they come) in a plain tuple, made again for each call made (a step makes
 one or two): an object built every step was a twentieth of the step. Made into
 `TraceStep`s only when the run finishes (`_traced`)."""
 

@@ -82,8 +82,9 @@ class SubtaskSpec:
     """Subtasks that must succeed before this one may start."""
     role: str | None = None
     """The role whose worker does it (a per-role budget counts its steps)."""
-    failing: Callable[[World], Sequence[str]] | None = None
-    """Its own completion criteria that still fail; ``None``: it is done when the task is."""
+    failing: Callable[[Any], Sequence[str]] | None = None
+    """Its own completion criteria that still fail, read from the run's world (the scenario's
+    own kind of world, hence ``Any``); ``None``: it is done when the whole task is."""
 
 
 @dataclass(frozen=True, kw_only=True)

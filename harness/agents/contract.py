@@ -358,7 +358,7 @@ class _Run:
         supervision = self.supervision = self.supervision or Supervision(
             retries=self.thresholds.retries
         )
-        seen, stops = len(self.seen), []
+        seen, stops = len(self.seen), list[Stop]()
         for call_id, _, arguments in calls:
             if self._siblings_failed(stops):
                 break
