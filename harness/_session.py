@@ -161,8 +161,8 @@ _OpenStep = tuple[int, str, tuple[tuple[str, str], ...], tuple[tuple[str, str, s
 name and canonical arguments of each tool call the model asked for, the name, canonical
 arguments, result text and world fingerprint of each call made, and the agent that made it
 (whose later tool calls are the step's, whatever other agents do in between). Plain values
-(texts cut to `TRAJECTORY_CUT` as they come) in a plain tuple, made again for each call made (a step makes
-one or two): an object built every step was a twentieth of the step. Made into
+(texts cut to `TRAJECTORY_CUT` as they come) in a plain tuple, made again for each call made
+(a step makes one or two): an object built every step was a twentieth of the step. Made into
 `TraceStep`s only when the run finishes (`_traced`)."""
 
 
