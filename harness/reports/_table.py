@@ -94,9 +94,15 @@ def explain(record: TerminationRecord) -> str:
         "  trajectory tail:",
     ]
     for step in observed.tail:
-        lines.append(f"    step {step.step}: {step.said or '(no text)'}")
+        by = "" if step.agent == "main" else f" ({step.agent})"
+        lines.append(f"    step {step.step}{by}: {step.said or '(no text)'}")
         for tool in step.tools:
             lines.append(f"      → {tool.name}({tool.arguments}) = {tool.result}")
     if not observed.tail:
         lines.append("    (no steps)")
+    if observed.subtasks:
+        lines.append("  subtasks:")
+    for subtask in observed.subtasks:
+        workers = f"; worked by {', '.join(subtask.workers)}" if subtask.workers else ""
+        lines.append(f"    {subtask.name}: {subtask.state} — {subtask.why}{workers}")
     return "\n".join(lines)
