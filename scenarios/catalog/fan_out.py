@@ -10,10 +10,23 @@ so. Its twin has workers that succeed, each checking its own subtask with
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from functools import partial
 
-from unsolvable import Call, Claim, Code, FanOut, Repeat, Scenario, Script, Setup, Steps, ToolSpec
+from unsolvable import (
+    Call,
+    Claim,
+    Code,
+    FanOut,
+    Repeat,
+    Scenario,
+    Script,
+    Setup,
+    Steps,
+    SubtaskSpec,
+    ToolSpec,
+)
 from unsolvable.fake_tools import (
     FakeWorld,
     Tool,
@@ -99,11 +112,17 @@ def _fan_out(workers: int, seed: int, **fields: object) -> tuple[FanOut, list[To
     return script, reading
 
 
+def _subtasks(numbers: Sequence[int]) -> tuple[SubtaskSpec, ...]:
+    """The task graph the harness judges each worker's subtask by: one audit per supplier."""
+    return tuple(SubtaskSpec(name=_subtask(n), failing=_filed(n)) for n in numbers)
+
+
 def _build(workers: int, seed: int) -> Setup:
     numbers = range(1, workers + 1)
     script, reading = _fan_out(workers, seed)
     lookup = constant_tool(LOOKUP, {"file": None, "status": "no compliance file on record"})
-    return setup(_world(numbers, seed), [lookup, _delegate(), *reading], script, seed=seed)
+    built = setup(_world(numbers, seed), [lookup, _delegate(), *reading], script, seed=seed)
+    return dataclasses.replace(built, subtasks=_subtasks(numbers))
 
 
 def _worker(number: int) -> Script:
@@ -137,7 +156,8 @@ def _build_twin(workers: int, seed: int) -> Setup:
         *reading,
     ]
     check = check_tool(SCOPED_CHECK, subtasks={_subtask(n): _filed(n) for n in numbers})
-    return setup(_world(numbers, seed), tools, script, seed=seed, check=check)
+    built = setup(_world(numbers, seed), tools, script, seed=seed, check=check)
+    return dataclasses.replace(built, subtasks=_subtasks(numbers))
 
 
 def make(variant: str, *, workers: int) -> Scenario:
