@@ -9,6 +9,7 @@ subtask it names (`unsolvable.named_subtask`, the rule the harness attributes wo
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -62,7 +63,8 @@ class Waves:
     def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
         if request.agent != "main":
             named = named_subtask(request.messages, self.workers)
-            return (self.idle if named is None else self.workers[named]).reply(request, rng)
+            script = self.idle if named is None else self.workers[named]
+            return script.reply(_in_its_conversation(request), rng)
         step = (request.agent_step or request.step) - len(self.before)
         if step <= 0:
             call = self.before[step - 1 + len(self.before)]
@@ -79,6 +81,14 @@ class Waves:
         text = f"{call.text} (attempt {request.step})"
         arguments = dict(call.arguments)
         return ModelResponse(text, (ToolCall(f"call_{request.step}_0", call.name, arguments),))
+
+
+def _in_its_conversation(request: ModelRequest) -> ModelRequest:
+    """A worker's request with its own step counted in its conversation (its replies so far,
+    plus one), not over every call its agent name made: a framework that runs one worker agent
+    for every subtask (agents-as-tools) gives each run a fresh conversation under one name."""
+    replies = sum(1 for message in request.messages if message.get("role") == "assistant")
+    return dataclasses.replace(request, agent_step=replies + 1)
 
 
 def _dispatch(wave: Wave, request: ModelRequest, *, round_: int) -> ModelResponse:
