@@ -80,8 +80,6 @@ class SubtaskSpec:
     """What the ``delegate`` call's ``subtask`` argument says, and the worker's conversation."""
     depends_on: tuple[str, ...] = ()
     """Subtasks that must succeed before this one may start."""
-    role: str | None = None
-    """The role whose worker does it (a per-role budget counts its steps)."""
     failing: Callable[[Any], Sequence[str]] | None = None
     """Its own completion criteria that still fail, read from the run's world (the scenario's
     own kind of world, hence ``Any``); ``None``: it is done when the whole task is."""
@@ -119,7 +117,6 @@ class Subtask:
     """Its state when the run ended."""
     why: str
     depends_on: tuple[str, ...] = ()
-    role: str | None = None
     dispatched_by: tuple[str, ...] = ()
     """The agents that dispatched it, in order (a worker passing its brief on appears too)."""
     workers: tuple[str, ...] = ()
@@ -181,11 +178,6 @@ class SubtaskTable:
         """Agent → the subtask its conversation names."""
         self._asked: dict[str, str] = {}
         """Open dispatch call id → subtask, for the dispatch's return."""
-
-    @property
-    def is_idle(self) -> bool:
-        """No subtask declared or dispatched: a single-agent run, which has no table."""
-        return not self._entries
 
     def on_model_call(
         self, step: int, agent: str, messages: Sequence[JSON], calls: Sequence[JSON]
@@ -365,7 +357,6 @@ def _row(entry: _Entry) -> Subtask:
         state=entry.state,
         why=entry.why,
         depends_on=spec.depends_on,
-        role=spec.role,
         dispatched_by=tuple(entry.dispatched_by),
         workers=tuple(entry.workers),
         blocker=entry.blocker,
