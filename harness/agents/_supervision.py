@@ -50,6 +50,10 @@ class Supervision:
             return f"{name!r} is skipped: its dependency {unmet[0]!r} did not succeed"
         return None
 
+    def skip(self, name: str) -> None:
+        """Not started: its siblings failed before it, and share what failed them."""
+        self.rows.setdefault(name, _Row()).state = "skipped"
+
     def start(self, name: str) -> None:
         row = self.rows[name]
         row.state, row.attempts = "running", row.attempts + 1

@@ -360,11 +360,12 @@ class _Run:
         )
         seen, stops = len(self.seen), list[Stop]()
         for call_id, _, arguments in calls:
-            if self._siblings_failed(stops):
-                break
             subtask = parse(arguments)
             subtask = subtask if isinstance(subtask, dict) else {"subtask": str(arguments)}
             name = str(subtask.get("subtask", arguments))
+            if self._siblings_failed(stops):
+                supervision.skip(name)
+                continue
             if name == self.scope.get("subtask") and self.passes >= self.thresholds.brief_passes:
                 reason = f"{name!r} was passed on {self.passes + 1} times with no work done"
                 return self.stop(Code.NO_PROGRESS, reason)
