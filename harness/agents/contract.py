@@ -91,14 +91,20 @@ class _Ledger:
         self.budget = session.budget
         self.steps = 0
         self.tokens = 0
-        self.cost = 0.0
+        self.sent = self.said = 0
+
+    @property
+    def cost(self) -> float:
+        """Dollars spent, priced from the tokens counted (the model's list prices), not summed
+        call by call: the same figure the provider's bill, and the harness, work out."""
+        return self.session.scenario.pricing.cost(self.sent, self.said)
 
     def charge(self, reply: JSON) -> None:
         usage = reply.get("usage", {})
         self.steps += 1
         self.tokens += int(usage.get("total_tokens", 0))
-        sent, said = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
-        self.cost += self.session.scenario.pricing.cost(sent, said)
+        self.sent += int(usage.get("prompt_tokens", 0))
+        self.said += int(usage.get("completion_tokens", 0))
 
     def exhausted(self) -> Code | None:
         budget = self.budget
