@@ -23,6 +23,7 @@ def invariant_failures(ending: Ending, scenario: Scenario) -> list[Failure]:
     if stop is not None:
         failures.extend(_ending(table, stop))
     failures.extend(_overrun(ending, scenario))
+    failures.extend(_role_overrun(ending, scenario))
     return failures
 
 
@@ -106,6 +107,18 @@ def _ending(table: tuple[Subtask, ...], stop: Stop) -> list[Failure]:
         )
         failures.append(Failure(rule=Rule.FINISHED_NOT_LISTED, message=message))
     return failures
+
+
+def _role_overrun(ending: Ending, scenario: Scenario) -> list[Failure]:
+    """A role's own budget bounds its workers together, whatever the run's has left."""
+    return [
+        Failure(
+            rule=Rule.ROLE_BUDGET_OVERRUN,
+            message=f"role budget overrun: the {role} role began {steps} step(s) after its own "
+            f"budget of {scenario.role_steps[role]} steps was spent",
+        )
+        for role, steps in ending.observed.steps_past_role_budget.items()
+    ]
 
 
 def _overrun(ending: Ending, scenario: Scenario) -> list[Failure]:

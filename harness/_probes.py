@@ -152,27 +152,30 @@ class StagnationProbe:
         never stagnated); ``tokens`` and ``cost`` are the run's totals at its end."""
         return self._stagnant_at(tokens, Spend(before=self.cost_before_step, total=cost))
 
-    def _stagnant_at(self, tokens: int, spent_cost: Spend) -> int:
+    def _stagnant_at(self, tokens: int, spent_cost: Spend, role_spent: int | None = None) -> int:
         """`first_stagnant_step`, the dollars spent step by step priced by the caller, which
-        reads them again for the lag (`truth`): priced once per run."""
+        reads them again for the lag (`truth`): priced once per run. ``role_spent`` is the step
+        during which a role's own step budget ran out, when the scenario gives roles one."""
         rule = self.scenario.stagnation
         if rule is Stagnation.FIRST_REFUSAL and self.first_refusal_step:
             return self.first_refusal_step
         if rule is Stagnation.CRITERIA:
             return self.last_criteria_move + 1
         if rule is Stagnation.BUDGET_SPENT:
-            return self._budget_spent_at(
+            spent = self._budget_spent_at(
                 Spend(before=self.tokens_before_step, total=tokens), spent_cost
             )
+            return spent if role_spent is None else min(spent, role_spent)
         return self.last_productive_step + 1
 
-    def truth(self, *, tokens: int, cost: float, sent: int) -> Truth:
+    def truth(self, *, tokens: int, cost: float, sent: int, role_spent: int | None = None) -> Truth:
         """The first stagnant step and the signed lag in tokens (sent, the agent's fixed prompt
-        included) and dollars of a run that ended with these totals."""
+        included) and dollars of a run that ended with these totals (``role_spent``: see
+        `_stagnant_at`)."""
         if self.scenario.solvable:
             return Truth(first_stagnant_step=None, lag_tokens=None, lag_cost_usd=None)
         spent_cost = Spend(before=self.cost_before_step, total=cost)
-        stagnant = self._stagnant_at(tokens, spent_cost)
+        stagnant = self._stagnant_at(tokens, spent_cost, role_spent)
         spent_sent = Spend(before=self.sent_before_step, total=sent)
         return Truth(
             first_stagnant_step=stagnant,

@@ -43,7 +43,8 @@ SCHEMA_VERSION = 5
 dollars is signed like lag in steps; budget-spent runs stagnate at the step that spent the
 budget; seconds waited on the session clock (``slept_seconds``).
 5: who did what in a multi-agent run: each step names its agent (``agent``), spend per agent
-(``agents``), the subtask table (``subtasks``), steps begun past the dollar budget."""
+(``agents``), the subtask table (``subtasks``), steps begun past the dollar budget, steps by
+role and past a role's budget."""
 
 
 class Exit(StrEnum):
@@ -236,6 +237,10 @@ class Observed:
     run, as the harness saw them (`unsolvable._subtasks`); empty for a single agent."""
     steps_past_cost_budget: dict[str, int] = field(default_factory=dict)
     """Steps each agent began with the run's dollar budget already spent."""
+    steps_by_role: dict[str, int] = field(default_factory=dict)
+    """Steps of each role (its workers together), where the task graph gives subtasks roles."""
+    steps_past_role_budget: dict[str, int] = field(default_factory=dict)
+    """Steps each role began with its own step budget (`Scenario.role_steps`) already spent."""
     ceiling: str | None = None
     """Which harness ceiling ended the run, if one did."""
     error: str | None = None
@@ -315,6 +320,8 @@ class Rule(StrEnum):
     """A stop with unfinished subtasks that does not list the ones that finished."""
     SHARED_BUDGET_OVERRUN = "shared_budget_overrun"
     """Steps begun, by any agent, after the run's shared dollar budget was spent."""
+    ROLE_BUDGET_OVERRUN = "role_budget_overrun"
+    """Steps begun by a role's workers after that role's own step budget was spent."""
     WORK_AFTER_STOP = "work_after_stop"
     """A worker went on with its subtask after its delegation had returned."""
 

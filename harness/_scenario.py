@@ -150,6 +150,9 @@ class Scenario:
     step and is doable after it): the name of the scenario it mirrors."""
     mcp_errors: McpErrors = McpErrors.RESULT
     """How a failed tool call is encoded when the tools are served over MCP."""
+    role_steps: Mapping[str, int] = field(default_factory=dict)
+    """Steps each role may take, all its workers together (a subtask's role is declared in
+    its task graph, `SubtaskSpec.role`): a role's own budget, beside the run's."""
 
     def __post_init__(self) -> None:
         if not self.expected:

@@ -244,7 +244,7 @@ class Session:
         self._probe = StagnationProbe(scenario, setup.world)
         self._spent_by: dict[str, _AgentSpend] = {}
         """Each agent's own share of the run (`AgentTally` when it finishes)."""
-        self._subtasks = SubtaskTable(setup.subtasks, setup.world)
+        self._subtasks = SubtaskTable(setup.subtasks, setup.world, scenario.role_steps)
         self._trajectory: list[_OpenStep] = []
         """Every step, its texts already cut to `TRAJECTORY_CUT` (bounded by the ceilings)."""
         self._tally = _Tally(text_sizes(self._task))
@@ -284,6 +284,12 @@ class Session:
     @property
     def budget(self) -> Budget:
         return self.scenario.budget
+
+    @property
+    def role_steps(self) -> dict[str, int]:
+        """Steps each role may take, its workers together (a role's own budget, beside the
+        run's); a subtask's role is the ``role`` of its ``delegate`` call."""
+        return dict(self.scenario.role_steps)
 
     def call_model(
         self, messages: Sequence[JSON], tools: Iterable[Any] | None = None, *, agent: str = "main"
@@ -545,6 +551,18 @@ class Session:
             self._traced = (tail, tuple(reversed(traced)))
         return self._traced
 
+    def _role_spent_at(self) -> int | None:
+        """The step during which a role's own budget ran out, the first of them; for a role
+        that stopped short of it, projected as if it took every step after the run's last."""
+        table, steps = self._subtasks, []
+        for role, cap in self.scenario.role_steps.items():
+            taken = table.role_steps.get(role, 0)
+            if role in table.role_spent_at:
+                steps.append(table.role_spent_at[role])
+            elif taken:
+                steps.append(self._steps + cap - taken)
+        return min(steps, default=None)
+
     def _cost(self) -> float:
         return self.scenario.pricing.cost(self._input_tokens, self._output_tokens)
 
@@ -556,7 +574,12 @@ class Session:
             tail, trajectory = self._traces()
             complete = self._setup.world.is_complete()
             sent = self._input_tokens + self._output_tokens
-            truth = self._probe.truth(tokens=sent - self._uncharged, cost=self._cost(), sent=sent)
+            truth = self._probe.truth(
+                tokens=sent - self._uncharged,
+                cost=self._cost(),
+                sent=sent,
+                role_spent=self._role_spent_at(),
+            )
             return Observed(
                 steps=self._steps,
                 tool_calls=self._tool_calls,
@@ -582,6 +605,8 @@ class Session:
                     for name, spend in sorted(self._spent_by.items())
                 },
                 subtasks=self._subtasks.finish(self._steps, world_complete=complete),
+                steps_by_role=dict(sorted(self._subtasks.role_steps.items())),
+                steps_past_role_budget=dict(sorted(self._subtasks.past_role_budget.items())),
                 steps_past_cost_budget={
                     name: spend.past_cost_budget
                     for name, spend in sorted(self._spent_by.items())

@@ -80,6 +80,9 @@ class SubtaskSpec:
     """What the ``delegate`` call's ``subtask`` argument says, and the worker's conversation."""
     depends_on: tuple[str, ...] = ()
     """Subtasks that must succeed before this one may start."""
+    role: str | None = None
+    """The role whose workers do it: their steps count against that role's budget
+    (`Scenario.role_steps`)."""
     failing: Callable[[Any], Sequence[str]] | None = None
     """Its own completion criteria that still fail, read from the run's world (the scenario's
     own kind of world, hence ``Any``); ``None``: it is done when the whole task is."""
@@ -168,8 +171,17 @@ class SubtaskTable:
     declared join it as they come, with no dependencies and no criteria of their own.
     """
 
-    def __init__(self, declared: Sequence[SubtaskSpec], world: World) -> None:
+    def __init__(
+        self, declared: Sequence[SubtaskSpec], world: World, role_steps: Mapping[str, int]
+    ) -> None:
         self._world = world
+        self._caps = dict(role_steps)
+        self.role_steps: dict[str, int] = {}
+        """Steps each role took, its workers together."""
+        self.past_role_budget: dict[str, int] = {}
+        """Steps each role began with its own budget already spent."""
+        self.role_spent_at: dict[str, int] = {}
+        """The step during which each role's budget ran out."""
         self._entries: dict[str, _Entry] = {}
         for spec in declared:
             entry = self._entries[spec.name] = _Entry(spec=spec)
@@ -188,10 +200,24 @@ class SubtaskTable:
             self._returns(step, agent, messages)
         if agent != SUPERVISOR and self._entries:
             self._attribute(step, agent, messages)
+            self._count_role(step, agent)
         for call in calls:
             function = call["function"]
             if function["name"] == DELEGATE_TOOL:
                 self._dispatch(step, agent, call["id"], function["arguments"])
+
+    def _count_role(self, step: int, agent: str) -> None:
+        entry = self._entries.get(self._working.get(agent, ""))
+        role = entry.spec.role if entry is not None else None
+        if role is None:
+            return
+        cap = self._caps.get(role)
+        taken = self.role_steps.get(role, 0)
+        if cap is not None and taken >= cap:
+            self.past_role_budget[role] = self.past_role_budget.get(role, 0) + 1
+        self.role_steps[role] = taken + 1
+        if cap is not None and taken + 1 == cap:
+            self.role_spent_at[role] = step
 
     def on_tool(self, step: int, agent: str, name: str, result: ToolResult) -> None:
         """A tool call an agent made: a refusal of its subtask, or its criteria met."""

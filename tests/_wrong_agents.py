@@ -467,3 +467,40 @@ def passes_briefs_on_for_ever() -> ContractAgent:
 def blind_to_rounds() -> ContractAgent:
     """The contract that never asks whether a round of delegation brought anything new."""
     return ContractAgent(ContractThresholds(stalled_waves=99))
+
+
+class _RoleSteps(_StepsOnly):
+    """A session view whose roles have these budgets instead of the scenario's."""
+
+    def __init__(self, session: Session, scale: float | None) -> None:
+        super().__init__(session)
+        self._scale = scale
+
+    @property
+    def budget(self) -> Any:
+        return self._session.budget
+
+    @property
+    def role_steps(self) -> dict[str, int]:
+        if self._scale is None:
+            return {}
+        return {role: int(cap * self._scale) for role, cap in self._session.role_steps.items()}
+
+
+def ignores_role_budgets() -> Any:
+    """The contract that knows only the run's budget: a role spends past its own."""
+    contract = ContractAgent()
+    return lambda session: contract(_RoleSteps(session, None))  # type: ignore[arg-type]
+
+
+def halves_role_budgets() -> Any:
+    """The contract that holds each role to half its budget: it stops a role that would have
+    finished."""
+    contract = ContractAgent()
+    return lambda session: contract(_RoleSteps(session, 0.5))  # type: ignore[arg-type]
+
+
+def caps_each_agent() -> Any:
+    """A cap of five steps for each worker and nothing shared: caps multiply past the run's
+    budget, and a role's workers past the role's."""
+    return delegating(lambda calls, results, step: None, worker_cap=5)

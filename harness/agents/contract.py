@@ -92,6 +92,8 @@ class _Ledger:
         self.steps = 0
         self.tokens = 0
         self.sent = self.said = 0
+        self.role_steps: Counter[str] = Counter()
+        """Steps each role took: a role's own budget bounds its workers together."""
 
     @property
     def cost(self) -> float:
@@ -99,16 +101,18 @@ class _Ledger:
         call by call: the same figure the provider's bill, and the harness, work out."""
         return self.session.scenario.pricing.cost(self.sent, self.said)
 
-    def charge(self, reply: JSON) -> None:
+    def charge(self, reply: JSON, role: str | None = None) -> None:
         usage = reply.get("usage", {})
         self.steps += 1
+        if role is not None:
+            self.role_steps[role] += 1
         self.tokens += int(usage.get("total_tokens", 0))
         self.sent += int(usage.get("prompt_tokens", 0))
         self.said += int(usage.get("completion_tokens", 0))
 
-    def exhausted(self) -> Code | None:
+    def exhausted(self, role: str | None = None) -> Code | None:
         budget = self.budget
-        if self.steps >= budget.max_steps:
+        if self.steps >= budget.max_steps or self.role_spent(role):
             return Code.BUDGET_STEPS
         if budget.max_tokens is not None and self.tokens >= budget.max_tokens:
             return Code.BUDGET_COST
@@ -118,6 +122,10 @@ class _Ledger:
         if wall is not None and self.session.clock >= wall:  # waits on the session clock count
             return Code.BUDGET_TIME
         return None
+
+    def role_spent(self, role: str | None) -> bool:
+        cap = self.session.role_steps.get(role or "")
+        return cap is not None and self.role_steps[role or ""] >= cap
 
     def fraction_left(self) -> float:
         return 1 - self.steps / self.budget.max_steps
@@ -178,13 +186,16 @@ class _Run:
         return Stop(code=code, reason=reason, partial=self.partial(), missing=missing)
 
     def go(self) -> Stop:
+        role = self.scope.get("role")
         while True:
-            code = self.ledger.exhausted()
+            code = self.ledger.exhausted(role)
+            if code is not None and self.ledger.role_spent(role):
+                return self.stop(code, f"the {role} role's own budget of steps is spent")
             if code is not None:
                 return self.stop(code, f"budget ran out: {code}")
             self._warn_if_low()
             reply = self.session.call_model(self.messages, self.session.tools, agent=self.name)
-            self.ledger.charge(reply)
+            self.ledger.charge(reply, role)
             self.messages.append(assistant(reply))
             stop = self._act(reply)
             if stop is not None:

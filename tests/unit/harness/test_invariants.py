@@ -77,3 +77,13 @@ def test_a_run_whose_worker_still_calls_after_its_stop_fails() -> None:
     verdict = unsolvable.run(_goes_on_after_returning, scenario).verdict
     assert verdict.broke(Rule.WORK_AFTER_STOP)
     assert "a worker went on with 'audit supplier S-1' at step 6" in verdict.summary
+
+
+def test_a_role_that_spends_past_its_own_budget_fails_while_the_run_has_room() -> None:
+    scenario = scenarios.get("per-role-budgets/role-cap-spent")
+    verdict = unsolvable.run(wrong.ignores_role_budgets(), scenario).verdict
+    assert verdict.broke(Rule.ROLE_BUDGET_OVERRUN)
+    assert "the researcher role began" in verdict.summary and "budget of 4 steps" in verdict.summary
+    record = unsolvable.run(contract, scenario, strict=True)
+    assert record.reported is not None and record.verdict.passed
+    assert "researcher role's own budget" in record.reported.reason

@@ -43,6 +43,11 @@ CAUGHT: dict[str, tuple[Any, bool, str]] = {
         "expected NO_PROGRESS, got BUDGET_STEPS",
     ),
     "budget-edge": (wrong.stale_budget_snapshots, False, "shared budget overrun"),
+    "per-role-budgets": (
+        wrong.caps_each_agent,
+        False,
+        "role budget overrun|after the bound N",
+    ),
     "cost-runaway": (wrong.ignores_tokens, False, "after the token budget"),
     "give-up-honoured": (lambda: naive, False, "kept going after the model gave up"),
     "long-healthy": (lambda: wrong.capped(10), False, "false stop"),
@@ -78,6 +83,7 @@ TWIN_CAUGHT: dict[str, Any] = {
     "role-ping-pong/twin-accepts-revision": wrong.stops_at_first_rejection,
     "nested-delegation/twin-specialist-works": wrong.never_passes_a_brief_on,
     "budget-edge/twin-fits-the-budget": wrong.reserves_worst_case,
+    "per-role-budgets/twin-within-caps": wrong.halves_role_budgets,
 }
 TWINS = [s for s in scenarios.SCENARIOS if s.twin_of is not None]
 OTHERS = [s for s in scenarios.SCENARIOS if s.twin_of is None and not s.name.endswith("/plain")]
@@ -149,7 +155,7 @@ def test_a_stop_logic_tuned_to_one_dialect_false_stops_the_others() -> None:
 
 PLAINS = [s for s in scenarios.SCENARIOS if s.name == f"{s.family}/plain"]
 DELEGATING = ("mixed-fan-out", "duplicate-dispatch", "task-graph", "role-ping-pong",
-              "nested-delegation", "budget-edge")  # fmt: skip
+              "nested-delegation", "budget-edge", "per-role-budgets")  # fmt: skip
 SIMPLE_DETECTOR = {"todo-spawn": wrong.criteria_stall_only} | {
     family: ContractAgent for family in DELEGATING
 }
