@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from unsolvable._model import Model, ScriptedModel, Usage
     from unsolvable._record import (
         SCHEMA_VERSION,
+        AgentTally,
         Code,
         Ending,
         Exit,
@@ -62,6 +63,7 @@ if TYPE_CHECKING:
         Until,
     )
     from unsolvable._session import Session
+    from unsolvable._subtasks import Subtask, SubtaskSpec, SubtaskState, named_subtask
     from unsolvable._types import (
         CHECK_TOOL,
         DELEGATE_TOOL,
@@ -81,6 +83,7 @@ if TYPE_CHECKING:
 
 _HOMES = {
     "Adapter": "unsolvable.adapters.base",
+    "AgentTally": "unsolvable._record",
     "AdapterError": "unsolvable._errors",
     "Alternate": "unsolvable._scripts",
     "Budget": "unsolvable._scenario",
@@ -125,6 +128,9 @@ _HOMES = {
     "Stagnation": "unsolvable._scenario",
     "Steps": "unsolvable._scripts",
     "Stop": "unsolvable._record",
+    "Subtask": "unsolvable._subtasks",
+    "SubtaskSpec": "unsolvable._subtasks",
+    "SubtaskState": "unsolvable._subtasks",
     "TerminationRecord": "unsolvable._record",
     "TodoSpawn": "unsolvable._scripts",
     "ToolCall": "unsolvable._types",
@@ -138,6 +144,7 @@ _HOMES = {
     "Verdict": "unsolvable._record",
     "World": "unsolvable._types",
     "judge": "unsolvable._verdict",
+    "named_subtask": "unsolvable._subtasks",
     "run": "unsolvable._run",
 }
 
@@ -150,6 +157,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "Adapter",
     "AdapterError",
+    "AgentTally",
     "Alternate",
     "Budget",
     "BudgetError",
@@ -187,6 +195,9 @@ __all__ = [
     "Stagnation",
     "Steps",
     "Stop",
+    "Subtask",
+    "SubtaskSpec",
+    "SubtaskState",
     "TerminationRecord",
     "TodoSpawn",
     "ToolCall",
@@ -200,6 +211,7 @@ __all__ = [
     "Verdict",
     "World",
     "judge",
+    "named_subtask",
     "run",
 ]
 

@@ -278,32 +278,46 @@ class StagnationProbe:
         spent_cost = Spend(before=self.cost_before_step, total=cost)
         return self._stagnant_at(tokens, spent_cost, _Ends(clock=clock, calls=calls))
 
-    def _stagnant_at(self, tokens: int, spent_cost: Spend, ends: _Ends) -> int:
+    def _stagnant_at(
+        self, tokens: int, spent_cost: Spend, ends: _Ends, role_spent: int | None = None
+    ) -> int:
         """`first_stagnant_step`, the dollars spent step by step priced by the caller, which
-        reads them again for the lag (`truth`): priced once per run."""
+        reads them again for the lag (`truth`): priced once per run. ``role_spent`` is the step
+        during which a role's own step budget ran out, when the scenario gives roles one."""
         rule = self.scenario.stagnation
         if rule is Stagnation.FIRST_REFUSAL and self.first_refusal_step:
             return self.first_refusal_step
         if rule is Stagnation.CRITERIA:
             return self.last_criteria_move + 1
         if rule is Stagnation.BUDGET_SPENT:
-            return self._budget_spent_at(
+            spent = self._budget_spent_at(
                 Spend(before=self.tokens_before_step, total=tokens), spent_cost, ends
             )
+            return spent if role_spent is None else min(spent, role_spent)
         return self.last_productive_step + 1
 
     def truth(
-        self, *, tokens: int, cost: float, sent: int, clock: float = 0.0, calls: int = 0
+        self,
+        *,
+        tokens: int,
+        cost: float,
+        sent: int,
+        clock: float = 0.0,
+        calls: int = 0,
+        role_spent: int | None = None,
     ) -> Truth:
         """The first stagnant step, the evidence of it, and the signed lag in tokens (sent, the
         agent's fixed prompt included) and dollars of a run that ended with these totals
-        (``clock``: simulated seconds; ``calls``: external ones)."""
+        (``clock``: simulated seconds; ``calls``: external ones; ``role_spent``: see
+        `_stagnant_at`)."""
         if self.scenario.solvable:
             return Truth(
                 first_stagnant_step=None, lag_tokens=None, lag_cost_usd=None, evidence_step=None
             )
         spent_cost = Spend(before=self.cost_before_step, total=cost)
-        stagnant = self._stagnant_at(tokens, spent_cost, _Ends(clock=clock, calls=calls))
+        stagnant = self._stagnant_at(
+            tokens, spent_cost, _Ends(clock=clock, calls=calls), role_spent
+        )
         spent_sent = Spend(before=self.sent_before_step, total=sent)
         return Truth(
             first_stagnant_step=stagnant,

@@ -15,10 +15,12 @@ from enum import StrEnum
 from typing import Any
 
 from unsolvable._redact import Redactor
+from unsolvable._subtasks import Dispatch, Subtask, SubtaskState, Transition
 
 __all__ = [
     "CONTEXT_WINDOW",
     "SCHEMA_VERSION",
+    "AgentTally",
     "Code",
     "Ending",
     "Exit",
@@ -51,7 +53,9 @@ and N counts from the end of a seed's lead; the budget's idle time and external 
 (``max_idle_seconds``, ``max_calls``); what the session clock, the call, time and dollar budgets
 and irreversible actions observed (``tool_seconds``, ``idle_seconds``, ``external_calls``,
 ``calls_past_budget``, ``steps_past_time_budget``, ``unaffordable_steps``,
-``irreversible_calls``)."""
+``irreversible_calls``); who did what in a multi-agent run: each step names its agent
+(``agent``), spend per agent (``agents``), the subtask table (``subtasks``), steps begun past the
+dollar budget, steps by role and past a role's budget, the roles whose budget was spent."""
 
 
 CONTEXT_WINDOW = "context_window"
@@ -177,6 +181,22 @@ class TraceStep:
     """Tool calls the model asked for in this step."""
     tools: tuple[ToolTrace, ...] = ()
     """Tool calls the agent actually made before its next step."""
+    agent: str = "main"
+    """The agent that made the step (`Session.call_model`'s ``agent``); its tool calls are the
+    ones that agent made after it."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentTally:
+    """What one agent of a run spent and met, as the harness counted it."""
+
+    steps: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    tool_calls: int = 0
+    refusals: dict[str, int] = field(default_factory=dict)
+    """Its refused tool calls by kind."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -267,6 +287,20 @@ class Observed:
     least: admit a step before it starts)."""
     irreversible_calls: int = 0
     """Tool calls that did something that cannot be undone: no person approved any of them."""
+    agents: dict[str, AgentTally] = field(default_factory=dict)
+    """Steps, tokens, dollars, tool calls and refusals of each agent, sorted by name."""
+    subtasks: tuple[Subtask, ...] = ()
+    """The subtask table: each delegated (or declared) unit of work and its states over the
+    run, as the harness saw them (`unsolvable._subtasks`); empty for a single agent."""
+    steps_past_cost_budget: dict[str, int] = field(default_factory=dict)
+    """Steps each agent began with the run's dollar budget already spent."""
+    steps_by_role: dict[str, int] = field(default_factory=dict)
+    """Steps of each role (its workers together), where the task graph gives subtasks roles."""
+    steps_past_role_budget: dict[str, int] = field(default_factory=dict)
+    """Steps each role began with its own step budget (`Scenario.role_steps`) already spent."""
+    roles_spent: tuple[str, ...] = ()
+    """Roles whose own step budget was spent when the run ended, sorted: their workers could take
+    no further step, so a stop for steps is true even with the run's budget left."""
     ceiling: str | None = None
     """Which harness ceiling ended the run, if one did."""
     late_call: str | None = None
@@ -357,6 +391,24 @@ class Rule(StrEnum):
     """Steps begun that the dollar budget could not cover."""
     IRREVERSIBLE_ACTION = "irreversible_action"
     """An action that cannot be undone, taken without a person's approval."""
+    DUPLICATE_DISPATCH = "duplicate_dispatch"
+    """A subtask started again while it ran, or after it succeeded: only a failure makes a
+    retry."""
+    FAILURE_NOT_PROPAGATED = "failure_not_propagated"
+    """A subtask started although a dependency had not succeeded: a failed dependency skips its
+    dependents."""
+    INCOMPLETE_SUBTASKS = "incomplete_subtasks"
+    """``COMPLETED`` while a subtask had not succeeded."""
+    BLOCKER_NOT_NAMED = "blocker_not_named"
+    """A stop with a failed subtask that does not name what blocked it."""
+    FINISHED_NOT_LISTED = "finished_not_listed"
+    """A stop with unfinished subtasks that does not list the ones that finished."""
+    SHARED_BUDGET_OVERRUN = "shared_budget_overrun"
+    """Steps begun, by any agent, after the run's shared dollar budget was spent."""
+    ROLE_BUDGET_OVERRUN = "role_budget_overrun"
+    """Steps begun by a role's workers after that role's own step budget was spent."""
+    WORK_AFTER_STOP = "work_after_stop"
+    """A worker went on with its subtask after its delegation had returned."""
 
     @property
     def is_loosened_by_flag(self) -> bool:
@@ -481,6 +533,10 @@ class TerminationRecord:
         observed = _fields(Observed, data["observed"])
         for key in ("tail", "trajectory"):
             observed[key] = tuple(_step(step) for step in observed.get(key, ()))
+        agents = observed.get("agents", {})
+        observed["agents"] = {name: AgentTally(**tally) for name, tally in agents.items()}
+        observed["subtasks"] = tuple(_subtask(row) for row in observed.get("subtasks", ()))
+        observed["roles_spent"] = tuple(observed.get("roles_spent", ()))
         fields["observed"] = Observed(**observed)
         fields["outcome"] = Outcome(data["outcome"])
         reported = data.get("reported")
@@ -499,6 +555,7 @@ def _plain(step: TraceStep) -> dict[str, Any]:
 
     return {
         "step": step.step,
+        "agent": step.agent,
         "said": step.said,
         "calls": [tool(t) for t in step.calls],
         "tools": [tool(t) for t in step.tools],
@@ -516,6 +573,20 @@ def _step(data: Mapping[str, Any]) -> TraceStep:
     for key in ("calls", "tools"):
         fields[key] = tuple(ToolTrace(**_fields(ToolTrace, t)) for t in data.get(key, ()))
     return TraceStep(**fields)
+
+
+def _subtask(data: Mapping[str, Any]) -> Subtask:
+    fields = _fields(Subtask, data)
+    fields["state"] = SubtaskState(data["state"])
+    fields["dispatches"] = tuple(Dispatch(**d) for d in data.get("dispatches", ()))
+    fields["history"] = tuple(
+        Transition(**{**t, "state": SubtaskState(t["state"])}) for t in data.get("history", ())
+    )
+    for key in ("depends_on", "dispatched_by", "workers"):
+        fields[key] = tuple(data.get(key, ()))
+    for key in ("duplicate_starts", "blocked_starts", "late_steps"):
+        fields[key] = tuple(data.get(key, ()))
+    return Subtask(**fields)
 
 
 def _clean_stop(stop: Stop, redactor: Redactor) -> Stop:

@@ -17,6 +17,7 @@ from unsolvable._ceilings import Ceilings, require_positive
 from unsolvable._errors import ScenarioError
 from unsolvable._model import Model
 from unsolvable._record import Code, Exit
+from unsolvable._subtasks import SubtaskSpec
 from unsolvable._types import Toolbox, World
 
 __all__ = ["Budget", "Ceilings", "McpErrors", "Pricing", "Scenario", "Setup", "Stagnation"]
@@ -116,6 +117,9 @@ class Setup:
     """Steps of real work this run's model makes before it gets stuck (a seed's background
     reading): the scenario's bound N counts from their end (`Scenario.bound_after`), so the same
     stop logic gets the same verdict on every seed."""
+    subtasks: tuple[SubtaskSpec, ...] = ()
+    """The task graph the scenario scripted (its ground truth): the subtask table starts from
+    it, and judges each subtask's success by its own criteria."""
 
     def worded(self, task: str) -> str:
         """``task`` with every renamed tool named as this run offers it."""
@@ -182,6 +186,9 @@ class Scenario:
     """Tokens a model request may hold (the conversation and the tools offered); the fake model
     refuses a longer one as providers do (`ContextOverflow`, or the wire format's own error), and
     that refused call is a step the model never answered. ``None``: no window."""
+    role_steps: Mapping[str, int] = field(default_factory=dict)
+    """Steps each role may take, all its workers together (a subtask's role is declared in
+    its task graph, `SubtaskSpec.role`): a role's own budget, beside the run's."""
 
     def __post_init__(self) -> None:
         if not self.expected:

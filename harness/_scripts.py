@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from unsolvable._json import sorted_json
+from unsolvable._subtasks import named_subtask
 from unsolvable._types import GIVE_UP_TOOL, JSON, ModelRequest, ModelResponse, ToolCall
 
 __all__ = [
@@ -332,6 +333,5 @@ class FanOut:
         """The script of the worker whose conversation names its subtask."""
         if not self.per_subtask:
             return self.worker
-        said = [str(m.get("content") or "") for m in request.messages]
-        named = [name for name in self.per_subtask if any(name in text for text in said)]
-        return self.per_subtask[max(named, key=len)] if named else self.worker
+        named = named_subtask(request.messages, self.per_subtask)
+        return self.worker if named is None else self.per_subtask[named]

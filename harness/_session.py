@@ -20,6 +20,8 @@ from unsolvable._model import Usage, estimate_message_tokens, estimate_tool_toke
 from unsolvable._probes import StagnationProbe
 from unsolvable._record import CONTEXT_WINDOW, Observed
 from unsolvable._scenario import Budget, Ceilings, Pricing, Scenario, Setup
+from unsolvable._spend import AgentSpend
+from unsolvable._subtasks import SubtaskTable
 from unsolvable._tally import Counted, Tally
 from unsolvable._trajectory import Trajectory
 from unsolvable._types import (
@@ -94,6 +96,9 @@ class Session:
         self._dispatch = Dispatch(setup.toolbox, setup.world)
         self._trajectory = Trajectory()
         self._probe = StagnationProbe(scenario, setup.world)
+        self._spent_by: dict[str, AgentSpend] = {}
+        """Each agent's own share of the run (`AgentTally` when it finishes)."""
+        self._subtasks = SubtaskTable(setup.subtasks, setup.world, scenario.role_steps)
         self._gave_up_at_step: int | None = None
         self._offered_tokens: dict[tuple[str, ...], int] = {}
         """The tokens of each list of tools offered, measured once per run: the scenario's tool
@@ -127,6 +132,12 @@ class Session:
         """Tokens a model request may hold; a longer one raises `ContextOverflow`."""
         return self.scenario.context_window
 
+    @property
+    def role_steps(self) -> dict[str, int]:
+        """Steps each role may take, its workers together (a role's own budget, beside the
+        run's); a subtask's role is the ``role`` of its ``delegate`` call."""
+        return dict(self.scenario.role_steps)
+
     def call_model(
         self, messages: Sequence[JSON], tools: Iterable[Any] | None = None, *, agent: str = "main"
     ) -> JSON:
@@ -148,8 +159,11 @@ class Session:
             self._callers.add(threading.get_ident())
             offered = tool_names(tools)
             step, agent_step = self._meter.admit_step(agent, offered=bool(offered))
-            self._trajectory.close()
             meter = self._meter
+            limit = self.scenario.budget.max_cost_usd
+            spent = self.scenario.pricing.cost(meter.input_tokens, meter.output_tokens)
+            if limit is not None and spent >= limit:
+                self._spend_of(agent).past_cost_budget += 1
             self._probe.on_step(
                 meter.charged,
                 meter.input_tokens,
@@ -163,7 +177,7 @@ class Session:
             self._probe.on_request(counted.messages)
             window, sent = self.scenario.context_window, counted.total + self._tools_tokens(offered)
             if window is not None and sent > window:
-                self._refuse(step, sent, window)
+                self._refuse(step, sent, window, agent)
             request = ModelRequest(
                 messages=counted.messages,
                 tools=offered,
@@ -174,7 +188,9 @@ class Session:
             )
             message = _assistant_message(self._setup.model.respond(request))
             usage = self._charge(agent, counted, offered, message)
-            self._note(step, message)
+            self._spend_of(agent).on_step(usage.input_tokens, usage.output_tokens)
+            self._note(step, message, agent)
+            self._subtasks.on_model_call(step, agent, counted.messages, _calls(message))
             return Answer(message=message, usage=usage)
 
     def call_tool(
@@ -190,7 +206,11 @@ class Session:
             step = self._meter.steps
             clock = self._meter.simulated
             self._probe.on_tool(step, name, made.result, made.world, clock=clock)
-            self._trajectory.tool(step, name, made.arguments, made.result.text, made.world)
+            self._spend_of(agent).on_tool(made.result.refusal)
+            self._subtasks.on_tool(step, agent, name, made.result)
+            self._trajectory.tool(
+                step, name, made.arguments, made.result.text, made.world, agent=agent
+            )
         if made.result.error is not None:
             raise made.result.error
         return made.result.text
@@ -291,21 +311,38 @@ class Session:
             self._offered_tokens[offered] = tokens
         return self._offered_tokens[offered]
 
-    def _note(self, step: int, message: JSON) -> None:
+    def _spend_of(self, agent: str) -> AgentSpend:
+        if agent not in self._spent_by:
+            self._spent_by[agent] = AgentSpend()
+        return self._spent_by[agent]
+
+    def _note(self, step: int, message: JSON, agent: str) -> None:
         """The step in the trajectory, and the first step that asked to give up."""
         asked = [(c["function"]["name"], c["function"]["arguments"]) for c in _calls(message)]
         self._probe.on_asked(sum(name not in PROTOCOL_TOOLS for name, _ in asked))
         if self._gave_up_at_step is None and any(name == GIVE_UP_TOOL for name, _ in asked):
             self._gave_up_at_step = step
-        self._trajectory.step(step, message["content"], asked)
+        self._trajectory.step(step, message["content"], asked, agent=agent)
 
-    def _refuse(self, step: int, tokens: int, window: int) -> NoReturn:
+    def _refuse(self, step: int, tokens: int, window: int, agent: str) -> NoReturn:
         """A request over the context window, refused as a provider refuses one, before the
         model sees it: a step the agent made (the step ceiling bounds a retry loop) that costs
         nothing, as a refused request is not billed."""
         self._probe.on_refused(step, CONTEXT_WINDOW)
-        self._trajectory.step(step, "", [])
+        self._trajectory.step(step, "", [], agent=agent)
         raise ContextOverflow(tokens=tokens, window=window)
+
+    def _role_spent_at(self) -> int | None:
+        """The step during which a role's own budget ran out, the first of them; for a role
+        that stopped short of it, projected as if it took every step after the run's last."""
+        table, steps = self._subtasks, []
+        for role, cap in self.scenario.role_steps.items():
+            taken = table.role_steps.get(role, 0)
+            if role in table.role_spent_at:
+                steps.append(table.role_spent_at[role])
+            elif taken:
+                steps.append(self._meter.steps + cap - taken)
+        return min(steps, default=None)
 
     def finish(self, *, error: str | None = None) -> Observed:
         """Closes the run and returns what was observed; reads the world one last time. Calls
@@ -317,8 +354,14 @@ class Session:
             tail, trajectory = self._trajectory.traces()
             cost = self.scenario.pricing.cost(meter.input_tokens, meter.output_tokens)
             probe, clock, calls = self._probe, meter.simulated, meter.external_calls
+            complete = self._setup.world.is_complete()
             truth = probe.truth(
-                tokens=meter.charged, cost=cost, sent=meter.sent, clock=clock, calls=calls
+                tokens=meter.charged,
+                cost=cost,
+                sent=meter.sent,
+                clock=clock,
+                calls=calls,
+                role_spent=self._role_spent_at(),
             )
             overrun = self._probe.overrun(tokens=meter.charged, cost=cost, sent=meter.sent)
             return Observed(
@@ -355,7 +398,20 @@ class Session:
                 steps_past_time_budget=probe.steps_past_time_budget(),
                 unaffordable_steps=probe.unaffordable_steps(),
                 irreversible_calls=meter.irreversible_calls,
-                world_complete=self._setup.world.is_complete(),
+                agents={
+                    name: spend.tally(self.scenario.pricing.cost)
+                    for name, spend in sorted(self._spent_by.items())
+                },
+                subtasks=self._subtasks.finish(meter.steps, world_complete=complete),
+                steps_by_role=dict(sorted(self._subtasks.role_steps.items())),
+                steps_past_role_budget=dict(sorted(self._subtasks.past_role_budget.items())),
+                roles_spent=tuple(sorted(self._subtasks.role_spent_at)),
+                steps_past_cost_budget={
+                    name: spend.past_cost_budget
+                    for name, spend in sorted(self._spent_by.items())
+                    if spend.past_cost_budget
+                },
+                world_complete=complete,
                 ceiling=meter.ceiling,
                 late_call=late_call,
                 error=error,

@@ -41,9 +41,9 @@ def budget_of(data: Mapping[str, float | int | None]) -> Budget:
 
 
 def could_cover_next_step(observed: Observed, budget: Budget) -> bool:
-    """Whether every budget the harness counts — steps, tokens, dollars — had room for one more
-    step when the run ended."""
-    if observed.steps >= budget.max_steps:
+    """Whether every budget the harness counts — steps (the run's, and each role's own), tokens,
+    dollars — had room for one more step when the run ended."""
+    if observed.steps >= budget.max_steps or observed.roles_spent:
         return False
     tokens, cost = budget.max_tokens, budget.max_cost_usd
     if tokens is not None and observed.tokens + observed.next_step_tokens > tokens:

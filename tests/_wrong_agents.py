@@ -609,3 +609,209 @@ def asks_at_first_doubt() -> Any:
         return None
 
     return loop(policy)
+
+
+def delegating(policy: Policy, *, cap: int = 25, worker_cap: int = 6) -> Any:
+    """A supervisor loop that runs every ``delegate`` call as a worker of its own (a ReAct loop
+    of ``worker_cap`` steps that believes its model's claim), with no subtask table, and asks
+    ``policy(calls, results, step)`` after each step whether to stop: it re-runs what is done
+    and runs what a failed dependency should have skipped."""
+
+    def worker(session: Session, name: str, brief: str) -> str:
+        """Its last tool result and its final text: what it saw and what it says."""
+        messages, seen = [*opening(session)[:-1], {"role": "user", "content": brief}], ""
+        for _ in range(worker_cap):
+            reply = session.call_model(messages, session.tools, agent=name)
+            messages.append(assistant(reply))
+            if not tool_calls(reply):
+                return f"{seen} {reply.get('content') or ''}"
+            for call_id, tool, arguments in tool_calls(reply):
+                messages.append(dispatch(session, call_id, tool, arguments, agent=name)[0])
+                seen = messages[-1]["content"]
+        return f"{seen} out of steps"
+
+    def agent(session: Session) -> Stop:
+        messages = opening(session)
+        for step in range(1, cap + 1):
+            reply = session.call_model(messages, session.tools)
+            messages.append(assistant(reply))
+            calls = tool_calls(reply)
+            if not calls:
+                return Stop(code=Code.COMPLETED, reason=reply.get("content") or "")
+            results = []
+            for call_id, name, arguments in calls:
+                if name == "delegate":
+                    result = worker(session, f"worker-{call_id}", str(arguments))
+                else:
+                    result = dispatch(session, call_id, name, arguments)[0]["content"]
+                messages.append({"role": "tool", "tool_call_id": call_id, "content": result})
+                results.append(result)
+            stop = policy(calls, results, step)
+            if stop is not None:
+                return stop
+        return Stop(code=Code.BUDGET_STEPS, reason="cap", partial={"steps": cap})
+
+    return agent
+
+
+def runs_every_dispatch() -> Any:
+    """`delegating` that stops only when two rounds bring the same results."""
+    last: list[list[str]] = []
+
+    def policy(calls: Any, results: list[str], step: int) -> Stop | None:
+        again = bool(last) and results == last[-1]
+        last.append(results)
+        return Stop(code=Code.NO_PROGRESS, reason="the same results again") if again else None
+
+    return delegating(policy)
+
+
+def stops_at_first_rejection() -> Any:
+    """`delegating` that takes a reviewer's first rejection for a dead end."""
+    return delegating(
+        lambda calls, results, step: (
+            Stop(code=Code.NO_PROGRESS, reason="rejected")
+            if any("rejected" in r for r in results)
+            else None
+        )
+    )
+
+
+def forgets_finished_subtasks() -> Any:
+    """The contract, but its stop says only what blocked the run: nothing of the subtasks that
+    finished (partial results by subtask), as it did before it kept a subtask table."""
+
+    def agent(session: Session) -> Stop:
+        stop = ContractAgent()(session)
+        reason = stop.reason.split("; finished:")[0]
+        return dataclasses.replace(stop, reason=reason, partial={"steps": session.budget.max_steps})
+
+    return agent
+
+
+def stale_budget_snapshots() -> Any:
+    """Each worker checks its own spend against a snapshot of what was left when its wave was
+    dispatched, not the shared ledger: each spends that much, so together they overrun it."""
+
+    def agent(session: Session) -> Stop:
+        limit, price = session.budget.max_cost_usd or 0.0, session.scenario.pricing.cost
+        spent, messages = [0.0], opening(session)
+
+        def call(conversation: list[Any], name: str) -> Any:
+            reply = session.call_model(conversation, session.tools, agent=name)
+            usage = reply["usage"]
+            spent[0] += price(usage["prompt_tokens"], usage["completion_tokens"])
+            conversation.append(assistant(reply))
+            return reply
+
+        def worker(name: str, brief: str, left: float) -> str:
+            conversation, start = [*opening(session)[:-1], {"role": "user", "content": brief}], 0.0
+            start = spent[0]
+            while spent[0] - start < left:
+                reply = call(conversation, name)
+                for call_id, tool, arguments in tool_calls(reply):
+                    conversation.append(dispatch(session, call_id, tool, arguments, agent=name)[0])
+                if not tool_calls(reply):
+                    return str(reply.get("content"))
+            return "spent its share"
+
+        while spent[0] < limit:
+            reply = call(messages, "main")
+            left = limit - spent[0]  # the snapshot every worker of this wave is handed
+            for call_id, name, arguments in tool_calls(reply):
+                if name == "delegate":
+                    result = worker(f"worker-{call_id}", str(arguments), left)
+                else:
+                    result = dispatch(session, call_id, name, arguments)[0]["content"]
+                messages.append({"role": "tool", "tool_call_id": call_id, "content": result})
+            if not tool_calls(reply):
+                return Stop(code=Code.NEEDS_HUMAN, reason="claimed; not verified")
+        return Stop(code=Code.BUDGET_COST, reason="the budget is spent", partial={"spent": limit})
+
+    return agent
+
+
+def reserves_worst_case(share: float = 0.3) -> ContractAgent:
+    """The contract whose ledger reserves far more than a step costs: it holds back all but
+    ``share`` of the dollar budget, and stops exhausted long before the budget is spent."""
+    contract = ContractAgent()
+
+    def agent(session: Session) -> Stop:
+        return contract(_Cheaper(session, share))  # type: ignore[arg-type]
+
+    return agent  # type: ignore[return-value]
+
+
+class _Cheaper(_StepsOnly):
+    """A session view whose dollar budget is ``share`` of the real one."""
+
+    def __init__(self, session: Session, share: float) -> None:
+        super().__init__(session)
+        self._share = share
+
+    @property
+    def budget(self) -> Any:
+        budget = self._session.budget
+        return dataclasses.replace(budget, max_cost_usd=(budget.max_cost_usd or 0) * self._share)
+
+
+def blocks_on_first_503() -> ContractAgent:
+    """The contract that takes a dependency's first 503 for a dead dependency."""
+    return ContractAgent(ContractThresholds(unavailable_attempts=1))
+
+
+def never_retries() -> ContractAgent:
+    """The contract that never dispatches a subtask again, not even after it failed."""
+    return ContractAgent(ContractThresholds(retries=0))
+
+
+def never_passes_a_brief_on() -> ContractAgent:
+    """The contract that takes any worker handing its brief on for a loop."""
+    return ContractAgent(ContractThresholds(brief_passes=0))
+
+
+def passes_briefs_on_for_ever() -> ContractAgent:
+    """The contract that lets a brief be handed on without limit: only its budget stops it."""
+    return ContractAgent(ContractThresholds(brief_passes=99))
+
+
+def blind_to_rounds() -> ContractAgent:
+    """The contract that never asks whether a round of delegation brought anything new."""
+    return ContractAgent(ContractThresholds(stalled_waves=99))
+
+
+class _RoleSteps(_StepsOnly):
+    """A session view whose roles have these budgets instead of the scenario's."""
+
+    def __init__(self, session: Session, scale: float | None) -> None:
+        super().__init__(session)
+        self._scale = scale
+
+    @property
+    def budget(self) -> Any:
+        return self._session.budget
+
+    @property
+    def role_steps(self) -> dict[str, int]:
+        if self._scale is None:
+            return {}
+        return {role: int(cap * self._scale) for role, cap in self._session.role_steps.items()}
+
+
+def ignores_role_budgets() -> Any:
+    """The contract that knows only the run's budget: a role spends past its own."""
+    contract = ContractAgent()
+    return lambda session: contract(_RoleSteps(session, None))  # type: ignore[arg-type]
+
+
+def halves_role_budgets() -> Any:
+    """The contract that holds each role to half its budget: it stops a role that would have
+    finished."""
+    contract = ContractAgent()
+    return lambda session: contract(_RoleSteps(session, 0.5))  # type: ignore[arg-type]
+
+
+def caps_each_agent() -> Any:
+    """A cap of five steps for each worker and nothing shared: caps multiply past the run's
+    budget, and a role's workers past the role's."""
+    return delegating(lambda calls, results, step: None, worker_cap=5)

@@ -34,6 +34,7 @@ from unsolvable.agents._fingerprint import (
 )
 from unsolvable.agents._loop import assistant, dispatch, opening, tool_calls
 from unsolvable.agents._signals import compacted, needs_a_person, not_found, wait_hint
+from unsolvable.agents._supervision import Supervision
 
 __all__ = ["ContractAgent", "ContractThresholds", "contract"]
 
@@ -72,6 +73,15 @@ class ContractThresholds:
     of two stuck workers share their dependency (failure propagation)."""
     warn_at_fraction_left: float = 0.2
     """Budget fraction left at which the model is told to wrap up (the contract's 20%)."""
+    retries: int = 1
+    """Times a subtask that ended without success may be dispatched again: a retry needs a
+    failure to retry; a subtask that succeeded, or is running, is never run twice."""
+    brief_passes: int = 1
+    """Times a worker's brief may be passed on whole to another worker (a coordinator handing it
+    to a specialist) before passing it on again is taken for delegation that does no work."""
+    stalled_waves: int = 1
+    """Rounds of delegation in a row that bring no new observation (a producer and a reviewer
+    going round the same drafts, a supervisor re-dispatching what is done): stop."""
 
     def __post_init__(self) -> None:
         thresholds = (
@@ -103,25 +113,35 @@ class _Ledger:
         self.tokens = 0
         self.last = self.before_last = 0
         """Tokens of the last step and of the one before it, the estimate's base."""
-        self.calls = 0
-        """External tool calls made (the protocol's tools touch no dependency)."""
-        self.dollars = 0.0
+        self.sent = self.said = 0
         self.last_dollars = 0.0
         """What the last step cost: about the least the next one will (a conversation grows)."""
+        self.calls = 0
+        """External tool calls made (the protocol's tools touch no dependency)."""
         self.changed_at = session.clock
         """The session clock when the state last visibly changed: a completion criterion moved,
         a progress figure rose. Idle time runs from here."""
+        self.role_steps: Counter[str] = Counter()
+        """Steps each role took: a role's own budget bounds its workers together."""
 
-    def charge(self, reply: JSON) -> None:
+    @property
+    def dollars(self) -> float:
+        """Dollars spent, priced from the tokens counted (the model's list prices), not summed
+        call by call: the same figure the provider's bill, and the harness, work out."""
+        return self.session.pricing.cost(self.sent, self.said)
+
+    def charge(self, reply: JSON, role: str | None = None) -> None:
         """Settles a step: what the model's usage says it cost."""
         usage = reply.get("usage", {})
         spent = int(usage.get("total_tokens", 0))
         self.steps += 1
+        if role is not None:
+            self.role_steps[role] += 1
         self.tokens += spent
         self.before_last, self.last = self.last, spent
         sent, said = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
+        self.sent, self.said = self.sent + sent, self.said + said
         self.last_dollars = self.session.pricing.cost(sent, said)
-        self.dollars += self.last_dollars
 
     def refused(self) -> None:
         """A request the model refused (over the context window): a step, and not billed."""
@@ -132,10 +152,10 @@ class _Ledger:
         re-sent every step grows by about as much each step)."""
         return self.last + max(self.last - self.before_last, 0) if self.steps > 1 else self.last
 
-    def exhausted(self) -> Code | None:
+    def exhausted(self, role: str | None = None) -> Code | None:
         """Admits the next step, or says which budget cannot afford it."""
         budget, clock = self.budget, self.session.clock  # waits on the session clock count
-        if self.steps >= budget.max_steps:
+        if self.steps >= budget.max_steps or self.role_spent(role):
             return Code.BUDGET_STEPS
         if budget.max_tokens is not None and self.tokens + self.next_step() > budget.max_tokens:
             return Code.BUDGET_COST
@@ -154,6 +174,10 @@ class _Ledger:
     def affords_calls(self, calls: int) -> bool:
         limit = self.budget.max_calls
         return limit is None or self.calls + calls <= limit
+
+    def role_spent(self, role: str | None) -> bool:
+        cap = self.session.role_steps.get(role or "")
+        return cap is not None and self.role_steps[role or ""] >= cap
 
     def fraction_left(self) -> float:
         return 1 - self.steps / self.budget.max_steps
@@ -199,16 +223,30 @@ class _Run:
         """Lookups in a row answered "not found": their messages and the names they quote."""
         self.scope: dict[str, Any] = {}
         """A worker's subtask (its delegate call's arguments): what its verifier checks."""
+        self.passes = 0
+        """Times this worker's brief was passed on whole before it reached this worker."""
+        self.blockers: list[str] = []
+        """Permissions and dependencies that refused this agent's calls."""
+        self.supervision: Supervision | None = None
+        """The subtasks this agent dispatched, once it dispatches any."""
+        self.stalled_waves = 0
 
     def partial(self) -> JSON:
-        return {"steps": self.ledger.steps, "findings": self.findings[-5:]}
+        partial: JSON = {"steps": self.ledger.steps, "findings": self.findings[-5:]}
+        if self.supervision is not None:  # partial results by subtask
+            partial["subtasks"] = self.supervision.states()
+            partial["finished"] = self.supervision.finished()
+        return partial
 
     def stop(self, code: Code, reason: str, missing: tuple[str, ...] = ()) -> Stop:
         return Stop(code=code, reason=reason, partial=self.partial(), missing=missing)
 
     def go(self) -> Stop:
+        role = self.scope.get("role")
         while True:
-            code = self.ledger.exhausted()
+            code = self.ledger.exhausted(role)
+            if code is not None and self.ledger.role_spent(role):
+                return self.stop(code, f"the {role} role's own budget of steps is spent")
             if code is not None:
                 return self.stop(code, f"budget ran out: {code}")
             self._warn_if_low()
@@ -220,7 +258,7 @@ class _Run:
                 if stop is not None:
                     return stop
                 continue
-            self.ledger.charge(reply)
+            self.ledger.charge(reply, role)
             self.messages.append(assistant(reply))
             stop = self._act(reply)
             if stop is not None:
@@ -377,6 +415,9 @@ class _Run:
         if permission is None and details.get("status") == 403:
             found = PERMISSION_IN_TEXT.search(str(details.get("message", "")))
             permission = found.group(1) if found else "unknown permission"
+        blocker = permission or (details.get("status") == 503 and details.get("dependency"))
+        if blocker and str(blocker) not in self.blockers:
+            self.blockers.append(str(blocker))
         if permission is not None and str(permission) not in self.denied:
             self.denied.add(str(permission))  # the model may take another, allowed route
             return None
@@ -419,7 +460,14 @@ class _Run:
         return self.stop(Code.NEEDS_HUMAN, f"a person must approve this: {message}")
 
     def _verify_claim(self, claim: str) -> Stop | None:
-        """The model says it is done: re-read the system of record before believing it."""
+        """The model says it is done: re-read the system of record before believing it. A
+        supervisor whose own table has subtasks that did not finish (each verified by its worker)
+        needs no re-reading to know the claim is false."""
+        supervision = self.supervision
+        if supervision is not None and supervision.unfinished():
+            unfinished = ", ".join(supervision.unfinished())
+            reason = f"the model claims completion, but {unfinished} did not finish"
+            return self.stop(Code.NO_PROGRESS, f"{reason}; {supervision.summary()}")
         result = self._verifier()
         if result is None:
             reason = f"the model claims completion ({claim[:80]!r}); nothing can verify it"
@@ -437,28 +485,63 @@ class _Run:
         )
 
     def _delegate(self, calls: list[tuple[str, str, Any]]) -> Stop | None:
-        """Runs one worker per subtask on the shared ledger; their blockers propagate up."""
-        stops: list[Stop] = []
+        """Runs one worker per subtask that may run (`Supervision`) on the shared ledger; a
+        worker's blocker propagates up with the subtasks that finished."""
+        supervision = self.supervision = self.supervision or Supervision(
+            retries=self.thresholds.retries
+        )
+        seen, stops = len(self.seen), list[Stop]()
         for call_id, _, arguments in calls:
-            if self._siblings_failed(stops):
-                break
-            worker = _Run(self.contract, self.session, self.ledger, f"worker-{call_id}")
-            worker.messages[-1]["content"] = f"Subtask of '{self.session.task}': {arguments}"
-            worker.seen = self.seen  # what one worker learnt is no news to the next
             subtask = parse(arguments)
-            worker.scope = subtask if isinstance(subtask, dict) else {}
-            stop = worker.go()
+            subtask = subtask if isinstance(subtask, dict) else {"subtask": str(arguments)}
+            name = str(subtask.get("subtask", arguments))
+            if self._siblings_failed(stops):
+                supervision.skip(name)
+                continue
+            if name == self.scope.get("subtask") and self.passes >= self.thresholds.brief_passes:
+                reason = f"{name!r} was passed on {self.passes + 1} times with no work done"
+                return self.stop(Code.NO_PROGRESS, reason)
+            refusal = supervision.refusal(name, list(subtask.get("depends_on") or ()))
+            if refusal is not None:
+                self._answer(call_id, {"status": "not run", "why": refusal})
+                continue
+            supervision.start(name)
+            stop, worker = self._work(call_id, arguments, subtask)
+            supervision.settle(name, stop, worker.blockers)
             stops.append(stop)
-            summary = {"exit": stop.exit, "code": stop.code, "reason": stop.reason}
-            self.messages.append(
-                {"role": "tool", "tool_call_id": call_id, "content": json.dumps(summary)}
-            )
-        blocked = [s for s in stops if s.code is Code.BLOCKED_INPUT]
+            self._answer(call_id, {"exit": stop.exit, "code": stop.code, "reason": stop.reason})
+        return self._after_wave(supervision, stops, novel=len(self.seen) > seen)
+
+    def _work(self, call_id: str, arguments: Any, subtask: JSON) -> tuple[Stop, _Run]:
+        worker = _Run(self.contract, self.session, self.ledger, f"worker-{call_id}")
+        worker.messages[-1]["content"] = f"Subtask of '{self.session.task}': {arguments}"
+        worker.seen = self.seen  # what one worker learnt is no news to the next
+        worker.scope = subtask
+        if subtask.get("subtask") == self.scope.get("subtask"):
+            worker.passes = self.passes + 1
+        return worker.go(), worker
+
+    def _answer(self, call_id: str, body: JSON) -> None:
+        self.messages.append({"role": "tool", "tool_call_id": call_id, "content": json.dumps(body)})
+
+    def _after_wave(
+        self, supervision: Supervision, stops: list[Stop], *, novel: bool
+    ) -> Stop | None:
+        """A blocker no retry can lift ends the run, naming it and what finished; so does a wave
+        in which every worker stopped without finishing, or rounds that bring nothing new."""
+        summary = supervision.summary()
+        blocked = supervision.blocked()
         if blocked:
-            return self.stop(Code.BLOCKED_INPUT, blocked[0].reason, missing=blocked[0].missing)
-        if all(s.exit is not Exit.COMPLETE for s in stops):
+            _, first = blocked[0]
+            return self.stop(first.code, f"{first.reason}; {summary}", missing=first.missing)
+        if stops and all(s.exit is not Exit.COMPLETE for s in stops):
             worst = stops[-1]
-            return self.stop(worst.code, f"every worker stopped without finishing: {worst.reason}")
+            reason = f"every worker stopped without finishing: {worst.reason}; {summary}"
+            return self.stop(worst.code, reason)
+        self.stalled_waves = 0 if novel else self.stalled_waves + 1
+        if self.stalled_waves >= self.thresholds.stalled_waves:
+            reason = f"{self.stalled_waves} round(s) of delegation brought nothing new; {summary}"
+            return self.stop(Code.NO_PROGRESS, reason)
         return None
 
 

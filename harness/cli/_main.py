@@ -290,7 +290,9 @@ def _list(library: Any, *, as_json: bool = False, as_markdown: bool = False) -> 
     return 0
 
 
-def _describe(scenario: Scenario) -> str:
+def _describe(scenario: Scenario, twins: Sequence[str] = ()) -> str:
+    """What `show` prints: the scenario's data, its twins or sibling, the subtasks of its task
+    graph, and its explanation."""
     lines = [
         scenario.name,
         f"  family:     {scenario.family}",
@@ -312,13 +314,22 @@ def _describe(scenario: Scenario) -> str:
             f"  prices:     ${prices.usd_per_million_input:g} in, "
             f"${prices.usd_per_million_output:g} out, per million tokens"
         )
+    if scenario.twin_of is not None:
+        lines.append(f"  twin of:    {scenario.twin_of}")
+    if twins:
+        lines.append(f"  twins:      {', '.join(twins)}")
+    for subtask in scenario.build(scenario.seeds[0]).subtasks:
+        after = f" (after {', '.join(subtask.depends_on)})" if subtask.depends_on else ""
+        lines.append(f"  subtask:    {subtask.name}{after}")
     lines.append("")
     lines.append(scenario.explanation)
     return "\n".join(lines)
 
 
 def _show(name: str, library: Any) -> int:
-    print(_describe(library.get(name)))
+    scenario = library.get(name)
+    twins = [s.name for s in library.scenarios if s.twin_of == scenario.name]
+    print(_describe(scenario, twins))
     return 0
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from unsolvable._record import TerminationRecord, ToolTrace, TraceStep
-from unsolvable.reports._otel import repeats, tool_call_id
+from unsolvable.reports._otel import repeats, root_agent, tool_call_id
 from unsolvable.reports._stop_reasons import stop_reasons
 
 __all__ = ["SCHEMA_VERSION", "to_atif", "trace_files"]
@@ -46,10 +46,12 @@ def to_atif(record: TerminationRecord) -> dict[str, Any]:
     """The trajectory of one run, as plain JSON data."""
     observed = record.observed
     kept = observed.trajectory or observed.tail
-    steps = [_step(index, step) for index, step in enumerate(kept, start=1)]
-    return {
+    root = root_agent(record)
+    session = f"{record.agent}|{record.scenario}|seed{record.seed}"
+    steps = [_step(i, step) for i, step in enumerate(_of(kept, root), start=1)]
+    trajectory = {
         "schema_version": SCHEMA_VERSION,
-        "session_id": f"{record.agent}|{record.scenario}|seed{record.seed}",
+        "session_id": session,
         "agent": {"name": record.agent, "version": AGENT_VERSION},
         "steps": steps or [_no_step(record)],
         "notes": _notes(record),
@@ -61,6 +63,39 @@ def to_atif(record: TerminationRecord) -> dict[str, Any]:
         },
         "extra": _ending(record),
     }
+    others = list(dict.fromkeys(step.agent for step in kept if step.agent != root))
+    if others:
+        trajectory["subagent_trajectories"] = [
+            _subagent(record, session, agent, _of(kept, agent)) for agent in others
+        ]
+    return trajectory
+
+
+def _of(steps: Sequence[TraceStep], agent: str) -> list[TraceStep]:
+    return [step for step in steps if step.agent == agent]
+
+
+def _subagent(
+    record: TerminationRecord, session: str, agent: str, steps: list[TraceStep]
+) -> dict[str, Any]:
+    """One sub-agent's own trajectory: its steps, what it spent, the subtasks it worked on."""
+    tally = record.observed.agents.get(agent)
+    worked = [s for s in record.observed.subtasks if agent in s.workers]
+    data: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "session_id": f"{session}|{agent}",
+        "agent": {"name": agent, "version": AGENT_VERSION},
+        "steps": [_step(i, step) for i, step in enumerate(steps, start=1)],
+        "extra": {"subtasks": {s.name: s.state.value for s in worked}},
+    }
+    if tally is not None:
+        data["final_metrics"] = {
+            "total_prompt_tokens": tally.input_tokens,
+            "total_completion_tokens": tally.output_tokens,
+            "total_cost_usd": tally.cost_usd,
+            "total_steps": tally.steps,
+        }
+    return data
 
 
 def _notes(record: TerminationRecord) -> str:

@@ -19,7 +19,7 @@ from typing import Any
 from unsolvable._record import Outcome, TerminationRecord, TraceStep
 from unsolvable.reports._stop_reasons import stop_reasons
 
-__all__ = ["finish_reason", "repeats", "to_otlp_json", "tool_call_id"]
+__all__ = ["finish_reason", "repeats", "root_agent", "to_otlp_json", "tool_call_id"]
 
 EPOCH_NS = 1_767_225_600 * 10**9
 """Every run starts at 2026-01-01T00:00:00Z: back ends drop spans stamped 0, and a fixed start
@@ -78,14 +78,61 @@ def _spans(record: TerminationRecord, repeat: int, *, volatile: bool) -> Iterato
         "attributes": _attributes(_run_attributes(record, volatile=volatile)),
         **_status(record),
     }
+    parents = {root_agent(record): root_id}
+    for agent, span in _agent_spans(record, key, trace_id, root_id, step_ns):
+        parents[agent] = span["spanId"]
+        yield span
     for step in _spanned(record):
         start = EPOCH_NS + step_ns * (step.step - 1)
         step_id = _hex(f"{key}|step|{step.step}", 16)
-        yield _span(trace_id, step_id, root_id, "chat", start, start + step_ns) | {
+        parent = parents.get(step.agent, root_id)
+        yield _span(trace_id, step_id, parent, "chat", start, start + step_ns) | {
             "kind": SPAN_KIND_CLIENT,
             "attributes": _attributes(_chat_attributes(step)),
         }
         yield from _tool_spans(key, trace_id, step_id, step, start, step_ns)
+
+
+def root_agent(record: TerminationRecord) -> str:
+    """The system's own top-level agent: ``main``, or the agent of a run's first step."""
+    steps = _spanned(record)
+    agents = {step.agent for step in steps}
+    return "main" if "main" in agents or not steps else steps[0].agent
+
+
+def _agent_spans(
+    record: TerminationRecord, key: str, trace_id: str, root_id: str, step_ns: int
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    """One ``invoke_agent`` span for each agent but the top-level one (whose span is the run's),
+    over its own steps, with what it spent and the handoff that gave it work: who dispatched
+    which subtasks to it."""
+    root, steps = root_agent(record), _spanned(record)
+    first: dict[str, int] = {}
+    last: dict[str, int] = {}
+    for step in steps:
+        first.setdefault(step.agent, step.step)
+        last[step.agent] = step.step
+    for agent in sorted(first, key=first.__getitem__):
+        if agent == root:
+            continue
+        tally = record.observed.agents.get(agent)
+        worked = [s for s in record.observed.subtasks if agent in s.workers]
+        attributes: dict[str, Any] = {
+            "gen_ai.operation.name": "invoke_agent",
+            "gen_ai.agent.name": agent,
+            "gen_ai.usage.input_tokens": tally.input_tokens if tally else None,
+            "gen_ai.usage.output_tokens": tally.output_tokens if tally else None,
+            "unsolvable.agent.steps": tally.steps if tally else None,
+            "unsolvable.agent.tool_calls": tally.tool_calls if tally else None,
+            "unsolvable.handoff.subtasks": [s.name for s in worked] or None,
+            "unsolvable.handoff.from": sorted({b for s in worked for b in s.dispatched_by}) or None,
+            "unsolvable.handoff.states": [s.state.value for s in worked] or None,
+        }
+        start = EPOCH_NS + step_ns * (first[agent] - 1)
+        span_id = _hex(f"{key}|agent|{agent}", 16)
+        name = f"invoke_agent {agent}"
+        span = _span(trace_id, span_id, root_id, name, start, EPOCH_NS + step_ns * last[agent])
+        yield agent, span | {"kind": SPAN_KIND_INTERNAL, "attributes": _attributes(attributes)}
 
 
 def _spanned(record: TerminationRecord) -> tuple[TraceStep, ...]:
@@ -159,6 +206,7 @@ def _run_attributes(record: TerminationRecord, *, volatile: bool) -> dict[str, A
 def _chat_attributes(step: TraceStep) -> dict[str, Any]:
     return {
         "gen_ai.operation.name": "chat",
+        "gen_ai.agent.name": step.agent,
         "unsolvable.step": step.step,
         "unsolvable.said": step.said,
         "unsolvable.requested_tools": [call.name for call in step.calls],

@@ -95,7 +95,8 @@ def explain(record: TerminationRecord) -> str:
         "  trajectory tail:",
     ]
     for step in observed.tail:
-        lines.append(f"    step {step.step}: {step.said or '(no text)'}")
+        by = "" if step.agent == "main" else f" ({step.agent})"
+        lines.append(f"    step {step.step}{by}: {step.said or '(no text)'}")
         for tool in step.tools:
             lines.append(f"      → {tool.name}({tool.arguments}) = {tool.result}")
     if not observed.tail:
@@ -103,4 +104,9 @@ def explain(record: TerminationRecord) -> str:
     if observed.traceback:
         lines.append("  the agent raised (its own frames; the harness's are left out):")
         lines.extend(f"    {line}" for line in observed.traceback.rstrip("\n").splitlines())
+    if observed.subtasks:
+        lines.append("  subtasks:")
+    for subtask in observed.subtasks:
+        workers = f"; worked by {', '.join(subtask.workers)}" if subtask.workers else ""
+        lines.append(f"    {subtask.name}: {subtask.state} — {subtask.why}{workers}")
     return "\n".join(lines)

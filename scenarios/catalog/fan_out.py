@@ -10,6 +10,7 @@ so. Its twin has workers that succeed, each checking its own subtask with
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
@@ -24,6 +25,7 @@ from unsolvable import (
     Script,
     Setup,
     Steps,
+    SubtaskSpec,
     ToolResult,
     ToolSpec,
 )
@@ -140,13 +142,19 @@ def _check(numbers: Sequence[int]) -> Tool:
     return check_tool(SCOPED_CHECK, subtasks={_subtask(n): _filed(n) for n in numbers})
 
 
+def _subtasks(numbers: Sequence[int]) -> tuple[SubtaskSpec, ...]:
+    """The task graph the harness judges each worker's subtask by: one audit per supplier."""
+    return tuple(SubtaskSpec(name=_subtask(n), failing=_filed(n)) for n in numbers)
+
+
 def _build(workers: int, seed: int) -> Setup:
     numbers = range(1, workers + 1)
     script, reading = _fan_out(workers, seed)
     tools = [constant_tool(LOOKUP, NO_FILE), _file(frozenset()), _delegate(), *reading]
-    return setup(
+    built = setup(
         _world(numbers, seed), tools, script, seed=seed, check=_check(numbers), lead=lead(seed)
     )
+    return dataclasses.replace(built, subtasks=_subtasks(numbers))
 
 
 def _worker(number: int) -> Script:
@@ -179,9 +187,10 @@ def _build_twin(workers: int, seed: int) -> Setup:
         _delegate(),
         *reading,
     ]
-    return setup(
+    built = setup(
         _world(numbers, seed), tools, script, seed=seed, check=_check(numbers), lead=lead(seed)
     )
+    return dataclasses.replace(built, subtasks=_subtasks(numbers))
 
 
 def make(variant: str, *, workers: int) -> Scenario:

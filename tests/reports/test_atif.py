@@ -8,8 +8,9 @@ import dataclasses
 import json
 from pathlib import Path
 
+import unsolvable
 from tests.reports._records import library_records, record
-from unsolvable import TraceStep
+from unsolvable import TraceStep, scenarios
 from unsolvable.reports._atif import to_atif, trace_files
 
 ROOT_KEYS = {
@@ -65,3 +66,14 @@ def test_a_control_has_no_stagnant_step_or_lag_in_its_trajectory() -> None:
             assert "first_stagnant_step" not in ending and "detection_lag" not in ending
         else:
             assert ending["detection_lag"]["steps"] == run.observed.detection_lag
+
+
+def test_each_sub_agent_has_a_trajectory_of_its_own() -> None:
+    record = unsolvable.run("contract", scenarios.get("mixed-fan-out/one-denied"))
+    atif = to_atif(record)
+    subagents = atif["subagent_trajectories"]
+    assert [s["agent"]["name"] for s in subagents] == [f"worker-call_1_{i}" for i in range(4)]
+    assert len(atif["steps"]) == record.observed.agents["main"].steps
+    last = subagents[-1]
+    assert last["extra"]["subtasks"] == {"audit supplier S-4": "failed"}
+    assert [s["step_id"] for s in last["steps"]] == list(range(1, len(last["steps"]) + 1))

@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
+import unsolvable
 from tests.reports._records import library_records, record
-from unsolvable import Code, Outcome
+from unsolvable import Code, Outcome, scenarios
 from unsolvable.reports._otel import to_otlp_json
 
 json_format = pytest.importorskip("google.protobuf.json_format")
@@ -115,3 +116,17 @@ def test_a_case_run_twice_in_a_session_keeps_two_traces() -> None:
     spans = _decode(to_otlp_json([record(), record()])).resource_spans[0].scope_spans[0].spans
     assert len({span.trace_id for span in spans}) == 2
     assert len({span.span_id for span in spans}) == len(spans)
+
+
+def test_a_multi_agent_run_has_one_invoke_agent_span_per_agent_and_its_handoff() -> None:
+    record = unsolvable.run("contract", scenarios.get("mixed-fan-out/one-denied"))
+    spans = json.loads(to_otlp_json([record]))["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    agents = [s for s in spans if s["name"].startswith("invoke_agent ")]
+    assert len(agents) == len(record.observed.agents)
+    worker = next(s for s in agents if s["name"] == "invoke_agent worker-call_1_3")
+    attributes = {a["key"]: a["value"] for a in worker["attributes"]}
+    assert attributes["unsolvable.handoff.from"]["arrayValue"]["values"] == [
+        {"stringValue": "main"}
+    ]
+    chats = [s for s in spans if s["name"] == "chat" and s["parentSpanId"] == worker["spanId"]]
+    assert len(chats) == record.observed.agents["worker-call_1_3"].steps

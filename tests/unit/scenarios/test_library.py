@@ -100,7 +100,7 @@ def test_select_takes_families_and_names_once_each() -> None:
 
 def test_every_family_has_variants() -> None:
     families = {s.family for s in scenarios.SCENARIOS}
-    assert len(families) == 24
+    assert len(families) == 31
     assert all(sum(s.family == f for s in scenarios.SCENARIOS) >= 2 for f in families)
 
 
@@ -126,7 +126,7 @@ def test_seeds_vary_structure_so_the_contract_stops_at_different_steps() -> None
 
 def test_every_twin_names_an_unsolvable_sibling_of_its_family() -> None:
     twins = [s for s in scenarios.SCENARIOS if s.twin_of is not None]
-    assert len(twins) == 26
+    assert len(twins) == 33
     unsolvable_families = {s.family for s in scenarios.SCENARIOS if not s.solvable}
     assert unsolvable_families <= {t.family for t in twins}, "every unsolvable family has one"
     for twin in twins:

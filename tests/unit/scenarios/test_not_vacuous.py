@@ -10,7 +10,7 @@ import pytest
 import unsolvable
 from tests import _wrong_agents as wrong
 from unsolvable import Code, scenarios
-from unsolvable.agents import contract, naive
+from unsolvable.agents import ContractAgent, contract, naive
 from unsolvable.reports._metrics import is_premature_stop
 
 # family → (flawed agent factory, strict?, words the verdict must contain; "|" separates choices)
@@ -33,6 +33,21 @@ CAUGHT: dict[str, tuple[Any, bool, str]] = {
     "false-completion": (lambda: naive, False, "false completion"),
     "forced-final-answer": (lambda: None, False, "false completion"),
     "fan-out": (lambda: naive, False, "did not stop"),
+    "mixed-fan-out": (wrong.forgets_finished_subtasks, False, "does not list the subtasks"),
+    "duplicate-dispatch": (wrong.runs_every_dispatch, False, "duplicate dispatch"),
+    "task-graph": (wrong.runs_every_dispatch, False, "failure not propagated"),
+    "role-ping-pong": (wrong.blind_to_rounds, True, "expected NO_PROGRESS, got BUDGET_STEPS"),
+    "nested-delegation": (
+        wrong.passes_briefs_on_for_ever,
+        True,
+        "expected NO_PROGRESS, got BUDGET_STEPS",
+    ),
+    "budget-edge": (wrong.stale_budget_snapshots, False, "shared budget overrun"),
+    "per-role-budgets": (
+        wrong.caps_each_agent,
+        False,
+        "role budget overrun|after the bound N",
+    ),
     "cost-runaway": (wrong.ignores_tokens, False, "after the token budget"),
     "give-up-honoured": (lambda: naive, False, "kept going after the model gave up"),
     "endless-wait": (wrong.waits_without_an_idle_budget, False, "with the time budget spent"),
@@ -84,6 +99,13 @@ TWIN_CAUGHT: dict[str, Any] = {
     "denial-sprawl/twin-allowed-route": wrong.counts_denials_not_permissions,
     "human-gate/twin-moves-to-trash": wrong.asks_at_first_doubt,
     "false-premise/twin-premise-holds": wrong.asks_at_first_doubt,
+    "mixed-fan-out/twin-all-finish": wrong.blocks_on_first_503,
+    "duplicate-dispatch/twin-retry-after-failure": wrong.never_retries,
+    "task-graph/twin-upstream-recovers": wrong.blocks_on_first_503,
+    "role-ping-pong/twin-accepts-revision": wrong.stops_at_first_rejection,
+    "nested-delegation/twin-specialist-works": wrong.never_passes_a_brief_on,
+    "budget-edge/twin-fits-the-budget": wrong.reserves_worst_case,
+    "per-role-budgets/twin-within-caps": wrong.halves_role_budgets,
 }
 TWINS = [s for s in scenarios.SCENARIOS if s.twin_of is not None]
 OTHERS = [s for s in scenarios.SCENARIOS if s.twin_of is None and not s.name.endswith("/plain")]
@@ -178,9 +200,15 @@ NO_PLAIN = frozenset(
 waiting that a budget ends (endless-wait), or never happens (every call is new, every route
 another), so a detector that compares raw results is no yardstick and a plain variant measures
 nothing."""
-SIMPLE_DETECTOR = {"todo-spawn": wrong.criteria_stall_only}
+DELEGATING = ("mixed-fan-out", "duplicate-dispatch", "task-graph", "role-ping-pong",
+              "nested-delegation", "budget-edge", "per-role-budgets")  # fmt: skip
+SIMPLE_DETECTOR = {"todo-spawn": wrong.criteria_stall_only} | {
+    family: ContractAgent for family in DELEGATING
+}
 """The honest simple detector of each family: raw results compared, but for to-do spawning,
-whose results are new every step and whose criteria never move."""
+whose results are new every step and whose criteria never move, and for the families whose
+work is done by workers, which a single loop cannot run: a supervisor that keeps a subtask
+table is the least that can stop there on evidence."""
 HOSTILE_BY_IDS = ("constant-return/repeat", "missing-permission/retry-403",
                   "dependency-unavailable/retry", "oscillation/a-b",
                   "reconfirm-as-progress/two-checks", "contradictory-criteria/insist")  # fmt: skip

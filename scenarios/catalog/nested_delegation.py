@@ -1,0 +1,123 @@
+"""Nested delegation: a worker hands its own brief to another worker ("I've dispatched this"),
+which hands it on again, level after level, and no level does the work.
+
+Passing a brief on once — a coordinator handing it to a specialist — is delegation; passing it
+on again with nothing done in between is a loop one level deeper each time. Its twin looks the
+same until the specialist, which does the audit.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from functools import partial
+
+from unsolvable import (
+    DELEGATE_TOOL,
+    Claim,
+    Code,
+    ModelRequest,
+    ModelResponse,
+    Scenario,
+    Script,
+    Setup,
+    ToolCall,
+)
+from unsolvable.fake_tools import constant_tool
+from unsolvable.scenarios.catalog._audits import (
+    WORKER_STEPS,
+    audits,
+    filing,
+    finishes,
+    registry,
+    scoped_check,
+    subtask,
+    world,
+)
+from unsolvable.scenarios.catalog._common import DELEGATE, background, scenario, setup, with_plain
+from unsolvable.scenarios.catalog._control import twin
+from unsolvable.scenarios.catalog._delegation import Wave, Waves
+
+__all__ = ["FAMILY", "SCENARIOS", "PassesOn", "make"]
+
+FAMILY = "nested-delegation"
+NUMBERS = (1, 2)
+PASSED = 2
+"""The supplier whose brief is passed on."""
+STEP_BOUND = 1 + 2 * WORKER_STEPS + 8
+"""The dispatch, the two audits' work, room for the passes a stop needs to see, and the stop (N
+counts from the end of the seed's background reading)."""
+
+
+class PassesOn:
+    """The first ``levels`` agents that take ``brief`` hand it on whole at their first step
+    ("I've dispatched this") and say so after; every later one follows ``then``. Stateful (it
+    remembers the agents in the order they came), so one instance serves one run."""
+
+    def __init__(self, *, brief: str, levels: int | None, then: Script) -> None:
+        self.brief, self.levels, self.then = brief, levels, then
+        self._agents: list[str] = []
+
+    def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
+        if request.agent not in self._agents:
+            self._agents.append(request.agent)
+        level = self._agents.index(request.agent)
+        if self.levels is not None and level >= self.levels:
+            return self.then.reply(request, rng)
+        if (request.agent_step or request.step) > 1:
+            return ModelResponse(content=f"I've dispatched this: {self.brief} is with a worker.")
+        arguments = {"subtask": self.brief}
+        call = ToolCall(id=f"call_{request.step}_0", name=DELEGATE_TOOL, arguments=arguments)
+        return ModelResponse(content="I've dispatched this to a specialist.", tool_calls=(call,))
+
+
+def _build(seed: int, *, levels: int | None = None) -> Setup:
+    lead, reading = background(seed)
+    passes = PassesOn(brief=subtask(PASSED), levels=levels, then=finishes(PASSED))
+    script = Waves(
+        before=lead,
+        waves=[Wave(subtasks=[subtask(n) for n in NUMBERS], text="Splitting the audits")],
+        workers={subtask(1): finishes(1), subtask(PASSED): passes},
+        then=Claim(text="Both audits are filed."),
+    )
+    delegate = constant_tool(DELEGATE, {"error": "delegate runs in the agent's own worker runtime"})
+    tools = [registry(NUMBERS), filing(NUMBERS), delegate, *reading]
+    specs = audits(NUMBERS)
+    built = setup(
+        world(NUMBERS, seed), tools, script, seed=seed, lead=len(lead), check=scoped_check(specs)
+    )
+    return dataclasses.replace(built, subtasks=specs)
+
+
+def make(variant: str) -> Scenario:
+    return scenario(
+        family=FAMILY,
+        variant=variant,
+        lead=True,
+        task="Audit the compliance files of two suppliers; delegate one per worker.",
+        how=f"as supervisor, delegates the two audits; the first is filed, while S-{PASSED}'s "
+        "worker hands its brief on whole to another worker, which hands it on again, level "
+        "after level, each saying it has dispatched it",
+        why=f"No level ever works on S-{PASSED}'s audit.",
+        build=_build,
+        expected=frozenset({Code.NO_PROGRESS}),
+        step_bound=STEP_BOUND,
+    )
+
+
+PASSED_ON = make("passed-on")
+SCENARIOS: tuple[Scenario, ...] = (
+    PASSED_ON,
+    twin(
+        PASSED_ON,
+        variant="twin-specialist-works",
+        how=f"as supervisor, delegates the two audits; S-{PASSED}'s worker hands its brief to a "
+        "specialist, which looks the file up and files the audit",
+        why=f"the specialist does the work. Identical to {PASSED_ON.name} until the "
+        "specialist's first step.",
+        build=partial(_build, levels=1),
+        needed=1 + 2 * WORKER_STEPS + 2 + 1,
+        diverges_at=lambda seed: None,  # its workers' runs differ: a single loop sees none of them
+    ),
+)
+SCENARIOS = with_plain(SCENARIOS, "passed-on")

@@ -1,0 +1,105 @@
+"""A LangGraph tool-calling supervisor — LangChain's ``create_agent`` whose ``delegate`` tool runs
+a worker sub-graph of its own for each call, every agent on its own model — on the multi-agent
+families, at LangChain's defaults and with the per-agent call limits its docs recommend
+(``ModelCallLimitMiddleware``): each cell of the README's framework table for this system."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+
+pytest.importorskip("langgraph")
+pytest.importorskip("langchain")
+
+from langchain.agents import create_agent
+from langchain.agents.middleware import ModelCallLimitMiddleware
+from langchain_core.tools import BaseTool, tool
+
+import unsolvable
+from unsolvable import Ceilings, scenarios
+from unsolvable.adapters.langgraph import AgentBindings, LangGraphAdapter
+
+ROOMY = Ceilings(max_wall_seconds=60.0)
+"""Timing is not under test: a loaded machine must not turn a count into a wall-clock ceiling."""
+LIMITS = {"main": 6, "worker": 5}
+"""The recommended setting: a run limit of model calls per agent, ending that agent's run."""
+
+
+def system(limits: dict[str, int] | None) -> Any:
+    """The supervisor as it ships: each ``delegate`` call starts a worker of its own
+    (``worker-1``, ``worker-2``, …) whose first message is its subtask, which may delegate
+    further; with ``limits``, every agent ends its own run at its cap."""
+
+    def build(bind: AgentBindings) -> Any:
+        names = itertools.count(1)
+
+        def capped(role: str) -> list[Any]:
+            if limits is None:
+                return []
+            return [ModelCallLimitMiddleware(run_limit=limits[role], exit_behavior="end")]
+
+        @tool
+        def delegate(subtask: str, depends_on: list[str] | None = None) -> str:
+            """Hand a subtask to a worker agent, which runs it and reports back."""
+            name = f"worker-{next(names)}"
+            worker = create_agent(bind.model(name), tools_of(name), middleware=capped("worker"))
+            brief = f'{{"subtask": "{subtask}", "depends_on": {depends_on or []}}}'
+            state = worker.invoke({"messages": [("user", brief)]}, {"max_concurrency": 1})
+            return str(state["messages"][-1].content)
+
+        def tools_of(name: str) -> list[BaseTool]:
+            return [t for t in bind.tools(name) if t.name != "delegate"] + [delegate]
+
+        return create_agent(bind.model("main"), tools_of("main"), middleware=capped("main"))
+
+    return LangGraphAdapter(build, per_agent=True, config={"max_concurrency": 1})
+
+
+FAMILIES = (
+    "mixed-fan-out/one-denied",
+    "duplicate-dispatch/lost-return",
+    "task-graph/upstream-down",
+    "role-ping-pong/reviewer-never-accepts",
+    "nested-delegation/passed-on",
+    "budget-edge/shared-dollars",
+)
+# scenario → (at the defaults, with the per-agent limits): how the run ended and the rules it broke
+MEASURED: dict[str, tuple[str, str]] = {
+    "mixed-fan-out/one-denied": (
+        "did_not_stop at 200: did_not_stop, past_token_budget, retried_refusal",
+        "COMPLETED at 16: false_completion, incomplete_subtasks, retried_refusal",
+    ),
+    "duplicate-dispatch/lost-return": (
+        "did_not_stop at 200: did_not_stop, duplicate_dispatch, past_token_budget",
+        "BUDGET_STEPS at 27: duplicate_dispatch, finished_not_listed, past_bound",
+    ),
+    "task-graph/upstream-down": (
+        "did_not_stop at 200: did_not_stop, past_token_budget, retried_refusal",
+        "COMPLETED at 15: failure_not_propagated, false_completion, incomplete_subtasks, "
+        "retried_refusal",
+    ),
+    "role-ping-pong/reviewer-never-accepts": (
+        "did_not_stop at 200: did_not_stop, past_token_budget",
+        "BUDGET_STEPS at 18: pass",
+    ),
+    "nested-delegation/passed-on": ("did_not_stop at 200: did_not_stop",) * 2,
+    "budget-edge/shared-dollars": (
+        "did_not_stop at 200: did_not_stop, shared_budget_overrun",
+        "COMPLETED at 22: false_completion, incomplete_subtasks, shared_budget_overrun",
+    ),
+}
+
+
+def _cell(name: str, limits: dict[str, int] | None) -> str:
+    record = unsolvable.run(system(limits), scenarios.get(name), ceilings=ROOMY)
+    ended = record.code.value if record.code else record.outcome.value
+    rules = ", ".join(sorted({f.rule.value for f in record.verdict.failures})) or "pass"
+    return f"{ended} at {record.observed.steps}: {rules}"
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_each_family_at_the_defaults_and_with_the_recommended_limits(name: str) -> None:
+    cells = (_cell(name, None), _cell(name, LIMITS))
+    assert cells == MEASURED[name], cells

@@ -1,0 +1,94 @@
+"""An OpenAI Agents SDK system — a lead that runs a worker agent as its ``delegate`` tool
+(agents-as-tools), each agent on its own model — on the multi-agent families, at the SDK's
+defaults (``max_turns`` 10 for the lead and for each worker run) and with the turn limits its docs
+recommend setting for each (the runner's and ``as_tool``'s ``max_turns``): each cell of the
+README's framework table for this system.
+
+The SDK runs the lead's four ``delegate`` calls of one turn concurrently, under one worker name:
+the harness tells their steps apart by the subtask each conversation names, but a tool call is
+the worker's, not one run's, so only how each run ended is pinned here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+pytest.importorskip("agents")
+
+from agents import Agent
+from pydantic import BaseModel
+
+import unsolvable
+from unsolvable import Ceilings, scenarios
+from unsolvable.adapters.openai_agents import AgentBindings, OpenAIAgentsAdapter
+
+ROOMY = Ceilings(max_wall_seconds=60.0)
+"""Timing is not under test: a loaded machine must not turn a count into a wall-clock ceiling."""
+LEAD_TURNS, WORKER_TURNS = 6, 5
+"""The recommended setting: a turn limit for the lead's run and for each worker's."""
+
+
+class Subtask(BaseModel):
+    """The ``delegate`` tool's arguments: the subtask, and what it waits for."""
+
+    subtask: str
+    depends_on: list[str] = []
+
+
+def system(limited: bool) -> OpenAIAgentsAdapter:
+    def lead(bind: AgentBindings) -> Agent[Any]:
+        tools = [t for t in bind.tools("worker") if t.name != "delegate"]
+        worker = Agent(name="worker", model=bind.model("worker"), tools=tools)
+        turns = {"max_turns": WORKER_TURNS} if limited else {}
+        delegate = worker.as_tool(
+            "delegate", "Hand a subtask to a worker agent.", parameters=Subtask, **turns
+        )
+        return Agent(name="lead", model=bind.model("main"), tools=[delegate])
+
+    return OpenAIAgentsAdapter(
+        lead, per_agent=True, **({"max_turns": LEAD_TURNS} if limited else {})
+    )
+
+
+FAMILIES = (
+    "mixed-fan-out/one-denied",
+    "duplicate-dispatch/lost-return",
+    "task-graph/upstream-down",
+    "role-ping-pong/reviewer-never-accepts",
+    "budget-edge/shared-dollars",
+)
+# scenario → (at the defaults, with the recommended limits): how the run ended, the rules broken
+MEASURED: dict[str, tuple[str, str]] = {
+    "mixed-fan-out/one-denied": (
+        "COMPLETED: false_completion, incomplete_subtasks, retried_refusal",
+    )
+    * 2,
+    "duplicate-dispatch/lost-return": (
+        "BUDGET_STEPS: duplicate_dispatch, finished_not_listed, past_bound",
+    )
+    * 2,
+    "task-graph/upstream-down": (
+        "COMPLETED: failure_not_propagated, false_completion, incomplete_subtasks, past_bound, "
+        "retried_refusal",
+        "COMPLETED: failure_not_propagated, false_completion, incomplete_subtasks, retried_refusal",
+    ),
+    "role-ping-pong/reviewer-never-accepts": ("BUDGET_STEPS: past_bound", "BUDGET_STEPS: pass"),
+    "budget-edge/shared-dollars": (
+        "COMPLETED: false_completion, incomplete_subtasks, past_bound, shared_budget_overrun",
+        "COMPLETED: false_completion, incomplete_subtasks, shared_budget_overrun",
+    ),
+}
+
+
+def _cell(name: str, limited: bool) -> str:
+    record = unsolvable.run(system(limited), scenarios.get(name), ceilings=ROOMY)
+    ended = record.code.value if record.code else record.outcome.value
+    rules = ", ".join(sorted({f.rule.value for f in record.verdict.failures})) or "pass"
+    return f"{ended}: {rules}"
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_each_family_at_the_defaults_and_with_the_recommended_limits(name: str) -> None:
+    cells = (_cell(name, False), _cell(name, True))
+    assert cells == MEASURED[name], cells

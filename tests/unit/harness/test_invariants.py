@@ -1,0 +1,89 @@
+"""The trace invariants of a multi-agent run, each a verdict rule with its message."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import unsolvable
+from tests import _wrong_agents as wrong
+from unsolvable import Code, Rule, Session, Stop, scenarios
+from unsolvable.agents import contract
+from unsolvable.agents._loop import assistant, opening, tool_calls
+
+PROBE = scenarios.get("mixed-fan-out/one-denied")
+"""Four subtasks: three finish, one is refused a permission for ever."""
+
+
+def _hides_the_blocker(session: Session) -> Stop:
+    stop = contract(session)
+    finished = stop.partial["finished"]
+    return dataclasses.replace(stop, reason=f"finished: {finished}", partial=finished, missing=())
+
+
+def test_the_probe_passes_only_a_stop_that_names_the_blocker_and_lists_the_finished() -> None:
+    assert unsolvable.run(contract, PROBE, strict=True).verdict.passed
+    forgets = unsolvable.run(wrong.forgets_finished_subtasks(), PROBE).verdict
+    assert forgets.broke(Rule.FINISHED_NOT_LISTED) and not forgets.broke(Rule.BLOCKER_NOT_NAMED)
+    assert "'audit supplier S-1', 'audit supplier S-2', 'audit supplier S-3'" in forgets.summary
+    hides = unsolvable.run(_hides_the_blocker, PROBE).verdict
+    assert hides.broke(Rule.BLOCKER_NOT_NAMED) and "audits:eu-write" in hides.summary
+
+
+def test_a_supervisor_that_dispatches_a_finished_subtask_again_fails() -> None:
+    scenario = scenarios.get("duplicate-dispatch/lost-return")
+    verdict = unsolvable.run(wrong.runs_every_dispatch(), scenario).verdict
+    assert verdict.broke(Rule.DUPLICATE_DISPATCH)
+    assert "duplicate dispatch: 'audit supplier S-2' started again" in verdict.summary
+
+
+def test_running_a_dependent_of_a_failed_subtask_fails() -> None:
+    verdict = unsolvable.run(wrong.runs_every_dispatch(), scenarios.get("task-graph/upstream-down"))
+    assert verdict.verdict.broke(Rule.FAILURE_NOT_PROPAGATED)
+    assert "its dependency 'search the sources' failed" in verdict.verdict.summary
+
+
+def test_completed_while_a_subtask_failed_names_it() -> None:
+    verdict = unsolvable.run("naive", scenarios.get("mixed-fan-out/swallowed-error")).verdict
+    assert verdict.broke(Rule.INCOMPLETE_SUBTASKS)
+    assert "COMPLETED while 'audit supplier S-4' had not succeeded" in verdict.summary
+
+
+def test_workers_on_stale_budget_snapshots_overrun_the_shared_budget() -> None:
+    scenario = scenarios.get("budget-edge/shared-dollars")
+    verdict = unsolvable.run(wrong.stale_budget_snapshots(), scenario).verdict
+    assert verdict.broke(Rule.SHARED_BUDGET_OVERRUN) and "worker-call_1_1" in verdict.summary
+    assert not unsolvable.run(contract, scenario).verdict.broke(Rule.SHARED_BUDGET_OVERRUN)
+
+
+def _goes_on_after_returning(session: Session) -> Stop:
+    """Runs the first subtask's worker to its claim, hands its result back, then lets that
+    worker call the model again: a worker still working after its stop."""
+    messages = opening(session)
+    reply = session.call_model(messages, session.tools)
+    messages.append(assistant(reply))
+    calls = tool_calls(reply)
+    brief: list[Any] = [{"role": "user", "content": str(calls[0][2])}]
+    for _ in range(3):
+        brief.append(assistant(session.call_model(brief, session.tools, agent="worker-1")))
+    messages += [{"role": "tool", "tool_call_id": i, "content": "done"} for i, _, _ in calls]
+    session.call_model(messages, session.tools)
+    session.call_model(brief, session.tools, agent="worker-1")
+    return Stop(code=Code.NO_PROGRESS, reason="stopped", partial=["audit supplier S-1"])
+
+
+def test_a_run_whose_worker_still_calls_after_its_stop_fails() -> None:
+    scenario = scenarios.get("fan-out/twin-workers-succeed")
+    verdict = unsolvable.run(_goes_on_after_returning, scenario).verdict
+    assert verdict.broke(Rule.WORK_AFTER_STOP)
+    assert "a worker went on with 'audit supplier S-1' at step 6" in verdict.summary
+
+
+def test_a_role_that_spends_past_its_own_budget_fails_while_the_run_has_room() -> None:
+    scenario = scenarios.get("per-role-budgets/role-cap-spent")
+    verdict = unsolvable.run(wrong.ignores_role_budgets(), scenario).verdict
+    assert verdict.broke(Rule.ROLE_BUDGET_OVERRUN)
+    assert "the researcher role began" in verdict.summary and "budget of 4 steps" in verdict.summary
+    record = unsolvable.run(contract, scenario, strict=True)
+    assert record.reported is not None and record.verdict.passed
+    assert "researcher role's own budget" in record.reported.reason

@@ -1,0 +1,80 @@
+"""The subtask table and who did what: built from what the harness saw of a multi-agent run."""
+
+from __future__ import annotations
+
+import functools
+
+import unsolvable
+from unsolvable import SubtaskState, TerminationRecord, named_subtask, scenarios
+from unsolvable.agents import contract
+
+
+@functools.cache
+def _run(name: str, seed: int = 0) -> TerminationRecord:
+    return unsolvable.run(contract, scenarios.get(name), seed=seed)
+
+
+def test_every_step_names_the_agent_that_made_it() -> None:
+    record = _run("fan-out/twin-workers-succeed")
+    agents = [step.agent for step in record.observed.trajectory]
+    assert agents[0] == agents[-1] == "main"
+    assert agents[1:4] == ["worker-call_1_0"] * 3
+    assert {a for a in agents if a != "main"} == {f"worker-call_1_{i}" for i in range(4)}
+
+
+def test_the_table_says_who_dispatched_each_subtask_to_whom_and_when() -> None:
+    table = _run("fan-out/twin-workers-succeed").observed.subtasks
+    assert [row.name for row in table] == [f"audit supplier S-{n}" for n in range(1, 5)]
+    first = table[0]
+    assert (first.state, first.dispatched_by, first.workers) == (
+        SubtaskState.SUCCEEDED,
+        ("main",),
+        ("worker-call_1_0",),
+    )
+    assert (first.dispatches[0].step, first.dispatches[0].started) == (1, 2)
+    assert [t.state for t in first.history] == ["pending", "running", "succeeded"]
+
+
+def test_each_agents_share_adds_up_to_the_run() -> None:
+    observed = _run("mixed-fan-out/one-denied").observed
+    tallies = observed.agents.values()
+    assert sum(t.steps for t in tallies) == observed.steps
+    assert sum(t.tool_calls for t in tallies) == observed.tool_calls
+    assert sum(t.input_tokens + t.output_tokens for t in tallies) == observed.tokens
+    assert observed.agents["worker-call_1_3"].refusals == {"denied": 2}
+
+
+def test_a_failed_dependency_skips_its_dependents_and_the_blocker_is_kept() -> None:
+    table = {row.name: row for row in _run("task-graph/upstream-down").observed.subtasks}
+    search, answer = table["search the sources"], table["write the answer"]
+    assert (search.state, search.blocker) == (SubtaskState.FAILED, "sources-api")
+    assert answer.state is SubtaskState.SKIPPED and "search the sources" in answer.why
+    assert table["outline the answer"].state is SubtaskState.SUCCEEDED
+
+
+def test_a_retry_after_a_failure_is_no_duplicate() -> None:
+    record = _run("duplicate-dispatch/twin-retry-after-failure")
+    retried = record.observed.subtasks[1]
+    assert [t.state for t in retried.history][1:] == ["running", "failed", "running", "succeeded"]
+    assert retried.duplicate_starts == () and record.verdict.passed
+
+
+def test_a_single_agent_run_has_no_table_and_one_share() -> None:
+    observed = _run("constant-return/repeat").observed
+    assert observed.subtasks == () and list(observed.agents) == ["main"]
+    assert {step.agent for step in observed.trajectory} == {"main"}
+
+
+def test_the_table_and_the_shares_come_back_from_the_records_json() -> None:
+    record = _run("task-graph/upstream-down")
+    again = TerminationRecord.from_dict(record.to_dict())
+    assert again.observed.subtasks == record.observed.subtasks
+    assert again.observed.agents == record.observed.agents
+    assert again.to_json() == record.to_json()
+
+
+def test_a_worker_is_the_subtask_its_delegate_arguments_name() -> None:
+    said = [{"role": "user", "content": 'Task: {"subtask": "b", "depends_on": ["a longer one"]}'}]
+    assert named_subtask(said, ["a longer one", "b"]) == "b"
+    assert named_subtask([{"content": "do S-10 now"}], ["S-1", "S-10"]) == "S-10"
+    assert named_subtask([{"content": "nothing here"}], ["S-1"]) is None
