@@ -18,10 +18,11 @@ from typing import Any
 
 from unsolvable._errors import CeilingHit
 from unsolvable._loading import AgentLike, adapter_for
-from unsolvable._record import Ending, Outcome, Stop, TerminationRecord
+from unsolvable._record import FIELD_NAMES, Ending, Outcome, Stop, TerminationRecord
+from unsolvable._redact import Redactor
 from unsolvable._scenario import Ceilings, Scenario
 from unsolvable._session import Session
-from unsolvable._text import cut
+from unsolvable._text import cut, described
 from unsolvable._verdict import judge
 from unsolvable.adapters.base import Adapter
 
@@ -33,6 +34,7 @@ INTERRUPT_EVERY = 0.05
 """Seconds between two interruptions: an agent that catches one meets the next."""
 RETURNED_CUT = 120
 """Characters of an unstructured return value kept in the record."""
+
 WAKE = getattr(signal, "SIGUSR2", None)
 """The signal that interrupts a blocking call on the main thread (POSIX only)."""
 
@@ -115,6 +117,13 @@ def _call(
     return returned, error
 
 
+def _error_text(error: BaseException) -> str:
+    try:
+        return f"{type(error).__name__}: {error}"
+    except Exception:  # an exception whose __str__ raises
+        return f"{type(error).__name__}: {described(error)}"
+
+
 def _classify(
     adapter: Adapter, session: Session, returned: object, error: BaseException | None
 ) -> tuple[Outcome, Stop | None, str | None, str | None]:
@@ -124,12 +133,12 @@ def _classify(
     try:
         stop = adapter.interpret(returned, error)
     except Exception as failed:
-        return Outcome.CRASHED, None, f"adapter {adapter.name}: {failed!r}", None
+        return Outcome.CRASHED, None, f"adapter {adapter.name}: {described(failed)}", None
     if stop is not None:
         return Outcome.STOPPED, stop, None, None
     if error is not None:
-        return Outcome.CRASHED, None, f"{type(error).__name__}: {error}", None
-    return Outcome.UNSTRUCTURED, None, None, cut(repr(returned), RETURNED_CUT)
+        return Outcome.CRASHED, None, _error_text(error), None
+    return Outcome.UNSTRUCTURED, None, None, cut(described(returned), RETURNED_CUT)
 
 
 def _record(
@@ -148,7 +157,7 @@ def _record(
         scenario=scenario.name,
         family=scenario.family,
         seed=session.seed,
-        agent=adapter.name,
+        agent=str(adapter.name),
         outcome=outcome,
         reported=stop,
         observed=judged.observed,
@@ -179,6 +188,7 @@ def run(
     strict: bool = False,
     ceilings: Ceilings | None = None,
     abandon: Abandon | None = None,
+    redactor: Redactor | None = None,
     **overrides: Any,
 ) -> TerminationRecord:
     """Runs ``agent`` on ``scenario`` once, on this thread, and returns the judged record.
@@ -188,7 +198,13 @@ def run(
     ``overrides`` replace ``step_bound`` or budget fields; ``ceilings`` default to
     `ceilings_for` the agent. ``abandon`` is for worker processes (`Abandon`). An agent that
     cannot run at all (a coding agent whose CLI is missing) raises `AdapterError` before the run.
+
+    The record is redacted as it leaves (`unsolvable._redact`), of the secrets ``redactor`` read
+    (by default, the environment's now, before the agent runs). What the agent returned, however
+    broken (a ``__repr__`` that raises, a partial result nested thousands deep, a stop with a
+    reason that is not text), is read under guard: a record is always made.
     """
+    redactor = redactor or Redactor()
     scenario = scenario.with_overrides(**overrides)
     seed = scenario.seeds[0] if seed is None else seed
     adapter = adapter_for(agent)
@@ -198,10 +214,24 @@ def run(
     def overdue() -> None:
         if abandon is not None:
             ending = (Outcome.DID_NOT_STOP, None, None, None)
-            abandon(_record(adapter, scenario, session, ending, strict=strict))
+            abandon(_redacted(_record(adapter, scenario, session, ending, strict=strict), redactor))
 
     on_main = threading.current_thread() is threading.main_thread()
     watchdog = _Watchdog(session, wake=on_main, on_overdue=overdue)
     returned, error = _call(adapter, session, watchdog)
-    ending = _classify(adapter, session, returned, error)
-    return _record(adapter, scenario, session, ending, strict=strict)
+    try:
+        ending = _classify(adapter, session, returned, error)
+        record = _record(adapter, scenario, session, ending, strict=strict)
+    except Exception as failed:
+        why = f"the harness could not read what the agent returned: {_error_text(failed)}"
+        ending = (Outcome.CRASHED, None, why, None)
+        record = _record(adapter, scenario, session, ending, strict=strict)
+    return _redacted(record, redactor)
+
+
+def _redacted(record: TerminationRecord, redactor: Redactor) -> TerminationRecord:
+    """The record with every string in it cleaned — the agent's output, the trajectory, the
+    tools' arguments and results, the partial result, the errors and the verdict's messages —
+    through its plain form, which holds them all."""
+    data = redactor.data(record.to_dict(volatile=True), keep_keys=FIELD_NAMES)
+    return TerminationRecord.from_dict(data)

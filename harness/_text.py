@@ -1,13 +1,58 @@
-"""Consumes text an agent or a model produced, produces the bounded form a record keeps."""
+"""Consumes text an agent or a model produced, and the objects an agent handed back, produces the
+bounded form a record keeps."""
 
 from __future__ import annotations
 
-__all__ = ["cut"]
+import json
+
+__all__ = ["cut", "described", "plain_partial"]
 
 ELLIPSIS = "…"
+PARTIAL_CUT = 100_000
+"""Characters of a partial result's JSON kept in the record: more is cut, and kept as text."""
+PARTIAL_DEPTH = 64
+"""Levels of nesting a partial result keeps: far beyond any real result, and far below the depth
+at which encoding, copying or reading the record back would run out of stack."""
 
 
 def cut(text: str, limit: int) -> str:
     """``text`` if it fits in ``limit`` characters, else its start and an ellipsis, ``limit``
     characters in all: records stay small and readable whatever the agent returned."""
     return text if len(text) <= limit else text[: limit - len(ELLIPSIS)] + ELLIPSIS
+
+
+def described(value: object) -> str:
+    """``repr(value)``, or what stands for it when the agent's ``__repr__`` raises."""
+    try:
+        return repr(value)
+    except Exception as error:  # the agent's own code, run for the record
+        return f"<{type(value).__name__} object; its repr raised {type(error).__name__}>"
+
+
+def _deeper_than(value: object, limit: int) -> bool:
+    """Whether lists and dicts inside ``value`` nest more than ``limit`` levels, looked at level
+    by level, without the recursion such a value would exhaust."""
+    level: list[object] = [value]
+    for _ in range(limit + 1):
+        level = [
+            item
+            for held in level
+            if isinstance(held, list | tuple | dict)
+            for item in (held.values() if isinstance(held, dict) else held)
+        ]
+        if not level:
+            return False
+    return True
+
+
+def plain_partial(partial: object) -> object:
+    """A partial result as a record keeps it: itself when it is JSON (no ``NaN``, keys that
+    sort), nested at most `PARTIAL_DEPTH` levels and at most `PARTIAL_CUT` characters written;
+    otherwise its JSON or its repr, cut, as text."""
+    if _deeper_than(partial, PARTIAL_DEPTH):
+        return f"(a {type(partial).__name__} nested more than {PARTIAL_DEPTH} levels; not kept)"
+    try:
+        text = json.dumps(partial, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError):
+        return cut(described(partial), PARTIAL_CUT)
+    return partial if len(text) <= PARTIAL_CUT else cut(text, PARTIAL_CUT)
