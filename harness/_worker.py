@@ -113,12 +113,20 @@ def _release_inherited(keep: tuple[int, ...]) -> None:
 def _guard(alive: int, worker: int, worker_alive: int) -> NoReturn:
     """The guard's life: once the harness is gone (``alive`` at its end), the worker and
     everything below it are killed; once the worker is gone (``worker_alive`` at its end), the
-    guard goes too. The worker's end is looked at first, so that a worker pid that was given to
-    another process since is never killed."""
-    ready, _, _ = select.select([alive, worker_alive], [], [])
-    if worker_alive not in ready:
-        end_tree(worker)
-    os._exit(0)
+    guard goes too. Bytes an agent writes into the worker's end are read and ignored. The
+    worker's end is read first, so that a worker pid given to another process since is never
+    killed."""
+    while True:
+        ready, _, _ = select.select([alive, worker_alive], [], [])
+        if worker_alive in ready and not os.read(worker_alive, GUARD_READ):
+            os._exit(0)
+        if alive in ready and not os.read(alive, GUARD_READ):
+            end_tree(worker)
+            os._exit(0)
+
+
+GUARD_READ = 65_536
+"""Bytes the guard reads at once from a pipe that should carry none."""
 
 
 def _start_guard(alive: int) -> int:
