@@ -26,7 +26,7 @@ from unsolvable._model import (
 from unsolvable._probes import StagnationProbe
 from unsolvable._record import Observed, ToolTrace, TraceStep
 from unsolvable._scenario import Budget, Ceilings, Scenario, Setup
-from unsolvable._text import cut
+from unsolvable._text import cut, cut_counted
 from unsolvable._types import GIVE_UP_TOOL, JSON, SCALARS, ModelRequest, ToolResult, ToolSpec
 
 __all__ = ["Session"]
@@ -324,7 +324,8 @@ class Session:
             self._probe.on_tool(self._steps, name, result, world)
             self._results.setdefault(agent, []).append(result.text)
             step, said, asked, made = self._current or (self._steps, "", (), ())
-            made += ((name, canonical, cut(result.text, TRAJECTORY_CUT), world),)
+            arguments = cut_counted(canonical, TRAJECTORY_CUT)  # the count above used it whole
+            made += ((name, arguments, cut(result.text, TRAJECTORY_CUT), world),)
             self._current = (step, said, asked, made)
         if result.error is not None:
             raise result.error

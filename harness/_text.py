@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-__all__ = ["cut", "described", "plain_partial"]
+__all__ = ["cut", "cut_counted", "described", "plain_partial"]
 
 ELLIPSIS = "…"
 PARTIAL_CUT = 100_000
@@ -19,6 +19,14 @@ def cut(text: str, limit: int) -> str:
     """``text`` if it fits in ``limit`` characters, else its start and an ellipsis, ``limit``
     characters in all: records stay small and readable whatever the agent returned."""
     return text if len(text) <= limit else text[: limit - len(ELLIPSIS)] + ELLIPSIS
+
+
+def cut_counted(text: str, limit: int) -> str:
+    """``text`` if it fits in ``limit`` characters, else its first ``limit`` and how many more
+    were cut: a record that keeps part of what an agent sent says so."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}{ELLIPSIS} ({len(text) - limit} more characters cut)"
 
 
 def described(value: object) -> str:

@@ -24,6 +24,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from unsolvable._environ import child_environ
 from unsolvable._errors import DOCS as README
 from unsolvable._errors import AdapterError, CeilingHit
 from unsolvable._record import Stop
@@ -218,7 +219,9 @@ class ProcessAdapter:
     ``name`` defaults to the spec, ``exec:`` and the command line. ``isolate_network`` runs the
     child in a network namespace of its own (Linux, ``unshare``), where only the harness's
     loopback address answers: an agent that ignores its base URL fails at once instead of
-    reaching a real API. ``wire`` passes options to the `Wire` (e.g. ``tool_names``).
+    reaching a real API. ``wire`` passes options to the `Wire` (e.g. ``tool_names``). The child's
+    environment is the contract's variables and the part of the harness's that
+    `unsolvable._environ.child_environ` lets through, plus the names in ``pass_env``.
     """
 
     def __init__(
@@ -228,6 +231,7 @@ class ProcessAdapter:
         name: str | None = None,
         isolate_network: bool = False,
         wire: Mapping[str, Any] | None = None,
+        pass_env: Sequence[str] = (),
     ) -> None:
         if not command:
             raise AdapterError(
@@ -237,6 +241,7 @@ class ProcessAdapter:
         self.name = name or EXEC_PREFIX + shlex.join(self.command)
         self.isolate_network = isolate_network
         self.wire_options = dict(wire or {})
+        self.pass_env = tuple(pass_env)
         if isolate_network:
             check_isolation(self.name)
 
@@ -319,7 +324,7 @@ class ProcessAdapter:
         try:
             return subprocess.Popen(
                 argv,
-                env={**os.environ, **environ},
+                env={**child_environ(pass_env=self.pass_env), **environ},
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,

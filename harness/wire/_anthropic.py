@@ -20,7 +20,13 @@ __all__ = ["ANTHROPIC_MESSAGES"]
 NAME = "Anthropic Messages"
 ROLES = frozenset({"user", "assistant"})
 """The roles of an Anthropic message."""
-ERROR_TYPES = {400: "invalid_request_error", 404: "not_found_error", 503: "overloaded_error"}
+ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    503: "overloaded_error",
+}
 
 
 Reply = tuple[JSON, list[JSON], tuple[int, int]]

@@ -151,7 +151,13 @@ def tool_calls_of(reply: JSON) -> list[JSON]:
     return list(reply.get("tool_calls") or ())
 
 
-OPENAI_ERROR_TYPES = {400: "invalid_request_error", 404: "not_found_error", 503: "server_error"}
+OPENAI_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "invalid_api_key",
+    404: "not_found_error",
+    413: "invalid_request_error",
+    503: "server_error",
+}
 
 
 def openai_error(status: int, message: str) -> WireResponse:
