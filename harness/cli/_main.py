@@ -1,7 +1,8 @@
 """Consumes the command line, produces the main job: scenarios × agents, a table, an exit status.
 
 Exit status: 0 when every verdict passes, 1 when any fails or the baseline gate finds a
-regression, 2 for a usage error, 130 when interrupted (SIGINT or SIGTERM).
+regression, 2 for a usage error, 3 when a report could not be written at the end (a full disk),
+130 when interrupted (SIGINT or SIGTERM).
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from unsolvable._batch import Batch, Job, run_jobs
-from unsolvable._errors import UnsolvableError
+from unsolvable._errors import OutputError, UnsolvableError
+from unsolvable._input import load_json, read_input
 from unsolvable._record import TerminationRecord
 from unsolvable._scenario import Ceilings, Scenario
 from unsolvable.cli._progress import Progress
+from unsolvable.reports._baseline import Baseline
 from unsolvable.reports._cells import align, format_metrics, should_summarise
 from unsolvable.reports._files import RecordStream
 from unsolvable.reports._flags import REPORT_FLAGS, report_options
@@ -36,6 +39,8 @@ __all__ = ["main"]
 DEFAULT_AGENTS = ("naive", "contract")
 INTERRUPTED_STATUS = 130
 """128 + SIGINT, as shells report a command stopped with Ctrl-C."""
+UNWRITTEN_STATUS = 3
+"""A run whose reports could not all be written: neither a verdict (1) nor a usage error (2)."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -213,18 +218,44 @@ def _report_options(args: argparse.Namespace) -> ReportOptions:
 
 def _run(args: argparse.Namespace) -> int:
     options = _report_options(args)
-    check_baseline(options)
+    baseline = check_baseline(options)
     check_outputs(options)
     stream = RecordStream(options.json)
-    batch = _records(args, stream)
+    stream.open()
+    try:
+        return _finish(args, _records(args, stream), options, baseline, stream)
+    finally:
+        stream.close(keep=True)  # what it holds is all there is, unless the reports were written
+
+
+def _finish(
+    args: argparse.Namespace,
+    batch: Batch,
+    options: ReportOptions,
+    baseline: Baseline | None,
+    stream: RecordStream,
+) -> int:
+    """The table, the explanations, the reports and the gate; the exit status."""
     records = list(batch.records)
     print(format_table(records))
     failures = [r for r in records if not r.verdict.passed]
     if args.explain:
         for record in failures:
             print("\n" + explain(record))
-    published = publish(records, options, interrupted=batch.interrupted)
+    try:
+        published = publish(records, options, baseline=baseline, interrupted=batch.interrupted)
+    except OutputError as error:
+        print(summary_line(records))
+        kept = (
+            f"; the {stream.written} records streamed to {stream.path} are kept"
+            if stream.written
+            else ""
+        )
+        print(f"unsolvable: error: {error}{kept}", file=sys.stderr)
+        return UNWRITTEN_STATUS
     stream.close(keep=False)
+    if stream.error is not None:
+        print(f"unsolvable: warning: {stream.error}; the final files were written", file=sys.stderr)
     if should_summarise(published.metrics):
         print("\n" + format_metrics(published.metrics) + "\n")
     print(summary_line(records))
@@ -239,13 +270,16 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _read_records(path: Path) -> list[TerminationRecord]:
+    """The records of a ``--json`` file, each checked (`TerminationRecord.from_dict`)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = load_json(read_input(path), what=f"records file {str(path)!r}")
+        if not isinstance(data, dict) or not isinstance(data.get("records"), list):
+            raise ValueError('it holds no "records" list')
         return [TerminationRecord.from_dict(record) for record in data["records"]]
-    except (OSError, ValueError, KeyError, TypeError) as error:
+    except ValueError as error:
         raise UnsolvableError(
-            f"cannot read records from {str(path)!r} ({type(error).__name__}: {error}); pass a "
-            "file written by unsolvable run --json or pytest --unsolvable-json"
+            f"cannot read records from {str(path)!r} ({error}); pass a file written by "
+            "unsolvable run --json or pytest --unsolvable-json"
         ) from None
 
 
@@ -253,9 +287,10 @@ def _report(args: argparse.Namespace) -> int:
     """Exit status: 1 only when the baseline gate finds a regression (verdicts were judged
     when the records were made)."""
     options = _report_options(args)
+    baseline = check_baseline(options)
     check_outputs(options)
     records = _read_records(args.records)
-    published = publish(records, options)
+    published = publish(records, options, baseline=baseline)
     print(format_metrics(published.metrics) + "\n")
     print(summary_line(records))
     print(pass_k_line(published.metrics))

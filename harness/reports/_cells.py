@@ -202,5 +202,5 @@ def _indented(value: object, depth: int) -> str:
         inner = "\n" + INDENT * (depth + 1)
         items = [f"{json.dumps(key)}: {_indented(value[key], depth + 1)}" for key in sorted(value)]
         return "{" + inner + ("," + inner).join(items) + "\n" + INDENT * depth + "}"
-    text = json.dumps(value, sort_keys=True, indent=2)
+    text = json.dumps(value, sort_keys=True, indent=2, allow_nan=False)
     return text.replace("\n", "\n" + INDENT * depth) if depth else text

@@ -175,7 +175,7 @@ def test_the_baseline_is_rewritten_only_from_a_whole_session(
         pytest.param(
             (f"{BASELINE_OPTION}=broken.json",),
             "",
-            f"ERROR: {BASELINE_OPTION}: baseline 'broken.json' is not readable JSON: *",
+            f"ERROR: {BASELINE_OPTION}: baseline 'broken.json' is not JSON (*",
             id="broken",
         ),
         pytest.param(
