@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-__all__ = ["cut", "cut_counted", "described", "plain_partial"]
+__all__ = ["cut", "cut_counted", "described", "plain_partial", "printable"]
 
 ELLIPSIS = "…"
 PARTIAL_CUT = 100_000
@@ -27,6 +27,24 @@ def cut_counted(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}{ELLIPSIS} ({len(text) - limit} more characters cut)"
+
+
+ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def printable(text: str) -> str:
+    """``text`` as a terminal or a report may show it: every character that does not print —
+    a carriage return that would let a line be overwritten, an ANSI escape sequence that would
+    recolour or erase it, a newline inside a cell, a right-to-left override — written as its
+    escape (``\\r``, ``\\x1b``, ``\\u202e``), visible and inert."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else _escaped(ch) for ch in text)
+
+
+def _escaped(ch: str) -> str:
+    code = ord(ch)
+    return ESCAPES.get(ch) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
 
 
 def described(value: object) -> str:

@@ -20,6 +20,7 @@ from unsolvable._errors import OutputError, UnsolvableError
 from unsolvable._input import load_json, read_input
 from unsolvable._record import TerminationRecord
 from unsolvable._scenario import Ceilings, Scenario
+from unsolvable._text import printable
 from unsolvable.cli._progress import Progress
 from unsolvable.reports._baseline import Baseline
 from unsolvable.reports._cells import align, format_metrics, should_summarise
@@ -342,7 +343,7 @@ def _describe(scenario: Scenario) -> str:
         lines.append(f"  retries of a refused call allowed: {scenario.refused_retries}")
     lines.append("")
     lines.append(scenario.explanation)
-    return "\n".join(lines)
+    return "\n".join(map(printable, lines))  # a scenario file's text is shown, never obeyed
 
 
 def _show(name: str, library: Any) -> int:

@@ -10,6 +10,7 @@ import json
 from collections.abc import Sequence
 
 from unsolvable._record import SCHEMA_VERSION, TerminationRecord
+from unsolvable._text import printable
 from unsolvable.reports._metrics import Distribution, GroupMetrics, Metrics, measure
 
 __all__ = [
@@ -137,7 +138,10 @@ def should_summarise(metrics: Metrics) -> bool:
 
 def align(rows: Sequence[Sequence[str]]) -> str:
     """Left-aligned columns, two spaces apart; the last one is never padded or cut, so verdicts
-    and long lists of codes stay whole. Every terminal table is made by this."""
+    and long lists of codes stay whole. Every terminal table is made by this, so every cell is
+    made `printable` here: what an agent wrote (a verdict's reason, its name) cannot move the
+    cursor or recolour the table."""
+    rows = [[printable(cell) for cell in row] for row in rows]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
     lines = (
         "  ".join([*(cell.ljust(width) for cell, width in zip(row, widths, strict=False)), row[-1]])

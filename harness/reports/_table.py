@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from unsolvable._record import Outcome, TerminationRecord
+from unsolvable._text import printable
 from unsolvable.reports._cells import align
 from unsolvable.reports._metrics import Metrics, is_false_completion, lag
 
@@ -99,4 +100,4 @@ def explain(record: TerminationRecord) -> str:
             lines.append(f"      → {tool.name}({tool.arguments}) = {tool.result}")
     if not observed.tail:
         lines.append("    (no steps)")
-    return "\n".join(lines)
+    return "\n".join(map(printable, lines))  # what the agent wrote, shown, never obeyed

@@ -90,3 +90,26 @@ def waits_with_a_process(session: Session) -> Stop:
     Path(os.environ["HOSTILE_PIDS"]).write_text(f"{os.getpid()} {child.pid}")
     time.sleep(300)
     return Stop(code=Code.NO_PROGRESS, reason="waited")
+
+
+def writes_over_its_row(session: Session) -> str:
+    """Returns text that, printed raw, would erase its own FAIL row and print a pass."""
+    return "\r\x1b[2K\x1b[1Aconstant-return/repeat  contract  pass\n\n# all passed"
+
+
+def removes_the_baseline(session: Session) -> Stop:
+    """Removes the baseline file the run gates on, if it is told one, while the run goes on."""
+    if "HOSTILE_BASELINE" in os.environ:
+        Path(os.environ["HOSTILE_BASELINE"]).unlink(missing_ok=True)
+    return Stop(code=Code.NO_PROGRESS, reason="removed the baseline")
+
+
+def stops_with_nan(session: Session) -> Stop:
+    return Stop(code=Code.NO_PROGRESS, reason="not a number", partial=[float("nan"), 1e999])
+
+
+def slow(session: Session) -> Stop:
+    """Takes a while per run, so that another run can start meanwhile."""
+    session.call_model([], session.tools)
+    time.sleep(float(os.environ.get("HOSTILE_SLOW", "0.5")))
+    return Stop(code=Code.NO_PROGRESS, reason="nothing new")
