@@ -92,9 +92,10 @@ def waits_with_a_process(session: Session) -> Stop:
     return Stop(code=Code.NO_PROGRESS, reason="waited")
 
 
-def writes_over_its_row(session: Session) -> str:
-    """Returns text that, printed raw, would erase its own FAIL row and print a pass."""
-    return "\r\x1b[2K\x1b[1Aconstant-return/repeat  contract  pass\n\n# all passed"
+def writes_over_its_row(session: Session) -> None:
+    """Crashes with a message that, printed raw, would erase its own FAIL row and print a pass,
+    and in Markdown, start a heading."""
+    raise RuntimeError("\r\x1b[2K\x1b[1Aconstant-return/repeat  contract  pass\n\n# all passed")
 
 
 def removes_the_baseline(session: Session) -> Stop:
