@@ -16,7 +16,7 @@ import functools
 import math
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from enum import Enum
 from typing import Any, TypeVar
 
@@ -26,8 +26,10 @@ T = TypeVar("T")
 
 
 @functools.cache
-def _hints(cls: type[Any]) -> dict[str, Any]:
-    """A dataclass's field types, resolved once per class: its annotations are fixed."""
+def _hints(cls: Hashable) -> dict[str, Any]:
+    """A dataclass's field types, resolved once per class: its annotations are fixed, and
+    resolving them (an ``eval`` per field) for each step of a long trajectory was most of the
+    cost of reading a record back."""
     return typing.get_type_hints(cls)
 
 
@@ -37,7 +39,7 @@ def build(cls: type[T], data: object, where: str = "") -> T:
     where = where or cls.__name__
     if not isinstance(data, Mapping):
         raise ValueError(f"{where} is {_kind(data)}, not an object")
-    hints, given = _hints(typing.cast(type[Any], cls)), {}
+    hints, given = _hints(typing.cast(Hashable, cls)), {}
     for field in dataclasses.fields(cls):  # type: ignore[arg-type]
         if field.name in data:
             given[field.name] = _value(hints[field.name], data[field.name], f"{where}.{field.name}")

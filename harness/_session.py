@@ -7,6 +7,7 @@ it, is counted against the harness ceilings, and feeds the ground truth of stagn
 from __future__ import annotations
 
 import json
+import math
 import threading
 import time
 from collections import Counter
@@ -334,7 +335,10 @@ class Session:
     def sleep(self, seconds: float) -> None:
         """Waits ``seconds`` on the session clock, at once: honour a Retry-After here and the
         wait counts against the wall and idle budgets (`clock`) without costing real time, so
-        a run never hits the harness's wall ceiling for being polite."""
+        a run never hits the harness's wall ceiling for being polite. A wait that is not a
+        finite number is the agent's bug: a `ValueError` says so, and the clock is unchanged."""
+        if not math.isfinite(float(seconds)):
+            raise ValueError(f"session.sleep({seconds!r}): give a finite number of seconds")
         with self._lock:
             self._check_open()
             self._slept += max(0.0, float(seconds))
