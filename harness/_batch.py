@@ -58,6 +58,8 @@ READ_CHUNK = 1024 * 1024
 """Bytes read from a worker's channel at once: a record of a long run is several megabytes."""
 POLL_SECONDS = 0.1
 """How often the harness looks for dead and overdue workers while none sends anything."""
+REAP_POLL_SECONDS = 0.01
+"""How often the harness looks whether an ending worker has exited: it takes milliseconds."""
 PIPELINE = 2
 """Jobs a worker holds at once, the one it runs and the next: it starts the next as soon as it
 has sent a record, not after the harness has read it and sent another (a run lasts a few
@@ -77,7 +79,6 @@ class Interrupted(Exception):
     """SIGTERM, delivered the way SIGINT is (as an exception in the main thread)."""
 
 
-# -- the harness side -----------------------------------------------------------------------
 def _context(lookup: Lookup) -> BaseContext:
     """``fork`` on Linux when this process runs no other thread (``unsolvable run``): it has
     imported the harness and the library already, so a worker is ready in milliseconds rather
@@ -132,13 +133,12 @@ def _start(context: BaseContext, lookup: Lookup) -> _Worker:
 def _stop(worker: _Worker, *, kill: bool) -> None:
     """Ends a worker and everything it started (its tree, whatever group or session each
     process moved to); reaps it."""
-    if not kill:
+    if kill and worker.process.pid is not None:
+        end_tree(worker.process.pid)
+    else:
         with contextlib.suppress(OSError):
             worker.jobs.send(None)
-        wait([worker.records], INTERRUPT_GRACE_SECONDS)  # its end comes as it exits
-    if worker.process.is_alive() and worker.process.pid is not None:
-        end_tree(worker.process.pid)
-    worker.process.join()
+    _reaped(worker.process)
     for ours in (worker.jobs, worker.records, worker.alive):
         ours.close()
 
@@ -225,10 +225,21 @@ def _wall(job: Job) -> float:
     return job.ceilings.max_wall_seconds + GRACE_SECONDS + KILL_MARGIN_SECONDS
 
 
-def _death(process: BaseProcess) -> str:
-    """How a worker ended, once its channel has: it closes only as the worker exits. Its
-    process sentinel is not read, since the worker lets go of every descriptor it inherited."""
+def _reaped(process: BaseProcess) -> None:
+    """Waits for a worker that is ending, `INTERRUPT_GRACE_SECONDS` at most, then ends it and
+    all below it. Its process sentinel is not waited on: the worker lets go of every descriptor
+    it inherited, the sentinel's pipe among them, so only the process table says it ended."""
+    deadline = time.monotonic() + INTERRUPT_GRACE_SECONDS
+    while process.is_alive() and time.monotonic() < deadline:
+        time.sleep(REAP_POLL_SECONDS)
+    if process.is_alive() and process.pid is not None:
+        end_tree(process.pid)
     process.join()
+
+
+def _death(process: BaseProcess) -> str:
+    """How a worker ended, once its channel has (it closes only as the worker exits)."""
+    _reaped(process)
     code = process.exitcode
     if code is not None and code < 0:
         return f"the worker process was killed by {signal.Signals(-code).name} during the run"

@@ -40,6 +40,8 @@ OUTPUT_CUT = 2000
 ERROR_CUT = 2000
 """Characters of what the worker's own work around a run raised, kept in that run's record."""
 STANDARD_STREAMS = (0, 1, 2)
+GUARD_READ = 65_536
+"""Bytes the guard reads at once from a pipe that should carry none."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -123,10 +125,6 @@ def _guard(alive: int, worker: int, worker_alive: int) -> NoReturn:
         if alive in ready and not os.read(alive, GUARD_READ):
             end_tree(worker)
             os._exit(0)
-
-
-GUARD_READ = 65_536
-"""Bytes the guard reads at once from a pipe that should carry none."""
 
 
 def _start_guard(alive: int) -> int:
