@@ -12,7 +12,6 @@ import contextlib
 import importlib.util
 import json
 import os
-import secrets
 import select
 import shlex
 import signal
@@ -25,6 +24,7 @@ from collections.abc import Mapping
 from typing import IO, TYPE_CHECKING
 
 from unsolvable._environ import child_environ
+from unsolvable._run_key import new_key
 
 if TYPE_CHECKING:
     from unsolvable._session import Session
@@ -45,9 +45,8 @@ CONFIG_NAME = "mcp.json"
 LOOPBACK = "127.0.0.1"
 MCP_PATH = "/mcp"
 KEY_VARIABLE = "UNSOLVABLE_MCP_KEY"
-"""Where the HTTP server reads the run's key, the first segment of every path it answers
-(`unsolvable.mcp._server`); in the server's environment only, never the agent's."""
-KEY_BYTES = 16
+"""Where the HTTP server reads the run's key, a segment of every path it answers
+(`unsolvable._run_key`); in the server's environment only, never the agent's."""
 POLL_SECONDS = 0.05
 """How often the watcher looks for a first connection or a stop: a client's connection waits in
 the listen backlog meanwhile, so this only delays the server's start, never refuses anyone."""
@@ -94,7 +93,7 @@ class McpService:
 
     def __init__(self, environ: Mapping[str, str]) -> None:
         self.environ = dict(environ)
-        self.key = secrets.token_hex(KEY_BYTES)
+        self.key = new_key()
         self._listener: socket.socket | None = None
         self._process: subprocess.Popen[bytes] | None = None
         self._stderr: IO[bytes] | None = None

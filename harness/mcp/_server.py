@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import secrets
 import socket
 import sys
 from collections.abc import Mapping, Sequence
@@ -44,9 +43,9 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from unsolvable._run_key import new_key, unkeyed
 from unsolvable._scenario import McpErrors
-from unsolvable.mcp._launch import KEY_BYTES, KEY_VARIABLE, LOOPBACK, MCP_PATH, SERVER_NAME
-from unsolvable.wire._agents import unkeyed
+from unsolvable.mcp._launch import KEY_VARIABLE, LOOPBACK, MCP_PATH, SERVER_NAME
 
 __all__ = ["build_server", "main"]
 
@@ -182,8 +181,8 @@ class _TransportFailures:
 
 
 class _Keyed:
-    """ASGI middleware: only a request whose path starts with the run's key is served, as one
-    without it; any other is refused (401, a JSON-RPC error) before the MCP server sees it."""
+    """ASGI middleware: only a request whose path holds the run's key is served, as one without
+    it; any other is refused (401, a JSON-RPC error) before the MCP server sees it."""
 
     def __init__(self, app: ASGIApp, key: str) -> None:
         self.app, self.key = app, key
@@ -281,7 +280,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if not options.http:
         anyio.run(_serve_stdio, server, errors)
         return
-    key = os.environ.get(KEY_VARIABLE) or secrets.token_hex(KEY_BYTES)
+    key = os.environ.get(KEY_VARIABLE) or new_key()
     if options.fd is not None:
         listener = socket.socket(fileno=options.fd)
     else:

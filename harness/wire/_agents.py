@@ -8,7 +8,6 @@ told. A request that names no agent is the session's default agent (``main``).
 
 from __future__ import annotations
 
-import hmac
 import re
 from urllib.parse import urlsplit, urlunsplit
 
@@ -16,7 +15,7 @@ from unsolvable._errors import AdapterError
 from unsolvable.wire._errors import WIRE_DOCS
 from unsolvable.wire._exchange import redact_url
 
-__all__ = ["AGENTS_SEGMENT", "agent_url", "check_agent", "split_agent", "unkeyed"]
+__all__ = ["AGENTS_SEGMENT", "agent_url", "check_agent", "split_agent"]
 
 AGENTS_SEGMENT = "agents"
 """The path segment before an agent's name: ``https://api.openai.com/agents/worker-1/v1``."""
@@ -64,16 +63,3 @@ def agent_url(url: str, agent: str) -> str:
     rest = parts.path if parts.path not in ("", "/") else ""
     path = f"/{AGENTS_SEGMENT}/{agent}{rest}"
     return urlunsplit((parts.scheme, parts.netloc, path, parts.query, parts.fragment))
-
-
-def unkeyed(path: str, key: str) -> str | None:
-    """``path`` without a run's ``key`` (`unsolvable.wire.LoopbackServer`), or ``None`` when it
-    does not carry it: first (``/<key>/v1/…``, as every URL the run hands out), or after the agent
-    it names (``/agents/<name>/<key>/…``, what `agent_url` makes of such a URL). Compared in
-    constant time: how long a refusal takes tells nothing of the key."""
-    agent, rest = split_agent(path)
-    head, slash, tail = rest.removeprefix("/").partition("/")
-    if not hmac.compare_digest(head.encode(), key.encode()):
-        return None
-    named = f"/{AGENTS_SEGMENT}/{agent}" if agent is not None else ""
-    return f"{named}{slash}{tail}" if named or slash else "/"

@@ -11,14 +11,14 @@ to `BODY_LIMIT`.
 
 from __future__ import annotations
 
-import secrets
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import TYPE_CHECKING
 
 from unsolvable._errors import CeilingHit
-from unsolvable.wire._agents import AGENTS_SEGMENT, unkeyed
+from unsolvable._run_key import new_key, unkeyed
+from unsolvable.wire._agents import AGENTS_SEGMENT
 from unsolvable.wire._anthropic import ANTHROPIC_MESSAGES
 from unsolvable.wire._chat import CHAT_COMPLETIONS
 from unsolvable.wire._errors import StrayRequest
@@ -46,8 +46,6 @@ BACKLOG = 1024
 """Connections the kernel holds before the server accepts them: an agent that opens many at
 once (a fan-out of workers, a burst of retries) waits for none; the default of 5 made a burst
 wait about a second for the kernel's retransmission."""
-KEY_BYTES = 16
-"""Random bytes of a run's key: guessing it is out of reach, and it fits in one path segment."""
 
 
 def _refusal(status: int, kind: str, message: str) -> WireResponse:
@@ -161,7 +159,7 @@ class LoopbackServer:
 
     def __init__(self, wire: Wire) -> None:
         self.wire = wire
-        self.key = secrets.token_hex(KEY_BYTES)
+        self.key = new_key()
         """The run's key, the first segment of every URL this server hands out."""
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None

@@ -12,8 +12,8 @@ import httpx
 import pytest
 
 from unsolvable import Session
+from unsolvable._run_key import unkeyed
 from unsolvable.wire import Wire
-from unsolvable.wire._agents import unkeyed
 from unsolvable.wire._server import BACKLOG, BODY_LIMIT, LOOPBACK, _Handler, _Server
 
 ASK = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
@@ -50,10 +50,10 @@ def test_a_request_without_the_runs_key_is_refused_in_its_shape_and_not_counted(
     assert (observed.steps, observed.tool_calls, observed.transport_attempts) == (0, 0, 0)
 
 
-def test_the_key_is_read_first_or_after_the_agent_a_url_names() -> None:
+def test_the_key_is_read_wherever_a_client_put_it() -> None:
     key = "k" * 32
     assert unkeyed(f"/{key}/agents/w/v1/messages", key) == "/agents/w/v1/messages"
-    assert unkeyed(f"/agents/w/{key}/v1/messages", key) == "/agents/w/v1/messages"
+    assert unkeyed(f"/agents/w/{key}/v1/messages?x=1", key) == "/agents/w/v1/messages?x=1"
     assert unkeyed(f"/{key}", key) == "/"
     assert unkeyed("/agents/w/v1/messages", key) is None
     assert unkeyed(f"/{key}x/v1", key) is None
