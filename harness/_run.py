@@ -26,7 +26,7 @@ from unsolvable._text import cut, described
 from unsolvable._verdict import judge
 from unsolvable.adapters.base import Adapter
 
-__all__ = ["Abandon", "ceilings_for", "run"]
+__all__ = ["Abandon", "ceilings_for", "redacted_data", "run", "run_unredacted"]
 
 GRACE_SECONDS = 1.0
 """How long an interrupted agent gets to unwind before the run is given up on (`Abandon`)."""
@@ -188,7 +188,6 @@ def run(
     strict: bool = False,
     ceilings: Ceilings | None = None,
     abandon: Abandon | None = None,
-    redactor: Redactor | None = None,
     **overrides: Any,
 ) -> TerminationRecord:
     """Runs ``agent`` on ``scenario`` once, on this thread, and returns the judged record.
@@ -199,12 +198,35 @@ def run(
     `ceilings_for` the agent. ``abandon`` is for worker processes (`Abandon`). An agent that
     cannot run at all (a coding agent whose CLI is missing) raises `AdapterError` before the run.
 
-    The record is redacted as it leaves (`unsolvable._redact`), of the secrets ``redactor`` read
-    (by default, the environment's now, before the agent runs). What the agent returned, however
-    broken (a ``__repr__`` that raises, a partial result nested thousands deep, a stop with a
-    reason that is not text), is read under guard: a record is always made.
+    The record is redacted as it leaves (`unsolvable._redact`), of the secrets the environment
+    holds now, before the agent runs. What the agent returned, however broken (a ``__repr__``
+    that raises, a partial result nested thousands deep, a stop with a reason that is not text),
+    is read under guard: a record is always made.
     """
-    redactor = redactor or Redactor()
+    redactor = Redactor()
+
+    def hand_over(record: TerminationRecord) -> None:
+        if abandon is not None:
+            abandon(TerminationRecord.from_dict(redacted_data(record, redactor)))
+
+    made = run_unredacted(
+        agent, scenario, seed=seed, strict=strict, ceilings=ceilings, abandon=hand_over, **overrides
+    )
+    return TerminationRecord.from_dict(redacted_data(made, redactor))
+
+
+def run_unredacted(
+    agent: AgentLike,
+    scenario: Scenario,
+    *,
+    seed: int | None = None,
+    strict: bool = False,
+    ceilings: Ceilings | None = None,
+    abandon: Abandon | None = None,
+    **overrides: Any,
+) -> TerminationRecord:
+    """`run`, returning the record as made, not yet redacted: for a worker process, which sends
+    the plain form `redacted_data` makes of it with the output it captured."""
     scenario = scenario.with_overrides(**overrides)
     seed = scenario.seeds[0] if seed is None else seed
     adapter = adapter_for(agent)
@@ -214,24 +236,22 @@ def run(
     def overdue() -> None:
         if abandon is not None:
             ending = (Outcome.DID_NOT_STOP, None, None, None)
-            abandon(_redacted(_record(adapter, scenario, session, ending, strict=strict), redactor))
+            abandon(_record(adapter, scenario, session, ending, strict=strict))
 
     on_main = threading.current_thread() is threading.main_thread()
     watchdog = _Watchdog(session, wake=on_main, on_overdue=overdue)
     returned, error = _call(adapter, session, watchdog)
     try:
         ending = _classify(adapter, session, returned, error)
-        record = _record(adapter, scenario, session, ending, strict=strict)
+        return _record(adapter, scenario, session, ending, strict=strict)
     except Exception as failed:
         why = f"the harness could not read what the agent returned: {_error_text(failed)}"
         ending = (Outcome.CRASHED, None, why, None)
-        record = _record(adapter, scenario, session, ending, strict=strict)
-    return _redacted(record, redactor)
+        return _record(adapter, scenario, session, ending, strict=strict)
 
 
-def _redacted(record: TerminationRecord, redactor: Redactor) -> TerminationRecord:
-    """The record with every string in it cleaned — the agent's output, the trajectory, the
-    tools' arguments and results, the partial result, the errors and the verdict's messages —
-    through its plain form, which holds them all."""
-    data = redactor.data(record.to_dict(volatile=True), keep_keys=FIELD_NAMES)
-    return TerminationRecord.from_dict(data)
+def redacted_data(record: TerminationRecord, redactor: Redactor) -> dict[str, Any]:
+    """The record's plain form (`TerminationRecord.to_dict`, wall times kept) with every string
+    in it cleaned — the agent's output, the trajectory, the tools' arguments and results, the
+    partial result, the errors and the verdict's messages: the plain form holds them all."""
+    return redactor.data(record.to_dict(volatile=True), keep_keys=FIELD_NAMES)  # type: ignore[no-any-return]

@@ -30,7 +30,7 @@ from unsolvable._job import ABANDONED, FAILED, FINISHED, LOADED, Job, Lookup, en
 from unsolvable._loading import load_agent
 from unsolvable._record import TerminationRecord
 from unsolvable._redact import Redactor
-from unsolvable._run import run
+from unsolvable._run import redacted_data, run_unredacted
 from unsolvable._text import cut
 
 __all__ = ["OUTPUT_CUT", "Channels", "serve"]
@@ -206,23 +206,25 @@ class Worker:
         self.pristine = dataclasses.replace(self.pristine, path=tuple(sys.path))
 
     def _record(self, index: int, job: Job) -> dict[str, Any]:
+        """The run's record, with the agent's output when it failed, redacted once, as it
+        leaves (`redacted_data`)."""
+
         def abandon(record: TerminationRecord) -> None:
-            self._send(index, ABANDONED, record=record.to_dict(volatile=True))
+            self._send(index, ABANDONED, record=redacted_data(record, self.redactor))
             os._exit(0)  # the agent's thread cannot be ended; this process can
 
         with _captured() as output:
-            record = run(
+            record = run_unredacted(
                 load_agent(job.agent, isolate_network=job.isolate_network),
                 self.lookup(job.scenario),
                 seed=job.seed,
                 strict=job.strict,
                 ceilings=job.ceilings,
                 abandon=abandon,
-                redactor=self.redactor,
                 **dict(job.overrides),
             )
-            text = "" if record.verdict.passed else self.redactor.text(output())
-        return dataclasses.replace(record, output=text).to_dict(volatile=True)
+            text = "" if record.verdict.passed else output()
+        return redacted_data(dataclasses.replace(record, output=text), self.redactor)
 
 
 @contextlib.contextmanager

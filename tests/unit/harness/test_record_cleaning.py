@@ -14,7 +14,7 @@ from tests import _builders as b
 from tests.reports import _records as records
 from unsolvable import Code, Stop
 from unsolvable._redact import Redactor
-from unsolvable._run import _redacted
+from unsolvable._run import redacted_data
 
 SECRET = "Bearer abcdefghijklmnop1234567890"
 
@@ -62,7 +62,7 @@ def test_a_secret_is_redacted_from_every_trace_field_the_error_and_the_failures(
     leaky = dataclasses.replace(
         base, observed=observed, verdict=verdict, returned=SECRET, output=SECRET
     )
-    cleaned = _redacted(leaky, Redactor({}))
+    cleaned = unsolvable.TerminationRecord.from_dict(redacted_data(leaky, Redactor({})))
     redacted = "Bearer [redacted]"
     clean_tool = unsolvable.ToolTrace(name="t", arguments=redacted, result=redacted, world="w")
     clean_asked = unsolvable.ToolTrace(name="t", arguments=redacted, result="")
