@@ -1,12 +1,15 @@
 """Consumes jobs (agent spec × scenario name × seed), produces their judged records in job order,
 each run made in a worker process that the agent cannot take the harness down with.
 
-A worker runs one job at a time on its main thread and sends the record back as the plain data
-`TerminationRecord.to_dict` makes. A worker that dies (``os._exit``, a signal, a segfault) is
-recorded ``crashed`` for the run it was in, one that outlives its wall ceiling (a C loop holding
-the interpreter) is killed and recorded ``did_not_stop``, and a fresh worker takes the next job:
-the other runs are unaffected. Order never depends on the number of workers, so the JSON of a run
-is the same bytes at ``-n 1`` and ``-n 4``.
+A worker (`unsolvable._worker`) runs one job at a time on its main thread and sends the record
+back as one line of JSON (`unsolvable._job`). The harness trusts none of it: a message that is
+malformed, comes from another process or answers another job is the crash of the job it waited
+for, and every record is judged again here, from its observed fields and the scenario, whatever
+verdict the worker sent. A worker that dies (``os._exit``, a signal, a segfault) is recorded
+``crashed`` for the run it was in, one that outlives its wall ceiling (a C loop holding the
+interpreter) is killed with everything it started and recorded ``did_not_stop``, and a fresh
+worker takes the next job: the other runs are unaffected. Order never depends on the number of
+workers, so the JSON of a run is the same bytes at ``-n 1`` and ``-n 4``.
 """
 
 from __future__ import annotations
@@ -17,21 +20,32 @@ import multiprocessing
 import os
 import signal
 import sys
-import tempfile
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.context import BaseContext
 from multiprocessing.process import BaseProcess
 
+from unsolvable._descendants import end_tree
+from unsolvable._job import (
+    ABANDONED,
+    FAILED,
+    LOADED,
+    MESSAGE_LIMIT,
+    Job,
+    Lookup,
+    MessageError,
+    decode,
+)
 from unsolvable._loading import load_agent
 from unsolvable._record import Ending, Observed, Outcome, TerminationRecord
-from unsolvable._run import GRACE_SECONDS, run
-from unsolvable._scenario import Ceilings, Scenario
+from unsolvable._run import GRACE_SECONDS
+from unsolvable._scenario import Scenario
 from unsolvable._verdict import judge
+from unsolvable._worker import Channels, serve
 
 __all__ = ["Batch", "Job", "WorkerPool", "run_jobs"]
 
@@ -40,35 +54,16 @@ KILL_MARGIN_SECONDS = 0.4
 is killed: the agent then holds the interpreter and nothing in its process can end it."""
 INTERRUPT_GRACE_SECONDS = 1.0
 """On an interrupt, how long running jobs get to finish before their workers are killed."""
-OUTPUT_CUT = 2000
-"""Characters of an agent's own stdout/stderr kept in the record of a failing run."""
+READ_CHUNK = 1024 * 1024
+"""Bytes read from a worker's channel at once: a record of a long run is several megabytes."""
 POLL_SECONDS = 0.1
 """How often the harness looks for dead and overdue workers while none sends anything."""
+REAP_POLL_SECONDS = 0.01
+"""How often the harness looks whether an ending worker has exited: it takes milliseconds."""
 PIPELINE = 2
 """Jobs a worker holds at once, the one it runs and the next: it starts the next as soon as it
 has sent a record, not after the harness has read it and sent another (a run lasts a few
 milliseconds; the round trip was a quarter of it)."""
-FINISHED, ABANDONED, LOADED = "finished", "abandoned", "loaded"
-"""What a worker sends with a record: it is ready for the next job, or it is exiting."""
-
-Lookup = Callable[[str], Scenario]
-"""Finds a scenario by name; a module-level function (such as ``scenarios.get``) so it pickles."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class Job:
-    """One run to make."""
-
-    agent: str
-    """An agent spec: ``naive``, ``contract`` or ``module:attr``."""
-    scenario: str
-    seed: int
-    strict: bool = False
-    ceilings: Ceilings = field(default_factory=Ceilings)
-    overrides: tuple[tuple[str, int | float], ...] = ()
-    """Step bound and budget fields replaced for this run (what `unsolvable.run` takes)."""
-    isolate_network: bool = False
-    """Run an ``exec:`` agent with loopback only (`load_agent`)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -86,91 +81,33 @@ class Interrupted(Exception):
     """SIGTERM, delivered the way SIGINT is (as an exception in the main thread)."""
 
 
-# -- the worker process ---------------------------------------------------------------------
-@contextlib.contextmanager
-def _captured() -> Iterator[Callable[[], str]]:
-    """The agent's own stdout and stderr go to a file, not into the harness's output."""
-    with tempfile.TemporaryFile() as sink:
-        saved = [os.dup(1), os.dup(2)]
-        for fd in (1, 2):
-            os.dup2(sink.fileno(), fd)
-
-        def output() -> str:
-            for stream in (sys.stdout, sys.stderr):
-                stream.flush()
-            sink.seek(0, os.SEEK_END)
-            size = sink.tell()
-            sink.seek(max(0, size - 4 * OUTPUT_CUT))  # a UTF-8 character takes up to 4 bytes
-            return sink.read().decode("utf-8", "replace")[-OUTPUT_CUT:]
-
-        try:
-            yield output
-        finally:
-            for fd, copy in zip((1, 2), saved, strict=True):
-                os.dup2(copy, fd)
-                os.close(copy)
-
-
-def _run_job(job: Job, lookup: Lookup, conn: Connection) -> None:
-    def abandon(record: TerminationRecord) -> None:
-        conn.send((ABANDONED, record.to_dict(volatile=True)))
-        os._exit(0)  # the agent's thread cannot be ended; this process can
-
-    with _captured() as output:
-        _load(job, conn)
-        record = run(
-            load_agent(job.agent, isolate_network=job.isolate_network),
-            lookup(job.scenario),
-            seed=job.seed,
-            strict=job.strict,
-            ceilings=job.ceilings,
-            abandon=abandon,
-            **dict(job.overrides),
-        )
-        text = "" if record.verdict.passed else output()
-    conn.send((FINISHED, dataclasses.replace(record, output=text).to_dict(volatile=True)))
-
-
-def _load(job: Job, conn: Connection) -> None:
-    """Imports the agent before its run's clock starts, and says so: a framework that takes
-    seconds to import (AutoGen, LlamaIndex) is not charged for it against the wall ceiling, which
-    would otherwise end its first run in each worker before it began. A spec that fails
-    to load raises again in the run, which records it."""
-    with contextlib.suppress(Exception):
-        load_agent(job.agent)
-    conn.send((LOADED, None))
-
-
-def _serve(conn: Connection, lookup: Lookup) -> None:
-    """A worker's main loop: its own process group (so a terminal's Ctrl-C reaches only the
-    harness, which decides), one job at a time, until told to stop."""
-    os.setpgrp()
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a forked worker inherits the batch's
-    while (job := conn.recv()) is not None:
-        _run_job(job, lookup, conn)
-
-
-# -- the harness side -----------------------------------------------------------------------
 def _context(lookup: Lookup) -> BaseContext:
     """``fork`` on Linux when this process runs no other thread (``unsolvable run``): it has
     imported the harness and the library already, so a worker is ready in milliseconds rather
-    than after a fork server has imported them again, a tenth of a second on every run (issue
-    14). Otherwise ``forkserver`` where there is one: workers start from a clean process that
-    has imported the harness and the scenario library, never from one running agent threads."""
+    than after a fork server has imported them again. Otherwise ``forkserver`` where there is
+    one: workers start from a clean process that has imported the harness and the scenario
+    library, never from one running agent threads. Either way the worker lets go of every
+    descriptor it inherited (`unsolvable._worker`)."""
     if sys.platform == "linux" and threading.active_count() == 1:
         return multiprocessing.get_context("fork")
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload([__name__, lookup.__module__])
+    context.set_forkserver_preload(["unsolvable._worker", lookup.__module__])
     return context
 
 
 @dataclass(kw_only=True)
 class _Worker:
     process: BaseProcess
-    conn: Connection
+    jobs: Connection
+    """Where the harness sends ``(index, Job)``; ``None`` to stop."""
+    records: Connection
+    """What the worker writes, read raw into `inbox`."""
+    alive: Connection
+    """Held and never written: its end tells the worker's guard the harness is gone."""
+    inbox: bytearray = field(default_factory=bytearray)
+    """Bytes read from `records` that do not end a line yet."""
     queue: deque[int] = field(default_factory=deque)
     """The jobs sent to it, in order: it runs the first (`PIPELINE`)."""
     deadline: float = 0.0
@@ -183,30 +120,43 @@ class _Worker:
 
 
 def _start(context: BaseContext, lookup: Lookup) -> _Worker:
-    ours, theirs = context.Pipe()
-    process = context.Process(target=_serve, args=(theirs, lookup), daemon=True)  # type: ignore[attr-defined]
+    """A worker process and the harness's ends of its three pipes (`Channels`)."""
+    job_reader, job_writer = context.Pipe(duplex=False)
+    record_reader, record_writer = context.Pipe(duplex=False)
+    alive_reader, alive_writer = context.Pipe(duplex=False)
+    channels = Channels(jobs=job_reader, records=record_writer, alive=alive_reader)
+    process = context.Process(target=serve, args=(channels, lookup), daemon=True)  # type: ignore[attr-defined]
     process.start()
-    theirs.close()
-    return _Worker(process=process, conn=ours)
+    for theirs in (job_reader, record_writer, alive_reader):
+        theirs.close()
+    return _Worker(process=process, jobs=job_writer, records=record_reader, alive=alive_writer)
 
 
 def _stop(worker: _Worker, *, kill: bool) -> None:
-    """Ends a worker and everything it started (its process group); reaps it."""
-    pid = worker.process.pid
-    if kill and pid is not None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pid, signal.SIGKILL)
+    """Ends a worker and everything it started (its tree, whatever group or session each
+    process moved to); reaps it."""
+    if kill and worker.process.pid is not None:
+        end_tree(worker.process.pid)
     else:
         with contextlib.suppress(OSError):
-            worker.conn.send(None)
-    worker.process.join(timeout=None if kill else INTERRUPT_GRACE_SECONDS)
-    if worker.process.is_alive():
-        _stop(worker, kill=True)
-    worker.conn.close()
+            worker.jobs.send(None)
+    _reaped(worker.process)
+    for ours in (worker.jobs, worker.records, worker.alive):
+        ours.close()
+
+
+def _agent_name(job: Job) -> str:
+    """The agent's name as the harness knows it, never as a worker says it."""
+    try:
+        return load_agent(job.agent).name
+    except Exception:  # a spec that does not load: its runs are recorded under the spec
+        return job.agent
 
 
 def _lost(job: Job, scenario: Scenario, outcome: Outcome, why: str) -> TerminationRecord:
-    """The record of a run whose worker died or had to be killed: what the harness knows."""
+    """The record of a run whose worker died, had to be killed or sent nothing usable: what the
+    harness knows."""
+    scenario = scenario.with_overrides(**dict(job.overrides))
     scenario = scenario.bound_after(scenario.build(job.seed).lead)
     unsolvable = not scenario.solvable  # a control has no stagnant step and no lag
     observed = Observed(
@@ -229,7 +179,7 @@ def _lost(job: Job, scenario: Scenario, outcome: Outcome, why: str) -> Terminati
         scenario=scenario.name,
         family=scenario.family,
         seed=job.seed,
-        agent=load_agent(job.agent).name,
+        agent=_agent_name(job),
         outcome=outcome,
         reported=None,
         observed=observed,
@@ -240,14 +190,59 @@ def _lost(job: Job, scenario: Scenario, outcome: Outcome, why: str) -> Terminati
     )
 
 
+def _judged(job: Job, scenario: Scenario, data: object) -> TerminationRecord:
+    """The record a worker sent, judged here: what it says of the run (its outcome, the stop
+    reported, the observed counts, its output) is read, checked field by field, and judged
+    against the scenario as this job asked for it; the verdict, the scenario's fields and the
+    agent's name it sent are not read."""
+    if not isinstance(data, Mapping):
+        raise ValueError(f"its record is a {type(data).__name__}, not an object")
+    sent = TerminationRecord.from_dict(data)
+    scenario = scenario.with_overrides(**dict(job.overrides))
+    ending = Ending(
+        outcome=sent.outcome, reported=sent.reported, observed=sent.observed, returned=sent.returned
+    )
+    return dataclasses.replace(
+        sent,
+        scenario=scenario.name,
+        family=scenario.family,
+        seed=job.seed,
+        agent=_agent_name(job),
+        step_bound=scenario.step_bound,
+        solvable=scenario.solvable,
+        budget=scenario.budget.to_dict(),
+        verdict=judge(ending, scenario, strict=job.strict),
+    )
+
+
+def _garbled(why: str) -> str:
+    return (
+        f"the worker's message about this run could not be read ({why}); an agent that writes "
+        "to descriptors it did not open, or forks and carries on, garbles its own record"
+    )
+
+
 def _wall(job: Job) -> float:
     """How long a worker may take over a job before it is killed: the wall ceiling, the grace the
     run gives the agent to unwind, and a margin for the record to arrive."""
     return job.ceilings.max_wall_seconds + GRACE_SECONDS + KILL_MARGIN_SECONDS
 
 
+def _reaped(process: BaseProcess) -> None:
+    """Waits for a worker that is ending, `INTERRUPT_GRACE_SECONDS` at most, then ends it and
+    all below it. Its process sentinel is not waited on: the worker lets go of every descriptor
+    it inherited, the sentinel's pipe among them, so only the process table says it ended."""
+    deadline = time.monotonic() + INTERRUPT_GRACE_SECONDS
+    while process.is_alive() and time.monotonic() < deadline:
+        time.sleep(REAP_POLL_SECONDS)
+    if process.is_alive() and process.pid is not None:
+        end_tree(process.pid)
+    process.join()
+
+
 def _death(process: BaseProcess) -> str:
-    process.join(timeout=INTERRUPT_GRACE_SECONDS)  # its pipe closes a moment before it is reaped
+    """How a worker ended, once its channel has (it closes only as the worker exits)."""
+    _reaped(process)
     code = process.exitcode
     if code is not None and code < 0:
         return f"the worker process was killed by {signal.Signals(-code).name} during the run"
@@ -317,7 +312,7 @@ class WorkerPool:
                 if len(worker.queue) == 1:
                     self._arm(worker)
                 with contextlib.suppress(OSError):  # it died: its sentinel says so, and then
-                    worker.conn.send(self.jobs[index])  # this job runs on its successor
+                    worker.jobs.send((index, self.jobs[index]))  # this job runs on its successor
 
     def _arm(self, worker: _Worker) -> None:
         """Starts the clock of the worker's first job."""
@@ -329,30 +324,53 @@ class WorkerPool:
     def _collect(self, timeout: float) -> Iterator[TerminationRecord]:
         """Records that arrived within ``timeout``; dead and overdue workers are replaced."""
         busy = self._busy()
-        ready = set(wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout))
+        ready = set(wait([worker.records for worker in busy], timeout))
         for worker in busy:
-            if worker.conn in ready:
-                record = self._received(worker)
-                if record is not None:
-                    yield record
-            elif worker.process.sentinel in ready:
+            if worker.records in ready:
+                yield from self._read(worker)
+            elif not worker.process.is_alive():  # its channel may outlive it in a stray fork
                 yield self._replace(worker, Outcome.CRASHED, _death(worker.process))
             elif time.monotonic() > worker.deadline:
                 why = "the agent held the interpreter past the wall ceiling; its worker was killed"
                 yield self._replace(worker, Outcome.DID_NOT_STOP, why)
 
-    def _received(self, worker: _Worker) -> TerminationRecord | None:
-        """The record a worker sent; ``None`` when it only said its agent is loaded, which starts
-        the run's own deadline."""
+    def _read(self, worker: _Worker) -> Iterator[TerminationRecord]:
+        """The records among what the worker wrote; the end of its channel is its death."""
         try:
-            kind, data = worker.conn.recv()
-        except (EOFError, OSError):  # a reset, when it died with a job unread
-            return self._replace(worker, Outcome.CRASHED, _death(worker.process))
-        if kind == LOADED:
-            worker.deadline = time.monotonic() + _wall(self.jobs[worker.index or 0])
-            return None
-        record = TerminationRecord.from_dict(data)
-        return self._finish(worker, record, replace=kind == ABANDONED)
+            chunk = os.read(worker.records.fileno(), READ_CHUNK)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            yield self._replace(worker, Outcome.CRASHED, _death(worker.process))
+            return
+        worker.inbox += chunk
+        while worker.index is not None and (end := worker.inbox.find(b"\n")) >= 0:
+            line = bytes(worker.inbox[:end])
+            del worker.inbox[: end + 1]
+            if (record := self._received(worker, line)) is not None:
+                yield record
+        if worker.index is not None and len(worker.inbox) > MESSAGE_LIMIT:
+            why = f"more than {MESSAGE_LIMIT} bytes without the end of a message"
+            yield self._replace(worker, Outcome.CRASHED, _garbled(why))
+
+    def _received(self, worker: _Worker, line: bytes) -> TerminationRecord | None:
+        """The record a message carries; ``None`` when it only said its agent is loaded, which
+        starts the run's own deadline. A message that is not about the running job from this
+        worker, or a record that does not read as one, is that job's crash."""
+        index = worker.index or 0
+        job = self.jobs[index]
+        try:
+            message = decode(line, pid=worker.process.pid or 0, index=index)
+            if message["kind"] == LOADED:
+                worker.deadline = time.monotonic() + _wall(job)
+                return None
+            if message["kind"] == FAILED:
+                why = f"the worker failed around the run: {message.get('error')}"
+                return self._replace(worker, Outcome.CRASHED, why)
+            record = _judged(job, self.lookup(job.scenario), message.get("record"))
+        except (MessageError, ValueError) as problem:
+            return self._replace(worker, Outcome.CRASHED, _garbled(str(problem)))
+        return self._finish(worker, record, replace=message["kind"] == ABANDONED)
 
     def _replace(self, worker: _Worker, outcome: Outcome, why: str) -> TerminationRecord:
         job = self.jobs[worker.index or 0]

@@ -6,6 +6,7 @@ its help, so they live apart from the scenario machinery, which an unused plugin
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from unsolvable._errors import BudgetError
@@ -14,11 +15,12 @@ __all__ = ["Ceilings", "require_positive"]
 
 
 def require_positive(owner: object, **values: float | None) -> None:
-    """A `BudgetError` naming the first of ``values`` that is set but not above zero."""
+    """A `BudgetError` naming the first of ``values`` that is set but not above zero, or not
+    finite (``inf`` is no limit: ``None`` says that)."""
     for name, value in values.items():
-        if value is not None and not value > 0:
+        if value is not None and not (value > 0 and math.isfinite(value)):
             raise BudgetError(
-                f"{type(owner).__name__}({name}={value!r}): must be a positive number; "
+                f"{type(owner).__name__}({name}={value!r}): must be a positive, finite number; "
                 f"pass {name}=None for no limit where that is allowed"
             )
 

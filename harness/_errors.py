@@ -5,6 +5,7 @@
     ├── AdapterError (TypeError)          an agent or adapter path that cannot be used
     ├── BudgetError (ValueError)          a budget, ceiling or threshold out of range
     ├── BaselineError (ValueError)        a metrics baseline file that is missing or unreadable
+    ├── InputError (ValueError)           an input path that is no readable file of ours
     ├── OutputError (ValueError)          a report, baseline or snapshot path that cannot be written
     ├── ShardError (ValueError)           a shard that is not K/N, or parts that are not one run
     └── ContextOverflow                   a model request longer than the scenario's context window
@@ -21,6 +22,7 @@ __all__ = [
     "BudgetError",
     "CeilingHit",
     "ContextOverflow",
+    "InputError",
     "OutputError",
     "ScenarioError",
     "SessionClosed",
@@ -49,6 +51,11 @@ class BudgetError(UnsolvableError, ValueError):
 
 class BaselineError(UnsolvableError, ValueError):
     """A metrics baseline that is missing, unreadable or of another version, or a bad margin."""
+
+
+class InputError(UnsolvableError, ValueError):
+    """An input path (records, a baseline, a scenario file, a trace) that is not a regular file,
+    is too large, is not UTF-8 or not JSON, nests too deeply or holds ``NaN``."""
 
 
 class OutputError(UnsolvableError, ValueError):

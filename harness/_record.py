@@ -14,11 +14,12 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from unsolvable._redact import Redactor
-from unsolvable._subtasks import Dispatch, Subtask, SubtaskState, Transition
+from unsolvable._subtasks import Dispatch, Subtask, Transition
+from unsolvable._text import plain_partial
 
 __all__ = [
     "CONTEXT_WINDOW",
+    "FIELD_NAMES",
     "SCHEMA_VERSION",
     "AgentTally",
     "Code",
@@ -138,6 +139,11 @@ class Stop:
                 f"{derived.value!r}; leave exit out or pass exit={derived.value!r}"
             )
         object.__setattr__(self, "exit", derived)
+        if not isinstance(self.reason, str):
+            raise TypeError(
+                f"Stop(reason={self.reason!r}): a reason is a sentence (a str); leave it out "
+                "rather than pass None"
+            )
         # One name is one item, not a tuple of its characters.
         missing = (self.missing,) if isinstance(self.missing, str) else self.missing
         object.__setattr__(self, "missing", tuple(str(m) for m in missing))
@@ -487,18 +493,13 @@ class TerminationRecord:
     schema_version: int = SCHEMA_VERSION
 
     def __post_init__(self) -> None:
-        """Every string the agent put in the record is cleaned here, once (`unsolvable._redact`):
-        secrets redacted and memory addresses masked, so that no written form (JSON, Markdown,
-        HTML, snapshots, the terminal) can leak a credential or change from run to run."""
-        redactor = Redactor()
-        object.__setattr__(self, "returned", redactor.optional(self.returned))
+        """The partial result becomes plain, bounded data here (`plain_partial`), so every
+        written form can hold it."""
         if self.reported is not None:
-            object.__setattr__(self, "reported", _clean_stop(self.reported, redactor))
-        object.__setattr__(self, "observed", _clean_observed(self.observed, redactor))
-        failures = tuple(
-            Failure(rule=f.rule, message=redactor.text(f.message)) for f in self.verdict.failures
-        )
-        object.__setattr__(self, "verdict", dataclasses.replace(self.verdict, failures=failures))
+            partial = plain_partial(self.reported.partial)
+            if partial is not self.reported.partial:
+                reported = dataclasses.replace(self.reported, partial=partial)
+                object.__setattr__(self, "reported", reported)
 
     @property
     def exit(self) -> Exit | None:
@@ -523,28 +524,19 @@ class TerminationRecord:
 
     def to_json(self, *, volatile: bool = False) -> str:
         """Stable JSON (sorted keys): the same run gives the same bytes."""
-        return json.dumps(self.to_dict(volatile=volatile), sort_keys=True, indent=2)
+        return json.dumps(
+            self.to_dict(volatile=volatile), sort_keys=True, indent=2, allow_nan=False
+        )
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TerminationRecord:
         """The record that `to_dict` made ``data`` from (what xdist workers, worker processes
-        and ``--json`` files carry). Derived keys such as ``detection_lag`` are dropped."""
-        fields = _fields(cls, data)
-        observed = _fields(Observed, data["observed"])
-        for key in ("tail", "trajectory"):
-            observed[key] = tuple(_step(step) for step in observed.get(key, ()))
-        agents = observed.get("agents", {})
-        observed["agents"] = {name: AgentTally(**tally) for name, tally in agents.items()}
-        observed["subtasks"] = tuple(_subtask(row) for row in observed.get("subtasks", ()))
-        observed["roles_spent"] = tuple(observed.get("roles_spent", ()))
-        fields["observed"] = Observed(**observed)
-        fields["outcome"] = Outcome(data["outcome"])
-        reported = data.get("reported")
-        fields["reported"] = None if reported is None else Stop(**_fields(Stop, reported))
-        verdict = _fields(Verdict, data["verdict"])
-        failures = tuple(Failure(**_fields(Failure, f)) for f in verdict.get("failures", ()))
-        fields["verdict"] = Verdict(**{**verdict, "failures": failures})
-        return cls(**fields)
+        and ``--json`` files carry), every field checked against its type: a `ValueError` names
+        the first that is not what a record holds. Derived keys such as ``detection_lag`` are
+        dropped."""
+        from unsolvable._record_data import build
+
+        return build(cls, data)
 
 
 def _plain(step: TraceStep) -> dict[str, Any]:
@@ -562,73 +554,21 @@ def _plain(step: TraceStep) -> dict[str, Any]:
     }
 
 
-def _fields(cls: type, data: Mapping[str, Any]) -> dict[str, Any]:
-    """Only the constructor's fields of ``cls`` found in ``data``."""
-    names = {field.name for field in dataclasses.fields(cls)}
-    return {key: value for key, value in data.items() if key in names}
-
-
-def _step(data: Mapping[str, Any]) -> TraceStep:
-    fields = _fields(TraceStep, data)
-    for key in ("calls", "tools"):
-        fields[key] = tuple(ToolTrace(**_fields(ToolTrace, t)) for t in data.get(key, ()))
-    return TraceStep(**fields)
-
-
-def _subtask(data: Mapping[str, Any]) -> Subtask:
-    fields = _fields(Subtask, data)
-    fields["state"] = SubtaskState(data["state"])
-    fields["dispatches"] = tuple(Dispatch(**d) for d in data.get("dispatches", ()))
-    fields["history"] = tuple(
-        Transition(**{**t, "state": SubtaskState(t["state"])}) for t in data.get("history", ())
+FIELD_NAMES = frozenset(
+    f.name
+    for cls in (
+        TerminationRecord,
+        Observed,
+        Stop,
+        Verdict,
+        Failure,
+        TraceStep,
+        ToolTrace,
+        AgentTally,
+        Subtask,
+        Dispatch,
+        Transition,
     )
-    for key in ("depends_on", "dispatched_by", "workers"):
-        fields[key] = tuple(data.get(key, ()))
-    for key in ("duplicate_starts", "blocked_starts", "late_steps"):
-        fields[key] = tuple(data.get(key, ()))
-    return Subtask(**fields)
-
-
-def _clean_stop(stop: Stop, redactor: Redactor) -> Stop:
-    """The partial results become plain data here (`_jsonable`), so they are cleaned as such."""
-    return dataclasses.replace(
-        stop,
-        reason=redactor.text(stop.reason),
-        partial=redactor.data(_jsonable(stop.partial)),
-        missing=tuple(redactor.text(item) for item in stop.missing),
-    )
-
-
-def _clean_observed(observed: Observed, redactor: Redactor) -> Observed:
-    """The texts redacted; a step or call with nothing to redact is kept as it is, not copied,
-    so a long run's trajectory is not held twice while its record is made."""
-
-    def trace(tool: ToolTrace) -> ToolTrace:
-        arguments, result = redactor.text(tool.arguments), redactor.text(tool.result)
-        if arguments == tool.arguments and result == tool.result:
-            return tool
-        return dataclasses.replace(tool, arguments=arguments, result=result)
-
-    def clean(step: TraceStep) -> TraceStep:
-        said = redactor.text(step.said)
-        calls, tools = tuple(map(trace, step.calls)), tuple(map(trace, step.tools))
-        if said == step.said and calls == step.calls and tools == step.tools:
-            return step
-        return dataclasses.replace(step, said=said, calls=calls, tools=tools)
-
-    return dataclasses.replace(
-        observed,
-        error=redactor.optional(observed.error),
-        traceback=redactor.optional(observed.traceback),
-        tail=tuple(map(clean, observed.tail)),
-        trajectory=tuple(map(clean, observed.trajectory)),
-    )
-
-
-def _jsonable(value: Any) -> Any:
-    """Partial results are the agent's own objects; keep them if JSON can, else their repr."""
-    try:
-        json.dumps(value, sort_keys=True)
-    except (TypeError, ValueError):
-        return repr(value)
-    return value
+    for f in dataclasses.fields(cls)
+) | {"detection_lag"}
+"""Every key a record's plain form has of its own: redaction leaves them as they are."""

@@ -1,18 +1,23 @@
 """Consumes the strings an agent put into a record, produces them safe to write and stable: secrets
 replaced by ``[redacted]`` and memory addresses masked.
 
-Applied once, where a `TerminationRecord` is made, so that every written form (JSON, Markdown,
-HTML, snapshots, the terminal) gets it and none can forget it. Secrets are the values of
-environment variables whose names look secret, ``sk-…`` API keys, ``Bearer …`` tokens and the
-user:password part of URLs; an agent that echoes its credentials into a reason or an exception
-message must not publish them in a CI artifact.
+Applied once to the whole record, where it leaves the run (`unsolvable.run`, a worker process),
+so that every written form (JSON, Markdown, HTML, OTLP, ATIF, JUnit, snapshots, the terminal)
+gets it and none can forget it. Secrets are the values of environment variables whose names
+look secret — read when the redactor is made, before the agent runs, so that an agent that
+removes its key from ``os.environ`` is still redacted — in their JSON-escaped forms too (tool
+arguments are JSON text), and ``sk-…`` API keys, ``Bearer …`` tokens and the user:password part
+of URLs: an agent that echoes its credentials must not publish them in a CI artifact.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import os
 import re
+from collections.abc import Collection
+from enum import Enum
 from typing import Any
 
 __all__ = ["ADDRESS", "REDACTED", "Redactor", "mask_addresses"]
@@ -21,8 +26,17 @@ REDACTED = "[redacted]"
 ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
 """A CPython object address in a repr (``<Foo object at 0x7f…>``): different on every run."""
 MASKED_ADDRESS = "0x…"
-SECRET_NAME = re.compile(r".*_(API_KEY|TOKEN|SECRET|PASSWORD)$", re.IGNORECASE)
-"""Environment variable names whose values are credentials (``OPENAI_API_KEY``, ``GH_TOKEN``)."""
+SECRET_NAME = re.compile(
+    r"(KEY|_PWD|_PAT|_AUTH|_DSN)$|PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|CREDENTIAL", re.IGNORECASE
+)
+"""Environment variable names whose values are credentials: ``*_KEY`` (``OPENAI_API_KEY``,
+``AWS_SECRET_ACCESS_KEY``, ``AZURE_OPENAI_KEY``), any name with ``TOKEN``, ``SECRET``,
+``PASSWORD`` or ``CREDENTIAL`` in it (``GITHUB_TOKEN``, ``AWS_SESSION_TOKEN``, ``PGPASSWORD``,
+``GOOGLE_APPLICATION_CREDENTIALS``), and ``MYSQL_PWD``, ``GITHUB_PAT``, ``NPM_CONFIG__AUTH``,
+``SENTRY_DSN``."""
+ESCAPE_LEVELS = 2
+"""How many times a secret may have been written into a JSON string and still be found: once
+for a tool's arguments (JSON text), twice for a JSON document an agent passed as an argument."""
 MIN_SECRET_LENGTH = 8
 """Shorter values (``1``, ``true``, an empty test token) would redact ordinary words; real
 credentials are far longer."""
@@ -43,26 +57,40 @@ made, also when the harness rebuilds one a worker sent."""
 
 @functools.cache
 def _is_secret_name(name: str) -> bool:
-    return SECRET_NAME.match(name) is not None
+    return SECRET_NAME.search(name) is not None
 
 
 def mask_addresses(text: str) -> str:
     return ADDRESS.sub(MASKED_ADDRESS, text) if "0x" in text else text
 
 
+def _written_forms(secret: str) -> set[str]:
+    """``secret`` as it reads inside JSON strings, escaped once or twice, with and without
+    ``\\uXXXX`` for what is not ASCII: a quote, a backslash or an accented letter must not let
+    it through a tool's arguments."""
+    forms, level = {secret}, {secret}
+    for _ in range(ESCAPE_LEVELS):
+        level = {json.dumps(f, ensure_ascii=a)[1:-1] for f in level for a in (True, False)}
+        forms |= level
+    return forms
+
+
 class Redactor:
-    """Cleans strings and JSON-like data; reads the secret environment variables once."""
+    """Cleans strings and JSON-like data of the secrets of one environment, read once (the
+    process's own when none is given)."""
 
     def __init__(self, environ: dict[str, str] | None = None) -> None:
         environ = dict(os.environ) if environ is None else environ
         values = {v for k, v in environ.items() if _is_secret_name(k)}
+        forms = {f for v in values if len(v) >= MIN_SECRET_LENGTH for f in _written_forms(v)}
         # Longest first: a secret that contains another is replaced whole.
-        self.secrets = sorted((v for v in values if len(v) >= MIN_SECRET_LENGTH), key=len)[::-1]
+        self.secrets = sorted(forms, key=len, reverse=True)
 
     def text(self, text: str) -> str:
         """``text`` with every secret replaced and every address masked."""
         for secret in self.secrets:
-            text = text.replace(secret, REDACTED)
+            if secret in text:
+                text = text.replace(secret, REDACTED)
         folded = text.lower()
         for needed, pattern, replacement in PATTERNS:
             if needed in folded:
@@ -72,12 +100,19 @@ class Redactor:
     def optional(self, text: str | None) -> str | None:
         return None if text is None else self.text(text)
 
-    def data(self, value: Any) -> Any:
-        """Strings inside lists, tuples and dicts (keys too) cleaned; other values as they are."""
+    def data(self, value: Any, *, keep_keys: Collection[str] = ()) -> Any:
+        """Strings inside lists, tuples and dicts cleaned, dict keys too but those in
+        ``keep_keys`` (a record's own field names); enum members and other values as they
+        are."""
+        if isinstance(value, Enum):
+            return value
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, list | tuple):
-            return type(value)(self.data(item) for item in value)
+            return type(value)(self.data(item, keep_keys=keep_keys) for item in value)
         if isinstance(value, dict):
-            return {self.data(key): self.data(item) for key, item in value.items()}
+            return {
+                (key if key in keep_keys else self.data(key)): self.data(item, keep_keys=keep_keys)
+                for key, item in value.items()
+            }
         return value

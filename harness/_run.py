@@ -21,15 +21,16 @@ from typing import Any
 from unsolvable._errors import CeilingHit
 from unsolvable._leftovers import await_late_call
 from unsolvable._loading import AgentLike, adapter_for
-from unsolvable._record import Ending, Outcome, Stop, TerminationRecord
+from unsolvable._record import FIELD_NAMES, Ending, Outcome, Stop, TerminationRecord
+from unsolvable._redact import Redactor
 from unsolvable._scenario import Ceilings, Scenario
 from unsolvable._session import Session
-from unsolvable._text import cut
+from unsolvable._text import cut, described
 from unsolvable._traceback import agent_traceback
 from unsolvable._verdict import judge
 from unsolvable.adapters.base import Adapter
 
-__all__ = ["Abandon", "ceilings_for", "run"]
+__all__ = ["Abandon", "ceilings_for", "redacted_data", "run", "run_unredacted"]
 
 GRACE_SECONDS = 1.0
 """How long an interrupted agent gets to unwind before the run is given up on (`Abandon`)."""
@@ -37,6 +38,7 @@ INTERRUPT_EVERY = 0.05
 """Seconds between two interruptions: an agent that catches one meets the next."""
 RETURNED_CUT = 120
 """Characters of an unstructured return value kept in the record."""
+
 WAKE = getattr(signal, "SIGUSR2", None)
 """The signal that interrupts a blocking call on the main thread (POSIX only)."""
 
@@ -151,6 +153,13 @@ def _await_leftovers(session: Session) -> None:
     await_late_call(session, lambda: any(thread.is_alive() for thread in threads))
 
 
+def _error_text(error: BaseException) -> str:
+    try:
+        return f"{type(error).__name__}: {error}"
+    except Exception:  # an exception whose __str__ raises
+        return f"{type(error).__name__}: {described(error)}"
+
+
 def _classify(
     adapter: Adapter, session: Session, returned: object, error: BaseException | None
 ) -> _Classified:
@@ -161,18 +170,17 @@ def _classify(
     except Exception as failed:
         return _Classified(
             outcome=Outcome.CRASHED,
-            error=f"adapter {adapter.name}: {failed!r}",
+            error=f"adapter {adapter.name}: {described(failed)}",
             traceback=agent_traceback(failed),
         )
     if stop is not None:
         return _Classified(outcome=Outcome.STOPPED, stop=stop)
     if error is not None:
         return _Classified(
-            outcome=Outcome.CRASHED,
-            error=f"{type(error).__name__}: {error}",
-            traceback=agent_traceback(error),
+            outcome=Outcome.CRASHED, error=_error_text(error), traceback=agent_traceback(error)
         )
-    return _Classified(outcome=Outcome.UNSTRUCTURED, returned=cut(repr(returned), RETURNED_CUT))
+    returned_text = cut(described(returned), RETURNED_CUT)
+    return _Classified(outcome=Outcome.UNSTRUCTURED, returned=returned_text)
 
 
 def _record(
@@ -191,7 +199,7 @@ def _record(
         scenario=scenario.name,
         family=scenario.family,
         seed=session.seed,
-        agent=adapter.name,
+        agent=str(adapter.name),
         outcome=outcome,
         reported=stop,
         observed=judged.observed,
@@ -231,7 +239,36 @@ def run(
     ``overrides`` replace ``step_bound`` or budget fields; ``ceilings`` default to
     `ceilings_for` the agent. ``abandon`` is for worker processes (`Abandon`). An agent that
     cannot run at all (a coding agent whose CLI is missing) raises `AdapterError` before the run.
+
+    The record is redacted as it leaves (`unsolvable._redact`), of the secrets the environment
+    holds now, before the agent runs. What the agent returned, however broken (a ``__repr__``
+    that raises, a partial result nested thousands deep, a stop with a reason that is not text),
+    is read under guard: a record is always made.
     """
+    redactor = Redactor()
+
+    def hand_over(record: TerminationRecord) -> None:
+        if abandon is not None:
+            abandon(TerminationRecord.from_dict(redacted_data(record, redactor)))
+
+    made = run_unredacted(
+        agent, scenario, seed=seed, strict=strict, ceilings=ceilings, abandon=hand_over, **overrides
+    )
+    return TerminationRecord.from_dict(redacted_data(made, redactor))
+
+
+def run_unredacted(
+    agent: AgentLike,
+    scenario: Scenario,
+    *,
+    seed: int | None = None,
+    strict: bool = False,
+    ceilings: Ceilings | None = None,
+    abandon: Abandon | None = None,
+    **overrides: Any,
+) -> TerminationRecord:
+    """`run`, returning the record as made, not yet redacted: for a worker process, which sends
+    the plain form `redacted_data` makes of it with the output it captured."""
     scenario = scenario.with_overrides(**overrides)
     seed = scenario.seeds[0] if seed is None else seed
     adapter = adapter_for(agent)
@@ -249,5 +286,17 @@ def run(
     watchdog = _Watchdog(session, wake=on_main, on_overdue=overdue)
     returned, error = _call(adapter, session, watchdog)
     _await_leftovers(session)
-    ending = _classify(adapter, session, returned, error)
-    return _record(adapter, scenario, session, ending, strict=strict)
+    try:
+        ending = _classify(adapter, session, returned, error)
+        return _record(adapter, scenario, session, ending, strict=strict)
+    except Exception as failed:
+        why = f"the harness could not read what the agent returned: {_error_text(failed)}"
+        ending = _Classified(outcome=Outcome.CRASHED, error=why)
+        return _record(adapter, scenario, session, ending, strict=strict)
+
+
+def redacted_data(record: TerminationRecord, redactor: Redactor) -> dict[str, Any]:
+    """The record's plain form (`TerminationRecord.to_dict`, wall times kept) with every string
+    in it cleaned — the agent's output, the trajectory, the tools' arguments and results, the
+    partial result, the errors and the verdict's messages: the plain form holds them all."""
+    return redactor.data(record.to_dict(volatile=True), keep_keys=FIELD_NAMES)  # type: ignore[no-any-return]

@@ -20,7 +20,47 @@ from unsolvable._record import Code, Exit
 from unsolvable._subtasks import SubtaskSpec
 from unsolvable._types import Toolbox, World
 
-__all__ = ["Budget", "Ceilings", "McpErrors", "Pricing", "Scenario", "Setup", "Stagnation"]
+__all__ = [
+    "Budget",
+    "Ceilings",
+    "McpErrors",
+    "Pricing",
+    "Scenario",
+    "Setup",
+    "Stagnation",
+    "check_name",
+]
+
+NAME_LIMIT = 200
+"""Characters of a scenario's name: a pytest id and a path under ``--trace-dir`` hold it."""
+
+
+def _name_problem(name: str) -> str | None:
+    if not name.isprintable():
+        return "it holds a character that does not print (a control character, an escape, a NUL)"
+    if len(name) > NAME_LIMIT:
+        return f"it is longer than {NAME_LIMIT} characters"
+    if "\\" in name:
+        return "it holds a backslash"
+    if any(part in ("", ".", "..") or part != part.strip() for part in name.split("/")):
+        return "a part of it is empty, '.' or '..', or begins or ends with a space"
+    return None
+
+
+def check_name(name: object) -> str:
+    """``name`` if it can name a scenario: text that prints as it is (no control character, no
+    escape sequence, no NUL), of ``/``-separated parts none of which is empty, ``.`` or ``..``
+    and none holding a backslash — it becomes a path under ``--trace-dir`` and a snapshot
+    folder, and is shown in the terminal. Else a `ScenarioError` saying why."""
+    if not isinstance(name, str):
+        raise ScenarioError(f"scenario name {name!r} is a {type(name).__name__}, not a string")
+    why = _name_problem(name)
+    if why is not None:
+        raise ScenarioError(
+            f"scenario name {name!r} cannot be used: {why}; write it as family/variant with "
+            "letters, digits and '-', e.g. incidents/publish-loop"
+        )
+    return name
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -191,6 +231,7 @@ class Scenario:
     its task graph, `SubtaskSpec.role`): a role's own budget, beside the run's."""
 
     def __post_init__(self) -> None:
+        check_name(self.name)
         if not self.expected:
             raise ScenarioError(f"Scenario {self.name!r}: expected= names no code")
         if not self.solvable and Code.COMPLETED in self.expected:

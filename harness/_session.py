@@ -8,6 +8,7 @@ agent (exact token counts), the `Dispatch` of tool calls and the `Trajectory`.
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -218,7 +219,10 @@ class Session:
     def sleep(self, seconds: float) -> None:
         """Waits ``seconds`` on the session clock, at once: honour a Retry-After here and the
         wait counts against the wall and idle budgets (`clock`) without costing real time, so
-        a run never hits the harness's wall ceiling for being polite."""
+        a run never hits the harness's wall ceiling for being polite. A wait that is not a
+        finite number is the agent's bug: a `ValueError` says so, and the clock is unchanged."""
+        if not math.isfinite(float(seconds)):
+            raise ValueError(f"session.sleep({seconds!r}): give a finite number of seconds")
         with self._lock:
             self._check_open("a sleep on the session clock")
             self._meter.sleep(seconds)

@@ -1,18 +1,25 @@
-"""Consumes text an agent, a model or a user produced, produces the forms the harness keeps: the
-bounded form a record holds, the plain text of a message's content however it is written, the
-form a folder name can hold."""
+"""Consumes text an agent, a model or a user produced, and the objects an agent handed back,
+produces the forms the harness keeps: the bounded form a record holds, the plain text of a
+message's content however it is written, the form a folder name can hold, the form a terminal
+shows."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping
 
-__all__ = ["cut", "slug", "text_of"]
+__all__ = ["cut", "cut_counted", "described", "plain_partial", "printable", "slug", "text_of"]
 
 ELLIPSIS = "…"
 SLUG = r"[^A-Za-z0-9_.-]+"
 """What a folder name replaces; compiled on first use (``re`` caches it), not by every pytest
 run that imports the plugin."""
+PARTIAL_CUT = 100_000
+"""Characters of a partial result's JSON kept in the record: more is cut, and kept as text."""
+PARTIAL_DEPTH = 64
+"""Levels of nesting a partial result keeps: far beyond any real result, and far below the depth
+at which encoding, copying or reading the record back would run out of stack."""
 
 
 def cut(text: str, limit: int) -> str:
@@ -39,3 +46,66 @@ def text_of(content: object) -> str | None:
         return str(content)
     texts = [part.get("text") if isinstance(part, Mapping) else part for part in content]
     return "".join(text for text in texts if isinstance(text, str))
+
+
+def cut_counted(text: str, limit: int) -> str:
+    """``text`` if it fits in ``limit`` characters, else its first ``limit`` and how many more
+    were cut: a record that keeps part of what an agent sent says so."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}{ELLIPSIS} ({len(text) - limit} more characters cut)"
+
+
+ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def printable(text: str) -> str:
+    """``text`` as a terminal or a report may show it: every character that does not print —
+    a carriage return that would let a line be overwritten, an ANSI escape sequence that would
+    recolour or erase it, a newline inside a cell, a right-to-left override — written as its
+    escape (``\\r``, ``\\x1b``, ``\\u202e``), visible and inert."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else _escaped(ch) for ch in text)
+
+
+def _escaped(ch: str) -> str:
+    code = ord(ch)
+    return ESCAPES.get(ch) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+
+
+def described(value: object) -> str:
+    """``repr(value)``, or what stands for it when the agent's ``__repr__`` raises."""
+    try:
+        return repr(value)
+    except Exception as error:  # the agent's own code, run for the record
+        return f"<{type(value).__name__} object; its repr raised {type(error).__name__}>"
+
+
+def _deeper_than(value: object, limit: int) -> bool:
+    """Whether lists and dicts inside ``value`` nest more than ``limit`` levels, looked at level
+    by level, without the recursion such a value would exhaust."""
+    level: list[object] = [value]
+    for _ in range(limit + 1):
+        level = [
+            item
+            for held in level
+            if isinstance(held, list | tuple | dict)
+            for item in (held.values() if isinstance(held, dict) else held)
+        ]
+        if not level:
+            return False
+    return True
+
+
+def plain_partial(partial: object) -> object:
+    """A partial result as a record keeps it: itself when it is JSON (no ``NaN``, keys that
+    sort), nested at most `PARTIAL_DEPTH` levels and at most `PARTIAL_CUT` characters written;
+    otherwise its JSON or its repr, cut, as text."""
+    if _deeper_than(partial, PARTIAL_DEPTH):
+        return f"(a {type(partial).__name__} nested more than {PARTIAL_DEPTH} levels; not kept)"
+    try:
+        text = json.dumps(partial, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError):
+        return cut(described(partial), PARTIAL_CUT)
+    return partial if len(text) <= PARTIAL_CUT else cut(text, PARTIAL_CUT)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from unsolvable._record import ToolTrace, TraceStep
-from unsolvable._text import cut
+from unsolvable._text import cut, cut_counted
 
 __all__ = ["TAIL_STEPS", "TEXT_CUT", "TRAJECTORY_CUT", "Trajectory"]
 
@@ -67,7 +67,10 @@ class Trajectory:
         if opened is None:  # a call before any step, or after a step closed by `finish`
             opened = self._open[agent] = _OpenStep(step=step, agent=agent, said="", calls=())
         trace = ToolTrace(
-            name=name, arguments=arguments, result=cut(result, TRAJECTORY_CUT), world=world
+            name=name,
+            arguments=cut_counted(arguments, TRAJECTORY_CUT),  # counted whole, kept cut
+            result=cut(result, TRAJECTORY_CUT),
+            world=world,
         )
         opened.tools.append(trace)
 

@@ -4,11 +4,12 @@
 A typo'd or read-only output path should not cost a whole run and then end in a traceback. The
 check never creates or truncates the target itself: it creates the parent folder (which writing
 would create anyway), writes a temporary file beside the target, and opens an existing target
-for appending only.
+for appending only — never through a symbolic link, which the final write replaces.
 """
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 from typing import NoReturn
@@ -26,10 +27,9 @@ def check_writable(path: Path, *, flag: str) -> None:
     if problem is not None:
         why = f"cannot make files in {str(path.parent)!r}: {_why(problem)}"
         _fail(path, flag, why, "choose a path in a folder you can write to")
-    if path.exists():
+    if path.exists() and not path.is_symlink():  # a link is replaced, never written through
         try:
-            with path.open("a", encoding="utf-8"):
-                pass
+            os.close(os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)))
         except OSError as error:
             _fail(path, flag, _why(error), "make it writable, or choose another path")
 

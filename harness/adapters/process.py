@@ -25,6 +25,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from unsolvable._environ import child_environ
 from unsolvable._errors import DOCS as README
 from unsolvable._errors import AdapterError, CeilingHit
 from unsolvable._leftovers import await_late_call
@@ -54,6 +55,10 @@ OUTPUT_KEPT = 4_000
 POLL_SECONDS = 0.05
 """How often the harness looks at the child and the ceilings while it runs: the same period as
 the watchdog's interruptions, so a ceiling ends the child within one of them."""
+STOP_LINE_LIMIT = 64 * 1024 * 1024
+"""Bytes of the child's last stdout line kept whole, so that a structured exit of any length a
+real agent writes (a long partial result, a long reason) is read: far more than any, and a
+bound on what a child that prints without end can make the harness hold."""
 REAP_SECONDS = 1.0
 """How long the readers of the child's output may take to drain after the group was killed; a
 descendant that left the group (``setsid``) and keeps the pipe open is not waited for."""
@@ -90,14 +95,16 @@ class ProcessExit:
     """The last `OUTPUT_KEPT` characters the child wrote to stdout."""
     stderr: str
     """The last `OUTPUT_KEPT` characters the child wrote to stderr."""
+    last_line: str = ""
+    """The last line the child wrote to stdout that is not blank, whole (up to
+    `STOP_LINE_LIMIT` bytes): where its structured exit is."""
 
     @property
     def structured(self) -> Mapping[str, object] | None:
         """The last stdout line, if it is a JSON object with a ``code``: the child's stop."""
-        lines = self.stdout.strip().splitlines()
         try:
-            last = json.loads(lines[-1]) if lines else None
-        except ValueError:
+            last = json.loads(self.last_line) if self.last_line.strip() else None
+        except (ValueError, RecursionError):
             return None
         return last if isinstance(last, dict) and "code" in last else None
 
@@ -185,22 +192,49 @@ def _expand(name: str, command: Sequence[str], environ: Mapping[str, str]) -> li
 
 
 class _Tail(threading.Thread):
-    """Drains one of the child's pipes, keeping its last `OUTPUT_KEPT` characters, so that a
-    chatty child never blocks on a full pipe and never fills the harness's memory."""
+    """Drains one of the child's pipes, keeping its last `OUTPUT_KEPT` characters and its last
+    line that is not blank (`STOP_LINE_LIMIT` bytes of it at most), so that a chatty child never
+    blocks on a full pipe and never fills the harness's memory."""
 
     def __init__(self, stream: IO[bytes]) -> None:
         super().__init__(name="unsolvable-exec-output", daemon=True)
         self.stream, self.kept = stream, bytearray()
+        self.line: bytearray | None = bytearray()
+        """The line being written; ``None`` once it is past `STOP_LINE_LIMIT`."""
+        self.last = b""
 
     def run(self) -> None:
         with self.stream:
             for chunk in iter(lambda: os.read(self.stream.fileno(), 65_536), b""):
                 self.kept += chunk
                 del self.kept[: -4 * OUTPUT_KEPT]  # bytes: up to 4 per character of UTF-8
+                *ended, rest = chunk.split(b"\n")
+                for piece in ended:
+                    self._add(piece)
+                    self._end_line()
+                self._add(rest)
+        self._end_line()
+
+    def _add(self, piece: bytes) -> None:
+        if self.line is not None and len(self.line) + len(piece) > STOP_LINE_LIMIT:
+            self.line = None  # too long to be read: the rest of it is skipped
+        if self.line is not None:
+            self.line += piece
+
+    def _end_line(self) -> None:
+        line, self.line = self.line, bytearray()
+        if line is None:
+            self.last = b""  # the last line was too long to be a stop
+        elif line.strip():
+            self.last = bytes(line)
 
     @property
     def text(self) -> str:
         return self.kept.decode("utf-8", "replace")[-OUTPUT_KEPT:]
+
+    @property
+    def last_line(self) -> str:
+        return self.last.decode("utf-8", "replace")
 
 
 class ProcessAdapter:
@@ -210,7 +244,9 @@ class ProcessAdapter:
     ``name`` defaults to the spec, ``exec:`` and the command line. ``isolate_network`` runs the
     child in a network namespace of its own (Linux, ``unshare``), where only the harness's
     loopback address answers: an agent that ignores its base URL fails at once instead of
-    reaching a real API. ``wire`` passes options to the `Wire` (e.g. ``tool_names``).
+    reaching a real API. ``wire`` passes options to the `Wire` (e.g. ``tool_names``). The child's
+    environment is the contract's variables and the part of the harness's that
+    `unsolvable._environ.child_environ` lets through, plus the names in ``pass_env``.
     """
 
     def __init__(
@@ -220,6 +256,7 @@ class ProcessAdapter:
         name: str | None = None,
         isolate_network: bool = False,
         wire: Mapping[str, Any] | None = None,
+        pass_env: Sequence[str] = (),
     ) -> None:
         if not command:
             raise AdapterError(
@@ -229,6 +266,7 @@ class ProcessAdapter:
         self.name = name or EXEC_PREFIX + shlex.join(self.command)
         self.isolate_network = isolate_network
         self.wire_options = dict(wire or {})
+        self.pass_env = tuple(pass_env)
         if isolate_network:
             check_isolation(self.name)
 
@@ -330,13 +368,15 @@ class ProcessAdapter:
             await_late_call(session, functools.partial(_group_alive, child.pid))
         finally:
             shielded(lambda: _end(child, tails))
-        return ProcessExit(status=status, stdout=tails[0].text, stderr=tails[1].text)
+        return ProcessExit(
+            status=status, stdout=tails[0].text, stderr=tails[1].text, last_line=tails[0].last_line
+        )
 
     def _start(self, argv: list[str], environ: Mapping[str, str]) -> subprocess.Popen[bytes]:
         try:
             return subprocess.Popen(
                 argv,
-                env={**os.environ, **environ},
+                env={**child_environ(pass_env=self.pass_env), **environ},
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -434,7 +474,14 @@ def _group_alive(group: int) -> bool:
 
 
 def _end(child: subprocess.Popen[bytes], tails: Sequence[_Tail]) -> None:
-    """Kills the child's whole process group (what it started too) and reaps the child."""
+    """Kills the child's process group (what it started too) and reaps the child; a child still
+    running is ended with every process below it, whatever group or session each moved to
+    (`unsolvable._descendants`). What a child that exited left in another session is ended by
+    the worker process, whose orphans they become."""
+    from unsolvable._descendants import end_tree
+
+    if child.poll() is None:
+        end_tree(child.pid)
     with contextlib.suppress(ProcessLookupError):  # the child and all it started had ended
         os.killpg(child.pid, signal.SIGKILL)
     child.wait()

@@ -79,11 +79,16 @@ def _unblock(text: str | None) -> tuple[str, str] | None:
 
 
 def run_import(args: argparse.Namespace) -> int:
+    from unsolvable._scenario import check_name
+    from unsolvable._writable import check_writable
     from unsolvable.imports._formats import read_trace
     from unsolvable.imports._importer import import_trace
     from unsolvable.imports._trace import ImportFailed
+    from unsolvable.reports._files import write_file
 
-    name = args.name if "/" in args.name else f"imported/{args.name}"
+    name = check_name(args.name if "/" in args.name else f"imported/{args.name}")
+    output = args.output or Path(f"{name.split('/', 1)[1]}.json")
+    check_writable(output, flag="-o")
     if args.first_stagnant_step is not None and args.first_stagnant_step < 1:
         raise ImportFailed("--first-stagnant-step must be 1 or more")
     trace = read_trace(args.trace, args.format, record=args.record)
@@ -97,9 +102,7 @@ def run_import(args: argparse.Namespace) -> int:
         first_stagnant_step=args.first_stagnant_step,
         task=args.task,
     )
-    output = args.output or Path(f"{name.split('/', 1)[1]}.json")
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps(imported.data, indent=2, sort_keys=False) + "\n", encoding="utf-8")
+    write_file(output, json.dumps(imported.data, indent=2, allow_nan=False) + "\n")
     print(f"unsolvable: wrote {output} ({name})")
     for line in imported.removed:
         print(f"  removed:  {line}")

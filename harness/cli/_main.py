@@ -1,7 +1,8 @@
 """Consumes the command line, produces the main job: scenarios × agents, a table, an exit status.
 
 Exit status: 0 when every verdict passes, 1 when any fails or the baseline gate finds a
-regression, 2 for a usage error, 130 when interrupted (SIGINT or SIGTERM).
+regression, 2 for a usage error, 3 when a report could not be written at the end (a full disk),
+130 when interrupted (SIGINT or SIGTERM).
 """
 
 from __future__ import annotations
@@ -16,13 +17,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from unsolvable._batch import Batch, Job, run_jobs
-from unsolvable._errors import ShardError, UnsolvableError
+from unsolvable._errors import OutputError, ShardError, UnsolvableError
 from unsolvable._record import TerminationRecord
 from unsolvable._scenario import Ceilings, Pricing, Scenario
 from unsolvable._shard import Shard, ShardTag
+from unsolvable._text import printable
 from unsolvable.adapters.process import EXEC_PREFIX
 from unsolvable.cli._progress import Progress
 from unsolvable.cli._report import add_report_arguments, add_report_commands, run_report
+from unsolvable.reports._baseline import Baseline
 from unsolvable.reports._cells import align, format_metrics, should_summarise
 from unsolvable.reports._files import RecordStream
 from unsolvable.reports._flags import report_options
@@ -40,6 +43,8 @@ __all__ = ["main"]
 DEFAULT_AGENTS = ("naive", "contract")
 INTERRUPTED_STATUS = 130
 """128 + SIGINT, as shells report a command stopped with Ctrl-C."""
+UNWRITTEN_STATUS = 3
+"""A run whose reports could not all be written: neither a verdict (1) nor a usage error (2)."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -232,19 +237,46 @@ def _run(args: argparse.Namespace) -> int:
         options = dataclasses.replace(
             options, shard=ShardTag(shard=args.shard, complete=False, order=())
         )
-    check_baseline(options)
+    baseline = check_baseline(options)
     check_outputs(options)
     stream = RecordStream(options.json)
-    batch, tag = _records(args, stream)
-    options = dataclasses.replace(options, shard=tag)
+    stream.open()
+    try:
+        batch, tag = _records(args, stream)
+        options = dataclasses.replace(options, shard=tag)
+        return _finish(args, batch, options, baseline, stream)
+    finally:
+        stream.close(keep=True)  # what it holds is all there is, unless the reports were written
+
+
+def _finish(
+    args: argparse.Namespace,
+    batch: Batch,
+    options: ReportOptions,
+    baseline: Baseline | None,
+    stream: RecordStream,
+) -> int:
+    """The table, the explanations, the reports and the gate; the exit status."""
     records = list(batch.records)
     print(format_table(records))
     failures = [r for r in records if not r.verdict.passed]
     if args.explain:
         for record in failures:
             print("\n" + explain(record))
-    published = publish(records, options, interrupted=batch.interrupted)
+    try:
+        published = publish(records, options, baseline=baseline, interrupted=batch.interrupted)
+    except OutputError as error:
+        print(summary_line(records))
+        kept = (
+            f"; the {stream.written} records streamed to {stream.path} are kept"
+            if stream.written
+            else ""
+        )
+        print(f"unsolvable: error: {error}{kept}", file=sys.stderr)
+        return UNWRITTEN_STATUS
     stream.close(keep=False)
+    if stream.error is not None:
+        print(f"unsolvable: warning: {stream.error}; the final files were written", file=sys.stderr)
     if should_summarise(published.metrics):
         print("\n" + format_metrics(published.metrics) + "\n")
     print(summary_line(records))
@@ -323,7 +355,7 @@ def _describe(scenario: Scenario, twins: Sequence[str] = ()) -> str:
         lines.append(f"  subtask:    {subtask.name}{after}")
     lines.append("")
     lines.append(scenario.explanation)
-    return "\n".join(lines)
+    return "\n".join(map(printable, lines))  # a scenario file's text is shown, never obeyed
 
 
 def _show(name: str, library: Any) -> int:

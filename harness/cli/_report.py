@@ -6,16 +6,16 @@ status; and declares the report flags every command that writes reports takes.
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
 from unsolvable._errors import UnsolvableError
+from unsolvable._input import load_json, read_input
 from unsolvable._record import TerminationRecord
 from unsolvable.reports._cells import format_metrics
 from unsolvable.reports._flags import REPORT_FLAGS, report_options
 from unsolvable.reports._merge import merge, read_part
-from unsolvable.reports._publish import check_outputs, publish
+from unsolvable.reports._publish import check_baseline, check_outputs, publish
 from unsolvable.reports._table import pass_k_line, summary_line
 
 __all__ = ["add_report_arguments", "add_report_commands", "run_report"]
@@ -53,13 +53,16 @@ def add_report_arguments(command: argparse.ArgumentParser) -> None:
 
 
 def _read_records(path: Path) -> list[TerminationRecord]:
+    """The records of a ``--json`` file, each checked (`TerminationRecord.from_dict`)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = load_json(read_input(path), what=f"records file {str(path)!r}")
+        if not isinstance(data, dict) or not isinstance(data.get("records"), list):
+            raise ValueError('it holds no "records" list')
         return [TerminationRecord.from_dict(record) for record in data["records"]]
-    except (OSError, ValueError, KeyError, TypeError) as error:
+    except ValueError as error:
         raise UnsolvableError(
-            f"cannot read records from {str(path)!r} ({type(error).__name__}: {error}); pass a "
-            "file written by unsolvable run --json or pytest --unsolvable-json"
+            f"cannot read records from {str(path)!r} ({error}); pass a file written by "
+            "unsolvable run --json or pytest --unsolvable-json"
         ) from None
 
 
@@ -68,12 +71,13 @@ def run_report(args: argparse.Namespace) -> int:
     it was made) or the baseline gate found a regression, so a CI step that reports on records
     made elsewhere fails where the run would have."""
     options = report_options(vars(args), volatile=args.volatile)
+    baseline = check_baseline(options)  # read once, now
     check_outputs(options)
     if args.command == "merge":
         records = merge([read_part(path) for path in args.parts])
     else:
         records = _read_records(args.records)
-    published = publish(records, options)
+    published = publish(records, options, baseline=baseline)
     print(format_metrics(published.metrics) + "\n")
     print(summary_line(records))
     print(pass_k_line(published.metrics))

@@ -4,11 +4,12 @@ the file's headers and credentials dropped before any reader sees it."""
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from unsolvable._errors import InputError
+from unsolvable._input import load_json, read_input
 from unsolvable.imports._anthropic_messages import read_anthropic_messages
 from unsolvable.imports._atif import read_atif
 from unsolvable.imports._importer import strip_headers
@@ -42,13 +43,9 @@ def read_trace(path: Path, format: str, *, record: int | None = None) -> Trace:
             )
         return read_openhands(path)
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ImportFailed(f"cannot read {str(path)!r} ({error.strerror})") from None
-    except ValueError as error:
-        raise ImportFailed(
-            f"{str(path)!r} is not JSON ({error}); --format {format} reads JSON"
-        ) from None
+        raw = load_json(read_input(path), what=repr(str(path)))
+    except InputError as error:
+        raise ImportFailed(f"{error}; --format {format} reads a JSON file") from None
     data, removed = strip_headers(raw)
     if format == "record":
         trace = read_records(path, index=record, data=data)

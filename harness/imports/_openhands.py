@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from unsolvable._errors import InputError
+from unsolvable._input import load_json, read_input
 from unsolvable._text import text_of
 from unsolvable._types import JSON
 from unsolvable.imports._importer import strip_headers
@@ -32,9 +34,9 @@ def _events(folder: Path) -> list[Mapping[str, Any]]:
     events = []
     for file in files:
         try:
-            events.append(strip_headers(json.loads(file.read_text(encoding="utf-8")))[0])
-        except ValueError as error:
-            raise ImportFailed(f"{str(file)!r} is not JSON ({error})") from None
+            events.append(strip_headers(load_json(read_input(file), what=repr(str(file))))[0])
+        except InputError as error:
+            raise ImportFailed(str(error)) from None
     return events
 
 

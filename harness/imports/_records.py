@@ -56,7 +56,15 @@ def turns_of(steps: Sequence[TraceStep]) -> tuple[Turn, ...]:
 
 def read_records(path: Path, *, index: int | None = None, data: Any = None) -> Trace:
     """Run ``index`` of a records file (the only one when it holds one)."""
-    records = [TerminationRecord.from_dict(r) for r in data["records"]]
+    try:
+        if not isinstance(data, dict) or not isinstance(data.get("records"), list):
+            raise ValueError('it holds no "records" list')
+        records = [TerminationRecord.from_dict(r) for r in data["records"]]
+    except ValueError as error:
+        raise ImportFailed(
+            f"{str(path)!r} is not a records file ({error}); pass one written by unsolvable run "
+            "--json or pytest --unsolvable-json"
+        ) from None
     if index is None and len(records) != 1:
         listing = "; ".join(
             f"{i}: {r.scenario} seed {r.seed} × {r.agent}" for i, r in enumerate(records)

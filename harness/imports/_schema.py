@@ -9,16 +9,16 @@ format is documented field by field in the README ("Scenario files") and in `SCH
 
 from __future__ import annotations
 
-import json
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from unsolvable._errors import ScenarioError
+from unsolvable._errors import InputError, ScenarioError
+from unsolvable._input import load_json, read_input
 from unsolvable._record import Code
-from unsolvable._scenario import Budget, Stagnation
+from unsolvable._scenario import Budget, Stagnation, check_name
 from unsolvable._types import JSON
 
 __all__ = [
@@ -178,23 +178,26 @@ class _Reader:
 def read(path: Path | str) -> ScenarioFile:
     """The scenario file at ``path`` (``.json`` or ``.toml``), checked."""
     path = Path(path)
+    what = f"scenario file {str(path)!r}"
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
+        text = read_input(path)
+        data = _toml(text, what) if path.suffix == ".toml" else load_json(text, what=what)
+    except InputError as error:
         raise ScenarioFileError(
-            f"scenario file {str(path)!r} cannot be read ({error.strerror}); check the path"
-        ) from None
-    try:
-        data = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
-    except (ValueError, tomllib.TOMLDecodeError) as error:
-        kind = "TOML" if path.suffix == ".toml" else "JSON"
-        raise ScenarioFileError(
-            f"scenario file {str(path)!r} is not valid {kind} ({error}); fix the syntax, or write "
-            f"it again with unsolvable import ({DOCS})"
+            f"{error}; fix it, or write it again with unsolvable import ({DOCS})"
         ) from None
     if not isinstance(data, Mapping):
         raise ScenarioFileError(f"scenario file {str(path)!r} holds no object at the top ({DOCS})")
     return parse(data, source=str(path))
+
+
+def _toml(text: str, what: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise InputError(f"{what} is not TOML ({error})") from None
+    except RecursionError:
+        raise InputError(f"{what} nests too deeply to be read") from None
 
 
 def parse(data: Mapping[str, Any], *, source: str = "<data>") -> ScenarioFile:
@@ -267,7 +270,10 @@ def _name(r: _Reader, data: Mapping[str, Any]) -> str:
     )
     if name.count("/") != 1 or not all(name.split("/")):
         raise r.fail("name", f"is {name!r}", 'write it as "family/variant"')
-    return name
+    try:
+        return check_name(name)
+    except ScenarioError as problem:
+        raise ScenarioFileError(f"scenario file {r.source!r}: {problem}") from None
 
 
 def _truth(r: _Reader, data: Mapping[str, Any]) -> tuple[Stagnation, int | None, str]:

@@ -23,6 +23,9 @@ import threading
 from collections.abc import Mapping
 from typing import IO, TYPE_CHECKING
 
+from unsolvable._environ import child_environ
+from unsolvable._run_key import new_key
+
 if TYPE_CHECKING:
     from unsolvable._session import Session
 
@@ -41,6 +44,9 @@ SERVER_NAME = "unsolvable"
 CONFIG_NAME = "mcp.json"
 LOOPBACK = "127.0.0.1"
 MCP_PATH = "/mcp"
+KEY_VARIABLE = "UNSOLVABLE_MCP_KEY"
+"""Where the HTTP server reads the run's key, a segment of every path it answers
+(`unsolvable._run_key`); in the server's environment only, never the agent's."""
 POLL_SECONDS = 0.05
 """How often the watcher looks for a first connection or a stop: a client's connection waits in
 the listen backlog meanwhile, so this only delays the server's start, never refuses anyone."""
@@ -77,7 +83,8 @@ def client_config(url: str) -> dict[str, object]:
 
 
 class McpService:
-    """The scenario's tools over Streamable HTTP at ``http://127.0.0.1:<port>/mcp``.
+    """The scenario's tools over Streamable HTTP at ``http://127.0.0.1:<port>/<key>/mcp``: a
+    request without the run's key is refused (401) and never reaches the tools.
 
     The port is bound at `start`, but the server process (about a second of imports) starts only
     when the first client connects: an agent that never uses MCP pays nothing. That connection
@@ -89,6 +96,7 @@ class McpService:
 
     def __init__(self, environ: Mapping[str, str]) -> None:
         self.environ = dict(environ)
+        self.key = new_key()
         self._listener: socket.socket | None = None
         self._process: subprocess.Popen[bytes] | None = None
         self._stderr: IO[bytes] | None = None
@@ -100,7 +108,7 @@ class McpService:
 
     @property
     def url(self) -> str:
-        return f"http://{LOOPBACK}:{self.port}{MCP_PATH}"
+        return f"http://{LOOPBACK}:{self.port}/{self.key}{MCP_PATH}"
 
     def start(self) -> McpService:
         self._listener = socket.create_server((LOOPBACK, 0))
@@ -127,7 +135,7 @@ class McpService:
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed by stop)
         self._process = subprocess.Popen(
             [*stdio_command(), "--http", "--fd", str(fd)],
-            env={**os.environ, **self.environ},
+            env={**child_environ(), **self.environ, KEY_VARIABLE: self.key},
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=self._stderr,

@@ -8,7 +8,7 @@ an exec agent is given, ``UNSOLVABLE_TOOLS_URL`` and ``UNSOLVABLE_TOOLS`` (and o
 ``UNSOLVABLE_MCP_ERRORS``, a `McpErrors` value), in its environment:
 
     python -m unsolvable.mcp                   # stdio: what an MCP client's "command" starts
-    python -m unsolvable.mcp --http --port 0   # Streamable HTTP; prints its URL, …/mcp
+    python -m unsolvable.mcp --http --port 0   # Streamable HTTP; prints its URL, …/<key>/mcp
     python -m unsolvable.mcp --http --fd N     # on an inherited listening socket (`McpService`)
 
 Over HTTP the path before ``/mcp`` is passed on to the tools: a client of
@@ -45,8 +45,9 @@ from mcp.shared.exceptions import MCPError, NoBackChannelError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from unsolvable._run_key import new_key, unkeyed
 from unsolvable._scenario import McpErrors
-from unsolvable.mcp._launch import LOOPBACK, MCP_PATH, SERVER_NAME
+from unsolvable.mcp._launch import KEY_VARIABLE, LOOPBACK, MCP_PATH, SERVER_NAME
 
 __all__ = ["Interaction", "build_server", "main"]
 
@@ -70,6 +71,9 @@ ASKED = "asked:"
 follows, answered when the client retries (the call is not made twice)."""
 PERMISSION = "permission"
 """The key of the elicitation among an ``input_required`` result's input requests."""
+UNAUTHORIZED = -32001
+"""The JSON-RPC code of a request refused for want of the run's key, in the range the JSON-RPC
+spec reserves for implementation-defined server errors."""
 PREFIX = "unsolvable.prefix"
 """Where `_Prefixed` leaves, in a request's ASGI scope, the path its client gave before
 ``/mcp``."""
@@ -204,12 +208,13 @@ def _prefix_of(ctx: ServerRequestContext[Any]) -> str:
 
 
 def _under(url: str, prefix: str) -> str:
-    """``url`` with ``prefix`` put before its path: ``http://h/tools`` under ``/agents/w`` is
-    ``http://h/agents/w/tools``."""
+    """``url`` with ``prefix`` put before its last path segment: ``http://h/<key>/tools`` under
+    ``/agents/w`` is ``http://h/<key>/agents/w/tools``."""
     if not prefix:
         return url
     parts = urlsplit(url)
-    return urlunsplit(parts._replace(path=prefix + parts.path))
+    parent, _, last = parts.path.rpartition("/")
+    return urlunsplit(parts._replace(path=f"{parent}{prefix}/{last}"))
 
 
 def _encode(errors: McpErrors, failed: _Failed) -> types.CallToolResult:
@@ -250,6 +255,32 @@ class _TransportFailures:
         await send({"type": "http.response.body", "body": text})
 
 
+class _Keyed:
+    """ASGI middleware: only a request whose path holds the run's key is served, as one without
+    it; any other is refused (401, a JSON-RPC error) before the MCP server sees it."""
+
+    def __init__(self, app: ASGIApp, key: str) -> None:
+        self.app, self.key = app, key
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path = unkeyed(str(scope.get("path", "")), self.key)
+        if path is None:
+            await _unauthorized(send)
+            return
+        await self.app({**scope, "path": path, "raw_path": path.encode()}, receive, send)
+
+
+async def _unauthorized(send: Send) -> None:
+    error = {"code": UNAUTHORIZED, "message": "unsolvable: this run's key is missing from the URL"}
+    body = json.dumps({"jsonrpc": "2.0", "id": None, "error": error}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": 401, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
 class _Prefixed:
     """ASGI middleware: a request to ``<prefix>/mcp`` is served as one to ``/mcp``, its prefix
     kept in the scope for ``tools/call`` to forward under (a client's every request goes to the
@@ -275,11 +306,10 @@ def _is_transport_failure(body: bytes) -> bool:
     return isinstance(error, dict) and error.get("code") == TRANSPORT_FAILURE
 
 
-async def _serve_http(server: Server, listener: socket.socket) -> None:
+async def _serve_http(server: Server, listener: socket.socket, key: str) -> None:
     app = server.streamable_http_app(streamable_http_path=MCP_PATH, json_response=True)
-    config = uvicorn.Config(
-        _Prefixed(_TransportFailures(app)), log_level="warning", access_log=False, lifespan="on"
-    )
+    keyed = _Keyed(_Prefixed(_TransportFailures(app)), key)
+    config = uvicorn.Config(keyed, log_level="warning", access_log=False, lifespan="on")
     await uvicorn.Server(config).serve(sockets=[listener])
 
 
@@ -329,9 +359,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     if not options.http:
         anyio.run(_serve_stdio, server, errors)
         return
+    key = os.environ.get(KEY_VARIABLE) or new_key()
     if options.fd is not None:
         listener = socket.socket(fileno=options.fd)
     else:
         listener = socket.create_server((LOOPBACK, options.port))
-        print(f"http://{LOOPBACK}:{listener.getsockname()[1]}{MCP_PATH}", flush=True)
-    anyio.run(_serve_http, server, listener)
+        print(f"http://{LOOPBACK}:{listener.getsockname()[1]}/{key}{MCP_PATH}", flush=True)
+    anyio.run(_serve_http, server, listener, key)

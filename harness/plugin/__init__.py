@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from unsolvable._record import TerminationRecord
     from unsolvable.plugin._fixture import Case, SnapshotChanged, SnapshotMissing, UnsolvableRunner
     from unsolvable.plugin._ledger import RunLedger
+    from unsolvable.reports._baseline import Baseline
 
 __all__ = ["Case", "SnapshotChanged", "SnapshotMissing", "UnsolvableRunner", "UnsolvableSuite"]
 
@@ -48,6 +49,8 @@ __getattr__ = lazy_getattr(
 
 SETTINGS = pytest.StashKey[Settings]()
 LEDGER = pytest.StashKey["RunLedger"]()
+BASELINE: pytest.StashKey[Baseline | None] = pytest.StashKey()
+"""The baseline to gate on, read once, at configuration (`check_reports`)."""
 POOL = pytest.StashKey["WorkerPool"]()
 PAYLOAD_ATTRIBUTE = "unsolvable_records"
 """Where a test's records ride on its report from an xdist worker to the controller."""
@@ -78,6 +81,18 @@ def _worker_pool(config: pytest.Config) -> WorkerPool:
     return config.stash[POOL]
 
 
+def _open_stream(config: pytest.Config) -> None:
+    """Makes the record stream of ``--unsolvable-json`` now, before any test: one left by
+    another session is a usage error, never truncated (`RecordStream.open`)."""
+    from unsolvable._errors import OutputError
+    from unsolvable.plugin._options import JSON_OPTION
+
+    try:
+        _session_ledger(config).stream.open(flag=JSON_OPTION)
+    except OutputError as error:
+        raise pytest.UsageError(str(error)) from None
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     """Stops the generated suite's worker process, if one was started, and closes the record
     stream (kept on disk if the final file was never written)."""
@@ -103,7 +118,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if settings.agents:
         claim_node_ids(config, settings)
     if settings.has_reports and not hasattr(config, "workerinput"):
-        check_reports(settings)
+        config.stash[BASELINE] = check_reports(settings)
+        _open_stream(config)
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHooks(config), "unsolvable-xdist")
 
@@ -231,7 +247,9 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         options = settings.report_options()
         whole = session.exitstatus in WHOLE and not (session.shouldfail or session.shouldstop)
         interrupted = session.exitstatus == pytest.ExitCode.INTERRUPTED
-        passed = _session_ledger(config).report(options, whole=whole, interrupted=interrupted)
+        baseline = config.stash.get(BASELINE, None)
+        ledger = _session_ledger(config)
+        passed = ledger.report(options, baseline=baseline, whole=whole, interrupted=interrupted)
         if not passed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 

@@ -23,6 +23,7 @@ from unsolvable.reports._table import INTERRUPTED, format_table, summary_line
 
 if TYPE_CHECKING:
     from unsolvable._shard import Key, ShardTag
+    from unsolvable.reports._baseline import Baseline
     from unsolvable.reports._publish import ReportOptions
 
 __all__ = ["PAYLOAD_KEY", "RunLedger"]
@@ -66,7 +67,8 @@ class RunLedger:
         fresh, self.sent = self.records[self.sent :], len(self.records)
         if not fresh:
             return ""
-        return json.dumps([r.to_dict(volatile=True) for r in fresh], separators=(",", ":"))
+        data = [r.to_dict(volatile=True) for r in fresh]
+        return json.dumps(data, separators=(",", ":"), allow_nan=False)
 
     def merge_payload(self, payload: str) -> None:
         """On the controller: records a worker sent. The cyclic collector waits meanwhile:
@@ -165,16 +167,25 @@ class RunLedger:
             )
         return lines
 
-    def report(self, options: ReportOptions, *, whole: bool, interrupted: bool = False) -> bool:
+    def report(
+        self,
+        options: ReportOptions,
+        *,
+        baseline: Baseline | None = None,
+        whole: bool,
+        interrupted: bool = False,
+    ) -> bool:
         """After the last record (on the controller, or in a serial run): the reports and the
         baseline gate, or a new baseline, exactly as ``unsolvable run`` makes them
         (`unsolvable.reports._publish.publish`). False when the gate found a regression.
 
         The baseline is rewritten only from a whole session: never from one that stopped early
         (``whole`` is False), lost a worker's records or made none. An ``interrupted`` session
-        writes what finished, marked so, and skips the gate.
+        writes what finished, marked so, and skips the gate. The gate reads ``baseline``, as it
+        was read when the session started. A report that cannot be written is one line, and
+        the record stream is kept.
         """
-        from unsolvable._errors import BaselineError
+        from unsolvable._errors import OutputError
         from unsolvable.reports._publish import publish
 
         records = self.sorted_records()
@@ -186,9 +197,10 @@ class RunLedger:
             self.notes.append(f"unsolvable: warning: {options.baseline} not rewritten: {why}")
             options = dataclasses.replace(options, baseline=None, update_baseline=False)
         try:
-            published = publish(records, options, interrupted=interrupted)
-        except BaselineError as error:  # read at start-up, since then removed or broken
-            self.notes.append(f"unsolvable: baseline gate FAILED: {error}")
+            published = publish(records, options, baseline=baseline, interrupted=interrupted)
+        except OutputError as error:
+            kept = f"; the records streamed to {self.stream.path} are kept"
+            self.notes.append(f"unsolvable: error: {error}{kept if self.stream.written else ''}")
             return False
         self.stream.close(keep=False)
         self.notes.extend(published.notes)

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from unsolvable._loading import AgentLike
     from unsolvable._shard import Shard
     from unsolvable.imports._library import ScenarioLibrary
+    from unsolvable.reports._baseline import Baseline
     from unsolvable.reports._publish import ReportOptions
 
 __all__ = [
@@ -460,10 +461,10 @@ def check_names(settings: Settings) -> None:
         raise pytest.UsageError(f"{SCENARIO_OPTION}/{FAMILY_OPTION}: {error}") from None
 
 
-def check_reports(settings: Settings) -> None:
+def check_reports(settings: Settings) -> Baseline | None:
     """On the controller, before anything runs: a baseline that cannot be read, an update with
     no file to write, or a report path that cannot be written is a usage error naming the flag,
-    not a failure after the last test."""
+    not a failure after the last test. Returns the baseline to gate on, read now and only now."""
     from unsolvable._errors import BaselineError, OutputError, ShardError
     from unsolvable.reports._publish import check_baseline, check_outputs
 
@@ -473,7 +474,7 @@ def check_reports(settings: Settings) -> None:
     except (BaselineError, OutputError, ShardError) as error:
         raise pytest.UsageError(f"{error} ({DOCS})") from None
     try:
-        check_baseline(options)
+        return check_baseline(options)
     except BaselineError as error:
         raise pytest.UsageError(f"{BASELINE_OPTION}: {error}") from None
 

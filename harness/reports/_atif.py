@@ -39,7 +39,7 @@ def trace_files(records: Sequence[TerminationRecord], folder: Path) -> Iterator[
         again = f"-{repeat + 1}" if repeat else ""
         name = f"{_safe(variant)}-seed{record.seed}{again}.json"
         path = folder / _safe(record.agent) / _safe(record.family) / name
-        yield path, json.dumps(to_atif(record), indent=2, sort_keys=True) + "\n"
+        yield path, json.dumps(to_atif(record), indent=2, sort_keys=True, allow_nan=False) + "\n"
 
 
 def to_atif(record: TerminationRecord) -> dict[str, Any]:

@@ -9,12 +9,14 @@ a pull request that moves a number shows the move in its diff.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from unsolvable._errors import BaselineError
+from unsolvable._errors import BaselineError, InputError
+from unsolvable._input import load_json, read_input
 from unsolvable._loading import agent_name
 from unsolvable.reports._files import write_file
 from unsolvable.reports._metrics import GroupMetrics, Metrics, Number, where
@@ -169,15 +171,15 @@ class Baseline:
     def load(cls, path: Path, *, flags: BaselineFlags = CLI_FLAGS) -> Baseline:
         """Reads a file `write_baseline` wrote; anything else is a `BaselineError` saying why
         and what to type (``flags``) to make a good one."""
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
+        if not path.exists():
             raise BaselineError(
                 f"baseline {str(path)!r} does not exist; create it with "
                 f"{flags.baseline} {path} {flags.update} and commit it ({DOCS})"
-            ) from None
-        except (OSError, ValueError) as error:
-            raise BaselineError(f"baseline {str(path)!r} is not readable JSON: {error}") from None
+            )
+        try:
+            data = load_json(read_input(path), what=f"baseline {str(path)!r}")
+        except InputError as error:
+            raise BaselineError(f"{error}; rewrite it with {flags.update} ({DOCS})") from None
         return cls(entries=_entries(data, path, flags), path=path)
 
     def to_json(self) -> str:
@@ -186,7 +188,7 @@ class Baseline:
         for (level, name, agent), entry in self.entries.items():
             nested.setdefault(agent, {}).setdefault(level, {})[name] = entry
         data = {"baseline_version": BASELINE_VERSION, "agents": nested}
-        return json.dumps(data, sort_keys=True, indent=2) + "\n"
+        return json.dumps(data, sort_keys=True, indent=2, allow_nan=False) + "\n"
 
 
 def _entries(data: Any, path: Path, flags: BaselineFlags) -> dict[Key, Entry]:
@@ -217,11 +219,14 @@ def _check_numbers(key: Key, entry: Entry, path: Path, flags: BaselineFlags) -> 
     """A hand-edited ``"lag_steps_p95": "three"`` is an error now, not a traceback after the run."""
     level, name, agent = key
     for field, value in entry.items():
-        if value is None or (isinstance(value, int | float) and not isinstance(value, bool)):
+        if value is None or (
+            isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        ):
             continue
+        what = "not finite" if isinstance(value, float) else f"a {type(value).__name__}"
         raise BaselineError(
-            f"baseline {str(path)!r}: agents.{agent}.{level}.{name}.{field} = {value!r} is a "
-            f"{type(value).__name__}, not a number or null; correct it, or rewrite the file with "
+            f"baseline {str(path)!r}: agents.{agent}.{level}.{name}.{field} = {value!r} is "
+            f"{what}, not a number or null; correct it, or rewrite the file with "
             f"{flags.update} ({DOCS})"
         )
 

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 
 from unsolvable._record import SCHEMA_VERSION, TerminationRecord
 from unsolvable._shard import ShardTag
+from unsolvable._text import printable
 from unsolvable.reports._metrics import Distribution, GroupMetrics, Metrics, measure
 from unsolvable.reports._numbers import plain
 
@@ -159,7 +160,10 @@ def should_summarise(metrics: Metrics) -> bool:
 
 def align(rows: Sequence[Sequence[str]]) -> str:
     """Left-aligned columns, two spaces apart; the last one is never padded or cut, so verdicts
-    and long lists of codes stay whole. Every terminal table is made by this."""
+    and long lists of codes stay whole. Every terminal table is made by this, so every cell is
+    made `printable` here: what an agent wrote (a verdict's reason, its name) cannot move the
+    cursor or recolour the table."""
+    rows = [[printable(cell) for cell in row] for row in rows]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
     lines = (
         "  ".join([*(cell.ljust(width) for cell, width in zip(row, widths, strict=False)), row[-1]])
@@ -228,5 +232,5 @@ def _indented(value: object, depth: int) -> str:
         inner = "\n" + INDENT * (depth + 1)
         items = [f"{json.dumps(key)}: {_indented(value[key], depth + 1)}" for key in sorted(value)]
         return "{" + inner + ("," + inner).join(items) + "\n" + INDENT * depth + "}"
-    text = json.dumps(value, sort_keys=True, indent=2)
+    text = json.dumps(value, sort_keys=True, indent=2, allow_nan=False)
     return text.replace("\n", "\n" + INDENT * depth) if depth else text

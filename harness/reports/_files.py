@@ -1,11 +1,15 @@
-"""Consumes report text and records as they finish, produces files that are never half-written
-and never replaced by an emptier copy.
+"""Consumes report text and records as they finish, produces files that are never half-written,
+never replaced by an emptier copy, and never written through a link the harness did not make.
 
-A finished file is written to a temporary file beside it and renamed over the old one, so a
-reader sees the old bytes or the new ones. A partial session's file (interrupted, or a worker
-lost) never replaces a larger one; it is written beside it instead. Records are also streamed, one
-JSON line each, to ``<path>.jsonl`` as runs end, so a session killed outright still leaves every
-finished record on disk; the stream is removed once the final file is in place.
+A finished file is written to a temporary file beside it and renamed over the old one (a rename
+replaces a symbolic link at the path; it never writes where the link points), so a reader sees
+the old bytes or the new ones. A partial session's file (interrupted, a worker lost, no record
+made) never replaces a larger one; it is written beside it instead. Records are also streamed,
+one JSON line each, to ``<path>.jsonl`` as runs end, so a session killed outright still leaves
+every finished record on disk: that file is made by the run itself, before anything runs, and
+one that exists already — another run streaming to the same path, or records a killed run left
+— is never truncated: the run is refused. A write that fails (a full disk) is an `OutputError`
+naming the file and why; what was written stays.
 """
 
 from __future__ import annotations
@@ -17,9 +21,17 @@ import secrets
 from pathlib import Path
 from typing import IO
 
+from unsolvable._errors import OutputError
 from unsolvable._record import TerminationRecord
 
 __all__ = ["RecordStream", "stream_path", "write_file"]
+
+NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+"""Open flags of a file the harness makes itself: it must not exist, not even as a link."""
+
+
+def _why(error: OSError) -> str:
+    return error.strerror or str(error)
 
 
 FILE_MODE = 0o666
@@ -38,21 +50,29 @@ def _temporary(path: Path) -> tuple[int, Path]:
 
 
 def _replace(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = _temporary(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = _temporary(path)
+    except OSError as error:
+        raise OutputError(f"cannot write {str(path)!r} ({_why(error)})") from None
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
         os.replace(temporary, path)
-    except BaseException:
+    except BaseException as error:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
+        if isinstance(error, OSError):
+            raise OutputError(
+                f"cannot write {str(path)!r} ({_why(error)}); the file there, if any, is unchanged"
+            ) from None
         raise
 
 
 def write_file(path: Path, text: str, *, partial: bool = False) -> Path:
     """Writes ``text`` to ``path`` atomically and returns where it went: beside ``path``
-    (``name.partial.ext``) when a partial session would replace a larger file."""
+    (``name.partial.ext``) when a partial session would replace a larger file. An
+    `OutputError` when it cannot be written."""
     if partial and path.is_file() and path.stat().st_size > len(text.encode("utf-8")):
         path = path.with_name(f"{path.stem}.partial{path.suffix}")
     _replace(path, text)
@@ -65,27 +85,56 @@ def stream_path(path: Path) -> Path:
 
 
 class RecordStream:
-    """Appends each finished record as one JSON line, flushed at once."""
+    """Appends each finished record as one JSON line, flushed at once, to a file it made."""
 
     def __init__(self, path: Path | None) -> None:
         self.path = None if path is None else stream_path(path)
         self._out: IO[str] | None = None
+        self.written = 0
+        """Records on disk so far."""
+        self.error: str | None = None
+        """Why the stream stopped, if a write failed: the records before it are kept."""
 
-    def add(self, record: TerminationRecord) -> None:
+    def open(self, *, flag: str = "--json") -> None:
+        """Makes the stream's file now, before anything runs. An `OutputError` (naming
+        ``flag``) when it exists already or cannot be made."""
         if self.path is None:
             return
-        if self._out is None:
+        try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._out = self.path.open("w", encoding="utf-8")
-        self._out.write(json.dumps(record.to_dict(volatile=True), sort_keys=True) + "\n")
-        self._out.flush()
+            descriptor = os.open(self.path, NEW_FILE, 0o666)
+        except FileExistsError:
+            raise OutputError(
+                f"{flag}: {str(self.path)!r} exists: another run is streaming its records there, "
+                "or a run that was killed left the records it finished in it; let that run end, "
+                "or move the file away (keep it: it holds those records), then run again"
+            ) from None
+        except OSError as error:
+            raise OutputError(f"{flag}: cannot make {str(self.path)!r} ({_why(error)})") from None
+        self._out = os.fdopen(descriptor, "w", encoding="utf-8")
+
+    def add(self, record: TerminationRecord) -> None:
+        """Streams ``record``; after a failed write (a full disk), nothing more, and the run
+        goes on: the error is reported when the run ends."""
+        if self._out is None or self.error is not None:
+            return
+        line = json.dumps(record.to_dict(volatile=True), sort_keys=True, allow_nan=False)
+        try:
+            self._out.write(line + "\n")
+            self._out.flush()
+        except OSError as error:
+            self.error = f"cannot write {str(self.path)!r} ({_why(error)})"
+            return
+        self.written += 1
 
     def close(self, *, keep: bool) -> None:
-        """Closes the stream; removes it unless ``keep`` (the final file could not be written).
-        Closing twice is harmless: the first close decides."""
-        if self._out is not None:
+        """Closes the stream; removes it unless ``keep`` (the final file could not be written)
+        and it holds records. Closing twice is harmless: the first close decides."""
+        if self._out is None:
+            return
+        with contextlib.suppress(OSError):  # a last flush on a full disk: what is there stays
             self._out.close()
-            self._out = None
-        if self.path is not None and not keep:
+        self._out = None
+        if self.path is not None and not (keep and self.written):
             with contextlib.suppress(FileNotFoundError):
                 self.path.unlink()

@@ -12,6 +12,7 @@ import html
 from collections.abc import Iterable, Sequence
 
 from unsolvable._record import TerminationRecord
+from unsolvable._text import printable
 from unsolvable.reports._baseline import GateResult
 from unsolvable.reports._broke import broken_rules, counts, headline, tag, worst_first
 from unsolvable.reports._cells import COLUMNS, cells, step_cap_lines
@@ -27,8 +28,11 @@ of a few kilobytes each stay far below it."""
 
 
 def _cell(text: str) -> str:
-    """A table cell: pipes would end it, newlines would end the row."""
-    return text.replace("|", "\\|").replace("\n", " ")
+    """A table cell: what does not print is escaped (a newline would end the row), pipes would
+    end the cell, HTML would be rendered and brackets would make a link or an image of what an
+    agent wrote."""
+    escaped = html.escape(printable(text), quote=False).replace("|", "\\|")
+    return escaped.replace("[", "\\[").replace("]", "\\]")
 
 
 def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
@@ -82,7 +86,7 @@ def _failure(record: TerminationRecord) -> list[str]:
         f"{named}{record.scenario} (seed {record.seed}) × {record.agent}: {record.verdict.summary}"
     )
     return [
-        f"<details><summary>{html.escape(title)}</summary>",
+        f"<details><summary>{html.escape(printable(title))}</summary>",
         "",
         "```text",
         explain(record).replace("```", "'''"),

@@ -8,12 +8,12 @@ an order; parts that do not make exactly one whole run are refused, naming what 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from unsolvable._errors import ShardError
+from unsolvable._input import load_json, read_input
 from unsolvable._record import TerminationRecord
 from unsolvable._shard import Key, ShardTag
 
@@ -32,14 +32,16 @@ class Part:
 def read_part(path: Path) -> Part:
     """A shard's ``--json`` file; a file that is not one is a `ShardError` saying so."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = load_json(read_input(path), what=f"shard file {str(path)!r}")
+        if not isinstance(data, dict) or not isinstance(data.get("records"), list):
+            raise ValueError('it holds no "records" list')
         records = tuple(TerminationRecord.from_dict(record) for record in data["records"])
         shard = data.get("shard")
         tag = None if shard is None else ShardTag.from_dict(shard)
-    except (OSError, ValueError, KeyError, TypeError) as error:
+    except (ValueError, KeyError, TypeError) as error:
         raise ShardError(
-            f"cannot read {str(path)!r} ({type(error).__name__}: {error}); pass the --json files "
-            "that unsolvable run --shard K/N or pytest --unsolvable-shard K/N wrote"
+            f"cannot read {str(path)!r} ({error}); pass the --json files that unsolvable run "
+            "--shard K/N or pytest --unsolvable-shard K/N wrote"
         ) from None
     if tag is None:
         raise ShardError(

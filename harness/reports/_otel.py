@@ -52,7 +52,7 @@ def to_otlp_json(records: Sequence[TerminationRecord], *, volatile: bool = False
             }
         ]
     }
-    return json.dumps(request, indent=1, sort_keys=True) + "\n"
+    return json.dumps(request, indent=1, sort_keys=True, allow_nan=False) + "\n"
 
 
 def repeats(records: Sequence[TerminationRecord]) -> list[int]:

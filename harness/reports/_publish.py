@@ -90,11 +90,13 @@ class Published:
         return self.gate is None or self.gate.passed
 
 
-def check_baseline(options: ReportOptions) -> None:
-    """Raises `BaselineError` now, before anything runs, when the baseline to gate on cannot be
-    read: a typo in a path should not cost a whole run."""
+def check_baseline(options: ReportOptions) -> Baseline | None:
+    """The baseline to gate on, read now, before anything runs, and only now: a typo in a path
+    should not cost a whole run, and a file edited or removed while the run goes on changes
+    nothing. A `BaselineError` when it cannot be read; ``None`` when there is no gate."""
     if options.baseline is not None and not options.update_baseline:
-        Baseline.load(options.baseline, flags=options.flags)
+        return Baseline.load(options.baseline, flags=options.flags)
+    return None
 
 
 def check_outputs(options: ReportOptions) -> None:
@@ -115,14 +117,17 @@ def check_outputs(options: ReportOptions) -> None:
         check_writable_dir(options.trace_dir, flag=f"{options.flags.prefix}trace-dir")
 
 
-def _gate(metrics: Metrics, options: ReportOptions) -> tuple[GateResult | None, list[str]]:
+def _gate(
+    metrics: Metrics, options: ReportOptions, baseline: Baseline | None
+) -> tuple[GateResult | None, list[str]]:
     if options.baseline is None:
         return None, []
     if options.update_baseline:
-        baseline = write_baseline(metrics, options.baseline)
-        count = len(baseline.entries)
+        written = write_baseline(metrics, options.baseline)
+        count = len(written.entries)
         return None, [f"unsolvable: wrote baseline of {count} groups to {options.baseline}"]
-    baseline = Baseline.load(options.baseline, flags=options.flags)
+    if baseline is None:
+        raise BaselineError(f"the baseline {options.baseline} was not read before the run")
     result = gate(metrics, baseline, options.margins, allow_empty=options.allow_empty_gate)
     return result, result.lines(options.flags)
 
@@ -135,13 +140,13 @@ def _skipped_gate(options: ReportOptions, why: str) -> list[str]:
 
 
 def _exports(
-    records: Sequence[TerminationRecord], options: ReportOptions, *, interrupted: bool
+    records: Sequence[TerminationRecord], options: ReportOptions, *, partial: bool
 ) -> list[str]:
     """The files other tools read: OTLP spans, ATIF trajectories."""
     notes = []
     if options.otel:
         text = to_otlp_json(records, volatile=options.volatile)
-        written = write_file(options.otel, text, partial=interrupted)
+        written = write_file(options.otel, text, partial=partial)
         notes.append(f"unsolvable: wrote OpenTelemetry spans to {written}")
     if options.trace_dir:
         files = list(trace_files(records, options.trace_dir))
@@ -152,16 +157,23 @@ def _exports(
 
 
 def publish(
-    records: Sequence[TerminationRecord], options: ReportOptions, *, interrupted: bool = False
+    records: Sequence[TerminationRecord],
+    options: ReportOptions,
+    *,
+    baseline: Baseline | None = None,
+    interrupted: bool = False,
 ) -> Published:
-    """Measures ``records``, gates or rewrites the baseline, then writes each report asked for
-    (the reports show the gate's result). An ``interrupted`` session skips the gate and the
-    baseline, marks every report, and never replaces a larger file (`write_file`)."""
+    """Measures ``records``, gates on ``baseline`` (what `check_baseline` read) or rewrites it,
+    then writes each report asked for (the reports show the gate's result). An ``interrupted``
+    session skips the gate and the baseline and marks every report; it, and a session that made
+    no record (every test errored), never replaces a larger file (`write_file`). A report that
+    cannot be written is an `OutputError`."""
     metrics = measure(records)
     if interrupted:
         result, gate_lines = None, _skipped_gate(options, "the session was interrupted")
     else:
-        result, gate_lines = _gate(metrics, options)
+        result, gate_lines = _gate(metrics, options, baseline)
+    partial = interrupted or not records
     notes = []
     if options.json:
         text = report_json(
@@ -171,16 +183,16 @@ def publish(
             interrupted=interrupted,
             shard=options.shard,
         )
-        written = write_file(options.json, text, partial=interrupted)
+        written = write_file(options.json, text, partial=partial)
         if written != options.json:
             notes.append(f"unsolvable: kept the larger {options.json}; wrote {written}")
     if options.markdown:
         text = to_markdown(records, metrics, result, interrupted=interrupted)
-        written = write_file(options.markdown, text, partial=interrupted)
+        written = write_file(options.markdown, text, partial=partial)
         notes.append(f"unsolvable: wrote Markdown report to {written}")
     if options.html:
         text = to_html(records, metrics, result, interrupted=interrupted)
-        written = write_file(options.html, text, partial=interrupted)
+        written = write_file(options.html, text, partial=partial)
         notes.append(f"unsolvable: wrote HTML report to {written}")
-    notes.extend(_exports(records, options, interrupted=interrupted))
+    notes.extend(_exports(records, options, partial=partial))
     return Published(metrics=metrics, gate=result, notes=(*notes, *gate_lines))

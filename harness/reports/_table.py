@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from unsolvable._record import Outcome, TerminationRecord
+from unsolvable._text import printable
 from unsolvable.reports._cells import align
 from unsolvable.reports._metrics import Metrics, is_false_completion, lag
 
@@ -109,4 +110,4 @@ def explain(record: TerminationRecord) -> str:
     for subtask in observed.subtasks:
         workers = f"; worked by {', '.join(subtask.workers)}" if subtask.workers else ""
         lines.append(f"    {subtask.name}: {subtask.state} — {subtask.why}{workers}")
-    return "\n".join(lines)
+    return "\n".join(map(printable, lines))  # what the agent wrote, shown, never obeyed

@@ -20,8 +20,16 @@ from unsolvable.wire._turn import Turn, read_from, require, require_objects, too
 __all__ = ["ANTHROPIC_MESSAGES"]
 
 NAME = "Anthropic Messages"
+ROLES = frozenset({"user", "assistant"})
+"""The roles of an Anthropic message."""
 ERROR_TYPES = MappingProxyType(
-    {400: "invalid_request_error", 404: "not_found_error", 503: "overloaded_error"}
+    {
+        400: "invalid_request_error",
+        401: "authentication_error",
+        404: "not_found_error",
+        413: "request_too_large",
+        503: "overloaded_error",
+    }
 )
 
 

@@ -1,6 +1,13 @@
 """Consumes a `Handler` (a `Wire`), produces a loopback HTTP server (127.0.0.1, ephemeral port)
 serving it, so an agent in another process — a CLI, another language — is pointed at the fake by
 a base URL.
+
+Any process on the machine can reach 127.0.0.1, so the server answers only requests that carry
+its run's key: a random path segment first in every URL it hands out (``/<key>/v1``,
+``/<key>/tools``, ``/<key>/agents``), which every client keeps because it is part of its base
+URL. A request without it is refused (401, in the format's own shape), never reaches the wire
+and is not counted in the record; `LoopbackServer.refused` counts them. A body is read only up
+to `BODY_LIMIT`.
 """
 
 from __future__ import annotations
@@ -10,9 +17,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import MappingProxyType, TracebackType
 
 from unsolvable._errors import CeilingHit, SessionClosed
+from unsolvable._run_key import new_key, unkeyed
 from unsolvable.wire._agents import AGENTS_SEGMENT
+from unsolvable.wire._anthropic import ANTHROPIC_MESSAGES
+from unsolvable.wire._chat import CHAT_COMPLETIONS
 from unsolvable.wire._errors import StrayRequest
 from unsolvable.wire._exchange import FAKE_API_KEY, Handler, WireRequest, WireResponse
+from unsolvable.wire._responses import RESPONSES
 
 __all__ = ["LoopbackServer"]
 
@@ -25,6 +36,13 @@ POLL_SECONDS = 0.05
 that serves over loopback half a second slower to tear down."""
 NO_RETRY = MappingProxyType({"x-should-retry": "false"})
 """Errors the server makes itself are final: SDKs honour ``x-should-retry`` and do not retry."""
+BODY_LIMIT = 32 * 1024 * 1024
+"""Bytes of a request body the server reads: Anthropic's own limit on a Messages request (32 MB),
+far above a long conversation re-sent whole; a larger one is answered 413 unread."""
+BACKLOG = 1024
+"""Connections the kernel holds before the server accepts them: an agent that opens many at
+once (a fan-out of workers, a burst of retries) waits for none; the default of 5 made a burst
+wait about a second for the kernel's retransmission."""
 
 
 def _refusal(status: int, kind: str, message: str) -> WireResponse:
@@ -32,10 +50,31 @@ def _refusal(status: int, kind: str, message: str) -> WireResponse:
     return WireResponse.json(body, status=status, headers=NO_RETRY)
 
 
+def _shaped(path: str, status: int, message: str) -> WireResponse:
+    """A refusal in the shape the request's face answers errors in: a model format's own error
+    body, a tool's ``{"error": {"status", "message"}}``, or the server's."""
+    for fmt in (CHAT_COMPLETIONS, RESPONSES, ANTHROPIC_MESSAGES):
+        if path.rstrip("/").endswith(fmt.path_suffix):
+            error = fmt.error(status, message)
+            return error.with_headers(NO_RETRY)
+    if "/tools/" in path:
+        body = {"error": {"status": status, "message": message}}
+        return WireResponse.json(body, status=status, headers=NO_RETRY)
+    return _refusal(status, "request_refused", message)
+
+
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = BACKLOG
     wire: Handler
     netloc: str
+    key: str
+    refused: int
+    lock: threading.Lock
+
+    def count_refusal(self) -> None:
+        with self.lock:
+            self.refused += 1
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -44,16 +83,44 @@ class _Handler(BaseHTTPRequestHandler):
     server: _Server
 
     def do_POST(self) -> None:
-        length = int(self.headers.get("content-length") or 0)
+        path = self._keyed_path()
+        if path is None:
+            self.server.count_refusal()
+            why = "unsolvable: this run's key is missing from the URL; use the URLs it was given"
+            self._send(_shaped(self.path, 401, why))
+            return
+        length = self._length(path)
+        if length is None:
+            return
         request = WireRequest(
             method=self.command,
-            url=f"http://{self.server.netloc}{self.path}",
+            url=f"http://{self.server.netloc}{path}",
             body=self.rfile.read(length) if length else b"",
             headers=dict(self.headers.items()),
         )
         self._send(self._answer(request))
 
     do_GET = do_PUT = do_PATCH = do_DELETE = do_POST
+
+    def _keyed_path(self) -> str | None:
+        """The request's path without the run's key; ``None`` when it does not carry it."""
+        return unkeyed(self.path, self.server.key)
+
+    def _length(self, path: str) -> int | None:
+        """The body's length as the request declares it; ``None`` once a request whose length
+        is not a number, or is past `BODY_LIMIT`, has been answered (and its connection is
+        closed: its body was never read)."""
+        given = self.headers.get("content-length") or "0"
+        if not (given.isascii() and given.isdigit()):
+            self.close_connection = True
+            self._send(_shaped(path, 400, f"unsolvable: Content-Length {given!r} is not a number"))
+            return None
+        if int(given) > BODY_LIMIT:
+            self.close_connection = True
+            why = f"unsolvable: a body of {given} bytes is past the limit of {BODY_LIMIT}"
+            self._send(_shaped(path, 413, why))
+            return None
+        return int(given)
 
     def _answer(self, request: WireRequest) -> WireResponse:
         """The wire's answer; what would end an in-process agent becomes a final HTTP error."""
@@ -70,6 +137,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send(self, response: WireResponse) -> None:
         self.send_response(response.status)
+        if self.close_connection:
+            self.send_header("connection", "close")
         for name, value in response.headers:
             self.send_header(name, value)
         self.send_header("content-length", str(len(response.body)))
@@ -89,12 +158,20 @@ class LoopbackServer:
 
     def __init__(self, wire: Handler) -> None:
         self.wire = wire
+        self.key = new_key()
+        """The run's key, the first segment of every URL this server hands out."""
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 
+    @property
+    def refused(self) -> int:
+        """Requests refused for want of the run's key: never counted in the record."""
+        return self._server.refused if self._server is not None else 0
+
     def start(self) -> LoopbackServer:
         server = _Server((LOOPBACK, 0), _Handler)
-        server.wire = self.wire
+        server.wire, server.key, server.lock = self.wire, self.key, threading.Lock()
+        server.refused = 0
         server.netloc = f"{LOOPBACK}:{server.server_address[1]}"
         self.wire.add_host(server.netloc)
         self._server = server
@@ -118,10 +195,16 @@ class LoopbackServer:
 
     @property
     def base_url(self) -> str:
-        """``http://127.0.0.1:<port>``."""
+        """``http://127.0.0.1:<port>/<key>``: every URL the server answers starts with it."""
         if self._server is None:
             raise RuntimeError("unsolvable: the loopback server is not running; call start()")
-        return f"http://{self._server.netloc}"
+        return f"http://{self._server.netloc}/{self.key}"
+
+    @property
+    def port(self) -> int:
+        if self._server is None:
+            raise RuntimeError("unsolvable: the loopback server is not running; call start()")
+        return int(self._server.server_address[1])
 
     @property
     def openai_base_url(self) -> str:

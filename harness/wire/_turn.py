@@ -158,7 +158,13 @@ def tool_calls_of(reply: JSON) -> list[JSON]:
 
 
 OPENAI_ERROR_TYPES = MappingProxyType(
-    {400: "invalid_request_error", 404: "not_found_error", 503: "server_error"}
+    {
+        400: "invalid_request_error",
+        401: "invalid_api_key",
+        404: "not_found_error",
+        413: "invalid_request_error",
+        503: "server_error",
+    }
 )
 
 

@@ -119,3 +119,23 @@ def test_a_crash_shows_the_agents_traceback_in_the_failure_and_the_html_report(
     )
     html = (pytester.path / "report.html").read_text()
     assert "File &quot;crasher.py&quot;, line 2, in _lookup" in html
+
+
+KILLS_ITS_WORKER = """
+import os, signal
+from unsolvable._batch import Job
+
+def test_dies_after_a_run_in_a_worker_process(unsolvable):
+    unsolvable.pool().run([Job(agent="contract", scenario="constant-return/repeat", seed=0)])
+    os.kill(os.getpid(), signal.SIGKILL)  # what the OOM killer or a CI limit does
+"""
+
+
+def test_a_killed_xdist_worker_is_that_workers_crash_and_the_session_ends(
+    pytester: pytest.Pytester,
+) -> None:
+    """The worker process it forked holds none of its pipes, so the controller sees it go."""
+    pytester.makepyfile(test_kills=KILLS_ITS_WORKER)
+    result = pytester.runpytest_subprocess(*QUIET, "-n", "1", timeout=120)
+    assert outcomes(result) == {"failed": 1}
+    result.stdout.fnmatch_lines(["*worker 'gw0' crashed while running*"])

@@ -12,6 +12,7 @@ from unsolvable import scenarios
 from unsolvable._loading import load_agent
 from unsolvable.plugin._ledger import PAYLOAD_KEY, RunLedger
 from unsolvable.plugin._options import UPDATE_BASELINE_OPTION, Settings
+from unsolvable.reports._baseline import Baseline
 
 
 def _record(agent: str, name: str, **kwargs: object) -> unsolvable.TerminationRecord:
@@ -119,8 +120,8 @@ def test_the_gate_fails_the_report_and_says_why(
         Settings(reports={"baseline": path, "update_baseline": True}).report_options(), whole=True
     )
     ledger.records[:] = [records[1]]  # the same scenario, no longer cut short by a ceiling
-    assert not ledger.report(Settings(reports={"baseline": path}).report_options(), whole=True)
+    baseline = Baseline.load(path)  # as the session read it when it started
+    path.write_text("{")  # then broken while the session ran: the gate never reads it again
+    options = Settings(reports={"baseline": path}).report_options()
+    assert not ledger.report(options, baseline=baseline, whole=True)
     assert ledger.notes[-1].endswith(f"accept the new numbers with {UPDATE_BASELINE_OPTION}")
-    path.write_text("{")
-    assert not ledger.report(Settings(reports={"baseline": path}).report_options(), whole=True)
-    assert ledger.notes[-1].startswith("unsolvable: baseline gate FAILED: baseline ")

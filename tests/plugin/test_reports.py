@@ -186,7 +186,7 @@ def test_the_baseline_is_rewritten_only_from_a_whole_session(
         pytest.param(
             (f"{BASELINE_OPTION}=broken.json",),
             "",
-            f"ERROR: {BASELINE_OPTION}: baseline 'broken.json' is not readable JSON: *",
+            f"ERROR: {BASELINE_OPTION}: baseline 'broken.json' is not JSON (*",
             id="broken",
         ),
         pytest.param(
@@ -265,3 +265,39 @@ def test_otel_and_trace_dir_are_the_clis_bytes_under_xdist(
         (again / p).read_bytes() == (pytester.path / "traces" / p).read_bytes() for p in written
     )
     capsys.readouterr()
+
+
+BROKEN_SETUP = """
+import pytest
+
+@pytest.fixture(autouse=True)
+def broken():
+    raise RuntimeError("every test's set-up fails")
+"""
+
+
+def test_a_session_whose_every_test_errors_never_replaces_the_records(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    out = pytester.path / "records.json"
+    args = (
+        f"{AGENT_OPTION}=pkg:contract",
+        f"{FAMILY_OPTION}=missing-permission",
+        NO_SNAPSHOT_OPTION,
+    )
+    run(*args, f"{JSON_OPTION}={out}").assert_outcomes(passed=cases("missing-permission"))
+    whole = out.read_bytes()
+    pytester.makeconftest(BROKEN_SETUP)
+    run(*args, f"{JSON_OPTION}={out}").assert_outcomes(errors=cases("missing-permission"))
+    assert out.read_bytes() == whole
+    assert json.loads((pytester.path / "records.partial.json").read_text())["records"] == []
+
+
+def test_a_second_session_on_the_same_json_is_refused_before_any_test(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    out = pytester.path / "records.json"
+    (pytester.path / "records.json.jsonl").write_text("")  # another session's, still streaming
+    result = run(f"{AGENT_OPTION}=pkg:contract", f"{JSON_OPTION}={out}", NO_SNAPSHOT_OPTION)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*records.json.jsonl' exists: another run is streaming*"])

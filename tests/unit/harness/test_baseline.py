@@ -157,7 +157,7 @@ def test_a_missing_file_says_how_to_create_it(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("text", "match"),
-    [("{", "not readable JSON"), ('{"baseline_version": 99}', "baseline_version 99")],
+    [("{", "is not JSON"), ('{"baseline_version": 99}', "baseline_version 99")],
 )
 def test_an_unreadable_file_is_a_baseline_error(tmp_path: Path, text: str, match: str) -> None:
     path = tmp_path / "baseline.json"

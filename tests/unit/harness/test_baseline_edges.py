@@ -139,5 +139,5 @@ def test_a_missing_or_unreadable_file_names_its_path(tmp_path: Path) -> None:
         f"--update-baseline and commit it ({DOCS})"
     )
     path.write_text("{")
-    with pytest.raises(BaselineError, match=re.escape(f"baseline {str(path)!r} is not readable")):
+    with pytest.raises(BaselineError, match=re.escape(f"baseline {str(path)!r} is not JSON")):
         Baseline.load(path)

@@ -13,6 +13,8 @@ import unsolvable
 from tests import _builders as b
 from tests.reports import _records as records
 from unsolvable import Code, Stop
+from unsolvable._redact import Redactor
+from unsolvable._run import redacted_data
 
 SECRET = "Bearer abcdefghijklmnop1234567890"
 
@@ -48,7 +50,8 @@ def test_a_failure_given_its_rule_by_name_holds_the_rule() -> None:
 
 def test_a_secret_is_redacted_from_every_trace_field_the_error_and_the_failures() -> None:
     """Each string of the trajectory and its tail (the model's text, the calls it asked for,
-    the tools' arguments and results), the error, the return value and the failure messages."""
+    the tools' arguments and results), the error, the return value, the output and the failure
+    messages: the whole record is cleaned as it leaves the run."""
     tool = unsolvable.ToolTrace(name="t", arguments=SECRET, result=SECRET, world="w")
     asked = unsolvable.ToolTrace(name="t", arguments=SECRET, result="")
     step = unsolvable.TraceStep(step=1, said=SECRET, calls=(asked,), tools=(tool,))
@@ -56,7 +59,10 @@ def test_a_secret_is_redacted_from_every_trace_field_the_error_and_the_failures(
     observed = dataclasses.replace(base.observed, tail=(step,), trajectory=(step,), error=SECRET)
     failure = unsolvable.Failure(rule=unsolvable.Rule.FALSE_COMPLETION, message=SECRET)
     verdict = dataclasses.replace(base.verdict, passed=False, failures=(failure,))
-    cleaned = dataclasses.replace(base, observed=observed, verdict=verdict, returned=SECRET)
+    leaky = dataclasses.replace(
+        base, observed=observed, verdict=verdict, returned=SECRET, output=SECRET
+    )
+    cleaned = unsolvable.TerminationRecord.from_dict(redacted_data(leaky, Redactor({})))
     redacted = "Bearer [redacted]"
     clean_tool = unsolvable.ToolTrace(name="t", arguments=redacted, result=redacted, world="w")
     clean_asked = unsolvable.ToolTrace(name="t", arguments=redacted, result="")
@@ -64,8 +70,9 @@ def test_a_secret_is_redacted_from_every_trace_field_the_error_and_the_failures(
         step=1, said=redacted, calls=(clean_asked,), tools=(clean_tool,)
     )
     assert cleaned.observed.tail == cleaned.observed.trajectory == (expected,)
-    assert (cleaned.observed.error, cleaned.returned) == (redacted, redacted)
+    assert (cleaned.observed.error, cleaned.returned, cleaned.output) == (redacted,) * 3
     assert cleaned.verdict.failures == (dataclasses.replace(failure, message=redacted),)
+    assert "abcdefghijklmnop" not in cleaned.to_json(volatile=True)
 
 
 def test_a_partial_result_json_cannot_write_with_sorted_keys_is_kept_as_its_repr() -> None:
@@ -79,15 +86,3 @@ def test_a_partial_result_json_cannot_write_with_sorted_keys_is_kept_as_its_repr
     plain = {"b": [1, {"c": None}], "a": 2.5}
     kept = unsolvable.run(b.steps_then(1, Stop(code=Code.NO_PROGRESS, partial=plain)), b.scenario())
     assert kept.reported is not None and kept.reported.partial == plain
-
-
-def test_a_step_with_nothing_to_redact_is_kept_as_it_is_and_one_with_a_secret_is_cleaned() -> None:
-    record = unsolvable.run(
-        b.steps_then(2, Stop(code=Code.NO_PROGRESS, reason="stuck")), b.scenario()
-    )
-    kept = record.observed.trajectory[0]
-    leaky = dataclasses.replace(kept, said=SECRET)
-    observed = dataclasses.replace(record.observed, trajectory=(kept, leaky))
-    cleaned = dataclasses.replace(record, observed=observed).observed.trajectory
-    assert cleaned[0] is kept  # a long run's trajectory is not copied to be cleaned
-    assert cleaned[1].said == "Bearer [redacted]"

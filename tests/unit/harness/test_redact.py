@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import os
+
+import pytest
+
+import unsolvable
+from unsolvable import scenarios
 from unsolvable._redact import Redactor
 
 
@@ -18,3 +25,39 @@ def test_cleaning_is_idempotent_and_keeps_short_values_and_shapes() -> None:
     once = redactor.data({"at": ["<A object at 0x7f00deadbeef>", 1], "n": ("1",)})
     assert once == {"at": ["<A object at 0x…>", 1], "n": ("1",)}
     assert redactor.data(once) == once
+
+
+def test_secret_names_cover_the_cloud_providers_and_ci_credentials() -> None:
+    names = [
+        "OPENAI_API_KEY", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AZURE_OPENAI_KEY",
+        "AZURE_CLIENT_SECRET", "GOOGLE_APPLICATION_CREDENTIALS", "PGPASSWORD", "MYSQL_PWD",
+        "GITHUB_TOKEN", "GITHUB_PAT", "NPM_CONFIG__AUTH", "SENTRY_DSN", "db_password_file",
+    ]  # fmt: skip
+    redactor = Redactor({name: f"value-of-{name}" for name in [*names, "HOME", "PATH"]})
+    text = " ".join(f"value-of-{name}" for name in [*names, "HOME", "PATH"])
+    assert redactor.text(text) == " ".join(
+        ["[redacted]"] * len(names) + ["value-of-HOME", "value-of-PATH"]
+    )
+
+
+def test_a_secret_is_found_as_json_writes_it_once_or_twice() -> None:
+    secret = 'pa"ss\\wörd-1234'
+    redactor = Redactor({"PGPASSWORD": secret})
+    once = json.dumps({"password": secret})
+    twice = json.dumps({"body": once})
+    assert redactor.text(once) == '{"password": "[redacted]"}'
+    assert redactor.text(twice) == '{"body": "{\\"password\\": \\"[redacted]\\"}"}'
+    assert redactor.text(json.dumps(secret, ensure_ascii=False)) == '"[redacted]"'
+
+
+def test_a_key_removed_from_the_environment_before_it_is_named_is_still_redacted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("MY_SERVICE_TOKEN", "tok-removed-1234567890")
+
+    def agent(session: unsolvable.Session) -> unsolvable.Stop:
+        token = os.environ.pop("MY_SERVICE_TOKEN")
+        return unsolvable.Stop(code=unsolvable.Code.NO_PROGRESS, reason=f"used {token}")
+
+    record = unsolvable.run(agent, scenarios.get("constant-return/repeat"))
+    assert record.reported is not None and record.reported.reason == "used [redacted]"

@@ -4,6 +4,7 @@ and stopping it leaves no process behind."""
 from __future__ import annotations
 
 import socket
+from pathlib import Path
 
 import pytest
 
@@ -31,3 +32,29 @@ def test_a_first_connection_starts_the_server_and_stop_kills_it() -> None:
     finally:
         mcp.stop()
     assert process.poll() is not None
+
+
+def _status(port: int, path: str) -> bytes:
+    """The status line the server answers a POST to ``path`` with."""
+    with socket.create_connection(("127.0.0.1", port), timeout=60) as conn:
+        body = b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}'
+        head = f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {len(body)}\r\n"
+        conn.sendall(head.encode() + b"content-type: application/json\r\n\r\n" + body)
+        return conn.recv(65_536).split(b"\r\n", 1)[0]
+
+
+def test_a_request_without_the_runs_key_is_refused_and_the_server_holds_no_credential(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_" + "x" * 36)
+    mcp = McpService({**ENVIRON, "UNSOLVABLE_MCP_ERRORS": "result"}).start()
+    try:
+        for path in ("/mcp", "/agents/w/mcp", f"/{'0' * 32}/mcp"):
+            assert _status(mcp.port, path) == b"HTTP/1.1 401 Unauthorized"
+        assert _status(mcp.port, f"/{mcp.key}/mcp") != b"HTTP/1.1 401 Unauthorized"
+        assert mcp._process is not None
+        environ = Path(f"/proc/{mcp._process.pid}/environ").read_bytes().split(b"\0")
+    finally:
+        mcp.stop()
+    names = {entry.partition(b"=")[0] for entry in environ}
+    assert b"GITHUB_TOKEN" not in names and b"UNSOLVABLE_MCP_KEY" in names and b"PATH" in names

@@ -1,0 +1,78 @@
+"""Consumes a path a user named as input — records, a baseline, a scenario file, a trace —
+produces its text or its JSON, or an `InputError` saying why it cannot be read.
+
+A path can name anything: a FIFO (reading it waits for a writer for ever), ``/dev/zero`` (it
+never ends), a folder, a file of gigabytes, JSON nested deeper than any parser's stack, JSON with
+``NaN`` in it. Each is refused here with its reason, before anything runs: only a regular file,
+read up to `INPUT_LIMIT` bytes, as UTF-8, and JSON whose numbers are numbers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+from unsolvable._errors import InputError
+
+__all__ = ["INPUT_LIMIT", "load_json", "read_input"]
+
+INPUT_LIMIT = 512 * 1024 * 1024
+"""Bytes an input may hold: a record of 10,000 steps with its whole trajectory is about 7 MB, so
+the records of a large session are tens to hundreds of megabytes; what is larger is no input of
+ours, and reading it would only exhaust memory."""
+CHUNK = 1024 * 1024
+KINDS = {
+    stat.S_IFDIR: "a folder",
+    stat.S_IFIFO: "a FIFO (a named pipe)",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
+
+
+def read_input(path: Path) -> str:
+    """The text of the regular file at ``path``. Opened without waiting (a FIFO would wait for
+    a writer) and checked before a byte is read."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except OSError as error:
+        raise InputError(f"{str(path)!r} cannot be read ({error.strerror})") from None
+    try:
+        mode = os.fstat(descriptor).st_mode
+        if not stat.S_ISREG(mode):
+            kind = KINDS.get(stat.S_IFMT(mode), "not a regular file")
+            raise InputError(f"{str(path)!r} is {kind}, not a file; name a file")
+        chunks, size = [], 0
+        while size <= INPUT_LIMIT and (chunk := os.read(descriptor, CHUNK)):
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as error:
+        raise InputError(f"{str(path)!r} cannot be read ({error.strerror})") from None
+    finally:
+        os.close(descriptor)
+    if size > INPUT_LIMIT:
+        raise InputError(f"{str(path)!r} holds more than {INPUT_LIMIT} bytes; it is no input")
+    try:
+        return b"".join(chunks).decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError(f"{str(path)!r} is not UTF-8 text ({error.reason})") from None
+
+
+def _no_constant(name: str) -> Any:
+    raise InputError(f"it holds {name}, which is not a number JSON allows")
+
+
+def load_json(text: str, *, what: str) -> Any:
+    """``text`` read as JSON, ``what`` naming it in the `InputError` raised when it is not JSON,
+    holds ``NaN`` or ``Infinity``, or nests too deeply to be read."""
+    try:
+        return json.loads(text, parse_constant=_no_constant)
+    except RecursionError:
+        raise InputError(f"{what} nests too deeply to be read") from None
+    except InputError as error:
+        raise InputError(f"{what}: {error}") from None
+    except ValueError as error:
+        raise InputError(f"{what} is not JSON ({error})") from None

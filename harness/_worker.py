@@ -1,0 +1,255 @@
+"""Consumes the jobs the harness sends a worker process, produces their records on the worker's
+channel: the worker's side of `unsolvable._batch`.
+
+A worker holds nothing an agent could turn against the harness. It keeps no descriptor it does
+not use (xdist's pipes, the other workers' channels, the harness's stdout: stdin, stdout and
+stderr are ``/dev/null`` between runs and a capture file during one), so a descendant that
+outlives a run holds none of them. A process the agent forks is cut off the channels at the fork
+and ends when it comes back into the worker's code. Each job starts from the worker's initial
+working directory, environment, ``sys.path`` and umask, whatever the previous agent changed, and
+ends with every process it started gone (`unsolvable._descendants`). A guard process, outside the
+worker's tree, ends the worker and all below it as soon as the harness is gone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import select
+import signal
+import sys
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import Any, NoReturn, TextIO
+
+from unsolvable._descendants import become_subreaper, end_descendants, end_tree, has_children
+from unsolvable._job import ABANDONED, FAILED, FINISHED, LOADED, Job, Lookup, encode
+from unsolvable._loading import load_agent
+from unsolvable._record import TerminationRecord
+from unsolvable._redact import Redactor
+from unsolvable._run import redacted_data, run_unredacted
+from unsolvable._text import cut
+
+__all__ = ["OUTPUT_CUT", "Channels", "serve"]
+
+OUTPUT_CUT = 2000
+"""Characters of an agent's own stdout/stderr kept in the record of a failing run."""
+ERROR_CUT = 2000
+"""Characters of what the worker's own work around a run raised, kept in that run's record."""
+STANDARD_STREAMS = (0, 1, 2)
+GUARD_READ = 65_536
+"""Bytes the guard reads at once from a pipe that should carry none."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Channels:
+    """What the harness hands a worker: its ends of three pipes."""
+
+    jobs: Connection
+    """``(index, Job)`` pairs, then ``None`` to stop."""
+    records: Connection
+    """Where the worker writes its messages (`unsolvable._job.encode`); written raw, one line
+    each, never pickled."""
+    alive: Connection
+    """Never written: its end of file says the harness is gone."""
+
+    @property
+    def descriptors(self) -> tuple[int, ...]:
+        return (self.jobs.fileno(), self.records.fileno(), self.alive.fileno())
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Pristine:
+    """What a job starts from: the worker's state before any agent ran."""
+
+    cwd: str
+    environ: dict[str, str]
+    path: tuple[str, ...]
+    umask: int
+
+    @classmethod
+    def now(cls) -> _Pristine:
+        umask = os.umask(0)
+        os.umask(umask)
+        return cls(cwd=os.getcwd(), environ=dict(os.environ), path=tuple(sys.path), umask=umask)
+
+    def restore(self) -> None:
+        os.chdir(self.cwd)
+        os.environ.clear()
+        os.environ.update(self.environ)
+        sys.path[:] = self.path
+        os.umask(self.umask)
+        streams: tuple[Any, Any, Any] = (sys.__stdin__, sys.__stdout__, sys.__stderr__)
+        sys.stdin, sys.stdout, sys.stderr = streams
+
+
+def _to_devnull(descriptors: Iterable[int]) -> None:
+    """Points each open descriptor at ``/dev/null``. Not closed: a Python object that owns one
+    closes it in its own time, and a number closed under it could meanwhile name another file."""
+    null = os.open(os.devnull, os.O_RDWR)
+    try:
+        for descriptor in descriptors:
+            with contextlib.suppress(OSError):  # one closed already stays closed
+                os.fstat(descriptor)
+                if descriptor != null:
+                    os.dup2(null, descriptor, inheritable=descriptor in STANDARD_STREAMS)
+    finally:
+        os.close(null)
+
+
+def _open_descriptors() -> list[int]:
+    folder = "/proc/self/fd" if os.path.isdir("/proc/self/fd") else "/dev/fd"
+    return [int(name) for name in os.listdir(folder)]
+
+
+def _release_inherited(keep: tuple[int, ...]) -> None:
+    """Every descriptor the worker inherited and does not use, let go: the standard streams, the
+    pipes of an xdist worker it was forked from (held, a killed xdist worker would never be seen
+    to end), the harness's ends of every worker's channels, the harness's open files."""
+    _to_devnull(d for d in _open_descriptors() if d not in keep)
+
+
+def _guard(alive: int, worker: int, worker_alive: int) -> NoReturn:
+    """The guard's life: once the harness is gone (``alive`` at its end), the worker and
+    everything below it are killed; once the worker is gone (``worker_alive`` at its end), the
+    guard goes too. Bytes an agent writes into the worker's end are read and ignored. The
+    worker's end is read first, so that a worker pid given to another process since is never
+    killed."""
+    while True:
+        ready, _, _ = select.select([alive, worker_alive], [], [])
+        if worker_alive in ready and not os.read(worker_alive, GUARD_READ):
+            os._exit(0)
+        if alive in ready and not os.read(alive, GUARD_READ):
+            end_tree(worker)
+            os._exit(0)
+
+
+def _start_guard(alive: int) -> int:
+    """Forks the guard through a middle process that exits at once, so that the guard is not
+    the worker's child: the worker's end-of-job sweep and reaping never meet it. Returns the
+    worker's end of the pipe whose end of file tells the guard the worker is gone."""
+    worker = os.getpid()
+    worker_alive, held = os.pipe()
+    middle = os.fork()
+    if middle == 0:
+        if os.fork() == 0:
+            _to_devnull(d for d in _open_descriptors() if d not in (alive, worker_alive))
+            _guard(alive, worker, worker_alive)
+        os._exit(0)
+    os.close(worker_alive)
+    os.waitpid(middle, 0)
+    return held
+
+
+class Worker:
+    """One worker process: a loop of jobs, one at a time, on the main thread."""
+
+    def __init__(self, channels: Channels, lookup: Lookup) -> None:
+        self.channels, self.lookup = channels, lookup
+        self.pid = os.getpid()
+        os.setpgrp()  # a terminal's Ctrl-C reaches only the harness, which decides
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a forked worker inherits the batch's
+        _release_inherited(channels.descriptors)
+        self.held = (*channels.descriptors, _start_guard(channels.alive.fileno()))
+        """What a process the agent forks must not hold."""
+        become_subreaper()
+        os.register_at_fork(after_in_child=self._detach)
+        self.pristine = _Pristine.now()
+        self.redactor = Redactor(self.pristine.environ)
+        """Secrets as the environment held them before any agent ran: an agent that removes
+        its key from ``os.environ`` before it prints it is still redacted."""
+
+    def serve(self) -> None:
+        with contextlib.suppress(EOFError, OSError):  # EOF, or a reset: the harness is gone
+            while (given := self.channels.jobs.recv()) is not None:
+                self._job(*given)
+        end_descendants(self.pid)
+
+    def _detach(self) -> None:
+        """In a process the agent forked: the channels and the guard's pipe out of its reach."""
+        _to_devnull(self.held)
+
+    def _send(self, index: int, kind: str, **fields: Any) -> None:
+        if os.getpid() != self.pid:  # a process the agent forked came back here: it ends
+            os._exit(0)
+        message = memoryview(encode(self.pid, index, kind, **fields))
+        while message:
+            message = message[os.write(self.channels.records.fileno(), message) :]
+
+    def _job(self, index: int, job: Job) -> None:
+        """Runs one job and sends its record; whatever the worker's own work around the run
+        raises is sent as that job's failure, never left to end the worker."""
+        try:
+            self.pristine.restore()
+            self._load(job)
+            self._send(index, LOADED)
+            self._send(index, FINISHED, record=self._record(index, job))
+        except BaseException as error:
+            why = cut(self.redactor.text(f"{type(error).__name__}: {error}"), ERROR_CUT)
+            self._send(index, FAILED, error=why)
+        finally:
+            if has_children():
+                end_descendants(self.pid)
+
+    def _load(self, job: Job) -> None:
+        """Imports the agent before its run's clock starts: a framework that takes seconds to
+        import (AutoGen, LlamaIndex) is not charged for it against the wall ceiling. A spec that
+        fails to load raises again in the run, which records it. What loading adds to
+        ``sys.path`` (the current directory, for a ``module:attr`` beside it) stays for the
+        agent's later runs."""
+        with contextlib.suppress(Exception):
+            load_agent(job.agent, isolate_network=job.isolate_network)
+        self.pristine = dataclasses.replace(self.pristine, path=tuple(sys.path))
+
+    def _record(self, index: int, job: Job) -> dict[str, Any]:
+        """The run's record, with the agent's output when it failed, redacted once, as it
+        leaves (`redacted_data`)."""
+
+        def abandon(record: TerminationRecord) -> None:
+            self._send(index, ABANDONED, record=redacted_data(record, self.redactor))
+            os._exit(0)  # the agent's thread cannot be ended; this process can
+
+        with _captured() as output:
+            record = run_unredacted(
+                load_agent(job.agent, isolate_network=job.isolate_network),
+                self.lookup(job.scenario),
+                seed=job.seed,
+                strict=job.strict,
+                ceilings=job.ceilings,
+                abandon=abandon,
+                **dict(job.overrides),
+            )
+            text = "" if record.verdict.passed else output()
+        return redacted_data(dataclasses.replace(record, output=text), self.redactor)
+
+
+@contextlib.contextmanager
+def _captured() -> Iterator[Callable[[], str]]:
+    """The agent's own stdout and stderr go to a file; between runs, to ``/dev/null``."""
+    with tempfile.TemporaryFile() as sink:
+        for fd in (1, 2):
+            os.dup2(sink.fileno(), fd)
+
+        def output() -> str:
+            streams: tuple[TextIO | None, ...] = (sys.stdout, sys.stderr)
+            for stream in streams:
+                with contextlib.suppress(Exception):  # the agent's own object, or closed
+                    stream.flush()  # type: ignore[union-attr]
+            sink.seek(0, os.SEEK_END)
+            size = sink.tell()
+            sink.seek(max(0, size - 4 * OUTPUT_CUT))  # a UTF-8 character takes up to 4 bytes
+            return sink.read().decode("utf-8", "replace")[-OUTPUT_CUT:]
+
+        try:
+            yield output
+        finally:
+            _to_devnull((1, 2))
+
+
+def serve(channels: Channels, lookup: Lookup) -> None:
+    """A worker process's entry point, what the harness starts."""
+    Worker(channels, lookup).serve()

@@ -1,0 +1,116 @@
+"""Agents that turn on the worker process they run in, or on the runs around them: the
+red-team corpus of `test_worker_isolation.py`."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from unsolvable import Code, Session, Stop, Verdict
+
+DEEP = 100_000
+"""Levels of nesting of a partial result no encoder or copier can recurse through."""
+
+
+def forks(session: Session) -> Stop:
+    """Forks carelessly: parent and child both go on and both return."""
+    os.fork()
+    session.call_model([], session.tools)
+    return Stop(code=Code.NO_PROGRESS, reason="forked, then stopped")
+
+
+def writes_the_channel(session: Session) -> Stop:
+    """Writes a line that is no record into every pipe it can write to."""
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            if int(name) > 2 and stat.S_ISFIFO(os.fstat(int(name)).st_mode):
+                os.write(int(name), b'{"kind": "finished", "record": "forged"}\n')
+        except OSError:
+            continue
+    return Stop(code=Code.NO_PROGRESS, reason="wrote the pipes")
+
+
+def replaces_the_judge(session: Session) -> str:
+    """Replaces the worker's judge with one that passes everything, and returns no exit."""
+    from unsolvable import _run, _verdict
+
+    def passes(*args: object, **kwargs: object) -> Verdict:
+        return Verdict(passed=True, strict=False)
+
+    _verdict.judge = _run.judge = passes  # type: ignore[assignment]
+    return "all done"
+
+
+def moves_away(session: Session) -> Stop:
+    """Changes what the next agent in its worker would start from, as coding agents do."""
+    os.chdir("/")
+    os.environ["PATH"] = "/nowhere"
+    sys.path.insert(0, "/nowhere")
+    os.umask(0o777)
+    return Stop(code=Code.NO_PROGRESS, reason="moved away")
+
+
+class _Unprintable:
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr for you")
+
+
+def returns_the_unprintable(session: Session) -> _Unprintable:
+    return _Unprintable()
+
+
+def stops_with_a_deep_partial(session: Session) -> Stop:
+    partial: list[object] = []
+    for _ in range(DEEP):
+        partial = [partial]
+    return Stop(code=Code.NO_PROGRESS, reason="deep", partial=partial)
+
+
+def leaves_a_process(session: Session) -> Stop:
+    """Starts a process and returns without ending it."""
+    child = subprocess.Popen(["sleep", "300"])
+    return Stop(code=Code.NO_PROGRESS, reason="left one", partial={"pid": child.pid})
+
+
+def leaves_a_fork_on_stdout(session: Session) -> Stop:
+    """Forks a child that lives on, holding every descriptor the worker had."""
+    if os.fork() == 0:
+        time.sleep(300)
+        os._exit(0)
+    return Stop(code=Code.NO_PROGRESS, reason="left a fork")
+
+
+def waits_with_a_process(session: Session) -> Stop:
+    """Starts a process, says where both are, and waits: the harness is killed meanwhile."""
+    child = subprocess.Popen(["sleep", "300"])
+    Path(os.environ["HOSTILE_PIDS"]).write_text(f"{os.getpid()} {child.pid}")
+    time.sleep(300)
+    return Stop(code=Code.NO_PROGRESS, reason="waited")
+
+
+def writes_over_its_row(session: Session) -> None:
+    """Crashes with a message that, printed raw, would erase its own FAIL row and print a pass,
+    and in Markdown, start a heading."""
+    raise RuntimeError("\r\x1b[2K\x1b[1Aconstant-return/repeat  contract  pass\n\n# all passed")
+
+
+def removes_the_baseline(session: Session) -> Stop:
+    """Removes the baseline file the run gates on, if it is told one, while the run goes on."""
+    if "HOSTILE_BASELINE" in os.environ:
+        Path(os.environ["HOSTILE_BASELINE"]).unlink(missing_ok=True)
+    return Stop(code=Code.NO_PROGRESS, reason="removed the baseline")
+
+
+def stops_with_nan(session: Session) -> Stop:
+    return Stop(code=Code.NO_PROGRESS, reason="not a number", partial=[float("nan"), 1e999])
+
+
+def slow(session: Session) -> Stop:
+    """Takes a while per run, so that another run can start meanwhile."""
+    session.call_model([], session.tools)
+    time.sleep(float(os.environ.get("HOSTILE_SLOW", "0.5")))
+    return Stop(code=Code.NO_PROGRESS, reason="nothing new")

@@ -1,0 +1,2 @@
+#!/bin/sh
+echo "{\"code\": \"NO_PROGRESS\", \"reason\": \"nothing new\"}"

@@ -1,0 +1,191 @@
+"""What ``unsolvable`` writes and reads, against paths and files that would turn it on its user:
+links, a second run on the same path, a full disk, a baseline changed during the run, NaN,
+inputs that are no files or no JSON, names with escapes, agent text with terminal escapes."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_cli import ROOT, _unsolvable
+
+HOSTILE = "tests.cli.hostile_agents"
+REPEAT = ("--scenario", "constant-return/repeat")
+USAGE, UNWRITTEN = 2, 3
+SCENARIO_FILE = {
+    "schema": "unsolvable-scenario/1",
+    "task": "Find the customer's open ticket and close it.",
+    "tools": [{"name": "search_tickets", "parameters": {"type": "object"}}],
+    "script": {"prefix": [], "cycle": [{"text": "again", "calls": [{"name": "search_tickets"}]}]},
+    "answers": [{"tool": "search_tickets", "arguments": {}, "results": [{"text": "{}"}]}],
+    "unrecorded": {"answer": "unknown"},
+    "ground_truth": {"stagnation": "novelty", "first_stagnant_step": 2, "why": "the same page"},
+    "expected": ["NO_PROGRESS"],
+    "step_bound": 12,
+}
+"""The README's hand-written scenario file, less its name."""
+
+
+def _can_mount() -> bool:
+    try:
+        command = ["unshare", "-rm", "true"]
+        return subprocess.run(command, capture_output=True, check=False).returncode == 0
+    except OSError:
+        return False
+
+
+def test_a_linked_stream_path_refuses_the_run_and_its_target_is_untouched(tmp_path: Path) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    (tmp_path / "out.json.jsonl").symlink_to(victim)
+    result = _unsolvable(
+        "run", "--agent", "contract", *REPEAT, "--json", str(tmp_path / "out.json")
+    )
+    assert result.returncode == USAGE and "out.json.jsonl' exists" in result.stderr
+    assert victim.read_text() == "precious"
+
+
+def test_a_linked_report_path_is_replaced_never_written_through(tmp_path: Path) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    (tmp_path / "out.json").symlink_to(victim)
+    result = _unsolvable(
+        "run", "--agent", "contract", *REPEAT, "--json", str(tmp_path / "out.json")
+    )
+    assert result.returncode == 0 and victim.read_text() == "precious"
+    assert json.loads((tmp_path / "out.json").read_text())["records"]
+
+
+def test_a_second_run_on_the_same_path_is_refused_and_the_first_keeps_its_stream(
+    tmp_path: Path,
+) -> None:
+    out, stream = tmp_path / "out.json", tmp_path / "out.json.jsonl"
+    command = [
+        sys.executable, "-m", "unsolvable.cli", "run", "--agent", f"{HOSTILE}:slow",
+        "--scenario", "constant-return", "--json", str(out), "--no-progress",
+    ]  # fmt: skip
+    first = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        while not stream.exists():
+            assert first.poll() is None, first.communicate()
+        second = _unsolvable("run", "--agent", "contract", *REPEAT, "--json", str(out))
+        assert second.returncode == USAGE and "another run is streaming" in second.stderr
+    finally:
+        first.communicate(timeout=300)
+    assert first.returncode != USAGE and len(json.loads(out.read_text())["records"]) > 1
+
+
+@pytest.mark.skipif(not _can_mount(), reason="needs unshare -rm (Linux user namespaces)")
+def test_a_full_disk_is_one_line_and_its_own_status_keeping_what_was_written(
+    tmp_path: Path,
+) -> None:
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    run = shlex.join([sys.executable, "-m", "unsolvable.cli", "run", "--agent", "contract",
+                      "--scenario", "constant-return", "--json", f"{disk}/out.json"])  # fmt: skip
+    script = f"mount -t tmpfs -o size=12k tmpfs {disk} && printf old > {disk}/out.json && {run}"
+    script += f"; status=$?; cat {disk}/out.json; echo; wc -c < {disk}/out.json.jsonl; exit $status"
+    result = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", script],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == UNWRITTEN, result.stderr
+    assert "Traceback" not in result.stderr and "No space left on device" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    *_, table_end, old, streamed = result.stdout.strip().splitlines()
+    assert "unsolvable: " in table_end and old == "old" and int(streamed) > 0
+
+
+def test_a_baseline_removed_during_the_run_still_gates_it(tmp_path: Path) -> None:
+    baseline, out = tmp_path / "baseline.json", tmp_path / "out.json"
+    agent = f"{HOSTILE}:removes_the_baseline"
+    assert _unsolvable("run", "--agent", agent, *REPEAT, "--baseline", str(baseline),
+                       "--update-baseline").returncode == 0  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, "-m", "unsolvable.cli", "run", "--agent", agent, *REPEAT,
+         "--baseline", str(baseline), "--json", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+        env={**os.environ, "HOSTILE_BASELINE": str(baseline)},
+    )  # fmt: skip
+    assert result.returncode == 0 and "baseline gate passed" in result.stdout
+    assert not baseline.exists() and json.loads(out.read_text())["records"]
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [("NaN", "holds NaN"), ("Infinity", "holds Infinity"), ("1e999", "inf is not finite")],
+)
+def test_a_baseline_number_that_is_not_finite_is_a_usage_error(
+    tmp_path: Path, value: str, said: str
+) -> None:
+    baseline = tmp_path / "baseline.json"
+    assert _unsolvable("run", "--agent", "contract", *REPEAT, "--baseline", str(baseline),
+                       "--update-baseline").returncode == 0  # fmt: skip
+    text = baseline.read_text()
+    baseline.write_text(text.replace('"lag_steps_p95": 1', f'"lag_steps_p95": {value}', 1))
+    result = _unsolvable("run", "--agent", "contract", *REPEAT, "--baseline", str(baseline))
+    assert result.returncode == USAGE and said in result.stderr
+
+
+def test_nan_is_never_written(tmp_path: Path) -> None:
+    out = tmp_path / "out.json"
+    _unsolvable("run", "--agent", f"{HOSTILE}:stops_with_nan", *REPEAT, "--json", str(out))
+    (record,) = json.loads(out.read_text(), parse_constant=pytest.fail)["records"]
+    assert record["reported"]["partial"] == "[nan, inf]"
+
+
+def test_inputs_that_are_no_file_or_no_record_are_usage_errors(tmp_path: Path) -> None:
+    (tmp_path / "folder").mkdir()
+    os.mkfifo(tmp_path / "folder" / "pipe.json")
+    (tmp_path / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    (tmp_path / "bad.json").write_text('{"records": [{"scenario": 1}]}')
+    cases = {
+        ("import", "/dev/zero", "--format", "atif", "--name", "a/b"): "character device",
+        ("list", "--scenario-file", str(tmp_path / "folder")): "is a FIFO",
+        ("report", str(tmp_path / "deep.json")): "nests too deeply",
+        ("report", str(tmp_path / "bad.json")): "TerminationRecord.scenario is a int",
+        ("import", str(tmp_path / "bad.json"), "--format", "record", "--name", "a/b"): "records",
+    }
+    for args, said in cases.items():
+        result = _unsolvable(*args)
+        assert (result.returncode, "Traceback" in result.stderr) == (USAGE, False), args
+        assert said in result.stderr, (args, result.stderr)
+
+
+def test_import_to_a_folder_or_under_an_escaping_name_is_refused_up_front(tmp_path: Path) -> None:
+    trace = tmp_path / "records.json"
+    _unsolvable("run", "--agent", "naive", *REPEAT, "--json", str(trace))
+    into_folder = _unsolvable(
+        "import", str(trace), "--format", "record", "--name", "a/b", "-o", str(tmp_path)
+    )
+    assert into_folder.returncode == USAGE and "it is a directory" in into_folder.stderr
+    escaping = _unsolvable("import", str(trace), "--format", "record", "--name", "a/../../x")
+    assert escaping.returncode == USAGE and "'..'" in escaping.stderr
+
+
+@pytest.mark.parametrize("name", ["incidents/..", "incidents/\u001b[31mred", "incidents/a\u0000"])
+def test_a_scenario_file_whose_name_escapes_is_refused(tmp_path: Path, name: str) -> None:
+    (tmp_path / "s.json").write_text(json.dumps({**SCENARIO_FILE, "name": name}))
+    result = _unsolvable("list", "--scenario-file", str(tmp_path / "s.json"))
+    assert result.returncode == USAGE and "cannot be used" in result.stderr
+
+
+def test_agent_text_is_shown_escaped_in_the_table_and_the_markdown(tmp_path: Path) -> None:
+    summary = tmp_path / "summary.md"
+    result = _unsolvable(
+        "run", "--agent", f"{HOSTILE}:writes_over_its_row", *REPEAT, "--markdown", str(summary)
+    )
+    assert result.returncode == 1 and "\x1b" not in result.stdout and "\r" not in result.stdout
+    assert "\\x1b[2K\\x1b[1A" in result.stdout and "FAIL" in result.stdout
+    assert not any(
+        line.startswith("#") and "all passed" in line for line in summary.read_text().splitlines()
+    )

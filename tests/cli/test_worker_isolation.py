@@ -1,0 +1,140 @@
+"""The worker processes against agents that turn on them, through the command line: no agent can
+change another run's record, pass a run it failed, or leave a process or a descriptor behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.cli.test_cli import ROOT, _unsolvable
+
+HOSTILE = "tests.cli.hostile_agents"
+LINES = f"exec:{sys.executable} tests/cli/stop_lines.py"
+FAMILY = "constant-return"
+GONE_SECONDS = 30.0
+"""How long a test waits for a killed process to be gone before it fails."""
+
+
+def _run(tmp_path: Path, *agents: str, scenario: str = FAMILY) -> tuple[int, list[Any]]:
+    out = tmp_path / "records.json"
+    args = [arg for agent in agents for arg in ("--agent", agent)]
+    result = _unsolvable("run", *args, "--scenario", scenario, "--json", str(out))
+    assert "Traceback" not in result.stdout + result.stderr, result.stderr
+    return result.returncode, json.loads(out.read_text())["records"]
+
+
+def _mine(records: list[Any], agent: str) -> list[Any]:
+    return [record for record in records if record["agent"] == agent]
+
+
+def _is_gone(pid: int) -> bool:
+    deadline = time.monotonic() + GONE_SECONDS
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_a_forking_agent_changes_no_other_runs_record(tmp_path: Path) -> None:
+    _, alone = _run(tmp_path, "contract")
+    _, records = _run(tmp_path, f"{HOSTILE}:forks", "contract")
+    assert _mine(records, "contract") == alone
+    forked = _mine(records, f"{HOSTILE}:forks")
+    assert len(forked) == len(alone) and {r["outcome"] for r in forked} == {"stopped"}
+
+
+def test_a_message_written_into_the_channel_is_that_runs_crash_only(tmp_path: Path) -> None:
+    _, alone = _run(tmp_path, "contract")
+    status, records = _run(tmp_path, f"{HOSTILE}:writes_the_channel", "contract")
+    assert status == 1 and _mine(records, "contract") == alone
+    (written, *_) = _mine(records, f"{HOSTILE}:writes_the_channel")
+    assert written["outcome"] == "crashed"
+    assert "the worker's message about this run could not be read" in written["observed"]["error"]
+
+
+def test_a_judge_replaced_in_the_worker_passes_nothing(tmp_path: Path) -> None:
+    _, alone = _run(tmp_path, "naive")
+    status, records = _run(tmp_path, f"{HOSTILE}:replaces_the_judge", "naive")
+    replaced = _mine(records, f"{HOSTILE}:replaces_the_judge")
+    assert status == 1 and _mine(records, "naive") == alone
+    assert {(r["outcome"], r["verdict"]["passed"]) for r in replaced} == {("unstructured", False)}
+
+
+def test_an_agents_chdir_and_path_do_not_reach_the_next_agent(tmp_path: Path) -> None:
+    agent = "exec:sh tests/cli/stops.sh"
+    _, records = _run(tmp_path, f"{HOSTILE}:moves_away", agent)
+    assert {r["outcome"] for r in _mine(records, agent)} == {"stopped"}
+
+
+def test_what_an_agent_returns_never_takes_the_worker_down(tmp_path: Path) -> None:
+    _, records = _run(
+        tmp_path,
+        f"{HOSTILE}:returns_the_unprintable",
+        f"{HOSTILE}:stops_with_a_deep_partial",
+        f"{LINES} null",
+        scenario="constant-return/repeat",
+    )
+    unprintable, deep, null = records
+    assert unprintable["returned"] == "<_Unprintable object; its repr raised RuntimeError>"
+    assert deep["reported"]["partial"] == "(a list nested more than 64 levels; not kept)"
+    assert null["outcome"] == "stopped" and null["reported"]["reason"] == ""
+    assert null["reported"]["missing"] == []
+
+
+def test_a_stop_line_longer_than_the_kept_output_is_read_whole(tmp_path: Path) -> None:
+    _, (record,) = _run(tmp_path, f"{LINES} long", scenario="constant-return/repeat")
+    assert record["outcome"] == "stopped" and record["reported"]["reason"] == "x" * 50_000
+
+
+def test_no_process_an_agent_started_outlives_its_run(tmp_path: Path) -> None:
+    _, (plain, orphaned) = _run(
+        tmp_path,
+        f"{HOSTILE}:leaves_a_process",
+        f"{LINES} orphan",
+        scenario="constant-return/repeat",
+    )
+    assert _is_gone(plain["reported"]["partial"]["pid"])
+    assert _is_gone(orphaned["reported"]["partial"])
+
+
+def test_a_killed_run_leaves_no_process(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    command = [
+        sys.executable, "-m", "unsolvable.cli", "run", "--agent", f"{HOSTILE}:waits_with_a_process",
+        "--scenario", "constant-return/repeat", "--ceiling-seconds", "600",
+    ]  # fmt: skip
+    run = subprocess.Popen(
+        command, cwd=ROOT, env={**os.environ, "HOSTILE_PIDS": str(pids)}, stdout=subprocess.DEVNULL
+    )
+    try:
+        while not pids.exists() or not pids.read_text():
+            assert run.poll() is None
+            time.sleep(0.05)
+        run.send_signal(signal.SIGKILL)
+    finally:
+        run.kill()
+        run.wait()
+    assert all(_is_gone(int(pid)) for pid in pids.read_text().split())
+
+
+def test_a_pipe_from_the_run_ends_when_the_run_ends() -> None:
+    """``unsolvable run | tee``: a process the agent forked holds nothing of the harness's."""
+    command = [
+        sys.executable, "-m", "unsolvable.cli", "run", "--agent",
+        f"{HOSTILE}:leaves_a_fork_on_stdout", "--scenario", "constant-return/repeat",
+    ]  # fmt: skip
+    run = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        stdout, _ = run.communicate(timeout=120)
+    finally:
+        run.kill()
+    assert b"abandoned/NO_PROGRESS" in stdout

@@ -1,0 +1,69 @@
+"""No secret of the harness's environment, and none an agent prints or sends, reaches any written
+form: JSON and its stream, Markdown, HTML, OTLP, ATIF (``unsolvable run``), JUnit properties,
+snapshots and the session's JSON (the pytest plugin)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.plugin._helpers import QUIET, XDIST_ENVIRONMENT
+from tests.reports.leaky_agent import MARKS, SECRETS
+from unsolvable.plugin._options import AGENT_OPTION, SCENARIO_OPTION
+
+ROOT = Path(__file__).parents[2]
+LEAKS = "tests.reports.leaky_agent:leaks"
+SCENARIO = "constant-return/repeat"
+
+
+def _leaked(paths: list[Path]) -> dict[str, list[str]]:
+    """The marks of secrets found in each file under ``paths``, by file."""
+    files = [
+        f for p in paths for f in ([p] if p.is_file() else sorted(p.rglob("*"))) if f.is_file()
+    ]
+    found = {str(f): [m for m in MARKS if m in f.read_text(errors="replace")] for f in files}
+    return {name: marks for name, marks in found.items() if marks}
+
+
+def test_no_secret_reaches_any_form_the_command_line_writes(tmp_path: Path) -> None:
+    out = {kind: tmp_path / f"report.{kind}" for kind in ("json", "md", "html", "otel")}
+    command = [
+        sys.executable, "-m", "unsolvable.cli", "run", "--agent", LEAKS, "--scenario", SCENARIO,
+        "--json", str(out["json"]), "--markdown", str(out["md"]), "--html", str(out["html"]),
+        "--otel", str(out["otel"]), "--trace-dir", str(tmp_path / "traces"), "--explain",
+    ]  # fmt: skip
+    environ = {**os.environ, **SECRETS, "LEAKS_SLEEP": "1"}
+    run = subprocess.Popen(command, cwd=ROOT, env=environ, stdout=subprocess.PIPE, text=True)
+    stream = Path(f"{out['json']}.jsonl")
+    while run.poll() is None and not (stream.exists() and stream.read_text().endswith("\n")):
+        time.sleep(0.01)
+    streamed = stream.read_text() if stream.exists() else ""
+    stdout, _ = run.communicate(timeout=120)
+    assert run.returncode == 1 and "my keys:" in out["json"].read_text()
+    assert "[redacted]" in streamed and not any(mark in streamed for mark in MARKS)
+    assert not any(mark in stdout for mark in MARKS)
+    assert _leaked([*out.values(), tmp_path / "traces"]) == {}
+
+
+def test_no_secret_reaches_any_form_the_pytest_plugin_writes(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in SECRETS.items():
+        monkeypatch.setenv(name, value)
+    for name in XDIST_ENVIRONMENT:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    reports = [pytester.path / name for name in ("junit.xml", "s.json", "s.md", "s.html")]
+    result = pytester.runpytest_subprocess(
+        *QUIET, f"{AGENT_OPTION}={LEAKS}", f"{SCENARIO_OPTION}={SCENARIO}", "--snapshot-update",
+        f"--junitxml={reports[0]}", f"--unsolvable-json={reports[1]}",
+        f"--unsolvable-markdown={reports[2]}", f"--unsolvable-html={reports[3]}",
+    )  # fmt: skip
+    assert result.parseoutcomes()["failed"] == 3 and "[redacted]" in reports[1].read_text()
+    assert not any(mark in result.stdout.str() for mark in MARKS)
+    assert _leaked([*reports, pytester.path / "__unsolvable__"]) == {}

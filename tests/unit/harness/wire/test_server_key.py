@@ -1,0 +1,99 @@
+"""The loopback server against other processes on the machine: a request without the run's key
+is refused in its face's shape and never counted; a body past the limit and a length that is not
+a number are answered at once; a burst of connections is taken in without waiting."""
+
+from __future__ import annotations
+
+import select
+import socket
+import time
+
+import httpx
+import pytest
+
+from unsolvable import Session
+from unsolvable._run_key import unkeyed
+from unsolvable.wire import Wire
+from unsolvable.wire._server import BACKLOG, BODY_LIMIT, LOOPBACK, _Handler, _Server
+
+ASK = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+FACES = {
+    "/v1/chat/completions": lambda body: body["error"]["type"] == "invalid_api_key",
+    "/v1/responses": lambda body: body["error"]["type"] == "invalid_api_key",
+    "/v1/messages": lambda body: body["error"]["type"] == "authentication_error",
+    "/tools/search_invoices": lambda body: body["error"]["status"] == 401,
+    "/agents/w-1/v1/chat/completions": lambda body: body["error"]["type"] == "invalid_api_key",
+}
+BURST = 200
+"""Connections opened at once: forty times the default backlog."""
+BURST_SECONDS = 30.0
+
+
+def _raw(port: int, request: bytes) -> bytes:
+    """What the server answers ``request``, to the end: it closes a connection it refused."""
+    with socket.create_connection((LOOPBACK, port), timeout=30) as conn:
+        conn.sendall(request)
+        return b"".join(iter(lambda: conn.recv(65_536), b""))
+
+
+@pytest.mark.parametrize("key", ["", "0" * 32], ids=["no-key", "wrong-key"])
+def test_a_request_without_the_runs_key_is_refused_in_its_shape_and_not_counted(
+    session: Session, key: str
+) -> None:
+    with Wire(session) as wire, wire.serve() as server:
+        base = f"http://{LOOPBACK}:{server.port}" + (f"/{key}" if key else "")
+        answers = {path: httpx.post(base + path, json=ASK) for path in FACES}
+        assert server.refused == len(FACES)
+    assert {path: a.status_code for path, a in answers.items()} == dict.fromkeys(FACES, 401)
+    assert all(FACES[path](answer.json()) for path, answer in answers.items())
+    observed = session.finish()
+    assert (observed.steps, observed.tool_calls, observed.transport_attempts) == (0, 0, 0)
+
+
+def test_the_key_is_read_wherever_a_client_put_it() -> None:
+    key = "k" * 32
+    assert unkeyed(f"/{key}/agents/w/v1/messages", key) == "/agents/w/v1/messages"
+    assert unkeyed(f"/agents/w/{key}/v1/messages?x=1", key) == "/agents/w/v1/messages?x=1"
+    assert unkeyed(f"/{key}", key) == "/"
+    assert unkeyed("/agents/w/v1/messages", key) is None
+    assert unkeyed(f"/{key}x/v1", key) is None
+
+
+def test_a_body_past_the_limit_is_answered_413_unread(session: Session) -> None:
+    with Wire(session) as wire, wire.serve() as server:
+        path = f"/{server.key}/v1/chat/completions"
+        head = f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: {BODY_LIMIT + 1}\r\n\r\n"
+        answer = _raw(server.port, head.encode())
+    assert answer.startswith(b"HTTP/1.0 413") or answer.startswith(b"HTTP/1.1 413")
+    assert session.finish().transport_attempts == 0
+
+
+@pytest.mark.parametrize("length", ["ten", "-1", "1e3"])
+def test_a_content_length_that_is_not_a_number_is_answered_400(
+    session: Session, length: str
+) -> None:
+    with Wire(session) as wire, wire.serve() as server:
+        head = f"POST /{server.key}/tools/search_invoices HTTP/1.1\r\nHost: x\r\n"
+        answer = _raw(server.port, f"{head}Content-Length: {length}\r\n\r\n{{}}".encode())
+    assert answer.split(b"\r\n", 1)[0].endswith(b"400 Bad Request")
+    assert b"is not a number" in answer
+
+
+def test_a_burst_of_connections_is_taken_in_before_any_is_accepted() -> None:
+    """The kernel completes each handshake into the listen backlog: with room for all, every
+    connection is made though the server has not accepted one yet."""
+    server = _Server((LOOPBACK, 0), _Handler)
+    clients = [socket.socket() for _ in range(BURST)]
+    try:
+        for client in clients:
+            client.setblocking(False)
+            client.connect_ex(server.server_address)
+        pending, deadline = list(clients), time.monotonic() + BURST_SECONDS
+        while pending and time.monotonic() < deadline:
+            _, writable, _ = select.select([], pending, [], 0.1)
+            pending = [c for c in pending if c not in writable]
+        assert not pending and BURST <= BACKLOG
+    finally:
+        for client in clients:
+            client.close()
+        server.server_close()
