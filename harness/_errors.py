@@ -30,7 +30,14 @@ __all__ = [
     "UnsolvableError",
 ]
 
-DOCS = "https://github.com/pytest-unsolvable/pytest-unsolvable#readme"
+REPOSITORY = "https://github.com/pytest-unsolvable/pytest-unsolvable"
+DOCS = f"{REPOSITORY}#readme"
+
+
+def docs_page(page: str, section: str = "") -> str:
+    """Where a documentation page (``docs/<page>.md``) is read, at ``section`` if one is given:
+    what an error message points at to say more than one line can."""
+    return f"{REPOSITORY}/blob/main/docs/{page}.md" + (f"#{section}" if section else "")
 
 
 class UnsolvableError(Exception):

@@ -19,8 +19,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from unsolvable._errors import DOCS as README
-from unsolvable._errors import AdapterError, CeilingHit
+from unsolvable._errors import AdapterError, CeilingHit, docs_page
 from unsolvable._record import Code, Stop
 from unsolvable.adapters.kit import missing_extra
 from unsolvable.adapters.process import ProcessAdapter, ProcessExited
@@ -46,7 +45,7 @@ STOP_REASONS: dict[str, Code | None] = {
 """ACP's stop reasons and the code each reads as. ``refusal`` ("the agent refuses to continue")
 is abandoned with a human to decide, not a blocker the agent named; ``cancelled`` has none: only
 the editor cancels, and it does so at a harness ceiling alone."""
-DOCS = f"{README.partition('#')[0]}#agents-that-speak-the-agent-client-protocol"
+DOCS = docs_page("processes", "agents-that-speak-the-agent-client-protocol")
 
 
 def read_stop_reason(value: str) -> Code | None:

@@ -26,8 +26,7 @@ from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from unsolvable._environ import child_environ
-from unsolvable._errors import DOCS as README
-from unsolvable._errors import AdapterError, CeilingHit
+from unsolvable._errors import AdapterError, CeilingHit, docs_page
 from unsolvable._leftovers import await_late_call
 from unsolvable._record import Stop
 from unsolvable.adapters.base import interpret_plain
@@ -72,7 +71,7 @@ INLINE_PROGRAM = frozenset({"-", "-c", "-m", "-e", "--eval", "-p", "--print"})
 SCRIPT_SUFFIXES = frozenset({".py", ".js", ".mjs", ".cjs", ".ts", ".sh", ".rb", ".pl", ".php"})
 """What a script an interpreter is pointed at ends with; an argument that does not (``python -W
 ignore agent.py``'s ``ignore``) is not taken for one and not checked."""
-DOCS = f"{README.partition('#')[0]}#agents-in-other-processes-and-languages"
+DOCS = docs_page("processes", "agents-in-other-processes-and-languages")
 MCP_EXTRA = "pip install 'pytest-unsolvable[mcp]'"
 
 

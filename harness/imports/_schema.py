@@ -4,7 +4,7 @@ naming the field and the fix before any run starts.
 A scenario file is data, not code: what the recorded model did (its turns: a prefix and a cycle
 the replayed model goes round forever), what the recorded tools answered (by tool name and
 normalised arguments), what an unrecorded call gets, the ground truth and the expected codes. The
-format is documented field by field in the README ("Scenario files") and in `SCHEMA`.
+format is documented field by field in docs/incidents.md ("Scenario files") and in `SCHEMA`.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ UNRECORDED = ("unknown", "refusal")
 (counted as ``denied``, so a stop logic may treat it as a missing permission)."""
 STAGNATIONS = (Stagnation.NOVELTY.value, Stagnation.FIRST_REFUSAL.value)
 """The ground truths a replayed world can express: nothing in it moves but what was recorded."""
-DOCS = "see README.md#scenario-files"
+DOCS = "see docs/incidents.md#scenario-files"
 
 
 class ScenarioFileError(ScenarioError):

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from unsolvable._ceilings import Ceilings
+from unsolvable._errors import docs_page
 from unsolvable.reports._flags import REPORT_FLAGS
 
 if TYPE_CHECKING:
@@ -61,7 +62,7 @@ __all__ = [
     "resolve",
 ]
 
-DOCS = "https://github.com/pytest-unsolvable/pytest-unsolvable#the-pytest-plugin"
+DOCS = docs_page("pytest")
 MARKER = "unsolvable"
 DEFAULT_SNAPSHOT_DIR = "__unsolvable__"
 """Under the rootdir; a dunder name like syrupy's ``__snapshots__``, but never mistaken for it."""

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from unsolvable._errors import BaselineError, InputError
+from unsolvable._errors import BaselineError, InputError, docs_page
 from unsolvable._input import load_json, read_input
 from unsolvable._loading import agent_name
 from unsolvable.reports._files import write_file
@@ -43,7 +43,7 @@ GATED = ("lag_steps_p95", "false_stop_rate", "lag_cost_usd_p95")
 """What the gate compares: how late unsolvable tasks are noticed, how often controls are cut,
 and what the late notice costs (a baseline written before it was gated has no such entry, and
 is compared on the other two)."""
-DOCS = "https://github.com/pytest-unsolvable/pytest-unsolvable#metrics-baselines-and-reports"
+DOCS = docs_page("metrics", "the-baseline-gate")
 
 Entry = dict[str, Number | None]
 Key = tuple[str, str, str]

@@ -10,12 +10,12 @@ catches `Exception`) cannot turn it into three silent retries and a generic conn
 
 from __future__ import annotations
 
-from unsolvable._errors import DOCS, UnsolvableError
+from unsolvable._errors import UnsolvableError, docs_page
 
 __all__ = ["StrayRequest", "WireFormatError"]
 
-WIRE_DOCS = DOCS.partition("#")[0] + "#frameworks-and-the-wire"
-"""The README section on the wire faces and the framework adapters."""
+WIRE_DOCS = docs_page("frameworks")
+"""The page on the wire faces and the framework adapters."""
 
 
 class StrayRequest(BaseException):

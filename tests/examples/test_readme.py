@@ -1,21 +1,20 @@
-"""The README's Python examples, run exactly as written."""
+"""The Python examples of the README and the documentation site, run exactly as written."""
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 import unsolvable
+from tests._docs import DOCS, placed
 from unsolvable import scenarios
 
-README = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
-BLOCKS = re.findall(r"```python\n(.*?)```", README, re.S)
+BLOCKS = re.findall(r"```python\n(.*?)```", DOCS, re.S)
 
 
 def _block(first_line: str) -> str:
     matches = [block for block in BLOCKS if block.startswith(first_line)]
-    assert len(matches) == 1, f"README must have one python block starting {first_line!r}"
+    assert len(matches) == 1, f"the docs must have one python block starting {first_line!r}"
     return matches[0]
 
 
@@ -23,9 +22,9 @@ def _run(*first_lines: str) -> dict[str, Any]:
     namespace: dict[str, Any] = {"__name__": "readme_example"}
     for first_line in first_lines:
         block = _block(first_line)
-        # placed at its own lines, so tracebacks and hypothesis's source lookups read the README
-        placed = "\n" * README[: README.index(block)].count("\n") + block
-        exec(compile(placed, "README.md", "exec"), namespace)
+        # placed at its own lines, so tracebacks and hypothesis's source lookups read the page
+        page, code = placed(block)
+        exec(compile(code, page, "exec"), namespace)
     return namespace
 
 

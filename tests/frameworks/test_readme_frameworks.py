@@ -3,24 +3,23 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 import unsolvable
+from tests._docs import compiled, marked
 from tests.frameworks._glue import reported
 from unsolvable import Code, Exit, scenarios
 
-README = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
-SECTION = README.partition("<!-- frameworks:start -->")[2].partition("<!-- frameworks:end -->")[0]
+SECTION = marked("frameworks")
 BLOCKS = re.findall(r"```python\n(.*?)```", SECTION, re.S)
 
 
 def _run(first_line: str) -> dict[str, Any]:
     (block,) = [b for b in BLOCKS if b.startswith(first_line)]
     namespace: dict[str, Any] = {"__name__": "readme_example"}
-    exec(compile(block, "README.md", "exec"), namespace)
+    exec(compiled(block), namespace)
     return namespace
 
 

@@ -11,12 +11,12 @@ import sys
 from pathlib import Path
 
 import unsolvable
+from tests._docs import marked
 from unsolvable.cli._main import _parser
 from unsolvable.imports import build, parse
 from unsolvable.plugin._options import JSON_OPTION, SCENARIO_DIR_OPTION, SCENARIO_FILE_OPTION
 
-README = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
-SECTION = README[README.index("<!-- imports:start -->") : README.index("<!-- imports:end -->")]
+SECTION = marked("imports")
 
 
 def _blocks(language: str) -> list[str]:

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from tests._docs import DOCS
 from tests.plugin._helpers import Run
 from unsolvable.plugin._options import AGENT_OPTION, NO_SNAPSHOT_OPTION, SCENARIO_OPTION
 
-README = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+README = DOCS
 
 KEYS = (
     "scenario", "seed", "agent", "exit", "code", "outcome", "stopped_step",

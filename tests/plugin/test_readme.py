@@ -7,24 +7,21 @@ import re
 import shlex
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
+from tests._docs import marked
 from tests.plugin._helpers import Run, cases, outcomes
 
-README = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
-SECTION = README[README.index("<!-- plugin:start -->") : README.index("<!-- plugin:end -->")]
+SECTION = marked("plugin")
 
 
-def _blocks(language: str, count: int = 1) -> list[str]:
+def _block(language: str, containing: str = "") -> str:
+    """The one ``language`` block of the plugin's sections (the README's CI recipe and the
+    plugin's page) that holds ``containing``."""
     blocks = re.findall(rf"```{language}\n(.*?)```", SECTION, re.S)
-    assert len(blocks) == count, f"the plugin section must have {count} {language} block(s)"
-    return [str(block) for block in blocks]
-
-
-def _block(language: str) -> str:
-    return _blocks(language)[0]
+    (block,) = [str(block) for block in blocks if containing in block]
+    return block
 
 
 def _commands(block: str) -> list[list[str]]:
@@ -33,15 +30,16 @@ def _commands(block: str) -> list[list[str]]:
     return [shlex.split(line)[1:] for line in lines]
 
 
-ZERO_CODE, BLESS = 0, 1
-"""The section's ``sh`` blocks: the zero-code commands, then blessing a CI baseline."""
+ZERO_CODE, BLESS, KNOWN = "-n 2 --snapshot-update\n", "--unsolvable-update-baseline", "@ci/"
+"""What tells the ``sh`` blocks apart: the zero-code commands, blessing a CI baseline, and
+deselecting known failures."""
 
 
 def test_the_zero_code_commands(run: Run) -> None:
     """The issue's "done when": ``pytest --unsolvable-agent=... -n 2`` with nothing but the
     package installed: contract passes and its snapshots are created, then matched; naive fails,
     each failure explaining itself, and its snapshots are created as well."""
-    create, match, naive = (run(*args) for args in _commands(_blocks("sh", 2)[ZERO_CODE]))
+    create, match, naive = (run(*args) for args in _commands(_block("sh", ZERO_CODE)))
     assert outcomes(create) == outcomes(match) == {"passed": cases()}
     create.stdout.fnmatch_lines([f"{cases()} snapshots generated."])
     match.stdout.fnmatch_lines([f"{cases()} snapshots passed."])
@@ -108,7 +106,7 @@ def test_the_ci_example(run: Run, pytester: pytest.Pytester) -> None:
     naive, the merge fails as shown."""
     agents = pytester.mkpydir("mypkg") / "agents.py"
     agents.write_text("from unsolvable.agents import contract as my_agent\n")
-    [bless] = _commands(_blocks("sh", 2)[BLESS])
+    [bless] = _commands(_block("sh", BLESS))
     assert run(*bless).ret == 0
     workflow = _block("yaml")
     passed = _ci(run, pytester, workflow)
@@ -129,3 +127,20 @@ def test_the_ci_example(run: Run, pytester: pytest.Pytester) -> None:
     assert shown is not None
     expected = [line for line in shown.group(1).splitlines() if line != "  …"]
     assert [line for line in failed.stdout.splitlines() if line in expected] == expected
+
+
+def test_known_failures_are_deselected_by_family_and_by_id(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    """The README's recipe for living with known failures, with its file of ids as shown: the
+    family ``-k`` leaves out and the runs the file names do not run; everything else does."""
+    agents = pytester.mkpydir("mypkg") / "agents.py"
+    agents.write_text("from unsolvable.agents import contract as my_agent\n")
+    listing = re.search(r"```\n(--deselect=.*?)```", SECTION, re.S)
+    assert listing is not None
+    (pytester.path / "ci").mkdir()
+    (pytester.path / "ci" / "known-failures.txt").write_text(listing.group(1))
+    [command] = _commands(_block("sh", KNOWN))
+    left = cases() - cases("false-premise") - len(listing.group(1).splitlines())
+    assert outcomes(run(*command, "--snapshot-update")) == {"passed": left}
+    assert outcomes(run(*command)) == {"passed": left}

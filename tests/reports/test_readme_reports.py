@@ -10,11 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests._docs import marked
 from unsolvable.cli._main import _parser
 
 ROOT = Path(__file__).parents[2]
-README = (ROOT / "README.md").read_text(encoding="utf-8")
-SECTION = README[README.index("<!-- reports:start -->") : README.index("<!-- reports:end -->")]
+SECTION = marked("reports")
 
 
 def _flags(command: str) -> set[str]:
@@ -25,7 +25,7 @@ def _flags(command: str) -> set[str]:
 
 
 def test_every_flag_shown_exists() -> None:
-    plugin = {"--unsolvable-agent", "--unsolvable-json", "--unsolvable-shard"}
+    plugin = {"--unsolvable-agent", "--unsolvable-json", "--unsolvable-shard", "--junitxml"}
     known = _flags("run") | _flags("report") | _flags("merge") | plugin
     benchmarks = ("python -m benchmarks", "#   ")
     text = "\n".join(line for line in SECTION.splitlines() if not line.startswith(benchmarks))

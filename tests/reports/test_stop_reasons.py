@@ -4,10 +4,10 @@ the ATIF file) write for that ending, and what the ACP and A2A faces read back f
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
+from tests._docs import marked
 from tests.reports._records import record
 from unsolvable import Code, Outcome
 from unsolvable.adapters.a2a import read_task_state
@@ -16,8 +16,7 @@ from unsolvable.reports._atif import to_atif
 from unsolvable.reports._otel import to_otlp_json
 from unsolvable.reports._stop_reasons import ENDINGS, STOP_REASONS, Fidelity, Said
 
-README = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
-TABLE = README.partition("<!-- stop-reasons:start -->")[2].partition("<!-- stop-reasons:end -->")[0]
+TABLE = marked("stop-reasons")
 ROWS = {
     cells[0].strip("`"): cells[1:]
     for line in TABLE.strip().splitlines()[2:]

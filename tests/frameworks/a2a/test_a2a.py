@@ -13,6 +13,7 @@ pytest.importorskip("a2a")
 pytest.importorskip("openai")
 
 import unsolvable
+from tests._docs import DOCS, compiled
 from unsolvable import Ceilings, Code, Exit, Outcome, scenarios
 from unsolvable.adapters.a2a import A2AAdapter, read_task_state
 
@@ -99,14 +100,13 @@ def test_task_states_and_codes_are_read(state: str, code: str | None, expected: 
 
 
 def test_the_readme_names_an_a2a_agent_as_a_module_attribute() -> None:
-    readme = (Path(__file__).parents[3] / "README.md").read_text(encoding="utf-8")
     (block,) = [
         b
-        for b in readme.split("```python\n")
+        for b in DOCS.split("```python\n")
         if b.startswith("# agents.py, then: unsolvable run --agent agents:delegated")
     ]
     namespace: dict[str, object] = {}
-    exec(compile(block.partition("```")[0], "README.md", "exec"), namespace)
+    exec(compiled(block.partition("```")[0]), namespace)
     delegated = namespace["delegated"]
     assert isinstance(delegated, A2AAdapter)
     assert delegated.command == ("python", "my_a2a_server.py")

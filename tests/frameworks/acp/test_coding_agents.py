@@ -16,11 +16,12 @@ from typing import Any
 
 import pytest
 
+from tests._docs import DOCS
+
 pytest.importorskip("acp")
 pytest.importorskip("mcp")
 
-README = (Path(__file__).parents[3] / "README.md").read_text(encoding="utf-8")
-SECTION = README.partition("### Agents that speak the Agent Client Protocol")[2]
+SECTION = DOCS.partition("## Agents that speak the Agent Client Protocol")[2]
 COMMAND = re.search(r"```sh\n(unsolvable run .*?)```", SECTION, re.S)
 assert COMMAND is not None, "the README's ACP section lost its command"
 ARGV = shlex.split(COMMAND.group(1).replace("\\\n", " "))

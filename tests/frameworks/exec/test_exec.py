@@ -17,6 +17,7 @@ import pytest
 pytest.importorskip("openai")
 
 import unsolvable
+from tests._docs import DOCS, compiled
 from tests.frameworks._glue import model_calls, recording
 from unsolvable import Ceilings, Code, Outcome, Session, scenarios
 from unsolvable.adapters.process import ProcessAdapter
@@ -106,15 +107,13 @@ def test_a_shell_script_with_curl_stops_on_no_progress() -> None:
 
 
 def test_the_readme_shows_the_shell_agent_as_it_is_tested() -> None:
-    readme = (HERE.parents[2] / "README.md").read_text(encoding="utf-8")
-    assert f"```sh\n{(HERE / 'agent.sh').read_text()}```" in readme
+    assert f"```sh\n{(HERE / 'agent.sh').read_text()}```" in DOCS
 
 
 def test_the_readmes_isolated_adapter_is_an_isolated_process_adapter() -> None:
-    readme = (HERE.parents[2] / "README.md").read_text(encoding="utf-8")
-    block = "# agents.py" + readme.partition("```python\n# agents.py")[2].partition("```")[0]
+    block = "# agents.py" + DOCS.partition("```python\n# agents.py")[2].partition("```")[0]
     namespace: dict[str, object] = {}
-    exec(compile(block, "README.md", "exec"), namespace)
+    exec(compiled(block), namespace)
     adapter = namespace["isolated"]
     assert isinstance(adapter, ProcessAdapter) and adapter.isolate_network
 

@@ -14,6 +14,7 @@ pytest.importorskip("mcp")
 pytest.importorskip("openai")
 
 import unsolvable
+from tests._docs import DOCS
 from tests.frameworks.exec.test_exec import NEEDS_UNSHARE
 from unsolvable import Ceilings, Code, scenarios
 from unsolvable.adapters.process import ProcessAdapter
@@ -58,8 +59,7 @@ def test_an_isolated_mcp_agent_reaches_the_server_through_the_relay(
 
 
 def test_the_readme_shows_the_mcp_agent_as_it_is_tested() -> None:
-    readme = (HERE.parents[2] / "README.md").read_text(encoding="utf-8")
-    assert f"```python\n{(HERE / 'mcp_agent.py').read_text()}```" in readme
+    assert f"```python\n{(HERE / 'mcp_agent.py').read_text()}```" in DOCS
 
 
 SHOW = (

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,6 +18,7 @@ from mcp import Client
 from mcp.client._input_required import InputRequiredRoundsExceededError
 
 import unsolvable
+from tests._docs import DOCS, compiled
 from tests.frameworks.mcp._clients import Ran, langchain_run, pydantic_ai_run, served
 from unsolvable import (
     Ceilings,
@@ -37,10 +37,9 @@ CEILINGS = Ceilings(max_wall_seconds=60.0)
 POLLS = 11
 """The first call and the `mcp` SDK's ten retries (``input_required_max_rounds``) before it
 gives up on a task that stays working."""
-README = (Path(__file__).parents[3] / "README.md").read_text(encoding="utf-8")
 (EXAMPLE,) = [
     block
-    for block in re.findall(r"```python\n(.*?)```", README, re.S)
+    for block in re.findall(r"```python\n(.*?)```", DOCS, re.S)
     if "stays_working = Scenario(" in block
 ]
 
@@ -48,7 +47,7 @@ README = (Path(__file__).parents[3] / "README.md").read_text(encoding="utf-8")
 def _readme_example() -> dict[str, Any]:
     """The README's scenario of a job that stays working, run as written."""
     namespace: dict[str, Any] = {"__name__": "readme_example"}
-    exec(compile(EXAMPLE, "README.md", "exec"), namespace)
+    exec(compiled(EXAMPLE), namespace)
     return namespace
 
 
