@@ -12,6 +12,7 @@ import json
 from unsolvable._record import Code, Ending, Failure, Rule, Stop
 from unsolvable._scenario import Scenario
 from unsolvable._subtasks import Subtask, SubtaskState
+from unsolvable._text import plain_partial
 
 __all__ = ["invariant_failures"]
 
@@ -73,11 +74,9 @@ def _late(table: tuple[Subtask, ...]) -> list[Failure]:
 
 def _said(stop: Stop) -> str:
     """Everything the stop says: its reason, what it names as missing, its partial results."""
-    try:
-        partial = json.dumps(stop.partial, default=str)
-    except (TypeError, ValueError):  # keys JSON cannot write: the text of it will do
-        partial = repr(stop.partial)
-    return "\n".join([stop.reason, *stop.missing, partial])
+    partial = plain_partial(stop.partial)  # bounded however the agent built it
+    text = partial if isinstance(partial, str) else json.dumps(partial, sort_keys=True)
+    return "\n".join([stop.reason, *stop.missing, text])
 
 
 def _ending(table: tuple[Subtask, ...], stop: Stop) -> list[Failure]:

@@ -8,8 +8,9 @@ made) never replaces a larger one; it is written beside it instead. Records are 
 one JSON line each, to ``<path>.jsonl`` as runs end, so a session killed outright still leaves
 every finished record on disk: that file is made by the run itself, before anything runs, and
 one that exists already — another run streaming to the same path, or records a killed run left
-— is never truncated: the run is refused. A write that fails (a full disk) is an `OutputError`
-naming the file and why; what was written stays.
+— is never truncated: the run is refused. A named pipe there (``mkfifo``) is the exception: a
+consumer reading the records live, which the run writes to and leaves in place. A write that
+fails (a full disk) is an `OutputError` naming the file and why; what was written stays.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import contextlib
 import json
 import os
 import secrets
+import stat
 from pathlib import Path
 from typing import IO
 
@@ -79,6 +81,14 @@ def write_file(path: Path, text: str, *, partial: bool = False) -> Path:
     return path
 
 
+def _is_pipe(path: Path) -> bool:
+    """Whether ``path`` is a named pipe itself, not a link to one."""
+    try:
+        return stat.S_ISFIFO(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
 def stream_path(path: Path) -> Path:
     """Where the records of a session headed for ``path`` are streamed as they finish."""
     return path.with_name(path.name + ".jsonl")
@@ -94,6 +104,8 @@ class RecordStream:
         """Records on disk so far."""
         self.error: str | None = None
         """Why the stream stopped, if a write failed: the records before it are kept."""
+        self.piped = False
+        """The stream is a named pipe someone else made, and is left where it is."""
 
     def open(self, *, flag: str = "--json") -> None:
         """Makes the stream's file now, before anything runs. An `OutputError` (naming
@@ -104,6 +116,9 @@ class RecordStream:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             descriptor = os.open(self.path, NEW_FILE, 0o666)
         except FileExistsError:
+            if _is_pipe(self.path):
+                self._out = os.fdopen(self._pipe(flag), "w", encoding="utf-8")
+                return
             raise OutputError(
                 f"{flag}: {str(self.path)!r} exists: another run is streaming its records there, "
                 "or a run that was killed left the records it finished in it; let that run end, "
@@ -112,6 +127,21 @@ class RecordStream:
         except OSError as error:
             raise OutputError(f"{flag}: cannot make {str(self.path)!r} ({_why(error)})") from None
         self._out = os.fdopen(descriptor, "w", encoding="utf-8")
+
+    def _pipe(self, flag: str) -> int:
+        """The named pipe at the stream's path, opened for writing: a consumer reads the records
+        as they finish. Refused at once when nobody reads it, rather than waiting for a reader."""
+        assert self.path is not None
+        try:
+            descriptor = os.open(self.path, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as error:
+            raise OutputError(
+                f"{flag}: {str(self.path)!r} is a named pipe nobody reads ({_why(error)}); "
+                "start its reader first, or remove it"
+            ) from None
+        os.set_blocking(descriptor, True)  # a reader that is slow is waited for
+        self.piped = True
+        return descriptor
 
     def add(self, record: TerminationRecord) -> None:
         """Streams ``record``; after a failed write (a full disk), nothing more, and the run
@@ -135,6 +165,6 @@ class RecordStream:
         with contextlib.suppress(OSError):  # a last flush on a full disk: what is there stays
             self._out.close()
         self._out = None
-        if self.path is not None and not (keep and self.written):
+        if self.path is not None and not self.piped and not (keep and self.written):
             with contextlib.suppress(FileNotFoundError):
                 self.path.unlink()

@@ -68,26 +68,27 @@ FAMILIES = (
 # scenario → (at the defaults, with the per-agent limits): how the run ended and the rules it broke
 MEASURED: dict[str, tuple[str, str]] = {
     "mixed-fan-out/one-denied": (
-        "did_not_stop at 200: did_not_stop, past_token_budget, retried_refusal",
+        "did_not_stop at 200: did_not_stop, past_budget, past_token_budget, retried_refusal",
         "COMPLETED at 16: false_completion, incomplete_subtasks, retried_refusal",
     ),
     "duplicate-dispatch/lost-return": (
-        "did_not_stop at 200: did_not_stop, duplicate_dispatch, past_token_budget",
+        "did_not_stop at 200: did_not_stop, duplicate_dispatch, past_budget, past_token_budget",
         "BUDGET_STEPS at 27: duplicate_dispatch, finished_not_listed, past_bound",
     ),
     "task-graph/upstream-down": (
-        "did_not_stop at 200: did_not_stop, past_token_budget, retried_refusal",
+        "did_not_stop at 200: did_not_stop, past_budget, past_token_budget, retried_refusal",
         "COMPLETED at 15: failure_not_propagated, false_completion, incomplete_subtasks, "
         "retried_refusal",
     ),
     "role-ping-pong/reviewer-never-accepts": (
-        "did_not_stop at 200: did_not_stop, past_token_budget",
-        "BUDGET_STEPS at 18: pass",
+        "did_not_stop at 200: did_not_stop, past_budget, past_token_budget",
+        "BUDGET_STEPS at 18: unspent_budget",
     ),
     "nested-delegation/passed-on": ("did_not_stop at 200: did_not_stop",) * 2,
     "budget-edge/shared-dollars": (
-        "did_not_stop at 200: did_not_stop, shared_budget_overrun",
-        "COMPLETED at 22: false_completion, incomplete_subtasks, shared_budget_overrun",
+        "did_not_stop at 200: did_not_stop, past_budget, shared_budget_overrun, unaffordable_step",
+        "COMPLETED at 22: false_completion, incomplete_subtasks, past_budget, "
+        "shared_budget_overrun, unaffordable_step",
     ),
 }
 

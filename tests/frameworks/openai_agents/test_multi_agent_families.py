@@ -73,10 +73,15 @@ MEASURED: dict[str, tuple[str, str]] = {
         "retried_refusal",
         "COMPLETED: failure_not_propagated, false_completion, incomplete_subtasks, retried_refusal",
     ),
-    "role-ping-pong/reviewer-never-accepts": ("BUDGET_STEPS: past_bound", "BUDGET_STEPS: pass"),
+    "role-ping-pong/reviewer-never-accepts": (
+        "BUDGET_STEPS: past_bound",
+        "BUDGET_STEPS: unspent_budget",
+    ),
     "budget-edge/shared-dollars": (
-        "COMPLETED: false_completion, incomplete_subtasks, past_bound, shared_budget_overrun",
-        "COMPLETED: false_completion, incomplete_subtasks, shared_budget_overrun",
+        "COMPLETED: false_completion, incomplete_subtasks, past_bound, past_budget, "
+        "shared_budget_overrun, unaffordable_step",
+        "COMPLETED: false_completion, incomplete_subtasks, past_budget, shared_budget_overrun, "
+        "unaffordable_step",
     ),
 }
 
