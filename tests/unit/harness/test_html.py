@@ -10,11 +10,13 @@ from pathlib import Path
 
 import pytest
 
+import unsolvable
 from tests.reports._browser import chromium, needs_chromium
 from tests.reports._records import library_records, record
-from unsolvable import Code, TerminationRecord
+from unsolvable import Code, TerminationRecord, scenarios
+from unsolvable.agents import contract
 from unsolvable.reports._baseline import Baseline, gate
-from unsolvable.reports._charts import PALETTE
+from unsolvable.reports._charts import PALETTE, lag_chart
 from unsolvable.reports._html import to_html
 from unsolvable.reports._metrics import measure
 
@@ -103,6 +105,22 @@ def test_a_premature_stop_is_drawn_left_of_zero_and_the_step_cap_is_named() -> N
     html = to_html(records, measure(records))
     assert not re.search(r"\bnan\b", html) and ">-3 steps</title>" in html and ">-2</text>" in html
     assert "does not beat the calibrated step cap" in html
+
+
+def test_every_mark_of_the_lag_chart_is_on_its_axis() -> None:
+    """A step cap that stops before stagnation (a negative lag) widens the axis as an agent's
+    premature stop does, rather than being drawn left of it."""
+    records = [
+        unsolvable.run(contract, scenario, seed=seed)
+        for scenario in scenarios.select(["role-ping-pong"])
+        for seed in scenario.seeds
+    ]
+    metrics = measure(records)
+    assert any(g.step_cap and g.step_cap.lag_steps.p95 < 0 for g in metrics.families)
+    chart = lag_chart(metrics, records)
+    axis_start = float(re.search(r'<line class="axis" x1="([\d.]+)"', chart)[1])  # type: ignore[index]
+    marks = [float(x) for x in re.findall(r'<path d="M([\d.-]+) ', chart)]
+    assert marks and min(marks) >= axis_start
 
 
 def _layout(page: Path, tmp_path: Path, width: int) -> dict[str, object]:
