@@ -160,6 +160,7 @@ def build(file: ScenarioFile) -> tuple[Scenario, ...]:
         missing=file.missing,
         refused_retries=file.refused_retries,
         give_up=file.give_up,
+        context_window=file.context_window,
         seeds=file.seeds,
     )
     if file.twin is None:
@@ -180,6 +181,7 @@ def build(file: ScenarioFile) -> tuple[Scenario, ...]:
         stagnation=Stagnation.NOVELTY,
         solvable=True,
         seeds=file.seeds,
+        context_window=file.context_window,  # its sibling's, as every other thing until it diverges
         twin_of=file.name,
         diverges_at=partial(_unblocked_at, file.twin.tool, (*file.prefix, *file.cycle)),
     )

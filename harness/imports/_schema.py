@@ -119,6 +119,8 @@ class ScenarioFile:
     missing: tuple[str, ...] = ()
     refused_retries: int | None = None
     give_up: str | None = None
+    context_window: int | None = None
+    """Tokens a model request may hold (`Scenario.context_window`); ``None``: no window."""
     seeds: tuple[int, ...] = (0,)
     twin: Twin | None = None
     source: str = ""
@@ -251,10 +253,20 @@ def parse(data: Mapping[str, Any], *, source: str = "<data>") -> ScenarioFile:
             "give the reason the model gives when it calls give_up, or null",
             default=None,
         ),
+        context_window=_window(r, data),
         seeds=tuple(_seeds(r, data)),
         twin=_twin(r, data, {tool["name"] for tool in tools}),
         source=source,
     )
+
+
+def _window(r: _Reader, data: Mapping[str, Any]) -> int | None:
+    """The context window: a positive whole number of tokens, or null (none)."""
+    fix = "give the tokens a model request may hold, or null for no window"
+    window = r.get(data, "context_window", (int, type(None)), "context_window", fix, default=None)
+    if window is not None and window < 1:
+        raise r.fail("context_window", f"is {window}", "make it 1 or more, or null")
+    return window  # type: ignore[no-any-return]
 
 
 def _name(r: _Reader, data: Mapping[str, Any]) -> str:
@@ -342,6 +354,7 @@ _KEYS = (
     "missing",
     "refused_retries",
     "give_up",
+    "context_window",
     "seeds",
     "twin",
     "provenance",

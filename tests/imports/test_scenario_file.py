@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 
+import unsolvable
 from tests.imports._traces import openhands_log
+from unsolvable import ContextOverflow
 from unsolvable.cli import main
 from unsolvable.imports import SCHEMA, ScenarioFileError, build, parse, read
 
@@ -49,6 +51,9 @@ def _problem(data: dict[str, Any]) -> str:
         ({"ground_truth": {"stagnation": "criteria"}}, "use one of ('novelty', 'first_refusal')"),
         ({"seeds": []}, "field 'seeds' is []"),
         ({"twin": {"tool": "nope", "result": "x", "step_bound": 3}}, "'twin.tool' is 'nope'"),
+        ({"context_window": 0}, "field 'context_window' is 0; make it 1 or more, or null"),
+        ({"context_window": "8k"}, "field 'context_window' is a string ('8k')"),
+        ({"context_window": True}, "field 'context_window' is a true/false (True)"),
     ],
 )
 def test_a_bad_field_is_named_with_its_fix(
@@ -99,3 +104,34 @@ def test_a_name_taken_by_a_built_in_is_refused(data: dict[str, Any], tmp_path: P
     path = tmp_path / "clash.json"
     path.write_text(json.dumps(data))
     assert main(["list", "--scenario-file", str(path)]) == 2
+
+
+def test_a_context_window_refuses_a_longer_request_as_the_built_ins_do(
+    data: dict[str, Any],
+) -> None:
+    """A replayed incident under a window its conversation outgrows: the request that passes it
+    is refused (`ContextOverflow`), counted as a refusal of its own kind, never answered."""
+    (scenario,) = build(parse({**data, "context_window": 400}))
+    assert scenario.context_window == 400
+    refused: list[ContextOverflow] = []
+
+    def agent(session: unsolvable.Session) -> unsolvable.Stop:
+        messages: list[dict[str, Any]] = [{"role": "user", "content": session.task}]
+        try:
+            while True:
+                reply = session.call_model(messages, session.tools)
+                messages.append({k: v for k, v in reply.items() if k != "usage"})
+                for call in reply.get("tool_calls") or ():
+                    function = call["function"]
+                    result = session.call_tool(function["name"], function["arguments"])
+                    messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
+        except ContextOverflow as overflow:
+            refused.append(overflow)
+        return unsolvable.Stop(code=unsolvable.Code.ERROR_FATAL, reason="over the window")
+
+    record = unsolvable.run(agent, scenario)
+    (overflow,) = refused
+    assert overflow.window == 400 and overflow.tokens > 400
+    assert record.observed.refusals == {"context_window": 1}
+    (without,) = build(parse(data))
+    assert without.context_window is None
