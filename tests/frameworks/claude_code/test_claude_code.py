@@ -49,3 +49,18 @@ def test_its_prompt_is_not_charged_to_the_token_budget() -> None:
     assert observed.overhead_tokens > 1000  # its system prompt, every call
     assert observed.tokens > record.budget["max_tokens"] > observed.charged_tokens
     assert observed.steps_past_token_budget == 0
+
+
+@pytest.mark.parametrize(
+    "name", ["context-overflow/irreducible-document", "context-overflow/twin-compacts-once"]
+)
+def test_its_own_prompt_is_over_the_context_window_and_it_ends_at_the_refusal(name: str) -> None:
+    """Claude Code's first request (its system prompt and tools, about 3,400 tokens as the
+    harness counts them) is over the family's 1,500-token window: it is refused at step 1, and the
+    CLI reports it and exits, recorded crashed, on the twin too."""
+    record = unsolvable.run(
+        ClaudeCodeAdapter(), scenarios.get(name), ceilings=Ceilings(max_wall_seconds=120)
+    )
+    assert (record.outcome, record.observed.steps) == (Outcome.CRASHED, 1)
+    assert record.observed.refusals == {"context_window": 1}
+    assert "Prompt is too long" in str(record.observed.error)

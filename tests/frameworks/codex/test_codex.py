@@ -69,3 +69,16 @@ def test_the_same_run_gives_the_same_record() -> None:
         for _ in range(2)
     )
     assert first == again  # its temporary folders, ids and timings never reach the record
+
+
+@needs_codex
+@pytest.mark.parametrize(
+    "name", ["context-overflow/irreducible-document", "context-overflow/twin-compacts-once"]
+)
+def test_its_own_prompt_is_over_the_context_window_and_it_ends_at_the_refusal(name: str) -> None:
+    """Codex's first request is over the family's 1,500-token window: refused at step 1, the
+    turn fails, the CLI exits, recorded crashed, on the twin too."""
+    record = unsolvable.run("codex", scenarios.get(name), ceilings=Ceilings(max_wall_seconds=120))
+    assert (record.outcome, record.observed.steps) == (Outcome.CRASHED, 1)
+    assert record.observed.refusals == {"context_window": 1}
+    assert "ran out of room in the model's context window" in str(record.observed.error)
