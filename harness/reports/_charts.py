@@ -169,7 +169,7 @@ def lag_chart(metrics: Metrics, records: Sequence[TerminationRecord]) -> str:
         return '<p class="note">No unsolvable runs: no lag to show.</p>'
     caps = [g.step_cap.lag_steps.p95 for g in groups if g.step_cap is not None]
     top = max(max(max(values) for values in lags.values()), *caps, 1)
-    bottom = min(*(min(values) for values in lags.values()), *caps)  # a cap may stop early too
+    bottom = min([*(min(values) for values in lags.values()), *caps])  # a cap may stop early too
     labels = {(g.name, g.agent): f"{g.name} × {g.agent}" for g in groups}
     left = max(map(_text_width, labels.values())) + LABEL_GAP
     axis = _LagAxis(top=top, bottom=bottom, left=left, width=CHART_WIDTH - left - 24)

@@ -65,6 +65,8 @@ class Agent:
         return acp.PromptResponse.model_construct(stop_reason=reason)  # "_…" is ours to send
 
     async def run(self, session_id, task) -> str:
+        if self.mode == "hang":  # at once, with nothing slow to start: only the clock ends the turn
+            await self.cancelled.wait()
         async with Client(self.mcp_url) as tools:
             return await self.turn(session_id, task, tools)
 
@@ -79,7 +81,7 @@ class Agent:
             reply = await model.chat.completions.create(model="m", messages=messages, tools=offered)
             message = reply.choices[0].message
             messages.append(message.model_dump(exclude_none=True))
-            if self.mode not in ("stop", "forever", "hang"):
+            if self.mode not in ("stop", "forever"):
                 return self.mode
             for call in message.tool_calls or ():
                 name, arguments = call.function.name.removeprefix(PREFIX), call.function.arguments
@@ -92,8 +94,6 @@ class Agent:
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
             if not message.tool_calls:
                 return "end_turn"
-            if self.mode == "hang":  # one step, then only a wall-clock ceiling can end the turn
-                await self.cancelled.wait()
         return "cancelled"
 
     async def allowed(self, session_id, call_id, name, arguments) -> bool:

@@ -57,7 +57,7 @@ def test_a_permission_the_scenario_grants_is_granted() -> None:
     ("ceiling", "mode", "ceilings"),
     [
         # Either ceiling well past the agent's start-up, so that the turn is under way when it
-        # comes; the hanging agent takes one step, so only the clock can end its turn.
+        # comes; the hanging agent waits from the start of its turn, so only the clock ends it.
         ("steps", "forever", Ceilings(max_steps=4, max_wall_seconds=60)),
         ("wall_seconds", "hang", Ceilings(max_wall_seconds=20)),
     ],
