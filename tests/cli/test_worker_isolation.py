@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -34,14 +35,17 @@ def _mine(records: list[Any], agent: str) -> list[Any]:
 
 
 def _is_gone(pid: int) -> bool:
-    deadline = time.monotonic() + GONE_SECONDS
-    while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return True
-        time.sleep(0.05)
-    return False
+    """Whether process ``pid`` is gone, or goes within `GONE_SECONDS`: its pidfd becomes
+    readable the moment it ends."""
+    try:
+        handle = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        readable, _, _ = select.select([handle], [], [], GONE_SECONDS)
+        return bool(readable)
+    finally:
+        os.close(handle)
 
 
 def test_a_forking_agent_changes_no_other_runs_record(tmp_path: Path) -> None:

@@ -6,7 +6,6 @@ reason, its partial result and what it says is missing; one of them it deletes f
 from __future__ import annotations
 
 import os
-import time
 
 from unsolvable import Code, Session, Stop
 
@@ -29,7 +28,6 @@ def leaks(session: Session) -> Stop:
     print("my keys:", *values.values())
     session.call_model([{"role": "user", "content": session.task}], session.tools)
     session.call_tool("search_invoices", {"customer": values["PGPASSWORD"], "all": values})
-    time.sleep(float(os.environ.get("LEAKS_SLEEP", "0")))  # so its stream can be read meanwhile
     return Stop(
         code=Code.COMPLETED,
         reason=f"done with {values['AZURE_OPENAI_KEY']}",

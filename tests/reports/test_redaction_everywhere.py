@@ -7,11 +7,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
+from tests._records_tap import RecordTap
 from tests.plugin._helpers import QUIET, XDIST_ENVIRONMENT
 from tests.reports.leaky_agent import MARKS, SECRETS
 from unsolvable.plugin._options import AGENT_OPTION, SCENARIO_OPTION
@@ -37,13 +37,13 @@ def test_no_secret_reaches_any_form_the_command_line_writes(tmp_path: Path) -> N
         "--json", str(out["json"]), "--markdown", str(out["md"]), "--html", str(out["html"]),
         "--otel", str(out["otel"]), "--trace-dir", str(tmp_path / "traces"), "--explain",
     ]  # fmt: skip
-    environ = {**os.environ, **SECRETS, "LEAKS_SLEEP": "1"}
-    run = subprocess.Popen(command, cwd=ROOT, env=environ, stdout=subprocess.PIPE, text=True)
-    stream = Path(f"{out['json']}.jsonl")
-    while run.poll() is None and not (stream.exists() and stream.read_text().endswith("\n")):
-        time.sleep(0.01)
-    streamed = stream.read_text() if stream.exists() else ""
-    stdout, _ = run.communicate(timeout=120)
+    tap = RecordTap(out["json"])  # the stream as it is written, before the run removes it
+    try:
+        environ = {**os.environ, **SECRETS}
+        run = subprocess.run(command, cwd=ROOT, env=environ, capture_output=True, text=True)
+    finally:
+        tap.close()
+    streamed, stdout = "".join(tap.lines), run.stdout
     assert run.returncode == 1 and "my keys:" in out["json"].read_text()
     assert "[redacted]" in streamed and not any(mark in streamed for mark in MARKS)
     assert not any(mark in stdout for mark in MARKS)
