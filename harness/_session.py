@@ -176,7 +176,8 @@ class Session:
                 self._tallies[agent] = Tally()
             counted = self._tallies[agent].count(messages)  # before the model can read it
             self._probe.on_request(counted.messages)
-            window, sent = self.scenario.context_window, counted.total + self._tools_tokens(offered)
+            tools_tokens = self._tools_tokens(offered)
+            window, sent = self.scenario.context_window, counted.total + tools_tokens
             if window is not None and sent > window:
                 self._refuse(step, sent, window, agent)
             request = ModelRequest(
@@ -188,7 +189,7 @@ class Session:
                 results=self._dispatch.results_since(agent),
             )
             message = _assistant_message(self._setup.model.respond(request))
-            usage = self._charge(agent, counted, offered, message)
+            usage = self._charge(agent, counted, sent, tools_tokens, message)
             self._spend_of(agent).on_step(usage.input_tokens, usage.output_tokens)
             self._note(step, message, agent)
             self._subtasks.on_model_call(step, agent, counted.messages, _calls(message))
@@ -293,16 +294,11 @@ class Session:
                 "counted: join your threads before the agent returns"
             )
 
-    def _charge(
-        self, agent: str, counted: Counted, offered: tuple[str, ...], message: JSON
-    ) -> Usage:
-        """The step's tokens, charged: the conversation and the tools offered in, the reply
-        out; the agent's own prompt (its opening system messages and the tools) is its
+    def _charge(self, agent: str, counted: Counted, sent: int, tools: int, message: JSON) -> Usage:
+        """The step's tokens, charged: ``sent`` (the conversation and the ``tools`` offered) in,
+        the reply out; the agent's own prompt (its opening system messages and the tools) is its
         overhead."""
-        tools = self._tools_tokens(offered)
-        usage = Usage(
-            input_tokens=counted.total + tools, output_tokens=estimate_message_tokens(message)
-        )
+        usage = Usage(input_tokens=sent, output_tokens=estimate_message_tokens(message))
         prompt = _prompt_tokens(counted) + tools
         self._meter.charge(agent, sent=usage.input_tokens, said=usage.output_tokens, prompt=prompt)
         return usage
