@@ -9,7 +9,6 @@ import select
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,8 @@ LINES = f"exec:{sys.executable} tests/cli/stop_lines.py"
 FAMILY = "constant-return"
 GONE_SECONDS = 30.0
 """How long a test waits for a killed process to be gone before it fails."""
+RUN_SECONDS = 300.0
+"""A guard against a run that hangs before its agent starts, far above what it takes loaded."""
 
 
 def _run(tmp_path: Path, *agents: str, scenario: str = FAMILY) -> tuple[int, list[Any]]:
@@ -112,22 +113,29 @@ def test_no_process_an_agent_started_outlives_its_run(tmp_path: Path) -> None:
 
 def test_a_killed_run_leaves_no_process(tmp_path: Path) -> None:
     pids = tmp_path / "pids"
+    os.mkfifo(pids)  # the agent's write is the event: read the moment it is made
     command = [
         sys.executable, "-m", "unsolvable.cli", "run", "--agent", f"{HOSTILE}:waits_with_a_process",
         "--scenario", "constant-return/repeat", "--ceiling-seconds", "600",
     ]  # fmt: skip
+    # Held open for reading and writing, the pipe never blocks the agent's open nor reads as
+    # ended before the agent writes.
+    tap = os.open(pids, os.O_RDWR)
     run = subprocess.Popen(
         command, cwd=ROOT, env={**os.environ, "HOSTILE_PIDS": str(pids)}, stdout=subprocess.DEVNULL
     )
+    ended = os.pidfd_open(run.pid)
     try:
-        while not pids.exists() or not pids.read_text():
-            assert run.poll() is None
-            time.sleep(0.05)
+        readable, _, _ = select.select([tap, ended], [], [], RUN_SECONDS)
+        assert readable == [tap], "the run ended, or never started its agent, before it wrote"
+        written = os.read(tap, 4096).decode()
         run.send_signal(signal.SIGKILL)
     finally:
         run.kill()
         run.wait()
-    assert all(_is_gone(int(pid)) for pid in pids.read_text().split())
+        os.close(ended)
+        os.close(tap)
+    assert all(_is_gone(int(pid)) for pid in written.split())
 
 
 def test_a_pipe_from_the_run_ends_when_the_run_ends() -> None:
