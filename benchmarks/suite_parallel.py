@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import resource
 import statistics
 import subprocess
@@ -57,8 +58,8 @@ def agent(session):
 '''
 
 
-def _run(folder: Path, args: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """Wall and CPU seconds of one pytest process tree."""
+def _run(folder: Path, args: list[str], env: dict[str, str]) -> tuple[float, float, int]:
+    """Wall and CPU seconds of one pytest process tree, and the runs it passed (as it says)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run([*PYTEST, *args], cwd=folder, env=env, capture_output=True, text=True)
@@ -67,17 +68,24 @@ def _run(folder: Path, args: list[str], env: dict[str, str]) -> tuple[float, flo
     if done.returncode != 0:
         raise SystemExit(f"pytest {' '.join(args)} failed:\n{done.stdout[-3000:]}{done.stderr}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu
+    passed = re.search(r"(\d+) passed", done.stdout)
+    if passed is None:
+        raise SystemExit(f"pytest {' '.join(args)} reported no passed runs:\n{done.stdout[-3000:]}")
+    return wall, cpu, int(passed.group(1))
 
 
 def measure(folder: Path, agent: str, *, repeats: int, env: dict[str, str]) -> None:
     suite = [*PLUGINS, f"--unsolvable-agent={agent}", "--unsolvable-no-snapshot"]
     modes = {"serial": suite, "-n 2": [*suite, "-n", "2"]}
     times: dict[str, list[tuple[float, float]]] = {mode: [] for mode in modes}
-    _run(folder, modes["serial"], env)  # warm the bytecode cache and the file system
+    *_, runs = _run(folder, modes["serial"], env)  # warm the bytecode cache and the file system
+    print(f"    {runs} runs, the median of {repeats} interleaved runs of each mode:")
     for _ in range(repeats):
         for mode, args in modes.items():
-            times[mode].append(_run(folder, args, env))
+            wall, cpu, passed = _run(folder, args, env)
+            if passed != runs:
+                raise SystemExit(f"{mode} passed {passed} runs where the first run passed {runs}")
+            times[mode].append((wall, cpu))
     medians = {
         mode: tuple(statistics.median(run[i] for run in runs) for i in (0, 1))
         for mode, runs in times.items()
@@ -122,7 +130,7 @@ def main() -> None:
                 "remote:agent",
             ),
         ):
-            print(f"  {label}; 210 runs, median of {args.repeats} interleaved runs:")
+            print(f"  {label}:")
             measure(folder, agent, repeats=args.repeats, env=env)
 
 
