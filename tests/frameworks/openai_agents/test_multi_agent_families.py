@@ -57,6 +57,8 @@ FAMILIES = (
     "task-graph/upstream-down",
     "role-ping-pong/reviewer-never-accepts",
     "budget-edge/shared-dollars",
+    "per-role-budgets/role-cap-spent",
+    "per-role-budgets/run-cap-spent",
 )
 # scenario → (at the defaults, with the recommended limits): how the run ended, the rules broken
 MEASURED: dict[str, tuple[str, str]] = {
@@ -82,6 +84,16 @@ MEASURED: dict[str, tuple[str, str]] = {
         "shared_budget_overrun, unaffordable_step",
         "COMPLETED: false_completion, incomplete_subtasks, past_budget, shared_budget_overrun, "
         "unaffordable_step",
+    ),
+    "per-role-budgets/role-cap-spent": (
+        "COMPLETED: failure_not_propagated, false_completion, incomplete_subtasks, "
+        "role_budget_overrun",
+    )
+    * 2,
+    "per-role-budgets/run-cap-spent": (
+        "COMPLETED: failure_not_propagated, false_completion, incomplete_subtasks, past_bound, "
+        "role_budget_overrun",
+        "COMPLETED: failure_not_propagated, false_completion, incomplete_subtasks, past_bound",
     ),
 }
 
