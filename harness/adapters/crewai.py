@@ -110,7 +110,8 @@ class WireLLM(OpenAICompletion):
     _forced: int = PrivateAttr(default=0)
 
     def _build_sync_client(self) -> Any:
-        return OpenAI(**self._get_client_params(), http_client=self.wire.httpx_client(agent=self.agent_name))
+        http_client = self.wire.httpx_client(agent=self.agent_name)
+        return OpenAI(**self._get_client_params(), http_client=http_client)
 
     def _build_async_client(self) -> Any:
         http_client = self.wire.httpx_async_client(agent=self.agent_name)

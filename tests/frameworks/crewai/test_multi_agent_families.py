@@ -53,8 +53,9 @@ class Delegate(DelegateWorkTool):
     _busy: set[str] = PrivateAttr(default_factory=set)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
-    def _run(self, subtask: str, depends_on: list[str] | None = None, role: str = WORKER,
-             **kwargs: Any) -> str:
+    def _run(
+        self, subtask: str, depends_on: list[str] | None = None, role: str = WORKER, **kwargs: Any
+    ) -> str:
         coworker = self._claim(role)
         context = json.dumps({"subtask": subtask, "depends_on": depends_on or []})
         try:
