@@ -7,8 +7,10 @@ The scenarios' supervisor delegates with ``delegate(subtask=…)``, the name and
 the harness observes a dispatch; CrewAI's manager delegates with "Delegate work to coworker"
 (``task``, ``context``, ``coworker``). The manager's tool here is CrewAI's own `DelegateWorkTool`
 under the scenarios' name and arguments: the subtask is the coworker's task, the rest of the
-call its context, and the coworker the one of the call's ``role`` (the one worker when the
-family names none) — so the coworker runs it as CrewAI runs any delegated task."""
+call its context, and the coworker the one of the call's ``role`` (an idle one when the family
+names none) — so the coworker runs it as CrewAI runs any delegated task. The manager holds only
+that tool, as the other systems' supervisors hold only ``delegate`` (CrewAI adds its own two
+delegation tools beside it)."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from typing import Any
 import pytest
 from crewai import Agent, Crew, Process, Task
 from crewai.tools.agent_tools.delegate_work_tool import DelegateWorkTool
+from crewai.utilities.i18n import I18N_DEFAULT
 from pydantic import BaseModel, PrivateAttr
 
 import unsolvable
@@ -30,9 +33,10 @@ ROOMY = Ceilings(max_wall_seconds=60.0)
 """Timing is not under test: a loaded machine must not turn a count into a wall-clock ceiling."""
 LIMITS = {"main": 6, "worker": 5}
 """The recommended setting: ``max_iter`` for the manager and for each coworker."""
-WORKER = "worker"
-COWORKERS = tuple(f"{WORKER}-{n}" for n in range(1, 5))
+COWORKERS = tuple(f"worker-{n}" for n in range(1, 5))
 """A coworker for each subtask of the widest wave, when the family names no roles."""
+DELEGATE_WORK = str(I18N_DEFAULT.tools("delegate_work"))
+"""CrewAI's own description of its delegation tool, naming the coworkers."""
 
 
 class Subtask(BaseModel):
@@ -40,7 +44,7 @@ class Subtask(BaseModel):
 
     subtask: str
     depends_on: list[str] = []
-    role: str = WORKER
+    role: str | None = None
 
 
 class Delegate(DelegateWorkTool):
@@ -54,7 +58,11 @@ class Delegate(DelegateWorkTool):
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
     def _run(
-        self, subtask: str, depends_on: list[str] | None = None, role: str = WORKER, **kwargs: Any
+        self,
+        subtask: str,
+        depends_on: list[str] | None = None,
+        role: str | None = None,
+        **kwargs: Any,
     ) -> str:
         coworker = self._claim(role)
         context = json.dumps({"subtask": subtask, "depends_on": depends_on or []})
@@ -64,7 +72,7 @@ class Delegate(DelegateWorkTool):
             with self._lock:
                 self._busy.discard(coworker)
 
-    def _claim(self, role: str) -> str:
+    def _claim(self, role: str | None) -> str:
         roles = [a.role for a in self.agents]
         fitting = [r for r in roles if r == role] or roles
         with self._lock:
@@ -94,7 +102,11 @@ def system(roles: tuple[str, ...], limits: dict[str, int] | None) -> CrewAIAdapt
             goal="Delegate the task to the crew and see it done",
             backstory="-",
             llm=bind.llm("main"),
-            tools=[Delegate(agents=workers, description="Hand a subtask to a coworker.")],
+            tools=[
+                Delegate(
+                    agents=workers, description=DELEGATE_WORK.format(coworkers=", ".join(roles))
+                )
+            ],
             allow_delegation=True,
             **capped("main"),
         )
