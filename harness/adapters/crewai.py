@@ -265,6 +265,7 @@ class CrewAIAdapter:
             raise AdapterError(
                 f"CrewAIAdapter(build={build!r}): pass a callable build(llm, tools) returning a "
                 "Crew, e.g. lambda llm, t: Crew(agents=[Agent(..., llm=llm, tools=t)], tasks=[...])"
+                " (with per_agent=True, build(bind), each agent on bind.llm(name))"
             )
         if max_iter is not None and max_iter != BUDGET and not _positive(max_iter):
             raise AdapterError(
