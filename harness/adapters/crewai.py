@@ -20,6 +20,10 @@ CrewAI's stops, read into the vocabulary (crewai 1.15, ``crewai.agents.agent_exe
   not trip runs on to ``max_iter``. With ``tool_failure_policy="raise"`` a tool that reports a
   failure aborts the same way → ``abandoned``/``ERROR_FATAL``, naming the tool.
 
+With ``per_agent=True`` each agent of a crew (a hierarchical crew's manager and its coworkers)
+gets an LLM of its own, ``bind.llm(name)``, bound to its name on the wire, and tools of its own,
+``bind.tools(name)``: its model calls are that agent's steps, its tool calls that agent's.
+
 CrewAI needs openai<3, mcp<2 and pydantic<2.13, which the harness's other extras do not allow:
 install ``pytest-unsolvable[crewai]`` in an environment of its own. Its telemetry and tracing are
 switched off here (unless the environment already says otherwise) before CrewAI is imported: they
@@ -31,7 +35,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from unsolvable._errors import AdapterError
 from unsolvable._record import Code, Stop
@@ -62,7 +66,7 @@ for _name, _value in TELEMETRY_OFF.items():
     os.environ.setdefault(_name, _value)
 
 try:
-    from crewai import Agent, Crew, CrewOutput, Task
+    from crewai import Agent, Crew, CrewOutput, Process, Task
     from crewai.llms.providers.openai.completion import OpenAICompletion
     from crewai.tools import BaseTool
     from crewai.tools.tool_failure import ToolExecutionFailedError, ToolFailureReason
@@ -77,6 +81,7 @@ except ModuleNotFoundError as error:  # pragma: no cover - only without the extr
 
 __all__ = [
     "BASE_URL",
+    "AgentBindings",
     "CrewAIAdapter",
     "CrewAIRun",
     "SessionTool",
@@ -100,13 +105,16 @@ class WireLLM(OpenAICompletion):
     counts the calls CrewAI made to force a final answer, which it does not flag otherwise."""
 
     wire: Any = Field(default=None, exclude=True)
+    agent_name: str | None = Field(default=None, exclude=True)
+    """The agent whose steps this LLM's calls are on the wire (``None``: ``main``)."""
     _forced: int = PrivateAttr(default=0)
 
     def _build_sync_client(self) -> Any:
-        return OpenAI(**self._get_client_params(), http_client=self.wire.httpx_client())
+        http_client = self.wire.httpx_client(agent=self.agent_name)
+        return OpenAI(**self._get_client_params(), http_client=http_client)
 
     def _build_async_client(self) -> Any:
-        http_client = self.wire.httpx_async_client()
+        http_client = self.wire.httpx_async_client(agent=self.agent_name)
         return AsyncOpenAI(**self._get_client_params(), http_client=http_client)
 
     def call(self, messages: Any, tools: Any = None, *args: Any, **kwargs: Any) -> Any:
@@ -126,9 +134,16 @@ def _forcing(messages: object) -> bool:
     return isinstance(last, Mapping) and text_of(last.get("content")) == FORCE_FINAL_ANSWER
 
 
-def wire_llm(wire: Wire) -> WireLLM:
-    """The LLM every agent of the crew is given: the fake model, answered by ``wire``."""
-    return WireLLM(model=FAKE_MODEL, api_key="unsolvable-fake-key", base_url=BASE_URL, wire=wire)
+def wire_llm(wire: Wire, agent: str | None = None) -> WireLLM:
+    """The LLM an agent of the crew is given: the fake model, answered by ``wire``, its calls the
+    steps of ``agent`` (``None``: every agent's, as ``main``)."""
+    return WireLLM(
+        model=FAKE_MODEL,
+        api_key="unsolvable-fake-key",
+        base_url=BASE_URL,
+        wire=wire,
+        agent_name=agent,
+    )
 
 
 class _Arguments(BaseModel):
@@ -159,20 +174,44 @@ class SessionTool(BaseTool):
         return self.call(**kwargs)
 
 
-def session_tools(session: Session) -> list[BaseTool]:
-    """The scenario's tools as CrewAI tools."""
+def session_tools(session: Session, *, agent: str = "main") -> list[BaseTool]:
+    """The scenario's tools as CrewAI tools, their results fed to ``agent``'s next model call."""
     return [
         SessionTool(
             name=spec.name,
             description=spec.description,
             args_schema=_arguments_model(spec),
-            call=bind_tool(session, spec.name),
+            call=bind_tool(session, spec.name, agent=agent),
         )
         for spec in session.tools
     ]
 
 
+@dataclass(frozen=True, kw_only=True)
+class AgentBindings:
+    """What a ``per_agent=True`` builder is handed: each agent's own LLM and tools, by name.
+
+    >>> def build(bind: AgentBindings) -> Crew:                           # doctest: +SKIP
+    ...     writer = Agent(role="writer", ..., llm=bind.llm("writer"), tools=bind.tools("writer"))
+    ...     return Crew(agents=[writer], tasks=[...], process=Process.hierarchical,
+    ...                 manager_llm=bind.llm("main"))
+    """
+
+    session: Session
+    wire: Wire
+
+    def llm(self, agent: str) -> WireLLM:
+        """An LLM whose every call is a step of ``agent`` (``main``: the supervisor, a
+        hierarchical crew's manager, for the fan-out scripts)."""
+        return wire_llm(self.wire, agent)
+
+    def tools(self, agent: str) -> list[BaseTool]:
+        """The scenario's tools, their results fed to ``agent``'s next model call."""
+        return session_tools(self.session, agent=agent)
+
+
 CrewBuilder = Callable[[WireLLM, list[BaseTool]], Crew]
+PerAgentBuilder = Callable[[AgentBindings], Crew]
 
 
 def default_crew(llm: WireLLM, tools: list[BaseTool]) -> Crew:
@@ -206,7 +245,8 @@ class CrewAIAdapter:
 
     ``max_iter=None`` keeps each agent's own (CrewAI's default 25); an int sets it on every agent
     of the crew; ``"budget"`` sets the scenario's ``max_steps`` minus one, to fit the forced final
-    answer in.
+    answer in. ``per_agent=True`` makes ``build`` a ``build(bind)`` given `AgentBindings`, each
+    agent on an LLM of its own.
 
     >>> CrewAIAdapter(lambda llm, tools: Crew(agents=[...], tasks=[...]),
     ...               max_iter=10)                                        # doctest: +SKIP
@@ -214,8 +254,9 @@ class CrewAIAdapter:
 
     def __init__(
         self,
-        build: CrewBuilder = default_crew,
+        build: CrewBuilder | PerAgentBuilder = default_crew,
         *,
+        per_agent: bool = False,
         max_iter: int | Budgeted | None = None,
         wire: Mapping[str, Any] | None = None,
         name: str = "crewai",
@@ -224,19 +265,23 @@ class CrewAIAdapter:
             raise AdapterError(
                 f"CrewAIAdapter(build={build!r}): pass a callable build(llm, tools) returning a "
                 "Crew, e.g. lambda llm, t: Crew(agents=[Agent(..., llm=llm, tools=t)], tasks=[...])"
+                " (with per_agent=True, build(bind), each agent on bind.llm(name))"
             )
         if max_iter is not None and max_iter != BUDGET and not _positive(max_iter):
             raise AdapterError(
                 f"CrewAIAdapter(max_iter={max_iter!r}): use a positive int, 'budget' (the "
                 "scenario's max_steps) or None (each agent's own, 25 by default)"
             )
-        self.build, self.max_iter = build, max_iter
+        self.build, self.per_agent, self.max_iter = build, per_agent, max_iter
         self.wire_options, self.name = dict(wire or {}), name
 
     def run(self, session: Session) -> CrewAIRun:
         with Wire(session, **self.wire_options) as wire:
-            llm = wire_llm(wire)
-            crew = self.build(llm, session_tools(session))
+            if self.per_agent:
+                bind = AgentBindings(session=session, wire=wire)
+                crew = cast("PerAgentBuilder", self.build)(bind)
+            else:
+                crew = cast("CrewBuilder", self.build)(wire_llm(wire), session_tools(session))
             if not isinstance(crew, Crew):
                 raise AdapterError(
                     f"CrewAIAdapter: build returned {type(crew).__name__}, not a Crew"
@@ -250,7 +295,7 @@ class CrewAIAdapter:
         return CrewAIRun(
             output=output,
             tool_failure=failure,
-            forced_final_answers=llm.forced_final_answers,
+            forced_final_answers=_forced_answers(crew),
             max_iter=limits,
         )
 
@@ -259,10 +304,12 @@ class CrewAIAdapter:
             limit: int | None = max(1, session.budget.max_steps - 1)
         else:
             limit = self.max_iter if isinstance(self.max_iter, int) else None
-        for agent in crew.agents:
+        managed = [crew.manager_agent] if crew.manager_agent is not None else []
+        agents = [*crew.agents, *managed]
+        for agent in agents:
             if limit is not None:
                 agent.max_iter = limit
-        return tuple(agent.max_iter for agent in crew.agents)
+        return tuple(agent.max_iter for agent in agents)
 
     def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
         if error is not None or not isinstance(returned, CrewAIRun):
@@ -299,6 +346,16 @@ def _aborted(error: ToolExecutionFailedError) -> Stop:
         reason=f"CrewAI: {record.failure.message}"[:200],
         partial=partial,
     )
+
+
+def _forced_answers(crew: Crew) -> int:
+    """The final answers CrewAI forced from the agent whose answer is the crew's output (a
+    hierarchical crew's manager, else the last task's agent): a coworker's forced answer is only
+    what its delegation returned."""
+    hierarchical = crew.process == Process.hierarchical
+    agent = crew.manager_agent if hierarchical else crew.tasks[-1].agent if crew.tasks else None
+    llm = getattr(agent, "llm", None)
+    return llm.forced_final_answers if isinstance(llm, WireLLM) else 0
 
 
 def _positive(value: object) -> bool:

@@ -64,6 +64,8 @@ FAMILIES = (
     "role-ping-pong/reviewer-never-accepts",
     "nested-delegation/passed-on",
     "budget-edge/shared-dollars",
+    "per-role-budgets/role-cap-spent",
+    "per-role-budgets/run-cap-spent",
 )
 # scenario → (at the defaults, with the per-agent limits): how the run ended and the rules it broke
 MEASURED: dict[str, tuple[str, str]] = {
@@ -89,6 +91,16 @@ MEASURED: dict[str, tuple[str, str]] = {
         "did_not_stop at 200: did_not_stop, past_budget, shared_budget_overrun, unaffordable_step",
         "COMPLETED at 22: false_completion, incomplete_subtasks, past_budget, "
         "shared_budget_overrun, unaffordable_step",
+    ),
+    "per-role-budgets/role-cap-spent": (
+        "did_not_stop at 200: did_not_stop, role_budget_overrun",
+        "COMPLETED at 10: failure_not_propagated, false_completion, incomplete_subtasks, "
+        "role_budget_overrun",
+    ),
+    "per-role-budgets/run-cap-spent": (
+        "did_not_stop at 200: did_not_stop, role_budget_overrun",
+        "COMPLETED at 15: failure_not_propagated, false_completion, incomplete_subtasks, "
+        "past_bound",
     ),
 }
 

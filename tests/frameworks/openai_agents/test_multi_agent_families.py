@@ -16,11 +16,11 @@ import pytest
 
 pytest.importorskip("agents")
 
-from agents import Agent
+from agents import Agent, handoff
 from pydantic import BaseModel
 
 import unsolvable
-from unsolvable import Ceilings, scenarios
+from unsolvable import Ceilings, Code, SubtaskState, scenarios
 from unsolvable.adapters.openai_agents import AgentBindings, OpenAIAgentsAdapter
 
 ROOMY = Ceilings(max_wall_seconds=60.0)
@@ -57,6 +57,8 @@ FAMILIES = (
     "task-graph/upstream-down",
     "role-ping-pong/reviewer-never-accepts",
     "budget-edge/shared-dollars",
+    "per-role-budgets/role-cap-spent",
+    "per-role-budgets/run-cap-spent",
 )
 # scenario → (at the defaults, with the recommended limits): how the run ended, the rules broken
 MEASURED: dict[str, tuple[str, str]] = {
@@ -83,6 +85,16 @@ MEASURED: dict[str, tuple[str, str]] = {
         "COMPLETED: false_completion, incomplete_subtasks, past_budget, shared_budget_overrun, "
         "unaffordable_step",
     ),
+    "per-role-budgets/role-cap-spent": (
+        "COMPLETED: failure_not_propagated, false_completion, incomplete_subtasks, "
+        "role_budget_overrun",
+    )
+    * 2,
+    "per-role-budgets/run-cap-spent": (
+        "COMPLETED: failure_not_propagated, false_completion, incomplete_subtasks, past_bound, "
+        "role_budget_overrun",
+        "COMPLETED: failure_not_propagated, false_completion, incomplete_subtasks, past_bound",
+    ),
 }
 
 
@@ -97,3 +109,28 @@ def _cell(name: str, limited: bool) -> str:
 def test_each_family_at_the_defaults_and_with_the_recommended_limits(name: str) -> None:
     cells = (_cell(name, False), _cell(name, True))
     assert cells == MEASURED[name], cells
+
+
+@pytest.mark.parametrize("turns", [None, LEAD_TURNS], ids=["defaults", "max_turns"])
+def test_a_handoff_ends_role_ping_pong_at_the_workers_first_answer(turns: int | None) -> None:
+    """With the worker as a handoff (``handoffs=[…]``, its tool named ``delegate``) in place of a
+    tool, the lead gives the conversation away for good: the worker's first final answer is the
+    run's output, and no draft is ever reviewed — ``max_turns`` never comes into it. No message
+    names the worker its subtask (it is in the lead's call's arguments; a handoff's result is the
+    agent's name), so it answers at once."""
+
+    def lead(bind: AgentBindings) -> Agent[Any]:
+        tools = [t for t in bind.tools("worker") if t.name != "delegate"]
+        worker = Agent(name="worker", model=bind.model("worker"), tools=tools)
+        delegate = handoff(worker, tool_name_override="delegate")
+        return Agent(name="lead", model=bind.model("main"), handoffs=[delegate])
+
+    limits = {} if turns is None else {"max_turns": turns}
+    adapter = OpenAIAgentsAdapter(lead, per_agent=True, **limits)
+    scenario = scenarios.get("role-ping-pong/reviewer-never-accepts")
+    record = unsolvable.run(adapter, scenario, ceilings=ROOMY)
+    assert record.observed.steps_by_agent == {"main": 1, "worker": 1}
+    rules = sorted({f.rule.value for f in record.verdict.failures})
+    assert (record.code, rules) == (Code.COMPLETED, ["false_completion", "incomplete_subtasks"])
+    (draft,) = record.observed.subtasks
+    assert (draft.state, draft.workers) == (SubtaskState.SKIPPED, ())
