@@ -26,7 +26,6 @@ from autogen_agentchat.base import TerminationCondition
 from autogen_agentchat.conditions import MaxMessageTermination, TextMentionTermination
 from autogen_agentchat.teams import RoundRobinGroupChat, SelectorGroupChat
 from autogen_agentchat.tools import AgentTool
-from autogen_agentchat.tools._task_runner_tool import TaskRunnerToolArgs
 from autogen_core import CancellationToken
 from autogen_core.tools import BaseTool, FunctionTool
 
@@ -67,9 +66,10 @@ def system(team: Team, termination: TerminationCondition | None) -> AutoGenAdapt
                 name.replace("-", "_"), model_client=bind.model(name), tools=tools_of(name)
             )
             brief = {"subtask": subtask, "depends_on": depends_on or []}
+            task = json.dumps(brief | ({"role": role} if role else {}))
             as_tool = AgentTool(worker)
-            task = TaskRunnerToolArgs(task=json.dumps(brief | ({"role": role} if role else {})))
-            return as_tool.return_value_as_string(await as_tool.run(task, cancellation_token))
+            result = await as_tool.run_json({"task": task}, cancellation_token)
+            return as_tool.return_value_as_string(result)
 
         handing = FunctionTool(delegate, delegate.__doc__ or "", name="delegate")
 
