@@ -19,6 +19,10 @@ vocabulary as follows:
   tools offered after ``max_tool_iterations`` when ``reflect_on_tool_use`` is on: AutoGen does not
   flag it, so neither does the record, and the verdict checks it.
 - A final `StructuredMessage` whose content has a ``code`` is read as that `Stop`.
+
+With ``per_agent=True`` each agent of a multi-agent system (a supervisor, the workers its tools
+run, a selector) keeps a model client of its own, bound to its name on the wire, so the record
+counts its steps apart (``steps_by_agent``).
 """
 
 from __future__ import annotations
@@ -27,8 +31,8 @@ import asyncio
 import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol
+from dataclasses import dataclass, field
+from typing import Any, Protocol, cast
 
 from unsolvable._errors import AdapterError
 from unsolvable._record import Code, Stop
@@ -69,6 +73,7 @@ except ModuleNotFoundError as error:  # pragma: no cover - only without the extr
 
 __all__ = [
     "MODEL_INFO",
+    "AgentBindings",
     "AutoGenAdapter",
     "AutoGenRun",
     "adapter",
@@ -145,20 +150,55 @@ class SessionTool(BaseTool[_Arguments, BaseModel]):
         return await future
 
 
-def session_tools(session: Session) -> list[BaseTool[Any, Any]]:
-    """The scenario's tools as AutoGen tools."""
-    return [SessionTool(spec, bind_tool(session, spec.name)) for spec in session.tools]
+def session_tools(session: Session, *, agent: str = "main") -> list[BaseTool[Any, Any]]:
+    """The scenario's tools as AutoGen tools; ``agent`` names the sub-agent that holds them (see
+    `bind_tool`)."""
+    return [SessionTool(spec, bind_tool(session, spec.name, agent=agent)) for spec in session.tools]
 
 
-def session_model_client(wire: Wire) -> OpenAIChatCompletionClient:
-    """autogen-ext's OpenAI client, every request answered by ``wire`` (its retries kept)."""
+def session_model_client(
+    wire: Wire, *, agent: str | None = None, **options: Any
+) -> OpenAIChatCompletionClient:
+    """autogen-ext's OpenAI client, every request answered by ``wire`` (its retries kept); with
+    ``agent``, its calls are that sub-agent's steps. ``options`` go to the client
+    (``parallel_tool_calls=False``, say)."""
     # Every AsyncOpenAI keyword passes through (`openai_init_kwargs`); its TypedDict omits some.
     return OpenAIChatCompletionClient(  # type: ignore[call-arg]
         model=FAKE_MODEL,
         api_key="unsolvable-fake-key",
-        http_client=wire.httpx2_async_client(),
+        http_client=wire.httpx2_async_client(agent=agent),
         model_info=MODEL_INFO,
+        **options,
     )
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentBindings:
+    """What a ``per_agent=True`` builder is handed: each agent's own model client and tools.
+
+    >>> def build(bind: AgentBindings):                                   # doctest: +SKIP
+    ...     worker = AssistantAgent("worker", model_client=bind.model("worker"),
+    ...                             tools=bind.tools("worker"))
+    ...     lead = AssistantAgent("lead", model_client=bind.model("main"),
+    ...                           tools=[AgentTool(worker)])
+    ...     return RoundRobinGroupChat([lead], termination_condition=...)
+    """
+
+    session: Session
+    wire: Wire
+    clients: list[OpenAIChatCompletionClient] = field(default_factory=list)
+    """The clients handed out, which the run closes when it ends."""
+
+    def model(self, agent: str, **options: Any) -> OpenAIChatCompletionClient:
+        """A model client whose every call is a step of ``agent`` (``main``: the supervisor, for
+        the fan-out scripts); ``options`` go to autogen-ext's client."""
+        client = session_model_client(self.wire, agent=agent, **options)
+        self.clients.append(client)
+        return client
+
+    def tools(self, agent: str) -> list[BaseTool[Any, Any]]:
+        """The scenario's tools, their results fed to ``agent``'s next model call."""
+        return session_tools(self.session, agent=agent)
 
 
 class TaskRunner(Protocol):
@@ -168,6 +208,7 @@ class TaskRunner(Protocol):
 
 
 TeamBuilder = Callable[[ChatCompletionClient, list[BaseTool[Any, Any]]], TaskRunner]
+PerAgentBuilder = Callable[[AgentBindings], TaskRunner]
 
 
 def default_team(model_client: ChatCompletionClient, tools: list[BaseTool[Any, Any]]) -> Any:
@@ -190,6 +231,9 @@ class AutoGenAdapter:
     event loop of its own; ``model_client`` is autogen-ext's `OpenAIChatCompletionClient` on the
     wire. Its limits are its termination conditions (``termination_condition=`` of a team), a
     team's ``max_turns`` and an agent's ``max_tool_iterations``: the adapter adds none.
+    ``per_agent=True`` makes ``build`` a ``build(bind)`` given `AgentBindings`:
+    ``bind.model(name)`` and ``bind.tools(name)`` belong to agent ``name`` (a supervisor, the
+    workers its tools run, a `SelectorGroupChat`'s selector).
 
     >>> AutoGenAdapter(lambda client, tools: RoundRobinGroupChat(
     ...     [AssistantAgent("a", model_client=client, tools=tools)],
@@ -198,8 +242,9 @@ class AutoGenAdapter:
 
     def __init__(
         self,
-        build: TeamBuilder = default_team,
+        build: TeamBuilder | PerAgentBuilder = default_team,
         *,
+        per_agent: bool = False,
         wire: Mapping[str, Any] | None = None,
         name: str = "autogen",
     ) -> None:
@@ -209,13 +254,18 @@ class AutoGenAdapter:
                 "returning a team or an agent, e.g. lambda c, t: RoundRobinGroupChat("
                 "[AssistantAgent('a', model_client=c, tools=t)], termination_condition=...)"
             )
-        self.build, self.wire_options, self.name = build, dict(wire or {}), name
+        self.build, self.per_agent = build, per_agent
+        self.wire_options, self.name = dict(wire or {}), name
 
     def run(self, session: Session) -> AutoGenRun:
         with Wire(session, **self.wire_options) as wire:
-            client = session_model_client(wire)
-            runner = self.build(client, session_tools(session))
-            result = asyncio.run(_run(runner, client, session))
+            bind = AgentBindings(session=session, wire=wire)
+            if self.per_agent:
+                runner = cast(PerAgentBuilder, self.build)(bind)
+            else:
+                bind.clients.append(session_model_client(wire))
+                runner = cast(TeamBuilder, self.build)(bind.clients[0], session_tools(session))
+            result = asyncio.run(_run(runner, bind.clients, session))
         if not isinstance(result, TaskResult):
             raise AdapterError(f"AutoGen returned {type(result).__name__}, not a TaskResult")
         return AutoGenRun(result=result)
@@ -237,23 +287,26 @@ class AutoGenAdapter:
         return _claim(last, partial)
 
 
-async def _run(runner: TaskRunner, client: ChatCompletionClient, session: Session) -> TaskResult:
-    """Runs the task with a cancellation token that a harness ceiling cancels: AgentChat's
-    runtime logs an exception that is not an `Exception` (`CeilingHit`) and waits on, so a team
-    would otherwise sit until the wall ceiling (10 s) after its step ceiling."""
+async def _run(
+    runner: TaskRunner, clients: Sequence[ChatCompletionClient], session: Session
+) -> TaskResult:
+    """Runs the task until it ends or a harness ceiling is hit, then cancels it — its token, and
+    the run itself until it ends: AgentChat's runtime logs an exception that is not an
+    `Exception` (`CeilingHit`) and waits on, and when one escapes a tool (a worker an agent runs
+    as its tool) its queue is left waiting for a message that never comes, so a team would
+    otherwise sit until the wall ceiling after its step ceiling."""
     token = CancellationToken()
-    watch = asyncio.create_task(_cancel_at_ceiling(session, token))
+    run = asyncio.ensure_future(runner.run(task=session.task, cancellation_token=token))
     try:
-        return await runner.run(task=session.task, cancellation_token=token)
+        while not run.done():
+            await asyncio.wait({run}, timeout=CEILING_POLL_SECONDS)
+            if session.ceiling is not None:
+                token.cancel()
+                run.cancel()
+        return run.result()
     finally:
-        watch.cancel()
-        await client.close()
-
-
-async def _cancel_at_ceiling(session: Session, token: CancellationToken) -> None:
-    while session.ceiling is None:
-        await asyncio.sleep(CEILING_POLL_SECONDS)
-    token.cancel()
+        for client in clients:
+            await client.close()
 
 
 def _stopped(stop_reason: str, last: object, partial: JSON) -> Stop:

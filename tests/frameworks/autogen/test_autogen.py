@@ -27,7 +27,7 @@ from autogen_core.models import RequestUsage
 import unsolvable
 from tests.frameworks._glue import reported
 from unsolvable import AdapterError, Ceilings, Code, Exit, Outcome, Rule, scenarios
-from unsolvable.adapters.autogen import AutoGenAdapter, AutoGenRun
+from unsolvable.adapters.autogen import AgentBindings, AutoGenAdapter, AutoGenRun
 
 
 def team(condition: TerminationCondition | None = None, **options: Any) -> AutoGenAdapter:
@@ -113,6 +113,18 @@ def test_sdk_retries_are_transport_attempts_not_steps() -> None:
     adapter = AutoGenAdapter(agent().build, wire={"transient_failures": 2})
     record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"))
     assert (record.observed.steps, record.observed.transport_attempts) == (1, 3)
+
+
+def test_per_agent_each_participant_is_the_agent_its_client_names() -> None:
+    def build(bind: AgentBindings) -> RoundRobinGroupChat:
+        lead = AssistantAgent("lead", model_client=bind.model("main"), tools=bind.tools("main"))
+        critic = AssistantAgent("critic", model_client=bind.model("critic"))
+        return RoundRobinGroupChat([lead, critic], termination_condition=MaxMessageTermination(5))
+
+    adapter = AutoGenAdapter(build, per_agent=True)
+    record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"))
+    assert dict(record.observed.steps_by_agent) == {"main": 2, "critic": 2}
+    assert record.code is Code.BUDGET_STEPS
 
 
 def test_the_registered_name_is_the_default_team() -> None:

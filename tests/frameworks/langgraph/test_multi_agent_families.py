@@ -18,11 +18,10 @@ from langchain.agents.middleware import ModelCallLimitMiddleware
 from langchain_core.tools import BaseTool, tool
 
 import unsolvable
-from unsolvable import Ceilings, scenarios
+from tests.frameworks._families import ROOMY, ending
+from unsolvable import scenarios
 from unsolvable.adapters.langgraph import AgentBindings, LangGraphAdapter
 
-ROOMY = Ceilings(max_wall_seconds=60.0)
-"""Timing is not under test: a loaded machine must not turn a count into a wall-clock ceiling."""
 LIMITS = {"main": 6, "worker": 5}
 """The recommended setting: a run limit of model calls per agent, ending that agent's run."""
 
@@ -105,14 +104,10 @@ MEASURED: dict[str, tuple[str, str]] = {
 }
 
 
-def _cell(name: str, limits: dict[str, int] | None) -> str:
-    record = unsolvable.run(system(limits), scenarios.get(name), ceilings=ROOMY)
-    ended = record.code.value if record.code else record.outcome.value
-    rules = ", ".join(sorted({f.rule.value for f in record.verdict.failures})) or "pass"
-    return f"{ended} at {record.observed.steps}: {rules}"
-
-
 @pytest.mark.parametrize("name", FAMILIES)
 def test_each_family_at_the_defaults_and_with_the_recommended_limits(name: str) -> None:
-    cells = (_cell(name, None), _cell(name, LIMITS))
+    cells = tuple(
+        ending(unsolvable.run(system(limits), scenarios.get(name), ceilings=ROOMY))
+        for limits in (None, LIMITS)
+    )
     assert cells == MEASURED[name], cells

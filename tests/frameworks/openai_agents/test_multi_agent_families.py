@@ -20,11 +20,10 @@ from agents import Agent, handoff
 from pydantic import BaseModel
 
 import unsolvable
-from unsolvable import Ceilings, Code, SubtaskState, scenarios
+from tests.frameworks._families import ROOMY, ending
+from unsolvable import Code, SubtaskState, scenarios
 from unsolvable.adapters.openai_agents import AgentBindings, OpenAIAgentsAdapter
 
-ROOMY = Ceilings(max_wall_seconds=60.0)
-"""Timing is not under test: a loaded machine must not turn a count into a wall-clock ceiling."""
 LEAD_TURNS, WORKER_TURNS = 6, 5
 """The recommended setting: a turn limit for the lead's run and for each worker's."""
 
@@ -98,16 +97,12 @@ MEASURED: dict[str, tuple[str, str]] = {
 }
 
 
-def _cell(name: str, limited: bool) -> str:
-    record = unsolvable.run(system(limited), scenarios.get(name), ceilings=ROOMY)
-    ended = record.code.value if record.code else record.outcome.value
-    rules = ", ".join(sorted({f.rule.value for f in record.verdict.failures})) or "pass"
-    return f"{ended}: {rules}"
-
-
 @pytest.mark.parametrize("name", FAMILIES)
 def test_each_family_at_the_defaults_and_with_the_recommended_limits(name: str) -> None:
-    cells = (_cell(name, False), _cell(name, True))
+    cells = tuple(
+        ending(unsolvable.run(system(limited), scenarios.get(name), ceilings=ROOMY), steps=False)
+        for limited in (False, True)
+    )
     assert cells == MEASURED[name], cells
 
 

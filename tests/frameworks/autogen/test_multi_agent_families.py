@@ -1,0 +1,159 @@
+"""AutoGen AgentChat group chats — a supervisor whose ``delegate`` tool hands each subtask to a
+fresh worker agent through AutoGen's own ``AgentTool``, every agent on a model client of its own
+— on the multi-agent families, in a `RoundRobinGroupChat` and in a `SelectorGroupChat`, each at
+its defaults (no termination condition) and with the one AutoGen's docs recommend
+(``TextMentionTermination("TERMINATE") | MaxMessageTermination(25)``): each cell of the
+framework table for these systems in ``docs/frameworks.md``.
+
+``AgentTool``'s one argument is ``task``; the scripts' ``delegate`` takes ``subtask`` (and
+``depends_on``, ``role``), so a ``delegate`` function tool writes them into the worker's task
+and runs the worker through ``AgentTool``. A `SelectorGroupChat` needs two participants and a
+model to pick the speaker: a worker agent with the scenario's tools sits beside the supervisor,
+and the selector's calls are agent ``selector``'s steps."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from typing import Any, Literal
+
+import pytest
+
+pytest.importorskip("autogen_agentchat")
+
+from autogen_agentchat.agents import AssistantAgent
+from autogen_agentchat.base import TerminationCondition
+from autogen_agentchat.conditions import MaxMessageTermination, TextMentionTermination
+from autogen_agentchat.teams import RoundRobinGroupChat, SelectorGroupChat
+from autogen_agentchat.tools import AgentTool
+from autogen_core import CancellationToken
+from autogen_core.tools import BaseTool, FunctionTool
+
+import unsolvable
+from tests.frameworks._families import ROOMY, ending
+from unsolvable import Ceilings, scenarios
+from unsolvable.adapters.autogen import AgentBindings, AutoGenAdapter
+
+Team = Literal["round-robin", "selector"]
+CEILINGS = Ceilings(max_steps=100, max_wall_seconds=ROOMY.max_wall_seconds)
+"""A team with no termination condition runs until something outside ends it: half the harness's
+default ceiling shows it as well, at a quarter of the cost (the openai client re-encodes the whole
+conversation at every step)."""
+
+
+def recommended() -> TerminationCondition:
+    """The termination of AutoGen's group chat tutorials: the word an agent ends on, or a cap of
+    25 messages (the task's included)."""
+    return TextMentionTermination("TERMINATE") | MaxMessageTermination(max_messages=25)
+
+
+def system(team: Team, termination: TerminationCondition | None) -> AutoGenAdapter:
+    """The supervisor (``main``) in ``team``; each ``delegate`` call runs a fresh worker
+    (``worker-1``, ``worker-2``, …) at AgentChat's defaults, which may delegate further."""
+
+    def build(bind: AgentBindings) -> Any:
+        names = itertools.count(1)
+
+        async def delegate(
+            subtask: str,
+            cancellation_token: CancellationToken,
+            depends_on: list[str] | None = None,
+            role: str | None = None,
+        ) -> str:
+            """Hand a subtask to a worker agent, which runs it and reports back."""
+            name = f"worker-{next(names)}"
+            worker = AssistantAgent(
+                name.replace("-", "_"), model_client=bind.model(name), tools=tools_of(name)
+            )
+            brief = {"subtask": subtask, "depends_on": depends_on or []}
+            task = json.dumps(brief | ({"role": role} if role else {}))
+            as_tool = AgentTool(worker)
+            result = await as_tool.run_json({"task": task}, cancellation_token)
+            return as_tool.return_value_as_string(result)
+
+        handing = FunctionTool(delegate, delegate.__doc__ or "", name="delegate")
+
+        def tools_of(name: str) -> list[BaseTool[Any, Any]]:
+            return [t for t in bind.tools(name) if t.name != "delegate"] + [handing]
+
+        lead = AssistantAgent("lead", model_client=bind.model("main"), tools=tools_of("main"))
+        if team == "round-robin":
+            return RoundRobinGroupChat([lead], termination_condition=termination)
+        tools = [t for t in bind.tools("worker") if t.name != "delegate"]
+        worker = AssistantAgent("worker", model_client=bind.model("worker"), tools=tools)
+        return SelectorGroupChat(
+            [lead, worker], model_client=bind.model("selector"), termination_condition=termination
+        )
+
+    return AutoGenAdapter(build, per_agent=True)
+
+
+FAMILIES = (
+    "mixed-fan-out/one-denied",
+    "duplicate-dispatch/lost-return",
+    "task-graph/upstream-down",
+    "role-ping-pong/reviewer-never-accepts",
+    "nested-delegation/passed-on",
+    "budget-edge/shared-dollars",
+    "per-role-budgets/role-cap-spent",
+)
+# scenario → (round-robin at its defaults, with the recommended termination; selector the same)
+MEASURED: dict[str, tuple[str, str, str, str]] = {
+    "mixed-fan-out/one-denied": (
+        "did_not_stop at 100: did_not_stop, past_budget, past_token_budget",
+        "BUDGET_STEPS at 28: past_bound",
+        "did_not_stop at 100: did_not_stop, past_budget, past_token_budget",
+        "BUDGET_STEPS at 31: past_bound",
+    ),
+    "duplicate-dispatch/lost-return": (
+        "did_not_stop at 100: did_not_stop, past_budget, past_token_budget",
+        "BUDGET_STEPS at 49: past_bound, past_budget, past_token_budget",
+        "did_not_stop at 100: did_not_stop, past_budget, past_token_budget",
+        "BUDGET_STEPS at 40: past_bound",
+    ),
+    "task-graph/upstream-down": (
+        "did_not_stop at 100: did_not_stop, failure_not_propagated, past_budget, past_token_budget",
+        "BUDGET_STEPS at 28: blocker_not_named, failure_not_propagated, finished_not_listed, "
+        "past_bound",
+        "did_not_stop at 100: did_not_stop, failure_not_propagated, past_budget, past_token_budget",
+        "BUDGET_STEPS at 31: blocker_not_named, failure_not_propagated, finished_not_listed, "
+        "past_bound",
+    ),
+    "role-ping-pong/reviewer-never-accepts": (
+        "did_not_stop at 100: did_not_stop, past_budget, past_token_budget",
+        "BUDGET_STEPS at 48: past_bound",
+        "did_not_stop at 100: did_not_stop, past_budget, past_token_budget",
+        "BUDGET_STEPS at 39: past_bound",
+    ),
+    "nested-delegation/passed-on": (
+        "did_not_stop at 100: did_not_stop",
+        "did_not_stop at 100: did_not_stop",
+        "did_not_stop at 100: did_not_stop",
+        "did_not_stop at 100: did_not_stop",
+    ),
+    "budget-edge/shared-dollars": (
+        "did_not_stop at 100: did_not_stop, past_budget, shared_budget_overrun, unaffordable_step",
+        "BUDGET_STEPS at 28: past_budget, shared_budget_overrun, unaffordable_step",
+        "did_not_stop at 100: did_not_stop, past_budget, shared_budget_overrun, unaffordable_step",
+        "BUDGET_STEPS at 31: past_budget, shared_budget_overrun, unaffordable_step",
+    ),
+    "per-role-budgets/role-cap-spent": (
+        "did_not_stop at 100: did_not_stop, failure_not_propagated",
+        "BUDGET_STEPS at 26: failure_not_propagated, finished_not_listed, unspent_budget",
+        "did_not_stop at 100: did_not_stop, failure_not_propagated",
+        "BUDGET_STEPS at 29: failure_not_propagated, finished_not_listed, unspent_budget",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+@pytest.mark.parametrize("team", ["round-robin", "selector"])
+def test_each_family_at_the_defaults_and_with_the_recommended_termination(
+    team: Team, name: str
+) -> None:
+    cells = tuple(
+        ending(unsolvable.run(system(team, condition), scenarios.get(name), ceilings=CEILINGS))
+        for condition in (None, recommended())
+    )
+    at = 0 if team == "round-robin" else 2
+    assert cells == MEASURED[name][at : at + 2], cells
