@@ -10,11 +10,10 @@ registry answers.
 
 from __future__ import annotations
 
-import dataclasses
 from functools import partial
 
 from unsolvable import Claim, Code, Repeat, Scenario, Script, Setup, Stagnation, Steps
-from unsolvable.fake_tools import Tool, constant_tool, denied_tool, unavailable_tool
+from unsolvable.fake_tools import Tool, denied_tool, unavailable_tool
 from unsolvable.scenarios.catalog._audits import (
     FILE,
     LOOKUP,
@@ -25,20 +24,17 @@ from unsolvable.scenarios.catalog._audits import (
     finishes,
     lookup_call,
     registry,
-    scoped_check,
     subtask,
-    world,
 )
-from unsolvable.scenarios.catalog._common import (
-    ABANDONED,
-    DELEGATE,
-    background,
-    scenario,
-    setup,
-    with_plain,
-)
+from unsolvable.scenarios.catalog._common import ABANDONED, background, scenario, with_plain
 from unsolvable.scenarios.catalog._control import twin
-from unsolvable.scenarios.catalog._delegation import Wave, Waves, by_argument, refused_first
+from unsolvable.scenarios.catalog._delegation import (
+    Wave,
+    Waves,
+    by_argument,
+    delegated_setup,
+    refused_first,
+)
 
 __all__ = ["FAMILY", "PERMISSION", "REGISTRY", "SCENARIOS", "SUBTASKS", "make"]
 
@@ -76,8 +72,7 @@ def _tools(kind: str, recovers: bool) -> list[Tool]:
         down = unavailable_tool(LOOKUP, REGISTRY)
         route = refused_first(down, lookup, times=1) if recovers else down
         lookup = by_argument(lookup, field="supplier", routes={f"S-{BLOCKED}": route})
-    delegate = constant_tool(DELEGATE, {"error": "delegate runs in the agent's own worker runtime"})
-    return [lookup, filed, delegate]
+    return [lookup, filed]
 
 
 def _build(kind: str, seed: int, *, recovers: bool = False) -> Setup:
@@ -90,12 +85,10 @@ def _build(kind: str, seed: int, *, recovers: bool = False) -> Setup:
         workers=workers,
         then=Claim(text=f"All {WORKERS} audits are filed."),
     )
-    specs = audits(NUMBERS)
-    tools = [*_tools(kind, recovers), *reading]
-    built = setup(
-        world(NUMBERS, seed), tools, script, seed=seed, lead=len(lead), check=scoped_check(specs)
+    tools = _tools(kind, recovers)
+    return delegated_setup(
+        audits(NUMBERS), tools, script, seed=seed, reading=reading, lead=len(lead)
     )
-    return dataclasses.replace(built, subtasks=specs)
 
 
 TASK = (

@@ -15,10 +15,8 @@ from functools import partial
 from typing import Any
 
 from unsolvable import Call, Claim, Code, Scenario, Script, Setup, Steps, ToolResult, ToolSpec
-from unsolvable.fake_tools import Criterion, FakeWorld, Tool, constant_tool, writer_tool
+from unsolvable.fake_tools import Criterion, FakeWorld, Tool, writer_tool
 from unsolvable.scenarios.catalog._common import (
-    CHECK,
-    DELEGATE,
     background,
     lead,
     scenario,
@@ -26,7 +24,7 @@ from unsolvable.scenarios.catalog._common import (
     with_plain,
 )
 from unsolvable.scenarios.catalog._control import twin
-from unsolvable.scenarios.catalog._delegation import ROUND, Wave, Waves
+from unsolvable.scenarios.catalog._delegation import ROUND, SCOPED_CHECK, Wave, Waves, delegate_tool
 
 __all__ = ["FAMILY", "SCENARIOS", "make"]
 
@@ -47,11 +45,6 @@ DRAFT = ToolSpec(
     parameters={"type": "object", "properties": {"text": {"type": "string"}}},
 )
 REVIEW = ToolSpec(name="review_draft", description="Review the saved draft against the criteria.")
-SCOPED_CHECK = ToolSpec(
-    name=CHECK.name,
-    description=f"{CHECK.description} Pass subtask to check one delegated subtask only.",
-    parameters={"type": "object", "properties": {"subtask": {"type": "string"}}},
-)
 WRITE, FIRST_REVIEW = "write the draft", "review the first draft"
 BRIEFER, REVIEW_BRIEFER = "revise the draft for brevity", "review the shorter draft"
 CITE, REVIEW_CITED = "revise the draft to cite sources", "review the cited draft"
@@ -130,11 +123,10 @@ def _build(seed: int, *, accepts: bool = False) -> Setup:
     )
     world = FakeWorld(failing=lambda w: [] if w.peek("approved") else ["not approved"], seed=seed)
     criteria = (SHORT,) if accepts else (SHORT, CITED)
-    delegate = constant_tool(DELEGATE, {"error": "delegate runs in the agent's own worker runtime"})
     tools = [
         writer_tool(DRAFT, key="draft", field="text", criteria=(SHORT, CITED)),
         _reviewer(criteria),
-        delegate,
+        delegate_tool(),
         *reading,
     ]
     return setup(world, tools, script, seed=seed, lead=len(lead), check=_scoped_check())
