@@ -528,7 +528,9 @@ class _Run:
         self, supervision: Supervision, stops: list[Stop], *, novel: bool
     ) -> Stop | None:
         """A blocker no retry can lift ends the run, naming it and what finished; so does a wave
-        in which every worker stopped without finishing, or rounds that bring nothing new."""
+        in which every worker stopped without finishing, a worker that ran out of its budget (its
+        subtask alive, and nothing left in this run to finish it: exhausted, never done), or
+        rounds that bring nothing new."""
         summary = supervision.summary()
         blocked = supervision.blocked()
         if blocked:
@@ -538,6 +540,9 @@ class _Run:
             worst = stops[-1]
             reason = f"every worker stopped without finishing: {worst.reason}; {summary}"
             return self.stop(worst.code, reason)
+        spent = [s for s in stops if s.exit is Exit.EXHAUSTED]
+        if spent:
+            return self.stop(spent[0].code, f"{spent[0].reason}; {summary}")
         self.stalled_waves = 0 if novel else self.stalled_waves + 1
         if self.stalled_waves >= self.thresholds.stalled_waves:
             reason = f"{self.stalled_waves} round(s) of delegation brought nothing new; {summary}"
