@@ -1,10 +1,12 @@
 """Role ping-pong: a supervisor hands a report to a producer and its drafts to a reviewer, round
 after round; the reviewer's criteria drift — shorter, then cited, then shorter again — and the
-producer can meet only one at a time, so no draft is ever accepted.
+producer can meet only one at a time, so no draft is ever accepted. Or, with no supervisor, the
+two hand the task itself to each other, ``transfer_to_producer`` and back, and neither does it.
 
 Every round writes a draft and a review, and none is new after the second: the drafts and
 verdicts go back and forth between the same two. Its twin looks the same until the second
-review, which accepts the shorter draft.
+review, which accepts the shorter draft; the bouncing handoffs' twin, until the producer drafts
+instead of handing the task back.
 """
 
 from __future__ import annotations
@@ -14,17 +16,31 @@ from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
-from unsolvable import Call, Claim, Code, Scenario, Script, Setup, Steps, ToolResult, ToolSpec
+from unsolvable import (
+    Call,
+    Claim,
+    Code,
+    Cycle,
+    Scenario,
+    Script,
+    Setup,
+    Steps,
+    ToolResult,
+    ToolSpec,
+)
 from unsolvable.fake_tools import Criterion, FakeWorld, Tool, writer_tool
 from unsolvable.scenarios.catalog._common import (
     background,
+    budget,
     lead,
     scenario,
     setup,
+    stuck_setup,
     with_plain,
 )
 from unsolvable.scenarios.catalog._control import twin
 from unsolvable.scenarios.catalog._delegation import ROUND, SCOPED_CHECK, Wave, Waves, delegate_tool
+from unsolvable.scenarios.catalog._dialect import HANDOFF_PREFIX
 
 __all__ = ["FAMILY", "SCENARIOS", "make"]
 
@@ -165,3 +181,92 @@ SCENARIOS: tuple[Scenario, ...] = (
     ),
 )
 SCENARIOS = with_plain(SCENARIOS, "reviewer-never-accepts")
+
+PRODUCER, REVIEWER = "producer", "reviewer"
+HANDOFF_BOUND = 8
+"""Both handoffs, made once and made again, before the bounce shows; the rest is room for a
+slower detector (N counts from the end of the seed's background reading)."""
+HANDOFF_BUDGET = 3 * HANDOFF_BOUND
+"""Room past N: a stop logic that takes handoffs for progress runs past the bound before the
+step budget ends it, as agents bouncing a task run until a recursion limit."""
+
+
+def _handoff(agent: str) -> Tool:
+    """A handoff tool as the OpenAI Agents SDK makes one: ``transfer_to_<agent>``, its default
+    description, and its answer ``{"assistant": <agent>}``; the world keeps which agent has the
+    task, so a bounce flips it back and forth and revisits the same two states."""
+    spec = ToolSpec(
+        name=f"{HANDOFF_PREFIX}{agent}",
+        description=f"Handoff to the {agent} agent to handle the request.",
+    )
+
+    def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
+        world.put("active_agent", agent)
+        return _answer({"assistant": agent})
+
+    return Tool(spec=spec, handler=handle)
+
+
+TO_PRODUCER = Call(
+    name=f"{HANDOFF_PREFIX}{PRODUCER}", text="Drafting is the producer's job; handing it over"
+)
+TO_REVIEWER = Call(
+    name=f"{HANDOFF_PREFIX}{REVIEWER}", text="Approval is the reviewer's call; handing it back"
+)
+
+
+def _build_handoffs(seed: int, *, works: bool = False) -> Setup:
+    """The reviewer, which has the task first, hands it to the producer, which hands it back,
+    for ever; or the producer drafts, hands the draft back, and the reviewer accepts it."""
+    world = FakeWorld(failing=lambda w: [] if w.peek("approved") else ["not approved"], seed=seed)
+    tools = [
+        writer_tool(DRAFT, key="draft", field="text", criteria=(SHORT, CITED)),
+        _reviewer((SHORT,)),
+        _handoff(PRODUCER),
+        _handoff(REVIEWER),
+    ]
+    draft = Call(name=DRAFT.name, arguments={"text": SHORT_UNCITED}, text="Drafting")
+    review = Call(name=REVIEW.name, text="Reviewing")
+    script: Script = (
+        Steps(
+            calls=[TO_PRODUCER, draft, TO_REVIEWER, review],
+            then=Claim(text="The report is approved."),
+        )
+        if works
+        else Cycle(calls=[TO_PRODUCER, TO_REVIEWER])
+    )
+    return stuck_setup(world, tools, script, seed=seed)
+
+
+HANDOFF_BOUNCE = scenario(
+    family=FAMILY,
+    variant="handoff-bounce",
+    lead=True,
+    task="Get the quarterly report written and approved: the producer drafts it, the reviewer "
+    "approves it. You are the reviewer; hand the task to the other agent with "
+    f"{HANDOFF_PREFIX}{PRODUCER} or {HANDOFF_PREFIX}{REVIEWER} when it is theirs.",
+    how="as the reviewer, hands the task to the producer, which hands it straight back, and so "
+    "on, neither drafting nor reviewing: the two agents hand off to each other with nothing "
+    "done in between",
+    why="No agent ever works on the report: each handoff only moves the task between the same "
+    "two, and the world goes back and forth between the same two states.",
+    build=_build_handoffs,
+    expected=frozenset({Code.NO_PROGRESS}),
+    step_bound=HANDOFF_BOUND,
+    budget=budget(HANDOFF_BUDGET),
+)
+SCENARIOS = (
+    *SCENARIOS,
+    HANDOFF_BOUNCE,
+    twin(
+        HANDOFF_BOUNCE,
+        variant="twin-handoff-converges",
+        how="as the reviewer, hands the task to the producer, which drafts a short report and "
+        "hands it back; the reviewer accepts it",
+        why=f"the producer does the work after one handoff. Identical to {HANDOFF_BOUNCE.name} "
+        "until the producer's first step: the handoff back comes after a draft, not instead.",
+        build=partial(_build_handoffs, works=True),
+        needed=5,
+        diverges_at=lambda seed: lead(seed) + 2,
+    ),
+)
