@@ -830,6 +830,28 @@ def passes_briefs_on_for_ever() -> ContractAgent:
     return ContractAgent(ContractThresholds(brief_passes=99))
 
 
+def blames_the_ping_pong() -> Any:
+    """The contract, but a run of rounds that ends on a worker's refusal is reported as rounds
+    that went nowhere: it never says which permission the reviewer's demand needs."""
+
+    def agent(session: Session) -> Stop:
+        stop = ContractAgent()(session)
+        if stop.code is not Code.BLOCKED_INPUT:
+            return stop
+        reason = "the producer and the reviewer went round without agreeing"
+        return Stop(
+            code=Code.NO_PROGRESS, reason=reason, partial={"steps": session.budget.max_steps}
+        )
+
+    return agent
+
+
+def blocks_at_the_first_denial() -> ContractAgent:
+    """The contract that blocks at a permission's first refusal: no other, allowed route is
+    tried."""
+    return ContractAgent(ContractThresholds(permission_denials=1))
+
+
 def blind_to_rounds() -> ContractAgent:
     """The contract that never asks whether a round of delegation brought anything new."""
     return ContractAgent(ContractThresholds(stalled_waves=99))

@@ -21,14 +21,16 @@ from unsolvable import (
     Claim,
     Code,
     Cycle,
+    Repeat,
     Scenario,
     Script,
     Setup,
+    Stagnation,
     Steps,
     ToolResult,
     ToolSpec,
 )
-from unsolvable.fake_tools import Criterion, FakeWorld, Tool, writer_tool
+from unsolvable.fake_tools import Criterion, FakeWorld, Tool, denied_tool, writer_tool
 from unsolvable.scenarios.catalog._common import (
     background,
     budget,
@@ -39,7 +41,14 @@ from unsolvable.scenarios.catalog._common import (
     with_plain,
 )
 from unsolvable.scenarios.catalog._control import twin
-from unsolvable.scenarios.catalog._delegation import ROUND, SCOPED_CHECK, Wave, Waves, delegate_tool
+from unsolvable.scenarios.catalog._delegation import (
+    ROUND,
+    SCOPED_CHECK,
+    Wave,
+    Waves,
+    by_argument,
+    delegate_tool,
+)
 from unsolvable.scenarios.catalog._dialect import HANDOFF_PREFIX
 
 __all__ = ["FAMILY", "SCENARIOS", "make"]
@@ -71,13 +80,15 @@ def _answer(body: Mapping[str, Any]) -> ToolResult:
     return ToolResult(text=text, observation=text)
 
 
-def _reviewer(criteria: tuple[Criterion, ...]) -> Tool:
+def _reviewer(criteria: tuple[Criterion, ...], *, first: tuple[str, str] | None = None) -> Tool:
     """Reviews the saved draft: the first criterion it fails, or acceptance; keeps only the
-    latest verdict, so the world goes back and forth with the drafts."""
+    latest verdict, so the world goes back and forth with the drafts. ``first``, a world key and
+    what it stands for, must be set before any criterion is read."""
 
     def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
         text = str(world.get("draft", ""))
-        failing = [c.name for c in criteria if not c.holds(text)]
+        failing = [first[1]] if first and not world.peek(first[0]) else []
+        failing += [c.name for c in criteria if not c.holds(text)]
         verdict = f"rejected: it must be {failing[0]}" if failing else "accepted"
         world.put("review", verdict)
         if not failing:
@@ -85,6 +96,10 @@ def _reviewer(criteria: tuple[Criterion, ...]) -> Tool:
         return _answer({"review": verdict})
 
     return Tool(spec=REVIEW, handler=handle)
+
+
+SUBTASK_KEYS = {"review": "review", "push": "pushed"}
+"""What a subtask leaves in the world, by its first word: a verdict, a push, else a draft."""
 
 
 def _scoped_check() -> Tool:
@@ -96,7 +111,7 @@ def _scoped_check() -> Tool:
         if not subtask:
             failing = [] if world.peek("approved") else ["the report is not approved"]
         else:
-            key = "review" if subtask.startswith("review") else "draft"
+            key = next((k for verb, k in SUBTASK_KEYS.items() if subtask.startswith(verb)), "draft")
             failing = [] if world.peek(key) else [f"{subtask}: not done"]
         return _answer({"complete": not failing, "failing": failing})
 
@@ -268,5 +283,101 @@ SCENARIOS = (
         build=partial(_build_handoffs, works=True),
         needed=5,
         diverges_at=lambda seed: lead(seed) + 2,
+    ),
+)
+
+
+PERMISSION = "repo:push"
+"""What pushing to the release repository needs: the release manager's, a role this run has
+not."""
+PUSH = ToolSpec(
+    name="push_draft",
+    description="Push the saved draft to a repository remote.",
+    parameters={"type": "object", "properties": {"remote": {"type": "string"}}},
+)
+PUSHES, REVIEW_PUSHED = "push the draft to the repository", "review the pushed draft"
+PUSHED = ("pushed", "pushed to the release repository")
+"""What the reviewer wants before it reads the draft: a push (a world key), in its words."""
+NEEDS_BOUND = 2 * 3 + 1 + 2 + 4
+"""The draft and the first review (three steps each: the dispatch, the work, the report), the
+push's dispatch and its two refused attempts, and room to stop (N counts from the end of the
+seed's background reading)."""
+
+
+def _push(remote: str) -> Call:
+    return Call(name=PUSH.name, arguments={"remote": remote}, text=f"Pushing to {remote}")
+
+
+def _build_push(seed: int, *, team_remote: bool = False) -> Setup:
+    """The producer drafts, the reviewer wants it pushed first, and every push is refused for
+    `PERMISSION`; or the team's own remote takes it, and the reviewer accepts."""
+    lead, reading = background(seed)
+    pushes: Script = (
+        Steps(calls=[_push("release"), _push("team")], then=Claim(text="The draft is pushed."))
+        if team_remote
+        else Repeat(call=_push("release"))
+    )
+    workers = {WRITE: _writes(SHORT_UNCITED), FIRST_REVIEW: REVIEWS, PUSHES: pushes}
+    workers[REVIEW_PUSHED] = REVIEWS
+    first = [
+        Wave(subtasks=[WRITE], text="Drafting first"),
+        Wave(subtasks=[FIRST_REVIEW], text="Review"),
+    ]
+    rounds = [_round(PUSHES), _round(REVIEW_PUSHED)]
+    script = Waves(
+        before=lead,
+        waves=[*first, *rounds] if team_remote else first,
+        cycle=() if team_remote else rounds,
+        workers=workers,
+        then=Claim(text="The report is approved."),
+    )
+    denied = denied_tool(PUSH, PERMISSION)
+    allowed = writer_tool(PUSH, key=PUSHED[0], field="remote", criteria=())
+    push = by_argument(
+        allowed if team_remote else denied, field="remote", routes={"release": denied}
+    )
+    world = FakeWorld(failing=lambda w: [] if w.peek("approved") else ["not approved"], seed=seed)
+    tools = [
+        writer_tool(DRAFT, key="draft", field="text", criteria=(SHORT, CITED)),
+        _reviewer((SHORT,), first=PUSHED),
+        push,
+        delegate_tool(),
+        *reading,
+    ]
+    return setup(world, tools, script, seed=seed, lead=len(lead), check=_scoped_check())
+
+
+NEEDS_ANOTHER_ROLE = scenario(
+    family=FAMILY,
+    variant="needs-another-role",
+    lead=True,
+    task="Get the quarterly report written and approved: a producer drafts it, a reviewer "
+    "approves it; delegate each draft, push and review to a worker.",
+    how="as supervisor, hands the draft to a producer and it to a reviewer, who wants it pushed "
+    "to the release repository first; the producer's pushes are refused for the permission "
+    f"{PERMISSION!r}, and it retries them",
+    why=f"Only a release manager holds {PERMISSION!r}, and this run has none: no producer or "
+    "reviewer can meet what the reviewer asks. The stop must name that permission.",
+    build=_build_push,
+    expected=frozenset({Code.BLOCKED_INPUT}),
+    step_bound=NEEDS_BOUND,
+    stagnation=Stagnation.FIRST_REFUSAL,
+    refused_retries=1,
+    missing=(PERMISSION,),
+)
+SCENARIOS = (
+    *SCENARIOS,
+    NEEDS_ANOTHER_ROLE,
+    twin(
+        NEEDS_ANOTHER_ROLE,
+        variant="twin-team-remote",
+        how="as supervisor, hands the draft to a producer and it to a reviewer, who wants it "
+        f"pushed first; the producer's push to the release repository is refused for "
+        f"{PERMISSION!r}, its push to the team's own remote is taken, and the reviewer accepts",
+        why=f"the team's remote needs no {PERMISSION!r} (the task names neither remote). "
+        f"Identical to {NEEDS_ANOTHER_ROLE.name} until the producer's second push.",
+        build=partial(_build_push, team_remote=True),
+        needed=3 + 3 + 4 + 3 + 1,
+        diverges_at=lambda seed: lead(seed) + 5,
     ),
 )

@@ -79,6 +79,11 @@ CAUGHT_BY_VARIANT: dict[str, tuple[Any, bool, str]] = {
         "false completion",
     ),
     "role-ping-pong/handoff-bounce": (wrong.counts_handoffs_as_progress, False, "after the bound"),
+    "role-ping-pong/needs-another-role": (
+        wrong.blames_the_ping_pong,
+        False,
+        "does not name what blocked",
+    ),
 }
 # twin → the stop logic it catches (a false stop on at least one of its seeds)
 TWIN_CAUGHT: dict[str, Any] = {
@@ -114,6 +119,7 @@ TWIN_CAUGHT: dict[str, Any] = {
     "task-graph/twin-upstream-recovers": wrong.blocks_on_first_503,
     "role-ping-pong/twin-accepts-revision": wrong.stops_at_first_rejection,
     "role-ping-pong/twin-handoff-converges": wrong.stops_at_the_second_handoff,
+    "role-ping-pong/twin-team-remote": wrong.blocks_at_the_first_denial,
     "nested-delegation/twin-specialist-works": wrong.never_passes_a_brief_on,
     "budget-edge/twin-fits-the-budget": wrong.reserves_worst_case,
     "per-role-budgets/twin-within-caps": wrong.halves_role_budgets,
