@@ -12,6 +12,7 @@ from unsolvable.agents import ContractAgent, ContractThresholds
 from unsolvable.agents._fingerprint import action_fingerprint, observation_fingerprint, parse
 from unsolvable.agents._loop import assistant, dispatch, opening, tool_calls
 from unsolvable.agents._signals import compacted, wait_hint
+from unsolvable.scenarios.catalog._dialect import HANDOFF_PREFIX
 
 Policy = Callable[[list[tuple[str, str, Any]], list[str], int], Stop | None]
 
@@ -611,16 +612,27 @@ def asks_at_first_doubt() -> Any:
     return loop(policy)
 
 
-def delegating(policy: Policy, *, cap: int = 25, worker_cap: int = 6) -> Any:
+def delegating(
+    policy: Policy,
+    *,
+    cap: int = 25,
+    worker_cap: int = 6,
+    by_role: bool = False,
+    ran_out: str = "out of steps",
+) -> Any:
     """A supervisor loop that runs every ``delegate`` call as a worker of its own (a ReAct loop
-    of ``worker_cap`` steps that believes its model's claim), with no subtask table, and asks
-    ``policy(calls, results, step)`` after each step whether to stop: it re-runs what is done
-    and runs what a failed dependency should have skipped."""
+    of ``worker_cap`` steps — with ``by_role``, its role's budget when its brief names a role —
+    that believes its model's claim and says ``ran_out`` when its steps run out), with no
+    subtask table, and asks ``policy(calls, results, step)`` after each step whether to stop: it
+    re-runs what is done and runs what a failed dependency should have skipped."""
 
     def worker(session: Session, name: str, brief: str) -> str:
         """Its last tool result and its final text: what it saw and what it says."""
         messages, seen = [*opening(session)[:-1], {"role": "user", "content": brief}], ""
-        for _ in range(worker_cap):
+        body = parse(brief)
+        role = body.get("role") if by_role and isinstance(body, dict) else None
+        turns = session.role_steps.get(str(role), worker_cap)
+        for _ in range(turns):
             reply = session.call_model(messages, session.tools, agent=name)
             messages.append(assistant(reply))
             if not tool_calls(reply):
@@ -628,7 +640,7 @@ def delegating(policy: Policy, *, cap: int = 25, worker_cap: int = 6) -> Any:
             for call_id, tool, arguments in tool_calls(reply):
                 messages.append(dispatch(session, call_id, tool, arguments, agent=name)[0])
                 seen = messages[-1]["content"]
-        return f"{seen} out of steps"
+        return f"{seen} {ran_out}"
 
     def agent(session: Session) -> Stop:
         messages = opening(session)
@@ -664,6 +676,49 @@ def runs_every_dispatch() -> Any:
         return Stop(code=Code.NO_PROGRESS, reason="the same results again") if again else None
 
     return delegating(policy)
+
+
+def reports_running_out_as_done() -> Any:
+    """`delegating`, each worker held to its role's turns, whose runtime reports a worker that
+    ran out of them as a success, and whose supervisor takes that, and its model's claim, for
+    done: a sub-agent out of turns reported to its parent as success."""
+    report = '{"status": "success"}'
+    return delegating(lambda calls, results, step: None, by_role=True, ran_out=report)
+
+
+class _HandoffsAsNews(_SessionView):
+    """A session whose handoffs each read as news: the agent that took the task over, counted."""
+
+    def __init__(self, session: Session) -> None:
+        super().__init__(session)
+        self._handoffs = 0
+
+    def call_tool(self, name: str, arguments: Any = None, *, agent: str = "main") -> str:
+        result = self._session.call_tool(name, arguments, agent=agent)
+        if not name.startswith(HANDOFF_PREFIX):
+            return result
+        self._handoffs += 1
+        return f"{result} (handoff {self._handoffs})"
+
+
+def counts_handoffs_as_progress() -> Any:
+    """The contract, but a handoff counts as progress — a new agent has the task — as a limit
+    that counts node executions does: two agents handing off to each other run until the
+    budget."""
+    contract = ContractAgent()
+    return lambda session: contract(_HandoffsAsNews(session))  # type: ignore[arg-type]
+
+
+def stops_at_the_second_handoff() -> Any:
+    """Takes a task handed on a second time for agents bouncing it, whether or not one of them
+    worked on it in between."""
+    handoffs = [0]
+
+    def policy(calls: list[tuple[str, str, Any]], results: Any, step: int) -> Stop | None:
+        handoffs[0] += sum(name.startswith(HANDOFF_PREFIX) for _, name, _ in calls)
+        return Stop(code=Code.NO_PROGRESS, reason="handed back") if handoffs[0] >= 2 else None
+
+    return loop(policy)
 
 
 def stops_at_first_rejection() -> Any:
@@ -773,6 +828,28 @@ def never_passes_a_brief_on() -> ContractAgent:
 def passes_briefs_on_for_ever() -> ContractAgent:
     """The contract that lets a brief be handed on without limit: only its budget stops it."""
     return ContractAgent(ContractThresholds(brief_passes=99))
+
+
+def blames_the_ping_pong() -> Any:
+    """The contract, but a run of rounds that ends on a worker's refusal is reported as rounds
+    that went nowhere: it never says which permission the reviewer's demand needs."""
+
+    def agent(session: Session) -> Stop:
+        stop = ContractAgent()(session)
+        if stop.code is not Code.BLOCKED_INPUT:
+            return stop
+        reason = "the producer and the reviewer went round without agreeing"
+        return Stop(
+            code=Code.NO_PROGRESS, reason=reason, partial={"steps": session.budget.max_steps}
+        )
+
+    return agent
+
+
+def blocks_at_the_first_denial() -> ContractAgent:
+    """The contract that blocks at a permission's first refusal: no other, allowed route is
+    tried."""
+    return ContractAgent(ContractThresholds(permission_denials=1))
 
 
 def blind_to_rounds() -> ContractAgent:

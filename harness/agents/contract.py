@@ -73,6 +73,9 @@ class ContractThresholds:
     of two stuck workers share their dependency (failure propagation)."""
     warn_at_fraction_left: float = 0.2
     """Budget fraction left at which the model is told to wrap up (the contract's 20%)."""
+    permission_denials: int = 2
+    """Refusals of one permission (by any tool) that block: one leaves room for another,
+    allowed route; a second is the retry that shows there is none."""
     retries: int = 1
     """Times a subtask that ended without success may be dispatched again: a retry needs a
     failure to retry; a subtask that succeeded, or is running, is never run twice."""
@@ -90,6 +93,7 @@ class ContractThresholds:
             "criteria_steps",
             "sibling_failures",
             "not_found_lookups",
+            "permission_denials",
         )
         for name in thresholds:
             if getattr(self, name) < 1:
@@ -206,8 +210,8 @@ class _Run:
         self.actions: Counter[str] = Counter()
         """Times each action was made."""
         self.hinted: set[str] = set()
-        self.denied: set[str] = set()
-        """Tools refused for a missing permission once: a retry of one of them blocks."""
+        self.denied: Counter[str] = Counter()
+        """Times each permission was refused: `permission_denials` of them block."""
         self.informed: set[str] = set()
         self.progress: dict[str, float] = {}
         self.waiting: set[str] = set()
@@ -418,9 +422,13 @@ class _Run:
         blocker = permission or (details.get("status") == 503 and details.get("dependency"))
         if blocker and str(blocker) not in self.blockers:
             self.blockers.append(str(blocker))
-        if permission is not None and str(permission) not in self.denied:
-            self.denied.add(str(permission))  # the model may take another, allowed route
-            return None
+        if permission is not None:
+            self.denied[str(permission)] += 1
+        if (
+            permission is not None
+            and self.denied[str(permission)] < self.thresholds.permission_denials
+        ):
+            return None  # the model may take another, allowed route
         if permission is not None:
             reason = f"{name} needs the permission '{permission}', which this run lacks"
             return self.stop(Code.BLOCKED_INPUT, reason, missing=(str(permission),))
@@ -528,7 +536,9 @@ class _Run:
         self, supervision: Supervision, stops: list[Stop], *, novel: bool
     ) -> Stop | None:
         """A blocker no retry can lift ends the run, naming it and what finished; so does a wave
-        in which every worker stopped without finishing, or rounds that bring nothing new."""
+        in which every worker stopped without finishing, a worker that ran out of its budget (its
+        subtask alive, and nothing left in this run to finish it: exhausted, never done), or
+        rounds that bring nothing new."""
         summary = supervision.summary()
         blocked = supervision.blocked()
         if blocked:
@@ -538,6 +548,9 @@ class _Run:
             worst = stops[-1]
             reason = f"every worker stopped without finishing: {worst.reason}; {summary}"
             return self.stop(worst.code, reason)
+        spent = [s for s in stops if s.exit is Exit.EXHAUSTED]
+        if spent:
+            return self.stop(spent[0].code, f"{spent[0].reason}; {summary}")
         self.stalled_waves = 0 if novel else self.stalled_waves + 1
         if self.stalled_waves >= self.thresholds.stalled_waves:
             reason = f"{self.stalled_waves} round(s) of delegation brought nothing new; {summary}"

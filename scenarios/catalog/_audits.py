@@ -7,13 +7,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from unsolvable import Call, Claim, Script, Steps, SubtaskSpec, ToolSpec
-from unsolvable.fake_tools import FakeWorld, Tool, check_tool, lookup_tool, sections_tool
-from unsolvable.scenarios.catalog._common import CHECK
+from unsolvable.fake_tools import FakeWorld, Tool, lookup_tool, sections_tool
 
 __all__ = [
     "FILE",
     "LOOKUP",
-    "SCOPED_CHECK",
     "WORKER_STEPS",
     "audits",
     "file_call",
@@ -21,9 +19,7 @@ __all__ = [
     "finishes",
     "lookup_call",
     "registry",
-    "scoped_check",
     "subtask",
-    "world",
 ]
 
 WORKER_STEPS = 3
@@ -41,11 +37,6 @@ FILE = ToolSpec(
         "properties": {"number": {"type": "integer"}, "text": {"type": "string"}},
     },
 )
-SCOPED_CHECK = ToolSpec(
-    name=CHECK.name,
-    description=f"{CHECK.description} Pass subtask to check one delegated subtask only.",
-    parameters={"type": "object", "properties": {"subtask": {"type": "string"}}},
-)
 Failing = Callable[[FakeWorld], list[str]]
 
 
@@ -62,16 +53,6 @@ def _filed(number: int) -> Failing:
 def audits(numbers: Sequence[int]) -> tuple[SubtaskSpec, ...]:
     """One subtask per supplier, done when its audit is filed."""
     return tuple(SubtaskSpec(name=subtask(n), failing=_filed(n)) for n in numbers)
-
-
-def world(numbers: Sequence[int], seed: int) -> FakeWorld:
-    criteria = [_filed(n) for n in numbers]
-    return FakeWorld(failing=lambda w: [c for f in criteria for c in f(w)], seed=seed)
-
-
-def scoped_check(specs: Sequence[SubtaskSpec]) -> Tool:
-    """The verifier a worker checks its own subtask with."""
-    return check_tool(SCOPED_CHECK, subtasks={s.name: s.failing for s in specs if s.failing})
 
 
 def registry(numbers: Sequence[int]) -> Tool:

@@ -13,19 +13,22 @@ shows their false stops beside the sibling's lag instead of one verdict.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from unsolvable import Call, Claim, Code, Scenario, Setup, Steps, ToolSpec, Until
+from unsolvable import Call, Claim, Code, Repeat, Scenario, Setup, Steps, ToolSpec, Until
 from unsolvable.fake_tools import FakeWorld, Tool, requires, writer_tool
-from unsolvable.scenarios.catalog._common import LEADS, budget, scenario, setup
+from unsolvable.scenarios.catalog._common import LEADS, budget, scenario, setup, stuck_setup
 
 __all__ = [
     "AMBIGUOUS",
     "COMPLETED",
     "SLACK",
+    "Deliverable",
     "finish",
     "is_ambiguous",
     "twin",
+    "wait_then_finish",
     "wait_then_save",
 ]
 
@@ -43,6 +46,20 @@ SAVE = ToolSpec(
 SAVE_CALL = Call(name=SAVE.name, arguments={"text": "The report."}, text="Saving the report")
 
 
+@dataclass(frozen=True, kw_only=True)
+class Deliverable:
+    """What a waiting task must leave in the world: ``spec``'s write stores ``arguments[field]``
+    under ``key``; until it does, the world fails with ``unmet``."""
+
+    spec: ToolSpec
+    key: str
+    field: str
+    unmet: str
+
+
+REPORT = Deliverable(spec=SAVE, key="report", field="text", unmet="report not saved")
+
+
 def finish(spec: ToolSpec, *, key: str, field: str) -> Tool:
     """The write that completes a twin: stores ``arguments[field]`` under ``key``."""
     return writer_tool(spec, key=key, field=field, criteria=())
@@ -54,10 +71,29 @@ def is_ambiguous(scenario: Scenario) -> bool:
 
 def wait_then_save(waiting: Tool, call: Call, marker: str, seed: int) -> Setup:
     """Repeats ``call`` until its answer holds ``marker``, then saves the report and says so."""
-    world = FakeWorld(failing=requires("report", "report not saved"), seed=seed)
-    script = Until(call=call, marker=marker, then=Steps(calls=[SAVE_CALL], then=Claim()))
-    tools = [waiting, writer_tool(SAVE, key="report", field="text", criteria=())]
-    return setup(world, tools, script, seed=seed)
+    return wait_then_finish(
+        waiting, call, REPORT, seed=seed, then=SAVE_CALL, marker=marker, lead=False
+    )
+
+
+def wait_then_finish(
+    waiting: Tool,
+    call: Call,
+    deliverable: Deliverable,
+    *,
+    seed: int,
+    then: Call | None = None,
+    marker: str = "",
+    lead: bool = True,
+) -> Setup:
+    """Repeats ``call`` on ``waiting`` for ever, or, given ``then``, until its answer holds
+    ``marker``, then makes ``then`` (the write of ``deliverable``) and says so; ``lead``: after the
+    seed's background reading (`stuck_setup`)."""
+    world = FakeWorld(failing=requires(deliverable.key, deliverable.unmet), seed=seed)
+    done = Steps(calls=[then], then=Claim()) if then is not None else None
+    script = Repeat(call=call) if done is None else Until(call=call, marker=marker, then=done)
+    tools = [waiting, finish(deliverable.spec, key=deliverable.key, field=deliverable.field)]
+    return (stuck_setup if lead else setup)(world, tools, script, seed=seed)
 
 
 def twin(

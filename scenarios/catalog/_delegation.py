@@ -22,16 +22,35 @@ from unsolvable import (
     ModelRequest,
     ModelResponse,
     Script,
+    Setup,
+    SubtaskSpec,
     ToolCall,
     ToolResult,
+    ToolSpec,
     named_subtask,
 )
-from unsolvable.fake_tools import FakeWorld, Tool
+from unsolvable.fake_tools import FakeWorld, Tool, check_tool, constant_tool
+from unsolvable.scenarios.catalog._common import CHECK, DELEGATE, setup
 
-__all__ = ["ROUND", "Wave", "Waves", "by_argument", "refused_first"]
+__all__ = [
+    "ROUND",
+    "SCOPED_CHECK",
+    "Wave",
+    "Waves",
+    "by_argument",
+    "delegate_tool",
+    "delegated_setup",
+    "refused_first",
+]
 
 ROUND = "{round}"
 """Stands, in a cycled wave's subtask names, for the number of the round (from 1)."""
+SCOPED_CHECK = ToolSpec(
+    name=CHECK.name,
+    description=f"{CHECK.description} Pass subtask to check one delegated subtask only.",
+    parameters={"type": "object", "properties": {"subtask": {"type": "string"}}},
+)
+"""The verifier of a family whose work workers do: a worker checks its own subtask with it."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -121,3 +140,28 @@ def refused_first(refusal: Tool, then: Tool, *, times: int) -> Tool:
         return (refusal if calls[0] <= times else then).handler(world, arguments)
 
     return Tool(spec=then.spec, handler=handle)
+
+
+def delegate_tool() -> Tool:
+    """The toolbox's ``delegate``: workers are the agent's own; the tool only says so."""
+    return constant_tool(DELEGATE, {"error": "delegate runs in the agent's own worker runtime"})
+
+
+def delegated_setup(
+    specs: Sequence[SubtaskSpec],
+    tools: Sequence[Tool],
+    script: Script,
+    *,
+    seed: int,
+    reading: Sequence[Tool] = (),
+    lead: int = 0,
+) -> Setup:
+    """`setup` for a family whose work workers do: the task is done when every subtask of
+    ``specs`` (its task graph) is, as `SCOPED_CHECK` reads it whole or one subtask at a time;
+    the tools offered are ``tools``, `delegate_tool`, then the seed's background ``reading``."""
+    criteria = [s.failing for s in specs if s.failing]
+    world = FakeWorld(failing=lambda w: [c for f in criteria for c in f(w)], seed=seed)
+    check = check_tool(SCOPED_CHECK, subtasks={s.name: s.failing for s in specs if s.failing})
+    offered = [*tools, delegate_tool(), *reading]
+    built = setup(world, offered, script, seed=seed, lead=lead, check=check)
+    return dataclasses.replace(built, subtasks=tuple(specs))

@@ -5,8 +5,9 @@ spelling (``search_invoices``, ``results``, a flat body) fails on another.
 The protocol the harness and the termination contract speak stays fixed in every dialect: the
 tools `PROTOCOL_TOOLS`, and the fields in `PROTOCOL_FIELDS` (an ``error`` body, a job's
 ``status`` and ``retry_after``, the verifier's ``complete`` and ``failing``, the
-``request_id``). `without_volatile_ids` leaves the ``request_id`` out of what the agent sees:
-the plain variants, the graded-hostility baseline that a detector comparing raw results catches.
+``request_id``); so do handoff tools (`HANDOFF_PREFIX`), which a framework names, not an API.
+`without_volatile_ids` leaves the ``request_id`` out of what the agent sees: the plain variants,
+the graded-hostility baseline that a detector comparing raw results catches.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from unsolvable.fake_tools import FakeWorld, PermissionDenied, Tool, ToolRouter
 
 __all__ = [
     "DIALECTS",
+    "HANDOFF_PREFIX",
     "PROTOCOL_FIELDS",
     "Dialect",
     "dialect",
@@ -39,6 +41,9 @@ __all__ = [
 
 PROTOCOL_FIELDS = frozenset({"error", "status", "retry_after", "complete", "failing", "request_id"})
 """Top-level fields every dialect keeps as they are, where they are."""
+HANDOFF_PREFIX = "transfer_to_"
+"""How a handoff tool's name begins, ``transfer_to_<agent>``, as the OpenAI Agents SDK and
+langgraph-swarm name theirs: every dialect keeps such a tool and its answer as they are."""
 VOLATILE_FIELD = "request_id"
 NESTED_UNDER = "data"
 """Where a nesting dialect puts a result's payload (as many REST APIs do)."""
@@ -150,6 +155,8 @@ def _answering(tool: Tool, change: Callable[[ToolResult], ToolResult], name: str
 
 def _tool(tool: Tool, speech: Dialect) -> Tool:
     name = tool.spec.name
+    if name.startswith(HANDOFF_PREFIX):
+        return tool
     return _answering(
         tool, speech.result, name if name in PROTOCOL_TOOLS else speech.tool_name(name)
     )

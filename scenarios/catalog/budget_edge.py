@@ -28,17 +28,10 @@ from unsolvable import (
     SubtaskSpec,
     ToolSpec,
 )
-from unsolvable.fake_tools import FakeWorld, Tool, check_tool, constant_tool, pages_tool
-from unsolvable.scenarios.catalog._common import (
-    CHECK,
-    DELEGATE,
-    background,
-    scenario,
-    setup,
-    with_plain,
-)
+from unsolvable.fake_tools import FakeWorld, Tool, pages_tool
+from unsolvable.scenarios.catalog._common import background, scenario, with_plain
 from unsolvable.scenarios.catalog._control import twin
-from unsolvable.scenarios.catalog._delegation import Wave, Waves, by_argument
+from unsolvable.scenarios.catalog._delegation import Wave, Waves, by_argument, delegated_setup
 
 __all__ = ["FAMILY", "SCENARIOS", "make"]
 
@@ -58,11 +51,6 @@ READ = ToolSpec(
         "type": "object",
         "properties": {"log": {"type": "string"}, "page": {"type": "integer"}},
     },
-)
-SCOPED_CHECK = ToolSpec(
-    name=CHECK.name,
-    description=f"{CHECK.description} Pass subtask to check one delegated subtask only.",
-    parameters={"type": "object", "properties": {"subtask": {"type": "string"}}},
 )
 
 
@@ -99,13 +87,8 @@ def _build(seed: int, *, fault: bool = False) -> Setup:
         log: pages_tool(READ, key=f"{log}_pages", lines_per_page=6, answer=answer) for log in LOGS
     }
     read: Tool = by_argument(logs[LOGS[0]], field="log", routes=logs)
-    specs = tuple(SubtaskSpec(name=subtask(log), failing=_found(log, fault)) for log in LOGS)
-    criteria = [s.failing for s in specs if s.failing]
-    world = FakeWorld(failing=lambda w: [c for f in criteria for c in f(w)], seed=seed)
-    check = check_tool(SCOPED_CHECK, subtasks={s.name: s.failing for s in specs if s.failing})
-    delegate = constant_tool(DELEGATE, {"error": "delegate runs in the agent's own worker runtime"})
-    built = setup(world, [read, delegate, *reading], script, seed=seed, check=check)
-    return dataclasses.replace(built, subtasks=specs)
+    specs = [SubtaskSpec(name=subtask(log), failing=_found(log, fault)) for log in LOGS]
+    return delegated_setup(specs, [read], script, seed=seed, reading=reading)
 
 
 BUDGET = Budget(max_steps=STEP_BOUND, max_wall_seconds=5.0, max_cost_usd=MAX_COST_USD)

@@ -9,11 +9,10 @@ and the retry finishes it.
 
 from __future__ import annotations
 
-import dataclasses
 from functools import partial
 
 from unsolvable import Claim, Code, Scenario, Setup, Stagnation
-from unsolvable.fake_tools import Tool, constant_tool, unavailable_tool
+from unsolvable.fake_tools import Tool, unavailable_tool
 from unsolvable.scenarios.catalog._audits import (
     FILE,
     WORKER_STEPS,
@@ -21,20 +20,17 @@ from unsolvable.scenarios.catalog._audits import (
     filing,
     finishes,
     registry,
-    scoped_check,
     subtask,
-    world,
 )
-from unsolvable.scenarios.catalog._common import (
-    DELEGATE,
-    background,
-    lead,
-    scenario,
-    setup,
-    with_plain,
-)
+from unsolvable.scenarios.catalog._common import background, lead, scenario, with_plain
 from unsolvable.scenarios.catalog._control import twin
-from unsolvable.scenarios.catalog._delegation import Wave, Waves, by_argument, refused_first
+from unsolvable.scenarios.catalog._delegation import (
+    Wave,
+    Waves,
+    by_argument,
+    delegated_setup,
+    refused_first,
+)
 
 __all__ = ["FAMILY", "SCENARIOS", "make"]
 
@@ -67,13 +63,10 @@ def _build(seed: int, *, retry: bool = False) -> Setup:
     if retry:
         once = refused_first(unavailable_tool(FILE, STORE), filed, times=1)
         filed = by_argument(filed, field="number", routes={str(LOST): once})
-    delegate = constant_tool(DELEGATE, {"error": "delegate runs in the agent's own worker runtime"})
-    tools = [registry(NUMBERS), filed, delegate, *reading]
-    specs = audits(NUMBERS)
-    built = setup(
-        world(NUMBERS, seed), tools, script, seed=seed, lead=len(lead), check=scoped_check(specs)
+    tools = [registry(NUMBERS), filed]
+    return delegated_setup(
+        audits(NUMBERS), tools, script, seed=seed, reading=reading, lead=len(lead)
     )
-    return dataclasses.replace(built, subtasks=specs)
 
 
 def make(variant: str) -> Scenario:

@@ -14,19 +14,15 @@ from functools import partial
 from unsolvable import (
     Budget,
     Call,
-    Claim,
     Code,
-    Repeat,
     Scenario,
     Setup,
     Stagnation,
-    Steps,
     ToolSpec,
-    Until,
 )
-from unsolvable.fake_tools import FakeWorld, Tool, flaky_tool, queued_job_tool, requires
-from unsolvable.scenarios.catalog._common import by_seed, lead, scenario, stuck_setup
-from unsolvable.scenarios.catalog._control import finish, twin
+from unsolvable.fake_tools import Tool, flaky_tool, queued_job_tool
+from unsolvable.scenarios.catalog._common import by_seed, lead, scenario
+from unsolvable.scenarios.catalog._control import Deliverable, twin, wait_then_finish
 
 __all__ = ["FAMILY", "SCENARIOS"]
 
@@ -79,10 +75,11 @@ def _poll(seed: int) -> Call:
     return Call(name=EXPORT.name, arguments={"job_id": f"exp-{seed}"}, text="Checking the export")
 
 
+REPORT = Deliverable(spec=SAVE, key="report", field="rows", unmet="export report not saved")
+
+
 def _build(waiting: Tool, call: Call, seed: int) -> Setup:
-    world = FakeWorld(failing=requires("report", "export report not saved"), seed=seed)
-    save = finish(SAVE, key="report", field="rows")
-    return stuck_setup(world, [waiting, save], Repeat(call=call), seed=seed)
+    return wait_then_finish(waiting, call, REPORT, seed=seed)
 
 
 def _job_queued(seed: int) -> Setup:
@@ -116,10 +113,7 @@ def _job_finishes(seed: int) -> Setup:
         retry_after=RETRY_AFTER,
     )
     save = Call(name=SAVE.name, arguments=RESULT, text="Saving the export report")
-    script = Until(call=_poll(seed), marker='"ready"', then=Steps(calls=[save], then=Claim()))
-    world = FakeWorld(failing=requires("report", "export report not saved"), seed=seed)
-    tools = [job, finish(SAVE, key="report", field="rows")]
-    return stuck_setup(world, tools, script, seed=seed)
+    return wait_then_finish(job, _poll(seed), REPORT, seed=seed, then=save, marker='"ready"')
 
 
 def make(variant: str, *, how: str, why: str, build: partial[Setup]) -> Scenario:

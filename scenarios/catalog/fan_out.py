@@ -10,7 +10,6 @@ so. Its twin has workers that succeed, each checking its own subtask with
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
@@ -32,21 +31,19 @@ from unsolvable import (
 from unsolvable.fake_tools import (
     FakeWorld,
     Tool,
-    check_tool,
     constant_tool,
     lookup_tool,
     respond,
 )
 from unsolvable.scenarios.catalog._common import (
-    CHECK,
     DELEGATE,
     background,
     lead,
     scenario,
-    setup,
     with_plain,
 )
 from unsolvable.scenarios.catalog._control import twin
+from unsolvable.scenarios.catalog._delegation import delegated_setup
 
 __all__ = ["FAMILY", "SCENARIOS", "make"]
 
@@ -68,11 +65,6 @@ FILE = ToolSpec(
         "properties": {"number": {"type": "integer"}, "text": {"type": "string"}},
     },
 )
-SCOPED_CHECK = ToolSpec(
-    name=CHECK.name,
-    description=f"{CHECK.description} Pass subtask to check one delegated subtask only.",
-    parameters={"type": "object", "properties": {"subtask": {"type": "string"}}},
-)
 EXPECTED = frozenset({Code.NO_PROGRESS, Code.BUDGET_STEPS, Code.BUDGET_COST})
 """A stuck fan-out ends on evidence (``NO_PROGRESS``) or on the run's shared ledger — its steps
 or its tokens, whichever runs out first: ``BUDGET_COST`` is as honest as ``BUDGET_STEPS``."""
@@ -88,16 +80,6 @@ def _filed(number: int) -> Failing:
     return lambda world: (
         [] if str(number) in world.peek("audits", {}) else [f"audit of S-{number} not filed"]
     )
-
-
-def _world(numbers: Sequence[int], seed: int) -> FakeWorld:
-    criteria = [_filed(n) for n in numbers]
-    return FakeWorld(failing=lambda world: [c for f in criteria for c in f(world)], seed=seed)
-
-
-def _delegate() -> Tool:
-    """The toolbox's ``delegate``: workers are the agent's own; the tool only says so."""
-    return constant_tool(DELEGATE, {"error": "delegate runs in the agent's own worker runtime"})
 
 
 def _fan_out(workers: int, seed: int, **fields: object) -> tuple[FanOut, list[Tool]]:
@@ -137,11 +119,6 @@ def _file(on_record: frozenset[int]) -> Tool:
     return Tool(spec=FILE, handler=handle)
 
 
-def _check(numbers: Sequence[int]) -> Tool:
-    """The verifier every scenario of the family offers: the whole task, or one subtask."""
-    return check_tool(SCOPED_CHECK, subtasks={_subtask(n): _filed(n) for n in numbers})
-
-
 def _subtasks(numbers: Sequence[int]) -> tuple[SubtaskSpec, ...]:
     """The task graph the harness judges each worker's subtask by: one audit per supplier."""
     return tuple(SubtaskSpec(name=_subtask(n), failing=_filed(n)) for n in numbers)
@@ -150,11 +127,9 @@ def _subtasks(numbers: Sequence[int]) -> tuple[SubtaskSpec, ...]:
 def _build(workers: int, seed: int) -> Setup:
     numbers = range(1, workers + 1)
     script, reading = _fan_out(workers, seed)
-    tools = [constant_tool(LOOKUP, NO_FILE), _file(frozenset()), _delegate(), *reading]
-    built = setup(
-        _world(numbers, seed), tools, script, seed=seed, check=_check(numbers), lead=lead(seed)
-    )
-    return dataclasses.replace(built, subtasks=_subtasks(numbers))
+    tools = [constant_tool(LOOKUP, NO_FILE), _file(frozenset())]
+    specs = _subtasks(numbers)
+    return delegated_setup(specs, tools, script, seed=seed, reading=reading, lead=lead(seed))
 
 
 def _worker(number: int) -> Script:
@@ -184,13 +159,9 @@ def _build_twin(workers: int, seed: int) -> Setup:
     tools = [
         lookup_tool(LOOKUP, field="supplier", records=files, missing=NO_FILE),
         _file(frozenset(numbers)),
-        _delegate(),
-        *reading,
     ]
-    built = setup(
-        _world(numbers, seed), tools, script, seed=seed, check=_check(numbers), lead=lead(seed)
-    )
-    return dataclasses.replace(built, subtasks=_subtasks(numbers))
+    specs = _subtasks(numbers)
+    return delegated_setup(specs, tools, script, seed=seed, reading=reading, lead=lead(seed))
 
 
 def make(variant: str, *, workers: int) -> Scenario:

@@ -8,7 +8,6 @@ same until the specialist, which does the audit.
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from functools import partial
 
@@ -23,20 +22,17 @@ from unsolvable import (
     Setup,
     ToolCall,
 )
-from unsolvable.fake_tools import constant_tool
 from unsolvable.scenarios.catalog._audits import (
     WORKER_STEPS,
     audits,
     filing,
     finishes,
     registry,
-    scoped_check,
     subtask,
-    world,
 )
-from unsolvable.scenarios.catalog._common import DELEGATE, background, scenario, setup, with_plain
+from unsolvable.scenarios.catalog._common import background, scenario, with_plain
 from unsolvable.scenarios.catalog._control import twin
-from unsolvable.scenarios.catalog._delegation import Wave, Waves
+from unsolvable.scenarios.catalog._delegation import Wave, Waves, delegated_setup
 
 __all__ = ["FAMILY", "SCENARIOS", "PassesOn", "make"]
 
@@ -80,13 +76,10 @@ def _build(seed: int, *, levels: int | None = None) -> Setup:
         workers={subtask(1): finishes(1), subtask(PASSED): passes},
         then=Claim(text="Both audits are filed."),
     )
-    delegate = constant_tool(DELEGATE, {"error": "delegate runs in the agent's own worker runtime"})
-    tools = [registry(NUMBERS), filing(NUMBERS), delegate, *reading]
-    specs = audits(NUMBERS)
-    built = setup(
-        world(NUMBERS, seed), tools, script, seed=seed, lead=len(lead), check=scoped_check(specs)
+    tools = [registry(NUMBERS), filing(NUMBERS)]
+    return delegated_setup(
+        audits(NUMBERS), tools, script, seed=seed, reading=reading, lead=len(lead)
     )
-    return dataclasses.replace(built, subtasks=specs)
 
 
 def make(variant: str) -> Scenario:

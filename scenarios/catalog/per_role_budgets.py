@@ -29,17 +29,10 @@ from unsolvable import (
     SubtaskSpec,
     ToolSpec,
 )
-from unsolvable.fake_tools import FakeWorld, check_tool, constant_tool, pages_tool, writer_tool
-from unsolvable.scenarios.catalog._common import (
-    CHECK,
-    DELEGATE,
-    background,
-    scenario,
-    setup,
-    with_plain,
-)
+from unsolvable.fake_tools import FakeWorld, pages_tool, writer_tool
+from unsolvable.scenarios.catalog._common import background, scenario, with_plain
 from unsolvable.scenarios.catalog._control import twin
-from unsolvable.scenarios.catalog._delegation import Wave, Waves, by_argument
+from unsolvable.scenarios.catalog._delegation import Wave, Waves, by_argument, delegated_setup
 
 __all__ = ["FAMILY", "SCENARIOS", "make"]
 
@@ -67,11 +60,6 @@ BRIEF = ToolSpec(
     name="save_brief",
     description="Save the brief.",
     parameters={"type": "object", "properties": {"text": {"type": "string"}}},
-)
-SCOPED_CHECK = ToolSpec(
-    name=CHECK.name,
-    description=f"{CHECK.description} Pass subtask to check one delegated subtask only.",
-    parameters={"type": "object", "properties": {"subtask": {"type": "string"}}},
 )
 SUBJECTS = {RESEARCH: "market", ANALYSIS: "competitors"}
 
@@ -132,13 +120,8 @@ def _build(variant: str, seed: int, *, found: bool = False) -> Setup:
         *(SubtaskSpec(name=n, role=roles[n], failing=_found(SUBJECTS[n], found)) for n in research),
         SubtaskSpec(name=WRITE, role="writer", depends_on=tuple(research), failing=_brief),
     )
-    criteria = [s.failing for s in specs if s.failing]
-    world = FakeWorld(failing=lambda w: [c for f in criteria for c in f(w)], seed=seed)
-    check = check_tool(SCOPED_CHECK, subtasks={s.name: s.failing for s in specs if s.failing})
-    delegate = constant_tool(DELEGATE, {"error": "delegate runs in the agent's own worker runtime"})
-    tools = [read, writer_tool(BRIEF, key="brief", field="text", criteria=()), delegate, *reading]
-    built = setup(world, tools, script, seed=seed, check=check)
-    return dataclasses.replace(built, subtasks=specs)
+    tools = [read, writer_tool(BRIEF, key="brief", field="text", criteria=())]
+    return delegated_setup(specs, tools, script, seed=seed, reading=reading)
 
 
 def make(variant: str, how: str, why: str) -> Scenario:

@@ -1,10 +1,12 @@
 """Role ping-pong: a supervisor hands a report to a producer and its drafts to a reviewer, round
 after round; the reviewer's criteria drift — shorter, then cited, then shorter again — and the
-producer can meet only one at a time, so no draft is ever accepted.
+producer can meet only one at a time, so no draft is ever accepted. Or, with no supervisor, the
+two hand the task itself to each other, ``transfer_to_producer`` and back, and neither does it.
 
 Every round writes a draft and a review, and none is new after the second: the drafts and
 verdicts go back and forth between the same two. Its twin looks the same until the second
-review, which accepts the shorter draft.
+review, which accepts the shorter draft; the bouncing handoffs' twin, until the producer drafts
+instead of handing the task back.
 """
 
 from __future__ import annotations
@@ -14,19 +16,40 @@ from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
-from unsolvable import Call, Claim, Code, Scenario, Script, Setup, Steps, ToolResult, ToolSpec
-from unsolvable.fake_tools import Criterion, FakeWorld, Tool, constant_tool, writer_tool
+from unsolvable import (
+    Call,
+    Claim,
+    Code,
+    Cycle,
+    Repeat,
+    Scenario,
+    Script,
+    Setup,
+    Stagnation,
+    Steps,
+    ToolResult,
+    ToolSpec,
+)
+from unsolvable.fake_tools import Criterion, FakeWorld, Tool, denied_tool, writer_tool
 from unsolvable.scenarios.catalog._common import (
-    CHECK,
-    DELEGATE,
     background,
+    budget,
     lead,
     scenario,
     setup,
+    stuck_setup,
     with_plain,
 )
 from unsolvable.scenarios.catalog._control import twin
-from unsolvable.scenarios.catalog._delegation import ROUND, Wave, Waves
+from unsolvable.scenarios.catalog._delegation import (
+    ROUND,
+    SCOPED_CHECK,
+    Wave,
+    Waves,
+    by_argument,
+    delegate_tool,
+)
+from unsolvable.scenarios.catalog._dialect import HANDOFF_PREFIX
 
 __all__ = ["FAMILY", "SCENARIOS", "make"]
 
@@ -47,11 +70,6 @@ DRAFT = ToolSpec(
     parameters={"type": "object", "properties": {"text": {"type": "string"}}},
 )
 REVIEW = ToolSpec(name="review_draft", description="Review the saved draft against the criteria.")
-SCOPED_CHECK = ToolSpec(
-    name=CHECK.name,
-    description=f"{CHECK.description} Pass subtask to check one delegated subtask only.",
-    parameters={"type": "object", "properties": {"subtask": {"type": "string"}}},
-)
 WRITE, FIRST_REVIEW = "write the draft", "review the first draft"
 BRIEFER, REVIEW_BRIEFER = "revise the draft for brevity", "review the shorter draft"
 CITE, REVIEW_CITED = "revise the draft to cite sources", "review the cited draft"
@@ -62,13 +80,15 @@ def _answer(body: Mapping[str, Any]) -> ToolResult:
     return ToolResult(text=text, observation=text)
 
 
-def _reviewer(criteria: tuple[Criterion, ...]) -> Tool:
+def _reviewer(criteria: tuple[Criterion, ...], *, first: tuple[str, str] | None = None) -> Tool:
     """Reviews the saved draft: the first criterion it fails, or acceptance; keeps only the
-    latest verdict, so the world goes back and forth with the drafts."""
+    latest verdict, so the world goes back and forth with the drafts. ``first``, a world key and
+    what it stands for, must be set before any criterion is read."""
 
     def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
         text = str(world.get("draft", ""))
-        failing = [c.name for c in criteria if not c.holds(text)]
+        failing = [first[1]] if first and not world.peek(first[0]) else []
+        failing += [c.name for c in criteria if not c.holds(text)]
         verdict = f"rejected: it must be {failing[0]}" if failing else "accepted"
         world.put("review", verdict)
         if not failing:
@@ -76,6 +96,10 @@ def _reviewer(criteria: tuple[Criterion, ...]) -> Tool:
         return _answer({"review": verdict})
 
     return Tool(spec=REVIEW, handler=handle)
+
+
+SUBTASK_KEYS = {"review": "review", "push": "pushed"}
+"""What a subtask leaves in the world, by its first word: a verdict, a push, else a draft."""
 
 
 def _scoped_check() -> Tool:
@@ -87,7 +111,7 @@ def _scoped_check() -> Tool:
         if not subtask:
             failing = [] if world.peek("approved") else ["the report is not approved"]
         else:
-            key = "review" if subtask.startswith("review") else "draft"
+            key = next((k for verb, k in SUBTASK_KEYS.items() if subtask.startswith(verb)), "draft")
             failing = [] if world.peek(key) else [f"{subtask}: not done"]
         return _answer({"complete": not failing, "failing": failing})
 
@@ -130,11 +154,10 @@ def _build(seed: int, *, accepts: bool = False) -> Setup:
     )
     world = FakeWorld(failing=lambda w: [] if w.peek("approved") else ["not approved"], seed=seed)
     criteria = (SHORT,) if accepts else (SHORT, CITED)
-    delegate = constant_tool(DELEGATE, {"error": "delegate runs in the agent's own worker runtime"})
     tools = [
         writer_tool(DRAFT, key="draft", field="text", criteria=(SHORT, CITED)),
         _reviewer(criteria),
-        delegate,
+        delegate_tool(),
         *reading,
     ]
     return setup(world, tools, script, seed=seed, lead=len(lead), check=_scoped_check())
@@ -173,3 +196,188 @@ SCENARIOS: tuple[Scenario, ...] = (
     ),
 )
 SCENARIOS = with_plain(SCENARIOS, "reviewer-never-accepts")
+
+PRODUCER, REVIEWER = "producer", "reviewer"
+HANDOFF_BOUND = 8
+"""Both handoffs, made once and made again, before the bounce shows; the rest is room for a
+slower detector (N counts from the end of the seed's background reading)."""
+HANDOFF_BUDGET = 3 * HANDOFF_BOUND
+"""Room past N: a stop logic that takes handoffs for progress runs past the bound before the
+step budget ends it, as agents bouncing a task run until a recursion limit."""
+
+
+def _handoff(agent: str) -> Tool:
+    """A handoff tool as the OpenAI Agents SDK makes one: ``transfer_to_<agent>``, its default
+    description, and its answer ``{"assistant": <agent>}``; the world keeps which agent has the
+    task, so a bounce flips it back and forth and revisits the same two states."""
+    spec = ToolSpec(
+        name=f"{HANDOFF_PREFIX}{agent}",
+        description=f"Handoff to the {agent} agent to handle the request.",
+    )
+
+    def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
+        world.put("active_agent", agent)
+        return _answer({"assistant": agent})
+
+    return Tool(spec=spec, handler=handle)
+
+
+TO_PRODUCER = Call(
+    name=f"{HANDOFF_PREFIX}{PRODUCER}", text="Drafting is the producer's job; handing it over"
+)
+TO_REVIEWER = Call(
+    name=f"{HANDOFF_PREFIX}{REVIEWER}", text="Approval is the reviewer's call; handing it back"
+)
+
+
+def _build_handoffs(seed: int, *, works: bool = False) -> Setup:
+    """The reviewer, which has the task first, hands it to the producer, which hands it back,
+    for ever; or the producer drafts, hands the draft back, and the reviewer accepts it."""
+    world = FakeWorld(failing=lambda w: [] if w.peek("approved") else ["not approved"], seed=seed)
+    tools = [
+        writer_tool(DRAFT, key="draft", field="text", criteria=(SHORT, CITED)),
+        _reviewer((SHORT,)),
+        _handoff(PRODUCER),
+        _handoff(REVIEWER),
+    ]
+    draft = Call(name=DRAFT.name, arguments={"text": SHORT_UNCITED}, text="Drafting")
+    review = Call(name=REVIEW.name, text="Reviewing")
+    script: Script = (
+        Steps(
+            calls=[TO_PRODUCER, draft, TO_REVIEWER, review],
+            then=Claim(text="The report is approved."),
+        )
+        if works
+        else Cycle(calls=[TO_PRODUCER, TO_REVIEWER])
+    )
+    return stuck_setup(world, tools, script, seed=seed)
+
+
+HANDOFF_BOUNCE = scenario(
+    family=FAMILY,
+    variant="handoff-bounce",
+    lead=True,
+    task="Get the quarterly report written and approved: the producer drafts it, the reviewer "
+    "approves it. You are the reviewer; hand the task to the other agent with "
+    f"{HANDOFF_PREFIX}{PRODUCER} or {HANDOFF_PREFIX}{REVIEWER} when it is theirs.",
+    how="as the reviewer, hands the task to the producer, which hands it straight back, and so "
+    "on, neither drafting nor reviewing: the two agents hand off to each other with nothing "
+    "done in between",
+    why="No agent ever works on the report: each handoff only moves the task between the same "
+    "two, and the world goes back and forth between the same two states.",
+    build=_build_handoffs,
+    expected=frozenset({Code.NO_PROGRESS}),
+    step_bound=HANDOFF_BOUND,
+    budget=budget(HANDOFF_BUDGET),
+)
+SCENARIOS = (
+    *SCENARIOS,
+    HANDOFF_BOUNCE,
+    twin(
+        HANDOFF_BOUNCE,
+        variant="twin-handoff-converges",
+        how="as the reviewer, hands the task to the producer, which drafts a short report and "
+        "hands it back; the reviewer accepts it",
+        why=f"the producer does the work after one handoff. Identical to {HANDOFF_BOUNCE.name} "
+        "until the producer's first step: the handoff back comes after a draft, not instead.",
+        build=partial(_build_handoffs, works=True),
+        needed=5,
+        diverges_at=lambda seed: lead(seed) + 2,
+    ),
+)
+
+
+PERMISSION = "repo:push"
+"""What pushing to the release repository needs: the release manager's, a role this run has
+not."""
+PUSH = ToolSpec(
+    name="push_draft",
+    description="Push the saved draft to a repository remote.",
+    parameters={"type": "object", "properties": {"remote": {"type": "string"}}},
+)
+PUSHES, REVIEW_PUSHED = "push the draft to the repository", "review the pushed draft"
+PUSHED = ("pushed", "pushed to the release repository")
+"""What the reviewer wants before it reads the draft: a push (a world key), in its words."""
+NEEDS_BOUND = 2 * 3 + 1 + 2 + 4
+"""The draft and the first review (three steps each: the dispatch, the work, the report), the
+push's dispatch and its two refused attempts, and room to stop (N counts from the end of the
+seed's background reading)."""
+
+
+def _push(remote: str) -> Call:
+    return Call(name=PUSH.name, arguments={"remote": remote}, text=f"Pushing to {remote}")
+
+
+def _build_push(seed: int, *, team_remote: bool = False) -> Setup:
+    """The producer drafts, the reviewer wants it pushed first, and every push is refused for
+    `PERMISSION`; or the team's own remote takes it, and the reviewer accepts."""
+    lead, reading = background(seed)
+    pushes: Script = (
+        Steps(calls=[_push("release"), _push("team")], then=Claim(text="The draft is pushed."))
+        if team_remote
+        else Repeat(call=_push("release"))
+    )
+    workers = {WRITE: _writes(SHORT_UNCITED), FIRST_REVIEW: REVIEWS, PUSHES: pushes}
+    workers[REVIEW_PUSHED] = REVIEWS
+    first = [
+        Wave(subtasks=[WRITE], text="Drafting first"),
+        Wave(subtasks=[FIRST_REVIEW], text="Review"),
+    ]
+    rounds = [_round(PUSHES), _round(REVIEW_PUSHED)]
+    script = Waves(
+        before=lead,
+        waves=[*first, *rounds] if team_remote else first,
+        cycle=() if team_remote else rounds,
+        workers=workers,
+        then=Claim(text="The report is approved."),
+    )
+    denied = denied_tool(PUSH, PERMISSION)
+    allowed = writer_tool(PUSH, key=PUSHED[0], field="remote", criteria=())
+    push = by_argument(
+        allowed if team_remote else denied, field="remote", routes={"release": denied}
+    )
+    world = FakeWorld(failing=lambda w: [] if w.peek("approved") else ["not approved"], seed=seed)
+    tools = [
+        writer_tool(DRAFT, key="draft", field="text", criteria=(SHORT, CITED)),
+        _reviewer((SHORT,), first=PUSHED),
+        push,
+        delegate_tool(),
+        *reading,
+    ]
+    return setup(world, tools, script, seed=seed, lead=len(lead), check=_scoped_check())
+
+
+NEEDS_ANOTHER_ROLE = scenario(
+    family=FAMILY,
+    variant="needs-another-role",
+    lead=True,
+    task="Get the quarterly report written and approved: a producer drafts it, a reviewer "
+    "approves it; delegate each draft, push and review to a worker.",
+    how="as supervisor, hands the draft to a producer and it to a reviewer, who wants it pushed "
+    "to the release repository first; the producer's pushes are refused for the permission "
+    f"{PERMISSION!r}, and it retries them",
+    why=f"Only a release manager holds {PERMISSION!r}, and this run has none: no producer or "
+    "reviewer can meet what the reviewer asks. The stop must name that permission.",
+    build=_build_push,
+    expected=frozenset({Code.BLOCKED_INPUT}),
+    step_bound=NEEDS_BOUND,
+    stagnation=Stagnation.FIRST_REFUSAL,
+    refused_retries=1,
+    missing=(PERMISSION,),
+)
+SCENARIOS = (
+    *SCENARIOS,
+    NEEDS_ANOTHER_ROLE,
+    twin(
+        NEEDS_ANOTHER_ROLE,
+        variant="twin-team-remote",
+        how="as supervisor, hands the draft to a producer and it to a reviewer, who wants it "
+        f"pushed first; the producer's push to the release repository is refused for "
+        f"{PERMISSION!r}, its push to the team's own remote is taken, and the reviewer accepts",
+        why=f"the team's remote needs no {PERMISSION!r} (the task names neither remote). "
+        f"Identical to {NEEDS_ANOTHER_ROLE.name} until the producer's second push.",
+        build=partial(_build_push, team_remote=True),
+        needed=3 + 3 + 4 + 3 + 1,
+        diverges_at=lambda seed: lead(seed) + 5,
+    ),
+)

@@ -9,7 +9,6 @@ failed. Its twin looks the same until the search's second fetch, which the API a
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from functools import partial
 
@@ -29,22 +28,17 @@ from unsolvable import (
 from unsolvable.fake_tools import (
     FakeWorld,
     Tool,
-    check_tool,
-    constant_tool,
     unavailable_tool,
     writer_tool,
 )
 from unsolvable.scenarios.catalog._common import (
     ABANDONED,
-    CHECK,
-    DELEGATE,
     background,
     scenario,
-    setup,
     with_plain,
 )
 from unsolvable.scenarios.catalog._control import twin
-from unsolvable.scenarios.catalog._delegation import Wave, Waves, refused_first
+from unsolvable.scenarios.catalog._delegation import Wave, Waves, delegated_setup, refused_first
 
 __all__ = ["FAMILY", "NODES", "SCENARIOS", "SOURCES", "make"]
 
@@ -78,19 +72,10 @@ FETCH = ToolSpec(
     description="Fetch the sources for a query from the sources API.",
     parameters={"type": "object", "properties": {"query": {"type": "string"}}},
 )
-SCOPED_CHECK = ToolSpec(
-    name=CHECK.name,
-    description=f"{CHECK.description} Pass subtask to check one delegated subtask only.",
-    parameters={"type": "object", "properties": {"subtask": {"type": "string"}}},
-)
 
 
 def _done(node: str) -> Callable[[FakeWorld], list[str]]:
     return lambda world: [] if world.peek(KEYS[node]) else [f"{node}: not done"]
-
-
-def _world(seed: int) -> FakeWorld:
-    return FakeWorld(failing=lambda w: [c for n in NODES for c in _done(n)(w)], seed=seed)
 
 
 def _worker(node: str, *, fetches: int = 1) -> Script:
@@ -122,14 +107,11 @@ def _build(seed: int, *, recovers: bool = False) -> Setup:
     writers = [
         writer_tool(spec, key=KEYS[n], field="text", criteria=()) for n, spec in WRITE.items()
     ]
-    delegate = constant_tool(DELEGATE, {"error": "delegate runs in the agent's own worker runtime"})
-    specs = tuple(
+    specs = [
         SubtaskSpec(name=n, depends_on=tuple(DEPENDS.get(n, ())), failing=_done(n)) for n in NODES
-    )
-    check = check_tool(SCOPED_CHECK, subtasks={n: _done(n) for n in NODES})
-    tools = [fetch, *writers, delegate, *reading]
-    built = setup(_world(seed), tools, script, seed=seed, lead=len(lead), check=check)
-    return dataclasses.replace(built, subtasks=specs)
+    ]
+    tools = [fetch, *writers]
+    return delegated_setup(specs, tools, script, seed=seed, reading=reading, lead=len(lead))
 
 
 def make(variant: str) -> Scenario:

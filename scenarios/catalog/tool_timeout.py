@@ -14,19 +14,15 @@ from functools import partial
 from unsolvable import (
     Budget,
     Call,
-    Claim,
     Code,
-    Repeat,
     Scenario,
     Setup,
     Stagnation,
-    Steps,
     ToolSpec,
-    Until,
 )
-from unsolvable.fake_tools import FakeWorld, hanging_tool, requires
-from unsolvable.scenarios.catalog._common import lead, scenario, stuck_setup
-from unsolvable.scenarios.catalog._control import finish, twin
+from unsolvable.fake_tools import hanging_tool
+from unsolvable.scenarios.catalog._common import lead, scenario
+from unsolvable.scenarios.catalog._control import Deliverable, twin, wait_then_finish
 
 __all__ = ["FAMILY", "SCENARIOS"]
 
@@ -58,8 +54,7 @@ def _budget() -> Budget:
     return Budget(max_steps=STEP_BOUND, max_tokens=STEP_BOUND * 2_000, max_wall_seconds=WALL_BUDGET)
 
 
-def _world(seed: int) -> FakeWorld:
-    return FakeWorld(failing=requires("logged", "temperature not logged"), seed=seed)
+LOGGED = Deliverable(spec=LOG, key="logged", field="celsius", unmet="temperature not logged")
 
 
 def _read() -> Call:
@@ -68,8 +63,7 @@ def _read() -> Call:
 
 def _build(timeout: int, seed: int) -> Setup:
     sensor = hanging_tool(READ, SENSOR, timeout=timeout)
-    tools = [sensor, finish(LOG, key="logged", field="celsius")]
-    return stuck_setup(_world(seed), tools, Repeat(call=_read()), seed=seed)
+    return wait_then_finish(sensor, _read(), LOGGED, seed=seed)
 
 
 def _build_warms_up(seed: int) -> Setup:
@@ -77,9 +71,7 @@ def _build_warms_up(seed: int) -> Setup:
         READ, SENSOR, timeout=30, answers_after=COLD_START, key="reading", answer=READING
     )
     log = Call(name=LOG.name, arguments=READING, text="Logging the temperature")
-    script = Until(call=_read(), marker='"celsius"', then=Steps(calls=[log], then=Claim()))
-    tools = [sensor, finish(LOG, key="logged", field="celsius")]
-    return stuck_setup(_world(seed), tools, script, seed=seed)
+    return wait_then_finish(sensor, _read(), LOGGED, seed=seed, then=log, marker='"celsius"')
 
 
 def make(variant: str, *, timeout: int) -> Scenario:

@@ -71,6 +71,20 @@ CAUGHT: dict[str, tuple[Any, bool, str]] = {
         "false stop",
     ),
 }
+# variant → the flawed agent it is built for, where it is not its family's
+CAUGHT_BY_VARIANT: dict[str, tuple[Any, bool, str]] = {
+    "mixed-fan-out/out-of-turns-reported-done": (
+        wrong.reports_running_out_as_done,
+        False,
+        "false completion",
+    ),
+    "role-ping-pong/handoff-bounce": (wrong.counts_handoffs_as_progress, False, "after the bound"),
+    "role-ping-pong/needs-another-role": (
+        wrong.blames_the_ping_pong,
+        False,
+        "does not name what blocked",
+    ),
+}
 # twin → the stop logic it catches (a false stop on at least one of its seeds)
 TWIN_CAUGHT: dict[str, Any] = {
     "contradictory-criteria/twin-converges": wrong.stops_at_first_stale_step,
@@ -100,9 +114,12 @@ TWIN_CAUGHT: dict[str, Any] = {
     "human-gate/twin-moves-to-trash": wrong.asks_at_first_doubt,
     "false-premise/twin-premise-holds": wrong.asks_at_first_doubt,
     "mixed-fan-out/twin-all-finish": wrong.blocks_on_first_503,
+    "mixed-fan-out/twin-archivist-finds-it": wrong.halves_role_budgets,
     "duplicate-dispatch/twin-retry-after-failure": wrong.never_retries,
     "task-graph/twin-upstream-recovers": wrong.blocks_on_first_503,
     "role-ping-pong/twin-accepts-revision": wrong.stops_at_first_rejection,
+    "role-ping-pong/twin-handoff-converges": wrong.stops_at_the_second_handoff,
+    "role-ping-pong/twin-team-remote": wrong.blocks_at_the_first_denial,
     "nested-delegation/twin-specialist-works": wrong.never_passes_a_brief_on,
     "budget-edge/twin-fits-the-budget": wrong.reserves_worst_case,
     "per-role-budgets/twin-within-caps": wrong.halves_role_budgets,
@@ -128,14 +145,19 @@ TAILORED = (
 )
 
 
+def _caught(scenario: unsolvable.Scenario) -> tuple[Any, bool, str]:
+    return CAUGHT_BY_VARIANT.get(scenario.name, CAUGHT[scenario.family])
+
+
 def _agent(scenario: unsolvable.Scenario) -> Any:
     if scenario.family == "forced-final-answer":
         return wrong.forced_final_answer(scenario.budget.max_steps)
-    return CAUGHT[scenario.family][0]()
+    return _caught(scenario)[0]()
 
 
 def test_every_family_has_a_flawed_agent_and_every_twin_one_it_catches() -> None:
     assert {s.family for s in scenarios.SCENARIOS} == set(CAUGHT)
+    assert set(CAUGHT_BY_VARIANT) <= {s.name for s in OTHERS}
     assert {s.name for s in TWINS} == set(TWIN_CAUGHT)
 
 
@@ -146,7 +168,7 @@ def test_every_tailored_flaw_is_caught_by_some_twin() -> None:
 
 @pytest.mark.parametrize("scenario", OTHERS, ids=lambda s: s.name)
 def test_flawed_agent_is_caught(scenario: unsolvable.Scenario) -> None:
-    _, strict, words = CAUGHT[scenario.family]
+    _, strict, words = _caught(scenario)
     record = unsolvable.run(_agent(scenario), scenario, strict=strict)
     assert not record.verdict.passed
     assert any(choice in record.verdict.summary for choice in words.split("|")), record.verdict
