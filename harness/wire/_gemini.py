@@ -130,8 +130,9 @@ def _contents(raw: list[Any], start: int, taken: Sequence[JSON]) -> list[JSON]:
             calls_before += len(message.get("tool_calls") or ())
             added.append(freeze(message))
             continue
-        last = next((m for m in reversed([*taken, *added]) if m["role"] == "assistant"), {})
-        added.extend(freeze(message) for message in _user(parts, last.get("tool_calls") or ()))
+        said = [m for m in (*taken, *added) if m["role"] == "assistant"]
+        pending = said[-1].get("tool_calls") or () if said else ()
+        added.extend(freeze(message) for message in _user(parts, pending))
     return added
 
 

@@ -493,15 +493,16 @@ class Wire:
         ``http_options`` may be given as a dict (``HttpOptionsDict``), and is completed with
         this wire's base URL and httpx2 clients."""
         from google import genai
+        from google.genai import types
 
-        http = dict(options.pop("http_options", None) or {})
+        http: dict[str, Any] = dict(options.pop("http_options", None) or {})
         if "base_url" in http:
             options["base_url"] = http.pop("base_url")
         merged = _clients.sdk_options(options, self.httpx2_client, GEMINI_BASE_URL, agent)
         http.setdefault("base_url", merged.pop("base_url"))
         http.setdefault("httpx_client", merged.pop("http_client"))
         http.setdefault("httpx_async_client", self.httpx2_async_client())
-        return genai.Client(http_options=http, **merged)
+        return genai.Client(http_options=types.HttpOptions(**http), **merged)
 
 
 def _agent_of(path: str) -> str:

@@ -81,7 +81,9 @@ def run_agent(
         for call in calls:
             arguments = json.dumps(call.args or {})
             result = call_tool(str(call.name), arguments)
-            response = types.FunctionResponse(id=call.id, name=call.name, response={"result": result})
+            response = types.FunctionResponse(
+                id=call.id, name=call.name, response={"result": result}
+            )
             results.append(types.Part(function_response=response))
             stop = stop or logic.observe(str(call.name), arguments, result)
         contents.append(types.Content(role="user", parts=results))
