@@ -137,7 +137,8 @@ class GeminiCliAdapter:
         if error is not None or not isinstance(returned, ProcessExit):
             return None
         result = _result(returned)
-        warnings = [str(w) for w in result.get("warnings") or () if isinstance(w, str)]
+        given = result.get("warnings")
+        warnings = [w for w in given if isinstance(w, str)] if isinstance(given, list) else []
         loop = next((w for w in warnings if w.startswith(LOOP_DETECTED)), None)
         if loop is not None:
             return Stop(code=Code.NO_PROGRESS, reason=f"gemini: {loop}")
