@@ -137,6 +137,8 @@ class GeminiCliAdapter:
         if error is not None or not isinstance(returned, ProcessExit):
             return None
         result = _result(returned)
+        if result is None:  # its result was cut (`OUTPUT_KEPT`) or never written: not read
+            return None
         given = result.get("warnings")
         warnings = [w for w in given if isinstance(w, str)] if isinstance(given, list) else []
         loop = next((w for w in warnings if w.startswith(LOOP_DETECTED)), None)
@@ -146,23 +148,19 @@ class GeminiCliAdapter:
         return Stop(code=Code.COMPLETED, reason=f"final answer: {said:.160}")
 
 
-def _result(ended: ProcessExit) -> Mapping[str, object]:
-    """The JSON object ``--output-format json`` prints last (empty when there is none)."""
-    text = ended.stdout
-    start = text.find("{")
-    while start != -1:
-        try:
-            data = json.loads(text[start:])
-        except ValueError:
-            start = text.find("{", start + 1)
-            continue
-        return data if isinstance(data, dict) else {}
-    return {}
+def _result(ended: ProcessExit) -> Mapping[str, object] | None:
+    """The JSON object ``--output-format json`` prints, the whole of its stdout; ``None`` when
+    the stdout kept is not one."""
+    try:
+        data = json.loads(ended.stdout)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
 
 
-def _failure(result: Mapping[str, object]) -> str | None:
+def _failure(result: Mapping[str, object] | None) -> str | None:
     """What the result's ``error`` says; ``None`` when it has none."""
-    error = result.get("error")
+    error = None if result is None else result.get("error")
     if not error:
         return None
     said = error.get("message") if isinstance(error, dict) else error
