@@ -77,7 +77,8 @@ CLI = CodingAgentCli(
 class GeminiCliAdapter:
     """Runs ``gemini -p`` on the session's task, in a network namespace with only the harness's
     loopback address (``isolate_network``, the default), in a fresh ``HOME`` (no user settings,
-    login or history) and an empty working directory, tool names mapped on the wire
+    login or history) and ``TMPDIR`` (its error reports go there, and go with the run) and an
+    empty working directory, tool names mapped on the wire
     (``mcp_unsolvable_<tool>`` to the agent, ``<tool>`` to the scenario).
 
     ``executable``: the CLI (default: ``gemini`` on PATH); ``model``: the model it is told
@@ -110,10 +111,12 @@ class GeminiCliAdapter:
             home, work = os.path.join(folder, "home"), os.path.join(folder, "work")
             os.makedirs(os.path.join(home, ".gemini"))
             os.makedirs(work)
+            scratch = os.path.join(folder, "tmp")  # where it writes an error's full report
+            os.makedirs(scratch)
             path = os.path.join(home, ".gemini", "settings.json")
             with open(path, "w", encoding="utf-8") as file:
                 file.write(settings())
-            line = ["env", "-C", work, f"HOME={home}"]
+            line = ["env", "-C", work, f"HOME={home}", f"TMPDIR={scratch}"]
             line += command(executable, self.model, self.args)
             process = ProcessAdapter(
                 line,
@@ -149,10 +152,15 @@ class GeminiCliAdapter:
 
 
 def _result(ended: ProcessExit) -> Mapping[str, object] | None:
-    """The JSON object ``--output-format json`` prints, the whole of its stdout; ``None`` when
-    the stdout kept is not one."""
+    """The JSON object ``--output-format json`` prints: on stdout, or after the error's report on
+    stderr when the run failed; ``None`` when the output kept (`OUTPUT_KEPT`) has none whole."""
+    return _last_object(ended.stdout) or _last_object(ended.stderr)
+
+
+def _last_object(text: str) -> Mapping[str, object] | None:
+    """The JSON object that ends ``text`` and starts a line (its members are indented)."""
     try:
-        data = json.loads(ended.stdout)
+        data = json.loads(text[text.rfind("\n{") + 1 :])
     except ValueError:
         return None
     return data if isinstance(data, dict) else None

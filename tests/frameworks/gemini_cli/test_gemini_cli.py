@@ -39,3 +39,17 @@ def test_a_refused_call_is_retried_until_the_loop_detector_not_reported_as_block
     record = unsolvable.run("gemini-cli", scenarios.get("missing-permission/retry-403"))
     assert (record.exit, record.code) == (Exit.ABANDONED, Code.NO_PROGRESS)
     assert record.observed.refusals == {"denied": 4} and not record.verdict.passed
+
+
+@needs_gemini
+@pytest.mark.parametrize(
+    "name", ["context-overflow/irreducible-document", "context-overflow/twin-compacts-once"]
+)
+def test_its_first_request_is_over_the_window_and_it_exits_with_the_apis_message(
+    name: str,
+) -> None:
+    """Its own prompt and tools are about 6,200 tokens as the harness counts them: refused at
+    step 1 with the API's "input token count" message, which it reports before exiting."""
+    record = unsolvable.run("gemini-cli", scenarios.get(name))
+    assert (record.outcome, record.observed.steps) == (Outcome.CRASHED, 1)
+    assert "exceeds the maximum number of tokens allowed (1500)" in str(record.observed.error)
