@@ -3,6 +3,8 @@ chunks for ``streamGenerateContent``).
 
 Spoken by the ``google-genai`` SDK and Gemini CLI. The model is named in the path
 (``…/v1beta/models/{model}:generateContent``), and so is streaming: two paths, one format class.
+A stream is answered as server-sent events, what both clients ask for (``?alt=sse``); the API's
+other stream, one JSON array, no client of the harness's uses.
 ``functionCall`` parts become Chat Completions tool calls and ``functionResponse`` parts tool
 messages; a call or a response without an ``id`` (the API's ids are optional) is paired with its
 partner by position, so the scripted model sees the same conversation whichever SDK the agent
