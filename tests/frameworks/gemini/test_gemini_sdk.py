@@ -6,6 +6,7 @@ said."""
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -17,9 +18,10 @@ from google import genai
 from google.genai import types
 
 import unsolvable
-from tests.frameworks._glue import CHILD_CEILINGS, child_agent
+from tests.frameworks._glue import CHILD_CEILINGS, ROOT, child_agent
 from tests.frameworks.gemini.sdk_agent import MODEL, run_agent
 from unsolvable import Code, Outcome, Session, scenarios
+from unsolvable.adapters.process import ProcessAdapter
 from unsolvable.wire import FAKE_API_KEY, Wire
 
 Agent = Callable[[Session], Mapping[str, Any]]
@@ -155,3 +157,18 @@ def test_automatic_function_calling_runs_the_python_tools_until_its_call_limit()
     record = unsolvable.run(agent, scenarios.get("constant-return/repeat"))
     assert (record.observed.steps, record.observed.tool_calls) == (10, 9)
     assert answers[0].function_calls and record.code is Code.COMPLETED
+
+
+def test_the_exec_face_hands_the_unmodified_agent_the_gemini_base_url_and_key(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``exec:`` gives ``GOOGLE_GEMINI_BASE_URL`` and ``GEMINI_API_KEY``, which ``genai.Client()``
+    reads when built with no arguments."""
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    agent = ProcessAdapter(
+        [sys.executable, "-m", "tests.frameworks.gemini.sdk_agent", "{task}", "{tools}"]
+    )
+    record = unsolvable.run(
+        agent, scenarios.get("constant-return/repeat"), strict=True, ceilings=CHILD_CEILINGS
+    )
+    assert record.code is Code.NO_PROGRESS and record.observed.steps == 3
