@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -136,7 +137,7 @@ class _Editor:
         for call in (request, self.announced.get(request.tool_call_id)):
             raw = call.raw_input if call is not None and isinstance(call.raw_input, dict) else {}
             given = raw.get("arguments")
-            arguments = given if isinstance(given, dict) else raw
+            arguments = given if isinstance(given, dict) else raw or _shown(call)
             for name in _names(call.title or "" if call is not None else "", raw, self.prefix):
                 if name in specs:
                     return specs[name], dict(arguments)
@@ -145,9 +146,30 @@ class _Editor:
 
 def _names(title: str, raw: Mapping[str, Any], prefix: str) -> list[str]:
     """The names a tool call may go by: its title as it is, without the agent's MCP prefix, its
-    last word (``Tool: unsolvable/search``), and the ``tool`` or ``name`` of its input."""
-    last = re.split(r"[\s/.:]", title)[-1]
-    return [title, title.removeprefix(prefix), last, str(raw.get("tool")), str(raw.get("name"))]
+    last word (``Tool: unsolvable/search``), its first (Gemini CLI's ``search (unsolvable MCP
+    Server)``), and the ``tool`` or ``name`` of its input."""
+    words = re.split(r"[\s/.:]", title)
+    return [
+        title,
+        title.removeprefix(prefix),
+        words[-1],
+        words[0],
+        str(raw.get("tool")),
+        str(raw.get("name")),
+    ]
+
+
+def _shown(call: ToolCallUpdate | ToolCall | None) -> dict[str, Any]:
+    """The arguments an agent shows as the text of the call's content, when it sends no
+    ``rawInput`` (Gemini CLI shows them as JSON); empty when it shows none."""
+    for block in (call.content or ()) if call is not None else ():
+        text = getattr(getattr(block, "content", None), "text", None)
+        if isinstance(text, str):
+            with contextlib.suppress(ValueError):
+                shown = json.loads(text)
+                if isinstance(shown, dict):
+                    return shown
+    return {}
 
 
 def _choose(options: Sequence[PermissionOption], kinds: Sequence[str]) -> RequestPermissionResponse:

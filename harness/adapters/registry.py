@@ -28,6 +28,7 @@ BUILTIN_ADAPTERS = {
     "autogen": "unsolvable.adapters.autogen:adapter",
     "crewai": "unsolvable.adapters.crewai:adapter",
     "codex": "unsolvable.adapters.codex_cli:adapter",
+    "gemini-cli": "unsolvable.adapters.gemini_cli:adapter",
 }
 """Adapters the harness ships under a short name, each needing its extra or CLI."""
 

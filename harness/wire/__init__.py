@@ -1,5 +1,6 @@
 """The fake model on the wire: one scripted model served as OpenAI Chat Completions, OpenAI
-Responses and Anthropic Messages (JSON and SSE), plus the scenario's tools as HTTP endpoints.
+Responses, Anthropic Messages and the Gemini API (JSON and SSE), plus the scenario's tools as HTTP
+endpoints.
 
 Faces: httpx2 and httpx mock transports (inject them as ``http_client=``), respx routes, and a
 loopback server for agents in other processes. Importing this package imports no HTTP library.
@@ -13,6 +14,7 @@ from unsolvable.wire._turn import Turn, WireFormat
 from unsolvable.wire._wire import (
     ANTHROPIC_BASE_URL,
     FORMATS,
+    GEMINI_BASE_URL,
     MODEL_HOSTS,
     OPENAI_BASE_URL,
     TOOLS_URL,
@@ -24,6 +26,7 @@ __all__ = [
     "ANTHROPIC_BASE_URL",
     "FAKE_API_KEY",
     "FORMATS",
+    "GEMINI_BASE_URL",
     "MODEL_HOSTS",
     "OPENAI_BASE_URL",
     "TOOLS_URL",

@@ -146,7 +146,7 @@ class AnthropicMessages:
     path_suffix = "/messages"
     conversation = "messages"
 
-    def read(self, body: JSON, earlier: Turn | None = None) -> Turn:
+    def read(self, body: JSON, earlier: Turn | None = None, *, path: str = "") -> Turn:
         raw = require(body, "messages", list, NAME)
         start = read_from(earlier)
         require_objects(raw, "messages", NAME, start=start)

@@ -104,7 +104,7 @@ class ChatCompletions:
     path_suffix = "/chat/completions"
     conversation = "messages"
 
-    def read(self, body: JSON, earlier: Turn | None = None) -> Turn:
+    def read(self, body: JSON, earlier: Turn | None = None, *, path: str = "") -> Turn:
         messages = require(body, "messages", list, NAME)
         start = read_from(earlier)
         require_objects(messages, "messages", NAME, start=start)

@@ -211,7 +211,7 @@ class Responses:
     path_suffix = "/responses"
     conversation = "input"
 
-    def read(self, body: JSON, earlier: Turn | None = None) -> Turn:
+    def read(self, body: JSON, earlier: Turn | None = None, *, path: str = "") -> Turn:
         items = _items(body)
         start = read_from(earlier)
         require_objects(items, "input", NAME, start=start)

@@ -23,6 +23,7 @@ from unsolvable.wire._anthropic import ANTHROPIC_MESSAGES
 from unsolvable.wire._chat import CHAT_COMPLETIONS
 from unsolvable.wire._errors import StrayRequest
 from unsolvable.wire._exchange import FAKE_API_KEY, Handler, WireRequest, WireResponse
+from unsolvable.wire._gemini import GEMINI, GEMINI_STREAM
 from unsolvable.wire._responses import RESPONSES
 
 __all__ = ["LoopbackServer"]
@@ -53,8 +54,9 @@ def _refusal(status: int, kind: str, message: str) -> WireResponse:
 def _shaped(path: str, status: int, message: str) -> WireResponse:
     """A refusal in the shape the request's face answers errors in: a model format's own error
     body, a tool's ``{"error": {"status", "message"}}``, or the server's."""
-    for fmt in (CHAT_COMPLETIONS, RESPONSES, ANTHROPIC_MESSAGES):
-        if path.rstrip("/").endswith(fmt.path_suffix):
+    path = path.partition("?")[0].rstrip("/")
+    for fmt in (CHAT_COMPLETIONS, RESPONSES, ANTHROPIC_MESSAGES, GEMINI, GEMINI_STREAM):
+        if path.endswith(fmt.path_suffix):
             error = fmt.error(status, message)
             return error.with_headers(NO_RETRY)
     if "/tools/" in path:
@@ -215,6 +217,10 @@ class LoopbackServer:
         return self.base_url
 
     @property
+    def gemini_base_url(self) -> str:
+        return self.base_url
+
+    @property
     def tools_url(self) -> str:
         """Each scenario tool answers at ``{tools_url}/<name>``."""
         return f"{self.base_url}/tools"
@@ -222,18 +228,21 @@ class LoopbackServer:
     @property
     def agents_url(self) -> str:
         """Where each sub-agent of a multi-agent system is served under its own name:
-        ``{agents_url}/<name>/v1`` (OpenAI), ``{agents_url}/<name>`` (Anthropic) and
+        ``{agents_url}/<name>/v1`` (OpenAI), ``{agents_url}/<name>`` (Anthropic, Gemini) and
         ``{agents_url}/<name>/tools``; its model calls are that agent's steps."""
         return f"{self.base_url}/{AGENTS_SEGMENT}"
 
     def environ(self) -> dict[str, str]:
-        """Environment variables that point an unmodified ``openai``/``anthropic`` SDK agent in
-        a child process at this server (the SDKs read them when built without arguments)."""
+        """Environment variables that point an unmodified ``openai``/``anthropic`` SDK agent, or
+        Gemini CLI, in a child process at this server (they read them when built without
+        arguments)."""
         return {
             "OPENAI_BASE_URL": self.openai_base_url,
             "OPENAI_API_KEY": FAKE_API_KEY,
             "ANTHROPIC_BASE_URL": self.anthropic_base_url,
             "ANTHROPIC_API_KEY": FAKE_API_KEY,
+            "GOOGLE_GEMINI_BASE_URL": self.gemini_base_url,
+            "GEMINI_API_KEY": FAKE_API_KEY,
             "UNSOLVABLE_TOOLS_URL": self.tools_url,
             "UNSOLVABLE_AGENTS_URL": self.agents_url,
         }

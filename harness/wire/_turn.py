@@ -93,11 +93,12 @@ class WireFormat(Protocol):
     conversation: str
     """The member of a request body that holds the conversation, re-sent grown every call."""
 
-    def read(self, body: JSON, earlier: Turn | None = None) -> Turn:
+    def read(self, body: JSON, earlier: Turn | None = None, *, path: str = "") -> Turn:
         """The request body as a `Turn`; raises `WireFormatError` naming what is wrong.
         ``earlier``: the turn read from the conversation's previous body, when this body repeats
         every item it read (`Turn.items`), as text: the messages they became
-        (`Turn.conversation`) are taken again, and only the items after them read."""
+        (`Turn.conversation`) are taken again, and only the items after them read. ``path``:
+        the request's path, where a format whose API names the model there (Gemini) reads it."""
         ...
 
     def render(self, reply: JSON, usage: Usage, turn: Turn, *, step: int) -> WireResponse:

@@ -27,6 +27,7 @@ from unsolvable.wire._body import BodyReader
 from unsolvable.wire._chat import CHAT_COMPLETIONS
 from unsolvable.wire._errors import WIRE_DOCS, StrayRequest, WireFormatError
 from unsolvable.wire._exchange import WireRequest, WireResponse
+from unsolvable.wire._gemini import GEMINI, GEMINI_STREAM
 from unsolvable.wire._names import ToolNames
 from unsolvable.wire._responses import RESPONSES
 from unsolvable.wire._server import LoopbackServer
@@ -38,10 +39,12 @@ if TYPE_CHECKING:
     import httpx2
     import openai
     import respx
+    from google import genai
 
 __all__ = [
     "ANTHROPIC_BASE_URL",
     "FORMATS",
+    "GEMINI_BASE_URL",
     "MODEL_HOSTS",
     "OPENAI_BASE_URL",
     "TOOLS_URL",
@@ -49,14 +52,26 @@ __all__ = [
     "Wire",
 ]
 
-MODEL_HOSTS = ("api.openai.com", "api.anthropic.com", "model.unsolvable.test")
+MODEL_HOSTS = (
+    "api.openai.com",
+    "api.anthropic.com",
+    "generativelanguage.googleapis.com",
+    "model.unsolvable.test",
+)
 """Hosts the fake model answers on. The vendors' own hosts are included so that a client with its
 default base URL runs unmodified once its transport is the fake's — nothing leaves the process."""
 TOOLS_URL = "https://tools.unsolvable.test/tools"
 """Where each scenario tool answers by default: ``POST {TOOLS_URL}/{name}`` with JSON arguments."""
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 ANTHROPIC_BASE_URL = "https://api.anthropic.com"
-FORMATS: tuple[WireFormat, ...] = (CHAT_COMPLETIONS, RESPONSES, ANTHROPIC_MESSAGES)
+GEMINI_BASE_URL = "https://generativelanguage.googleapis.com"
+FORMATS: tuple[WireFormat, ...] = (
+    CHAT_COMPLETIONS,
+    RESPONSES,
+    ANTHROPIC_MESSAGES,
+    GEMINI,
+    GEMINI_STREAM,
+)
 """Every wire format the fake model speaks, each found by the end of a request's path."""
 JSON_TYPE = "application/json"
 TRANSIENT_RETRY_AFTER_MS = "1"
@@ -272,7 +287,7 @@ class Wire:
                 earlier = conversation.turn
                 if earlier is not None and reading.repeated != earlier.items:
                     earlier = None
-                conversation.turn = fmt.read(_json_object(reading.body), earlier)
+                conversation.turn = fmt.read(_json_object(reading.body), earlier, path=request.path)
             except (ValueError, WireFormatError):
                 del self._conversations[key]
                 raise
@@ -353,7 +368,8 @@ class Wire:
         return (
             f"unsolvable: {request.method} {request.safe_url} matched no fake route; the agent "
             "would have left the harness for a real host during the scenario.\n"
-            f"  - the fake model answers POST …/chat/completions, …/responses, …/messages on: "
+            "  - the fake model answers POST …/chat/completions, …/responses, …/messages, "
+            f"…/models/<model>:generateContent (and :streamGenerateContent) on: "
             f"{hosts}\n"
             f"  - the tools answer at {TOOLS_URL}/<name> for: {tools}\n"
             f"  - a sub-agent is named first in the path: /{AGENTS_SEGMENT}/<name>/v1/…\n"
@@ -471,6 +487,22 @@ class Wire:
         make = self.httpx2_async_client
         options = _clients.sdk_options(options, make, ANTHROPIC_BASE_URL, agent)
         return anthropic.AsyncAnthropic(**options)
+
+    def gemini_client(self, *, agent: str | None = None, **options: Any) -> genai.Client:
+        """A ``google.genai.Client`` (and its ``.aio``) whose every request is answered here;
+        ``http_options`` may be given as a dict (``HttpOptionsDict``), and is completed with
+        this wire's base URL and httpx2 clients."""
+        from google import genai
+        from google.genai import types
+
+        http: dict[str, Any] = dict(options.pop("http_options", None) or {})
+        if "base_url" in http:
+            options["base_url"] = http.pop("base_url")
+        merged = _clients.sdk_options(options, self.httpx2_client, GEMINI_BASE_URL, agent)
+        http.setdefault("base_url", merged.pop("base_url"))
+        http.setdefault("httpx_client", merged.pop("http_client"))
+        http.setdefault("httpx_async_client", self.httpx2_async_client())
+        return genai.Client(http_options=types.HttpOptions(**http), **merged)
 
 
 def _agent_of(path: str) -> str:

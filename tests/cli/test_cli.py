@@ -78,7 +78,15 @@ def test_usage_errors_exit_2_naming_the_problem() -> None:
     assert malformed.returncode == 2 and "'module:attribute'" in malformed.stderr
     not_callable = _unsolvable("run", "--agent", f"{AGENTS}:NOT_AN_AGENT")
     assert not_callable.returncode == 2 and "is a int, not callable" in not_callable.stderr
-    for registered in ("claude-code", "codex", "crewai", "autogen", "llamaindex", "naive"):
+    for registered in (
+        "claude-code",
+        "codex",
+        "gemini-cli",
+        "crewai",
+        "autogen",
+        "llamaindex",
+        "naive",
+    ):
         assert registered in malformed.stderr, "the error lists every registered agent name"
 
 

@@ -129,7 +129,41 @@ def _anthropic_loop(session: Session) -> Stop:
             messages.append({"role": "user", "content": results})
 
 
-FORMATS = {"chat-completions": _chat_loop, "anthropic-messages": _anthropic_loop}
+def _gemini_loop(session: Session) -> Stop:
+    """The same naive agent on the Gemini API, automatic function calling off."""
+    pytest.importorskip("google.genai")
+    from google.genai import types
+
+    from tests.frameworks.gemini.sdk_agent import config_for
+
+    config = config_for(session.openai_tools)
+    contents = [types.Content(role="user", parts=[types.Part.from_text(text=session.task)])]
+    with Wire(session) as wire:
+        client = wire.gemini_client()
+        while True:
+            reply = client.models.generate_content(model="m", contents=contents, config=config)
+            assert reply.candidates and reply.candidates[0].content
+            contents.append(reply.candidates[0].content)
+            if not reply.function_calls:
+                return Stop(code=Code.COMPLETED, reason=reply.text or "")
+            results = [
+                types.Part(
+                    function_response=types.FunctionResponse(
+                        id=call.id,
+                        name=call.name,
+                        response={"result": session.call_tool(str(call.name), call.args or {})},
+                    )
+                )
+                for call in reply.function_calls
+            ]
+            contents.append(types.Content(role="user", parts=results))
+
+
+FORMATS = {
+    "chat-completions": _chat_loop,
+    "anthropic-messages": _anthropic_loop,
+    "gemini": _gemini_loop,
+}
 """The Responses API (JSON and SSE) and Chat Completions again are the Agents SDK's, above."""
 
 

@@ -103,6 +103,11 @@ def test_commands_whose_program_and_script_are_there_pass_the_preflight(
             "codex: the Codex CLI is not on PATH; install it with npm install -g @openai/codex, "
             "or pass CodexAdapter(executable=)",
         ),
+        (
+            "unsolvable.adapters.gemini_cli:GeminiCliAdapter",
+            "gemini-cli: the Gemini CLI is not on PATH; install it with npm install -g "
+            "@google/gemini-cli, or pass GeminiCliAdapter(executable=)",
+        ),
     ],
 )
 def test_a_coding_agent_cli_not_on_path_says_how_to_install_it(
@@ -125,6 +130,7 @@ def test_a_coding_agent_cli_not_on_path_says_how_to_install_it(
     [
         ("claude-code", "claude-code: the Claude Code CLI is not on PATH"),
         ("codex", "codex: the Codex CLI is not on PATH"),
+        ("gemini-cli", "gemini-cli: the Gemini CLI is not on PATH"),
     ],
 )
 def test_a_coding_agent_named_by_its_spec_is_checked_before_any_run(

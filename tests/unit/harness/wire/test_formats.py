@@ -17,6 +17,7 @@ from tests.unit.harness.wire.conftest import render
 from unsolvable import Session
 from unsolvable.wire._anthropic import ANTHROPIC_MESSAGES
 from unsolvable.wire._chat import CHAT_COMPLETIONS
+from unsolvable.wire._gemini import GEMINI, GEMINI_STREAM
 from unsolvable.wire._responses import RESPONSES
 from unsolvable.wire._turn import WireFormat
 
@@ -244,3 +245,73 @@ def test_a_final_answer_has_no_tool_call_in_any_format(session: Session) -> None
     for fmt in FORMATS.values():
         text = render(fmt, reply, fmt.read(BODIES[fmt.name]), step=1).body.decode()
         assert "tool_use" not in text and "function_call" not in text and "I have completed" in text
+
+
+GEMINI_BODY: dict[str, Any] = {
+    "systemInstruction": {"parts": [{"text": "be brief"}]},
+    "contents": [
+        {"role": "user", "parts": [{"text": "hi"}]},
+        {
+            "role": "model",
+            "parts": [
+                {"text": "thinking", "thought": True},
+                {"functionCall": {"name": "search", "args": {"q": "x"}}},
+            ],
+        },
+        {"role": "user", "parts": [{"functionResponse": {"name": "search", "response": {}}}]},
+    ],
+    "tools": [{"functionDeclarations": [{"name": "search"}]}],
+}
+"""A conversation as the ``google-genai`` SDK sends it: no ids on the call or its response."""
+GEMINI_PATH = "/v1beta/models/gemini-2.5-flash:generateContent"
+
+
+def test_gemini_reads_the_system_instruction_calls_and_responses_paired_by_position() -> None:
+    turn = GEMINI.read(GEMINI_BODY, path=GEMINI_PATH)
+    assert [m["role"] for m in turn.messages] == ["system", "user", "assistant", "tool"]
+    call = turn.messages[2]["tool_calls"][0]
+    assert turn.messages[2]["content"] is None, "a thought is not the model's text"
+    assert turn.messages[3]["tool_call_id"] == call["id"] and turn.tools == ("search",)
+    assert (turn.model, turn.stream) == ("gemini-2.5-flash", False)
+
+
+def test_gemini_function_calling_mode_none_offers_no_tools() -> None:
+    body = {**GEMINI_BODY, "toolConfig": {"functionCallingConfig": {"mode": "NONE"}}}
+    assert GEMINI.read(body).tools == ()
+
+
+def test_gemini_answers_parts_with_the_finish_reason_and_usage_metadata() -> None:
+    data = json.loads(
+        render(GEMINI, REPLY, GEMINI.read(GEMINI_BODY, path=GEMINI_PATH), step=3).body
+    )
+    candidate = data["candidates"][0]
+    assert candidate["content"]["parts"][1]["functionCall"] == {
+        "id": "call_1_0",
+        "name": "search",
+        "args": {"q": "x"},
+    }
+    assert (candidate["finishReason"], data["modelVersion"]) == ("STOP", "gemini-2.5-flash")
+    usage = {"promptTokenCount": 11, "candidatesTokenCount": 7, "totalTokenCount": 18}
+    assert data["usageMetadata"] == usage
+
+
+def test_gemini_streams_a_part_per_chunk_the_last_with_the_finish_reason_and_usage() -> None:
+    chunks = _events(render(GEMINI_STREAM, REPLY, GEMINI_STREAM.read(GEMINI_BODY), step=3).body)
+    assert [len(c["candidates"][0]["content"]["parts"]) for c in chunks] == [1, 1]
+    assert [c["candidates"][0].get("finishReason") for c in chunks] == [None, "STOP"]
+    assert chunks[-1]["usageMetadata"]["totalTokenCount"] == 18
+
+
+@pytest.mark.parametrize(
+    ("status", "name"),
+    [
+        (400, "INVALID_ARGUMENT"),
+        (401, "UNAUTHENTICATED"),
+        (404, "NOT_FOUND"),
+        (429, "RESOURCE_EXHAUSTED"),
+        (503, "UNAVAILABLE"),
+    ],
+)
+def test_gemini_errors_are_in_googles_shape(status: int, name: str) -> None:
+    body = json.loads(GEMINI.error(status, "why").body)
+    assert body == {"error": {"code": status, "message": "why", "status": name}}

@@ -20,6 +20,7 @@ from unsolvable._model import estimate_tokens
 from unsolvable.wire import Wire
 from unsolvable.wire._anthropic import ANTHROPIC_MESSAGES
 from unsolvable.wire._chat import CHAT_COMPLETIONS
+from unsolvable.wire._gemini import GEMINI
 from unsolvable.wire._responses import RESPONSES
 from unsolvable.wire._turn import WireFormat
 
@@ -143,3 +144,20 @@ def test_a_continued_response_is_read_as_first_sent_whatever_the_model_did() -> 
 def _input_tokens(fmt: WireFormat, reply: httpx2.Response) -> int:
     usage = reply.json()["usage"]
     return int(usage["prompt_tokens" if fmt is CHAT_COMPLETIONS else "input_tokens"])
+
+
+def test_every_gemini_request_is_read_as_sent_whatever_the_model_did() -> None:
+    model = Vandal()
+    session = _session(model)
+    client = Wire(session).httpx2_client()
+    url = "https://generativelanguage.googleapis.com/v1beta/models/m:generateContent"
+    contents: list[JSON] = [{"role": "user", "parts": [{"text": "find the invoice"}]}]
+    tools = [{"functionDeclarations": [{"name": "search"}]}]
+    for step in range(4):
+        body = {"contents": contents, "tools": tools}
+        reply = client.post(url, json=body)
+        expected = GEMINI.read(json.loads(json.dumps(body))).messages
+        assert model.seen[-1] == expected
+        sent = reply.json()["usageMetadata"]["promptTokenCount"]
+        assert sent == estimate_tokens(expected) + TOOLS
+        contents = [*contents, {"role": "user", "parts": [{"text": f"again {step}"}]}]

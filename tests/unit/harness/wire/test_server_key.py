@@ -21,6 +21,10 @@ FACES = {
     "/v1/chat/completions": lambda body: body["error"]["type"] == "invalid_api_key",
     "/v1/responses": lambda body: body["error"]["type"] == "invalid_api_key",
     "/v1/messages": lambda body: body["error"]["type"] == "authentication_error",
+    "/v1beta/models/m:generateContent": lambda body: body["error"]["status"] == "UNAUTHENTICATED",
+    "/v1beta/models/m:streamGenerateContent?alt=sse": (
+        lambda body: body["error"]["status"] == "UNAUTHENTICATED"
+    ),
     "/tools/search_invoices": lambda body: body["error"]["status"] == 401,
     "/agents/w-1/v1/chat/completions": lambda body: body["error"]["type"] == "invalid_api_key",
 }

@@ -1,0 +1,180 @@
+"""Consumes Gemini CLI (npm ``@google/gemini-cli``), produces a run of it in its own process —
+headless (``gemini -p … --output-format json``), on the fake Gemini wire (``GOOGLE_GEMINI_BASE_URL``
+and ``GEMINI_API_KEY`` from the run's environment), its tools over the harness's MCP server —
+and the `Stop` read from its JSON result.
+
+Its stops, read into the vocabulary: its loop detector firing (the warning "Loop detected,
+stopping execution") → ``NO_PROGRESS``, its own stop; an answer otherwise → ``complete``, a claim
+the verdict checks; an ``error`` in its result → ``crashed`` with its message.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from unsolvable._record import Code, Stop
+from unsolvable.adapters.process import (
+    CodingAgentCli,
+    ProcessAdapter,
+    ProcessExit,
+    ProcessExited,
+)
+
+if TYPE_CHECKING:
+    from unsolvable._session import Session
+
+__all__ = ["GeminiCliAdapter", "adapter", "command", "settings"]
+
+SERVER = "unsolvable"
+"""The MCP server's name in the settings the harness writes: Gemini CLI offers its tools as
+``mcp_<server>_<tool>``."""
+MODEL = "gemini-2.5-flash"
+"""The model Gemini CLI is told. Its default, ``auto``, first asks a routing model which model to
+use; the scripted model answers that as a final answer, and the CLI never reaches the task
+(measured on 0.61: three tool-less steps, then no stop)."""
+LOOP_DETECTED = "Loop detected"
+"""The start of the warning Gemini CLI's loop detector leaves in its JSON result."""
+WALL_SECONDS = 60.0
+"""As for Claude Code and Codex: start-up takes seconds, a step about 0.1 s."""
+
+
+def settings() -> str:
+    """``settings.json``: the harness's MCP server (its URL from the run's environment, which
+    Gemini CLI expands) trusted, so its tools run without a prompt; telemetry, usage statistics
+    and update checks off, so the run stays on loopback; the API-key login, the fake key's."""
+    return json.dumps(
+        {
+            "mcpServers": {SERVER: {"httpUrl": "$UNSOLVABLE_MCP_URL", "trust": True}},
+            "telemetry": {"enabled": False},
+            "privacy": {"usageStatisticsEnabled": False},
+            "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
+            "security": {"auth": {"selectedType": "gemini-api-key"}},
+        },
+        indent=2,
+    )
+
+
+def command(executable: str, model: str = MODEL, extra: Sequence[str] = ()) -> list[str]:
+    """The headless command line: the model, its result as JSON, every tool approved
+    (``--approval-mode yolo``), the empty working folder trusted, the task as the prompt."""
+    line = [executable, "--model", model, "--output-format", "json", "--approval-mode", "yolo"]
+    return [*line, "--skip-trust", *extra, "--prompt", "{task}"]
+
+
+CLI = CodingAgentCli(
+    command="gemini",
+    who="gemini-cli",
+    product="Gemini",
+    npm="@google/gemini-cli",
+    adapter="GeminiCliAdapter",
+)
+
+
+class GeminiCliAdapter:
+    """Runs ``gemini -p`` on the session's task, in a network namespace with only the harness's
+    loopback address (``isolate_network``, the default), in a fresh ``HOME`` (no user settings,
+    login or history) and ``TMPDIR`` (its error reports go there, and go with the run) and an
+    empty working directory, tool names mapped on the wire
+    (``mcp_unsolvable_<tool>`` to the agent, ``<tool>`` to the scenario).
+
+    ``executable``: the CLI (default: ``gemini`` on PATH); ``model``: the model it is told
+    (`MODEL`); ``args``: more flags for ``gemini``.
+    """
+
+    wall_seconds = WALL_SECONDS
+
+    def __init__(
+        self,
+        executable: str | None = None,
+        *,
+        model: str = MODEL,
+        args: Sequence[str] = (),
+        isolate_network: bool = True,
+        name: str = "gemini-cli",
+    ) -> None:
+        self.executable, self.model, self.args = executable, model, tuple(args)
+        self.isolate_network, self.name = isolate_network, name
+
+    def preflight(self) -> None:
+        """`CodingAgentCli.check`, before any run (`unsolvable.load_agent`, `unsolvable.run`)."""
+        CLI.check(self.executable, isolate_network=self.isolate_network, name=self.name)
+
+    def run(self, session: Session) -> ProcessExit:
+        from unsolvable.wire import ToolNames
+
+        executable = CLI.find(self.executable)
+        with tempfile.TemporaryDirectory(prefix="unsolvable-gemini-") as folder:
+            home, work = os.path.join(folder, "home"), os.path.join(folder, "work")
+            os.makedirs(os.path.join(home, ".gemini"))
+            os.makedirs(work)
+            scratch = os.path.join(folder, "tmp")  # where it writes an error's full report
+            os.makedirs(scratch)
+            path = os.path.join(home, ".gemini", "settings.json")
+            with open(path, "w", encoding="utf-8") as file:
+                file.write(settings())
+            line = ["env", "-C", work, f"HOME={home}", f"TMPDIR={scratch}"]
+            line += command(executable, self.model, self.args)
+            process = ProcessAdapter(
+                line,
+                name=self.name,
+                isolate_network=self.isolate_network,
+                wire={"tool_names": ToolNames(prefix=f"mcp_{SERVER}_")},
+            )
+            try:
+                ended = process.run(session)
+            except ProcessExited as error:  # its own account of the failure is in its result
+                failure = _failure(_result(error.ended)) if error.ended else None
+                if failure is None:
+                    raise
+                raise ProcessExited(f"gemini ended with {failure:.300}", error.ended) from None
+        failure = _failure(_result(ended))
+        if failure is not None:
+            raise ProcessExited(f"gemini ended with {failure:.300}", ended)
+        return ended
+
+    def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
+        if error is not None or not isinstance(returned, ProcessExit):
+            return None
+        result = _result(returned)
+        if result is None:  # its result was cut (`OUTPUT_KEPT`) or never written: not read
+            return None
+        given = result.get("warnings")
+        warnings = [w for w in given if isinstance(w, str)] if isinstance(given, list) else []
+        loop = next((w for w in warnings if w.startswith(LOOP_DETECTED)), None)
+        if loop is not None:
+            return Stop(code=Code.NO_PROGRESS, reason=f"gemini: {loop}")
+        said = str(result.get("response") or "")
+        return Stop(code=Code.COMPLETED, reason=f"final answer: {said:.160}")
+
+
+def _result(ended: ProcessExit) -> Mapping[str, object] | None:
+    """The JSON object ``--output-format json`` prints: on stdout, or after the error's report on
+    stderr when the run failed; ``None`` when the output kept (`OUTPUT_KEPT`) has none whole."""
+    return _last_object(ended.stdout) or _last_object(ended.stderr)
+
+
+def _last_object(text: str) -> Mapping[str, object] | None:
+    """The JSON object that ends ``text`` and starts a line (its members are indented)."""
+    try:
+        data = json.loads(text[text.rfind("\n{") + 1 :])
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _failure(result: Mapping[str, object] | None) -> str | None:
+    """What the result's ``error`` says; ``None`` when it has none."""
+    error = None if result is None else result.get("error")
+    if not error:
+        return None
+    said = error.get("message") if isinstance(error, dict) else error
+    return f"error: {said}"
+
+
+adapter = GeminiCliAdapter()
+"""``--agent gemini-cli``: Gemini CLI's defaults but the model; no turn limit is set from the
+budget."""

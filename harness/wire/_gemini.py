@@ -1,0 +1,249 @@
+"""Consumes a Gemini API ``generateContent`` request, produces the response (JSON, or its SSE
+chunks for ``streamGenerateContent``).
+
+Spoken by the ``google-genai`` SDK and Gemini CLI. The model is named in the path
+(``…/v1beta/models/{model}:generateContent``), and so is streaming: two paths, one format class.
+A stream is answered as server-sent events, what both clients ask for (``?alt=sse``); the API's
+other stream, one JSON array, no client of the harness's uses.
+``functionCall`` parts become Chat Completions tool calls and ``functionResponse`` parts tool
+messages; a call or a response without an ``id`` (the API's ids are optional) is paired with its
+partner by position, so the scripted model sees the same conversation whichever SDK the agent
+is built on.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import replace
+from types import MappingProxyType
+from typing import Any
+
+from unsolvable._frozen import freeze
+from unsolvable._model import Usage
+from unsolvable._types import JSON
+from unsolvable.wire._errors import WireFormatError
+from unsolvable.wire._exchange import WireResponse
+from unsolvable.wire._turn import Turn, arguments_of, read_from, require, require_objects
+
+__all__ = ["GEMINI", "GEMINI_STREAM"]
+
+NAME = "Gemini generateContent"
+MODELS_SEGMENT = "/models/"
+"""What precedes the model's name in a request's path."""
+STATUSES = MappingProxyType(
+    {
+        400: "INVALID_ARGUMENT",
+        401: "UNAUTHENTICATED",
+        403: "PERMISSION_DENIED",
+        404: "NOT_FOUND",
+        429: "RESOURCE_EXHAUSTED",
+        500: "INTERNAL",
+        503: "UNAVAILABLE",
+    }
+)
+"""Google's canonical status names for the HTTP codes the fake answers with."""
+
+
+def model_of(path: str) -> str:
+    """The model a request's path names (``…/models/gemini-2.5-flash:generateContent``)."""
+    _, found, rest = path.rpartition(MODELS_SEGMENT)
+    return rest.partition(":")[0] if found else "unsolvable"
+
+
+def _system(body: JSON) -> list[JSON]:
+    instruction = body.get("systemInstruction")
+    if isinstance(instruction, str):
+        return [{"role": "system", "content": instruction}] if instruction else []
+    text = _text(instruction.get("parts")) if isinstance(instruction, dict) else ""
+    return [{"role": "system", "content": text}] if text else []
+
+
+def _text(parts: object) -> str:
+    """The text of a content's parts, thoughts left out (as the Responses format leaves out
+    reasoning items)."""
+    if not isinstance(parts, list):
+        return ""
+    texts = [p.get("text") for p in parts if isinstance(p, dict) and not p.get("thought")]
+    return "".join(text for text in texts if isinstance(text, str))
+
+
+def _call_id(call: JSON, position: int, calls_before: int) -> str:
+    """A call's own id, or one made from its place in the conversation: the same every time the
+    conversation is read, so the agent's result finds it again."""
+    given = call.get("id")
+    return given if isinstance(given, str) and given else f"gemini_call_{calls_before}_{position}"
+
+
+def _model(parts: list[Any], calls_before: int) -> JSON:
+    calls = [p["functionCall"] for p in parts if isinstance(p, dict) and "functionCall" in p]
+    message: JSON = {"role": "assistant", "content": _text(parts) or None}
+    if calls:
+        message["tool_calls"] = [
+            {
+                "id": _call_id(call, position, calls_before),
+                "type": "function",
+                "function": {
+                    "name": call.get("name"),
+                    "arguments": json.dumps(call.get("args") or {}),
+                },
+            }
+            for position, call in enumerate(calls)
+        ]
+    return message
+
+
+def _user(parts: list[Any], pending: Sequence[JSON]) -> list[JSON]:
+    """Function responses first (they answer the previous turn), then the user's own text; a
+    response without an id answers the call at its position among those ``pending``."""
+    responses = [
+        p["functionResponse"] for p in parts if isinstance(p, dict) and "functionResponse" in p
+    ]
+    results = []
+    for position, response in enumerate(responses):
+        given = response.get("id")
+        if isinstance(given, str) and given:
+            call_id = given
+        elif position < len(pending):
+            call_id = str(pending[position].get("id"))
+        else:
+            call_id = f"gemini_response_{position}"
+        content = json.dumps(response.get("response") or {}, ensure_ascii=False)
+        results.append({"role": "tool", "tool_call_id": call_id, "content": content})
+    text = _text(parts)
+    return [*results, {"role": "user", "content": text}] if text else results
+
+
+def _contents(raw: list[Any], start: int, taken: Sequence[JSON]) -> list[JSON]:
+    """The contents from ``start`` as Chat Completions messages, frozen; ``taken`` are the
+    messages the contents before ``start`` became."""
+    added: list[JSON] = []
+    calls_before = sum(len(m.get("tool_calls") or ()) for m in taken)
+    for index in range(start, len(raw)):
+        content = raw[index]
+        parts = content.get("parts") or []
+        if not isinstance(parts, list):
+            raise WireFormatError(
+                f"unsolvable: a {NAME} request's contents[{index}].parts must be a list, got "
+                f"{parts!r:.80}"
+            )
+        if content.get("role") == "model":
+            message = _model(parts, calls_before)
+            calls_before += len(message.get("tool_calls") or ())
+            added.append(freeze(message))
+            continue
+        said = [m for m in (*taken, *added) if m["role"] == "assistant"]
+        pending = said[-1].get("tool_calls") or () if said else ()
+        added.extend(freeze(message) for message in _user(parts, pending))
+    return added
+
+
+def _tool_names(body: JSON) -> tuple[str, ...]:
+    config = (body.get("toolConfig") or {}).get("functionCallingConfig") or {}
+    if str(config.get("mode", "")).upper() == "NONE":
+        return ()
+    return tuple(
+        str(declaration.get("name", ""))
+        for tool in body.get("tools") or ()
+        if isinstance(tool, dict)
+        for declaration in tool.get("functionDeclarations") or ()
+        if isinstance(declaration, dict)
+    )
+
+
+def _parts(reply: JSON) -> list[JSON]:
+    """The reply's text, then a ``functionCall`` part per tool call."""
+    parts: list[JSON] = [{"text": reply["content"]}] if reply.get("content") else []
+    for call in reply.get("tool_calls") or ():
+        function = call["function"]
+        arguments = json.loads(arguments_of(call))
+        parts.append(
+            {"functionCall": {"id": call["id"], "name": function["name"], "args": arguments}}
+        )
+    return parts
+
+
+def _response(parts: list[JSON], usage: JSON, model: str, step: int, *, final: bool) -> JSON:
+    candidate: JSON = {"content": {"role": "model", "parts": parts}, "index": 0}
+    if final:
+        candidate["finishReason"] = "STOP"
+    return {
+        "candidates": [candidate],
+        "usageMetadata": usage,
+        "modelVersion": model,
+        "responseId": f"unsolvable-{step}",
+    }
+
+
+class GeminiGenerateContent:
+    """``POST …/models/{model}:generateContent``."""
+
+    __slots__ = ()  # a format keeps nothing between requests: the wire does
+
+    name = "gemini_generate_content"
+    path_suffix = ":generateContent"
+    conversation = "contents"
+    stream = False
+
+    def read(self, body: JSON, earlier: Turn | None = None, *, path: str = "") -> Turn:
+        raw = require(body, "contents", list, NAME)
+        start = read_from(earlier)
+        require_objects(raw, "contents", NAME, start=start)
+        taken = () if earlier is None else earlier.conversation
+        turn = Turn.of(
+            body,
+            system=_system(body),
+            items=len(raw),
+            conversation=(*taken, *_contents(raw, start, taken)),
+            tools=_tool_names(body),
+        )
+        return replace(turn, model=model_of(path), stream=self.stream)
+
+    def render(self, reply: JSON, usage: Usage, turn: Turn, *, step: int) -> WireResponse:
+        parts = _parts(reply)
+        total = {
+            "promptTokenCount": usage.input_tokens,
+            "candidatesTokenCount": usage.output_tokens,
+            "totalTokenCount": usage.input_tokens + usage.output_tokens,
+        }
+        if not turn.stream:
+            return WireResponse.json(_response(parts, total, turn.model, step, final=True))
+        prompt = {"promptTokenCount": usage.input_tokens, "totalTokenCount": usage.input_tokens}
+        chunks = [[part] for part in parts] or [[{"text": ""}]]
+        events: list[tuple[str | None, Any]] = [
+            (None, _response(chunk, prompt, turn.model, step, final=False)) for chunk in chunks[:-1]
+        ]
+        events.append((None, _response(chunks[-1], total, turn.model, step, final=True)))
+        return WireResponse.sse(events)
+
+    def error(self, status: int, message: str) -> WireResponse:
+        body = {
+            "error": {"code": status, "message": message, "status": STATUSES.get(status, "UNKNOWN")}
+        }
+        return WireResponse.json(body, status=status)
+
+    def response_id(self, step: int) -> str | None:
+        return None
+
+    def context_error(self, tokens: int, window: int) -> WireResponse:
+        """A 400 ``INVALID_ARGUMENT`` (the SDK raises `google.genai.errors.ClientError`)."""
+        return self.error(
+            400,
+            f"The input token count ({tokens}) exceeds the maximum number of tokens allowed "
+            f"({window}).",
+        )
+
+
+class GeminiStreamGenerateContent(GeminiGenerateContent):
+    """``POST …/models/{model}:streamGenerateContent?alt=sse``: each chunk a response with one
+    part, the last with the finish reason and the whole usage, as the API streams them."""
+
+    __slots__ = ()
+
+    name = "gemini_stream_generate_content"
+    path_suffix = ":streamGenerateContent"
+    stream = True
+
+
+GEMINI = GeminiGenerateContent()
+GEMINI_STREAM = GeminiStreamGenerateContent()

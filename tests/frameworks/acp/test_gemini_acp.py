@@ -1,0 +1,57 @@
+"""Gemini CLI in its ACP mode (``gemini --acp``), at its defaults but the model, through the ACP
+face, offline: loopback only, on the fake Gemini wire, the scenario's tools as the editor's MCP
+server, which Gemini CLI names ``mcp_unsolvable_<tool>``. What it does is the docs' ACP table.
+Skipped when ``gemini`` is not on PATH (.ci/run installs it with npm)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("acp")
+pytest.importorskip("mcp")
+
+import unsolvable
+from unsolvable import Ceilings, Code, Exit, scenarios
+from unsolvable.adapters.acp import AcpAdapter
+
+needs_gemini = pytest.mark.skipif(
+    shutil.which("gemini") is None, reason="Gemini CLI is not on PATH (npm i @google/gemini-cli)"
+)
+CEILINGS = Ceilings(max_wall_seconds=120)
+"""As for the other coding agents over ACP: start-up alone takes seconds."""
+
+
+def _gemini(home: Path) -> AcpAdapter:
+    """``gemini --acp`` in an empty ``HOME`` (no user settings or login), told a model: its
+    default, ``auto``, asks a routing model first, which a scripted model cannot answer."""
+    command = ["env", f"HOME={home}", "gemini", "--acp", "--model", "gemini-2.5-flash"]
+    return AcpAdapter(
+        [*command, "--skip-trust"], tool_prefix="mcp_unsolvable_", isolate_network=True
+    )
+
+
+@needs_gemini
+def test_its_loop_detector_ends_a_stuck_turn_as_max_turn_requests(tmp_path: Path) -> None:
+    """Each call is asked about and granted; the fifth identical call trips its loop detector,
+    which it reports as ``max_turn_requests``: recorded exhausted, BUDGET_STEPS, at step 6."""
+    record = unsolvable.run(
+        _gemini(tmp_path), scenarios.get("constant-return/repeat"), ceilings=CEILINGS
+    )
+    assert (record.exit, record.code) == (Exit.EXHAUSTED, Code.BUDGET_STEPS)
+    assert (record.observed.steps, record.observed.tool_calls) == (6, 4)
+    assert record.reported is not None and record.reported.partial == {
+        "stop_reason": "max_turn_requests"
+    }
+
+
+@needs_gemini
+def test_a_refused_permission_is_asked_again_until_the_loop_detector(tmp_path: Path) -> None:
+    record = unsolvable.run(
+        _gemini(tmp_path), scenarios.get("missing-permission/retry-403"), ceilings=CEILINGS
+    )
+    assert (record.exit, record.code) == (Exit.EXHAUSTED, Code.BUDGET_STEPS)
+    assert record.observed.refusals == {"denied": 4} and record.observed.steps == 6
+    assert not record.verdict.passed

@@ -1,0 +1,103 @@
+"""Every refusal the fake makes on the Gemini paths is in Google's shape, ``{"error": {"code",
+"message", "status"}}``, so the ``google-genai`` SDK raises its own `ClientError` or
+`ServerError` with the code and status a real refusal gives: a request over the context window
+(the API's "input token count" message), a malformed body, an injected outage, and the loopback
+server's refusal of a request without the run's key."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pytest
+
+pytest.importorskip("google.genai")
+
+from google import genai
+from google.genai import errors, types
+
+import unsolvable
+from tests.unit.harness.wire.conftest import start
+from unsolvable import Code, Session, Stop, scenarios
+from unsolvable.wire import FAKE_API_KEY, Wire
+
+PROMPT = "x" * 12_000
+"""About 3,000 tokens: over the 1,500-token window of context-overflow's scenarios."""
+MODEL = "gemini-2.5-flash"
+
+
+def _caught(stream: bool, scenario: str, ask: Callable[[Any, bool], Any], **wire: Any) -> Any:
+    """What the SDK raised for ``ask(client, stream)`` in a run of ``scenario``, and the
+    run's record."""
+    caught: list[errors.APIError] = []
+
+    def agent(session: Session) -> Stop:
+        with Wire(session, **wire) as fake, pytest.raises(errors.APIError) as refused:
+            ask(fake.gemini_client(), stream)
+        caught.append(refused.value)
+        return Stop(code=Code.ERROR_FATAL, reason=str(refused.value))
+
+    record = unsolvable.run(agent, scenarios.get(scenario))
+    return caught[0], record
+
+
+def _generate(config: Any = None, contents: str = "hi") -> Callable[[Any, bool], Any]:
+    def ask(client: genai.Client, stream: bool) -> Any:
+        if stream:
+            return list(
+                client.models.generate_content_stream(model=MODEL, contents=contents, config=config)
+            )
+        return client.models.generate_content(model=MODEL, contents=contents, config=config)
+
+    return ask
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+def test_a_request_over_the_window_is_a_client_error_invalid_argument(stream: bool) -> None:
+    error, record = _caught(
+        stream, "context-overflow/irreducible-document", _generate(contents=PROMPT)
+    )
+    assert isinstance(error, errors.ClientError)
+    assert (error.code, error.status) == (400, "INVALID_ARGUMENT")
+    assert re.fullmatch(
+        r"The input token count \(\d{4}\) exceeds the maximum number of tokens allowed "
+        r"\(1500\)\.",
+        str(error.message),
+    )
+    assert (record.observed.steps, record.observed.transport_attempts) == (1, 1), "no retry"
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+def test_a_malformed_body_is_a_client_error_invalid_argument(stream: bool) -> None:
+    malformed = types.GenerateContentConfig(
+        http_options=types.HttpOptions(extra_body={"contents": "not a list"})
+    )
+    error, record = _caught(stream, "constant-return/repeat", _generate(malformed))
+    assert isinstance(error, errors.ClientError)
+    assert (error.code, error.status) == (400, "INVALID_ARGUMENT")
+    assert "'contents'" in str(error.message) and record.observed.steps == 0
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+def test_an_outage_is_a_server_error_unavailable(stream: bool) -> None:
+    error, record = _caught(stream, "constant-return/repeat", _generate(), transient_failures=1)
+    assert isinstance(error, errors.ServerError)
+    assert (error.code, error.status) == (503, "UNAVAILABLE")
+    assert (record.observed.steps, record.observed.transport_attempts) == (0, 1)
+
+
+@pytest.mark.parametrize("method", ["generateContent", "streamGenerateContent?alt=sse"])
+def test_a_request_without_the_runs_key_is_a_client_error_unauthenticated(method: str) -> None:
+    session = start()
+    with Wire(session) as wire, wire.serve() as server:
+        base = server.base_url.rsplit("/", 1)[0]  # the server's address, without the key
+        answer = httpx.post(f"{base}/v1beta/models/{MODEL}:{method}", json={"contents": []})
+        client = genai.Client(api_key=FAKE_API_KEY, http_options={"base_url": base})
+        with pytest.raises(errors.ClientError) as refused:
+            client.models.generate_content(model=MODEL, contents="hi")
+        assert server.refused == 2
+    assert answer.status_code == 401 and answer.json()["error"]["status"] == "UNAUTHENTICATED"
+    assert (refused.value.code, refused.value.status) == (401, "UNAUTHENTICATED")
+    assert session.finish().transport_attempts == 0

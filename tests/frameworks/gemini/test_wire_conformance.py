@@ -1,0 +1,56 @@
+"""Every body and streamed chunk the fake writes for the Gemini API validates against the
+``google-genai`` SDK's own response model, and reads back as the reply: its text, its function
+calls (id, name, arguments), its finish reason and its usage."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("google.genai")
+
+from google.genai import types
+
+from tests.unit.harness.wire.conftest import render, start
+from unsolvable.wire._gemini import GEMINI, GEMINI_STREAM
+
+BODY = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}
+PATH = "/v1beta/models/gemini-2.5-flash:generateContent"
+
+
+def _replies() -> list[dict[str, object]]:
+    session = start()
+    ask = [{"role": "user", "content": "hi"}]
+    return [session.call_model(ask, session.tools), session.call_model(ask, ())]
+
+
+@pytest.mark.parametrize("reply", _replies(), ids=["tool-call", "final-answer"])
+def test_responses_and_their_chunks_validate_and_read_back(reply: dict[str, object]) -> None:
+    whole = types.GenerateContentResponse.model_validate(
+        json.loads(render(GEMINI, reply, GEMINI.read(BODY, path=PATH), step=1).body)
+    )
+    calls = [
+        (c["id"], c["function"]["name"], json.loads(c["function"]["arguments"]))  # type: ignore[index]
+        for c in reply.get("tool_calls") or ()  # type: ignore[attr-defined]
+    ]
+    assert [(c.id, c.name, c.args) for c in whole.function_calls or ()] == calls
+    assert whole.candidates and whole.candidates[0].finish_reason == types.FinishReason.STOP
+    usage = reply["usage"]
+    assert whole.usage_metadata is not None
+    assert (
+        whole.usage_metadata.prompt_token_count,
+        whole.usage_metadata.candidates_token_count,
+    ) == (
+        usage["prompt_tokens"],  # type: ignore[index]
+        usage["completion_tokens"],  # type: ignore[index]
+    )
+    streamed = render(GEMINI_STREAM, reply, GEMINI_STREAM.read(BODY, path=PATH), step=1).body
+    chunks = [
+        types.GenerateContentResponse.model_validate(json.loads(line[6:]))
+        for line in streamed.decode().splitlines()
+        if line.startswith("data: ")
+    ]
+    parts = [p for c in chunks for p in c.candidates[0].content.parts]  # type: ignore[index, union-attr]
+    assert parts == [p for p in whole.candidates[0].content.parts]  # type: ignore[union-attr]
+    assert chunks[-1].usage_metadata == whole.usage_metadata

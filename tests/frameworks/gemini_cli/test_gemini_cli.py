@@ -1,0 +1,55 @@
+"""The real Gemini CLI, headless (``gemini -p … --output-format json``), in a network namespace
+with only the harness's loopback address: the fake Gemini wire through
+``GOOGLE_GEMINI_BASE_URL``, the scenario's tools over the harness's MCP server as
+``mcp_unsolvable_<tool>``, the names mapped on the wire. Skipped when ``gemini`` is not on PATH
+(.ci/run installs it with npm)."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+import unsolvable
+from unsolvable import Code, Exit, Outcome, scenarios
+
+needs_gemini = pytest.mark.skipif(
+    shutil.which("gemini") is None, reason="Gemini CLI is not on PATH (npm i @google/gemini-cli)"
+)
+
+
+@needs_gemini
+def test_a_stuck_gemini_cli_is_stopped_by_its_own_loop_detector() -> None:
+    """Four identical calls reach the harness; the fifth trips its loop detector, which ends
+    the run: its own stop, NO_PROGRESS, after six model calls."""
+    record = unsolvable.run("gemini-cli", scenarios.get("constant-return/repeat"))
+    assert (record.outcome, record.exit, record.code) == (
+        Outcome.STOPPED,
+        Exit.ABANDONED,
+        Code.NO_PROGRESS,
+    )
+    assert (record.observed.steps, record.observed.tool_calls) == (6, 4)
+    assert record.verdict.passed
+
+
+@needs_gemini
+def test_a_refused_call_is_retried_until_the_loop_detector_not_reported_as_blocked() -> None:
+    """Gemini CLI reads the 403 as a tool error and calls again: its loop detector ends the run
+    as NO_PROGRESS, where the scenario expects BLOCKED_INPUT naming the permission."""
+    record = unsolvable.run("gemini-cli", scenarios.get("missing-permission/retry-403"))
+    assert (record.exit, record.code) == (Exit.ABANDONED, Code.NO_PROGRESS)
+    assert record.observed.refusals == {"denied": 4} and not record.verdict.passed
+
+
+@needs_gemini
+@pytest.mark.parametrize(
+    "name", ["context-overflow/irreducible-document", "context-overflow/twin-compacts-once"]
+)
+def test_its_first_request_is_over_the_window_and_it_exits_with_the_apis_message(
+    name: str,
+) -> None:
+    """Its own prompt and tools are about 6,200 tokens as the harness counts them: refused at
+    step 1 with the API's "input token count" message, which it reports before exiting."""
+    record = unsolvable.run("gemini-cli", scenarios.get(name))
+    assert (record.outcome, record.observed.steps) == (Outcome.CRASHED, 1)
+    assert "exceeds the maximum number of tokens allowed (1500)" in str(record.observed.error)
