@@ -3,12 +3,40 @@ print each cell: the tests that back those tables share it."""
 
 from __future__ import annotations
 
-from unsolvable import Ceilings, TerminationRecord
+from collections.abc import Iterable
+from typing import Protocol, TypeVar
 
-__all__ = ["ROOMY", "ending"]
+from unsolvable import Ceilings, Session, TerminationRecord
+from unsolvable.scenarios.catalog._dialect import HANDOFF_PREFIX
+
+__all__ = ["HANDOFF_SCENARIOS", "ROOMY", "ending", "report_handoff", "without_handoffs"]
 
 ROOMY = Ceilings(max_wall_seconds=60.0)
 """Timing is not under test: a loaded machine must not turn a count into a wall-clock ceiling."""
+
+
+HANDOFF_SCENARIOS = ("role-ping-pong/handoff-bounce", "role-ping-pong/twin-handoff-converges")
+"""The swarm scenario, two agents handing the task to each other, and its twin."""
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+Tool = TypeVar("Tool", bound=_Named)
+
+
+def without_handoffs(tools: Iterable[Tool]) -> list[Tool]:
+    """The scenario's tools but its ``transfer_to_<agent>`` ones: the framework's own handoffs,
+    of the same names, take their place."""
+    return [t for t in tools if not t.name.startswith(HANDOFF_PREFIX)]
+
+
+def report_handoff(session: Session, name: str) -> None:
+    """Tells the world of a handoff the framework made, as the scenario's tool of that name does
+    (the model reads the framework's own answer): the probe sees the task change hands."""
+    session.call_tool(name, agent="main")
 
 
 def ending(record: TerminationRecord, *, steps: bool = True) -> str:

@@ -16,11 +16,17 @@ import pytest
 
 pytest.importorskip("agents")
 
-from agents import Agent, handoff
+from agents import Agent, Handoff, handoff
 from pydantic import BaseModel
 
 import unsolvable
-from tests.frameworks._families import ROOMY, ending
+from tests.frameworks._families import (
+    HANDOFF_SCENARIOS,
+    ROOMY,
+    ending,
+    report_handoff,
+    without_handoffs,
+)
 from unsolvable import Code, SubtaskState, scenarios
 from unsolvable.adapters.openai_agents import AgentBindings, OpenAIAgentsAdapter
 
@@ -129,3 +135,73 @@ def test_a_handoff_ends_role_ping_pong_at_the_workers_first_answer(turns: int | 
     assert (record.code, rules) == (Code.COMPLETED, ["false_completion", "incomplete_subtasks"])
     (draft,) = record.observed.subtasks
     assert (draft.state, draft.workers) == (SubtaskState.SKIPPED, ())
+
+
+def swarm(turns: int | None, *, model_per_agent: bool = False) -> OpenAIAgentsAdapter:
+    """A reviewer and a producer handing the task to each other with the SDK's own handoffs
+    (``transfer_to_producer``, ``transfer_to_reviewer``, at their defaults), in place of the
+    scenario's tools of those names; each handoff is told to the world from its ``on_handoff``.
+    Both agents are on the run's one model (``main``), as the scripted model speaks for both in
+    one conversation; ``model_per_agent`` gives each a model of its own instead."""
+
+    def build(bind: AgentBindings) -> Agent[Any]:
+        def model(name: str) -> dict[str, Any]:
+            return {"model": bind.model(name)} if model_per_agent else {}
+
+        def to(target: Agent[Any]) -> Handoff[Any, Any]:
+            made = handoff(
+                target, on_handoff=lambda _: report_handoff(bind.session, made.tool_name)
+            )
+            return made
+
+        reviewer = Agent(
+            name="reviewer", tools=without_handoffs(bind.tools("main")), **model("reviewer")
+        )
+        producer = Agent(
+            name="producer",
+            tools=without_handoffs(bind.tools("main")),
+            handoffs=[to(reviewer)],
+            **model("producer"),
+        )
+        reviewer.handoffs.append(to(producer))
+        return reviewer
+
+    return OpenAIAgentsAdapter(
+        build, per_agent=True, **({} if turns is None else {"max_turns": turns})
+    )
+
+
+# scenario → (at the defaults, with ``max_turns``): how the run ended, its steps, the rules broken
+HANDOFFS_MEASURED: dict[str, tuple[str, str]] = {
+    "role-ping-pong/handoff-bounce": (
+        "BUDGET_STEPS at 10: past_bound, unspent_budget",
+        "BUDGET_STEPS at 6: unspent_budget",
+    ),
+    "role-ping-pong/twin-handoff-converges": ("COMPLETED at 5: pass",) * 2,
+}
+
+
+@pytest.mark.parametrize("name", HANDOFF_SCENARIOS)
+def test_handoffs_between_two_agents_at_the_defaults_and_with_max_turns(name: str) -> None:
+    """The SDK's handoffs take the scenario's place and answer as it does; the world hears of
+    each, so the bounce's first stagnant step is the scenario's own (its second
+    ``transfer_to_producer``, step 3 at seed 0)."""
+    records = [
+        unsolvable.run(swarm(turns), scenarios.get(name), ceilings=ROOMY)
+        for turns in (None, LEAD_TURNS)
+    ]
+    assert tuple(map(ending, records)) == HANDOFFS_MEASURED[name]
+    assert {agent for r in records for agent in r.observed.steps_by_agent} == {"main"}
+    if name == "role-ping-pong/handoff-bounce":
+        assert {r.observed.first_stagnant_step for r in records} == {3}
+
+
+def test_a_model_per_agent_replays_the_shared_script_from_its_first_move() -> None:
+    """The scripted model counts each agent's steps apart: the producer's first step is the
+    script's first move, the reviewer's ``transfer_to_producer``, a tool the producer lacks."""
+    scenario = scenarios.get("role-ping-pong/handoff-bounce")
+    record = unsolvable.run(swarm(None, model_per_agent=True), scenario, ceilings=ROOMY)
+    assert ending(record) == "crashed at 2: crashed"
+    assert record.observed.steps_by_agent == {"producer": 1, "reviewer": 1}
+    (failure,) = record.verdict.failures
+    assert failure.message.endswith("Tool transfer_to_producer not found in agent producer")
