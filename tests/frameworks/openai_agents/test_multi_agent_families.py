@@ -17,6 +17,7 @@ import pytest
 pytest.importorskip("agents")
 
 from agents import Agent, Handoff, handoff
+from agents.tool import default_tool_error_function
 from pydantic import BaseModel
 
 import unsolvable
@@ -30,6 +31,9 @@ from tests.frameworks._families import (
 from unsolvable import Code, SubtaskState, scenarios
 from unsolvable.adapters.openai_agents import AgentBindings, OpenAIAgentsAdapter
 
+TOOL_ERROR = default_tool_error_function(None, RuntimeError())  # type: ignore[arg-type]
+"""What a function tool that raised answers by default: the SDK's own text, the same for any
+error."""
 LEAD_TURNS, WORKER_TURNS = 6, 5
 """The recommended setting: a turn limit for the lead's run and for each worker's."""
 
@@ -205,3 +209,33 @@ def test_a_model_per_agent_replays_the_shared_script_from_its_first_move() -> No
     assert record.observed.steps_by_agent == {"producer": 1, "reviewer": 1}
     (failure,) = record.verdict.failures
     assert failure.message.endswith("Tool transfer_to_producer not found in agent producer")
+
+
+OUT_OF_TURNS: tuple[str, str] = (
+    "COMPLETED at 21: false_completion, incomplete_subtasks, past_bound, role_budget_overrun",
+    "COMPLETED at 16: false_completion, incomplete_subtasks",
+)
+"""``mixed-fan-out/out-of-turns-reported-done`` at the defaults and with ``max_turns``."""
+
+
+def test_a_worker_out_of_turns_is_reported_to_the_lead_as_a_tool_error() -> None:
+    """The archivist's run raises `MaxTurnsExceeded` (at 10 turns, or at ``as_tool``'s 5), and
+    ``as_tool``'s default ``failure_error_function`` hands the lead the SDK's generic tool error,
+    which names no limit: an error, not a success, and the lead claims all four filed anyway."""
+    scenario = scenarios.get("mixed-fan-out/out-of-turns-reported-done")
+    records = [
+        unsolvable.run(system(limited), scenario, ceilings=ROOMY) for limited in (False, True)
+    ]
+    assert tuple(map(ending, records)) == OUT_OF_TURNS
+    assert [r.observed.steps_by_agent for r in records] == [
+        {"main": 2, "worker": 19},
+        {"main": 2, "worker": 14},
+    ]
+    for record in records:
+        assert record.reported is not None and record.reported.partial is not None
+        *_, last_return, claim = record.reported.partial["tail"]
+        assert last_return == {"role": "tool", "content": TOOL_ERROR}
+        assert claim["content"] == "All 4 audits are filed."
+        assert [s.state for s in record.observed.subtasks] == [SubtaskState.SUCCEEDED] * 3 + [
+            SubtaskState.ABANDONED
+        ]
