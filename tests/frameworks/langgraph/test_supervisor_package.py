@@ -77,5 +77,7 @@ def test_each_family_at_the_defaults_and_with_a_recursion_limit(name: str) -> No
         for limit in (None, RECURSION_LIMIT)
     ]
     assert tuple(map(ending, records)) == MEASURED[name]
+    if MEASURED[name][1].startswith("BUDGET_STEPS"):  # the limit counts both agents' turns
+        assert records[1].observed.steps_by_agent == {"main": 13, "worker": 12}
     for record in records:  # no worker ever took a subtask up
         assert {s.state for s in record.observed.subtasks} == {SubtaskState.SKIPPED}

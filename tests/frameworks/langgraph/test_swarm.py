@@ -86,3 +86,11 @@ def test_a_swarm_at_the_defaults_and_with_a_recursion_limit(name: str) -> None:
     assert tuple(map(ending, records)) == MEASURED[name]
     if name == "role-ping-pong/handoff-bounce":
         assert {r.observed.first_stagnant_step for r in records} == {3}
+
+
+def test_the_packages_handoff_tool_takes_the_scenarios_name() -> None:
+    made = create_handoff_tool(agent_name="producer")
+    assert (made.name, made.description) == (
+        "transfer_to_producer",
+        "Ask agent 'producer' for help",
+    )

@@ -200,6 +200,16 @@ def test_handoffs_between_two_agents_at_the_defaults_and_with_max_turns(name: st
         assert {r.observed.first_stagnant_step for r in records} == {3}
 
 
+def test_the_sdks_handoff_tool_is_the_scenarios() -> None:
+    """Its default name, description and answer are the ones the scenario's tool has."""
+    scenario = scenarios.get("role-ping-pong/handoff-bounce")
+    spec = next(s for s in scenario.build(0).toolbox.specs if s.name == "transfer_to_producer")
+    producer = Agent(name="producer")
+    made = handoff(producer)
+    assert (made.tool_name, made.tool_description.strip()) == (spec.name, spec.description)
+    assert made.get_transfer_message(producer) == '{"assistant": "producer"}'
+
+
 def test_a_model_per_agent_replays_the_shared_script_from_its_first_move() -> None:
     """The scripted model counts each agent's steps apart: the producer's first step is the
     script's first move, the reviewer's ``transfer_to_producer``, a tool the producer lacks."""
