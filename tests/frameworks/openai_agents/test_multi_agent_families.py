@@ -2,7 +2,8 @@
 (agents-as-tools), each agent on its own model — on the multi-agent families, at the SDK's
 defaults (``max_turns`` 10 for the lead and for each worker run) and with the turn limits its docs
 recommend setting for each (the runner's and ``as_tool``'s ``max_turns``): each cell of the
-README's framework table for this system.
+README's framework table for this system. Then two agents handing a task to each other with the
+SDK's handoffs, on the swarm scenario and its twin: the handoff table's cells.
 
 The SDK runs the lead's four ``delegate`` calls of one turn concurrently, under one worker name:
 the harness tells their steps apart by the subtask each conversation names, but a tool call is
