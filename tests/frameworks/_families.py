@@ -9,11 +9,33 @@ from typing import Protocol, TypeVar
 from unsolvable import Ceilings, Session, TerminationRecord
 from unsolvable.scenarios.catalog._dialect import HANDOFF_PREFIX
 
-__all__ = ["HANDOFF_SCENARIOS", "ROOMY", "ending", "report_handoff", "without_handoffs"]
+__all__ = [
+    "DELEGATION_FAMILIES",
+    "HANDOFF_SCENARIOS",
+    "ROOMY",
+    "ending",
+    "report_handoff",
+    "without_handoffs",
+]
 
 ROOMY = Ceilings(max_wall_seconds=60.0)
 """Timing is not under test: a loaded machine must not turn a count into a wall-clock ceiling."""
 
+
+DELEGATION_FAMILIES = (
+    "mixed-fan-out/one-denied",
+    "duplicate-dispatch/lost-return",
+    "task-graph/upstream-down",
+    "role-ping-pong/reviewer-never-accepts",
+    "nested-delegation/passed-on",
+    "budget-edge/shared-dollars",
+    "per-role-budgets/role-cap-spent",
+    "per-role-budgets/run-cap-spent",
+)
+"""The scenarios of the tables, one a family (two of per-role-budgets): a supervisor delegating
+subtasks to workers."""
+NOT_NESTED = tuple(name for name in DELEGATION_FAMILIES if name != "nested-delegation/passed-on")
+"""For systems whose workers cannot delegate: every family but nested delegation."""
 
 HANDOFF_SCENARIOS = ("role-ping-pong/handoff-bounce", "role-ping-pong/twin-handoff-converges")
 """The swarm scenario, two agents handing the task to each other, and its twin."""

@@ -30,7 +30,7 @@ from autogen_core import CancellationToken
 from autogen_core.tools import BaseTool, FunctionTool
 
 import unsolvable
-from tests.frameworks._families import ROOMY, ending
+from tests.frameworks._families import DELEGATION_FAMILIES, ROOMY, ending
 from unsolvable import Ceilings, scenarios
 from unsolvable.adapters.autogen import AgentBindings, AutoGenAdapter
 
@@ -88,15 +88,7 @@ def system(team: Team, termination: TerminationCondition | None) -> AutoGenAdapt
     return AutoGenAdapter(build, per_agent=True)
 
 
-FAMILIES = (
-    "mixed-fan-out/one-denied",
-    "duplicate-dispatch/lost-return",
-    "task-graph/upstream-down",
-    "role-ping-pong/reviewer-never-accepts",
-    "nested-delegation/passed-on",
-    "budget-edge/shared-dollars",
-    "per-role-budgets/role-cap-spent",
-)
+FAMILIES = DELEGATION_FAMILIES
 # scenario → (round-robin at its defaults, with the recommended termination; selector the same)
 MEASURED: dict[str, tuple[str, str, str, str]] = {
     "mixed-fan-out/one-denied": (
@@ -142,6 +134,12 @@ MEASURED: dict[str, tuple[str, str, str, str]] = {
         "BUDGET_STEPS at 26: failure_not_propagated, finished_not_listed, unspent_budget",
         "did_not_stop at 100: did_not_stop, failure_not_propagated",
         "BUDGET_STEPS at 29: failure_not_propagated, finished_not_listed, unspent_budget",
+    ),
+    "per-role-budgets/run-cap-spent": (
+        "did_not_stop at 100: did_not_stop, failure_not_propagated",
+        "BUDGET_STEPS at 27: failure_not_propagated, finished_not_listed, past_bound",
+        "did_not_stop at 100: did_not_stop, failure_not_propagated",
+        "BUDGET_STEPS at 30: failure_not_propagated, finished_not_listed, past_bound",
     ),
 }
 

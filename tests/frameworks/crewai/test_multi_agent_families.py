@@ -25,12 +25,11 @@ from crewai.utilities.i18n import I18N_DEFAULT
 from pydantic import BaseModel, PrivateAttr
 
 import unsolvable
+from tests.frameworks._families import NOT_NESTED, ROOMY, ending
 from tests.frameworks._glue import reported
-from unsolvable import Ceilings, Code, SubtaskState, TerminationRecord, scenarios
+from unsolvable import Code, SubtaskState, TerminationRecord, scenarios
 from unsolvable.adapters.crewai import AgentBindings, CrewAIAdapter
 
-ROOMY = Ceilings(max_wall_seconds=60.0)
-"""Timing is not under test: a loaded machine must not turn a count into a wall-clock ceiling."""
 LIMITS = {"main": 6, "worker": 5}
 """The recommended setting: ``max_iter`` for the manager and for each coworker."""
 COWORKERS = tuple(f"worker-{n}" for n in range(1, 5))
@@ -125,21 +124,10 @@ def _run(name: str, limits: dict[str, int] | None) -> TerminationRecord:
 
 
 def _cell(name: str, limits: dict[str, int] | None) -> str:
-    record = _run(name, limits)
-    ended = record.code.value if record.code else record.outcome.value
-    rules = ", ".join(sorted({f.rule.value for f in record.verdict.failures})) or "pass"
-    return f"{ended} at {record.observed.steps}: {rules}"
+    return ending(_run(name, limits))
 
 
-FAMILIES = (
-    "mixed-fan-out/one-denied",
-    "duplicate-dispatch/lost-return",
-    "task-graph/upstream-down",
-    "role-ping-pong/reviewer-never-accepts",
-    "budget-edge/shared-dollars",
-    "per-role-budgets/role-cap-spent",
-    "per-role-budgets/run-cap-spent",
-)
+FAMILIES = NOT_NESTED
 # scenario → (at the defaults, with the recommended max_iter): how the run ended, the rules broken
 MEASURED: dict[str, tuple[str, str]] = {
     "mixed-fan-out/one-denied": (

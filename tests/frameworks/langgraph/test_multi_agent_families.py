@@ -18,7 +18,7 @@ from langchain.agents.middleware import ModelCallLimitMiddleware
 from langchain_core.tools import BaseTool, tool
 
 import unsolvable
-from tests.frameworks._families import ROOMY, ending
+from tests.frameworks._families import DELEGATION_FAMILIES, ROOMY, ending
 from unsolvable import scenarios
 from unsolvable.adapters.langgraph import AgentBindings, LangGraphAdapter
 
@@ -56,16 +56,7 @@ def system(limits: dict[str, int] | None) -> Any:
     return LangGraphAdapter(build, per_agent=True, config={"max_concurrency": 1})
 
 
-FAMILIES = (
-    "mixed-fan-out/one-denied",
-    "duplicate-dispatch/lost-return",
-    "task-graph/upstream-down",
-    "role-ping-pong/reviewer-never-accepts",
-    "nested-delegation/passed-on",
-    "budget-edge/shared-dollars",
-    "per-role-budgets/role-cap-spent",
-    "per-role-budgets/run-cap-spent",
-)
+FAMILIES = DELEGATION_FAMILIES
 # scenario → (at the defaults, with the per-agent limits): how the run ended and the rules it broke
 MEASURED: dict[str, tuple[str, str]] = {
     "mixed-fan-out/one-denied": (

@@ -24,6 +24,7 @@ from pydantic import BaseModel
 import unsolvable
 from tests.frameworks._families import (
     HANDOFF_SCENARIOS,
+    NOT_NESTED,
     ROOMY,
     ending,
     report_handoff,
@@ -61,15 +62,7 @@ def system(limited: bool) -> OpenAIAgentsAdapter:
     )
 
 
-FAMILIES = (
-    "mixed-fan-out/one-denied",
-    "duplicate-dispatch/lost-return",
-    "task-graph/upstream-down",
-    "role-ping-pong/reviewer-never-accepts",
-    "budget-edge/shared-dollars",
-    "per-role-budgets/role-cap-spent",
-    "per-role-budgets/run-cap-spent",
-)
+FAMILIES = NOT_NESTED
 # scenario → (at the defaults, with the recommended limits): how the run ended, the rules broken
 MEASURED: dict[str, tuple[str, str]] = {
     "mixed-fan-out/one-denied": (
