@@ -219,6 +219,18 @@ def _rebased(request: ModelRequest, steps_done: int) -> ModelRequest:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Shared:
+    """Follows ``script`` by the run's steps, whichever agent makes them: agents that share one
+    conversation, as a swarm's do, each take the turn the conversation is at, where a script
+    of their own would start each agent again from its first move."""
+
+    script: Script
+
+    def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
+        return self.script.reply(dataclasses.replace(request, agent_step=request.step), rng)
+
+
+@dataclass(frozen=True, kw_only=True)
 class Cycle:
     """Goes round ``calls`` for ever: re-checking what is already known, and calling it progress."""
 

@@ -22,6 +22,7 @@ from unsolvable import (
     Script,
     ScriptedModel,
     Setup,
+    Shared,
     Stagnation,
     Steps,
     ToolSpec,
@@ -168,12 +169,17 @@ def background(seed: int) -> tuple[list[Call], list[Tool]]:
     return calls, tools
 
 
-def stuck_setup(world: FakeWorld, tools: Sequence[Tool], script: Script, *, seed: int) -> Setup:
+def stuck_setup(
+    world: FakeWorld, tools: Sequence[Tool], script: Script, *, seed: int, shared: bool = False
+) -> Setup:
     """`setup`, the model first reading `background` before it follows ``script`` and gets
-    stuck: the first stagnant step moves, and N with it."""
+    stuck: the first stagnant step moves, and N with it. ``shared``: every agent speaks in one
+    conversation, the reading included (`Shared`)."""
     reads, reading = background(seed)
     if reads:
         tools, script = [*tools, *reading], Steps(calls=reads, then=script)
+    if shared:
+        script = Shared(script=script)
     return setup(world, tools, script, seed=seed, lead=len(reads))
 
 

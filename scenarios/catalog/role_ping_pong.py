@@ -250,7 +250,7 @@ def _build_handoffs(seed: int, *, works: bool = False) -> Setup:
         if works
         else Cycle(calls=[TO_PRODUCER, TO_REVIEWER])
     )
-    return stuck_setup(world, tools, script, seed=seed)
+    return stuck_setup(world, tools, script, seed=seed, shared=True)
 
 
 HANDOFF_BOUNCE = scenario(

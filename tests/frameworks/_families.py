@@ -55,10 +55,11 @@ def without_handoffs(tools: Iterable[Tool]) -> list[Tool]:
     return [t for t in tools if not t.name.startswith(HANDOFF_PREFIX)]
 
 
-def report_handoff(session: Session, name: str) -> None:
+def report_handoff(session: Session, name: str, *, agent: str) -> None:
     """Tells the world of a handoff the framework made, as the scenario's tool of that name does
-    (the model reads the framework's own answer): the probe sees the task change hands."""
-    session.call_tool(name, agent="main")
+    (the model reads the framework's own answer), as ``agent``'s call: the probe sees the task
+    change hands."""
+    session.call_tool(name, agent=agent)
 
 
 def ending(record: TerminationRecord, *, steps: bool = True) -> str:

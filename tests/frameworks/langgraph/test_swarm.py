@@ -4,9 +4,9 @@ other (``transfer_to_producer``, ``transfer_to_reviewer``, at its defaults) in p
 scenario's tools of those names, on the swarm scenario and its twin: at LangGraph's defaults and
 with a ``recursion_limit`` of 25. Each cell of docs/frameworks.md's handoff table for the swarm.
 
-Both agents are on the run's one model (``main``), as the scripted model speaks for both in one
-conversation; a ``wrap_tool_call`` middleware tells the world of each handoff as the scenario's
-tool of that name does, and the model reads the package's own answer."""
+Each agent is on a model of its own, its calls its own steps; a ``wrap_tool_call`` middleware
+tells the world of each handoff as the scenario's tool of that name does, and the model reads the
+package's own answer."""
 
 from __future__ import annotations
 
@@ -43,21 +43,19 @@ RECURSION_LIMIT = 25
 
 def swarm(limit: int | None) -> LangGraphAdapter:
     def build(bind: AgentBindings) -> Any:
-        model = bind.model("main")
-
-        @wrap_tool_call
-        def heard(
-            request: ToolCallRequest,
-            handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
-        ) -> ToolMessage | Command[Any]:
-            name = str(request.tool_call["name"])
-            if name.startswith(HANDOFF_PREFIX):
-                report_handoff(bind.session, name)
-            return handler(request)
-
         def agent(name: str, other: str) -> Any:
-            tools = [*without_handoffs(bind.tools("main")), create_handoff_tool(agent_name=other)]
-            return create_agent(model, tools, name=name, middleware=[heard])
+            @wrap_tool_call
+            def heard(
+                request: ToolCallRequest,
+                handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
+            ) -> ToolMessage | Command[Any]:
+                called = str(request.tool_call["name"])
+                if called.startswith(HANDOFF_PREFIX):
+                    report_handoff(bind.session, called, agent=name)
+                return handler(request)
+
+            tools = [*without_handoffs(bind.tools(name)), create_handoff_tool(agent_name=other)]
+            return create_agent(bind.model(name), tools, name=name, middleware=[heard])
 
         agents = [agent("reviewer", "producer"), agent("producer", "reviewer")]
         return create_swarm(agents, default_active_agent="reviewer").compile()
@@ -84,6 +82,10 @@ def test_a_swarm_at_the_defaults_and_with_a_recursion_limit(name: str) -> None:
         for limit in (None, RECURSION_LIMIT)
     ]
     assert tuple(map(ending, records)) == MEASURED[name]
+    assert {agent for r in records for agent in r.observed.steps_by_agent} == {
+        "producer",
+        "reviewer",
+    }
     if name == "role-ping-pong/handoff-bounce":
         assert {r.observed.first_stagnant_step for r in records} == {3}
 

@@ -14,7 +14,18 @@ from hypothesis import strategies as st
 
 from tests import _builders as b
 from tests import _strategies as strategies
-from unsolvable import Call, Claim, ClaimSuccess, Cycle, FanOut, GiveUp, Repeat, Steps, TodoSpawn
+from unsolvable import (
+    Call,
+    Claim,
+    ClaimSuccess,
+    Cycle,
+    FanOut,
+    GiveUp,
+    Repeat,
+    Shared,
+    Steps,
+    TodoSpawn,
+)
 from unsolvable._scripts import PERTURBATIONS, TODO_TOPICS, Alternate, Perturbed, Until, restyle
 
 A, B, C = (Call(name=name) for name in ("a", "b", "c"))
@@ -158,6 +169,18 @@ def test_steps_claims_done_by_default_when_its_calls_run_out() -> None:
 
 def test_cycle_goes_round_every_call_in_order() -> None:
     assert _names(Cycle(calls=[A, B, C]), 7) == ["a", "b", "c", "a", "b", "c", "a"]
+
+
+def test_shared_gives_each_agent_the_turn_the_conversation_is_at() -> None:
+    """Two agents taking turns: each one's own first step is not the script's first move."""
+    rng, script = random.Random(0), Steps(calls=[A, B, C])
+    turns = [("reviewer", 1, 1), ("producer", 2, 1), ("reviewer", 3, 2)]
+    own = [script.reply(b.request(s, agent=a, agent_step=o), rng) for a, s, o in turns]
+    shared = [
+        Shared(script=script).reply(b.request(s, agent=a, agent_step=o), rng) for a, s, o in turns
+    ]
+    assert [r.tool_calls[0].name for r in own] == ["a", "a", "b"]
+    assert [r.tool_calls[0].name for r in shared] == ["a", "b", "c"]
 
 
 def test_todo_spawn_writes_fresh_items_of_its_step_and_keeps_the_other_arguments() -> None:
