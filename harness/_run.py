@@ -254,7 +254,12 @@ def run(
     made = run_unredacted(
         agent, scenario, seed=seed, strict=strict, ceilings=ceilings, abandon=hand_over, **overrides
     )
-    return TerminationRecord.from_dict(redacted_data(made, redactor))
+    # A long run's record is megabytes in each form: each form is let go as the next is made,
+    # so that no more than two are held at once.
+    plain = made.to_dict(volatile=True)
+    del made
+    plain = redactor.data(plain, keep_keys=FIELD_NAMES)
+    return TerminationRecord.from_dict(plain)
 
 
 def run_unredacted(
