@@ -8,7 +8,7 @@ The package's handoff carries no brief: the worker is handed the whole conversat
 subtask is only in the supervisor's call's arguments, which the scripted worker does not take
 for one (as for the Agents SDK's handoffs); so it claims its work done at once. The tutorial's
 handoff sends the worker its brief alone, and it takes its subtask up; but of a turn's parallel
-handoffs only one runs, and which one is a race between LangGraph's threads."""
+handoffs only one runs, and which one varies from run to run."""
 
 from __future__ import annotations
 
