@@ -424,12 +424,8 @@ class _Run:
             self.blockers.append(str(blocker))
         if permission is not None:
             self.denied[str(permission)] += 1
-        if (
-            permission is not None
-            and self.denied[str(permission)] < self.thresholds.permission_denials
-        ):
-            return None  # the model may take another, allowed route
-        if permission is not None:
+            if self.denied[str(permission)] < self.thresholds.permission_denials:
+                return None  # the model may take another, allowed route
             reason = f"{name} needs the permission '{permission}', which this run lacks"
             return self.stop(Code.BLOCKED_INPUT, reason, missing=(str(permission),))
         stop = self._not_found(result)
