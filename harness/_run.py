@@ -258,7 +258,7 @@ def run(
     # so that no more than two are held at once.
     plain = made.to_dict(volatile=True)
     del made
-    plain = redactor.data(plain, keep_keys=FIELD_NAMES)
+    plain = _redacted(plain, redactor)
     return TerminationRecord.from_dict(plain)
 
 
@@ -304,4 +304,9 @@ def redacted_data(record: TerminationRecord, redactor: Redactor) -> dict[str, An
     """The record's plain form (`TerminationRecord.to_dict`, wall times kept) with every string
     in it cleaned — the agent's output, the trajectory, the tools' arguments and results, the
     partial result, the errors and the verdict's messages: the plain form holds them all."""
-    return redactor.data(record.to_dict(volatile=True), keep_keys=FIELD_NAMES)  # type: ignore[no-any-return]
+    return _redacted(record.to_dict(volatile=True), redactor)
+
+
+def _redacted(plain: dict[str, Any], redactor: Redactor) -> dict[str, Any]:
+    """A record's plain form, every string in it cleaned but the record's own field names."""
+    return redactor.data(plain, keep_keys=FIELD_NAMES)  # type: ignore[no-any-return]
