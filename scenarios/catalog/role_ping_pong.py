@@ -98,6 +98,16 @@ def _reviewer(criteria: tuple[Criterion, ...], *, first: tuple[str, str] | None 
     return Tool(spec=REVIEW, handler=handle)
 
 
+def _world(seed: int) -> FakeWorld:
+    """The family's world: the task is done when the report is approved."""
+    return FakeWorld(failing=lambda w: [] if w.peek("approved") else ["not approved"], seed=seed)
+
+
+def _drafts() -> Tool:
+    """The producer's write: saves the draft, which the reviewer reads."""
+    return writer_tool(DRAFT, key="draft", field="text", criteria=(SHORT, CITED))
+
+
 SUBTASK_KEYS = {"review": "review", "push": "pushed"}
 """What a subtask leaves in the world, by its first word: a verdict, a push, else a draft."""
 
@@ -152,10 +162,10 @@ def _build(seed: int, *, accepts: bool = False) -> Setup:
         workers=WORKERS,
         then=Claim(text="The report is approved."),
     )
-    world = FakeWorld(failing=lambda w: [] if w.peek("approved") else ["not approved"], seed=seed)
+    world = _world(seed)
     criteria = (SHORT,) if accepts else (SHORT, CITED)
     tools = [
-        writer_tool(DRAFT, key="draft", field="text", criteria=(SHORT, CITED)),
+        _drafts(),
         _reviewer(criteria),
         delegate_tool(),
         *reading,
@@ -233,9 +243,9 @@ TO_REVIEWER = Call(
 def _build_handoffs(seed: int, *, works: bool = False) -> Setup:
     """The reviewer, which has the task first, hands it to the producer, which hands it back,
     for ever; or the producer drafts, hands the draft back, and the reviewer accepts it."""
-    world = FakeWorld(failing=lambda w: [] if w.peek("approved") else ["not approved"], seed=seed)
+    world = _world(seed)
     tools = [
-        writer_tool(DRAFT, key="draft", field="text", criteria=(SHORT, CITED)),
+        _drafts(),
         _reviewer((SHORT,)),
         _handoff(PRODUCER),
         _handoff(REVIEWER),
@@ -336,9 +346,9 @@ def _build_push(seed: int, *, team_remote: bool = False) -> Setup:
     push = by_argument(
         allowed if team_remote else denied, field="remote", routes={"release": denied}
     )
-    world = FakeWorld(failing=lambda w: [] if w.peek("approved") else ["not approved"], seed=seed)
+    world = _world(seed)
     tools = [
-        writer_tool(DRAFT, key="draft", field="text", criteria=(SHORT, CITED)),
+        _drafts(),
         _reviewer((SHORT,), first=PUSHED),
         push,
         delegate_tool(),
