@@ -1,16 +1,20 @@
 """Runs an SDK agent (in-process, over the loopback server, or as a child process) as a harness
-agent: the only code between the scenario and the unmodified agent."""
+agent: the only code between the scenario and the unmodified agent; and marks the tests of a
+coding-agent CLI to skip where it is not installed."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from unsolvable import (
     Ceilings,
@@ -33,6 +37,14 @@ CHILD_CEILINGS = Ceilings(max_wall_seconds=CHILD_SECONDS)
 """A run of a `child_agent`: the child's interpreter starts and imports its SDK inside the run,
 seconds on a loaded machine, so the default 10 s wall ceiling would time the machine, not the
 agent."""
+
+
+def needs_cli(command: str, npm: str) -> pytest.MarkDecorator:
+    """Skips a test when ``command`` is not on PATH, naming the npm package that installs it
+    (.ci/run installs it, and under CI a skip fails)."""
+    return pytest.mark.skipif(
+        shutil.which(command) is None, reason=f"{command} is not on PATH (npm i {npm})"
+    )
 
 
 def child_agent(module: str, *args: str) -> Callable[[Session], Any]:

@@ -5,7 +5,6 @@ Skipped when ``gemini`` is not on PATH (.ci/run installs it with npm)."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -14,12 +13,11 @@ pytest.importorskip("acp")
 pytest.importorskip("mcp")
 
 import unsolvable
+from tests.frameworks._glue import needs_cli
 from unsolvable import Ceilings, Code, Exit, scenarios
 from unsolvable.adapters.acp import AcpAdapter
 
-needs_gemini = pytest.mark.skipif(
-    shutil.which("gemini") is None, reason="Gemini CLI is not on PATH (npm i @google/gemini-cli)"
-)
+needs_gemini = needs_cli("gemini", "@google/gemini-cli")
 CEILINGS = Ceilings(max_wall_seconds=120)
 """As for the other coding agents over ACP: start-up alone takes seconds."""
 

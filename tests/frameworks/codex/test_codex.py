@@ -5,18 +5,15 @@ Skipped when ``codex`` is not on PATH (.ci/run installs it with npm)."""
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 import unsolvable
+from tests.frameworks._glue import needs_cli
 from unsolvable import Ceilings, Code, Exit, Outcome, scenarios
 from unsolvable.adapters.codex_cli import CodexAdapter
 
 REPEAT = "constant-return/repeat"
-needs_codex = pytest.mark.skipif(
-    shutil.which("codex") is None, reason="the Codex CLI is not on PATH (npm i @openai/codex)"
-)
+needs_codex = needs_cli("codex", "@openai/codex")
 
 
 @needs_codex

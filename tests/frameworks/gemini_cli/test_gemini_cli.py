@@ -6,16 +6,13 @@ with only the harness's loopback address: the fake Gemini wire through
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 import unsolvable
+from tests.frameworks._glue import needs_cli
 from unsolvable import Code, Exit, Outcome, scenarios
 
-needs_gemini = pytest.mark.skipif(
-    shutil.which("gemini") is None, reason="Gemini CLI is not on PATH (npm i @google/gemini-cli)"
-)
+needs_gemini = needs_cli("gemini", "@google/gemini-cli")
 
 
 @needs_gemini
