@@ -3,8 +3,8 @@ chunks for ``streamGenerateContent``).
 
 Spoken by the ``google-genai`` SDK and Gemini CLI. The model is named in the path
 (``…/v1beta/models/{model}:generateContent``), and so is streaming: two paths, one format class.
-A stream is answered as server-sent events, what both clients ask for (``?alt=sse``); the API's
-other stream, one JSON array, no client of the harness's uses.
+A stream is answered as server-sent events when the request asks for them (``?alt=sse``, as
+both clients do), else as the API answers a plain REST stream: one JSON array of the chunks.
 ``functionCall`` parts become Chat Completions tool calls and ``functionResponse`` parts tool
 messages; a call or a response without an ``id`` (the API's ids are optional) is paired with its
 partner by position, so the scripted model sees the same conversation whichever SDK the agent
@@ -14,7 +14,7 @@ is built on.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
@@ -24,7 +24,7 @@ from unsolvable._model import Usage
 from unsolvable._types import JSON
 from unsolvable.wire._errors import WireFormatError
 from unsolvable.wire._exchange import WireResponse
-from unsolvable.wire._turn import Turn, arguments_of, read_from, require, require_objects
+from unsolvable.wire._turn import NO_QUERY, Turn, arguments_of, read_from, require, require_objects
 
 __all__ = ["GEMINI", "GEMINI_STREAM"]
 
@@ -185,7 +185,14 @@ class GeminiGenerateContent:
     conversation = "contents"
     stream = False
 
-    def read(self, body: JSON, earlier: Turn | None = None, *, path: str = "") -> Turn:
+    def read(
+        self,
+        body: JSON,
+        earlier: Turn | None = None,
+        *,
+        path: str = "",
+        query: Mapping[str, str] = NO_QUERY,
+    ) -> Turn:
         raw = require(body, "contents", list, NAME)
         start = read_from(earlier)
         require_objects(raw, "contents", NAME, start=start)
@@ -197,7 +204,8 @@ class GeminiGenerateContent:
             conversation=(*taken, *_contents(raw, start, taken)),
             tools=_tool_names(body),
         )
-        return replace(turn, model=model_of(path), stream=self.stream)
+        array = self.stream and query.get("alt") != "sse"
+        return replace(turn, model=model_of(path), stream=self.stream, array_stream=array)
 
     def render(self, reply: JSON, usage: Usage, turn: Turn, *, step: int) -> WireResponse:
         parts = _parts(reply)
@@ -214,6 +222,8 @@ class GeminiGenerateContent:
             (None, _response(chunk, prompt, turn.model, step, final=False)) for chunk in chunks[:-1]
         ]
         events.append((None, _response(chunks[-1], total, turn.model, step, final=True)))
+        if turn.array_stream:
+            return WireResponse.json([data for _, data in events])
         return WireResponse.sse(events)
 
     def error(self, status: int, message: str) -> WireResponse:
@@ -235,8 +245,8 @@ class GeminiGenerateContent:
 
 
 class GeminiStreamGenerateContent(GeminiGenerateContent):
-    """``POST …/models/{model}:streamGenerateContent?alt=sse``: each chunk a response with one
-    part, the last with the finish reason and the whole usage, as the API streams them."""
+    """``POST …/models/{model}:streamGenerateContent``: each chunk a response with one part,
+    the last with the finish reason and the whole usage, as the API streams them."""
 
     __slots__ = ()
 

@@ -12,6 +12,7 @@ call to a qualified name is written back split, so namespaces need no mapping of
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -23,6 +24,7 @@ from unsolvable.wire._errors import WireFormatError
 from unsolvable.wire._exchange import WireResponse
 from unsolvable.wire._turn import (
     CREATED,
+    NO_QUERY,
     Turn,
     arguments_of,
     openai_context_error,
@@ -211,7 +213,14 @@ class Responses:
     path_suffix = "/responses"
     conversation = "input"
 
-    def read(self, body: JSON, earlier: Turn | None = None, *, path: str = "") -> Turn:
+    def read(
+        self,
+        body: JSON,
+        earlier: Turn | None = None,
+        *,
+        path: str = "",
+        query: Mapping[str, str] = NO_QUERY,
+    ) -> Turn:
         items = _items(body)
         start = read_from(earlier)
         require_objects(items, "input", NAME, start=start)

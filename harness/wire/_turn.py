@@ -22,6 +22,7 @@ from unsolvable.wire._exchange import WireResponse
 
 __all__ = [
     "CREATED",
+    "NO_QUERY",
     "Turn",
     "WireFormat",
     "arguments_of",
@@ -35,6 +36,8 @@ __all__ = [
 
 CREATED = 1_767_225_600
 """A fixed creation time (2026-01-01) for every response: the same run gives the same bytes."""
+NO_QUERY: Mapping[str, str] = MappingProxyType({})
+"""The query of a request whose URL has none."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -47,6 +50,9 @@ class Turn:
     """Names of the tools offered; empty when none are, or when ``tool_choice`` forbids them."""
     model: str
     stream: bool
+    array_stream: bool = False
+    """A stream sent as one JSON array of its chunks, not as server-sent events: the Gemini
+    API's, when the request does not ask for ``alt=sse``."""
     body: JSON = field(repr=False)
     """The request as sent, for echoes such as the Responses API's ``tools``."""
     items: int = 0
@@ -93,12 +99,21 @@ class WireFormat(Protocol):
     conversation: str
     """The member of a request body that holds the conversation, re-sent grown every call."""
 
-    def read(self, body: JSON, earlier: Turn | None = None, *, path: str = "") -> Turn:
+    def read(
+        self,
+        body: JSON,
+        earlier: Turn | None = None,
+        *,
+        path: str = "",
+        query: Mapping[str, str] = NO_QUERY,
+    ) -> Turn:
         """The request body as a `Turn`; raises `WireFormatError` naming what is wrong.
         ``earlier``: the turn read from the conversation's previous body, when this body repeats
         every item it read (`Turn.items`), as text: the messages they became
         (`Turn.conversation`) are taken again, and only the items after them read. ``path``:
-        the request's path, where a format whose API names the model there (Gemini) reads it."""
+        the request's path, where a format whose API names the model there (Gemini) reads it;
+        ``query``: its query parameters, where a format's API chooses a stream's form (Gemini's
+        ``alt=sse``)."""
         ...
 
     def render(self, reply: JSON, usage: Usage, turn: Turn, *, step: int) -> WireResponse:

@@ -287,7 +287,9 @@ class Wire:
                 earlier = conversation.turn
                 if earlier is not None and reading.repeated != earlier.items:
                     earlier = None
-                conversation.turn = fmt.read(_json_object(reading.body), earlier, path=request.path)
+                conversation.turn = fmt.read(
+                    _json_object(reading.body), earlier, path=request.path, query=request.query
+                )
             except (ValueError, WireFormatError):
                 del self._conversations[key]
                 raise

@@ -13,6 +13,7 @@ pytest.importorskip("google.genai")
 from google.genai import types
 
 from tests.unit.harness.wire.conftest import render, start
+from unsolvable.wire import FAKE_API_KEY, GEMINI_BASE_URL, Wire
 from unsolvable.wire._gemini import GEMINI, GEMINI_STREAM
 
 BODY = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}
@@ -45,7 +46,8 @@ def test_responses_and_their_chunks_validate_and_read_back(reply: dict[str, obje
         usage["prompt_tokens"],  # type: ignore[index]
         usage["completion_tokens"],  # type: ignore[index]
     )
-    streamed = render(GEMINI_STREAM, reply, GEMINI_STREAM.read(BODY, path=PATH), step=1).body
+    turn = GEMINI_STREAM.read(BODY, path=PATH, query={"alt": "sse"})
+    streamed = render(GEMINI_STREAM, reply, turn, step=1).body
     chunks = [
         types.GenerateContentResponse.model_validate(json.loads(line[6:]))
         for line in streamed.decode().splitlines()
@@ -54,3 +56,28 @@ def test_responses_and_their_chunks_validate_and_read_back(reply: dict[str, obje
     parts = [p for c in chunks for p in c.candidates[0].content.parts]  # type: ignore[index, union-attr]
     assert parts == [p for p in whole.candidates[0].content.parts]  # type: ignore[union-attr]
     assert chunks[-1].usage_metadata == whole.usage_metadata
+
+
+@pytest.mark.parametrize("alt", [False, True], ids=["json-array", "sse"])
+def test_a_rest_stream_is_one_json_array_unless_it_asks_for_sse(alt: bool) -> None:
+    """A client of the REST API that does not ask for ``alt=sse`` reads the stream as the API
+    sends it then: one JSON array, each item a chunk the SDK's model reads."""
+    url = f"{GEMINI_BASE_URL}/v1beta/models/gemini-2.5-flash:streamGenerateContent"
+    with Wire(start()) as fake, fake.httpx_client() as http:
+        answer = http.post(
+            url,
+            params={"alt": "sse"} if alt else {},
+            json={**BODY, "tools": [{"functionDeclarations": [{"name": "search_invoices"}]}]},
+            headers={"x-goog-api-key": FAKE_API_KEY},
+        )
+    assert answer.status_code == 200, answer.text
+    if alt:
+        assert answer.headers["content-type"].startswith("text/event-stream")
+        items = [json.loads(line[6:]) for line in answer.text.splitlines() if line[:6] == "data: "]
+    else:
+        assert answer.headers["content-type"].startswith("application/json")
+        items = answer.json()
+    chunks = [types.GenerateContentResponse.model_validate(item) for item in items]
+    calls = [call.name for chunk in chunks for call in chunk.function_calls or ()]
+    assert calls == ["search_invoices"]
+    assert chunks[-1].candidates and chunks[-1].candidates[0].finish_reason == "STOP"

@@ -17,6 +17,7 @@ from tests.unit.harness.wire.conftest import render
 from unsolvable import Session
 from unsolvable.wire._anthropic import ANTHROPIC_MESSAGES
 from unsolvable.wire._chat import CHAT_COMPLETIONS
+from unsolvable.wire._exchange import WireResponse
 from unsolvable.wire._gemini import GEMINI, GEMINI_STREAM
 from unsolvable.wire._responses import RESPONSES
 from unsolvable.wire._turn import WireFormat
@@ -295,11 +296,23 @@ def test_gemini_answers_parts_with_the_finish_reason_and_usage_metadata() -> Non
     assert data["usageMetadata"] == usage
 
 
+def _gemini_stream(query: dict[str, str]) -> WireResponse:
+    return render(GEMINI_STREAM, REPLY, GEMINI_STREAM.read(GEMINI_BODY, query=query), step=3)
+
+
 def test_gemini_streams_a_part_per_chunk_the_last_with_the_finish_reason_and_usage() -> None:
-    chunks = _events(render(GEMINI_STREAM, REPLY, GEMINI_STREAM.read(GEMINI_BODY), step=3).body)
+    streamed = _gemini_stream({"alt": "sse"})
+    assert dict(streamed.headers)["content-type"].startswith("text/event-stream")
+    chunks = _events(streamed.body)
     assert [len(c["candidates"][0]["content"]["parts"]) for c in chunks] == [1, 1]
     assert [c["candidates"][0].get("finishReason") for c in chunks] == [None, "STOP"]
     assert chunks[-1]["usageMetadata"]["totalTokenCount"] == 18
+
+
+def test_gemini_streams_one_json_array_of_the_chunks_unless_asked_for_sse() -> None:
+    array = _gemini_stream({})
+    assert dict(array.headers)["content-type"].startswith("application/json")
+    assert json.loads(array.body) == _events(_gemini_stream({"alt": "sse"}).body)
 
 
 @pytest.mark.parametrize(
