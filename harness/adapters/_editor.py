@@ -90,7 +90,7 @@ class _Editor:
     request from the scenario and keeps what the turn shows."""
 
     session: Session
-    prefix: str
+    prefixes: tuple[str, ...]
     said: str = ""
     """The agent's message since its last tool call."""
     announced: dict[str, ToolCall] = field(default_factory=dict)
@@ -138,20 +138,20 @@ class _Editor:
             raw = call.raw_input if call is not None and isinstance(call.raw_input, dict) else {}
             given = raw.get("arguments")
             arguments = given if isinstance(given, dict) else raw or _shown(call)
-            for name in _names(call.title or "" if call is not None else "", raw, self.prefix):
+            for name in _names(call.title or "" if call is not None else "", raw, self.prefixes):
                 if name in specs:
                     return specs[name], dict(arguments)
         return None
 
 
-def _names(title: str, raw: Mapping[str, Any], prefix: str) -> list[str]:
-    """The names a tool call may go by: its title as it is, without the agent's MCP prefix, its
+def _names(title: str, raw: Mapping[str, Any], prefixes: Sequence[str]) -> list[str]:
+    """The names a tool call may go by: its title as it is, without an MCP prefix, its
     last word (``Tool: unsolvable/search``), its first (Gemini CLI's ``search (unsolvable MCP
     Server)``), and the ``tool`` or ``name`` of its input."""
     words = re.split(r"[\s/.:]", title)
     return [
         title,
-        title.removeprefix(prefix),
+        *(title.removeprefix(prefix) for prefix in prefixes),
         words[-1],
         words[0],
         str(raw.get("tool")),
@@ -199,7 +199,7 @@ async def converse(
     environ: Mapping[str, str],
     cwd: str,
     tools: Tools,
-    prefix: str,
+    prefixes: tuple[str, ...],
     stop: Stop,
 ) -> Turn:
     """Runs the agent ``argv`` (`Child`) through one prompt turn on the session's task, in the
@@ -207,7 +207,7 @@ async def converse(
     group is killed on the way out, whatever happened."""
     child = await Child.start(argv, environ)
     assert child.process.stdin is not None and child.process.stdout is not None
-    editor = _Editor(session=session, prefix=prefix)
+    editor = _Editor(session=session, prefixes=prefixes)
     router = build_client_router(cast(Client, editor))
     connection = Connection(router, child.process.stdin, child.process.stdout)
     try:

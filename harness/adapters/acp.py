@@ -28,13 +28,23 @@ if TYPE_CHECKING:
     from unsolvable._session import Session
     from unsolvable.adapters._editor import Turn
 
-__all__ = ["ACP_PREFIX", "STOP_REASONS", "TOOL_PREFIX", "AcpAdapter", "read_stop_reason"]
+__all__ = [
+    "ACP_PREFIX",
+    "GEMINI_TOOL_PREFIX",
+    "STOP_REASONS",
+    "TOOL_PREFIX",
+    "AcpAdapter",
+    "read_stop_reason",
+]
 
 ACP_PREFIX = "acp:"
 """An agent spec starting with this runs the rest as an ACP agent (`AcpAdapter.from_spec`)."""
 TOOL_PREFIX = "mcp__unsolvable__"
 """How ACP agents name the harness's MCP tools on the model's wire: Claude Code names every MCP
 tool ``mcp__<server>__<tool>``, and Codex's namespace reads the same (`ToolNames`)."""
+GEMINI_TOOL_PREFIX = "mcp_unsolvable_"
+"""How Gemini CLI names them: ``mcp_<server>_<tool>``. An ACP agent may use either spelling
+unless told one (`AcpAdapter`): each request is read in the one its offered tools use."""
 STOP_REASONS: dict[str, Code | None] = {
     "end_turn": Code.COMPLETED,
     "max_turn_requests": Code.BUDGET_STEPS,
@@ -63,8 +73,8 @@ class AcpAdapter:
 
     ``command``: the program and its arguments, with the ``{placeholders}`` of the ``exec:``
     face; ``isolate_network``: loopback only, as for ``exec:``; ``tool_prefix``: how the agent
-    names the MCP tools on the model's wire (`TOOL_PREFIX`; ``""`` for an agent that calls them
-    by their own names).
+    names the MCP tools on the model's wire (``""`` for an agent that calls them by their own
+    names; by default either `TOOL_PREFIX` or `GEMINI_TOOL_PREFIX`, whichever its requests use).
     """
 
     def __init__(
@@ -73,7 +83,7 @@ class AcpAdapter:
         *,
         name: str | None = None,
         isolate_network: bool = False,
-        tool_prefix: str = TOOL_PREFIX,
+        tool_prefix: str | None = None,
     ) -> None:
         if not command:
             raise AdapterError(
@@ -81,12 +91,15 @@ class AcpAdapter:
             )
         self.command = tuple(command)
         self.name = name or ACP_PREFIX + shlex.join(self.command)
-        self.tool_prefix = tool_prefix
+        self.tool_prefixes = (
+            (TOOL_PREFIX, GEMINI_TOOL_PREFIX) if tool_prefix is None else (tool_prefix,)
+        )
+        """The prefixes the agent may name the MCP tools with, the default first."""
         self.process = ProcessAdapter(
             self.command,
             name=self.name,
             isolate_network=isolate_network,
-            wire=_wire_options(tool_prefix),
+            wire=_wire_options(self.tool_prefixes),
         )
 
     @classmethod
@@ -185,7 +198,7 @@ class AcpAdapter:
                     environ=environ,
                     cwd=work,
                     tools=tools,
-                    prefix=self.tool_prefix,
+                    prefixes=self.tool_prefixes,
                     stop=stop,
                 ),
                 name="unsolvable-acp-editor",
@@ -195,7 +208,7 @@ class AcpAdapter:
             raise ProcessExited(f"agent {self.name!r}: {error}") from error
 
 
-def _wire_options(prefix: str) -> dict[str, object]:
+def _wire_options(prefixes: tuple[str, ...]) -> dict[str, object]:
     from unsolvable.wire import ToolNames
 
-    return {"tool_names": ToolNames(prefix=prefix)}
+    return {"tool_names": ToolNames(prefix=prefixes[0], others=prefixes[1:])}

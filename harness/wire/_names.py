@@ -12,7 +12,7 @@ reaches this already spelt the same way: the Responses format reads each of its 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from unsolvable._types import JSON
@@ -28,6 +28,21 @@ class ToolNames:
     """
 
     prefix: str = ""
+    others: tuple[str, ...] = ()
+    """Other prefixes the agent may spell the tools with, when one face serves agents that spell
+    them differently (Gemini CLI names MCP tools ``mcp_<server>_<tool>``): a request that
+    offers a tool under one of them is read and answered in it (`spelling`)."""
+
+    def spelling(self, offered: Sequence[str]) -> ToolNames:
+        """The names as a request offering the tools ``offered`` spells them: the first of
+        `others` that an offered tool begins with, else `prefix`."""
+        if not self.others:
+            return self
+        chosen = next(
+            (other for other in self.others if any(n.startswith(other) for n in offered)),
+            self.prefix,
+        )
+        return ToolNames(prefix=chosen)
 
     def inbound(self, name: str) -> str:
         """The scenario's name of a tool the agent named (unchanged when it has no prefix)."""

@@ -176,7 +176,8 @@ class Wire:
         tool_names: ToolNames | None = None,
     ) -> None:
         self.session = session
-        self._names = tool_names if tool_names is not None and tool_names.prefix else None
+        spells = tool_names is not None and bool(tool_names.prefix or tool_names.others)
+        self._names = tool_names if spells else None
         """None when the agent spells the tools as the scenario does: nothing to map."""
         self._model_hosts = {host.lower() for host in model_hosts}
         self._tool_hosts = {urlsplit(TOOLS_URL).netloc}
@@ -256,8 +257,9 @@ class Wire:
             response = fmt.error(400, str(error)).with_headers({"x-should-retry": "false"})
             return self._log("model", request, response, fmt.name)
         tools = turn.tools
-        if self._names is not None:
-            messages, tools = self._names.read(messages, tools)
+        names = None if self._names is None else self._names.spelling(tools)
+        if names is not None:
+            messages, tools = names.read(messages, tools)
         try:
             answer = self.session.answer(messages, tools, agent=_agent_of(request.path))
         except ContextOverflow as overflow:  # the session counted it as a step
@@ -265,7 +267,7 @@ class Wire:
             return self._log("model", request, refusal, fmt.name)
         with self._lock:
             step = next(self._served)
-        reply = answer.message if self._names is None else self._names.write(answer.message)
+        reply = answer.message if names is None else names.write(answer.message)
         self._store(fmt.response_id(step), turn, reply)
         rendered = fmt.render(reply, answer.usage, turn, step=step)
         return self._log("model", request, rendered, fmt.name)

@@ -24,11 +24,10 @@ CEILINGS = Ceilings(max_wall_seconds=120)
 
 def _gemini(home: Path) -> AcpAdapter:
     """``gemini --acp`` in an empty ``HOME`` (no user settings or login), told a model: its
-    default, ``auto``, asks a routing model first, which a scripted model cannot answer."""
-    command = ["env", f"HOME={home}", "gemini", "--acp", "--model", "gemini-2.5-flash"]
-    return AcpAdapter(
-        [*command, "--skip-trust"], tool_prefix="mcp_unsolvable_", isolate_network=True
-    )
+    default, ``auto``, asks a routing model first, which a scripted model cannot answer. Given
+    as an ``acp:`` spec, as on the command line: its tool names need no option."""
+    spec = f"acp:env HOME={home} gemini --acp --model gemini-2.5-flash --skip-trust"
+    return AcpAdapter.from_spec(spec, isolate_network=True)
 
 
 @needs_gemini

@@ -46,3 +46,20 @@ def test_without_the_option_a_prefixed_tool_is_not_the_scenarios() -> None:
             model="m", max_tokens=9, messages=[{"role": "user", "content": "go"}], tools=[TOOL]
         )
     assert session.finish().overhead_tokens == 0  # nothing it offered is a scenario tool
+
+
+def test_each_request_is_answered_in_the_spelling_its_offered_tools_use() -> None:
+    """One face for agents that spell the tools differently (Claude Code's ``mcp__unsolvable__``,
+    Gemini CLI's ``mcp_unsolvable_``): the reply's call is in the request's own spelling."""
+    names = ToolNames(prefix=PREFIX, others=("mcp_unsolvable_",))
+    for spelt in (PREFIX, "mcp_unsolvable_"):
+        session = _session()
+        with Wire(session, tool_names=names) as wire:
+            tool = {**TOOL, "name": f"{spelt}search"}
+            reply = wire.anthropic_client().messages.create(
+                model="m", max_tokens=9, messages=[{"role": "user", "content": "go"}], tools=[tool]
+            )
+        assert [block.name for block in reply.content if block.type == "tool_use"] == [
+            f"{spelt}search"
+        ]
+        assert session.finish().overhead_tokens > 0, spelt
