@@ -31,6 +31,7 @@ from unsolvable._errors import AdapterError
 from unsolvable._record import Code, Stop
 from unsolvable._session import Session
 from unsolvable._types import JSON, ToolSpec
+from unsolvable.adapters._coding_agent import CODING_AGENT_WALL_SECONDS
 from unsolvable.adapters.base import interpret_plain
 from unsolvable.adapters.kit import (
     BUDGET,
@@ -80,10 +81,6 @@ SERVER = "unsolvable"
 """The SDK MCP server holding the scenario's tools; Claude Code names them
 ``mcp__unsolvable__<tool>`` in permissions, and (with the prefix turned off) ``<tool>`` on the
 wire."""
-CODING_AGENT_WALL_SECONDS = 60.0
-"""The wall ceiling a coding agent's run needs: the CLI starts in 1–3 s and makes about 10 model
-calls a second here, so the harness's 200-step ceiling is reached in about 25 s; 10 s, the
-default for in-process agents, would end every long run on the clock instead."""
 Limit = TypeVar("Limit", int, float)
 STOP_SUBTYPES = {"error_max_turns": Code.BUDGET_STEPS, "error_max_budget_usd": Code.BUDGET_COST}
 """The result subtypes that are a limit reached, and the code each is read as."""

@@ -14,16 +14,16 @@ import json
 import os
 import tempfile
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Unpack
 
 from unsolvable._record import Code, Stop
-from unsolvable.adapters.kit import BUDGET, Budgeted
-from unsolvable.adapters.process import (
+from unsolvable.adapters._coding_agent import (
+    CodingAgentAdapter,
     CodingAgentCli,
-    ProcessAdapter,
-    ProcessExit,
-    ProcessExited,
+    CodingAgentOptions,
 )
+from unsolvable.adapters.kit import BUDGET, Budgeted
+from unsolvable.adapters.process import ProcessExit, ProcessExited
 
 if TYPE_CHECKING:
     from unsolvable._session import Session
@@ -45,18 +45,21 @@ ENVIRON = {
 SERVER = "unsolvable"
 """The MCP server's name in the config the harness writes (`unsolvable.mcp`)."""
 STOP_SUBTYPES = {"error_max_turns": Code.BUDGET_STEPS, "error_max_budget_usd": Code.BUDGET_COST}
-WALL_SECONDS = 60.0
-"""As for claude-agent-sdk: start-up takes seconds, 200 steps about 20 s."""
 
 
-def command(executable: str, max_turns: int | None, extra: Sequence[str] = ()) -> list[str]:
+def command(
+    executable: str, max_turns: int | None, extra: Sequence[str] = (), *, model: str | None = None
+) -> list[str]:
     """The headless command line: the task as the prompt, a JSON result, only the harness's MCP
-    server (``--strict-mcp-config``), its tools granted by the server's name, no prompts."""
+    server (``--strict-mcp-config``), its tools granted by the server's name, no prompts; the
+    turn limit and the model when they are given."""
     line = [executable, "-p", "{task}", "--output-format", "json"]
     line += ["--mcp-config", "{mcp_config}", "--strict-mcp-config"]
     line += ["--allowedTools", f"mcp__{SERVER}"]
     if max_turns is not None:
         line += ["--max-turns", str(max_turns)]
+    if model is not None:
+        line += ["--model", model]
     return [*line, *extra]
 
 
@@ -79,46 +82,36 @@ CLI = CodingAgentCli(
 )
 
 
-class ClaudeCodeAdapter:
+class ClaudeCodeAdapter(CodingAgentAdapter):
     """Runs ``claude -p`` on the session's task, in a network namespace with only the harness's
     loopback address (``isolate_network``, the default), tool names mapped on the wire
     (``mcp__unsolvable__<tool>`` to the agent, ``<tool>`` to the scenario).
 
-    ``executable``: the CLI (default: ``claude`` on PATH); ``max_turns``: ``None`` keeps its
-    default (no limit), ``"budget"`` takes the scenario's ``max_steps``; ``args``: more flags.
+    ``max_turns``: ``None`` keeps its default (no limit), ``"budget"`` takes the scenario's
+    ``max_steps``; ``model``: passed as ``--model`` (default: its own); the other options are
+    `CodingAgentAdapter`'s.
     """
 
-    wall_seconds = WALL_SECONDS
+    cli = CLI
+    tool_prefix = f"mcp__{SERVER}__"
 
     def __init__(
         self,
         executable: str | None = None,
         *,
         max_turns: int | Budgeted | None = None,
-        args: Sequence[str] = (),
-        isolate_network: bool = True,
-        name: str = "claude-code",
+        **options: Unpack[CodingAgentOptions],
     ) -> None:
-        self.executable, self.max_turns, self.args = executable, max_turns, tuple(args)
-        self.isolate_network, self.name = isolate_network, name
-
-    def preflight(self) -> None:
-        """`CodingAgentCli.check`, before any run (`unsolvable.load_agent`, `unsolvable.run`)."""
-        CLI.check(self.executable, isolate_network=self.isolate_network, name=self.name)
+        super().__init__(executable, **options)
+        self.max_turns = max_turns
 
     def run(self, session: Session) -> ProcessExit:
-        from unsolvable.wire import ToolNames
-
-        executable = CLI.find(self.executable)
+        executable = self.cli.find(self.executable)
         turns = session.budget.max_steps if self.max_turns == BUDGET else self.max_turns
-        line = command(executable, turns if isinstance(turns, int) else None, self.args)
+        limit = turns if isinstance(turns, int) else None
+        line = command(executable, limit, self.args, model=self.model)
         with tempfile.TemporaryDirectory(prefix="unsolvable-claude-") as folder:
-            process = ProcessAdapter(
-                [*_env_prefix(folder), *line],
-                name=self.name,
-                isolate_network=self.isolate_network,
-                wire={"tool_names": ToolNames(prefix=f"mcp__{SERVER}__")},
-            )
+            process = self.process([*_env_prefix(folder), *line])
             try:
                 ended = process.run(session)
             except ProcessExited as error:  # a limit reached exits 1, its result on stdout

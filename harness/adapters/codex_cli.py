@@ -18,12 +18,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from unsolvable._record import Code, Stop
-from unsolvable.adapters.process import (
-    CodingAgentCli,
-    ProcessAdapter,
-    ProcessExit,
-    ProcessExited,
-)
+from unsolvable.adapters._coding_agent import CodingAgentAdapter, CodingAgentCli
+from unsolvable.adapters.process import ProcessExit, ProcessExited
 
 if TYPE_CHECKING:
     from unsolvable._session import Session
@@ -52,8 +48,6 @@ FEATURES_OFF = (
 """Background work and tools a scripted run has no use for: app and plugin catalogs and
 suggestions fetched from OpenAI's hosts, goals, a login-shell snapshot, the daemon
 and update checks (measured on 0.171; ``codex features list``)."""
-WALL_SECONDS = 60.0
-"""As for Claude Code: start-up takes 1–3 s, a step about 0.1 s."""
 
 
 def config(model: str = MODEL) -> str:
@@ -100,51 +94,29 @@ CLI = CodingAgentCli(
 )
 
 
-class CodexAdapter:
+class CodexAdapter(CodingAgentAdapter):
     """Runs ``codex exec`` on the session's task, in a network namespace with only the harness's
     loopback address (``isolate_network``, the default), in a fresh ``CODEX_HOME`` (no user
     config, login or history) and an empty working directory, tool names mapped on the wire
     (the namespace ``mcp__unsolvable`` to the agent, ``<tool>`` to the scenario).
 
-    ``executable``: the CLI (default: ``codex`` on PATH); ``model``: the slug Codex is told
-    (`MODEL`); ``args``: more flags for ``codex exec`` (``-c key=value`` overrides).
+    ``model``: the slug Codex is told (default `MODEL`); ``args``: more flags for ``codex exec``
+    (``-c key=value`` overrides); the other options are `CodingAgentAdapter`'s.
     """
 
-    wall_seconds = WALL_SECONDS
-
-    def __init__(
-        self,
-        executable: str | None = None,
-        *,
-        model: str = MODEL,
-        args: Sequence[str] = (),
-        isolate_network: bool = True,
-        name: str = "codex",
-    ) -> None:
-        self.executable, self.model, self.args = executable, model, tuple(args)
-        self.isolate_network, self.name = isolate_network, name
-
-    def preflight(self) -> None:
-        """`CodingAgentCli.check`, before any run (`unsolvable.load_agent`, `unsolvable.run`)."""
-        CLI.check(self.executable, isolate_network=self.isolate_network, name=self.name)
+    cli = CLI
+    tool_prefix = f"mcp__{SERVER}__"
 
     def run(self, session: Session) -> ProcessExit:
-        from unsolvable.wire import ToolNames
-
-        executable = CLI.find(self.executable)
+        executable = self.cli.find(self.executable)
         with tempfile.TemporaryDirectory(prefix="unsolvable-codex-") as folder:
             home, work = os.path.join(folder, "home"), os.path.join(folder, "work")
             os.makedirs(home)
             os.makedirs(work)
             with open(os.path.join(home, "config.toml"), "w", encoding="utf-8") as file:
-                file.write(config(self.model))
+                file.write(config(self.model or MODEL))
             line = ["env", "-C", work, f"CODEX_HOME={home}", *command(executable, self.args)]
-            process = ProcessAdapter(
-                line,
-                name=self.name,
-                isolate_network=self.isolate_network,
-                wire={"tool_names": ToolNames(prefix=f"mcp__{SERVER}__")},
-            )
+            process = self.process(line)
             try:
                 ended = process.run(session)
             except ProcessExited as error:  # its own account of the failure is in its events

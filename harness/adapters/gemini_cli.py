@@ -17,12 +17,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from unsolvable._record import Code, Stop
-from unsolvable.adapters.process import (
-    CodingAgentCli,
-    ProcessAdapter,
-    ProcessExit,
-    ProcessExited,
-)
+from unsolvable.adapters._coding_agent import CodingAgentAdapter, CodingAgentCli
+from unsolvable.adapters.process import ProcessExit, ProcessExited
 
 if TYPE_CHECKING:
     from unsolvable._session import Session
@@ -38,8 +34,6 @@ use; the scripted model answers that as a final answer, and the CLI never reache
 (measured on 0.61: three tool-less steps, then no stop)."""
 LOOP_DETECTED = "Loop detected"
 """The start of the warning Gemini CLI's loop detector leaves in its JSON result."""
-WALL_SECONDS = 60.0
-"""As for Claude Code and Codex: start-up takes seconds, a step about 0.1 s."""
 
 
 def settings() -> str:
@@ -74,39 +68,22 @@ CLI = CodingAgentCli(
 )
 
 
-class GeminiCliAdapter:
+class GeminiCliAdapter(CodingAgentAdapter):
     """Runs ``gemini -p`` on the session's task, in a network namespace with only the harness's
     loopback address (``isolate_network``, the default), in a fresh ``HOME`` (no user settings,
     login or history) and ``TMPDIR`` (its error reports go there, and go with the run) and an
     empty working directory, tool names mapped on the wire
     (``mcp_unsolvable_<tool>`` to the agent, ``<tool>`` to the scenario).
 
-    ``executable``: the CLI (default: ``gemini`` on PATH); ``model``: the model it is told
-    (`MODEL`); ``args``: more flags for ``gemini``.
+    ``model``: the model it is told (default `MODEL`); ``args``: more flags for ``gemini``; the
+    other options are `CodingAgentAdapter`'s.
     """
 
-    wall_seconds = WALL_SECONDS
-
-    def __init__(
-        self,
-        executable: str | None = None,
-        *,
-        model: str = MODEL,
-        args: Sequence[str] = (),
-        isolate_network: bool = True,
-        name: str = "gemini-cli",
-    ) -> None:
-        self.executable, self.model, self.args = executable, model, tuple(args)
-        self.isolate_network, self.name = isolate_network, name
-
-    def preflight(self) -> None:
-        """`CodingAgentCli.check`, before any run (`unsolvable.load_agent`, `unsolvable.run`)."""
-        CLI.check(self.executable, isolate_network=self.isolate_network, name=self.name)
+    cli = CLI
+    tool_prefix = f"mcp_{SERVER}_"
 
     def run(self, session: Session) -> ProcessExit:
-        from unsolvable.wire import ToolNames
-
-        executable = CLI.find(self.executable)
+        executable = self.cli.find(self.executable)
         with tempfile.TemporaryDirectory(prefix="unsolvable-gemini-") as folder:
             home, work = os.path.join(folder, "home"), os.path.join(folder, "work")
             os.makedirs(os.path.join(home, ".gemini"))
@@ -117,13 +94,8 @@ class GeminiCliAdapter:
             with open(path, "w", encoding="utf-8") as file:
                 file.write(settings())
             line = ["env", "-C", work, f"HOME={home}", f"TMPDIR={scratch}"]
-            line += command(executable, self.model, self.args)
-            process = ProcessAdapter(
-                line,
-                name=self.name,
-                isolate_network=self.isolate_network,
-                wire={"tool_names": ToolNames(prefix=f"mcp_{SERVER}_")},
-            )
+            line += command(executable, self.model or MODEL, self.args)
+            process = self.process(line)
             try:
                 ended = process.run(session)
             except ProcessExited as error:  # its own account of the failure is in its result

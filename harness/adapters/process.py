@@ -39,7 +39,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EXEC_PREFIX",
-    "CodingAgentCli",
     "Launch",
     "ProcessAdapter",
     "ProcessExit",
@@ -136,35 +135,6 @@ def contract(
         "UNSOLVABLE_TOOLS": json.dumps(session.openai_tools),
         **(mcp or {}),
     }
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class CodingAgentCli:
-    """The CLI a coding-agent adapter drives, and what to say when it is missing: the ``npm``
-    package that installs it, or the ``adapter``'s ``executable=`` option."""
-
-    command: str
-    who: str
-    product: str
-    npm: str
-    adapter: str
-
-    def find(self, given: str | None) -> str:
-        """``given``, else ``command`` on PATH; an `AdapterError` when it is not there."""
-        executable = given or shutil.which(self.command)
-        if executable is None:
-            raise AdapterError(
-                f"{self.who}: the {self.product} CLI is not on PATH; install it with npm install "
-                f"-g {self.npm}, or pass {self.adapter}(executable=)"
-            )
-        return executable
-
-    def check(self, given: str | None, *, isolate_network: bool, name: str) -> None:
-        """What every run of the adapter needs, for its ``preflight`` (`unsolvable.load_agent`,
-        `unsolvable.run`): the CLI, and network namespaces when its runs are isolated."""
-        self.find(given)
-        if isolate_network:
-            check_isolation(name)
 
 
 def placeholders(environ: Mapping[str, str]) -> dict[str, str]:

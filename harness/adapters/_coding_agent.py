@@ -1,0 +1,104 @@
+"""Consumes the options of a coding agent's CLI (Claude Code, Codex, Gemini CLI), produces what
+their adapters share: the CLI found, or a message saying how to install it; the check before any
+run; and the process a run starts, the harness's MCP tools spelt on the wire as the CLI spells
+them. Each adapter adds its command line, its config files and how it reads the CLI's result.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from collections.abc import Sequence
+from typing import ClassVar, TypedDict
+
+from unsolvable._errors import AdapterError
+from unsolvable.adapters.process import ProcessAdapter, check_isolation
+
+__all__ = [
+    "CODING_AGENT_WALL_SECONDS",
+    "CodingAgentAdapter",
+    "CodingAgentCli",
+    "CodingAgentOptions",
+]
+
+CODING_AGENT_WALL_SECONDS = 60.0
+"""The wall ceiling a coding agent's run needs: the CLI starts in 1–3 s and makes about 10 model
+calls a second here, so the harness's 200-step ceiling is reached in about 25 s; 10 s, the
+default for in-process agents, would end every long run on the clock instead."""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class CodingAgentCli:
+    """The CLI a coding-agent adapter drives, and what to say when it is missing: the ``npm``
+    package that installs it, or the ``adapter``'s ``executable=`` option."""
+
+    command: str
+    who: str
+    product: str
+    npm: str
+    adapter: str
+
+    def find(self, given: str | None) -> str:
+        """``given``, else ``command`` on PATH; an `AdapterError` when it is not there."""
+        executable = given or shutil.which(self.command)
+        if executable is None:
+            raise AdapterError(
+                f"{self.who}: the {self.product} CLI is not on PATH; install it with npm install "
+                f"-g {self.npm}, or pass {self.adapter}(executable=)"
+            )
+        return executable
+
+    def check(self, given: str | None, *, isolate_network: bool, name: str) -> None:
+        """What every run of the adapter needs, for its ``preflight`` (`unsolvable.load_agent`,
+        `unsolvable.run`): the CLI, and network namespaces when its runs are isolated."""
+        self.find(given)
+        if isolate_network:
+            check_isolation(name)
+
+
+class CodingAgentOptions(TypedDict, total=False):
+    """`CodingAgentAdapter`'s keyword options, for an adapter that adds its own."""
+
+    model: str | None
+    args: Sequence[str]
+    isolate_network: bool
+    name: str | None
+
+
+class CodingAgentAdapter:
+    """The options every coding-agent adapter takes. ``executable``: the CLI (default: its
+    command on PATH); ``model``: the model it is told (default: the adapter's own choice);
+    ``args``: more flags for it; ``isolate_network``: a network namespace with only the harness's
+    loopback address (the default); ``name``: its runs' label (default: the CLI's ``who``)."""
+
+    cli: ClassVar[CodingAgentCli]
+    tool_prefix: ClassVar[str]
+    """How the CLI names the harness's MCP tools on the model's wire (`ToolNames`)."""
+    wall_seconds = CODING_AGENT_WALL_SECONDS
+
+    def __init__(
+        self,
+        executable: str | None = None,
+        *,
+        model: str | None = None,
+        args: Sequence[str] = (),
+        isolate_network: bool = True,
+        name: str | None = None,
+    ) -> None:
+        self.executable, self.model, self.args = executable, model, tuple(args)
+        self.isolate_network, self.name = isolate_network, name or self.cli.who
+
+    def preflight(self) -> None:
+        """`CodingAgentCli.check`, before any run (`unsolvable.load_agent`, `unsolvable.run`)."""
+        self.cli.check(self.executable, isolate_network=self.isolate_network, name=self.name)
+
+    def process(self, line: Sequence[str]) -> ProcessAdapter:
+        """The process of one run: ``line``, the MCP tools spelt `tool_prefix` on the wire."""
+        from unsolvable.wire import ToolNames
+
+        return ProcessAdapter(
+            line,
+            name=self.name,
+            isolate_network=self.isolate_network,
+            wire={"tool_names": ToolNames(prefix=self.tool_prefix)},
+        )
