@@ -7,7 +7,6 @@ the scripted model sees the same conversation whichever SDK the agent is built o
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -16,7 +15,7 @@ from unsolvable._model import Usage
 from unsolvable._text import text_of
 from unsolvable._types import JSON
 from unsolvable.wire._exchange import WireResponse
-from unsolvable.wire._turn import NO_QUERY, Turn, read_from, require, require_objects, tool_calls_of
+from unsolvable.wire._turn import Turn, read_from, require, require_objects, tool_calls_of
 
 __all__ = ["ANTHROPIC_MESSAGES"]
 
@@ -147,14 +146,7 @@ class AnthropicMessages:
     path_suffix = "/messages"
     conversation = "messages"
 
-    def read(
-        self,
-        body: JSON,
-        earlier: Turn | None = None,
-        *,
-        path: str = "",
-        query: Mapping[str, str] = NO_QUERY,
-    ) -> Turn:
+    def read(self, body: JSON, earlier: Turn | None = None, *, url: str = "") -> Turn:
         raw = require(body, "messages", list, NAME)
         start = read_from(earlier)
         require_objects(raw, "messages", NAME, start=start)

@@ -6,7 +6,6 @@ OpenAI-compatible clients.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from unsolvable._frozen import freeze
@@ -15,7 +14,6 @@ from unsolvable._types import JSON
 from unsolvable.wire._exchange import WireResponse
 from unsolvable.wire._turn import (
     CREATED,
-    NO_QUERY,
     Turn,
     arguments_of,
     openai_context_error,
@@ -106,14 +104,7 @@ class ChatCompletions:
     path_suffix = "/chat/completions"
     conversation = "messages"
 
-    def read(
-        self,
-        body: JSON,
-        earlier: Turn | None = None,
-        *,
-        path: str = "",
-        query: Mapping[str, str] = NO_QUERY,
-    ) -> Turn:
+    def read(self, body: JSON, earlier: Turn | None = None, *, url: str = "") -> Turn:
         messages = require(body, "messages", list, NAME)
         start = read_from(earlier)
         require_objects(messages, "messages", NAME, start=start)

@@ -14,17 +14,18 @@ is built on.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 from unsolvable._frozen import freeze
 from unsolvable._model import Usage
 from unsolvable._types import JSON
 from unsolvable.wire._errors import WireFormatError
 from unsolvable.wire._exchange import WireResponse
-from unsolvable.wire._turn import NO_QUERY, Turn, arguments_of, read_from, require, require_objects
+from unsolvable.wire._turn import Turn, arguments_of, read_from, require, require_objects
 
 __all__ = ["GEMINI", "GEMINI_STREAM"]
 
@@ -185,14 +186,7 @@ class GeminiGenerateContent:
     conversation = "contents"
     stream = False
 
-    def read(
-        self,
-        body: JSON,
-        earlier: Turn | None = None,
-        *,
-        path: str = "",
-        query: Mapping[str, str] = NO_QUERY,
-    ) -> Turn:
+    def read(self, body: JSON, earlier: Turn | None = None, *, url: str = "") -> Turn:
         raw = require(body, "contents", list, NAME)
         start = read_from(earlier)
         require_objects(raw, "contents", NAME, start=start)
@@ -204,8 +198,9 @@ class GeminiGenerateContent:
             conversation=(*taken, *_contents(raw, start, taken)),
             tools=_tool_names(body),
         )
-        array = self.stream and query.get("alt") != "sse"
-        return replace(turn, model=model_of(path), stream=self.stream, array_stream=array)
+        address = urlsplit(url)
+        array = self.stream and "sse" not in parse_qs(address.query).get("alt", ())
+        return replace(turn, model=model_of(address.path), stream=self.stream, array_stream=array)
 
     def render(self, reply: JSON, usage: Usage, turn: Turn, *, step: int) -> WireResponse:
         parts = _parts(reply)

@@ -12,7 +12,6 @@ call to a qualified name is written back split, so namespaces need no mapping of
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -24,7 +23,6 @@ from unsolvable.wire._errors import WireFormatError
 from unsolvable.wire._exchange import WireResponse
 from unsolvable.wire._turn import (
     CREATED,
-    NO_QUERY,
     Turn,
     arguments_of,
     openai_context_error,
@@ -213,14 +211,7 @@ class Responses:
     path_suffix = "/responses"
     conversation = "input"
 
-    def read(
-        self,
-        body: JSON,
-        earlier: Turn | None = None,
-        *,
-        path: str = "",
-        query: Mapping[str, str] = NO_QUERY,
-    ) -> Turn:
+    def read(self, body: JSON, earlier: Turn | None = None, *, url: str = "") -> Turn:
         items = _items(body)
         start = read_from(earlier)
         require_objects(items, "input", NAME, start=start)

@@ -22,7 +22,6 @@ from unsolvable.wire._exchange import WireResponse
 
 __all__ = [
     "CREATED",
-    "NO_QUERY",
     "Turn",
     "WireFormat",
     "arguments_of",
@@ -36,8 +35,6 @@ __all__ = [
 
 CREATED = 1_767_225_600
 """A fixed creation time (2026-01-01) for every response: the same run gives the same bytes."""
-NO_QUERY: Mapping[str, str] = MappingProxyType({})
-"""The query of a request whose URL has none."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -99,21 +96,13 @@ class WireFormat(Protocol):
     conversation: str
     """The member of a request body that holds the conversation, re-sent grown every call."""
 
-    def read(
-        self,
-        body: JSON,
-        earlier: Turn | None = None,
-        *,
-        path: str = "",
-        query: Mapping[str, str] = NO_QUERY,
-    ) -> Turn:
+    def read(self, body: JSON, earlier: Turn | None = None, *, url: str = "") -> Turn:
         """The request body as a `Turn`; raises `WireFormatError` naming what is wrong.
         ``earlier``: the turn read from the conversation's previous body, when this body repeats
         every item it read (`Turn.items`), as text: the messages they became
-        (`Turn.conversation`) are taken again, and only the items after them read. ``path``:
-        the request's path, where a format whose API names the model there (Gemini) reads it;
-        ``query``: its query parameters, where a format's API chooses a stream's form (Gemini's
-        ``alt=sse``)."""
+        (`Turn.conversation`) are taken again, and only the items after them read. ``url``: the
+        request's, where a format whose API names the model in the path and chooses a stream's
+        form in the query (Gemini's ``alt=sse``) reads them."""
         ...
 
     def render(self, reply: JSON, usage: Usage, turn: Turn, *, step: int) -> WireResponse:

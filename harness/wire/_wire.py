@@ -289,9 +289,7 @@ class Wire:
                 earlier = conversation.turn
                 if earlier is not None and reading.repeated != earlier.items:
                     earlier = None
-                conversation.turn = fmt.read(
-                    _json_object(reading.body), earlier, path=request.path, query=request.query
-                )
+                conversation.turn = fmt.read(_json_object(reading.body), earlier, url=request.url)
             except (ValueError, WireFormatError):
                 del self._conversations[key]
                 raise

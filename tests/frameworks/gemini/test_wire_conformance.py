@@ -29,7 +29,7 @@ def _replies() -> list[dict[str, object]]:
 @pytest.mark.parametrize("reply", _replies(), ids=["tool-call", "final-answer"])
 def test_responses_and_their_chunks_validate_and_read_back(reply: dict[str, object]) -> None:
     whole = types.GenerateContentResponse.model_validate(
-        json.loads(render(GEMINI, reply, GEMINI.read(BODY, path=PATH), step=1).body)
+        json.loads(render(GEMINI, reply, GEMINI.read(BODY, url=PATH), step=1).body)
     )
     calls = [
         (c["id"], c["function"]["name"], json.loads(c["function"]["arguments"]))  # type: ignore[index]
@@ -46,7 +46,7 @@ def test_responses_and_their_chunks_validate_and_read_back(reply: dict[str, obje
         usage["prompt_tokens"],  # type: ignore[index]
         usage["completion_tokens"],  # type: ignore[index]
     )
-    turn = GEMINI_STREAM.read(BODY, path=PATH, query={"alt": "sse"})
+    turn = GEMINI_STREAM.read(BODY, url=f"{PATH}?alt=sse")
     streamed = render(GEMINI_STREAM, reply, turn, step=1).body
     chunks = [
         types.GenerateContentResponse.model_validate(json.loads(line[6:]))

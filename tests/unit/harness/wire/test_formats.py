@@ -268,7 +268,7 @@ GEMINI_PATH = "/v1beta/models/gemini-2.5-flash:generateContent"
 
 
 def test_gemini_reads_the_system_instruction_calls_and_responses_paired_by_position() -> None:
-    turn = GEMINI.read(GEMINI_BODY, path=GEMINI_PATH)
+    turn = GEMINI.read(GEMINI_BODY, url=GEMINI_PATH)
     assert [m["role"] for m in turn.messages] == ["system", "user", "assistant", "tool"]
     call = turn.messages[2]["tool_calls"][0]
     assert turn.messages[2]["content"] is None, "a thought is not the model's text"
@@ -282,9 +282,7 @@ def test_gemini_function_calling_mode_none_offers_no_tools() -> None:
 
 
 def test_gemini_answers_parts_with_the_finish_reason_and_usage_metadata() -> None:
-    data = json.loads(
-        render(GEMINI, REPLY, GEMINI.read(GEMINI_BODY, path=GEMINI_PATH), step=3).body
-    )
+    data = json.loads(render(GEMINI, REPLY, GEMINI.read(GEMINI_BODY, url=GEMINI_PATH), step=3).body)
     candidate = data["candidates"][0]
     assert candidate["content"]["parts"][1]["functionCall"] == {
         "id": "call_1_0",
@@ -296,12 +294,14 @@ def test_gemini_answers_parts_with_the_finish_reason_and_usage_metadata() -> Non
     assert data["usageMetadata"] == usage
 
 
-def _gemini_stream(query: dict[str, str]) -> WireResponse:
-    return render(GEMINI_STREAM, REPLY, GEMINI_STREAM.read(GEMINI_BODY, query=query), step=3)
+def _gemini_stream(query: str) -> WireResponse:
+    return render(
+        GEMINI_STREAM, REPLY, GEMINI_STREAM.read(GEMINI_BODY, url=f"{GEMINI_PATH}{query}"), step=3
+    )
 
 
 def test_gemini_streams_a_part_per_chunk_the_last_with_the_finish_reason_and_usage() -> None:
-    streamed = _gemini_stream({"alt": "sse"})
+    streamed = _gemini_stream("?alt=sse")
     assert dict(streamed.headers)["content-type"].startswith("text/event-stream")
     chunks = _events(streamed.body)
     assert [len(c["candidates"][0]["content"]["parts"]) for c in chunks] == [1, 1]
@@ -310,9 +310,9 @@ def test_gemini_streams_a_part_per_chunk_the_last_with_the_finish_reason_and_usa
 
 
 def test_gemini_streams_one_json_array_of_the_chunks_unless_asked_for_sse() -> None:
-    array = _gemini_stream({})
+    array = _gemini_stream("")
     assert dict(array.headers)["content-type"].startswith("application/json")
-    assert json.loads(array.body) == _events(_gemini_stream({"alt": "sse"}).body)
+    assert json.loads(array.body) == _events(_gemini_stream("?alt=sse").body)
 
 
 @pytest.mark.parametrize(
