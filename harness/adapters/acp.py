@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from unsolvable._errors import AdapterError, CeilingHit, docs_page
 from unsolvable._record import Code, Stop
 from unsolvable.adapters.kit import missing_extra
-from unsolvable.adapters.process import ProcessAdapter, ProcessExited
+from unsolvable.adapters.process import ProcessAdapter, ProcessExited, split_spec_command
 
 if TYPE_CHECKING:
     from unsolvable._session import Session
@@ -104,13 +104,8 @@ class AcpAdapter:
 
     @classmethod
     def from_spec(cls, spec: str, *, isolate_network: bool = False) -> AcpAdapter:
-        """``acp:COMMAND ARGS…``, split as a POSIX shell would (`shlex`)."""
-        try:
-            command = shlex.split(spec.removeprefix(ACP_PREFIX))
-        except ValueError as error:
-            raise AdapterError(
-                f"agent {spec!r}: its command line cannot be split ({error}); close the quote"
-            ) from None
+        """``acp:COMMAND ARGS…``, split as a POSIX shell would (`split_spec_command`)."""
+        command = split_spec_command(spec, ACP_PREFIX)
         return cls(command, name=spec, isolate_network=isolate_network)
 
     def preflight(self) -> None:

@@ -44,6 +44,7 @@ __all__ = [
     "ProcessExit",
     "ProcessExited",
     "contract",
+    "split_spec_command",
 ]
 
 EXEC_PREFIX = "exec:"
@@ -135,6 +136,17 @@ def contract(
         "UNSOLVABLE_TOOLS": json.dumps(session.openai_tools),
         **(mcp or {}),
     }
+
+
+def split_spec_command(spec: str, prefix: str) -> list[str]:
+    """The command line of an agent spec (``exec:…``, ``acp:…``) after its ``prefix``, split as
+    a POSIX shell would (`shlex`); an `AdapterError` when a quote is left open."""
+    try:
+        return shlex.split(spec.removeprefix(prefix))
+    except ValueError as error:
+        raise AdapterError(
+            f"agent {spec!r}: its command line cannot be split ({error}); close the quote"
+        ) from None
 
 
 def placeholders(environ: Mapping[str, str]) -> dict[str, str]:
@@ -241,13 +253,8 @@ class ProcessAdapter:
 
     @classmethod
     def from_spec(cls, spec: str, *, isolate_network: bool = False) -> ProcessAdapter:
-        """``exec:COMMAND ARGS…``, split as a POSIX shell would (`shlex`)."""
-        try:
-            command = shlex.split(spec.removeprefix(EXEC_PREFIX))
-        except ValueError as error:
-            raise AdapterError(
-                f"agent {spec!r}: its command line cannot be split ({error}); close the quote"
-            ) from None
+        """``exec:COMMAND ARGS…``, split as a POSIX shell would (`split_spec_command`)."""
+        command = split_spec_command(spec, EXEC_PREFIX)
         return cls(command, name=spec, isolate_network=isolate_network)
 
     def preflight(self) -> None:

@@ -113,3 +113,9 @@ def test_two_agents_sharing_a_label_or_its_folder_are_refused(specs: list[str]) 
 def test_the_same_agent_given_twice_is_refused() -> None:
     with pytest.raises(AdapterError, match="'contract' is given twice; give it once"):
         check_labels(["contract", "naive", "contract"])
+
+
+@pytest.mark.parametrize("prefix", ["exec:", "acp:"])
+def test_a_command_line_with_an_open_quote_is_refused_naming_the_fix(prefix: str) -> None:
+    with pytest.raises(AdapterError, match=r"cannot be split .*; close the quote"):
+        load_agent(f"{prefix}python 'agent.py")
