@@ -35,18 +35,24 @@ class ToolNames:
 
     def spelling(self, offered: Sequence[str]) -> ToolNames:
         """The names as a request offering the tools ``offered`` spells them: the first of
-        `others` that an offered tool begins with, else `prefix`."""
+        `others` that an offered tool begins with, else `prefix`, the others kept for reading
+        (a request that offers no tools may still hold earlier calls)."""
         if not self.others:
             return self
         chosen = next(
             (other for other in self.others if any(n.startswith(other) for n in offered)),
             self.prefix,
         )
-        return ToolNames(prefix=chosen)
+        rest = tuple(prefix for prefix in (self.prefix, *self.others) if prefix != chosen)
+        return ToolNames(prefix=chosen, others=rest)
 
     def inbound(self, name: str) -> str:
-        """The scenario's name of a tool the agent named (unchanged when it has no prefix)."""
-        return name.removeprefix(self.prefix)
+        """The scenario's name of a tool the agent named: without the first of the prefixes it
+        begins with (unchanged when it has none)."""
+        for prefix in (self.prefix, *self.others):
+            if prefix and name.startswith(prefix):
+                return name.removeprefix(prefix)
+        return name
 
     def outbound(self, name: str) -> str:
         return f"{self.prefix}{name}"
@@ -56,7 +62,7 @@ class ToolNames:
     ) -> tuple[list[JSON], tuple[str, ...]]:
         """A request's conversation and offered tools, in the scenario's names (as they are,
         without a prefix: the conversation is not copied on every call)."""
-        if not self.prefix:
+        if not self.prefix and not self.others:
             return messages, tools
         return [self._renamed(m, self.inbound) for m in messages], tuple(map(self.inbound, tools))
 

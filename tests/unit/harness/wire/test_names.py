@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import unsolvable
 from tests import _builders as b
 from unsolvable import Ceilings
@@ -63,3 +65,15 @@ def test_each_request_is_answered_in_the_spelling_its_offered_tools_use() -> Non
             f"{spelt}search"
         ]
         assert session.finish().overhead_tokens > 0, spelt
+
+
+def test_a_request_offering_no_tools_reads_earlier_calls_in_either_spelling() -> None:
+    """A side request (a summary, a check) offers no tools but holds the calls made so far."""
+    names = ToolNames(prefix=PREFIX, others=("mcp_unsolvable_",)).spelling(())
+    history: list[dict[str, Any]] = [
+        {"role": "assistant", "tool_calls": [{"id": "c1", "function": {"name": n}}]}
+        for n in (f"{PREFIX}search", "mcp_unsolvable_search", "search")
+    ]
+    messages, tools = names.read(history, ())
+    assert [m["tool_calls"][0]["function"]["name"] for m in messages] == ["search"] * 3
+    assert tools == () and names.outbound("search") == f"{PREFIX}search"
