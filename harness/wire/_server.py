@@ -19,12 +19,9 @@ from types import MappingProxyType, TracebackType
 from unsolvable._errors import CeilingHit, SessionClosed
 from unsolvable._run_key import new_key, unkeyed
 from unsolvable.wire._agents import AGENTS_SEGMENT
-from unsolvable.wire._anthropic import ANTHROPIC_MESSAGES
-from unsolvable.wire._chat import CHAT_COMPLETIONS
 from unsolvable.wire._errors import StrayRequest
 from unsolvable.wire._exchange import FAKE_API_KEY, Handler, WireRequest, WireResponse
-from unsolvable.wire._gemini import GEMINI, GEMINI_STREAM
-from unsolvable.wire._responses import RESPONSES
+from unsolvable.wire._formats import format_of
 
 __all__ = ["LoopbackServer"]
 
@@ -54,12 +51,10 @@ def _refusal(status: int, kind: str, message: str) -> WireResponse:
 def _shaped(path: str, status: int, message: str) -> WireResponse:
     """A refusal in the shape the request's face answers errors in: a model format's own error
     body, a tool's ``{"error": {"status", "message"}}``, or the server's."""
-    path = path.partition("?")[0].rstrip("/")
-    for fmt in (CHAT_COMPLETIONS, RESPONSES, ANTHROPIC_MESSAGES, GEMINI, GEMINI_STREAM):
-        if path.endswith(fmt.path_suffix):
-            error = fmt.error(status, message)
-            return error.with_headers(NO_RETRY)
-    if "/tools/" in path:
+    fmt = format_of(path)
+    if fmt is not None:
+        return fmt.error(status, message).with_headers(NO_RETRY)
+    if "/tools/" in path.partition("?")[0]:
         body = {"error": {"status": status, "message": message}}
         return WireResponse.json(body, status=status, headers=NO_RETRY)
     return _refusal(status, "request_refused", message)

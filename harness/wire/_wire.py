@@ -22,14 +22,11 @@ from unsolvable._session import Session
 from unsolvable._types import JSON
 from unsolvable.wire import _clients
 from unsolvable.wire._agents import AGENTS_SEGMENT, split_agent
-from unsolvable.wire._anthropic import ANTHROPIC_MESSAGES
 from unsolvable.wire._body import BodyReader
-from unsolvable.wire._chat import CHAT_COMPLETIONS
 from unsolvable.wire._errors import WIRE_DOCS, StrayRequest, WireFormatError
 from unsolvable.wire._exchange import WireRequest, WireResponse
-from unsolvable.wire._gemini import GEMINI, GEMINI_STREAM
+from unsolvable.wire._formats import FORMATS, format_of
 from unsolvable.wire._names import ToolNames
-from unsolvable.wire._responses import RESPONSES
 from unsolvable.wire._server import LoopbackServer
 from unsolvable.wire._turn import Turn, WireFormat
 
@@ -65,14 +62,6 @@ TOOLS_URL = "https://tools.unsolvable.test/tools"
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 ANTHROPIC_BASE_URL = "https://api.anthropic.com"
 GEMINI_BASE_URL = "https://generativelanguage.googleapis.com"
-FORMATS: tuple[WireFormat, ...] = (
-    CHAT_COMPLETIONS,
-    RESPONSES,
-    ANTHROPIC_MESSAGES,
-    GEMINI,
-    GEMINI_STREAM,
-)
-"""Every wire format the fake model speaks, each found by the end of a request's path."""
 JSON_TYPE = "application/json"
 TRANSIENT_RETRY_AFTER_MS = "1"
 """Back-off the fake asks for after an injected failure: SDKs honour ``retry-after-ms``, so a
@@ -200,7 +189,7 @@ class Wire:
         """
         with self._lock:
             on_model_host = request.host in self._model_hosts
-        fmt = _format_of(request.path) if request.method == "POST" and on_model_host else None
+        fmt = format_of(request.path) if request.method == "POST" and on_model_host else None
         if fmt is not None:
             return self._answer_model(fmt, request)
         tool = self._tool_for(request)
@@ -510,12 +499,6 @@ class Wire:
 def _agent_of(path: str) -> str:
     """The sub-agent a request's path names, else the session's own default agent."""
     return split_agent(path)[0] or "main"
-
-
-def _format_of(path: str) -> WireFormat | None:
-    """The format a model request's path asks for."""
-    path = path.rstrip("/")
-    return next((fmt for fmt in FORMATS if path.endswith(fmt.path_suffix)), None)
 
 
 def _route_key(url: str) -> tuple[str, str]:
