@@ -8,11 +8,19 @@ from __future__ import annotations
 
 import dataclasses
 import shutil
-from collections.abc import Sequence
-from typing import ClassVar, TypedDict
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, ClassVar, TypedDict
 
 from unsolvable._errors import AdapterError
-from unsolvable.adapters.process import ProcessAdapter, check_isolation
+from unsolvable.adapters.process import (
+    ProcessAdapter,
+    ProcessExit,
+    ProcessExited,
+    check_isolation,
+)
+
+if TYPE_CHECKING:
+    from unsolvable._session import Session
 
 __all__ = [
     "CODING_AGENT_WALL_SECONDS",
@@ -102,3 +110,20 @@ class CodingAgentAdapter:
             isolate_network=self.isolate_network,
             wire={"tool_names": ToolNames(prefix=self.tool_prefix)},
         )
+
+    def run_reading(
+        self,
+        session: Session,
+        line: Sequence[str],
+        failure: Callable[[ProcessExit], str | None],
+    ) -> ProcessExit:
+        """One run of ``line`` (`process`). A failed exit whose output says why (``failure``: the
+        CLI's own account, ``None`` when it gives none) is raised with that account instead of
+        its exit status alone."""
+        try:
+            return self.process(line).run(session)
+        except ProcessExited as error:
+            said = failure(error.ended) if error.ended else None
+            if said is None:
+                raise
+            raise ProcessExited(f"{self.cli.command} ended with {said:.300}", error.ended) from None

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from unsolvable._record import Code, Stop
 from unsolvable.adapters._coding_agent import CodingAgentAdapter, CodingAgentCli
-from unsolvable.adapters.process import ProcessExit, ProcessExited
+from unsolvable.adapters.process import ProcessExit
 
 if TYPE_CHECKING:
     from unsolvable._session import Session
@@ -116,15 +116,7 @@ class CodexAdapter(CodingAgentAdapter):
             with open(os.path.join(home, "config.toml"), "w", encoding="utf-8") as file:
                 file.write(config(self.model or MODEL))
             line = ["env", "-C", work, f"CODEX_HOME={home}", *command(executable, self.args)]
-            process = self.process(line)
-            try:
-                ended = process.run(session)
-            except ProcessExited as error:  # its own account of the failure is in its events
-                failure = _failure(_events(error.ended)) if error.ended else None
-                if failure is None:
-                    raise
-                raise ProcessExited(f"codex ended with {failure:.300}", error.ended) from None
-        return ended
+            return self.run_reading(session, line, lambda ended: _failure(_events(ended)))
 
     def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
         if error is not None or not isinstance(returned, ProcessExit):

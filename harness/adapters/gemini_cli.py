@@ -95,14 +95,7 @@ class GeminiCliAdapter(CodingAgentAdapter):
                 file.write(settings())
             line = ["env", "-C", work, f"HOME={home}", f"TMPDIR={scratch}"]
             line += command(executable, self.model or MODEL, self.args)
-            process = self.process(line)
-            try:
-                ended = process.run(session)
-            except ProcessExited as error:  # its own account of the failure is in its result
-                failure = _failure(_result(error.ended)) if error.ended else None
-                if failure is None:
-                    raise
-                raise ProcessExited(f"gemini ended with {failure:.300}", error.ended) from None
+            ended = self.run_reading(session, line, lambda ended: _failure(_result(ended)))
         failure = _failure(_result(ended))
         if failure is not None:
             raise ProcessExited(f"gemini ended with {failure:.300}", ended)

@@ -4,12 +4,18 @@ are in ``tests/frameworks``.)"""
 
 from __future__ import annotations
 
+import json
+import sys
+
 import pytest
 
+import unsolvable
+from unsolvable import Outcome, Session, scenarios
 from unsolvable.adapters._coding_agent import CODING_AGENT_WALL_SECONDS, CodingAgentAdapter
 from unsolvable.adapters.claude_code import ClaudeCodeAdapter, command
-from unsolvable.adapters.codex_cli import CodexAdapter
+from unsolvable.adapters.codex_cli import CodexAdapter, _events, _failure
 from unsolvable.adapters.gemini_cli import GeminiCliAdapter
+from unsolvable.adapters.process import ProcessExit
 from unsolvable.wire import ToolNames
 
 SPELLINGS = [
@@ -40,3 +46,25 @@ def test_claude_code_is_told_a_model_and_a_turn_limit_only_when_given() -> None:
     told = command("claude", 8, ["--verbose"], model="claude-haiku-4-5")
     assert told[-5:] == ["--max-turns", "8", "--model", "claude-haiku-4-5", "--verbose"]
     assert ClaudeCodeAdapter(max_turns="budget", model="m").max_turns == "budget"
+
+
+def test_a_failed_exit_is_raised_with_the_clis_own_account() -> None:
+    """A CLI that exits 1 after saying why (Codex's ``turn.failed`` event) crashes the run with
+    what it said, not its exit status alone; one that says nothing keeps the exit status."""
+    said = json.dumps({"type": "turn.failed", "error": {"message": "quota exceeded"}})
+
+    def exits(*, account: bool) -> CodexAdapter:
+        class Exits(CodexAdapter):
+            def run(self, session: Session) -> ProcessExit:
+                script = f"print({said!r} if {account} else ''); raise SystemExit(1)"
+                literal = script.replace("{", "{{").replace("}", "}}")  # not placeholders
+                line = [sys.executable, "-c", literal]
+                return self.run_reading(session, line, lambda ended: _failure(_events(ended)))
+
+        return Exits(sys.executable, isolate_network=False)  # its preflight finds a program
+
+    told = unsolvable.run(exits(account=True), scenarios.get("constant-return/repeat"))
+    assert told.outcome is Outcome.CRASHED
+    assert "codex ended with turn.failed: quota exceeded" in str(told.observed.error)
+    silent = unsolvable.run(exits(account=False), scenarios.get("constant-return/repeat"))
+    assert silent.outcome is Outcome.CRASHED and "turn.failed" not in str(silent.observed.error)
