@@ -13,6 +13,7 @@ is built on.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Sequence
 from dataclasses import replace
@@ -133,10 +134,17 @@ def _contents(raw: list[Any], start: int, taken: Sequence[JSON]) -> list[JSON]:
             calls_before += len(message.get("tool_calls") or ())
             added.append(freeze(message))
             continue
-        said = [m for m in (*taken, *added) if m["role"] == "assistant"]
-        pending = said[-1].get("tool_calls") or () if said else ()
-        added.extend(freeze(message) for message in _user(parts, pending))
+        added.extend(freeze(message) for message in _user(parts, _last_calls(taken, added)))
     return added
+
+
+def _last_calls(taken: Sequence[JSON], added: Sequence[JSON]) -> Sequence[JSON]:
+    """The tool calls of the last model turn so far (none before the first), looked for from the
+    end rather than by listing every model turn again for each content read."""
+    for message in itertools.chain(reversed(added), reversed(taken)):
+        if message["role"] == "assistant":
+            return message.get("tool_calls") or ()
+    return ()
 
 
 def _tool_names(body: JSON) -> tuple[str, ...]:
