@@ -5,14 +5,19 @@ the table), against a baseline measured in the same rounds.
 The baseline is another installation of the package (``--against PYTHON``: the interpreter of a
 virtual environment where another version is installed, e.g. an earlier commit's worktree
 installed with ``pip install -e``), or, without one, ``-n 1`` for the other worker counts.
-Commands run from an empty folder, so each interpreter imports its own installation.
+Commands run from an empty folder, so each interpreter imports its own installation. With
+``--common``, both installations run only the scenarios both of them have: the same work on each
+side when the library has grown between them (the whole command's figures then compare more work
+against less).
 
-    python -m benchmarks.main_job [--against PYTHON] [--workers 1 2] [--repeats 5]
+    python -m benchmarks.main_job [--against PYTHON [--common]] [--workers 1 2] [--repeats 5]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -24,8 +29,34 @@ FAILED_BY_DESIGN = (0, 1)
 """``naive`` fails by design, so the command exits 1."""
 
 
-def _command(python: str, seeds: tuple[str, ...], workers: int) -> list[str]:
-    return [python, "-m", "unsolvable.cli", "run", "--no-progress", *seeds, "-n", str(workers)]
+def _command(
+    python: str, seeds: tuple[str, ...], workers: int, scenarios: tuple[str, ...]
+) -> list[str]:
+    chosen = ("--scenario", *scenarios) if scenarios else ()
+    return [
+        python, "-m", "unsolvable.cli", "run", "--no-progress", *chosen, *seeds, "-n", str(workers)
+    ]  # fmt: skip
+
+
+def _scenarios(python: str, cwd: Path) -> list[str]:
+    """The names of the scenarios an installation has, in its own order."""
+    listed = subprocess.run(
+        [python, "-m", "unsolvable.cli", "list", "--json"],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return [scenario["name"] for scenario in json.loads(listed.stdout)]
+
+
+def _common(pythons: dict[str, str], cwd: Path) -> tuple[str, ...]:
+    """The scenarios every installation has, and how many each leaves out, printed."""
+    each = {name: _scenarios(python, cwd) for name, python in pythons.items()}
+    shared = set.intersection(*(set(names) for names in each.values()))
+    for name, names in each.items():
+        print(f"  {name}: {len(names)} scenarios, {len(names) - len(shared)} left out")
+    return tuple(scenario for scenario in each["this"] if scenario in shared)
 
 
 def main() -> None:
@@ -33,14 +64,20 @@ def main() -> None:
     parser.add_argument("--against", help="the interpreter of the baseline installation")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument(
+        "--common", action="store_true", help="run only the scenarios both installations have"
+    )
     args = parser.parse_args()
+    if args.common and not args.against:
+        parser.error("--common compares two installations: give the baseline with --against")
     pythons = {"this": sys.executable, **({"baseline": args.against} if args.against else {})}
     print(machine())
     print(f"  median of {args.repeats} interleaved rounds; cpu is the command's and its workers'")
     with tempfile.TemporaryDirectory() as empty:
+        scenarios = _common(pythons, Path(empty)) if args.common else ()
         for label, seeds in SHAPES:
             sides = {
-                (name, workers): _command(python, seeds, workers)
+                (name, workers): _command(python, seeds, workers, scenarios)
                 for name, python in pythons.items()
                 for workers in args.workers
             }

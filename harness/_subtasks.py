@@ -46,9 +46,9 @@ def named_subtask(messages: Iterable[Mapping[str, Any]], names: Iterable[str]) -
     texts are read, never tool-call arguments, so a supervisor's own calls do not make it a
     worker."""
     said = [str(message.get("content") or "") for message in messages]
-    names = list(names)
-    given = [n for n in names if any(f'"{SUBTASK_FIELD}": {json.dumps(n)}' in t for t in said)]
-    found = given or [n for n in names if any(n in text for text in said)]
+    arguments = {name: f'"{SUBTASK_FIELD}": {json.dumps(name)}' for name in names}
+    given = [n for n, argument in arguments.items() if any(argument in t for t in said)]
+    found = given or [n for n in arguments if any(n in text for text in said)]
     return max(found, key=len) if found else None
 
 
