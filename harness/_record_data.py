@@ -16,7 +16,8 @@ import functools
 import math
 import types
 import typing
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any, TypeVar
 
@@ -25,32 +26,85 @@ __all__ = ["build"]
 T = TypeVar("T")
 
 
-@functools.cache
-def _hints(cls: Hashable) -> dict[str, Any]:
-    """A dataclass's field types, resolved once per class: its annotations are fixed, and
-    resolving them (an ``eval`` per field) for each step of a long trajectory was most of the
-    cost of reading a record back."""
-    return typing.get_type_hints(cls)
+Reader = Callable[[object, str], Any]
+"""Reads one value as a field of some type holds it; the second argument names where the value
+is, for the error."""
 
 
 def build(cls: type[T], data: object, where: str = "") -> T:
     """The dataclass ``cls`` made of ``data``, every field checked; keys that are not fields
     (derived ones such as ``detection_lag``) are dropped, fields with defaults may be absent."""
-    where = where or cls.__name__
-    if not isinstance(data, Mapping):
-        raise ValueError(f"{where} is {_kind(data)}, not an object")
-    hints, given = _hints(typing.cast(Hashable, cls)), {}
-    for field in dataclasses.fields(cls):  # type: ignore[arg-type]
-        if field.name in data:
-            given[field.name] = _value(hints[field.name], data[field.name], f"{where}.{field.name}")
-        elif _is_required(field, hints[field.name]):
-            raise ValueError(f"{where}.{field.name} is missing")
-        elif _has_no_default(field):
-            given[field.name] = None  # a field that may be null may be left out
-    try:
-        return cls(**given)
-    except (TypeError, ValueError) as error:  # what a field's own check says (a code, say)
-        raise ValueError(f"{where}: {error}") from None
+    return _reader(typing.cast(Hashable, cls))(data, where or cls.__name__)  # type: ignore[no-any-return]
+
+
+@functools.cache
+def _reader(hint: Any) -> Reader:
+    """How a value of type ``hint`` is read, worked out once per type: a record's types are
+    fixed, and a long trajectory reads the same few types thousands of times."""
+    origin = typing.get_origin(hint)
+    if hint is Any:
+        return _as_is
+    if origin in (typing.Union, types.UnionType):
+        return _either(typing.get_args(hint))
+    if origin is tuple:
+        return _items(_reader(typing.get_args(hint)[0]))
+    if origin is dict:
+        return _mapping(_reader(typing.get_args(hint)[1]))
+    if dataclasses.is_dataclass(hint):
+        return _dataclass(hint)  # type: ignore[arg-type]
+    if isinstance(hint, type) and issubclass(hint, Enum):
+        return _member(hint)
+    return _scalar(hint)
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Field:
+    """One field of a dataclass, as a record's data gives it."""
+
+    name: str
+    read: Reader
+    required: bool
+    """It has no default and cannot be null: data without it is refused."""
+    null_when_absent: bool
+    """It has no default but may be null: data without it gives null."""
+
+
+@functools.cache
+def _fields(cls: type) -> tuple[_Field, ...]:
+    """``cls``'s fields, their types resolved once (an ``eval`` per field)."""
+    hints = typing.get_type_hints(cls)
+    return tuple(
+        _Field(
+            name=field.name,
+            read=_reader(hints[field.name]),
+            required=_is_required(field, hints[field.name]),
+            null_when_absent=_has_no_default(field),
+        )
+        for field in dataclasses.fields(cls)
+    )
+
+
+def _dataclass(cls: type[T]) -> Reader:
+    """Its fields are looked up when a value is read, not now, so that a dataclass may hold
+    its own type."""
+
+    def read(data: object, where: str) -> T:
+        if not isinstance(data, Mapping):
+            raise ValueError(f"{where} is {_kind(data)}, not an object")
+        given = {}
+        for field in _fields(typing.cast(Hashable, cls)):
+            if field.name in data:
+                given[field.name] = field.read(data[field.name], f"{where}.{field.name}")
+            elif field.required:
+                raise ValueError(f"{where}.{field.name} is missing")
+            elif field.null_when_absent:
+                given[field.name] = None  # a field that may be null may be left out
+        try:
+            return cls(**given)
+        except (TypeError, ValueError) as error:  # what a field's own check says (a code, say)
+            raise ValueError(f"{where}: {error}") from None
+
+    return read
 
 
 def _has_no_default(field: dataclasses.Field[Any]) -> bool:
@@ -66,25 +120,17 @@ def _kind(value: object) -> str:
     return f"a {type(value).__name__} ({value!r:.60})"
 
 
-def _value(hint: Any, value: object, where: str) -> Any:
-    """``value`` as a field of type ``hint`` holds it; a `ValueError` naming ``where`` if it is
-    not one."""
-    origin = typing.get_origin(hint)
-    if hint is Any:
-        return value
-    if origin in (typing.Union, types.UnionType):
-        return _either(typing.get_args(hint), value, where)
-    if origin is tuple:
-        return _items(typing.get_args(hint)[0], value, where)
-    if origin is dict:
-        return _mapping(typing.get_args(hint)[1], value, where)
-    if dataclasses.is_dataclass(hint):
-        return build(hint, value, where)  # type: ignore[arg-type]
-    if isinstance(hint, type) and issubclass(hint, Enum):
-        return _member(hint, value, where)
-    if _is_scalar(hint, value):
-        return value
-    raise ValueError(f"{where} is {_kind(value)}, not {_article(hint)}")
+def _as_is(value: object, where: str) -> object:
+    return value
+
+
+def _scalar(hint: Any) -> Reader:
+    def read(value: object, where: str) -> object:
+        if _is_scalar(hint, value):
+            return value
+        raise ValueError(f"{where} is {_kind(value)}, not {_article(hint)}")
+
+    return read
 
 
 def _is_scalar(hint: object, value: object) -> bool:
@@ -112,36 +158,50 @@ def _article(hint: object) -> str:
     return names.get(hint, str(hint))
 
 
-def _either(hints: tuple[Any, ...], value: object, where: str) -> Any:
+def _either(hints: tuple[Any, ...]) -> Reader:
     """A value of one of ``hints``; a field that may be null and is not says what the other
     type found wrong."""
-    if value is None and type(None) in hints:
-        return None
-    rest = [hint for hint in hints if hint is not type(None)]
-    if len(rest) == 1:
-        return _value(rest[0], value, where)
-    for hint in rest:
-        with contextlib.suppress(ValueError):
-            return _value(hint, value, where)
+    nullable = type(None) in hints
+    rest = [_reader(hint) for hint in hints if hint is not type(None)]
     wanted = " or ".join(_article(hint) for hint in hints)
-    raise ValueError(f"{where} is {_kind(value)}, not {wanted}")
+
+    def read(value: object, where: str) -> object:
+        if value is None and nullable:
+            return None
+        if len(rest) == 1:
+            return rest[0](value, where)
+        for reader in rest:
+            with contextlib.suppress(ValueError):
+                return reader(value, where)
+        raise ValueError(f"{where} is {_kind(value)}, not {wanted}")
+
+    return read
 
 
-def _items(hint: Any, value: object, where: str) -> tuple[Any, ...]:
-    if not isinstance(value, list | tuple):
-        raise ValueError(f"{where} is {_kind(value)}, not a list")
-    return tuple(_value(hint, item, f"{where}[{i}]") for i, item in enumerate(value))
+def _items(reader: Reader) -> Reader:
+    def read(value: object, where: str) -> tuple[Any, ...]:
+        if not isinstance(value, list | tuple):
+            raise ValueError(f"{where} is {_kind(value)}, not a list")
+        return tuple(reader(item, f"{where}[{i}]") for i, item in enumerate(value))
+
+    return read
 
 
-def _mapping(hint: Any, value: object, where: str) -> dict[str, Any]:
-    if not isinstance(value, Mapping) or not all(isinstance(key, str) for key in value):
-        raise ValueError(f"{where} is {_kind(value)}, not an object")
-    return {key: _value(hint, item, f"{where}.{key}") for key, item in value.items()}
+def _mapping(reader: Reader) -> Reader:
+    def read(value: object, where: str) -> dict[str, Any]:
+        if not isinstance(value, Mapping) or not all(isinstance(key, str) for key in value):
+            raise ValueError(f"{where} is {_kind(value)}, not an object")
+        return {key: reader(item, f"{where}.{key}") for key, item in value.items()}
+
+    return read
 
 
-def _member(hint: type[Enum], value: object, where: str) -> Enum:
-    try:
-        return hint(value)
-    except ValueError:
-        known = ", ".join(str(member.value) for member in hint)
-        raise ValueError(f"{where} is {_kind(value)}, not one of {known}") from None
+def _member(hint: type[Enum]) -> Reader:
+    def read(value: object, where: str) -> Enum:
+        try:
+            return hint(value)
+        except ValueError:
+            known = ", ".join(str(member.value) for member in hint)
+            raise ValueError(f"{where} is {_kind(value)}, not one of {known}") from None
+
+    return read

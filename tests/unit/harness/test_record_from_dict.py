@@ -4,6 +4,7 @@ worker processes and ``--json`` files carry must be the record the run judged, f
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -123,3 +124,67 @@ def test_an_older_file_without_a_trajectory_or_failures_revives() -> None:
     revived = TerminationRecord.from_dict(data)
     assert (revived.observed.trajectory, revived.observed.tail) == ((), ())
     assert revived.verdict.failures == ()
+
+
+def _set(data: dict[str, Any], path: tuple[str | int, ...], value: object) -> None:
+    for key in path[:-1]:
+        data = data[key]  # type: ignore[index]
+    data[path[-1]] = value  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        (
+            ("observed", "tail", 0, "tools", 0, "name"),
+            5,
+            "TerminationRecord.observed.tail[0].tools[0].name is a int (5), not a string",
+        ),
+        (
+            ("observed", "steps"),
+            "3",
+            "TerminationRecord.observed.steps is a str ('3'), not a whole number",
+        ),
+        (
+            ("observed", "steps"),
+            True,
+            "TerminationRecord.observed.steps is a bool (True), not a whole number",
+        ),
+        (
+            ("outcome",),
+            "won",
+            "TerminationRecord.outcome is a str ('won'), not one of stopped, unstructured,"
+            " crashed, did_not_stop",
+        ),
+        (
+            ("observed", "tail"),
+            {"0": {}},
+            "TerminationRecord.observed.tail is a dict ({'0': {}}), not a list",
+        ),
+        (("verdict",), [], "TerminationRecord.verdict is a list ([]), not an object"),
+        (
+            ("reported", "reason"),
+            7,
+            "TerminationRecord.reported.reason is a int (7), not a string",
+        ),
+    ],
+    ids=["deep-in-a-step", "a-count-as-text", "a-count-as-boolean", "unknown-outcome",
+         "steps-as-an-object", "verdict-as-a-list", "a-reason-as-a-number"],
+)  # fmt: skip
+def test_a_field_that_is_not_what_the_record_holds_is_named(
+    path: tuple[str | int, ...], value: object, message: str
+) -> None:
+    """Data from a worker or a file is checked field by field: the first field that is not of
+    its type is named by its whole path, with what was found and what a record holds."""
+    data: dict[str, Any] = json.loads(_run("stopped by contract").to_json(volatile=True))
+    assert data["observed"]["tail"][0]["tools"], "the run must have called a tool"
+    _set(data, path, value)
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        TerminationRecord.from_dict(data)
+
+
+def test_a_missing_field_that_cannot_be_null_is_named() -> None:
+    data: dict[str, Any] = json.loads(_run("stopped by contract").to_json(volatile=True))
+    del data["observed"]["steps"]
+    with pytest.raises(ValueError, match=r"^TerminationRecord\.observed\.steps is missing$"):
+        TerminationRecord.from_dict(data)
