@@ -4,13 +4,16 @@ the table), against a baseline measured in the same rounds.
 
 The baseline is another installation of the package (``--against PYTHON``: the interpreter of a
 virtual environment where another version is installed, e.g. an earlier commit's worktree
-installed with ``pip install -e``), or, without one, ``-n 1`` for the other worker counts.
+installed with ``pip install -e``), or, without one, ``-n 1`` for the other worker counts. More
+installations may follow the baseline (``--against NAME=PYTHON ...``), each measured in the same
+rounds and set against the first.
 Commands run from an empty folder, so each interpreter imports its own installation. With
 ``--common``, both installations run only the scenarios both of them have: the same work on each
 side when the library has grown between them (the whole command's figures then compare more work
 against less).
 
-    python -m benchmarks.main_job [--against PYTHON [--common]] [--workers 1 2] [--repeats 5]
+    python -m benchmarks.main_job [--against [NAME=]PYTHON ... [--common]] [--workers 1 2]
+                                  [--repeats 5]
 """
 
 from __future__ import annotations
@@ -50,6 +53,17 @@ def _scenarios(python: str, cwd: Path) -> list[str]:
     return [scenario["name"] for scenario in json.loads(listed.stdout)]
 
 
+def _installations(this: str, against: list[str]) -> dict[str, str]:
+    """Each installation's name and interpreter: this one, the baseline first among the
+    others."""
+    named = [given.partition("=")[::2] if "=" in given else ("", given) for given in against]
+    others = {
+        name or ("baseline" if i == 0 else f"other-{i}"): python
+        for i, (name, python) in enumerate(named)
+    }
+    return {"this": this, **others}
+
+
 def _common(pythons: dict[str, str], cwd: Path) -> tuple[str, ...]:
     """The scenarios every installation has, and how many each leaves out, printed."""
     each = {name: _scenarios(python, cwd) for name, python in pythons.items()}
@@ -61,16 +75,22 @@ def _common(pythons: dict[str, str], cwd: Path) -> tuple[str, ...]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--against", help="the interpreter of the baseline installation")
+    parser.add_argument(
+        "--against",
+        nargs="+",
+        default=[],
+        metavar="[NAME=]PYTHON",
+        help="the interpreter of the baseline installation, then of others to set against it",
+    )
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument(
-        "--common", action="store_true", help="run only the scenarios both installations have"
+        "--common", action="store_true", help="run only the scenarios every installation has"
     )
     args = parser.parse_args()
     if args.common and not args.against:
         parser.error("--common compares two installations: give the baseline with --against")
-    pythons = {"this": sys.executable, **({"baseline": args.against} if args.against else {})}
+    pythons = _installations(sys.executable, args.against)
     print(machine())
     print(f"  median of {args.repeats} interleaved rounds; cpu is the command's and its workers'")
     with tempfile.TemporaryDirectory() as empty:
@@ -88,18 +108,19 @@ def main() -> None:
                 },
                 repeats=args.repeats,
             )
-            _report(label, medians, against=bool(args.against), first=args.workers[0])
+            baseline = list(pythons)[1] if args.against else None
+            _report(label, medians, baseline=baseline, first=args.workers[0])
 
 
 def _report(
-    label: str, medians: dict[tuple[str, int], Timing], *, against: bool, first: int
+    label: str, medians: dict[tuple[str, int], Timing], *, baseline: str | None, first: int
 ) -> None:
     for (name, workers), timing in medians.items():
-        baseline = medians[("baseline", workers)] if against else medians[(name, first)]
-        versus = "the baseline" if against else f"-n {first}"
+        against = medians[(baseline, workers)] if baseline else medians[(name, first)]
+        versus = baseline or f"-n {first}"
         print(
             f"  {label:<11} {name:<8} -n {workers}  wall {timing.wall:6.2f} s  "
-            f"cpu {timing.cpu:6.2f} s   {timing.ratio(baseline)} of {versus}"
+            f"cpu {timing.cpu:6.2f} s   {timing.ratio(against)} of {versus}"
         )
 
 

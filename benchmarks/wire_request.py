@@ -3,8 +3,10 @@ client, unmodified, calls the fake model through the wire's transport, re-sendin
 conversation every call, as agents do; the time inside `Wire.handle` (reading the body, the
 session's step, writing the reply) is set against the whole call's, at call 10, 100 and 1,000.
 
-An SDK call costs more the longer the conversation it sends, and so does the wire's reading of
-it (each body is parsed whole); what must stay flat is the wire's share, not either figure.
+An SDK call costs more the longer the conversation it sends. The wire parses only what a body
+adds to the conversation's previous one, but still passes over the whole body (decoding it,
+comparing its text with the previous one's) and hands the session the whole conversation, so its
+time grows too, far more slowly: what must not grow is the wire's share of the call.
 Thread CPU time, medians over the calls of each window.
 
     python -m benchmarks.wire_request [--calls 1000] [--formats chat anthropic responses]
