@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Timing", "interleaved", "machine", "timed"]
+__all__ = ["Timing", "cached_bytecode", "interleaved", "machine", "timed"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -47,6 +47,15 @@ def timed(
         raise SystemExit(f"{' '.join(command)} exited {done.returncode}:\n{printed}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return Timing(wall=wall, cpu=cpu)
+
+
+def cached_bytecode(cache: Path, **extra: str) -> dict[str, str]:
+    """This process's environment with bytecode cached in ``cache``, as on a user's machine:
+    this environment may turn caching off, and compiling every module afresh in each process
+    would add a cost no user pays, larger the more code an installation has."""
+    env = {**os.environ, **extra, "PYTHONPYCACHEPREFIX": str(cache)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
 
 
 def interleaved(sides: Mapping[str, Callable[[], Timing]], *, repeats: int) -> dict[str, Timing]:

@@ -7,7 +7,8 @@ virtual environment where another version is installed, e.g. an earlier commit's
 installed with ``pip install -e``), or, without one, ``-n 1`` for the other worker counts. More
 installations may follow the baseline (``--against NAME=PYTHON ...``), each measured in the same
 rounds and set against the first.
-Commands run from an empty folder, so each interpreter imports its own installation. With
+Commands run from an empty folder, so each interpreter imports its own installation, with
+bytecode cached as on a user's machine (each command runs once, uncounted, to fill the cache). With
 ``--common``, both installations run only the scenarios both of them have: the same work on each
 side when the library has grown between them (the whole command's figures then compare more work
 against less).
@@ -25,7 +26,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchmarks._timing import Timing, interleaved, machine, timed
+from benchmarks._timing import Timing, cached_bytecode, interleaved, machine, timed
 
 SHAPES = (("first seed", ()), ("--all-seeds", ("--all-seeds",)))
 FAILED_BY_DESIGN = (0, 1)
@@ -41,11 +42,12 @@ def _command(
     ]  # fmt: skip
 
 
-def _scenarios(python: str, cwd: Path) -> list[str]:
+def _scenarios(python: str, cwd: Path, env: dict[str, str]) -> list[str]:
     """The names of the scenarios an installation has, in its own order."""
     listed = subprocess.run(
         [python, "-m", "unsolvable.cli", "list", "--json"],
         cwd=cwd,
+        env=env,
         capture_output=True,
         text=True,
         check=True,
@@ -64,9 +66,9 @@ def _installations(this: str, against: list[str]) -> dict[str, str]:
     return {"this": this, **others}
 
 
-def _common(pythons: dict[str, str], cwd: Path) -> tuple[str, ...]:
+def _common(pythons: dict[str, str], cwd: Path, env: dict[str, str]) -> tuple[str, ...]:
     """The scenarios every installation has, and how many each leaves out, printed."""
-    each = {name: _scenarios(python, cwd) for name, python in pythons.items()}
+    each = {name: _scenarios(python, cwd, env) for name, python in pythons.items()}
     shared = set.intersection(*(set(names) for names in each.values()))
     for name, names in each.items():
         print(f"  {name}: {len(names)} scenarios, {len(names) - len(shared)} left out")
@@ -93,21 +95,23 @@ def main() -> None:
     pythons = _installations(sys.executable, args.against)
     print(machine())
     print(f"  median of {args.repeats} interleaved rounds; cpu is the command's and its workers'")
-    with tempfile.TemporaryDirectory() as empty:
-        scenarios = _common(pythons, Path(empty)) if args.common else ()
+    with tempfile.TemporaryDirectory() as empty, tempfile.TemporaryDirectory() as cache:
+        env = cached_bytecode(Path(cache))
+        scenarios = _common(pythons, Path(empty), env) if args.common else ()
         for label, seeds in SHAPES:
             sides = {
                 (name, workers): _command(python, seeds, workers, scenarios)
                 for name, python in pythons.items()
                 for workers in args.workers
             }
-            medians = interleaved(
-                {
-                    key: lambda c=command: timed(c, cwd=Path(empty), ok=FAILED_BY_DESIGN)
-                    for key, command in sides.items()
-                },
-                repeats=args.repeats,
-            )
+            runs = {
+                key: lambda c=command: timed(c, cwd=Path(empty), env=env, ok=FAILED_BY_DESIGN)
+                for key, command in sides.items()
+            }
+            if label == SHAPES[0][0]:
+                for run in runs.values():
+                    run()  # fills the bytecode cache
+            medians = interleaved(runs, repeats=args.repeats)
             baseline = list(pythons)[1] if args.against else None
             _report(label, medians, baseline=baseline, first=args.workers[0])
 

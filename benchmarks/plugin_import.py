@@ -25,7 +25,6 @@ so a machine that is busy now and then moves all of them alike.
 from __future__ import annotations
 
 import argparse
-import os
 import resource
 import statistics
 import subprocess
@@ -38,7 +37,7 @@ from pathlib import Path
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from benchmarks._timing import machine
+from benchmarks._timing import cached_bytecode, machine
 
 PACKAGE = "pytest-unsolvable"
 FORMER_CORE = ("respx", "hypothesis", "syrupy")
@@ -97,8 +96,7 @@ def _run(folder: Path, args: list[str], env: dict[str, str]) -> tuple[float, flo
 
 def measure(folder: Path, variants: dict[str, list[str]], *, bytecode: bool, repeats: int) -> None:
     with tempfile.TemporaryDirectory() as cache:
-        env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONPYCACHEPREFIX": cache}
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env = cached_bytecode(Path(cache), PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
         if not bytecode:
             env["PYTHONDONTWRITEBYTECODE"] = "1"
         else:

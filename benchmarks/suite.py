@@ -1,6 +1,7 @@
 """The zero-code suite (``pytest --unsolvable-agent=AGENT``) as a user runs it, for a built-in
-agent and for a framework adapter: the whole pytest command in a fresh process, against a
-baseline measured in the same rounds, and the harness's share of its time.
+agent and for a framework adapter: the whole pytest command in a fresh process (bytecode cached,
+as on a user's machine), against a baseline measured in the same rounds, and the harness's share
+of its time.
 
 The baseline is another installation of the package (``--against PYTHON``, as in
 `benchmarks.main_job`); without one, the figures are this installation's alone. The share is
@@ -23,7 +24,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchmarks._timing import interleaved, machine, timed
+from benchmarks._timing import cached_bytecode, interleaved, machine, timed
 
 PYTEST = ("-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:langsmith_plugin")
 SOME_FAILED = (0, 1)
@@ -71,10 +72,12 @@ def _arguments(agent: str, scenarios: list[str]) -> list[str]:
     return [f"--unsolvable-agent={agent}", "--unsolvable-no-snapshot", *selected]
 
 
-def _share(python: str, agent: str, scenarios: list[str], folder: Path) -> float:
+def _share(
+    python: str, agent: str, scenarios: list[str], folder: Path, env: dict[str, str]
+) -> float:
     """The harness's share of the CPU time of the suite's runs, made one after another."""
     command = [python, "-c", MEASURED, agent, *scenarios]
-    done = subprocess.run(command, cwd=folder, capture_output=True, text=True, check=False)
+    done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, check=False)
     seconds = json.loads(done.stdout.strip().splitlines()[-1])
     return float(seconds["harness"]) / float(seconds["total"])
 
@@ -89,24 +92,24 @@ def main() -> None:
     pythons = {"this": sys.executable, **({"baseline": args.against} if args.against else {})}
     print(machine())
     print(f"  median of {args.repeats} interleaved rounds; cpu is pytest's and its children's")
-    with tempfile.TemporaryDirectory() as empty:
-        folder = Path(empty)
+    with tempfile.TemporaryDirectory() as empty, tempfile.TemporaryDirectory() as cache:
+        folder, env = Path(empty), cached_bytecode(Path(cache))
         for agent in args.agent:
             arguments = _arguments(agent, args.scenario)
-            medians = interleaved(
-                {
-                    name: lambda c=[python, *PYTEST, *arguments]: timed(
-                        c, cwd=folder, ok=SOME_FAILED
-                    )
-                    for name, python in pythons.items()
-                },
-                repeats=args.repeats,
-            )
+            runs = {
+                name: lambda c=[python, *PYTEST, *arguments]: timed(
+                    c, cwd=folder, env=env, ok=SOME_FAILED
+                )
+                for name, python in pythons.items()
+            }
+            for run in runs.values():
+                run()  # fills the bytecode cache
+            medians = interleaved(runs, repeats=args.repeats)
             for name, timing in medians.items():
                 versus = (
                     f"  {timing.ratio(medians['baseline'])} of the baseline" if args.against else ""
                 )
-                share = _share(pythons[name], agent, args.scenario, folder)
+                share = _share(pythons[name], agent, args.scenario, folder, env)
                 print(
                     f"  {agent:<12} {name:<8} wall {timing.wall:6.2f} s  cpu {timing.cpu:6.2f} s"
                     f"  harness {share:5.1%} of the cpu{versus}"

@@ -18,7 +18,6 @@ side, and the CPU each spends, are the firmer figures.
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import resource
 import statistics
@@ -28,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks._timing import machine
+from benchmarks._timing import cached_bytecode, machine
 
 PYTEST = (sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider")
 PLUGINS = ("-p", "unsolvable.plugin", "-p", "xdist.plugin", "-p", "xdist.looponfail")
@@ -118,11 +117,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
         (folder / "remote.py").write_text(f"STEP_SECONDS = {args.step_seconds!r}\n{SLOW_AGENT}")
-        # Bytecode cached, as on a user's machine (this environment may turn caching off):
-        # compiling every module afresh would add the same cost to each process of each mode.
-        env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
-        env["PYTHONPYCACHEPREFIX"] = str(folder / "pycache")
+        env = cached_bytecode(folder / "pycache", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
         for label, agent in (
             ("cheap agent: contract", "contract"),
             (
