@@ -19,9 +19,7 @@ def add_import_command(commands: Any) -> None:
         "import", help="turn a recorded run (a trace) into a scenario file that replays it"
     )
     command.add_argument("trace", type=Path, metavar="TRACE")
-    command.add_argument(
-        "--format", required=True, choices=list(FORMATS), help="the trace's format"
-    )
+    command.add_argument("--format", required=True, choices=FORMATS, help="the trace's format")
     command.add_argument(
         "--name",
         required=True,

@@ -4,31 +4,18 @@ the file's headers and credentials dropped before any reader sees it."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from unsolvable._errors import InputError
 from unsolvable._input import load_json, read_input
-from unsolvable.imports._anthropic_messages import read_anthropic_messages
-from unsolvable.imports._atif import read_atif
-from unsolvable.imports._importer import strip_headers
-from unsolvable.imports._openai_chat import read_openai_chat
-from unsolvable.imports._openhands import read_openhands
-from unsolvable.imports._records import read_records
 from unsolvable.imports._trace import ImportFailed, Trace
 
 __all__ = ["FORMATS", "read_trace"]
 
-Reader = Callable[[Path, Any], Trace]
-FORMATS: dict[str, Reader] = {
-    "atif": read_atif,
-    "openhands": read_openhands,
-    "record": lambda path, data: read_records(path, data=data),
-    "openai-chat": read_openai_chat,
-    "anthropic-messages": read_anthropic_messages,
-}
-"""Each format `unsolvable import --format` reads, and its reader."""
+FORMATS = ("atif", "openhands", "record", "openai-chat", "anthropic-messages")
+"""Each format `unsolvable import --format` reads. Their readers are imported when a trace is
+read, so that the command line, which lists the formats, starts without them."""
 
 
 def read_trace(path: Path, format: str, *, record: int | None = None) -> Trace:
@@ -41,17 +28,37 @@ def read_trace(path: Path, format: str, *, record: int | None = None) -> Trace:
                 f"{str(path)!r} is not a folder: --format openhands reads a conversation's "
                 "persistence folder (events/event-*.json)"
             )
+        from unsolvable.imports._openhands import read_openhands
+
         return read_openhands(path)
     try:
         raw = load_json(read_input(path), what=repr(str(path)))
     except InputError as error:
         raise ImportFailed(f"{error}; --format {format} reads a JSON file") from None
+    from unsolvable.imports._importer import strip_headers
+
     data, removed = strip_headers(raw)
-    if format == "record":
-        trace = read_records(path, index=record, data=data)
-    else:
-        trace = FORMATS[format](path, data)
+    trace = _read(format, path, data, record)
     if removed:
         note = f"headers and credentials at {', '.join(removed)}"
         trace = dataclasses.replace(trace, removed=(note, *trace.removed))
     return trace
+
+
+def _read(format: str, path: Path, data: Any, record: int | None) -> Trace:
+    """The trace a JSON file's ``data`` holds, read by ``format``'s reader."""
+    if format == "record":
+        from unsolvable.imports._records import read_records
+
+        return read_records(path, index=record, data=data)
+    if format == "atif":
+        from unsolvable.imports._atif import read_atif
+
+        return read_atif(path, data)
+    if format == "openai-chat":
+        from unsolvable.imports._openai_chat import read_openai_chat
+
+        return read_openai_chat(path, data)
+    from unsolvable.imports._anthropic_messages import read_anthropic_messages
+
+    return read_anthropic_messages(path, data)
