@@ -68,6 +68,16 @@ def child_agent(module: str, *args: str) -> Callable[[Session], Any]:
     return agent
 
 
+def account(record: TerminationRecord) -> str:
+    """How a run ended, for a failed assertion: a run that ends otherwise than expected says
+    why, where only its exit would show."""
+    observed, output = record.observed, (record.output or "")[-2000:]
+    return (
+        f"{record.outcome.value}, ceiling {observed.ceiling}, {observed.steps} steps, "
+        f"{record.wall_seconds} s, error {observed.error!r}, output {output!r}"
+    )
+
+
 def reported(record: TerminationRecord) -> Stop:
     """The agent's reported stop, which these tests expect to exist."""
     assert record.reported is not None, f"no reported stop: {record.outcome}"

@@ -16,7 +16,7 @@ pytest.importorskip("claude_agent_sdk")
 from claude_agent_sdk import ClaudeAgentOptions, HookMatcher
 
 import unsolvable
-from tests.frameworks._glue import reported
+from tests.frameworks._glue import account, reported
 from unsolvable import Ceilings, Code, Exit, Outcome, scenarios
 from unsolvable._loading import load_agent
 from unsolvable.adapters.claude_agent_sdk import CODING_AGENT_WALL_SECONDS, ClaudeAgentSDKAdapter
@@ -26,7 +26,7 @@ REPEAT = "constant-return/repeat"
 
 def test_at_its_turn_limit_it_is_exhausted_after_that_many_model_calls() -> None:
     record = unsolvable.run(ClaudeAgentSDKAdapter(max_turns=5), scenarios.get(REPEAT))
-    assert (record.exit, record.code) == (Exit.EXHAUSTED, Code.BUDGET_STEPS)
+    assert (record.exit, record.code) == (Exit.EXHAUSTED, Code.BUDGET_STEPS), account(record)
     assert (record.observed.steps, record.observed.tool_calls) == (5, 5)
     assert record.observed.transport_attempts == 5  # no retry, no title call, no stray
     assert "error_max_turns" in reported(record).reason
@@ -37,7 +37,7 @@ def test_the_registered_name_takes_its_turn_limit_from_the_budget() -> None:
     scenario = scenarios.get("missing-permission/retry-raises")
     record = unsolvable.run("claude-agent-sdk", scenario)
     assert load_agent("claude-agent-sdk").name == "claude-agent-sdk"
-    assert (record.exit, record.code) == (Exit.EXHAUSTED, Code.BUDGET_STEPS)
+    assert (record.exit, record.code) == (Exit.EXHAUSTED, Code.BUDGET_STEPS), account(record)
     assert record.observed.steps == scenario.budget.max_steps
     # the tool raises PermissionError: the SDK's default tells the model and the run goes on
     assert record.observed.refusals == {"denied": scenario.budget.max_steps}
@@ -48,7 +48,9 @@ def test_at_its_defaults_it_has_no_turn_limit_and_runs_into_the_ceiling() -> Non
     adapter = ClaudeAgentSDKAdapter(ClaudeAgentOptions(env={"UNSOLVABLE_TEST_MARK": mark}))
     ceilings = Ceilings(max_steps=6, max_wall_seconds=CODING_AGENT_WALL_SECONDS)
     record = unsolvable.run(adapter, scenarios.get(REPEAT), ceilings=ceilings)
-    assert (record.outcome, record.observed.ceiling) == (Outcome.DID_NOT_STOP, "steps")
+    assert (record.outcome, record.observed.ceiling) == (Outcome.DID_NOT_STOP, "steps"), account(
+        record
+    )
     assert record.observed.steps == 6
     assert _alive_with(mark) == []  # the CLI and whatever it started are gone
 
@@ -56,7 +58,7 @@ def test_at_its_defaults_it_has_no_turn_limit_and_runs_into_the_ceiling() -> Non
 def test_its_budget_limit_is_a_cost_budget() -> None:
     adapter = ClaudeAgentSDKAdapter(max_budget_usd=0.05)
     record = unsolvable.run(adapter, scenarios.get(REPEAT))
-    assert (record.exit, record.code) == (Exit.EXHAUSTED, Code.BUDGET_COST)
+    assert (record.exit, record.code) == (Exit.EXHAUSTED, Code.BUDGET_COST), account(record)
     assert "error_max_budget_usd" in reported(record).reason
 
 
