@@ -9,7 +9,7 @@ installations may follow the baseline (``--against NAME=PYTHON ...``), each meas
 rounds and set against the first.
 Commands run from an empty folder, so each interpreter imports its own installation, with
 bytecode cached as on a user's machine (each command runs once, uncounted, to fill the cache). With
-``--common``, both installations run only the scenarios both of them have: the same work on each
+``--common``, every installation runs only the scenarios all of them have: the same work on each
 side when the library has grown between them (the whole command's figures then compare more work
 against less).
 
@@ -91,8 +91,9 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.common and not args.against:
-        parser.error("--common compares two installations: give the baseline with --against")
+        parser.error("--common compares installations: give the baseline with --against")
     pythons = _installations(sys.executable, args.against)
+    baseline = list(pythons)[1] if args.against else None
     print(machine())
     print(f"  median of {args.repeats} interleaved rounds; cpu is the command's and its workers'")
     with tempfile.TemporaryDirectory() as empty, tempfile.TemporaryDirectory() as cache:
@@ -104,15 +105,13 @@ def main() -> None:
                 for name, python in pythons.items()
                 for workers in args.workers
             }
-            runs = {
-                key: lambda c=command: timed(c, cwd=Path(empty), env=env, ok=FAILED_BY_DESIGN)
-                for key, command in sides.items()
-            }
-            if label == SHAPES[0][0]:
-                for run in runs.values():
-                    run()  # fills the bytecode cache
-            medians = interleaved(runs, repeats=args.repeats)
-            baseline = list(pythons)[1] if args.against else None
+            medians = interleaved(
+                {
+                    key: lambda c=command: timed(c, cwd=Path(empty), env=env, ok=FAILED_BY_DESIGN)
+                    for key, command in sides.items()
+                },
+                repeats=args.repeats,
+            )
             _report(label, medians, baseline=baseline, first=args.workers[0])
 
 

@@ -96,15 +96,15 @@ def main() -> None:
         folder, env = Path(empty), cached_bytecode(Path(cache))
         for agent in args.agent:
             arguments = _arguments(agent, args.scenario)
-            runs = {
-                name: lambda c=[python, *PYTEST, *arguments]: timed(
-                    c, cwd=folder, env=env, ok=SOME_FAILED
-                )
-                for name, python in pythons.items()
-            }
-            for run in runs.values():
-                run()  # fills the bytecode cache
-            medians = interleaved(runs, repeats=args.repeats)
+            medians = interleaved(
+                {
+                    name: lambda c=[python, *PYTEST, *arguments]: timed(
+                        c, cwd=folder, env=env, ok=SOME_FAILED
+                    )
+                    for name, python in pythons.items()
+                },
+                repeats=args.repeats,
+            )
             for name, timing in medians.items():
                 versus = (
                     f"  {timing.ratio(medians['baseline'])} of the baseline" if args.against else ""
