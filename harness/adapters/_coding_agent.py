@@ -126,4 +126,8 @@ class CodingAgentAdapter:
             said = failure(error.ended) if error.ended else None
             if said is None:
                 raise
-            raise ProcessExited(f"{self.cli.command} ended with {said:.300}", error.ended) from None
+            raise self.failed(said, error.ended) from None
+
+    def failed(self, said: str, ended: ProcessExit | None) -> ProcessExited:
+        """The crash of a run whose CLI gave its own account of the failure (``said``)."""
+        return ProcessExited(f"{self.cli.command} ended with {said:.300}", ended)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from unsolvable._record import Code, Stop
 from unsolvable.adapters._coding_agent import CodingAgentAdapter, CodingAgentCli
-from unsolvable.adapters.process import ProcessExit, ProcessExited
+from unsolvable.adapters.process import ProcessExit
 
 if TYPE_CHECKING:
     from unsolvable._session import Session
@@ -98,7 +98,7 @@ class GeminiCliAdapter(CodingAgentAdapter):
             ended = self.run_reading(session, line, lambda ended: _failure(_result(ended)))
         failure = _failure(_result(ended))
         if failure is not None:
-            raise ProcessExited(f"gemini ended with {failure:.300}", ended)
+            raise self.failed(failure, ended)
         return ended
 
     def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
