@@ -6,20 +6,19 @@ when the harness re-reads the world and agrees.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
+import functools
 import json
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
-from enum import StrEnum
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum, StrEnum
 from typing import Any
 
-from unsolvable._subtasks import Dispatch, Subtask, Transition
+from unsolvable._subtasks import Subtask
 from unsolvable._text import plain_partial
 
 __all__ = [
     "CONTEXT_WINDOW",
-    "FIELD_NAMES",
     "SCHEMA_VERSION",
     "AgentTally",
     "Code",
@@ -509,14 +508,13 @@ class TerminationRecord:
     def code(self) -> Code | None:
         return self.reported.code if self.reported else None
 
-    def to_dict(self, *, volatile: bool = False) -> dict[str, Any]:
-        """Plain JSON-able data; ``volatile=False`` gives the stable snapshot form."""
-        # The trajectory is written by hand: `asdict` deep-copies step by step, and a record's
-        # whole trajectory made it the most of this function's cost.
-        shallow = copy.copy(self)
-        object.__setattr__(shallow, "observed", dataclasses.replace(self.observed, trajectory=()))
-        data = asdict(shallow)
-        data["observed"]["trajectory"] = [_plain(step) for step in self.observed.trajectory]
+    def to_dict(
+        self, *, volatile: bool = False, clean: Callable[[str], str] | None = None
+    ) -> dict[str, Any]:
+        """Plain JSON-able data; ``volatile=False`` gives the stable snapshot form. ``clean``, when
+        given, rewrites every string in it but the record's own field names: a redaction made in
+        the same walk (`unsolvable._run.redacted_data`)."""
+        data: dict[str, Any] = _plain(self, clean or _kept)
         data["observed"]["detection_lag"] = self.observed.detection_lag
         if not volatile:
             del data["wall_seconds"]
@@ -539,36 +537,28 @@ class TerminationRecord:
         return build(cls, data)
 
 
-def _plain(step: TraceStep) -> dict[str, Any]:
-    """What `asdict` makes of a step, made directly."""
-
-    def tool(t: ToolTrace) -> dict[str, Any]:
-        return {"name": t.name, "arguments": t.arguments, "result": t.result, "world": t.world}
-
-    return {
-        "step": step.step,
-        "agent": step.agent,
-        "said": step.said,
-        "calls": [tool(t) for t in step.calls],
-        "tools": [tool(t) for t in step.tools],
-    }
+def _kept(text: str) -> str:
+    return text
 
 
-FIELD_NAMES = frozenset(
-    f.name
-    for cls in (
-        TerminationRecord,
-        Observed,
-        Stop,
-        Verdict,
-        Failure,
-        TraceStep,
-        ToolTrace,
-        AgentTally,
-        Subtask,
-        Dispatch,
-        Transition,
-    )
-    for f in dataclasses.fields(cls)
-) | {"detection_lag"}
-"""Every key a record's plain form has of its own: redaction leaves them as they are."""
+def _plain(value: Any, clean: Callable[[str], str]) -> Any:
+    """What `asdict` makes of ``value``, every sequence a list and every string but a field name
+    passed through ``clean``. A record holds plain data only (`plain_partial`, JSON text, the
+    world's values), so its numbers, booleans, ``None`` and enum members are kept as they are and
+    every container is made anew: nothing in the result is shared with the record."""
+    if isinstance(value, Enum):
+        return value
+    if isinstance(value, str):
+        return clean(value)
+    if isinstance(value, list | tuple):
+        return [_plain(item, clean) for item in value]
+    if isinstance(value, dict):
+        return {clean(key): _plain(item, clean) for key, item in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {name: _plain(getattr(value, name), clean) for name in _field_names(type(value))}
+    return value
+
+
+@functools.cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))

@@ -16,7 +16,6 @@ import functools
 import json
 import os
 import re
-from collections.abc import Collection
 from enum import Enum
 from typing import Any
 
@@ -100,19 +99,15 @@ class Redactor:
     def optional(self, text: str | None) -> str | None:
         return None if text is None else self.text(text)
 
-    def data(self, value: Any, *, keep_keys: Collection[str] = ()) -> Any:
-        """Strings inside lists, tuples and dicts cleaned, dict keys too but those in
-        ``keep_keys`` (a record's own field names); enum members and other values as they
-        are."""
+    def data(self, value: Any) -> Any:
+        """Strings inside lists, tuples and dicts cleaned, dict keys too; enum members and other
+        values as they are."""
         if isinstance(value, Enum):
             return value
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, list | tuple):
-            return type(value)(self.data(item, keep_keys=keep_keys) for item in value)
+            return type(value)(self.data(item) for item in value)
         if isinstance(value, dict):
-            return {
-                (key if key in keep_keys else self.data(key)): self.data(item, keep_keys=keep_keys)
-                for key, item in value.items()
-            }
+            return {self.data(key): self.data(item) for key, item in value.items()}
         return value

@@ -21,7 +21,7 @@ from typing import Any
 from unsolvable._errors import CeilingHit
 from unsolvable._leftovers import await_late_call
 from unsolvable._loading import AgentLike, adapter_for
-from unsolvable._record import FIELD_NAMES, Ending, Outcome, Stop, TerminationRecord
+from unsolvable._record import Ending, Outcome, Stop, TerminationRecord
 from unsolvable._redact import Redactor
 from unsolvable._scenario import Ceilings, Scenario
 from unsolvable._session import Session
@@ -256,9 +256,8 @@ def run(
     )
     # A long run's record is megabytes in each form: each form is let go as the next is made,
     # so that no more than two are held at once.
-    plain = made.to_dict(volatile=True)
+    plain = redacted_data(made, redactor)
     del made
-    plain = _redacted(plain, redactor)
     return TerminationRecord.from_dict(plain)
 
 
@@ -304,9 +303,4 @@ def redacted_data(record: TerminationRecord, redactor: Redactor) -> dict[str, An
     """The record's plain form (`TerminationRecord.to_dict`, wall times kept) with every string
     in it cleaned — the agent's output, the trajectory, the tools' arguments and results, the
     partial result, the errors and the verdict's messages: the plain form holds them all."""
-    return _redacted(record.to_dict(volatile=True), redactor)
-
-
-def _redacted(plain: dict[str, Any], redactor: Redactor) -> dict[str, Any]:
-    """A record's plain form, every string in it cleaned but the record's own field names."""
-    return redactor.data(plain, keep_keys=FIELD_NAMES)  # type: ignore[no-any-return]
+    return record.to_dict(volatile=True, clean=redactor.text)

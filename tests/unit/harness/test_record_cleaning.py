@@ -12,7 +12,7 @@ import pytest
 import unsolvable
 from tests import _builders as b
 from tests.reports import _records as records
-from unsolvable import Code, Stop
+from unsolvable import Code, Stop, TerminationRecord
 from unsolvable._redact import Redactor
 from unsolvable._run import redacted_data
 
@@ -86,3 +86,16 @@ def test_a_partial_result_json_cannot_write_with_sorted_keys_is_kept_as_its_repr
     plain = {"b": [1, {"c": None}], "a": 2.5}
     kept = unsolvable.run(b.steps_then(1, Stop(code=Code.NO_PROGRESS, partial=plain)), b.scenario())
     assert kept.reported is not None and kept.reported.partial == plain
+
+
+def test_a_secret_that_is_a_field_name_is_redacted_where_the_agent_wrote_it_and_nowhere_else() -> (
+    None
+):
+    """The record's own keys are its schema and stay; a key the agent chose (in its partial
+    result) is the agent's text and is cleaned like any other, whatever its name."""
+    stop = Stop(code=Code.NO_PROGRESS, partial={"input_tokens": 1, "other": "input_tokens"})
+    record = unsolvable.run(b.steps_then(1, stop), b.scenario())
+    data = redacted_data(record, Redactor({"LEAKED_TOKEN": "input_tokens"}))
+    assert data["reported"]["partial"] == {"[redacted]": 1, "other": "[redacted]"}
+    assert data["observed"]["input_tokens"] == record.observed.input_tokens > 0
+    assert TerminationRecord.from_dict(data).observed == record.observed
