@@ -6,9 +6,11 @@ and ends its turn with the stop reason its mode says.
     python acp_agent.py MODE [MARKER]
 
 MODE: ``stop`` (a stop logic of its own: ``_no_progress`` on a repeated call, ``end_turn``
-when a permission is refused), ``forever`` (never stops; on ``session/cancel`` it writes MARKER
-and answers ``cancelled``), or a stop reason to answer after one model call (``end_turn``,
-``max_tokens``, ``max_turn_requests``, ``refusal``, ``_budget_idle``, ``_made_up``, …).
+when a permission is refused), ``forever`` (never stops; it writes ``turn`` to MARKER as its turn
+begins, ``cancelled`` on ``session/cancel``, and answers ``cancelled``), ``hang`` (the same,
+without calling the model: only a clock ends its turn), or a stop reason to answer after one
+model call (``end_turn``, ``max_tokens``, ``max_turn_requests``, ``refusal``, ``_budget_idle``,
+``_made_up``, …).
 """
 
 import asyncio
@@ -65,6 +67,9 @@ class Agent:
         return acp.PromptResponse.model_construct(stop_reason=reason)  # "_…" is ours to send
 
     async def run(self, session_id, task) -> str:
+        if self.marker:  # the turn is under way: what a cancel now must find
+            with open(self.marker, "w") as file:
+                file.write("turn")
         if self.mode == "hang":  # at once, with nothing slow to start: only the clock ends the turn
             await self.cancelled.wait()
         async with Client(self.mcp_url) as tools:
