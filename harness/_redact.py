@@ -50,8 +50,8 @@ PATTERNS = (
 )
 """Credential shapes that need no environment to be recognised: OpenAI/Anthropic-style keys,
 HTTP bearer tokens, ``scheme://user:password@host``; each with the text it cannot match without
-(lower case), so that most strings are never searched: a record is cleaned every time it is
-made, also when the harness rebuilds one a worker sent."""
+(lower case), so that most strings are never searched: every string of every record is cleaned
+as the record leaves its run."""
 
 
 @functools.cache
