@@ -8,13 +8,15 @@ and ends its turn with the stop reason its mode says.
 MODE: ``stop`` (a stop logic of its own: ``_no_progress`` on a repeated call, ``end_turn``
 when a permission is refused), ``forever`` (never stops; it writes ``turn`` to MARKER as its turn
 begins, ``cancelled`` on ``session/cancel``, and answers ``cancelled``), ``hang`` (the same,
-without calling the model: only a clock ends its turn), or a stop reason to answer after one
-model call (``end_turn``, ``max_tokens``, ``max_turn_requests``, ``refusal``, ``_budget_idle``,
-``_made_up``, …).
+without calling the model: only a clock ends its turn), ``deaf`` (``forever``, but it writes
+its process id to MARKER.pid and hears ``session/cancel`` without ever answering the turn), or a
+stop reason to answer after one model call (``end_turn``, ``max_tokens``, ``max_turn_requests``,
+``refusal``, ``_budget_idle``, ``_made_up``, …).
 """
 
 import asyncio
 import json
+import os
 import sys
 
 import acp
@@ -51,6 +53,8 @@ class Agent:
         if self.marker:
             with open(self.marker, "w") as file:
                 file.write("cancelled")
+        if self.mode == "deaf":
+            return
         self.cancelled.set()
         self.work.cancel()  # what is under way, a model call or a tool call, is aborted
 
@@ -59,6 +63,8 @@ class Agent:
         try:
             reason = await self.work
         except (asyncio.CancelledError, Exception):
+            if self.mode == "deaf":
+                await asyncio.Event().wait()  # never answers: only the editor's kill ends it
             if not self.cancelled.is_set() and self.mode not in ("forever", "hang"):
                 raise
             # Cancelled, or a model call refused at the harness's ceiling: the cancel is coming.
@@ -70,6 +76,9 @@ class Agent:
         if self.marker:  # the turn is under way: what a cancel now must find
             with open(self.marker, "w") as file:
                 file.write("turn")
+        if self.mode == "deaf":
+            with open(f"{self.marker}.pid", "w") as file:
+                file.write(str(os.getpid()))
         if self.mode == "hang":  # at once, with nothing slow to start: only the clock ends the turn
             await self.cancelled.wait()
         async with Client(self.mcp_url) as tools:
@@ -86,7 +95,7 @@ class Agent:
             reply = await model.chat.completions.create(model="m", messages=messages, tools=offered)
             message = reply.choices[0].message
             messages.append(message.model_dump(exclude_none=True))
-            if self.mode not in ("stop", "forever"):
+            if self.mode not in ("stop", "forever", "deaf"):
                 return self.mode
             for call in message.tool_calls or ():
                 name, arguments = call.function.name.removeprefix(PREFIX), call.function.arguments

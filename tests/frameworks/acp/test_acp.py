@@ -4,8 +4,11 @@ from the scenario, ``session/cancel`` at a ceiling, and each stop reason read.""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shlex
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -80,6 +83,30 @@ def test_at_a_ceiling_the_editor_cancels_and_the_agent_hears_it(
     heard = marker.read_text() if marker.exists() else ""
     when = {"": "the ceiling came before its turn began", "turn": "its turn was under way"}
     assert heard == "cancelled", f"it never heard session/cancel ({when.get(heard)}): {ending}"
+
+
+def test_an_agent_deaf_to_the_cancel_is_killed_after_its_grace_and_the_run_recorded(
+    tmp_path: Path,
+) -> None:
+    """At the product's own grace (`_editor.CANCEL_SECONDS`, seconds): the cancel is sent,
+    never answered, and the agent's process is ended then, long before the wall ceiling would
+    have ended it."""
+    marker = tmp_path / "cancelled"
+    spec = f"{AGENT} deaf {marker}"
+    ceilings = Ceilings(max_steps=4, max_wall_seconds=CHILD_SECONDS)
+    try:
+        record = unsolvable.run(spec, scenarios.get(REPEAT), ceilings=ceilings)
+        ending = account(record)
+        assert (record.outcome, record.observed.ceiling) == (Outcome.DID_NOT_STOP, "steps"), ending
+        assert record.observed.steps == 4
+        assert record.wall_seconds < CHILD_SECONDS, f"only the wall ceiling ended it: {ending}"
+        assert marker.read_text() == "cancelled", f"it never heard session/cancel: {ending}"
+        pid = int((tmp_path / "cancelled.pid").read_text())
+        assert not Path(f"/proc/{pid}").exists(), "the agent outlived its run"
+    finally:
+        if (tmp_path / "cancelled.pid").exists():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int((tmp_path / "cancelled.pid").read_text()), signal.SIGKILL)
 
 
 @pytest.mark.parametrize(
