@@ -105,8 +105,8 @@ a team's ``max_turns``; conditions joined with ``|`` join their reasons with ", 
 searched for, in this order (a step count before tokens before time)."""
 
 CEILING_POLL_SECONDS = 0.02
-"""How often the run checks whether the harness ended it: well inside the 0.5 s the harness
-gives an agent to unwind after a ceiling."""
+"""How often the run checks whether the harness ended it: well inside the second the harness
+gives an agent to unwind after a ceiling (`unsolvable._run.GRACE_SECONDS`)."""
 
 
 class _Arguments(BaseModel):
