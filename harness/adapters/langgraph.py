@@ -11,7 +11,8 @@ LangGraph's stops, read into the vocabulary:
 - ``ModelCallLimitMiddleware``'s closing "Model call limits exceeded: …" (its default
   ``exit_behavior="end"``) → ``exhausted``/``BUDGET_STEPS`` too.
 - A final answer (no tool call) → ``complete``/``COMPLETED`` as the agent's *claim*; the verdict
-  checks it against the world. A ``structured_response`` with a ``code`` is read as a `Stop`.
+  checks it against the world. A ``structured_response`` with a ``code`` (a mapping, a pydantic
+  model or a dataclass) is read as a `Stop`.
 
 With ``per_agent=True`` the builder gives each agent of a multi-agent graph (a supervisor and its
 workers) a chat model and tools of its own, so the record counts its steps apart.
@@ -31,6 +32,7 @@ from unsolvable.adapters.base import interpret_plain
 from unsolvable.adapters.kit import (
     BUDGET,
     Budgeted,
+    as_mapping,
     bind_tool,
     missing_extra,
     partial_from_messages,
@@ -263,7 +265,7 @@ class LangGraphAdapter:
         if isinstance(last, AIMessage) and last.text.startswith(MODEL_CALL_LIMITS):
             reason = f"ModelCallLimitMiddleware ended the run: {last.text}"
             return Stop(code=Code.BUDGET_STEPS, reason=reason, partial=partial)
-        structured = interpret_plain(returned.state.get("structured_response"))
+        structured = interpret_plain(as_mapping(returned.state.get("structured_response")))
         if structured is not None:
             return structured
         text = last.text if isinstance(last, BaseMessage) else ""

@@ -8,7 +8,8 @@ smolagents' stops, read into the vocabulary:
   text as the answer, which can claim success; the adapter reads ``RunResult.state ==
   "max_steps_error"`` and, independently, sees the tool-less final-answer call on the model.
 - A ``final_answer`` → ``complete``/``COMPLETED`` as the agent's claim (checked against the
-  world); an answer with a ``code`` (a `Stop` or a mapping) is read as that `Stop`.
+  world); an answer with a ``code`` (a `Stop`, a mapping, a pydantic model or a dataclass) is
+  read as that `Stop`.
 
 `ToolCallingAgent` is supported; `CodeAgent` writes Python instead of tool calls, which the
 scripted model does not speak.
@@ -28,6 +29,7 @@ from unsolvable.adapters.base import interpret_plain
 from unsolvable.adapters.kit import (
     BUDGET,
     Budgeted,
+    as_mapping,
     bind_tool,
     missing_extra,
     partial_from_messages,
@@ -224,7 +226,7 @@ class SmolagentsAdapter:
                 f"final answer with no tools, which said: {result.output!s:.100}"
             )
             return Stop(code=Code.BUDGET_STEPS, reason=reason, partial=partial)
-        stop = interpret_plain(result.output)
+        stop = interpret_plain(as_mapping(result.output))
         if stop is not None:
             return stop
         reason = f"final answer: {result.output!s:.160}"

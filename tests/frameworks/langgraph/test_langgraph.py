@@ -11,10 +11,12 @@ pytest.importorskip("langgraph")
 pytest.importorskip("langchain")
 
 from langchain.agents import create_agent
-from langchain.agents.middleware import ModelCallLimitMiddleware
+from langchain.agents.middleware import ModelCallLimitMiddleware, before_model
+from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.errors import GraphRecursionError
 from langgraph.prebuilt import create_react_agent
+from pydantic import BaseModel
 
 import unsolvable
 from tests.frameworks._glue import reported
@@ -179,3 +181,35 @@ def test_the_scenario_budget_can_set_the_recursion_limit() -> None:
     )
     assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 12)
     assert record.verdict.passed, "exhausted within N, with partial results"
+
+
+class Verdict(BaseModel):
+    """A stop logic's structured verdict, as a user's graph keeps it."""
+
+    code: str
+    reason: str
+
+
+@before_model(can_jump_to=["end"])
+def stop_on_a_repeated_call(state: Any, runtime: Any) -> dict[str, Any] | None:
+    """Ends the run with a `Verdict` once the model has asked for the same call twice."""
+    asked = [
+        (call["name"], repr(call["args"]))
+        for message in state["messages"]
+        if isinstance(message, AIMessage)
+        for call in message.tool_calls
+    ]
+    if len(asked) == len(set(asked)):
+        return None
+    verdict = Verdict(code="NO_PROGRESS", reason="the same call twice")
+    return {"structured_response": verdict, "jump_to": "end"}
+
+
+def test_a_structured_response_model_with_a_code_is_that_stop() -> None:
+    def build(model: Any, tools: Any) -> Any:
+        return create_agent(model, tools, middleware=[stop_on_a_repeated_call])
+
+    record = unsolvable.run(LangGraphAdapter(build), scenarios.get("constant-return/repeat"))
+    assert (record.exit, record.code) == (Exit.ABANDONED, Code.NO_PROGRESS), reported(record)
+    assert reported(record).reason == "the same call twice"
+    assert record.verdict.passed

@@ -4,6 +4,7 @@ adapter records that as ``exhausted``, never ``complete``."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -11,12 +12,13 @@ import pytest
 pytest.importorskip("smolagents")
 
 from smolagents import ToolCallingAgent  # type: ignore[import-untyped]
+from smolagents.agents import RunResult  # type: ignore[import-untyped]
 from smolagents.monitoring import LogLevel  # type: ignore[import-untyped]
 
 import unsolvable
 from tests.frameworks._glue import reported
 from unsolvable import Code, Exit, Rule, scenarios
-from unsolvable.adapters.smolagents import SmolagentsAdapter
+from unsolvable.adapters.smolagents import SmolagentsAdapter, SmolagentsRun
 
 FAMILIES = [
     "constant-return/repeat",
@@ -68,3 +70,20 @@ def test_the_scenario_budget_fits_the_forced_final_answer_in() -> None:
     record = unsolvable.run(adapter, scenarios.get("missing-permission/retry-403"))
     assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 6)
     assert record.observed.refusals == {"denied": 5}, "then the tool-less final answer"
+
+
+@dataclass
+class Verdict:
+    code: str
+    reason: str
+
+
+def test_a_final_answer_dataclass_with_a_code_is_that_stop() -> None:
+    answer = Verdict(code="NEEDS_HUMAN", reason="ask the owner")
+    run = SmolagentsRun(
+        result=RunResult(output=answer, state="success", steps=[]),
+        forced_final_answers=0,
+        max_steps=20,
+    )
+    stop = SmolagentsAdapter(quiet).interpret(run, None)
+    assert stop is not None and (stop.code, stop.reason) == (Code.NEEDS_HUMAN, "ask the owner")
