@@ -153,11 +153,17 @@ def _agent_name(job: Job) -> str:
         return job.agent
 
 
+def _as_asked(job: Job, scenario: Scenario) -> Scenario:
+    """The scenario as the job's run is judged, as `run` judges it: the job's overrides applied,
+    and N counted from the end of its seed's lead."""
+    scenario = scenario.with_overrides(**dict(job.overrides))
+    return scenario.bound_after(scenario.build(job.seed).lead)
+
+
 def _lost(job: Job, scenario: Scenario, outcome: Outcome, why: str) -> TerminationRecord:
     """The record of a run whose worker died, had to be killed or sent nothing usable: what the
     harness knows."""
-    scenario = scenario.with_overrides(**dict(job.overrides))
-    scenario = scenario.bound_after(scenario.build(job.seed).lead)
+    scenario = _as_asked(job, scenario)
     unsolvable = not scenario.solvable  # a control has no stagnant step and no lag
     observed = Observed(
         steps=0,
@@ -198,7 +204,7 @@ def _judged(job: Job, scenario: Scenario, data: object) -> TerminationRecord:
     if not isinstance(data, Mapping):
         raise ValueError(f"its record is a {type(data).__name__}, not an object")
     sent = TerminationRecord.from_dict(data)
-    scenario = scenario.with_overrides(**dict(job.overrides))
+    scenario = _as_asked(job, scenario)
     ending = Ending(
         outcome=sent.outcome, reported=sent.reported, observed=sent.observed, returned=sent.returned
     )

@@ -1,8 +1,10 @@
-"""Batches of runs: records in job order whatever the number of worker processes, and a dead
-worker recorded as the crash of the run it was in, with a fresh worker for the rest."""
+"""Batches of runs: records in job order whatever the number of worker processes, the same
+records `unsolvable.run` makes, and a dead worker recorded as the crash of the run it was in,
+with a fresh worker for the rest."""
 
 from __future__ import annotations
 
+import unsolvable
 from unsolvable import Ceilings, Outcome, scenarios
 from unsolvable._batch import Job, run_jobs
 
@@ -23,6 +25,23 @@ def test_records_come_back_in_job_order_whatever_the_workers() -> None:
     ]
     assert [r.to_json() for r in two.records] == [r.to_json() for r in one.records]
     assert seen == [job.agent for job in JOBS] and not one.interrupted
+
+
+def test_a_worker_judges_each_seed_as_a_run_in_process_does() -> None:
+    """N counts from the end of each seed's lead (12, 13, 14 on `constant-return/repeat`), with
+    or without a step bound given."""
+    scenario = scenarios.get("constant-return/repeat")
+    asked = [
+        (agent, seed, overrides)
+        for agent in ("naive", "contract")
+        for seed in scenario.seeds
+        for overrides in ((), (("step_bound", 3),))
+    ]
+    jobs = [Job(agent=a, scenario=scenario.name, seed=s, overrides=o) for a, s, o in asked]
+    batch = run_jobs(jobs, lookup=scenarios.get)
+    alone = [unsolvable.run(a, scenario, seed=s, **dict(o)) for a, s, o in asked]
+    assert [r.step_bound for r in alone] == [12, 3, 13, 4, 14, 5] * 2
+    assert [r.to_json() for r in batch.records] == [r.to_json() for r in alone]
 
 
 def test_a_worker_that_dies_is_the_crash_of_its_run_only() -> None:
