@@ -12,12 +12,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from unsolvable._batch import Job, WorkerPool
+from unsolvable._ceilings import Ceilings
 from unsolvable._errors import AdapterError
 from unsolvable._loading import AgentLike, load_agent
 from unsolvable._record import Rule, TerminationRecord
-from unsolvable._run import run
+from unsolvable._run import ceilings_for, run
 from unsolvable._scenario import Scenario
-from unsolvable.adapters.base import Adapter, own_name
+from unsolvable.adapters.base import Adapter, as_adapter, own_name
 from unsolvable.plugin._changes import describe_change
 from unsolvable.plugin._options import (
     AGENT_OPTION,
@@ -143,12 +144,13 @@ class UnsolvableRunner:
         if isinstance(scenario, Case):
             case = scenario
             scenario, agent, seed = case.scenario, agent or case.agent, _first(seed, case.seed)
+        adapter = self._adapter(agent)
         record = run(
-            self._adapter(agent),
+            adapter,
             self.settings.library().get(scenario) if isinstance(scenario, str) else scenario,
             seed=seed,
             strict=bool(_first(strict, self.marker.strict, self.settings.strict)),
-            ceilings=self.marker.ceilings(self.settings.ceilings),
+            ceilings=self._ceilings(adapter),
             **{**self.settings.overrides, **self.marker.overrides, **overrides},
         )
         self._keep(record)
@@ -168,13 +170,28 @@ class UnsolvableRunner:
             scenario=case.scenario.name,
             seed=case.seed,
             strict=bool(_first(self.marker.strict, self.settings.strict)),
-            ceilings=self.marker.ceilings(self.settings.ceilings),
+            ceilings=self._ceilings(self._adapter(spec)),
             overrides=tuple(sorted({**self.settings.overrides, **self.marker.overrides}.items())),
             isolate_network=self.settings.isolate_network,
         )
         (record,) = self.pool().run([job]).records
         self._keep(record)
         return record
+
+    def _ceilings(self, agent: Adapter | Callable[..., Any]) -> Ceilings:
+        """The run's harness ceilings: the marker's over the options', and each one neither sets
+        the agent's own (`ceilings_for`), as under ``unsolvable run``: a coding agent's CLI gets
+        the longer wall ceiling it needs."""
+        marker, settings = self.marker, self.settings
+        given = {
+            "max_steps": _first(marker.ceiling_steps, settings.ceiling_steps),
+            "max_tool_calls": _first(marker.ceiling_tool_calls, settings.ceiling_tool_calls),
+        }
+        return ceilings_for(
+            as_adapter(agent),
+            max_wall_seconds=_first(marker.ceiling_seconds, settings.ceiling_seconds),
+            **{name: value for name, value in given.items() if value is not None},
+        )
 
     def _keep(self, record: TerminationRecord) -> None:
         """Into the session's ledger, and onto the test's JUnit properties (what

@@ -186,7 +186,8 @@ _OPTIONS = (
         parse=float,
         metavar="S",
         help="harness wall-clock ceiling per run, in seconds "
-        f"(default {Ceilings.max_wall_seconds:g})",
+        f"(default {Ceilings.max_wall_seconds:g}; an adapter may need more: the coding agents "
+        "get 60)",
     ),
     _Option(
         flag=SNAPSHOT_DIR_OPTION,
@@ -258,7 +259,10 @@ class Settings:
     strict: bool = False
     step_bound: int | None = None
     max_steps: int | None = None
-    ceilings: Ceilings = dataclasses.field(default_factory=Ceilings)
+    ceiling_steps: int | None = None
+    ceiling_tool_calls: int | None = None
+    ceiling_seconds: float | None = None
+    """The harness ceilings the options set; each one unset is the agent's (`ceilings_for`)."""
     snapshot_dir: str = DEFAULT_SNAPSHOT_DIR
     snapshot: bool = True
     reports: Mapping[str, Any] = dataclasses.field(default_factory=dict)
@@ -366,7 +370,9 @@ def resolve(config: pytest.Config) -> Settings:
         strict=bool(values[STRICT_OPTION]),
         step_bound=values[STEP_BOUND_OPTION],
         max_steps=values[MAX_STEPS_OPTION],
-        ceilings=_ceilings(values),
+        ceiling_steps=values[CEILING_STEPS_OPTION],
+        ceiling_tool_calls=values[CEILING_TOOL_CALLS_OPTION],
+        ceiling_seconds=values[CEILING_SECONDS_OPTION],
         snapshot_dir=values[SNAPSHOT_DIR_OPTION] or DEFAULT_SNAPSHOT_DIR,
         snapshot=values[NO_SNAPSHOT_OPTION] is not False,
         isolate_network=bool(values[ISOLATE_NETWORK_OPTION]),
@@ -480,15 +486,6 @@ def check_reports(settings: Settings) -> Baseline | None:
         raise pytest.UsageError(f"{BASELINE_OPTION}: {error}") from None
 
 
-def _ceilings(values: Mapping[str, Any]) -> Ceilings:
-    given = {
-        "max_steps": values[CEILING_STEPS_OPTION],
-        "max_tool_calls": values[CEILING_TOOL_CALLS_OPTION],
-        "max_wall_seconds": values[CEILING_SECONDS_OPTION],
-    }
-    return Ceilings(**{key: value for key, value in given.items() if value is not None})
-
-
 @dataclass(frozen=True, kw_only=True)
 class MarkerOptions:
     """The keywords of ``@pytest.mark.unsolvable``; the closest marker wins, keyword by keyword."""
@@ -542,14 +539,6 @@ class MarkerOptions:
         """Step bound and budget fields, as `unsolvable.run` takes them."""
         names = ("step_bound", "max_steps", "max_tokens", "max_wall_seconds", "max_cost_usd")
         return {name: getattr(self, name) for name in names if getattr(self, name) is not None}
-
-    def ceilings(self, base: Ceilings) -> Ceilings:
-        given: dict[str, Any] = {
-            "max_steps": self.ceiling_steps,
-            "max_tool_calls": self.ceiling_tool_calls,
-            "max_wall_seconds": self.ceiling_seconds,
-        }
-        return dataclasses.replace(base, **{k: v for k, v in given.items() if v is not None})
 
 
 def _names(name: str, value: Any, kind: type) -> tuple[Any, ...]:

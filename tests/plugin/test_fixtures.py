@@ -8,7 +8,14 @@ import pytest
 
 from tests.plugin._helpers import Run, outcomes
 from unsolvable import scenarios
-from unsolvable.plugin._options import JSON_OPTION, MARKER
+from unsolvable.plugin._options import (
+    AGENT_OPTION,
+    CEILING_SECONDS_OPTION,
+    JSON_OPTION,
+    MARKER,
+    NO_SNAPSHOT_OPTION,
+    SCENARIO_OPTION,
+)
 
 
 def test_the_closest_marker_wins_keyword_by_keyword(run: Run, pytester: pytest.Pytester) -> None:
@@ -165,6 +172,53 @@ def test_fixture_runs_reach_the_summary_and_the_json(run: Run, pytester: pytest.
     )
     records = json.loads((pytester.path / "out/records.json").read_text())["records"]
     assert sorted(r["agent"] for r in records) == ["pkg:contract"] * 5 + ["pkg:naive"] * 5
+
+
+NEEDS_TIME = """
+class NeedsTime:
+    \"\"\"An adapter that declares the wall ceiling it needs, as the coding-agent CLIs do; it
+    returns the one it was given.\"\"\"
+
+    name = "needs-time"
+    wall_seconds = 42.0
+
+    def run(self, session):
+        return session.ceilings.max_wall_seconds
+
+    def interpret(self, returned, error):
+        return None
+
+
+needs_time = NeedsTime()
+"""
+
+
+def test_an_agent_gets_the_wall_ceiling_it_declares_unless_one_is_given(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    """In the fixture's runs and in the generated suite's, as under ``unsolvable run``."""
+    pytester.makepyfile(timed=NEEDS_TIME)
+    pytester.makepyfile(
+        test_mine="""
+        import pytest
+
+        pytestmark = pytest.mark.unsolvable(agent="timed:needs_time")
+
+        def test_its_own(unsolvable):
+            assert unsolvable.run("constant-return/repeat").returned == "42.0"
+
+        @pytest.mark.unsolvable(ceiling_seconds=7.5)
+        def test_the_markers(unsolvable):
+            assert unsolvable.run("constant-return/repeat").returned == "7.5"
+        """
+    )
+    run().assert_outcomes(passed=2)
+    suite = (f"{AGENT_OPTION}=timed:needs_time", f"{SCENARIO_OPTION}=constant-return/repeat",
+             NO_SNAPSHOT_OPTION, "-k", "seed0")  # fmt: skip
+    for given, returned in (((), "42.0"), ((f"{CEILING_SECONDS_OPTION}=7.5",), "7.5")):
+        run(*suite, *given, f"{JSON_OPTION}=records.json")
+        (record,) = json.loads((pytester.path / "records.json").read_text())["records"]
+        assert record["returned"] == returned, given
 
 
 def test_the_marker_is_registered_with_its_signature(run: Run) -> None:

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from unsolvable._scenario import Ceilings
 from unsolvable.plugin._options import (
     MARKER,
     MarkerOptions,
@@ -24,7 +23,7 @@ def test_marker_keywords_are_normalised() -> None:
     assert (options.scenarios, options.seeds) == (("constant-return",), (2,))
     options = MarkerOptions.from_kwargs({"max_steps": 20, "ceiling_seconds": 2.5})
     assert options.overrides == {"max_steps": 20}
-    assert options.ceilings(Ceilings()) == Ceilings(max_wall_seconds=2.5)
+    assert (options.ceiling_seconds, options.ceiling_steps) == (2.5, None)
 
 
 @pytest.mark.parametrize(
