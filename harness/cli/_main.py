@@ -108,8 +108,8 @@ def _parser() -> argparse.ArgumentParser:
     run_.add_argument(
         "--isolate-network",
         action="store_true",
-        help="run exec: agents with loopback only (Linux network namespaces): every address "
-        "but the harness's fails at once",
+        help="run exec: and acp: agents with loopback only (Linux network namespaces): every "
+        "address but the harness's fails at once",
     )
     add_report_commands(commands)
     listing = commands.add_parser("list", help="list the scenarios")

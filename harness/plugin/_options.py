@@ -212,8 +212,8 @@ _OPTIONS = (
     _Option(
         flag=ISOLATE_NETWORK_OPTION,
         switch=True,
-        help="run exec: agents with loopback only (Linux network namespaces): every address "
-        "but the harness's fails at once",
+        help="run exec: and acp: agents with loopback only (Linux network namespaces): every "
+        "address but the harness's fails at once",
     ),
     *(
         _Option(

@@ -51,12 +51,12 @@ REPORT_FLAGS = (
     ReportFlag(
         name="otel",
         help="write OpenTelemetry GenAI spans as OTLP JSON, one trace per run "
-        "(its trajectory tail)",
+        "(its whole trajectory)",
     ),
     ReportFlag(
         name="trace-dir",
         metavar="DIR",
-        help="write each run's trajectory tail as ATIF-v1.7 JSON, "
+        help="write each run's whole trajectory as ATIF-v1.7 JSON, "
         "DIR/<agent>/<family>/<variant>-seed<N>.json",
     ),
     ReportFlag(
