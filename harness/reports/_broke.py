@@ -9,7 +9,12 @@ from dataclasses import dataclass
 
 from unsolvable._record import Outcome, TerminationRecord
 from unsolvable.reports._baseline import GateResult
-from unsolvable.reports._metrics import GroupMetrics, Metrics, is_false_completion, is_false_stop
+from unsolvable.reports._metrics import (
+    GroupMetrics,
+    Metrics,
+    is_counted_false_stop,
+    is_false_completion,
+)
 
 __all__ = ["Count", "broken_rules", "counts", "headline", "tag", "worst_first"]
 
@@ -77,15 +82,16 @@ def headline(records: Sequence[TerminationRecord], gate: GateResult | None) -> t
 
 
 def _severity(record: TerminationRecord) -> int:
-    """Claims of success that are not true, runs that never stopped, crashes, false stops, then
-    every other broken rule: the index of its `TAGS`."""
+    """Claims of success that are not true, runs that never stopped, crashes, false stops (as
+    the metrics count them: a finish reported otherwise is its own rule), then every other
+    broken rule: the index of its `TAGS`."""
     if is_false_completion(record):
         return 0
     if record.outcome is Outcome.DID_NOT_STOP:
         return 1
     if record.outcome is Outcome.CRASHED:
         return 2
-    return 3 if is_false_stop(record) else 4
+    return 3 if is_counted_false_stop(record) else 4
 
 
 def tag(record: TerminationRecord) -> str:

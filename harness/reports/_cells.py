@@ -64,10 +64,11 @@ def distribution(values: Distribution | None) -> str:
 
 
 def false_stops(group: GroupMetrics) -> str:
-    """``3/18 (16.7%)``: false stops over control runs."""
-    if group.false_stop_rate is None:
+    """``3/18 (16.7%)``: false stops over control runs, the share from the counts themselves
+    (the stored rate is rounded already, and rounding it again can print the wrong digit)."""
+    if not group.controls:
         return NO_VALUE
-    return f"{group.false_stops}/{group.controls} ({group.false_stop_rate:.1%})"
+    return f"{group.false_stops}/{group.controls} ({group.false_stops / group.controls:.1%})"
 
 
 def premature(group: GroupMetrics) -> str:

@@ -33,6 +33,7 @@ __all__ = [
     "had_the_evidence",
     "is_blind_stop",
     "is_budget_spent",
+    "is_counted_false_stop",
     "is_false_completion",
     "is_false_stop",
     "is_premature_stop",
@@ -104,7 +105,7 @@ def is_false_stop(record: TerminationRecord) -> bool:
     return record.solvable and ended and record.exit is not Exit.COMPLETE
 
 
-def _is_counted_false_stop(record: TerminationRecord) -> bool:
+def is_counted_false_stop(record: TerminationRecord) -> bool:
     """A false stop the metrics count as one: unreported finishes are counted apart."""
     return is_false_stop(record) and not is_unreported_finish(record)
 
@@ -260,7 +261,7 @@ class GroupMetrics:
     premature_stops: int
     """Unsolvable runs stopped before their first stagnant step, or blind (`is_premature_stop`)."""
     blind_stops: int
-    """Runs (of any kind) stopped with no model call or no tool result (`is_blind_stop`)."""
+    """The premature stops made blind, with no model call or no result read (`is_blind_stop`)."""
     step_cap: StepCap | None
     """The calibrated step cap over the same runs; ``None`` unless the group has both unsolvable
     runs and controls."""
@@ -337,8 +338,11 @@ def calibrated_step_cap(records: Sequence[TerminationRecord]) -> StepCap | None:
     needed = [_needed_steps(r) for r in records if r.solvable]
     if not stagnant or not needed:
         return None
-    allowed = sum(map(_is_counted_false_stop, records))
-    cap = next(c for c in range(1, max(needed) + 1) if sum(n > c for n in needed) <= allowed)
+    allowed = sum(map(is_counted_false_stop, records))
+    # A cap of the most steps any control needs stops none of them; a cap is one step at least,
+    # even where every control was finished before the agent's first step.
+    most = max(*needed, 1)
+    cap = next(c for c in range(1, most + 1) if sum(n > c for n in needed) <= allowed)
     theirs = (
         sum(n > cap for n in needed),
         sum(cap < s for s in stagnant),
@@ -386,7 +390,7 @@ def _group(level: str, name: str, agent: str, records: Sequence[TerminationRecor
     tokens = [t for t in map(lag_tokens, unsolvable) if t is not None]
     dollars = [round(c, COST_DIGITS) for c in map(lag_cost_usd, unsolvable) if c is not None]
     controls = [r for r in records if r.solvable]
-    false_stops = sum(map(_is_counted_false_stop, controls))
+    false_stops = sum(map(is_counted_false_stop, controls))
     scenarios, k, pass_k = _pass_k(records)
     return GroupMetrics(
         agent=agent,
@@ -418,7 +422,7 @@ def _group(level: str, name: str, agent: str, records: Sequence[TerminationRecor
         false_stop_rate=_rate(false_stops, len(controls)),
         unreported_finishes=sum(map(is_unreported_finish, controls)),
         premature_stops=sum(map(is_premature_stop, records)),
-        blind_stops=sum(map(is_blind_stop, records)),
+        blind_stops=sum(map(is_blind_stop, unsolvable)),
         step_cap=calibrated_step_cap(records),
         false_completions=sum(map(is_false_completion, records)),
         did_not_stop=sum(r.outcome is Outcome.DID_NOT_STOP for r in records),

@@ -12,10 +12,14 @@ from hypothesis import strategies as st
 
 from tests.reports._records import record
 from unsolvable import Code, Outcome
+from unsolvable.reports._broke import tag
+from unsolvable.reports._cells import false_stops
 from unsolvable.reports._metrics import (
     Distribution,
+    calibrated_step_cap,
     ending,
     is_false_completion,
+    is_unreported_finish,
     measure,
     percentile,
     where,
@@ -108,3 +112,48 @@ def test_no_values_have_no_percentile() -> None:
     message = "percentile() of no values; a group with no runs has no distribution"
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         percentile([], 50)
+
+
+def test_the_step_cap_is_one_step_where_every_control_was_done_before_the_first() -> None:
+    """A control its world shows finished at step 0 (a tool call before any model call) needs
+    no step: the cap is the least there is, not a search over no steps."""
+    records = [
+        record(scenario="fam/a", steps=4, stagnant=2),
+        record(scenario="ctl/b", solvable=True, steps=0, world_complete=True, code=Code.COMPLETED),
+    ]
+    cap = calibrated_step_cap(records)
+    assert cap is not None and (cap.cap, cap.false_stops) == (1, 0)
+
+
+def test_blind_stops_are_the_premature_stops_made_blind() -> None:
+    """A control stopped before any step is a false stop, not a premature one: it is not among
+    the premature stops' blind ones either."""
+    records = [
+        record(scenario="fam/a", steps=0, stagnant=2),
+        record(scenario="ctl/b", solvable=True, steps=0, code=Code.NO_PROGRESS),
+    ]
+    group = measure(records).agents[0]
+    assert (group.premature_stops, group.blind_stops, group.false_stops) == (1, 1, 1)
+
+
+def test_a_finish_reported_otherwise_is_not_tagged_a_false_stop() -> None:
+    unreported = record(scenario="ctl/b", solvable=True, world_complete=True, code=Code.NO_PROGRESS)
+    stopped = record(scenario="ctl/b", solvable=True, seed=1, code=Code.NO_PROGRESS)
+    assert is_unreported_finish(unreported) and not is_unreported_finish(stopped)
+    assert (tag(unreported), tag(stopped)) == ("", "false stop")
+
+
+@pytest.mark.parametrize(("stops", "controls", "shown"), [(4, 21, "19.0%"), (1, 26, "3.8%"),
+                                                        (14, 17, "82.4%")])  # fmt: skip
+def test_the_false_stop_share_is_printed_from_the_counts(
+    stops: int, controls: int, shown: str
+) -> None:
+    """The stored rate is rounded to four digits; rounding it again to one decimal of a percent
+    would print 19.1 % for 4 of 21."""
+    records = [
+        record(scenario="ctl/b", solvable=True, seed=i, code=Code.NO_PROGRESS)
+        if i < stops
+        else record(scenario="ctl/b", solvable=True, seed=i, code=Code.COMPLETED)
+        for i in range(controls)
+    ]
+    assert false_stops(measure(records).agents[0]) == f"{stops}/{controls} ({shown})"
