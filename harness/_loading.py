@@ -195,7 +195,7 @@ def _import(spec: str, module_name: str) -> ModuleType:
             f"agent {spec!r}: module {module_name!r} has a syntax error at "
             f"{error.filename}:{error.lineno}: {error.msg}; fix it and run again"
         ) from None
-    except Exception as error:
+    except (Exception, SystemExit) as error:  # a module that parses arguments or exits on import
         raise AdapterError(
             f"agent {spec!r}: importing {module_name!r} raised {type(error).__name__}: {error}; "
             "the module must import without side effects that fail (move them into the agent)"

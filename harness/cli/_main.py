@@ -169,6 +169,13 @@ def _workers(text: str) -> int:
     return int(text)
 
 
+def _seeds(args: argparse.Namespace, scenario: Scenario) -> list[int]:
+    """The seeds ``scenario`` runs on, each once: a seed given twice would run twice and count
+    as two of its pass^k."""
+    given = list(dict.fromkeys(args.seed or ()))
+    return given or list(scenario.seeds if args.all_seeds else scenario.seeds[:1])
+
+
 def _jobs(args: argparse.Namespace, library: Any) -> list[Job]:
     from unsolvable._loading import check_labels, load_agent
     from unsolvable._run import ceilings_for
@@ -194,7 +201,7 @@ def _jobs(args: argparse.Namespace, library: Any) -> list[Job]:
             isolate_network=args.isolate_network,
         )
         for scenario in library.select(names)
-        for seed in args.seed or (scenario.seeds if args.all_seeds else scenario.seeds[:1])
+        for seed in _seeds(args, scenario)
         for spec in specs
     ]
 

@@ -141,3 +141,25 @@ def test_show_names_a_context_window_and_prices_of_their_own() -> None:
     dollars = _unsolvable("show", "dollar-budget/long-transcript").stdout
     assert "  prices:     $15 in, $75 out, per million tokens" in dollars.splitlines()
     assert "'max_cost_usd': 0.4" in dollars and "prices" not in overflow
+
+
+def test_an_agent_module_that_exits_on_import_is_a_usage_error(tmp_path: Path) -> None:
+    """A module that parses its own arguments or calls ``sys.exit`` at import is named, rather
+    than ending the command in silence with its status."""
+    (tmp_path / "exits_on_import.py").write_text("import sys\nsys.exit(3)\n")
+    command = [sys.executable, "-m", "unsolvable.cli", "run", "--agent", "exits_on_import:agent"]
+    result = subprocess.run(
+        command, capture_output=True, text=True, cwd=tmp_path, timeout=120, check=False
+    )
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "importing 'exits_on_import' raised SystemExit: 3" in result.stderr
+
+
+def test_a_seed_given_twice_runs_once() -> None:
+    result = _unsolvable(
+        "run", "--agent", "contract", "--scenario", "constant-return/repeat", "--seed", "1",
+        "--seed", "1", "--seed", "0",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "\nunsolvable: 2 runs, 2 passed" in result.stdout
+    assert result.stdout.endswith("unsolvable: contract pass^2 1/1 scenarios\n")
