@@ -218,7 +218,8 @@ def ceilings_for(
     """The ceilings of a run of ``adapter``: as given, the wall clock's included; without one, the
     wall ceiling the adapter declares it needs (``wall_seconds``: a coding agent's CLI takes
     seconds to start and about 0.1 s a step), else the default."""
-    wall = max_wall_seconds or getattr(adapter, "wall_seconds", None) or Ceilings.max_wall_seconds
+    declared = getattr(adapter, "wall_seconds", None) or Ceilings.max_wall_seconds
+    wall = declared if max_wall_seconds is None else max_wall_seconds
     return Ceilings(max_wall_seconds=wall, **given)
 
 

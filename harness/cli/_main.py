@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import math
 import os
 import shlex
 import sys
@@ -82,7 +83,7 @@ def _parser() -> argparse.ArgumentParser:
     run_.add_argument(
         "-n",
         "--workers",
-        type=_workers,
+        type=_count,
         default=1,
         metavar="N",
         help="run on N worker processes (default 1); every run is in a worker process, so an "
@@ -97,11 +98,11 @@ def _parser() -> argparse.ArgumentParser:
         "step bounds; unsolvable merge makes the whole run's reports from the shards' --json",
     )
     run_.add_argument(
-        "--ceiling-steps", type=int, default=Ceilings.max_steps, help="harness step ceiling"
+        "--ceiling-steps", type=_count, default=Ceilings.max_steps, help="harness step ceiling"
     )
     run_.add_argument(
         "--ceiling-seconds",
-        type=float,
+        type=_seconds,
         help=f"harness wall-clock ceiling per run (default {Ceilings.max_wall_seconds:g} s; "
         "an adapter may need more: the coding agents get 60 s)",
     )
@@ -163,10 +164,22 @@ def _shard(text: str) -> Shard:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
-def _workers(text: str) -> int:
+def _count(text: str) -> int:
+    """A count of processes or of steps: a whole number, 1 or more."""
     if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: give a whole number of processes, 1 or more")
+        raise argparse.ArgumentTypeError(f"{text!r}: give a whole number, 1 or more")
     return int(text)
+
+
+def _seconds(text: str) -> float:
+    """A span of time: a finite number of seconds above 0 (0 would end every run at once)."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number of seconds above 0, e.g. 30")
+    return seconds
 
 
 def _seeds(args: argparse.Namespace, scenario: Scenario) -> list[int]:

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from unsolvable import scenarios
 
 ROOT = Path(__file__).parents[2]
@@ -163,3 +165,20 @@ def test_a_seed_given_twice_runs_once() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     assert "\nunsolvable: 2 runs, 2 passed" in result.stdout
     assert result.stdout.endswith("unsolvable: contract pass^2 1/1 scenarios\n")
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "said"),
+    [
+        ("--ceiling-steps", "0", "give a whole number, 1 or more"),
+        ("--ceiling-seconds", "0", "give a number of seconds above 0"),
+        ("--ceiling-seconds", "nan", "give a number of seconds above 0"),
+        ("--ceiling-seconds", "-1", "give a number of seconds above 0"),
+    ],
+)
+def test_a_ceiling_that_is_no_ceiling_is_refused_naming_its_flag(
+    flag: str, value: str, said: str
+) -> None:
+    """Not taken for the default (a wall ceiling of 0 once was), nor named by an internal type."""
+    result = _unsolvable("run", "--scenario", "constant-return/repeat", flag, value)
+    assert result.returncode == 2 and f"argument {flag}: '{value}': {said}" in result.stderr
