@@ -493,7 +493,10 @@ class TerminationRecord:
 
     def __post_init__(self) -> None:
         """The partial result becomes plain, bounded data here (`plain_partial`), so every
-        written form can hold it."""
+        written form can hold it. A bound N below one step is refused: every metric of the record
+        is read against it (a records file edited by hand, say)."""
+        if self.step_bound < 1:
+            raise ValueError(f"step_bound is {self.step_bound}: a scenario's N is 1 step or more")
         if self.reported is not None:
             partial = plain_partial(self.reported.partial)
             if partial is not self.reported.partial:

@@ -167,9 +167,14 @@ def _set(data: dict[str, Any], path: tuple[str | int, ...], value: object) -> No
             7,
             "TerminationRecord.reported.reason is a int (7), not a string",
         ),
+        (
+            ("step_bound",),
+            0,
+            "TerminationRecord: step_bound is 0: a scenario's N is 1 step or more",
+        ),
     ],
     ids=["deep-in-a-step", "a-count-as-text", "a-count-as-boolean", "unknown-outcome",
-         "steps-as-an-object", "verdict-as-a-list", "a-reason-as-a-number"],
+         "steps-as-an-object", "verdict-as-a-list", "a-reason-as-a-number", "no-bound"],
 )  # fmt: skip
 def test_a_field_that_is_not_what_the_record_holds_is_named(
     path: tuple[str | int, ...], value: object, message: str
