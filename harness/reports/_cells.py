@@ -81,12 +81,13 @@ def premature(group: GroupMetrics) -> str:
 
 
 def past_budget(group: GroupMetrics) -> str:
-    """``2, max 12700 tokens ($0.0381)``: runs past their token or dollar budget, and the most
-    one went past it; ``0`` when none did."""
+    """``2, max 12700 tokens, max $0.0381``: runs past their token or dollar budget, the most
+    any went past in tokens and the most any went past in dollars (two runs, it may be: a
+    dollar budget is passed with no token budget to pass); ``0`` when none did."""
     if not group.over_budget:
         return "0"
     tokens, dollars = group.overshoot_tokens.max, group.overshoot_cost_usd.max
-    return f"{group.over_budget}, max {tokens:g} tokens (${dollars:.4f})"
+    return f"{group.over_budget}, max {plain(tokens)} tokens, max ${dollars:.4f}"
 
 
 def step_cap(group: GroupMetrics) -> str:

@@ -3,6 +3,7 @@ steps, tokens and cost, false stops over controls, the bound compared strictly."
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 from tests.reports._records import record
 from unsolvable import Code, Outcome
 from unsolvable.reports._broke import tag
-from unsolvable.reports._cells import false_stops
+from unsolvable.reports._cells import false_stops, past_budget
 from unsolvable.reports._metrics import (
     Distribution,
     calibrated_step_cap,
@@ -157,3 +158,15 @@ def test_the_false_stop_share_is_printed_from_the_counts(
         for i in range(controls)
     ]
     assert false_stops(measure(records).agents[0]) == f"{stops}/{controls} ({shown})"
+
+
+def test_past_budget_names_each_most_in_positional_notation() -> None:
+    """The most tokens and the most dollars any run went past may be two runs' figures: each is
+    called a most of its own, and a count of tokens is never written with an exponent."""
+    group = dataclasses.replace(
+        measure([record()]).agents[0],
+        over_budget=2,
+        overshoot_tokens=Distribution(count=2, p50=0, p95=1_313_925, max=1_313_925),
+        overshoot_cost_usd=Distribution(count=2, p50=0.0, p95=3.0024, max=3.0024),
+    )
+    assert past_budget(group) == "2, max 1313925 tokens, max $3.0024"
