@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from unsolvable._errors import BaselineError, ShardError
+from unsolvable._errors import BaselineError, OutputError, ShardError
 from unsolvable._record import TerminationRecord
 from unsolvable._shard import ShardTag
 from unsolvable._writable import check_writable, check_writable_dir
@@ -113,8 +113,30 @@ def check_outputs(options: ReportOptions) -> None:
     for name, path in outputs.items():
         if path is not None:
             check_writable(path, flag=f"{options.flags.prefix}{name}")
+    _check_distinct(options, outputs)
     if options.trace_dir is not None:
         check_writable_dir(options.trace_dir, flag=f"{options.flags.prefix}trace-dir")
+
+
+def _check_distinct(options: ReportOptions, outputs: dict[str, Path | None]) -> None:
+    """Two reports given one path would leave only the one written last, and a report written
+    over the baseline it is gated against would replace that baseline: `OutputError` names
+    both flags."""
+    named = dict(outputs)
+    if options.baseline is not None and not options.update_baseline:
+        named["baseline"] = options.baseline  # read, and to be kept
+    seen: dict[Path, str] = {}
+    for name, path in named.items():
+        if path is None:
+            continue
+        where = path.resolve()
+        if where in seen:
+            prefix = options.flags.prefix
+            raise OutputError(
+                f"{prefix}{seen[where]} and {prefix}{name} both name {str(path)!r}: each would "
+                "replace the other; give each its own file"
+            )
+        seen[where] = name
 
 
 def _gate(

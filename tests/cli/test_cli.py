@@ -182,3 +182,29 @@ def test_a_ceiling_that_is_no_ceiling_is_refused_naming_its_flag(
     """Not taken for the default (a wall ceiling of 0 once was), nor named by an internal type."""
     result = _unsolvable("run", "--scenario", "constant-return/repeat", flag, value)
     assert result.returncode == 2 and f"argument {flag}: '{value}': {said}" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        (("--json", "same.json", "--markdown", "same.json"), "--json and --markdown both name"),
+        (
+            ("--json", "b.json", "--baseline", "b.json", "--update-baseline"),
+            "--json and --baseline",
+        ),
+        (("--html", "b.json", "--baseline", "b.json"), "--html and --baseline both name"),
+    ],
+)
+def test_two_outputs_on_one_file_are_refused_before_the_run(
+    tmp_path: Path, given: tuple[str, ...], said: str
+) -> None:
+    """Else only the last written would be left, or a baseline replaced by a report."""
+    command = [sys.executable, "-m", "unsolvable.cli", "run", "--scenario", "oscillation"]
+    blessed = [*command, "--baseline", "b.json", "--update-baseline"]
+    subprocess.run(blessed, capture_output=True, cwd=tmp_path, timeout=120, check=False)
+    kept = (tmp_path / "b.json").read_bytes()
+    result = subprocess.run(
+        [*command, *given], capture_output=True, text=True, cwd=tmp_path, timeout=120, check=False
+    )
+    assert result.returncode == 2 and said in result.stderr and result.stdout == ""
+    assert (tmp_path / "b.json").read_bytes() == kept and not (tmp_path / "same.json").exists()
