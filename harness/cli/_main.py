@@ -192,8 +192,15 @@ def _seeds(args: argparse.Namespace, scenario: Scenario) -> list[int]:
 def _jobs(args: argparse.Namespace, library: Any) -> list[Job]:
     from unsolvable._loading import check_labels, load_agent
     from unsolvable._run import ceilings_for
+    from unsolvable.imports._schema import ScenarioFileError
 
     names = args.scenario or [s.name for s in library.from_files]
+    if args.scenario_file and not names:
+        files = ", ".join(map(repr, args.scenario_file))
+        raise ScenarioFileError(
+            f"--scenario-file {files} holds no scenario (no .json or .toml file written by "
+            "unsolvable import): give one, or name the scenarios to run with --scenario"
+        )
     specs = list(args.agent or DEFAULT_AGENTS)
     ceilings = {  # a bad spec, or an isolation this platform lacks, is a usage error now
         spec: ceilings_for(

@@ -33,7 +33,7 @@ def scenario_files(paths: Iterable[str | Path]) -> tuple[str, ...]:
     for path in map(Path, paths):
         if path.is_dir():
             found.extend(str(p) for p in sorted(path.iterdir()) if p.suffix in SUFFIXES)
-        elif path.is_file():
+        elif path.exists():  # a file, or what reading it will name (a FIFO, a device)
             found.append(str(path))
         else:
             raise ScenarioFileError(

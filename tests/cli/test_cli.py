@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -208,3 +209,24 @@ def test_two_outputs_on_one_file_are_refused_before_the_run(
     )
     assert result.returncode == 2 and said in result.stderr and result.stdout == ""
     assert (tmp_path / "b.json").read_bytes() == kept and not (tmp_path / "same.json").exists()
+
+
+def test_scenario_files_that_hold_no_scenario_run_nothing(tmp_path: Path) -> None:
+    """With no --scenario, run selects the files' scenarios: none is a usage error, not a run
+    of the whole built-in library."""
+    (tmp_path / "empty").mkdir()
+    command = [sys.executable, "-m", "unsolvable.cli", "run", "--scenario-file", "empty"]
+    result = subprocess.run(
+        command, capture_output=True, text=True, cwd=tmp_path, timeout=120, check=False
+    )
+    assert result.returncode == 2 and result.stdout == ""
+    assert "--scenario-file 'empty' holds no scenario" in result.stderr
+
+
+def test_a_scenario_file_that_is_a_fifo_is_named_as_one(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe")
+    command = [sys.executable, "-m", "unsolvable.cli", "list", "--scenario-file", "pipe"]
+    result = subprocess.run(
+        command, capture_output=True, text=True, cwd=tmp_path, timeout=120, check=False
+    )
+    assert result.returncode == 2 and "'pipe' is a FIFO (a named pipe), not a file" in result.stderr
