@@ -98,9 +98,14 @@ class ShardTag:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ShardTag:
+        """The tag a file holds; a ``complete`` that is not ``true`` or ``false`` is a
+        `ValueError`, as ``"false"`` would otherwise read as a finished shard."""
+        complete = data["complete"]
+        if not isinstance(complete, bool):
+            raise ValueError(f'its shard\'s "complete" is {complete!r}, not true or false')
         return cls(
             shard=Shard(int(data["index"]), int(data["count"])),
-            complete=bool(data["complete"]),
+            complete=complete,
             order=tuple(tuple(key) for key in data["order"]),
             runs=None if data.get("runs") is None else int(data["runs"]),
         )

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from unsolvable._errors import ShardError
-from unsolvable._shard import Shard, assign
+from unsolvable._shard import Shard, ShardTag, assign
 
 
 @pytest.mark.parametrize(("text", "shard"), [("1/1", Shard(1, 1)), (" 2/3 ", Shard(2, 3))])
@@ -37,3 +37,12 @@ def test_the_shards_take_every_run_once_each_within_one_runs_weight(
     assert max(loads) - min(loads) <= max(weights, default=0)
     assert shards == assign(list(weights), count), "the same runs, the same shards"
     assert [Shard(k, count).take(weights) for k in range(1, count + 1)] == shards
+
+
+@pytest.mark.parametrize("complete", ["false", 0, None])
+def test_a_shard_tag_whose_complete_is_not_a_boolean_is_refused(complete: object) -> None:
+    """``"false"`` read as a truth value would pass an unfinished shard as a finished one."""
+    tag = {"index": 1, "count": 2, "complete": complete, "order": [], "runs": 0}
+    with pytest.raises(ValueError, match=r'"complete" is .*, not true or false'):
+        ShardTag.from_dict(tag)
+    assert ShardTag.from_dict({**tag, "complete": False}).complete is False
