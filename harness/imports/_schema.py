@@ -237,14 +237,7 @@ def parse(data: Mapping[str, Any], *, source: str = "<data>") -> ScenarioFile:
         step_bound=step_bound,
         budget=_budget(r, data, step_bound),
         missing=tuple(_strings(r, data, "missing")),
-        refused_retries=r.get(
-            data,
-            "refused_retries",
-            (int, type(None)),
-            "refused_retries",
-            "give a whole number, or null for no rule",
-            default=None,
-        ),
+        refused_retries=_refused_retries(r, data),
         give_up=r.get(
             data,
             "give_up",
@@ -267,6 +260,15 @@ def _window(r: _Reader, data: Mapping[str, Any]) -> int | None:
     if window is not None and window < 1:
         raise r.fail("context_window", f"is {window}", "make it 1 or more, or null")
     return window  # type: ignore[no-any-return]
+
+
+def _refused_retries(r: _Reader, data: Mapping[str, Any]) -> int | None:
+    """How many retries of a refused call the verdict allows: 0 or more, or null (no rule)."""
+    key, fix = "refused_retries", "give a whole number, or null for no rule"
+    retries = r.get(data, key, (int, type(None)), key, fix, default=None)
+    if retries is not None and retries < 0:
+        raise r.fail("refused_retries", f"is {retries}", "make it 0 or more, or null for no rule")
+    return retries  # type: ignore[no-any-return]
 
 
 def _name(r: _Reader, data: Mapping[str, Any]) -> str:

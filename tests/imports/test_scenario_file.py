@@ -54,6 +54,7 @@ def _problem(data: dict[str, Any]) -> str:
         ({"context_window": 0}, "field 'context_window' is 0; make it 1 or more, or null"),
         ({"context_window": "8k"}, "field 'context_window' is a string ('8k')"),
         ({"context_window": True}, "field 'context_window' is a true/false (True)"),
+        ({"refused_retries": -1}, "field 'refused_retries' is -1; make it 0 or more, or null"),
     ],
 )
 def test_a_bad_field_is_named_with_its_fix(
