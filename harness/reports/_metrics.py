@@ -19,7 +19,7 @@ from functools import cached_property
 from typing import Any
 
 from unsolvable._record import CONTEXT_WINDOW, Exit, Outcome, Rule, TerminationRecord
-from unsolvable._spent import budget_of, could_cover_next_step
+from unsolvable._spent import JUDGED_EXHAUSTION, budget_of, could_cover_next_step
 
 __all__ = [
     "ALL",
@@ -145,10 +145,11 @@ def is_blind_stop(record: TerminationRecord) -> bool:
 
 
 def is_budget_spent(record: TerminationRecord) -> bool:
-    """An ``exhausted`` stop whose budget could not cover another step: its steps all used, or
-    its tokens or dollars short of the next step's, estimated from the run's own growth — a
-    ledger that admits each step before it dispatches it stops there."""
-    if record.exit is not Exit.EXHAUSTED:
+    """A step or cost budget stop (`JUDGED_EXHAUSTION`) whose budget could not cover another
+    step: its steps all used, or its tokens or dollars short of the next step's, estimated from
+    the run's own growth — a ledger that admits each step before it dispatches it stops there.
+    Another code names another budget, which this does not say anything about."""
+    if record.code not in JUDGED_EXHAUSTION:
         return False
     return not could_cover_next_step(record.observed, budget_of(record.budget))
 

@@ -20,7 +20,9 @@ from unsolvable.reports._metrics import (
     calibrated_step_cap,
     ending,
     is_false_completion,
+    is_premature_stop,
     is_unreported_finish,
+    lag,
     measure,
     percentile,
     where,
@@ -170,3 +172,12 @@ def test_past_budget_names_each_most_in_positional_notation() -> None:
         overshoot_cost_usd=Distribution(count=2, p50=0.0, p95=3.0024, max=3.0024),
     )
     assert past_budget(group) == "2, max 1313925 tokens, max $3.0024"
+
+
+def test_only_a_step_or_cost_budget_stop_counts_its_lag_from_zero() -> None:
+    """A step budget all used chose the stop; a stop naming another budget, made on the same
+    step, was a guess the lag keeps negative."""
+    steps = record(code=Code.BUDGET_STEPS, steps=10, bound=10, stagnant=12)
+    time = record(code=Code.BUDGET_TIME, steps=10, bound=10, stagnant=12)
+    assert (lag(steps), lag(time)) == (0, -2)
+    assert is_premature_stop(time) and not is_premature_stop(steps)
