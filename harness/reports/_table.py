@@ -7,7 +7,13 @@ from collections.abc import Sequence
 from unsolvable._record import Outcome, TerminationRecord
 from unsolvable._text import printable
 from unsolvable.reports._cells import align
-from unsolvable.reports._metrics import Metrics, is_false_completion, lag
+from unsolvable.reports._metrics import (
+    Metrics,
+    is_false_completion,
+    lag,
+    lag_cost_usd,
+    lag_tokens,
+)
 
 __all__ = ["INTERRUPTED", "explain", "format_table", "pass_k_line", "summary_line"]
 
@@ -78,9 +84,11 @@ def _lag_text(record: TerminationRecord) -> str:
     observed = record.observed
     if record.solvable:
         return "solvable: no stagnant step"
+    # The three lags as the metrics count them (`lag`): steps, tokens and dollars alike.
+    dollars = lag_cost_usd(record)
     return (
         f"first stagnant step {observed.first_stagnant_step}; lag {lag(record)} "
-        f"steps, {observed.lag_tokens} tokens, ${observed.lag_cost_usd:.4f}"
+        f"steps, {lag_tokens(record)} tokens, ${0.0 if dollars is None else dollars:.4f}"
     )
 
 

@@ -11,8 +11,9 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+import unsolvable
 from tests.reports._records import record
-from unsolvable import Code, Outcome
+from unsolvable import Code, Outcome, scenarios
 from unsolvable.reports._broke import tag
 from unsolvable.reports._cells import false_stops, past_budget
 from unsolvable.reports._metrics import (
@@ -27,6 +28,7 @@ from unsolvable.reports._metrics import (
     percentile,
     where,
 )
+from unsolvable.reports._table import explain
 
 VALUES = st.lists(st.integers(-50, 50), min_size=1, max_size=60)
 
@@ -181,3 +183,12 @@ def test_only_a_step_or_cost_budget_stop_counts_its_lag_from_zero() -> None:
     time = record(code=Code.BUDGET_TIME, steps=10, bound=10, stagnant=12)
     assert (lag(steps), lag(time)) == (0, -2)
     assert is_premature_stop(time) and not is_premature_stop(steps)
+
+
+def test_explain_gives_the_three_lags_as_the_metrics_count_them() -> None:
+    """A budget stop the budget chose counts from 0 in steps, tokens and dollars alike, where
+    the record keeps the signed figures."""
+    stopped = unsolvable.run("contract", scenarios.get("cost-runaway/plain"), seed=0)
+    assert stopped.observed.detection_lag is not None and stopped.observed.detection_lag < 0
+    assert stopped.observed.lag_tokens is not None and stopped.observed.lag_tokens < 0
+    assert "; lag 0 steps, 0 tokens, $0.0000" in explain(stopped)
