@@ -299,7 +299,13 @@ def _finish(
             if stream.written
             else ""
         )
-        print(f"unsolvable: error: {error}{kept}", file=sys.stderr)
+        # The stream may have stopped short of every finished run: say why, and how many it lost.
+        short = (
+            f" (it stopped at {stream.written} of {len(records)}: {stream.error})"
+            if stream.error is not None
+            else ""
+        )
+        print(f"unsolvable: error: {error}{kept}{short}", file=sys.stderr)
         return UNWRITTEN_STATUS
     stream.close(keep=False)
     if stream.error is not None:
