@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from unsolvable._errors import UnsolvableError
 from unsolvable._input import load_json, read_input
@@ -16,7 +16,7 @@ from unsolvable.reports._cells import format_metrics
 from unsolvable.reports._flags import REPORT_FLAGS, report_options
 from unsolvable.reports._merge import merge, read_part
 from unsolvable.reports._publish import check_baseline, check_outputs, publish
-from unsolvable.reports._table import pass_k_line, summary_line
+from unsolvable.reports._table import INTERRUPTED, pass_k_line, summary_line
 
 __all__ = ["add_report_arguments", "add_report_commands", "run_report"]
 
@@ -52,36 +52,56 @@ def add_report_arguments(command: argparse.ArgumentParser) -> None:
             )
 
 
-def _read_records(path: Path) -> list[TerminationRecord]:
-    """The records of a ``--json`` file, each checked (`TerminationRecord.from_dict`)."""
+class _Records(NamedTuple):
+    """The records to report on, and whether the session that made them was interrupted."""
+
+    records: list[TerminationRecord]
+    interrupted: bool
+
+
+def _read_records(path: Path) -> _Records:
+    """The records of a ``--json`` file, each checked (`TerminationRecord.from_dict`), and its
+    ``"interrupted"`` mark: the records of a session cut short are not a whole run to gate."""
     try:
         data = load_json(read_input(path), what=f"records file {str(path)!r}")
         if not isinstance(data, dict) or not isinstance(data.get("records"), list):
             raise ValueError('it holds no "records" list')
-        return [TerminationRecord.from_dict(record) for record in data["records"]]
+        interrupted = data.get("interrupted", False)
+        if not isinstance(interrupted, bool):
+            raise ValueError(f'its "interrupted" is {interrupted!r}, not true or false')
+        records = [TerminationRecord.from_dict(record) for record in data["records"]]
     except ValueError as error:
         raise UnsolvableError(
             f"cannot read records from {str(path)!r} ({error}); pass a file written by "
             "unsolvable run --json or pytest --unsolvable-json"
         ) from None
+    return _Records(records, interrupted)
+
+
+def _records(args: argparse.Namespace) -> _Records:
+    """What ``report`` reads, or the whole run ``merge`` makes of its parts (never interrupted:
+    `merge` refuses a shard that did not finish)."""
+    if args.command == "merge":
+        return _Records(merge([read_part(path) for path in args.parts]), interrupted=False)
+    return _read_records(args.records)
 
 
 def run_report(args: argparse.Namespace) -> int:
     """Exit status as for ``unsolvable run``: 1 when a record's verdict failed (as judged when
     it was made) or the baseline gate found a regression, so a CI step that reports on records
-    made elsewhere fails where the run would have."""
+    made elsewhere fails where the run would have. Records of an interrupted session are
+    reported as that session reported them: marked, with no gate and no new baseline."""
     options = report_options(vars(args), volatile=args.volatile)
     baseline = check_baseline(options)  # read once, now
     check_outputs(options)
-    if args.command == "merge":
-        records = merge([read_part(path) for path in args.parts])
-    else:
-        records = _read_records(args.records)
-    published = publish(records, options, baseline=baseline)
+    records, interrupted = _records(args)
+    published = publish(records, options, baseline=baseline, interrupted=interrupted)
     print(format_metrics(published.metrics) + "\n")
     print(summary_line(records))
     print(pass_k_line(published.metrics))
     for note in published.notes:
         print(note)
+    if interrupted:
+        print(f"unsolvable: {INTERRUPTED}")
     failed = any(not record.verdict.passed for record in records)
     return 1 if failed or not published.passed else 0

@@ -1,0 +1,45 @@
+"""``unsolvable report`` of records that are not a whole run: an interrupted session's are
+reported as that session reported them (marked, no gate, no new baseline)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_cli import _unsolvable
+from unsolvable.reports._table import INTERRUPTED
+
+CHOSEN = ("--agent", "contract", "--scenario", "oscillation")
+
+
+@pytest.fixture(scope="module")
+def whole(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A whole run's records (``records.json``) and the baseline blessed from them."""
+    folder = tmp_path_factory.mktemp("whole")
+    bless = ("--baseline", str(folder / "baseline.json"), "--update-baseline")
+    blessed = _unsolvable("run", *CHOSEN, "--json", str(folder / "records.json"), *bless)
+    assert blessed.returncode == 0, blessed.stderr
+    return folder
+
+
+def test_an_interrupted_sessions_records_are_marked_and_never_blessed(
+    whole: Path, tmp_path: Path
+) -> None:
+    data = json.loads((whole / "records.json").read_text())
+    data["records"], data["interrupted"] = data["records"][:1], True  # as a cut session writes
+    (tmp_path / "cut.json").write_text(json.dumps(data))
+    baseline = tmp_path / "baseline.json"
+    baseline.write_bytes((whole / "baseline.json").read_bytes())
+    out = ("--json", str(tmp_path / "out.json"), "--markdown", str(tmp_path / "out.md"))
+    report = _unsolvable("report", str(tmp_path / "cut.json"), *out, "--baseline",
+                         str(baseline), "--update-baseline")  # fmt: skip
+    assert report.returncode == 0, report.stderr
+    assert report.stdout.splitlines()[-2:] == [
+        "unsolvable: baseline not rewritten: the session was interrupted",
+        f"unsolvable: {INTERRUPTED}",
+    ]
+    assert baseline.read_bytes() == (whole / "baseline.json").read_bytes()
+    assert json.loads((tmp_path / "out.json").read_text())["interrupted"] is True
+    assert INTERRUPTED in (tmp_path / "out.md").read_text()
