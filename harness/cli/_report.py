@@ -9,7 +9,7 @@ import argparse
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from unsolvable._errors import UnsolvableError
+from unsolvable._errors import ShardError, UnsolvableError
 from unsolvable._input import load_json, read_input
 from unsolvable._record import TerminationRecord
 from unsolvable.reports._cells import format_metrics
@@ -60,8 +60,9 @@ class _Records(NamedTuple):
 
 
 def _read_records(path: Path) -> _Records:
-    """The records of a ``--json`` file, each checked (`TerminationRecord.from_dict`), and its
-    ``"interrupted"`` mark: the records of a session cut short are not a whole run to gate."""
+    """The records of a whole run's ``--json`` file, each checked
+    (`TerminationRecord.from_dict`), and its ``"interrupted"`` mark: the records of a session
+    cut short are not a whole run to gate. A shard's file is a `ShardError`."""
     try:
         data = load_json(read_input(path), what=f"records file {str(path)!r}")
         if not isinstance(data, dict) or not isinstance(data.get("records"), list):
@@ -75,6 +76,13 @@ def _read_records(path: Path) -> _Records:
             f"cannot read records from {str(path)!r} ({error}); pass a file written by "
             "unsolvable run --json or pytest --unsolvable-json"
         ) from None
+    if data.get("shard") is not None:
+        raise ShardError(
+            f"{str(path)!r} is a shard's file (run --shard K/N, pytest --unsolvable-shard K/N), "
+            "a part of each group: its metrics, reports and baseline gate would be a part's; "
+            "make the whole run's from every shard's file with unsolvable merge PART.json... "
+            "and the same flags"
+        )
     return _Records(records, interrupted)
 
 

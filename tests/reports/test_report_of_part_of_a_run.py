@@ -1,5 +1,6 @@
 """``unsolvable report`` of records that are not a whole run: an interrupted session's are
-reported as that session reported them (marked, no gate, no new baseline)."""
+reported as that session reported them (marked, no gate, no new baseline); a shard's are
+refused, as only `unsolvable merge` makes a whole run of them."""
 
 from __future__ import annotations
 
@@ -43,3 +44,16 @@ def test_an_interrupted_sessions_records_are_marked_and_never_blessed(
     assert baseline.read_bytes() == (whole / "baseline.json").read_bytes()
     assert json.loads((tmp_path / "out.json").read_text())["interrupted"] is True
     assert INTERRUPTED in (tmp_path / "out.md").read_text()
+
+
+def test_a_shards_file_is_refused_pointing_to_merge(whole: Path, tmp_path: Path) -> None:
+    part = tmp_path / "part-1.json"
+    shard = _unsolvable("run", *CHOSEN, "--shard", "1/3", "--json", str(part))
+    assert shard.returncode == 0, shard.stderr
+    baseline = tmp_path / "baseline.json"
+    baseline.write_bytes((whole / "baseline.json").read_bytes())
+    for gate in ((), ("--update-baseline",)):
+        report = _unsolvable("report", str(part), "--baseline", str(baseline), *gate)
+        assert report.returncode == 2 and report.stdout == ""
+        assert "is a shard's file" in report.stderr and "unsolvable merge" in report.stderr
+    assert baseline.read_bytes() == (whole / "baseline.json").read_bytes()
