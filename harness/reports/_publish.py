@@ -142,9 +142,14 @@ def _check_distinct(options: ReportOptions, outputs: dict[str, Path | None]) -> 
 def _gate(
     metrics: Metrics, options: ReportOptions, baseline: Baseline | None
 ) -> tuple[GateResult | None, list[str]]:
+    """The gate's result and lines, or the baseline rewritten from ``metrics``: never from no
+    runs, as a baseline of no group would replace a good one and leave every later gate
+    nothing to compare."""
     if options.baseline is None:
         return None, []
     if options.update_baseline:
+        if not metrics.runs:
+            return None, _skipped_gate(options, "no termination records to make it from")
         written = write_baseline(metrics, options.baseline)
         count = len(written.entries)
         return None, [f"unsolvable: wrote baseline of {count} groups to {options.baseline}"]
@@ -187,9 +192,10 @@ def publish(
 ) -> Published:
     """Measures ``records``, gates on ``baseline`` (what `check_baseline` read) or rewrites it,
     then writes each report asked for (the reports show the gate's result). An ``interrupted``
-    session skips the gate and the baseline and marks every report; it, and a session that made
-    no record (every test errored), never replaces a larger file (`write_file`). A report that
-    cannot be written is an `OutputError`."""
+    session skips the gate and the baseline and marks every report; a session that made no
+    record (every test errored, a records file of none) leaves the baseline as it was. Neither
+    replaces a larger file (`write_file`). A report that cannot be written is an
+    `OutputError`."""
     metrics = measure(records)
     if interrupted:
         result, gate_lines = None, _skipped_gate(options, "the session was interrupted")

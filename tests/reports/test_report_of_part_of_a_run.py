@@ -1,6 +1,6 @@
 """``unsolvable report`` of records that are not a whole run: an interrupted session's are
 reported as that session reported them (marked, no gate, no new baseline); a shard's are
-refused, as only `unsolvable merge` makes a whole run of them."""
+refused, as only `unsolvable merge` makes a whole run of them; none never blesses a baseline."""
 
 from __future__ import annotations
 
@@ -56,4 +56,17 @@ def test_a_shards_file_is_refused_pointing_to_merge(whole: Path, tmp_path: Path)
         report = _unsolvable("report", str(part), "--baseline", str(baseline), *gate)
         assert report.returncode == 2 and report.stdout == ""
         assert "is a shard's file" in report.stderr and "unsolvable merge" in report.stderr
+    assert baseline.read_bytes() == (whole / "baseline.json").read_bytes()
+
+
+def test_a_file_of_no_records_never_replaces_a_good_baseline(whole: Path, tmp_path: Path) -> None:
+    (tmp_path / "none.json").write_text('{"records": []}')
+    baseline = tmp_path / "baseline.json"
+    baseline.write_bytes((whole / "baseline.json").read_bytes())
+    report = _unsolvable("report", str(tmp_path / "none.json"), "--baseline", str(baseline),
+                         "--update-baseline")  # fmt: skip
+    assert report.returncode == 0, report.stderr
+    assert report.stdout.splitlines()[-1] == (
+        "unsolvable: baseline not rewritten: no termination records to make it from"
+    )
     assert baseline.read_bytes() == (whole / "baseline.json").read_bytes()
