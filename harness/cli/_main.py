@@ -25,7 +25,12 @@ from unsolvable._shard import Shard, ShardTag
 from unsolvable._text import printable
 from unsolvable.adapters.process import EXEC_PREFIX
 from unsolvable.cli._progress import Progress
-from unsolvable.cli._report import add_report_arguments, add_report_commands, run_report
+from unsolvable.cli._report import (
+    INTERRUPTED_STATUS,
+    add_report_arguments,
+    add_report_commands,
+    run_report,
+)
 from unsolvable.reports._baseline import Baseline
 from unsolvable.reports._cells import align, format_metrics, should_summarise
 from unsolvable.reports._files import RecordStream
@@ -42,8 +47,6 @@ from unsolvable.reports._table import (
 __all__ = ["main"]
 
 DEFAULT_AGENTS = ("naive", "contract")
-INTERRUPTED_STATUS = 130
-"""128 + SIGINT, as shells report a command stopped with Ctrl-C."""
 UNWRITTEN_STATUS = 3
 """A run whose reports could not all be written: neither a verdict (1) nor a usage error (2)."""
 

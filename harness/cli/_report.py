@@ -18,6 +18,10 @@ from unsolvable.reports._merge import merge, read_part
 from unsolvable.reports._publish import check_baseline, check_outputs, publish
 from unsolvable.reports._table import INTERRUPTED, pass_k_line, summary_line
 
+INTERRUPTED_STATUS = 130
+"""128 + SIGINT, as shells report a command stopped with Ctrl-C: the status of a session cut
+short by SIGINT or SIGTERM, and of a report of its records."""
+
 __all__ = ["add_report_arguments", "add_report_commands", "run_report"]
 
 
@@ -98,7 +102,8 @@ def run_report(args: argparse.Namespace) -> int:
     """Exit status as for ``unsolvable run``: 1 when a record's verdict failed (as judged when
     it was made) or the baseline gate found a regression, so a CI step that reports on records
     made elsewhere fails where the run would have. Records of an interrupted session are
-    reported as that session reported them: marked, with no gate and no new baseline."""
+    reported as that session reported them: marked, with no gate and no new baseline, and
+    `INTERRUPTED_STATUS`, so that a gate that gated nothing never passes."""
     options = report_options(vars(args), volatile=args.volatile)
     baseline = check_baseline(options)  # read once, now
     check_outputs(options)
@@ -111,5 +116,6 @@ def run_report(args: argparse.Namespace) -> int:
         print(note)
     if interrupted:
         print(f"unsolvable: {INTERRUPTED}")
+        return INTERRUPTED_STATUS
     failed = any(not record.verdict.passed for record in records)
     return 1 if failed or not published.passed else 0
