@@ -4,7 +4,10 @@
 The checks mirror Harbor's pydantic models (``harbor.models.trajectories``, v1.7): the root keys
 they allow, a named agent with a version, at least one step, step ids 1, 2, 3, … in order, each
 step's source one of system/user/agent, tool calls with an id, a function name and an object of
-arguments, and observation results that point at a call of their own step.
+arguments, an observation that is an object with a list of results, each an object that points
+at a call of its own step, and ``extra`` objects. The harness's own extras, which the reader uses,
+are checked too: a step's ``worlds`` a list, the ``seed`` of the scenario a trace names a whole
+number.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import Any
 
 from unsolvable._types import JSON
 from unsolvable.imports._records import builtin_context
+from unsolvable.imports._shapes import Malformed, identifier, kind_of, listed, obj
 from unsolvable.imports._trace import ImportFailed, Recorded, Trace, Turn
 
 __all__ = ["VERSION", "read_atif", "validate"]
@@ -33,12 +37,8 @@ STEP_KEYS = frozenset(
 SOURCES = ("system", "user", "agent")
 
 
-class _Invalid(Exception):
-    pass
-
-
-def _fail(where: str, problem: str) -> _Invalid:
-    return _Invalid(f"{where} {problem}")
+def _fail(where: str, problem: str) -> Malformed:
+    return Malformed(f"{where} {problem}")
 
 
 def validate(data: Any) -> None:
@@ -53,7 +53,7 @@ def validate(data: Any) -> None:
         )
     try:
         _check(data)
-    except _Invalid as error:
+    except Malformed as error:
         raise ImportFailed(f"not a valid {VERSION} trajectory: {error}") from None
 
 
@@ -73,6 +73,17 @@ def _check(data: Mapping[str, Any]) -> None:
         raise _fail("steps", "must be a list of at least one step")
     for i, step in enumerate(steps):
         _check_step(step, i)
+    listed(data.get("subagent_trajectories"), "subagent_trajectories")
+    _check_extra(obj(data.get("extra"), "extra"))
+
+
+def _check_extra(extra: Mapping[str, Any]) -> None:
+    """The harness's own fields, read when the trace names one of its scenarios."""
+    seed = extra.get("seed", 0)
+    if isinstance(extra.get("scenario"), str) and (
+        not isinstance(seed, int) or isinstance(seed, bool)
+    ):
+        raise _fail("extra.seed", f"is {kind_of(seed)}; the seed of the run is a whole number")
 
 
 def _check_step(step: Any, i: int) -> None:
@@ -87,7 +98,7 @@ def _check_step(step: Any, i: int) -> None:
     if step.get("source") not in SOURCES:
         raise _fail(f"{where}.source", f"is {step.get('source')!r}; use one of {SOURCES}")
     ids = set()
-    for j, call in enumerate(step.get("tool_calls") or ()):
+    for j, call in enumerate(listed(step.get("tool_calls"), f"{where}.tool_calls")):
         at = f"{where}.tool_calls[{j}]"
         if not isinstance(call, Mapping) or not isinstance(call.get("tool_call_id"), str):
             raise _fail(at, "needs a tool_call_id (a string)")
@@ -96,13 +107,17 @@ def _check_step(step: Any, i: int) -> None:
         if not isinstance(call.get("arguments"), Mapping):
             raise _fail(f"{at}.arguments", "must be an object")
         ids.add(call["tool_call_id"])
-    for j, result in enumerate((step.get("observation") or {}).get("results") or ()):
-        source = result.get("source_call_id") if isinstance(result, Mapping) else None
+    observation = obj(step.get("observation"), f"{where}.observation")
+    for j, result in enumerate(listed(observation.get("results"), f"{where}.observation.results")):
+        at = f"{where}.observation.results[{j}]"
+        if not isinstance(result, Mapping):
+            raise _fail(at, "is not an object")
+        source = identifier(result.get("source_call_id"), f"{at}.source_call_id")
         if source is not None and source not in ids:
             raise _fail(
-                f"{where}.observation.results[{j}].source_call_id",
-                f"is {source!r}, which no tool call of this step has",
+                f"{at}.source_call_id", f"is {source!r}, which no tool call of this step has"
             )
+    listed(obj(step.get("extra"), f"{where}.extra").get("worlds"), f"{where}.extra.worlds")
 
 
 def _content(value: Any) -> str:

@@ -1,5 +1,6 @@
 """Consumes a trace path and its format's name, produces the `Trace` that format's reader makes,
-the file's headers and credentials dropped before any reader sees it."""
+the file's headers and credentials dropped before any reader sees it; a file that is not in the
+format's shape is an `ImportFailed` naming the format, never a Python error."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from unsolvable._errors import InputError
+from unsolvable._errors import InputError, UnsolvableError
 from unsolvable._input import load_json, read_input
+from unsolvable.imports._shapes import Malformed
 from unsolvable.imports._trace import ImportFailed, Trace
 
 __all__ = ["FORMATS", "read_trace"]
@@ -22,6 +24,30 @@ def read_trace(path: Path, format: str, *, record: int | None = None) -> Trace:
     """The run recorded at ``path``; ``record`` picks one run of a records file."""
     if format not in FORMATS:
         raise ImportFailed(f"unknown format {format!r}; use one of {', '.join(FORMATS)}")
+    try:
+        return _trace(path, format, record)
+    except UnsolvableError:
+        raise
+    except (Malformed, AttributeError, KeyError, TypeError, ValueError) as error:
+        # A reader meets the user's file as it is: a field of another shape than the format's
+        # is the file's fault, said as a usage error, never a traceback.
+        raise ImportFailed(
+            f"{str(path)!r} is not a valid --format {format} trace: {_what(error)}; correct the "
+            "file there, or pass the --format it is written in"
+        ) from None
+
+
+def _what(error: Exception) -> str:
+    """What a reader met, as a person fixing the file needs it said."""
+    if isinstance(error, Malformed):
+        return str(error)
+    if isinstance(error, KeyError):
+        return f"a field it needs, {error.args[0]!r}, is missing"
+    return f"a field has another shape than the format gives it ({type(error).__name__}: {error})"
+
+
+def _trace(path: Path, format: str, record: int | None) -> Trace:
+    """The trace ``format``'s reader makes of ``path``, headers and credentials dropped."""
     if format == "openhands":
         if not path.is_dir():
             raise ImportFailed(

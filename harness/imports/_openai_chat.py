@@ -11,6 +11,7 @@ from typing import Any
 
 from unsolvable._text import text_of
 from unsolvable._types import JSON
+from unsolvable.imports._shapes import identifier, listed, obj, string
 from unsolvable.imports._trace import ImportFailed, Recorded, Trace, Turn
 
 __all__ = ["read_openai_chat"]
@@ -26,53 +27,76 @@ def _arguments(text: Any) -> JSON:
     return value if isinstance(value, dict) else {"_value": value}
 
 
-def _messages(data: Any) -> list[Mapping[str, Any]]:
-    messages = data if isinstance(data, list) else data.get("messages")
+def _messages(data: Any) -> list[tuple[str, Mapping[str, Any]]]:
+    """Each message with where it sits in the file (``messages[3].``): the request's, then the
+    response's choices."""
+    messages = data.get("messages") if isinstance(data, Mapping) else data
     if not isinstance(messages, list):
         raise ImportFailed(
             "not an OpenAI Chat Completions transcript: give a JSON list of messages or an "
             'object with "messages" (and "tools"), as the request body is logged'
         )
-    messages = list(messages)
+    field = "" if messages is data else "messages"
+    found = [(f"{field}[{i}].", m) for i, m in enumerate(messages)]
     if isinstance(data, Mapping):
-        for choice in data.get("choices") or ():
+        for i, choice in enumerate(listed(data.get("choices"), "choices")):
             if isinstance(choice, Mapping) and isinstance(choice.get("message"), Mapping):
-                messages.append(choice["message"])
-    return [m for m in messages if isinstance(m, Mapping)]
+                found.append((f"choices[{i}].message.", choice["message"]))
+    return [(where, m) for where, m in found if isinstance(m, Mapping)]
+
+
+def _calls(
+    where: str, message: Mapping[str, Any], results: Mapping[str | None, str]
+) -> list[Recorded]:
+    """An assistant message's tool calls, each with the answer of its id."""
+    calls = []
+    for j, call in enumerate(listed(message.get("tool_calls"), f"{where}tool_calls")):
+        at = f"{where}tool_calls[{j}]"
+        function = obj(obj(call, at).get("function"), f"{at}.function")
+        calls.append(
+            Recorded(
+                name=str(function.get("name", "")),
+                arguments=_arguments(function.get("arguments")),
+                result=results.get(identifier(call.get("id"), f"{at}.id"), ""),
+            )
+        )
+    return calls
+
+
+def _tools(data: Any) -> tuple[JSON, ...]:
+    """The function tools the request offered; tools of other types are not the model's calls."""
+    tools: list[JSON] = []
+    offered = listed(data.get("tools"), "tools") if isinstance(data, Mapping) else []
+    for i, tool in enumerate(offered):
+        if not isinstance(tool, Mapping) or not isinstance(tool.get("function"), Mapping):
+            continue
+        function = tool["function"]
+        tools.append(
+            {
+                "name": string(function.get("name"), f"tools[{i}].function.name"),
+                "description": function.get("description", ""),
+                "parameters": function.get("parameters") or {"type": "object", "properties": {}},
+            }
+        )
+    return tuple(tools)
 
 
 def read_openai_chat(path: Path, data: Any) -> Trace:
     messages = _messages(data)
     results = {
-        m.get("tool_call_id"): (text_of(m.get("content")) or "")
-        for m in messages
+        identifier(m.get("tool_call_id"), f"{where}tool_call_id"): (text_of(m.get("content")) or "")
+        for where, m in messages
         if m.get("role") == "tool"
     }
-    users = [(text_of(m.get("content")) or "") for m in messages if m.get("role") == "user"]
-    turns = []
-    for message in messages:
-        if message.get("role") != "assistant":
-            continue
-        calls = []
-        for call in message.get("tool_calls") or ():
-            function = call.get("function") or {}
-            calls.append(
-                Recorded(
-                    name=str(function.get("name", "")),
-                    arguments=_arguments(function.get("arguments")),
-                    result=results.get(call.get("id"), ""),
-                )
-            )
-        turns.append(Turn(text=(text_of(message.get("content")) or ""), calls=tuple(calls)))
-    tools = tuple(
-        {
-            "name": t["function"]["name"],
-            "description": t["function"].get("description", ""),
-            "parameters": t["function"].get("parameters") or {"type": "object", "properties": {}},
-        }
-        for t in (data.get("tools") or () if isinstance(data, Mapping) else ())
-        if isinstance(t, Mapping) and isinstance(t.get("function"), Mapping)
+    users = [(text_of(m.get("content")) or "") for _, m in messages if m.get("role") == "user"]
+    turns = tuple(
+        Turn(
+            text=(text_of(message.get("content")) or ""),
+            calls=tuple(_calls(where, message, results)),
+        )
+        for where, message in messages
+        if message.get("role") == "assistant"
     )
-    system = sum(m.get("role") in ("system", "developer") for m in messages)
+    system = sum(m.get("role") in ("system", "developer") for _, m in messages)
     removed = (f"{system} system message(s)",) if system else ()
-    return Trace(turns=tuple(turns), task=users[0] if users else None, tools=tools, removed=removed)
+    return Trace(turns=turns, task=users[0] if users else None, tools=_tools(data), removed=removed)

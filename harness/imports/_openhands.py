@@ -15,6 +15,7 @@ from unsolvable._input import load_json, read_input
 from unsolvable._text import text_of
 from unsolvable._types import JSON
 from unsolvable.imports._importer import strip_headers
+from unsolvable.imports._shapes import Malformed, identifier, kind_of, listed, obj
 from unsolvable.imports._trace import ImportFailed, Recorded, Trace, Turn
 
 __all__ = ["read_openhands"]
@@ -23,7 +24,8 @@ ANSWERS = ("ObservationEvent", "AgentErrorEvent", "UserRejectObservation")
 """Event kinds that answer a tool call (`ObservationBaseEvent` in the SDK)."""
 
 
-def _events(folder: Path) -> list[Mapping[str, Any]]:
+def _events(folder: Path) -> list[tuple[str, Mapping[str, Any]]]:
+    """Each event with the name of its file, which an error about one of its fields names."""
     events_dir = folder / "events" if (folder / "events").is_dir() else folder
     files = sorted(events_dir.glob("event-*.json"))
     if not files:
@@ -34,20 +36,32 @@ def _events(folder: Path) -> list[Mapping[str, Any]]:
     events = []
     for file in files:
         try:
-            events.append(strip_headers(load_json(read_input(file), what=repr(str(file))))[0])
+            event = strip_headers(load_json(read_input(file), what=repr(str(file))))[0]
         except InputError as error:
             raise ImportFailed(str(error)) from None
+        if not isinstance(event, Mapping):
+            raise Malformed(f"{file.name} holds {kind_of(event)}, not an event object")
+        events.append((file.name, event))
     return events
 
 
-def _answer(event: Mapping[str, Any]) -> tuple[str, bool]:
-    kind = event.get("kind")
-    if kind == "AgentErrorEvent":
+def _answer(file: str, event: Mapping[str, Any]) -> tuple[str, bool]:
+    """What answered a tool call, and whether the user refused it."""
+    if event.get("kind") == "AgentErrorEvent":
         return str(event.get("error", "")), False
-    if kind == "UserRejectObservation":
+    if event.get("kind") == "UserRejectObservation":
         return f"Action rejected: {event.get('rejection_reason', '')}", True
-    observation = event.get("observation") or {}
+    observation = obj(event.get("observation"), f"observation in {file}")
     return (text_of(observation.get("content")) or ""), False
+
+
+def _answers(events: list[tuple[str, Mapping[str, Any]]]) -> dict[str | None, tuple[str, bool]]:
+    """Each answer by the id of the call it answers."""
+    return {
+        identifier(e.get("tool_call_id"), f"tool_call_id in {file}"): _answer(file, e)
+        for file, e in events
+        if e.get("kind") in ANSWERS
+    }
 
 
 def _arguments(call: Mapping[str, Any]) -> JSON:
@@ -71,19 +85,20 @@ def _tool(tool: Mapping[str, Any]) -> JSON:
 
 def read_openhands(path: Path, data: Any = None) -> Trace:
     events = _events(path)
-    answers = {e.get("tool_call_id"): _answer(e) for e in events if e.get("kind") in ANSWERS}
+    answers = _answers(events)
     turns: list[Turn] = []
     response: Any = None
     task = None
     tools: tuple[JSON, ...] = ()
     skipped: Counter[str] = Counter()
-    for event in events:
+    for file, event in events:
         kind = event.get("kind")
         if kind == "ActionEvent":
-            result, refused = answers.get(event.get("tool_call_id"), ("", False))
+            answered = identifier(event.get("tool_call_id"), f"tool_call_id in {file}")
+            result, refused = answers.get(answered, ("", False))
             call = Recorded(
                 name=str(event.get("tool_name", "")),
-                arguments=_arguments(event.get("tool_call") or {}),
+                arguments=_arguments(obj(event.get("tool_call"), f"tool_call in {file}")),
                 result=result,
                 refused=refused,
             )
@@ -93,7 +108,7 @@ def read_openhands(path: Path, data: Any = None) -> Trace:
                 turns.append(Turn(text=(text_of(event.get("thought")) or ""), calls=(call,)))
             response = event.get("llm_response_id")
         elif kind == "MessageEvent":
-            message = event.get("llm_message") or {}
+            message = obj(event.get("llm_message"), f"llm_message in {file}")
             text = text_of(message.get("content")) or ""
             if event.get("source") == "user" and task is None:
                 task = text
@@ -101,7 +116,8 @@ def read_openhands(path: Path, data: Any = None) -> Trace:
                 turns.append(Turn(text=text))
             response = None
         elif kind == "SystemPromptEvent":
-            tools = tuple(_tool(t) for t in event.get("tools") or () if isinstance(t, Mapping))
+            offered = listed(event.get("tools"), f"tools in {file}")
+            tools = tuple(_tool(t) for t in offered if isinstance(t, Mapping))
         elif kind not in ANSWERS:
             skipped[str(kind)] += 1
     removed = ["the system prompt"] if tools else []
