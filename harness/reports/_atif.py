@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from unsolvable._record import TerminationRecord, ToolTrace, TraceStep
-from unsolvable.reports._otel import repeats, root_agent, tool_call_id
+from unsolvable.reports._otel import root_agent, tool_call_id
 from unsolvable.reports._stop_reasons import stop_reasons
 
 __all__ = ["SCHEMA_VERSION", "to_atif", "trace_files"]
@@ -32,13 +33,18 @@ _UNSAFE = re.compile(r"[^\w.-]+")
 
 
 def trace_files(records: Sequence[TerminationRecord], folder: Path) -> Iterator[tuple[Path, str]]:
-    """Each run's path under ``folder`` and its ATIF JSON text (stable bytes); a second run of
-    the same case in one session gets ``-2`` after its seed."""
-    for record, repeat in zip(records, repeats(records), strict=True):
+    """Each run's path under ``folder`` and its ATIF JSON text (stable bytes); a second run at
+    the same path gets ``-2`` after its seed: the same case run twice in one session, or two
+    labels that are one once made safe for a path (``a:b`` and ``a b``, ``.`` and ``..``),
+    each keep a file."""
+    seen: Counter[Path] = Counter()
+    for record in records:
         variant = record.scenario.split("/", 1)[-1]
-        again = f"-{repeat + 1}" if repeat else ""
-        name = f"{_safe(variant)}-seed{record.seed}{again}.json"
-        path = folder / _safe(record.agent) / _safe(record.family) / name
+        where = folder / _safe(record.agent) / _safe(record.family)
+        stem = f"{_safe(variant)}-seed{record.seed}"
+        repeat = seen[where / stem]
+        seen[where / stem] += 1
+        path = where / (f"{stem}-{repeat + 1}.json" if repeat else f"{stem}.json")
         yield path, json.dumps(to_atif(record), indent=2, sort_keys=True, allow_nan=False) + "\n"
 
 
@@ -191,4 +197,9 @@ def _ending(record: TerminationRecord) -> dict[str, Any]:
 
 
 def _safe(name: str) -> str:
-    return _UNSAFE.sub("_", name)
+    """``name`` as one part of a path under the trace folder: each run of characters a file name
+    may not hold (a path separator among them) becomes ``_``, and so does a name that is no
+    folder of its own ("", ".", ".."): the labels come from a records file, and no label may
+    lead a trajectory out of ``--trace-dir``."""
+    safe = _UNSAFE.sub("_", name)
+    return "_" if not safe.strip(".") else safe

@@ -11,6 +11,7 @@ from pathlib import Path
 import unsolvable
 from tests.reports._records import library_records, record
 from unsolvable import TraceStep, scenarios
+from unsolvable.cli import main
 from unsolvable.reports._atif import to_atif, trace_files
 
 ROOT_KEYS = {
@@ -57,6 +58,37 @@ def test_the_tail_is_said_to_be_a_tail_and_the_ending_kept_in_extra() -> None:
 def test_a_case_run_twice_in_a_session_keeps_two_files() -> None:
     paths = [path for path, _ in trace_files([record(), record()], Path("t"))]
     assert paths == [Path("t/a/fam/a-seed0.json"), Path("t/a/fam/a-seed0-2.json")]
+
+
+UNSAFE_LABELS = [
+    record(agent=".."),
+    record(agent="."),
+    record(agent=""),
+    record(scenario="../a", agent="x"),
+    record(scenario="./.", agent="x"),
+    record(scenario="fam/..", agent="a/b"),
+    record(scenario="/x", agent="..\\.."),
+]
+"""Records whose labels, taken as they are, would put a file above the trace folder or in it."""
+
+
+def test_no_label_leads_a_file_out_of_the_folder_or_onto_another() -> None:
+    paths = [path for path, _ in trace_files(UNSAFE_LABELS, Path("t"))]
+    assert paths[:3] == [Path("t/_/fam/a-seed0.json"), Path("t/_/fam/a-seed0-2.json"),
+                         Path("t/_/fam/a-seed0-3.json")]  # fmt: skip
+    assert paths[3:5] == [Path("t/x/_/a-seed0.json"), Path("t/x/_/_-seed0.json")]
+    assert all(".." not in path.parts and len(path.parts) == 4 for path in paths)
+    assert len(set(paths)) == len(paths)
+
+
+def test_unsolvable_report_writes_every_trajectory_under_the_trace_dir(tmp_path: Path) -> None:
+    records = tmp_path / "recs.json"
+    records.write_text(json.dumps({"records": [r.to_dict() for r in UNSAFE_LABELS]}))
+    traces = tmp_path / "out" / "traces"
+    assert main(["report", str(records), "--trace-dir", str(traces)]) == 0
+    written = sorted(p for p in tmp_path.rglob("*") if p.is_file() and p != records)
+    assert all(path.resolve().is_relative_to(traces.resolve()) for path in written), written
+    assert len(written) == len(UNSAFE_LABELS), "each run keeps a file of its own"
 
 
 def test_a_control_has_no_stagnant_step_or_lag_in_its_trajectory() -> None:
