@@ -27,12 +27,17 @@ MAX_FAILURES = 30
 of a few kilobytes each stay far below it."""
 
 
-def _cell(text: str) -> str:
-    """A table cell: what does not print is escaped (a newline would end the row), pipes would
-    end the cell, HTML would be rendered and brackets would make a link or an image of what an
-    agent wrote."""
-    escaped = html.escape(printable(text), quote=False).replace("|", "\\|")
+def _inline(text: str) -> str:
+    """Text that holds what an agent wrote (its label, its reason): what does not print is
+    escaped, HTML would be rendered and brackets would make a link or an image of it."""
+    escaped = html.escape(printable(text), quote=False)
     return escaped.replace("[", "\\[").replace("]", "\\]")
+
+
+def _cell(text: str) -> str:
+    """A table cell: `_inline`, and pipes escaped, which would end the cell (a newline, which
+    would end the row, `printable` has escaped)."""
+    return _inline(text).replace("|", "\\|")
 
 
 def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
@@ -133,9 +138,10 @@ def to_markdown(
         f"## {summary_line(records)}",
         "",
         *([f"**{INTERRUPTED}**", ""] if interrupted else []),
-        f"{pass_k_line(metrics).removeprefix('unsolvable: ')}. Lag is in steps past the first "
-        "stagnant step, signed: negative is a premature stop (nearest-rank percentiles over the "
-        "signed lags of unsolvable runs); false stops are over solvable control runs and twins.",
+        f"{_inline(pass_k_line(metrics).removeprefix('unsolvable: '))}. Lag is in steps past the "
+        "first stagnant step, signed: negative is a premature stop (nearest-rank percentiles over "
+        "the signed lags of unsolvable runs); false stops are over solvable control runs and "
+        "twins.",
         "",
         *_verdict(records, metrics, gate),
         *_gate(gate),

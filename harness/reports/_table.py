@@ -75,8 +75,12 @@ def summary_line(records: Sequence[TerminationRecord]) -> str:
 
 def pass_k_line(metrics: Metrics) -> str:
     """pass^k per agent: the scenarios whose every seeded run passed (a stochastic agent must
-    stop correctly every time, not on average)."""
-    parts = [f"{g.agent} pass^{g.k} {g.pass_k}/{g.scenarios} scenarios" for g in metrics.agents]
+    stop correctly every time, not on average). Each agent's label is made `printable`: it
+    comes from the command line or a records file, and is shown, never obeyed."""
+    parts = [
+        f"{printable(g.agent)} pass^{g.k} {g.pass_k}/{g.scenarios} scenarios"
+        for g in metrics.agents
+    ]
     return "unsolvable: " + "; ".join(parts)
 
 
