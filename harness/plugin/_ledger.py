@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from unsolvable._record import TerminationRecord
+from unsolvable._text import printable
 from unsolvable.reports._cells import metrics_lines
 from unsolvable.reports._files import RecordStream
 from unsolvable.reports._table import INTERRUPTED, format_table, summary_line
@@ -119,7 +120,7 @@ class RunLedger:
         lines: list[str] = []
         for agent in agents:
             mine = [record for record in records if record.agent == agent]
-            lines += ["", f"agent {agent}", format_table(mine), summary_line(mine)]
+            lines += ["", f"agent {printable(agent)}", format_table(mine), summary_line(mine)]
         if len(agents) > 1:
             lines += ["", summary_line(records).replace("unsolvable:", "unsolvable: all agents:")]
         lines = lines[1:]  # the blank line before the first table

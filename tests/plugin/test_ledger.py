@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -125,3 +126,12 @@ def test_the_gate_fails_the_report_and_says_why(
     options = Settings(reports={"baseline": path}).report_options()
     assert not ledger.report(options, baseline=baseline, whole=True)
     assert ledger.notes[-1].endswith(f"accept the new numbers with {UPDATE_BASELINE_OPTION}")
+
+
+def test_the_summary_shows_an_agents_label_escaped(
+    records: list[unsolvable.TerminationRecord],
+) -> None:
+    """A label is the agent's own text: a terminal escape in it is shown, never obeyed."""
+    ledger = RunLedger()
+    ledger.add(dataclasses.replace(records[0], agent="ev\x1b[2Jil"))
+    assert "agent ev\\x1b[2Jil" in ledger.summary()
