@@ -27,6 +27,7 @@ from unsolvable.adapters.process import EXEC_PREFIX
 from unsolvable.cli._progress import Progress
 from unsolvable.cli._report import (
     INTERRUPTED_STATUS,
+    UNWRITTEN_STATUS,
     add_report_arguments,
     add_report_commands,
     run_report,
@@ -47,8 +48,6 @@ from unsolvable.reports._table import (
 __all__ = ["main"]
 
 DEFAULT_AGENTS = ("naive", "contract")
-UNWRITTEN_STATUS = 3
-"""A run whose reports could not all be written: neither a verdict (1) nor a usage error (2)."""
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -6,10 +6,11 @@ status; and declares the report flags every command that writes reports takes.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from unsolvable._errors import ShardError, UnsolvableError
+from unsolvable._errors import OutputError, ShardError, UnsolvableError
 from unsolvable._input import load_json, read_input
 from unsolvable._record import TerminationRecord
 from unsolvable.reports._cells import format_metrics
@@ -18,6 +19,8 @@ from unsolvable.reports._merge import merge, read_part
 from unsolvable.reports._publish import check_baseline, check_outputs, publish
 from unsolvable.reports._table import INTERRUPTED, pass_k_line, summary_line
 
+UNWRITTEN_STATUS = 3
+"""A run whose reports could not all be written: neither a verdict (1) nor a usage error (2)."""
 INTERRUPTED_STATUS = 130
 """128 + SIGINT, as shells report a command stopped with Ctrl-C: the status of a session cut
 short by SIGINT or SIGTERM, and of a report of its records."""
@@ -108,7 +111,12 @@ def run_report(args: argparse.Namespace) -> int:
     baseline = check_baseline(options)  # read once, now
     check_outputs(options)
     records, interrupted = _records(args)
-    published = publish(records, options, baseline=baseline, interrupted=interrupted)
+    try:
+        published = publish(records, options, baseline=baseline, interrupted=interrupted)
+    except OutputError as error:  # a full disk at the end: as `unsolvable run` says it
+        print(summary_line(records))
+        print(f"unsolvable: error: {error}", file=sys.stderr)
+        return UNWRITTEN_STATUS
     print(format_metrics(published.metrics) + "\n")
     print(summary_line(records))
     print(pass_k_line(published.metrics))

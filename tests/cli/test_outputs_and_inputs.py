@@ -107,6 +107,33 @@ def test_a_full_disk_is_one_line_and_its_own_status_keeping_what_was_written(
     assert "unsolvable: " in table_end and old == "old" and int(streamed) > 0
 
 
+@pytest.mark.skipif(not _can_mount(), reason="needs unshare -rm (Linux user namespaces)")
+@pytest.mark.parametrize("command", ["report", "merge"])
+def test_a_full_disk_in_report_and_merge_is_their_own_status_as_in_run(
+    tmp_path: Path, command: str
+) -> None:
+    """3, not a usage error: the records were fine, the place to write them was full."""
+    disk, shard = tmp_path / "disk", ("--shard", "1/1") if command == "merge" else ()
+    disk.mkdir()
+    records = tmp_path / "records.json"
+    made = _unsolvable("run", "--agent", "contract", "--scenario", "constant-return", *shard,
+                       "--json", str(records))  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    report = shlex.join([sys.executable, "-m", "unsolvable.cli", command, str(records),
+                         "--json", f"{disk}/out.json"])  # fmt: skip
+    script = f"mount -t tmpfs -o size=12k tmpfs {disk} && {report}"
+    result = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", script],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == UNWRITTEN, result.stderr
+    assert "Traceback" not in result.stderr and "No space left on device" in result.stderr
+    assert result.stdout.strip().splitlines()[-1].startswith("unsolvable: 12 runs, 12 passed")
+
+
 def test_a_baseline_removed_during_the_run_still_gates_it(tmp_path: Path) -> None:
     baseline, out = tmp_path / "baseline.json", tmp_path / "out.json"
     agent = f"{HOSTILE}:removes_the_baseline"
