@@ -82,6 +82,19 @@ def test_a_second_run_on_the_same_path_is_refused_and_the_first_keeps_its_stream
     assert first.returncode != USAGE and len(json.loads(out.read_text())["records"]) > 1
 
 
+def _on_a_full_disk(disk: Path, script: str) -> subprocess.CompletedProcess[str]:
+    """``script`` run in a mount namespace of its own, with a 12 kB tmpfs mounted on ``disk``:
+    a disk that fills up after the first few records."""
+    mounted = f"mount -t tmpfs -o size=12k tmpfs {disk} && {script}"
+    return subprocess.run(
+        ["unshare", "-rm", "sh", "-c", mounted],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
 @pytest.mark.skipif(not _can_mount(), reason="needs unshare -rm (Linux user namespaces)")
 def test_a_full_disk_is_one_line_and_its_own_status_keeping_what_was_written(
     tmp_path: Path,
@@ -90,15 +103,9 @@ def test_a_full_disk_is_one_line_and_its_own_status_keeping_what_was_written(
     disk.mkdir()
     run = shlex.join([sys.executable, "-m", "unsolvable.cli", "run", "--agent", "contract",
                       "--scenario", "constant-return", "--json", f"{disk}/out.json"])  # fmt: skip
-    script = f"mount -t tmpfs -o size=12k tmpfs {disk} && printf old > {disk}/out.json && {run}"
+    script = f"printf old > {disk}/out.json && {run}"
     script += f"; status=$?; cat {disk}/out.json; echo; wc -c < {disk}/out.json.jsonl; exit $status"
-    result = subprocess.run(
-        ["unshare", "-rm", "sh", "-c", script],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    result = _on_a_full_disk(disk, script)
     assert result.returncode == UNWRITTEN, result.stderr
     assert "Traceback" not in result.stderr and "No space left on device" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
@@ -121,14 +128,7 @@ def test_a_full_disk_in_report_and_merge_is_their_own_status_as_in_run(
     assert made.returncode == 0, made.stderr
     report = shlex.join([sys.executable, "-m", "unsolvable.cli", command, str(records),
                          "--json", f"{disk}/out.json"])  # fmt: skip
-    script = f"mount -t tmpfs -o size=12k tmpfs {disk} && {report}"
-    result = subprocess.run(
-        ["unshare", "-rm", "sh", "-c", script],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    result = _on_a_full_disk(disk, report)
     assert result.returncode == UNWRITTEN, result.stderr
     assert "Traceback" not in result.stderr and "No space left on device" in result.stderr
     assert result.stdout.strip().splitlines()[-1].startswith("unsolvable: 12 runs, 12 passed")
