@@ -13,20 +13,27 @@ from unsolvable.fake_tools.tools.constant import constant_tool, lookup_tool
 from unsolvable.fake_tools.tools.documents import Criterion, check_tool, failing, writer_tool
 from unsolvable.fake_tools.tools.hanging import TIMED_OUT, hanging_tool
 from unsolvable.fake_tools.tools.jobs import RETRY_AFTER_SECONDS, flaky_tool, job_tool
-from unsolvable.fake_tools.tools.permission import PermissionDenied, denied_tool
+from unsolvable.fake_tools.tools.permission import DENIED, PermissionDenied, denied_tool
 from unsolvable.fake_tools.tools.registry import NOT_FOUND, registry_tool
 from unsolvable.fake_tools.tools.search import search_tool
 from unsolvable.fake_tools.tools.sequence import sequence_tool
 from unsolvable.fake_tools.tools.settings import setting_tool
-from unsolvable.fake_tools.tools.unavailable import unavailable_tool
+from unsolvable.fake_tools.tools.unavailable import UNAVAILABLE, unavailable_tool
 from unsolvable.fake_tools.tools.waiting import queued_job_tool
+
+REFUSALS = (DENIED, UNAVAILABLE, TIMED_OUT, NOT_FOUND, NEEDS_APPROVAL)
+"""Every kind of refusal a fake tool answers with (`unsolvable.ToolResult.refusal`), each named
+by its tool family: what a scenario file's recorded answer may say it was refused as."""
 
 __all__ = [
     "CONFIRMATION_REQUIRED",
+    "DENIED",
     "NEEDS_APPROVAL",
     "NOT_FOUND",
+    "REFUSALS",
     "RETRY_AFTER_SECONDS",
     "TIMED_OUT",
+    "UNAVAILABLE",
     "Criterion",
     "FakeWorld",
     "PermissionDenied",

@@ -14,14 +14,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from unsolvable.fake_tools.tools.permission import DENIED
+from unsolvable.fake_tools import DENIED, UNAVAILABLE
 from unsolvable.imports._sameness import answer_key, call_key
 from unsolvable.imports._trace import Recorded, Turn
 
-__all__ = ["UNAVAILABLE", "Cycle", "Stuck", "find_cycle", "find_stuck", "refusal_of"]
+__all__ = ["Cycle", "Stuck", "find_cycle", "find_stuck", "refusal_of"]
 
-UNAVAILABLE = "unavailable"
-"""The refusal kind of a dependency that is down (the fake tools' ``unavailable``)."""
 DENIAL = re.compile(
     r"\b40[13]\b|forbidden|permission denied|not permitted|unauthori[sz]ed|access denied|"
     r"lacks the permission|action rejected",

@@ -14,7 +14,7 @@ from typing import Any
 from unsolvable._record import Code
 from unsolvable._redact import REDACTED, Redactor
 from unsolvable._types import GIVE_UP_TOOL, JSON
-from unsolvable.fake_tools.tools.permission import DENIED
+from unsolvable.fake_tools import DENIED, UNAVAILABLE
 from unsolvable.imports._cycle import Cycle, Stuck, find_cycle, find_stuck, refusal_of
 from unsolvable.imports._sameness import RULE, answer_key, call_key
 from unsolvable.imports._schema import SCHEMA, parse
@@ -35,7 +35,7 @@ REFUSAL_SLACK = 5
 """Past a first refusal: one allowed retry and a couple of steps to wrap up (missing-permission)."""
 TWIN_SLACK = 4
 """Past the unblocking call in a twin: a final claim and a verification or two (the controls')."""
-REFUSED_RETRIES = {DENIED: 1, "unavailable": 2}
+REFUSED_RETRIES = {DENIED: 1, UNAVAILABLE: 2}
 """Retries allowed after a refusal, as the built-in families allow them."""
 
 

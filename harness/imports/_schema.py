@@ -20,6 +20,7 @@ from unsolvable._input import load_json, read_input
 from unsolvable._record import Code
 from unsolvable._scenario import Budget, Stagnation, check_name
 from unsolvable._types import JSON
+from unsolvable.fake_tools import REFUSALS
 
 __all__ = [
     "SCHEMA",
@@ -70,7 +71,7 @@ class Result:
 
     text: str
     refusal: str | None = None
-    """The kind of refusal (``denied``, ``unavailable``) when the call was refused."""
+    """The kind of refusal (one of `unsolvable.fake_tools.REFUSALS`) when the call was refused."""
     world: str = ""
     """The world's fingerprint after the call, when the recording has one."""
 
@@ -455,14 +456,7 @@ def _answers(r: _Reader, data: Mapping[str, Any]) -> tuple[Answer, ...]:
             results.append(
                 Result(
                     text=r.get(result, "text", str, f"{at}.text", fix),
-                    refusal=r.get(
-                        result,
-                        "refusal",
-                        (str, type(None)),
-                        f"{at}.refusal",
-                        'use "denied", "unavailable" or null',
-                        default=None,
-                    ),
+                    refusal=_refusal(r, result, at),
                     world=r.get(result, "world", str, f"{at}.world", "give a string", default=""),
                 )
             )
@@ -476,6 +470,16 @@ def _answers(r: _Reader, data: Mapping[str, Any]) -> tuple[Answer, ...]:
             )
         )
     return tuple(answers)
+
+
+def _refusal(r: _Reader, result: Mapping[str, Any], at: str) -> str | None:
+    """A refusal kind the harness knows: the verdict counts refusals by kind, so a misspelt one
+    would be a kind of its own that no rule expects."""
+    fix = f"use one of {REFUSALS}, or null for an answer that was not refused"
+    kind = r.get(result, "refusal", (str, type(None)), f"{at}.refusal", fix, default=None)
+    if kind is not None and kind not in REFUSALS:
+        raise r.fail(f"{at}.refusal", f"is {kind!r}, not a refusal kind the harness knows", fix)
+    return kind  # type: ignore[no-any-return]
 
 
 def _expected(r: _Reader, data: Mapping[str, Any]) -> frozenset[Code]:

@@ -3,6 +3,8 @@ file is an error naming the field and the fix, before any run starts."""
 
 from __future__ import annotations
 
+import ast
+import importlib
 import json
 import subprocess
 import sys
@@ -12,9 +14,11 @@ from typing import Any
 import pytest
 
 import unsolvable
+from tests._docs import DOCS
 from tests.imports._traces import openhands_log
 from unsolvable import ContextOverflow
 from unsolvable.cli import main
+from unsolvable.fake_tools import REFUSALS
 from unsolvable.imports import SCHEMA, ScenarioFileError, build, parse, read
 
 ROOT = Path(__file__).parents[2]
@@ -66,6 +70,35 @@ def test_a_bad_field_is_named_with_its_fix(
 def test_a_call_to_a_tool_not_offered_is_refused(data: dict[str, Any]) -> None:
     data["script"]["cycle"][0]["calls"][0]["name"] = "delete_everything"
     assert "calls 'delete_everything', which is not in tools" in _problem(data)
+
+
+def test_a_refusal_of_a_kind_the_harness_does_not_know_is_refused(data: dict[str, Any]) -> None:
+    """Refusals are counted and judged by kind: a misspelt one would be a kind of its own that
+    no rule expects, so the file is refused, naming the kinds there are."""
+    data["answers"][0]["results"][0]["refusal"] = "Denied"
+    message = _problem(data)
+    assert "field 'answers[0].results[0].refusal' is 'Denied', not a refusal kind" in message
+    assert f"use one of {REFUSALS}, or null" in message
+
+
+@pytest.mark.parametrize("kind", [*REFUSALS, None])
+def test_each_refusal_kind_the_fake_tools_give_loads(data: dict[str, Any], kind: str) -> None:
+    data["answers"][0]["results"][0]["refusal"] = kind
+    assert parse(data).answers[0].results[0].refusal == kind
+
+
+def test_the_known_refusal_kinds_are_those_the_fake_tools_give_and_the_docs_list() -> None:
+    """Every ``refusal=`` a tool family answers with is one `REFUSALS` names, and no other."""
+    given = set()
+    for path in sorted((ROOT / "fake_tools" / "tools").glob("*.py")):
+        module = importlib.import_module(f"unsolvable.fake_tools.tools.{path.stem}")
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.keyword) and node.arg == "refusal":
+                names = [n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)]
+                given |= {getattr(module, name) for name in names if name.isupper()}
+    assert given == set(REFUSALS)
+    listed = ", ".join(f'`"{kind}"`' for kind in REFUSALS)
+    assert f"`refusal` is one of {listed} or `null`" in DOCS
 
 
 def test_what_import_writes_loads_and_builds(data: dict[str, Any]) -> None:
