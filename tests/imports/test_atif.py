@@ -69,7 +69,9 @@ def test_a_departure_from_the_models_is_named(
     trajectory: dict[str, Any], tmp_path: Path, change: Any, message: str
 ) -> None:
     change(trajectory)
-    assert message in _fails(trajectory, tmp_path)
+    said = _fails(trajectory, tmp_path)
+    assert f"{str(tmp_path / 't.json')!r} is not a valid --format atif trace: {message}" in said
+    assert said.endswith("correct the file there, or pass the --format it is written in")
 
 
 def test_the_whole_trajectory_rides_in_the_json_but_not_in_snapshots() -> None:

@@ -105,8 +105,6 @@ MALFORMED = [
                  id="atif-seed"),
     pytest.param("atif", _set(_root, subagent_trajectories=5),
                  "subagent_trajectories is a whole number (5), not a list", id="atif-subagents"),
-    pytest.param("openai-chat", lambda t: 5,
-                 "not an OpenAI Chat Completions transcript", id="openai-number"),
     pytest.param("openai-chat", _set(_root, choices=5),
                  "choices is a whole number (5), not a list", id="openai-choices"),
     pytest.param("openai-chat", _set(_message(3), tool_call_id=["a"]),
@@ -125,8 +123,6 @@ MALFORMED = [
                  "tools[0].function.name is missing", id="openai-tool-name"),
     pytest.param("openai-chat", _set(_root, tools=5),
                  "tools is a whole number (5), not a list", id="openai-tools"),
-    pytest.param("anthropic-messages", lambda t: 5,
-                 "not an Anthropic Messages transcript", id="anthropic-number"),
     pytest.param("anthropic-messages", _set(_message(1), content=5),
                  "messages[1].content is a whole number (5), not a string or a list",
                  id="anthropic-content"),
@@ -162,21 +158,44 @@ MALFORMED = [
 ]  # fmt: skip
 
 
+def _import_error(format: str, trace: Path, tmp_path: Path, capsys: Any) -> str:
+    """What ``unsolvable import`` says of ``trace``, which it must refuse with status 2."""
+    out = tmp_path / "scenario.json"
+    status = main(["import", str(trace), "--format", format, "--name", "incidents/x",
+                   "-o", str(out)])  # fmt: skip
+    err: str = capsys.readouterr().err
+    assert status == 2, err
+    assert err.startswith("unsolvable: error: ")
+    assert "Traceback" not in err and not out.exists()
+    return err
+
+
 @pytest.mark.parametrize(("format", "change", "message"), MALFORMED)
 def test_a_malformed_trace_is_a_usage_error_naming_the_field(
     format: str, change: Change, message: str, tmp_path: Path, capsys: Any
 ) -> None:
+    """Every format names the file, the flag that read it and the field, in the same words."""
     if format == "openhands":
         trace = _openhands(change, tmp_path)
     else:
         trace = _json(format, change, tmp_path)
-    out = tmp_path / "scenario.json"
-    status = main(["import", str(trace), "--format", format, "--name", "incidents/x",
-                   "-o", str(out)])  # fmt: skip
-    err = capsys.readouterr().err
-    assert status == 2, err
-    assert err.startswith("unsolvable: error: ") and message in err
-    assert "Traceback" not in err and not out.exists()
+    err = _import_error(format, trace, tmp_path, capsys)
+    assert f"{str(trace)!r} is not a valid --format {format} trace: {message}" in err
+    assert "; correct the file there, or pass the --format it is written in" in err
+
+
+@pytest.mark.parametrize(
+    ("format", "message"),
+    [
+        ("openai-chat", "not an OpenAI Chat Completions transcript"),
+        ("anthropic-messages", "not an Anthropic Messages transcript"),
+    ],
+)
+def test_a_file_of_no_messages_at_all_says_what_the_format_is(
+    format: str, message: str, tmp_path: Path, capsys: Any
+) -> None:
+    err = _import_error(format, _json(format, lambda t: 5, tmp_path), tmp_path, capsys)
+    assert message in err
 
 
 def test_the_fields_named_are_read_when_well_formed(tmp_path: Path) -> None:
