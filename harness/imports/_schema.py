@@ -21,6 +21,7 @@ from unsolvable._record import Code
 from unsolvable._scenario import Budget, Stagnation, check_name
 from unsolvable._types import JSON
 from unsolvable.fake_tools import REFUSALS
+from unsolvable.imports._shapes import kind_of, type_word
 
 __all__ = [
     "SCHEMA",
@@ -128,13 +129,6 @@ class ScenarioFile:
     """Where the file was read from, for messages."""
 
 
-_WORDS = {
-    str: "string", int: "whole number", float: "number", bool: "true/false", list: "list",
-    dict: "table/object", type(None): "null",
-}  # fmt: skip
-"""Types as a person writing JSON or TOML names them."""
-
-
 class _Reader:
     """Reads fields of one file, each error naming the file, the field and the fix."""
 
@@ -162,9 +156,8 @@ class _Reader:
         value = data[key]
         kinds = kind if isinstance(kind, tuple) else (kind,)
         if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-            wanted = " or ".join(_WORDS.get(k, k.__name__) for k in kinds)
-            found = _WORDS.get(type(value), type(value).__name__)
-            raise self.fail(where, f"is a {found} ({value!r}), not a {wanted}", fix)
+            wanted = " or ".join(type_word(k, toml=True) for k in kinds)
+            raise self.fail(where, f"is {kind_of(value, toml=True)}, not {wanted}", fix)
         return value
 
     def items(
@@ -174,7 +167,8 @@ class _Reader:
 
     def table(self, value: Any, where: str, fix: str) -> Mapping[str, Any]:
         if not isinstance(value, Mapping):
-            raise self.fail(where, f"is a {type(value).__name__}, not a table/object", fix)
+            wanted = type_word(dict, toml=True)
+            raise self.fail(where, f"is {kind_of(value, toml=True)}, not {wanted}", fix)
         return value
 
 

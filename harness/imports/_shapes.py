@@ -1,6 +1,7 @@
 """Consumes a value a format reader found in a trace and where it found it, produces the value in
 the shape the reader needs, or `Malformed` naming the field and what it holds: a trace is read
 from a user's file, so a wrong shape is said where it is met, not hit deeper in as a Python error.
+Scenario files (`unsolvable.imports._schema`) name what a field holds in the same words.
 """
 
 from __future__ import annotations
@@ -8,13 +9,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["Malformed", "identifier", "kind_of", "listed", "obj", "string"]
+__all__ = ["Malformed", "identifier", "kind_of", "listed", "obj", "string", "type_word"]
 
 _WORDS = {
     str: "a string", int: "a whole number", float: "a number", bool: "a true/false",
     list: "a list", dict: "an object", type(None): "null",
 }  # fmt: skip
-"""JSON's types as a person writing a trace names them."""
+"""JSON's types as a person writing a trace or a scenario file names them."""
+_TOML_WORDS = {**_WORDS, dict: "a table/object"}
+"""The same where the file may be TOML, which calls an object a table (a scenario file)."""
 
 
 class Malformed(Exception):
@@ -24,9 +27,16 @@ class Malformed(Exception):
     meets, into the `ImportFailed` that names the file and the format."""
 
 
-def kind_of(value: object) -> str:
-    """What ``value`` is, as JSON calls it, and its start: ``a string ('x')``."""
-    return f"{_WORDS.get(type(value), type(value).__name__)} ({value!r:.60})"
+def type_word(kind: type, *, toml: bool = False) -> str:
+    """``kind`` as the file's format calls it: ``a whole number``; ``toml`` for a file that may
+    be TOML (whose dates, which JSON has not, keep their Python name: ``a date``)."""
+    return (_TOML_WORDS if toml else _WORDS).get(kind, f"a {kind.__name__}")
+
+
+def kind_of(value: object, *, toml: bool = False) -> str:
+    """What ``value`` is, as the file's format calls it (`type_word`), and its start:
+    ``a string ('x')``."""
+    return f"{type_word(type(value), toml=toml)} ({value!r:.60})"
 
 
 def obj(value: Any, where: str) -> Mapping[str, Any]:

@@ -59,6 +59,10 @@ def _problem(data: dict[str, Any]) -> str:
         ({"context_window": "8k"}, "field 'context_window' is a string ('8k')"),
         ({"context_window": True}, "field 'context_window' is a true/false (True)"),
         ({"refused_retries": -1}, "field 'refused_retries' is -1; make it 0 or more, or null"),
+        ({"task": None}, "field 'task' is null (None), not a string;"),
+        ({"tools": ["search"]}, "field 'tools[0]' is a string ('search'), not a table/object"),
+        ({"budget": {"max_steps": "9"}}, "is a string ('9'), not a whole number or a number"),
+        ({"task": ["x" * 100]}, f"field 'task' is a list (['{'x' * 58}), not a string"),
     ],
 )
 def test_a_bad_field_is_named_with_its_fix(
