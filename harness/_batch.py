@@ -162,18 +162,19 @@ def _as_asked(job: Job, scenario: Scenario) -> Scenario:
 
 def _lost(job: Job, scenario: Scenario, outcome: Outcome, why: str) -> TerminationRecord:
     """The record of a run whose worker died, had to be killed or sent nothing usable: what the
-    harness knows."""
+    harness knows, which is no step, no stagnant step and no lag."""
     scenario = _as_asked(job, scenario)
-    unsolvable = not scenario.solvable  # a control has no stagnant step and no lag
+    # None of the run was observed, so it has no stagnant step and no lag, as a control has
+    # none: a stagnant step of 1 against its 0 steps would make up a premature stop's lag of -1.
     observed = Observed(
         steps=0,
         tool_calls=0,
-        first_stagnant_step=1 if unsolvable else None,
+        first_stagnant_step=None,
         input_tokens=0,
         output_tokens=0,
         cost_usd=0.0,
-        lag_tokens=0 if unsolvable else None,
-        lag_cost_usd=0.0 if unsolvable else None,
+        lag_tokens=None,
+        lag_cost_usd=None,
         max_repeated_action=0,
         distinct_world_states=1,
         world_complete=False,

@@ -215,7 +215,8 @@ class Observed:
     """HTTP requests that reached a fake model on the wire; SDK retries count here, not as steps."""
     first_stagnant_step: int | None
     """Ground truth: the step from which no progress was possible any more; ``None`` on a
-    solvable control, where progress stays possible until it is done."""
+    solvable control, where progress stays possible until it is done, and on a run whose worker
+    process was lost (killed, or died), of which the harness observed nothing."""
     input_tokens: int
     output_tokens: int
     cost_usd: float
@@ -224,7 +225,7 @@ class Observed:
     """Tokens sent from the start of the first stagnant step to the stop, the agent's prompt
     included, signed like `detection_lag`: for a premature stop, minus the tokens of the steps
     it skipped before the first stagnant step, projected at its last step's spend (a floor: a
-    conversation only grows). ``None`` on a solvable control."""
+    conversation only grows). ``None`` where `first_stagnant_step` is."""
     lag_cost_usd: float | None
     """The same in dollars."""
     evidence_step: int | None = None
@@ -331,7 +332,7 @@ class Observed:
         """Steps from the first stagnant step to the stop (0 = stopped on the spot), signed:
         negative when the agent stopped while progress was still possible — a premature stop,
         a guess rather than a detection, which a clip at 0 would score as perfect.
-        ``None`` on a solvable control."""
+        ``None`` where `first_stagnant_step` is: on a solvable control, and on a lost run."""
         if self.first_stagnant_step is None:
             return None
         return self.steps - self.first_stagnant_step

@@ -179,7 +179,7 @@ def _ending(record: TerminationRecord) -> dict[str, Any]:
         "acp_stop_reason": said.acp.value,
         "a2a_task_state": said.a2a.value,
         "first_stagnant_step": observed.first_stagnant_step,
-        "detection_lag": None  # a control has no stagnant step and no lag
+        "detection_lag": None  # a control or a lost run has no stagnant step and no lag
         if observed.detection_lag is None
         else {
             "steps": observed.detection_lag,

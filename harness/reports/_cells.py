@@ -73,8 +73,9 @@ def false_stops(group: GroupMetrics) -> str:
 
 def premature(group: GroupMetrics) -> str:
     """``2 (1 blind)``: unsolvable runs stopped before their first stagnant step, shown beside
-    lag because a negative lag is a guess, not a fast detection."""
-    if group.lag_steps is None:
+    lag because a negative lag is a guess, not a fast detection; it applies to any group with
+    unsolvable runs, even one whose runs all were lost and have no lag."""
+    if group.runs == group.controls:
         return NO_VALUE
     blind = f" ({group.blind_stops} blind)" if group.blind_stops else ""
     return f"{group.premature_stops}{blind}"

@@ -10,7 +10,14 @@ from dataclasses import dataclass
 from html import escape
 
 from unsolvable._record import TerminationRecord
-from unsolvable.reports._metrics import Distribution, GroupMetrics, Metrics, StepCap, lag
+from unsolvable.reports._metrics import (
+    Distribution,
+    GroupMetrics,
+    Metrics,
+    StepCap,
+    has_lag,
+    lag,
+)
 
 __all__ = ["PALETTE", "lag_chart", "timeline", "tradeoff_chart"]
 
@@ -90,11 +97,12 @@ def _svg(height: float, body: Iterable[str], label: str) -> str:
 def timeline(record: TerminationRecord) -> str:
     """Steps 0..end: progress possible (grey), lag (red) up to the stop, the bound N dashed.
 
-    A control has no stagnant step: it is grey up to wherever the agent stopped it.
+    A control has no stagnant step, nor has a lost run (`has_lag`): it is grey up to wherever
+    the agent stopped it.
     """
     observed, bound = record.observed, record.step_bound
     stagnant_step = observed.first_stagnant_step
-    if record.solvable or stagnant_step is None:
+    if not has_lag(record) or stagnant_step is None:
         stagnant_step = observed.steps
     end = max(observed.steps, bound, stagnant_step) + 1
     left = 60
@@ -115,7 +123,7 @@ def timeline(record: TerminationRecord) -> str:
         f'<text x="{n + 4:.1f}" y="10">N={bound}</text>',
         f'<text x="{stopped_x:.1f}" y="48" text-anchor="middle">{stopped_label}</text>',
     ]
-    if not record.solvable:
+    if has_lag(record):
         label = f"stagnant from {stagnant_step}"
         x = max(stagnant - 2, _text_width(label))
         parts.append(f'<text x="{x:.1f}" y="10" text-anchor="end">{label}</text>')
@@ -154,10 +162,10 @@ def _cap_mark(cap: StepCap | None, y: float, axis: _LagAxis) -> list[str]:
 
 
 def _lags(records: Sequence[TerminationRecord]) -> dict[tuple[str, str], list[int]]:
-    """Each unsolvable run's lag, by family × agent."""
+    """Each unsolvable run's lag, by family × agent (lost runs have none: `has_lag`)."""
     lags: dict[tuple[str, str], list[int]] = {}
     for record in records:
-        if not record.solvable:
+        if has_lag(record):
             lags.setdefault((record.family, record.agent), []).append(lag(record))
     return lags
 

@@ -3,10 +3,11 @@ detection-lag distribution (steps, tokens, cost), stops against the bound, exit 
 on controls, premature stops, false completions, did_not_stop, pass^k and the calibrated step
 cap an agent must beat.
 
-Lag is measured on unsolvable scenarios only and false stops on solvable controls only: an agent
-that stops at step 1 everywhere has no lag, and only the controls (and the premature-stop count)
-show what that costs. Lag is signed, and its percentiles run over the signed values, so a guess
-before the first stagnant step pulls p50 below zero instead of hiding at 0.
+Lag is measured on unsolvable scenarios only (a run whose worker was lost has none: `has_lag`)
+and false stops on solvable controls only: an agent that stops at step 1 everywhere has no lag,
+and only the controls (and the premature-stop count) show what that costs. Lag is signed, and
+its percentiles run over the signed values, so a guess before the first stagnant step pulls p50
+below zero instead of hiding at 0.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ __all__ = [
     "calibrated_step_cap",
     "ending",
     "had_the_evidence",
+    "has_lag",
     "is_blind_stop",
     "is_budget_spent",
     "is_counted_false_stop",
@@ -168,15 +170,24 @@ def _counts_from_zero(record: TerminationRecord) -> bool:
 
 
 def lag_tokens(record: TerminationRecord) -> int | None:
-    """The record's lag in tokens, counted as `lag` counts steps (``None`` on a control)."""
+    """The record's lag in tokens, counted as `lag` counts steps; ``None`` without a lag
+    (`has_lag`)."""
     tokens = record.observed.lag_tokens
     return None if tokens is None else max(tokens, 0) if _counts_from_zero(record) else tokens
 
 
 def lag_cost_usd(record: TerminationRecord) -> float | None:
-    """The record's lag in dollars, counted as `lag` counts steps (``None`` on a control)."""
+    """The record's lag in dollars, counted as `lag` counts steps; ``None`` without a lag
+    (`has_lag`)."""
     cost = record.observed.lag_cost_usd
     return None if cost is None else max(cost, 0.0) if _counts_from_zero(record) else cost
+
+
+def has_lag(record: TerminationRecord) -> bool:
+    """An unsolvable run with a stagnant step, so a lag: every one but a run whose worker
+    process was lost (killed, or died), of which the harness observed nothing — its record has
+    no stagnant step and no lag, as a control has none. Every lag figure is over these runs."""
+    return not record.solvable and record.observed.detection_lag is not None
 
 
 def lag(record: TerminationRecord) -> int:
@@ -184,10 +195,11 @@ def lag(record: TerminationRecord) -> int:
     record's, except that it counts at least 0 for a stop the agent had the evidence for by then
     (evidence within the step before the first stagnant one) and for a stop on a budget that
     could not cover another step — the budget chose that step, not a guess. Raises `ValueError`
-    on a control, which has no stagnant step."""
+    on a run with no stagnant step (`has_lag`): a control, or a lost run."""
     signed = record.observed.detection_lag
-    if signed is None or record.solvable:
-        raise ValueError(f"lag() of {record.scenario}, a solvable control: it has no lag")
+    if signed is None or not has_lag(record):
+        kind = "a solvable control" if record.solvable else "a lost run, observed by no one"
+        raise ValueError(f"lag() of {record.scenario}, {kind}: it has no lag")
     return max(signed, 0) if _counts_from_zero(record) else signed
 
 
@@ -197,7 +209,7 @@ def is_premature_stop(record: TerminationRecord) -> bool:
     decisions, and counted as what they are."""
     if record.solvable or not is_stop_decision(record):
         return False
-    return lag(record) < 0 or is_blind_stop(record)
+    return (has_lag(record) and lag(record) < 0) or is_blind_stop(record)
 
 
 def is_false_completion(record: TerminationRecord) -> bool:
@@ -234,7 +246,8 @@ class GroupMetrics:
     pass_k: int
     """Scenarios whose every seeded run passed."""
     lag_steps: Distribution | None
-    """Detection lag in steps over the unsolvable runs; ``None`` for a group of controls."""
+    """Detection lag in steps over the unsolvable runs that have one (`has_lag`: lost runs left
+    out); ``None`` for a group with none, a group of controls say."""
     lag_tokens: Distribution | None
     lag_cost_usd: Distribution | None
     steps: Distribution
@@ -333,9 +346,11 @@ def _shortfalls(
 
 
 def calibrated_step_cap(records: Sequence[TerminationRecord]) -> StepCap | None:
-    """The `StepCap` of ``records``; ``None`` without both unsolvable runs and controls."""
+    """The `StepCap` of ``records``; ``None`` without both unsolvable runs that have a lag
+    (`has_lag`) and controls."""
     unsolvable = [r for r in records if not r.solvable]
-    stagnant = [_stagnant(r) for r in unsolvable]
+    lagged = [r for r in unsolvable if has_lag(r)]
+    stagnant = [_stagnant(r) for r in lagged]
     needed = [_needed_steps(r) for r in records if r.solvable]
     if not stagnant or not needed:
         return None
@@ -352,7 +367,7 @@ def calibrated_step_cap(records: Sequence[TerminationRecord]) -> StepCap | None:
     mine = (
         allowed,
         sum(map(is_premature_stop, unsolvable)),
-        percentile([max(lag(r), 0) for r in unsolvable], 95),
+        percentile([max(lag(r), 0) for r in lagged], 95),
     )
     shortfalls = _shortfalls(records, mine, theirs)
     return StepCap(
@@ -387,9 +402,10 @@ def _pass_k(records: Sequence[TerminationRecord]) -> tuple[int, int, int]:
 
 def _group(level: str, name: str, agent: str, records: Sequence[TerminationRecord]) -> GroupMetrics:
     unsolvable = [r for r in records if not r.solvable]
-    lags = [lag(r) for r in unsolvable]
-    tokens = [t for t in map(lag_tokens, unsolvable) if t is not None]
-    dollars = [round(c, COST_DIGITS) for c in map(lag_cost_usd, unsolvable) if c is not None]
+    lagged = [r for r in unsolvable if has_lag(r)]
+    lags = [lag(r) for r in lagged]
+    tokens = [t for t in map(lag_tokens, lagged) if t is not None]
+    dollars = [round(c, COST_DIGITS) for c in map(lag_cost_usd, lagged) if c is not None]
     controls = [r for r in records if r.solvable]
     false_stops = sum(map(is_counted_false_stop, controls))
     scenarios, k, pass_k = _pass_k(records)

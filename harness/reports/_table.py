@@ -9,6 +9,7 @@ from unsolvable._text import printable
 from unsolvable.reports._cells import align
 from unsolvable.reports._metrics import (
     Metrics,
+    has_lag,
     is_false_completion,
     lag,
     lag_cost_usd,
@@ -33,12 +34,13 @@ def _ended(record: TerminationRecord) -> str:
 
 
 NO_VALUE = "-"
-"""A control has no stagnant step and no lag: progress stays possible until it is done."""
+"""A control has no stagnant step and no lag: progress stays possible until it is done. Nor
+has a lost run (`has_lag`): the harness observed none of it."""
 
 
 def _stagnant_and_lag(record: TerminationRecord) -> tuple[str, str]:
     observed = record.observed
-    if record.solvable:
+    if not has_lag(record):
         return (NO_VALUE, NO_VALUE)
     return (str(observed.first_stagnant_step), str(lag(record)))
 
@@ -88,6 +90,8 @@ def _lag_text(record: TerminationRecord) -> str:
     observed = record.observed
     if record.solvable:
         return "solvable: no stagnant step"
+    if not has_lag(record):
+        return "no stagnant step and no lag: the harness observed none of the run"
     # The three lags as the metrics count them (`lag`): steps, tokens and dollars alike.
     dollars = lag_cost_usd(record)
     return (

@@ -33,6 +33,11 @@ def test_an_agent_that_exits_is_recorded_crashed_and_the_others_finish(tmp_path:
     assert {r["outcome"] for r in crashed} == {"crashed"} and len(crashed) == len(contract)
     assert all(r["verdict"]["passed"] for r in contract)  # type: ignore[index]
     assert "exited with status 3" in crashed[0]["observed"]["error"]  # type: ignore[index]
+    # the harness observed none of a lost run: it has no lag, and no lag figure counts it
+    assert {r["observed"]["detection_lag"] for r in crashed} == {None}  # type: ignore[index]
+    groups = json.loads(out.read_text())["metrics"]["agents"]
+    lost = next(g for g in groups if g["agent"] == f"{FAULTY}:exits")
+    assert (lost["lag_steps"], lost["lag_tokens"], lost["lag_cost_usd"]) == (None, None, None)
 
 
 def test_a_segfault_is_named_by_its_signal() -> None:

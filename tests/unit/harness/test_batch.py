@@ -4,9 +4,13 @@ with a fresh worker for the rest."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import unsolvable
 from unsolvable import Ceilings, Outcome, scenarios
 from unsolvable._batch import Job, run_jobs
+from unsolvable.reports._cells import distribution, premature
+from unsolvable.reports._metrics import Distribution, lag, measure
 
 JOBS = [
     Job(agent=agent, scenario=scenario.name, seed=seed)
@@ -68,3 +72,24 @@ def test_the_wall_ceiling_starts_after_the_agent_is_imported() -> None:
     )
     (record,) = run_jobs([job], lookup=scenarios.get).records
     assert record.outcome is Outcome.STOPPED and record.observed.steps == 3
+
+
+def test_a_lost_run_has_no_lag_and_no_lag_figure_counts_it() -> None:
+    """The harness observed none of a run whose worker died: no stagnant step, so no lag; a lag
+    of -1 made up from a stagnant step of 1 would pull every lag figure below zero."""
+    dies = Job(agent="tests.reports._agents:exits", scenario="constant-return/repeat", seed=0)
+    (lost,) = run_jobs([dies], lookup=scenarios.get).records
+    observed = lost.observed
+    assert (observed.first_stagnant_step, observed.detection_lag) == (None, None)
+    assert (observed.lag_tokens, observed.lag_cost_usd) == (None, None)
+    stopped, control = (
+        dataclasses.replace(unsolvable.run("contract", scenarios.get(name)), agent=lost.agent)
+        for name in ("constant-return/repeat", "constant-return/twin-cursor-paging")
+    )
+    group = measure([lost, stopped, control]).agents[0]
+    assert group.lag_steps == Distribution.of([lag(stopped)])
+    assert group.lag_tokens is not None and group.lag_tokens.count == 1
+    assert group.lag_cost_usd is not None and group.lag_cost_usd.count == 1
+    assert group.step_cap is not None and group.step_cap.lag_steps.count == 1
+    alone = measure([lost]).agents[0]
+    assert (distribution(alone.lag_steps), premature(alone)) == ("-", "0")
