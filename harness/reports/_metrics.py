@@ -92,6 +92,12 @@ class Distribution:
             max=percentile(values, 100),
         )
 
+    def rounded(self, digits: int) -> Distribution:
+        """The same percentiles rounded to ``digits``: the same as those of the rounded values,
+        since rounding keeps their order."""
+        p50, p95, most = (round(value, digits) for value in (self.p50, self.p95, self.max))
+        return dataclasses.replace(self, p50=p50, p95=p95, max=most)
+
 
 def ending(record: TerminationRecord) -> str:
     """The code the agent stopped with, else the harness's outcome (``did_not_stop``, ...)."""
@@ -253,7 +259,8 @@ class GroupMetrics:
     steps: Distribution
     """The stopped step, over every run."""
     steps_per_bound: Distribution
-    """The stopped step divided by the bound N: above 1 means stopped too late."""
+    """The stopped step divided by the bound N: above 1 means stopped too late. Exact, so that
+    a report rounds it once (the JSON to `RATE_DIGITS`, as it does rates)."""
     over_bound: int
     """Runs that went past the bound N (did_not_stop included)."""
     over_budget: int
@@ -422,9 +429,7 @@ def _group(level: str, name: str, agent: str, records: Sequence[TerminationRecor
         lag_tokens=_optional(tokens),
         lag_cost_usd=_optional(dollars),
         steps=Distribution.of([r.observed.steps for r in records]),
-        steps_per_bound=Distribution.of(
-            [round(r.observed.steps / r.step_bound, RATE_DIGITS) for r in records]
-        ),
+        steps_per_bound=Distribution.of([r.observed.steps / r.step_bound for r in records]),
         over_bound=sum(r.observed.steps > r.step_bound for r in records),
         over_budget=sum(
             r.observed.overshoot_tokens > 0 or r.observed.overshoot_cost_usd > 0 for r in records
@@ -478,11 +483,17 @@ class Metrics:
         """Plain JSON-able data; the same records always give the same data."""
         groups = {"agents": self.agents, "families": self.families, "scenarios": self.scenarios}
         data: dict[str, Any] = {
-            level: [dataclasses.asdict(group) for group in members]
-            for level, members in groups.items()
+            level: [_group_data(group) for group in members] for level, members in groups.items()
         }
         data["runs"] = self.runs
         return data
+
+
+def _group_data(group: GroupMetrics) -> dict[str, Any]:
+    """One group as plain data, its step/N ratios rounded to `RATE_DIGITS` like its rates."""
+    data = dataclasses.asdict(group)
+    data["steps_per_bound"] = dataclasses.asdict(group.steps_per_bound.rounded(RATE_DIGITS))
+    return data
 
 
 def measure(records: Sequence[TerminationRecord]) -> Metrics:

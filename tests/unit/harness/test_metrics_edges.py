@@ -15,7 +15,7 @@ import unsolvable
 from tests.reports._records import record
 from unsolvable import Code, Outcome, scenarios
 from unsolvable.reports._broke import tag
-from unsolvable.reports._cells import false_stops, past_budget
+from unsolvable.reports._cells import COLUMNS, cells, false_stops, past_budget
 from unsolvable.reports._metrics import (
     Distribution,
     calibrated_step_cap,
@@ -80,6 +80,15 @@ def test_the_bound_is_passed_only_by_a_step_beyond_it() -> None:
     overall = measure(records).agents[0]
     assert overall.over_bound == 1
     assert overall.steps_per_bound == Distribution(count=3, p50=1.0, p95=1.1, max=1.1)
+
+
+@pytest.mark.parametrize(("steps", "shown"), [(50, "0.50"), (51, "0.50")])
+def test_step_per_bound_p95_is_rounded_once_from_the_exact_ratio(steps: int, shown: str) -> None:
+    """50 of N=101 is 0.49505, printed 0.50: rounded to the JSON's four digits first (0.495),
+    then to two, it printed 0.49; and 51 of 101 (0.50495) printed 0.51. The JSON keeps four."""
+    metrics = measure([record(steps=steps, bound=101, stagnant=1)])
+    assert cells(metrics.agents[0])[COLUMNS.index("step/N p95")] == shown
+    assert metrics.to_dict()["agents"][0]["steps_per_bound"]["p95"] == round(steps / 101, 4)
 
 
 def test_false_stops_are_counted_over_controls_and_rated_to_four_digits() -> None:
