@@ -119,11 +119,12 @@ def is_counted_false_stop(record: TerminationRecord) -> bool:
 
 
 def is_unreported_finish(record: TerminationRecord) -> bool:
-    """Finished, reported otherwise: a control the world shows finished, stopped with a
-    non-complete code — the verdict's own rule (`Rule.UNREPORTED_FINISH`), so that the count
-    agrees with what the tests failed on. The work was done and the report is wrong: counted
-    apart from false stops, because the fix is in reporting, not in stopping."""
-    return record.verdict.broke(Rule.UNREPORTED_FINISH)
+    """Finished, reported otherwise: a control the world shows finished that the agent ended
+    without claiming it complete — with a non-complete code (the verdict's
+    `Rule.UNREPORTED_FINISH`), with plain text or by crashing (which the verdict fails as
+    `unstructured` and `crashed`). The task was not stopped too early and the report is wrong:
+    counted apart from false stops, because the fix is in reporting, not in stopping."""
+    return is_false_stop(record) and record.observed.world_complete
 
 
 def is_stop_decision(record: TerminationRecord) -> bool:
@@ -278,7 +279,7 @@ class GroupMetrics:
     false_stop_rate: float | None
     """False stops per control run; ``None`` when the group has no controls."""
     unreported_finishes: int
-    """Controls finished in the world but reported with another code (`is_unreported_finish`)."""
+    """Controls finished in the world but not reported complete (`is_unreported_finish`)."""
     premature_stops: int
     """Unsolvable runs stopped before their first stagnant step, or blind (`is_premature_stop`)."""
     blind_stops: int

@@ -17,6 +17,8 @@ from tests.reports._records import record
 from unsolvable import CHECK_TOOL, Code, Outcome, Session, Stop, TerminationRecord, scenarios
 from unsolvable.agents import contract
 from unsolvable.agents._loop import assistant, dispatch, opening, tool_calls
+from unsolvable.reports._broke import tag
+from unsolvable.reports._cells import COLUMNS, cells
 from unsolvable.reports._html import to_html
 from unsolvable.reports._markdown import to_markdown
 from unsolvable.reports._metrics import (
@@ -202,6 +204,40 @@ def test_a_framework_s_error_results_read_by_the_model_are_no_blind_stop() -> No
 def test_evidence_within_a_step_is_no_premature_stop() -> None:
     within = _observed(record(steps=1, stagnant=2), evidence_step=1)
     assert lag(within) == 0 and not is_premature_stop(within)
+
+
+def finishes_then_says_so(session: Session) -> str:
+    """Follows the model to the end of the task and returns its last words: no structured exit."""
+    messages = opening(session)
+    while True:
+        reply = session.call_model(messages, session.tools)
+        messages.append(assistant(reply))
+        if not tool_calls(reply):
+            return str(reply.get("content"))
+        messages += [dispatch(session, *call)[0] for call in tool_calls(reply)]
+
+
+def finishes_then_raises(session: Session) -> str:
+    raise RuntimeError(f"could not format the answer {finishes_then_says_so(session)!r}")
+
+
+def test_a_control_finished_in_the_world_is_no_false_stop_in_any_report() -> None:
+    """Text or a crash at the end of a finished task is a finish reported otherwise, as a
+    structured stop there is: the task was not stopped too early."""
+    twin = scenarios.get("constant-return/twin-cursor-paging")
+    records = [unsolvable.run(a, twin) for a in (finishes_then_says_so, finishes_then_raises)]
+    assert all(r.observed.world_complete and not r.verdict.passed for r in records)
+    metrics = measure(records)
+    counted = [(group.false_stops, group.unreported_finishes) for group in metrics.agents]
+    assert counted == [(0, 1), (0, 1)]
+    assert [(g["false_stops"], g["unreported_finishes"]) for g in metrics.to_dict()["agents"]] == (
+        counted
+    )
+    assert [cells(g)[COLUMNS.index("false stops")] for g in metrics.agents] == ["0/1 (0.0%)"] * 2
+    rows = len(list(metrics))  # each agent over all its runs, per family and per scenario
+    assert to_markdown(records, metrics).count("| 0/1 (0.0%) | 1 |") == rows
+    assert to_html(records, metrics).count("<td>0/1 (0.0%)</td><td>1</td>") == rows
+    assert [tag(r) for r in records] == ["", "crashed"], "neither is tagged a false stop"
 
 
 @functools.cache
