@@ -249,9 +249,10 @@ class GroupMetrics:
     scenarios: int
     """Distinct scenarios among the runs."""
     k: int
-    """Most seeded runs of one scenario: the k of pass^k."""
+    """Most seeded runs of one scenario: the k of pass^k. A scenario run on fewer seeds (one
+    that has only one) is passed on those; the pass^k line names each k it counted under."""
     pass_k: int
-    """Scenarios whose every seeded run passed."""
+    """Scenarios whose every seeded run passed, however many seeds each had."""
     lag_steps: Distribution | None
     """Detection lag in steps over the unsolvable runs that have one (`has_lag`: lost runs left
     out); ``None`` for a group with none, a group of controls say."""

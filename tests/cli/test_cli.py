@@ -122,6 +122,18 @@ def test_all_seeds_reports_pass_k() -> None:
     assert last == "unsolvable: naive pass^3 1/4 scenarios; contract pass^3 4/4 scenarios"
 
 
+def test_pass_k_says_each_k_it_was_computed_over() -> None:
+    """A scenario with one seed beside one with three: pass^1 for the first, never pass^3."""
+    result = _unsolvable(
+        "run", "--scenario", "context-overflow/irreducible-prompt", "constant-return/repeat",
+        "--all-seeds",
+    )  # fmt: skip
+    assert result.stdout.splitlines()[-1] == (
+        "unsolvable: naive pass^3 0/1 and pass^1 0/1 scenarios; "
+        "contract pass^3 1/1 and pass^1 1/1 scenarios"
+    )
+
+
 def test_a_crashing_agents_record_and_explain_show_the_line_that_raised(tmp_path: Path) -> None:
     out = tmp_path / "records.json"
     result = _unsolvable("run", "--agent", "tests.cli.crashing_agent:agent", "--scenario",
