@@ -169,7 +169,8 @@ def _metrics(metrics: Metrics, records: Sequence[TerminationRecord]) -> list[str
         "<h2>Metrics</h2>",
         "<h3>Lag against false stops, per agent</h3>",
         '<p class="note">Lag: steps past the first stagnant step on unsolvable tasks (p95), '
-        "signed: below 0 is a premature stop. False stops: solvable controls and twins ended "
+        "signed: below 0 is a premature stop; a run whose worker process was lost has none. "
+        "False stops: solvable controls and twins ended "
         "without completing them. Hollow grey: the calibrated step cap, the best single step "
         "limit over the same runs; stop logic worth its code sits left of it.</p>",
         tradeoff_chart(metrics),

@@ -140,8 +140,8 @@ def to_markdown(
         *([f"**{INTERRUPTED}**", ""] if interrupted else []),
         f"{_inline(pass_k_line(metrics).removeprefix('unsolvable: '))}. Lag is in steps past the "
         "first stagnant step, signed: negative is a premature stop (nearest-rank percentiles over "
-        "the signed lags of unsolvable runs); false stops are over solvable control runs and "
-        "twins.",
+        "the signed lags of unsolvable runs; a run whose worker process was lost has none); false "
+        "stops are over solvable control runs and twins.",
         "",
         *_verdict(records, metrics, gate),
         *_gate(gate),
