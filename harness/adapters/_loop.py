@@ -105,24 +105,34 @@ async def _tail(stream: asyncio.StreamReader) -> str:
 def on_thread(session: Session, talk: Callable[[Stop], Coroutine[Any, Any, T]], *, name: str) -> T:
     """``talk(stop)`` run to its end on an event loop of its own thread; what it returned, or
     what it raised, raised here. A `CeilingHit` on this thread (the watchdog's) sets ``stop``
-    and waits for the conversation to end before it goes on up."""
+    and waits for the conversation to end before it goes on up.
+
+    The conversation's end is waited for on an event it sets, not with `threading.Thread.join`:
+    on CPython 3.11 an exception raised into a ``join`` as its timed wait returns marks the
+    joined thread as ended while it still runs, so the harness went on and killed the agent
+    before the conversation had sent its cancel."""
     stop = Stop(session)
     outcome: dict[str, Any] = {}
+    ended = threading.Event()
 
     def run() -> None:
         try:
             outcome["returned"] = asyncio.run(talk(stop))
         except BaseException as error:  # handed to the harness's thread, which raises it
             outcome["error"] = error
+        finally:
+            ended.set()
 
-    thread = threading.Thread(target=run, name=name, daemon=True)
-    thread.start()
+    def wait() -> None:
+        while not ended.wait(POLL_SECONDS):  # timed, so that an interruption lands in here
+            pass
+
+    threading.Thread(target=run, name=name, daemon=True).start()
     try:
-        while thread.is_alive():
-            thread.join(POLL_SECONDS)
+        wait()
     except CeilingHit:
         stop.set()
-        shielded(thread.join)
+        shielded(wait)
         raise
     if "error" in outcome:
         raise outcome["error"]

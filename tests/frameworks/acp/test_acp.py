@@ -63,8 +63,8 @@ def test_a_permission_the_scenario_grants_is_granted() -> None:
     [
         # Either ceiling well past the agent's start-up, so that the turn is under way when it
         # comes (a ceiling during the handshake leaves no turn to cancel). The hanging agent
-        # waits from the start of its turn, so only the clock ends it. Loaded CI runs have twice
-        # ended unheard; the assertion says whether the turn had begun and how the run ended.
+        # waits from the start of its turn, so only the clock ends it; the assertion says
+        # whether the turn had begun and how the run ended.
         ("steps", "forever", Ceilings(max_steps=4, max_wall_seconds=60)),
         ("wall_seconds", "hang", WALL),
     ],

@@ -11,6 +11,7 @@ import pytest
 import unsolvable
 from tests import _builders as b
 from unsolvable import Ceilings, Code, Exit, Outcome, Session, Stop
+from unsolvable.adapters import _loop
 
 FAST = Ceilings(max_steps=50, max_tool_calls=100, max_wall_seconds=30)
 """Step and tool-call ceilings that bind long before the wall clock, even on a loaded machine."""
@@ -144,6 +145,34 @@ def test_a_blocking_sleep_is_interrupted_at_the_wall_ceiling() -> None:
         "wall_seconds",
         [],
     )
+
+
+def test_at_the_wall_ceiling_a_conversation_on_its_own_thread_ends_before_the_run_does() -> None:
+    """The protocol faces (ACP, A2A) talk on a thread of their own (`on_thread`) while the
+    harness's thread waits; the watchdog's interruptions land in that wait, which must still
+    last until the conversation has ended, its cancel sent and answered: the agent is killed
+    only after that."""
+    talked_to_the_end = threading.Event()
+    went_on = threading.Event()
+    seen: list[bool] = []
+
+    async def talk(stop: _loop.Stop) -> None:
+        await _loop.waited(asyncio.get_running_loop().create_future(), stop)  # until the ceiling
+        # The cancel's round trip, which the run must wait for: it ends once the run has gone
+        # on, or after half a second.
+        await asyncio.to_thread(went_on.wait, 0.5)
+        talked_to_the_end.set()
+
+    def agent(session: unsolvable.Session) -> None:
+        try:
+            _loop.on_thread(session, talk, name="unsolvable-test-conversation")
+        finally:
+            seen.append(talked_to_the_end.is_set())
+            went_on.set()
+
+    record = unsolvable.run(agent, b.scenario(), ceilings=SHORT_WALL)
+    assert (record.outcome, record.observed.ceiling) == (Outcome.DID_NOT_STOP, "wall_seconds")
+    assert seen == [True], "the run went on while the conversation was still under way"
 
 
 def test_calls_from_a_thread_left_running_are_refused_and_never_counted() -> None:
