@@ -101,7 +101,8 @@ class McpService:
         self._process: subprocess.Popen[bytes] | None = None
         self._stderr: IO[bytes] | None = None
         self._stopping = threading.Event()
-        self._watcher: threading.Thread | None = None
+        self._watched: threading.Event | None = None
+        """Set as the watcher thread ends."""
         self.port = 0
         self.started = False
         """Whether a client connected, so the server process was started."""
@@ -113,21 +114,26 @@ class McpService:
     def start(self) -> McpService:
         self._listener = socket.create_server((LOOPBACK, 0))
         self.port = self._listener.getsockname()[1]
-        self._watcher = threading.Thread(
-            target=self._watch, name="unsolvable-mcp-watcher", daemon=True
+        self._watched = threading.Event()
+        watcher = threading.Thread(
+            target=self._watch, args=(self._watched,), name="unsolvable-mcp-watcher", daemon=True
         )
-        self._watcher.start()
+        watcher.start()
         return self
 
-    def _watch(self) -> None:
+    def _watch(self, watched: threading.Event) -> None:
         """Waits for a first connection (without accepting it), then starts the server on the
-        listening socket, which the server accepts from from then on."""
+        listening socket, which the server accepts from from then on; sets ``watched`` as it
+        ends."""
         assert self._listener is not None
-        while not self._stopping.is_set():
-            readable, _, _ = select.select([self._listener], [], [], POLL_SECONDS)
-            if readable and not self._stopping.is_set():
-                self._spawn()
-                return
+        try:
+            while not self._stopping.is_set():
+                readable, _, _ = select.select([self._listener], [], [], POLL_SECONDS)
+                if readable and not self._stopping.is_set():
+                    self._spawn()
+                    return
+        finally:
+            watched.set()
 
     def _spawn(self) -> None:
         assert self._listener is not None
@@ -149,8 +155,11 @@ class McpService:
     def stop(self) -> None:
         """Kills the server (if it was started) and passes its stderr on to the harness's."""
         self._stopping.set()
-        if self._watcher is not None:  # within one poll: closing its socket under it would not do
-            self._watcher.join()
+        # Within one poll: closing its socket under it, or starting the server after the check
+        # below, would not do. An event, not a join: on CPython 3.11 a join that an interruption
+        # (the watchdog's) cuts short takes the thread for ended while it still runs.
+        while self._watched is not None and not self._watched.wait(POLL_SECONDS):
+            pass
         if self._listener is not None:
             self._listener.close()
         if self._process is not None:
@@ -162,7 +171,7 @@ class McpService:
             said = self._stderr.read().decode("utf-8", "replace")[-STDERR_KEPT:]
             self._stderr.close()
             sys.stderr.write(said)
-        self._process = self._stderr = self._listener = self._watcher = None
+        self._process = self._stderr = self._listener = self._watched = None
 
     def contract(self, folder: str) -> dict[str, str]:
         """The agent's MCP variables; writes the `client_config` file they name into ``folder``."""

@@ -4,13 +4,20 @@ and stopping it leaves no process behind."""
 from __future__ import annotations
 
 import socket
+import threading
+import time
+import types
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("mcp")
 
-from unsolvable.mcp import McpService
+import unsolvable
+from tests import _builders as b
+from unsolvable import Ceilings, Outcome
+from unsolvable.adapters.kit import shielded
+from unsolvable.mcp import McpService, _launch
 
 ENVIRON = {"UNSOLVABLE_TOOLS_URL": "http://127.0.0.1:9/tools", "UNSOLVABLE_TOOLS": "[]"}
 
@@ -58,3 +65,38 @@ def test_a_request_without_the_runs_key_is_refused_and_the_server_holds_no_crede
         mcp.stop()
     names = {entry.partition(b"=")[0] for entry in environ}
     assert b"GITHUB_TOKEN" not in names and b"UNSOLVABLE_MCP_KEY" in names and b"PATH" in names
+
+
+def test_stopped_at_the_wall_ceiling_it_waits_for_its_watcher_whatever_the_interruptions(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The watchdog's interruptions land in `stop` (an adapter's clean-up at the ceiling), and
+    `stop` still waits for the watcher thread to end before it closes the socket under it."""
+    stopping = threading.Event()
+    went_on = threading.Event()
+    watched_to_the_end = threading.Event()
+    seen: list[bool] = []
+
+    def slow_select(*args: object) -> tuple[list[object], list[object], list[object]]:
+        # A poll under way when `stop` begins and slow to return: until the run has gone on,
+        # or half a second.
+        stopping.wait(60)
+        went_on.wait(0.5)
+        watched_to_the_end.set()
+        return [], [], []
+
+    monkeypatch.setattr(_launch, "select", types.SimpleNamespace(select=slow_select))
+
+    def agent(session: unsolvable.Session) -> None:
+        mcp = McpService({**ENVIRON, "UNSOLVABLE_MCP_ERRORS": "result"}).start()
+        try:
+            time.sleep(60)  # until the wall ceiling
+        finally:
+            stopping.set()
+            shielded(mcp.stop)
+            seen.append(watched_to_the_end.is_set())
+            went_on.set()
+
+    record = unsolvable.run(agent, b.scenario(), ceilings=Ceilings(max_wall_seconds=0.5))
+    assert (record.outcome, record.observed.ceiling) == (Outcome.DID_NOT_STOP, "wall_seconds")
+    assert seen == [True], "stop went on while its watcher was still running"
