@@ -10,8 +10,8 @@ from typing import Any
 
 from unsolvable._text import text_of
 from unsolvable._types import JSON
-from unsolvable.imports._shapes import Malformed, identifier, kind_of, listed, obj
-from unsolvable.imports._trace import ImportFailed, Recorded, Trace, Turn
+from unsolvable.imports._shapes import Malformed, NotThisFormat, identifier, kind_of, listed, obj
+from unsolvable.imports._trace import Recorded, Trace, Turn
 
 __all__ = ["read_anthropic_messages"]
 
@@ -31,9 +31,10 @@ def _messages(data: Any) -> list[tuple[str, Mapping[str, Any]]]:
     response, whether the file is the response itself or holds it as ``response``."""
     messages = data.get("messages") if isinstance(data, Mapping) else data
     if not isinstance(messages, list):
-        raise ImportFailed(
-            'not an Anthropic Messages transcript: give an object with "messages" (and '
-            '"tools"), as the request body is logged, or a JSON list of messages'
+        raise NotThisFormat(
+            "an Anthropic Messages transcript",
+            'give an object with "messages" (and "tools"), as the request body is logged, or a '
+            "JSON list of messages",
         )
     field = "" if messages is data else "messages"
     found = [(f"{field}[{i}].", m) for i, m in enumerate(messages) if isinstance(m, Mapping)]

@@ -19,8 +19,8 @@ from typing import Any
 
 from unsolvable._types import JSON
 from unsolvable.imports._records import builtin_context
-from unsolvable.imports._shapes import Malformed, identifier, kind_of, listed, obj
-from unsolvable.imports._trace import ImportFailed, Recorded, Trace, Turn
+from unsolvable.imports._shapes import Malformed, NotThisFormat, identifier, kind_of, listed, obj
+from unsolvable.imports._trace import Recorded, Trace, Turn
 
 __all__ = ["VERSION", "read_atif", "validate"]
 
@@ -42,16 +42,17 @@ def _fail(where: str, problem: str) -> Malformed:
 
 
 def validate(data: Any) -> None:
-    """Raises `Malformed` naming the first field that breaks the models, which `read_trace`
-    says as it says every format's, with the file and ``--format atif``; `ImportFailed` for a
-    file that is no trajectory of this version at all."""
+    """Raises `Malformed` naming the first field that breaks the models, and `NotThisFormat`
+    for a file that is no trajectory of this version at all, which `read_trace` says as it says
+    every format's, with the file and ``--format atif``."""
     if not isinstance(data, Mapping):
-        raise ImportFailed("this is not an ATIF trajectory: the file holds no JSON object")
+        raise NotThisFormat("an ATIF trajectory", "the file holds no JSON object")
     version = data.get("schema_version")
     if version != VERSION:
-        raise ImportFailed(
-            f"ATIF schema_version {version!r} is not supported: this importer reads {VERSION} "
-            "(Harbor's published models); export the run again as ATIF-v1.7"
+        raise NotThisFormat(
+            f"an {VERSION} trajectory",
+            f"its schema_version is {version!r}, and this importer reads {VERSION} (Harbor's "
+            f"published models); export the run again as {VERSION}",
         )
     _check(data)
 

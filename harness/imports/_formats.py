@@ -10,7 +10,7 @@ from typing import Any
 
 from unsolvable._errors import InputError, UnsolvableError
 from unsolvable._input import load_json, read_input
-from unsolvable.imports._shapes import Malformed
+from unsolvable.imports._shapes import Malformed, NotThisFormat
 from unsolvable.imports._trace import ImportFailed, Trace
 
 __all__ = ["FORMATS", "read_trace"]
@@ -28,6 +28,11 @@ def read_trace(path: Path, format: str, *, record: int | None = None) -> Trace:
         return _trace(path, format, record)
     except UnsolvableError:
         raise
+    except NotThisFormat as error:
+        raise ImportFailed(
+            f"{str(path)!r} is not {error.what} (--format {format}): {error.fix}; or pass the "
+            "--format it is written in"
+        ) from None
     except (Malformed, AttributeError, KeyError, TypeError, ValueError) as error:
         # A reader meets the user's file as it is: a field of another shape than the format's
         # is the file's fault, said as a usage error, never a traceback.

@@ -11,8 +11,8 @@ from typing import Any
 
 from unsolvable._text import text_of
 from unsolvable._types import JSON
-from unsolvable.imports._shapes import identifier, listed, obj, string
-from unsolvable.imports._trace import ImportFailed, Recorded, Trace, Turn
+from unsolvable.imports._shapes import NotThisFormat, identifier, listed, obj, string
+from unsolvable.imports._trace import Recorded, Trace, Turn
 
 __all__ = ["read_openai_chat"]
 
@@ -32,9 +32,10 @@ def _messages(data: Any) -> list[tuple[str, Mapping[str, Any]]]:
     response's choices."""
     messages = data.get("messages") if isinstance(data, Mapping) else data
     if not isinstance(messages, list):
-        raise ImportFailed(
-            "not an OpenAI Chat Completions transcript: give a JSON list of messages or an "
-            'object with "messages" (and "tools"), as the request body is logged'
+        raise NotThisFormat(
+            "an OpenAI Chat Completions transcript",
+            'give a JSON list of messages or an object with "messages" (and "tools"), as the '
+            "request body is logged",
         )
     field = "" if messages is data else "messages"
     found = [(f"{field}[{i}].", m) for i, m in enumerate(messages)]

@@ -9,7 +9,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["Malformed", "identifier", "kind_of", "listed", "obj", "string", "type_word"]
+__all__ = [
+    "Malformed",
+    "NotThisFormat",
+    "identifier",
+    "kind_of",
+    "listed",
+    "obj",
+    "string",
+    "type_word",
+]
 
 _WORDS = {
     str: "a string", int: "a whole number", float: "a number", bool: "a true/false",
@@ -25,6 +34,15 @@ class Malformed(Exception):
 
     Not an `UnsolvableError`: `read_trace` turns it, as it turns the Python errors a reader
     meets, into the `ImportFailed` that names the file and the format."""
+
+
+class NotThisFormat(Exception):
+    """A file that is no trace of the format asked for at all: ``what`` it is not, and the
+    ``fix``. `read_trace` says it with the file and the format, as it says `Malformed`."""
+
+    def __init__(self, what: str, fix: str) -> None:
+        super().__init__(f"not {what}: {fix}")
+        self.what, self.fix = what, fix
 
 
 def type_word(kind: type, *, toml: bool = False) -> str:

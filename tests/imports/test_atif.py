@@ -47,7 +47,8 @@ def test_another_version_is_rejected_with_what_to_do(
     trajectory: dict[str, Any], tmp_path: Path
 ) -> None:
     message = _fails({**trajectory, "schema_version": "ATIF-v1.6"}, tmp_path)
-    assert "'ATIF-v1.6' is not supported: this importer reads ATIF-v1.7" in message
+    assert message.startswith(f"{str(tmp_path / 't.json')!r} is not an ATIF-v1.7 trajectory ")
+    assert "(--format atif): its schema_version is 'ATIF-v1.6', and this importer reads " in message
     assert "export the run again as ATIF-v1.7" in message
 
 

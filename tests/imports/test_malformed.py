@@ -185,17 +185,24 @@ def test_a_malformed_trace_is_a_usage_error_naming_the_field(
 
 
 @pytest.mark.parametrize(
-    ("format", "message"),
+    ("format", "what", "fix"),
     [
-        ("openai-chat", "not an OpenAI Chat Completions transcript"),
-        ("anthropic-messages", "not an Anthropic Messages transcript"),
+        ("openai-chat", "an OpenAI Chat Completions transcript", "give a JSON list of messages"),
+        (
+            "anthropic-messages",
+            "an Anthropic Messages transcript",
+            'give an object with "messages"',
+        ),
+        ("atif", "an ATIF trajectory", "the file holds no JSON object"),
     ],
 )
-def test_a_file_of_no_messages_at_all_says_what_the_format_is(
-    format: str, message: str, tmp_path: Path, capsys: Any
+def test_a_file_of_no_trace_at_all_is_named_with_its_format_and_what_the_format_is(
+    format: str, what: str, fix: str, tmp_path: Path, capsys: Any
 ) -> None:
-    err = _import_error(format, _json(format, lambda t: 5, tmp_path), tmp_path, capsys)
-    assert message in err
+    trace = _json(format, lambda t: 5, tmp_path)
+    err = _import_error(format, trace, tmp_path, capsys)
+    assert f"{str(trace)!r} is not {what} (--format {format}): {fix}" in err
+    assert err.rstrip().endswith("; or pass the --format it is written in")
 
 
 def test_the_fields_named_are_read_when_well_formed(tmp_path: Path) -> None:
