@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import socket
 import threading
-import time
 import types
 from pathlib import Path
 
@@ -90,7 +89,7 @@ def test_stopped_at_the_wall_ceiling_it_waits_for_its_watcher_whatever_the_inter
     def agent(session: unsolvable.Session) -> None:
         mcp = McpService({**ENVIRON, "UNSOLVABLE_MCP_ERRORS": "result"}).start()
         try:
-            time.sleep(60)  # until the wall ceiling
+            stopping.wait(60)  # set only below: the wall ceiling's interruption ends the wait
         finally:
             stopping.set()
             shielded(mcp.stop)
