@@ -179,7 +179,7 @@ class Session:
             tools_tokens = self._tools_tokens(offered)
             window, sent = self.scenario.context_window, counted.total + tools_tokens
             if window is not None and sent > window:
-                self._refuse(step, sent, window, agent)
+                self._refuse(step, sent, window, agent, counted.messages)
             request = ModelRequest(
                 messages=counted.messages,
                 tools=offered,
@@ -324,11 +324,16 @@ class Session:
             self._gave_up_at_step = step
         self._trajectory.step(step, message["content"], asked, agent=agent)
 
-    def _refuse(self, step: int, tokens: int, window: int, agent: str) -> NoReturn:
+    def _refuse(
+        self, step: int, tokens: int, window: int, agent: str, messages: Sequence[JSON]
+    ) -> NoReturn:
         """A request over the context window, refused as a provider refuses one, before the
         model sees it: a step the agent made (the step ceiling bounds a retry loop) that costs
-        nothing, as a refused request is not billed."""
+        nothing, as a refused request is not billed. It is a step of that agent's share and of
+        its role's, as of the run's, so that every face counts it alike."""
         self._probe.on_refused(step, CONTEXT_WINDOW)
+        self._spend_of(agent).on_step(0, 0)
+        self._subtasks.on_model_call(step, agent, messages, ())
         self._trajectory.step(step, "", [], agent=agent)
         raise ContextOverflow(tokens=tokens, window=window)
 

@@ -3,10 +3,12 @@ sees it; the refused call is a step, billed nothing, and a refusal the ground tr
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from tests import _builders as b
-from unsolvable import Ceilings, ContextOverflow, Session, Stagnation
+from unsolvable import Ceilings, ContextOverflow, Session, Stagnation, scenarios
 from unsolvable._errors import BudgetError
 
 LONG = [{"role": "user", "content": "x" * 4_000}]
@@ -57,3 +59,21 @@ def test_the_first_refusal_is_the_first_stagnant_step_of_a_refusal_scenario() ->
 def test_a_window_must_be_positive() -> None:
     with pytest.raises(BudgetError, match=r"context_window=0"):
         b.scenario(context_window=0)
+
+
+def test_a_refused_request_is_a_step_of_its_agent_and_of_its_role_as_of_the_run() -> None:
+    roles = scenarios.get("per-role-budgets/role-cap-spent")
+    scenario = dataclasses.replace(roles, context_window=600)
+    session = Session(scenario, scenario.build(0), seed=0, ceilings=Ceilings())
+    session.call_model([{"role": "user", "content": scenario.task}], session.tools)
+    brief = {"role": "user", "content": '{"subtask": "research the market"}'}
+    with pytest.raises(ContextOverflow):
+        session.call_model([brief, *LONG], session.tools, agent="researcher-1")
+    session.call_model([brief], session.tools, agent="researcher-1")
+    observed = session.finish()
+    assert observed.steps_by_agent == {"main": 1, "researcher-1": 2}
+    assert {name: tally.steps for name, tally in observed.agents.items()} == {
+        "main": 1,
+        "researcher-1": 2,
+    }
+    assert observed.steps_by_role == {"researcher": 2}
