@@ -292,7 +292,7 @@ class SubtaskTable:
             self._start(step, entry, agent, dispatch.by)
         elif agent in entry.returned:
             entry.late_steps.append(step)
-        elif entry.state is SubtaskState.PENDING:
+        else:  # a new worker with no dispatch of its own starts an attempt all the same
             self._start(step, entry, agent, None)
         if agent not in entry.workers:
             entry.workers.append(agent)

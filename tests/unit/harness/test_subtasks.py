@@ -5,8 +5,17 @@ from __future__ import annotations
 import functools
 
 import unsolvable
-from unsolvable import SubtaskState, TerminationRecord, named_subtask, scenarios
+from unsolvable import (
+    Code,
+    Session,
+    Stop,
+    SubtaskState,
+    TerminationRecord,
+    named_subtask,
+    scenarios,
+)
 from unsolvable.agents import contract
+from unsolvable.agents._loop import assistant, dispatch, opening, tool_calls
 
 
 @functools.cache
@@ -78,3 +87,35 @@ def test_a_worker_is_the_subtask_its_delegate_arguments_name() -> None:
     assert named_subtask(said, ["a longer one", "b"]) == "b"
     assert named_subtask([{"content": "do S-10 now"}], ["S-1", "S-10"]) == "S-10"
     assert named_subtask([{"content": "nothing here"}], ["S-1"]) is None
+
+
+def test_a_second_worker_on_a_subtask_without_a_dispatch_is_a_duplicate_start() -> None:
+    def worker(session: Session, name: str, brief: str) -> str:
+        messages = [{"role": "user", "content": brief}]
+        for _ in range(6):
+            reply = session.call_model(messages, session.tools, agent=name)
+            messages.append(assistant(reply))
+            if not tool_calls(reply):
+                return str(reply["content"])
+            for call_id, tool, arguments in tool_calls(reply):
+                messages.append(dispatch(session, call_id, tool, arguments, agent=name)[0])
+        return "out of steps"
+
+    def reruns_each_worker(session: Session) -> Stop:
+        """A runtime that runs every delegated worker once more, with no new dispatch."""
+        messages = opening(session)
+        while True:
+            reply = session.call_model(messages, session.tools)
+            messages.append(assistant(reply))
+            if not tool_calls(reply):
+                return Stop(code=Code.COMPLETED, reason=str(reply["content"]))
+            for call_id, _, arguments in tool_calls(reply):
+                result = worker(session, f"worker-{call_id}", str(arguments))
+                worker(session, f"worker-{call_id}-again", str(arguments))
+                messages.append({"role": "tool", "tool_call_id": call_id, "content": result})
+
+    record = unsolvable.run(reruns_each_worker, scenarios.get("fan-out/twin-workers-succeed"))
+    first = record.observed.subtasks[0]
+    assert first.workers == ("worker-call_1_0", "worker-call_1_0-again")
+    assert first.duplicate_starts == (5,)
+    assert record.verdict.broke(unsolvable.Rule.DUPLICATE_DISPATCH)
