@@ -14,7 +14,7 @@ from enum import StrEnum
 from typing import Any
 
 from unsolvable._ceilings import Ceilings, require_positive
-from unsolvable._errors import ScenarioError
+from unsolvable._errors import BudgetError, ScenarioError
 from unsolvable._model import Model
 from unsolvable._record import Code, Exit
 from unsolvable._subtasks import SubtaskSpec
@@ -228,7 +228,8 @@ class Scenario:
     that refused call is a step the model never answered. ``None``: no window."""
     role_steps: Mapping[str, int] = field(default_factory=dict)
     """Steps each role may take, all its workers together (a subtask's role is declared in
-    its task graph, `SubtaskSpec.role`): a role's own budget, beside the run's."""
+    its task graph, `SubtaskSpec.role`): a role's own budget, beside the run's; each a whole
+    number, at least 1."""
 
     def __post_init__(self) -> None:
         check_name(self.name)
@@ -240,6 +241,15 @@ class Scenario:
                 "pass solvable=True for a control"
             )
         require_positive(self, step_bound=self.step_bound, context_window=self.context_window)
+        for role, steps in self.role_steps.items():
+            # Steps are whole, and a budget of none would never be recorded spent while every
+            # step of its role was judged past it.
+            if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+                raise BudgetError(
+                    f"Scenario {self.name!r}: role_steps[{role!r}]={steps!r}: a role's own "
+                    "budget is a whole number of steps, at least 1; leave the role out of "
+                    "role_steps for no budget of its own"
+                )
         if self.twin_of is not None and not self.solvable:
             raise ScenarioError(
                 f"Scenario {self.name!r} is a twin of {self.twin_of!r} but unsolvable; a twin is "

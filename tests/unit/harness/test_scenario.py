@@ -81,6 +81,14 @@ def test_the_step_bound_must_be_positive() -> None:
         dataclasses.replace(b.scenario(), step_bound=0)
 
 
+@pytest.mark.parametrize("steps", [0, -3, 2.5, True])
+def test_a_roles_budget_must_be_a_whole_number_of_steps_at_least_one(steps: object) -> None:
+    message = f"Scenario 'test/constant': role_steps['researcher']={steps!r}: a role's own budget"
+    with pytest.raises(BudgetError, match=rf"^{re.escape(message)} is a whole number of steps"):
+        b.scenario(role_steps={"researcher": steps})
+    assert b.scenario(role_steps={"researcher": 1}).role_steps == {"researcher": 1}
+
+
 def test_the_summary_is_the_first_sentence() -> None:
     def summary(explanation: str) -> str:
         return dataclasses.replace(b.scenario(), explanation=explanation).summary
