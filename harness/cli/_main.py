@@ -375,6 +375,9 @@ def _describe(scenario: Scenario, twins: Sequence[str] = ()) -> str:
         lines.append(f"  retries of a refused call allowed: {scenario.refused_retries}")
     if scenario.context_window is not None:
         lines.append(f"  context window: {scenario.context_window} tokens")
+    if scenario.role_steps:
+        roles = ", ".join(f"{role} {steps} steps" for role, steps in scenario.role_steps.items())
+        lines.append(f"  role budgets: {roles}")
     if scenario.pricing != Pricing():
         prices = scenario.pricing
         lines.append(

@@ -86,10 +86,10 @@ GROUND_TRUTH = {
     Stagnation.FIRST_REFUSAL: "the step of the first refused call",
     Stagnation.CRITERIA: "the step after the last one that changed which completion criteria "
     "fail; new artifacts that move no criterion are no progress",
-    Stagnation.BUDGET_SPENT: "the step during which a budget ran out — steps, tokens, total or "
-    "idle time on the session clock, external calls — or the last step the dollar budget could "
-    "cover (projected at the last step's spend for a run that stopped short of it); every step "
-    "after that is waste",
+    Stagnation.BUDGET_SPENT: "the step during which a budget ran out — steps (the run's or a "
+    "role's own), tokens, total or idle time on the session clock, external calls — or the last "
+    "step the dollar budget could cover (projected at the last step's spend for a run that "
+    "stopped short of it); every step after that is waste",
 }
 
 SOLVABLE_TRUTH = (

@@ -158,6 +158,12 @@ def test_show_names_a_context_window_and_prices_of_their_own() -> None:
     assert "'max_cost_usd': 0.4" in dollars and "prices" not in overflow
 
 
+def test_show_names_each_roles_own_budget_and_that_it_can_end_the_run() -> None:
+    shown = _unsolvable("show", "per-role-budgets/role-cap-spent").stdout
+    assert "  role budgets: researcher 4 steps, writer 4 steps" in shown.splitlines()
+    assert "the run's or a role's own" in shown
+
+
 def test_an_agent_module_that_exits_on_import_is_a_usage_error(tmp_path: Path) -> None:
     """A module that parses its own arguments or calls ``sys.exit`` at import is named, rather
     than ending the command in silence with its status."""
