@@ -127,10 +127,13 @@ def _budget(ending: Ending, scenario: Scenario) -> list[Failure]:
         failures.append(Failure(rule=Rule.UNSPENT_BUDGET, message=message))
     over = overshoot_fraction(observed, budget)
     if over > OVERSHOOT_TOLERANCE:
+        # Tokens past a budget of none are always 0: the overshoot is told in dollars alone.
+        figures = [f"${observed.overshoot_cost_usd:.4f}"]
+        if budget.max_tokens is not None:
+            figures.insert(0, f"{observed.overshoot_tokens} tokens")
         message = (
-            f"ran {over:.0%} past the budget ({observed.overshoot_tokens} tokens, "
-            f"${observed.overshoot_cost_usd:.4f}), more than its {OVERSHOOT_TOLERANCE:.0%} "
-            "tolerance"
+            f"ran {over:.0%} past the budget ({', '.join(figures)}), more than its "
+            f"{OVERSHOOT_TOLERANCE:.0%} tolerance"
         )
         failures.append(Failure(rule=Rule.PAST_BUDGET, message=message))
     if observed.late_call is not None:

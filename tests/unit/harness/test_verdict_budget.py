@@ -61,6 +61,15 @@ def test_a_ledger_that_only_settles_runs_over_and_past_the_tolerance_fails() -> 
     assert long.observed.overshoot_tokens > 0 and long.verdict.passed, "within the tolerance"
 
 
+def test_a_run_past_a_dollar_budget_is_told_in_dollars_alone() -> None:
+    scenario = scenarios.get("budget-edge/shared-dollars")
+    run = unsolvable.run(wrong.stale_budget_snapshots(), scenario)
+    assert scenario.budget.max_tokens is None and run.verdict.broke(Rule.PAST_BUDGET)
+    over = run.observed.overshoot_cost_usd / scenario.budget.max_cost_usd  # type: ignore[operator]
+    said = f"ran {over:.0%} past the budget (${run.observed.overshoot_cost_usd:.4f}), more than"
+    assert said in run.verdict.summary, run.verdict.summary
+
+
 def test_overshoot_is_in_the_metrics() -> None:
     huge = unsolvable.run(
         wrong.compares_raw_results(), scenarios.get("cost-runaway/huge-pages"), seed=1
