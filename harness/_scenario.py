@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -161,11 +161,50 @@ class Setup:
     """The task graph the scenario scripted (its ground truth): the subtask table starts from
     it, and judges each subtask's success by its own criteria."""
 
+    def __post_init__(self) -> None:
+        _check_task_graph(self.subtasks)
+
     def worded(self, task: str) -> str:
         """``task`` with every renamed tool named as this run offers it."""
         for old, new in self.tool_names.items():
             task = re.sub(rf"\b{re.escape(old)}\b", new, task)
         return task
+
+
+def _check_task_graph(specs: Sequence[SubtaskSpec]) -> None:
+    """A `ScenarioError` for a task graph that declares a subtask twice, or whose dependencies
+    name a subtask it does not declare or go round: each would fail every agent's run for the
+    scenario's own mistake (a dependency never declared never succeeds)."""
+    names = [spec.name for spec in specs]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise ScenarioError(
+            f"the task graph declares {twice} more than once: give each subtask one SubtaskSpec"
+        )
+    after = {spec.name: spec.depends_on for spec in specs}
+    for spec in specs:
+        unknown = [name for name in spec.depends_on if name not in after]
+        if unknown:
+            raise ScenarioError(
+                f"subtask {spec.name!r} depends on {unknown}, which the task graph does not "
+                f"declare (it declares {sorted(after)}): correct the name or declare it"
+            )
+    settled: set[str] = set()
+
+    def visit(name: str, path: tuple[str, ...]) -> None:
+        if name in path:
+            cycle = " → ".join((*path[path.index(name) :], name))
+            raise ScenarioError(
+                f"the task graph's dependencies go round: {cycle}; the subtasks on it could "
+                "never start: break the circle"
+            )
+        if name not in settled:
+            for dependency in after[name]:
+                visit(dependency, (*path, name))
+            settled.add(name)
+
+    for name in after:
+        visit(name, ())
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from tests import _builders as b
-from unsolvable import Budget, Ceilings, Code, Pricing
+from unsolvable import Budget, Ceilings, Code, Pricing, SubtaskSpec
 from unsolvable._errors import BudgetError, ScenarioError
 
 
@@ -87,6 +87,33 @@ def test_a_roles_budget_must_be_a_whole_number_of_steps_at_least_one(steps: obje
     with pytest.raises(BudgetError, match=rf"^{re.escape(message)} is a whole number of steps"):
         b.scenario(role_steps={"researcher": steps})
     assert b.scenario(role_steps={"researcher": 1}).role_steps == {"researcher": 1}
+
+
+@pytest.mark.parametrize(
+    ("graph", "said"),
+    [
+        ({"a": (), "a ": (), "b": ("a",)}, None),
+        ({"search": (), "answer": ("serach",)}, "'answer' depends on ['serach'], which the task"),
+        ({"a": ("c",), "b": ("a",), "c": ("b",)}, "go round: a → c → b → a; the subtasks"),
+        ({"a": (), "b": ("a",), "a2": ()}, None),
+    ],
+)
+def test_a_task_graph_that_names_an_unknown_dependency_or_goes_round_is_refused(
+    graph: dict[str, tuple[str, ...]], said: str | None
+) -> None:
+    specs = tuple(SubtaskSpec(name=name, depends_on=after) for name, after in graph.items())
+    setup = b.scenario().build(0)
+    if said is None:
+        assert dataclasses.replace(setup, subtasks=specs).subtasks == specs
+        return
+    with pytest.raises(ScenarioError, match=re.escape(said)):
+        dataclasses.replace(setup, subtasks=specs)
+
+
+def test_a_task_graph_that_declares_a_subtask_twice_is_refused() -> None:
+    specs = (SubtaskSpec(name="a"), SubtaskSpec(name="a", depends_on=("b",)), SubtaskSpec(name="b"))
+    with pytest.raises(ScenarioError, match=r"declares \['a'\] more than once"):
+        dataclasses.replace(b.scenario().build(0), subtasks=specs)
 
 
 def test_the_summary_is_the_first_sentence() -> None:
