@@ -268,7 +268,7 @@ class Scenario:
     role_steps: Mapping[str, int] = field(default_factory=dict)
     """Steps each role may take, all its workers together (a subtask's role is declared in
     its task graph, `SubtaskSpec.role`): a role's own budget, beside the run's; each a whole
-    number, at least 1."""
+    number, at least 1, for a role a declared subtask has."""
 
     def __post_init__(self) -> None:
         check_name(self.name)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from unsolvable._errors import ScenarioError
 from unsolvable._types import DELEGATE_TOOL, JSON, ToolResult, World
 
 __all__ = [
@@ -176,6 +177,14 @@ class SubtaskTable:
     ) -> None:
         self._world = world
         self._caps = dict(role_steps)
+        # Only a declared subtask has a role: a budget for any other role would never be counted.
+        roles = sorted({spec.role for spec in declared if spec.role is not None})
+        unknown = sorted(set(self._caps) - set(roles))
+        if unknown:
+            raise ScenarioError(
+                f"role_steps gives {unknown} a budget, but no subtask of the task graph has that "
+                f"role (its roles: {roles}): correct the name, or give a SubtaskSpec that role"
+            )
         self.role_steps: dict[str, int] = {}
         """Steps each role took, its workers together."""
         self.past_role_budget: dict[str, int] = {}

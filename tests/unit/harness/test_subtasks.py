@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import re
+
+import pytest
 
 import unsolvable
 from unsolvable import (
@@ -14,6 +18,7 @@ from unsolvable import (
     named_subtask,
     scenarios,
 )
+from unsolvable._errors import ScenarioError
 from unsolvable.agents import contract
 from unsolvable.agents._loop import assistant, dispatch, opening, tool_calls
 
@@ -119,3 +124,11 @@ def test_a_second_worker_on_a_subtask_without_a_dispatch_is_a_duplicate_start() 
     assert first.workers == ("worker-call_1_0", "worker-call_1_0-again")
     assert first.duplicate_starts == (5,)
     assert record.verdict.broke(unsolvable.Rule.DUPLICATE_DISPATCH)
+
+
+def test_a_role_budget_for_a_role_no_subtask_has_is_refused_before_the_run() -> None:
+    roles = scenarios.get("per-role-budgets/role-cap-spent")
+    misspelled = dataclasses.replace(roles, role_steps={"reseacher": 4, "writer": 4})
+    said = "role_steps gives ['reseacher'] a budget, but no subtask of the task graph has that"
+    with pytest.raises(ScenarioError, match=re.escape(said)):
+        unsolvable.run(contract, misspelled)
