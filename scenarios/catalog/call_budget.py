@@ -29,7 +29,7 @@ from unsolvable import (
     ToolSpec,
 )
 from unsolvable.fake_tools import FakeWorld, pages_tool, requires
-from unsolvable.scenarios.catalog._common import lead, scenario, stuck_setup
+from unsolvable.scenarios.catalog._common import LEADS, lead, scenario, stuck_setup
 from unsolvable.scenarios.catalog._control import finish, twin
 
 __all__ = ["FAMILY", "SCENARIOS"]
@@ -44,8 +44,10 @@ STEP_CAP = 40
 STEP_BOUND = 12
 """Six or seven crawling steps, the longest background reading (2), and room to stop."""
 TWIN_STEPS = 5
-"""Crawling steps before the twin's site runs out of pages: 20 calls of 24, 83 % to 96 % of
-the budget with the background reading and the save."""
+"""Crawling steps before the twin's site runs out of pages: 20 calls of 24."""
+TWIN_CALLS = (TWIN_STEPS * PER_STEP + 1 + min(LEADS), TWIN_STEPS * PER_STEP + 1 + max(LEADS))
+"""The twin's external calls, fewest and most: the crawl, the save and the seed's background
+reading (each page of it one call)."""
 LINES = 2
 
 FETCH = ToolSpec(
@@ -132,8 +134,9 @@ SCENARIOS: tuple[Scenario, ...] = (
         variant="twin-site-ends",
         how=f"fetches the same pages; page {TWIN_STEPS * PER_STEP} says none are left, and it "
         "saves the report",
-        why=f"the site ends after {TWIN_STEPS * PER_STEP} pages: the crawl and the report take "
-        f"83 % to 96 % of the call budget, and fit it.",
+        why=f"the site ends after {TWIN_STEPS * PER_STEP} pages: the crawl, the report and the "
+        f"background reading take {round(100 * TWIN_CALLS[0] / CALL_BUDGET)} % to "
+        f"{round(100 * TWIN_CALLS[1] / CALL_BUDGET)} % of the call budget, and fit it.",
         build=_build_site_ends,
         needed=TWIN_STEPS + 2,
         diverges_at=lambda seed: lead(seed) + 5,

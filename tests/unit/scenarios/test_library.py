@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 
 import pytest
 from syrupy.assertion import SnapshotAssertion
@@ -185,3 +186,12 @@ def test_the_call_and_dollar_budgets_each_bind_and_are_judged() -> None:
     assert calls.budget["max_calls"] == calls.observed.external_calls
     assert dollars.observed.cost_usd <= dollars.budget["max_cost_usd"]  # type: ignore[operator]
     assert calls.observed.steps < calls.budget["max_steps"]  # type: ignore[operator]
+
+
+def test_the_share_of_the_call_budget_its_twin_says_it_takes_is_what_its_runs_take() -> None:
+    twin = scenarios.get("call-budget/twin-site-ends")
+    said = re.search(r"(\d+) % to (\d+) % of the call budget", twin.explanation)
+    assert said is not None, twin.explanation
+    calls = [_strict_contract(twin.name, seed).observed.external_calls for seed in twin.seeds]
+    shares = [round(100 * made / (twin.budget.max_calls or 1)) for made in calls]
+    assert (int(said[1]), int(said[2])) == (min(shares), max(shares))
