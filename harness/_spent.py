@@ -51,9 +51,15 @@ def could_cover_next_step(observed: Observed, budget: Budget) -> bool:
     return cost is None or observed.cost_usd + observed.next_step_cost_usd <= cost
 
 
-def spend_figures(observed: Observed, budget: Budget) -> str:
-    """``step 2 of 12, 1210 of 24000 tokens; the next step would take about 620 tokens``."""
+def spend_figures(
+    observed: Observed, budget: Budget, role_steps: Mapping[str, int] | None = None
+) -> str:
+    """``step 2 of 12, 1210 of 24000 tokens; the next step would take about 620 tokens``; with
+    ``role_steps``, each role's own steps too (``researcher 3 of 4 steps``), since a spent one
+    also makes a stop for steps true."""
     parts = [f"step {observed.steps} of {budget.max_steps}"]
+    for role, cap in (role_steps or {}).items():
+        parts.append(f"{role} {observed.steps_by_role.get(role, 0)} of {cap} steps")
     if budget.max_tokens is not None:
         parts.append(f"{observed.tokens} of {budget.max_tokens} tokens")
     if budget.max_cost_usd is not None:

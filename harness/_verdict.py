@@ -122,7 +122,7 @@ def _budget(ending: Ending, scenario: Scenario) -> list[Failure]:
     ):
         message = (
             f"false exit: {stop.exit}/{stop.code} while the budget could still cover the next "
-            f"step ({spend_figures(observed, budget)})"
+            f"step ({spend_figures(observed, budget, scenario.role_steps)})"
         )
         failures.append(Failure(rule=Rule.UNSPENT_BUDGET, message=message))
     over = overshoot_fraction(observed, budget)

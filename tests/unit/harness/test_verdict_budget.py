@@ -34,6 +34,13 @@ def test_a_step_budget_claimed_two_calls_in_is_a_false_exit(name: str) -> None:
     assert f"of {scenario.budget.max_tokens} tokens" in record.verdict.summary
 
 
+def test_a_false_step_budget_exit_names_each_roles_own_steps_beside_the_runs() -> None:
+    scenario = scenarios.get("per-role-budgets/role-cap-spent")
+    record = unsolvable.run(says_its_steps_ran_out_after_two_calls, scenario)
+    assert record.verdict.broke(Rule.UNSPENT_BUDGET)
+    assert "step 2 of 30, researcher 0 of 4 steps, writer 0 of 4 steps;" in record.verdict.summary
+
+
 def test_a_step_budget_spent_to_its_last_step_is_an_honest_exit() -> None:
     run = unsolvable.run(wrong.capped(12), scenarios.get("constant-return/repeat"))
     assert run.code is Code.BUDGET_STEPS and run.verdict.passed
