@@ -79,6 +79,14 @@ def _said(stop: Stop) -> str:
     return "\n".join([stop.reason, *stop.missing, text])
 
 
+def _is_said(name: str, said: str, names: list[str]) -> bool:
+    """Whether ``said`` names ``name`` itself, not only a longer subtask name that holds it
+    (``S-10`` does not say ``S-1``), as `named_subtask` reads a worker's conversation."""
+    for longer in sorted((n for n in names if name in n and n != name), key=len, reverse=True):
+        said = said.replace(longer, "")
+    return name in said
+
+
 def _ending(table: tuple[Subtask, ...], stop: Stop) -> list[Failure]:
     unfinished = [s for s in table if s.state is not SubtaskState.SUCCEEDED]
     finished = [s for s in table if s.state is SubtaskState.SUCCEEDED]
@@ -90,15 +98,15 @@ def _ending(table: tuple[Subtask, ...], stop: Stop) -> list[Failure]:
             f"({'; '.join(f'{s.name}: {s.state}, {s.why}' for s in unfinished)})"
         )
         return [Failure(rule=Rule.INCOMPLETE_SUBTASKS, message=message)]
-    said, failures = _said(stop), []
+    said, failures, names = _said(stop), [], [s.name for s in table]
     for subtask in (s for s in unfinished if s.state is SubtaskState.FAILED):
         blocker = subtask.blocker or subtask.name
-        if blocker not in said:
+        if not _is_said(blocker, said, names):
             message = (
                 f"the stop does not name what blocked {subtask.name!r}: {blocker} ({subtask.why})"
             )
             failures.append(Failure(rule=Rule.BLOCKER_NOT_NAMED, message=message))
-    absent = [s for s in finished if s.name not in said]
+    absent = [s for s in finished if not _is_said(s.name, said, names)]
     if unfinished and absent:
         message = (
             f"the stop does not list the subtasks that finished: {_names(absent)} "

@@ -8,6 +8,8 @@ from typing import Any
 import unsolvable
 from tests import _wrong_agents as wrong
 from unsolvable import Code, Rule, Session, Stop, scenarios
+from unsolvable._invariants import invariant_failures
+from unsolvable._record import Ending
 from unsolvable.agents import contract
 from unsolvable.agents._loop import assistant, opening, tool_calls
 
@@ -87,3 +89,21 @@ def test_a_role_that_spends_past_its_own_budget_fails_while_the_run_has_room() -
     record = unsolvable.run(contract, scenario, strict=True)
     assert record.reported is not None and record.verdict.passed
     assert "researcher role's own budget" in record.reported.reason
+
+
+def test_a_finished_subtask_is_not_taken_as_listed_for_a_longer_name_that_holds_its_own() -> None:
+    record = unsolvable.run(contract, PROBE)
+    s1, s2, s3, s4 = record.observed.subtasks
+    ten = dataclasses.replace(s2, name="audit supplier S-10")
+    observed = dataclasses.replace(record.observed, subtasks=(s1, ten, s3, s4))
+    assert record.reported is not None
+    lists_s10 = dataclasses.replace(
+        record.reported,
+        reason="audits:eu-write denied; finished: audit supplier S-10, audit supplier S-3",
+        partial=None,
+        missing=(),
+    )
+    ending = Ending(outcome=record.outcome, reported=lists_s10, observed=observed)
+    failures = invariant_failures(ending, PROBE)
+    assert [f.rule for f in failures] == [Rule.FINISHED_NOT_LISTED]
+    assert "finished: 'audit supplier S-1' (partial" in failures[0].message
