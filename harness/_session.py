@@ -339,13 +339,15 @@ class Session:
 
     def _role_spent_at(self) -> int | None:
         """The step during which a role's own budget ran out, the first of them; for a role
-        that stopped short of it, projected as if it took every step after the run's last."""
+        that stopped short of it, projected as if it took every step after the run's last — a
+        role yet to take a step too, once a subtask of its could start (a floor, as the
+        projected spend of tokens is)."""
         table, steps = self._subtasks, []
         for role, cap in self.scenario.role_steps.items():
             taken = table.role_steps.get(role, 0)
             if role in table.role_spent_at:
                 steps.append(table.role_spent_at[role])
-            elif taken:
+            elif taken or table.could_start(role):
                 steps.append(self._meter.steps + cap - taken)
         return min(steps, default=None)
 

@@ -228,6 +228,16 @@ class SubtaskTable:
         if cap is not None and taken + 1 == cap:
             self.role_spent_at[role] = step
 
+    def could_start(self, role: str) -> bool:
+        """Whether a subtask of ``role`` that has not succeeded has every dependency succeeded:
+        its workers could take the next step."""
+        return any(
+            entry.spec.role == role
+            and entry.state is not SubtaskState.SUCCEEDED
+            and self._unmet(entry) is None
+            for entry in self._entries.values()
+        )
+
     def on_tool(self, step: int, agent: str, name: str, result: ToolResult) -> None:
         """A tool call an agent made: a refusal of its subtask, or its criteria met."""
         entry = self._entries.get(self._working.get(agent, ""))

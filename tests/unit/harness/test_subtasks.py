@@ -132,3 +132,28 @@ def test_a_role_budget_for_a_role_no_subtask_has_is_refused_before_the_run() -> 
     said = "role_steps gives ['reseacher'] a budget, but no subtask of the task graph has that"
     with pytest.raises(ScenarioError, match=re.escape(said)):
         unsolvable.run(contract, misspelled)
+
+
+def _stops_after_one_step(session: Session) -> Stop:
+    session.call_model(opening(session), session.tools)
+    return Stop(code=Code.BUDGET_STEPS, reason="stopped", partial={"steps": 1})
+
+
+@pytest.mark.parametrize(
+    "name", ["per-role-budgets/role-cap-spent", "per-role-budgets/run-cap-spent"]
+)
+def test_a_stop_before_any_role_step_projects_the_role_budget_it_could_have_spent(
+    name: str,
+) -> None:
+    """The projection is a floor, as for tokens: the step the role's budget would run out at the
+    earliest, had its workers taken every step after the run's last; a role whose subtasks wait
+    on others is not projected."""
+    scenario = scenarios.get(name)
+    for seed in scenario.seeds:
+        early = unsolvable.run(_stops_after_one_step, scenario, seed=seed).observed
+        truth = _run(name, seed).observed.first_stagnant_step
+        assert early.first_stagnant_step is not None and truth is not None
+        assert 1 < early.first_stagnant_step <= truth, (seed, early.first_stagnant_step, truth)
+    assert unsolvable.run(_stops_after_one_step, scenario).observed.first_stagnant_step == (
+        _run(name).observed.first_stagnant_step
+    )
