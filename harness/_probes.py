@@ -220,7 +220,7 @@ class StagnationProbe:
         """A model request refused (``kind``: `unsolvable._record.CONTEXT_WINDOW`): a refusal
         like a tool's."""
         self.refusals[kind] += 1
-        self.first_refusal_step = self.first_refusal_step or step
+        self.first_refusal_step = min(self.first_refusal_step or step, step)
 
     def on_request(self, messages: Sequence[JSON]) -> None:
         """Reads a model call's conversation for a tool result, until one is found."""
@@ -246,9 +246,11 @@ class StagnationProbe:
     ) -> None:
         """``fingerprint`` is the world's after the call (the session computes it once), and
         ``clock`` the simulated seconds of the session clock after it."""
+        # Agents of one system call tools during their own steps, so ``step`` may come after a
+        # later step of another agent: the earliest refusal and the latest progress are kept.
         if result.refusal is not None:
             self.refusals[result.refusal] += 1
-            self.first_refusal_step = self.first_refusal_step or step
+            self.first_refusal_step = min(self.first_refusal_step or step, step)
         if fingerprint != self.last_world:
             self.last_world, self.last_change_clock = fingerprint, clock
             solvable = self.scenario.solvable
@@ -260,14 +262,15 @@ class StagnationProbe:
         new = fingerprint not in self.seen_worlds or observation not in self.seen_observations
         self.seen_worlds.add(fingerprint)
         self.seen_observations.add(observation)
-        if new:
+        if new and step >= self.last_productive_step:
             self.last_productive_step, self._stale_in_productive_step = step, False
-        elif step == self.last_productive_step:
+        elif not new and step == self.last_productive_step:
             self._stale_in_productive_step = True
         if self._read_criteria is not None:
             criteria = self._read_criteria()
             if criteria != self.criteria:
-                self.criteria, self.last_criteria_move = criteria, step
+                self.criteria = criteria
+                self.last_criteria_move = max(self.last_criteria_move, step)
 
     def first_stagnant_step(
         self, *, tokens: int, cost: float, clock: float = 0.0, calls: int = 0

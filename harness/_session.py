@@ -101,6 +101,9 @@ class Session:
         """Each agent's own share of the run (`AgentTally` when it finishes)."""
         self._subtasks = SubtaskTable(setup.subtasks, setup.world, scenario.role_steps)
         self._gave_up_at_step: int | None = None
+        self._step_of: dict[str, int] = {}
+        """Each agent's last step: its tool calls are made during it, whatever step another
+        agent began since (as the trajectory places them)."""
         self._offered_tokens: dict[tuple[str, ...], int] = {}
         """The tokens of each list of tools offered, measured once per run: the scenario's tool
         specs do not change during it."""
@@ -160,6 +163,7 @@ class Session:
             self._callers.add(threading.get_ident())
             offered = tool_names(tools)
             step, agent_step = self._meter.admit_step(agent, offered=bool(offered))
+            self._step_of[agent] = step
             meter = self._meter
             limit = self.scenario.budget.max_cost_usd
             spent = self.scenario.pricing.cost(meter.input_tokens, meter.output_tokens)
@@ -205,7 +209,7 @@ class Session:
             self._meter.admit_tool_call()
             made = self._dispatch.call(name, arguments, agent)
             self._meter.tool_done(name, made.result)
-            step = self._meter.steps
+            step = self._step_of.get(agent, self._meter.steps)
             clock = self._meter.simulated
             self._probe.on_tool(step, name, made.result, made.world, clock=clock)
             self._spend_of(agent).on_tool(made.result.refusal)

@@ -21,6 +21,7 @@ from unsolvable import (
     GiveUp,
     ModelResponse,
     Repeat,
+    Session,
     Setup,
     Stagnation,
     ToolResult,
@@ -194,6 +195,21 @@ def test_concurrent_workers_get_one_step_number_each() -> None:
     observed = session.finish()
     assert sorted(seen) == sorted(f"call_{step}_0" for step in range(1, 201))
     assert observed.steps_by_agent == {f"w{i}": 50 for i in range(4)}
+
+
+def test_a_tool_call_counts_at_its_own_agents_step_whatever_another_agent_did_since() -> None:
+    scenario = scenarios.get("missing-permission/retry-403")
+    session = Session(scenario, scenario.build(0), seed=0, ceilings=Ceilings())
+    opening = [{"role": "user", "content": session.task}]
+    first = session.call_model(opening, session.tools, agent="a")
+    second = session.call_model(opening, session.tools, agent="b")
+    for agent, reply in (("a", first), ("b", second)):
+        call = reply["tool_calls"][0]["function"]
+        session.call_tool(call["name"], call["arguments"], agent=agent)
+    observed = session.finish()
+    refused = [step.step for step in observed.trajectory if step.tools]
+    assert refused == [1, 2] and observed.refusals == {"denied": 2}
+    assert observed.first_stagnant_step == 1, "the step of a's refused call, as traced"
 
 
 def test_give_up_step_final_answers_and_transport_attempts_are_counted() -> None:
