@@ -17,6 +17,7 @@ import threading
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from unsolvable._environ import child_environ
 from unsolvable._errors import CeilingHit
 from unsolvable.adapters.kit import shielded
 
@@ -74,13 +75,15 @@ class Child:
     @classmethod
     async def start(cls, argv: Sequence[str], environ: Mapping[str, str]) -> Child:
         """``argv`` in the harness's directory (a relative path in it works, as for ``exec:``),
-        with ``environ`` added, its stdin and stdout pipes for the protocol."""
+        with ``environ`` added to what an ``exec:`` child gets of the harness's environment
+        (`child_environ`: never a CI job's credentials), its stdin and stdout pipes for the
+        protocol."""
         process = await asyncio.create_subprocess_exec(
             *argv,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
-            env={**os.environ, **environ},
+            env={**child_environ(), **environ},
             start_new_session=True,
             limit=LINE_LIMIT,
         )

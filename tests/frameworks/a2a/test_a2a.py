@@ -4,6 +4,7 @@ names, and the harness's cancel at a ceiling."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -110,3 +111,18 @@ def test_the_readme_names_an_a2a_agent_as_a_module_attribute() -> None:
     delegated = namespace["delegated"]
     assert isinstance(delegated, A2AAdapter)
     assert delegated.command == ("python", "my_a2a_server.py")
+
+
+def test_the_agent_gets_no_credential_of_the_harness(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Started as the ``exec:`` face starts its child: the same environment, so a CI job's
+    credentials never reach it (the agent writes what it was given and exits)."""
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_" + "x" * 36)
+    seen = tmp_path / "environ.json"
+    lists = f"import json, os; open({str(seen)!r}, 'w').write(json.dumps(sorted(os.environ)))"
+    adapter = A2AAdapter([sys.executable, "-c", lists])
+    unsolvable.run(adapter, scenarios.get("constant-return/repeat"), ceilings=WALL)
+    names = json.loads(seen.read_text())
+    assert "GITHUB_TOKEN" not in names
+    assert {"PATH", "UNSOLVABLE_TASK", "OPENAI_BASE_URL"} <= set(names)

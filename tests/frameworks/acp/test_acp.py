@@ -164,3 +164,18 @@ def test_the_command_line_runs_it_by_its_spec(tmp_path: Path) -> None:
     assert finished.returncode == 0
     (record,) = json.loads(out.read_text())["records"]
     assert record["reported"]["code"] == "BLOCKED_INPUT"
+
+
+def test_the_agent_gets_no_credential_of_the_harness(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Started as the ``exec:`` face starts its child: the same environment, so a CI job's
+    credentials never reach it (the agent writes what it was given and exits)."""
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_" + "x" * 36)
+    seen = tmp_path / "environ.json"
+    lists = f"import json, os; open({str(seen)!r}, 'w').write(json.dumps(sorted(os.environ)))"
+    adapter = AcpAdapter([sys.executable, "-c", lists])
+    unsolvable.run(adapter, scenarios.get(REPEAT), ceilings=WALL)
+    names = json.loads(seen.read_text())
+    assert "GITHUB_TOKEN" not in names
+    assert {"PATH", "UNSOLVABLE_TASK", "OPENAI_BASE_URL"} <= set(names)
