@@ -11,6 +11,7 @@ from typing import Any
 from unsolvable._frozen import freeze
 from unsolvable._model import Usage
 from unsolvable._types import JSON
+from unsolvable.wire._errors import WireFormatError
 from unsolvable.wire._exchange import WireResponse
 from unsolvable.wire._turn import (
     CREATED,
@@ -106,6 +107,12 @@ class ChatCompletions:
 
     def read(self, body: JSON, earlier: Turn | None = None, *, url: str = "") -> Turn:
         messages = require(body, "messages", list, NAME)
+        options = body.get("stream_options")
+        if options is not None and not isinstance(options, dict):  # read only as it renders
+            raise WireFormatError(
+                f"unsolvable: a {NAME} request is not in the shape its API takes: "
+                f"'stream_options' must be an object, got {options!r:.80}"
+            )
         start = read_from(earlier)
         require_objects(messages, "messages", NAME, start=start)
         taken = () if earlier is None else earlier.conversation

@@ -282,6 +282,15 @@ class Wire:
             except (ValueError, WireFormatError):
                 del self._conversations[key]
                 raise
+            except (AttributeError, KeyError, TypeError) as error:
+                # A member of another type than its API takes (a string where it takes an
+                # object) is the agent's error, answered as the API answers it: a final 400.
+                del self._conversations[key]
+                raise WireFormatError(
+                    f"unsolvable: this {fmt.name} request is not in the shape its API takes: "
+                    f"a member holds a value of another type ({error}); send each member as "
+                    f"the API's reference gives it. See {WIRE_DOCS}"
+                ) from None
             return conversation.turn
 
     def _failing(self) -> bool:

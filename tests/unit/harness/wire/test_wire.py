@@ -213,3 +213,35 @@ def test_a_responses_input_that_is_neither_text_nor_a_list_is_a_final_400(
     response = Wire(session).httpx2_client().post(url, json={"model": "m", "input": {"a": 1}})
     message = response.json()["error"]["message"]
     assert response.status_code == 400 and "'input' must be text or a list" in message
+
+
+ANTHROPIC = "https://api.anthropic.com/v1/messages"
+GEMINI = "https://generativelanguage.googleapis.com/v1beta/models/g:generateContent"
+HI = [{"role": "user", "content": "hi"}]
+PARTS = [{"role": "user", "parts": [{"text": "hi"}]}]
+
+
+@pytest.mark.parametrize(
+    ("url", "body"),
+    [
+        (ANTHROPIC, {"max_tokens": 9, "messages": [{"role": "user", "content": ["hi"]}]}),
+        (ANTHROPIC, {"max_tokens": 9, "messages": [{"role": "user", "content": 5}]}),
+        (ANTHROPIC, {"max_tokens": 9, "messages": HI, "tools": ["search_invoices"]}),
+        (ANTHROPIC, {"max_tokens": 9, "messages": HI, "tool_choice": "none"}),
+        ("https://api.openai.com/v1/responses", {"input": "hi", "tools": ["search_invoices"]}),
+        (GEMINI, {"contents": PARTS, "toolConfig": 5}),
+        (GEMINI, {"contents": [{"role": "model", "parts": [{"functionCall": "x"}]}]}),
+        (CHAT, {"messages": HI, "stream": True, "stream_options": "usage"}),
+    ],
+)
+def test_a_member_of_the_wrong_type_is_a_final_400_in_the_formats_shape(
+    session: Session, url: str, body: dict[str, object]
+) -> None:
+    """As its API answers such a body: a 400 the SDK raises, never a harness error from inside
+    the format, and an attempt the wire keeps, not a step."""
+    wire = Wire(session)
+    response = wire.httpx2_client().post(url, json={"model": "m", **body})
+    assert response.status_code == 400 and response.headers["x-should-retry"] == "false"
+    assert "not in the shape" in response.json()["error"]["message"]
+    assert [attempt.status for attempt in wire.attempts] == [400]
+    assert (session.finish().steps, session.finish().transport_attempts) == (0, 1)
