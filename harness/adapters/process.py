@@ -73,6 +73,25 @@ SCRIPT_SUFFIXES = frozenset({".py", ".js", ".mjs", ".cjs", ".ts", ".sh", ".rb", 
 ignore agent.py``'s ``ignore``) is not taken for one and not checked."""
 DOCS = docs_page("processes", "agents-in-other-processes-and-languages")
 MCP_EXTRA = "pip install 'pytest-unsolvable[mcp]'"
+PLACEHOLDERS = frozenset(
+    {
+        "agents_url",
+        "anthropic_api_key",
+        "anthropic_base_url",
+        "budget",
+        "gemini_api_key",
+        "google_gemini_base_url",
+        "openai_api_key",
+        "openai_base_url",
+        "task",
+        "tools",
+        "tools_url",
+    }
+)
+"""The placeholders of the contract's variables (`contract`, `placeholders`) without the MCP
+server's, known before any run so that a misspelt one is a usage error, not a crash per run."""
+MCP_PLACEHOLDERS = frozenset({"mcp_command", "mcp_config", "mcp_errors", "mcp_url"})
+"""Those of the MCP server's variables, given where the mcp extra is installed."""
 
 
 class ProcessExited(Exception):
@@ -260,7 +279,11 @@ class ProcessAdapter:
     def preflight(self) -> None:
         """What every run needs, checked once before any (`unsolvable.load_agent`): the program
         exists, and so does the script an interpreter is pointed at, so a typo is one usage
-        error rather than one crashed record per scenario."""
+        error rather than one crashed record per scenario; so are its placeholders."""
+        from unsolvable.mcp import is_available
+
+        known = PLACEHOLDERS | (MCP_PLACEHOLDERS if is_available() else frozenset())
+        _expand(self.name, self.command, dict.fromkeys(known, ""))
         program = self.command[0]
         if "{" in program:
             return  # a placeholder: known only when a run fills it in

@@ -16,7 +16,7 @@ pytest.importorskip("openai")
 import unsolvable
 from tests._docs import DOCS
 from tests.frameworks.exec.test_exec import NEEDS_UNSHARE
-from unsolvable import Ceilings, Code, scenarios
+from unsolvable import AdapterError, Ceilings, Code, scenarios
 from unsolvable.adapters.process import ProcessAdapter
 
 HERE = Path(__file__).parent
@@ -89,6 +89,7 @@ def test_without_the_mcp_extra_an_mcp_placeholder_names_it(monkeypatch: pytest.M
 
     monkeypatch.setattr(unsolvable.mcp, "is_available", lambda: False)
     adapter = ProcessAdapter([sys.executable, "-c", "pass", "{mcp_url}"])
-    record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"))
-    assert "there is no {mcp_url}" in str(record.observed.error)
-    assert "pip install 'pytest-unsolvable[mcp]'" in str(record.observed.error)
+    with pytest.raises(AdapterError) as raised:  # before any run, as a misspelt placeholder
+        unsolvable.run(adapter, scenarios.get("constant-return/repeat"))
+    assert "there is no {mcp_url}" in str(raised.value)
+    assert "pip install 'pytest-unsolvable[mcp]'" in str(raised.value)

@@ -10,11 +10,16 @@ from pathlib import Path
 import pytest
 
 import unsolvable
-from unsolvable import AdapterError, Outcome, scenarios
+from unsolvable import AdapterError, scenarios
 from unsolvable._loading import load_agent
 from unsolvable.adapters.claude_code import ClaudeCodeAdapter
 from unsolvable.adapters.codex_cli import CodexAdapter
-from unsolvable.adapters.process import ProcessAdapter, placeholders
+from unsolvable.adapters.process import (
+    MCP_PLACEHOLDERS,
+    PLACEHOLDERS,
+    ProcessAdapter,
+    placeholders,
+)
 
 
 def test_a_spec_is_split_as_a_shell_would_and_named_by_itself() -> None:
@@ -44,11 +49,29 @@ def test_placeholders_are_the_contract_in_lower_case_without_the_prefix() -> Non
     }
 
 
-def test_an_unknown_placeholder_crashes_the_run_listing_the_known_ones() -> None:
-    record = unsolvable.run("exec:echo {prompt}", scenarios.get("constant-return/repeat"))
-    assert record.outcome is Outcome.CRASHED
-    assert "there is no {prompt}" in str(record.observed.error)
-    assert "{task}" in str(record.observed.error) and "twice" in str(record.observed.error)
+@pytest.mark.parametrize(
+    ("spec", "says"),
+    [
+        ("exec:echo {prompt}", "there is no {prompt}"),
+        ("exec:echo {task", "expected '}' before end of string"),
+    ],
+)
+def test_an_unknown_placeholder_is_refused_before_any_run_listing_the_known_ones(
+    spec: str, says: str
+) -> None:
+    with pytest.raises(AdapterError) as raised:
+        unsolvable.run(spec, scenarios.get("constant-return/repeat"))
+    assert says in str(raised.value)
+    assert "{task}" in str(raised.value) and "twice" in str(raised.value)
+
+
+def test_the_placeholders_known_before_a_run_are_those_a_run_fills_in() -> None:
+    scenario = scenarios.get("constant-return/repeat")
+    session = unsolvable.Session(
+        scenario, scenario.build(0), seed=0, ceilings=unsolvable.Ceilings()
+    )
+    with ProcessAdapter(["echo"]).prepared(session) as launch:
+        assert set(placeholders(launch.environ)) == PLACEHOLDERS | MCP_PLACEHOLDERS
 
 
 @pytest.mark.parametrize(
