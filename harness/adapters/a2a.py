@@ -90,6 +90,12 @@ class A2AAdapter:
         self.process = ProcessAdapter(self.command, name=self.name)
 
     def preflight(self) -> None:
+        """What every run needs, checked once before any (`unsolvable.load_agent`): the server's
+        program, as for ``exec:``, and what `check_extras` checks."""
+        self.process.preflight()
+        self.check_extras()
+
+    def check_extras(self) -> None:
         """The A2A SDK, whose client the harness delegates with."""
         import importlib.util
 
@@ -99,7 +105,7 @@ class A2AAdapter:
     def run(self, session: Session) -> Delegation:
         from unsolvable.adapters._loop import on_thread
 
-        self.preflight()
+        self.check_extras()
         with self.process.prepared(session) as launch:
             try:
                 ended = on_thread(

@@ -15,7 +15,7 @@ pytest.importorskip("openai")
 
 import unsolvable
 from tests._docs import DOCS, compiled
-from unsolvable import Ceilings, Code, Exit, Outcome, scenarios
+from unsolvable import AdapterError, Ceilings, Code, Exit, Outcome, scenarios
 from unsolvable.adapters.a2a import A2AAdapter, read_task_state
 
 AGENT = [sys.executable, str(Path(__file__).parent / "a2a_agent.py")]
@@ -126,3 +126,9 @@ def test_the_agent_gets_no_credential_of_the_harness(
     names = json.loads(seen.read_text())
     assert "GITHUB_TOKEN" not in names
     assert {"PATH", "UNSOLVABLE_TASK", "OPENAI_BASE_URL"} <= set(names)
+
+
+def test_a_server_that_is_not_there_is_refused_before_the_run_naming_the_command() -> None:
+    adapter = A2AAdapter(["/nonexistent/agent"])
+    with pytest.raises(AdapterError, match="the program '/nonexistent/agent' is not an executable"):
+        unsolvable.run(adapter, scenarios.get("constant-return/repeat"), ceilings=WALL)
