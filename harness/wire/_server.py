@@ -37,6 +37,9 @@ NO_RETRY = MappingProxyType({"x-should-retry": "false"})
 BODY_LIMIT = 32 * 1024 * 1024
 """Bytes of a request body the server reads: Anthropic's own limit on a Messages request (32 MB),
 far above a long conversation re-sent whole; a larger one is answered 413 unread."""
+CHUNK_LINE_LIMIT = 65_537
+"""Bytes read of a chunk's size line or a trailer: what the standard library's server allows a
+request line."""
 BACKLOG = 1024
 """Connections the kernel holds before the server accepts them: an agent that opens many at
 once (a fan-out of workers, a burst of retries) waits for none; the default of 5 made a burst
@@ -86,13 +89,13 @@ class _Handler(BaseHTTPRequestHandler):
             why = "unsolvable: this run's key is missing from the URL; use the URLs it was given"
             self._send(_shaped(self.path, 401, why))
             return
-        length = self._length(path)
-        if length is None:
+        body = self._body(path)
+        if body is None:
             return
         request = WireRequest(
             method=self.command,
             url=f"http://{self.server.netloc}{path}",
-            body=self.rfile.read(length) if length else b"",
+            body=body,
             headers=dict(self.headers.items()),
         )
         self._send(self._answer(request))
@@ -102,6 +105,50 @@ class _Handler(BaseHTTPRequestHandler):
     def _keyed_path(self) -> str | None:
         """The request's path without the run's key; ``None`` when it does not carry it."""
         return unkeyed(self.path, self.server.key)
+
+    def _body(self, path: str) -> bytes | None:
+        """The request's body, whole; ``None`` once a request whose body cannot be read has been
+        answered. A chunked body (what Node's ``http.request`` and Go's ``http.Post`` send for a
+        body of unknown length) is read chunk by chunk, as HTTP/1.1 requires of a server: left
+        unread, it was taken for an empty body and then for the connection's next request."""
+        coding = self.headers.get("transfer-encoding")
+        if coding is None:
+            length = self._length(path)
+            return None if length is None else self.rfile.read(length) if length else b""
+        if coding.strip().lower() != "chunked":
+            self.close_connection = True
+            why = f"unsolvable: Transfer-Encoding {coding!r} is not read here; send it chunked"
+            self._send(_shaped(path, 501, why))
+            return None
+        return self._chunked(path)
+
+    def _chunked(self, path: str) -> bytes | None:
+        """A chunked body up to `BODY_LIMIT`; ``None`` once a malformed or larger one has been
+        answered (and its connection is closed: the rest of it was never read)."""
+        body = bytearray()
+        while True:
+            line = self.rfile.readline(CHUNK_LINE_LIMIT)
+            size_text = line.split(b";", 1)[0].strip()
+            try:
+                size = int(size_text, 16)
+            except ValueError:
+                size = -1
+            if size < 0 or not line.endswith(b"\n"):
+                self.close_connection = True
+                why = f"unsolvable: a chunk's size line {bytes(line[:40])!r} is not hexadecimal"
+                self._send(_shaped(path, 400, why))
+                return None
+            if len(body) + size > BODY_LIMIT:
+                self.close_connection = True
+                why = f"unsolvable: a chunked body past the limit of {BODY_LIMIT} bytes"
+                self._send(_shaped(path, 413, why))
+                return None
+            if size == 0:
+                while self.rfile.readline(CHUNK_LINE_LIMIT).strip():  # trailers, then CRLF
+                    pass
+                return bytes(body)
+            body += self.rfile.read(size)
+            self.rfile.readline(CHUNK_LINE_LIMIT)  # the CRLF that ends the chunk
 
     def _length(self, path: str) -> int | None:
         """The body's length as the request declares it; ``None`` once a request whose length

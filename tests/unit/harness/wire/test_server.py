@@ -63,3 +63,19 @@ def test_a_stopped_server_is_gone_and_its_host_no_longer_answers(session: Sessio
         httpx.post(url, json=ASK)
     with pytest.raises(RuntimeError, match="not running"):
         server.base_url  # noqa: B018
+
+
+def test_a_chunked_body_is_read_whole_and_the_connection_stays_usable(session: Session) -> None:
+    """As every HTTP/1.1 server reads one: Node's ``http.request`` and Go's ``http.Post`` with a
+    reader of unknown length send their bodies so. Read as empty, a tool ran with no arguments
+    and the chunks left on the connection broke its next request."""
+    with Wire(session) as wire, wire.serve() as server, httpx.Client() as client:
+        body = b'{"customer": "ACME-0", "query": "open"}'
+        chunks = iter([body[:10], body[10:]])
+        tool = client.post(f"{server.tools_url}/search_invoices", content=chunks)
+        model = client.post(f"{server.openai_base_url}/chat/completions", content=iter([b"{}"]))
+        again = client.post(f"{server.openai_base_url}/chat/completions", json=ASK)
+    assert tool.status_code == 200 and "'messages'" in model.json()["error"]["message"]
+    assert again.status_code == 200
+    (tool_call,) = [call for step in session.finish().trajectory for call in step.tools]
+    assert tool_call.arguments == '{"customer": "ACME-0", "query": "open"}'

@@ -1,6 +1,7 @@
 """The loopback server against other processes on the machine: a request without the run's key
 is refused in its face's shape and never counted; a body past the limit and a length that is not
-a number are answered at once; a burst of connections is taken in without waiting."""
+a number are answered at once, a chunked body is read to its end; a burst of connections is
+taken in without waiting."""
 
 from __future__ import annotations
 
@@ -101,3 +102,23 @@ def test_a_burst_of_connections_is_taken_in_before_any_is_accepted() -> None:
         for client in clients:
             client.close()
         server.server_close()
+
+
+@pytest.mark.parametrize(
+    ("chunks", "status"),
+    [
+        ("zz\r\n{}\r\n0\r\n\r\n", b"400 Bad Request"),
+        (f"{BODY_LIMIT + 1:x}\r\n", b"413 Request Entity Too Large"),
+        ("2\r\n{}\r\n0\r\n\r\n", b"200 OK"),
+    ],
+    ids=["not-hexadecimal", "past-the-limit", "whole"],
+)
+def test_a_chunked_body_is_read_to_its_end_or_refused_at_once(
+    session: Session, chunks: str, status: bytes
+) -> None:
+    with Wire(session) as wire, wire.serve() as server:
+        head = f"POST /{server.key}/tools/search_invoices HTTP/1.1\r\nHost: x\r\n"
+        request = f"{head}Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n{chunks}"
+        answer = _raw(server.port, request.encode())
+    assert answer.split(b"\r\n", 1)[0].endswith(status)
+    assert session.finish().tool_calls == (status == b"200 OK")
