@@ -12,9 +12,12 @@ to `BODY_LIMIT`.
 
 from __future__ import annotations
 
+import socket
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import MappingProxyType, TracebackType
+from typing import Any
 
 from unsolvable._errors import CeilingHit, SessionClosed
 from unsolvable._run_key import new_key, unkeyed
@@ -75,6 +78,15 @@ class _Server(ThreadingHTTPServer):
     def count_refusal(self) -> None:
         with self.lock:
             self.refused += 1
+
+    def handle_error(
+        self, request: socket.socket | tuple[bytes, socket.socket], client_address: Any
+    ) -> None:
+        """Silent when the client went away (an agent killed at a ceiling mid-request): no error
+        of the harness, and its traceback on stderr would land in the record's ``output`` as if
+        the agent had written it. Any other error is reported as the standard library does."""
+        if not isinstance(sys.exc_info()[1], OSError):
+            super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -122,3 +122,18 @@ def test_a_chunked_body_is_read_to_its_end_or_refused_at_once(
         answer = _raw(server.port, request.encode())
     assert answer.split(b"\r\n", 1)[0].endswith(status)
     assert session.finish().tool_calls == (status == b"200 OK")
+
+
+def test_a_client_gone_before_its_answer_leaves_nothing_on_the_harnesss_stderr(
+    session: Session, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An agent killed at a ceiling mid-request: the standard library's traceback went to the
+    harness's stderr, which a worker keeps as the record's ``output``, the agent's own words."""
+    with Wire(session) as wire, wire.serve() as server:
+        ours, theirs = socket.socketpair()
+        head = f"POST /{server.key}/tools/search_invoices HTTP/1.1\r\nContent-Length: 2\r\n\r\n"
+        theirs.sendall(f"{head}{{}}".encode())
+        theirs.close()  # gone: the answer meets a broken pipe
+        server._server.process_request_thread(ours, (LOOPBACK, 0))  # type: ignore[union-attr]
+    assert capsys.readouterr().err == ""
+    assert session.finish().tool_calls == 1
