@@ -299,7 +299,6 @@ class ProcessAdapter:
     def run(self, session: Session) -> ProcessExit:
         with self.prepared(session) as launch:
             ended = self._run_child(session, launch.argv, launch.environ)
-        sys.stderr.write(ended.stderr)  # the agent's own output, as a worker keeps it (`output`)
         if ended.status != 0 and ended.structured is None:
             raise ProcessExited(self._crash(ended), ended)
         return ended
@@ -367,6 +366,9 @@ class ProcessAdapter:
             await_late_call(session, functools.partial(_group_alive, child.pid))
         finally:
             shielded(lambda: _end(child, tails))
+            # The agent's own output, as a worker keeps it (`output`): whatever ended the run,
+            # a ceiling too, since a run that did not stop is the one whose output is wanted.
+            shielded(functools.partial(_pass_on, tails[1].text))
         return ProcessExit(
             status=status, stdout=tails[0].text, stderr=tails[1].text, last_line=tails[0].last_line
         )
@@ -461,6 +463,10 @@ def _wait(child: subprocess.Popen[bytes], session: Session) -> int:
             session.hit_ceiling("wall_seconds")
         if session.ceiling is not None:
             raise CeilingHit(f"unsolvable: harness ceiling {session.ceiling} reached")
+
+
+def _pass_on(said: str) -> None:
+    sys.stderr.write(said)
 
 
 def _group_alive(group: int) -> bool:

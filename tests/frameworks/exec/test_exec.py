@@ -196,6 +196,18 @@ def test_a_child_past_the_step_ceiling_is_killed_and_did_not_stop() -> None:
     assert record.observed.ceiling == "steps"
 
 
+def test_a_child_that_did_not_stop_keeps_its_stderr_in_the_record(tmp_path: Path) -> None:
+    """The run that most needs the agent's own words, as a crashed one keeps them."""
+    said = "import runpy, sys; print('thinking hard', file=sys.stderr, flush=True); "
+    agent = python(said + f"runpy.run_path({str(HERE / 'loop_agent.py')!r})")
+    out = tmp_path / "records.json"
+    command = ["run", "--agent", agent, "--scenario", "constant-return/repeat"]
+    command += ["--ceiling-steps", "3", "--ceiling-seconds", "60", "--json", str(out)]
+    subprocess.run([sys.executable, "-m", "unsolvable.cli", *command], timeout=120, check=False)
+    (record,) = json.loads(out.read_text())["records"]
+    assert (record["outcome"], record["output"]) == ("did_not_stop", "thinking hard\n")
+
+
 def test_the_cli_runs_an_exec_agent(tmp_path: Path) -> None:
     out = tmp_path / "records.json"
     agent = f"exec:{PYTHON} {HERE / 'sdk_agent.py'} {{task}}"
