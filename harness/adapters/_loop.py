@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import sys
 import threading
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -90,11 +91,16 @@ class Child:
         return cls(process)
 
     async def end(self) -> str:
-        """Kills the whole process group and reaps the child; the end of its stderr."""
+        """Kills the whole process group and reaps the child; the end of its stderr, also passed
+        on to the harness's (what a worker keeps as the record's ``output``). Passed on here, on
+        the conversation's thread, which the watchdog never interrupts, so that it is kept
+        however the run ended: at the wall ceiling the harness's thread is interrupted."""
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.process.pid, signal.SIGKILL)
         await self.process.wait()
-        return await self._stderr
+        said = await self._stderr
+        sys.stderr.write(said)
+        return said
 
 
 async def _tail(stream: asyncio.StreamReader) -> str:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import shlex
-import sys
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -114,9 +113,7 @@ class A2AAdapter:
                     name="unsolvable-a2a-client",
                 )
             except _AgentFailed as error:
-                sys.stderr.write(error.stderr)
                 raise ProcessExited(f"agent {self.name!r}: {error}") from error
-        sys.stderr.write(ended.stderr)
         if session.ceiling is not None:
             raise CeilingHit(f"unsolvable: harness ceiling {session.ceiling} reached")
         if ended.state is None or read_task_state(ended.state, ended.code) is None:

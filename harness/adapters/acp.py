@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import shlex
-import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -131,7 +130,6 @@ class AcpAdapter:
             environ = launch.environ
             served = server_environ(session, environ["UNSOLVABLE_TOOLS_URL"])
             turn = self._converse(session, launch.argv, environ, work, served, stdio_command())
-        sys.stderr.write(turn.stderr)  # the agent's own output, as a worker keeps it (`output`)
         if session.ceiling is not None:
             raise CeilingHit(f"unsolvable: harness ceiling {session.ceiling} reached")
         if turn.stop_reason is None or read_stop_reason(turn.stop_reason) is None:
@@ -199,7 +197,6 @@ class AcpAdapter:
                 name="unsolvable-acp-editor",
             )
         except Exception as error:
-            sys.stderr.write(getattr(error, "stderr", ""))
             raise ProcessExited(f"agent {self.name!r}: {error}") from error
 
 

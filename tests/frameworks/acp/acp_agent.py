@@ -80,6 +80,7 @@ class Agent:
             with open(f"{self.marker}.pid", "w") as file:
                 file.write(str(os.getpid()))
         if self.mode == "hang":  # at once, with nothing slow to start: only the clock ends the turn
+            print("hanging until cancelled", file=sys.stderr, flush=True)
             await self.cancelled.wait()
         async with Client(self.mcp_url) as tools:
             return await self.turn(session_id, task, tools)

@@ -85,6 +85,19 @@ def test_at_a_ceiling_the_editor_cancels_and_the_agent_hears_it(
     assert heard == "cancelled", f"it never heard session/cancel ({when.get(heard)}): {ending}"
 
 
+def test_at_the_wall_ceiling_the_agents_stderr_is_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Passed on to the harness's stderr, which a worker keeps as the record's ``output``,
+    however the run ended: at the wall ceiling, the watchdog's interruption once dropped it."""
+    marker = tmp_path / "cancelled"
+    ceilings = Ceilings(max_wall_seconds=CHILD_SECONDS / 2)  # past the agent's start-up
+    record = unsolvable.run(f"{AGENT} hang {marker}", scenarios.get(REPEAT), ceilings=ceilings)
+    assert (record.outcome, record.observed.ceiling) == (Outcome.DID_NOT_STOP, "wall_seconds")
+    assert marker.read_text() == "cancelled", "the ceiling came before its turn began"
+    assert "hanging until cancelled" in capsys.readouterr().err
+
+
 def test_an_agent_deaf_to_the_cancel_is_killed_after_its_grace_and_the_run_recorded(
     tmp_path: Path,
 ) -> None:
