@@ -98,6 +98,7 @@ class _Handler(BaseHTTPRequestHandler):
         path = self._keyed_path()
         if path is None:
             self.server.count_refusal()
+            self.close_connection = True  # its body is not read: it must not pass for a request
             why = "unsolvable: this run's key is missing from the URL; use the URLs it was given"
             self._send(_shaped(self.path, 401, why))
             return

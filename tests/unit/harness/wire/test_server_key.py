@@ -137,3 +137,14 @@ def test_a_client_gone_before_its_answer_leaves_nothing_on_the_harnesss_stderr(
         server._server.process_request_thread(ours, (LOOPBACK, 0))  # type: ignore[union-attr]
     assert capsys.readouterr().err == ""
     assert session.finish().tool_calls == 1
+
+
+def test_every_request_of_a_kept_alive_client_without_the_key_is_refused_and_counted(
+    session: Session,
+) -> None:
+    """Its body is never read, so its connection is closed: left open, the body was read as
+    the next request, answered 501 and not counted."""
+    with Wire(session) as wire, wire.serve() as server, httpx.Client() as client:
+        url = f"http://{LOOPBACK}:{server.port}/v1/chat/completions"
+        statuses = [client.post(url, json=ASK).status_code for _ in range(3)]
+        assert (statuses, server.refused) == ([401, 401, 401], 3)
