@@ -177,9 +177,14 @@ async def _follow(url: str, task: str, due: Due) -> Delegation:
     from unsolvable.adapters._loop import waited
 
     # No timeout of its own: a working task may stay silent for long, and the harness's
-    # ceilings bound the wait (`waited`).
+    # ceilings bound the wait (`waited`), the agent card's too: a server may never send it.
     http = httpx.AsyncClient(timeout=None)
-    client = await create_client(url, ClientConfig(httpx_client=http))
+    connecting = asyncio.ensure_future(create_client(url, ClientConfig(httpx_client=http)))
+    if not await waited(connecting, due):
+        connecting.cancel()
+        await http.aclose()
+        return Delegation(state=None)
+    client = connecting.result()
     try:
         parts = [Part(text=task)]
         message = Message(role=Role.ROLE_USER, message_id=str(uuid.uuid4()), parts=parts)

@@ -4,7 +4,10 @@ names, and the harness's cancel at a ceiling."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
 import sys
 from pathlib import Path
 
@@ -132,3 +135,30 @@ def test_a_server_that_is_not_there_is_refused_before_the_run_naming_the_command
     adapter = A2AAdapter(["/nonexistent/agent"])
     with pytest.raises(AdapterError, match="the program '/nonexistent/agent' is not an executable"):
         unsolvable.run(adapter, scenarios.get("constant-return/repeat"), ceilings=WALL)
+
+
+MUTE = (
+    "import os, socket, sys; server = socket.create_server(('127.0.0.1', 0)); "
+    "open(sys.argv[1], 'w').write(str(os.getpid())); "
+    "print(f'http://127.0.0.1:{{server.getsockname()[1]}}', flush=True); "
+    "kept = [server.accept() for _ in iter(int, 1)]"
+)
+"""A server that prints its URL, takes every connection in and never answers one (its braces
+doubled: a command line's braces are placeholders)."""
+
+
+def test_a_server_that_never_serves_its_card_is_ended_at_the_ceiling(tmp_path: Path) -> None:
+    """The harness's client waited for the agent card without end: the run never ended, and a
+    worker that gave up on it left the server running."""
+    pid_file = tmp_path / "pid"
+    adapter = A2AAdapter([sys.executable, "-c", MUTE, str(pid_file)])
+    try:
+        record = unsolvable.run(
+            adapter, scenarios.get("constant-return/repeat"), ceilings=Ceilings(max_wall_seconds=5)
+        )
+        assert (record.outcome, record.observed.ceiling) == (Outcome.DID_NOT_STOP, "wall_seconds")
+        assert not Path(f"/proc/{pid_file.read_text()}").exists(), "the server outlived its run"
+    finally:
+        if pid_file.exists():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(pid_file.read_text()), signal.SIGKILL)
