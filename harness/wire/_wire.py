@@ -195,6 +195,10 @@ class Wire:
         tool = self._tool_for(request)
         if tool is not None:
             return self._answer_tool(tool, request)
+        unknown = self._unknown_tool(request)
+        if unknown is not None:
+            self._log("stray", request, None, f"no tool {unknown!r}")
+            raise StrayRequest(self._explain_unknown_tool(request, unknown))
         self._log("stray", request, None, "")
         raise StrayRequest(self._explain_stray(request))
 
@@ -216,8 +220,21 @@ class Wire:
             lines = "\n".join(f"  - {a}" for a in stray)
             raise StrayRequest(
                 f"unsolvable: {len(stray)} request(s) matched no fake route during the "
-                f"scenario; they would have left the harness:\n{lines}\nSee {WIRE_DOCS}"
+                f"scenario:\n{lines}\n{self._stray_fixes(stray)}. See {WIRE_DOCS}"
             )
+
+    def _stray_fixes(self, stray: list[Attempt]) -> str:
+        """What to do about ``stray``: a stray to a tool the scenario lacks carries the name it
+        gave as its route (`handle`); any other would have left the harness."""
+        fixes = []
+        if any(not a.route for a in stray):
+            fixes.append(
+                "another host or path would have left the harness: point the client at the fake"
+            )
+        if any(a.route for a in stray):
+            tools = ", ".join(sorted(self._tool_names))
+            fixes.append(f"a tool the scenario does not have is refused: its tools are {tools}")
+        return "; ".join(fixes)
 
     def _tool_for(self, request: WireRequest) -> str | None:
         key = (request.host, split_agent(request.path)[1].rstrip("/"))
@@ -229,6 +246,14 @@ class Wire:
         if on_tool_host and prefix == "/tools" and name in self._tool_names:
             return name
         return None
+
+    def _unknown_tool(self, request: WireRequest) -> str | None:
+        """The name a request to the tools' own URL gives when the scenario has no such tool:
+        the agent's mistake, not a request that would have left the harness."""
+        prefix, _, name = split_agent(request.path)[1].rstrip("/").rpartition("/")
+        with self._lock:
+            on_tool_host = request.host in self._tool_hosts
+        return name if on_tool_host and prefix == "/tools" and name else None
 
     def _answer_model(self, fmt: WireFormat, request: WireRequest) -> WireResponse:
         """Every request is one transport attempt, whether the model answers it or not."""
@@ -360,6 +385,14 @@ class Wire:
         with self._lock:
             self._attempts.append(attempt)
         return response or WireResponse.text("", status=0)
+
+    def _explain_unknown_tool(self, request: WireRequest, name: str) -> str:
+        tools = ", ".join(sorted(self._tool_names))
+        return (
+            f"unsolvable: {request.method} {request.safe_url}: the scenario has no tool "
+            f"{name!r}; its tools are: {tools}. Call one of them by its name, as the tools "
+            f"offered to the model name them. See {WIRE_DOCS}"
+        )
 
     def _explain_stray(self, request: WireRequest) -> str:
         with self._lock:

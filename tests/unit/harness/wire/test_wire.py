@@ -136,9 +136,20 @@ def test_a_swallowed_stray_is_raised_again_when_the_wire_closes(session: Session
     assert [a.kind for a in wire.attempts] == ["stray"] and "SECRET" not in str(wire.attempts)
 
 
-def test_an_unknown_tool_on_the_tools_host_is_a_stray_too(session: Session) -> None:
-    with pytest.raises(StrayRequest):
-        Wire(session).httpx2_client().post(f"{TOOLS_URL}/delete_everything", json={})
+def test_an_unknown_tool_on_the_tools_host_is_a_stray_too_naming_the_scenarios_tools(
+    session: Session,
+) -> None:
+    """Not a request that would have left the harness: one that names no tool of the scenario,
+    said so where the agent sees it and where the record does."""
+    with (
+        pytest.raises(StrayRequest) as closed,
+        Wire(session) as wire,
+        pytest.raises(StrayRequest) as raised,
+    ):
+        wire.httpx2_client().post(f"{TOOLS_URL}/delete_everything", json={})
+    for said in (str(raised.value), str(closed.value)):
+        assert "no tool 'delete_everything'" in said and "search_invoices" in said
+        assert "would have left the harness" not in said
 
 
 def test_a_harness_ceiling_ends_the_caller_through_the_transport() -> None:
