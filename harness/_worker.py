@@ -211,6 +211,7 @@ class Worker:
 
         def abandon(record: TerminationRecord) -> None:
             self._send(index, ABANDONED, record=redacted_data(record, self.redactor))
+            end_descendants(self.pid)  # what the run started, ended as at the end of any job
             os._exit(0)  # the agent's thread cannot be ended; this process can
 
         with _captured() as output:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import subprocess
 import time
 
 from unsolvable import Code, Session, Stop
@@ -33,6 +34,15 @@ def never_unwinds(session: Session) -> None:
             time.sleep(0.01)
         except BaseException:
             continue
+
+
+def never_unwinds_leaving_a_process(session: Session) -> None:
+    """Starts a process in a session of its own, as a daemon does, names it in the file
+    ``$FAULTY_PID_FILE`` names, then swallows every interruption (`never_unwinds`)."""
+    started = subprocess.Popen(["sleep", "600"], start_new_session=True)
+    with open(os.environ["FAULTY_PID_FILE"], "w") as file:
+        file.write(str(started.pid))
+    never_unwinds(session)
 
 
 def chatty(session: Session) -> str:
