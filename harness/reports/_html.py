@@ -126,8 +126,17 @@ QUALITY = (
     "calibrated step cap",
 )
 """The `COLUMNS` of a table of stop quality: the two axes and what broke."""
-SPEND = ("agent", "runs", "lag tokens p50/p95", "lag $ p50/p95", "step/N p95", "ended")
-"""The `COLUMNS` of a table of what the runs spent and how they ended."""
+SPEND = (
+    "agent",
+    "runs",
+    "lag tokens p50/p95",
+    "lag $ p50/p95",
+    "step/N p95",
+    "past budget",
+    "ended",
+)
+"""The `COLUMNS` of a table of what the runs spent and how they ended; with `QUALITY`, every
+column the terminal and Markdown tables have, so the page shows every number they do."""
 WRAPPED = ("calibrated step cap", "ended")
 """Columns of sentences and lists: they wrap rather than widen the table."""
 

@@ -7,8 +7,10 @@ message, progress that stays quiet in a CI log.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+from html import unescape
 from pathlib import Path
 
 from unsolvable import scenarios
@@ -176,3 +178,20 @@ def test_otel_and_trace_dir_are_written_and_checked_before_anything_runs(tmp_pat
     refused = _unsolvable("run", "--scenario", "missing-permission/retry-403", "--trace-dir",
                           str(blocked / "traces"))  # fmt: skip
     assert refused.returncode == 2 and "--trace-dir" in refused.stderr
+
+
+def _html_cells(html: str) -> set[str]:
+    """Every header and cell of the HTML report's tables, as text."""
+    found = re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", html, re.S)
+    return {unescape(re.sub(r"<[^>]+>", "", cell)).strip() for cell in found}
+
+
+def test_the_html_tables_show_every_column_and_number_the_markdown_does(tmp_path: Path) -> None:
+    markdown, html = tmp_path / "report.md", tmp_path / "report.html"
+    result = _unsolvable("run", "--agent", "naive", "--scenario", "constant-return/plain",
+                         "--markdown", str(markdown), "--html", str(html))  # fmt: skip
+    assert result.returncode == 1, result.stderr  # naive runs past its token budget
+    rows = [line for line in markdown.read_text().splitlines() if line.startswith("| ")]
+    markdown_cells = {cell.strip() for row in rows for cell in row.strip("|").split("|")}
+    assert "past budget" in markdown_cells
+    assert markdown_cells - _html_cells(html.read_text()) <= {"rule broken"}
