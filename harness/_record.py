@@ -56,6 +56,10 @@ and irreversible actions observed (``tool_seconds``, ``idle_seconds``, ``externa
 ``irreversible_calls``); who did what in a multi-agent run: each step names its agent
 (``agent``), spend per agent (``agents``), the subtask table (``subtasks``), steps begun past the
 dollar budget, steps by role and past a role's budget, the roles whose budget was spent."""
+OLDEST_READ_SCHEMA = 4
+"""The oldest records read back: version 4 reads as 5 without what 5 added; before 4 a control
+had a lag and lag in tokens and dollars was unsigned, so their numbers would not be this
+version's."""
 
 
 CONTEXT_WINDOW = "context_window"
@@ -495,9 +499,12 @@ class TerminationRecord:
     def __post_init__(self) -> None:
         """The partial result becomes plain, bounded data here (`plain_partial`), so every
         written form can hold it. A bound N below one step is refused: every metric of the record
-        is read against it (a records file edited by hand, say)."""
+        is read against it (a records file edited by hand, say); so is a schema this version does
+        not read (`OLDEST_READ_SCHEMA`), whose numbers would be counted by other rules."""
         if self.step_bound < 1:
             raise ValueError(f"step_bound is {self.step_bound}: a scenario's N is 1 step or more")
+        if not OLDEST_READ_SCHEMA <= self.schema_version <= SCHEMA_VERSION:
+            raise ValueError(_unread_schema(self.schema_version))
         if self.reported is not None:
             partial = plain_partial(self.reported.partial)
             if partial is not self.reported.partial:
@@ -539,6 +546,18 @@ class TerminationRecord:
         from unsolvable._record_data import build
 
         return build(cls, data)
+
+
+def _unread_schema(version: int) -> str:
+    """Why a record of another schema is refused, and what to do: a record's every number is
+    read by its own version's rules (`SCHEMA_VERSION`)."""
+    fix = (
+        "a newer pytest-unsolvable wrote it: upgrade pytest-unsolvable to read it"
+        if version > SCHEMA_VERSION
+        else "an older pytest-unsolvable wrote it: run again to make the records anew"
+    )
+    readable = f"{OLDEST_READ_SCHEMA} to {SCHEMA_VERSION}"
+    return f"schema_version is {version}, and this harness reads {readable}; {fix}"
 
 
 def _kept(text: str) -> str:

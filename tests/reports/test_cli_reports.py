@@ -13,7 +13,9 @@ import sys
 from html import unescape
 from pathlib import Path
 
-from unsolvable import scenarios
+import pytest
+
+from unsolvable import SCHEMA_VERSION, scenarios
 
 ROOT = Path(__file__).parents[2]
 FAMILIES = ("--scenario", "missing-permission", "long-healthy")
@@ -159,6 +161,26 @@ def test_report_of_a_file_that_is_not_records_is_a_usage_error(tmp_path: Path) -
     result = _unsolvable("report", str(path))
     assert (
         result.returncode == 2 and "pass a file written by unsolvable run --json" in result.stderr
+    )
+
+
+@pytest.mark.parametrize("version", [SCHEMA_VERSION + 1, 3])
+def test_records_of_a_schema_this_harness_does_not_read_are_a_usage_error(
+    tmp_path: Path, version: int
+) -> None:
+    path = tmp_path / "records.json"
+    _unsolvable("run", "--agent", "contract", "--scenario", "constant-return/plain",
+                "--json", str(path))  # fmt: skip
+    data = json.loads(path.read_text())
+    data["records"][0]["schema_version"] = version
+    path.write_text(json.dumps(data))
+    result = _unsolvable("report", str(path))
+    assert result.returncode == 2 and result.stdout == "", result.stdout
+    assert f"schema_version is {version}, and this harness reads 4 to {SCHEMA_VERSION}" in (
+        result.stderr
+    )
+    assert ("upgrade pytest-unsolvable" if version > SCHEMA_VERSION else "run again") in (
+        result.stderr
     )
 
 
