@@ -86,6 +86,10 @@ class ShardTag:
     """One key per record of the file, in the file's order."""
     runs: int | None = None
     """How many runs the whole run has, where the face knows (``unsolvable run``)."""
+    plan: str | None = None
+    """A digest of the whole run's runs in order, where the face knows them (``unsolvable
+    run``): every shard of one command has the same, and two commands of as many runs (other
+    scenarios, the agents in another order) do not, so their shards are never merged."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -94,6 +98,7 @@ class ShardTag:
             "complete": self.complete,
             "order": [list(key) for key in self.order],
             "runs": self.runs,
+            "plan": self.plan,
         }
 
     @classmethod
@@ -108,4 +113,5 @@ class ShardTag:
             complete=complete,
             order=tuple(tuple(key) for key in data["order"]),
             runs=None if data.get("runs") is None else int(data["runs"]),
+            plan=None if data.get("plan") is None else str(data["plan"]),
         )

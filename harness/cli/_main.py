@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import hashlib
 import json
 import math
 import os
@@ -253,7 +254,14 @@ def _records(args: argparse.Namespace, stream: RecordStream) -> tuple[Batch, Sha
         return batch, None
     order = tuple((mine[p],) for p in batch.positions)
     complete = not batch.interrupted
-    return batch, ShardTag(shard=shard, complete=complete, order=order, runs=len(jobs))
+    tag = ShardTag(shard=shard, complete=complete, order=order, runs=len(jobs), plan=_plan(jobs))
+    return batch, tag
+
+
+def _plan(jobs: Sequence[Job]) -> str:
+    """The whole run's runs, hashed: what every shard of one command has alike (`ShardTag.plan`)."""
+    runs = json.dumps([dataclasses.asdict(job) for job in jobs], sort_keys=True)
+    return hashlib.sha256(runs.encode()).hexdigest()
 
 
 def _report_options(args: argparse.Namespace) -> ReportOptions:

@@ -104,6 +104,12 @@ def _check_positions(parts: Sequence[Part]) -> None:
         return
     if len(runs) > 1:
         raise ShardError(f"the parts split different runs (of {_list(runs)} runs)")
+    if len({part.tag.plan for part in parts}) > 1:
+        raise ShardError(
+            "the parts were cut from different runs (other agents, scenarios, seeds or flags, "
+            "or the same in another order); make every shard with the same command, changing "
+            "only --shard K/N"
+        )
     total = runs.pop()
     held = sorted(int(key[0]) for part in parts for key in part.tag.order)
     if held != list(range(total or 0)):

@@ -85,3 +85,24 @@ def test_a_whole_runs_file_and_shard_misuse_are_usage_errors(tmp_path: Path) -> 
     gated = _unsolvable("run", "--shard", "1/3", "--baseline", str(tmp_path / "b.json"))
     assert gated.returncode == 2 and "gate on the whole run" in gated.stderr
     assert gated.stdout == ""
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        ("--agent", "naive", "--agent", "contract", "--scenario", "oscillation"),
+        ("--agent", "contract", "--agent", "naive", "--scenario", "todo-spawn"),
+    ],
+    ids=["agents-in-another-order", "other-scenarios-as-many"],
+)
+def test_shards_of_two_commands_of_as_many_runs_are_refused(
+    tmp_path: Path, other: tuple[str, ...]
+) -> None:
+    one = ("--agent", "contract", "--agent", "naive", "--scenario", "oscillation")
+    first, second = tmp_path / "p1.json", tmp_path / "p2.json"
+    _unsolvable("run", *one, "--shard", "1/2", "--json", str(first))
+    _unsolvable("run", *other, "--shard", "2/2", "--json", str(second))
+    merged = _unsolvable("merge", str(first), str(second), "--json", str(tmp_path / "all.json"))
+    assert merged.returncode == 2 and merged.stdout == "", merged.stdout
+    assert "the parts were cut from different runs" in merged.stderr
+    assert not (tmp_path / "all.json").exists()
