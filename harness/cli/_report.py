@@ -6,7 +6,9 @@ status; and declares the report flags every command that writes reports takes.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -54,9 +56,27 @@ def add_report_arguments(command: argparse.ArgumentParser) -> None:
         if flag.switch:
             command.add_argument(f"--{flag.name}", action="store_true", help=flag.help)
         else:
-            command.add_argument(
-                f"--{flag.name}", type=flag.parse, metavar=flag.metavar, help=flag.help
+            parse = _margin(flag.parse) if flag.may_be_zero else flag.parse
+            command.add_argument(f"--{flag.name}", type=parse, metavar=flag.metavar, help=flag.help)
+
+
+def _margin(parse: Callable[[str], Any]) -> Callable[[str], Any]:
+    """A margin read as ``parse`` reads it and refused by argparse, naming its flag, unless it
+    is 0 or more (`Margins` would refuse it only by its field's name)."""
+
+    def read(text: str) -> Any:
+        try:
+            value = parse(text)
+        except ValueError:
+            value = math.nan
+        if not value >= 0:
+            kind = "a whole number" if parse is int else "a number"
+            raise argparse.ArgumentTypeError(
+                f"{text!r}: a margin is {kind}, 0 or more (0: no worse than the baseline)"
             )
+        return value
+
+    return read
 
 
 class _Records(NamedTuple):

@@ -98,6 +98,22 @@ def test_baseline_misuse_is_a_usage_error(tmp_path: Path) -> None:
     assert workers.returncode == 2 and "1 or more" in workers.stderr
 
 
+@pytest.mark.parametrize(
+    ("flag", "value"),
+    [("--baseline-margin", "-1"), ("--baseline-false-stop-margin", "nan"),
+     ("--baseline-cost-margin", "-0.01")],
+)  # fmt: skip
+def test_a_margin_below_zero_is_a_usage_error_naming_its_flag(
+    tmp_path: Path, flag: str, value: str
+) -> None:
+    baseline = tmp_path / "baseline.json"
+    result = _unsolvable("run", "--baseline", str(baseline), "--update-baseline", flag, value)
+    assert result.returncode == 2 and result.stdout == "", result.stdout
+    assert f"argument {flag}: {value!r}: a margin is " in result.stderr
+    assert ", 0 or more (0: no worse than the baseline)" in result.stderr
+    assert not baseline.exists()
+
+
 def test_a_short_run_prints_no_progress_into_a_log() -> None:
     result = _unsolvable(
         "run", "--agent", "contract", "--all-seeds", "--scenario", "constant-return"
