@@ -76,6 +76,20 @@ def _unblock(text: str | None) -> tuple[str, str] | None:
     return tool.strip(), result
 
 
+def _check_not_the_trace(output: Path, trace: Path, *, given: bool) -> None:
+    """The scenario file never replaces the trace it is made from: the recording of an incident
+    is often the only one there is."""
+    from unsolvable._errors import OutputError
+
+    if output.resolve() != trace.resolve():
+        return
+    default = "" if given else " (the default, --name's variant)"
+    raise OutputError(
+        f"-o {str(output)!r}{default} is the trace being imported: the scenario file would "
+        "replace the recording; give it another path with -o FILE"
+    )
+
+
 def run_import(args: argparse.Namespace) -> int:
     from unsolvable._scenario import check_name
     from unsolvable._writable import check_writable
@@ -86,6 +100,7 @@ def run_import(args: argparse.Namespace) -> int:
 
     name = check_name(args.name if "/" in args.name else f"imported/{args.name}")
     output = args.output or Path(f"{name.split('/', 1)[1]}.json")
+    _check_not_the_trace(output, args.trace, given=args.output is not None)
     check_writable(output, flag="-o")
     if args.first_stagnant_step is not None and args.first_stagnant_step < 1:
         raise ImportFailed("--first-stagnant-step must be 1 or more")

@@ -15,7 +15,7 @@ import pytest
 
 import unsolvable
 from tests._docs import DOCS
-from tests.imports._traces import openhands_log
+from tests.imports._traces import openai_chat, openhands_log
 from unsolvable import ContextOverflow
 from unsolvable.cli import main
 from unsolvable.fake_tools import REFUSALS
@@ -173,3 +173,20 @@ def test_a_context_window_refuses_a_longer_request_as_the_built_ins_do(
     assert record.observed.refusals == {"context_window": 1}
     (without,) = build(parse(data))
     assert without.context_window is None
+
+
+@pytest.mark.parametrize("output", [["-o", "trace.json"], []], ids=["given", "from-the-name"])
+def test_an_output_that_is_the_trace_itself_is_refused_and_the_trace_kept(
+    tmp_path: Path, output: list[str]
+) -> None:
+    trace = openai_chat(tmp_path / "trace.json")
+    recorded = trace.read_bytes()
+    result = subprocess.run(
+        [sys.executable, "-m", "unsolvable.cli", "import", "trace.json", "--format", "openai-chat",
+         "--name", "incidents/trace", *output],
+        capture_output=True, text=True, cwd=tmp_path, timeout=60, check=False,
+    )  # fmt: skip
+    assert result.returncode == 2 and result.stdout == "", result.stdout
+    assert result.stderr.startswith("unsolvable: error: -o 'trace.json'")
+    assert "is the trace being imported: the scenario file would replace" in result.stderr
+    assert trace.read_bytes() == recorded
