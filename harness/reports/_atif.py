@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from unsolvable._record import TerminationRecord, ToolTrace, TraceStep
+from unsolvable.reports._metrics import counted_lags
 from unsolvable.reports._otel import root_agent, tool_call_id
 from unsolvable.reports._stop_reasons import stop_reasons
 
@@ -179,13 +180,7 @@ def _ending(record: TerminationRecord) -> dict[str, Any]:
         "acp_stop_reason": said.acp.value,
         "a2a_task_state": said.a2a.value,
         "first_stagnant_step": observed.first_stagnant_step,
-        "detection_lag": None  # a control or a lost run has no stagnant step and no lag
-        if observed.detection_lag is None
-        else {
-            "steps": observed.detection_lag,
-            "tokens": observed.lag_tokens,
-            "cost_usd": observed.lag_cost_usd,
-        },
+        "detection_lag": _lag(record),
         "step_bound": record.step_bound,
         "verdict": {
             "passed": record.verdict.passed,
@@ -194,6 +189,15 @@ def _ending(record: TerminationRecord) -> dict[str, Any]:
     }
     # Harbor writes its models without ``None`` fields; an unset value is left out here too.
     return {key: value for key, value in ending.items() if value is not None}
+
+
+def _lag(record: TerminationRecord) -> dict[str, Any] | None:
+    """The run's lag as the reports count it (`counted_lags`); a control or a lost run has no
+    stagnant step and no lag."""
+    lags = counted_lags(record)
+    if lags is None:
+        return None
+    return dict(zip(("steps", "tokens", "cost_usd"), lags, strict=True))
 
 
 def _safe(name: str) -> str:

@@ -30,6 +30,7 @@ __all__ = [
     "Number",
     "StepCap",
     "calibrated_step_cap",
+    "counted_lags",
     "ending",
     "had_the_evidence",
     "has_lag",
@@ -208,6 +209,14 @@ def lag(record: TerminationRecord) -> int:
         kind = "a solvable control" if record.solvable else "a lost run, observed by no one"
         raise ValueError(f"lag() of {record.scenario}, {kind}: it has no lag")
     return max(signed, 0) if _counts_from_zero(record) else signed
+
+
+def counted_lags(record: TerminationRecord) -> tuple[int, int | None, float | None] | None:
+    """The lag in steps, tokens and dollars as every report counts it (`lag`, `lag_tokens`,
+    `lag_cost_usd`), for the faces that give one run's figures; ``None`` without a lag."""
+    if not has_lag(record):
+        return None
+    return lag(record), lag_tokens(record), lag_cost_usd(record)
 
 
 def is_premature_stop(record: TerminationRecord) -> bool:

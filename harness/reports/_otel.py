@@ -17,6 +17,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from unsolvable._record import Outcome, TerminationRecord, TraceStep
+from unsolvable.reports._metrics import counted_lags
 from unsolvable.reports._stop_reasons import stop_reasons
 
 __all__ = ["finish_reason", "repeats", "root_agent", "to_otlp_json", "tool_call_id"]
@@ -184,9 +185,7 @@ def _run_attributes(record: TerminationRecord, *, volatile: bool) -> dict[str, A
         "unsolvable.stopped_step": observed.steps,
         "unsolvable.step_bound": record.step_bound,
         "unsolvable.first_stagnant_step": observed.first_stagnant_step,
-        "unsolvable.lag.steps": observed.detection_lag,
-        "unsolvable.lag.tokens": observed.lag_tokens,
-        "unsolvable.lag.cost_usd": observed.lag_cost_usd,
+        **_lag_attributes(record),
         "unsolvable.cost_usd": observed.cost_usd,
         "unsolvable.verdict.passed": record.verdict.passed,
         "unsolvable.spanned_steps": len(_spanned(record)),
@@ -201,6 +200,17 @@ def _run_attributes(record: TerminationRecord, *, volatile: bool) -> dict[str, A
             f"{ended}: no proposed gen_ai.agent.finish_reason value fits"
         )
     return attributes
+
+
+def _lag_attributes(record: TerminationRecord) -> dict[str, Any]:
+    """The run's lag as the reports count it (`counted_lags`): a stop the evidence or the
+    budget chose is at 0 at least here too, never a premature stop; none without a lag."""
+    steps, tokens, dollars = counted_lags(record) or (None, None, None)
+    return {
+        "unsolvable.lag.steps": steps,
+        "unsolvable.lag.tokens": tokens,
+        "unsolvable.lag.cost_usd": dollars,
+    }
 
 
 def _chat_attributes(step: TraceStep) -> dict[str, Any]:

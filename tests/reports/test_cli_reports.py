@@ -233,3 +233,26 @@ def test_the_html_tables_show_every_column_and_number_the_markdown_does(tmp_path
     markdown_cells = {cell.strip() for row in rows for cell in row.strip("|").split("|")}
     assert "past budget" in markdown_cells
     assert markdown_cells - _html_cells(html.read_text()) <= {"rule broken"}
+
+
+def test_the_exports_give_a_runs_lag_as_the_table_and_the_metrics_count_it(
+    tmp_path: Path,
+) -> None:
+    """A budget stop the budget chose counts its lag from 0, in every face: the spans and the
+    trajectory file too."""
+    paths = {kind: tmp_path / f"run.{kind}" for kind in ("json", "otel")}
+    result = _unsolvable("run", "--agent", "contract", "--scenario", "cost-runaway/plain",
+                         "--json", str(paths["json"]), "--otel", str(paths["otel"]),
+                         "--trace-dir", str(tmp_path / "traces"))  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    row = result.stdout.splitlines()[1].split()
+    assert row[2] == "exhausted/BUDGET_COST" and row[5] == "0", "the table counts it from 0"
+    group = json.loads(paths["json"].read_text())["metrics"]["scenarios"][0]
+    counted = {k: group[f"lag_{k}"]["max"] for k in ("steps", "tokens", "cost_usd")}
+    spans = json.loads(paths["otel"].read_text())["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    attributes = {a["key"]: a["value"] for a in spans[0]["attributes"]}
+    spanned = {k: attributes[f"unsolvable.lag.{k}"] for k in ("steps", "tokens", "cost_usd")}
+    assert spanned == {"steps": {"intValue": "0"}, "tokens": {"intValue": "0"},
+                       "cost_usd": {"doubleValue": 0.0}} and counted["steps"] == 0  # fmt: skip
+    trace = tmp_path / "traces/contract/cost-runaway/plain-seed0.json"
+    assert json.loads(trace.read_text())["extra"]["detection_lag"] == counted
