@@ -125,9 +125,11 @@ def _key(group: GroupMetrics) -> Key:
 
 def _covers(group: GroupMetrics, entry: Entry) -> bool:
     """Like with like: a run of three constant-return scenarios is no measure of the family the
-    baseline blessed over seven. A scenario group always covers itself."""
-    covered = entry.get("scenarios")
-    return covered is None or group.scenarios >= covered
+    baseline blessed over seven, nor a run of one seed of the runs blessed over three (its p95
+    is another rank of other runs). A scenario group covers itself on as many seeds."""
+    covered, runs = entry.get("scenarios"), entry.get("runs")
+    scenarios = covered is None or group.scenarios >= covered
+    return scenarios and (runs is None or group.runs >= runs)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -249,7 +251,8 @@ class GateResult:
     margins: Margins
     path: Path | None = None
     partial: int = 0
-    """Groups both sides have that this run covers only in part (a narrowed run): not compared."""
+    """Groups both sides have that this run covers only in part (a narrowed run, fewer seeds):
+    not compared."""
     baseline_agents: tuple[str, ...] = ()
     run_agents: tuple[str, ...] = ()
     allow_empty: bool = False
@@ -295,8 +298,8 @@ class GateResult:
             f"{self._partial_note()}",
             f"  - the baseline has agents: {', '.join(self.baseline_agents) or '(none)'}",
             f"  - this run has agents: {', '.join(self.run_agents) or '(none)'}",
-            f"  run the agents and scenarios the baseline has, rewrite it with {flags.update}, "
-            f"or allow this with {flags.allow_empty}",
+            f"  run the agents, scenarios and seeds the baseline has, rewrite it with "
+            f"{flags.update}, or allow this with {flags.allow_empty}",
         ]
 
 

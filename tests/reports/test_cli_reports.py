@@ -88,6 +88,24 @@ def test_the_gate_passes_on_its_own_baseline_and_fails_naming_the_regression(
     )
 
 
+def test_a_run_of_fewer_seeds_than_the_baseline_blessed_is_not_compared_with_it(
+    tmp_path: Path,
+) -> None:
+    """Seed 2 alone is a part of the runs blessed over three seeds: its family's lag p95 is no
+    measure of theirs, and the same stop logic is no regression."""
+    baseline, chosen = str(tmp_path / "baseline.json"), ("--agent", "contract", "--scenario",
+                                                         "constant-return")  # fmt: skip
+    _unsolvable("run", *chosen, "--all-seeds", "--baseline", baseline, "--update-baseline")
+    gated = _unsolvable("run", *chosen, "--seed", "2", "--baseline", baseline)
+    assert "regression" not in gated.stdout, gated.stdout
+    groups = len(scenarios.select(["constant-return"])) + 2
+    assert (
+        f"compared no group against {baseline}; {groups} groups this run covers only in part"
+        in gated.stdout
+    )
+    assert gated.returncode == 1, "a gate that compares nothing fails"
+
+
 def test_baseline_misuse_is_a_usage_error(tmp_path: Path) -> None:
     update = _unsolvable("run", "--update-baseline")
     assert update.returncode == 2 and "add --baseline PATH" in update.stderr

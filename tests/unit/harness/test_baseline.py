@@ -122,8 +122,8 @@ def test_the_empty_gate_says_its_verdict_where_it_looked_and_both_ways_out(tmp_p
         f"unsolvable: baseline gate FAILED: compared no group against {path}",
         "  - the baseline has agents: (none)",
         "  - this run has agents: mine:v2",
-        "  run the agents and scenarios the baseline has, rewrite it with --update-baseline, "
-        "or allow this with --allow-empty-gate",
+        "  run the agents, scenarios and seeds the baseline has, rewrite it with "
+        "--update-baseline, or allow this with --allow-empty-gate",
     ]
     two_agents = measure([record(agent="b:v1"), record(agent="a:v1", seed=1)])
     assert gate(two_agents, baseline).lines()[2] == "  - this run has agents: a:v1, b:v1"
