@@ -275,7 +275,7 @@ class GateResult:
         if self.passed:
             return [
                 f"unsolvable: baseline gate passed: {self.compared} groups compared {against} "
-                f"({self.margins}){self._partial_note()}"
+                f"({self.margins}){self.partial_note()}"
             ]
         return [
             f"unsolvable: baseline gate FAILED: {len(self.regressions)} regression(s) {against} "
@@ -284,7 +284,9 @@ class GateResult:
             f"  fix the stop logic, or accept the new numbers with {flags.update}",
         ]
 
-    def _partial_note(self) -> str:
+    def partial_note(self) -> str:
+        """``; 2 groups this run covers only in part were not compared``, or nothing: what every
+        face's line of a gate that compared some group says it left out."""
         if not self.partial:
             return ""
         return f"; {self.partial} groups this run covers only in part were not compared"
@@ -295,7 +297,7 @@ class GateResult:
         verdict = "passed (allowed empty)" if self.allow_empty else "FAILED"
         return [
             f"unsolvable: baseline gate {verdict}: compared no group {against}"
-            f"{self._partial_note()}",
+            f"{self.partial_note()}",
             f"  - the baseline has agents: {', '.join(self.baseline_agents) or '(none)'}",
             f"  - this run has agents: {', '.join(self.run_agents) or '(none)'}",
             f"  run the agents, scenarios and seeds the baseline has, rewrite it with "

@@ -82,7 +82,10 @@ def _gate(gate: GateResult | None) -> str:
         text = " ".join(line.strip() for line in gate.lines())
         return f'<div class="gate {"pass" if gate.passed else "fail"}">{escape(text)}</div>'
     if gate.passed:
-        text = f"Baseline gate passed: {gate.compared} groups compared ({gate.margins})."
+        text = (
+            f"Baseline gate passed: {gate.compared} groups compared ({gate.margins})"
+            f"{gate.partial_note()}."
+        )
         return f'<div class="gate pass">{escape(text)}</div>'
     items = "".join(f"<li>{escape(str(r))}</li>" for r in gate.regressions)
     title = f"Baseline gate FAILED: {len(gate.regressions)} regression(s) ({gate.margins})"

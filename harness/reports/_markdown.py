@@ -61,7 +61,7 @@ def _gate(gate: GateResult | None) -> list[str]:
     if gate.passed:
         return [
             f"**Baseline gate: passed** — {gate.compared} groups compared{against} "
-            f"({gate.margins}).",
+            f"({gate.margins}){gate.partial_note()}.",
             "",
         ]
     rows = (

@@ -106,6 +106,20 @@ def test_a_run_of_fewer_seeds_than_the_baseline_blessed_is_not_compared_with_it(
     assert gated.returncode == 1, "a gate that compares nothing fails"
 
 
+def test_every_report_counts_the_groups_the_gate_left_out(tmp_path: Path) -> None:
+    baseline, reports = str(tmp_path / "baseline.json"), tmp_path / "report"
+    chosen = ("--agent", "contract", "--scenario", "constant-return")
+    _unsolvable("run", *chosen, "--baseline", baseline, "--update-baseline")
+    gated = _unsolvable("run", *chosen[:-1], "constant-return/plain", "constant-return/repeat",
+                        "--baseline", baseline, "--markdown", f"{reports}.md", "--html",
+                        f"{reports}.html")  # fmt: skip
+    assert gated.returncode == 0, gated.stdout
+    left_out = "2 groups this run covers only in part were not compared"  # all, the family
+    assert f"2 groups compared against {baseline} (" in gated.stdout and left_out in gated.stdout
+    assert left_out in Path(f"{reports}.md").read_text()
+    assert left_out in Path(f"{reports}.html").read_text()
+
+
 def test_baseline_misuse_is_a_usage_error(tmp_path: Path) -> None:
     update = _unsolvable("run", "--update-baseline")
     assert update.returncode == 2 and "add --baseline PATH" in update.stderr
