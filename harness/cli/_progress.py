@@ -62,8 +62,10 @@ class Progress:
         if self.is_tty and percent != self._shown_percent:
             self.stream.write(CLEAR_LINE + self._text(percent))
         elif not self.is_tty and self._should_log(percent):
-            percent -= percent % LOG_EVERY_PERCENT
             self.stream.write(self._text(percent) + "\n")
+            # The next line is due a tenth on from the tenth this one passed; the line itself
+            # gives the share it counts (37/246 is 15 %, not the 10 % it passed).
+            percent -= percent % LOG_EVERY_PERCENT
         else:
             return
         self._shown_percent = percent

@@ -44,3 +44,13 @@ def test_on_a_terminal_one_line_rewritten_then_cleared() -> None:
 def test_disabled_shows_nothing() -> None:
     assert _run(1000, _Terminal(), enabled=False) == ""
     assert _run(1000, io.StringIO(), enabled=False) == ""
+
+
+def test_in_a_log_each_line_gives_the_share_of_the_runs_it_counts() -> None:
+    """A command that starts printing after its quiet seconds, 36 or 37 runs in, says 14 or 15 %
+    of 246, not the tenth it passed."""
+    lines = _run(246, io.StringIO(), seconds_per_run=QUIET_SECONDS / 36).splitlines()
+    assert len(lines) == 10 and lines[-1] == "unsolvable: 246/246 runs (100%)"
+    for line in lines:
+        done, total = map(int, line.split()[1].split("/"))
+        assert line.endswith(f"({done * 100 // total}%)"), line
