@@ -129,7 +129,7 @@ def run_report(args: argparse.Namespace) -> int:
     `INTERRUPTED_STATUS`, so that a gate that gated nothing never passes."""
     options = report_options(vars(args), volatile=args.volatile)
     baseline = check_baseline(options)  # read once, now
-    check_outputs(options)
+    check_outputs(options, inputs=args.parts if args.command == "merge" else [args.records])
     records, interrupted = _records(args)
     try:
         published = publish(records, options, baseline=baseline, interrupted=interrupted)

@@ -99,9 +99,10 @@ def check_baseline(options: ReportOptions) -> Baseline | None:
     return None
 
 
-def check_outputs(options: ReportOptions) -> None:
+def check_outputs(options: ReportOptions, *, inputs: Sequence[Path] = ()) -> None:
     """Raises `OutputError` now, before anything runs, for a report (or a baseline to rewrite)
-    that could not be written at the end: a directory, a read-only place, /sys/..."""
+    that could not be written at the end: a directory, a read-only place, /sys/...; or that
+    would replace one of the ``inputs`` the command reads (``unsolvable report``'s records)."""
     outputs = {
         "json": options.json,
         "markdown": options.markdown,
@@ -113,15 +114,17 @@ def check_outputs(options: ReportOptions) -> None:
     for name, path in outputs.items():
         if path is not None:
             check_writable(path, flag=f"{options.flags.prefix}{name}")
-    _check_distinct(options, outputs)
+    _check_distinct(options, outputs, inputs)
     if options.trace_dir is not None:
         check_writable_dir(options.trace_dir, flag=f"{options.flags.prefix}trace-dir")
 
 
-def _check_distinct(options: ReportOptions, outputs: dict[str, Path | None]) -> None:
+def _check_distinct(
+    options: ReportOptions, outputs: dict[str, Path | None], inputs: Sequence[Path]
+) -> None:
     """Two reports given one path would leave only the one written last, and a report written
-    over the baseline it is gated against would replace that baseline: `OutputError` names
-    both flags."""
+    over the baseline it is gated against, or over the records it is made from, would replace
+    them: `OutputError` names both flags, or the flag and the file read."""
     named = dict(outputs)
     if options.baseline is not None and not options.update_baseline:
         named["baseline"] = options.baseline  # read, and to be kept
@@ -137,6 +140,15 @@ def _check_distinct(options: ReportOptions, outputs: dict[str, Path | None]) -> 
                 "replace the other; give each its own file"
             )
         seen[where] = name
+    for path in inputs:
+        flag = seen.get(path.resolve())
+        read_only = flag == "baseline" and not options.update_baseline
+        if flag is not None and not read_only:
+            flag = f"{options.flags.prefix}{flag}"
+            raise OutputError(
+                f"{flag} names {str(path)!r}, a file this command reads: writing there would "
+                f"replace it; give {flag} a file of its own"
+            )
 
 
 def _gate(

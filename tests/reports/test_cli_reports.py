@@ -203,6 +203,20 @@ def test_the_plugin_summarises_metrics_and_report_reads_its_json(tmp_path: Path)
     assert markdown.read_text().startswith(f"## unsolvable: {runs} runs, {runs} passed, 0 failed")
 
 
+@pytest.mark.parametrize("flag", ["--markdown", "--html", "--json", "--otel"])
+def test_a_report_given_the_records_file_it_reads_is_refused_and_the_records_kept(
+    tmp_path: Path, flag: str
+) -> None:
+    records = tmp_path / "records.json"
+    _unsolvable("run", "--agent", "contract", "--scenario", "oscillation/plain", "--json",
+                str(records))  # fmt: skip
+    made = records.read_bytes()
+    result = _unsolvable("report", str(records), flag, str(records))
+    assert result.returncode == 2 and result.stdout == "", result.stdout
+    assert f"{flag} names {str(records)!r}, a file this command reads" in result.stderr
+    assert records.read_bytes() == made
+
+
 def test_report_of_a_file_that_is_not_records_is_a_usage_error(tmp_path: Path) -> None:
     path = tmp_path / "other.json"
     path.write_text('{"not": "records"}')
