@@ -106,3 +106,14 @@ def test_shards_of_two_commands_of_as_many_runs_are_refused(
     assert merged.returncode == 2 and merged.stdout == "", merged.stdout
     assert "the parts were cut from different runs" in merged.stderr
     assert not (tmp_path / "all.json").exists()
+
+
+def test_a_report_given_a_part_it_merges_is_refused_and_the_part_kept(tmp_path: Path) -> None:
+    parts = [tmp_path / f"p{k}.json" for k in (1, 2)]
+    for k, part in enumerate(parts, start=1):
+        _unsolvable("run", "--agent", "contract", "--scenario", "oscillation", "--shard",
+                    f"{k}/2", "--json", str(part))  # fmt: skip
+    made = parts[0].read_bytes()
+    merged = _unsolvable("merge", *map(str, parts), "--html", str(parts[0]))
+    assert merged.returncode == 2 and "--html names " in merged.stderr, merged.stderr
+    assert parts[0].read_bytes() == made
