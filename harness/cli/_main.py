@@ -16,6 +16,7 @@ import os
 import shlex
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from unsolvable._batch import Batch, Job, run_jobs
@@ -275,7 +276,7 @@ def _run(args: argparse.Namespace) -> int:
             options, shard=ShardTag(shard=args.shard, complete=False, order=())
         )
     baseline = check_baseline(options)
-    check_outputs(options)
+    check_outputs(options, inputs=[Path(path) for path in args.scenario_file])
     stream = RecordStream(options.json)
     stream.open()
     try:

@@ -218,3 +218,17 @@ def test_agent_text_is_shown_escaped_in_the_table_and_the_markdown(tmp_path: Pat
     assert not any(
         line.startswith("#") and "all passed" in line for line in summary.read_text().splitlines()
     )
+
+
+@pytest.mark.parametrize("flag", ["--json", "--markdown"])
+def test_a_report_given_the_scenario_file_it_runs_is_refused_and_the_file_kept(
+    tmp_path: Path, flag: str
+) -> None:
+    scenario = tmp_path / "s.json"
+    scenario.write_text(json.dumps({**SCENARIO_FILE, "name": "incidents/s"}))
+    written = scenario.read_bytes()
+    result = _unsolvable("run", "--agent", "contract", "--scenario-file", str(scenario), flag,
+                         str(scenario))  # fmt: skip
+    assert result.returncode == USAGE and result.stdout == "", result.stdout
+    assert f"{flag} names {str(scenario)!r}, a file this command reads" in result.stderr
+    assert scenario.read_bytes() == written
