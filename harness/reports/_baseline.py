@@ -12,6 +12,7 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -305,12 +306,19 @@ class GateResult:
         ]
 
 
+def _exceeds(after: Number, before: Number, margin: Number) -> bool:
+    """``after`` is above ``before`` plus ``margin``, added as the numbers are written: in
+    binary 0.006264 + 0.0012 falls short of 0.007464, and the gate failed a number it said was
+    allowed."""
+    return Decimal(repr(after)) > Decimal(repr(before)) + Decimal(repr(margin))
+
+
 def _regressions(group: GroupMetrics, entry: Entry, margins: Margins) -> list[Regression]:
     now = _entry(group)
     found = []
     for metric in GATED:
         before, after, margin = entry.get(metric), now[metric], margins.for_metric(metric)
-        if before is not None and after is not None and after > before + margin:
+        if before is not None and after is not None and _exceeds(after, before, margin):
             found.append(
                 Regression(
                     agent=group.agent,

@@ -10,6 +10,7 @@ import json
 import re
 import subprocess
 import sys
+from decimal import Decimal
 from html import unescape
 from pathlib import Path
 
@@ -118,6 +119,24 @@ def test_every_report_counts_the_groups_the_gate_left_out(tmp_path: Path) -> Non
     assert f"2 groups compared against {baseline} (" in gated.stdout and left_out in gated.stdout
     assert left_out in Path(f"{reports}.md").read_text()
     assert left_out in Path(f"{reports}.html").read_text()
+
+
+def test_a_number_exactly_at_the_baseline_plus_its_margin_passes(tmp_path: Path) -> None:
+    """Allowed up to 0.007464 means 0.007464 passes, however the baseline and the margin add up
+    in binary (0.006264 + 0.0012 is 0.007463999999999999 there)."""
+    baseline, chosen = tmp_path / "baseline.json", ("--agent", "contract", "--scenario",
+                                                     "constant-return")  # fmt: skip
+    _unsolvable("run", *chosen, "--baseline", str(baseline), "--update-baseline")
+    data = json.loads(baseline.read_text())
+    entry = data["agents"]["contract"]["agent"]["all"]
+    now = entry["lag_cost_usd_p95"]
+    margins = (Decimal(m) / 10_000 for m in range(1, 100))
+    margin = next(m for m in margins if float(Decimal(str(now)) - m) + float(m) < now)
+    entry["lag_cost_usd_p95"] = float(Decimal(str(now)) - margin)
+    baseline.write_text(json.dumps(data))
+    gated = _unsolvable("run", *chosen, "--baseline", str(baseline), "--baseline-cost-margin",
+                        str(margin))  # fmt: skip
+    assert gated.returncode == 0 and "baseline gate passed" in gated.stdout, gated.stdout
 
 
 def test_baseline_misuse_is_a_usage_error(tmp_path: Path) -> None:
