@@ -81,7 +81,8 @@ def pass_k_line(metrics: Metrics) -> str:
     stop correctly every time, not on average). Each agent's label is made `printable`: it
     comes from the command line or a records file, and is shown, never obeyed."""
     parts = [f"{printable(g.agent)} {_pass_k(metrics, g)} scenarios" for g in metrics.agents]
-    return "unsolvable: " + "; ".join(parts)
+    # A session that made no record (every test errored) says so rather than print an empty line.
+    return "unsolvable: " + ("; ".join(parts) or "no runs, so no pass^k")
 
 
 def _pass_k(metrics: Metrics, agent: GroupMetrics) -> str:

@@ -236,6 +236,16 @@ def test_a_report_given_the_records_file_it_reads_is_refused_and_the_records_kep
     assert records.read_bytes() == made
 
 
+def test_a_report_of_no_records_says_there_is_no_pass_k(tmp_path: Path) -> None:
+    """What a pytest session whose every test errored leaves: every face says so in words."""
+    path, markdown = tmp_path / "none.json", tmp_path / "none.md"
+    path.write_text('{"records": []}')
+    result = _unsolvable("report", str(path), "--markdown", str(markdown))
+    assert result.returncode == 0, result.stderr
+    assert "unsolvable: no runs, so no pass^k" in result.stdout.splitlines()
+    assert "\nno runs, so no pass^k. Lag is in steps" in markdown.read_text()
+
+
 def test_report_of_a_file_that_is_not_records_is_a_usage_error(tmp_path: Path) -> None:
     path = tmp_path / "other.json"
     path.write_text('{"not": "records"}')
