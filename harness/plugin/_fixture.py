@@ -30,6 +30,7 @@ from unsolvable.plugin._options import (
     MarkerOptions,
     Settings,
 )
+from unsolvable.reports._metrics import counted_lags
 from unsolvable.reports._table import explain
 
 if TYPE_CHECKING:
@@ -292,8 +293,11 @@ def _is_new(snapshot: Any) -> bool:
 
 def junit_properties(record: TerminationRecord) -> list[tuple[str, str]]:
     """A run's key figures as ``--junitxml`` properties; ``-`` where the run has no value (no
-    exit or code from an agent that gave no structured stop), as the tables show it."""
+    exit or code from an agent that gave no structured stop), as the tables show it. The lag is
+    the one every report counts (`counted_lags`): a stop the evidence or the budget chose is at
+    0 at least, never a premature stop."""
     observed = record.observed
+    lag_steps, lag_tokens, lag_cost_usd = counted_lags(record) or (None, None, None)
     figures: dict[str, object] = {
         "scenario": record.scenario,
         "seed": record.seed,
@@ -303,9 +307,9 @@ def junit_properties(record: TerminationRecord) -> list[tuple[str, str]]:
         "outcome": record.outcome,
         "stopped_step": observed.steps,
         "first_stagnant_step": observed.first_stagnant_step,
-        "lag_steps": observed.detection_lag,
-        "lag_tokens": observed.lag_tokens,
-        "lag_cost_usd": observed.lag_cost_usd,
+        "lag_steps": lag_steps,
+        "lag_tokens": lag_tokens,
+        "lag_cost_usd": lag_cost_usd,
         "verdict": "pass" if record.verdict.passed else "fail",
     }
     return [(f"unsolvable.{k}", "-" if v is None else str(v)) for k, v in figures.items()]

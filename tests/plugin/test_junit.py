@@ -90,3 +90,20 @@ def test_the_readme_workflow_uploads_what_its_steps_write() -> None:
     reports = re.findall(r"--(?:json|markdown|html) (unsolvable\.\w+)", merge[1])
     exports = re.findall(r"--(?:otel|trace-dir) (\S+)", merge[1])
     assert len(reports) == 3 and _uploaded("unsolvable-report") == ["unsolvable.*", *exports]
+
+
+def test_a_budget_stop_the_budget_chose_has_the_lag_every_report_counts(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    """``cost-runaway/plain`` × contract stops on its budget two steps before the stagnant step
+    the budget would have made: its record's signed lag is negative, the reports count 0."""
+    result = run(f"{AGENT_OPTION}=pkg:contract", f"{SCENARIO_OPTION}=cost-runaway/plain",
+                 NO_SNAPSHOT_OPTION, "--junitxml=junit.xml")  # fmt: skip
+    assert result.ret == 0
+    figures = dict(
+        _properties(pytester.path / "junit.xml")["test_unsolvable[cost-runaway/plain-seed0]"]
+    )
+    stopped = int(figures["unsolvable.stopped_step"])
+    assert stopped < int(figures["unsolvable.first_stagnant_step"])  # the record's lag is below 0
+    assert (figures["unsolvable.lag_steps"], figures["unsolvable.lag_tokens"]) == ("0", "0")
+    assert float(figures["unsolvable.lag_cost_usd"]) == 0.0
