@@ -74,8 +74,7 @@ class RunLedger:
     def merge_payload(self, payload: str) -> None:
         """On the controller: records a worker sent. The cyclic collector waits meanwhile:
         every object made here is kept, so each collection would only walk the records merged
-        so far again, and a large payload would cost more per record than a small one (issue
-        14)."""
+        so far again, and a large payload would cost more per record than a small one."""
         enabled = gc.isenabled()
         gc.disable()
         try:
