@@ -26,6 +26,7 @@ from unsolvable import (
     Setup,
     Stop,
     TerminationRecord,
+    run,
     scenarios,
 )
 from unsolvable.wire import Wire
@@ -66,6 +67,16 @@ def child_agent(module: str, *args: str) -> Callable[[Session], Any]:
         return dict(json.loads(child.stdout))
 
     return agent
+
+
+def environ_given(adapter: Callable[[list[str]], Any], folder: Path) -> set[str]:
+    """The names in the environment a protocol ``adapter`` starts its agent with: the agent, a
+    Python one-liner, writes them and exits (the run's record does not matter here)."""
+    seen = folder / "environ.json"
+    lists = f"import json, os; open({str(seen)!r}, 'w').write(json.dumps(sorted(os.environ)))"
+    agent = adapter([sys.executable, "-c", lists])
+    run(agent, scenarios.get("constant-return/repeat"), ceilings=CHILD_CEILINGS)
+    return set(json.loads(seen.read_text()))
 
 
 def account(record: TerminationRecord) -> str:

@@ -5,7 +5,6 @@ names, and the harness's cancel at a ceiling."""
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import signal
 import sys
@@ -18,6 +17,7 @@ pytest.importorskip("openai")
 
 import unsolvable
 from tests._docs import DOCS, compiled
+from tests.frameworks._glue import environ_given
 from unsolvable import AdapterError, Ceilings, Code, Exit, Outcome, scenarios
 from unsolvable.adapters.a2a import A2AAdapter, read_task_state
 
@@ -120,15 +120,11 @@ def test_the_agent_gets_no_credential_of_the_harness(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Started as the ``exec:`` face starts its child: the same environment, so a CI job's
-    credentials never reach it (the agent writes what it was given and exits)."""
+    credentials never reach it."""
     monkeypatch.setenv("GITHUB_TOKEN", "ghp_" + "x" * 36)
-    seen = tmp_path / "environ.json"
-    lists = f"import json, os; open({str(seen)!r}, 'w').write(json.dumps(sorted(os.environ)))"
-    adapter = A2AAdapter([sys.executable, "-c", lists])
-    unsolvable.run(adapter, scenarios.get("constant-return/repeat"), ceilings=WALL)
-    names = json.loads(seen.read_text())
+    names = environ_given(A2AAdapter, tmp_path)
     assert "GITHUB_TOKEN" not in names
-    assert {"PATH", "UNSOLVABLE_TASK", "OPENAI_BASE_URL"} <= set(names)
+    assert {"PATH", "UNSOLVABLE_TASK", "OPENAI_BASE_URL"} <= names
 
 
 def test_a_server_that_is_not_there_is_refused_before_the_run_naming_the_command() -> None:
