@@ -61,7 +61,7 @@ def to_atif(record: TerminationRecord) -> dict[str, Any]:
         "session_id": session,
         "agent": {"name": record.agent, "version": AGENT_VERSION},
         "steps": steps or [_no_step(record)],
-        "notes": _notes(record),
+        "notes": _notes(record, root),
         "final_metrics": {
             "total_prompt_tokens": observed.input_tokens,
             "total_completion_tokens": observed.output_tokens,
@@ -105,17 +105,27 @@ def _subagent(
     return data
 
 
-def _notes(record: TerminationRecord) -> str:
+def _notes(record: TerminationRecord, root: str) -> str:
+    """What the file holds of the run's steps: all, or the tail a snapshot-form record keeps;
+    in a multi-agent run, how many are the top-level agent's (``steps``) and where the others
+    are, since each agent's steps are in its own trajectory."""
     observed = record.observed
+    kept = observed.trajectory or observed.tail
+    mine = len(_of(kept, root))
+    split = (
+        ""
+        if mine == len(kept)
+        else f", {mine} of them {root}'s here, the other agents' in subagent_trajectories"
+    )
     if observed.trajectory:
         return (
-            f"all {len(observed.trajectory)} steps; extra.step is the step number in the run, "
+            f"all {len(kept)} steps{split}; extra.step is the step number in the run, "
             "extra.worlds the world's fingerprint after each tool call"
         )
     return (
-        f"the last {len(observed.tail)} of {observed.steps} steps (the termination record "
-        "keeps only the trajectory's tail); step ids count from the first one kept, "
-        "extra.step is the step number in the run"
+        f"the last {len(kept)} of {observed.steps} steps{split} (the termination record keeps "
+        "only the trajectory's tail); step ids count from the first one kept, extra.step is the "
+        "step number in the run"
     )
 
 

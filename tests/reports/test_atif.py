@@ -106,6 +106,11 @@ def test_each_sub_agent_has_a_trajectory_of_its_own() -> None:
     subagents = atif["subagent_trajectories"]
     assert [s["agent"]["name"] for s in subagents] == [f"worker-call_1_{i}" for i in range(4)]
     assert len(atif["steps"]) == record.observed.agents["main"].steps
+    mine, run_steps = len(atif["steps"]), len(record.observed.trajectory)
+    assert atif["notes"].startswith(
+        f"all {run_steps} steps, {mine} of them main's here, the other agents' in "
+        "subagent_trajectories;"
+    )
     last = subagents[-1]
     assert last["extra"]["subtasks"] == {"audit supplier S-4": "failed"}
     assert [s["step_id"] for s in last["steps"]] == list(range(1, len(last["steps"]) + 1))
