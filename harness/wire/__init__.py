@@ -6,7 +6,7 @@ Faces: httpx2 and httpx mock transports (inject them as ``http_client=``), respx
 loopback server for agents in other processes. Importing this package imports no HTTP library.
 """
 
-from unsolvable.wire._errors import StrayRequest, WireFormatError
+from unsolvable.wire._errors import HarnessFailure, StrayRequest, WireFormatError
 from unsolvable.wire._exchange import FAKE_API_KEY, WireRequest, WireResponse, redact_url
 from unsolvable.wire._names import ToolNames
 from unsolvable.wire._server import LoopbackServer
@@ -31,6 +31,7 @@ __all__ = [
     "OPENAI_BASE_URL",
     "TOOLS_URL",
     "Attempt",
+    "HarnessFailure",
     "LoopbackServer",
     "StrayRequest",
     "ToolNames",

@@ -1,18 +1,20 @@
 """Consumes a request no fake route answers, or a body no wire format reads, produces an error.
 
     StrayRequest (BaseException)          a request that would have left the harness
+    HarnessFailure (BaseException)        a request the harness failed to answer
     WireFormatError (UnsolvableError,     a request body the fake model cannot read
                      ValueError)
 
 `StrayRequest` is a `BaseException`, like `CeilingHit`, so that an SDK's retry loop (which
-catches `Exception`) cannot turn it into three silent retries and a generic connection error.
+catches `Exception`) cannot turn it into three silent retries and a generic connection error;
+so is `HarnessFailure`, which `Wire.check` raises after the run, so that no agent swallows it.
 """
 
 from __future__ import annotations
 
 from unsolvable._errors import UnsolvableError, docs_page
 
-__all__ = ["StrayRequest", "WireFormatError"]
+__all__ = ["HarnessFailure", "StrayRequest", "WireFormatError"]
 
 WIRE_DOCS = docs_page("frameworks")
 """The page on the wire faces and the framework adapters."""
@@ -24,6 +26,13 @@ class StrayRequest(BaseException):
     The message names the method and the URL with its query values and credentials removed;
     request headers (where API keys live) are never read into it.
     """
+
+
+class HarnessFailure(BaseException):
+    """A request the harness failed to answer — the scenario's model or one of its tools raised,
+    or the harness did — answered 500: what the agent did after it answered no scenario, so its
+    record would be no record of the agent. Raised from the first failure, so a crashed
+    record's traceback shows where it raised."""
 
 
 class WireFormatError(UnsolvableError, ValueError):

@@ -23,7 +23,7 @@ from unsolvable._types import JSON
 from unsolvable.wire import _clients
 from unsolvable.wire._agents import AGENTS_SEGMENT, split_agent
 from unsolvable.wire._body import BodyReader
-from unsolvable.wire._errors import WIRE_DOCS, StrayRequest, WireFormatError
+from unsolvable.wire._errors import WIRE_DOCS, HarnessFailure, StrayRequest, WireFormatError
 from unsolvable.wire._exchange import WireRequest, WireResponse
 from unsolvable.wire._formats import FORMATS, format_of
 from unsolvable.wire._names import ToolNames
@@ -179,14 +179,25 @@ class Wire:
         self._conversations: dict[tuple[str, str], _Conversation] = {}
         self._stored: dict[str, _Stored] = {}
         self._attempts: list[Attempt] = []
+        self._failures: list[tuple[str, Exception]] = []
+        """Each request the harness failed to answer (`HarnessFailure`), and why."""
         self._servers: list[LoopbackServer] = []
 
     # -- the handler ------------------------------------------------------------------------
     def handle(self, request: WireRequest) -> WireResponse:
         """Answers ``request``; raises `StrayRequest` when no fake route matches it.
 
-        `CeilingHit` from the session propagates, so an in-process agent is ended by it.
+        `CeilingHit` from the session propagates, so an in-process agent is ended by it. Any
+        other exception is the harness's failure (the scenario's model raised, say), kept for
+        `check` as it propagates: the loopback server answers it 500.
         """
+        try:
+            return self._route(request)
+        except Exception as error:
+            self._failed(request, error)
+            raise
+
+    def _route(self, request: WireRequest) -> WireResponse:
         with self._lock:
             on_model_host = request.host in self._model_hosts
         fmt = format_of(request.path) if request.method == "POST" and on_model_host else None
@@ -214,7 +225,18 @@ class Wire:
         return [a for a in self.attempts if a.kind == "stray"]
 
     def check(self) -> None:
-        """Raises `StrayRequest` if any request went unmatched, even if the agent swallowed it."""
+        """Raises `HarnessFailure` if the harness failed to answer a request, then
+        `StrayRequest` if any request went unmatched, even if the agent swallowed either."""
+        with self._lock:
+            failures = list(self._failures)
+        if failures:
+            lines = "\n".join(f"  - {where}: {type(e).__name__}: {e}" for where, e in failures)
+            raise HarnessFailure(
+                f"unsolvable: the harness failed to answer {len(failures)} request(s), each "
+                f"answered 500, so what the agent did next answered no scenario:\n{lines}\nFix "
+                "the scenario's model or tool that raised (the traceback shows where). See "
+                f"{WIRE_DOCS}"
+            ) from failures[0][1]
         stray = self.stray
         if stray:
             lines = "\n".join(f"  - {a}" for a in stray)
@@ -369,10 +391,15 @@ class Wire:
         except PermissionError as error:
             return self._log("tool", request, _refusal(error), name)
         except Exception as error:
+            self._failed(request, error)
             body = {"error": {"status": 500, "message": f"{type(error).__name__}: {error}"}}
             return self._log("tool", request, WireResponse.json(body, status=500), name)
         response = WireResponse.text(text, status=_status_of(text), content_type=JSON_TYPE)
         return self._log("tool", request, response, name)
+
+    def _failed(self, request: WireRequest, error: Exception) -> None:
+        with self._lock:
+            self._failures.append((f"{request.method} {request.safe_url}", error))
 
     def _log(
         self, kind: str, request: WireRequest, response: WireResponse | None, route: str

@@ -3,6 +3,7 @@ loopback wire: their stops, the harness's counts beside their own, crashes, hang
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shlex
@@ -143,6 +144,46 @@ def test_a_structured_exit_counts_whatever_the_status() -> None:
     )
     record = unsolvable.run(python(code), scenarios.get("constant-return/repeat"))
     assert (record.outcome, record.code) == (Outcome.STOPPED, Code.NEEDS_HUMAN)
+
+
+class _BrokenModel:
+    """A scenario's model with a bug: it raises on every request."""
+
+    def respond(self, request: object) -> None:
+        raise KeyError("reply")
+
+
+def _with_broken_model(name: str) -> unsolvable.Scenario:
+    scenario = scenarios.get(name)
+    return dataclasses.replace(
+        scenario,
+        build=lambda seed: dataclasses.replace(scenario.build(seed), model=_BrokenModel()),
+    )
+
+
+ASKS_ONCE = """
+import json, os, urllib.error, urllib.request
+url = os.environ["OPENAI_BASE_URL"] + "/chat/completions"
+ask = {{"model": "m", "messages": [{{"role": "user", "content": os.environ["UNSOLVABLE_TASK"]}}]}}
+headers = {{"content-type": "application/json"}}
+request = urllib.request.Request(url, json.dumps(ask).encode(), headers)
+try:
+    urllib.request.urlopen(request)
+except urllib.error.HTTPError as error:
+    print(json.dumps({{"code": "ERROR_FATAL", "reason": "the model answered %d" % error.code}}))
+"""
+"""An agent that asks the model once and stops on the error it is answered."""
+
+
+def test_a_scenario_model_that_raises_crashes_the_run_naming_it_not_the_agents_stop() -> None:
+    """The agent was answered 500 and stopped in good order on it, but it answered no
+    scenario: the record says the harness failed, and where, as an in-process run's would."""
+    record = unsolvable.run(python(ASKS_ONCE), _with_broken_model("constant-return/repeat"))
+    assert record.outcome is Outcome.CRASHED
+    error = str(record.observed.error)
+    assert error.startswith("HarnessFailure: unsolvable: the harness failed to answer 1 request")
+    assert "/chat/completions: KeyError: 'reply'" in error
+    assert 'raise KeyError("reply")' in str(record.observed.traceback)
 
 
 def test_a_zero_status_without_a_structured_exit_is_unstructured_showing_the_tail() -> None:

@@ -4,6 +4,7 @@ steps. Driven through an ``httpx2`` client over the wire's mock transport."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 
 import pytest
@@ -11,10 +12,14 @@ import pytest
 from tests.unit.harness.wire.conftest import start
 from unsolvable import (
     CeilingHit,
+    Ceilings,
     Session,
+    ToolResult,
+    scenarios,
 )
 from unsolvable._errors import SessionClosed
-from unsolvable.wire import TOOLS_URL, StrayRequest, Wire
+from unsolvable.fake_tools import Tool, ToolRouter
+from unsolvable.wire import TOOLS_URL, HarnessFailure, StrayRequest, Wire
 
 CHAT = "https://api.openai.com/v1/chat/completions"
 ASK = {
@@ -134,6 +139,36 @@ def test_a_swallowed_stray_is_raised_again_when_the_wire_closes(session: Session
     with pytest.raises(StrayRequest, match="1 request"), Wire(session) as wire, swallowing:
         wire.httpx2_client().get("https://telemetry.example.com/ping")
     assert [a.kind for a in wire.attempts] == ["stray"] and "SECRET" not in str(wire.attempts)
+
+
+def _failing_tool_session() -> Session:
+    """A session whose scenario's tool has a bug: it raises whatever it is asked."""
+
+    def broken(world: object, arguments: object) -> ToolResult:
+        raise ZeroDivisionError("division by zero in the tool")
+
+    scenario = scenarios.get("constant-return/repeat")
+    setup = scenario.build(0)
+    spec = setup.toolbox.specs[0]
+    toolbox = ToolRouter(setup.world, [Tool(spec=spec, handler=broken)])
+    return Session(
+        scenario, dataclasses.replace(setup, toolbox=toolbox), seed=0, ceilings=Ceilings()
+    )
+
+
+def test_a_tool_that_raises_is_a_500_and_the_wire_closes_on_a_harness_failure() -> None:
+    """The agent is answered 500 and may swallow it: the run is not its to be judged, so the
+    wire raises when it closes, from the tool's own error."""
+    session = _failing_tool_session()
+    name = session.tools[0].name
+    swallowing = contextlib.suppress(BaseException)  # an agent that swallows everything
+    statuses = []
+    failed = pytest.raises(HarnessFailure, match="failed to answer 1 request")
+    with failed as raised, Wire(session) as wire, swallowing:
+        statuses.append(wire.httpx2_client().post(f"{TOOLS_URL}/{name}", json={}).status_code)
+    assert statuses == [500]
+    assert f"POST {TOOLS_URL}/{name}: ZeroDivisionError" in str(raised.value)
+    assert isinstance(raised.value.__cause__, ZeroDivisionError)
 
 
 def test_an_unknown_tool_on_the_tools_host_is_a_stray_too_naming_the_scenarios_tools(
