@@ -87,8 +87,8 @@ class ShardTag:
     runs: int | None = None
     """How many runs the whole run has, where the face knows (``unsolvable run``)."""
     plan: str | None = None
-    """A digest of the whole run's runs in order, where the face knows them (``unsolvable
-    run``): every shard of one command has the same, and two commands of as many runs (other
+    """A digest of the whole run's runs in order (``unsolvable run``'s jobs, the pytest
+    session's tests): every shard of one command has the same, and two commands (other
     scenarios, the agents in another order) do not, so their shards are never merged."""
 
     def to_dict(self) -> dict[str, Any]:

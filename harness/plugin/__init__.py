@@ -24,7 +24,14 @@ from unsolvable.plugin._options import (
     marker_line,
     resolve,
 )
-from unsolvable.plugin._suite import CASE, UnsolvableSuite, claim_node_ids, shard_out, suites
+from unsolvable.plugin._suite import (
+    CASE,
+    UnsolvableSuite,
+    claim_node_ids,
+    shard_out,
+    shard_plan,
+    suites,
+)
 
 if TYPE_CHECKING:
     from unsolvable._batch import WorkerPool
@@ -52,6 +59,11 @@ LEDGER = pytest.StashKey["RunLedger"]()
 BASELINE: pytest.StashKey[Baseline | None] = pytest.StashKey()
 """The baseline to gate on, read once, at configuration (`check_reports`)."""
 POOL = pytest.StashKey["WorkerPool"]()
+PLAN = pytest.StashKey[str]()
+"""The whole session's tests, hashed (`shard_plan`), in a shard: what ``unsolvable merge`` checks
+its parts were cut from."""
+PLAN_KEY = "unsolvable_plan"
+"""Where the plan rides from an xdist worker, which collects, to the controller, which does not."""
 PAYLOAD_ATTRIBUTE = "unsolvable_records"
 """Where a test's records ride on its report from an xdist worker to the controller."""
 SNAPSHOT_ATTRIBUTE = "unsolvable_snapshot"
@@ -145,6 +157,9 @@ class _XdistHooks:
         output = getattr(node, "workeroutput", None)
         from unsolvable.plugin._ledger import PAYLOAD_KEY
 
+        if output and PLAN_KEY in output:
+            self.config.stash[PLAN] = output[PLAN_KEY]
+
         if error is not None or (output and PAYLOAD_KEY in output):
             worker = getattr(getattr(node, "gateway", None), "id", "?")
             _session_ledger(self.config).merge(worker, output, crashed=error is not None)
@@ -230,6 +245,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     dropped = [item for item in dropped if not is_selected(params[item][CASE], settings)]
     if settings.shard is not None:
         kept = [item for item in items if item not in dropped]
+        config.stash[PLAN] = shard_plan(kept)
         dropped += shard_out(kept, settings.shard)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
@@ -241,6 +257,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     the reports and gates on the baseline: a regression fails a session that passed."""
     config, settings = session.config, session.config.stash[SETTINGS]
     workeroutput = getattr(config, "workeroutput", None)
+    if PLAN in config.stash and workeroutput is not None:
+        workeroutput[PLAN_KEY] = config.stash[PLAN]
     if LEDGER in config.stash and workeroutput is not None:
         config.stash[LEDGER].publish(workeroutput)
     elif workeroutput is None and settings.has_reports:
@@ -249,7 +267,10 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         interrupted = session.exitstatus == pytest.ExitCode.INTERRUPTED
         baseline = config.stash.get(BASELINE, None)
         ledger = _session_ledger(config)
-        passed = ledger.report(options, baseline=baseline, whole=whole, interrupted=interrupted)
+        plan = config.stash.get(PLAN, None)
+        passed = ledger.report(
+            options, baseline=baseline, whole=whole, interrupted=interrupted, plan=plan
+        )
         if not passed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 

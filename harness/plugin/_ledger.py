@@ -101,16 +101,19 @@ class RunLedger:
         """Agent, then library order, then seed: the same order serial or under xdist."""
         return sorted(self.records, key=_order())
 
-    def _shard_tag(self, options: ReportOptions, *, whole: bool) -> ShardTag | None:
+    def _shard_tag(
+        self, options: ReportOptions, *, whole: bool, plan: str | None
+    ) -> ShardTag | None:
         """A shard's place in the whole run (`ShardTag`): each record's sort key, which
-        ``unsolvable merge`` sorts the parts' records by into this order."""
+        ``unsolvable merge`` sorts the parts' records by into this order, and the ``plan`` of
+        the whole session it was cut from."""
         if options.shard is None:
             return None
         from unsolvable._shard import ShardTag
 
         complete = whole and not self.silent_workers
         order = tuple(map(_order(), self.sorted_records()))
-        return ShardTag(shard=options.shard.shard, complete=complete, order=order)
+        return ShardTag(shard=options.shard.shard, complete=complete, order=order, plan=plan)
 
     def summary(self, *, json_path: str | None = None) -> list[str]:
         """A table per agent with its totals, then the totals of all agents and any warning."""
@@ -174,6 +177,7 @@ class RunLedger:
         baseline: Baseline | None = None,
         whole: bool,
         interrupted: bool = False,
+        plan: str | None = None,
     ) -> bool:
         """After the last record (on the controller, or in a serial run): the reports and the
         baseline gate, or a new baseline, exactly as ``unsolvable run`` makes them
@@ -189,7 +193,7 @@ class RunLedger:
         from unsolvable.reports._publish import publish
 
         records = self.sorted_records()
-        tag = self._shard_tag(options, whole=whole and not interrupted)
+        tag = self._shard_tag(options, whole=whole and not interrupted, plan=plan)
         options = dataclasses.replace(options, shard=tag)
         if interrupted:
             self.notes.append(f"unsolvable: {INTERRUPTED}")

@@ -7,6 +7,7 @@ hooks stay short; it imports nothing heavier than pytest and the option definiti
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import os
 from pathlib import Path
@@ -28,6 +29,7 @@ __all__ = [
     "UnsolvableSuite",
     "claim_node_ids",
     "shard_out",
+    "shard_plan",
     "suite_path",
     "suites",
 ]
@@ -131,6 +133,12 @@ def suite_path(config: pytest.Config, settings: Settings, spec: str) -> Path:
 
     label = load_agent(spec, isolate_network=settings.isolate_network).name
     return config.rootpath / settings.snapshot_dir / slug(label)
+
+
+def shard_plan(items: list[pytest.Item]) -> str:
+    """The whole session's tests, hashed (`unsolvable._shard.ShardTag.plan`): every shard of one
+    command collects them alike, so its parts have the same, and two commands' parts do not."""
+    return hashlib.sha256("\n".join(item.nodeid for item in items).encode()).hexdigest()
 
 
 def shard_out(items: list[pytest.Item], shard: Shard) -> list[pytest.Item]:

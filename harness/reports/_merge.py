@@ -98,18 +98,19 @@ def _check(parts: Sequence[Part]) -> None:
 
 
 def _check_positions(parts: Sequence[Part]) -> None:
-    """``unsolvable run``'s parts hold every position of the whole run exactly once."""
+    """Every part was cut from one run (`ShardTag.plan`), and ``unsolvable run``'s parts hold
+    every position of the whole run exactly once."""
     runs = {part.tag.runs for part in parts}
-    if runs == {None}:
-        return
     if len(runs) > 1:
         raise ShardError(f"the parts split different runs (of {_list(runs)} runs)")
     if len({part.tag.plan for part in parts}) > 1:
         raise ShardError(
             "the parts were cut from different runs (other agents, scenarios, seeds or flags, "
             "or the same in another order); make every shard with the same command, changing "
-            "only --shard K/N"
+            "only its shard (--shard K/N, --unsolvable-shard K/N)"
         )
+    if runs == {None}:
+        return
     total = runs.pop()
     held = sorted(int(key[0]) for part in parts for key in part.tag.order)
     if held != list(range(total or 0)):

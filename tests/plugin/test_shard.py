@@ -66,3 +66,16 @@ def test_a_shard_with_a_baseline_or_not_k_of_n_is_a_usage_error(run: Run) -> Non
     bad = run(*SUITE, f"{SHARD_OPTION}=3/2")
     assert bad.ret == pytest.ExitCode.USAGE_ERROR
     bad.stderr.fnmatch_lines([f"ERROR: {SHARD_OPTION}: shard 3/2: K/N needs 1 ≤ K ≤ N*"])
+
+
+def test_shards_of_two_sessions_are_refused(run: Run, pytester: pytest.Pytester) -> None:
+    """Shard 1 of one suite and shard 2 of another (other families) are no whole session."""
+    for k, family in ((1, "missing-permission"), (2, "long-healthy")):
+        run(f"{AGENT_OPTION}=pkg:contract", f"{FAMILY_OPTION}={family}", NO_SNAPSHOT_OPTION,
+            f"{SHARD_OPTION}={k}/2", f"{JSON_OPTION}=part{k}.json")  # fmt: skip
+    merge = [sys.executable, "-m", "unsolvable.cli", "merge", "part1.json", "part2.json",
+             "--json", "merged.json"]  # fmt: skip
+    merged = subprocess.run(merge, cwd=pytester.path, capture_output=True, text=True, timeout=120)
+    assert merged.returncode == 2, merged.stdout
+    assert "the parts were cut from different runs" in merged.stderr
+    assert not (pytester.path / "merged.json").exists()
