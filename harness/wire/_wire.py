@@ -295,7 +295,12 @@ class Wire:
         tools = turn.tools
         names = None if self._names is None else self._names.spelling(tools)
         if names is not None:
-            messages, tools = names.read(messages, tools)
+            try:
+                messages, tools = names.read(messages, tools)
+            except (AttributeError, KeyError, TypeError) as error:  # the agent's, as in `_read`
+                refused = fmt.error(400, _shape_error(fmt, error))
+                response = refused.with_headers({"x-should-retry": "false"})
+                return self._log("model", request, response, fmt.name)
         try:
             answer = self.session.answer(messages, tools, agent=_agent_of(request.path))
         except ContextOverflow as overflow:  # the session counted it as a step
@@ -333,11 +338,7 @@ class Wire:
                 # A member of another type than its API takes (a string where it takes an
                 # object) is the agent's error, answered as the API answers it: a final 400.
                 del self._conversations[key]
-                raise WireFormatError(
-                    f"unsolvable: this {fmt.name} request is not in the shape its API takes: "
-                    f"a member holds a value of another type ({error}); send each member as "
-                    f"the API's reference gives it. See {WIRE_DOCS}"
-                ) from None
+                raise WireFormatError(_shape_error(fmt, error)) from None
             return conversation.turn
 
     def _failing(self) -> bool:
@@ -563,6 +564,15 @@ class Wire:
         http.setdefault("httpx_client", merged.pop("http_client"))
         http.setdefault("httpx_async_client", self.httpx2_async_client())
         return genai.Client(http_options=types.HttpOptions(**http), **merged)
+
+
+def _shape_error(fmt: WireFormat, error: Exception) -> str:
+    """Why a request whose members hold values of other types than its API takes is refused."""
+    return (
+        f"unsolvable: this {fmt.name} request is not in the shape its API takes: a member "
+        f"holds a value of another type ({error}); send each member as the API's reference "
+        f"gives it. See {WIRE_DOCS}"
+    )
 
 
 def _agent_of(path: str) -> str:

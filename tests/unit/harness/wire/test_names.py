@@ -8,7 +8,7 @@ from typing import Any
 import unsolvable
 from tests import _builders as b
 from unsolvable import Ceilings
-from unsolvable.wire import ToolNames, Wire
+from unsolvable.wire import OPENAI_BASE_URL, ToolNames, Wire
 
 PREFIX = "mcp__unsolvable__"
 TOOL = {"name": f"{PREFIX}search", "description": "finds nothing", "input_schema": {}}
@@ -77,3 +77,15 @@ def test_a_request_offering_no_tools_reads_earlier_calls_in_either_spelling() ->
     messages, tools = names.read(history, ())
     assert [m["tool_calls"][0]["function"]["name"] for m in messages] == ["search"] * 3
     assert tools == () and names.outbound("search") == f"{PREFIX}search"
+
+
+def test_a_tool_call_of_the_wrong_shape_is_a_final_400_not_a_harness_failure() -> None:
+    """A past call without its function, read in the scenario's names: the agent's error."""
+    session = _session()
+    call = {"id": "call_1", "type": "function"}
+    ask = {"model": "m", "messages": [{"role": "user", "content": "go"},
+           {"role": "assistant", "content": None, "tool_calls": [call]}]}  # fmt: skip
+    with Wire(session, tool_names=ToolNames(prefix=PREFIX)) as wire:
+        response = wire.httpx2_client().post(f"{OPENAI_BASE_URL}/chat/completions", json=ask)
+    assert response.status_code == 400 and "not in the shape its API takes" in response.text
+    assert response.headers["x-should-retry"] == "false"
