@@ -16,7 +16,7 @@ from unsolvable._errors import OutputError, ShardError, UnsolvableError
 from unsolvable._input import load_json, read_input
 from unsolvable._record import TerminationRecord
 from unsolvable.reports._cells import format_metrics
-from unsolvable.reports._flags import REPORT_FLAGS, report_options
+from unsolvable.reports._flags import REPORT_FLAGS, ReportFlag, report_options
 from unsolvable.reports._merge import merge, read_part
 from unsolvable.reports._publish import check_baseline, check_outputs, publish
 from unsolvable.reports._table import INTERRUPTED, pass_k_line, summary_line
@@ -56,23 +56,30 @@ def add_report_arguments(command: argparse.ArgumentParser) -> None:
         if flag.switch:
             command.add_argument(f"--{flag.name}", action="store_true", help=flag.help)
         else:
-            parse = _margin(flag.parse) if flag.may_be_zero else flag.parse
+            parse = _margin(flag) if flag.may_be_zero else flag.parse
             command.add_argument(f"--{flag.name}", type=parse, metavar=flag.metavar, help=flag.help)
 
 
-def _margin(parse: Callable[[str], Any]) -> Callable[[str], Any]:
-    """A margin read as ``parse`` reads it and refused by argparse, naming its flag, unless it
-    is 0 or more (`Margins` would refuse it only by its field's name)."""
+def _margin(flag: ReportFlag) -> Callable[[str], Any]:
+    """A margin read as ``flag`` parses it and refused by argparse, naming the flag, unless it
+    is a finite number, 0 or more, and no more than `ReportFlag.most` (`Margins` would refuse
+    it only by its field's name)."""
+    parse, most = flag.parse, flag.most
 
     def read(text: str) -> Any:
         try:
             value = parse(text)
         except ValueError:
             value = math.nan
-        if not value >= 0:
-            kind = "a whole number" if parse is int else "a number"
+        kind = "a whole number" if parse is int else "a number"
+        if not (value >= 0 and math.isfinite(value)):
             raise argparse.ArgumentTypeError(
                 f"{text!r}: a margin is {kind}, 0 or more (0: no worse than the baseline)"
+            )
+        if most is not None and value > most:
+            raise argparse.ArgumentTypeError(
+                f"{text!r}: a rate's margin is a share, {most:g} at most, or any rate would pass "
+                "(0.05: five points above the baseline)"
             )
         return value
 

@@ -87,8 +87,15 @@ class Margins:
 
     def __post_init__(self) -> None:
         for name, value in vars(self).items():
-            if not value >= 0:
-                raise BaselineError(f"Margins({name}={value!r}): a margin must be 0 or more")
+            if not (value >= 0 and math.isfinite(value)):
+                raise BaselineError(
+                    f"Margins({name}={value!r}): a margin must be a finite number, 0 or more"
+                )
+        if self.false_stop_rate > 1:  # a rate is at most 1: the gate would pass any rate
+            raise BaselineError(
+                f"Margins(false_stop_rate={self.false_stop_rate!r}): a rate's margin is a share, "
+                "1 at most (0.05: five points above the baseline)"
+            )
 
     def for_metric(self, metric: str) -> Number:
         margins = {

@@ -33,6 +33,9 @@ class ReportFlag:
     """An on/off flag that takes no value."""
     may_be_zero: bool = False
     """For numbers: 0 is allowed (a margin), not only positive values."""
+    most: float | None = None
+    """For numbers: the largest that means something (a rate's margin is at most 1: above it,
+    any rate would pass)."""
 
     @property
     def key(self) -> str:
@@ -86,6 +89,7 @@ REPORT_FLAGS = (
         parse=float,
         metavar="RATE",
         may_be_zero=True,
+        most=1.0,
         help="false-stop rate above the baseline that still passes, e.g. 0.05 (default 0)",
     ),
     ReportFlag(

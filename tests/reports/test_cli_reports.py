@@ -152,7 +152,7 @@ def test_baseline_misuse_is_a_usage_error(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("flag", "value"),
     [("--baseline-margin", "-1"), ("--baseline-false-stop-margin", "nan"),
-     ("--baseline-cost-margin", "-0.01")],
+     ("--baseline-cost-margin", "-0.01"), ("--baseline-cost-margin", "inf")],
 )  # fmt: skip
 def test_a_margin_below_zero_is_a_usage_error_naming_its_flag(
     tmp_path: Path, flag: str, value: str
@@ -162,6 +162,16 @@ def test_a_margin_below_zero_is_a_usage_error_naming_its_flag(
     assert result.returncode == 2 and result.stdout == "", result.stdout
     assert f"argument {flag}: {value!r}: a margin is " in result.stderr
     assert ", 0 or more (0: no worse than the baseline)" in result.stderr
+    assert not baseline.exists()
+
+
+def test_a_rate_margin_above_one_is_a_usage_error_saying_it_is_a_share(tmp_path: Path) -> None:
+    """5 meant as five percent would let any false-stop rate through the gate."""
+    baseline = tmp_path / "baseline.json"
+    flag = "--baseline-false-stop-margin"
+    result = _unsolvable("run", "--baseline", str(baseline), "--update-baseline", flag, "5")
+    assert result.returncode == 2 and result.stdout == "", result.stdout
+    assert f"argument {flag}: '5': a rate's margin is a share, 1 at most" in result.stderr
     assert not baseline.exists()
 
 
