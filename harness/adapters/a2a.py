@@ -15,11 +15,13 @@ record's own export writes it) takes the place of the state's.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import shlex
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from unsolvable._errors import AdapterError, CeilingHit
 from unsolvable._record import Code, Stop
@@ -158,6 +160,14 @@ async def _delegate(
         if not url:
             said = await child.end()
             raise _AgentFailed(f"it printed no URL; its stderr ends: {_last(said)}", said)
+        if not _on_this_machine(url):
+            said = await child.end()
+            raise _AgentFailed(
+                f"it printed {url[:200]!r}, not the URL of a server on this machine "
+                "(http://127.0.0.1:PORT): the task goes only to the server the harness started; "
+                f"its stderr ends: {_last(said)}",
+                said,
+            )
         drained = asyncio.ensure_future(child.process.stdout.read())
         ended = await _follow(url, task, due)
         drained.cancel()
@@ -167,6 +177,22 @@ async def _delegate(
         said = await child.end()
         raise _AgentFailed(f"{error!r}; its stderr ends: {_last(said)}", said) from error
     return Delegation(state=ended.state, said=ended.said, code=ended.code, stderr=await child.end())
+
+
+def _on_this_machine(url: str) -> bool:
+    """Whether ``url`` is an HTTP address on this machine (a loopback address, ``localhost``, or
+    ``0.0.0.0`` as a server bound to every address prints it): the harness never sends the
+    scenario's task to another host."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return False
+    if parts.hostname == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(parts.hostname)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_unspecified
 
 
 async def _follow(url: str, task: str, due: Due) -> Delegation:

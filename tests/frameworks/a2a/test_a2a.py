@@ -88,6 +88,14 @@ def test_a_server_that_prints_no_url_is_a_crash_naming_it() -> None:
     assert record.outcome is Outcome.CRASHED and "printed no URL" in record.observed.error
 
 
+def test_a_server_that_prints_another_hosts_url_is_a_crash_and_is_sent_nothing() -> None:
+    """192.0.2.1 is a documentation address: the harness must not send the task there."""
+    adapter = A2AAdapter([sys.executable, "-c", "print('http://192.0.2.1:9/')"])
+    record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"), ceilings=WALL)
+    assert record.outcome is Outcome.CRASHED
+    assert "not the URL of a server on this machine" in str(record.observed.error)
+
+
 @pytest.mark.parametrize(
     ("state", "code", "expected"),
     [
