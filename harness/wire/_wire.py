@@ -78,7 +78,8 @@ class Attempt:
     url: str
     """Redacted: no credentials, no query values."""
     status: int
-    """The status answered; ``0`` for a stray request, which is never answered in-process."""
+    """The status answered; ``0`` for a request never answered in-process: a stray one, or a
+    model request a ceiling or a failure of the harness ended (`handle`)."""
     route: str = ""
     """The wire format or the tool name that answered."""
 
@@ -306,6 +307,9 @@ class Wire:
         except ContextOverflow as overflow:  # the session counted it as a step
             refusal = fmt.context_error(overflow.tokens, overflow.window)
             return self._log("model", request, refusal, fmt.name)
+        except BaseException:  # a ceiling, a failure: an attempt all the same, unanswered
+            self._log("model", request, None, fmt.name)
+            raise
         with self._lock:
             step = next(self._served)
         reply = answer.message if names is None else names.write(answer.message)

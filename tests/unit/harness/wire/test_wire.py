@@ -189,10 +189,14 @@ def test_an_unknown_tool_on_the_tools_host_is_a_stray_too_naming_the_scenarios_t
 
 def test_a_harness_ceiling_ends_the_caller_through_the_transport() -> None:
     session = start(max_steps=1)
-    client = Wire(session).httpx2_client()
+    wire = Wire(session)
+    client = wire.httpx2_client()
     client.post(CHAT, json=ASK)
     with pytest.raises(CeilingHit):
         client.post(CHAT, json=ASK)
+    # The ended request is an attempt in the wire's log as in the record's count.
+    assert [a.status for a in wire.attempts] == [200, 0]
+    assert session.finish().transport_attempts == 2
 
 
 def test_attempts_render_as_one_line_each(session: Session) -> None:
