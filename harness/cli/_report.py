@@ -16,6 +16,7 @@ from unsolvable._errors import OutputError, ShardError, UnsolvableError
 from unsolvable._input import load_json, read_input
 from unsolvable._record import TerminationRecord
 from unsolvable.reports._cells import format_metrics
+from unsolvable.reports._files import STREAM_SUFFIX
 from unsolvable.reports._flags import REPORT_FLAGS, ReportFlag, report_options
 from unsolvable.reports._merge import merge, read_part
 from unsolvable.reports._publish import check_baseline, check_outputs, publish
@@ -37,7 +38,12 @@ def add_report_commands(commands: Any) -> None:
     report = commands.add_parser(
         "report", help="metrics, reports and the baseline gate of records written by --json"
     )
-    report.add_argument("records", type=Path, metavar="RECORDS.json")
+    report.add_argument(
+        "records",
+        type=Path,
+        metavar="RECORDS.json",
+        help="a --json file, or the RECORDS.json.jsonl stream a killed run left",
+    )
     report.set_defaults(volatile=False)
     add_report_arguments(report)
     merging = commands.add_parser(
@@ -96,7 +102,10 @@ class _Records(NamedTuple):
 def _read_records(path: Path) -> _Records:
     """The records of a whole run's ``--json`` file, each checked
     (`TerminationRecord.from_dict`), and its ``"interrupted"`` mark: the records of a session
-    cut short are not a whole run to gate. A shard's file is a `ShardError`."""
+    cut short are not a whole run to gate. A shard's file is a `ShardError`; a record stream
+    (``.jsonl``) is read by `_read_stream`."""
+    if path.name.endswith(STREAM_SUFFIX):
+        return _read_stream(path)
     try:
         data = load_json(read_input(path), what=f"records file {str(path)!r}")
         if not isinstance(data, dict) or not isinstance(data.get("records"), list):
@@ -118,6 +127,27 @@ def _read_records(path: Path) -> _Records:
             "and the same flags"
         )
     return _Records(records, interrupted)
+
+
+def _read_stream(path: Path) -> _Records:
+    """The records a run streamed as each finished (`RecordStream`), which a run that was killed
+    leaves behind: a run that did not end, so interrupted (reported, never gated or blessed). A
+    last line without its newline was cut short by the kill, and is left out."""
+    fix = "pass a record stream (RECORDS.json.jsonl) as a run wrote it"
+    try:
+        text = read_input(path)
+    except ValueError as error:
+        raise UnsolvableError(f"cannot read records from {str(path)!r} ({error}); {fix}") from None
+    records = []
+    for number, line in enumerate(text.split("\n")[:-1], start=1):  # the rest: unfinished
+        try:
+            if line.strip():
+                records.append(TerminationRecord.from_dict(load_json(line, what="it")))
+        except ValueError as error:
+            raise UnsolvableError(
+                f"cannot read records from {str(path)!r}: line {number}: {error}; {fix}"
+            ) from None
+    return _Records(records, interrupted=True)
 
 
 def _records(args: argparse.Namespace) -> _Records:

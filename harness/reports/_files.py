@@ -26,7 +26,7 @@ from typing import IO
 from unsolvable._errors import OutputError
 from unsolvable._record import TerminationRecord
 
-__all__ = ["RecordStream", "stream_path", "write_file"]
+__all__ = ["STREAM_SUFFIX", "RecordStream", "stream_path", "write_file"]
 
 NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
 """Open flags of a file the harness makes itself: it must not exist, not even as a link."""
@@ -89,9 +89,13 @@ def _is_pipe(path: Path) -> bool:
         return False
 
 
+STREAM_SUFFIX = ".jsonl"
+"""What a record stream's name adds to its ``--json`` path's."""
+
+
 def stream_path(path: Path) -> Path:
     """Where the records of a session headed for ``path`` are streamed as they finish."""
-    return path.with_name(path.name + ".jsonl")
+    return path.with_name(path.name + STREAM_SUFFIX)
 
 
 class RecordStream:

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from unsolvable import SCHEMA_VERSION, scenarios
+from unsolvable import SCHEMA_VERSION, TerminationRecord, scenarios
+from unsolvable.reports._files import RecordStream
 
 ROOT = Path(__file__).parents[2]
 FAMILIES = ("--scenario", "missing-permission", "long-healthy")
@@ -341,3 +342,36 @@ def test_the_exports_give_a_runs_lag_as_the_table_and_the_metrics_count_it(
                        "cost_usd": {"doubleValue": 0.0}} and counted["steps"] == 0  # fmt: skip
     trace = tmp_path / "traces/contract/cost-runaway/plain-seed0.json"
     assert json.loads(trace.read_text())["extra"]["detection_lag"] == counted
+
+
+def test_the_stream_a_killed_run_left_is_reported_as_an_interrupted_run(tmp_path: Path) -> None:
+    """The records streamed as they finished, the last line cut short by the kill: every whole
+    one reported, marked interrupted, nothing gated."""
+    made = tmp_path / "made.json"
+    _unsolvable("run", "--agent", "contract", "--scenario", "constant-return", "--json", str(made))
+    records = [TerminationRecord.from_dict(r) for r in json.loads(made.read_text())["records"]]
+    stream = RecordStream(tmp_path / "records.json")
+    stream.open()
+    for record in records:
+        stream.add(record)
+    stream.close(keep=True)  # what the killed run left
+    assert stream.path is not None
+    with stream.path.open("a") as out:  # the kill came in the middle of the next line
+        out.write('{"agent": "contract", "scen')
+    out_json = tmp_path / "report.json"
+    result = _unsolvable("report", str(stream.path), "--json", str(out_json))
+    assert result.returncode == 130, result.stderr
+    assert f"unsolvable: {len(records)} runs" in result.stdout
+    reported = json.loads(out_json.read_text())
+    assert reported["interrupted"] is True
+    assert [r["scenario"] for r in reported["records"]] == [r.scenario for r in records]
+
+
+def test_a_stream_with_a_broken_line_before_its_last_is_refused_naming_the_line(
+    tmp_path: Path,
+) -> None:
+    stream = tmp_path / "records.json.jsonl"
+    stream.write_text('{"not": "a record"}\n{"cut sh')
+    result = _unsolvable("report", str(stream))
+    assert result.returncode == 2 and result.stdout == "", result.stdout
+    assert f"cannot read records from '{stream}': line 1: " in result.stderr
