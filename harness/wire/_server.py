@@ -98,9 +98,8 @@ class _Handler(BaseHTTPRequestHandler):
         path = self._keyed_path()
         if path is None:
             self.server.count_refusal()
-            self.close_connection = True  # its body is not read: it must not pass for a request
             why = "unsolvable: this run's key is missing from the URL; use the URLs it was given"
-            self._send(_shaped(self.path, 401, why))
+            self._refuse_unread(self.path, 401, why)
             return
         body = self._body(path)
         if body is None:
@@ -129,9 +128,8 @@ class _Handler(BaseHTTPRequestHandler):
             length = self._length(path)
             return None if length is None else self.rfile.read(length) if length else b""
         if coding.strip().lower() != "chunked":
-            self.close_connection = True
             why = f"unsolvable: Transfer-Encoding {coding!r} is not read here; send it chunked"
-            self._send(_shaped(path, 501, why))
+            self._refuse_unread(path, 501, why)
             return None
         return self._chunked(path)
 
@@ -147,14 +145,12 @@ class _Handler(BaseHTTPRequestHandler):
             except ValueError:
                 size = -1
             if size < 0 or not line.endswith(b"\n"):
-                self.close_connection = True
                 why = f"unsolvable: a chunk's size line {bytes(line[:40])!r} is not hexadecimal"
-                self._send(_shaped(path, 400, why))
+                self._refuse_unread(path, 400, why)
                 return None
             if len(body) + size > BODY_LIMIT:
-                self.close_connection = True
                 why = f"unsolvable: a chunked body past the limit of {BODY_LIMIT} bytes"
-                self._send(_shaped(path, 413, why))
+                self._refuse_unread(path, 413, why)
                 return None
             if size == 0:
                 while self.rfile.readline(CHUNK_LINE_LIMIT).strip():  # trailers, then CRLF
@@ -169,15 +165,20 @@ class _Handler(BaseHTTPRequestHandler):
         closed: its body was never read)."""
         given = self.headers.get("content-length") or "0"
         if not (given.isascii() and given.isdigit()):
-            self.close_connection = True
-            self._send(_shaped(path, 400, f"unsolvable: Content-Length {given!r} is not a number"))
+            why = f"unsolvable: Content-Length {given!r} is not a number"
+            self._refuse_unread(path, 400, why)
             return None
         if int(given) > BODY_LIMIT:
-            self.close_connection = True
             why = f"unsolvable: a body of {given} bytes is past the limit of {BODY_LIMIT}"
-            self._send(_shaped(path, 413, why))
+            self._refuse_unread(path, 413, why)
             return None
         return int(given)
+
+    def _refuse_unread(self, path: str, status: int, why: str) -> None:
+        """Answers a request whose body is left unread, and closes its connection: what is left
+        of the body would otherwise be read as the connection's next request."""
+        self.close_connection = True
+        self._send(_shaped(path, status, why))
 
     def _answer(self, request: WireRequest) -> WireResponse:
         """The wire's answer; what would end an in-process agent becomes a final HTTP error."""
