@@ -2,8 +2,9 @@
 
 `Session` is the only place that records anything: every model call and tool call passes through
 it, is counted against the harness ceilings, and feeds the ground truth of stagnation. It is the
-face agents use; the work is its parts': the `Meter` (counts, ceilings, spend), a `Tally` per
-agent (exact token counts), the `Dispatch` of tool calls and the `Trajectory`.
+face agents use; the work is its parts': the `Meter` (counts and ceilings), the `Accounts` (each
+agent's exact token counts and share), the `Dispatch` of tool calls, the `Trajectory`, the
+`SubtaskTable` of a run of several agents and the `Callers` (who called, and who called late).
 """
 
 from __future__ import annotations
@@ -14,16 +15,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
+from unsolvable._accounts import Accounts
+from unsolvable._callers import Callers
 from unsolvable._dispatch import Dispatch
-from unsolvable._errors import ContextOverflow, SessionClosed
+from unsolvable._errors import ContextOverflow
 from unsolvable._meter import Meter
-from unsolvable._model import Usage, estimate_message_tokens, estimate_tool_tokens
+from unsolvable._model import Usage
 from unsolvable._probes import StagnationProbe
 from unsolvable._record import CONTEXT_WINDOW, Observed
 from unsolvable._scenario import Budget, Ceilings, Pricing, Scenario, Setup
-from unsolvable._spend import AgentSpend
 from unsolvable._subtasks import SubtaskTable
-from unsolvable._tally import Counted, Tally
 from unsolvable._trajectory import Trajectory
 from unsolvable._types import (
     GIVE_UP_TOOL,
@@ -35,9 +36,6 @@ from unsolvable._types import (
 )
 
 __all__ = ["Answer", "Session"]
-
-PROMPT_ROLES = frozenset({"system", "developer"})
-"""Roles of the messages that make up an agent's own prompt, as opposed to the task's."""
 
 
 def tool_names(tools: Iterable[Any] | None) -> tuple[str, ...]:
@@ -84,29 +82,22 @@ class Session:
         self._setup = setup
         self._task = setup.worded(scenario.task)
         self._lock = threading.RLock()
-        self._closed = False
-        self._finished = False
-        self._late_call: str | None = None
-        """The first call made after the agent returned (`returned`), for the record."""
-        self._late = threading.Event()
-        self._callers: set[int] = set()
-        """The threads that called the model or a tool: those the agent may leave running."""
+        self._callers = Callers(f"{scenario.name} (seed {seed})")
         self._meter = Meter(ceilings)
-        self._tallies: dict[str, Tally] = {}
-        """One per agent: each agent re-sends its own conversation."""
+        self._accounts = Accounts(
+            self._meter,
+            setup.toolbox.specs,
+            scenario.pricing,
+            max_cost_usd=scenario.budget.max_cost_usd,
+        )
         self._dispatch = Dispatch(setup.toolbox, setup.world)
         self._trajectory = Trajectory()
         self._probe = StagnationProbe(scenario, setup.world)
-        self._spent_by: dict[str, AgentSpend] = {}
-        """Each agent's own share of the run (`AgentTally` when it finishes)."""
         self._subtasks = SubtaskTable(setup.subtasks, setup.world, scenario.role_steps)
         self._gave_up_at_step: int | None = None
         self._step_of: dict[str, int] = {}
         """Each agent's last step: its tool calls are made during it, whatever step another
         agent began since (as the trajectory places them)."""
-        self._offered_tokens: dict[tuple[str, ...], int] = {}
-        """The tokens of each list of tools offered, measured once per run: the scenario's tool
-        specs do not change during it."""
 
     # -- what the agent sees --------------------------------------------------------------
     @property
@@ -159,16 +150,12 @@ class Session:
         """`call_model`'s step, its reply and its token counts apart: for the wire, which
         writes them into each format's own reply."""
         with self._lock:
-            self._check_open(f"a model call by {agent}")
-            self._callers.add(threading.get_ident())
+            self._callers.enter(f"a model call by {agent}")
             offered = tool_names(tools)
             step, agent_step = self._meter.admit_step(agent, offered=bool(offered))
             self._step_of[agent] = step
+            self._accounts.begin_step(agent)
             meter = self._meter
-            limit = self.scenario.budget.max_cost_usd
-            spent = self.scenario.pricing.cost(meter.input_tokens, meter.output_tokens)
-            if limit is not None and spent >= limit:
-                self._spend_of(agent).past_cost_budget += 1
             self._probe.on_step(
                 meter.charged,
                 meter.input_tokens,
@@ -176,12 +163,10 @@ class Session:
                 clock=meter.simulated,
                 calls=meter.external_calls,
             )
-            if agent not in self._tallies:
-                self._tallies[agent] = Tally()
-            counted = self._tallies[agent].count(messages)  # before the model can read it
+            counted = self._accounts.count(agent, messages)  # before the model can read it
             self._probe.on_request(counted.messages)
-            tools_tokens = self._tools_tokens(offered)
-            window, sent = self.scenario.context_window, counted.total + tools_tokens
+            window, sent = self.scenario.context_window, counted.total
+            sent += self._accounts.tools_tokens(offered)
             if window is not None and sent > window:
                 self._refuse(step, sent, window, agent, counted.messages)
             request = ModelRequest(
@@ -193,8 +178,7 @@ class Session:
                 results=self._dispatch.results_since(agent),
             )
             message = _assistant_message(self._setup.model.respond(request))
-            usage = self._charge(agent, counted, sent, tools_tokens, message)
-            self._spend_of(agent).on_step(usage.input_tokens, usage.output_tokens)
+            usage = self._accounts.charge(agent, counted, offered, message)
             self._note(step, message, agent)
             self._subtasks.on_model_call(step, agent, counted.messages, _calls(message))
             return Answer(message=message, usage=usage)
@@ -204,15 +188,14 @@ class Session:
     ) -> str:
         """Runs one tool against the world and returns the text the agent would see."""
         with self._lock:
-            self._check_open(f"{name} called by {agent}")
-            self._callers.add(threading.get_ident())
+            self._callers.enter(f"{name} called by {agent}")
             self._meter.admit_tool_call()
             made = self._dispatch.call(name, arguments, agent)
             self._meter.tool_done(name, made.result)
             step = self._step_of.get(agent, self._meter.steps)
             clock = self._meter.simulated
             self._probe.on_tool(step, name, made.result, made.world, clock=clock)
-            self._spend_of(agent).on_tool(made.result.refusal)
+            self._accounts.tool_called(agent, made.result.refusal)
             self._subtasks.on_tool(step, agent, name, made.result)
             self._trajectory.tool(
                 step, name, made.arguments, made.result.text, made.world, agent=agent
@@ -229,7 +212,7 @@ class Session:
         if not math.isfinite(float(seconds)):
             raise ValueError(f"session.sleep({seconds!r}): give a finite number of seconds")
         with self._lock:
-            self._check_open("a sleep on the session clock")
+            self._callers.check("a sleep on the session clock")
             self._meter.sleep(seconds)
 
     @property
@@ -242,7 +225,7 @@ class Session:
         """One HTTP request reached a fake model on the wire: SDK retries and transient
         failures are counted here, apart from steps, which only `call_model` counts."""
         with self._lock:
-            self._check_open("a model request")
+            self._callers.check("a model request")
             self._meter.transport_attempts += 1
 
     # -- what the harness keeps -----------------------------------------------------------
@@ -270,55 +253,23 @@ class Session:
         running — a thread, a task, a process it started. The first is noted for the record
         (`late_call`) and each is refused with `SessionClosed`, so nothing it does is counted."""
         with self._lock:
-            self._closed = True
+            self._callers.returned()
 
     @property
     def late_call(self) -> str | None:
         """The first call made after the agent returned, if one was."""
-        return self._late_call
+        with self._lock:
+            return self._callers.late_call
 
     def wait_for_late_call(self, timeout: float) -> bool:
         """Waits up to ``timeout`` seconds for a call after the agent returned; whether one came."""
-        return self._late.wait(timeout)
+        return self._callers.wait_for_late_call(timeout)
 
     @property
     def callers(self) -> frozenset[int]:
         """The idents of the threads that called the model or a tool during the run."""
         with self._lock:
-            return frozenset(self._callers)
-
-    def _check_open(self, call: str) -> None:
-        if self._closed:
-            if not self._finished and self._late_call is None:
-                self._late_call = call
-                self._late.set()
-            raise SessionClosed(
-                f"unsolvable: the run of {self.scenario.name} (seed {self.seed}) has ended; a "
-                "call made after it (from a thread or callback the agent left running) is not "
-                "counted: join your threads before the agent returns"
-            )
-
-    def _charge(self, agent: str, counted: Counted, sent: int, tools: int, message: JSON) -> Usage:
-        """The step's tokens, charged: ``sent`` (the conversation and the ``tools`` offered) in,
-        the reply out; the agent's own prompt (its opening system messages and the tools) is its
-        overhead."""
-        usage = Usage(input_tokens=sent, output_tokens=estimate_message_tokens(message))
-        prompt = _prompt_tokens(counted) + tools
-        self._meter.charge(agent, sent=usage.input_tokens, said=usage.output_tokens, prompt=prompt)
-        return usage
-
-    def _tools_tokens(self, offered: tuple[str, ...]) -> int:
-        """Tokens of the scenario's tools among those ``offered``."""
-        if offered not in self._offered_tokens:
-            specs = self._setup.toolbox.specs
-            tokens = sum(estimate_tool_tokens(spec) for spec in specs if spec.name in offered)
-            self._offered_tokens[offered] = tokens
-        return self._offered_tokens[offered]
-
-    def _spend_of(self, agent: str) -> AgentSpend:
-        if agent not in self._spent_by:
-            self._spent_by[agent] = AgentSpend()
-        return self._spent_by[agent]
+            return self._callers.threads
 
     def _note(self, step: int, message: JSON, agent: str) -> None:
         """The step in the trajectory, and the first step that asked to give up."""
@@ -336,34 +287,19 @@ class Session:
         nothing, as a refused request is not billed. It is a step of that agent's share and of
         its role's, as of the run's, so that every face counts it alike."""
         self._probe.on_refused(step, CONTEXT_WINDOW)
-        self._spend_of(agent).on_step(0, 0)
+        self._accounts.refused(agent)
         self._subtasks.on_model_call(step, agent, messages, ())
         self._trajectory.step(step, "", [], agent=agent)
         raise ContextOverflow(tokens=tokens, window=window)
-
-    def _role_spent_at(self) -> int | None:
-        """The step during which a role's own budget ran out, the first of them; for a role
-        that stopped short of it, projected as if it took every step after the run's last — a
-        role yet to take a step too, once a subtask of its could start (a floor, as the
-        projected spend of tokens is)."""
-        table, steps = self._subtasks, []
-        for role, cap in self.scenario.role_steps.items():
-            taken = table.role_steps.get(role, 0)
-            if role in table.role_spent_at:
-                steps.append(table.role_spent_at[role])
-            elif taken or table.could_start(role):
-                steps.append(self._meter.steps + cap - taken)
-        return min(steps, default=None)
 
     def finish(self, *, error: str | None = None) -> Observed:
         """Closes the run and returns what was observed; reads the world one last time. Calls
         made after this raise `SessionClosed`."""
         with self._lock:
-            self._closed = True
-            late_call, self._finished = self._late_call, True
+            late_call = self._callers.finish()
             meter = self._meter
             tail, trajectory = self._trajectory.traces()
-            cost = self.scenario.pricing.cost(meter.input_tokens, meter.output_tokens)
+            cost = self._accounts.cost
             probe, clock, calls = self._probe, meter.simulated, meter.external_calls
             complete = self._setup.world.is_complete()
             truth = probe.truth(
@@ -372,7 +308,7 @@ class Session:
                 sent=meter.sent,
                 clock=clock,
                 calls=calls,
-                role_spent=self._role_spent_at(),
+                role_spent=self._subtasks.budget_spent_at(meter.steps),
             )
             overrun = self._probe.overrun(tokens=meter.charged, cost=cost, sent=meter.sent)
             return Observed(
@@ -409,19 +345,12 @@ class Session:
                 steps_past_time_budget=probe.steps_past_time_budget(),
                 unaffordable_steps=probe.unaffordable_steps(),
                 irreversible_calls=meter.irreversible_calls,
-                agents={
-                    name: spend.tally(self.scenario.pricing.cost)
-                    for name, spend in sorted(self._spent_by.items())
-                },
+                agents=self._accounts.shares(),
                 subtasks=self._subtasks.finish(meter.steps, world_complete=complete),
                 steps_by_role=dict(sorted(self._subtasks.role_steps.items())),
                 steps_past_role_budget=dict(sorted(self._subtasks.past_role_budget.items())),
                 roles_spent=tuple(sorted(self._subtasks.role_spent_at)),
-                steps_past_cost_budget={
-                    name: spend.past_cost_budget
-                    for name, spend in sorted(self._spent_by.items())
-                    if spend.past_cost_budget
-                },
+                steps_past_cost_budget=self._accounts.steps_past_cost_budget(),
                 world_complete=complete,
                 ceiling=meter.ceiling,
                 late_call=late_call,
@@ -441,13 +370,3 @@ def _assistant_message(response: ModelResponse) -> JSON:
 
 def _calls(message: JSON) -> list[JSON]:
     return list(message.get("tool_calls") or ())
-
-
-def _prompt_tokens(counted: Counted) -> int:
-    """Tokens of the agent's own prompt: the system or developer messages it opens with."""
-    prompt = 0
-    for message in counted.messages:
-        if message.get("role") not in PROMPT_ROLES:
-            break
-        prompt += 1
-    return sum(counted.tokens[:prompt])

@@ -228,7 +228,21 @@ class SubtaskTable:
         if cap is not None and taken + 1 == cap:
             self.role_spent_at[role] = step
 
-    def could_start(self, role: str) -> bool:
+    def budget_spent_at(self, steps: int) -> int | None:
+        """The step during which a role's own budget ran out, the first of them, when the run
+        ended after ``steps``; for a role that stopped short of it, projected as if it took every
+        step after the run's last — a role yet to take a step too, once a subtask of its could
+        start (a floor, as the projected spend of tokens is)."""
+        spent = []
+        for role, cap in self._caps.items():
+            taken = self.role_steps.get(role, 0)
+            if role in self.role_spent_at:
+                spent.append(self.role_spent_at[role])
+            elif taken or self._could_start(role):
+                spent.append(steps + cap - taken)
+        return min(spent, default=None)
+
+    def _could_start(self, role: str) -> bool:
         """Whether a subtask of ``role`` that has not succeeded has every dependency succeeded:
         its workers could take the next step."""
         return any(

@@ -1,0 +1,120 @@
+"""Consumes each agent's conversations and the model's replies to them, produces what each step
+costs — the tokens sent (the conversation and the tools offered), the tokens said, the agent's
+own prompt among them — and each agent's share of the run.
+
+The session owns one `Accounts` and calls it under its lock; it takes none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from unsolvable._meter import Meter
+from unsolvable._model import Usage, estimate_message_tokens, estimate_tool_tokens
+from unsolvable._record import AgentTally
+from unsolvable._scenario import Pricing
+from unsolvable._spend import AgentSpend
+from unsolvable._tally import Counted, Tally
+from unsolvable._types import JSON, ToolSpec
+
+__all__ = ["Accounts"]
+
+PROMPT_ROLES = frozenset({"system", "developer"})
+"""Roles of the messages that make up an agent's own prompt, as opposed to the task's."""
+
+
+class Accounts:
+    """The token accounts of one run: a `Tally` and an `AgentSpend` for each agent, their
+    steps charged to the run's `Meter` and priced by the scenario's `Pricing`."""
+
+    def __init__(
+        self,
+        meter: Meter,
+        specs: Sequence[ToolSpec],
+        pricing: Pricing,
+        *,
+        max_cost_usd: float | None,
+    ) -> None:
+        self._meter = meter
+        self._specs = tuple(specs)
+        self._pricing = pricing
+        self._max_cost_usd = max_cost_usd
+        self._tallies: dict[str, Tally] = {}
+        """One per agent: each agent re-sends its own conversation."""
+        self._spent_by: dict[str, AgentSpend] = {}
+        self._offered_tokens: dict[tuple[str, ...], int] = {}
+        """The tokens of each list of tools offered, measured once per run: the scenario's tool
+        specs do not change during it."""
+
+    @property
+    def cost(self) -> float:
+        """Dollars of every token sent and said so far."""
+        return self._pricing.cost(self._meter.input_tokens, self._meter.output_tokens)
+
+    def begin_step(self, agent: str) -> None:
+        """A step ``agent`` began: one past the dollar budget when that is spent already."""
+        if self._max_cost_usd is not None and self.cost >= self._max_cost_usd:
+            self._spend_of(agent).past_cost_budget += 1
+
+    def count(self, agent: str, messages: Sequence[JSON]) -> Counted:
+        """``messages`` as ``agent`` sent them, counted (`Tally.count`)."""
+        if agent not in self._tallies:
+            self._tallies[agent] = Tally()
+        return self._tallies[agent].count(messages)
+
+    def tools_tokens(self, offered: tuple[str, ...]) -> int:
+        """Tokens of the scenario's tools among those ``offered``."""
+        if offered not in self._offered_tokens:
+            tokens = sum(estimate_tool_tokens(spec) for spec in self._specs if spec.name in offered)
+            self._offered_tokens[offered] = tokens
+        return self._offered_tokens[offered]
+
+    def charge(
+        self, agent: str, counted: Counted, offered: tuple[str, ...], message: JSON
+    ) -> Usage:
+        """The step's tokens, charged: the conversation and the tools ``offered`` in, the reply
+        ``message`` out; the agent's own prompt (its opening system messages and the tools) is
+        its overhead (`Meter.charge`)."""
+        tools = self.tools_tokens(offered)
+        usage = Usage(
+            input_tokens=counted.total + tools, output_tokens=estimate_message_tokens(message)
+        )
+        prompt = _prompt_tokens(counted) + tools
+        self._meter.charge(agent, sent=usage.input_tokens, said=usage.output_tokens, prompt=prompt)
+        self._spend_of(agent).on_step(usage.input_tokens, usage.output_tokens)
+        return usage
+
+    def refused(self, agent: str) -> None:
+        """A step of ``agent``'s that was refused unanswered: taken, and costing nothing."""
+        self._spend_of(agent).on_step(0, 0)
+
+    def tool_called(self, agent: str, refusal: str | None) -> None:
+        self._spend_of(agent).on_tool(refusal)
+
+    def shares(self) -> dict[str, AgentTally]:
+        """Each agent's share of the run, by name."""
+        cost = self._pricing.cost
+        return {name: spend.tally(cost) for name, spend in sorted(self._spent_by.items())}
+
+    def steps_past_cost_budget(self) -> dict[str, int]:
+        """The steps each agent began with the dollar budget spent, for those that did."""
+        return {
+            name: spend.past_cost_budget
+            for name, spend in sorted(self._spent_by.items())
+            if spend.past_cost_budget
+        }
+
+    def _spend_of(self, agent: str) -> AgentSpend:
+        if agent not in self._spent_by:
+            self._spent_by[agent] = AgentSpend()
+        return self._spent_by[agent]
+
+
+def _prompt_tokens(counted: Counted) -> int:
+    """Tokens of the agent's own prompt: the system or developer messages it opens with."""
+    prompt = 0
+    for message in counted.messages:
+        if message.get("role") not in PROMPT_ROLES:
+            break
+        prompt += 1
+    return sum(counted.tokens[:prompt])
