@@ -254,7 +254,8 @@ class Observed:
     fake model refused (``context_window``: longer than the scenario's window), sorted by kind."""
     overhead_tokens: int = 0
     """The agent's fixed input per call — its system prompt and the tool list — measured from
-    its first call."""
+    its first call. In a run of several agents, the first agent to call the model's (each
+    agent's own is left uncharged alike: `uncharged_tokens`)."""
     uncharged_tokens: int = 0
     """Tokens sent but not charged to the task's token budget: on each call, the agent's
     overhead (`overhead_tokens`). ``input_tokens`` and the cost count them."""
