@@ -287,7 +287,7 @@ class GateResult:
             ]
         return [
             f"unsolvable: baseline gate FAILED: {len(self.regressions)} regression(s) {against} "
-            f"({self.margins}):",
+            f"({self.margins}){self.partial_note()}:",
             *(f"  - {regression}" for regression in self.regressions),
             f"  fix the stop logic, or accept the new numbers with {flags.update}",
         ]

@@ -88,7 +88,10 @@ def _gate(gate: GateResult | None) -> str:
         )
         return f'<div class="gate pass">{escape(text)}</div>'
     items = "".join(f"<li>{escape(str(r))}</li>" for r in gate.regressions)
-    title = f"Baseline gate FAILED: {len(gate.regressions)} regression(s) ({gate.margins})"
+    title = (
+        f"Baseline gate FAILED: {len(gate.regressions)} regression(s) ({gate.margins})"
+        f"{gate.partial_note()}"
+    )
     return f'<div class="gate fail"><strong>{escape(title)}</strong><ul>{items}</ul></div>'
 
 

@@ -78,7 +78,7 @@ def _gate(gate: GateResult | None) -> list[str]:
     header = ("group", "agent", "metric", "baseline", "now", "allowed up to")
     return [
         f"**Baseline gate: FAILED** — {len(gate.regressions)} regression(s){against} "
-        f"({gate.margins}):",
+        f"({gate.margins}){gate.partial_note()}:",
         "",
         *_table(header, rows),
         "",

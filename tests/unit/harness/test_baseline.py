@@ -94,6 +94,14 @@ def test_a_narrowed_run_gates_only_the_groups_it_covers_in_full() -> None:
     assert "2 groups this run covers only in part were not compared" in result.lines()[0]
 
 
+def test_a_failed_gate_says_too_which_groups_it_left_out() -> None:
+    blessed = [record(scenario="fam/a", steps=3), record(scenario="fam/b", steps=3)]
+    narrowed = [record(scenario="fam/a", steps=30)]
+    result = gate(measure(narrowed), Baseline.from_metrics(measure(blessed)))
+    assert not result.passed and (result.compared, result.partial) == (1, 2)
+    assert "2 groups this run covers only in part were not compared" in result.lines()[0]
+
+
 def test_built_in_names_match_in_either_spelling() -> None:
     blessed = Baseline.from_metrics(measure([record(scenario="fam/a", agent="contract")]))
     now = measure([record(scenario="fam/a", agent="unsolvable.agents:contract")])

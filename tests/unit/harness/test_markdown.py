@@ -10,6 +10,7 @@ from tests.reports._records import library_records, record
 from unsolvable import scenarios
 from unsolvable.reports._baseline import Baseline, gate
 from unsolvable.reports._cells import COLUMNS
+from unsolvable.reports._html import to_html
 from unsolvable.reports._markdown import MAX_FAILURES, to_markdown
 from unsolvable.reports._metrics import measure
 
@@ -76,6 +77,17 @@ def test_the_gate_shows_on_top_passed_or_as_a_table_of_regressions() -> None:
     failed = to_markdown(after_records, after, gate(after, Baseline.from_metrics(before)))
     assert "**Baseline gate: FAILED** — 3 regression(s)" in failed
     assert "| family fam | a | lag_steps_p95 | 1 | 5 | 1 |" in failed
+
+
+def test_a_failed_gate_counts_the_groups_it_left_out_in_either_report() -> None:
+    blessed = measure([record(scenario="fam/a", steps=3), record(scenario="fam/b", steps=3)])
+    narrowed = [record(scenario="fam/a", steps=9)]
+    now = measure(narrowed)
+    result = gate(now, Baseline.from_metrics(blessed))
+    assert not result.passed and result.partial == 2
+    left_out = "2 groups this run covers only in part were not compared"
+    assert left_out in to_markdown(narrowed, now, result)
+    assert left_out in to_html(narrowed, now, result)
 
 
 def test_a_full_run_of_several_agents_fits_a_github_job_summary() -> None:
