@@ -6,7 +6,8 @@ smolagents' stops, read into the vocabulary:
 - ``max_steps`` (default 20) reached → ``exhausted``/``BUDGET_STEPS``. At its limit smolagents
   makes **one more model call with no tools** ("give your best final answer") and returns that
   text as the answer, which can claim success; the adapter reads ``RunResult.state ==
-  "max_steps_error"`` and, independently, sees the tool-less final-answer call on the model.
+  "max_steps_error"``, smolagents' own flag: a model call offering no tools says nothing by
+  itself, since a planning step (``planning_interval``) is one too.
 - A ``final_answer`` → ``complete``/``COMPLETED`` as the agent's claim (checked against the
   world); an answer with a ``code`` (a `Stop`, a mapping, a pydantic model or a dataclass) is
   read as that `Stop`.
@@ -75,15 +76,12 @@ class SessionModel(Model):  # type: ignore[misc]
     """A smolagents `Model` answered by the session: every ``generate`` is a step.
 
     A reply with no tool call while ``final_answer`` is offered becomes a ``final_answer`` call,
-    the way tool-calling models answer in a `ToolCallingAgent`. A call offering no tools at all
-    is smolagents asking for its forced final answer, and is counted.
+    the way tool-calling models answer in a `ToolCallingAgent`.
     """
 
     def __init__(self, session: Session) -> None:
         super().__init__(model_id="unsolvable-session")
         self.session = session
-        self.forced_final_answers = 0
-        """Model calls made with no tools offered: smolagents' final answer at ``max_steps``."""
 
     def generate(
         self,
@@ -94,8 +92,6 @@ class SessionModel(Model):  # type: ignore[misc]
         **kwargs: Any,
     ) -> ChatMessage:
         offered = [tool.name for tool in tools_to_call_from or ()]
-        if not offered:
-            self.forced_final_answers += 1
         reply = self.session.call_model(_history(messages), offered)
         calls = reply_to_calls(reply)
         if not calls and FINAL_ANSWER_TOOL in offered:
@@ -164,10 +160,9 @@ def session_tools(session: Session) -> list[Tool]:
 
 @dataclass(frozen=True, kw_only=True)
 class SmolagentsRun:
-    """What one ``agent.run`` left, and whether the model was asked for a forced final answer."""
+    """What one ``agent.run`` left, and the ``max_steps`` it ran under."""
 
     result: RunResult
-    forced_final_answers: int
     max_steps: int
 
 
@@ -205,9 +200,7 @@ class SmolagentsAdapter:
         result = agent.run(session.task, max_steps=max_steps, return_full_result=True)
         if not isinstance(result, RunResult):
             raise AdapterError(f"smolagents returned {type(result).__name__}, not a RunResult")
-        return SmolagentsRun(
-            result=result, forced_final_answers=model.forced_final_answers, max_steps=max_steps
-        )
+        return SmolagentsRun(result=result, max_steps=max_steps)
 
     def _max_steps(self, session: Session) -> int | None:
         """``"budget"``: one step fewer than the budget, for the forced final-answer call."""
@@ -220,7 +213,7 @@ class SmolagentsAdapter:
             return None
         result = returned.result
         partial = partial_from_messages(_step_messages(result.steps))
-        if result.state == "max_steps_error" or returned.forced_final_answers:
+        if result.state == "max_steps_error":
             reason = (
                 f"smolagents reached max_steps={returned.max_steps} and asked the model for a "
                 f"final answer with no tools, which said: {result.output!s:.100}"

@@ -65,6 +65,19 @@ def test_a_tool_that_raises_is_an_error_step_and_the_run_goes_on() -> None:
     assert "portal:write" in str(reported(record).partial)
 
 
+def test_a_planning_step_is_no_forced_final_answer() -> None:
+    def planner(model: Any, tools: Any) -> ToolCallingAgent:
+        return ToolCallingAgent(
+            tools=tools, model=model, verbosity_level=LogLevel.OFF, planning_interval=100
+        )
+
+    record = unsolvable.run(
+        SmolagentsAdapter(planner), scenarios.get("constant-return/claims-success")
+    )
+    assert record.observed.tail[0].calls == (), "the plan is a model call offering no tools"
+    assert record.exit is Exit.COMPLETE and record.observed.steps == 3, "far from max_steps"
+
+
 def test_the_scenario_budget_fits_the_forced_final_answer_in() -> None:
     adapter = SmolagentsAdapter(quiet, max_steps="budget")
     record = unsolvable.run(adapter, scenarios.get("missing-permission/retry-403"))
@@ -80,10 +93,6 @@ class Verdict:
 
 def test_a_final_answer_dataclass_with_a_code_is_that_stop() -> None:
     answer = Verdict(code="NEEDS_HUMAN", reason="ask the owner")
-    run = SmolagentsRun(
-        result=RunResult(output=answer, state="success", steps=[]),
-        forced_final_answers=0,
-        max_steps=20,
-    )
+    run = SmolagentsRun(result=RunResult(output=answer, state="success", steps=[]), max_steps=20)
     stop = SmolagentsAdapter(quiet).interpret(run, None)
     assert stop is not None and (stop.code, stop.reason) == (Code.NEEDS_HUMAN, "ask the owner")
