@@ -9,7 +9,11 @@ LangGraph's stops, read into the vocabulary:
 - ``create_react_agent``'s closing "Sorry, need more steps to process this request." (an even
   ``recursion_limit``) → ``exhausted``/``BUDGET_STEPS``: a truncated run, not a completion.
 - ``ModelCallLimitMiddleware``'s closing "Model call limits exceeded: …" (its default
-  ``exit_behavior="end"``) → ``exhausted``/``BUDGET_STEPS`` too.
+  ``exit_behavior="end"``) → ``exhausted``/``BUDGET_STEPS`` too, and so is the
+  ``ModelCallLimitExceededError`` it raises with ``exit_behavior="error"``.
+- ``ToolCallLimitMiddleware``'s closing "Tool call limit reached: …" (``exit_behavior="end"``)
+  and its ``ToolCallLimitExceededError`` (``"error"``) → ``exhausted``/``BUDGET_CALLS``, with the
+  partial state as for a recursion limit.
 - A final answer (no tool call) → ``complete``/``COMPLETED`` as the agent's *claim*; the verdict
   checks it against the world. A ``structured_response`` with a ``code`` (a mapping, a pydantic
   model or a dataclass) is read as a `Stop`.
@@ -20,6 +24,7 @@ workers) a chat model and tools of its own, so the record counts its steps apart
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -66,6 +71,9 @@ NEED_MORE_STEPS = "Sorry, need more steps to process this request."
 MODEL_CALL_LIMITS = "Model call limits exceeded"
 """How the closing message of LangChain's ``ModelCallLimitMiddleware`` begins when it ends a run
 at its limit (``_build_limit_exceeded_message`` in langchain 1.5)."""
+TOOL_CALL_LIMIT = re.compile(r"(?:Tool|'.+' tool) call limit reached: ")
+"""How the closing message of LangChain's ``ToolCallLimitMiddleware`` begins when it ends a run
+at its limit (``_build_final_ai_message_content`` in langchain 1.5)."""
 SUPERSTEPS_PER_STEP = 2
 """A model→tools loop spends two supersteps per model call (the model node, then the tools)."""
 
@@ -174,10 +182,12 @@ class AgentBindings:
 
 @dataclass(frozen=True, kw_only=True)
 class LangGraphRun:
-    """What one graph run left: the last state seen and, at the limit, the error."""
+    """What one graph run left: the last state seen and, at a limit that raised, the error and
+    the budget code it is read as."""
 
     state: Mapping[str, Any]
-    recursion_error: GraphRecursionError | None = None
+    limit_error: Exception | None = None
+    limit_code: Code = Code.BUDGET_STEPS
 
 
 GraphBuilder = Callable[[BaseChatModel, list[BaseTool]], Any]
@@ -233,7 +243,13 @@ class LangGraphAdapter:
             for values in _stream(graph, {"messages": [("user", session.task)]}, config):
                 last = values
         except GraphRecursionError as error:
-            return LangGraphRun(state=_checkpointed(graph, config) or last, recursion_error=error)
+            return LangGraphRun(state=_checkpointed(graph, config) or last, limit_error=error)
+        except Exception as error:
+            code = _middleware_limit(error)
+            if code is None:
+                raise
+            state = _checkpointed(graph, config) or last
+            return LangGraphRun(state=state, limit_error=error, limit_code=code)
         return LangGraphRun(state=last)
 
     def _config(self, graph: Any, session: Session) -> dict[str, Any]:
@@ -255,9 +271,13 @@ class LangGraphAdapter:
             return None
         messages = list(returned.state.get("messages") or ())
         partial = partial_from_messages(convert_to_openai_messages(messages))
-        if returned.recursion_error is not None:
-            reason = f"LangGraph stopped the run: {returned.recursion_error}".split(". ")[0]
+        error = returned.limit_error
+        if isinstance(error, GraphRecursionError):
+            reason = f"LangGraph stopped the run: {error}".split(". ")[0]
             return Stop(code=Code.BUDGET_STEPS, reason=reason, partial=partial)
+        if error is not None:
+            reason = f"{type(error).__name__} ended the run: {error}"
+            return Stop(code=returned.limit_code, reason=reason, partial=partial)
         last = messages[-1] if messages else None
         if isinstance(last, AIMessage) and last.content == NEED_MORE_STEPS:
             reason = f"create_react_agent ran out of recursion_limit and said {NEED_MORE_STEPS!r}"
@@ -265,6 +285,9 @@ class LangGraphAdapter:
         if isinstance(last, AIMessage) and last.text.startswith(MODEL_CALL_LIMITS):
             reason = f"ModelCallLimitMiddleware ended the run: {last.text}"
             return Stop(code=Code.BUDGET_STEPS, reason=reason, partial=partial)
+        if isinstance(last, AIMessage) and TOOL_CALL_LIMIT.match(last.text):
+            reason = f"ToolCallLimitMiddleware ended the run: {last.text}"
+            return Stop(code=Code.BUDGET_CALLS, reason=reason, partial=partial)
         structured = interpret_plain(as_mapping(returned.state.get("structured_response")))
         if structured is not None:
             return structured
@@ -276,6 +299,23 @@ def _stream(graph: Any, graph_input: Any, config: Mapping[str, Any]) -> Iterator
     """Full state after each superstep: what survives a `GraphRecursionError` without a
     checkpointer (the error carries no state)."""
     yield from graph.stream(graph_input, config, stream_mode="values")
+
+
+def _middleware_limit(error: Exception) -> Code | None:
+    """The budget code of the error a LangChain limit middleware raises with
+    ``exit_behavior="error"``; ``None`` for any other error. Imported here: only a graph that
+    already imported the middleware can raise one, and LangChain's agents are too heavy to import
+    for every LangGraph user."""
+    if not type(error).__module__.startswith("langchain.agents.middleware."):
+        return None
+    from langchain.agents.middleware.model_call_limit import ModelCallLimitExceededError
+    from langchain.agents.middleware.tool_call_limit import ToolCallLimitExceededError
+
+    if isinstance(error, ModelCallLimitExceededError):
+        return Code.BUDGET_STEPS
+    if isinstance(error, ToolCallLimitExceededError):
+        return Code.BUDGET_CALLS
+    return None
 
 
 def _checkpointed(graph: Any, config: Mapping[str, Any]) -> Mapping[str, Any] | None:

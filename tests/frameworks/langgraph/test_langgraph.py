@@ -11,7 +11,12 @@ pytest.importorskip("langgraph")
 pytest.importorskip("langchain")
 
 from langchain.agents import create_agent
-from langchain.agents.middleware import ModelCallLimitMiddleware, before_model
+from langchain.agents.middleware import (
+    AgentMiddleware,
+    ModelCallLimitMiddleware,
+    ToolCallLimitMiddleware,
+    before_model,
+)
 from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.errors import GraphRecursionError
@@ -173,6 +178,37 @@ def test_a_model_call_limit_that_ends_the_run_is_an_exhaustion_not_a_claim() -> 
     assert [f.rule for f in record.verdict.failures] == [Rule.UNSPENT_BUDGET], (
         "its own cap of 4 is not the scenario's budget of 12: a false exit"
     )
+
+
+@pytest.mark.parametrize(
+    ("middleware", "code", "tool_calls"),
+    [
+        (ModelCallLimitMiddleware(run_limit=4, exit_behavior="error"), Code.BUDGET_STEPS, 4),
+        (ToolCallLimitMiddleware(run_limit=3, exit_behavior="error"), Code.BUDGET_CALLS, 3),
+        (ToolCallLimitMiddleware(run_limit=3, exit_behavior="end"), Code.BUDGET_CALLS, 3),
+        (
+            ToolCallLimitMiddleware(tool_name="search_invoices", run_limit=3, exit_behavior="end"),
+            Code.BUDGET_CALLS,
+            3,
+        ),
+    ],
+    ids=["model-calls-error", "tool-calls-error", "tool-calls-end", "one-tools-calls-end"],
+)
+def test_a_limit_middleware_that_raises_or_ends_the_run_is_an_exhaustion(
+    middleware: AgentMiddleware[Any, Any], code: Code, tool_calls: int
+) -> None:
+    def capped(model: Any, tools: Any) -> Any:
+        return create_agent(model, tools, middleware=[middleware])
+
+    record = unsolvable.run(LangGraphAdapter(capped), scenarios.get("constant-return/repeat"))
+    assert (record.exit, record.code, record.observed.steps, record.observed.tool_calls) == (
+        Exit.EXHAUSTED,
+        code,
+        4,
+        tool_calls,
+    )
+    assert "limit" in reported(record).reason
+    assert reported(record).partial["tool_results"] >= 3, "the state streamed before it ended"
 
 
 def test_the_scenario_budget_can_set_the_recursion_limit() -> None:
