@@ -18,7 +18,8 @@ scripted model does not speak.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,8 +46,10 @@ try:
     from smolagents.agents import RunResult  # type: ignore[import-untyped]
     from smolagents.models import (  # type: ignore[import-untyped]
         ChatMessage,
+        ChatMessageStreamDelta,
         ChatMessageToolCall,
         ChatMessageToolCallFunction,
+        ChatMessageToolCallStreamDelta,
         MessageRole,
         Model,
         get_clean_message_list,
@@ -113,6 +116,34 @@ class SessionModel(Model):  # type: ignore[misc]
             token_usage=TokenUsage(
                 input_tokens=usage.input_tokens, output_tokens=usage.output_tokens
             ),
+        )
+
+    def generate_stream(
+        self,
+        messages: list[ChatMessage | dict[str, Any]],
+        stop_sequences: list[str] | None = None,
+        response_format: dict[str, str] | None = None,
+        tools_to_call_from: list[Tool] | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatMessageStreamDelta]:
+        """`generate`'s step as one streamed delta, for an agent built with
+        ``stream_outputs=True``, which smolagents refuses to build on a model without it."""
+        message = self.generate(
+            messages, stop_sequences, response_format, tools_to_call_from, **kwargs
+        )
+        calls = [
+            ChatMessageToolCallStreamDelta(
+                index=index,
+                id=call.id,
+                type=call.type,
+                function=ChatMessageToolCallFunction(
+                    name=call.function.name, arguments=json.dumps(call.function.arguments)
+                ),
+            )
+            for index, call in enumerate(message.tool_calls or ())
+        ]
+        yield ChatMessageStreamDelta(
+            content=message.content, tool_calls=calls or None, token_usage=message.token_usage
         )
 
 

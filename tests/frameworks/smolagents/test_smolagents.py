@@ -78,6 +78,21 @@ def test_a_planning_step_is_no_forced_final_answer() -> None:
     assert record.exit is Exit.COMPLETE and record.observed.steps == 3, "far from max_steps"
 
 
+@pytest.mark.parametrize("name", ["constant-return/repeat", "constant-return/claims-success"])
+def test_an_agent_that_streams_its_outputs_runs_as_it_does_unstreamed(name: str) -> None:
+    def streaming(model: Any, tools: Any) -> ToolCallingAgent:
+        return ToolCallingAgent(
+            tools=tools, model=model, verbosity_level=LogLevel.OFF, stream_outputs=True
+        )
+
+    def seen(build: Any) -> tuple[object, ...]:
+        record = unsolvable.run(SmolagentsAdapter(build, max_steps=4), scenarios.get(name))
+        observed = record.observed
+        return (record.code, observed.steps, observed.tool_calls, observed.input_tokens)
+
+    assert seen(streaming) == seen(quiet)
+
+
 def test_the_scenario_budget_fits_the_forced_final_answer_in() -> None:
     adapter = SmolagentsAdapter(quiet, max_steps="budget")
     record = unsolvable.run(adapter, scenarios.get("missing-permission/retry-403"))
