@@ -180,8 +180,10 @@ def _expand(name: str, command: Sequence[str], environ: Mapping[str, str]) -> li
     values = placeholders(environ)
     try:
         return [part.format_map(values) for part in command]
-    except (KeyError, IndexError, ValueError) as error:
+    except (KeyError, IndexError, ValueError, AttributeError, TypeError) as error:
         what = f"there is no {{{error.args[0]}}}" if isinstance(error, KeyError) else str(error)
+        if isinstance(error, AttributeError | TypeError):  # {task.x} or {task[x]}: a value is text
+            what += "; a placeholder is a bare name, its value plain text"
         if isinstance(error, KeyError) and str(error.args[0]).startswith("mcp_"):
             what += f"; the MCP server needs the mcp extra: {MCP_EXTRA}"
         raise AdapterError(

@@ -54,6 +54,8 @@ def test_placeholders_are_the_contract_in_lower_case_without_the_prefix() -> Non
     [
         ("exec:echo {prompt}", "there is no {prompt}"),
         ("exec:echo {task", "expected '}' before end of string"),
+        ("exec:echo {task.upper.x}", "a placeholder is a bare name"),
+        ("exec:echo {task[x]}", "a placeholder is a bare name"),
     ],
 )
 def test_an_unknown_placeholder_is_refused_before_any_run_listing_the_known_ones(
