@@ -47,21 +47,49 @@ def _messages(data: Any) -> list[tuple[str, Mapping[str, Any]]]:
 
 
 def _calls(
-    where: str, message: Mapping[str, Any], results: Mapping[str | None, str]
+    where: str, message: Mapping[str, Any], answers: list[tuple[str | None, str]]
 ) -> list[Recorded]:
-    """An assistant message's tool calls, each with the answer of its id."""
+    """An assistant message's tool calls, each with the first answer of its id among the tool
+    messages that follow it (each answer used once)."""
     calls = []
     for j, call in enumerate(listed(message.get("tool_calls"), f"{where}tool_calls")):
         at = f"{where}tool_calls[{j}]"
         function = obj(obj(call, at).get("function"), f"{at}.function")
+        answered = identifier(call.get("id"), f"{at}.id")
+        found = next((i for i, (key, _) in enumerate(answers) if key == answered), None)
         calls.append(
             Recorded(
                 name=str(function.get("name", "")),
                 arguments=_arguments(function.get("arguments")),
-                result=results.get(identifier(call.get("id"), f"{at}.id"), ""),
+                result="" if found is None else answers.pop(found)[1],
             )
         )
     return calls
+
+
+def _turns(messages: list[tuple[str, Mapping[str, Any]]]) -> tuple[Turn, ...]:
+    """One turn per assistant message, answered by the tool messages between it and the next
+    assistant message: the API puts a call's answer there, and ids may repeat across turns
+    (servers that number each response's calls ``call_0``, ``call_1``, …)."""
+    answers: list[tuple[str | None, str] | None] = [
+        (identifier(m.get("tool_call_id"), f"{where}tool_call_id"), text_of(m.get("content")) or "")
+        if m.get("role") == "tool"
+        else None
+        for where, m in messages
+    ]
+    turns = []
+    for k, (where, message) in enumerate(messages):
+        if message.get("role") != "assistant":
+            continue
+        following = []
+        for (_, later), answer in zip(messages[k + 1 :], answers[k + 1 :], strict=True):
+            if later.get("role") == "assistant":
+                break
+            if answer is not None:
+                following.append(answer)
+        text = text_of(message.get("content")) or ""
+        turns.append(Turn(text=text, calls=tuple(_calls(where, message, following))))
+    return tuple(turns)
 
 
 def _tools(data: Any) -> tuple[JSON, ...]:
@@ -84,20 +112,8 @@ def _tools(data: Any) -> tuple[JSON, ...]:
 
 def read_openai_chat(path: Path, data: Any) -> Trace:
     messages = _messages(data)
-    results = {
-        identifier(m.get("tool_call_id"), f"{where}tool_call_id"): (text_of(m.get("content")) or "")
-        for where, m in messages
-        if m.get("role") == "tool"
-    }
     users = [(text_of(m.get("content")) or "") for _, m in messages if m.get("role") == "user"]
-    turns = tuple(
-        Turn(
-            text=(text_of(message.get("content")) or ""),
-            calls=tuple(_calls(where, message, results)),
-        )
-        for where, message in messages
-        if message.get("role") == "assistant"
-    )
+    turns = _turns(messages)
     system = sum(m.get("role") in ("system", "developer") for _, m in messages)
     removed = (f"{system} system message(s)",) if system else ()
     return Trace(turns=turns, task=users[0] if users else None, tools=_tools(data), removed=removed)

@@ -98,3 +98,26 @@ def test_an_incident_round_trips_as_what_it_was(
     received = [json.loads(seen.answers[0]) for seen in explorer.seen]
     assert received == [json.loads(text) for text in [*recorded, recorded[-1], recorded[-1]]]
     assert record.observed.first_stagnant_step == 7, "the replay stagnates where the run did"
+
+
+def test_a_tool_message_answers_the_call_of_its_own_turn_when_ids_repeat(tmp_path: Path) -> None:
+    """Servers that number each response's calls from ``call_0`` reuse ids across turns; each
+    answer still belongs to the call of the assistant message it follows."""
+    queries, answers = ["a", "b", "b", "b"], ["page one", "nothing", "nothing", "nothing"]
+    messages: list[dict[str, Any]] = [{"role": "user", "content": TASK}]
+    for query, answer in zip(queries, answers, strict=True):
+        call = {"id": "call_0", "type": "function",
+                "function": {"name": "search", "arguments": json.dumps({"q": query})}}  # fmt: skip
+        messages += [
+            {"role": "assistant", "content": "", "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "call_0", "content": answer},
+        ]
+    trace = tmp_path / "trace.json"
+    trace.write_text(json.dumps({"messages": messages, "tools": [_tool("search", "q")]}))
+    out = tmp_path / "incident.json"
+    assert main(["import", str(trace), "--format", "openai-chat", "--name", "incidents/x",
+                 "-o", str(out)]) == 0  # fmt: skip
+    data = json.loads(out.read_text())
+    results = {a["arguments"]["q"]: [r["text"] for r in a["results"]] for a in data["answers"]}
+    assert results == {"a": ["page one"], "b": ["nothing"]}
+    assert data["ground_truth"]["first_stagnant_step"] == 3, "step 2 brought 'nothing', new"
