@@ -87,7 +87,8 @@ def _redacted(trace: Trace, redactor: Redactor) -> tuple[Trace, int]:
 
     turns = tuple(Turn(text=clean(t.text), calls=tuple(map(call, t.calls))) for t in trace.turns)
     task = None if trace.task is None else clean(trace.task)
-    return replace(trace, turns=turns, task=task), count
+    tools = tuple(clean(tool) for tool in trace.tools)  # a description may quote a key too
+    return replace(trace, turns=turns, task=task, tools=tools), count
 
 
 def _type(value: Any) -> str:

@@ -69,6 +69,19 @@ def test_secrets_and_headers_are_removed_and_said(tmp_path: Path, capsys: Any) -
     assert data["provenance"]["removed"][0] == "headers and credentials at headers"
 
 
+def test_a_secret_in_a_tool_schema_is_redacted(tmp_path: Path) -> None:
+    """A tool description or a parameter's default may quote a key, as a system prompt may."""
+    trace = openai_chat(tmp_path / "chat.json")
+    body = json.loads(trace.read_text())
+    function = body["tools"][0]["function"]
+    function["description"] += f" Authenticate with {SECRET}."
+    function["parameters"]["properties"]["query"]["default"] = f"https://bob:{SECRET}@example.com"
+    trace.write_text(json.dumps(body))
+    data = _import(trace, "openai-chat", tmp_path / "s.json")
+    assert SECRET not in (tmp_path / "s.json").read_text()
+    assert data["tools"][0]["description"].endswith(" Authenticate with [redacted].")
+
+
 def test_the_twin_from_unblock_with_is_finished_by_both(tmp_path: Path) -> None:
     trace = openhands_log(tmp_path / "c")
     _import(trace, "openhands", tmp_path / "s.json",
