@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from unsolvable import JSON, ToolResult, ToolSpec
-from unsolvable.fake_tools._router import Tool
+from unsolvable._dispatch import BAD_ARGUMENTS_STATUS
+from unsolvable.fake_tools._router import Tool, error_result
 from unsolvable.fake_tools._world import FakeWorld
 from unsolvable.fake_tools.tools._respond import respond
 
@@ -32,9 +33,14 @@ def append_tool(spec: ToolSpec, *, key: str, field: str) -> Tool:
     """Appends ``arguments[field]`` (a list) to the list under ``key``: artifacts pile up."""
 
     def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
-        items = [*world.get(key, []), *arguments.get(field, [])]
+        added = arguments.get(field, [])
+        if not isinstance(added, list):  # a string would be added one character at a time
+            return error_result(
+                f"{field} must be a list, not {type(added).__name__}", status=BAD_ARGUMENTS_STATUS
+            )
+        items = [*world.get(key, []), *added]
         world.put(key, items)
-        return respond(world, {"added": len(arguments.get(field, [])), "open_items": len(items)})
+        return respond(world, {"added": len(added), "open_items": len(items)})
 
     return Tool(spec=spec, handler=handle)
 
@@ -51,7 +57,11 @@ def pages_tool(
     (a solvable twin: the answer arrives, if the agent reads that far)."""
 
     def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
-        page = int(arguments.get("page", 0))
+        try:
+            page = int(arguments.get("page", 0))
+        except (TypeError, ValueError):  # the agent's mistake, answered as an API answers it
+            message = f"page must be a whole number, not {arguments.get('page')!r}"
+            return error_result(message, status=BAD_ARGUMENTS_STATUS)
         world.put(key, sorted({*world.get(key, []), page}))
         rng = world.rng
         lines = [

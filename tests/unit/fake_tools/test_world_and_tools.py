@@ -10,10 +10,13 @@ from unsolvable import ToolSpec
 from unsolvable.fake_tools import (
     FakeWorld,
     PermissionDenied,
+    Tool,
     ToolRouter,
+    append_tool,
     check_tool,
     constant_tool,
     denied_tool,
+    pages_tool,
     requires,
     unavailable_tool,
 )
@@ -82,3 +85,24 @@ def test_a_scoped_check_reads_one_subtask_and_names_the_known_ones_when_asked_an
     ]
     assert (answers[0]["complete"], answers[1]["failing"]) == (True, ["a not done", "b not done"])
     assert answers[2]["error"] == {"message": "unknown subtask 'c'", "subtasks": ["a", "b"]}
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        (pages_tool(SPEC, key="read", lines_per_page=2), {"page": "next"}),
+        (pages_tool(SPEC, key="read", lines_per_page=2), {"page": None}),
+        (append_tool(SPEC, key="todos", field="items"), {"items": "write the tests"}),
+        (append_tool(SPEC, key="todos", field="items"), {"items": 3}),
+    ],
+)
+def test_arguments_of_the_wrong_type_are_a_400_that_leaves_the_world_as_it_was(
+    tool: Tool, arguments: dict[str, object]
+) -> None:
+    """A model's badly typed argument is its own mistake to see, never a tool that raises into
+    the agent (or a string added to a list one character at a time)."""
+    world = _world()
+    before = world.fingerprint()
+    result = ToolRouter(world, [tool]).call("t", arguments)
+    assert json.loads(result.text)["error"]["status"] == 400
+    assert world.fingerprint() == before
