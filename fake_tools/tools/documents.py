@@ -60,7 +60,7 @@ def check_tool(spec: ToolSpec, *, subtasks: Mapping[str, Scope] | None = None) -
         subtask = arguments.get("subtask")
         if subtask is None:
             failing = world.failing()
-        elif subtask in scopes:
+        elif isinstance(subtask, str) and subtask in scopes:  # a list is no subtask's name
             failing = list(scopes[subtask](world))
         else:
             return error_result(f"unknown subtask {subtask!r}", subtasks=sorted(scopes))

@@ -80,11 +80,11 @@ def test_a_scoped_check_reads_one_subtask_and_names_the_known_ones_when_asked_an
     scopes = {"a": lambda w: [] if w.peek("a") else ["a not done"], "b": lambda w: ["b not done"]}
     router = ToolRouter(world, [check_tool(SPEC, subtasks=scopes)])
     world.put("a", True)
-    answers = [
-        json.loads(router.call("t", args).text) for args in ({"subtask": "a"}, {}, {"subtask": "c"})
-    ]
+    asked = ({"subtask": "a"}, {}, {"subtask": "c"}, {"subtask": ["a"]})
+    answers = [json.loads(router.call("t", args).text) for args in asked]
     assert (answers[0]["complete"], answers[1]["failing"]) == (True, ["a not done", "b not done"])
     assert answers[2]["error"] == {"message": "unknown subtask 'c'", "subtasks": ["a", "b"]}
+    assert answers[3]["error"] == {"message": "unknown subtask ['a']", "subtasks": ["a", "b"]}
 
 
 @pytest.mark.parametrize(
