@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from unsolvable._types import JSON
-from unsolvable.imports._records import builtin_context
+from unsolvable.imports._records import Builtin, builtin_context
 from unsolvable.imports._shapes import Malformed, NotThisFormat, identifier, kind_of, listed, obj
 from unsolvable.imports._trace import Recorded, Trace, Turn
 
@@ -164,18 +164,18 @@ def read_atif(path: Path, data: Any) -> Trace:
     system = sum(s["source"] == "system" for s in steps)
     if system:
         removed.append(f"{system} system step(s)")
-    tools: tuple[JSON, ...] = ()
-    inferred: list[str] = []
-    if isinstance(extra.get("scenario"), str):
-        seed = extra.get("seed", 0)
-        found, tools, inferred = builtin_context(extra["scenario"], int(seed))
-        task = task or found
+    builtin = (
+        builtin_context(extra["scenario"], int(extra.get("seed", 0)))
+        if isinstance(extra.get("scenario"), str)
+        else Builtin(None, (), None, [])
+    )
     bound = extra.get("step_bound")
     return Trace(
         turns=tuple(_turn(s) for s in steps if s["source"] == "agent"),
-        task=task,
-        tools=tools,
+        task=task or builtin.task,
+        tools=builtin.tools,
         step_bound=bound if isinstance(bound, int) else None,
+        budget=builtin.budget,
         removed=tuple(removed),
-        inferred=tuple(inferred),
+        inferred=tuple(builtin.notes),
     )

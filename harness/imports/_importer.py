@@ -250,7 +250,7 @@ def import_trace(
         },
         "expected": sorted(expected),
         "step_bound": step_bound,
-        "budget": budget(step_bound).to_dict(),
+        "budget": trace.budget or budget(step_bound).to_dict(),
         "missing": list(stuck.missing),
         "refused_retries": REFUSED_RETRIES.get(stuck.refusal or ""),
         "give_up": give_up,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from unsolvable._errors import ScenarioError
 from unsolvable._record import TerminationRecord, TraceStep
@@ -14,21 +14,31 @@ from unsolvable._types import JSON
 from unsolvable.imports._trace import ImportFailed, Recorded, Trace, Turn
 from unsolvable.scenarios import get
 
-__all__ = ["builtin_context", "read_records", "turns_of"]
+__all__ = ["Builtin", "builtin_context", "read_records", "turns_of"]
 
 
-def builtin_context(scenario: str, seed: int) -> tuple[str | None, tuple[JSON, ...], list[str]]:
-    """The task and tool schemas of the built-in scenario a trace names, with a note saying
-    so; nothing when the name is not a built-in's."""
+class Builtin(NamedTuple):
+    """What a trace takes from the built-in scenario it names."""
+
+    task: str | None
+    tools: tuple[JSON, ...]
+    budget: JSON | None
+    notes: list[str]
+
+
+def builtin_context(scenario: str, seed: int) -> Builtin:
+    """The task, tool schemas and budget of the built-in scenario a trace names, with a note
+    saying so; nothing when the name is not a built-in's."""
     try:
         found = get(scenario)
     except ScenarioError:
-        return None, (), []
+        return Builtin(None, (), None, [])
     specs = found.build(seed).toolbox.specs
     tools = tuple(
         {"name": s.name, "description": s.description, "parameters": s.parameters} for s in specs
     )
-    return found.task, tools, [f"the task and tool schemas from the built-in {scenario}"]
+    note = f"the task, tool schemas and budget from the built-in {scenario}"
+    return Builtin(found.task, tools, found.budget.to_dict(), [note])
 
 
 def _arguments(text: str) -> JSON:
@@ -84,12 +94,13 @@ def read_records(path: Path, *, index: int | None = None, data: Any = None) -> T
             f"steps 1–{observed.steps - len(steps)}: a snapshot-form record keeps only its last "
             f"{len(steps)} (a file written before records held their whole trajectory)"
         )
-    task, tools, notes = builtin_context(record.scenario, record.seed)
+    builtin = builtin_context(record.scenario, record.seed)
     return Trace(
         turns=turns_of(steps),
-        task=task,
-        tools=tools,
+        task=builtin.task,
+        tools=builtin.tools,
         step_bound=record.step_bound,
+        budget=dict(record.budget),
         removed=tuple(removed),
-        inferred=tuple(notes),
+        inferred=tuple(builtin.notes),
     )

@@ -48,6 +48,9 @@ class Trace:
     recording lists them; otherwise the importer infers them from the calls."""
     step_bound: int | None = None
     """N, when the recording says it (the harness's own traces)."""
+    budget: JSON | None = None
+    """The run's budget (`Budget.to_dict`), when the recording says it (the harness's own
+    traces): a replay given another would stop, or be judged, at another step."""
     removed: tuple[str, ...] = ()
     """What the reader left out, said to the user."""
     inferred: tuple[str, ...] = ()

@@ -101,6 +101,8 @@ def test_own_records_with_their_trajectory_import(tmp_path: Path) -> None:
     main(["run", "--no-progress", "--agent", "naive", "--scenario", "oscillation/a-b",
           "--json", str(records)])  # fmt: skip
     data = _import(records, "record", tmp_path / "s.json")
+    recorded = json.loads(records.read_text())["records"][0]["budget"]
+    assert data["budget"] == {k: v for k, v in recorded.items() if v is not None}
     assert data["ground_truth"]["first_stagnant_step"] == 3
     assert data["task"].startswith("Make the integration test pass")
     _assert_caught(_records(tmp_path / "s.json", tmp_path), "NO_PROGRESS")

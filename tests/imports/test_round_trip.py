@@ -1,8 +1,8 @@
 """The round trip as the test: ``naive`` on a built-in scenario with ``--trace-dir``,
 ``unsolvable import`` of the ATIF it wrote, then ``contract`` and ``naive`` on the imported
-scenario give the same stop codes and first stagnant step as on the original — for every family
-the importer can express. Not expressible (the reason is in README.md, "From an incident to a
-regression test"): todo-spawn (criteria ground truth), forced-final-answer and cost-runaway
+scenario give the same stop codes, first stagnant step and budget as on the original — for every
+family the importer can express. Not expressible (the reason is in README.md, "From an incident
+to a regression test"): todo-spawn (criteria ground truth), forced-final-answer and cost-runaway
 (budget-spent ground truth), fan-out (sub-agents)."""
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ def _stops(path: Path) -> dict[str, tuple[Any, ...]]:
             (r["reported"] or {}).get("code"),
             r["observed"]["first_stagnant_step"],
             r["observed"]["steps"],
+            json.dumps(r["budget"], sort_keys=True),
         )
         for r in records
     }
