@@ -194,6 +194,12 @@ def _expected(stuck: Stuck, cycle_turns: tuple[Turn, ...]) -> tuple[set[Code], s
 
 def _stuck(trace: Trace, first_stagnant_step: int | None) -> Stuck:
     stuck = find_stuck(trace.turns)
+    if first_stagnant_step is not None and first_stagnant_step > len(trace.turns):
+        raise ImportFailed(
+            f"--first-stagnant-step {first_stagnant_step} is past the recording, which holds "
+            f"{len(trace.turns)} model turn(s); name the step where it got stuck, 1 to "
+            f"{len(trace.turns)}"
+        )
     if first_stagnant_step is not None:
         why = f"given by the user (the importer found step {stuck.first_stagnant_step})"
         return replace(stuck, first_stagnant_step=first_stagnant_step, why=why)

@@ -106,3 +106,16 @@ def test_own_records_with_their_trajectory_import(tmp_path: Path) -> None:
     assert data["ground_truth"]["first_stagnant_step"] == 3
     assert data["task"].startswith("Make the integration test pass")
     _assert_caught(_records(tmp_path / "s.json", tmp_path), "NO_PROGRESS")
+
+
+def test_a_first_stagnant_step_past_the_recording_is_refused(tmp_path: Path, capsys: Any) -> None:
+    """The run is stuck at a step it recorded; a step past its end names nothing in it."""
+    trace = openai_chat(tmp_path / "chat.json")
+    assert main(["import", str(trace), "--format", "openai-chat", "--name", "incidents/x",
+                 "-o", str(tmp_path / "s.json"), "--first-stagnant-step", "7"]) == 2  # fmt: skip
+    assert "holds 6 model turn(s); name the step where it got stuck, 1 to 6" in (
+        capsys.readouterr().err
+    )
+    assert not (tmp_path / "s.json").exists()
+    data = _import(trace, "openai-chat", tmp_path / "s.json", "--first-stagnant-step", "6")
+    assert data["ground_truth"]["first_stagnant_step"] == 6
