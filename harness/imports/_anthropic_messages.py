@@ -10,7 +10,15 @@ from typing import Any
 
 from unsolvable._text import text_of
 from unsolvable._types import JSON
-from unsolvable.imports._shapes import Malformed, NotThisFormat, identifier, kind_of, listed, obj
+from unsolvable.imports._shapes import (
+    Malformed,
+    NotThisFormat,
+    identifier,
+    kind_of,
+    listed,
+    obj,
+    string,
+)
 from unsolvable.imports._trace import Recorded, Trace, Turn
 
 __all__ = ["read_anthropic_messages"]
@@ -48,7 +56,7 @@ def _messages(data: Any) -> list[tuple[str, Mapping[str, Any]]]:
 def _call(where: str, block: Mapping[str, Any], results: Mapping[str | None, str]) -> Recorded:
     """A ``tool_use`` block, with the answer of its id."""
     return Recorded(
-        name=str(block.get("name", "")),
+        name=string(block.get("name"), f"{where}name"),
         arguments=dict(obj(block.get("input"), f"{where}input")),
         result=results.get(identifier(block.get("id"), f"{where}id"), ""),
     )

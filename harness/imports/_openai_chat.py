@@ -59,7 +59,7 @@ def _calls(
         found = next((i for i, (key, _) in enumerate(answers) if key == answered), None)
         calls.append(
             Recorded(
-                name=str(function.get("name", "")),
+                name=string(function.get("name"), f"{at}.function.name"),
                 arguments=_arguments(function.get("arguments")),
                 result="" if found is None else answers.pop(found)[1],
             )

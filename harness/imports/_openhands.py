@@ -15,7 +15,7 @@ from unsolvable._input import load_json, read_input
 from unsolvable._text import text_of
 from unsolvable._types import JSON
 from unsolvable.imports._importer import strip_headers
-from unsolvable.imports._shapes import Malformed, identifier, kind_of, listed, obj
+from unsolvable.imports._shapes import Malformed, identifier, kind_of, listed, obj, string
 from unsolvable.imports._trace import ImportFailed, Recorded, Trace, Turn
 
 __all__ = ["read_openhands"]
@@ -97,7 +97,7 @@ def read_openhands(path: Path, data: Any = None) -> Trace:
             answered = identifier(event.get("tool_call_id"), f"tool_call_id in {file}")
             result, refused = answers.get(answered, ("", False))
             call = Recorded(
-                name=str(event.get("tool_name", "")),
+                name=string(event.get("tool_name"), f"tool_name in {file}"),
                 arguments=_arguments(obj(event.get("tool_call"), f"tool_call in {file}")),
                 result=result,
                 refused=refused,

@@ -377,9 +377,12 @@ def _tools(r: _Reader, data: Mapping[str, Any]) -> list[JSON]:
             "give a JSON schema",
             default={"type": "object", "properties": {}},
         )
+        name = r.get(tool, "name", str, f"{where}.name", _TOOL_FIX)
+        if not name:  # an agent cannot call a tool with no name, nor an MCP client list it
+            raise r.fail(f"{where}.name", "is empty", _TOOL_FIX)
         tools.append(
             {
-                "name": r.get(tool, "name", str, f"{where}.name", _TOOL_FIX),
+                "name": name,
                 "description": r.get(
                     tool, "description", str, f"{where}.description", _TOOL_FIX, default=""
                 ),

@@ -84,8 +84,8 @@ def identifier(value: Any, where: str) -> str | None:
 
 
 def string(value: Any, where: str) -> str:
-    """A field the format requires, a string (a tool's name)."""
-    if not isinstance(value, str):
-        held = "is missing" if value is None else f"is {kind_of(value)}, not a string"
+    """A field the format requires, a string that is not empty (a tool's name)."""
+    if not isinstance(value, str) or not value:
+        held = "is missing" if value is None else f"is {kind_of(value)}, not a name"
         raise Malformed(f"{where} {held}")
     return value

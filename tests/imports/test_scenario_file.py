@@ -61,6 +61,7 @@ def _problem(data: dict[str, Any]) -> str:
         ({"refused_retries": -1}, "field 'refused_retries' is -1; make it 0 or more, or null"),
         ({"task": None}, "field 'task' is null (None), not a string;"),
         ({"tools": ["search"]}, "field 'tools[0]' is a string ('search'), not a table/object"),
+        ({"tools": [{"name": ""}]}, "field 'tools[0].name' is empty; give each tool as"),
         ({"budget": {"max_steps": "9"}}, "is a string ('9'), not a whole number or a number"),
         ({"task": ["x" * 100]}, f"field 'task' is a list (['{'x' * 58}), not a string"),
     ],
