@@ -167,7 +167,7 @@ def read_atif(path: Path, data: Any) -> Trace:
     builtin = (
         builtin_context(extra["scenario"], int(extra.get("seed", 0)))
         if isinstance(extra.get("scenario"), str)
-        else Builtin(None, (), None, [])
+        else Builtin()
     )
     bound = extra.get("step_bound")
     return Trace(
@@ -177,5 +177,5 @@ def read_atif(path: Path, data: Any) -> Trace:
         step_bound=bound if isinstance(bound, int) else None,
         budget=builtin.budget,
         removed=tuple(removed),
-        inferred=tuple(builtin.notes),
+        inferred=builtin.notes,
     )

@@ -20,10 +20,10 @@ __all__ = ["Builtin", "builtin_context", "read_records", "turns_of"]
 class Builtin(NamedTuple):
     """What a trace takes from the built-in scenario it names."""
 
-    task: str | None
-    tools: tuple[JSON, ...]
-    budget: JSON | None
-    notes: list[str]
+    task: str | None = None
+    tools: tuple[JSON, ...] = ()
+    budget: JSON | None = None
+    notes: tuple[str, ...] = ()
 
 
 def builtin_context(scenario: str, seed: int) -> Builtin:
@@ -32,13 +32,13 @@ def builtin_context(scenario: str, seed: int) -> Builtin:
     try:
         found = get(scenario)
     except ScenarioError:
-        return Builtin(None, (), None, [])
+        return Builtin()
     specs = found.build(seed).toolbox.specs
     tools = tuple(
         {"name": s.name, "description": s.description, "parameters": s.parameters} for s in specs
     )
     note = f"the task, tool schemas and budget from the built-in {scenario}"
-    return Builtin(found.task, tools, found.budget.to_dict(), [note])
+    return Builtin(task=found.task, tools=tools, budget=found.budget.to_dict(), notes=(note,))
 
 
 def _arguments(text: str) -> JSON:
@@ -102,5 +102,5 @@ def read_records(path: Path, *, index: int | None = None, data: Any = None) -> T
         step_bound=record.step_bound,
         budget=dict(record.budget),
         removed=tuple(removed),
-        inferred=tuple(builtin.notes),
+        inferred=builtin.notes,
     )
