@@ -20,13 +20,22 @@ LangGraph's stops, read into the vocabulary:
 
 With ``per_agent=True`` the builder gives each agent of a multi-agent graph (a supervisor and its
 workers) a chat model and tools of its own, so the record counts its steps apart.
+
+A graph runs as ``graph.stream`` runs it, unless ``asynchronous=True``: then as ``graph.astream``
+runs it, on an event loop of its own (``asyncio.run``), for a graph with async-only parts (an
+``async def`` node, a middleware with only ``abefore_model``). The choice is the user's, as it is
+in production (``invoke`` or ``ainvoke``): a graph with both kinds of part runs either way, and
+LangGraph runs a sync-only part inline on the loop, so neither reading of the graph is a guess.
+The sync path turns LangGraph's "No synchronous function provided" into an error naming the
+option.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -74,6 +83,12 @@ at its limit (``_build_limit_exceeded_message`` in langchain 1.5)."""
 TOOL_CALL_LIMIT = re.compile(r"(?:Tool|'.+' tool) call limit reached: ")
 """How the closing message of LangChain's ``ToolCallLimitMiddleware`` begins when it ends a run
 at its limit (``_build_final_ai_message_content`` in langchain 1.5)."""
+ASYNC_ONLY = re.compile(
+    r"No synchronous function provided|Synchronous implementation of \w+ is not available"
+    r"|does not support sync invocation"
+)
+"""How LangGraph (a node), LangChain's middleware (``awrap_model_call`` alone) and a
+``StructuredTool`` with only a coroutine refuse a sync run."""
 SUPERSTEPS_PER_STEP = 2
 """A model→tools loop spends two supersteps per model call (the model node, then the tools)."""
 
@@ -144,19 +159,44 @@ class SessionChatModel(BaseChatModel):
         )
         return ChatResult(generations=[ChatGeneration(message=message)])
 
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        """The same call, made on the event loop's thread as a natively async chat model
+        (``ChatOpenAI``) makes it, not in the executor thread LangChain's default would use."""
+        return self._generate(messages, stop, **kwargs)
+
 
 def session_tools(session: Session, *, agent: str = "main") -> list[BaseTool]:
     """The scenario's tools as LangChain tools; a tool that raises raises in the graph too.
     ``agent`` names the sub-agent that holds them (see `bind_tool`)."""
-    return [
-        StructuredTool(
-            name=spec.name,
-            description=spec.description,
-            args_schema=spec.parameters,
-            func=bind_tool(session, spec.name, agent=agent),
+    tools: list[BaseTool] = []
+    for spec in session.tools:
+        call = bind_tool(session, spec.name, agent=agent)
+        tools.append(
+            StructuredTool(
+                name=spec.name,
+                description=spec.description,
+                args_schema=spec.parameters,
+                func=call,
+                coroutine=_awaitable(call),
+            )
         )
-        for spec in session.tools
-    ]
+    return tools
+
+
+def _awaitable(call: Callable[..., str]) -> Callable[..., Awaitable[str]]:
+    """``call`` as the coroutine a graph run with ``astream`` awaits, on the loop's thread as an
+    async tool runs, rather than in the executor thread a sync-only tool is sent to."""
+
+    async def acall(**arguments: Any) -> str:
+        return call(**arguments)
+
+    return acall
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -203,7 +243,9 @@ class LangGraphAdapter:
     ``config`` is merged in; a ``recursion_limit`` placed inside ``configurable`` is warned
     about, because LangGraph silently ignores it there. ``per_agent=True`` makes ``build`` a
     ``build(bind)`` given `AgentBindings`: ``bind.model(name)`` and ``bind.tools(name)`` belong to
-    agent ``name``, for a supervisor and its worker sub-graphs.
+    agent ``name``, for a supervisor and its worker sub-graphs. ``asynchronous=True`` runs the
+    graph with ``astream``, as ``ainvoke`` would run it, for a graph with an ``async def`` node or
+    an async-only middleware.
 
     >>> adapter = LangGraphAdapter(lambda model, tools: create_agent(model, tools),
     ...                            recursion_limit=25)                  # doctest: +SKIP
@@ -217,6 +259,7 @@ class LangGraphAdapter:
         recursion_limit: int | Budgeted | None = None,
         config: Mapping[str, Any] | None = None,
         per_agent: bool = False,
+        asynchronous: bool = False,
         name: str = "langgraph",
     ) -> None:
         if not callable(build):
@@ -225,6 +268,7 @@ class LangGraphAdapter:
                 "returning a compiled graph, e.g. lambda m, t: create_agent(m, t)"
             )
         self.build, self.recursion_limit, self.per_agent = build, recursion_limit, per_agent
+        self.asynchronous = asynchronous
         self.config = dict(config or {})
         given = {} if recursion_limit is None else {"recursion_limit": recursion_limit}
         warn_misplaced_recursion_limit({**self.config, **given})
@@ -238,19 +282,21 @@ class LangGraphAdapter:
             graph = cast(GraphBuilder, self.build)(model, tools)
         warn_misplaced_recursion_limit(getattr(graph, "config", None) or {})
         config = self._config(graph, session)
-        last: Mapping[str, Any] = {}
+        graph_input = {"messages": [("user", session.task)]}
+        if self.asynchronous:
+            return asyncio.run(_astream(graph, graph_input, config))
         try:
-            for values in _stream(graph, {"messages": [("user", session.task)]}, config):
-                last = values
-        except GraphRecursionError as error:
-            return LangGraphRun(state=_checkpointed(graph, config) or last, limit_error=error)
+            return _stream(graph, graph_input, config)
         except Exception as error:
-            code = _middleware_limit(error)
-            if code is None:
+            if not _refused_sync(error):
                 raise
-            state = _checkpointed(graph, config) or last
-            return LangGraphRun(state=state, limit_error=error, limit_code=code)
-        return LangGraphRun(state=last)
+            raise AdapterError(
+                f"unsolvable: LangGraph refused to run {self.name!r} synchronously: {error}\n"
+                "  - the graph has an async-only part (an async def node, an async-only "
+                "middleware hook or tool), which runs only under ainvoke/astream\n"
+                "Pass LangGraphAdapter(..., asynchronous=True) to run it with astream, as "
+                "ainvoke runs it in production (docs/frameworks.md#async-langgraph-graphs)."
+            ) from error
 
     def _config(self, graph: Any, session: Session) -> dict[str, Any]:
         config = dict(self.config)
@@ -258,7 +304,7 @@ class LangGraphAdapter:
             config["recursion_limit"] = recursion_limit_for(session.budget.max_steps)
         elif self.recursion_limit is not None:
             config["recursion_limit"] = self.recursion_limit
-        if getattr(graph, "checkpointer", None):
+        if _saves(graph):
             configurable = dict(config.get("configurable") or {})
             configurable.setdefault(
                 "thread_id", f"unsolvable-{session.scenario.name}-{session.seed}"
@@ -295,10 +341,51 @@ class LangGraphAdapter:
         return Stop(code=Code.COMPLETED, reason=f"final answer: {text}"[:200], partial=partial)
 
 
-def _stream(graph: Any, graph_input: Any, config: Mapping[str, Any]) -> Iterator[Any]:
-    """Full state after each superstep: what survives a `GraphRecursionError` without a
-    checkpointer (the error carries no state)."""
-    yield from graph.stream(graph_input, config, stream_mode="values")
+def _stream(graph: Any, graph_input: Any, config: Mapping[str, Any]) -> LangGraphRun:
+    """Runs the graph with ``stream``, keeping the full state after each superstep: what survives
+    a `GraphRecursionError` without a checkpointer (the error carries no state)."""
+    last: Mapping[str, Any] = {}
+    try:
+        for values in graph.stream(graph_input, config, stream_mode="values"):
+            last = values
+    except Exception as error:
+        code = _limit(error)
+        if code is None:
+            raise
+        saved = graph.get_state(config).values if _saves(graph) else None
+        return _at_limit(error, code, saved, last)
+    return LangGraphRun(state=last)
+
+
+async def _astream(graph: Any, graph_input: Any, config: Mapping[str, Any]) -> LangGraphRun:
+    """`_stream`, with ``astream`` and the checkpointer's async face."""
+    last: Mapping[str, Any] = {}
+    try:
+        async for values in graph.astream(graph_input, config, stream_mode="values"):
+            last = values
+    except Exception as error:
+        code = _limit(error)
+        if code is None:
+            raise
+        saved = (await graph.aget_state(config)).values if _saves(graph) else None
+        return _at_limit(error, code, saved, last)
+    return LangGraphRun(state=last)
+
+
+def _refused_sync(error: Exception) -> bool:
+    """Whether ``error`` is how a graph with an async-only part refuses ``stream`` (read from the
+    exception types those refusals use, whose text is safe to read)."""
+    return isinstance(error, TypeError | NotImplementedError) and bool(
+        ASYNC_ONLY.search(str(error))
+    )
+
+
+def _limit(error: Exception) -> Code | None:
+    """The budget code of a limit LangGraph or a LangChain limit middleware raised; ``None`` for
+    any other error."""
+    if isinstance(error, GraphRecursionError):
+        return Code.BUDGET_STEPS
+    return _middleware_limit(error)
 
 
 def _middleware_limit(error: Exception) -> Code | None:
@@ -318,11 +405,15 @@ def _middleware_limit(error: Exception) -> Code | None:
     return None
 
 
-def _checkpointed(graph: Any, config: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    if not getattr(graph, "checkpointer", None):
-        return None
-    values = graph.get_state(config).values
-    return values if isinstance(values, Mapping) else None
+def _saves(graph: Any) -> bool:
+    return bool(getattr(graph, "checkpointer", None))
+
+
+def _at_limit(error: Exception, code: Code, saved: object, last: Mapping[str, Any]) -> LangGraphRun:
+    """The run a limit ended, its partial state the checkpointer's (``saved``) when it holds
+    one, else the last one streamed."""
+    state = saved if isinstance(saved, Mapping) and saved else last
+    return LangGraphRun(state=state, limit_error=error, limit_code=code)
 
 
 def warn_misplaced_recursion_limit(config: Mapping[str, Any]) -> None:

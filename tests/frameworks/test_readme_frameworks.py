@@ -33,6 +33,16 @@ def test_the_langgraph_example_is_exhausted_at_six_steps() -> None:
     )
 
 
+def test_the_async_langgraph_example_is_exhausted_at_eight_steps() -> None:
+    pytest.importorskip("langchain")
+    record = _run("from langchain.agents import AgentState, create_agent")["record"]
+    assert (record.exit, record.code, record.observed.steps) == (
+        Exit.EXHAUSTED,
+        Code.BUDGET_STEPS,
+        8,
+    )
+
+
 def test_the_llamaindex_and_autogen_example_stops_each_at_ten_steps() -> None:
     pytest.importorskip("llama_index.core")
     pytest.importorskip("autogen_agentchat")
