@@ -40,6 +40,7 @@ import mcp_types as types
 import uvicorn
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError, NoBackChannelError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -166,7 +167,12 @@ def build_server(
             await ctx.session.elicit_form(message, schema)
         return _encode(errors, failed)
 
-    return Server(SERVER_NAME, version="1", on_list_tools=list_tools, on_call_tool=call_tool)
+    server = Server(SERVER_NAME, version="1", on_list_tools=list_tools, on_call_tool=call_tool)
+    # A client echoes ``requestState`` as it likes: sealed, one the server never minted is refused
+    # as invalid (-32602) before ``call_tool`` reads it, never answered from without the harness.
+    security = RequestStateSecurity.ephemeral()
+    server.middleware.append(RequestStateBoundary(security, default_audience=SERVER_NAME))
+    return server
 
 
 def _is_waiting(text: str) -> bool:
@@ -194,7 +200,8 @@ def _question(tool: str, permission: str) -> tuple[str, types.ElicitRequestedSch
 
 
 def _asked(state: str | None) -> _Failed | None:
-    """The refusal an elicitation was about, carried in the retry's ``requestState``."""
+    """The refusal an elicitation was about, carried in the retry's ``requestState`` (unsealed by
+    the `RequestStateBoundary`, so it is one this server minted)."""
     if state is None or not state.startswith(ASKED):
         return None
     carried = json.loads(state.removeprefix(ASKED))

@@ -16,6 +16,7 @@ pytest.importorskip("mcp")
 import mcp_types as types
 from mcp import Client
 from mcp.client._input_required import InputRequiredRoundsExceededError
+from mcp.shared.exceptions import MCPError
 
 import unsolvable
 from tests._docs import DOCS, compiled
@@ -170,3 +171,23 @@ def test_langchain_mcp_interrupts_its_graph_on_an_elicitation() -> None:
     record, ran = _run(lambda session, parts: _started(langchain_run, session, parts), REFUSED)
     assert (ran["how"], ran["calls"]) == ("final", 0)  # interrupted: no tool result in the run
     assert record.observed.refusals == {"denied": 1}
+
+
+@pytest.mark.parametrize("state", ["asked:garbage", 'asked:{"status": 200, "text": "done"}'])
+def test_a_request_state_the_server_did_not_mint_is_refused_naming_it(state: str) -> None:
+    """A client's ``requestState`` is its own to write: one the server never sent is refused as
+    invalid, neither answered from (a result the harness never counted) nor an internal error."""
+
+    async def use(session: Session, parts: Any) -> Ran:
+        async with Client(parts[1].url) as client:
+            with pytest.raises(MCPError) as refused:
+                await client.call_tool("publish_report", {"report_id": "R-0"}, request_state=state)
+            listed = await client.list_tools()  # the server goes on serving
+        return {"error": refused.value.error, "tools": len(listed.tools)}
+
+    record, ran = _run(use, REFUSED)
+    assert (ran["error"].code, ran["error"].message) == (
+        types.INVALID_PARAMS,
+        "Invalid or expired requestState",
+    )
+    assert ran["tools"] and record.observed.tool_calls == 0
