@@ -142,7 +142,7 @@ class McpService:
         self._process = subprocess.Popen(
             [*stdio_command(), "--http", "--fd", str(fd)],
             env={**child_environ(), **self.environ, KEY_VARIABLE: self.key},
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.PIPE,  # closed when the harness ends, however: the server exits
             stdout=subprocess.DEVNULL,
             stderr=self._stderr,
             pass_fds=(fd,),
@@ -166,6 +166,8 @@ class McpService:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self._process.pid, signal.SIGKILL)
             self._process.wait()
+            if self._process.stdin is not None:
+                self._process.stdin.close()
         if self._stderr is not None:
             self._stderr.seek(0)
             said = self._stderr.read().decode("utf-8", "replace")[-STDERR_KEPT:]

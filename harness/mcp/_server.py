@@ -9,7 +9,7 @@ an exec agent is given, ``UNSOLVABLE_TOOLS_URL`` and ``UNSOLVABLE_TOOLS`` (and o
 
     python -m unsolvable.mcp                   # stdio: what an MCP client's "command" starts
     python -m unsolvable.mcp --http --port 0   # Streamable HTTP; prints its URL, …/<key>/mcp
-    python -m unsolvable.mcp --http --fd N     # on an inherited listening socket (`McpService`)
+    python -m unsolvable.mcp --http --fd N     # on an inherited socket, until stdin closes
 
 Over HTTP the path before ``/mcp`` is passed on to the tools: a client of
 ``…/agents/worker-1/mcp`` has its calls forwarded to ``…/agents/worker-1/tools/<name>``, which
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import os
 import socket
@@ -313,11 +314,24 @@ def _is_transport_failure(body: bytes) -> bool:
     return isinstance(error, dict) and error.get("code") == TRANSPORT_FAILURE
 
 
-async def _serve_http(server: Server, listener: socket.socket, key: str) -> None:
+async def _serve_http(
+    server: Server, listener: socket.socket, key: str, *, until_stdin_closes: bool
+) -> None:
     app = server.streamable_http_app(streamable_http_path=MCP_PATH, json_response=True)
     keyed = _Keyed(_Prefixed(_TransportFailures(app)), key)
     config = uvicorn.Config(keyed, log_level="warning", access_log=False, lifespan="on")
-    await uvicorn.Server(config).serve(sockets=[listener])
+    async with anyio.create_task_group() as group:
+        if until_stdin_closes:
+            group.start_soon(_exit_when_stdin_closes)
+        await uvicorn.Server(config).serve(sockets=[listener])
+        group.cancel_scope.cancel()
+
+
+async def _exit_when_stdin_closes() -> None:
+    """`McpService` holds the only writer of this pipe and never writes: readable, it is closed,
+    the harness gone however it ended (a SIGKILL runs no clean-up), and no one is left to serve."""
+    await anyio.wait_readable(sys.stdin.fileno())
+    os._exit(0)
 
 
 async def _serve_stdio(server: Server, errors: McpErrors) -> None:
@@ -353,7 +367,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     """``python -m unsolvable.mcp [--http --fd N | --http --port N]``: stdio by default."""
     parser = argparse.ArgumentParser(prog="python -m unsolvable.mcp", description=__doc__)
     parser.add_argument("--http", action="store_true", help="serve Streamable HTTP at /mcp")
-    parser.add_argument("--fd", type=int, help="a listening socket to serve on (inherited)")
+    parser.add_argument(
+        "--fd",
+        type=int,
+        help="a listening socket to serve on (inherited); the server ends when its stdin closes",
+    )
     parser.add_argument("--port", type=int, default=0, help="a 127.0.0.1 port to listen on")
     options = parser.parse_args(argv)
     errors = McpErrors(os.environ.get("UNSOLVABLE_MCP_ERRORS") or McpErrors.RESULT)
@@ -372,4 +390,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     else:
         listener = socket.create_server((LOOPBACK, options.port))
         print(f"http://{LOOPBACK}:{listener.getsockname()[1]}/{key}{MCP_PATH}", flush=True)
-    anyio.run(_serve_http, server, listener, key)
+    anyio.run(
+        functools.partial(_serve_http, until_stdin_closes=options.fd is not None),
+        server,
+        listener,
+        key,
+    )

@@ -1,9 +1,16 @@
 """`McpService`: the port is bound at once, the server process starts only on a first connection,
-and stopping it leaves no process behind."""
+and stopping it, or the harness dying, leaves no process behind."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import select
+import signal
 import socket
+import subprocess
+import sys
+import textwrap
 import threading
 import types
 from pathlib import Path
@@ -99,3 +106,46 @@ def test_stopped_at_the_wall_ceiling_it_waits_for_its_watcher_whatever_the_inter
     record = unsolvable.run(agent, b.scenario(), ceilings=Ceilings(max_wall_seconds=0.5))
     assert (record.outcome, record.observed.ceiling) == (Outcome.DID_NOT_STOP, "wall_seconds")
     assert seen == [True], "stop went on while its watcher was still running"
+
+
+HARNESS = textwrap.dedent(
+    """
+    import socket, sys
+    from unsolvable.mcp import McpService
+
+    environ = {"UNSOLVABLE_TOOLS_URL": "http://127.0.0.1:9/tools", "UNSOLVABLE_TOOLS": "[]",
+               "UNSOLVABLE_MCP_ERRORS": "result"}
+    mcp = McpService(environ).start()
+    with socket.create_connection(("127.0.0.1", mcp.port), timeout=60) as conn:
+        conn.sendall(b"GET /mcp HTTP/1.0\\r\\nHost: 127.0.0.1\\r\\n\\r\\n")
+        conn.recv(12)  # answered: the server process is up
+    print(mcp._process.pid, flush=True)
+    sys.stdin.read()  # until the test kills it
+    """
+)
+GONE_SECONDS = 60.0
+"""How long a server whose harness died may take to notice: it is waited on, not slept for."""
+
+
+def test_a_harness_killed_outright_leaves_no_server_process() -> None:
+    """SIGKILL runs no clean-up, so `stop` never comes: the server ends on its own."""
+    server = 0
+    with subprocess.Popen(
+        [sys.executable, "-c", HARNESS], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    ) as harness:
+        try:
+            assert harness.stdout is not None
+            server = int(harness.stdout.readline())
+            handle = os.pidfd_open(server)
+            os.kill(harness.pid, signal.SIGKILL)
+            harness.wait()
+            try:
+                ended, _, _ = select.select([handle], [], [], GONE_SECONDS)
+            finally:
+                os.close(handle)
+            assert ended, "the MCP server outlived the harness that started it"
+        finally:
+            harness.kill()
+            if server:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(server, signal.SIGKILL)
