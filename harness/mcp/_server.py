@@ -76,6 +76,9 @@ PERMISSION = "permission"
 UNAUTHORIZED = -32001
 """The JSON-RPC code of a request refused for want of the run's key, in the range the JSON-RPC
 spec reserves for implementation-defined server errors."""
+ELICITING = types.ClientCapabilities(elicitation=types.ElicitationCapability())
+"""What a client declares to be asked by elicitation; one that does not gets the refusal as it
+is (asked anyway, the `mcp` client SDK fails the call with "Elicitation not supported")."""
 PREFIX = "unsolvable.prefix"
 """Where `_Prefixed` leaves, in a request's ASGI scope, the path its client gave before
 ``/mcp``."""
@@ -155,7 +158,8 @@ def build_server(
                 return types.InputRequiredResult(request_state=WORKING)
             return types.CallToolResult(content=_text(text))
         failed = _Failed(response.status_code, text)
-        permission = _missing_permission(failed) if interaction.elicit else None
+        askable = interaction.elicit and ctx.session.check_client_capability(ELICITING)
+        permission = _missing_permission(failed) if askable else None
         if permission is None:
             return _encode(errors, failed)
         message, schema = _question(params.name, permission)

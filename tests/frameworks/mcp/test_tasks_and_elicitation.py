@@ -191,3 +191,17 @@ def test_a_request_state_the_server_did_not_mint_is_refused_naming_it(state: str
         "Invalid or expired requestState",
     )
     assert ran["tools"] and record.observed.tool_calls == 0
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_a_client_that_declares_no_elicitation_is_not_asked_and_gets_the_refusal(
+    mode: str,
+) -> None:
+    async def use(session: Session, parts: Any) -> Ran:
+        async with Client(parts[1].url, mode=mode) as client:  # no elicitation_callback
+            result = await client.call_tool("publish_report", {"report_id": "R-0"})
+            return {"is_error": result.is_error, "text": result.content[0].text}
+
+    record, ran = _run(use, REFUSED)
+    assert ran["is_error"] and "403" in ran["text"]
+    assert (record.observed.tool_calls, record.observed.refusals) == (1, {"denied": 1})
