@@ -155,6 +155,10 @@ class _XdistHooks:
     def pytest_testnodedown(self, node: Any, error: object) -> None:
         """Merges a worker's records on the controller (pytest-xdist's hook)."""
         output = getattr(node, "workeroutput", None)
+        if output is not None and error is not None:
+            # xdist reports a worker that finished on a KeyboardInterrupt down a second time, as
+            # crashed, with the output already merged: it sent its records, and only once.
+            return
         from unsolvable.plugin._ledger import PAYLOAD_KEY
 
         if output and PLAN_KEY in output:

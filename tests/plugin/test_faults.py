@@ -139,3 +139,34 @@ def test_a_killed_xdist_worker_is_that_workers_crash_and_the_session_ends(
     result = pytester.runpytest_subprocess(*QUIET, "-n", "1", timeout=120)
     assert outcomes(result) == {"failed": 1}
     result.stdout.fnmatch_lines(["*worker 'gw0' crashed while running*"])
+
+
+INTERRUPTS_ITS_WORKER = """
+import pytest
+
+pytestmark = pytest.mark.unsolvable(agent="contract")
+
+
+def test_runs(unsolvable):
+    unsolvable.run("constant-return/repeat")
+
+
+def test_runs_then_is_interrupted(unsolvable):
+    unsolvable.run("constant-return/repeat", seed=1)
+    raise KeyboardInterrupt  # Ctrl-C, as the test an xdist worker runs sees it
+"""
+
+
+def test_a_worker_interrupted_after_its_runs_sends_each_record_once(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    """xdist reports such a worker down twice, finished and then interrupted, with one output."""
+    pytester.makepyfile(test_interrupts=INTERRUPTS_ITS_WORKER)
+    out = pytester.path / "records.json"
+    result = run("-n", "1", f"{JSON_OPTION}={out}")
+    records = json.loads(out.read_text())["records"]
+    assert [(r["scenario"], r["seed"]) for r in records] == [
+        ("constant-return/repeat", 0),
+        ("constant-return/repeat", 1),
+    ]
+    assert "went down without sending" not in result.stdout.str()
