@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -112,6 +113,8 @@ class _Option:
     """The ini key's help, when the flag's does not fit it."""
     may_be_zero: bool = False
     """For numbers: 0 is allowed (a margin), not only positive values (a bound)."""
+    most: float | None = None
+    """For numbers: the largest that means something (`ReportFlag.most`)."""
 
     @property
     def name(self) -> str:
@@ -223,6 +226,7 @@ _OPTIONS = (
             switch=True if flag.switch else None,
             metavar=flag.metavar,
             may_be_zero=flag.may_be_zero,
+            most=flag.most,
         )
         for flag in REPORT_FLAGS
     ),
@@ -346,15 +350,20 @@ def _value(config: pytest.Config, option: _Option) -> Any:
 
 
 def _positive(flag: str, value: object) -> None:
+    """A number must be finite (an endless ceiling is no ceiling), above 0 (or 0, for a margin)
+    and no more than its `_Option.most`, as the CLI reads its own flags."""
     option = _BY_FLAG[flag]
     if not isinstance(value, int | float) or isinstance(value, bool):
         return
-    if value > 0 or (option.may_be_zero and value == 0):
+    if not math.isfinite(value):
+        problem = "must be a finite number"
+    elif not (value > 0 or (option.may_be_zero and value == 0)):
+        problem = "must be 0 or more" if option.may_be_zero else "must be a positive number"
+    elif option.most is not None and value > option.most:
+        problem = f"must be {option.most:g} at most, or any rate would pass"
+    else:
         return
-    allowed = "0 or more" if option.may_be_zero else "a positive number"
-    raise pytest.UsageError(
-        f"{flag}={value!r}: must be {allowed} (also as ini {option.name}); see {DOCS}"
-    )
+    raise pytest.UsageError(f"{flag}={value!r}: {problem} (also as ini {option.name}); see {DOCS}")
 
 
 def resolve(config: pytest.Config) -> Settings:

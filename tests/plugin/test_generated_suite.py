@@ -9,6 +9,9 @@ import pytest
 from tests.plugin._helpers import Run, cases
 from unsolvable.plugin._options import (
     AGENT_OPTION,
+    BASELINE_COST_MARGIN_OPTION,
+    BASELINE_FALSE_STOP_MARGIN_OPTION,
+    CEILING_SECONDS_OPTION,
     CEILING_STEPS_OPTION,
     FAMILY_OPTION,
     LENIENT_OPTION,
@@ -121,8 +124,21 @@ def test_ini_options_drive_the_suite(run: Run, pytester: pytest.Pytester) -> Non
             (CONTRACT, f"{CEILING_STEPS_OPTION}=0"),
             f"ERROR: {CEILING_STEPS_OPTION}=0: must be a positive number *",
         ),
+        (
+            (CONTRACT, f"{CEILING_SECONDS_OPTION}=inf"),
+            f"ERROR: {CEILING_SECONDS_OPTION}=inf: must be a finite number *",
+        ),
+        (
+            (f"{BASELINE_COST_MARGIN_OPTION}=inf",),
+            f"ERROR: {BASELINE_COST_MARGIN_OPTION}=inf: must be a finite number *",
+        ),
+        (
+            (f"{BASELINE_FALSE_STOP_MARGIN_OPTION}=2",),
+            f"ERROR: {BASELINE_FALSE_STOP_MARGIN_OPTION}=2.0: must be 1 at most, or any rate "
+            "would pass *",
+        ),
     ],
-    ids=["module", "attribute", "scenario", "ceiling"],
+    ids=["module", "attribute", "scenario", "ceiling", "endless", "cost-margin", "rate-margin"],
 )
 def test_bad_options_are_usage_errors_not_tracebacks(
     run: Run, args: tuple[str, ...], message: str
