@@ -332,7 +332,11 @@ def _value(config: pytest.Config, option: _Option) -> Any:
     given = config.getoption(option.name)
     if given is not None:
         return given
-    raw = config.getini(option.name)
+    try:
+        raw = config.getini(option.name)
+    except pytest.UsageError as error:  # pytest's words for a bad switch do not name the key
+        fix = f"; write {option.name} = true or false" if option.switch is not None else ""
+        raise pytest.UsageError(f"ini {option.name}: {error}{fix} ({DOCS})") from None
     if option.switch is not None or raw is None:
         return raw
     if option.repeat:

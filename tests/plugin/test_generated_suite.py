@@ -156,6 +156,17 @@ def test_a_bad_ini_number_is_a_usage_error(run: Run, pytester: pytest.Pytester) 
     result.stderr.fnmatch_lines(["ERROR: ini unsolvable_step_bound = 'ten' is not a whole number*"])
 
 
+def test_a_bad_ini_switch_is_a_usage_error_naming_its_key(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    pytester.makeini("[pytest]\nunsolvable_strict = maybe\n")
+    result = run()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["ERROR: ini unsolvable_strict: *'maybe'; write unsolvable_strict = true or false *"]
+    )
+
+
 def test_the_suite_constants_name_the_generated_test() -> None:
     module = importlib.import_module(SUITE_MODULE)
     assert callable(getattr(module, SUITE_TEST))
