@@ -51,6 +51,9 @@ class RunLedger:
         """Workers that went down without sending their records."""
         self.notes: list[str] = []
         """What `report` did: files written, the gate's verdict, a baseline left alone."""
+        self.json_written = False
+        """Whether `report` wrote ``--unsolvable-json`` at its path, not beside a larger file
+        nor, failing, nowhere: the summary says it wrote the records there only then."""
 
     def note_snapshot(self, kind: str) -> None:
         """A test failed on its snapshot alone: ``missing`` or ``changed``."""
@@ -146,7 +149,7 @@ class RunLedger:
         if not (records or has_agents or self.notes):
             return []
         return [
-            *self.summary(json_path=json_path),
+            *self.summary(json_path=json_path if self.json_written else None),
             *metrics_lines(records),
             *self.notes,
             *self._snapshot_only(),
@@ -207,6 +210,7 @@ class RunLedger:
             self.notes.append(f"unsolvable: error: {error}{kept if self.stream.written else ''}")
             return False
         self.stream.close(keep=False)
+        self.json_written = published.json is not None and published.json == options.json
         self.notes.extend(published.notes)
         return published.passed
 

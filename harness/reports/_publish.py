@@ -83,6 +83,8 @@ class Published:
     """``None`` unless a baseline was read."""
     notes: tuple[str, ...]
     """One line per file written, then the gate's lines."""
+    json: Path | None = None
+    """Where the JSON report went: its path, a ``.partial`` file beside a larger one, or none."""
 
     @property
     def passed(self) -> bool:
@@ -214,7 +216,7 @@ def publish(
     else:
         result, gate_lines = _gate(metrics, options, baseline)
     partial = interrupted or not records
-    notes = []
+    notes, json_written = [], None
     if options.json:
         text = report_json(
             records,
@@ -223,7 +225,7 @@ def publish(
             interrupted=interrupted,
             shard=options.shard,
         )
-        written = write_file(options.json, text, partial=partial)
+        written = json_written = write_file(options.json, text, partial=partial)
         if written != options.json:
             notes.append(f"unsolvable: kept the larger {options.json}; wrote {written}")
     if options.markdown:
@@ -235,4 +237,4 @@ def publish(
         written = write_file(options.html, text, partial=partial)
         notes.append(f"unsolvable: wrote HTML report to {written}")
     notes.extend(_exports(records, options, partial=partial))
-    return Published(metrics=metrics, gate=result, notes=(*notes, *gate_lines))
+    return Published(metrics=metrics, gate=result, notes=(*notes, *gate_lines), json=json_written)

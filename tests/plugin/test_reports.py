@@ -288,8 +288,13 @@ def test_a_session_whose_every_test_errors_never_replaces_the_records(
     run(*args, f"{JSON_OPTION}={out}").assert_outcomes(passed=cases("missing-permission"))
     whole = out.read_bytes()
     pytester.makeconftest(BROKEN_SETUP)
-    run(*args, f"{JSON_OPTION}={out}").assert_outcomes(errors=cases("missing-permission"))
+    errored = run(*args, f"{JSON_OPTION}={out}")
+    errored.assert_outcomes(errors=cases("missing-permission"))
     assert out.read_bytes() == whole
+    errored.stdout.fnmatch_lines(
+        [f"unsolvable: kept the larger {out}; wrote *records.partial.json"]
+    )
+    errored.stdout.no_fnmatch_line(f"unsolvable: wrote * records to {out}")
     assert json.loads((pytester.path / "records.partial.json").read_text())["records"] == []
 
 
