@@ -585,6 +585,11 @@ def _check(name: str, value: Any) -> Any:
             f"@pytest.mark.unsolvable({name}={value!r}): expected a positive number, "
             f"got {type(value).__name__}"
         )
+    if not math.isfinite(value):  # an endless ceiling or budget is none: the run could hang
+        raise TypeError(
+            f"@pytest.mark.unsolvable({name}={value!r}): expected a positive, finite number, "
+            f"got {type(value).__name__}"
+        )
     return value
 
 

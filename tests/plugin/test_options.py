@@ -35,6 +35,10 @@ def test_marker_keywords_are_normalised() -> None:
         ({"strict": "yes"}, "strict='yes'): expected True or False"),
         ({"step_bound": 0}, "step_bound=0): expected a positive number, got int"),
         ({"max_cost_usd": True}, "max_cost_usd=True): expected a positive number, got bool"),
+        (
+            {"ceiling_seconds": float("inf")},
+            "ceiling_seconds=inf): expected a positive, finite number, got float",
+        ),
     ],
 )
 def test_bad_marker_keywords_are_type_errors_that_say_why(
