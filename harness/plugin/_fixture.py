@@ -79,14 +79,16 @@ def agent_label(agent: AgentLike) -> str:
 def make_cases(
     settings: Settings, marker: MarkerOptions, *, agents: Sequence[AgentLike] | None = None
 ) -> list[Case]:
-    """Every scenario × seed × agent a test is parametrized over (library order)."""
+    """Every scenario × seed × agent a test is parametrized over (library order); a seed the
+    marker gives twice is one case, as under ``unsolvable run``, or it would count twice in its
+    scenario's pass^k."""
     if agents is None:
         agents = [marker.agent] if marker.agent is not None else list(settings.agents)
     chosen: Sequence[AgentLike | None] = agents or [None]
     return [
         Case(scenario=scenario, seed=seed, agent=agent, label=_label(agent, len(chosen)))
         for scenario in settings.library().select(marker.scenarios or ())
-        for seed in marker.seeds or scenario.seeds
+        for seed in dict.fromkeys(marker.seeds or scenario.seeds)
         for agent in chosen
     ]
 

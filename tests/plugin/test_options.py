@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from unsolvable.plugin._fixture import make_cases
 from unsolvable.plugin._options import (
     MARKER,
     MarkerOptions,
@@ -88,3 +89,12 @@ def test_report_settings_become_the_clis_report_options() -> None:
         margins=Margins(lag_steps=2, false_stop_rate=0.05),
         flags=BaselineFlags(prefix="--unsolvable-"),
     )
+
+
+def test_a_seed_given_twice_in_the_marker_is_one_case() -> None:
+    """As under unsolvable run: a seed run twice would count twice in its scenario's pass^k."""
+    marker = MarkerOptions.from_kwargs({"scenarios": "constant-return/repeat", "seeds": [0, 0, 2]})
+    assert [case.id for case in make_cases(Settings(), marker)] == [
+        "constant-return/repeat-seed0",
+        "constant-return/repeat-seed2",
+    ]
