@@ -45,16 +45,28 @@ def append_tool(spec: ToolSpec, *, key: str, field: str) -> Tool:
     return Tool(spec=spec, handler=handle)
 
 
+NO_SUCH_PAGE_STATUS = 404
+"""What a log with an end answers for a page it does not have."""
 LOG_LINE_WORDS = ("INFO", "request", "served", "in", "ms", "by", "worker", "cache", "hit", "ok")
 """The vocabulary of an uneventful log: every page is new, none holds what is searched for."""
 
 
 def pages_tool(
-    spec: ToolSpec, *, key: str, lines_per_page: int, answer: tuple[int, JSON] | None = None
+    spec: ToolSpec,
+    *,
+    key: str,
+    lines_per_page: int,
+    answer: tuple[int, JSON] | None = None,
+    pages: int | None = None,
 ) -> Tool:
     """Returns page ``page`` of an endless log — new, long, and never the answer — and records
-    under ``key`` which pages were read. ``answer=(page, found)`` puts ``found`` on that page
-    (a solvable twin: the answer arrives, if the agent reads that far)."""
+    under ``key`` which pages were read; a page reads the same every time it is read again.
+    ``answer=(page, found)`` puts ``found`` on that page (a solvable twin: the answer arrives, if
+    the agent reads that far). ``pages`` ends the log after that many: any other page is
+    answered with the same error and changes nothing, so reading past it is no new
+    observation."""
+    # The lines of each page read, drawn once: tools are built per run.
+    read: dict[int, list[str]] = {}
 
     def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
         try:
@@ -62,12 +74,17 @@ def pages_tool(
         except (TypeError, ValueError):  # the agent's mistake, answered as an API answers it
             message = f"page must be a whole number, not {arguments.get('page')!r}"
             return error_result(message, status=BAD_ARGUMENTS_STATUS)
+        if pages is not None and not 1 <= page <= pages:
+            message = f"no such page: the pages are 1 to {pages}"
+            return error_result(message, status=NO_SUCH_PAGE_STATUS)
         world.put(key, sorted({*world.get(key, []), page}))
-        rng = world.rng
-        lines = [
-            f"{page}:{i} " + " ".join(rng.choice(LOG_LINE_WORDS) for _ in range(12))
-            for i in range(lines_per_page)
-        ]
+        if page not in read:
+            rng = world.rng
+            read[page] = [
+                f"{page}:{i} " + " ".join(rng.choice(LOG_LINE_WORDS) for _ in range(12))
+                for i in range(lines_per_page)
+            ]
+        lines = read[page]
         if answer is not None and page == answer[0]:
             return respond(world, {"page": page, "lines": lines, "matches": 1, **answer[1]})
         return respond(world, {"page": page, "lines": lines, "matches": 0})

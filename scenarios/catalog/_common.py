@@ -159,13 +159,16 @@ def lead(seed: int) -> int:
 
 def background(seed: int) -> tuple[list[Call], list[Tool]]:
     """The calls that read `LEADS` (by seed) pages of background — new, real reading — and the
-    tool they need (none for a seed with no lead)."""
+    tool they need (none for a seed with no lead), which holds those pages and no more: reading
+    on past them, or again, is no progress an agent could add to move its first stagnant
+    step."""
     pages = lead(seed)
     calls = [
         Call(name=BACKGROUND.name, arguments={"page": page}, text="Reading the background")
         for page in range(1, pages + 1)
     ]
-    tools = [pages_tool(BACKGROUND, key="background_read", lines_per_page=2)] if pages else []
+    book = pages_tool(BACKGROUND, key="background_read", lines_per_page=2, pages=pages)
+    tools = [book] if pages else []
     return calls, tools
 
 
