@@ -255,12 +255,14 @@ def _ledger(seed: int, *, found: bool) -> list[Tool]:
 
 
 def _mark(open_invoices: frozenset[str]) -> Tool:
-    """Marks an open invoice paid; any other is not found."""
+    """Marks an open invoice paid; any other is not found, in words that never echo it, so that
+    marking made-up invoices is no new observation an agent could add to move its first
+    stagnant step."""
 
     def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
         invoice = str(arguments.get("invoice", ""))
         if invoice not in open_invoices:
-            error = {"status": NOT_FOUND, "message": f"no open invoice {invoice!r} in the ledger"}
+            error = {"status": NOT_FOUND, "message": "no such open invoice in the ledger"}
             return respond(world, {"error": error})
         world.put("invoice_paid", invoice)
         return respond(world, {"invoice": invoice, "status": "paid"})

@@ -58,12 +58,14 @@ def _world(seed: int) -> FakeWorld:
 
 
 def _close(accounts: frozenset[str]) -> Tool:
-    """Closes an open account; any other is not found."""
+    """Closes an open account; any other is not found, in words that never echo it, so that
+    closing made-up accounts is no new observation an agent could add to move its first
+    stagnant step."""
 
     def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
         account = str(arguments.get("account", ""))
         if account not in accounts:
-            error = {"status": NOT_FOUND, "message": f"no billing account {account!r}"}
+            error = {"status": NOT_FOUND, "message": "no such billing account"}
             return respond(world, {"error": error})
         world.put("account_closed", account)
         return respond(world, {"account": account, "status": "closed"})
