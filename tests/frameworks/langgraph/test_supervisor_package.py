@@ -30,6 +30,7 @@ from langgraph_supervisor.handoff import METADATA_KEY_HANDOFF_DESTINATION
 
 import unsolvable
 from tests.frameworks._families import DELEGATION_FAMILIES, ROOMY, ending
+from tests.frameworks.langgraph.test_async import AsyncWatch
 from unsolvable import SubtaskState, scenarios
 from unsolvable.adapters.langgraph import AgentBindings, LangGraphAdapter
 
@@ -75,10 +76,16 @@ def task_description_handoff(agent_name: str) -> BaseTool:
     return delegate
 
 
-def system(limit: int | None, handoff: Handoff = package_handoff) -> LangGraphAdapter:
+def system(
+    limit: int | None, handoff: Handoff = package_handoff, *, asynchronous: bool = False
+) -> LangGraphAdapter:
+    """The supervisor over its worker; ``asynchronous``: the worker watched by an async-only
+    middleware, which runs only under ``astream``."""
+
     def build(bind: AgentBindings) -> Any:
         tools = [t for t in bind.tools("worker") if t.name != "delegate"]
-        worker = create_agent(bind.model("worker"), tools, name="worker")
+        middleware = [AsyncWatch()] if asynchronous else []
+        worker = create_agent(bind.model("worker"), tools, name="worker", middleware=middleware)
         own = [t for t in bind.tools("main") if t.name != "delegate"]
         supervisor = create_supervisor(
             [worker], model=bind.model("main"), tools=[handoff("worker"), *own]
@@ -86,7 +93,11 @@ def system(limit: int | None, handoff: Handoff = package_handoff) -> LangGraphAd
         return supervisor.compile()
 
     return LangGraphAdapter(
-        build, per_agent=True, recursion_limit=limit, config={"max_concurrency": 1}
+        build,
+        per_agent=True,
+        recursion_limit=limit,
+        config={"max_concurrency": 1},
+        asynchronous=asynchronous,
     )
 
 
@@ -122,6 +133,16 @@ def test_each_family_at_the_defaults_and_with_a_recursion_limit(name: str) -> No
         assert records[1].observed.steps_by_agent == {"main": 13, "worker": 12}
     for record in records:  # no worker ever took a subtask up
         assert {s.state for s in record.observed.subtasks} == {SubtaskState.SKIPPED}
+
+
+@pytest.mark.parametrize(
+    "name", ["task-graph/upstream-down", "role-ping-pong/reviewer-never-accepts"]
+)
+def test_a_supervisor_whose_worker_is_async_only_is_recorded_as_its_sync_twin(name: str) -> None:
+    scenario = scenarios.get(name)
+    sync = unsolvable.run(system(RECURSION_LIMIT), scenario, ceilings=ROOMY)
+    run_async = system(RECURSION_LIMIT, asynchronous=True)
+    assert unsolvable.run(run_async, scenario, ceilings=ROOMY).to_dict() == sync.to_dict()
 
 
 COMPLETED_AT_5 = "COMPLETED at 5: false_completion, incomplete_subtasks"
