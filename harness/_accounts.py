@@ -62,7 +62,11 @@ class Accounts:
             self._tallies[agent] = Tally()
         return self._tallies[agent].count(messages)
 
-    def tools_tokens(self, offered: tuple[str, ...]) -> int:
+    def sent(self, counted: Counted, offered: tuple[str, ...]) -> int:
+        """The tokens a request sends: its conversation and the tools ``offered``."""
+        return counted.total + self._tools_tokens(offered)
+
+    def _tools_tokens(self, offered: tuple[str, ...]) -> int:
         """Tokens of the scenario's tools among those ``offered``."""
         if offered not in self._offered_tokens:
             tokens = sum(estimate_tool_tokens(spec) for spec in self._specs if spec.name in offered)
@@ -70,16 +74,13 @@ class Accounts:
         return self._offered_tokens[offered]
 
     def charge(
-        self, agent: str, counted: Counted, offered: tuple[str, ...], message: JSON
+        self, agent: str, counted: Counted, offered: tuple[str, ...], message: JSON, *, sent: int
     ) -> Usage:
-        """The step's tokens, charged: the conversation and the tools ``offered`` in, the reply
-        ``message`` out; the agent's own prompt (its opening system messages and the tools) is
-        its overhead (`Meter.charge`)."""
-        tools = self.tools_tokens(offered)
-        usage = Usage(
-            input_tokens=counted.total + tools, output_tokens=estimate_message_tokens(message)
-        )
-        prompt = _prompt_tokens(counted) + tools
+        """The step's tokens, charged: ``sent`` in (`sent`: the conversation and the tools
+        ``offered``), the reply ``message`` out; the agent's own prompt (its opening system
+        messages and the tools) is its overhead (`Meter.charge`)."""
+        usage = Usage(input_tokens=sent, output_tokens=estimate_message_tokens(message))
+        prompt = _prompt_tokens(counted) + self._tools_tokens(offered)
         self._meter.charge(agent, sent=usage.input_tokens, said=usage.output_tokens, prompt=prompt)
         self._spend_of(agent).on_step(usage.input_tokens, usage.output_tokens)
         return usage

@@ -165,8 +165,7 @@ class Session:
             )
             counted = self._accounts.count(agent, messages)  # before the model can read it
             self._probe.on_request(counted.messages)
-            window, sent = self.scenario.context_window, counted.total
-            sent += self._accounts.tools_tokens(offered)
+            window, sent = self.scenario.context_window, self._accounts.sent(counted, offered)
             if window is not None and sent > window:
                 self._refuse(step, sent, window, agent, counted.messages)
             request = ModelRequest(
@@ -178,7 +177,7 @@ class Session:
                 results=self._dispatch.results_since(agent),
             )
             message = _assistant_message(self._setup.model.respond(request))
-            usage = self._accounts.charge(agent, counted, offered, message)
+            usage = self._accounts.charge(agent, counted, offered, message, sent=sent)
             self._note(step, message, agent)
             self._subtasks.on_model_call(step, agent, counted.messages, _calls(message))
             return Answer(message=message, usage=usage)
