@@ -71,25 +71,19 @@ def _turns(messages: list[tuple[str, Mapping[str, Any]]]) -> tuple[Turn, ...]:
     """One turn per assistant message, answered by the tool messages between it and the next
     assistant message: the API puts a call's answer there, and ids may repeat across turns
     (servers that number each response's calls ``call_0``, ``call_1``, …)."""
-    answers: list[tuple[str | None, str] | None] = [
-        (identifier(m.get("tool_call_id"), f"{where}tool_call_id"), text_of(m.get("content")) or "")
-        if m.get("role") == "tool"
-        else None
-        for where, m in messages
-    ]
-    turns = []
-    for k, (where, message) in enumerate(messages):
-        if message.get("role") != "assistant":
-            continue
-        following = []
-        for (_, later), answer in zip(messages[k + 1 :], answers[k + 1 :], strict=True):
-            if later.get("role") == "assistant":
-                break
-            if answer is not None:
-                following.append(answer)
-        text = text_of(message.get("content")) or ""
-        turns.append(Turn(text=text, calls=tuple(_calls(where, message, following))))
-    return tuple(turns)
+    asked: list[tuple[str, Mapping[str, Any], list[tuple[str | None, str]]]] = []
+    for where, message in messages:
+        if message.get("role") == "assistant":
+            asked.append((where, message, []))
+        elif message.get("role") == "tool":
+            answered = identifier(message.get("tool_call_id"), f"{where}tool_call_id")
+            answer = (answered, text_of(message.get("content")) or "")
+            if asked:
+                asked[-1][2].append(answer)
+    return tuple(
+        Turn(text=text_of(message.get("content")) or "", calls=tuple(_calls(where, message, after)))
+        for where, message, after in asked
+    )
 
 
 def _tools(data: Any) -> tuple[JSON, ...]:
