@@ -1,4 +1,6 @@
-"""Neither axis can be gamed: calls that are no progress never move the first stagnant step."""
+"""Calls that are no progress — reading past a seed's background, re-reading a page, naming an
+invoice or account that does not exist — never move the first stagnant step, so no agent can
+shorten its lag by padding its steps with them."""
 
 from __future__ import annotations
 
