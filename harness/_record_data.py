@@ -26,15 +26,35 @@ __all__ = ["build"]
 T = TypeVar("T")
 
 
-Reader = Callable[[object, str], Any]
-"""Reads one value as a field of some type holds it; the second argument names where the value
-is, for the error."""
+Reader = Callable[[object], Any]
+"""Reads one value as a field of some type holds it, or raises `_Wrong`."""
 
 
-def build(cls: type[T], data: object, where: str = "") -> T:
+class _Wrong(Exception):
+    """What is wrong with a value, and where it is: each container the error passes out through
+    puts its key in front, so that a record that reads cleanly builds no path at all."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(problem)
+        self.problem = problem
+        self.inside: list[str] = []
+        """The keys from the value out to the record, innermost first (``.steps``, ``[3]``)."""
+
+    def at(self, key: str) -> _Wrong:
+        self.inside.append(key)
+        return self
+
+    def said_of(self, root: str) -> str:
+        return root + "".join(reversed(self.inside)) + self.problem
+
+
+def build(cls: type[T], data: object) -> T:
     """The dataclass ``cls`` made of ``data``, every field checked; keys that are not fields
     (derived ones such as ``detection_lag``) are dropped, fields with defaults may be absent."""
-    return _reader(typing.cast(Hashable, cls))(data, where or cls.__name__)  # type: ignore[no-any-return]
+    try:
+        return _reader(typing.cast(Hashable, cls))(data)  # type: ignore[no-any-return]
+    except _Wrong as wrong:
+        raise ValueError(wrong.said_of(cls.__name__)) from None
 
 
 @functools.cache
@@ -88,21 +108,24 @@ def _dataclass(cls: type[T]) -> Reader:
     """Its fields are looked up when a value is read, not now, so that a dataclass may hold
     its own type."""
 
-    def read(data: object, where: str) -> T:
+    def read(data: object) -> T:
         if not isinstance(data, Mapping):
-            raise ValueError(f"{where} is {_kind(data)}, not an object")
+            raise _Wrong(f" is {_kind(data)}, not an object")
         given = {}
         for field in _fields(typing.cast(Hashable, cls)):
             if field.name in data:
-                given[field.name] = field.read(data[field.name], f"{where}.{field.name}")
+                try:
+                    given[field.name] = field.read(data[field.name])
+                except _Wrong as wrong:
+                    raise wrong.at(f".{field.name}") from None
             elif field.required:
-                raise ValueError(f"{where}.{field.name} is missing")
+                raise _Wrong(" is missing").at(f".{field.name}")
             elif field.null_when_absent:
                 given[field.name] = None  # a field that may be null may be left out
         try:
             return cls(**given)
         except (TypeError, ValueError) as error:  # what a field's own check says (a code, say)
-            raise ValueError(f"{where}: {error}") from None
+            raise _Wrong(f": {error}") from None
 
     return read
 
@@ -120,15 +143,15 @@ def _kind(value: object) -> str:
     return f"a {type(value).__name__} ({value!r:.60})"
 
 
-def _as_is(value: object, where: str) -> object:
+def _as_is(value: object) -> object:
     return value
 
 
 def _scalar(hint: Any) -> Reader:
-    def read(value: object, where: str) -> object:
+    def read(value: object) -> object:
         if _is_scalar(hint, value):
             return value
-        raise ValueError(f"{where} is {_kind(value)}, not {_article(hint)}")
+        raise _Wrong(f" is {_kind(value)}, not {_article(hint)}")
 
     return read
 
@@ -165,43 +188,55 @@ def _either(hints: tuple[Any, ...]) -> Reader:
     rest = [_reader(hint) for hint in hints if hint is not type(None)]
     wanted = " or ".join(_article(hint) for hint in hints)
 
-    def read(value: object, where: str) -> object:
+    def read(value: object) -> object:
         if value is None and nullable:
             return None
         if len(rest) == 1:
-            return rest[0](value, where)
+            return rest[0](value)
         for reader in rest:
-            with contextlib.suppress(ValueError):
-                return reader(value, where)
-        raise ValueError(f"{where} is {_kind(value)}, not {wanted}")
+            with contextlib.suppress(_Wrong):
+                return reader(value)
+        raise _Wrong(f" is {_kind(value)}, not {wanted}")
 
     return read
 
 
 def _items(reader: Reader) -> Reader:
-    def read(value: object, where: str) -> tuple[Any, ...]:
+    def read(value: object) -> tuple[Any, ...]:
         if not isinstance(value, list | tuple):
-            raise ValueError(f"{where} is {_kind(value)}, not a list")
-        return tuple(reader(item, f"{where}[{i}]") for i, item in enumerate(value))
+            raise _Wrong(f" is {_kind(value)}, not a list")
+        items = []
+        for at, item in enumerate(value):
+            try:
+                items.append(reader(item))
+            except _Wrong as wrong:
+                raise wrong.at(f"[{at}]") from None
+        return tuple(items)
 
     return read
 
 
 def _mapping(reader: Reader) -> Reader:
-    def read(value: object, where: str) -> dict[str, Any]:
+    def read(value: object) -> dict[str, Any]:
         if not isinstance(value, Mapping) or not all(isinstance(key, str) for key in value):
-            raise ValueError(f"{where} is {_kind(value)}, not an object")
-        return {key: reader(item, f"{where}.{key}") for key, item in value.items()}
+            raise _Wrong(f" is {_kind(value)}, not an object")
+        read = {}
+        for key, item in value.items():
+            try:
+                read[key] = reader(item)
+            except _Wrong as wrong:
+                raise wrong.at(f".{key}") from None
+        return read
 
     return read
 
 
 def _member(hint: type[Enum]) -> Reader:
-    def read(value: object, where: str) -> Enum:
+    def read(value: object) -> Enum:
         try:
             return hint(value)
         except ValueError:
             known = ", ".join(str(member.value) for member in hint)
-            raise ValueError(f"{where} is {_kind(value)}, not one of {known}") from None
+            raise _Wrong(f" is {_kind(value)}, not one of {known}") from None
 
     return read

@@ -163,6 +163,11 @@ def _set(data: dict[str, Any], path: tuple[str | int, ...], value: object) -> No
         ),
         (("verdict",), [], "TerminationRecord.verdict is a list ([]), not an object"),
         (
+            ("observed", "steps_by_agent", "main"),
+            "3",
+            "TerminationRecord.observed.steps_by_agent.main is a str ('3'), not a whole number",
+        ),
+        (
             ("reported", "reason"),
             7,
             "TerminationRecord.reported.reason is a int (7), not a string",
@@ -174,7 +179,7 @@ def _set(data: dict[str, Any], path: tuple[str | int, ...], value: object) -> No
         ),
     ],
     ids=["deep-in-a-step", "a-count-as-text", "a-count-as-boolean", "unknown-outcome",
-         "steps-as-an-object", "verdict-as-a-list", "a-reason-as-a-number", "no-bound"],
+         "steps-as-an-object", "verdict-as-a-list", "a-count-in-a-mapping", "a-reason-as-a-number", "no-bound"],
 )  # fmt: skip
 def test_a_field_that_is_not_what_the_record_holds_is_named(
     path: tuple[str | int, ...], value: object, message: str
