@@ -179,7 +179,8 @@ def _set(data: dict[str, Any], path: tuple[str | int, ...], value: object) -> No
         ),
     ],
     ids=["deep-in-a-step", "a-count-as-text", "a-count-as-boolean", "unknown-outcome",
-         "steps-as-an-object", "verdict-as-a-list", "a-count-in-a-mapping", "a-reason-as-a-number", "no-bound"],
+         "steps-as-an-object", "verdict-as-a-list", "a-count-in-a-mapping", "a-reason-as-a-number",
+         "no-bound"],
 )  # fmt: skip
 def test_a_field_that_is_not_what_the_record_holds_is_named(
     path: tuple[str | int, ...], value: object, message: str
