@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 
-from unsolvable._errors import SessionClosed
+from unsolvable._errors import SessionClosed, run_ended
 
 __all__ = ["Callers"]
 
@@ -44,11 +44,7 @@ class Callers:
         if not self._finished and self.late_call is None:
             self.late_call = call
             self._late.set()
-        raise SessionClosed(
-            f"unsolvable: the run of {self._run} has ended; a call made after it (from a thread "
-            "or callback the agent left running) is not counted: join your threads before the "
-            "agent returns"
-        )
+        raise SessionClosed(run_ended(self._run))
 
     def returned(self) -> None:
         """The agent is back (or its process ended): every later call is refused."""

@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 __all__ = [
+    "RUN_ENDED",
     "AdapterError",
     "BaselineError",
     "BudgetError",
@@ -28,10 +29,14 @@ __all__ = [
     "SessionClosed",
     "ShardError",
     "UnsolvableError",
+    "run_ended",
 ]
 
 REPOSITORY = "https://github.com/pytest-unsolvable/pytest-unsolvable"
 DOCS = f"{REPOSITORY}#readme"
+RUN_ENDED = "run_ended"
+"""The ``type`` of the loopback server's refusal (410 Gone) of a call made after the run ended,
+which the MCP server reads to pass the same refusal on."""
 
 
 def docs_page(page: str, section: str = "") -> str:
@@ -94,6 +99,15 @@ class CeilingHit(BaseException):
 
     A `BaseException` so that `except Exception:` retry loops cannot swallow it.
     """
+
+
+def run_ended(run: str) -> str:
+    """The refusal of a call made after the run of ``run`` ended, on every face that refuses one:
+    the session (`SessionClosed`), the loopback server (410) and the MCP server."""
+    return (
+        f"unsolvable: the run of {run} has ended; a call made after it (from a thread or callback "
+        "the agent left running) is not counted: join your threads before the agent returns"
+    )
 
 
 class SessionClosed(BaseException):

@@ -15,11 +15,12 @@ from __future__ import annotations
 import socket
 import sys
 import threading
+from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import MappingProxyType, TracebackType
 from typing import Any
 
-from unsolvable._errors import CeilingHit, SessionClosed
+from unsolvable._errors import RUN_ENDED, CeilingHit, SessionClosed
 from unsolvable._run_key import new_key, unkeyed
 from unsolvable.wire._agents import AGENTS_SEGMENT
 from unsolvable.wire._errors import StrayRequest
@@ -189,7 +190,7 @@ class _Handler(BaseHTTPRequestHandler):
         except CeilingHit as error:
             return _refusal(400, "harness_ceiling", str(error))
         except SessionClosed as error:  # a call from work the agent left running
-            return _refusal(410, "run_ended", str(error))
+            return _refusal(HTTPStatus.GONE, RUN_ENDED, str(error))
         except Exception as error:
             return _refusal(500, "harness_error", f"{type(error).__name__}: {error}")
 
