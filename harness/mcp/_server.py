@@ -32,6 +32,7 @@ import socket
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from http import HTTPStatus
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -47,6 +48,7 @@ from mcp.shared.exceptions import MCPError, NoBackChannelError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from unsolvable._errors import RUN_ENDED, run_ended
 from unsolvable._run_key import new_key, unkeyed
 from unsolvable._scenario import McpErrors
 from unsolvable.mcp._launch import KEY_VARIABLE, LOOPBACK, MCP_PATH, SERVER_NAME
@@ -76,6 +78,12 @@ PERMISSION = "permission"
 UNAUTHORIZED = -32001
 """The JSON-RPC code of a request refused for want of the run's key, in the range the JSON-RPC
 spec reserves for implementation-defined server errors."""
+ENDED = -32003
+"""The JSON-RPC code of a call refused because the run has ended: the next code of the band the
+MCP spec leaves to implementations (-32000 to -32019) after the two above and -32002, which the
+spec retired."""
+THIS_RUN = "this scenario"
+"""The run a refusal names when the harness is gone: the server is not told the run's name."""
 ELICITING = types.ClientCapabilities(elicitation=types.ElicitationCapability())
 """What a client declares to be asked by elicitation; one that does not gets the refusal as it
 is (asked anyway, the `mcp` client SDK fails the call with "Elicitation not supported")."""
@@ -150,7 +158,7 @@ def build_server(
         if asked is not None:  # the retry after an elicitation: the call was made the first time
             return _encode(errors, asked)
         url = f"{_under(tools_url, _prefix_of(ctx))}/{params.name}"
-        response = await client.post(url, json=params.arguments or {})
+        response = await _forward(client, url, params.arguments or {})
         text = response.text
         modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
         if response.status_code < ERROR_STATUS:
@@ -178,6 +186,34 @@ def build_server(
     security = RequestStateSecurity.ephemeral()
     server.middleware.append(RequestStateBoundary(security, default_audience=SERVER_NAME))
     return server
+
+
+async def _forward(
+    client: httpx2.AsyncClient, url: str, arguments: Mapping[str, Any]
+) -> httpx2.Response:
+    """The harness's answer to a call; raises `MCPError` (`ENDED`) once the run has ended, which
+    is no failure of the scenario's, so no `McpErrors` encoding applies to it."""
+    try:
+        response = await client.post(url, json=arguments)
+    except httpx2.ConnectError as error:  # the harness stops serving the tools as the run ends
+        evidence = f"  - the harness no longer answers at its tools URL ({error})"
+        raise MCPError(ENDED, f"{run_ended(THIS_RUN)}\n{evidence}") from None
+    refusal = _ended(response)
+    if refusal is not None:
+        raise MCPError(ENDED, refusal)
+    return response
+
+
+def _ended(response: httpx2.Response) -> str | None:
+    """The session's refusal of a call made after the run ended (the loopback server's 410), if
+    ``response`` is one."""
+    if response.status_code != HTTPStatus.GONE:
+        return None
+    body = _data(_Failed(response.status_code, response.text))["body"]
+    error = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(error, dict) or error.get("type") != RUN_ENDED:
+        return None
+    return str(error.get("message"))
 
 
 def _is_waiting(text: str) -> bool:
