@@ -12,6 +12,7 @@ to `BODY_LIMIT`.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import sys
 import threading
@@ -75,10 +76,36 @@ class _Server(ThreadingHTTPServer):
     key: str
     refused: int
     lock: threading.Lock
+    connections: set[socket.socket]
+    """The connections a handler thread still serves, kept alive between requests."""
 
     def count_refusal(self) -> None:
         with self.lock:
             self.refused += 1
+
+    def process_request(
+        self, request: socket.socket | tuple[bytes, socket.socket], client_address: Any
+    ) -> None:
+        if isinstance(request, socket.socket):
+            with self.lock:
+                self.connections.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: socket.socket | tuple[bytes, socket.socket]) -> None:
+        if isinstance(request, socket.socket):
+            with self.lock:
+                self.connections.discard(request)
+        super().shutdown_request(request)
+
+    def hang_up(self) -> None:
+        """Ends the connections still open: a client kept alive after `LoopbackServer.stop` would
+        otherwise be answered by its handler thread, on a wire that no longer serves this host,
+        as a stray request; ended, it finds no server, as a new connection does."""
+        with self.lock:
+            connections = list(self.connections)
+        for connection in connections:
+            with contextlib.suppress(OSError):  # it closed meanwhile
+                connection.shutdown(socket.SHUT_RDWR)
 
     def handle_error(
         self, request: socket.socket | tuple[bytes, socket.socket], client_address: Any
@@ -230,7 +257,7 @@ class LoopbackServer:
     def start(self) -> LoopbackServer:
         server = _Server((LOOPBACK, 0), _Handler)
         server.wire, server.key, server.lock = self.wire, self.key, threading.Lock()
-        server.refused = 0
+        server.refused, server.connections = 0, set()
         server.netloc = f"{LOOPBACK}:{server.server_address[1]}"
         self.wire.add_host(server.netloc)
         self._server = server
@@ -246,6 +273,7 @@ class LoopbackServer:
     def stop(self) -> None:
         if self._server is not None:
             self._server.shutdown()
+            self._server.hang_up()
             self._server.server_close()
             self.wire.remove_host(self._server.netloc)
         if self._thread is not None:

@@ -65,6 +65,18 @@ def test_a_stopped_server_is_gone_and_its_host_no_longer_answers(session: Sessio
         server.base_url  # noqa: B018
 
 
+def test_a_connection_kept_alive_past_stop_finds_no_server_not_a_stray_route(
+    session: Session,
+) -> None:
+    with Wire(session) as wire, httpx.Client() as client:  # the client keeps its connection
+        with wire.serve() as server:
+            url = f"{server.tools_url}/search_invoices"
+            assert client.post(url, json={}).status_code == 200
+        with pytest.raises(httpx.ConnectError):
+            client.post(url, json={})
+    assert wire.stray == [] and session.finish().tool_calls == 1
+
+
 def test_a_chunked_body_is_read_whole_and_the_connection_stays_usable(session: Session) -> None:
     """As every HTTP/1.1 server reads one: Node's ``http.request`` and Go's ``http.Post`` with a
     reader of unknown length send their bodies so. Read as empty, a tool ran with no arguments
