@@ -195,7 +195,8 @@ async def _forward(
     is no failure of the scenario's, so no `McpErrors` encoding applies to it."""
     try:
         response = await client.post(url, json=arguments)
-    except httpx2.ConnectError as error:  # the harness stops serving the tools as the run ends
+    except (httpx2.NetworkError, httpx2.RemoteProtocolError) as error:
+        # The harness stops serving the tools as the run ends: refused, or hung up on mid-call.
         evidence = f"  - the harness no longer answers at its tools URL ({error})"
         raise MCPError(ENDED, f"{run_ended(THIS_RUN)}\n{evidence}") from None
     refusal = _ended(response)

@@ -1,7 +1,7 @@
 """A tool called over MCP after the run ended — by work the agent left running, or once the
 harness stopped serving the tools — is refused as the session refuses it: a JSON-RPC error
 (`ENDED`) carrying the session's own message, whatever the scenario's `McpErrors`, with the
-server still up and no traceback on its stderr."""
+server still up (``tools/list`` answered) and no traceback on its stderr."""
 
 from __future__ import annotations
 
@@ -21,7 +21,6 @@ import unsolvable
 from tests.frameworks.mcp._clients import served, stdio
 from unsolvable import Ceilings, McpErrors, Session, scenarios
 from unsolvable._errors import run_ended
-from unsolvable.mcp import server_environ
 from unsolvable.mcp._server import ENDED, THIS_RUN
 from unsolvable.wire import Wire
 
@@ -57,48 +56,28 @@ async def refused(client: Client, calls: int = 2) -> list[MCPError]:
 
 @pytest.mark.parametrize("errors", ["result", "protocol", "transport"])
 @pytest.mark.parametrize("transport", ["stdio", "http"])
-def test_a_call_after_the_agent_returned_is_refused_with_the_sessions_message(
+def test_a_call_after_the_run_ended_is_refused_with_the_sessions_message(
     transport: str, errors: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     session = start(errors)
 
-    async def use(target: Any) -> list[MCPError]:
+    async def use(target: Any, wire: Wire) -> list[MCPError]:
         async with Client(target) as client:  # its exit ends the stdio server
             assert not (await client.call_tool(*CALL)).is_error
             session.returned()
-            return await refused(client)
+            late = await refused(client)
+            wire.close()  # the harness stops serving the tools once the run is over
+            assert CALL[0] in {t.name for t in (await client.list_tools()).tools}
+            return late + await refused(client, 1)
 
     with (tmp_path / "stderr").open("w+") as errlog:
-        with served(session) as (_, mcp, environ):  # its exit ends the HTTP server
+        with served(session) as (wire, mcp, environ):  # its exit ends the HTTP server
             target = mcp.url if transport == "http" else stdio_target(environ, errlog)
-            late = asyncio.run(use(target))
+            late = asyncio.run(use(target, wire))
         errlog.seek(0)
         said = errlog.read() + capsys.readouterr().err
-    assert [(e.code, e.message) for e in late] == [(ENDED, run_ended(RUN))] * 2
+    assert [e.code for e in late] == [ENDED] * 3
+    assert [e.message for e in late[:2]] == [run_ended(RUN)] * 2, "the session's own words"
+    assert late[2].message.startswith(run_ended(THIS_RUN)), "the harness gone, the same words"
     assert "Traceback" not in said
     assert session.finish().tool_calls == 1
-
-
-def test_a_call_once_the_harness_stopped_serving_is_refused_not_an_internal_error(
-    tmp_path: Path,
-) -> None:
-    session = start()
-    with Wire(session) as wire:
-        server = wire.serve()
-        environ = server_environ(session, server.tools_url)
-        server.stop()  # as the harness stops it when the run ends
-
-    async def use(errlog: TextIO) -> list[MCPError]:
-        async with Client(stdio_target(environ, errlog)) as client:
-            tools = (await client.list_tools()).tools  # answered by the server alone
-            assert CALL[0] in {tool.name for tool in tools}
-            return await refused(client)
-
-    with (tmp_path / "stderr").open("w+") as errlog:
-        late = asyncio.run(use(errlog))
-        errlog.seek(0)
-        said = errlog.read()
-    assert {e.code for e in late} == {ENDED}
-    assert all(e.message.startswith(run_ended(THIS_RUN)) for e in late)
-    assert "Traceback" not in said
-    assert session.finish().tool_calls == 0
