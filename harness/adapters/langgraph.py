@@ -42,6 +42,7 @@ from typing import Any, cast
 from unsolvable._errors import AdapterError
 from unsolvable._record import Code, Stop
 from unsolvable._session import Session
+from unsolvable.adapters._turnstile import Turnstile
 from unsolvable.adapters.base import interpret_plain
 from unsolvable.adapters.kit import (
     BUDGET,
@@ -56,9 +57,14 @@ from unsolvable.adapters.kit import (
 
 try:
     from langchain_core.language_models.chat_models import BaseChatModel
-    from langchain_core.messages import AIMessage, BaseMessage, convert_to_openai_messages
+    from langchain_core.messages import (
+        AIMessage,
+        BaseMessage,
+        ToolCall,
+        convert_to_openai_messages,
+    )
     from langchain_core.outputs import ChatGeneration, ChatResult
-    from langchain_core.runnables import Runnable
+    from langchain_core.runnables import Runnable, RunnableConfig
     from langchain_core.tools import BaseTool, StructuredTool
     from langchain_core.utils.function_calling import convert_to_openai_tool
     from langgraph.errors import GraphRecursionError
@@ -71,6 +77,7 @@ __all__ = [
     "AgentBindings",
     "LangGraphAdapter",
     "SessionChatModel",
+    "Turnstile",
     "recursion_limit_for",
     "session_tools",
 ]
@@ -119,6 +126,9 @@ class SessionChatModel(BaseChatModel):
     """The `Session` (typed loosely: pydantic would otherwise try to validate it)."""
     agent: str = "main"
     """The agent of a multi-agent graph whose steps this model makes (`AgentBindings`)."""
+    turnstile: Any = None
+    """The `Turnstile` that puts the tool calls of each reply in the reply's order, shared with
+    the tools of `session_tools` (typed loosely, as ``session`` is); ``None``: no order."""
 
     @property
     def _llm_type(self) -> str:
@@ -131,9 +141,22 @@ class SessionChatModel(BaseChatModel):
         tool_choice: str | None = None,
         **kwargs: Any,
     ) -> Runnable[Any, AIMessage]:
-        """Offers ``tools`` on every call; ``tool_choice="none"`` offers none (a final answer)."""
+        """Offers ``tools`` on every call; ``tool_choice="none"`` offers none (a final answer).
+        Notes which of them are this model's turnstile's: the calls a reply makes of those, and
+        only those, reach the turnstile (a tool the graph does not hold never does)."""
         offered = [] if tool_choice == "none" else [convert_to_openai_tool(t) for t in tools]
-        return self.bind(tools=offered, **kwargs)
+        ordered = [
+            t.name for t in tools if offered and isinstance(t, _SessionTool) and self._orders(t)
+        ]
+        return self.bind(tools=offered, ordered_tools=ordered, **kwargs)
+
+    def _orders(self, tool: _SessionTool) -> bool:
+        """Whether ``tool``'s calls wait their turn at this model's turnstile."""
+        return (
+            self.turnstile is not None
+            and tool.turnstile is self.turnstile
+            and tool.agent == self.agent
+        )
 
     def _generate(
         self,
@@ -145,12 +168,13 @@ class SessionChatModel(BaseChatModel):
         history = convert_to_openai_messages(messages)
         reply = self.session.call_model(history, kwargs.get("tools") or (), agent=self.agent)
         usage = reply_usage(reply)
+        calls = reply_to_calls(reply)
+        if self.turnstile is not None:
+            ordered = set(kwargs.get("ordered_tools") or ())
+            self.turnstile.open(self.agent, [i for i, n, _ in calls if n in ordered])
         message = AIMessage(
             content=reply.get("content") or "",
-            tool_calls=[
-                {"id": i, "name": n, "args": a, "type": "tool_call"}
-                for i, n, a in reply_to_calls(reply)
-            ],
+            tool_calls=[{"id": i, "name": n, "args": a, "type": "tool_call"} for i, n, a in calls],
             usage_metadata={
                 "input_tokens": usage.input_tokens,
                 "output_tokens": usage.output_tokens,
@@ -171,22 +195,67 @@ class SessionChatModel(BaseChatModel):
         return self._generate(messages, stop, **kwargs)
 
 
-def session_tools(session: Session, *, agent: str = "main") -> list[BaseTool]:
+def session_tools(
+    session: Session, *, agent: str = "main", turnstile: Turnstile | None = None
+) -> list[BaseTool]:
     """The scenario's tools as LangChain tools; a tool that raises raises in the graph too.
-    ``agent`` names the sub-agent that holds them (see `bind_tool`)."""
+    ``agent`` names the sub-agent that holds them (see `bind_tool`). With the ``turnstile`` of
+    a `SessionChatModel`, the calls of each of its replies reach the session in the reply's
+    order, however concurrently the graph runs them."""
     tools: list[BaseTool] = []
     for spec in session.tools:
         call = bind_tool(session, spec.name, agent=agent)
         tools.append(
-            StructuredTool(
+            _SessionTool(
                 name=spec.name,
                 description=spec.description,
                 args_schema=spec.parameters,
                 func=call,
                 coroutine=_awaitable(call),
+                turnstile=turnstile,
+                agent=agent,
             )
         )
     return tools
+
+
+class _SessionTool(StructuredTool):
+    """A scenario tool whose calls wait their turn (`Turnstile`) before they run: ``ToolNode``
+    hands every tool the whole tool call, its id with it, so the turn is known exactly."""
+
+    turnstile: Turnstile | None = None
+    agent: str = "main"
+
+    def invoke(
+        self,
+        input: str | dict[str, Any] | ToolCall,
+        config: RunnableConfig | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        if self.turnstile is None:
+            return super().invoke(input, config, **kwargs)
+        with self.turnstile.turn(self.agent, _call_id(input)):
+            return super().invoke(input, config, **kwargs)
+
+    async def ainvoke(
+        self,
+        input: str | dict[str, Any] | ToolCall,
+        config: RunnableConfig | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        if self.turnstile is None:
+            return await super().ainvoke(input, config, **kwargs)
+        async with self.turnstile.aturn(self.agent, _call_id(input)):
+            return await super().ainvoke(input, config, **kwargs)
+
+
+def _call_id(tool_input: object) -> str | None:
+    """The id of a tool call handed whole (as ``ToolNode`` hands it); ``None`` for bare
+    arguments."""
+    if isinstance(tool_input, dict) and tool_input.get("type") == "tool_call":
+        call_id = tool_input.get("id")
+        return call_id if isinstance(call_id, str) else None
+    return None
 
 
 def _awaitable(call: Callable[..., str]) -> Callable[..., Awaitable[str]]:
@@ -209,15 +278,17 @@ class AgentBindings:
     """
 
     session: Session
+    turnstile: Turnstile | None = None
+    """What puts each reply's tool calls in the reply's order (see `session_tools`)."""
 
     def model(self, agent: str) -> SessionChatModel:
         """A chat model whose every call is a step of ``agent`` (``main``: the supervisor, for
         the fan-out scripts)."""
-        return SessionChatModel(session=self.session, agent=agent)
+        return SessionChatModel(session=self.session, agent=agent, turnstile=self.turnstile)
 
     def tools(self, agent: str) -> list[BaseTool]:
         """The scenario's tools, their results fed to ``agent``'s next model call."""
-        return session_tools(self.session, agent=agent)
+        return session_tools(self.session, agent=agent, turnstile=self.turnstile)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -275,10 +346,19 @@ class LangGraphAdapter:
         self.name = name
 
     def run(self, session: Session) -> LangGraphRun:
+        turnstile = Turnstile()
+        try:
+            return self._run(session, turnstile)
+        finally:
+            turnstile.close()  # whatever ended the run, no call waits for one that will not come
+
+    def _run(self, session: Session, turnstile: Turnstile) -> LangGraphRun:
         if self.per_agent:
-            graph = cast(PerAgentBuilder, self.build)(AgentBindings(session=session))
+            bindings = AgentBindings(session=session, turnstile=turnstile)
+            graph = cast(PerAgentBuilder, self.build)(bindings)
         else:
-            model, tools = SessionChatModel(session=session), session_tools(session)
+            model = SessionChatModel(session=session, turnstile=turnstile)
+            tools = session_tools(session, turnstile=turnstile)
             graph = cast(GraphBuilder, self.build)(model, tools)
         warn_misplaced_recursion_limit(getattr(graph, "config", None) or {})
         config = self._config(graph, session)

@@ -1,0 +1,151 @@
+"""A step whose reply holds several tool calls: LangGraph runs them concurrently, as in
+production, and the record is the same byte for byte whichever call gets to the harness first."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+
+pytest.importorskip("langgraph")
+pytest.importorskip("langchain")
+
+from langchain.agents import create_agent
+from langchain.agents.middleware import AgentMiddleware
+from langchain_core.messages import AIMessage, ToolMessage
+
+import unsolvable
+from unsolvable import Ceilings, TerminationRecord, scenarios
+from unsolvable.adapters.langgraph import LangGraphAdapter, recursion_limit_for
+
+CRAWL = "call-budget/endless-site"
+"""Four page fetches in every reply, until the call budget runs out."""
+STEPS = 8
+"""Model calls the run may make: the background reading and several crawling steps."""
+ROOMY = Ceilings(max_wall_seconds=120.0)
+"""Timing is not under test: a loaded machine must not turn the run into a wall ceiling."""
+HOLD_LIMIT = 30.0
+"""Seconds a held call waits for its reply's second call to begin: far beyond what a thread
+takes to start, so that only a run that never starts the second call (a broken pool) fails here
+instead of hanging."""
+
+
+def _reply_ids(request: Any) -> list[str]:
+    """The ids of the tool calls of the model reply that ``request``'s call belongs to, in the
+    reply's order."""
+    call_id = request.tool_call["id"]
+    for message in reversed(request.state["messages"]):
+        ids = [c["id"] for c in getattr(message, "tool_calls", None) or ()]
+        if isinstance(message, AIMessage) and call_id in ids:
+            return ids
+    raise AssertionError(f"no reply holds tool call {call_id!r}")
+
+
+class HoldFirstCall(AgentMiddleware):
+    """Holds each reply's first tool call until its second call has begun: an interleaving a busy
+    thread pool may give any run, made certain."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._lock = threading.Lock()
+        self._second_began: dict[str, threading.Event] = {}
+        """Keyed by the id of the reply's first call."""
+
+    def _event(self, first: str) -> threading.Event:
+        with self._lock:
+            return self._second_began.setdefault(first, threading.Event())
+
+    def wrap_tool_call(
+        self, request: Any, handler: Callable[[Any], ToolMessage | Any]
+    ) -> ToolMessage | Any:
+        ids = _reply_ids(request)
+        if len(ids) > 1:
+            began = self._event(ids[0])
+            if request.tool_call["id"] == ids[1]:
+                began.set()
+            elif request.tool_call["id"] == ids[0]:
+                assert began.wait(HOLD_LIMIT), "the reply's second call never began"
+        return handler(request)
+
+
+class AwaitFirstCall(AgentMiddleware):
+    """`HoldFirstCall` on an event loop: each reply's first call awaits its second, as a
+    middleware awaiting its own I/O lets the loop run the other calls first."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._second_began: dict[str, asyncio.Event] = {}
+
+    async def awrap_tool_call(
+        self, request: Any, handler: Callable[[Any], Awaitable[ToolMessage | Any]]
+    ) -> ToolMessage | Any:
+        ids = _reply_ids(request)
+        if len(ids) > 1:
+            began = self._second_began.setdefault(ids[0], asyncio.Event())
+            if request.tool_call["id"] == ids[1]:
+                began.set()
+            elif request.tool_call["id"] == ids[0]:
+                await asyncio.wait_for(began.wait(), HOLD_LIMIT)
+        return await handler(request)
+
+
+class AnswerFirstCall(AgentMiddleware):
+    """Answers the first call of the first reply that holds several itself, as a cache would:
+    the tool is never called for it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.answered: list[str] = []
+
+    def wrap_tool_call(
+        self, request: Any, handler: Callable[[Any], ToolMessage | Any]
+    ) -> ToolMessage | Any:
+        ids, call_id = _reply_ids(request), request.tool_call["id"]
+        if len(ids) > 1 and call_id == ids[0] and not self.answered:
+            self.answered.append(call_id)
+            return ToolMessage(content="cached", tool_call_id=call_id)
+        return handler(request)
+
+
+def _crawl(middleware: list[AgentMiddleware], **options: Any) -> TerminationRecord:
+    def build(model: Any, tools: Any) -> Any:
+        return create_agent(model, tools, middleware=middleware)
+
+    adapter = LangGraphAdapter(build, recursion_limit=recursion_limit_for(STEPS), **options)
+    return unsolvable.run(adapter, scenarios.get(CRAWL), ceilings=ROOMY)
+
+
+def test_a_reply_s_calls_reach_the_world_in_reply_order_whichever_thread_comes_first() -> None:
+    """The held first call reaches its tool after the second has begun, yet the record is the
+    one a run of one call at a time gives: same trajectory, same volatile request ids, same
+    world fingerprints."""
+    one_at_a_time = _crawl([], config={"max_concurrency": 1})
+    held = _crawl([HoldFirstCall()])
+    assert one_at_a_time.observed.tool_calls > STEPS, "few replies held several calls"
+    assert held.to_json() == one_at_a_time.to_json()
+
+
+def test_so_they_do_when_the_graph_runs_on_an_event_loop() -> None:
+    """``asynchronous=True``: ``ToolNode`` gathers the calls as tasks of one loop, and a call
+    that awaits lets the next one run first."""
+    one_at_a_time = _crawl([], config={"max_concurrency": 1})
+    held = _crawl([AwaitFirstCall()], asynchronous=True)
+    assert held.to_json() == one_at_a_time.to_json()
+
+
+def test_a_call_the_graph_answers_itself_holds_the_ones_behind_it_up_for_a_while_only() -> None:
+    """The three calls behind the answered one go on, after `PATIENCE` at most, in their
+    order."""
+    answer = AnswerFirstCall()
+    record = _crawl([answer])
+    fetched = [
+        json.loads(tool.arguments)["page"]
+        for step in record.observed.trajectory
+        for tool in step.tools
+        if tool.name == "fetch_doc_page"
+    ]
+    assert answer.answered and fetched[:3] == [2, 3, 4] and fetched == sorted(fetched)
