@@ -1,5 +1,5 @@
 """Consumes the strings an agent put into a record, produces them safe to write and stable: secrets
-replaced by ``[redacted]`` and memory addresses masked.
+replaced by ``[redacted]``, memory addresses and LangGraph's task ids masked.
 
 Applied once to the whole record, where it leaves the run (`unsolvable.run`, a worker process),
 so that every written form (JSON, Markdown, HTML, OTLP, ATIF, JUnit, snapshots, the terminal)
@@ -19,12 +19,19 @@ import re
 from enum import Enum
 from typing import Any
 
-__all__ = ["ADDRESS", "REDACTED", "Redactor", "mask_addresses"]
+__all__ = ["ADDRESS", "REDACTED", "TASK_ID", "Redactor", "mask_addresses", "mask_task_ids"]
 
 REDACTED = "[redacted]"
 ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
 """A CPython object address in a repr (``<Foo object at 0x7f…>``): different on every run."""
 MASKED_ADDRESS = "0x…"
+TASK_ID = re.compile(
+    r"(During task with name '[^'\n]*' and id ')"
+    r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}'"
+)
+"""The note LangGraph adds to an exception a graph's task raised (``pregel/_retry.py``): the id is
+hashed from the run's checkpoint id, new on every run. Only the id in that note is masked."""
+MASKED_TASK_ID = r"\1…'"
 SECRET_NAME = re.compile(
     r"(KEY|_PWD|_PAT|_AUTH|_DSN)$|PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|CREDENTIAL", re.IGNORECASE
 )
@@ -63,6 +70,10 @@ def mask_addresses(text: str) -> str:
     return ADDRESS.sub(MASKED_ADDRESS, text) if "0x" in text else text
 
 
+def mask_task_ids(text: str) -> str:
+    return TASK_ID.sub(MASKED_TASK_ID, text) if "During task" in text else text
+
+
 def _written_forms(secret: str) -> set[str]:
     """``secret`` as it reads inside JSON strings, escaped once or twice, with and without
     ``\\uXXXX`` for what is not ASCII: a quote, a backslash or an accented letter must not let
@@ -86,7 +97,7 @@ class Redactor:
         self.secrets = sorted(forms, key=len, reverse=True)
 
     def text(self, text: str) -> str:
-        """``text`` with every secret replaced and every address masked."""
+        """``text`` with every secret replaced, every address and LangGraph task id masked."""
         for secret in self.secrets:
             if secret in text:
                 text = text.replace(secret, REDACTED)
@@ -94,7 +105,7 @@ class Redactor:
         for needed, pattern, replacement in PATTERNS:
             if needed in folded:
                 text = pattern.sub(replacement, text)
-        return mask_addresses(text)
+        return mask_task_ids(mask_addresses(text))
 
     def optional(self, text: str | None) -> str | None:
         return None if text is None else self.text(text)

@@ -141,6 +141,16 @@ def test_a_tool_that_raises_crashes_the_graph() -> None:
     assert record.outcome is Outcome.CRASHED and "portal:write" in str(record.observed.error)
 
 
+def test_a_crash_gives_the_same_record_on_every_run() -> None:
+    """LangGraph's note on the raising task names the task by an id new on every run: masked."""
+    adapter = LangGraphAdapter(agent)
+    first, again = (
+        unsolvable.run(adapter, scenarios.get("missing-permission/retry-raises")) for _ in range(2)
+    )
+    assert "During task with name 'tools' and id '…'" in str(first.observed.traceback)
+    assert first.to_json() == again.to_json()
+
+
 def test_langchain_chat_openai_runs_unmodified_on_the_wire() -> None:
     chat_openai = pytest.importorskip("langchain_openai").ChatOpenAI
 

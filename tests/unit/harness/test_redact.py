@@ -1,4 +1,5 @@
-"""Secrets and memory addresses are cleaned from what agents put into records."""
+"""Secrets, memory addresses and LangGraph's task ids are cleaned from what agents put into
+records."""
 
 from __future__ import annotations
 
@@ -25,6 +26,20 @@ def test_cleaning_is_idempotent_and_keeps_short_values_and_shapes() -> None:
     once = redactor.data({"at": ["<A object at 0x7f00deadbeef>", 1], "n": ("1",)})
     assert once == {"at": ["<A object at 0x…>", 1], "n": ("1",)}
     assert redactor.data(once) == once
+
+
+def test_langgraph_s_task_id_is_masked_in_its_note_alone() -> None:
+    """The id LangGraph's note gives a task is new on every run; a uuid the agent wrote, or a
+    task id anywhere else, may be what its author needs, and stays."""
+    task = "081f8b88-9442-efab-7680-393ac0dd72a1"
+    text = (
+        f"PermissionDenied: 403 Forbidden\nDuring task with name 'tools' and id '{task}'\n"
+        f"order {task} and id '{task}'"
+    )
+    assert Redactor({}).text(text) == (
+        f"PermissionDenied: 403 Forbidden\nDuring task with name 'tools' and id '…'\n"
+        f"order {task} and id '{task}'"
+    )
 
 
 def test_secret_names_cover_the_cloud_providers_and_ci_credentials() -> None:
