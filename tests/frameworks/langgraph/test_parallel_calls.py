@@ -19,8 +19,25 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import AIMessage, ToolMessage
 
 import unsolvable
-from unsolvable import Ceilings, TerminationRecord, scenarios
-from unsolvable.adapters.langgraph import LangGraphAdapter, recursion_limit_for
+from tests._builders import scenario
+from unsolvable import (
+    Ceilings,
+    Code,
+    ModelRequest,
+    ModelResponse,
+    Session,
+    Stop,
+    TerminationRecord,
+    ToolCall,
+    scenarios,
+)
+from unsolvable.adapters.langgraph import (
+    LangGraphAdapter,
+    SessionChatModel,
+    Turnstile,
+    recursion_limit_for,
+    session_tools,
+)
 
 CRAWL = "call-budget/endless-site"
 """Four page fetches in every reply, until the call budget runs out."""
@@ -149,3 +166,38 @@ def test_a_call_the_graph_answers_itself_holds_the_ones_behind_it_up_for_a_while
         if tool.name == "fetch_doc_page"
     ]
     assert answer.answered and fetched[:3] == [2, 3, 4] and fetched == sorted(fetched)
+
+
+class UnknownToolFirst:
+    """Calls a tool no graph holds, then the scenario's ``search`` twice, in one reply; then
+    answers."""
+
+    def reply(self, request: ModelRequest, rng: Any) -> ModelResponse:
+        if request.step > 1:
+            return ModelResponse(content="nothing found")
+        calls = [("a", "not_a_tool"), ("b", "search"), ("c", "search")]
+        return ModelResponse(
+            tool_calls=tuple(ToolCall(id=i, name=n, arguments={"q": i}) for i, n in calls)
+        )
+
+
+def test_a_call_to_a_tool_the_graph_does_not_hold_holds_nothing_up() -> None:
+    """``ToolNode`` answers ``not_a_tool`` itself; the model knew it was none of the adapter's
+    (it was not bound), so the calls behind it go at once. The turnstile here has no patience to
+    fall back on: a wait for that call would run into the wall ceiling."""
+
+    def patient_graph(session: Session) -> Stop:
+        turnstile = Turnstile(patience=ROOMY.max_wall_seconds * 2)
+        model = SessionChatModel(session=session, turnstile=turnstile)
+        graph = create_agent(model, session_tools(session, turnstile=turnstile))
+        try:
+            graph.invoke({"messages": [("user", session.task)]})
+        finally:
+            turnstile.close()
+        return Stop(code=Code.NO_PROGRESS, reason="nothing found")
+
+    record = unsolvable.run(
+        patient_graph, scenario(script=UnknownToolFirst(), step_bound=3), ceilings=ROOMY
+    )
+    searched = [t.arguments for step in record.observed.trajectory for t in step.tools]
+    assert record.code is Code.NO_PROGRESS and searched == ['{"q": "b"}', '{"q": "c"}']
