@@ -33,6 +33,7 @@ option.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import re
 import warnings
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -353,20 +354,11 @@ class LangGraphAdapter:
             turnstile.close()  # whatever ended the run, no call waits for one that will not come
 
     def _run(self, session: Session, turnstile: Turnstile) -> LangGraphRun:
-        if self.per_agent:
-            bindings = AgentBindings(session=session, turnstile=turnstile)
-            graph = cast(PerAgentBuilder, self.build)(bindings)
-        else:
-            model = SessionChatModel(session=session, turnstile=turnstile)
-            tools = session_tools(session, turnstile=turnstile)
-            graph = cast(GraphBuilder, self.build)(model, tools)
-        warn_misplaced_recursion_limit(getattr(graph, "config", None) or {})
-        config = self._config(graph, session)
-        graph_input = {"messages": [("user", session.task)]}
         if self.asynchronous:
-            return asyncio.run(_astream(graph, graph_input, config))
+            return asyncio.run(self._arun(session, turnstile))
+        graph = self._built(session, turnstile)
         try:
-            return _stream(graph, graph_input, config)
+            return _stream(graph, _input(session), self._config(graph, session))
         except Exception as error:
             if not _refused_sync(error):
                 raise
@@ -378,7 +370,26 @@ class LangGraphAdapter:
                 "ainvoke runs it in production (docs/frameworks.md#async-langgraph-graphs)."
             ) from error
 
+    async def _arun(self, session: Session, turnstile: Turnstile) -> LangGraphRun:
+        """The graph built and run on one event loop, so that what ``build`` makes binds to the
+        loop that runs it (an ``AsyncSqliteSaver`` takes the running loop as it is made); an
+        async ``build`` is awaited there."""
+        built = self._built(session, turnstile)
+        graph = await built if inspect.isawaitable(built) else built
+        return await _astream(graph, _input(session), self._config(graph, session))
+
+    def _built(self, session: Session, turnstile: Turnstile) -> Any:
+        """What ``build`` returns: the compiled graph, or with ``asynchronous=True`` maybe an
+        awaitable of it."""
+        if self.per_agent:
+            bindings = AgentBindings(session=session, turnstile=turnstile)
+            return cast(PerAgentBuilder, self.build)(bindings)
+        model = SessionChatModel(session=session, turnstile=turnstile)
+        tools = session_tools(session, turnstile=turnstile)
+        return cast(GraphBuilder, self.build)(model, tools)
+
     def _config(self, graph: Any, session: Session) -> dict[str, Any]:
+        warn_misplaced_recursion_limit(getattr(graph, "config", None) or {})
         config = dict(self.config)
         if self.recursion_limit == BUDGET:
             config["recursion_limit"] = recursion_limit_for(session.budget.max_steps)
@@ -419,6 +430,11 @@ class LangGraphAdapter:
             return structured
         text = last.text if isinstance(last, BaseMessage) else ""
         return Stop(code=Code.COMPLETED, reason=f"final answer: {text}"[:200], partial=partial)
+
+
+def _input(session: Session) -> dict[str, Any]:
+    """What a graph is started with: the task as the user's message."""
+    return {"messages": [("user", session.task)]}
 
 
 def _stream(graph: Any, graph_input: Any, config: Mapping[str, Any]) -> LangGraphRun:
