@@ -1,6 +1,7 @@
 """Calls that are no progress — reading past a seed's background, re-reading a page, naming an
-invoice or account that does not exist — never move the first stagnant step, so no agent can
-shorten its lag by padding its steps with them."""
+invoice or account that does not exist, writing a new value that the world's checks judge as
+they judged one before — never move the first stagnant step, so no agent can shorten its lag by
+padding its steps with them."""
 
 from __future__ import annotations
 
@@ -22,13 +23,13 @@ Padding = Callable[[Session, int], None]
 """Calls an agent adds at a step (the session, the step) beside what the model asked for."""
 
 
-def _follows_the_model(pad: Padding | None = None) -> Any:
-    """Does what the model asks for `STOP_AT` steps, then stops; ``pad`` adds calls at every
+def _follows_the_model(pad: Padding | None = None, stop_at: int = STOP_AT) -> Any:
+    """Does what the model asks for ``stop_at`` steps, then stops; ``pad`` adds calls at every
     step: the same stop logic, padded."""
 
     def agent(session: Session) -> Stop:
         messages = opening(session)
-        for step in range(1, STOP_AT + 1):
+        for step in range(1, stop_at + 1):
             reply = session.call_model(messages, session.tools)
             messages.append(assistant(reply))
             for call_id, name, arguments in tool_calls(reply):
@@ -51,9 +52,11 @@ def _pads_with_background(session: Session, step: int) -> None:
     session.call_tool(_offered(session, BACKGROUND), {"page": 1})
 
 
-def _moves_truth(scenario: unsolvable.Scenario, seed: int, pad: Padding) -> tuple[Any, Any]:
-    honest = unsolvable.run(_follows_the_model(), scenario, seed=seed)
-    padded = unsolvable.run(_follows_the_model(pad), scenario, seed=seed)
+def _moves_truth(
+    scenario: unsolvable.Scenario, seed: int, pad: Padding, stop_at: int = STOP_AT
+) -> tuple[Any, Any]:
+    honest = unsolvable.run(_follows_the_model(stop_at=stop_at), scenario, seed=seed)
+    padded = unsolvable.run(_follows_the_model(pad, stop_at), scenario, seed=seed)
     return padded.observed.first_stagnant_step, honest.observed.first_stagnant_step
 
 
@@ -71,7 +74,7 @@ def test_reading_past_the_background_never_moves_the_first_stagnant_step(
     scenario: unsolvable.Scenario, seed: int
 ) -> None:
     padded, honest = _moves_truth(scenario, seed, _pads_with_background)
-    assert padded == honest
+    assert padded <= honest
 
 
 NOT_FOUND_WRITES = [
@@ -103,3 +106,64 @@ def test_writing_to_made_up_names_never_moves_the_first_stagnant_step(
 
     padded, honest = _moves_truth(scenario, seed, pad)
     assert padded <= max(honest, 2)
+
+
+WRITES_STOP_AT = 30
+"""Where the writing agents below stop: past the bound N of every scenario they pad, so that an
+honest run has long stagnated and a write that counted as progress would show."""
+NEW_VALUES: dict[str, Callable[[int], dict[str, Any]]] = {
+    "save_summary": lambda n: {"text": f"Release 4.2, summary draft {n}."},
+    "set_cache_mode": lambda n: {"mode": f"mode-{n}"},
+    "file_audit": lambda n: {"number": 1000 + n, "text": f"S-{1000 + n}: compliant ({n})"},
+    "write_draft": lambda n: {"text": f"Report: draft {n}."},
+    "search_code": lambda n: {"pattern": f"parse_config_v{n}"},
+    "apply_patch": lambda n: {"patch": f"rename the call sites, attempt {n}"},
+    "read_account_history": lambda n: {"page": 100 + n},
+}
+"""By a tool's name in the scenario, the arguments of a write (or search, or read) with a value
+no call used before: a counter in the text, the mode, the number, the pattern, the page."""
+FIRST_NEWS_BOUND = 2
+"""The first stagnant step a writing agent can set at most, when its honest twin's is earlier: a
+tool's first answer of a kind is news once (a document first written, a first refusal), and the
+agent gives it at step 1; what it writes after that never is, however long it keeps writing."""
+
+
+def _written(scenario: unsolvable.Scenario, seed: int) -> list[tuple[str, str]]:
+    """The tools of `NEW_VALUES` a run of ``scenario`` offers: (scenario's name, offered name)."""
+    setup = scenario.build(seed)
+    original = {offered: name for name, offered in setup.tool_names.items()}
+    named = ((original.get(spec.name, spec.name), spec.name) for spec in setup.toolbox.specs)
+    return [(name, offered) for name, offered in named if name in NEW_VALUES]
+
+
+WRITES = [
+    (s, seed, name, offered)
+    for s in scenarios.SCENARIOS
+    if not s.solvable and s.stagnation is Stagnation.NOVELTY
+    for seed in s.seeds
+    for name, offered in _written(s, seed)
+]
+
+
+@pytest.mark.parametrize(
+    ("scenario", "seed", "name", "offered"),
+    WRITES,
+    ids=[f"{s.name}-seed{n}-{name}" for s, n, name, _ in WRITES],
+)
+def test_writing_a_new_value_every_step_never_moves_the_first_stagnant_step(
+    scenario: unsolvable.Scenario, seed: int, name: str, offered: str
+) -> None:
+    """Progress is what the world's checks say of a write, not the bytes written: a new text
+    judged as one before, a made-up mode, a pattern that finds nothing, a page past the end."""
+
+    def pad(session: Session, step: int) -> None:
+        session.call_tool(offered, NEW_VALUES[name](step))
+
+    padded, honest = _moves_truth(scenario, seed, pad, WRITES_STOP_AT)
+    assert padded <= max(honest, FIRST_NEWS_BOUND)
+
+
+def test_every_tool_that_writes_a_new_value_is_padded_somewhere() -> None:
+    """The list above is drawn from the library by tool name: a tool renamed away would drop
+    its scenarios from it silently."""
+    assert {name for _, _, name, _ in WRITES} == set(NEW_VALUES)
