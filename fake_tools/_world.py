@@ -2,7 +2,8 @@
 
 `FakeWorld` is a small in-memory system of record: content that counts (fingerprinted) kept
 apart from audit fields (access counts, a fake clock) that change on every call but are no
-progress.
+progress. A write may say what the world's checks make of its value (`FakeWorld.put`): that is
+what counts, not the bytes written.
 """
 
 from __future__ import annotations
@@ -50,6 +51,9 @@ class FakeWorld:
         seed: int = 0,
     ) -> None:
         self._records: dict[str, Any] = copy.deepcopy(dict(records or {}))
+        self._judged: dict[str, Any] = {}
+        """What the world's checks make of a record's value, for the records written with one:
+        what the fingerprint holds in its place."""
         self._failing = failing
         self.rng = random.Random(seed)
         self.clock = 0
@@ -69,9 +73,17 @@ class FakeWorld:
         """Reads as the harness does: no audit trace, so judging the world never changes it."""
         return copy.deepcopy(self._records.get(key, default))
 
-    def put(self, key: str, value: Any) -> None:
+    def put(self, key: str, value: Any, *, judged_as: Any = None) -> None:
+        """Stores ``value``; ``judged_as``, when given, is what the world's checks make of it
+        (the criteria a text fails, the test result of a setting), and the fingerprint holds
+        that instead: a new value judged as an old one is no new state, so writing new words
+        is no progress unless what the checks say moves."""
         self._touch(key)
         self._records[key] = copy.deepcopy(value)
+        if judged_as is None:
+            self._judged.pop(key, None)
+        else:
+            self._judged[key] = copy.deepcopy(judged_as)
         self._fingerprint = None
 
     def _touch(self, key: str) -> None:
@@ -79,9 +91,11 @@ class FakeWorld:
         self.accesses[key] += 1
 
     def fingerprint(self) -> str:
-        """SHA-256 of the content, strings normalised; audit fields excluded."""
+        """SHA-256 of the content, strings normalised, each record written with a judgement
+        (`put`) counted by it; audit fields excluded."""
         if self._fingerprint is None:
-            content = canonical_json(_normalised(self._records))
+            counted = {key: self._judged.get(key, value) for key, value in self._records.items()}
+            content = canonical_json(_normalised(counted))
             self._fingerprint = hashlib.sha256(content.encode()).hexdigest()[:16]
         return self._fingerprint
 

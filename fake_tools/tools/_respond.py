@@ -16,11 +16,19 @@ REQUEST_ID = "request_id"
 ID_PREFIX = "req"
 
 
-def respond(world: FakeWorld, body: dict[str, Any], **flags: Any) -> ToolResult:
+def respond(
+    world: FakeWorld,
+    body: dict[str, Any],
+    *,
+    echoed: Mapping[str, Any] | None = None,
+    **flags: Any,
+) -> ToolResult:
     """Adds a fresh ``request_id`` to what the agent sees, as real APIs do; the observation the
-    harness judges novelty on leaves it out, because the harness knows it is volatile."""
+    harness judges novelty on leaves it out, because the harness knows it is volatile. It leaves
+    out ``echoed`` too, the agent's own input said back (the mode applied, the pattern searched):
+    repeating what the agent sent tells it nothing, and would make every new input news."""
     request_id = world.volatile_id(ID_PREFIX)
-    text = sorted_json({**body, REQUEST_ID: request_id})
+    text = sorted_json({**body, **(echoed or {}), REQUEST_ID: request_id})
     return ToolResult(text=text, observation=sorted_json(body), **flags)
 
 

@@ -16,15 +16,17 @@ __all__ = ["LOG_LINE_WORDS", "append_tool", "pages_tool", "sections_tool"]
 
 
 def sections_tool(spec: ToolSpec, *, key: str, total: int) -> Tool:
-    """Stores section ``number`` of a ``total``-section document and says what is still missing."""
+    """Stores section ``number`` of a ``total``-section document and says what is still missing.
+    The world judges the document by which of its sections are written, as its checks do: a
+    section rewritten, or one numbered outside the document, is no new state."""
 
     def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
         sections = dict(world.get(key, {}))
         number = str(arguments.get("number", ""))
         sections[number] = str(arguments.get("text", ""))
-        world.put(key, sections)
         missing = [n for n in range(1, total + 1) if str(n) not in sections]
-        return respond(world, {"saved": number, "missing_sections": missing})
+        world.put(key, sections, judged_as=missing)
+        return respond(world, {"missing_sections": missing}, echoed={"saved": number})
 
     return Tool(spec=spec, handler=handle)
 

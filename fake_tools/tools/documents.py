@@ -33,12 +33,15 @@ def failing(criteria: Sequence[Criterion], text: str | None) -> list[str]:
 
 
 def writer_tool(spec: ToolSpec, *, key: str, field: str, criteria: Sequence[Criterion]) -> Tool:
-    """Stores ``arguments[field]`` under ``key`` and reports which criteria it fails."""
+    """Stores ``arguments[field]`` under ``key`` and reports which criteria it fails. The world
+    judges the text by those criteria alone: a new text that fails the same ones is no new state
+    (and with no criteria, a rewrite is none: only the first write counts)."""
 
     def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
         text = str(arguments.get(field, ""))
-        world.put(key, text)
-        return respond(world, {"saved": key, "failing_criteria": failing(criteria, text)})
+        fails = failing(criteria, text)
+        world.put(key, text, judged_as=fails)
+        return respond(world, {"saved": key, "failing_criteria": fails})
 
     return Tool(spec=spec, handler=handle)
 

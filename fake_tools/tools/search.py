@@ -1,6 +1,6 @@
 """Consumes searches of a codebase, produces their matches: none for a pattern it does not hold,
-with the pattern echoed as grep's summary says it, so that every new pattern is a new answer
-while nothing in the world moves."""
+with the pattern echoed as grep's summary says it, so that every new pattern looks like a new
+answer to the agent while nothing in the world moves; the harness judges the matches alone."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def search_tool(
     def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
         pattern = str(arguments.get(field, ""))
         matches = list(found.get(pattern, ()))
-        body = {"pattern": pattern, "matches": matches, "files_scanned": scanned}
-        return respond(world, body, seconds=seconds)
+        body = {"matches": matches, "files_scanned": scanned}
+        return respond(world, body, echoed={"pattern": pattern}, seconds=seconds)
 
     return Tool(spec=spec, handler=handle)

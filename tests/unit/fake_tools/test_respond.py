@@ -55,3 +55,9 @@ def test_a_canned_answer_keeps_the_body_it_was_built_with() -> None:
     body["items"].append(2)
     world = FakeWorld(failing=lambda _: (), seed=3)
     assert canned.answer(world).observation == sorted_json({"items": [1], "note": "", "total": 0})
+
+
+def test_what_the_agent_sent_is_said_back_to_it_but_judged_no_news() -> None:
+    result = respond(FakeWorld(failing=lambda _: (), seed=3), {"matches": []}, echoed={"p": "x"})
+    assert result.observation == sorted_json({"matches": []})
+    assert '"p": "x"' in result.text

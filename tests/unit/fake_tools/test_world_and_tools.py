@@ -8,6 +8,7 @@ import pytest
 
 from unsolvable import ToolSpec
 from unsolvable.fake_tools import (
+    Criterion,
     FakeWorld,
     PermissionDenied,
     Tool,
@@ -18,7 +19,11 @@ from unsolvable.fake_tools import (
     denied_tool,
     pages_tool,
     requires,
+    search_tool,
+    sections_tool,
+    setting_tool,
     unavailable_tool,
+    writer_tool,
 )
 
 SPEC = ToolSpec(name="t", description="a tool")
@@ -35,6 +40,45 @@ def test_fingerprint_ignores_audit_fields_case_and_spacing() -> None:
     world.get("doc")
     world.put("doc", "hello world")
     assert world.fingerprint() == before and world.accesses["doc"] == 3
+
+
+def test_a_value_judged_as_an_earlier_one_is_the_same_state_and_still_stored() -> None:
+    world = _world()
+    world.put("doc", "first draft", judged_as=["too long"])
+    before = world.fingerprint()
+    world.put("doc", "second draft", judged_as=["too long"])
+    assert world.fingerprint() == before and world.peek("doc") == "second draft"
+    world.put("doc", "second draft")
+    assert world.fingerprint() != before
+
+
+def _answered(router: ToolRouter, call: dict[str, object]) -> tuple[str, str | None]:
+    """The world's fingerprint after ``call`` and the observation it gave."""
+    observation = router.call("t", call).observation
+    return router.world.fingerprint(), observation
+
+
+WRITES = [
+    (writer_tool(SPEC, key="doc", field="text", criteria=[Criterion(name="c", holds=bool)]),
+     [{"text": f"draft {n}"} for n in range(4)]),
+    (setting_tool(SPEC, key="mode", field="mode", symptoms={"on": "fails", "off": "fails too"}),
+     [{"mode": f"made-up-{n}"} for n in range(4)]),
+    (sections_tool(SPEC, key="doc", total=2),
+     [{"number": 1, "text": "one"}, {"number": 1, "text": "again"}, {"number": 9, "text": "x"}]),
+    (search_tool(SPEC, field="p", found={"hit": ["a.py:1"]}, scanned=3, seconds=1.0),
+     [{"p": f"miss-{n}"} for n in range(4)]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("tool", "calls"), WRITES, ids=["writer", "setting", "sections", "search"])
+def test_new_values_the_checks_judge_alike_are_one_state_and_one_observation(
+    tool: Tool, calls: list[dict[str, object]]
+) -> None:
+    """A write or search counts by what the world's checks say of it, and the agent's own input
+    said back is no news: after the first, new values add no new state or observation."""
+    router = ToolRouter(_world(), [tool])
+    first = _answered(router, calls[0])
+    assert all(_answered(router, call) == first for call in calls[1:])
 
 
 def test_completion_predicate_reads_the_world() -> None:
