@@ -112,7 +112,8 @@ HISTORY = ToolSpec(
 def _history_calls(count: int) -> list[Call]:
     """``count`` steps of real work before the model gets stuck: reads of new pages, new
     information under any ground truth. (A note or to-do list that only ticks a counter is no
-    progress anywhere in the library: one principle for artifacts.)"""
+    progress anywhere in the library: one principle for artifacts.) The history holds those
+    pages and no more (`_build`)."""
     return [
         Call(name=HISTORY.name, arguments={"page": page}, text="Reading the account history")
         for page in range(1, count + 1)
@@ -139,7 +140,10 @@ def _build(
     tool_name: str, perturbation: str | None, warmup: int, claim_after: int | None, seed: int
 ) -> Setup:
     call = _search_call(tool_name, seed)
-    history = [pages_tool(HISTORY, key="history_read", lines_per_page=2)] if warmup else []
+    # A customer's history has an end, where the model's reading stops: an endless one would
+    # let an agent that reads a new page every step pass that off as progress.
+    read = pages_tool(HISTORY, key="history_read", lines_per_page=2, pages=warmup)
+    history = [read] if warmup else []
     search = constant_tool(_search(tool_name), EMPTY)
     tools = [search, *_ledger(seed, found=False), *history]
     script = _script(call, perturbation, warmup, claim_after)

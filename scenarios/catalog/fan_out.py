@@ -104,17 +104,19 @@ audit."""
 
 
 def _file(on_record: frozenset[int]) -> Tool:
-    """Files the audit of a supplier whose compliance file is on record; refuses any other."""
+    """Files the audit of a supplier whose compliance file is on record; refuses any other. The
+    supplier named is said back to the agent, not taken for news; the audits are judged by which
+    are still missing, as the subtasks' criteria read them, so refiling one is no new state."""
 
     def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
         number = arguments.get("number")
         if number not in on_record:
-            error = {"status": NOT_ON_RECORD, "message": f"no compliance file for S-{number}"}
-            return respond(world, {"error": error})
+            error = {"status": NOT_ON_RECORD, "message": "no compliance file for this supplier"}
+            return respond(world, {"error": error}, echoed={"supplier": f"S-{number}"})
         audits = {**world.get("audits", {}), str(number): str(arguments.get("text", ""))}
-        world.put("audits", audits)
         missing = sorted(n for n in on_record if str(n) not in audits)
-        return respond(world, {"saved": number, "missing_audits": missing})
+        world.put("audits", audits, judged_as=missing)
+        return respond(world, {"missing_audits": missing}, echoed={"saved": number})
 
     return Tool(spec=FILE, handler=handle)
 
