@@ -167,3 +167,40 @@ def test_every_tool_that_writes_a_new_value_is_padded_somewhere() -> None:
     """The list above is drawn from the library by tool name: a tool renamed away would drop
     its scenarios from it silently."""
     assert {name for _, _, name, _ in WRITES} == set(NEW_VALUES)
+
+
+def _new_arguments(spec: ToolSpec, n: int) -> dict[str, Any]:
+    """Arguments no call used before, drawn from ``spec``'s schema: a counter in every whole
+    number and every text (other kinds are left out)."""
+    made_up = {"integer": 1000 + n, "string": f"a value never sent before, {n}"}
+    properties = spec.parameters.get("properties", {})
+    kinds = {name: schema.get("type", "string") for name, schema in properties.items()}
+    return {name: made_up[kind] for name, kind in kinds.items() if kind in made_up}
+
+
+EVERY_TOOL = [
+    (s, seed, spec)
+    for s in scenarios.SCENARIOS
+    if not s.solvable and s.stagnation is Stagnation.NOVELTY
+    for seed in s.seeds
+    for spec in s.build(seed).toolbox.specs
+    if spec.parameters.get("properties")
+]
+
+
+@pytest.mark.parametrize(
+    ("scenario", "seed", "spec"),
+    EVERY_TOOL,
+    ids=[f"{s.name}-seed{n}-{spec.name}" for s, n, spec in EVERY_TOOL],
+)
+def test_no_tool_called_with_new_arguments_every_step_moves_the_first_stagnant_step(
+    scenario: unsolvable.Scenario, seed: int, spec: ToolSpec
+) -> None:
+    """Beside the writes above, chosen by hand: every tool of the library's novelty scenarios,
+    each of its fields new at every step, so that a tool added later is held to the same."""
+
+    def pad(session: Session, step: int) -> None:
+        session.call_tool(spec.name, _new_arguments(spec, step))
+
+    padded, honest = _moves_truth(scenario, seed, pad, WRITES_STOP_AT)
+    assert padded <= max(honest, FIRST_NEWS_BOUND)
