@@ -129,13 +129,13 @@ class Overrun:
 class StagnationProbe:
     """Tracks novelty, refusals, criteria moves and spend, step by step.
 
-    Definitions (see `Stagnation`): ``novelty`` — after the last step with a new world state or a
-    new observation; ``first_refusal`` — the first refused call (a tool's, or a model request
-    over the context window); ``criteria`` — after the last step that changed which criteria
-    fail; ``budget_spent`` — the step during which a budget ran out: steps, tokens, dollars,
-    total or idle time, external calls. Calls to the harness's own tools (`PROTOCOL_TOOLS`:
-    re-reading the world, giving up, handing work on) are evidence, never progress: they move
-    none of these.
+    Definitions (see `Stagnation`): ``novelty`` — after the last step with a new world state (as
+    the world fingerprints itself: what its checks say) or a new observation; ``first_refusal``
+    — the first refused call (a tool's, or a model request over the context window);
+    ``criteria`` — after the last step that changed which criteria fail; ``budget_spent`` — the
+    step during which a budget ran out: steps, tokens, dollars, total or idle time, external
+    calls. Calls to the harness's own tools (`PROTOCOL_TOOLS`: re-reading the world, giving up,
+    handing work on) are evidence, never progress: they move none of these.
 
     Time is the session clock's simulated part — the waits and the time the tools took — so that
     the truth of a run is the same every time: real time is microseconds of harness and agent.

@@ -115,7 +115,10 @@ class Stagnation(StrEnum):
     """How a scenario defines its first stagnant step (the ground truth of detection lag)."""
 
     NOVELTY = "novelty"
-    """The step after the last one that produced a new world state or a new observation."""
+    """The step after the last one that produced a new world state or a new observation. A state
+    is what the world's fingerprint holds: for the built-in worlds, a write counted by what the
+    world's checks say of it (`unsolvable.fake_tools.FakeWorld.put`), so new words judged as
+    old ones are no progress."""
     FIRST_REFUSAL = "first_refusal"
     """The step whose tool call was first refused: a missing permission or a dependency down."""
     CRITERIA = "criteria"

@@ -62,7 +62,9 @@ class World(Protocol):
     """The system of record a scenario's tools act on."""
 
     def fingerprint(self) -> str:
-        """A digest of the content (audit fields such as access counts excluded)."""
+        """A digest of the content that counts for progress: audit fields such as access counts
+        excluded, and a written value counted by what the world's checks make of it where they
+        judge it (the criteria a text fails), so that new bytes alone are no new state."""
         ...
 
     def is_complete(self) -> bool:

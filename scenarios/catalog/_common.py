@@ -82,7 +82,8 @@ ABANDONED = frozenset({Code.NO_PROGRESS, Code.BLOCKED_INPUT, Code.NEEDS_HUMAN, C
 
 GROUND_TRUTH = {
     Stagnation.NOVELTY: "the step after the last one that produced a new world state or a new "
-    "observation (request ids, case and spacing ignored)",
+    "observation (request ids, case and spacing ignored; a write counted by what the world's "
+    "checks say of it, not by the words written; the agent's own input said back is no news)",
     Stagnation.FIRST_REFUSAL: "the step of the first refused call",
     Stagnation.CRITERIA: "the step after the last one that changed which completion criteria "
     "fail; new artifacts that move no criterion are no progress",

@@ -1,6 +1,7 @@
 """Busy-idle: the model searches a codebase for a function that was renamed upstream, pattern
-after pattern. Every search is work, every answer is new (it echoes its pattern), and nothing in
-the world ever changes: a watchdog on activity never fires, because every turn is active.
+after pattern. Every search is work, every answer looks new (it echoes its pattern), and nothing
+in the world ever changes: a watchdog on activity never fires, because every turn is active. The
+harness judges an answer without its echo: a search that finds nothing is no news.
 
 Idle time must be measured from the last change of state, not the last call: the budget of
 ``max_idle_seconds`` runs out while the agent is as busy as ever. Its twin's search finds the
@@ -131,7 +132,7 @@ NEW_PATTERN = make(
     "new-pattern-each-time",
     script=NEW_PATTERNS,
     how=f"searches for a new spelling of the function every step ({len(PATTERNS)} of them), "
-    "each answer new and empty",
+    "each answer empty and new only in the pattern it echoes",
     stagnation=Stagnation.BUDGET_SPENT,
 )
 SCENARIOS: tuple[Scenario, ...] = (

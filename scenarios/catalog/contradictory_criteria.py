@@ -1,8 +1,9 @@
 """Contradictory-criteria: the summary must be at most 40 words and cover all 12 changes, and
 covering a change takes five words — 60 at least.
 
-Every write changes the world and satisfies one criterion by breaking the other, so the world
-only ever moves between states it has already been in. The agent reads only the criteria's
+Every write changes the world and satisfies one criterion by breaking the other, so the world,
+judged by which criteria fail, only ever moves between states it has already been in; a new text
+that fails as an earlier one did is no new state. The agent reads only the criteria's
 names, as a release checklist states them; its twin differs in what covering a change takes
 (three words), which no answer shows before a draft meets both.
 """

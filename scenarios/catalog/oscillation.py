@@ -1,7 +1,8 @@
 """Oscillation: the model flips a setting between plan A and plan B; the world flips with it.
 
-Every step *changes* the world, so "state unchanged" never fires: only counting revisited states
-(or repeated observations) shows that nothing moves.
+Every step *changes* the setting, so "state unchanged" never fires: only counting revisited states
+(or repeated observations) shows that nothing moves. The world is judged by the test result of
+its mode, so a mode that fails as another did, or one the model makes up, is no new state.
 """
 
 from __future__ import annotations
@@ -76,8 +77,8 @@ def make(variant: str, *, modes: Sequence[str] = ("on", "off"), restyled: bool =
         task="Make the integration test pass; the cache mode is the suspect (set_cache_mode).",
         how=f"cycles the cache mode through {', '.join(modes)}"
         + (", changing case and spacing every round" if restyled else ""),
-        why="The test fails in every mode, each with its own symptom: the world only revisits "
-        "states it has been in.",
+        why="The test fails in every mode: judged by the test's result, the world only "
+        "revisits states it has been in (a mode that fails as another did brings nothing new).",
         build=partial(_build, tuple(modes), restyled),
         expected={Code.NO_PROGRESS},
         step_bound=STEP_BOUND,
