@@ -130,7 +130,8 @@ class Session:
     @property
     def role_steps(self) -> dict[str, int]:
         """Steps each role may take, its workers together (a role's own budget, beside the
-        run's); a subtask's role is the ``role`` of its ``delegate`` call."""
+        run's); a subtask's role is the one the scenario's task graph gives it (`SubtaskSpec`),
+        which its scripted ``delegate`` calls name too."""
         return dict(self.scenario.role_steps)
 
     def call_model(
