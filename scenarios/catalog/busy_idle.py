@@ -26,9 +26,9 @@ from unsolvable import (
     Steps,
     ToolSpec,
 )
-from unsolvable.fake_tools import FakeWorld, Tool, requires, search_tool
+from unsolvable.fake_tools import Criterion, FakeWorld, Tool, failing, search_tool, writer_tool
 from unsolvable.scenarios.catalog._common import by_seed, lead, scenario, stuck_setup
-from unsolvable.scenarios.catalog._control import finish, twin
+from unsolvable.scenarios.catalog._control import twin
 
 __all__ = ["FAMILY", "SCENARIOS"]
 
@@ -51,6 +51,7 @@ PATTERNS = (
 )  # fmt: skip
 """What the model tries, one a search: more than the idle budget lets an agent make."""
 RENAMED = "load_settings"
+PATCHED = "patched"
 HITS = (
     "src/app/main.py:14: settings = load_settings(path)",
     "src/app/worker.py:9: load_settings(os.environ['CONFIG'])",
@@ -74,8 +75,17 @@ def _budget() -> Budget:
     return Budget(max_steps=STEP_CAP, max_tokens=STEP_CAP * 2_000, max_idle_seconds=IDLE_BUDGET)
 
 
+UPDATED = Criterion(name="call sites not updated", holds=lambda patch: RENAMED in patch)
+"""A patch updates the call sites when it calls the function by its new name: one that does not
+leaves them as they were, so it neither completes the task nor changes the world."""
+
+
 def _world(seed: int) -> FakeWorld:
-    return FakeWorld(failing=requires("patched", "call sites not updated"), seed=seed)
+    """The call sites as they are, judged as a patch that does not name the new function is: a
+    blind patch is then no change of state, and restarts no idle clock."""
+    world = FakeWorld(failing=lambda w: failing((UPDATED,), w.peek(PATCHED)), seed=seed)
+    world.put(PATCHED, "", judged_as=failing((UPDATED,), ""))
+    return world
 
 
 def _tools() -> list[Tool]:
@@ -83,7 +93,7 @@ def _tools() -> list[Tool]:
     search = search_tool(
         SEARCH, field="pattern", found=found, scanned=SCANNED, seconds=SEARCH_SECONDS
     )
-    return [search, finish(PATCH, key="patched", field="patch")]
+    return [search, writer_tool(PATCH, key=PATCHED, field="patch", criteria=(UPDATED,))]
 
 
 def _search(pattern: str) -> Call:

@@ -204,3 +204,38 @@ def test_no_tool_called_with_new_arguments_every_step_moves_the_first_stagnant_s
 
     padded, honest = _moves_truth(scenario, seed, pad, WRITES_STOP_AT)
     assert padded <= max(honest, FIRST_NEWS_BOUND)
+
+
+PAD_ONCE_AT = 5
+"""The step of the one write below: late enough that the idle clock has run for a while."""
+IDLE = [
+    (s, seed, spec)
+    for s in scenarios.SCENARIOS
+    if not s.solvable
+    and s.stagnation is Stagnation.BUDGET_SPENT
+    and s.budget.max_idle_seconds is not None
+    for seed in s.seeds
+    for spec in s.build(seed).toolbox.specs
+    if spec.parameters.get("properties")
+]
+
+
+@pytest.mark.parametrize(
+    ("scenario", "seed", "spec"),
+    IDLE,
+    ids=[f"{s.name}-seed{n}-{spec.name}" for s, n, spec in IDLE],
+)
+def test_no_write_of_the_agents_making_restarts_the_idle_clock(
+    scenario: unsolvable.Scenario, seed: int, spec: ToolSpec
+) -> None:
+    """Idle time runs from the last change of the world: a call of the agent's making that the
+    world's checks judge as nothing new (a patch that names no new function, a page past the
+    end) must not restart it, or one call late in a run would move the step where the idle
+    budget runs out by up to the budget's length."""
+
+    def pad(session: Session, step: int) -> None:
+        if step == PAD_ONCE_AT:
+            session.call_tool(spec.name, _new_arguments(spec, step))
+
+    padded, honest = _moves_truth(scenario, seed, pad, WRITES_STOP_AT)
+    assert padded <= honest
