@@ -8,12 +8,12 @@ calls still run concurrently, as in production; only their effects on the world 
 order, so that the same scenario, seed and agent give the same record.
 
 A call waits only for the calls ahead of it in its reply, each of which either passes (its tool
-returned or raised) or is known not to come: the agent's next reply for the same agent replaces
-the reply (the framework is past its tool calls), the run ended (`Turnstile.close`), or no call
-of the reply has moved (arrived or settled) for `PATIENCE` seconds and it has not arrived — the
-fallback for a call the framework answered without the tool (a middleware that short-circuits
-it, a task cancelled before it started). A call that arrived is never given up on: it is on its
-way through, waiting only for calls ahead of it in turn, so the waits form no cycle.
+returned or raised) or is known not to come: the framework says it is done with it
+(`Turnstile.finish`), the agent's next reply for the same agent replaces the reply (the framework
+is past its tool calls), the run ended (`Turnstile.close`), or — the safety net where no such word
+comes — no call of the reply has moved (arrived or settled) for `PATIENCE` seconds and it has not
+arrived. A call that arrived is never given up on: it is on its way through, waiting only for
+calls ahead of it in turn, so the waits form no cycle.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import asyncio
 import contextlib
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 __all__ = ["PATIENCE", "Turnstile"]
@@ -78,6 +78,19 @@ class Turnstile:
         call still waiting for the agent's previous reply goes on."""
         with self._changed:
             self._replies[agent] = _Reply(ids=tuple(ids))
+            self._notify()
+
+    def finish(self, call_ids: Iterable[str]) -> None:
+        """The framework is done with ``call_ids``: each passed, or will not come (a node answered
+        it, or the task that carried it ended without calling the tool). A call that arrived
+        settles as it passes, and an id that more than one agent's reply holds cannot be told
+        whose it is: both are left alone."""
+        with self._changed:
+            for call_id in call_ids:
+                holders = [r for r in self._replies.values() if call_id in r.ids]
+                if len(holders) == 1 and call_id not in holders[0].arrived:
+                    holders[0].settled.add(call_id)
+                    holders[0].moved = time.monotonic()
             self._notify()
 
     def close(self) -> None:

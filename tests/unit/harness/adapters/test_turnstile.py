@@ -72,6 +72,43 @@ def test_a_call_that_never_comes_holds_the_ones_behind_it_for_the_patience_alone
     assert passed == ["b", "c"]
 
 
+def test_word_that_a_call_will_not_come_lets_the_ones_behind_it_go_at_once() -> None:
+    """No patience runs out here: ``c`` goes on `Turnstile.finish` alone."""
+    turnstile, passed = Turnstile(patience=WAIT * 4), []
+    turnstile.open("main", ["answered elsewhere", "c"])
+    third = _started(turnstile, "c", passed)
+    turnstile.finish(["answered elsewhere"])
+    third.join(WAIT)
+    assert passed == ["c"]
+
+
+def test_word_about_a_call_on_its_way_through_lets_nothing_go() -> None:
+    """``a`` arrived: it settles as it passes, whatever word comes about it meanwhile."""
+    turnstile, passed = Turnstile(patience=WAIT * 4), []
+    turnstile.open("main", ["a", "b"])
+    with turnstile.turn("main", "a"):
+        waiting = _started(turnstile, "b", passed)
+        turnstile.finish(["a"])
+        waiting.join(BRIEF)
+        assert passed == []
+    waiting.join(WAIT)
+    assert passed == ["b"]
+
+
+def test_word_about_an_id_two_agents_hold_lets_nothing_go() -> None:
+    """It cannot be told whose ``a`` is done, so ``b`` waits on (here, until the run ends)."""
+    turnstile, passed = Turnstile(patience=WAIT * 4), []
+    turnstile.open("main", ["a", "b"])
+    turnstile.open("worker-1", ["a"])
+    waiting = _started(turnstile, "b", passed)
+    turnstile.finish(["a"])
+    waiting.join(BRIEF)
+    assert passed == []
+    turnstile.close()
+    waiting.join(WAIT)
+    assert passed == ["b"]
+
+
 def test_a_call_that_came_is_never_given_up_on() -> None:
     """``b`` holds its turn (its tool runs) for longer than the patience: ``c`` waits for it all
     the same, and goes once it is through."""
