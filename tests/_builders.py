@@ -30,14 +30,20 @@ SEARCH = ToolSpec(name="search", description="Always finds nothing.")
 
 
 def scenario(
-    *, script: Script | None = None, solvable: bool = False, step_bound: int = 5, **fields: Any
+    *,
+    script: Script | None = None,
+    solvable: bool = False,
+    step_bound: int = 5,
+    tools: tuple[ToolSpec, ...] = (SEARCH,),
+    **fields: Any,
 ) -> Scenario:
-    """A constant-return scenario whose world can be made complete by an agent that writes to it."""
+    """A constant-return scenario whose world can be made complete by an agent that writes to it;
+    each of its ``tools`` finds nothing."""
     model_script = script or Repeat(call=Call(name="search"))
 
     def build(seed: int) -> Setup:
         world = FakeWorld(failing=requires("done", "not done"), seed=seed)
-        router = ToolRouter(world, [constant_tool(SEARCH, {"results": []})])
+        router = ToolRouter(world, [constant_tool(spec, {"results": []}) for spec in tools])
         return Setup(world=world, toolbox=router, model=ScriptedModel(model_script, seed=seed))
 
     expected = {Code.COMPLETED} if solvable else {Code.NO_PROGRESS}

@@ -9,11 +9,12 @@ order, so that the same scenario, seed and agent give the same record.
 
 A call waits only for the calls ahead of it in its reply, each of which either passes (its tool
 returned or raised) or is known not to come: the framework says it is done with it
-(`Turnstile.finish`), the agent's next reply for the same agent replaces the reply (the framework
-is past its tool calls), the run ended (`Turnstile.close`), or — the safety net where no such word
-comes — no call of the reply has moved (arrived or settled) for `PATIENCE` seconds and it has not
-arrived. A call that arrived is never given up on: it is on its way through, waiting only for
-calls ahead of it in turn, so the waits form no cycle.
+(`Turnstile.finish`: LangGraph's task for it ended, or a node answered it), the agent's next
+reply for the same agent replaces the reply (the framework is past its tool calls), the run
+ended (`Turnstile.close`), or — the safety net where no such word comes — no call of the reply
+has moved (arrived or settled) for `PATIENCE` seconds and it has not arrived. A call that arrived
+is never given up on: it is on its way through, waiting only for calls ahead of it in turn, so
+the waits form no cycle.
 """
 
 from __future__ import annotations
@@ -27,11 +28,15 @@ from dataclasses import dataclass, field
 
 __all__ = ["PATIENCE", "Turnstile"]
 
-PATIENCE = 2.0
-"""Seconds a call waits for the calls ahead of it while none of its reply's calls moves. A call on
-its way takes well under a millisecond from its thread's start to the tool (the harness's tools
-answer at once), and a thread of the same pool started before it; two seconds covers a loaded
-machine's scheduling many times over, and is what a call the framework never makes costs."""
+PATIENCE = 30.0
+"""Seconds a call waits for the calls ahead of it while none of its reply's calls moves and no
+word (`Turnstile.finish`) says they will not come. It fires only for a call the framework answers
+without the tool and without saying so: a ``ToolNode`` that runs all of a reply's calls in one
+task (a graph of your own, ``create_react_agent(version="v1")``) with a ``wrap_tool_call`` that
+answers one itself, a task cancelled before it started, a call id two agents' replies hold at
+once, or a graph run without `TaskEnds`.
+A call that will come takes well under a millisecond to reach its tool; thirty seconds is beyond
+any scheduling delay of a loaded machine, so a slow machine never reorders a record."""
 
 
 @dataclass(kw_only=True)

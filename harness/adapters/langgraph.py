@@ -43,6 +43,7 @@ from typing import Any, cast
 from unsolvable._errors import AdapterError
 from unsolvable._record import Code, Stop
 from unsolvable._session import Session
+from unsolvable.adapters._task_ends import TaskEnds
 from unsolvable.adapters._turnstile import Turnstile
 from unsolvable.adapters.base import interpret_plain
 from unsolvable.adapters.kit import (
@@ -57,6 +58,7 @@ from unsolvable.adapters.kit import (
 )
 
 try:
+    from langchain_core.callbacks import BaseCallbackManager
     from langchain_core.language_models.chat_models import BaseChatModel
     from langchain_core.messages import (
         AIMessage,
@@ -78,6 +80,7 @@ __all__ = [
     "AgentBindings",
     "LangGraphAdapter",
     "SessionChatModel",
+    "TaskEnds",
     "Turnstile",
     "recursion_limit_for",
     "session_tools",
@@ -358,7 +361,7 @@ class LangGraphAdapter:
             return asyncio.run(self._arun(session, turnstile))
         graph = self._built(session, turnstile)
         try:
-            return _stream(graph, _input(session), self._config(graph, session))
+            return _stream(graph, _input(session), self._config(graph, session, turnstile))
         except Exception as error:
             if not _refused_sync(error):
                 raise
@@ -376,7 +379,7 @@ class LangGraphAdapter:
         async ``build`` is awaited there."""
         built = self._built(session, turnstile)
         graph = await built if inspect.isawaitable(built) else built
-        return await _astream(graph, _input(session), self._config(graph, session))
+        return await _astream(graph, _input(session), self._config(graph, session, turnstile))
 
     def _built(self, session: Session, turnstile: Turnstile) -> Any:
         """What ``build`` returns: the compiled graph, or with ``asynchronous=True`` maybe an
@@ -388,9 +391,10 @@ class LangGraphAdapter:
         tools = session_tools(session, turnstile=turnstile)
         return cast(GraphBuilder, self.build)(model, tools)
 
-    def _config(self, graph: Any, session: Session) -> dict[str, Any]:
+    def _config(self, graph: Any, session: Session, turnstile: Turnstile) -> dict[str, Any]:
         warn_misplaced_recursion_limit(getattr(graph, "config", None) or {})
         config = dict(self.config)
+        config["callbacks"] = _with_handler(config.get("callbacks"), TaskEnds(turnstile))
         if self.recursion_limit == BUDGET:
             config["recursion_limit"] = recursion_limit_for(session.budget.max_steps)
         elif self.recursion_limit is not None:
@@ -430,6 +434,18 @@ class LangGraphAdapter:
             return structured
         text = last.text if isinstance(last, BaseMessage) else ""
         return Stop(code=Code.COMPLETED, reason=f"final answer: {text}"[:200], partial=partial)
+
+
+def _with_handler(callbacks: Any, handler: TaskEnds) -> Any:
+    """The user's ``callbacks`` (none, a list or a manager) with ``handler`` added, a copy: the
+    user's own config and manager stay as they were."""
+    if callbacks is None:
+        return [handler]
+    if isinstance(callbacks, BaseCallbackManager):
+        manager = callbacks.copy()
+        manager.add_handler(handler, inherit=True)
+        return manager
+    return [*callbacks, handler]
 
 
 def _input(session: Session) -> dict[str, Any]:

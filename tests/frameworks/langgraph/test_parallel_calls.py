@@ -4,6 +4,7 @@ production, and the record is the same byte for byte whichever call gets to the 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import threading
 from collections.abc import Awaitable, Callable
@@ -15,11 +16,12 @@ pytest.importorskip("langgraph")
 pytest.importorskip("langchain")
 
 from langchain.agents import create_agent
-from langchain.agents.middleware import AgentMiddleware
+from langchain.agents.middleware import AgentMiddleware, ToolCallLimitMiddleware
 from langchain_core.messages import AIMessage, ToolMessage
+from langgraph.prebuilt import ToolNode, create_react_agent
 
 import unsolvable
-from tests._builders import scenario
+from tests._builders import SEARCH, scenario
 from unsolvable import (
     Ceilings,
     Code,
@@ -29,8 +31,10 @@ from unsolvable import (
     Stop,
     TerminationRecord,
     ToolCall,
+    ToolSpec,
     scenarios,
 )
+from unsolvable.adapters import langgraph
 from unsolvable.adapters.langgraph import (
     LangGraphAdapter,
     SessionChatModel,
@@ -49,6 +53,15 @@ HOLD_LIMIT = 30.0
 """Seconds a held call waits for its reply's second call to begin: far beyond what a thread
 takes to start, so that only a run that never starts the second call (a broken pool) fails here
 instead of hanging."""
+UNENDING = ROOMY.max_wall_seconds * 2
+"""A turnstile patience no run here outlasts: a call left waiting for it shows as the wall
+ceiling, so a test with it proves the call behind went on word of the graph, not on time."""
+
+
+@pytest.fixture
+def patient(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The adapter's turnstiles fall back on no patience within the run (`UNENDING`)."""
+    monkeypatch.setattr(langgraph, "Turnstile", functools.partial(Turnstile, patience=UNENDING))
 
 
 def _reply_ids(request: Any) -> list[str]:
@@ -121,11 +134,19 @@ class AnswerFirstCall(AgentMiddleware):
     def wrap_tool_call(
         self, request: Any, handler: Callable[[Any], ToolMessage | Any]
     ) -> ToolMessage | Any:
+        return self._cached(request) or handler(request)
+
+    async def awrap_tool_call(
+        self, request: Any, handler: Callable[[Any], Awaitable[ToolMessage | Any]]
+    ) -> ToolMessage | Any:
+        return self._cached(request) or await handler(request)
+
+    def _cached(self, request: Any) -> ToolMessage | None:
         ids, call_id = _reply_ids(request), request.tool_call["id"]
         if len(ids) > 1 and call_id == ids[0] and not self.answered:
             self.answered.append(call_id)
             return ToolMessage(content="cached", tool_call_id=call_id)
-        return handler(request)
+        return None
 
 
 def _crawl(middleware: list[AgentMiddleware], **options: Any) -> TerminationRecord:
@@ -154,18 +175,67 @@ def test_so_they_do_when_the_graph_runs_on_an_event_loop() -> None:
     assert held.to_json() == one_at_a_time.to_json()
 
 
-def test_a_call_the_graph_answers_itself_holds_the_ones_behind_it_up_for_a_while_only() -> None:
-    """The three calls behind the answered one go on, after `PATIENCE` at most, in their
-    order."""
+@pytest.mark.usefixtures("patient")
+@pytest.mark.parametrize("asynchronous", [False, True], ids=["stream", "astream"])
+def test_a_call_a_middleware_answers_itself_holds_nothing_up(asynchronous: bool) -> None:
+    """The three calls behind the answered one go on as soon as its task ends, in their order;
+    no patience runs out."""
     answer = AnswerFirstCall()
-    record = _crawl([answer])
-    fetched = [
+    record = _crawl([answer], asynchronous=asynchronous)
+    fetched = _fetched(record)
+    assert record.observed.ceiling is None
+    assert answer.answered and fetched[:3] == [2, 3, 4] and fetched == sorted(fetched)
+
+
+@pytest.mark.usefixtures("patient")
+@pytest.mark.filterwarnings("ignore::langgraph.warnings.LangGraphDeprecatedSinceV10")
+def test_so_does_one_create_react_agent_s_tool_node_answers_itself() -> None:
+    """``create_react_agent`` sends each call a task of its own too (a ``ToolCallWithContext``)."""
+    answer = AnswerFirstCall()
+
+    def build(model: Any, tools: Any) -> Any:
+        return create_react_agent(model, ToolNode(tools, wrap_tool_call=answer.wrap_tool_call))
+
+    adapter = LangGraphAdapter(build, recursion_limit=recursion_limit_for(STEPS))
+    record = unsolvable.run(adapter, scenarios.get(CRAWL), ceilings=ROOMY)
+    assert record.observed.ceiling is None
+    assert answer.answered and _fetched(record)[:3] == [2, 3, 4]
+
+
+def _fetched(record: TerminationRecord) -> list[int]:
+    """The pages the run's ``fetch_doc_page`` calls reached the world for, in order."""
+    return [
         json.loads(tool.arguments)["page"]
         for step in record.observed.trajectory
         for tool in step.tools
         if tool.name == "fetch_doc_page"
     ]
-    assert answer.answered and fetched[:3] == [2, 3, 4] and fetched == sorted(fetched)
+
+
+class LimitedSearchFirst:
+    """Calls ``search`` twice, then ``lookup``, in one reply; then answers."""
+
+    def reply(self, request: ModelRequest, rng: Any) -> ModelResponse:
+        if request.step > 1:
+            return ModelResponse(content="nothing found")
+        calls = [("a", "search"), ("b", "search"), ("c", "lookup")]
+        return ModelResponse(
+            tool_calls=tuple(ToolCall(id=i, name=n, arguments={"q": i}) for i, n in calls)
+        )
+
+
+@pytest.mark.usefixtures("patient")
+def test_a_call_a_limit_blocks_holds_the_allowed_one_behind_it_up_no_longer() -> None:
+    """``ToolCallLimitMiddleware`` answers the second ``search`` itself, past its limit of one,
+    before the tools run: ``lookup`` behind it goes at once."""
+    lookup = ToolSpec(name="lookup", description="Always finds nothing.")
+    limit = ToolCallLimitMiddleware(tool_name="search", run_limit=1)
+    adapter = LangGraphAdapter(lambda model, tools: create_agent(model, tools, middleware=[limit]))
+    task = scenario(script=LimitedSearchFirst(), step_bound=3, tools=(SEARCH, lookup))
+    record = unsolvable.run(adapter, task, ceilings=ROOMY)
+    called = [(t.name, t.arguments) for step in record.observed.trajectory for t in step.tools]
+    assert record.observed.ceiling is None
+    assert called == [("search", '{"q": "a"}'), ("lookup", '{"q": "c"}')]
 
 
 class UnknownToolFirst:
