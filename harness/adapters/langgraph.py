@@ -71,6 +71,7 @@ try:
     from langchain_core.tools import BaseTool, StructuredTool
     from langchain_core.utils.function_calling import convert_to_openai_tool
     from langgraph.errors import GraphRecursionError
+    from pydantic import Field
 except ModuleNotFoundError as error:  # pragma: no cover - only without the extra
     raise ImportError(missing_extra("langgraph", "langgraph")) from error
 
@@ -133,6 +134,10 @@ class SessionChatModel(BaseChatModel):
     turnstile: Any = None
     """The `Turnstile` that puts the tool calls of each reply in the reply's order, shared with
     the tools of `session_tools` (typed loosely, as ``session`` is); ``None``: no order."""
+    ordered_tools: frozenset[str] = Field(default=frozenset(), repr=False)
+    """The names of the bound tools whose calls wait their turn at ``turnstile``: `bind_tools`
+    sets it on the copy it binds, since what it binds shows in the invocation params tracing
+    records."""
 
     @property
     def _llm_type(self) -> str:
@@ -152,7 +157,9 @@ class SessionChatModel(BaseChatModel):
         ordered = [
             t.name for t in tools if offered and isinstance(t, _SessionTool) and self._orders(t)
         ]
-        return self.bind(tools=offered, ordered_tools=ordered, **kwargs)
+        return self.model_copy(update={"ordered_tools": frozenset(ordered)}).bind(
+            tools=offered, **kwargs
+        )
 
     def _orders(self, tool: _SessionTool) -> bool:
         """Whether ``tool``'s calls wait their turn at this model's turnstile."""
@@ -174,7 +181,7 @@ class SessionChatModel(BaseChatModel):
         usage = reply_usage(reply)
         calls = reply_to_calls(reply)
         if self.turnstile is not None:
-            ordered = set(kwargs.get("ordered_tools") or ())
+            ordered = self.ordered_tools
             self.turnstile.open(self.agent, [i for i, n, _ in calls if n in ordered])
         message = AIMessage(
             content=reply.get("content") or "",

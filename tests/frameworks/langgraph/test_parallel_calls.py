@@ -17,6 +17,7 @@ pytest.importorskip("langchain")
 
 from langchain.agents import create_agent
 from langchain.agents.middleware import AgentMiddleware, ToolCallLimitMiddleware
+from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.prebuilt import ToolNode, create_react_agent
 
@@ -271,3 +272,24 @@ def test_a_call_to_a_tool_the_graph_does_not_hold_holds_nothing_up() -> None:
     )
     searched = [t.arguments for step in record.observed.trajectory for t in step.tools]
     assert record.code is Code.NO_PROGRESS and searched == ['{"q": "b"}', '{"q": "c"}']
+
+
+class SeesModelCalls(BaseCallbackHandler):
+    """A user's own callback: keeps what each model call was invoked with."""
+
+    def __init__(self) -> None:
+        self.params: list[dict[str, Any]] = []
+
+    def on_chat_model_start(self, serialized: Any, messages: Any, **kwargs: Any) -> None:
+        self.params.append(kwargs.get("invocation_params") or {})
+
+
+def test_your_callbacks_see_the_run_as_without_the_turnstile() -> None:
+    """The adapter's listener goes beside yours, in a copy of your list, and what a model call
+    was invoked with (what tracing shows) holds the tools, not the turnstile's bookkeeping."""
+    seen = SeesModelCalls()
+    callbacks = [seen]
+    adapter = LangGraphAdapter(create_agent, config={"callbacks": callbacks})
+    unsolvable.run(adapter, scenario(script=UnknownToolFirst(), step_bound=3), ceilings=ROOMY)
+    assert callbacks == [seen] and len(seen.params) == 2
+    assert all("tools" in p and "ordered_tools" not in p for p in seen.params)
