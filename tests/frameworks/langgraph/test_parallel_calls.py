@@ -8,6 +8,7 @@ import functools
 import json
 import threading
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -213,16 +214,23 @@ def _fetched(record: TerminationRecord) -> list[int]:
     ]
 
 
-class LimitedSearchFirst:
-    """Calls ``search`` twice, then ``lookup``, in one reply; then answers."""
+@dataclass(frozen=True)
+class OneReply:
+    """Calls ``calls`` (id, tool) in one reply, each with its id as its argument; then
+    answers."""
+
+    calls: tuple[tuple[str, str], ...]
 
     def reply(self, request: ModelRequest, rng: Any) -> ModelResponse:
         if request.step > 1:
             return ModelResponse(content="nothing found")
-        calls = [("a", "search"), ("b", "search"), ("c", "lookup")]
         return ModelResponse(
-            tool_calls=tuple(ToolCall(id=i, name=n, arguments={"q": i}) for i, n in calls)
+            tool_calls=tuple(ToolCall(id=i, name=n, arguments={"q": i}) for i, n in self.calls)
         )
+
+
+LIMITED_SEARCH_FIRST = OneReply((("a", "search"), ("b", "search"), ("c", "lookup")))
+UNKNOWN_TOOL_FIRST = OneReply((("a", "not_a_tool"), ("b", "search"), ("c", "search")))
 
 
 @pytest.mark.usefixtures("patient")
@@ -232,24 +240,11 @@ def test_a_call_a_limit_blocks_holds_the_allowed_one_behind_it_up_no_longer() ->
     lookup = ToolSpec(name="lookup", description="Always finds nothing.")
     limit = ToolCallLimitMiddleware(tool_name="search", run_limit=1)
     adapter = LangGraphAdapter(lambda model, tools: create_agent(model, tools, middleware=[limit]))
-    task = scenario(script=LimitedSearchFirst(), step_bound=3, tools=(SEARCH, lookup))
+    task = scenario(script=LIMITED_SEARCH_FIRST, step_bound=3, tools=(SEARCH, lookup))
     record = unsolvable.run(adapter, task, ceilings=ROOMY)
     called = [(t.name, t.arguments) for step in record.observed.trajectory for t in step.tools]
     assert record.observed.ceiling is None
     assert called == [("search", '{"q": "a"}'), ("lookup", '{"q": "c"}')]
-
-
-class UnknownToolFirst:
-    """Calls a tool no graph holds, then the scenario's ``search`` twice, in one reply; then
-    answers."""
-
-    def reply(self, request: ModelRequest, rng: Any) -> ModelResponse:
-        if request.step > 1:
-            return ModelResponse(content="nothing found")
-        calls = [("a", "not_a_tool"), ("b", "search"), ("c", "search")]
-        return ModelResponse(
-            tool_calls=tuple(ToolCall(id=i, name=n, arguments={"q": i}) for i, n in calls)
-        )
 
 
 def test_a_call_to_a_tool_the_graph_does_not_hold_holds_nothing_up() -> None:
@@ -268,7 +263,7 @@ def test_a_call_to_a_tool_the_graph_does_not_hold_holds_nothing_up() -> None:
         return Stop(code=Code.NO_PROGRESS, reason="nothing found")
 
     record = unsolvable.run(
-        patient_graph, scenario(script=UnknownToolFirst(), step_bound=3), ceilings=ROOMY
+        patient_graph, scenario(script=UNKNOWN_TOOL_FIRST, step_bound=3), ceilings=ROOMY
     )
     searched = [t.arguments for step in record.observed.trajectory for t in step.tools]
     assert record.code is Code.NO_PROGRESS and searched == ['{"q": "b"}', '{"q": "c"}']
@@ -290,6 +285,6 @@ def test_your_callbacks_see_the_run_as_without_the_turnstile() -> None:
     seen = SeesModelCalls()
     callbacks = [seen]
     adapter = LangGraphAdapter(create_agent, config={"callbacks": callbacks})
-    unsolvable.run(adapter, scenario(script=UnknownToolFirst(), step_bound=3), ceilings=ROOMY)
+    unsolvable.run(adapter, scenario(script=UNKNOWN_TOOL_FIRST, step_bound=3), ceilings=ROOMY)
     assert callbacks == [seen] and len(seen.params) == 2
     assert all("tools" in p and "ordered_tools" not in p for p in seen.params)

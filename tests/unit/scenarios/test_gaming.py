@@ -178,21 +178,29 @@ def _new_arguments(spec: ToolSpec, n: int) -> dict[str, Any]:
     return {name: made_up[kind] for name, kind in kinds.items() if kind in made_up}
 
 
-EVERY_TOOL = [
-    (s, seed, spec)
-    for s in scenarios.SCENARIOS
-    if not s.solvable and s.stagnation is Stagnation.NOVELTY
-    for seed in s.seeds
-    for spec in s.build(seed).toolbox.specs
-    if spec.parameters.get("properties")
-]
+Tooled = tuple[unsolvable.Scenario, int, ToolSpec]
+"""An unsolvable scenario, a seed and a tool its run offers that takes arguments."""
 
 
-@pytest.mark.parametrize(
-    ("scenario", "seed", "spec"),
-    EVERY_TOOL,
-    ids=[f"{s.name}-seed{n}-{spec.name}" for s, n, spec in EVERY_TOOL],
-)
+def _every_tool(chosen: Callable[[unsolvable.Scenario], bool]) -> list[Tooled]:
+    return [
+        (s, seed, spec)
+        for s in scenarios.SCENARIOS
+        if not s.solvable and chosen(s)
+        for seed in s.seeds
+        for spec in s.build(seed).toolbox.specs
+        if spec.parameters.get("properties")
+    ]
+
+
+def _ids(tooled: list[Tooled]) -> list[str]:
+    return [f"{s.name}-seed{n}-{spec.name}" for s, n, spec in tooled]
+
+
+EVERY_TOOL = _every_tool(lambda s: s.stagnation is Stagnation.NOVELTY)
+
+
+@pytest.mark.parametrize(("scenario", "seed", "spec"), EVERY_TOOL, ids=_ids(EVERY_TOOL))
 def test_no_tool_called_with_new_arguments_every_step_moves_the_first_stagnant_step(
     scenario: unsolvable.Scenario, seed: int, spec: ToolSpec
 ) -> None:
@@ -208,23 +216,12 @@ def test_no_tool_called_with_new_arguments_every_step_moves_the_first_stagnant_s
 
 PAD_ONCE_AT = 5
 """The step of the one write below: late enough that the idle clock has run for a while."""
-IDLE = [
-    (s, seed, spec)
-    for s in scenarios.SCENARIOS
-    if not s.solvable
-    and s.stagnation is Stagnation.BUDGET_SPENT
-    and s.budget.max_idle_seconds is not None
-    for seed in s.seeds
-    for spec in s.build(seed).toolbox.specs
-    if spec.parameters.get("properties")
-]
-
-
-@pytest.mark.parametrize(
-    ("scenario", "seed", "spec"),
-    IDLE,
-    ids=[f"{s.name}-seed{n}-{spec.name}" for s, n, spec in IDLE],
+IDLE = _every_tool(
+    lambda s: s.stagnation is Stagnation.BUDGET_SPENT and s.budget.max_idle_seconds is not None
 )
+
+
+@pytest.mark.parametrize(("scenario", "seed", "spec"), IDLE, ids=_ids(IDLE))
 def test_no_write_of_the_agents_making_restarts_the_idle_clock(
     scenario: unsolvable.Scenario, seed: int, spec: ToolSpec
 ) -> None:
