@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -36,10 +36,12 @@ __all__ = [
     "write_baseline",
 ]
 
-BASELINE_VERSION = 2
+BASELINE_VERSION = 3
 """Bumped when the file's shape changes; an old file must then be rewritten.
 2: each group records how many scenarios it covered (``scenarios``), so a narrowed run gates only
-the groups it covers in full; agent names in one form (`agent_name`)."""
+the groups it covers in full; agent names in one form (`agent_name`).
+3: each group records the seeds it was blessed on (``seeds``), so a run of other seeds, as many
+of them, is not compared with it."""
 GATED = ("lag_steps_p95", "false_stop_rate", "lag_cost_usd_p95")
 """What the gate compares: how late unsolvable tasks are noticed, how often controls are cut,
 and what the late notice costs (a baseline written before it was gated has no such entry, and
@@ -48,6 +50,9 @@ DOCS = docs_page("metrics", "the-baseline-gate")
 
 Entry = dict[str, Number | None]
 Key = tuple[str, str, str]
+Seeds = tuple[int, ...]
+SEEDS = "seeds"
+"""The entry's field that lists the seeds a group was blessed on: whole numbers, not gated."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -131,13 +136,16 @@ def _key(group: GroupMetrics) -> Key:
     return (group.level, group.name, agent_name(group.agent))
 
 
-def _covers(group: GroupMetrics, entry: Entry) -> bool:
+def _covers(group: GroupMetrics, entry: Entry, seeds: Seeds | None) -> bool:
     """Like with like: a run of three constant-return scenarios is no measure of the family the
     baseline blessed over seven, nor a run of one seed of the runs blessed over three (its p95
-    is another rank of other runs). A scenario group covers itself on as many seeds."""
+    is another rank of other runs), nor a run of seed 2 of the runs blessed on seed 0 (other
+    runs, on which the same stop logic lags otherwise). A scenario group covers itself on the
+    seeds it was blessed on."""
     covered, runs = entry.get("scenarios"), entry.get("runs")
     scenarios = covered is None or group.scenarios >= covered
-    return scenarios and (runs is None or group.runs >= runs)
+    blessed_seeds = seeds is None or set(group.seeds) >= set(seeds)
+    return scenarios and blessed_seeds and (runs is None or group.runs >= runs)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -167,11 +175,16 @@ class Baseline:
     """The gated numbers of a blessed run, per agent × level × name."""
 
     entries: Mapping[Key, Entry]
+    seeds: Mapping[Key, Seeds] = field(default_factory=dict)
+    """The seeds each group was blessed on; a group without is compared on its counts alone."""
     path: Path | None = None
 
     @classmethod
     def from_metrics(cls, metrics: Metrics) -> Baseline:
-        return cls(entries={_key(group): _entry(group) for group in metrics})
+        return cls(
+            entries={_key(group): _entry(group) for group in metrics},
+            seeds={_key(group): group.seeds for group in metrics},
+        )
 
     @property
     def agents(self) -> tuple[str, ...]:
@@ -190,13 +203,18 @@ class Baseline:
             data = load_json(read_input(path), what=f"baseline {str(path)!r}")
         except InputError as error:
             raise BaselineError(f"{error}; rewrite it with {flags.update} ({DOCS})") from None
-        return cls(entries=_entries(data, path, flags), path=path)
+        entries = _entries(data, path, flags)
+        seeds = {key: _seeds(key, entry, path, flags) for key, entry in entries.items()}
+        known = {key: found for key, found in seeds.items() if found is not None}
+        return cls(entries=entries, seeds=known, path=path)
 
     def to_json(self) -> str:
         """Sorted keys, one number per line: diffs stay readable."""
-        nested: dict[str, dict[str, dict[str, Entry]]] = {}
-        for (level, name, agent), entry in self.entries.items():
-            nested.setdefault(agent, {}).setdefault(level, {})[name] = entry
+        nested: dict[str, dict[str, dict[str, object]]] = {}
+        for key, entry in self.entries.items():
+            level, name, agent = key
+            seeds = {SEEDS: list(self.seeds[key])} if key in self.seeds else {}
+            nested.setdefault(agent, {}).setdefault(level, {})[name] = {**entry, **seeds}
         data = {"baseline_version": BASELINE_VERSION, "agents": nested}
         return json.dumps(data, sort_keys=True, indent=2, allow_nan=False) + "\n"
 
@@ -228,17 +246,39 @@ def _entries(data: Any, path: Path, flags: BaselineFlags) -> dict[Key, Entry]:
 def _check_numbers(key: Key, entry: Entry, path: Path, flags: BaselineFlags) -> None:
     """A hand-edited ``"lag_steps_p95": "three"`` is an error now, not a traceback after the run."""
     level, name, agent = key
-    for field, value in entry.items():
-        if value is None or (
-            isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    for name_of_field, value in entry.items():
+        if name_of_field == SEEDS or (
+            value is None
+            or (
+                isinstance(value, int | float)
+                and not isinstance(value, bool)
+                and math.isfinite(value)
+            )
         ):
             continue
         what = "not finite" if isinstance(value, float) else f"a {type(value).__name__}"
         raise BaselineError(
-            f"baseline {str(path)!r}: agents.{agent}.{level}.{name}.{field} = {value!r} is "
-            f"{what}, not a number or null; correct it, or rewrite the file with "
+            f"baseline {str(path)!r}: agents.{agent}.{level}.{name}.{name_of_field} = {value!r} "
+            f"is {what}, not a number or null; correct it, or rewrite the file with "
             f"{flags.update} ({DOCS})"
         )
+
+
+def _seeds(key: Key, entry: Entry, path: Path, flags: BaselineFlags) -> Seeds | None:
+    """The seeds an entry was blessed on, taken out of its numbers; ``None`` where it names none.
+    A hand-edited ``"seeds": "0"`` is an error now, as a number of the wrong type is."""
+    seeds: object = entry.pop(SEEDS, None)
+    if seeds is None:
+        return None
+    if isinstance(seeds, list) and all(
+        isinstance(seed, int) and not isinstance(seed, bool) for seed in seeds
+    ):
+        return tuple(seeds)
+    level, name, agent = key
+    raise BaselineError(
+        f"baseline {str(path)!r}: agents.{agent}.{level}.{name}.{SEEDS} = {seeds!r} is not a "
+        f"list of whole numbers; correct it, or rewrite the file with {flags.update} ({DOCS})"
+    )
 
 
 def write_baseline(metrics: Metrics, path: Path) -> Baseline:
@@ -352,7 +392,11 @@ def gate(
     those). Comparing nothing fails unless ``allow_empty``."""
     margins = margins or Margins()
     known = [group for group in metrics if _key(group) in baseline.entries]
-    shared = [group for group in known if _covers(group, baseline.entries[_key(group)])]
+    shared = [
+        group
+        for group in known
+        if _covers(group, baseline.entries[_key(group)], baseline.seeds.get(_key(group)))
+    ]
     regressions = [
         regression
         for group in shared

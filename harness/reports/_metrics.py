@@ -257,6 +257,9 @@ class GroupMetrics:
     """Runs whose verdict passed."""
     scenarios: int
     """Distinct scenarios among the runs."""
+    seeds: tuple[int, ...]
+    """Distinct seeds among the runs, sorted: what a baseline gate needs to compare like with
+    like, since the same stop logic lags otherwise on another seed's runs."""
     k: int
     """Most seeded runs of one scenario: the k of pass^k. A scenario run on fewer seeds (one
     that has only one) is passed on those; the pass^k line names each k it counted under."""
@@ -434,6 +437,7 @@ def _group(level: str, name: str, agent: str, records: Sequence[TerminationRecor
         runs=len(records),
         passed=sum(map(_passed, records)),
         scenarios=scenarios,
+        seeds=tuple(sorted({record.seed for record in records})),
         k=k,
         pass_k=pass_k,
         lag_steps=_optional(lags),

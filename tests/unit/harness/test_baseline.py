@@ -23,7 +23,7 @@ def _runs(lag: int, *, false_stops: int = 0) -> list[TerminationRecord]:
         record(scenario="ctl/c", seed=s, solvable=True, code=Code.COMPLETED, world_complete=True)
         for s in range(4 - false_stops)
     ]
-    cut = [record(scenario="ctl/c", seed=9, solvable=True)] * false_stops
+    cut = [record(scenario="ctl/c", seed=s, solvable=True) for s in range(4 - false_stops, 4)]
     return [*unsolvable, *controls, *cut]
 
 
@@ -32,6 +32,7 @@ def test_a_written_baseline_reads_back_and_passes_against_itself(tmp_path: Path)
     written = write_baseline(metrics, tmp_path / "ci" / "baseline.json")
     loaded = Baseline.load(tmp_path / "ci" / "baseline.json")
     assert loaded.entries == written.entries and len(loaded.entries) == len(list(metrics))
+    assert loaded.seeds == written.seeds
     result = gate(metrics, loaded)
     assert result.passed and result.compared == len(loaded.entries)
     assert result.lines()[0].startswith("unsolvable: baseline gate passed: ")
@@ -51,6 +52,7 @@ def test_the_file_is_sorted_stable_json(tmp_path: Path) -> None:
         "lag_steps_p95": 1,
         "runs": 15,
         "scenarios": 5,
+        "seeds": [0, 1, 2],
     }
 
 
@@ -92,6 +94,17 @@ def test_a_narrowed_run_gates_only_the_groups_it_covers_in_full() -> None:
     result = gate(measure(narrowed), Baseline.from_metrics(measure(blessed)))
     assert result.passed and (result.compared, result.partial) == (1, 2)
     assert "2 groups this run covers only in part were not compared" in result.lines()[0]
+
+
+def test_a_run_of_other_seeds_is_not_compared_with_the_seeds_blessed() -> None:
+    """Seed 2's runs are not seed 0's: the same stop logic lags otherwise on them (naive on
+    constant-return, blessed on seed 0 and run on seed 2, failed 20 groups it never changed)."""
+    blessed = [record(scenario="fam/a", seed=0, steps=3), record(scenario="fam/b", seed=0)]
+    other = [record(scenario="fam/a", seed=2, steps=9), record(scenario="fam/b", seed=2)]
+    result = gate(measure(other), Baseline.from_metrics(measure(blessed)))
+    assert not result.regressions and (result.compared, result.partial) == (0, 4)
+    more = [*blessed, *other]  # every blessed run and more: covered in full, and compared
+    assert gate(measure(more), Baseline.from_metrics(measure(blessed))).compared == 4
 
 
 def test_a_failed_gate_says_too_which_groups_it_left_out() -> None:
@@ -156,6 +169,20 @@ def test_a_value_of_the_wrong_type_is_a_baseline_error_at_load(tmp_path: Path) -
         Baseline.load(path)
 
 
+@pytest.mark.parametrize("seeds", ["0", [0, "1"], [True]])
+def test_seeds_that_are_no_list_of_whole_numbers_are_a_baseline_error_at_load(
+    tmp_path: Path, seeds: object
+) -> None:
+    path = tmp_path / "baseline.json"
+    write_baseline(measure([record(scenario="fam/a")]), path)
+    data = json.loads(path.read_text())
+    data["agents"]["a"]["scenario"]["fam/a"]["seeds"] = seeds
+    path.write_text(json.dumps(data))
+    message = f"agents.a.scenario.fam/a.seeds = {seeds!r} is not a list of whole numbers"
+    with pytest.raises(BaselineError, match=re.escape(message)):
+        Baseline.load(path)
+
+
 def test_a_missing_file_says_how_to_create_it(tmp_path: Path) -> None:
     with pytest.raises(
         BaselineError, match=r"does not exist; create it with --baseline .* --update-baseline"
@@ -188,7 +215,7 @@ def test_messages_name_the_flags_of_the_face_that_prints_them(tmp_path: Path) ->
 
 def test_a_file_of_another_shape_is_a_baseline_error(tmp_path: Path) -> None:
     path = tmp_path / "baseline.json"
-    path.write_text('{"baseline_version": 2, "agents": {"a": ["not", "levels"]}}')
+    path.write_text('{"baseline_version": 3, "agents": {"a": ["not", "levels"]}}')
     with pytest.raises(BaselineError, match="is not a baseline file"):
         Baseline.load(path)
 

@@ -102,6 +102,7 @@ def test_the_file_is_sorted_nested_json_ending_in_a_newline(tmp_path: Path) -> N
         "lag_steps_p95": 1,
         "runs": 1,
         "scenarios": 1,
+        "seeds": [0],
     }
     assert (tmp_path / "b.json").read_text() == text
 
@@ -119,8 +120,8 @@ def _written(path: Path) -> Path:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("[1]", "has baseline_version None, this harness reads 2; rewrite it with"),
-        ('{"baseline_version": 2, "agents": [1]}', "is not a baseline file (AttributeError: "),
+        ("[1]", "has baseline_version None, this harness reads 3; rewrite it with"),
+        ('{"baseline_version": 3, "agents": [1]}', "is not a baseline file (AttributeError: "),
     ],
 )
 def test_bad_files_are_named_in_the_error(tmp_path: Path, text: str, message: str) -> None:
