@@ -161,12 +161,17 @@ class Regression:
     now: Number
     margin: Number
 
+    @property
+    def allowed(self) -> Number:
+        """The most the number could have been and passed (`_allowed`)."""
+        return float(_allowed(self.baseline, self.margin))
+
     def __str__(self) -> str:
         unit = {"lag_steps_p95": " steps", "lag_cost_usd_p95": " USD"}.get(self.metric, "")
-        allowed = self.baseline + self.margin
         return (
             f"{where(self.level, self.name)} × {self.agent}: {self.metric} "
-            f"{plain(self.baseline)} → {plain(self.now)}{unit} (allowed up to {plain(allowed)})"
+            f"{plain(self.baseline)} → {plain(self.now)}{unit} "
+            f"(allowed up to {plain(self.allowed)})"
         )
 
 
@@ -353,11 +358,15 @@ class GateResult:
         ]
 
 
+def _allowed(before: Number, margin: Number) -> Decimal:
+    """``before`` plus ``margin``, added as the numbers are written: in binary 0.006264 + 0.0012
+    falls short of 0.007464, and the gate failed a number it said was allowed."""
+    return Decimal(repr(before)) + Decimal(repr(margin))
+
+
 def _exceeds(after: Number, before: Number, margin: Number) -> bool:
-    """``after`` is above ``before`` plus ``margin``, added as the numbers are written: in
-    binary 0.006264 + 0.0012 falls short of 0.007464, and the gate failed a number it said was
-    allowed."""
-    return Decimal(repr(after)) > Decimal(repr(before)) + Decimal(repr(margin))
+    """``after`` is above what ``before`` and ``margin`` allow (`_allowed`)."""
+    return Decimal(repr(after)) > _allowed(before, margin)
 
 
 def _regressions(group: GroupMetrics, entry: Entry, margins: Margins) -> list[Regression]:

@@ -71,7 +71,7 @@ def _gate(gate: GateResult | None) -> list[str]:
             r.metric,
             plain(r.baseline),
             plain(r.now),
-            plain(r.baseline + r.margin),
+            plain(r.allowed),
         )
         for r in gate.regressions
     )

@@ -7,14 +7,13 @@ from decimal import Decimal
 
 __all__ = ["plain"]
 
-SIGNIFICANT = 6
-"""Significant digits kept of a fraction (a rate, dollars), as ``:g`` keeps them; a whole
-number is written whole, since token counts and step lags are exact."""
-
 
 def plain(value: float) -> str:
-    """``value`` in positional notation: a whole number as an integer, any other with at most
-    `SIGNIFICANT` significant digits and no trailing zeros."""
+    """``value`` in positional notation: a whole number as an integer, any other as the
+    shortest decimal that reads back as the same number, never rounded further. Each figure is
+    rounded once where it is measured (rates to four digits, dollars to the millionth), so a
+    digit cut here is one the gate compared: at six significant digits, $1.057644 → $1.057645
+    printed as 1.05764 → 1.05764."""
     if float(value).is_integer():
         return str(int(value))
-    return format(Decimal(f"{value:.{SIGNIFICANT}g}"), "f")
+    return format(Decimal(repr(float(value))), "f")

@@ -3,6 +3,7 @@ margin and fails one above it, skips a number either side lacks, and says the ma
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -71,6 +72,25 @@ def test_a_regression_message_says_the_margin_it_was_allowed() -> None:
         margin=0,
     )
     assert str(rate) == "all runs × a: false_stop_rate 0 → 0.5 (allowed up to 0)"
+
+
+def test_a_regression_of_a_millionth_of_a_dollar_prints_every_digit_the_gate_compared() -> None:
+    """Lag costs keep a millionth of a dollar: at $1 and above that is a seventh significant
+    digit, and with six the gate failed on 1.057644 → 1.057645 reading "1.05764 → 1.05764"."""
+    regression = Regression(
+        agent="a",
+        level="agent",
+        name="all",
+        metric="lag_cost_usd_p95",
+        baseline=1.057644,
+        now=1.057645,
+        margin=0.0012,
+    )
+    assert str(regression) == (
+        "all runs × a: lag_cost_usd_p95 1.057644 → 1.057645 USD (allowed up to 1.058844)"
+    )
+    summed = dataclasses.replace(regression, baseline=0.006264, now=0.007465)
+    assert str(summed).endswith("0.006264 → 0.007465 USD (allowed up to 0.007464)")
 
 
 def test_the_gate_lines_say_the_margins_and_the_file(tmp_path: Path) -> None:
