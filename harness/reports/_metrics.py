@@ -276,7 +276,8 @@ class GroupMetrics:
     """The stopped step divided by the bound N: above 1 means stopped too late. Exact, so that
     a report rounds it once (the JSON to `RATE_DIGITS`, as it does rates)."""
     over_bound: int
-    """Runs that went past the bound N (did_not_stop included)."""
+    """Runs whose stopped step is past the bound N: a did_not_stop at the step ceiling among
+    them, a lost run (recorded at step 0, `has_lag`) never, however far it went."""
     over_budget: int
     """Runs that went past their token or dollar budget at all (`Observed.overshoot_tokens`)."""
     overshoot_tokens: Distribution
