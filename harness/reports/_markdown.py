@@ -139,9 +139,10 @@ def to_markdown(
         "",
         *([f"**{INTERRUPTED}**", ""] if interrupted else []),
         f"{_inline(pass_k_line(metrics).removeprefix('unsolvable: '))}. Lag is in steps past the "
-        "first stagnant step, signed: negative is a premature stop (nearest-rank percentiles over "
-        "the signed lags of unsolvable runs; a run whose worker process was lost has none); false "
-        "stops are over solvable control runs and twins.",
+        "first stagnant step, signed: negative is a run ended before it, a premature stop where "
+        "the agent chose to end it (a crash or a claim of completion counts as what it is); "
+        "nearest-rank percentiles over the signed lags of unsolvable runs, of which a run whose "
+        "worker process was lost has none. False stops are over solvable control runs and twins.",
         "",
         *_verdict(records, metrics, gate),
         *_gate(gate),
