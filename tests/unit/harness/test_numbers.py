@@ -1,4 +1,5 @@
-"""Numbers in reports are written plainly: whole numbers exactly, fractions without exponents."""
+"""Numbers in reports are written plainly: whole numbers exactly, fractions without exponents
+and with every digit they were measured to."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from unsolvable.reports._numbers import plain
         (1103124.0, "1103124"),
         (-41636, "-41636"),
         (0, "0"),
-        (0.0869565217, "0.0869565"),
+        (0.0869565217, "0.0869565217"),
+        (1.057645, "1.057645"),
         (0.05, "0.05"),
         (0.00001, "0.00001"),
         (2.5, "2.5"),
