@@ -41,9 +41,11 @@ from unsolvable._job import (
     decode,
 )
 from unsolvable._loading import load_agent
+from unsolvable._probes import COST_DIGITS
 from unsolvable._record import Ending, Observed, Outcome, TerminationRecord
 from unsolvable._run import GRACE_SECONDS
 from unsolvable._scenario import Scenario
+from unsolvable._seen import Counts, Seen
 from unsolvable._verdict import judge
 from unsolvable._worker import Channels, serve
 
@@ -106,6 +108,8 @@ class _Worker:
     """What the worker writes, read raw into `inbox`."""
     alive: Connection
     """Held and never written: its end tells the worker's guard the harness is gone."""
+    seen: Seen
+    """What the harness admitted of the job it is running (`Seen`), read if it is lost."""
     inbox: bytearray = field(default_factory=bytearray)
     """Bytes read from `records` that do not end a line yet."""
     queue: deque[int] = field(default_factory=deque)
@@ -124,12 +128,15 @@ def _start(context: BaseContext, lookup: Lookup) -> _Worker:
     job_reader, job_writer = context.Pipe(duplex=False)
     record_reader, record_writer = context.Pipe(duplex=False)
     alive_reader, alive_writer = context.Pipe(duplex=False)
-    channels = Channels(jobs=job_reader, records=record_writer, alive=alive_reader)
+    seen = Seen.shared(context)
+    channels = Channels(jobs=job_reader, records=record_writer, alive=alive_reader, seen=seen)
     process = context.Process(target=serve, args=(channels, lookup), daemon=True)  # type: ignore[attr-defined]
     process.start()
     for theirs in (job_reader, record_writer, alive_reader):
         theirs.close()
-    return _Worker(process=process, jobs=job_writer, records=record_reader, alive=alive_writer)
+    return _Worker(
+        process=process, jobs=job_writer, records=record_reader, alive=alive_writer, seen=seen
+    )
 
 
 def _stop(worker: _Worker, *, kill: bool) -> None:
@@ -160,19 +167,23 @@ def _as_asked(job: Job, scenario: Scenario) -> Scenario:
     return scenario.bound_after(scenario.build(job.seed).lead)
 
 
-def _lost(job: Job, scenario: Scenario, outcome: Outcome, why: str) -> TerminationRecord:
+def _lost(
+    job: Job, scenario: Scenario, outcome: Outcome, why: str, seen: Counts
+) -> TerminationRecord:
     """The record of a run whose worker died, had to be killed or sent nothing usable: what the
-    harness knows, which is no step, no stagnant step and no lag."""
+    harness knows, which is the steps, tool calls and tokens it admitted (``seen``), no stagnant
+    step and no lag."""
     scenario = _as_asked(job, scenario)
-    # None of the run was observed, so it has no stagnant step and no lag, as a control has
-    # none: a stagnant step of 1 against its 0 steps would make up a premature stop's lag of -1.
+    # Only its counts were seen, not its calls' answers: it has no stagnant step and no lag, as a
+    # control has none, rather than a lag made up from a stagnant step the harness never saw.
     observed = Observed(
-        steps=0,
-        tool_calls=0,
+        steps=seen.steps,
+        tool_calls=seen.tool_calls,
         first_stagnant_step=None,
-        input_tokens=0,
-        output_tokens=0,
-        cost_usd=0.0,
+        input_tokens=seen.input_tokens,
+        output_tokens=seen.output_tokens,
+        uncharged_tokens=seen.uncharged_tokens,
+        cost_usd=round(scenario.pricing.cost(seen.input_tokens, seen.output_tokens), COST_DIGITS),
         lag_tokens=None,
         lag_cost_usd=None,
         max_repeated_action=0,
@@ -380,8 +391,9 @@ class WorkerPool:
         return self._finish(worker, record, replace=message["kind"] == ABANDONED)
 
     def _replace(self, worker: _Worker, outcome: Outcome, why: str) -> TerminationRecord:
-        job = self.jobs[worker.index or 0]
-        record = _lost(job, self.lookup(job.scenario), outcome, why)
+        index = worker.index or 0
+        job = self.jobs[index]
+        record = _lost(job, self.lookup(job.scenario), outcome, why, worker.seen.of(index))
         return self._finish(worker, record, replace=True)
 
     def _finish(

@@ -10,6 +10,7 @@ import time
 
 from unsolvable._ceilings import Ceilings
 from unsolvable._errors import CeilingHit
+from unsolvable._seen import Counts, Seen
 from unsolvable._types import PROTOCOL_TOOLS, ToolResult
 
 __all__ = ["Meter"]
@@ -19,8 +20,10 @@ class Meter:
     """Steps (in all and per agent), tool calls, transport attempts, tokens and the session
     clock of one run, against its `Ceilings`."""
 
-    def __init__(self, ceilings: Ceilings) -> None:
+    def __init__(self, ceilings: Ceilings, *, seen: Seen | None = None) -> None:
         self.ceilings = ceilings
+        self.seen = seen
+        """Where a worker process shows the harness the counts as they grow (`Seen`)."""
         self.started = time.monotonic()
         self.ceiling: str | None = None
         """The ceiling that ended the run, once one was hit."""
@@ -81,12 +84,19 @@ class Meter:
         self.steps += 1
         self.agent_steps[agent] = self.agent_steps.get(agent, 0) + 1
         self.final_answer_calls += not offered
+        self._show()
         return self.steps, self.agent_steps[agent]
 
     def admit_tool_call(self) -> None:
         """Counts a tool call; raises `CeilingHit` instead once a ceiling is reached."""
         self._check(self.tool_calls >= self.ceilings.max_tool_calls, "tool_calls")
         self.tool_calls += 1
+        self._show()
+
+    def _show(self) -> None:
+        if self.seen is not None:
+            counts = (self.steps, self.tool_calls, self.input_tokens, self.output_tokens)
+            self.seen.saw(Counts(*counts, uncharged_tokens=self.uncharged_tokens))
 
     def charge(self, agent: str, *, sent: int, said: int, prompt: int) -> None:
         """Adds a step's input (``sent``) and output (``said``) tokens. ``prompt``: the tokens
@@ -96,6 +106,7 @@ class Meter:
         self.uncharged_tokens += min(overhead, sent)
         self.input_tokens += sent
         self.output_tokens += said
+        self._show()
 
     def tool_done(self, name: str, result: ToolResult) -> None:
         """Adds what a tool call took: its time on the session clock, whether it reached a

@@ -24,6 +24,7 @@ from unsolvable._loading import AgentLike, adapter_for
 from unsolvable._record import Ending, Outcome, Stop, TerminationRecord
 from unsolvable._redact import Redactor
 from unsolvable._scenario import Ceilings, Scenario
+from unsolvable._seen import Seen
 from unsolvable._session import Session
 from unsolvable._text import cut, described
 from unsolvable._traceback import agent_traceback
@@ -270,17 +271,19 @@ def run_unredacted(
     strict: bool = False,
     ceilings: Ceilings | None = None,
     abandon: Abandon | None = None,
+    seen: Seen | None = None,
     **overrides: Any,
 ) -> TerminationRecord:
     """`run`, returning the record as made, not yet redacted: for a worker process, which sends
-    the plain form `redacted_data` makes of it with the output it captured."""
+    the plain form `redacted_data` makes of it with the output it captured, and shows the
+    harness the run's counts as they grow (``seen``), for a record if the worker is lost."""
     scenario = scenario.with_overrides(**overrides)
     seed = scenario.seeds[0] if seed is None else seed
     adapter = adapter_for(agent)
     ceilings = ceilings or ceilings_for(adapter)
     setup = scenario.build(seed)
     scenario = scenario.bound_after(setup.lead)
-    session = Session(scenario, setup, seed=seed, ceilings=ceilings)
+    session = Session(scenario, setup, seed=seed, ceilings=ceilings, seen=seen)
 
     def overdue() -> None:
         if abandon is not None:

@@ -24,6 +24,7 @@ from unsolvable._model import Usage
 from unsolvable._probes import StagnationProbe
 from unsolvable._record import CONTEXT_WINDOW, Observed
 from unsolvable._scenario import Budget, Ceilings, Pricing, Scenario, Setup
+from unsolvable._seen import Seen
 from unsolvable._subtasks import SubtaskTable
 from unsolvable._trajectory import Trajectory
 from unsolvable._types import (
@@ -75,7 +76,15 @@ class Session:
 
     __test__ = False
 
-    def __init__(self, scenario: Scenario, setup: Setup, *, seed: int, ceilings: Ceilings) -> None:
+    def __init__(
+        self,
+        scenario: Scenario,
+        setup: Setup,
+        *,
+        seed: int,
+        ceilings: Ceilings,
+        seen: Seen | None = None,
+    ) -> None:
         self.scenario = scenario
         self.seed = seed
         self.ceilings = ceilings
@@ -83,7 +92,7 @@ class Session:
         self._task = setup.worded(scenario.task)
         self._lock = threading.RLock()
         self._callers = Callers(f"{scenario.name} (seed {seed})")
-        self._meter = Meter(ceilings)
+        self._meter = Meter(ceilings, seen=seen)
         self._accounts = Accounts(
             self._meter,
             setup.toolbox.specs,

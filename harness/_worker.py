@@ -31,6 +31,7 @@ from unsolvable._loading import load_agent
 from unsolvable._record import TerminationRecord
 from unsolvable._redact import Redactor
 from unsolvable._run import redacted_data, run_unredacted
+from unsolvable._seen import Seen
 from unsolvable._text import cut
 
 __all__ = ["OUTPUT_CUT", "Channels", "serve"]
@@ -55,6 +56,8 @@ class Channels:
     each, never pickled."""
     alive: Connection
     """Never written: its end of file says the harness is gone."""
+    seen: Seen
+    """The running job's counts, which the harness reads if it loses the worker."""
 
     @property
     def descriptors(self) -> tuple[int, ...]:
@@ -183,6 +186,7 @@ class Worker:
     def _job(self, index: int, job: Job) -> None:
         """Runs one job and sends its record; whatever the worker's own work around the run
         raises is sent as that job's failure, never left to end the worker."""
+        self.channels.seen.begin(index)
         try:
             self.pristine.restore()
             self._load(job)
@@ -222,6 +226,7 @@ class Worker:
                 strict=job.strict,
                 ceilings=job.ceilings,
                 abandon=abandon,
+                seen=self.channels.seen,
                 **dict(job.overrides),
             )
             text = "" if record.verdict.passed else output()

@@ -206,7 +206,7 @@ def lag(record: TerminationRecord) -> int:
     on a run with no stagnant step (`has_lag`): a control, or a lost run."""
     signed = record.observed.detection_lag
     if signed is None or not has_lag(record):
-        kind = "a solvable control" if record.solvable else "a lost run, observed by no one"
+        kind = "a solvable control" if record.solvable else "a lost run, whose answers no one saw"
         raise ValueError(f"lag() of {record.scenario}, {kind}: it has no lag")
     return max(signed, 0) if _counts_from_zero(record) else signed
 
@@ -276,8 +276,8 @@ class GroupMetrics:
     """The stopped step divided by the bound N: above 1 means stopped too late. Exact, so that
     a report rounds it once (the JSON to `RATE_DIGITS`, as it does rates)."""
     over_bound: int
-    """Runs whose stopped step is past the bound N: a did_not_stop at the step ceiling among
-    them, a lost run (recorded at step 0, `has_lag`) never, however far it went."""
+    """Runs whose stopped step is past the bound N, did_not_stop included; a lost run at the
+    steps the harness admitted before it lost the worker (`unsolvable._seen`)."""
     over_budget: int
     """Runs that went past their token or dollar budget at all (`Observed.overshoot_tokens`)."""
     overshoot_tokens: Distribution

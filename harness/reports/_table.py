@@ -36,7 +36,7 @@ def _ended(record: TerminationRecord) -> str:
 
 NO_VALUE = "-"
 """A control has no stagnant step and no lag: progress stays possible until it is done. Nor
-has a lost run (`has_lag`): the harness observed none of it."""
+has a lost run (`has_lag`): the harness saw its counts, not its answers."""
 
 
 def _stagnant_and_lag(record: TerminationRecord) -> tuple[str, str]:

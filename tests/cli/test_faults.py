@@ -37,7 +37,8 @@ def test_an_agent_that_exits_is_recorded_crashed_and_the_others_finish(tmp_path:
     assert {r["outcome"] for r in crashed} == {"crashed"} and len(crashed) == len(contract)
     assert all(r["verdict"]["passed"] for r in contract)  # type: ignore[index]
     assert "exited with status 3" in crashed[0]["observed"]["error"]  # type: ignore[index]
-    # the harness observed none of a lost run: it has no lag, and no lag figure counts it
+    # the harness saw a lost run's counts, not its answers: its one model call, and no lag
+    assert {r["observed"]["steps"] for r in crashed} == {1}  # type: ignore[index]
     assert {r["observed"]["detection_lag"] for r in crashed} == {None}  # type: ignore[index]
     groups = json.loads(out.read_text())["metrics"]["agents"]
     lost = next(g for g in groups if g["agent"] == f"{FAULTY}:exits")
@@ -50,13 +51,18 @@ def test_a_segfault_is_named_by_its_signal() -> None:
     assert "crashed: the worker process was killed by SIGSEGV" in result.stdout
 
 
-def test_an_agent_holding_the_interpreter_is_killed_at_its_ceiling() -> None:
+def test_an_agent_holding_the_interpreter_is_killed_at_its_ceiling(tmp_path: Path) -> None:
+    out = tmp_path / "records.json"
     result = _unsolvable(
         "run", "--agent", f"{FAULTY}:holds_the_interpreter", "--scenario", REPEAT,
-        "--ceiling-seconds", "0.5",
+        "--ceiling-seconds", "0.5", "--json", str(out),
     )  # fmt: skip
     assert result.returncode == 1
     assert "did not stop: harness ceiling wall_seconds" in result.stdout
+    (record,) = _records(out)
+    # nothing in its process could report the run: the counts are those the harness admitted
+    observed: dict[str, Any] = record["observed"]  # type: ignore[assignment]
+    assert observed["steps"] == 1 and observed["input_tokens"] > 0 and observed["cost_usd"] > 0
 
 
 def test_an_agent_that_never_unwinds_is_abandoned_with_its_trajectory(tmp_path: Path) -> None:
