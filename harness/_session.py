@@ -21,7 +21,7 @@ from unsolvable._dispatch import Dispatch
 from unsolvable._errors import ContextOverflow
 from unsolvable._meter import Meter
 from unsolvable._model import Usage
-from unsolvable._probes import StagnationProbe
+from unsolvable._probes import COST_DIGITS, StagnationProbe
 from unsolvable._record import CONTEXT_WINDOW, Observed
 from unsolvable._scenario import Budget, Ceilings, Pricing, Scenario, Setup
 from unsolvable._seen import Seen
@@ -329,7 +329,7 @@ class Session:
                 output_tokens=meter.output_tokens,
                 overhead_tokens=next(iter(meter.overhead.values()), 0),
                 uncharged_tokens=meter.uncharged_tokens,
-                cost_usd=round(cost, 6),
+                cost_usd=round(cost, COST_DIGITS),
                 lag_tokens=truth.lag_tokens,
                 lag_cost_usd=truth.lag_cost_usd,
                 evidence_step=truth.evidence_step,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 
+from unsolvable._probes import COST_DIGITS
 from unsolvable._record import AgentTally
 
 __all__ = ["AgentSpend"]
@@ -36,7 +37,7 @@ class AgentSpend:
             steps=self.steps,
             input_tokens=self.input_tokens,
             output_tokens=self.output_tokens,
-            cost_usd=round(cost(self.input_tokens, self.output_tokens), 6),
+            cost_usd=round(cost(self.input_tokens, self.output_tokens), COST_DIGITS),
             tool_calls=self.tool_calls,
             refusals=dict(sorted(self.refusals.items())),
         )
