@@ -43,7 +43,6 @@ from typing import Any, cast
 from unsolvable._errors import AdapterError
 from unsolvable._record import Code, Stop
 from unsolvable._session import Session
-from unsolvable.adapters._task_ends import TaskEnds
 from unsolvable.adapters._turnstile import Turnstile
 from unsolvable.adapters.base import interpret_plain
 from unsolvable.adapters.kit import (
@@ -72,6 +71,8 @@ try:
     from langchain_core.utils.function_calling import convert_to_openai_tool
     from langgraph.errors import GraphRecursionError
     from pydantic import Field
+
+    from unsolvable.adapters._task_ends import TaskEnds  # a LangChain callback handler
 except ModuleNotFoundError as error:  # pragma: no cover - only without the extra
     raise ImportError(missing_extra("langgraph", "langgraph")) from error
 
