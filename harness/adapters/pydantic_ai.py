@@ -182,8 +182,10 @@ class PydanticAIAdapter:
     ) -> None:
         if not isinstance(agent, Agent):
             raise AdapterError(
-                f"PydanticAIAdapter(agent={agent!r}): pass a pydantic_ai.Agent; build it with "
-                "any model — the adapter overrides it with the session's FunctionModel"
+                f"PydanticAIAdapter(agent={agent!r}): pass a pydantic_ai.Agent, built as you "
+                "ship it with defer_model_check=True (or with no model), so that building it "
+                "needs no API key: the adapter overrides its model with the session's "
+                "FunctionModel"
             )
         self.agent, self.usage_limits, self.name = agent, usage_limits, name
 

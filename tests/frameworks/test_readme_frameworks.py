@@ -52,6 +52,22 @@ def test_the_llamaindex_and_autogen_example_stops_each_at_ten_steps() -> None:
     }
 
 
+def test_the_agents_as_shipped_example_needs_no_api_key(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each agent names a real model, as in production, and neither reads a key (pydantic-ai
+    checks a model name's provider as the agent is built unless told to defer it); the lines it
+    prints are the ones the page shows under it."""
+    pytest.importorskip("agents")
+    pytest.importorskip("pydantic_ai")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    first_line = "from agents import Agent\nfrom pydantic_ai import Agent as PydanticAgent"
+    (block,) = [b for b in BLOCKS if b.startswith(first_line)]
+    _run(first_line)
+    shown = [line.removeprefix("# ") for line in block.splitlines() if line.startswith("# ")]
+    assert capsys.readouterr().out.splitlines() == shown
+
+
 def test_the_openai_sdk_example_stops_on_the_repeated_call() -> None:
     pytest.importorskip("openai")
     agent = _run("from openai import OpenAI")["my_openai_agent"]

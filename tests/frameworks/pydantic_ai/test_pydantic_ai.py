@@ -11,7 +11,7 @@ from pydantic_ai import Agent, TextOutput, UsageLimits
 
 import unsolvable
 from tests.frameworks._glue import reported
-from unsolvable import Ceilings, Code, Exit, Outcome, Rule, scenarios
+from unsolvable import AdapterError, Ceilings, Code, Exit, Outcome, Rule, scenarios
 from unsolvable.adapters.pydantic_ai import PydanticAIAdapter
 
 BILLING = Agent("test", instructions="Do the task with the tools you have.")
@@ -20,6 +20,14 @@ FAMILIES = [
     "missing-permission/retry-403",
     "contradictory-criteria/alternate",
 ]
+
+
+def test_what_is_no_agent_is_refused_saying_how_to_build_one_without_a_key() -> None:
+    """A model name makes pydantic-ai look for its provider's key as the agent is built, so
+    "build it with any model" would send a user into that error: the message names the way
+    round it."""
+    with pytest.raises(AdapterError, match="defer_model_check=True"):
+        PydanticAIAdapter("openai:gpt-5-mini")  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("name", FAMILIES)
