@@ -61,6 +61,19 @@ def test_the_zero_code_commands(run: Run) -> None:
         ],
         consecutive=True,
     )
+    assert _words(_shown_summary()) <= _words(match.stdout.str())
+
+
+def _shown_summary() -> str:
+    """The summary the plugin's page shows, its rows cut short by ``…`` lines."""
+    shown = re.search(r"```\n(=+ unsolvable =+\n.*?)```", SECTION, re.S)
+    assert shown is not None
+    return shown.group(1)
+
+
+def _words(text: str) -> set[tuple[str, ...]]:
+    """Each line as its words: the page narrows the columns to fit its width."""
+    return {tuple(line.split()) for line in text.splitlines() if line.strip() not in ("", "…")}
 
 
 def test_the_snapshot_path_shown(run: Run, pytester: pytest.Pytester) -> None:

@@ -50,9 +50,18 @@ def test_the_shard_commands_make_the_whole_run(tmp_path: Path) -> None:
         job = [arg.replace("2/3", f"{k}/3").replace("part-2", f"part-{k}") for arg in shard]
         _command(tmp_path, job)
     assert _command(tmp_path, merge).returncode == 1  # naive's verdicts fail, as in one run
-    _command(tmp_path, ["unsolvable", "run", "--all-seeds", "--json", "whole.json"])
+    whole = _command(tmp_path, ["unsolvable", "run", "--all-seeds", "--json", "whole.json"])
     assert (tmp_path / "records.json").read_bytes() == (tmp_path / "whole.json").read_bytes()
     assert (tmp_path / "summary.md").read_text().startswith("## unsolvable: ")
+    assert set(_shown_metrics()) <= set(whole.stdout.splitlines())
+
+
+def _shown_metrics() -> list[str]:
+    """The metrics table and the step-cap sentences the section shows, some of the lines that
+    ``unsolvable run --all-seeds`` prints, which the unsharded run above is."""
+    shown = re.search(r"--all-seeds` prints:\n\n```\n(family .*?)```", SECTION, re.S)
+    assert shown is not None
+    return shown[1].splitlines()
 
 
 def _command(folder: Path, command: list[str]) -> subprocess.CompletedProcess[str]:
