@@ -52,3 +52,12 @@ def test_custom_scenario_example() -> None:
 def test_strategy_example() -> None:
     namespace = _run("from hypothesis import given")
     namespace["test_contract_stops"]()
+
+
+def test_the_ceilings_shown_are_built_as_written() -> None:
+    """The keywords a page gives `unsolvable.Ceilings` are the ones it takes."""
+    shown = re.findall(r"unsolvable\.Ceilings\((.*?)\)", DOCS, re.S)
+    assert shown
+    for arguments in shown:
+        ceilings = eval(f"unsolvable.Ceilings({arguments})", {"unsolvable": unsolvable})
+        assert isinstance(ceilings, unsolvable.Ceilings)
