@@ -87,3 +87,12 @@ def test_the_per_agent_example_counts_the_lead_and_the_auditor_apart() -> None:
     record = _run("from agents import Agent\nfrom pydantic import BaseModel")["record"]
     assert record.observed.steps_by_agent == {"auditor": 24, "main": 2}
     assert record.verdict.broke(unsolvable.Rule.PAST_BOUND)
+
+
+def test_every_adapter_that_takes_a_build_says_what_build_is_given() -> None:
+    """``build`` is called with the framework's model and the scenario's tools in an order of
+    each adapter's own, so a row that names no signature leaves the reader to guess it."""
+    table = SECTION.partition("| framework (extra) |")[2].partition("\n\n")[0]
+    rows = [row for row in table.splitlines() if "Adapter(build" in row]
+    assert rows
+    assert [row.split("|")[1] for row in rows if "`build(" not in row] == []
