@@ -76,10 +76,11 @@ def load_agent(spec: str, *, isolate_network: bool = False) -> Adapter:
     return NamedAdapter(adapter, name=name)
 
 
-def check_labels(specs: Sequence[str], *, isolate_network: bool = False) -> None:
+def check_labels(specs: Sequence[str], *, flag: str, isolate_network: bool = False) -> None:
     """Two agents of one run never share a label: their records, metrics, snapshots and
     baseline groups would merge into one agent's. An `AdapterError` names both and how to name
-    them apart; the same agent given twice is refused too, as its runs would be twins."""
+    them apart with ``flag``, the face's own option for an agent; the same agent given twice is
+    refused too, as its runs would be twins."""
     # The spec that has each label, by the folder name the label becomes: two labels that
     # differ only in characters a folder cannot hold would share a snapshot folder.
     seen: dict[str, str] = {}
@@ -93,7 +94,7 @@ def check_labels(specs: Sequence[str], *, isolate_network: bool = False) -> None
         raise AdapterError(
             f"agents {other!r} and {spec!r} would both be labelled {label!r}, and their "
             "runs counted as one agent's; name each with NAME=SPEC (e.g. "
-            f"--agent {_example(other, 'first')} --agent {_example(spec, 'second')}), or "
+            f"{flag} {_example(other, 'first')} {flag} {_example(spec, 'second')}), or "
             "give the agent or adapter a name of its own (name=...)"
         )
 

@@ -214,7 +214,7 @@ def _jobs(args: argparse.Namespace, library: Any) -> list[Job]:
         )
         for spec in specs
     }
-    check_labels(specs, isolate_network=args.isolate_network)
+    check_labels(specs, flag="--agent", isolate_network=args.isolate_network)
     return [
         Job(
             agent=spec,

@@ -472,7 +472,7 @@ def check_names(settings: Settings) -> None:
     try:
         for spec in settings.agents:
             load_agent(spec, isolate_network=settings.isolate_network)
-        check_labels(settings.agents, isolate_network=settings.isolate_network)
+        check_labels(settings.agents, flag=AGENT_OPTION, isolate_network=settings.isolate_network)
     except UnsolvableError as error:
         raise pytest.UsageError(f"{AGENT_OPTION}: {error}") from None
     try:

@@ -64,7 +64,8 @@ def test_two_agents_with_one_label_are_a_usage_error(run: Run, pytester: pytest.
     result.stderr.fnmatch_lines(
         [
             f"ERROR: {AGENT_OPTION}: agents 'adapters:contract' and 'adapters:other' would both "
-            "be labelled 'contract'*--agent first=adapters:contract --agent second=adapters:other*"
+            f"be labelled 'contract'*e.g. {AGENT_OPTION} first=adapters:contract "
+            f"{AGENT_OPTION} second=adapters:other)*"
         ]
     )
     named = run(f"{AGENT_OPTION}=a=adapters:contract", f"{AGENT_OPTION}=b=adapters:other", CHOSEN,

@@ -89,12 +89,12 @@ def test_a_named_run_is_recorded_under_its_name_and_leaves_the_adapter_alone() -
 
 def test_two_adapters_of_one_framework_are_refused_naming_both() -> None:
     with pytest.raises(AdapterError) as raised:
-        check_labels([f"{HERE}:budgeted", f"{HERE}:default"])
+        check_labels([f"{HERE}:budgeted", f"{HERE}:default"], flag="--agent")
     assert str(raised.value).startswith(
         f"agents '{HERE}:budgeted' and '{HERE}:default' would both be labelled 'my-framework'"
     )
     assert f"--agent first={HERE}:budgeted --agent second={HERE}:default" in str(raised.value)
-    check_labels([f"budgeted={HERE}:budgeted", f"default={HERE}:default"])
+    check_labels([f"budgeted={HERE}:budgeted", f"default={HERE}:default"], flag="--agent")
 
 
 @pytest.mark.parametrize(
@@ -107,12 +107,12 @@ def test_two_adapters_of_one_framework_are_refused_naming_both() -> None:
 )
 def test_two_agents_sharing_a_label_or_its_folder_are_refused(specs: list[str]) -> None:
     with pytest.raises(AdapterError, match="would both be labelled"):
-        check_labels(specs)
+        check_labels(specs, flag="--agent")
 
 
 def test_the_same_agent_given_twice_is_refused() -> None:
     with pytest.raises(AdapterError, match="'contract' is given twice; give it once"):
-        check_labels(["contract", "naive", "contract"])
+        check_labels(["contract", "naive", "contract"], flag="--agent")
 
 
 @pytest.mark.parametrize("prefix", ["exec:", "acp:"])
