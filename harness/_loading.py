@@ -204,12 +204,15 @@ def _import(spec: str, module_name: str) -> ModuleType:
 
 
 def _class_message(spec: str, target: type) -> str:
-    """An agent is an object: a class would be called with the session as its argument."""
+    """An agent is an object: a class would be called with the session as its argument. The
+    message names no flag, since every face (a command-line flag, a pytest option, an ini key,
+    the marker, `unsolvable.run`) takes the same spec."""
     module = spec.partition(":")[0]
     kind = "an Adapter class" if _has_adapter_methods(target) else "a class"
     return (
         f"agent {spec!r} is {kind} ({target.__qualname__}), not an agent object; instantiate it "
-        f"in {module!r}: `adapter = {target.__qualname__}()`, then pass --agent {module}:adapter"
+        f"in {module!r}: `adapter = {target.__qualname__}()`, then name that object as the "
+        f"agent: {module}:adapter"
     )
 
 

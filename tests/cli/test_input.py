@@ -61,7 +61,10 @@ def test_an_adapter_class_says_to_instantiate_it(tmp_path: Path) -> None:
     result = run_agent(tmp_path, ADAPTER_CLASS, attribute="MyAdapter")
     assert result.returncode == 2
     assert "is an Adapter class (MyAdapter)" in result.stderr
-    assert "`adapter = MyAdapter()`, then pass --agent myagent:adapter" in result.stderr
+    assert (
+        "`adapter = MyAdapter()`, then name that object as the agent: myagent:adapter"
+        in result.stderr
+    )
 
 
 def test_a_closed_pipe_ends_the_listing_quietly() -> None:

@@ -116,6 +116,12 @@ def test_ini_options_drive_the_suite(run: Run, pytester: pytest.Pytester) -> Non
             f"ERROR: {AGENT_OPTION}: agent 'pkg:missing': 'pkg' has no attribute 'missing'",
         ),
         (
+            (f"{AGENT_OPTION}=unsolvable.adapters:PlainAdapter",),
+            f"ERROR: {AGENT_OPTION}: agent 'unsolvable.adapters:PlainAdapter' is an Adapter class "
+            "(PlainAdapter), *`adapter = PlainAdapter()`, then name that object as the agent: "
+            "unsolvable.adapters:adapter",
+        ),
+        (
             (CONTRACT, f"{SCENARIO_OPTION}=constant-return/repeet"),
             "ERROR: *: unknown scenario 'constant-return/repeet'; did you mean "
             "constant-return/repeat*",
@@ -138,7 +144,16 @@ def test_ini_options_drive_the_suite(run: Run, pytester: pytest.Pytester) -> Non
             "would pass *",
         ),
     ],
-    ids=["module", "attribute", "scenario", "ceiling", "endless", "cost-margin", "rate-margin"],
+    ids=[
+        "module",
+        "attribute",
+        "class",
+        "scenario",
+        "ceiling",
+        "endless",
+        "cost-margin",
+        "rate-margin",
+    ],
 )
 def test_bad_options_are_usage_errors_not_tracebacks(
     run: Run, args: tuple[str, ...], message: str
