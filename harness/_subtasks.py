@@ -323,7 +323,9 @@ class SubtaskTable:
             call_id, dispatch = waiting[0]
             entry.dispatches[call_id] = dataclasses.replace(dispatch, started=step)
             self._start(step, entry, agent, dispatch.by)
-        elif agent in entry.returned:
+        elif agent in entry.returned or (entry.returned and not entry.active):
+            # after its delegation returned, only a new dispatch starts it again: a worker under
+            # a new name is no new dispatch
             entry.late_steps.append(step)
         else:  # a new worker with no dispatch of its own starts an attempt all the same
             self._start(step, entry, agent, None)

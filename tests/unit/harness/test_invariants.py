@@ -5,13 +5,15 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import pytest
+
 import unsolvable
 from tests import _wrong_agents as wrong
 from unsolvable import Code, Rule, Session, Stop, scenarios
 from unsolvable._invariants import invariant_failures
 from unsolvable._record import Ending
 from unsolvable.agents import contract
-from unsolvable.agents._loop import assistant, opening, tool_calls
+from unsolvable.agents._loop import assistant, dispatch, opening, tool_calls
 
 PROBE = scenarios.get("mixed-fan-out/one-denied")
 """Four subtasks: three finish, one is refused a permission for ever."""
@@ -79,6 +81,40 @@ def test_a_run_whose_worker_still_calls_after_its_stop_fails() -> None:
     verdict = unsolvable.run(_goes_on_after_returning, scenario).verdict
     assert verdict.broke(Rule.WORK_AFTER_STOP)
     assert "a worker went on with 'audit supplier S-1' at step 6" in verdict.summary
+
+
+def _retries_the_refused_unasked(name: str) -> Any:
+    """Runs the blocked audit's worker until it is refused, hands its result back, then has a
+    worker called ``name`` take the same brief up again, with no new dispatch."""
+
+    def agent(session: Session) -> Stop:
+        messages = opening(session)
+        calls = tool_calls(_said(session, messages, "main"))
+        brief: list[Any] = [{"role": "user", "content": str(calls[-1][2])}]
+        for _ in range(3):
+            for call_id, tool, arguments in tool_calls(_said(session, brief, "worker-4")):
+                brief.append(dispatch(session, call_id, tool, arguments, agent="worker-4")[0])
+        messages += [{"role": "tool", "tool_call_id": i, "content": "done"} for i, _, _ in calls]
+        _said(session, messages, "main")
+        _said(session, brief, name)
+        return Stop(code=Code.NO_PROGRESS, reason="stopped")
+
+    return agent
+
+
+def _said(session: Session, messages: list[Any], agent: str) -> Any:
+    reply = session.call_model(messages, session.tools, agent=agent)
+    messages.append(assistant(reply))
+    return reply
+
+
+@pytest.mark.parametrize("name", ["worker-4", "worker-4-again"])
+def test_work_after_a_delegation_returned_fails_under_any_worker_name(name: str) -> None:
+    """A new name is no new dispatch: a worker renamed after its delegation returned neither
+    hides its late work nor turns the refusal it met into a retry."""
+    verdict = unsolvable.run(_retries_the_refused_unasked(name), PROBE).verdict
+    assert verdict.broke(Rule.WORK_AFTER_STOP) and verdict.broke(Rule.BLOCKER_NOT_NAMED)
+    assert "a worker went on with 'audit supplier S-4' at step 6" in verdict.summary
 
 
 def test_a_role_that_spends_past_its_own_budget_fails_while_the_run_has_room() -> None:
