@@ -34,6 +34,7 @@ __all__ = [
     "Steps",
     "TodoSpawn",
     "Until",
+    "in_its_conversation",
     "restyle",
     "todo_items",
 ]
@@ -92,6 +93,14 @@ def _say(call: Call, request: ModelRequest) -> str:
 def _own_step(request: ModelRequest) -> int:
     """The caller's own step count (requests built by hand may leave it unset)."""
     return request.agent_step or request.step
+
+
+def in_its_conversation(request: ModelRequest) -> ModelRequest:
+    """A worker's request with its own step counted in its conversation (its replies so far,
+    plus one), not over every call its agent name made: a framework that runs one worker agent
+    for every subtask (agents-as-tools) gives each run a fresh conversation under one name."""
+    replies = sum(1 for message in request.messages if message.get("role") == "assistant")
+    return dataclasses.replace(request, agent_step=replies + 1)
 
 
 def _single(call: Call, request: ModelRequest, arguments: JSON | None = None) -> ModelResponse:
@@ -305,7 +314,8 @@ class FanOut:
 
     The delegation contract: the agent under test runs ``delegate`` itself — each call starts a
     worker of its own runtime, whose model calls pass ``agent="worker-N"`` (any name but
-    ``main``) and whose conversation names its subtask. A worker whose conversation names one of
+    ``main``) and whose conversation names its subtask; a worker's script counts the steps of
+    its own conversation (`in_its_conversation`). A worker whose conversation names one of
     ``per_subtask`` follows that script instead (the longest name found wins, so ``S-1`` is not
     taken for ``S-10``). The supervisor first makes the ``before`` calls, one a step; after
     ``rounds`` rounds of delegation (``None``: for ever) it follows ``then``.
@@ -324,7 +334,7 @@ class FanOut:
 
     def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
         if request.agent != "main":
-            return self._worker(request).reply(request, rng)
+            return self._worker(request).reply(in_its_conversation(request), rng)
         step = _own_step(request)
         if step <= len(self.before):
             return _single(self.before[step - 1], request)

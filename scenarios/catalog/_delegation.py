@@ -29,6 +29,7 @@ from unsolvable import (
     ToolSpec,
     named_subtask,
 )
+from unsolvable._scripts import in_its_conversation
 from unsolvable.fake_tools import FakeWorld, Tool, check_tool, constant_tool
 from unsolvable.scenarios.catalog._common import CHECK, DELEGATE, setup
 
@@ -83,7 +84,7 @@ class Waves:
         if request.agent != "main":
             named = named_subtask(request.messages, self.workers)
             script = self.idle if named is None else self.workers[named]
-            return script.reply(_in_its_conversation(request), rng)
+            return script.reply(in_its_conversation(request), rng)
         step = (request.agent_step or request.step) - len(self.before)
         if step <= 0:
             call = self.before[step - 1 + len(self.before)]
@@ -101,14 +102,6 @@ class Waves:
         arguments = dict(call.arguments)
         made = ToolCall(id=f"call_{request.step}_0", name=call.name, arguments=arguments)
         return ModelResponse(content=text, tool_calls=(made,))
-
-
-def _in_its_conversation(request: ModelRequest) -> ModelRequest:
-    """A worker's request with its own step counted in its conversation (its replies so far,
-    plus one), not over every call its agent name made: a framework that runs one worker agent
-    for every subtask (agents-as-tools) gives each run a fresh conversation under one name."""
-    replies = sum(1 for message in request.messages if message.get("role") == "assistant")
-    return dataclasses.replace(request, agent_step=replies + 1)
 
 
 def _dispatch(wave: Wave, request: ModelRequest, *, round_: int) -> ModelResponse:

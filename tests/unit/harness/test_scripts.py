@@ -15,12 +15,14 @@ from hypothesis import strategies as st
 from tests import _builders as b
 from tests import _strategies as strategies
 from unsolvable import (
+    JSON,
     Call,
     Claim,
     ClaimSuccess,
     Cycle,
     FanOut,
     GiveUp,
+    ModelRequest,
     Repeat,
     Shared,
     Steps,
@@ -218,13 +220,20 @@ def test_fan_out_hands_every_subtask_to_a_worker_in_one_step() -> None:
     assert (worked.name, worked.arguments["request_id"][:4]) == ("a", "req-")
 
 
-def test_worker_scripts_are_driven_by_the_workers_own_steps() -> None:
+def _in_conversation(step: int, replies: int, agent: str = "w1") -> ModelRequest:
+    """A worker's request at run step ``step``, its conversation holding ``replies`` of its
+    own replies; its agent name has made as many calls again, in other conversations."""
+    said: JSON = {"role": "assistant", "content": "a reply"}
+    request = b.request(step, agent=agent, agent_step=2 * replies + 1)
+    return dataclasses.replace(request, messages=(*request.messages, *[said] * replies))
+
+
+def test_worker_scripts_are_driven_by_the_steps_of_the_workers_own_conversation() -> None:
     worker = Steps(calls=[A, B], then=Perturbed(call=SEARCH, kind="offset", field="offset"))
     script = FanOut(delegate=C, field="task", subtasks=["x"], worker=worker)
     rng = random.Random(0)
     moves = [
-        script.reply(b.request(step, agent="w1", agent_step=own), rng)
-        for step, own in [(2, 1), (5, 2), (9, 3)]
+        script.reply(_in_conversation(step, own), rng) for step, own in [(2, 0), (5, 1), (9, 2)]
     ]
     assert [m.tool_calls[0].name for m in moves[:2]] == ["a", "b"]
     assert moves[2].tool_calls[0].arguments["offset"] == 3, "the worker's own third step"

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
 import unsolvable
 from tests import _wrong_agents as wrong
 from tests._explorer import explore, first_difference
-from unsolvable import Scenario, Setup, ToolSpec, scenarios
+from unsolvable import DELEGATE_TOOL, Scenario, Session, Setup, ToolSpec, scenarios
+from unsolvable.agents import contract
 from unsolvable.fake_tools import ToolRouter, constant_tool
 from unsolvable.reports._metrics import lag
 from unsolvable.scenarios.catalog._control import is_ambiguous
@@ -86,3 +88,46 @@ def test_no_tell_lets_an_agent_pass_an_ambiguous_twin_at_no_cost_on_its_sibling(
     siblings = [unsolvable.run(reader(), sibling, seed=seed) for seed in twin.seeds]  # type: ignore[arg-type]
     free = all(r.verdict.passed for r in twins) and all(lag(r) <= 0 for r in siblings)
     assert not free, [(r.seed, r.verdict.summary, lag(r)) for r in (*twins, *siblings)]
+
+
+class _OneWorkerName:
+    """A session whose workers all call under one agent name, as a runtime that runs one worker
+    agent for every subtask (agents-as-tools) calls: each subtask a fresh conversation."""
+
+    def __init__(self, session: Session) -> None:
+        self._session = session
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._session, name)
+
+    def call_model(self, messages: Any, tools: Any = None, *, agent: str = "main") -> Any:
+        return self._session.call_model(messages, tools, agent=_one_worker(agent))
+
+    def call_tool(self, name: str, arguments: Any = None, *, agent: str = "main") -> str:
+        return self._session.call_tool(name, arguments, agent=_one_worker(agent))
+
+
+def _one_worker(agent: str) -> str:
+    return agent if agent == "main" else "worker"
+
+
+BY_NAME = frozenset({"nested-delegation/twin-specialist-works"})
+"""Twins whose workers are told apart by name: a brief handed on under the name of the worker
+that hands it on is that worker still, for the subtask table as for the model."""
+DELEGATING_TWINS = [
+    (twin, seed)
+    for twin in scenarios.SCENARIOS
+    if twin.twin_of is not None and twin.name not in BY_NAME
+    if DELEGATE_TOOL in {spec.name for spec in twin.build(0).toolbox.specs}
+    for seed in twin.seeds
+]
+
+
+@pytest.mark.parametrize(
+    ("twin", "seed"), DELEGATING_TWINS, ids=[f"{t.name}-seed{s}" for t, s in DELEGATING_TWINS]
+)
+def test_a_twin_does_not_depend_on_what_the_workers_are_named(twin: Scenario, seed: int) -> None:
+    """The model follows each worker by its conversation, never by its name: the contract with
+    its workers under one name passes every twin it passes with a name for each."""
+    record = unsolvable.run(lambda session: contract(_OneWorkerName(session)), twin, seed=seed)  # type: ignore[arg-type]
+    assert record.verdict.passed, record.verdict.summary
