@@ -282,21 +282,27 @@ class StagnationProbe:
         return self._stagnant_at(tokens, spent_cost, _Ends(clock=clock, calls=calls))
 
     def _stagnant_at(
-        self, tokens: int, spent_cost: Spend, ends: _Ends, role_spent: int | None = None
+        self,
+        tokens: int,
+        spent_cost: Spend,
+        ends: _Ends,
+        role_spent: int | None = None,
+        finished_at: int = 0,
     ) -> int:
         """`first_stagnant_step`, the dollars spent step by step priced by the caller, which
         reads them again for the lag (`truth`): priced once per run. ``role_spent`` is the step
-        during which a role's own step budget ran out, when the scenario gives roles one."""
+        during which a role's own step budget ran out, when the scenario gives roles one;
+        ``finished_at`` the step at which a subtask last succeeded (0: none did)."""
         rule = self.scenario.stagnation
         if rule is Stagnation.FIRST_REFUSAL and self.first_refusal_step:
-            return self.first_refusal_step
+            return _after(self.first_refusal_step, finished_at)
         if rule is Stagnation.CRITERIA:
             return self.last_criteria_move + 1
         if rule is Stagnation.BUDGET_SPENT:
             spent = self._budget_spent_at(
                 Spend(before=self.tokens_before_step, total=tokens), spent_cost, ends
             )
-            return spent if role_spent is None else min(spent, role_spent)
+            return spent if role_spent is None else min(spent, _after(role_spent, finished_at))
         return self.last_productive_step + 1
 
     def truth(
@@ -308,18 +314,19 @@ class StagnationProbe:
         clock: float = 0.0,
         calls: int = 0,
         role_spent: int | None = None,
+        finished_at: int = 0,
     ) -> Truth:
         """The first stagnant step, the evidence of it, and the signed lag in tokens (sent, the
         agent's fixed prompt included) and dollars of a run that ended with these totals
-        (``clock``: simulated seconds; ``calls``: external ones; ``role_spent``: see
-        `_stagnant_at`)."""
+        (``clock``: simulated seconds; ``calls``: external ones; ``role_spent`` and
+        ``finished_at``: see `_stagnant_at`)."""
         if self.scenario.solvable:
             return Truth(
                 first_stagnant_step=None, lag_tokens=None, lag_cost_usd=None, evidence_step=None
             )
         spent_cost = Spend(before=self.cost_before_step, total=cost)
         stagnant = self._stagnant_at(
-            tokens, spent_cost, _Ends(clock=clock, calls=calls), role_spent
+            tokens, spent_cost, _Ends(clock=clock, calls=calls), role_spent, finished_at
         )
         spent_sent = Spend(before=self.sent_before_step, total=sent)
         return Truth(
@@ -427,6 +434,14 @@ class StagnationProbe:
             return None
         demand = max(before[-1] + last, calls)
         return len(before) + math.ceil((limit - demand) / last)
+
+
+def _after(stuck: int, finished_at: int) -> int:
+    """``stuck``, the step at which one part of the work could go no further (a refusal, a
+    role's budget spent), or the step after a subtask that succeeded later: other workers
+    finishing their subtasks is progress, so the truth does not hang on the order in which a
+    runtime runs its workers."""
+    return finished_at + 1 if finished_at > stuck else stuck
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -120,7 +120,9 @@ class Stagnation(StrEnum):
     world's checks say of it (`unsolvable.fake_tools.FakeWorld.put`), so new words judged as
     old ones are no progress."""
     FIRST_REFUSAL = "first_refusal"
-    """The step whose tool call was first refused: a missing permission or a dependency down."""
+    """The step whose tool call was first refused: a missing permission or a dependency down;
+    in a run of several agents, the step after a subtask that other workers finished later,
+    when one did (their work is progress, whatever order a runtime runs its workers in)."""
     CRITERIA = "criteria"
     """The step after the last one that changed which completion criteria fail: artifacts that
     move no criterion are no progress (the world must be a `CriteriaWorld`)."""
@@ -129,7 +131,8 @@ class Stagnation(StrEnum):
     spend reached the token, total time, idle time or call budget; the last step the dollar
     budget could cover): an agent that stops there stops on the spot, and each step after it
     is waste. A run that stopped short of it has it projected at its last step's spend. Time
-    is the session clock's simulated part (waits, tool time), the same every run."""
+    is the session clock's simulated part (waits, tool time), the same every run. A role's own
+    budget spent gives way, as a refusal does, to a subtask other workers finished later."""
 
 
 class McpErrors(StrEnum):

@@ -318,6 +318,7 @@ class Session:
                 clock=clock,
                 calls=calls,
                 role_spent=self._subtasks.budget_spent_at(meter.steps),
+                finished_at=self._subtasks.last_success,
             )
             overrun = self._probe.overrun(tokens=meter.charged, cost=cost, sent=meter.sent)
             return Observed(

@@ -191,6 +191,9 @@ class SubtaskTable:
         """Steps each role began with its own budget already spent."""
         self.role_spent_at: dict[str, int] = {}
         """The step during which each role's budget ran out."""
+        self.last_success = 0
+        """The step at which a subtask last succeeded, every dependency of it met when it
+        started (0: none did): work finished, whichever worker finished it."""
         self._entries: dict[str, _Entry] = {}
         for spec in declared:
             entry = self._entries[spec.name] = _Entry(spec=spec)
@@ -263,6 +266,8 @@ class SubtaskTable:
             entry.refusal = f"{name} was refused: {result.refusal}{named}"
         if entry.state is not SubtaskState.SUCCEEDED and self._holds(entry) is True:
             entry.move(step, SubtaskState.SUCCEEDED, agent, f"its criteria held after {name}")
+            if not entry.blocked_starts:
+                self.last_success = max(self.last_success, step)
 
     def finish(self, step: int, *, world_complete: bool) -> tuple[Subtask, ...]:
         """The table when the run ended at ``step``: no subtask is left pending or running."""

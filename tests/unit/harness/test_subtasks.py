@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+from typing import Any
 
 import pytest
 
@@ -21,6 +22,7 @@ from unsolvable import (
 from unsolvable._errors import ScenarioError
 from unsolvable.agents import contract
 from unsolvable.agents._loop import assistant, dispatch, opening, tool_calls
+from unsolvable.reports._metrics import lag
 
 
 @functools.cache
@@ -157,3 +159,41 @@ def test_a_stop_before_any_role_step_projects_the_role_budget_it_could_have_spen
     assert unsolvable.run(_stops_after_one_step, scenario).observed.first_stagnant_step == (
         _run(name).observed.first_stagnant_step
     )
+
+
+class _LastWorkerFirst:
+    """A session whose model lists each step's calls last first: a runtime that runs a wave's
+    workers in another order than the model gave them."""
+
+    def __init__(self, session: Session) -> None:
+        self._session = session
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._session, name)
+
+    def call_model(self, messages: Any, tools: Any = None, *, agent: str = "main") -> Any:
+        reply = self._session.call_model(messages, tools, agent=agent)
+        calls = reply.get("tool_calls")
+        return {**reply, "tool_calls": calls[::-1]} if calls else reply
+
+
+ONE_BLOCKED = [
+    "mixed-fan-out/one-denied",
+    "mixed-fan-out/one-dependency-down",
+    "mixed-fan-out/swallowed-error",
+    "mixed-fan-out/out-of-turns-reported-done",
+    "task-graph/upstream-down",
+]
+"""Waves in which one worker is blocked (refused, or its role out of steps) and the others
+finish their subtasks."""
+
+
+@pytest.mark.parametrize("name", ONE_BLOCKED)
+def test_the_first_stagnant_step_does_not_hang_on_the_order_the_workers_run_in(name: str) -> None:
+    """The others finishing their subtasks after the blocked one is progress: the same stop,
+    after the same work, is no later for a runtime that ran the blocked worker first."""
+    scenario = scenarios.get(name)
+    given = unsolvable.run(contract, scenario)
+    turned = unsolvable.run(lambda session: contract(_LastWorkerFirst(session)), scenario)  # type: ignore[arg-type]
+    assert turned.observed.steps == given.observed.steps and turned.verdict.passed
+    assert lag(turned) <= lag(given), (turned.observed.first_stagnant_step, lag(given))
