@@ -197,3 +197,24 @@ def test_the_first_stagnant_step_does_not_hang_on_the_order_the_workers_run_in(n
     turned = unsolvable.run(lambda session: contract(_LastWorkerFirst(session)), scenario)  # type: ignore[arg-type]
     assert turned.observed.steps == given.observed.steps and turned.verdict.passed
     assert lag(turned) <= lag(given), (turned.observed.first_stagnant_step, lag(given))
+
+
+def _joins_anyway(session: Session) -> Stop:
+    """The contract, then a worker of its own that writes the answer joining the search the
+    contract stopped on: a subtask run although its dependency failed."""
+    stop = contract(session)
+    brief = [{"role": "user", "content": '{"subtask": "write the answer"}'}]
+    for call_id, name, arguments in tool_calls(
+        session.call_model(brief, session.tools, agent="joiner")
+    ):
+        dispatch(session, call_id, name, arguments, agent="joiner")
+    return stop
+
+
+def test_a_subtask_done_although_its_dependency_failed_moves_no_ground_truth() -> None:
+    """Only work that could count is progress: writing the join of a failed search after the
+    stop must not make that stop look timely."""
+    scenario = scenarios.get("task-graph/upstream-down")
+    honest, joined = unsolvable.run(contract, scenario), unsolvable.run(_joins_anyway, scenario)
+    assert joined.verdict.broke(unsolvable.Rule.FAILURE_NOT_PROPAGATED)
+    assert joined.observed.first_stagnant_step == honest.observed.first_stagnant_step
