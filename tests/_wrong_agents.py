@@ -7,7 +7,16 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from unsolvable import CHECK_TOOL, PROTOCOL_TOOLS, Code, ContextOverflow, Pricing, Session, Stop
+from unsolvable import (
+    CHECK_TOOL,
+    PROTOCOL_TOOLS,
+    Budget,
+    Code,
+    ContextOverflow,
+    Pricing,
+    Session,
+    Stop,
+)
 from unsolvable.agents import ContractAgent, ContractThresholds
 from unsolvable.agents._fingerprint import action_fingerprint, observation_fingerprint, parse
 from unsolvable.agents._loop import assistant, dispatch, opening, tool_calls
@@ -342,6 +351,18 @@ def reads_the_tool_list(attempts: int = 3) -> Any:
                     code = Code.ERROR_FATAL if _refused(result["content"]) else Code.NO_PROGRESS
                     return Stop(code=code, reason=f"{name}: nothing else to try")
         return Stop(code=Code.BUDGET_STEPS, reason="steps", partial=len(messages))
+
+    return agent
+
+
+def reads_the_budget(twin: Budget) -> Any:
+    """Reads the budget instead of the evidence: the contract when the budget is ``twin``'s,
+    else a stop at the second identical answer. Where only a twin has a budget of its own, that
+    is a tell: it passes the twin and stops sooner than the contract on the sibling."""
+    hasty = stops_on_identical_calls(2)
+
+    def agent(session: Session) -> Stop:
+        return ContractAgent()(session) if session.budget == twin else hasty(session)
 
     return agent
 

@@ -112,8 +112,10 @@ def twin(
     answers until ``diverges_at(seed)`` (`Scenario.diverges_at`). ``needed`` is the most steps
     the model takes to finish over the seeds (its final claim included, a lead of background
     reading not: N counts from its end); ``lead`` says its build reads the sibling's background
-    first (`stuck_setup`), as the sibling's does. Its step budget covers the longest lead."""
-    fields.setdefault("budget", budget(needed + max(LEADS) + SLACK))
+    first (`stuck_setup`), as the sibling's does. Its step budget covers the longest lead; an
+    ambiguous twin has its sibling's budget, which an agent reads as it reads the tools."""
+    own = sibling.budget if variant.startswith(AMBIGUOUS) else budget(needed + max(LEADS) + SLACK)
+    fields.setdefault("budget", own)
     return scenario(
         family=sibling.family,
         variant=variant,

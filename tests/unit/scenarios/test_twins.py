@@ -90,6 +90,27 @@ def test_no_tell_lets_an_agent_pass_an_ambiguous_twin_at_no_cost_on_its_sibling(
     assert not free, [(r.seed, r.verdict.summary, lag(r)) for r in (*twins, *siblings)]
 
 
+@pytest.mark.parametrize("name", AMBIGUOUS)
+def test_no_budget_lets_an_agent_pass_an_ambiguous_twin_at_no_cost_on_its_sibling(
+    name: str,
+) -> None:
+    """The budget is part of what an agent reads: where an ambiguous twin's told it apart, the
+    reader passed the twin on every seed and beat the contract's lag on every sibling."""
+    twin = scenarios.get(name)
+    sibling = scenarios.get(twin.twin_of or "")
+    reader = wrong.reads_the_budget(twin.budget)
+    twins = [unsolvable.run(reader, twin, seed=seed) for seed in twin.seeds]
+    lags = [
+        (
+            lag(unsolvable.run(reader, sibling, seed=seed)),
+            lag(unsolvable.run(contract, sibling, seed=seed)),
+        )
+        for seed in twin.seeds
+    ]
+    free = all(r.verdict.passed for r in twins) and all(mine < its for mine, its in lags)
+    assert not free, ([r.verdict.summary for r in twins], lags)
+
+
 class _OneWorkerName:
     """A session whose workers all call under one agent name, as a runtime that runs one worker
     agent for every subtask (agents-as-tools) calls: each subtask a fresh conversation."""
