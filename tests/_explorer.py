@@ -9,7 +9,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import unsolvable
-from unsolvable import CHECK_TOOL, Code, ContextOverflow, Scenario, Session, Stop
+from unsolvable import (
+    CHECK_TOOL,
+    DELEGATE_TOOL,
+    JSON,
+    Code,
+    ContextOverflow,
+    Scenario,
+    Session,
+    Stop,
+)
 from unsolvable.agents._loop import assistant, dispatch, opening, tool_calls
 
 VOLATILE = "request_id"
@@ -39,49 +48,84 @@ class Seen:
     answers: tuple[str, ...]
     world: str
     """``check_completion`` after the step."""
+    agent: str = "main"
 
 
 @dataclass
 class Explorer:
     """Makes every call the model asks for, re-reads the world after each step, never hints and
-    never stops early: it sees everything a run shows, for ``steps`` steps."""
+    never stops early: it sees everything a run shows, for ``steps`` steps. With ``workers``, it
+    runs each ``delegate`` call as a worker of its own (``worker-<call id>``, its brief the
+    call's arguments) whose steps it explores too, as a system of agents does."""
 
     steps: int
     task: str = ""
     seen: list[Seen] = field(default_factory=list)
+    workers: bool = False
+    refused: bool = field(default=False, init=False)
+    """A request over the context window ended the exploration."""
 
     def __call__(self, session: Session) -> Stop:
-        self.task, messages = session.task, opening(session)
-        for step in range(1, self.steps + 1):
+        self.task = session.task
+        self._converse(session, opening(session), "main")
+        return Stop(code=Code.NO_PROGRESS, reason="explored", partial=len(self.seen))
+
+    def _converse(self, session: Session, messages: list[JSON], agent: str) -> str:
+        """Explores one agent's conversation until its model calls no tool or the steps run out;
+        its last words."""
+        said = ""
+        while len(self.seen) < self.steps and not self.refused:
             offered = json.dumps([spec.to_openai() for spec in session.tools], sort_keys=True)
             try:
-                reply = session.call_model(messages, session.tools)
+                reply = session.call_model(messages, session.tools, agent=agent)
             except ContextOverflow as overflow:  # as far as a run goes without compacting
                 world = _aside(session.call_tool(CHECK_TOOL, {}))
-                said = f"refused: {overflow}"
-                self.seen.append(Seen(step, offered, said, calls=(), answers=(), world=world))
+                said, self.refused = f"refused: {overflow}", True
+                self.seen.append(Seen(len(self.seen) + 1, offered, said, (), (), world))
                 break
+            step = len(self.seen) + 1
             messages.append(assistant(reply))
             calls = tool_calls(reply)
-            answers = [dispatch(session, *call)[0] for call in calls]
-            messages += answers
+            answers = {call[0]: self._answer(session, agent, *call) for call in calls}
+            said = reply.get("content") or ""
             self.seen.append(
                 Seen(
                     step=step,
                     tools=offered,
                     said=reply.get("content"),
                     calls=tuple((name, str(arguments)) for _, name, arguments in calls),
-                    answers=tuple(_aside(answer["content"]) for answer in answers),
+                    answers=tuple(_aside(answer["content"]) for answer in answers.values()),
                     world=_aside(session.call_tool(CHECK_TOOL, {})),
+                    agent=agent,
                 )
             )
+            messages += [self._worker(session, answers, *call) for call in calls]
             if not calls:
                 break
-        return Stop(code=Code.NO_PROGRESS, reason="explored", partial=len(self.seen))
+        return said
+
+    def _answer(
+        self, session: Session, agent: str, call_id: str, name: str, arguments: Any
+    ) -> JSON:
+        """The tool's answer, or none yet for a ``delegate`` call that a worker answers."""
+        if self.workers and name == DELEGATE_TOOL:
+            return {"role": "tool", "tool_call_id": call_id, "content": ""}
+        return dispatch(session, call_id, name, arguments, agent=agent)[0]
+
+    def _worker(
+        self, session: Session, answers: dict[str, JSON], call_id: str, name: str, arguments: Any
+    ) -> JSON:
+        """The answer to one call: a ``delegate`` call's is its worker's last words, explored
+        after the step that asked for it."""
+        answer = answers[call_id]
+        if not (self.workers and name == DELEGATE_TOOL):
+            return answer
+        brief = [*opening(session)[:-1], {"role": "user", "content": str(arguments)}]
+        return {**answer, "content": self._converse(session, brief, f"worker-{call_id}")}
 
 
-def explore(scenario: Scenario, seed: int, steps: int) -> Explorer:
-    explorer = Explorer(steps)
+def explore(scenario: Scenario, seed: int, steps: int, *, workers: bool = False) -> Explorer:
+    explorer = Explorer(steps, workers=workers)
     unsolvable.run(explorer, scenario, seed=seed)
     return explorer
 

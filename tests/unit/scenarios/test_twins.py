@@ -17,6 +17,7 @@ from unsolvable import DELEGATE_TOOL, Scenario, Session, Setup, ToolSpec, scenar
 from unsolvable.agents import contract
 from unsolvable.fake_tools import ToolRouter, constant_tool
 from unsolvable.reports._metrics import lag
+from unsolvable.scenarios.catalog._common import LEADS
 from unsolvable.scenarios.catalog._control import is_ambiguous
 
 PAIRS = [
@@ -109,6 +110,40 @@ def test_no_budget_lets_an_agent_pass_an_ambiguous_twin_at_no_cost_on_its_siblin
     ]
     free = all(r.verdict.passed for r in twins) and all(mine < its for mine, its in lags)
     assert not free, ([r.verdict.summary for r in twins], lags)
+
+
+MOVES_OTHERWISE = frozenset(
+    {"role-ping-pong/twin-team-remote", "nested-delegation/twin-specialist-works"}
+)
+"""Twins whose divergence is the model's own move (a push to another remote, a specialist that
+does the work): there the first difference is what the model says and does."""
+DELEGATES = [
+    (twin, seed)
+    for twin in scenarios.SCENARIOS
+    if twin.twin_of is not None
+    if DELEGATE_TOOL in {spec.name for spec in twin.build(0).toolbox.specs}
+    for seed in twin.seeds
+]
+
+
+@pytest.mark.parametrize(
+    ("twin", "seed"), DELEGATES, ids=[f"{t.name}-seed{s}" for t, s in DELEGATES]
+)
+def test_a_twins_workers_meet_its_siblings_until_the_evidence_differs(
+    twin: Scenario, seed: int
+) -> None:
+    """Explored with a worker for each delegate call, a twin and its sibling first differ in
+    what a tool answers — the evidence of progress — never in the tools any agent is offered,
+    and never in what the model says or does before an answer differed."""
+    sibling = scenarios.get(twin.twin_of or "")
+    steps = sibling.step_bound + max(LEADS)
+    mine, theirs = (explore(s, seed, steps, workers=True) for s in (twin, sibling))
+    pairs = zip(mine.seen, theirs.seen, strict=False)  # either may run on past the other
+    at = next(i for i, (ours, its) in enumerate(pairs) if ours != its)
+    ours, its = mine.seen[at], theirs.seen[at]
+    assert mine.task == theirs.task and ours.tools == its.tools and ours.agent == its.agent
+    moved = (ours.said, ours.calls) != (its.said, its.calls)
+    assert moved == (twin.name in MOVES_OTHERWISE), first_difference(mine, theirs, steps + 1)
 
 
 class _OneWorkerName:
