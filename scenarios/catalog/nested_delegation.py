@@ -8,11 +8,14 @@ same until the specialist, which does the audit.
 
 from __future__ import annotations
 
+import dataclasses
 import random
+from collections.abc import Sequence
 from functools import partial
 
 from unsolvable import (
     DELEGATE_TOOL,
+    JSON,
     Claim,
     Code,
     ModelRequest,
@@ -46,25 +49,66 @@ counts from the end of the seed's background reading)."""
 
 
 class PassesOn:
-    """The first ``levels`` agents that take ``brief`` hand it on whole at their first step
-    ("I've dispatched this") and say so after; every later one follows ``then``. Stateful (it
-    remembers the agents in the order they came), so one instance serves one run."""
+    """The first ``levels`` workers that take ``brief`` hand it on whole at their first step
+    ("I've dispatched this") and say so after; every later one follows ``then``, from its own
+    first step. Stateful (it remembers the levels in the order they came), so one instance
+    serves one run.
+
+    A level is a worker's conversation: a fresh one (or a new agent's) opens the next level, so a
+    runtime that runs every worker under one name nests as deep as one that names each; a
+    conversation goes on at the level whose first call it holds (a fresh id each step), else at
+    its agent's (one handed on whole holds its supervisor's calls)."""
 
     def __init__(self, *, brief: str, levels: int | None, then: Script) -> None:
         self.brief, self.levels, self.then = brief, levels, then
-        self._agents: list[str] = []
+        self._opened: list[int] = []
+        """Each level's own step count when it opened."""
+        self._by_call: dict[str, int] = {}
+        """The level of the conversation that holds each level's first call."""
+        self._by_agent: dict[str, int] = {}
+        """The level each agent opened last."""
 
     def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
-        if request.agent not in self._agents:
-            self._agents.append(request.agent)
-        level = self._agents.index(request.agent)
+        level, opens = self._level(request)
+        step = _own_step(request) - self._opened[level] + 1
         if self.levels is not None and level >= self.levels:
-            return self.then.reply(request, rng)
-        if (request.agent_step or request.step) > 1:
+            later = dataclasses.replace(request, agent_step=step)
+            return self._opening(level, opens, self.then.reply(later, rng))
+        if not opens:
             return ModelResponse(content=f"I've dispatched this: {self.brief} is with a worker.")
         arguments = {"subtask": self.brief}
         call = ToolCall(id=f"call_{request.step}_0", name=DELEGATE_TOOL, arguments=arguments)
-        return ModelResponse(content="I've dispatched this to a specialist.", tool_calls=(call,))
+        passed = ModelResponse(content="I've dispatched this to a specialist.", tool_calls=(call,))
+        return self._opening(level, opens, passed)
+
+    def _level(self, request: ModelRequest) -> tuple[int, bool]:
+        """The level the request's conversation is at, and whether it opens it."""
+        first = _first_call(request.messages)
+        if first in self._by_call:
+            return self._by_call[first], False
+        if first is not None and request.agent in self._by_agent:
+            return self._by_agent[request.agent], False
+        self._opened.append(_own_step(request))
+        self._by_agent[request.agent] = len(self._opened) - 1
+        return len(self._opened) - 1, True
+
+    def _opening(self, level: int, opens: bool, response: ModelResponse) -> ModelResponse:
+        """``response``, its first call noted as its level's when it opens the level."""
+        if opens and response.tool_calls:
+            self._by_call[response.tool_calls[0].id] = level
+        return response
+
+
+def _own_step(request: ModelRequest) -> int:
+    return request.agent_step or request.step
+
+
+def _first_call(messages: Sequence[JSON]) -> str | None:
+    """The id of the first tool call the conversation holds, or ``None`` in a fresh one."""
+    for message in messages:
+        for call in message.get("tool_calls") or () if message.get("role") == "assistant" else ():
+            return str(call.get("id"))
+    return None
 
 
 def _build(seed: int, *, levels: int | None = None) -> Setup:

@@ -167,20 +167,8 @@ def _one_worker(agent: str) -> str:
     return agent if agent == "main" else "worker"
 
 
-BY_NAME = frozenset({"nested-delegation/twin-specialist-works"})
-"""Twins whose workers are told apart by name: a brief handed on under the name of the worker
-that hands it on is that worker still, for the subtask table as for the model."""
-DELEGATING_TWINS = [
-    (twin, seed)
-    for twin in scenarios.SCENARIOS
-    if twin.twin_of is not None and twin.name not in BY_NAME
-    if DELEGATE_TOOL in {spec.name for spec in twin.build(0).toolbox.specs}
-    for seed in twin.seeds
-]
-
-
 @pytest.mark.parametrize(
-    ("twin", "seed"), DELEGATING_TWINS, ids=[f"{t.name}-seed{s}" for t, s in DELEGATING_TWINS]
+    ("twin", "seed"), DELEGATES, ids=[f"{t.name}-seed{s}" for t, s in DELEGATES]
 )
 def test_a_twin_does_not_depend_on_what_the_workers_are_named(twin: Scenario, seed: int) -> None:
     """The model follows each worker by its conversation, never by its name: the contract with
