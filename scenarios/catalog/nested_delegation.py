@@ -70,7 +70,7 @@ class PassesOn:
 
     def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
         level, opens = self._level(request)
-        step = _own_step(request) - self._opened[level] + 1
+        step = (request.agent_step or request.step) - self._opened[level] + 1
         if self.levels is not None and level >= self.levels:
             later = dataclasses.replace(request, agent_step=step)
             return self._opening(level, opens, self.then.reply(later, rng))
@@ -88,7 +88,7 @@ class PassesOn:
             return self._by_call[first], False
         if first is not None and request.agent in self._by_agent:
             return self._by_agent[request.agent], False
-        self._opened.append(_own_step(request))
+        self._opened.append(request.agent_step or request.step)
         self._by_agent[request.agent] = len(self._opened) - 1
         return len(self._opened) - 1, True
 
@@ -99,16 +99,10 @@ class PassesOn:
         return response
 
 
-def _own_step(request: ModelRequest) -> int:
-    return request.agent_step or request.step
-
-
 def _first_call(messages: Sequence[JSON]) -> str | None:
     """The id of the first tool call the conversation holds, or ``None`` in a fresh one."""
-    for message in messages:
-        for call in message.get("tool_calls") or () if message.get("role") == "assistant" else ():
-            return str(call.get("id"))
-    return None
+    calls = (c for m in messages if m.get("role") == "assistant" for c in m.get("tool_calls") or ())
+    return next((str(call.get("id")) for call in calls), None)
 
 
 def _build(seed: int, *, levels: int | None = None) -> Setup:
