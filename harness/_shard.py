@@ -8,14 +8,18 @@ shards never overlap and together make every run once (`unsolvable merge` checks
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from unsolvable._errors import ShardError
 
-__all__ = ["Shard", "ShardTag", "assign"]
+if TYPE_CHECKING:
+    from unsolvable._record import TerminationRecord
+
+__all__ = ["Shard", "ShardTag", "assign", "in_order"]
 
 FORM = re.compile(r"([0-9]+)/([0-9]+)")
 
@@ -70,6 +74,18 @@ def assign(weights: Sequence[int], count: int) -> list[list[int]]:
 
 Key = tuple[str | int, ...]
 """A record's place in the whole run's order, compared as a tuple."""
+
+
+def in_order(keyed: Iterable[tuple[Key, TerminationRecord]]) -> list[TerminationRecord]:
+    """The records by their keys. Records that share a key (the pytest plugin's tests of one's
+    own may run a case twice, with other budgets) go by their stable JSON: the order they
+    arrived in is a race between xdist workers, or the order of shards, and must not show."""
+    ordered = sorted(keyed, key=lambda item: item[0])
+    records: list[TerminationRecord] = []
+    for _, group in itertools.groupby(ordered, key=lambda item: item[0]):
+        alike = [record for _, record in group]
+        records += sorted(alike, key=lambda record: record.to_json()) if len(alike) > 1 else alike
+    return records
 
 
 @dataclass(frozen=True, kw_only=True)

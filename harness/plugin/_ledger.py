@@ -102,7 +102,10 @@ class RunLedger:
 
     def sorted_records(self) -> list[TerminationRecord]:
         """Agent, then library order, then seed: the same order serial or under xdist."""
-        return sorted(self.records, key=_order())
+        from unsolvable._shard import in_order
+
+        order = _order()
+        return in_order((order(record), record) for record in self.records)
 
     def _shard_tag(
         self, options: ReportOptions, *, whole: bool, plan: str | None

@@ -15,7 +15,7 @@ from pathlib import Path
 from unsolvable._errors import ShardError
 from unsolvable._input import load_json, read_input
 from unsolvable._record import TerminationRecord
-from unsolvable._shard import Key, ShardTag
+from unsolvable._shard import ShardTag, in_order
 
 __all__ = ["Part", "merge", "read_part"]
 
@@ -57,15 +57,11 @@ def merge(parts: Sequence[Part]) -> list[TerminationRecord]:
     """The whole run's records, each part's put where its keys say; `ShardError` unless the
     parts are every shard of one run, once each, each run to its end."""
     _check(parts)
-    keyed: list[tuple[Key, int, TerminationRecord]] = [
-        (key, number, record)
-        for number, part in enumerate(sorted(parts, key=lambda p: p.tag.shard.index))
+    return in_order(
+        (key, record)
+        for part in parts
         for key, record in zip(part.tag.order, part.records, strict=True)
-    ]
-    # A key the plugin gives may repeat (a test of one's own beside the suite's case); the
-    # parts' order, then each part's own, keeps such records as the whole run has them.
-    keyed.sort(key=lambda item: (item[0], item[1]))
-    return [record for _, _, record in keyed]
+    )
 
 
 def _check(parts: Sequence[Part]) -> None:

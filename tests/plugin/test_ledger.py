@@ -136,3 +136,17 @@ def test_the_summary_shows_an_agents_label_escaped(
     ledger = RunLedger()
     ledger.add(dataclasses.replace(records[0], agent="ev\x1b[2Jil"))
     assert "agent ev\\x1b[2Jil" in ledger.summary()
+
+
+def test_records_of_one_case_come_out_in_one_order_whichever_arrived_first() -> None:
+    """Two tests of one's own may run the same case with other budgets: under xdist either
+    record may reach the controller first, and the reports must not show which did."""
+    shorter = _record("naive", "constant-return/repeat", max_steps=20)
+    longer = _record("naive", "constant-return/repeat", max_steps=30)
+    orders = []
+    for arrived in ((shorter, longer), (longer, shorter)):
+        ledger = RunLedger()
+        for record in arrived:
+            ledger.add(record)
+        orders.append(ledger.sorted_records())
+    assert orders[0] == orders[1]
