@@ -8,7 +8,7 @@ an order; parts that do not make exactly one whole run are refused, naming what 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +18,12 @@ from unsolvable._record import TerminationRecord
 from unsolvable._shard import ShardTag, in_order
 
 __all__ = ["Part", "merge", "read_part"]
+
+SAME_COMMAND = (
+    "make every shard with the same command, changing only its shard (--shard K/N, "
+    "--unsolvable-shard K/N)"
+)
+"""What to do about parts that were not cut from one run."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -69,7 +75,8 @@ def _check(parts: Sequence[Part]) -> None:
         raise ShardError("no parts to merge: pass every shard's --json file")
     counts = {part.tag.shard.count for part in parts}
     if len(counts) > 1:
-        raise ShardError(f"the parts split different runs (into {_list(counts)} shards)")
+        shards = _each(parts, lambda part: f"into {part.tag.shard.count} shards")
+        raise ShardError(f"the parts split different runs ({shards}); {SAME_COMMAND}")
     count = counts.pop()
     given = sorted(part.tag.shard.index for part in parts)
     if given != list(range(1, count + 1)):
@@ -87,10 +94,24 @@ def _check(parts: Sequence[Part]) -> None:
                 f"{str(part.path)!r}, shard {part.tag.shard}, did not finish every run (it was "
                 "interrupted, or lost a worker); run that shard again"
             )
-    shapes = {tuple(type(value).__name__ for value in key) for p in parts for key in p.tag.order}
-    if len(shapes) > 1:
-        raise ShardError("the parts were written by different faces (unsolvable run and pytest)")
+    if len({_face(part) for part in parts}) > 1:
+        faces = _each(parts, lambda part: f"by {_face(part)}")
+        raise ShardError(f"the parts were written by different faces ({faces}); {SAME_COMMAND}")
     _check_positions(parts)
+
+
+def _face(part: Part) -> str:
+    """Which face wrote a part: only ``unsolvable run`` knows how many runs the whole run has."""
+    return "pytest" if part.tag.runs is None else "unsolvable run"
+
+
+def _each(parts: Sequence[Part], say: Callable[[Part], str]) -> str:
+    """What ``say`` says of each part, the parts it says alike together: the evidence of a
+    refusal, naming the files to make again."""
+    said: dict[str, list[str]] = {}
+    for part in parts:
+        said.setdefault(say(part), []).append(str(part.path))
+    return "; ".join(f"{', '.join(paths)} {words}" for words, paths in said.items())
 
 
 def _check_positions(parts: Sequence[Part]) -> None:
@@ -98,12 +119,12 @@ def _check_positions(parts: Sequence[Part]) -> None:
     every position of the whole run exactly once."""
     runs = {part.tag.runs for part in parts}
     if len(runs) > 1:
-        raise ShardError(f"the parts split different runs (of {_list(runs)} runs)")
+        sizes = _each(parts, lambda part: f"of {part.tag.runs} runs")
+        raise ShardError(f"the parts split different runs ({sizes}); {SAME_COMMAND}")
     if len({part.tag.plan for part in parts}) > 1:
         raise ShardError(
             "the parts were cut from different runs (other agents, scenarios, seeds or flags, "
-            "or the same in another order); make every shard with the same command, changing "
-            "only its shard (--shard K/N, --unsolvable-shard K/N)"
+            f"or the same in another order); {SAME_COMMAND}"
         )
     if runs == {None}:
         return
@@ -112,9 +133,9 @@ def _check_positions(parts: Sequence[Part]) -> None:
     if held != list(range(total or 0)):
         raise ShardError(
             f"the parts do not hold each of the whole run's {total} runs once ({len(held)} "
-            "records): were they made with the same agents, scenarios and seeds?"
+            f"records); {SAME_COMMAND}"
         )
 
 
-def _list(values: Iterable[int | None]) -> str:
-    return ", ".join(str(value) for value in sorted(values, key=lambda v: v or 0))
+def _list(values: Iterable[int]) -> str:
+    return ", ".join(str(value) for value in sorted(values))

@@ -3,18 +3,12 @@ run once."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import unsolvable
-from unsolvable import scenarios
 from unsolvable._errors import ShardError
-from unsolvable._record import TerminationRecord
-from unsolvable._shard import Key, Shard, ShardTag, assign
-from unsolvable.reports._merge import Part, merge
+from unsolvable._shard import Shard, ShardTag, assign
 
 
 @pytest.mark.parametrize(("text", "shard"), [("1/1", Shard(1, 1)), (" 2/3 ", Shard(2, 3))])
@@ -52,24 +46,3 @@ def test_a_shard_tag_whose_complete_is_not_a_boolean_is_refused(complete: object
     with pytest.raises(ValueError, match=r'"complete" is .*, not true or false'):
         ShardTag.from_dict(tag)
     assert ShardTag.from_dict({**tag, "complete": False}).complete is False
-
-
-def test_merged_records_of_one_case_come_out_in_one_order_whichever_shard_made_them() -> None:
-    """The plugin's key repeats for a test of one's own that runs a case the suite runs too;
-    which shard made which of them must not decide their order in the merged file."""
-    key = ("naive", 0, "constant-return/repeat", 0)
-    made = [_record(max_steps) for max_steps in (20, 30)]
-    orders = []
-    for first, second in (made, made[::-1]):
-        parts = [_part(index, record, key) for index, record in ((1, first), (2, second))]
-        orders.append(merge(parts))
-    assert orders[0] == orders[1]
-
-
-def _record(max_steps: int) -> TerminationRecord:
-    return unsolvable.run("naive", scenarios.get("constant-return/repeat"), max_steps=max_steps)
-
-
-def _part(index: int, record: TerminationRecord, key: Key) -> Part:
-    tag = ShardTag(shard=Shard(index, 2), complete=True, order=(key,), plan="one session")
-    return Part(path=Path(f"part{index}.json"), records=(record,), tag=tag)
