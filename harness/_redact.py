@@ -1,5 +1,6 @@
 """Consumes the strings an agent put into a record, produces them safe to write and stable: secrets
-replaced by ``[redacted]``, memory addresses and LangGraph's task ids masked.
+replaced by ``[redacted]``, memory addresses, LangGraph's task ids and the port and key of the
+harness's loopback URLs masked.
 
 Applied once to the whole record, where it leaves the run (`unsolvable.run`, a worker process),
 so that every written form (JSON, Markdown, HTML, OTLP, ATIF, JUnit, snapshots, the terminal)
@@ -19,7 +20,18 @@ import re
 from enum import Enum
 from typing import Any
 
-__all__ = ["ADDRESS", "REDACTED", "TASK_ID", "Redactor", "mask_addresses", "mask_task_ids"]
+from unsolvable._run_key import KEY_BYTES
+
+__all__ = [
+    "ADDRESS",
+    "LOOPBACK_URL",
+    "REDACTED",
+    "TASK_ID",
+    "Redactor",
+    "mask_addresses",
+    "mask_loopback_urls",
+    "mask_task_ids",
+]
 
 REDACTED = "[redacted]"
 ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
@@ -32,6 +44,13 @@ TASK_ID = re.compile(
 """The note LangGraph adds to an exception a graph's task raised (``pregel/_retry.py``): the id is
 hashed from the run's checkpoint id, new on every run. Only the id in that note is masked."""
 MASKED_TASK_ID = r"\1…'"
+LOOPBACK_URL = re.compile(
+    r"\b(https?://(?:127\.0\.0\.1|localhost|\[::1\])):[0-9]+"
+    rf"(/[0-9a-f]{{{2 * KEY_BYTES}}}(?![0-9a-f]))?"
+)
+"""A loopback URL the harness hands an agent (the wire's, the MCP server's), as an agent that logs
+its requests or its errors prints it: the port is the system's pick and the first segment the
+run's key (`unsolvable._run_key`), both new on every run. Only the port and the key are masked."""
 SECRET_NAME = re.compile(
     r"(KEY|_PWD|_PAT|_AUTH|_DSN)$|PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|CREDENTIAL", re.IGNORECASE
 )
@@ -74,6 +93,14 @@ def mask_task_ids(text: str) -> str:
     return TASK_ID.sub(MASKED_TASK_ID, text) if "During task" in text else text
 
 
+def mask_loopback_urls(text: str) -> str:
+    return LOOPBACK_URL.sub(_masked_url, text) if "://" in text else text
+
+
+def _masked_url(url: re.Match[str]) -> str:
+    return f"{url[1]}:…" + ("/…" if url[2] else "")
+
+
 def _written_forms(secret: str) -> set[str]:
     """``secret`` as it reads inside JSON strings, escaped once or twice, with and without
     ``\\uXXXX`` for what is not ASCII: a quote, a backslash or an accented letter must not let
@@ -97,7 +124,8 @@ class Redactor:
         self.secrets = sorted(forms, key=len, reverse=True)
 
     def text(self, text: str) -> str:
-        """``text`` with every secret replaced, every address and LangGraph task id masked."""
+        """``text`` with every secret replaced; every address, LangGraph task id and loopback
+        URL's port and key masked."""
         for secret in self.secrets:
             if secret in text:
                 text = text.replace(secret, REDACTED)
@@ -105,7 +133,7 @@ class Redactor:
         for needed, pattern, replacement in PATTERNS:
             if needed in folded:
                 text = pattern.sub(replacement, text)
-        return mask_task_ids(mask_addresses(text))
+        return mask_loopback_urls(mask_task_ids(mask_addresses(text)))
 
     def optional(self, text: str | None) -> str | None:
         return None if text is None else self.text(text)

@@ -1,5 +1,5 @@
-"""Secrets, memory addresses and LangGraph's task ids are cleaned from what agents put into
-records."""
+"""Secrets, memory addresses, LangGraph's task ids and the loopback URLs' ports and keys are
+cleaned from what agents put into records."""
 
 from __future__ import annotations
 
@@ -39,6 +39,20 @@ def test_langgraph_s_task_id_is_masked_in_its_note_alone() -> None:
     assert Redactor({}).text(text) == (
         f"PermissionDenied: 403 Forbidden\nDuring task with name 'tools' and id '…'\n"
         f"order {task} and id '{task}'"
+    )
+
+
+def test_a_loopback_urls_port_and_run_key_are_masked_and_nothing_else() -> None:
+    """The wire's and the MCP server's URLs change every run; another host's port, a path
+    after the key, and a hash that is no URL's first segment stay."""
+    key = "3c4d7e281d15818f527d83b41b4c9117"
+    text = (
+        f"POST http://127.0.0.1:33569/{key}/v1/chat http://localhost:8080/a "
+        f"http://[::1]:9/{key}0 https://example.com:8443/{key} {key}"
+    )
+    assert Redactor({}).text(text) == (
+        f"POST http://127.0.0.1:…/…/v1/chat http://localhost:…/a "
+        f"http://[::1]:…/{key}0 https://example.com:8443/{key} {key}"
     )
 
 
