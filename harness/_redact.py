@@ -1,6 +1,6 @@
 """Consumes the strings an agent put into a record, produces them safe to write and stable: secrets
-replaced by ``[redacted]``, memory addresses, LangGraph's task ids and the port and key of the
-harness's loopback URLs masked.
+replaced by ``[redacted]``, memory addresses, LangGraph's task ids, the port and key of the
+harness's loopback URLs and the paths of its temporary folders masked.
 
 Applied once to the whole record, where it leaves the run (`unsolvable.run`, a worker process),
 so that every written form (JSON, Markdown, HTML, OTLP, ATIF, JUnit, snapshots, the terminal)
@@ -17,6 +17,7 @@ import functools
 import json
 import os
 import re
+import tempfile
 from enum import Enum
 from typing import Any
 
@@ -51,6 +52,8 @@ LOOPBACK_URL = re.compile(
 """A loopback URL the harness hands an agent (the wire's, the MCP server's), as an agent that logs
 its requests or its errors prints it: the port is the system's pick and the first segment the
 run's key (`unsolvable._run_key`), both new on every run. Only the port and the key are masked."""
+MASKED_FOLDER = r"$TMPDIR/\1…"
+"""A temporary folder of the harness's (`Redactor`), as it reads on any machine."""
 SECRET_NAME = re.compile(
     r"(KEY|_PWD|_PAT|_AUTH|_DSN)$|PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|CREDENTIAL", re.IGNORECASE
 )
@@ -101,6 +104,15 @@ def _masked_url(url: re.Match[str]) -> str:
     return f"{url[1]}:…" + ("/…" if url[2] else "")
 
 
+def _harness_folders(where: str) -> re.Pattern[str]:
+    """The temporary folders the harness makes for a run under ``where`` (an ``exec:`` agent's
+    MCP config, a coding agent's home and work folder): ``tempfile`` names them by a prefix of
+    ours and eight random characters, and ``where`` is ``TMPDIR``, which differs by machine."""
+    return re.compile(
+        re.escape(os.path.join(where, "")) + r"(unsolvable-(?:[a-z]+-)?)[a-z0-9_]{8}\b"
+    )
+
+
 def _written_forms(secret: str) -> set[str]:
     """``secret`` as it reads inside JSON strings, escaped once or twice, with and without
     ``\\uXXXX`` for what is not ASCII: a quote, a backslash or an accented letter must not let
@@ -122,10 +134,11 @@ class Redactor:
         forms = {f for v in values if len(v) >= MIN_SECRET_LENGTH for f in _written_forms(v)}
         # Longest first: a secret that contains another is replaced whole.
         self.secrets = sorted(forms, key=len, reverse=True)
+        self.folders = _harness_folders(tempfile.gettempdir())
 
     def text(self, text: str) -> str:
-        """``text`` with every secret replaced; every address, LangGraph task id and loopback
-        URL's port and key masked."""
+        """``text`` with every secret replaced; every address, LangGraph task id, loopback URL's
+        port and key and temporary folder of the harness masked."""
         for secret in self.secrets:
             if secret in text:
                 text = text.replace(secret, REDACTED)
@@ -133,6 +146,8 @@ class Redactor:
         for needed, pattern, replacement in PATTERNS:
             if needed in folded:
                 text = pattern.sub(replacement, text)
+        if "unsolvable-" in text:
+            text = self.folders.sub(MASKED_FOLDER, text)
         return mask_loopback_urls(mask_task_ids(mask_addresses(text)))
 
     def optional(self, text: str | None) -> str | None:

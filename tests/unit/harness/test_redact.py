@@ -1,10 +1,11 @@
-"""Secrets, memory addresses, LangGraph's task ids and the loopback URLs' ports and keys are
-cleaned from what agents put into records."""
+"""Secrets, memory addresses, LangGraph's task ids, the loopback URLs' ports and keys and the
+harness's temporary folders are cleaned from what agents put into records."""
 
 from __future__ import annotations
 
 import json
 import os
+import tempfile
 
 import pytest
 
@@ -53,6 +54,20 @@ def test_a_loopback_urls_port_and_run_key_are_masked_and_nothing_else() -> None:
     assert Redactor({}).text(text) == (
         f"POST http://127.0.0.1:…/…/v1/chat http://localhost:…/a "
         f"http://[::1]:…/{key}0 https://example.com:8443/{key} {key}"
+    )
+
+
+def test_the_harness_s_temporary_folders_are_masked_wherever_tmpdir_is() -> None:
+    """A folder the harness made for a run is named at random, under a TMPDIR that differs by
+    machine; a folder of that name elsewhere, or one not of ours, stays."""
+    tmp = tempfile.gettempdir()
+    text = (
+        f"{tmp}/unsolvable-qfudo85l/mcp.json {tmp}/unsolvable-claude-ab_12cd3/work "
+        f"/srv/unsolvable-qfudo85l {tmp}/pytest-qfudo85l"
+    )
+    assert Redactor({}).text(text) == (
+        "$TMPDIR/unsolvable-…/mcp.json $TMPDIR/unsolvable-claude-…/work "
+        f"/srv/unsolvable-qfudo85l {tmp}/pytest-qfudo85l"
     )
 
 
