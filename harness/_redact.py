@@ -1,6 +1,7 @@
 """Consumes the strings an agent put into a record, produces them safe to write and stable: secrets
 replaced by ``[redacted]``, memory addresses, LangGraph's task ids, the port and key of the
-harness's loopback URLs and the paths of its temporary folders masked.
+harness's loopback URLs and the paths of its temporary folders masked, and paths under the
+working directory named relative to it.
 
 Applied once to the whole record, where it leaves the run (`unsolvable.run`, a worker process),
 so that every written form (JSON, Markdown, HTML, OTLP, ATIF, JUnit, snapshots, the terminal)
@@ -124,6 +125,14 @@ def _written_forms(secret: str) -> set[str]:
     return forms
 
 
+def _here(cwd: str) -> str | None:
+    """The working directory as the start of the paths under it (``/home/ci/project/``), which
+    an ``exec:`` agent's traceback names whole: where the project is checked out differs by
+    machine, so a record names them relative to it, as `unsolvable._traceback` does. ``None``
+    at the file system's root, under which every path lies."""
+    return None if os.path.dirname(cwd) == cwd else os.path.join(cwd, "")
+
+
 class Redactor:
     """Cleans strings and JSON-like data of the secrets of one environment, read once (the
     process's own when none is given)."""
@@ -135,10 +144,12 @@ class Redactor:
         # Longest first: a secret that contains another is replaced whole.
         self.secrets = sorted(forms, key=len, reverse=True)
         self.folders = _harness_folders(tempfile.gettempdir())
+        self.here = _here(os.getcwd())
 
     def text(self, text: str) -> str:
         """``text`` with every secret replaced; every address, LangGraph task id, loopback URL's
-        port and key and temporary folder of the harness masked."""
+        port and key and temporary folder of the harness masked; every path under the working
+        directory relative to it."""
         for secret in self.secrets:
             if secret in text:
                 text = text.replace(secret, REDACTED)
@@ -148,6 +159,8 @@ class Redactor:
                 text = pattern.sub(replacement, text)
         if "unsolvable-" in text:
             text = self.folders.sub(MASKED_FOLDER, text)
+        if self.here is not None and self.here in text:
+            text = text.replace(self.here, "")
         return mask_loopback_urls(mask_task_ids(mask_addresses(text)))
 
     def optional(self, text: str | None) -> str | None:

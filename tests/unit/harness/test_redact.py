@@ -1,11 +1,13 @@
-"""Secrets, memory addresses, LangGraph's task ids, the loopback URLs' ports and keys and the
-harness's temporary folders are cleaned from what agents put into records."""
+"""Secrets, memory addresses, LangGraph's task ids, the loopback URLs' ports and keys, the
+harness's temporary folders and the working directory are cleaned from what agents put into
+records."""
 
 from __future__ import annotations
 
 import json
 import os
 import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -69,6 +71,20 @@ def test_the_harness_s_temporary_folders_are_masked_wherever_tmpdir_is() -> None
         "$TMPDIR/unsolvable-…/mcp.json $TMPDIR/unsolvable-claude-…/work "
         f"/srv/unsolvable-qfudo85l {tmp}/pytest-qfudo85l"
     )
+
+
+def test_paths_under_the_working_directory_are_named_relative_to_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where a project is checked out differs by machine; a path beside it, or one that only
+    starts with the same letters, stays."""
+    monkeypatch.chdir(tmp_path)
+    text = f'File "{tmp_path}/agent.py", line 2 {tmp_path}-old/agent.py {tmp_path.parent}/x'
+    assert Redactor({}).text(text) == (
+        f'File "agent.py", line 2 {tmp_path}-old/agent.py {tmp_path.parent}/x'
+    )
+    monkeypatch.chdir("/")
+    assert Redactor({}).text("/etc/agent.py") == "/etc/agent.py"
 
 
 def test_secret_names_cover_the_cloud_providers_and_ci_credentials() -> None:
