@@ -87,11 +87,12 @@ def _parser() -> argparse.ArgumentParser:
     run_.add_argument(
         "-n",
         "--workers",
-        type=_count,
+        type=_workers,
         default=1,
         metavar="N",
-        help="run on N worker processes (default 1); every run is in a worker process, so an "
-        "agent that kills its process is recorded crashed and the rest go on",
+        help="run on N worker processes (default 1; auto: one per CPU this process may use); "
+        "every run is in a worker process, so an agent that kills its process is recorded "
+        "crashed and the rest go on",
     )
     run_.add_argument("--no-progress", action="store_true", help="show no progress on stderr")
     run_.add_argument(
@@ -173,6 +174,19 @@ def _count(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"{text!r}: give a whole number, 1 or more")
     return int(text)
+
+
+def _workers(text: str) -> int:
+    """A count of worker processes, or ``auto``: one per CPU this process may run on, as
+    pytest-xdist's ``-n auto`` counts them when psutil is not installed."""
+    if text != "auto":
+        if not text.isdigit() or int(text) < 1:
+            raise argparse.ArgumentTypeError(f"{text!r}: give a whole number, 1 or more, or auto")
+        return int(text)
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # not every platform has affinity
+        return os.cpu_count() or 1
 
 
 def _seconds(text: str) -> float:

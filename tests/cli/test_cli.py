@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from unsolvable import scenarios
+from unsolvable.cli._main import _parser
 
 ROOT = Path(__file__).parents[2]
 AGENTS = "tests.cli.agents_for_cli"
@@ -201,6 +202,24 @@ def test_a_ceiling_that_is_no_ceiling_is_refused_naming_its_flag(
     """Not taken for the default (a wall ceiling of 0 once was), nor named by an internal type."""
     result = _unsolvable("run", "--scenario", "constant-return/repeat", flag, value)
     assert result.returncode == 2 and f"argument {flag}: '{value}': {said}" in result.stderr
+
+
+def test_auto_runs_one_worker_per_cpu_and_the_same_records(tmp_path: Path) -> None:
+    """``-n auto``, as pytest-xdist takes it, is one worker per CPU this process may use; the
+    records are the bytes one worker writes."""
+    assert _parser().parse_args(["run", "-n", "auto"]).workers == len(os.sched_getaffinity(0))
+    chosen = ("--scenario", "constant-return", "--scenario", "fan-out/plain", "--all-seeds")
+    for workers in ("1", "auto"):
+        result = _unsolvable("run", *chosen, "-n", workers, "--json", str(tmp_path / workers))
+        assert result.returncode == 1, result.stderr  # naive fails by design
+    assert (tmp_path / "auto").read_bytes() == (tmp_path / "1").read_bytes()
+
+
+@pytest.mark.parametrize("value", ["0", "two", "-1", "Auto"])
+def test_a_worker_count_that_is_none_is_refused_saying_auto_is_one(value: str) -> None:
+    result = _unsolvable("run", "--scenario", "constant-return/repeat", "-n", value)
+    said = f"argument -n/--workers: '{value}': give a whole number, 1 or more, or auto"
+    assert result.returncode == 2 and said in result.stderr
 
 
 @pytest.mark.parametrize(
