@@ -20,6 +20,7 @@ from types import ModuleType
 from typing import Any
 
 from unsolvable._errors import AdapterError
+from unsolvable._redact import Redactor
 from unsolvable._text import slug
 from unsolvable.adapters.base import Adapter, NamedAdapter, PlainAdapter, as_adapter, own_name
 
@@ -65,15 +66,18 @@ def load_agent(spec: str, *, isolate_network: bool = False) -> Adapter:
     ``exec:COMMAND ARGS…``, a process in any language (`unsolvable.adapters.process`), or
     ``acp:COMMAND ARGS…``, an Agent Client Protocol agent (`unsolvable.adapters.acp`); both of the
     last run with loopback only under ``isolate_network`` (other specs are left as they are).
-    Each may be given a name, ``NAME=SPEC``, which labels its runs (`split_spec`).
+    Each may be given a name, ``NAME=SPEC``, which labels its runs (`split_spec`). The label is
+    redacted (`Redactor`): an ``exec:`` command line that hands the agent a key is its label,
+    and every form and folder a run writes carries its label.
 
     An attribute that is a class or a factory is *not* called: name the agent object itself.
     """
     name, spec = split_spec(spec)
     adapter = _load(spec, isolate_network=isolate_network)
-    if name is None or name == adapter.name:
+    label = Redactor().text(str(adapter.name) if name is None else name)
+    if label == adapter.name:
         return adapter
-    return NamedAdapter(adapter, name=name)
+    return NamedAdapter(adapter, name=label)
 
 
 def check_labels(specs: Sequence[str], *, flag: str, isolate_network: bool = False) -> None:

@@ -50,6 +50,26 @@ def test_no_secret_reaches_any_form_the_command_line_writes(tmp_path: Path) -> N
     assert _leaked([*out.values(), tmp_path / "traces"]) == {}
 
 
+def test_a_secret_in_an_agents_command_line_reaches_no_label(tmp_path: Path) -> None:
+    """A CI job that hands its key to an ``exec:`` agent as an argument names the agent by that
+    command line: the label every form writes, a trace folder's name among them, is redacted."""
+    out = {kind: tmp_path / f"report.{kind}" for kind in ("json", "md", "html", "otel")}
+    secret = SECRETS["OPENAI_API_KEY"]
+    agent = f"exec:sh tests/cli/stops.sh --api-key {secret}"
+    command = [
+        sys.executable, "-m", "unsolvable.cli", "run", "--agent", agent, "--scenario", SCENARIO,
+        "--json", str(out["json"]), "--markdown", str(out["md"]), "--html", str(out["html"]),
+        "--otel", str(out["otel"]), "--trace-dir", str(tmp_path / "traces"),
+    ]  # fmt: skip
+    environ = {**os.environ, **SECRETS}
+    run = subprocess.run(command, cwd=ROOT, env=environ, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert "--api-key [redacted]" in out["json"].read_text()
+    assert secret not in run.stdout + run.stderr
+    assert _leaked([*out.values(), tmp_path / "traces"]) == {}
+    assert not any(secret in str(path) for path in (tmp_path / "traces").rglob("*"))
+
+
 def test_no_secret_reaches_any_form_the_pytest_plugin_writes(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -67,3 +87,24 @@ def test_no_secret_reaches_any_form_the_pytest_plugin_writes(
     assert result.parseoutcomes()["failed"] == 3 and "[redacted]" in reports[1].read_text()
     assert not any(mark in result.stdout.str() for mark in MARKS)
     assert _leaked([*reports, pytester.path / "__unsolvable__"]) == {}
+
+
+def test_a_secret_in_an_agents_command_line_reaches_no_test_id_or_report(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in SECRETS.items():
+        monkeypatch.setenv(name, value)
+    for name in XDIST_ENVIRONMENT:
+        monkeypatch.delenv(name, raising=False)
+    secret = SECRETS["OPENAI_API_KEY"]
+    agent = f"exec:sh {ROOT / 'tests/cli/stops.sh'} --api-key {secret}"
+    reports = [pytester.path / name for name in ("junit.xml", "s.json", "s.md", "s.html")]
+    result = pytester.runpytest_subprocess(
+        *QUIET, f"{AGENT_OPTION}={agent}", f"{SCENARIO_OPTION}={SCENARIO}", "--snapshot-update",
+        f"--junitxml={reports[0]}", f"--unsolvable-json={reports[1]}",
+        f"--unsolvable-markdown={reports[2]}", f"--unsolvable-html={reports[3]}",
+    )  # fmt: skip
+    assert result.parseoutcomes()["passed"] == 3 and "[redacted]" in reports[0].read_text()
+    assert secret not in result.stdout.str()
+    assert _leaked([*reports, pytester.path / "__unsolvable__"]) == {}
+    assert not any(secret in str(path) for path in pytester.path.rglob("*"))
