@@ -9,7 +9,9 @@ gets it and none can forget it. Secrets are the values of environment variables 
 look secret — read when the redactor is made, before the agent runs, so that an agent that
 removes its key from ``os.environ`` is still redacted — in their JSON-escaped forms too (tool
 arguments are JSON text), and ``sk-…`` API keys, ``Bearer …`` tokens and the user:password part
-of URLs: an agent that echoes its credentials must not publish them in a CI artifact.
+of URLs: an agent that echoes its credentials must not publish them in a CI artifact. A text is
+cut to fit before it is redacted, and a cut may fall inside a secret: the piece of one beside an
+ellipsis, where a cut was, is redacted too.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from enum import Enum
 from typing import Any
 
 from unsolvable._run_key import KEY_BYTES
+from unsolvable._text import ELLIPSIS
 
 __all__ = [
     "ADDRESS",
@@ -69,6 +72,9 @@ for a tool's arguments (JSON text), twice for a JSON document an agent passed as
 MIN_SECRET_LENGTH = 8
 """Shorter values (``1``, ``true``, an empty test token) would redact ordinary words; real
 credentials are far longer."""
+MIN_PIECE_LENGTH = 4
+"""The fewest characters of a secret, left beside the ellipsis of a cut, that are redacted: fewer
+tell little of it, and would redact ordinary words."""
 PATTERNS = (
     ("sk-", re.compile(r"\bsk-[A-Za-z0-9_-]{8,}"), REDACTED),
     ("bearer", re.compile(r"\b(Bearer)\s+[A-Za-z0-9._~+/=-]+", re.IGNORECASE), rf"\1 {REDACTED}"),
@@ -133,6 +139,11 @@ def _here(cwd: str) -> str | None:
     return None if os.path.dirname(cwd) == cwd else os.path.join(cwd, "")
 
 
+def _lengths(secret: str) -> range:
+    """The lengths of the pieces of ``secret`` a cut may leave, longest first."""
+    return range(len(secret) - 1, MIN_PIECE_LENGTH - 1, -1)
+
+
 class Redactor:
     """Cleans strings and JSON-like data of the secrets of one environment, read once (the
     process's own when none is given)."""
@@ -153,6 +164,8 @@ class Redactor:
         for secret in self.secrets:
             if secret in text:
                 text = text.replace(secret, REDACTED)
+        if ELLIPSIS in text and self.secrets:
+            text = self._cut_pieces(text)
         folded = text.lower()
         for needed, pattern, replacement in PATTERNS:
             if needed in folded:
@@ -162,6 +175,44 @@ class Redactor:
         if self.here is not None and self.here in text:
             text = text.replace(self.here, "")
         return mask_loopback_urls(mask_task_ids(mask_addresses(text)))
+
+    def _cut_pieces(self, text: str) -> str:
+        """``text`` with the piece of a secret a cut left beside each ellipsis redacted: a
+        secret's start before it (a text cut to its start, `cut`), its end after it (a text
+        kept by its end)."""
+        parts = text.split(ELLIPSIS)
+        for index in range(len(parts) - 1):
+            parts[index] = self._without_start(parts[index])
+            parts[index + 1] = self._without_end(parts[index + 1])
+        return ELLIPSIS.join(parts)
+
+    def _without_start(self, text: str) -> str:
+        """``text`` with the longest start of a secret it ends with redacted."""
+        last = text[-1:]
+        found = max(
+            (
+                n
+                for s in self.secrets
+                for n in _lengths(s)
+                if s[n - 1] == last and text.endswith(s[:n])
+            ),
+            default=0,
+        )
+        return text[: len(text) - found] + REDACTED if found else text
+
+    def _without_end(self, text: str) -> str:
+        """``text`` with the longest end of a secret it starts with redacted."""
+        first = text[:1]
+        found = max(
+            (
+                n
+                for s in self.secrets
+                for n in _lengths(s)
+                if s[-n] == first and text.startswith(s[-n:])
+            ),
+            default=0,
+        )
+        return REDACTED + text[found:] if found else text
 
     def optional(self, text: str | None) -> str | None:
         return None if text is None else self.text(text)

@@ -34,3 +34,26 @@ def leaks(session: Session) -> Stop:
         partial={values["GITHUB_TOKEN"]: list(values.values())},
         missing=[values["DB_CREDENTIALS"]],
     )
+
+
+def _split_by(kept: int, secret: str) -> str:
+    """Padding that makes a text of it and ``secret`` cut after ``kept`` characters split the
+    secret before its last character."""
+    return "x" * (kept - len(secret) + 1)
+
+
+def leaks_at_cuts(session: Session) -> str:
+    """Puts its key where each text a record keeps is cut to fit, so that every cut falls
+    inside the key: its output's start, a tool's arguments' end, what it returns."""
+    from unsolvable._run import RETURNED_CUT
+    from unsolvable._text import ELLIPSIS
+    from unsolvable._trajectory import TRAJECTORY_CUT
+    from unsolvable._worker import OUTPUT_CUT
+
+    secret = os.environ["OPENAI_API_KEY"]
+    print(secret + _split_by(OUTPUT_CUT, secret), end="")
+    session.call_model([{"role": "user", "content": session.task}], session.tools)
+    prefix = '{"customer": "'  # the arguments' text is kept as it is sent
+    padding = _split_by(TRAJECTORY_CUT - len(prefix), secret)
+    session.call_tool("search_invoices", f'{prefix}{padding}{secret}"}}')
+    return _split_by(RETURNED_CUT - len(ELLIPSIS) - len("'"), secret) + secret

@@ -4,6 +4,7 @@ snapshots and the session's JSON (the pytest plugin)."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -18,6 +19,9 @@ from unsolvable.plugin._options import AGENT_OPTION, SCENARIO_OPTION
 
 ROOT = Path(__file__).parents[2]
 LEAKS = "tests.reports.leaky_agent:leaks"
+LEAKS_AT_CUTS = "tests.reports.leaky_agent:leaks_at_cuts"
+PIECE = 8
+"""Characters of a secret that, found anywhere, are a piece of it that leaked."""
 SCENARIO = "constant-return/repeat"
 
 
@@ -48,6 +52,26 @@ def test_no_secret_reaches_any_form_the_command_line_writes(tmp_path: Path) -> N
     assert "[redacted]" in streamed and not any(mark in streamed for mark in MARKS)
     assert not any(mark in stdout for mark in MARKS)
     assert _leaked([*out.values(), tmp_path / "traces"]) == {}
+
+
+def test_no_piece_of_a_secret_that_a_cut_split_is_written(tmp_path: Path) -> None:
+    """A text a record keeps cut to fit — a tool's arguments, what the agent returned, the end
+    of its output — may be cut inside a secret: the piece left is redacted as the whole is."""
+    out = {kind: tmp_path / f"report.{kind}" for kind in ("json", "md", "html", "otel")}
+    secret = SECRETS["OPENAI_API_KEY"]
+    command = [
+        sys.executable, "-m", "unsolvable.cli", "run", "--agent", LEAKS_AT_CUTS, "--scenario",
+        SCENARIO, "--json", str(out["json"]), "--markdown", str(out["md"]), "--html",
+        str(out["html"]), "--otel", str(out["otel"]), "--trace-dir", str(tmp_path / "traces"),
+    ]  # fmt: skip
+    environ = {**os.environ, **SECRETS}
+    run = subprocess.run(command, cwd=ROOT, env=environ, capture_output=True, text=True)
+    (record,) = json.loads(out["json"].read_text())["records"]
+    assert run.returncode == 1 and record["returned"].endswith("x[redacted]…"), run.stderr
+    pieces = (secret[:PIECE], secret[-PIECE:])
+    written = [*out.values(), *(tmp_path / "traces").rglob("*.json")]
+    assert [f.name for f in written if any(p in f.read_text() for p in pieces)] == []
+    assert not any(piece in run.stdout for piece in pieces)
 
 
 def test_a_secret_in_an_agents_command_line_reaches_no_label(tmp_path: Path) -> None:

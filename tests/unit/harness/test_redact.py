@@ -24,6 +24,16 @@ def test_secret_environment_values_and_credential_shapes_are_redacted() -> None:
     )
 
 
+def test_the_piece_of_a_secret_a_cut_left_beside_its_ellipsis_is_redacted() -> None:
+    """A cut keeps a text's start (`cut`) or its end: either may split a secret; a piece too
+    short to tell anything, or away from an ellipsis, stays."""
+    redactor = Redactor({"MY_API_KEY": "key-1234567890"})
+    assert redactor.text("sent key-1234567…") == "sent [redacted]…"
+    assert redactor.text("…4567890 printed") == "…[redacted] printed"
+    assert redactor.text("('x key-12…); expected X") == "('x [redacted]…); expected X"
+    assert redactor.text("key…890 key-1234 then…") == "key…890 key-1234 then…"
+
+
 def test_cleaning_is_idempotent_and_keeps_short_values_and_shapes() -> None:
     redactor = Redactor({"X_PASSWORD": "1"})
     once = redactor.data({"at": ["<A object at 0x7f00deadbeef>", 1], "n": ("1",)})
