@@ -9,7 +9,16 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 
-__all__ = ["cut", "cut_counted", "described", "plain_partial", "printable", "slug", "text_of"]
+__all__ = [
+    "cut",
+    "cut_counted",
+    "described",
+    "kept_end",
+    "plain_partial",
+    "printable",
+    "slug",
+    "text_of",
+]
 
 ELLIPSIS = "…"
 SLUG = r"[^A-Za-z0-9_.-]+"
@@ -26,6 +35,13 @@ def cut(text: str, limit: int) -> str:
     """``text`` if it fits in ``limit`` characters, else its start and an ellipsis, ``limit``
     characters in all: records stay small and readable whatever the agent returned."""
     return text if len(text) <= limit else text[: limit - len(ELLIPSIS)] + ELLIPSIS
+
+
+def kept_end(text: str, limit: int) -> str:
+    """``text`` if it fits in ``limit`` characters, else an ellipsis and its end, ``limit``
+    characters in all: the end of a stream is where it says why it stopped, and the ellipsis
+    says where a cut was (the redactor looks there for a piece of a secret)."""
+    return text if len(text) <= limit else ELLIPSIS + text[len(text) - limit + len(ELLIPSIS) :]
 
 
 def slug(text: str) -> str:

@@ -32,7 +32,7 @@ from unsolvable._record import TerminationRecord
 from unsolvable._redact import Redactor
 from unsolvable._run import redacted_data, run_unredacted
 from unsolvable._seen import Seen
-from unsolvable._text import ELLIPSIS, cut
+from unsolvable._text import cut, kept_end
 
 __all__ = ["OUTPUT_CUT", "Channels", "serve"]
 
@@ -248,9 +248,7 @@ def _captured() -> Iterator[Callable[[], str]]:
             sink.seek(0, os.SEEK_END)
             size = sink.tell()
             sink.seek(max(0, size - 4 * OUTPUT_CUT))  # a UTF-8 character takes up to 4 bytes
-            text = sink.read().decode("utf-8", "replace")
-            # A kept end starts with an ellipsis, where the redactor looks for a secret cut.
-            return text if len(text) <= OUTPUT_CUT else ELLIPSIS + text[1 - OUTPUT_CUT :]
+            return kept_end(sink.read().decode("utf-8", "replace"), OUTPUT_CUT)
 
         try:
             yield output

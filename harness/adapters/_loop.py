@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from unsolvable._environ import child_environ
 from unsolvable._errors import CeilingHit
+from unsolvable._text import kept_end
 from unsolvable.adapters.kit import shielded
 
 if TYPE_CHECKING:
@@ -108,7 +109,7 @@ async def _tail(stream: asyncio.StreamReader) -> str:
     while chunk := await stream.read(65_536):
         kept += chunk
         del kept[: -4 * STDERR_KEPT]  # bytes: up to 4 per character of UTF-8
-    return kept.decode("utf-8", "replace")[-STDERR_KEPT:]
+    return kept_end(kept.decode("utf-8", "replace"), STDERR_KEPT)
 
 
 def on_thread(session: Session, talk: Callable[[Stop], Coroutine[Any, Any, T]], *, name: str) -> T:

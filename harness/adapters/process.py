@@ -29,6 +29,7 @@ from unsolvable._environ import child_environ
 from unsolvable._errors import AdapterError, CeilingHit, docs_page
 from unsolvable._leftovers import await_late_call
 from unsolvable._record import Stop
+from unsolvable._text import kept_end
 from unsolvable.adapters.base import interpret_plain
 from unsolvable.adapters.kit import shielded
 
@@ -232,7 +233,7 @@ class _Tail(threading.Thread):
 
     @property
     def text(self) -> str:
-        return self.kept.decode("utf-8", "replace")[-OUTPUT_KEPT:]
+        return kept_end(self.kept.decode("utf-8", "replace"), OUTPUT_KEPT)
 
     @property
     def last_line(self) -> str:

@@ -25,6 +25,7 @@ from typing import IO, TYPE_CHECKING
 
 from unsolvable._environ import child_environ
 from unsolvable._run_key import new_key
+from unsolvable._text import kept_end
 
 if TYPE_CHECKING:
     from unsolvable._session import Session
@@ -170,7 +171,7 @@ class McpService:
                 self._process.stdin.close()
         if self._stderr is not None:
             self._stderr.seek(0)
-            said = self._stderr.read().decode("utf-8", "replace")[-STDERR_KEPT:]
+            said = kept_end(self._stderr.read().decode("utf-8", "replace"), STDERR_KEPT)
             self._stderr.close()
             sys.stderr.write(said)
         self._process = self._stderr = self._listener = self._watched = None

@@ -15,6 +15,7 @@ import pytest
 from tests._records_tap import RecordTap
 from tests.plugin._helpers import QUIET, XDIST_ENVIRONMENT
 from tests.reports.leaky_agent import MARKS, SECRETS
+from unsolvable.adapters.process import OUTPUT_KEPT
 from unsolvable.plugin._options import AGENT_OPTION, SCENARIO_OPTION
 
 ROOT = Path(__file__).parents[2]
@@ -72,6 +73,28 @@ def test_no_piece_of_a_secret_that_a_cut_split_is_written(tmp_path: Path) -> Non
     written = [*out.values(), *(tmp_path / "traces").rglob("*.json")]
     assert [f.name for f in written if any(p in f.read_text() for p in pieces)] == []
     assert not any(piece in run.stdout for piece in pieces)
+
+
+def test_no_piece_of_a_secret_an_exec_agents_stderr_ends_with_is_written(tmp_path: Path) -> None:
+    """The end of an ``exec:`` agent's stderr that its crash quotes may begin inside a secret it
+    was passed (``UNSOLVABLE_PASS_ENV``): that piece is redacted too."""
+    secret = SECRETS["GITHUB_TOKEN"]
+    script = tmp_path / "agent.py"
+    script.write_text(
+        "import os, sys\n"
+        f"sys.stderr.write(os.environ['GITHUB_TOKEN'] + 'y' * {OUTPUT_KEPT - len(secret) + 1})\n"
+        "sys.exit(1)\n"
+    )
+    out = tmp_path / "report.json"
+    command = [
+        sys.executable, "-m", "unsolvable.cli", "run", "--agent", f"exec:{sys.executable} {script}",
+        "--scenario", SCENARIO, "--json", str(out),
+    ]  # fmt: skip
+    environ = {**os.environ, **SECRETS, "UNSOLVABLE_PASS_ENV": "GITHUB_TOKEN"}
+    run = subprocess.run(command, cwd=ROOT, env=environ, capture_output=True, text=True)
+    (record,) = json.loads(out.read_text())["records"]
+    assert run.returncode == 1 and secret[-PIECE:] not in out.read_text() + run.stdout
+    assert "stderr ends: …[redacted]y" in record["observed"]["error"]
 
 
 def test_a_secret_in_an_agents_command_line_reaches_no_label(tmp_path: Path) -> None:
