@@ -190,10 +190,10 @@ class RunLedger:
         (`unsolvable.reports._publish.publish`). False when the gate found a regression.
 
         The baseline is rewritten only from a whole session: never from one that stopped early
-        (``whole`` is False), lost a worker's records or made none. An ``interrupted`` session
-        writes what finished, marked so, and skips the gate. The gate reads ``baseline``, as it
-        was read when the session started. A report that cannot be written is one line, and
-        the record stream is kept.
+        (``whole`` is False), lost a worker's records or made none; nor do its reports replace
+        larger files. An ``interrupted`` session writes what finished, marked so, and skips the
+        gate. The gate reads ``baseline``, as it was read when the session started. A report
+        that cannot be written is one line, and the record stream is kept.
         """
         from unsolvable._errors import OutputError
         from unsolvable.reports._publish import publish
@@ -201,13 +201,16 @@ class RunLedger:
         records = self.sorted_records()
         tag = self._shard_tag(options, whole=whole and not interrupted, plan=plan)
         options = dataclasses.replace(options, shard=tag)
+        why = self._partial(records, whole=whole)
         if interrupted:
             self.notes.append(f"unsolvable: {INTERRUPTED}")
-        elif options.update_baseline and (why := self._partial(records, whole=whole)):
+        elif options.update_baseline and why:
             self.notes.append(f"unsolvable: warning: {options.baseline} not rewritten: {why}")
             options = dataclasses.replace(options, baseline=None, update_baseline=False)
         try:
-            published = publish(records, options, baseline=baseline, interrupted=interrupted)
+            published = publish(
+                records, options, baseline=baseline, interrupted=interrupted, whole=why is None
+            )
         except OutputError as error:
             kept = f"; the records streamed to {self.stream.path} are kept"
             self.notes.append(f"unsolvable: error: {error}{kept if self.stream.written else ''}")

@@ -203,19 +203,20 @@ def publish(
     *,
     baseline: Baseline | None = None,
     interrupted: bool = False,
+    whole: bool = True,
 ) -> Published:
     """Measures ``records``, gates on ``baseline`` (what `check_baseline` read) or rewrites it,
     then writes each report asked for (the reports show the gate's result). An ``interrupted``
     session skips the gate and the baseline and marks every report; a session that made no
-    record (every test errored, a records file of none) leaves the baseline as it was. Neither
-    replaces a larger file (`write_file`). A report that cannot be written is an
-    `OutputError`."""
+    record (every test errored, a records file of none) leaves the baseline as it was. None of
+    them, nor one that is not ``whole`` (it stopped early, or lost records), replaces a larger
+    file (`write_file`). A report that cannot be written is an `OutputError`."""
     metrics = measure(records)
     if interrupted:
         result, gate_lines = None, _skipped_gate(options, "the session was interrupted")
     else:
         result, gate_lines = _gate(metrics, options, baseline)
-    partial = interrupted or not records
+    partial = interrupted or not whole or not records
     notes, json_written = [], None
     if options.json:
         text = report_json(

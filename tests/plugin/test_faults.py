@@ -14,7 +14,13 @@ import pytest
 
 from tests._records_tap import REAP_SECONDS, RecordTap, session
 from tests.plugin._helpers import QUIET, XDIST_ENVIRONMENT, Run, cases, outcomes
-from unsolvable.plugin._options import AGENT_OPTION, FAMILY_OPTION, JSON_OPTION
+from unsolvable.plugin._options import (
+    AGENT_OPTION,
+    FAMILY_OPTION,
+    HTML_OPTION,
+    JSON_OPTION,
+    MARKDOWN_OPTION,
+)
 
 FAULTS = """
 import os, time
@@ -83,6 +89,31 @@ def test_an_interrupted_session_never_replaces_a_larger_file(pytester: pytest.Py
     _interrupted(pytester, out, "-n", "2")
     assert out.stat().st_size == 10_000_000
     assert json.loads((pytester.path / "records.partial.json").read_text())["interrupted"]
+
+
+def test_a_session_stopped_early_never_replaces_a_larger_file(
+    run: Run, pytester: pytest.Pytester, xdist_args: tuple[str, ...]
+) -> None:
+    """``-x`` ends the session at its first failure, with one record of many: the reports of a
+    whole session stay, and this one's are written beside them, as an interrupted one's are."""
+    pytester.makepyfile(faults=FAULTS)
+    whole = {name: pytester.path / name for name in ("s.json", "s.md", "s.html")}
+    for path in whole.values():
+        path.write_text(" " * 1_000_000)
+    result = run(
+        f"{AGENT_OPTION}=faults:exits", f"{FAMILY_OPTION}=constant-return", "-x",
+        f"{JSON_OPTION}={whole['s.json']}", f"{MARKDOWN_OPTION}={whole['s.md']}",
+        f"{HTML_OPTION}={whole['s.html']}", "--unsolvable-no-snapshot", *xdist_args,
+    )  # fmt: skip
+    assert outcomes(result)["failed"] >= 1
+    assert {path.name: path.stat().st_size for path in whole.values()} == dict.fromkeys(
+        whole, 1_000_000
+    )
+    records = json.loads((pytester.path / "s.partial.json").read_text())["records"]
+    assert 1 <= len(records) < cases("constant-return")
+    assert (pytester.path / "s.partial.md").is_file() and (
+        pytester.path / "s.partial.html"
+    ).is_file()
 
 
 CRASHER = """
