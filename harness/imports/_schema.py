@@ -13,7 +13,7 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args, get_type_hints
 
 from unsolvable._errors import InputError, ScenarioError
 from unsolvable._input import load_json, read_input
@@ -500,12 +500,19 @@ def _budget(r: _Reader, data: Mapping[str, Any], step_bound: int) -> Budget:
     unknown = sorted(set(given) - {budget.name for budget in fields(Budget)})
     if unknown:
         raise r.fail(f"budget.{unknown[0]}", "is not a budget field", fix)
-    values = {key: r.get(given, key, (int, float), f"budget.{key}", fix) for key in given}
+    values = {key: r.get(given, key, _budget_kinds(key), f"budget.{key}", fix) for key in given}
     values.setdefault("max_steps", step_bound)
     bad = [key for key, value in values.items() if not value > 0]
     if bad:
         raise r.fail(f"budget.{bad[0]}", f"is {values[bad[0]]!r}", "make it a positive number")
     return Budget(**values)
+
+
+def _budget_kinds(name: str) -> tuple[type, ...]:
+    """What a budget field takes: a whole number for a count (steps, tokens, calls), which an
+    agent may hand to ``range``; any number for seconds and dollars."""
+    hint = get_type_hints(Budget)[name]
+    return (int, float) if float in (hint, *get_args(hint)) else (int,)
 
 
 def _strings(r: _Reader, data: Mapping[str, Any], key: str) -> list[str]:

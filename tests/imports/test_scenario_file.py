@@ -62,7 +62,17 @@ def _problem(data: dict[str, Any]) -> str:
         ({"task": None}, "field 'task' is null (None), not a string;"),
         ({"tools": ["search"]}, "field 'tools[0]' is a string ('search'), not a table/object"),
         ({"tools": [{"name": ""}]}, "field 'tools[0].name' is empty; give each tool as"),
-        ({"budget": {"max_steps": "9"}}, "is a string ('9'), not a whole number or a number"),
+        ({"budget": {"max_steps": "9"}}, "is a string ('9'), not a whole number;"),
+        ({"budget": {"max_cost_usd": "9"}}, "is a string ('9'), not a whole number or a number"),
+        (
+            {"budget": {"max_steps": 3.5}},
+            "'budget.max_steps' is a number (3.5), not a whole number",
+        ),
+        ({"budget": {"max_tokens": 1e4}}, "'budget.max_tokens' is a number (10000.0), not a whole"),
+        (
+            {"budget": {"max_calls": 2.5}},
+            "'budget.max_calls' is a number (2.5), not a whole number",
+        ),
         ({"task": ["x" * 100]}, f"field 'task' is a list (['{'x' * 58}), not a string"),
     ],
 )
@@ -70,6 +80,11 @@ def test_a_bad_field_is_named_with_its_fix(
     data: dict[str, Any], change: dict[str, Any], message: str
 ) -> None:
     assert message in _problem({**data, **change})
+
+
+def test_seconds_and_dollars_of_a_budget_may_be_fractions(data: dict[str, Any]) -> None:
+    budget = {"max_steps": 9, "max_wall_seconds": 2.5, "max_cost_usd": 0.25, "max_idle_seconds": 1}
+    assert parse({**data, "budget": budget}, source="f.json").budget.max_cost_usd == 0.25
 
 
 def test_a_call_to_a_tool_not_offered_is_refused(data: dict[str, Any]) -> None:
