@@ -59,13 +59,16 @@ run's key (`unsolvable._run_key`), both new on every run. Only the port and the 
 MASKED_FOLDER = r"$TMPDIR/\1…"
 """A temporary folder of the harness's (`Redactor`), as it reads on any machine."""
 SECRET_NAME = re.compile(
-    r"(KEY|_PWD|_PAT|_AUTH|_DSN)$|PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|CREDENTIAL", re.IGNORECASE
+    r"(KEYS?|_PWD|_PAT|_AUTH|_DSN)$|(API|PRIVATE)_?KEY|PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN"
+    r"|CREDENTIAL|WEBHOOK",
+    re.IGNORECASE,
 )
-"""Environment variable names whose values are credentials: ``*_KEY`` (``OPENAI_API_KEY``,
-``AWS_SECRET_ACCESS_KEY``, ``AZURE_OPENAI_KEY``), any name with ``TOKEN``, ``SECRET``,
-``PASSWORD`` or ``CREDENTIAL`` in it (``GITHUB_TOKEN``, ``AWS_SESSION_TOKEN``, ``PGPASSWORD``,
-``GOOGLE_APPLICATION_CREDENTIALS``), and ``MYSQL_PWD``, ``GITHUB_PAT``, ``NPM_CONFIG__AUTH``,
-``SENTRY_DSN``."""
+"""Environment variable names whose values are credentials: ``*_KEY`` and ``*_KEYS``
+(``OPENAI_API_KEY``, ``AWS_SECRET_ACCESS_KEY``, ``GEMINI_API_KEYS``), any name with ``API_KEY``
+or ``PRIVATE_KEY`` in it (``OPENAI_API_KEY_2``, ``SSH_PRIVATE_KEY_B64``), with ``TOKEN``,
+``SECRET``, ``PASSWORD``, ``CREDENTIAL`` or ``WEBHOOK`` (``GITHUB_TOKEN``, ``PGPASSWORD``,
+``GOOGLE_APPLICATION_CREDENTIALS``, ``SLACK_WEBHOOK_URL``: its URL is its key), and
+``MYSQL_PWD``, ``GITHUB_PAT``, ``NPM_CONFIG__AUTH``, ``SENTRY_DSN``."""
 ESCAPE_LEVELS = 2
 """How many times a secret may have been written into a JSON string and still be found: once
 for a tool's arguments (JSON text), twice for a JSON document an agent passed as an argument."""

@@ -16,6 +16,10 @@ SECRETS = {
     "AZURE_OPENAI_KEY": "azure-key-c0ffee04",
     "GITHUB_TOKEN": "ghp_token-c0ffee05",
     "DB_CREDENTIALS": "db-creds-c0ffee06",
+    "OPENAI_API_KEY_2": "second-openai-c0ffee07",
+    "GEMINI_API_KEYS": "gemini-one,gemini-two-c0ffee08",
+    "SSH_PRIVATE_KEY_B64": "LS0tLS1CRUdJTiBPUEVO-c0ffee09",
+    "SLACK_WEBHOOK_URL": "https://hooks.slack.com/services/T0/B0/XyZ-c0ffee10",
 }
 """The environment a test gives the harness; each value ends in its own mark, which no escaping
 changes, so a mark found anywhere is a secret that leaked."""
