@@ -83,14 +83,15 @@ PATTERNS = (
     ("bearer", re.compile(r"\b(Bearer)\s+[A-Za-z0-9._~+/=-]+", re.IGNORECASE), rf"\1 {REDACTED}"),
     (
         "://",
-        re.compile(r"\b([a-z][a-z0-9+.-]*://)[^/\s:@]+(:[^/\s@]*)?@", re.IGNORECASE),
+        re.compile(r"\b([a-z][a-z0-9+.-]*://)[^/\s:@]*(:[^/\s]*)?@", re.IGNORECASE),
         rf"\1{REDACTED}@",
     ),
 )
 """Credential shapes that need no environment to be recognised: OpenAI/Anthropic-style keys,
-HTTP bearer tokens, ``scheme://user:password@host``; each with the text it cannot match without
-(lower case), so that most strings are never searched: every string of every record is cleaned
-as the record leaves its run."""
+HTTP bearer tokens, ``scheme://user:password@host`` (up to the host's ``@``, the last before the
+path: a password may hold an ``@``; and with no user, as Redis URLs give one); each with the
+text it cannot match without (lower case), so that most strings are never searched: every string
+of every record is cleaned as the record leaves its run."""
 
 
 @functools.cache

@@ -20,9 +20,12 @@ SECRETS = {
     "GEMINI_API_KEYS": "gemini-one,gemini-two-c0ffee08",
     "SSH_PRIVATE_KEY_B64": "LS0tLS1CRUdJTiBPUEVO-c0ffee09",
     "SLACK_WEBHOOK_URL": "https://hooks.slack.com/services/T0/B0/XyZ-c0ffee10",
+    "DATABASE_URL": "postgres://admin:p@ss-c0ffee11@db.internal:5432/app",
+    "REDIS_URL": "redis://:hunter2-c0ffee12@cache:6379/0",
 }
 """The environment a test gives the harness; each value ends in its own mark, which no escaping
-changes, so a mark found anywhere is a secret that leaked."""
+changes, so a mark found anywhere is a secret that leaked. The names of the last two do not look
+secret: the password in each URL is found by its shape (an ``@`` in it, no user before it)."""
 MARKS = [value.rpartition("-")[2] for value in SECRETS.values()]
 
 

@@ -24,6 +24,19 @@ def test_secret_environment_values_and_credential_shapes_are_redacted() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("url", "redacted"),
+    [
+        ("postgres://admin:p@ss@db:5432/app", "postgres://[redacted]@db:5432/app"),
+        ("redis://:hunter2@cache:6379", "redis://[redacted]@cache:6379"),
+        ("https://u:pw@h/x?to=a@b.c and x@y.z", "https://[redacted]@h/x?to=a@b.c and x@y.z"),
+        ("https://h/x?to=a@b.c", "https://h/x?to=a@b.c"),
+    ],
+)
+def test_the_password_of_a_url_is_redacted_whatever_it_holds(url: str, redacted: str) -> None:
+    assert Redactor({}).text(url) == redacted
+
+
 def test_the_piece_of_a_secret_a_cut_left_beside_its_ellipsis_is_redacted() -> None:
     """A cut keeps a text's start (`cut`) or its end: either may split a secret; a piece too
     short to tell anything, or away from an ellipsis, stays."""
