@@ -4,12 +4,13 @@ each run made in a worker process that the agent cannot take the harness down wi
 A worker (`unsolvable._worker`) runs one job at a time on its main thread and sends the record
 back as one line of JSON (`unsolvable._job`). The harness trusts none of it: a message that is
 malformed, comes from another process or answers another job is the crash of the job it waited
-for, and every record is judged again here, from its observed fields and the scenario, whatever
-verdict the worker sent. A worker that dies (``os._exit``, a signal, a segfault) is recorded
-``crashed`` for the run it was in, one that outlives its wall ceiling (a C loop holding the
-interpreter) is killed with everything it started and recorded ``did_not_stop``, and a fresh
-worker takes the next job: the other runs are unaffected. Order never depends on the number of
-workers, so the JSON of a run is the same bytes at ``-n 1`` and ``-n 4``.
+for, and every record is redacted and judged again here, from its observed fields and the
+scenario, whatever the worker's redactor and judge made of it. A worker that dies
+(``os._exit``, a signal, a segfault) is recorded ``crashed`` for the run it was in, one that
+outlives its wall ceiling (a C loop holding the interpreter) is killed with everything it
+started and recorded ``did_not_stop``, and a fresh worker takes the next job: the other runs
+are unaffected. Order never depends on the number of workers, so the JSON of a run is the
+same bytes at ``-n 1`` and ``-n 4``.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from unsolvable._job import (
 from unsolvable._loading import load_agent
 from unsolvable._probes import COST_DIGITS
 from unsolvable._record import Ending, Observed, Outcome, TerminationRecord
+from unsolvable._redact import Redactor
 from unsolvable._run import GRACE_SECONDS
 from unsolvable._scenario import Scenario
 from unsolvable._seen import Counts, Seen
@@ -274,6 +276,9 @@ class WorkerPool:
     def __init__(self, lookup: Lookup, *, size: int = 1) -> None:
         self.lookup, self.size = lookup, size
         self.context = _context(lookup)
+        self.redactor = Redactor()
+        """The secrets of the harness's environment, which the workers start from: a record is
+        redacted again as it arrives, since an agent can switch its worker's redactor off."""
         self.workers: list[_Worker] = []
         self.jobs: Sequence[Job] = ()
         self.todo: list[int] = []
@@ -385,7 +390,8 @@ class WorkerPool:
             if message["kind"] == FAILED:
                 why = f"the worker failed around the run: {message.get('error')}"
                 return self._replace(worker, Outcome.CRASHED, why)
-            record = _judged(job, self.lookup(job.scenario), message.get("record"))
+            sent = self.redactor.data(message.get("record"))
+            record = _judged(job, self.lookup(job.scenario), sent)
         except (MessageError, ValueError) as problem:
             return self._replace(worker, Outcome.CRASHED, _garbled(str(problem)))
         return self._finish(worker, record, replace=message["kind"] == ABANDONED)

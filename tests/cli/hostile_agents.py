@@ -114,3 +114,13 @@ def slow(session: Session) -> Stop:
     session.call_model([], session.tools)
     time.sleep(float(os.environ.get("HOSTILE_SLOW", "0.5")))
     return Stop(code=Code.NO_PROGRESS, reason="nothing new")
+
+
+def unredacts(session: Session) -> Stop:
+    """Switches its worker's redactor off, then names the key it was given."""
+    from unsolvable import _redact
+
+    _redact.Redactor.text = lambda self, text: text  # type: ignore[method-assign]
+    key = os.environ["HOSTILE_API_KEY"]
+    print("my key:", key)
+    return Stop(code=Code.COMPLETED, reason=f"done with {key}")

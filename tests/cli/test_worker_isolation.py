@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.cli.test_cli import ROOT, _unsolvable
 
 HOSTILE = "tests.cli.hostile_agents"
@@ -72,6 +74,19 @@ def test_a_judge_replaced_in_the_worker_passes_nothing(tmp_path: Path) -> None:
     replaced = _mine(records, f"{HOSTILE}:replaces_the_judge")
     assert status == 1 and _mine(records, "naive") == alone
     assert {(r["outcome"], r["verdict"]["passed"]) for r in replaced} == {("unstructured", False)}
+
+
+def test_a_redactor_switched_off_in_the_worker_lets_no_secret_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = "hostile-key-c0ffee"
+    monkeypatch.setenv("HOSTILE_API_KEY", key)
+    status, records = _run(tmp_path, f"{HOSTILE}:unredacts", "contract")
+    assert status == 1 and len(_mine(records, f"{HOSTILE}:unredacts")) > 1
+    assert key not in (tmp_path / "records.json").read_text()
+    assert all(
+        "[redacted]" in r["reported"]["reason"] for r in _mine(records, f"{HOSTILE}:unredacts")
+    )
 
 
 def test_an_agents_chdir_and_path_do_not_reach_the_next_agent(tmp_path: Path) -> None:
