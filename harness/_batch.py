@@ -118,6 +118,9 @@ class _Worker:
     """The jobs sent to it, in order: it runs the first (`PIPELINE`)."""
     deadline: float = 0.0
     """When the first job outlives its wall ceiling and the worker is killed."""
+    agent: str | None = None
+    """The agent whose jobs it runs, set by its first: what an agent changes in its worker's
+    interpreter (a class patched, a module replaced) reaches no run of another agent."""
 
     @property
     def index(self) -> int | None:
@@ -296,7 +299,7 @@ class WorkerPool:
         SIGINT and SIGTERM stop the dispatch of new jobs, the running ones get
         `INTERRUPT_GRACE_SECONDS`, and the batch says it was interrupted; otherwise an
         interrupt kills the running workers and propagates."""
-        self.jobs, self.todo, self.records = jobs, list(range(len(jobs)))[::-1], {}
+        self.jobs, self.todo, self.records = jobs, list(range(len(jobs))), {}
         self.draining = False
         while len(self.workers) < min(self.size, len(jobs)):
             self.workers.append(_start(self.context, self.lookup))
@@ -328,14 +331,22 @@ class WorkerPool:
         self.workers = []
 
     def _dispatch(self) -> None:
-        for worker in self.workers:
-            while len(worker.queue) < PIPELINE and self.todo:
-                index = self.todo.pop()
+        for position, worker in enumerate(self.workers):
+            if not worker.queue and self.todo and self._next(worker.agent) is None:
+                _stop(worker, kill=False)  # idle, and its agent has no job left: a fresh one
+                worker = self.workers[position] = _start(self.context, self.lookup)
+            while len(worker.queue) < PIPELINE and (index := self._next(worker.agent)) is not None:
+                self.todo.remove(index)
+                worker.agent = self.jobs[index].agent
                 worker.queue.append(index)
                 if len(worker.queue) == 1:
                     self._arm(worker)
                 with contextlib.suppress(OSError):  # it died: its sentinel says so, and then
                     worker.jobs.send((index, self.jobs[index]))  # this job runs on its successor
+
+    def _next(self, agent: str | None) -> int | None:
+        """The first job not yet sent of ``agent``, or of any agent for a fresh worker."""
+        return min((i for i in self.todo if agent in (None, self.jobs[i].agent)), default=None)
 
     def _arm(self, worker: _Worker) -> None:
         """Starts the clock of the worker's first job."""
@@ -411,7 +422,7 @@ class WorkerPool:
             _stop(worker, kill=True)
             return record
         if replace:  # the jobs sent to a worker that is gone run on its successor
-            self.todo.extend(reversed(worker.queue))
+            self.todo.extend(worker.queue)
             worker.queue.clear()
             _stop(worker, kill=True)
             self.workers[self.workers.index(worker)] = _start(self.context, self.lookup)

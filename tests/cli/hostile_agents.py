@@ -124,3 +124,13 @@ def unredacts(session: Session) -> Stop:
     key = os.environ["HOSTILE_API_KEY"]
     print("my key:", key)
     return Stop(code=Code.COMPLETED, reason=f"done with {key}")
+
+
+def makes_the_next_agent_pass(session: Session) -> Stop:
+    """Changes its worker so that every later plain agent in it runs the contract agent instead:
+    a run of another agent made after it, in the same worker, would pass for it."""
+    from unsolvable import agents
+    from unsolvable.adapters.base import PlainAdapter
+
+    PlainAdapter.run = lambda self, session: agents.contract(session)  # type: ignore[method-assign]
+    return Stop(code=Code.NO_PROGRESS, reason="changed the worker")

@@ -76,6 +76,14 @@ def test_a_judge_replaced_in_the_worker_passes_nothing(tmp_path: Path) -> None:
     assert {(r["outcome"], r["verdict"]["passed"]) for r in replaced} == {("unstructured", False)}
 
 
+def test_an_agent_that_changes_its_worker_changes_no_other_agents_record(tmp_path: Path) -> None:
+    _, alone = _run(tmp_path, "naive", scenario="constant-return/repeat")
+    _, records = _run(
+        tmp_path, f"{HOSTILE}:makes_the_next_agent_pass", "naive", scenario="constant-return/repeat"
+    )
+    assert _mine(records, "naive") == alone
+
+
 def test_a_redactor_switched_off_in_the_worker_lets_no_secret_out(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 import unsolvable
-from unsolvable import Ceilings, Outcome, scenarios
+from unsolvable import Ceilings, Outcome, TerminationRecord, scenarios
 from unsolvable._batch import Job, run_jobs
 from unsolvable.reports._cells import distribution, premature
 from unsolvable.reports._metrics import Distribution, lag, measure
@@ -28,7 +28,20 @@ def test_records_come_back_in_job_order_whatever_the_workers() -> None:
         (job.scenario, job.seed, job.agent) for job in JOBS
     ]
     assert [r.to_json() for r in two.records] == [r.to_json() for r in one.records]
-    assert seen == [job.agent for job in JOBS] and not one.interrupted
+    assert sorted(seen) == sorted(job.agent for job in JOBS) and not one.interrupted
+
+
+def test_one_worker_runs_one_agents_jobs_each_its_first_first() -> None:
+    """A worker takes the jobs of the agent it started with, in their order, and only then is
+    replaced for the next agent's: no agent's run is made in an interpreter another changed."""
+    seen: list[tuple[str, str, int]] = []
+    run_jobs(JOBS, lookup=scenarios.get, on_record=lambda r: seen.append(_made(r)))
+    agents = dict.fromkeys(job.agent for job in JOBS)
+    assert seen == [_made(job) for agent in agents for job in JOBS if job.agent == agent]
+
+
+def _made(run: Job | TerminationRecord) -> tuple[str, str, int]:
+    return run.agent, run.scenario, run.seed
 
 
 def test_a_worker_judges_each_seed_as_a_run_in_process_does() -> None:
