@@ -17,7 +17,7 @@ from typing import Any
 
 from unsolvable._errors import InputError
 
-__all__ = ["INPUT_LIMIT", "load_json", "read_input"]
+__all__ = ["INPUT_LIMIT", "file_kind", "load_json", "read_input"]
 
 INPUT_LIMIT = 512 * 1024 * 1024
 """Bytes an input may hold: a record of 10,000 steps with its whole trajectory is about 7 MB, so
@@ -33,6 +33,12 @@ KINDS = {
 }
 
 
+def file_kind(mode: int) -> str | None:
+    """What a path of ``mode`` holds when it is no regular file (``"a folder"``, ``"a FIFO (a
+    named pipe)"``); ``None`` for a regular file."""
+    return None if stat.S_ISREG(mode) else KINDS.get(stat.S_IFMT(mode), "not a regular file")
+
+
 def read_input(path: Path) -> str:
     """The text of the regular file at ``path``. Opened without waiting (a FIFO would wait for
     a writer) and checked before a byte is read."""
@@ -41,9 +47,7 @@ def read_input(path: Path) -> str:
     except OSError as error:
         raise InputError(f"{str(path)!r} cannot be read ({error.strerror})") from None
     try:
-        mode = os.fstat(descriptor).st_mode
-        if not stat.S_ISREG(mode):
-            kind = KINDS.get(stat.S_IFMT(mode), "not a regular file")
+        if (kind := file_kind(os.fstat(descriptor).st_mode)) is not None:
             raise InputError(f"{str(path)!r} is {kind}, not a file; name a file")
         chunks, size = [], 0
         while size <= INPUT_LIMIT and (chunk := os.read(descriptor, CHUNK)):

@@ -4,7 +4,10 @@
 A typo'd or read-only output path should not cost a whole run and then end in a traceback. The
 check never creates or truncates the target itself: it creates the parent folder (which writing
 would create anyway), writes a temporary file beside the target, and opens an existing target
-for appending only — never through a symbolic link, which the final write replaces.
+for appending only — never through a symbolic link, which the final write replaces. A path that
+holds no regular file — a device (``/dev/null``), a named pipe, a socket, or a link to one
+(``/dev/stdout``) — is refused: the final write would rename a file over it, which replaces even
+``/dev/null`` for a run as root, and opening a pipe no one reads would wait for ever.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from unsolvable._errors import OutputError
+from unsolvable._input import file_kind
 
 __all__ = ["check_writable", "check_writable_dir"]
 
@@ -23,6 +27,8 @@ def check_writable(path: Path, *, flag: str) -> None:
     """``path`` can be written as a file, or `OutputError` names ``flag``, the path and why."""
     if path.is_dir():
         _fail(path, flag, "it is a directory", f"name a file, e.g. {path / 'report'}")
+    if (special := _special(path)) is not None:
+        _fail(path, flag, f"it is {special}, not a file", "name a file, which is written whole")
     problem = _dir_error(path.parent)
     if problem is not None:
         why = f"cannot make files in {str(path.parent)!r}: {_why(problem)}"
@@ -32,6 +38,15 @@ def check_writable(path: Path, *, flag: str) -> None:
             os.close(os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)))
         except OSError as error:
             _fail(path, flag, _why(error), "make it writable, or choose another path")
+
+
+def _special(path: Path) -> str | None:
+    """What ``path`` (or what a link there points to) is when it is no regular file."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:  # nothing there yet, or a link to nothing: a file will be made
+        return None
+    return file_kind(mode)
 
 
 def check_writable_dir(folder: Path, *, flag: str) -> None:

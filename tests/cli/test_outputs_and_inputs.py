@@ -8,6 +8,7 @@ import json
 import os
 import re
 import shlex
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -50,6 +51,28 @@ def test_a_linked_stream_path_refuses_the_run_and_its_target_is_untouched(tmp_pa
     )
     assert result.returncode == USAGE and "out.json.jsonl' exists" in result.stderr
     assert victim.read_text() == "precious"
+
+
+def _special_files(folder: Path) -> list[Path]:
+    """A named pipe, and where the user may make one (root, in a container), a character
+    device: /dev/null's, at a path of ``folder``."""
+    os.mkfifo(folder / "pipe")
+    specials = [folder / "pipe"]
+    if os.geteuid() == 0:
+        os.mknod(folder / "null", 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        specials.append(folder / "null")
+    return specials
+
+
+def test_a_device_or_pipe_at_a_report_path_refuses_the_run_and_stays(tmp_path: Path) -> None:
+    """``--json /dev/null``, run as root, would rename a file over /dev/null itself."""
+    specials = _special_files(tmp_path)
+    for special, flag in zip(specials, ("--json", "--markdown"), strict=False):
+        result = _unsolvable("run", "--agent", "contract", *REPEAT, flag, str(special))
+        assert result.returncode == USAGE and result.stdout == "", result.stderr
+        assert f"{flag} {str(special)!r} cannot be written (it is a " in result.stderr
+        assert not stat.S_ISREG(special.stat().st_mode)
+    assert sorted(tmp_path.iterdir()) == sorted(specials)
 
 
 def test_a_linked_report_path_is_replaced_never_written_through(tmp_path: Path) -> None:
