@@ -75,9 +75,6 @@ for a tool's arguments (JSON text), twice for a JSON document an agent passed as
 MIN_SECRET_LENGTH = 8
 """Shorter values (``1``, ``true``, an empty test token) would redact ordinary words; real
 credentials are far longer."""
-MIN_PIECE_LENGTH = 4
-"""The fewest characters of a secret, left beside the ellipsis of a cut, that are redacted: fewer
-tell little of it, and would redact ordinary words."""
 PATTERNS = (
     ("sk-", re.compile(r"\bsk-[A-Za-z0-9_-]{8,}"), REDACTED),
     ("bearer", re.compile(r"\b(Bearer)\s+[A-Za-z0-9._~+/=-]+", re.IGNORECASE), rf"\1 {REDACTED}"),
@@ -144,8 +141,11 @@ def _here(cwd: str) -> str | None:
 
 
 def _lengths(secret: str) -> range:
-    """The lengths of the pieces of ``secret`` a cut may leave, longest first."""
-    return range(len(secret) - 1, MIN_PIECE_LENGTH - 1, -1)
+    """The lengths of the pieces of ``secret`` a cut may leave that are redacted, longest first:
+    half of it or more. A shorter piece leaves the rest unknown, and would be as common as the
+    ``https://`` a URL's secret starts with, whose redaction would change records by where
+    they run."""
+    return range(len(secret) - 1, (len(secret) - 1) // 2, -1)
 
 
 class Redactor:

@@ -38,13 +38,14 @@ def test_the_password_of_a_url_is_redacted_whatever_it_holds(url: str, redacted:
 
 
 def test_the_piece_of_a_secret_a_cut_left_beside_its_ellipsis_is_redacted() -> None:
-    """A cut keeps a text's start (`cut`) or its end: either may split a secret; a piece too
-    short to tell anything, or away from an ellipsis, stays."""
-    redactor = Redactor({"MY_API_KEY": "key-1234567890"})
+    """A cut keeps a text's start (`cut`) or its end: either may split a secret; a piece of less
+    than half of it, or away from an ellipsis, stays."""
+    redactor = Redactor({"MY_API_KEY": "key-1234567890", "HOOK_WEBHOOK": "https://hooks/T0-B0"})
     assert redactor.text("sent key-1234567…") == "sent [redacted]…"
     assert redactor.text("…4567890 printed") == "…[redacted] printed"
-    assert redactor.text("('x key-12…); expected X") == "('x [redacted]…); expected X"
-    assert redactor.text("key…890 key-1234 then…") == "key…890 key-1234 then…"
+    assert redactor.text("('x key-12345…); expected X") == "('x [redacted]…); expected X"
+    assert redactor.text("key-12…890 key-1234 then…") == "key-12…890 key-1234 then…"
+    assert redactor.text("see https://…") == "see https://…"
 
 
 def test_cleaning_is_idempotent_and_keeps_short_values_and_shapes() -> None:
