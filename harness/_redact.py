@@ -1,7 +1,7 @@
 """Consumes the strings an agent put into a record, produces them safe to write and stable: secrets
 replaced by ``[redacted]``, memory addresses, LangGraph's task ids, the port and key of the
-harness's loopback URLs and the paths of its temporary folders masked, and paths under the
-working directory named relative to it.
+harness's loopback URLs and the paths of its temporary folders masked, and the files of a Python
+traceback under the working directory named relative to it.
 
 Applied once to the whole record, where it leaves the run (`unsolvable.run`, a worker process),
 so that every written form (JSON, Markdown, HTML, OTLP, ATIF, JUnit, snapshots, the terminal)
@@ -133,11 +133,13 @@ def _written_forms(secret: str) -> set[str]:
 
 
 def _here(cwd: str) -> str | None:
-    """The working directory as the start of the paths under it (``/home/ci/project/``), which
-    an ``exec:`` agent's traceback names whole: where the project is checked out differs by
-    machine, so a record names them relative to it, as `unsolvable._traceback` does. ``None``
-    at the file system's root, under which every path lies."""
-    return None if os.path.dirname(cwd) == cwd else os.path.join(cwd, "")
+    """How a Python traceback names a file under the working directory (``File
+    "/home/ci/project/``), as an ``exec:`` agent's names its script: where the project is
+    checked out differs by machine, so a record names it relative, as `unsolvable._traceback`
+    does. Only a traceback's file: a path elsewhere in a text (a scenario's ``/tmp/q3.md`` run
+    from ``/tmp``) is data, the same wherever the command runs. ``None`` at the file system's
+    root, under which every path lies."""
+    return None if os.path.dirname(cwd) == cwd else f'File "{os.path.join(cwd, "")}'
 
 
 def _lengths(secret: str) -> range:
@@ -163,8 +165,8 @@ class Redactor:
 
     def text(self, text: str) -> str:
         """``text`` with every secret replaced; every address, LangGraph task id, loopback URL's
-        port and key and temporary folder of the harness masked; every path under the working
-        directory relative to it."""
+        port and key and temporary folder of the harness masked; every file of a Python
+        traceback under the working directory named relative to it."""
         for secret in self.secrets:
             if secret in text:
                 text = text.replace(secret, REDACTED)
@@ -177,7 +179,7 @@ class Redactor:
         if "unsolvable-" in text:
             text = self.folders.sub(MASKED_FOLDER, text)
         if self.here is not None and self.here in text:
-            text = text.replace(self.here, "")
+            text = text.replace(self.here, 'File "')
         return mask_loopback_urls(mask_task_ids(mask_addresses(text)))
 
     def _cut_pieces(self, text: str) -> str:

@@ -97,18 +97,32 @@ def test_the_harness_s_temporary_folders_are_masked_wherever_tmpdir_is() -> None
     )
 
 
-def test_paths_under_the_working_directory_are_named_relative_to_it(
+def test_a_tracebacks_files_under_the_working_directory_are_named_relative_to_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Where a project is checked out differs by machine; a path beside it, or one that only
-    starts with the same letters, stays."""
+    """Where a project is checked out differs by machine; a path beside it, one that only starts
+    with the same letters, or one under it that is not a traceback's file, stays."""
     monkeypatch.chdir(tmp_path)
-    text = f'File "{tmp_path}/agent.py", line 2 {tmp_path}-old/agent.py {tmp_path.parent}/x'
+    text = (
+        f'File "{tmp_path}/agent.py", line 2 {tmp_path}-old/agent.py {tmp_path.parent}/x '
+        f'File "{tmp_path}-old/agent.py" {tmp_path}/q3.md'
+    )
     assert Redactor({}).text(text) == (
-        f'File "agent.py", line 2 {tmp_path}-old/agent.py {tmp_path.parent}/x'
+        f'File "agent.py", line 2 {tmp_path}-old/agent.py {tmp_path.parent}/x '
+        f'File "{tmp_path}-old/agent.py" {tmp_path}/q3.md'
     )
     monkeypatch.chdir("/")
-    assert Redactor({}).text("/etc/agent.py") == "/etc/agent.py"
+    assert Redactor({}).text('File "/etc/agent.py"') == 'File "/etc/agent.py"'
+
+
+def test_a_scenarios_paths_read_the_same_from_any_working_directory(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """denial-sprawl's file lives in ``/tmp``: run from there, its path once lost its folder in
+    every record, which then differed by where the command ran."""
+    monkeypatch.chdir("/tmp")
+    text = '{"source": "/tmp/q3.md", "target": "/srv/reports/q3.md"}'
+    assert Redactor({}).text(text) == text
 
 
 def test_secret_names_cover_the_cloud_providers_and_ci_credentials() -> None:
