@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import heapq
 import multiprocessing
 import os
 import signal
@@ -24,7 +25,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.context import BaseContext
@@ -272,6 +273,43 @@ def _death(process: BaseProcess) -> str:
     return f"the worker process exited with status {code} during the run"
 
 
+class _Todo:
+    """The jobs not yet sent to a worker, by agent, each agent's in job order: a worker takes
+    the first of its own agent's, a fresh worker the first of any agent's."""
+
+    def __init__(self, jobs: Sequence[Job]) -> None:
+        self._jobs = jobs
+        self._by_agent: dict[str, list[int]] = {}
+        """Each agent's job indices, a heap: a job given back goes in its place."""
+        for index, job in enumerate(jobs):
+            self._by_agent.setdefault(job.agent, []).append(index)
+
+    def __bool__(self) -> bool:
+        return any(self._by_agent.values())
+
+    def first(self, agent: str | None) -> int | None:
+        """The first job not yet sent of ``agent``, or of any agent's when it is ``None``."""
+        if agent is not None:
+            mine = self._by_agent.get(agent)
+            return mine[0] if mine else None
+        return min((left[0] for left in self._by_agent.values() if left), default=None)
+
+    def take(self, agent: str | None) -> int | None:
+        """`first`, no longer to send."""
+        index = self.first(agent)
+        if index is not None:
+            heapq.heappop(self._by_agent[self._jobs[index].agent])
+        return index
+
+    def put_back(self, indices: Iterable[int]) -> None:
+        """Jobs sent to a worker that is gone, to send again."""
+        for index in indices:
+            heapq.heappush(self._by_agent[self._jobs[index].agent], index)
+
+    def clear(self) -> None:
+        self._by_agent.clear()
+
+
 class WorkerPool:
     """Up to ``size`` worker processes, started when first needed and reused across batches
     (the pytest plugin runs its generated suite through one, a test at a time)."""
@@ -284,7 +322,7 @@ class WorkerPool:
         redacted again as it arrives, since an agent can switch its worker's redactor off."""
         self.workers: list[_Worker] = []
         self.jobs: Sequence[Job] = ()
-        self.todo: list[int] = []
+        self.todo = _Todo(())
         self.records: dict[int, TerminationRecord] = {}
         self.draining = False
 
@@ -299,7 +337,7 @@ class WorkerPool:
         SIGINT and SIGTERM stop the dispatch of new jobs, the running ones get
         `INTERRUPT_GRACE_SECONDS`, and the batch says it was interrupted; otherwise an
         interrupt kills the running workers and propagates."""
-        self.jobs, self.todo, self.records = jobs, list(range(len(jobs))), {}
+        self.jobs, self.todo, self.records = jobs, _Todo(jobs), {}
         self.draining = False
         while len(self.workers) < min(self.size, len(jobs)):
             self.workers.append(_start(self.context, self.lookup))
@@ -332,21 +370,18 @@ class WorkerPool:
 
     def _dispatch(self) -> None:
         for position, worker in enumerate(self.workers):
-            if not worker.queue and self.todo and self._next(worker.agent) is None:
+            if not worker.queue and self.todo and self.todo.first(worker.agent) is None:
                 _stop(worker, kill=False)  # idle, and its agent has no job left: a fresh one
                 worker = self.workers[position] = _start(self.context, self.lookup)
-            while len(worker.queue) < PIPELINE and (index := self._next(worker.agent)) is not None:
-                self.todo.remove(index)
+            while (
+                len(worker.queue) < PIPELINE and (index := self.todo.take(worker.agent)) is not None
+            ):
                 worker.agent = self.jobs[index].agent
                 worker.queue.append(index)
                 if len(worker.queue) == 1:
                     self._arm(worker)
                 with contextlib.suppress(OSError):  # it died: its sentinel says so, and then
                     worker.jobs.send((index, self.jobs[index]))  # this job runs on its successor
-
-    def _next(self, agent: str | None) -> int | None:
-        """The first job not yet sent of ``agent``, or of any agent for a fresh worker."""
-        return min((i for i in self.todo if agent in (None, self.jobs[i].agent)), default=None)
 
     def _arm(self, worker: _Worker) -> None:
         """Starts the clock of the worker's first job."""
@@ -422,7 +457,7 @@ class WorkerPool:
             _stop(worker, kill=True)
             return record
         if replace:  # the jobs sent to a worker that is gone run on its successor
-            self.todo.extend(worker.queue)
+            self.todo.put_back(worker.queue)
             worker.queue.clear()
             _stop(worker, kill=True)
             self.workers[self.workers.index(worker)] = _start(self.context, self.lookup)
