@@ -209,7 +209,8 @@ class LlamaIndexAdapter:
     loop of its own.
 
     ``max_iterations=None`` keeps LlamaIndex's default (20); ``"budget"`` uses the scenario's
-    ``max_steps`` (one step fewer with ``"generate"``, to fit the forced final answer in).
+    ``max_steps`` (one step fewer with ``"generate"``, the adapter's or the workflow's own, to
+    fit the forced final answer in).
     ``early_stopping_method=None`` keeps the agent's own (``"force"`` by default).
 
     >>> LlamaIndexAdapter(lambda llm, tools: FunctionAgent(tools=tools, llm=llm),
@@ -253,7 +254,7 @@ class LlamaIndexAdapter:
     async def _run(
         self, workflow: Workflow, session: Session, outcome: LlamaIndexRun
     ) -> AgentOutput:
-        handler = workflow.run(user_msg=session.task, **self._options(session))
+        handler = workflow.run(user_msg=session.task, **self._options(session, workflow))
         async for event in handler.stream_events():
             outcome.messages.extend(_event_messages(event))
         result = await handler
@@ -261,12 +262,14 @@ class LlamaIndexAdapter:
             raise AdapterError(f"LlamaIndex returned {type(result).__name__}, not AgentOutput")
         return result
 
-    def _options(self, session: Session) -> dict[str, Any]:
+    def _options(self, session: Session, workflow: Workflow) -> dict[str, Any]:
         options: dict[str, Any] = {}
         if self.early_stopping_method is not None:
             options["early_stopping_method"] = self.early_stopping_method
         if self.max_iterations == BUDGET:
-            spare = 1 if self.early_stopping_method == "generate" else 0
+            # The run's method wins over the workflow's own, as LlamaIndex reads them.
+            method = self.early_stopping_method or workflow.early_stopping_method
+            spare = 1 if method == "generate" else 0
             options["max_iterations"] = max(1, session.budget.max_steps - spare)
         elif self.max_iterations is not None:
             options["max_iterations"] = self.max_iterations

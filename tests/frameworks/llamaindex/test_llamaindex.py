@@ -65,6 +65,20 @@ def test_the_scenario_budget_sets_max_iterations(method: str | None, steps: int)
     assert record.observed.steps == steps == record.budget["max_steps"]
 
 
+@pytest.mark.parametrize("where", ["agent", "workflow"])
+def test_the_budget_leaves_room_for_the_agents_own_forced_answer(where: str) -> None:
+    def build(llm: Any, tools: Any) -> Any:
+        own = {"early_stopping_method": "generate"}
+        agent = FunctionAgent(tools=tools, llm=llm, **(own if where == "agent" else {}))
+        return agent if where == "agent" else AgentWorkflow(agents=[agent], **own)
+
+    record = unsolvable.run(
+        LlamaIndexAdapter(build, max_iterations="budget"), scenarios.get("constant-return/repeat")
+    )
+    assert record.observed.steps == record.budget["max_steps"]
+    assert "forced at max_iterations" in reported(record).reason
+
+
 def test_a_smaller_max_iterations_is_passed_to_the_run() -> None:
     record = unsolvable.run(
         LlamaIndexAdapter(max_iterations=4), scenarios.get("constant-return/repeat")
