@@ -49,6 +49,7 @@ from unsolvable.adapters.kit import (
     ToolCaller,
     as_mapping,
     bind_tool,
+    is_positive_int,
     missing_extra,
     partial_from_messages,
     text_of,
@@ -267,7 +268,7 @@ class CrewAIAdapter:
                 "Crew, e.g. lambda llm, t: Crew(agents=[Agent(..., llm=llm, tools=t)], tasks=[...])"
                 " (with per_agent=True, build(bind), each agent on bind.llm(name))"
             )
-        if max_iter is not None and max_iter != BUDGET and not _positive(max_iter):
+        if max_iter is not None and max_iter != BUDGET and not is_positive_int(max_iter):
             raise AdapterError(
                 f"CrewAIAdapter(max_iter={max_iter!r}): use a positive int, 'budget' (the "
                 "scenario's max_steps) or None (each agent's own, 25 by default)"
@@ -356,10 +357,6 @@ def _forced_answers(crew: Crew) -> int:
     agent = crew.manager_agent if hierarchical else crew.tasks[-1].agent if crew.tasks else None
     llm = getattr(agent, "llm", None)
     return llm.forced_final_answers if isinstance(llm, WireLLM) else 0
-
-
-def _positive(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
 def _messages(messages: Sequence[Any]) -> list[JSON]:

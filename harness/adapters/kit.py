@@ -27,6 +27,7 @@ __all__ = [
     "ToolCaller",
     "as_mapping",
     "bind_tool",
+    "is_positive_int",
     "missing_extra",
     "partial_from_messages",
     "reply_to_calls",
@@ -59,6 +60,11 @@ def missing_extra(framework: str, extra: str) -> str:
         f"unsolvable: the {framework} adapter needs {framework}, which is not installed; "
         f"pip install 'pytest-unsolvable[{extra}]'"
     )
+
+
+def is_positive_int(value: object) -> bool:
+    """Whether ``value`` is a count a framework limit takes: an int of at least 1, not a bool."""
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
 def reply_to_calls(reply: Mapping[str, Any]) -> list[tuple[str, str, JSON]]:

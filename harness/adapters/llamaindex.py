@@ -39,6 +39,7 @@ from unsolvable.adapters.kit import (
     FAKE_MODEL,
     Budgeted,
     bind_tool,
+    is_positive_int,
     missing_extra,
     partial_from_messages,
     reply_to_calls,
@@ -49,7 +50,9 @@ try:
         AgentOutput,
         AgentWorkflow,
         BaseWorkflowAgent,
+        CodeActAgent,
         FunctionAgent,
+        ReActAgent,
         ToolCallResult,
     )
     from llama_index.core.base.llms.types import (
@@ -84,6 +87,10 @@ CONTEXT_WINDOW = 128_000
 3,900 it would drop a run's early messages after a few steps, which no production agent does."""
 MAX_ITERATIONS = re.compile(r"Max iterations of \d+ reached")
 """How ``parse_agent_output`` words its limit (llama-index-core 0.14)."""
+TEXT_PARSING_AGENTS = (ReActAgent, CodeActAgent)
+"""Agents that read their actions out of the model's text, which the scripted model does not
+write: each would take its first tool-calling reply for a final answer."""
+BUILD_EXAMPLE = "e.g. lambda llm, tools: FunctionAgent(tools=tools, llm=llm)"
 EarlyStopping = Literal["force", "generate"]
 
 
@@ -228,19 +235,27 @@ class LlamaIndexAdapter:
         if not callable(build):
             raise AdapterError(
                 f"LlamaIndexAdapter(build={build!r}): pass a callable build(llm, tools) "
-                "returning an agent workflow, e.g. lambda llm, t: FunctionAgent(tools=t, llm=llm)"
+                f"returning an agent workflow, {BUILD_EXAMPLE}"
             )
         if early_stopping_method not in (None, "force", "generate"):
             raise AdapterError(
                 f"LlamaIndexAdapter(early_stopping_method={early_stopping_method!r}): use "
                 "'force' (raise at max_iterations) or 'generate' (a forced final answer)"
             )
+        if max_iterations not in (None, BUDGET) and not is_positive_int(max_iterations):
+            raise AdapterError(
+                f"LlamaIndexAdapter(max_iterations={max_iterations!r}): use a positive int, "
+                "'budget' (the scenario's max_steps) or None (LlamaIndex's default, 20); "
+                "LlamaIndex itself reads 0 as its default"
+            )
         self.build, self.max_iterations = build, max_iterations
         self.early_stopping_method, self.name = early_stopping_method, name
 
     def run(self, session: Session) -> LlamaIndexRun:
         calls = _Calls()
-        workflow = self.build(session_llm(session, calls), session_tools(session))
+        workflow = _function_calling(
+            self.build(session_llm(session, calls), session_tools(session))
+        )
         outcome = LlamaIndexRun()
         try:
             outcome.output = asyncio.run(self._run(workflow, session, outcome))
@@ -295,6 +310,24 @@ class LlamaIndexAdapter:
                 f"and returned as the answer: {text}"
             )
         return Stop(code=Code.COMPLETED, reason=f"final answer: {text}"[:200], partial=partial)
+
+
+def _function_calling(built: object) -> Workflow:
+    """What ``build`` returned, if it is an agent workflow whose agents call tools natively."""
+    if not isinstance(built, BaseWorkflowAgent | AgentWorkflow):
+        raise AdapterError(
+            f"LlamaIndexAdapter: build returned {built!r:.80}, not a FunctionAgent or an "
+            f"AgentWorkflow; return one, {BUILD_EXAMPLE}"
+        )
+    agents = built.agents.values() if isinstance(built, AgentWorkflow) else [built]
+    parsing = [a for a in agents if isinstance(a, TEXT_PARSING_AGENTS)]
+    if parsing:
+        raise AdapterError(
+            f"LlamaIndexAdapter: {type(parsing[0]).__name__} {parsing[0].name!r} reads its "
+            "actions out of the model's text, which the scripted model does not write: build "
+            f"a FunctionAgent instead, {BUILD_EXAMPLE}"
+        )
+    return built
 
 
 def _event_messages(event: object) -> list[JSON]:

@@ -10,11 +10,11 @@ import pytest
 
 pytest.importorskip("llama_index.core")
 
-from llama_index.core.agent.workflow import AgentWorkflow, FunctionAgent
+from llama_index.core.agent.workflow import AgentWorkflow, FunctionAgent, ReActAgent
 
 import unsolvable
 from tests.frameworks._glue import reported
-from unsolvable import AdapterError, Code, Exit, Rule, scenarios
+from unsolvable import AdapterError, Code, Exit, Outcome, Rule, scenarios
 from unsolvable.adapters.llamaindex import LlamaIndexAdapter, default_agent
 
 FAMILIES = [
@@ -121,12 +121,38 @@ def test_the_registered_name_runs_a_function_agent_at_its_defaults() -> None:
 
 @pytest.mark.parametrize(
     "options",
-    [{"build": "FunctionAgent"}, {"early_stopping_method": "stop"}],
-    ids=["not-callable", "unknown-early-stopping"],
+    [
+        {"build": "FunctionAgent"},
+        {"early_stopping_method": "stop"},
+        {"max_iterations": 0},
+        {"max_iterations": "budgets"},
+    ],
+    ids=["not-callable", "unknown-early-stopping", "no-iterations", "misspelt-budget"],
 )
 def test_bad_options_are_refused_before_any_run(options: dict[str, object]) -> None:
     with pytest.raises(AdapterError, match="LlamaIndexAdapter"):
         LlamaIndexAdapter(**options)  # type: ignore[arg-type]
+
+
+def react(llm: Any, tools: Any) -> AgentWorkflow:
+    return AgentWorkflow(agents=[ReActAgent(tools=tools, llm=llm)])
+
+
+@pytest.mark.parametrize(
+    ("build", "said"),
+    [
+        (lambda llm, tools: [FunctionAgent(tools=tools, llm=llm)], "returned [FunctionAgent"),
+        (lambda llm, tools: ReActAgent(tools=tools, llm=llm), "ReActAgent"),
+        (react, "ReActAgent"),
+    ],
+    ids=["not-a-workflow", "text-parsing-agent", "text-parsing-agent-in-a-workflow"],
+)
+def test_a_build_that_gives_no_function_calling_workflow_is_refused_saying_so(
+    build: Any, said: str
+) -> None:
+    record = unsolvable.run(LlamaIndexAdapter(build), scenarios.get("constant-return/repeat"))
+    assert record.outcome is Outcome.CRASHED and record.observed.steps == 0
+    assert said in str(record.observed.error) and "FunctionAgent(" in str(record.observed.error)
 
 
 def test_a_run_tries_to_reach_no_host(offline: list[str]) -> None:
