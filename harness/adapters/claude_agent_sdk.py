@@ -39,6 +39,7 @@ from unsolvable.adapters.kit import (
     ToolCaller,
     as_mapping,
     bind_tool,
+    is_positive_int,
     missing_extra,
     partial_from_messages,
     shielded,
@@ -186,6 +187,7 @@ class ClaudeAgentSDKAdapter:
                 f"ClaudeAgentSDKAdapter: options.mcp_servers is {options.mcp_servers!r}, a path; "
                 "pass the servers as a dict so the scenario's tools can be added beside them"
             )
+        _check_limits(max_turns, max_budget_usd)
         self.options, self.max_turns, self.max_budget_usd = options, max_turns, max_budget_usd
         self.isolate_network = (
             sys.platform == "linux" if isolate_network is None else isolate_network
@@ -247,6 +249,25 @@ class ClaudeAgentSDKAdapter:
             return stop
         reason = f"final result: {result.result or ''!s:.160}"
         return Stop(code=Code.COMPLETED, reason=reason, partial=partial)
+
+
+def _check_limits(max_turns: object, max_budget_usd: object) -> None:
+    """Refuses a limit that is not one before any run: for ``max_turns=0`` the SDK passes no
+    ``--max-turns`` at all (no limit), and anything else the SDK hands the CLI as it is."""
+    if max_turns not in (None, BUDGET) and not is_positive_int(max_turns):
+        raise AdapterError(
+            f"ClaudeAgentSDKAdapter(max_turns={max_turns!r}): use a positive int, 'budget' "
+            "(the scenario's max_steps) or None (the options' own; the SDK sets no limit)"
+        )
+    if max_budget_usd not in (None, BUDGET) and not _is_dollars(max_budget_usd):
+        raise AdapterError(
+            f"ClaudeAgentSDKAdapter(max_budget_usd={max_budget_usd!r}): use a positive number "
+            "of dollars, 'budget' (the scenario's max_cost_usd) or None (the options' own)"
+        )
+
+
+def _is_dollars(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value > 0
 
 
 def _limit(

@@ -17,7 +17,7 @@ from claude_agent_sdk import ClaudeAgentOptions, HookMatcher
 
 import unsolvable
 from tests.frameworks._glue import account, reported
-from unsolvable import Ceilings, Code, Exit, Outcome, scenarios
+from unsolvable import AdapterError, Ceilings, Code, Exit, Outcome, scenarios
 from unsolvable._loading import load_agent
 from unsolvable.adapters.claude_agent_sdk import CODING_AGENT_WALL_SECONDS, ClaudeAgentSDKAdapter
 
@@ -81,6 +81,22 @@ def test_the_cli_runs_in_a_network_namespace_of_its_own() -> None:
     record = unsolvable.run(ClaudeAgentSDKAdapter(options, max_turns=2), scenarios.get(REPEAT))
     assert record.code is Code.BUDGET_STEPS
     assert seen and os.readlink("/proc/self/ns/net") not in seen
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"max_turns": 0},
+        {"max_turns": "budgets"},
+        {"max_budget_usd": 0},
+        {"max_budget_usd": "budgets"},
+        {"options": {"max_turns": 5}},
+    ],
+    ids=["no-turns", "misspelt-turn-budget", "no-dollars", "misspelt-cost-budget", "a-dict"],
+)
+def test_bad_options_are_refused_before_any_run(options: dict[str, Any]) -> None:
+    with pytest.raises(AdapterError, match=r"ClaudeAgentSDKAdapter\((options|max_)"):
+        ClaudeAgentSDKAdapter(**options)
 
 
 def _alive_with(mark: str) -> list[int]:
