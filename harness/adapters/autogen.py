@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -254,6 +255,7 @@ class AutoGenAdapter:
                 "returning a team or an agent, e.g. lambda c, t: RoundRobinGroupChat("
                 "[AssistantAgent('a', model_client=c, tools=t)], termination_condition=...)"
             )
+        _check_form(build, per_agent)
         self.build, self.per_agent = build, per_agent
         self.wire_options, self.name = dict(wire or {}), name
 
@@ -265,7 +267,7 @@ class AutoGenAdapter:
             else:
                 bind.clients.append(session_model_client(wire))
                 runner = cast(TeamBuilder, self.build)(bind.clients[0], session_tools(session))
-            result = asyncio.run(_run(runner, bind.clients, session))
+            result = asyncio.run(_run(_task_runner(runner), bind.clients, session))
         if not isinstance(result, TaskResult):
             raise AdapterError(f"AutoGen returned {type(result).__name__}, not a TaskResult")
         return AutoGenRun(result=result)
@@ -285,6 +287,38 @@ class AutoGenAdapter:
             )
             return Stop(code=Code.BUDGET_STEPS, reason=reason, partial=partial)
         return _claim(last, partial)
+
+
+def _check_form(build: Callable[..., Any], per_agent: bool) -> None:
+    """Refuses a builder of the other form than ``per_agent`` says, which would otherwise fail
+    inside every run with a bare `TypeError` about its arguments."""
+    try:
+        signature = inspect.signature(build)
+    except (TypeError, ValueError):  # a callable with no signature to read shows it when run
+        return
+    try:
+        signature.bind(*([None] if per_agent else [None, None]))
+    except TypeError:
+        if per_agent:
+            raise AdapterError(
+                f"AutoGenAdapter(build={build!r}, per_agent=True): build{signature} does not "
+                "take (bind); a build(model_client, tools) needs per_agent=False, the default"
+            ) from None
+        raise AdapterError(
+            f"AutoGenAdapter(build={build!r}): build{signature} does not take (model_client, "
+            "tools); a build(bind) given AgentBindings needs per_agent=True"
+        ) from None
+
+
+def _task_runner(built: object) -> TaskRunner:
+    """What ``build`` returned, if it is a team or an agent that AgentChat can run."""
+    if not callable(getattr(built, "run", None)):
+        raise AdapterError(
+            f"AutoGenAdapter: build returned {built!r:.80}, not a team or an agent; return one, "
+            "e.g. RoundRobinGroupChat([AssistantAgent('a', model_client=c, tools=t)], "
+            "termination_condition=...)"
+        )
+    return cast(TaskRunner, built)
 
 
 async def _run(

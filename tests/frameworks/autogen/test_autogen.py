@@ -164,6 +164,36 @@ def test_a_builder_that_is_not_callable_is_refused() -> None:
         AutoGenAdapter("RoundRobinGroupChat")  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(
+    ("build", "per_agent", "said"),
+    [
+        (
+            lambda bind: AssistantAgent("a", model_client=bind.model("main")),
+            False,
+            "per_agent=True",
+        ),
+        (lambda c, t: AssistantAgent("a", model_client=c, tools=t), True, "per_agent=False"),
+    ],
+    ids=["bind-builder-without-per-agent", "client-builder-with-per-agent"],
+)
+def test_a_builder_of_the_other_form_is_refused_naming_the_flag(
+    build: Any, per_agent: bool, said: str
+) -> None:
+    with pytest.raises(AdapterError, match=f"AutoGenAdapter.*{said}"):
+        AutoGenAdapter(build, per_agent=per_agent)
+
+
+@pytest.mark.parametrize(
+    "build",
+    [lambda c, t: c, lambda c, t: [AssistantAgent("a", model_client=c, tools=t)]],
+    ids=["a-model-client", "a-list"],
+)
+def test_a_build_that_returns_no_team_or_agent_is_refused_saying_so(build: Any) -> None:
+    record = unsolvable.run(AutoGenAdapter(build), scenarios.get("constant-return/repeat"))
+    assert record.outcome is Outcome.CRASHED and record.observed.steps == 0
+    assert "not a team or an agent" in str(record.observed.error)
+
+
 def test_a_run_tries_to_reach_no_host(offline: list[str]) -> None:
     """AgentChat's tracing goes to the global OpenTelemetry provider (none here), not a host."""
     unsolvable.run(team(max_turns=3), scenarios.get("constant-return/repeat"))
