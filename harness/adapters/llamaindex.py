@@ -8,6 +8,8 @@ LlamaIndex's stops, read into the vocabulary:
   ``early_stopping_method="force"`` (the default) raises ``WorkflowRuntimeError("Max iterations
   of 20 reached! …")`` before the last call's tools run → ``exhausted``/``BUDGET_STEPS``, with the
   partial result from the run's streamed events (the error carries none).
+- The workflow's own wall limit (``timeout=`` of the agent or `AgentWorkflow`; none by default)
+  raises ``WorkflowTimeoutError`` → ``exhausted``/``BUDGET_TIME``, with the partial result.
 - With ``early_stopping_method="generate"`` it makes **one more model call with no tools**
   ("provide the best possible answer") and returns that answer as the run's result, exactly as
   it returns a real one: LlamaIndex does not flag it, so the record holds it as the agent's claim
@@ -65,7 +67,7 @@ try:
     from llama_index.core.llms.mock import MockFunctionCallingLLM
     from llama_index.core.tools import BaseTool, FunctionTool
     from pydantic import BaseModel, ConfigDict
-    from workflows.errors import WorkflowRuntimeError
+    from workflows.errors import WorkflowRuntimeError, WorkflowTimeoutError
 except ModuleNotFoundError as error:  # pragma: no cover - only without the extra
     raise ImportError(missing_extra("llamaindex", "llamaindex")) from error
 
@@ -193,10 +195,11 @@ def session_tools(session: Session) -> list[BaseTool]:
 
 @dataclass(kw_only=True)
 class LlamaIndexRun:
-    """What one workflow run left: its output or the max-iterations error, and its events."""
+    """What one workflow run left: its output or the limit it hit, and its events."""
 
     output: AgentOutput | None = None
-    limit_error: WorkflowRuntimeError | None = None
+    limit_error: WorkflowRuntimeError | WorkflowTimeoutError | None = None
+    """The max-iterations error, or the timeout of the workflow's own ``timeout=``."""
     messages: list[JSON] = field(default_factory=list)
     """What the model said and called and what the tools answered, from the streamed events."""
     forced_final_answers: int = 0
@@ -263,6 +266,8 @@ class LlamaIndexAdapter:
             if not MAX_ITERATIONS.search(str(error)):
                 raise
             outcome.limit_error = error
+        except WorkflowTimeoutError as error:
+            outcome.limit_error = error
         outcome.forced_final_answers = calls.forced_final_answers
         return outcome
 
@@ -294,8 +299,12 @@ class LlamaIndexAdapter:
         if error is not None or not isinstance(returned, LlamaIndexRun):
             return None
         partial = partial_from_messages(returned.messages)
-        if returned.limit_error is not None:
-            reason = f"LlamaIndex: {returned.limit_error}".split("!")[0]
+        error = returned.limit_error
+        if isinstance(error, WorkflowTimeoutError):
+            reason = f"LlamaIndex: {error}".split(". ")[0]
+            return Stop(code=Code.BUDGET_TIME, reason=reason, partial=partial)
+        if error is not None:
+            reason = f"LlamaIndex: {error}".split("!")[0]
             return Stop(code=Code.BUDGET_STEPS, reason=reason, partial=partial)
         output = returned.output
         if output is None:

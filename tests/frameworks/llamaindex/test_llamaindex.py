@@ -4,6 +4,7 @@ with no tools and returns its answer unflagged, which the record keeps as the ag
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 pytest.importorskip("llama_index.core")
 
 from llama_index.core.agent.workflow import AgentWorkflow, FunctionAgent, ReActAgent
+from llama_index.core.tools import FunctionTool
 
 import unsolvable
 from tests.frameworks._glue import reported
@@ -96,6 +98,31 @@ def test_a_tool_that_raises_is_an_error_result_and_the_run_goes_on() -> None:
     )
     assert record.code is Code.BUDGET_STEPS and record.observed.refusals == {"denied": 3}
     assert "portal:write" in str(reported(record).partial)
+
+
+def hanging_tools(llm: Any, tools: Any) -> FunctionAgent:
+    """A `FunctionAgent` whose tools never answer, under the workflow's own wall limit."""
+
+    async def hang(**arguments: Any) -> str:
+        await asyncio.Event().wait()
+        return ""
+
+    stuck = [
+        FunctionTool.from_defaults(
+            async_fn=hang, name=t.metadata.name, fn_schema=t.metadata.fn_schema
+        )
+        for t in tools
+    ]
+    return FunctionAgent(tools=stuck, llm=llm, timeout=0.5)
+
+
+def test_the_workflows_own_timeout_is_a_time_exhaustion() -> None:
+    record = unsolvable.run(
+        LlamaIndexAdapter(hanging_tools), scenarios.get("constant-return/repeat")
+    )
+    assert (record.exit, record.code) == (Exit.EXHAUSTED, Code.BUDGET_TIME)
+    assert record.observed.steps == 1
+    assert reported(record).reason == "LlamaIndex: Operation timed out after 0.5 seconds"
 
 
 def test_a_final_answer_is_a_completion_claim_that_the_verdict_checks() -> None:
