@@ -13,7 +13,9 @@ vocabulary as follows:
   ``complete``/``COMPLETED`` as the agent's claim, which the verdict checks against the world.
 - A team with no condition and no ``max_turns`` never stops by itself: it runs into the harness
   ceiling (``did_not_stop``).
-- A single agent's run (no ``stop_reason``) ends with its response. A `ToolCallSummaryMessage`
+- A single agent's run (no ``stop_reason``) ends with its response. A `HandoffMessage` (its
+  ``handoffs=``) passes the task to someone outside the run → ``abandoned``/``NEEDS_HUMAN``,
+  naming whom, as `HandoffTermination` does for a team. A `ToolCallSummaryMessage`
   means its tool loop spent ``max_tool_iterations`` (default 1) and handed back the tool results:
   ``exhausted``/``BUDGET_STEPS``. A text answer is the claim — also the one AutoGen forces with no
   tools offered after ``max_tool_iterations`` when ``reflect_on_tool_use`` is on: AutoGen does not
@@ -286,6 +288,11 @@ class AutoGenAdapter:
                 f"results: {last.content:.100}"
             )
             return Stop(code=Code.BUDGET_STEPS, reason=reason, partial=partial)
+        if isinstance(last, HandoffMessage):
+            reason = f"AutoGen: the agent handed off to {last.target}: {last.content:.100}"
+            return Stop(
+                code=Code.NEEDS_HUMAN, reason=reason, partial=partial, missing=(last.target,)
+            )
         return _claim(last, partial)
 
 

@@ -5,6 +5,7 @@ autogen-ext's OpenAI client on the wire: AgentChat never raises at a limit, so i
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from typing import Any
 
 import pytest
@@ -26,7 +27,18 @@ from autogen_core.models import RequestUsage
 
 import unsolvable
 from tests.frameworks._glue import reported
-from unsolvable import AdapterError, Ceilings, Code, Exit, Outcome, Rule, scenarios
+from unsolvable import (
+    AdapterError,
+    Ceilings,
+    Code,
+    Exit,
+    ModelRequest,
+    ModelResponse,
+    Outcome,
+    Rule,
+    ToolCall,
+    scenarios,
+)
 from unsolvable.adapters.autogen import AgentBindings, AutoGenAdapter, AutoGenRun
 
 
@@ -198,3 +210,34 @@ def test_a_run_tries_to_reach_no_host(offline: list[str]) -> None:
     """AgentChat's tracing goes to the global OpenTelemetry provider (none here), not a host."""
     unsolvable.run(team(max_turns=3), scenarios.get("constant-return/repeat"))
     assert offline == []
+
+
+class _HandsOffToTheUser:
+    """The scenario's model, except that at its second call it hands off to the user through
+    AutoGen's own handoff tool."""
+
+    def __init__(self, model: Any) -> None:
+        self.model, self.name = model, model.name
+
+    def respond(self, request: ModelRequest) -> ModelResponse:
+        if request.step == 2:
+            handoff = ToolCall(id="call-handoff", name="transfer_to_user", arguments={})
+            return ModelResponse(tool_calls=(handoff,))
+        return self.model.respond(request)
+
+
+def test_a_lone_agents_handoff_to_the_user_needs_a_human_and_names_whom() -> None:
+    scenario = scenarios.get("constant-return/repeat")
+
+    def build(seed: int) -> Any:
+        setup = scenario.build(seed)
+        return dataclasses.replace(setup, model=_HandsOffToTheUser(setup.model))
+
+    adapter = agent(handoffs=["user"], max_tool_iterations=5)
+    record = unsolvable.run(adapter, dataclasses.replace(scenario, build=build))
+    assert (record.exit, record.code, record.observed.steps) == (
+        Exit.ABANDONED,
+        Code.NEEDS_HUMAN,
+        2,
+    )
+    assert reported(record).missing == ("user",)
