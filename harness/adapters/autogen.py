@@ -54,7 +54,7 @@ from unsolvable.wire import Wire
 
 try:
     from autogen_agentchat.agents import AssistantAgent
-    from autogen_agentchat.base import TaskResult
+    from autogen_agentchat.base import ChatAgent, TaskResult, Team
     from autogen_agentchat.messages import (
         BaseAgentEvent,
         BaseChatMessage,
@@ -251,10 +251,18 @@ class AutoGenAdapter:
         wire: Mapping[str, Any] | None = None,
         name: str = "autogen",
     ) -> None:
+        if isinstance(build, ChatAgent | Team):
+            built = f"{type(build).__name__} {build.name!r}"
+            raise AdapterError(
+                f"AutoGenAdapter(build={built}): {built} holds a model client of its own, "
+                "which the wire does not answer; pass a callable that builds it on the client "
+                "and tools it is given, e.g. lambda c, t: AssistantAgent('a', model_client=c, "
+                "tools=t) (or, with per_agent=True, build(bind), each agent on bind.model(name))"
+            )
         if not callable(build):
             raise AdapterError(
-                f"AutoGenAdapter(build={build!r}): pass a callable build(model_client, tools) "
-                "returning a team or an agent, e.g. lambda c, t: RoundRobinGroupChat("
+                f"AutoGenAdapter(build={build!r:.80}): pass a callable build(model_client, "
+                "tools) returning a team or an agent, e.g. lambda c, t: RoundRobinGroupChat("
                 "[AssistantAgent('a', model_client=c, tools=t)], termination_condition=...)"
             )
         _check_form(build, per_agent)

@@ -235,9 +235,16 @@ class LlamaIndexAdapter:
         early_stopping_method: EarlyStopping | None = None,
         name: str = "llamaindex",
     ) -> None:
+        if isinstance(build, BaseWorkflowAgent | AgentWorkflow):
+            built = _label(build)
+            raise AdapterError(
+                f"LlamaIndexAdapter(build={built}): {built} holds an LLM of its own, which the "
+                "session does not answer; pass a callable that builds it on the llm and tools "
+                f"it is given, {BUILD_EXAMPLE}"
+            )
         if not callable(build):
             raise AdapterError(
-                f"LlamaIndexAdapter(build={build!r}): pass a callable build(llm, tools) "
+                f"LlamaIndexAdapter(build={build!r:.80}): pass a callable build(llm, tools) "
                 f"returning an agent workflow, {BUILD_EXAMPLE}"
             )
         if early_stopping_method not in (None, "force", "generate"):
@@ -321,6 +328,12 @@ class LlamaIndexAdapter:
         return Stop(code=Code.COMPLETED, reason=f"final answer: {text}"[:200], partial=partial)
 
 
+def _label(workflow: Workflow) -> str:
+    """An agent workflow by its class and, for an agent, its name: its repr runs to pages."""
+    kind = type(workflow).__name__
+    return f"{kind} {workflow.name!r}" if isinstance(workflow, BaseWorkflowAgent) else kind
+
+
 def _function_calling(built: object) -> Workflow:
     """What ``build`` returned, if it is an agent workflow whose agents call tools natively."""
     if not isinstance(built, BaseWorkflowAgent | AgentWorkflow):
@@ -332,7 +345,7 @@ def _function_calling(built: object) -> Workflow:
     parsing = [a for a in agents if isinstance(a, TEXT_PARSING_AGENTS)]
     if parsing:
         raise AdapterError(
-            f"LlamaIndexAdapter: {type(parsing[0]).__name__} {parsing[0].name!r} reads its "
+            f"LlamaIndexAdapter: {_label(parsing[0])} reads its "
             "actions out of the model's text, which the scripted model does not write: build "
             f"a FunctionAgent instead, {BUILD_EXAMPLE}"
         )

@@ -24,6 +24,7 @@ from autogen_agentchat.conditions import (
 from autogen_agentchat.messages import HandoffMessage, TextMessage
 from autogen_agentchat.teams import RoundRobinGroupChat
 from autogen_core.models import RequestUsage
+from autogen_ext.models.replay import ReplayChatCompletionClient
 
 import unsolvable
 from tests.frameworks._glue import reported
@@ -241,3 +242,12 @@ def test_a_lone_agents_handoff_to_the_user_needs_a_human_and_names_whom() -> Non
         2,
     )
     assert reported(record).missing == ("user",)
+
+
+def test_an_agent_passed_in_place_of_its_builder_is_refused_saying_why() -> None:
+    built = AssistantAgent("billing", model_client=ReplayChatCompletionClient(["done"]))
+    with pytest.raises(AdapterError) as refused:
+        AutoGenAdapter(built)  # type: ignore[arg-type]
+    message = str(refused.value)
+    assert "AssistantAgent 'billing' holds a model client of its own" in message
+    assert "build(bind)" in message and len(message) < 400

@@ -12,6 +12,7 @@ import pytest
 pytest.importorskip("llama_index.core")
 
 from llama_index.core.agent.workflow import AgentWorkflow, FunctionAgent, ReActAgent
+from llama_index.core.llms.mock import MockFunctionCallingLLM
 from llama_index.core.tools import FunctionTool
 
 import unsolvable
@@ -186,3 +187,12 @@ def test_a_run_tries_to_reach_no_host(offline: list[str]) -> None:
     """No telemetry, no tokenizer download (LlamaIndex ships its tiktoken and NLTK files)."""
     unsolvable.run(LlamaIndexAdapter(max_iterations=3), scenarios.get("constant-return/repeat"))
     assert offline == []
+
+
+def test_an_agent_passed_in_place_of_its_builder_is_refused_saying_why() -> None:
+    built = FunctionAgent(name="billing", tools=[], llm=MockFunctionCallingLLM())
+    with pytest.raises(AdapterError) as refused:
+        LlamaIndexAdapter(built)  # type: ignore[arg-type]
+    message = str(refused.value)
+    assert "FunctionAgent 'billing' holds an LLM of its own" in message
+    assert "FunctionAgent(tools=tools, llm=llm)" in message and len(message) < 400
