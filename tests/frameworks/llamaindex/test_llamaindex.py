@@ -101,6 +101,11 @@ def test_a_tool_that_raises_is_an_error_result_and_the_run_goes_on() -> None:
     assert "portal:write" in str(reported(record).partial)
 
 
+TIMEOUT = 2.0
+"""Long enough for the first model call to be made on a loaded machine; the tools it calls then
+never answer, so the workflow's timeout is what ends the run."""
+
+
 def hanging_tools(llm: Any, tools: Any) -> FunctionAgent:
     """A `FunctionAgent` whose tools never answer, under the workflow's own wall limit."""
 
@@ -114,7 +119,7 @@ def hanging_tools(llm: Any, tools: Any) -> FunctionAgent:
         )
         for t in tools
     ]
-    return FunctionAgent(tools=stuck, llm=llm, timeout=0.5)
+    return FunctionAgent(tools=stuck, llm=llm, timeout=TIMEOUT)
 
 
 def test_the_workflows_own_timeout_is_a_time_exhaustion() -> None:
@@ -123,7 +128,7 @@ def test_the_workflows_own_timeout_is_a_time_exhaustion() -> None:
     )
     assert (record.exit, record.code) == (Exit.EXHAUSTED, Code.BUDGET_TIME)
     assert record.observed.steps == 1
-    assert reported(record).reason == "LlamaIndex: Operation timed out after 0.5 seconds"
+    assert reported(record).reason == f"LlamaIndex: Operation timed out after {TIMEOUT} seconds"
 
 
 def test_a_final_answer_is_a_completion_claim_that_the_verdict_checks() -> None:
