@@ -35,6 +35,8 @@ from unsolvable._errors import AdapterError
 from unsolvable._record import Code, Stop
 from unsolvable._session import Session
 from unsolvable._types import JSON, ToolSpec
+from unsolvable.adapters._loop import Stop as Due
+from unsolvable.adapters._loop import waited
 from unsolvable.adapters.base import interpret_plain
 from unsolvable.adapters.kit import (
     BUDGET,
@@ -68,6 +70,7 @@ try:
     from llama_index.core.tools import BaseTool, FunctionTool
     from pydantic import BaseModel, ConfigDict
     from workflows.errors import WorkflowRuntimeError, WorkflowTimeoutError
+    from workflows.handler import WorkflowHandler
 except ModuleNotFoundError as error:  # pragma: no cover - only without the extra
     raise ImportError(missing_extra("llamaindex", "llamaindex")) from error
 
@@ -281,10 +284,15 @@ class LlamaIndexAdapter:
     async def _run(
         self, workflow: Workflow, session: Session, outcome: LlamaIndexRun
     ) -> AgentOutput:
+        """Runs the workflow until it ends or a harness ceiling is hit, then cancels it: a step
+        the ceiling stopped (`CeilingHit` is no `Exception`) dies inside the workflows runtime,
+        which would wait on it until the wall ceiling."""
         handler = workflow.run(user_msg=session.task, **self._options(session, workflow))
-        async for event in handler.stream_events():
-            outcome.messages.extend(_event_messages(event))
-        result = await handler
+        consumed = asyncio.ensure_future(_consume(handler, outcome))
+        if not await waited(consumed, Due(session)):
+            await handler.cancel_run()
+            consumed.cancel()
+        result = await consumed
         if not isinstance(result, AgentOutput):
             raise AdapterError(f"LlamaIndex returned {type(result).__name__}, not AgentOutput")
         return result
@@ -350,6 +358,13 @@ def _function_calling(built: object) -> Workflow:
             f"a FunctionAgent instead, {BUILD_EXAMPLE}"
         )
     return built
+
+
+async def _consume(handler: WorkflowHandler, outcome: LlamaIndexRun) -> object:
+    """The run's streamed events into ``outcome``, then its result."""
+    async for event in handler.stream_events():
+        outcome.messages.extend(_event_messages(event))
+    return await handler
 
 
 def _event_messages(event: object) -> list[JSON]:

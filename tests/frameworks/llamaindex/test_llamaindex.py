@@ -17,7 +17,7 @@ from llama_index.core.tools import FunctionTool
 
 import unsolvable
 from tests.frameworks._glue import reported
-from unsolvable import AdapterError, Code, Exit, Outcome, Rule, scenarios
+from unsolvable import AdapterError, Ceilings, Code, Exit, Outcome, Rule, scenarios
 from unsolvable.adapters.llamaindex import LlamaIndexAdapter, default_agent
 
 FAMILIES = [
@@ -101,6 +101,8 @@ def test_a_tool_that_raises_is_an_error_result_and_the_run_goes_on() -> None:
     assert "portal:write" in str(reported(record).partial)
 
 
+WALL = 20.0
+"""A wall ceiling far above what five steps take, however loaded the machine."""
 TIMEOUT = 2.0
 """Long enough for the first model call to be made on a loaded machine; the tools it calls then
 never answer, so the workflow's timeout is what ends the run."""
@@ -201,3 +203,17 @@ def test_an_agent_passed_in_place_of_its_builder_is_refused_saying_why() -> None
     message = str(refused.value)
     assert "FunctionAgent 'billing' holds an LLM of its own" in message
     assert "FunctionAgent(tools=tools, llm=llm)" in message and len(message) < 400
+
+
+def test_a_run_ends_at_the_step_ceiling_not_at_the_wall_ceiling() -> None:
+    """A step the ceiling stops dies inside the workflow's runtime, which then waits on it."""
+    ceilings = Ceilings(max_steps=5, max_wall_seconds=WALL)
+    record = unsolvable.run(
+        LlamaIndexAdapter(), scenarios.get("constant-return/repeat"), ceilings=ceilings
+    )
+    assert (record.outcome, record.observed.ceiling, record.observed.steps) == (
+        Outcome.DID_NOT_STOP,
+        "steps",
+        5,
+    )
+    assert record.wall_seconds < WALL / 2
