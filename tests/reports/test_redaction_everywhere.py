@@ -117,15 +117,25 @@ def test_a_secret_in_an_agents_command_line_reaches_no_label(tmp_path: Path) -> 
     assert not any(secret in str(path) for path in (tmp_path / "traces").rglob("*"))
 
 
-def test_no_secret_reaches_any_form_the_pytest_plugin_writes(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _secrets_in_a_fresh_session(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The secrets set, and no trace of this session's xdist worker for the pytest it runs."""
     for name, value in SECRETS.items():
         monkeypatch.setenv(name, value)
     for name in XDIST_ENVIRONMENT:
         monkeypatch.delenv(name, raising=False)
+
+
+def _plugin_reports(pytester: pytest.Pytester) -> list[Path]:
+    """Where the plugin's run writes its JUnit XML, JSON, Markdown and HTML."""
+    return [pytester.path / name for name in ("junit.xml", "s.json", "s.md", "s.html")]
+
+
+def test_no_secret_reaches_any_form_the_pytest_plugin_writes(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _secrets_in_a_fresh_session(monkeypatch)
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
-    reports = [pytester.path / name for name in ("junit.xml", "s.json", "s.md", "s.html")]
+    reports = _plugin_reports(pytester)
     result = pytester.runpytest_subprocess(
         *QUIET, f"{AGENT_OPTION}={LEAKS}", f"{SCENARIO_OPTION}={SCENARIO}", "--snapshot-update",
         f"--junitxml={reports[0]}", f"--unsolvable-json={reports[1]}",
@@ -139,13 +149,10 @@ def test_no_secret_reaches_any_form_the_pytest_plugin_writes(
 def test_a_secret_in_an_agents_command_line_reaches_no_test_id_or_report(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for name, value in SECRETS.items():
-        monkeypatch.setenv(name, value)
-    for name in XDIST_ENVIRONMENT:
-        monkeypatch.delenv(name, raising=False)
+    _secrets_in_a_fresh_session(monkeypatch)
     secret = SECRETS["OPENAI_API_KEY"]
     agent = f"exec:sh {ROOT / 'tests/cli/stops.sh'} --api-key {secret}"
-    reports = [pytester.path / name for name in ("junit.xml", "s.json", "s.md", "s.html")]
+    reports = _plugin_reports(pytester)
     result = pytester.runpytest_subprocess(
         *QUIET, f"{AGENT_OPTION}={agent}", f"{SCENARIO_OPTION}={SCENARIO}", "--snapshot-update",
         f"--junitxml={reports[0]}", f"--unsolvable-json={reports[1]}",
