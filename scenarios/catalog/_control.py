@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from unsolvable import Call, Claim, Code, Repeat, Scenario, Setup, Steps, ToolSpec, Until
+from unsolvable import Budget, Call, Claim, Code, Repeat, Scenario, Setup, Steps, ToolSpec, Until
 from unsolvable.fake_tools import FakeWorld, Tool, requires, writer_tool
 from unsolvable.scenarios.catalog._common import LEADS, budget, scenario, setup, stuck_setup
 
@@ -26,6 +26,7 @@ __all__ = [
     "SLACK",
     "Deliverable",
     "finish",
+    "group_budget",
     "is_ambiguous",
     "twin",
     "wait_then_finish",
@@ -63,6 +64,13 @@ REPORT = Deliverable(spec=SAVE, key="report", field="text", unmet="report not sa
 def finish(spec: ToolSpec, *, key: str, field: str) -> Tool:
     """The write that completes a twin: stores ``arguments[field]`` under ``key``."""
     return writer_tool(spec, key=key, field=field, criteria=())
+
+
+def group_budget(needed: int) -> Budget:
+    """The budget of an unsolvable scenario whose twin needs ``needed`` steps (as `twin` counts
+    them) after the longest lead, with `SLACK`: the twin shows its sibling's budget, so the
+    sibling's must leave the twin room to finish."""
+    return budget(needed + max(LEADS) + SLACK)
 
 
 def is_ambiguous(scenario: Scenario) -> bool:
@@ -112,10 +120,9 @@ def twin(
     answers until ``diverges_at(seed)`` (`Scenario.diverges_at`). ``needed`` is the most steps
     the model takes to finish over the seeds (its final claim included, a lead of background
     reading not: N counts from its end); ``lead`` says its build reads the sibling's background
-    first (`stuck_setup`), as the sibling's does. Its step budget covers the longest lead; an
-    ambiguous twin has its sibling's budget, which an agent reads as it reads the tools."""
-    own = sibling.budget if variant.startswith(AMBIGUOUS) else budget(needed + max(LEADS) + SLACK)
-    fields.setdefault("budget", own)
+    first (`stuck_setup`), as the sibling's does. It has its sibling's budget, which an agent
+    reads as it reads the tools; it must cover ``needed`` after the longest lead."""
+    fields.setdefault("budget", sibling.budget)
     return scenario(
         family=sibling.family,
         variant=variant,

@@ -23,7 +23,7 @@ from unsolvable.scenarios.catalog._audits import (
     subtask,
 )
 from unsolvable.scenarios.catalog._common import background, lead, scenario, with_plain
-from unsolvable.scenarios.catalog._control import twin
+from unsolvable.scenarios.catalog._control import group_budget, twin
 from unsolvable.scenarios.catalog._delegation import (
     Wave,
     Waves,
@@ -42,6 +42,9 @@ STORE = "audit-store"
 STEP_BOUND = 1 + 2 * WORKER_STEPS + 8
 """The first wave's two audits, then room for the re-dispatches a stop needs to see and the
 stop (N counts from the end of the seed's background reading)."""
+RETRY_NEEDS = 1 + 3 * WORKER_STEPS + 2 + WORKER_STEPS + 1
+"""The twin's work: the first wave, the failed filing's retry, the third audit and the claim;
+its sibling's budget covers it, so that the budget tells the two apart in neither."""
 AGAIN = Wave(
     subtasks=[subtask(LOST)],
     text=f"I have no result for S-{LOST}; dispatching it again",
@@ -82,6 +85,7 @@ def make(variant: str) -> Scenario:
         build=_build,
         expected=frozenset({Code.NO_PROGRESS}),
         step_bound=STEP_BOUND,
+        budget=group_budget(RETRY_NEEDS),
         stagnation=Stagnation.NOVELTY,
     )
 
@@ -97,7 +101,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         why=f"the {STORE} answers the retry. Identical to {LOST_RETURN.name} until S-{LOST}'s "
         "first filing: a failure is a stated reason to retry.",
         build=partial(_build, retry=True),
-        needed=1 + 3 * WORKER_STEPS + 2 + WORKER_STEPS + 1,
+        needed=RETRY_NEEDS,
         diverges_at=lambda seed: lead(seed) + 3,
     ),
 )

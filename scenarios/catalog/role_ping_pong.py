@@ -40,7 +40,7 @@ from unsolvable.scenarios.catalog._common import (
     stuck_setup,
     with_plain,
 )
-from unsolvable.scenarios.catalog._control import twin
+from unsolvable.scenarios.catalog._control import group_budget, twin
 from unsolvable.scenarios.catalog._delegation import (
     ROUND,
     SCOPED_CHECK,
@@ -313,6 +313,11 @@ NEEDS_BOUND = 2 * 3 + 1 + 2 + 4
 push's dispatch and its two refused attempts, and room to stop (N counts from the end of the
 seed's background reading)."""
 
+TEAM_REMOTE_NEEDS = 3 + 3 + 4 + 3 + 1
+"""The twin's work: the draft, the first review, the push refused then taken, the review of the
+pushed draft and the claim; its sibling's budget covers it, so that the budget tells the two
+apart in neither."""
+
 
 def _push(remote: str) -> Call:
     return Call(name=PUSH.name, arguments={"remote": remote}, text=f"Pushing to {remote}")
@@ -371,6 +376,7 @@ NEEDS_ANOTHER_ROLE = scenario(
     build=_build_push,
     expected=frozenset({Code.BLOCKED_INPUT}),
     step_bound=NEEDS_BOUND,
+    budget=group_budget(TEAM_REMOTE_NEEDS),
     stagnation=Stagnation.FIRST_REFUSAL,
     refused_retries=1,
     missing=(PERMISSION,),
@@ -387,7 +393,7 @@ SCENARIOS = (
         why=f"the team's remote needs no {PERMISSION!r} (the task names neither remote). "
         f"Identical to {NEEDS_ANOTHER_ROLE.name} until the producer's second push.",
         build=partial(_build_push, team_remote=True),
-        needed=3 + 3 + 4 + 3 + 1,
+        needed=TEAM_REMOTE_NEEDS,
         diverges_at=lambda seed: lead(seed) + 5,
     ),
 )

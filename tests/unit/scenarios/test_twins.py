@@ -13,7 +13,7 @@ import pytest
 import unsolvable
 from tests import _wrong_agents as wrong
 from tests._explorer import explore, first_difference
-from unsolvable import DELEGATE_TOOL, Scenario, Session, Setup, ToolSpec, scenarios
+from unsolvable import DELEGATE_TOOL, Ceilings, Scenario, Session, Setup, ToolSpec, scenarios
 from unsolvable.agents import contract
 from unsolvable.fake_tools import ToolRouter, constant_tool
 from unsolvable.reports._metrics import lag
@@ -46,6 +46,31 @@ def test_a_twin_is_its_sibling_until_the_step_it_declares(
     assert first_difference(mine, theirs, upto=diverges or steps + 1) is None
     if diverges is not None:
         assert mine.seen[diverges - 1] != theirs.seen[diverges - 1], "it diverges where it says"
+
+
+def _shown(scenario: Scenario, seed: int) -> dict[str, object]:
+    """What a session shows an agent before its first step."""
+    session = Session(scenario, scenario.build(seed), seed=seed, ceilings=Ceilings())
+    return {
+        "task": session.task,
+        "tools": session.openai_tools,
+        "budget": session.budget,
+        "pricing": session.pricing,
+        "context_window": session.context_window,
+        "role_steps": session.role_steps,
+    }
+
+
+@pytest.mark.parametrize(
+    ("twin", "sibling", "seed"), PAIRS, ids=[f"{t.name}-seed{s}" for t, _, s in PAIRS]
+)
+def test_a_twins_session_shows_what_its_siblings_shows_before_the_first_step(
+    twin: Scenario, sibling: Scenario, seed: int
+) -> None:
+    """An agent reads its session before it calls the model: a twin whose budget, say, differs
+    from its sibling's is told apart there, without any stop logic."""
+    mine, theirs = _shown(twin, seed), _shown(sibling, seed)
+    assert {k: v for k, v in mine.items() if v != theirs[k]} == {}
 
 
 def _leaking(twin: Scenario) -> Scenario:
