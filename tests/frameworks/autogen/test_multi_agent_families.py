@@ -99,7 +99,7 @@ MEASURED: dict[str, tuple[str, str, str, str]] = {
     ),
     "duplicate-dispatch/lost-return": (
         "did_not_stop at 100: did_not_stop, past_budget, past_token_budget",
-        "BUDGET_STEPS at 49: past_bound, past_budget, past_token_budget",
+        "BUDGET_STEPS at 49: past_bound",
         "did_not_stop at 100: did_not_stop, past_budget, past_token_budget",
         "BUDGET_STEPS at 40: past_bound",
     ),

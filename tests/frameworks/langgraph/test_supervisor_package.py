@@ -106,7 +106,7 @@ MEASURED: dict[str, tuple[str, str]] = {
     "mixed-fan-out/one-denied": ("COMPLETED at 3: false_completion, incomplete_subtasks",) * 2,
     "duplicate-dispatch/lost-return": (
         "did_not_stop at 200: did_not_stop, past_budget, past_token_budget",
-        "BUDGET_STEPS at 25: past_bound, past_budget, past_token_budget",
+        "BUDGET_STEPS at 25: past_bound",
     ),
     "task-graph/upstream-down": ("COMPLETED at 7: false_completion, incomplete_subtasks",) * 2,
     "role-ping-pong/reviewer-never-accepts": (
