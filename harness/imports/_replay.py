@@ -27,7 +27,7 @@ from unsolvable.fake_tools import FakeWorld, Tool, ToolRouter, check_tool, requi
 from unsolvable.fake_tools.tools.permission import DENIED
 from unsolvable.imports._sameness import answer_key, call_key
 from unsolvable.imports._schema import Answer, FileTurn, Result, ScenarioFile
-from unsolvable.scenarios.catalog._common import CHECK, budget
+from unsolvable.scenarios.catalog._common import CHECK
 
 __all__ = ["BLOCKER", "DONE", "Replay", "build"]
 
@@ -177,7 +177,7 @@ def build(file: ScenarioFile) -> tuple[Scenario, ...]:
         build=partial(_setup, file, True),
         expected=frozenset({Code.COMPLETED}),
         step_bound=file.twin.step_bound,
-        budget=budget(file.twin.step_bound),
+        budget=file.budget,  # its sibling's: an agent reads it before its first step
         stagnation=Stagnation.NOVELTY,
         solvable=True,
         seeds=file.seeds,

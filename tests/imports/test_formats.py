@@ -12,6 +12,7 @@ import pytest
 
 from tests.imports._traces import SECRET, anthropic_messages, openai_chat, openhands_log
 from unsolvable.cli import main
+from unsolvable.imports import build, read
 
 
 def _import(trace: Path, format: str, out: Path, *extra: str) -> dict[str, Any]:
@@ -94,6 +95,17 @@ def test_the_twin_from_unblock_with_is_finished_by_both(tmp_path: Path) -> None:
         "naive": "COMPLETED", "contract": "COMPLETED",
     }  # fmt: skip
     assert all(r["verdict"]["passed"] and r["solvable"] for r in twins)
+
+
+def test_the_twin_from_unblock_with_shows_its_siblings_budget(tmp_path: Path) -> None:
+    """An agent reads the budget before its first step: a twin with a budget of its own is told
+    apart from the recorded run there, without any stop logic."""
+    trace = openhands_log(tmp_path / "c")
+    _import(trace, "openhands", tmp_path / "s.json",
+            "--unblock-with", 'search_tickets={"results": [{"ticket": "T-1"}]}')  # fmt: skip
+    recorded, twin = build(read(tmp_path / "s.json"))
+    assert twin.twin_of == recorded.name
+    assert twin.budget == recorded.budget
 
 
 def test_own_records_with_their_trajectory_import(tmp_path: Path) -> None:
