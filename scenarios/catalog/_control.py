@@ -123,6 +123,12 @@ def twin(
     first (`stuck_setup`), as the sibling's does. It has its sibling's budget, which an agent
     reads as it reads the tools; it must cover ``needed`` after the longest lead."""
     fields.setdefault("budget", sibling.budget)
+    room = fields["budget"].max_steps
+    if room is not None and room < needed + (max(LEADS) if lead else 0):
+        raise ValueError(
+            f"twin {sibling.family}/{variant} needs {needed} steps after its lead, and its "
+            f"sibling {sibling.name}'s budget gives {room}: give the sibling group_budget({needed})"
+        )
     return scenario(
         family=sibling.family,
         variant=variant,

@@ -18,7 +18,7 @@ from unsolvable.agents import contract
 from unsolvable.fake_tools import ToolRouter, constant_tool
 from unsolvable.reports._metrics import lag
 from unsolvable.scenarios.catalog._common import LEADS
-from unsolvable.scenarios.catalog._control import is_ambiguous
+from unsolvable.scenarios.catalog._control import is_ambiguous, twin
 
 PAIRS = [
     (twin, scenarios.get(twin.twin_of), seed)
@@ -200,3 +200,20 @@ def test_a_twin_does_not_depend_on_what_the_workers_are_named(twin: Scenario, se
     its workers under one name passes every twin it passes with a name for each."""
     record = unsolvable.run(lambda session: contract(_OneWorkerName(session)), twin, seed=seed)  # type: ignore[arg-type]
     assert record.verdict.passed, record.verdict.summary
+
+
+def test_a_twin_its_siblings_budget_leaves_no_room_to_finish_is_refused() -> None:
+    """A twin shows its sibling's budget: one that could not finish in it would fail every agent
+    that respects its budget, so the library refuses to build it and says what to give."""
+    sibling = scenarios.get("missing-permission/retry-403")
+    tight = dataclasses.replace(sibling, budget=dataclasses.replace(sibling.budget, max_steps=4))
+    with pytest.raises(ValueError, match=r"needs 5 steps .* group_budget\(5\)"):
+        twin(
+            tight,
+            variant="twin-too-long",
+            how="finishes on another route",
+            why="another route is open",
+            build=sibling.build,
+            needed=5,
+            diverges_at=lambda seed: 1,
+        )
