@@ -4,8 +4,8 @@ each run made in a worker process that the agent cannot take the harness down wi
 A worker (`unsolvable._worker`) runs one job at a time on its main thread and sends the record
 back as one line of JSON (`unsolvable._job`). The harness trusts none of it: a message that is
 malformed, comes from another process or answers another job is the crash of the job it waited
-for, and every record is redacted and judged again here, from its observed fields and the
-scenario, whatever the worker's redactor and judge made of it. A worker that dies
+for, and every record is redacted here and judged again, from its observed fields and the
+scenario, whatever the worker's judge made of it. A worker that dies
 (``os._exit``, a signal, a segfault) is recorded ``crashed`` for the run it was in, one that
 outlives its wall ceiling (a C loop holding the interpreter) is killed with everything it
 started and recorded ``did_not_stop``, and a fresh worker takes the next job: the other runs
@@ -319,7 +319,8 @@ class WorkerPool:
         self.context = _context(lookup)
         self.redactor = Redactor()
         """The secrets of the harness's environment, which the workers start from: a record is
-        redacted again as it arrives, since an agent can switch its worker's redactor off."""
+        redacted here, as it arrives, not in the worker, where its agent could switch a redactor
+        off."""
         self.workers: list[_Worker] = []
         self.jobs: Sequence[Job] = ()
         self.todo = _Todo(())
@@ -434,12 +435,15 @@ class WorkerPool:
                 worker.deadline = time.monotonic() + _wall(job)
                 return None
             if message["kind"] == FAILED:
-                why = f"the worker failed around the run: {message.get('error')}"
+                failed = self.redactor.text(str(message.get("error")))
+                why = f"the worker failed around the run: {failed}"
                 return self._replace(worker, Outcome.CRASHED, why)
             sent = self.redactor.data(message.get("record"))
             record = _judged(job, self.lookup(job.scenario), sent)
         except (MessageError, ValueError) as problem:
-            return self._replace(worker, Outcome.CRASHED, _garbled(str(problem)))
+            return self._replace(
+                worker, Outcome.CRASHED, _garbled(self.redactor.text(str(problem)))
+            )
         return self._finish(worker, record, replace=message["kind"] == ABANDONED)
 
     def _replace(self, worker: _Worker, outcome: Outcome, why: str) -> TerminationRecord:

@@ -275,7 +275,7 @@ def run_unredacted(
     **overrides: Any,
 ) -> TerminationRecord:
     """`run`, returning the record as made, not yet redacted: for a worker process, which sends
-    the plain form `redacted_data` makes of it with the output it captured, and shows the
+    its plain form with the output it captured to the harness, which redacts it, and shows the
     harness the run's counts as they grow (``seen``), for a record if the worker is lost."""
     scenario = scenario.with_overrides(**overrides)
     seed = scenario.seeds[0] if seed is None else seed

@@ -29,8 +29,7 @@ from unsolvable._descendants import become_subreaper, end_descendants, end_tree,
 from unsolvable._job import ABANDONED, FAILED, FINISHED, LOADED, Job, Lookup, encode
 from unsolvable._loading import load_agent
 from unsolvable._record import TerminationRecord
-from unsolvable._redact import Redactor
-from unsolvable._run import redacted_data, run_unredacted
+from unsolvable._run import run_unredacted
 from unsolvable._seen import Seen
 from unsolvable._text import cut, kept_end
 
@@ -162,9 +161,6 @@ class Worker:
         become_subreaper()
         os.register_at_fork(after_in_child=self._detach)
         self.pristine = _Pristine.now()
-        self.redactor = Redactor(self.pristine.environ)
-        """Secrets as the environment held them before any agent ran: an agent that removes
-        its key from ``os.environ`` before it prints it is still redacted."""
 
     def serve(self) -> None:
         with contextlib.suppress(EOFError, OSError):  # EOF, or a reset: the harness is gone
@@ -193,7 +189,7 @@ class Worker:
             self._send(index, LOADED)
             self._send(index, FINISHED, record=self._record(index, job))
         except BaseException as error:
-            why = cut(self.redactor.text(f"{type(error).__name__}: {error}"), ERROR_CUT)
+            why = cut(f"{type(error).__name__}: {error}", ERROR_CUT)
             self._send(index, FAILED, error=why)
         finally:
             if has_children():
@@ -210,11 +206,11 @@ class Worker:
         self.pristine = dataclasses.replace(self.pristine, path=tuple(sys.path))
 
     def _record(self, index: int, job: Job) -> dict[str, Any]:
-        """The run's record, with the agent's output when it failed, redacted once, as it
-        leaves (`redacted_data`)."""
+        """The run's record, with the agent's output when it failed, in its plain form: the
+        harness redacts it as it receives it (`unsolvable._batch`), where no agent runs."""
 
         def abandon(record: TerminationRecord) -> None:
-            self._send(index, ABANDONED, record=redacted_data(record, self.redactor))
+            self._send(index, ABANDONED, record=record.to_dict(volatile=True))
             end_descendants(self.pid)  # what the run started, ended as at the end of any job
             os._exit(0)  # the agent's thread cannot be ended; this process can
 
@@ -230,7 +226,7 @@ class Worker:
                 **dict(job.overrides),
             )
             text = "" if record.verdict.passed else output()
-        return redacted_data(dataclasses.replace(record, output=text), self.redactor)
+        return dataclasses.replace(record, output=text).to_dict(volatile=True)
 
 
 @contextlib.contextmanager
