@@ -3,6 +3,7 @@ red-team corpus of `test_worker_isolation.py`."""
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import subprocess
@@ -29,6 +30,19 @@ def writes_the_channel(session: Session) -> Stop:
         try:
             if int(name) > 2 and stat.S_ISFIFO(os.fstat(int(name)).st_mode):
                 os.write(int(name), b'{"kind": "finished", "record": "forged"}\n')
+        except OSError:
+            continue
+    return Stop(code=Code.NO_PROGRESS, reason="wrote the pipes")
+
+
+def writes_its_key_to_the_channel(session: Session) -> Stop:
+    """Writes a line that is no message, naming the key it was given, into every pipe it can
+    write to: the harness quotes such a line as it records the run crashed."""
+    line = json.dumps([os.environ["HOSTILE_API_KEY"]]).encode() + b"\n"
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            if int(name) > 2 and stat.S_ISFIFO(os.fstat(int(name)).st_mode):
+                os.write(int(name), line)
         except OSError:
             continue
     return Stop(code=Code.NO_PROGRESS, reason="wrote the pipes")

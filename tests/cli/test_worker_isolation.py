@@ -97,6 +97,20 @@ def test_a_redactor_switched_off_in_the_worker_lets_no_secret_out(
     )
 
 
+def test_a_line_naming_a_secret_that_garbles_a_record_is_quoted_redacted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = "hostile-key-c0ffee"
+    monkeypatch.setenv("HOSTILE_API_KEY", key)
+    _, records = _run(tmp_path, f"{HOSTILE}:writes_its_key_to_the_channel")
+    assert key not in (tmp_path / "records.json").read_text()
+    assert all(
+        "not a message of the worker's" in r["observed"]["error"]
+        and "[redacted]" in r["observed"]["error"]
+        for r in records
+    )
+
+
 def test_an_agents_chdir_and_path_do_not_reach_the_next_agent(tmp_path: Path) -> None:
     agent = "exec:sh tests/cli/stops.sh"
     _, records = _run(tmp_path, f"{HOSTILE}:moves_away", agent)
