@@ -3,9 +3,10 @@ replaced by ``[redacted]``, memory addresses, LangGraph's task ids, the port and
 harness's loopback URLs and the paths of its temporary folders masked, and the files of a Python
 traceback under the working directory named relative to it.
 
-Applied once to the whole record, where it leaves the run (`unsolvable.run`, a worker process),
-so that every written form (JSON, Markdown, HTML, OTLP, ATIF, JUnit, snapshots, the terminal)
-gets it and none can forget it. Secrets are the values of environment variables whose names
+Applied once to the whole record, where it leaves the run (`unsolvable.run`) or where the harness
+receives it from the worker process that made it (`unsolvable._batch`), so that every written
+form (JSON, Markdown, HTML, OTLP, ATIF, JUnit, snapshots, the terminal) gets it and none can
+forget it. Secrets are the values of environment variables whose names
 look secret — read when the redactor is made, before the agent runs, so that an agent that
 removes its key from ``os.environ`` is still redacted — in their JSON-escaped forms too (tool
 arguments are JSON text), and ``sk-…`` API keys, ``Bearer …`` tokens and the user:password part
@@ -27,16 +28,7 @@ from typing import Any
 from unsolvable._run_key import KEY_BYTES
 from unsolvable._text import ELLIPSIS
 
-__all__ = [
-    "ADDRESS",
-    "LOOPBACK_URL",
-    "REDACTED",
-    "TASK_ID",
-    "Redactor",
-    "mask_addresses",
-    "mask_loopback_urls",
-    "mask_task_ids",
-]
+__all__ = ["ADDRESS", "REDACTED", "Redactor", "mask_addresses"]
 
 REDACTED = "[redacted]"
 ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
