@@ -41,13 +41,23 @@ TASK_ID = re.compile(
 """The note LangGraph adds to an exception a graph's task raised (``pregel/_retry.py``): the id is
 hashed from the run's checkpoint id, new on every run. Only the id in that note is masked."""
 MASKED_TASK_ID = r"\1…'"
+RUN_KEY = rf"[0-9a-f]{{{2 * KEY_BYTES}}}(?![0-9a-f])"
 LOOPBACK_URL = re.compile(
-    r"\b(https?://(?:127\.0\.0\.1|localhost|\[::1\])):[0-9]+"
-    rf"(/[0-9a-f]{{{2 * KEY_BYTES}}}(?![0-9a-f]))?"
+    rf"(?<![\w.])((?:https?://)?(?:127\.0\.0\.1|localhost|\[::1\])):[0-9]+(/{RUN_KEY})?"
 )
 """A loopback URL the harness hands an agent (the wire's, the MCP server's), as an agent that logs
-its requests or its errors prints it: the port is the system's pick and the first segment the
-run's key (`unsolvable._run_key`), both new on every run. Only the port and the key are masked."""
+its requests or its errors prints it, with its scheme or without (``Cannot connect to host
+127.0.0.1:…``, aiohttp's): the port is the system's pick and the first segment the run's key
+(`unsolvable._run_key`), both new on every run. Only the port and the key are masked."""
+LOOPBACK_PORTS = (
+    (re.compile(r"(\('(?:127\.0\.0\.1|localhost|::1)', )[0-9]+\)"), r"\1…)"),
+    (re.compile(r"(host='(?:127\.0\.0\.1|localhost|::1)', port=)[0-9]+"), r"\1…"),
+    (re.compile(rf"(with url: /){RUN_KEY}"), r"\1…"),
+)
+"""The other ways Python's HTTP clients name a loopback address when a connection fails: the
+socket's address (``Connect call failed ('127.0.0.1', …)``, asyncio's), and urllib3's pool and
+the path it asked for (``HTTPConnectionPool(host='127.0.0.1', port=…): Max retries exceeded
+with url: /…/v1/…``, as `requests` raises it)."""
 MASKED_FOLDER = r"$TMPDIR/\1…"
 """A temporary folder of the harness's (`Redactor`), as it reads on any machine."""
 SECRET_NAME = re.compile(
@@ -97,7 +107,12 @@ def mask_task_ids(text: str) -> str:
 
 
 def mask_loopback_urls(text: str) -> str:
-    return LOOPBACK_URL.sub(_masked_url, text) if "://" in text else text
+    if "127.0.0.1" not in text and "localhost" not in text and "::1" not in text:
+        return text
+    text = LOOPBACK_URL.sub(_masked_url, text)
+    for pattern, replacement in LOOPBACK_PORTS:
+        text = pattern.sub(replacement, text)
+    return text
 
 
 def _masked_url(url: re.Match[str]) -> str:

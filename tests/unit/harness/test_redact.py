@@ -4,8 +4,10 @@ records."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import socket
 import tempfile
 from pathlib import Path
 
@@ -81,6 +83,56 @@ def test_a_loopback_urls_port_and_run_key_are_masked_and_nothing_else() -> None:
         f"POST http://127.0.0.1:…/…/v1/chat http://localhost:…/a "
         f"http://[::1]:…/{key}0 https://example.com:8443/{key} {key}"
     )
+
+
+def _refused(host: str) -> tuple[int, list[str]]:
+    """A loopback port nothing listens on, and what Python's HTTP clients raise for it, as an
+    agent's error or output holds it after the harness's server has gone."""
+    import aiohttp
+    import requests
+
+    with socket.socket() as probe:
+        probe.bind((host, 0))
+        port = probe.getsockname()[1]
+    key = "3c4d7e281d15818f527d83b41b4c9117"
+    found = []
+    try:
+        requests.get(f"http://{host}:{port}/{key}/v1/chat/completions", timeout=10)
+    except requests.ConnectionError as error:
+        found.append(str(error))
+
+    async def connect() -> None:
+        async with aiohttp.ClientSession() as session:
+            try:
+                await session.get(f"http://{host}:{port}/{key}/v1/messages")
+            except aiohttp.ClientConnectorError as error:
+                found.append(str(error))
+        try:
+            await asyncio.open_connection(host, port)
+        except ConnectionRefusedError as error:
+            found.append(str(error))
+
+    asyncio.run(connect())
+    return port, found
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost"])
+def test_a_loopback_port_a_client_names_without_a_scheme_is_masked(host: str) -> None:
+    """requests, aiohttp and asyncio name the address of a refused connection without a URL's
+    scheme (``host='127.0.0.1', port=…``, ``127.0.0.1:…``, ``('127.0.0.1', …)``), and requests
+    the run's key in the path it asked for: each differs on every run."""
+    port, messages = _refused(host)
+    assert len(messages) == 3, messages
+    for message in messages:
+        assert str(port) in message
+        cleaned = Redactor({}).text(message)
+        assert str(port) not in cleaned and "3c4d7e28" not in cleaned, cleaned
+        assert "…" in cleaned
+
+
+def test_a_port_of_another_host_or_a_number_beside_a_loopback_name_stays() -> None:
+    text = "db.internal:5432 ('10.0.0.2', 8080) host='example.com', port=443 127.0.0.10:80"
+    assert Redactor({}).text(text) == text
 
 
 def test_the_harness_s_temporary_folders_are_masked_wherever_tmpdir_is() -> None:
