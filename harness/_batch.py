@@ -43,7 +43,7 @@ from unsolvable._job import (
     decode,
 )
 from unsolvable._loading import load_agent
-from unsolvable._probes import COST_DIGITS
+from unsolvable._probes import COST_DIGITS, overshoot
 from unsolvable._record import Ending, Observed, Outcome, TerminationRecord
 from unsolvable._redact import Redactor
 from unsolvable._run import GRACE_SECONDS
@@ -177,9 +177,14 @@ def _lost(
     job: Job, scenario: Scenario, outcome: Outcome, why: str, seen: Counts
 ) -> TerminationRecord:
     """The record of a run whose worker died, had to be killed or sent nothing usable: what the
-    harness knows, which is the steps, tool calls and tokens it admitted (``seen``), no stagnant
-    step and no lag."""
+    harness knows, which is the steps, tool calls and tokens it admitted (``seen``) and how far
+    past the budget they went, no stagnant step and no lag."""
     scenario = _as_asked(job, scenario)
+    sent = seen.input_tokens + seen.output_tokens
+    cost = round(scenario.pricing.cost(seen.input_tokens, seen.output_tokens), COST_DIGITS)
+    over, over_cost = overshoot(
+        scenario.budget, tokens=sent - seen.uncharged_tokens, cost=cost, sent=sent
+    )
     # Only its counts were seen, not its calls' answers: it has no stagnant step and no lag, as a
     # control has none, rather than a lag made up from a stagnant step the harness never saw.
     observed = Observed(
@@ -189,12 +194,14 @@ def _lost(
         input_tokens=seen.input_tokens,
         output_tokens=seen.output_tokens,
         uncharged_tokens=seen.uncharged_tokens,
-        cost_usd=round(scenario.pricing.cost(seen.input_tokens, seen.output_tokens), COST_DIGITS),
+        cost_usd=cost,
         lag_tokens=None,
         lag_cost_usd=None,
         max_repeated_action=0,
         distinct_world_states=1,
         world_complete=False,
+        overshoot_tokens=over,
+        overshoot_cost_usd=over_cost,
         ceiling="wall_seconds" if outcome is Outcome.DID_NOT_STOP else None,
         error=why,
     )

@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import add
 
-from unsolvable._scenario import Scenario, Stagnation
+from unsolvable._scenario import Budget, Scenario, Stagnation
 from unsolvable._types import JSON, PROTOCOL_TOOLS, CriteriaWorld, ToolResult, World
 
-__all__ = ["Overrun", "Spend", "StagnationProbe", "Truth"]
+__all__ = ["Overrun", "Spend", "StagnationProbe", "Truth", "overshoot"]
 
 COST_DIGITS = 6
 """Dollar figures keep a millionth of a dollar, as the records do."""
@@ -124,6 +124,18 @@ class Overrun:
     overshoot_cost_usd: float
     """Dollars past the dollar budget; with a token budget only, the overshoot's tokens at the
     run's mean price per token."""
+
+
+def overshoot(budget: Budget, *, tokens: int, cost: float, sent: int) -> tuple[int, float]:
+    """How far past its token and dollar budget a run that ended with these totals went
+    (`Overrun.overshoot_tokens`, `Overrun.overshoot_cost_usd`): the totals alone tell it, so a
+    run whose worker was lost has it too."""
+    over = max(0, tokens - budget.max_tokens) if budget.max_tokens is not None else 0
+    if budget.max_cost_usd is not None:
+        over_cost = max(0.0, cost - budget.max_cost_usd)
+    else:
+        over_cost = over * cost / sent if sent else 0.0
+    return over, round(over_cost, COST_DIGITS)
 
 
 class StagnationProbe:
@@ -345,19 +357,14 @@ class StagnationProbe:
     def overrun(self, *, tokens: int, cost: float, sent: int) -> Overrun:
         """How far a run that ended with these totals (``tokens`` charged to the budget, ``sent``
         all told) was from its budget, and past it."""
-        budget = self.scenario.budget
-        over = max(0, tokens - budget.max_tokens) if budget.max_tokens is not None else 0
-        if budget.max_cost_usd is not None:
-            over_cost = max(0.0, cost - budget.max_cost_usd)
-        else:
-            over_cost = over * cost / sent if sent else 0.0
+        over, over_cost = overshoot(self.scenario.budget, tokens=tokens, cost=cost, sent=sent)
         return Overrun(
             next_step_tokens=round(Spend(before=self.sent_before_step, total=sent).next_step),
             next_step_cost_usd=round(
                 Spend(before=self.cost_before_step, total=cost).next_step, COST_DIGITS
             ),
             overshoot_tokens=over,
-            overshoot_cost_usd=round(over_cost, COST_DIGITS),
+            overshoot_cost_usd=over_cost,
         )
 
     def steps_past_token_budget(self) -> int:

@@ -7,11 +7,13 @@ from __future__ import annotations
 import dataclasses
 
 import unsolvable
+from tests.cli.faulty_agents import slow
 from unsolvable import Ceilings, Outcome, TerminationRecord, scenarios
 from unsolvable._batch import Job, run_jobs
 from unsolvable.reports._cells import distribution, premature
 from unsolvable.reports._metrics import Distribution, lag, measure
 
+REPEAT = "constant-return/repeat"
 JOBS = [
     Job(agent=agent, scenario=scenario.name, seed=seed)
     for scenario in scenarios.select(["missing-permission"])
@@ -106,3 +108,17 @@ def test_a_lost_run_has_no_lag_and_no_lag_figure_counts_it() -> None:
     assert group.step_cap is not None and group.step_cap.lag_steps.count == 1
     alone = measure([lost]).agents[0]
     assert (distribution(alone.lag_steps), premature(alone)) == ("-", "0")
+
+
+def test_a_lost_run_past_its_budget_says_how_far_as_a_finished_one_does() -> None:
+    """How far past the token budget a run went follows from the tokens the harness admitted:
+    a lost run's overshoot is the one a run of the same call that finished has, not 0."""
+    tight = (("max_tokens", 10),)
+    dies = Job(agent="tests.cli.faulty_agents:exits", scenario=REPEAT, seed=0, overrides=tight)
+    (lost,) = run_jobs([dies], lookup=scenarios.get).records
+    finished = unsolvable.run(slow, scenarios.get(REPEAT), seed=0, max_tokens=10).observed
+    assert finished.overshoot_tokens > 0
+    assert (lost.observed.overshoot_tokens, lost.observed.overshoot_cost_usd) == (
+        finished.overshoot_tokens,
+        finished.overshoot_cost_usd,
+    )
