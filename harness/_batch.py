@@ -178,7 +178,7 @@ def _lost(
 ) -> TerminationRecord:
     """The record of a run whose worker died, had to be killed or sent nothing usable: what the
     harness knows, which is the steps, tool calls and tokens it admitted (``seen``) and how far
-    past the budget they went, no stagnant step and no lag."""
+    past the budget they went; what only the worker counted is unknown (``None``)."""
     scenario = _as_asked(job, scenario)
     sent = seen.input_tokens + seen.output_tokens
     cost = round(scenario.pricing.cost(seen.input_tokens, seen.output_tokens), COST_DIGITS)
@@ -197,13 +197,29 @@ def _lost(
         cost_usd=cost,
         lag_tokens=None,
         lag_cost_usd=None,
-        max_repeated_action=0,
-        distinct_world_states=1,
-        world_complete=False,
         overshoot_tokens=over,
         overshoot_cost_usd=over_cost,
         ceiling="wall_seconds" if outcome is Outcome.DID_NOT_STOP else None,
         error=why,
+        # What only the worker counts, on its calls' answers and its clock, is unknown.
+        transport_attempts=None,
+        max_repeated_action=None,
+        distinct_world_states=None,
+        world_complete=None,
+        read_a_result=None,
+        overhead_tokens=None,
+        steps_past_token_budget=None,
+        next_step_tokens=None,
+        next_step_cost_usd=None,
+        final_answer_calls=None,
+        slept_seconds=None,
+        tool_seconds=None,
+        idle_seconds=None,
+        external_calls=None,
+        calls_past_budget=None,
+        steps_past_time_budget=None,
+        unaffordable_steps=None,
+        irreversible_calls=None,
     )
     ending = Ending(outcome=outcome, reported=None, observed=observed)
     return TerminationRecord(

@@ -35,7 +35,7 @@ __all__ = [
     "Verdict",
 ]
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """Bumped whenever the snapshot form changes shape; old snapshots must then be regenerated.
 2: verdict failures carry their rule; refused calls are counted by kind (``refusals``).
 3: the agent's fixed prompt per call is recorded and not charged to the token budget
@@ -55,11 +55,13 @@ and irreversible actions observed (``tool_seconds``, ``idle_seconds``, ``externa
 ``calls_past_budget``, ``steps_past_time_budget``, ``unaffordable_steps``,
 ``irreversible_calls``); who did what in a multi-agent run: each step names its agent
 (``agent``), spend per agent (``agents``), the subtask table (``subtasks``), steps begun past the
-dollar budget, steps by role and past a role's budget, the roles whose budget was spent."""
+dollar budget, steps by role and past a role's budget, the roles whose budget was spent.
+6: a run whose worker was lost has only what the harness counted itself; what its worker counted
+is ``null`` there, not a made-up 0, 1 or false (the fields of `Observed` that may be ``None``)."""
 OLDEST_READ_SCHEMA = 4
-"""The oldest records read back: version 4 reads as 5 without what 5 added; before 4 a control
-had a lag and lag in tokens and dollars was unsigned, so their numbers would not be this
-version's."""
+"""The oldest records read back: version 4 reads as 6 without what 5 added, and version 5 as 6
+(its lost runs keep the zeros it wrote); before 4 a control had a lag and lag in tokens and
+dollars was unsigned, so their numbers would not be this version's."""
 
 
 CONTEXT_WINDOW = "context_window"
@@ -210,13 +212,19 @@ class AgentTally:
 
 @dataclass(frozen=True, kw_only=True)
 class Observed:
-    """What the harness counted on the fake model and tools it supplied."""
+    """What the harness counted on the fake model and tools it supplied.
+
+    A run whose worker process was lost (it died, or had to be killed) has only the counts the
+    harness admitted itself: steps, tool calls, tokens and what they cost. Every figure its
+    worker counted from the calls' answers and the session clock reads ``None`` there, unknown
+    (each such field says so: ``None`` on a lost run)."""
 
     steps: int
     """Model calls made (the stopped step)."""
     tool_calls: int
-    transport_attempts: int = 0
-    """HTTP requests that reached a fake model on the wire; SDK retries count here, not as steps."""
+    transport_attempts: int | None = 0
+    """HTTP requests that reached a fake model on the wire; SDK retries count here, not as steps.
+    ``None`` on a lost run."""
     first_stagnant_step: int | None
     """Ground truth: the step from which no progress was possible any more; ``None`` on a
     solvable control, where progress stays possible until it is done, and on a run whose worker
@@ -237,67 +245,77 @@ class Observed:
     first stagnant step, or the step before it when that step's own later calls answered
     nothing new (evidence within a step counts). A stop at or after it is not a guess.
     ``None`` on a solvable control."""
-    max_repeated_action: int
-    """Most times one identical tool call (name + canonical arguments) was made."""
-    distinct_world_states: int
-    world_complete: bool
-    """The completion predicate, evaluated by the harness on the world at the end."""
+    max_repeated_action: int | None
+    """Most times one identical tool call (name + canonical arguments) was made. ``None`` on a
+    lost run."""
+    distinct_world_states: int | None
+    """World states seen over the run, the first one included. ``None`` on a lost run."""
+    world_complete: bool | None
+    """The completion predicate, evaluated by the harness on the world at the end. ``None`` on a
+    lost run, whose world the harness never read."""
     completed_at_step: int | None = None
     """On a solvable control, the step during which the world first satisfied the completion
     predicate, whatever the agent reported: the steps the control needed."""
-    read_a_result: bool = False
+    read_a_result: bool | None = False
     """A model call carried a tool result in its conversation: the agent read one, even one its
-    framework made for a call it rejected before any tool ran."""
+    framework made for a call it rejected before any tool ran. ``None`` on a lost run."""
     refusals: dict[str, int] = field(default_factory=dict)
     """Refused tool calls by kind (``denied``: a missing permission; ``unavailable``: a
     dependency that is down; whatever kinds the tool families name), and model requests the
     fake model refused (``context_window``: longer than the scenario's window), sorted by kind."""
-    overhead_tokens: int = 0
+    overhead_tokens: int | None = 0
     """The agent's fixed input per call — its system prompt and the tool list — measured from
     its first call. In a run of several agents, the first agent to call the model's (each
-    agent's own is left uncharged alike: `uncharged_tokens`)."""
+    agent's own is left uncharged alike: `uncharged_tokens`). ``None`` on a lost run."""
     uncharged_tokens: int = 0
     """Tokens sent but not charged to the task's token budget: on each call, the agent's
     overhead (`overhead_tokens`). ``input_tokens`` and the cost count them."""
-    steps_past_token_budget: int = 0
-    """Steps begun with the token budget (`charged_tokens`) already spent."""
-    next_step_tokens: int = 0
+    steps_past_token_budget: int | None = 0
+    """Steps begun with the token budget (`charged_tokens`) already spent. ``None`` on a lost
+    run."""
+    next_step_tokens: int | None = 0
     """What the next step would have taken, in tokens sent and received, estimated from the
     run's own growth (the last step's plus what it grew by over the one before): whether the
-    budget left could cover another step."""
-    next_step_cost_usd: float = 0.0
-    """The same in dollars."""
+    budget left could cover another step. ``None`` on a lost run."""
+    next_step_cost_usd: float | None = 0.0
+    """The same in dollars. ``None`` on a lost run."""
     overshoot_tokens: int = 0
     """Tokens charged past the token budget: how far the run ran past it (0 within it)."""
     overshoot_cost_usd: float = 0.0
     """Dollars past the dollar budget; with a token budget only, the tokens past it at the run's
     mean price per token."""
-    final_answer_calls: int = 0
-    """Model calls with no tools offered: a forced "give your best final answer"."""
+    final_answer_calls: int | None = 0
+    """Model calls with no tools offered: a forced "give your best final answer". ``None`` on a
+    lost run."""
     gave_up_at_step: int | None = None
     """The step at which the model asked to give up (called ``give_up``), if it did."""
     steps_by_agent: dict[str, int] = field(default_factory=dict)
     """Steps per agent of a multi-agent system (one ``main`` entry for a single agent)."""
-    slept_seconds: float = 0.0
-    """Seconds the agent waited on the session clock (`Session.sleep`), a Retry-After say."""
-    tool_seconds: float = 0.0
-    """Seconds the tools took on the session clock (a call that hangs until its timeout)."""
-    idle_seconds: float = 0.0
+    slept_seconds: float | None = 0.0
+    """Seconds the agent waited on the session clock (`Session.sleep`), a Retry-After say.
+    ``None`` on a lost run."""
+    tool_seconds: float | None = 0.0
+    """Seconds the tools took on the session clock (a call that hangs until its timeout).
+    ``None`` on a lost run."""
+    idle_seconds: float | None = 0.0
     """Seconds since the world last changed when the run ended: the time waited and the time
-    the tools took, on the session clock (real time, which varies from run to run, left out)."""
-    external_calls: int = 0
-    """Calls to the scenario's own tools: what the budget's ``max_calls`` counts."""
-    calls_past_budget: int = 0
-    """External calls made beyond the budget's ``max_calls``."""
-    steps_past_time_budget: int = 0
+    the tools took, on the session clock (real time, which varies from run to run, left out).
+    ``None`` on a lost run."""
+    external_calls: int | None = 0
+    """Calls to the scenario's own tools: what the budget's ``max_calls`` counts. ``None`` on a
+    lost run."""
+    calls_past_budget: int | None = 0
+    """External calls made beyond the budget's ``max_calls``. ``None`` on a lost run."""
+    steps_past_time_budget: int | None = 0
     """Steps begun with the total or the idle time budget already spent (session clock, real
-    time left out)."""
-    unaffordable_steps: int = 0
+    time left out). ``None`` on a lost run."""
+    unaffordable_steps: int | None = 0
     """Steps begun that the dollar budget could not cover: with fewer dollars left than the
     step before cost (a conversation only grows, so the next step costs about as much at
-    least: admit a step before it starts)."""
-    irreversible_calls: int = 0
-    """Tool calls that did something that cannot be undone: no person approved any of them."""
+    least: admit a step before it starts). ``None`` on a lost run."""
+    irreversible_calls: int | None = 0
+    """Tool calls that did something that cannot be undone: no person approved any of them.
+    ``None`` on a lost run."""
     agents: dict[str, AgentTally] = field(default_factory=dict)
     """Steps, tokens, dollars, tool calls and refusals of each agent, sorted by name."""
     subtasks: tuple[Subtask, ...] = ()

@@ -45,10 +45,17 @@ def could_cover_next_step(observed: Observed, budget: Budget) -> bool:
     dollars — had room for one more step when the run ended."""
     if observed.steps >= budget.max_steps or observed.roles_spent:
         return False
-    tokens, cost = budget.max_tokens, budget.max_cost_usd
-    if tokens is not None and observed.tokens + observed.next_step_tokens > tokens:
-        return False
-    return cost is None or observed.cost_usd + observed.next_step_cost_usd <= cost
+    return _has_room(observed.tokens, observed.next_step_tokens, budget.max_tokens) and _has_room(
+        observed.cost_usd, observed.next_step_cost_usd, budget.max_cost_usd
+    )
+
+
+def _has_room(spent: float, next_step: float | None, limit: float | None) -> bool:
+    """Whether ``limit`` covers the next step too; a step whose size the harness did not see (a
+    lost run's) shows no room: a budget stop is not called false on a guess."""
+    if limit is None:
+        return True
+    return next_step is not None and spent + next_step <= limit
 
 
 def spend_figures(
@@ -64,7 +71,10 @@ def spend_figures(
         parts.append(f"{observed.tokens} of {budget.max_tokens} tokens")
     if budget.max_cost_usd is not None:
         parts.append(f"${observed.cost_usd:.4f} of ${budget.max_cost_usd:.4f}")
-    estimate = f"about {observed.next_step_tokens} tokens (${observed.next_step_cost_usd:.4f})"
+    tokens, cost = observed.next_step_tokens, observed.next_step_cost_usd
+    estimate = (
+        "unknown" if tokens is None or cost is None else f"about {tokens} tokens (${cost:.4f})"
+    )
     return ", ".join(parts) + f"; the next step would take {estimate}"
 
 

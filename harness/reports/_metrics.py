@@ -124,8 +124,10 @@ def is_unreported_finish(record: TerminationRecord) -> bool:
     without claiming it complete — with a non-complete code (the verdict's
     `Rule.UNREPORTED_FINISH`), with plain text or by crashing (which the verdict fails as
     `unstructured` and `crashed`). The task was not stopped too early and the report is wrong:
-    counted apart from false stops, because the fix is in reporting, not in stopping."""
-    return is_false_stop(record) and record.observed.world_complete
+    counted apart from false stops, because the fix is in reporting, not in stopping. A control
+    whose world the harness never read (a lost run's) is not known to be finished: it stays a
+    false stop."""
+    return is_false_stop(record) and record.observed.world_complete is True
 
 
 def is_stop_decision(record: TerminationRecord) -> bool:

@@ -14,6 +14,7 @@ from unsolvable.reports._cells import distribution, premature
 from unsolvable.reports._metrics import Distribution, lag, measure
 
 REPEAT = "constant-return/repeat"
+CONTROL = "constant-return/twin-cursor-paging"
 JOBS = [
     Job(agent=agent, scenario=scenario.name, seed=seed)
     for scenario in scenarios.select(["missing-permission"])
@@ -110,6 +111,41 @@ def test_a_lost_run_has_no_lag_and_no_lag_figure_counts_it() -> None:
     assert (distribution(alone.lag_steps), premature(alone)) == ("-", "0")
 
 
+UNSEEN = (
+    "transport_attempts",
+    "max_repeated_action",
+    "distinct_world_states",
+    "world_complete",
+    "read_a_result",
+    "overhead_tokens",
+    "steps_past_token_budget",
+    "next_step_tokens",
+    "next_step_cost_usd",
+    "final_answer_calls",
+    "slept_seconds",
+    "tool_seconds",
+    "idle_seconds",
+    "external_calls",
+    "calls_past_budget",
+    "steps_past_time_budget",
+    "unaffordable_steps",
+    "irreversible_calls",
+)
+"""What a worker counts of its run and the harness does not: the worker's record brings them,
+and a lost run has none."""
+
+
+def test_a_lost_run_reads_unknown_for_what_the_harness_did_not_see() -> None:
+    """Its counts the harness admitted stay; what only the worker counted reads null, not a
+    made-up 0, 1 or false, and reads back as it was written."""
+    dies = Job(agent="tests.cli.faulty_agents:exits", scenario="constant-return/repeat", seed=0)
+    (lost,) = run_jobs([dies], lookup=scenarios.get).records
+    observed = lost.to_dict()["observed"]
+    assert {name: observed[name] for name in UNSEEN} == dict.fromkeys(UNSEEN)
+    assert observed["steps"] == 1 and observed["input_tokens"] > 0
+    assert TerminationRecord.from_dict(lost.to_dict()) == lost
+
+
 def test_a_lost_run_past_its_budget_says_how_far_as_a_finished_one_does() -> None:
     """How far past the token budget a run went follows from the tokens the harness admitted:
     a lost run's overshoot is the one a run of the same call that finished has, not 0."""
@@ -122,3 +158,12 @@ def test_a_lost_run_past_its_budget_says_how_far_as_a_finished_one_does() -> Non
         finished.overshoot_tokens,
         finished.overshoot_cost_usd,
     )
+
+
+def test_a_lost_control_is_a_false_stop_not_known_to_be_finished() -> None:
+    """The harness never read a lost control's world: it is not counted finished-but-unreported,
+    which would need the world complete, and the metrics count it as they count a crash."""
+    dies = Job(agent="tests.cli.faulty_agents:exits", scenario=CONTROL, seed=0)
+    (lost,) = run_jobs([dies], lookup=scenarios.get).records
+    group = measure([lost]).agents[0]
+    assert (group.controls, group.false_stops, group.unreported_finishes) == (1, 1, 0)

@@ -264,3 +264,9 @@ def test_the_contract_beats_the_calibrated_cap_in_every_family_and_every_report_
     assert json.loads(json.dumps(metrics.to_dict()))["families"][0]["step_cap"]["beaten"] is True
     markdown, html = to_markdown(records, metrics), to_html(records, metrics)
     assert markdown.count(", beaten |") == html.count(", beaten<") == len(families) + 1, "and all"
+
+
+def test_a_budget_stop_whose_next_step_is_unknown_is_counted_spent() -> None:
+    """A next step the harness did not see shows no room: the stop is not called unspent on a
+    guess, as the verdict does not call it false."""
+    assert is_budget_spent(_exhausted(next_step_tokens=None, next_step_cost_usd=None))

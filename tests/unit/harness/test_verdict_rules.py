@@ -179,3 +179,16 @@ def test_a_blocker_message_names_every_missing_item() -> None:
     assert _messages(_judge(Stop(code=Code.BLOCKED_INPUT), scenario)) == (
         "BLOCKED_INPUT does not name what is missing: a:read, b:write",
     )
+
+
+def test_a_budget_stop_whose_next_step_is_unknown_is_judged_on_what_is_known() -> None:
+    """A next step the harness did not see (a lost run's record reads so) shows no room under a
+    token budget, so no stop is called false on a guess; with steps to spare and no token or
+    dollar budget the exit is false whatever the step's size, which the line calls unknown."""
+    unknown = {"steps": 4, "next_step_tokens": None, "next_step_cost_usd": None}
+    claimed = Stop(code=Code.BUDGET_STEPS, reason="spent", partial="some")
+    tokens = b.scenario(step_bound=9).with_overrides(max_tokens=60)
+    assert _judge(claimed, tokens, **unknown).passed
+    verdict = _judge(claimed, b.scenario(step_bound=9), **unknown)
+    assert _rules(verdict) == {"unspent_budget"}
+    assert "step 4 of 9; the next step would take unknown" in verdict.summary
