@@ -220,6 +220,14 @@ def _lost(
         steps_past_time_budget=None,
         unaffordable_steps=None,
         irreversible_calls=None,
+        refusals=None,
+        steps_by_agent=None,
+        agents=None,
+        subtasks=None,
+        steps_past_cost_budget=None,
+        steps_by_role=None,
+        steps_past_role_budget=None,
+        roles_spent=None,
     )
     ending = Ending(outcome=outcome, reported=None, observed=observed)
     return TerminationRecord(

@@ -18,8 +18,9 @@ __all__ = ["invariant_failures"]
 
 
 def invariant_failures(ending: Ending, scenario: Scenario) -> list[Failure]:
-    """One failure per broken invariant of the run's subtask table and shared budget."""
-    table, stop = ending.observed.subtasks, ending.reported
+    """One failure per broken invariant of the run's subtask table and shared budget; a table
+    the harness did not see (a lost run's) breaks none."""
+    table, stop = ending.observed.subtasks or (), ending.reported
     failures = [*_duplicates(table), *_propagation(table), *_late(table)]
     if stop is not None:
         failures.extend(_ending(table, stop))
@@ -124,7 +125,7 @@ def _role_overrun(ending: Ending, scenario: Scenario) -> list[Failure]:
             message=f"role budget overrun: the {role} role began {steps} step(s) after its own "
             f"budget of {scenario.role_steps[role]} steps was spent",
         )
-        for role, steps in ending.observed.steps_past_role_budget.items()
+        for role, steps in (ending.observed.steps_past_role_budget or {}).items()
     ]
 
 

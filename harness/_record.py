@@ -259,10 +259,11 @@ class Observed:
     read_a_result: bool | None = False
     """A model call carried a tool result in its conversation: the agent read one, even one its
     framework made for a call it rejected before any tool ran. ``None`` on a lost run."""
-    refusals: dict[str, int] = field(default_factory=dict)
+    refusals: dict[str, int] | None = field(default_factory=dict)
     """Refused tool calls by kind (``denied``: a missing permission; ``unavailable``: a
     dependency that is down; whatever kinds the tool families name), and model requests the
-    fake model refused (``context_window``: longer than the scenario's window), sorted by kind."""
+    fake model refused (``context_window``: longer than the scenario's window), sorted by kind.
+    ``None`` on a lost run."""
     overhead_tokens: int | None = 0
     """The agent's fixed input per call — its system prompt and the tool list — measured from
     its first call. In a run of several agents, the first agent to call the model's (each
@@ -289,8 +290,9 @@ class Observed:
     lost run."""
     gave_up_at_step: int | None = None
     """The step at which the model asked to give up (called ``give_up``), if it did."""
-    steps_by_agent: dict[str, int] = field(default_factory=dict)
-    """Steps per agent of a multi-agent system (one ``main`` entry for a single agent)."""
+    steps_by_agent: dict[str, int] | None = field(default_factory=dict)
+    """Steps per agent of a multi-agent system (one ``main`` entry for a single agent). ``None``
+    on a lost run."""
     slept_seconds: float | None = 0.0
     """Seconds the agent waited on the session clock (`Session.sleep`), a Retry-After say.
     ``None`` on a lost run."""
@@ -316,20 +318,26 @@ class Observed:
     irreversible_calls: int | None = 0
     """Tool calls that did something that cannot be undone: no person approved any of them.
     ``None`` on a lost run."""
-    agents: dict[str, AgentTally] = field(default_factory=dict)
-    """Steps, tokens, dollars, tool calls and refusals of each agent, sorted by name."""
-    subtasks: tuple[Subtask, ...] = ()
+    agents: dict[str, AgentTally] | None = field(default_factory=dict)
+    """Steps, tokens, dollars, tool calls and refusals of each agent, sorted by name. ``None`` on
+    a lost run."""
+    subtasks: tuple[Subtask, ...] | None = ()
     """The subtask table: each delegated (or declared) unit of work and its states over the
-    run, as the harness saw them (`unsolvable._subtasks`); empty for a single agent."""
-    steps_past_cost_budget: dict[str, int] = field(default_factory=dict)
-    """Steps each agent began with the run's dollar budget already spent."""
-    steps_by_role: dict[str, int] = field(default_factory=dict)
-    """Steps of each role (its workers together), where the task graph gives subtasks roles."""
-    steps_past_role_budget: dict[str, int] = field(default_factory=dict)
-    """Steps each role began with its own step budget (`Scenario.role_steps`) already spent."""
-    roles_spent: tuple[str, ...] = ()
+    run, as the harness saw them (`unsolvable._subtasks`); empty for a single agent, ``None`` on a
+    lost run."""
+    steps_past_cost_budget: dict[str, int] | None = field(default_factory=dict)
+    """Steps each agent began with the run's dollar budget already spent. ``None`` on a lost
+    run."""
+    steps_by_role: dict[str, int] | None = field(default_factory=dict)
+    """Steps of each role (its workers together), where the task graph gives subtasks roles.
+    ``None`` on a lost run."""
+    steps_past_role_budget: dict[str, int] | None = field(default_factory=dict)
+    """Steps each role began with its own step budget (`Scenario.role_steps`) already spent.
+    ``None`` on a lost run."""
+    roles_spent: tuple[str, ...] | None = ()
     """Roles whose own step budget was spent when the run ended, sorted: their workers could take
-    no further step, so a stop for steps is true even with the run's budget left."""
+    no further step, so a stop for steps is true even with the run's budget left. ``None`` on a
+    lost run."""
     ceiling: str | None = None
     """Which harness ceiling ended the run, if one did."""
     late_call: str | None = None

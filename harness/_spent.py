@@ -42,8 +42,9 @@ def budget_of(data: Mapping[str, float | int | None]) -> Budget:
 
 def could_cover_next_step(observed: Observed, budget: Budget) -> bool:
     """Whether every budget the harness counts — steps (the run's, and each role's own), tokens,
-    dollars — had room for one more step when the run ended."""
-    if observed.steps >= budget.max_steps or observed.roles_spent:
+    dollars — had room for one more step when the run ended; roles the harness did not see (a
+    lost run's) show no room, as a step of unknown size does (`_has_room`)."""
+    if observed.steps >= budget.max_steps or observed.roles_spent is None or observed.roles_spent:
         return False
     return _has_room(observed.tokens, observed.next_step_tokens, budget.max_tokens) and _has_room(
         observed.cost_usd, observed.next_step_cost_usd, budget.max_cost_usd
@@ -65,8 +66,10 @@ def spend_figures(
     ``role_steps``, each role's own steps too (``researcher 3 of 4 steps``), since a spent one
     also makes a stop for steps true."""
     parts = [f"step {observed.steps} of {budget.max_steps}"]
+    by_role = observed.steps_by_role
     for role, cap in (role_steps or {}).items():
-        parts.append(f"{role} {observed.steps_by_role.get(role, 0)} of {cap} steps")
+        taken = "unknown" if by_role is None else by_role.get(role, 0)
+        parts.append(f"{role} {taken} of {cap} steps")
     if budget.max_tokens is not None:
         parts.append(f"{observed.tokens} of {budget.max_tokens} tokens")
     if budget.max_cost_usd is not None:

@@ -182,7 +182,7 @@ def _refusals(ending: Ending, scenario: Scenario) -> list[Failure]:
             rule=Rule.RETRIED_REFUSAL,
             message=f"retried a refused call: {calls} {kind} calls, {allowed} allowed",
         )
-        for kind, calls in ending.observed.refusals.items()
+        for kind, calls in (ending.observed.refusals or {}).items()
         if calls > allowed
     ]
 

@@ -151,7 +151,7 @@ def is_blind_stop(record: TerminationRecord) -> bool:
         observed.tool_calls
         or observed.read_a_result
         or observed.gave_up_at_step is not None
-        or CONTEXT_WINDOW in observed.refusals
+        or CONTEXT_WINDOW in (observed.refusals or {})
     )
     return observed.steps == 0 or not read
 

@@ -135,7 +135,7 @@ def explain(record: TerminationRecord) -> str:
         lines.extend(f"    {line}" for line in observed.traceback.rstrip("\n").splitlines())
     if observed.subtasks:
         lines.append("  subtasks:")
-    for subtask in observed.subtasks:
+    for subtask in observed.subtasks or ():
         workers = f"; worked by {', '.join(subtask.workers)}" if subtask.workers else ""
         lines.append(f"    {subtask.name}: {subtask.state} — {subtask.why}{workers}")
     return "\n".join(map(printable, lines))  # what the agent wrote, shown, never obeyed

@@ -15,9 +15,18 @@ import pytest
 
 from tests._records_tap import REAP_SECONDS, RecordTap, session
 from tests.cli.test_cli import ROOT, _unsolvable
+from tests.unit.harness.test_batch import UNSEEN
 
 FAULTY = "tests.cli.faulty_agents"
 REPEAT = "constant-return/repeat"
+FORMS = {
+    "--json": "records.json",
+    "--markdown": "report.md",
+    "--html": "report.html",
+    "--otel": "spans.json",
+    "--trace-dir": "traces",
+}
+"""Every form `unsolvable run` writes, and the name of each in a test's folder."""
 
 
 def _records(path: Path) -> list[dict[str, object]]:
@@ -150,3 +159,19 @@ def test_an_interrupted_session_never_replaces_a_larger_file(tmp_path: Path) -> 
     assert status == 130
     assert out.stat().st_size == 10_000_000
     assert json.loads((tmp_path / "records.partial.json").read_text())["interrupted"] is True
+
+
+def test_a_lost_run_reads_unknown_in_every_form_written(tmp_path: Path) -> None:
+    """A worker that exits takes what it counted with it: the JSON says null for each of those
+    figures, and every other form is written from that record without a made-up figure."""
+    forms = {flag: tmp_path / name for flag, name in FORMS.items()}
+    result = _unsolvable(
+        "run", "--agent", f"{FAULTY}:exits", "--scenario", "per-role-budgets/role-cap-spent",
+        "--explain", *(arg for flag, path in forms.items() for arg in (flag, str(path))),
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    (record,) = _records(forms["--json"])
+    observed: dict[str, Any] = record["observed"]  # type: ignore[assignment]
+    assert {name: observed[name] for name in UNSEEN} == dict.fromkeys(UNSEEN)
+    assert "crashed: the worker process exited with status 3" in result.stdout
+    assert all(path.exists() for path in forms.values())

@@ -130,9 +130,17 @@ UNSEEN = (
     "steps_past_time_budget",
     "unaffordable_steps",
     "irreversible_calls",
+    "refusals",
+    "steps_by_agent",
+    "agents",
+    "subtasks",
+    "steps_past_cost_budget",
+    "steps_by_role",
+    "steps_past_role_budget",
+    "roles_spent",
 )
 """What a worker counts of its run and the harness does not: the worker's record brings them,
-and a lost run has none."""
+and a lost run has none (an empty table would say that no agent, role or refusal counted)."""
 
 
 def test_a_lost_run_reads_unknown_for_what_the_harness_did_not_see() -> None:

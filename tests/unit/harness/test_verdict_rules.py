@@ -192,3 +192,13 @@ def test_a_budget_stop_whose_next_step_is_unknown_is_judged_on_what_is_known() -
     verdict = _judge(claimed, b.scenario(step_bound=9), **unknown)
     assert _rules(verdict) == {"unspent_budget"}
     assert "step 4 of 9; the next step would take unknown" in verdict.summary
+
+
+def test_a_step_budget_stop_whose_roles_are_unknown_is_judged_on_what_is_known() -> None:
+    """Roles the harness did not see may have spent their steps: no room is shown, and a role's
+    steps the record does not hold read unknown in a false exit's line, not 0."""
+    claimed = Stop(code=Code.BUDGET_STEPS, reason="spent", partial="some")
+    assert _judge(claimed, b.scenario(step_bound=9), steps=4, roles_spent=None).passed
+    roles = b.scenario(step_bound=9, role_steps={"researcher": 4})
+    verdict = _judge(claimed, roles, steps=4, steps_by_role=None)
+    assert "step 4 of 9, researcher unknown of 4 steps;" in verdict.summary
