@@ -227,8 +227,8 @@ class Observed:
     ``None`` on a lost run."""
     first_stagnant_step: int | None
     """Ground truth: the step from which no progress was possible any more; ``None`` on a
-    solvable control, where progress stays possible until it is done, and on a run whose worker
-    process was lost (killed, or died), of which the harness observed nothing."""
+    solvable control, where progress stays possible until it is done, and on a lost run (its
+    worker process killed, or dead), of whose calls the harness saw no answer."""
     input_tokens: int
     output_tokens: int
     cost_usd: float
@@ -237,14 +237,15 @@ class Observed:
     """Tokens sent from the start of the first stagnant step to the stop, the agent's prompt
     included, signed like `detection_lag`: for a premature stop, minus the tokens of the steps
     it skipped before the first stagnant step, projected at its last step's spend (a floor: a
-    conversation only grows). ``None`` where `first_stagnant_step` is."""
+    conversation only grows). ``None`` where `first_stagnant_step` is: on a solvable control,
+    and on a lost run."""
     lag_cost_usd: float | None
-    """The same in dollars."""
+    """The same in dollars, ``None`` alike on a solvable control and on a lost run."""
     evidence_step: int | None = None
     """The step by which the agent had received the evidence that no progress was possible: the
     first stagnant step, or the step before it when that step's own later calls answered
     nothing new (evidence within a step counts). A stop at or after it is not a guess.
-    ``None`` on a solvable control."""
+    ``None`` on a solvable control, and on a lost run."""
     max_repeated_action: int | None
     """Most times one identical tool call (name + canonical arguments) was made. ``None`` on a
     lost run."""
@@ -255,7 +256,8 @@ class Observed:
     lost run, whose world the harness never read."""
     completed_at_step: int | None = None
     """On a solvable control, the step during which the world first satisfied the completion
-    predicate, whatever the agent reported: the steps the control needed."""
+    predicate, whatever the agent reported: the steps the control needed. ``None`` where it
+    never did, and on a lost run, whose world the harness never read."""
     read_a_result: bool | None = False
     """A model call carried a tool result in its conversation: the agent read one, even one its
     framework made for a call it rejected before any tool ran. ``None`` on a lost run."""
@@ -289,7 +291,8 @@ class Observed:
     """Model calls with no tools offered: a forced "give your best final answer". ``None`` on a
     lost run."""
     gave_up_at_step: int | None = None
-    """The step at which the model asked to give up (called ``give_up``), if it did."""
+    """The step at which the model asked to give up (called ``give_up``), if it did; ``None`` on
+    a lost run, unknown."""
     steps_by_agent: dict[str, int] | None = field(default_factory=dict)
     """Steps per agent of a multi-agent system (one ``main`` entry for a single agent). ``None``
     on a lost run."""
@@ -339,24 +342,29 @@ class Observed:
     no further step, so a stop for steps is true even with the run's budget left. ``None`` on a
     lost run."""
     ceiling: str | None = None
-    """Which harness ceiling ended the run, if one did."""
+    """Which harness ceiling ended the run, if one did: ``wall_seconds`` on a lost run killed at
+    its wall ceiling, ``None`` on one whose worker died."""
     late_call: str | None = None
     """The first call that reached the harness after the agent returned (``a model call by
     worker-1``, ``search_invoices called by main``): work it left running. Only the first is
-    kept, since how many more come depends on thread timing; each was refused."""
+    kept, since how many more come depends on thread timing; each was refused. ``None`` on a
+    lost run, unknown."""
     error: str | None = None
-    """``Type: message`` of the exception that crashed the agent, if any."""
+    """``Type: message`` of the exception that crashed the agent, if any; on a lost run, how the
+    harness lost its worker (``the worker process exited with status 3 during the run``)."""
     traceback: str | None = None
     """Where it raised: the agent's frames of that exception, the harness's left out, bounded
     (`unsolvable._traceback`). Its file names depend on the folder the run was made from, so
-    snapshots leave it out (`unsolvable.plugin.snapshot.behaviour`)."""
+    snapshots leave it out (`unsolvable.plugin.snapshot.behaviour`). ``None`` on a lost run,
+    whose frames went with its worker."""
     tail: tuple[TraceStep, ...] = ()
-    """The last steps of the trajectory, for failure messages."""
+    """The last steps of the trajectory, for failure messages; empty on a lost run, whose steps'
+    text only its worker held."""
     trajectory: tuple[TraceStep, ...] = field(default=(), compare=False)
     """Every step of the run (bounded by the ceilings), tool results cut longer than in the
     tail: what ``--trace-dir`` exports and ``unsolvable import`` replays. Stable (no
     times), so ``--json`` files carry it; snapshots leave it out and keep the tail, which a
-    reviewer reads (`unsolvable.plugin.snapshot.behaviour`)."""
+    reviewer reads (`unsolvable.plugin.snapshot.behaviour`). Empty on a lost run, as the tail."""
 
     @property
     def detection_lag(self) -> int | None:

@@ -8,13 +8,14 @@ import ast
 import dataclasses
 import enum
 import inspect
-from typing import Any
-
-from sphinx.application import Sphinx
+from typing import TYPE_CHECKING, Any
 
 import unsolvable
 from unsolvable import _record, scenarios
 from unsolvable.reports._catalogue import catalogue_markdown
+
+if TYPE_CHECKING:  # the tests read the pages it makes where Sphinx is not installed
+    from sphinx.application import Sphinx
 
 RECORD_TYPES = (
     _record.TerminationRecord,
