@@ -26,7 +26,7 @@ from unsolvable._types import (
 from unsolvable.fake_tools import FakeWorld, Tool, ToolRouter, check_tool, requires
 from unsolvable.fake_tools.tools.permission import DENIED
 from unsolvable.imports._sameness import answer_key, call_key
-from unsolvable.imports._schema import Answer, FileTurn, Result, ScenarioFile
+from unsolvable.imports._schema import Answer, FileTurn, Result, ScenarioFile, unblocking_step
 from unsolvable.scenarios.catalog._common import CHECK
 
 __all__ = ["BLOCKER", "DONE", "Replay", "build"]
@@ -191,5 +191,4 @@ def build(file: ScenarioFile) -> tuple[Scenario, ...]:
 def _unblocked_at(tool: str, turns: Sequence[FileTurn], seed: int) -> int | None:
     """The step at which the twin's unblocking tool is first called, whose answer is the first
     the twin gives that its recording did not (the same for every seed)."""
-    called = (step for step, turn in enumerate(turns, 1) if any(c.name == tool for c in turn.calls))
-    return next(called, None)
+    return unblocking_step(tool, turns)

@@ -34,6 +34,7 @@ __all__ = [
     "Twin",
     "parse",
     "read",
+    "unblocking_step",
 ]
 
 SCHEMA = "unsolvable-scenario/1"
@@ -214,7 +215,7 @@ def parse(data: Mapping[str, Any], *, source: str = "<data>") -> ScenarioFile:
     prefix, cycle = _script(r, data, tools)
     stagnation, first_stagnant, why = _truth(r, data)
     unrecorded, unrecorded_text = _unrecorded(r, data)
-    return ScenarioFile(
+    file = ScenarioFile(
         name=name,
         family=name.split("/")[0],
         task=r.get(data, "task", str, "task", "give the prompt the agent is handed"),
@@ -246,6 +247,8 @@ def parse(data: Mapping[str, Any], *, source: str = "<data>") -> ScenarioFile:
         twin=_twin(r, data, {tool["name"] for tool in tools}),
         source=source,
     )
+    _check_twin_room(r, file)
+    return file
 
 
 def _window(r: _Reader, data: Mapping[str, Any]) -> int | None:
@@ -527,6 +530,35 @@ def _seeds(r: _Reader, data: Mapping[str, Any]) -> list[int]:
     if not seeds or not all(isinstance(s, int) and not isinstance(s, bool) for s in seeds):
         raise r.fail("seeds", f"is {seeds!r}", "give a non-empty list of whole numbers, e.g. [0]")
     return seeds
+
+
+def unblocking_step(tool: str, turns: Sequence[FileTurn]) -> int | None:
+    """The step at which the recorded model first calls ``tool``, the twin's unblocking tool,
+    going once through ``turns``; ``None`` if it never does."""
+    called = (step for step, turn in enumerate(turns, 1) if any(c.name == tool for c in turn.calls))
+    return next(called, None)
+
+
+def _check_twin_room(r: _Reader, file: ScenarioFile) -> None:
+    """A twin shows its sibling's budget, so that budget must let the twin's model reach its
+    unblocking call and say it is done: else every agent that keeps to it fails the twin."""
+    steps = file.budget.max_steps
+    if file.twin is None or steps is None:
+        return
+    unblocked = unblocking_step(file.twin.tool, (*file.prefix, *file.cycle))
+    if unblocked is None or unblocked + 1 <= steps:
+        return
+    earlier = (
+        f", or unblock with a tool the recording calls by step {steps - 1}" if steps > 1 else ""
+    )
+    raise r.fail(
+        "budget.max_steps",
+        f"is {steps}, which ends the twin before it is done: its model calls "
+        f"{file.twin.tool!r}, which unblocks it, first at step {unblocked} and says it is done at "
+        f"step {unblocked + 1}, and a twin has its sibling's budget",
+        f"make budget.max_steps {unblocked + 1} or more (importing: leave --unblock-with out, "
+        f"then raise the file's budget and add its twin){earlier}",
+    )
 
 
 def _twin(r: _Reader, data: Mapping[str, Any], tools: set[str]) -> Twin | None:

@@ -30,6 +30,13 @@ DENIED = json.dumps(
 SECRET = "sk-live-0123456789abcdef0123"
 LOOP = 6
 """Recorded turns of the loop: the same search, the same empty page, a fresh request id each."""
+LATE_SEARCHES = 12
+"""Searches `late_escalation` records before it escalates: its turn 13."""
+ESCALATE = {
+    "name": "escalate_ticket",
+    "description": "Hand the ticket to a person.",
+    "parameters": {"type": "object", "properties": {"reason": {"type": "string"}}},
+}
 
 
 def openhands_log(folder: Path, *, denied: bool = False) -> Path:
@@ -102,6 +109,23 @@ def openai_chat(path: Path) -> Path:
     body = {"model": "gpt-x", "messages": messages,
             "tools": [{"type": "function", "function": SEARCH}],
             "headers": {"Authorization": f"Bearer {SECRET}"}}  # fmt: skip
+    path.write_text(json.dumps(body))
+    return path
+
+
+def late_escalation(path: Path) -> Path:
+    """`openai_chat`'s loop run on to 12 searches, then one call to ``escalate_ticket``, whose
+    answer is the same empty page: the run was stuck long before it escalated."""
+    body = json.loads(openai_chat(path).read_text())
+    messages = body["messages"]
+    for i in range(LOOP, LATE_SEARCHES + 1):
+        calls = [{"name": "search_tickets", "arguments": '{"query": "open ticket"}'}]
+        if i == LATE_SEARCHES:
+            calls = [{"name": ESCALATE["name"], "arguments": '{"reason": "no ticket"}'}]
+        call = {"id": f"call_{i}", "type": "function", "function": calls[0]}
+        messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+        messages.append({"role": "tool", "tool_call_id": f"call_{i}", "content": EMPTY % i})
+    body["tools"].append({"type": "function", "function": ESCALATE})
     path.write_text(json.dumps(body))
     return path
 

@@ -10,7 +10,13 @@ from typing import Any
 
 import pytest
 
-from tests.imports._traces import SECRET, anthropic_messages, openai_chat, openhands_log
+from tests.imports._traces import (
+    SECRET,
+    anthropic_messages,
+    late_escalation,
+    openai_chat,
+    openhands_log,
+)
 from unsolvable.cli import main
 from unsolvable.imports import build, read
 
@@ -106,6 +112,39 @@ def test_the_twin_from_unblock_with_shows_its_siblings_budget(tmp_path: Path) ->
     recorded, twin = build(read(tmp_path / "s.json"))
     assert twin.twin_of == recorded.name
     assert twin.budget == recorded.budget
+
+
+def test_a_twin_whose_budget_ends_before_its_unblocking_step_is_refused(
+    tmp_path: Path, capsys: Any
+) -> None:
+    """Stuck at step 2, the incident's N and budget are 12 steps; its twin is unblocked by the
+    escalation of step 13 and done at 14, and shows the same budget: an agent that keeps to it
+    could never finish the twin."""
+    out = tmp_path / "s.json"
+    assert main(["import", str(late_escalation(tmp_path / "chat.json")), "--format",
+                 "openai-chat", "--name", "incidents/x", "-o", str(out),
+                 "--first-stagnant-step", "2",
+                 "--unblock-with", 'escalate_ticket={"status": "escalated"}']) == 2  # fmt: skip
+    err = capsys.readouterr().err
+    assert "field 'budget.max_steps' is 12" in err
+    assert "calls 'escalate_ticket', which unblocks it, first at step 13" in err
+    assert "make budget.max_steps 14 or more" in err
+    assert not out.exists()
+
+
+def test_a_scenario_file_whose_twin_budget_was_cut_is_refused_before_any_run(
+    tmp_path: Path, capsys: Any
+) -> None:
+    data = _import(openhands_log(tmp_path / "c"), "openhands", tmp_path / "s.json",
+                   "--unblock-with", 'search_tickets={"results": [{"ticket": "T-1"}]}')  # fmt: skip
+    data["budget"]["max_steps"] = 1
+    (tmp_path / "s.json").write_text(json.dumps(data))
+    capsys.readouterr()
+    out = tmp_path / "records.json"
+    assert main(["run", "--no-progress", "--scenario-file", str(tmp_path / "s.json"),
+                 "--json", str(out)]) == 2  # fmt: skip
+    assert "make budget.max_steps 2 or more" in capsys.readouterr().err
+    assert not out.exists()
 
 
 def test_own_records_with_their_trajectory_import(tmp_path: Path) -> None:
