@@ -114,6 +114,7 @@ def twin(
     needed: int,
     diverges_at: Callable[[int], int | None],
     lead: bool = True,
+    after_the_agents_move: int | None = None,
     **fields: Any,
 ) -> Scenario:
     """A solvable twin of ``sibling`` in its family: its task, and the same tools, words and
@@ -121,7 +122,12 @@ def twin(
     the model takes to finish over the seeds (its final claim included, a lead of background
     reading not: N counts from its end); ``lead`` says its build reads the sibling's background
     first (`stuck_setup`), as the sibling's does. It has its sibling's budget, which an agent
-    reads as it reads the tools; it must cover ``needed`` after the longest lead."""
+    reads as it reads the tools; it must cover ``needed`` after the longest lead.
+
+    ``after_the_agents_move``: for a twin whose model finishes only after a move of the agent's
+    own (a hint), the steps it takes past the last step at which that move can come while
+    stopping the sibling within its N. The twin's N then leaves room for every such move: else
+    the same detection, later but within the sibling's N, would pass the one and fail the other."""
     fields.setdefault("budget", sibling.budget)
     room = fields["budget"].max_steps
     if room is not None and room < needed + (max(LEADS) if lead else 0):
@@ -137,10 +143,21 @@ def twin(
         why=f"The task is solvable: {why}",
         build=build,
         expected=COMPLETED,
-        step_bound=needed + SLACK,
+        step_bound=_twin_bound(sibling, needed, after_the_agents_move),
         solvable=True,
         twin_of=sibling.name,
         diverges_at=diverges_at,
         lead=lead,
         **fields,
+    )
+
+
+def _twin_bound(sibling: Scenario, needed: int, after_the_agents_move: int | None) -> int:
+    """A twin's N: the steps its model needs and `SLACK`, or, where it finishes after the
+    agent's own move, at least the sibling's N and the steps that follow that move."""
+    own = needed + SLACK
+    return (
+        own
+        if after_the_agents_move is None
+        else max(own, sibling.step_bound + after_the_agents_move)
     )

@@ -351,6 +351,7 @@ def twins(sibling: Scenario) -> tuple[Scenario, ...]:
             build=_build_hint,
             needed=5,
             diverges_at=lambda seed: None,
+            after_the_agents_move=2,  # the sibling's stop is its lookup; then its mark, its claim
         ),
         twin(
             sibling,

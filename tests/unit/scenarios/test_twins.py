@@ -13,8 +13,17 @@ import pytest
 import unsolvable
 from tests import _wrong_agents as wrong
 from tests._explorer import explore, first_difference
-from unsolvable import DELEGATE_TOOL, Ceilings, Scenario, Session, Setup, ToolSpec, scenarios
-from unsolvable.agents import contract
+from unsolvable import (
+    DELEGATE_TOOL,
+    Ceilings,
+    Rule,
+    Scenario,
+    Session,
+    Setup,
+    ToolSpec,
+    scenarios,
+)
+from unsolvable.agents import ContractAgent, ContractThresholds, contract
 from unsolvable.fake_tools import ToolRouter, constant_tool
 from unsolvable.reports._metrics import lag
 from unsolvable.scenarios.catalog._common import LEADS
@@ -217,3 +226,29 @@ def test_a_twin_its_siblings_budget_leaves_no_room_to_finish_is_refused() -> Non
             needed=5,
             diverges_at=lambda seed: 1,
         )
+
+
+def test_a_twin_finished_by_the_agents_own_hint_leaves_room_for_every_hint_its_sibling_does() -> (
+    None
+):
+    """The hint-responsive twin's model finishes only once the agent hints, so when it finishes
+    is the stop logic's: a detector that hints later, and still stops the sibling within its N,
+    must be able to finish the twin within the twin's N — else the same detection passes the
+    one and fails the other."""
+    twin = scenarios.get("constant-return/twin-hint-responsive")
+    sibling = scenarios.get(twin.twin_of or "")
+    at_the_bound, failed = [], []
+    for repeats in range(3, sibling.step_bound + 1):  # the contract's own 3, and later
+        thresholds = ContractThresholds(
+            repeated_action=repeats, stalled_steps=repeats, criteria_steps=repeats
+        )
+        for seed in twin.seeds:
+            stuck = unsolvable.run(ContractAgent(thresholds), sibling, seed=seed, strict=True)
+            if not stuck.verdict.passed:
+                continue
+            at_the_bound.append(stuck.observed.steps == stuck.step_bound)
+            done = unsolvable.run(ContractAgent(thresholds), twin, seed=seed, strict=True)
+            if done.verdict.broke(Rule.PAST_BOUND):  # the budget, which it shows, may end first
+                failed.append((repeats, seed, done.verdict.summary))
+    assert any(at_the_bound), "some detector stops the sibling at its bound"
+    assert failed == []
