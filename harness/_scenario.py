@@ -143,7 +143,7 @@ class McpErrors(StrEnum):
     RESULT = "result"
     """A tool result with ``isError`` set, the error text as its content: the model sees it."""
     PROTOCOL = "protocol"
-    """A JSON-RPC error response (code ``-32000``, the HTTP status and body in its ``data``)."""
+    """A JSON-RPC error response (code ``-32004``, the HTTP status and body in its ``data``)."""
     TRANSPORT = "transport"
     """The transport fails: over Streamable HTTP that request is answered ``502 Bad Gateway``;
     over stdio the server process exits, as a crashed server would."""

@@ -55,9 +55,16 @@ from unsolvable.mcp._launch import KEY_VARIABLE, LOOPBACK, MCP_PATH, SERVER_NAME
 
 __all__ = ["Interaction", "build_server", "main"]
 
-TOOL_ERROR = -32000
-"""The JSON-RPC code of a failed call under `McpErrors.PROTOCOL`: the first of the range the
-JSON-RPC spec reserves for implementation-defined server errors."""
+# The harness's own JSON-RPC codes come from the band the MCP spec leaves to implementations
+# (-32000 to -32019), past the codes a client raises for itself: the `mcp` SDKs (Python and
+# TypeScript) take -32000 for a closed connection and -32001 for a timeout, and a client, or a
+# retry layer reading them, would take the harness's answer for its own; -32002 the spec retired.
+ENDED = -32003
+"""The JSON-RPC code of a call refused because the run has ended."""
+TOOL_ERROR = -32004
+"""The JSON-RPC code of a failed call under `McpErrors.PROTOCOL`."""
+UNAUTHORIZED = -32005
+"""The JSON-RPC code of a request refused for want of the run's key."""
 TRANSPORT_FAILURE = -32099
 """Marks, inside this process only, a failed call under `McpErrors.TRANSPORT`; the HTTP face
 turns the response that carries it into a 502 and never sends the code itself."""
@@ -75,13 +82,6 @@ ASKED = "asked:"
 follows, answered when the client retries (the call is not made twice)."""
 PERMISSION = "permission"
 """The key of the elicitation among an ``input_required`` result's input requests."""
-UNAUTHORIZED = -32001
-"""The JSON-RPC code of a request refused for want of the run's key, in the range the JSON-RPC
-spec reserves for implementation-defined server errors."""
-ENDED = -32003
-"""The JSON-RPC code of a call refused because the run has ended: the next code of the band the
-MCP spec leaves to implementations (-32000 to -32019) after the two above and -32002, which the
-spec retired."""
 THIS_RUN = "this scenario"
 """The run a refusal names when the harness is gone: the server is not told the run's name."""
 ELICITING = types.ClientCapabilities(elicitation=types.ElicitationCapability())

@@ -19,6 +19,7 @@ pytest.importorskip("mcp")
 
 import httpx
 from mcp import Client, MCPError, StdioServerParameters
+from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
 import unsolvable
 from tests import _builders as builders
@@ -119,6 +120,41 @@ def test_each_failed_call_has_an_explicit_encoding(
         assert (ran["code"], ran["is_error"]) == (None, True)
     else:
         assert (ran["code"], ran["status"]) == (TOOL_ERROR, status)
+
+
+async def _raised(target: str | StdioServerParameters) -> Ran:
+    """The code of the `MCPError` the `mcp` SDK's `Client` raises calling a refused tool at
+    ``target``, found inside the task groups the client's own errors come wrapped in."""
+    try:
+        async with Client(target) as client:
+            await client.call_tool("publish_report", {"report_id": "R-0"})
+    except Exception as error:
+        leaf: BaseException = error
+        while isinstance(leaf, BaseExceptionGroup) and len(leaf.exceptions) == 1:
+            leaf = leaf.exceptions[0]
+        return {"code": leaf.code if isinstance(leaf, MCPError) else repr(leaf)}
+    return {"code": None}
+
+
+def test_a_protocol_error_is_not_the_clients_own_connection_closed() -> None:
+    """The client raises `MCPError` both for the harness's encoding of a failed call and for a
+    server that hung up mid-call (its own ``CONNECTION_CLOSED``, which the OpenAI Agents SDK
+    retries in a new session): only the code tells the two apart."""
+    _, failed = run_with(lambda _, parts: _raised(parts[1].url), errors="protocol")
+    _, hung_up = run_with(lambda _, parts: _raised(_sdk_target("stdio", parts)), errors="transport")
+    assert hung_up["code"] == CONNECTION_CLOSED, "the client's own error, for comparison"
+    assert failed["code"] not in {hung_up["code"], REQUEST_TIMEOUT}
+
+
+def test_a_request_without_the_runs_key_is_not_the_clients_own_timeout_or_close() -> None:
+    """Refused for want of the key, the client raises the harness's code, not one of its own."""
+
+    async def unkeyed(session: Session, parts: Served) -> Ran:
+        return await _raised(parts[1].url.replace(f"/{parts[1].key}/", "/"))
+
+    _, refused = run_with(unkeyed)
+    assert isinstance(refused["code"], int)
+    assert refused["code"] not in {CONNECTION_CLOSED, REQUEST_TIMEOUT}
 
 
 def _observed(record: TerminationRecord) -> dict[str, Any]:
