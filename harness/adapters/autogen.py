@@ -30,14 +30,15 @@ counts its steps apart (``steps_by_agent``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import inspect
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
-from unsolvable._errors import AdapterError
+from unsolvable._errors import AdapterError, CeilingHit
 from unsolvable._record import Code, Stop
 from unsolvable._session import Session
 from unsolvable._types import JSON, ToolSpec
@@ -67,7 +68,7 @@ try:
     )
     from autogen_agentchat.teams import RoundRobinGroupChat
     from autogen_core import CancellationToken
-    from autogen_core.models import ChatCompletionClient, ModelInfo
+    from autogen_core.models import ChatCompletionClient, CreateResult, ModelInfo
     from autogen_core.tools import BaseTool, ParametersSchema, ToolSchema
     from autogen_ext.models.openai import OpenAIChatCompletionClient
     from pydantic import BaseModel, ConfigDict
@@ -150,7 +151,40 @@ class SessionTool(BaseTool[_Arguments, BaseModel]):
         call = functools.partial(self._call, **args.model_dump())
         future = asyncio.get_running_loop().run_in_executor(None, call)
         cancellation_token.link_future(future)
-        return await future
+        with _cancelled_at_a_ceiling(cancellation_token):
+            return await future
+
+
+@contextlib.contextmanager
+def _cancelled_at_a_ceiling(token: CancellationToken | None) -> Iterator[None]:
+    """A harness ceiling reached inside a model or tool call ends the run as AgentChat's own
+    cancellation does: the run's token cancelled, and `asyncio.CancelledError` raised where the
+    call's linked future would raise it. A `CeilingHit` let through would end the task that
+    `AssistantAgent` runs its tool calls in with an exception nothing awaits (the agent waits on
+    that task's queue, and is cancelled), which asyncio reports on stderr at shutdown. A call
+    given no token (a `SelectorGroupChat`'s speaker selection) lets it through."""
+    try:
+        yield
+    except CeilingHit as hit:
+        if token is None:
+            raise
+        token.cancel()
+        raise asyncio.CancelledError(str(hit)) from None
+
+
+class _SessionModelClient(OpenAIChatCompletionClient):
+    """autogen-ext's OpenAI client, its calls ended at a harness ceiling by cancellation."""
+
+    async def create(self, *args: Any, **kwargs: Any) -> CreateResult:
+        with _cancelled_at_a_ceiling(kwargs.get("cancellation_token")):
+            return await super().create(*args, **kwargs)
+
+    async def create_stream(
+        self, *args: Any, **kwargs: Any
+    ) -> AsyncGenerator[str | CreateResult, None]:
+        with _cancelled_at_a_ceiling(kwargs.get("cancellation_token")):
+            async for chunk in super().create_stream(*args, **kwargs):
+                yield chunk
 
 
 def session_tools(session: Session, *, agent: str = "main") -> list[BaseTool[Any, Any]]:
@@ -166,7 +200,7 @@ def session_model_client(
     ``agent``, its calls are that sub-agent's steps. ``options`` go to the client
     (``parallel_tool_calls=False``, say)."""
     # Every AsyncOpenAI keyword passes through (`openai_init_kwargs`); its TypedDict omits some.
-    return OpenAIChatCompletionClient(  # type: ignore[call-arg]
+    return _SessionModelClient(  # type: ignore[call-arg]
         model=FAKE_MODEL,
         api_key="unsolvable-fake-key",
         http_client=wire.httpx2_async_client(agent=agent),
@@ -340,10 +374,11 @@ async def _run(
     runner: TaskRunner, clients: Sequence[ChatCompletionClient], session: Session
 ) -> TaskResult:
     """Runs the task until it ends or a harness ceiling is hit, then cancels it — its token, and
-    the run itself until it ends: AgentChat's runtime logs an exception that is not an
-    `Exception` (`CeilingHit`) and waits on, and when one escapes a tool (a worker an agent runs
-    as its tool) its queue is left waiting for a message that never comes, so a team would
-    otherwise sit until the wall ceiling after its step ceiling."""
+    the run itself until it ends: a ceiling reached in a call given no token (a selector's) is a
+    `CeilingHit`, which AgentChat's runtime logs and waits on, and an agent whose worker (run as
+    its tool) was cancelled waits for its tool calls' end on a queue that never gets it (as
+    under AgentChat's own cancellation), so a team would otherwise sit until the wall ceiling
+    after its step ceiling."""
     token = CancellationToken()
     run = asyncio.ensure_future(runner.run(task=session.task, cancellation_token=token))
     try:

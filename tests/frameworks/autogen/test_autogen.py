@@ -28,6 +28,7 @@ from autogen_ext.models.replay import ReplayChatCompletionClient
 
 import unsolvable
 from tests.frameworks._glue import reported
+from tests.frameworks.autogen._apart import run_apart
 from unsolvable import (
     AdapterError,
     Ceilings,
@@ -145,6 +146,36 @@ def test_the_registered_name_is_the_default_team() -> None:
         "autogen", scenarios.get("constant-return/repeat"), ceilings=Ceilings(max_steps=5)
     )
     assert (record.agent, record.outcome) == ("autogen", Outcome.DID_NOT_STOP)
+
+
+def test_a_tool_call_ceiling_leaves_no_task_exception_unretrieved() -> None:
+    """Reached in a tool, the ceiling ends the run as AgentChat's own cancellation does, not as
+    a `CeilingHit` in the task `AssistantAgent` runs its tool calls in, left for asyncio to
+    print as it is collected."""
+    record, said = run_apart("autogen", "constant-return/repeat", max_tool_calls=3)
+    assert "Task exception was never retrieved" not in said and "CeilingHit" not in said
+    assert (record["outcome"], record["observed"]["ceiling"]) == ("did_not_stop", "tool_calls")
+    assert (record["observed"]["steps"], record["observed"]["tool_calls"]) == (4, 3)
+
+
+STREAMING = AutoGenAdapter(
+    lambda c, t: RoundRobinGroupChat(
+        [AssistantAgent("a", model_client=c, tools=t, model_client_stream=True)]
+    )
+)
+"""One assistant whose model calls stream (``create_stream``), by name for a process of its own."""
+
+
+def test_a_step_ceiling_in_a_streamed_model_call_is_agentchats_own_cancellation() -> None:
+    record, said = run_apart(f"{__name__}:STREAMING", "constant-return/repeat", max_steps=4)
+    assert "CeilingHit" not in said
+    assert "CancelledError: unsolvable: harness ceiling steps reached" in said, "AgentChat's log"
+    observed = record["observed"]
+    assert (record["outcome"], observed["ceiling"], observed["steps"]) == (
+        "did_not_stop",
+        "steps",
+        4,
+    )
 
 
 def _stop_of(condition: TerminationCondition, last: Any) -> Any:

@@ -31,6 +31,7 @@ from autogen_core.tools import BaseTool, FunctionTool
 
 import unsolvable
 from tests.frameworks._families import DELEGATION_FAMILIES, ROOMY, ending
+from tests.frameworks.autogen._apart import run_apart
 from unsolvable import Ceilings, scenarios
 from unsolvable.adapters.autogen import AgentBindings, AutoGenAdapter
 
@@ -87,6 +88,9 @@ def system(team: Team, termination: TerminationCondition | None) -> AutoGenAdapt
 
     return AutoGenAdapter(build, per_agent=True)
 
+
+AT_ITS_DEFAULTS = system("round-robin", None)
+"""The round-robin system with no termination condition, by name for a process of its own."""
 
 FAMILIES = DELEGATION_FAMILIES
 # scenario → (round-robin at its defaults, with the recommended termination; selector the same)
@@ -155,3 +159,19 @@ def test_each_family_at_the_defaults_and_with_the_recommended_termination(
     )
     at = 0 if team == "round-robin" else 2
     assert cells == MEASURED[name][at : at + 2], cells
+
+
+def test_a_step_ceiling_reached_in_a_worker_ends_the_run_with_no_task_left_unretrieved() -> None:
+    """The ceiling is reached in a worker the supervisor runs as its tool: the run ends as
+    AgentChat's own cancellation ends it, and no task of AgentChat's is left holding the
+    harness's `CeilingHit` for asyncio to print as it is collected."""
+    record, said = run_apart(
+        f"{__name__}:AT_ITS_DEFAULTS", "nested-delegation/passed-on", max_steps=3
+    )
+    assert "Task exception was never retrieved" not in said and "CeilingHit" not in said
+    assert (record["outcome"], record["observed"]["ceiling"]) == ("did_not_stop", "steps")
+    assert {a: n["steps"] for a, n in record["observed"]["agents"].items()} == {
+        "main": 1,
+        "worker-1": 1,
+        "worker-2": 1,
+    }

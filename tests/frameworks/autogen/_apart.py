@@ -1,0 +1,32 @@
+"""Runs an AutoGen agent on a scenario in a process of its own, so that its stderr is what
+asyncio and AgentChat leave on it; under pytest, asyncio's reports go to the log capture."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).parents[3]
+RUN = """
+import gc, json, sys
+import unsolvable
+from unsolvable import Ceilings, scenarios
+agent, name, ceilings = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+record = unsolvable.run(agent, scenarios.get(name), ceilings=Ceilings(**ceilings))
+gc.collect()  # an abandoned task reports its exception as it is collected
+print(record.to_json())
+"""
+SECONDS = 120
+"""How long the process may take: imports and one short run, seconds on a loaded machine."""
+
+
+def run_apart(agent: str, name: str, **ceilings: Any) -> tuple[dict[str, Any], str]:
+    """The record (its JSON form) of ``agent`` (a spec, ``module:attr``) on scenario ``name``
+    under ``ceilings``, and the process's stderr."""
+    argv = [sys.executable, "-c", RUN, agent, name, json.dumps(ceilings)]
+    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=SECONDS)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout), done.stderr
