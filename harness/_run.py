@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import Any
 
-from unsolvable._errors import CeilingHit
+from unsolvable._errors import CeilingHit, ScenarioError
 from unsolvable._leftovers import await_late_call
 from unsolvable._loading import AgentLike, adapter_for
 from unsolvable._record import Ending, Outcome, Stop, TerminationRecord
 from unsolvable._redact import Redactor
-from unsolvable._scenario import Ceilings, Scenario
+from unsolvable._scenario import SEEDS, Ceilings, Scenario, is_seed
 from unsolvable._seen import Seen
 from unsolvable._session import Session
 from unsolvable._text import cut, described
@@ -279,6 +279,8 @@ def run_unredacted(
     harness the run's counts as they grow (``seen``), for a record if the worker is lost."""
     scenario = scenario.with_overrides(**overrides)
     seed = scenario.seeds[0] if seed is None else seed
+    if not is_seed(seed):
+        raise ScenarioError(f"{scenario.name}: seed={seed!r}: a seed is {SEEDS}")
     adapter = adapter_for(agent)
     ceilings = ceilings or ceilings_for(adapter)
     setup = scenario.build(seed)

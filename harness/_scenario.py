@@ -21,6 +21,7 @@ from unsolvable._subtasks import SubtaskSpec
 from unsolvable._types import Toolbox, World
 
 __all__ = [
+    "SEEDS",
     "Budget",
     "Ceilings",
     "McpErrors",
@@ -29,7 +30,22 @@ __all__ = [
     "Setup",
     "Stagnation",
     "check_name",
+    "is_seed",
 ]
+
+LARGEST_SEED = 2**63 - 1
+"""The largest seed: every written form must hold it, and ``--otel`` writes it as OTLP's
+``intValue``, a signed 64-bit integer."""
+SEEDS = f"a whole number from 0 to {LARGEST_SEED}"
+"""What a seed may be, as messages say it (`is_seed`)."""
+
+
+def is_seed(value: object) -> bool:
+    """Whether ``value`` can seed a run: a whole number from 0 to `LARGEST_SEED`. A negative
+    seed would replay the random draws of its positive (`random.Random` seeds from the absolute
+    value) under another name, and pass^k would count them as two seeds."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= LARGEST_SEED
+
 
 NAME_LIMIT = 200
 """Characters of a scenario's name: a pytest id and a path under ``--trace-dir`` hold it."""
@@ -286,6 +302,11 @@ class Scenario:
                 "pass solvable=True for a control"
             )
         require_positive(self, step_bound=self.step_bound, context_window=self.context_window)
+        if not self.seeds or not all(is_seed(seed) for seed in self.seeds):
+            raise ScenarioError(
+                f"Scenario {self.name!r}: seeds={self.seeds!r}: each seed is {SEEDS}, and a "
+                "scenario has one at least; pass e.g. seeds=(0, 1, 2)"
+            )
         for role, steps in self.role_steps.items():
             # Steps are whole, and a budget of none would never be recorded spent while every
             # step of its role was judged past it.

@@ -22,7 +22,7 @@ from typing import Any
 from unsolvable._batch import Batch, Job, run_jobs
 from unsolvable._errors import OutputError, ShardError, UnsolvableError
 from unsolvable._record import TerminationRecord
-from unsolvable._scenario import Ceilings, Pricing, Scenario
+from unsolvable._scenario import SEEDS, Ceilings, Pricing, Scenario, is_seed
 from unsolvable._shard import Shard, ShardTag
 from unsolvable._text import printable
 from unsolvable.adapters.process import EXEC_PREFIX
@@ -74,7 +74,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_scenario_files(run_)
     seeds = run_.add_mutually_exclusive_group()
-    seeds.add_argument("--seed", type=int, action="append", help="seeds (default: each first)")
+    seeds.add_argument(
+        "--seed",
+        type=_seed,
+        action="append",
+        metavar="N",
+        help="seeds, each a whole number, 0 or more (repeatable; default: each scenario's first)",
+    )
     seeds.add_argument(
         "--all-seeds", action="store_true", help="each scenario's seeds; reports pass^k"
     )
@@ -174,6 +180,14 @@ def _count(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"{text!r}: give a whole number, 1 or more")
     return int(text)
+
+
+def _seed(text: str) -> int:
+    """A seed as `Scenario.build` takes it (`is_seed`)."""
+    seed = int(text) if text.isascii() and text.isdigit() else -1
+    if not is_seed(seed):
+        raise argparse.ArgumentTypeError(f"{text!r}: give a seed, {SEEDS}, e.g. 0")
+    return seed
 
 
 def _workers(text: str) -> int:

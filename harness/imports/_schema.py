@@ -18,7 +18,7 @@ from typing import Any, get_args, get_type_hints
 from unsolvable._errors import InputError, ScenarioError
 from unsolvable._input import load_json, read_input
 from unsolvable._record import Code
-from unsolvable._scenario import Budget, Stagnation, check_name
+from unsolvable._scenario import SEEDS, Budget, Stagnation, check_name, is_seed
 from unsolvable._types import JSON
 from unsolvable.fake_tools import REFUSALS
 from unsolvable.imports._shapes import kind_of, type_word
@@ -527,8 +527,10 @@ def _strings(r: _Reader, data: Mapping[str, Any], key: str) -> list[str]:
 
 def _seeds(r: _Reader, data: Mapping[str, Any]) -> list[int]:
     seeds = r.items(data, "seeds", "seeds", "give a list of whole numbers", [0])
-    if not seeds or not all(isinstance(s, int) and not isinstance(s, bool) for s in seeds):
-        raise r.fail("seeds", f"is {seeds!r}", "give a non-empty list of whole numbers, e.g. [0]")
+    if not seeds or not all(is_seed(seed) for seed in seeds):
+        raise r.fail(
+            "seeds", f"is {seeds!r}", f"give a non-empty list of seeds, each {SEEDS}, e.g. [0]"
+        )
     return seeds
 
 

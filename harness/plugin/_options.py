@@ -575,7 +575,15 @@ def _check(name: str, value: Any) -> Any:
     if name == "scenarios":
         return _names(name, value, str)
     if name == "seeds":
-        return _names(name, value, int)
+        from unsolvable._scenario import SEEDS, is_seed
+
+        seeds = _names(name, value, int)
+        if not all(is_seed(seed) for seed in seeds):
+            raise TypeError(
+                f"@pytest.mark.unsolvable(seeds={value!r}): expected seeds, each {SEEDS}, "
+                "e.g. seeds=[0, 1]"
+            )
+        return seeds
     if name == "strict":
         if not isinstance(value, bool):
             raise TypeError(f"@pytest.mark.unsolvable(strict={value!r}): expected True or False")

@@ -215,6 +215,16 @@ def test_auto_runs_one_worker_per_cpu_and_the_same_records(tmp_path: Path) -> No
     assert (tmp_path / "auto").read_bytes() == (tmp_path / "1").read_bytes()
 
 
+@pytest.mark.parametrize("value", ["-3", str(2**63), "two", "1.5", "\u0663"])
+def test_a_seed_that_is_no_seed_is_refused_naming_the_flag_and_the_seeds(value: str) -> None:
+    """A negative seed once ran: its runs replayed the random draws of its positive, recorded
+    under another seed, and --seed 3 --seed -3 counted one run twice."""
+    result = _unsolvable("run", "--scenario", "constant-return/repeat", "--seed", value)
+    said = f"argument --seed: {value!r}: give a seed, a whole number from 0 to {2**63 - 1}, e.g. 0"
+    assert result.returncode == 2 and said in result.stderr
+    assert result.stdout == ""
+
+
 @pytest.mark.parametrize("value", ["0", "two", "-1", "Auto"])
 def test_a_worker_count_that_is_none_is_refused_saying_auto_is_one(value: str) -> None:
     result = _unsolvable("run", "--scenario", "constant-return/repeat", "-n", value)

@@ -54,6 +54,7 @@ def _problem(data: dict[str, Any]) -> str:
         ({"surprise": 1}, "field 'surprise' is not a scenario-file field"),
         ({"ground_truth": {"stagnation": "criteria"}}, "use one of ('novelty', 'first_refusal')"),
         ({"seeds": []}, "field 'seeds' is []"),
+        ({"seeds": [-1]}, "field 'seeds' is [-1]; give a non-empty list of seeds, each a whole"),
         ({"twin": {"tool": "nope", "result": "x", "step_bound": 3}}, "'twin.tool' is 'nope'"),
         ({"context_window": 0}, "field 'context_window' is 0; make it 1 or more, or null"),
         ({"context_window": "8k"}, "field 'context_window' is a string ('8k')"),

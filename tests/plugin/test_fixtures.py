@@ -97,6 +97,30 @@ def test_a_misspelt_marker_keyword_is_a_short_type_error(
     assert "_options.py" not in result.stdout.str()
 
 
+def test_a_negative_seed_in_the_marker_is_a_short_type_error(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    """It once ran, as ``...-seed-3``: seed 3's random draws under another name."""
+    pytester.makepyfile(
+        test_mine="""
+        import pytest
+
+        @pytest.mark.unsolvable(agent="pkg:contract", seeds=[-3],
+                                scenarios=["constant-return/repeat"])
+        def test_each(unsolvable_record):
+            pass
+        """
+    )
+    result = run()
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(
+        [
+            "test_mine.py::test_each: TypeError: @pytest.mark.unsolvable(seeds=[-3]): expected "
+            "seeds, each a whole number from 0 to 9223372036854775807, e.g. seeds=[0, 1]",
+        ]
+    )
+
+
 def test_a_misspelt_scenario_in_the_marker_fails_collection_with_one_line(
     run: Run, pytester: pytest.Pytester
 ) -> None:

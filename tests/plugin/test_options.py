@@ -33,6 +33,8 @@ def test_marker_keywords_are_normalised() -> None:
         ({"max_step": 3}, "unknown keyword; did you mean max_steps=?"),
         ({"scenarios": 3}, "scenarios=3): expected a str or a list of strs, got int"),
         ({"seeds": ["0"]}, "seeds=['0']): expected a int or a list of ints, got list"),
+        ({"seeds": [0, -3]}, "seeds=[0, -3]): expected seeds, each a whole number from 0 to"),
+        ({"seeds": 2**63}, f"seeds={2**63}): expected seeds, each a whole number from 0 to"),
         ({"strict": "yes"}, "strict='yes'): expected True or False"),
         ({"step_bound": 0}, "step_bound=0): expected a positive number, got int"),
         ({"max_cost_usd": True}, "max_cost_usd=True): expected a positive number, got bool"),

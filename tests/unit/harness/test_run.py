@@ -110,6 +110,13 @@ def test_strict_mode_rejects_an_unexpected_code() -> None:
     assert b.messages(strict) == ("expected NO_PROGRESS, got BUDGET_STEPS",)
 
 
+@pytest.mark.parametrize("seed", [-3, 2**63])
+def test_a_seed_that_is_no_seed_is_refused_before_the_agent_runs(seed: int) -> None:
+    """-3 would replay seed 3's random draws, recorded as another seed."""
+    with pytest.raises(unsolvable.ScenarioError, match=f"seed={seed}: a seed is a whole number"):
+        unsolvable.run(b.forever, b.scenario(), seed=seed)
+
+
 def test_overrides_replace_bound_and_budget() -> None:
     record = unsolvable.run(
         b.steps_then(1, Stop(code=Code.NO_PROGRESS)), b.scenario(), step_bound=9

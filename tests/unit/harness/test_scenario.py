@@ -76,6 +76,13 @@ def test_only_a_control_may_expect_completion() -> None:
     assert b.scenario(solvable=True).expected == {Code.COMPLETED}
 
 
+@pytest.mark.parametrize("seeds", [(), (0, -1), (2**63,)])
+def test_a_scenario_seeds_its_runs_with_whole_numbers_from_0(seeds: tuple[int, ...]) -> None:
+    """A negative seed replays its positive's random draws under another name."""
+    with pytest.raises(ScenarioError, match=re.escape(f"seeds={seeds!r}: each seed is a whole")):
+        dataclasses.replace(b.scenario(), seeds=seeds)
+
+
 def test_the_step_bound_must_be_positive() -> None:
     with pytest.raises(BudgetError, match=r"^Scenario\(step_bound=0\): must be a positive"):
         dataclasses.replace(b.scenario(), step_bound=0)
