@@ -52,7 +52,15 @@ from unsolvable._seen import Counts, Seen
 from unsolvable._verdict import judge
 from unsolvable._worker import Channels, serve
 
-__all__ = ["Batch", "Job", "WorkerPool", "run_jobs"]
+__all__ = [
+    "DESCRIPTORS_PER_WORKER",
+    "RESERVED_DESCRIPTORS",
+    "Batch",
+    "Job",
+    "WorkerPool",
+    "most_workers",
+    "run_jobs",
+]
 
 KILL_MARGIN_SECONDS = 0.4
 """After the wall ceiling and the in-process grace, how long a silent worker is given before it
@@ -69,6 +77,14 @@ PIPELINE = 2
 """Jobs a worker holds at once, the one it runs and the next: it starts the next as soon as it
 has sent a record, not after the harness has read it and sent another (a run lasts a few
 milliseconds; the round trip was a quarter of it)."""
+DESCRIPTORS_PER_WORKER = 5
+"""Files the harness holds open for each worker: its ends of the worker's three pipes
+(`Channels`), and the two `multiprocessing` keeps to watch a forked process."""
+RESERVED_DESCRIPTORS = 64
+"""Files kept for the harness's own use beside its workers': about a dozen at the start (its
+standard streams, the workers' shared counts, the interpreter's own), the record stream, a
+report or scenario file being read or written, and a worker being replaced, whose files are let
+go only once its successor has started."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -516,6 +532,20 @@ class WorkerPool:
 
 def _raise_interrupted(signum: int, frame: object) -> None:
     raise Interrupted(signal.Signals(signum).name)
+
+
+def most_workers() -> int:
+    """The most worker processes this process can start at once: what its open-file limit
+    (``ulimit -n``) leaves after the harness's own files, over each worker's. One more fails to
+    start, with every run of the batch not yet made."""
+    if sys.platform == "win32":  # no such limit to read
+        return sys.maxsize
+    import resource
+
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return sys.maxsize
+    return max((soft - RESERVED_DESCRIPTORS) // DESCRIPTORS_PER_WORKER, 1)
 
 
 def run_jobs(

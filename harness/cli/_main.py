@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from unsolvable._batch import Batch, Job, run_jobs
+from unsolvable._batch import DESCRIPTORS_PER_WORKER, Batch, Job, most_workers, run_jobs
 from unsolvable._errors import OutputError, ShardError, UnsolvableError
 from unsolvable._record import TerminationRecord
 from unsolvable._scenario import SEEDS, Ceilings, Pricing, Scenario, is_seed
@@ -98,7 +98,8 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="run on N worker processes (default 1; auto: one per CPU this process may use); "
         "every run is in a worker process, so an agent that kills its process is recorded "
-        "crashed and the rest go on",
+        "crashed and the rest go on. No more workers start than there are runs; N is at most "
+        f"what the open-file limit (ulimit -n) holds, {DESCRIPTORS_PER_WORKER} files a worker",
     )
     run_.add_argument("--no-progress", action="store_true", help="show no progress on stderr")
     run_.add_argument(
@@ -191,12 +192,27 @@ def _seed(text: str) -> int:
 
 
 def _workers(text: str) -> int:
-    """A count of worker processes, or ``auto``: one per CPU this process may run on, as
-    pytest-xdist's ``-n auto`` counts them when psutil is not installed."""
-    if text != "auto":
-        if not text.isdigit() or int(text) < 1:
-            raise argparse.ArgumentTypeError(f"{text!r}: give a whole number, 1 or more, or auto")
-        return int(text)
+    """A count of worker processes, at most `most_workers` (more would fail to start, mid-way),
+    or ``auto``: one per CPU this process may run on, as pytest-xdist's ``-n auto`` counts them
+    when psutil is not installed. `WorkerPool` starts no more than there are runs."""
+    most = most_workers()
+    if text == "auto":
+        return min(_cpus(), most)
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a whole number, 1 or more, or auto")
+    if int(text) > most:
+        import resource
+
+        limit, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give a whole number from 1 to {most}, or auto: each worker holds "
+            f"{DESCRIPTORS_PER_WORKER} open files, and this process may open {limit} "
+            "(ulimit -n)"
+        )
+    return int(text)
+
+
+def _cpus() -> int:
     try:
         return len(os.sched_getaffinity(0)) or 1
     except AttributeError:  # not every platform has affinity

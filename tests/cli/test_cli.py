@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from unsolvable import scenarios
+from unsolvable._batch import DESCRIPTORS_PER_WORKER, RESERVED_DESCRIPTORS
 from unsolvable.cli._main import _parser
 
 ROOT = Path(__file__).parents[2]
@@ -213,6 +214,48 @@ def test_auto_runs_one_worker_per_cpu_and_the_same_records(tmp_path: Path) -> No
         result = _unsolvable("run", *chosen, "-n", workers, "--json", str(tmp_path / workers))
         assert result.returncode == 1, result.stderr  # naive fails by design
     assert (tmp_path / "auto").read_bytes() == (tmp_path / "1").read_bytes()
+
+
+FILES = 256
+"""An open-file limit (``ulimit -n``) low enough that a few dozen workers exhaust it."""
+
+
+def _unsolvable_with_files(files: int, *args: str) -> subprocess.CompletedProcess[str]:
+    """`_unsolvable` under an open-file limit of ``files``."""
+    command = ["sh", "-c", f'ulimit -n {files} && exec "$@"', "sh", sys.executable, "-m"]
+    return subprocess.run(
+        [*command, "unsolvable.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("value", ["50", "100000"])
+def test_more_workers_than_open_files_allow_are_refused_before_any_run(value: str) -> None:
+    """Each worker holds five of the harness's open files: under ``ulimit -n 256``, ``-n 50``
+    once started 49 workers and failed on the 50th with a traceback (``Too many open files``),
+    ``-n 100000`` likewise, after forking as many workers as the limit let it."""
+    most = (FILES - RESERVED_DESCRIPTORS) // DESCRIPTORS_PER_WORKER
+    result = _unsolvable_with_files(FILES, "run", "--all-seeds", "-n", value)
+    said = (
+        f"argument -n/--workers: '{value}': give a whole number from 1 to {most}, or auto: each "
+        f"worker holds {DESCRIPTORS_PER_WORKER} open files, and this process may open {FILES} "
+        "(ulimit -n)"
+    )
+    assert (result.returncode, result.stdout) == (2, "") and said in result.stderr
+
+
+def test_as_many_workers_as_open_files_allow_make_every_run() -> None:
+    most = (FILES - RESERVED_DESCRIPTORS) // DESCRIPTORS_PER_WORKER
+    chosen = ("--scenario", "constant-return", "--all-seeds", "--no-progress")
+    result = _unsolvable_with_files(FILES, "run", *chosen, "-n", str(most))
+    runs = 2 * sum(len(s.seeds) for s in scenarios.select(["constant-return"]))
+    assert runs > most  # every worker is started
+    assert result.returncode == 1 and result.stderr == ""  # naive fails by design
+    assert f"unsolvable: {runs} runs, " in result.stdout
 
 
 @pytest.mark.parametrize("value", ["-3", str(2**63), "two", "1.5", "\u0663"])

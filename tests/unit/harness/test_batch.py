@@ -9,7 +9,7 @@ import dataclasses
 import unsolvable
 from tests.cli.faulty_agents import slow
 from unsolvable import Ceilings, Outcome, TerminationRecord, scenarios
-from unsolvable._batch import Job, run_jobs
+from unsolvable._batch import Job, WorkerPool, run_jobs
 from unsolvable.reports._cells import distribution, premature
 from unsolvable.reports._metrics import Distribution, lag, measure
 
@@ -32,6 +32,16 @@ def test_records_come_back_in_job_order_whatever_the_workers() -> None:
     ]
     assert [r.to_json() for r in two.records] == [r.to_json() for r in one.records]
     assert sorted(seen) == sorted(job.agent for job in JOBS) and not one.interrupted
+
+
+def test_a_pool_starts_no_more_workers_than_it_has_runs() -> None:
+    """``unsolvable run -n 100000`` on two runs forks two processes, not a hundred thousand."""
+    pool = WorkerPool(scenarios.get, size=100_000)
+    try:
+        batch = pool.run(JOBS[:2])
+        assert len(pool.workers) == len(batch.records) == 2
+    finally:
+        pool.close()
 
 
 def test_one_worker_runs_one_agents_jobs_each_its_first_first() -> None:
