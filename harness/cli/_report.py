@@ -6,7 +6,6 @@ status; and declares the report flags every command that writes reports takes.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -17,13 +16,15 @@ from unsolvable._input import load_json, read_input
 from unsolvable._record import TerminationRecord
 from unsolvable.reports._cells import format_metrics
 from unsolvable.reports._files import STREAM_SUFFIX
-from unsolvable.reports._flags import REPORT_FLAGS, ReportFlag, report_options
+from unsolvable.reports._flags import REPORT_FLAGS, ReportFlag, number_problem, report_options
 from unsolvable.reports._merge import merge, read_part
 from unsolvable.reports._publish import check_baseline, check_outputs, publish
 from unsolvable.reports._table import INTERRUPTED, pass_k_line, summary_line
 
 UNWRITTEN_STATUS = 3
 """A run whose reports could not all be written: neither a verdict (1) nor a usage error (2)."""
+NO_WORSE = "(0: no worse than the baseline)"
+"""What a margin may be, as the refusals of one say it."""
 INTERRUPTED_STATUS = 130
 """128 + SIGINT, as shells report a command stopped with Ctrl-C: the status of a session cut
 short by SIGINT or SIGTERM, and of a report of its records."""
@@ -68,25 +69,20 @@ def add_report_arguments(command: argparse.ArgumentParser) -> None:
 
 def _margin(flag: ReportFlag) -> Callable[[str], Any]:
     """A margin read as ``flag`` parses it and refused by argparse, naming the flag, unless it
-    is a finite number, 0 or more, and no more than `ReportFlag.most` (`Margins` would refuse
-    it only by its field's name)."""
+    is a number as `number_problem` takes one (`Margins` would refuse it only by its field's
+    name)."""
     parse, most = flag.parse, flag.most
 
     def read(text: str) -> Any:
         try:
             value = parse(text)
         except ValueError:
-            value = math.nan
-        kind = "a whole number" if parse is int else "a number"
-        if not (value >= 0 and math.isfinite(value)):
+            kind = "a whole number" if parse is int else "a number"
             raise argparse.ArgumentTypeError(
-                f"{text!r}: a margin is {kind}, 0 or more (0: no worse than the baseline)"
-            )
-        if most is not None and value > most:
-            raise argparse.ArgumentTypeError(
-                f"{text!r}: a rate's margin is a share, {most:g} at most, or any rate would pass "
-                "(0.05: five points above the baseline)"
-            )
+                f"{text!r}: a margin is {kind}, 0 or more {NO_WORSE}"
+            ) from None
+        if problem := number_problem(value, may_be_zero=True, most=most):
+            raise argparse.ArgumentTypeError(f"{text!r}: a margin {problem} {NO_WORSE}")
         return value
 
     return read

@@ -17,7 +17,7 @@ import pytest
 
 from unsolvable._ceilings import Ceilings
 from unsolvable._errors import docs_page
-from unsolvable.reports._flags import REPORT_FLAGS
+from unsolvable.reports._flags import REPORT_FLAGS, number_problem
 
 if TYPE_CHECKING:
     from unsolvable._loading import AgentLike
@@ -359,15 +359,10 @@ def _positive(flag: str, value: object) -> None:
     option = _BY_FLAG[flag]
     if not isinstance(value, int | float) or isinstance(value, bool):
         return
-    if not math.isfinite(value):
-        problem = "must be a finite number"
-    elif not (value > 0 or (option.may_be_zero and value == 0)):
-        problem = "must be 0 or more" if option.may_be_zero else "must be a positive number"
-    elif option.most is not None and value > option.most:
-        problem = f"must be {option.most:g} at most, or any rate would pass"
-    else:
-        return
-    raise pytest.UsageError(f"{flag}={value!r}: {problem} (also as ini {option.name}); see {DOCS}")
+    if problem := number_problem(value, may_be_zero=option.may_be_zero, most=option.most):
+        raise pytest.UsageError(
+            f"{flag}={value!r}: {problem} (also as ini {option.name}); see {DOCS}"
+        )
 
 
 def resolve(config: pytest.Config) -> Settings:

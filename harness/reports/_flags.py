@@ -7,6 +7,7 @@ a gated metric or a new report is added here, and both faces gain it with the sa
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from unsolvable.reports._publish import ReportOptions
 
-__all__ = ["REPORT_FLAGS", "ReportFlag", "report_options"]
+__all__ = ["REPORT_FLAGS", "ReportFlag", "number_problem", "report_options"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -100,6 +101,19 @@ REPORT_FLAGS = (
         help="dollars of lag p95 above the baseline that still pass, e.g. 0.01 (default 0)",
     ),
 )
+
+
+def number_problem(value: float, *, may_be_zero: bool = False, most: float | None = None) -> str:
+    """What keeps ``value`` from being a number flag's, as both faces say it after the flag, or
+    ``""``: it must be finite (an endless ceiling is no ceiling), above 0 (or 0, for a margin:
+    `ReportFlag.may_be_zero`) and no more than `ReportFlag.most`."""
+    if not math.isfinite(value):
+        return "must be a finite number"
+    if not (value > 0 or (may_be_zero and value == 0)):
+        return "must be 0 or more" if may_be_zero else "must be a positive number"
+    if most is not None and value > most:
+        return f"must be {most:g} at most, or any rate would pass"
+    return ""
 
 
 def report_options(
