@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -11,7 +12,12 @@ import pytest
 
 from tests._docs import DOCS
 from tests.plugin._helpers import Run
-from unsolvable.plugin._options import AGENT_OPTION, NO_SNAPSHOT_OPTION, SCENARIO_OPTION
+from unsolvable.plugin._options import (
+    AGENT_OPTION,
+    JSON_OPTION,
+    NO_SNAPSHOT_OPTION,
+    SCENARIO_OPTION,
+)
 
 README = DOCS
 
@@ -107,3 +113,38 @@ def test_a_budget_stop_the_budget_chose_has_the_lag_every_report_counts(
     assert stopped < int(figures["unsolvable.first_stagnant_step"])  # the record's lag is below 0
     assert (figures["unsolvable.lag_steps"], figures["unsolvable.lag_tokens"]) == ("0", "0")
     assert float(figures["unsolvable.lag_cost_usd"]) == 0.0
+
+
+def test_each_figure_is_the_text_the_json_record_gives_it(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    """A cost of a few millionths of a dollar is ``4.4e-05`` in the JSON record, and so on the
+    test's property: one spelling of a figure in every machine-read form (the tables round it
+    for people)."""
+    pytester.makepyfile(
+        test_mine="""
+        import dataclasses
+        from unsolvable import Pricing, scenarios
+
+        def test_cheap(unsolvable):
+            scenario = scenarios.get("constant-return/repeat")
+            prices = Pricing(usd_per_million_input=0.001, usd_per_million_output=0.003)
+            unsolvable.run(dataclasses.replace(scenario, pricing=prices), agent="pkg:naive")
+        """
+    )
+    run("--junitxml=junit.xml", f"{JSON_OPTION}=records.json").assert_outcomes(passed=1)
+    figures = dict(_properties(pytester.path / "junit.xml")["test_cheap"])
+    (record,) = json.loads((pytester.path / "records.json").read_text())["records"]
+    observed = record["observed"]
+    written = {
+        "seed": record["seed"],
+        "stopped_step": observed["steps"],
+        "first_stagnant_step": observed["first_stagnant_step"],
+        "lag_steps": observed["detection_lag"],  # naive stops late: the lag counted is its own
+        "lag_tokens": observed["lag_tokens"],
+        "lag_cost_usd": observed["lag_cost_usd"],
+    }
+    assert "e-" in json.dumps(observed["lag_cost_usd"])  # the spelling str() and JSON share
+    assert {key: figures[f"unsolvable.{key}"] for key in written} == {
+        key: json.dumps(value) for key, value in written.items()
+    }
