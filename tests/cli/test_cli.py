@@ -261,7 +261,7 @@ def test_as_many_workers_as_open_files_allow_make_every_run() -> None:
 @pytest.mark.parametrize("value", ["-3", str(2**63), "two", "1.5", "\u0663"])
 def test_a_seed_that_is_no_seed_is_refused_naming_the_flag_and_the_seeds(value: str) -> None:
     """A negative seed once ran: its runs replayed the random draws of its positive, recorded
-    under another seed, and --seed 3 --seed -3 counted one run twice."""
+    under another seed, and pass^k counted them as two seeds."""
     result = _unsolvable("run", "--scenario", "constant-return/repeat", "--seed", value)
     said = f"argument --seed: {value!r}: give a seed, a whole number from 0 to {2**63 - 1}, e.g. 0"
     assert result.returncode == 2 and said in result.stderr
