@@ -2,6 +2,12 @@
 them), produces a run on a session — the LLM LlamaIndex's own scriptable fake,
 `MockFunctionCallingLLM`, answered by the session — and the `Stop` read from how it ended.
 
+Each response carries the session's usage where LlamaIndex's OpenAI LLM puts the API's: in
+``raw["usage"]`` and as ``additional_kwargs`` (``prompt_tokens``, ``completion_tokens``,
+``total_tokens``), on a streamed reply's last chunk as with ``stream_options={"include_usage":
+True}``; so LlamaIndex's own counting (``TokenCountingHandler``) reads the tokens the record
+charges, not its own tiktoken estimate.
+
 LlamaIndex's stops, read into the vocabulary:
 
 - ``max_iterations`` (default 20; one iteration = one model call) with
@@ -47,6 +53,7 @@ from unsolvable.adapters.kit import (
     missing_extra,
     partial_from_messages,
     reply_to_calls,
+    reply_usage,
 )
 
 try:
@@ -61,14 +68,18 @@ try:
     )
     from llama_index.core.base.llms.types import (
         ChatMessage,
+        ChatResponse,
+        ChatResponseAsyncGen,
+        ChatResponseGen,
         LLMMetadata,
         MessageRole,
         TextBlock,
         ToolCallBlock,
     )
+    from llama_index.core.llms.callbacks import llm_chat_callback
     from llama_index.core.llms.mock import MockFunctionCallingLLM
     from llama_index.core.tools import BaseTool, FunctionTool
-    from pydantic import BaseModel, ConfigDict
+    from pydantic import BaseModel, ConfigDict, PrivateAttr
     from workflows.errors import WorkflowRuntimeError, WorkflowTimeoutError
     from workflows.handler import WorkflowHandler
 except ModuleNotFoundError as error:  # pragma: no cover - only without the extra
@@ -99,9 +110,20 @@ BUILD_EXAMPLE = "e.g. lambda llm, tools: FunctionAgent(tools=tools, llm=llm)"
 EarlyStopping = Literal["force", "generate"]
 
 
+Respond = Callable[..., ChatResponse]
+"""The session's answer to one chat: ``(messages, **kwargs)`` in, as LlamaIndex calls an LLM."""
+
+
 class SessionLLM(MockFunctionCallingLLM):
     """LlamaIndex's own scriptable function-calling fake, with a production-sized context
-    window. Build it with `session_llm`."""
+    window, answered by ``respond``: every chat, streamed or not, is one step. Build it with
+    `session_llm`."""
+
+    _respond: Respond = PrivateAttr()
+
+    def __init__(self, respond: Respond) -> None:
+        super().__init__()
+        self._respond = respond
 
     @property
     def metadata(self) -> LLMMetadata:
@@ -111,6 +133,30 @@ class SessionLLM(MockFunctionCallingLLM):
             is_function_calling_model=True,
             model_name=FAKE_MODEL,
         )
+
+    @llm_chat_callback()
+    def chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
+        return self._respond(messages, **kwargs)
+
+    @llm_chat_callback()
+    def stream_chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponseGen:
+        return _streamed(self._respond(messages, **kwargs))
+
+    @llm_chat_callback()
+    async def astream_chat(
+        self, messages: Sequence[ChatMessage], **kwargs: Any
+    ) -> ChatResponseAsyncGen:
+        return _astreamed(self._respond(messages, **kwargs))
+
+
+def _streamed(response: ChatResponse) -> ChatResponseGen:
+    """The reply as one chunk, which is the last, so it carries the usage."""
+    yield response.model_copy(update={"delta": response.message.content or ""})
+
+
+async def _astreamed(response: ChatResponse) -> ChatResponseAsyncGen:
+    for chunk in _streamed(response):
+        yield chunk
 
 
 @dataclass
@@ -147,11 +193,12 @@ def to_openai_messages(messages: Sequence[ChatMessage]) -> list[JSON]:
 
 
 def session_llm(session: Session, calls: _Calls | None = None) -> SessionLLM:
-    """The fake, answered by the session: every chat is a step. A chat offered no tools at all is
-    LlamaIndex asking for its forced final answer, and is counted in ``calls``."""
+    """The fake, answered by the session: every chat is a step, its response carrying the
+    session's usage where LlamaIndex's OpenAI LLM puts the API's. A chat offered no tools at all
+    is LlamaIndex asking for its forced final answer, and is counted in ``calls``."""
     tally = calls or _Calls()
 
-    def respond(messages: Sequence[ChatMessage], **kwargs: Any) -> ChatMessage:
+    def respond(messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
         if "tools" not in kwargs:
             tally.forced_final_answers += 1
         offered = [t.metadata.get_name() for t in kwargs.get("tools") or ()]
@@ -161,10 +208,13 @@ def session_llm(session: Session, calls: _Calls | None = None) -> SessionLLM:
             ToolCallBlock(tool_call_id=call_id, tool_name=name, tool_kwargs=arguments)
             for call_id, name, arguments in reply_to_calls(reply)
         ]
-        return ChatMessage(role=MessageRole.ASSISTANT, blocks=blocks)
+        return ChatResponse(
+            message=ChatMessage(role=MessageRole.ASSISTANT, blocks=blocks),
+            raw=reply,
+            additional_kwargs=reply_usage(reply).to_openai(),
+        )
 
-    # Its own __init__ takes the generator; mypy sees only the pydantic fields.
-    return SessionLLM(response_generator=respond)  # type: ignore[call-arg]
+    return SessionLLM(respond)
 
 
 def _arguments_model(spec: ToolSpec) -> type[BaseModel]:
