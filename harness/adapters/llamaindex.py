@@ -116,8 +116,8 @@ Respond = Callable[..., ChatResponse]
 
 class SessionLLM(MockFunctionCallingLLM):
     """LlamaIndex's own scriptable function-calling fake, with a production-sized context
-    window, answered by ``respond``: every chat, streamed or not, is one step. Build it with
-    `session_llm`."""
+    window, answered by ``respond``: every chat, streamed or not, sync or async, is one step and
+    one LLM event. Build it with `session_llm`."""
 
     _respond: Respond = PrivateAttr()
 
@@ -136,6 +136,11 @@ class SessionLLM(MockFunctionCallingLLM):
 
     @llm_chat_callback()
     def chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
+        return self._respond(messages, **kwargs)
+
+    @llm_chat_callback()
+    async def achat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
+        # Not the mock's achat, which calls its chat: two LLM events for one step, counted twice.
         return self._respond(messages, **kwargs)
 
     @llm_chat_callback()

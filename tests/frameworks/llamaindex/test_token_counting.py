@@ -34,7 +34,7 @@ def assert_counted_as_charged(counter: TokenCountingHandler, record: Termination
     assert counted == (record.observed.input_tokens, record.observed.output_tokens)
 
 
-@pytest.mark.parametrize("streaming", [True], ids=["astream_chat"])
+@pytest.mark.parametrize("streaming", [True, False], ids=["astream_chat", "achat"])
 @pytest.mark.parametrize("steps", [1, 2, 3])
 def test_a_function_agents_token_counter_reads_what_each_step_was_charged(
     streaming: bool, steps: int
