@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from unsolvable._numbers import dollars
 from unsolvable._record import Code, Observed
 from unsolvable._scenario import Budget
 
@@ -73,10 +74,10 @@ def spend_figures(
     if budget.max_tokens is not None:
         parts.append(f"{observed.tokens} of {budget.max_tokens} tokens")
     if budget.max_cost_usd is not None:
-        parts.append(f"${observed.cost_usd:.4f} of ${budget.max_cost_usd:.4f}")
+        parts.append(f"{dollars(observed.cost_usd)} of {dollars(budget.max_cost_usd)}")
     tokens, cost = observed.next_step_tokens, observed.next_step_cost_usd
     estimate = (
-        "unknown" if tokens is None or cost is None else f"about {tokens} tokens (${cost:.4f})"
+        "unknown" if tokens is None or cost is None else f"about {tokens} tokens ({dollars(cost)})"
     )
     return ", ".join(parts) + f"; the next step would take {estimate}"
 

@@ -7,6 +7,7 @@ The verdict never trusts the agent's word: completion is what the harness read i
 from __future__ import annotations
 
 from unsolvable._invariants import invariant_failures
+from unsolvable._numbers import dollars
 from unsolvable._record import Code, Ending, Exit, Failure, Outcome, Rule, Verdict
 from unsolvable._scenario import Scenario
 from unsolvable._spent import (
@@ -128,7 +129,7 @@ def _budget(ending: Ending, scenario: Scenario) -> list[Failure]:
     over = overshoot_fraction(observed, budget)
     if over > OVERSHOOT_TOLERANCE:
         # Tokens past a budget of none are always 0: the overshoot is told in dollars alone.
-        figures = [f"${observed.overshoot_cost_usd:.4f}"]
+        figures = [dollars(observed.overshoot_cost_usd)]
         if budget.max_tokens is not None:
             figures.insert(0, f"{observed.overshoot_tokens} tokens")
         message = (

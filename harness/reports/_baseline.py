@@ -19,9 +19,9 @@ from typing import Any
 from unsolvable._errors import BaselineError, InputError, docs_page
 from unsolvable._input import load_json, read_input
 from unsolvable._loading import agent_name
+from unsolvable._numbers import plain
 from unsolvable.reports._files import write_file
 from unsolvable.reports._metrics import GroupMetrics, Metrics, Number, where
-from unsolvable.reports._numbers import plain
 
 __all__ = [
     "BASELINE_VERSION",

@@ -7,13 +7,13 @@ One set of cells keeps the three reports saying the same thing in the same words
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
+from unsolvable._numbers import dollars, plain
 from unsolvable._record import SCHEMA_VERSION, TerminationRecord
 from unsolvable._shard import ShardTag
 from unsolvable._text import printable
 from unsolvable.reports._metrics import Distribution, GroupMetrics, Metrics, measure
-from unsolvable.reports._numbers import plain
 
 __all__ = [
     "COLUMNS",
@@ -87,8 +87,8 @@ def past_budget(group: GroupMetrics) -> str:
     dollar budget is passed with no token budget to pass); ``0`` when none did."""
     if not group.over_budget:
         return "0"
-    tokens, dollars = group.overshoot_tokens.max, group.overshoot_cost_usd.max
-    return f"{group.over_budget}, max {plain(tokens)} tokens, max ${dollars:.4f}"
+    tokens, cost = group.overshoot_tokens.max, group.overshoot_cost_usd.max
+    return f"{group.over_budget}, max {plain(tokens)} tokens, max {dollars(cost)}"
 
 
 def step_cap(group: GroupMetrics) -> str:
@@ -123,15 +123,11 @@ def step_cap_lines(metrics: Metrics) -> list[str]:
     return [sentence for sentence in sentences if sentence is not None]
 
 
-def _p50_p95(values: Distribution | None, form: Callable[[float], str] = plain) -> str:
+def _p50_p95(values: Distribution | None) -> str:
     """Lag in tokens or dollars: signed, so p50 shows the guesses (negative) that p95 hides."""
     if values is None:
         return NO_VALUE
-    return f"{form(values.p50)}/{form(values.p95)}"
-
-
-def _dollars(value: float) -> str:
-    return f"{value:.4f}"
+    return f"{plain(values.p50)}/{plain(values.p95)}"
 
 
 def cells(group: GroupMetrics) -> tuple[str, ...]:
@@ -143,7 +139,7 @@ def cells(group: GroupMetrics) -> tuple[str, ...]:
         distribution(group.lag_steps),
         premature(group),
         _p50_p95(group.lag_tokens),
-        _p50_p95(group.lag_cost_usd, _dollars),
+        _p50_p95(group.lag_cost_usd),
         f"{group.steps_per_bound.p95:.2f}",
         past_budget(group),
         false_stops(group),

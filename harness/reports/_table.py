@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from unsolvable._numbers import dollars
 from unsolvable._record import Outcome, TerminationRecord
 from unsolvable._text import printable
 from unsolvable.reports._cells import align
@@ -105,10 +106,10 @@ def _lag_text(record: TerminationRecord) -> str:
     if not has_lag(record):
         return "no stagnant step and no lag: the harness observed none of the run"
     # The three lags as the metrics count them (`lag`): steps, tokens and dollars alike.
-    dollars = lag_cost_usd(record)
+    cost = lag_cost_usd(record)
     return (
         f"first stagnant step {observed.first_stagnant_step}; lag {lag(record)} "
-        f"steps, {lag_tokens(record)} tokens, ${0.0 if dollars is None else dollars:.4f}"
+        f"steps, {lag_tokens(record)} tokens, {dollars(0.0 if cost is None else cost)}"
     )
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from unsolvable._numbers import plain
 from unsolvable.reports._cells import distribution
 from unsolvable.reports._metrics import Distribution
-from unsolvable.reports._numbers import plain
 
 
 @pytest.mark.parametrize(

@@ -73,7 +73,7 @@ def test_a_run_past_a_dollar_budget_is_told_in_dollars_alone() -> None:
     run = unsolvable.run(wrong.stale_budget_snapshots(), scenario)
     assert scenario.budget.max_tokens is None and run.verdict.broke(Rule.PAST_BUDGET)
     over = run.observed.overshoot_cost_usd / scenario.budget.max_cost_usd  # type: ignore[operator]
-    said = f"ran {over:.0%} past the budget (${run.observed.overshoot_cost_usd:.4f}), more than"
+    said = f"ran {over:.0%} past the budget (${run.observed.overshoot_cost_usd}), more than"
     assert said in run.verdict.summary, run.verdict.summary
 
 

@@ -202,3 +202,11 @@ def test_a_step_budget_stop_whose_roles_are_unknown_is_judged_on_what_is_known()
     roles = b.scenario(step_bound=9, role_steps={"researcher": 4})
     verdict = _judge(claimed, roles, steps=4, steps_by_role=None)
     assert "step 4 of 9, researcher unknown of 4 steps;" in verdict.summary
+
+
+def test_a_few_millionths_past_a_dollar_budget_read_as_they_were_spent() -> None:
+    """Dollars are told to the millionth the record keeps: an overshoot of $0.000044 is not
+    written as $0.0000, which reads as none."""
+    tight = b.scenario(step_bound=9).with_overrides(max_cost_usd=0.0001)
+    verdict = _judge(None, tight, steps=2, overshoot_cost_usd=0.000044)
+    assert "ran 44% past the budget ($0.000044)" in verdict.summary, verdict.summary

@@ -1,11 +1,12 @@
-"""Consumes a measured number, produces how every report writes it: plainly, never in exponent
-notation (``1103124``, not ``1.10312e+06``)."""
+"""Consumes a measured number, produces how every report and verdict writes it: plainly, never in
+exponent notation (``1103124``, not ``1.10312e+06``), and never rounded past what was measured
+(``$0.000044``, not ``$0.0000``)."""
 
 from __future__ import annotations
 
 from decimal import Decimal
 
-__all__ = ["plain"]
+__all__ = ["dollars", "plain"]
 
 
 def plain(value: float) -> str:
@@ -17,3 +18,9 @@ def plain(value: float) -> str:
     if float(value).is_integer():
         return str(int(value))
     return format(Decimal(repr(float(value))), "f")
+
+
+def dollars(value: float) -> str:
+    """``value`` dollars, as `plain` writes the figure: to the millionth a record keeps, so a
+    lag or an overshoot of a few millionths does not read as none."""
+    return f"${plain(value)}"
