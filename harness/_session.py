@@ -9,6 +9,7 @@ agent's exact token counts and share), the `Dispatch` of tool calls, the `Trajec
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import threading
 from collections.abc import Iterable, Mapping, Sequence
@@ -36,7 +37,7 @@ from unsolvable._types import (
     ToolSpec,
 )
 
-__all__ = ["Answer", "Session"]
+__all__ = ["Answer", "Session", "specs_of"]
 
 
 def tool_names(tools: Iterable[Any] | None) -> tuple[str, ...]:
@@ -115,7 +116,9 @@ class Session:
 
     @property
     def tools(self) -> list[ToolSpec]:
-        return list(self._setup.toolbox.specs)
+        """The tools as an agent is told of them: a permission a tool lacks shows only in its
+        refusals, as in production, and a twin's tools differ from its sibling's only there."""
+        return [dataclasses.replace(spec, denied_permission=None) for spec in specs_of(self)]
 
     @property
     def openai_tools(self) -> list[JSON]:
@@ -368,6 +371,12 @@ class Session:
                 tail=tail,
                 trajectory=trajectory,
             )
+
+
+def specs_of(session: Session) -> Sequence[ToolSpec]:
+    """The tools of ``session`` as the scenario declares them, `ToolSpec.denied_permission`
+    included: for a face that refuses a denied tool before it is called (ACP)."""
+    return session._setup.toolbox.specs
 
 
 def _assistant_message(response: ModelResponse) -> JSON:

@@ -82,7 +82,7 @@ class ToolSpec:
     denied_permission: str | None = None
     """A permission every call needs and the run's credentials lack: the tool refuses each call
     (403), and a face that asks before a call (ACP's ``session/request_permission``) is refused
-    there. Never shown to the agent (`to_openai` leaves it out)."""
+    there. Never shown to the agent (`to_openai` and `Session.tools` leave it out)."""
 
     def to_openai(self) -> JSON:
         """The Chat Completions ``tools`` entry for this tool."""

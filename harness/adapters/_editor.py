@@ -40,6 +40,7 @@ from acp.schema import (
 )
 from acp.utils import serialize_params
 
+from unsolvable._session import specs_of
 from unsolvable._types import ToolSpec
 from unsolvable.adapters._loop import Child, Stop, waited
 
@@ -133,7 +134,7 @@ class _Editor:
         """The scenario tool a permission request is about, and its arguments: read from the
         request, or from the tool call it names (Codex asks "Approve MCP tool call" and names
         the tool in the call it announced); ``None`` for a tool no scenario has."""
-        specs = {spec.name: spec for spec in self.session.tools}
+        specs = {spec.name: spec for spec in specs_of(self.session)}
         for call in (request, self.announced.get(request.tool_call_id)):
             raw = call.raw_input if call is not None and isinstance(call.raw_input, dict) else {}
             given = raw.get("arguments")

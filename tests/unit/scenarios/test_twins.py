@@ -63,6 +63,7 @@ def _shown(scenario: Scenario, seed: int) -> dict[str, object]:
     return {
         "task": session.task,
         "tools": session.openai_tools,
+        "specs": session.tools,
         "budget": session.budget,
         "pricing": session.pricing,
         "context_window": session.context_window,
@@ -77,7 +78,8 @@ def test_a_twins_session_shows_what_its_siblings_shows_before_the_first_step(
     twin: Scenario, sibling: Scenario, seed: int
 ) -> None:
     """An agent reads its session before it calls the model: a twin whose budget, say, differs
-    from its sibling's is told apart there, without any stop logic."""
+    from its sibling's is told apart there, without any stop logic; so was one whose tools, as
+    `ToolSpec`s, named a permission the sibling's lacked."""
     mine, theirs = _shown(twin, seed), _shown(sibling, seed)
     assert {k: v for k, v in mine.items() if v != theirs[k]} == {}
 
