@@ -35,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import re
+import uuid
 import warnings
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -409,9 +410,9 @@ class LangGraphAdapter:
             config["recursion_limit"] = self.recursion_limit
         if _saves(graph):
             configurable = dict(config.get("configurable") or {})
-            configurable.setdefault(
-                "thread_id", f"unsolvable-{session.scenario.name}-{session.seed}"
-            )
+            # Any node reads it: one per run, made of nothing the run is, so that it neither
+            # names the scenario nor resumes an earlier run's thread on a saver they share.
+            configurable.setdefault("thread_id", f"unsolvable-{uuid.uuid4().hex}")
             config["configurable"] = configurable
         return config
 

@@ -3,6 +3,7 @@ run through `LangGraphAdapter` on the scenario families, and their limits read h
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -18,8 +19,10 @@ from langchain.agents.middleware import (
     before_model,
 )
 from langchain_core.messages import AIMessage
+from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.errors import GraphRecursionError
+from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.prebuilt import create_react_agent
 from pydantic import BaseModel
 
@@ -124,6 +127,37 @@ def test_partial_state_comes_from_the_checkpointer_when_there_is_one() -> None:
     adapter = LangGraphAdapter(saved, recursion_limit=recursion_limit_for(4))
     record = unsolvable.run(adapter, scenarios.get("contradictory-criteria/alternate"))
     assert record.code is Code.BUDGET_STEPS and reported(record).partial["messages"] >= 8
+
+
+def _thread_ids(saver: InMemorySaver, *names: str) -> list[str]:
+    """The thread id a node of a checkpointed graph reads from its config, a run of each of
+    ``names`` on one saver."""
+    seen: list[str] = []
+
+    def node(state: MessagesState, config: RunnableConfig) -> dict[str, Any]:
+        seen.append(config["configurable"]["thread_id"])
+        return {}
+
+    def build(model: Any, tools: Any) -> Any:
+        graph = StateGraph(MessagesState)
+        graph.add_node("read", node)
+        graph.add_edge(START, "read")
+        return graph.compile(checkpointer=saver)
+
+    for name in names:
+        unsolvable.run(LangGraphAdapter(build), scenarios.get(name))
+    return seen
+
+
+def test_a_checkpointed_graphs_thread_id_names_no_scenario_and_differs_per_run() -> None:
+    """Any node reads its thread id: one made of the scenario's name told a twin (its name holds
+    ``twin``) from its sibling, and one of the name and seed alone had a second run on a shared
+    saver resume the first run's thread."""
+    twin = scenarios.get("constant-return/ambiguous-found-late")
+    names = [twin.name, twin.twin_of or "", twin.twin_of or ""]
+    ids = _thread_ids(InMemorySaver(), *names)
+    assert len({re.sub(r"[0-9a-f]{32}", "<run>", i) for i in ids}) == 1, ids
+    assert len(set(ids)) == len(names), ids
 
 
 def test_a_final_answer_is_a_completion_claim_that_the_verdict_checks() -> None:
