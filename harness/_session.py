@@ -37,7 +37,7 @@ from unsolvable._types import (
     ToolSpec,
 )
 
-__all__ = ["Answer", "Session", "specs_of"]
+__all__ = ["Answer", "Session", "scenario_of", "specs_of"]
 
 
 def tool_names(tools: Iterable[Any] | None) -> tuple[str, ...]:
@@ -86,7 +86,9 @@ class Session:
         ceilings: Ceilings,
         seen: Seen | None = None,
     ) -> None:
-        self.scenario = scenario
+        self._scenario = scenario
+        """Private: its name, family, solvability, twin and step bound would tell an agent which
+        scenario it is in; the harness's own modules reach it through `scenario_of`."""
         self.seed = seed
         self.ceilings = ceilings
         self._setup = setup
@@ -127,24 +129,24 @@ class Session:
 
     @property
     def budget(self) -> Budget:
-        return self.scenario.budget
+        return self._scenario.budget
 
     @property
     def pricing(self) -> Pricing:
         """The dollar prices of the scenario's model, for an agent that keeps a dollar ledger."""
-        return self.scenario.pricing
+        return self._scenario.pricing
 
     @property
     def context_window(self) -> int | None:
         """Tokens a model request may hold; a longer one raises `ContextOverflow`."""
-        return self.scenario.context_window
+        return self._scenario.context_window
 
     @property
     def role_steps(self) -> dict[str, int]:
         """Steps each role may take, its workers together (a role's own budget, beside the
         run's); a subtask's role is the one the scenario's task graph gives it (`SubtaskSpec`),
         which its scripted ``delegate`` calls name too."""
-        return dict(self.scenario.role_steps)
+        return dict(self._scenario.role_steps)
 
     def call_model(
         self, messages: Sequence[JSON], tools: Iterable[Any] | None = None, *, agent: str = "main"
@@ -178,7 +180,7 @@ class Session:
             )
             counted = self._accounts.count(agent, messages)  # before the model can read it
             self._probe.on_request(counted.messages)
-            window, sent = self.scenario.context_window, self._accounts.sent(counted, offered)
+            window, sent = self._scenario.context_window, self._accounts.sent(counted, offered)
             if window is not None and sent > window:
                 self._refuse(step, sent, window, agent, counted.messages)
             request = ModelRequest(
@@ -371,6 +373,12 @@ class Session:
                 tail=tail,
                 trajectory=trajectory,
             )
+
+
+def scenario_of(session: Session) -> Scenario:
+    """The scenario ``session`` runs, for the harness's own modules: not part of what an agent
+    is handed, since a twin and its sibling would differ there."""
+    return session._scenario
 
 
 def specs_of(session: Session) -> Sequence[ToolSpec]:

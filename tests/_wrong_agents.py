@@ -770,7 +770,7 @@ def stale_budget_snapshots() -> Any:
     dispatched, not the shared ledger: each spends that much, so together they overrun it."""
 
     def agent(session: Session) -> Stop:
-        limit, price = session.budget.max_cost_usd or 0.0, session.scenario.pricing.cost
+        limit, price = session.budget.max_cost_usd or 0.0, session.pricing.cost
         spent, messages = [0.0], opening(session)
 
         def call(conversation: list[Any], name: str) -> Any:

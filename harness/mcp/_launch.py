@@ -25,6 +25,7 @@ from typing import IO, TYPE_CHECKING
 
 from unsolvable._environ import child_environ
 from unsolvable._run_key import new_key
+from unsolvable._session import scenario_of
 from unsolvable._text import kept_end
 
 if TYPE_CHECKING:
@@ -69,12 +70,13 @@ def server_environ(session: Session, tools_url: str) -> dict[str, str]:
     """What the server needs to serve ``session``'s tools: where they answer, their specs, the
     scenario's encoding of a failed call (`McpErrors`), and whether waiting answers are tasks
     and refusals are asked by elicitation (``Scenario.mcp_tasks``, ``Scenario.mcp_elicit``)."""
+    scenario = scenario_of(session)
     return {
         "UNSOLVABLE_TOOLS_URL": tools_url,
         "UNSOLVABLE_TOOLS": json.dumps(session.openai_tools),
-        "UNSOLVABLE_MCP_ERRORS": str(session.scenario.mcp_errors),
-        "UNSOLVABLE_MCP_TASKS": "1" if session.scenario.mcp_tasks else "",
-        "UNSOLVABLE_MCP_ELICIT": "1" if session.scenario.mcp_elicit else "",
+        "UNSOLVABLE_MCP_ERRORS": str(scenario.mcp_errors),
+        "UNSOLVABLE_MCP_TASKS": "1" if scenario.mcp_tasks else "",
+        "UNSOLVABLE_MCP_ELICIT": "1" if scenario.mcp_elicit else "",
     }
 
 

@@ -84,6 +84,39 @@ def test_a_twins_session_shows_what_its_siblings_shows_before_the_first_step(
     assert {k: v for k, v in mine.items() if v != theirs[k]} == {}
 
 
+CLOCKS = frozenset({"clock", "elapsed"})
+"""Session attributes that read the time: they differ between any two runs."""
+
+
+def _public(session: Session) -> dict[str, str]:
+    """Every public attribute of ``session`` that is not a method, as an agent's ``dir`` finds
+    it, the clocks aside."""
+    names = [name for name in dir(session) if not name.startswith("_") and name not in CLOCKS]
+    values = {name: getattr(session, name) for name in names}
+    return {name: repr(value) for name, value in values.items() if not callable(value)}
+
+
+@pytest.mark.parametrize(
+    ("twin", "sibling", "seed"), PAIRS, ids=[f"{t.name}-seed{s}" for t, _, s in PAIRS]
+)
+def test_no_public_attribute_of_a_twins_session_differs_from_its_siblings(
+    twin: Scenario, sibling: Scenario, seed: int
+) -> None:
+    """An agent may read any public attribute of its session, not only the documented ones: one
+    that held the scenario (its name, ``solvable``, ``twin_of``, step bound) told a twin from its
+    sibling at once."""
+    seen: list[dict[str, str]] = []
+
+    def reader(session: Session) -> unsolvable.Stop:
+        seen.append(_public(session))
+        return unsolvable.Stop(code=unsolvable.Code.NO_PROGRESS)
+
+    for scenario in (twin, sibling):
+        unsolvable.run(reader, scenario, seed=seed)
+    mine, theirs = seen
+    assert {k: (v, theirs.get(k)) for k, v in mine.items() if v != theirs.get(k)} == {}
+
+
 def _leaking(twin: Scenario) -> Scenario:
     """``twin`` with one more tool than its sibling offers: a tell."""
     extra = ToolSpec(name="finish_task", description="Finish the task.")
