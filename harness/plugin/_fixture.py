@@ -7,7 +7,9 @@ and its key figures land in the test's ``user_properties``, so ``--junitxml`` sh
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+import os
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -49,6 +51,10 @@ __all__ = [
     "make_cases",
 ]
 
+CURRENT_TEST = "PYTEST_CURRENT_TEST"
+"""Where pytest names the running test, whose id names its scenario and seed: kept from the
+agent, which would read there which scenario it is in."""
+
 
 @dataclass(frozen=True, kw_only=True)
 class Case:
@@ -66,6 +72,17 @@ class Case:
         """``family/variant-seedN``: readable, and selectable with ``-k``."""
         base = f"{self.scenario.name}-seed{self.seed}"
         return f"{base}-{self.label}" if self.label else base
+
+
+@contextlib.contextmanager
+def _test_unnamed() -> Iterator[None]:
+    """The environment without `CURRENT_TEST` while an agent runs, then with it again."""
+    named = os.environ.pop(CURRENT_TEST, None)
+    try:
+        yield
+    finally:
+        if named is not None:
+            os.environ[CURRENT_TEST] = named
 
 
 def agent_label(agent: AgentLike) -> str:
@@ -148,14 +165,15 @@ class UnsolvableRunner:
             case = scenario
             scenario, agent, seed = case.scenario, agent or case.agent, _first(seed, case.seed)
         adapter = self._adapter(agent)
-        record = run(
-            adapter,
-            self.settings.library().get(scenario) if isinstance(scenario, str) else scenario,
-            seed=seed,
-            strict=bool(_first(strict, self.marker.strict, self.settings.strict)),
-            ceilings=self._ceilings(adapter),
-            **{**self.settings.overrides, **self.marker.overrides, **overrides},
-        )
+        with _test_unnamed():
+            record = run(
+                adapter,
+                self.settings.library().get(scenario) if isinstance(scenario, str) else scenario,
+                seed=seed,
+                strict=bool(_first(strict, self.marker.strict, self.settings.strict)),
+                ceilings=self._ceilings(adapter),
+                **{**self.settings.overrides, **self.marker.overrides, **overrides},
+            )
         self._keep(record)
         return record
 
@@ -177,7 +195,8 @@ class UnsolvableRunner:
             overrides=tuple(sorted({**self.settings.overrides, **self.marker.overrides}.items())),
             isolate_network=self.settings.isolate_network,
         )
-        (record,) = self.pool().run([job]).records
+        with _test_unnamed():  # a worker starts from the environment of the moment
+            (record,) = self.pool().run([job]).records
         self._keep(record)
         return record
 

@@ -250,3 +250,35 @@ def test_the_marker_is_registered_with_its_signature(run: Run) -> None:
     result.stdout.fnmatch_lines(
         [f"@pytest.mark.{MARKER}(*, agent=None, scenarios=None, seeds=None, strict=None, *"]
     )
+
+
+READS_THE_TEST_ID = """
+import os
+from unsolvable import Code, Stop
+
+def agent(session):
+    return Stop(code=Code.NO_PROGRESS, reason=str(os.environ.get("PYTEST_CURRENT_TEST")))
+"""
+"""An agent that stops at once, saying what pytest's variable naming the running test holds."""
+
+
+def test_no_agent_reads_the_running_tests_id_which_names_its_scenario(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    """pytest names the running test in ``PYTEST_CURRENT_TEST``, and a test's id names its
+    scenario (``test_each[constant-return/repeat-seed0]``): an agent run in the test's process
+    read its own there, and a worker started during a test kept that test's for every run."""
+    pytester.makepyfile(
+        reader=READS_THE_TEST_ID,
+        test_mine="""
+        import pytest
+
+        @pytest.mark.unsolvable(agent="reader:agent", scenarios=["constant-return/repeat"])
+        def test_each(unsolvable, unsolvable_case):
+            unsolvable.run(unsolvable_case)
+        """,
+    )
+    generated = (f"{AGENT_OPTION}=reader:agent", f"{SCENARIO_OPTION}=constant-return/repeat")
+    run(*generated, NO_SNAPSHOT_OPTION, f"{JSON_OPTION}=out.json")
+    records = json.loads((pytester.path / "out.json").read_text())["records"]
+    assert [r["reported"]["reason"] for r in records] == ["None"] * 6
