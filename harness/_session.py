@@ -92,6 +92,10 @@ class Session:
         self.seed = seed
         self.ceilings = ceilings
         self._setup = setup
+        self._shown_tools = tuple(
+            dataclasses.replace(spec, denied_permission=None) for spec in setup.toolbox.specs
+        )
+        """The tools as `tools` shows them, made once: a run's toolbox does not change."""
         self._task = setup.worded(scenario.task)
         self._lock = threading.RLock()
         self._callers = Callers(f"{scenario.name} (seed {seed})")
@@ -120,7 +124,7 @@ class Session:
     def tools(self) -> list[ToolSpec]:
         """The tools as an agent is told of them: a permission a tool lacks shows only in its
         refusals, as in production, and a twin's tools differ from its sibling's only there."""
-        return [dataclasses.replace(spec, denied_permission=None) for spec in specs_of(self)]
+        return list(self._shown_tools)
 
     @property
     def openai_tools(self) -> list[JSON]:
