@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+from unsolvable._numbers import dollars
 from unsolvable._record import Code, Ending, Failure, Rule, Stop
 from unsolvable._scenario import Scenario
 from unsolvable._subtasks import Subtask, SubtaskState
@@ -139,6 +140,6 @@ def _overrun(ending: Ending, scenario: Scenario) -> list[Failure]:
     limit, spent = scenario.budget.max_cost_usd, ending.observed.cost_usd
     message = (
         f"shared budget overrun: {sum(past.values())} step(s) begun after the ${limit} budget "
-        f"was spent (${spent} spent; by agent: {agents})"
+        f"was spent ({dollars(spent)} spent; by agent: {agents})"
     )
     return [Failure(rule=Rule.SHARED_BUDGET_OVERRUN, message=message)]

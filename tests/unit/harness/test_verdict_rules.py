@@ -210,3 +210,11 @@ def test_a_few_millionths_past_a_dollar_budget_read_as_they_were_spent() -> None
     tight = b.scenario(step_bound=9).with_overrides(max_cost_usd=0.0001)
     verdict = _judge(None, tight, steps=2, overshoot_cost_usd=0.000044)
     assert "ran 44% past the budget ($0.000044)" in verdict.summary, verdict.summary
+
+
+def test_dollars_spent_past_a_shared_budget_are_written_in_positional_notation() -> None:
+    """What a run spent is a measured figure, written as every report writes one: never
+    ``$4e-05``."""
+    shared = b.scenario(step_bound=9).with_overrides(max_cost_usd=0.00003)
+    verdict = _judge(None, shared, steps=2, cost_usd=0.00004, steps_past_cost_budget={"main": 1})
+    assert "($0.00004 spent; by agent: main 1)" in verdict.summary, verdict.summary
