@@ -113,6 +113,14 @@ def _lag_text(record: TerminationRecord) -> str:
     )
 
 
+def _no_tail(steps: int) -> str:
+    """What an empty tail says: no step, or steps whose answers the record does not hold (a
+    run whose worker process was lost, which the harness counted but did not see)."""
+    if not steps:
+        return "(no steps)"
+    return f"(none of its {steps} step(s) recorded: the harness counted them, not what they said)"
+
+
 def explain(record: TerminationRecord) -> str:
     """Expected vs observed, the trajectory tail, and where a crashed agent raised: what a
     failing test, ``--explain`` and the reports' failure entries show."""
@@ -130,7 +138,7 @@ def explain(record: TerminationRecord) -> str:
         for tool in step.tools:
             lines.append(f"      → {tool.name}({tool.arguments}) = {tool.result}")
     if not observed.tail:
-        lines.append("    (no steps)")
+        lines.append(f"    {_no_tail(observed.steps)}")
     if observed.traceback:
         lines.append("  the agent raised (its own frames; the harness's are left out):")
         lines.extend(f"    {line}" for line in observed.traceback.rstrip("\n").splitlines())

@@ -175,3 +175,15 @@ def test_a_lost_run_reads_unknown_in_every_form_written(tmp_path: Path) -> None:
     assert {name: observed[name] for name in UNSEEN} == dict.fromkeys(UNSEEN)
     assert "crashed: the worker process exited with status 3" in result.stdout
     assert all(path.exists() for path in forms.values())
+
+
+def test_a_lost_runs_explanation_says_its_steps_went_unseen_not_that_there_were_none() -> None:
+    """The harness admitted the lost run's model call and saw none of its answer: the tail is
+    empty, and "(no steps)" beside "step 1" would say the agent made no call at all."""
+    result = _unsolvable("run", "--agent", f"{FAULTY}:exits", "--scenario", REPEAT, "--explain")
+    assert result.returncode == 1, result.stderr
+    assert "  stopped:  step 1 (bound N=12)" in result.stdout
+    assert "(no steps)" not in result.stdout
+    assert "    (none of its 1 step(s) recorded: the harness counted them, not what they said)" in (
+        result.stdout
+    )
