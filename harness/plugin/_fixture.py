@@ -359,10 +359,15 @@ def _advice(record: TerminationRecord) -> str:
     Reads the rules the verdict found broken (`Rule.is_loosened_by_flag`).
     """
     verdict = record.verdict
-    if verdict.broke(Rule.CRASHED):
+    if verdict.broke(Rule.CRASHED) and record.observed.traceback:
         return (
             "  the agent raised an exception (its traceback is above): a bug in the agent, "
             f"not a verdict on its stop logic; fix it and run again; see {DOCS}"
+        )
+    if verdict.broke(Rule.CRASHED):  # a worker process lost, or a return the harness misread
+        return (
+            "  the run crashed and left no traceback (its error is on the first line): not a "
+            f"verdict on its stop logic; fix what ended it and run again; see {DOCS}"
         )
     if not verdict.failures or not all(f.rule.is_loosened_by_flag for f in verdict.failures):
         return f"  the agent's stop logic needs fixing; see {DOCS}"

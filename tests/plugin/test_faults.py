@@ -52,6 +52,31 @@ def test_an_agent_that_exits_fails_its_tests_and_the_session_goes_on(
     assert "exited with status 3" in records[0]["observed"]["error"]
 
 
+def test_a_lost_runs_failure_points_at_its_error_not_at_a_traceback_it_lacks(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    """A worker that exits leaves no traceback: the advice must not send the reader to one."""
+    pytester.makepyfile(faults=FAULTS)
+    result = run(f"{AGENT_OPTION}=faults:exits", "-k", "constant-return/repeat-seed0",
+                 "--unsolvable-no-snapshot")  # fmt: skip
+    assert outcomes(result) == {"failed": 1}
+    result.stdout.fnmatch_lines(
+        [
+            "E   AssertionError: constant-return/repeat (seed 0) × faults:exits: FAIL: crashed: "
+            "the worker process exited with status 3 during the run",
+            "      ended:    crashed",
+            "      stopped:  step 1 (bound N=12); no stagnant step and no lag: the harness "
+            "observed none of the run",
+            "      trajectory tail:",
+            "        (none of its 1 step(s) recorded: the harness counted them, not what they *",
+            "      the run crashed and left no traceback (its error is on the first line): not a "
+            "verdict on its stop logic; fix what ended it and run again; see *",
+        ],
+        consecutive=True,
+    )
+    result.stdout.no_fnmatch_line("*its traceback is above*")
+
+
 def _interrupted(pytester: pytest.Pytester, out: Path, *args: str) -> tuple[int | Any, bytes]:
     """A zero-code session of the slow agent, sent SIGINT once two records are written; its
     exit status and output."""
