@@ -1,0 +1,152 @@
+"""A lost run's record (what only its worker counted reads null) read by every command that
+reads records files: ``report`` of a file and of a stream, ``merge`` of shards, the baseline
+gate on either side, ``import``, and a version 5 file beside version 6 records."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cli.test_cli import _unsolvable
+from tests.unit.harness.test_batch import UNSEEN
+from unsolvable import TerminationRecord
+from unsolvable._record import Observed
+from unsolvable.reports._files import RecordStream
+
+EXITS = "tests.cli.faulty_agents:exits"
+SCENARIOS = (
+    "--scenario",
+    "constant-return/repeat",
+    "--scenario",
+    "constant-return/twin-cursor-paging",
+)
+"""An unsolvable scenario and its solvable control: a lost run has no lag on the one and is a
+false stop on the other."""
+RUN = ("run", "--agent", EXITS, "--agent", "contract", *SCENARIOS, "--no-progress")
+VERSION_5_LOST = {"max_repeated_action": 0, "distinct_world_states": 1, "world_complete": False}
+"""What version 5 wrote for a lost run where its `Observed` has no default."""
+
+
+@pytest.fixture(scope="module")
+def whole(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The ``--json`` file of one run with a lost run on each scenario beside contract's."""
+    out = tmp_path_factory.mktemp("whole") / "records.json"
+    result = _unsolvable(*RUN, "--json", str(out))
+    assert result.returncode == 1, result.stderr
+    return out
+
+
+def _lost(data: dict[str, Any]) -> list[dict[str, Any]]:
+    return [record for record in data["records"] if record["agent"] == EXITS]
+
+
+def _unseen(record: dict[str, Any]) -> dict[str, Any]:
+    return {name: record["observed"][name] for name in UNSEEN}
+
+
+def test_a_report_of_a_file_or_a_stream_keeps_a_lost_runs_nulls(
+    whole: Path, tmp_path: Path
+) -> None:
+    records = [TerminationRecord.from_dict(r) for r in json.loads(whole.read_text())["records"]]
+    stream = RecordStream(tmp_path / "streamed.json")
+    stream.open()
+    for record in records:
+        stream.add(record)
+    stream.close(keep=True)  # what a killed run leaves
+    assert stream.path is not None
+    for source, status in ((whole, 1), (stream.path, 130)):
+        out = tmp_path / f"{source.name}.report.json"
+        result = _unsolvable("report", str(source), "--json", str(out), "--html", f"{out}.html")
+        assert result.returncode == status, result.stderr
+        lost = _lost(json.loads(out.read_text()))
+        assert [_unseen(r) for r in lost] == [dict.fromkeys(UNSEEN)] * 2
+
+
+def test_shards_holding_lost_runs_merge_into_the_bytes_of_one_run(
+    whole: Path, tmp_path: Path
+) -> None:
+    parts = [tmp_path / f"part{k}.json" for k in (1, 2)]
+    for k, part in enumerate(parts, start=1):
+        _unsolvable(*RUN, "--shard", f"{k}/2", "--json", str(part))
+    merged = tmp_path / "merged.json"
+    result = _unsolvable("merge", *map(str, parts), "--json", str(merged))
+    assert result.returncode == 1, result.stderr
+    assert merged.read_bytes() == whole.read_bytes()
+
+
+def _gate(agent: str, baseline: Path, *flags: str) -> Any:
+    """``run`` of one agent under the label ``x``, so that both sides of the gate are one
+    agent's: once it finishes, once its worker is lost."""
+    return _unsolvable("run", "--agent", f"x={agent}", *SCENARIOS, "--baseline", str(baseline),
+                       "--no-progress", *flags)  # fmt: skip
+
+
+def test_the_baseline_gate_reads_a_lost_run_on_either_side(tmp_path: Path) -> None:
+    """Blessed lost, the lag is null, not 0, and gates nothing; gated lost against a finished
+    baseline, the control it did not finish is a false stop the gate finds."""
+    lost_baseline, finished_baseline = tmp_path / "lost.json", tmp_path / "finished.json"
+    assert _gate(EXITS, lost_baseline, "--update-baseline").returncode == 1
+    blessed = json.loads(lost_baseline.read_text())["agents"]["x"]["agent"]["all"]
+    assert (blessed["lag_steps_p95"], blessed["lag_cost_usd_p95"]) == (None, None)
+    assert blessed["false_stop_rate"] == 1.0
+    then_finished = _gate("contract", lost_baseline)
+    assert then_finished.returncode == 0, then_finished.stdout + then_finished.stderr
+    assert _gate("contract", finished_baseline, "--update-baseline").returncode == 0
+    then_lost = _gate(EXITS, finished_baseline)
+    assert then_lost.returncode == 1, then_lost.stderr
+    assert "  - all runs × x: false_stop_rate 0 → 1 (allowed up to 0)" in then_lost.stdout
+
+
+def test_importing_a_lost_runs_record_or_trace_is_refused_for_want_of_turns(
+    whole: Path, tmp_path: Path
+) -> None:
+    """Its worker took its model's answers with it: there is nothing to replay, said as a usage
+    error, not a traceback."""
+    traces = tmp_path / "traces"
+    assert _unsolvable("report", str(whole), "--trace-dir", str(traces)).returncode == 1
+    (trace,) = (traces / EXITS.replace(":", "_") / "constant-return").glob("repeat-seed0.json")
+    for form, source in (("record", whole), ("atif", trace)):
+        result = _unsolvable("import", "--format", form, "--name", "lost/run", "--record", "0",
+                             str(source), "-o", str(tmp_path / f"{form}.json"))  # fmt: skip
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+        assert "holds no model turn; nothing to replay" in result.stderr
+
+
+def _as_version_5(record: dict[str, Any]) -> dict[str, Any]:
+    """A lost run's record as version 5 wrote it: its seed moved, so that it is a run of its
+    own, and every figure its worker counted at the zero, one or false it was given."""
+    defaults = {
+        f.name: VERSION_5_LOST.get(f.name, f.default)
+        if f.default_factory is dataclasses.MISSING
+        else f.default_factory()
+        for f in dataclasses.fields(Observed)
+        if f.name in UNSEEN
+    }
+    old = json.loads(json.dumps(record))
+    old["observed"].update(json.loads(json.dumps(defaults)))
+    return {**old, "schema_version": 5, "seed": 1}
+
+
+def test_a_version_5_lost_run_is_reported_beside_version_6_records_as_it_was_written(
+    whole: Path, tmp_path: Path
+) -> None:
+    data = json.loads(whole.read_text())
+    older = [_as_version_5(record) for record in _lost(data)]
+    mixed = tmp_path / "mixed.json"
+    mixed.write_text(json.dumps({"records": [*data["records"], *older]}))
+    out = tmp_path / "report.json"
+    result = _unsolvable("report", str(mixed), "--json", str(out), "--markdown", f"{out}.md")
+    assert result.returncode == 1, result.stderr
+    assert "unsolvable: 6 runs, 2 passed, 4 failed" in result.stdout
+    lost = _lost(json.loads(out.read_text()))
+    assert [(r["schema_version"], _unseen(r) == dict.fromkeys(UNSEEN)) for r in lost] == [
+        (6, True),
+        (6, True),
+        (5, False),
+        (5, False),
+    ]
+    assert [_unseen(r) for r in lost[2:]] == [_unseen(r) for r in older]
