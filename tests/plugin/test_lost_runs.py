@@ -1,0 +1,51 @@
+"""A lost run under the plugin (its agent's worker process exits mid-run): its record, JUnit
+properties, summary row and snapshot hold what the harness counted and null for what only the
+worker counted, serially and through xdist."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from tests.plugin._helpers import Run, outcomes, summary_section
+from tests.plugin.test_faults import FAULTS
+from tests.unit.harness.test_batch import UNSEEN
+from unsolvable.plugin._options import AGENT_OPTION, JSON_OPTION, SCENARIO_OPTION
+
+CASES = (f"{SCENARIO_OPTION}=constant-return/repeat", "-k", "seed0")
+SNAPSHOT = "__unsolvable__/x/constant-return/repeat-seed0.json"
+"""The snapshot of the one case under the agent label ``x``."""
+
+
+def _properties(junit: Path) -> dict[str, str | None]:
+    (case,) = ET.parse(junit).getroot().iter("testcase")
+    return {p.get("name", ""): p.get("value") for p in case.iter("property")}
+
+
+def test_a_lost_run_is_recorded_reported_and_snapshotted_with_its_unknowns(
+    run: Run, pytester: pytest.Pytester, xdist_args: tuple[str, ...]
+) -> None:
+    pytester.makepyfile(faults=FAULTS)
+    out, junit = pytester.path / "records.json", pytester.path / "junit.xml"
+    lost = (f"{AGENT_OPTION}=x=faults:exits", *CASES, f"{JSON_OPTION}={out}", *xdist_args)
+    result = run(*lost, f"--junitxml={junit}", "--snapshot-update")
+    assert outcomes(result) == {"failed": 1}
+    (record,) = json.loads(out.read_text())["records"]
+    unknown = dict.fromkeys(UNSEEN)
+    assert {name: record["observed"][name] for name in UNSEEN} == unknown
+    snapshot = json.loads((pytester.path / SNAPSHOT).read_text())
+    assert {name: snapshot["observed"][name] for name in UNSEEN} == unknown
+    properties = _properties(junit)
+    assert (properties["unsolvable.outcome"], properties["unsolvable.stopped_step"]) == (
+        "crashed",
+        "1",
+    )
+    lags = ("first_stagnant_step", "lag_steps", "lag_tokens", "lag_cost_usd")
+    assert {properties[f"unsolvable.{name}"] for name in lags} == {"-"}
+    assert any("crashed    1/12    -         -" in line for line in summary_section(result))
+    again = run(*lost)
+    assert outcomes(again) == {"failed": 1}
+    again.stdout.no_fnmatch_line("*snapshot:*")  # the lost run's snapshot matched its record
