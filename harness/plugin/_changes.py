@@ -122,8 +122,10 @@ def _is_scalar(value: Any) -> bool:
 
 
 def _text(value: Any) -> str:
-    """A value as it reads in a sentence: ``none`` for JSON null, short strings as they are."""
+    """A value as it reads in a sentence: ``null`` as the record writes it (a figure a lost run
+    did not see is unknown, and ``none`` would read as a count of zero), short strings as they
+    are."""
     if value is None:
-        return "none"
+        return "null"
     text = value if isinstance(value, str) else json.dumps(value)
     return text if len(text) <= 40 else text[:39] + "…"

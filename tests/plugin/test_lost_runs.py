@@ -49,3 +49,21 @@ def test_a_lost_run_is_recorded_reported_and_snapshotted_with_its_unknowns(
     again = run(*lost)
     assert outcomes(again) == {"failed": 1}
     again.stdout.no_fnmatch_line("*snapshot:*")  # the lost run's snapshot matched its record
+
+
+def test_a_snapshot_of_a_finished_run_says_which_figures_the_lost_run_left_null(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    """ "0 → none" would say the count is still none, zero: it is unknown, null in the record."""
+    pytester.makepyfile(faults=FAULTS)
+    assert outcomes(run(f"{AGENT_OPTION}=x=pkg:contract", *CASES, "--snapshot-update")) == {
+        "passed": 1
+    }
+    result = run(f"{AGENT_OPTION}=x=faults:exits", *CASES)
+    assert outcomes(result) == {"failed": 1}
+    result.stdout.fnmatch_lines(
+        ["      snapshot: differs as well (stop changed: step 3 → 1, lag 1 → null, code "
+         "NO_PROGRESS → crashed; also changed: observed.agents, observed.calls_past_budget "
+         "0 → null, *"]
+    )  # fmt: skip
+    result.stdout.no_fnmatch_line("* → none*")
