@@ -351,27 +351,35 @@ def test_the_exports_give_a_runs_lag_as_the_table_and_the_metrics_count_it(
     assert json.loads(trace.read_text())["extra"]["detection_lag"] == counted
 
 
+def left_by_a_kill(made: Path, json_path: Path) -> Path:
+    """The record stream a run killed after writing the records of ``made`` leaves for
+    ``json_path``, each a line as it finished."""
+    records = [TerminationRecord.from_dict(r) for r in json.loads(made.read_text())["records"]]
+    stream = RecordStream(json_path)
+    stream.open()
+    for record in records:
+        stream.add(record)
+    stream.close(keep=True)
+    assert stream.path is not None
+    return stream.path
+
+
 def test_the_stream_a_killed_run_left_is_reported_as_an_interrupted_run(tmp_path: Path) -> None:
     """The records streamed as they finished, the last line cut short by the kill: every whole
     one reported, marked interrupted, nothing gated."""
     made = tmp_path / "made.json"
     _unsolvable("run", "--agent", "contract", "--scenario", "constant-return", "--json", str(made))
-    records = [TerminationRecord.from_dict(r) for r in json.loads(made.read_text())["records"]]
-    stream = RecordStream(tmp_path / "records.json")
-    stream.open()
-    for record in records:
-        stream.add(record)
-    stream.close(keep=True)  # what the killed run left
-    assert stream.path is not None
-    with stream.path.open("a") as out:  # the kill came in the middle of the next line
+    streamed = left_by_a_kill(made, tmp_path / "records.json")
+    with streamed.open("a") as out:  # the kill came in the middle of the next line
         out.write('{"agent": "contract", "scen')
     out_json = tmp_path / "report.json"
-    result = _unsolvable("report", str(stream.path), "--json", str(out_json))
+    result = _unsolvable("report", str(streamed), "--json", str(out_json))
     assert result.returncode == 130, result.stderr
+    records = json.loads(made.read_text())["records"]
     assert f"unsolvable: {len(records)} runs" in result.stdout
     reported = json.loads(out_json.read_text())
     assert reported["interrupted"] is True
-    assert [r["scenario"] for r in reported["records"]] == [r.scenario for r in records]
+    assert [r["scenario"] for r in reported["records"]] == [r["scenario"] for r in records]
 
 
 def test_a_stream_with_a_broken_line_before_its_last_is_refused_naming_the_line(

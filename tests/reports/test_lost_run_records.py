@@ -12,10 +12,9 @@ from typing import Any
 import pytest
 
 from tests.cli.test_cli import _unsolvable
+from tests.reports.test_cli_reports import left_by_a_kill
 from tests.unit.harness.test_batch import UNSEEN
-from unsolvable import TerminationRecord
 from unsolvable._record import Observed
-from unsolvable.reports._files import RecordStream
 
 EXITS = "tests.cli.faulty_agents:exits"
 SCENARIOS = (
@@ -51,14 +50,8 @@ def _unseen(record: dict[str, Any]) -> dict[str, Any]:
 def test_a_report_of_a_file_or_a_stream_keeps_a_lost_runs_nulls(
     whole: Path, tmp_path: Path
 ) -> None:
-    records = [TerminationRecord.from_dict(r) for r in json.loads(whole.read_text())["records"]]
-    stream = RecordStream(tmp_path / "streamed.json")
-    stream.open()
-    for record in records:
-        stream.add(record)
-    stream.close(keep=True)  # what a killed run leaves
-    assert stream.path is not None
-    for source, status in ((whole, 1), (stream.path, 130)):
+    streamed = left_by_a_kill(whole, tmp_path / "streamed.json")
+    for source, status in ((whole, 1), (streamed, 130)):
         out = tmp_path / f"{source.name}.report.json"
         result = _unsolvable("report", str(source), "--json", str(out), "--html", f"{out}.html")
         assert result.returncode == status, result.stderr
