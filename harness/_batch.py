@@ -59,6 +59,7 @@ __all__ = [
     "Job",
     "WorkerPool",
     "most_workers",
+    "open_file_limit",
     "run_jobs",
 ]
 
@@ -534,18 +535,25 @@ def _raise_interrupted(signum: int, frame: object) -> None:
     raise Interrupted(signal.Signals(signum).name)
 
 
-def most_workers() -> int:
-    """The most worker processes this process can start at once: what its open-file limit
-    (``ulimit -n``) leaves after the harness's own files, over each worker's. One more fails to
-    start, with every run of the batch not yet made."""
+def open_file_limit() -> int | None:
+    """How many files this process may open (``ulimit -n``, the soft limit); ``None`` where
+    nothing limits them."""
     if sys.platform == "win32":  # no such limit to read
-        return sys.maxsize
+        return None
     import resource
 
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft == resource.RLIM_INFINITY:
+    return None if soft == resource.RLIM_INFINITY else soft
+
+
+def most_workers() -> int:
+    """The most worker processes this process can start at once: what its open-file limit
+    leaves after the harness's own files, over each worker's. One more fails to start, with
+    every run of the batch not yet made."""
+    limit = open_file_limit()
+    if limit is None:
         return sys.maxsize
-    return max((soft - RESERVED_DESCRIPTORS) // DESCRIPTORS_PER_WORKER, 1)
+    return max((limit - RESERVED_DESCRIPTORS) // DESCRIPTORS_PER_WORKER, 1)
 
 
 def run_jobs(

@@ -19,7 +19,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from unsolvable._batch import DESCRIPTORS_PER_WORKER, Batch, Job, most_workers, run_jobs
+from unsolvable._batch import (
+    DESCRIPTORS_PER_WORKER,
+    Batch,
+    Job,
+    most_workers,
+    open_file_limit,
+    run_jobs,
+)
 from unsolvable._errors import OutputError, ShardError, UnsolvableError
 from unsolvable._record import TerminationRecord
 from unsolvable._scenario import SEEDS, Ceilings, Pricing, Scenario, is_seed
@@ -201,13 +208,10 @@ def _workers(text: str) -> int:
     if not (text.isascii() and text.isdigit()) or int(text) < 1:
         raise argparse.ArgumentTypeError(f"{text!r}: give a whole number, 1 or more, or auto")
     if int(text) > most:
-        import resource
-
-        limit, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
         raise argparse.ArgumentTypeError(
             f"{text!r}: give a whole number from 1 to {most}, or auto: each worker holds "
-            f"{DESCRIPTORS_PER_WORKER} open files, and this process may open {limit} "
-            "(ulimit -n)"
+            f"{DESCRIPTORS_PER_WORKER} open files, and this process may open "
+            f"{open_file_limit()} (ulimit -n)"
         )
     return int(text)
 
