@@ -39,7 +39,7 @@ from unsolvable.adapters.kit import (
     ToolCaller,
     as_mapping,
     bind_tool,
-    is_positive_int,
+    is_step_limit,
     missing_extra,
     partial_from_messages,
     shielded,
@@ -254,7 +254,7 @@ class ClaudeAgentSDKAdapter:
 def _check_limits(max_turns: object, max_budget_usd: object) -> None:
     """Refuses a limit that is not one before any run: for ``max_turns=0`` the SDK passes no
     ``--max-turns`` at all (no limit), and anything else the SDK hands the CLI as it is."""
-    if max_turns not in (None, BUDGET) and not is_positive_int(max_turns):
+    if not is_step_limit(max_turns):
         raise AdapterError(
             f"ClaudeAgentSDKAdapter(max_turns={max_turns!r}): use a positive int, 'budget' "
             "(the scenario's max_steps) or None (the options' own; the SDK sets no limit)"

@@ -49,7 +49,7 @@ from unsolvable.adapters.kit import (
     ToolCaller,
     as_mapping,
     bind_tool,
-    is_positive_int,
+    is_step_limit,
     missing_extra,
     partial_from_messages,
     text_of,
@@ -268,7 +268,7 @@ class CrewAIAdapter:
                 "Crew, e.g. lambda llm, t: Crew(agents=[Agent(..., llm=llm, tools=t)], tasks=[...])"
                 " (with per_agent=True, build(bind), each agent on bind.llm(name))"
             )
-        if max_iter is not None and max_iter != BUDGET and not is_positive_int(max_iter):
+        if not is_step_limit(max_iter):
             raise AdapterError(
                 f"CrewAIAdapter(max_iter={max_iter!r}): use a positive int, 'budget' (the "
                 "scenario's max_steps) or None (each agent's own, 25 by default)"

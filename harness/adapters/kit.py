@@ -27,7 +27,7 @@ __all__ = [
     "ToolCaller",
     "as_mapping",
     "bind_tool",
-    "is_positive_int",
+    "is_step_limit",
     "missing_extra",
     "partial_from_messages",
     "reply_to_calls",
@@ -62,8 +62,11 @@ def missing_extra(framework: str, extra: str) -> str:
     )
 
 
-def is_positive_int(value: object) -> bool:
-    """Whether ``value`` is a count a framework limit takes: an int of at least 1, not a bool."""
+def is_step_limit(value: object) -> bool:
+    """Whether ``value`` is what an adapter takes for a framework's step limit: ``None`` (the
+    framework's own), `BUDGET` (the scenario's) or an int of at least 1, not a bool."""
+    if value is None or value == BUDGET:
+        return True
     return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 

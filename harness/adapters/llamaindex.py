@@ -49,7 +49,7 @@ from unsolvable.adapters.kit import (
     FAKE_MODEL,
     Budgeted,
     bind_tool,
-    is_positive_int,
+    is_step_limit,
     missing_extra,
     partial_from_messages,
     reply_to_calls,
@@ -310,7 +310,7 @@ class LlamaIndexAdapter:
                 f"LlamaIndexAdapter(early_stopping_method={early_stopping_method!r}): use "
                 "'force' (raise at max_iterations) or 'generate' (a forced final answer)"
             )
-        if max_iterations not in (None, BUDGET) and not is_positive_int(max_iterations):
+        if not is_step_limit(max_iterations):
             raise AdapterError(
                 f"LlamaIndexAdapter(max_iterations={max_iterations!r}): use a positive int, "
                 "'budget' (the scenario's max_steps) or None (LlamaIndex's default, 20); "
