@@ -125,9 +125,16 @@ def _secrets_in_a_fresh_session(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
-def _plugin_reports(pytester: pytest.Pytester) -> list[Path]:
-    """Where the plugin's run writes its JUnit XML, JSON, Markdown and HTML."""
-    return [pytester.path / name for name in ("junit.xml", "s.json", "s.md", "s.html")]
+def _plugin_run(pytester: pytest.Pytester, agent: str) -> tuple[pytest.RunResult, list[Path]]:
+    """The plugin's run of ``agent`` on the scenario, its snapshots made, and where it wrote its
+    JUnit XML, JSON, Markdown and HTML."""
+    reports = [pytester.path / name for name in ("junit.xml", "s.json", "s.md", "s.html")]
+    result = pytester.runpytest_subprocess(
+        *QUIET, f"{AGENT_OPTION}={agent}", f"{SCENARIO_OPTION}={SCENARIO}", "--snapshot-update",
+        f"--junitxml={reports[0]}", f"--unsolvable-json={reports[1]}",
+        f"--unsolvable-markdown={reports[2]}", f"--unsolvable-html={reports[3]}",
+    )  # fmt: skip
+    return result, reports
 
 
 def test_no_secret_reaches_any_form_the_pytest_plugin_writes(
@@ -135,12 +142,7 @@ def test_no_secret_reaches_any_form_the_pytest_plugin_writes(
 ) -> None:
     _secrets_in_a_fresh_session(monkeypatch)
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
-    reports = _plugin_reports(pytester)
-    result = pytester.runpytest_subprocess(
-        *QUIET, f"{AGENT_OPTION}={LEAKS}", f"{SCENARIO_OPTION}={SCENARIO}", "--snapshot-update",
-        f"--junitxml={reports[0]}", f"--unsolvable-json={reports[1]}",
-        f"--unsolvable-markdown={reports[2]}", f"--unsolvable-html={reports[3]}",
-    )  # fmt: skip
+    result, reports = _plugin_run(pytester, LEAKS)
     assert result.parseoutcomes()["failed"] == 3 and "[redacted]" in reports[1].read_text()
     assert not any(mark in result.stdout.str() for mark in MARKS)
     assert _leaked([*reports, pytester.path / "__unsolvable__"]) == {}
@@ -152,12 +154,7 @@ def test_a_secret_in_an_agents_command_line_reaches_no_test_id_or_report(
     _secrets_in_a_fresh_session(monkeypatch)
     secret = SECRETS["OPENAI_API_KEY"]
     agent = f"exec:sh {ROOT / 'tests/cli/stops.sh'} --api-key {secret}"
-    reports = _plugin_reports(pytester)
-    result = pytester.runpytest_subprocess(
-        *QUIET, f"{AGENT_OPTION}={agent}", f"{SCENARIO_OPTION}={SCENARIO}", "--snapshot-update",
-        f"--junitxml={reports[0]}", f"--unsolvable-json={reports[1]}",
-        f"--unsolvable-markdown={reports[2]}", f"--unsolvable-html={reports[3]}",
-    )  # fmt: skip
+    result, reports = _plugin_run(pytester, agent)
     assert result.parseoutcomes()["passed"] == 3 and "[redacted]" in reports[0].read_text()
     assert secret not in result.stdout.str()
     assert _leaked([*reports, pytester.path / "__unsolvable__"]) == {}
