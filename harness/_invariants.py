@@ -137,9 +137,10 @@ def _overrun(ending: Ending, scenario: Scenario) -> list[Failure]:
     if not past:
         return []
     agents = ", ".join(f"{agent} {steps}" for agent, steps in past.items())
-    limit, spent = scenario.budget.max_cost_usd, ending.observed.cost_usd
+    limit = scenario.budget.max_cost_usd
+    budget = "budget" if limit is None else f"{dollars(limit)} budget"
     message = (
-        f"shared budget overrun: {sum(past.values())} step(s) begun after the ${limit} budget "
-        f"was spent ({dollars(spent)} spent; by agent: {agents})"
+        f"shared budget overrun: {sum(past.values())} step(s) begun after the {budget} was spent "
+        f"({dollars(ending.observed.cost_usd)} spent; by agent: {agents})"
     )
     return [Failure(rule=Rule.SHARED_BUDGET_OVERRUN, message=message)]

@@ -160,17 +160,17 @@ def _judged(scenario: Scenario | None = None, **observed: Any) -> Verdict:
         (
             {"calls_past_budget": 2},
             "past_call_budget",
-            "made 2 external call(s) past the call budget (None)",
+            "made 2 external call(s) past the call budget (4)",
         ),
         (
             {"steps_past_time_budget": 1},
             "past_time_budget",
-            "began 1 step(s) with the time budget spent (total None s, idle None s)",
+            "began 1 step(s) with the time budget spent (total 60 s, idle 7.5 s)",
         ),
         (
             {"unaffordable_steps": 3},
             "unaffordable_step",
-            "began 3 step(s) the dollar budget ($None) could not cover",
+            "began 3 step(s) the dollar budget ($0.00005) could not cover",
         ),
         (
             {"irreversible_calls": 1},
@@ -182,6 +182,16 @@ def _judged(scenario: Scenario | None = None, **observed: Any) -> Verdict:
 def test_each_budget_rule_fails_a_run_that_broke_it(
     observed: dict[str, int], rule: str, message: str
 ) -> None:
-    verdict = _judged(**observed)
+    budget = Budget(
+        max_steps=5, max_calls=4, max_wall_seconds=60, max_idle_seconds=7.5, max_cost_usd=5e-05
+    )
+    verdict = _judged(dataclasses.replace(b.scenario(step_bound=5), budget=budget), **observed)
     assert [(f.rule.value, f.message) for f in verdict.failures] == [(rule, message)]
     assert _judged().passed
+
+
+def test_the_time_rule_names_only_the_time_budgets_the_scenario_has() -> None:
+    idle_only = Budget(max_steps=5, max_idle_seconds=630.0)
+    scenario = dataclasses.replace(b.scenario(step_bound=5), budget=idle_only)
+    [failure] = _judged(scenario, steps_past_time_budget=2).failures
+    assert failure.message == "began 2 step(s) with the time budget spent (idle 630 s)"

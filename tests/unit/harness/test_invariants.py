@@ -143,3 +143,14 @@ def test_a_finished_subtask_is_not_taken_as_listed_for_a_longer_name_that_holds_
     failures = invariant_failures(ending, PROBE)
     assert [f.rule for f in failures] == [Rule.FINISHED_NOT_LISTED]
     assert "finished: 'audit supplier S-1' (partial" in failures[0].message
+
+
+def test_the_overrun_names_the_budget_as_every_dollar_figure_is_written() -> None:
+    shared = scenarios.get("budget-edge/shared-dollars")
+    record = unsolvable.run(wrong.stale_budget_snapshots(), shared)
+    ending = Ending(outcome=record.outcome, reported=record.reported, observed=record.observed)
+    tiny = dataclasses.replace(
+        shared, budget=dataclasses.replace(shared.budget, max_cost_usd=5e-05)
+    )
+    [overrun] = invariant_failures(ending, tiny)
+    assert "begun after the $0.00005 budget was spent" in overrun.message
