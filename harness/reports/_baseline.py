@@ -21,7 +21,7 @@ from unsolvable._input import load_json, read_input
 from unsolvable._loading import agent_name
 from unsolvable._numbers import plain
 from unsolvable.reports._files import write_file
-from unsolvable.reports._metrics import GroupMetrics, Metrics, Number, where
+from unsolvable.reports._metrics import GroupMetrics, Metrics, Number, RunId, where
 
 __all__ = [
     "BASELINE_VERSION",
@@ -30,18 +30,22 @@ __all__ = [
     "Baseline",
     "BaselineFlags",
     "GateResult",
+    "LostLag",
     "Margins",
     "Regression",
     "gate",
     "write_baseline",
 ]
 
-BASELINE_VERSION = 3
+BASELINE_VERSION = 4
 """Bumped when the file's shape changes; an old file must then be rewritten.
 2: each group records how many scenarios it covered (``scenarios``), so a narrowed run gates only
 the groups it covers in full; agent names in one form (`agent_name`).
 3: each group records the seeds it was blessed on (``seeds``), so a run of other seeds, as many
-of them, is not compared with it."""
+of them, is not compared with it.
+4: each scenario group records the seeds of its runs whose worker was lost (``lost_seeds``), which
+have no lag: the gate names each such run, on either side, rather than compare fewer lags
+without a word."""
 GATED = ("lag_steps_p95", "false_stop_rate", "lag_cost_usd_p95")
 """What the gate compares: how late unsolvable tasks are noticed, how often controls are cut,
 and what the late notice costs (a baseline written before it was gated has no such entry, and
@@ -53,6 +57,11 @@ Key = tuple[str, str, str]
 Seeds = tuple[int, ...]
 SEEDS = "seeds"
 """The entry's field that lists the seeds a group was blessed on: whole numbers, not gated."""
+LOST_SEEDS = "lost_seeds"
+"""A scenario entry's field that lists the seeds of its runs whose worker was lost (`RunId`),
+when it has any: whole numbers, not gated."""
+SCENARIO = "scenario"
+"""The level of a baseline's groups of one scenario each."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -176,19 +185,51 @@ class Regression:
 
 
 @dataclass(frozen=True, kw_only=True)
+class LostLag:
+    """A run whose lag the gate could not compare: its worker was lost in this run, in the
+    baseline's, or in both, and a lost run has no lag (`RunId`)."""
+
+    run: RunId
+    here: bool
+    """Its worker was lost in this run."""
+    blessed: bool
+    """Its worker was lost in the run the baseline was blessed from."""
+
+    def __str__(self) -> str:
+        sides = {
+            (True, False): "in this run",
+            (False, True): "in the baseline's run",
+            (True, True): "in this run and in the baseline's",
+        }
+        return (
+            f"scenario {self.run.scenario} seed {self.run.seed} × {self.run.agent}: its lag "
+            f"was not compared, its worker lost {sides[self.here, self.blessed]} (a lost run's "
+            "lag is null)"
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
 class Baseline:
     """The gated numbers of a blessed run, per agent × level × name."""
 
     entries: Mapping[Key, Entry]
     seeds: Mapping[Key, Seeds] = field(default_factory=dict)
     """The seeds each group was blessed on; a group without is compared on its counts alone."""
+    lost: Mapping[Key, Seeds] = field(default_factory=dict)
+    """The seeds of each scenario group's unsolvable runs whose worker was lost, which have no
+    lag; a scenario with none is not listed."""
     path: Path | None = None
 
     @classmethod
     def from_metrics(cls, metrics: Metrics) -> Baseline:
+        lost: dict[Key, Seeds] = {}
+        for run in metrics.lost:
+            key = (SCENARIO, run.scenario, agent_name(run.agent))
+            lost[key] = tuple(sorted({*lost.get(key, ()), run.seed}))
         return cls(
             entries={_key(group): _entry(group) for group in metrics},
             seeds={_key(group): group.seeds for group in metrics},
+            lost=lost,
         )
 
     @property
@@ -210,8 +251,13 @@ class Baseline:
             raise BaselineError(f"{error}; rewrite it with {flags.update} ({DOCS})") from None
         entries = _entries(data, path, flags)
         seeds = {key: _seeds(key, entry, path, flags) for key, entry in entries.items()}
-        known = {key: found for key, found in seeds.items() if found is not None}
-        return cls(entries=entries, seeds=known, path=path)
+        lost = {key: _seeds(key, entry, path, flags, LOST_SEEDS) for key, entry in entries.items()}
+        return cls(
+            entries=entries,
+            seeds={key: found for key, found in seeds.items() if found is not None},
+            lost={key: found for key, found in lost.items() if found},
+            path=path,
+        )
 
     def to_json(self) -> str:
         """Sorted keys, one number per line: diffs stay readable."""
@@ -219,7 +265,8 @@ class Baseline:
         for key, entry in self.entries.items():
             level, name, agent = key
             seeds = {SEEDS: list(self.seeds[key])} if key in self.seeds else {}
-            nested.setdefault(agent, {}).setdefault(level, {})[name] = {**entry, **seeds}
+            lost = {LOST_SEEDS: list(self.lost[key])} if key in self.lost else {}
+            nested.setdefault(agent, {}).setdefault(level, {})[name] = {**entry, **seeds, **lost}
         data = {"baseline_version": BASELINE_VERSION, "agents": nested}
         return json.dumps(data, sort_keys=True, indent=2, allow_nan=False) + "\n"
 
@@ -252,7 +299,7 @@ def _check_numbers(key: Key, entry: Entry, path: Path, flags: BaselineFlags) -> 
     """A hand-edited ``"lag_steps_p95": "three"`` is an error now, not a traceback after the run."""
     level, name, agent = key
     for name_of_field, value in entry.items():
-        if name_of_field == SEEDS or (
+        if name_of_field in (SEEDS, LOST_SEEDS) or (
             value is None
             or (
                 isinstance(value, int | float)
@@ -269,10 +316,13 @@ def _check_numbers(key: Key, entry: Entry, path: Path, flags: BaselineFlags) -> 
         )
 
 
-def _seeds(key: Key, entry: Entry, path: Path, flags: BaselineFlags) -> Seeds | None:
-    """The seeds an entry was blessed on, taken out of its numbers; ``None`` where it names none.
-    A hand-edited ``"seeds": "0"`` is an error now, as a number of the wrong type is."""
-    seeds: object = entry.pop(SEEDS, None)
+def _seeds(
+    key: Key, entry: Entry, path: Path, flags: BaselineFlags, listed: str = SEEDS
+) -> Seeds | None:
+    """The seeds an entry lists under ``listed`` (those it was blessed on, or `LOST_SEEDS`), taken
+    out of its numbers; ``None`` where it names none. A hand-edited ``"seeds": "0"`` is an error
+    now, as a number of the wrong type is."""
+    seeds: object = entry.pop(listed, None)
     if seeds is None:
         return None
     if isinstance(seeds, list) and all(
@@ -281,7 +331,7 @@ def _seeds(key: Key, entry: Entry, path: Path, flags: BaselineFlags) -> Seeds | 
         return tuple(seeds)
     level, name, agent = key
     raise BaselineError(
-        f"baseline {str(path)!r}: agents.{agent}.{level}.{name}.{SEEDS} = {seeds!r} is not a "
+        f"baseline {str(path)!r}: agents.{agent}.{level}.{name}.{listed} = {seeds!r} is not a "
         f"list of whole numbers; correct it, or rewrite the file with {flags.update} ({DOCS})"
     )
 
@@ -310,6 +360,10 @@ class GateResult:
     run_agents: tuple[str, ...] = ()
     allow_empty: bool = False
     """A gate that compares nothing passes (``--allow-empty-gate``) instead of failing."""
+    lost: tuple[LostLag, ...] = ()
+    """The runs of the compared agents whose lag neither side could give, a worker being lost:
+    named beside the verdict, as groups not compared are counted, and not read as no
+    regression."""
 
     @property
     def is_empty(self) -> bool:
@@ -325,17 +379,28 @@ class GateResult:
         against = f"against {self.path}" if self.path else "against the baseline"
         if self.is_empty:
             return self._empty_lines(against, flags)
+        lost = [f"  - {run}" for run in self.lost]
         if self.passed:
             return [
                 f"unsolvable: baseline gate passed: {self.compared} groups compared {against} "
-                f"({self.margins}){self.partial_note()}"
+                f"({self.margins}){self.partial_note()}{self.lost_note()}{':' if lost else ''}",
+                *lost,
             ]
         return [
             f"unsolvable: baseline gate FAILED: {len(self.regressions)} regression(s) {against} "
-            f"({self.margins}){self.partial_note()}:",
+            f"({self.margins}){self.partial_note()}{self.lost_note()}:",
             *(f"  - {regression}" for regression in self.regressions),
+            *lost,
             f"  fix the stop logic, or accept the new numbers with {flags.update}",
         ]
+
+    def lost_note(self) -> str:
+        """``; the lag of 2 runs was not compared, a worker lost``, or nothing: what every
+        face's line of a gate that compared some group says of the runs it names (`lost`)."""
+        if not self.lost:
+            return ""
+        runs = "1 run" if len(self.lost) == 1 else f"{len(self.lost)} runs"
+        return f"; the lag of {runs} was not compared, a worker lost"
 
     def partial_note(self) -> str:
         """``; 2 groups this run covers only in part were not compared``, or nothing: what every
@@ -389,6 +454,25 @@ def _regressions(group: GroupMetrics, entry: Entry, margins: Margins) -> list[Re
     return found
 
 
+def _lost(metrics: Metrics, baseline: Baseline, compared: set[str]) -> tuple[LostLag, ...]:
+    """The runs of the ``compared`` agents that this run made and that one side or both lost:
+    a baseline's lost run of a scenario or seed this run did not make is compared with nothing
+    anyway, as a missing scenario is."""
+    ran = {
+        RunId(agent=agent_name(group.agent), scenario=group.name, seed=seed)
+        for group in metrics.scenarios
+        for seed in group.seeds
+    }
+    here = {run._replace(agent=agent_name(run.agent)) for run in metrics.lost}
+    blessed = {
+        RunId(agent=agent, scenario=name, seed=seed)
+        for (_, name, agent), seeds in baseline.lost.items()
+        for seed in seeds
+    }
+    either = sorted(run for run in (here | blessed) & ran if run.agent in compared)
+    return tuple(LostLag(run=run, here=run in here, blessed=run in blessed) for run in either)
+
+
 def gate(
     metrics: Metrics,
     baseline: Baseline,
@@ -412,6 +496,7 @@ def gate(
         for regression in _regressions(group, baseline.entries[_key(group)], margins)
     ]
     return GateResult(
+        lost=_lost(metrics, baseline, {agent for _, _, agent in map(_key, shared)}),
         regressions=tuple(regressions),
         compared=len(shared),
         margins=margins,

@@ -81,16 +81,18 @@ def _gate(gate: GateResult | None) -> str:
     if gate.is_empty:
         text = " ".join(line.strip() for line in gate.lines())
         return f'<div class="gate {"pass" if gate.passed else "fail"}">{escape(text)}</div>'
+    lost = "".join(f"<li>{escape(str(run))}</li>" for run in gate.lost)
     if gate.passed:
         text = (
             f"Baseline gate passed: {gate.compared} groups compared ({gate.margins})"
-            f"{gate.partial_note()}."
+            f"{gate.partial_note()}{gate.lost_note()}{':' if lost else '.'}"
         )
-        return f'<div class="gate pass">{escape(text)}</div>'
-    items = "".join(f"<li>{escape(str(r))}</li>" for r in gate.regressions)
+        listed = f"<ul>{lost}</ul>" if lost else ""
+        return f'<div class="gate pass">{escape(text)}{listed}</div>'
+    items = "".join(f"<li>{escape(str(r))}</li>" for r in gate.regressions) + lost
     title = (
         f"Baseline gate FAILED: {len(gate.regressions)} regression(s) ({gate.margins})"
-        f"{gate.partial_note()}"
+        f"{gate.partial_note()}{gate.lost_note()}"
     )
     return f'<div class="gate fail"><strong>{escape(title)}</strong><ul>{items}</ul></div>'
 

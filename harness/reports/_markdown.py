@@ -58,11 +58,13 @@ def _gate(gate: GateResult | None) -> list[str]:
         verdict = "passed" if gate.passed else "FAILED"
         first, *rest = gate.lines()
         return [f"**Baseline gate: {verdict}** — {first.partition(': ')[2]}", "", *rest, ""]
+    lost = [*(f"- {_inline(str(run))}" for run in gate.lost), ""] if gate.lost else []
     if gate.passed:
         return [
             f"**Baseline gate: passed** — {gate.compared} groups compared{against} "
-            f"({gate.margins}){gate.partial_note()}.",
+            f"({gate.margins}){gate.partial_note()}{gate.lost_note()}{':' if lost else '.'}",
             "",
+            *lost,
         ]
     rows = (
         (
@@ -78,10 +80,11 @@ def _gate(gate: GateResult | None) -> list[str]:
     header = ("group", "agent", "metric", "baseline", "now", "allowed up to")
     return [
         f"**Baseline gate: FAILED** — {len(gate.regressions)} regression(s){against} "
-        f"({gate.margins}){gate.partial_note()}:",
+        f"({gate.margins}){gate.partial_note()}{gate.lost_note()}:",
         "",
         *_table(header, rows),
         "",
+        *lost,
     ]
 
 

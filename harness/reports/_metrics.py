@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 from unsolvable._record import CONTEXT_WINDOW, Exit, Outcome, Rule, TerminationRecord
 from unsolvable._spent import JUDGED_EXHAUSTION, budget_of, could_cover_next_step
@@ -28,6 +28,7 @@ __all__ = [
     "GroupMetrics",
     "Metrics",
     "Number",
+    "RunId",
     "StepCap",
     "calibrated_step_cap",
     "counted_lags",
@@ -58,6 +59,14 @@ COST_DIGITS = 6
 """Dollar amounts keep a millionth of a dollar, as the records do."""
 
 Number = int | float
+
+
+class RunId(NamedTuple):
+    """One run of one agent: what names it across a run and the baseline it is gated against."""
+
+    agent: str
+    scenario: str
+    seed: int
 
 
 def percentile(values: Sequence[Number], q: int) -> Number:
@@ -487,6 +496,9 @@ class Metrics:
     families: tuple[GroupMetrics, ...] = ()
     scenarios: tuple[GroupMetrics, ...] = ()
     runs: int = 0
+    lost: tuple[RunId, ...] = ()
+    """The unsolvable runs whose worker was lost, so that have no lag (`has_lag`): no lag figure
+    counts them, and the baseline gate names them, since their lag is compared with nothing."""
 
     @cached_property
     def by_key(self) -> dict[tuple[str, str, str], GroupMetrics]:
@@ -519,4 +531,11 @@ def measure(records: Sequence[TerminationRecord]) -> Metrics:
     agents = _grouped(records, "agent", lambda _: ALL)
     families = _grouped(records, "family", lambda record: record.family)
     scenarios = _grouped(records, "scenario", lambda record: record.scenario)
-    return Metrics(agents=agents, families=families, scenarios=scenarios, runs=len(records))
+    lost = tuple(
+        RunId(agent=r.agent, scenario=r.scenario, seed=r.seed)
+        for r in records
+        if not r.solvable and not has_lag(r)
+    )
+    return Metrics(
+        agents=agents, families=families, scenarios=scenarios, runs=len(records), lost=lost
+    )

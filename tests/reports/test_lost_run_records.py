@@ -78,20 +78,39 @@ def _gate(agent: str, baseline: Path, *flags: str) -> Any:
                        "--no-progress", *flags)  # fmt: skip
 
 
+def _named(side: str) -> str:
+    """The gate's line for the lost run of the unsolvable scenario, lost on ``side``."""
+    return (
+        "  - scenario constant-return/repeat seed 0 × x: its lag was not compared, its worker "
+        f"lost {side} (a lost run's lag is null)"
+    )
+
+
 def test_the_baseline_gate_reads_a_lost_run_on_either_side(tmp_path: Path) -> None:
-    """Blessed lost, the lag is null, not 0, and gates nothing; gated lost against a finished
-    baseline, the control it did not finish is a false stop the gate finds."""
+    """Blessed lost, the lag is null, not 0: the gate passes and names the run it could not
+    compare, as it counts the groups it could not; gated lost against a finished baseline, the
+    control it did not finish is a false stop the gate finds, and the lag it lost is named."""
     lost_baseline, finished_baseline = tmp_path / "lost.json", tmp_path / "finished.json"
     assert _gate(EXITS, lost_baseline, "--update-baseline").returncode == 1
-    blessed = json.loads(lost_baseline.read_text())["agents"]["x"]["agent"]["all"]
-    assert (blessed["lag_steps_p95"], blessed["lag_cost_usd_p95"]) == (None, None)
-    assert blessed["false_stop_rate"] == 1.0
-    then_finished = _gate("contract", lost_baseline)
+    blessed = json.loads(lost_baseline.read_text())["agents"]["x"]
+    assert (
+        blessed["agent"]["all"]["lag_steps_p95"],
+        blessed["agent"]["all"]["false_stop_rate"],
+    ) == (None, 1.0)
+    assert blessed["scenario"]["constant-return/repeat"]["lost_seeds"] == [0]
+    summary = tmp_path / "summary.md"
+    then_finished = _gate("contract", lost_baseline, "--markdown", str(summary))
     assert then_finished.returncode == 0, then_finished.stdout + then_finished.stderr
+    lines = then_finished.stdout.splitlines()
+    gated = next(i for i, line in enumerate(lines) if "baseline gate passed" in line)
+    assert lines[gated].endswith("; the lag of 1 run was not compared, a worker lost:")
+    assert lines[gated + 1 :] == [_named("in the baseline's run")]
+    assert _named("in the baseline's run").strip() in summary.read_text().splitlines()
     assert _gate("contract", finished_baseline, "--update-baseline").returncode == 0
     then_lost = _gate(EXITS, finished_baseline)
     assert then_lost.returncode == 1, then_lost.stderr
     assert "  - all runs × x: false_stop_rate 0 → 1 (allowed up to 0)" in then_lost.stdout
+    assert _named("in this run") in then_lost.stdout.splitlines()
 
 
 def test_importing_a_lost_runs_record_or_trace_is_refused_for_want_of_turns(

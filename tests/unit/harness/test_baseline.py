@@ -13,7 +13,14 @@ import pytest
 from tests.reports._records import library_records, record
 from unsolvable import Code, TerminationRecord
 from unsolvable._errors import BaselineError
-from unsolvable.reports._baseline import Baseline, BaselineFlags, Margins, gate, write_baseline
+from unsolvable.reports._baseline import (
+    BASELINE_VERSION,
+    Baseline,
+    BaselineFlags,
+    Margins,
+    gate,
+    write_baseline,
+)
 from unsolvable.reports._metrics import measure
 
 
@@ -215,7 +222,9 @@ def test_messages_name_the_flags_of_the_face_that_prints_them(tmp_path: Path) ->
 
 def test_a_file_of_another_shape_is_a_baseline_error(tmp_path: Path) -> None:
     path = tmp_path / "baseline.json"
-    path.write_text('{"baseline_version": 3, "agents": {"a": ["not", "levels"]}}')
+    path.write_text(
+        f'{{"baseline_version": {BASELINE_VERSION}, "agents": {{"a": ["not", "levels"]}}}}'
+    )
     with pytest.raises(BaselineError, match="is not a baseline file"):
         Baseline.load(path)
 
@@ -252,3 +261,39 @@ def test_a_baseline_from_before_the_cost_was_gated_is_compared_on_the_rest() -> 
         }
     )
     assert gate(metrics, older).passed
+
+
+def _lost(made: TerminationRecord) -> TerminationRecord:
+    """``made`` as a run whose worker was lost: no stagnant step, so no lag."""
+    observed = dataclasses.replace(
+        made.observed, first_stagnant_step=None, lag_tokens=None, lag_cost_usd=None
+    )
+    return dataclasses.replace(made, observed=observed)
+
+
+def test_a_lost_run_on_either_side_is_named_beside_the_gate_not_passed_over(
+    tmp_path: Path,
+) -> None:
+    """Its lag is null, so its group's p95 is over the other runs: the gate names the run and
+    the side that lost it, as it counts the groups it could not compare."""
+    runs = _runs(1)
+    one_lost = [_lost(r) if (r.scenario, r.seed) == ("fam/a", 1) else r for r in runs]
+    path = tmp_path / "baseline.json"
+    write_baseline(measure(one_lost), path)
+    assert Baseline.load(path).lost == {("scenario", "fam/a", "a"): (1,)}
+    result = gate(measure(runs), Baseline.load(path))
+    assert result.passed, result.lines()
+    assert result.lines() == [
+        f"unsolvable: baseline gate passed: {result.compared} groups compared against {path} "
+        "(lag p95 +0 steps, false-stop rate +0); the lag of 1 run was not compared, a worker "
+        "lost:",
+        "  - scenario fam/a seed 1 × a: its lag was not compared, its worker lost in the "
+        "baseline's run (a lost run's lag is null)",
+    ]
+    assert [(r.here, r.blessed) for r in gate(measure(one_lost), Baseline.load(path)).lost] == [
+        (True, True)
+    ]
+    write_baseline(measure(runs), path)
+    assert [
+        (r.run.seed, r.here, r.blessed) for r in gate(measure(one_lost), Baseline.load(path)).lost
+    ] == [(1, True, False)]

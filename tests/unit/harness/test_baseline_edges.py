@@ -13,7 +13,15 @@ import pytest
 from tests.reports._records import record
 from unsolvable import Code, TerminationRecord
 from unsolvable._errors import BaselineError
-from unsolvable.reports._baseline import DOCS, Baseline, Margins, Regression, gate, write_baseline
+from unsolvable.reports._baseline import (
+    BASELINE_VERSION,
+    DOCS,
+    Baseline,
+    Margins,
+    Regression,
+    gate,
+    write_baseline,
+)
 from unsolvable.reports._metrics import measure
 
 KEY = ("scenario", "f/a", "a")
@@ -140,8 +148,14 @@ def _written(path: Path) -> Path:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("[1]", "has baseline_version None, this harness reads 3; rewrite it with"),
-        ('{"baseline_version": 3, "agents": [1]}', "is not a baseline file (AttributeError: "),
+        (
+            "[1]",
+            f"has baseline_version None, this harness reads {BASELINE_VERSION}; rewrite it with",
+        ),
+        (
+            f'{{"baseline_version": {BASELINE_VERSION}, "agents": [1]}}',
+            "is not a baseline file (AttributeError: ",
+        ),
     ],
 )
 def test_bad_files_are_named_in_the_error(tmp_path: Path, text: str, message: str) -> None:
