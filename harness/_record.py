@@ -381,6 +381,13 @@ class Observed:
         return self.input_tokens + self.output_tokens
 
     @property
+    def worker_lost(self) -> bool:
+        """The run's worker process was lost (it died, or had to be killed): what only the
+        worker counts is ``None``, the world states among it, which every run the harness saw
+        end counts from the first."""
+        return self.distinct_world_states is None
+
+    @property
     def charged_tokens(self) -> int:
         """The tokens charged to the task's token budget: all of them, less the agent's prompt
         on each call (`uncharged_tokens`)."""

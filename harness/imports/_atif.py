@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from unsolvable._types import JSON
-from unsolvable.imports._records import Builtin, builtin_context
+from unsolvable.imports._records import Builtin, builtin_context, lost_run
 from unsolvable.imports._shapes import Malformed, NotThisFormat, identifier, kind_of, listed, obj
 from unsolvable.imports._trace import Recorded, Trace, Turn
 
@@ -155,6 +155,10 @@ def read_atif(path: Path, data: Any) -> Trace:
     users = [s for s in steps if s["source"] == "user"]
     task = _content(users[0].get("message")) if users else None
     extra: JSON = dict(data.get("extra") or {})
+    if extra.get("worker_lost") is True:  # the harness's own trace of a lost run
+        steps = (data.get("final_metrics") or {}).get("total_steps")
+        run = f"{extra.get('scenario')} seed {extra.get('seed')} × {data['agent']['name']}"
+        raise lost_run(str(path), run, steps if isinstance(steps, int) else 0)
     removed = []
     if data.get("subagent_trajectories"):
         removed.append(

@@ -14,7 +14,7 @@ from unsolvable._types import JSON
 from unsolvable.imports._trace import ImportFailed, Recorded, Trace, Turn
 from unsolvable.scenarios import get
 
-__all__ = ["Builtin", "builtin_context", "read_records", "turns_of"]
+__all__ = ["Builtin", "builtin_context", "lost_run", "read_records", "turns_of"]
 
 
 class Builtin(NamedTuple):
@@ -64,6 +64,17 @@ def turns_of(steps: Sequence[TraceStep]) -> tuple[Turn, ...]:
     )
 
 
+def lost_run(source: str, run: str, steps: int) -> ImportFailed:
+    """Why a lost run (`Observed.worker_lost`) is not imported, and what to import instead."""
+    return ImportFailed(
+        f"{source!r} holds a lost run ({run}): its worker process was lost, so "
+        f"the harness counted its {steps} step(s) but saw none of its model's answers, and every "
+        "figure its worker counted is null; there is nothing to replay. Run that agent on that "
+        "scenario again until the run finishes, and import its record or trace, or import the "
+        "agent's own trace of the run"
+    )
+
+
 def read_records(path: Path, *, index: int | None = None, data: Any = None) -> Trace:
     """Run ``index`` of a records file (the only one when it holds one)."""
     try:
@@ -86,6 +97,9 @@ def read_records(path: Path, *, index: int | None = None, data: Any = None) -> T
         raise ImportFailed(f"--record {index}: {str(path)!r} holds records 0–{len(records) - 1}")
     record = records[index or 0]
     observed = record.observed
+    if observed.worker_lost:
+        run = f"record {index or 0}: {record.scenario} seed {record.seed} × {record.agent}"
+        raise lost_run(str(path), f"{run}, {observed.error}", observed.steps)
     removed = []
     steps = observed.trajectory
     if not steps:

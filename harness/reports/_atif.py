@@ -117,6 +117,11 @@ def _notes(record: TerminationRecord, root: str) -> str:
         if mine == len(kept)
         else f", {mine} of them {root}'s here, the other agents' in subagent_trajectories"
     )
+    if observed.worker_lost:
+        return (
+            f"none of its {observed.steps} steps: its worker process was lost, and the harness "
+            "counted its steps without seeing what they said (extra.worker_lost)"
+        )
     if observed.trajectory:
         return (
             f"all {len(kept)} steps{split}; extra.step is the step number in the run, "
@@ -171,8 +176,15 @@ def _arguments(text: str) -> dict[str, Any]:
 
 
 def _no_step(record: TerminationRecord) -> dict[str, Any]:
-    """ATIF needs one step at least; a run that never called the model gets a system step."""
-    return {"step_id": 1, "source": "system", "message": f"no model call ({record.outcome})"}
+    """ATIF needs one step at least; a run that never called the model gets a system step, and
+    so does a lost run, whose steps the harness counted without seeing what they said."""
+    steps = record.observed.steps
+    said = (
+        f"none of its {steps} step(s) recorded: its worker process was lost ({record.outcome})"
+        if record.observed.worker_lost
+        else f"no model call ({record.outcome})"
+    )
+    return {"step_id": 1, "source": "system", "message": said}
 
 
 def _ending(record: TerminationRecord) -> dict[str, Any]:
@@ -192,6 +204,7 @@ def _ending(record: TerminationRecord) -> dict[str, Any]:
         "first_stagnant_step": observed.first_stagnant_step,
         "detection_lag": _lag(record),
         "step_bound": record.step_bound,
+        "worker_lost": True if observed.worker_lost else None,
         "verdict": {
             "passed": record.verdict.passed,
             "failures": list(map(str, record.verdict.failures)),

@@ -113,19 +113,33 @@ def test_the_baseline_gate_reads_a_lost_run_on_either_side(tmp_path: Path) -> No
     assert _named("in this run") in then_lost.stdout.splitlines()
 
 
-def test_importing_a_lost_runs_record_or_trace_is_refused_for_want_of_turns(
+def test_importing_a_lost_runs_record_or_trace_is_refused_as_a_lost_runs(
     whole: Path, tmp_path: Path
 ) -> None:
     """Its worker took its model's answers with it: there is nothing to replay, said as a usage
-    error, not a traceback."""
+    error that names the lost run and what to import instead, not a traceback."""
     traces = tmp_path / "traces"
     assert _unsolvable("report", str(whole), "--trace-dir", str(traces)).returncode == 1
     (trace,) = (traces / EXITS.replace(":", "_") / "constant-return").glob("repeat-seed0.json")
+    exported = json.loads(trace.read_text())
+    assert exported["extra"]["worker_lost"] is True
+    assert exported["steps"][0]["message"] == (
+        "none of its 1 step(s) recorded: its worker process was lost (crashed)"
+    )
     for form, source in (("record", whole), ("atif", trace)):
         result = _unsolvable("import", "--format", form, "--name", "lost/run", "--record", "0",
                              str(source), "-o", str(tmp_path / f"{form}.json"))  # fmt: skip
         assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
-        assert "holds no model turn; nothing to replay" in result.stderr
+        run = f"constant-return/repeat seed 0 × {EXITS}"
+        assert f"{str(source)!r} holds a lost run (" in result.stderr, result.stderr
+        assert (
+            run in result.stderr
+            and "its worker process was lost, so the harness counted "
+            "its 1 step(s) but saw none of its model's answers, and every figure its worker "
+            "counted is null; there is nothing to replay. Run that agent on that scenario "
+            "again until the run finishes"
+            in result.stderr
+        )
 
 
 def _as_version_5(record: dict[str, Any]) -> dict[str, Any]:
