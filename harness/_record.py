@@ -16,6 +16,7 @@ from typing import Any
 
 from unsolvable._subtasks import Subtask
 from unsolvable._text import plain_partial
+from unsolvable._unseen import as_version_6
 
 __all__ = [
     "CONTEXT_WINDOW",
@@ -59,9 +60,10 @@ dollar budget, steps by role and past a role's budget, the roles whose budget wa
 6: a run whose worker was lost has only what the harness counted itself; what its worker counted
 is ``null`` there, not a made-up 0, 1 or false (the fields of `Observed` that may be ``None``)."""
 OLDEST_READ_SCHEMA = 4
-"""The oldest records read back: version 4 reads as 6 without what 5 added, and version 5 as 6
-(its lost runs keep the zeros it wrote); before 4 a control had a lag and lag in tokens and
-dollars was unsigned, so their numbers would not be this version's."""
+"""The oldest records read back: version 4 reads as 6 without what 5 added, and version 5 as 6,
+the zeros it wrote of a lost run's unknown figures as null (`as_version_6`); before 4 a control
+had a lag and lag in tokens and dollars was unsigned, so their numbers would not be this
+version's."""
 
 
 CONTEXT_WINDOW = "context_window"
@@ -584,10 +586,10 @@ class TerminationRecord:
         """The record that `to_dict` made ``data`` from (what xdist workers, worker processes
         and ``--json`` files carry), every field checked against its type: a `ValueError` names
         the first that is not what a record holds. Derived keys such as ``detection_lag`` are
-        dropped."""
+        dropped; a version 5 lost run reads as version 6 writes one (`as_version_6`)."""
         from unsolvable._record_data import build
 
-        return build(cls, data)
+        return build(cls, as_version_6(data))
 
 
 def _unread_schema(version: int) -> str:

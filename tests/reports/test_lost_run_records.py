@@ -142,9 +142,10 @@ def test_importing_a_lost_runs_record_or_trace_is_refused_as_a_lost_runs(
         )
 
 
-def _as_version_5(record: dict[str, Any]) -> dict[str, Any]:
+def _as_version_5(record: dict[str, Any], seed: int, **observed: Any) -> dict[str, Any]:
     """A lost run's record as version 5 wrote it: its seed moved, so that it is a run of its
-    own, and every figure its worker counted at the zero, one or false it was given."""
+    own, and every figure its worker counted at the zero, one or false it was given; the rest
+    of ``observed`` as given."""
     defaults = {
         f.name: VERSION_5_LOST.get(f.name, f.default)
         if f.default_factory is dataclasses.MISSING
@@ -153,26 +154,56 @@ def _as_version_5(record: dict[str, Any]) -> dict[str, Any]:
         if f.name in UNSEEN
     }
     old = json.loads(json.dumps(record))
-    old["observed"].update(json.loads(json.dumps(defaults)))
-    return {**old, "schema_version": 5, "seed": 1}
+    old["observed"].update(json.loads(json.dumps({**defaults, **observed})))
+    return {**old, "schema_version": 5, "seed": seed}
 
 
-def test_a_version_5_lost_run_is_reported_beside_version_6_records_as_it_was_written(
+EARLIEST_VERSION_5 = {
+    "steps": 0,
+    "tool_calls": 0,
+    "input_tokens": 0,
+    "output_tokens": 0,
+    "cost_usd": 0.0,
+    "first_stagnant_step": 1,
+    "lag_tokens": 0,
+    "lag_cost_usd": 0.0,
+}
+"""What version 5 wrote of an unsolvable lost run before it counted what the harness admitted:
+step 0, and a stagnant step at 1 that no one saw, a lag of -1 made up."""
+
+
+def test_a_version_5_lost_run_reads_as_a_lost_run_beside_version_6_records(
     whole: Path, tmp_path: Path
 ) -> None:
+    """Only what version 5's lost run record held tells it apart, and it does for certain: its
+    worker's text and no traceback. Its figures read null; a crash the agent raised (its
+    traceback kept) keeps the same zeros, as its worker counted them."""
     data = json.loads(whole.read_text())
-    older = [_as_version_5(record) for record in _lost(data)]
+    repeat, control = _lost(data)
+    older = [
+        _as_version_5(repeat, 1),
+        _as_version_5(control, 1),
+        _as_version_5(repeat, 2, **EARLIEST_VERSION_5),
+        _as_version_5(repeat, 3, traceback="ValueError: the worker process exited"),
+    ]
     mixed = tmp_path / "mixed.json"
     mixed.write_text(json.dumps({"records": [*data["records"], *older]}))
     out = tmp_path / "report.json"
     result = _unsolvable("report", str(mixed), "--json", str(out), "--markdown", f"{out}.md")
     assert result.returncode == 1, result.stderr
-    assert "unsolvable: 6 runs, 2 passed, 4 failed" in result.stdout
-    lost = _lost(json.loads(out.read_text()))
-    assert [(r["schema_version"], _unseen(r) == dict.fromkeys(UNSEEN)) for r in lost] == [
+    assert "unsolvable: 8 runs, 2 passed, 6 failed" in result.stdout
+    report = json.loads(out.read_text())
+    read = _lost(report)
+    assert [(r["schema_version"], _unseen(r) == dict.fromkeys(UNSEEN)) for r in read] == [
         (6, True),
         (6, True),
-        (5, False),
+        (5, True),
+        (5, True),
+        (5, True),
         (5, False),
     ]
-    assert [_unseen(r) for r in lost[2:]] == [_unseen(r) for r in older]
+    assert read[4]["observed"]["first_stagnant_step"] is None
+    assert read[4]["observed"]["detection_lag"] is None
+    assert _unseen(read[5]) == _unseen(older[3])
+    (lost_agent,) = [g for g in report["metrics"]["agents"] if g["agent"] == EXITS]
+    assert lost_agent["lag_steps"] is None, "the lag of -1 version 5 made up counts nowhere"

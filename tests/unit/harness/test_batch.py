@@ -10,6 +10,7 @@ import unsolvable
 from tests.cli.faulty_agents import slow
 from unsolvable import Ceilings, Outcome, TerminationRecord, scenarios
 from unsolvable._batch import Job, WorkerPool, run_jobs
+from unsolvable._unseen import WORKER_COUNTED
 from unsolvable.reports._cells import distribution, premature
 from unsolvable.reports._metrics import Distribution, lag, measure
 
@@ -160,6 +161,7 @@ def test_a_lost_run_reads_unknown_for_what_the_harness_did_not_see() -> None:
     (lost,) = run_jobs([dies], lookup=scenarios.get).records
     observed = lost.to_dict()["observed"]
     assert {name: observed[name] for name in UNSEEN} == dict.fromkeys(UNSEEN)
+    assert sorted(UNSEEN) == sorted(WORKER_COUNTED), "what a version 5 lost run reads as null"
     assert observed["steps"] == 1 and observed["input_tokens"] > 0
     assert TerminationRecord.from_dict(lost.to_dict()) == lost
 
