@@ -13,7 +13,14 @@ import pytest
 from tests.plugin._helpers import Run, outcomes, summary_section
 from tests.plugin.test_faults import FAULTS
 from tests.unit.harness.test_batch import UNSEEN
-from unsolvable.plugin._options import AGENT_OPTION, JSON_OPTION, SCENARIO_OPTION
+from unsolvable.plugin._options import (
+    AGENT_OPTION,
+    BASELINE_OPTION,
+    JSON_OPTION,
+    NO_SNAPSHOT_OPTION,
+    SCENARIO_OPTION,
+    UPDATE_BASELINE_OPTION,
+)
 
 CASES = (f"{SCENARIO_OPTION}=constant-return/repeat", "-k", "seed0")
 SNAPSHOT = "__unsolvable__/x/constant-return/repeat-seed0.json"
@@ -67,3 +74,21 @@ def test_a_snapshot_of_a_finished_run_says_which_figures_the_lost_run_left_null(
          "0 → null, *"]
     )  # fmt: skip
     result.stdout.no_fnmatch_line("* → none*")
+
+
+def test_the_plugins_gate_names_a_run_whose_worker_the_baseline_lost(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    """Blessed on a lost run, the baseline has no lag for it: the gate passes and says so."""
+    pytester.makepyfile(faults=FAULTS)
+    gate = (*CASES, f"{BASELINE_OPTION}={pytester.path / 'baseline.json'}", NO_SNAPSHOT_OPTION)
+    bless = run(f"{AGENT_OPTION}=x=faults:exits", *gate, UPDATE_BASELINE_OPTION)
+    assert outcomes(bless) == {"failed": 1}
+    result = run(f"{AGENT_OPTION}=x=pkg:contract", *gate)
+    assert outcomes(result) == {"passed": 1}
+    result.stdout.fnmatch_lines(
+        ["unsolvable: baseline gate passed: * the lag of 1 run was not compared, a worker lost:",
+         "  - scenario constant-return/repeat seed 0 × x: its lag was not compared, its worker "
+         "lost in the baseline's run (a lost run's lag is null)"],
+        consecutive=True,
+    )  # fmt: skip
