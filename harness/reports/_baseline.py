@@ -380,6 +380,11 @@ class GateResult:
         if self.is_empty:
             return self._empty_lines(against, flags)
         lost = [f"  - {run}" for run in self.lost]
+        if lost:
+            lost.append(
+                "  a lost run's lag is compared once the run finishes on both sides: run it "
+                f"again, and rewrite a baseline blessed on a lost run with {flags.update}"
+            )
         if self.passed:
             return [
                 f"unsolvable: baseline gate passed: {self.compared} groups compared {against} "

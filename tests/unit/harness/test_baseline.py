@@ -289,6 +289,8 @@ def test_a_lost_run_on_either_side_is_named_beside_the_gate_not_passed_over(
         "lost:",
         "  - scenario fam/a seed 1 × a: its lag was not compared, its worker lost in the "
         "baseline's run (a lost run's lag is null)",
+        "  a lost run's lag is compared once the run finishes on both sides: run it again, and "
+        "rewrite a baseline blessed on a lost run with --update-baseline",
     ]
     assert [(r.here, r.blessed) for r in gate(measure(one_lost), Baseline.load(path)).lost] == [
         (True, True)
