@@ -13,9 +13,16 @@ from unsolvable._lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from unsolvable._errors import BaselineError
-    from unsolvable.reports._baseline import Baseline, GateResult, Margins, Regression, gate
+    from unsolvable.reports._baseline import (
+        Baseline,
+        GateResult,
+        LostLag,
+        Margins,
+        Regression,
+        gate,
+    )
     from unsolvable.reports._flags import REPORT_FLAGS, ReportFlag, report_options
-    from unsolvable.reports._metrics import Distribution, GroupMetrics, Metrics, measure
+    from unsolvable.reports._metrics import Distribution, GroupMetrics, Metrics, RunId, measure
     from unsolvable.reports._publish import Published, ReportOptions, check_baseline, publish
     from unsolvable.reports._table import explain, format_table, summary_line
 
@@ -23,6 +30,7 @@ _HOMES = {
     "BaselineError": "unsolvable._errors",
     "Baseline": "unsolvable.reports._baseline",
     "GateResult": "unsolvable.reports._baseline",
+    "LostLag": "unsolvable.reports._baseline",
     "Margins": "unsolvable.reports._baseline",
     "Regression": "unsolvable.reports._baseline",
     "gate": "unsolvable.reports._baseline",
@@ -32,6 +40,7 @@ _HOMES = {
     "Distribution": "unsolvable.reports._metrics",
     "GroupMetrics": "unsolvable.reports._metrics",
     "Metrics": "unsolvable.reports._metrics",
+    "RunId": "unsolvable.reports._metrics",
     "measure": "unsolvable.reports._metrics",
     "Published": "unsolvable.reports._publish",
     "ReportOptions": "unsolvable.reports._publish",
@@ -49,12 +58,14 @@ __all__ = [
     "Distribution",
     "GateResult",
     "GroupMetrics",
+    "LostLag",
     "Margins",
     "Metrics",
     "Published",
     "Regression",
     "ReportFlag",
     "ReportOptions",
+    "RunId",
     "check_baseline",
     "explain",
     "format_table",
