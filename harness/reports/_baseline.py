@@ -46,6 +46,9 @@ of them, is not compared with it.
 4: each scenario group records the seeds of its runs whose worker was lost (``lost_seeds``), which
 have no lag: the gate names each such run, on either side, rather than compare fewer lags
 without a word."""
+OLDEST_READ_VERSION = 3
+"""Version 3 is still read, as naming no lost run: it differs only by the seeds it cannot list, so
+a baseline committed before need not be rewritten to gate the next run."""
 GATED = ("lag_steps_p95", "false_stop_rate", "lag_cost_usd_p95")
 """What the gate compares: how late unsolvable tasks are noticed, how often controls are cut,
 and what the late notice costs (a baseline written before it was gated has no such entry, and
@@ -273,10 +276,10 @@ class Baseline:
 
 def _entries(data: Any, path: Path, flags: BaselineFlags) -> dict[Key, Entry]:
     version = data.get("baseline_version") if isinstance(data, dict) else None
-    if version != BASELINE_VERSION:
+    if version not in range(OLDEST_READ_VERSION, BASELINE_VERSION + 1):
         raise BaselineError(
             f"baseline {str(path)!r} has baseline_version {version!r}, this harness reads "
-            f"{BASELINE_VERSION}; rewrite it with {flags.update} ({DOCS})"
+            f"{OLDEST_READ_VERSION} to {BASELINE_VERSION}; rewrite it with {flags.update} ({DOCS})"
         )
     try:
         entries = {

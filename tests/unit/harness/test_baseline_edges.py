@@ -150,7 +150,8 @@ def _written(path: Path) -> Path:
     [
         (
             "[1]",
-            f"has baseline_version None, this harness reads {BASELINE_VERSION}; rewrite it with",
+            f"has baseline_version None, this harness reads 3 to {BASELINE_VERSION}; rewrite it "
+            "with",
         ),
         (
             f'{{"baseline_version": {BASELINE_VERSION}, "agents": [1]}}',
@@ -175,4 +176,21 @@ def test_a_missing_or_unreadable_file_names_its_path(tmp_path: Path) -> None:
     )
     path.write_text("{")
     with pytest.raises(BaselineError, match=re.escape(f"baseline {str(path)!r} is not JSON")):
+        Baseline.load(path)
+
+
+def test_a_version_3_baseline_still_gates_as_naming_no_lost_run(tmp_path: Path) -> None:
+    """Version 4 only added the lost runs' seeds: a baseline committed before is read, not
+    refused, and gates the next run alike."""
+    path = _written(tmp_path / "b.json")
+    now = Baseline.load(path)
+    data = json.loads(path.read_text())
+    data["baseline_version"] = 3
+    path.write_text(json.dumps(data))
+    old = Baseline.load(path)
+    assert (old.entries, old.seeds, old.lost) == (now.entries, now.seeds, {})
+    assert gate(measure(_lags(1)), old).passed
+    data["baseline_version"] = 2
+    path.write_text(json.dumps(data))
+    with pytest.raises(BaselineError, match="has baseline_version 2, this harness reads 3 to"):
         Baseline.load(path)
