@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum, StrEnum
-from typing import Any
+from typing import Any, ClassVar
 
 from unsolvable._subtasks import Subtask
 from unsolvable._text import plain_partial
@@ -220,6 +220,10 @@ class Observed:
     harness admitted itself: steps, tool calls, tokens and what they cost. Every figure its
     worker counted from the calls' answers and the session clock reads ``None`` there, unknown
     (each such field says so: ``None`` on a lost run)."""
+
+    DERIVED: ClassVar[tuple[str, ...]] = ("detection_lag",)
+    """Properties that `TerminationRecord.to_dict` writes beside the fields, for a reader of the
+    JSON; ``from_dict`` drops them, since the fields give them again."""
 
     steps: int
     """Model calls made (the stopped step)."""
@@ -537,7 +541,8 @@ class TerminationRecord:
     """The end of the agent's own stdout and stderr, kept when the run failed (worker processes
     capture it, so that it never lands in the middle of the harness's table)."""
     wall_seconds: float = field(default=0.0, compare=False)
-    """Volatile: kept out of the snapshot form."""
+    """Volatile: written only by ``--volatile`` (``to_dict(volatile=True)``); the stable form,
+    which ``--json`` and snapshots write, leaves it out."""
     schema_version: int = SCHEMA_VERSION
 
     def __post_init__(self) -> None:
@@ -570,7 +575,7 @@ class TerminationRecord:
         given, rewrites every string in it but the record's own field names: a redaction made in
         the same walk (`unsolvable._run.redacted_data`)."""
         data: dict[str, Any] = _plain(self, clean or _kept)
-        data["observed"]["detection_lag"] = self.observed.detection_lag
+        data["observed"].update({key: getattr(self.observed, key) for key in Observed.DERIVED})
         if not volatile:
             del data["wall_seconds"]
         return data

@@ -61,7 +61,17 @@ def _dataclass_section(cls: type) -> list[str]:
         f"| `{f.name}` | `{_cell(_type(f))}` | {_cell(docs.get(f.name, ''))} |"
         for f in dataclasses.fields(cls)
     ]
+    lines += [_derived_row(cls, name) for name in getattr(cls, "DERIVED", ())]
     return [*lines, ""]
+
+
+def _derived_row(cls: type, name: str) -> str:
+    """A property the JSON carries beside the fields (``DERIVED``), typed by its annotation."""
+    getter = getattr(cls, name).fget
+    returns = str(getter.__annotations__["return"])
+    doc = " ".join((getter.__doc__ or "").split())
+    meaning = f"{doc} Derived from the fields; `from_dict` ignores it."
+    return f"| `{name}` | `{_cell(returns)}` | {_cell(meaning)} |"
 
 
 def _enum_section(cls: type[enum.Enum]) -> list[str]:

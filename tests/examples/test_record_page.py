@@ -8,7 +8,7 @@ import importlib.util
 from types import ModuleType
 
 from tests._docs import ROOT
-from unsolvable import Observed, scenarios
+from unsolvable import Observed, TerminationRecord, scenarios
 from unsolvable._batch import Job, run_jobs
 
 
@@ -21,19 +21,37 @@ def _generated() -> ModuleType:
     return module
 
 
-def _observed_rows(page: str) -> dict[str, str]:
-    """The page's row for each field of `Observed`, by field name."""
-    section = page.split("## `Observed`", 1)[1].split("\n## ", 1)[0]
-    return {row.split("`", 2)[1]: row for row in section.splitlines() if row.startswith("| `")}
+def _rows(page: str, section: str) -> dict[str, str]:
+    """The page's row for each field of the type ``section``, by field name."""
+    text = page.split(f"## `{section}`", 1)[1].split("\n## ", 1)[0]
+    return {row.split("`", 2)[1]: row for row in text.splitlines() if row.startswith("| `")}
+
+
+def _lost_and_stopped() -> list[TerminationRecord]:
+    """A run whose worker exits, and one the contract stops."""
+    jobs = [
+        Job(agent="tests.cli.faulty_agents:exits", scenario="constant-return/repeat", seed=0),
+        Job(agent="contract", scenario="constant-return/repeat", seed=0),
+    ]
+    return list(run_jobs(jobs, lookup=scenarios.get).records)
 
 
 def test_the_record_page_says_each_figure_a_lost_run_leaves_unknown() -> None:
-    dies = Job(agent="tests.cli.faulty_agents:exits", scenario="constant-return/repeat", seed=0)
-    (lost,) = run_jobs([dies], lookup=scenarios.get).records
+    lost, _ = _lost_and_stopped()
     unknown = [
         field.name
         for field in dataclasses.fields(Observed)
         if getattr(lost.observed, field.name) is None
     ]
-    rows = _observed_rows(_generated().record_markdown())
+    rows = _rows(_generated().record_markdown(), "Observed")
     assert [name for name in unknown if "lost run" not in rows[name]] == []
+
+
+def test_the_record_page_lists_every_key_the_json_holds_and_says_which_are_volatile() -> None:
+    page = _generated().record_markdown()
+    for record in _lost_and_stopped():
+        stable, volatile = record.to_dict(), record.to_dict(volatile=True)
+        assert sorted(volatile) == sorted(_rows(page, "TerminationRecord"))
+        assert sorted(volatile["observed"]) == sorted(_rows(page, "Observed"))
+        for key in volatile.keys() - stable.keys():
+            assert "--volatile" in _rows(page, "TerminationRecord")[key]
