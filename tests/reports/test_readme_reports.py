@@ -56,6 +56,29 @@ def test_the_shard_commands_make_the_whole_run(tmp_path: Path) -> None:
     assert set(_shown_metrics()) <= set(whole.stdout.splitlines())
 
 
+def test_the_gate_fails_as_shown_when_the_contract_waits_longer(tmp_path: Path) -> None:
+    """The baseline gate's example: blessed as the section says, then the changed agent it names
+    run on the one scenario; the failure it prints is the one shown."""
+    section = SECTION.partition("## The baseline gate")[2]
+    bless = re.search(r"```sh\n(unsolvable run .*?)```", section, re.S)
+    changed = re.search(r"`(my_agent = .*?)`", section)
+    gated = re.search(r"```\n(unsolvable: baseline gate FAILED.*?)```", section, re.S)
+    assert bless is not None and changed is not None and gated is not None
+    command = shlex.split(
+        bless[1].replace("\\\n", " ").replace("mypkg.agents:my_agent", "contract")
+    )
+    assert _command(tmp_path, command).returncode == 0
+    (tmp_path / "mypkg").mkdir()
+    (tmp_path / "mypkg" / "__init__.py").write_text("")
+    imports = "from unsolvable.agents.contract import ContractAgent, ContractThresholds\n"
+    (tmp_path / "mypkg" / "agents.py").write_text(imports + changed[1] + "\n")
+    command[command.index("contract")] = "contract=mypkg.agents:my_agent"
+    command.remove("--update-baseline")
+    failed = _command(tmp_path, [*command, "--scenario", "todo-spawn/spawn"])
+    assert failed.returncode == 1
+    assert failed.stdout.splitlines()[-len(gated[1].splitlines()) :] == gated[1].splitlines()
+
+
 def _shown_metrics() -> list[str]:
     """The metrics table and the step-cap sentences the section shows, some of the lines that
     ``unsolvable run --all-seeds`` prints, which the unsharded run above is."""
