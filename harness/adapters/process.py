@@ -72,6 +72,16 @@ INLINE_PROGRAM = frozenset({"-", "-c", "-m", "-e", "--eval", "-p", "--print"})
 SCRIPT_SUFFIXES = frozenset({".py", ".js", ".mjs", ".cjs", ".ts", ".sh", ".rb", ".pl", ".php"})
 """What a script an interpreter is pointed at ends with; an argument that does not (``python -W
 ignore agent.py``'s ``ignore``) is not taken for one and not checked."""
+EXAMPLE_SCRIPT = {
+    "python": "agent.py",
+    "node": "agent.js",
+    "bun": "agent.js",
+    "ruby": "agent.rb",
+    "perl": "agent.pl",
+    "php": "agent.php",
+}
+"""The script the quoting advice names for an interpreter left without one: one in its own
+language (``exec:python agent.py``); a shell's is ``agent.sh``."""
 DOCS = docs_page("processes", "agents-in-other-processes-and-languages")
 MCP_EXTRA = "pip install 'pytest-unsolvable[mcp]'"
 PLACEHOLDERS = frozenset(
@@ -420,11 +430,18 @@ def _check_script(name: str, command: Sequence[str]) -> None:
                 f"run from the folder that holds it, or give its path. See {DOCS}"
             )
         return
+    script = _example_script(command[0])
     raise AdapterError(
         f"agent {name!r} runs {command[0]} with no script; an exec: agent's command line is one "
-        f"argument, so quote it whole: --agent '{name} agent.js' (pytest: "
-        f"--unsolvable-agent='{name} agent.js'). See {DOCS}"
+        f"argument, so quote it whole: --agent '{name} {script}' (pytest: "
+        f"--unsolvable-agent='{name} {script}'). See {DOCS}"
     )
+
+
+def _example_script(program: str) -> str:
+    """A script name in the language of ``program``, an interpreter `INTERPRETER` matches."""
+    match = INTERPRETER.fullmatch(os.path.basename(program))
+    return EXAMPLE_SCRIPT.get(match[1] if match else "", "agent.sh")
 
 
 def check_isolation(name: str) -> None:

@@ -85,6 +85,9 @@ def test_the_placeholders_known_before_a_run_are_those_a_run_fills_in() -> None:
         ("exec:node --trace-warnings gone.mjs {task}", "the script 'gone.mjs' does not exist"),
         ("exec:node", "runs node with no script; an exec: agent's command line is one argument"),
         ("exec:python3 -u", "runs python3 with no script"),
+        ("exec:python3 -u", "quote it whole: --agent 'exec:python3 -u agent.py'"),
+        ("exec:bash", "quote it whole: --agent 'exec:bash agent.sh' (pytest: "),
+        ("exec:node", "--unsolvable-agent='exec:node agent.js')"),
     ],
 )
 def test_a_program_or_script_that_is_not_there_is_refused_before_any_run(
