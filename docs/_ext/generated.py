@@ -87,8 +87,9 @@ def record_markdown() -> str:
         "# The termination record",
         "",
         f"Schema version {unsolvable.SCHEMA_VERSION}, generated from the record's types. "
-        "`record.to_json()` and `--json` write these fields (snapshots leave out the verdict "
-        "and the full trajectory); `TerminationRecord.from_dict` reads them back.",
+        "`record.to_json()` and `--json` write these fields (snapshots leave out the `verdict`, "
+        "the full `trajectory` and a crash's `traceback`; `Ending` is no part of a record, but "
+        "what `judge` reads); `TerminationRecord.from_dict` reads them back.",
         "",
     ]
     for cls in RECORD_TYPES:

@@ -10,6 +10,7 @@ from types import ModuleType
 from tests._docs import ROOT
 from unsolvable import Observed, TerminationRecord, scenarios
 from unsolvable._batch import Job, run_jobs
+from unsolvable.plugin.snapshot import behaviour
 
 
 def _generated() -> ModuleType:
@@ -55,3 +56,13 @@ def test_the_record_page_lists_every_key_the_json_holds_and_says_which_are_volat
         assert sorted(volatile["observed"]) == sorted(_rows(page, "Observed"))
         for key in volatile.keys() - stable.keys():
             assert "--volatile" in _rows(page, "TerminationRecord")[key]
+
+
+def test_the_record_page_names_every_field_a_snapshot_leaves_out() -> None:
+    intro = _generated().record_markdown().split("\n## ", 1)[0]
+    for record in _lost_and_stopped():
+        data, kept = record.to_dict(), behaviour(record)
+        observed = kept["observed"]
+        assert isinstance(observed, dict)
+        left_out = [*(data.keys() - kept.keys()), *(data["observed"].keys() - observed.keys())]
+        assert [key for key in left_out if f"`{key}`" not in intro] == []
