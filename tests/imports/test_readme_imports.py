@@ -10,11 +10,20 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import unsolvable
 from tests._docs import marked
 from unsolvable.cli._main import _parser
 from unsolvable.imports import build, parse
-from unsolvable.plugin._options import JSON_OPTION, SCENARIO_DIR_OPTION, SCENARIO_FILE_OPTION
+from unsolvable.plugin._options import (
+    AGENT_OPTION,
+    JSON_OPTION,
+    NO_SNAPSHOT_OPTION,
+    SCENARIO_DIR_OPTION,
+    SCENARIO_FILE_OPTION,
+    SCENARIO_OPTION,
+)
 
 SECTION = marked("imports")
 
@@ -49,6 +58,23 @@ def test_the_hand_written_file_loads_and_is_stopped(tmp_path: Path) -> None:
     record = unsolvable.run("contract", scenario)
     assert record.verdict.passed and record.code is unsolvable.Code.NO_PROGRESS
     assert record.observed.first_stagnant_step == 2
+
+
+def test_the_ini_folder_as_shown_adds_the_hand_written_file(pytester: pytest.Pytester) -> None:
+    (ini,) = _blocks("toml")
+    (text,) = _blocks("json")
+    pytester.makepyprojecttoml(ini)
+    folder = re.search(r'unsolvable_scenario_dir = "(.*)"', ini)
+    assert folder is not None
+    (pytester.mkdir(folder[1]) / "ticket-loop.json").write_text(text)
+    result = pytester.runpytest_subprocess(
+        "-p",
+        "no:cacheprovider",
+        f"{AGENT_OPTION}=contract",
+        f"{SCENARIO_OPTION}=incidents",
+        NO_SNAPSHOT_OPTION,
+    )
+    result.assert_outcomes(passed=1)
 
 
 def test_every_flag_shown_exists() -> None:
