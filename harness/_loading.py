@@ -128,7 +128,7 @@ def _load(spec: str, *, isolate_network: bool) -> Adapter:
     from unsolvable.adapters.registry import registered  # names installed packages register
 
     names = registered()
-    spec = names.get(spec, spec)
+    given, spec = spec, names.get(spec, spec)
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
         known = ", ".join(sorted({*BUILTIN, *names}))
@@ -136,7 +136,7 @@ def _load(spec: str, *, isolate_network: bool) -> Adapter:
             f"agent {spec!r} is neither a registered name ({known}) nor a 'module:attribute' "
             "path; write it as e.g. mypkg.agents:my_agent"
         )
-    module = _import(spec, module_name)
+    module = _import(spec, module_name, registered_as=given if given in names else None)
     target: object = module
     for part in attribute.split("."):
         try:
@@ -179,18 +179,24 @@ def _preflight(adapter: Adapter) -> None:
         check()
 
 
-def _import(spec: str, module_name: str) -> ModuleType:
+def _import(spec: str, module_name: str, *, registered_as: str | None = None) -> ModuleType:
     """Imports the agent's module from the current directory first, as uvicorn, gunicorn and
     celery do: ``unsolvable run --agent myagent:agent`` beside ``myagent.py`` just works, also
     from the console script, whose ``sys.path`` does not hold the current directory.
 
-    Whatever the import raises is a usage error naming it, not a traceback per run."""
+    Whatever the import raises is a usage error naming it, not a traceback per run; for a
+    registered name (``registered_as``), the name given, whose spelling is right: what its
+    module lacks is a package, which its own error names (a framework's extra)."""
     here = os.getcwd()
     if here not in sys.path:
         sys.path.insert(0, here)
     try:
         return importlib.import_module(module_name)
     except ImportError as error:
+        if registered_as is not None:
+            raise AdapterError(
+                f"agent {registered_as!r} (registered as {spec!r}) cannot be loaded: {error}"
+            ) from error
         raise AdapterError(
             f"agent {spec!r}: module {module_name!r} cannot be imported ({error}); "
             "check the spelling and that it is installed, on sys.path or in the current directory"

@@ -3,6 +3,8 @@ and two agents of one run never share one."""
 
 from __future__ import annotations
 
+import importlib.util
+
 import pytest
 
 import unsolvable
@@ -119,3 +121,13 @@ def test_the_same_agent_given_twice_is_refused() -> None:
 def test_a_command_line_with_an_open_quote_is_refused_naming_the_fix(prefix: str) -> None:
     with pytest.raises(AdapterError, match=r"cannot be split .*; close the quote"):
         load_agent(f"{prefix}python 'agent.py")
+
+
+@pytest.mark.skipif(importlib.util.find_spec("crewai") is not None, reason="CrewAI is installed")
+def test_a_registered_name_whose_extra_is_missing_names_the_extra_not_a_spelling_mistake() -> None:
+    with pytest.raises(AdapterError) as refused:
+        load_agent("crewai")
+    message = str(refused.value)
+    assert message.startswith("agent 'crewai' (registered as 'unsolvable.adapters.crewai:adapter')")
+    assert "pip install 'pytest-unsolvable[crewai]'" in message
+    assert "check the spelling" not in message
