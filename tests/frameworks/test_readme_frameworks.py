@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import re
+import typing
 from typing import Any
 
 import pytest
@@ -96,3 +99,33 @@ def test_every_adapter_that_takes_a_build_says_what_build_is_given() -> None:
     rows = [row for row in table.splitlines() if "Adapter(build" in row]
     assert rows
     assert [row.split("|")[1] for row in rows if "`build(" not in row] == []
+
+
+def test_each_coding_agent_adapter_takes_the_parameters_its_bullet_names() -> None:
+    """The coding agents' bullets give each adapter's signature, less the options all four take,
+    which one sentence names: together they are the adapter's parameters, none left out."""
+    pytest.importorskip("claude_agent_sdk")
+    shared = re.search(r"Each of the four adapters below also takes (.*?)\.\n", SECTION, re.S)
+    assert shared is not None
+    common = set(re.findall(r"`(\w+)`", re.sub(r"\(.*?\)", "", shared[1], flags=re.S)))
+    bullets = re.findall(r"`unsolvable\.adapters\.(\w+)\.(\w+)\((.*?)\)`", SECTION, re.S)
+    coding = [
+        b for b in bullets if b[0] in ("claude_agent_sdk", "claude_code", "codex_cli", "gemini_cli")
+    ]
+    assert len(coding) == 4
+    for module, name, shown in coding:
+        adapter = getattr(importlib.import_module(f"unsolvable.adapters.{module}"), name)
+        named = {part.split("=")[0].strip() for part in shown.split(",")} - {"*"}
+        assert named | common == _parameters(adapter), name
+
+
+def _parameters(adapter: type) -> set[str]:
+    """The names ``adapter`` takes, its ``**options`` spelled out from their `TypedDict`."""
+    names = set()
+    for parameter in inspect.signature(adapter).parameters.values():
+        if parameter.kind is inspect.Parameter.VAR_KEYWORD:
+            (options,) = typing.get_args(typing.get_type_hints(adapter.__init__)[parameter.name])
+            names |= set(typing.get_type_hints(options))
+        else:
+            names.add(parameter.name)
+    return names
