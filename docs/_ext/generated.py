@@ -11,7 +11,7 @@ import inspect
 from typing import TYPE_CHECKING, Any
 
 import unsolvable
-from unsolvable import _record, scenarios
+from unsolvable import _record, _subtasks, scenarios
 from unsolvable.reports._catalogue import catalogue_markdown
 
 if TYPE_CHECKING:  # the tests read the pages it makes where Sphinx is not installed
@@ -24,11 +24,15 @@ RECORD_TYPES = (
     _record.Observed,
     _record.TraceStep,
     _record.ToolTrace,
+    _record.AgentTally,
+    _subtasks.Subtask,
+    _subtasks.Dispatch,
+    _subtasks.Transition,
     _record.Verdict,
     _record.Failure,
 )
 """The record's types, outermost first, as the JSON nests them."""
-RECORD_ENUMS = (_record.Exit, _record.Code, _record.Outcome, _record.Rule)
+RECORD_ENUMS = (_record.Exit, _record.Code, _record.Outcome, _subtasks.SubtaskState, _record.Rule)
 
 
 def _attribute_docs(cls: type) -> dict[str, str]:

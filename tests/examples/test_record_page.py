@@ -4,9 +4,13 @@ there which figures of a lost run are unknown, field by field."""
 from __future__ import annotations
 
 import dataclasses
+import enum
 import importlib.util
+import re
 from types import ModuleType
 
+import unsolvable._record
+import unsolvable._subtasks
 from tests._docs import ROOT
 from unsolvable import Observed, TerminationRecord, scenarios
 from unsolvable._batch import Job, run_jobs
@@ -66,3 +70,20 @@ def test_the_record_page_names_every_field_a_snapshot_leaves_out() -> None:
         assert isinstance(observed, dict)
         left_out = [*(data.keys() - kept.keys()), *(data["observed"].keys() - observed.keys())]
         assert [key for key in left_out if f"`{key}`" not in intro] == []
+
+
+def test_every_type_a_field_of_the_record_page_holds_has_its_own_section() -> None:
+    page = _generated().record_markdown()
+    sections = set(re.findall(r"^## `(\w+)`", page, re.M))
+    rows = [row.split("`") for row in page.splitlines() if row.startswith("| `")]
+    types = {cells[3] for cells in rows if len(cells) > 4}  # a field's row: name, then type
+    named = {name for text in types for name in re.findall(r"\b[A-Z]\w+", text)}
+    modules = (vars(unsolvable._record), vars(unsolvable._subtasks))
+    described = {
+        name
+        for name in named
+        for module in modules
+        if name in module
+        and (dataclasses.is_dataclass(module[name]) or isinstance(module[name], enum.EnumMeta))
+    }
+    assert described - sections == set()
