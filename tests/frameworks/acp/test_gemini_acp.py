@@ -14,7 +14,7 @@ pytest.importorskip("mcp")
 
 import unsolvable
 from tests.frameworks._glue import needs_cli
-from unsolvable import Ceilings, Code, Exit, scenarios
+from unsolvable import Ceilings, Code, Exit, Rule, scenarios
 from unsolvable.adapters.acp import AcpAdapter
 
 needs_gemini = needs_cli("gemini", "@google/gemini-cli")
@@ -51,4 +51,4 @@ def test_a_refused_permission_is_asked_again_until_the_loop_detector(tmp_path: P
     )
     assert (record.exit, record.code) == (Exit.EXHAUSTED, Code.BUDGET_STEPS)
     assert record.observed.refusals == {"denied": 4} and record.observed.steps == 6
-    assert not record.verdict.passed
+    assert [failure.rule for failure in record.verdict.failures] == [Rule.RETRIED_REFUSAL]

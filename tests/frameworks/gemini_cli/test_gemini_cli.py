@@ -10,7 +10,7 @@ import pytest
 
 import unsolvable
 from tests.frameworks._glue import needs_cli
-from unsolvable import Code, Exit, Outcome, scenarios
+from unsolvable import Code, Exit, Outcome, Rule, scenarios
 
 needs_gemini = needs_cli("gemini", "@google/gemini-cli")
 
@@ -35,7 +35,15 @@ def test_a_refused_call_is_retried_until_the_loop_detector_not_reported_as_block
     as NO_PROGRESS, where the scenario expects BLOCKED_INPUT naming the permission."""
     record = unsolvable.run("gemini-cli", scenarios.get("missing-permission/retry-403"))
     assert (record.exit, record.code) == (Exit.ABANDONED, Code.NO_PROGRESS)
-    assert record.observed.refusals == {"denied": 4} and not record.verdict.passed
+    assert record.observed.refusals == {"denied": 4}
+    assert [failure.rule for failure in record.verdict.failures] == [Rule.RETRIED_REFUSAL]
+    strict = unsolvable.run(
+        "gemini-cli", scenarios.get("missing-permission/retry-403"), strict=True
+    )
+    assert {failure.rule for failure in strict.verdict.failures} == {
+        Rule.RETRIED_REFUSAL,
+        Rule.UNEXPECTED_CODE,
+    }
 
 
 @needs_gemini
