@@ -8,6 +8,7 @@
     ├── InputError (ValueError)           an input path that is no readable file of ours
     ├── OutputError (ValueError)          a report, baseline or snapshot path that cannot be written
     ├── ShardError (ValueError)           a shard that is not K/N, or parts that are not one run
+    ├── SchemaError (ValueError)          a record of a schema version this harness does not read
     └── ContextOverflow                   a model request longer than the scenario's context window
 
 `CeilingHit` and `SessionClosed` are deliberately *not* in this tree: they derive from
@@ -26,6 +27,7 @@ __all__ = [
     "InputError",
     "OutputError",
     "ScenarioError",
+    "SchemaError",
     "SessionClosed",
     "ShardError",
     "UnsolvableError",
@@ -76,6 +78,11 @@ class OutputError(UnsolvableError, ValueError):
 
 class ShardError(UnsolvableError, ValueError):
     """A shard that is not ``K/N``, or shard files that do not make one whole run together."""
+
+
+class SchemaError(UnsolvableError, ValueError):
+    """Its message says which version wrote the record and what to do, which no advice about
+    the file's shape should follow: the file is right, for another version."""
 
 
 class ContextOverflow(UnsolvableError):

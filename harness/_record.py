@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from enum import Enum, StrEnum
 from typing import Any, ClassVar
 
+from unsolvable._errors import SchemaError
 from unsolvable._subtasks import Subtask
 from unsolvable._text import plain_partial
 from unsolvable._unseen import as_version_6
@@ -553,7 +554,7 @@ class TerminationRecord:
         if self.step_bound < 1:
             raise ValueError(f"step_bound is {self.step_bound}: a scenario's N is 1 step or more")
         if not OLDEST_READ_SCHEMA <= self.schema_version <= SCHEMA_VERSION:
-            raise ValueError(_unread_schema(self.schema_version))
+            raise SchemaError(_unread_schema(self.schema_version))
         if self.reported is not None:
             partial = plain_partial(self.reported.partial)
             if partial is not self.reported.partial:

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, TypeVar
 
+from unsolvable._errors import SchemaError
+
 __all__ = ["build"]
 
 T = TypeVar("T")
@@ -124,6 +126,8 @@ def _dataclass(cls: type[T]) -> Reader:
                 given[field.name] = None  # a field that may be null may be left out
         try:
             return cls(**given)
+        except SchemaError:
+            raise  # the whole record is of another version: no field of it is wrong
         except (TypeError, ValueError) as error:  # what a field's own check says (a code, say)
             raise _Wrong(f": {error}") from None
 

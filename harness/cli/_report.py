@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from unsolvable._errors import OutputError, ShardError, UnsolvableError
+from unsolvable._errors import OutputError, SchemaError, ShardError, UnsolvableError
 from unsolvable._input import load_json, read_input
 from unsolvable._record import TerminationRecord
 from unsolvable.reports._cells import format_metrics
@@ -110,6 +110,8 @@ def _read_records(path: Path) -> _Records:
         if not isinstance(interrupted, bool):
             raise ValueError(f'its "interrupted" is {interrupted!r}, not true or false')
         records = [TerminationRecord.from_dict(record) for record in data["records"]]
+    except SchemaError as error:
+        raise UnsolvableError(f"cannot read records from {str(path)!r}: {error}") from None
     except ValueError as error:
         raise UnsolvableError(
             f"cannot read records from {str(path)!r} ({error}); pass a file written by "
@@ -139,6 +141,9 @@ def _read_stream(path: Path) -> _Records:
         try:
             if line.strip():
                 records.append(TerminationRecord.from_dict(load_json(line, what="it")))
+        except SchemaError as error:
+            said = f"cannot read records from {str(path)!r}: line {number}: {error}"
+            raise UnsolvableError(said) from None
         except ValueError as error:
             raise UnsolvableError(
                 f"cannot read records from {str(path)!r}: line {number}: {error}; {fix}"

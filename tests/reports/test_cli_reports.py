@@ -291,6 +291,22 @@ def test_records_of_a_schema_this_harness_does_not_read_are_a_usage_error(
     assert ("upgrade pytest-unsolvable" if version > SCHEMA_VERSION else "run again") in (
         result.stderr
     )
+    assert "pass a file written by" not in result.stderr  # it was: by another version
+
+
+def test_a_stream_line_of_a_schema_this_harness_does_not_read_says_only_that(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "records.json"
+    _unsolvable("run", "--agent", "contract", "--scenario", "constant-return/plain",
+                "--json", str(path))  # fmt: skip
+    record = json.loads(path.read_text())["records"][0]
+    stream = tmp_path / "records.json.jsonl"
+    stream.write_text(json.dumps({**record, "schema_version": 3}) + "\n")
+    result = _unsolvable("report", str(stream))
+    assert result.returncode == 2
+    assert "line 1: schema_version is 3, and this harness reads 4" in result.stderr
+    assert "as a run wrote it" not in result.stderr  # it was: by another version
 
 
 def test_otel_and_trace_dir_are_written_and_checked_before_anything_runs(tmp_path: Path) -> None:
