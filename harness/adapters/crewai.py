@@ -32,6 +32,7 @@ would send every run to CrewAI's hosts.
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -97,6 +98,8 @@ BASE_URL = "https://model.unsolvable.test/v1"
 """The fake model's host (`unsolvable.wire.MODEL_HOSTS`). Not api.openai.com: CrewAI counts input
 tokens through OpenAI's own ``/responses/input_tokens`` there, which no compatible server (and no
 fake) has; elsewhere it estimates them, as it does for every OpenAI-compatible server."""
+ESTIMATE_WARNING = "Using an approximate input token count for model"
+"""How CrewAI begins the warning it logs on each call whose input tokens it estimates."""
 FORCE_FINAL_ANSWER = I18N_DEFAULT.errors("force_final_answer")
 """The user turn CrewAI appends at ``max_iter`` before its tool-less last call."""
 
@@ -126,6 +129,19 @@ class WireLLM(OpenAICompletion):
     @property
     def forced_final_answers(self) -> int:
         return self._forced
+
+
+class _FakeModelEstimates(logging.Filter):
+    """Drops CrewAI's warning that it estimates the fake model's input tokens, logged on every
+    call: it estimates them on any compatible server (`BASE_URL`), and a warning per step would
+    fill a failed run's ``output``, which should hold the agent's own."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        about_the_fake = isinstance(record.args, tuple) and FAKE_MODEL in record.args
+        return not (about_the_fake and str(record.msg).startswith(ESTIMATE_WARNING))
+
+
+logging.getLogger("crewai.llms.base_llm").addFilter(_FakeModelEstimates())
 
 
 def _forcing(messages: object) -> bool:

@@ -5,6 +5,7 @@ repeated-call guard is the one stop it makes for lack of progress."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import pytest
@@ -38,6 +39,17 @@ def test_at_max_iter_the_forced_final_answer_is_a_claim_and_checked() -> None:
     assert record.observed.final_answer_calls == 1
     assert "forced at max_iter=25" in reported(record).reason
     assert record.verdict.broke(Rule.FALSE_COMPLETION)
+
+
+def test_no_warning_about_the_fake_models_token_count_is_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """CrewAI estimates the fake model's input tokens on every call and would say so each time,
+    in a failed run's output where the agent's own belongs."""
+    with caplog.at_level(logging.WARNING):
+        unsolvable.run(CrewAIAdapter(max_iter=3), scenarios.get("constant-return/repeat"))
+    said = [record.getMessage() for record in caplog.records]
+    assert [text for text in said if "approximate input token count" in text] == []
 
 
 def test_max_iter_from_the_budget_fits_the_forced_answer_in() -> None:
