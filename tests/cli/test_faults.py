@@ -15,7 +15,7 @@ import pytest
 
 from tests._records_tap import REAP_SECONDS, RecordTap, session
 from tests.cli.test_cli import ROOT, _unsolvable
-from tests.unit.harness.test_batch import UNSEEN
+from unsolvable._unseen import WORKER_COUNTED
 
 FAULTY = "tests.cli.faulty_agents"
 REPEAT = "constant-return/repeat"
@@ -172,7 +172,7 @@ def test_a_lost_run_reads_unknown_in_every_form_written(tmp_path: Path) -> None:
     assert result.returncode == 1, result.stderr
     (record,) = _records(forms["--json"])
     observed: dict[str, Any] = record["observed"]  # type: ignore[assignment]
-    assert {name: observed[name] for name in UNSEEN} == dict.fromkeys(UNSEEN)
+    assert {name: observed[name] for name in WORKER_COUNTED} == dict.fromkeys(WORKER_COUNTED)
     assert "crashed: the worker process exited with status 3" in result.stdout
     assert all(path.exists() for path in forms.values())
 

@@ -12,7 +12,7 @@ import pytest
 
 from tests.plugin._helpers import Run, outcomes, summary_section
 from tests.plugin.test_faults import FAULTS
-from tests.unit.harness.test_batch import UNSEEN
+from unsolvable._unseen import WORKER_COUNTED
 from unsolvable.plugin._options import (
     AGENT_OPTION,
     BASELINE_OPTION,
@@ -41,10 +41,10 @@ def test_a_lost_run_is_recorded_reported_and_snapshotted_with_its_unknowns(
     result = run(*lost, f"--junitxml={junit}", "--snapshot-update")
     assert outcomes(result) == {"failed": 1}
     (record,) = json.loads(out.read_text())["records"]
-    unknown = dict.fromkeys(UNSEEN)
-    assert {name: record["observed"][name] for name in UNSEEN} == unknown
+    unknown = dict.fromkeys(WORKER_COUNTED)
+    assert {name: record["observed"][name] for name in WORKER_COUNTED} == unknown
     snapshot = json.loads((pytester.path / SNAPSHOT).read_text())
-    assert {name: snapshot["observed"][name] for name in UNSEEN} == unknown
+    assert {name: snapshot["observed"][name] for name in WORKER_COUNTED} == unknown
     properties = _properties(junit)
     assert (properties["unsolvable.outcome"], properties["unsolvable.stopped_step"]) == (
         "crashed",
