@@ -13,8 +13,8 @@ import pytest
 
 from tests.cli.test_cli import _unsolvable
 from tests.reports.test_cli_reports import left_by_a_kill
-from tests.unit.harness.test_batch import UNSEEN
 from unsolvable._record import Observed
+from unsolvable._unseen import WORKER_COUNTED
 
 EXITS = "tests.cli.faulty_agents:exits"
 SCENARIOS = (
@@ -44,7 +44,7 @@ def _lost(data: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _unseen(record: dict[str, Any]) -> dict[str, Any]:
-    return {name: record["observed"][name] for name in UNSEEN}
+    return {name: record["observed"][name] for name in WORKER_COUNTED}
 
 
 def test_a_report_of_a_file_or_a_stream_keeps_a_lost_runs_nulls(
@@ -56,7 +56,7 @@ def test_a_report_of_a_file_or_a_stream_keeps_a_lost_runs_nulls(
         result = _unsolvable("report", str(source), "--json", str(out), "--html", f"{out}.html")
         assert result.returncode == status, result.stderr
         lost = _lost(json.loads(out.read_text()))
-        assert [_unseen(r) for r in lost] == [dict.fromkeys(UNSEEN)] * 2
+        assert [_unseen(r) for r in lost] == [dict.fromkeys(WORKER_COUNTED)] * 2
 
 
 def test_shards_holding_lost_runs_merge_into_the_bytes_of_one_run(
@@ -155,7 +155,7 @@ def _as_version_5(record: dict[str, Any], seed: int, **observed: Any) -> dict[st
         if f.default_factory is dataclasses.MISSING
         else f.default_factory()
         for f in dataclasses.fields(Observed)
-        if f.name in UNSEEN
+        if f.name in WORKER_COUNTED
     }
     old = json.loads(json.dumps(record))
     old["observed"].update(json.loads(json.dumps({**defaults, **observed})))
@@ -198,7 +198,7 @@ def test_a_version_5_lost_run_reads_as_a_lost_run_beside_version_6_records(
     assert "unsolvable: 8 runs, 2 passed, 6 failed" in result.stdout
     report = json.loads(out.read_text())
     read = _lost(report)
-    assert [(r["schema_version"], _unseen(r) == dict.fromkeys(UNSEEN)) for r in read] == [
+    assert [(r["schema_version"], _unseen(r) == dict.fromkeys(WORKER_COUNTED)) for r in read] == [
         (6, True),
         (6, True),
         (5, True),
