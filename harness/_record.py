@@ -394,6 +394,15 @@ class Observed:
         end counts from the first."""
         return self.distinct_world_states is None
 
+    def tally_of(self, agent: str) -> AgentTally | None:
+        """``agent``'s share of the run (`agents`); ``None`` for an agent without one, and on a
+        lost run, whose shares the harness did not see."""
+        return (self.agents or {}).get(agent)
+
+    def worked_by(self, agent: str) -> list[Subtask]:
+        """The subtasks ``agent`` worked on, in the table's order; none on a lost run."""
+        return [subtask for subtask in self.subtasks or () if agent in subtask.workers]
+
     @property
     def charged_tokens(self) -> int:
         """The tokens charged to the task's token budget: all of them, less the agent's prompt

@@ -86,8 +86,8 @@ def _subagent(
     record: TerminationRecord, session: str, agent: str, steps: list[TraceStep]
 ) -> dict[str, Any]:
     """One sub-agent's own trajectory: its steps, what it spent, the subtasks it worked on."""
-    tally = (record.observed.agents or {}).get(agent)
-    worked = [s for s in record.observed.subtasks or () if agent in s.workers]
+    tally = record.observed.tally_of(agent)
+    worked = record.observed.worked_by(agent)
     data: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "session_id": f"{session}|{agent}",

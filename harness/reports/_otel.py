@@ -116,8 +116,8 @@ def _agent_spans(
     for agent in sorted(first, key=first.__getitem__):
         if agent == root:
             continue
-        tally = (record.observed.agents or {}).get(agent)
-        worked = [s for s in record.observed.subtasks or () if agent in s.workers]
+        tally = record.observed.tally_of(agent)
+        worked = record.observed.worked_by(agent)
         attributes: dict[str, Any] = {
             "gen_ai.operation.name": "invoke_agent",
             "gen_ai.agent.name": agent,
