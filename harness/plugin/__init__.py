@@ -285,7 +285,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     ledger, settings = config.stash.get(LEDGER, None), config.stash[SETTINGS]
     if ledger is None or hasattr(config, "workerinput"):
         return
-    lines = ledger.terminal_summary(json_path=settings.json_path, has_agents=bool(settings.agents))
+    lines = ledger.terminal_summary(has_agents=bool(settings.agents))
     if lines:
         terminalreporter.write_sep("=", "unsolvable")
     for line in lines:

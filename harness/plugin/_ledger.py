@@ -51,9 +51,6 @@ class RunLedger:
         """Workers that went down without sending their records."""
         self.notes: list[str] = []
         """What `report` did: files written, the gate's verdict, a baseline left alone."""
-        self.json_written = False
-        """Whether `report` wrote ``--unsolvable-json`` at its path, not beside a larger file
-        nor, failing, nowhere: the summary says it wrote the records there only then."""
 
     def note_snapshot(self, kind: str) -> None:
         """A test failed on its snapshot alone: ``missing`` or ``changed``."""
@@ -121,7 +118,7 @@ class RunLedger:
         order = tuple(map(_order(), self.sorted_records()))
         return ShardTag(shard=options.shard.shard, complete=complete, order=order, plan=plan)
 
-    def summary(self, *, json_path: str | None = None) -> list[str]:
+    def summary(self) -> list[str]:
         """A table per agent with its totals, then the totals of all agents and any warning."""
         records = self.sorted_records()
         agents = sorted({record.agent for record in records})
@@ -131,10 +128,7 @@ class RunLedger:
             lines += ["", f"agent {printable(agent)}", format_table(mine), summary_line(mine)]
         if len(agents) > 1:
             lines += ["", summary_line(records).replace("unsolvable:", "unsolvable: all agents:")]
-        lines = lines[1:]  # the blank line before the first table
-        if json_path is not None:
-            lines.append(f"unsolvable: wrote {len(records)} records to {json_path}")
-        return lines + self.warnings()
+        return lines[1:] + self.warnings()  # the blank line before the first table
 
     def warnings(self) -> list[str]:
         if not self.silent_workers:
@@ -145,14 +139,14 @@ class RunLedger:
             "incomplete"
         ]
 
-    def terminal_summary(self, *, json_path: str | None, has_agents: bool) -> list[str]:
+    def terminal_summary(self, *, has_agents: bool) -> list[str]:
         """What the plugin prints once at the end: `summary`, the metrics table per family,
         then `notes`; nothing for a session that ran no agent and has nothing to say."""
         records = self.sorted_records()
         if not (records or has_agents or self.notes):
             return []
         return [
-            *self.summary(json_path=json_path if self.json_written else None),
+            *self.summary(),
             *metrics_lines(records),
             *self.notes,
             *self._snapshot_only(),
@@ -216,7 +210,6 @@ class RunLedger:
             self.notes.append(f"unsolvable: error: {error}{kept if self.stream.written else ''}")
             return False
         self.stream.close(keep=False)
-        self.json_written = published.json is not None and published.json == options.json
         self.notes.extend(published.notes)
         return published.passed
 

@@ -83,8 +83,6 @@ class Published:
     """``None`` unless a baseline was read."""
     notes: tuple[str, ...]
     """One line per file written, then the gate's lines."""
-    json: Path | None = None
-    """Where the JSON report went: its path, a ``.partial`` file beside a larger one, or none."""
 
     @property
     def passed(self) -> bool:
@@ -217,7 +215,7 @@ def publish(
     else:
         result, gate_lines = _gate(metrics, options, baseline)
     partial = interrupted or not whole or not records
-    notes, json_written = [], None
+    notes = []
     if options.json:
         text = report_json(
             records,
@@ -226,9 +224,12 @@ def publish(
             interrupted=interrupted,
             shard=options.shard,
         )
-        written = json_written = write_file(options.json, text, partial=partial)
-        if written != options.json:
-            notes.append(f"unsolvable: kept the larger {options.json}; wrote {written}")
+        written = write_file(options.json, text, partial=partial)
+        notes.append(
+            f"unsolvable: wrote {len(records)} records to {written}"
+            if written == options.json
+            else f"unsolvable: kept the larger {options.json}; wrote {written}"
+        )
     if options.markdown:
         text = to_markdown(records, metrics, result, interrupted=interrupted)
         written = write_file(options.markdown, text, partial=partial)
@@ -238,4 +239,4 @@ def publish(
         written = write_file(options.html, text, partial=partial)
         notes.append(f"unsolvable: wrote HTML report to {written}")
     notes.extend(_exports(records, options, partial=partial))
-    return Published(metrics=metrics, gate=result, notes=(*notes, *gate_lines), json=json_written)
+    return Published(metrics=metrics, gate=result, notes=(*notes, *gate_lines))

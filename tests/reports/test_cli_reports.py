@@ -47,7 +47,12 @@ def test_reports_are_written_and_the_metrics_table_is_printed(tmp_path: Path) ->
     assert result.returncode == 1, result.stderr  # naive fails by design
     lines = result.stdout.splitlines()
     assert "missing-permission  contract  5     5/5     1/1/1" in result.stdout
-    assert lines[-3].startswith(f"unsolvable: {RUNS} runs, ") and lines[-1].endswith("report.html")
+    assert lines[-4].startswith(f"unsolvable: {RUNS} runs, ")
+    assert lines[-3:] == [
+        f"unsolvable: wrote {RUNS} records to {out['json']}",
+        f"unsolvable: wrote Markdown report to {out['md']}",
+        f"unsolvable: wrote HTML report to {out['html']}",
+    ]
     data = json.loads(out["json"].read_text())
     assert len(data["records"]) == RUNS and data["metrics"]["runs"] == RUNS
     assert out["md"].read_text().startswith(f"## unsolvable: {RUNS} runs")
