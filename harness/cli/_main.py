@@ -28,8 +28,9 @@ from unsolvable._batch import (
     run_jobs,
 )
 from unsolvable._errors import OutputError, ShardError, UnsolvableError
+from unsolvable._numbers import dollars, plain
 from unsolvable._record import TerminationRecord
-from unsolvable._scenario import SEEDS, Ceilings, Pricing, Scenario, is_seed
+from unsolvable._scenario import SEEDS, Budget, Ceilings, Pricing, Scenario, is_seed
 from unsolvable._shard import Shard, ShardTag
 from unsolvable._text import printable
 from unsolvable.adapters.process import EXEC_PREFIX
@@ -422,7 +423,7 @@ def _describe(scenario: Scenario, twins: Sequence[str] = ()) -> str:
         f"  family:     {scenario.family}",
         f"  task:       {scenario.task}",
         f"  expected:   {'|'.join(sorted(scenario.expected))} within N={scenario.step_bound} steps",
-        f"  budget:     {scenario.budget.to_dict()}",
+        f"  budget:     {_budget_text(scenario.budget)}",
         f"  stagnation: {scenario.stagnation}",
         f"  seeds:      {', '.join(map(str, scenario.seeds))}",
     ]
@@ -438,8 +439,8 @@ def _describe(scenario: Scenario, twins: Sequence[str] = ()) -> str:
     if scenario.pricing != Pricing():
         prices = scenario.pricing
         lines.append(
-            f"  prices:     ${prices.usd_per_million_input:g} in, "
-            f"${prices.usd_per_million_output:g} out, per million tokens"
+            f"  prices:     {dollars(prices.usd_per_million_input)} in, "
+            f"{dollars(prices.usd_per_million_output)} out, per million tokens"
         )
     if scenario.twin_of is not None:
         lines.append(f"  twin of:    {scenario.twin_of}")
@@ -451,6 +452,21 @@ def _describe(scenario: Scenario, twins: Sequence[str] = ()) -> str:
     lines.append("")
     lines.append(scenario.explanation)
     return "\n".join(map(printable, lines))  # a scenario file's text is shown, never obeyed
+
+
+def _budget_text(budget: Budget) -> str:
+    """The budgets a scenario sets, and only those, in the figures every report writes."""
+    limits = [
+        (budget.max_steps, "steps"),
+        (budget.max_tokens, "tokens"),
+        (budget.max_calls, "external calls"),
+        (budget.max_wall_seconds, "s in all"),
+        (budget.max_idle_seconds, "s idle"),
+    ]
+    parts = [f"{plain(value)} {unit}" for value, unit in limits if value is not None]
+    if budget.max_cost_usd is not None:
+        parts.append(dollars(budget.max_cost_usd))
+    return ", ".join(parts)
 
 
 def _show(name: str, library: Any) -> int:

@@ -157,7 +157,15 @@ def test_show_names_a_context_window_and_prices_of_their_own() -> None:
     assert "  context window: 1500 tokens" in overflow.splitlines()
     dollars = _unsolvable("show", "dollar-budget/long-transcript").stdout
     assert "  prices:     $15 in, $75 out, per million tokens" in dollars.splitlines()
-    assert "'max_cost_usd': 0.4" in dollars and "prices" not in overflow
+    assert "prices" not in overflow
+    assert "  budget:     40 steps, $0.4" in dollars.splitlines()
+
+
+def test_show_names_the_budgets_a_scenario_sets_and_only_those() -> None:
+    shown = _unsolvable("show", "fan-out/plain").stdout.splitlines()
+    assert "  budget:     21 steps, 42000 tokens, 5 s in all" in shown
+    idle = _unsolvable("show", "busy-idle/alternating-searches").stdout.splitlines()
+    assert "  budget:     40 steps, 80000 tokens, 630 s idle" in idle
 
 
 def test_show_names_each_roles_own_budget_and_that_it_can_end_the_run() -> None:
