@@ -82,15 +82,25 @@ def _filed(number: int) -> Failing:
     )
 
 
-def _fan_out(workers: int, seed: int, **fields: object) -> tuple[FanOut, list[Tool]]:
-    """The supervisor's script (after the seed's background reading) and the reading tool."""
+def _lookup(number: int) -> Call:
+    return Call(name=LOOKUP.name, arguments={"supplier": f"S-{number}"}, text="Looking up the file")
+
+
+def _fan_out(
+    workers: int, seed: int, per_subtask: Mapping[str, Script] | None = None, **fields: object
+) -> tuple[FanOut, list[Tool]]:
+    """The supervisor's script (after the seed's background reading) and the reading tool. Each
+    worker follows ``per_subtask``'s script for its subtask; by default it is stuck, looking up
+    the supplier its subtask names, as a model would: workers that all made one identical call
+    would let an agent tell the stuck run from its twin by comparing workers."""
     lead, reading = background(seed)
-    lookup = Call(name=LOOKUP.name, arguments={"supplier": "S-1"}, text="Looking up the file")
+    numbers = range(1, workers + 1)
     script = FanOut(
         delegate=Call(name=DELEGATE.name, text="Splitting the audit across workers"),
         field="subtask",
-        subtasks=[_subtask(n) for n in range(1, workers + 1)],
-        worker=Repeat(call=lookup),
+        subtasks=[_subtask(n) for n in numbers],
+        worker=Repeat(call=_lookup(1)),
+        per_subtask=per_subtask or {_subtask(n): Repeat(call=_lookup(n)) for n in numbers},
         before=lead,
         **fields,  # type: ignore[arg-type]
     )
@@ -138,7 +148,7 @@ def _worker(number: int) -> Script:
     """A twin's worker: finds its supplier's file, files the audit, says it is done."""
     supplier = f"S-{number}"
     calls = [
-        Call(name=LOOKUP.name, arguments={"supplier": supplier}, text="Looking up the file"),
+        _lookup(number),
         Call(
             name=FILE.name,
             arguments={"number": number, "text": f"{supplier}: compliant"},

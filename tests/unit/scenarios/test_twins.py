@@ -215,6 +215,31 @@ def test_a_twins_workers_meet_its_siblings_until_the_evidence_differs(
     assert moved == (twin.name in MOVES_OTHERWISE), first_difference(mine, theirs, steps + 1)
 
 
+def _first_moves(record: unsolvable.TerminationRecord) -> dict[str, tuple[str, str]]:
+    """The first call a worker made on each subtask of the record's table."""
+    moves = {}
+    for subtask in record.observed.subtasks or ():
+        steps = (s for s in record.observed.trajectory if s.agent in subtask.workers and s.calls)
+        if (first := next(steps, None)) is not None:
+            moves[subtask.name] = (first.calls[0].name, first.calls[0].arguments)
+    return moves
+
+
+@pytest.mark.parametrize(
+    ("twin", "seed"), DELEGATES, ids=[f"{t.name}-seed{s}" for t, s in DELEGATES]
+)
+def test_each_subtask_is_begun_as_its_sibling_begins_it(twin: Scenario, seed: int) -> None:
+    """The model's first move on each subtask is the same in a twin and its sibling, for every
+    worker, not only the first to run: workers of the stuck run that all made one call, where
+    the twin's each made their own, would tell the two apart by comparing workers before any
+    answer differed."""
+    sibling = scenarios.get(twin.twin_of or "")
+    mine, theirs = (_first_moves(unsolvable.run(contract, s, seed=seed)) for s in (twin, sibling))
+    shared = mine.keys() & theirs.keys()
+    assert shared
+    assert {name: mine[name] for name in shared} == {name: theirs[name] for name in shared}
+
+
 class _OneWorkerName:
     """A session whose workers all call under one agent name, as a runtime that runs one worker
     agent for every subtask (agents-as-tools) calls: each subtask a fresh conversation."""
