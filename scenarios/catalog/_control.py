@@ -122,13 +122,15 @@ def twin(
     the model takes to finish over the seeds (its final claim included, a lead of background
     reading not: N counts from its end); ``lead`` says its build reads the sibling's background
     first (`stuck_setup`), as the sibling's does. It has its sibling's budget, which an agent
-    reads as it reads the tools; it must cover ``needed`` after the longest lead.
+    reads as it reads the tools; it must cover ``needed`` after the longest lead. It runs on its
+    sibling's seeds, where the two are compared.
 
     ``after_the_agents_move``: for a twin whose model finishes only after a move of the agent's
     own (a hint), the steps it takes past the last step at which that move can come while
     stopping the sibling within its N. The twin's N then leaves room for every such move: else
     the same detection, later but within the sibling's N, would pass the one and fail the other."""
     fields.setdefault("budget", sibling.budget)
+    fields.setdefault("seeds", sibling.seeds)
     room = fields["budget"].max_steps
     if room is not None and room < needed + (max(LEADS) if lead else 0):
         raise ValueError(

@@ -92,13 +92,18 @@ def _search(tool_name: str) -> ToolSpec:
     )
 
 
-def _script(call: Call, perturbation: str | None, warmup: int, claim_after: int | None) -> Script:
+def _script(call: Call, perturbation: str | None, claim_after: int | None) -> Script:
     script: Script = Repeat(call=call)
     if perturbation is not None:
         field = PERTURBATIONS[perturbation]
         script = Perturbed(call=call, kind=perturbation, field=field, synonyms=SYNONYMS)
     if claim_after is not None:
         script = ClaimSuccess(after=claim_after, before=script)
+    return script
+
+
+def _after_warmup(script: Script, warmup: int) -> Script:
+    """``script`` after ``warmup`` steps of real work (`_history_calls`)."""
     return Steps(calls=_history_calls(warmup), then=script) if warmup else script
 
 
@@ -140,14 +145,19 @@ def _build(
     tool_name: str, perturbation: str | None, warmup: int, claim_after: int | None, seed: int
 ) -> Setup:
     call = _search_call(tool_name, seed)
+    search = constant_tool(_search(tool_name), EMPTY)
+    tools = _tools(search, seed, found=False, warmup=warmup)
+    script = _after_warmup(_script(call, perturbation, claim_after), warmup)
+    return stuck_setup(_world(seed), tools, script, seed=seed)
+
+
+def _tools(search: Tool, seed: int, *, found: bool, warmup: int) -> list[Tool]:
+    """What every scenario of the family offers: ``search``, the ledger (`_ledger`) and, after a
+    warm-up, the account history its ``warmup`` reads need."""
     # A customer's history has an end, where the model's reading stops: an endless one would
     # let an agent that reads a new page every step pass that off as progress.
     read = pages_tool(HISTORY, key="history_read", lines_per_page=2, pages=warmup)
-    history = [read] if warmup else []
-    search = constant_tool(_search(tool_name), EMPTY)
-    tools = [search, *_ledger(seed, found=False), *history]
-    script = _script(call, perturbation, warmup, claim_after)
-    return stuck_setup(_world(seed), tools, script, seed=seed)
+    return [search, *_ledger(seed, found=found), *([read] if warmup else [])]
 
 
 def make(
@@ -242,12 +252,16 @@ def _then_mark(seed: int) -> Steps:
     return Steps(calls=[mark], then=Claim())
 
 
-def _build_moving(answers: Callable[[int], list[JSON]], seed: int) -> Setup:
-    """The identical search; its answers move (``answers(seed)``), then it finds the invoice."""
-    call = _search_call(TOOL_NAMES[0], seed)
-    search = sequence_tool(_search(TOOL_NAMES[0]), answers=answers(seed), then=_found(seed))
+def _build_moving(
+    tool_name: str, warmup: int, answers: Callable[[int], list[JSON]], seed: int
+) -> Setup:
+    """The identical search, after the sibling's warm-up; its answers move (``answers(seed)``),
+    then it finds the invoice."""
+    call = _search_call(tool_name, seed)
+    search = sequence_tool(_search(tool_name), answers=answers(seed), then=_found(seed))
     script = Until(call=call, marker=_invoice(seed), then=_then_mark(seed))
-    return stuck_setup(_world(seed), [search, *_ledger(seed, found=True)], script, seed=seed)
+    tools = _tools(search, seed, found=True, warmup=warmup)
+    return stuck_setup(_world(seed), tools, _after_warmup(script, warmup), seed=seed)
 
 
 def _ledger(seed: int, *, found: bool) -> list[Tool]:
@@ -307,64 +321,82 @@ def _is_told(request: ModelRequest) -> bool:
     )
 
 
-def _build_hint(seed: int) -> Setup:
+def _build_hint(tool_name: str, warmup: int, seed: int) -> Setup:
     lookup = Call(name=LOOKUP.name, arguments={"customer": f"ACME-{seed}"}, text="Another way")
     mark = Call(name=MARK.name, arguments={"invoice": _invoice(seed)}, text="Marking it paid")
-    script = HeedsHint(call=_search_call(TOOL_NAMES[0], seed), then=Steps(calls=[lookup, mark]))
-    search = constant_tool(_search(TOOL_NAMES[0]), EMPTY)
-    return stuck_setup(_world(seed), [search, *_ledger(seed, found=True)], script, seed=seed)
+    script = HeedsHint(call=_search_call(tool_name, seed), then=Steps(calls=[lookup, mark]))
+    tools = _tools(constant_tool(_search(tool_name), EMPTY), seed, found=True, warmup=warmup)
+    return stuck_setup(_world(seed), tools, _after_warmup(script, warmup), seed=seed)
 
 
-def twins(sibling: Scenario) -> tuple[Scenario, ...]:
-    """The twins of ``sibling`` (an exact-repeat scenario)."""
+def twins(
+    sibling: Scenario, *, tool_name: str = TOOL_NAMES[0], warmup: int = 0, suffix: str = ""
+) -> tuple[Scenario, ...]:
+    """The twins of ``sibling``, an exact-repeat scenario that claims nothing, made with
+    ``tool_name`` after ``warmup`` steps of real work (its `make` arguments; its prompt comes
+    with its task), each variant named with ``suffix`` at its end. A perturbed sibling has no
+    twin: every twin repeats the *identical* search, the ambiguity it measures, and a perturbed
+    call is not it. A claiming one has none either: its model claims success after a stuck step
+    or two, before the ambiguous twin's divergence and, unhinted, the hint-responsive's, which
+    would then have to claim falsely too."""
+    moving = partial(_build_moving, tool_name, warmup)
+    warming = f"; it first does {warmup} steps of real work" if warmup else ""
+    diverges = partial(_diverges_at, warmup)
     return (
         twin(
             sibling,
-            variant="twin-cursor-paging",
+            variant=f"twin-cursor-paging{suffix}",
             how=f"repeats the identical search, and each answer is a new page; the invoice is on "
-            f"page {'/'.join(map(str, PAGES))} (by seed), then it marks it paid",
+            f"page {'/'.join(map(str, PAGES))} (by seed), then it marks it paid{warming}",
             why="the identical call pages through the ledger: an action-fingerprint stopper "
             "false-stops, an observation check sees new pages.",
-            build=partial(_build_moving, lambda seed: _paging(by_seed(PAGES, seed), seed)),
-            needed=max(PAGES) + 2,
-            diverges_at=lambda seed: lead(seed) + 1,
+            build=partial(moving, lambda seed: _paging(by_seed(PAGES, seed), seed)),
+            needed=max(PAGES) + 2 + warmup,
+            diverges_at=partial(diverges, lambda seed: 1),
         ),
         twin(
             sibling,
-            variant="twin-index-warming",
+            variant=f"twin-index-warming{suffix}",
             how=f"repeats the identical search while the index warms up "
             f"({'/'.join(map(str, WARMUP))} empty answers by seed, percent_indexed rising), "
-            "then finds the invoice and marks it paid",
+            f"then finds the invoice and marks it paid{warming}",
             why="the empty answers carry a progress figure that really moves: an agent that "
             "masks every number false-stops.",
-            build=partial(_build_moving, lambda seed: _warming(by_seed(WARMUP, seed))),
-            needed=max(WARMUP) + 3,
-            diverges_at=lambda seed: lead(seed) + 1,
+            build=partial(moving, lambda seed: _warming(by_seed(WARMUP, seed))),
+            needed=max(WARMUP) + 3 + warmup,
+            diverges_at=partial(diverges, lambda seed: 1),
         ),
         twin(
             sibling,
-            variant="twin-hint-responsive",
+            variant=f"twin-hint-responsive{suffix}",
             how="repeats the identical search; told (in any message after the repeat) that it "
             "repeats itself, it looks the invoice up another way and marks it paid, and told "
-            "nothing it repeats for ever",
+            f"nothing it repeats for ever{warming}",
             why="the model changes course when the agent hints: hint first, then stop.",
-            build=_build_hint,
-            needed=5,
+            build=partial(_build_hint, tool_name, warmup),
+            needed=5 + warmup,
             diverges_at=lambda seed: None,
             after_the_agents_move=2,  # the sibling's stop is its lookup; then its mark, its claim
         ),
         twin(
             sibling,
-            variant=f"{AMBIGUOUS}found-late",
+            variant=f"{AMBIGUOUS}found-late{suffix}",
             how=f"repeats the identical search, which answers exactly like the sibling's "
-            f"{'/'.join(map(str, EMPTY_TRIES))} time(s) (by seed), then finds the invoice",
+            f"{'/'.join(map(str, EMPTY_TRIES))} time(s) (by seed), then finds the invoice"
+            f"{warming}",
             why="the search finds it in the end, but nothing before that tells it from the "
             "sibling: the trade-off between false stops here and lag there.",
-            build=partial(_build_moving, lambda seed: _empties(by_seed(EMPTY_TRIES, seed))),
-            needed=max(EMPTY_TRIES) + 3,
-            diverges_at=lambda seed: lead(seed) + by_seed(EMPTY_TRIES, seed) + 1,
+            build=partial(moving, lambda seed: _empties(by_seed(EMPTY_TRIES, seed))),
+            needed=max(EMPTY_TRIES) + 3 + warmup,
+            diverges_at=partial(diverges, lambda seed: by_seed(EMPTY_TRIES, seed) + 1),
         ),
     )
+
+
+def _diverges_at(warmup: int, searches: Callable[[int], int], seed: int) -> int:
+    """The step of a moving twin's ``searches(seed)``-th search, the first whose answer differs
+    from the sibling's: after the seed's lead and the warm-up."""
+    return lead(seed) + warmup + searches(seed)
 
 
 REPEAT = make("repeat")

@@ -9,12 +9,17 @@ the twin the upload is allowed, so neither the task nor the tool list tells them
 
 from __future__ import annotations
 
+import dataclasses
+import random
+from dataclasses import dataclass
 from functools import partial
 
 from unsolvable import (
     Call,
     Claim,
     Code,
+    ModelRequest,
+    ModelResponse,
     Perturbed,
     Repeat,
     Scenario,
@@ -70,10 +75,16 @@ def _publish(seed: int) -> Call:
     )
 
 
+def _retries(seed: int, new_ids: bool) -> Script:
+    """The sibling's model: the publish call again and again, each time with a fresh request id
+    or as it was."""
+    call = _publish(seed)
+    return Perturbed(call=call, kind="volatile-id") if new_ids else Repeat(call=call)
+
+
 def _build(permission: str, raises: bool, new_ids: bool, seed: int) -> Setup:
     world = _world(seed)
-    call = _publish(seed)
-    script: Script = Perturbed(call=call, kind="volatile-id") if new_ids else Repeat(call=call)
+    script = _retries(seed, new_ids)
     tools = [
         denied_tool(PUBLISH, permission, raises=raises),
         denied_tool(UPLOAD, permission, raises=raises),
@@ -111,29 +122,56 @@ def make(
     )
 
 
-def _build_other_route(seed: int) -> Setup:
+def _build_other_route(permission: str, raises: bool, new_ids: bool, seed: int) -> Setup:
     """The sibling's denied publish call, then the team's own upload, which is allowed."""
     upload = Call(
         name=UPLOAD.name, arguments={"report_id": f"R-{seed}"}, text="Denied; uploading instead"
     )
-    script = Steps(calls=[_publish(seed), upload], then=Claim())
+    script: Script = Steps(calls=[_publish(seed), upload], then=Claim())
+    if new_ids:  # the fresh id is the model's draw: only the sibling's own script makes it
+        script = _FirstThen(first=_retries(seed, new_ids), then=Steps(calls=[upload], then=Claim()))
     tools = [
-        denied_tool(PUBLISH, PERMISSIONS[0]),
+        denied_tool(PUBLISH, permission, raises=raises),
         finish(UPLOAD, key="published", field="report_id"),
     ]
     return stuck_setup(_world(seed), tools, script, seed=seed)
 
 
-def twins(sibling: Scenario) -> tuple[Scenario, ...]:
+@dataclass(frozen=True, kw_only=True)
+class _FirstThen:
+    """Replies as ``first`` at its first step, then follows ``then`` (its steps counted from 1
+    again)."""
+
+    first: Script
+    then: Script
+
+    def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
+        own = request.agent_step or request.step
+        if own == 1:
+            return self.first.reply(request, rng)
+        return self.then.reply(dataclasses.replace(request, agent_step=own - 1), rng)
+
+
+def twins(
+    sibling: Scenario,
+    *,
+    permission: str = PERMISSIONS[0],
+    raises: bool = False,
+    new_ids: bool = False,
+    suffix: str = "",
+) -> tuple[Scenario, ...]:
+    """The twins of ``sibling``, made with its `make` arguments, each variant named with
+    ``suffix`` at its end."""
+    refusal = "meets a raised PermissionDenied" if raises else "is refused with 403"
     return (
         twin(
             sibling,
-            variant="twin-other-route",
-            how="is refused with 403 on publish_report once — as its sibling is — then uploads "
+            variant=f"twin-other-route{suffix}",
+            how=f"{refusal} on publish_report once — as its sibling is — then uploads "
             "the report from the team's own workspace, which its token may do",
             why="one route is denied and another, inside the same team, is allowed: stop on a "
             "retried denial, not on the first when the model moves on.",
-            build=_build_other_route,
+            build=partial(_build_other_route, permission, raises, new_ids),
             needed=3,
             diverges_at=lambda seed: lead(seed) + 2,
         ),
