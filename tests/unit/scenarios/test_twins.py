@@ -13,9 +13,9 @@ import pytest
 import unsolvable
 from tests import _wrong_agents as wrong
 from tests._explorer import explore, first_difference
+from tests._twins import shown, unlike_its_sibling
 from unsolvable import (
     DELEGATE_TOOL,
-    Ceilings,
     Rule,
     Scenario,
     Session,
@@ -37,38 +37,13 @@ PAIRS = [
 ]
 
 
-def _horizon(twin: Scenario, sibling: Scenario, seed: int) -> tuple[int, int | None]:
-    """The steps to explore, and the declared divergence step (``None``: none without a hint)."""
-    assert twin.diverges_at is not None
-    diverges = twin.diverges_at(seed)
-    return (sibling.step_bound if diverges is None else diverges), diverges
-
-
 @pytest.mark.parametrize(
     ("twin", "sibling", "seed"), PAIRS, ids=[f"{t.name}-seed{s}" for t, _, s in PAIRS]
 )
 def test_a_twin_is_its_sibling_until_the_step_it_declares(
     twin: Scenario, sibling: Scenario, seed: int
 ) -> None:
-    steps, diverges = _horizon(twin, sibling, seed)
-    mine, theirs = explore(twin, seed, steps), explore(sibling, seed, steps)
-    assert first_difference(mine, theirs, upto=diverges or steps + 1) is None
-    if diverges is not None:
-        assert mine.seen[diverges - 1] != theirs.seen[diverges - 1], "it diverges where it says"
-
-
-def _shown(scenario: Scenario, seed: int) -> dict[str, object]:
-    """What a session shows an agent before its first step."""
-    session = Session(scenario, scenario.build(seed), seed=seed, ceilings=Ceilings())
-    return {
-        "task": session.task,
-        "tools": session.openai_tools,
-        "specs": session.tools,
-        "budget": session.budget,
-        "pricing": session.pricing,
-        "context_window": session.context_window,
-        "role_steps": session.role_steps,
-    }
+    assert unlike_its_sibling(twin, sibling, seed) is None
 
 
 @pytest.mark.parametrize(
@@ -80,7 +55,7 @@ def test_a_twins_session_shows_what_its_siblings_shows_before_the_first_step(
     """An agent reads its session before it calls the model: a twin whose budget, say, differs
     from its sibling's is told apart there, without any stop logic; so was one whose tools, as
     `ToolSpec`s, named a permission the sibling's lacked."""
-    mine, theirs = _shown(twin, seed), _shown(sibling, seed)
+    mine, theirs = shown(twin, seed), shown(sibling, seed)
     assert {k: v for k, v in mine.items() if v != theirs[k]} == {}
 
 

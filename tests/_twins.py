@@ -1,0 +1,41 @@
+"""What a twin shares with its sibling until the step it declares, in words: the checks of the
+library's twins, and of the twins generated for users' own variants."""
+
+from __future__ import annotations
+
+from tests._explorer import explore, first_difference
+from unsolvable import Ceilings, Scenario, Session
+
+__all__ = ["shown", "unlike_its_sibling"]
+
+
+def unlike_its_sibling(twin: Scenario, sibling: Scenario, seed: int) -> str | None:
+    """Where ``twin`` tells itself apart from ``sibling`` on ``seed`` other than at the step it
+    declares, explored up to that step (or the sibling's N where it declares none, being the
+    sibling until the agent hints); ``None`` when nowhere."""
+    assert twin.diverges_at is not None
+    diverges = twin.diverges_at(seed)
+    steps = sibling.step_bound if diverges is None else diverges
+    mine, theirs = explore(twin, seed, steps), explore(sibling, seed, steps)
+    difference = first_difference(mine, theirs, upto=diverges or steps + 1)
+    if (
+        difference is None
+        and diverges is not None
+        and mine.seen[diverges - 1] == theirs.seen[diverges - 1]
+    ):
+        return f"step {diverges}: it does not diverge where it says"
+    return difference
+
+
+def shown(scenario: Scenario, seed: int) -> dict[str, object]:
+    """What a session shows an agent before its first step."""
+    session = Session(scenario, scenario.build(seed), seed=seed, ceilings=Ceilings())
+    return {
+        "task": session.task,
+        "tools": session.openai_tools,
+        "specs": session.tools,
+        "budget": session.budget,
+        "pricing": session.pricing,
+        "context_window": session.context_window,
+        "role_steps": session.role_steps,
+    }
