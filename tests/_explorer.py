@@ -49,6 +49,9 @@ class Seen:
     world: str
     """``check_completion`` after the step."""
     agent: str = "main"
+    raised: tuple[str, ...] = ()
+    """The name of what each call raised ('' where it answered): a raised refusal carries the
+    body an answered one does, but an agent catches the one and reads the other."""
 
 
 @dataclass
@@ -86,7 +89,8 @@ class Explorer:
             step = len(self.seen) + 1
             messages.append(assistant(reply))
             calls = tool_calls(reply)
-            answers = {call[0]: self._answer(session, agent, *call) for call in calls}
+            outcomes = {call[0]: self._answer(session, agent, *call) for call in calls}
+            answers = {call_id: answer for call_id, (answer, _) in outcomes.items()}
             said = reply.get("content") or ""
             self.seen.append(
                 Seen(
@@ -97,6 +101,7 @@ class Explorer:
                     answers=tuple(_aside(answer["content"]) for answer in answers.values()),
                     world=_aside(session.call_tool(CHECK_TOOL, {})),
                     agent=agent,
+                    raised=tuple(_name(error) for _, error in outcomes.values()),
                 )
             )
             messages += [self._worker(session, answers, *call) for call in calls]
@@ -106,11 +111,12 @@ class Explorer:
 
     def _answer(
         self, session: Session, agent: str, call_id: str, name: str, arguments: Any
-    ) -> JSON:
-        """The tool's answer, or none yet for a ``delegate`` call that a worker answers."""
+    ) -> tuple[JSON, Exception | None]:
+        """The tool's answer and what it raised, or none yet for a ``delegate`` call that a
+        worker answers."""
         if self.workers and name == DELEGATE_TOOL:
-            return {"role": "tool", "tool_call_id": call_id, "content": ""}
-        return dispatch(session, call_id, name, arguments, agent=agent)[0]
+            return {"role": "tool", "tool_call_id": call_id, "content": ""}, None
+        return dispatch(session, call_id, name, arguments, agent=agent)
 
     def _worker(
         self, session: Session, answers: dict[str, JSON], call_id: str, name: str, arguments: Any
@@ -122,6 +128,10 @@ class Explorer:
             return answer
         brief = [*opening(session)[:-1], {"role": "user", "content": str(arguments)}]
         return {**answer, "content": self._converse(session, brief, f"worker-{call_id}")}
+
+
+def _name(error: Exception | None) -> str:
+    return "" if error is None else type(error).__name__
 
 
 def explore(scenario: Scenario, seed: int, steps: int, *, workers: bool = False) -> Explorer:
@@ -149,7 +159,7 @@ def first_difference(twin: Explorer, sibling: Explorer, upto: int) -> str | None
 def _differing(mine: Seen, theirs: Seen) -> str:
     fields: dict[str, Any] = {
         name: (getattr(mine, name), getattr(theirs, name))
-        for name in ("said", "calls", "answers", "world")
+        for name in ("said", "calls", "answers", "raised", "world")
         if getattr(mine, name) != getattr(theirs, name)
     }
     return "; ".join(f"{name}: {a!r} vs {b!r}" for name, (a, b) in fields.items())

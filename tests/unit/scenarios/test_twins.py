@@ -26,6 +26,7 @@ from unsolvable import (
 from unsolvable.agents import ContractAgent, ContractThresholds, contract
 from unsolvable.fake_tools import ToolRouter, constant_tool
 from unsolvable.reports._metrics import lag
+from unsolvable.scenarios.catalog import missing_permission
 from unsolvable.scenarios.catalog._common import LEADS
 from unsolvable.scenarios.catalog._control import is_ambiguous, twin
 
@@ -112,6 +113,16 @@ def test_a_twin_that_offers_a_tool_its_sibling_does_not_is_told_apart() -> None:
     mine, theirs = explore(_leaking(twin), 0, 2), explore(sibling, 0, 2)
     difference = first_difference(mine, theirs, upto=2)
     assert difference is not None and difference.startswith("step 1: the tools offered")
+
+
+def test_a_twin_that_answers_where_its_sibling_raises_is_told_apart() -> None:
+    """A raised refusal carries the body of an answered one, so only what was raised tells a
+    twin built without its sibling's ``raises`` from the sibling: an agent catches the one and
+    reads the other."""
+    sibling = missing_permission.make("retry-raises", raises=True)
+    (answering,) = missing_permission.twins(sibling)
+    difference = unlike_its_sibling(answering, sibling, seed=0)
+    assert difference is not None and difference.startswith("step 1: raised")
 
 
 AMBIGUOUS = [s.name for s in scenarios.SCENARIOS if is_ambiguous(s)]
