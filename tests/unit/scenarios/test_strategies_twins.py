@@ -1,0 +1,121 @@
+"""Generated twins: each is its generated sibling until the step it declares, the contract
+finishes it and stops the sibling, and it catches the stop logic its library twin catches — so
+both directions of a stop are tested on the same generated variant."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+from hypothesis import given, reject
+
+import unsolvable
+from tests import _wrong_agents as wrong
+from tests._twins import shown, unlike_its_sibling
+from tests.unit.scenarios.test_not_vacuous import TAILORED, TWIN_CAUGHT
+from unsolvable import Code, Rule, Scenario, Stop, scenarios
+from unsolvable.agents import contract
+from unsolvable.scenarios.catalog._common import lead
+from unsolvable.scenarios.catalog._control import SLACK
+from unsolvable.scenarios.strategies import sibling_and_twin, twin_scenarios
+
+Pair = tuple[Scenario, Scenario]
+WRONG_STOPS = (Rule.FALSE_STOP, Rule.UNREPORTED_FINISH)
+"""A stop on a twin the world shows finished is "finished, reported otherwise", not a false
+stop: either is a stop where the twin was doable."""
+
+
+def _library_twin(twin: Scenario, sibling: Scenario) -> str:
+    """The name of the library twin of ``twin``'s kind: its variant less its sibling's."""
+    variant = twin.name.partition("/")[2].removesuffix(f"-{sibling.name.partition('/')[2]}")
+    return f"{twin.family}/{variant}"
+
+
+@given(sibling_and_twin())
+def test_a_generated_twin_is_its_sibling_until_the_step_it_declares(pair: Pair) -> None:
+    sibling, twin = pair
+    assert twin.twin_of == sibling.name and twin.seeds == sibling.seeds
+    (seed,) = twin.seeds
+    assert unlike_its_sibling(twin, sibling, seed) is None
+    mine, theirs = shown(twin, seed), shown(sibling, seed)
+    assert {k: v for k, v in mine.items() if v != theirs[k]} == {}
+
+
+@given(sibling_and_twin())
+def test_a_wrong_divergence_step_is_told_apart(pair: Pair) -> None:
+    """The check above can fail: a twin that declares its divergence a step late differs before
+    it, and one that declares it a step early does not differ there."""
+    sibling, twin = pair
+    (seed,) = twin.seeds
+    assert twin.diverges_at is not None
+    declared = twin.diverges_at(seed)
+    if declared is None:  # the hint-responsive twin: the sibling until the agent hints
+        reject()
+    late_and_early = (declared + 1, declared - 1) if declared > 1 else (declared + 1,)
+    for wrong_step in late_and_early:
+        broken = dataclasses.replace(twin, diverges_at=lambda seed, step=wrong_step: step)
+        assert unlike_its_sibling(broken, sibling, seed) is not None, wrong_step
+
+
+@given(sibling_and_twin())
+def test_the_contract_finishes_every_generated_twin_and_stops_its_sibling(pair: Pair) -> None:
+    sibling, twin = pair
+    stuck = unsolvable.run(contract, sibling, strict=True)
+    assert stuck.verdict.passed, stuck.verdict.summary
+    done = unsolvable.run(contract, twin, strict=True)
+    assert done.verdict.passed, done.verdict.summary
+    assert done.code is Code.COMPLETED and done.observed.world_complete
+
+
+EVERY_PICK = range(6)
+"""Seeds that make every pick `by_seed` makes, from choices of two or of three."""
+
+
+@given(sibling_and_twin())
+def test_a_generated_twins_bound_is_the_steps_its_model_needs_and_slack(pair: Pair) -> None:
+    """``needed`` is the most steps the twin's model takes to finish over the seeds, its lead
+    aside, a warm-up included; where it finishes on the agent's hint, N covers at least that."""
+    _, twin = pair
+    runs = [(seed, unsolvable.run(contract, twin, seed=seed)) for seed in EVERY_PICK]
+    assert all(record.code is Code.COMPLETED for _, record in runs)
+    needed = max(record.observed.steps - lead(seed) for seed, record in runs)
+    assert twin.diverges_at is not None
+    if twin.diverges_at(0) is None:  # the hint-responsive twin: N leaves room for every hint
+        assert twin.step_bound >= needed + SLACK
+    else:
+        assert twin.step_bound == needed + SLACK
+
+
+def _false_stop(flawed: Any, scenario: Scenario, seed: int) -> bool:
+    record = unsolvable.run(flawed(), scenario, seed=seed)
+    return any(record.verdict.broke(rule) for rule in WRONG_STOPS)
+
+
+@given(sibling_and_twin())
+def test_a_generated_twin_catches_the_stop_logic_its_library_twin_catches(pair: Pair) -> None:
+    """On the same seed: the flawed agent the library twin of its kind is built for, and every
+    tailored one that library twin catches there."""
+    sibling, twin = pair
+    (seed,) = twin.seeds
+    library = scenarios.get(_library_twin(twin, sibling))
+    built_for = TWIN_CAUGHT[library.name]
+    flaws = dict.fromkeys((built_for, *TAILORED))
+    caught = [flawed for flawed in flaws if _false_stop(flawed, library, seed)]
+    assert built_for in caught
+    assert [flawed for flawed in caught if not _false_stop(flawed, twin, seed)] == []
+
+
+def _stops_at_its_first_step() -> Any:
+    """Makes the model's first calls, then stops: lag 0 or less on every generated sibling."""
+    return wrong.loop(lambda calls, results, step: Stop(code=Code.NO_PROGRESS, reason="stuck"))
+
+
+EARLY = (_stops_at_its_first_step, wrong.stops_without_a_model_call)
+
+
+@pytest.mark.parametrize("early", EARLY, ids=lambda agent: agent.__name__)
+@given(twin=twin_scenarios())
+def test_an_agent_that_stops_at_once_passes_no_generated_twin(early: Any, twin: Scenario) -> None:
+    record = unsolvable.run(early(), twin)
+    assert not record.verdict.passed and record.verdict.broke(Rule.FALSE_STOP), record.verdict
