@@ -49,9 +49,17 @@ def test_custom_scenario_example() -> None:
     assert namespace["record"].observed.first_stagnant_step == 2
 
 
+STRATEGIES = "from hypothesis import given\nimport unsolvable\nfrom unsolvable.scenarios.strategies"
+
+
 def test_strategy_example() -> None:
-    namespace = _run("from hypothesis import given")
+    namespace = _run(f"{STRATEGIES} import unsolvable_scenarios")
     namespace["test_contract_stops"]()
+
+
+def test_twin_strategy_example() -> None:
+    namespace = _run(f"{STRATEGIES} import sibling_and_twin")
+    namespace["test_contract_stops_only_when_stuck"]()
 
 
 def test_the_ceilings_shown_are_built_as_written() -> None:
