@@ -28,6 +28,7 @@ Only variants that have a twin are drawn there: exact repeats that claim nothing
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 try:
@@ -41,19 +42,40 @@ except ImportError as error:  # an extra: its pytest plugin costs every pytest r
 from unsolvable import Scenario
 from unsolvable.scenarios.catalog import (
     constant_return,
+    cost_runaway,
+    dependency_unavailable,
+    false_completion,
+    fan_out,
+    forced_final_answer,
+    give_up_honoured,
     long_healthy,
     missing_permission,
+    oscillation,
     poll_until_ready,
+    reconfirm_as_progress,
     slow_dependency,
+    todo_spawn,
+    tool_timeout,
 )
 
 __all__ = [
     "MAX_SEED",
     "constant_return_scenarios",
     "control_scenarios",
+    "cost_runaway_scenarios",
+    "dependency_unavailable_scenarios",
+    "false_completion_scenarios",
+    "fan_out_scenarios",
+    "forced_final_answer_scenarios",
+    "give_up_honoured_scenarios",
     "missing_permission_scenarios",
+    "multi_agent_scenarios",
+    "oscillation_scenarios",
+    "reconfirm_as_progress_scenarios",
     "seeds",
     "sibling_and_twin",
+    "todo_spawn_scenarios",
+    "tool_timeout_scenarios",
     "twin_scenarios",
     "unsolvable_scenarios",
 ]
@@ -128,7 +150,15 @@ def _missing_permission(draw: st.DrawFn) -> tuple[Scenario, _Twins]:
 
 
 def unsolvable_scenarios() -> st.SearchStrategy[Scenario]:
-    return constant_return_scenarios() | missing_permission_scenarios()
+    """Variants of every unsolvable family whose ``make`` takes parameters: constant-return,
+    missing-permission, fan-out, cost-runaway, false-completion, forced-final-answer,
+    give-up-honoured, tool-timeout, reconfirm-as-progress, todo-spawn, oscillation and
+    dependency-unavailable."""
+    return st.one_of(
+        constant_return_scenarios(),
+        missing_permission_scenarios(),
+        *_family_scenarios(),
+    )
 
 
 @st.composite
@@ -160,3 +190,170 @@ def sibling_and_twin(draw: st.DrawFn) -> tuple[Scenario, Scenario]:
 def twin_scenarios() -> st.SearchStrategy[Scenario]:
     """The solvable twins of generated unsolvable variants (`sibling_and_twin`)."""
     return sibling_and_twin().map(lambda pair: pair[1])
+
+
+def _seeded(scenario: Scenario, draw: st.DrawFn) -> Scenario:
+    """``scenario`` on one drawn seed, as the other strategies draw theirs: the families below
+    take no seeds in their ``make``, which gives every built-in scenario the library's three."""
+    return dataclasses.replace(scenario, seeds=draw(seeds()))
+
+
+FAN_OUT_WORKERS = range(1, 40)
+"""Workers of a fan-out: its N (five steps a worker, and one) stays under the harness's
+200-step ceiling, past which a run that never stops is cut off before it overruns N."""
+
+
+@st.composite
+def fan_out_scenarios(draw: st.DrawFn) -> Scenario:
+    """A supervisor whose workers all get stuck, with the number of workers drawn."""
+    workers = draw(st.sampled_from(FAN_OUT_WORKERS))
+    return _seeded(fan_out.make(f"generated-workers{workers}", workers=workers), draw)
+
+
+COST_RUNAWAY_LINES = range(10, 121, 10)
+COST_RUNAWAY_TOKENS = range(10_000, 60_001, 5_000)
+"""Lines a log page has and the token budget: the fewest lines with the largest budget spend it
+by step 20, half the step cap, so tokens and not steps end the run (a page of one line under a
+100,000-token budget reaches the cap first); the most lines with the smallest budget still take
+three steps, so the conversation is seen to grow."""
+
+
+@st.composite
+def cost_runaway_scenarios(draw: st.DrawFn) -> Scenario:
+    """Endless new log pages, with the page's length and the token budget drawn."""
+    lines = draw(st.sampled_from(COST_RUNAWAY_LINES))
+    max_tokens = draw(st.sampled_from(COST_RUNAWAY_TOKENS))
+    variant = f"generated-lines{lines}-tokens{max_tokens}"
+    return _seeded(cost_runaway.make(variant, lines=lines, max_tokens=max_tokens), draw)
+
+
+CLAIM_AFTER = range(0, false_completion.STEP_BOUND)
+"""Deploys before the false claim: it comes claim_after + 1 steps after the background reading,
+inside N (which counts from there), so the variant is about the claim and not a plain repeat."""
+
+
+@st.composite
+def false_completion_scenarios(draw: st.DrawFn) -> Scenario:
+    """A success claimed after a drawn number of deploys that never go live."""
+    claim_after = draw(st.sampled_from(CLAIM_AFTER))
+    variant = f"generated-claim-after{claim_after}"
+    return _seeded(false_completion.make(variant, claim_after=claim_after), draw)
+
+
+FORCED_FINAL_MAX_STEPS = range(1, 26)
+"""The step budget at whose end the final answer is forced: up to 25 steps its token allowance
+(2,000 a step) outlasts the growing conversation, so steps run out first as N and the expected
+codes say; from 26 on, tokens run out a step or more earlier."""
+
+
+@st.composite
+def forced_final_answer_scenarios(draw: st.DrawFn) -> Scenario:
+    """Pages of order history up to a drawn step budget, then a forced final answer."""
+    max_steps = draw(st.sampled_from(FORCED_FINAL_MAX_STEPS))
+    variant = f"generated-max-steps{max_steps}"
+    return _seeded(forced_final_answer.make(variant, max_steps=max_steps), draw)
+
+
+GIVE_UP_AFTER = range(0, give_up_honoured.STEP_BOUND)
+"""Searches before the model gives up: its give_up comes at step after + 1, inside N, so the
+variant is about honouring it and not a plain repeat."""
+
+
+@st.composite
+def give_up_honoured_scenarios(draw: st.DrawFn) -> Scenario:
+    """A model that calls give_up after a drawn number of searches."""
+    after = draw(st.sampled_from(GIVE_UP_AFTER))
+    return _seeded(give_up_honoured.make(f"generated-after{after}", after=after), draw)
+
+
+TOOL_TIMEOUTS = range(
+    int(tool_timeout.WALL_BUDGET) // (tool_timeout.RETRIES + 2), int(tool_timeout.WALL_BUDGET) + 1
+)
+"""Seconds a sensor read hangs: from 25, four attempts spend the wall budget, so a loop that
+retries past the allowance starts a step with the time spent (shorter timeouts let it give up on
+its count before time runs out, and the variant no longer tells time from attempts); up to the
+wall budget itself, past which the first attempt spends it and there is no retry to judge."""
+
+
+@st.composite
+def tool_timeout_scenarios(draw: st.DrawFn) -> Scenario:
+    """A sensor that never answers, each read hanging for a drawn timeout."""
+    timeout = draw(st.sampled_from(TOOL_TIMEOUTS))
+    return _seeded(tool_timeout.make(f"generated-timeout{timeout}", timeout=timeout), draw)
+
+
+RECONFIRM_CHECKS = range(1, len(reconfirm_as_progress.CHECKS) + 1)
+RECONFIRM_PERTURBATIONS = (None, "case", "volatile-id")
+"""Perturbations of a check's free-text note: an offset needs a number and a synonym a list of
+synonyms, which the note has not."""
+
+
+@st.composite
+def reconfirm_as_progress_scenarios(draw: st.DrawFn) -> Scenario:
+    """Re-confirmed preconditions, with how many checks and the perturbation drawn."""
+    checks = draw(st.sampled_from(RECONFIRM_CHECKS))
+    perturbation = draw(st.sampled_from(RECONFIRM_PERTURBATIONS))
+    variant = f"generated-checks{checks}-{perturbation or 'exact'}"
+    scenario = reconfirm_as_progress.make(variant, checks=checks, perturbation=perturbation)
+    return _seeded(scenario, draw)
+
+
+TODO_PROGRESS = range(0, todo_spawn.SECTIONS)
+"""Sections written before the to-do lists start, by seed: writing them all would finish the
+report (and ``make`` refuses it)."""
+
+
+@st.composite
+def todo_spawn_scenarios(draw: st.DrawFn) -> Scenario:
+    """To-do lists instead of sections, after a drawn number of sections for each seed."""
+    progress = tuple(draw(st.lists(st.sampled_from(TODO_PROGRESS), min_size=1, max_size=3)))
+    variant = f"generated-progress{'-'.join(map(str, progress))}"
+    return _seeded(todo_spawn.make(variant, progress=progress), draw)
+
+
+OSCILLATION_MODES = tuple(oscillation.SYMPTOMS)
+"""The cache modes the setting can cycle through; each fails, so no cycle of them settles."""
+
+
+@st.composite
+def oscillation_scenarios(draw: st.DrawFn) -> Scenario:
+    """A setting cycled through two to four distinct modes (a mode twice in a row would be a
+    repeat, not an oscillation); restyled only with two, the one cycle that restyles."""
+    modes = tuple(draw(st.lists(st.sampled_from(OSCILLATION_MODES), min_size=2, unique=True)))
+    restyled = len(modes) == 2 and draw(st.booleans())
+    variant = f"generated-{'+'.join(modes)}" + ("-restyled" if restyled else "")
+    return _seeded(oscillation.make(variant, modes=modes, restyled=restyled), draw)
+
+
+DEPENDENCY_PERTURBATIONS = (None, "synonym", "case", "volatile-id")
+"""Perturbations of the fetch's currency: an offset needs a number, which a currency is not."""
+
+
+@st.composite
+def dependency_unavailable_scenarios(draw: st.DrawFn) -> Scenario:
+    """A dependency down for good, retried with a drawn perturbation."""
+    perturbation = draw(st.sampled_from(DEPENDENCY_PERTURBATIONS))
+    variant = f"generated-{perturbation or 'exact'}"
+    return _seeded(dependency_unavailable.make(variant, perturbation=perturbation), draw)
+
+
+def multi_agent_scenarios() -> st.SearchStrategy[Scenario]:
+    """Variants of the multi-agent families whose ``make`` takes parameters: fan-out (the other
+    multi-agent families are built from fixed task graphs)."""
+    return fan_out_scenarios()
+
+
+def _family_scenarios() -> tuple[st.SearchStrategy[Scenario], ...]:
+    """The strategies of the families whose variants come from their ``make``'s parameters."""
+    return (
+        fan_out_scenarios(),
+        cost_runaway_scenarios(),
+        false_completion_scenarios(),
+        forced_final_answer_scenarios(),
+        give_up_honoured_scenarios(),
+        tool_timeout_scenarios(),
+        reconfirm_as_progress_scenarios(),
+        todo_spawn_scenarios(),
+        oscillation_scenarios(),
+        dependency_unavailable_scenarios(),
+    )

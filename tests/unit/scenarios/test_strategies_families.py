@@ -1,0 +1,196 @@
+"""Generated variants of every family with parameters: the contract stops each within its bound,
+naive fails each, each family's flawed agent is caught on them as on the library's, and each
+composite draws every value of its range — at the range's ends on every seed's structure."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Callable
+
+import pytest
+from hypothesis import Phase, find, given, settings
+from hypothesis import strategies as st
+from hypothesis.errors import NoSuchExample
+
+import unsolvable
+from tests.unit.scenarios.test_not_vacuous import OTHERS, _agent, _caught
+from unsolvable import Ceilings, Code, TerminationRecord
+from unsolvable.agents import contract, naive
+from unsolvable.reports._metrics import is_false_completion, is_premature_stop
+from unsolvable.scenarios import strategies as gen
+from unsolvable.scenarios.catalog import cost_runaway
+
+Strategy = Callable[[], st.SearchStrategy[unsolvable.Scenario]]
+MODE = "|".join(map(re.escape, gen.OSCILLATION_MODES))
+# family → its strategy, and each of its parameters' values in order, as patterns of the name
+FAMILIES: dict[str, tuple[Strategy, list[list[str]]]] = {
+    "fan-out": (gen.fan_out_scenarios, [[f"workers{n}" for n in gen.FAN_OUT_WORKERS]]),
+    "cost-runaway": (
+        gen.cost_runaway_scenarios,
+        [
+            [f"lines{n}-tokens\\d+" for n in gen.COST_RUNAWAY_LINES],
+            [f"lines\\d+-tokens{n}" for n in gen.COST_RUNAWAY_TOKENS],
+        ],
+    ),
+    "false-completion": (
+        gen.false_completion_scenarios,
+        [[f"claim-after{n}" for n in gen.CLAIM_AFTER]],
+    ),
+    "forced-final-answer": (
+        gen.forced_final_answer_scenarios,
+        [[f"max-steps{n}" for n in gen.FORCED_FINAL_MAX_STEPS]],
+    ),
+    "give-up-honoured": (
+        gen.give_up_honoured_scenarios,
+        [[f"after{n}" for n in gen.GIVE_UP_AFTER]],
+    ),
+    "tool-timeout": (gen.tool_timeout_scenarios, [[f"timeout{n}" for n in gen.TOOL_TIMEOUTS]]),
+    "reconfirm-as-progress": (
+        gen.reconfirm_as_progress_scenarios,
+        [
+            [f"checks{n}-.+" for n in gen.RECONFIRM_CHECKS],
+            [f"checks\\d-{p or 'exact'}" for p in gen.RECONFIRM_PERTURBATIONS],
+        ],
+    ),
+    "todo-spawn": (
+        gen.todo_spawn_scenarios,
+        [
+            [f"progress(\\d-)*{n}(-\\d)*" for n in gen.TODO_PROGRESS],
+            [f"progress\\d(-\\d){{{n}}}" for n in range(3)],
+        ],
+    ),
+    "oscillation": (
+        gen.oscillation_scenarios,
+        [
+            [
+                f"(({MODE})\\+)*{re.escape(m)}(\\+({MODE}))*(-restyled)?"
+                for m in gen.OSCILLATION_MODES
+            ],
+            [f"({MODE})(\\+({MODE})){{{n - 1}}}" for n in range(2, len(gen.OSCILLATION_MODES) + 1)],
+            [f"({MODE})\\+({MODE})", f"({MODE})\\+({MODE})-restyled"],
+        ],
+    ),
+    "dependency-unavailable": (
+        gen.dependency_unavailable_scenarios,
+        [[p or "exact" for p in gen.DEPENDENCY_PERTURBATIONS]],
+    ),
+}
+MULTI_AGENT = ("fan-out",)
+GENERATE_ONLY = settings(max_examples=2_000, database=None, phases=(Phase.generate,))
+"""For a search that stops at its first find: nothing to shrink, and nothing replayed."""
+SEEDS = (0, 1, 2)
+"""A seed of each lead and dialect (`LEADS`, `DIALECTS`: three each), so every structure a seed
+gives a run is judged."""
+
+
+def _named(pattern: str) -> Callable[[unsolvable.Scenario], bool]:
+    return lambda scenario: (
+        re.fullmatch(f"generated-{pattern}", scenario.name.split("/")[1]) is not None
+    )
+
+
+def _ends(family: str) -> list[str]:
+    """The first and last value of each of the family's parameters; the others shrink to their
+    first, so the last of one parameter meets the first of the others (for a cost runaway, the
+    largest budget meets the shortest pages: the slowest to spend)."""
+    return sorted({end for values in FAMILIES[family][1] for end in (values[0], values[-1])})
+
+
+def _caught_by(words: str, record: TerminationRecord) -> bool:
+    return not record.verdict.passed and any(w in record.verdict.summary for w in words.split("|"))
+
+
+def _sibling(family: str) -> unsolvable.Scenario:
+    """The library's first variant of the family that test_not_vacuous catches its flaw on."""
+    return next(s for s in OTHERS if s.family == family)
+
+
+def _premise_false_completion(scenario: unsolvable.Scenario, seed: int) -> None:
+    record = unsolvable.run(naive, scenario, seed=seed)
+    assert is_false_completion(record) and record.observed.steps <= record.step_bound, record
+
+
+def _premise_give_up(scenario: unsolvable.Scenario, seed: int) -> None:
+    record = unsolvable.run(naive, scenario, seed=seed)
+    gave_up = record.observed.gave_up_at_step
+    assert gave_up is not None and gave_up <= record.step_bound, record.verdict
+
+
+def _premise_cost_runaway(scenario: unsolvable.Scenario, seed: int) -> None:
+    record = unsolvable.run(contract, scenario, seed=seed, strict=True)
+    assert record.code is Code.BUDGET_COST, record.verdict
+    assert record.observed.steps <= cost_runaway.STEP_CAP // 2, record.observed.steps
+
+
+PREMISES: dict[str, Callable[[unsolvable.Scenario, int], None]] = {
+    "false-completion": _premise_false_completion,
+    "give-up-honoured": _premise_give_up,
+    "cost-runaway": _premise_cost_runaway,
+}
+"""What a family is about, inside N: the model's false claim or its give_up comes before the
+bound; the token budget, not the step cap, ends a cost runaway, long before the cap."""
+
+
+def _judge(scenario: unsolvable.Scenario, seed: int) -> None:
+    record = unsolvable.run(contract, scenario, seed=seed, strict=True)
+    assert record.verdict.passed, record.verdict
+    assert not is_premature_stop(record), record.verdict
+    assert record.step_bound < Ceilings().max_steps, "N must stay under the harness's ceiling"
+    assert not unsolvable.run(naive, scenario, seed=seed).verdict.passed
+    _, strict, words = _caught(scenario)
+    sibling = _sibling(scenario.family)
+    if _caught_by(words, unsolvable.run(_agent(sibling), sibling, seed=seed, strict=strict)):
+        flawed = unsolvable.run(_agent(scenario), scenario, seed=seed, strict=strict)
+        assert _caught_by(words, flawed), flawed.verdict
+    PREMISES.get(scenario.family, lambda scenario, seed: None)(scenario, seed)
+
+
+def _found(family: str, pattern: str) -> unsolvable.Scenario:
+    """The variant with ``pattern`` in its name, its other parameters (and its seed) shrunk to
+    their first."""
+    found = settings(max_examples=2_000, database=None)
+    return find(FAMILIES[family][0](), _named(pattern), settings=found)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@settings(max_examples=3)
+@given(data=st.data())
+def test_every_generated_variant_is_judged_right(family: str, data: st.DataObject) -> None:
+    scenario = data.draw(FAMILIES[family][0]())
+    assert scenario.family == family and scenario.name.startswith(f"{family}/generated-")
+    _judge(scenario, scenario.seeds[0])
+
+
+@pytest.mark.parametrize(
+    ("family", "pattern"), [(f, p) for f in FAMILIES for p in _ends(f)], ids=str
+)
+def test_the_ends_of_every_range_are_judged_right_on_every_seed(family: str, pattern: str) -> None:
+    scenario = _found(family, pattern)
+    for seed in SEEDS:
+        _judge(scenario, seed)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_every_composite_draws_every_value_of_its_range(family: str) -> None:
+    for values in FAMILIES[family][1]:
+        unseen = set(values)
+
+        def drew_every_value(scenario: unsolvable.Scenario, unseen: set[str] = unseen) -> bool:
+            unseen.difference_update({value for value in unseen if _named(value)(scenario)})
+            return not unseen
+
+        with contextlib.suppress(NoSuchExample):  # the assertion below says which it never drew
+            find(FAMILIES[family][0](), drew_every_value, settings=GENERATE_ONLY)
+        assert not unseen, f"never drawn: {sorted(unseen)}"
+
+
+def test_the_unions_draw_every_family() -> None:
+    for family in FAMILIES:
+        find(
+            gen.unsolvable_scenarios(),
+            lambda s, family=family: s.family == family,
+            settings=GENERATE_ONLY,
+        )
+    for family in MULTI_AGENT:
+        find(gen.multi_agent_scenarios(), lambda s, family=family: s.family == family)
