@@ -39,7 +39,7 @@ except ImportError as error:  # an extra: its pytest plugin costs every pytest r
         "pip install 'pytest-unsolvable[strategies]'"
     ) from error
 
-from unsolvable import Scenario
+from unsolvable import Ceilings, Scenario
 from unsolvable.scenarios.catalog import (
     constant_return,
     cost_runaway,
@@ -57,6 +57,7 @@ from unsolvable.scenarios.catalog import (
     todo_spawn,
     tool_timeout,
 )
+from unsolvable.scenarios.catalog._common import LEADS
 
 __all__ = [
     "MAX_SEED",
@@ -198,9 +199,10 @@ def _seeded(scenario: Scenario, draw: st.DrawFn) -> Scenario:
     return dataclasses.replace(scenario, seeds=draw(seeds()))
 
 
-FAN_OUT_WORKERS = range(1, 40)
-"""Workers of a fan-out: its N (five steps a worker, and one) stays under the harness's
-200-step ceiling, past which a run that never stops is cut off before it overruns N."""
+FAN_OUT_WORKERS = range(1, (Ceilings.max_steps - max(LEADS) - 2) // fan_out.STEPS_PER_WORKER + 1)
+"""Workers of a fan-out, 1 to 39: its N (five steps a worker, and one, after the longest
+background reading) stays under the harness's 200-step ceiling, past which a run that never
+stops is cut off before it overruns N."""
 
 
 @st.composite
@@ -301,12 +303,15 @@ def reconfirm_as_progress_scenarios(draw: st.DrawFn) -> Scenario:
 TODO_PROGRESS = range(0, todo_spawn.SECTIONS)
 """Sections written before the to-do lists start, by seed: writing them all would finish the
 report (and ``make`` refuses it)."""
+TODO_PICKS = len(todo_spawn.SPAWN_PROGRESS)
+"""Picks by seed, at most as many as the library's own spawning variant has."""
 
 
 @st.composite
 def todo_spawn_scenarios(draw: st.DrawFn) -> Scenario:
     """To-do lists instead of sections, after a drawn number of sections for each seed."""
-    progress = tuple(draw(st.lists(st.sampled_from(TODO_PROGRESS), min_size=1, max_size=3)))
+    picks = st.lists(st.sampled_from(TODO_PROGRESS), min_size=1, max_size=TODO_PICKS)
+    progress = tuple(draw(picks))
     variant = f"generated-progress{'-'.join(map(str, progress))}"
     return _seeded(todo_spawn.make(variant, progress=progress), draw)
 

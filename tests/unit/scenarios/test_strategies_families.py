@@ -57,7 +57,7 @@ FAMILIES: dict[str, tuple[Strategy, list[list[str]]]] = {
         gen.todo_spawn_scenarios,
         [
             [f"progress(\\d-)*{n}(-\\d)*" for n in gen.TODO_PROGRESS],
-            [f"progress\\d(-\\d){{{n}}}" for n in range(3)],
+            [f"progress\\d(-\\d){{{n}}}" for n in range(gen.TODO_PICKS)],
         ],
     ),
     "oscillation": (
