@@ -139,6 +139,17 @@ class Perturbed:
             raise ValueError("Perturbed(kind='synonym') needs synonyms=[...]")
         if self.kind != "volatile-id" and self.field not in self.call.arguments:
             raise ValueError(f"Perturbed(field={self.field!r}) is not an argument of {self.call}")
+        value = self.call.arguments.get(self.field)
+        if self.kind == "offset" and (not isinstance(value, int) or isinstance(value, bool)):
+            raise ValueError(
+                f"Perturbed(kind='offset') adds the step to a whole number, and {self.field} is "
+                f"{value!r}: perturb a whole-number argument, or text with kind='case'"
+            )
+        if self.kind == "case" and not isinstance(value, str):
+            raise ValueError(
+                f"Perturbed(kind='case') restyles text, and {self.field} is {value!r}: perturb "
+                "a text argument, or a whole number with kind='offset'"
+            )
 
     def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
         arguments = dict(self.call.arguments)

@@ -118,6 +118,16 @@ def test_restyle_keeps_the_words_and_cycles_five_distinct_variants(text: str, in
             f"Perturbed(field='page') is not an argument of {SEARCH}",
         ),
         ({"kind": "case", "field": ""}, f"Perturbed(field='') is not an argument of {SEARCH}"),
+        (
+            {"kind": "offset", "field": "query"},
+            "Perturbed(kind='offset') adds the step to a whole number, and query is "
+            "'the report': perturb a whole-number argument, or text with kind='case'",
+        ),
+        (
+            {"kind": "case", "field": "offset"},
+            "Perturbed(kind='case') restyles text, and offset is 3: perturb a text argument, or "
+            "a whole number with kind='offset'",
+        ),
     ],
 )
 def test_a_perturbation_that_cannot_apply_is_refused(kwargs: dict[str, str], message: str) -> None:
