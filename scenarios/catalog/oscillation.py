@@ -70,6 +70,15 @@ def _build(modes: Sequence[str], restyled: bool, seed: int) -> Setup:
 
 
 def make(variant: str, *, modes: Sequence[str] = ("on", "off"), restyled: bool = False) -> Scenario:
+    """An oscillation through ``modes``, two or more; ``restyled`` restyles the calls of a
+    cycle of two (`Alternate`), the one a restyling model is scripted for."""
+    if len(modes) < 2:
+        raise ValueError(f"oscillation {variant!r}: give two modes or more, not {list(modes)}")
+    if restyled and len(modes) != 2:
+        raise ValueError(
+            f"oscillation {variant!r}: restyled=True restyles a cycle of two modes, and "
+            f"{list(modes)} has {len(modes)}: give two modes, or leave restyled out"
+        )
     return scenario(
         family=FAMILY,
         lead=True,

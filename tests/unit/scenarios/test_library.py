@@ -16,6 +16,7 @@ from unsolvable import Outcome, scenarios
 from unsolvable.agents import contract, naive
 from unsolvable.reports import explain
 from unsolvable.reports._metrics import lag
+from unsolvable.scenarios.catalog import oscillation
 
 ALL = [(s, seed) for s in scenarios.SCENARIOS for seed in s.seeds]
 IDS = [f"{s.name}-seed{seed}" for s, seed in ALL]
@@ -195,3 +196,23 @@ def test_the_share_of_the_call_budget_its_twin_says_it_takes_is_what_its_runs_ta
     calls = [_strict_contract(twin.name, seed).observed.external_calls for seed in twin.seeds]
     shares = [round(100 * made / (twin.budget.max_calls or 1)) for made in calls]
     assert (int(said[1]), int(said[2])) == (min(shares), max(shares))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (
+            {"modes": ("on", "off", "auto"), "restyled": True},
+            "oscillation 'x': restyled=True restyles a cycle of two modes, and ['on', 'off', "
+            "'auto'] has 3: give two modes, or leave restyled out",
+        ),
+        ({"modes": ("on",)}, "oscillation 'x': give two modes or more, not ['on']"),
+    ],
+)
+def test_an_oscillation_its_script_cannot_make_is_refused(
+    kwargs: dict[str, object], message: str
+) -> None:
+    """A restyled cycle of three modes was built unrestyled, its description saying otherwise;
+    one mode was a plain repeat under the oscillation family's name."""
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        oscillation.make("x", **kwargs)  # type: ignore[arg-type]
