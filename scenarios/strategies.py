@@ -12,9 +12,9 @@ names the variant after them, so any failure replays from its name and seed.
         assert unsolvable.run(my_agent, scenario).verdict.passed
 
 Stop logic also fails the other way, stopping a task that was doable. ``sibling_and_twin()`` draws
-a generated constant-return or missing-permission variant with one of its solvable twins, built
-from the same drawn parameters (each twin is its sibling until its declared divergence step),
-and ``twin_scenarios()`` the twins alone, each named after its kind and its sibling's variant:
+a generated variant of a family in `TWINNED` with one of its solvable twins, built from the same
+drawn parameters (each twin is its sibling until its declared divergence step), and
+``twin_scenarios()`` the twins alone, each named after its kind and its sibling's variant:
 
     @given(sibling_and_twin())
     def test_my_agent_stops_only_when_stuck(pair):
@@ -22,14 +22,13 @@ and ``twin_scenarios()`` the twins alone, each named after its kind and its sibl
         assert unsolvable.run(my_agent, sibling).verdict.passed
         assert unsolvable.run(my_agent, twin).verdict.passed
 
-Only variants that have a twin are drawn there: exact repeats that claim nothing
-(`constant_return.twins` says why), and every missing-permission variant.
+Only variants that have a twin are drawn there; each family's twin maker says which do not.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 try:
     from hypothesis import strategies as st
@@ -61,6 +60,7 @@ from unsolvable.scenarios.catalog._common import LEADS
 
 __all__ = [
     "MAX_SEED",
+    "TWINNED",
     "constant_return_scenarios",
     "control_scenarios",
     "cost_runaway_scenarios",
@@ -176,21 +176,31 @@ def control_scenarios(draw: st.DrawFn) -> Scenario:
 
 
 @st.composite
-def sibling_and_twin(draw: st.DrawFn) -> tuple[Scenario, Scenario]:
-    """A generated unsolvable variant and one of its solvable twins, drawn from the parameters
-    that have one (`constant_return.twins`, `missing_permission.twins`): the twin is named
-    after the variant, its kind first."""
-    family = draw(st.sampled_from((constant_return.FAMILY, missing_permission.FAMILY)))
-    if family == constant_return.FAMILY:
-        sibling, twins = _constant_return(draw, perturbations=st.none(), claims=st.none())
-    else:
-        sibling, twins = _missing_permission(draw)
+def sibling_and_twin(draw: st.DrawFn, families: Sequence[str] = ()) -> tuple[Scenario, Scenario]:
+    """A generated unsolvable variant of one of ``families`` (by default every family in
+    `TWINNED`) and one of its solvable twins, drawn from the parameters that have one: the twin
+    is named after the variant, its kind first."""
+    pick = draw(st.sampled_from(tuple(families or TWINNED)))
+    sibling, twins = TWINNED[pick](draw)
     return sibling, draw(st.sampled_from(twins(f"-{sibling.name.partition('/')[2]}")))
 
 
-def twin_scenarios() -> st.SearchStrategy[Scenario]:
+def twin_scenarios(families: Sequence[str] = ()) -> st.SearchStrategy[Scenario]:
     """The solvable twins of generated unsolvable variants (`sibling_and_twin`)."""
-    return sibling_and_twin().map(lambda pair: pair[1])
+    return sibling_and_twin(families).map(lambda pair: pair[1])
+
+
+def _constant_return_twinned(draw: st.DrawFn) -> tuple[Scenario, _Twins]:
+    """Exact repeats that claim nothing: the variants `constant_return.twins` has twins for."""
+    return _constant_return(draw, perturbations=st.none(), claims=st.none())
+
+
+TWINNED: dict[str, Callable[[st.DrawFn], tuple[Scenario, _Twins]]] = {
+    constant_return.FAMILY: _constant_return_twinned,
+    missing_permission.FAMILY: _missing_permission,
+    fan_out.FAMILY: lambda draw: _fan_out(draw, FAN_OUT_TWIN_WORKERS),
+}
+"""Family → what draws a variant of it that has twins, with the maker of its twins."""
 
 
 def _seeded(scenario: Scenario, draw: st.DrawFn) -> Scenario:
@@ -205,11 +215,21 @@ background reading) stays under the harness's 200-step ceiling, past which a run
 stops is cut off before it overruns N."""
 
 
+FAN_OUT_TWIN_WORKERS: range = FAN_OUT_WORKERS[1:]
+"""Workers of a fan-out with a twin: a single worker has none (`fan_out.twins` says why)."""
+
+
 @st.composite
 def fan_out_scenarios(draw: st.DrawFn) -> Scenario:
     """A supervisor whose workers all get stuck, with the number of workers drawn."""
-    workers = draw(st.sampled_from(FAN_OUT_WORKERS))
-    return _seeded(fan_out.make(f"generated-workers{workers}", workers=workers), draw)
+    return _fan_out(draw, FAN_OUT_WORKERS)[0]
+
+
+def _fan_out(draw: st.DrawFn, workers_drawn: range) -> tuple[Scenario, _Twins]:
+    """A fan-out variant, and the maker of its twins with the same number of workers."""
+    workers = draw(st.sampled_from(workers_drawn))
+    scenario = _seeded(fan_out.make(f"generated-workers{workers}", workers=workers), draw)
+    return scenario, lambda suffix: fan_out.twins(scenario, workers=workers, suffix=suffix)
 
 
 COST_RUNAWAY_LINES = range(10, 121, 10)

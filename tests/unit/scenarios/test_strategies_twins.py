@@ -8,19 +8,23 @@ import dataclasses
 from typing import Any
 
 import pytest
-from hypothesis import given, reject
+from hypothesis import find, given, reject
+from hypothesis import strategies as st
 
 import unsolvable
 from tests import _wrong_agents as wrong
 from tests._twins import shown, unlike_its_sibling
 from tests.unit.scenarios.test_not_vacuous import TAILORED, TWIN_CAUGHT
+from tests.unit.scenarios.test_strategies_families import GENERATE_ONLY
 from unsolvable import Code, Rule, Scenario, Stop, scenarios
 from unsolvable.agents import contract
 from unsolvable.scenarios.catalog._common import lead
 from unsolvable.scenarios.catalog._control import SLACK
-from unsolvable.scenarios.strategies import sibling_and_twin, twin_scenarios
+from unsolvable.scenarios.strategies import TWINNED, sibling_and_twin, twin_scenarios
 
-Pair = tuple[Scenario, Scenario]
+FAMILIES = ("constant-return", "missing-permission", "fan-out")
+"""The families whose generated variants have twins, each tested on its own draws."""
+EACH_FAMILY = pytest.mark.parametrize("family", FAMILIES)
 WRONG_STOPS = (Rule.FALSE_STOP, Rule.UNREPORTED_FINISH)
 """A stop on a twin the world shows finished is "finished, reported otherwise", not a false
 stop: either is a stop where the twin was doable."""
@@ -32,9 +36,12 @@ def _library_twin(twin: Scenario, sibling: Scenario) -> str:
     return f"{twin.family}/{variant}"
 
 
-@given(sibling_and_twin())
-def test_a_generated_twin_is_its_sibling_until_the_step_it_declares(pair: Pair) -> None:
-    sibling, twin = pair
+@EACH_FAMILY
+@given(data=st.data())
+def test_a_generated_twin_is_its_sibling_until_the_step_it_declares(
+    family: str, data: st.DataObject
+) -> None:
+    sibling, twin = data.draw(sibling_and_twin((family,)))
     assert twin.twin_of == sibling.name and twin.seeds == sibling.seeds
     (seed,) = twin.seeds
     assert unlike_its_sibling(twin, sibling, seed) is None
@@ -42,11 +49,12 @@ def test_a_generated_twin_is_its_sibling_until_the_step_it_declares(pair: Pair) 
     assert {k: v for k, v in mine.items() if v != theirs[k]} == {}
 
 
-@given(sibling_and_twin())
-def test_a_wrong_divergence_step_is_told_apart(pair: Pair) -> None:
+@EACH_FAMILY
+@given(data=st.data())
+def test_a_wrong_divergence_step_is_told_apart(family: str, data: st.DataObject) -> None:
     """The check above can fail: a twin that declares its divergence a step late differs before
     it, and one that declares it a step early does not differ there."""
-    sibling, twin = pair
+    sibling, twin = data.draw(sibling_and_twin((family,)))
     (seed,) = twin.seeds
     assert twin.diverges_at is not None
     declared = twin.diverges_at(seed)
@@ -58,9 +66,12 @@ def test_a_wrong_divergence_step_is_told_apart(pair: Pair) -> None:
         assert unlike_its_sibling(broken, sibling, seed) is not None, wrong_step
 
 
-@given(sibling_and_twin())
-def test_the_contract_finishes_every_generated_twin_and_stops_its_sibling(pair: Pair) -> None:
-    sibling, twin = pair
+@EACH_FAMILY
+@given(data=st.data())
+def test_the_contract_finishes_every_generated_twin_and_stops_its_sibling(
+    family: str, data: st.DataObject
+) -> None:
+    sibling, twin = data.draw(sibling_and_twin((family,)))
     stuck = unsolvable.run(contract, sibling, strict=True)
     assert stuck.verdict.passed, stuck.verdict.summary
     done = unsolvable.run(contract, twin, strict=True)
@@ -72,11 +83,14 @@ EVERY_PICK = range(6)
 """Seeds that make every pick `by_seed` makes, from choices of two or of three."""
 
 
-@given(sibling_and_twin())
-def test_a_generated_twins_bound_is_the_steps_its_model_needs_and_slack(pair: Pair) -> None:
+@EACH_FAMILY
+@given(data=st.data())
+def test_a_generated_twins_bound_is_the_steps_its_model_needs_and_slack(
+    family: str, data: st.DataObject
+) -> None:
     """``needed`` is the most steps the twin's model takes to finish over the seeds, its lead
     aside, a warm-up included; where it finishes on the agent's hint, N covers at least that."""
-    _, twin = pair
+    twin = data.draw(twin_scenarios((family,)))
     runs = [(seed, unsolvable.run(contract, twin, seed=seed)) for seed in EVERY_PICK]
     assert all(record.code is Code.COMPLETED for _, record in runs)
     needed = max(record.observed.steps - lead(seed) for seed, record in runs)
@@ -92,11 +106,14 @@ def _false_stop(flawed: Any, scenario: Scenario, seed: int) -> bool:
     return any(record.verdict.broke(rule) for rule in WRONG_STOPS)
 
 
-@given(sibling_and_twin())
-def test_a_generated_twin_catches_the_stop_logic_its_library_twin_catches(pair: Pair) -> None:
+@EACH_FAMILY
+@given(data=st.data())
+def test_a_generated_twin_catches_the_stop_logic_its_library_twin_catches(
+    family: str, data: st.DataObject
+) -> None:
     """On the same seed: the flawed agent the library twin of its kind is built for, and every
     tailored one that library twin catches there."""
-    sibling, twin = pair
+    sibling, twin = data.draw(sibling_and_twin((family,)))
     (seed,) = twin.seeds
     library = scenarios.get(_library_twin(twin, sibling))
     built_for = TWIN_CAUGHT[library.name]
@@ -114,8 +131,18 @@ def _stops_at_its_first_step() -> Any:
 EARLY = (_stops_at_its_first_step, wrong.stops_without_a_model_call)
 
 
+@EACH_FAMILY
 @pytest.mark.parametrize("early", EARLY, ids=lambda agent: agent.__name__)
-@given(twin=twin_scenarios())
-def test_an_agent_that_stops_at_once_passes_no_generated_twin(early: Any, twin: Scenario) -> None:
+@given(data=st.data())
+def test_an_agent_that_stops_at_once_passes_no_generated_twin(
+    family: str, early: Any, data: st.DataObject
+) -> None:
+    twin = data.draw(twin_scenarios((family,)))
     record = unsolvable.run(early(), twin)
     assert not record.verdict.passed and record.verdict.broke(Rule.FALSE_STOP), record.verdict
+
+
+def test_sibling_and_twin_draws_every_family_with_twins() -> None:
+    assert set(TWINNED) == set(FAMILIES)
+    for family in FAMILIES:
+        find(sibling_and_twin(), lambda pair, f=family: pair[0].family == f, settings=GENERATE_ONLY)
