@@ -199,6 +199,7 @@ TWINNED: dict[str, Callable[[st.DrawFn], tuple[Scenario, _Twins]]] = {
     constant_return.FAMILY: _constant_return_twinned,
     missing_permission.FAMILY: _missing_permission,
     fan_out.FAMILY: lambda draw: _fan_out(draw, FAN_OUT_TWIN_WORKERS),
+    cost_runaway.FAMILY: lambda draw: _cost_runaway(draw, st.sampled_from(COST_RUNAWAY_TWINNED)),
 }
 """Family → what draws a variant of it that has twins, with the maker of its twins."""
 
@@ -240,13 +241,32 @@ by step 20, half the step cap, so tokens and not steps end the run (a page of on
 three steps, so the conversation is seen to grow."""
 
 
+COST_RUNAWAY_TWINNED: tuple[tuple[int, int], ...] = tuple(
+    (lines, tokens)
+    for lines in COST_RUNAWAY_LINES
+    for tokens in COST_RUNAWAY_TOKENS
+    if tokens >= 20_000 + 600 * lines
+)
+"""Lines and budgets with a twin: it reads up to seven pages before the answer, then saves it,
+nine steps of a growing conversation that cost about 20,000 tokens and 600 for each line a page
+has; a smaller budget runs out first (so pages of 70 lines and more have no twin here)."""
+
+
 @st.composite
 def cost_runaway_scenarios(draw: st.DrawFn) -> Scenario:
     """Endless new log pages, with the page's length and the token budget drawn."""
-    lines = draw(st.sampled_from(COST_RUNAWAY_LINES))
-    max_tokens = draw(st.sampled_from(COST_RUNAWAY_TOKENS))
+    lines = st.sampled_from(COST_RUNAWAY_LINES)
+    return _cost_runaway(draw, st.tuples(lines, st.sampled_from(COST_RUNAWAY_TOKENS)))[0]
+
+
+def _cost_runaway(
+    draw: st.DrawFn, drawn: st.SearchStrategy[tuple[int, int]]
+) -> tuple[Scenario, _Twins]:
+    """A cost-runaway variant of ``drawn`` lines and budget, and the maker of its twins."""
+    lines, max_tokens = draw(drawn)
     variant = f"generated-lines{lines}-tokens{max_tokens}"
-    return _seeded(cost_runaway.make(variant, lines=lines, max_tokens=max_tokens), draw)
+    scenario = _seeded(cost_runaway.make(variant, lines=lines, max_tokens=max_tokens), draw)
+    return scenario, lambda suffix: cost_runaway.twins(scenario, lines=lines, suffix=suffix)
 
 
 CLAIM_AFTER = range(0, false_completion.STEP_BOUND)

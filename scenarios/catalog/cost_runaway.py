@@ -26,7 +26,7 @@ from unsolvable.fake_tools import FakeWorld, Tool, pages_tool
 from unsolvable.scenarios.catalog._common import by_seed, scenario, setup, with_plain
 from unsolvable.scenarios.catalog._control import finish, twin
 
-__all__ = ["FAMILY", "SCENARIOS", "make"]
+__all__ = ["FAMILY", "SCENARIOS", "make", "twins"]
 
 FAMILY = "cost-runaway"
 STEP_CAP = 40
@@ -116,21 +116,30 @@ def make(variant: str, *, lines: int, max_tokens: int) -> Scenario:
     )
 
 
+def twins(sibling: Scenario, *, lines: int, suffix: str = "") -> tuple[Scenario, ...]:
+    """The twin of ``sibling``, a cost runaway made with ``lines`` (a `make` argument), its
+    variant named with ``suffix`` at its end; it has the sibling's token budget, which it must
+    not spend before the answer page (`make`'s caller chooses a budget that lasts)."""
+    return (
+        twin(
+            sibling,
+            variant=f"twin-answer-in-budget{suffix}",
+            how=f"reads the same long log pages; page {'/'.join(map(str, ANSWER_PAGE))} (by "
+            "seed) names the root cause, and it saves it",
+            why="the answer arrives well before the token budget is spent.",
+            build=partial(_build_answered, lines),
+            needed=max(ANSWER_PAGE) + 2,
+            budget=sibling.budget,
+            diverges_at=lambda seed: by_seed(ANSWER_PAGE, seed),
+            lead=False,
+        ),
+    )
+
+
 LONG_PAGES = make("long-pages", lines=30, max_tokens=40_000)
 SCENARIOS: tuple[Scenario, ...] = (
     LONG_PAGES,
     make("huge-pages", lines=80, max_tokens=60_000),
-    twin(
-        LONG_PAGES,
-        variant="twin-answer-in-budget",
-        how=f"reads the same long log pages; page {'/'.join(map(str, ANSWER_PAGE))} (by seed) "
-        "names the root cause, and it saves it",
-        why="the answer arrives well before the token budget is spent.",
-        build=partial(_build_answered, 30),
-        needed=max(ANSWER_PAGE) + 2,
-        budget=LONG_PAGES.budget,
-        diverges_at=lambda seed: by_seed(ANSWER_PAGE, seed),
-        lead=False,
-    ),
+    *twins(LONG_PAGES, lines=30),
 )
 SCENARIOS = with_plain(SCENARIOS, "long-pages")

@@ -18,11 +18,12 @@ from tests.unit.scenarios.test_not_vacuous import TAILORED, TWIN_CAUGHT
 from tests.unit.scenarios.test_strategies_families import GENERATE_ONLY
 from unsolvable import Code, Rule, Scenario, Stop, scenarios
 from unsolvable.agents import contract
-from unsolvable.scenarios.catalog._common import lead
+from unsolvable.scenarios import strategies as gen
+from unsolvable.scenarios.catalog import cost_runaway
 from unsolvable.scenarios.catalog._control import SLACK
 from unsolvable.scenarios.strategies import TWINNED, sibling_and_twin, twin_scenarios
 
-FAMILIES = ("constant-return", "missing-permission", "fan-out")
+FAMILIES = ("constant-return", "missing-permission", "fan-out", "cost-runaway")
 """The families whose generated variants have twins, each tested on its own draws."""
 EACH_FAMILY = pytest.mark.parametrize("family", FAMILIES)
 WRONG_STOPS = (Rule.FALSE_STOP, Rule.UNREPORTED_FINISH)
@@ -93,7 +94,7 @@ def test_a_generated_twins_bound_is_the_steps_its_model_needs_and_slack(
     twin = data.draw(twin_scenarios((family,)))
     runs = [(seed, unsolvable.run(contract, twin, seed=seed)) for seed in EVERY_PICK]
     assert all(record.code is Code.COMPLETED for _, record in runs)
-    needed = max(record.observed.steps - lead(seed) for seed, record in runs)
+    needed = max(record.observed.steps - twin.build(seed).lead for seed, record in runs)
     assert twin.diverges_at is not None
     if twin.diverges_at(0) is None:  # the hint-responsive twin: N leaves room for every hint
         assert twin.step_bound >= needed + SLACK
@@ -146,3 +147,13 @@ def test_sibling_and_twin_draws_every_family_with_twins() -> None:
     assert set(TWINNED) == set(FAMILIES)
     for family in FAMILIES:
         find(sibling_and_twin(), lambda pair, f=family: pair[0].family == f, settings=GENERATE_ONLY)
+
+
+@pytest.mark.parametrize(("lines", "tokens"), gen.COST_RUNAWAY_TWINNED, ids=str)
+def test_every_twinned_cost_runaway_budget_lasts_until_the_answer(lines: int, tokens: int) -> None:
+    """The budgets drawn with a twin are worked out, not run: each must last its twin on every
+    seed's page length and answer page."""
+    sibling = cost_runaway.make("budget", lines=lines, max_tokens=tokens)
+    (twin,) = cost_runaway.twins(sibling, lines=lines)
+    records = [unsolvable.run(contract, twin, seed=seed, strict=True) for seed in EVERY_PICK]
+    assert [r.verdict.summary for r in records if not r.verdict.passed] == []
