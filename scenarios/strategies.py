@@ -200,6 +200,7 @@ TWINNED: dict[str, Callable[[st.DrawFn], tuple[Scenario, _Twins]]] = {
     missing_permission.FAMILY: _missing_permission,
     fan_out.FAMILY: lambda draw: _fan_out(draw, FAN_OUT_TWIN_WORKERS),
     cost_runaway.FAMILY: lambda draw: _cost_runaway(draw, st.sampled_from(COST_RUNAWAY_TWINNED)),
+    false_completion.FAMILY: lambda draw: _false_completion(draw, (false_completion.TWINNED,)),
 }
 """Family → what draws a variant of it that has twins, with the maker of its twins."""
 
@@ -277,9 +278,17 @@ inside N (which counts from there), so the variant is about the claim and not a 
 @st.composite
 def false_completion_scenarios(draw: st.DrawFn) -> Scenario:
     """A success claimed after a drawn number of deploys that never go live."""
-    claim_after = draw(st.sampled_from(CLAIM_AFTER))
+    return _false_completion(draw, CLAIM_AFTER)[0]
+
+
+def _false_completion(draw: st.DrawFn, claims_after: Sequence[int]) -> tuple[Scenario, _Twins]:
+    """A false-completion variant, and the maker of its twins with the same deploys."""
+    claim_after = draw(st.sampled_from(claims_after))
     variant = f"generated-claim-after{claim_after}"
-    return _seeded(false_completion.make(variant, claim_after=claim_after), draw)
+    scenario = _seeded(false_completion.make(variant, claim_after=claim_after), draw)
+    return scenario, lambda suffix: false_completion.twins(
+        scenario, claim_after=claim_after, suffix=suffix
+    )
 
 
 FORCED_FINAL_MAX_STEPS = range(1, 26)

@@ -13,7 +13,7 @@ from unsolvable.fake_tools import FakeWorld, constant_tool, requires
 from unsolvable.scenarios.catalog._common import lead, scenario, stuck_setup, with_plain
 from unsolvable.scenarios.catalog._control import finish, twin
 
-__all__ = ["FAMILY", "SCENARIOS", "make"]
+__all__ = ["FAMILY", "SCENARIOS", "TWINNED", "make", "twins"]
 
 FAMILY = "false-completion"
 STEP_BOUND = 10
@@ -52,19 +52,35 @@ def make(variant: str, *, claim_after: int) -> Scenario:
     )
 
 
+TWINNED = 1
+"""The one number of deploys before the claim with a twin. None before it: no claim of a live v2
+with no deploy can be true. Two or more: once the twin's first deploy is live, the sibling's
+further deploys are steps of no news in it, which stop logic rightly ends before the claim."""
+
+
+def twins(sibling: Scenario, *, claim_after: int, suffix: str = "") -> tuple[Scenario, ...]:
+    """The twin of ``sibling``, made with ``claim_after`` (its `make` argument; `TWINNED` says
+    which has one), its variant named with ``suffix`` at its end."""
+    if claim_after != TWINNED:
+        raise ValueError(f"only a claim after {TWINNED} deploy has a twin, not after {claim_after}")
+    return (
+        twin(
+            sibling,
+            variant=f"twin-true-claim{suffix}",
+            how="starts the deploy once, then claims it is live — the same moves as its sibling",
+            why="there is no freeze: the deploy goes live, and the world confirms the claim.",
+            build=partial(_build, claim_after, frozen=False),
+            needed=claim_after + 1,
+            diverges_at=lambda seed: lead(seed) + 1,
+        ),
+    )
+
+
 CLAIM_AFTER_1 = make("claim-after-1", claim_after=1)
 SCENARIOS: tuple[Scenario, ...] = (
     make("claim-at-once", claim_after=0),
     CLAIM_AFTER_1,
     make("claim-after-3", claim_after=3),
-    twin(
-        CLAIM_AFTER_1,
-        variant="twin-true-claim",
-        how="starts the deploy once, then claims it is live — the same moves as its sibling",
-        why="there is no freeze: the deploy goes live, and the world confirms the claim.",
-        build=partial(_build, 1, frozen=False),
-        needed=2,
-        diverges_at=lambda seed: lead(seed) + 1,
-    ),
+    *twins(CLAIM_AFTER_1, claim_after=TWINNED),
 )
 SCENARIOS = with_plain(SCENARIOS, "claim-after-3")
