@@ -201,6 +201,7 @@ TWINNED: dict[str, Callable[[st.DrawFn], tuple[Scenario, _Twins]]] = {
     fan_out.FAMILY: lambda draw: _fan_out(draw, FAN_OUT_TWIN_WORKERS),
     cost_runaway.FAMILY: lambda draw: _cost_runaway(draw, st.sampled_from(COST_RUNAWAY_TWINNED)),
     false_completion.FAMILY: lambda draw: _false_completion(draw, (false_completion.TWINNED,)),
+    give_up_honoured.FAMILY: lambda draw: _give_up_honoured(draw, give_up_honoured.TWINNED),
 }
 """Family → what draws a variant of it that has twins, with the maker of its twins."""
 
@@ -313,8 +314,14 @@ variant is about honouring it and not a plain repeat."""
 @st.composite
 def give_up_honoured_scenarios(draw: st.DrawFn) -> Scenario:
     """A model that calls give_up after a drawn number of searches."""
-    after = draw(st.sampled_from(GIVE_UP_AFTER))
-    return _seeded(give_up_honoured.make(f"generated-after{after}", after=after), draw)
+    return _give_up_honoured(draw, GIVE_UP_AFTER)[0]
+
+
+def _give_up_honoured(draw: st.DrawFn, afters: range) -> tuple[Scenario, _Twins]:
+    """A give-up-honoured variant, and the maker of its twins with the same searches."""
+    after = draw(st.sampled_from(afters))
+    scenario = _seeded(give_up_honoured.make(f"generated-after{after}", after=after), draw)
+    return scenario, lambda suffix: give_up_honoured.twins(scenario, after=after, suffix=suffix)
 
 
 TOOL_TIMEOUTS = range(

@@ -29,7 +29,7 @@ from unsolvable.scenarios.catalog._common import (
 )
 from unsolvable.scenarios.catalog._control import twin
 
-__all__ = ["FAMILY", "SCENARIOS", "make"]
+__all__ = ["FAMILY", "SCENARIOS", "TWINNED", "make", "twins"]
 
 FAMILY = "give-up-honoured"
 STEP_BOUND = 6
@@ -73,16 +73,18 @@ def _close(accounts: frozenset[str]) -> Tool:
     return Tool(spec=CLOSE, handler=handle)
 
 
-def _build_hesitant(seed: int) -> Setup:
-    """The sibling's search, a doubt voiced in text, a search that finds it, the close."""
+def _build_hesitant(after: int, seed: int) -> Setup:
+    """The sibling's searches but its last, a doubt voiced in text with a search that finds
+    it, the close."""
     account = f"A-{seed}-5502"
     found = {"accounts": [{"account": account, "status": "open"}]}
+    searching = Call(name=SEARCH.name, arguments={"customer": f"C-{seed}"}, text="Searching")
     calls = [
-        Call(name=SEARCH.name, arguments={"customer": f"C-{seed}"}, text="Searching"),
+        *[searching] * (after - 1),
         Call(name=SEARCH.name, arguments={"account": account}, text=HESITATION),
         Call(name=CLOSE.name, arguments={"account": account}, text="Closing it"),
     ]
-    search = sequence_tool(SEARCH, answers=[NO_ACCOUNTS], then=found)
+    search = sequence_tool(SEARCH, answers=[NO_ACCOUNTS] * (after - 1), then=found)
     tools = [search, _close(frozenset({account})), give_up_tool()]
     return setup(_world(seed), tools, Steps(calls=calls, then=Claim()), seed=seed)
 
@@ -110,20 +112,37 @@ def make(variant: str, *, after: int) -> Scenario:
     )
 
 
+TWINNED = range(2, 4)
+"""Searches before the give_up with a twin, whose doubt comes in place of the last search: after
+one, it would doubt before any search found nothing; after four or more, the three identical
+empty searches before its doubt are the repeat that stop logic rightly ends, as in the sibling."""
+
+
+def twins(sibling: Scenario, *, after: int, suffix: str = "") -> tuple[Scenario, ...]:
+    """The twin of ``sibling``, made with ``after`` (its `make` argument, in `TWINNED`), its
+    variant named with ``suffix`` at its end."""
+    if after not in TWINNED:
+        raise ValueError(f"a give_up after {after} searches has no twin: give one in {TWINNED}")
+    return (
+        twin(
+            sibling,
+            variant=f"twin-hesitates{suffix}",
+            how=f"searches{'' if after == 2 else f' {after - 1} times'}, says it may have to "
+            "give up — in text, with no give_up call — and searches once more by account "
+            "number, finds the account and closes it",
+            why="only a give_up call is the model giving up; doubt in its text is not.",
+            build=partial(_build_hesitant, after),
+            needed=after + 2,
+            diverges_at=lambda seed: after,
+            lead=False,
+        ),
+    )
+
+
 AFTER_TWO = make("after-two-searches", after=2)
 SCENARIOS: tuple[Scenario, ...] = (
     make("at-once", after=0),
     AFTER_TWO,
-    twin(
-        AFTER_TWO,
-        variant="twin-hesitates",
-        how="searches, says it may have to give up — in text, with no give_up call — and "
-        "searches once more by account number, finds the account and closes it",
-        why="only a give_up call is the model giving up; doubt in its text is not.",
-        build=_build_hesitant,
-        needed=4,
-        diverges_at=lambda seed: 2,
-        lead=False,
-    ),
+    *twins(AFTER_TWO, after=2),
 )
 SCENARIOS = with_plain(SCENARIOS, "after-two-searches")

@@ -29,6 +29,7 @@ FAMILIES = (
     "fan-out",
     "cost-runaway",
     "false-completion",
+    "give-up-honoured",
 )
 """The families whose generated variants have twins, each tested on its own draws."""
 EACH_FAMILY = pytest.mark.parametrize("family", FAMILIES)
