@@ -202,6 +202,7 @@ TWINNED: dict[str, Callable[[st.DrawFn], tuple[Scenario, _Twins]]] = {
     cost_runaway.FAMILY: lambda draw: _cost_runaway(draw, st.sampled_from(COST_RUNAWAY_TWINNED)),
     false_completion.FAMILY: lambda draw: _false_completion(draw, (false_completion.TWINNED,)),
     give_up_honoured.FAMILY: lambda draw: _give_up_honoured(draw, give_up_honoured.TWINNED),
+    tool_timeout.FAMILY: lambda draw: _tool_timeout(draw, TOOL_TIMEOUTS_TWINNED),
 }
 """Family → what draws a variant of it that has twins, with the maker of its twins."""
 
@@ -333,11 +334,24 @@ its count before time runs out, and the variant no longer tells time from attemp
 wall budget itself, past which the first attempt spends it and there is no retry to judge."""
 
 
+TOOL_TIMEOUTS_TWINNED: range = range(
+    TOOL_TIMEOUTS.start, int(tool_timeout.WALL_BUDGET) // tool_timeout.COLD_START
+)
+"""Timeouts with a twin, 25 to 49 seconds: its sensor times out twice before it answers, and from
+50 seconds on those two spend the whole wall budget before the answer."""
+
+
 @st.composite
 def tool_timeout_scenarios(draw: st.DrawFn) -> Scenario:
     """A sensor that never answers, each read hanging for a drawn timeout."""
-    timeout = draw(st.sampled_from(TOOL_TIMEOUTS))
-    return _seeded(tool_timeout.make(f"generated-timeout{timeout}", timeout=timeout), draw)
+    return _tool_timeout(draw, TOOL_TIMEOUTS)[0]
+
+
+def _tool_timeout(draw: st.DrawFn, timeouts: range) -> tuple[Scenario, _Twins]:
+    """A tool-timeout variant, and the maker of its twins with the same timeout."""
+    timeout = draw(st.sampled_from(timeouts))
+    scenario = _seeded(tool_timeout.make(f"generated-timeout{timeout}", timeout=timeout), draw)
+    return scenario, lambda suffix: tool_timeout.twins(scenario, timeout=timeout, suffix=suffix)
 
 
 RECONFIRM_CHECKS = range(1, len(reconfirm_as_progress.CHECKS) + 1)

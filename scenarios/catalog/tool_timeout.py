@@ -24,7 +24,7 @@ from unsolvable.fake_tools import hanging_tool
 from unsolvable.scenarios.catalog._common import lead, scenario
 from unsolvable.scenarios.catalog._control import Deliverable, twin, wait_then_finish
 
-__all__ = ["FAMILY", "SCENARIOS"]
+__all__ = ["FAMILY", "SCENARIOS", "make", "twins"]
 
 FAMILY = "tool-timeout"
 WALL_BUDGET = 100.0
@@ -66,9 +66,9 @@ def _build(timeout: int, seed: int) -> Setup:
     return wait_then_finish(sensor, _read(), LOGGED, seed=seed)
 
 
-def _build_warms_up(seed: int) -> Setup:
+def _build_warms_up(timeout: int, seed: int) -> Setup:
     sensor = hanging_tool(
-        READ, SENSOR, timeout=30, answers_after=COLD_START, key="reading", answer=READING
+        READ, SENSOR, timeout=timeout, answers_after=COLD_START, key="reading", answer=READING
     )
     log = Call(name=LOG.name, arguments=READING, text="Logging the temperature")
     return wait_then_finish(sensor, _read(), LOGGED, seed=seed, then=log, marker='"celsius"')
@@ -92,19 +92,28 @@ def make(variant: str, *, timeout: int) -> Scenario:
     )
 
 
+def twins(sibling: Scenario, *, timeout: int, suffix: str = "") -> tuple[Scenario, ...]:
+    """The twin of ``sibling``, made with ``timeout`` (its `make` argument), its variant named
+    with ``suffix`` at its end."""
+    return (
+        twin(
+            sibling,
+            variant=f"twin-warms-up{suffix}",
+            how=f"reads a sensor that times out {COLD_START} times ({timeout} s each) on a cold "
+            "start, then answers, and logs the reading",
+            why="the sensor answers on the third attempt, inside the allowance and the wall "
+            "budget.",
+            build=partial(_build_warms_up, timeout),
+            needed=COLD_START + 3,
+            diverges_at=lambda seed: lead(seed) + 3,
+            budget=_budget(),
+        ),
+    )
+
+
 HANGS = make("hangs", timeout=30)
 SCENARIOS: tuple[Scenario, ...] = (
     HANGS,
     make("hangs-past-the-wall", timeout=60),
-    twin(
-        HANGS,
-        variant="twin-warms-up",
-        how=f"reads a sensor that times out {COLD_START} times (30 s each) on a cold start, then "
-        "answers, and logs the reading",
-        why="the sensor answers on the third attempt, inside the allowance and the wall budget.",
-        build=_build_warms_up,
-        needed=COLD_START + 3,
-        diverges_at=lambda seed: lead(seed) + 3,
-        budget=_budget(),
-    ),
+    *twins(HANGS, timeout=30),
 )

@@ -19,7 +19,7 @@ from tests.unit.scenarios.test_strategies_families import GENERATE_ONLY
 from unsolvable import Code, Rule, Scenario, Stop, scenarios
 from unsolvable.agents import contract
 from unsolvable.scenarios import strategies as gen
-from unsolvable.scenarios.catalog import cost_runaway
+from unsolvable.scenarios.catalog import cost_runaway, tool_timeout
 from unsolvable.scenarios.catalog._control import SLACK
 from unsolvable.scenarios.strategies import TWINNED, sibling_and_twin, twin_scenarios
 
@@ -30,6 +30,7 @@ FAMILIES = (
     "cost-runaway",
     "false-completion",
     "give-up-honoured",
+    "tool-timeout",
 )
 """The families whose generated variants have twins, each tested on its own draws."""
 EACH_FAMILY = pytest.mark.parametrize("family", FAMILIES)
@@ -164,3 +165,20 @@ def test_every_twinned_cost_runaway_budget_lasts_until_the_answer(lines: int, to
     (twin,) = cost_runaway.twins(sibling, lines=lines)
     records = [unsolvable.run(contract, twin, seed=seed, strict=True) for seed in EVERY_PICK]
     assert [r.verdict.summary for r in records if not r.verdict.passed] == []
+
+
+TWINNED_TIMEOUTS = gen.TOOL_TIMEOUTS_TWINNED
+
+
+@pytest.mark.parametrize(
+    ("timeout", "doable"),
+    [(TWINNED_TIMEOUTS[0], True), (TWINNED_TIMEOUTS[-1], True), (TWINNED_TIMEOUTS.stop, False)],
+)
+def test_the_twinned_timeouts_end_where_the_cold_start_spends_the_wall(
+    timeout: int, doable: bool
+) -> None:
+    """The timeouts drawn with a twin are worked out, not run: at both ends the twin is doable,
+    and just past them it is not."""
+    (twin,) = tool_timeout.twins(tool_timeout.make("wall", timeout=timeout), timeout=timeout)
+    records = [unsolvable.run(contract, twin, seed=seed, strict=True) for seed in twin.seeds]
+    assert all(r.code is Code.COMPLETED for r in records) is doable
