@@ -203,6 +203,7 @@ TWINNED: dict[str, Callable[[st.DrawFn], tuple[Scenario, _Twins]]] = {
     false_completion.FAMILY: lambda draw: _false_completion(draw, (false_completion.TWINNED,)),
     give_up_honoured.FAMILY: lambda draw: _give_up_honoured(draw, give_up_honoured.TWINNED),
     tool_timeout.FAMILY: lambda draw: _tool_timeout(draw, TOOL_TIMEOUTS_TWINNED),
+    forced_final_answer.FAMILY: lambda draw: _forced_final_answer(draw, FORCED_FINAL_TWINNED),
 }
 """Family → what draws a variant of it that has twins, with the maker of its twins."""
 
@@ -299,12 +300,23 @@ FORCED_FINAL_MAX_STEPS = range(1, 26)
 codes say; from 26 on, tokens run out a step or more earlier."""
 
 
+FORCED_FINAL_TWINNED: range = range(forced_final_answer.NEEDED, FORCED_FINAL_MAX_STEPS.stop)
+"""Step budgets with a twin, 6 to 25: a smaller one ends before its twin's duplicate is found and
+refunded."""
+
+
 @st.composite
 def forced_final_answer_scenarios(draw: st.DrawFn) -> Scenario:
     """Pages of order history up to a drawn step budget, then a forced final answer."""
-    max_steps = draw(st.sampled_from(FORCED_FINAL_MAX_STEPS))
+    return _forced_final_answer(draw, FORCED_FINAL_MAX_STEPS)[0]
+
+
+def _forced_final_answer(draw: st.DrawFn, budgets: range) -> tuple[Scenario, _Twins]:
+    """A forced-final-answer variant, and the maker of its twins with the same budget."""
+    max_steps = draw(st.sampled_from(budgets))
     variant = f"generated-max-steps{max_steps}"
-    return _seeded(forced_final_answer.make(variant, max_steps=max_steps), draw)
+    scenario = _seeded(forced_final_answer.make(variant, max_steps=max_steps), draw)
+    return scenario, lambda suffix: forced_final_answer.twins(scenario, suffix=suffix)
 
 
 GIVE_UP_AFTER = range(0, give_up_honoured.STEP_BOUND)

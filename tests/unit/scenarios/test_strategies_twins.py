@@ -31,6 +31,7 @@ FAMILIES = (
     "false-completion",
     "give-up-honoured",
     "tool-timeout",
+    "forced-final-answer",
 )
 """The families whose generated variants have twins, each tested on its own draws."""
 EACH_FAMILY = pytest.mark.parametrize("family", FAMILIES)
