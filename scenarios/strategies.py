@@ -204,6 +204,8 @@ TWINNED: dict[str, Callable[[st.DrawFn], tuple[Scenario, _Twins]]] = {
     give_up_honoured.FAMILY: lambda draw: _give_up_honoured(draw, give_up_honoured.TWINNED),
     tool_timeout.FAMILY: lambda draw: _tool_timeout(draw, TOOL_TIMEOUTS_TWINNED),
     forced_final_answer.FAMILY: lambda draw: _forced_final_answer(draw, FORCED_FINAL_TWINNED),
+    # exact retries only: `dependency_unavailable.twins` says why
+    dependency_unavailable.FAMILY: lambda draw: _dependency_unavailable(draw, (None,)),
 }
 """Family → what draws a variant of it that has twins, with the maker of its twins."""
 
@@ -419,9 +421,17 @@ DEPENDENCY_PERTURBATIONS = (None, "synonym", "case", "volatile-id")
 @st.composite
 def dependency_unavailable_scenarios(draw: st.DrawFn) -> Scenario:
     """A dependency down for good, retried with a drawn perturbation."""
-    perturbation = draw(st.sampled_from(DEPENDENCY_PERTURBATIONS))
+    return _dependency_unavailable(draw, DEPENDENCY_PERTURBATIONS)[0]
+
+
+def _dependency_unavailable(
+    draw: st.DrawFn, perturbations: Sequence[str | None]
+) -> tuple[Scenario, _Twins]:
+    """A dependency-unavailable variant, and the maker of its twins."""
+    perturbation = draw(st.sampled_from(perturbations))
     variant = f"generated-{perturbation or 'exact'}"
-    return _seeded(dependency_unavailable.make(variant, perturbation=perturbation), draw)
+    scenario = _seeded(dependency_unavailable.make(variant, perturbation=perturbation), draw)
+    return scenario, lambda suffix: dependency_unavailable.twins(scenario, suffix=suffix)
 
 
 def multi_agent_scenarios() -> st.SearchStrategy[Scenario]:

@@ -136,11 +136,14 @@ def _build_recovering(failures: tuple[int, ...], seed: int) -> Setup:
     return stuck_setup(_world(seed), [fetch, _write()], script, seed=seed)
 
 
-def twins(sibling: Scenario) -> tuple[Scenario, ...]:
+def twins(sibling: Scenario, *, suffix: str = "") -> tuple[Scenario, ...]:
+    """The twins of ``sibling``, a variant made with no perturbation, each variant named with
+    ``suffix`` at its end. A perturbed sibling has none: each twin retries the identical fetch
+    until the dependency recovers, and a perturbed retry is not it."""
     return (
         twin(
             sibling,
-            variant="twin-recovers",
+            variant=f"twin-recovers{suffix}",
             how="retries a fetch that answers one 503 with no Retry-After, then the rates, and "
             "writes the report",
             why="the dependency recovers after one retry, inside the allowance of three attempts.",
@@ -150,7 +153,7 @@ def twins(sibling: Scenario) -> tuple[Scenario, ...]:
         ),
         twin(
             sibling,
-            variant=f"{AMBIGUOUS}recovers-late",
+            variant=f"{AMBIGUOUS}recovers-late{suffix}",
             how=f"retries a fetch that answers exactly like the sibling's "
             f"{'/'.join(map(str, RECOVERS_AFTER))} times (by seed), then the rates",
             why="the dependency comes back, but until it does nothing tells it from one that is "

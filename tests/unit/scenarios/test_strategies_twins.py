@@ -32,6 +32,7 @@ FAMILIES = (
     "give-up-honoured",
     "tool-timeout",
     "forced-final-answer",
+    "dependency-unavailable",
 )
 """The families whose generated variants have twins, each tested on its own draws."""
 EACH_FAMILY = pytest.mark.parametrize("family", FAMILIES)
