@@ -50,9 +50,6 @@ LOCKED = {
     }
 }
 """What the migration answers where the task cannot be done: a lock no call can release."""
-DOUBLE_CHECKED = 4
-"""The twin's checks before the migration: each of the three once, and the first once more (one
-re-check, which its sibling makes too, as the start of its second round)."""
 
 
 def _world(seed: int) -> FakeWorld:
@@ -101,28 +98,33 @@ def make(variant: str, *, checks: int = 3, perturbation: str | None = None) -> S
     )
 
 
-def _build_double_check(seed: int) -> Setup:
+def _build_double_check(checks: int, seed: int) -> Setup:
     """The sibling's round of checks and its first re-check, then the migration."""
-    names = list(CHECKS)
+    names = list(CHECKS)[:checks]
     calls = _check_calls(names)
-    checks = [calls[i % len(calls)] for i in range(DOUBLE_CHECKED)]
+    double_checks = [calls[i % len(calls)] for i in range(checks + 1)]
     migrate = Call(name=MIGRATE.name, arguments={"plan": "v42"}, text="Running the migration")
-    script = Steps(calls=[*checks, migrate], then=Claim())
+    script = Steps(calls=[*double_checks, migrate], then=Claim())
     tools = [*_check_tools(names), finish(MIGRATE, key="migrated", field="plan")]
     return stuck_setup(_world(seed), tools, script, seed=seed)
 
 
-def twins(sibling: Scenario) -> tuple[Scenario, ...]:
+def twins(sibling: Scenario, *, checks: int = 3, suffix: str = "") -> tuple[Scenario, ...]:
+    """The twin of ``sibling``, a variant made with ``checks`` and no perturbation (its `make`
+    arguments), its variant named with ``suffix`` at its end. A perturbed sibling has none: it
+    re-runs one check with a perturbed note, and the twin's round of plain checks is not it."""
+    double_checked = checks + 1  # each check once, and the first once more, as its sibling
     return (
         twin(
             sibling,
-            variant="twin-double-check",
-            how="runs the three precondition checks, double-checks the first — the same answer "
-            "again, as its sibling's second round begins — then runs the migration",
+            variant=f"twin-double-check{suffix}",
+            how=f"runs the {('one', 'two', 'three')[checks - 1]} precondition "
+            f"check{'s' * (checks > 1)}, double-checks the first — the same answer again, as "
+            "its sibling's second round begins — then runs the migration",
             why="one re-check is prudence, not a loop: real progress follows it.",
-            build=_build_double_check,
-            needed=DOUBLE_CHECKED + 2,
-            diverges_at=lambda seed: lead(seed) + DOUBLE_CHECKED + 1,
+            build=partial(_build_double_check, checks),
+            needed=double_checked + 2,
+            diverges_at=lambda seed: lead(seed) + double_checked + 1,
         ),
     )
 

@@ -33,6 +33,7 @@ FAMILIES = (
     "tool-timeout",
     "forced-final-answer",
     "dependency-unavailable",
+    "reconfirm-as-progress",
 )
 """The families whose generated variants have twins, each tested on its own draws."""
 EACH_FAMILY = pytest.mark.parametrize("family", FAMILIES)
