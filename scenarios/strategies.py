@@ -209,6 +209,7 @@ TWINNED: dict[str, Callable[[st.DrawFn], tuple[Scenario, _Twins]]] = {
     reconfirm_as_progress.FAMILY: lambda draw: _reconfirm_as_progress(
         draw, RECONFIRM_TWIN_CHECKS, (None,)
     ),
+    oscillation.FAMILY: lambda draw: _oscillation(draw, OSCILLATION_TWIN_MODES, st.just(False)),
 }
 """Family → what draws a variant of it that has twins, with the maker of its twins."""
 
@@ -427,10 +428,24 @@ OSCILLATION_MODES = tuple(oscillation.SYMPTOMS)
 def oscillation_scenarios(draw: st.DrawFn) -> Scenario:
     """A setting cycled through two to four distinct modes (a mode twice in a row would be a
     repeat, not an oscillation); restyled only with two, the one cycle that restyles."""
-    modes = tuple(draw(st.lists(st.sampled_from(OSCILLATION_MODES), min_size=2, unique=True)))
-    restyled = len(modes) == 2 and draw(st.booleans())
+    return _oscillation(draw, OSCILLATION_MODES, st.booleans())[0]
+
+
+OSCILLATION_TWIN_MODES: tuple[str, ...] = tuple(
+    m for m in OSCILLATION_MODES if m != oscillation.SETTLED
+)
+"""Modes of an oscillation with a twin, which is never restyled: `oscillation.twins` says why."""
+
+
+def _oscillation(
+    draw: st.DrawFn, modes_drawn: Sequence[str], restyles: st.SearchStrategy[bool]
+) -> tuple[Scenario, _Twins]:
+    """An oscillation variant, and the maker of its twins through the same modes."""
+    modes = tuple(draw(st.lists(st.sampled_from(modes_drawn), min_size=2, unique=True)))
+    restyled = len(modes) == 2 and draw(restyles)
     variant = f"generated-{'+'.join(modes)}" + ("-restyled" if restyled else "")
-    return _seeded(oscillation.make(variant, modes=modes, restyled=restyled), draw)
+    scenario = _seeded(oscillation.make(variant, modes=modes, restyled=restyled), draw)
+    return scenario, lambda suffix: oscillation.twins(scenario, modes=modes, suffix=suffix)
 
 
 DEPENDENCY_PERTURBATIONS = (None, "synonym", "case", "volatile-id")

@@ -15,7 +15,7 @@ from unsolvable.fake_tools import FakeWorld, normalise_text, requires, setting_t
 from unsolvable.scenarios.catalog._common import lead, scenario, stuck_setup, with_plain
 from unsolvable.scenarios.catalog._control import twin
 
-__all__ = ["FAMILY", "SCENARIOS", "make"]
+__all__ = ["FAMILY", "SCENARIOS", "SETTLED", "make", "twins"]
 
 FAMILY = "oscillation"
 STEP_BOUND = 12
@@ -48,11 +48,12 @@ def _is_green(world: FakeWorld) -> list[str]:
     return [] if normalise_text(mode) == SETTLED else ["integration test still failing"]
 
 
-def _build_settles(seed: int) -> Setup:
-    """On, off, on again, then the mode that makes the test pass."""
+def _build_settles(modes: Sequence[str], seed: int) -> Setup:
+    """A round of the sibling's modes and its first again, then the mode that makes the test
+    pass."""
     symptoms = {**SYMPTOMS, SETTLED: "integration test passes"}
     tool = setting_tool(SET_MODE, key="cache_mode", field="mode", symptoms=symptoms)
-    calls = [_plan("on"), _plan("off"), _plan("on"), _plan(SETTLED)]
+    calls = [*map(_plan, modes), _plan(modes[0]), _plan(SETTLED)]
     world = FakeWorld(failing=_is_green, seed=seed)
     return stuck_setup(world, [tool], Steps(calls=calls, then=Claim()), seed=seed)
 
@@ -94,19 +95,34 @@ def make(variant: str, *, modes: Sequence[str] = ("on", "off"), restyled: bool =
     )
 
 
+def twins(
+    sibling: Scenario, *, modes: Sequence[str] = ("on", "off"), suffix: str = ""
+) -> tuple[Scenario, ...]:
+    """The twin of ``sibling``, an unrestyled oscillation through ``modes`` (its `make`
+    arguments), its variant named with ``suffix`` at its end. A restyled sibling has none, its
+    twin's calls being plain, and neither has one that cycles through the `SETTLED` mode, which
+    passes in the twin the first time the sibling tries it."""
+    if SETTLED in modes:
+        raise ValueError(f"an oscillation through {SETTLED} has no twin: it settles there")
+    return (
+        twin(
+            sibling,
+            variant=f"twin-settles{suffix}",
+            how=f"flips the cache mode {', '.join(modes)} and {modes[0]} again, then tries "
+            f"{SETTLED}",
+            why=f"the {SETTLED} mode makes the test pass: the flips converge.",
+            build=partial(_build_settles, tuple(modes)),
+            needed=len(modes) + 3,
+            diverges_at=lambda seed: lead(seed) + len(modes) + 2,
+        ),
+    )
+
+
 A_B = make("a-b")
 SCENARIOS: tuple[Scenario, ...] = (
     A_B,
     make("a-b-restyled", restyled=True),
     make("a-b-c", modes=("on", "off", "auto")),
-    twin(
-        A_B,
-        variant="twin-settles",
-        how=f"flips the cache mode on, off and on again, then tries {SETTLED}",
-        why=f"the {SETTLED} mode makes the test pass: the flips converge.",
-        build=_build_settles,
-        needed=5,
-        diverges_at=lambda seed: lead(seed) + 4,
-    ),
+    *twins(A_B),
 )
 SCENARIOS = with_plain(SCENARIOS, "a-b")

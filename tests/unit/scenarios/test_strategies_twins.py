@@ -34,6 +34,7 @@ FAMILIES = (
     "forced-final-answer",
     "dependency-unavailable",
     "reconfirm-as-progress",
+    "oscillation",
 )
 """The families whose generated variants have twins, each tested on its own draws."""
 EACH_FAMILY = pytest.mark.parametrize("family", FAMILIES)
