@@ -210,6 +210,7 @@ TWINNED: dict[str, Callable[[st.DrawFn], tuple[Scenario, _Twins]]] = {
         draw, RECONFIRM_TWIN_CHECKS, (None,)
     ),
     oscillation.FAMILY: lambda draw: _oscillation(draw, OSCILLATION_TWIN_MODES, st.just(False)),
+    todo_spawn.FAMILY: lambda draw: _todo_spawn(draw),
 }
 """Family → what draws a variant of it that has twins, with the maker of its twins."""
 
@@ -414,10 +415,16 @@ TODO_PICKS = len(todo_spawn.SPAWN_PROGRESS)
 @st.composite
 def todo_spawn_scenarios(draw: st.DrawFn) -> Scenario:
     """To-do lists instead of sections, after a drawn number of sections for each seed."""
+    return _todo_spawn(draw)[0]
+
+
+def _todo_spawn(draw: st.DrawFn) -> tuple[Scenario, _Twins]:
+    """A todo-spawn variant, and the maker of its twins with the same sections written."""
     picks = st.lists(st.sampled_from(TODO_PROGRESS), min_size=1, max_size=TODO_PICKS)
     progress = tuple(draw(picks))
     variant = f"generated-progress{'-'.join(map(str, progress))}"
-    return _seeded(todo_spawn.make(variant, progress=progress), draw)
+    scenario = _seeded(todo_spawn.make(variant, progress=progress), draw)
+    return scenario, lambda suffix: todo_spawn.twins(scenario, progress=progress, suffix=suffix)
 
 
 OSCILLATION_MODES = tuple(oscillation.SYMPTOMS)

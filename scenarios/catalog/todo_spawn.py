@@ -102,19 +102,19 @@ def make(variant: str, *, progress: tuple[int, ...] = (0,)) -> Scenario:
     )
 
 
-def _build_worked_off(seed: int) -> Setup:
+def _build_worked_off(progress: tuple[int, ...], seed: int) -> Setup:
     """The sibling's sections and its first to-do list, then the rest of the sections: the list
     is worked off, and every step after it moves a criterion."""
-    written = by_seed(SPAWN_PROGRESS, seed)
+    written = by_seed(progress, seed)
     plan = Call(name=ADD_TODOS.name, arguments={"items": todo_items(1)}, text=SPAWN_CALL.text)
     script = Steps(calls=[*_sections(SECTIONS)[:written], plan, *_sections(SECTIONS)[written:]])
     return setup(FakeWorld(failing=_missing, seed=seed), _tools(), script, seed=seed)
 
 
-def _build_research(seed: int) -> Setup:
+def _build_research(progress: tuple[int, ...], seed: int) -> Setup:
     """The sibling's sections, then pages of new source material with no criterion moving,
     then the rest of the sections."""
-    written = by_seed(SPAWN_PROGRESS, seed)
+    written = by_seed(progress, seed)
     reads = [
         Call(name=READ.name, arguments={"page": page}, text="Reading the sources")
         for page in range(1, by_seed(READS, seed) + 1)
@@ -123,30 +123,34 @@ def _build_research(seed: int) -> Setup:
     return setup(FakeWorld(failing=_missing, seed=seed), _tools(), script, seed=seed)
 
 
-def twins(sibling: Scenario) -> tuple[Scenario, ...]:
+def twins(
+    sibling: Scenario, *, progress: tuple[int, ...] = SPAWN_PROGRESS, suffix: str = ""
+) -> tuple[Scenario, ...]:
+    """The twins of ``sibling``, made with ``progress`` (its `make` argument), each variant named
+    with ``suffix`` at its end: each writes the sections its sibling writes on that seed."""
     return (
         twin(
             sibling,
-            variant="twin-worked-off",
+            variant=f"twin-worked-off{suffix}",
             how="writes its sibling's sections and first to-do list, then works on: the rest of "
             "the sections, one a step",
             why="the to-do list is a plan that is worked off, and every step after it moves a "
             "criterion.",
-            build=_build_worked_off,
+            build=partial(_build_worked_off, progress),
             needed=SECTIONS + 2,
-            diverges_at=lambda seed: by_seed(SPAWN_PROGRESS, seed) + 2,
+            diverges_at=lambda seed: by_seed(progress, seed) + 2,
             lead=False,
         ),
         twin(
             sibling,
-            variant="twin-research",
+            variant=f"twin-research{suffix}",
             how=f"writes its sibling's sections, then reads {'/'.join(map(str, READS))} pages "
             "of new source material (by seed) while no criterion moves, then writes the rest",
             why="the research phase brings new information at every step before the write: a "
             "criteria-stall-only stopper false-stops.",
-            build=_build_research,
+            build=partial(_build_research, progress),
             needed=max(READS) + SECTIONS + 1,
-            diverges_at=lambda seed: by_seed(SPAWN_PROGRESS, seed) + 1,
+            diverges_at=lambda seed: by_seed(progress, seed) + 1,
             lead=False,
         ),
     )

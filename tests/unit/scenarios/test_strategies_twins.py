@@ -35,6 +35,7 @@ FAMILIES = (
     "dependency-unavailable",
     "reconfirm-as-progress",
     "oscillation",
+    "todo-spawn",
 )
 """The families whose generated variants have twins, each tested on its own draws."""
 EACH_FAMILY = pytest.mark.parametrize("family", FAMILIES)
