@@ -22,7 +22,8 @@ drawn parameters (each twin is its sibling until its declared divergence step), 
         assert unsolvable.run(my_agent, sibling).verdict.passed
         assert unsolvable.run(my_agent, twin).verdict.passed
 
-Only variants that have a twin are drawn there; each family's twin maker says which do not.
+Only variants that have a sound twin are drawn there: the ranges `TWINNED` draws from, and each
+family's ``twins``, say which have none and why.
 """
 
 from __future__ import annotations
