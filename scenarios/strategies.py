@@ -302,14 +302,14 @@ def _false_completion(draw: st.DrawFn, claims_after: Sequence[int]) -> tuple[Sce
     )
 
 
-FORCED_FINAL_MAX_STEPS = range(1, 26)
-"""The step budget at whose end the final answer is forced: up to 25 steps its token allowance
-(2,000 a step) outlasts the growing conversation, so steps run out first as N and the expected
-codes say; from 26 on, tokens run out a step or more earlier."""
+FORCED_FINAL_MAX_STEPS = range(1, 25)
+"""The step budget at whose end the final answer is forced: up to 24 steps its token allowance
+(2,000 a step) outlasts the growing conversation on every seed, so steps run out first as N and
+the expected codes say; at 25, a seed whose pages run long spends its tokens a step earlier."""
 
 
 FORCED_FINAL_TWINNED: range = range(forced_final_answer.NEEDED, FORCED_FINAL_MAX_STEPS.stop)
-"""Step budgets with a twin, 6 to 25: a smaller one ends before its twin's duplicate is found and
+"""Step budgets with a twin, 6 to 24: a smaller one ends before its twin's duplicate is found and
 refunded."""
 
 

@@ -19,7 +19,7 @@ from tests.unit.scenarios.test_strategies_families import GENERATE_ONLY
 from unsolvable import Code, Rule, Scenario, Stop, scenarios
 from unsolvable.agents import contract
 from unsolvable.scenarios import strategies as gen
-from unsolvable.scenarios.catalog import cost_runaway, tool_timeout
+from unsolvable.scenarios.catalog import cost_runaway, forced_final_answer, tool_timeout
 from unsolvable.scenarios.catalog._control import SLACK
 from unsolvable.scenarios.strategies import TWINNED, sibling_and_twin, twin_scenarios
 
@@ -187,3 +187,16 @@ def test_the_twinned_timeouts_end_where_the_cold_start_spends_the_wall(
     (twin,) = tool_timeout.twins(tool_timeout.make("wall", timeout=timeout), timeout=timeout)
     records = [unsolvable.run(contract, twin, seed=seed, strict=True) for seed in twin.seeds]
     assert all(r.code is Code.COMPLETED for r in records) is doable
+
+
+LONG_PAGES = range(0, 1_500, 7)
+"""Seeds spread over the drawn range: the pages a seed writes vary in length, and some run long."""
+
+
+def test_the_largest_forced_final_budget_runs_out_of_steps_before_tokens() -> None:
+    """The largest step budget drawn, with or without a twin: its sibling's steps, not its
+    tokens, must run out first on every seed, as its expected codes say."""
+    max_steps = gen.FORCED_FINAL_MAX_STEPS[-1]
+    sibling = forced_final_answer.make("largest", max_steps=max_steps)
+    codes = {unsolvable.run(contract, sibling, seed=seed).code for seed in LONG_PAGES}
+    assert codes <= sibling.expected, codes
