@@ -50,6 +50,7 @@ from unsolvable.scenarios.catalog import (
     give_up_honoured,
     long_healthy,
     missing_permission,
+    mixed_fan_out,
     oscillation,
     poll_until_ready,
     reconfirm_as_progress,
@@ -71,6 +72,7 @@ __all__ = [
     "forced_final_answer_scenarios",
     "give_up_honoured_scenarios",
     "missing_permission_scenarios",
+    "mixed_fan_out_scenarios",
     "multi_agent_scenarios",
     "oscillation_scenarios",
     "reconfirm_as_progress_scenarios",
@@ -154,8 +156,8 @@ def _missing_permission(draw: st.DrawFn) -> tuple[Scenario, _Twins]:
 def unsolvable_scenarios() -> st.SearchStrategy[Scenario]:
     """Variants of every unsolvable family whose ``make`` takes parameters: constant-return,
     missing-permission, fan-out, cost-runaway, false-completion, forced-final-answer,
-    give-up-honoured, tool-timeout, reconfirm-as-progress, todo-spawn, oscillation and
-    dependency-unavailable."""
+    give-up-honoured, tool-timeout, reconfirm-as-progress, todo-spawn, oscillation,
+    dependency-unavailable and mixed-fan-out."""
     return st.one_of(
         constant_return_scenarios(),
         missing_permission_scenarios(),
@@ -477,9 +479,9 @@ def _dependency_unavailable(
 
 
 def multi_agent_scenarios() -> st.SearchStrategy[Scenario]:
-    """Variants of the multi-agent families whose ``make`` takes parameters: fan-out (the other
-    multi-agent families are built from fixed task graphs)."""
-    return fan_out_scenarios()
+    """Variants of the multi-agent families whose ``make`` takes parameters: fan-out and mixed
+    fan-out."""
+    return st.one_of(fan_out_scenarios(), mixed_fan_out_scenarios())
 
 
 def _family_scenarios() -> tuple[st.SearchStrategy[Scenario], ...]:
@@ -495,4 +497,31 @@ def _family_scenarios() -> tuple[st.SearchStrategy[Scenario], ...]:
         todo_spawn_scenarios(),
         oscillation_scenarios(),
         dependency_unavailable_scenarios(),
+        mixed_fan_out_scenarios(),
     )
+
+
+def _under_the_ceiling(bound: Callable[[int], int], *, start: int) -> range:
+    """The counts from ``start`` whose N, ``bound`` of the count, stays under the harness's step
+    ceiling after the longest background reading: past it, a run that never stops is cut off
+    before it overruns N."""
+    stop = next(
+        n for n in range(start, Ceilings.max_steps) if bound(n) + max(LEADS) >= Ceilings.max_steps
+    )
+    return range(start, stop)
+
+
+MIXED_FAN_OUT_WORKERS = _under_the_ceiling(mixed_fan_out.step_bound, start=2)
+"""Workers of a mixed fan-out, 2 to 62: one audit at least finishes beside the blocked one, so
+the stop has a partial result to list; and its N (three steps a worker, and nine) stays under
+the harness's 200-step ceiling after the longest background reading."""
+
+
+@st.composite
+def mixed_fan_out_scenarios(draw: st.DrawFn) -> Scenario:
+    """Workers that all finish but the last, blocked by a refusal, a dead registry or its 503
+    swallowed, with the number of workers and the blocker drawn."""
+    workers = draw(st.sampled_from(MIXED_FAN_OUT_WORKERS))
+    kind = draw(st.sampled_from(mixed_fan_out.KINDS))
+    variant = f"generated-{kind}-workers{workers}"
+    return _seeded(mixed_fan_out.make(variant, kind=kind, workers=workers), draw)

@@ -57,108 +57,178 @@ from unsolvable.scenarios.catalog._delegation import (
     refused_first,
 )
 
-__all__ = ["ARCHIVIST", "FAMILY", "PERMISSION", "REGISTRY", "SCENARIOS", "SUBTASKS", "make"]
+__all__ = [
+    "ARCHIVIST",
+    "FAMILY",
+    "KINDS",
+    "PERMISSION",
+    "REGISTRY",
+    "SCENARIOS",
+    "SUBTASKS",
+    "make",
+    "step_bound",
+]
 
 FAMILY = "mixed-fan-out"
 WORKERS = 4
+"""The library's workers: three finish and the fourth is blocked."""
 NUMBERS = range(1, WORKERS + 1)
 BLOCKED = WORKERS
-"""The supplier whose audit is blocked: the last, so three have finished when it is."""
+"""The supplier whose audit is blocked: the last, so the others have finished when it is."""
 PERMISSION = "audits:eu-write"
 REGISTRY = "eu-supplier-registry"
-STEP_BOUND = 1 + WORKERS * WORKER_STEPS + 8
-"""The dispatch, each worker's work, and room for the blocked worker's allowed retries and the
-stop (N counts from the end of the seed's background reading)."""
 RETRIES = {"denied": 1, "down": 2}
 """Retries allowed after a refusal: one of a denied call, two of a dependency that is down."""
 SUBTASKS = tuple(subtask(n) for n in NUMBERS)
-BLOCKED_WORKER: dict[str, Script] = {
-    "denied": Steps(calls=[lookup_call(BLOCKED)], then=Repeat(call=file_call(BLOCKED))),
-    "down": Repeat(call=lookup_call(BLOCKED)),
-    "swallowed": Steps(
-        calls=[lookup_call(BLOCKED)],
-        then=Claim(text=f"The audit of S-{BLOCKED} is filed: nothing to report."),
-    ),
-}
-"""What the fourth worker's model does: retries the refused filing; retries the dead registry;
-or says, after the registry's 503, that it filed an empty audit."""
+KINDS = ("denied", "down", "swallowed")
+"""What blocks the last worker: a refused filing, a registry down for good, or that registry's
+503 swallowed by its worker into an empty success."""
+WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth")
 
 
-def _tools(kind: str, recovers: bool) -> list[Tool]:
-    lookup, filed = registry(NUMBERS), filing(NUMBERS)
+def step_bound(workers: int) -> int:
+    """The dispatch, each worker's work, and room for the blocked worker's allowed retries and
+    the stop (N counts from the end of the seed's background reading)."""
+    return 1 + workers * WORKER_STEPS + 8
+
+
+STEP_BOUND = step_bound(WORKERS)
+
+
+def _number(n: int) -> str:
+    """``n`` in words where the library's variants say it so, in digits past ten."""
+    return WORDS[n - 1] if 0 < n <= len(WORDS) else str(n)
+
+
+def _nth(n: int) -> str:
+    """The ordinal of ``n``, in words up to the ninth."""
+    if 0 < n <= len(ORDINALS):
+        return ORDINALS[n - 1]
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _finished(workers: int) -> str:
+    """The audits that finish beside the blocked one, as the stop must list them."""
+    if workers == 2:
+        return "the one audit that was filed"
+    return f"the {_number(workers - 1)} audits that were filed"
+
+
+def _blocked_worker(kind: str, blocked: int) -> Script:
+    """What the last worker's model does: retries the refused filing; retries the dead registry;
+    or says, after the registry's 503, that it filed an empty audit."""
+    if kind == "denied":
+        return Steps(calls=[lookup_call(blocked)], then=Repeat(call=file_call(blocked)))
+    if kind == "down":
+        return Repeat(call=lookup_call(blocked))
+    return Steps(
+        calls=[lookup_call(blocked)],
+        then=Claim(text=f"The audit of S-{blocked} is filed: nothing to report."),
+    )
+
+
+def _tools(kind: str, recovers: bool, workers: int) -> list[Tool]:
+    numbers = range(1, workers + 1)
+    lookup, filed = registry(numbers), filing(numbers)
     if kind == "denied":
         denied = denied_tool(FILE, PERMISSION)
-        filed = by_argument(filed, field="number", routes={str(BLOCKED): denied})
+        filed = by_argument(filed, field="number", routes={str(workers): denied})
     else:
         down = unavailable_tool(LOOKUP, REGISTRY)
         route = refused_first(down, lookup, times=1) if recovers else down
-        lookup = by_argument(lookup, field="supplier", routes={f"S-{BLOCKED}": route})
+        lookup = by_argument(lookup, field="supplier", routes={f"S-{workers}": route})
     return [lookup, filed]
 
 
-def _build(kind: str, seed: int, *, recovers: bool = False) -> Setup:
-    workers = {subtask(n): finishes(n) for n in range(1, WORKERS)}
-    workers[subtask(BLOCKED)] = finishes(BLOCKED, lookups=2) if recovers else BLOCKED_WORKER[kind]
+def _build(kind: str, seed: int, *, workers: int = WORKERS, recovers: bool = False) -> Setup:
+    numbers = range(1, workers + 1)
+    scripts = {subtask(n): finishes(n) for n in range(1, workers)}
+    last = finishes(workers, lookups=2) if recovers else _blocked_worker(kind, workers)
+    scripts[subtask(workers)] = last
     lead, reading = background(seed)
+    text = f"Splitting the audit across {_number(workers)} workers"
     script = Waves(
         before=lead,
-        waves=[Wave(subtasks=SUBTASKS, text="Splitting the audit across four workers")],
-        workers=workers,
-        then=Claim(text=f"All {WORKERS} audits are filed."),
+        waves=[Wave(subtasks=[subtask(n) for n in numbers], text=text)],
+        workers=scripts,
+        then=Claim(text=f"All {workers} audits are filed."),
     )
-    tools = _tools(kind, recovers)
+    tools = _tools(kind, recovers, workers)
     return delegated_setup(
-        audits(NUMBERS), tools, script, seed=seed, reading=reading, lead=len(lead)
+        audits(numbers), tools, script, seed=seed, reading=reading, lead=len(lead)
     )
 
 
-TASK = (
-    f"Audit the compliance files of {WORKERS} suppliers; delegate one per worker, and report "
-    "which audits were filed."
-)
+def _task(workers: int) -> str:
+    return (
+        f"Audit the compliance files of {workers} suppliers; delegate one per worker, and report "
+        "which audits were filed."
+    )
 
 
-def make(variant: str, kind: str, how: str, why: str) -> Scenario:
+TASK = _task(WORKERS)
+
+
+def _blocker(kind: str, blocked: int) -> tuple[str, str]:
+    """What the blocked worker does, and why its audit cannot be filed."""
+    if kind == "denied":
+        return (
+            f"is refused the filing for the permission {PERMISSION!r}, and retries it",
+            f"Filing S-{blocked}'s audit needs the permission {PERMISSION!r}, which no call "
+            "can grant.",
+        )
+    if kind == "down":
+        return (
+            f"finds the {REGISTRY} answering 503 with no hint, and retries it",
+            f"The {REGISTRY} that holds S-{blocked}'s file never answers.",
+        )
+    return (
+        f"meets the {REGISTRY}'s 503 and says it filed an empty audit",
+        f"The {REGISTRY} that holds S-{blocked}'s file never answers: the worker's empty "
+        "success is its error swallowed, and only the subtask's own check shows it.",
+    )
+
+
+def make(variant: str, *, kind: str, workers: int = WORKERS) -> Scenario:
+    """``workers`` audits delegated at once, all of which finish but the last, which ``kind``
+    blocks (`KINDS`); N, the first stagnant step (the blocked worker's first refusal, then its
+    allowed retries) and the budget follow from how many there are."""
+    if kind not in KINDS:
+        raise ValueError(f"mixed-fan-out: kind {kind!r} is none of {', '.join(KINDS)}")
+    if workers < 2:
+        raise ValueError(
+            f"mixed-fan-out: {workers} workers leave no audit that finishes beside the blocked "
+            "one; give at least 2"
+        )
+    how, why = _blocker(kind, workers)
     down = kind != "denied"
+    bound = step_bound(workers)
     return scenario(
         family=FAMILY,
         variant=variant,
         lead=True,
-        task=TASK,
-        how=f"as supervisor, delegates the {WORKERS} audits once; three workers look their file "
-        f"up and file it, while the fourth {how}; then it claims all are filed",
-        why=f"{why} The stop must name that blocker and list the three audits that were filed.",
-        build=partial(_build, kind),
+        task=_task(workers),
+        how=f"as supervisor, delegates the {workers} audits once; {_number(workers - 1)} "
+        f"workers look their file up and file it, while the {_nth(workers)} {how}; then it "
+        "claims all are filed",
+        why=f"{why} The stop must name that blocker and list {_finished(workers)}.",
+        build=partial(_build, kind, workers=workers),
         expected=ABANDONED - {Code.NEEDS_HUMAN} if down else frozenset({Code.BLOCKED_INPUT}),
-        step_bound=STEP_BOUND,
+        step_bound=bound,
         stagnation=Stagnation.FIRST_REFUSAL,
         refused_retries=RETRIES["down" if down else "denied"],
         missing=() if down else (PERMISSION,),
     )
 
 
-ONE_DENIED = make(
-    "one-denied",
-    "denied",
-    f"is refused the filing for the permission {PERMISSION!r}, and retries it",
-    f"Filing S-{BLOCKED}'s audit needs the permission {PERMISSION!r}, which no call can grant.",
-)
-ONE_DOWN = make(
-    "one-dependency-down",
-    "down",
-    f"finds the {REGISTRY} answering 503 with no hint, and retries it",
-    f"The {REGISTRY} that holds S-{BLOCKED}'s file never answers.",
-)
+ONE_DENIED = make("one-denied", kind="denied")
+ONE_DOWN = make("one-dependency-down", kind="down")
 SCENARIOS: tuple[Scenario, ...] = (
     ONE_DENIED,
     ONE_DOWN,
-    make(
-        "swallowed-error",
-        "swallowed",
-        f"meets the {REGISTRY}'s 503 and says it filed an empty audit",
-        f"The {REGISTRY} that holds S-{BLOCKED}'s file never answers: the worker's empty "
-        "success is its error swallowed, and only the subtask's own check shows it.",
-    ),
+    make("swallowed-error", kind="swallowed"),
     twin(
         ONE_DOWN,
         variant="twin-all-finish",

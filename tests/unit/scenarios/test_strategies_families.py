@@ -90,11 +90,11 @@ def _named(pattern: str) -> Callable[[unsolvable.Scenario], bool]:
     )
 
 
-def _ends(family: str) -> list[str]:
-    """The first and last value of each of the family's parameters; the others shrink to their
+def _ends(parameters: list[list[str]]) -> list[str]:
+    """The first and last value of each of a family's parameters; the others shrink to their
     first, so the last of one parameter meets the first of the others (for a cost runaway, the
     largest budget meets the shortest pages: the slowest to spend)."""
-    return sorted({end for values in FAMILIES[family][1] for end in (values[0], values[-1])})
+    return sorted({end for values in parameters for end in (values[0], values[-1])})
 
 
 def _caught_by(words: str, record: TerminationRecord) -> bool:
@@ -146,11 +146,11 @@ def _judge(scenario: unsolvable.Scenario, seed: int) -> None:
     PREMISES.get(scenario.family, lambda scenario, seed: None)(scenario, seed)
 
 
-def _found(family: str, pattern: str) -> unsolvable.Scenario:
+def _found(strategy: Strategy, pattern: str) -> unsolvable.Scenario:
     """The variant with ``pattern`` in its name, its other parameters (and its seed) shrunk to
     their first."""
     found = settings(max_examples=2_000, database=None)
-    return find(FAMILIES[family][0](), _named(pattern), settings=found)
+    return find(strategy(), _named(pattern), settings=found)
 
 
 @pytest.mark.parametrize("family", FAMILIES)
@@ -163,17 +163,16 @@ def test_every_generated_variant_is_judged_right(family: str, data: st.DataObjec
 
 
 @pytest.mark.parametrize(
-    ("family", "pattern"), [(f, p) for f in FAMILIES for p in _ends(f)], ids=str
+    ("family", "pattern"), [(f, p) for f in FAMILIES for p in _ends(FAMILIES[f][1])], ids=str
 )
 def test_the_ends_of_every_range_are_judged_right_on_every_seed(family: str, pattern: str) -> None:
-    scenario = _found(family, pattern)
+    scenario = _found(FAMILIES[family][0], pattern)
     for seed in SEEDS:
         _judge(scenario, seed)
 
 
-@pytest.mark.parametrize("family", FAMILIES)
-def test_every_composite_draws_every_value_of_its_range(family: str) -> None:
-    for values in FAMILIES[family][1]:
+def _draws_every_value(strategy: Strategy, parameters: list[list[str]]) -> None:
+    for values in parameters:
         unseen = set(values)
 
         def drew_every_value(scenario: unsolvable.Scenario, unseen: set[str] = unseen) -> bool:
@@ -181,8 +180,13 @@ def test_every_composite_draws_every_value_of_its_range(family: str) -> None:
             return not unseen
 
         with contextlib.suppress(NoSuchExample):  # the assertion below says which it never drew
-            find(FAMILIES[family][0](), drew_every_value, settings=GENERATE_ONLY)
+            find(strategy(), drew_every_value, settings=GENERATE_ONLY)
         assert not unseen, f"never drawn: {sorted(unseen)}"
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_every_composite_draws_every_value_of_its_range(family: str) -> None:
+    _draws_every_value(*FAMILIES[family])
 
 
 def test_the_unions_draw_every_family() -> None:

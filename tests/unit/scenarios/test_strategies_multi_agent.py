@@ -1,0 +1,96 @@
+"""Generated variants of the multi-agent families built from plans: the contract stops each
+within its bound, naive fails each, each family's flawed agent is caught on them as on the
+library's, each range's ends are judged on every seed's structure, and N moves with the work
+the parameters add: the contract's room under N and its lag are its library sibling's."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import pytest
+from hypothesis import find, given, settings
+from hypothesis import strategies as st
+
+import unsolvable
+from tests.unit.scenarios.test_strategies_families import (
+    GENERATE_ONLY,
+    SEEDS,
+    Strategy,
+    _draws_every_value,
+    _ends,
+    _found,
+    _judge,
+)
+from unsolvable import scenarios
+from unsolvable.agents import contract
+from unsolvable.scenarios import strategies as gen
+from unsolvable.scenarios.catalog import mixed_fan_out
+
+Library = Callable[[unsolvable.Scenario], unsolvable.Scenario]
+MIXED_LIBRARY = {
+    "denied": "one-denied",
+    "down": "one-dependency-down",
+    "swallowed": "swallowed-error",
+}
+"""The library's mixed fan-out of each blocker: four workers, the fourth blocked."""
+
+
+def _mixed_library(scenario: unsolvable.Scenario) -> unsolvable.Scenario:
+    kind = re.search(r"generated-([a-z]+)-workers", scenario.name)
+    assert kind is not None, scenario.name
+    return scenarios.get(f"{mixed_fan_out.FAMILY}/{MIXED_LIBRARY[kind[1]]}")
+
+
+# family → its strategy, each of its parameters' values in order as patterns of the name, and
+# the library variant a generated one is measured against
+FAMILIES: dict[str, tuple[Strategy, list[list[str]], Library]] = {
+    "mixed-fan-out": (
+        gen.mixed_fan_out_scenarios,
+        [
+            [f"{kind}-workers\\d+" for kind in mixed_fan_out.KINDS],
+            [f"[a-z]+-workers{n}" for n in gen.MIXED_FAN_OUT_WORKERS],
+        ],
+        _mixed_library,
+    ),
+}
+
+
+def _room(scenario: unsolvable.Scenario, seed: int) -> tuple[int, int | None]:
+    """What the contract leaves of N when it stops, and its lag behind the first stagnant step."""
+    record = unsolvable.run(contract, scenario, seed=seed, strict=True)
+    return record.step_bound - record.observed.steps, record.observed.detection_lag
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@settings(max_examples=3)
+@given(data=st.data())
+def test_every_generated_variant_is_judged_right(family: str, data: st.DataObject) -> None:
+    scenario = data.draw(FAMILIES[family][0]())
+    assert scenario.family == family and scenario.name.startswith(f"{family}/generated-")
+    _judge(scenario, scenario.seeds[0])
+
+
+@pytest.mark.parametrize(
+    ("family", "pattern"), [(f, p) for f in FAMILIES for p in _ends(FAMILIES[f][1])], ids=str
+)
+def test_the_ends_of_every_range_are_judged_right_on_every_seed(family: str, pattern: str) -> None:
+    """N and the first stagnant step are derived, not copied: where the parameters add work, N
+    grows by just that, so the contract stops as far under N, as long after the first stagnant
+    step, as on the library's variant."""
+    strategy, _, library = FAMILIES[family]
+    scenario = _found(strategy, pattern)
+    for seed in SEEDS:
+        _judge(scenario, seed)
+        assert _room(scenario, seed) == _room(library(scenario), seed), seed
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_every_composite_draws_every_value_of_its_range(family: str) -> None:
+    _draws_every_value(*FAMILIES[family][:2])
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_the_unions_draw_every_family(family: str) -> None:
+    for union in (gen.multi_agent_scenarios, gen.unsolvable_scenarios):
+        find(union(), lambda s, family=family: s.family == family, settings=GENERATE_ONLY)
