@@ -55,6 +55,7 @@ from unsolvable.scenarios.catalog import (
     poll_until_ready,
     reconfirm_as_progress,
     slow_dependency,
+    task_graph,
     todo_spawn,
     tool_timeout,
 )
@@ -78,6 +79,7 @@ __all__ = [
     "reconfirm_as_progress_scenarios",
     "seeds",
     "sibling_and_twin",
+    "task_graph_scenarios",
     "todo_spawn_scenarios",
     "tool_timeout_scenarios",
     "twin_scenarios",
@@ -157,7 +159,7 @@ def unsolvable_scenarios() -> st.SearchStrategy[Scenario]:
     """Variants of every unsolvable family whose ``make`` takes parameters: constant-return,
     missing-permission, fan-out, cost-runaway, false-completion, forced-final-answer,
     give-up-honoured, tool-timeout, reconfirm-as-progress, todo-spawn, oscillation,
-    dependency-unavailable and mixed-fan-out."""
+    dependency-unavailable, mixed-fan-out and task-graph."""
     return st.one_of(
         constant_return_scenarios(),
         missing_permission_scenarios(),
@@ -479,9 +481,9 @@ def _dependency_unavailable(
 
 
 def multi_agent_scenarios() -> st.SearchStrategy[Scenario]:
-    """Variants of the multi-agent families whose ``make`` takes parameters: fan-out and mixed
-    fan-out."""
-    return st.one_of(fan_out_scenarios(), mixed_fan_out_scenarios())
+    """Variants of the multi-agent families whose ``make`` takes parameters: fan-out, mixed
+    fan-out and task graphs."""
+    return st.one_of(fan_out_scenarios(), mixed_fan_out_scenarios(), task_graph_scenarios())
 
 
 def _family_scenarios() -> tuple[st.SearchStrategy[Scenario], ...]:
@@ -498,6 +500,7 @@ def _family_scenarios() -> tuple[st.SearchStrategy[Scenario], ...]:
         oscillation_scenarios(),
         dependency_unavailable_scenarios(),
         mixed_fan_out_scenarios(),
+        task_graph_scenarios(),
     )
 
 
@@ -525,3 +528,18 @@ def mixed_fan_out_scenarios(draw: st.DrawFn) -> Scenario:
     kind = draw(st.sampled_from(mixed_fan_out.KINDS))
     variant = f"generated-{kind}-workers{workers}"
     return _seeded(mixed_fan_out.make(variant, kind=kind, workers=workers), draw)
+
+
+TASK_GRAPH_CHAIN = range(1, 22)
+"""Links of a task graph's chain before the search, 1 to 21: each adds a wave to the
+supervisor's conversation, and past 21 that growing conversation spends the token budget
+(N's steps' worth) before a worker that runs the skipped answer does, so the run ends on tokens
+and not on the failed search whose failure it is about."""
+
+
+@st.composite
+def task_graph_scenarios(draw: st.DrawFn) -> Scenario:
+    """A task graph whose search meets a dead API after a chain of a drawn number of links, each
+    on the one before, and whose answer joins the search."""
+    chain = draw(st.sampled_from(TASK_GRAPH_CHAIN))
+    return _seeded(task_graph.make(f"generated-chain{chain}", chain=chain), draw)

@@ -93,9 +93,6 @@ def step_bound(workers: int) -> int:
     return 1 + workers * WORKER_STEPS + 8
 
 
-STEP_BOUND = step_bound(WORKERS)
-
-
 def _number(n: int) -> str:
     """``n`` in words where the library's variants say it so, in digits past ten."""
     return WORDS[n - 1] if 0 < n <= len(WORDS) else str(n)

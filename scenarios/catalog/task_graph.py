@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from itertools import pairwise
 
 from unsolvable import (
     Call,
@@ -40,7 +41,7 @@ from unsolvable.scenarios.catalog._common import (
 from unsolvable.scenarios.catalog._control import twin
 from unsolvable.scenarios.catalog._delegation import Wave, Waves, delegated_setup, refused_first
 
-__all__ = ["FAMILY", "NODES", "SCENARIOS", "SOURCES", "make"]
+__all__ = ["FAMILY", "NODES", "SCENARIOS", "SOURCES", "make", "step_bound"]
 
 FAMILY = "task-graph"
 SOURCES = "sources-api"
@@ -50,15 +51,20 @@ QUESTION, SEARCH, OUTLINE, ANSWER = (
     "outline the answer",
     "write the answer",
 )
-DEPENDS = {SEARCH: [QUESTION], OUTLINE: [QUESTION], ANSWER: [SEARCH, OUTLINE]}
 NODES = (QUESTION, SEARCH, OUTLINE, ANSWER)
+"""The library's graph: a chain of one link, the question."""
 KEYS = {QUESTION: "question", SEARCH: "sources", OUTLINE: "outline", ANSWER: "answer"}
 RETRIES = 2
 """Retries of the dead sources API: three attempts, the allowance for a dependency that gives
 no Retry-After hint."""
-STEP_BOUND = 3 + 4 * 2 + 8
-"""Three waves, two steps a node (its write, its claim), and room for the search's retries and the
-stop (N counts from the end of the seed's background reading)."""
+
+
+def step_bound(chain: int) -> int:
+    """A wave for each link of the chain and two more, two steps a node (its write, its claim),
+    and room for the search's retries and the stop (N counts from the end of the seed's
+    background reading)."""
+    return (chain + 2) + (chain + 3) * 2 + 8
+
 
 WRITE = {
     QUESTION: ToolSpec(name="save_question", description="Save the normalised question."),
@@ -74,61 +80,121 @@ FETCH = ToolSpec(
 )
 
 
-def _done(node: str) -> Callable[[FakeWorld], list[str]]:
-    return lambda world: [] if world.peek(KEYS[node]) else [f"{node}: not done"]
+def _refinement(n: int) -> str:
+    return f"refine the question, pass {n}"
 
 
-def _worker(node: str, *, fetches: int = 1) -> Script:
-    if node == SEARCH:
-        fetch = Call(name=FETCH.name, arguments={"query": "the question"}, text="Fetching sources")
-        if fetches == 0:
-            return Repeat(call=fetch)
-        return Steps(calls=[fetch] * fetches, then=Claim(text="The sources are in."))
-    write = Call(name=WRITE[node].name, arguments={"text": f"The {KEYS[node]}."}, text="Writing")
+def _chain(chain: int) -> tuple[str, ...]:
+    """The links that prepare the question, each on the one before: normalising it, then
+    ``chain - 1`` refinements; the search and the outline wait on the last."""
+    return (QUESTION, *(_refinement(n) for n in range(2, chain + 1)))
+
+
+def _depends(chain: int) -> dict[str, list[str]]:
+    links = _chain(chain)
+    return {
+        **{link: [before] for before, link in pairwise(links)},
+        SEARCH: [links[-1]],
+        OUTLINE: [links[-1]],
+        ANSWER: [SEARCH, OUTLINE],
+    }
+
+
+def _writes(chain: int) -> dict[str, tuple[ToolSpec, str]]:
+    """The tool each writing node saves its work with, and the world key it saves it under."""
+    refinements = {
+        _refinement(n): (
+            ToolSpec(
+                name=f"save_refinement_{n}",
+                description=f"Save pass {n} of the question's refinement.",
+                parameters={"type": "object", "properties": {"text": {"type": "string"}}},
+            ),
+            f"refinement {n}",
+        )
+        for n in range(2, chain + 1)
+    }
+    return {QUESTION: (WRITE[QUESTION], KEYS[QUESTION]), **refinements} | {
+        node: (WRITE[node], KEYS[node]) for node in (OUTLINE, ANSWER)
+    }
+
+
+def _done(node: str, key: str) -> Callable[[FakeWorld], list[str]]:
+    return lambda world: [] if world.peek(key) else [f"{node}: not done"]
+
+
+def _search(fetches: int) -> Script:
+    fetch = Call(name=FETCH.name, arguments={"query": "the question"}, text="Fetching sources")
+    if fetches == 0:
+        return Repeat(call=fetch)
+    return Steps(calls=[fetch] * fetches, then=Claim(text="The sources are in."))
+
+
+def _worker(node: str, spec: ToolSpec, key: str) -> Script:
+    write = Call(name=spec.name, arguments={"text": f"The {key}."}, text="Writing")
     return Steps(calls=[write], then=Claim(text=f"Done: {node}."))
 
 
-def _build(seed: int, *, recovers: bool = False) -> Setup:
+def _build(seed: int, *, chain: int = 1, recovers: bool = False) -> Setup:
     lead, reading = background(seed)
-    extra = {node: {"depends_on": deps} for node, deps in DEPENDS.items()}
+    depends, writes = _depends(chain), _writes(chain)
+    nodes = (*_chain(chain), SEARCH, OUTLINE, ANSWER)
+    extra = {node: {"depends_on": deps} for node, deps in depends.items()}
+    links = [
+        Wave(subtasks=[link], text="First the question" if n == 1 else f"Then {link}", extra=extra)
+        for n, link in enumerate(_chain(chain), start=1)
+    ]
     script = Waves(
         before=lead,
         waves=[
-            Wave(subtasks=[QUESTION], text="First the question", extra=extra),
+            *links,
             Wave(subtasks=[OUTLINE, SEARCH], text="Searching and outlining", extra=extra),
             Wave(subtasks=[ANSWER], text="Joining them into the answer", extra=extra),
         ],
-        workers={n: _worker(n, fetches=2 if recovers else 0) for n in NODES},
+        workers={
+            node: _search(fetches=2 if recovers else 0)
+            if node == SEARCH
+            else _worker(node, *writes[node])
+            for node in nodes
+        },
         then=Claim(text="The answer is written."),
     )
     fetched = writer_tool(FETCH, key=KEYS[SEARCH], field="query", criteria=())
     down: Tool = unavailable_tool(FETCH, SOURCES)
     fetch = refused_first(down, fetched, times=1) if recovers else down
     writers = [
-        writer_tool(spec, key=KEYS[n], field="text", criteria=()) for n, spec in WRITE.items()
+        writer_tool(spec, key=key, field="text", criteria=()) for spec, key in writes.values()
     ]
+    keys = {node: key for node, (_, key) in writes.items()} | {SEARCH: KEYS[SEARCH]}
     specs = [
-        SubtaskSpec(name=n, depends_on=tuple(DEPENDS.get(n, ())), failing=_done(n)) for n in NODES
+        SubtaskSpec(name=n, depends_on=tuple(depends.get(n, ())), failing=_done(n, keys[n]))
+        for n in nodes
     ]
     tools = [fetch, *writers]
     return delegated_setup(specs, tools, script, seed=seed, reading=reading, lead=len(lead))
 
 
-def make(variant: str) -> Scenario:
+def make(variant: str, *, chain: int = 1) -> Scenario:
+    """The graph with ``chain`` links before the search and the outline (the library's has one,
+    the question); N follows from its waves and nodes, the first stagnant step from the search's
+    first refusal, which comes after every link's work."""
+    if chain < 1:
+        raise ValueError(f"task-graph: a chain of {chain} links has no question to search for")
+    refined = f" and refine it in {chain - 1} passes, one on another" if chain > 1 else ""
+    links = f"; {chain - 1} refinements of it, one a wave" if chain > 1 else ""
     return scenario(
         family=FAMILY,
         variant=variant,
         lead=True,
-        task="Answer the customer's question: put it in standard form, gather sources and an "
-        "outline, then join both into a reply; delegate each part to a worker.",
-        how="as supervisor, dispatches the graph wave by wave — the question; the search and the "
-        "outline; the answer, which joins both — while the search's worker retries a sources API "
-        "that answers 503",
+        task=f"Answer the customer's question: put it in standard form{refined}, gather sources "
+        "and an outline, then join both into a reply; delegate each part to a worker.",
+        how=f"as supervisor, dispatches the graph wave by wave — the question{links}; the search "
+        "and the outline; the answer, which joins both — while the search's worker retries a "
+        "sources API that answers 503",
         why=f"The {SOURCES} never answers, so the search fails and the answer, which needs it, "
         "can never run: it must be skipped, and the run must end with the graph's state.",
-        build=_build,
+        build=partial(_build, chain=chain),
         expected=ABANDONED - {Code.NEEDS_HUMAN},
-        step_bound=STEP_BOUND,
+        step_bound=step_bound(chain),
         stagnation=Stagnation.FIRST_REFUSAL,
         refused_retries=RETRIES,
     )

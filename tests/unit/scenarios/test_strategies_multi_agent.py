@@ -53,6 +53,11 @@ FAMILIES: dict[str, tuple[Strategy, list[list[str]], Library]] = {
         ],
         _mixed_library,
     ),
+    "task-graph": (
+        gen.task_graph_scenarios,
+        [[f"chain{n}" for n in gen.TASK_GRAPH_CHAIN]],
+        lambda scenario: scenarios.get("task-graph/upstream-down"),
+    ),
 }
 
 
