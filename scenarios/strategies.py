@@ -51,6 +51,7 @@ from unsolvable.scenarios.catalog import (
     long_healthy,
     missing_permission,
     mixed_fan_out,
+    nested_delegation,
     oscillation,
     poll_until_ready,
     reconfirm_as_progress,
@@ -75,6 +76,7 @@ __all__ = [
     "missing_permission_scenarios",
     "mixed_fan_out_scenarios",
     "multi_agent_scenarios",
+    "nested_delegation_scenarios",
     "oscillation_scenarios",
     "reconfirm_as_progress_scenarios",
     "seeds",
@@ -159,7 +161,7 @@ def unsolvable_scenarios() -> st.SearchStrategy[Scenario]:
     """Variants of every unsolvable family whose ``make`` takes parameters: constant-return,
     missing-permission, fan-out, cost-runaway, false-completion, forced-final-answer,
     give-up-honoured, tool-timeout, reconfirm-as-progress, todo-spawn, oscillation,
-    dependency-unavailable, mixed-fan-out and task-graph."""
+    dependency-unavailable, mixed-fan-out, task-graph and nested-delegation."""
     return st.one_of(
         constant_return_scenarios(),
         missing_permission_scenarios(),
@@ -482,8 +484,13 @@ def _dependency_unavailable(
 
 def multi_agent_scenarios() -> st.SearchStrategy[Scenario]:
     """Variants of the multi-agent families whose ``make`` takes parameters: fan-out, mixed
-    fan-out and task graphs."""
-    return st.one_of(fan_out_scenarios(), mixed_fan_out_scenarios(), task_graph_scenarios())
+    fan-out, task graphs and nested delegation."""
+    return st.one_of(
+        fan_out_scenarios(),
+        mixed_fan_out_scenarios(),
+        task_graph_scenarios(),
+        nested_delegation_scenarios(),
+    )
 
 
 def _family_scenarios() -> tuple[st.SearchStrategy[Scenario], ...]:
@@ -501,6 +508,7 @@ def _family_scenarios() -> tuple[st.SearchStrategy[Scenario], ...]:
         dependency_unavailable_scenarios(),
         mixed_fan_out_scenarios(),
         task_graph_scenarios(),
+        nested_delegation_scenarios(),
     )
 
 
@@ -543,3 +551,19 @@ def task_graph_scenarios(draw: st.DrawFn) -> Scenario:
     on the one before, and whose answer joins the search."""
     chain = draw(st.sampled_from(TASK_GRAPH_CHAIN))
     return _seeded(task_graph.make(f"generated-chain{chain}", chain=chain), draw)
+
+
+NESTED_DELEGATION_SUPPLIERS = _under_the_ceiling(nested_delegation.step_bound, start=2)
+"""Suppliers of a nested delegation, 2 to 62: one audit at least is filed beside the brief
+passed on (with that brief alone no tool ever answers, and any stop is blind by the harness's
+measure); and N (three steps an audit, and nine) stays under the harness's 200-step ceiling
+after the longest background reading."""
+
+
+@st.composite
+def nested_delegation_scenarios(draw: st.DrawFn) -> Scenario:
+    """Audits of a drawn number of suppliers, all filed but the last, whose brief is passed on
+    level after level."""
+    suppliers = draw(st.sampled_from(NESTED_DELEGATION_SUPPLIERS))
+    variant = f"generated-suppliers{suppliers}"
+    return _seeded(nested_delegation.make(variant, suppliers=suppliers), draw)

@@ -17,6 +17,7 @@ __all__ = [
     "file_call",
     "filing",
     "finishes",
+    "in_words",
     "lookup_call",
     "registry",
     "subtask",
@@ -38,6 +39,13 @@ FILE = ToolSpec(
     },
 )
 Failing = Callable[[FakeWorld], list[str]]
+WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def in_words(n: int) -> str:
+    """A count of suppliers or workers in words, as the library's variants say it; in digits
+    past ten."""
+    return WORDS[n - 1] if 0 < n <= len(WORDS) else str(n)
 
 
 def subtask(number: int) -> str:

@@ -37,6 +37,7 @@ from unsolvable.scenarios.catalog._audits import (
     file_call,
     filing,
     finishes,
+    in_words,
     lookup_call,
     registry,
     subtask,
@@ -83,7 +84,6 @@ SUBTASKS = tuple(subtask(n) for n in NUMBERS)
 KINDS = ("denied", "down", "swallowed")
 """What blocks the last worker: a refused filing, a registry down for good, or that registry's
 503 swallowed by its worker into an empty success."""
-WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth")
 
 
@@ -91,11 +91,6 @@ def step_bound(workers: int) -> int:
     """The dispatch, each worker's work, and room for the blocked worker's allowed retries and
     the stop (N counts from the end of the seed's background reading)."""
     return 1 + workers * WORKER_STEPS + 8
-
-
-def _number(n: int) -> str:
-    """``n`` in words where the library's variants say it so, in digits past ten."""
-    return WORDS[n - 1] if 0 < n <= len(WORDS) else str(n)
 
 
 def _nth(n: int) -> str:
@@ -110,7 +105,7 @@ def _finished(workers: int) -> str:
     """The audits that finish beside the blocked one, as the stop must list them."""
     if workers == 2:
         return "the one audit that was filed"
-    return f"the {_number(workers - 1)} audits that were filed"
+    return f"the {in_words(workers - 1)} audits that were filed"
 
 
 def _blocked_worker(kind: str, blocked: int) -> Script:
@@ -145,7 +140,7 @@ def _build(kind: str, seed: int, *, workers: int = WORKERS, recovers: bool = Fal
     last = finishes(workers, lookups=2) if recovers else _blocked_worker(kind, workers)
     scripts[subtask(workers)] = last
     lead, reading = background(seed)
-    text = f"Splitting the audit across {_number(workers)} workers"
+    text = f"Splitting the audit across {in_words(workers)} workers"
     script = Waves(
         before=lead,
         waves=[Wave(subtasks=[subtask(n) for n in numbers], text=text)],
@@ -207,7 +202,7 @@ def make(variant: str, *, kind: str, workers: int = WORKERS) -> Scenario:
         variant=variant,
         lead=True,
         task=_task(workers),
-        how=f"as supervisor, delegates the {workers} audits once; {_number(workers - 1)} "
+        how=f"as supervisor, delegates the {workers} audits once; {in_words(workers - 1)} "
         f"workers look their file up and file it, while the {_nth(workers)} {how}; then it "
         "claims all are filed",
         why=f"{why} The stop must name that blocker and list {_finished(workers)}.",

@@ -30,6 +30,7 @@ from unsolvable.scenarios.catalog._audits import (
     audits,
     filing,
     finishes,
+    in_words,
     registry,
     subtask,
 )
@@ -37,15 +38,19 @@ from unsolvable.scenarios.catalog._common import background, scenario, with_plai
 from unsolvable.scenarios.catalog._control import twin
 from unsolvable.scenarios.catalog._delegation import Wave, Waves, delegated_setup
 
-__all__ = ["FAMILY", "SCENARIOS", "PassesOn", "make"]
+__all__ = ["FAMILY", "SCENARIOS", "PassesOn", "make", "step_bound"]
 
 FAMILY = "nested-delegation"
-NUMBERS = (1, 2)
-PASSED = 2
-"""The supplier whose brief is passed on."""
-STEP_BOUND = 1 + 2 * WORKER_STEPS + 8
-"""The dispatch, the two audits' work, room for the passes a stop needs to see, and the stop (N
-counts from the end of the seed's background reading)."""
+SUPPLIERS = 2
+"""The library's suppliers: the first's audit is filed, the second's brief is passed on."""
+PASSED = SUPPLIERS
+"""The supplier whose brief is passed on in the library's variants: the last."""
+
+
+def step_bound(suppliers: int) -> int:
+    """The dispatch, every audit's work, room for the passes a stop needs to see, and the stop
+    (N counts from the end of the seed's background reading)."""
+    return 1 + suppliers * WORKER_STEPS + 8
 
 
 class PassesOn:
@@ -105,34 +110,58 @@ def _first_call(messages: Sequence[JSON]) -> str | None:
     return next((str(call.get("id")) for call in calls), None)
 
 
-def _build(seed: int, *, levels: int | None = None) -> Setup:
+def _filed(suppliers: int) -> str:
+    """The supervisor's claim once every audit is dispatched."""
+    return "Both audits are filed." if suppliers == 2 else f"All {suppliers} audits are filed."
+
+
+def _build(seed: int, *, suppliers: int = SUPPLIERS, levels: int | None = None) -> Setup:
     lead, reading = background(seed)
-    passes = PassesOn(brief=subtask(PASSED), levels=levels, then=finishes(PASSED))
+    numbers = range(1, suppliers + 1)
+    passes = PassesOn(brief=subtask(suppliers), levels=levels, then=finishes(suppliers))
+    workers: dict[str, Script] = {subtask(n): finishes(n) for n in range(1, suppliers)}
+    workers[subtask(suppliers)] = passes
     script = Waves(
         before=lead,
-        waves=[Wave(subtasks=[subtask(n) for n in NUMBERS], text="Splitting the audits")],
-        workers={subtask(1): finishes(1), subtask(PASSED): passes},
-        then=Claim(text="Both audits are filed."),
+        waves=[Wave(subtasks=[subtask(n) for n in numbers], text="Splitting the audits")],
+        workers=workers,
+        then=Claim(text=_filed(suppliers)),
     )
-    tools = [registry(NUMBERS), filing(NUMBERS)]
+    tools = [registry(numbers), filing(numbers)]
     return delegated_setup(
-        audits(NUMBERS), tools, script, seed=seed, reading=reading, lead=len(lead)
+        audits(numbers), tools, script, seed=seed, reading=reading, lead=len(lead)
     )
 
 
-def make(variant: str) -> Scenario:
+def _filed_first(suppliers: int) -> str:
+    """What becomes of the audits before the last: filed, as the library's first is."""
+    if suppliers == 2:
+        return "the first is filed"
+    return f"the first {in_words(suppliers - 1)} are filed"
+
+
+def make(variant: str, *, suppliers: int = SUPPLIERS) -> Scenario:
+    """The audits of ``suppliers`` delegated at once, all filed but the last, whose brief is
+    passed on level after level; N follows from how many there are."""
+    if suppliers < 2:
+        raise ValueError(
+            f"nested-delegation: with {suppliers} suppliers no audit is filed beside the brief "
+            "passed on, so no tool ever answers and any stop is blind; give at least 2"
+        )
     return scenario(
         family=FAMILY,
         variant=variant,
         lead=True,
-        task="Audit the compliance files of two suppliers; delegate one per worker.",
-        how=f"as supervisor, delegates the two audits; the first is filed, while S-{PASSED}'s "
-        "worker hands its brief on whole to another worker, which hands it on again, level "
-        "after level, each saying it has dispatched it",
-        why=f"No level ever works on S-{PASSED}'s audit.",
-        build=_build,
+        task=f"Audit the compliance files of {in_words(suppliers)} suppliers; delegate one per "
+        "worker.",
+        how=f"as supervisor, delegates the {in_words(suppliers)} audits; "
+        f"{_filed_first(suppliers)}, while S-{suppliers}'s worker hands its brief on whole to "
+        "another worker, which hands it on again, level after level, each saying it has "
+        "dispatched it",
+        why=f"No level ever works on S-{suppliers}'s audit.",
+        build=partial(_build, suppliers=suppliers),
         expected=frozenset({Code.NO_PROGRESS}),
-        step_bound=STEP_BOUND,
+        step_bound=step_bound(suppliers),
     )
 
 
