@@ -44,6 +44,7 @@ from unsolvable.scenarios.catalog import (
     constant_return,
     cost_runaway,
     dependency_unavailable,
+    duplicate_dispatch,
     false_completion,
     fan_out,
     forced_final_answer,
@@ -69,6 +70,7 @@ __all__ = [
     "control_scenarios",
     "cost_runaway_scenarios",
     "dependency_unavailable_scenarios",
+    "duplicate_dispatch_scenarios",
     "false_completion_scenarios",
     "fan_out_scenarios",
     "forced_final_answer_scenarios",
@@ -161,7 +163,8 @@ def unsolvable_scenarios() -> st.SearchStrategy[Scenario]:
     """Variants of every unsolvable family whose ``make`` takes parameters: constant-return,
     missing-permission, fan-out, cost-runaway, false-completion, forced-final-answer,
     give-up-honoured, tool-timeout, reconfirm-as-progress, todo-spawn, oscillation,
-    dependency-unavailable, mixed-fan-out, task-graph and nested-delegation."""
+    dependency-unavailable, mixed-fan-out, task-graph, nested-delegation and
+    duplicate-dispatch."""
     return st.one_of(
         constant_return_scenarios(),
         missing_permission_scenarios(),
@@ -484,12 +487,13 @@ def _dependency_unavailable(
 
 def multi_agent_scenarios() -> st.SearchStrategy[Scenario]:
     """Variants of the multi-agent families whose ``make`` takes parameters: fan-out, mixed
-    fan-out, task graphs and nested delegation."""
+    fan-out, task graphs, nested delegation and duplicate dispatch."""
     return st.one_of(
         fan_out_scenarios(),
         mixed_fan_out_scenarios(),
         task_graph_scenarios(),
         nested_delegation_scenarios(),
+        duplicate_dispatch_scenarios(),
     )
 
 
@@ -509,20 +513,26 @@ def _family_scenarios() -> tuple[st.SearchStrategy[Scenario], ...]:
         mixed_fan_out_scenarios(),
         task_graph_scenarios(),
         nested_delegation_scenarios(),
+        duplicate_dispatch_scenarios(),
     )
 
 
-def _under_the_ceiling(bound: Callable[[int], int], *, start: int) -> range:
-    """The counts from ``start`` whose N, ``bound`` of the count, stays under the harness's step
-    ceiling after the longest background reading: past it, a run that never stops is cut off
-    before it overruns N."""
-    stop = next(
-        n for n in range(start, Ceilings.max_steps) if bound(n) + max(LEADS) >= Ceilings.max_steps
-    )
-    return range(start, stop)
+def _under_the_ceiling(made: Callable[[int], Scenario], *, start: int) -> range:
+    """The counts from ``start`` whose variant, ``made`` of the count, keeps its N after the
+    longest background reading, and its step budget, under the harness's step ceiling: past it,
+    a run that never stops is cut off before it overruns N, or before its budget runs out."""
+
+    def fits(count: int) -> bool:
+        scenario = made(count)
+        ceiling = Ceilings.max_steps
+        return scenario.step_bound + max(LEADS) < ceiling and scenario.budget.max_steps < ceiling
+
+    return range(start, next(n for n in range(start, Ceilings.max_steps) if not fits(n)))
 
 
-MIXED_FAN_OUT_WORKERS = _under_the_ceiling(mixed_fan_out.step_bound, start=2)
+MIXED_FAN_OUT_WORKERS = _under_the_ceiling(
+    lambda workers: mixed_fan_out.make("ceiling", kind="denied", workers=workers), start=2
+)
 """Workers of a mixed fan-out, 2 to 62: one audit at least finishes beside the blocked one, so
 the stop has a partial result to list; and its N (three steps a worker, and nine) stays under
 the harness's 200-step ceiling after the longest background reading."""
@@ -553,7 +563,9 @@ def task_graph_scenarios(draw: st.DrawFn) -> Scenario:
     return _seeded(task_graph.make(f"generated-chain{chain}", chain=chain), draw)
 
 
-NESTED_DELEGATION_SUPPLIERS = _under_the_ceiling(nested_delegation.step_bound, start=2)
+NESTED_DELEGATION_SUPPLIERS = _under_the_ceiling(
+    lambda suppliers: nested_delegation.make("ceiling", suppliers=suppliers), start=2
+)
 """Suppliers of a nested delegation, 2 to 62: one audit at least is filed beside the brief
 passed on (with that brief alone no tool ever answers, and any stop is blind by the harness's
 measure); and N (three steps an audit, and nine) stays under the harness's 200-step ceiling
@@ -567,3 +579,20 @@ def nested_delegation_scenarios(draw: st.DrawFn) -> Scenario:
     suppliers = draw(st.sampled_from(NESTED_DELEGATION_SUPPLIERS))
     variant = f"generated-suppliers{suppliers}"
     return _seeded(nested_delegation.make(variant, suppliers=suppliers), draw)
+
+
+DUPLICATE_DISPATCH_SUPPLIERS = _under_the_ceiling(
+    lambda suppliers: duplicate_dispatch.make("ceiling", suppliers=suppliers), start=2
+)
+"""Suppliers of a duplicate dispatch, 2 to 62: one at least in the first wave, whose return is
+lost, and one never dispatched; and the budget (its twin's work, three steps an audit, and
+room) stays under the harness's 200-step ceiling, as N does."""
+
+
+@st.composite
+def duplicate_dispatch_scenarios(draw: st.DrawFn) -> Scenario:
+    """Audits of a drawn number of suppliers, all but the last dispatched at once, the last of
+    those dispatched again and again, the last never."""
+    suppliers = draw(st.sampled_from(DUPLICATE_DISPATCH_SUPPLIERS))
+    variant = f"generated-suppliers{suppliers}"
+    return _seeded(duplicate_dispatch.make(variant, suppliers=suppliers), draw)

@@ -19,6 +19,7 @@ __all__ = [
     "finishes",
     "in_words",
     "lookup_call",
+    "ordinal",
     "registry",
     "subtask",
 ]
@@ -46,6 +47,17 @@ def in_words(n: int) -> str:
     """A count of suppliers or workers in words, as the library's variants say it; in digits
     past ten."""
     return WORDS[n - 1] if 0 < n <= len(WORDS) else str(n)
+
+
+ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth")
+
+
+def ordinal(n: int) -> str:
+    """The supplier or worker ``n`` by its place, in words up to the ninth."""
+    if 0 < n <= len(ORDINALS):
+        return ORDINALS[n - 1]
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def subtask(number: int) -> str:

@@ -19,6 +19,8 @@ from unsolvable.scenarios.catalog._audits import (
     audits,
     filing,
     finishes,
+    in_words,
+    ordinal,
     registry,
     subtask,
 )
@@ -35,57 +37,91 @@ from unsolvable.scenarios.catalog._delegation import (
 __all__ = ["FAMILY", "SCENARIOS", "make"]
 
 FAMILY = "duplicate-dispatch"
-NUMBERS = (1, 2, 3)
-LOST = 2
-"""The supplier whose worker's return the supervisor loses."""
+SUPPLIERS = 3
+"""The library's suppliers: two dispatched in the first wave, the third never."""
+LOST = SUPPLIERS - 1
+"""The supplier whose worker's return the supervisor loses in the library's variants: the last
+of the first wave."""
 STORE = "audit-store"
-STEP_BOUND = 1 + 2 * WORKER_STEPS + 8
-"""The first wave's two audits, then room for the re-dispatches a stop needs to see and the
-stop (N counts from the end of the seed's background reading)."""
-RETRY_NEEDS = 1 + 3 * WORKER_STEPS + 2 + WORKER_STEPS + 1
-"""The twin's work: the first wave, the failed filing's retry, the third audit and the claim;
-its sibling's budget covers it, so that the budget tells the two apart in neither."""
-AGAIN = Wave(
-    subtasks=[subtask(LOST)],
-    text=f"I have no result for S-{LOST}; dispatching it again",
-)
 
 
-def _build(seed: int, *, retry: bool = False) -> Setup:
+def step_bound(suppliers: int) -> int:
+    """The first wave's audits (all but the last supplier's), then room for the re-dispatches a
+    stop needs to see and the stop (N counts from the end of the seed's background reading)."""
+    return 1 + (suppliers - 1) * WORKER_STEPS + 8
+
+
+def retry_needs(suppliers: int) -> int:
+    """The twin's work: the first wave, the failed filing's retry, the last audit and the claim;
+    its sibling's budget covers it, so that the budget tells the two apart in neither."""
+    return 1 + suppliers * WORKER_STEPS + 2 + WORKER_STEPS + 1
+
+
+RETRY_NEEDS = retry_needs(SUPPLIERS)
+
+
+def _again(lost: int) -> Wave:
+    return Wave(
+        subtasks=[subtask(lost)], text=f"I have no result for S-{lost}; dispatching it again"
+    )
+
+
+def _build(seed: int, *, suppliers: int = SUPPLIERS, retry: bool = False) -> Setup:
     lead, reading = background(seed)
-    first = Wave(subtasks=[subtask(1), subtask(LOST)], text="Splitting the audits across workers")
-    last = Wave(subtasks=[subtask(3)], text="Dispatching the last audit")
+    numbers, lost = range(1, suppliers + 1), suppliers - 1
+    first = Wave(
+        subtasks=[subtask(n) for n in range(1, suppliers)],
+        text="Splitting the audits across workers",
+    )
+    last = Wave(subtasks=[subtask(suppliers)], text="Dispatching the last audit")
+    again = _again(lost)
     script = Waves(
         before=lead,
-        waves=[first, AGAIN, last] if retry else [first],
-        cycle=() if retry else [AGAIN],
-        workers={subtask(n): finishes(n) for n in NUMBERS},
-        then=Claim(text="All three audits are filed."),
+        waves=[first, again, last] if retry else [first],
+        cycle=() if retry else [again],
+        workers={subtask(n): finishes(n) for n in numbers},
+        then=Claim(text=f"All {in_words(suppliers)} audits are filed."),
     )
-    filed: Tool = filing(NUMBERS)
+    filed: Tool = filing(numbers)
     if retry:
         once = refused_first(unavailable_tool(FILE, STORE), filed, times=1)
-        filed = by_argument(filed, field="number", routes={str(LOST): once})
-    tools = [registry(NUMBERS), filed]
+        filed = by_argument(filed, field="number", routes={str(lost): once})
+    tools = [registry(numbers), filed]
     return delegated_setup(
-        audits(NUMBERS), tools, script, seed=seed, reading=reading, lead=len(lead)
+        audits(numbers), tools, script, seed=seed, reading=reading, lead=len(lead)
     )
 
 
-def make(variant: str) -> Scenario:
+def _first_wave(suppliers: int) -> str:
+    """The first wave: every audit but the last, all filed."""
+    dispatched = in_words(suppliers - 1)
+    filed = {2: "it is filed", 3: "both are filed"}.get(suppliers, f"all {dispatched} are filed")
+    return f"delegates {dispatched} of the {in_words(suppliers)} audits; {filed}"
+
+
+def make(variant: str, *, suppliers: int = SUPPLIERS) -> Scenario:
+    """The audits of ``suppliers``, all but the last dispatched at once, the return of the last
+    of them lost and it dispatched again and again; N and the budget follow from how many."""
+    if suppliers < 2:
+        raise ValueError(
+            f"duplicate-dispatch: {suppliers} suppliers leave none to dispatch first; give at "
+            "least 2"
+        )
+    lost, never = suppliers - 1, ordinal(suppliers)
     return scenario(
         family=FAMILY,
         variant=variant,
         lead=True,
-        task="Audit the compliance files of three suppliers; delegate one per worker.",
-        how=f"as supervisor, delegates two of the three audits; both are filed, but it loses "
-        f"S-{LOST}'s return and dispatches it again every step, never the third",
-        why="The third audit is never dispatched, and running a finished one again files "
+        task=f"Audit the compliance files of {in_words(suppliers)} suppliers; delegate one per "
+        "worker.",
+        how=f"as supervisor, {_first_wave(suppliers)}, but it loses S-{lost}'s return and "
+        f"dispatches it again every step, never the {never}",
+        why=f"The {never} audit is never dispatched, and running a finished one again files "
         "nothing new.",
-        build=_build,
+        build=partial(_build, suppliers=suppliers),
         expected=frozenset({Code.NO_PROGRESS}),
-        step_bound=STEP_BOUND,
-        budget=group_budget(RETRY_NEEDS),
+        step_bound=step_bound(suppliers),
+        budget=group_budget(retry_needs(suppliers)),
         stagnation=Stagnation.NOVELTY,
     )
 

@@ -39,6 +39,7 @@ from unsolvable.scenarios.catalog._audits import (
     finishes,
     in_words,
     lookup_call,
+    ordinal,
     registry,
     subtask,
 )
@@ -67,7 +68,6 @@ __all__ = [
     "SCENARIOS",
     "SUBTASKS",
     "make",
-    "step_bound",
 ]
 
 FAMILY = "mixed-fan-out"
@@ -84,21 +84,12 @@ SUBTASKS = tuple(subtask(n) for n in NUMBERS)
 KINDS = ("denied", "down", "swallowed")
 """What blocks the last worker: a refused filing, a registry down for good, or that registry's
 503 swallowed by its worker into an empty success."""
-ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth")
 
 
 def step_bound(workers: int) -> int:
     """The dispatch, each worker's work, and room for the blocked worker's allowed retries and
     the stop (N counts from the end of the seed's background reading)."""
     return 1 + workers * WORKER_STEPS + 8
-
-
-def _nth(n: int) -> str:
-    """The ordinal of ``n``, in words up to the ninth."""
-    if 0 < n <= len(ORDINALS):
-        return ORDINALS[n - 1]
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
 
 
 def _finished(workers: int) -> str:
@@ -203,7 +194,7 @@ def make(variant: str, *, kind: str, workers: int = WORKERS) -> Scenario:
         lead=True,
         task=_task(workers),
         how=f"as supervisor, delegates the {workers} audits once; {in_words(workers - 1)} "
-        f"workers look their file up and file it, while the {_nth(workers)} {how}; then it "
+        f"workers look their file up and file it, while the {ordinal(workers)} {how}; then it "
         "claims all are filed",
         why=f"{why} The stop must name that blocker and list {_finished(workers)}.",
         build=partial(_build, kind, workers=workers),

@@ -38,7 +38,7 @@ from unsolvable.scenarios.catalog._common import background, scenario, with_plai
 from unsolvable.scenarios.catalog._control import twin
 from unsolvable.scenarios.catalog._delegation import Wave, Waves, delegated_setup
 
-__all__ = ["FAMILY", "SCENARIOS", "PassesOn", "make", "step_bound"]
+__all__ = ["FAMILY", "SCENARIOS", "PassesOn", "make"]
 
 FAMILY = "nested-delegation"
 SUPPLIERS = 2

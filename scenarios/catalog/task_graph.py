@@ -41,7 +41,7 @@ from unsolvable.scenarios.catalog._common import (
 from unsolvable.scenarios.catalog._control import twin
 from unsolvable.scenarios.catalog._delegation import Wave, Waves, delegated_setup, refused_first
 
-__all__ = ["FAMILY", "NODES", "SCENARIOS", "SOURCES", "make", "step_bound"]
+__all__ = ["FAMILY", "NODES", "SCENARIOS", "SOURCES", "make"]
 
 FAMILY = "task-graph"
 SOURCES = "sources-api"

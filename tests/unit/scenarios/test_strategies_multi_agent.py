@@ -22,7 +22,7 @@ from tests.unit.scenarios.test_strategies_families import (
     _found,
     _judge,
 )
-from unsolvable import scenarios
+from unsolvable import Ceilings, scenarios
 from unsolvable.agents import contract
 from unsolvable.scenarios import strategies as gen
 from unsolvable.scenarios.catalog import mixed_fan_out
@@ -63,6 +63,11 @@ FAMILIES: dict[str, tuple[Strategy, list[list[str]], Library]] = {
         [[f"suppliers{n}" for n in gen.NESTED_DELEGATION_SUPPLIERS]],
         lambda scenario: scenarios.get("nested-delegation/passed-on"),
     ),
+    "duplicate-dispatch": (
+        gen.duplicate_dispatch_scenarios,
+        [[f"suppliers{n}" for n in gen.DUPLICATE_DISPATCH_SUPPLIERS]],
+        lambda scenario: scenarios.get("duplicate-dispatch/lost-return"),
+    ),
 }
 
 
@@ -91,6 +96,7 @@ def test_the_ends_of_every_range_are_judged_right_on_every_seed(family: str, pat
     variant does."""
     strategy, _, library = FAMILIES[family]
     scenario = _found(strategy, pattern)
+    assert scenario.budget.max_steps < Ceilings().max_steps, "a run must meet its own budget"
     for seed in SEEDS:
         _judge(scenario, seed)
         assert _room(scenario, seed) == _room(library(scenario), seed), seed
