@@ -56,6 +56,7 @@ from unsolvable.scenarios.catalog import (
     oscillation,
     poll_until_ready,
     reconfirm_as_progress,
+    role_ping_pong,
     slow_dependency,
     task_graph,
     todo_spawn,
@@ -81,6 +82,7 @@ __all__ = [
     "nested_delegation_scenarios",
     "oscillation_scenarios",
     "reconfirm_as_progress_scenarios",
+    "role_ping_pong_scenarios",
     "seeds",
     "sibling_and_twin",
     "task_graph_scenarios",
@@ -163,8 +165,8 @@ def unsolvable_scenarios() -> st.SearchStrategy[Scenario]:
     """Variants of every unsolvable family whose ``make`` takes parameters: constant-return,
     missing-permission, fan-out, cost-runaway, false-completion, forced-final-answer,
     give-up-honoured, tool-timeout, reconfirm-as-progress, todo-spawn, oscillation,
-    dependency-unavailable, mixed-fan-out, task-graph, nested-delegation and
-    duplicate-dispatch."""
+    dependency-unavailable, mixed-fan-out, task-graph, nested-delegation, duplicate-dispatch and
+    role-ping-pong."""
     return st.one_of(
         constant_return_scenarios(),
         missing_permission_scenarios(),
@@ -487,13 +489,14 @@ def _dependency_unavailable(
 
 def multi_agent_scenarios() -> st.SearchStrategy[Scenario]:
     """Variants of the multi-agent families whose ``make`` takes parameters: fan-out, mixed
-    fan-out, task graphs, nested delegation and duplicate dispatch."""
+    fan-out, task graphs, nested delegation, duplicate dispatch and role ping-pong."""
     return st.one_of(
         fan_out_scenarios(),
         mixed_fan_out_scenarios(),
         task_graph_scenarios(),
         nested_delegation_scenarios(),
         duplicate_dispatch_scenarios(),
+        role_ping_pong_scenarios(),
     )
 
 
@@ -514,6 +517,7 @@ def _family_scenarios() -> tuple[st.SearchStrategy[Scenario], ...]:
         task_graph_scenarios(),
         nested_delegation_scenarios(),
         duplicate_dispatch_scenarios(),
+        role_ping_pong_scenarios(),
     )
 
 
@@ -596,3 +600,18 @@ def duplicate_dispatch_scenarios(draw: st.DrawFn) -> Scenario:
     suppliers = draw(st.sampled_from(DUPLICATE_DISPATCH_SUPPLIERS))
     variant = f"generated-suppliers{suppliers}"
     return _seeded(duplicate_dispatch.make(variant, suppliers=suppliers), draw)
+
+
+ROLE_PING_PONG_CRITERIA = range(2, len(role_ping_pong.DRIFTS) + 3)
+"""Criteria a reviewer drifts between, 2 to 6: two at least, one to revise towards and one to
+drift back from, and brevity, citations and the four further ones `role_ping_pong.DRIFTS` has
+at most."""
+
+
+@st.composite
+def role_ping_pong_scenarios(draw: st.DrawFn) -> Scenario:
+    """A reviewer that never accepts, drifting between a drawn number of criteria, and a
+    producer that meets only the one asked for."""
+    criteria = draw(st.sampled_from(ROLE_PING_PONG_CRITERIA))
+    variant = f"generated-criteria{criteria}"
+    return _seeded(role_ping_pong.make(variant, criteria=criteria), draw)

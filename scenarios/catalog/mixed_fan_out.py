@@ -187,7 +187,6 @@ def make(variant: str, *, kind: str, workers: int = WORKERS) -> Scenario:
         )
     how, why = _blocker(kind, workers)
     down = kind != "denied"
-    bound = step_bound(workers)
     return scenario(
         family=FAMILY,
         variant=variant,
@@ -199,7 +198,7 @@ def make(variant: str, *, kind: str, workers: int = WORKERS) -> Scenario:
         why=f"{why} The stop must name that blocker and list {_finished(workers)}.",
         build=partial(_build, kind, workers=workers),
         expected=ABANDONED - {Code.NEEDS_HUMAN} if down else frozenset({Code.BLOCKED_INPUT}),
-        step_bound=bound,
+        step_bound=step_bound(workers),
         stagnation=Stagnation.FIRST_REFUSAL,
         refused_retries=RETRIES["down" if down else "denied"],
         missing=() if down else (PERMISSION,),

@@ -31,6 +31,7 @@ from unsolvable import (
     ToolSpec,
 )
 from unsolvable.fake_tools import Criterion, FakeWorld, Tool, denied_tool, writer_tool
+from unsolvable.scenarios.catalog._audits import in_words
 from unsolvable.scenarios.catalog._common import (
     background,
     budget,
@@ -51,7 +52,7 @@ from unsolvable.scenarios.catalog._delegation import (
 )
 from unsolvable.scenarios.catalog._dialect import HANDOFF_PREFIX
 
-__all__ = ["FAMILY", "SCENARIOS", "make"]
+__all__ = ["DRIFTS", "FAMILY", "SCENARIOS", "make"]
 
 FAMILY = "role-ping-pong"
 WORDS = 300
@@ -98,14 +99,57 @@ def _reviewer(criteria: tuple[Criterion, ...], *, first: tuple[str, str] | None 
     return Tool(spec=REVIEW, handler=handle)
 
 
+DRIFTS = (
+    ("tabled", "summed up in a table"),
+    ("dated", "dated"),
+    ("signed", "signed off"),
+    ("plain", "in plain words"),
+)
+"""Further criteria a reviewer can drift through, between brevity and citations: the word a
+draft that meets one holds, and what the reviewer asks for."""
+
+
+def _criteria(criteria: int) -> tuple[Criterion, ...]:
+    """The reviewer's drift, in order: brevity, ``criteria - 2`` of `DRIFTS`, citations."""
+    drifts = tuple(
+        Criterion(name=name, holds=partial(_holds, word)) for word, name in DRIFTS[: criteria - 2]
+    )
+    return (SHORT, *drifts, CITED)
+
+
+def _holds(word: str, text: str) -> bool:
+    return word in text
+
+
+def _drifting_reviewer(criteria: tuple[Criterion, ...]) -> Tool:
+    """Reviews the saved draft as a reviewer whose criteria drift: a draft that meets them all
+    is accepted; one that meets some is asked for the criterion after the first it meets (the
+    last's after is the first), one that meets none for the first. With two criteria, that is
+    the one the draft fails."""
+
+    def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
+        text = str(world.get("draft", ""))
+        met = [i for i, criterion in enumerate(criteria) if criterion.holds(text)]
+        if len(met) == len(criteria):
+            world.put("review", "accepted")
+            world.put("approved", True)
+            return _answer({"review": "accepted"})
+        wanted = criteria[(met[0] + 1) % len(criteria) if met else 0]
+        verdict = f"rejected: it must be {wanted.name}"
+        world.put("review", verdict)
+        return _answer({"review": verdict})
+
+    return Tool(spec=REVIEW, handler=handle)
+
+
 def _world(seed: int) -> FakeWorld:
     """The family's world: the task is done when the report is approved."""
     return FakeWorld(failing=lambda w: [] if w.peek("approved") else ["not approved"], seed=seed)
 
 
-def _drafts() -> Tool:
-    """The producer's write: saves the draft, which the reviewer reads."""
-    return writer_tool(DRAFT, key="draft", field="text", criteria=(SHORT, CITED))
+def _drafts(criteria: tuple[Criterion, ...] = (SHORT, CITED)) -> Tool:
+    """The producer's write: saves the draft, which the reviewer reads, judged by ``criteria``."""
+    return writer_tool(DRAFT, key="draft", field="text", criteria=criteria)
 
 
 SUBTASK_KEYS = {"review": "review", "push": "pushed"}
@@ -148,32 +192,75 @@ def _round(subtask: str) -> Wave:
     return Wave(subtasks=[f"{subtask} (round {ROUND})"], text=f"Next: {subtask}")
 
 
-def _build(seed: int, *, accepts: bool = False) -> Setup:
+def _drift(word: str) -> tuple[str, str]:
+    """The revision towards one of `DRIFTS` and the review of it, as subtasks."""
+    return f"revise the draft to be {word}", f"review the {word} draft"
+
+
+def _drift_workers(criteria: int) -> dict[str, Script]:
+    """`WORKERS`, and the revision and review of each of the drift's further criteria."""
+    workers = dict(WORKERS)
+    for word, _ in DRIFTS[: criteria - 2]:
+        revise, review = _drift(word)
+        workers |= {revise: _writes(f"Report: long, {word}."), review: REVIEWS}
+    return workers
+
+
+def _rounds(criteria: int) -> list[Wave]:
+    """A revision and its review for each criterion, in the drift's order."""
+    drifts = [_drift(word) for word, _ in DRIFTS[: criteria - 2]]
+    pairs = [(BRIEFER, REVIEW_BRIEFER), *drifts, (CITE, REVIEW_CITED)]
+    return [_round(subtask) for pair in pairs for subtask in pair]
+
+
+def _build(seed: int, *, criteria: int = 2, accepts: bool = False) -> Setup:
     lead, reading = background(seed)
     first = [
         Wave(subtasks=[WRITE], text="Drafting first"),
         Wave(subtasks=[FIRST_REVIEW], text="Review"),
     ]
-    rounds = [_round(BRIEFER), _round(REVIEW_BRIEFER), _round(CITE), _round(REVIEW_CITED)]
+    rounds = _rounds(criteria)
     script = Waves(
         before=lead,
         waves=[*first, *rounds[:2]] if accepts else first,
         cycle=() if accepts else rounds,
-        workers=WORKERS,
+        workers=WORKERS if accepts else _drift_workers(criteria),
         then=Claim(text="The report is approved."),
     )
     world = _world(seed)
-    criteria = (SHORT,) if accepts else (SHORT, CITED)
+    drift = _criteria(criteria)
     tools = [
-        _drafts(),
-        _reviewer(criteria),
+        _drafts() if accepts else _drafts(drift),
+        _reviewer((SHORT,)) if accepts else _drifting_reviewer(drift),
         delegate_tool(),
         *reading,
     ]
     return setup(world, tools, script, seed=seed, lead=len(lead), check=_scoped_check())
 
 
-def make(variant: str) -> Scenario:
+def step_bound(criteria: int) -> int:
+    """`STEP_BOUND`, and a revision and its review (three steps each) for each criterion past
+    two: the first repeated draft comes that much later."""
+    return STEP_BOUND + (criteria - 2) * 2 * 3
+
+
+def _wants(criteria: int) -> str:
+    """What the reviewer wants after brevity, in the drift's order."""
+    return ", then ".join([*(name for _, name in DRIFTS[: criteria - 2]), "cited"])
+
+
+def _all(criteria: int) -> str:
+    return "both criteria" if criteria == 2 else f"all {in_words(criteria)} criteria"
+
+
+def make(variant: str, *, criteria: int = 2) -> Scenario:
+    """A reviewer that drifts between ``criteria`` criteria (brevity, as many of `DRIFTS` as
+    fit, citations), a producer that meets the one asked for only; N follows from how many."""
+    if not 2 <= criteria <= len(DRIFTS) + 2:
+        raise ValueError(
+            f"role-ping-pong: a drift of {criteria} criteria; give 2 to {len(DRIFTS) + 2}, one "
+            "to revise towards and another to drift back from, at most the drifts there are"
+        )
     return scenario(
         family=FAMILY,
         variant=variant,
@@ -181,12 +268,13 @@ def make(variant: str) -> Scenario:
         task="Get the quarterly report written and approved: a producer drafts it, a reviewer "
         "approves it; delegate each draft and each review to a worker.",
         how="as supervisor, hands the draft to a producer and each draft to a reviewer, round "
-        "after round; the reviewer wants it shorter, then cited, then shorter again, and the "
-        "producer's revisions go back and forth between the same two drafts",
-        why="No draft the producer writes meets both criteria the reviewer drifts between.",
-        build=_build,
+        f"after round; the reviewer wants it shorter, then {_wants(criteria)}, then shorter "
+        "again, and the producer's revisions go back and forth between the same "
+        f"{in_words(criteria)} drafts",
+        why=f"No draft the producer writes meets {_all(criteria)} the reviewer drifts between.",
+        build=partial(_build, criteria=criteria),
         expected=frozenset({Code.NO_PROGRESS}),
-        step_bound=STEP_BOUND,
+        step_bound=step_bound(criteria),
     )
 
 

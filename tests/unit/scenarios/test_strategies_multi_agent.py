@@ -68,6 +68,11 @@ FAMILIES: dict[str, tuple[Strategy, list[list[str]], Library]] = {
         [[f"suppliers{n}" for n in gen.DUPLICATE_DISPATCH_SUPPLIERS]],
         lambda scenario: scenarios.get("duplicate-dispatch/lost-return"),
     ),
+    "role-ping-pong": (
+        gen.role_ping_pong_scenarios,
+        [[f"criteria{n}" for n in gen.ROLE_PING_PONG_CRITERIA]],
+        lambda scenario: scenarios.get("role-ping-pong/reviewer-never-accepts"),
+    ),
 }
 
 
