@@ -553,10 +553,10 @@ def mixed_fan_out_scenarios(draw: st.DrawFn) -> Scenario:
 
 
 TASK_GRAPH_CHAIN = range(1, 22)
-"""Links of a task graph's chain before the search, 1 to 21: each adds a wave to the
-supervisor's conversation, and past 21 that growing conversation spends the token budget
-(N's steps' worth) before a worker that runs the skipped answer does, so the run ends on tokens
-and not on the failed search whose failure it is about."""
+"""Links of a task graph's chain before the search, 1 to 21: each makes the supervisor's
+conversation a wave longer, and past 21 it spends the token budget (N's steps' worth) before a
+supervisor that runs every dispatch reaches the skipped answer (past 22, before the contract
+stops on the failed search): the run ends on tokens, not on the failure it is about."""
 
 
 @st.composite
