@@ -71,6 +71,7 @@ __all__ = [
     "control_scenarios",
     "cost_runaway_scenarios",
     "dependency_unavailable_scenarios",
+    "duplicate_dispatch_and_twin",
     "duplicate_dispatch_scenarios",
     "false_completion_scenarios",
     "fan_out_scenarios",
@@ -600,6 +601,26 @@ def duplicate_dispatch_scenarios(draw: st.DrawFn) -> Scenario:
     suppliers = draw(st.sampled_from(DUPLICATE_DISPATCH_SUPPLIERS))
     variant = f"generated-suppliers{suppliers}"
     return _seeded(duplicate_dispatch.make(variant, suppliers=suppliers), draw)
+
+
+DUPLICATE_DISPATCH_TWIN_SUPPLIERS = range(3, DUPLICATE_DISPATCH_SUPPLIERS.stop)
+"""Suppliers of a duplicate dispatch drawn with its twin, 3 to 62: an audit at least is filed
+before the lost one's filing fails (with two, the failed filing is all the work there is, and
+its worker's claim said again reads as no progress, so an honest stop logic stops the twin)."""
+
+
+@st.composite
+def duplicate_dispatch_and_twin(draw: st.DrawFn) -> tuple[Scenario, Scenario]:
+    """A generated duplicate dispatch and its twin with the same suppliers, whose lost audit's
+    filing meets one 503 and is dispatched again after it: a retry with a reason. The twin is
+    named after the variant, its kind first, as `sibling_and_twin`'s are."""
+    suppliers = draw(st.sampled_from(DUPLICATE_DISPATCH_TWIN_SUPPLIERS))
+    variant = f"generated-suppliers{suppliers}"
+    sibling = _seeded(duplicate_dispatch.make(variant, suppliers=suppliers), draw)
+    twin_variant = f"twin-retry-after-failure-{variant}"
+    return sibling, duplicate_dispatch.retry_twin(
+        sibling, suppliers=suppliers, variant=twin_variant
+    )
 
 
 ROLE_PING_PONG_CRITERIA = range(2, len(role_ping_pong.DRIFTS) + 3)

@@ -34,14 +34,11 @@ from unsolvable.scenarios.catalog._delegation import (
     refused_first,
 )
 
-__all__ = ["FAMILY", "SCENARIOS", "make"]
+__all__ = ["FAMILY", "SCENARIOS", "make", "retry_twin"]
 
 FAMILY = "duplicate-dispatch"
 SUPPLIERS = 3
 """The library's suppliers: two dispatched in the first wave, the third never."""
-LOST = SUPPLIERS - 1
-"""The supplier whose worker's return the supervisor loses in the library's variants: the last
-of the first wave."""
 STORE = "audit-store"
 
 
@@ -55,9 +52,6 @@ def retry_needs(suppliers: int) -> int:
     """The twin's work: the first wave, the failed filing's retry, the last audit and the claim;
     its sibling's budget covers it, so that the budget tells the two apart in neither."""
     return 1 + suppliers * WORKER_STEPS + 2 + WORKER_STEPS + 1
-
-
-RETRY_NEEDS = retry_needs(SUPPLIERS)
 
 
 def _again(lost: int) -> Wave:
@@ -126,19 +120,27 @@ def make(variant: str, *, suppliers: int = SUPPLIERS) -> Scenario:
     )
 
 
-LOST_RETURN = make("lost-return")
-SCENARIOS: tuple[Scenario, ...] = (
-    LOST_RETURN,
-    twin(
-        LOST_RETURN,
-        variant="twin-retry-after-failure",
-        how=f"as supervisor, delegates two audits; S-{LOST}'s filing meets a 503 from the "
-        f"{STORE}, so it dispatches S-{LOST} again, which is filed, then the third",
-        why=f"the {STORE} answers the retry. Identical to {LOST_RETURN.name} until S-{LOST}'s "
+def retry_twin(
+    sibling: Scenario, *, suppliers: int = SUPPLIERS, variant: str = "twin-retry-after-failure"
+) -> Scenario:
+    """The twin of ``sibling``, made with ``suppliers``: the lost audit's filing meets a 503
+    once, so it is dispatched again, filed, and the last dispatched; the supervisor's third move
+    is the first that differs, whatever the count."""
+    lost = suppliers - 1
+    return twin(
+        sibling,
+        variant=variant,
+        how=f"as supervisor, delegates {in_words(lost)} audits; S-{lost}'s filing meets a 503 "
+        f"from the {STORE}, so it dispatches S-{lost} again, which is filed, then the "
+        f"{ordinal(suppliers)}",
+        why=f"the {STORE} answers the retry. Identical to {sibling.name} until S-{lost}'s "
         "first filing: a failure is a stated reason to retry.",
-        build=partial(_build, retry=True),
-        needed=RETRY_NEEDS,
+        build=partial(_build, suppliers=suppliers, retry=True),
+        needed=retry_needs(suppliers),
         diverges_at=lambda seed: lead(seed) + 3,
-    ),
-)
+    )
+
+
+LOST_RETURN = make("lost-return")
+SCENARIOS: tuple[Scenario, ...] = (LOST_RETURN, retry_twin(LOST_RETURN))
 SCENARIOS = with_plain(SCENARIOS, "lost-return")

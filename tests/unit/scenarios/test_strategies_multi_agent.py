@@ -1,7 +1,9 @@
 """Generated variants of the multi-agent families built from plans: the contract stops each
 within its bound, naive fails each, each family's flawed agent is caught on them as on the
 library's, each range's ends are judged on every seed's structure, and N moves with the work
-the parameters add: it allows as many steps past the first stagnant step as the library's."""
+the parameters add: it allows as many steps past the first stagnant step as the library's.
+A generated duplicate dispatch's twin is its sibling until the step it declares, begins every
+subtask as its sibling does, and needs the steps it declares."""
 
 from __future__ import annotations
 
@@ -13,6 +15,8 @@ from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
 import unsolvable
+from tests._twins import shown, unlike_its_sibling
+from tests.unit.scenarios.test_not_vacuous import TWIN_CAUGHT
 from tests.unit.scenarios.test_strategies_families import (
     GENERATE_ONLY,
     SEEDS,
@@ -21,11 +25,14 @@ from tests.unit.scenarios.test_strategies_families import (
     _ends,
     _found,
     _judge,
+    _named,
 )
-from unsolvable import Ceilings, scenarios
+from tests.unit.scenarios.test_twins import _first_moves
+from unsolvable import Ceilings, Code, Rule, Scenario, scenarios
 from unsolvable.agents import contract
 from unsolvable.scenarios import strategies as gen
 from unsolvable.scenarios.catalog import mixed_fan_out
+from unsolvable.scenarios.catalog._common import lead
 
 Library = Callable[[unsolvable.Scenario], unsolvable.Scenario]
 MIXED_LIBRARY = {
@@ -116,3 +123,55 @@ def test_every_composite_draws_every_value_of_its_range(family: str) -> None:
 def test_the_unions_draw_every_family(family: str) -> None:
     for union in (gen.multi_agent_scenarios, gen.unsolvable_scenarios):
         find(union(), lambda s, family=family: s.family == family, settings=GENERATE_ONLY)
+
+
+Pair = tuple[Scenario, Scenario]
+LIBRARY_TWIN = "duplicate-dispatch/twin-retry-after-failure"
+
+
+def _is_its_sibling_until_it_declares(pair: Pair, seed: int) -> None:
+    """What the agent is shown and what the supervisor does agree until the declared step, and
+    every worker's first move on a subtask is its sibling's worker's."""
+    sibling, twin = pair
+    assert twin.twin_of == sibling.name and twin.seeds == sibling.seeds
+    assert unlike_its_sibling(twin, sibling, seed) is None
+    mine, theirs = shown(twin, seed), shown(sibling, seed)
+    assert {k: v for k, v in mine.items() if v != theirs[k]} == {}
+    moves, its_moves = (_first_moves(unsolvable.run(contract, s, seed=seed)) for s in pair[::-1])
+    assert moves.keys() & its_moves.keys()
+    assert {n: moves[n] for n in its_moves.keys() & moves.keys()} == {
+        n: its_moves[n] for n in its_moves.keys() & moves.keys()
+    }
+
+
+@settings(max_examples=5)
+@given(gen.duplicate_dispatch_and_twin())
+def test_a_generated_twin_is_its_sibling_until_the_step_it_declares(pair: Pair) -> None:
+    _is_its_sibling_until_it_declares(pair, pair[1].seeds[0])
+
+
+def _twin_room(twin: Scenario) -> int:
+    """What the twin's N leaves over the most steps the contract takes to finish it, its lead
+    aside, over the seeds."""
+    records = {seed: unsolvable.run(contract, twin, seed=seed, strict=True) for seed in SEEDS}
+    for record in records.values():
+        assert record.verdict.passed and record.code is Code.COMPLETED, record.verdict
+    return twin.step_bound - max(r.observed.steps - lead(seed) for seed, r in records.items())
+
+
+@pytest.mark.parametrize(
+    "pattern", _ends([[f"suppliers{n}" for n in gen.DUPLICATE_DISPATCH_TWIN_SUPPLIERS]])
+)
+def test_the_twins_at_the_ends_of_the_range_are_done_as_declared_on_every_seed(
+    pattern: str,
+) -> None:
+    """The contract finishes the twin, its N (the work ``needed`` declares, and slack) leaving
+    it the room the library's twin does, and the stop logic the library's twin catches
+    false-stops it on a seed."""
+    pair = find(gen.duplicate_dispatch_and_twin(), lambda pair: _named(pattern)(pair[0]))
+    twin = pair[1]
+    for seed in SEEDS:
+        _is_its_sibling_until_it_declares(pair, seed)
+    assert _twin_room(twin) == _twin_room(scenarios.get(LIBRARY_TWIN))
+    flawed = [unsolvable.run(TWIN_CAUGHT[LIBRARY_TWIN](), twin, seed=seed) for seed in SEEDS]
+    assert any(r.verdict.broke(Rule.FALSE_STOP) for r in flawed), [r.verdict for r in flawed]
