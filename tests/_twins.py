@@ -4,9 +4,9 @@ library's twins, and of the twins generated for users' own variants."""
 from __future__ import annotations
 
 from tests._explorer import explore, first_difference
-from unsolvable import Ceilings, Scenario, Session
+from unsolvable import Ceilings, Scenario, Session, TerminationRecord
 
-__all__ = ["shown", "unlike_its_sibling"]
+__all__ = ["first_moves", "shown", "unlike_its_sibling"]
 
 
 def unlike_its_sibling(twin: Scenario, sibling: Scenario, seed: int) -> str | None:
@@ -39,3 +39,13 @@ def shown(scenario: Scenario, seed: int) -> dict[str, object]:
         "context_window": session.context_window,
         "role_steps": session.role_steps,
     }
+
+
+def first_moves(record: TerminationRecord) -> dict[str, tuple[str, str]]:
+    """The first call a worker made on each subtask of the record's table."""
+    moves = {}
+    for subtask in record.observed.subtasks or ():
+        steps = (s for s in record.observed.trajectory if s.agent in subtask.workers and s.calls)
+        if (first := next(steps, None)) is not None:
+            moves[subtask.name] = (first.calls[0].name, first.calls[0].arguments)
+    return moves

@@ -15,7 +15,7 @@ from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
 import unsolvable
-from tests._twins import shown, unlike_its_sibling
+from tests._twins import first_moves, shown, unlike_its_sibling
 from tests.unit.scenarios.test_not_vacuous import TWIN_CAUGHT
 from tests.unit.scenarios.test_strategies_families import (
     GENERATE_ONLY,
@@ -27,7 +27,6 @@ from tests.unit.scenarios.test_strategies_families import (
     _judge,
     _named,
 )
-from tests.unit.scenarios.test_twins import _first_moves
 from unsolvable import Ceilings, Code, Rule, Scenario, scenarios
 from unsolvable.agents import contract
 from unsolvable.scenarios import strategies as gen
@@ -137,7 +136,7 @@ def _is_its_sibling_until_it_declares(pair: Pair, seed: int) -> None:
     assert unlike_its_sibling(twin, sibling, seed) is None
     mine, theirs = shown(twin, seed), shown(sibling, seed)
     assert {k: v for k, v in mine.items() if v != theirs[k]} == {}
-    moves, its_moves = (_first_moves(unsolvable.run(contract, s, seed=seed)) for s in pair[::-1])
+    moves, its_moves = (first_moves(unsolvable.run(contract, s, seed=seed)) for s in pair[::-1])
     assert moves.keys() & its_moves.keys()
     assert {n: moves[n] for n in its_moves.keys() & moves.keys()} == {
         n: its_moves[n] for n in its_moves.keys() & moves.keys()

@@ -13,7 +13,7 @@ import pytest
 import unsolvable
 from tests import _wrong_agents as wrong
 from tests._explorer import explore, first_difference
-from tests._twins import shown, unlike_its_sibling
+from tests._twins import first_moves, shown, unlike_its_sibling
 from unsolvable import (
     DELEGATE_TOOL,
     Rule,
@@ -201,16 +201,6 @@ def test_a_twins_workers_meet_its_siblings_until_the_evidence_differs(
     assert moved == (twin.name in MOVES_OTHERWISE), first_difference(mine, theirs, steps + 1)
 
 
-def _first_moves(record: unsolvable.TerminationRecord) -> dict[str, tuple[str, str]]:
-    """The first call a worker made on each subtask of the record's table."""
-    moves = {}
-    for subtask in record.observed.subtasks or ():
-        steps = (s for s in record.observed.trajectory if s.agent in subtask.workers and s.calls)
-        if (first := next(steps, None)) is not None:
-            moves[subtask.name] = (first.calls[0].name, first.calls[0].arguments)
-    return moves
-
-
 @pytest.mark.parametrize(
     ("twin", "seed"), DELEGATES, ids=[f"{t.name}-seed{s}" for t, s in DELEGATES]
 )
@@ -220,7 +210,7 @@ def test_each_subtask_is_begun_as_its_sibling_begins_it(twin: Scenario, seed: in
     the twin's each made their own, would tell the two apart by comparing workers before any
     answer differed."""
     sibling = scenarios.get(twin.twin_of or "")
-    mine, theirs = (_first_moves(unsolvable.run(contract, s, seed=seed)) for s in (twin, sibling))
+    mine, theirs = (first_moves(unsolvable.run(contract, s, seed=seed)) for s in (twin, sibling))
     shared = mine.keys() & theirs.keys()
     assert shared
     assert {name: mine[name] for name in shared} == {name: theirs[name] for name in shared}
