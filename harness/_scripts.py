@@ -27,6 +27,7 @@ __all__ = [
     "ClaimSuccess",
     "Cycle",
     "FanOut",
+    "FirstThen",
     "GiveUp",
     "Perturbed",
     "Repeat",
@@ -236,6 +237,21 @@ def _rebased(request: ModelRequest, steps_done: int) -> ModelRequest:
     run's ``step`` stays real, since tool-call ids are built from it and must never repeat in a
     run — the Agents SDK aborts on a reused id."""
     return dataclasses.replace(request, agent_step=_own_step(request) - steps_done)
+
+
+@dataclass(frozen=True, kw_only=True)
+class FirstThen:
+    """Replies as ``first`` at its first step, then follows ``then`` (its steps counted from 1
+    again): `Steps` for a first move only a script makes, as one that draws a fresh request id
+    from the run's generator does."""
+
+    first: Script
+    then: Script
+
+    def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
+        if _own_step(request) == 1:
+            return self.first.reply(request, rng)
+        return self.then.reply(_rebased(request, 1), rng)
 
 
 @dataclass(frozen=True, kw_only=True)

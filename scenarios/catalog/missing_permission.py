@@ -9,17 +9,12 @@ the twin the upload is allowed, so neither the task nor the tool list tells them
 
 from __future__ import annotations
 
-import dataclasses
-import random
-from dataclasses import dataclass
 from functools import partial
 
 from unsolvable import (
     Call,
     Claim,
     Code,
-    ModelRequest,
-    ModelResponse,
     Perturbed,
     Repeat,
     Scenario,
@@ -29,6 +24,7 @@ from unsolvable import (
     Steps,
     ToolSpec,
 )
+from unsolvable._scripts import FirstThen
 from unsolvable.fake_tools import FakeWorld, denied_tool, requires
 from unsolvable.scenarios.catalog._common import lead, scenario, stuck_setup, with_plain
 from unsolvable.scenarios.catalog._control import finish, twin
@@ -129,27 +125,12 @@ def _build_other_route(permission: str, raises: bool, new_ids: bool, seed: int) 
     )
     script: Script = Steps(calls=[_publish(seed), upload], then=Claim())
     if new_ids:  # the fresh id is the model's draw: only the sibling's own script makes it
-        script = _FirstThen(first=_retries(seed, new_ids), then=Steps(calls=[upload], then=Claim()))
+        script = FirstThen(first=_retries(seed, new_ids), then=Steps(calls=[upload], then=Claim()))
     tools = [
         denied_tool(PUBLISH, permission, raises=raises),
         finish(UPLOAD, key="published", field="report_id"),
     ]
     return stuck_setup(_world(seed), tools, script, seed=seed)
-
-
-@dataclass(frozen=True, kw_only=True)
-class _FirstThen:
-    """Replies as ``first`` at its first step, then follows ``then`` (its steps counted from 1
-    again)."""
-
-    first: Script
-    then: Script
-
-    def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
-        own = request.agent_step or request.step
-        if own == 1:
-            return self.first.reply(request, rng)
-        return self.then.reply(dataclasses.replace(request, agent_step=own - 1), rng)
 
 
 def twins(
