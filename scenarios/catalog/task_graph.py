@@ -41,7 +41,7 @@ from unsolvable.scenarios.catalog._common import (
 from unsolvable.scenarios.catalog._control import twin
 from unsolvable.scenarios.catalog._delegation import Wave, Waves, delegated_setup, refused_first
 
-__all__ = ["FAMILY", "NODES", "SCENARIOS", "SOURCES", "make"]
+__all__ = ["FAMILY", "SCENARIOS", "SOURCES", "make"]
 
 FAMILY = "task-graph"
 SOURCES = "sources-api"
@@ -51,8 +51,6 @@ QUESTION, SEARCH, OUTLINE, ANSWER = (
     "outline the answer",
     "write the answer",
 )
-NODES = (QUESTION, SEARCH, OUTLINE, ANSWER)
-"""The library's graph: a chain of one link, the question."""
 KEYS = {QUESTION: "question", SEARCH: "sources", OUTLINE: "outline", ANSWER: "answer"}
 RETRIES = 2
 """Retries of the dead sources API: three attempts, the allowance for a dependency that gives
