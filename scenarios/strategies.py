@@ -234,7 +234,22 @@ def _seeded(scenario: Scenario, draw: st.DrawFn) -> Scenario:
     return dataclasses.replace(scenario, seeds=draw(seeds()))
 
 
-FAN_OUT_WORKERS = range(1, (Ceilings.max_steps - max(LEADS) - 2) // fan_out.STEPS_PER_WORKER + 1)
+def _under_the_ceiling(made: Callable[[int], Scenario], *, start: int) -> range:
+    """The counts from ``start`` whose variant, ``made`` of the count, keeps its N after the
+    longest background reading, and its step budget, under the harness's step ceiling: past it,
+    a run that never stops is cut off before it overruns N, or before its budget runs out."""
+
+    def fits(count: int) -> bool:
+        scenario = made(count)
+        ceiling = Ceilings.max_steps
+        return scenario.step_bound + max(LEADS) < ceiling and scenario.budget.max_steps < ceiling
+
+    return range(start, next(n for n in range(start, Ceilings.max_steps) if not fits(n)))
+
+
+FAN_OUT_WORKERS = _under_the_ceiling(
+    lambda workers: fan_out.make("ceiling", workers=workers), start=1
+)
 """Workers of a fan-out, 1 to 39: its N (five steps a worker, and one, after the longest
 background reading) stays under the harness's 200-step ceiling, past which a run that never
 stops is cut off before it overruns N."""
@@ -520,19 +535,6 @@ def _family_scenarios() -> tuple[st.SearchStrategy[Scenario], ...]:
         duplicate_dispatch_scenarios(),
         role_ping_pong_scenarios(),
     )
-
-
-def _under_the_ceiling(made: Callable[[int], Scenario], *, start: int) -> range:
-    """The counts from ``start`` whose variant, ``made`` of the count, keeps its N after the
-    longest background reading, and its step budget, under the harness's step ceiling: past it,
-    a run that never stops is cut off before it overruns N, or before its budget runs out."""
-
-    def fits(count: int) -> bool:
-        scenario = made(count)
-        ceiling = Ceilings.max_steps
-        return scenario.step_bound + max(LEADS) < ceiling and scenario.budget.max_steps < ceiling
-
-    return range(start, next(n for n in range(start, Ceilings.max_steps) if not fits(n)))
 
 
 MIXED_FAN_OUT_WORKERS = _under_the_ceiling(
