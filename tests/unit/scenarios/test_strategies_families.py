@@ -153,13 +153,19 @@ def _found(strategy: Strategy, pattern: str) -> unsolvable.Scenario:
     return find(strategy(), _named(pattern), settings=found)
 
 
+def judge_drawn(family: str, strategy: Strategy, data: st.DataObject) -> None:
+    """A variant ``strategy`` draws, named as a generated variant of ``family``, judged on its
+    seed."""
+    scenario = data.draw(strategy())
+    assert scenario.family == family and scenario.name.startswith(f"{family}/generated-")
+    _judge(scenario, scenario.seeds[0])
+
+
 @pytest.mark.parametrize("family", FAMILIES)
 @settings(max_examples=3)
 @given(data=st.data())
 def test_every_generated_variant_is_judged_right(family: str, data: st.DataObject) -> None:
-    scenario = data.draw(FAMILIES[family][0]())
-    assert scenario.family == family and scenario.name.startswith(f"{family}/generated-")
-    _judge(scenario, scenario.seeds[0])
+    judge_drawn(family, FAMILIES[family][0], data)
 
 
 @pytest.mark.parametrize(

@@ -26,6 +26,7 @@ from tests.unit.scenarios.test_strategies_families import (
     _found,
     _judge,
     _named,
+    judge_drawn,
 )
 from unsolvable import Ceilings, Code, Rule, Scenario, scenarios
 from unsolvable.agents import contract
@@ -93,9 +94,7 @@ def _room(scenario: unsolvable.Scenario, seed: int) -> int | None:
 @settings(max_examples=3)
 @given(data=st.data())
 def test_every_generated_variant_is_judged_right(family: str, data: st.DataObject) -> None:
-    scenario = data.draw(FAMILIES[family][0]())
-    assert scenario.family == family and scenario.name.startswith(f"{family}/generated-")
-    _judge(scenario, scenario.seeds[0])
+    judge_drawn(family, FAMILIES[family][0], data)
 
 
 @pytest.mark.parametrize(
