@@ -43,7 +43,7 @@ from unsolvable.cli._report import (
     run_report,
 )
 from unsolvable.reports._baseline import Baseline
-from unsolvable.reports._cells import align, format_metrics, should_summarise
+from unsolvable.reports._cells import align, format_metrics, pass_k_line, should_summarise
 from unsolvable.reports._files import RecordStream
 from unsolvable.reports._flags import report_options
 from unsolvable.reports._publish import ReportOptions, check_baseline, check_outputs, publish
@@ -51,7 +51,6 @@ from unsolvable.reports._table import (
     INTERRUPTED,
     explain,
     format_table,
-    pass_k_line,
     summary_line,
 )
 

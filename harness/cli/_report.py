@@ -14,12 +14,12 @@ from typing import Any, NamedTuple
 from unsolvable._errors import OutputError, SchemaError, ShardError, UnsolvableError
 from unsolvable._input import load_json, read_input
 from unsolvable._record import TerminationRecord
-from unsolvable.reports._cells import format_metrics
+from unsolvable.reports._cells import format_metrics, pass_k_line
 from unsolvable.reports._files import STREAM_SUFFIX
 from unsolvable.reports._flags import REPORT_FLAGS, ReportFlag, number_problem, report_options
 from unsolvable.reports._merge import merge, read_part
 from unsolvable.reports._publish import check_baseline, check_outputs, publish
-from unsolvable.reports._table import INTERRUPTED, pass_k_line, summary_line
+from unsolvable.reports._table import INTERRUPTED, summary_line
 
 UNWRITTEN_STATUS = 3
 """A run whose reports could not all be written: neither a verdict (1) nor a usage error (2)."""

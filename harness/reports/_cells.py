@@ -23,6 +23,7 @@ __all__ = [
     "false_stops",
     "format_metrics",
     "metrics_lines",
+    "pass_k_line",
     "past_budget",
     "premature",
     "report_json",
@@ -151,6 +152,28 @@ def cells(group: GroupMetrics) -> tuple[str, ...]:
     )
 
 
+def pass_k_line(metrics: Metrics) -> str:
+    """pass^k per agent: the scenarios whose every seeded run passed (a stochastic agent must
+    stop correctly every time, not on average). Each agent's label is made `printable`: it
+    comes from the command line or a records file, and is shown, never obeyed."""
+    parts = [f"{printable(g.agent)} {_pass_k(metrics, g)} scenarios" for g in metrics.agents]
+    # A session that made no record (every test errored) says so rather than print an empty line.
+    return "unsolvable: " + ("; ".join(parts) or "no runs, so no pass^k")
+
+
+def _pass_k(metrics: Metrics, agent: GroupMetrics) -> str:
+    """``pass^3 37/125 and pass^1 1/1``: a scenario's k is the seeded runs it had, so scenarios
+    run on fewer seeds than the others (one that has only one) are counted under their own k,
+    never under the group's largest (`GroupMetrics.k`)."""
+    by_k: dict[int, tuple[int, int]] = {}
+    for scenario in metrics.scenarios:
+        if scenario.agent == agent.agent:
+            passed, scenarios = by_k.get(scenario.k, (0, 0))
+            by_k[scenario.k] = (passed + scenario.pass_k, scenarios + 1)
+    counts = sorted(by_k.items(), reverse=True)
+    return " and ".join(f"pass^{k} {passed}/{scenarios}" for k, (passed, scenarios) in counts)
+
+
 def should_summarise(metrics: Metrics) -> bool:
     """Whether the metrics add anything to the record table: some family × agent has several
     runs. Otherwise each group is one row the table already shows."""
@@ -179,10 +202,13 @@ def format_metrics(metrics: Metrics) -> str:
 
 
 def metrics_lines(records: Sequence[TerminationRecord]) -> list[str]:
-    """The terminal metrics table after a blank line, or nothing when it would only repeat the
-    record table (`should_summarise`); what the pytest plugin adds to its summary."""
+    """The terminal metrics table after a blank line and the `pass_k_line` that names each k
+    its pass^k column counts together, or nothing when the table would only repeat the record
+    table (`should_summarise`); what the pytest plugin adds to its summary."""
     metrics = measure(records)
-    return ["", *format_metrics(metrics).splitlines()] if should_summarise(metrics) else []
+    if not should_summarise(metrics):
+        return []
+    return ["", *format_metrics(metrics).splitlines(), pass_k_line(metrics)]
 
 
 def report_json(

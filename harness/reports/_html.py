@@ -14,10 +14,10 @@ from html import escape
 from unsolvable._record import TerminationRecord
 from unsolvable.reports._baseline import GateResult
 from unsolvable.reports._broke import broken_rules, counts, headline, tag, worst_first
-from unsolvable.reports._cells import COLUMNS, cells, step_cap_lines
+from unsolvable.reports._cells import COLUMNS, cells, pass_k_line, step_cap_lines
 from unsolvable.reports._charts import lag_chart, timeline, tradeoff_chart
 from unsolvable.reports._metrics import GroupMetrics, Metrics
-from unsolvable.reports._table import INTERRUPTED, explain, pass_k_line, summary_line
+from unsolvable.reports._table import INTERRUPTED, explain, summary_line
 
 __all__ = ["to_html"]
 

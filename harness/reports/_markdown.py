@@ -16,9 +16,9 @@ from unsolvable._record import TerminationRecord
 from unsolvable._text import printable
 from unsolvable.reports._baseline import GateResult
 from unsolvable.reports._broke import broken_rules, counts, headline, tag, worst_first
-from unsolvable.reports._cells import COLUMNS, cells, step_cap_lines
+from unsolvable.reports._cells import COLUMNS, cells, pass_k_line, step_cap_lines
 from unsolvable.reports._metrics import GroupMetrics, Metrics, where
-from unsolvable.reports._table import INTERRUPTED, explain, pass_k_line, summary_line
+from unsolvable.reports._table import INTERRUPTED, explain, summary_line
 
 __all__ = ["MAX_FAILURES", "to_markdown"]
 

@@ -9,8 +9,6 @@ from unsolvable._record import Outcome, TerminationRecord
 from unsolvable._text import printable
 from unsolvable.reports._cells import align
 from unsolvable.reports._metrics import (
-    GroupMetrics,
-    Metrics,
     has_lag,
     is_false_completion,
     lag,
@@ -18,7 +16,7 @@ from unsolvable.reports._metrics import (
     lag_tokens,
 )
 
-__all__ = ["INTERRUPTED", "explain", "format_table", "pass_k_line", "summary_line"]
+__all__ = ["INTERRUPTED", "explain", "format_table", "summary_line"]
 
 INTERRUPTED = (
     "Interrupted: the session was stopped before every run finished; these are the runs that "
@@ -75,28 +73,6 @@ def summary_line(records: Sequence[TerminationRecord]) -> str:
         f"unsolvable: {len(records)} runs, {passed} passed, {len(records) - passed} failed "
         f"({did_not_stop} did_not_stop, {false_completions} false completions)"
     )
-
-
-def pass_k_line(metrics: Metrics) -> str:
-    """pass^k per agent: the scenarios whose every seeded run passed (a stochastic agent must
-    stop correctly every time, not on average). Each agent's label is made `printable`: it
-    comes from the command line or a records file, and is shown, never obeyed."""
-    parts = [f"{printable(g.agent)} {_pass_k(metrics, g)} scenarios" for g in metrics.agents]
-    # A session that made no record (every test errored) says so rather than print an empty line.
-    return "unsolvable: " + ("; ".join(parts) or "no runs, so no pass^k")
-
-
-def _pass_k(metrics: Metrics, agent: GroupMetrics) -> str:
-    """``pass^3 37/125 and pass^1 1/1``: a scenario's k is the seeded runs it had, so scenarios
-    run on fewer seeds than the others (one that has only one) are counted under their own k,
-    never under the group's largest (`GroupMetrics.k`)."""
-    by_k: dict[int, tuple[int, int]] = {}
-    for scenario in metrics.scenarios:
-        if scenario.agent == agent.agent:
-            passed, scenarios = by_k.get(scenario.k, (0, 0))
-            by_k[scenario.k] = (passed + scenario.pass_k, scenarios + 1)
-    counts = sorted(by_k.items(), reverse=True)
-    return " and ".join(f"pass^{k} {passed}/{scenarios}" for k, (passed, scenarios) in counts)
 
 
 def _lag_text(record: TerminationRecord) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.plugin._helpers import Run, cases, summary_section
+from unsolvable import scenarios
 from unsolvable.plugin._options import AGENT_OPTION, FAMILY_OPTION, JSON_OPTION, NO_SNAPSHOT_OPTION
 
 OWN_TEST = """
@@ -49,3 +50,17 @@ def test_xdist_gathers_records_and_prints_once_what_a_serial_run_prints(
     )
     one, two = (pytester.path / name for name in ("one.json", "two.json"))
     assert one.read_bytes() == two.read_bytes()
+
+
+def test_the_summary_names_each_k_its_pass_k_column_counts_together(run: Run) -> None:
+    """context-overflow has scenarios of three seeds and one of one: the table's pass^k column
+    counts them together, and only the line under it says which scenario passed on how many
+    seeds, as `unsolvable run --all-seeds` prints it."""
+    result = run(
+        f"{AGENT_OPTION}=pkg:contract", f"{FAMILY_OPTION}=context-overflow", NO_SNAPSHOT_OPTION
+    )
+    one_seed = [s for s in scenarios.select(["context-overflow"]) if len(s.seeds) == 1]
+    many = len(scenarios.select(["context-overflow"])) - len(one_seed)
+    assert one_seed and many  # the family still mixes the two
+    section = summary_section(result)
+    assert f"unsolvable: pkg:contract pass^3 {many}/{many} and pass^1 1/1 scenarios" in section

@@ -9,9 +9,9 @@ from typing import Any
 
 from tests.reports._records import record
 from unsolvable.cli import main
+from unsolvable.reports._cells import pass_k_line
 from unsolvable.reports._markdown import to_markdown
 from unsolvable.reports._metrics import measure
-from unsolvable.reports._table import pass_k_line
 
 LABEL = "\x1b[2J\rbot<script>alert(1)</script>[click](http://e.test)"
 """Clears the screen, returns the cursor, runs a script in a page, links away."""
