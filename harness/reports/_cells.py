@@ -55,6 +55,10 @@ PREFIX = "unsolvable: "
 """What summary lines start with (STYLE §9)."""
 NO_VALUE = "-"
 """A metric that does not apply: lag on controls, false stops on unsolvable tasks."""
+RATIO_DIGITS = 2
+"""step/N is shown to two digits (the JSON keeps `RATE_DIGITS`)."""
+PAST_THE_BOUND = 1 + 10**-RATIO_DIGITS
+"""The least step/N shown for a ratio past 1: 1.004 written 1.00 reads as a stop at the bound."""
 
 
 def distribution(values: Distribution | None) -> str:
@@ -141,7 +145,7 @@ def cells(group: GroupMetrics) -> tuple[str, ...]:
         premature(group),
         _p50_p95(group.lag_tokens),
         _p50_p95(group.lag_cost_usd),
-        f"{group.steps_per_bound.p95:.2f}",
+        _step_ratio(group.steps_per_bound.p95),
         past_budget(group),
         false_stops(group),
         NO_VALUE if group.false_stop_rate is None else str(group.unreported_finishes),
@@ -172,6 +176,12 @@ def _pass_k(metrics: Metrics, agent: GroupMetrics) -> str:
             by_k[scenario.k] = (passed + scenario.pass_k, scenarios + 1)
     counts = sorted(by_k.items(), reverse=True)
     return " and ".join(f"pass^{k} {passed}/{scenarios}" for k, (passed, scenarios) in counts)
+
+
+def _step_ratio(value: float) -> str:
+    """step/N to `RATIO_DIGITS`, rounded once from the exact ratio; a ratio past 1 never reads
+    as 1.00, a stop at the bound, but `PAST_THE_BOUND` at least."""
+    return f"{max(value, PAST_THE_BOUND) if value > 1 else value:.{RATIO_DIGITS}f}"
 
 
 def should_summarise(metrics: Metrics) -> bool:

@@ -201,3 +201,13 @@ def test_explain_gives_the_three_lags_as_the_metrics_count_them() -> None:
     assert stopped.observed.detection_lag is not None and stopped.observed.detection_lag < 0
     assert stopped.observed.lag_tokens is not None and stopped.observed.lag_tokens < 0
     assert "; lag 0 steps, 0 tokens, $0\n" in explain(stopped)
+
+
+def test_a_step_per_bound_past_1_is_never_shown_as_1() -> None:
+    """201 steps of N=200 went past the bound (over_bound 1): two digits wrote it 1.00, a stop
+    at the bound, which passes; the JSON says 1.005."""
+    metrics = measure([record(steps=201, bound=200, stagnant=1)])
+    overall = metrics.agents[0]
+    assert overall.over_bound == 1
+    assert cells(overall)[COLUMNS.index("step/N p95")] == "1.01"
+    assert metrics.to_dict()["agents"][0]["steps_per_bound"]["p95"] == 1.005
