@@ -421,7 +421,7 @@ def _describe(scenario: Scenario, twins: Sequence[str] = ()) -> str:
         scenario.name,
         f"  family:     {scenario.family}",
         f"  task:       {scenario.task}",
-        f"  expected:   {'|'.join(sorted(scenario.expected))} within N={scenario.step_bound} steps",
+        f"  expected:   {'|'.join(sorted(scenario.expected))} within {_bounds(scenario)}",
         f"  budget:     {_budget_text(scenario.budget)}",
         f"  stagnation: {scenario.stagnation}",
         f"  seeds:      {', '.join(map(str, scenario.seeds))}",
@@ -451,6 +451,16 @@ def _describe(scenario: Scenario, twins: Sequence[str] = ()) -> str:
     lines.append("")
     lines.append(scenario.explanation)
     return "\n".join(map(printable, lines))  # a scenario file's text is shown, never obeyed
+
+
+def _bounds(scenario: Scenario) -> str:
+    """``N=12 steps``, or each seed's N where they differ: N counts from the end of a seed's
+    lead (its background reading), so seeds that read more are judged against more steps."""
+    bounds = [scenario.bound_after(scenario.build(seed).lead).step_bound for seed in scenario.seeds]
+    if len(set(bounds)) == 1:
+        return f"N={bounds[0]} steps"
+    each = (f"{bound} on seed {seed}" for bound, seed in zip(bounds, scenario.seeds, strict=True))
+    return "N steps: " + ", ".join(each)
 
 
 def _budget_text(budget: Budget) -> str:

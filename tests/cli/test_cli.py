@@ -174,6 +174,19 @@ def test_show_names_each_roles_own_budget_and_that_it_can_end_the_run() -> None:
     assert "the run's or a role's own" in shown
 
 
+def test_show_gives_the_bound_each_seed_is_judged_against(tmp_path: Path) -> None:
+    """N counts from the end of a seed's background reading, so constant-return/repeat's runs
+    are judged against 12, 13 and 14: show printed seed 0's alone, as every seed's."""
+    out = tmp_path / "records.json"
+    name = "constant-return/repeat"
+    _unsolvable("run", "--agent", "contract", "--scenario", name, "--all-seeds", "--json", str(out))
+    records = json.loads(out.read_text())["records"]
+    bounds = ", ".join(f"{r['step_bound']} on seed {r['seed']}" for r in records)
+    expected = f"  expected:   NO_PROGRESS within N steps: {bounds}"
+    assert expected in _unsolvable("show", name).stdout.splitlines()
+    assert len({r["step_bound"] for r in records}) == 3
+
+
 def test_an_agent_module_that_exits_on_import_is_a_usage_error(tmp_path: Path) -> None:
     """A module that parses its own arguments or calls ``sys.exit`` at import is named, rather
     than ending the command in silence with its status."""
