@@ -55,7 +55,10 @@ def _row(record: TerminationRecord) -> tuple[str, ...]:
         _ended(record),
         f"{observed.steps}/{record.step_bound}",
         *_stagnant_and_lag(record),
-        f"{observed.charged_tokens}/{tokens_allowed}" if tokens_allowed else str(observed.tokens),
+        # Charged tokens on every row, a token budget or not: one unit down the column.
+        f"{observed.charged_tokens}/{tokens_allowed}"
+        if tokens_allowed
+        else str(observed.charged_tokens),
         verdict,
     )
 

@@ -247,3 +247,29 @@ def test_the_json_metrics_are_the_figures_the_records_give(made: dict[str, str])
         counted = [r for r in controls if _false_stop(r) and not r["observed"]["world_complete"]]
         rate = round(len(counted) / len(controls), 4) if controls else None
         assert (group["false_stops"], group["false_stop_rate"]) == (len(counted), rate)
+
+
+def _record_row(record: Record) -> list[str]:
+    """A record's row of the record table, from the record: tokens charged to the task (every
+    token less the agent's own prompt, `uncharged_tokens`), of the token budget if it has one."""
+    observed, budget = record["observed"], record["budget"]
+    reported = record["reported"]
+    lags = _lags([record], "detection_lag")
+    charged = observed["input_tokens"] + observed["output_tokens"] - observed["uncharged_tokens"]
+    return [
+        record["scenario"] + (f" #{record['seed']}" if record["seed"] else ""),
+        record["agent"],
+        f"{reported['exit']}/{reported['code']}" if reported else record["outcome"],
+        f"{observed['steps']}/{record['step_bound']}",
+        str(observed["first_stagnant_step"]) if lags else "-",
+        _plain(lags[0]) if lags else "-",
+        f"{charged}/{budget['max_tokens']}" if budget["max_tokens"] else str(charged),
+    ]
+
+
+def test_the_record_table_prints_each_records_figures(made: dict[str, str]) -> None:
+    records = _records(made)
+    lines = made["stdout"].splitlines()[1 : len(records) + 1]
+    printed = [re.split(r" {2,}", line, maxsplit=7)[:7] for line in lines]
+    assert printed == [_record_row(record) for record in records]
+    assert any(not r["budget"]["max_tokens"] and r["observed"]["uncharged_tokens"] for r in records)
