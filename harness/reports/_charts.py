@@ -14,6 +14,7 @@ from unsolvable.reports._metrics import (
     Distribution,
     GroupMetrics,
     Metrics,
+    Number,
     StepCap,
     has_lag,
     lag,
@@ -225,32 +226,38 @@ def _cap_rate(group: GroupMetrics) -> float:
     return cap.false_stops / group.controls if cap is not None and group.controls else 0.0
 
 
+def _counted_p95(lags: Distribution) -> Number:
+    """Lag p95 counted from 0, as the step cap comparison counts it (`StepCap.lag_p95`): a
+    stop before the stagnant step is a premature stop, counted apart, never a shorter lag. The
+    nearest-rank p95 of lags clipped at 0 is their p95 clipped at 0."""
+    return max(lags.p95, 0)
+
+
 def tradeoff_chart(metrics: Metrics) -> str:
-    """Each agent at (lag p95, false-stop rate), beside its calibrated step cap (hollow): good
-    stop logic sits in the lower left, and left of its cap."""
+    """Each agent at (lag p95 counted from 0, false-stop rate), beside its calibrated step cap
+    (hollow): good stop logic sits in the lower left, and left of its cap. Counted from 0, an
+    agent that guesses is not drawn left of one that detects."""
     agents = [group for group in metrics.agents if group.lag_steps is not None]
     if not agents:
         return '<p class="note">No unsolvable runs: no trade-off to show.</p>'
-    lags = [group.lag_steps.p95 for group in agents if group.lag_steps is not None]
-    lags += [g.step_cap.lag_steps.p95 for g in agents if g.step_cap is not None]
-    axis = _LagAxis(top=max(lags), bottom=min(lags), left=80, width=CHART_WIDTH - 120)
+    lags = [_counted_p95(group.lag_steps) for group in agents if group.lag_steps is not None]
+    lags += [_counted_p95(g.step_cap.lag_steps) for g in agents if g.step_cap is not None]
+    axis = _LagAxis(top=max(lags), left=80, width=CHART_WIDTH - 120)
     floor, ceiling, colours = 220, 24, _colours(metrics)
     zero = floor - LABEL_ROOM
 
     def y_of(rate: float) -> float:
         return zero - (zero - ceiling) * rate
 
-    parts = [
-        *axis.svg(floor, "detection lag p95, steps (log scale) — lower left is better"),
-        *_rate_axis(y_of, axis.left),
-    ]
+    title = "detection lag p95 counted from 0, steps (log scale) — lower left is better"
+    parts = [*axis.svg(floor, title), *_rate_axis(y_of, axis.left)]
     for group in agents:
         colour = colours[group.agent]
         if group.step_cap is not None:
-            x = axis.x(group.step_cap.lag_steps.p95)
+            x = axis.x(_counted_p95(group.step_cap.lag_steps))
             label = f"{group.agent}'s step cap ({group.step_cap.cap})"
             parts += _point(x, y_of(_cap_rate(group)), label, CAP_COLOUR, hollow=True, axis=axis)
-        p95 = group.lag_steps.p95 if group.lag_steps is not None else 0
+        p95 = _counted_p95(group.lag_steps) if group.lag_steps is not None else 0
         parts += _point(
             axis.x(p95),
             y_of(group.false_stop_rate or 0),

@@ -186,9 +186,10 @@ def _metrics(metrics: Metrics, records: Sequence[TerminationRecord]) -> list[str
         "<h2>Metrics</h2>",
         "<h3>Lag against false stops, per agent</h3>",
         '<p class="note">Lag: steps past the first stagnant step on unsolvable tasks (p95), '
-        "signed: below 0 is a run ended before it, a premature stop where the agent chose to end "
-        "it (a crash or a claim of completion counts as what it is); a run whose worker process "
-        "was lost has none. "
+        "counted from 0 as the step cap comparison counts it: a run ended before it is no "
+        "shorter lag but a premature stop where the agent chose to end it, counted apart (a "
+        "crash or a claim of completion counts as what it is); a run whose worker process was "
+        "lost has none. "
         "False stops: solvable controls and twins ended "
         "without completing them. Hollow grey: the calibrated step cap, the best single step "
         "limit over the same runs; stop logic worth its code sits left of it.</p>",

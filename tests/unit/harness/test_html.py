@@ -16,7 +16,7 @@ from tests.reports._records import library_records, record
 from unsolvable import Code, TerminationRecord, scenarios
 from unsolvable.agents import contract
 from unsolvable.reports._baseline import Baseline, gate
-from unsolvable.reports._charts import PALETTE, lag_chart
+from unsolvable.reports._charts import PALETTE, lag_chart, tradeoff_chart
 from unsolvable.reports._html import to_html
 from unsolvable.reports._metrics import measure
 
@@ -105,6 +105,26 @@ def test_a_premature_stop_is_drawn_left_of_zero_and_the_step_cap_is_named() -> N
     html = to_html(records, measure(records))
     assert not re.search(r"\bnan\b", html) and ">-3 steps</title>" in html and ">-2</text>" in html
     assert "does not beat the calibrated step cap" in html
+
+
+def test_an_agent_that_only_guesses_is_not_drawn_where_lower_left_reads_better() -> None:
+    """Both unsolvable runs stopped before their stagnant step (lag -3 and -2, premature): the
+    trade-off chart, whose axis says lower left is better, drew the agent left of lag 0 and of
+    its calibrated step cap, which it does not beat. Its lag p95 counts from 0 there, as the
+    step cap comparison counts it; the premature stops are counted apart."""
+    records = [
+        record(scenario="fam/a", steps=1, stagnant=4),
+        record(scenario="fam/b", steps=1, stagnant=3),
+        record(scenario="ctl/c", solvable=True, steps=6, code=None, world_complete=True),
+    ]
+    metrics = measure(records)
+    assert metrics.agents[0].step_cap is not None and not metrics.agents[0].step_cap.beaten
+    chart = tradeoff_chart(metrics)
+    zero = float(
+        re.search(r'<text x="([\d.]+)" y="[\d.]+" text-anchor="middle">0</text>', chart)[1]
+    )  # type: ignore[index]
+    agent = float(re.search(r'<circle cx="([\d.]+)" cy="[\d.]+" r="6" fill="#', chart)[1])  # type: ignore[index]
+    assert agent >= zero
 
 
 ROUNDS = ["role-ping-pong/reviewer-never-accepts", "role-ping-pong/plain",
