@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from unsolvable._record import Outcome, TerminationRecord
 from unsolvable.reports._baseline import GateResult
+from unsolvable.reports._cells import NO_VALUE
 from unsolvable.reports._metrics import (
     GroupMetrics,
     Metrics,
@@ -17,6 +18,9 @@ from unsolvable.reports._metrics import (
 )
 
 __all__ = ["Count", "broken_rules", "counts", "headline", "tag", "worst_first"]
+
+NEUTRAL = ""
+"""The tone of a figure that does not apply: neither a failure nor a pass."""
 
 TAGS = ("false completion", "did not stop", "crashed", "false stop", "")
 """What a failing run is called, worst first; the last is every other broken rule."""
@@ -29,7 +33,9 @@ class Count:
     value: str
     label: str
     tone: str
-    """``bad`` (a failure when not zero), ``warn`` (a doubt when not zero) or ``good``."""
+    """``bad`` (a failure when not zero), ``warn`` (a doubt when not zero), ``good``, or
+    `NEUTRAL` for a figure that does not apply (`NO_VALUE`: no control, no unsolvable run ran),
+    as the tables show it."""
 
 
 def counts(records: Sequence[TerminationRecord], metrics: Metrics) -> list[Count]:
@@ -44,6 +50,7 @@ def counts(records: Sequence[TerminationRecord], metrics: Metrics) -> list[Count
     did_not_stop = total(lambda group: group.did_not_stop)
     false_stops, controls = total(lambda g: g.false_stops), total(lambda g: g.controls)
     premature = total(lambda group: group.premature_stops)
+    unsolvable = len(records) - controls
 
     def tone(count: int, loud: str = "bad") -> str:
         return loud if count else "good"
@@ -56,11 +63,15 @@ def counts(records: Sequence[TerminationRecord], metrics: Metrics) -> list[Count
         Count(value=str(did_not_stop), label="did not stop", tone=tone(did_not_stop)),
         Count(value=str(crashed), label="crashed", tone=tone(crashed)),
         Count(
-            value=f"{false_stops}/{controls}",
+            value=f"{false_stops}/{controls}" if controls else NO_VALUE,
             label="false stops on controls",
-            tone=tone(false_stops),
+            tone=tone(false_stops) if controls else NEUTRAL,
         ),
-        Count(value=str(premature), label="premature stops", tone=tone(premature, "warn")),
+        Count(
+            value=str(premature) if unsolvable else NO_VALUE,
+            label="premature stops",
+            tone=tone(premature, "warn") if unsolvable else NEUTRAL,
+        ),
     ]
 
 

@@ -113,3 +113,14 @@ def test_both_reports_say_a_negative_lag_is_a_premature_stop_only_where_they_cou
     for text in (to_markdown([crashed], metrics), to_html([crashed], metrics)):
         assert "is a premature stop" not in text
         assert "a crash or a claim of completion counts as what it is" in text
+
+
+def test_the_headline_gives_no_figure_where_the_tables_say_none_applies() -> None:
+    """With no control run there is no false-stop figure, and with no unsolvable run no
+    premature one: the tables say ``-``, and the headline said ``0/0`` and ``0``, green."""
+    unsolvable_only = [record(scenario="fam/a"), record(scenario="fam/b")]
+    controls_only = [record(scenario="ctl/c", solvable=True, code=None, world_complete=True)]
+    first = to_markdown(unsolvable_only, measure(unsolvable_only)).splitlines()[4]
+    second = to_markdown(controls_only, measure(controls_only)).splitlines()[4]
+    assert "· - false stops on controls ·" in first and "0/0" not in first
+    assert second.endswith("· - premature stops")
