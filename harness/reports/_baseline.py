@@ -175,8 +175,9 @@ class Regression:
 
     @property
     def allowed(self) -> Number:
-        """The most the number could have been and passed (`_allowed`)."""
-        return float(_allowed(self.baseline, self.margin))
+        """The most the number could have been and passed (`_allowed`), a lag counted from 0
+        (`_counted`)."""
+        return float(_allowed(_counted(self.metric, self.baseline), self.margin))
 
     def __str__(self) -> str:
         unit = {"lag_steps_p95": " steps", "lag_cost_usd_p95": " USD"}.get(self.metric, "")
@@ -431,6 +432,18 @@ class GateResult:
         ]
 
 
+LAGS = ("lag_steps_p95", "lag_cost_usd_p95")
+"""The gated lags: signed, so a p95 below 0 is a group of premature stops."""
+
+
+def _counted(metric: str, value: Number) -> Number:
+    """A gated number as the gate compares it: a lag p95 counted from 0, as the calibrated step
+    cap comparison counts it — a stop before the stagnant step is a premature stop, counted
+    apart, never a shorter lag — so that an agent that stops guessing (-3 → 0) is no
+    regression, as one that starts guessing (3 → -3) is none."""
+    return max(value, 0) if metric in LAGS else value
+
+
 def _allowed(before: Number, margin: Number) -> Decimal:
     """``before`` plus ``margin``, added as the numbers are written: in binary 0.006264 + 0.0012
     falls short of 0.007464, and the gate failed a number it said was allowed."""
@@ -447,7 +460,11 @@ def _regressions(group: GroupMetrics, entry: Entry, margins: Margins) -> list[Re
     found = []
     for metric in GATED:
         before, after, margin = entry.get(metric), now[metric], margins.for_metric(metric)
-        if before is not None and after is not None and _exceeds(after, before, margin):
+        if (
+            before is not None
+            and after is not None
+            and _exceeds(_counted(metric, after), _counted(metric, before), margin)
+        ):
             found.append(
                 Regression(
                     agent=group.agent,

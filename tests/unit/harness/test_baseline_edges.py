@@ -194,3 +194,21 @@ def test_a_version_3_baseline_still_gates_as_naming_no_lost_run(tmp_path: Path) 
     path.write_text(json.dumps(data))
     with pytest.raises(BaselineError, match="has baseline_version 2, this harness reads 3 to"):
         Baseline.load(path)
+
+
+def test_an_agent_that_stops_guessing_is_no_regression() -> None:
+    """Blessed while every run stopped three steps before its stagnant step (premature stops,
+    lag p95 -3, in dollars below 0 too), the agent now stops on the stagnant step itself, the
+    best lag there is: the gate failed it, -3 → 0 read as three steps worse. A premature stop is
+    no shorter lag (counted apart): lag p95 is compared counted from 0, as against the step cap."""
+    guessed = [record(scenario="f/a", seed=i, steps=1, stagnant=4, lag_tokens=-300) for i in (0, 1)]
+    detects = [record(scenario="f/a", seed=i, steps=4, stagnant=4, lag_tokens=0) for i in (0, 1)]
+    blessed = Baseline.from_metrics(measure(guessed))
+    assert blessed.entries[KEY]["lag_steps_p95"] == -3
+    assert gate(measure(detects), blessed).passed
+    late = [record(scenario="f/a", seed=i, steps=5, stagnant=4, lag_tokens=100) for i in (0, 1)]
+    regressed = gate(measure(late), blessed).regressions
+    assert {(r.metric, r.now, r.allowed) for r in regressed if r.level == "scenario"} == {
+        ("lag_steps_p95", 1, 0),
+        ("lag_cost_usd_p95", 0.001, 0),
+    }
