@@ -333,6 +333,11 @@ class Scenario:
         """The first sentence of the explanation."""
         return self.explanation.split(". ")[0].rstrip(".") + "."
 
+    def step_bounds(self) -> dict[int, int]:
+        """N of each seed's runs, by seed: N counts from the end of a seed's lead (`Setup.lead`),
+        so a seed that reads more background is judged against more steps."""
+        return {seed: self.bound_after(self.build(seed).lead).step_bound for seed in self.seeds}
+
     def bound_after(self, lead: int) -> Scenario:
         """This scenario as a run with a ``lead`` of that many steps judges it: N counted from
         the lead's end."""

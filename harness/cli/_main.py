@@ -396,10 +396,10 @@ def _listing(scenario: Scenario) -> dict[str, Any]:
 
 
 def _list(library: Any, *, as_json: bool = False, as_markdown: bool = False) -> int:
+    from unsolvable.reports._catalogue import bound_cell, catalogue_markdown
+
     SCENARIOS = library.scenarios
     if as_markdown:
-        from unsolvable.reports._catalogue import catalogue_markdown
-
         print(catalogue_markdown(SCENARIOS), end="")
         return 0
     if as_json:
@@ -407,7 +407,7 @@ def _list(library: Any, *, as_json: bool = False, as_markdown: bool = False) -> 
         return 0
     rows = [("family", "scenario", "expected", "N", "what the model does")]
     rows += [
-        (s.family, s.name, "|".join(sorted(s.expected)), str(s.step_bound), s.summary)
+        (s.family, s.name, "|".join(sorted(s.expected)), bound_cell(s), s.summary)
         for s in SCENARIOS
     ]
     print(align(rows))
@@ -454,13 +454,11 @@ def _describe(scenario: Scenario, twins: Sequence[str] = ()) -> str:
 
 
 def _bounds(scenario: Scenario) -> str:
-    """``N=12 steps``, or each seed's N where they differ: N counts from the end of a seed's
-    lead (its background reading), so seeds that read more are judged against more steps."""
-    bounds = [scenario.bound_after(scenario.build(seed).lead).step_bound for seed in scenario.seeds]
-    if len(set(bounds)) == 1:
-        return f"N={bounds[0]} steps"
-    each = (f"{bound} on seed {seed}" for bound, seed in zip(bounds, scenario.seeds, strict=True))
-    return "N steps: " + ", ".join(each)
+    """``N=12 steps``, or each seed's N where they differ (`Scenario.step_bounds`)."""
+    bounds = scenario.step_bounds()
+    if len(set(bounds.values())) == 1:
+        return f"N={scenario.step_bound} steps"
+    return "N steps: " + ", ".join(f"{bound} on seed {seed}" for seed, bound in bounds.items())
 
 
 def _budget_text(budget: Budget) -> str:

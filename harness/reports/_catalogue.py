@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 
 from unsolvable._scenario import Scenario
 
-__all__ = ["catalogue_markdown"]
+__all__ = ["bound_cell", "catalogue_markdown"]
 
 CATALOG_PACKAGE = "unsolvable.scenarios.catalog"
 """Where a built-in family's module lives; its docstring introduces the family."""
@@ -35,12 +35,28 @@ def _kind(scenario: Scenario) -> str:
     return "solvable control" if scenario.solvable else "unsolvable"
 
 
+def bound_cell(scenario: Scenario) -> str:
+    """N, or each seed's N in the seeds' order where they differ (``12/13/14``,
+    `Scenario.step_bounds`): one N would be seed 0's alone."""
+    bounds = list(scenario.step_bounds().values())
+    return str(bounds[0]) if len(set(bounds)) == 1 else "/".join(map(str, bounds))
+
+
+def _bounds(scenario: Scenario) -> str:
+    """``N = 12 steps; seeds 0, 1, 2``, or each seed's N where they differ."""
+    bounds = scenario.step_bounds()
+    seeds = ", ".join(map(str, bounds))
+    if len(set(bounds.values())) == 1:
+        return f"N = {scenario.step_bound} steps; seeds {seeds}"
+    return f"N = {', '.join(map(str, bounds.values()))} steps on seeds {seeds}"
+
+
 def _row(scenario: Scenario) -> str:
     cells = (
         f"`{scenario.name}`",
         _kind(scenario),
         " ".join(f"`{code}`" for code in sorted(scenario.expected)),
-        str(scenario.step_bound),
+        bound_cell(scenario),
         scenario.summary,
     )
     return "| " + " | ".join(_cell(cell) for cell in cells) + " |"
@@ -52,7 +68,7 @@ def _details(scenario: Scenario) -> list[str]:
         "",
         f"- **task**: {_cell(scenario.task)}",
         f"- **expected**: {', '.join(f'`{code}`' for code in sorted(scenario.expected))} "
-        f"within N = {scenario.step_bound} steps; seeds {', '.join(map(str, scenario.seeds))}",
+        f"within {_bounds(scenario)}",
         f"- **budget**: {_budget(scenario)}",
     ]
     if not scenario.solvable:

@@ -111,7 +111,7 @@ def test_an_unquoted_exec_agent_gets_the_quoting_it_needs() -> None:
 def test_list_and_show() -> None:
     listed = _unsolvable("list")
     assert listed.returncode == 0
-    row = r"^missing-permission +missing-permission/retry-403 +BLOCKED_INPUT +6 +The model"
+    row = r"^missing-permission +missing-permission/retry-403 +BLOCKED_INPUT +6/7/8 +The model"
     assert re.search(row, listed.stdout, re.M)
     shown = _unsolvable("show", "missing-permission/retry-403")
     assert "missing:    reports:publish" in shown.stdout and "first refused call" in shown.stdout
@@ -174,17 +174,39 @@ def test_show_names_each_roles_own_budget_and_that_it_can_end_the_run() -> None:
     assert "the run's or a role's own" in shown
 
 
+def _bounds_of_runs(name: str, folder: Path) -> list[tuple[int, int]]:
+    """(seed, N) of each of ``name``'s runs, as its records give them."""
+    out = folder / "records.json"
+    _unsolvable("run", "--agent", "contract", "--scenario", name, "--all-seeds", "--json", str(out))
+    return [(r["seed"], r["step_bound"]) for r in json.loads(out.read_text())["records"]]
+
+
 def test_show_gives_the_bound_each_seed_is_judged_against(tmp_path: Path) -> None:
     """N counts from the end of a seed's background reading, so constant-return/repeat's runs
     are judged against 12, 13 and 14: show printed seed 0's alone, as every seed's."""
-    out = tmp_path / "records.json"
     name = "constant-return/repeat"
-    _unsolvable("run", "--agent", "contract", "--scenario", name, "--all-seeds", "--json", str(out))
-    records = json.loads(out.read_text())["records"]
-    bounds = ", ".join(f"{r['step_bound']} on seed {r['seed']}" for r in records)
-    expected = f"  expected:   NO_PROGRESS within N steps: {bounds}"
+    bounds = _bounds_of_runs(name, tmp_path)
+    each = ", ".join(f"{bound} on seed {seed}" for seed, bound in bounds)
+    expected = f"  expected:   NO_PROGRESS within N steps: {each}"
     assert expected in _unsolvable("show", name).stdout.splitlines()
-    assert len({r["step_bound"] for r in records}) == 3
+    assert len({bound for _, bound in bounds}) == 3
+
+
+def test_list_and_the_catalogue_give_the_bound_each_seed_is_judged_against(
+    tmp_path: Path,
+) -> None:
+    """The N column of list and of the catalogue, and the catalogue's scenario entry, gave
+    seed 0's N alone where each seed's runs are judged against their own."""
+    name = "missing-permission/retry-403"
+    bounds = _bounds_of_runs(name, tmp_path)
+    column = "/".join(str(bound) for _, bound in bounds)
+    row = rf"^missing-permission +{re.escape(name)} +BLOCKED_INPUT +{column} +The model"
+    assert re.search(row, _unsolvable("list").stdout, re.M)
+    catalogue = _unsolvable("list", "--markdown").stdout.splitlines()
+    assert any(line.startswith(f"| `{name}` |") and f"| {column} |" in line for line in catalogue)
+    seeds = ", ".join(str(seed) for seed, _ in bounds)
+    each = ", ".join(str(bound) for _, bound in bounds)
+    assert f"- **expected**: `BLOCKED_INPUT` within N = {each} steps on seeds {seeds}" in catalogue
 
 
 def test_an_agent_module_that_exits_on_import_is_a_usage_error(tmp_path: Path) -> None:
