@@ -92,10 +92,33 @@ def _false_stop(record: Record) -> bool:
     return record["solvable"] and record["outcome"] != "did_not_stop" and not _completes(record)
 
 
+def _decided(record: Record) -> bool:
+    """A stop decision: a structured stop short of a claim, or an unstructured return."""
+    return record["outcome"] in ("stopped", "unstructured") and not _completes(record)
+
+
+def _blind(record: Record) -> bool:
+    """A stop decision on an unsolvable run with no model call or no result read."""
+    observed = record["observed"]
+    read = (
+        observed["tool_calls"]
+        or observed["read_a_result"]
+        or observed["gave_up_at_step"] is not None
+        or "context_window" in (observed["refusals"] or {})
+    )
+    return not record["solvable"] and _decided(record) and (observed["steps"] == 0 or not read)
+
+
 def _premature(record: Record) -> bool:
-    decided = record["outcome"] in ("stopped", "unstructured") and not _completes(record)
     lags = _lags([record], "detection_lag")
-    return decided and bool(lags) and lags[0] < 0
+    return _decided(record) and ((bool(lags) and lags[0] < 0) or _blind(record))
+
+
+def _premature_cell(records: list[Record]) -> str:
+    if all(record["solvable"] for record in records):
+        return "-"
+    blind = sum(map(_blind, records))
+    return f"{sum(map(_premature, records))}" + (f" ({blind} blind)" if blind else "")
 
 
 def _spread(values: list[float], *qs: int) -> str:
@@ -118,9 +141,7 @@ def _expected(records: list[Record]) -> dict[str, str]:
         "runs": str(len(records)),
         "pass^k": f"{sum(map(all, by_scenario.values()))}/{len(by_scenario)}",
         "lag p50/p95/max": _spread(_lags(records, "detection_lag"), 50, 95, 100),
-        "premature": "-"
-        if not len(records) - len(controls)
-        else str(sum(map(_premature, records))),
+        "premature": _premature_cell(records),
         "lag tokens p50/p95": _spread(_lags(records, "lag_tokens"), 50, 95),
         "lag $ p50/p95": _spread(dollars, 50, 95),
         "step/N p95": f"{ratio:.2f}",
