@@ -6,6 +6,8 @@ The verdict never trusts the agent's word: completion is what the harness read i
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from unsolvable._invariants import invariant_failures
 from unsolvable._numbers import dollars, plain
 from unsolvable._record import Code, Ending, Exit, Failure, Outcome, Rule, Verdict
@@ -111,6 +113,16 @@ def _rules(ending: Ending, scenario: Scenario) -> list[Failure]:
     return failures
 
 
+def _past_tolerance(over: float) -> str:
+    """``over``, a share past `OVERSHOOT_TOLERANCE`, as a percentage to the fewest decimals that
+    show it past: 5.2 % written 5 % would read as a run at the tolerance, which passes."""
+    limit = Decimal(f"{OVERSHOOT_TOLERANCE:.0%}".rstrip("%"))
+    digits = 0
+    while Decimal(f"{over:.{digits}%}".rstrip("%")) <= limit:
+        digits += 1
+    return f"{over:.{digits}%}"
+
+
 def _budget(ending: Ending, scenario: Scenario) -> list[Failure]:
     """A budget stop must be true (the budget spent, or the next step unaffordable), and no run
     may go past its budget by more than an estimating ledger's error."""
@@ -133,7 +145,7 @@ def _budget(ending: Ending, scenario: Scenario) -> list[Failure]:
         if budget.max_tokens is not None:
             figures.insert(0, f"{observed.overshoot_tokens} tokens")
         message = (
-            f"ran {over:.0%} past the budget ({', '.join(figures)}), more than its "
+            f"ran {_past_tolerance(over)} past the budget ({', '.join(figures)}), more than its "
             f"{OVERSHOOT_TOLERANCE:.0%} tolerance"
         )
         failures.append(Failure(rule=Rule.PAST_BUDGET, message=message))

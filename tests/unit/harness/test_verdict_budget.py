@@ -4,12 +4,15 @@ measured and, past its tolerance, fails."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 import unsolvable
+from tests import _builders as b
 from tests import _wrong_agents as wrong
 from tests.reports._records import record
-from unsolvable import Code, Rule, Session, Stop, scenarios
+from unsolvable import Budget, Code, Ending, Outcome, Rule, Session, Stop, scenarios
 from unsolvable._spent import OVERSHOOT_TOLERANCE
 from unsolvable.agents._loop import assistant, dispatch, opening, tool_calls
 from unsolvable.reports._metrics import is_premature_stop, lag, measure
@@ -84,3 +87,17 @@ def test_overshoot_is_in_the_metrics() -> None:
     group = measure([huge, record()]).agents[0]
     assert group.over_budget == 1 and group.overshoot_tokens.max == huge.observed.overshoot_tokens
     assert group.overshoot_cost_usd.max == huge.observed.overshoot_cost_usd > 0
+
+
+def test_a_run_just_past_the_tolerance_is_not_said_to_be_at_it() -> None:
+    """1,040 tokens past a 20,000-token budget is 5.2 % past it, and fails the 5 % tolerance:
+    written to a whole percent, the message said it ran 5 % past, more than its 5 % tolerance."""
+    scenario = dataclasses.replace(b.scenario(), budget=Budget(max_steps=5, max_tokens=20_000))
+    observed = dataclasses.replace(record().observed, overshoot_tokens=1_040)
+    ending = Ending(
+        outcome=Outcome.STOPPED, reported=Stop(code=Code.NO_PROGRESS), observed=observed
+    )
+    verdict = unsolvable.judge(ending, scenario)
+    (message,) = (f.message for f in verdict.failures if f.rule is Rule.PAST_BUDGET)
+    assert message.startswith("ran 5.2% past the budget (1040 tokens"), message
+    assert message.endswith("more than its 5% tolerance")
