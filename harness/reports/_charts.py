@@ -96,7 +96,8 @@ def _svg(height: float, body: Iterable[str], label: str) -> str:
 
 
 def timeline(record: TerminationRecord) -> str:
-    """Steps 0..end: progress possible (grey), lag (red) up to the stop, the bound N dashed.
+    """Steps 0..end: the steps made while progress was possible (grey), lag (red) up to the
+    stop, the bound N dashed.
 
     A control has no stagnant step, nor has a lost run (`has_lag`): it is grey up to wherever
     the agent stopped it.
@@ -117,7 +118,10 @@ def timeline(record: TerminationRecord) -> str:
     stopped_x = max(stopped, left + _text_width(stopped_label) / 2)
     parts = [
         '<text x="0" y="24">steps</text>',
-        f'<rect x="{left}" y="14" width="{stagnant - left:.1f}" height="14" fill="#d1d5db"/>',
+        # Grey up to the stop at most: a run that stopped before its stagnant step made no
+        # step after it, progress possible or not.
+        f'<rect x="{left}" y="14" width="{min(stagnant, stopped) - left:.1f}" height="14" '
+        'fill="#d1d5db"/>',
         f'<rect x="{stagnant:.1f}" y="14" width="{max(stopped - stagnant, 0):.1f}" height="14" '
         'fill="#dc2626" fill-opacity="0.75"/>',
         f'<line x1="{n:.1f}" x2="{n:.1f}" y1="6" y2="36" stroke="#111827" stroke-dasharray="3 2"/>',

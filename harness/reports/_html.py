@@ -114,8 +114,8 @@ def _failures(records: Sequence[TerminationRecord]) -> str:
     if not failed:
         return '<p class="note">Every verdict passed.</p>'
     legend = (
-        '<p class="note">Worst first. Grey: steps while progress was possible; red: the detection '
-        "lag, from the first stagnant step to the stop; dashed: the bound N.</p>"
+        '<p class="note">Worst first. Grey: steps made while progress was possible; red: the '
+        "detection lag, from the first stagnant step to the stop; dashed: the bound N.</p>"
     )
     runs = "".join(_failure(r, open_=i < OPEN_FAILURES) for i, r in enumerate(failed))
     return _table(*broken_rules(failed)) + legend + runs

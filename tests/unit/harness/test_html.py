@@ -16,7 +16,7 @@ from tests.reports._records import library_records, record
 from unsolvable import Code, TerminationRecord, scenarios
 from unsolvable.agents import contract
 from unsolvable.reports._baseline import Baseline, gate
-from unsolvable.reports._charts import PALETTE, lag_chart, tradeoff_chart
+from unsolvable.reports._charts import PALETTE, lag_chart, timeline, tradeoff_chart
 from unsolvable.reports._html import to_html
 from unsolvable.reports._metrics import measure
 
@@ -192,3 +192,16 @@ def test_what_broke_comes_before_the_metrics_worst_first() -> None:
     assert failing < claimed < late < metrics, "a false completion is shown before a late stop"
     assert '<div class="card bad"><b>1</b><span>false completions</span>' in html
     assert "<th>rule broken</th>" in html
+
+
+def _grey_width(svg: str) -> float:
+    return float(re.search(r'<rect x="[\d.]+" y="14" width="([\d.]+)"', svg)[1])  # type: ignore[index]
+
+
+def test_a_timeline_is_grey_only_over_the_steps_the_run_took() -> None:
+    """Grey is the steps made while progress was possible: a run that stopped at step 1, three
+    steps before its stagnant step, was drawn grey up to step 4, as if it had made them."""
+    premature = timeline(record(steps=1, stagnant=4, bound=10, passed=False))
+    control = timeline(record(steps=1, solvable=True, bound=10, code=None, passed=False))
+    assert _grey_width(premature) == _grey_width(control)
+    assert "stagnant from 4" in premature and "stopped 1" in premature
