@@ -138,7 +138,8 @@ def _parser() -> argparse.ArgumentParser:
     form.add_argument(
         "--json",
         action="store_true",
-        help="print them as JSON: name, family, solvable, twin_of, expected, step_bound, seeds",
+        help="print them as JSON: name, family, solvable, twin_of, expected, step_bound, "
+        "step_bounds (each seed's N), seeds",
     )
     form.add_argument(
         "--markdown",
@@ -383,7 +384,9 @@ def _finish(
 
 
 def _listing(scenario: Scenario) -> dict[str, Any]:
-    """What a script needs to pick scenarios: the list's JSON form, one object per scenario."""
+    """What a script needs to pick scenarios: the list's JSON form, one object per scenario;
+    ``step_bound`` is N from the end of a seed's lead, ``step_bounds`` each seed's N, in the
+    order of ``seeds``."""
     return {
         "name": scenario.name,
         "family": scenario.family,
@@ -391,6 +394,7 @@ def _listing(scenario: Scenario) -> dict[str, Any]:
         "twin_of": scenario.twin_of,
         "expected": sorted(scenario.expected),
         "step_bound": scenario.step_bound,
+        "step_bounds": list(scenario.step_bounds().values()),
         "seeds": list(scenario.seeds),
     }
 

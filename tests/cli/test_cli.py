@@ -207,6 +207,9 @@ def test_list_and_the_catalogue_give_the_bound_each_seed_is_judged_against(
     seeds = ", ".join(str(seed) for seed, _ in bounds)
     each = ", ".join(str(bound) for _, bound in bounds)
     assert f"- **expected**: `BLOCKED_INPUT` within N = {each} steps on seeds {seeds}" in catalogue
+    listed = json.loads(_unsolvable("list", "--json").stdout)
+    (entry,) = (entry for entry in listed if entry["name"] == name)
+    assert list(zip(entry["seeds"], entry["step_bounds"], strict=True)) == bounds
 
 
 def test_an_agent_module_that_exits_on_import_is_a_usage_error(tmp_path: Path) -> None:

@@ -153,6 +153,7 @@ def test_list_json_names_every_scenario_with_its_twin(capsys: pytest.CaptureFixt
         "twin_of",
         "expected",
         "step_bound",
+        "step_bounds",
         "seeds",
     }
 
