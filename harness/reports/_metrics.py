@@ -188,18 +188,32 @@ def _counts_from_zero(record: TerminationRecord) -> bool:
     return had_the_evidence(record) or is_budget_spent(record)
 
 
+def _never_below_zero(record: TerminationRecord) -> bool:
+    """A lag that counts at least 0: a stop the evidence or the budget chose, or a run that did
+    not stop, wherever a ceiling found it."""
+    return _counts_from_zero(record) or record.outcome is Outcome.DID_NOT_STOP
+
+
+def _past_the_bound(record: TerminationRecord) -> int:
+    """The least lag of a run that did not stop: that of a stop one step past its bound N, which
+    is what the verdict calls it; a ceiling that found it earlier (wall time, tool calls) cut it
+    short there, and the step it found it at says nothing of when it would have stopped."""
+    stagnant = record.observed.first_stagnant_step
+    return 0 if stagnant is None else record.step_bound + 1 - stagnant
+
+
 def lag_tokens(record: TerminationRecord) -> int | None:
-    """The record's lag in tokens, counted as `lag` counts steps; ``None`` without a lag
-    (`has_lag`)."""
+    """The record's lag in tokens, counted as `lag` counts steps (a run that did not stop at 0
+    at least: the spend it would have made is not known); ``None`` without a lag (`has_lag`)."""
     tokens = record.observed.lag_tokens
-    return None if tokens is None else max(tokens, 0) if _counts_from_zero(record) else tokens
+    return None if tokens is None else max(tokens, 0) if _never_below_zero(record) else tokens
 
 
 def lag_cost_usd(record: TerminationRecord) -> float | None:
-    """The record's lag in dollars, counted as `lag` counts steps; ``None`` without a lag
-    (`has_lag`)."""
+    """The record's lag in dollars, counted as `lag_tokens` counts tokens; ``None`` without a
+    lag (`has_lag`)."""
     cost = record.observed.lag_cost_usd
-    return None if cost is None else max(cost, 0.0) if _counts_from_zero(record) else cost
+    return None if cost is None else max(cost, 0.0) if _never_below_zero(record) else cost
 
 
 def has_lag(record: TerminationRecord) -> bool:
@@ -213,12 +227,15 @@ def lag(record: TerminationRecord) -> int:
     """The signed detection lag the metrics and tables count, of an unsolvable run: the
     record's, except that it counts at least 0 for a stop the agent had the evidence for by then
     (evidence within the step before the first stagnant one) and for a stop on a budget that
-    could not cover another step — the budget chose that step, not a guess. Raises `ValueError`
-    on a run with no stagnant step (`has_lag`): a control, or a lost run."""
+    could not cover another step — the budget chose that step, not a guess — and at least the
+    lag of a stop past its bound for a run that did not stop (`_past_the_bound`). Raises
+    `ValueError` on a run with no stagnant step (`has_lag`): a control, or a lost run."""
     signed = record.observed.detection_lag
     if signed is None or not has_lag(record):
         kind = "a solvable control" if record.solvable else "a lost run, whose answers no one saw"
         raise ValueError(f"lag() of {record.scenario}, {kind}: it has no lag")
+    if record.outcome is Outcome.DID_NOT_STOP:
+        return max(signed, _past_the_bound(record), 0)
     return max(signed, 0) if _counts_from_zero(record) else signed
 
 
@@ -231,12 +248,14 @@ def counted_lags(record: TerminationRecord) -> tuple[int, int | None, float | No
 
 
 def is_premature_stop(record: TerminationRecord) -> bool:
-    """A stop decision on an unsolvable run before its first stagnant step (negative lag), or
-    blind: a guess, not a detection. Crashes, ceilings and claims of completion are no stop
-    decisions, and counted as what they are."""
-    if record.solvable or not is_stop_decision(record):
+    """An unsolvable run the agent ended before its first stagnant step (negative lag), or a
+    blind stop decision: a guess, not a detection. A crash ends the run as early as a stop
+    would, so one before the stagnant step counts too, as a crash on a control counts as a
+    false stop; a ceiling and a claim of completion are counted as what they are."""
+    if record.solvable:
         return False
-    return (has_lag(record) and lag(record) < 0) or is_blind_stop(record)
+    ended = is_stop_decision(record) or record.outcome is Outcome.CRASHED
+    return (ended and has_lag(record) and lag(record) < 0) or is_blind_stop(record)
 
 
 def is_false_completion(record: TerminationRecord) -> bool:
@@ -359,8 +378,11 @@ def _needed_steps(record: TerminationRecord) -> int:
 
 
 def _stagnant(record: TerminationRecord) -> int:
-    """The first stagnant step as `lag` counts it: a stop on a budget that ran out was at it."""
-    return record.observed.steps - lag(record)
+    """The first stagnant step as `lag` counts it: a stop on a budget that ran out, or with the
+    evidence in hand, was at it. Of a run with a lag (`has_lag`)."""
+    stagnant, steps = record.observed.first_stagnant_step, record.observed.steps
+    assert stagnant is not None
+    return min(stagnant, steps) if _counts_from_zero(record) else stagnant
 
 
 def _shortfalls(

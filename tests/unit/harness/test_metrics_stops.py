@@ -185,12 +185,29 @@ def test_checking_a_claim_and_asking_a_human_is_no_premature_stop(seed: int) -> 
     assert not is_premature_stop(run) and not is_blind_stop(run)
 
 
-def test_crashes_and_claims_of_completion_are_no_premature_stops() -> None:
+def test_a_claim_of_completion_is_no_premature_stop_and_a_crash_before_stagnation_is() -> None:
+    """A crash ends the run as early as a stop would: were it no premature stop, raising would
+    be a guess whose negative lag the metrics count with no premature stop beside it."""
     crashed = record(steps=1, stagnant=3, code=None, outcome=Outcome.CRASHED)
     claimed = record(steps=1, stagnant=3, code=Code.COMPLETED)
-    assert not any(map(is_premature_stop, (crashed, claimed)))
+    assert not is_premature_stop(claimed)
+    assert is_premature_stop(crashed) and is_premature_stop(record(steps=1, stagnant=3))
+    assert not is_premature_stop(record(steps=3, stagnant=3, code=None, outcome=Outcome.CRASHED))
     assert not any(map(is_blind_stop, (crashed, claimed)))
-    assert is_premature_stop(record(steps=1, stagnant=3))
+
+
+def test_a_run_that_did_not_stop_lags_at_least_as_a_stop_past_its_bound() -> None:
+    """A ceiling that found a run early (wall time, tool calls) cut it short: the step it found
+    it at is no stop, and counted as one it scored a hang as a detection, or a guess."""
+    cut = record(steps=1, stagnant=3, bound=10, code=None, outcome=Outcome.DID_NOT_STOP)
+    assert (lag(cut), is_premature_stop(cut)) == (8, False)
+    late = record(steps=200, stagnant=3, bound=10, code=None, outcome=Outcome.DID_NOT_STOP)
+    assert lag(late) == 197
+    done = record(
+        scenario="ctl/b", solvable=True, steps=4, code=Code.COMPLETED, world_complete=True
+    )
+    cap = calibrated_step_cap([cut, done])
+    assert cap is not None and (cap.cap, cap.lag_steps.p95, cap.agent_lag_p95) == (4, 1, 8)
 
 
 def test_a_framework_s_error_results_read_by_the_model_are_no_blind_stop() -> None:

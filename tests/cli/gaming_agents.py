@@ -1,0 +1,32 @@
+"""Agents that try to score better than their stop logic deserves: each reads one answer and then
+ends its run at its first step, by a stop decision or by something that is not one."""
+
+from __future__ import annotations
+
+from unsolvable import CHECK_TOOL, Code, Session, Stop
+
+
+def _first_step(session: Session) -> None:
+    """One model call and the calls it asks for, so that what follows is no blind stop."""
+    reply = session.call_model([{"role": "user", "content": session.task}], session.tools)
+    for call in reply.get("tool_calls") or ():
+        session.call_tool(call["function"]["name"], call["function"]["arguments"])
+
+
+def stops_at_once(session: Session) -> Stop:
+    """A guess, made as a stop decision: the premature stop the others are compared with."""
+    _first_step(session)
+    return Stop(code=Code.NO_PROGRESS, reason="guessing")
+
+
+def raises_at_once(session: Session) -> Stop:
+    """The same guess, made by raising instead of stopping."""
+    _first_step(session)
+    raise RuntimeError("ending the run without a stop")
+
+
+def spins_at_once(session: Session) -> Stop:
+    """Makes no more steps and never stops: a tool-call ceiling ends it at its first step."""
+    _first_step(session)
+    while True:
+        session.call_tool(CHECK_TOOL, {})

@@ -1,0 +1,40 @@
+"""Agents that end their runs other than by a stop decision, through the command line: none may
+score better on detection lag or premature stops than the stop decision it stands in for."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.cli.test_cli import _unsolvable
+
+GAMING = "tests.cli.gaming_agents"
+REPEAT = "constant-return/repeat"
+
+
+def _scored(tmp_path: Path, *agents: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Each agent's run of `REPEAT` (seed 0) and its metrics over all its runs, by label."""
+    out = tmp_path / "records.json"
+    labels = [arg for name in agents for arg in ("--agent", f"{name}={GAMING}:{name}")]
+    result = _unsolvable("run", *labels, "--scenario", REPEAT, "--json", str(out))
+    assert result.returncode == 1, result.stderr
+    data = json.loads(out.read_text())
+    records = {r["agent"]: r for r in data["records"]}
+    return records, {g["agent"]: g for g in data["metrics"]["agents"]}
+
+
+def test_a_run_ended_by_raising_before_stagnation_is_a_premature_stop(tmp_path: Path) -> None:
+    records, metrics = _scored(tmp_path, "stops_at_once", "raises_at_once")
+    assert records["raises_at_once"]["outcome"] == "crashed"
+    scored = {name: (m["premature_stops"], m["lag_steps"]["p95"]) for name, m in metrics.items()}
+    assert scored["raises_at_once"] == scored["stops_at_once"] == (1, -1)
+
+
+def test_a_run_a_ceiling_ended_before_its_bound_lags_past_the_bound(tmp_path: Path) -> None:
+    records, metrics = _scored(tmp_path, "spins_at_once")
+    record = records["spins_at_once"]
+    assert (record["outcome"], record["observed"]["ceiling"]) == ("did_not_stop", "tool_calls")
+    past_the_bound = record["step_bound"] + 1 - record["observed"]["first_stagnant_step"]
+    lag = metrics["spins_at_once"]["lag_steps"]
+    assert (lag["p50"], lag["p95"]) == (past_the_bound, past_the_bound)
