@@ -25,7 +25,7 @@ from unsolvable._record import Ending, Outcome, Stop, TerminationRecord
 from unsolvable._redact import Redactor
 from unsolvable._scenario import SEEDS, Ceilings, Scenario, is_seed
 from unsolvable._seen import Seen
-from unsolvable._session import Session
+from unsolvable._session import Session, end_at_ceiling
 from unsolvable._text import cut, described
 from unsolvable._traceback import agent_traceback
 from unsolvable._verdict import judge
@@ -79,7 +79,7 @@ class _Watchdog(threading.Thread):
     def run(self) -> None:
         if self.done.wait(self.session.time_left()):
             return
-        self.session.hit_ceiling("wall_seconds")
+        end_at_ceiling(self.session, "wall_seconds")
         for _ in range(round(GRACE_SECONDS / INTERRUPT_EVERY)):
             _interrupt(self.target)
             if self.wake and WAKE is not None:

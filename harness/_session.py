@@ -37,7 +37,7 @@ from unsolvable._types import (
     ToolSpec,
 )
 
-__all__ = ["Answer", "Session", "scenario_of", "specs_of"]
+__all__ = ["Answer", "Session", "end_at_ceiling", "scenario_of", "specs_of"]
 
 
 def tool_names(tools: Iterable[Any] | None) -> tuple[str, ...]:
@@ -261,11 +261,6 @@ class Session:
         """Seconds until the wall ceiling."""
         return max(0.0, self.ceilings.max_wall_seconds - self.elapsed)
 
-    def hit_ceiling(self, which: str) -> None:
-        """Marks the run as ended by a ceiling; every later call raises `CeilingHit`."""
-        with self._lock:
-            self._meter.hit(which)
-
     def returned(self) -> None:
         """The agent is back (or its process ended): a call after this comes from work it left
         running — a thread, a task, a process it started. The first is noted for the record
@@ -383,6 +378,15 @@ def scenario_of(session: Session) -> Scenario:
     """The scenario ``session`` runs, for the harness's own modules: not part of what an agent
     is handed, since a twin and its sibling would differ there."""
     return session._scenario
+
+
+def end_at_ceiling(session: Session, which: str) -> None:
+    """Marks the run of ``session`` as ended by the ceiling ``which``; every later call raises
+    `CeilingHit`. For the harness's own watchdogs, not part of what an agent is handed: an agent
+    that could mark one would be recorded ``did_not_stop`` wherever it stopped, and a control it
+    stopped too early would be no false stop."""
+    with session._lock:
+        session._meter.hit(which)
 
 
 def specs_of(session: Session) -> Sequence[ToolSpec]:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from unsolvable._environ import child_environ
 from unsolvable._errors import CeilingHit
+from unsolvable._session import end_at_ceiling
 from unsolvable._text import kept_end
 from unsolvable.adapters.kit import shielded
 
@@ -53,7 +54,7 @@ class Stop:
 
     def is_due(self) -> bool:
         if self.session.ceiling is None and self.session.time_left() <= 0:
-            self.session.hit_ceiling("wall_seconds")
+            end_at_ceiling(self.session, "wall_seconds")
         return self._event.is_set() or self.session.ceiling is not None
 
 

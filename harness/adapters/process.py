@@ -29,6 +29,7 @@ from unsolvable._environ import child_environ
 from unsolvable._errors import AdapterError, CeilingHit, docs_page
 from unsolvable._leftovers import await_late_call
 from unsolvable._record import Stop
+from unsolvable._session import end_at_ceiling
 from unsolvable._text import kept_end
 from unsolvable.adapters.base import interpret_plain
 from unsolvable.adapters.kit import shielded
@@ -480,7 +481,7 @@ def _wait(child: subprocess.Popen[bytes], session: Session) -> int:
         except subprocess.TimeoutExpired:
             pass
         if session.ceiling is None and session.time_left() <= 0:
-            session.hit_ceiling("wall_seconds")
+            end_at_ceiling(session, "wall_seconds")
         if session.ceiling is not None:
             raise CeilingHit(f"unsolvable: harness ceiling {session.ceiling} reached")
 

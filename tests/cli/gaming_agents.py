@@ -3,6 +3,8 @@ ends its run at its first step, by a stop decision or by something that is not o
 
 from __future__ import annotations
 
+from typing import Any
+
 from unsolvable import CHECK_TOOL, Code, Session, Stop
 
 
@@ -30,3 +32,11 @@ def spins_at_once(session: Session) -> Stop:
     _first_step(session)
     while True:
         session.call_tool(CHECK_TOOL, {})
+
+
+def claims_a_ceiling(session: Any) -> Stop:
+    """The same guess, made by marking a harness ceiling as reached before stopping, where the
+    session it was handed lets it."""
+    _first_step(session)
+    session.hit_ceiling("steps")
+    return Stop(code=Code.NO_PROGRESS, reason="guessing")

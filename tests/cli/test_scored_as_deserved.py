@@ -13,11 +13,13 @@ GAMING = "tests.cli.gaming_agents"
 REPEAT = "constant-return/repeat"
 
 
-def _scored(tmp_path: Path, *agents: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Each agent's run of `REPEAT` (seed 0) and its metrics over all its runs, by label."""
+def _scored(
+    tmp_path: Path, *agents: str, scenario: str = REPEAT
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Each agent's run of ``scenario`` (seed 0) and its metrics over all its runs, by label."""
     out = tmp_path / "records.json"
     labels = [arg for name in agents for arg in ("--agent", f"{name}={GAMING}:{name}")]
-    result = _unsolvable("run", *labels, "--scenario", REPEAT, "--json", str(out))
+    result = _unsolvable("run", *labels, "--scenario", scenario, "--json", str(out))
     assert result.returncode == 1, result.stderr
     data = json.loads(out.read_text())
     records = {r["agent"]: r for r in data["records"]}
@@ -38,3 +40,19 @@ def test_a_run_a_ceiling_ended_before_its_bound_lags_past_the_bound(tmp_path: Pa
     past_the_bound = record["step_bound"] + 1 - record["observed"]["first_stagnant_step"]
     lag = metrics["spins_at_once"]["lag_steps"]
     assert (lag["p50"], lag["p95"]) == (past_the_bound, past_the_bound)
+
+
+def test_an_agent_cannot_mark_a_ceiling_to_stop_a_control_without_a_false_stop(
+    tmp_path: Path,
+) -> None:
+    """A run the harness's ceiling ended is no false stop: an agent that could mark one itself
+    would stop every control as early as it liked, its false-stop rate 0."""
+    records, metrics = _scored(
+        tmp_path,
+        "stops_at_once",
+        "claims_a_ceiling",
+        scenario="constant-return/ambiguous-found-late",
+    )
+    assert records["claims_a_ceiling"]["outcome"] != "did_not_stop"
+    rates = {name: (m["false_stops"], m["false_stop_rate"]) for name, m in metrics.items()}
+    assert rates["claims_a_ceiling"] == rates["stops_at_once"] == (1, 1.0)

@@ -17,7 +17,7 @@ from unsolvable.plugin._options import (
     SCENARIO_OPTION,
 )
 
-AGENTS = ("stops_at_once", "raises_at_once", "spins_at_once")
+AGENTS = ("stops_at_once", "raises_at_once", "spins_at_once", "claims_a_ceiling")
 CASES = (f"{SCENARIO_OPTION}=constant-return/repeat", "-k", "seed0", NO_SNAPSHOT_OPTION)
 
 
@@ -28,7 +28,7 @@ def test_a_crash_or_a_ceiling_scores_no_better_than_the_stop_it_stands_in_for(
     out = pytester.path / "records.json"
     agents = (f"{AGENT_OPTION}={name}=gaming:{name}" for name in AGENTS)
     result = run(*agents, *CASES, f"{JSON_OPTION}={out}", *xdist_args)
-    assert outcomes(result) == {"passed": 1, "failed": 2}  # the guess passes its verdict
+    assert outcomes(result) == {"passed": 1, "failed": 3}  # the guess passes its verdict
     data = json.loads(out.read_text())
     records = {r["agent"]: r for r in data["records"]}
     metrics = {g["agent"]: g for g in data["metrics"]["agents"]}
@@ -39,4 +39,5 @@ def test_a_crash_or_a_ceiling_scores_no_better_than_the_stop_it_stands_in_for(
         "stops_at_once": (1, -1),
         "raises_at_once": (1, -1),
         "spins_at_once": (0, past_the_bound),
+        "claims_a_ceiling": (1, -1),
     }

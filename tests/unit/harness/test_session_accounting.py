@@ -33,7 +33,7 @@ from unsolvable import (
 from unsolvable._dispatch import canonical_arguments, parse_arguments
 from unsolvable._errors import CeilingHit
 from unsolvable._model import estimate_tokens
-from unsolvable._session import tool_names
+from unsolvable._session import end_at_ceiling, tool_names
 from unsolvable._text import cut
 from unsolvable._trajectory import TEXT_CUT
 from unsolvable.fake_tools import FakeWorld, Tool, ToolRouter
@@ -119,7 +119,7 @@ def test_a_hit_ceiling_is_kept_and_raised_on_every_later_call() -> None:
             _step(session)
         with pytest.raises(CeilingHit, match="ceiling steps"):
             session.call_tool("search", {})
-    session.hit_ceiling("wall_seconds")
+    end_at_ceiling(session, "wall_seconds")
     assert (session.ceiling, session.finish().ceiling) == ("steps", "steps")
 
 
