@@ -187,9 +187,9 @@ def _metrics(metrics: Metrics, records: Sequence[TerminationRecord]) -> list[str
         "<h3>Lag against false stops, per agent</h3>",
         '<p class="note">Lag: steps past the first stagnant step on unsolvable tasks (p95), '
         "counted from 0 as the step cap comparison counts it: a run ended before it is no "
-        "shorter lag but a premature stop where the agent chose to end it, counted apart (a "
-        "crash or a claim of completion counts as what it is); a run whose worker process was "
-        "lost has none. "
+        "shorter lag but a premature stop where the agent chose to end it, by a crash too, "
+        "counted apart (a claim of completion counts as what it is); a run whose worker "
+        "process was lost has none. "
         "False stops: solvable controls and twins ended "
         "without completing them. Hollow grey: the calibrated step cap, the best single step "
         "limit over the same runs; stop logic worth its code sits left of it.</p>",

@@ -143,7 +143,7 @@ def to_markdown(
         *([f"**{INTERRUPTED}**", ""] if interrupted else []),
         f"{_inline(pass_k_line(metrics).removeprefix('unsolvable: '))}. Lag is in steps past the "
         "first stagnant step, signed: negative is a run ended before it, a premature stop where "
-        "the agent chose to end it (a crash or a claim of completion counts as what it is); "
+        "the agent ended it, by a crash too (a claim of completion counts as what it is); "
         "nearest-rank percentiles over the signed lags of unsolvable runs, of which a run whose "
         "worker process was lost has none. False stops are over solvable control runs and twins.",
         "",

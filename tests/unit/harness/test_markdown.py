@@ -7,7 +7,7 @@ import re
 
 import unsolvable
 from tests.reports._records import library_records, record
-from unsolvable import Outcome, scenarios
+from unsolvable import Code, Outcome, scenarios
 from unsolvable.reports._baseline import Baseline, gate
 from unsolvable.reports._cells import COLUMNS
 from unsolvable.reports._html import to_html
@@ -104,15 +104,17 @@ def test_a_full_run_of_several_agents_fits_a_github_job_summary() -> None:
 
 
 def test_both_reports_say_a_negative_lag_is_a_premature_stop_only_where_they_count_one() -> None:
-    """A crash at step 1 of a run stagnant from step 3 lags -2 and is no premature stop (no
-    stop decision): the notes under the lag said every negative lag was one, beside a 0."""
-    crashed = record(scenario="fam/a", steps=1, stagnant=3, code=None, outcome=Outcome.CRASHED)
-    metrics = measure([crashed])
+    """A claim of completion at step 1 of a run stagnant from step 3 lags -2 and is no premature
+    stop (a false completion): the notes under the lag said every negative lag was one, beside
+    a 0; a crash there is one, as the notes say."""
+    claimed = record(scenario="fam/a", steps=1, stagnant=3, code=Code.COMPLETED)
+    crashed = record(scenario="fam/b", steps=1, stagnant=3, code=None, outcome=Outcome.CRASHED)
+    metrics = measure([claimed, crashed])
     assert metrics.agents[0].lag_steps is not None
-    assert (metrics.agents[0].lag_steps.p50, metrics.agents[0].premature_stops) == (-2, 0)
-    for text in (to_markdown([crashed], metrics), to_html([crashed], metrics)):
+    assert (metrics.agents[0].lag_steps.p50, metrics.agents[0].premature_stops) == (-2, 1)
+    for text in (to_markdown([claimed], metrics), to_html([claimed], metrics)):
         assert "is a premature stop" not in text
-        assert "a crash or a claim of completion counts as what it is" in text
+        assert "by a crash too" in text and "a claim of completion counts as what it is" in text
 
 
 def test_the_headline_gives_no_figure_where_the_tables_say_none_applies() -> None:
