@@ -48,6 +48,7 @@ __all__ = [
     "lag_tokens",
     "measure",
     "percentile",
+    "stopped_step",
     "where",
 ]
 
@@ -194,12 +195,13 @@ def _never_below_zero(record: TerminationRecord) -> bool:
     return _counts_from_zero(record) or record.outcome is Outcome.DID_NOT_STOP
 
 
-def _past_the_bound(record: TerminationRecord) -> int:
-    """The least lag of a run that did not stop: that of a stop one step past its bound N, which
-    is what the verdict calls it; a ceiling that found it earlier (wall time, tool calls) cut it
-    short there, and the step it found it at says nothing of when it would have stopped."""
-    stagnant = record.observed.first_stagnant_step
-    return 0 if stagnant is None else record.step_bound + 1 - stagnant
+def stopped_step(record: TerminationRecord) -> int:
+    """The step a run counts as stopped at: its last step, but at least one step past its bound
+    N for a run that did not stop, which is what the verdict calls it — a ceiling that found it
+    earlier (wall time, tool calls) cut it short there, and the step it found it at says
+    nothing of when it would have stopped."""
+    steps = record.observed.steps
+    return max(steps, record.step_bound + 1) if record.outcome is Outcome.DID_NOT_STOP else steps
 
 
 def lag_tokens(record: TerminationRecord) -> int | None:
@@ -227,15 +229,16 @@ def lag(record: TerminationRecord) -> int:
     """The signed detection lag the metrics and tables count, of an unsolvable run: the
     record's, except that it counts at least 0 for a stop the agent had the evidence for by then
     (evidence within the step before the first stagnant one) and for a stop on a budget that
-    could not cover another step — the budget chose that step, not a guess — and at least the
-    lag of a stop past its bound for a run that did not stop (`_past_the_bound`). Raises
-    `ValueError` on a run with no stagnant step (`has_lag`): a control, or a lost run."""
+    could not cover another step — the budget chose that step, not a guess — and from its
+    `stopped_step`, 0 at least, for a run that did not stop. Raises `ValueError` on a run with no
+    stagnant step (`has_lag`): a control, or a lost run."""
     signed = record.observed.detection_lag
-    if signed is None or not has_lag(record):
+    stagnant = record.observed.first_stagnant_step
+    if signed is None or stagnant is None or not has_lag(record):
         kind = "a solvable control" if record.solvable else "a lost run, whose answers no one saw"
         raise ValueError(f"lag() of {record.scenario}, {kind}: it has no lag")
     if record.outcome is Outcome.DID_NOT_STOP:
-        return max(signed, _past_the_bound(record), 0)
+        return max(stopped_step(record) - stagnant, 0)
     return max(signed, 0) if _counts_from_zero(record) else signed
 
 
@@ -303,11 +306,12 @@ class GroupMetrics:
     steps: Distribution
     """The stopped step, over every run."""
     steps_per_bound: Distribution
-    """The stopped step divided by the bound N: above 1 means stopped too late. Exact, so that
-    a report rounds it once (the JSON to `RATE_DIGITS`, as it does rates)."""
+    """The stopped step (`stopped_step`) divided by the bound N: above 1 means stopped too late.
+    Exact, so that a report rounds it once (the JSON to `RATE_DIGITS`, as it does rates)."""
     over_bound: int
-    """Runs whose stopped step is past the bound N, did_not_stop included; a lost run at the
-    steps the harness admitted before it lost the worker (`unsolvable._seen`)."""
+    """Runs whose stopped step (`stopped_step`) is past the bound N, every did_not_stop
+    included; a lost run at the steps the harness admitted before it lost the worker
+    (`unsolvable._seen`)."""
     over_budget: int
     """Runs that went past their token or dollar budget at all (`Observed.overshoot_tokens`)."""
     overshoot_tokens: Distribution
@@ -478,8 +482,8 @@ def _group(level: str, name: str, agent: str, records: Sequence[TerminationRecor
         lag_tokens=_optional(tokens),
         lag_cost_usd=_optional(dollars),
         steps=Distribution.of([r.observed.steps for r in records]),
-        steps_per_bound=Distribution.of([r.observed.steps / r.step_bound for r in records]),
-        over_bound=sum(r.observed.steps > r.step_bound for r in records),
+        steps_per_bound=Distribution.of([stopped_step(r) / r.step_bound for r in records]),
+        over_bound=sum(stopped_step(r) > r.step_bound for r in records),
         over_budget=sum(
             r.observed.overshoot_tokens > 0 or r.observed.overshoot_cost_usd > 0 for r in records
         ),

@@ -40,6 +40,11 @@ def test_a_run_a_ceiling_ended_before_its_bound_lags_past_the_bound(tmp_path: Pa
     past_the_bound = record["step_bound"] + 1 - record["observed"]["first_stagnant_step"]
     lag = metrics["spins_at_once"]["lag_steps"]
     assert (lag["p50"], lag["p95"]) == (past_the_bound, past_the_bound)
+    steps_per_bound = metrics["spins_at_once"]["steps_per_bound"]["p95"]
+    assert (metrics["spins_at_once"]["over_bound"], steps_per_bound) == (
+        1,
+        round((record["step_bound"] + 1) / record["step_bound"], 4),
+    )
 
 
 def test_an_agent_cannot_mark_a_ceiling_to_stop_a_control_without_a_false_stop(

@@ -203,6 +203,8 @@ def test_a_run_that_did_not_stop_lags_at_least_as_a_stop_past_its_bound() -> Non
     assert (lag(cut), is_premature_stop(cut)) == (8, False)
     late = record(steps=200, stagnant=3, bound=10, code=None, outcome=Outcome.DID_NOT_STOP)
     assert lag(late) == 197
+    group = measure([cut]).agents[0]
+    assert (group.over_bound, group.steps_per_bound.p95, group.steps.p95) == (1, 1.1, 1)
     done = record(
         scenario="ctl/b", solvable=True, steps=4, code=Code.COMPLETED, world_complete=True
     )
