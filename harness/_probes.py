@@ -165,6 +165,8 @@ class StagnationProbe:
         self._stale_in_productive_step = False
         """A call of the last productive step, after its last new answer, answered nothing new:
         the agent had the evidence of stagnation within that step."""
+        self._stale_tools: set[str] = set()
+        """Tools a call the model asked for answered nothing new from."""
         self.first_refusal_step = 0
         """The step of the first refused call; 0 while none was refused."""
         self.refusals: Counter[str] = Counter()
@@ -254,10 +256,19 @@ class StagnationProbe:
         return array("q", map(add, self.inputs_before_step, self.outputs_before_step))
 
     def on_tool(
-        self, step: int, name: str, result: ToolResult, fingerprint: str, *, clock: float = 0.0
+        self,
+        step: int,
+        name: str,
+        result: ToolResult,
+        fingerprint: str,
+        *,
+        clock: float = 0.0,
+        asked: bool = True,
     ) -> None:
         """``fingerprint`` is the world's after the call (the session computes it once), and
-        ``clock`` the simulated seconds of the session clock after it."""
+        ``clock`` the simulated seconds of the session clock after it; ``asked``: whether the
+        model asked for the call (`unsolvable._asked`). An unasked call's news is progress all
+        the same, but nothing new from it is no evidence: the agent can always repeat a call."""
         # Agents of one system call tools during their own steps, so ``step`` may come after a
         # later step of another agent: the earliest refusal and the latest progress are kept.
         if result.refusal is not None:
@@ -276,13 +287,22 @@ class StagnationProbe:
         self.seen_observations.add(observation)
         if new and step >= self.last_productive_step:
             self.last_productive_step, self._stale_in_productive_step = step, False
-        elif not new and step == self.last_productive_step:
-            self._stale_in_productive_step = True
+        elif not new and asked:
+            self._stale_tools.add(name)
+            self._stale_in_productive_step |= step == self.last_productive_step
         if self._read_criteria is not None:
             criteria = self._read_criteria()
             if criteria != self.criteria:
                 self.criteria = criteria
                 self.last_criteria_move = max(self.last_criteria_move, step)
+
+    def on_unmade(self, step: int, name: str) -> None:
+        """The model asked at ``step`` for a call of ``name`` that the agent never made: what it
+        would have answered is not known, so the step counts as productive, unless an asked call
+        of that tool has already answered nothing new (then declining it is a stop on evidence).
+        Else an agent that left every call unmade would see stagnation from its first step."""
+        if name not in self._stale_tools and step >= self.last_productive_step:
+            self.last_productive_step, self._stale_in_productive_step = step, False
 
     def first_stagnant_step(
         self, *, tokens: int, cost: float, clock: float = 0.0, calls: int = 0

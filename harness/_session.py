@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from unsolvable._accounts import Accounts
+from unsolvable._asked import Asked
 from unsolvable._callers import Callers
 from unsolvable._dispatch import Dispatch
 from unsolvable._errors import ContextOverflow
@@ -110,6 +111,7 @@ class Session:
         self._trajectory = Trajectory()
         self._probe = StagnationProbe(scenario, setup.world)
         self._subtasks = SubtaskTable(setup.subtasks, setup.world, scenario.role_steps)
+        self._asked = Asked()
         self._gave_up_at_step: int | None = None
         self._step_of: dict[str, int] = {}
         """Each agent's last step: its tool calls are made during it, whatever step another
@@ -212,7 +214,8 @@ class Session:
             self._meter.tool_done(name, made.result)
             step = self._step_of.get(agent, self._meter.steps)
             clock = self._meter.simulated
-            self._probe.on_tool(step, name, made.result, made.world, clock=clock)
+            asked = self._asked.take(agent, name)
+            self._probe.on_tool(step, name, made.result, made.world, clock=clock, asked=asked)
             self._accounts.tool_called(agent, made.result.refusal)
             self._subtasks.on_tool(step, agent, name, made.result)
             self._trajectory.tool(
@@ -287,10 +290,17 @@ class Session:
     def _note(self, step: int, message: JSON, agent: str) -> None:
         """The step in the trajectory, and the first step that asked to give up."""
         asked = [(c["function"]["name"], c["function"]["arguments"]) for c in _calls(message)]
-        self._probe.on_asked(sum(name not in PROTOCOL_TOOLS for name, _ in asked))
+        external = [name for name, _ in asked if name not in PROTOCOL_TOOLS]
+        self._probe.on_asked(len(external))
+        self._unmade(self._asked.ask(agent, step, external))
         if self._gave_up_at_step is None and any(name == GIVE_UP_TOOL for name, _ in asked):
             self._gave_up_at_step = step
         self._trajectory.step(step, message["content"], asked, agent=agent)
+
+    def _unmade(self, unmade: Iterable[tuple[int, str]]) -> None:
+        """Calls the model asked for that the agent never made, for the ground truth."""
+        for step, name in unmade:
+            self._probe.on_unmade(step, name)
 
     def _refuse(
         self, step: int, tokens: int, window: int, agent: str, messages: Sequence[JSON]
@@ -310,6 +320,7 @@ class Session:
         made after this raise `SessionClosed`."""
         with self._lock:
             late_call = self._callers.finish()
+            self._unmade(self._asked.close())
             meter = self._meter
             tail, trajectory = self._trajectory.traces()
             cost = self._accounts.cost

@@ -40,3 +40,21 @@ def claims_a_ceiling(session: Any) -> Stop:
     _first_step(session)
     session.hit_ceiling("steps")
     return Stop(code=Code.NO_PROGRESS, reason="guessing")
+
+
+def skips_the_asked_calls_at_once(session: Session) -> Stop:
+    """The same guess, made without the calls the model asked for: a step with no answer in it
+    looks like one in which nothing new came."""
+    session.call_model([{"role": "user", "content": session.task}], session.tools)
+    session.call_tool(CHECK_TOOL, {})
+    return Stop(code=Code.NO_PROGRESS, reason="guessing")
+
+
+def repeats_a_call_at_once(session: Session) -> Stop:
+    """The same guess, made after calling one of the model's calls a second time, which
+    answers nothing new: evidence of its own making within the step."""
+    reply = session.call_model([{"role": "user", "content": session.task}], session.tools)
+    calls = [call["function"] for call in reply.get("tool_calls") or ()]
+    for function in [*calls, *calls[:1]]:
+        session.call_tool(function["name"], function["arguments"])
+    return Stop(code=Code.NO_PROGRESS, reason="guessing")

@@ -26,11 +26,22 @@ def _scored(
     return records, {g["agent"]: g for g in data["metrics"]["agents"]}
 
 
-def test_a_run_ended_by_raising_before_stagnation_is_a_premature_stop(tmp_path: Path) -> None:
-    records, metrics = _scored(tmp_path, "stops_at_once", "raises_at_once")
+GUESSES = (
+    "stops_at_once",
+    "raises_at_once",
+    "skips_the_asked_calls_at_once",
+    "repeats_a_call_at_once",
+)
+"""A guess at step 1 of `REPEAT` (stagnant from step 2), made by a stop and made otherwise."""
+
+
+def test_a_guess_made_another_way_than_by_stopping_scores_as_the_guess(tmp_path: Path) -> None:
+    """Raising instead of stopping, leaving the model's calls unmade, or repeating one of them to
+    see nothing new: none turns the guess into a detection (lag 0, no premature stop)."""
+    records, metrics = _scored(tmp_path, *GUESSES)
     assert records["raises_at_once"]["outcome"] == "crashed"
     scored = {name: (m["premature_stops"], m["lag_steps"]["p95"]) for name, m in metrics.items()}
-    assert scored["raises_at_once"] == scored["stops_at_once"] == (1, -1)
+    assert scored == dict.fromkeys(GUESSES, (1, -1))
 
 
 def test_a_run_a_ceiling_ended_before_its_bound_lags_past_the_bound(tmp_path: Path) -> None:

@@ -17,7 +17,14 @@ from unsolvable.plugin._options import (
     SCENARIO_OPTION,
 )
 
-AGENTS = ("stops_at_once", "raises_at_once", "spins_at_once", "claims_a_ceiling")
+AGENTS = (
+    "stops_at_once",
+    "raises_at_once",
+    "spins_at_once",
+    "claims_a_ceiling",
+    "skips_the_asked_calls_at_once",
+    "repeats_a_call_at_once",
+)
 CASES = (f"{SCENARIO_OPTION}=constant-return/repeat", "-k", "seed0", NO_SNAPSHOT_OPTION)
 
 
@@ -28,7 +35,7 @@ def test_a_crash_or_a_ceiling_scores_no_better_than_the_stop_it_stands_in_for(
     out = pytester.path / "records.json"
     agents = (f"{AGENT_OPTION}={name}=gaming:{name}" for name in AGENTS)
     result = run(*agents, *CASES, f"{JSON_OPTION}={out}", *xdist_args)
-    assert outcomes(result) == {"passed": 1, "failed": 3}  # the guess passes its verdict
+    assert outcomes(result) == {"passed": 3, "failed": 3}  # the guesses pass their verdicts
     data = json.loads(out.read_text())
     records = {r["agent"]: r for r in data["records"]}
     metrics = {g["agent"]: g for g in data["metrics"]["agents"]}
@@ -40,4 +47,6 @@ def test_a_crash_or_a_ceiling_scores_no_better_than_the_stop_it_stands_in_for(
         "raises_at_once": (1, -1),
         "spins_at_once": (0, past_the_bound),
         "claims_a_ceiling": (1, -1),
+        "skips_the_asked_calls_at_once": (1, -1),
+        "repeats_a_call_at_once": (1, -1),
     }

@@ -48,9 +48,12 @@ def _probe(
     return StagnationProbe(scenario, world or _World())  # type: ignore[arg-type]
 
 
-def _tool(probe: StagnationProbe, step: int, *, name: str = "t", seen: str = "same") -> None:
+def _tool(
+    probe: StagnationProbe, step: int, *, name: str = "t", seen: str = "same", asked: bool = True
+) -> None:
     world = probe.world
-    probe.on_tool(step, name, ToolResult(text=seen, observation=seen), world.fingerprint())
+    result = ToolResult(text=seen, observation=seen)
+    probe.on_tool(step, name, result, world.fingerprint(), asked=asked)
 
 
 def test_novelty_is_the_step_after_the_last_new_observation() -> None:
@@ -233,6 +236,28 @@ def test_evidence_within_the_last_productive_step_counts() -> None:
         _tool(probe, 1, seen=seen)
     truth = probe.truth(tokens=0, cost=0.0, sent=0)
     assert (truth.first_stagnant_step, truth.evidence_step) == (2, 1)
+
+
+def test_a_repeat_the_model_did_not_ask_for_is_no_evidence_within_its_step() -> None:
+    """An agent can always repeat a call to hear nothing new: only the model's own calls tell
+    that nothing new is left."""
+    probe = _probe()
+    _tool(probe, 1)
+    _tool(probe, 1, asked=False)
+    truth = probe.truth(tokens=0, cost=0.0, sent=0)
+    assert (truth.first_stagnant_step, truth.evidence_step) == (2, 2)
+
+
+def test_an_asked_call_left_unmade_keeps_its_step_productive_until_its_tool_repeats() -> None:
+    probe = _probe()
+    probe.on_unmade(1, "t")
+    assert _stagnant(probe, 0) == 2, "nothing read: progress was possible for all it knew"
+    _tool(probe, 2)
+    _tool(probe, 3)
+    probe.on_unmade(4, "t")
+    assert _stagnant(probe, 0) == 3, "the tool already answered nothing new: evidence"
+    probe.on_unmade(5, "other")
+    assert _stagnant(probe, 0) == 6
 
 
 def test_a_new_answer_after_a_repeat_in_the_same_step_is_still_news() -> None:

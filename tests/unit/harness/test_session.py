@@ -10,6 +10,7 @@ import pytest
 import unsolvable
 from tests import _builders as b
 from unsolvable import Alternate, Call, Ceilings, Code, Stop
+from unsolvable.agents._loop import assistant, dispatch, opening, tool_calls
 from unsolvable.scenarios import get
 
 
@@ -71,8 +72,14 @@ def test_raising_tool_is_recorded_before_it_raises() -> None:
 
 
 def test_volatile_ids_do_not_count_as_new_observations() -> None:
-    agent = b.steps_then(4, Stop(code=Code.NO_PROGRESS))
-    record = unsolvable.run(agent, get("constant-return/repeat"))
+    def follows_the_model(session: unsolvable.Session) -> Stop:
+        messages = opening(session)
+        for _ in range(4):
+            messages.append(assistant(session.call_model(messages, session.tools)))
+            messages += [dispatch(session, *call)[0] for call in tool_calls(messages[-1])]
+        return Stop(code=Code.NO_PROGRESS)
+
+    record = unsolvable.run(follows_the_model, get("constant-return/repeat"))
     assert record.observed.first_stagnant_step == 2
 
 
