@@ -45,6 +45,9 @@ class Accounts:
         self._offered_tokens: dict[tuple[str, ...], int] = {}
         """The tokens of each list of tools offered, measured once per run: the scenario's tool
         specs do not change during it."""
+        self._first_prompts: dict[str, tuple[tuple[JSON, ...], int]] = {}
+        """Each agent's prompt as its first call sent it: its opening messages (frozen) and the
+        tokens of the tools it offered."""
 
     @property
     def cost(self) -> float:
@@ -80,10 +83,22 @@ class Accounts:
         ``offered``), the reply ``message`` out; the agent's own prompt (its opening system
         messages and the tools) is its overhead (`Meter.charge`)."""
         usage = Usage(input_tokens=sent, output_tokens=estimate_message_tokens(message))
-        prompt = _prompt_tokens(counted) + self._tools_tokens(offered)
+        prompt = self._unchanged_prompt(agent, counted, offered)
         self._meter.charge(agent, sent=usage.input_tokens, said=usage.output_tokens, prompt=prompt)
         self._spend_of(agent).on_step(usage.input_tokens, usage.output_tokens)
         return usage
+
+    def _unchanged_prompt(self, agent: str, counted: Counted, offered: tuple[str, ...]) -> int:
+        """Tokens of this call's prompt that ``agent``'s first call sent too: its opening
+        messages as far as they are the first call's, unchanged, and the tools it offers up to
+        the first call's. Only a prompt sent again is overhead: one sent once, or rewritten,
+        is part of the task's spend, else a long first prompt would make every later call
+        free."""
+        opening = _prompt_length(counted)
+        messages, tools = counted.messages[:opening], self._tools_tokens(offered)
+        first_messages, first_tools = self._first_prompts.setdefault(agent, (messages, tools))
+        same = _same_opening(messages, first_messages)
+        return sum(counted.tokens[:same]) + min(tools, first_tools)
 
     def refused(self, agent: str) -> None:
         """A step of ``agent``'s that was refused unanswered: taken, and costing nothing."""
@@ -111,11 +126,22 @@ class Accounts:
         return self._spent_by[agent]
 
 
-def _prompt_tokens(counted: Counted) -> int:
-    """Tokens of the agent's own prompt: the system or developer messages it opens with."""
+def _prompt_length(counted: Counted) -> int:
+    """How many messages make the agent's own prompt: the system or developer messages it opens
+    with."""
     prompt = 0
     for message in counted.messages:
         if message.get("role") not in PROMPT_ROLES:
             break
         prompt += 1
-    return sum(counted.tokens[:prompt])
+    return prompt
+
+
+def _same_opening(messages: Sequence[JSON], first: Sequence[JSON]) -> int:
+    """How many of ``messages`` are, from the first on, the messages of ``first``."""
+    same = 0
+    for mine, theirs in zip(messages, first, strict=False):
+        if mine is not theirs and mine != theirs:
+            break
+        same += 1
+    return same

@@ -100,10 +100,10 @@ class Meter:
 
     def charge(self, agent: str, *, sent: int, said: int, prompt: int) -> None:
         """Adds a step's input (``sent``) and output (``said``) tokens. ``prompt``: the tokens
-        of the agent's fixed prompt in this call, which become its overhead on its first call;
-        every call is credited that overhead (or what it sent, if less)."""
+        of the agent's fixed prompt this call sent again (`Accounts`), which on its first call
+        become its overhead; every call is credited what it sent of that overhead, no more."""
         overhead = self.overhead.setdefault(agent, prompt)
-        self.uncharged_tokens += min(overhead, sent)
+        self.uncharged_tokens += min(overhead, prompt, sent)
         self.input_tokens += sent
         self.output_tokens += said
         self._show()

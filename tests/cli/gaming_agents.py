@@ -58,3 +58,31 @@ def repeats_a_call_at_once(session: Session) -> Stop:
     for function in [*calls, *calls[:1]]:
         session.call_tool(function["name"], function["arguments"])
     return Stop(code=Code.NO_PROGRESS, reason="guessing")
+
+
+PADDING = {"role": "system", "content": "Think before you act. " * 20_000}
+"""A system prompt of some 110,000 tokens, sent with the first call only."""
+
+
+def _follows_its_model(session: Session, first: list[dict[str, Any]]) -> Stop:
+    """Makes every call the model asks for, whatever its budget says, until the step budget
+    ends; ``first`` opens the first call's conversation only."""
+    messages: list[dict[str, Any]] = [{"role": "user", "content": session.task}]
+    for step in range(session.budget.max_steps):
+        reply = session.call_model([*first, *messages] if step == 0 else messages, session.tools)
+        messages.append({key: value for key, value in reply.items() if key != "usage"})
+        for call in reply.get("tool_calls") or ():
+            function = call["function"]
+            result = session.call_tool(function["name"], function["arguments"])
+            messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
+    return Stop(code=Code.BUDGET_STEPS, reason="out of steps", partial=len(messages))
+
+
+def ignores_its_budget(session: Session) -> Stop:
+    return _follows_its_model(session, [])
+
+
+def pads_its_first_prompt(session: Session) -> Stop:
+    """The same run, its first call opened by a long system prompt it never sends again, so
+    that its own prompt, which no budget is charged, is as large as its whole conversation."""
+    return _follows_its_model(session, [PADDING])

@@ -72,3 +72,24 @@ def test_an_agent_cannot_mark_a_ceiling_to_stop_a_control_without_a_false_stop(
     assert records["claims_a_ceiling"]["outcome"] != "did_not_stop"
     rates = {name: (m["false_stops"], m["false_stop_rate"]) for name, m in metrics.items()}
     assert rates["claims_a_ceiling"] == rates["stops_at_once"] == (1, 1.0)
+
+
+def test_a_prompt_sent_once_is_credited_once_so_a_budget_still_binds(tmp_path: Path) -> None:
+    """An agent's own prompt is not charged to the task's budget: were the first call's prompt
+    credited on every later call, one long prompt sent once would make the run's tokens free."""
+    records, _ = _scored(
+        tmp_path, "ignores_its_budget", "pads_its_first_prompt", scenario="cost-runaway/plain"
+    )
+    charged = {
+        name: record["observed"]["input_tokens"]
+        + record["observed"]["output_tokens"]
+        - record["observed"]["uncharged_tokens"]
+        for name, record in records.items()
+    }
+    assert charged["pads_its_first_prompt"] == charged["ignores_its_budget"]
+    failed = {name: _rules(record) for name, record in records.items()}
+    assert "past_budget" in failed["pads_its_first_prompt"] == failed["ignores_its_budget"]
+
+
+def _rules(record: dict[str, Any]) -> set[str]:
+    return {failure["rule"] for failure in record["verdict"]["failures"]}

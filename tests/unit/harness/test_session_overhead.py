@@ -48,6 +48,26 @@ def test_the_prompt_and_the_tool_list_are_measured_once_and_credited_on_every_ca
     assert observed.charged_tokens == observed.tokens - observed.uncharged_tokens
 
 
+def test_a_prompt_sent_once_is_credited_once() -> None:
+    """Were the first call's prompt credited on every call, a long one sent once would leave
+    every later call free, however long its conversation."""
+    session = _session()
+    _converse(session, [SYSTEM], 1)
+    _converse(session, [], 3)
+    observed = session.finish()
+    tools = estimate_tokens(TOOLS)
+    assert observed.uncharged_tokens == observed.overhead_tokens + 3 * tools
+
+
+def test_a_rewritten_prompt_is_credited_only_as_far_as_it_is_the_first_one() -> None:
+    session = _session()
+    _converse(session, [SYSTEM], 1)
+    _converse(session, [SYSTEM, {"role": "system", "content": "Notes so far: " * 400}], 2)
+    _converse(session, [{**SYSTEM, "content": "Be brief."}], 1)
+    observed = session.finish()
+    assert observed.uncharged_tokens == 3 * observed.overhead_tokens + estimate_tokens(TOOLS)
+
+
 def test_the_prompt_is_measured_with_the_conversation_not_a_second_time(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
