@@ -8,6 +8,7 @@ The session owns one `Accounts` and calls it under its lock; it takes none.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from unsolvable._meter import Meter
 from unsolvable._model import Usage, estimate_message_tokens, estimate_tool_tokens
@@ -21,6 +22,25 @@ __all__ = ["Accounts"]
 
 PROMPT_ROLES = frozenset({"system", "developer"})
 """Roles of the messages that make up an agent's own prompt, as opposed to the task's."""
+
+
+class _Prompt(NamedTuple):
+    """An agent's own prompt as its first call sent it."""
+
+    messages: tuple[JSON, ...]
+    """Its opening system or developer messages, frozen."""
+    each: tuple[int, ...]
+    """Their tokens, message by message."""
+    tools: int
+    """Tokens of the tools it offered."""
+    owed: int
+    """Tokens of its opening messages its first call was not credited, until it sends them
+    again."""
+
+    @property
+    def tokens(self) -> int:
+        """The prompt's tokens: the agent's overhead."""
+        return sum(self.each) + self.tools
 
 
 class Accounts:
@@ -45,9 +65,8 @@ class Accounts:
         self._offered_tokens: dict[tuple[str, ...], int] = {}
         """The tokens of each list of tools offered, measured once per run: the scenario's tool
         specs do not change during it."""
-        self._first_prompts: dict[str, tuple[tuple[JSON, ...], int]] = {}
-        """Each agent's prompt as its first call sent it: its opening messages (frozen) and the
-        tokens of the tools it offered."""
+        self._first_prompts: dict[str, _Prompt] = {}
+        """Each agent's prompt as its first call sent it."""
 
     @property
     def cost(self) -> float:
@@ -83,22 +102,39 @@ class Accounts:
         ``offered``), the reply ``message`` out; the agent's own prompt (its opening system
         messages and the tools) is its overhead (`Meter.charge`)."""
         usage = Usage(input_tokens=sent, output_tokens=estimate_message_tokens(message))
-        prompt = self._unchanged_prompt(agent, counted, offered)
-        self._meter.charge(agent, sent=usage.input_tokens, said=usage.output_tokens, prompt=prompt)
+        prompt, credit = self._prompt(agent, counted, offered)
+        self._meter.charge(
+            agent, sent=usage.input_tokens, said=usage.output_tokens, prompt=prompt, credit=credit
+        )
         self._spend_of(agent).on_step(usage.input_tokens, usage.output_tokens)
         return usage
 
-    def _unchanged_prompt(self, agent: str, counted: Counted, offered: tuple[str, ...]) -> int:
-        """Tokens of this call's prompt that ``agent``'s first call sent too: its opening
-        messages as far as they are the first call's, unchanged, and the tools it offers up to
-        the first call's. Only a prompt sent again is overhead: one sent once, or rewritten,
-        is part of the task's spend, else a long first prompt would make every later call
-        free."""
+    def _prompt(self, agent: str, counted: Counted, offered: tuple[str, ...]) -> tuple[int, int]:
+        """The tokens of ``agent``'s prompt as its first call sent it (its overhead), and what
+        this call is credited of it: its opening messages as far as they are the first call's,
+        unchanged, and the tools it offers up to the first call's.
+
+        Only a prompt sent again is overhead: one sent once, or rewritten, is part of the task's
+        spend, else a long first prompt would make every later call free. The run's first agent
+        is credited its prompt from its first call, measured before any work; any other agent
+        its tools on its first call, and its opening messages from its second, which makes up
+        for the first call's when it sends them again: else an agent making each call under a
+        new name, its conversation in its prompt, would run uncharged."""
         opening = _prompt_length(counted)
         messages, tools = counted.messages[:opening], self._tools_tokens(offered)
-        first_messages, first_tools = self._first_prompts.setdefault(agent, (messages, tools))
-        same = _same_opening(messages, first_messages)
-        return sum(counted.tokens[:same]) + min(tools, first_tools)
+        first = self._first_prompts.get(agent)
+        if first is None:
+            each = counted.tokens[:opening]
+            owed = sum(each) if self._first_prompts else 0
+            first = _Prompt(messages=messages, each=each, tools=tools, owed=owed)
+            self._first_prompts[agent] = first
+            return first.tokens, first.tokens - owed
+        same = _same_opening(messages, first.messages)
+        credit = sum(counted.tokens[:same]) + min(tools, first.tools)
+        if first.owed:
+            self._first_prompts[agent] = first._replace(owed=0)
+            credit += sum(first.each[:same])
+        return first.tokens, credit
 
     def refused(self, agent: str) -> None:
         """A step of ``agent``'s that was refused unanswered: taken, and costing nothing."""

@@ -98,12 +98,13 @@ class Meter:
             counts = (self.steps, self.tool_calls, self.input_tokens, self.output_tokens)
             self.seen.saw(Counts(*counts, uncharged_tokens=self.uncharged_tokens))
 
-    def charge(self, agent: str, *, sent: int, said: int, prompt: int) -> None:
+    def charge(self, agent: str, *, sent: int, said: int, prompt: int, credit: int) -> None:
         """Adds a step's input (``sent``) and output (``said``) tokens. ``prompt``: the tokens
-        of the agent's fixed prompt this call sent again (`Accounts`), which on its first call
-        become its overhead; every call is credited what it sent of that overhead, no more."""
-        overhead = self.overhead.setdefault(agent, prompt)
-        self.uncharged_tokens += min(overhead, prompt, sent)
+        of the agent's fixed prompt as its first call sent it, its overhead; ``credit``: what
+        of the agent's prompt this call sent again, charged to no budget (`Accounts`), which may
+        make up for its first call's."""
+        self.overhead.setdefault(agent, prompt)
+        self.uncharged_tokens += credit
         self.input_tokens += sent
         self.output_tokens += said
         self._show()

@@ -3,6 +3,7 @@ ends its run at its first step, by a stop decision or by something that is not o
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from unsolvable import CHECK_TOOL, Code, Session, Stop
@@ -86,3 +87,18 @@ def pads_its_first_prompt(session: Session) -> Stop:
     """The same run, its first call opened by a long system prompt it never sends again, so
     that its own prompt, which no budget is charged, is as large as its whole conversation."""
     return _follows_its_model(session, [PADDING])
+
+
+def renames_itself_every_call(session: Session) -> Stop:
+    """Follows its model as `ignores_its_budget` does, its conversation kept in a system message
+    and each call made under a new agent name: every call is some agent's first, whose prompt
+    is its own."""
+    said: list[object] = []
+    for step in range(session.budget.max_steps):
+        prompt = {"role": "system", "content": f"{session.task}\n{json.dumps(said)}"}
+        agent = f"agent-{step}"
+        reply = session.call_model([prompt], session.tools, agent=agent)
+        for call in reply.get("tool_calls") or ():
+            function = call["function"]
+            said.append(session.call_tool(function["name"], function["arguments"], agent=agent))
+    return Stop(code=Code.BUDGET_STEPS, reason="out of steps", partial=len(said))

@@ -91,5 +91,13 @@ def test_a_prompt_sent_once_is_credited_once_so_a_budget_still_binds(tmp_path: P
     assert "past_budget" in failed["pads_its_first_prompt"] == failed["ignores_its_budget"]
 
 
+def test_a_prompt_is_its_agents_own_only_once_that_agent_sends_it_again(tmp_path: Path) -> None:
+    """Each agent's prompt is credited, not only the first agent's: were a new agent's first
+    prompt credited whole, an agent that made each call under a new name, its conversation in
+    its prompt, would run uncharged."""
+    records, _ = _scored(tmp_path, "renames_itself_every_call", scenario="cost-runaway/plain")
+    assert "past_budget" in _rules(records["renames_itself_every_call"])
+
+
 def _rules(record: dict[str, Any]) -> set[str]:
     return {failure["rule"] for failure in record["verdict"]["failures"]}

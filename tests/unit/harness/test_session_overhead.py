@@ -112,6 +112,19 @@ def test_each_agent_of_a_system_has_its_own_overhead() -> None:
     assert observed.uncharged_tokens == estimate_tokens([SYSTEM]) + tools + 2 * tools
 
 
+def test_another_agent_is_credited_its_prompt_once_it_sends_it_again() -> None:
+    """Its first call is credited its tools only, and its second makes up for the rest: a
+    sub-agent that makes one call pays its prompt, as one agent renamed at every call would."""
+    session = _session()
+    session.call_model([TASK], ["search"], agent="supervisor")
+    session.call_model([SYSTEM, TASK], ["search"], agent="once")
+    for _ in range(2):
+        session.call_model([SYSTEM, TASK], ["search"], agent="worker")
+    observed = session.finish()
+    tools = estimate_tokens(TOOLS)
+    assert observed.uncharged_tokens == 4 * tools + 2 * estimate_tokens([SYSTEM])
+
+
 def test_the_wire_credits_the_same_prompt_as_the_plain_face() -> None:
     import anthropic  # noqa: F401  # imported before the sessions start their wall clocks
 
