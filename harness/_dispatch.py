@@ -100,6 +100,10 @@ class Dispatch:
         """The results ``agent`` received since this was last asked for it."""
         return tuple(self._results.pop(agent, ()))
 
+    def has_made(self, name: str, arguments: str) -> bool:
+        """Whether the call of ``name`` with ``arguments`` (canonical) was made before."""
+        return self._actions[name, arguments] > 0
+
     @property
     def max_repeated_action(self) -> int:
         """Most times one identical call (name and canonical arguments) was made."""

@@ -297,10 +297,11 @@ class StagnationProbe:
                 self.last_criteria_move = max(self.last_criteria_move, step)
 
     def on_unmade(self, step: int, name: str) -> None:
-        """The model asked at ``step`` for a call of ``name`` that the agent never made: what it
-        would have answered is not known, so the step counts as productive, unless an asked call
-        of that tool has already answered nothing new (then declining it is a stop on evidence).
-        Else an agent that left every call unmade would see stagnation from its first step."""
+        """The model asked at ``step`` for a call of ``name`` that the agent never made, nor
+        made before: what it would have answered is not known, so the step counts as
+        productive, unless an asked call of that tool has already answered nothing new (then
+        declining it is a stop on evidence). Else an agent that left every call unmade would see
+        stagnation from its first step."""
         if name not in self._stale_tools and step >= self.last_productive_step:
             self.last_productive_step, self._stale_in_productive_step = step, False
 

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from unsolvable._accounts import Accounts
-from unsolvable._asked import Asked
+from unsolvable._asked import Asked, Unmade
 from unsolvable._callers import Callers
-from unsolvable._dispatch import Dispatch
+from unsolvable._dispatch import Dispatch, canonical_arguments
 from unsolvable._errors import ContextOverflow
 from unsolvable._meter import Meter
 from unsolvable._model import Usage
@@ -214,7 +214,7 @@ class Session:
             self._meter.tool_done(name, made.result)
             step = self._step_of.get(agent, self._meter.steps)
             clock = self._meter.simulated
-            asked = self._asked.take(agent, name)
+            asked = self._asked.take(agent, name, made.arguments)
             self._probe.on_tool(step, name, made.result, made.world, clock=clock, asked=asked)
             self._accounts.tool_called(agent, made.result.refusal)
             self._subtasks.on_tool(step, agent, name, made.result)
@@ -290,17 +290,21 @@ class Session:
     def _note(self, step: int, message: JSON, agent: str) -> None:
         """The step in the trajectory, and the first step that asked to give up."""
         asked = [(c["function"]["name"], c["function"]["arguments"]) for c in _calls(message)]
-        external = [name for name, _ in asked if name not in PROTOCOL_TOOLS]
+        external = [
+            (name, canonical_arguments(a)) for name, a in asked if name not in PROTOCOL_TOOLS
+        ]
         self._probe.on_asked(len(external))
         self._unmade(self._asked.ask(agent, step, external))
         if self._gave_up_at_step is None and any(name == GIVE_UP_TOOL for name, _ in asked):
             self._gave_up_at_step = step
         self._trajectory.step(step, message["content"], asked, agent=agent)
 
-    def _unmade(self, unmade: Iterable[tuple[int, str]]) -> None:
-        """Calls the model asked for that the agent never made, for the ground truth."""
-        for step, name in unmade:
-            self._probe.on_unmade(step, name)
+    def _unmade(self, unmade: Iterable[Unmade]) -> None:
+        """Calls the model asked for that the agent never made, for the ground truth: but one
+        made before, the same tool with the same arguments, whose answer is known."""
+        for step, name, arguments in unmade:
+            if not self._dispatch.has_made(name, arguments):
+                self._probe.on_unmade(step, name)
 
     def _refuse(
         self, step: int, tokens: int, window: int, agent: str, messages: Sequence[JSON]

@@ -102,3 +102,15 @@ def renames_itself_every_call(session: Session) -> Stop:
             function = call["function"]
             said.append(session.call_tool(function["name"], function["arguments"], agent=agent))
     return Stop(code=Code.BUDGET_STEPS, reason="out of steps", partial=len(said))
+
+
+def stops_late_without_looking(session: Session) -> Stop:
+    """Makes its model's first calls, then nine more steps whose calls — the same search again
+    — it never makes, and stops: late, where leaving the calls unmade must not make every step
+    one that could still have brought news."""
+    reply = session.call_model([{"role": "user", "content": session.task}], session.tools)
+    for call in reply.get("tool_calls") or ():
+        session.call_tool(call["function"]["name"], call["function"]["arguments"])
+    for _ in range(9):
+        session.call_model([{"role": "user", "content": session.task}], session.tools)
+    return Stop(code=Code.NO_PROGRESS, reason="stopping late")

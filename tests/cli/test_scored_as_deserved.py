@@ -20,7 +20,7 @@ def _scored(
     out = tmp_path / "records.json"
     labels = [arg for name in agents for arg in ("--agent", f"{name}={GAMING}:{name}")]
     result = _unsolvable("run", *labels, "--scenario", scenario, "--json", str(out))
-    assert result.returncode == 1, result.stderr
+    assert result.returncode in (0, 1), result.stderr
     data = json.loads(out.read_text())
     records = {r["agent"]: r for r in data["records"]}
     return records, {g["agent"]: g for g in data["metrics"]["agents"]}
@@ -42,6 +42,16 @@ def test_a_guess_made_another_way_than_by_stopping_scores_as_the_guess(tmp_path:
     assert records["raises_at_once"]["outcome"] == "crashed"
     scored = {name: (m["premature_stops"], m["lag_steps"]["p95"]) for name, m in metrics.items()}
     assert scored == dict.fromkeys(GUESSES, (1, -1))
+
+
+def test_calls_left_unmade_after_their_answer_is_known_hide_no_lag(tmp_path: Path) -> None:
+    """The model asks for the search it already made: its answer is known, so leaving it unmade
+    keeps nothing possible, and the late stop lags as one that made it would."""
+    records, metrics = _scored(tmp_path, "stops_late_without_looking")
+    record = records["stops_late_without_looking"]
+    lag = record["observed"]["steps"] - 2  # the search answered nothing new from step 2 on
+    scored = metrics["stops_late_without_looking"]
+    assert (scored["premature_stops"], scored["lag_steps"]["p95"]) == (0, lag)
 
 
 def test_a_run_a_ceiling_ended_before_its_bound_lags_past_the_bound(tmp_path: Path) -> None:
