@@ -140,7 +140,7 @@ def _overrun(ending: Ending, scenario: Scenario) -> list[Failure]:
     limit = scenario.budget.max_cost_usd
     budget = "budget" if limit is None else f"{dollars(limit)} budget"
     message = (
-        f"shared budget overrun: {sum(past.values())} step(s) begun after the {budget} was spent "
-        f"({dollars(ending.observed.cost_usd)} spent; by agent: {agents})"
+        f"shared budget overrun: {sum(past.values())} step(s) begun after the {budget} was "
+        f"spent, by agent {agents} ({dollars(ending.observed.cost_usd)} spent)"
     )
     return [Failure(rule=Rule.SHARED_BUDGET_OVERRUN, message=message)]

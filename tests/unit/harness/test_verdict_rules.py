@@ -217,4 +217,16 @@ def test_dollars_spent_past_a_shared_budget_are_written_in_positional_notation()
     ``$4e-05``."""
     shared = b.scenario(step_bound=9).with_overrides(max_cost_usd=0.00003)
     verdict = _judge(None, shared, steps=2, cost_usd=0.00004, steps_past_cost_budget={"main": 1})
-    assert "($0.00004 spent; by agent: main 1)" in verdict.summary, verdict.summary
+    assert "($0.00004 spent)" in verdict.summary, verdict.summary
+
+
+def test_a_shared_budget_overrun_says_its_figures_by_agent_are_steps() -> None:
+    """The steps each agent began past the budget stood after the dollars spent, as ``$0.84
+    spent; by agent: main 1, worker-1 14``, which reads as dollars each."""
+    shared = b.scenario(step_bound=9).with_overrides(max_cost_usd=0.05)
+    past = {"main": 1, "worker-1": 14}
+    verdict = _judge(None, shared, steps=20, cost_usd=0.839178, steps_past_cost_budget=past)
+    assert (
+        "15 step(s) begun after the $0.05 budget was spent, by agent main 1, worker-1 14 "
+        "($0.839178 spent)"
+    ) in verdict.summary, verdict.summary
