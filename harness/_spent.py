@@ -26,8 +26,10 @@ __all__ = [
 
 JUDGED_EXHAUSTION = frozenset({Code.BUDGET_STEPS, Code.BUDGET_COST})
 """The budget codes whose claim the harness can check: it counts steps, tokens and dollars the
-same way every run. Wall time differs run to run, and no budget of idle time or tool calls is
-given, so ``BUDGET_TIME``, ``BUDGET_IDLE`` and ``BUDGET_CALLS`` are taken at their word."""
+same way every run. ``BUDGET_TIME`` and ``BUDGET_IDLE`` are taken at their word, since the
+session clock's real part differs run to run; so is ``BUDGET_CALLS``, which a ledger claims when
+the calls the model's last reply asks for would pass the call budget, a reply the verdict does
+not weigh (a call made past it fails on its own rule)."""
 OVERSHOOT_TOLERANCE = 0.05
 """How far past its token or dollar budget a run may go, as a share of that budget. A ledger that
 admits each step on an estimate from the run's growth runs over only by its estimate's error,
