@@ -50,6 +50,15 @@ class Asked:
         pending.remove((tool, arguments) if (tool, arguments) in same_tool else same_tool[0])
         return True
 
+    def pending(self) -> list[Unmade]:
+        """Every asked call still unmade, as `close` gives them, kept: the agent may make them
+        yet."""
+        return [
+            Unmade(step, tool, arguments)
+            for step, calls in self._pending.values()
+            for tool, arguments in calls
+        ]
+
     def close(self) -> list[Unmade]:
         """The run ended: every asked call still unmade."""
         return [unmade for agent in list(self._pending) for unmade in self._unmade(agent)]

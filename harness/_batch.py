@@ -43,7 +43,7 @@ from unsolvable._job import (
     decode,
 )
 from unsolvable._loading import load_agent
-from unsolvable._probes import COST_DIGITS, overshoot
+from unsolvable._probes import COST_DIGITS, Truth, overshoot
 from unsolvable._record import Ending, Observed, Outcome, TerminationRecord
 from unsolvable._redact import Redactor
 from unsolvable._run import GRACE_SECONDS
@@ -191,29 +191,31 @@ def _as_asked(job: Job, scenario: Scenario) -> Scenario:
 
 
 def _lost(
-    job: Job, scenario: Scenario, outcome: Outcome, why: str, seen: Counts
+    job: Job, scenario: Scenario, outcome: Outcome, why: str, seen: Counts, truth: Truth
 ) -> TerminationRecord:
     """The record of a run whose worker died, had to be killed or sent nothing usable: what the
-    harness knows, which is the steps, tool calls and tokens it admitted (``seen``) and how far
-    past the budget they went; what only the worker counted is unknown (``None``)."""
+    harness knows, which is the steps, tool calls and tokens it admitted (``seen``), how far
+    past the budget they went, and the first stagnant step and the lag as they stood after the
+    run's last call (``truth``: the worker showed them as the run went, so an agent that exits
+    rather than stop late or early keeps its lag); what only the worker counted is unknown
+    (``None``)."""
     scenario = _as_asked(job, scenario)
     sent = seen.input_tokens + seen.output_tokens
     cost = round(scenario.pricing.cost(seen.input_tokens, seen.output_tokens), COST_DIGITS)
     over, over_cost = overshoot(
         scenario.budget, tokens=sent - seen.uncharged_tokens, cost=cost, sent=sent
     )
-    # Only its counts were seen, not its calls' answers: it has no stagnant step and no lag, as a
-    # control has none, rather than a lag made up from a stagnant step the harness never saw.
     observed = Observed(
         steps=seen.steps,
         tool_calls=seen.tool_calls,
-        first_stagnant_step=None,
+        first_stagnant_step=truth.first_stagnant_step,
         input_tokens=seen.input_tokens,
         output_tokens=seen.output_tokens,
         uncharged_tokens=seen.uncharged_tokens,
         cost_usd=cost,
-        lag_tokens=None,
-        lag_cost_usd=None,
+        lag_tokens=truth.lag_tokens,
+        lag_cost_usd=truth.lag_cost_usd,
+        evidence_step=truth.evidence_step,
         overshoot_tokens=over,
         overshoot_cost_usd=over_cost,
         ceiling="wall_seconds" if outcome is Outcome.DID_NOT_STOP else None,
@@ -497,7 +499,8 @@ class WorkerPool:
     def _replace(self, worker: _Worker, outcome: Outcome, why: str) -> TerminationRecord:
         index = worker.index or 0
         job = self.jobs[index]
-        record = _lost(job, self.lookup(job.scenario), outcome, why, worker.seen.of(index))
+        seen, truth = worker.seen.of(index), worker.seen.truth_of(index)
+        record = _lost(job, self.lookup(job.scenario), outcome, why, seen, truth)
         return self._finish(worker, record, replace=True)
 
     def _finish(

@@ -12,17 +12,20 @@ import itertools
 import math
 from array import array
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from operator import add
+from typing import Any, TypeVar, overload
 
 from unsolvable._scenario import Budget, Scenario, Stagnation
 from unsolvable._types import JSON, PROTOCOL_TOOLS, CriteriaWorld, ToolResult, World
 
-__all__ = ["Overrun", "Spend", "StagnationProbe", "Truth", "overshoot"]
+__all__ = ["FirstStep", "Overrun", "Spend", "StagnationProbe", "Truth", "overshoot"]
 
 COST_DIGITS = 6
 """Dollar figures keep a millionth of a dollar, as the records do."""
+_V = TypeVar("_V", int, float)
 TOOL_ROLE = "tool"
 """The role of a tool result in a conversation, whatever face it came through (the wire and the
 adapters hand the session Chat Completions messages)."""
@@ -66,32 +69,60 @@ class Spend:
             return self.before[step - 1]
         return self.total + (step - 1 - made) * self._last
 
-    def spent_at(self, limit: float | None) -> int | None:
+    def spent_at(self, limit: float | None, first: FirstStep | None = None) -> int | None:
         """The step during which the spend reached ``limit`` (observed, else projected);
-        ``None`` for no limit, or no spend to project from."""
+        ``None`` for no limit, or no spend to project from. ``first``: the search so far among
+        the steps before the last, whose spend is final (`FirstStep`)."""
         if limit is None or not self.before:
             return None
-        ends = [*self.before[1:], self.total]
-        reached = next((step for step, end in enumerate(ends, 1) if end >= limit), None)
+        before, made = self.before, len(self.before)
+        reached = (first or FirstStep()).among(made - 1, lambda step: before[step] >= limit)
+        if reached is None and self.total >= limit:
+            reached = made
         if reached is not None or self._last <= 0:
             return reached
-        return len(self.before) + math.ceil((limit - self.total) / self._last)
+        return made + math.ceil((limit - self.total) / self._last)
 
-    def covered_until(self, limit: float | None) -> int | None:
+    def covered_until(self, limit: float | None, first: FirstStep | None = None) -> int | None:
         """The last step a budget of ``limit`` could cover: the one after which the next step,
         costing at least what it cost (a conversation only grows), would take the spend past
         ``limit`` — observed, else projected at the last step's spend. An agent that admits
         each step before it begins stops there. ``None`` for no limit, or nothing to project
-        from."""
+        from. ``first``: as for `spent_at`."""
         if limit is None or not self.before:
             return None
-        ends = [*self.before[1:], self.total]
-        for step, (start, end) in enumerate(zip(self.before, ends, strict=True), 1):
-            if end + (end - start) > limit:
-                return step
+        before, made = self.before, len(self.before)
+
+        def uncovered(step: int, end: float) -> bool:
+            return end + (end - before[step - 1]) > limit
+
+        covered = (first or FirstStep()).among(made - 1, lambda step: uncovered(step, before[step]))
+        if covered is not None or uncovered(made, self.total):
+            return covered or made
         if self._last <= 0:
             return None
-        return len(self.before) + math.floor((limit - self.total) / self._last)
+        return made + math.floor((limit - self.total) / self._last)
+
+
+class FirstStep:
+    """The search for the first step that meets a test among the steps whose figures are final
+    (every step but the last made), each step tested once over the run: the truth asked for
+    after every call then costs the same at step 10,000 as at step 1. One instance serves one
+    test."""
+
+    __slots__ = ("found", "tested")
+
+    def __init__(self) -> None:
+        self.tested = 0
+        self.found: int | None = None
+
+    def among(self, final: int, meets: Callable[[int], bool]) -> int | None:
+        """The first of steps 1 to ``final`` that ``meets`` the test, if any."""
+        while self.found is None and self.tested < final:
+            self.tested += 1
+            if meets(self.tested):
+                self.found = self.tested
+        return self.found
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -203,6 +234,8 @@ class StagnationProbe:
         """External tool calls made before each step."""
         self.calls_asked = array("q")
         """External tool calls the model asked for at each step (none at a refused one)."""
+        self._first = _Searches()
+        """How far the budget rule has searched each spend for the step it ran out at."""
 
     def _criteria(self) -> str | None:
         return None if self._read_criteria is None else self._read_criteria()
@@ -245,15 +278,16 @@ class StagnationProbe:
             )
 
     @property
-    def cost_before_step(self) -> array[float]:
+    def cost_before_step(self) -> Sequence[float]:
         """Dollars spent before each step, at the scenario's prices."""
-        cost = self.scenario.pricing.cost
-        return array("d", map(cost, self.inputs_before_step, self.outputs_before_step))
+        return _Combined(
+            self.scenario.pricing.cost, self.inputs_before_step, self.outputs_before_step
+        )
 
     @property
-    def sent_before_step(self) -> array[int]:
+    def sent_before_step(self) -> Sequence[int]:
         """Tokens sent before each step, the fixed prompt included: what lag is counted in."""
-        return array("q", map(add, self.inputs_before_step, self.outputs_before_step))
+        return _Combined(add, self.inputs_before_step, self.outputs_before_step)
 
     def on_tool(
         self,
@@ -304,6 +338,19 @@ class StagnationProbe:
         stagnation from its first step."""
         if name not in self._stale_tools and step >= self.last_productive_step:
             self.last_productive_step, self._stale_in_productive_step = step, False
+
+    @contextmanager
+    def supposing_unmade(self, unmade: Iterable[tuple[int, str]]) -> Iterator[None]:
+        """Within it, the calls ``unmade`` (step, tool) count as `on_unmade` counts them at the
+        end of a run, and no longer after: the truth of a run as if it ended now, while its
+        agent may still make them."""
+        kept = self.last_productive_step, self._stale_in_productive_step
+        for step, name in unmade:
+            self.on_unmade(step, name)
+        try:
+            yield
+        finally:
+            self.last_productive_step, self._stale_in_productive_step = kept
 
     def first_stagnant_step(
         self, *, tokens: int, cost: float, clock: float = 0.0, calls: int = 0
@@ -434,11 +481,12 @@ class StagnationProbe:
         budget = self.scenario.budget
         clock = Spend(before=self.clock_before_step, total=ends.clock)
         idle = Spend(before=self.idle_before_step, total=self.idle_at(ends.clock))
+        first = self._first
         spent = (
-            tokens.spent_at(budget.max_tokens),
-            cost.covered_until(budget.max_cost_usd),
-            clock.spent_at(budget.max_wall_seconds),
-            idle.spent_at(budget.max_idle_seconds),
+            tokens.spent_at(budget.max_tokens, first.tokens),
+            cost.covered_until(budget.max_cost_usd, first.cost),
+            clock.spent_at(budget.max_wall_seconds, first.clock),
+            idle.spent_at(budget.max_idle_seconds, first.idle),
             self._calls_spent_at(ends.calls),
         )
         return min([budget.max_steps, *(step for step in spent if step is not None)])
@@ -452,16 +500,52 @@ class StagnationProbe:
         limit = self.scenario.budget.max_calls
         if limit is None or not self.calls_before_step:
             return None
-        before, asked = self.calls_before_step, self.calls_asked
-        made = [*before[1:], calls]
-        for step, demand in enumerate(map(max, map(add, before, asked), made), 1):
-            if demand >= limit:
-                return step
+        before, asked, steps = self.calls_before_step, self.calls_asked, len(self.calls_before_step)
+
+        def demand(step: int, made: int) -> int:
+            return max(before[step - 1] + asked[step - 1], made)
+
+        reached = self._first.calls.among(
+            steps - 1, lambda step: demand(step, before[step]) >= limit
+        )
+        last_demand = demand(steps, calls)
+        if reached is None and last_demand >= limit:
+            reached = steps
         last = asked[-1]
-        if last <= 0:
-            return None
-        demand = max(before[-1] + last, calls)
-        return len(before) + math.ceil((limit - demand) / last)
+        if reached is not None or last <= 0:
+            return reached
+        return steps + math.ceil((limit - last_demand) / last)
+
+
+class _Combined(Sequence[_V]):
+    """Two arrays of per-step values combined one value at a time as they are read, not all at
+    once: the truth reads one step's spend for the lag, so asking for it after every call costs
+    the same at step 10,000 as at step 1."""
+
+    __slots__ = ("_combine", "_first", "_second")
+
+    def __init__(
+        self, combine: Callable[[Any, Any], _V], first: array[Any], second: array[Any]
+    ) -> None:
+        self._combine: Callable[[Any, Any], _V] = combine
+        self._first, self._second = first, second
+
+    def __len__(self) -> int:
+        return len(self._first)
+
+    @overload
+    def __getitem__(self, index: int) -> _V: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[_V]: ...
+
+    def __getitem__(self, index: int | slice) -> _V | Sequence[_V]:
+        if isinstance(index, slice):
+            return list(map(self._combine, self._first[index], self._second[index]))
+        return self._combine(self._first[index], self._second[index])
+
+    def __iter__(self) -> Iterator[_V]:
+        return map(self._combine, self._first, self._second)
 
 
 def _after(stuck: int, finished_at: int) -> int:
@@ -470,6 +554,17 @@ def _after(stuck: int, finished_at: int) -> int:
     finishing their subtasks is progress, so the truth does not hang on the order in which a
     runtime runs its workers."""
     return finished_at + 1 if finished_at > stuck else stuck
+
+
+@dataclass(frozen=True)
+class _Searches:
+    """The budget rule's search (`FirstStep`) of each spend it reads, kept over the run."""
+
+    tokens: FirstStep = field(default_factory=FirstStep)
+    cost: FirstStep = field(default_factory=FirstStep)
+    clock: FirstStep = field(default_factory=FirstStep)
+    idle: FirstStep = field(default_factory=FirstStep)
+    calls: FirstStep = field(default_factory=FirstStep)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -58,8 +58,11 @@ and irreversible actions observed (``tool_seconds``, ``idle_seconds``, ``externa
 ``irreversible_calls``); who did what in a multi-agent run: each step names its agent
 (``agent``), spend per agent (``agents``), the subtask table (``subtasks``), steps begun past the
 dollar budget, steps by role and past a role's budget, the roles whose budget was spent.
-6: a run whose worker was lost has only what the harness counted itself; what its worker counted
-is ``null`` there, not a made-up 0, 1 or false (the fields of `Observed` that may be ``None``)."""
+6: a run whose worker was lost has only what the harness counted itself, and the stagnant step
+and the lag as they stood after its last call; what else its worker counted is ``null`` there,
+not a made-up 0, 1 or false (the fields of `Observed` that may be ``None``). A lost run recorded
+before the worker showed the harness the stagnant step as the run went has those ``null`` too,
+as a run lost before its first step still has."""
 OLDEST_READ_SCHEMA = 4
 """The oldest records read back: version 4 reads as 6 without what 5 added, and version 5 as 6,
 the zeros it wrote of a lost run's unknown figures as null (`as_version_6`); before 4 a control
@@ -218,9 +221,13 @@ class Observed:
     """What the harness counted on the fake model and tools it supplied.
 
     A run whose worker process was lost (it died, or had to be killed) has only the counts the
-    harness admitted itself: steps, tool calls, tokens and what they cost. Every figure its
-    worker counted from the calls' answers and the session clock reads ``None`` there, unknown
-    (each such field says so: ``None`` on a lost run)."""
+    harness admitted itself: steps, tool calls, tokens and what they cost; and the ground truth
+    and the lag as they stood after its last call, which the worker shows the harness as the
+    run goes (`first_stagnant_step`, the lags and `evidence_step`: what a stop at that point
+    would have been recorded with), so that an agent that exits its process rather than stop
+    late or early keeps its lag. Every other figure its worker counted from the calls' answers
+    and the session clock reads ``None`` there, unknown (each such field says so: ``None`` on a
+    lost run)."""
 
     DERIVED: ClassVar[tuple[str, ...]] = ("detection_lag",)
     """Properties that `TerminationRecord.to_dict` writes beside the fields, for a reader of the
@@ -234,8 +241,10 @@ class Observed:
     ``None`` on a lost run."""
     first_stagnant_step: int | None
     """Ground truth: the step from which no progress was possible any more; ``None`` on a
-    solvable control, where progress stays possible until it is done, and on a lost run (its
-    worker process killed, or dead), of whose calls the harness saw no answer."""
+    solvable control, where progress stays possible until it is done. On a lost run (its worker
+    process killed, or dead) it is the step as it stood after the last call the worker showed
+    the harness, as a stop there would have had it; ``None`` on a run lost before its first
+    step, which showed none."""
     input_tokens: int
     output_tokens: int
     cost_usd: float
@@ -245,14 +254,15 @@ class Observed:
     included, signed like `detection_lag`: for a premature stop, minus the tokens of the steps
     it skipped before the first stagnant step, projected at its last step's spend (a floor: a
     conversation only grows). ``None`` where `first_stagnant_step` is: on a solvable control,
-    and on a lost run."""
+    and on a run lost before its first step; on a later lost run, to its last call."""
     lag_cost_usd: float | None
-    """The same in dollars, ``None`` alike on a solvable control and on a lost run."""
+    """The same in dollars, ``None`` alike on a solvable control and on a run lost before its
+    first step."""
     evidence_step: int | None = None
     """The step by which the agent had received the evidence that no progress was possible: the
     first stagnant step, or the step before it when that step's own later calls answered
     nothing new (evidence within a step counts). A stop at or after it is not a guess.
-    ``None`` on a solvable control, and on a lost run."""
+    ``None`` on a solvable control, and on a run lost before its first step."""
     max_repeated_action: int | None
     """Most times one identical tool call (name + canonical arguments) was made. ``None`` on a
     lost run."""
@@ -378,7 +388,8 @@ class Observed:
         """Steps from the first stagnant step to the stop (0 = stopped on the spot), signed:
         negative when the agent stopped while progress was still possible — a premature stop,
         a guess rather than a detection, which a clip at 0 would score as perfect.
-        ``None`` where `first_stagnant_step` is: on a solvable control, and on a lost run."""
+        ``None`` where `first_stagnant_step` is: on a solvable control, and on a run lost
+        before its first step."""
         if self.first_stagnant_step is None:
             return None
         return self.steps - self.first_stagnant_step

@@ -1,18 +1,26 @@
-"""Consumes the steps, tool calls and tokens a worker's running job is admitted, produces what the
-harness saw of a run whose worker it lost: the counts live in memory the worker shares with the
-harness, so they outlast a worker that crashed, exited or had to be killed while its agent held
-the interpreter, when no message about the run can come.
+"""Consumes the steps, tool calls and tokens a worker's running job is admitted, and the ground
+truth of stagnation as it stands after each call, produces what the harness saw of a run whose
+worker it lost: they live in memory the worker shares with the harness, so they outlast a worker
+that crashed, exited or had to be killed while its agent held the interpreter, when no message
+about the run can come.
 """
 
 from __future__ import annotations
 
+import math
 from multiprocessing.context import BaseContext
 from typing import Any, NamedTuple
+
+from unsolvable._probes import Truth
 
 __all__ = ["Counts", "Seen"]
 
 NO_JOB = -1
 """The job index a worker's cells hold before it begins its first job."""
+UNKNOWN = math.nan
+"""What a truth cell holds for ``None``: no truth yet, or none on a solvable control."""
+_TRUTH_FIELDS = ("first_stagnant_step", "lag_tokens", "lag_cost_usd", "evidence_step")
+"""The `Truth` fields in the order of the cells that hold them."""
 
 
 class Counts(NamedTuple):
@@ -28,31 +36,54 @@ class Counts(NamedTuple):
 
 class Seen:
     """The counts of one worker's current job, in shared cells: the job's index, then its
-    `Counts`. The worker writes them; the harness reads them once the worker is gone."""
+    `Counts`; and its `Truth` as it stood after its last call, in cells of its own. The worker
+    writes them; the harness reads them once the worker is gone."""
 
-    __slots__ = ("_cells",)
+    __slots__ = ("_cells", "_truth")
 
-    def __init__(self, cells: Any) -> None:
+    def __init__(self, cells: Any, truth: Any) -> None:
         self._cells = cells
+        self._truth = truth
 
     @classmethod
     def shared(cls, context: BaseContext) -> Seen:
         """Cells a worker started from ``context`` shares with the harness."""
         cells = context.RawArray("q", 1 + len(Counts._fields))
         cells[0] = NO_JOB
-        return cls(cells)
+        truth = context.RawArray("d", len(_TRUTH_FIELDS))
+        truth[:] = [UNKNOWN] * len(_TRUTH_FIELDS)
+        return cls(cells, truth)
 
     def begin(self, index: int) -> None:
-        """Job ``index`` begins: nothing of it seen yet (the counts first, so that the index
-        never names a job with another's counts)."""
+        """Job ``index`` begins: nothing of it seen yet (the counts and the truth first, so that
+        the index never names a job with another's)."""
         self.saw(Counts())
+        self._truth[:] = [UNKNOWN] * len(_TRUTH_FIELDS)
         self._cells[0] = index
 
     def saw(self, counts: Counts) -> None:
         self._cells[1:] = counts
+
+    def stood(self, truth: Truth) -> None:
+        """The run's truth as it stands: what its record would say if it ended now."""
+        values = (getattr(truth, name) for name in _TRUTH_FIELDS)
+        self._truth[:] = [UNKNOWN if value is None else value for value in values]
 
     def of(self, index: int) -> Counts:
         """What was seen of job ``index``: nothing, if the worker had not begun it."""
         if self._cells[0] != index:
             return Counts()
         return Counts(*self._cells[1:])
+
+    def truth_of(self, index: int) -> Truth:
+        """The truth of job ``index`` as it stood when it was last seen: every field ``None`` if
+        the worker had not begun it, or the run had made no model call yet."""
+        known = self._cells[0] == index
+        values = [value if known and not math.isnan(value) else None for value in self._truth]
+        steps, tokens, cost, evidence = values
+        return Truth(
+            first_stagnant_step=None if steps is None else int(steps),
+            lag_tokens=None if tokens is None else int(tokens),
+            lag_cost_usd=cost,
+            evidence_step=None if evidence is None else int(evidence),
+        )

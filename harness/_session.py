@@ -23,7 +23,7 @@ from unsolvable._dispatch import Dispatch, canonical_arguments
 from unsolvable._errors import ContextOverflow
 from unsolvable._meter import Meter
 from unsolvable._model import Usage
-from unsolvable._probes import COST_DIGITS, StagnationProbe
+from unsolvable._probes import COST_DIGITS, StagnationProbe, Truth
 from unsolvable._record import CONTEXT_WINDOW, Observed
 from unsolvable._scenario import Budget, Ceilings, Pricing, Scenario, Setup
 from unsolvable._seen import Seen
@@ -101,6 +101,8 @@ class Session:
         self._lock = threading.RLock()
         self._callers = Callers(f"{scenario.name} (seed {seed})")
         self._meter = Meter(ceilings, seen=seen)
+        self._seen = seen
+        """Where a worker process shows the harness the truth as it stands after each call."""
         self._accounts = Accounts(
             self._meter,
             setup.toolbox.specs,
@@ -174,34 +176,48 @@ class Session:
             self._callers.enter(f"a model call by {agent}")
             offered = tool_names(tools)
             step, agent_step = self._meter.admit_step(agent, offered=bool(offered))
-            self._step_of[agent] = step
-            self._accounts.begin_step(agent)
-            meter = self._meter
-            self._probe.on_step(
-                meter.charged,
-                meter.input_tokens,
-                meter.output_tokens,
-                clock=meter.simulated,
-                calls=meter.external_calls,
-            )
-            counted = self._accounts.count(agent, messages)  # before the model can read it
-            self._probe.on_request(counted.messages)
-            window, sent = self._scenario.context_window, self._accounts.sent(counted, offered)
-            if window is not None and sent > window:
-                self._refuse(step, sent, window, agent, counted.messages)
-            request = ModelRequest(
-                messages=counted.messages,
-                tools=offered,
-                step=step,
-                agent=agent,
-                agent_step=agent_step,
-                results=self._dispatch.results_since(agent),
-            )
-            message = _assistant_message(self._setup.model.respond(request))
-            usage = self._accounts.charge(agent, counted, offered, message, sent=sent)
-            self._note(step, message, agent)
-            self._subtasks.on_model_call(step, agent, counted.messages, _calls(message))
-            return Answer(message=message, usage=usage)
+            try:
+                return self._answer(step, agent_step, messages, offered, agent)
+            finally:  # a refused request is a step too, and may be the first refusal
+                self._show_truth()
+
+    def _answer(
+        self,
+        step: int,
+        agent_step: int,
+        messages: Sequence[JSON],
+        offered: tuple[str, ...],
+        agent: str,
+    ) -> Answer:
+        """The admitted step ``step`` of `answer`, under the session's lock."""
+        self._step_of[agent] = step
+        self._accounts.begin_step(agent)
+        meter = self._meter
+        self._probe.on_step(
+            meter.charged,
+            meter.input_tokens,
+            meter.output_tokens,
+            clock=meter.simulated,
+            calls=meter.external_calls,
+        )
+        counted = self._accounts.count(agent, messages)  # before the model can read it
+        self._probe.on_request(counted.messages)
+        window, sent = self._scenario.context_window, self._accounts.sent(counted, offered)
+        if window is not None and sent > window:
+            self._refuse(step, sent, window, agent, counted.messages)
+        request = ModelRequest(
+            messages=counted.messages,
+            tools=offered,
+            step=step,
+            agent=agent,
+            agent_step=agent_step,
+            results=self._dispatch.results_since(agent),
+        )
+        message = _assistant_message(self._setup.model.respond(request))
+        usage = self._accounts.charge(agent, counted, offered, message, sent=sent)
+        self._note(step, message, agent)
+        self._subtasks.on_model_call(step, agent, counted.messages, _calls(message))
+        return Answer(message=message, usage=usage)
 
     def call_tool(
         self, name: str, arguments: Mapping[str, Any] | str | None = None, *, agent: str = "main"
@@ -221,6 +237,7 @@ class Session:
             self._trajectory.tool(
                 step, name, made.arguments, made.result.text, made.world, agent=agent
             )
+            self._show_truth()
         if made.result.error is not None:
             raise made.result.error
         return made.result.text
@@ -235,6 +252,7 @@ class Session:
         with self._lock:
             self._callers.check("a sleep on the session clock")
             self._meter.sleep(seconds)
+            self._show_truth()  # the time and idle budgets' stagnant step moves with the clock
 
     @property
     def clock(self) -> float:
@@ -300,11 +318,40 @@ class Session:
         self._trajectory.step(step, message["content"], asked, agent=agent)
 
     def _unmade(self, unmade: Iterable[Unmade]) -> None:
-        """Calls the model asked for that the agent never made, for the ground truth: but one
-        made before, the same tool with the same arguments, whose answer is known."""
-        for step, name, arguments in unmade:
-            if not self._dispatch.has_made(name, arguments):
-                self._probe.on_unmade(step, name)
+        """Calls the model asked for that the agent never made, for the ground truth."""
+        for step, name in self._never_made(unmade):
+            self._probe.on_unmade(step, name)
+
+    def _never_made(self, unmade: Iterable[Unmade]) -> list[tuple[int, str]]:
+        """The step and tool of each of ``unmade`` but one made before, the same tool with the
+        same arguments, whose answer is known."""
+        return [
+            (step, name)
+            for step, name, arguments in unmade
+            if not self._dispatch.has_made(name, arguments)
+        ]
+
+    def _truth(self) -> Truth:
+        """The ground truth and the lag of the run, were it to end now."""
+        meter = self._meter
+        return self._probe.truth(
+            tokens=meter.charged,
+            cost=self._accounts.cost,
+            sent=meter.sent,
+            clock=meter.simulated,
+            calls=meter.external_calls,
+            role_spent=self._subtasks.budget_spent_at(meter.steps),
+            finished_at=self._subtasks.last_success,
+        )
+
+    def _show_truth(self) -> None:
+        """Shows the harness the truth as it stands (`Seen`), from the first step on, the calls
+        asked for and not made yet counted as unmade, as the end of the run counts them: it
+        records it if it loses the worker, as the run's record would have had it."""
+        if self._seen is None or not self._meter.steps:
+            return
+        with self._probe.supposing_unmade(self._never_made(self._asked.pending())):
+            self._seen.stood(self._truth())
 
     def _refuse(
         self, step: int, tokens: int, window: int, agent: str, messages: Sequence[JSON]
@@ -330,15 +377,7 @@ class Session:
             cost = self._accounts.cost
             probe, clock, calls = self._probe, meter.simulated, meter.external_calls
             complete = self._setup.world.is_complete()
-            truth = probe.truth(
-                tokens=meter.charged,
-                cost=cost,
-                sent=meter.sent,
-                clock=clock,
-                calls=calls,
-                role_spent=self._subtasks.budget_spent_at(meter.steps),
-                finished_at=self._subtasks.last_success,
-            )
+            truth = self._truth()
             overrun = self._probe.overrun(tokens=meter.charged, cost=cost, sent=meter.sent)
             return Observed(
                 steps=meter.steps,

@@ -41,8 +41,8 @@ WORKER_COUNTED = (
 )
 """The figures of `Observed` only a worker counts: ``None`` on a run whose worker was lost."""
 NO_LAG = ("first_stagnant_step", "lag_tokens", "lag_cost_usd")
-"""A lost run has no stagnant step and no lag; the first version 5 lost runs made one up, at
-step 1, that no one saw."""
+"""Version 5 kept no stagnant step a lost run's worker showed the harness; its first lost runs
+made one up, at step 1, that no one saw."""
 VERSION_5 = 5
 LOST_CRASH = re.compile(
     r"the worker process (exited with status (-?\d+|None)|was killed by SIG[A-Z0-9]+) during the "

@@ -3,7 +3,8 @@ detection-lag distribution (steps, tokens, cost), stops against the bound, exit 
 on controls, premature stops, false completions, did_not_stop, pass^k and the calibrated step
 cap an agent must beat.
 
-Lag is measured on unsolvable scenarios only (a run whose worker was lost has none: `has_lag`)
+Lag is measured on unsolvable scenarios only (a run whose worker was lost before its first step
+has none: `has_lag`)
 and false stops on solvable controls only: an agent that stops at step 1 everywhere has no lag,
 and only the controls (and the premature-stop count) show what that costs. Lag is signed, and
 its percentiles run over the signed values, so a guess before the first stagnant step pulls p50
@@ -220,8 +221,10 @@ def lag_cost_usd(record: TerminationRecord) -> float | None:
 
 def has_lag(record: TerminationRecord) -> bool:
     """An unsolvable run with a stagnant step, so a lag: every one but a run whose worker
-    process was lost (killed, or died), of which the harness observed nothing — its record has
-    no stagnant step and no lag, as a control has none. Every lag figure is over these runs."""
+    process was lost (killed, or died) before its first step, of which the harness observed
+    nothing — its record has no stagnant step and no lag, as a control has none. A run lost
+    later has the stagnant step and the lag as they stood after its last call, and counts as a
+    stop there would have. Every lag figure is over these runs."""
     return not record.solvable and record.observed.detection_lag is not None
 
 
@@ -231,11 +234,11 @@ def lag(record: TerminationRecord) -> int:
     (evidence within the step before the first stagnant one) and for a stop on a budget that
     could not cover another step — the budget chose that step, not a guess — and from its
     `stopped_step`, 0 at least, for a run that did not stop. Raises `ValueError` on a run with no
-    stagnant step (`has_lag`): a control, or a lost run."""
+    stagnant step (`has_lag`): a control, or a run lost before its first step."""
     signed = record.observed.detection_lag
     stagnant = record.observed.first_stagnant_step
     if signed is None or stagnant is None or not has_lag(record):
-        kind = "a solvable control" if record.solvable else "a lost run, whose answers no one saw"
+        kind = "a solvable control" if record.solvable else "a run lost before its first step"
         raise ValueError(f"lag() of {record.scenario}, {kind}: it has no lag")
     if record.outcome is Outcome.DID_NOT_STOP:
         return max(stopped_step(record) - stagnant, 0)
@@ -299,8 +302,8 @@ class GroupMetrics:
     pass_k: int
     """Scenarios whose every seeded run passed, however many seeds each had."""
     lag_steps: Distribution | None
-    """Detection lag in steps over the unsolvable runs that have one (`has_lag`: lost runs left
-    out); ``None`` for a group with none, a group of controls say."""
+    """Detection lag in steps over the unsolvable runs that have one (`has_lag`: runs lost
+    before their first step left out); ``None`` for a group with none, a group of controls say."""
     lag_tokens: Distribution | None
     lag_cost_usd: Distribution | None
     steps: Distribution
@@ -523,8 +526,9 @@ class Metrics:
     scenarios: tuple[GroupMetrics, ...] = ()
     runs: int = 0
     lost: tuple[RunId, ...] = ()
-    """The unsolvable runs whose worker was lost, so that have no lag (`has_lag`): no lag figure
-    counts them, and the baseline gate names them, since their lag is compared with nothing."""
+    """The unsolvable runs whose worker was lost before their first step, so that have no lag
+    (`has_lag`): no lag figure counts them, and the baseline gate names them, since their lag
+    is compared with nothing."""
 
     @cached_property
     def by_key(self) -> dict[tuple[str, str, str], GroupMetrics]:

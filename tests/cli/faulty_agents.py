@@ -16,6 +16,11 @@ def exits(session: Session) -> None:
     os._exit(3)
 
 
+def exits_at_once(session: Session) -> None:
+    """Kills its own process before its first step: the harness saw nothing of the run."""
+    os._exit(3)
+
+
 def segfaults(session: Session) -> None:
     ctypes.string_at(0)
 

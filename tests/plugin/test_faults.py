@@ -30,6 +30,9 @@ def exits(session):
     session.call_model([], session.tools)
     os._exit(3)
 
+def exits_at_once(session):
+    os._exit(3)
+
 def slow(session):
     session.call_model([], session.tools)
     time.sleep(0.3)
@@ -65,8 +68,8 @@ def test_a_lost_runs_failure_points_at_its_error_not_at_a_traceback_it_lacks(
             "E   AssertionError: constant-return/repeat (seed 0) × faults:exits: FAIL: crashed: "
             "the worker process exited with status 3 during the run",
             "      ended:    crashed",
-            "      stopped:  step 1 (bound N=12); no stagnant step and no lag: the harness "
-            "observed none of the run",
+            "      stopped:  step 1 (bound N=12); first stagnant step 2; lag -1 steps, 0 tokens, "
+            "$0",
             "      trajectory tail:",
             "        (none of its 1 step(s) recorded: the harness counted them, not what they *",
             "      the run crashed and left no traceback (its error is on the first line): not a "

@@ -1,6 +1,6 @@
 """A lost run under the plugin (its agent's worker process exits mid-run): its record, JUnit
-properties, summary row and snapshot hold what the harness counted and null for what only the
-worker counted, serially and through xdist."""
+properties, summary row and snapshot hold what the harness counted, the stagnant step and lag as
+they stood, and null for what only the worker counted, serially and through xdist."""
 
 from __future__ import annotations
 
@@ -51,8 +51,9 @@ def test_a_lost_run_is_recorded_reported_and_snapshotted_with_its_unknowns(
         "1",
     )
     lags = ("first_stagnant_step", "lag_steps", "lag_tokens", "lag_cost_usd")
-    assert {properties[f"unsolvable.{name}"] for name in lags} == {"-"}
-    assert any("crashed    1/12    -         -" in line for line in summary_section(result))
+    # a stop after its one step would have had the same: stagnant at 2, a lag of -1
+    assert [properties[f"unsolvable.{name}"] for name in lags] == ["2", "-1", "0", "0.0"]
+    assert any("crashed    1/12    2         -1" in line for line in summary_section(result))
     again = run(*lost)
     assert outcomes(again) == {"failed": 1}
     again.stdout.no_fnmatch_line("*snapshot:*")  # the lost run's snapshot matched its record
@@ -69,7 +70,7 @@ def test_a_snapshot_of_a_finished_run_says_which_figures_the_lost_run_left_null(
     result = run(f"{AGENT_OPTION}=x=faults:exits", *CASES)
     assert outcomes(result) == {"failed": 1}
     result.stdout.fnmatch_lines(
-        ["      snapshot: differs as well (stop changed: step 3 → 1, lag 1 → null, code "
+        ["      snapshot: differs as well (stop changed: step 3 → 1, lag 1 → -1, code "
          "NO_PROGRESS → crashed; also changed: observed.agents, observed.calls_past_budget "
          "0 → null, *"]
     )  # fmt: skip
@@ -79,10 +80,11 @@ def test_a_snapshot_of_a_finished_run_says_which_figures_the_lost_run_left_null(
 def test_the_plugins_gate_names_a_run_whose_worker_the_baseline_lost(
     run: Run, pytester: pytest.Pytester
 ) -> None:
-    """Blessed on a lost run, the baseline has no lag for it: the gate passes and says so."""
+    """Blessed on a run lost before its first step, the baseline has no lag for it: the gate
+    passes and says so."""
     pytester.makepyfile(faults=FAULTS)
     gate = (*CASES, f"{BASELINE_OPTION}={pytester.path / 'baseline.json'}", NO_SNAPSHOT_OPTION)
-    bless = run(f"{AGENT_OPTION}=x=faults:exits", *gate, UPDATE_BASELINE_OPTION)
+    bless = run(f"{AGENT_OPTION}=x=faults:exits_at_once", *gate, UPDATE_BASELINE_OPTION)
     assert outcomes(bless) == {"failed": 1}
     result = run(f"{AGENT_OPTION}=x=pkg:contract", *gate)
     assert outcomes(result) == {"passed": 1}

@@ -17,14 +17,16 @@ from unsolvable._record import Observed
 from unsolvable._unseen import WORKER_COUNTED
 
 EXITS = "tests.cli.faulty_agents:exits"
+EXITS_AT_ONCE = "tests.cli.faulty_agents:exits_at_once"
+"""Lost before its first step: no stagnant step and no lag."""
 SCENARIOS = (
     "--scenario",
     "constant-return/repeat",
     "--scenario",
     "constant-return/twin-cursor-paging",
 )
-"""An unsolvable scenario and its solvable control: a lost run has no lag on the one and is a
-false stop on the other."""
+"""An unsolvable scenario and its solvable control: a run lost before its first step has no lag
+on the one, and a lost run is a false stop on the other."""
 RUN = ("run", "--agent", EXITS, "--agent", "contract", *SCENARIOS, "--no-progress")
 VERSION_5_LOST = {"max_repeated_action": 0, "distinct_world_states": 1, "world_complete": False}
 """What version 5 wrote for a lost run where its `Observed` has no default."""
@@ -87,11 +89,12 @@ def _named(side: str) -> str:
 
 
 def test_the_baseline_gate_reads_a_lost_run_on_either_side(tmp_path: Path) -> None:
-    """Blessed lost, the lag is null, not 0: the gate passes and names the run it could not
-    compare, as it counts the groups it could not; gated lost against a finished baseline, the
-    control it did not finish is a false stop the gate finds, and the lag it lost is named."""
+    """Blessed lost before its first step, the lag is null, not 0: the gate passes and names the
+    run it could not compare, as it counts the groups it could not; gated lost against a
+    finished baseline, the control it did not finish is a false stop the gate finds, and the lag
+    it lost is named."""
     lost_baseline, finished_baseline = tmp_path / "lost.json", tmp_path / "finished.json"
-    assert _gate(EXITS, lost_baseline, "--update-baseline").returncode == 1
+    assert _gate(EXITS_AT_ONCE, lost_baseline, "--update-baseline").returncode == 1
     blessed = json.loads(lost_baseline.read_text())["agents"]["x"]
     assert (
         blessed["agent"]["all"]["lag_steps_p95"],
@@ -111,7 +114,7 @@ def test_the_baseline_gate_reads_a_lost_run_on_either_side(tmp_path: Path) -> No
     ]
     assert _named("in the baseline's run").strip() in summary.read_text().splitlines()
     assert _gate("contract", finished_baseline, "--update-baseline").returncode == 0
-    then_lost = _gate(EXITS, finished_baseline)
+    then_lost = _gate(EXITS_AT_ONCE, finished_baseline)
     assert then_lost.returncode == 1, then_lost.stderr
     assert "  - all runs × x: false_stop_rate 0 → 1 (allowed up to 0)" in then_lost.stdout
     assert _named("in this run") in then_lost.stdout.splitlines()
@@ -210,4 +213,5 @@ def test_a_version_5_lost_run_reads_as_a_lost_run_beside_version_6_records(
     assert read[4]["observed"]["detection_lag"] is None
     assert _unseen(read[5]) == _unseen(older[3])
     (lost_agent,) = [g for g in report["metrics"]["agents"] if g["agent"] == EXITS]
-    assert lost_agent["lag_steps"] is None, "the lag of -1 version 5 made up counts nowhere"
+    # the lags counted: this run's lost run's, as it stood, and the crash that kept its traceback
+    assert lost_agent["lag_steps"]["count"] == 2, "the lag of -1 version 5 made up counts nowhere"

@@ -1,0 +1,116 @@
+"""A lost run keeps its lag: an agent that exits its process, or holds the interpreter until its
+worker is killed, at a chosen step is recorded with the first stagnant step and the lag a stop at
+that step gets, and the metrics count it as they count that stop, so leaving a run instead of
+stopping it late or early moves no lag figure and hides no premature stop."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cli.lost_lag_agents import STEP
+from tests.cli.test_cli import ROOT
+
+AGENTS = "tests.cli.lost_lag_agents"
+BUDGET = "call-budget/endless-site"
+"""Stagnant at step 6 by the call budget, projected before it: a premature stop's lag in tokens
+is the spend of the steps it skipped."""
+NOVELTY = "constant-return/repeat"
+"""Stagnant at step 2: nothing new after the first answer."""
+CONTROL = "call-budget/twin-site-ends"
+TRUTH = ("first_stagnant_step", "detection_lag", "lag_tokens", "lag_cost_usd", "evidence_step")
+"""What a record says of the ground truth and the lag."""
+
+
+def _records(tmp_path: Path, step: int, *args: str) -> dict[str, Any]:
+    """The records and metrics ``unsolvable run`` writes with its agents ending at ``step``."""
+    out = tmp_path / "records.json"
+    env = {**os.environ, STEP: str(step)}
+    command = [sys.executable, "-m", "unsolvable.cli", "run", *args, "--json", str(out)]
+    cli = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
+    try:
+        assert cli.wait(timeout=120) == 1  # the lost runs fail their verdicts
+    finally:
+        cli.kill()
+        cli.wait()
+    return json.loads(out.read_text())  # type: ignore[no-any-return]
+
+
+def _by_agent(data: dict[str, Any], scenario: str) -> dict[str, dict[str, Any]]:
+    """Each agent's record of ``scenario``, by the name of the agent's function."""
+    runs = [r for r in data["records"] if r["scenario"] == scenario]
+    return {r["agent"].rpartition(":")[2]: r for r in runs}
+
+
+def _truth(record: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple(record["observed"][name] for name in TRUTH)
+
+
+def _group(data: dict[str, Any], agent: str) -> dict[str, Any]:
+    return next(g for g in data["metrics"]["agents"] if g["agent"] == f"{AGENTS}:{agent}")
+
+
+@pytest.mark.parametrize(
+    ("scenario", "step", "premature"),
+    [(NOVELTY, 1, True), (NOVELTY, 5, False), (BUDGET, 3, True), (BUDGET, 8, False)],
+)
+def test_an_agent_that_exits_keeps_the_lag_of_a_stop_at_that_step(
+    tmp_path: Path, scenario: str, step: int, premature: bool
+) -> None:
+    data = _records(
+        tmp_path, step, "--agent", f"{AGENTS}:stops", "--agent", f"{AGENTS}:exits",
+        "--scenario", scenario, "--scenario", CONTROL,
+    )  # fmt: skip
+    runs = _by_agent(data, scenario)
+    stopped, lost = runs["stops"], runs["exits"]
+    assert (lost["outcome"], lost["observed"]["steps"]) == ("crashed", step)
+    assert (stopped["outcome"], stopped["observed"]["steps"]) == ("stopped", step)
+    assert (lost["observed"]["first_stagnant_step"] > step) is premature
+    assert _truth(lost) == _truth(stopped)
+    exited, stops = _group(data, "exits"), _group(data, "stops")
+    assert exited["premature_stops"] == stops["premature_stops"] == int(premature)
+    for figure in ("lag_steps", "lag_tokens", "lag_cost_usd"):
+        assert exited[figure] == stops[figure] and exited[figure]["count"] == 1
+    control = _by_agent(data, CONTROL)["exits"]
+    assert control["observed"]["first_stagnant_step"] is None
+    assert (exited["false_stops"], exited["controls"]) == (1, 1)
+
+
+@pytest.mark.parametrize(("scenario", "step"), [(NOVELTY, 1), (BUDGET, 3)])
+def test_an_agent_that_exits_before_the_calls_it_asked_for_keeps_the_lag_of_a_stop_there(
+    tmp_path: Path, scenario: str, step: int
+) -> None:
+    """A call asked for and never made counts as progress when the run ends (what it would have
+    answered is not known): a run lost before making it counts it so too."""
+    data = _records(
+        tmp_path, step, "--agent", f"{AGENTS}:stops_asked", "--agent", f"{AGENTS}:exits_asked",
+        "--scenario", scenario,
+    )  # fmt: skip
+    runs = _by_agent(data, scenario)
+    stopped, lost = runs["stops_asked"], runs["exits_asked"]
+    assert (lost["outcome"], lost["observed"]["steps"]) == ("crashed", step)
+    assert _truth(lost) == _truth(stopped)
+
+
+@pytest.mark.parametrize("step", [3, 8])
+def test_an_agent_killed_at_the_wall_ceiling_keeps_the_truth_of_a_stop_at_that_step(
+    tmp_path: Path, step: int
+) -> None:
+    data = _records(
+        tmp_path, step, "--agent", f"{AGENTS}:stops", "--agent", f"{AGENTS}:hangs",
+        "--scenario", BUDGET, "--ceiling-seconds", "0.5",
+    )  # fmt: skip
+    runs = _by_agent(data, BUDGET)
+    stopped, killed = runs["stops"], runs["hangs"]
+    assert (killed["outcome"], killed["observed"]["steps"]) == ("did_not_stop", step)
+    assert "its worker was killed" in killed["observed"]["error"]
+    assert stopped["outcome"] == "stopped" and _truth(killed) == _truth(stopped)
+    # a run that did not stop counts one step past its bound, wherever it was killed
+    hung, stagnant = _group(data, "hangs"), stopped["observed"]["first_stagnant_step"]
+    assert hung["lag_steps"]["max"] == stopped["step_bound"] + 1 - stagnant
