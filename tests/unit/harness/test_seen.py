@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 
+from unsolvable._probes import Truth
 from unsolvable._seen import Counts, Seen
 
 
@@ -35,3 +36,18 @@ def test_a_worker_process_shows_its_counts_to_the_harness() -> None:
             worker.kill()
             worker.join()
     assert seen.of(7) == Counts(steps=30, tool_calls=31)
+
+
+def test_the_truth_is_that_of_the_job_asked_about_as_it_last_stood() -> None:
+    """A lost run keeps the stagnant step and the lag it last showed; a job begun since, or one
+    that showed none (lost before its first step), has none."""
+    seen = Seen.shared(multiprocessing.get_context("fork"))
+    none = Truth(first_stagnant_step=None, lag_tokens=None, lag_cost_usd=None, evidence_step=None)
+    stood = Truth(first_stagnant_step=6, lag_tokens=-2322, lag_cost_usd=-0.010749, evidence_step=5)
+    seen.begin(0)
+    assert seen.truth_of(0) == none
+    seen.stood(stood)
+    assert seen.truth_of(0) == stood
+    assert seen.truth_of(1) == none, "a job not begun is not the last one's"
+    seen.begin(1)
+    assert seen.truth_of(1) == none

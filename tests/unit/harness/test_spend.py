@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from unsolvable._probes import Spend
+from unsolvable._probes import FirstStep, Spend
 
 
 def test_the_start_of_a_step_is_observed_then_projected_at_the_last_steps_cost() -> None:
@@ -39,3 +39,27 @@ def test_no_limit_or_no_step_has_no_step_that_spent_it() -> None:
     assert Spend(before=[0, 10], total=20).spent_at(None) is None
     assert Spend(before=[], total=0).spent_at(5) is None
     assert Spend(before=[], total=0).at_start(3) == 0
+
+
+def test_a_search_kept_over_a_run_tests_each_final_step_once() -> None:
+    """The budget rule is asked after every call: a search kept over the run tests each step
+    whose spend is final once, however often it is asked, so the cost per step stays flat."""
+    tested: list[int] = []
+
+    def meets(step: int) -> bool:
+        tested.append(step)
+        return step == 4
+
+    first = FirstStep()
+    for final in range(7):
+        first.among(final, meets)
+    assert (first.found, tested) == (4, [1, 2, 3, 4])
+
+
+def test_a_search_kept_over_a_run_finds_what_a_search_from_scratch_finds() -> None:
+    before = [0.0, 1.0, 2.0, 3.0, 5.0, 8.0, 13.0]
+    reach, cover = FirstStep(), FirstStep()
+    for made in range(1, len(before) + 1):
+        spend = Spend(before=before[:made], total=before[made - 1] + made)
+        assert spend.spent_at(4.0, reach) == spend.spent_at(4.0)
+        assert spend.covered_until(9.0, cover) == spend.covered_until(9.0)
