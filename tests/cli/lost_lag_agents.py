@@ -11,6 +11,9 @@ from unsolvable import Code, Session, Stop
 
 STEP = "LOSTLAG_STEP"
 """The environment variable naming the step at which each agent ends its run."""
+WAIT_SECONDS = 5000.0
+"""A wait on the session clock past any time budget of the scenarios: simulated, it takes no
+real time."""
 
 
 def _steps(session: Session, *, last_calls: bool = True) -> None:
@@ -47,6 +50,20 @@ def stops_asked(session: Session) -> Stop:
 def exits_asked(session: Session) -> None:
     """Exits after its last model call, before the calls it asked for."""
     _steps(session, last_calls=False)
+    os._exit(3)
+
+
+def stops_after_a_wait(session: Session) -> Stop:
+    """Stops after waiting out the time budget on the session clock."""
+    _steps(session)
+    session.sleep(WAIT_SECONDS)
+    return Stop(code=Code.NO_PROGRESS, reason="nothing new")
+
+
+def exits_after_a_wait(session: Session) -> None:
+    """Exits after waiting out the time budget on the session clock."""
+    _steps(session)
+    session.sleep(WAIT_SECONDS)
     os._exit(3)
 
 

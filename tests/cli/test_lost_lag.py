@@ -23,6 +23,8 @@ BUDGET = "call-budget/endless-site"
 is the spend of the steps it skipped."""
 NOVELTY = "constant-return/repeat"
 """Stagnant at step 2: nothing new after the first answer."""
+WAIT = "endless-wait/job-queued"
+"""Stagnant once its time budget is spent, which a wait on the session clock spends."""
 CONTROL = "call-budget/twin-site-ends"
 TRUTH = ("first_stagnant_step", "detection_lag", "lag_tokens", "lag_cost_usd", "evidence_step")
 """What a record says of the ground truth and the lag."""
@@ -95,6 +97,18 @@ def test_an_agent_that_exits_before_the_calls_it_asked_for_keeps_the_lag_of_a_st
     runs = _by_agent(data, scenario)
     stopped, lost = runs["stops_asked"], runs["exits_asked"]
     assert (lost["outcome"], lost["observed"]["steps"]) == ("crashed", step)
+    assert _truth(lost) == _truth(stopped)
+
+
+def test_an_agent_that_exits_after_a_wait_keeps_the_lag_of_a_stop_after_it(tmp_path: Path) -> None:
+    """A wait moves the time budget's stagnant step: one lost after it counts it, as a stop."""
+    data = _records(
+        tmp_path, 3, "--agent", f"{AGENTS}:stops_after_a_wait",
+        "--agent", f"{AGENTS}:exits_after_a_wait", "--scenario", WAIT,
+    )  # fmt: skip
+    runs = _by_agent(data, WAIT)
+    stopped, lost = runs["stops_after_a_wait"], runs["exits_after_a_wait"]
+    assert (lost["outcome"], lost["observed"]["steps"]) == ("crashed", 3)
     assert _truth(lost) == _truth(stopped)
 
 
