@@ -129,7 +129,8 @@ class _Worker:
     alive: Connection
     """Held and never written: its end tells the worker's guard the harness is gone."""
     seen: Seen
-    """What the harness admitted of the job it is running (`Seen`), read if it is lost."""
+    """What the harness admitted of the job it is running and its truth as it stood (`Seen`),
+    read if it is lost."""
     inbox: bytearray = field(default_factory=bytearray)
     """Bytes read from `records` that do not end a line yet."""
     queue: deque[int] = field(default_factory=deque)

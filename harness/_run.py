@@ -276,7 +276,8 @@ def run_unredacted(
 ) -> TerminationRecord:
     """`run`, returning the record as made, not yet redacted: for a worker process, which sends
     its plain form with the output it captured to the harness, which redacts it, and shows the
-    harness the run's counts as they grow (``seen``), for a record if the worker is lost."""
+    harness the run's counts as they grow and its truth as it stands (``seen``), for a record if
+    the worker is lost."""
     scenario = scenario.with_overrides(**overrides)
     seed = scenario.seeds[0] if seed is None else seed
     if not is_seed(seed):

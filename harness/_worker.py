@@ -56,7 +56,8 @@ class Channels:
     alive: Connection
     """Never written: its end of file says the harness is gone."""
     seen: Seen
-    """The running job's counts, which the harness reads if it loses the worker."""
+    """The running job's counts and its truth as it stands, which the harness reads if it loses
+    the worker."""
 
     @property
     def descriptors(self) -> tuple[int, ...]:

@@ -238,7 +238,9 @@ def lag(record: TerminationRecord) -> int:
     signed = record.observed.detection_lag
     stagnant = record.observed.first_stagnant_step
     if signed is None or stagnant is None or not has_lag(record):
-        kind = "a solvable control" if record.solvable else "a run lost before its first step"
+        kind = (
+            "a solvable control" if record.solvable else "a lost run that showed no stagnant step"
+        )
         raise ValueError(f"lag() of {record.scenario}, {kind}: it has no lag")
     if record.outcome is Outcome.DID_NOT_STOP:
         return max(stopped_step(record) - stagnant, 0)

@@ -35,7 +35,8 @@ def _ended(record: TerminationRecord) -> str:
 
 NO_VALUE = "-"
 """A control has no stagnant step and no lag: progress stays possible until it is done. Nor
-has a run lost before its first step (`has_lag`): no truth of it was shown the harness."""
+has a lost run whose worker showed the harness no stagnant step (`has_lag`): one lost before
+its first step."""
 
 
 def _stagnant_and_lag(record: TerminationRecord) -> tuple[str, str]:
@@ -83,7 +84,7 @@ def _lag_text(record: TerminationRecord) -> str:
     if record.solvable:
         return "solvable: no stagnant step"
     if not has_lag(record):
-        return "no stagnant step and no lag: its worker was lost before its first step"
+        return "no stagnant step and no lag: its worker was lost before it showed one"
     # The three lags as the metrics count them (`lag`): steps, tokens and dollars alike.
     cost = lag_cost_usd(record)
     return (
