@@ -450,10 +450,22 @@ class WorkerPool:
             if worker.records in ready:
                 yield from self._read(worker)
             elif not worker.process.is_alive():  # its channel may outlive it in a stray fork
-                yield self._replace(worker, Outcome.CRASHED, _death(worker.process))
+                yield from self._last_words(worker, Outcome.CRASHED, _death(worker.process))
             elif time.monotonic() > worker.deadline:
                 why = "the agent held the interpreter past the wall ceiling; its worker was killed"
-                yield self._replace(worker, Outcome.DID_NOT_STOP, why)
+                yield from self._last_words(worker, Outcome.DID_NOT_STOP, why)
+
+    def _last_words(
+        self, worker: _Worker, outcome: Outcome, why: str
+    ) -> Iterator[TerminationRecord]:
+        """A worker found dead, or overdue, after the wait said its channel had nothing: what it
+        wrote since (the record of a run it finished before it died in its next, while the
+        harness handled another worker's) is read first, and its running job is lost only once
+        nothing is left to read."""
+        if wait([worker.records], 0):
+            yield from self._read(worker)
+        else:
+            yield self._replace(worker, outcome, why)
 
     def _read(self, worker: _Worker) -> Iterator[TerminationRecord]:
         """The records among what the worker wrote; the end of its channel is its death."""

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests.cli import next_run_exits
 from tests.cli.lost_lag_agents import STEP
 from tests.cli.test_cli import ROOT
 
@@ -128,3 +129,24 @@ def test_an_agent_killed_at_the_wall_ceiling_keeps_the_truth_of_a_stop_at_that_s
     # a run that did not stop counts one step past its bound, wherever it was killed
     hung, stagnant = _group(data, "hangs"), stopped["observed"]["first_stagnant_step"]
     assert hung["lag_steps"]["max"] == stopped["step_bound"] + 1 - stagnant
+
+
+def test_a_run_finished_before_its_worker_died_in_the_next_keeps_its_record(
+    tmp_path: Path,
+) -> None:
+    """Its worker sent its record and died in the next run while the harness handled another
+    worker's record: the record is read, not replaced by a crash with none of its steps (an
+    agent that exits at the start of a run would otherwise drop the run before from every lag
+    figure)."""
+    command = [sys.executable, "-m", "tests.cli.next_run_exits", str(tmp_path)]
+    env = {**os.environ, next_run_exits.FOLDER: str(tmp_path)}
+    harness = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        out, _ = harness.communicate(timeout=120)
+    finally:
+        harness.kill()
+        harness.wait()
+    assert harness.returncode == 0
+    _, finished, lost = map(json.loads, out.splitlines())
+    assert (finished["seed"], finished["outcome"], finished["steps"]) == (0, "stopped", 1)
+    assert (lost["seed"], lost["outcome"]) == (1, "crashed")
