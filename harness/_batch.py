@@ -137,6 +137,9 @@ class _Worker:
     """The jobs sent to it, in order: it runs the first (`PIPELINE`)."""
     deadline: float = 0.0
     """When the first job outlives its wall ceiling and the worker is killed."""
+    loaded: int | None = None
+    """The job whose agent it said is loaded, which starts that job's deadline once: said
+    again, by an agent writing into its channel, it would put the deadline off for ever."""
     agent: str | None = None
     """The agent whose jobs it runs, set by its first: what an agent changes in its worker's
     interpreter (a class patched, a module replaced) reaches no run of another agent."""
@@ -495,7 +498,9 @@ class WorkerPool:
         try:
             message = decode(line, pid=worker.process.pid or 0, index=index)
             if message["kind"] == LOADED:
-                worker.deadline = time.monotonic() + _wall(job)
+                if worker.loaded == index:
+                    raise MessageError("it said again that its agent is loaded")
+                worker.loaded, worker.deadline = index, time.monotonic() + _wall(job)
                 return None
             if message["kind"] == FAILED:
                 failed = self.redactor.text(str(message.get("error")))

@@ -68,6 +68,22 @@ def test_a_message_written_into_the_channel_is_that_runs_crash_only(tmp_path: Pa
     assert "the worker's message about this run could not be read" in written["observed"]["error"]
 
 
+def test_an_agent_cannot_put_off_its_runs_deadline_by_saying_it_is_loaded_again(
+    tmp_path: Path,
+) -> None:
+    """The message that says a run's agent is loaded starts the run's deadline, past which the
+    harness kills the worker; an agent that wrote it again and again, catching every ceiling,
+    held its worker for as long as it liked."""
+    out = tmp_path / "records.json"
+    result = _unsolvable(
+        "run", "--agent", f"{HOSTILE}:renews_its_deadline", "--scenario", "constant-return/repeat",
+        "--ceiling-seconds", "0.5", "--json", str(out),
+    )  # fmt: skip
+    (record,) = json.loads(out.read_text())["records"]
+    assert result.returncode == 1 and record["outcome"] == "crashed", record["outcome"]
+    assert "said again that its agent is loaded" in record["observed"]["error"]
+
+
 def test_a_judge_replaced_in_the_worker_passes_nothing(tmp_path: Path) -> None:
     _, alone = _run(tmp_path, "naive")
     status, records = _run(tmp_path, f"{HOSTILE}:replaces_the_judge", "naive")
