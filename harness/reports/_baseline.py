@@ -190,8 +190,8 @@ class Regression:
 
 @dataclass(frozen=True, kw_only=True)
 class LostLag:
-    """A run whose lag the gate could not compare: its worker was lost in this run, in the
-    baseline's, or in both, and a lost run has no lag (`RunId`)."""
+    """A run whose lag the gate could not compare: its worker was lost before the run's first
+    step in this run, in the baseline's, or in both, and such a run has no lag (`RunId`)."""
 
     run: RunId
     here: bool
@@ -207,8 +207,8 @@ class LostLag:
         }
         return (
             f"scenario {self.run.scenario} seed {self.run.seed} × {self.run.agent}: its lag "
-            f"was not compared, its worker lost {sides[self.here, self.blessed]} (a lost run's "
-            "lag is null)"
+            f"was not compared, its worker lost {sides[self.here, self.blessed]} (a run lost "
+            "before its first step has no lag)"
         )
 
 
@@ -220,8 +220,8 @@ class Baseline:
     seeds: Mapping[Key, Seeds] = field(default_factory=dict)
     """The seeds each group was blessed on; a group without is compared on its counts alone."""
     lost: Mapping[Key, Seeds] = field(default_factory=dict)
-    """The seeds of each scenario group's unsolvable runs whose worker was lost, which have no
-    lag; a scenario with none is not listed."""
+    """The seeds of each scenario group's unsolvable runs whose worker was lost before their
+    first step, which have no lag; a scenario with none is not listed."""
     path: Path | None = None
 
     @classmethod

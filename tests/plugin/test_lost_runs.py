@@ -91,6 +91,6 @@ def test_the_plugins_gate_names_a_run_whose_worker_the_baseline_lost(
     result.stdout.fnmatch_lines(
         ["unsolvable: baseline gate passed: * the lag of 1 run was not compared, a worker lost:",
          "  - scenario constant-return/repeat seed 0 × x: its lag was not compared, its worker "
-         "lost in the baseline's run (a lost run's lag is null)"],
+         "lost in the baseline's run (a run lost before its first step has no lag)"],
         consecutive=True,
     )  # fmt: skip

@@ -84,7 +84,7 @@ def _named(side: str) -> str:
     """The gate's line for the lost run of the unsolvable scenario, lost on ``side``."""
     return (
         "  - scenario constant-return/repeat seed 0 × x: its lag was not compared, its worker "
-        f"lost {side} (a lost run's lag is null)"
+        f"lost {side} (a run lost before its first step has no lag)"
     )
 
 

@@ -288,7 +288,7 @@ def test_a_lost_run_on_either_side_is_named_beside_the_gate_not_passed_over(
         "(lag p95 +0 steps, false-stop rate +0); the lag of 1 run was not compared, a worker "
         "lost:",
         "  - scenario fam/a seed 1 × a: its lag was not compared, its worker lost in the "
-        "baseline's run (a lost run's lag is null)",
+        "baseline's run (a run lost before its first step has no lag)",
         "  a lost run's lag is compared once the run finishes on both sides: run it again, and "
         "rewrite a baseline blessed on a lost run with --update-baseline",
     ]
