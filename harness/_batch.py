@@ -137,9 +137,9 @@ class _Worker:
     """The jobs sent to it, in order: it runs the first (`PIPELINE`)."""
     deadline: float = 0.0
     """When the first job outlives its wall ceiling and the worker is killed."""
-    loaded: int | None = None
-    """The job whose agent it said is loaded, which starts that job's deadline once: said
-    again, by an agent writing into its channel, it would put the deadline off for ever."""
+    loaded: bool = False
+    """Whether it said the first job's agent is loaded, which starts that job's deadline once:
+    said again, by an agent writing into its channel, it would put the deadline off for ever."""
     agent: str | None = None
     """The agent whose jobs it runs, set by its first: what an agent changes in its worker's
     interpreter (a class patched, a module replaced) reaches no run of another agent."""
@@ -439,8 +439,8 @@ class WorkerPool:
                     worker.jobs.send((index, self.jobs[index]))  # this job runs on its successor
 
     def _arm(self, worker: _Worker) -> None:
-        """Starts the clock of the worker's first job."""
-        worker.deadline = time.monotonic() + _wall(self.jobs[worker.queue[0]])
+        """Starts the clock of the worker's first job, whose agent is not loaded yet."""
+        worker.loaded, worker.deadline = False, time.monotonic() + _wall(self.jobs[worker.queue[0]])
 
     def _busy(self) -> list[_Worker]:
         return [worker for worker in self.workers if worker.index is not None]
@@ -498,9 +498,9 @@ class WorkerPool:
         try:
             message = decode(line, pid=worker.process.pid or 0, index=index)
             if message["kind"] == LOADED:
-                if worker.loaded == index:
+                if worker.loaded:
                     raise MessageError("it said again that its agent is loaded")
-                worker.loaded, worker.deadline = index, time.monotonic() + _wall(job)
+                worker.loaded, worker.deadline = True, time.monotonic() + _wall(job)
                 return None
             if message["kind"] == FAILED:
                 failed = self.redactor.text(str(message.get("error")))
