@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from unsolvable._json import canonical_json
 from unsolvable._meter import Meter
 from unsolvable._model import Usage, estimate_message_tokens, estimate_tool_tokens
 from unsolvable._record import AgentTally
@@ -174,10 +175,11 @@ def _prompt_length(counted: Counted) -> int:
 
 
 def _same_opening(messages: Sequence[JSON], first: Sequence[JSON]) -> int:
-    """How many of ``messages`` are, from the first on, the messages of ``first``."""
+    """How many of ``messages`` are, from the first on, the messages of ``first``: the same
+    frozen message, or one whose canonical JSON is theirs (``==`` takes ``1`` for ``true``)."""
     same = 0
     for mine, theirs in zip(messages, first, strict=False):
-        if mine is not theirs and mine != theirs:
+        if mine is not theirs and canonical_json(mine) != canonical_json(theirs):
             break
         same += 1
     return same

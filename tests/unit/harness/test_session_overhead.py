@@ -68,6 +68,16 @@ def test_a_rewritten_prompt_is_credited_only_as_far_as_it_is_the_first_one() -> 
     assert observed.uncharged_tokens == 3 * observed.overhead_tokens + estimate_tokens(TOOLS)
 
 
+def test_a_prompt_whose_number_became_a_boolean_is_a_rewritten_one() -> None:
+    """``1`` and ``True`` are equal in Python and different JSON: a prompt whose ``1`` the agent
+    wrote ``true`` on its next call is not the prompt its first call sent."""
+    session = _session()
+    _converse(session, [{**SYSTEM, "weight": 1}], 1)
+    _converse(session, [{**SYSTEM, "weight": True}], 1)
+    observed = session.finish()
+    assert observed.uncharged_tokens == observed.overhead_tokens + estimate_tokens(TOOLS)
+
+
 def test_the_prompt_is_measured_with_the_conversation_not_a_second_time(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
