@@ -28,61 +28,35 @@ def forks(session: Session) -> Stop:
     return Stop(code=Code.NO_PROGRESS, reason="forked, then stopped")
 
 
-def writes_the_channel(session: Session) -> Stop:
-    """Writes a line that is no record into every pipe it can write to."""
-    for name in os.listdir("/proc/self/fd"):
-        try:
-            if int(name) > 2 and stat.S_ISFIFO(os.fstat(int(name)).st_mode):
-                os.write(int(name), b'{"kind": "finished", "record": "forged"}\n')
-        except OSError:
-            continue
-    return Stop(code=Code.NO_PROGRESS, reason="wrote the pipes")
-
-
-RENEW_EVERY_SECONDS = 0.25
-"""How often `renews_its_deadline` says again that its agent is loaded: well inside the
-harness's deadline for a run of a 0.5 s wall ceiling."""
-RENEW_FOR_SECONDS = 20.0
-"""How long it holds out, catching every ceiling, before it gives in and returns."""
-
-
-def renews_its_deadline(session: Session) -> Stop:
-    """Holds the interpreter past every ceiling, catching each one, with the run's own watchdog
-    told to do nothing once it is overdue, and keeps writing into its channel the message with
-    which its worker says a run's agent is loaded, which starts that run's deadline: its pid and
-    its job's index read from the worker's own memory."""
-    held = gc.get_objects()
-    (seen,) = [thing for thing in held if isinstance(thing, Seen)]
-    for watchdog in [thing for thing in held if type(thing).__name__ == "_Watchdog"]:
-        watchdog.on_overdue = lambda: None
-    line = encode(os.getpid(), seen._cells[0], LOADED)
-    pipes = []
+def _into_every_pipe(line: bytes) -> None:
+    """Writes ``line`` into every pipe the process can write to, its worker's channel among
+    them."""
     for name in os.listdir("/proc/self/fd"):
         with contextlib.suppress(OSError):
             if int(name) > 2 and stat.S_ISFIFO(os.fstat(int(name)).st_mode):
-                pipes.append(int(name))
-    given_in = time.monotonic() + RENEW_FOR_SECONDS
-    while time.monotonic() < given_in:
-        try:
-            for pipe in pipes:
-                with contextlib.suppress(OSError):
-                    os.write(pipe, line)
-            time.sleep(RENEW_EVERY_SECONDS)
-        except BaseException:  # the run's ceiling, raised into the agent again and again
-            continue
-    return Stop(code=Code.NO_PROGRESS, reason="held out")
+                os.write(int(name), line)
+
+
+def writes_the_channel(session: Session) -> Stop:
+    """Writes a line that is no record into every pipe it can write to."""
+    _into_every_pipe(b'{"kind": "finished", "record": "forged"}\n')
+    return Stop(code=Code.NO_PROGRESS, reason="wrote the pipes")
+
+
+def renews_its_deadline(session: Session) -> Stop:
+    """Writes into its channel once more the message with which its worker says a run's agent
+    is loaded, which starts that run's deadline — its pid and its job's index read from the
+    worker's own memory — then stops. Taken at its word, an agent that silenced its run's
+    watchdog and wrote it again and again would never be killed."""
+    (seen,) = [held for held in gc.get_objects() if isinstance(held, Seen)]
+    _into_every_pipe(encode(os.getpid(), seen._cells[0], LOADED))
+    return Stop(code=Code.NO_PROGRESS, reason="said it again")
 
 
 def writes_its_key_to_the_channel(session: Session) -> Stop:
     """Writes a line that is no message, naming the key it was given, into every pipe it can
     write to: the harness quotes such a line as it records the run crashed."""
-    line = json.dumps([os.environ["HOSTILE_API_KEY"]]).encode() + b"\n"
-    for name in os.listdir("/proc/self/fd"):
-        try:
-            if int(name) > 2 and stat.S_ISFIFO(os.fstat(int(name)).st_mode):
-                os.write(int(name), line)
-        except OSError:
-            continue
+    _into_every_pipe(json.dumps([os.environ["HOSTILE_API_KEY"]]).encode() + b"\n")
     return Stop(code=Code.NO_PROGRESS, reason="wrote the pipes")
 
 

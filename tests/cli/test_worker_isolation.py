@@ -72,15 +72,12 @@ def test_an_agent_cannot_put_off_its_runs_deadline_by_saying_it_is_loaded_again(
     tmp_path: Path,
 ) -> None:
     """The message that says a run's agent is loaded starts the run's deadline, past which the
-    harness kills the worker; an agent that wrote it again and again, catching every ceiling,
-    held its worker for as long as it liked."""
-    out = tmp_path / "records.json"
-    result = _unsolvable(
-        "run", "--agent", f"{HOSTILE}:renews_its_deadline", "--scenario", "constant-return/repeat",
-        "--ceiling-seconds", "0.5", "--json", str(out),
-    )  # fmt: skip
-    (record,) = json.loads(out.read_text())["records"]
-    assert result.returncode == 1 and record["outcome"] == "crashed", record["outcome"]
+    harness kills the worker; an agent that wrote it again and again, its run's watchdog
+    silenced, held its worker for as long as it liked. Said twice, it is the run's crash."""
+    status, (record,) = _run(
+        tmp_path, f"{HOSTILE}:renews_its_deadline", scenario="constant-return/repeat"
+    )
+    assert status == 1 and record["outcome"] == "crashed", record["outcome"]
     assert "said again that its agent is loaded" in record["observed"]["error"]
 
 
