@@ -268,14 +268,14 @@ def _lost(
     )
 
 
-def _judged(job: Job, scenario: Scenario, data: object) -> TerminationRecord:
+def _judged(job: Job, scenario: Scenario, data: object, redactor: Redactor) -> TerminationRecord:
     """The record a worker sent, judged here: what it says of the run (its outcome, the stop
-    reported, the observed counts, its output) is read, checked field by field, and judged
-    against the scenario as this job asked for it; the verdict, the scenario's fields and the
-    agent's name it sent are not read."""
+    reported, the observed counts, its output) is read, checked field by field and redacted in
+    the same walk, and judged against the scenario as this job asked for it; the verdict, the
+    scenario's fields and the agent's name it sent are not read."""
     if not isinstance(data, Mapping):
         raise ValueError(f"its record is a {type(data).__name__}, not an object")
-    sent = TerminationRecord.from_dict(data)
+    sent = TerminationRecord.from_dict(data, clean=redactor.text)
     scenario = _as_asked(job, scenario)
     ending = Ending(
         outcome=sent.outcome, reported=sent.reported, observed=sent.observed, returned=sent.returned
@@ -506,8 +506,7 @@ class WorkerPool:
                 failed = self.redactor.text(str(message.get("error")))
                 why = f"the worker failed around the run: {failed}"
                 return self._replace(worker, Outcome.CRASHED, why)
-            sent = self.redactor.data(message.get("record"))
-            record = _judged(job, self.lookup(job.scenario), sent)
+            record = _judged(job, self.lookup(job.scenario), message.get("record"), self.redactor)
         except (MessageError, ValueError) as problem:
             return self._replace(
                 worker, Outcome.CRASHED, _garbled(self.redactor.text(str(problem)))

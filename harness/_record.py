@@ -9,12 +9,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum, StrEnum
 from typing import Any, ClassVar
 
 from unsolvable._errors import SchemaError
+from unsolvable._redact import Clean, kept
 from unsolvable._subtasks import Subtask
 from unsolvable._text import plain_partial
 from unsolvable._unseen import as_version_6
@@ -589,13 +590,11 @@ class TerminationRecord:
     def code(self) -> Code | None:
         return self.reported.code if self.reported else None
 
-    def to_dict(
-        self, *, volatile: bool = False, clean: Callable[[str], str] | None = None
-    ) -> dict[str, Any]:
+    def to_dict(self, *, volatile: bool = False, clean: Clean = kept) -> dict[str, Any]:
         """Plain JSON-able data; ``volatile=False`` gives the stable snapshot form. ``clean``, when
         given, rewrites every string in it but the record's own field names: a redaction made in
         the same walk (`unsolvable._run.redacted_data`)."""
-        data: dict[str, Any] = _plain(self, clean or _kept)
+        data: dict[str, Any] = _plain(self, clean)
         data["observed"].update({key: getattr(self.observed, key) for key in Observed.DERIVED})
         if not volatile:
             del data["wall_seconds"]
@@ -608,14 +607,16 @@ class TerminationRecord:
         )
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> TerminationRecord:
+    def from_dict(cls, data: Mapping[str, Any], *, clean: Clean = kept) -> TerminationRecord:
         """The record that `to_dict` made ``data`` from (what xdist workers, worker processes
         and ``--json`` files carry), every field checked against its type: a `ValueError` names
         the first that is not what a record holds. Derived keys such as ``detection_lag`` are
-        dropped; a version 5 lost run reads as version 6 writes one (`as_version_6`)."""
+        dropped; a version 5 lost run reads as version 6 writes one (`as_version_6`). ``clean``,
+        when given, rewrites every string in it but the record's own field names and enum
+        members as it is read: a redaction made in the same walk (`unsolvable._batch`)."""
         from unsolvable._record_data import build
 
-        return build(cls, as_version_6(data))
+        return build(cls, as_version_6(data), clean=clean)
 
 
 def _unread_schema(version: int) -> str:
@@ -630,11 +631,7 @@ def _unread_schema(version: int) -> str:
     return f"schema_version is {version}, and this harness reads {readable}; {fix}"
 
 
-def _kept(text: str) -> str:
-    return text
-
-
-def _plain(value: Any, clean: Callable[[str], str]) -> Any:
+def _plain(value: Any, clean: Clean) -> Any:
     """What `asdict` makes of ``value``, every sequence a list and every string but a field name
     passed through ``clean``. A record holds plain data only (`plain_partial`, JSON text, the
     world's values), so its numbers, booleans, ``None`` and enum members are kept as they are and

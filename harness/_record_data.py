@@ -1,6 +1,7 @@
 """Consumes plain data that claims to be a record (from a worker process, an xdist worker, a
 ``--json`` file), produces the `TerminationRecord` it describes, or a `ValueError` naming the
-first field that is not what the record's types say.
+first field that is not what the record's types say; with a ``clean`` function, every string the
+record holds passed through it as it is read (the harness's redaction of a worker's record).
 
 Nothing that crosses a process boundary or comes from a file is trusted: a record whose step
 count is a string would pass here and break the metrics, the reports or the gate later, far from
@@ -22,14 +23,16 @@ from enum import Enum
 from typing import Any, TypeVar
 
 from unsolvable._errors import SchemaError
+from unsolvable._redact import Clean, cleaned, kept
 
 __all__ = ["build"]
 
 T = TypeVar("T")
 
 
-Reader = Callable[[object], Any]
-"""Reads one value as a field of some type holds it, or raises `_Wrong`."""
+Reader = Callable[[object, Clean], Any]
+"""Reads one value as a field of some type holds it, its strings passed through the `Clean`
+function, or raises `_Wrong`."""
 
 
 class _Wrong(Exception):
@@ -50,11 +53,13 @@ class _Wrong(Exception):
         return root + "".join(reversed(self.inside)) + self.problem
 
 
-def build(cls: type[T], data: object) -> T:
+def build(cls: type[T], data: object, *, clean: Clean = kept) -> T:
     """The dataclass ``cls`` made of ``data``, every field checked; keys that are not fields
-    (derived ones such as ``detection_lag``) are dropped, fields with defaults may be absent."""
+    (derived ones such as ``detection_lag``) are dropped, fields with defaults may be absent.
+    Every string it holds, dict keys too, is passed through ``clean``, but the field names and
+    enum members, which are the record's own words: they are checked, not kept."""
     try:
-        return _reader(typing.cast(Hashable, cls))(data)  # type: ignore[no-any-return]
+        return _reader(typing.cast(Hashable, cls))(data, clean)  # type: ignore[no-any-return]
     except _Wrong as wrong:
         raise ValueError(wrong.said_of(cls.__name__)) from None
 
@@ -65,7 +70,7 @@ def _reader(hint: Any) -> Reader:
     fixed, and a long trajectory reads the same few types thousands of times."""
     origin = typing.get_origin(hint)
     if hint is Any:
-        return _as_is
+        return cleaned
     if origin in (typing.Union, types.UnionType):
         return _either(typing.get_args(hint))
     if origin is tuple:
@@ -110,14 +115,14 @@ def _dataclass(cls: type[T]) -> Reader:
     """Its fields are looked up when a value is read, not now, so that a dataclass may hold
     its own type."""
 
-    def read(data: object) -> T:
+    def read(data: object, clean: Clean) -> T:
         if not isinstance(data, Mapping):
-            raise _Wrong(f" is {_kind(data)}, not an object")
+            raise _Wrong(f" is {_kind(data, clean)}, not an object")
         given = {}
         for field in _fields(typing.cast(Hashable, cls)):
             if field.name in data:
                 try:
-                    given[field.name] = field.read(data[field.name])
+                    given[field.name] = field.read(data[field.name], clean)
                 except _Wrong as wrong:
                     raise wrong.at(f".{field.name}") from None
             elif field.required:
@@ -143,19 +148,16 @@ def _is_required(field: dataclasses.Field[Any], hint: Any) -> bool:
     return _has_no_default(field) and type(None) not in typing.get_args(hint)
 
 
-def _kind(value: object) -> str:
-    return f"a {type(value).__name__} ({value!r:.60})"
-
-
-def _as_is(value: object) -> object:
-    return value
+def _kind(value: object, clean: Clean) -> str:
+    """What ``value`` is, as an error names it: cleaned before it is shown, as it would be kept."""
+    return f"a {type(value).__name__} ({cleaned(value, clean)!r:.60})"
 
 
 def _scalar(hint: Any) -> Reader:
-    def read(value: object) -> object:
-        if _is_scalar(hint, value):
-            return value
-        raise _Wrong(f" is {_kind(value)}, not {_article(hint)}")
+    def read(value: object, clean: Clean) -> object:
+        if not _is_scalar(hint, value):
+            raise _Wrong(f" is {_kind(value, clean)}, not {_article(hint)}")
+        return clean(value) if isinstance(value, str) else value
 
     return read
 
@@ -192,27 +194,27 @@ def _either(hints: tuple[Any, ...]) -> Reader:
     rest = [_reader(hint) for hint in hints if hint is not type(None)]
     wanted = " or ".join(_article(hint) for hint in hints)
 
-    def read(value: object) -> object:
+    def read(value: object, clean: Clean) -> object:
         if value is None and nullable:
             return None
         if len(rest) == 1:
-            return rest[0](value)
+            return rest[0](value, clean)
         for reader in rest:
             with contextlib.suppress(_Wrong):
-                return reader(value)
-        raise _Wrong(f" is {_kind(value)}, not {wanted}")
+                return reader(value, clean)
+        raise _Wrong(f" is {_kind(value, clean)}, not {wanted}")
 
     return read
 
 
 def _items(reader: Reader) -> Reader:
-    def read(value: object) -> tuple[Any, ...]:
+    def read(value: object, clean: Clean) -> tuple[Any, ...]:
         if not isinstance(value, list | tuple):
-            raise _Wrong(f" is {_kind(value)}, not a list")
+            raise _Wrong(f" is {_kind(value, clean)}, not a list")
         items = []
         for at, item in enumerate(value):
             try:
-                items.append(reader(item))
+                items.append(reader(item, clean))
             except _Wrong as wrong:
                 raise wrong.at(f"[{at}]") from None
         return tuple(items)
@@ -221,13 +223,13 @@ def _items(reader: Reader) -> Reader:
 
 
 def _mapping(reader: Reader) -> Reader:
-    def read(value: object) -> dict[str, Any]:
+    def read(value: object, clean: Clean) -> dict[str, Any]:
         if not isinstance(value, Mapping) or not all(isinstance(key, str) for key in value):
-            raise _Wrong(f" is {_kind(value)}, not an object")
+            raise _Wrong(f" is {_kind(value, clean)}, not an object")
         read = {}
         for key, item in value.items():
             try:
-                read[key] = reader(item)
+                read[clean(key)] = reader(item, clean)
             except _Wrong as wrong:
                 raise wrong.at(f".{key}") from None
         return read
@@ -236,11 +238,11 @@ def _mapping(reader: Reader) -> Reader:
 
 
 def _member(hint: type[Enum]) -> Reader:
-    def read(value: object) -> Enum:
+    def read(value: object, clean: Clean) -> Enum:
         try:
             return hint(value)
         except ValueError:
             known = ", ".join(str(member.value) for member in hint)
-            raise _Wrong(f" is {_kind(value)}, not one of {known}") from None
+            raise _Wrong(f" is {_kind(value, clean)}, not one of {known}") from None
 
     return read

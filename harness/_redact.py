@@ -22,13 +22,14 @@ import json
 import os
 import re
 import tempfile
+from collections.abc import Callable
 from enum import Enum
 from typing import Any
 
 from unsolvable._run_key import KEY_BYTES
 from unsolvable._text import ELLIPSIS
 
-__all__ = ["ADDRESS", "REDACTED", "Redactor", "mask_addresses"]
+__all__ = ["ADDRESS", "REDACTED", "Clean", "Redactor", "cleaned", "kept", "mask_addresses"]
 
 REDACTED = "[redacted]"
 ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
@@ -91,6 +92,29 @@ HTTP bearer tokens, ``scheme://user:password@host`` (up to the host's ``@``, the
 path: a password may hold an ``@``; and with no user, as Redis URLs give one); each with the
 text it cannot match without (lower case), so that most strings are never searched: every string
 of every record is cleaned as the record leaves its run."""
+
+
+Clean = Callable[[str], str]
+"""What a string of a record is made to read (`Redactor.text`, or `kept`)."""
+
+
+def kept(text: str) -> str:
+    """The `Clean` that changes nothing."""
+    return text
+
+
+def cleaned(value: Any, clean: Clean) -> Any:
+    """Strings inside lists, tuples and dicts passed through ``clean``, dict keys too; enum
+    members and other values as they are; every container made anew."""
+    if isinstance(value, Enum):
+        return value
+    if isinstance(value, str):
+        return clean(value)
+    if isinstance(value, list | tuple):
+        return type(value)(cleaned(item, clean) for item in value)
+    if isinstance(value, dict):
+        return {cleaned(key, clean): cleaned(item, clean) for key, item in value.items()}
+    return value
 
 
 @functools.cache
@@ -231,14 +255,5 @@ class Redactor:
         return None if text is None else self.text(text)
 
     def data(self, value: Any) -> Any:
-        """Strings inside lists, tuples and dicts cleaned, dict keys too; enum members and other
-        values as they are."""
-        if isinstance(value, Enum):
-            return value
-        if isinstance(value, str):
-            return self.text(value)
-        if isinstance(value, list | tuple):
-            return type(value)(self.data(item) for item in value)
-        if isinstance(value, dict):
-            return {self.data(key): self.data(item) for key, item in value.items()}
-        return value
+        """Strings inside lists, tuples and dicts cleaned, dict keys too (`cleaned`)."""
+        return cleaned(value, self.text)

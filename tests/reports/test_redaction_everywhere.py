@@ -55,6 +55,26 @@ def test_no_secret_reaches_any_form_the_command_line_writes(tmp_path: Path) -> N
     assert _leaked([*out.values(), tmp_path / "traces"]) == {}
 
 
+@pytest.mark.parametrize("word", ["NO_PROGRESS", "trajectory"])
+def test_a_secret_that_spells_one_of_the_records_own_words_leaves_it_readable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, word: str
+) -> None:
+    """The harness redacts a worker's record as it reads it: the record's own words (a stop
+    code, a field's name) are checked, not redacted, so a secret that spells one does not turn
+    a sound stop into a garbled record, nor drop the field."""
+    monkeypatch.setenv("UNSOLVABLE_TEST_TOKEN", word)
+    out = tmp_path / "records.json"
+    command = [
+        sys.executable, "-m", "unsolvable.cli", "run", "--agent", "contract", "--scenario",
+        SCENARIO, "--json", str(out),
+    ]  # fmt: skip
+    run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stdout + run.stderr
+    [record] = json.loads(out.read_text())["records"]
+    assert (record["outcome"], record["reported"]["code"]) == ("stopped", "NO_PROGRESS")
+    assert record["observed"]["trajectory"] and record["verdict"]["passed"]
+
+
 def test_no_piece_of_a_secret_that_a_cut_split_is_written(tmp_path: Path) -> None:
     """A text a record keeps cut to fit — a tool's arguments, what the agent returned, the end
     of its output — may be cut inside a secret: the piece left is redacted as the whole is."""

@@ -199,3 +199,32 @@ def test_a_missing_field_that_cannot_be_null_is_named() -> None:
     del data["observed"]["steps"]
     with pytest.raises(ValueError, match=r"^TerminationRecord\.observed\.steps is missing$"):
         TerminationRecord.from_dict(data)
+
+
+def _upper(text: str) -> str:
+    return text.upper()
+
+
+def test_a_clean_function_rewrites_every_string_but_the_records_own_words() -> None:
+    """Read with ``clean`` (the harness's redaction of a worker's record), every string the
+    record holds is cleaned as the same record cleaned on its way out (`to_dict`) is; its field
+    names and enum members are read as they are, so a redaction cannot unmake the record."""
+    record = _run("stop with partial and missing")
+    read = TerminationRecord.from_dict(record.to_dict(), clean=_upper)
+    assert read.to_dict() == TerminationRecord.from_dict(record.to_dict(clean=_upper)).to_dict()
+    assert read.reported is not None and read.reported.code is Code.NO_PROGRESS
+    assert read.reported.reason == "STUCK" and read.reported.missing == ("THE KEY",)
+    assert read.reported.partial == {"FOUND": [1, 2]}
+    assert read.observed.steps_by_agent == {"MAIN": 1}
+    step = read.observed.trajectory[0]
+    assert step.agent == "MAIN" and step.said == record.observed.trajectory[0].said.upper()
+
+
+def test_a_field_that_is_wrong_is_shown_cleaned() -> None:
+    """The value a wrong field is quoted with is cleaned first: a worker's garbled record must
+    not carry a secret into the error that is written in its place."""
+    data: dict[str, Any] = json.loads(_run("stopped by contract").to_json(volatile=True))
+    data["observed"]["steps"] = "key sk-live-0123456789"
+    message = r"^TerminationRecord\.observed\.steps is a str \('KEY SK-LIVE-0123456789'\), not "
+    with pytest.raises(ValueError, match=message):
+        TerminationRecord.from_dict(data, clean=_upper)
