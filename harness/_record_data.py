@@ -57,7 +57,7 @@ def build(cls: type[T], data: object, *, clean: Clean = kept) -> T:
     """The dataclass ``cls`` made of ``data``, every field checked; keys that are not fields
     (derived ones such as ``detection_lag``) are dropped, fields with defaults may be absent.
     Every string it holds, dict keys too, is passed through ``clean``, but the field names and
-    enum members, which are the record's own words: they are checked, not kept."""
+    enum members, which are the record's own words: they are checked, not cleaned."""
     try:
         return _reader(typing.cast(Hashable, cls))(data, clean)  # type: ignore[no-any-return]
     except _Wrong as wrong:
