@@ -26,11 +26,17 @@ ERROR_TYPES = MappingProxyType(
     {
         400: "invalid_request_error",
         401: "authentication_error",
+        403: "permission_error",
         404: "not_found_error",
         413: "request_too_large",
-        503: "overloaded_error",
+        429: "rate_limit_error",
+        529: "overloaded_error",
     }
 )
+"""The error ``type`` of each status Anthropic's API documents; any other is an ``api_error``."""
+OVERLOADED = 529
+"""Anthropic's status for a request it cannot take for the moment (`anthropic.OverloadedError`,
+which its SDK retries); it answers no 503."""
 
 
 def _system(body: JSON) -> list[JSON]:
@@ -170,6 +176,9 @@ class AnthropicMessages:
         kind = ERROR_TYPES.get(status, "api_error")
         body = {"type": "error", "error": {"type": kind, "message": message}}
         return WireResponse.json(body, status=status)
+
+    def transient_error(self, message: str) -> WireResponse:
+        return self.error(OVERLOADED, message)
 
     def response_id(self, step: int) -> str | None:
         return None

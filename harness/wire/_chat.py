@@ -15,6 +15,7 @@ from unsolvable.wire._errors import WireFormatError
 from unsolvable.wire._exchange import WireResponse
 from unsolvable.wire._turn import (
     CREATED,
+    SERVICE_UNAVAILABLE,
     Turn,
     arguments_of,
     openai_context_error,
@@ -131,6 +132,9 @@ class ChatCompletions:
 
     def error(self, status: int, message: str) -> WireResponse:
         return openai_error(status, message)
+
+    def transient_error(self, message: str) -> WireResponse:
+        return openai_error(SERVICE_UNAVAILABLE, message)
 
     def response_id(self, step: int) -> str | None:
         return None

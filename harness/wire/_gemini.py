@@ -26,7 +26,14 @@ from unsolvable._model import Usage
 from unsolvable._types import JSON
 from unsolvable.wire._errors import WireFormatError
 from unsolvable.wire._exchange import WireResponse
-from unsolvable.wire._turn import Turn, arguments_of, read_from, require, require_objects
+from unsolvable.wire._turn import (
+    SERVICE_UNAVAILABLE,
+    Turn,
+    arguments_of,
+    read_from,
+    require,
+    require_objects,
+)
 
 __all__ = ["GEMINI", "GEMINI_STREAM"]
 
@@ -234,6 +241,9 @@ class GeminiGenerateContent:
             "error": {"code": status, "message": message, "status": STATUSES.get(status, "UNKNOWN")}
         }
         return WireResponse.json(body, status=status)
+
+    def transient_error(self, message: str) -> WireResponse:
+        return self.error(SERVICE_UNAVAILABLE, message)
 
     def response_id(self, step: int) -> str | None:
         return None

@@ -22,6 +22,7 @@ from unsolvable.wire._exchange import WireResponse
 
 __all__ = [
     "CREATED",
+    "SERVICE_UNAVAILABLE",
     "Turn",
     "WireFormat",
     "arguments_of",
@@ -114,6 +115,11 @@ class WireFormat(Protocol):
         """The format's own error body for ``status``."""
         ...
 
+    def transient_error(self, message: str) -> WireResponse:
+        """The API's own answer when it fails a request for a moment (an outage, an overload):
+        the status and body its SDK retries in production."""
+        ...
+
     def response_id(self, step: int) -> str | None:
         """The id by which a later request may continue the response to step ``step``
         (`Turn.continues`), or ``None`` in a format without such ids."""
@@ -162,31 +168,35 @@ def tool_calls_of(reply: JSON) -> list[JSON]:
     return list(reply.get("tool_calls") or ())
 
 
-OPENAI_ERROR_TYPES = MappingProxyType(
-    {
-        400: "invalid_request_error",
-        401: "invalid_api_key",
-        404: "not_found_error",
-        413: "invalid_request_error",
-        503: "server_error",
-    }
-)
+OPENAI_ERROR_CODES = MappingProxyType({401: "invalid_api_key"})
+"""The ``code`` OpenAI's API gives an error of these statuses; it gives ``null`` for the rest
+of the refusals the fake makes (a specific code, such as ``context_length_exceeded``, is made
+where the refusal is)."""
+SERVICE_UNAVAILABLE = 503
+"""OpenAI's and Google's status for a request the API fails for a moment, which their SDKs
+retry (Google's only when retries are configured)."""
+SERVER_ERRORS = 500
+"""The first status OpenAI's API answers with ``"type": "server_error"``; below it, every
+refusal is an ``invalid_request_error``, a wrong key included."""
 
 
 def openai_context_error(message: str, param: str) -> WireResponse:
     """OpenAI's refusal of a request over the context window: a 400 whose ``code`` is
     ``context_length_exceeded`` (the SDK raises `openai.BadRequestError` with that code)."""
+    return openai_error(400, message, param=param, code="context_length_exceeded")
+
+
+def openai_error(
+    status: int, message: str, *, param: str | None = None, code: str | None = None
+) -> WireResponse:
+    """An error body the way OpenAI's API writes it, its ``type`` and ``code`` as it gives them
+    for ``status`` unless a ``code`` is given (the SDK's `APIError` carries both, and
+    ``param``); its SDK raises the matching `APIStatusError`."""
+    kind = "server_error" if status >= SERVER_ERRORS else "invalid_request_error"
     error = {
         "message": message,
-        "type": "invalid_request_error",
+        "type": kind,
         "param": param,
-        "code": "context_length_exceeded",
+        "code": code or OPENAI_ERROR_CODES.get(status),
     }
-    return WireResponse.json({"error": error}, status=400)
-
-
-def openai_error(status: int, message: str) -> WireResponse:
-    """An error body the way OpenAI's API writes it; its SDK raises the matching `APIError`."""
-    kind = OPENAI_ERROR_TYPES.get(status, "server_error")
-    body = {"error": {"message": message, "type": kind, "param": None, "code": kind}}
-    return WireResponse.json(body, status=status)
+    return WireResponse.json({"error": error}, status=status)

@@ -142,8 +142,9 @@ class Wire:
 
     ``model_hosts`` are the hosts the model answers on; ``tool_routes`` maps extra URLs to scenario
     tool names (by default each tool answers at ``TOOLS_URL/<name>``); ``transient_failures``
-    makes the first N model requests fail with a retryable 503, to show SDK retries being
-    counted as transport attempts and never as steps. ``tool_names`` maps how the agent spells
+    makes the first N model requests fail as the API fails one for a moment (a retryable 503;
+    Anthropic's 529 ``overloaded_error``), to show SDK retries being counted as transport
+    attempts and never as steps. ``tool_names`` maps how the agent spells
     the scenario's tools on the wire (`ToolNames`: Claude Code's ``mcp__<server>__`` prefix).
     Each client it makes takes ``agent="worker-1"`` for a sub-agent of a multi-agent system
     (`unsolvable.wire._agents`).
@@ -284,9 +285,8 @@ class Wire:
         if self._failing():
             message = "unsolvable: transient failure injected by the harness (transient_failures)"
             headers = {"retry-after-ms": TRANSIENT_RETRY_AFTER_MS, "x-should-retry": "true"}
-            return self._log(
-                "model", request, fmt.error(503, message).with_headers(headers), fmt.name
-            )
+            failure = fmt.transient_error(message).with_headers(headers)
+            return self._log("model", request, failure, fmt.name)
         try:
             turn = self._read(fmt, request)
             messages = self._conversation(turn)

@@ -19,15 +19,15 @@ from unsolvable.wire._server import BACKLOG, BODY_LIMIT, LOOPBACK, _Handler, _Se
 
 ASK = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
 FACES = {
-    "/v1/chat/completions": lambda body: body["error"]["type"] == "invalid_api_key",
-    "/v1/responses": lambda body: body["error"]["type"] == "invalid_api_key",
+    "/v1/chat/completions": lambda body: body["error"]["code"] == "invalid_api_key",
+    "/v1/responses": lambda body: body["error"]["code"] == "invalid_api_key",
     "/v1/messages": lambda body: body["error"]["type"] == "authentication_error",
     "/v1beta/models/m:generateContent": lambda body: body["error"]["status"] == "UNAUTHENTICATED",
     "/v1beta/models/m:streamGenerateContent?alt=sse": (
         lambda body: body["error"]["status"] == "UNAUTHENTICATED"
     ),
     "/tools/search_invoices": lambda body: body["error"]["status"] == 401,
-    "/agents/w-1/v1/chat/completions": lambda body: body["error"]["type"] == "invalid_api_key",
+    "/agents/w-1/v1/chat/completions": lambda body: body["error"]["code"] == "invalid_api_key",
 }
 BURST = 200
 """Connections opened at once: forty times the default backlog."""

@@ -1,0 +1,96 @@
+"""Every refusal the fake makes on OpenAI's paths carries the ``type`` and ``code`` the API
+gives it, so the ``openai`` SDK raises the class it raises in production with the same
+`APIError.type` and `.code`: a server error is ``server_error`` with no code, a malformed body
+an ``invalid_request_error`` with no code, a wrong key an ``invalid_request_error`` whose code
+is ``invalid_api_key`` — never the type repeated as the code."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+pytest.importorskip("openai")
+
+import openai
+
+import unsolvable
+from unsolvable import Code, Session, Stop, TerminationRecord, scenarios
+from unsolvable.wire import Wire
+
+MODEL = "gpt-5-mini"
+ASK = [{"role": "user", "content": "hi"}]
+
+
+def _caught(
+    ask: Callable[[openai.OpenAI], Any], make: Callable[[Wire], openai.OpenAI], **wire: Any
+) -> tuple[openai.APIStatusError, TerminationRecord]:
+    """What the SDK raised for ``ask(client)``, the client made by ``make(wire)``, and the
+    run's record."""
+    caught: list[openai.APIStatusError] = []
+
+    def agent(session: Session) -> Stop:
+        with Wire(session, **wire) as fake, pytest.raises(openai.APIStatusError) as refused:
+            ask(make(fake))
+        caught.append(refused.value)
+        return Stop(code=Code.ERROR_FATAL, reason=str(refused.value))
+
+    record = unsolvable.run(agent, scenarios.get("constant-return/repeat"))
+    return caught[0], record
+
+
+def _in_process(wire: Wire) -> openai.OpenAI:
+    return wire.openai_client()
+
+
+def _chat(client: openai.OpenAI) -> Any:
+    return client.chat.completions.create(model=MODEL, messages=ASK)  # type: ignore[arg-type]
+
+
+def _responses(client: openai.OpenAI) -> Any:
+    return client.responses.create(model=MODEL, input="hi")
+
+
+@pytest.mark.parametrize("ask", [_chat, _responses], ids=["chat", "responses"])
+def test_a_server_error_past_the_retries_is_a_server_error_with_no_code(
+    ask: Callable[[openai.OpenAI], Any],
+) -> None:
+    error, record = _caught(ask, _in_process, transient_failures=3)
+    assert isinstance(error, openai.InternalServerError) and error.status_code == 503
+    assert (error.type, error.code, error.param) == ("server_error", None, None)
+    assert (record.observed.steps, record.observed.transport_attempts) == (0, 3)
+
+
+def _chat_malformed(client: openai.OpenAI) -> Any:
+    return client.chat.completions.create(
+        model=MODEL,
+        messages=ASK,  # type: ignore[arg-type]
+        extra_body={"messages": "not a list"},
+    )
+
+
+def _responses_malformed(client: openai.OpenAI) -> Any:
+    return client.responses.create(model=MODEL, input="hi", extra_body={"input": 7})
+
+
+@pytest.mark.parametrize("ask", [_chat_malformed, _responses_malformed], ids=["chat", "responses"])
+def test_a_malformed_body_is_an_invalid_request_error_with_no_code(
+    ask: Callable[[openai.OpenAI], Any],
+) -> None:
+    error, record = _caught(ask, _in_process)
+    assert isinstance(error, openai.BadRequestError)
+    assert (error.type, error.code) == ("invalid_request_error", None)
+    assert (record.observed.steps, record.observed.transport_attempts) == (0, 1), "no retry"
+
+
+def test_a_request_without_the_runs_key_is_an_authentication_error_invalid_api_key() -> None:
+    def outsider(wire: Wire) -> openai.OpenAI:
+        server = wire.serve()
+        base = server.openai_base_url.replace(server.key, "0" * len(server.key))
+        return openai.OpenAI(base_url=base, api_key="sk-wrong", max_retries=0)
+
+    error, record = _caught(_chat, outsider)
+    assert isinstance(error, openai.AuthenticationError)
+    assert (error.type, error.code) == ("invalid_request_error", "invalid_api_key")
+    assert record.observed.transport_attempts == 0
