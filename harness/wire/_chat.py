@@ -29,6 +29,9 @@ from unsolvable.wire._turn import (
 __all__ = ["CHAT_COMPLETIONS"]
 
 NAME = "OpenAI Chat Completions"
+DEFAULT_TIERS = frozenset({"auto", "default"})
+"""The ``service_tier`` values that leave the choice to the API, as naming none does: it answers
+that the ``default`` tier served the request, and names any other tier asked for."""
 
 
 def _tool_names(body: JSON) -> tuple[str, ...]:
@@ -46,9 +49,35 @@ def _tool_call(call: JSON) -> JSON:
     return {"id": call["id"], "type": "function", "function": function}
 
 
+def _service_tier(body: JSON) -> str:
+    tier = body.get("service_tier")
+    return tier if isinstance(tier, str) and tier not in DEFAULT_TIERS else "default"
+
+
+def _usage(usage: Usage) -> JSON:
+    """The usage as the API fills it: its token counts and their details, every one the fake
+    has none of (cached, audio, reasoning and prediction tokens) 0 rather than left out, since
+    code written against the API reads ``usage.prompt_tokens_details.cached_tokens``."""
+    return {
+        **usage.to_openai(),
+        "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+        "completion_tokens_details": {
+            "reasoning_tokens": 0,
+            "audio_tokens": 0,
+            "accepted_prediction_tokens": 0,
+            "rejected_prediction_tokens": 0,
+        },
+    }
+
+
 def _completion(reply: JSON, usage: Usage, turn: Turn, step: int) -> JSON:
     calls = [_tool_call(call) for call in tool_calls_of(reply)]
-    message: JSON = {"role": "assistant", "content": reply.get("content"), "refusal": None}
+    message: JSON = {
+        "role": "assistant",
+        "content": reply.get("content"),
+        "refusal": None,
+        "annotations": [],
+    }
     if calls:
         message["tool_calls"] = calls
     choice = {
@@ -63,7 +92,8 @@ def _completion(reply: JSON, usage: Usage, turn: Turn, step: int) -> JSON:
         "created": CREATED,
         "model": turn.model,
         "choices": [choice],
-        "usage": usage.to_openai(),
+        "usage": _usage(usage),
+        "service_tier": _service_tier(turn.body),
     }
 
 
@@ -75,6 +105,7 @@ def _chunks(reply: JSON, usage: Usage, turn: Turn, step: int) -> list[tuple[str 
         "object": "chat.completion.chunk",
         "created": CREATED,
         "model": turn.model,
+        "service_tier": _service_tier(turn.body),
     }
 
     def chunk(delta: JSON, finish: str | None = None) -> tuple[None, JSON]:
@@ -93,7 +124,7 @@ def _chunks(reply: JSON, usage: Usage, turn: Turn, step: int) -> list[tuple[str 
         events.append(chunk({"tool_calls": [arguments]}))
     events.append(chunk({}, "tool_calls" if calls else "stop"))
     if (turn.body.get("stream_options") or {}).get("include_usage"):
-        events.append((None, {**head, "choices": [], "usage": usage.to_openai()}))
+        events.append((None, {**head, "choices": [], "usage": _usage(usage)}))
     return [*events, (None, "[DONE]")]
 
 
