@@ -172,7 +172,11 @@ class AnthropicMessages:
             return WireResponse.sse(_events(message))
         return WireResponse.json(message)
 
-    def error(self, status: int, message: str) -> WireResponse:
+    def error(
+        self, status: int, message: str, *, param: str | None = None, code: str | None = None
+    ) -> WireResponse:
+        """Anthropic's error bodies name no member and no code: ``param`` and ``code`` are not
+        written."""
         kind = ERROR_TYPES.get(status, "api_error")
         body = {"type": "error", "error": {"type": kind, "message": message}}
         return WireResponse.json(body, status=status)
@@ -180,7 +184,7 @@ class AnthropicMessages:
     def transient_error(self, message: str) -> WireResponse:
         return self.error(OVERLOADED, message)
 
-    def response_id(self, step: int) -> str | None:
+    def response_id(self, step: int, turn: Turn) -> str | None:
         return None
 
     def context_error(self, tokens: int, window: int) -> WireResponse:

@@ -161,13 +161,15 @@ class ChatCompletions:
             return WireResponse.sse(_chunks(reply, usage, turn, step))
         return WireResponse.json(_completion(reply, usage, turn, step))
 
-    def error(self, status: int, message: str) -> WireResponse:
-        return openai_error(status, message)
+    def error(
+        self, status: int, message: str, *, param: str | None = None, code: str | None = None
+    ) -> WireResponse:
+        return openai_error(status, message, param=param, code=code)
 
     def transient_error(self, message: str) -> WireResponse:
         return openai_error(SERVICE_UNAVAILABLE, message)
 
-    def response_id(self, step: int) -> str | None:
+    def response_id(self, step: int, turn: Turn) -> str | None:
         return None
 
     def context_error(self, tokens: int, window: int) -> WireResponse:

@@ -36,4 +36,11 @@ class HarnessFailure(BaseException):
 
 
 class WireFormatError(UnsolvableError, ValueError):
-    """A request body that is not the wire format its path promises."""
+    """A request body that is not the wire format its path promises, or that asks for what the
+    API would refuse. ``param`` and ``code``: the member it names and the API's own code for the
+    refusal, where the API gives them (OpenAI's error bodies carry both)."""
+
+    def __init__(self, message: str, *, param: str | None = None, code: str | None = None):
+        super().__init__(message)
+        self.param = param
+        self.code = code

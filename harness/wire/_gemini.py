@@ -236,7 +236,11 @@ class GeminiGenerateContent:
             return WireResponse.json([data for _, data in events])
         return WireResponse.sse(events)
 
-    def error(self, status: int, message: str) -> WireResponse:
+    def error(
+        self, status: int, message: str, *, param: str | None = None, code: str | None = None
+    ) -> WireResponse:
+        """Google's error bodies carry the canonical status, not a member or a code of their
+        own: ``param`` and ``code`` are not written."""
         body = {
             "error": {"code": status, "message": message, "status": STATUSES.get(status, "UNKNOWN")}
         }
@@ -245,7 +249,7 @@ class GeminiGenerateContent:
     def transient_error(self, message: str) -> WireResponse:
         return self.error(SERVICE_UNAVAILABLE, message)
 
-    def response_id(self, step: int) -> str | None:
+    def response_id(self, step: int, turn: Turn) -> str | None:
         return None
 
     def context_error(self, tokens: int, window: int) -> WireResponse:

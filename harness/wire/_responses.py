@@ -234,14 +234,18 @@ class Responses:
             return WireResponse.sse(_events(reply, usage, turn, step))
         return WireResponse.json(_response(reply, usage, turn, step))
 
-    def error(self, status: int, message: str) -> WireResponse:
-        return openai_error(status, message)
+    def error(
+        self, status: int, message: str, *, param: str | None = None, code: str | None = None
+    ) -> WireResponse:
+        return openai_error(status, message, param=param, code=code)
 
     def transient_error(self, message: str) -> WireResponse:
         return openai_error(SERVICE_UNAVAILABLE, message)
 
-    def response_id(self, step: int) -> str | None:
-        return response_id(step)
+    def response_id(self, step: int, turn: Turn) -> str | None:
+        """None when the request said ``"store": false``: the API keeps no such response, and
+        refuses a request that continues it."""
+        return None if turn.body.get("store") is False else response_id(step)
 
     def context_error(self, tokens: int, window: int) -> WireResponse:
         """The Responses API names no numbers in its refusal."""

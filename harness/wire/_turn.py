@@ -111,8 +111,11 @@ class WireFormat(Protocol):
         Completions, `Answer.message`), ``usage`` its input and output tokens."""
         ...
 
-    def error(self, status: int, message: str) -> WireResponse:
-        """The format's own error body for ``status``."""
+    def error(
+        self, status: int, message: str, *, param: str | None = None, code: str | None = None
+    ) -> WireResponse:
+        """The format's own error body for ``status``; ``param`` and ``code`` where its API's
+        error bodies carry them (`WireFormatError`)."""
         ...
 
     def transient_error(self, message: str) -> WireResponse:
@@ -120,9 +123,10 @@ class WireFormat(Protocol):
         the status and body its SDK retries in production."""
         ...
 
-    def response_id(self, step: int) -> str | None:
+    def response_id(self, step: int, turn: Turn) -> str | None:
         """The id by which a later request may continue the response to step ``step``
-        (`Turn.continues`), or ``None`` in a format without such ids."""
+        (`Turn.continues`), or ``None`` in a format without such ids, or when ``turn`` asked
+        that its response not be kept."""
         ...
 
     def context_error(self, tokens: int, window: int) -> WireResponse:

@@ -290,9 +290,11 @@ class Wire:
         try:
             turn = self._read(fmt, request)
             messages = self._conversation(turn)
-        except (ValueError, WireFormatError) as error:
-            response = fmt.error(400, str(error)).with_headers({"x-should-retry": "false"})
-            return self._log("model", request, response, fmt.name)
+        except WireFormatError as error:
+            refused = fmt.error(400, str(error), param=error.param, code=error.code)
+            return self._log("model", request, _final(refused), fmt.name)
+        except ValueError as error:
+            return self._log("model", request, _final(fmt.error(400, str(error))), fmt.name)
         tools = turn.tools
         names = None if self._names is None else self._names.spelling(tools)
         if names is not None:
@@ -300,8 +302,7 @@ class Wire:
                 messages, tools = names.read(messages, tools)
             except (AttributeError, KeyError, TypeError) as error:  # the agent's, as in `_read`
                 refused = fmt.error(400, _shape_error(fmt, error))
-                response = refused.with_headers({"x-should-retry": "false"})
-                return self._log("model", request, response, fmt.name)
+                return self._log("model", request, _final(refused), fmt.name)
         try:
             answer = self.session.answer(messages, tools, agent=_agent_of(request.path))
         except ContextOverflow as overflow:  # the session counted it as a step
@@ -313,7 +314,7 @@ class Wire:
         with self._lock:
             step = next(self._served)
         reply = answer.message if names is None else names.write(answer.message)
-        self._store(fmt.response_id(step), turn, reply)
+        self._store(fmt.response_id(step, turn), turn, reply)
         rendered = fmt.render(reply, answer.usage, turn, step=step)
         return self._log("model", request, rendered, fmt.name)
 
@@ -362,9 +363,11 @@ class Wire:
             previous: str | None = turn.continues
             while previous is not None:
                 stored = self._stored.get(previous)
-                if stored is None:
+                if stored is None:  # never served, or served with "store": false
                     raise WireFormatError(
-                        f"unsolvable: previous_response_id {previous!r} was not served"
+                        f"Previous response with id '{previous}' not found.",
+                        param="previous_response_id",
+                        code="previous_response_not_found",
                     )
                 earlier.append(stored.messages)
                 previous = stored.previous
@@ -568,6 +571,12 @@ class Wire:
         http.setdefault("httpx_client", merged.pop("http_client"))
         http.setdefault("httpx_async_client", self.httpx2_async_client())
         return genai.Client(http_options=types.HttpOptions(**http), **merged)
+
+
+def _final(refusal: WireResponse) -> WireResponse:
+    """``refusal`` marked final: the SDKs honour ``x-should-retry`` and do not retry it, as the
+    API's 400s are not retried."""
+    return refusal.with_headers({"x-should-retry": "false"})
 
 
 def _shape_error(fmt: WireFormat, error: Exception) -> str:

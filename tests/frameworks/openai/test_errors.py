@@ -94,3 +94,27 @@ def test_a_request_without_the_runs_key_is_an_authentication_error_invalid_api_k
     assert isinstance(error, openai.AuthenticationError)
     assert (error.type, error.code) == ("invalid_request_error", "invalid_api_key")
     assert record.observed.transport_attempts == 0
+
+
+@pytest.mark.parametrize("store", [False, None], ids=["not-stored", "never-served"])
+def test_continuing_a_response_the_api_does_not_hold_is_previous_response_not_found(
+    store: bool | None,
+) -> None:
+    """A response made with ``store=False`` is kept nowhere, as one never served: a request that
+    continues it is refused as the API refuses it, not answered from the wire's memory."""
+
+    def ask(client: openai.OpenAI) -> Any:
+        first = client.responses.create(model=MODEL, input="hi", store=False)
+        previous = first.id if store is False else "resp_elsewhere"
+        return client.responses.create(model=MODEL, input="again", previous_response_id=previous)
+
+    error, record = _caught(ask, _in_process)
+    assert isinstance(error, openai.BadRequestError)
+    assert (error.type, error.param, error.code) == (
+        "invalid_request_error",
+        "previous_response_id",
+        "previous_response_not_found",
+    )
+    assert isinstance(error.body, dict)
+    assert str(error.body["message"]).startswith("Previous response with id 'resp_")
+    assert (record.observed.steps, record.observed.transport_attempts) == (1, 2), "no retry"
