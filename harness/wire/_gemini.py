@@ -1,7 +1,8 @@
 """Consumes a Gemini API ``generateContent`` request, produces the response (JSON, or its SSE
 chunks for ``streamGenerateContent``).
 
-Spoken by the ``google-genai`` SDK and Gemini CLI. The model is named in the path
+Spoken by the ``google-genai`` SDK, Gemini CLI and REST clients, whose members the API reads in
+either spelling, camelCase or its proto's snake_case (`_field`). The model is named in the path
 (``…/v1beta/models/{model}:generateContent``), and so is streaming: two paths, one format class.
 A stream is answered as server-sent events when the request asks for them (``?alt=sse``, as
 both clients do), else as the API answers a plain REST stream: one JSON array of the chunks.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from types import MappingProxyType
@@ -52,6 +54,23 @@ STATUSES = MappingProxyType(
     }
 )
 """Google's canonical status names for the HTTP codes the fake answers with."""
+CAPITAL = re.compile(r"([A-Z])")
+"""Each capital of a member's camelCase name, which its proto name writes as ``_`` and the
+letter in lower case."""
+
+
+def _field(data: JSON, name: str) -> Any:
+    """``data``'s member ``name``, spelt as the SDKs spell it (``systemInstruction``) or as the
+    API's proto names it (``system_instruction``), which the API reads alike and Google's own
+    REST examples send."""
+    return data[name] if name in data else data.get(CAPITAL.sub(r"_\1", name).lower())
+
+
+def _parts_of(parts: list[Any], kind: str) -> list[JSON]:
+    """The ``kind`` member (``functionCall``, in either spelling, `_field`) of each part that
+    has one."""
+    found = (_field(part, kind) for part in parts if isinstance(part, dict))
+    return [value for value in found if value is not None]
 
 
 def model_of(path: str) -> str:
@@ -61,7 +80,7 @@ def model_of(path: str) -> str:
 
 
 def _system(body: JSON) -> list[JSON]:
-    instruction = body.get("systemInstruction")
+    instruction = _field(body, "systemInstruction")
     if isinstance(instruction, str):
         return [{"role": "system", "content": instruction}] if instruction else []
     text = _text(instruction.get("parts")) if isinstance(instruction, dict) else ""
@@ -85,7 +104,7 @@ def _call_id(call: JSON, position: int, calls_before: int) -> str:
 
 
 def _model(parts: list[Any], calls_before: int) -> JSON:
-    calls = [p["functionCall"] for p in parts if isinstance(p, dict) and "functionCall" in p]
+    calls = _parts_of(parts, "functionCall")
     message: JSON = {"role": "assistant", "content": _text(parts) or None}
     if calls:
         message["tool_calls"] = [
@@ -105,9 +124,7 @@ def _model(parts: list[Any], calls_before: int) -> JSON:
 def _user(parts: list[Any], pending: Sequence[JSON]) -> list[JSON]:
     """Function responses first (they answer the previous turn), then the user's own text; a
     response without an id answers the call at its position among those ``pending``."""
-    responses = [
-        p["functionResponse"] for p in parts if isinstance(p, dict) and "functionResponse" in p
-    ]
+    responses = _parts_of(parts, "functionResponse")
     results = []
     for position, response in enumerate(responses):
         given = response.get("id")
@@ -155,14 +172,14 @@ def _last_calls(taken: Sequence[JSON], added: Sequence[JSON]) -> Sequence[JSON]:
 
 
 def _tool_names(body: JSON) -> tuple[str, ...]:
-    config = (body.get("toolConfig") or {}).get("functionCallingConfig") or {}
+    config = _field(_field(body, "toolConfig") or {}, "functionCallingConfig") or {}
     if str(config.get("mode", "")).upper() == "NONE":
         return ()
     return tuple(
         str(declaration.get("name", ""))
         for tool in body.get("tools") or ()
         if isinstance(tool, dict)
-        for declaration in tool.get("functionDeclarations") or ()
+        for declaration in _field(tool, "functionDeclarations") or ()
         if isinstance(declaration, dict)
     )
 

@@ -5,6 +5,7 @@ calls (id, name, arguments), its finish reason and its usage."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -81,3 +82,55 @@ def test_a_rest_stream_is_one_json_array_unless_it_asks_for_sse(alt: bool) -> No
     calls = [call.name for chunk in chunks for call in chunk.function_calls or ()]
     assert calls == ["search_invoices"]
     assert chunks[-1].candidates and chunks[-1].candidates[0].finish_reason == "STOP"
+
+
+def _snake_cased(data: object) -> object:
+    """``data`` with every member named as the API's proto names it (``system_instruction``),
+    as Google's REST examples write a request; the values kept."""
+    if isinstance(data, dict):
+        return {
+            re.sub(r"([A-Z])", r"_\1", key).lower(): _snake_cased(value)
+            for key, value in data.items()
+        }
+    if isinstance(data, list):
+        return [_snake_cased(item) for item in data]
+    return data
+
+
+def _asked(body: dict[str, object]) -> tuple[object, int]:
+    """The API's answer to a REST client's ``body``, and the input tokens the session
+    counted for it."""
+    session = start()
+    url = f"{GEMINI_BASE_URL}/v1beta/models/gemini-2.5-flash:generateContent"
+    with Wire(session) as fake, fake.httpx_client() as http:
+        answer = http.post(url, json=body, headers={"x-goog-api-key": FAKE_API_KEY})
+    assert answer.status_code == 200, answer.text
+    return answer.json(), session.finish().input_tokens
+
+
+@pytest.mark.parametrize("mode", ["AUTO", "NONE"])
+def test_a_request_in_the_apis_proto_names_is_read_as_in_the_sdks(mode: str) -> None:
+    """The API reads ``system_instruction``, ``function_declarations``, ``tool_config``,
+    ``function_call`` and ``function_response`` as their camelCase names: a REST client that
+    spells them so (Google's curl examples do) is offered its tools, told its instructions and
+    shown its calls' results, as the SDK's camelCase request is."""
+    body = {
+        "systemInstruction": {"parts": [{"text": "You audit invoices."}]},
+        "contents": [
+            {**BODY["contents"][0]},
+            {"role": "model", "parts": [{"functionCall": {"name": "search_invoices", "args": {}}}]},
+            {
+                "role": "user",
+                "parts": [
+                    {"functionResponse": {"name": "search_invoices", "response": {"found": 0}}}
+                ],
+            },
+        ],
+        "tools": [{"functionDeclarations": [{"name": "search_invoices"}]}],
+        "toolConfig": {"functionCallingConfig": {"mode": mode}},
+    }
+    camel, camel_tokens = _asked(body)
+    snake, snake_tokens = _asked(_snake_cased(body))  # type: ignore[arg-type]
+    assert (snake, snake_tokens) == (camel, camel_tokens)
+    reply = types.GenerateContentResponse.model_validate(snake)
+    assert bool(reply.function_calls) is (mode == "AUTO")
