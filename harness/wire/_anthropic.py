@@ -88,6 +88,20 @@ def _tool_names(body: JSON) -> tuple[str, ...]:
     return tuple(str(tool.get("name", "")) for tool in body.get("tools") or ())
 
 
+def _usage(usage: Usage) -> JSON:
+    """The usage as the API fills it: the fake reads and writes no cache, so its counts and
+    their breakdown by lifetime are 0 rather than left out, since code written against the API
+    reads ``usage.cache_creation.ephemeral_5m_input_tokens``; the standard tier served it."""
+    return {
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+        "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
+        "service_tier": "standard",
+    }
+
+
 def _message_body(reply: JSON, usage: Usage, turn: Turn, step: int) -> JSON:
     """The message: its text, then a ``tool_use`` block per tool call."""
     blocks: list[JSON] = []
@@ -106,12 +120,7 @@ def _message_body(reply: JSON, usage: Usage, turn: Turn, step: int) -> JSON:
         "content": blocks,
         "stop_reason": "tool_use" if calls else "end_turn",
         "stop_sequence": None,
-        "usage": {
-            "input_tokens": usage.input_tokens,
-            "output_tokens": usage.output_tokens,
-            "cache_creation_input_tokens": 0,
-            "cache_read_input_tokens": 0,
-        },
+        "usage": _usage(usage),
     }
 
 
