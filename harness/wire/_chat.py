@@ -112,7 +112,10 @@ def _chunks(reply: JSON, usage: Usage, turn: Turn, step: int) -> list[tuple[str 
         choice = {"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}
         return None, {**head, "choices": [choice]}
 
-    events = [chunk({"role": "assistant", "content": ""})]
+    # The API opens a reply with text with an empty text, and one of tool calls alone with none,
+    # so the SDK's stream helper assembles the content the whole completion has.
+    text = "" if reply.get("content") is not None else None
+    events = [chunk({"role": "assistant", "content": text})]
     if reply.get("content"):
         events.append(chunk({"content": reply["content"]}))
     calls = tool_calls_of(reply)

@@ -1,11 +1,12 @@
 """What the ``openai`` SDK parses from the fake's replies is what it parses from the API's: a
-reply of several tool calls, and a final answer, each read whole and through the SDK's stream
-helper into the same typed object, with every field the API always fills — the usage's
-details, the message's annotations, the tier that served it — rather than ``None`` where the
-API never leaves one."""
+reply of several tool calls, one of tool calls alone, and a final answer, each read whole and
+through the SDK's stream helper into the same typed object, with every field the API always
+fills — the usage's details, the message's annotations, the tier that served it — rather than
+``None`` where the API never leaves one."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -16,7 +17,9 @@ pytest.importorskip("openai")
 import openai
 from openai.types.chat import ChatCompletion
 
+from tests import _builders as b
 from tests.unit.harness.wire.conftest import start
+from unsolvable import Ceilings, ModelRequest, ModelResponse, Session, ToolCall
 from unsolvable.wire import Wire
 
 MODEL = "gpt-5-mini"
@@ -89,3 +92,27 @@ def test_a_stream_without_include_usage_has_no_usage_chunk() -> None:
     assert all(chunk.usage is None and chunk.choices for chunk in got)
     indexes = [c.index for chunk in got for c in chunk.choices[0].delta.tool_calls or () if c.id]
     assert indexes == [0, 1, 2, 3]
+
+
+class ToolCallsAlone:
+    """A model of the user's own that answers with a tool call and no text, as real models
+    mostly do."""
+
+    name = "tool-calls-alone"
+
+    def respond(self, request: ModelRequest) -> ModelResponse:
+        call = ToolCall(id=f"call_{request.step}_0", name="search", arguments={"q": "x"})
+        return ModelResponse(tool_calls=(call,))
+
+
+def test_a_reply_of_tool_calls_alone_has_no_content_whole_or_streamed() -> None:
+    def first(ask: Callable[[openai.OpenAI, list[Any]], ChatCompletion]) -> ChatCompletion:
+        scenario = b.scenario(step_bound=50)
+        setup = dataclasses.replace(scenario.build(0), model=ToolCallsAlone())
+        session = Session(scenario, setup, seed=0, ceilings=Ceilings())
+        with Wire(session) as wire:
+            return ask(wire.openai_client(_strict_response_validation=True), session.openai_tools)
+
+    whole, streamed = first(_create), first(_streamed)
+    assert whole.choices[0].message.content is None
+    assert _comparable(streamed) == _comparable(whole)
