@@ -148,6 +148,11 @@ class ChatCompletions:
                 f"unsolvable: a {NAME} request is not in the shape its API takes: "
                 f"'stream_options' must be an object, got {options!r:.80}"
             )
+        if options is not None and not body.get("stream"):
+            raise WireFormatError(
+                "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
+                param="stream_options",
+            )
         start = read_from(earlier)
         require_objects(messages, "messages", NAME, start=start)
         taken = () if earlier is None else earlier.conversation

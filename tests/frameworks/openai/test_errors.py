@@ -118,3 +118,21 @@ def test_continuing_a_response_the_api_does_not_hold_is_previous_response_not_fo
     assert isinstance(error.body, dict)
     assert str(error.body["message"]).startswith("Previous response with id 'resp_")
     assert (record.observed.steps, record.observed.transport_attempts) == (1, 2), "no retry"
+
+
+def test_stream_options_without_a_stream_is_refused_as_the_api_refuses_it() -> None:
+    def ask(client: openai.OpenAI) -> Any:
+        return client.chat.completions.create(
+            model=MODEL,
+            messages=ASK,  # type: ignore[arg-type]
+            stream_options={"include_usage": True},
+        )
+
+    error, record = _caught(ask, _in_process)
+    assert isinstance(error, openai.BadRequestError)
+    assert (error.type, error.param, error.code) == (
+        "invalid_request_error",
+        "stream_options",
+        None,
+    )
+    assert (record.observed.steps, record.observed.transport_attempts) == (0, 1), "no retry"

@@ -39,13 +39,12 @@ def _data(body: bytes) -> list[dict[str, object]]:
 
 @pytest.mark.parametrize("reply", _replies(), ids=["tool-call", "final-answer"])
 def test_chat_completions_validate(reply: dict[str, object]) -> None:
-    body = {"model": "m", "messages": [], "stream_options": {"include_usage": True}}
+    body = {"model": "m", "messages": []}
     ChatCompletion.model_validate_json(
         render(CHAT_COMPLETIONS, reply, CHAT_COMPLETIONS.read(body), step=1).body
     )
-    chunks = render(
-        CHAT_COMPLETIONS, reply, CHAT_COMPLETIONS.read({**body, "stream": True}), step=1
-    )
+    streamed = {**body, "stream": True, "stream_options": {"include_usage": True}}
+    chunks = render(CHAT_COMPLETIONS, reply, CHAT_COMPLETIONS.read(streamed), step=1)
     for chunk in _data(chunks.body):
         ChatCompletionChunk.model_validate(chunk)
 

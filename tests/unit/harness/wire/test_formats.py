@@ -69,7 +69,8 @@ def test_tool_choice_none_offers_no_tools_so_the_model_gives_its_final_answer(na
 
 
 def _render(fmt: WireFormat, stream: bool) -> bytes:
-    body = {**BODIES[fmt.name], "stream": stream, "stream_options": {"include_usage": True}}
+    usage = {"stream_options": {"include_usage": True}} if stream else {}
+    body = {**BODIES[fmt.name], "stream": stream, **usage}
     return render(fmt, REPLY, fmt.read(body), step=3).body
 
 
