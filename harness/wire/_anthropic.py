@@ -14,14 +14,16 @@ from unsolvable._frozen import freeze
 from unsolvable._model import Usage
 from unsolvable._text import text_of
 from unsolvable._types import JSON
+from unsolvable.wire._errors import WireFormatError
 from unsolvable.wire._exchange import WireResponse
 from unsolvable.wire._turn import Turn, read_from, require, require_objects, tool_calls_of
 
 __all__ = ["ANTHROPIC_MESSAGES"]
 
 NAME = "Anthropic Messages"
-ROLES = frozenset({"user", "assistant"})
-"""The roles of an Anthropic message."""
+ROLES = frozenset({"user", "assistant", "system"})
+"""The roles of an Anthropic message (a ``system`` one, as Claude Code sends, read as the
+user's words): the API refuses any other."""
 ERROR_TYPES = MappingProxyType(
     {
         400: "invalid_request_error",
@@ -80,6 +82,17 @@ def _user(blocks: list[JSON]) -> list[JSON]:
     ]
     text = text_of([b for b in blocks if b.get("type") == "text"])
     return [*results, {"role": "user", "content": text}] if text else results
+
+
+def _require_roles(messages: list[JSON], start: int) -> None:
+    """Every message from index ``start`` of a role the API takes, or its refusal: a message of
+    another (a Chat Completions ``tool`` or ``developer`` message carried over) is refused, not
+    read as a user's."""
+    for index in range(start, len(messages)):
+        if messages[index].get("role") not in ROLES:
+            raise WireFormatError(
+                f"messages.{index}.role: Input should be 'user', 'assistant' or 'system'"
+            )
 
 
 def _tool_names(body: JSON) -> tuple[str, ...]:
@@ -165,6 +178,7 @@ class AnthropicMessages:
         raw = require(body, "messages", list, NAME)
         start = read_from(earlier)
         require_objects(raw, "messages", NAME, start=start)
+        _require_roles(raw, start)
         taken = () if earlier is None else earlier.conversation
         added = [freeze(message) for item in raw[start:] for message in _message(item)]
         return Turn.of(

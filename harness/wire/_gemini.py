@@ -54,6 +54,9 @@ STATUSES = MappingProxyType(
     }
 )
 """Google's canonical status names for the HTTP codes the fake answers with."""
+ROLES = frozenset({None, "", "user", "model"})
+"""The roles of a Gemini content: the user's (its default, when none is given) or the model's;
+the API refuses any other (``assistant``, ``system``, ``function``)."""
 CAPITAL = re.compile(r"([A-Z])")
 """Each capital of a member's camelCase name, which its proto name writes as ``_`` and the
 letter in lower case."""
@@ -147,6 +150,8 @@ def _contents(raw: list[Any], start: int, taken: Sequence[JSON]) -> list[JSON]:
     calls_before = sum(len(m.get("tool_calls") or ()) for m in taken)
     for index in range(start, len(raw)):
         content = raw[index]
+        if content.get("role") not in ROLES:
+            raise WireFormatError("Please use a valid role: user, model.")
         parts = content.get("parts") or []
         if not isinstance(parts, list):
             raise WireFormatError(

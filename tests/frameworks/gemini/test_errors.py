@@ -43,7 +43,7 @@ def _caught(stream: bool, scenario: str, ask: Callable[[Any, bool], Any], **wire
     return caught[0], record
 
 
-def _generate(config: Any = None, contents: str = "hi") -> Callable[[Any, bool], Any]:
+def _generate(config: Any = None, contents: Any = "hi") -> Callable[[Any, bool], Any]:
     def ask(client: genai.Client, stream: bool) -> Any:
         if stream:
             return list(
@@ -78,6 +78,28 @@ def test_a_malformed_body_is_a_client_error_invalid_argument(stream: bool) -> No
     assert isinstance(error, errors.ClientError)
     assert (error.code, error.status) == (400, "INVALID_ARGUMENT")
     assert "'contents'" in str(error.message) and record.observed.steps == 0
+
+
+@pytest.mark.parametrize("role", ["assistant", "system", "function"])
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+def test_a_content_of_another_role_than_user_or_model_is_a_client_error(
+    stream: bool, role: str
+) -> None:
+    """An OpenAI habit carried over (``assistant`` for the model's turn, a ``system`` turn, a
+    ``function`` turn for results) is refused as the API refuses it, not read as the user's."""
+    contents = [
+        types.Content(role="user", parts=[types.Part(text="hi")]),
+        types.Content(role=role, parts=[types.Part(text="noted")]),
+        types.Content(role="user", parts=[types.Part(text="go on")]),
+    ]
+    error, record = _caught(stream, "constant-return/repeat", _generate(contents=contents))
+    assert isinstance(error, errors.ClientError)
+    assert (error.code, error.status, error.message) == (
+        400,
+        "INVALID_ARGUMENT",
+        "Please use a valid role: user, model.",
+    )
+    assert (record.observed.steps, record.observed.transport_attempts) == (0, 1), "no retry"
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
