@@ -47,10 +47,45 @@ def _system(body: JSON) -> list[JSON]:
     return []
 
 
+def _blocks(message: JSON) -> list[JSON]:
+    content = message.get("content")
+    return [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+
+
+def _ids(message: JSON | None, role: str, kind: str, key: str) -> list[str]:
+    """The ids of ``message``'s blocks of type ``kind`` (read from ``key``), if it is ``role``'s."""
+    if message is None or message.get("role") != role:
+        return []
+    return [str(b.get(key)) for b in _blocks(message) if b.get("type") == kind]
+
+
+def _require_results(messages: list[JSON], start: int) -> None:
+    """Each ``tool_use`` answered by a ``tool_result`` in the message after it, and each
+    ``tool_result`` answering one of the message before it, from index ``start``, or the API's
+    refusal: an agent that drops a result, or sends one twice, is refused in production."""
+    for index in range(start, len(messages)):
+        before = messages[index - 1] if index else None
+        asked = _ids(before, "assistant", "tool_use", "id")
+        answered = _ids(messages[index], "user", "tool_result", "tool_use_id")
+        missing = [call for call in asked if call not in answered]
+        if missing:
+            raise WireFormatError(
+                f"messages.{index - 1}: `tool_use` ids were found without `tool_result` blocks "
+                f"immediately after: {', '.join(missing)}. Each `tool_use` block must have a "
+                "corresponding `tool_result` block in the next message."
+            )
+        extra = [result for result in answered if result not in asked]
+        if extra:
+            raise WireFormatError(
+                f"messages.{index}: unexpected `tool_use_id` found in `tool_result` blocks: "
+                f"{extra[0]}. Each `tool_result` block must have a corresponding `tool_use` "
+                "block in the previous message."
+            )
+
+
 def _message(message: JSON) -> list[JSON]:
     """One Anthropic message as the Chat Completions messages it stands for."""
-    content = message.get("content")
-    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+    blocks = _blocks(message)
     if message.get("role") == "assistant":
         return [_assistant(blocks)]
     return _user(blocks)
@@ -179,6 +214,7 @@ class AnthropicMessages:
         start = read_from(earlier)
         require_objects(raw, "messages", NAME, start=start)
         _require_roles(raw, start)
+        _require_results(raw, start)
         taken = () if earlier is None else earlier.conversation
         added = [freeze(message) for item in raw[start:] for message in _message(item)]
         return Turn.of(

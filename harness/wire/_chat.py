@@ -131,6 +131,58 @@ def _chunks(reply: JSON, usage: Usage, turn: Turn, step: int) -> list[tuple[str 
     return [*events, (None, "[DONE]")]
 
 
+def _asked_before(messages: list[Any], start: int) -> tuple[int, dict[str, None]]:
+    """The index of the last assistant message before ``start`` and its tool calls that no tool
+    message after it answers, in order (none when no such message has calls): looked for from
+    ``start`` back, past the tool messages only."""
+    answered: set[object] = set()
+    for index in range(start - 1, -1, -1):
+        message = messages[index]
+        if message.get("role") != "tool":
+            return index, _calls(message, answered)
+        answered.add(message.get("tool_call_id"))
+    return -1, {}
+
+
+def _calls(message: JSON, answered: set[object]) -> dict[str, None]:
+    """The ids of ``message``'s tool calls not among those ``answered``, in order."""
+    if message.get("role") != "assistant":
+        return {}
+    ids = (call.get("id") for call in message.get("tool_calls") or ())
+    return {str(call): None for call in ids if call not in answered}
+
+
+def _require_answers(messages: list[Any], start: int) -> None:
+    """Every tool call answered by a tool message before any other message, and every tool
+    message answering a call of the assistant message before it, from index ``start``, or the
+    API's refusal: an agent that drops a result is refused in production."""
+    asked_at, pending = _asked_before(messages, start)
+    for index in range(start, len(messages)):
+        message = messages[index]
+        if message.get("role") == "tool":
+            if message.get("tool_call_id") not in pending:
+                raise WireFormatError(
+                    "Invalid parameter: messages with role 'tool' must be a response to a "
+                    "preceeding message with 'tool_calls'.",
+                    param=f"messages.[{index}].role",
+                )
+            del pending[message.get("tool_call_id")]
+            continue
+        _require_none_pending(asked_at, pending)
+        asked_at, pending = index, _calls(message, set())
+    _require_none_pending(asked_at, pending)
+
+
+def _require_none_pending(asked_at: int, pending: dict[str, None]) -> None:
+    if pending:
+        raise WireFormatError(
+            "An assistant message with 'tool_calls' must be followed by tool messages responding "
+            "to each 'tool_call_id'. The following tool_call_ids did not have response messages: "
+            f"{', '.join(pending)}",
+            param=f"messages.[{asked_at}].role",
+        )
+
+
 class ChatCompletions:
     """``POST …/chat/completions``."""
 
@@ -155,6 +207,7 @@ class ChatCompletions:
             )
         start = read_from(earlier)
         require_objects(messages, "messages", NAME, start=start)
+        _require_answers(messages, start)
         taken = () if earlier is None else earlier.conversation
         return Turn.of(
             body,

@@ -24,10 +24,13 @@ ASK = [{"role": "user", "content": "hi"}]
 
 
 def _caught(
-    ask: Callable[[openai.OpenAI], Any], make: Callable[[Wire], openai.OpenAI], **wire: Any
+    ask: Callable[[openai.OpenAI], Any],
+    make: Callable[[Wire], openai.OpenAI],
+    scenario: str = "constant-return/repeat",
+    **wire: Any,
 ) -> tuple[openai.APIStatusError, TerminationRecord]:
     """What the SDK raised for ``ask(client)``, the client made by ``make(wire)``, and the
-    run's record."""
+    record of the run of ``scenario``."""
     caught: list[openai.APIStatusError] = []
 
     def agent(session: Session) -> Stop:
@@ -36,7 +39,7 @@ def _caught(
         caught.append(refused.value)
         return Stop(code=Code.ERROR_FATAL, reason=str(refused.value))
 
-    record = unsolvable.run(agent, scenarios.get("constant-return/repeat"))
+    record = unsolvable.run(agent, scenarios.get(scenario))
     return caught[0], record
 
 
@@ -136,3 +139,43 @@ def test_stream_options_without_a_stream_is_refused_as_the_api_refuses_it() -> N
         None,
     )
     assert (record.observed.steps, record.observed.transport_attempts) == (0, 1), "no retry"
+
+
+def _dropping(keep: int) -> Callable[[openai.OpenAI], Any]:
+    """An agent that answers only the first ``keep`` of the four calls of the fan-out
+    supervisor's first reply (``keep`` 5: a call it was not asked as well) and asks again."""
+
+    def ask(client: openai.OpenAI) -> Any:
+        messages: list[Any] = [{"role": "user", "content": "audit"}]
+        tools: Any = [{"type": "function", "function": {"name": "delegate", "parameters": {}}}]
+        reply = client.chat.completions.create(model=MODEL, messages=messages, tools=tools)
+        message = reply.choices[0].message
+        messages.append(message.model_dump(exclude_none=True))
+        calls = message.tool_calls or []
+        answered = [*(c.id for c in calls), "call_elsewhere"][:keep]
+        messages += [{"role": "tool", "tool_call_id": c, "content": "{}"} for c in answered]
+        return client.chat.completions.create(model=MODEL, messages=messages, tools=tools)
+
+    return ask
+
+
+@pytest.mark.parametrize(
+    ("keep", "message"),
+    [
+        (1, "An assistant message with 'tool_calls' must be followed by tool messages"),
+        (5, "Invalid parameter: messages with role 'tool' must be a response"),
+    ],
+    ids=["a-result-dropped", "a-result-for-no-call"],
+)
+def test_a_tool_call_left_unanswered_or_a_result_for_no_call_is_refused(
+    keep: int, message: str
+) -> None:
+    """Production refuses a conversation whose tool calls and results do not pair, so an agent
+    that drops a result (or answers a call it was not asked) is refused on the wire too, not
+    answered."""
+    error, record = _caught(_dropping(keep), _in_process, "fan-out/four-workers")
+    assert isinstance(error, openai.BadRequestError) and isinstance(error.body, dict)
+    assert str(error.body["message"]).startswith(message)
+    assert (error.type, error.code) == ("invalid_request_error", None)
+    assert str(error.param).startswith("messages.[") and str(error.param).endswith("].role")
+    assert (record.observed.steps, record.observed.transport_attempts) == (1, 2), "no retry"

@@ -84,7 +84,8 @@ def test_a_tool_call_of_the_wrong_shape_is_a_final_400_not_a_harness_failure() -
     session = _session()
     call = {"id": "call_1", "type": "function"}
     ask = {"model": "m", "messages": [{"role": "user", "content": "go"},
-           {"role": "assistant", "content": None, "tool_calls": [call]}]}  # fmt: skip
+           {"role": "assistant", "content": None, "tool_calls": [call]},
+           {"role": "tool", "tool_call_id": "call_1", "content": "{}"}]}  # fmt: skip
     with Wire(session, tool_names=ToolNames(prefix=PREFIX)) as wire:
         response = wire.httpx2_client().post(f"{OPENAI_BASE_URL}/chat/completions", json=ask)
     assert response.status_code == 400 and "not in the shape its API takes" in response.text
