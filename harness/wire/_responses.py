@@ -12,6 +12,7 @@ call to a qualified name is written back split, so namespaces need no mapping of
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -97,6 +98,39 @@ def _add_item(messages: list[JSON], item: JSON) -> None:
         messages.append(freeze(tool))
     elif kind != "reasoning":
         messages.append(freeze({"role": "user", "content": f"[{kind} item]"}))
+
+
+def _require_outputs(items: list[Any], start: int, taken: Sequence[JSON] | None) -> None:
+    """Every function call from index ``start`` answered by a ``function_call_output`` after it,
+    and every output answering a call before it — among these items, or the messages ``taken``
+    from the conversation's earlier items — or the API's refusal: an agent that drops a result
+    is refused in production. The items before ``start`` were checked when they were read, so
+    none of their calls is still unanswered. ``taken`` is ``None`` for a request that continues
+    a stored response, whose outputs answer the calls of a response the wire keeps apart
+    (`Turn.continues`): those are not checked."""
+    pending: dict[str, None] = {}
+    for item in items[start:]:
+        kind, call = item.get("type"), str(item.get("call_id"))
+        if kind == "function_call":
+            pending[call] = None
+        elif kind == "function_call_output" and call in pending:
+            del pending[call]
+        elif kind == "function_call_output" and taken is not None and not _called(taken, call):
+            raise WireFormatError(
+                f"No tool call found for function call output with call_id {call}.",
+                param="input",
+            )
+    if pending:
+        unanswered = next(iter(pending))
+        raise WireFormatError(
+            f"No tool output found for function call {unanswered}.", param="input"
+        )
+
+
+def _called(messages: Sequence[JSON], call: str) -> bool:
+    """Whether one of ``messages`` made the tool call ``call``: read only for an output that
+    answers no call of its own request's new items, which is rare."""
+    return any(str(made.get("id")) == call for m in messages for made in m.get("tool_calls") or ())
 
 
 def _qualified(namespace: object, name: str) -> str:
@@ -216,10 +250,12 @@ class Responses:
         items = _items(body)
         start = read_from(earlier)
         require_objects(items, "input", NAME, start=start)
-        conversation = [] if earlier is None else list(earlier.conversation)
+        previous = body.get("previous_response_id")
+        taken = () if earlier is None else earlier.conversation
+        _require_outputs(items, start, None if previous else taken)
+        conversation = list(taken)
         for item in items[start:]:
             _add_item(conversation, item)
-        previous = body.get("previous_response_id")
         return Turn.of(
             body,
             system=_system(body),

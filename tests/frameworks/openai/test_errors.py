@@ -179,3 +179,38 @@ def test_a_tool_call_left_unanswered_or_a_result_for_no_call_is_refused(
     assert (error.type, error.code) == ("invalid_request_error", None)
     assert str(error.param).startswith("messages.[") and str(error.param).endswith("].role")
     assert (record.observed.steps, record.observed.transport_attempts) == (1, 2), "no retry"
+
+
+def _dropping_outputs(keep: int) -> Callable[[openai.OpenAI], Any]:
+    """`_dropping` on the Responses API: the agent sends its input whole again, the reply's
+    items and the outputs of the first ``keep`` calls (and one for a call it was not asked)."""
+
+    def ask(client: openai.OpenAI) -> Any:
+        items: list[Any] = [{"role": "user", "content": "audit"}]
+        tools: Any = [{"type": "function", "name": "delegate", "parameters": {}, "strict": False}]
+        reply = client.responses.create(model=MODEL, input=items, tools=tools)
+        calls = [item.call_id for item in reply.output if item.type == "function_call"]
+        items += [item.model_dump(exclude_none=True) for item in reply.output]
+        answered = [*calls, "call_elsewhere"][:keep]
+        items += [{"type": "function_call_output", "call_id": c, "output": "{}"} for c in answered]
+        return client.responses.create(model=MODEL, input=items, tools=tools)
+
+    return ask
+
+
+@pytest.mark.parametrize(
+    ("keep", "message"),
+    [
+        (1, "No tool output found for function call call_1_1."),
+        (5, "No tool call found for function call output with call_id call_elsewhere."),
+    ],
+    ids=["a-result-dropped", "a-result-for-no-call"],
+)
+def test_a_function_call_left_unanswered_or_an_output_for_no_call_is_refused(
+    keep: int, message: str
+) -> None:
+    error, record = _caught(_dropping_outputs(keep), _in_process, "fan-out/four-workers")
+    assert isinstance(error, openai.BadRequestError) and isinstance(error.body, dict)
+    assert error.body["message"] == message
+    assert (error.type, error.param, error.code) == ("invalid_request_error", "input", None)
+    assert (record.observed.steps, record.observed.transport_attempts) == (1, 2), "no retry"

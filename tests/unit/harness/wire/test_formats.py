@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from tests.unit.harness.wire.conftest import render
 from unsolvable import Session
+from unsolvable.wire import WireFormatError
 from unsolvable.wire._anthropic import ANTHROPIC_MESSAGES
 from unsolvable.wire._chat import CHAT_COMPLETIONS
 from unsolvable.wire._exchange import WireResponse
@@ -154,10 +155,17 @@ def test_responses_reading_an_input_leaves_it_as_sent_and_reads_alike_every_time
     items: list[dict[str, Any]], instructions: str
 ) -> None:
     """Calls are merged into the assistant turn they belong to in messages of the reading's
-    own, never in the items sent."""
+    own, never in the items sent; an input whose calls and outputs do not pair is refused, the
+    same way every time, and left as sent too."""
     body = {"model": "m", "instructions": instructions, "input": items}
     sent = json.loads(json.dumps(body))
-    first = RESPONSES.read(body).messages
+    try:
+        first = RESPONSES.read(body).messages
+    except WireFormatError as refused:
+        with pytest.raises(WireFormatError) as again:
+            RESPONSES.read(body)
+        assert str(again.value) == str(refused) and body == sent
+        return
     assert body == sent and RESPONSES.read(body).messages == first
 
 
