@@ -167,6 +167,33 @@ def _contents(raw: list[Any], start: int, taken: Sequence[JSON]) -> list[JSON]:
     return added
 
 
+def _count(content: JSON | None, role: str, kind: str) -> int:
+    """How many ``kind`` parts ``content`` has, if it is ``role``'s turn (the user's when it
+    names none)."""
+    if content is None or (content.get("role") or "user") != role:
+        return 0
+    return len(_parts_of(content.get("parts") or [], kind))
+
+
+def _require_responses(contents: list[JSON], start: int) -> None:
+    """Every model turn's function calls answered by as many function responses in the turn
+    after it, and no function responses after any other turn, from index ``start``, or the
+    API's refusal: an agent that drops a result is refused in production."""
+    for index in range(start, len(contents)):
+        calls = _count(contents[index - 1] if index else None, "model", "functionCall")
+        responses = _count(contents[index], "user", "functionResponse")
+        if responses and not calls:
+            raise WireFormatError(
+                "Please ensure that function response turn comes immediately after a function "
+                "call turn."
+            )
+        if calls != responses and calls:
+            raise WireFormatError(
+                "Please ensure that the number of function response parts is equal to the "
+                "number of function call parts of the function call turn."
+            )
+
+
 def _last_calls(taken: Sequence[JSON], added: Sequence[JSON]) -> Sequence[JSON]:
     """The tool calls of the last model turn so far (none before the first), looked for from the
     end rather than by listing every model turn again for each content read."""
@@ -228,11 +255,13 @@ class GeminiGenerateContent:
         start = read_from(earlier)
         require_objects(raw, "contents", NAME, start=start)
         taken = () if earlier is None else earlier.conversation
+        added = _contents(raw, start, taken)
+        _require_responses(raw, start)
         turn = Turn.of(
             body,
             system=_system(body),
             items=len(raw),
-            conversation=(*taken, *_contents(raw, start, taken)),
+            conversation=(*taken, *added),
             tools=_tool_names(body),
         )
         address = urlsplit(url)

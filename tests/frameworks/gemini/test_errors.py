@@ -102,6 +102,45 @@ def test_a_content_of_another_role_than_user_or_model_is_a_client_error(
     assert (record.observed.steps, record.observed.transport_attempts) == (0, 1), "no retry"
 
 
+def _call(name: str) -> types.Part:
+    return types.Part(function_call=types.FunctionCall(name=name, args={}))
+
+
+def _response(name: str) -> types.Part:
+    return types.Part(function_response=types.FunctionResponse(name=name, response={"ok": 1}))
+
+
+@pytest.mark.parametrize(
+    ("turns", "message"),
+    [
+        (
+            [
+                types.Content(role="model", parts=[_call("lookup_supplier"), _call("delegate")]),
+                types.Content(role="user", parts=[_response("lookup_supplier")]),
+            ],
+            "Please ensure that the number of function response parts is equal to the number "
+            "of function call parts of the function call turn.",
+        ),
+        (
+            [types.Content(role="user", parts=[_response("lookup_supplier")])],
+            "Please ensure that function response turn comes immediately after a function "
+            "call turn.",
+        ),
+    ],
+    ids=["a-result-dropped", "a-result-for-no-call"],
+)
+def test_function_calls_and_responses_that_do_not_pair_are_a_client_error(
+    turns: list[types.Content], message: str
+) -> None:
+    """Production refuses a conversation whose function calls and responses do not pair, so an
+    agent that drops one of a turn's results, or answers no call, is refused on the wire too."""
+    contents = [types.Content(role="user", parts=[types.Part(text="audit")]), *turns]
+    error, record = _caught(False, "fan-out/four-workers", _generate(contents=contents))
+    assert isinstance(error, errors.ClientError)
+    assert (error.code, error.status, error.message) == (400, "INVALID_ARGUMENT", message)
+    assert (record.observed.steps, record.observed.transport_attempts) == (0, 1), "no retry"
+
+
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
 def test_an_outage_is_a_server_error_unavailable(stream: bool) -> None:
     error, record = _caught(stream, "constant-return/repeat", _generate(), transient_failures=1)
