@@ -107,7 +107,7 @@ def _require_outputs(items: list[Any], start: int, taken: Sequence[JSON] | None)
     is refused in production. The items before ``start`` were checked when they were read, so
     none of their calls is still unanswered. ``taken`` is ``None`` for a request that continues
     a stored response, whose outputs answer the calls of a response the wire keeps apart
-    (`Turn.continues`): those are not checked."""
+    (`Turn.continues`): the wire checks those."""
     pending: dict[str, None] = {}
     for item in items[start:]:
         kind, call = item.get("type"), str(item.get("call_id"))

@@ -374,6 +374,7 @@ class Wire:
         history = [message for added in reversed(earlier) for message in added]
         system = [m for m in turn.messages if m.get("role") == "system"]
         rest = [m for m in turn.messages if m.get("role") != "system"]
+        _require_outputs(history, rest)
         return [*system, *history, *rest]
 
     def _store(self, response_id: str | None, turn: Turn, reply: JSON) -> None:
@@ -571,6 +572,29 @@ class Wire:
         http.setdefault("httpx_client", merged.pop("http_client"))
         http.setdefault("httpx_async_client", self.httpx2_async_client())
         return genai.Client(http_options=types.HttpOptions(**http), **merged)
+
+
+def _require_outputs(history: list[JSON], added: list[JSON]) -> None:
+    """The calls of the response a request continues (the last of its ``history``) each answered
+    by a result among what the request ``added``, and each result answering a call made, or the
+    Responses API's refusal: an agent that continues a response and drops a result is refused
+    in production. (The format checks a request's own items, `Turn.continues` aside.)"""
+    answered = {str(m.get("tool_call_id")) for m in added if m.get("role") == "tool"}
+    asked = [
+        str(call.get("id")) for call in (history[-1] if history else {}).get("tool_calls") or ()
+    ]
+    unanswered = [call for call in asked if call not in answered]
+    if unanswered:
+        raise WireFormatError(
+            f"No tool output found for function call {unanswered[0]}.", param="input"
+        )
+    made = {str(call.get("id")) for m in (*history, *added) for call in m.get("tool_calls") or ()}
+    orphans = sorted(answered - made)
+    if orphans:
+        raise WireFormatError(
+            f"No tool call found for function call output with call_id {orphans[0]}.",
+            param="input",
+        )
 
 
 def _final(refusal: WireResponse) -> WireResponse:

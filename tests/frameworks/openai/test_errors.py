@@ -214,3 +214,40 @@ def test_a_function_call_left_unanswered_or_an_output_for_no_call_is_refused(
     assert error.body["message"] == message
     assert (error.type, error.param, error.code) == ("invalid_request_error", "input", None)
     assert (record.observed.steps, record.observed.transport_attempts) == (1, 2), "no retry"
+
+
+def _continuing(keep: int) -> Callable[[openai.OpenAI], Any]:
+    """`_dropping_outputs` continuing the stored response by its id, as the Agents SDK does
+    when given ``previous_response_id``: only the outputs are sent."""
+
+    def ask(client: openai.OpenAI) -> Any:
+        tools: Any = [{"type": "function", "name": "delegate", "parameters": {}, "strict": False}]
+        reply = client.responses.create(model=MODEL, input="audit", tools=tools)
+        calls = [item.call_id for item in reply.output if item.type == "function_call"]
+        answered = [*calls, "call_elsewhere"][:keep]
+        outputs: Any = [
+            {"type": "function_call_output", "call_id": c, "output": "{}"} for c in answered
+        ]
+        return client.responses.create(
+            model=MODEL, input=outputs, tools=tools, previous_response_id=reply.id
+        )
+
+    return ask
+
+
+@pytest.mark.parametrize(
+    ("keep", "message"),
+    [
+        (1, "No tool output found for function call call_1_1."),
+        (5, "No tool call found for function call output with call_id call_elsewhere."),
+    ],
+    ids=["a-result-dropped", "a-result-for-no-call"],
+)
+def test_continuing_a_response_without_all_its_outputs_is_refused(keep: int, message: str) -> None:
+    """The API refuses to continue a response whose calls the request leaves unanswered (the
+    Agents SDK's "No tool output found" with ``previous_response_id``), and the wire too."""
+    error, record = _caught(_continuing(keep), _in_process, "fan-out/four-workers")
+    assert isinstance(error, openai.BadRequestError) and isinstance(error.body, dict)
+    assert error.body["message"] == message
+    assert (error.type, error.param, error.code) == ("invalid_request_error", "input", None)
+    assert (record.observed.steps, record.observed.transport_attempts) == (1, 2), "no retry"

@@ -134,11 +134,14 @@ def test_a_continued_response_is_read_as_first_sent_whatever_the_model_did() -> 
         "content": "Looking",
         "tool_calls": [ToolCall(id="call_1_0", name="search", arguments={"q": "x"}).to_openai()],
     }
+    output = {"type": "function_call_output", "call_id": "call_1_0", "output": "[]"}
+    result = {"role": "tool", "tool_call_id": "call_1_0", "content": "[]"}
     then = {"role": "user", "content": "again"}
-    body = {"model": "m", "input": [then], "previous_response_id": first.json()["id"]}
+    body = {"model": "m", "input": [output, then], "previous_response_id": first.json()["id"]}
     for _ in range(2):  # the stored response is read again after the model had it
         client.post(URLS["responses"], json=body)
-        assert model.seen[-1] == [{"role": "user", "content": "find the invoice"}, said, then]
+        seen = [{"role": "user", "content": "find the invoice"}, said, result, then]
+        assert model.seen[-1] == seen
 
 
 def _input_tokens(fmt: WireFormat, reply: httpx2.Response) -> int:
