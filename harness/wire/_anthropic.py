@@ -62,7 +62,8 @@ def _ids(message: JSON | None, role: str, kind: str, key: str) -> list[str]:
 def _require_results(messages: list[JSON], start: int) -> None:
     """Each ``tool_use`` answered by a ``tool_result`` in the message after it, and each
     ``tool_result`` answering one of the message before it, from index ``start``, or the API's
-    refusal: an agent that drops a result, or sends one twice, is refused in production."""
+    refusal: an agent that drops a result, or answers a call it was not asked, is refused in
+    production."""
     for index in range(start, len(messages)):
         before = messages[index - 1] if index else None
         asked = _ids(before, "assistant", "tool_use", "id")

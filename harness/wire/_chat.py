@@ -135,21 +135,21 @@ def _asked_before(messages: list[Any], start: int) -> tuple[int, dict[str, None]
     """The index of the last assistant message before ``start`` and its tool calls that no tool
     message after it answers, in order (none when no such message has calls): looked for from
     ``start`` back, past the tool messages only."""
-    answered: set[object] = set()
+    answered: set[str] = set()
     for index in range(start - 1, -1, -1):
         message = messages[index]
         if message.get("role") != "tool":
             return index, _calls(message, answered)
-        answered.add(message.get("tool_call_id"))
+        answered.add(str(message.get("tool_call_id")))
     return -1, {}
 
 
-def _calls(message: JSON, answered: set[object]) -> dict[str, None]:
+def _calls(message: JSON, answered: set[str]) -> dict[str, None]:
     """The ids of ``message``'s tool calls not among those ``answered``, in order."""
     if message.get("role") != "assistant":
         return {}
-    ids = (call.get("id") for call in message.get("tool_calls") or ())
-    return {str(call): None for call in ids if call not in answered}
+    ids = (str(call.get("id")) for call in message.get("tool_calls") or ())
+    return {call: None for call in ids if call not in answered}
 
 
 def _require_answers(messages: list[Any], start: int) -> None:
@@ -160,13 +160,14 @@ def _require_answers(messages: list[Any], start: int) -> None:
     for index in range(start, len(messages)):
         message = messages[index]
         if message.get("role") == "tool":
-            if message.get("tool_call_id") not in pending:
+            answer = str(message.get("tool_call_id"))
+            if answer not in pending:
                 raise WireFormatError(
                     "Invalid parameter: messages with role 'tool' must be a response to a "
                     "preceeding message with 'tool_calls'.",
                     param=f"messages.[{index}].role",
                 )
-            del pending[message.get("tool_call_id")]
+            del pending[answer]
             continue
         _require_none_pending(asked_at, pending)
         asked_at, pending = index, _calls(message, set())
