@@ -21,7 +21,8 @@ from acp import PROTOCOL_VERSION, RequestPermissionResponse
 from acp.client.router import build_client_router
 from acp.connection import Connection
 from acp.interfaces import Client
-from acp.meta import AGENT_METHODS
+from acp.meta import AGENT_METHODS, CLIENT_METHODS
+from acp.router import MessageRouter, Route
 from acp.schema import (
     AllowedOutcome,
     ClientCapabilities,
@@ -59,6 +60,10 @@ GRANT = ("allow_once", "allow_always")
 REFUSE = ("reject_once", "reject_always")
 """Option kinds, in the order an editor's user picks them: once, where the agent offers it, so
 every call is asked about again."""
+UNOFFERED = tuple(method for key, method in CLIENT_METHODS.items() if key.startswith("terminal_"))
+"""The terminal methods, which the editor does not offer (its `ClientCapabilities`): the SDK
+answers them with an empty result unless told they are not there, a success no editor without a
+terminal sends."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -92,11 +97,15 @@ class _Editor:
 
     session: Session
     prefixes: tuple[str, ...]
-    said: str = ""
-    """The agent's message since its last tool call."""
+    chunks: list[str] = field(default_factory=list)
+    """The agent's message since its last tool call, as its chunks came: joined once, when the
+    turn has ended (`said`), since joining at every chunk made a flood of them quadratic."""
     announced: dict[str, ToolCall] = field(default_factory=dict)
     """The tool calls the agent announced (``tool_call`` updates), by id."""
     refused: Refusal | None = None
+    cancelled: bool = False
+    """Whether the editor has sent ``session/cancel``: from then on every permission the agent
+    asks for is answered with the ``cancelled`` outcome, as ACP requires of an editor."""
 
     async def request_permission(
         self,
@@ -109,7 +118,9 @@ class _Editor:
         and grants every other scenario tool. A refused call is still made through the session,
         which records it as the refused call it is (its 403 in the trajectory, the ground truth
         of the first stagnant step); an agent's own built-in tool, which no scenario has, is
-        refused without being recorded."""
+        refused without being recorded. In a cancelled turn each is answered ``cancelled``."""
+        if self.cancelled:
+            return _cancelled()
         called = self._called(tool_call)
         if called is not None and called[0].denied_permission is None:
             self.refused = None
@@ -119,16 +130,21 @@ class _Editor:
             with contextlib.suppress(Exception):  # a raising denied tool: refused all the same
                 await asyncio.to_thread(self.session.call_tool, spec.name, arguments)
             self.refused = Refusal(tool=spec.name, permission=str(spec.denied_permission))
-        return _choose(options, REFUSE)
+        return _cancelled() if self.cancelled else _choose(options, REFUSE)
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
         kind = getattr(update, "session_update", None)
         if kind == "agent_message_chunk":
-            self.said += str(getattr(update.content, "text", ""))
+            self.chunks.append(str(getattr(update.content, "text", "")))
             self.refused = None
         elif kind == "tool_call":
-            self.said, self.refused = "", None
+            self.chunks, self.refused = [], None
             self.announced[update.tool_call_id] = update
+
+    @property
+    def said(self) -> str:
+        """The agent's message since its last tool call."""
+        return "".join(self.chunks)
 
     def _called(self, request: ToolCallUpdate) -> tuple[ToolSpec, dict[str, Any]] | None:
         """The scenario tool a permission request is about, and its arguments: read from the
@@ -173,6 +189,11 @@ def _shown(call: ToolCallUpdate | ToolCall | None) -> dict[str, Any]:
     return {}
 
 
+def _cancelled() -> RequestPermissionResponse:
+    """The answer to a permission asked in a cancelled turn, or that offers no option to pick."""
+    return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+
+
 def _choose(options: Sequence[PermissionOption], kinds: Sequence[str]) -> RequestPermissionResponse:
     """The first option of the first kind offered; the ``cancelled`` outcome when none is."""
     for kind in kinds:
@@ -180,7 +201,7 @@ def _choose(options: Sequence[PermissionOption], kinds: Sequence[str]) -> Reques
             if option.kind == kind:
                 outcome = AllowedOutcome(outcome="selected", option_id=option.option_id)
                 return RequestPermissionResponse(outcome=outcome)
-    return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+    return _cancelled()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -209,10 +230,9 @@ async def converse(
     child = await Child.start(argv, environ)
     assert child.process.stdin is not None and child.process.stdout is not None
     editor = _Editor(session=session, prefixes=prefixes)
-    router = build_client_router(cast(Client, editor))
-    connection = Connection(router, child.process.stdin, child.process.stdout)
+    connection = Connection(_router(editor), child.process.stdin, child.process.stdout)
     try:
-        reason = await _turn(connection, session.task, cwd, tools, stop)
+        reason = await _turn(connection, editor, session.task, cwd, tools, stop)
     except Exception as error:
         said = await _end(child, connection)
         raise AcpError(f"{_described(error)}; its stderr ends: {_last_line(said)}", said) from error
@@ -223,6 +243,15 @@ async def converse(
         refused=editor.refused,
         stderr=said,
     )
+
+
+def _router(editor: _Editor) -> MessageRouter:
+    """The SDK's router of the editor's methods, the ones it does not offer answered "method
+    not found" (`UNOFFERED`), as ``fs/*`` are."""
+    router = build_client_router(cast(Client, editor))
+    for method in UNOFFERED:
+        router.add_route(Route(method=method, func=None, kind="request"))
+    return router
 
 
 async def _end(child: Child, connection: Connection) -> str:
@@ -253,7 +282,7 @@ def _last_line(text: str) -> str:
 
 
 async def _turn(
-    connection: Connection, task: str, cwd: str, tools: Tools, stop: Stop
+    connection: Connection, editor: _Editor, task: str, cwd: str, tools: Tools, stop: Stop
 ) -> str | None:
     """The handshake and the prompt turn: the stop reason (``None`` when a ceiling cut the
     turn before the agent answered its cancel). A ceiling during the handshake ends it with no
@@ -279,6 +308,7 @@ async def _turn(
     if await waited(prompt, stop):
         return _reason(prompt.result())
     cancel = {"sessionId": session_id}
+    editor.cancelled = True
     await connection.send_notification(AGENT_METHODS["session_cancel"], cancel)
     done, _ = await asyncio.wait({prompt}, timeout=CANCEL_SECONDS)
     answered = prompt.result() if done and not prompt.exception() else None

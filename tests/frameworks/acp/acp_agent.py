@@ -9,7 +9,9 @@ MODE: ``stop`` (a stop logic of its own: ``_no_progress`` on a repeated call, ``
 when a permission is refused), ``forever`` (never stops; it writes ``turn`` to MARKER as its turn
 begins, ``cancelled`` on ``session/cancel``, and answers ``cancelled``), ``hang`` (the same,
 without calling the model: only a clock ends its turn), ``deaf`` (``forever``, but it writes
-its process id to MARKER.pid and hears ``session/cancel`` without ever answering the turn), or a
+its process id to MARKER.pid and hears ``session/cancel`` without ever answering the turn),
+``asking`` (``forever``, but on ``session/cancel`` it asks the editor's permission for its last
+call again and writes the outcome to MARKER.asked), or a
 stop reason to answer after one model call (``end_turn``, ``max_tokens``, ``max_turn_requests``,
 ``refusal``, ``_budget_idle``, ``_made_up``, …).
 """
@@ -55,6 +57,12 @@ class Agent:
                 file.write("cancelled")
         if self.mode == "deaf":
             return
+        if self.mode == "asking":  # an editor answers every permission of a cancelled turn so
+            answer = await self.editor.request_permission(
+                options=PERMISSIONS, session_id=session_id, tool_call=self.last
+            )
+            with open(f"{self.marker}.asked", "w") as file:
+                file.write(answer.outcome.outcome)
         self.cancelled.set()
         self.work.cancel()  # what is under way, a model call or a tool call, is aborted
 
@@ -65,7 +73,7 @@ class Agent:
         except (asyncio.CancelledError, Exception):
             if self.mode == "deaf":
                 await asyncio.Event().wait()  # never answers: only the editor's kill ends it
-            if not self.cancelled.is_set() and self.mode not in ("forever", "hang"):
+            if not self.cancelled.is_set() and self.mode not in ("forever", "hang", "asking"):
                 raise
             # Cancelled, or a model call refused at the harness's ceiling: the cancel is coming.
             await asyncio.wait_for(self.cancelled.wait(), CANCEL_WAIT)
@@ -96,7 +104,7 @@ class Agent:
             reply = await model.chat.completions.create(model="m", messages=messages, tools=offered)
             message = reply.choices[0].message
             messages.append(message.model_dump(exclude_none=True))
-            if self.mode not in ("stop", "forever", "deaf"):
+            if self.mode not in ("stop", "forever", "deaf", "asking"):
                 return self.mode
             for call in message.tool_calls or ():
                 name, arguments = call.function.name.removeprefix(PREFIX), call.function.arguments
@@ -113,6 +121,7 @@ class Agent:
 
     async def allowed(self, session_id, call_id, name, arguments) -> bool:
         call = ToolCallUpdate(tool_call_id=call_id, title=PREFIX + name, raw_input=arguments)
+        self.last = call
         answer = await self.editor.request_permission(
             options=PERMISSIONS, session_id=session_id, tool_call=call
         )

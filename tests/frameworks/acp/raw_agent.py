@@ -1,0 +1,76 @@
+"""An Agent Client Protocol agent that writes the protocol by hand (newline-delimited JSON-RPC on
+its stdin and stdout), so that it can misbehave as the SDK would not let it: the editor's side
+is what its tests watch. It makes no model call.
+
+    python raw_agent.py MODE [COUNT]
+
+MODE: ``terminal`` (asks for ``terminal/create`` and ``fs/read_text_file``, which the editor never
+offered, and ends its turn with ``refusal`` if both are refused as not found, ``end_turn``
+otherwise), ``flood`` (sends COUNT ``agent_message_chunk`` updates, then ``refusal``), ``exit``
+(exits with status 3 as the turn begins) or ``close`` (closes its stdout as the turn begins and
+stays running).
+"""
+
+import json
+import os
+import sys
+import time
+
+MODE = sys.argv[1]
+COUNT = int((sys.argv[2:] or ["0"])[0])
+NOT_FOUND = -32601
+
+
+def send(message: dict) -> None:
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")
+    sys.stdout.flush()
+
+
+def read() -> dict | None:
+    line = sys.stdin.readline()
+    return json.loads(line) if line else None
+
+
+def asked(method: str, params: dict) -> dict:
+    send({"id": method, "method": method, "params": params})
+    answer = read()
+    while answer is not None and answer.get("id") != method:
+        answer = read()
+    return answer or {}
+
+
+def chunk(text: str) -> dict:
+    update = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}
+    return {"method": "session/update", "params": {"sessionId": "s-1", "update": update}}
+
+
+def turn() -> str:
+    if MODE == "exit":
+        print("exiting mid-turn", file=sys.stderr, flush=True)
+        sys.exit(3)
+    if MODE == "close":
+        os.close(sys.stdout.fileno())
+        time.sleep(60)  # still running: only the closed connection tells the editor
+    if MODE == "flood":
+        for _ in range(COUNT):
+            send(chunk("x" * 50))
+        return "refusal"
+    terminal = asked("terminal/create", {"sessionId": "s-1", "command": "ls"})
+    read_file = asked("fs/read_text_file", {"sessionId": "s-1", "path": "/etc/hostname"})
+    refused = [answer.get("error", {}).get("code") for answer in (terminal, read_file)]
+    print(f"answers: {terminal} {read_file}", file=sys.stderr, flush=True)
+    return "refusal" if refused == [NOT_FOUND, NOT_FOUND] else "end_turn"
+
+
+def main() -> None:
+    while (message := read()) is not None:
+        method, given = message.get("method"), message.get("id")
+        if method == "initialize":
+            send({"id": given, "result": {"protocolVersion": 1, "agentCapabilities": {}}})
+        elif method == "session/new":
+            send({"id": given, "result": {"sessionId": "s-1"}})
+        elif method == "session/prompt":
+            send({"id": given, "result": {"stopReason": turn()}})
+
+
+main()

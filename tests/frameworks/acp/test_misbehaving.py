@@ -1,0 +1,55 @@
+"""The ACP face's editor against agents that misbehave as real ones do, run as real child
+processes: methods the editor never offered, a flood of updates, a permission asked in a
+cancelled turn, a connection that ends mid-turn. Each run ends, is recorded, and says what
+happened."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("acp")
+pytest.importorskip("mcp")
+pytest.importorskip("openai")
+
+import unsolvable
+from tests.frameworks._glue import CHILD_CEILINGS, CHILD_SECONDS, account
+from unsolvable import Ceilings, Code, Outcome, scenarios
+from unsolvable.adapters import _editor
+
+HERE = Path(__file__).parent
+RAW = f"acp:{shlex.quote(sys.executable)} {HERE / 'raw_agent.py'}"
+AGENT = f"acp:{shlex.quote(sys.executable)} {HERE / 'acp_agent.py'}"
+REPEAT = scenarios.get("constant-return/repeat")
+FLOOD = 150_000
+"""Message chunks in a flood: read in a few seconds, where joining the message at every chunk
+took minutes (quadratic: 40,000 took 6 s)."""
+
+
+def test_terminal_methods_the_editor_never_offered_are_not_found() -> None:
+    """The editor offers no terminal (nor file system): an agent that asks anyway gets "method
+    not found" (-32601) for both, never an empty success."""
+    record = unsolvable.run(f"{RAW} terminal", REPEAT, ceilings=CHILD_CEILINGS)
+    assert (record.outcome, record.code) == (Outcome.STOPPED, Code.NEEDS_HUMAN), account(record)
+
+
+def test_a_flood_of_message_chunks_is_read_within_the_ceiling() -> None:
+    record = unsolvable.run(f"{RAW} flood {FLOOD}", REPEAT, ceilings=CHILD_CEILINGS)
+    assert (record.outcome, record.code) == (Outcome.STOPPED, Code.NEEDS_HUMAN), account(record)
+    assert record.reported.reason.endswith("said: " + "x" * 160)
+
+
+def test_a_permission_asked_in_a_cancelled_turn_is_answered_cancelled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ACP: once the editor has sent ``session/cancel`` it answers every permission request
+    with the ``cancelled`` outcome; granting it would let the agent call on after the run."""
+    monkeypatch.setattr(_editor, "CANCEL_SECONDS", CHILD_SECONDS)
+    marker = tmp_path / "cancelled"
+    ceilings = Ceilings(max_steps=4, max_wall_seconds=CHILD_SECONDS)
+    record = unsolvable.run(f"{AGENT} asking {marker}", REPEAT, ceilings=ceilings)
+    assert (record.outcome, record.observed.ceiling) == (Outcome.DID_NOT_STOP, "steps")
+    assert (tmp_path / "cancelled.asked").read_text() == "cancelled", account(record)
