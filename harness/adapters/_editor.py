@@ -44,6 +44,7 @@ from acp.utils import serialize_params
 from unsolvable._session import specs_of
 from unsolvable._types import ToolSpec
 from unsolvable.adapters._loop import Child, Stop, waited
+from unsolvable.adapters.process import described_status
 
 if TYPE_CHECKING:
     from unsolvable._session import Session
@@ -60,6 +61,10 @@ GRANT = ("allow_once", "allow_always")
 REFUSE = ("reject_once", "reject_always")
 """Option kinds, in the order an editor's user picks them: once, where the agent offers it, so
 every call is asked about again."""
+EXIT_SECONDS = 1.0
+"""How long an agent whose connection ended is given to exit before it is killed: one that dies
+exits with its stdout's end, so its status is known well within this; one still running after it
+closed its stdout is said to."""
 UNOFFERED = tuple(method for key, method in CLIENT_METHODS.items() if key.startswith("terminal_"))
 """The terminal methods, which the editor does not offer (its `ClientCapabilities`): the SDK
 answers them with an empty result unless told they are not there, a success no editor without a
@@ -234,8 +239,9 @@ async def converse(
     try:
         reason = await _turn(connection, editor, session.task, cwd, tools, stop)
     except Exception as error:
+        what = await _hung_up(child, error) if isinstance(error, _HungUp) else _described(error)
         said = await _end(child, connection)
-        raise AcpError(f"{_described(error)}; its stderr ends: {_last_line(said)}", said) from error
+        raise AcpError(f"{what}; its stderr ends: {_last_line(said)}", said) from error
     said = await _end(child, connection)
     return Turn(
         stop_reason=reason,
@@ -271,6 +277,32 @@ class AcpError(Exception):
         self.stderr = stderr
 
 
+class _HungUp(Exception):
+    """The agent's connection ended (its stdout closed) before it answered ``method``."""
+
+    def __init__(self, method: str) -> None:
+        super().__init__(method)
+        self.method = method
+
+
+async def _hung_up(child: Child, error: _HungUp) -> str:
+    """What ended the connection, in words: the agent's exit, with its status, or its stdout
+    closed while it ran on."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(child.process.wait(), EXIT_SECONDS)
+    status = child.process.returncode
+    how = "closed its stdout" if status is None else described_status(status)
+    return f"it {how} before it answered {error.method}, ending the ACP connection"
+
+
+async def _request(connection: Connection, method: str, request: Any) -> Any:
+    """The agent's answer to ``request``; `_HungUp` when its connection ends first."""
+    try:
+        return await connection.send_request(method, serialize_params(request))
+    except ConnectionError as error:
+        raise _HungUp(method) from error
+
+
 def _described(error: Exception) -> str:
     """An error the agent answered (`acp.RequestError`: code, message and data) or raised."""
     data = getattr(error, "data", None)
@@ -302,9 +334,7 @@ async def _turn(
     session_id = str(opened["sessionId"])
     text: list[Any] = [TextContentBlock(type="text", text=task)]
     ask = PromptRequest(session_id=session_id, prompt=text)
-    prompt = asyncio.ensure_future(
-        connection.send_request(AGENT_METHODS["session_prompt"], serialize_params(ask))
-    )
+    prompt = asyncio.ensure_future(_request(connection, AGENT_METHODS["session_prompt"], ask))
     if await waited(prompt, stop):
         return _reason(prompt.result())
     cancel = {"sessionId": session_id}
@@ -318,7 +348,7 @@ async def _turn(
 
 async def _answer(connection: Connection, method: str, request: Any, stop: Stop) -> Any:
     """The agent's answer to ``request``; ``None`` when the run had to stop first."""
-    asked = asyncio.ensure_future(connection.send_request(method, serialize_params(request)))
+    asked = asyncio.ensure_future(_request(connection, method, request))
     if await waited(asked, stop):
         return asked.result()
     asked.cancel()

@@ -46,6 +46,7 @@ __all__ = [
     "ProcessExit",
     "ProcessExited",
     "contract",
+    "described_status",
     "split_spec_command",
 ]
 
@@ -404,16 +405,19 @@ class ProcessAdapter:
             ) from None
 
     def _crash(self, ended: ProcessExit) -> str:
-        how = (
-            f"was killed by signal {signal.Signals(-ended.status).name}"
-            if ended.status < 0
-            else f"exited with status {ended.status}"
-        )
         last = ended.stderr.strip().splitlines()[-1:] or ["(nothing)"]
         return (
-            f"agent {self.name!r} {how} without a structured exit; its stderr ends: {last[0]}. "
+            f"agent {self.name!r} {described_status(ended.status)} without a structured exit; "
+            f"its stderr ends: {last[0]}. "
             "To stop on purpose, print a JSON object with a code as the last stdout line"
         )
+
+
+def described_status(status: int) -> str:
+    """How a process ended, from its exit status (``-N`` for signal N, as `subprocess` has it)."""
+    if status < 0:
+        return f"was killed by signal {signal.Signals(-status).name}"
+    return f"exited with status {status}"
 
 
 def _check_script(name: str, command: Sequence[str]) -> None:

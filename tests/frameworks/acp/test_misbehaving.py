@@ -53,3 +53,16 @@ def test_a_permission_asked_in_a_cancelled_turn_is_answered_cancelled(
     record = unsolvable.run(f"{AGENT} asking {marker}", REPEAT, ceilings=ceilings)
     assert (record.outcome, record.observed.ceiling) == (Outcome.DID_NOT_STOP, "steps")
     assert (tmp_path / "cancelled.asked").read_text() == "cancelled", account(record)
+
+
+@pytest.mark.parametrize(
+    ("mode", "said"),
+    [
+        ("exit", "it exited with status 3 before it answered session/prompt"),
+        ("close", "it closed its stdout before it answered session/prompt"),
+    ],
+)
+def test_a_connection_ended_mid_turn_is_a_crash_that_says_how(mode: str, said: str) -> None:
+    record = unsolvable.run(f"{RAW} {mode}", REPEAT, ceilings=CHILD_CEILINGS)
+    assert record.outcome is Outcome.CRASHED, account(record)
+    assert said in record.observed.error
