@@ -30,7 +30,10 @@ from unsolvable.adapters.process import ProcessAdapter, ProcessExited
 from unsolvable.reports._stop_reasons import A2A_CODE_KEY
 
 if TYPE_CHECKING:
-    from a2a.types import StreamResponse
+    from collections.abc import AsyncIterator
+
+    from a2a.client import Client
+    from a2a.types import SendMessageRequest, StreamResponse
 
     from unsolvable._session import Session
     from unsolvable.adapters._loop import Stop as Due
@@ -50,6 +53,9 @@ the task) hands the decision back to a person, as ACP's ``refusal`` does; ``canc
 only the harness cancels, at a ceiling."""
 CANCEL_SECONDS = 0.5
 """How long the agent gets to answer the harness's cancel before its process group is killed."""
+POLL_SECONDS = 0.25
+"""How often a task that its answer or its stream left working is read again (``tasks/get``): a
+task moves at the pace of model calls, and a read costs its server next to nothing."""
 
 
 def read_task_state(state: str, code: str | None = None) -> Code | None:
@@ -214,7 +220,7 @@ async def _follow(url: str, task: str, due: Due) -> Delegation:
     try:
         parts = [Part(text=task)]
         message = Message(role=Role.ROLE_USER, message_id=str(uuid.uuid4()), parts=parts)
-        events = aiter(client.send_message(SendMessageRequest(message=message)))
+        events = aiter(_events(client, SendMessageRequest(message=message)))
         latest, task_id = Delegation(state=None), ""
         while latest.state not in TASK_STATES:
             following = asyncio.ensure_future(anext(events, None))
@@ -232,6 +238,21 @@ async def _follow(url: str, task: str, due: Due) -> Delegation:
     finally:
         await client.close()
         await http.aclose()
+
+
+async def _events(client: Client, request: SendMessageRequest) -> AsyncIterator[StreamResponse]:
+    """The task's events: its stream's, or the one answer of a server that does not stream; then,
+    once those end, the task as ``tasks/get`` reads it every `POLL_SECONDS`, as A2A has a client
+    follow a task its answer left working (the caller stops reading when the task rests)."""
+    from a2a.types import GetTaskRequest, StreamResponse
+
+    task_id = ""
+    async for event in client.send_message(request):
+        task_id = event.task.id or event.status_update.task_id or task_id
+        yield event
+    while task_id:
+        await asyncio.sleep(POLL_SECONDS)
+        yield StreamResponse(task=await client.get_task(GetTaskRequest(id=task_id)))
 
 
 def _read(event: StreamResponse, latest: Delegation, task_id: str) -> tuple[Delegation, str]:

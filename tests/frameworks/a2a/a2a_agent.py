@@ -2,12 +2,15 @@
 it asks the model (the openai SDK at OPENAI_BASE_URL), calls the tools at UNSOLVABLE_TOOLS_URL,
 and ends its task in the state its mode says. It prints its URL as its first stdout line.
 
-    python a2a_agent.py MODE [MARKER]
+    python a2a_agent.py MODE [MARKER] [--no-streaming]
 
 MODE: ``stop`` (``input-required`` naming the permission on a 403; ``failed`` with the code
 ``NO_PROGRESS`` in the status metadata on a repeated call; ``completed`` when the model is done),
 ``auth`` (``auth-required`` on a 403), ``forever`` (works until canceled, then writes MARKER),
-or a state to end in after one model call (``rejected``, ``failed``, ``completed``).
+``later`` (answers ``working`` and ends its stream at once, then works as ``stop`` does and leaves
+the state it ends in in its task store, where only ``tasks/get`` finds it), or a state to end in
+after one model call (``rejected``, ``failed``, ``completed``). ``--no-streaming``: its agent card
+says it does not stream, so a client sends the message and gets one answer.
 """
 
 import asyncio
@@ -35,7 +38,9 @@ from a2a.types import (
 from openai import AsyncOpenAI
 from starlette.applications import Starlette
 
-MODE, MARKER = sys.argv[1], (sys.argv[2:] or [""])[0]
+STREAMING = "--no-streaming" not in sys.argv
+ARGS = [arg for arg in sys.argv[1:] if arg != "--no-streaming"]
+MODE, MARKER = ARGS[0], (ARGS[1:] or [""])[0]
 
 
 def mark():
@@ -44,10 +49,16 @@ def mark():
 
 
 class Executor(AgentExecutor):
+    def __init__(self, store):
+        self.store, self.later = store, set()
+
     async def execute(self, context, event_queue):
         task = Task(id=context.task_id, context_id=context.context_id)
         task.status.CopyFrom(TaskStatus(state=TaskState.TASK_STATE_WORKING))
         await event_queue.enqueue_event(task)
+        if MODE == "later":  # its answer, or its stream, ends here: the task goes on
+            self.later.add(asyncio.ensure_future(self.rest_later(task, context)))
+            return
         updater = TaskUpdater(event_queue, context.task_id, context.context_id)
         try:
             state, said, code = await self.work(context.get_user_input())
@@ -65,6 +76,12 @@ class Executor(AgentExecutor):
         message = new_text_message(said, context_id=context.context_id, task_id=context.task_id)
         metadata = {"unsolvable.code": code} if code else None
         await updater.update_status(state, message=message, metadata=metadata)
+
+    async def rest_later(self, task, context):
+        state, said, _ = await self.work(context.get_user_input())
+        message = new_text_message(said, context_id=context.context_id, task_id=context.task_id)
+        task.status.CopyFrom(TaskStatus(state=state, message=message))
+        await self.store.save(task, context.call_context)
 
     async def cancel(self, context, event_queue):
         updater = TaskUpdater(event_queue, context.task_id, context.context_id)
@@ -111,11 +128,12 @@ async def main():
             AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version="1.0")
         ],
         skills=[AgentSkill(id="task", name="task", description="Does the task", tags=["test"])],
-        capabilities=AgentCapabilities(streaming=True),
+        capabilities=AgentCapabilities(streaming=STREAMING),
         default_input_modes=["text/plain"],
         default_output_modes=["text/plain"],
     )
-    handler = DefaultRequestHandler(Executor(), InMemoryTaskStore(), card)
+    store = InMemoryTaskStore()
+    handler = DefaultRequestHandler(Executor(store), store, card)
     routes = [*create_agent_card_routes(card), *create_jsonrpc_routes(handler, rpc_url="/")]
     config = uvicorn.Config(Starlette(routes=routes), log_level="warning")
     print(url, flush=True)

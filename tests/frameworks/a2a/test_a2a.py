@@ -74,6 +74,17 @@ def test_rejected_and_failed_are_abandoned(state: str, code: Code) -> None:
     assert (record.exit, record.code) == (Exit.ABANDONED, code)
 
 
+@pytest.mark.parametrize("streaming", [[], ["--no-streaming"]], ids=["streamed", "answered"])
+def test_a_task_left_working_when_its_answer_ended_is_polled_until_it_rests(
+    streaming: list[str],
+) -> None:
+    """A2A: a task the answer (or the stream) left ``working`` goes on; the client reads it with
+    ``tasks/get`` until it rests, here in ``input-required`` on the refused call."""
+    record = _run("later", "missing-permission/retry-403", *streaming)
+    assert (record.exit, record.code) == (Exit.ABANDONED, Code.BLOCKED_INPUT), record.observed.error
+    assert record.verdict.passed
+
+
 def test_at_a_ceiling_the_task_is_canceled_and_the_agent_hears_it(tmp_path: Path) -> None:
     marker = tmp_path / "canceled"
     ceilings = Ceilings(max_steps=5, max_wall_seconds=60)
