@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import json
 import re
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
@@ -35,11 +36,13 @@ from acp.schema import (
     NewSessionRequest,
     PermissionOption,
     PromptRequest,
+    SessionNotification,
     TextContentBlock,
     ToolCall,
     ToolCallUpdate,
 )
 from acp.utils import serialize_params
+from pydantic import ValidationError
 
 from unsolvable._session import specs_of
 from unsolvable._types import ToolSpec
@@ -108,6 +111,8 @@ class _Editor:
     announced: dict[str, ToolCall] = field(default_factory=dict)
     """The tool calls the agent announced (``tool_call`` updates), by id."""
     refused: Refusal | None = None
+    unread: set[str] = field(default_factory=set)
+    """The kinds of update the agent sent that the editor could not read, each told once."""
     cancelled: bool = False
     """Whether the editor has sent ``session/cancel``: from then on every permission the agent
     asks for is answered with the ``cancelled`` outcome, as ACP requires of an editor."""
@@ -146,6 +151,24 @@ class _Editor:
             self.chunks, self.refused = [], None
             self.announced[update.tool_call_id] = update
 
+    async def heard(self, params: Any) -> None:
+        """A ``session/update`` notification, read (`session_update`) or, one the SDK's schema
+        does not read (a kind newer than it, or malformed), ignored as ACP lets an editor ignore
+        an update: said once per kind in a line on stderr, never a traceback per update."""
+        try:
+            notification = SessionNotification.model_validate(params)
+        except ValidationError as error:
+            kind = _kind_of(params)
+            if kind not in self.unread:
+                self.unread.add(kind)
+                sys.stderr.write(
+                    f"unsolvable: the ACP agent sent a session/update of kind {kind!r}, which "
+                    f"the editor cannot read ({error.errors()[0]['msg']:.200}); it and each "
+                    "later one of its kind are ignored\n"
+                )
+            return
+        await self.session_update(notification.session_id, notification.update)
+
     @property
     def said(self) -> str:
         """The agent's message since its last tool call."""
@@ -164,6 +187,12 @@ class _Editor:
                 if name in specs:
                     return specs[name], dict(arguments)
         return None
+
+
+def _kind_of(params: Any) -> str:
+    """The ``sessionUpdate`` kind a notification's parameters name, as sent."""
+    update = params.get("update") if isinstance(params, Mapping) else None
+    return str(update.get("sessionUpdate") if isinstance(update, Mapping) else update)
 
 
 def _names(title: str, raw: Mapping[str, Any], prefixes: Sequence[str]) -> list[str]:
@@ -253,10 +282,12 @@ async def converse(
 
 def _router(editor: _Editor) -> MessageRouter:
     """The SDK's router of the editor's methods, the ones it does not offer answered "method
-    not found" (`UNOFFERED`), as ``fs/*`` are."""
+    not found" (`UNOFFERED`), as ``fs/*`` are, and its updates read by `_Editor.heard`."""
     router = build_client_router(cast(Client, editor))
     for method in UNOFFERED:
         router.add_route(Route(method=method, func=None, kind="request"))
+    updates = CLIENT_METHODS["session_update"]
+    router.add_route(Route(method=updates, func=editor.heard, kind="notification"))
     return router
 
 

@@ -6,7 +6,8 @@ is what its tests watch. It makes no model call.
 
 MODE: ``terminal`` (asks for ``terminal/create`` and ``fs/read_text_file``, which the editor never
 offered, and ends its turn with ``refusal`` if both are refused as not found, ``end_turn``
-otherwise), ``flood`` (sends COUNT ``agent_message_chunk`` updates, then ``refusal``), ``exit``
+otherwise), ``flood`` (sends COUNT ``agent_message_chunk`` updates, then ``refusal``), ``unknown``
+(sends COUNT updates of a kind ACP does not have, then a message and ``refusal``), ``exit``
 (exits with status 3 as the turn begins) or ``close`` (closes its stdout as the turn begins and
 stays running).
 """
@@ -54,6 +55,12 @@ def turn() -> str:
     if MODE == "flood":
         for _ in range(COUNT):
             send(chunk("x" * 50))
+        return "refusal"
+    if MODE == "unknown":
+        made_up = {"sessionUpdate": "made_up_kind", "detail": 1}
+        for _ in range(COUNT):
+            send({"method": "session/update", "params": {"sessionId": "s-1", "update": made_up}})
+        send(chunk("read after them"))
         return "refusal"
     terminal = asked("terminal/create", {"sessionId": "s-1", "command": "ls"})
     read_file = asked("fs/read_text_file", {"sessionId": "s-1", "path": "/etc/hostname"})

@@ -66,3 +66,15 @@ def test_a_connection_ended_mid_turn_is_a_crash_that_says_how(mode: str, said: s
     record = unsolvable.run(f"{RAW} {mode}", REPEAT, ceilings=CHILD_CEILINGS)
     assert record.outcome is Outcome.CRASHED, account(record)
     assert said in record.observed.error
+
+
+def test_updates_of_a_kind_the_editor_cannot_read_are_ignored_and_said_once(
+    capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """ACP lets an editor ignore an update it does not know (a newer agent's): the turn goes
+    on, and the harness says so in one line, not in a logged traceback per update."""
+    record = unsolvable.run(f"{RAW} unknown 100", REPEAT, ceilings=CHILD_CEILINGS)
+    assert (record.outcome, record.code) == (Outcome.STOPPED, Code.NEEDS_HUMAN), account(record)
+    assert record.reported.reason.endswith("said: read after them")
+    assert capsys.readouterr().err.count("session/update of kind 'made_up_kind'") == 1
+    assert not [entry.getMessage() for entry in caplog.records if entry.levelname == "ERROR"]
