@@ -334,8 +334,15 @@ async def _request(connection: Connection, method: str, request: Any) -> Any:
         raise _HungUp(method) from error
 
 
+class _Unspoken(Exception):
+    """The agent answered ``initialize`` with a protocol version the editor does not speak."""
+
+
 def _described(error: Exception) -> str:
-    """An error the agent answered (`acp.RequestError`: code, message and data) or raised."""
+    """An error the agent answered (`acp.RequestError`: code, message and data) or raised, or
+    the editor's own account (`_Unspoken`)."""
+    if isinstance(error, _Unspoken):
+        return str(error)
     data = getattr(error, "data", None)
     return f"{error!r}" + (f" ({data})" if data else "")
 
@@ -358,6 +365,12 @@ async def _turn(
     agent = await _answer(connection, AGENT_METHODS["initialize"], hello, stop)
     if agent is None:
         return None
+    if agent.get("protocolVersion") != PROTOCOL_VERSION:  # ACP: the editor then disconnects
+        raise _Unspoken(
+            f"it answered initialize with protocol version {agent.get('protocolVersion')!r}, "
+            f"and the editor speaks version {PROTOCOL_VERSION} only (agent-client-protocol "
+            f"{_sdk_version()}); give an agent built for that version"
+        )
     new = NewSessionRequest(cwd=cwd, mcp_servers=[_server(tools, agent)])
     opened = await _answer(connection, AGENT_METHODS["session_new"], new, stop)
     if opened is None:
@@ -384,6 +397,12 @@ async def _answer(connection: Connection, method: str, request: Any, stop: Stop)
         return asked.result()
     asked.cancel()
     return None
+
+
+def _sdk_version() -> str:
+    from importlib.metadata import version
+
+    return version("agent-client-protocol")
 
 
 def _server(tools: Tools, agent: Mapping[str, Any]) -> HttpMcpServer | McpServerStdio:

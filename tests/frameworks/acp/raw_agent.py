@@ -8,8 +8,8 @@ MODE: ``terminal`` (asks for ``terminal/create`` and ``fs/read_text_file``, whic
 offered, and ends its turn with ``refusal`` if both are refused as not found, ``end_turn``
 otherwise), ``flood`` (sends COUNT ``agent_message_chunk`` updates, then ``refusal``), ``unknown``
 (sends COUNT updates of a kind ACP does not have, then a message and ``refusal``), ``exit``
-(exits with status 3 as the turn begins) or ``close`` (closes its stdout as the turn begins and
-stays running).
+(exits with status 3 as the turn begins), ``close`` (closes its stdout as the turn begins and
+stays running) or ``version`` (answers ``initialize`` with protocol version 99, then ``refusal``).
 """
 
 import json
@@ -52,6 +52,8 @@ def turn() -> str:
     if MODE == "close":
         os.close(sys.stdout.fileno())
         time.sleep(60)  # still running: only the closed connection tells the editor
+    if MODE == "version":
+        return "refusal"
     if MODE == "flood":
         for _ in range(COUNT):
             send(chunk("x" * 50))
@@ -73,7 +75,8 @@ def main() -> None:
     while (message := read()) is not None:
         method, given = message.get("method"), message.get("id")
         if method == "initialize":
-            send({"id": given, "result": {"protocolVersion": 1, "agentCapabilities": {}}})
+            version = 99 if MODE == "version" else 1
+            send({"id": given, "result": {"protocolVersion": version, "agentCapabilities": {}}})
         elif method == "session/new":
             send({"id": given, "result": {"sessionId": "s-1"}})
         elif method == "session/prompt":

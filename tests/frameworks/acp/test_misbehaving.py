@@ -78,3 +78,11 @@ def test_updates_of_a_kind_the_editor_cannot_read_are_ignored_and_said_once(
     assert record.reported.reason.endswith("said: read after them")
     assert capsys.readouterr().err.count("session/update of kind 'made_up_kind'") == 1
     assert not [entry.getMessage() for entry in caplog.records if entry.levelname == "ERROR"]
+
+
+def test_an_agent_on_a_protocol_version_the_editor_does_not_speak_is_refused() -> None:
+    """ACP: an editor that does not speak the version the agent answers ``initialize`` with
+    disconnects and tells the user; no turn is run on a protocol neither side shares."""
+    record = unsolvable.run(f"{RAW} version", REPEAT, ceilings=CHILD_CEILINGS)
+    assert record.outcome is Outcome.CRASHED, account(record)
+    assert "initialize with protocol version 99" in record.observed.error
