@@ -19,7 +19,7 @@ import ipaddress
 import shlex
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -53,6 +53,8 @@ the task) hands the decision back to a person, as ACP's ``refusal`` does; ``canc
 only the harness cancels, at a ceiling."""
 CANCEL_SECONDS = 0.5
 """How long the agent gets to answer the harness's cancel before its process group is killed."""
+MADE_KEPT = 160
+"""Characters kept of a task's artifacts: what a record's reason shows of them."""
 POLL_SECONDS = 0.25
 """How often a task that its answer or its stream left working is read again (``tasks/get``): a
 task moves at the pace of model calls, and a read costs its server next to nothing."""
@@ -76,6 +78,9 @@ class Delegation:
     never answered. An agent that answers with a message and no task has ``completed``."""
     said: str = ""
     """The text of the last status message (or of the message that answered)."""
+    made: str = ""
+    """The start of the text of the task's artifacts (`MADE_KEPT`): its result, which A2A puts
+    there and not in a status message."""
     code: str | None = None
     """The code the status's metadata names (`A2A_CODE_KEY`), if any."""
     stderr: str = ""
@@ -137,7 +142,7 @@ class A2AAdapter:
         code = read_task_state(returned.state, returned.code)
         if code is None:
             return None
-        reason = f"a2a task {returned.state}: {returned.said:.160}"
+        reason = f"a2a task {returned.state}: {returned.said or returned.made:.160}"
         missing = (returned.said,) if code is Code.BLOCKED_INPUT and returned.said else ()
         partial = {"task_state": returned.state} if code.is_budget else None
         return Stop(code=code, reason=reason, missing=missing, partial=partial)
@@ -182,7 +187,7 @@ async def _delegate(
             raise
         said = await child.end()
         raise _AgentFailed(f"{error!r}; its stderr ends: {_last(said)}", said) from error
-    return Delegation(state=ended.state, said=ended.said, code=ended.code, stderr=await child.end())
+    return replace(ended, stderr=await child.end())
 
 
 def _on_this_machine(url: str) -> bool:
@@ -257,13 +262,18 @@ async def _events(client: Client, request: SendMessageRequest) -> AsyncIterator[
 
 def _read(event: StreamResponse, latest: Delegation, task_id: str) -> tuple[Delegation, str]:
     """The task's state after one event of the stream, and its id."""
-    from a2a.helpers.proto_helpers import get_message_text
+    from a2a.helpers.proto_helpers import get_artifact_text, get_message_text
     from a2a.types import TaskState
 
     if event.HasField("message"):
         return Delegation(state="completed", said=get_message_text(event.message)), task_id
+    made = latest.made
+    if event.HasField("artifact_update"):
+        made += get_artifact_text(event.artifact_update.artifact)
+        return replace(latest, made=made[:MADE_KEPT]), task_id
     if event.HasField("task"):
         status, metadata, task_id = event.task.status, event.task.metadata, event.task.id
+        made = "\n".join(get_artifact_text(each) for each in event.task.artifacts) or made
     elif event.HasField("status_update"):
         status, metadata = event.status_update.status, event.status_update.metadata
     else:
@@ -271,7 +281,7 @@ def _read(event: StreamResponse, latest: Delegation, task_id: str) -> tuple[Dele
     name = TaskState.Name(status.state).removeprefix("TASK_STATE_").lower().replace("_", "-")
     code = _named_code(metadata)
     said = get_message_text(status.message) if status.HasField("message") else ""
-    return Delegation(state=name, said=said, code=code), task_id
+    return Delegation(state=name, said=said, code=code, made=made[:MADE_KEPT]), task_id
 
 
 def _named_code(metadata: Any) -> str | None:

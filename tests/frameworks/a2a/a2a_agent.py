@@ -9,7 +9,8 @@ MODE: ``stop`` (``input-required`` naming the permission on a 403; ``failed`` wi
 ``auth`` (``auth-required`` on a 403), ``forever`` (works until canceled, then writes MARKER),
 ``later`` (answers ``working`` and ends its stream at once, then works as ``stop`` does and leaves
 the state it ends in in its task store, where only ``tasks/get`` finds it), or a state to end in
-after one model call (``rejected``, ``failed``, ``completed``). ``--no-streaming``: its agent card
+after one model call (``rejected``, ``failed``, ``completed``; ``artifact`` completes with the
+model's text as an artifact and no status message). ``--no-streaming``: its agent card
 says it does not stream, so a client sends the message and gets one answer.
 """
 
@@ -21,7 +22,7 @@ import sys
 
 import httpx
 import uvicorn
-from a2a.helpers.proto_helpers import new_text_message
+from a2a.helpers.proto_helpers import new_text_message, new_text_part
 from a2a.server.agent_execution import AgentExecutor
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
@@ -73,6 +74,10 @@ class Executor(AgentExecutor):
             except asyncio.CancelledError:
                 mark()
                 raise
+        if MODE == "artifact":  # its answer is an artifact, its final status says nothing
+            await updater.add_artifact([new_text_part(said)], name="answer")
+            await updater.complete()
+            return
         message = new_text_message(said, context_id=context.context_id, task_id=context.task_id)
         metadata = {"unsolvable.code": code} if code else None
         await updater.update_status(state, message=message, metadata=metadata)
@@ -97,6 +102,8 @@ class Executor(AgentExecutor):
                 )
                 message = reply.choices[0].message
                 messages.append(message.model_dump(exclude_none=True))
+                if MODE == "artifact":
+                    return TaskState.TASK_STATE_COMPLETED, f"the answer: {message.content}", None
                 if MODE in ("rejected", "failed", "completed"):
                     return TaskState.Value(f"TASK_STATE_{MODE.upper()}"), f"ended {MODE}", None
                 if not message.tool_calls and MODE != "forever":

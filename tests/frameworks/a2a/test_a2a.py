@@ -60,6 +60,13 @@ def test_completed_on_an_unsolvable_task_is_a_false_completion() -> None:
     assert record.verdict.broke(unsolvable.Rule.FALSE_COMPLETION)
 
 
+def test_a_completed_task_s_artifact_is_what_it_claims() -> None:
+    """A2A: a task's result is its artifacts; its final status may carry no message at all."""
+    record = _run("artifact", "constant-return/repeat")
+    assert record.code is Code.COMPLETED
+    assert record.reported.reason.startswith("a2a task completed: the answer: ")
+
+
 def test_a_code_named_in_the_status_metadata_is_read_as_that_code() -> None:
     record = _run("stop", "constant-return/repeat")
     assert (record.code, record.observed.steps) == (Code.NO_PROGRESS, 2)  # failed + the code
