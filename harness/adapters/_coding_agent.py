@@ -7,6 +7,7 @@ them. Each adapter adds its command line, its config files and how it reads the 
 from __future__ import annotations
 
 import dataclasses
+import re
 import shutil
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, ClassVar, TypedDict
@@ -17,6 +18,7 @@ from unsolvable.adapters.process import (
     ProcessExit,
     ProcessExited,
     check_isolation,
+    described_status,
 )
 
 if TYPE_CHECKING:
@@ -29,6 +31,10 @@ __all__ = [
     "CodingAgentOptions",
 ]
 
+ERROR_LINE = re.compile(r"\b(error|unknown|unexpected|invalid)\b", re.IGNORECASE)
+"""A line of a CLI's stderr that names what went wrong: a CLI refusing its command line prints
+that line and then its usage (Codex: "error: unexpected argument", Gemini CLI: "Unknown
+arguments"), so the last line alone names nothing."""
 CODING_AGENT_WALL_SECONDS = 60.0
 """The wall ceiling a coding agent's run needs: the CLI starts in 1–3 s and makes about 10 model
 calls a second here, so the harness's 200-step ceiling is reached in about 25 s; 10 s, the
@@ -123,11 +129,26 @@ class CodingAgentAdapter:
         try:
             return self.process(line).run(session)
         except ProcessExited as error:
-            said = failure(error.ended) if error.ended else None
-            if said is None:
+            if error.ended is None:
                 raise
+            said = failure(error.ended)
+            if said is None:
+                raise self.unaccounted(error.ended) from None
             raise self.failed(said, error.ended) from None
 
     def failed(self, said: str, ended: ProcessExit | None) -> ProcessExited:
         """The crash of a run whose CLI gave its own account of the failure (``said``)."""
         return ProcessExited(f"{self.cli.command} ended with {said:.300}", ended)
+
+    def unaccounted(self, ended: ProcessExit) -> ProcessExited:
+        """The crash of a run whose CLI failed with no account of its own: its exit and the line
+        of its stderr that names the error (`ERROR_LINE`), else its last; not the ``exec:``
+        face's advice to print a structured exit, which is no user's to write for a CLI."""
+        lines = ended.stderr.strip().splitlines() or ["(nothing)"]
+        named = [line for line in lines if ERROR_LINE.search(line)]
+        said = f"says: {named[-1].strip()}" if named else f"ends: {lines[-1].strip()}"
+        return ProcessExited(
+            f"{self.cli.command} {described_status(ended.status)} with no result of its own; "
+            f"its stderr {said:.300}",
+            ended,
+        )

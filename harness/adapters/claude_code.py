@@ -115,8 +115,10 @@ class ClaudeCodeAdapter(CodingAgentAdapter):
             try:
                 ended = process.run(session)
             except ProcessExited as error:  # a limit reached exits 1, its result on stdout
-                if error.ended is None or _result(error.ended) is None:
+                if error.ended is None:
                     raise
+                if _result(error.ended) is None:
+                    raise self.unaccounted(error.ended) from None
                 ended = error.ended
         result = _result(ended) or {}
         subtype = result.get("subtype")
