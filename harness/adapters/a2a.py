@@ -32,6 +32,7 @@ from unsolvable.reports._stop_reasons import A2A_CODE_KEY
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
+    import httpx
     from a2a.client import Client
     from a2a.types import SendMessageRequest, StreamResponse
 
@@ -186,7 +187,8 @@ async def _delegate(
         if isinstance(error, _AgentFailed):
             raise
         said = await child.end()
-        raise _AgentFailed(f"{error!r}; its stderr ends: {_last(said)}", said) from error
+        what = str(error) if isinstance(error, _ElsewhereCard) else repr(error)
+        raise _AgentFailed(f"{what}; its stderr ends: {_last(said)}", said) from error
     return replace(ended, stderr=await child.end())
 
 
@@ -208,7 +210,6 @@ def _on_this_machine(url: str) -> bool:
 
 async def _follow(url: str, task: str, due: Due) -> Delegation:
     import httpx
-    from a2a.client import ClientConfig, create_client
     from a2a.types import CancelTaskRequest, Message, Part, Role, SendMessageRequest
 
     from unsolvable.adapters._loop import waited
@@ -216,7 +217,7 @@ async def _follow(url: str, task: str, due: Due) -> Delegation:
     # No timeout of its own: a working task may stay silent for long, and the harness's
     # ceilings bound the wait (`waited`), the agent card's too: a server may never send it.
     http = httpx.AsyncClient(timeout=None)
-    connecting = asyncio.ensure_future(create_client(url, ClientConfig(httpx_client=http)))
+    connecting = asyncio.ensure_future(_client(url, http))
     if not await waited(connecting, due):
         connecting.cancel()
         await http.aclose()
@@ -243,6 +244,27 @@ async def _follow(url: str, task: str, due: Due) -> Delegation:
     finally:
         await client.close()
         await http.aclose()
+
+
+class _ElsewhereCard(Exception):
+    """The agent card names an interface on another host than this machine."""
+
+
+async def _client(url: str, http: httpx.AsyncClient) -> Client:
+    """The SDK's client of the agent whose card is served at ``url``. The client sends the task
+    to the interface the card names, not to ``url``: a card that names another host (a
+    server's public address) is `_ElsewhereCard`, and that host is sent nothing."""
+    from a2a.client import A2ACardResolver, ClientConfig, create_client
+
+    card = await A2ACardResolver(http, url).get_agent_card()
+    for interface in card.supported_interfaces:
+        if not _on_this_machine(interface.url):
+            raise _ElsewhereCard(
+                f"its agent card names {interface.url[:200]!r} as where to send the task, not "
+                f"an address on this machine: the task goes only to the server the harness "
+                f"started; serve the card with the address it printed ({url[:200]})"
+            )
+    return await create_client(card, ClientConfig(httpx_client=http))
 
 
 async def _events(client: Client, request: SendMessageRequest) -> AsyncIterator[StreamResponse]:

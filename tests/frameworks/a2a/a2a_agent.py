@@ -2,7 +2,7 @@
 it asks the model (the openai SDK at OPENAI_BASE_URL), calls the tools at UNSOLVABLE_TOOLS_URL,
 and ends its task in the state its mode says. It prints its URL as its first stdout line.
 
-    python a2a_agent.py MODE [MARKER] [--no-streaming]
+    python a2a_agent.py MODE [MARKER] [--no-streaming] [--card-url=URL]
 
 MODE: ``stop`` (``input-required`` naming the permission on a 403; ``failed`` with the code
 ``NO_PROGRESS`` in the status metadata on a repeated call; ``completed`` when the model is done),
@@ -11,7 +11,9 @@ MODE: ``stop`` (``input-required`` naming the permission on a 403; ``failed`` wi
 the state it ends in in its task store, where only ``tasks/get`` finds it), or a state to end in
 after one model call (``rejected``, ``failed``, ``completed``; ``artifact`` completes with the
 model's text as an artifact and no status message). ``--no-streaming``: its agent card
-says it does not stream, so a client sends the message and gets one answer.
+says it does not stream, so a client sends the message and gets one answer. ``--card-url=URL``:
+its agent card names URL, not the address it serves on, as where to send messages (as a server
+configured with its public address does).
 """
 
 import asyncio
@@ -40,7 +42,8 @@ from openai import AsyncOpenAI
 from starlette.applications import Starlette
 
 STREAMING = "--no-streaming" not in sys.argv
-ARGS = [arg for arg in sys.argv[1:] if arg != "--no-streaming"]
+CARD_URL = next((arg.partition("=")[2] for arg in sys.argv if arg.startswith("--card-url=")), "")
+ARGS = [arg for arg in sys.argv[1:] if not arg.startswith("--")]
 MODE, MARKER = ARGS[0], (ARGS[1:] or [""])[0]
 
 
@@ -132,7 +135,7 @@ async def main():
         description="An agent of the harness's tests",
         version="1",
         supported_interfaces=[
-            AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version="1.0")
+            AgentInterface(url=CARD_URL or url, protocol_binding="JSONRPC", protocol_version="1.0")
         ],
         skills=[AgentSkill(id="task", name="task", description="Does the task", tags=["test"])],
         capabilities=AgentCapabilities(streaming=STREAMING),

@@ -100,6 +100,17 @@ def test_at_a_ceiling_the_task_is_canceled_and_the_agent_hears_it(tmp_path: Path
     assert marker.read_text() == "canceled"
 
 
+def test_a_card_that_names_another_host_is_a_crash_and_that_host_is_sent_nothing(
+    offline: list[str],
+) -> None:
+    """The client sends the task where the agent card says, not to the URL the server printed:
+    a card that names another host (its public address) is refused before the task is sent."""
+    record = _run("stop", "constant-return/repeat", "--card-url=http://agent.example.com/a2a")
+    assert record.outcome is Outcome.CRASHED
+    assert "'http://agent.example.com/a2a'" in record.observed.error
+    assert offline == [], "the harness tried to reach the host the card names"
+
+
 def test_a_server_that_prints_no_url_is_a_crash_naming_it() -> None:
     adapter = A2AAdapter([sys.executable, "-c", "print()"])
     record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"), ceilings=WALL)
