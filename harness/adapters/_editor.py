@@ -391,11 +391,18 @@ async def _turn(
 
 
 async def _answer(connection: Connection, method: str, request: Any, stop: Stop) -> Any:
-    """The agent's answer to ``request``; ``None`` when the run had to stop first."""
+    """The agent's answer to a request of the handshake; ``None``, said on stderr, when the run
+    had to stop first."""
     asked = asyncio.ensure_future(_request(connection, method, request))
     if await waited(asked, stop):
         return asked.result()
     asked.cancel()
+    # The run did not stop, but the task never began: say so where the record's output keeps it.
+    sys.stderr.write(
+        f"unsolvable: the ACP agent never answered {method} before the harness's ceiling; a "
+        "program not in its ACP mode never does (Gemini CLI needs --acp), and one slow to start "
+        "needs a longer ceiling (--ceiling-seconds)\n"
+    )
     return None
 
 

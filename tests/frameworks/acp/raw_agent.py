@@ -9,7 +9,8 @@ offered, and ends its turn with ``refusal`` if both are refused as not found, ``
 otherwise), ``flood`` (sends COUNT ``agent_message_chunk`` updates, then ``refusal``), ``unknown``
 (sends COUNT updates of a kind ACP does not have, then a message and ``refusal``), ``exit``
 (exits with status 3 as the turn begins), ``close`` (closes its stdout as the turn begins and
-stays running) or ``version`` (answers ``initialize`` with protocol version 99, then ``refusal``).
+stays running), ``version`` (answers ``initialize`` with protocol version 99, then ``refusal``)
+or ``mute`` (reads every message and answers none, as a program not in its ACP mode does).
 """
 
 import json
@@ -74,6 +75,8 @@ def turn() -> str:
 def main() -> None:
     while (message := read()) is not None:
         method, given = message.get("method"), message.get("id")
+        if MODE == "mute":
+            continue
         if method == "initialize":
             version = 99 if MODE == "version" else 1
             send({"id": given, "result": {"protocolVersion": version, "agentCapabilities": {}}})

@@ -86,3 +86,14 @@ def test_an_agent_on_a_protocol_version_the_editor_does_not_speak_is_refused() -
     record = unsolvable.run(f"{RAW} version", REPEAT, ceilings=CHILD_CEILINGS)
     assert record.outcome is Outcome.CRASHED, account(record)
     assert "initialize with protocol version 99" in record.observed.error
+
+
+def test_an_agent_that_never_answers_initialize_is_said_to_at_the_ceiling(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The run did not stop, but the agent never began the task: the harness says which
+    request went unanswered, and why that happens, where the record's output keeps it."""
+    ceilings = Ceilings(max_wall_seconds=CHILD_SECONDS / 20)  # past a raw agent's start-up
+    record = unsolvable.run(f"{RAW} mute", REPEAT, ceilings=ceilings)
+    assert (record.outcome, record.observed.ceiling) == (Outcome.DID_NOT_STOP, "wall_seconds")
+    assert "the ACP agent never answered initialize" in capsys.readouterr().err
