@@ -53,14 +53,16 @@ class CodingAgentCli:
     adapter: str
 
     def find(self, given: str | None) -> str:
-        """``given``, else ``command`` on PATH; an `AdapterError` when it is not there."""
-        executable = given or shutil.which(self.command)
-        if executable is None:
-            raise AdapterError(
-                f"{self.who}: the {self.product} CLI is not on PATH; install it with npm install "
-                f"-g {self.npm}, or pass {self.adapter}(executable=)"
-            )
-        return executable
+        """``given`` (a command on PATH or the path of an executable), else ``command`` on PATH;
+        an `AdapterError` when it is not there."""
+        executable = shutil.which(given or self.command)
+        if executable is not None:
+            return given or executable
+        missing = f"{given!r} is not on PATH or an executable file" if given else "is not on PATH"
+        raise AdapterError(
+            f"{self.who}: the {self.product} CLI {missing}; install it with npm install -g "
+            f"{self.npm}, or pass {self.adapter}(executable=)"
+        )
 
     def check(self, given: str | None, *, isolate_network: bool, name: str) -> None:
         """What every run of the adapter needs, for its ``preflight`` (`unsolvable.load_agent`,

@@ -40,6 +40,15 @@ def test_each_takes_the_shared_options_and_spells_the_tools_as_its_cli(
     assert process.wire_options == {"tool_names": ToolNames(prefix=prefix)}
 
 
+@pytest.mark.parametrize("kind", [kind for kind, _, _ in SPELLINGS])
+def test_a_cli_given_by_a_path_that_is_not_there_is_refused_before_the_run(
+    kind: type[CodingAgentAdapter],
+) -> None:
+    """Checked as the CLI on PATH is: one error before any run, not a crash in every run."""
+    with pytest.raises(unsolvable.AdapterError, match="'/nonexistent/cli' is not on PATH"):
+        unsolvable.run(kind("/nonexistent/cli"), scenarios.get("constant-return/repeat"))
+
+
 def test_claude_code_is_told_a_model_and_a_turn_limit_only_when_given() -> None:
     plain = command("claude", None)
     assert "--model" not in plain and "--max-turns" not in plain
