@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, cast
 from acp import PROTOCOL_VERSION, RequestPermissionResponse
 from acp.client.router import build_client_router
 from acp.connection import Connection
+from acp.exceptions import RequestError
 from acp.interfaces import Client
 from acp.meta import AGENT_METHODS, CLIENT_METHODS
 from acp.router import MessageRouter, Route
@@ -327,24 +328,26 @@ async def _hung_up(child: Child, error: _HungUp) -> str:
 
 
 async def _request(connection: Connection, method: str, request: Any) -> Any:
-    """The agent's answer to ``request``; `_HungUp` when its connection ends first."""
+    """The agent's answer to ``request``; `_HungUp` when its connection ends first, `_Broken`
+    naming the request when the agent answers it with an error."""
     try:
         return await connection.send_request(method, serialize_params(request))
     except ConnectionError as error:
         raise _HungUp(method) from error
+    except RequestError as error:
+        data = f" ({error.data})" if error.data else ""
+        said = f"it answered {method} with error {error.code} {str(error)!r}{data}"
+        raise _Broken(said) from error
 
 
-class _Unspoken(Exception):
-    """The agent answered ``initialize`` with a protocol version the editor does not speak."""
+class _Broken(Exception):
+    """The turn broke off, in the editor's words: an error answer, or a protocol version the
+    editor does not speak."""
 
 
 def _described(error: Exception) -> str:
-    """An error the agent answered (`acp.RequestError`: code, message and data) or raised, or
-    the editor's own account (`_Unspoken`)."""
-    if isinstance(error, _Unspoken):
-        return str(error)
-    data = getattr(error, "data", None)
-    return f"{error!r}" + (f" ({data})" if data else "")
+    """How the turn broke off: the editor's words (`_Broken`), or what the editor raised."""
+    return str(error) if isinstance(error, _Broken) else repr(error)
 
 
 def _last_line(text: str) -> str:
@@ -366,7 +369,7 @@ async def _turn(
     if agent is None:
         return None
     if agent.get("protocolVersion") != PROTOCOL_VERSION:  # ACP: the editor then disconnects
-        raise _Unspoken(
+        raise _Broken(
             f"it answered initialize with protocol version {agent.get('protocolVersion')!r}, "
             f"and the editor speaks version {PROTOCOL_VERSION} only (agent-client-protocol "
             f"{_sdk_version()}); give an agent built for that version"

@@ -10,7 +10,8 @@ otherwise), ``flood`` (sends COUNT ``agent_message_chunk`` updates, then ``refus
 (sends COUNT updates of a kind ACP does not have, then a message and ``refusal``), ``exit``
 (exits with status 3 as the turn begins), ``close`` (closes its stdout as the turn begins and
 stays running), ``version`` (answers ``initialize`` with protocol version 99, then ``refusal``)
-or ``mute`` (reads every message and answers none, as a program not in its ACP mode does).
+``mute`` (reads every message and answers none, as a program not in its ACP mode does) or
+``error`` (answers ``session/prompt`` with an internal error, as an agent whose API failed).
 """
 
 import json
@@ -82,6 +83,9 @@ def main() -> None:
             send({"id": given, "result": {"protocolVersion": version, "agentCapabilities": {}}})
         elif method == "session/new":
             send({"id": given, "result": {"sessionId": "s-1"}})
+        elif method == "session/prompt" and MODE == "error":
+            failed = {"code": -32603, "message": "Internal error", "data": {"details": "API 500"}}
+            send({"id": given, "error": failed})
         elif method == "session/prompt":
             send({"id": given, "result": {"stopReason": turn()}})
 

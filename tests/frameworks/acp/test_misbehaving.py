@@ -97,3 +97,10 @@ def test_an_agent_that_never_answers_initialize_is_said_to_at_the_ceiling(
     record = unsolvable.run(f"{RAW} mute", REPEAT, ceilings=ceilings)
     assert (record.outcome, record.observed.ceiling) == (Outcome.DID_NOT_STOP, "wall_seconds")
     assert "the ACP agent never answered initialize" in capsys.readouterr().err
+
+
+def test_an_error_answer_to_the_prompt_is_a_crash_naming_the_request_and_the_error() -> None:
+    record = unsolvable.run(f"{RAW} error", REPEAT, ceilings=CHILD_CEILINGS)
+    assert record.outcome is Outcome.CRASHED, account(record)
+    said = "it answered session/prompt with error -32603 'Internal error' ({'details': 'API 500'})"
+    assert said in record.observed.error
