@@ -209,41 +209,50 @@ def _on_this_machine(url: str) -> bool:
 
 
 async def _follow(url: str, task: str, due: Due) -> Delegation:
+    """The delegated task followed until it rests, with a client of the agent at ``url``; its
+    HTTP connections closed however it ended, a refused agent card too."""
     import httpx
-    from a2a.types import CancelTaskRequest, Message, Part, Role, SendMessageRequest
 
     from unsolvable.adapters._loop import waited
 
     # No timeout of its own: a working task may stay silent for long, and the harness's
     # ceilings bound the wait (`waited`), the agent card's too: a server may never send it.
-    http = httpx.AsyncClient(timeout=None)
-    connecting = asyncio.ensure_future(_client(url, http))
-    if not await waited(connecting, due):
-        connecting.cancel()
-        await http.aclose()
-        return Delegation(state=None)
-    client = connecting.result()
-    try:
-        parts = [Part(text=task)]
-        message = Message(role=Role.ROLE_USER, message_id=str(uuid.uuid4()), parts=parts)
-        events = aiter(_events(client, SendMessageRequest(message=message)))
-        latest, task_id = Delegation(state=None), ""
-        while latest.state not in TASK_STATES:
-            following = asyncio.ensure_future(anext(events, None))
-            if not await waited(following, due):
-                following.cancel()
-                if task_id:
-                    cancel = client.cancel_task(CancelTaskRequest(id=task_id))
-                    await asyncio.wait({asyncio.ensure_future(cancel)}, timeout=CANCEL_SECONDS)
-                return Delegation(state="canceled")
-            event = following.result()
-            if event is None:
-                break
-            latest, task_id = _read(event, latest, task_id)
-        return latest
-    finally:
-        await client.close()
-        await http.aclose()
+    async with httpx.AsyncClient(timeout=None) as http:
+        connecting = asyncio.ensure_future(_client(url, http))
+        if not await waited(connecting, due):
+            connecting.cancel()
+            return Delegation(state=None)
+        client = connecting.result()
+        try:
+            return await _followed(client, task, due)
+        finally:
+            await client.close()
+
+
+async def _followed(client: Client, task: str, due: Due) -> Delegation:
+    """The task sent as one message and its events read until it rests, or until the run must
+    stop, when it is canceled (``tasks/cancel``)."""
+    from a2a.types import CancelTaskRequest, Message, Part, Role, SendMessageRequest
+
+    from unsolvable.adapters._loop import waited
+
+    parts = [Part(text=task)]
+    message = Message(role=Role.ROLE_USER, message_id=str(uuid.uuid4()), parts=parts)
+    events = aiter(_events(client, SendMessageRequest(message=message)))
+    latest, task_id = Delegation(state=None), ""
+    while latest.state not in TASK_STATES:
+        following = asyncio.ensure_future(anext(events, None))
+        if not await waited(following, due):
+            following.cancel()
+            if task_id:
+                cancel = client.cancel_task(CancelTaskRequest(id=task_id))
+                await asyncio.wait({asyncio.ensure_future(cancel)}, timeout=CANCEL_SECONDS)
+            return Delegation(state="canceled")
+        event = following.result()
+        if event is None:
+            break
+        latest, task_id = _read(event, latest, task_id)
+    return latest
 
 
 class _ElsewhereCard(Exception):
