@@ -47,7 +47,7 @@ from pydantic import ValidationError
 
 from unsolvable._session import specs_of
 from unsolvable._types import ToolSpec
-from unsolvable.adapters._loop import Child, Stop, waited
+from unsolvable.adapters._loop import EXIT_SECONDS, Child, Stop, waited
 from unsolvable.adapters.process import described_status
 
 if TYPE_CHECKING:
@@ -65,10 +65,6 @@ GRANT = ("allow_once", "allow_always")
 REFUSE = ("reject_once", "reject_always")
 """Option kinds, in the order an editor's user picks them: once, where the agent offers it, so
 every call is asked about again."""
-EXIT_SECONDS = 1.0
-"""How long an agent whose connection ended is given to exit before it is killed: one that dies
-exits with its stdout's end, so its status is known well within this; one still running after it
-closed its stdout is said to."""
 UNOFFERED = tuple(method for key, method in CLIENT_METHODS.items() if key.startswith("terminal_"))
 """The terminal methods, which the editor does not offer (its `ClientCapabilities`): the SDK
 answers them with an empty result unless told they are not there, a success no editor without a
@@ -320,9 +316,7 @@ class _HungUp(Exception):
 async def _hung_up(child: Child, error: _HungUp) -> str:
     """What ended the connection, in words: the agent's exit, with its status, or its stdout
     closed while it ran on."""
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(child.process.wait(), EXIT_SECONDS)
-    status = child.process.returncode
+    status = await child.status_within(EXIT_SECONDS)
     how = "closed its stdout" if status is None else described_status(status)
     return f"it {how} before it answered {error.method}, ending the ACP connection"
 

@@ -27,11 +27,15 @@ from unsolvable.adapters.kit import shielded
 if TYPE_CHECKING:
     from unsolvable._session import Session
 
-__all__ = ["POLL_SECONDS", "Child", "Stop", "on_thread", "waited"]
+__all__ = ["EXIT_SECONDS", "POLL_SECONDS", "Child", "Stop", "on_thread", "waited"]
 
 POLL_SECONDS = 0.05
 """How often a conversation looks at the harness's ceilings, and the harness's thread up from
 waiting: the watchdog's period, so a ceiling is acted on within one of its interruptions."""
+EXIT_SECONDS = 1.0
+"""How long an agent whose connection ended is given to exit before it is killed: one that dies
+exits with its connection's end, so its status is known well within this; one still running
+after it is said to run on."""
 STDERR_KEPT = 4_000
 """Characters of the agent's stderr kept for the record."""
 LINE_LIMIT = 50 * 1024 * 1024
@@ -91,6 +95,14 @@ class Child:
             limit=LINE_LIMIT,
         )
         return cls(process)
+
+    async def status_within(self, seconds: float) -> int | None:
+        """The agent's exit status if it exits within ``seconds``; ``None`` while it runs on. A
+        process that dies closes its pipes as it exits, so one whose connection just ended and
+        that is still running after this is running on."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.process.wait(), seconds)
+        return self.process.returncode
 
     async def end(self) -> str:
         """Kills the whole process group and reaps the child; the end of its stderr, also passed

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 from unsolvable._errors import AdapterError, CeilingHit
 from unsolvable._record import Code, Stop
 from unsolvable.adapters.kit import missing_extra
-from unsolvable.adapters.process import ProcessAdapter, ProcessExited
+from unsolvable.adapters.process import ProcessAdapter, ProcessExited, described_status
 from unsolvable.reports._stop_reasons import A2A_CODE_KEY
 
 if TYPE_CHECKING:
@@ -160,7 +160,7 @@ async def _delegate(
 ) -> Delegation:
     """Starts the server, sends it the task and follows the task until it rests, or until the
     run must stop, when it is canceled; the server's process group is killed on the way out."""
-    from unsolvable.adapters._loop import Child, waited
+    from unsolvable.adapters._loop import EXIT_SECONDS, Child, waited
 
     child = await Child.start(argv, environ)
     assert child.process.stdout is not None
@@ -186,8 +186,11 @@ async def _delegate(
     except Exception as error:
         if isinstance(error, _AgentFailed):
             raise
-        said = await child.end()
         what = str(error) if isinstance(error, _ElsewhereCard) else repr(error)
+        status = await child.status_within(EXIT_SECONDS)
+        if status is not None:
+            what = f"its server {described_status(status)} before the task rested ({what})"
+        said = await child.end()
         raise _AgentFailed(f"{what}; its stderr ends: {_last(said)}", said) from error
     return replace(ended, stderr=await child.end())
 

@@ -7,11 +7,12 @@ and ends its task in the state its mode says. It prints its URL as its first std
 MODE: ``stop`` (``input-required`` naming the permission on a 403; ``failed`` with the code
 ``NO_PROGRESS`` in the status metadata on a repeated call; ``completed`` when the model is done),
 ``auth`` (``auth-required`` on a 403), ``forever`` (works until canceled, then writes MARKER),
-``later`` (answers ``working`` and ends its stream at once, then works as ``stop`` does and leaves
-the state it ends in in its task store, where only ``tasks/get`` finds it), or a state to end in
-after one model call (``rejected``, ``failed``, ``completed``; ``artifact`` completes with the
-model's text as an artifact and no status message). ``--no-streaming``: its agent card
-says it does not stream, so a client sends the message and gets one answer. ``--card-url=URL``:
+``exit`` (exits with status 3 once its task is working), ``later`` (answers ``working`` and
+ends its stream at once, then works as ``stop`` does and leaves the state it ends in in its task
+store, where only ``tasks/get`` finds it), or a state to end in after one model call
+(``rejected``, ``failed``, ``completed``; ``artifact`` completes with the model's text as an
+artifact and no status message). ``--no-streaming``: its agent card says it does not stream, so
+a client sends the message and gets one answer. ``--card-url=URL``:
 its agent card names URL, not the address it serves on, as where to send messages (as a server
 configured with its public address does).
 """
@@ -60,6 +61,9 @@ class Executor(AgentExecutor):
         task = Task(id=context.task_id, context_id=context.context_id)
         task.status.CopyFrom(TaskStatus(state=TaskState.TASK_STATE_WORKING))
         await event_queue.enqueue_event(task)
+        if MODE == "exit":  # dies mid-task, as a server that crashed
+            print("exiting mid-task", file=sys.stderr, flush=True)
+            os._exit(3)
         if MODE == "later":  # its answer, or its stream, ends here: the task goes on
             self.later.add(asyncio.ensure_future(self.rest_later(task, context)))
             return

@@ -113,6 +113,13 @@ def test_a_card_that_names_another_host_is_a_crash_and_that_host_is_sent_nothing
     gc.collect()  # a connection the harness left open to the server warns as it is collected
 
 
+def test_a_server_that_exits_mid_task_is_a_crash_naming_its_exit() -> None:
+    record = _run("exit", "constant-return/repeat")
+    assert record.outcome is Outcome.CRASHED
+    assert "its server exited with status 3 before the task rested" in record.observed.error
+    assert record.observed.error.endswith("its stderr ends: exiting mid-task")
+
+
 def test_a_server_that_prints_no_url_is_a_crash_naming_it() -> None:
     adapter = A2AAdapter([sys.executable, "-c", "print()"])
     record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"), ceilings=WALL)
