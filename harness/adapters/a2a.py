@@ -3,7 +3,9 @@ run of it as a client agent delegates to it — the scenario's task sent as one 
 on the loopback wire, its tools at the harness's — and the `Stop` its task's state says.
 
 The command is started as an ``exec:`` agent is (the same environment and placeholders) and
-prints its base URL, where its agent card is served, as its first stdout line. Its task states,
+prints its base URL, where its agent card is served, as its first stdout line; the task is
+followed over its stream, then with ``tasks/get`` while the stream or the one answer left it
+working. Its task states,
 read into the vocabulary (`TASK_STATES`): ``completed`` → a claim of completion the verdict
 checks; ``input-required`` → ``BLOCKED_INPUT``, naming what its status message asks for;
 ``auth-required`` → ``NEEDS_HUMAN`` (only a person can sign in); ``rejected`` → ``NEEDS_HUMAN``;
