@@ -16,8 +16,8 @@ stays running), ``version`` (answers ``initialize`` with protocol version 99, th
 
 import json
 import os
+import signal
 import sys
-import time
 
 MODE = sys.argv[1]
 COUNT = int((sys.argv[2:] or ["0"])[0])
@@ -53,7 +53,7 @@ def turn() -> str:
         sys.exit(3)
     if MODE == "close":
         os.close(sys.stdout.fileno())
-        time.sleep(60)  # still running: only the closed connection tells the editor
+        signal.pause()  # runs on until it is ended: only the closed connection tells the editor
     if MODE == "version":
         return "refusal"
     if MODE == "flood":
