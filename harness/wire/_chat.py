@@ -15,11 +15,10 @@ from unsolvable.wire._errors import WireFormatError
 from unsolvable.wire._exchange import WireResponse
 from unsolvable.wire._turn import (
     CREATED,
-    SERVICE_UNAVAILABLE,
+    OpenAIErrors,
     Turn,
     arguments_of,
     openai_context_error,
-    openai_error,
     read_from,
     require,
     require_objects,
@@ -184,7 +183,7 @@ def _require_none_pending(asked_at: int, pending: dict[str, None]) -> None:
         )
 
 
-class ChatCompletions:
+class ChatCompletions(OpenAIErrors):
     """``POST …/chat/completions``."""
 
     __slots__ = ()  # a format keeps nothing between requests: the wire does
@@ -222,14 +221,6 @@ class ChatCompletions:
         if turn.stream:
             return WireResponse.sse(_chunks(reply, usage, turn, step))
         return WireResponse.json(_completion(reply, usage, turn, step))
-
-    def error(
-        self, status: int, message: str, *, param: str | None = None, code: str | None = None
-    ) -> WireResponse:
-        return openai_error(status, message, param=param, code=code)
-
-    def transient_error(self, message: str) -> WireResponse:
-        return openai_error(SERVICE_UNAVAILABLE, message)
 
     def response_id(self, step: int, turn: Turn) -> str | None:
         return None

@@ -24,11 +24,10 @@ from unsolvable.wire._errors import WireFormatError
 from unsolvable.wire._exchange import WireResponse
 from unsolvable.wire._turn import (
     CREATED,
-    SERVICE_UNAVAILABLE,
+    OpenAIErrors,
     Turn,
     arguments_of,
     openai_context_error,
-    openai_error,
     read_from,
     require_objects,
     tool_calls_of,
@@ -237,7 +236,7 @@ def _response(reply: JSON | None, usage: Usage, turn: Turn, step: int) -> JSON:
     }
 
 
-class Responses:
+class Responses(OpenAIErrors):
     """``POST …/responses``."""
 
     __slots__ = ()  # a format keeps nothing between requests: the wire does
@@ -269,14 +268,6 @@ class Responses:
         if turn.stream:
             return WireResponse.sse(_events(reply, usage, turn, step))
         return WireResponse.json(_response(reply, usage, turn, step))
-
-    def error(
-        self, status: int, message: str, *, param: str | None = None, code: str | None = None
-    ) -> WireResponse:
-        return openai_error(status, message, param=param, code=code)
-
-    def transient_error(self, message: str) -> WireResponse:
-        return openai_error(SERVICE_UNAVAILABLE, message)
 
     def response_id(self, step: int, turn: Turn) -> str | None:
         """None when the request said ``"store": false``: the API keeps no such response, and

@@ -23,6 +23,7 @@ from unsolvable.wire._exchange import WireResponse
 __all__ = [
     "CREATED",
     "SERVICE_UNAVAILABLE",
+    "OpenAIErrors",
     "Turn",
     "WireFormat",
     "arguments_of",
@@ -204,3 +205,18 @@ def openai_error(
         "code": code or OPENAI_ERROR_CODES.get(status),
     }
     return WireResponse.json({"error": error}, status=status)
+
+
+class OpenAIErrors:
+    """The error answers of OpenAI's two APIs (Chat Completions, Responses), which write one
+    error body (`openai_error`)."""
+
+    __slots__ = ()
+
+    def error(
+        self, status: int, message: str, *, param: str | None = None, code: str | None = None
+    ) -> WireResponse:
+        return openai_error(status, message, param=param, code=code)
+
+    def transient_error(self, message: str) -> WireResponse:
+        return openai_error(SERVICE_UNAVAILABLE, message)
