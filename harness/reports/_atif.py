@@ -215,8 +215,8 @@ def _ending(record: TerminationRecord) -> dict[str, Any]:
 
 
 def _lag(record: TerminationRecord) -> dict[str, Any] | None:
-    """The run's lag as the reports count it (`counted_lags`); a control or a lost run has no
-    stagnant step and no lag."""
+    """The run's lag as the reports count it (`counted_lags`); a control, or a run lost before
+    its first step, has no stagnant step and no lag."""
     lags = counted_lags(record)
     if lags is None:
         return None

@@ -43,9 +43,9 @@ BASELINE_VERSION = 4
 the groups it covers in full; agent names in one form (`agent_name`).
 3: each group records the seeds it was blessed on (``seeds``), so a run of other seeds, as many
 of them, is not compared with it.
-4: each scenario group records the seeds of its runs whose worker was lost (``lost_seeds``), which
-have no lag: the gate names each such run, on either side, rather than compare fewer lags
-without a word."""
+4: each scenario group records the seeds of its runs whose worker was lost before their first
+step (``lost_seeds``), which have no lag: the gate names each such run, on either side, rather
+than compare fewer lags without a word."""
 OLDEST_READ_VERSION = 3
 """Version 3 is still read, as naming no lost run: it differs only by the seeds it cannot list, so
 a baseline committed before need not be rewritten to gate the next run."""
@@ -61,8 +61,8 @@ Seeds = tuple[int, ...]
 SEEDS = "seeds"
 """The entry's field that lists the seeds a group was blessed on: whole numbers, not gated."""
 LOST_SEEDS = "lost_seeds"
-"""A scenario entry's field that lists the seeds of its runs whose worker was lost (`RunId`),
-when it has any: whole numbers, not gated."""
+"""A scenario entry's field that lists the seeds of its runs whose worker was lost before their
+first step (`RunId`), which have no lag, when it has any: whole numbers, not gated."""
 SCENARIO = "scenario"
 """The level of a baseline's groups of one scenario each."""
 

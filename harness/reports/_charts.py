@@ -99,8 +99,8 @@ def timeline(record: TerminationRecord) -> str:
     """Steps 0..end: the steps made while progress was possible (grey), lag (red) up to the
     stop, the bound N dashed.
 
-    A control has no stagnant step, nor has a lost run (`has_lag`): it is grey up to wherever
-    the agent stopped it.
+    A control has no stagnant step, nor has a run lost before its first step (`has_lag`): it
+    is grey up to wherever the agent stopped it.
     """
     observed, bound = record.observed, record.step_bound
     stagnant_step = observed.first_stagnant_step
@@ -167,7 +167,8 @@ def _cap_mark(cap: StepCap | None, y: float, axis: _LagAxis) -> list[str]:
 
 
 def _lags(records: Sequence[TerminationRecord]) -> dict[tuple[str, str], list[int]]:
-    """Each unsolvable run's lag, by family × agent (lost runs have none: `has_lag`)."""
+    """Each unsolvable run's lag, by family × agent (runs lost before their first step have none:
+    `has_lag`)."""
     lags: dict[tuple[str, str], list[int]] = {}
     for record in records:
         if has_lag(record):

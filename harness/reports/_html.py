@@ -189,7 +189,7 @@ def _metrics(metrics: Metrics, records: Sequence[TerminationRecord]) -> list[str
         "counted from 0 as the step cap comparison counts it: a run ended before it is no "
         "shorter lag but a premature stop where the agent chose to end it, by a crash too, "
         "counted apart (a claim of completion counts as what it is); a run whose worker "
-        "process was lost has none. "
+        "process was lost before its first step has none. "
         "False stops: solvable controls and twins ended "
         "without completing them. Hollow grey: the calibrated step cap, the best single step "
         "limit over the same runs; stop logic worth its code sits left of it.</p>",

@@ -145,7 +145,8 @@ def to_markdown(
         "first stagnant step, signed: negative is a run ended before it, a premature stop where "
         "the agent ended it, by a crash too (a claim of completion counts as what it is); "
         "nearest-rank percentiles over the signed lags of unsolvable runs, of which a run whose "
-        "worker process was lost has none. False stops are over solvable control runs and twins.",
+        "worker process was lost before its first step has none. False stops are over solvable "
+        "control runs and twins.",
         "",
         *_verdict(records, metrics, gate),
         *_gate(gate),
