@@ -33,7 +33,7 @@ from unsolvable.wire._turn import (
     tool_calls_of,
 )
 
-__all__ = ["RESPONSES", "response_id"]
+__all__ = ["RESPONSES", "no_call_for", "no_output_for", "response_id"]
 
 NAME = "OpenAI Responses"
 
@@ -115,15 +115,23 @@ def _require_outputs(items: list[Any], start: int, taken: Sequence[JSON] | None)
         elif kind == "function_call_output" and call in pending:
             del pending[call]
         elif kind == "function_call_output" and taken is not None and not _called(taken, call):
-            raise WireFormatError(
-                f"No tool call found for function call output with call_id {call}.",
-                param="input",
-            )
+            raise no_call_for(call)
     if pending:
-        unanswered = next(iter(pending))
-        raise WireFormatError(
-            f"No tool output found for function call {unanswered}.", param="input"
-        )
+        raise no_output_for(next(iter(pending)))
+
+
+def no_output_for(call: str) -> WireFormatError:
+    """The API's refusal of a request that leaves the function call ``call`` without its
+    output."""
+    return WireFormatError(f"No tool output found for function call {call}.", param="input")
+
+
+def no_call_for(call: str) -> WireFormatError:
+    """The API's refusal of a function call output that answers ``call``, which no call before it
+    made."""
+    return WireFormatError(
+        f"No tool call found for function call output with call_id {call}.", param="input"
+    )
 
 
 def _called(messages: Sequence[JSON], call: str) -> bool:

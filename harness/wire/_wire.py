@@ -27,6 +27,7 @@ from unsolvable.wire._errors import WIRE_DOCS, HarnessFailure, StrayRequest, Wir
 from unsolvable.wire._exchange import WireRequest, WireResponse
 from unsolvable.wire._formats import FORMATS, format_of
 from unsolvable.wire._names import ToolNames
+from unsolvable.wire._responses import no_call_for, no_output_for
 from unsolvable.wire._server import LoopbackServer
 from unsolvable.wire._turn import Turn, WireFormat
 
@@ -585,16 +586,11 @@ def _require_outputs(history: list[JSON], added: list[JSON]) -> None:
     ]
     unanswered = [call for call in asked if call not in answered]
     if unanswered:
-        raise WireFormatError(
-            f"No tool output found for function call {unanswered[0]}.", param="input"
-        )
+        raise no_output_for(unanswered[0])
     made = {str(call.get("id")) for m in (*history, *added) for call in m.get("tool_calls") or ()}
     orphans = sorted(answered - made)
     if orphans:
-        raise WireFormatError(
-            f"No tool call found for function call output with call_id {orphans[0]}.",
-            param="input",
-        )
+        raise no_call_for(orphans[0])
 
 
 def _final(refusal: WireResponse) -> WireResponse:
