@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections.abc import Callable, Mapping
-from functools import cache, partial
+from functools import partial
 from typing import Any
 
 from unsolvable import (
@@ -73,10 +73,7 @@ PERTURBATIONS = {"offset": "offset", "synonym": "query", "case": "query", "volat
 """Each perturbation kind and the argument it perturbs."""
 
 
-@cache
 def _search(tool_name: str) -> ToolSpec:
-    """One spec per name, built once: every build offers the same object, whose estimate the
-    session keeps (`estimate_tool_tokens`)."""
     return ToolSpec(
         name=tool_name,
         description="Search the billing system's invoices for a customer.",

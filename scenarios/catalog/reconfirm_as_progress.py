@@ -7,7 +7,7 @@ releases refuses it, and the model never tries it; in the twin the lock is free.
 
 from __future__ import annotations
 
-from functools import cache, partial
+from functools import partial
 from typing import Any
 
 from unsolvable import Call, Claim, Code, Cycle, Perturbed, Scenario, Script, Setup, Steps, ToolSpec
@@ -27,10 +27,7 @@ CHECKS: dict[str, dict[str, Any]] = {
 }
 
 
-@cache
 def _spec(name: str) -> ToolSpec:
-    """One spec per name, built once: every build offers the same object, whose estimate the
-    session keeps (`estimate_tool_tokens`)."""
     return ToolSpec(
         name=name,
         description="Confirm that a precondition still holds.",
