@@ -12,7 +12,12 @@ from typing import NamedTuple
 
 from unsolvable._json import canonical_json
 from unsolvable._meter import Meter
-from unsolvable._model import Usage, estimate_message_tokens, estimate_tool_tokens
+from unsolvable._model import (
+    Usage,
+    estimate_message_tokens,
+    estimate_tokens,
+    estimate_tool_tokens,
+)
 from unsolvable._record import AgentTally
 from unsolvable._scenario import Pricing
 from unsolvable._spend import AgentSpend
@@ -88,6 +93,12 @@ class Accounts:
     def sent(self, counted: Counted, offered: tuple[str, ...]) -> int:
         """The tokens a request sends: its conversation and the tools ``offered``."""
         return counted.total + self._tools_tokens(offered)
+
+    def measure(self, messages: Sequence[JSON], offered: tuple[str, ...]) -> int:
+        """The tokens a step sending ``messages`` and offering ``offered`` would send now
+        (`sent`), counted afresh: `Tally.count` gives every message the count it gives here, and
+        no agent's tally is read or changed, so its next step counts as it would have."""
+        return estimate_tokens(messages) + self._tools_tokens(offered)
 
     def _tools_tokens(self, offered: tuple[str, ...]) -> int:
         """Tokens of the scenario's tools among those ``offered``."""

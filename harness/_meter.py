@@ -87,6 +87,11 @@ class Meter:
         self._show()
         return self.steps, self.agent_steps[agent]
 
+    def check(self) -> None:
+        """Raises `CeilingHit` once a ceiling is reached, the wall's included, counting nothing:
+        for a call that is neither a step nor a tool call (a token count)."""
+        self._check(False, "")
+
     def admit_tool_call(self) -> None:
         """Counts a tool call; raises `CeilingHit` instead once a ceiling is reached."""
         self._check(self.tool_calls >= self.ceilings.max_tool_calls, "tool_calls")

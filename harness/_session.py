@@ -219,6 +219,18 @@ class Session:
         self._subtasks.on_model_call(step, agent, counted.messages, _calls(message))
         return Answer(message=message, usage=usage)
 
+    def count_tokens(
+        self, messages: Sequence[JSON], tools: Iterable[Any] | None = None, *, agent: str = "main"
+    ) -> int:
+        """The input tokens `call_model` would report (``usage.prompt_tokens``) for these
+        ``messages`` and ``tools`` from ``agent`` now — the conversation and the tools offered —
+        without a step: nothing is charged, kept or counted, so the run is recorded as it would
+        be without the count. Refused after the agent returned and past a ceiling, as any call."""
+        with self._lock:
+            self._callers.enter(f"a token count by {agent}")
+            self._meter.check()
+            return self._accounts.measure(messages, tool_names(tools))
+
     def call_tool(
         self, name: str, arguments: Mapping[str, Any] | str | None = None, *, agent: str = "main"
     ) -> str:

@@ -18,7 +18,7 @@ from unsolvable.wire._errors import WireFormatError
 from unsolvable.wire._exchange import WireResponse
 from unsolvable.wire._turn import Turn, read_from, require, require_objects, tool_calls_of
 
-__all__ = ["ANTHROPIC_MESSAGES"]
+__all__ = ["ANTHROPIC_COUNT_TOKENS", "ANTHROPIC_MESSAGES"]
 
 NAME = "Anthropic Messages"
 ROLES = frozenset({"user", "assistant", "system"})
@@ -253,3 +253,25 @@ class AnthropicMessages:
 
 
 ANTHROPIC_MESSAGES = AnthropicMessages()
+
+
+class AnthropicCountTokens:
+    """``POST …/v1/messages/count_tokens`` (the SDK's beta client adds ``?beta=true``): a
+    Messages request, counted."""
+
+    __slots__ = ()
+
+    name = "anthropic_count_tokens"
+    path_suffix = "/messages/count_tokens"
+    generating = ANTHROPIC_MESSAGES
+
+    def request(self, body: JSON) -> JSON:
+        return body
+
+    def render(self, tokens: int) -> WireResponse:
+        """The SDK's `MessageTokensCount` (and `BetaMessageTokensCount`, whose
+        ``context_management`` is absent when none was asked for)."""
+        return WireResponse.json({"input_tokens": tokens})
+
+
+ANTHROPIC_COUNT_TOKENS = AnthropicCountTokens()

@@ -37,7 +37,7 @@ from unsolvable.wire._turn import (
     require_objects,
 )
 
-__all__ = ["GEMINI", "GEMINI_STREAM"]
+__all__ = ["GEMINI", "GEMINI_COUNT_TOKENS", "GEMINI_STREAM"]
 
 NAME = "Gemini generateContent"
 MODELS_SEGMENT = "/models/"
@@ -325,3 +325,34 @@ class GeminiStreamGenerateContent(GeminiGenerateContent):
 
 GEMINI = GeminiGenerateContent()
 GEMINI_STREAM = GeminiStreamGenerateContent()
+
+
+class GeminiCountTokens:
+    """``POST …/models/{model}:countTokens``: its ``contents`` (what google-genai sends), or a
+    whole ``generateContentRequest`` (the REST API's other form, which carries the system
+    instruction and the tools the SDK does not send), counted."""
+
+    __slots__ = ()
+
+    name = "gemini_count_tokens"
+    path_suffix = ":countTokens"
+    generating = GEMINI
+
+    def request(self, body: JSON) -> JSON:
+        wrapped = _field(body, "generateContentRequest")
+        if wrapped is None:
+            return body
+        if not isinstance(wrapped, dict) or _field(body, "contents") is not None:
+            raise WireFormatError(
+                "unsolvable: a Gemini countTokens request gives either 'contents' or a "
+                f"'generateContentRequest' object, got {body!r:.80}"
+            )
+        return wrapped
+
+    def render(self, tokens: int) -> WireResponse:
+        """What the SDK's `CountTokensResponse` reads: ``totalTokens``, and no
+        ``cachedContentTokenCount``, as no cached content is ever counted."""
+        return WireResponse.json({"totalTokens": tokens})
+
+
+GEMINI_COUNT_TOKENS = GeminiCountTokens()

@@ -33,7 +33,7 @@ from unsolvable.wire._turn import (
     tool_calls_of,
 )
 
-__all__ = ["RESPONSES", "no_call_for", "no_output_for", "response_id"]
+__all__ = ["RESPONSES", "RESPONSES_INPUT_TOKENS", "no_call_for", "no_output_for", "response_id"]
 
 NAME = "OpenAI Responses"
 
@@ -337,3 +337,24 @@ def _item_events(item: JSON, index: int) -> list[JSON]:
 
 
 RESPONSES = Responses()
+
+
+class ResponsesInputTokens:
+    """``POST …/responses/input_tokens``: a Responses request, counted, its
+    ``previous_response_id`` followed as the response it would create follows it."""
+
+    __slots__ = ()
+
+    name = "responses_input_tokens"
+    path_suffix = "/responses/input_tokens"
+    generating = RESPONSES
+
+    def request(self, body: JSON) -> JSON:
+        return body
+
+    def render(self, tokens: int) -> WireResponse:
+        """The SDK's `InputTokenCountResponse`, every field of it."""
+        return WireResponse.json({"object": "response.input_tokens", "input_tokens": tokens})
+
+
+RESPONSES_INPUT_TOKENS = ResponsesInputTokens()

@@ -26,7 +26,7 @@ from unsolvable._run_key import new_key, unkeyed
 from unsolvable.wire._agents import AGENTS_SEGMENT
 from unsolvable.wire._errors import StrayRequest
 from unsolvable.wire._exchange import FAKE_API_KEY, Handler, WireRequest, WireResponse
-from unsolvable.wire._formats import format_of
+from unsolvable.wire._formats import count_of, format_of
 
 __all__ = ["LoopbackServer"]
 
@@ -58,8 +58,10 @@ def _refusal(status: int, kind: str, message: str) -> WireResponse:
 
 def _shaped(path: str, status: int, message: str) -> WireResponse:
     """A refusal in the shape the request's face answers errors in: a model format's own error
-    body, a tool's ``{"error": {"status", "message"}}``, or the server's."""
-    fmt = format_of(path)
+    body (a token count's being the format's of the request it counts), a tool's
+    ``{"error": {"status", "message"}}``, or the server's."""
+    count = count_of(path)
+    fmt = format_of(path) or (None if count is None else count.generating)
     if fmt is not None:
         return fmt.error(status, message).with_headers(NO_RETRY)
     if "/tools/" in path.partition("?")[0]:

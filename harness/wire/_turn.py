@@ -24,6 +24,7 @@ __all__ = [
     "CREATED",
     "SERVICE_UNAVAILABLE",
     "OpenAIErrors",
+    "TokenCount",
     "Turn",
     "WireFormat",
     "arguments_of",
@@ -133,6 +134,30 @@ class WireFormat(Protocol):
     def context_error(self, tokens: int, window: int) -> WireResponse:
         """The API's own refusal of a request of ``tokens`` over a context ``window``: its
         status and body, so that its SDK raises what it raises in production."""
+        ...
+
+
+class TokenCount(Protocol):
+    """One API's token-counting route: which path it answers, the wire format of the request
+    it counts, and its answer. A count request is the generating request it counts, read and
+    refused as that request is, since the APIs validate the one as the other."""
+
+    name: str
+    path_suffix: str
+
+    @property
+    def generating(self) -> WireFormat:
+        """The format of the request counted, whose reading and error bodies the count
+        shares."""
+        ...
+
+    def request(self, body: JSON) -> JSON:
+        """The generating request ``body`` counts (itself, where the API sends it as is); raises
+        `WireFormatError` naming what is wrong."""
+        ...
+
+    def render(self, tokens: int) -> WireResponse:
+        """The API's answer: the request counted ``tokens`` input tokens."""
         ...
 
 

@@ -25,11 +25,11 @@ from unsolvable.wire._agents import AGENTS_SEGMENT, split_agent
 from unsolvable.wire._body import BodyReader
 from unsolvable.wire._errors import WIRE_DOCS, HarnessFailure, StrayRequest, WireFormatError
 from unsolvable.wire._exchange import WireRequest, WireResponse
-from unsolvable.wire._formats import FORMATS, format_of
+from unsolvable.wire._formats import FORMATS, count_of, format_of
 from unsolvable.wire._names import ToolNames
 from unsolvable.wire._responses import no_call_for, no_output_for
 from unsolvable.wire._server import LoopbackServer
-from unsolvable.wire._turn import Turn, WireFormat
+from unsolvable.wire._turn import TokenCount, Turn, WireFormat
 
 if TYPE_CHECKING:
     import anthropic
@@ -74,7 +74,8 @@ class Attempt:
     """One HTTP request the wire answered (or refused), as the harness keeps it."""
 
     kind: str
-    """``model``, ``tool`` or ``stray``."""
+    """``model``, ``count`` (a token count: no step, no transport attempt), ``tool`` or
+    ``stray``."""
     method: str
     url: str
     """Redacted: no credentials, no query values."""
@@ -82,7 +83,7 @@ class Attempt:
     """The status answered; ``0`` for a request never answered in-process: a stray one, or a
     model request a ceiling or a failure of the harness ended (`handle`)."""
     route: str = ""
-    """The wire format or the tool name that answered."""
+    """The wire format, the token count or the tool name that answered."""
 
     def __str__(self) -> str:
         return f"{self.method} {self.url} -> {self.status or 'refused'} ({self.kind} {self.route})"
@@ -203,9 +204,13 @@ class Wire:
     def _route(self, request: WireRequest) -> WireResponse:
         with self._lock:
             on_model_host = request.host in self._model_hosts
-        fmt = format_of(request.path) if request.method == "POST" and on_model_host else None
+        for_model = request.method == "POST" and on_model_host
+        fmt = format_of(request.path) if for_model else None
         if fmt is not None:
             return self._answer_model(fmt, request)
+        count = count_of(request.path) if for_model else None
+        if count is not None:
+            return self._answer_count(count, request)
         tool = self._tool_for(request)
         if tool is not None:
             return self._answer_tool(tool, request)
@@ -218,7 +223,7 @@ class Wire:
 
     @property
     def attempts(self) -> list[Attempt]:
-        """Every request the wire saw, in order (model, tool and stray)."""
+        """Every request the wire saw, in order (model, count, tool and stray)."""
         with self._lock:
             return list(self._attempts)
 
@@ -297,7 +302,7 @@ class Wire:
         except ValueError as error:
             return self._log("model", request, _final(fmt.error(400, str(error))), fmt.name)
         tools = turn.tools
-        names = None if self._names is None else self._names.spelling(tools)
+        names = self._spelling(tools)
         if names is not None:
             try:
                 messages, tools = names.read(messages, tools)
@@ -319,12 +324,52 @@ class Wire:
         rendered = fmt.render(reply, answer.usage, turn, step=step)
         return self._log("model", request, rendered, fmt.name)
 
+    def _answer_count(self, count: TokenCount, request: WireRequest) -> WireResponse:
+        """The input tokens of the generating request ``request`` counts, as its step's usage
+        would give them now (`Session.count_tokens`), or that request's own refusal. A count is
+        no step, no transport attempt and no injected failure's target: the run is recorded as
+        it would be without it."""
+        fmt = count.generating
+        try:
+            messages, tools = self._counted(count, request)
+        except WireFormatError as error:
+            refused = fmt.error(400, str(error), param=error.param, code=error.code)
+            return self._log("count", request, _final(refused), count.name)
+        except ValueError as error:
+            return self._log("count", request, _final(fmt.error(400, str(error))), count.name)
+        try:
+            tokens = self.session.count_tokens(messages, tools, agent=_agent_of(request.path))
+        except BaseException:  # a ceiling, a late call: an attempt all the same, unanswered
+            self._log("count", request, None, count.name)
+            raise
+        return self._log("count", request, count.render(tokens), count.name)
+
+    def _counted(
+        self, count: TokenCount, request: WireRequest
+    ) -> tuple[list[JSON], tuple[str, ...]]:
+        """The conversation and the tools offered that the generating request ``request``
+        counts would hand the session, in the scenario's names. Its body is read whole, apart
+        from the conversations of the generating requests, which a count leaves as they were."""
+        fmt = count.generating
+        _require_body(request)
+        try:
+            body = count.request(_json_object(json.loads(request.body)))
+            turn = fmt.read(body, url=request.url)
+            messages, names = self._conversation(turn), self._spelling(turn.tools)
+            return (messages, turn.tools) if names is None else names.read(messages, turn.tools)
+        except (AttributeError, KeyError, TypeError) as error:  # the agent's, as in `_read`
+            raise WireFormatError(_shape_error(fmt, error)) from None
+
+    def _spelling(self, offered: tuple[str, ...]) -> ToolNames | None:
+        """How a request offering ``offered`` spells the scenario's tools, or None when the
+        agent spells them as the scenario does."""
+        return None if self._names is None else self._names.spelling(offered)
+
     def _read(self, fmt: WireFormat, request: WireRequest) -> Turn:
         """The request's turn, read by its conversation's reader: only what its body adds to the
         conversation's previous body is parsed and converted. A body that cannot be read ends
         the conversation (the next is read afresh)."""
-        if not request.body.strip():
-            raise WireFormatError("unsolvable: expected a JSON object body, got an empty one")
+        _require_body(request)
         key = (fmt.name, request.path)
         with self._lock:
             conversation = self._conversations.get(key)
@@ -440,7 +485,8 @@ class Wire:
             "would have left the harness for a real host during the scenario.\n"
             "  - the fake model answers POST …/chat/completions, …/responses, …/messages, "
             f"…/models/<model>:generateContent (and :streamGenerateContent) on: "
-            f"{hosts}\n"
+            f"{hosts}; it counts tokens at …/responses/input_tokens, …/messages/count_tokens "
+            "and …/models/<model>:countTokens there\n"
             f"  - the tools answer at {TOOLS_URL}/<name> for: {tools}\n"
             f"  - a sub-agent is named first in the path: /{AGENTS_SEGMENT}/<name>/v1/…\n"
             "Point the client at the fake (base_url, or http_client=wire.httpx2_client()), or "
@@ -591,6 +637,11 @@ def _require_outputs(history: list[JSON], added: list[JSON]) -> None:
     orphans = sorted(answered - made)
     if orphans:
         raise no_call_for(orphans[0])
+
+
+def _require_body(request: WireRequest) -> None:
+    if not request.body.strip():
+        raise WireFormatError("unsolvable: expected a JSON object body, got an empty one")
 
 
 def _final(refusal: WireResponse) -> WireResponse:

@@ -26,6 +26,9 @@ FACES = {
     "/v1beta/models/m:streamGenerateContent?alt=sse": (
         lambda body: body["error"]["status"] == "UNAUTHENTICATED"
     ),
+    "/v1/responses/input_tokens": lambda body: body["error"]["code"] == "invalid_api_key",
+    "/v1/messages/count_tokens": lambda body: body["error"]["type"] == "authentication_error",
+    "/v1beta/models/m:countTokens": lambda body: body["error"]["status"] == "UNAUTHENTICATED",
     "/tools/search_invoices": lambda body: body["error"]["status"] == 401,
     "/agents/w-1/v1/chat/completions": lambda body: body["error"]["code"] == "invalid_api_key",
 }
