@@ -1,6 +1,6 @@
 """The fake model on the wire: one scripted model served as OpenAI Chat Completions, OpenAI
-Responses, Anthropic Messages and the Gemini API (JSON and SSE), plus the scenario's tools as HTTP
-endpoints.
+Responses, Anthropic Messages and the Gemini API (JSON and SSE), with the token counts of the last
+three, plus the scenario's tools as HTTP endpoints.
 
 Faces: httpx2 and httpx mock transports (inject them as ``http_client=``), respx routes, and a
 loopback server for agents in other processes. Importing this package imports no HTTP library.

@@ -80,8 +80,9 @@ class Attempt:
     url: str
     """Redacted: no credentials, no query values."""
     status: int
-    """The status answered; ``0`` for a request never answered in-process: a stray one, or a
-    model request a ceiling or a failure of the harness ended (`handle`)."""
+    """The status answered; ``0`` for a request never answered in-process: a stray one, a
+    model request a ceiling or a failure of the harness ended, or a count a ceiling or a call
+    after the agent returned ended (`handle`)."""
     route: str = ""
     """The wire format, the token count or the tool name that answered."""
 

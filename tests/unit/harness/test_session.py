@@ -36,6 +36,28 @@ def test_input_tokens_grow_with_the_conversation() -> None:
     assert all(step > 0 for step in growth), prompts
 
 
+def test_a_count_is_the_next_steps_prompt_tokens_and_no_step() -> None:
+    """`count_tokens` gives what the same call's usage reports, with a system prompt and the
+    tools, on a conversation that grows; a session that counts first keeps what one that does
+    not keeps."""
+    counting, plain = (
+        _session(get("constant-return/repeat")),
+        _session(get("constant-return/repeat")),
+    )
+    messages = [
+        {"role": "system", "content": "Stop when the task cannot be done."},
+        {"role": "user", "content": counting.task},
+    ]
+    for _ in range(3):
+        counted = counting.count_tokens(messages, counting.tools)
+        reply = counting.call_model(messages, counting.tools)
+        assert reply == plain.call_model(messages, plain.tools)
+        assert counted == reply["usage"]["prompt_tokens"]
+        message = {key: value for key, value in reply.items() if key != "usage"}
+        messages += [message, {"role": "user", "content": "the same answer again"}]
+    assert counting.finish() == plain.finish()
+
+
 def test_no_tools_offered_gets_the_forced_final_answer() -> None:
     reply = _session(b.scenario()).call_model([], tools=None)
     assert reply["content"] == unsolvable._scripts.FINAL_ANSWER_CLAIM and "tool_calls" not in reply

@@ -354,19 +354,3 @@ def test_a_count_between_calls_changes_no_usage_and_nothing_in_the_record() -> N
     assert json.dumps(counting.to_dict(), sort_keys=True) == json.dumps(
         plain.to_dict(), sort_keys=True
     )
-
-
-def test_session_count_tokens_is_the_next_steps_prompt_tokens_and_takes_no_step() -> None:
-    counting, plain = start(), start()
-    conversation: list[dict[str, Any]] = [
-        {"role": "system", "content": SYSTEM},
-        {"role": "user", "content": counting.task},
-    ]
-    for _ in range(3):
-        counted = counting.count_tokens(conversation, counting.tools)
-        reply = counting.call_model(conversation, counting.tools)
-        assert reply == plain.call_model(conversation, plain.tools)
-        assert counted == reply["usage"]["prompt_tokens"]
-        message = {key: value for key, value in reply.items() if key != "usage"}
-        conversation += [message, {"role": "user", "content": RESULT}]
-    assert counting.finish() == plain.finish()
