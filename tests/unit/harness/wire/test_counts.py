@@ -307,6 +307,16 @@ def test_chat_completions_has_no_count_and_other_calls_stay_strays(session: Sess
             client.post(url, json={"model": "m", "messages": []})
 
 
+def test_a_count_is_no_transport_attempt_and_takes_no_injected_failure(session: Session) -> None:
+    wire = Wire(session, transient_failures=1)
+    client = wire.httpx2_client()
+    request = {**_anthropic_request(session), "max_tokens": 1024}
+    counted = client.post(f"{ANTHROPIC_BASE_URL}/v1/messages/count_tokens", json=request)
+    failed = client.post(f"{ANTHROPIC_BASE_URL}/v1/messages", json=request)
+    assert (counted.status_code, failed.status_code) == (200, 529)
+    assert session.finish().transport_attempts == 1
+
+
 def test_a_count_after_the_agent_returned_is_a_late_call_refused(session: Session) -> None:
     wire = Wire(session)
     messages = wire.anthropic_client(max_retries=0).messages
