@@ -61,7 +61,8 @@ def test_an_anthropic_count_is_the_usage_of_the_message_it_counts(
     with Wire(session) as wire:
         client = wire.anthropic_client()
         messages: Any = client.beta.messages if beta else client.messages
-        # The SDK's beta client sends its beta header; earlier ones added ``?beta=true`` too.
+        # The SDK's beta client sends a beta header; its 0.x releases put ``?beta=true`` in the
+        # path as well, which is read the same.
         query = {"extra_query": {"beta": "true"}} if beta else {}
         request = _anthropic_request(session)
         for _ in ("fresh", "grown"):
@@ -92,9 +93,10 @@ def _responses_added(reply: Any) -> list[dict[str, Any]]:
     """``reply``'s function calls and a result to each, as the next request's input items."""
     calls = [item for item in reply.output if item.type == "function_call"]
     assert calls, "the scripted model calls a tool while tools are offered"
-    made = [{"type": "function_call", **c.model_dump(include={"call_id", "name"})} for c in calls]
-    for item, call in zip(made, calls, strict=True):
-        item["arguments"] = call.arguments
+    made = [
+        {"type": "function_call", "call_id": c.call_id, "name": c.name, "arguments": c.arguments}
+        for c in calls
+    ]
     outputs = [
         {"type": "function_call_output", "call_id": c.call_id, "output": RESULT} for c in calls
     ]
@@ -207,12 +209,25 @@ def test_a_gemini_count_of_a_whole_request_counts_its_system_instruction_and_too
                 {
                     "role": "user",
                     "parts": [
-                        {"functionResponse": {**p["functionCall"], "response": {"o": RESULT}}}
-                        for p in parts
-                        if "functionCall" in p
+                        {"functionResponse": {"id": c["id"], "name": c["name"], "response": {}}}
+                        for c in (p["functionCall"] for p in parts if "functionCall" in p)
                     ],
                 },
             ]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"contents": [], "generateContentRequest": {"contents": []}},
+        {"generateContentRequest": [{"role": "user", "parts": [{"text": "hi"}]}]},
+    ],
+    ids=["both-forms", "not-an-object"],
+)
+def test_a_gemini_count_takes_one_form_of_its_request(session: Session, body: Any) -> None:
+    counted = Wire(session).httpx2_client().post(f"{GEMINI_PATH}:countTokens", json=body)
+    assert counted.status_code == 400 and counted.json()["error"]["status"] == "INVALID_ARGUMENT"
+    assert "either 'contents' or a 'generateContentRequest'" in counted.json()["error"]["message"]
 
 
 REFUSED = {
