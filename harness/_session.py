@@ -225,7 +225,9 @@ class Session:
         """The input tokens `call_model` would report (``usage.prompt_tokens``) for these
         ``messages`` and ``tools`` from ``agent`` now — the conversation and the tools offered —
         without a step: nothing is charged, kept or counted, so the run is recorded as it would
-        be without the count. Refused after the agent returned and past a ceiling, as any call."""
+        be without the count. A request over the context window is counted all the same (the
+        tokens `ContextOverflow` would name), as the APIs count one. Refused after the agent
+        returned and past a ceiling, as any call."""
         with self._lock:
             self._callers.enter(f"a token count by {agent}")
             self._meter.check()

@@ -40,6 +40,17 @@ def test_a_refused_request_is_a_step_that_costs_nothing_and_is_a_refusal() -> No
     assert observed.input_tokens == short.finish().input_tokens, "the refused call is not billed"
 
 
+def test_a_request_over_the_window_is_counted_as_its_refusal_counts_it() -> None:
+    """The APIs count a request of any length: the count is the tokens the refusal names, and
+    is no step."""
+    session = _session(200)
+    counted = session.count_tokens(LONG, session.tools)
+    assert session.finish().steps == 0
+    with pytest.raises(ContextOverflow) as refused:
+        _session(200).call_model(LONG, session.tools)
+    assert counted == refused.value.tokens > refused.value.window
+
+
 def test_the_model_never_sees_a_refused_request() -> None:
     session = _session(200)
     with pytest.raises(ContextOverflow):

@@ -23,6 +23,7 @@ from unsolvable.wire import (
     GEMINI_BASE_URL,
     OPENAI_BASE_URL,
     StrayRequest,
+    ToolNames,
     Wire,
 )
 
@@ -73,6 +74,21 @@ def test_an_anthropic_count_is_the_usage_of_the_message_it_counts(
     assert [a.kind for a in wire.attempts] == ["count", "model"] * 2
     beta_query = [a.url.endswith("?beta=redacted") for a in wire.attempts if a.kind == "count"]
     assert beta_query == [beta, beta]
+
+
+def test_a_count_reads_the_tools_in_the_agents_spelling(session: Session) -> None:
+    """An agent that names the tools with a prefix (Claude Code's MCP tools) is counted the
+    tokens of the scenario's tools it offers, as its steps are."""
+    prefix = "mcp__unsolvable__"
+    with Wire(session, tool_names=ToolNames(prefix=prefix)) as wire:
+        messages = wire.anthropic_client().messages
+        request = _anthropic_request(session)
+        request["tools"] = [{**tool, "name": prefix + tool["name"]} for tool in request["tools"]]
+        for _ in ("fresh", "grown"):
+            counted = messages.count_tokens(**request).input_tokens
+            reply = messages.create(max_tokens=1024, **request)
+            assert counted == reply.usage.input_tokens
+            _anthropic_grown(request, reply)
 
 
 def _responses_request(session: Session) -> dict[str, Any]:
