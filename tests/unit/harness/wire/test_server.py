@@ -19,6 +19,15 @@ def test_the_server_answers_the_model_and_counts_attempts(session: Session) -> N
     assert (session.finish().steps, session.finish().transport_attempts) == (1, 1)
 
 
+def test_the_server_answers_a_token_count_and_counts_no_attempt(session: Session) -> None:
+    with Wire(session) as wire, wire.serve() as server:
+        url = f"{server.anthropic_base_url}/v1/messages/count_tokens"
+        counted = httpx.post(url, json=ASK)
+        reply = httpx.post(f"{server.anthropic_base_url}/v1/messages", json=ASK)
+    assert counted.json() == {"input_tokens": reply.json()["usage"]["input_tokens"]}
+    assert (session.finish().steps, session.finish().transport_attempts) == (1, 1)
+
+
 def test_the_server_answers_tools_under_its_own_url(session: Session) -> None:
     with Wire(session) as wire, wire.serve() as server:
         reply = httpx.post(f"{server.tools_url}/search_invoices", json={"customer": "ACME-0"})
