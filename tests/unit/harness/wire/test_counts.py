@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -364,33 +363,52 @@ def test_a_count_past_a_ceiling_raises_it(session: Session) -> None:
         Wire(session).anthropic_client().messages.count_tokens(**_anthropic_request(session))
 
 
-def _agent(count: bool, usages: list[int]) -> Callable[[Session], Stop]:
-    """An agent of three steps, on Anthropic's API, that counts each request first or not."""
+STEPS = 3
+
+
+def _on_anthropic(session: Session, wire: Wire, count: bool) -> list[int]:
+    """Three steps on Anthropic's API, each counted first or not; their input tokens."""
+    messages, request, usages = wire.anthropic_client().messages, _anthropic_request(session), []
+    for _ in range(STEPS):
+        if count:
+            messages.count_tokens(**request)
+        reply = messages.create(max_tokens=1024, **request)
+        usages.append(reply.usage.input_tokens)
+        _anthropic_grown(request, reply)
+    return usages
+
+
+def _on_responses(session: Session, wire: Wire, count: bool) -> list[int]:
+    """Three steps on the Responses API, each continuing the last response by its id."""
+    responses, request, usages = wire.openai_client().responses, _responses_request(session), []
+    for _ in range(STEPS):
+        if count:
+            responses.input_tokens.count(**request)
+        reply = responses.create(**request)
+        assert reply.usage is not None
+        usages.append(reply.usage.input_tokens)
+        request = {**request, "previous_response_id": reply.id, "input": _responses_added(reply)}
+    return usages
+
+
+AGENTS = {"anthropic": _on_anthropic, "responses": _on_responses}
+
+
+def _run(api: str, count: bool) -> tuple[TerminationRecord, list[int]]:
+    usages: list[int] = []
 
     def agent(session: Session) -> Stop:
         with Wire(session) as wire:
-            messages = wire.anthropic_client().messages
-            request = _anthropic_request(session)
-            for _ in range(3):
-                if count:
-                    messages.count_tokens(**request)
-                reply = messages.create(max_tokens=1024, **request)
-                usages.append(reply.usage.input_tokens)
-                _anthropic_grown(request, reply)
+            usages.extend(AGENTS[api](session, wire, count))
         return Stop(code="NO_PROGRESS", reason="the same answer three times")
 
-    return agent
+    return unsolvable.run(agent, scenarios.get("constant-return/repeat")), usages
 
 
-def _run(count: bool) -> tuple[TerminationRecord, list[int]]:
-    usages: list[int] = []
-    record = unsolvable.run(_agent(count, usages), scenarios.get("constant-return/repeat"))
-    return record, usages
-
-
-def test_a_count_between_calls_changes_no_usage_and_nothing_in_the_record() -> None:
-    (counting, counting_usages), (plain, plain_usages) = _run(True), _run(False)
-    assert counting.observed.steps == 3 and counting.outcome == plain.outcome
+@pytest.mark.parametrize("api", sorted(AGENTS))
+def test_a_count_between_calls_changes_no_usage_and_nothing_in_the_record(api: str) -> None:
+    (counting, counting_usages), (plain, plain_usages) = _run(api, True), _run(api, False)
+    assert counting.observed.steps == STEPS and counting.outcome == plain.outcome
     assert counting_usages == plain_usages
     assert json.dumps(counting.to_dict(), sort_keys=True) == json.dumps(
         plain.to_dict(), sort_keys=True
