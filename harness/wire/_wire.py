@@ -607,12 +607,15 @@ class Wire:
 
     def gemini_client(self, *, agent: str | None = None, **options: Any) -> genai.Client:
         """A ``google.genai.Client`` (and its ``.aio``) whose every request is answered here;
-        ``http_options`` may be given as a dict (``HttpOptionsDict``), and is completed with
-        this wire's base URL and httpx2 clients."""
+        ``http_options``, a ``types.HttpOptions`` or a dict (``HttpOptionsDict``), is completed
+        with this wire's base URL and httpx2 clients. An ``HttpOptions`` holds every field, most
+        of them ``None``: those are left out, or its ``httpx_client=None`` would send the
+        requests past the wire to the real API."""
         from google import genai
         from google.genai import types
 
-        http: dict[str, Any] = dict(options.pop("http_options", None) or {})
+        given = dict(options.pop("http_options", None) or {})
+        http: dict[str, Any] = {key: value for key, value in given.items() if value is not None}
         if "base_url" in http:
             options["base_url"] = http.pop("base_url")
         merged = _clients.sdk_options(options, self.httpx2_client, GEMINI_BASE_URL, agent)

@@ -68,9 +68,21 @@ def test_the_sdk_agent_stops_right_and_is_charged_what_usage_metadata_said(
     assert [u.total_token_count for u in usages] == totals
 
 
-def test_sdk_retries_when_asked_are_transport_attempts_not_steps() -> None:
-    """The SDK retries nothing by default; given retry options, each retry is an attempt."""
-    retry = {"retry_options": {"attempts": 3, "initial_delay": 0.0, "max_delay": 0.0}}
+RETRY: types.HttpOptionsDict = {
+    "retry_options": {"attempts": 3, "initial_delay": 0.0, "max_delay": 0.0},
+    "base_url": "https://model.unsolvable.test",  # never resolves, were the wire bypassed
+}
+
+
+@pytest.mark.parametrize(
+    "retry", [RETRY, types.HttpOptions.model_validate(RETRY)], ids=["dict", "HttpOptions"]
+)
+def test_sdk_retries_when_asked_are_transport_attempts_not_steps(
+    retry: types.HttpOptionsOrDict,
+) -> None:
+    """The SDK retries nothing by default; given retry options, each retry is an attempt. The
+    options come as the SDK takes them, a dict or an ``HttpOptions``, whose unset fields the
+    wire's client does not take for settings."""
 
     def agent(session: Session) -> Mapping[str, Any]:
         with Wire(session, transient_failures=2) as fake:
