@@ -26,6 +26,7 @@ EXTRAS = MappingProxyType(
         "respx": "http",
         "openai": "openai",
         "anthropic": "anthropic",
+        "google.genai": "gemini",
     }
 )
 """Which extra installs each optional client library."""

@@ -532,6 +532,7 @@ class Wire:
             self.check()
 
     # -- clients (httpx, httpx2 and the SDKs are imported only when asked for) ---------------
+    # Each is required first (`_clients.require_module`), so a missing one names its extra.
     # Every client takes ``agent="worker-1"``: its model calls are then that sub-agent's steps
     # (``steps_by_agent``; the agent `FanOut` tells apart), its tool calls its own.
     def httpx2_transport(self, *, agent: str | None = None) -> httpx2.MockTransport:
@@ -540,6 +541,7 @@ class Wire:
         return _clients.mock_transport(self, "httpx2", agent)  # type: ignore[no-any-return]
 
     def httpx2_client(self, *, agent: str | None = None, **options: Any) -> httpx2.Client:
+        _clients.require_module("httpx2")
         import httpx2
 
         return httpx2.Client(transport=self.httpx2_transport(agent=agent), **options)
@@ -547,6 +549,7 @@ class Wire:
     def httpx2_async_client(
         self, *, agent: str | None = None, **options: Any
     ) -> httpx2.AsyncClient:
+        _clients.require_module("httpx2")
         import httpx2
 
         return httpx2.AsyncClient(transport=self.httpx2_transport(agent=agent), **options)
@@ -556,11 +559,13 @@ class Wire:
         return _clients.mock_transport(self, "httpx", agent)  # type: ignore[no-any-return]
 
     def httpx_client(self, *, agent: str | None = None, **options: Any) -> httpx.Client:
+        _clients.require_module("httpx")
         import httpx
 
         return httpx.Client(transport=self.httpx_transport(agent=agent), **options)
 
     def httpx_async_client(self, *, agent: str | None = None, **options: Any) -> httpx.AsyncClient:
+        _clients.require_module("httpx")
         import httpx
 
         return httpx.AsyncClient(transport=self.httpx_transport(agent=agent), **options)
@@ -577,6 +582,7 @@ class Wire:
     def openai_client(self, *, agent: str | None = None, **options: Any) -> openai.OpenAI:
         """An ``openai.OpenAI`` whose every request is answered here (default retries kept);
         with ``agent``, its base URL names that sub-agent."""
+        _clients.require_module("openai")
         import openai
 
         options = _clients.sdk_options(options, self.httpx2_client, OPENAI_BASE_URL, agent)
@@ -585,12 +591,14 @@ class Wire:
     def async_openai_client(
         self, *, agent: str | None = None, **options: Any
     ) -> openai.AsyncOpenAI:
+        _clients.require_module("openai")
         import openai
 
         options = _clients.sdk_options(options, self.httpx2_async_client, OPENAI_BASE_URL, agent)
         return openai.AsyncOpenAI(**options)
 
     def anthropic_client(self, *, agent: str | None = None, **options: Any) -> anthropic.Anthropic:
+        _clients.require_module("anthropic")
         import anthropic
 
         options = _clients.sdk_options(options, self.httpx2_client, ANTHROPIC_BASE_URL, agent)
@@ -599,6 +607,7 @@ class Wire:
     def async_anthropic_client(
         self, *, agent: str | None = None, **options: Any
     ) -> anthropic.AsyncAnthropic:
+        _clients.require_module("anthropic")
         import anthropic
 
         make = self.httpx2_async_client
@@ -611,6 +620,7 @@ class Wire:
         with this wire's base URL and httpx2 clients. An ``HttpOptions`` holds every field, most
         of them ``None``: those are left out, or its ``httpx_client=None`` would send the
         requests past the wire to the real API."""
+        _clients.require_module("google.genai")
         from google import genai
         from google.genai import types
 

@@ -3,6 +3,8 @@ agent built this way runs unmodified, its tools included."""
 
 from __future__ import annotations
 
+import sys
+
 import httpx
 import pytest
 import respx
@@ -74,6 +76,33 @@ def test_a_stray_httpx_request_under_respx_fails_the_run_loudly() -> None:
 def test_a_missing_client_library_names_the_extra() -> None:
     with pytest.raises(unsolvable.AdapterError, match=r"pip install 'pytest-unsolvable\[nope\]'"):
         require_module("nope")
+
+
+@pytest.mark.parametrize(
+    ("client", "module", "extra"),
+    [
+        ("httpx_client", "httpx", "http"),
+        ("httpx_async_client", "httpx", "http"),
+        ("httpx2_client", "httpx2", "http"),
+        ("httpx2_async_client", "httpx2", "http"),
+        ("openai_client", "openai", "openai"),
+        ("async_openai_client", "openai", "openai"),
+        ("anthropic_client", "anthropic", "anthropic"),
+        ("async_anthropic_client", "anthropic", "anthropic"),
+        ("gemini_client", "google.genai", "gemini"),
+    ],
+)
+def test_each_client_of_a_missing_library_names_the_extra(
+    session: Session, monkeypatch: pytest.MonkeyPatch, client: str, module: str, extra: str
+) -> None:
+    """A newcomer who calls ``wire.openai_client()`` without the ``openai`` extra learns which
+    extra to install, as ``wire.respx_router()`` says for respx, not a bare import error."""
+    monkeypatch.setitem(sys.modules, module, None)  # what an uninstalled module imports as
+    wire = Wire(session)
+    with pytest.raises(
+        unsolvable.AdapterError, match=rf"pip install 'pytest-unsolvable\[{extra}\]'"
+    ):
+        getattr(wire, client)()
 
 
 def test_stray_request_is_not_an_exception_so_retry_loops_cannot_swallow_it() -> None:
