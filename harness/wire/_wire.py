@@ -64,6 +64,13 @@ OPENAI_BASE_URL = "https://api.openai.com/v1"
 ANTHROPIC_BASE_URL = "https://api.anthropic.com"
 GEMINI_BASE_URL = "https://generativelanguage.googleapis.com"
 JSON_TYPE = "application/json"
+UNSERVED = "no fake endpoint"
+"""The route of a stray to a model host at a path the fake model does not serve."""
+UNSERVED_FIX = (
+    "it serves the generating calls and the token counts at the paths listed, not the SDKs' "
+    "other calls (models.list, responses.retrieve, ...): check the client's base URL, and leave "
+    "other calls out of the scenario's run"
+)
 TRANSIENT_RETRY_AFTER_MS = "1"
 """Back-off the fake asks for after an injected failure: SDKs honour ``retry-after-ms``, so a
 retried request costs a millisecond instead of the SDKs' default half-second back-off."""
@@ -84,10 +91,12 @@ class Attempt:
     model request a ceiling or a failure of the harness ended, or a count a ceiling or a call
     after the agent returned ended (`handle`)."""
     route: str = ""
-    """The wire format, the token count or the tool name that answered."""
+    """The wire format, the token count or the tool name that answered; for a stray, why
+    nothing did (``no tool 'x'``, `UNSERVED`), or nothing when it was for another host."""
 
     def __str__(self) -> str:
-        return f"{self.method} {self.url} -> {self.status or 'refused'} ({self.kind} {self.route})"
+        how = f"{self.kind} {self.route}".rstrip()
+        return f"{self.method} {self.url} -> {self.status or 'refused'} ({how})"
 
 
 @dataclass(kw_only=True)
@@ -219,8 +228,11 @@ class Wire:
         if unknown is not None:
             self._log("stray", request, None, f"no tool {unknown!r}")
             raise StrayRequest(self._explain_unknown_tool(request, unknown))
+        if on_model_host:
+            self._log("stray", request, None, UNSERVED)
+            raise StrayRequest(self._explain_stray(request, unserved=True))
         self._log("stray", request, None, "")
-        raise StrayRequest(self._explain_stray(request))
+        raise StrayRequest(self._explain_stray(request, unserved=False))
 
     @property
     def attempts(self) -> list[Attempt]:
@@ -256,13 +268,16 @@ class Wire:
 
     def _stray_fixes(self, stray: list[Attempt]) -> str:
         """What to do about ``stray``: a stray to a tool the scenario lacks carries the name it
-        gave as its route (`handle`); any other would have left the harness."""
+        gave as its route (`handle`), one to a model host the endpoint it has no fake of
+        (`UNSERVED`); any other would have left the harness."""
         fixes = []
         if any(not a.route for a in stray):
             fixes.append(
                 "another host or path would have left the harness: point the client at the fake"
             )
-        if any(a.route for a in stray):
+        if any(a.route == UNSERVED for a in stray):
+            fixes.append(f"a model host has no such endpoint: {UNSERVED_FIX}")
+        if any(a.route not in ("", UNSERVED) for a in stray):
             tools = ", ".join(sorted(self._tool_names))
             fixes.append(f"a tool the scenario does not have is refused: its tools are {tools}")
         return "; ".join(fixes)
@@ -477,21 +492,31 @@ class Wire:
             f"offered to the model name them. See {WIRE_DOCS}"
         )
 
-    def _explain_stray(self, request: WireRequest) -> str:
+    def _explain_stray(self, request: WireRequest, *, unserved: bool) -> str:
+        """Why ``request`` matched no route, and what to do: on a model host, the endpoint is
+        one the fake does not serve, and no client setting reaches it; elsewhere, the client
+        is not pointed at the fake."""
         with self._lock:
             hosts = ", ".join(sorted(self._model_hosts))
         tools = ", ".join(sorted(self._tool_names))
+        why, fix = (
+            (f"the fake model has no such endpoint: {UNSERVED_FIX}", "")
+            if unserved
+            else (
+                "the agent would have left the harness for a real host during the scenario",
+                "Point the client at the fake (base_url, or http_client=wire.httpx2_client()), "
+                "or route the URL with Wire(tool_routes={url: tool}). ",
+            )
+        )
         return (
-            f"unsolvable: {request.method} {request.safe_url} matched no fake route; the agent "
-            "would have left the harness for a real host during the scenario.\n"
+            f"unsolvable: {request.method} {request.safe_url} matched no fake route: {why}.\n"
             "  - the fake model answers POST …/chat/completions, …/responses, …/messages, "
             f"…/models/<model>:generateContent (and :streamGenerateContent) on: "
             f"{hosts}; it counts tokens at …/responses/input_tokens, …/messages/count_tokens "
             "and …/models/<model>:countTokens there\n"
             f"  - the tools answer at {TOOLS_URL}/<name> for: {tools}\n"
             f"  - a sub-agent is named first in the path: /{AGENTS_SEGMENT}/<name>/v1/…\n"
-            "Point the client at the fake (base_url, or http_client=wire.httpx2_client()), or "
-            f"route the URL with Wire(tool_routes={{url: tool}}). See {WIRE_DOCS}"
+            f"{fix}See {WIRE_DOCS}"
         )
 
     # -- faces ------------------------------------------------------------------------------

@@ -187,6 +187,32 @@ def test_an_unknown_tool_on_the_tools_host_is_a_stray_too_naming_the_scenarios_t
         assert "would have left the harness" not in said
 
 
+def test_an_endpoint_the_fake_model_does_not_serve_is_a_stray_that_says_so(
+    session: Session,
+) -> None:
+    """An SDK's other call (``models.list``) on the API's own host: the client is pointed at the
+    fake already, so the agent is told the endpoint has no fake, not to point the client at it,
+    where it sees the stray and where the record does."""
+    with (
+        pytest.raises(StrayRequest) as closed,
+        Wire(session) as wire,
+        pytest.raises(StrayRequest) as raised,
+    ):
+        wire.httpx2_client().get("https://api.openai.com/v1/models")
+    for said in (str(raised.value), str(closed.value)):
+        assert "no such endpoint" in said and "models.list" in said
+        assert "left the harness" not in said and "point the client" not in said.lower()
+    assert str(wire.stray[0]) == (
+        "GET https://api.openai.com/v1/models -> refused (stray no fake endpoint)"
+    )
+
+
+def test_a_stray_to_another_host_renders_without_a_route(session: Session) -> None:
+    with contextlib.suppress(BaseException), Wire(session) as wire:
+        wire.httpx2_client().get("https://telemetry.example.com/ping")
+    assert str(wire.stray[0]) == "GET https://telemetry.example.com/ping -> refused (stray)"
+
+
 def test_a_harness_ceiling_ends_the_caller_through_the_transport() -> None:
     session = start(max_steps=1)
     wire = Wire(session)
