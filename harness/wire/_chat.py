@@ -197,7 +197,7 @@ class ChatCompletions(OpenAIErrors):
         options = body.get("stream_options")
         if options is not None and not isinstance(options, dict):  # read only as it renders
             raise WireFormatError(
-                f"unsolvable: a {NAME} request is not in the shape its API takes: "
+                f"unsolvable: the {NAME} request is not in the shape its API takes: "
                 f"'stream_options' must be an object, got {options!r:.80}"
             )
         if options is not None and not body.get("stream"):

@@ -155,7 +155,7 @@ def _contents(raw: list[Any], start: int, taken: Sequence[JSON]) -> list[JSON]:
         parts = content.get("parts") or []
         if not isinstance(parts, list):
             raise WireFormatError(
-                f"unsolvable: a {NAME} request's contents[{index}].parts must be a list, got "
+                f"unsolvable: the {NAME} request's contents[{index}].parts must be a list, got "
                 f"{parts!r:.80}"
             )
         if content.get("role") == "model":

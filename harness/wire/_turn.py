@@ -167,7 +167,7 @@ def require(body: Mapping[str, Any], key: str, kind: type, fmt: str) -> Any:
     value = body.get(key)
     if not isinstance(value, kind):
         raise WireFormatError(
-            f"unsolvable: a {fmt} request needs {key!r} as {kind.__name__}, got {value!r:.80}; "
+            f"unsolvable: the {fmt} request needs {key!r} as {kind.__name__}, got {value!r:.80}; "
             "is the client pointed at the right path?"
         )
     return value
@@ -179,7 +179,7 @@ def require_objects(items: list[Any], key: str, fmt: str, *, start: int = 0) -> 
     for index in range(start, len(items)):
         if not isinstance(items[index], dict):
             raise WireFormatError(
-                f"unsolvable: a {fmt} request's {key!r} must hold JSON objects, got "
+                f"unsolvable: the {fmt} request's {key!r} must hold JSON objects, got "
                 f"{items[index]!r:.80} at index {index}"
             )
 

@@ -53,7 +53,9 @@ def test_an_injected_failure_asks_for_a_fast_retry(session: Session) -> None:
 def test_a_body_that_is_not_the_format_is_a_final_400(session: Session) -> None:
     response = Wire(session).httpx2_client().post(CHAT, json={"model": "m"})
     assert response.status_code == 400 and response.headers["x-should-retry"] == "false"
-    assert "'messages'" in response.json()["error"]["message"] and session.finish().steps == 0
+    message = response.json()["error"]["message"]
+    assert message.startswith("unsolvable: the OpenAI Chat Completions request needs 'messages'")
+    assert session.finish().steps == 0
     assert session.finish().transport_attempts == 1
 
 
