@@ -72,8 +72,9 @@ UNSERVED_FIX = (
     "other calls out of the scenario's run"
 )
 TRANSIENT_RETRY_AFTER_MS = "1"
-"""Back-off the fake asks for after an injected failure: SDKs honour ``retry-after-ms``, so a
-retried request costs a millisecond instead of the SDKs' default half-second back-off."""
+"""Back-off the fake asks for after an injected failure: the OpenAI and Anthropic SDKs honour
+``retry-after-ms``, so a retried request costs a millisecond instead of their default half-second
+back-off (google-genai reads no such header and waits its own ``retry_options``)."""
 
 
 @dataclass(frozen=True, kw_only=True)
