@@ -92,6 +92,20 @@ def test_the_per_agent_example_counts_the_lead_and_the_auditor_apart() -> None:
     assert record.verdict.broke(unsolvable.Rule.PAST_BOUND)
 
 
+def test_the_page_names_every_client_the_wire_makes_and_each_takes_an_agent() -> None:
+    """ "Every client the wire makes takes the name", then the list: a client added to `Wire`
+    and left out of it leaves a newcomer's sub-agent unbound."""
+    from unsolvable.wire import Wire
+
+    listed = SECTION.partition("Every client the wire makes takes the name:")[2]
+    listed = listed.partition("A client bound to no name")[0]
+    named = set(re.findall(r"`wire\.(\w+_client)\(agent=", listed))
+    made = {name for name in dir(Wire) if name.endswith("_client")}
+    assert {name for name in made if "async" not in name} <= named  # async ones said in a word
+    for name in made:
+        assert "agent" in inspect.signature(getattr(Wire, name)).parameters, name
+
+
 def test_every_adapter_that_takes_a_build_says_what_build_is_given() -> None:
     """``build`` is called with the framework's model and the scenario's tools in an order of
     each adapter's own, so a row that names no signature leaves the reader to guess it."""
