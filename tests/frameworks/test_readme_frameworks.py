@@ -14,6 +14,7 @@ import unsolvable
 from tests._docs import compiled, marked
 from tests.frameworks._glue import reported
 from unsolvable import Code, Exit, scenarios
+from unsolvable.wire import Wire
 
 SECTION = marked("frameworks")
 BLOCKS = re.findall(r"```python\n(.*?)```", SECTION, re.S)
@@ -93,10 +94,8 @@ def test_the_per_agent_example_counts_the_lead_and_the_auditor_apart() -> None:
 
 
 def test_the_page_names_every_client_the_wire_makes_and_each_takes_an_agent() -> None:
-    """ "Every client the wire makes takes the name", then the list: a client added to `Wire`
-    and left out of it leaves a newcomer's sub-agent unbound."""
-    from unsolvable.wire import Wire
-
+    """The page says every client the wire makes takes an agent's name, then lists them: a
+    client of `Wire` left out of the list is one a newcomer does not know to bind."""
     listed = SECTION.partition("Every client the wire makes takes the name:")[2]
     listed = listed.partition("A client bound to no name")[0]
     named = set(re.findall(r"`wire\.(\w+_client)\(agent=", listed))
