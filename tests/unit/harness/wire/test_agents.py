@@ -16,6 +16,7 @@ from unsolvable.wire._agents import agent_url, split_agent
 
 ASK = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 64}
 USER: Any = [{"role": "user", "content": "hi"}]
+GEMINI_ASK = {"role": "user", "parts": [{"text": "hi"}]}
 
 
 def test_a_path_names_its_agent_in_its_first_two_segments() -> None:
@@ -113,7 +114,9 @@ def test_a_process_names_its_agent_by_the_servers_agents_url(session: Session) -
         for agent in ("lead", "worker-1"):
             httpx.post(f"{agents}/{agent}/v1/chat/completions", json=ASK).raise_for_status()
             httpx.post(f"{agents}/{agent}/v1/messages", json=ASK).raise_for_status()
+            gemini = f"{agents}/{agent}/v1beta/models/gemini-x:generateContent"
+            httpx.post(gemini, json={"contents": [GEMINI_ASK]}).raise_for_status()
         reply = httpx.post(f"{agents}/worker-1/tools/search_invoices", json={"customer": "A"})
     assert reply.status_code == 200
     observed = session.finish()
-    assert (observed.steps_by_agent, observed.tool_calls) == ({"lead": 2, "worker-1": 2}, 1)
+    assert (observed.steps_by_agent, observed.tool_calls) == ({"lead": 3, "worker-1": 3}, 1)
