@@ -132,9 +132,13 @@ def _require_roles(messages: list[JSON], start: int) -> None:
 
 
 def _tool_names(body: JSON) -> tuple[str, ...]:
+    tools = body.get("tools") or ()
+    for index, tool in enumerate(tools):
+        if not isinstance(tool.get("name"), str):  # a Chat Completions tool names it deeper
+            raise WireFormatError(f"tools.{index}.name: Field required")
     if (body.get("tool_choice") or {}).get("type") == "none":
         return ()
-    return tuple(str(tool.get("name", "")) for tool in body.get("tools") or ())
+    return tuple(tool["name"] for tool in tools)
 
 
 def _usage(usage: Usage) -> JSON:

@@ -159,6 +159,7 @@ def _namespaced(body: JSON) -> dict[str, tuple[str, str]]:
 
 
 def _tool_names(body: JSON) -> tuple[str, ...]:
+    _require_function_names(body.get("tools") or ())
     if body.get("tool_choice") == "none":
         return ()
     names: list[str] = []
@@ -169,6 +170,19 @@ def _tool_names(body: JSON) -> tuple[str, ...]:
         else:
             names.append(str(tool.get("name", tool.get("type", ""))))
     return tuple(names)
+
+
+def _require_function_names(tools: Sequence[JSON]) -> None:
+    """Each function tool named at its top level, or the API's refusal: a tool in the Chat
+    Completions shape (``{"type": "function", "function": {...}}``, `Session.openai_tools`)
+    names its function one level down, where the Responses API does not read it."""
+    for index, tool in enumerate(tools):
+        if tool.get("type") == "function" and not isinstance(tool.get("name"), str):
+            raise WireFormatError(
+                f"Missing required parameter: 'tools[{index}].name'.",
+                param=f"tools[{index}].name",
+                code="missing_required_parameter",
+            )
 
 
 def _text_part(text: str) -> JSON:

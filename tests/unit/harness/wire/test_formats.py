@@ -69,6 +69,32 @@ def test_tool_choice_none_offers_no_tools_so_the_model_gives_its_final_answer(na
     assert FORMATS[name].read({**BODIES[name], "tool_choice": choice}).tools == ()
 
 
+CHAT_TOOL = {"type": "function", "function": {"name": "search", "parameters": {}}}
+"""A tool as Chat Completions takes it (`Session.openai_tools`), its name one level down."""
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("responses", "Missing required parameter: 'tools[0].name'."),
+        ("anthropic_messages", "tools.0.name: Field required"),
+    ],
+)
+def test_a_tool_in_the_chat_completions_shape_is_refused_where_its_api_refuses_it(
+    name: str, said: str
+) -> None:
+    """An agent that hands `Session.openai_tools` to another API is refused, as in production,
+    not answered with calls of tools it never named."""
+    with pytest.raises(WireFormatError) as refused:
+        FORMATS[name].read({**BODIES[name], "tools": [CHAT_TOOL]})
+    assert str(refused.value) == said
+    if name == "responses":
+        assert (refused.value.param, refused.value.code) == (
+            "tools[0].name",
+            "missing_required_parameter",
+        )
+
+
 def _render(fmt: WireFormat, stream: bool) -> bytes:
     usage = {"stream_options": {"include_usage": True}} if stream else {}
     body = {**BODIES[fmt.name], "stream": stream, **usage}

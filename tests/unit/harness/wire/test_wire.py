@@ -248,6 +248,17 @@ def _continue(session: Session, chained: bool) -> int:
     return session.finish().input_tokens
 
 
+def test_the_sessions_openai_tools_sent_to_the_responses_api_are_a_final_400(
+    session: Session,
+) -> None:
+    body = {"model": "m", "input": "hi", "tools": session.openai_tools}
+    response = Wire(session).httpx2_client().post(RESPONSES_URL, json=body)
+    assert response.status_code == 400 and response.headers["x-should-retry"] == "false"
+    assert response.json()["error"]["param"] == "tools[0].name"
+    observed = session.finish()
+    assert (observed.steps, observed.transport_attempts) == (0, 1)
+
+
 def test_previous_response_id_shows_the_model_the_whole_conversation() -> None:
     assert _continue(start(), chained=True) > _continue(start(), chained=False)
 
