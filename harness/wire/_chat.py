@@ -6,6 +6,7 @@ OpenAI-compatible clients.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from unsolvable._frozen import freeze
@@ -34,6 +35,7 @@ that the ``default`` tier served the request, and names any other tier asked for
 
 
 def _tool_names(body: JSON) -> tuple[str, ...]:
+    _require_functions(body.get("tools") or ())
     if body.get("tool_choice") == "none":
         return ()
     names = []
@@ -41,6 +43,18 @@ def _tool_names(body: JSON) -> tuple[str, ...]:
         function = tool.get("function", tool) if isinstance(tool, dict) else {}
         names.append(str(function.get("name", "")))
     return tuple(names)
+
+
+def _require_functions(tools: Iterable[object]) -> None:
+    """Each function tool's function given under ``function``, or the API's refusal: a tool in
+    the Responses API's shape (``{"type": "function", "name": ...}``) names it at the top."""
+    for index, tool in enumerate(tools):
+        if isinstance(tool, dict) and tool.get("type") == "function" and "function" not in tool:
+            raise WireFormatError(
+                f"Missing required parameter: 'tools[{index}].function'.",
+                param=f"tools[{index}].function",
+                code="missing_required_parameter",
+            )
 
 
 def _tool_call(call: JSON) -> JSON:

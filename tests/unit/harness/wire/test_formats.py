@@ -71,28 +71,34 @@ def test_tool_choice_none_offers_no_tools_so_the_model_gives_its_final_answer(na
 
 CHAT_TOOL = {"type": "function", "function": {"name": "search", "parameters": {}}}
 """A tool as Chat Completions takes it (`Session.openai_tools`), its name one level down."""
+RESPONSES_TOOL = {"type": "function", "name": "search", "parameters": {}}
+"""A tool as the Responses API takes it, its name at the top."""
 
 
 @pytest.mark.parametrize(
-    ("name", "said"),
+    ("name", "tool", "said", "param"),
     [
-        ("responses", "Missing required parameter: 'tools[0].name'."),
-        ("anthropic_messages", "tools.0.name: Field required"),
+        ("responses", CHAT_TOOL, "Missing required parameter: 'tools[0].name'.", "tools[0].name"),
+        ("anthropic_messages", CHAT_TOOL, "tools.0.name: Field required", None),
+        (
+            "chat_completions",
+            RESPONSES_TOOL,
+            "Missing required parameter: 'tools[0].function'.",
+            "tools[0].function",
+        ),
     ],
 )
-def test_a_tool_in_the_chat_completions_shape_is_refused_where_its_api_refuses_it(
-    name: str, said: str
+def test_a_tool_in_another_apis_shape_is_refused_where_its_api_refuses_it(
+    name: str, tool: dict[str, object], said: str, param: str | None
 ) -> None:
-    """An agent that hands `Session.openai_tools` to another API is refused, as in production,
-    not answered with calls of tools it never named."""
+    """An agent that hands `Session.openai_tools` to another API, or a Responses API tool to
+    Chat Completions, is refused as in production, not answered with calls of tools it never
+    named."""
     with pytest.raises(WireFormatError) as refused:
-        FORMATS[name].read({**BODIES[name], "tools": [CHAT_TOOL]})
-    assert str(refused.value) == said
-    if name == "responses":
-        assert (refused.value.param, refused.value.code) == (
-            "tools[0].name",
-            "missing_required_parameter",
-        )
+        FORMATS[name].read({**BODIES[name], "tools": [tool]})
+    assert str(refused.value) == said and refused.value.param == param
+    if param is not None:
+        assert refused.value.code == "missing_required_parameter"
 
 
 def _render(fmt: WireFormat, stream: bool) -> bytes:
