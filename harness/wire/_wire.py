@@ -494,9 +494,9 @@ class Wire:
         )
 
     def _explain_stray(self, request: WireRequest, *, unserved: bool) -> str:
-        """Why ``request`` matched no route, and what to do: on a model host, the endpoint is
-        one the fake does not serve, and no client setting reaches it; elsewhere, the client
-        is not pointed at the fake."""
+        """Why ``request`` matched no route, and what to do: on a model host (``unserved``), the
+        path is one the fake does not serve (an SDK's other call, or a base URL off its paths);
+        elsewhere, the client is not pointed at the fake."""
         with self._lock:
             hosts = ", ".join(sorted(self._model_hosts))
         tools = ", ".join(sorted(self._tool_names))
