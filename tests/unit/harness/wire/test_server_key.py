@@ -110,21 +110,23 @@ def test_a_burst_of_connections_is_taken_in_before_any_is_accepted() -> None:
 @pytest.mark.parametrize(
     ("chunks", "status"),
     [
-        ("zz\r\n{}\r\n0\r\n\r\n", b"400 Bad Request"),
-        (f"{BODY_LIMIT + 1:x}\r\n", b"413 Request Entity Too Large"),
-        ("2\r\n{}\r\n0\r\n\r\n", b"200 OK"),
+        ("zz\r\n{}\r\n0\r\n\r\n", 400),
+        (f"{BODY_LIMIT + 1:x}\r\n", 413),
+        ("2\r\n{}\r\n0\r\n\r\n", 200),
     ],
     ids=["not-hexadecimal", "past-the-limit", "whole"],
 )
 def test_a_chunked_body_is_read_to_its_end_or_refused_at_once(
-    session: Session, chunks: str, status: bytes
+    session: Session, chunks: str, status: int
 ) -> None:
+    """The status code, not its reason phrase: that is the standard library's, and Python 3.13
+    renamed 413's (``Request Entity Too Large`` to ``Content Too Large``)."""
     with Wire(session) as wire, wire.serve() as server:
         head = f"POST /{server.key}/tools/search_invoices HTTP/1.1\r\nHost: x\r\n"
         request = f"{head}Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n{chunks}"
         answer = _raw(server.port, request.encode())
-    assert answer.split(b"\r\n", 1)[0].endswith(status)
-    assert session.finish().tool_calls == (status == b"200 OK")
+    assert answer.split(b" ", 2)[1] == str(status).encode()
+    assert session.finish().tool_calls == (status == 200)
 
 
 def test_a_client_gone_before_its_answer_leaves_nothing_on_the_harnesss_stderr(
