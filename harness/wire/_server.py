@@ -45,6 +45,15 @@ far above a long conversation re-sent whole; a larger one is answered 413 unread
 CHUNK_LINE_LIMIT = 65_537
 """Bytes read of a chunk's size line or a trailer: what the standard library's server allows a
 request line."""
+PHRASES = MappingProxyType(
+    {
+        413: ("Request Entity Too Large", "Entity is too large"),
+        414: ("Request-URI Too Long", "URI is too long"),
+    }
+)
+"""The reason phrases (and the explanations of an error page) of the refusals the server sends
+whose standard-library names Python 3.13 changed to RFC 9110's (``Content Too Large``, ``URI Too
+Long``): an agent's error quotes the phrase, so it is the same whatever Python runs the harness."""
 BACKLOG = 1024
 """Connections the kernel holds before the server accepts them: an agent that opens many at
 once (a fan-out of workers, a burst of retries) waits for none; the default of 5 made a burst
@@ -121,6 +130,7 @@ class _Server(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    responses = MappingProxyType({**BaseHTTPRequestHandler.responses, **PHRASES})
     timeout = IDLE_SECONDS
     server: _Server
 

@@ -1,7 +1,7 @@
 """The loopback server against other processes on the machine: a request without the run's key
 is refused in its face's shape and never counted; a body past the limit and a length that is not
-a number are answered at once, a chunked body is read to its end; a burst of connections is
-taken in without waiting."""
+a number are answered at once, in the same words on every Python, a chunked body is read to its
+end; a burst of connections is taken in without waiting."""
 
 from __future__ import annotations
 
@@ -15,7 +15,14 @@ import pytest
 from unsolvable import Session
 from unsolvable._run_key import unkeyed
 from unsolvable.wire import Wire
-from unsolvable.wire._server import BACKLOG, BODY_LIMIT, LOOPBACK, _Handler, _Server
+from unsolvable.wire._server import (
+    BACKLOG,
+    BODY_LIMIT,
+    CHUNK_LINE_LIMIT,
+    LOOPBACK,
+    _Handler,
+    _Server,
+)
 
 ASK = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
 FACES = {
@@ -119,14 +126,37 @@ def test_a_burst_of_connections_is_taken_in_before_any_is_accepted() -> None:
 def test_a_chunked_body_is_read_to_its_end_or_refused_at_once(
     session: Session, chunks: str, status: int
 ) -> None:
-    """The status code, not its reason phrase: that is the standard library's, and Python 3.13
-    renamed 413's (``Request Entity Too Large`` to ``Content Too Large``)."""
     with Wire(session) as wire, wire.serve() as server:
         head = f"POST /{server.key}/tools/search_invoices HTTP/1.1\r\nHost: x\r\n"
         request = f"{head}Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n{chunks}"
         answer = _raw(server.port, request.encode())
     assert answer.split(b" ", 2)[1] == str(status).encode()
     assert session.finish().tool_calls == (status == 200)
+
+
+@pytest.mark.parametrize(
+    ("request_text", "status_line"),
+    [
+        (
+            "POST /{key}/v1/messages HTTP/1.1\r\nHost: x\r\n"
+            f"Content-Length: {BODY_LIMIT + 1}\r\n\r\n",
+            b"HTTP/1.1 413 Request Entity Too Large",
+        ),
+        # Exactly the bytes the server reads of a request line: nothing is left unread, so the
+        # connection closes cleanly after the answer.
+        ("GET /" + "x" * (CHUNK_LINE_LIMIT - len("GET /")), b"HTTP/1.1 414 Request-URI Too Long"),
+    ],
+    ids=["body-past-the-limit", "request-line-past-the-limit"],
+)
+def test_a_refusal_reads_the_same_whatever_python_runs_the_harness(
+    session: Session, request_text: str, status_line: bytes
+) -> None:
+    """Python 3.13 renamed the standard library's reason phrases of 413 and 414 (to RFC 9110's
+    ``Content Too Large`` and ``URI Too Long``), and an agent's error quotes the phrase (httpx's
+    ``raise_for_status``): what the agent reads must not depend on the harness's interpreter."""
+    with Wire(session) as wire, wire.serve() as server:
+        answer = _raw(server.port, request_text.format(key=server.key).encode())
+    assert answer.split(b"\r\n", 1)[0] == status_line
 
 
 def test_a_client_gone_before_its_answer_leaves_nothing_on_the_harnesss_stderr(
