@@ -103,6 +103,16 @@ class Interrupted(Exception):
     """SIGTERM, delivered the way SIGINT is (as an exception in the main thread)."""
 
 
+def _runs_one_thread() -> bool:
+    """Whether this process runs no thread but the calling one, as the kernel counts them: a
+    native library (OpenBLAS, gRPC) starts threads that `threading` never sees, and a worker
+    forked beside one can deadlock on a lock it held (Python 3.12 and later warn of it)."""
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:  # no /proc mounted: the threads `threading` knows of are all there is to count
+        return threading.active_count() == 1
+
+
 def _context(lookup: Lookup) -> BaseContext:
     """``fork`` on Linux when this process runs no other thread (``unsolvable run``): it has
     imported the harness and the library already, so a worker is ready in milliseconds rather
@@ -110,7 +120,7 @@ def _context(lookup: Lookup) -> BaseContext:
     one: workers start from a clean process that has imported the harness and the scenario
     library, never from one running agent threads. Either way the worker lets go of every
     descriptor it inherited (`unsolvable._worker`)."""
-    if sys.platform == "linux" and threading.active_count() == 1:
+    if sys.platform == "linux" and _runs_one_thread():
         return multiprocessing.get_context("fork")
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")

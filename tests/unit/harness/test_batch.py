@@ -5,6 +5,11 @@ with a fresh worker for the rest."""
 from __future__ import annotations
 
 import dataclasses
+import subprocess
+import sys
+import textwrap
+
+import pytest
 
 import unsolvable
 from tests.cli.faulty_agents import slow
@@ -14,6 +19,20 @@ from unsolvable._unseen import WORKER_COUNTED
 from unsolvable.reports._cells import distribution, premature
 from unsolvable.reports._metrics import Distribution, lag, measure
 
+NATIVE_THREAD = """
+import _thread, threading
+from unsolvable import scenarios
+from unsolvable._batch import WorkerPool
+
+print(WorkerPool(scenarios.get).context.get_start_method())
+held, started = threading.Lock(), threading.Event()
+held.acquire()
+_thread.start_new_thread(lambda: (started.set(), held.acquire()), ())
+started.wait()
+print(WorkerPool(scenarios.get).context.get_start_method())
+"""
+"""Start methods a pool chooses alone, then beside a thread `threading` never sees (a native
+library's, such as OpenBLAS's or gRPC's), which ends with the process."""
 REPEAT = "constant-return/repeat"
 CONTROL = "constant-return/twin-cursor-paging"
 JOBS = [
@@ -159,3 +178,18 @@ def test_a_lost_control_is_a_false_stop_not_known_to_be_finished() -> None:
     (lost,) = run_jobs([dies], lookup=scenarios.get).records
     group = measure([lost]).agents[0]
     assert (group.controls, group.false_stops, group.unreported_finishes) == (1, 1, 0)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the harness forks workers on Linux alone")
+def test_a_pool_forks_no_worker_beside_a_thread_threading_never_sees() -> None:
+    """A worker forked beside another thread can deadlock on a lock that thread held, and Python
+    3.12 and later warn of it (an error where warnings are); a native library's threads are not
+    in `threading`'s count, only in the kernel's."""
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(NATIVE_THREAD)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["fork", "forkserver"]
