@@ -90,7 +90,10 @@ class Meter:
     def check(self) -> None:
         """Raises `CeilingHit` once a ceiling is reached, the wall's included, counting nothing:
         for a call that is neither a step nor a tool call (a token count)."""
-        self._check(False, "")
+        if self.elapsed > self.ceilings.max_wall_seconds:
+            self.hit("wall_seconds")
+        if self.ceiling is not None:
+            raise CeilingHit(f"unsolvable: harness ceiling {self.ceiling} reached")
 
     def admit_tool_call(self) -> None:
         """Counts a tool call; raises `CeilingHit` instead once a ceiling is reached."""
@@ -125,9 +128,7 @@ class Meter:
         self.slept += max(0.0, float(seconds))
 
     def _check(self, exceeded: bool, which: str) -> None:
+        """`check`, the ceiling ``which`` first when ``exceeded`` (the first one hit is kept)."""
         if exceeded:
             self.hit(which)
-        elif self.elapsed > self.ceilings.max_wall_seconds:
-            self.hit("wall_seconds")
-        if self.ceiling is not None:
-            raise CeilingHit(f"unsolvable: harness ceiling {self.ceiling} reached")
+        self.check()
