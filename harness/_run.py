@@ -27,7 +27,7 @@ from unsolvable._scenario import SEEDS, Ceilings, Scenario, is_seed
 from unsolvable._seen import Seen
 from unsolvable._session import Session, end_at_ceiling
 from unsolvable._text import cut, described
-from unsolvable._traceback import agent_traceback
+from unsolvable._traceback import GROUP_WIDTH, agent_traceback, leaves
 from unsolvable._verdict import judge
 from unsolvable.adapters.base import Adapter
 
@@ -155,10 +155,18 @@ def _await_leftovers(session: Session) -> None:
 
 
 def _error_text(error: BaseException) -> str:
+    """``Type: message``; for a group (an agent's task group), its members' after its own, which
+    names none of them."""
     try:
-        return f"{type(error).__name__}: {error}"
+        text = f"{type(error).__name__}: {error}"
     except Exception:  # an exception whose __str__ raises
-        return f"{type(error).__name__}: {described(error)}"
+        text = f"{type(error).__name__}: {described(error)}"
+    if not isinstance(error, BaseExceptionGroup):
+        return text
+    members = leaves(error)
+    shown = "; ".join(_error_text(member) for member in members[:GROUP_WIDTH])
+    more = len(members) - GROUP_WIDTH
+    return f"{text}: {shown}" + (f"; and {more} more" if more > 0 else "")
 
 
 def _classify(

@@ -12,7 +12,7 @@ import sys
 import traceback
 from types import FrameType
 
-__all__ = ["TRACEBACK_CUT", "agent_traceback"]
+__all__ = ["GROUP_WIDTH", "TRACEBACK_CUT", "agent_traceback", "leaves"]
 
 TRACEBACK_CUT = 4000
 """Characters of a traceback a record keeps: its end, where the raising line is (a recursion
@@ -24,6 +24,12 @@ CAUSE = "\nThe above exception was the direct cause of the following exception:\
 CONTEXT = "\nDuring handling of the above exception, another exception occurred:\n\n"
 """Python's own words between two exceptions of a chain."""
 CUT_MARK = "…\n"
+GROUP_WIDTH = 15
+"""Sub-exceptions of a group shown, as Python's own traceback shows them (``max_group_width``);
+the rest are counted."""
+GROUP_DEPTH = 10
+"""Groups nested in groups shown, as Python shows them (``max_group_depth``)."""
+GROUP_INDENT = "| "
 
 
 def agent_traceback(error: BaseException) -> str:
@@ -31,12 +37,24 @@ def agent_traceback(error: BaseException) -> str:
     while handling another), each stack without the harness's frames and each file named as
     the agent's author knows it (`_display`); the last `TRACEBACK_CUT` characters, cut at a
     line."""
+    return _bounded("".join(_parts(error, depth=0)))
+
+
+def leaves(error: BaseException) -> list[BaseException]:
+    """The exceptions a group holds, its nested groups' included, in order; an exception that
+    is no group is its own leaf. An agent that runs tasks in a task group (asyncio's, anyio's)
+    crashes with a group whose own message names none of them."""
+    if not isinstance(error, BaseExceptionGroup):
+        return [error]
+    return [leaf for inner in error.exceptions for leaf in leaves(inner)]
+
+
+def _parts(error: BaseException, *, depth: int) -> list[str]:
     chain = _chain(error)
     parts: list[str] = []
     for older, newer in itertools.pairwise(chain):
-        parts += [*_one(older), CAUSE if newer.__cause__ is older else CONTEXT]
-    parts += _one(chain[-1])
-    return _bounded("".join(parts))
+        parts += [*_one(older, depth=depth), CAUSE if newer.__cause__ is older else CONTEXT]
+    return parts + _one(chain[-1], depth=depth)
 
 
 def _chain(error: BaseException) -> list[BaseException]:
@@ -52,14 +70,33 @@ def _chain(error: BaseException) -> list[BaseException]:
     return chain[::-1]
 
 
-def _one(error: BaseException) -> list[str]:
+def _one(error: BaseException, *, depth: int) -> list[str]:
     frames = traceback.walk_tb(error.__traceback__)
     kept = ((frame, line) for frame, line in frames if not _is_harness(frame))
     stack = traceback.StackSummary.extract(kept, lookup_lines=True)
     for frame in stack:  # made here for this traceback alone: renamed in place
         frame.filename = _display(frame.filename)
     head = ["Traceback (most recent call last):\n", *stack.format()] if stack else []
-    return [*head, *traceback.format_exception_only(type(error), error)]
+    lines = [*head, *traceback.format_exception_only(type(error), error)]
+    if isinstance(error, BaseExceptionGroup):
+        lines += _members(error, depth=depth + 1)
+    return lines
+
+
+def _members(group: BaseExceptionGroup[BaseException], *, depth: int) -> list[str]:
+    """Each exception of ``group`` with its own traceback, indented below it as Python shows a
+    group's members, as many and as deep as Python shows them."""
+    members = group.exceptions
+    if depth > GROUP_DEPTH:
+        return [f"{GROUP_INDENT}... (max_group_depth is {GROUP_DEPTH})\n"]
+    lines: list[str] = []
+    for number, member in enumerate(members[:GROUP_WIDTH], 1):
+        lines.append(f"+-- sub-exception {number} of {len(members)}:\n")
+        text = "".join(_parts(member, depth=depth))
+        lines += [GROUP_INDENT + line for line in text.splitlines(keepends=True)]
+    if len(members) > GROUP_WIDTH:
+        lines.append(f"+-- and {len(members) - GROUP_WIDTH} more exceptions\n")
+    return lines
 
 
 def _is_harness(frame: FrameType) -> bool:

@@ -3,18 +3,24 @@ frames left out, its chain as Python shows it, bounded; the hint says the agent 
 
 from __future__ import annotations
 
+import asyncio
+import json
+import subprocess
 import sys
+from collections.abc import Callable
+from pathlib import Path
 
 import unsolvable
 from tests import _builders as b
 from tests.cli import crashing_agent
 from unsolvable import Outcome, TerminationRecord
-from unsolvable._traceback import TRACEBACK_CUT
+from unsolvable._traceback import GROUP_WIDTH, TRACEBACK_CUT
 from unsolvable.plugin._fixture import verdict_message
 from unsolvable.plugin.snapshot import behaviour
 from unsolvable.reports._table import explain
 
 FILE = "tests/cli/crashing_agent.py"
+THIS = "tests/unit/harness/test_traceback.py"
 
 
 def test_the_record_keeps_the_agents_frames_and_the_line_that_raised() -> None:
@@ -82,3 +88,88 @@ def test_it_round_trips_stays_out_of_snapshots_and_older_records_read_without_it
     assert "traceback" not in behaviour(record)["observed"]  # type: ignore[operator]
     del data["observed"]["traceback"]
     assert TerminationRecord.from_dict({**data, "schema_version": 4}).observed.traceback is None
+
+
+async def _fail(error: BaseException) -> None:
+    raise error
+
+
+FAIL_LINE = _fail.__code__.co_firstlineno + 1
+
+
+def _task_group_agent(*errors: BaseException) -> Callable[[unsolvable.Session], None]:
+    """An agent whose tasks, run in an asyncio task group, raise ``errors``, one each."""
+
+    async def work() -> None:
+        async with asyncio.TaskGroup() as group:
+            for error in errors:
+                group.create_task(_fail(error))
+
+    def agent(session: unsolvable.Session) -> None:
+        asyncio.run(work())
+
+    return agent
+
+
+def test_a_task_groups_crash_names_the_exceptions_its_tasks_raised() -> None:
+    """The group's own message ("unhandled errors in a TaskGroup") names none of them: the error
+    and the traceback give each, as Python prints them below the group."""
+    agent = _task_group_agent(ValueError("the ledger is locked"), KeyError("nme"))
+    record = unsolvable.run(agent, b.scenario())
+    assert record.outcome is Outcome.CRASHED
+    assert record.observed.error == (
+        "ExceptionGroup: unhandled errors in a TaskGroup (2 sub-exceptions): "
+        "ValueError: the ledger is locked; KeyError: 'nme'"
+    )
+    lines = str(record.observed.traceback).splitlines()
+    group = lines.index("ExceptionGroup: unhandled errors in a TaskGroup (2 sub-exceptions)")
+    assert lines[group + 1 :] == [
+        "+-- sub-exception 1 of 2:",
+        "| Traceback (most recent call last):",
+        f'|   File "{THIS}", line {FAIL_LINE}, in _fail',
+        "|     raise error",
+        "| ValueError: the ledger is locked",
+        "+-- sub-exception 2 of 2:",
+        "| Traceback (most recent call last):",
+        f'|   File "{THIS}", line {FAIL_LINE}, in _fail',
+        "|     raise error",
+        "| KeyError: 'nme'",
+    ]
+
+
+def test_a_nested_group_shows_its_members_indented_and_a_wide_one_counts_the_rest() -> None:
+    inner = ExceptionGroup("inner", [ValueError("deep")])
+    many = [RuntimeError(f"task {n}") for n in range(GROUP_WIDTH + 2)]
+
+    def agent(session: unsolvable.Session) -> None:
+        raise ExceptionGroup("outer", [inner, *many])
+
+    record = unsolvable.run(agent, b.scenario())
+    error = str(record.observed.error)
+    assert error.startswith("ExceptionGroup: outer (18 sub-exceptions): ValueError: deep; ")
+    assert error.endswith(f"RuntimeError: task {GROUP_WIDTH - 2}; and 3 more")
+    text = str(record.observed.traceback)
+    assert "+-- sub-exception 1 of 18:\n| ExceptionGroup: inner (1 sub-exception)\n" in text
+    assert "| +-- sub-exception 1 of 1:\n| | ValueError: deep\n" in text
+    assert text.endswith(f"| RuntimeError: task {GROUP_WIDTH - 2}\n+-- and 3 more exceptions\n")
+
+
+def test_a_worker_process_keeps_a_groups_members_too(tmp_path: Path) -> None:
+    """The CLI's runs are made in worker processes, and their records read back by the harness."""
+    (tmp_path / "grouped.py").write_text(
+        "import asyncio\n"
+        "async def fail():\n"
+        "    raise ValueError('the ledger is locked')\n"
+        "async def work():\n"
+        "    async with asyncio.TaskGroup() as group:\n"
+        "        group.create_task(fail())\n"
+        "def agent(session):\n"
+        "    asyncio.run(work())\n"
+    )
+    out = tmp_path / "records.json"
+    command = [sys.executable, "-m", "unsolvable.cli", "run", "--agent", "grouped:agent"]
+    command += ["--scenario", "constant-return/plain", "--json", str(out), "--no-progress"]
+    subprocess.run(command, cwd=tmp_path, capture_output=True, check=False, timeout=120)
+    (record,) = json.loads(out.read_text())["records"]
+    assert record["observed"]["error"].endswith(": ValueError: the ledger is locked")
+    assert "| ValueError: the ledger is locked\n" in record["observed"]["traceback"]
