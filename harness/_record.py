@@ -369,8 +369,9 @@ class Observed:
     lost run, unknown."""
     error: str | None = None
     """``Type: message`` of the exception that crashed the agent, if any (a group's followed by
-    its members', ``; ``-separated); on a lost run, how the harness lost its worker (``the worker
-    process exited with status 3 during the run``)."""
+    its members', ``; ``-separated; cut at `unsolvable._text.ERROR_CUT` characters); on a lost
+    run, how the harness lost its worker (``the worker process exited with status 3 during the
+    run``)."""
     traceback: str | None = None
     """Where it raised: the agent's frames of that exception, the harness's left out, bounded
     (`unsolvable._traceback`). Its file names depend on the folder the run was made from, so

@@ -27,7 +27,7 @@ from unsolvable._scenario import SEEDS, Ceilings, Scenario, is_seed
 from unsolvable._seen import Seen
 from unsolvable._session import Session, end_at_ceiling
 from unsolvable._text import cut, described
-from unsolvable._traceback import GROUP_WIDTH, agent_traceback, leaves
+from unsolvable._traceback import agent_traceback, error_text
 from unsolvable._verdict import judge
 from unsolvable.adapters.base import Adapter
 
@@ -154,21 +154,6 @@ def _await_leftovers(session: Session) -> None:
     await_late_call(session, lambda: any(thread.is_alive() for thread in threads))
 
 
-def _error_text(error: BaseException) -> str:
-    """``Type: message``; for a group (an agent's task group), its members' after its own, which
-    names none of them."""
-    try:
-        text = f"{type(error).__name__}: {error}"
-    except Exception:  # an exception whose __str__ raises
-        text = f"{type(error).__name__}: {described(error)}"
-    if not isinstance(error, BaseExceptionGroup):
-        return text
-    members = leaves(error)
-    shown = "; ".join(_error_text(member) for member in members[:GROUP_WIDTH])
-    more = len(members) - GROUP_WIDTH
-    return f"{text}: {shown}" + (f"; and {more} more" if more > 0 else "")
-
-
 def _classify(
     adapter: Adapter, session: Session, returned: object, error: BaseException | None
 ) -> _Classified:
@@ -186,7 +171,7 @@ def _classify(
         return _Classified(outcome=Outcome.STOPPED, stop=stop)
     if error is not None:
         return _Classified(
-            outcome=Outcome.CRASHED, error=_error_text(error), traceback=agent_traceback(error)
+            outcome=Outcome.CRASHED, error=error_text(error), traceback=agent_traceback(error)
         )
     returned_text = cut(described(returned), RETURNED_CUT)
     return _Classified(outcome=Outcome.UNSTRUCTURED, returned=returned_text)
@@ -309,7 +294,7 @@ def run_unredacted(
         ending = _classify(adapter, session, returned, error)
         return _record(adapter, scenario, session, ending, strict=strict)
     except Exception as failed:
-        why = f"the harness could not read what the agent returned: {_error_text(failed)}"
+        why = f"the harness could not read what the agent returned: {error_text(failed)}"
         ending = _Classified(outcome=Outcome.CRASHED, error=why)
         return _record(adapter, scenario, session, ending, strict=strict)
 

@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 __all__ = [
+    "ERROR_CUT",
     "cut",
     "cut_counted",
     "described",
@@ -26,6 +27,9 @@ SLUG = r"[^A-Za-z0-9_.-]+"
 run that imports the plugin."""
 PARTIAL_CUT = 100_000
 """Characters of a partial result's JSON kept in the record: more is cut, and kept as text."""
+ERROR_CUT = 2000
+"""Characters of an exception's ``Type: message`` a record keeps: an agent's exception may carry
+megabytes, which every report and terminal line would repeat."""
 PARTIAL_DEPTH = 64
 """Levels of nesting a partial result keeps: far beyond any real result, and far below the depth
 at which encoding, copying or reading the record back would run out of stack."""

@@ -12,7 +12,9 @@ import sys
 import traceback
 from types import FrameType
 
-__all__ = ["GROUP_WIDTH", "TRACEBACK_CUT", "agent_traceback", "leaves"]
+from unsolvable._text import ERROR_CUT, cut, described
+
+__all__ = ["GROUP_WIDTH", "TRACEBACK_CUT", "agent_traceback", "error_text"]
 
 TRACEBACK_CUT = 4000
 """Characters of a traceback a record keeps: its end, where the raising line is (a recursion
@@ -38,6 +40,21 @@ def agent_traceback(error: BaseException) -> str:
     the agent's author knows it (`_display`); the last `TRACEBACK_CUT` characters, cut at a
     line."""
     return _bounded("".join(_parts(error, depth=0)))
+
+
+def error_text(error: BaseException) -> str:
+    """``Type: message``, at most `ERROR_CUT` characters; for a group (an agent's task group),
+    its members' after its own message, which names none of them."""
+    try:
+        text = f"{type(error).__name__}: {error}"
+    except Exception:  # an exception whose __str__ raises
+        text = f"{type(error).__name__}: {described(error)}"
+    if isinstance(error, BaseExceptionGroup):
+        members = leaves(error)
+        shown = "; ".join(error_text(member) for member in members[:GROUP_WIDTH])
+        more = len(members) - GROUP_WIDTH
+        text += f": {shown}" + (f"; and {more} more" if more > 0 else "")
+    return cut(text, ERROR_CUT)
 
 
 def leaves(error: BaseException) -> list[BaseException]:
@@ -77,10 +94,18 @@ def _one(error: BaseException, *, depth: int) -> list[str]:
     for frame in stack:  # made here for this traceback alone: renamed in place
         frame.filename = _display(frame.filename)
     head = ["Traceback (most recent call last):\n", *stack.format()] if stack else []
-    lines = [*head, *traceback.format_exception_only(type(error), error)]
+    lines = [*head, _message(error)]
     if isinstance(error, BaseExceptionGroup):
         lines += _members(error, depth=depth + 1)
     return lines
+
+
+def _message(error: BaseException) -> str:
+    """The lines Python ends ``error``'s traceback with (its type and message, its notes), at
+    most `ERROR_CUT` characters: a message of megabytes would push every frame out of the
+    traceback's `TRACEBACK_CUT`."""
+    text = "".join(traceback.format_exception_only(type(error), error))
+    return text if len(text) <= ERROR_CUT else cut(text.rstrip("\n"), ERROR_CUT) + "\n"
 
 
 def _members(group: BaseExceptionGroup[BaseException], *, depth: int) -> list[str]:

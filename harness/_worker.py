@@ -31,14 +31,13 @@ from unsolvable._loading import load_agent
 from unsolvable._record import TerminationRecord
 from unsolvable._run import run_unredacted
 from unsolvable._seen import Seen
-from unsolvable._text import cut, kept_end
+from unsolvable._text import kept_end
+from unsolvable._traceback import error_text
 
 __all__ = ["OUTPUT_CUT", "Channels", "serve"]
 
 OUTPUT_CUT = 2000
 """Characters of an agent's own stdout/stderr kept in the record of a failing run."""
-ERROR_CUT = 2000
-"""Characters of what the worker's own work around a run raised, kept in that run's record."""
 STANDARD_STREAMS = (0, 1, 2)
 GUARD_READ = 65_536
 """Bytes the guard reads at once from a pipe that should carry none."""
@@ -190,8 +189,7 @@ class Worker:
             self._send(index, LOADED)
             self._send(index, FINISHED, record=self._record(index, job))
         except BaseException as error:
-            why = cut(f"{type(error).__name__}: {error}", ERROR_CUT)
-            self._send(index, FAILED, error=why)
+            self._send(index, FAILED, error=error_text(error))
         finally:
             if has_children():
                 end_descendants(self.pid)

@@ -14,6 +14,7 @@ import unsolvable
 from tests import _builders as b
 from tests.cli import crashing_agent
 from unsolvable import Outcome, TerminationRecord
+from unsolvable._text import ERROR_CUT
 from unsolvable._traceback import GROUP_WIDTH, TRACEBACK_CUT
 from unsolvable.plugin._fixture import verdict_message
 from unsolvable.plugin.snapshot import behaviour
@@ -173,3 +174,19 @@ def test_a_worker_process_keeps_a_groups_members_too(tmp_path: Path) -> None:
     (record,) = json.loads(out.read_text())["records"]
     assert record["observed"]["error"].endswith(": ValueError: the ledger is locked")
     assert "| ValueError: the ledger is locked\n" in record["observed"]["traceback"]
+
+
+def test_a_message_of_megabytes_is_cut_and_the_frames_where_it_was_raised_stay() -> None:
+    """The record, every report and every terminal line repeat the error: five megabytes of
+    message would be ten of JSON, and the traceback's last lines would be the message alone."""
+
+    def agent(session: unsolvable.Session) -> None:
+        raise ValueError("x" * 5_000_000)
+
+    record = unsolvable.run(agent, b.scenario())
+    error = str(record.observed.error)
+    assert len(error) == ERROR_CUT and error.startswith("ValueError: xxx") and error.endswith("…")
+    text = str(record.observed.traceback)
+    assert len(text) <= TRACEBACK_CUT and text.startswith("Traceback (most recent call last):")
+    assert '    raise ValueError("x" * 5_000_000)\nValueError: xxx' in text
+    assert text.endswith("x…\n")
