@@ -45,25 +45,28 @@ def agent_traceback(error: BaseException) -> str:
 def error_text(error: BaseException) -> str:
     """``Type: message``, at most `ERROR_CUT` characters; for a group (an agent's task group),
     its members' after its own message, which names none of them."""
-    try:
-        text = f"{type(error).__name__}: {error}"
-    except Exception:  # an exception whose __str__ raises
-        text = f"{type(error).__name__}: {described(error)}"
+    text = _line(error)
     if isinstance(error, BaseExceptionGroup):
-        members = leaves(error)
-        shown = "; ".join(error_text(member) for member in members[:GROUP_WIDTH])
+        members = _leaves(error)
+        shown = "; ".join(_line(member) for member in members[:GROUP_WIDTH])
         more = len(members) - GROUP_WIDTH
         text += f": {shown}" + (f"; and {more} more" if more > 0 else "")
     return cut(text, ERROR_CUT)
 
 
-def leaves(error: BaseException) -> list[BaseException]:
-    """The exceptions a group holds, its nested groups' included, in order; an exception that
-    is no group is its own leaf. An agent that runs tasks in a task group (asyncio's, anyio's)
-    crashes with a group whose own message names none of them."""
-    if not isinstance(error, BaseExceptionGroup):
+def _line(error: BaseException) -> str:
+    try:
+        return f"{type(error).__name__}: {error}"
+    except Exception:  # an exception whose __str__ raises
+        return f"{type(error).__name__}: {described(error)}"
+
+
+def _leaves(error: BaseException, depth: int = 0) -> list[BaseException]:
+    """The exceptions a group holds, its nested groups' included as deep as a traceback shows
+    them (`GROUP_DEPTH`), in order; an exception that is no group is its own leaf."""
+    if not isinstance(error, BaseExceptionGroup) or depth == GROUP_DEPTH:
         return [error]
-    return [leaf for inner in error.exceptions for leaf in leaves(inner)]
+    return [leaf for inner in error.exceptions for leaf in _leaves(inner, depth + 1)]
 
 
 def _parts(error: BaseException, *, depth: int) -> list[str]:

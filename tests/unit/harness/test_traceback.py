@@ -190,3 +190,19 @@ def test_a_message_of_megabytes_is_cut_and_the_frames_where_it_was_raised_stay()
     assert len(text) <= TRACEBACK_CUT and text.startswith("Traceback (most recent call last):")
     assert '    raise ValueError("x" * 5_000_000)\nValueError: xxx' in text
     assert text.endswith("x…\n")
+
+
+def test_groups_nested_past_what_a_traceback_shows_are_named_by_the_deepest_one_shown() -> None:
+    error: BaseException = ValueError("at the bottom")
+    for level in range(1000):
+        error = ExceptionGroup(f"level {level}", [error])
+
+    def agent(session: unsolvable.Session) -> None:
+        raise error
+
+    record = unsolvable.run(agent, b.scenario())
+    assert record.outcome is Outcome.CRASHED
+    assert str(record.observed.error).startswith(
+        "ExceptionGroup: level 999 (1 sub-exception): ExceptionGroup: level 989 (1 sub-exception)"
+    )
+    assert "... (max_group_depth is 10)" in str(record.observed.traceback)
