@@ -313,19 +313,16 @@ class Wire:
         try:
             turn = self._read(fmt, request)
             messages = self._conversation(turn)
-        except WireFormatError as error:
-            refused = fmt.error(400, str(error), param=error.param, code=error.code)
-            return self._log("model", request, _final(refused), fmt.name)
         except ValueError as error:
-            return self._log("model", request, _final(fmt.error(400, str(error))), fmt.name)
+            return self._log("model", request, _refused(fmt, error), fmt.name)
         tools = turn.tools
         names = self._spelling(tools)
         if names is not None:
             try:
                 messages, tools = names.read(messages, tools)
             except (AttributeError, KeyError, TypeError) as error:  # the agent's, as in `_read`
-                refused = fmt.error(400, _shape_error(fmt, error))
-                return self._log("model", request, _final(refused), fmt.name)
+                refused = _refused(fmt, WireFormatError(_shape_error(fmt, error)))
+                return self._log("model", request, refused, fmt.name)
         try:
             answer = self.session.answer(messages, tools, agent=_agent_of(request.path))
         except ContextOverflow as overflow:  # the session counted it as a step
@@ -349,11 +346,8 @@ class Wire:
         fmt = count.generating
         try:
             messages, tools = self._counted(count, request)
-        except WireFormatError as error:
-            refused = fmt.error(400, str(error), param=error.param, code=error.code)
-            return self._log("count", request, _final(refused), count.name)
         except ValueError as error:
-            return self._log("count", request, _final(fmt.error(400, str(error))), count.name)
+            return self._log("count", request, _refused(fmt, error), count.name)
         try:
             tokens = self.session.count_tokens(messages, tools, agent=_agent_of(request.path))
         except BaseException:  # a ceiling, a late call: an attempt all the same, unanswered
@@ -684,9 +678,14 @@ def _require_body(request: WireRequest) -> None:
         raise WireFormatError("unsolvable: expected a JSON object body, got an empty one")
 
 
-def _final(refusal: WireResponse) -> WireResponse:
-    """``refusal`` marked final: the SDKs honour ``x-should-retry`` and do not retry it, as the
-    API's 400s are not retried."""
+def _refused(fmt: WireFormat, error: ValueError) -> WireResponse:
+    """The API's 400 for a request it cannot take, with the ``param`` and ``code`` a
+    `WireFormatError` names, marked final: the SDKs honour ``x-should-retry`` and do not retry
+    it, as the API's 400s are not retried."""
+    if isinstance(error, WireFormatError):
+        refusal = fmt.error(400, str(error), param=error.param, code=error.code)
+    else:
+        refusal = fmt.error(400, str(error))
     return refusal.with_headers({"x-should-retry": "false"})
 
 
