@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum, StrEnum
 from typing import Any, ClassVar
@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 from unsolvable._errors import SchemaError
 from unsolvable._redact import Clean, kept
 from unsolvable._subtasks import Subtask
-from unsolvable._text import plain_partial
+from unsolvable._text import ELLIPSIS, MISSING_CUT, REASON_CUT, cut, plain_partial
 from unsolvable._unseen import as_version_6
 
 __all__ = [
@@ -135,11 +135,13 @@ class Stop:
     exit: Exit | None = None
     """How it stopped; must agree with ``code`` when both are given."""
     reason: str = ""
-    """One sentence a human can act on."""
+    """One sentence a human can act on (at most `unsolvable._text.REASON_CUT` characters are
+    kept, and judged)."""
     partial: Any = None
     """Whatever was achieved before stopping (required on ``exhausted``)."""
     missing: tuple[str, ...] = ()
-    """For ``BLOCKED_INPUT``: the inputs or permissions that are missing."""
+    """For ``BLOCKED_INPUT``: the inputs or permissions that are missing (at most
+    `unsolvable._text.MISSING_CUT` of them, each cut as the reason is)."""
 
     def __post_init__(self) -> None:
         code = _code(self.code)
@@ -156,9 +158,20 @@ class Stop:
                 f"Stop(reason={self.reason!r}): a reason is a sentence (a str); leave it out "
                 "rather than pass None"
             )
+        object.__setattr__(self, "reason", cut(self.reason, REASON_CUT))
         # One name is one item, not a tuple of its characters.
         missing = (self.missing,) if isinstance(self.missing, str) else self.missing
-        object.__setattr__(self, "missing", tuple(str(m) for m in missing))
+        object.__setattr__(self, "missing", _named(str(m) for m in missing))
+
+
+def _named(missing: Iterable[str]) -> tuple[str, ...]:
+    """The first `MISSING_CUT` of the inputs a stop names, each cut at `REASON_CUT` characters,
+    and how many more there were: what the record keeps and the verdict reads is the same, on
+    every face and when the record is read back."""
+    items = [cut(item, REASON_CUT) for item in missing]
+    if len(items) <= MISSING_CUT:
+        return tuple(items)
+    return (*items[: MISSING_CUT - 1], f"{ELLIPSIS} ({len(items) - MISSING_CUT + 1} more cut)")
 
 
 def _code(value: str) -> Code:

@@ -11,6 +11,8 @@ from collections.abc import Iterable, Mapping
 
 __all__ = [
     "ERROR_CUT",
+    "MISSING_CUT",
+    "REASON_CUT",
     "cut",
     "cut_counted",
     "described",
@@ -30,6 +32,12 @@ PARTIAL_CUT = 100_000
 ERROR_CUT = 2000
 """Characters of an exception's ``Type: message`` a record keeps: an agent's exception may carry
 megabytes, which every report and terminal line would repeat."""
+REASON_CUT = 10_000
+"""Characters of a stop's reason, and of each input it names as missing, that a record keeps: a
+reason is a sentence or a paragraph; an agent that puts its transcript there would make every
+report and the record repeat megabytes."""
+MISSING_CUT = 100
+"""Inputs a stop may name as missing; more are cut, and an item says how many."""
 PARTIAL_DEPTH = 64
 """Levels of nesting a partial result keeps: far beyond any real result, and far below the depth
 at which encoding, copying or reading the record back would run out of stack."""
