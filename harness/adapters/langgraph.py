@@ -14,6 +14,9 @@ LangGraph's stops, read into the vocabulary:
 - ``ToolCallLimitMiddleware``'s closing "Tool call limit reached: …" (``exit_behavior="end"``)
   and its ``ToolCallLimitExceededError`` (``"error"``) → ``exhausted``/``BUDGET_CALLS``, with the
   partial state as for a recursion limit.
+- A run that paused for a person (an ``interrupt()``, ``HumanInTheLoopMiddleware``, a breakpoint
+  of ``interrupt_before``/``interrupt_after``), which ``invoke`` returns with its interrupts →
+  ``abandoned``/``NEEDS_HUMAN``: the graph waits for a resume that no one will send.
 - A final answer (no tool call) → ``complete``/``COMPLETED`` as the agent's *claim*; the verdict
   checks it against the world. A ``structured_response`` with a ``code`` (a mapping, a pydantic
   model or a dataclass) is read as a `Stop`.
@@ -38,7 +41,7 @@ import re
 import uuid
 import warnings
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 from unsolvable._errors import AdapterError
@@ -103,6 +106,13 @@ ASYNC_ONLY = re.compile(
 )
 """How LangGraph (a node), LangChain's middleware (``awrap_model_call`` alone) and a
 ``StructuredTool`` with only a coroutine refuse a sync run."""
+INTERRUPT = "__interrupt__"
+"""The key under which LangGraph's updates stream carries a pause (``invoke`` reads it so, to
+return the interrupts); LangGraph keeps its own constant private."""
+STREAM_MODES = ["updates", "values"]
+"""What ``invoke`` streams to return the last state and, from the updates, the interrupts."""
+PAUSE_CUT = 200
+"""Characters kept of a pause's reason: what the graph asked can be a long request."""
 SUPERSTEPS_PER_STEP = 2
 """A model→tools loop spends two supersteps per model call (the model node, then the tools)."""
 
@@ -312,6 +322,26 @@ class LangGraphRun:
     state: Mapping[str, Any]
     limit_error: Exception | None = None
     limit_code: Code = Code.BUDGET_STEPS
+    interrupts: tuple[Any, ...] | None = None
+    """The interrupts the run paused at (empty at a breakpoint); ``None``: it did not pause."""
+
+
+@dataclass(kw_only=True)
+class _Reading:
+    """What the stream of a graph run has said so far: its last state and its pause, if any."""
+
+    state: Mapping[str, Any] = field(default_factory=dict)
+    interrupts: tuple[Any, ...] | None = None
+
+    def take(self, mode: str, payload: Any) -> None:
+        """One chunk of the ``updates`` and ``values`` streams, read as ``invoke`` reads them."""
+        if mode == "values":
+            self.state = payload
+        elif mode == "updates" and isinstance(payload, Mapping) and INTERRUPT in payload:
+            self.interrupts = (*(self.interrupts or ()), *(payload[INTERRUPT] or ()))
+
+    def run(self) -> LangGraphRun:
+        return LangGraphRun(state=self.state, interrupts=self.interrupts)
 
 
 GraphBuilder = Callable[[BaseChatModel, list[BaseTool]], Any]
@@ -428,6 +458,8 @@ class LangGraphAdapter:
         if error is not None:
             reason = f"{type(error).__name__} ended the run: {error}"
             return Stop(code=returned.limit_code, reason=reason, partial=partial)
+        if returned.interrupts is not None:
+            return _paused(returned.interrupts, partial)
         last = messages[-1] if messages else None
         if isinstance(last, AIMessage) and last.content == NEED_MORE_STEPS:
             reason = f"create_react_agent ran out of recursion_limit and said {NEED_MORE_STEPS!r}"
@@ -443,6 +475,15 @@ class LangGraphAdapter:
             return structured
         text = last.text if isinstance(last, BaseMessage) else ""
         return Stop(code=Code.COMPLETED, reason=f"final answer: {text}"[:200], partial=partial)
+
+
+def _paused(interrupts: tuple[Any, ...], partial: Any) -> Stop:
+    """The stop of a run that paused for a person: what it asked, or the breakpoint it met (its
+    interrupt ids are left out, since they change from run to run)."""
+    asked = [getattr(interrupt, "value", interrupt) for interrupt in interrupts]
+    what = f"interrupt({asked!r})" if asked else "a breakpoint (interrupt_before/interrupt_after)"
+    reason = f"the graph paused for a human at {what}"[:PAUSE_CUT]
+    return Stop(code=Code.NEEDS_HUMAN, reason=reason, partial=partial)
 
 
 def _with_handler(callbacks: Any, handler: TaskEnds) -> Any:
@@ -463,34 +504,35 @@ def _input(session: Session) -> dict[str, Any]:
 
 
 def _stream(graph: Any, graph_input: Any, config: Mapping[str, Any]) -> LangGraphRun:
-    """Runs the graph with ``stream``, keeping the full state after each superstep: what survives
-    a `GraphRecursionError` without a checkpointer (the error carries no state)."""
-    last: Mapping[str, Any] = {}
+    """Runs the graph with ``stream`` as ``invoke`` runs it, keeping the full state after each
+    superstep (what survives a `GraphRecursionError` without a checkpointer: the error carries
+    no state) and the interrupts a pause returns."""
+    reading = _Reading()
     try:
-        for values in graph.stream(graph_input, config, stream_mode="values"):
-            last = values
+        for mode, payload in graph.stream(graph_input, config, stream_mode=STREAM_MODES):
+            reading.take(mode, payload)
     except Exception as error:
         code = _limit(error)
         if code is None:
             raise
         saved = graph.get_state(config).values if _saves(graph) else None
-        return _at_limit(error, code, saved, last)
-    return LangGraphRun(state=last)
+        return _at_limit(error, code, saved, reading.state)
+    return reading.run()
 
 
 async def _astream(graph: Any, graph_input: Any, config: Mapping[str, Any]) -> LangGraphRun:
     """`_stream`, with ``astream`` and the checkpointer's async face."""
-    last: Mapping[str, Any] = {}
+    reading = _Reading()
     try:
-        async for values in graph.astream(graph_input, config, stream_mode="values"):
-            last = values
+        async for mode, payload in graph.astream(graph_input, config, stream_mode=STREAM_MODES):
+            reading.take(mode, payload)
     except Exception as error:
         code = _limit(error)
         if code is None:
             raise
         saved = (await graph.aget_state(config)).values if _saves(graph) else None
-        return _at_limit(error, code, saved, last)
-    return LangGraphRun(state=last)
+        return _at_limit(error, code, saved, reading.state)
+    return reading.run()
 
 
 def _refused_sync(error: Exception) -> bool:

@@ -14,6 +14,7 @@ pytest.importorskip("langchain")
 from langchain.agents import create_agent
 from langchain.agents.middleware import (
     AgentMiddleware,
+    HumanInTheLoopMiddleware,
     ModelCallLimitMiddleware,
     ToolCallLimitMiddleware,
     before_model,
@@ -166,6 +167,33 @@ def test_a_final_answer_is_a_completion_claim_that_the_verdict_checks() -> None:
     )
     assert record.exit is Exit.COMPLETE and record.observed.steps == 3
     assert record.verdict.broke(Rule.FALSE_COMPLETION)
+
+
+def ask_before_tools(model: Any, tools: Any) -> Any:
+    approvals = HumanInTheLoopMiddleware(interrupt_on={tool.name: True for tool in tools})
+    return create_agent(model, tools, middleware=[approvals], checkpointer=InMemorySaver())
+
+
+def break_before_tools(model: Any, tools: Any) -> Any:
+    return create_agent(model, tools, interrupt_before=["tools"], checkpointer=InMemorySaver())
+
+
+@pytest.mark.parametrize("asynchronous", [False, True], ids=["stream", "astream"])
+@pytest.mark.parametrize(
+    ("build", "asked"),
+    [(ask_before_tools, "'action_requests'"), (break_before_tools, "a breakpoint")],
+    ids=["interrupt", "breakpoint"],
+)
+def test_a_run_paused_for_a_human_needs_one_and_claims_nothing(
+    build: Any, asked: str, asynchronous: bool
+) -> None:
+    """``invoke`` returns a paused run with its interrupts; its last message is the model's
+    tool call awaiting approval, not a final answer."""
+    adapter = LangGraphAdapter(build, asynchronous=asynchronous)
+    record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"))
+    assert (record.exit, record.code) == (Exit.ABANDONED, Code.NEEDS_HUMAN)
+    assert (record.observed.steps, record.observed.tool_calls) == (1, 0)
+    assert asked in reported(record).reason
 
 
 def test_a_tool_that_raises_crashes_the_graph() -> None:
