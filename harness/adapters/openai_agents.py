@@ -8,6 +8,8 @@ The SDK's stops, read into the vocabulary:
 - A ``max_turns`` error handler's output (``error_handlers={"max_turns": …}``) →
   ``exhausted``/``BUDGET_STEPS`` too: the handler turns the exception into a result, and that
   result is a truncated run, whatever it says.
+- A run paused for a person (``result.interruptions``: tool calls awaiting approval) →
+  ``abandoned``/``NEEDS_HUMAN``, not the empty final output read as a claim.
 - A final output → ``complete``/``COMPLETED`` as the agent's claim (checked against the world);
   a final output with a ``code`` (a `Stop` or a mapping) is read as that `Stop`.
 
@@ -64,7 +66,7 @@ try:
         RunResult,
         RunResultStreaming,
     )
-    from agents.items import ItemHelpers, RunItem
+    from agents.items import ItemHelpers, RunItem, ToolApprovalItem
     from agents.mcp import MCPServer
     from agents.run_error_handlers import RunErrorHandlerInput, RunErrorHandlers
     from agents.tool import maybe_invoke_function_tool_failure_error_function
@@ -378,6 +380,8 @@ class OpenAIAgentsAdapter:
         result = returned.result
         if result is None:
             return None
+        if result.interruptions:
+            return _awaiting_approval(result.interruptions, result.new_items)
         if returned.handled_max_turns:
             reason = f"max_turns error handler answered: {result.final_output!s:.120}"
             return Stop(code=Code.BUDGET_STEPS, reason=reason, partial=_partial(result.new_items))
@@ -397,9 +401,18 @@ def _mcp_service(session: Session, wire: Wire) -> Iterator[McpService]:
         yield service
 
 
+def _awaiting_approval(pending: list[ToolApprovalItem], items: list[RunItem]) -> Stop:
+    """The stop of a run that paused until a person approves its tool calls."""
+    names = ", ".join(str(item.tool_name) for item in pending)
+    reason = f"Agents SDK: the run paused for approval of {names}"
+    return Stop(code=Code.NEEDS_HUMAN, reason=reason, partial=_partial(items))
+
+
 def _partial(items: list[RunItem]) -> JSON:
     messages: list[JSON] = []
     for item in items:
+        if isinstance(item, ToolApprovalItem):  # its call is the item before it; no input item
+            continue
         raw = item.to_input_item()
         kind = raw.get("type", "message") if isinstance(raw, Mapping) else "message"
         if kind == "function_call_output":

@@ -9,12 +9,19 @@ import pytest
 
 pytest.importorskip("agents")
 
-from agents import Agent
+import dataclasses
+
+from agents import (
+    Agent,
+    FunctionTool,
+)
 
 import unsolvable
 from tests.frameworks._glue import reported
 from unsolvable import Ceilings, Code, Exit, Outcome, Rule, scenarios
 from unsolvable.adapters.openai_agents import OpenAIAgentsAdapter
+
+WAY_OF_RUNNING = pytest.mark.parametrize("streamed", [False, True], ids=["run", "run_streamed"])
 
 BILLING = Agent(name="billing", instructions="Do the task with the tools you have.")
 FAMILIES = [
@@ -90,6 +97,22 @@ def test_a_tool_that_raises_is_the_sdks_error_text_and_the_run_goes_on() -> None
         Code.BUDGET_STEPS,
         10,
     )
+
+
+def awaiting_approval(tools: list[FunctionTool]) -> Agent[Any]:
+    return BILLING.clone(tools=[dataclasses.replace(tool, needs_approval=True) for tool in tools])
+
+
+@WAY_OF_RUNNING
+def test_a_run_paused_for_approval_needs_a_human_and_claims_nothing(streamed: bool) -> None:
+    """The SDK returns a run whose tool calls await approval with no final output."""
+    adapter = OpenAIAgentsAdapter(awaiting_approval, streamed=streamed)
+    record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"))
+    assert (record.exit, record.code) == (Exit.ABANDONED, Code.NEEDS_HUMAN)
+    assert (record.observed.steps, record.observed.tool_calls) == (1, 0)
+    stop = reported(record)
+    assert stop.reason == "Agents SDK: the run paused for approval of search_invoices"
+    assert stop.partial["tail"][-1]["tool_calls"] == ["search_invoices"]
 
 
 def test_the_scenario_budget_can_set_max_turns() -> None:
