@@ -8,8 +8,12 @@ The SDK's stops, read into the vocabulary:
 - A ``max_turns`` error handler's output (``error_handlers={"max_turns": …}``) →
   ``exhausted``/``BUDGET_STEPS`` too: the handler turns the exception into a result, and that
   result is a truncated run, whatever it says.
+- A guardrail's tripwire (``InputGuardrailTripwireTriggered``, ``OutputGuardrailTripwireTriggered``,
+  a tool guardrail's ``raise_exception``) → ``abandoned``/``NEEDS_HUMAN``: the agent's own check
+  halted the run on purpose, naming the guardrail and what it found, with the partial items of
+  its ``run_data``.
 - A run paused for a person (``result.interruptions``: tool calls awaiting approval) →
-  ``abandoned``/``NEEDS_HUMAN``, not the empty final output read as a claim.
+  ``abandoned``/``NEEDS_HUMAN`` too, not the empty final output read as a claim.
 - A final output → ``complete``/``COMPLETED`` as the agent's claim (checked against the world);
   a final output with a ``code`` (a `Stop` or a mapping) is read as that `Stop`.
 
@@ -56,15 +60,19 @@ try:
     from agents import (
         Agent,
         FunctionTool,
+        InputGuardrailTripwireTriggered,
         MaxTurnsExceeded,
         Model,
         ModelProvider,
         OpenAIChatCompletionsModel,
         OpenAIResponsesModel,
+        OutputGuardrailTripwireTriggered,
         RunConfig,
         Runner,
         RunResult,
         RunResultStreaming,
+        ToolInputGuardrailTripwireTriggered,
+        ToolOutputGuardrailTripwireTriggered,
     )
     from agents.items import ItemHelpers, RunItem, ToolApprovalItem
     from agents.mcp import MCPServer
@@ -77,6 +85,20 @@ except ModuleNotFoundError as error:  # pragma: no cover - only without the extr
 __all__ = ["FAKE_MODEL", "AgentBindings", "AgentsRun", "OpenAIAgentsAdapter", "session_tools"]
 
 AgentBuilder = Callable[[list[FunctionTool]], Agent[Any]]
+Tripwire = (
+    InputGuardrailTripwireTriggered
+    | OutputGuardrailTripwireTriggered
+    | ToolInputGuardrailTripwireTriggered
+    | ToolOutputGuardrailTripwireTriggered
+)
+"""What the SDK raises when a guardrail halts the run."""
+TRIPWIRES = (
+    InputGuardrailTripwireTriggered,
+    OutputGuardrailTripwireTriggered,
+    ToolInputGuardrailTripwireTriggered,
+    ToolOutputGuardrailTripwireTriggered,
+)
+"""The same, as ``except`` takes them."""
 Api = Literal["responses", "chat_completions"]
 MCP_WALL_SECONDS = 30.0
 """The wall ceiling of a run with its tools over MCP: the server's process starts on the first
@@ -193,10 +215,12 @@ class _UnboundAgents(ModelProvider):
 
 @dataclass(kw_only=True)
 class AgentsRun:
-    """What one ``Runner.run`` left: its result, or the `MaxTurnsExceeded` it raised."""
+    """What one ``Runner.run`` left: its result, or the `MaxTurnsExceeded` or guardrail tripwire
+    it raised."""
 
     result: RunResult | RunResultStreaming | None = None
     max_turns_error: MaxTurnsExceeded | None = None
+    tripwire: Tripwire | None = None
     handled_max_turns: list[RunErrorHandlerInput[Any]] = field(default_factory=list)
     """Inputs of the ``max_turns`` error handler calls: the result came from a handler."""
 
@@ -289,6 +313,8 @@ class OpenAIAgentsAdapter:
                 outcome.result = asyncio.run(self._run(agent, session, config, handlers, servers))
             except MaxTurnsExceeded as error:
                 outcome.max_turns_error = error
+            except TRIPWIRES as error:
+                outcome.tripwire = error
             return outcome
 
     def _agent_and_config(
@@ -377,6 +403,8 @@ class OpenAIAgentsAdapter:
             items = run_data.new_items if run_data is not None else []
             reason = f"Agents SDK: {returned.max_turns_error.message}"
             return Stop(code=Code.BUDGET_STEPS, reason=reason, partial=_partial(items))
+        if returned.tripwire is not None:
+            return _tripped(returned.tripwire)
         result = returned.result
         if result is None:
             return None
@@ -399,6 +427,19 @@ def _mcp_service(session: Session, wire: Wire) -> Iterator[McpService]:
 
     with wire.serve() as server, McpService(server_environ(session, server.tools_url)) as service:
         yield service
+
+
+def _tripped(error: Tripwire) -> Stop:
+    """The stop of a run a guardrail halted: which guardrail, what it found, and the items the
+    run had made."""
+    if isinstance(error, InputGuardrailTripwireTriggered | OutputGuardrailTripwireTriggered):
+        tripped = error.guardrail_result
+        name, found = tripped.guardrail.get_name(), tripped.output.output_info
+    else:
+        name, found = error.guardrail.get_name(), error.output.output_info
+    reason = f"Agents SDK: guardrail {name!r} tripped: {found!s:.120}"
+    items = error.run_data.new_items if error.run_data is not None else []
+    return Stop(code=Code.NEEDS_HUMAN, reason=reason, partial=_partial(items))
 
 
 def _awaiting_approval(pending: list[ToolApprovalItem], items: list[RunItem]) -> Stop:

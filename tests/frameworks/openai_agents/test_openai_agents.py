@@ -14,6 +14,11 @@ import dataclasses
 from agents import (
     Agent,
     FunctionTool,
+    GuardrailFunctionOutput,
+    ToolGuardrailFunctionOutput,
+    input_guardrail,
+    output_guardrail,
+    tool_input_guardrail,
 )
 
 import unsolvable
@@ -97,6 +102,50 @@ def test_a_tool_that_raises_is_the_sdks_error_text_and_the_run_goes_on() -> None
         Code.BUDGET_STEPS,
         10,
     )
+
+
+@input_guardrail(run_in_parallel=False)  # before the model call, so none is made
+def off_limits(context: Any, agent: Any, task: Any) -> GuardrailFunctionOutput:
+    return GuardrailFunctionOutput(output_info="billing is off limits", tripwire_triggered=True)
+
+
+@output_guardrail
+def unverified(context: Any, agent: Any, output: Any) -> GuardrailFunctionOutput:
+    return GuardrailFunctionOutput(output_info="an unverified claim", tripwire_triggered=True)
+
+
+@tool_input_guardrail
+def no_searching(data: Any) -> ToolGuardrailFunctionOutput:
+    return ToolGuardrailFunctionOutput.raise_exception(output_info="no searching")
+
+
+def guarded_tools(tools: list[FunctionTool]) -> Agent[Any]:
+    guarded = [dataclasses.replace(tool, tool_input_guardrails=[no_searching]) for tool in tools]
+    return BILLING.clone(tools=guarded)
+
+
+@WAY_OF_RUNNING
+@pytest.mark.parametrize(
+    ("agent", "name", "steps", "found"),
+    [
+        (BILLING.clone(input_guardrails=[off_limits]), "off_limits", 0, "billing is off limits"),
+        (BILLING.clone(output_guardrails=[unverified]), "unverified", 5, "an unverified claim"),
+        (guarded_tools, "no_searching", 1, "no searching"),
+    ],
+    ids=["input", "output", "tool-input"],
+)
+def test_a_guardrail_tripwire_is_the_agents_stop_for_a_human_not_a_crash(
+    agent: Any, name: str, steps: int, found: str, streamed: bool
+) -> None:
+    """The SDK raises a tripwire when the agent's own guardrail halts the run on purpose."""
+    adapter = OpenAIAgentsAdapter(agent, streamed=streamed)
+    record = unsolvable.run(adapter, scenarios.get("slow-dependency/fails-2"))
+    assert (record.exit, record.code, record.observed.steps) == (
+        Exit.ABANDONED,
+        Code.NEEDS_HUMAN,
+        steps,
+    )
+    assert reported(record).reason == f"Agents SDK: guardrail {name!r} tripped: {found}"
 
 
 def awaiting_approval(tools: list[FunctionTool]) -> Agent[Any]:
