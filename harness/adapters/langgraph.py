@@ -51,6 +51,7 @@ from unsolvable.adapters._turnstile import Turnstile
 from unsolvable.adapters.base import interpret_plain
 from unsolvable.adapters.kit import (
     BUDGET,
+    FAKE_MODEL,
     Budgeted,
     as_mapping,
     bind_tool,
@@ -203,6 +204,8 @@ class SessionChatModel(BaseChatModel):
                 "output_tokens": usage.output_tokens,
                 "total_tokens": usage.input_tokens + usage.output_tokens,
             },
+            # As ChatOpenAI names it: LangChain's usage callback counts no reply without it.
+            response_metadata={"model_name": FAKE_MODEL},
         )
         return ChatResult(generations=[ChatGeneration(message=message)])
 

@@ -19,6 +19,7 @@ from langchain.agents.middleware import (
     ToolCallLimitMiddleware,
     before_model,
 )
+from langchain_core.callbacks import UsageMetadataCallbackHandler
 from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.memory import InMemorySaver
@@ -233,6 +234,38 @@ def test_langchain_chat_openai_runs_unmodified_on_the_wire() -> None:
         Code.BUDGET_STEPS,
         4,
         4,
+    )
+
+
+def counted_on_the_wire(counter: UsageMetadataCallbackHandler) -> Any:
+    """``create_agent`` on ``ChatOpenAI`` over the wire, as in production, its usage counted."""
+    chat_openai = pytest.importorskip("langchain_openai").ChatOpenAI
+
+    def over_the_wire(session: Session) -> None:
+        with Wire(session) as wire:
+            model = chat_openai(model="gpt-5-mini", api_key="k", http_client=wire.httpx2_client())
+            graph: Any = create_agent(model, session_tools(session))
+            config: RunnableConfig = {"recursion_limit": 8, "callbacks": [counter]}
+            graph.invoke({"messages": [("user", session.task)]}, config)
+
+    return over_the_wire
+
+
+def counted_by_the_adapter(counter: UsageMetadataCallbackHandler) -> Any:
+    return LangGraphAdapter(agent, recursion_limit=8, config={"callbacks": [counter]})
+
+
+@pytest.mark.parametrize("counted", [counted_on_the_wire, counted_by_the_adapter])
+def test_langchains_usage_callback_counts_the_tokens_the_record_charged(counted: Any) -> None:
+    """``get_usage_metadata_callback`` counts a reply's ``usage_metadata`` only under the
+    ``model_name`` of its ``response_metadata``, which ``ChatOpenAI`` always gives."""
+    counter = UsageMetadataCallbackHandler()
+    record = unsolvable.run(counted(counter), scenarios.get("slow-dependency/fails-2"))
+    assert record.observed.steps == 4 and record.observed.input_tokens > 0
+    [usage] = counter.usage_metadata.values()
+    assert (usage["input_tokens"], usage["output_tokens"]) == (
+        record.observed.input_tokens,
+        record.observed.output_tokens,
     )
 
 
