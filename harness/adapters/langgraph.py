@@ -55,6 +55,7 @@ from unsolvable.adapters.kit import (
     Budgeted,
     as_mapping,
     bind_tool,
+    is_step_limit,
     missing_extra,
     partial_from_messages,
     reply_to_calls,
@@ -383,6 +384,12 @@ class LangGraphAdapter:
             raise AdapterError(
                 f"LangGraphAdapter(build={build!r}): pass a callable build(model, tools) "
                 "returning a compiled graph, e.g. lambda m, t: create_agent(m, t)"
+            )
+        if not is_step_limit(recursion_limit):
+            raise AdapterError(
+                f"LangGraphAdapter(recursion_limit={recursion_limit!r}): use a positive int, "
+                "'budget' (recursion_limit_for the scenario's max_steps) or None (the graph's "
+                "default: 10007 in LangGraph 1.2, 9999 bound by create_agent)"
             )
         self.build, self.recursion_limit, self.per_agent = build, recursion_limit, per_agent
         self.asynchronous = asynchronous

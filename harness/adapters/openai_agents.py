@@ -47,6 +47,7 @@ from unsolvable.adapters.kit import (
     ToolCaller,
     as_mapping,
     bind_tool,
+    is_step_limit,
     missing_extra,
     partial_from_messages,
 )
@@ -271,6 +272,12 @@ class OpenAIAgentsAdapter:
         if api not in ("responses", "chat_completions"):
             raise AdapterError(
                 f"OpenAIAgentsAdapter(api={api!r}): use 'responses' or 'chat_completions'"
+            )
+        if not is_step_limit(max_turns):
+            raise AdapterError(
+                f"OpenAIAgentsAdapter(max_turns={max_turns!r}): use a positive int, 'budget' "
+                "(the scenario's max_steps) or None (the SDK's default, 10); the SDK reads "
+                "anything below 1 as a limit already exceeded"
             )
         if per_agent and isinstance(agent, Agent):
             raise AdapterError(

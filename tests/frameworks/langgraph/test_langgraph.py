@@ -30,7 +30,17 @@ from pydantic import BaseModel
 
 import unsolvable
 from tests.frameworks._glue import reported
-from unsolvable import Ceilings, Code, Exit, Outcome, Rule, Session, Stop, scenarios
+from unsolvable import (
+    AdapterError,
+    Ceilings,
+    Code,
+    Exit,
+    Outcome,
+    Rule,
+    Session,
+    Stop,
+    scenarios,
+)
 from unsolvable.adapters.langgraph import (
     NEED_MORE_STEPS,
     LangGraphAdapter,
@@ -111,6 +121,15 @@ def test_sorry_need_more_steps_is_an_exhaustion_not_a_completion() -> None:
 def test_the_default_limit_never_stops_a_stuck_agent_before_the_harness_ceiling(build: Any) -> None:
     record = unsolvable.run(LangGraphAdapter(build), scenarios.get("constant-return/repeat"))
     assert record.outcome is Outcome.DID_NOT_STOP and record.observed.steps == 200
+
+
+@pytest.mark.parametrize("limit", [0, -3, "budgt", True, 2.5])
+def test_a_recursion_limit_that_is_no_limit_is_refused_before_any_run(limit: Any) -> None:
+    """LangGraph itself would crash every run on it (0, a typo) or run on a bool or a float."""
+    with pytest.raises(AdapterError) as refused:
+        LangGraphAdapter(agent, recursion_limit=limit)
+    assert str(refused.value).startswith(f"LangGraphAdapter(recursion_limit={limit!r}): use ")
+    assert "'budget'" in str(refused.value)
 
 
 def test_a_recursion_limit_inside_configurable_is_warned_about_and_ignored() -> None:

@@ -23,7 +23,7 @@ from agents import (
 
 import unsolvable
 from tests.frameworks._glue import reported
-from unsolvable import Ceilings, Code, Exit, Outcome, Rule, scenarios
+from unsolvable import AdapterError, Ceilings, Code, Exit, Outcome, Rule, scenarios
 from unsolvable.adapters.openai_agents import OpenAIAgentsAdapter
 
 WAY_OF_RUNNING = pytest.mark.parametrize("streamed", [False, True], ids=["run", "run_streamed"])
@@ -162,6 +162,15 @@ def test_a_run_paused_for_approval_needs_a_human_and_claims_nothing(streamed: bo
     stop = reported(record)
     assert stop.reason == "Agents SDK: the run paused for approval of search_invoices"
     assert stop.partial["tail"][-1]["tool_calls"] == ["search_invoices"]
+
+
+@pytest.mark.parametrize("limit", [0, -3, "budgt", True, 2.5])
+def test_a_max_turns_that_is_no_limit_is_refused_before_any_run(limit: Any) -> None:
+    """The SDK reads 0 as a limit already exceeded: each run would be 'exhausted' at step 0."""
+    with pytest.raises(AdapterError) as refused:
+        OpenAIAgentsAdapter(BILLING, max_turns=limit)
+    assert str(refused.value).startswith(f"OpenAIAgentsAdapter(max_turns={limit!r}): use ")
+    assert "'budget'" in str(refused.value)
 
 
 def test_the_scenario_budget_can_set_max_turns() -> None:
