@@ -408,7 +408,7 @@ class LangGraphAdapter:
     def _run(self, session: Session, turnstile: Turnstile) -> LangGraphRun:
         if self.asynchronous:
             return asyncio.run(self._arun(session, turnstile))
-        graph = self._built(session, turnstile)
+        graph = self._graph(self._built(session, turnstile))
         try:
             return _stream(graph, _input(session), self._config(graph, session, turnstile))
         except Exception as error:
@@ -427,8 +427,26 @@ class LangGraphAdapter:
         loop that runs it (an ``AsyncSqliteSaver`` takes the running loop as it is made); an
         async ``build`` is awaited there."""
         built = self._built(session, turnstile)
-        graph = await built if inspect.isawaitable(built) else built
+        graph = self._graph(await built if inspect.isawaitable(built) else built)
         return await _astream(graph, _input(session), self._config(graph, session, turnstile))
+
+    def _graph(self, built: object) -> Any:
+        """What ``build`` returned, if it runs as a compiled graph runs; an error that says
+        what it is instead and what to return."""
+        if callable(getattr(built, "stream", None)) and callable(getattr(built, "astream", None)):
+            return built
+        if inspect.iscoroutine(built):
+            built.close()  # never to be awaited: no warning that it was not
+        if inspect.isawaitable(built):
+            fix = "Pass LangGraphAdapter(..., asynchronous=True) to await an async build."
+        elif callable(getattr(built, "compile", None)):
+            fix = "Return builder.compile(): a StateGraph runs once compiled."
+        else:
+            fix = "Return the graph, e.g. create_agent(model, tools)."
+        raise AdapterError(
+            f"unsolvable: the build of {self.name!r} returned {built!r:.80}, not a compiled "
+            f"graph\n  - the adapter runs what build returns with its stream/astream\n{fix}"
+        )
 
     def _built(self, session: Session, turnstile: Turnstile) -> Any:
         """What ``build`` returns: the compiled graph, or with ``asynchronous=True`` maybe an

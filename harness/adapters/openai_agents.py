@@ -264,7 +264,7 @@ class OpenAIAgentsAdapter:
         mcp: bool = False,
         name: str = "openai-agents",
     ) -> None:
-        if not isinstance(agent, Agent) and not callable(agent):
+        if isinstance(agent, type) or not (isinstance(agent, Agent) or callable(agent)):
             raise AdapterError(
                 f"OpenAIAgentsAdapter(agent={agent!r}): pass an agents.Agent or a callable "
                 "build(tools) returning one"
@@ -333,7 +333,7 @@ class OpenAIAgentsAdapter:
         if self.per_agent:
             build = cast(Callable[[AgentBindings], Agent[Any]], self.agent)
             bind = AgentBindings(session=session, wire=wire, api=self.api, mcp_url=mcp_url)
-            agent = build(bind)
+            agent = _built(build(bind))
             provider = _UnboundAgents(wire, self.api)
             config = dataclasses.replace(
                 self.run_config, model_provider=provider, tracing_disabled=True
@@ -343,7 +343,7 @@ class OpenAIAgentsAdapter:
         if isinstance(self.agent, Agent):  # its own MCP servers would be real tools: never used
             agent = self.agent.clone(tools=[*tools], mcp_servers=[])
         else:
-            agent = cast(AgentBuilder, self.agent)(tools)
+            agent = _built(cast(AgentBuilder, self.agent)(tools))
         servers = []
         if mcp_url is not None:
             servers = [_mcp_server(mcp_url)]
@@ -425,6 +425,17 @@ class OpenAIAgentsAdapter:
             return stop
         reason = f"final output: {result.final_output!s:.160}"
         return Stop(code=Code.COMPLETED, reason=reason, partial=_partial(result.new_items))
+
+
+def _built(agent: object) -> Agent[Any]:
+    """What a build returned, if it is an agent; an error that says what it is instead."""
+    if isinstance(agent, Agent):
+        return agent
+    raise AdapterError(
+        f"unsolvable: the agent's build returned {agent!r:.80}, not an agents.Agent\n"
+        "  - the adapter runs what build returns with Runner.run\n"
+        "Return the Agent, e.g. Agent(name='billing', tools=tools)."
+    )
 
 
 @contextlib.contextmanager

@@ -132,6 +132,38 @@ def test_a_recursion_limit_that_is_no_limit_is_refused_before_any_run(limit: Any
     assert "'budget'" in str(refused.value)
 
 
+def uncompiled(model: Any, tools: Any) -> Any:
+    builder = StateGraph(MessagesState)
+    builder.add_node("model", lambda state: {"messages": [model.invoke(state["messages"])]})
+    builder.add_edge(START, "model")
+    return builder
+
+
+async def built_on_a_loop(model: Any, tools: Any) -> Any:
+    return create_agent(model, tools)
+
+
+@pytest.mark.parametrize(
+    ("build", "returned", "fix"),
+    [
+        (uncompiled, "<langgraph.graph.state.StateGraph object", "Return builder.compile()"),
+        (lambda model, tools: None, "None", "Return the graph"),
+        (built_on_a_loop, "<coroutine object", "asynchronous=True"),
+    ],
+    ids=["uncompiled", "none", "async-build"],
+)
+def test_a_build_that_returns_no_graph_is_told_what_to_return(
+    build: Any, returned: str, fix: str
+) -> None:
+    record = unsolvable.run(LangGraphAdapter(build), scenarios.get("constant-return/repeat"))
+    assert record.outcome is Outcome.CRASHED and record.observed.steps == 0
+    error = str(record.observed.error)
+    assert error.startswith(
+        f"AdapterError: unsolvable: the build of 'langgraph' returned {returned}"
+    )
+    assert "not a compiled graph" in error and fix in error
+
+
 def test_a_recursion_limit_inside_configurable_is_warned_about_and_ignored() -> None:
     with pytest.warns(UserWarning, match="silently ignored by LangGraph"):
         adapter = LangGraphAdapter(agent, config={"configurable": {"recursion_limit": 6}})

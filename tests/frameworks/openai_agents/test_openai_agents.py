@@ -173,6 +173,23 @@ def test_a_max_turns_that_is_no_limit_is_refused_before_any_run(limit: Any) -> N
     assert "'budget'" in str(refused.value)
 
 
+@pytest.mark.parametrize("per_agent", [False, True], ids=["build", "per-agent"])
+def test_a_build_that_returns_no_agent_is_told_what_to_return(per_agent: bool) -> None:
+    adapter = OpenAIAgentsAdapter(lambda tools_or_bind: None, per_agent=per_agent)
+    record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"))
+    assert record.outcome is Outcome.CRASHED and record.observed.steps == 0
+    error = str(record.observed.error)
+    assert error.startswith("AdapterError: unsolvable: the agent's build returned None, not an")
+    assert "Return the Agent" in error
+
+
+def test_the_agent_class_in_place_of_an_agent_is_refused_before_any_run() -> None:
+    """A class is callable, and would be called as build(tools): Agent([...]) then fails on
+    its name, saying nothing of the adapter."""
+    with pytest.raises(AdapterError, match=r"OpenAIAgentsAdapter\(agent=<class 'agents"):
+        OpenAIAgentsAdapter(Agent)
+
+
 def test_the_scenario_budget_can_set_max_turns() -> None:
     adapter = OpenAIAgentsAdapter(BILLING, max_turns="budget")
     record = unsolvable.run(adapter, scenarios.get("contradictory-criteria/alternate"))
