@@ -229,8 +229,9 @@ class AgentsRun:
 class OpenAIAgentsAdapter:
     """Runs an Agents SDK agent on the session's task, every model call going over the wire.
 
-    ``agent`` is an `Agent` (cloned with the scenario's tools, and without its own MCP servers,
-    which are never connected) or ``build(tools) -> Agent``.
+    ``agent`` is an `Agent` (cloned with the scenario's tools in place of its own, agents-as-tools
+    among them, and without its own MCP servers, which are never connected) or
+    ``build(tools) -> Agent``.
     The fake model replaces every agent's model for the run (``RunConfig.model``), sub-agents and
     handoffs included; tracing is disabled so nothing is exported. ``max_turns=None`` keeps the
     SDK's default (10); ``"budget"`` uses the scenario's ``max_steps``. ``api`` picks the wire
