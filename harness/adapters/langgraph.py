@@ -115,6 +115,8 @@ STREAM_MODES = ["updates", "values"]
 """What ``invoke`` streams to return the last state and, from the updates, the interrupts."""
 PAUSE_CUT = 200
 """Characters kept of a pause's reason: what the graph asked can be a long request."""
+TOOL_RESULT_KEYS = frozenset({"role", "content", "tool_call_id"})
+"""What ``ChatOpenAI`` keeps of a tool result it sends (``_convert_message_to_dict``)."""
 SUPERSTEPS_PER_STEP = 2
 """A model→tools loop spends two supersteps per model call (the model node, then the tools)."""
 
@@ -190,7 +192,7 @@ class SessionChatModel(BaseChatModel):
         run_manager: Any = None,
         **kwargs: Any,
     ) -> ChatResult:
-        history = convert_to_openai_messages(messages)
+        history = [_as_sent(message) for message in convert_to_openai_messages(messages)]
         reply = self.session.call_model(history, kwargs.get("tools") or (), agent=self.agent)
         usage = reply_usage(reply)
         calls = reply_to_calls(reply)
@@ -220,6 +222,14 @@ class SessionChatModel(BaseChatModel):
         """The same call, made on the event loop's thread as a natively async chat model
         (``ChatOpenAI``) makes it, not in the executor thread LangChain's default would use."""
         return self._generate(messages, stop, **kwargs)
+
+
+def _as_sent(message: dict[str, Any]) -> dict[str, Any]:
+    """``message`` as ``ChatOpenAI`` sends it: a tool result carries no tool name, which the
+    Chat Completions API does not take, so it costs no tokens of the request either."""
+    if message.get("role") != "tool":
+        return message
+    return {key: value for key, value in message.items() if key in TOOL_RESULT_KEYS}
 
 
 def session_tools(

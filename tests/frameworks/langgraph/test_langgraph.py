@@ -320,6 +320,19 @@ def test_langchains_usage_callback_counts_the_tokens_the_record_charged(counted:
     )
 
 
+@pytest.mark.parametrize("name", FAMILIES)
+def test_a_run_is_charged_the_tokens_chat_openai_sends_for_it(name: str) -> None:
+    """The adapter's model reads the conversation as ``ChatOpenAI`` sends it over the wire."""
+    counter = UsageMetadataCallbackHandler()
+    on_the_wire = unsolvable.run(counted_on_the_wire(counter), scenarios.get(name)).observed
+    adapted = unsolvable.run(counted_by_the_adapter(counter), scenarios.get(name)).observed
+    assert (adapted.steps, adapted.input_tokens, adapted.output_tokens) == (
+        on_the_wire.steps,
+        on_the_wire.input_tokens,
+        on_the_wire.output_tokens,
+    )
+
+
 def test_a_model_call_limit_that_ends_the_run_is_an_exhaustion_not_a_claim() -> None:
     def capped(model: Any, tools: Any) -> Any:
         return create_agent(model, tools, middleware=[ModelCallLimitMiddleware(run_limit=4)])
