@@ -3,23 +3,25 @@ wire (the Responses API by default, as the SDK does), and its turn limit is read
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
 
 pytest.importorskip("agents")
 
-import dataclasses
-
 from agents import (
     Agent,
     FunctionTool,
     GuardrailFunctionOutput,
+    StopAtTools,
     ToolGuardrailFunctionOutput,
+    ToolsToFinalOutputResult,
     input_guardrail,
     output_guardrail,
     tool_input_guardrail,
 )
+from pydantic import BaseModel
 
 import unsolvable
 from tests.frameworks._glue import reported
@@ -188,6 +190,33 @@ def test_the_agent_class_in_place_of_an_agent_is_refused_before_any_run() -> Non
     its name, saying nothing of the adapter."""
     with pytest.raises(AdapterError, match=r"OpenAIAgentsAdapter\(agent=<class 'agents"):
         OpenAIAgentsAdapter(Agent)
+
+
+class GaveUp(BaseModel):
+    code: str
+    reason: str
+
+
+def stop_at_give_up(context: Any, results: list[Any]) -> ToolsToFinalOutputResult:
+    if not any(result.tool.name == "give_up" for result in results):
+        return ToolsToFinalOutputResult(is_final_output=False)
+    gave_up = GaveUp(code="NEEDS_HUMAN", reason="no account in this billing system")
+    return ToolsToFinalOutputResult(is_final_output=True, final_output=gave_up)
+
+
+@pytest.mark.parametrize(
+    ("agent", "code"),
+    [
+        (BILLING.clone(tool_use_behavior=StopAtTools(stop_at_tool_names=["give_up"])), "COMPLETED"),
+        (BILLING.clone(tool_use_behavior=stop_at_give_up, output_type=GaveUp), "NEEDS_HUMAN"),
+    ],
+    ids=["its-text", "a-structured-output"],
+)
+def test_a_run_stopped_at_a_tool_is_read_from_its_final_output(
+    agent: Agent[Any], code: str
+) -> None:
+    record = unsolvable.run(OpenAIAgentsAdapter(agent), scenarios.get("give-up-honoured/at-once"))
+    assert (record.code, record.observed.steps) == (Code(code), 1)
 
 
 def test_the_scenario_budget_can_set_max_turns() -> None:
