@@ -32,7 +32,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import inspect
 import re
 from collections.abc import AsyncGenerator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -48,6 +47,7 @@ from unsolvable.adapters.kit import (
     ToolCaller,
     as_mapping,
     bind_tool,
+    check_build_form,
     missing_extra,
     partial_from_messages,
 )
@@ -299,7 +299,8 @@ class AutoGenAdapter:
                 "tools) returning a team or an agent, e.g. lambda c, t: RoundRobinGroupChat("
                 "[AssistantAgent('a', model_client=c, tools=t)], termination_condition=...)"
             )
-        _check_form(build, per_agent)
+        form = ("model_client", "tools")
+        check_build_form(build, per_agent=per_agent, adapter="AutoGenAdapter", arguments=form)
         self.build, self.per_agent = build, per_agent
         self.wire_options, self.name = dict(wire or {}), name
 
@@ -336,27 +337,6 @@ class AutoGenAdapter:
                 code=Code.NEEDS_HUMAN, reason=reason, partial=partial, missing=(last.target,)
             )
         return _claim(last, partial)
-
-
-def _check_form(build: Callable[..., Any], per_agent: bool) -> None:
-    """Refuses a builder of the other form than ``per_agent`` says, which would otherwise fail
-    inside every run with a bare `TypeError` about its arguments."""
-    try:
-        signature = inspect.signature(build)
-    except (TypeError, ValueError):  # a callable with no signature to read shows it when run
-        return
-    try:
-        signature.bind(*([None] if per_agent else [None, None]))
-    except TypeError:
-        if per_agent:
-            raise AdapterError(
-                f"AutoGenAdapter(build={build!r}, per_agent=True): build{signature} does not "
-                "take (bind); a build(model_client, tools) needs per_agent=False, the default"
-            ) from None
-        raise AdapterError(
-            f"AutoGenAdapter(build={build!r}): build{signature} does not take (model_client, "
-            "tools); a build(bind) given AgentBindings needs per_agent=True"
-        ) from None
 
 
 def _task_runner(built: object) -> TaskRunner:

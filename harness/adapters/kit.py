@@ -6,11 +6,12 @@ missing-extra message. Imports no framework and no HTTP library.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from unsolvable._errors import CeilingHit
+from unsolvable._errors import AdapterError, CeilingHit
 from unsolvable._model import Usage
 from unsolvable._record import Stop
 from unsolvable._text import text_of
@@ -27,6 +28,7 @@ __all__ = [
     "ToolCaller",
     "as_mapping",
     "bind_tool",
+    "check_build_form",
     "is_step_limit",
     "missing_extra",
     "partial_from_messages",
@@ -68,6 +70,31 @@ def is_step_limit(value: object) -> bool:
     if value is None or value == BUDGET:
         return True
     return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+def check_build_form(
+    build: Callable[..., Any], *, per_agent: bool, adapter: str, arguments: tuple[str, ...]
+) -> None:
+    """Refuses a builder of the other form than ``per_agent`` says (``build(bind)`` given
+    ``AgentBindings``, or ``build(*arguments)``), which would otherwise fail inside every run
+    with a bare `TypeError` about its arguments."""
+    try:
+        signature = inspect.signature(build)
+    except (TypeError, ValueError):  # a callable with no signature to read shows it when run
+        return
+    try:
+        signature.bind(*([None] if per_agent else [None] * len(arguments)))
+    except TypeError:
+        plain = ", ".join(arguments)
+        if per_agent:
+            raise AdapterError(
+                f"{adapter}(build={build!r}, per_agent=True): build{signature} does not take "
+                f"(bind); a build({plain}) needs per_agent=False, the default"
+            ) from None
+        raise AdapterError(
+            f"{adapter}(build={build!r}): build{signature} does not take ({plain}); a "
+            "build(bind) given AgentBindings needs per_agent=True"
+        ) from None
 
 
 def reply_to_calls(reply: Mapping[str, Any]) -> list[tuple[str, str, JSON]]:

@@ -55,6 +55,7 @@ from unsolvable.adapters.kit import (
     Budgeted,
     as_mapping,
     bind_tool,
+    check_build_form,
     is_step_limit,
     missing_extra,
     partial_from_messages,
@@ -395,6 +396,8 @@ class LangGraphAdapter:
                 f"LangGraphAdapter(build={build!r}): pass a callable build(model, tools) "
                 "returning a compiled graph, e.g. lambda m, t: create_agent(m, t)"
             )
+        form = ("model", "tools")
+        check_build_form(build, per_agent=per_agent, adapter="LangGraphAdapter", arguments=form)
         if not is_step_limit(recursion_limit):
             raise AdapterError(
                 f"LangGraphAdapter(recursion_limit={recursion_limit!r}): use a positive int, "

@@ -164,6 +164,22 @@ def test_a_build_that_returns_no_graph_is_told_what_to_return(
     assert "not a compiled graph" in error and fix in error
 
 
+@pytest.mark.parametrize(
+    ("build", "per_agent", "says"),
+    [
+        (lambda model, tools: create_agent(model, tools), True, "does not take (bind)"),
+        (lambda bind: create_agent(bind.model("main"), []), False, "needs per_agent=True"),
+    ],
+    ids=["plain-build-per-agent", "per-agent-build-plain"],
+)
+def test_a_build_of_the_other_form_than_per_agent_says_is_refused(
+    build: Any, per_agent: bool, says: str
+) -> None:
+    """Each would fail inside every run with a bare TypeError about its arguments."""
+    with pytest.raises(AdapterError, match=re.escape(says)):
+        LangGraphAdapter(build, per_agent=per_agent)
+
+
 def test_a_recursion_limit_inside_configurable_is_warned_about_and_ignored() -> None:
     with pytest.warns(UserWarning, match="silently ignored by LangGraph"):
         adapter = LangGraphAdapter(agent, config={"configurable": {"recursion_limit": 6}})
