@@ -30,29 +30,33 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import json
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from unsolvable._errors import AdapterError
 from unsolvable._record import Code, Stop
 from unsolvable._session import Session
-from unsolvable._types import JSON, ToolSpec
+from unsolvable._types import JSON
+from unsolvable.adapters._agents_sdk import (
+    AgentBindings,
+    Api,
+    UnboundAgents,
+    mcp_server,
+    session_tools,
+    wire_model,
+)
 from unsolvable.adapters.base import interpret_plain
 from unsolvable.adapters.kit import (
     BUDGET,
     FAKE_MODEL,
     Budgeted,
-    ToolCaller,
     as_mapping,
-    bind_tool,
     is_step_limit,
     missing_extra,
     partial_from_messages,
 )
 from unsolvable.wire import Wire
-from unsolvable.wire._agents import agent_url
 
 if TYPE_CHECKING:
     from unsolvable.mcp import McpService
@@ -63,10 +67,6 @@ try:
         FunctionTool,
         InputGuardrailTripwireTriggered,
         MaxTurnsExceeded,
-        Model,
-        ModelProvider,
-        OpenAIChatCompletionsModel,
-        OpenAIResponsesModel,
         OutputGuardrailTripwireTriggered,
         RunConfig,
         Runner,
@@ -78,8 +78,6 @@ try:
     from agents.items import ItemHelpers, RunItem, ToolApprovalItem
     from agents.mcp import MCPServer
     from agents.run_error_handlers import RunErrorHandlerInput, RunErrorHandlers
-    from agents.tool import maybe_invoke_function_tool_failure_error_function
-    from agents.tool_context import ToolContext
 except ModuleNotFoundError as error:  # pragma: no cover - only without the extra
     raise ImportError(missing_extra("openai-agents", "openai-agents")) from error
 
@@ -100,118 +98,10 @@ TRIPWIRES = (
     ToolOutputGuardrailTripwireTriggered,
 )
 """The same, as ``except`` takes them."""
-Api = Literal["responses", "chat_completions"]
 MCP_WALL_SECONDS = 30.0
 """The wall ceiling of a run with its tools over MCP: the server's process starts on the first
 connection (1 to 3 s of imports, counted against the run), then each tool call makes two local
 HTTP hops; 10 s, the default for in-process agents, leaves a slow machine too little."""
-
-
-def session_tools(session: Session, *, agent: str = "main") -> list[FunctionTool]:
-    """The scenario's tools as Agents SDK function tools (schemas passed through, not strict);
-    ``agent`` names the sub-agent that holds them (see `bind_tool`)."""
-    specs = session.tools
-    return [_function_tool(spec, bind_tool(session, spec.name, agent=agent)) for spec in specs]
-
-
-def _function_tool(spec: ToolSpec, call: ToolCaller) -> FunctionTool:
-    """A `FunctionTool` that fails the way ``@function_tool`` does by default: a raising tool
-    gives the model the SDK's own error text (``default_tool_error_function``, or the run's
-    ``tool_error_formatter``) and the run goes on. A bare `FunctionTool` would end the run at
-    the first raise instead, which no production agent built with ``@function_tool`` does.
-    Harness ceilings are `BaseException`s and pass through."""
-
-    async def invoke(context: ToolContext[Any], arguments: str) -> str:
-        try:
-            return call(**json.loads(arguments or "{}"))
-        except Exception as error:
-            handled = await maybe_invoke_function_tool_failure_error_function(
-                function_tool=tool, context=context, error=error
-            )
-            if handled is None:
-                raise
-            return handled
-
-    tool = FunctionTool(
-        name=spec.name,
-        description=spec.description,
-        params_json_schema=dict(spec.parameters),
-        on_invoke_tool=invoke,
-        strict_json_schema=False,
-    )
-    return tool
-
-
-def _wire_model(wire: Wire, api: Api, agent: str | None) -> Model:
-    """The SDK's own model class for ``api``, on a wire client bound to ``agent``."""
-    client = wire.async_openai_client(agent=agent)
-    if api == "chat_completions":
-        return OpenAIChatCompletionsModel(model=FAKE_MODEL, openai_client=client)
-    return OpenAIResponsesModel(model=FAKE_MODEL, openai_client=client)
-
-
-@dataclass(frozen=True, kw_only=True)
-class AgentBindings:
-    """What a ``per_agent=True`` builder is handed: each agent's own model and tools, by name.
-
-    >>> def build(bind: AgentBindings) -> Agent:                         # doctest: +SKIP
-    ...     worker = Agent(name="auditor", model=bind.model("auditor"),
-    ...                    tools=bind.tools("auditor"), mcp_servers=bind.mcp_servers("auditor"))
-    ...     return Agent(name="lead", model=bind.model("main"), handoffs=[worker])
-    """
-
-    session: Session
-    wire: Wire
-    api: Api
-    mcp_url: str | None = None
-    """The harness's MCP server under ``mcp=True``: the tools come from it, not as functions."""
-    connected: list[MCPServer] = field(default_factory=list)
-    """The MCP servers handed out, which the run connects before its first turn."""
-
-    def model(self, agent: str) -> Model:
-        """A model whose every call is a step of ``agent`` (``main`` is the session's default:
-        the supervisor, for the fan-out scripts)."""
-        return _wire_model(self.wire, self.api, agent)
-
-    def tools(self, agent: str) -> list[FunctionTool]:
-        """The scenario's tools, their results fed to ``agent``'s next model call; none under
-        ``mcp=True``, where `mcp_servers` brings them."""
-        return [] if self.mcp_url is not None else session_tools(self.session, agent=agent)
-
-    def mcp_servers(self, agent: str, **options: Any) -> list[MCPServer]:
-        """Under ``mcp=True``, the harness's MCP server as ``agent``'s own: the SDK's
-        ``MCPServerStreamableHttp`` on the server's path for ``agent``, so its calls are
-        ``agent``'s (``options`` go to it, e.g. ``tool_filter``); none without ``mcp``, where
-        `tools` brings the tools."""
-        if self.mcp_url is None:
-            return []
-        try:
-            url = agent_url(self.mcp_url, agent)
-        except ValueError as contradiction:
-            raise AdapterError(str(contradiction)) from None
-        server = _mcp_server(url, **options)
-        self.connected.append(server)
-        return [server]
-
-
-def _mcp_server(url: str, **options: Any) -> MCPServer:
-    """The SDK's own Streamable HTTP client of the harness's MCP server, at its defaults."""
-    from agents.mcp import MCPServerStreamableHttp
-
-    from unsolvable.mcp import SERVER_NAME
-
-    return MCPServerStreamableHttp(params={"url": url}, name=SERVER_NAME, **options)
-
-
-class _UnboundAgents(ModelProvider):
-    """Answers an agent that names no model of its own (or only a model name) as ``main``: under
-    ``per_agent`` nothing may fall back to the SDK's default provider, a real API."""
-
-    def __init__(self, wire: Wire, api: Api) -> None:
-        self._main = _wire_model(wire, api, None)
-
-    def get_model(self, model_name: str | None) -> Model:
-        return self._main
 
 
 @dataclass(kw_only=True)
@@ -335,7 +225,7 @@ class OpenAIAgentsAdapter:
             build = cast(Callable[[AgentBindings], Agent[Any]], self.agent)
             bind = AgentBindings(session=session, wire=wire, api=self.api, mcp_url=mcp_url)
             agent = _built(build(bind))
-            provider = _UnboundAgents(wire, self.api)
+            provider = UnboundAgents(wire, self.api)
             config = dataclasses.replace(
                 self.run_config, model_provider=provider, tracing_disabled=True
             )
@@ -347,9 +237,9 @@ class OpenAIAgentsAdapter:
             agent = _built(cast(AgentBuilder, self.agent)(tools))
         servers = []
         if mcp_url is not None:
-            servers = [_mcp_server(mcp_url)]
+            servers = [mcp_server(mcp_url)]
             agent = agent.clone(mcp_servers=servers)
-        model = _wire_model(wire, self.api, None)
+        model = wire_model(wire, self.api, None)
         config = dataclasses.replace(self.run_config, model=model, tracing_disabled=True)
         return agent, config, servers
 
