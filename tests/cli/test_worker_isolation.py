@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 
 from tests.cli.test_cli import ROOT, _unsolvable
+from unsolvable._text import REASON_CUT
+from unsolvable.adapters.process import OUTPUT_KEPT
 
 HOSTILE = "tests.cli.hostile_agents"
 LINES = f"exec:{sys.executable} tests/cli/stop_lines.py"
@@ -146,8 +148,12 @@ def test_what_an_agent_returns_never_takes_the_worker_down(tmp_path: Path) -> No
 
 
 def test_a_stop_line_longer_than_the_kept_output_is_read_whole(tmp_path: Path) -> None:
+    """The line of 50,000 characters is read whole, though the record keeps a reason cut at
+    `REASON_CUT`, more than the output the process adapter keeps."""
     _, (record,) = _run(tmp_path, f"{LINES} long", scenario="constant-return/repeat")
-    assert record["outcome"] == "stopped" and record["reported"]["reason"] == "x" * 50_000
+    assert REASON_CUT > OUTPUT_KEPT
+    assert record["outcome"] == "stopped"
+    assert record["reported"]["reason"] == "x" * (REASON_CUT - 1) + "…"
 
 
 def test_no_process_an_agent_started_outlives_its_run(tmp_path: Path) -> None:
