@@ -37,7 +37,6 @@ from unsolvable.adapters.kit import (
     partial_from_messages,
     reply_to_calls,
     reply_usage,
-    text_of,
 )
 
 try:
@@ -148,9 +147,13 @@ class SessionModel(Model):  # type: ignore[misc]
 
 
 def _history(messages: list[ChatMessage | dict[str, Any]]) -> list[JSON]:
-    """smolagents' own message cleaning (tool calls as assistant, observations as user)."""
-    clean = get_clean_message_list(messages, role_conversions=tool_role_conversions)
-    return [{"role": str(m["role"]), "content": text_of(m.get("content"))} for m in clean]
+    """The messages as smolagents' `OpenAIModel` sends them: its own cleaning (tool calls as
+    assistant, observations as user), each role by its value and the content as its parts, so a
+    step costs the tokens it costs on the wire."""
+    clean = get_clean_message_list(
+        messages, role_conversions=tool_role_conversions, convert_images_to_image_urls=True
+    )
+    return [{**m, "role": MessageRole(m["role"]).value} for m in clean]
 
 
 def _input(name: str, schema: JSON, required: bool) -> JSON:

@@ -11,14 +11,15 @@ import pytest
 
 pytest.importorskip("smolagents")
 
-from smolagents import ToolCallingAgent  # type: ignore[import-untyped]
+from smolagents import OpenAIModel, ToolCallingAgent  # type: ignore[import-untyped]
 from smolagents.agents import RunResult  # type: ignore[import-untyped]
 from smolagents.monitoring import LogLevel  # type: ignore[import-untyped]
 
 import unsolvable
 from tests.frameworks._glue import reported
-from unsolvable import Code, Exit, Rule, scenarios
-from unsolvable.adapters.smolagents import SmolagentsAdapter, SmolagentsRun
+from unsolvable import Code, Exit, Rule, Session, Stop, scenarios
+from unsolvable.adapters.smolagents import SmolagentsAdapter, SmolagentsRun, session_tools
+from unsolvable.wire import Wire
 
 FAMILIES = [
     "constant-return/repeat",
@@ -27,8 +28,24 @@ FAMILIES = [
 ]
 
 
-def quiet(model: Any, tools: Any) -> ToolCallingAgent:
-    return ToolCallingAgent(tools=tools, model=model, verbosity_level=LogLevel.OFF)
+def quiet(model: Any, tools: Any, **options: Any) -> ToolCallingAgent:
+    return ToolCallingAgent(tools=tools, model=model, verbosity_level=LogLevel.OFF, **options)
+
+
+def on_the_wire(**options: Any) -> Any:
+    """A `quiet` agent built with ``options`` on smolagents' own `OpenAIModel` over the wire:
+    the agent as production runs it."""
+
+    def agent(session: Session) -> Stop:
+        with Wire(session) as wire:
+            client = {"http_client": wire.httpx2_client()}
+            model = OpenAIModel("gpt-5-mini", api_key="sk-fake", client_kwargs=client)
+            result = quiet(model, session_tools(session), **options).run(
+                session.task, return_full_result=True
+            )
+        return Stop(code=Code.BUDGET_STEPS, reason=f"smolagents: {result.state}")
+
+    return agent
 
 
 @pytest.mark.parametrize("name", FAMILIES)
@@ -40,6 +57,17 @@ def test_the_default_twenty_steps_end_in_a_forced_final_answer_read_as_exhausted
     reason = reported(record).reason
     assert "max_steps=20" in reason and "completed the task" in reason, "it claimed success"
     assert record.observed.tail[-1].calls == (), "the forced final answer calls no tool"
+
+
+def test_each_request_is_the_one_openai_model_sends_on_the_wire() -> None:
+    """The session reads each step's request as smolagents' `OpenAIModel` sends it: the roles
+    by their values ("system", never "MessageRole.SYSTEM") and the content as its parts, so a
+    run costs the tokens it costs in production."""
+    scenario = scenarios.get("constant-return/repeat")
+    adapted = unsolvable.run(SmolagentsAdapter(quiet, max_steps=4), scenario).observed
+    wired = unsolvable.run(on_the_wire(max_steps=4), scenario).observed
+    seen = [(o.steps, o.tool_calls, o.input_tokens, o.output_tokens) for o in (adapted, wired)]
+    assert seen[0] == seen[1] and adapted.steps == 5
 
 
 def test_a_smaller_max_steps_is_passed_to_the_run() -> None:
