@@ -12,8 +12,8 @@ smolagents' stops, read into the vocabulary:
   world); an answer with a ``code`` (a `Stop`, a mapping, a pydantic model or a dataclass) is
   read as that `Stop`.
 
-`ToolCallingAgent` is supported; `CodeAgent` writes Python instead of tool calls, which the
-scripted model does not speak.
+`ToolCallingAgent` is supported; a `CodeAgent` (or one managed by the agent) writes Python
+instead of tool calls, which the scripted model does not speak, and is refused.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from unsolvable.adapters.kit import (
 
 try:
     # smolagents ships no type information (no py.typed): these imports are Any to mypy.
-    from smolagents import MultiStepAgent, Tool  # type: ignore[import-untyped]
+    from smolagents import CodeAgent, MultiStepAgent, Tool  # type: ignore[import-untyped]
     from smolagents.agents import RunResult  # type: ignore[import-untyped]
     from smolagents.models import (  # type: ignore[import-untyped]
         ChatMessage,
@@ -70,6 +70,8 @@ FINAL_ANSWER_TOOL = "final_answer"
 """smolagents' built-in tool a tool-calling model calls to finish."""
 MAX_STEPS_ERROR = "AgentMaxStepsError"
 """The error smolagents records on the step of its forced final answer."""
+BUILD_EXAMPLE = "e.g. lambda model, tools: ToolCallingAgent(tools=tools, model=model)"
+"""How a ``build`` the adapter takes looks, for its refusals."""
 SCHEMA_TYPES = {"string", "boolean", "integer", "number", "array", "object", "null"}
 """JSON-schema types smolagents accepts as tool input types; anything else becomes ``any``."""
 
@@ -229,7 +231,7 @@ class SmolagentsAdapter:
 
     def run(self, session: Session) -> SmolagentsRun:
         model = SessionModel(session)
-        agent = self.build(model, session_tools(session))
+        agent = _tool_calling(self.build(model, session_tools(session)))
         max_steps = self._max_steps(session) or agent.max_steps
         result = agent.run(session.task, max_steps=max_steps, return_full_result=True)
         if not isinstance(result, RunResult):
@@ -258,6 +260,33 @@ class SmolagentsAdapter:
             return stop
         reason = f"final answer: {result.output!s:.160}"
         return Stop(code=Code.COMPLETED, reason=reason, partial=partial)
+
+
+def _tool_calling(built: object) -> MultiStepAgent:
+    """What ``build`` returned, if it is a smolagents agent that acts, and whose managed agents
+    act, by tool calls: a `CodeAgent` reads its actions out of the model's text, so on the
+    scripted model each of its steps fails to parse and the run ends at ``max_steps`` having
+    called no tool, which would pass for a stop of its own."""
+    if not isinstance(built, MultiStepAgent):
+        raise AdapterError(
+            f"SmolagentsAdapter: build returned {built!r:.80}, not a smolagents agent; return "
+            f"one, {BUILD_EXAMPLE}"
+        )
+    coding = next((a for a in _agents(built) if isinstance(a, CodeAgent)), None)
+    if coding is not None:
+        named = f"CodeAgent {coding.name!r}" if coding.name else "CodeAgent"
+        raise AdapterError(
+            f"SmolagentsAdapter: {named} acts by writing Python, which the scripted model does "
+            f"not write (it calls tools): build a ToolCallingAgent instead, {BUILD_EXAMPLE}"
+        )
+    return built
+
+
+def _agents(agent: MultiStepAgent) -> Iterator[MultiStepAgent]:
+    """``agent`` and the agents it manages, theirs included."""
+    yield agent
+    for managed in agent.managed_agents.values():
+        yield from _agents(managed)
 
 
 def _step_messages(steps: list[dict[str, Any]]) -> list[JSON]:

@@ -11,13 +11,13 @@ import pytest
 
 pytest.importorskip("smolagents")
 
-from smolagents import OpenAIModel, ToolCallingAgent  # type: ignore[import-untyped]
+from smolagents import CodeAgent, OpenAIModel, ToolCallingAgent  # type: ignore[import-untyped]
 from smolagents.agents import RunResult  # type: ignore[import-untyped]
 from smolagents.monitoring import LogLevel  # type: ignore[import-untyped]
 
 import unsolvable
 from tests.frameworks._glue import reported
-from unsolvable import Code, Exit, Rule, Session, Stop, scenarios
+from unsolvable import Code, Exit, Outcome, Rule, Session, Stop, scenarios
 from unsolvable.adapters.smolagents import SmolagentsAdapter, SmolagentsRun, session_tools
 from unsolvable.wire import Wire
 
@@ -68,6 +68,36 @@ def test_each_request_is_the_one_openai_model_sends_on_the_wire() -> None:
     wired = unsolvable.run(on_the_wire(max_steps=4), scenario).observed
     seen = [(o.steps, o.tool_calls, o.input_tokens, o.output_tokens) for o in (adapted, wired)]
     assert seen[0] == seen[1] and adapted.steps == 5
+
+
+def coding(model: Any, tools: Any) -> CodeAgent:
+    return CodeAgent(tools=tools, model=model, verbosity_level=LogLevel.OFF, name="coder")
+
+
+def managing_coder(model: Any, tools: Any) -> ToolCallingAgent:
+    helper = CodeAgent(
+        tools=[], model=model, name="helper", description="Writes code.", verbosity_level=0
+    )
+    return quiet(model, tools, managed_agents=[helper])
+
+
+@pytest.mark.parametrize(
+    ("build", "said"),
+    [
+        (lambda model, tools: [quiet(model, tools)], "returned [<smolagents.agents.ToolCalling"),
+        (coding, "CodeAgent 'coder' acts by writing Python"),
+        (managing_coder, "CodeAgent 'helper' acts by writing Python"),
+    ],
+    ids=["not-an-agent", "code-agent", "managed-code-agent"],
+)
+def test_a_build_that_gives_no_tool_calling_agent_is_refused_saying_so(
+    build: Any, said: str
+) -> None:
+    """A `CodeAgent` on the scripted model fails to parse every step and ends at max_steps
+    having called no tool, which would pass for a stop of its own: it is refused instead."""
+    record = unsolvable.run(SmolagentsAdapter(build), scenarios.get("constant-return/repeat"))
+    assert record.outcome is Outcome.CRASHED and record.observed.steps == 0
+    assert said in str(record.observed.error) and "ToolCallingAgent(" in str(record.observed.error)
 
 
 def test_a_smaller_max_steps_is_passed_to_the_run() -> None:
