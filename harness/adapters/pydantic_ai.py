@@ -9,6 +9,10 @@ pydantic-ai's stops, read into the vocabulary:
   messages come from ``capture_run_messages``, since the error carries none.
 - An output → ``complete``/``COMPLETED`` as the agent's claim (checked against the world); an
   output with a ``code`` (a `Stop`, a mapping or a model with that field) is read as that `Stop`.
+
+pydantic-ai runs a reply's tool calls at once; the scenario's tools take their turn at a
+`Turnstile`, so their effects on the world come in the reply's order and a run's record is the
+same on every run.
 """
 
 from __future__ import annotations
@@ -21,7 +25,8 @@ from typing import Any
 from unsolvable._errors import AdapterError
 from unsolvable._record import Code, Stop
 from unsolvable._session import Session
-from unsolvable._types import JSON
+from unsolvable._types import JSON, ToolSpec
+from unsolvable.adapters._turnstile import Turnstile
 from unsolvable.adapters.base import interpret_plain
 from unsolvable.adapters.kit import (
     BUDGET,
@@ -35,7 +40,14 @@ from unsolvable.adapters.kit import (
 )
 
 try:
-    from pydantic_ai import Agent, Tool, UsageLimitExceeded, UsageLimits, capture_run_messages
+    from pydantic_ai import (
+        Agent,
+        RunContext,
+        Tool,
+        UsageLimitExceeded,
+        UsageLimits,
+        capture_run_messages,
+    )
     from pydantic_ai.messages import (
         ModelMessage,
         ModelRequest,
@@ -56,11 +68,14 @@ except ModuleNotFoundError as error:  # pragma: no cover - only without the extr
 __all__ = [
     "PydanticAIAdapter",
     "PydanticAIRun",
+    "Turnstile",
     "session_model",
     "session_tools",
     "to_openai_messages",
 ]
 
+AGENT = "main"
+"""The session's name for the one agent the adapter runs: its steps and its tools' calls."""
 LIMIT_CODES = (
     ("request_limit", Code.BUDGET_STEPS),
     ("tool_calls_limit", Code.BUDGET_CALLS),
@@ -118,18 +133,24 @@ def to_openai_messages(
     return out
 
 
-def session_model(session: Session) -> FunctionModel:
-    """pydantic-ai's own scriptable fake, answered by the session: every request is a step."""
+def session_model(session: Session, *, turnstile: Turnstile | None = None) -> FunctionModel:
+    """pydantic-ai's own scriptable fake, answered by the session: every request is a step.
+    With the ``turnstile`` that `session_tools` was given, each reply's calls of the scenario's
+    tools go through it in the reply's order."""
+    scenario_tools = {spec.name for spec in session.tools}
 
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         offered = [t.name for t in (*info.function_tools, *info.output_tools)]
         reply = session.call_model(to_openai_messages(messages, info.instructions), offered)
+        calls = reply_to_calls(reply)
+        if turnstile is not None:
+            turnstile.open(AGENT, [i for i, name, _ in calls if name in scenario_tools])
         parts: list[ModelResponsePart] = (
             [TextPart(reply["content"])] if reply.get("content") else []
         )
         parts += [
             ToolCallPart(name, arguments, tool_call_id=call_id)
-            for call_id, name, arguments in reply_to_calls(reply)
+            for call_id, name, arguments in calls
         ]
         usage = reply_usage(reply)
         return ModelResponse(
@@ -141,14 +162,25 @@ def session_model(session: Session) -> FunctionModel:
     return FunctionModel(respond, model_name="unsolvable-session")
 
 
-def session_tools(session: Session) -> list[Tool[Any]]:
-    """The scenario's tools as pydantic-ai tools (JSON schemas passed through)."""
-    return [
-        Tool.from_schema(
-            bind_tool(session, spec.name), spec.name, spec.description, dict(spec.parameters)
-        )
-        for spec in session.tools
-    ]
+def session_tools(session: Session, *, turnstile: Turnstile | None = None) -> list[Tool[Any]]:
+    """The scenario's tools as pydantic-ai tools (JSON schemas passed through); with a
+    ``turnstile`` (the one `session_model` was given), each call waits its turn there."""
+    return [_tool(session, spec, turnstile) for spec in session.tools]
+
+
+def _tool(session: Session, spec: ToolSpec, turnstile: Turnstile | None) -> Tool[Any]:
+    call = bind_tool(session, spec.name, agent=AGENT)
+    schema = dict(spec.parameters)
+    if turnstile is None:
+        return Tool.from_schema(call, spec.name, spec.description, schema)
+
+    async def in_turn(ctx: RunContext[Any], **arguments: Any) -> str:
+        """Waits on the event loop, not on a worker thread, so no call ahead of it is left
+        without a thread to run on."""
+        async with turnstile.aturn(AGENT, ctx.tool_call_id):
+            return call(**arguments)
+
+    return Tool.from_schema(in_turn, spec.name, spec.description, schema, takes_ctx=True)
 
 
 @dataclass(kw_only=True)
@@ -190,8 +222,11 @@ class PydanticAIAdapter:
         self.agent, self.usage_limits, self.name = agent, usage_limits, name
 
     def run(self, session: Session) -> PydanticAIRun:
-        outcome = PydanticAIRun()
-        override = self.agent.override(model=session_model(session), tools=session_tools(session))
+        outcome, turnstile = PydanticAIRun(), Turnstile()
+        override = self.agent.override(
+            model=session_model(session, turnstile=turnstile),
+            tools=session_tools(session, turnstile=turnstile),
+        )
         with capture_run_messages() as messages, override:
             try:
                 limits = self._limits(session)
@@ -200,6 +235,8 @@ class PydanticAIAdapter:
                 outcome.limit_error = error
             else:
                 outcome.output = result.output
+            finally:
+                turnstile.close()
             outcome.messages = list(messages)
         return outcome
 

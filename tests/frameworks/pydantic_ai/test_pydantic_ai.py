@@ -96,6 +96,16 @@ def test_a_tool_that_raises_crashes_the_run() -> None:
     assert record.outcome is Outcome.CRASHED and "portal:write" in str(record.observed.error)
 
 
+def test_a_reply_of_parallel_calls_gives_the_same_record_on_every_run() -> None:
+    """pydantic-ai runs a reply's tool calls at once, so which reaches the world first is a
+    race; the adapter's tools take their turn in the reply's order, and the record (the
+    world's fingerprints, the tools' request ids, the trajectory) is the same on every run."""
+    adapter = PydanticAIAdapter(BILLING, usage_limits=UsageLimits(request_limit=6))
+    scenario = scenarios.get("fan-out/eight-workers")
+    records = {unsolvable.run(adapter, scenario).to_json() for _ in range(3)}
+    assert len(records) == 1
+
+
 def test_the_scenario_budget_can_set_the_usage_limits() -> None:
     adapter = PydanticAIAdapter(BILLING, usage_limits="budget")
     record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"))
