@@ -193,10 +193,12 @@ class PydanticAIRun:
 
 
 class PydanticAIAdapter:
-    """Runs a pydantic-ai `Agent` on the session's task under ``agent.override(model=…,
-    tools=…)`` — pydantic-ai's own testing seam — so the agent's output type, instructions,
-    retries and limits stay its own. It runs on an event loop of its own (``asyncio.run``), which
-    is closed even when a harness ceiling ends the run mid-request.
+    """Runs a pydantic-ai `Agent` on the session's task with ``agent.run`` (the loop of
+    ``run_sync`` and ``iter``; not ``run_stream``, which ends at the first output) under
+    ``agent.override(model=…, tools=…)`` — pydantic-ai's own testing seam — so the agent's
+    output type, instructions, retries and limits stay its own. It runs on an event loop of
+    its own (``asyncio.run``), which is closed even when a harness ceiling ends the run
+    mid-request.
 
     ``usage_limits=None`` keeps pydantic-ai's default (``UsageLimits()``: 50 requests);
     ``"budget"`` limits requests and total tokens to the scenario's budget.

@@ -3,16 +3,21 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 pytest.importorskip("pydantic_ai")
 
 from pydantic_ai import Agent, TextOutput, UsageLimits
+from pydantic_ai.models.openai import OpenAIChatModel
+from pydantic_ai.providers.openai import OpenAIProvider
 
 import unsolvable
 from tests.frameworks._glue import reported
-from unsolvable import AdapterError, Ceilings, Code, Exit, Outcome, Rule, scenarios
-from unsolvable.adapters.pydantic_ai import PydanticAIAdapter
+from unsolvable import AdapterError, Ceilings, Code, Exit, Outcome, Rule, Session, Stop, scenarios
+from unsolvable.adapters.pydantic_ai import PydanticAIAdapter, session_tools
+from unsolvable.wire import Wire
 
 BILLING = Agent("test", instructions="Do the task with the tools you have.")
 FAMILIES = [
@@ -111,3 +116,25 @@ def test_the_scenario_budget_can_set_the_usage_limits() -> None:
     record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"))
     assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 12)
     assert record.verdict.passed
+
+
+def streamed(session: Session) -> Stop:
+    """The billing agent on `OpenAIChatModel` over the wire, driven by ``run_stream``."""
+
+    async def output(agent: Agent[None, str]) -> str:
+        async with agent.run_stream(session.task) as result:
+            return await result.get_output()
+
+    with Wire(session) as wire:
+        provider = OpenAIProvider(openai_client=wire.async_openai_client())
+        agent = Agent(OpenAIChatModel("gpt-4.1", provider=provider), tools=session_tools(session))
+        return Stop(code=Code.COMPLETED, reason=asyncio.run(output(agent)))
+
+
+def test_run_stream_takes_the_first_words_for_the_output_where_run_goes_on() -> None:
+    """What the docs tell a user whose agent runs with ``run_stream``, which the adapter does
+    not drive: its first output matching the output type is final, and the scripted model
+    writes words beside its first tool call."""
+    record = unsolvable.run(streamed, scenarios.get("constant-return/repeat"))
+    assert (record.exit, record.observed.steps) == (Exit.COMPLETE, 1)
+    assert reported(record).reason.startswith("Searching")

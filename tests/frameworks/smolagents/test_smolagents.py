@@ -100,6 +100,17 @@ def test_a_build_that_gives_no_tool_calling_agent_is_refused_saying_so(
     assert said in str(record.observed.error) and "ToolCallingAgent(" in str(record.observed.error)
 
 
+def test_words_are_a_final_answer_here_and_a_parsing_error_on_the_wire() -> None:
+    """The adapter's model answers as a model under smolagents' ``tool_choice="required"``
+    does: its words become a ``final_answer`` call. The wire reads no ``tool_choice``, so
+    `OpenAIModel` gets the words, parses no tool call out of them and goes on."""
+    scenario = scenarios.get("constant-return/claims-success")
+    adapted = unsolvable.run(SmolagentsAdapter(quiet, max_steps=4), scenario)
+    wired = unsolvable.run(on_the_wire(max_steps=4), scenario)
+    assert (adapted.exit, adapted.observed.steps) == (Exit.COMPLETE, 3)
+    assert reported(wired).reason == "smolagents: max_steps_error" and wired.observed.steps == 5
+
+
 def test_a_smaller_max_steps_is_passed_to_the_run() -> None:
     record = unsolvable.run(
         SmolagentsAdapter(quiet, max_steps=4), scenarios.get("constant-return/repeat")
