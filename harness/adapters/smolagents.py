@@ -12,21 +12,30 @@ smolagents' stops, read into the vocabulary:
   world); an answer with a ``code`` (a `Stop`, a mapping, a pydantic model or a dataclass) is
   read as that `Stop`.
 
+smolagents runs a reply's tool calls on a thread pool; the scenario's tools take their turn
+(`CallTurns`), so their effects on the world come in the reply's order and a run's record is the
+same on every run.
+
 `ToolCallingAgent` is supported; a `CodeAgent` (or one managed by the agent) writes Python
 instead of tool calls, which the scripted model does not speak, and is refused.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Callable, Iterator
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from unsolvable._errors import AdapterError
+from unsolvable._json import canonical_json
 from unsolvable._record import Code, Stop
 from unsolvable._session import Session
 from unsolvable._types import JSON, ToolSpec
+from unsolvable.adapters._turnstile import Turnstile
 from unsolvable.adapters.base import interpret_plain
 from unsolvable.adapters.kit import (
     BUDGET,
@@ -60,12 +69,15 @@ except ModuleNotFoundError as error:  # pragma: no cover - only without the extr
 
 __all__ = [
     "FINAL_ANSWER_TOOL",
+    "CallTurns",
     "SessionModel",
     "SmolagentsAdapter",
     "SmolagentsRun",
     "session_tools",
 ]
 
+AGENT = "main"
+"""The session's name for the agent the adapter runs, managed agents included."""
 FINAL_ANSWER_TOOL = "final_answer"
 """smolagents' built-in tool a tool-calling model calls to finish."""
 MAX_STEPS_ERROR = "AgentMaxStepsError"
@@ -76,16 +88,67 @@ SCHEMA_TYPES = {"string", "boolean", "integer", "number", "array", "object", "nu
 """JSON-schema types smolagents accepts as tool input types; anything else becomes ``any``."""
 
 
+class CallTurns:
+    """Lets each reply's calls of the scenario's tools through one at a time, in the reply's
+    order (a `Turnstile`), while smolagents runs them on its thread pool. smolagents hands a
+    tool no call id, so a call is known by its tool and arguments, and the calls of one reply
+    that are alike by their order of arrival: they make the same call of the world either way.
+
+    Give `SessionModel` and `session_tools` the same one; ``close`` it when the run returns.
+    """
+
+    def __init__(self) -> None:
+        self.turnstile = Turnstile()
+        self._lock = threading.Lock()
+        self._arrived: Counter[str] = Counter()
+        """The calls of the open reply that reached a tool, by `_call_key`."""
+
+    def open(self, calls: Sequence[tuple[str, JSON]]) -> None:
+        """A new reply, whose ``(name, arguments)`` calls will reach the tools."""
+        keys, alike = [], Counter[str]()
+        for name, arguments in calls:
+            call = _call_key(name, arguments)
+            keys.append(f"{call}#{alike[call]}")
+            alike[call] += 1
+        with self._lock:
+            self._arrived.clear()
+            self.turnstile.open(AGENT, keys)
+
+    @contextlib.contextmanager
+    def turn(self, name: str, arguments: JSON) -> Iterator[None]:
+        """Waits until the calls ahead of this one in its reply have gone through."""
+        call = _call_key(name, arguments)
+        with self._lock:
+            index = self._arrived[call]
+            self._arrived[call] += 1
+        with self.turnstile.turn(AGENT, f"{call}#{index}"):
+            yield
+
+    def close(self) -> None:
+        """The run ended: no call waits any more."""
+        self.turnstile.close()
+
+
+def _call_key(name: str, arguments: JSON) -> str:
+    """A call as the model made it and as the tool gets it: smolagents passes ``None`` for an
+    input left out."""
+    given = {k: v for k, v in arguments.items() if v is not None}
+    return f"{name} {canonical_json(given)}"
+
+
 class SessionModel(Model):  # type: ignore[misc]
     """A smolagents `Model` answered by the session: every ``generate`` is a step.
 
     A reply with no tool call while ``final_answer`` is offered becomes a ``final_answer`` call,
-    the way tool-calling models answer in a `ToolCallingAgent`.
+    the way tool-calling models answer in a `ToolCallingAgent`. With ``turns`` (the
+    `session_tools`' own), each reply's calls of the scenario's tools go through it.
     """
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, *, turns: CallTurns | None = None) -> None:
         super().__init__(model_id="unsolvable-session")
         self.session = session
+        self.turns = turns
+        self._scenario_tools = {spec.name for spec in session.tools}
 
     def generate(
         self,
@@ -98,6 +161,8 @@ class SessionModel(Model):  # type: ignore[misc]
         offered = [tool.name for tool in tools_to_call_from or ()]
         reply = self.session.call_model(_history(messages), offered)
         calls = reply_to_calls(reply)
+        if self.turns is not None:
+            self.turns.open([(n, a) for _, n, a in calls if n in self._scenario_tools])
         if not calls and FINAL_ANSWER_TOOL in offered:
             answer = {"answer": reply["content"]}
             calls = [(f"call_final_{len(messages)}", FINAL_ANSWER_TOOL, answer)]
@@ -167,15 +232,19 @@ def _input(name: str, schema: JSON, required: bool) -> JSON:
     return spec if required else {**spec, "nullable": True}
 
 
-def _tool(session: Session, spec: ToolSpec) -> Tool:
+def _tool(session: Session, spec: ToolSpec, turns: CallTurns | None) -> Tool:
     properties = spec.parameters.get("properties") or {}
     required = set(spec.parameters.get("required") or ())
 
-    call = bind_tool(session, spec.name)
+    call = bind_tool(session, spec.name, agent=AGENT)
 
     def forward(self: Tool, **arguments: Any) -> str:
         """smolagents passes ``None`` for an optional input the model left out."""
-        return call(**{k: v for k, v in arguments.items() if v is not None})
+        given = {k: v for k, v in arguments.items() if v is not None}
+        if turns is None:
+            return call(**given)
+        with turns.turn(spec.name, given):
+            return call(**given)
 
     attributes = {
         "name": spec.name,
@@ -189,9 +258,10 @@ def _tool(session: Session, spec: ToolSpec) -> Tool:
     return tool
 
 
-def session_tools(session: Session) -> list[Tool]:
-    """The scenario's tools as smolagents tools (JSON-schema inputs passed through)."""
-    return [_tool(session, spec) for spec in session.tools]
+def session_tools(session: Session, *, turns: CallTurns | None = None) -> list[Tool]:
+    """The scenario's tools as smolagents tools (JSON-schema inputs passed through); with
+    ``turns`` (the `SessionModel`'s own), each call waits its turn there."""
+    return [_tool(session, spec, turns) for spec in session.tools]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -230,10 +300,14 @@ class SmolagentsAdapter:
         self.build, self.max_steps, self.name = build, max_steps, name
 
     def run(self, session: Session) -> SmolagentsRun:
-        model = SessionModel(session)
-        agent = _tool_calling(self.build(model, session_tools(session)))
+        turns = CallTurns()
+        model = SessionModel(session, turns=turns)
+        agent = _tool_calling(self.build(model, session_tools(session, turns=turns)))
         max_steps = self._max_steps(session) or agent.max_steps
-        result = agent.run(session.task, max_steps=max_steps, return_full_result=True)
+        try:
+            result = agent.run(session.task, max_steps=max_steps, return_full_result=True)
+        finally:
+            turns.close()
         if not isinstance(result, RunResult):
             raise AdapterError(f"smolagents returned {type(result).__name__}, not a RunResult")
         return SmolagentsRun(result=result, max_steps=max_steps)

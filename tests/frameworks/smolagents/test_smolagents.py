@@ -4,6 +4,7 @@ adapter records that as ``exhausted``, never ``complete``."""
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +22,10 @@ from unsolvable import Code, Exit, Outcome, Rule, Session, Stop, scenarios
 from unsolvable.adapters.smolagents import SmolagentsAdapter, SmolagentsRun, session_tools
 from unsolvable.wire import Wire
 
+SWITCH_SECONDS = 1e-6
+"""A thread switch interval short enough that the threads smolagents runs a reply's calls on
+overtake each other most runs; at Python's default (5 ms) a fake tool is done before the next
+thread starts, and the race shows only now and then."""
 FAMILIES = [
     "constant-return/repeat",
     "missing-permission/retry-403",
@@ -160,6 +165,21 @@ def test_an_agent_that_streams_its_outputs_runs_as_it_does_unstreamed(name: str)
         return (record.code, observed.steps, observed.tool_calls, observed.input_tokens)
 
     assert seen(streaming) == seen(quiet)
+
+
+def test_a_reply_of_parallel_calls_gives_the_same_record_on_every_run() -> None:
+    """smolagents runs a reply's tool calls on a thread pool, so which reaches the world first
+    is a race; the adapter's tools take their turn in the reply's order, and the record (the
+    world's fingerprints, the tools' request ids, the trajectory) is the same on every run."""
+    adapter = SmolagentsAdapter(quiet, max_steps=6)
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(SWITCH_SECONDS)
+    try:
+        scenario = scenarios.get("fan-out/eight-workers")
+        records = {unsolvable.run(adapter, scenario).to_json() for _ in range(8)}
+    finally:
+        sys.setswitchinterval(switch)
+    assert len(records) == 1
 
 
 def test_the_scenario_budget_fits_the_forced_final_answer_in() -> None:
