@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from unsolvable._errors import AdapterError
@@ -152,14 +153,21 @@ def session_model(session: Session, *, turnstile: Turnstile | None = None) -> Fu
             ToolCallPart(name, arguments, tool_call_id=call_id)
             for call_id, name, arguments in calls
         ]
-        usage = reply_usage(reply)
         return ModelResponse(
-            parts=parts,
-            usage=RequestUsage(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens),
-            model_name="unsolvable-session",
+            parts=parts, usage=_priced(session, reply), model_name="unsolvable-session"
         )
 
     return FunctionModel(respond, model_name="unsolvable-session")
+
+
+def _priced(session: Session, reply: JSON) -> RequestUsage:
+    """The reply's usage at the scenario's prices: pydantic-ai prices a response by its model's
+    name, which it cannot for this one, and a ``cost_limit`` would then never be reached."""
+    usage = reply_usage(reply)
+    cost = session.pricing.cost(usage.input_tokens, usage.output_tokens)
+    return RequestUsage(
+        input_tokens=usage.input_tokens, output_tokens=usage.output_tokens, cost=Decimal(str(cost))
+    )
 
 
 def session_tools(session: Session, *, turnstile: Turnstile | None = None) -> list[Tool[Any]]:

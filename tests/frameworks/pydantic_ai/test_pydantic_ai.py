@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+from decimal import Decimal
 
 import pytest
 
@@ -63,6 +64,17 @@ def test_each_usage_limit_maps_to_its_budget_code(
         PydanticAIAdapter(BILLING, usage_limits=limits), scenarios.get("constant-return/repeat")
     )
     assert (record.code, record.observed.steps) == (code, steps)
+
+
+def test_a_cost_limit_stops_the_run_at_the_scenarios_prices() -> None:
+    """pydantic-ai prices a response by its model's name (genai-prices), and a provider's model
+    over the wire is priced; the adapter's `FunctionModel` has a name it cannot price, so its
+    responses carry the scenario's prices, and a ``cost_limit`` stops the run as it would."""
+    limit = Decimal("0.01")
+    adapter = PydanticAIAdapter(BILLING, usage_limits=UsageLimits(cost_limit=limit))
+    record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"))
+    assert record.code is Code.BUDGET_COST and "cost_limit" in reported(record).reason
+    assert record.observed.cost_usd > limit and record.observed.steps < 50
 
 
 def test_no_request_limit_runs_into_the_harness_ceiling() -> None:
