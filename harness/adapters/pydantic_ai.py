@@ -42,13 +42,13 @@ from unsolvable.adapters.kit import (
 
 try:
     from pydantic_ai import (
-        Agent,
         RunContext,
         Tool,
         UsageLimitExceeded,
         UsageLimits,
         capture_run_messages,
     )
+    from pydantic_ai.agent import AbstractAgent
     from pydantic_ai.messages import (
         ModelMessage,
         ModelRequest,
@@ -217,17 +217,17 @@ class PydanticAIAdapter:
 
     def __init__(
         self,
-        agent: Agent[Any, Any],
+        agent: AbstractAgent[Any, Any],
         *,
         usage_limits: UsageLimits | Budgeted | None = None,
         name: str = "pydantic-ai",
     ) -> None:
-        if not isinstance(agent, Agent):
+        if not isinstance(agent, AbstractAgent):
             raise AdapterError(
-                f"PydanticAIAdapter(agent={agent!r}): pass a pydantic_ai.Agent, built as you "
-                "ship it with defer_model_check=True (or with no model), so that building it "
-                "needs no API key: the adapter overrides its model with the session's "
-                "FunctionModel"
+                f"PydanticAIAdapter(agent={agent!r}): pass a pydantic_ai.Agent (or a "
+                "WrapperAgent around one), built as you ship it with defer_model_check=True "
+                "(or with no model), so that building it needs no API key: the adapter "
+                "overrides its model with the session's FunctionModel"
             )
         self.agent, self.usage_limits, self.name = agent, usage_limits, name
 

@@ -11,6 +11,7 @@ import pytest
 pytest.importorskip("pydantic_ai")
 
 from pydantic_ai import Agent, TextOutput, UsageLimits
+from pydantic_ai.agent import WrapperAgent
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.providers.openai import OpenAIProvider
 
@@ -34,6 +35,15 @@ def test_what_is_no_agent_is_refused_saying_how_to_build_one_without_a_key() -> 
     round it."""
     with pytest.raises(AdapterError, match="defer_model_check=True"):
         PydanticAIAdapter("openai:gpt-5-mini")  # type: ignore[arg-type]
+
+
+def test_an_agent_wrapped_as_pydantic_ai_wraps_one_runs_as_it() -> None:
+    """A `WrapperAgent` (pydantic-ai's base for an agent around an agent, as its durable
+    agents are) has the agent's own ``override`` and ``run``."""
+    record = unsolvable.run(
+        PydanticAIAdapter(WrapperAgent(BILLING)), scenarios.get("constant-return/claims-success")
+    )
+    assert record.exit is Exit.COMPLETE and record.observed.steps == 3
 
 
 @pytest.mark.parametrize("name", FAMILIES)
