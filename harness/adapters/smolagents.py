@@ -292,10 +292,16 @@ class SmolagentsAdapter:
         max_steps: int | Budgeted | None = None,
         name: str = "smolagents",
     ) -> None:
+        if isinstance(build, MultiStepAgent):
+            raise AdapterError(
+                f"SmolagentsAdapter: {_label(build)} is an agent, not a build(model, tools): the "
+                "adapter builds the agent on the session's model and the scenario's tools; pass "
+                f"the function that builds it, {BUILD_EXAMPLE}"
+            )
         if not callable(build):
             raise AdapterError(
                 f"SmolagentsAdapter(build={build!r}): pass a callable build(model, tools) "
-                "returning an agent, e.g. lambda m, t: ToolCallingAgent(tools=t, model=m)"
+                f"returning an agent, {BUILD_EXAMPLE}"
             )
         self.build, self.max_steps, self.name = build, max_steps, name
 
@@ -348,12 +354,18 @@ def _tool_calling(built: object) -> MultiStepAgent:
         )
     coding = next((a for a in _agents(built) if isinstance(a, CodeAgent)), None)
     if coding is not None:
-        named = f"CodeAgent {coding.name!r}" if coding.name else "CodeAgent"
         raise AdapterError(
-            f"SmolagentsAdapter: {named} acts by writing Python, which the scripted model does "
-            f"not write (it calls tools): build a ToolCallingAgent instead, {BUILD_EXAMPLE}"
+            f"SmolagentsAdapter: {_label(coding)} acts by writing Python, which the scripted "
+            f"model does not write (it calls tools): build a ToolCallingAgent instead, "
+            f"{BUILD_EXAMPLE}"
         )
     return built
+
+
+def _label(agent: MultiStepAgent) -> str:
+    """An agent by its class and, if it has one, its name: its repr runs long."""
+    kind = type(agent).__name__
+    return f"{kind} {agent.name!r}" if agent.name else kind
 
 
 def _agents(agent: MultiStepAgent) -> Iterator[MultiStepAgent]:

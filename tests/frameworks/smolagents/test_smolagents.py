@@ -18,7 +18,7 @@ from smolagents.monitoring import LogLevel  # type: ignore[import-untyped]
 
 import unsolvable
 from tests.frameworks._glue import reported
-from unsolvable import Code, Exit, Outcome, Rule, Session, Stop, scenarios
+from unsolvable import AdapterError, Code, Exit, Outcome, Rule, Session, Stop, scenarios
 from unsolvable.adapters.smolagents import SmolagentsAdapter, SmolagentsRun, session_tools
 from unsolvable.wire import Wire
 
@@ -114,6 +114,18 @@ def test_words_are_a_final_answer_here_and_a_parsing_error_on_the_wire() -> None
     wired = unsolvable.run(on_the_wire(max_steps=4), scenario)
     assert (adapted.exit, adapted.observed.steps) == (Exit.COMPLETE, 3)
     assert reported(wired).reason == "smolagents: max_steps_error" and wired.observed.steps == 5
+
+
+def test_an_agent_passed_in_place_of_its_builder_is_refused_saying_why() -> None:
+    """An agent is callable (a managed agent is called with its task), so it would pass for a
+    builder and fail in every run on a `TypeError` about its arguments."""
+    model = OpenAIModel("gpt-5-mini", api_key="sk-fake")
+    built = ToolCallingAgent(tools=[], model=model, name="billing", description="Bills.")
+    with pytest.raises(AdapterError) as refused:
+        SmolagentsAdapter(built)
+    message = str(refused.value)
+    assert "ToolCallingAgent 'billing' is an agent, not a build(model, tools)" in message
+    assert "ToolCallingAgent(tools=tools, model=model)" in message
 
 
 def test_a_smaller_max_steps_is_passed_to_the_run() -> None:
