@@ -229,6 +229,14 @@ class PydanticAIAdapter:
                 "(or with no model), so that building it needs no API key: the adapter "
                 "overrides its model with the session's FunctionModel"
             )
+        if not (
+            usage_limits is None or usage_limits == BUDGET or isinstance(usage_limits, UsageLimits)
+        ):
+            raise AdapterError(
+                f"PydanticAIAdapter(usage_limits={usage_limits!r}): use a "
+                "pydantic_ai.UsageLimits, 'budget' (the scenario's steps and tokens) or None "
+                "(pydantic-ai's default, UsageLimits(): 50 requests)"
+            )
         self.agent, self.usage_limits, self.name = agent, usage_limits, name
 
     def run(self, session: Session) -> PydanticAIRun:

@@ -42,6 +42,7 @@ from unsolvable.adapters.kit import (
     Budgeted,
     as_mapping,
     bind_tool,
+    is_step_limit,
     missing_extra,
     partial_from_messages,
     reply_to_calls,
@@ -302,6 +303,12 @@ class SmolagentsAdapter:
             raise AdapterError(
                 f"SmolagentsAdapter(build={build!r}): pass a callable build(model, tools) "
                 f"returning an agent, {BUILD_EXAMPLE}"
+            )
+        if not is_step_limit(max_steps):
+            raise AdapterError(
+                f"SmolagentsAdapter(max_steps={max_steps!r}): use a positive int, 'budget' (the "
+                "scenario's max_steps, the forced final answer included) or None (the agent's "
+                "own, smolagents' default 20); smolagents itself reads 0 as the agent's own"
             )
         self.build, self.max_steps, self.name = build, max_steps, name
 

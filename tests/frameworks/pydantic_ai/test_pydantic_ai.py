@@ -87,6 +87,13 @@ def test_a_cost_limit_stops_the_run_at_the_scenarios_prices() -> None:
     assert record.observed.cost_usd > limit and record.observed.steps < 50
 
 
+@pytest.mark.parametrize("limits", ["budgets", 50, {"request_limit": 5}, 0])
+def test_usage_limits_that_are_no_usage_limits_are_refused_before_any_run(limits: object) -> None:
+    """pydantic-ai fails in every run on them, or takes a falsy one for its default."""
+    with pytest.raises(AdapterError, match=r"use a pydantic_ai\.UsageLimits, 'budget'"):
+        PydanticAIAdapter(BILLING, usage_limits=limits)  # type: ignore[arg-type]
+
+
 def test_no_request_limit_runs_into_the_harness_ceiling() -> None:
     adapter = PydanticAIAdapter(BILLING, usage_limits=UsageLimits(request_limit=None))
     record = unsolvable.run(

@@ -128,6 +128,14 @@ def test_an_agent_passed_in_place_of_its_builder_is_refused_saying_why() -> None
     assert "ToolCallingAgent(tools=tools, model=model)" in message
 
 
+@pytest.mark.parametrize("max_steps", [0, -1, "budgets", True, 2.5])
+def test_a_max_steps_that_is_no_step_limit_is_refused_before_any_run(max_steps: Any) -> None:
+    """smolagents reads 0 as the agent's own max_steps, and a misspelt "budget" fails in every
+    run: each is refused, saying what it takes."""
+    with pytest.raises(AdapterError, match="use a positive int, 'budget'"):
+        SmolagentsAdapter(quiet, max_steps=max_steps)
+
+
 def test_a_smaller_max_steps_is_passed_to_the_run() -> None:
     record = unsolvable.run(
         SmolagentsAdapter(quiet, max_steps=4), scenarios.get("constant-return/repeat")
