@@ -280,7 +280,8 @@ class SmolagentsAdapter:
     """Runs the agent made by ``build(model, tools)`` (e.g. a `ToolCallingAgent`) on the task.
 
     ``max_steps=None`` keeps the agent's own (smolagents' default: 20); ``"budget"`` makes the
-    whole run, forced final answer included, fit the scenario's ``max_steps``.
+    whole run, planning steps and the forced final answer included, fit the scenario's
+    ``max_steps``.
 
     >>> SmolagentsAdapter(lambda model, tools: ToolCallingAgent(tools=tools, model=model))
     ... # doctest: +SKIP
@@ -316,7 +317,7 @@ class SmolagentsAdapter:
         turns = CallTurns()
         model = SessionModel(session, turns=turns)
         agent = _tool_calling(self.build(model, session_tools(session, turns=turns)))
-        max_steps = self._max_steps(session) or agent.max_steps
+        max_steps = self._max_steps(session, agent.planning_interval) or agent.max_steps
         try:
             result = agent.run(session.task, max_steps=max_steps, return_full_result=True)
         finally:
@@ -325,10 +326,10 @@ class SmolagentsAdapter:
             raise AdapterError(f"smolagents returned {type(result).__name__}, not a RunResult")
         return SmolagentsRun(result=result, max_steps=max_steps)
 
-    def _max_steps(self, session: Session) -> int | None:
-        """``"budget"``: one step fewer than the budget, for the forced final-answer call."""
+    def _max_steps(self, session: Session, planning_interval: int | None) -> int | None:
+        """``"budget"``: the most steps whose model calls fit the budget (`_fitting_steps`)."""
         if self.max_steps == BUDGET:
-            return max(1, session.budget.max_steps - 1)
+            return _fitting_steps(session.budget.max_steps, planning_interval)
         return self.max_steps
 
     def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
@@ -347,6 +348,22 @@ class SmolagentsAdapter:
             return stop
         reason = f"final answer: {result.output!s:.160}"
         return Stop(code=Code.COMPLETED, reason=reason, partial=partial)
+
+
+def _fitting_steps(budget: int, planning_interval: int | None) -> int:
+    """The most action steps (at least one) whose model calls fit in ``budget``: one each, a
+    planning step before the first and every ``planning_interval`` after it, and the forced
+    final answer at the end."""
+    steps = max(1, budget - 1)
+    while steps > 1 and steps + _plans(steps, planning_interval) + 1 > budget:
+        steps -= 1
+    return steps
+
+
+def _plans(steps: int, planning_interval: int | None) -> int:
+    """The planning steps smolagents runs in ``steps`` action steps: at steps 1, 1 + interval,
+    1 + 2 × interval…"""
+    return -(-steps // planning_interval) if planning_interval else 0
 
 
 def _tool_calling(built: object) -> MultiStepAgent:

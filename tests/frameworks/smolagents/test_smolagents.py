@@ -209,6 +209,19 @@ def test_the_scenario_budget_fits_the_forced_final_answer_in() -> None:
     assert record.observed.refusals == {"denied": 5}, "then the tool-less final answer"
 
 
+def test_the_scenario_budget_fits_the_planning_steps_in() -> None:
+    """A planning step is a model call too: with one every three steps, four action steps,
+    two plans and the forced final answer would be seven calls on a budget of six."""
+
+    def planner(model: Any, tools: Any) -> ToolCallingAgent:
+        return quiet(model, tools, planning_interval=3)
+
+    scenario = scenarios.get("missing-permission/retry-403")
+    record = unsolvable.run(SmolagentsAdapter(planner, max_steps="budget"), scenario)
+    assert record.code is Code.BUDGET_STEPS
+    assert record.observed.steps == scenario.budget.max_steps - 1, "3 steps, 1 plan, 1 answer"
+
+
 @dataclass
 class Verdict:
     code: str
