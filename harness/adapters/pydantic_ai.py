@@ -203,10 +203,11 @@ class PydanticAIRun:
 class PydanticAIAdapter:
     """Runs a pydantic-ai `Agent` on the session's task with ``agent.run`` (the loop of
     ``run_sync`` and ``iter``; not ``run_stream``, which ends at the first output) under
-    ``agent.override(model=…, tools=…)`` — pydantic-ai's own testing seam — so the agent's
-    output type, instructions, retries and limits stay its own. It runs on an event loop of
-    its own (``asyncio.run``), which is closed even when a harness ceiling ends the run
-    mid-request.
+    ``agent.override(model=…, tools=…, toolsets=[])`` — pydantic-ai's own testing seam — so
+    the agent's output type, instructions, retries and limits stay its own, and its own tools
+    and toolsets (an MCP server it ships with) are neither offered nor started. It runs on an
+    event loop of its own (``asyncio.run``), which is closed even when a harness ceiling ends
+    the run mid-request.
 
     ``usage_limits=None`` keeps pydantic-ai's default (``UsageLimits()``: 50 requests);
     ``"budget"`` limits requests and total tokens to the scenario's budget.
@@ -244,6 +245,7 @@ class PydanticAIAdapter:
         override = self.agent.override(
             model=session_model(session, turnstile=turnstile),
             tools=session_tools(session, turnstile=turnstile),
+            toolsets=[],
         )
         with capture_run_messages() as messages, override:
             try:

@@ -12,6 +12,7 @@ pytest.importorskip("pydantic_ai")
 
 from pydantic_ai import Agent, TextOutput, UsageLimits
 from pydantic_ai.agent import WrapperAgent
+from pydantic_ai.mcp import MCPToolset
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.providers.openai import OpenAIProvider
 
@@ -44,6 +45,16 @@ def test_an_agent_wrapped_as_pydantic_ai_wraps_one_runs_as_it() -> None:
         PydanticAIAdapter(WrapperAgent(BILLING)), scenarios.get("constant-return/claims-success")
     )
     assert record.exit is Exit.COMPLETE and record.observed.steps == 3
+
+
+def test_the_agents_own_toolsets_are_replaced_too(offline: list[str]) -> None:
+    """An agent shipped with its MCP server runs on the scenario's tools alone: the server is
+    neither offered to the model nor reached."""
+    shipped = Agent("test", toolsets=[MCPToolset("https://mcp.example.com/mcp")])
+    record = unsolvable.run(
+        PydanticAIAdapter(shipped), scenarios.get("constant-return/claims-success")
+    )
+    assert record.exit is Exit.COMPLETE and offline == []
 
 
 @pytest.mark.parametrize("name", FAMILIES)
