@@ -210,7 +210,8 @@ class PydanticAIAdapter:
     the run mid-request.
 
     ``usage_limits=None`` keeps pydantic-ai's default (``UsageLimits()``: 50 requests);
-    ``"budget"`` limits requests and total tokens to the scenario's budget.
+    ``"budget"`` limits requests and total tokens to the scenario's budget. ``deps`` are the
+    agent's dependencies (``RunContext.deps``), passed to every run as production passes them.
 
     >>> unsolvable.run(PydanticAIAdapter(Agent(instructions="...")),
     ...             scenarios.get("constant-return/repeat"))            # doctest: +SKIP
@@ -221,6 +222,7 @@ class PydanticAIAdapter:
         agent: AbstractAgent[Any, Any],
         *,
         usage_limits: UsageLimits | Budgeted | None = None,
+        deps: Any = None,
         name: str = "pydantic-ai",
     ) -> None:
         if not isinstance(agent, AbstractAgent):
@@ -238,7 +240,7 @@ class PydanticAIAdapter:
                 "pydantic_ai.UsageLimits, 'budget' (the scenario's steps and tokens) or None "
                 "(pydantic-ai's default, UsageLimits(): 50 requests)"
             )
-        self.agent, self.usage_limits, self.name = agent, usage_limits, name
+        self.agent, self.usage_limits, self.deps, self.name = agent, usage_limits, deps, name
 
     def run(self, session: Session) -> PydanticAIRun:
         outcome, turnstile = PydanticAIRun(), Turnstile()
@@ -250,7 +252,8 @@ class PydanticAIAdapter:
         with capture_run_messages() as messages, override:
             try:
                 limits = self._limits(session)
-                result = asyncio.run(self.agent.run(session.task, usage_limits=limits))
+                run = self.agent.run(session.task, deps=self.deps, usage_limits=limits)
+                result = asyncio.run(run)
             except UsageLimitExceeded as error:
                 outcome.limit_error = error
             else:

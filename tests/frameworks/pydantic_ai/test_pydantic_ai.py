@@ -4,13 +4,14 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from decimal import Decimal
 
 import pytest
 
 pytest.importorskip("pydantic_ai")
 
-from pydantic_ai import Agent, TextOutput, UsageLimits
+from pydantic_ai import Agent, RunContext, TextOutput, UsageLimits
 from pydantic_ai.agent import WrapperAgent
 from pydantic_ai.mcp import MCPToolset
 from pydantic_ai.models.openai import OpenAIChatModel
@@ -55,6 +56,24 @@ def test_the_agents_own_toolsets_are_replaced_too(offline: list[str]) -> None:
         PydanticAIAdapter(shipped), scenarios.get("constant-return/claims-success")
     )
     assert record.exit is Exit.COMPLETE and offline == []
+
+
+@dataclass
+class Customer:
+    name: str
+
+
+def for_the_customer(ctx: RunContext[Customer]) -> str:
+    return f"Settle {ctx.deps.name}'s open invoice."
+
+
+def test_the_agents_deps_are_given_to_its_run() -> None:
+    """An agent whose instructions read its dependencies (``RunContext.deps``) runs with the
+    ones its user gives, as production passes them to ``run``."""
+    agent = Agent("test", deps_type=Customer, instructions=for_the_customer)
+    adapter = PydanticAIAdapter(agent, deps=Customer(name="ACME"))
+    record = unsolvable.run(adapter, scenarios.get("constant-return/claims-success"))
+    assert record.exit is Exit.COMPLETE, record.observed.error
 
 
 @pytest.mark.parametrize("name", FAMILIES)
