@@ -18,7 +18,8 @@ same on every run.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -61,7 +62,13 @@ try:
         ToolReturnPart,
         UserPromptPart,
     )
+    from pydantic_ai.models import (
+        CompletedStreamedResponse,
+        ModelRequestParameters,
+        StreamedResponse,
+    )
     from pydantic_ai.models.function import AgentInfo, FunctionModel
+    from pydantic_ai.settings import ModelSettings
     from pydantic_ai.usage import RequestUsage
 except ModuleNotFoundError as error:  # pragma: no cover - only without the extra
     raise ImportError(missing_extra("pydantic-ai", "pydantic-ai")) from error
@@ -69,6 +76,7 @@ except ModuleNotFoundError as error:  # pragma: no cover - only without the extr
 __all__ = [
     "PydanticAIAdapter",
     "PydanticAIRun",
+    "SessionModel",
     "Turnstile",
     "session_model",
     "session_tools",
@@ -134,7 +142,27 @@ def to_openai_messages(
     return out
 
 
-def session_model(session: Session, *, turnstile: Turnstile | None = None) -> FunctionModel:
+class SessionModel(FunctionModel):
+    """`FunctionModel` whose streamed requests — an agent that handles its event stream streams
+    every one — are its requests, replayed as a stream (pydantic-ai's `CompletedStreamedResponse`):
+    `FunctionModel`'s own streaming needs a stream function and estimates the usage itself,
+    where each reply's usage is the session's."""
+
+    @asynccontextmanager
+    async def request_stream(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+        run_context: RunContext[Any] | None = None,
+    ) -> AsyncIterator[StreamedResponse]:
+        response = await self.request(messages, model_settings, model_request_parameters)
+        yield CompletedStreamedResponse(
+            response, model_request_parameters=model_request_parameters, replay_events=True
+        )
+
+
+def session_model(session: Session, *, turnstile: Turnstile | None = None) -> SessionModel:
     """pydantic-ai's own scriptable fake, answered by the session: every request is a step.
     With the ``turnstile`` that `session_tools` was given, each reply's calls of the scenario's
     tools go through it in the reply's order."""
@@ -157,7 +185,7 @@ def session_model(session: Session, *, turnstile: Turnstile | None = None) -> Fu
             parts=parts, usage=_priced(session, reply), model_name="unsolvable-session"
         )
 
-    return FunctionModel(respond, model_name="unsolvable-session")
+    return SessionModel(respond, model_name="unsolvable-session")
 
 
 def _priced(session: Session, reply: JSON) -> RequestUsage:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 import pytest
 
@@ -13,6 +14,7 @@ pytest.importorskip("pydantic_ai")
 
 from pydantic_ai import Agent, RunContext, TextOutput, UsageLimits
 from pydantic_ai.agent import WrapperAgent
+from pydantic_ai.capabilities import ProcessEventStream
 from pydantic_ai.mcp import MCPToolset
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.providers.openai import OpenAIProvider
@@ -23,7 +25,8 @@ from unsolvable import AdapterError, Ceilings, Code, Exit, Outcome, Rule, Sessio
 from unsolvable.adapters.pydantic_ai import PydanticAIAdapter, session_tools
 from unsolvable.wire import Wire
 
-BILLING = Agent("test", instructions="Do the task with the tools you have.")
+INSTRUCTIONS = "Do the task with the tools you have."
+BILLING = Agent("test", instructions=INSTRUCTIONS)
 FAMILIES = [
     "constant-return/repeat",
     "missing-permission/retry-403",
@@ -168,6 +171,26 @@ def test_a_reply_of_parallel_calls_gives_the_same_record_on_every_run() -> None:
     scenario = scenarios.get("fan-out/eight-workers")
     records = {unsolvable.run(adapter, scenario).to_json() for _ in range(3)}
     assert len(records) == 1
+
+
+def test_an_agent_that_handles_its_event_stream_runs_as_it_does_unstreamed() -> None:
+    """An event stream handler makes pydantic-ai stream every request; the adapter's model
+    streams each reply whole, with the usage the session reports, so a token limit stops the
+    run where it stops the same agent unstreamed."""
+    events: list[str] = []
+
+    async def handler(ctx: RunContext[None], stream: Any) -> None:
+        async for event in stream:
+            events.append(type(event).__name__)
+
+    streaming = Agent("test", instructions=INSTRUCTIONS, capabilities=[ProcessEventStream(handler)])
+
+    def seen(agent: Agent[None, str]) -> tuple[object, ...]:
+        adapter = PydanticAIAdapter(agent, usage_limits=UsageLimits(total_tokens_limit=2_000))
+        record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"))
+        return (record.code, record.observed.steps, record.observed.input_tokens)
+
+    assert seen(streaming) == seen(BILLING) and "PartStartEvent" in events
 
 
 def test_the_scenario_budget_can_set_the_usage_limits() -> None:
