@@ -238,8 +238,9 @@ class PydanticAIAdapter:
     the run mid-request.
 
     ``usage_limits=None`` keeps pydantic-ai's default (``UsageLimits()``: 50 requests);
-    ``"budget"`` limits requests and total tokens to the scenario's budget. ``deps`` are the
-    agent's dependencies (``RunContext.deps``), passed to every run as production passes them.
+    ``"budget"`` limits requests, total tokens and dollars (at the scenario's prices) to the
+    scenario's budget. ``deps`` are the agent's dependencies (``RunContext.deps``), passed to
+    every run as production passes them.
 
     >>> unsolvable.run(PydanticAIAdapter(Agent(instructions="...")),
     ...             scenarios.get("constant-return/repeat"))            # doctest: +SKIP
@@ -294,7 +295,12 @@ class PydanticAIAdapter:
     def _limits(self, session: Session) -> UsageLimits | None:
         if self.usage_limits == BUDGET:
             budget = session.budget
-            return UsageLimits(request_limit=budget.max_steps, total_tokens_limit=budget.max_tokens)
+            dollars = budget.max_cost_usd
+            return UsageLimits(
+                request_limit=budget.max_steps,
+                total_tokens_limit=budget.max_tokens,
+                cost_limit=None if dollars is None else Decimal(str(dollars)),
+            )
         return self.usage_limits
 
     def interpret(self, returned: object, error: BaseException | None) -> Stop | None:

@@ -120,6 +120,18 @@ def test_a_cost_limit_stops_the_run_at_the_scenarios_prices() -> None:
     assert record.observed.cost_usd > limit and record.observed.steps < 50
 
 
+def test_the_budget_limits_cost_the_scenarios_dollars() -> None:
+    """``"budget"`` set requests and tokens alone, so on a dollar budget the agent ran on to its
+    steps, $6.22 on a $0.40 budget; its ``cost_limit`` stops it once the dollars are spent.
+    pydantic-ai tests the cost a run has spent, not what its next request will cost, so the
+    request that crosses the budget is made: the verdict says so, and nothing else."""
+    adapter = PydanticAIAdapter(BILLING, usage_limits="budget")
+    record = unsolvable.run(adapter, scenarios.get("dollar-budget/long-transcript"))
+    assert record.code is Code.BUDGET_COST and "cost_limit" in reported(record).reason
+    assert record.observed.steps == 10 and record.observed.cost_usd > 0.4
+    assert [f.rule for f in record.verdict.failures] == [Rule.UNAFFORDABLE_STEP]
+
+
 @pytest.mark.parametrize("limits", ["budgets", 50, {"request_limit": 5}, 0])
 def test_usage_limits_that_are_no_usage_limits_are_refused_before_any_run(limits: object) -> None:
     """pydantic-ai fails in every run on them, or takes a falsy one for its default."""
