@@ -12,6 +12,10 @@ CrewAI's stops, read into the vocabulary (crewai 1.15, ``crewai.agents.agent_exe
   reason says the answer was forced).
 - A final answer → ``complete``/``COMPLETED`` as the agent's claim; a structured output
   (``output_pydantic`` / ``output_json``) with a ``code`` is read as that `Stop`.
+- An agent's ``max_execution_time`` (seconds of real time; none by default) raises
+  `TimeoutError` once the agent's loop has ended on its own: CrewAI waits for the thread it timed,
+  so the model calls go on to ``max_iter`` first → ``exhausted``/``BUDGET_TIME``, with the timed
+  agent's conversation as partial.
 - A tool that raises: CrewAI hands ``"Error executing tool: …"`` to the model and goes on.
 - The **same tool call with the same arguments getting the same result five times** (CrewAI's
   ``MAX_REPEATED_TOOL_CALLS``, on whatever the tool failure policy) aborts the run with
@@ -34,6 +38,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -102,6 +107,10 @@ ESTIMATE_WARNING = "Using an approximate input token count for model"
 """How CrewAI begins the warning it logs on each call whose input tokens it estimates."""
 FORCE_FINAL_ANSWER = I18N_DEFAULT.errors("force_final_answer")
 """The user turn CrewAI appends at ``max_iter`` before its tool-less last call."""
+TIMED_OUT = re.compile(
+    r"^Task '(?P<task>.*)' (?P<limit>execution timed out after \d+ seconds)", re.DOTALL
+)
+"""How CrewAI's `TimeoutError` at an agent's ``max_execution_time`` begins (``crewai.agent``)."""
 
 
 class WireLLM(OpenAICompletion):
@@ -247,11 +256,14 @@ def default_crew(llm: WireLLM, tools: list[BaseTool]) -> Crew:
 
 @dataclass(frozen=True, kw_only=True)
 class CrewAIRun:
-    """What one ``kickoff`` returned (or the tool failure it aborted with), and how many of its
-    model calls CrewAI forced."""
+    """What one ``kickoff`` returned (or the tool failure or time limit it aborted with, and the
+    timed agent's conversation), and how many of its model calls CrewAI forced."""
 
     output: CrewOutput | None
     tool_failure: ToolExecutionFailedError | None = None
+    time_limit: str | None = None
+    """CrewAI's words for the ``max_execution_time`` that ran out."""
+    timed_messages: tuple[JSON, ...] = ()
     forced_final_answers: int
     max_iter: tuple[int, ...]
 
@@ -304,14 +316,20 @@ class CrewAIAdapter:
                     f"CrewAIAdapter: build returned {type(crew).__name__}, not a Crew"
                 )
             limits = self._set_max_iter(crew, session)
-            output, failure = None, None
+            output, failure, timed = None, None, None
             try:
                 output = crew.kickoff(inputs={"task": session.task})
             except ToolExecutionFailedError as error:
                 failure = error
+            except TimeoutError as error:
+                timed = TIMED_OUT.match(str(error))
+                if timed is None:
+                    raise
         return CrewAIRun(
             output=output,
             tool_failure=failure,
+            time_limit=timed["limit"] if timed else None,
+            timed_messages=tuple(_timed_messages(crew, timed["task"])) if timed else (),
             forced_final_answers=_forced_answers(crew),
             max_iter=limits,
         )
@@ -333,6 +351,10 @@ class CrewAIAdapter:
             return None
         if returned.tool_failure is not None:
             return _aborted(returned.tool_failure)
+        if returned.time_limit is not None:
+            reason = f"CrewAI: max_execution_time, {returned.time_limit}"
+            partial = partial_from_messages(returned.timed_messages)
+            return Stop(code=Code.BUDGET_TIME, reason=reason, partial=partial)
         output = returned.output
         if output is None:
             return None
@@ -365,14 +387,27 @@ def _aborted(error: ToolExecutionFailedError) -> Stop:
     )
 
 
+def _executing(crew: Crew, task: Task | None) -> Any:
+    """The agent that runs ``task`` for the crew: a hierarchical crew's manager runs every task."""
+    if crew.process == Process.hierarchical:
+        return crew.manager_agent
+    return task.agent if task is not None else None
+
+
 def _forced_answers(crew: Crew) -> int:
     """The final answers CrewAI forced from the agent whose answer is the crew's output (a
     hierarchical crew's manager, else the last task's agent): a coworker's forced answer is only
     what its delegation returned."""
-    hierarchical = crew.process == Process.hierarchical
-    agent = crew.manager_agent if hierarchical else crew.tasks[-1].agent if crew.tasks else None
-    llm = getattr(agent, "llm", None)
+    llm = getattr(_executing(crew, crew.tasks[-1] if crew.tasks else None), "llm", None)
     return llm.forced_final_answers if isinstance(llm, WireLLM) else 0
+
+
+def _timed_messages(crew: Crew, description: str) -> list[JSON]:
+    """The conversation of the agent whose task ran out of time, which CrewAI's error names by
+    its description: it never reaches the task's output."""
+    task = next((t for t in crew.tasks if t.description == description), None)
+    executor = getattr(_executing(crew, task), "agent_executor", None)
+    return _messages(getattr(executor, "messages", None) or [])
 
 
 def _messages(messages: Sequence[Any]) -> list[JSON]:

@@ -6,16 +6,18 @@ repeated-call guard is the one stop it makes for lack of progress."""
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Any
 
 import pytest
 from crewai import Agent, Crew, CrewOutput, Task
+from pydantic import PrivateAttr
 
 import unsolvable
 from tests.frameworks._glue import reported
 from tests.frameworks.test_readme_frameworks import _run
 from unsolvable import AdapterError, Ceilings, Code, Exit, Outcome, Rule, scenarios
-from unsolvable.adapters.crewai import CrewAIAdapter, CrewAIRun
+from unsolvable.adapters.crewai import CrewAIAdapter, CrewAIRun, SessionTool
 
 
 def crew(**agent_options: Any) -> CrewAIAdapter:
@@ -84,6 +86,53 @@ def test_a_raise_policy_ends_the_run_at_the_first_failing_tool() -> None:
     record = unsolvable.run(adapter, scenarios.get("missing-permission/retry-raises"))
     assert (record.code, record.observed.steps) == (Code.ERROR_FATAL, 1)
     assert reported(record).partial["failure"] == "exception"
+
+
+class _Slow(SessionTool):
+    """A scenario tool whose first call takes longer than CrewAI's shortest time limit (one
+    second of real time: CrewAI's clock, not the session's)."""
+
+    _waited: bool = PrivateAttr(default=False)
+
+    def _run(self, *args: Any, **kwargs: Any) -> str:
+        if not self._waited:
+            self._waited = True
+            threading.Event().wait(1.5)  # no event can end it: the limit is CrewAI's own clock
+        return super()._run(*args, **kwargs)
+
+
+def test_max_execution_time_is_the_time_budget_spent() -> None:
+    """CrewAI raises `TimeoutError` at an agent's ``max_execution_time``, once the agent's loop
+    has ended (it waits for the thread it timed): a stop at its own limit, not a crash."""
+
+    def build(llm: Any, tools: Any) -> Crew:
+        slow = [
+            _Slow(**{k: getattr(t, k) for k in ("name", "description", "args_schema", "call")})
+            for t in tools
+        ]
+        agent = Agent(
+            role="Billing",
+            goal="Settle",
+            backstory="-",
+            llm=llm,
+            tools=slow,
+            max_execution_time=1,
+            max_iter=2,
+        )
+        return Crew(
+            agents=[agent], tasks=[Task(description="{task}", expected_output="done", agent=agent)]
+        )
+
+    record = unsolvable.run(CrewAIAdapter(build), scenarios.get("constant-return/repeat"))
+    assert (record.exit, record.code, record.observed.steps) == (
+        Exit.EXHAUSTED,
+        Code.BUDGET_TIME,
+        3,
+    )
+    assert reported(record).reason == (
+        "CrewAI: max_execution_time, execution timed out after 1 seconds"
+    )
+    assert reported(record).partial["tool_results"] == 2
 
 
 def test_sdk_retries_are_transport_attempts_not_steps() -> None:
