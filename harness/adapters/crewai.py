@@ -339,6 +339,10 @@ class CrewAIAdapter:
             limit: int | None = max(1, session.budget.max_steps - 1)
         else:
             limit = self.max_iter if isinstance(self.max_iter, int) else None
+        if crew.process == Process.hierarchical and crew.manager_agent is None:
+            # A crew given a manager_llm gets its manager only inside kickoff, which keeps one
+            # made before it: made here, the manager is one of the agents the limit is set on.
+            crew._create_manager_agent()
         managed = [crew.manager_agent] if crew.manager_agent is not None else []
         agents = [*crew.agents, *managed]
         for agent in agents:

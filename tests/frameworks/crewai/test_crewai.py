@@ -10,7 +10,7 @@ import threading
 from typing import Any
 
 import pytest
-from crewai import Agent, Crew, CrewOutput, Task
+from crewai import Agent, Crew, CrewOutput, Process, Task
 from pydantic import PrivateAttr
 
 import unsolvable
@@ -67,6 +67,21 @@ def test_a_set_max_iter_applies_to_every_agent() -> None:
     )
     assert (record.observed.steps, record.observed.refusals) == (4, {"denied": 3})
     assert reported(record).partial["tool_results"] == 3
+
+
+def test_a_set_max_iter_applies_to_the_manager_crewai_makes_from_manager_llm() -> None:
+    """A hierarchical crew given a ``manager_llm`` has no manager until ``kickoff`` makes one."""
+
+    def build(llm: Any, tools: Any) -> Crew:
+        clerk = Agent(role="Billing", goal="Settle", backstory="-", llm=llm, tools=tools)
+        task = Task(description="{task}", expected_output="done")
+        return Crew(agents=[clerk], tasks=[task], process=Process.hierarchical, manager_llm=llm)
+
+    record = unsolvable.run(
+        CrewAIAdapter(build, max_iter=3), scenarios.get("constant-return/repeat")
+    )
+    assert (record.exit, record.observed.steps) == (Exit.COMPLETE, 4), "3 calls, 1 forced"
+    assert "forced at max_iter=3, 3" in reported(record).reason
 
 
 def test_the_same_call_failing_the_same_way_five_times_is_no_progress() -> None:
