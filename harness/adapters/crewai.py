@@ -16,6 +16,11 @@ CrewAI's stops, read into the vocabulary (crewai 1.15, ``crewai.agents.agent_exe
   `TimeoutError` once the agent's loop has ended on its own: CrewAI waits for the thread it timed,
   so the model calls go on to ``max_iter`` first → ``exhausted``/``BUDGET_TIME``, with the timed
   agent's conversation as partial.
+- A task's ``guardrail`` that rejects every answer: CrewAI runs the task again with the
+  guardrail's error, ``guardrail_max_retries`` times (3 by default), then raises a bare
+  `Exception` ("Task failed guardrail validation after 3 retries") → ``abandoned``/
+  ``NEEDS_HUMAN``: the crew's own check halted the run on purpose, as a guardrail's tripwire does
+  in the Agents SDK.
 - A tool that raises: CrewAI hands ``"Error executing tool: …"`` to the model and goes on.
 - The **same tool call with the same arguments getting the same result five times** (CrewAI's
   ``MAX_REPEATED_TOOL_CALLS``, on whatever the tool failure policy) aborts the run with
@@ -36,6 +41,7 @@ would send every run to CrewAI's hosts.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import re
@@ -111,6 +117,8 @@ TIMED_OUT = re.compile(
     r"^Task '(?P<task>.*)' (?P<limit>execution timed out after \d+ seconds)", re.DOTALL
 )
 """How CrewAI's `TimeoutError` at an agent's ``max_execution_time`` begins (``crewai.agent``)."""
+GUARDRAIL_FAILED = re.compile(r"^Task failed guardrail( \d+)? validation after \d+ retries\.")
+"""How the bare `Exception` CrewAI raises when a task's guardrail retries are spent begins."""
 
 
 class WireLLM(OpenAICompletion):
@@ -256,16 +264,20 @@ def default_crew(llm: WireLLM, tools: list[BaseTool]) -> Crew:
 
 @dataclass(frozen=True, kw_only=True)
 class CrewAIRun:
-    """What one ``kickoff`` returned (or the tool failure or time limit it aborted with, and the
-    timed agent's conversation), and how many of its model calls CrewAI forced."""
+    """What one ``kickoff`` returned (or the tool failure, time limit or guardrail it aborted
+    with, and the conversation of the agent it stopped), and how many of its model calls CrewAI
+    forced."""
 
     output: CrewOutput | None
     tool_failure: ToolExecutionFailedError | None = None
     time_limit: str | None = None
     """CrewAI's words for the ``max_execution_time`` that ran out."""
-    timed_messages: tuple[JSON, ...] = ()
-    forced_final_answers: int
-    max_iter: tuple[int, ...]
+    guardrail_failure: str | None = None
+    """CrewAI's words for the guardrail that rejected the task's last answer."""
+    halted_messages: tuple[JSON, ...] = ()
+    """The conversation of the agent the time limit or the guardrail stopped."""
+    forced_final_answers: int = 0
+    max_iter: tuple[int, ...] = ()
 
 
 class CrewAIAdapter:
@@ -316,22 +328,9 @@ class CrewAIAdapter:
                     f"CrewAIAdapter: build returned {type(crew).__name__}, not a Crew"
                 )
             limits = self._set_max_iter(crew, session)
-            output, failure, timed = None, None, None
-            try:
-                output = crew.kickoff(inputs={"task": session.task})
-            except ToolExecutionFailedError as error:
-                failure = error
-            except TimeoutError as error:
-                timed = TIMED_OUT.match(str(error))
-                if timed is None:
-                    raise
-        return CrewAIRun(
-            output=output,
-            tool_failure=failure,
-            time_limit=timed["limit"] if timed else None,
-            timed_messages=tuple(_timed_messages(crew, timed["task"])) if timed else (),
-            forced_final_answers=_forced_answers(crew),
-            max_iter=limits,
+            ended = _kickoff(crew, session.task)
+        return dataclasses.replace(
+            ended, forced_final_answers=_forced_answers(crew), max_iter=limits
         )
 
     def _set_max_iter(self, crew: Crew, session: Session) -> tuple[int, ...]:
@@ -357,8 +356,12 @@ class CrewAIAdapter:
             return _aborted(returned.tool_failure)
         if returned.time_limit is not None:
             reason = f"CrewAI: max_execution_time, {returned.time_limit}"
-            partial = partial_from_messages(returned.timed_messages)
+            partial = partial_from_messages(returned.halted_messages)
             return Stop(code=Code.BUDGET_TIME, reason=reason, partial=partial)
+        if returned.guardrail_failure is not None:
+            partial = partial_from_messages(returned.halted_messages)
+            reason = f"CrewAI: {returned.guardrail_failure}"
+            return Stop(code=Code.NEEDS_HUMAN, reason=reason, partial=partial)
         output = returned.output
         if output is None:
             return None
@@ -406,10 +409,33 @@ def _forced_answers(crew: Crew) -> int:
     return llm.forced_final_answers if isinstance(llm, WireLLM) else 0
 
 
-def _timed_messages(crew: Crew, description: str) -> list[JSON]:
-    """The conversation of the agent whose task ran out of time, which CrewAI's error names by
-    its description: it never reaches the task's output."""
-    task = next((t for t in crew.tasks if t.description == description), None)
+def _kickoff(crew: Crew, task: str) -> CrewAIRun:
+    """The crew's output on ``task``, or the stop of CrewAI's it raised: its repeated-call guard,
+    a time limit, a guardrail's spent retries (a bare `Exception`, known by its words)."""
+    try:
+        return CrewAIRun(output=crew.kickoff(inputs={"task": task}))
+    except ToolExecutionFailedError as error:
+        return CrewAIRun(output=None, tool_failure=error)
+    except TimeoutError as error:
+        timed = TIMED_OUT.match(str(error))
+        if timed is None:
+            raise
+        halted = next((t for t in crew.tasks if t.description == timed["task"]), None)
+        messages = tuple(_conversation(crew, halted))
+        return CrewAIRun(output=None, time_limit=timed["limit"], halted_messages=messages)
+    except Exception as error:
+        if type(error) is not Exception or not GUARDRAIL_FAILED.match(str(error)):
+            raise
+        halted = next((t for t in crew.tasks if t.output is None), None)
+        messages = tuple(_conversation(crew, halted))
+        return CrewAIRun(output=None, guardrail_failure=str(error), halted_messages=messages)
+
+
+def _conversation(crew: Crew, task: Task | None) -> list[JSON]:
+    """The conversation of the agent that ran ``task`` last, which a stopped task never puts in
+    its output."""
+    if task is None:
+        return []
     executor = getattr(_executing(crew, task), "agent_executor", None)
     return _messages(getattr(executor, "messages", None) or [])
 

@@ -150,6 +150,35 @@ def test_max_execution_time_is_the_time_budget_spent() -> None:
     assert reported(record).partial["tool_results"] == 2
 
 
+def test_a_guardrail_failing_past_its_retries_halts_the_run_for_a_person() -> None:
+    """CrewAI runs the task again on each failed check, then raises a bare `Exception` when the
+    task's ``guardrail_max_retries`` (3) are spent: the crew's own check halted it, not a crash."""
+
+    def build(llm: Any, tools: Any) -> Crew:
+        clerk = Agent(role="Billing", goal="Settle", backstory="-", llm=llm, tools=tools)
+        task = Task(
+            description="{task}",
+            expected_output="done",
+            agent=clerk,
+            guardrail=lambda output: (False, "the invoice is still unpaid"),
+        )
+        return Crew(agents=[clerk], tasks=[task])
+
+    record = unsolvable.run(
+        CrewAIAdapter(build, max_iter=1), scenarios.get("constant-return/repeat")
+    )
+    assert (record.exit, record.code, record.observed.steps) == (
+        Exit.ABANDONED,
+        Code.NEEDS_HUMAN,
+        8,
+    ), "four runs of the task, each one call and one forced"
+    assert reported(record).reason == (
+        "CrewAI: Task failed guardrail validation after 3 retries. "
+        "Last error: the invoice is still unpaid"
+    )
+    assert reported(record).partial["tool_results"] == 1
+
+
 def test_sdk_retries_are_transport_attempts_not_steps() -> None:
     adapter = CrewAIAdapter(max_iter=1, wire={"transient_failures": 2})
     record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"))
