@@ -61,6 +61,7 @@ from unsolvable.adapters.kit import (
     ToolCaller,
     as_mapping,
     bind_tool,
+    check_build_form,
     is_step_limit,
     missing_extra,
     partial_from_messages,
@@ -308,6 +309,9 @@ class CrewAIAdapter:
                 "Crew, e.g. lambda llm, t: Crew(agents=[Agent(..., llm=llm, tools=t)], tasks=[...])"
                 " (with per_agent=True, build(bind), each agent on bind.llm(name))"
             )
+        check_build_form(
+            build, per_agent=per_agent, adapter="CrewAIAdapter", arguments=("llm", "tools")
+        )
         if not is_step_limit(max_iter):
             raise AdapterError(
                 f"CrewAIAdapter(max_iter={max_iter!r}): use a positive int, 'budget' (the "

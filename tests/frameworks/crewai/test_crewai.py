@@ -6,6 +6,7 @@ repeated-call guard is the one stop it makes for lack of progress."""
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from typing import Any
 
@@ -17,7 +18,7 @@ import unsolvable
 from tests.frameworks._glue import reported
 from tests.frameworks.test_readme_frameworks import _run
 from unsolvable import AdapterError, Ceilings, Code, Exit, Outcome, Rule, scenarios
-from unsolvable.adapters.crewai import CrewAIAdapter, CrewAIRun, SessionTool
+from unsolvable.adapters.crewai import CrewAIAdapter, CrewAIRun, SessionTool, default_crew
 
 
 def crew(**agent_options: Any) -> CrewAIAdapter:
@@ -212,6 +213,22 @@ def test_a_build_that_is_not_a_crew_is_refused() -> None:
         CrewAIAdapter(lambda llm, tools: "crew"), scenarios.get("constant-return/repeat")
     )  # type: ignore[arg-type,return-value]
     assert record.outcome is Outcome.CRASHED and "not a Crew" in str(record.observed.error)
+
+
+@pytest.mark.parametrize(
+    ("build", "per_agent", "says"),
+    [
+        (default_crew, True, "does not take (bind)"),
+        (lambda bind: default_crew(bind.llm("main"), []), False, "needs per_agent=True"),
+    ],
+    ids=["plain-build-per-agent", "per-agent-build-plain"],
+)
+def test_a_build_of_the_other_form_than_per_agent_says_is_refused(
+    build: Any, per_agent: bool, says: str
+) -> None:
+    """Each would fail inside every run with a bare TypeError about its arguments."""
+    with pytest.raises(AdapterError, match=re.escape(says)):
+        CrewAIAdapter(build, per_agent=per_agent)
 
 
 def test_the_same_run_gives_the_same_record() -> None:
