@@ -329,7 +329,9 @@ class CrewAIAdapter:
                 crew = cast("CrewBuilder", self.build)(wire_llm(wire), session_tools(session))
             if not isinstance(crew, Crew):
                 raise AdapterError(
-                    f"CrewAIAdapter: build returned {type(crew).__name__}, not a Crew"
+                    f"CrewAIAdapter: build returned {crew!r:.80}, not a Crew; return "
+                    "Crew(agents=[...], tasks=[Task(description='{task}', ...)]), each agent "
+                    "on the llm it was given"
                 )
             limits = self._set_max_iter(crew, session)
             ended = _kickoff(crew, session.task)
