@@ -124,12 +124,15 @@ GUARDRAIL_FAILED = re.compile(r"^Task failed guardrail( \d+)? validation after \
 
 class WireLLM(OpenAICompletion):
     """CrewAI's own OpenAI provider, its clients on the wire (the openai SDK's retries kept). It
-    counts the calls CrewAI made to force a final answer, which it does not flag otherwise."""
+    notes the conversations in which CrewAI forced a final answer, which it does not flag
+    otherwise."""
 
     wire: Any = Field(default=None, exclude=True)
     agent_name: str | None = Field(default=None, exclude=True)
     """The agent whose steps this LLM's calls are on the wire (``None``: ``main``)."""
-    _forced: int = PrivateAttr(default=0)
+    _forced: list[object] = PrivateAttr(default_factory=list)
+    """The opening message of each forced conversation: CrewAI forces an answer on a copy of an
+    agent's conversation and names no agent, but the copy holds the agent's own messages."""
 
     def _build_sync_client(self) -> Any:
         http_client = self.wire.httpx_client(agent=self.agent_name)
@@ -141,12 +144,12 @@ class WireLLM(OpenAICompletion):
 
     def call(self, messages: Any, tools: Any = None, *args: Any, **kwargs: Any) -> Any:
         if not tools and _forcing(messages):
-            self._forced += 1
+            self._forced.append(messages[0])
         return super().call(messages, tools, *args, **kwargs)
 
-    @property
-    def forced_final_answers(self) -> int:
-        return self._forced
+    def forced(self, conversation: Sequence[object]) -> bool:
+        """Whether the answer that ended an agent's ``conversation`` was forced."""
+        return bool(conversation) and any(conversation[0] is opening for opening in self._forced)
 
 
 class _FakeModelEstimates(logging.Filter):
@@ -266,8 +269,8 @@ def default_crew(llm: WireLLM, tools: list[BaseTool]) -> Crew:
 @dataclass(frozen=True, kw_only=True)
 class CrewAIRun:
     """What one ``kickoff`` returned (or the tool failure, time limit or guardrail it aborted
-    with, and the conversation of the agent it stopped), and how many of its model calls CrewAI
-    forced."""
+    with, and the conversation of the agent it stopped), and whether CrewAI forced the answer
+    that is its output."""
 
     output: CrewOutput | None
     tool_failure: ToolExecutionFailedError | None = None
@@ -278,6 +281,7 @@ class CrewAIRun:
     halted_messages: tuple[JSON, ...] = ()
     """The conversation of the agent the time limit or the guardrail stopped."""
     forced_final_answers: int = 0
+    """1 if CrewAI forced the crew's output at its agent's ``max_iter``, else 0."""
     max_iter: tuple[int, ...] = ()
 
 
@@ -408,11 +412,13 @@ def _executing(crew: Crew, task: Task | None) -> Any:
 
 
 def _forced_answers(crew: Crew) -> int:
-    """The final answers CrewAI forced from the agent whose answer is the crew's output (a
-    hierarchical crew's manager, else the last task's agent): a coworker's forced answer is only
-    what its delegation returned."""
-    llm = getattr(_executing(crew, crew.tasks[-1] if crew.tasks else None), "llm", None)
-    return llm.forced_final_answers if isinstance(llm, WireLLM) else 0
+    """Whether CrewAI forced the answer that is the crew's output (1) or not (0): the last
+    answer of a hierarchical crew's manager, else of the last task's agent. Another agent's
+    forced answer, on the same LLM or not, is only what its task or delegation returned."""
+    agent = _executing(crew, crew.tasks[-1] if crew.tasks else None)
+    llm = getattr(agent, "llm", None)
+    conversation = getattr(getattr(agent, "agent_executor", None), "messages", None) or []
+    return int(isinstance(llm, WireLLM) and llm.forced(conversation))
 
 
 def _kickoff(crew: Crew, task: str) -> CrewAIRun:

@@ -55,6 +55,28 @@ def test_no_warning_about_the_fake_models_token_count_is_logged(
     assert [text for text in said if "approximate input token count" in text] == []
 
 
+def test_only_the_answering_agents_own_forced_answer_is_reported_as_forced() -> None:
+    """Two agents on the one LLM the build is given: the scout's answer is forced at its
+    ``max_iter``, the clerk's, the crew's output, is its own."""
+
+    def build(llm: Any, tools: Any) -> Crew:
+        scout = Agent(role="Scout", goal="Look", backstory="-", llm=llm, tools=tools, max_iter=1)
+        clerk = Agent(role="Clerk", goal="Finish", backstory="-", llm=llm, tools=tools)
+        return Crew(
+            agents=[scout, clerk],
+            tasks=[
+                Task(description="{task}", expected_output="a first look", agent=scout),
+                Task(description="{task}", expected_output="done", agent=clerk),
+            ],
+        )
+
+    record = unsolvable.run(CrewAIAdapter(build), scenarios.get("poll-until-ready/pending-3"))
+    assert (record.code, record.observed.steps) == (Code.COMPLETED, 7), (
+        "the scout's 2, the clerk's 5"
+    )
+    assert reported(record).reason == "final answer: Done: the task is complete."
+
+
 def test_max_iter_from_the_budget_fits_the_forced_answer_in() -> None:
     scenario = scenarios.get("constant-return/repeat")
     record = unsolvable.run(CrewAIAdapter(max_iter="budget"), scenario)
