@@ -29,6 +29,10 @@ CrewAI's stops, read into the vocabulary (crewai 1.15, ``crewai.agents.agent_exe
   not trip runs on to ``max_iter``. With ``tool_failure_policy="raise"`` a tool that reports a
   failure aborts the same way → ``abandoned``/``ERROR_FATAL``, naming the tool.
 
+At ``max_rpm`` (the crew's or an agent's) CrewAI sleeps out the minute and goes on: that minute
+is a wait on the session clock here (`Session.sleep`), counted against the time budget, not 60 s
+of real time that would run into the harness's wall ceiling.
+
 With ``per_agent=True`` each agent of a crew (a hierarchical crew's manager and its coworkers)
 gets an LLM of its own, ``bind.llm(name)``, bound to its name on the wire, and tools of its own,
 ``bind.tools(name)``: its model calls are that agent's steps, its tool calls that agent's.
@@ -338,6 +342,7 @@ class CrewAIAdapter:
                     "on the llm it was given"
                 )
             limits = self._set_max_iter(crew, session)
+            _wait_on_the_session_clock(crew, session)
             ended = _kickoff(crew, session.task)
         return dataclasses.replace(
             ended, forced_final_answers=_forced_answers(crew), max_iter=limits
@@ -352,8 +357,7 @@ class CrewAIAdapter:
             # A crew given a manager_llm gets its manager only inside kickoff, which keeps one
             # made before it: made here, the manager is one of the agents the limit is set on.
             crew._create_manager_agent()
-        managed = [crew.manager_agent] if crew.manager_agent is not None else []
-        agents = [*crew.agents, *managed]
+        agents = _agents(crew)
         for agent in agents:
             if limit is not None:
                 agent.max_iter = limit
@@ -402,6 +406,29 @@ def _aborted(error: ToolExecutionFailedError) -> Stop:
         reason=f"CrewAI: {record.failure.message}"[:200],
         partial=partial,
     )
+
+
+def _agents(crew: Crew) -> list[Agent]:
+    """The crew's agents and, in a hierarchical crew, its manager."""
+    managed = [crew.manager_agent] if crew.manager_agent is not None else []
+    return [*crew.agents, *managed]
+
+
+def _wait_on_the_session_clock(crew: Crew, session: Session) -> None:
+    """Makes the minute CrewAI sleeps out at ``max_rpm`` (the crew's or an agent's) a wait on the
+    session clock: the run goes on as in production, the minute counted against the time
+    budget, where 60 s of real time would run into the harness's wall ceiling."""
+    controllers = [crew._rpm_controller, *(agent._rpm_controller for agent in _agents(crew))]
+    for controller in {id(c): c for c in controllers if c is not None}.values():
+        controller._wait_for_next_minute = _next_minute(controller, session)
+
+
+def _next_minute(controller: Any, session: Session) -> Callable[[], None]:
+    def wait() -> None:
+        session.sleep(60)
+        controller._current_rpm = 0  # as CrewAI's own wait ends
+
+    return wait
 
 
 def _executing(crew: Crew, task: Task | None) -> Any:

@@ -202,6 +202,30 @@ def test_a_guardrail_failing_past_its_retries_halts_the_run_for_a_person() -> No
     assert reported(record).partial["tool_results"] == 1
 
 
+@pytest.mark.parametrize("on", ["agent", "crew"])
+def test_max_rpm_waits_for_the_next_minute_on_the_session_clock(on: str) -> None:
+    """CrewAI sleeps out the minute when ``max_rpm`` is reached, then goes on: 60 s of real time
+    would run into the harness's wall ceiling, where production waits and makes every call."""
+
+    def build(llm: Any, tools: Any) -> Crew:
+        rpm = {"max_rpm": 2}
+        clerk = Agent(
+            role="Billing",
+            goal="Settle",
+            backstory="-",
+            llm=llm,
+            tools=tools,
+            max_iter=4,
+            **(rpm if on == "agent" else {}),
+        )
+        task = Task(description="{task}", expected_output="done", agent=clerk)
+        return Crew(agents=[clerk], tasks=[task], **(rpm if on == "crew" else {}))
+
+    record = unsolvable.run(CrewAIAdapter(build), scenarios.get("constant-return/repeat"))
+    assert (record.exit, record.observed.steps) == (Exit.COMPLETE, 5)
+    assert record.observed.slept_seconds == 60.0, "the third of four rate-limited calls waits"
+
+
 def test_sdk_retries_are_transport_attempts_not_steps() -> None:
     adapter = CrewAIAdapter(max_iter=1, wire={"transient_failures": 2})
     record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"))
