@@ -88,6 +88,7 @@ try:
     from crewai.llms.providers.openai.completion import OpenAICompletion
     from crewai.tools import BaseTool
     from crewai.tools.tool_failure import ToolExecutionFailedError, ToolFailureReason
+    from crewai.types.streaming import CrewStreamingOutput
     from crewai.utilities.i18n import I18N_DEFAULT
     from openai import AsyncOpenAI, OpenAI
     from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
@@ -408,6 +409,16 @@ def _aborted(error: ToolExecutionFailedError) -> Stop:
     )
 
 
+def _output(kicked_off: CrewOutput | CrewStreamingOutput) -> CrewOutput:
+    """The crew's output; a crew made with ``stream=True`` runs only as its chunks are read, as
+    production reads them, and then holds its output (or raises what the run raised)."""
+    if not isinstance(kicked_off, CrewStreamingOutput):
+        return kicked_off
+    for _chunk in kicked_off:
+        pass
+    return kicked_off.result
+
+
 def _agents(crew: Crew) -> list[Agent]:
     """The crew's agents and, in a hierarchical crew, its manager."""
     managed = [crew.manager_agent] if crew.manager_agent is not None else []
@@ -452,7 +463,7 @@ def _kickoff(crew: Crew, task: str) -> CrewAIRun:
     """The crew's output on ``task``, or the stop of CrewAI's it raised: its repeated-call guard,
     a time limit, a guardrail's spent retries (a bare `Exception`, known by its words)."""
     try:
-        return CrewAIRun(output=crew.kickoff(inputs={"task": task}))
+        return CrewAIRun(output=_output(crew.kickoff(inputs={"task": task})))
     except ToolExecutionFailedError as error:
         return CrewAIRun(output=None, tool_failure=error)
     except TimeoutError as error:

@@ -226,6 +226,21 @@ def test_max_rpm_waits_for_the_next_minute_on_the_session_clock(on: str) -> None
     assert record.observed.slept_seconds == 60.0, "the third of four rate-limited calls waits"
 
 
+def test_a_streaming_crew_runs_as_its_chunks_are_read() -> None:
+    """``kickoff`` of a crew made with ``stream=True`` returns a `CrewStreamingOutput` at once;
+    the crew runs as production reads its chunks, and its ``result`` is the crew's output."""
+
+    def build(llm: Any, tools: Any) -> Crew:
+        clerk = Agent(role="Billing", goal="Settle", backstory="-", llm=llm, tools=tools)
+        task = Task(description="{task}", expected_output="done", agent=clerk)
+        return Crew(agents=[clerk], tasks=[task], stream=True)
+
+    scenario = scenarios.get("constant-return/repeat")
+    streamed = unsolvable.run(CrewAIAdapter(build, max_iter=3), scenario)
+    assert (streamed.exit, streamed.observed.steps) == (Exit.COMPLETE, 4)
+    assert "forced at max_iter=3" in reported(streamed).reason
+
+
 def test_sdk_retries_are_transport_attempts_not_steps() -> None:
     adapter = CrewAIAdapter(max_iter=1, wire={"transient_failures": 2})
     record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"))
