@@ -21,6 +21,9 @@ CrewAI's stops, read into the vocabulary (crewai 1.15, ``crewai.agents.agent_exe
   `Exception` ("Task failed guardrail validation after 3 retries") → ``abandoned``/
   ``NEEDS_HUMAN``: the crew's own check halted the run on purpose, as a guardrail's tripwire does
   in the Agents SDK.
+- A task with ``human_input=True``: CrewAI shows its answer and reads a person's feedback from
+  the console, where production waits for one → ``abandoned``/``NEEDS_HUMAN`` at the ask, the
+  asking agent's conversation as partial (the harness has no person to answer).
 - A tool that raises: CrewAI hands ``"Error executing tool: …"`` to the model and goes on.
 - The **same tool call with the same arguments getting the same result five times** (CrewAI's
   ``MAX_REPEATED_TOOL_CALLS``, on whatever the tool failure policy) aborts the run with
@@ -85,6 +88,12 @@ for _name, _value in TELEMETRY_OFF.items():
 
 try:
     from crewai import Agent, Crew, CrewOutput, Process, Task
+    from crewai.core.providers.human_input import (
+        SyncHumanInputProvider,
+        reset_provider,
+        set_provider,
+    )
+    from crewai.hooks.dispatch import HookAborted
     from crewai.llms.providers.openai.completion import OpenAICompletion
     from crewai.tools import BaseTool
     from crewai.tools.tool_failure import ToolExecutionFailedError, ToolFailureReason
@@ -155,6 +164,25 @@ class WireLLM(OpenAICompletion):
     def forced(self, conversation: Sequence[object]) -> bool:
         """Whether the answer that ended an agent's ``conversation`` was forced."""
         return bool(conversation) and any(conversation[0] is opening for opening in self._forced)
+
+
+class _PersonAsked(HookAborted):
+    """A task asked a person for feedback on its answer. A `HookAborted`: CrewAI lets it through
+    its task retries, as it does a hook's deliberate stop."""
+
+    def __init__(self, role: str, messages: Sequence[JSON]) -> None:
+        super().__init__(f"human_input=True asks a person for feedback on {role}'s answer")
+        self.messages = tuple(messages)
+
+
+class _NoPerson(SyncHumanInputProvider):
+    """CrewAI's console feedback, where the harness has no person: the ask ends the run."""
+
+    def handle_feedback(self, formatted_answer: Any, context: Any) -> Any:
+        raise _PersonAsked(context.agent.role, _messages(context.messages))
+
+    async def handle_feedback_async(self, formatted_answer: Any, context: Any) -> Any:
+        raise _PersonAsked(context.agent.role, _messages(context.messages))
 
 
 class _FakeModelEstimates(logging.Filter):
@@ -283,8 +311,10 @@ class CrewAIRun:
     """CrewAI's words for the ``max_execution_time`` that ran out."""
     guardrail_failure: str | None = None
     """CrewAI's words for the guardrail that rejected the task's last answer."""
+    person_asked: str | None = None
+    """What the task that asked a person for feedback asked."""
     halted_messages: tuple[JSON, ...] = ()
-    """The conversation of the agent the time limit or the guardrail stopped."""
+    """The conversation of the agent the time limit, the guardrail or the ask stopped."""
     forced_final_answers: int = 0
     """1 if CrewAI forced the crew's output at its agent's ``max_iter``, else 0."""
     max_iter: tuple[int, ...] = ()
@@ -377,6 +407,10 @@ class CrewAIAdapter:
             partial = partial_from_messages(returned.halted_messages)
             reason = f"CrewAI: {returned.guardrail_failure}"
             return Stop(code=Code.NEEDS_HUMAN, reason=reason, partial=partial)
+        if returned.person_asked is not None:
+            partial = partial_from_messages(returned.halted_messages)
+            reason = f"CrewAI: {returned.person_asked}"
+            return Stop(code=Code.NEEDS_HUMAN, reason=reason, partial=partial)
         output = returned.output
         if output is None:
             return None
@@ -462,10 +496,13 @@ def _forced_answers(crew: Crew) -> int:
 def _kickoff(crew: Crew, task: str) -> CrewAIRun:
     """The crew's output on ``task``, or the stop of CrewAI's it raised: its repeated-call guard,
     a time limit, a guardrail's spent retries (a bare `Exception`, known by its words)."""
+    provider = set_provider(_NoPerson())
     try:
         return CrewAIRun(output=_output(crew.kickoff(inputs={"task": task})))
     except ToolExecutionFailedError as error:
         return CrewAIRun(output=None, tool_failure=error)
+    except _PersonAsked as asked:
+        return CrewAIRun(output=None, person_asked=str(asked), halted_messages=asked.messages)
     except TimeoutError as error:
         timed = TIMED_OUT.match(str(error))
         if timed is None:
@@ -479,6 +516,8 @@ def _kickoff(crew: Crew, task: str) -> CrewAIRun:
         halted = next((t for t in crew.tasks if t.output is None), None)
         messages = tuple(_conversation(crew, halted))
         return CrewAIRun(output=None, guardrail_failure=str(error), halted_messages=messages)
+    finally:
+        reset_provider(provider)
 
 
 def _conversation(crew: Crew, task: Task | None) -> list[JSON]:

@@ -241,6 +241,27 @@ def test_a_streaming_crew_runs_as_its_chunks_are_read() -> None:
     assert "forced at max_iter=3" in reported(streamed).reason
 
 
+def test_a_task_that_asks_a_person_for_feedback_is_a_run_paused_for_a_person() -> None:
+    """With ``human_input=True`` CrewAI shows the task's answer and reads a person's feedback from
+    the console: production waits there, where the harness has no person to answer."""
+
+    def build(llm: Any, tools: Any) -> Crew:
+        clerk = Agent(role="Billing", goal="Settle", backstory="-", llm=llm, tools=tools)
+        task = Task(description="{task}", expected_output="done", agent=clerk, human_input=True)
+        return Crew(agents=[clerk], tasks=[task])
+
+    record = unsolvable.run(
+        CrewAIAdapter(build, max_iter=2), scenarios.get("constant-return/repeat")
+    )
+    assert (record.exit, record.code, record.observed.steps) == (
+        Exit.ABANDONED,
+        Code.NEEDS_HUMAN,
+        3,
+    ), "two calls, the forced answer, then the ask: no retry of the task"
+    assert reported(record).reason.startswith("CrewAI: human_input=True asks a person")
+    assert reported(record).partial["tool_results"] == 2
+
+
 def test_sdk_retries_are_transport_attempts_not_steps() -> None:
     adapter = CrewAIAdapter(max_iter=1, wire={"transient_failures": 2})
     record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"))
