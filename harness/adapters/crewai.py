@@ -30,7 +30,8 @@ CrewAI's stops, read into the vocabulary (crewai 1.15, ``crewai.agents.agent_exe
   ``ToolExecutionFailedError`` ("Stopped because it is not making progress") →
   ``abandoned``/``NO_PROGRESS``: a stuck agent that a changing result (a fresh request id) does
   not trip runs on to ``max_iter``. With ``tool_failure_policy="raise"`` a tool that reports a
-  failure aborts the same way → ``abandoned``/``ERROR_FATAL``, naming the tool.
+  failure aborts the same way → ``abandoned``/``ERROR_FATAL``, naming the tool; a tool's spent
+  ``max_usage_count`` → ``exhausted``/``BUDGET_CALLS``.
 
 At ``max_rpm`` (the crew's or an agent's) CrewAI sleeps out the minute and goes on: that minute
 is a wait on the session clock here (`Session.sleep`), counted against the time budget, not 60 s
@@ -430,14 +431,22 @@ class CrewAIAdapter:
         return Stop(code=Code.COMPLETED, reason=f"final answer: {text}"[:200], partial=partial)
 
 
+ABORT_CODES = {
+    ToolFailureReason.REPEATED_CALL: Code.NO_PROGRESS,
+    ToolFailureReason.USAGE_LIMIT: Code.BUDGET_CALLS,
+}
+"""CrewAI's aborts on a tool that are not a fatal error: its repeated-call guard is a stop for
+lack of progress, and a tool's spent ``max_usage_count`` (under the ``raise`` policy) is a budget
+of calls run out."""
+
+
 def _aborted(error: ToolExecutionFailedError) -> Stop:
-    """CrewAI's abort on a tool: its repeated-call guard is a stop for lack of progress; a tool
-    failure under the ``raise`` policy is a fatal error."""
+    """CrewAI's abort on a tool: `ABORT_CODES`, else (a tool failure under the ``raise`` policy)
+    a fatal error."""
     record = error.record
-    repeated = record.failure.reason is ToolFailureReason.REPEATED_CALL
     partial: JSON = {"tool": record.tool_name, "failure": record.failure.reason.value}
     return Stop(
-        code=Code.NO_PROGRESS if repeated else Code.ERROR_FATAL,
+        code=ABORT_CODES.get(record.failure.reason, Code.ERROR_FATAL),
         reason=f"CrewAI: {record.failure.message}"[:200],
         partial=partial,
     )

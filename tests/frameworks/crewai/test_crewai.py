@@ -262,6 +262,35 @@ def test_a_task_that_asks_a_person_for_feedback_is_a_run_paused_for_a_person() -
     assert reported(record).partial["tool_results"] == 2
 
 
+def test_a_raise_policy_ends_the_run_at_a_tools_spent_usage_count_as_a_call_budget() -> None:
+    """A tool's ``max_usage_count`` is a budget of calls: spent under the ``raise`` policy, the
+    run ends with it, as a call budget's does, not as a tool's fatal error."""
+
+    def build(llm: Any, tools: Any) -> Crew:
+        for tool in tools:
+            tool.max_usage_count = 2
+        clerk = Agent(
+            role="Billing",
+            goal="Settle",
+            backstory="-",
+            llm=llm,
+            tools=tools,
+            tool_failure_policy="raise",
+        )
+        return Crew(
+            agents=[clerk], tasks=[Task(description="{task}", expected_output="done", agent=clerk)]
+        )
+
+    record = unsolvable.run(CrewAIAdapter(build), scenarios.get("constant-return/repeat"))
+    assert (record.exit, record.code, record.observed.steps, record.observed.tool_calls) == (
+        Exit.EXHAUSTED,
+        Code.BUDGET_CALLS,
+        3,
+        2,
+    )
+    assert reported(record).partial == {"tool": "search_invoices", "failure": "usage_limit"}
+
+
 def test_sdk_retries_are_transport_attempts_not_steps() -> None:
     adapter = CrewAIAdapter(max_iter=1, wire={"transient_failures": 2})
     record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"))
