@@ -374,6 +374,7 @@ class CrewAIAdapter:
                     "on the llm it was given"
                 )
             limits = self._set_max_iter(crew, session)
+            _check_models(crew)
             _wait_on_the_session_clock(crew, session)
             ended = _kickoff(crew, session.task)
         return dataclasses.replace(
@@ -466,6 +467,30 @@ def _agents(crew: Crew) -> list[Agent]:
     """The crew's agents and, in a hierarchical crew, its manager."""
     managed = [crew.manager_agent] if crew.manager_agent is not None else []
     return [*crew.agents, *managed]
+
+
+def _check_models(crew: Crew) -> None:
+    """Refuses a crew with an agent (its manager too) or a planner on a model other than the
+    fake one: its calls would go to a real provider, past the scenario's script."""
+    for agent in _agents(crew):
+        if not isinstance(agent.llm, WireLLM):
+            raise AdapterError(
+                f"CrewAIAdapter: agent {agent.role!r} runs on {_model_name(agent.llm)}, not on "
+                "the llm build was given, so its calls would go to a real provider: give it "
+                "llm=llm (a hierarchical crew, manager_llm=llm; with per_agent=True, "
+                "bind.llm(name))"
+            )
+    if crew.planning and not isinstance(crew.planning_llm, WireLLM):
+        raise AdapterError(
+            f"CrewAIAdapter: Crew(planning=True) plans on {_model_name(crew.planning_llm)}, "
+            "not on the llm build was given, so its calls would go to a real provider: pass "
+            "planning_llm=llm"
+        )
+
+
+def _model_name(llm: object) -> str:
+    """The model an LLM (or CrewAI's default, ``None``) calls, as CrewAI names it."""
+    return str(getattr(llm, "model", None) or llm or "CrewAI's default model")
 
 
 def _wait_on_the_session_clock(crew: Crew, session: Session) -> None:

@@ -353,6 +353,36 @@ def test_a_build_of_the_other_form_than_per_agent_says_is_refused(
         CrewAIAdapter(build, per_agent=per_agent)
 
 
+@pytest.mark.parametrize(
+    ("crew_options", "agent_llm", "says"),
+    [
+        ({}, "gpt-4o-mini", "agent 'Billing' runs on gpt-4o-mini, not on the llm build was given"),
+        ({"planning": True}, None, "Crew(planning=True) plans on CrewAI's default model, not"),
+    ],
+    ids=["agent", "planning"],
+)
+def test_a_crew_that_would_call_a_real_model_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+    offline: list[str],
+    crew_options: dict[str, Any],
+    agent_llm: str | None,
+    says: str,
+) -> None:
+    """With the key production has, its calls would go to the real provider, past the scenario's
+    script: the adapter refuses the crew before any call and says what to change."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-unsolvable-not-a-real-key")
+
+    def build(llm: Any, tools: Any) -> Crew:
+        clerk = Agent(role="Billing", goal="Settle", backstory="-", llm=agent_llm or llm)
+        task = Task(description="{task}", expected_output="done", agent=clerk)
+        return Crew(agents=[clerk], tasks=[task], **crew_options)
+
+    record = unsolvable.run(CrewAIAdapter(build), scenarios.get("constant-return/repeat"))
+    assert (record.outcome, record.observed.steps) == (Outcome.CRASHED, 0)
+    assert says in str(record.observed.error)
+    assert offline == []
+
+
 def test_the_same_run_gives_the_same_record() -> None:
     scenario = scenarios.get("missing-permission/retry-403")
     first, second = (unsolvable.run(CrewAIAdapter(max_iter=4), scenario) for _ in range(2))
