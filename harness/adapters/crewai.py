@@ -302,20 +302,18 @@ def default_crew(llm: WireLLM, tools: list[BaseTool]) -> Crew:
 
 @dataclass(frozen=True, kw_only=True)
 class CrewAIRun:
-    """What one ``kickoff`` returned (or the tool failure, time limit or guardrail it aborted
-    with, and the conversation of the agent it stopped), and whether CrewAI forced the answer
-    that is its output."""
+    """What one ``kickoff`` returned, or the tool failure it aborted with, or the other stop of
+    CrewAI's it raised (a time limit, a guardrail, an ask for a person); and whether CrewAI
+    forced the answer that is its output."""
 
     output: CrewOutput | None
     tool_failure: ToolExecutionFailedError | None = None
-    time_limit: str | None = None
-    """CrewAI's words for the ``max_execution_time`` that ran out."""
-    guardrail_failure: str | None = None
-    """CrewAI's words for the guardrail that rejected the task's last answer."""
-    person_asked: str | None = None
-    """What the task that asked a person for feedback asked."""
+    halt: Code | None = None
+    """The code of the other stop CrewAI raised, if it raised one."""
+    halt_reason: str = ""
+    """CrewAI's words for that stop."""
     halted_messages: tuple[JSON, ...] = ()
-    """The conversation of the agent the time limit, the guardrail or the ask stopped."""
+    """The conversation of the agent that stop ended."""
     forced_final_answers: int = 0
     """1 if CrewAI forced the crew's output at its agent's ``max_iter``, else 0."""
     max_iter: tuple[int, ...] = ()
@@ -401,18 +399,10 @@ class CrewAIAdapter:
             return None
         if returned.tool_failure is not None:
             return _aborted(returned.tool_failure)
-        if returned.time_limit is not None:
-            reason = f"CrewAI: max_execution_time, {returned.time_limit}"
+        if returned.halt is not None:
             partial = partial_from_messages(returned.halted_messages)
-            return Stop(code=Code.BUDGET_TIME, reason=reason, partial=partial)
-        if returned.guardrail_failure is not None:
-            partial = partial_from_messages(returned.halted_messages)
-            reason = f"CrewAI: {returned.guardrail_failure}"
-            return Stop(code=Code.NEEDS_HUMAN, reason=reason, partial=partial)
-        if returned.person_asked is not None:
-            partial = partial_from_messages(returned.halted_messages)
-            reason = f"CrewAI: {returned.person_asked}"
-            return Stop(code=Code.NEEDS_HUMAN, reason=reason, partial=partial)
+            reason = f"CrewAI: {returned.halt_reason}"
+            return Stop(code=returned.halt, reason=reason, partial=partial)
         output = returned.output
         if output is None:
             return None
@@ -529,29 +519,33 @@ def _forced_answers(crew: Crew) -> int:
 
 def _kickoff(crew: Crew, task: str) -> CrewAIRun:
     """The crew's output on ``task``, or the stop of CrewAI's it raised: its repeated-call guard,
-    a time limit, a guardrail's spent retries (a bare `Exception`, known by its words)."""
+    an ask for a person, a time limit, a guardrail's spent retries (a bare `Exception`, known by
+    its words)."""
     provider = set_provider(_NoPerson())
     try:
         return CrewAIRun(output=_output(crew.kickoff(inputs={"task": task})))
     except ToolExecutionFailedError as error:
         return CrewAIRun(output=None, tool_failure=error)
     except _PersonAsked as asked:
-        return CrewAIRun(output=None, person_asked=str(asked), halted_messages=asked.messages)
+        return _halted(Code.NEEDS_HUMAN, str(asked), asked.messages)
     except TimeoutError as error:
         timed = TIMED_OUT.match(str(error))
         if timed is None:
             raise
         halted = next((t for t in crew.tasks if t.description == timed["task"]), None)
-        messages = tuple(_conversation(crew, halted))
-        return CrewAIRun(output=None, time_limit=timed["limit"], halted_messages=messages)
+        reason = f"max_execution_time, {timed['limit']}"
+        return _halted(Code.BUDGET_TIME, reason, _conversation(crew, halted))
     except Exception as error:
         if type(error) is not Exception or not GUARDRAIL_FAILED.match(str(error)):
             raise
         halted = next((t for t in crew.tasks if t.output is None), None)
-        messages = tuple(_conversation(crew, halted))
-        return CrewAIRun(output=None, guardrail_failure=str(error), halted_messages=messages)
+        return _halted(Code.NEEDS_HUMAN, str(error), _conversation(crew, halted))
     finally:
         reset_provider(provider)
+
+
+def _halted(code: Code, reason: str, messages: Sequence[JSON]) -> CrewAIRun:
+    return CrewAIRun(output=None, halt=code, halt_reason=reason, halted_messages=tuple(messages))
 
 
 def _conversation(crew: Crew, task: Task | None) -> list[JSON]:
