@@ -488,8 +488,9 @@ def _wait_on_the_session_clock(crew: Crew, session: Session) -> None:
     session clock: the run goes on as in production, the minute counted against the time
     budget, where 60 s of real time would run into the harness's wall ceiling."""
     controllers = [crew._rpm_controller, *(agent._rpm_controller for agent in _agents(crew))]
-    for controller in {id(c): c for c in controllers if c is not None}.values():
-        controller._wait_for_next_minute = _next_minute(controller, session)
+    for controller in controllers:
+        if controller is not None:  # an agent shares the crew's, and is given the same wait
+            controller._wait_for_next_minute = _next_minute(controller, session)
 
 
 def _next_minute(controller: Any, session: Session) -> Callable[[], None]:
