@@ -47,6 +47,7 @@ from typing import Any, cast
 from unsolvable._errors import AdapterError
 from unsolvable._record import Code, Stop
 from unsolvable._session import Session
+from unsolvable._text import cut
 from unsolvable.adapters._langchain import AgentBindings, SessionChatModel, session_tools
 from unsolvable.adapters._turnstile import Turnstile
 from unsolvable.adapters.base import interpret_plain
@@ -315,7 +316,7 @@ def _paused(interrupts: tuple[Any, ...], partial: Any) -> Stop:
     interrupt ids are left out, since they change from run to run)."""
     asked = [getattr(interrupt, "value", interrupt) for interrupt in interrupts]
     what = f"interrupt({asked!r})" if asked else "a breakpoint (interrupt_before/interrupt_after)"
-    reason = f"the graph paused for a human at {what}"[:PAUSE_CUT]
+    reason = cut(f"the graph paused for a human at {what}", PAUSE_CUT)
     return Stop(code=Code.NEEDS_HUMAN, reason=reason, partial=partial)
 
 
