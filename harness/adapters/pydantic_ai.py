@@ -7,6 +7,10 @@ pydantic-ai's stops, read into the vocabulary:
 - ``UsageLimitExceeded`` → ``exhausted``: ``request_limit`` (default 50) is ``BUDGET_STEPS``,
   ``tool_calls_limit`` ``BUDGET_CALLS``, token and cost limits ``BUDGET_COST``; the partial
   messages come from ``capture_run_messages``, since the error carries none.
+- A run paused for a person (a ``DeferredToolRequests`` output: tool calls awaiting approval
+  — ``requires_approval``, ``ApprovalRequired`` — or a result from outside the run —
+  ``CallDeferred``, an external tool) → ``abandoned``/``NEEDS_HUMAN`` naming the calls it waits
+  on, not the pending calls read as a claim: no one is there to answer them.
 - An output → ``complete``/``COMPLETED`` as the agent's claim (checked against the world); an
   output with a ``code`` (a `Stop`, a mapping or a model with that field) is read as that `Stop`.
 
@@ -43,6 +47,7 @@ from unsolvable.adapters.kit import (
 
 try:
     from pydantic_ai import (
+        DeferredToolRequests,
         RunContext,
         Tool,
         UsageLimitExceeded,
@@ -311,8 +316,22 @@ class PydanticAIAdapter:
             message = str(returned.limit_error)
             code = next((c for key, c in LIMIT_CODES if key in message), Code.BUDGET_COST)
             return Stop(code=code, reason=f"pydantic-ai: {message}", partial=partial)
+        if isinstance(returned.output, DeferredToolRequests):
+            return _paused(returned.output, partial)
         stop = interpret_plain(as_mapping(returned.output))
         if stop is not None:
             return stop
         reason = f"output: {returned.output!s:.160}"
         return Stop(code=Code.COMPLETED, reason=reason, partial=partial)
+
+
+def _paused(requests: DeferredToolRequests, partial: JSON) -> Stop:
+    """The stop of a run that ended with tool calls deferred to someone outside it: each named
+    with what it waits for (an approval, an answer, an outside result)."""
+    waits = {"approval": "approval of", "question": "an answer to", "external": "the result of"}
+    pending = [*requests.approvals, *requests.calls]
+    asked = ", ".join(
+        f"{waits[requests.kind(call.tool_call_id)]} {call.tool_name}" for call in pending
+    )
+    reason = f"pydantic-ai: the run paused for {asked}"
+    return Stop(code=Code.NEEDS_HUMAN, reason=reason, partial=partial)

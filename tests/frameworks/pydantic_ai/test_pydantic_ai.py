@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -14,10 +15,11 @@ pytest.importorskip("pydantic_ai")
 
 from pydantic_ai import Agent, RunContext, TextOutput, UsageLimits
 from pydantic_ai.agent import WrapperAgent
-from pydantic_ai.capabilities import ProcessEventStream
+from pydantic_ai.capabilities import PrepareTools, ProcessEventStream
 from pydantic_ai.mcp import MCPToolset
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.providers.openai import OpenAIProvider
+from pydantic_ai.tools import DeferredToolRequests, ToolDefinition
 
 import unsolvable
 from tests.frameworks._glue import reported
@@ -166,6 +168,38 @@ def test_an_output_with_a_code_is_read_as_the_agents_stop() -> None:
         PydanticAIAdapter(careful), scenarios.get("constant-return/claims-success")
     )
     assert record.code is Code.NEEDS_HUMAN and record.verdict.passed
+
+
+def deferring(kind: Any) -> Agent[None, str | DeferredToolRequests]:
+    """An agent whose tools wait on someone outside the run: each call for approval
+    (``requires_approval``) or for a result made elsewhere (an external tool)."""
+
+    def deferred(ctx: RunContext[None], tools: list[ToolDefinition]) -> list[ToolDefinition]:
+        return [dataclasses.replace(tool, kind=kind) for tool in tools]
+
+    return Agent(
+        "test",
+        instructions=INSTRUCTIONS,
+        output_type=[str, DeferredToolRequests],
+        capabilities=[PrepareTools(deferred)],
+    )
+
+
+@pytest.mark.parametrize(
+    ("kind", "waits"), [("unapproved", "approval of"), ("external", "the result of")]
+)
+def test_a_run_paused_for_deferred_tool_calls_needs_a_human_and_claims_nothing(
+    kind: str, waits: str
+) -> None:
+    """pydantic-ai returns the pending calls as the run's output, which is no answer."""
+    record = unsolvable.run(
+        PydanticAIAdapter(deferring(kind)), scenarios.get("constant-return/repeat")
+    )
+    assert (record.exit, record.code) == (Exit.ABANDONED, Code.NEEDS_HUMAN)
+    assert (record.observed.steps, record.observed.tool_calls) == (1, 0)
+    stop = reported(record)
+    assert stop.reason == f"pydantic-ai: the run paused for {waits} search_invoices"
+    assert stop.partial["tail"][-1]["tool_calls"] == ["search_invoices"]
 
 
 def test_a_tool_that_raises_crashes_the_run() -> None:
