@@ -21,6 +21,11 @@ LlamaIndex's stops, read into the vocabulary:
   it returns a real one: LlamaIndex does not flag it, so the record holds it as the agent's claim
   — ``complete``/``COMPLETED``, which the verdict checks against the world (the reason says the
   answer was forced).
+- A run that asks for a person (an ``InputRequiredEvent`` on its stream, as a tool or step
+  does with ``ctx.wait_for_event(HumanResponseEvent, waiter_event=…)``) waits for the caller to
+  send a ``HumanResponseEvent``; the harness has no one to send it, so the run is cancelled at
+  the ask → ``abandoned``/``NEEDS_HUMAN`` naming what it asked, not left waiting until the wall
+  ceiling.
 - A final answer → ``complete``/``COMPLETED`` as the agent's claim; a ``structured_response``
   with a ``code`` is read as that `Stop`.
 
@@ -81,6 +86,7 @@ try:
     from llama_index.core.tools import BaseTool, FunctionTool
     from pydantic import BaseModel, ConfigDict, PrivateAttr
     from workflows.errors import WorkflowRuntimeError, WorkflowTimeoutError
+    from workflows.events import InputRequiredEvent
     from workflows.handler import WorkflowHandler
 except ModuleNotFoundError as error:  # pragma: no cover - only without the extra
     raise ImportError(missing_extra("llamaindex", "llamaindex")) from error
@@ -261,6 +267,8 @@ class LlamaIndexRun:
     messages: list[JSON] = field(default_factory=list)
     """What the model said and called and what the tools answered, from the streamed events."""
     forced_final_answers: int = 0
+    asked: InputRequiredEvent | None = None
+    """The ask for a person that the run stopped at, which only a caller can answer."""
 
 
 Workflow = BaseWorkflowAgent | AgentWorkflow
@@ -338,7 +346,7 @@ class LlamaIndexAdapter:
 
     async def _run(
         self, workflow: Workflow, session: Session, outcome: LlamaIndexRun
-    ) -> AgentOutput:
+    ) -> AgentOutput | None:
         """Runs the workflow until it ends or a harness ceiling is hit, then cancels it: a step
         the ceiling stopped (`CeilingHit` is no `Exception`) dies inside the workflows runtime,
         which would wait on it until the wall ceiling."""
@@ -348,6 +356,8 @@ class LlamaIndexAdapter:
             await handler.cancel_run()
             consumed.cancel()
         result = await consumed
+        if outcome.asked is not None:
+            return None
         if not isinstance(result, AgentOutput):
             raise AdapterError(f"LlamaIndex returned {type(result).__name__}, not AgentOutput")
         return result
@@ -376,6 +386,9 @@ class LlamaIndexAdapter:
         if error is not None:
             reason = f"LlamaIndex: {error}".split("!")[0]
             return Stop(code=Code.BUDGET_STEPS, reason=reason, partial=partial)
+        if returned.asked is not None:
+            reason = f"LlamaIndex: the workflow paused for a person at {_asked(returned.asked)}"
+            return Stop(code=Code.NEEDS_HUMAN, reason=reason, partial=partial)
         output = returned.output
         if output is None:
             return None
@@ -389,6 +402,14 @@ class LlamaIndexAdapter:
                 f"and returned as the answer: {text}"
             )
         return Stop(code=Code.COMPLETED, reason=f"final answer: {text}"[:200], partial=partial)
+
+
+def _asked(event: InputRequiredEvent) -> str:
+    """The ask with what it carries: a subclass's fields and the keywords it was made with (an
+    event keeps those apart, in ``_data``)."""
+    fields = event.model_dump()
+    fields |= fields.pop("_data", {})
+    return f"{type(event).__name__}({fields!r})"
 
 
 def _label(workflow: Workflow) -> str:
@@ -416,8 +437,13 @@ def _function_calling(built: object) -> Workflow:
 
 
 async def _consume(handler: WorkflowHandler, outcome: LlamaIndexRun) -> object:
-    """The run's streamed events into ``outcome``, then its result."""
+    """The run's streamed events into ``outcome``, then its result; at an ask for a person,
+    the run is cancelled, since no one will answer it."""
     async for event in handler.stream_events():
+        if isinstance(event, InputRequiredEvent):
+            outcome.asked = event
+            await handler.cancel_run()
+            return None
         outcome.messages.extend(_event_messages(event))
     return await handler
 

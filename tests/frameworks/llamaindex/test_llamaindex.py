@@ -13,7 +13,8 @@ pytest.importorskip("llama_index.core")
 
 from llama_index.core.agent.workflow import AgentWorkflow, FunctionAgent, ReActAgent
 from llama_index.core.llms.mock import MockFunctionCallingLLM
-from llama_index.core.tools import FunctionTool
+from llama_index.core.tools import BaseTool, FunctionTool
+from llama_index.core.workflow import Context, HumanResponseEvent, InputRequiredEvent
 
 import unsolvable
 from tests.frameworks._glue import reported
@@ -131,6 +132,46 @@ def test_the_workflows_own_timeout_is_a_time_exhaustion() -> None:
     assert (record.exit, record.code) == (Exit.EXHAUSTED, Code.BUDGET_TIME)
     assert record.observed.steps == 1
     assert reported(record).reason == f"LlamaIndex: Operation timed out after {TIMEOUT} seconds"
+
+
+def approved(tool: BaseTool) -> FunctionTool:
+    """The tool behind a person's yes, asked as LlamaIndex's human-in-the-loop guide asks."""
+    name = tool.metadata.get_name()
+
+    async def ask(ctx: Context, **arguments: Any) -> str:
+        answer = await ctx.wait_for_event(
+            HumanResponseEvent,
+            waiter_id=name,
+            waiter_event=InputRequiredEvent(prefix=f"Run {name}? "),
+        )
+        return str(tool(**arguments).content) if answer.response == "yes" else "denied"
+
+    # LlamaIndex finds the context by its annotation's class, which this module's postponed
+    # annotations leave a string.
+    ask.__annotations__["ctx"] = Context
+    return FunctionTool.from_defaults(async_fn=ask, name=name, fn_schema=tool.metadata.fn_schema)
+
+
+def asking(llm: Any, tools: Any) -> FunctionAgent:
+    return FunctionAgent(tools=[approved(t) for t in tools], llm=llm)
+
+
+def test_a_tool_that_waits_for_a_person_needs_a_human_at_the_ask() -> None:
+    """The workflow waits for a HumanResponseEvent that only its caller can send."""
+    record = unsolvable.run(
+        LlamaIndexAdapter(asking),
+        scenarios.get("constant-return/repeat"),
+        ceilings=Ceilings(max_wall_seconds=WALL),
+    )
+    assert (record.exit, record.code) == (Exit.ABANDONED, Code.NEEDS_HUMAN)
+    assert (record.observed.steps, record.observed.tool_calls) == (1, 0)
+    stop = reported(record)
+    assert stop.reason == (
+        "LlamaIndex: the workflow paused for a person at "
+        "InputRequiredEvent({'prefix': 'Run search_invoices? '})"
+    )
+    assert stop.partial["tail"][-1]["tool_calls"] == ["search_invoices"]
+    assert record.wall_seconds < WALL / 2
 
 
 def test_a_final_answer_is_a_completion_claim_that_the_verdict_checks() -> None:
