@@ -21,6 +21,10 @@ vocabulary as follows:
   tools offered after ``max_tool_iterations`` when ``reflect_on_tool_use`` is on: AutoGen does not
   flag it, so neither does the record, and the verdict checks it.
 - A final `StructuredMessage` whose content has a ``code`` is read as that `Stop`.
+- A `UserProxyAgent` that reads the console (its default ``input_func``, or ``input``) asks a
+  person, whom the harness does not have: the run ends at the ask → ``abandoned``/``NEEDS_HUMAN``,
+  naming the agent and its prompt, with the conversation so far, never reading stdin. An
+  ``input_func`` of the build's own is its person, and answers as it does.
 
 With ``per_agent=True`` each agent of a multi-agent system (a supervisor, the workers its tools
 run, a selector) keeps a model client of its own, bound to its name on the wire, so the record
@@ -33,7 +37,7 @@ import asyncio
 import contextlib
 import functools
 import re
-from collections.abc import AsyncGenerator, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
@@ -54,7 +58,8 @@ from unsolvable.adapters.kit import (
 from unsolvable.wire import Wire
 
 try:
-    from autogen_agentchat.agents import AssistantAgent
+    from autogen_agentchat.agents import AssistantAgent, UserProxyAgent
+    from autogen_agentchat.agents._user_proxy_agent import cancellable_input
     from autogen_agentchat.base import ChatAgent, TaskResult, Team
     from autogen_agentchat.messages import (
         BaseAgentEvent,
@@ -241,7 +246,9 @@ class AgentBindings:
 class TaskRunner(Protocol):
     """A team or an agent: what ``build`` returns (AgentChat's own ``TaskRunner``)."""
 
-    async def run(self, *, task: str, cancellation_token: CancellationToken) -> TaskResult: ...
+    def run_stream(
+        self, *, task: str, cancellation_token: CancellationToken
+    ) -> AsyncGenerator[BaseAgentEvent | BaseChatMessage | TaskResult, None]: ...
 
 
 TeamBuilder = Callable[[ChatCompletionClient, list[BaseTool[Any, Any]]], TaskRunner]
@@ -258,9 +265,11 @@ def default_team(model_client: ChatCompletionClient, tools: list[BaseTool[Any, A
 
 @dataclass(frozen=True, kw_only=True)
 class AutoGenRun:
-    """What one ``run(task=…)`` returned."""
+    """What one ``run(task=…)`` returned, or the messages up to the ask it ended at."""
 
     result: TaskResult
+    asked: str | None = None
+    """Who asked a person for input, and what, when a console's ask ended the run."""
 
 
 class AutoGenAdapter:
@@ -312,10 +321,9 @@ class AutoGenAdapter:
             else:
                 bind.clients.append(session_model_client(wire))
                 runner = cast(TeamBuilder, self.build)(bind.clients[0], session_tools(session))
-            result = asyncio.run(_run(_task_runner(runner), bind.clients, session))
-        if not isinstance(result, TaskResult):
-            raise AdapterError(f"AutoGen returned {type(result).__name__}, not a TaskResult")
-        return AutoGenRun(result=result)
+            asks = _no_person_at_the_console(runner)
+            result = asyncio.run(_run(_task_runner(runner), bind.clients, session, asks))
+        return AutoGenRun(result=result, asked=asks[0] if asks else None)
 
     def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
         if error is not None or not isinstance(returned, AutoGenRun):
@@ -323,6 +331,9 @@ class AutoGenAdapter:
         result = returned.result
         partial = partial_from_messages(_messages(result.messages))
         last = result.messages[-1] if result.messages else None
+        if returned.asked is not None:
+            reason = f"AutoGen: {returned.asked}"
+            return Stop(code=Code.NEEDS_HUMAN, reason=reason, partial=partial)
         if result.stop_reason is not None:
             return _stopped(result.stop_reason, last, partial)
         if isinstance(last, ToolCallSummaryMessage):
@@ -341,7 +352,7 @@ class AutoGenAdapter:
 
 def _task_runner(built: object) -> TaskRunner:
     """What ``build`` returned, if it is a team or an agent that AgentChat can run."""
-    if not callable(getattr(built, "run", None)):
+    if not callable(getattr(built, "run_stream", None)):
         raise AdapterError(
             f"AutoGenAdapter: build returned {built!r:.80}, not a team or an agent; return one, "
             "e.g. RoundRobinGroupChat([AssistantAgent('a', model_client=c, tools=t)], "
@@ -350,27 +361,81 @@ def _task_runner(built: object) -> TaskRunner:
     return cast(TaskRunner, built)
 
 
+def _no_person_at_the_console(runner: object) -> list[str]:
+    """Gives each `UserProxyAgent` of the run that would read the console an ask that no one
+    answers, and returns where those asks are noted: the run ends at the first. AgentChat keeps
+    a team's agents in ``_participants``, with no public accessor, and reads whether an
+    ``input_func`` is a coroutine function once, into ``_is_async``."""
+    asks: list[str] = []
+    for agent in _user_proxies(runner):
+        if agent.input_func in (cancellable_input, input):
+            agent.input_func, agent._is_async = _unanswered(agent.name, asks), True
+    return asks
+
+
+def _user_proxies(runner: object) -> Iterator[UserProxyAgent]:
+    """The run's `UserProxyAgent`s: the agent itself, or a team's, nested teams' too."""
+    if isinstance(runner, UserProxyAgent):
+        yield runner
+    for participant in getattr(runner, "_participants", ()):
+        yield from _user_proxies(participant)
+
+
+def _unanswered(name: str, asks: list[str]) -> Callable[..., Awaitable[str]]:
+    async def ask(prompt: str, cancellation_token: CancellationToken | None) -> str:
+        """Notes the ask and waits, as AgentChat's console does, for an answer that never
+        comes: the run ends at the ask, which cancels the wait."""
+        asks.append(f"UserProxyAgent {name!r} asked a person: {prompt.strip()}")
+        answer = asyncio.get_running_loop().create_future()
+        if cancellation_token is not None:
+            cancellation_token.link_future(answer)
+        return str(await answer)
+
+    return ask
+
+
 async def _run(
-    runner: TaskRunner, clients: Sequence[ChatCompletionClient], session: Session
+    runner: TaskRunner,
+    clients: Sequence[ChatCompletionClient],
+    session: Session,
+    asks: Sequence[str],
 ) -> TaskResult:
     """Runs the task until it ends or a harness ceiling is hit, then cancels it — its token, and
     the run itself until it ends: a ceiling reached in a call given no token (a selector's) is a
     `CeilingHit`, which AgentChat's runtime logs and waits on, and an agent whose worker (run as
     its tool) was cancelled waits for its tool calls' end on a queue that never gets it (as
     under AgentChat's own cancellation), so a team would otherwise sit until the wall ceiling
-    after its step ceiling."""
-    token = CancellationToken()
-    run = asyncio.ensure_future(runner.run(task=session.task, cancellation_token=token))
+    after its step ceiling. A person's ask ends it the same way, its messages so far the result."""
+    token, seen = CancellationToken(), list[BaseAgentEvent | BaseChatMessage]()
+    stream = runner.run_stream(task=session.task, cancellation_token=token)
+    run = asyncio.ensure_future(_streamed(stream, seen))
     try:
         while not run.done():
             await asyncio.wait({run}, timeout=CEILING_POLL_SECONDS)
-            if session.ceiling is not None:
+            if session.ceiling is not None or asks:
                 token.cancel()
                 run.cancel()
-        return run.result()
+        return TaskResult(messages=seen) if asks else run.result()
     finally:
         for client in clients:
             await client.close()
+
+
+async def _streamed(
+    stream: AsyncGenerator[BaseAgentEvent | BaseChatMessage | TaskResult, None],
+    seen: list[BaseAgentEvent | BaseChatMessage],
+) -> TaskResult:
+    """The run's result, its messages noted in ``seen`` as they come: ``run`` is this stream
+    read to its end, which is the result."""
+    result: TaskResult | None = None
+    async for item in stream:
+        if isinstance(item, TaskResult):
+            result = item
+        else:
+            seen.append(item)
+    if result is None:
+        raise AdapterError("AutoGen's run_stream ended with no TaskResult")
+    return result
 
 
 def _stopped(stop_reason: str, last: object, partial: JSON) -> Stop:

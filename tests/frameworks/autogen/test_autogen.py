@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("autogen_agentchat")
 
-from autogen_agentchat.agents import AssistantAgent
+from autogen_agentchat.agents import AssistantAgent, UserProxyAgent
 from autogen_agentchat.base import TerminationCondition
 from autogen_agentchat.conditions import (
     HandoffTermination,
@@ -22,7 +22,7 @@ from autogen_agentchat.conditions import (
     TokenUsageTermination,
 )
 from autogen_agentchat.messages import HandoffMessage, TextMessage
-from autogen_agentchat.teams import RoundRobinGroupChat
+from autogen_agentchat.teams import RoundRobinGroupChat, Swarm
 from autogen_core.models import RequestUsage
 from autogen_ext.models.replay import ReplayChatCompletionClient
 
@@ -273,6 +273,56 @@ def test_a_lone_agents_handoff_to_the_user_needs_a_human_and_names_whom() -> Non
         2,
     )
     assert reported(record).missing == ("user",)
+
+
+def test_a_swarms_handoff_to_the_user_needs_a_human_and_names_whom() -> None:
+    scenario = scenarios.get("constant-return/repeat")
+
+    def build(seed: int) -> Any:
+        setup = scenario.build(seed)
+        return dataclasses.replace(setup, model=_HandsOffToTheUser(setup.model))
+
+    def swarm(client: Any, tools: Any) -> Swarm:
+        billing = AssistantAgent("billing", model_client=client, tools=tools, handoffs=["user"])
+        return Swarm([billing], termination_condition=HandoffTermination(target="user"))
+
+    record = unsolvable.run(AutoGenAdapter(swarm), dataclasses.replace(scenario, build=build))
+    assert (record.exit, record.code, record.observed.steps) == (
+        Exit.ABANDONED,
+        Code.NEEDS_HUMAN,
+        2,
+    )
+    stop = reported(record)
+    assert (stop.reason, stop.missing) == (
+        "AutoGen: Handoff to user from billing detected.",
+        ("user",),
+    )
+
+
+WALL = 20.0
+"""A wall ceiling far above what one step takes, however loaded the machine."""
+
+
+@pytest.mark.parametrize("console", [None, input], ids=["default", "input"])
+def test_a_user_proxy_that_reads_the_console_needs_a_human_at_the_ask(console: Any) -> None:
+    """AgentChat's UserProxyAgent waits on the console for a person the harness does not have."""
+
+    def build(client: Any, tools: Any) -> RoundRobinGroupChat:
+        assistant = AssistantAgent("assistant", model_client=client, tools=tools)
+        person = UserProxyAgent("customer", input_func=console)
+        return RoundRobinGroupChat([assistant, person], max_turns=6)
+
+    record = unsolvable.run(
+        AutoGenAdapter(build),
+        scenarios.get("constant-return/repeat"),
+        ceilings=Ceilings(max_wall_seconds=WALL),
+    )
+    assert (record.exit, record.code) == (Exit.ABANDONED, Code.NEEDS_HUMAN)
+    assert (record.observed.steps, record.observed.tool_calls) == (1, 1)
+    stop = reported(record)
+    assert stop.reason == "AutoGen: UserProxyAgent 'customer' asked a person: Enter your response:"
+    assert stop.partial["tail"][-1]["role"] == "tool"
+    assert record.wall_seconds < WALL / 2
 
 
 def test_an_agent_passed_in_place_of_its_builder_is_refused_saying_why() -> None:
