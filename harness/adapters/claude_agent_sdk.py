@@ -7,6 +7,11 @@ The SDK's stops, read into the vocabulary (``ResultMessage.subtype``):
 - ``error_max_turns`` (``max_turns``; by default there is none) → ``exhausted``/``BUDGET_STEPS``;
 - ``error_max_budget_usd`` (``max_budget_usd``) → ``exhausted``/``BUDGET_COST``;
 - ``error_during_execution``, or an API error the CLI gave up on → ``crashed``, with its message;
+- A run its permission callback (``can_use_tool``) stopped with a ``PermissionResultDeny`` of
+  ``interrupt=True`` (the CLI tells the model to wait for the user, and ends
+  ``error_during_execution``) → ``abandoned``/``NEEDS_HUMAN``, naming the tool and the
+  callback's message, not ``crashed``. With a callback, the scenario's tools are left to it, not
+  pre-approved: ``allowed_tools`` would shadow it, where production's tools meet it.
 - ``success`` → ``complete``/``COMPLETED`` as the agent's claim (checked against the world), or the
   `Stop` its ``structured_output`` carries.
 
@@ -51,13 +56,17 @@ try:
     import claude_agent_sdk
     from claude_agent_sdk import (
         AssistantMessage,
+        CanUseTool,
         ClaudeAgentOptions,
         McpSdkServerConfig,
         Message,
+        PermissionResultAllow,
+        PermissionResultDeny,
         ResultError,
         ResultMessage,
         SdkMcpTool,
         TextBlock,
+        ToolPermissionContext,
         ToolResultBlock,
         ToolUseBlock,
         UserMessage,
@@ -132,6 +141,9 @@ class ClaudeRun:
     """What one ``query()`` yielded, and the `ResultMessage` that ended it."""
 
     messages: list[Message] = field(default_factory=list)
+    interrupted: str | None = None
+    """The tool, and the message, at which the permission callback stopped the run for a
+    person."""
 
     @property
     def result(self) -> ResultMessage | None:
@@ -204,7 +216,8 @@ class ClaudeAgentSDKAdapter:
             port = urlsplit(server.base_url).port or 0
             cli = str(self.options.cli_path or _bundled_cli())
             with launcher([cli], port=port, isolate_network=self.isolate_network) as launch:
-                options = self._options(session, server.anthropic_base_url, launch.folder)
+                folder = launch.folder
+                options = self._options(session, server.anthropic_base_url, folder, outcome)
                 options = dataclasses.replace(options, cli_path=launch.path)
                 try:
                     asyncio.run(_query(session.task, options, outcome))
@@ -216,17 +229,23 @@ class ClaudeAgentSDKAdapter:
         wire.check()
         return outcome
 
-    def _options(self, session: Session, base_url: str, folder: str) -> ClaudeAgentOptions:
+    def _options(
+        self, session: Session, base_url: str, folder: str, outcome: ClaudeRun
+    ) -> ClaudeAgentOptions:
+        """The options the run gets. The scenario's tools are pre-approved unless a permission
+        callback gates them, as it gates production's tools."""
         base = self.options
         config, work = os.path.join(folder, "config"), os.path.join(folder, "work")
         os.makedirs(config)
         os.makedirs(work)
         allowed = [f"mcp__{SERVER}__{spec.name}" for spec in session.tools]
+        gate = base.can_use_tool
         return dataclasses.replace(
             base,
             env={**base.env, **wire_environ(base_url, config)},
             mcp_servers={**base.mcp_servers, SERVER: session_server(session)},  # type: ignore[dict-item]
-            allowed_tools=[*base.allowed_tools, *allowed],
+            allowed_tools=[*base.allowed_tools, *(allowed if gate is None else ())],
+            can_use_tool=None if gate is None else _noting(gate, outcome),
             cwd=base.cwd or work,
             max_turns=_limit(self.max_turns, session.budget.max_steps, base.max_turns),
             max_budget_usd=_limit(
@@ -240,6 +259,10 @@ class ClaudeAgentSDKAdapter:
             return None
         result = returned.result
         partial = partial_from_messages(_chat_messages(returned.messages))
+        if returned.interrupted is not None:
+            asked = returned.interrupted
+            reason = f"claude-agent-sdk: can_use_tool stopped the run for a person at {asked}"
+            return Stop(code=Code.NEEDS_HUMAN, reason=reason, partial=partial)
         code = STOP_SUBTYPES.get(result.subtype)
         if code is not None:
             reason = f"claude-agent-sdk: {result.subtype} after {result.num_turns} turns"
@@ -281,6 +304,21 @@ def _limit(
     return asked
 
 
+def _noting(callback: CanUseTool, outcome: ClaudeRun) -> CanUseTool:
+    """The permission callback, noting in ``outcome`` a denial that stops the run for a person:
+    the CLI then ends it with an error, which says nothing of why."""
+
+    async def can_use_tool(
+        name: str, arguments: dict[str, Any], context: ToolPermissionContext
+    ) -> PermissionResultAllow | PermissionResultDeny:
+        result = await callback(name, arguments, context)
+        if isinstance(result, PermissionResultDeny) and result.interrupt:
+            outcome.interrupted = f"{name}: {result.message}"
+        return result
+
+    return can_use_tool
+
+
 def _to_stderr(line: str) -> None:
     """The CLI's stderr, onto the harness's: a worker keeps it in a failing record's output."""
     sys.stderr.write(line + "\n")
@@ -288,12 +326,15 @@ def _to_stderr(line: str) -> None:
 
 async def _query(prompt: str, options: ClaudeAgentOptions, outcome: ClaudeRun) -> None:
     """Runs ``query()`` to its end, keeping every message. The ``ResultError`` it raises after a
-    limit's `ResultMessage` is that message again; any other error is the run's."""
+    limit's `ResultMessage` is that message again, and the one after a stop for a person is
+    that stop; any other error is the run's."""
     try:
         async for message in query(prompt=prompt, options=options):
             outcome.messages.append(message)
     except ResultError as error:
         result = outcome.result
+        if outcome.interrupted is not None:
+            return
         if result is None or error.subtype not in STOP_SUBTYPES or result.subtype != error.subtype:
             raise
 

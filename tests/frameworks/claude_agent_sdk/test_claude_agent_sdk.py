@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("claude_agent_sdk")
 
-from claude_agent_sdk import ClaudeAgentOptions, HookMatcher
+from claude_agent_sdk import ClaudeAgentOptions, HookMatcher, PermissionResultDeny
 
 import unsolvable
 from tests.frameworks._glue import account, reported
@@ -81,6 +81,37 @@ def test_the_cli_runs_in_a_network_namespace_of_its_own() -> None:
     record = unsolvable.run(ClaudeAgentSDKAdapter(options, max_turns=2), scenarios.get(REPEAT))
     assert record.code is Code.BUDGET_STEPS
     assert seen and os.readlink("/proc/self/ns/net") not in seen
+
+
+def refusing(interrupt: bool) -> ClaudeAgentOptions:
+    """Options whose permission callback refuses every tool call, stopping the run for a person
+    (``interrupt``) or telling the model and going on."""
+
+    async def refuse(name: str, arguments: Any, context: Any) -> PermissionResultDeny:
+        return PermissionResultDeny(message="no one here to approve", interrupt=interrupt)
+
+    return ClaudeAgentOptions(can_use_tool=refuse)
+
+
+def test_a_permission_callback_gates_the_scenarios_tools_as_it_gates_production_s() -> None:
+    adapter = ClaudeAgentSDKAdapter(refusing(interrupt=False), max_turns=3)
+    record = unsolvable.run(adapter, scenarios.get(REPEAT))
+    assert (record.exit, record.code) == (Exit.EXHAUSTED, Code.BUDGET_STEPS), account(record)
+    assert (record.observed.steps, record.observed.tool_calls) == (3, 0)
+
+
+def test_a_permission_callback_that_interrupts_stops_the_run_for_a_human() -> None:
+    """The CLI tells the model to wait for the user and ends the run with an error."""
+    adapter = ClaudeAgentSDKAdapter(refusing(interrupt=True), max_turns=3)
+    record = unsolvable.run(adapter, scenarios.get(REPEAT))
+    assert (record.exit, record.code) == (Exit.ABANDONED, Code.NEEDS_HUMAN), account(record)
+    assert (record.observed.steps, record.observed.tool_calls) == (1, 0)
+    stop = reported(record)
+    assert stop.reason == (
+        "claude-agent-sdk: can_use_tool stopped the run for a person at search_invoices: "
+        "no one here to approve"
+    )
+    assert stop.partial["tail"][-2]["tool_calls"] == ["search_invoices"]
 
 
 @pytest.mark.parametrize(
