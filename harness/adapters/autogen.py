@@ -37,6 +37,7 @@ import asyncio
 import contextlib
 import functools
 import re
+import threading
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
@@ -321,9 +322,9 @@ class AutoGenAdapter:
             else:
                 bind.clients.append(session_model_client(wire))
                 runner = cast(TeamBuilder, self.build)(bind.clients[0], session_tools(session))
-            asks = _no_person_at_the_console(runner)
-            result = asyncio.run(_run(_task_runner(runner), bind.clients, session, asks))
-        return AutoGenRun(result=result, asked=asks[0] if asks else None)
+            person = _NoPerson(runner)
+            result = asyncio.run(_run(_task_runner(runner), bind.clients, session, person))
+        return AutoGenRun(result=result, asked=person.asks[0] if person.asks else None)
 
     def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
         if error is not None or not isinstance(returned, AutoGenRun):
@@ -361,44 +362,58 @@ def _task_runner(built: object) -> TaskRunner:
     return cast(TaskRunner, built)
 
 
-def _no_person_at_the_console(runner: object) -> list[str]:
-    """Gives each `UserProxyAgent` of the run that would read the console an ask that no one
-    answers, and returns where those asks are noted: the run ends at the first. AgentChat keeps
-    a team's agents in ``_participants``, with no public accessor, and reads whether an
-    ``input_func`` is a coroutine function once, into ``_is_async``."""
-    asks: list[str] = []
-    for agent in _user_proxies(runner):
-        if agent.input_func in (cancellable_input, input):
-            agent.input_func, agent._is_async = _unanswered(agent.name, asks), True
-    return asks
+class _NoPerson:
+    """The console the run's `UserProxyAgent`s would read, where the harness has no person: each
+    ask is noted, the run ends at the first, and none is answered. An agent keeps the kind of
+    its ``input_func`` (a coroutine function or not), so each kind is replaced by its own."""
+
+    def __init__(self, runner: object) -> None:
+        self.asks: list[str] = []
+        self.ended = threading.Event()
+        for agent in _user_proxies(runner):
+            if agent.input_func is cancellable_input:
+                agent.input_func = self._waiting(agent.name)
+            elif agent.input_func is input:
+                agent.input_func = self._blocking(agent.name)
+
+    def _note(self, name: str, prompt: str) -> None:
+        self.asks.append(f"UserProxyAgent {name!r} asked a person: {prompt.strip()}")
+
+    def _waiting(self, name: str) -> Callable[[str, CancellationToken | None], Awaitable[str]]:
+        async def ask(prompt: str, cancellation_token: CancellationToken | None) -> str:
+            """Waits, as AgentChat's console does, on a future the run's end cancels."""
+            self._note(name, prompt)
+            answer = asyncio.get_running_loop().create_future()
+            if cancellation_token is not None:
+                cancellation_token.link_future(answer)
+            return str(await answer)
+
+        return ask
+
+    def _blocking(self, name: str) -> Callable[[str], str]:
+        def ask(prompt: str) -> str:
+            """Blocks its worker thread, as ``input`` does, until the run has ended."""
+            self._note(name, prompt)
+            self.ended.wait()
+            return ""
+
+        return ask
 
 
 def _user_proxies(runner: object) -> Iterator[UserProxyAgent]:
-    """The run's `UserProxyAgent`s: the agent itself, or a team's, nested teams' too."""
+    """The run's `UserProxyAgent`s: the agent itself, or a team's, nested teams' too (AgentChat
+    keeps a team's agents in ``_participants``, with no public accessor)."""
     if isinstance(runner, UserProxyAgent):
         yield runner
     for participant in getattr(runner, "_participants", ()):
         yield from _user_proxies(participant)
 
 
-def _unanswered(name: str, asks: list[str]) -> Callable[..., Awaitable[str]]:
-    async def ask(prompt: str, cancellation_token: CancellationToken | None) -> str:
-        """Notes the ask and waits, as AgentChat's console does, for an answer that never
-        comes: the run ends at the ask, which cancels the wait."""
-        asks.append(f"UserProxyAgent {name!r} asked a person: {prompt.strip()}")
-        answer = asyncio.get_running_loop().create_future()
-        if cancellation_token is not None:
-            cancellation_token.link_future(answer)
-        return str(await answer)
-
-    return ask
-
-
 async def _run(
     runner: TaskRunner,
     clients: Sequence[ChatCompletionClient],
     session: Session,
-    asks: Sequence[str],
+    person: _NoPerson,
 ) -> TaskResult:
     """Runs the task until it ends or a harness ceiling is hit, then cancels it — its token, and
     the run itself until it ends: a ceiling reached in a call given no token (a selector's) is a
@@ -412,11 +427,12 @@ async def _run(
     try:
         while not run.done():
             await asyncio.wait({run}, timeout=CEILING_POLL_SECONDS)
-            if session.ceiling is not None or asks:
+            if session.ceiling is not None or person.asks:
                 token.cancel()
                 run.cancel()
-        return TaskResult(messages=seen) if asks else run.result()
+        return TaskResult(messages=seen) if person.asks else run.result()
     finally:
+        person.ended.set()
         for client in clients:
             await client.close()
 
