@@ -332,9 +332,9 @@ async def _query(prompt: str, options: ClaudeAgentOptions, outcome: ClaudeRun) -
         async for message in query(prompt=prompt, options=options):
             outcome.messages.append(message)
     except ResultError as error:
-        result = outcome.result
         if outcome.interrupted is not None:
             return
+        result = outcome.result
         if result is None or error.subtype not in STOP_SUBTYPES or result.subtype != error.subtype:
             raise
 
