@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum, StrEnum
 from typing import Any, ClassVar
@@ -161,17 +161,17 @@ class Stop:
         object.__setattr__(self, "reason", cut(self.reason, REASON_CUT))
         # One name is one item, not a tuple of its characters.
         missing = (self.missing,) if isinstance(self.missing, str) else self.missing
-        object.__setattr__(self, "missing", _named(str(m) for m in missing))
+        object.__setattr__(self, "missing", _named(tuple(missing)))
 
 
-def _named(missing: Iterable[str]) -> tuple[str, ...]:
-    """The first `MISSING_CUT` of the inputs a stop names, each cut at `REASON_CUT` characters,
-    and how many more there were: what the record keeps and the verdict reads is the same, on
-    every face and when the record is read back."""
-    items = [cut(item, REASON_CUT) for item in missing]
-    if len(items) <= MISSING_CUT:
-        return tuple(items)
-    return (*items[: MISSING_CUT - 1], f"{ELLIPSIS} ({len(items) - MISSING_CUT + 1} more cut)")
+def _named(missing: tuple[object, ...]) -> tuple[str, ...]:
+    """The first `MISSING_CUT` of the inputs a stop names, each as text cut at `REASON_CUT`
+    characters, and how many more there were (those are neither read nor cut): what the record
+    keeps and the verdict reads is the same, on every face and when the record is read back."""
+    kept = missing if len(missing) <= MISSING_CUT else missing[: MISSING_CUT - 1]
+    names = tuple(cut(str(item), REASON_CUT) for item in kept)
+    more = len(missing) - len(kept)
+    return (*names, f"{ELLIPSIS} ({more} more cut)") if more else names
 
 
 def _code(value: str) -> Code:
