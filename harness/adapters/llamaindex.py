@@ -25,7 +25,9 @@ LlamaIndex's stops, read into the vocabulary:
   does with ``ctx.wait_for_event(HumanResponseEvent, waiter_event=…)``) waits for the caller to
   send a ``HumanResponseEvent``; the harness has no one to send it, so the run is cancelled at
   the ask → ``abandoned``/``NEEDS_HUMAN`` naming what it asked, not left waiting until the wall
-  ceiling.
+  ceiling. A ``wait_for_event`` with no ``waiter_event`` announces nothing; once nothing else is
+  left to run, LlamaIndex reports the workflow idle (``WorkflowIdleEvent``), and the run is
+  cancelled there the same way.
 - A final answer → ``complete``/``COMPLETED`` as the agent's claim; a ``structured_response``
   with a ``code`` is read as that `Stop`.
 
@@ -86,7 +88,7 @@ try:
     from llama_index.core.tools import BaseTool, FunctionTool
     from pydantic import BaseModel, ConfigDict, PrivateAttr
     from workflows.errors import WorkflowRuntimeError, WorkflowTimeoutError
-    from workflows.events import InputRequiredEvent
+    from workflows.events import InputRequiredEvent, WorkflowIdleEvent
     from workflows.handler import WorkflowHandler
 except ModuleNotFoundError as error:  # pragma: no cover - only without the extra
     raise ImportError(missing_extra("llamaindex", "llamaindex")) from error
@@ -267,8 +269,9 @@ class LlamaIndexRun:
     messages: list[JSON] = field(default_factory=list)
     """What the model said and called and what the tools answered, from the streamed events."""
     forced_final_answers: int = 0
-    asked: InputRequiredEvent | None = None
-    """The ask for a person that the run stopped at, which only a caller can answer."""
+    asked: str | None = None
+    """What the run stopped waiting for, which only its caller could send: an ask for a person
+    (`InputRequiredEvent`), or an event awaited without one (the workflow went idle)."""
 
 
 Workflow = BaseWorkflowAgent | AgentWorkflow
@@ -387,8 +390,7 @@ class LlamaIndexAdapter:
             reason = f"LlamaIndex: {error}".split("!")[0]
             return Stop(code=Code.BUDGET_STEPS, reason=reason, partial=partial)
         if returned.asked is not None:
-            reason = f"LlamaIndex: the workflow paused for a person at {_asked(returned.asked)}"
-            return Stop(code=Code.NEEDS_HUMAN, reason=reason, partial=partial)
+            return Stop(code=Code.NEEDS_HUMAN, reason=returned.asked, partial=partial)
         output = returned.output
         if output is None:
             return None
@@ -437,15 +439,29 @@ def _function_calling(built: object) -> Workflow:
 
 
 async def _consume(handler: WorkflowHandler, outcome: LlamaIndexRun) -> object:
-    """The run's streamed events into ``outcome``, then its result; at an ask for a person,
-    the run is cancelled, since no one will answer it."""
-    async for event in handler.stream_events():
-        if isinstance(event, InputRequiredEvent):
-            outcome.asked = event
+    """The run's streamed events into ``outcome``, then its result. At an ask for a person, or
+    once the workflow is idle (nothing left to run but a ``wait_for_event`` that announced
+    nothing), the run is cancelled, since no one will send what it waits for."""
+    async for event in handler.stream_events(expose_internal=True):
+        asked = _waits_for(event)
+        if asked is not None:
+            outcome.asked = f"LlamaIndex: {asked}"
             await handler.cancel_run()
             return None
         outcome.messages.extend(_event_messages(event))
     return await handler
+
+
+def _waits_for(event: object) -> str | None:
+    """What ``event`` says the workflow waits for from outside the run, if it says so."""
+    if isinstance(event, InputRequiredEvent):
+        return f"the workflow paused for a person at {_asked(event)}"
+    if isinstance(event, WorkflowIdleEvent):
+        return (
+            "the workflow went idle waiting for an event from outside the run "
+            "(ctx.wait_for_event with no waiter_event), which only its caller can send"
+        )
+    return None
 
 
 def _event_messages(event: object) -> list[JSON]:

@@ -174,6 +174,40 @@ def test_a_tool_that_waits_for_a_person_needs_a_human_at_the_ask() -> None:
     assert record.wall_seconds < WALL / 2
 
 
+def waiting(llm: Any, tools: Any) -> FunctionAgent:
+    """A `FunctionAgent` whose tools wait for an event from the workflow's caller without
+    announcing the wait (no ``waiter_event``): nothing on the stream says what it waits for."""
+
+    def silent(tool: BaseTool) -> FunctionTool:
+        async def wait(ctx: Context, **arguments: Any) -> str:
+            await ctx.wait_for_event(HumanResponseEvent, waiter_id=tool.metadata.get_name())
+            return ""
+
+        wait.__annotations__["ctx"] = Context
+        return FunctionTool.from_defaults(
+            async_fn=wait, name=tool.metadata.get_name(), fn_schema=tool.metadata.fn_schema
+        )
+
+    return FunctionAgent(tools=[silent(t) for t in tools], llm=llm)
+
+
+def test_a_workflow_idle_on_an_unannounced_wait_needs_a_human_at_once() -> None:
+    """LlamaIndex reports a workflow with nothing left to run but a wait as idle; only the
+    caller could send what it waits for, and the harness has no one to."""
+    record = unsolvable.run(
+        LlamaIndexAdapter(waiting),
+        scenarios.get("constant-return/repeat"),
+        ceilings=Ceilings(max_wall_seconds=WALL),
+    )
+    assert (record.exit, record.code) == (Exit.ABANDONED, Code.NEEDS_HUMAN)
+    assert (record.observed.steps, record.observed.tool_calls) == (1, 0)
+    assert reported(record).reason == (
+        "LlamaIndex: the workflow went idle waiting for an event from outside the run "
+        "(ctx.wait_for_event with no waiter_event), which only its caller can send"
+    )
+    assert record.wall_seconds < WALL / 2
+
+
 def test_a_final_answer_is_a_completion_claim_that_the_verdict_checks() -> None:
     record = unsolvable.run(LlamaIndexAdapter(), scenarios.get("constant-return/claims-success"))
     assert record.exit is Exit.COMPLETE and record.observed.steps == 3
