@@ -224,7 +224,12 @@ class OpenAIAgentsAdapter:
         if self.per_agent:
             build = cast(Callable[[AgentBindings], Agent[Any]], self.agent)
             bind = AgentBindings(session=session, wire=wire, api=self.api, mcp_url=mcp_url)
-            agent = _built(build(bind))
+            try:
+                agent = _built(build(bind))
+            except TypeError as error:
+                if type(bind).__name__ not in str(error):
+                    raise
+                raise AdapterError(_BIND_NOT_TOOLS.format(error=error)) from error
             provider = UnboundAgents(wire, self.api)
             config = dataclasses.replace(
                 self.run_config, model_provider=provider, tracing_disabled=True
@@ -234,7 +239,12 @@ class OpenAIAgentsAdapter:
         if isinstance(self.agent, Agent):  # its own MCP servers would be real tools: never used
             agent = self.agent.clone(tools=[*tools], mcp_servers=[])
         else:
-            agent = _built(cast(AgentBuilder, self.agent)(tools))
+            try:
+                agent = _built(cast(AgentBuilder, self.agent)(tools))
+            except AttributeError as error:
+                if error.obj is not tools:
+                    raise
+                raise AdapterError(_TOOLS_NOT_BIND.format(error=error)) from error
         servers = []
         if mcp_url is not None:
             servers = [mcp_server(mcp_url)]
@@ -316,6 +326,19 @@ class OpenAIAgentsAdapter:
             return stop
         reason = f"final output: {result.final_output!s:.160}"
         return Stop(code=Code.COMPLETED, reason=reason, partial=_partial(result.new_items))
+
+
+_BIND_NOT_TOOLS = (
+    "OpenAIAgentsAdapter(per_agent=True): build used what it was handed as the tools ({error})\n"
+    "  - with per_agent=True, build is handed an AgentBindings, build(bind)\n"
+    "Give each agent bind.model(name) and bind.tools(name), or drop per_agent for build(tools)."
+)
+_TOOLS_NOT_BIND = (
+    "OpenAIAgentsAdapter: build used what it was handed as an AgentBindings ({error})\n"
+    "  - without per_agent, build is handed the scenario's tools, build(tools), and one model\n"
+    "    replaces every agent's\n"
+    "Pass per_agent=True for build(bind), or build the agent from the tools."
+)
 
 
 def _built(agent: object) -> Agent[Any]:

@@ -224,3 +224,30 @@ def test_the_scenario_budget_can_set_max_turns() -> None:
     record = unsolvable.run(adapter, scenarios.get("contradictory-criteria/alternate"))
     assert (record.code, record.observed.steps) == (Code.BUDGET_STEPS, 12)
     assert record.verdict.passed
+
+
+def bind_build(bind: Any) -> Agent:
+    return Agent(name="billing", model=bind.model("main"), tools=bind.tools("main"))
+
+
+def tools_build(tools: Any) -> Agent:
+    return Agent(name="billing", tools=[*tools])
+
+
+@pytest.mark.parametrize(
+    ("build", "per_agent", "says"),
+    [
+        (bind_build, False, "Pass per_agent=True for build(bind)"),
+        (tools_build, True, "or drop per_agent for build(tools)"),
+    ],
+    ids=["bind-build-without-per-agent", "tools-build-with-per-agent"],
+)
+def test_a_build_of_the_other_form_is_told_which_form_it_was_handed(
+    build: Any, per_agent: bool, says: str
+) -> None:
+    """Both forms take one argument, so only what the build does with it tells them apart."""
+    adapter = OpenAIAgentsAdapter(build, per_agent=per_agent)
+    record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"))
+    assert record.outcome is Outcome.CRASHED and record.observed.steps == 0
+    assert str(record.observed.error).startswith("AdapterError: OpenAIAgentsAdapter")
+    assert says in str(record.observed.error)
