@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import io
 import os
 import select
 import signal
@@ -84,8 +85,33 @@ class _Pristine:
         os.environ.update(self.environ)
         sys.path[:] = self.path
         os.umask(self.umask)
-        streams: tuple[Any, Any, Any] = (sys.__stdin__, sys.__stdout__, sys.__stderr__)
-        sys.stdin, sys.stdout, sys.stderr = streams
+        streams: tuple[Any, Any] = (sys.__stdout__, sys.__stderr__)
+        sys.stdout, sys.stderr = streams
+        sys.stdin = _NoPerson()  # the interpreter's own was closed when the worker started
+
+
+NO_PERSON = (
+    "the agent read its standard input, where no person answers a run under the harness (it is "
+    "empty, as a CI job's is); to stop for a person, return a NEEDS_HUMAN stop, or use the "
+    "framework's own pause for one, which its adapter reads as NEEDS_HUMAN"
+)
+
+
+class _NoPerson(io.TextIOBase):
+    """A run's standard input: empty, as a CI job's is, and a read raises the `EOFError` a
+    script meets there, saying why no one answers."""
+
+    def readable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return 0  # ``/dev/null``, which a process the agent starts inherits
+
+    def read(self, size: int | None = -1) -> str:
+        raise EOFError(NO_PERSON)
+
+    def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
+        raise EOFError(NO_PERSON)
 
 
 def _to_devnull(descriptors: Iterable[int]) -> None:

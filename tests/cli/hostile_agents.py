@@ -80,6 +80,13 @@ def moves_away(session: Session) -> Stop:
     return Stop(code=Code.NO_PROGRESS, reason="moved away")
 
 
+def asks_the_console(session: Session) -> Stop:
+    """Asks a person on the console, as an agent run by hand may, then closes its stdin."""
+    answer = input("Which customer did you mean? ")
+    sys.stdin.close()
+    return Stop(code=Code.BLOCKED_INPUT, reason=f"told {answer!r}")
+
+
 class _Unprintable:
     def __repr__(self) -> str:
         raise RuntimeError("no repr for you")

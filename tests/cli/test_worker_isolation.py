@@ -206,3 +206,16 @@ def test_a_pipe_from_the_run_ends_when_the_run_ends() -> None:
     finally:
         run.kill()
     assert b"abandoned/NO_PROGRESS" in stdout
+
+
+def test_an_agent_that_reads_the_console_is_told_no_person_answers_in_every_run(
+    tmp_path: Path,
+) -> None:
+    """A worker's standard input is empty in every run, as a CI job's is, even after an agent
+    closed it; reading it ends with the EOFError a script meets there, saying why."""
+    _, records = _run(tmp_path, f"{HOSTILE}:asks_the_console")
+    assert len(records) > 1 and {r["outcome"] for r in records} == {"crashed"}
+    for record in records:
+        error = record["observed"]["error"]
+        assert error.startswith("EOFError: the agent read its standard input"), error
+        assert "NEEDS_HUMAN" in error
