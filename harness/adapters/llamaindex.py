@@ -38,29 +38,34 @@ write: use `FunctionAgent`.
 from __future__ import annotations
 
 import asyncio
-import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from unsolvable._errors import AdapterError
 from unsolvable._record import Code, Stop
 from unsolvable._session import Session
-from unsolvable._types import JSON, ToolSpec
+from unsolvable._types import JSON
+from unsolvable.adapters._llamaindex import (
+    CONTEXT_WINDOW,
+    Calls,
+    SessionLLM,
+    block_text,
+    openai_message,
+    session_llm,
+    session_tools,
+    to_openai_messages,
+)
 from unsolvable.adapters._loop import Stop as Due
 from unsolvable.adapters._loop import waited
 from unsolvable.adapters.base import interpret_plain
 from unsolvable.adapters.kit import (
     BUDGET,
-    FAKE_MODEL,
     Budgeted,
-    bind_tool,
     is_step_limit,
     missing_extra,
     partial_from_messages,
-    reply_to_calls,
-    reply_usage,
 )
 
 try:
@@ -73,20 +78,7 @@ try:
         ReActAgent,
         ToolCallResult,
     )
-    from llama_index.core.base.llms.types import (
-        ChatMessage,
-        ChatResponse,
-        ChatResponseAsyncGen,
-        ChatResponseGen,
-        LLMMetadata,
-        MessageRole,
-        TextBlock,
-        ToolCallBlock,
-    )
-    from llama_index.core.llms.callbacks import llm_chat_callback
-    from llama_index.core.llms.mock import MockFunctionCallingLLM
-    from llama_index.core.tools import BaseTool, FunctionTool
-    from pydantic import BaseModel, ConfigDict, PrivateAttr
+    from llama_index.core.tools import BaseTool
     from workflows.errors import WorkflowRuntimeError, WorkflowTimeoutError
     from workflows.events import InputRequiredEvent, WorkflowIdleEvent
     from workflows.handler import WorkflowHandler
@@ -105,10 +97,6 @@ __all__ = [
     "to_openai_messages",
 ]
 
-CONTEXT_WINDOW = 128_000
-"""The context window the fake reports, that of the OpenAI models LlamaIndex's OpenAI LLM knows
-(gpt-4o, gpt-4o-mini). LlamaIndex's default memory keeps 75% of the window: at the mock's own
-3,900 it would drop a run's early messages after a few steps, which no production agent does."""
 MAX_ITERATIONS = re.compile(r"Max iterations of \d+ reached")
 """How ``parse_agent_output`` words its limit (llama-index-core 0.14)."""
 TEXT_PARSING_AGENTS = (ReActAgent, CodeActAgent)
@@ -116,147 +104,6 @@ TEXT_PARSING_AGENTS = (ReActAgent, CodeActAgent)
 write: each would take its first tool-calling reply for a final answer."""
 BUILD_EXAMPLE = "e.g. lambda llm, tools: FunctionAgent(tools=tools, llm=llm)"
 EarlyStopping = Literal["force", "generate"]
-
-
-Respond = Callable[..., ChatResponse]
-"""The session's answer to one chat: ``(messages, **kwargs)`` in, as LlamaIndex calls an LLM."""
-
-
-class SessionLLM(MockFunctionCallingLLM):
-    """LlamaIndex's own scriptable function-calling fake, with a production-sized context
-    window, answered by ``respond``: every chat, streamed or not, sync or async, is one step and
-    one LLM event. Build it with `session_llm`."""
-
-    _respond: Respond = PrivateAttr()
-
-    def __init__(self, respond: Respond) -> None:
-        super().__init__()
-        self._respond = respond
-
-    @property
-    def metadata(self) -> LLMMetadata:
-        return LLMMetadata(
-            context_window=CONTEXT_WINDOW,
-            is_chat_model=True,
-            is_function_calling_model=True,
-            model_name=FAKE_MODEL,
-        )
-
-    @llm_chat_callback()
-    def chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
-        return self._respond(messages, **kwargs)
-
-    @llm_chat_callback()
-    async def achat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
-        # Not the mock's achat, which calls its chat: two LLM events for one step, counted twice.
-        return self._respond(messages, **kwargs)
-
-    @llm_chat_callback()
-    def stream_chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponseGen:
-        return _streamed(self._respond(messages, **kwargs))
-
-    @llm_chat_callback()
-    async def astream_chat(
-        self, messages: Sequence[ChatMessage], **kwargs: Any
-    ) -> ChatResponseAsyncGen:
-        return _astreamed(self._respond(messages, **kwargs))
-
-
-def _streamed(response: ChatResponse) -> ChatResponseGen:
-    """The reply as one chunk, which is the last, so it carries the usage."""
-    yield response.model_copy(update={"delta": response.message.content or ""})
-
-
-async def _astreamed(response: ChatResponse) -> ChatResponseAsyncGen:
-    for chunk in _streamed(response):
-        yield chunk
-
-
-@dataclass
-class _Calls:
-    forced_final_answers: int = 0
-    """Model calls made with no tools offered: LlamaIndex's ``generate`` early stop."""
-
-
-def _block_text(message: ChatMessage) -> str:
-    return "".join(b.text for b in message.blocks if isinstance(b, TextBlock))
-
-
-def _message(message: ChatMessage) -> JSON:
-    role = message.role.value if isinstance(message.role, MessageRole) else str(message.role)
-    out: JSON = {"role": role, "content": _block_text(message)}
-    calls = [b for b in message.blocks if isinstance(b, ToolCallBlock)]
-    if calls:
-        out["tool_calls"] = [
-            {
-                "id": c.tool_call_id,
-                "type": "function",
-                "function": {"name": c.tool_name, "arguments": json.dumps(c.tool_kwargs)},
-            }
-            for c in calls
-        ]
-    if "tool_call_id" in message.additional_kwargs:
-        out["tool_call_id"] = str(message.additional_kwargs["tool_call_id"])
-    return out
-
-
-def to_openai_messages(messages: Sequence[ChatMessage]) -> list[JSON]:
-    """A LlamaIndex chat history as Chat Completions messages (what `Session.call_model` takes)."""
-    return [_message(m) for m in messages]
-
-
-def session_llm(session: Session, calls: _Calls | None = None) -> SessionLLM:
-    """The fake, answered by the session: every chat is a step, its response carrying the
-    session's usage where LlamaIndex's OpenAI LLM puts the API's. A chat offered no tools at all
-    is LlamaIndex asking for its forced final answer, and is counted in ``calls``."""
-    tally = calls or _Calls()
-
-    def respond(messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
-        if "tools" not in kwargs:
-            tally.forced_final_answers += 1
-        offered = [t.metadata.get_name() for t in kwargs.get("tools") or ()]
-        reply = session.call_model(to_openai_messages(messages), offered)
-        blocks: list[Any] = [TextBlock(text=reply["content"])] if reply.get("content") else []
-        blocks += [
-            ToolCallBlock(tool_call_id=call_id, tool_name=name, tool_kwargs=arguments)
-            for call_id, name, arguments in reply_to_calls(reply)
-        ]
-        return ChatResponse(
-            message=ChatMessage(role=MessageRole.ASSISTANT, blocks=blocks),
-            raw=reply,
-            additional_kwargs=reply_usage(reply).to_openai(),
-        )
-
-    return SessionLLM(respond)
-
-
-def _arguments_model(spec: ToolSpec) -> type[BaseModel]:
-    """A ``fn_schema`` that describes the tool with the scenario's own JSON schema."""
-    parameters = dict(spec.parameters)
-
-    class Arguments(BaseModel):
-        model_config = ConfigDict(extra="allow")
-
-        @classmethod
-        def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
-            return parameters
-
-    return Arguments
-
-
-def session_tools(session: Session) -> list[BaseTool]:
-    """The scenario's tools as LlamaIndex `FunctionTool`s of sync functions — run, as
-    ``FunctionTool.from_defaults`` runs one, in the loop's executor. What a tool raises goes
-    through LlamaIndex's own path: the agent hands the error text to the model and goes on."""
-    return [
-        FunctionTool.from_defaults(
-            fn=bind_tool(session, spec.name),
-            name=spec.name,
-            description=spec.description,
-            fn_schema=_arguments_model(spec),
-        )
-        for spec in session.tools
-    ]
 
 
 @dataclass(kw_only=True)
@@ -331,7 +178,7 @@ class LlamaIndexAdapter:
         self.early_stopping_method, self.name = early_stopping_method, name
 
     def run(self, session: Session) -> LlamaIndexRun:
-        calls = _Calls()
+        calls = Calls()
         workflow = _function_calling(
             self.build(session_llm(session, calls), session_tools(session))
         )
@@ -397,7 +244,7 @@ class LlamaIndexAdapter:
         stop = interpret_plain(output.structured_response)
         if stop is not None:
             return stop
-        text = _block_text(output.response)
+        text = block_text(output.response)
         if returned.forced_final_answers:
             text = (
                 "forced at max_iterations (early_stopping_method='generate'), with no tools, "
@@ -467,7 +314,7 @@ def _waits_for(event: object) -> str | None:
 def _event_messages(event: object) -> list[JSON]:
     """A streamed event as messages: a model call (`AgentOutput`) or a tool's answer."""
     if isinstance(event, AgentOutput):
-        return [_message(event.response)]
+        return [openai_message(event.response)]
     if isinstance(event, ToolCallResult):
         return [{"role": "tool", "content": str(event.tool_output.content)}]
     return []
