@@ -13,11 +13,11 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, ClassVar, TypedDict
 
 from unsolvable._errors import AdapterError
+from unsolvable.adapters._command_line import check_isolation
 from unsolvable.adapters.process import (
     ProcessAdapter,
     ProcessExit,
     ProcessExited,
-    check_isolation,
     described_status,
 )
 

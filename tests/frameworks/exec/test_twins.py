@@ -18,10 +18,10 @@ pytest.importorskip("mcp")
 import unsolvable
 from unsolvable import Outcome, scenarios
 from unsolvable.adapters._coding_agent import CodingAgentAdapter
+from unsolvable.adapters._command_line import PLACEHOLDERS
 from unsolvable.adapters.claude_code import ClaudeCodeAdapter
 from unsolvable.adapters.codex_cli import CodexAdapter
 from unsolvable.adapters.gemini_cli import GeminiCliAdapter
-from unsolvable.adapters.process import PLACEHOLDERS
 
 HERE = Path(__file__).parent
 READER = HERE / "reader_agent.py"

@@ -12,14 +12,10 @@ import pytest
 import unsolvable
 from unsolvable import AdapterError, scenarios
 from unsolvable._loading import load_agent
+from unsolvable.adapters._command_line import MCP_PLACEHOLDERS, PLACEHOLDERS, placeholders
 from unsolvable.adapters.claude_code import ClaudeCodeAdapter
 from unsolvable.adapters.codex_cli import CodexAdapter
-from unsolvable.adapters.process import (
-    MCP_PLACEHOLDERS,
-    PLACEHOLDERS,
-    ProcessAdapter,
-    placeholders,
-)
+from unsolvable.adapters.process import ProcessAdapter
 
 
 def test_a_spec_is_split_as_a_shell_would_and_named_by_itself() -> None:
