@@ -33,6 +33,10 @@ CrewAI's stops, read into the vocabulary (crewai 1.15, ``crewai.agents.agent_exe
   failure aborts the same way → ``abandoned``/``ERROR_FATAL``, naming the tool; a tool's spent
   ``max_usage_count`` → ``exhausted``/``BUDGET_CALLS``.
 
+Refused before the first call, with what to pass instead (`_crewai_refusals`): an agent or a
+planner on a real model, and memory and knowledge (a real embedder, and model calls no scenario
+scripts).
+
 At ``max_rpm`` (the crew's or an agent's) CrewAI sleeps out the minute and goes on: that minute
 is a wait on the session clock here (`Session.sleep`), counted against the time budget, not 60 s
 of real time that would run into the harness's wall ceiling.
@@ -102,6 +106,8 @@ try:
     from crewai.utilities.i18n import I18N_DEFAULT
     from openai import AsyncOpenAI, OpenAI
     from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+    from unsolvable.adapters._crewai_refusals import check_crew, knowledge_refused
 except ModuleNotFoundError as error:  # pragma: no cover - only without the extra
     raise ImportError(
         f"{missing_extra('crewai', 'crewai')} in an environment of its own: CrewAI pins "
@@ -360,24 +366,29 @@ class CrewAIAdapter:
 
     def run(self, session: Session) -> CrewAIRun:
         with Wire(session, **self.wire_options) as wire:
-            if self.per_agent:
-                bind = AgentBindings(session=session, wire=wire)
-                crew = cast("PerAgentBuilder", self.build)(bind)
-            else:
-                crew = cast("CrewBuilder", self.build)(wire_llm(wire), session_tools(session))
-            if not isinstance(crew, Crew):
-                raise AdapterError(
-                    f"CrewAIAdapter: build returned {crew!r:.80}, not a Crew; return "
-                    "Crew(agents=[...], tasks=[Task(description='{task}', ...)]), each agent "
-                    "on the llm it was given"
-                )
+            with knowledge_refused():
+                crew = self._built(session, wire)
             limits = self._set_max_iter(crew, session)
-            _check_models(crew)
+            check_crew(crew, _agents(crew), scripted=WireLLM)
             _wait_on_the_session_clock(crew, session)
             ended = _kickoff(crew, session.task)
         return dataclasses.replace(
             ended, forced_final_answers=_forced_answers(crew), max_iter=limits
         )
+
+    def _built(self, session: Session, wire: Wire) -> Crew:
+        if self.per_agent:
+            bind = AgentBindings(session=session, wire=wire)
+            built = cast("PerAgentBuilder", self.build)(bind)
+        else:
+            built = cast("CrewBuilder", self.build)(wire_llm(wire), session_tools(session))
+        if not isinstance(built, Crew):
+            raise AdapterError(
+                f"CrewAIAdapter: build returned {built!r:.80}, not a Crew; return "
+                "Crew(agents=[...], tasks=[Task(description='{task}', ...)]), each agent "
+                "on the llm it was given"
+            )
+        return built
 
     def _set_max_iter(self, crew: Crew, session: Session) -> tuple[int, ...]:
         if self.max_iter == BUDGET:
@@ -457,30 +468,6 @@ def _agents(crew: Crew) -> list[Agent]:
     """The crew's agents and, in a hierarchical crew, its manager."""
     managed = [crew.manager_agent] if crew.manager_agent is not None else []
     return [*crew.agents, *managed]
-
-
-def _check_models(crew: Crew) -> None:
-    """Refuses a crew with an agent (its manager too) or a planner on a model other than the
-    fake one: its calls would go to a real provider, past the scenario's script."""
-    for agent in _agents(crew):
-        if not isinstance(agent.llm, WireLLM):
-            raise AdapterError(
-                f"CrewAIAdapter: agent {agent.role!r} runs on {_model_name(agent.llm)}, not on "
-                "the llm build was given, so its calls would go to a real provider: give it "
-                "llm=llm (a hierarchical crew, manager_llm=llm; with per_agent=True, "
-                "bind.llm(name))"
-            )
-    if crew.planning and not isinstance(crew.planning_llm, WireLLM):
-        raise AdapterError(
-            f"CrewAIAdapter: Crew(planning=True) plans on {_model_name(crew.planning_llm)}, "
-            "not on the llm build was given, so its calls would go to a real provider: pass "
-            "planning_llm=llm"
-        )
-
-
-def _model_name(llm: object) -> str:
-    """The model an LLM (or CrewAI's default, ``None``) calls, as CrewAI names it."""
-    return str(getattr(llm, "model", None) or llm or "CrewAI's default model")
 
 
 def _wait_on_the_session_clock(crew: Crew, session: Session) -> None:

@@ -1,0 +1,102 @@
+"""Consumes what a CrewAI build made, produces the refusal of what in it would leave the scripted
+world before the run: an agent or a planner on a real model, and memory and knowledge (a real
+embedder, and model calls no scenario scripts).
+
+CrewAI's memory and knowledge are not served with an embedder of the harness's: each also calls
+the agent's own model (memory to analyse what it saves, knowledge to write its search query
+before each task), calls the scenario's script would answer as steps of the agent, and each keeps
+what it embeds on disk, in the user's data folder, from one run to the next.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from crewai.knowledge.storage import factory as knowledge_storage
+
+from unsolvable._errors import AdapterError
+
+__all__ = [
+    "check_crew",
+    "knowledge_refused",
+]
+
+EMBEDDER = "a real embedder (OpenAI's embeddings by default, or the embedder= given)"
+
+
+def _memory_refusal(owner: str) -> str:
+    return (
+        f"CrewAIAdapter: {owner} has memory, which CrewAI keeps through {EMBEDDER} and fills by "
+        "asking the agent's model to analyse each result: the run would reach a real provider "
+        "and make model calls the scenario does not script. Build it without memory "
+        "(memory=False, CrewAI's default)"
+    )
+
+
+def _knowledge_refusal(owner: str) -> str:
+    return (
+        f"CrewAIAdapter: {owner} has knowledge_sources, which CrewAI embeds through {EMBEDDER} "
+        "and searches with a query it asks the agent's model to write before each task: the run "
+        "would reach a real provider and make model calls the scenario does not script. Build "
+        "it without knowledge_sources"
+    )
+
+
+@contextmanager
+def knowledge_refused() -> Iterator[None]:
+    """While a build makes the crew, CrewAI's knowledge gets no storage, so nothing is embedded:
+    a crew's knowledge sources are embedded as the `Crew` is made, before the adapter can look at
+    it (CrewAI logs and swallows this refusal, and `check_crew` then names them)."""
+    previous = knowledge_storage._factory  # restored: a factory the user set is theirs
+
+    def refuse(embedder: object, collection: str | None) -> Any:
+        raise AdapterError(_knowledge_refusal(f"knowledge {collection!r}, made in build,"))
+
+    knowledge_storage.set_knowledge_storage_factory(refuse)
+    try:
+        yield
+    finally:
+        knowledge_storage.set_knowledge_storage_factory(previous)
+
+
+def check_crew(crew: Any, agents: Sequence[Any], *, scripted: type[Any]) -> None:
+    """Refuses a crew, before its first call, for what in it would leave the scripted world;
+    ``agents`` are its agents and manager, ``scripted`` the LLM class on the fake model."""
+    _check_models(crew, agents, scripted)
+    _check_memory_and_knowledge(crew, agents)
+
+
+def _check_models(crew: Any, agents: Sequence[Any], scripted: type[Any]) -> None:
+    """Refuses a crew with an agent (its manager too) or a planner on a model other than the
+    fake one: its calls would go to a real provider, past the scenario's script."""
+    for agent in agents:
+        if not isinstance(agent.llm, scripted):
+            raise AdapterError(
+                f"CrewAIAdapter: agent {agent.role!r} runs on {_model_name(agent.llm)}, not on "
+                "the llm build was given, so its calls would go to a real provider: give it "
+                "llm=llm (a hierarchical crew, manager_llm=llm; with per_agent=True, "
+                "bind.llm(name))"
+            )
+    if crew.planning and not isinstance(crew.planning_llm, scripted):
+        raise AdapterError(
+            f"CrewAIAdapter: Crew(planning=True) plans on {_model_name(crew.planning_llm)}, "
+            "not on the llm build was given, so its calls would go to a real provider: pass "
+            "planning_llm=llm"
+        )
+
+
+def _model_name(llm: object) -> str:
+    """The model an LLM (or CrewAI's default, ``None``) calls, as CrewAI names it."""
+    return str(getattr(llm, "model", None) or llm or "CrewAI's default model")
+
+
+def _check_memory_and_knowledge(crew: Any, agents: Sequence[Any]) -> None:
+    """Refuses a crew, or an agent of it, with memory or knowledge, before its first call."""
+    owners = [("the crew", crew), *((f"agent {agent.role!r}", agent) for agent in agents)]
+    for owner, holder in owners:
+        if holder.memory:
+            raise AdapterError(_memory_refusal(owner))
+        if holder.knowledge_sources or holder.knowledge is not None:
+            raise AdapterError(_knowledge_refusal(owner))
