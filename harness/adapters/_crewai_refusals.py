@@ -1,6 +1,6 @@
 """Consumes what a CrewAI build made, produces the refusal of what in it would leave the scripted
-world before the run: an agent or a planner on a real model, and memory and knowledge (a real
-embedder, and model calls no scenario scripts).
+world before the run: an agent or a planner on a real model, memory and knowledge (a real
+embedder, and model calls no scenario scripts), and tasks that run at once on one script.
 
 CrewAI's memory and knowledge are not served with an embedder of the harness's: each also calls
 the agent's own model (memory to analyse what it saves, knowledge to write its search query
@@ -14,12 +14,14 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from crewai import Process
 from crewai.knowledge.storage import factory as knowledge_storage
 
 from unsolvable._errors import AdapterError
 
 __all__ = [
     "check_crew",
+    "executing",
     "knowledge_refused",
 ]
 
@@ -66,6 +68,7 @@ def check_crew(crew: Any, agents: Sequence[Any], *, scripted: type[Any]) -> None
     ``agents`` are its agents and manager, ``scripted`` the LLM class on the fake model."""
     _check_models(crew, agents, scripted)
     _check_memory_and_knowledge(crew, agents)
+    _check_concurrent_tasks(crew)
 
 
 def _check_models(crew: Any, agents: Sequence[Any], scripted: type[Any]) -> None:
@@ -100,3 +103,32 @@ def _check_memory_and_knowledge(crew: Any, agents: Sequence[Any]) -> None:
             raise AdapterError(_memory_refusal(owner))
         if holder.knowledge_sources or holder.knowledge is not None:
             raise AdapterError(_knowledge_refusal(owner))
+
+
+def executing(crew: Any, task: Any) -> Any:
+    """The agent that runs ``task`` for the crew: a hierarchical crew's manager runs every task."""
+    if crew.process == Process.hierarchical:
+        return crew.manager_agent
+    return task.agent if task is not None else None
+
+
+def _check_concurrent_tasks(crew: Any) -> None:
+    """Refuses tasks that CrewAI runs at once (consecutive ``async_execution=True`` tasks, until
+    a task that waits for them) on the script of one agent: the scripted model would answer
+    their calls as one conversation, in whatever order their threads reach it."""
+    running: dict[str, str] = {}
+    for task in crew.tasks:
+        if not task.async_execution:
+            running.clear()
+            continue
+        llm = getattr(executing(crew, task), "llm", None)
+        script = getattr(llm, "agent_name", None) or "main"
+        if script in running:
+            raise AdapterError(
+                f"CrewAIAdapter: tasks {running[script]!r} and {task.description!r} run at once "
+                f"(async_execution=True) on the script of one agent, {script!r}: the scripted "
+                "model would answer both as one conversation, in whatever order their threads "
+                "call it. Pass per_agent=True and give the agent of each task running at once "
+                "an llm of its own, bind.llm(name)"
+            )
+        running[script] = task.description

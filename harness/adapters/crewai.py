@@ -34,8 +34,8 @@ CrewAI's stops, read into the vocabulary (crewai 1.15, ``crewai.agents.agent_exe
   ``max_usage_count`` → ``exhausted``/``BUDGET_CALLS``.
 
 Refused before the first call, with what to pass instead (`_crewai_refusals`): an agent or a
-planner on a real model, and memory and knowledge (a real embedder, and model calls no scenario
-scripts).
+planner on a real model, memory and knowledge (a real embedder, and model calls no scenario
+scripts), and tasks that run at once on one agent's script.
 
 At ``max_rpm`` (the crew's or an agent's) CrewAI sleeps out the minute and goes on: that minute
 is a wait on the session clock here (`Session.sleep`), counted against the time budget, not 60 s
@@ -107,7 +107,11 @@ try:
     from openai import AsyncOpenAI, OpenAI
     from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-    from unsolvable.adapters._crewai_refusals import check_crew, knowledge_refused
+    from unsolvable.adapters._crewai_refusals import (
+        check_crew,
+        executing,
+        knowledge_refused,
+    )
 except ModuleNotFoundError as error:  # pragma: no cover - only without the extra
     raise ImportError(
         f"{missing_extra('crewai', 'crewai')} in an environment of its own: CrewAI pins "
@@ -488,18 +492,11 @@ def _next_minute(controller: Any, session: Session) -> Callable[[], None]:
     return wait
 
 
-def _executing(crew: Crew, task: Task | None) -> Any:
-    """The agent that runs ``task`` for the crew: a hierarchical crew's manager runs every task."""
-    if crew.process == Process.hierarchical:
-        return crew.manager_agent
-    return task.agent if task is not None else None
-
-
 def _forced_answers(crew: Crew) -> int:
     """Whether CrewAI forced the answer that is the crew's output (1) or not (0): the last
     answer of a hierarchical crew's manager, else of the last task's agent. Another agent's
     forced answer, on the same LLM or not, is only what its task or delegation returned."""
-    agent = _executing(crew, crew.tasks[-1] if crew.tasks else None)
+    agent = executing(crew, crew.tasks[-1] if crew.tasks else None)
     llm = getattr(agent, "llm", None)
     conversation = getattr(getattr(agent, "agent_executor", None), "messages", None) or []
     return int(isinstance(llm, WireLLM) and llm.forced(conversation))
@@ -541,7 +538,7 @@ def _conversation(crew: Crew, task: Task | None) -> list[JSON]:
     its output."""
     if task is None:
         return []
-    executor = getattr(_executing(crew, task), "agent_executor", None)
+    executor = getattr(executing(crew, task), "agent_executor", None)
     return _messages(getattr(executor, "messages", None) or [])
 
 

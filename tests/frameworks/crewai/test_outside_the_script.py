@@ -1,5 +1,6 @@
 """CrewAI runs that would leave the scripted world: memory and knowledge (a real embedder, and model
-calls no scenario scripts). Each is refused before its first call."""
+calls no scenario scripts), and tasks that run at once (``async_execution=True``). Each is
+refused before its first call, or runs as production runs it."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from crewai import Agent, Crew, Task
 from crewai.knowledge.source.string_knowledge_source import StringKnowledgeSource
 
 import unsolvable
-from unsolvable import Outcome, scenarios
-from unsolvable.adapters.crewai import CrewAIAdapter
+from unsolvable import Exit, Outcome, scenarios
+from unsolvable.adapters.crewai import AgentBindings, CrewAIAdapter
 
 FACTS = "Invoices of ACME are paid on Fridays."
 
@@ -63,3 +64,72 @@ def test_memory_and_knowledge_are_refused_before_any_embedding_or_model_call(
     assert (record.outcome, record.observed.steps) == (Outcome.CRASHED, 0), error
     assert says in error and "would reach a real provider" in error
     assert offline == [], "no embedder was called, nor anything else beyond the wire"
+
+
+def _async_then_sync(llm: Any, tools: Any) -> Crew:
+    scout = _clerk(llm, tools, role="Scout", max_iter=2)
+    clerk = _clerk(llm, tools, max_iter=3)
+    return Crew(
+        agents=[scout, clerk],
+        tasks=[
+            Task(description="{task}", expected_output="a look", agent=scout, async_execution=True),
+            Task(description="{task}", expected_output="done", agent=clerk),
+        ],
+    )
+
+
+def test_an_async_task_that_the_next_task_waits_for_runs_as_in_production() -> None:
+    """CrewAI runs an ``async_execution=True`` task in a thread of its own and waits for it
+    before the next task that is not asynchronous: one agent at a time on the script."""
+    record = unsolvable.run(
+        CrewAIAdapter(_async_then_sync), scenarios.get("constant-return/repeat")
+    )
+    assert (record.exit, record.observed.steps, record.observed.tool_calls) == (
+        Exit.COMPLETE,
+        7,
+        5,
+    ), "the scout's 2 calls and its forced answer, then the clerk's 3 and its own"
+
+
+def _two_at_once(bound: list[tuple[Any, Any]]) -> Crew:
+    """Agents A and B on asynchronous tasks, which run at once, then C's, which waits for them;
+    each agent on the (llm, tools) of ``bound`` in that order."""
+    agents = [
+        _clerk(llm, tools, role=role, max_iter=3)
+        for (llm, tools), role in zip(bound, ("A", "B", "C"), strict=True)
+    ]
+    tasks = [
+        Task(
+            description=f"{{task}} ({agent.role})",
+            expected_output="done",
+            agent=agent,
+            async_execution=agent.role != "C",
+        )
+        for agent in agents
+    ]
+    return Crew(agents=agents, tasks=tasks)
+
+
+def test_tasks_running_at_once_on_one_script_are_refused() -> None:
+    """Two asynchronous tasks in a row run at once: on the one LLM the build is given, the
+    scripted model would answer both agents as one conversation, in their threads' order (the
+    record of the same run differed from one run to the next)."""
+    adapter = CrewAIAdapter(lambda llm, tools: _two_at_once([(llm, tools)] * 3))
+    record = unsolvable.run(adapter, scenarios.get("poll-until-ready/pending-3"))
+    error = str(record.observed.error)
+    assert (record.outcome, record.observed.steps) == (Outcome.CRASHED, 0)
+    assert "run at once (async_execution=True) on the script of one agent, 'main'" in error
+    assert "Pass per_agent=True" in error
+
+
+def test_tasks_running_at_once_each_on_its_own_script_run() -> None:
+    def build(bind: AgentBindings) -> Crew:
+        names = ("worker-1", "worker-2", "main")
+        return _two_at_once([(bind.llm(name), bind.tools(name)) for name in names])
+
+    record = unsolvable.run(
+        CrewAIAdapter(build, per_agent=True), scenarios.get("constant-return/repeat")
+    )
+    assert (record.exit, record.observed.steps) == (Exit.COMPLETE, 12), (
+        "3 calls and a forced one for each agent"
+    )
