@@ -1,6 +1,7 @@
 """Consumes what a CrewAI build made, produces the refusal of what in it would leave the scripted
 world before the run: an agent or a planner on a real model, memory and knowledge (a real
-embedder, and model calls no scenario scripts), and tasks that run at once on one script.
+embedder, and model calls no scenario scripts), tasks that run at once on one script, and a
+build that made no crew.
 
 CrewAI's memory and knowledge are not served with an embedder of the harness's: each also calls
 the agent's own model (memory to analyse what it saves, knowledge to write its search query
@@ -14,7 +15,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from crewai import Process
+from crewai import Agent, Process
+from crewai.flow.flow import Flow
 from crewai.knowledge.storage import factory as knowledge_storage
 
 from unsolvable._errors import AdapterError
@@ -23,8 +25,14 @@ __all__ = [
     "check_crew",
     "executing",
     "knowledge_refused",
+    "not_a_crew",
 ]
 
+CREW = (
+    "return Crew(agents=[...], tasks=[Task(description='{task}', ...)]), each agent on the llm "
+    "it was given"
+)
+"""What a build should return, in every refusal of what it returned instead."""
 EMBEDDER = "a real embedder (OpenAI's embeddings by default, or the embedder= given)"
 
 
@@ -132,3 +140,21 @@ def _check_concurrent_tasks(crew: Any) -> None:
                 "an llm of its own, bind.llm(name)"
             )
         running[script] = task.description
+
+
+def not_a_crew(built: object) -> AdapterError:
+    """The refusal of a build that returned ``built``, not a `Crew`: a `Flow` and a lone `Agent`
+    (``Agent.kickoff()``) are named, as a user who runs one in production would look for them."""
+    if isinstance(built, Flow):
+        return AdapterError(
+            f"CrewAIAdapter: build returned a Flow, {type(built).__name__}, not a Crew: a flow "
+            "makes its crews in its steps as it runs, past the adapter's look at each agent's "
+            f"model and limits before the first call; {CREW}, as a step of the flow makes it"
+        )
+    if isinstance(built, Agent):
+        return AdapterError(
+            f"CrewAIAdapter: build returned {built!r:.80}, not a Crew: a lone agent's "
+            "Agent.kickoff() is not run (its stops, guardrail and output are not a crew's "
+            f"task's); {CREW}, the agent on one Task"
+        )
+    return AdapterError(f"CrewAIAdapter: build returned {built!r:.80}, not a Crew; {CREW}")

@@ -35,7 +35,8 @@ CrewAI's stops, read into the vocabulary (crewai 1.15, ``crewai.agents.agent_exe
 
 Refused before the first call, with what to pass instead (`_crewai_refusals`): an agent or a
 planner on a real model, memory and knowledge (a real embedder, and model calls no scenario
-scripts), and tasks that run at once on one agent's script.
+scripts), tasks that run at once on one agent's script, and a `Flow` or a lone `Agent` in place
+of a crew.
 
 At ``max_rpm`` (the crew's or an agent's) CrewAI sleeps out the minute and goes on: that minute
 is a wait on the session clock here (`Session.sleep`), counted against the time budget, not 60 s
@@ -111,6 +112,7 @@ try:
         check_crew,
         executing,
         knowledge_refused,
+        not_a_crew,
     )
 except ModuleNotFoundError as error:  # pragma: no cover - only without the extra
     raise ImportError(
@@ -387,11 +389,7 @@ class CrewAIAdapter:
         else:
             built = cast("CrewBuilder", self.build)(wire_llm(wire), session_tools(session))
         if not isinstance(built, Crew):
-            raise AdapterError(
-                f"CrewAIAdapter: build returned {built!r:.80}, not a Crew; return "
-                "Crew(agents=[...], tasks=[Task(description='{task}', ...)]), each agent "
-                "on the llm it was given"
-            )
+            raise not_a_crew(built)
         return built
 
     def _set_max_iter(self, crew: Crew, session: Session) -> tuple[int, ...]:

@@ -334,6 +334,7 @@ def test_a_build_that_returns_an_agent_is_told_to_put_it_in_a_crew() -> None:
     error = str(record.observed.error)
     assert (record.outcome, record.observed.steps) == (Outcome.CRASHED, 0)
     assert "returned Agent(role=Billing" in error and "not a Crew" in error
+    assert "a lone agent's Agent.kickoff() is not run" in error, "production's path, named"
     assert "return Crew(agents=[...], tasks=[Task(description='{task}'" in error
 
 

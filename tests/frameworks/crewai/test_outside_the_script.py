@@ -1,6 +1,7 @@
 """CrewAI runs that would leave the scripted world: memory and knowledge (a real embedder, and model
-calls no scenario scripts), and tasks that run at once (``async_execution=True``). Each is
-refused before its first call, or runs as production runs it."""
+calls no scenario scripts), a Flow or a lone Agent in place of a crew, tasks that run at once
+(``async_execution=True``). Each is refused before its first call, or runs as production runs
+it."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 import pytest
 from crewai import Agent, Crew, Task
+from crewai.flow.flow import Flow, start
 from crewai.knowledge.source.string_knowledge_source import StringKnowledgeSource
 
 import unsolvable
@@ -64,6 +66,23 @@ def test_memory_and_knowledge_are_refused_before_any_embedding_or_model_call(
     assert (record.outcome, record.observed.steps) == (Outcome.CRASHED, 0), error
     assert says in error and "would reach a real provider" in error
     assert offline == [], "no embedder was called, nor anything else beyond the wire"
+
+
+def test_a_flow_is_refused_by_name() -> None:
+    class Billing(Flow):  # type: ignore[type-arg]
+        @start()
+        def settle(self) -> str:
+            return "settled"
+
+    record = unsolvable.run(
+        CrewAIAdapter(lambda llm, tools: Billing()), scenarios.get("constant-return/repeat")
+    )
+    error = str(record.observed.error)
+    assert (record.outcome, record.observed.steps) == (Outcome.CRASHED, 0)
+    assert (
+        "build returned a Flow, Billing, not a Crew: a flow makes its crews in its steps" in error
+    )
+    assert "return Crew(agents=[...], tasks=[Task(description='{task}'" in error
 
 
 def _async_then_sync(llm: Any, tools: Any) -> Crew:
