@@ -32,6 +32,10 @@ CrewAI's stops, read into the vocabulary (crewai 1.15, ``crewai.agents.agent_exe
   not trip runs on to ``max_iter``. With ``tool_failure_policy="raise"`` a tool that reports a
   failure aborts the same way → ``abandoned``/``ERROR_FATAL``, naming the tool; a tool's spent
   ``max_usage_count`` → ``exhausted``/``BUDGET_CALLS``.
+- A hook that stops the run (one raising `HookAborted`, or ``before_llm_call`` returning
+  ``False``, on which CrewAI first runs the task again ``max_retry_limit`` times) →
+  ``crashed``, as `HookStopped`, naming the hook: it gives no code, and only its author knows
+  whether it stopped for a budget, for lack of progress or for a person.
 
 Refused before the first call, with what to pass instead (`_crewai_refusals`): an agent or a
 planner on a real model, memory and knowledge (a real embedder, and model calls no scenario
@@ -100,6 +104,7 @@ try:
         set_provider,
     )
     from crewai.hooks.dispatch import HookAborted
+    from crewai.llms.base_llm import LLMCallBlockedError
     from crewai.llms.providers.openai.completion import OpenAICompletion
     from crewai.tools import BaseTool
     from crewai.tools.tool_failure import ToolExecutionFailedError, ToolFailureReason
@@ -125,6 +130,7 @@ __all__ = [
     "AgentBindings",
     "CrewAIAdapter",
     "CrewAIRun",
+    "HookStopped",
     "SessionTool",
     "WireLLM",
     "adapter",
@@ -503,7 +509,7 @@ def _forced_answers(crew: Crew) -> int:
 def _kickoff(crew: Crew, task: str) -> CrewAIRun:
     """The crew's output on ``task``, or the stop of CrewAI's it raised: its repeated-call guard,
     an ask for a person, a time limit, a guardrail's spent retries (a bare `Exception`, known by
-    its words)."""
+    its words); a hook's stop is raised again as `HookStopped`."""
     provider = set_provider(_NoPerson())
     try:
         return CrewAIRun(output=_output(crew.kickoff(inputs={"task": task})))
@@ -511,6 +517,10 @@ def _kickoff(crew: Crew, task: str) -> CrewAIRun:
         return CrewAIRun(output=None, tool_failure=error)
     except _PersonAsked as asked:
         return _halted(Code.NEEDS_HUMAN, str(asked), asked.messages)
+    except HookAborted as aborted:
+        raise HookStopped(f"{_hook(aborted.source)} stopped the run: {aborted.reason}") from aborted
+    except LLMCallBlockedError as blocked:
+        raise HookStopped(BLOCKED) from blocked
     except TimeoutError as error:
         timed = TIMED_OUT.match(str(error))
         if timed is None:
@@ -525,6 +535,34 @@ def _kickoff(crew: Crew, task: str) -> CrewAIRun:
         return _halted(Code.NEEDS_HUMAN, str(error), _conversation(crew, halted))
     finally:
         reset_provider(provider)
+
+
+class HookStopped(Exception):
+    """A CrewAI hook (``before_llm_call`` returning ``False``, or any hook raising
+    `HookAborted`) stopped the run on purpose. The record keeps it as ``crashed``, saying so: a
+    hook gives no code, and only its author knows whether it stopped the run for a budget, for
+    lack of progress or for a person."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(
+            f"{what} (a CrewAI hook's deliberate stop: recorded as crashed, as it gives no code "
+            "to tell a budget spent from no progress or a person needed)"
+        )
+
+
+BLOCKED = (
+    "a before_llm_call hook returned False and blocked a model call; CrewAI ran the task again "
+    "on it, max_retry_limit times, then raised LLMCallBlockedError"
+)
+"""What CrewAI does when a hook returns ``False``: to it a blocked call is an error of the task,
+which it retries; a hook that raises `HookAborted` ends the run at once."""
+
+
+def _hook(source: object) -> str:
+    """The hook that raised `HookAborted`, by the ``source`` it named, if any."""
+    if source is None:
+        return "a hook"
+    return f"hook {getattr(source, '__qualname__', source)!s}"
 
 
 def _halted(code: Code, reason: str, messages: Sequence[JSON]) -> CrewAIRun:

@@ -1,16 +1,23 @@
 """CrewAI runs that would leave the scripted world: memory and knowledge (a real embedder, and model
 calls no scenario scripts), a Flow or a lone Agent in place of a crew, tasks that run at once
-(``async_execution=True``). Each is refused before its first call, or runs as production runs
-it."""
+(``async_execution=True``), and hooks that stop the run. Each is refused before its first call,
+or runs as production runs it, or is recorded for what it is."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from crewai import Agent, Crew, Task
 from crewai.flow.flow import Flow, start
+from crewai.hooks import (
+    HookAborted,
+    LLMCallHookContext,
+    register_before_llm_call_hook,
+    unregister_before_llm_call_hook,
+)
 from crewai.knowledge.source.string_knowledge_source import StringKnowledgeSource
 
 import unsolvable
@@ -152,3 +159,47 @@ def test_tasks_running_at_once_each_on_its_own_script_run() -> None:
     assert (record.exit, record.observed.steps) == (Exit.COMPLETE, 12), (
         "3 calls and a forced one for each agent"
     )
+
+
+@pytest.fixture
+def hooked() -> Iterator[list[Any]]:
+    """Registers the test's ``before_llm_call`` hooks, CrewAI's global ones, until it ends."""
+    hooks: list[Any] = []
+    try:
+        yield hooks
+    finally:
+        for hook in hooks:
+            unregister_before_llm_call_hook(hook)
+
+
+def _after_two_calls(context: LLMCallHookContext) -> None:
+    if context.iterations >= 2:
+        raise HookAborted("two calls is this crew's budget", source=_after_two_calls)
+
+
+def _false_after_two_calls(context: LLMCallHookContext) -> bool | None:
+    return False if context.iterations >= 2 else None
+
+
+@pytest.mark.parametrize(
+    ("hook", "steps", "says"),
+    [
+        (_after_two_calls, 2, "hook _after_two_calls stopped the run: two calls is this crew's"),
+        (_false_after_two_calls, 6, "a before_llm_call hook returned False and blocked a model"),
+    ],
+    ids=["hook-aborted", "returns-false"],
+)
+def test_a_hook_that_stops_the_run_is_named_in_the_crash(
+    hooked: list[Any], hook: Any, steps: int, says: str
+) -> None:
+    """A hook's stop is deliberate, but gives no code (a budget, no progress, a person?): it is
+    recorded as crashed, saying a hook stopped the run. On ``False`` CrewAI runs the task again,
+    ``max_retry_limit`` (2) times, as it does on any error of the task; `HookAborted` it does
+    not."""
+    register_before_llm_call_hook(hook)
+    hooked.append(hook)
+    record = unsolvable.run(_crew({}, {}, max_iter=5), scenarios.get("constant-return/repeat"))
+    error = str(record.observed.error)
+    assert (record.outcome, record.observed.steps) == (Outcome.CRASHED, steps), error
+    assert error.startswith(f"HookStopped: {says}")
+    assert "deliberate stop: recorded as crashed" in error
