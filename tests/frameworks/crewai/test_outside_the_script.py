@@ -19,6 +19,10 @@ from crewai.hooks import (
     unregister_before_llm_call_hook,
 )
 from crewai.knowledge.source.string_knowledge_source import StringKnowledgeSource
+from crewai.knowledge.storage.factory import (
+    resolve_knowledge_storage,
+    set_knowledge_storage_factory,
+)
 
 import unsolvable
 from unsolvable import Exit, Outcome, scenarios
@@ -73,6 +77,19 @@ def test_memory_and_knowledge_are_refused_before_any_embedding_or_model_call(
     assert (record.outcome, record.observed.steps) == (Outcome.CRASHED, 0), error
     assert says in error and "would reach a real provider" in error
     assert offline == [], "no embedder was called, nor anything else beyond the wire"
+
+
+def test_a_knowledge_storage_factory_the_user_set_is_theirs_again_after_the_run() -> None:
+    """The adapter keeps knowledge from being stored while build runs through CrewAI's
+    process-wide storage factory, and gives back the one it found."""
+    asked: list[str | None] = []
+    set_knowledge_storage_factory(lambda embedder, collection: asked.append(collection))
+    try:
+        unsolvable.run(_crew({}, {}), scenarios.get("constant-return/repeat"))
+        resolve_knowledge_storage(None, "crew")  # None: CrewAI's own storage
+    finally:
+        set_knowledge_storage_factory(None)
+    assert asked == ["crew"]
 
 
 def test_a_flow_is_refused_by_name() -> None:
