@@ -318,20 +318,25 @@ class GiveUp:
 class Until:
     """Repeats ``call`` until a tool result contains ``marker``, then follows ``then``.
 
-    Stateful (it remembers when the marker was seen), so one instance serves one run — scenarios
-    build a fresh script per run.
+    Stateful (it remembers when each agent saw the marker: an agent sees only the results of
+    its own calls, and counts its own steps), so one instance serves one run — scenarios build a
+    fresh script per run.
     """
 
     def __init__(self, *, call: Call, marker: str, then: Script) -> None:
         self.call, self.marker, self.then = call, marker, then
-        self._done_at: int | None = None
+        self._done_at: dict[str, int] = {}
+        """Each agent's own step before the one at which it saw the marker."""
 
     def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
-        if self._done_at is None and any(self.marker in result for result in request.results):
-            self._done_at = _own_step(request) - 1
-        if self._done_at is None:
+        if request.agent not in self._done_at and any(
+            self.marker in result for result in request.results
+        ):
+            self._done_at[request.agent] = _own_step(request) - 1
+        done_at = self._done_at.get(request.agent)
+        if done_at is None:
             return _single(self.call, request)
-        return self.then.reply(_rebased(request, self._done_at), rng)
+        return self.then.reply(_rebased(request, done_at), rng)
 
 
 @dataclass(frozen=True, kw_only=True)

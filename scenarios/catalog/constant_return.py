@@ -289,20 +289,23 @@ class HeedsHint:
     """Repeats ``call`` until a message after its first repeat says the action repeats
     (mentions `HINT_WORD`), then follows ``then``; told nothing, it repeats for ever.
 
-    Stateful (it remembers when it was told), so one instance serves one run.
+    Stateful (it remembers when each agent was told: each reads its own conversation and
+    counts its own steps), so one instance serves one run.
     """
 
     def __init__(self, *, call: Call, then: Script) -> None:
         self.call, self.then = call, then
-        self._told_at: int | None = None
+        self._told_at: dict[str, int] = {}
+        """Each agent's own step before the one at which it was first told."""
 
     def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
         own = request.agent_step or request.step
-        if self._told_at is None and _is_told(request):
-            self._told_at = own - 1
-        if self._told_at is None:
+        if request.agent not in self._told_at and _is_told(request):
+            self._told_at[request.agent] = own - 1
+        told_at = self._told_at.get(request.agent)
+        if told_at is None:
             return Repeat(call=self.call).reply(request, rng)
-        later = dataclasses.replace(request, agent_step=own - self._told_at)
+        later = dataclasses.replace(request, agent_step=own - told_at)
         return self.then.reply(later, rng)
 
 

@@ -217,6 +217,28 @@ def test_until_repeats_its_call_until_a_result_carries_the_marker() -> None:
     assert seen == ["a", "a", "b", "c", "a"]
 
 
+def test_until_moves_on_for_the_agent_that_saw_the_marker_and_no_other() -> None:
+    """Each agent sees only its own calls' results and counts its own steps: another agent,
+    fewer steps in, keeps making the call until it sees the marker itself."""
+    script, rng = _until(), random.Random(0)
+    seen = [
+        script.reply(b.request(step, agent=agent, agent_step=own, results=results), rng)
+        .tool_calls[0]
+        .name
+        for step, agent, own, results in [
+            (1, "x", 1, ()),
+            (2, "x", 2, ()),
+            (3, "x", 3, ()),
+            (4, "x", 4, ("now ready",)),
+            (5, "y", 1, ()),
+            (6, "x", 5, ()),
+            (7, "y", 2, ("now ready",)),
+            (8, "y", 3, ()),
+        ]
+    ]
+    assert seen == ["a", "a", "a", "b", "a", "c", "b", "c"]
+
+
 def test_fan_out_hands_every_subtask_to_a_worker_in_one_step() -> None:
     delegate = Call(name="delegate", arguments={"depth": 1})
     worker = Perturbed(call=A, kind="volatile-id")
