@@ -11,8 +11,9 @@
     ├── SchemaError (ValueError)          a record of a schema version this harness does not read
     └── ContextOverflow                   a model request longer than the scenario's context window
 
-`CeilingHit` and `SessionClosed` are deliberately *not* in this tree: they derive from
-`BaseException` so that an agent which catches `Exception` and retries forever is still ended.
+`CeilingHit`, `SessionClosed` and `HarnessFailure` are deliberately *not* in this tree: they
+derive from `BaseException` so that an agent which catches `Exception` and retries forever is
+still ended, and none swallows the harness's own failure.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ __all__ = [
     "BudgetError",
     "CeilingHit",
     "ContextOverflow",
+    "HarnessFailure",
     "InputError",
     "OutputError",
     "ScenarioError",
@@ -99,6 +101,12 @@ class ContextOverflow(UnsolvableError):
         """Tokens the refused request held."""
         self.window = window
         """Tokens a request may hold."""
+
+
+class HarnessFailure(BaseException):
+    """The scenario's model or one of its tools raised, or the harness did: what the agent did
+    after it answered no scenario, so its record would be no record of the agent. Raised from
+    the first failure, so a crashed record's traceback shows where it raised."""
 
 
 class CeilingHit(BaseException):

@@ -157,6 +157,13 @@ def _await_leftovers(session: Session) -> None:
 def _classify(
     adapter: Adapter, session: Session, returned: object, error: BaseException | None
 ) -> _Classified:
+    failure = session.failure
+    if failure is not None:
+        return _Classified(
+            outcome=Outcome.CRASHED,
+            error=error_text(failure),
+            traceback=agent_traceback(failure.__cause__ or failure),
+        )
     if session.ceiling is not None:
         return _Classified(outcome=Outcome.DID_NOT_STOP)
     try:

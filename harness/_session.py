@@ -20,7 +20,7 @@ from unsolvable._accounts import Accounts
 from unsolvable._asked import Asked, Unmade
 from unsolvable._callers import Callers
 from unsolvable._dispatch import Dispatch, canonical_arguments
-from unsolvable._errors import ContextOverflow
+from unsolvable._errors import ContextOverflow, HarnessFailure
 from unsolvable._meter import Meter
 from unsolvable._model import Usage
 from unsolvable._probes import COST_DIGITS, StagnationProbe, Truth
@@ -28,6 +28,7 @@ from unsolvable._record import CONTEXT_WINDOW, Observed
 from unsolvable._scenario import Budget, Ceilings, Pricing, Scenario, Setup
 from unsolvable._seen import Seen
 from unsolvable._subtasks import SubtaskTable
+from unsolvable._traceback import error_text
 from unsolvable._trajectory import Trajectory
 from unsolvable._types import (
     GIVE_UP_TOOL,
@@ -115,6 +116,9 @@ class Session:
         self._subtasks = SubtaskTable(setup.subtasks, setup.world, scenario.role_steps)
         self._asked = Asked()
         self._gave_up_at_step: int | None = None
+        self._failure: HarnessFailure | None = None
+        """The first exception the scenario's model or one of its tools raised, which the run's
+        record is of, whatever the agent did with it (`failure`)."""
         self._step_of: dict[str, int] = {}
         """Each agent's last step: its tool calls are made during it, whatever step another
         agent began since (as the trajectory places them)."""
@@ -213,7 +217,12 @@ class Session:
             agent_step=agent_step,
             results=self._dispatch.results_since(agent),
         )
-        message = _assistant_message(self._setup.model.respond(request))
+        try:
+            response = self._setup.model.respond(request)
+        except Exception as error:
+            self._failed(f"the scenario's model, answering step {step},", error)
+            raise
+        message = _assistant_message(response)
         usage = self._accounts.charge(agent, counted, offered, message, sent=sent)
         self._note(step, message, agent)
         self._subtasks.on_model_call(step, agent, counted.messages, _calls(message))
@@ -240,7 +249,11 @@ class Session:
         with self._lock:
             self._callers.enter(f"{name} called by {agent}")
             self._meter.admit_tool_call()
-            made = self._dispatch.call(name, arguments, agent)
+            try:
+                made = self._dispatch.call(name, arguments, agent)
+            except Exception as error:
+                self._failed(f"the scenario's tool {name!r}", error)
+                raise
             self._meter.tool_done(name, made.result)
             step = self._step_of.get(agent, self._meter.steps)
             clock = self._meter.simulated
@@ -318,6 +331,23 @@ class Session:
         """The idents of the threads that called the model or a tool during the run."""
         with self._lock:
             return self._callers.threads
+
+    @property
+    def failure(self) -> HarnessFailure | None:
+        """The harness's own failure in the run, if it had one: the first exception the
+        scenario's model or one of its tools raised (its ``__cause__``). The agent was handed
+        it as any exception, and may have swallowed it; what it did after answered no
+        scenario, so the run is recorded ``crashed`` with this, not judged."""
+        with self._lock:
+            return self._failure
+
+    def _failed(self, where: str, error: Exception) -> None:
+        if self._failure is None:
+            self._failure = HarnessFailure(
+                f"unsolvable: {where} raised {error_text(error)}, so what the agent did after "
+                "it answered no scenario; fix the scenario (the traceback shows where)"
+            )
+            self._failure.__cause__ = error
 
     def _note(self, step: int, message: JSON, agent: str) -> None:
         """The step in the trajectory, and the first step that asked to give up."""

@@ -12,7 +12,7 @@ so is `HarnessFailure`, which `Wire.check` raises after the run, so that no agen
 
 from __future__ import annotations
 
-from unsolvable._errors import UnsolvableError, docs_page
+from unsolvable._errors import HarnessFailure, UnsolvableError, docs_page
 
 __all__ = ["HarnessFailure", "StrayRequest", "WireFormatError"]
 
@@ -26,13 +26,6 @@ class StrayRequest(BaseException):
     The message names the method and the URL with its query values and credentials removed;
     request headers (where API keys live) are never read into it.
     """
-
-
-class HarnessFailure(BaseException):
-    """A request the harness failed to answer — the scenario's model or one of its tools raised,
-    or the harness did — answered 500: what the agent did after it answered no scenario, so its
-    record would be no record of the agent. Raised from the first failure, so a crashed
-    record's traceback shows where it raised."""
 
 
 class WireFormatError(UnsolvableError, ValueError):

@@ -181,8 +181,10 @@ def test_a_scenario_model_that_raises_crashes_the_run_naming_it_not_the_agents_s
     record = unsolvable.run(python(ASKS_ONCE), _with_broken_model("constant-return/repeat"))
     assert record.outcome is Outcome.CRASHED
     error = str(record.observed.error)
-    assert error.startswith("HarnessFailure: unsolvable: the harness failed to answer 1 request")
-    assert "/chat/completions: KeyError: 'reply'" in error
+    assert error.startswith(
+        "HarnessFailure: unsolvable: the scenario's model, answering step 1, raised "
+        "KeyError: 'reply', so what the agent did after it answered no scenario"
+    )
     assert 'raise KeyError("reply")' in str(record.observed.traceback)
 
 
