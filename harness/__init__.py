@@ -22,22 +22,9 @@ if TYPE_CHECKING:
         UnsolvableError,
     )
     from unsolvable._model import Model, ScriptedModel, Usage
-    from unsolvable._record import (
-        SCHEMA_VERSION,
-        AgentTally,
-        Code,
-        Ending,
-        Exit,
-        Failure,
-        Observed,
-        Outcome,
-        Rule,
-        Stop,
-        TerminationRecord,
-        ToolTrace,
-        TraceStep,
-        Verdict,
-    )
+    from unsolvable._observed import AgentTally, Observed, ToolTrace, TraceStep
+    from unsolvable._record import SCHEMA_VERSION, Ending, TerminationRecord
+    from unsolvable._rules import Failure, Rule, Verdict
     from unsolvable._run import run
     from unsolvable._scenario import (
         Budget,
@@ -64,6 +51,7 @@ if TYPE_CHECKING:
         Until,
     )
     from unsolvable._session import Session
+    from unsolvable._stop import Code, Exit, Outcome, Stop
     from unsolvable._subtasks import Subtask, SubtaskSpec, SubtaskState, named_subtask
     from unsolvable._types import (
         CHECK_TOOL,
@@ -84,7 +72,7 @@ if TYPE_CHECKING:
 
 _HOMES = {
     "Adapter": "unsolvable.adapters.base",
-    "AgentTally": "unsolvable._record",
+    "AgentTally": "unsolvable._observed",
     "AdapterError": "unsolvable._errors",
     "Alternate": "unsolvable._scripts",
     "Budget": "unsolvable._scenario",
@@ -95,14 +83,14 @@ _HOMES = {
     "Ceilings": "unsolvable._ceilings",
     "Claim": "unsolvable._scripts",
     "ClaimSuccess": "unsolvable._scripts",
-    "Code": "unsolvable._record",
+    "Code": "unsolvable._stop",
     "ContextOverflow": "unsolvable._errors",
     "CriteriaWorld": "unsolvable._types",
     "Cycle": "unsolvable._scripts",
     "DELEGATE_TOOL": "unsolvable._types",
     "Ending": "unsolvable._record",
-    "Exit": "unsolvable._record",
-    "Failure": "unsolvable._record",
+    "Exit": "unsolvable._stop",
+    "Failure": "unsolvable._rules",
     "FanOut": "unsolvable._scripts",
     "GIVE_UP_TOOL": "unsolvable._types",
     "GiveUp": "unsolvable._scripts",
@@ -112,12 +100,12 @@ _HOMES = {
     "Model": "unsolvable._model",
     "ModelRequest": "unsolvable._types",
     "ModelResponse": "unsolvable._types",
-    "Observed": "unsolvable._record",
-    "Outcome": "unsolvable._record",
+    "Observed": "unsolvable._observed",
+    "Outcome": "unsolvable._stop",
     "Perturbed": "unsolvable._scripts",
     "Pricing": "unsolvable._scenario",
     "Repeat": "unsolvable._scripts",
-    "Rule": "unsolvable._record",
+    "Rule": "unsolvable._rules",
     "SCHEMA_VERSION": "unsolvable._record",
     "Scenario": "unsolvable._scenario",
     "ScenarioError": "unsolvable._errors",
@@ -129,7 +117,7 @@ _HOMES = {
     "Stagnation": "unsolvable._scenario",
     "Shared": "unsolvable._scripts",
     "Steps": "unsolvable._scripts",
-    "Stop": "unsolvable._record",
+    "Stop": "unsolvable._stop",
     "Subtask": "unsolvable._subtasks",
     "SubtaskSpec": "unsolvable._subtasks",
     "SubtaskState": "unsolvable._subtasks",
@@ -138,12 +126,12 @@ _HOMES = {
     "ToolCall": "unsolvable._types",
     "ToolResult": "unsolvable._types",
     "ToolSpec": "unsolvable._types",
-    "ToolTrace": "unsolvable._record",
-    "TraceStep": "unsolvable._record",
+    "ToolTrace": "unsolvable._observed",
+    "TraceStep": "unsolvable._observed",
     "UnsolvableError": "unsolvable._errors",
     "Until": "unsolvable._scripts",
     "Usage": "unsolvable._model",
-    "Verdict": "unsolvable._record",
+    "Verdict": "unsolvable._rules",
     "World": "unsolvable._types",
     "judge": "unsolvable._verdict",
     "named_subtask": "unsolvable._subtasks",

@@ -18,7 +18,7 @@ from unsolvable._model import (
     estimate_tokens,
     estimate_tool_tokens,
 )
-from unsolvable._record import AgentTally
+from unsolvable._observed import AgentTally
 from unsolvable._scenario import Pricing
 from unsolvable._spend import AgentSpend
 from unsolvable._tally import Counted, Tally

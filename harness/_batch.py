@@ -43,12 +43,14 @@ from unsolvable._job import (
     decode,
 )
 from unsolvable._loading import load_agent
+from unsolvable._observed import Observed
 from unsolvable._probes import COST_DIGITS, Truth, overshoot
-from unsolvable._record import Ending, Observed, Outcome, TerminationRecord
+from unsolvable._record import Ending, TerminationRecord
 from unsolvable._redact import Redactor
 from unsolvable._run import GRACE_SECONDS
 from unsolvable._scenario import Scenario
 from unsolvable._seen import Counts, Seen
+from unsolvable._stop import Outcome
 from unsolvable._verdict import judge
 from unsolvable._worker import Channels, serve
 

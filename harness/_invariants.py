@@ -10,8 +10,10 @@ from __future__ import annotations
 import json
 
 from unsolvable._numbers import dollars
-from unsolvable._record import Code, Ending, Failure, Rule, Stop
+from unsolvable._record import Ending
+from unsolvable._rules import Failure, Rule
 from unsolvable._scenario import Scenario
+from unsolvable._stop import Code, Stop
 from unsolvable._subtasks import Subtask, SubtaskState
 from unsolvable._text import plain_partial
 

@@ -264,7 +264,7 @@ class StagnationProbe:
         self.calls_asked[-1] = calls
 
     def on_refused(self, step: int, kind: str) -> None:
-        """A model request refused (``kind``: `unsolvable._record.CONTEXT_WINDOW`): a refusal
+        """A model request refused (``kind``: `unsolvable._observed.CONTEXT_WINDOW`): a refusal
         like a tool's."""
         self.refusals[kind] += 1
         self.first_refusal_step = min(self.first_refusal_step or step, step)

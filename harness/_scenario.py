@@ -16,7 +16,7 @@ from typing import Any
 from unsolvable._ceilings import Ceilings, require_positive
 from unsolvable._errors import BudgetError, ScenarioError
 from unsolvable._model import Model
-from unsolvable._record import Code, Exit
+from unsolvable._stop import Code, Exit
 from unsolvable._subtasks import SubtaskSpec
 from unsolvable._types import Toolbox, World
 

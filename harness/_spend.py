@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 
+from unsolvable._observed import AgentTally
 from unsolvable._probes import COST_DIGITS
-from unsolvable._record import AgentTally
 
 __all__ = ["AgentSpend"]
 

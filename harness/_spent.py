@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from unsolvable._numbers import dollars
-from unsolvable._record import Code, Observed
+from unsolvable._observed import Observed
 from unsolvable._scenario import Budget
+from unsolvable._stop import Code
 
 __all__ = [
     "JUDGED_EXHAUSTION",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from unsolvable._record import ToolTrace, TraceStep
+from unsolvable._observed import ToolTrace, TraceStep
 from unsolvable._text import cut, cut_counted
 
 __all__ = ["TAIL_STEPS", "TEXT_CUT", "TRAJECTORY_CUT", "Trajectory"]

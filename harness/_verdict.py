@@ -10,7 +10,8 @@ from decimal import Decimal
 
 from unsolvable._invariants import invariant_failures
 from unsolvable._numbers import dollars, plain
-from unsolvable._record import Code, Ending, Exit, Failure, Outcome, Rule, Verdict
+from unsolvable._record import Ending
+from unsolvable._rules import Failure, Rule, Verdict
 from unsolvable._scenario import Scenario
 from unsolvable._spent import (
     JUDGED_EXHAUSTION,
@@ -19,6 +20,7 @@ from unsolvable._spent import (
     overshoot_fraction,
     spend_figures,
 )
+from unsolvable._stop import Code, Exit, Outcome
 
 __all__ = ["judge"]
 

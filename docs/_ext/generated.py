@@ -11,7 +11,7 @@ import inspect
 from typing import TYPE_CHECKING, Any
 
 import unsolvable
-from unsolvable import _record, _subtasks, scenarios
+from unsolvable import _observed, _record, _rules, _stop, _subtasks, scenarios
 from unsolvable.reports._catalogue import catalogue_markdown
 
 if TYPE_CHECKING:  # the tests read the pages it makes where Sphinx is not installed
@@ -19,20 +19,20 @@ if TYPE_CHECKING:  # the tests read the pages it makes where Sphinx is not insta
 
 RECORD_TYPES = (
     _record.TerminationRecord,
-    _record.Stop,
+    _stop.Stop,
     _record.Ending,
-    _record.Observed,
-    _record.TraceStep,
-    _record.ToolTrace,
-    _record.AgentTally,
+    _observed.Observed,
+    _observed.TraceStep,
+    _observed.ToolTrace,
+    _observed.AgentTally,
     _subtasks.Subtask,
     _subtasks.Dispatch,
     _subtasks.Transition,
-    _record.Verdict,
-    _record.Failure,
+    _rules.Verdict,
+    _rules.Failure,
 )
 """The record's types, outermost first, as the JSON nests them."""
-RECORD_ENUMS = (_record.Exit, _record.Code, _record.Outcome, _subtasks.SubtaskState, _record.Rule)
+RECORD_ENUMS = (_stop.Exit, _stop.Code, _stop.Outcome, _subtasks.SubtaskState, _rules.Rule)
 
 
 def _attribute_docs(cls: type) -> dict[str, str]:

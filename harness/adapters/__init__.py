@@ -4,7 +4,7 @@ the built-ins share. Cheap: importing it imports no framework, no HTTP library, 
 `unsolvable.wire`.
 """
 
-from unsolvable._record import Code, Stop
+from unsolvable._stop import Code, Stop
 from unsolvable.adapters.base import Adapter, PlainAdapter, as_adapter, interpret_plain
 from unsolvable.adapters.kit import (
     BUDGET,

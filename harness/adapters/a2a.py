@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from unsolvable._errors import AdapterError, CeilingHit
-from unsolvable._record import Code, Stop
+from unsolvable._stop import Code, Stop
 from unsolvable.adapters.kit import missing_extra
 from unsolvable.adapters.process import ProcessAdapter, ProcessExited, described_status
 from unsolvable.reports._stop_reasons import A2A_CODE_KEY

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from unsolvable._errors import AdapterError, CeilingHit, docs_page
-from unsolvable._record import Code, Stop
+from unsolvable._stop import Code, Stop
 from unsolvable.adapters.kit import missing_extra
 from unsolvable.adapters.process import ProcessAdapter, ProcessExited, split_spec_command
 

@@ -41,8 +41,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
 from unsolvable._errors import AdapterError
-from unsolvable._record import Code, Stop
 from unsolvable._session import Session
+from unsolvable._stop import Code, Stop
 from unsolvable._types import JSON
 from unsolvable.adapters._autogen import (
     MODEL_INFO,

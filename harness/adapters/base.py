@@ -11,7 +11,7 @@ from collections.abc import Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from unsolvable._errors import AdapterError
-from unsolvable._record import Stop
+from unsolvable._stop import Stop
 
 if TYPE_CHECKING:
     from unsolvable._session import Session

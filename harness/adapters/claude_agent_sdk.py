@@ -33,8 +33,8 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from unsolvable._errors import AdapterError
-from unsolvable._record import Code, Stop
 from unsolvable._session import Session
+from unsolvable._stop import Code, Stop
 from unsolvable._types import JSON, ToolSpec
 from unsolvable.adapters._coding_agent import CODING_AGENT_WALL_SECONDS
 from unsolvable.adapters.base import interpret_plain

@@ -16,7 +16,7 @@ import tempfile
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Unpack
 
-from unsolvable._record import Code, Stop
+from unsolvable._stop import Code, Stop
 from unsolvable.adapters._coding_agent import (
     CodingAgentAdapter,
     CodingAgentCli,

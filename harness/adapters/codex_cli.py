@@ -17,7 +17,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from unsolvable._record import Code, Stop
+from unsolvable._stop import Code, Stop
 from unsolvable.adapters._coding_agent import CodingAgentAdapter, CodingAgentCli
 from unsolvable.adapters.process import ProcessExit
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from unsolvable._errors import AdapterError, CeilingHit
 from unsolvable._model import Usage
-from unsolvable._record import Stop
+from unsolvable._stop import Stop
 from unsolvable._text import text_of
 from unsolvable._types import JSON
 

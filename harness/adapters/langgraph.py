@@ -45,8 +45,8 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from unsolvable._errors import AdapterError
-from unsolvable._record import Code, Stop
 from unsolvable._session import Session
+from unsolvable._stop import Code, Stop
 from unsolvable._text import cut
 from unsolvable.adapters._langchain import AgentBindings, SessionChatModel, session_tools
 from unsolvable.adapters._turnstile import Turnstile

@@ -44,8 +44,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from unsolvable._errors import AdapterError
-from unsolvable._record import Code, Stop
 from unsolvable._session import Session
+from unsolvable._stop import Code, Stop
 from unsolvable._types import JSON
 from unsolvable.adapters._llamaindex import (
     CONTEXT_WINDOW,

@@ -35,8 +35,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from unsolvable._errors import AdapterError
-from unsolvable._record import Code, Stop
 from unsolvable._session import Session
+from unsolvable._stop import Code, Stop
 from unsolvable._types import JSON
 from unsolvable.adapters._agents_sdk import (
     AgentBindings,

@@ -27,8 +27,8 @@ from urllib.parse import urlsplit
 from unsolvable._environ import child_environ
 from unsolvable._errors import AdapterError, CeilingHit
 from unsolvable._leftovers import await_late_call
-from unsolvable._record import Stop
 from unsolvable._session import end_at_ceiling
+from unsolvable._stop import Stop
 from unsolvable._text import kept_end
 from unsolvable.adapters._command_line import (
     DOCS,

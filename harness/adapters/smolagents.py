@@ -32,8 +32,8 @@ from typing import Any
 
 from unsolvable._errors import AdapterError
 from unsolvable._json import canonical_json
-from unsolvable._record import Code, Stop
 from unsolvable._session import Session
+from unsolvable._stop import Code, Stop
 from unsolvable._types import JSON, ToolSpec
 from unsolvable.adapters._turnstile import Turnstile
 from unsolvable.adapters.base import interpret_plain

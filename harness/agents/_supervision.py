@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from unsolvable._record import Code, Exit, Stop
+from unsolvable._stop import Code, Exit, Stop
 
 __all__ = ["PERMANENT", "Supervision"]
 

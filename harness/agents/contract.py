@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from unsolvable._errors import BudgetError, ContextOverflow
-from unsolvable._record import Code, Exit, Stop
 from unsolvable._session import Session
+from unsolvable._stop import Code, Exit, Stop
 from unsolvable._types import CHECK_TOOL, DELEGATE_TOOL, GIVE_UP_TOOL, JSON, PROTOCOL_TOOLS
 from unsolvable.agents._fingerprint import (
     action_fingerprint,

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import itertools
 
-from unsolvable._record import Code, Stop
 from unsolvable._session import Session
+from unsolvable._stop import Code, Stop
 from unsolvable._types import DELEGATE_TOOL
 from unsolvable.agents._loop import assistant, dispatch, opening, tool_calls
 

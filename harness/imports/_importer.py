@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from unsolvable._record import Code
 from unsolvable._redact import REDACTED, Redactor
+from unsolvable._stop import Code
 from unsolvable._types import GIVE_UP_TOOL, JSON
 from unsolvable.fake_tools import DENIED, UNAVAILABLE
 from unsolvable.imports._cycle import Cycle, Stuck, find_cycle, find_stuck, refusal_of

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from unsolvable._errors import ScenarioError
-from unsolvable._record import TerminationRecord, TraceStep
+from unsolvable._observed import TraceStep
+from unsolvable._record import TerminationRecord
 from unsolvable._types import JSON
 from unsolvable.imports._trace import ImportFailed, Recorded, Trace, Turn
 from unsolvable.scenarios import get

@@ -13,8 +13,8 @@ from functools import partial
 from typing import Any
 
 from unsolvable._model import ScriptedModel
-from unsolvable._record import Code
 from unsolvable._scenario import Scenario, Setup, Stagnation
+from unsolvable._stop import Code
 from unsolvable._types import (
     CHECK_TOOL,
     ModelRequest,

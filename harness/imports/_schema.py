@@ -17,8 +17,8 @@ from typing import Any, get_args, get_type_hints
 
 from unsolvable._errors import InputError, ScenarioError
 from unsolvable._input import load_json, read_input
-from unsolvable._record import Code
 from unsolvable._scenario import SEEDS, Budget, Stagnation, check_name, is_seed
+from unsolvable._stop import Code
 from unsolvable._types import JSON
 from unsolvable.fake_tools import REFUSALS
 from unsolvable.imports._shapes import kind_of, type_word

@@ -17,7 +17,8 @@ from unsolvable._batch import Job, WorkerPool
 from unsolvable._ceilings import Ceilings
 from unsolvable._errors import AdapterError
 from unsolvable._loading import AgentLike, load_agent
-from unsolvable._record import Rule, TerminationRecord
+from unsolvable._record import TerminationRecord
+from unsolvable._rules import Rule
 from unsolvable._run import ceilings_for, run
 from unsolvable._scenario import Scenario
 from unsolvable.adapters.base import Adapter, as_adapter, own_name

@@ -19,7 +19,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from unsolvable._record import TerminationRecord, ToolTrace, TraceStep
+from unsolvable._observed import ToolTrace, TraceStep
+from unsolvable._record import TerminationRecord
 from unsolvable.reports._metrics import counted_lags
 from unsolvable.reports._otel import root_agent, tool_call_id
 from unsolvable.reports._stop_reasons import stop_reasons

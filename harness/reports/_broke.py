@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from unsolvable._record import Outcome, TerminationRecord
+from unsolvable._record import TerminationRecord
+from unsolvable._stop import Outcome
 from unsolvable.reports._baseline import GateResult
 from unsolvable.reports._cells import NO_VALUE
 from unsolvable.reports._metrics import (

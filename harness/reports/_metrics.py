@@ -20,8 +20,11 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, NamedTuple
 
-from unsolvable._record import CONTEXT_WINDOW, Exit, Outcome, Rule, TerminationRecord
+from unsolvable._observed import CONTEXT_WINDOW
+from unsolvable._record import TerminationRecord
+from unsolvable._rules import Rule
 from unsolvable._spent import JUDGED_EXHAUSTION, budget_of, could_cover_next_step
+from unsolvable._stop import Exit, Outcome
 
 __all__ = [
     "ALL",

@@ -16,7 +16,9 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from unsolvable._record import Outcome, TerminationRecord, TraceStep
+from unsolvable._observed import TraceStep
+from unsolvable._record import TerminationRecord
+from unsolvable._stop import Outcome
 from unsolvable.reports._metrics import counted_lags
 from unsolvable.reports._stop_reasons import stop_reasons
 

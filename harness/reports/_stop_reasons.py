@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from unsolvable._record import Code, Outcome, TerminationRecord
+from unsolvable._record import TerminationRecord
+from unsolvable._stop import Code, Outcome
 
 __all__ = [
     "A2A_CODE_KEY",

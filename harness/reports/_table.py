@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from unsolvable._numbers import dollars
-from unsolvable._record import Outcome, TerminationRecord
+from unsolvable._record import TerminationRecord
+from unsolvable._stop import Outcome
 from unsolvable._text import printable
 from unsolvable.reports._cells import align
 from unsolvable.reports._metrics import (
