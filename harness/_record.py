@@ -158,7 +158,7 @@ class TerminationRecord:
         the first that is not what a record holds. Derived keys such as ``detection_lag`` are
         dropped; a version 5 lost run reads as version 6 writes one (`as_version_6`). ``clean``,
         when given, rewrites every string in it but the record's own field names and enum
-        members as it is read: a redaction made in the same walk (`unsolvable._batch`)."""
+        members as it is read: a redaction made in the same walk (`unsolvable._judged`)."""
         from unsolvable._record_data import build
 
         return build(cls, as_version_6(data), clean=clean)

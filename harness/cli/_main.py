@@ -19,16 +19,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from unsolvable._batch import (
-    DESCRIPTORS_PER_WORKER,
-    Batch,
-    Job,
-    most_workers,
-    open_file_limit,
-    run_jobs,
-)
+from unsolvable._batch import Batch, Job, run_jobs
 from unsolvable._errors import OutputError, ShardError, UnsolvableError
 from unsolvable._numbers import dollars, plain
+from unsolvable._processes import DESCRIPTORS_PER_WORKER, most_workers, open_file_limit
 from unsolvable._record import TerminationRecord
 from unsolvable._scenario import SEEDS, Budget, Ceilings, Pricing, Scenario, is_seed
 from unsolvable._shard import Shard, ShardTag

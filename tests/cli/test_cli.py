@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from unsolvable import scenarios
-from unsolvable._batch import DESCRIPTORS_PER_WORKER, RESERVED_DESCRIPTORS
+from unsolvable._processes import DESCRIPTORS_PER_WORKER, RESERVED_DESCRIPTORS
 from unsolvable.cli._main import _parser
 
 ROOT = Path(__file__).parents[2]
