@@ -15,15 +15,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from unsolvable._lazy import lazy_getattr
-from unsolvable.plugin._options import (
-    MarkerOptions,
-    Settings,
-    addoption,
-    check_names,
-    check_reports,
-    marker_line,
-    resolve,
-)
+from unsolvable.plugin._marker import MarkerOptions, marker_line
+from unsolvable.plugin._options import addoption
+from unsolvable.plugin._settings import Settings, check_names, check_reports, resolve
 from unsolvable.plugin._suite import (
     CASE,
     UnsolvableSuite,

@@ -23,16 +23,15 @@ from unsolvable._run import ceilings_for, run
 from unsolvable._scenario import Scenario
 from unsolvable.adapters.base import Adapter, as_adapter, own_name
 from unsolvable.plugin._changes import describe_change
+from unsolvable.plugin._marker import MarkerOptions
 from unsolvable.plugin._options import (
     AGENT_OPTION,
     DOCS,
     LENIENT_OPTION,
     NO_SNAPSHOT_OPTION,
-    SNAPSHOT_PLUGIN,
     STEP_BOUND_OPTION,
-    MarkerOptions,
-    Settings,
 )
+from unsolvable.plugin._settings import SNAPSHOT_PLUGIN, Settings
 from unsolvable.reports._metrics import counted_lags
 from unsolvable.reports._table import explain
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from unsolvable.plugin._options import Settings
+from unsolvable.plugin._settings import Settings
 
 if TYPE_CHECKING:
     from unsolvable._shard import Shard

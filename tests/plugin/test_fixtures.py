@@ -94,7 +94,7 @@ def test_a_misspelt_marker_keyword_is_a_short_type_error(
             "max_steps=? it accepts agent, scenarios, seeds, strict, step_bound, max_steps, *",
         ]
     )
-    assert "_options.py" not in result.stdout.str()
+    assert "_marker.py" not in result.stdout.str()
 
 
 def test_a_negative_seed_in_the_marker_is_a_short_type_error(

@@ -12,7 +12,8 @@ import unsolvable
 from unsolvable import scenarios
 from unsolvable._loading import load_agent
 from unsolvable.plugin._ledger import PAYLOAD_KEY, RunLedger
-from unsolvable.plugin._options import UPDATE_BASELINE_OPTION, Settings
+from unsolvable.plugin._options import UPDATE_BASELINE_OPTION
+from unsolvable.plugin._settings import Settings
 from unsolvable.reports._baseline import Baseline
 
 

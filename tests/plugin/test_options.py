@@ -9,12 +9,9 @@ from pathlib import Path
 import pytest
 
 from unsolvable.plugin._fixture import make_cases
-from unsolvable.plugin._options import (
-    MARKER,
-    MarkerOptions,
-    Settings,
-    marker_line,
-)
+from unsolvable.plugin._marker import MarkerOptions, marker_line
+from unsolvable.plugin._options import MARKER
+from unsolvable.plugin._settings import Settings
 from unsolvable.reports._baseline import BaselineFlags, Margins
 from unsolvable.reports._publish import ReportOptions
 
