@@ -10,12 +10,12 @@ from collections.abc import Mapping
 from unsolvable._job import Job
 from unsolvable._loading import load_agent
 from unsolvable._observed import Observed
-from unsolvable._probes import COST_DIGITS, Truth, overshoot
 from unsolvable._record import Ending, TerminationRecord
 from unsolvable._redact import Redactor
 from unsolvable._scenario import Scenario
 from unsolvable._seen import Counts
 from unsolvable._stop import Outcome
+from unsolvable._truth import COST_DIGITS, Truth, overshoot
 from unsolvable._verdict import judge
 
 __all__ = ["judged", "lost"]

@@ -12,161 +12,21 @@ import itertools
 import math
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from operator import add
-from typing import Any, TypeVar, overload
 
-from unsolvable._scenario import Budget, Scenario, Stagnation
+from unsolvable._scenario import Scenario, Stagnation
+from unsolvable._series import Combined, FirstStep, Spend
+from unsolvable._truth import COST_DIGITS, Overrun, Truth, overshoot
 from unsolvable._types import JSON, PROTOCOL_TOOLS, CriteriaWorld, ToolResult, World
 
-__all__ = ["FirstStep", "Overrun", "Spend", "StagnationProbe", "Truth", "overshoot"]
+__all__ = ["COST_DIGITS", "StagnationProbe", "Truth"]
 
-COST_DIGITS = 6
-"""Dollar figures keep a millionth of a dollar, as the records do."""
-_V = TypeVar("_V", int, float)
 TOOL_ROLE = "tool"
 """The role of a tool result in a conversation, whatever face it came through (the wire and the
 adapters hand the session Chat Completions messages)."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class Spend:
-    """One quantity spent over a run (tokens, dollars, simulated seconds), step by step: what
-    the budget-spent ground truth and the lag in tokens and dollars read.
-
-    Spend past the last step made is *projected* at the last step's spend: a conversation only
-    grows, so each later step costs at least that much and the projection is a floor (a step
-    waits as long as the last did, for time).
-    A run with no step has nothing to project from: its later steps are taken to cost nothing.
-    """
-
-    before: Sequence[float]
-    """``before[i]``: spent before step ``i + 1`` began."""
-    total: float
-    """Spent by the end of the run."""
-
-    @property
-    def _last(self) -> float:
-        """What the last step made cost (0 without a step)."""
-        return self.total - self.before[-1] if self.before else 0.0
-
-    @property
-    def next_step(self) -> float:
-        """What the next step would cost, estimated from the run's own growth: the last step's
-        spend plus what it grew by over the one before (a conversation re-sent every step grows
-        by about as much each step); 0 without a step to estimate from."""
-        if len(self.before) < 2:
-            return self._last
-        grew = self._last - (self.before[-1] - self.before[-2])
-        return self._last + max(grew, 0.0)
-
-    def at_start(self, step: int) -> float:
-        """Spent before ``step`` began: observed for the steps made, projected after them."""
-        made = len(self.before)
-        if step <= made:
-            return self.before[step - 1]
-        return self.total + (step - 1 - made) * self._last
-
-    def spent_at(self, limit: float | None, first: FirstStep | None = None) -> int | None:
-        """The step during which the spend reached ``limit`` (observed, else projected);
-        ``None`` for no limit, or no spend to project from. ``first``: the search so far among
-        the steps before the last, whose spend is final (`FirstStep`)."""
-        if limit is None or not self.before:
-            return None
-        before, made = self.before, len(self.before)
-        reached = (first or FirstStep()).among(made - 1, lambda step: before[step] >= limit)
-        if reached is None and self.total >= limit:
-            reached = made
-        if reached is not None or self._last <= 0:
-            return reached
-        return made + math.ceil((limit - self.total) / self._last)
-
-    def covered_until(self, limit: float | None, first: FirstStep | None = None) -> int | None:
-        """The last step a budget of ``limit`` could cover: the one after which the next step,
-        costing at least what it cost (a conversation only grows), would take the spend past
-        ``limit`` — observed, else projected at the last step's spend. An agent that admits
-        each step before it begins stops there. ``None`` for no limit, or nothing to project
-        from. ``first``: as for `spent_at`."""
-        if limit is None or not self.before:
-            return None
-        before, made = self.before, len(self.before)
-
-        def uncovered(step: int, end: float) -> bool:
-            return end + (end - before[step - 1]) > limit
-
-        covered = (first or FirstStep()).among(made - 1, lambda step: uncovered(step, before[step]))
-        if covered is not None or uncovered(made, self.total):
-            return covered or made
-        if self._last <= 0:
-            return None
-        return made + math.floor((limit - self.total) / self._last)
-
-
-class FirstStep:
-    """The search for the first step that meets a test among the steps whose figures are final
-    (every step but the last made), each step tested once over the run: the truth asked for
-    after every call then costs the same at step 10,000 as at step 1. One instance serves one
-    test."""
-
-    __slots__ = ("found", "tested")
-
-    def __init__(self) -> None:
-        self.tested = 0
-        self.found: int | None = None
-
-    def among(self, final: int, meets: Callable[[int], bool]) -> int | None:
-        """The first of steps 1 to ``final`` that ``meets`` the test, if any."""
-        while self.found is None and self.tested < final:
-            self.tested += 1
-            if meets(self.tested):
-                self.found = self.tested
-        return self.found
-
-
-@dataclass(frozen=True, kw_only=True)
-class Truth:
-    """The ground truth of a finished run and the lag measured against it; all ``None`` on a
-    solvable control, which has no stagnant step."""
-
-    first_stagnant_step: int | None
-    lag_tokens: int | None
-    """Signed, as the lag in steps: tokens spent from the start of the first stagnant step to
-    the stop; for a stop before it, minus the (projected) tokens of the steps skipped before it."""
-    lag_cost_usd: float | None
-    evidence_step: int | None
-    """The step by which the agent had received the evidence that no progress was possible: the
-    first stagnant step, or the step before it when that step's own later calls already repeated
-    what had been seen (evidence within a step counts)."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class Overrun:
-    """What a finished run spent against its budget: whether it could afford another step, and
-    how far it went past a token or dollar budget."""
-
-    next_step_tokens: int
-    """The next step's tokens, every token sent and received as the model's usage reports them
-    to the agent, estimated from the run's own growth (`Spend.next_step`)."""
-    next_step_cost_usd: float
-    overshoot_tokens: int
-    """Tokens charged past the token budget (0 within it, or without one)."""
-    overshoot_cost_usd: float
-    """Dollars past the dollar budget; with a token budget only, the overshoot's tokens at the
-    run's mean price per token."""
-
-
-def overshoot(budget: Budget, *, tokens: int, cost: float, sent: int) -> tuple[int, float]:
-    """How far past its token and dollar budget a run that ended with these totals went
-    (`Overrun.overshoot_tokens`, `Overrun.overshoot_cost_usd`): the totals alone tell it, so a
-    run whose worker was lost has it too."""
-    over = max(0, tokens - budget.max_tokens) if budget.max_tokens is not None else 0
-    if budget.max_cost_usd is not None:
-        over_cost = max(0.0, cost - budget.max_cost_usd)
-    else:
-        over_cost = over * cost / sent if sent else 0.0
-    return over, round(over_cost, COST_DIGITS)
 
 
 class StagnationProbe:
@@ -280,14 +140,14 @@ class StagnationProbe:
     @property
     def cost_before_step(self) -> Sequence[float]:
         """Dollars spent before each step, at the scenario's prices."""
-        return _Combined(
+        return Combined(
             self.scenario.pricing.cost, self.inputs_before_step, self.outputs_before_step
         )
 
     @property
     def sent_before_step(self) -> Sequence[int]:
         """Tokens sent before each step, the fixed prompt included: what lag is counted in."""
-        return _Combined(add, self.inputs_before_step, self.outputs_before_step)
+        return Combined(add, self.inputs_before_step, self.outputs_before_step)
 
     def on_tool(
         self,
@@ -515,37 +375,6 @@ class StagnationProbe:
         if reached is not None or last <= 0:
             return reached
         return steps + math.ceil((limit - last_demand) / last)
-
-
-class _Combined(Sequence[_V]):
-    """Two arrays of per-step values combined one value at a time as they are read, not all at
-    once: the truth reads one step's spend for the lag, so asking for it after every call costs
-    the same at step 10,000 as at step 1."""
-
-    __slots__ = ("_combine", "_first", "_second")
-
-    def __init__(
-        self, combine: Callable[[Any, Any], _V], first: array[Any], second: array[Any]
-    ) -> None:
-        self._combine: Callable[[Any, Any], _V] = combine
-        self._first, self._second = first, second
-
-    def __len__(self) -> int:
-        return len(self._first)
-
-    @overload
-    def __getitem__(self, index: int) -> _V: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[_V]: ...
-
-    def __getitem__(self, index: int | slice) -> _V | Sequence[_V]:
-        if isinstance(index, slice):
-            return list(map(self._combine, self._first[index], self._second[index]))
-        return self._combine(self._first[index], self._second[index])
-
-    def __iter__(self) -> Iterator[_V]:
-        return map(self._combine, self._first, self._second)
 
 
 def _after(stuck: int, finished_at: int) -> int:

@@ -11,7 +11,7 @@ import math
 from multiprocessing.context import BaseContext
 from typing import Any, NamedTuple
 
-from unsolvable._probes import Truth
+from unsolvable._truth import Truth
 
 __all__ = ["Counts", "Seen"]
 

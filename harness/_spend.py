@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from unsolvable._observed import AgentTally
-from unsolvable._probes import COST_DIGITS
+from unsolvable._truth import COST_DIGITS
 
 __all__ = ["AgentSpend"]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import multiprocessing
 
-from unsolvable._probes import Truth
 from unsolvable._seen import Counts, Seen
+from unsolvable._truth import Truth
 
 
 def test_the_counts_are_those_of_the_job_asked_about() -> None:

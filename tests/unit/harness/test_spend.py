@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from unsolvable._probes import FirstStep, Spend
+from unsolvable._series import FirstStep, Spend
 
 
 def test_the_start_of_a_step_is_observed_then_projected_at_the_last_steps_cost() -> None:
