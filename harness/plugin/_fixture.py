@@ -32,7 +32,7 @@ from unsolvable.plugin._options import (
     STEP_BOUND_OPTION,
 )
 from unsolvable.plugin._settings import SNAPSHOT_PLUGIN, Settings
-from unsolvable.reports._metrics import counted_lags
+from unsolvable.reports._counted import counted_lags
 from unsolvable.reports._table import explain
 
 if TYPE_CHECKING:

@@ -21,8 +21,9 @@ if TYPE_CHECKING:
         Regression,
         gate,
     )
+    from unsolvable.reports._distribution import Distribution
     from unsolvable.reports._flags import REPORT_FLAGS, ReportFlag, report_options
-    from unsolvable.reports._metrics import Distribution, GroupMetrics, Metrics, RunId, measure
+    from unsolvable.reports._metrics import GroupMetrics, Metrics, RunId, measure
     from unsolvable.reports._publish import Published, ReportOptions, check_baseline, publish
     from unsolvable.reports._table import explain, format_table, summary_line
 
@@ -37,7 +38,7 @@ _HOMES = {
     "REPORT_FLAGS": "unsolvable.reports._flags",
     "ReportFlag": "unsolvable.reports._flags",
     "report_options": "unsolvable.reports._flags",
-    "Distribution": "unsolvable.reports._metrics",
+    "Distribution": "unsolvable.reports._distribution",
     "GroupMetrics": "unsolvable.reports._metrics",
     "Metrics": "unsolvable.reports._metrics",
     "RunId": "unsolvable.reports._metrics",

@@ -21,7 +21,7 @@ from typing import Any
 
 from unsolvable._observed import ToolTrace, TraceStep
 from unsolvable._record import TerminationRecord
-from unsolvable.reports._metrics import counted_lags
+from unsolvable.reports._counted import counted_lags
 from unsolvable.reports._otel import root_agent, tool_call_id
 from unsolvable.reports._stop_reasons import stop_reasons
 

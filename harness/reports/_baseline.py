@@ -20,8 +20,9 @@ from unsolvable._errors import BaselineError, InputError, docs_page
 from unsolvable._input import load_json, read_input
 from unsolvable._loading import agent_name
 from unsolvable._numbers import plain
+from unsolvable.reports._distribution import Number
 from unsolvable.reports._files import write_file
-from unsolvable.reports._metrics import GroupMetrics, Metrics, Number, RunId, where
+from unsolvable.reports._metrics import GroupMetrics, Metrics, RunId, where
 
 __all__ = [
     "BASELINE_VERSION",

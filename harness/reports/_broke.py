@@ -11,12 +11,8 @@ from unsolvable._record import TerminationRecord
 from unsolvable._stop import Outcome
 from unsolvable.reports._baseline import GateResult
 from unsolvable.reports._cells import NO_VALUE
-from unsolvable.reports._metrics import (
-    GroupMetrics,
-    Metrics,
-    is_counted_false_stop,
-    is_false_completion,
-)
+from unsolvable.reports._counted import is_counted_false_stop, is_false_completion
+from unsolvable.reports._metrics import GroupMetrics, Metrics
 
 __all__ = ["Count", "broken_rules", "counts", "headline", "tag", "worst_first"]
 

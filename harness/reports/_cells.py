@@ -13,7 +13,8 @@ from unsolvable._numbers import dollars, plain
 from unsolvable._record import SCHEMA_VERSION, TerminationRecord
 from unsolvable._shard import ShardTag
 from unsolvable._text import printable
-from unsolvable.reports._metrics import Distribution, GroupMetrics, Metrics, measure
+from unsolvable.reports._distribution import Distribution
+from unsolvable.reports._metrics import GroupMetrics, Metrics, measure
 
 __all__ = [
     "COLUMNS",

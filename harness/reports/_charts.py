@@ -10,15 +10,10 @@ from dataclasses import dataclass
 from html import escape
 
 from unsolvable._record import TerminationRecord
-from unsolvable.reports._metrics import (
-    Distribution,
-    GroupMetrics,
-    Metrics,
-    Number,
-    StepCap,
-    has_lag,
-    lag,
-)
+from unsolvable.reports._counted import has_lag, lag
+from unsolvable.reports._distribution import Distribution, Number
+from unsolvable.reports._metrics import GroupMetrics, Metrics
+from unsolvable.reports._step_cap import StepCap
 
 __all__ = ["PALETTE", "lag_chart", "timeline", "tradeoff_chart"]
 

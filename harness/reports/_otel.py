@@ -19,7 +19,7 @@ from typing import Any
 from unsolvable._observed import TraceStep
 from unsolvable._record import TerminationRecord
 from unsolvable._stop import Outcome
-from unsolvable.reports._metrics import counted_lags
+from unsolvable.reports._counted import counted_lags
 from unsolvable.reports._stop_reasons import stop_reasons
 
 __all__ = ["finish_reason", "repeats", "root_agent", "to_otlp_json", "tool_call_id"]

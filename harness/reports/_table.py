@@ -9,13 +9,7 @@ from unsolvable._record import TerminationRecord
 from unsolvable._stop import Outcome
 from unsolvable._text import printable
 from unsolvable.reports._cells import align
-from unsolvable.reports._metrics import (
-    has_lag,
-    is_false_completion,
-    lag,
-    lag_cost_usd,
-    lag_tokens,
-)
+from unsolvable.reports._counted import has_lag, is_false_completion, lag, lag_cost_usd, lag_tokens
 
 __all__ = ["INTERRUPTED", "explain", "format_table", "summary_line"]
 

@@ -17,7 +17,9 @@ from unsolvable import Ceilings, Outcome, TerminationRecord, scenarios
 from unsolvable._batch import Job, WorkerPool, run_jobs
 from unsolvable._unseen import WORKER_COUNTED
 from unsolvable.reports._cells import distribution, premature
-from unsolvable.reports._metrics import Distribution, lag, measure
+from unsolvable.reports._counted import lag
+from unsolvable.reports._distribution import Distribution
+from unsolvable.reports._metrics import measure
 
 NATIVE_THREAD = """
 import _thread, threading

@@ -10,18 +10,16 @@ import pytest
 
 from tests.reports._records import library_records, record
 from unsolvable import Code, Outcome
-from unsolvable.reports._metrics import (
-    Distribution,
-    StepCap,
-    calibrated_step_cap,
+from unsolvable.reports._counted import (
     is_false_completion,
     is_false_stop,
     is_premature_stop,
     is_unreported_finish,
     lag,
-    measure,
-    percentile,
 )
+from unsolvable.reports._distribution import Distribution, percentile
+from unsolvable.reports._metrics import measure
+from unsolvable.reports._step_cap import StepCap, calibrated_step_cap
 
 
 def test_nearest_rank_percentiles_are_observed_values() -> None:

@@ -16,18 +16,16 @@ from tests.reports._records import record
 from unsolvable import Code, Outcome, scenarios
 from unsolvable.reports._broke import tag
 from unsolvable.reports._cells import COLUMNS, cells, false_stops, past_budget
-from unsolvable.reports._metrics import (
-    Distribution,
-    calibrated_step_cap,
+from unsolvable.reports._counted import (
     ending,
     is_false_completion,
     is_premature_stop,
     is_unreported_finish,
     lag,
-    measure,
-    percentile,
-    where,
 )
+from unsolvable.reports._distribution import Distribution, percentile
+from unsolvable.reports._metrics import measure, where
+from unsolvable.reports._step_cap import calibrated_step_cap
 from unsolvable.reports._table import explain
 
 VALUES = st.lists(st.integers(-50, 50), min_size=1, max_size=60)

@@ -19,17 +19,12 @@ from unsolvable.agents import contract
 from unsolvable.agents._loop import assistant, dispatch, opening, tool_calls
 from unsolvable.reports._broke import tag
 from unsolvable.reports._cells import COLUMNS, cells
+from unsolvable.reports._counted import is_blind_stop, is_budget_spent, is_premature_stop, lag
+from unsolvable.reports._distribution import Distribution
 from unsolvable.reports._html import to_html
 from unsolvable.reports._markdown import to_markdown
-from unsolvable.reports._metrics import (
-    Distribution,
-    calibrated_step_cap,
-    is_blind_stop,
-    is_budget_spent,
-    is_premature_stop,
-    lag,
-    measure,
-)
+from unsolvable.reports._metrics import measure
+from unsolvable.reports._step_cap import calibrated_step_cap
 
 
 def _observed(base: TerminationRecord, **changes: object) -> TerminationRecord:

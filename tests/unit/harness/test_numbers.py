@@ -7,7 +7,7 @@ import pytest
 
 from unsolvable._numbers import plain
 from unsolvable.reports._cells import distribution
-from unsolvable.reports._metrics import Distribution
+from unsolvable.reports._distribution import Distribution
 
 
 @pytest.mark.parametrize(

@@ -22,7 +22,7 @@ from unsolvable import (
 from unsolvable._errors import ScenarioError
 from unsolvable.agents import contract
 from unsolvable.agents._loop import assistant, dispatch, opening, tool_calls
-from unsolvable.reports._metrics import lag
+from unsolvable.reports._counted import lag
 
 
 @functools.cache

@@ -15,7 +15,8 @@ from tests.reports._records import record
 from unsolvable import Budget, Code, Ending, Outcome, Rule, Session, Stop, scenarios
 from unsolvable._spent import OVERSHOOT_TOLERANCE
 from unsolvable.agents._loop import assistant, dispatch, opening, tool_calls
-from unsolvable.reports._metrics import is_premature_stop, lag, measure
+from unsolvable.reports._counted import is_premature_stop, lag
+from unsolvable.reports._metrics import measure
 
 
 def says_its_steps_ran_out_after_two_calls(session: Session) -> Stop:

@@ -15,7 +15,7 @@ from tests._explorer import Explorer
 from unsolvable import Outcome, scenarios
 from unsolvable.agents import contract, naive
 from unsolvable.reports import explain
-from unsolvable.reports._metrics import lag
+from unsolvable.reports._counted import lag
 from unsolvable.scenarios.catalog import oscillation
 
 ALL = [(s, seed) for s in scenarios.SCENARIOS for seed in s.seeds]

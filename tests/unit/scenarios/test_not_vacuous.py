@@ -11,7 +11,7 @@ import unsolvable
 from tests import _wrong_agents as wrong
 from unsolvable import Code, scenarios
 from unsolvable.agents import ContractAgent, contract, naive
-from unsolvable.reports._metrics import is_premature_stop
+from unsolvable.reports._counted import is_premature_stop
 
 # family → (flawed agent factory, strict?, words the verdict must contain; "|" separates choices)
 CAUGHT: dict[str, tuple[Any, bool, str]] = {

@@ -17,7 +17,7 @@ import unsolvable
 from tests.unit.scenarios.test_not_vacuous import OTHERS, _agent, _caught
 from unsolvable import Ceilings, Code, TerminationRecord
 from unsolvable.agents import contract, naive
-from unsolvable.reports._metrics import is_false_completion, is_premature_stop
+from unsolvable.reports._counted import is_false_completion, is_premature_stop
 from unsolvable.scenarios import strategies as gen
 from unsolvable.scenarios.catalog import cost_runaway
 

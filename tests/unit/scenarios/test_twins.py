@@ -25,7 +25,7 @@ from unsolvable import (
 )
 from unsolvable.agents import ContractAgent, ContractThresholds, contract
 from unsolvable.fake_tools import ToolRouter, constant_tool
-from unsolvable.reports._metrics import lag
+from unsolvable.reports._counted import lag
 from unsolvable.scenarios.catalog import missing_permission
 from unsolvable.scenarios.catalog._common import LEADS
 from unsolvable.scenarios.catalog._control import is_ambiguous, twin
