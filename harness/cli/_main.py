@@ -1,4 +1,5 @@
-"""Consumes the command line, produces the main job: scenarios × agents, a table, an exit status.
+"""Consumes the command line, produces the command it names (``run``, ``report``, ``merge``,
+``list``, ``show``, ``import``) and its exit status.
 
 Exit status: 0 when every verdict passes, 1 when any fails or the baseline gate finds a
 regression, 2 for a usage error, 3 when a report could not be written at the end (a full disk),
@@ -8,49 +9,23 @@ regression, 2 for a usage error, 3 when a report could not be written at the end
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import hashlib
-import json
-import math
 import os
 import shlex
 import sys
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
 
-from unsolvable._batch import Batch, Job, run_jobs
-from unsolvable._errors import OutputError, ShardError, UnsolvableError
-from unsolvable._numbers import dollars, plain
-from unsolvable._processes import DESCRIPTORS_PER_WORKER, most_workers, open_file_limit
-from unsolvable._record import TerminationRecord
-from unsolvable._scenario import SEEDS, Budget, Ceilings, Pricing, Scenario, is_seed
-from unsolvable._shard import Shard, ShardTag
-from unsolvable._text import printable
+from unsolvable._errors import UnsolvableError
 from unsolvable.adapters.process import EXEC_PREFIX
-from unsolvable.cli._progress import Progress
-from unsolvable.cli._report import (
-    INTERRUPTED_STATUS,
-    UNWRITTEN_STATUS,
-    add_report_arguments,
-    add_report_commands,
-    run_report,
-)
-from unsolvable.reports._baseline import Baseline
-from unsolvable.reports._cells import align, format_metrics, pass_k_line, should_summarise
-from unsolvable.reports._files import RecordStream
-from unsolvable.reports._flags import report_options
-from unsolvable.reports._publish import ReportOptions, check_baseline, check_outputs, publish
-from unsolvable.reports._table import (
-    INTERRUPTED,
-    explain,
-    format_table,
-    summary_line,
+from unsolvable.cli._report import INTERRUPTED_STATUS, add_report_commands, run_report
+from unsolvable.cli._run import add_run_command, run_scenarios
+from unsolvable.cli._scenarios import (
+    add_scenario_commands,
+    library_of,
+    list_scenarios,
+    show_scenario,
 )
 
 __all__ = ["main"]
-
-DEFAULT_AGENTS = ("naive", "contract")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -58,441 +33,27 @@ def _parser() -> argparse.ArgumentParser:
         prog="unsolvable", description="Run unsolvable tasks against an agent's stop logic."
     )
     commands = parser.add_subparsers(dest="command", required=True)
-    run_ = commands.add_parser("run", help="run scenarios against agents and judge each stop")
-    run_.add_argument(
-        "--agent",
-        action="append",
-        metavar="SPEC",
-        help="'naive', 'contract', module:attr or 'exec:COMMAND ARGS' (repeatable; "
-        "default: both built-ins)",
-    )
-    run_.add_argument(
-        "--scenario",
-        nargs="+",
-        action="extend",
-        metavar="NAME",
-        help="scenario or family names (default: all)",
-    )
-    _add_scenario_files(run_)
-    seeds = run_.add_mutually_exclusive_group()
-    seeds.add_argument(
-        "--seed",
-        type=_seed,
-        action="append",
-        metavar="N",
-        help="seeds, each a whole number, 0 or more (repeatable; default: each scenario's first)",
-    )
-    seeds.add_argument(
-        "--all-seeds", action="store_true", help="each scenario's seeds; reports pass^k"
-    )
-    run_.add_argument("--strict", action="store_true", help="only the expected codes pass")
-    run_.add_argument(
-        "--volatile", action="store_true", help="keep wall times in the JSON (not byte-stable)"
-    )
-    run_.add_argument("--explain", action="store_true", help="print the trajectory of failures")
-    add_report_arguments(run_)
-    run_.add_argument(
-        "-n",
-        "--workers",
-        type=_workers,
-        default=1,
-        metavar="N",
-        help="run on N worker processes (default 1; auto: one per CPU this process may use); "
-        "every run is in a worker process, so an agent that kills its process is recorded "
-        "crashed and the rest go on. No more workers start than there are runs; N is at most "
-        f"what the open-file limit (ulimit -n) holds, {DESCRIPTORS_PER_WORKER} files a worker",
-    )
-    run_.add_argument("--no-progress", action="store_true", help="show no progress on stderr")
-    run_.add_argument(
-        "--shard",
-        type=_shard,
-        metavar="K/N",
-        help="make only shard K of N of the runs (a CI matrix job), balanced by the scenarios' "
-        "step bounds; unsolvable merge makes the whole run's reports from the shards' --json",
-    )
-    run_.add_argument(
-        "--ceiling-steps", type=_count, default=Ceilings.max_steps, help="harness step ceiling"
-    )
-    run_.add_argument(
-        "--ceiling-seconds",
-        type=_seconds,
-        help=f"harness wall-clock ceiling per run (default {Ceilings.max_wall_seconds:g} s; "
-        "an adapter may need more: the coding agents get 60 s)",
-    )
-    run_.add_argument(
-        "--isolate-network",
-        action="store_true",
-        help="run exec: and acp: agents with loopback only (Linux network namespaces): every "
-        "address but the harness's fails at once",
-    )
+    add_run_command(commands)
     add_report_commands(commands)
-    listing = commands.add_parser("list", help="list the scenarios")
-    _add_scenario_files(listing)
-    form = listing.add_mutually_exclusive_group()
-    form.add_argument(
-        "--json",
-        action="store_true",
-        help="print them as JSON: name, family, solvable, twin_of, expected, step_bound, "
-        "step_bounds (each seed's N), seeds",
-    )
-    form.add_argument(
-        "--markdown",
-        action="store_true",
-        help="print the catalogue in Markdown: each family, its scenarios, ground truth and twins",
-    )
-    show = commands.add_parser("show", help="explain one scenario")
-    show.add_argument("name")
-    _add_scenario_files(show)
+    add_scenario_commands(commands)
     from unsolvable.cli._import import add_import_command
 
     add_import_command(commands)
     return parser
 
 
-def _add_scenario_files(command: argparse.ArgumentParser) -> None:
-    """Scenario files join the library for this command."""
-    command.add_argument(
-        "--scenario-file",
-        action="append",
-        default=[],
-        metavar="FILE",
-        help="a scenario file (written by unsolvable import) or a folder of them; repeatable. "
-        "With no --scenario, run selects the files' scenarios",
-    )
-
-
-def _library(args: argparse.Namespace) -> Any:
-    """The built-in scenarios and those of ``--scenario-file``; a bad file is a usage error
-    now, before anything runs."""
-    from unsolvable.imports._library import ScenarioLibrary
-
-    library = ScenarioLibrary.of(args.scenario_file)
-    library.from_files  # noqa: B018 - read and check every file now
-    return library
-
-
-def _shard(text: str) -> Shard:
-    try:
-        return Shard.parse(text)
-    except ShardError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def _count(text: str) -> int:
-    """A count of processes or of steps: a whole number, 1 or more."""
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: give a whole number, 1 or more")
-    return int(text)
-
-
-def _seed(text: str) -> int:
-    """A seed as `Scenario.build` takes it (`is_seed`)."""
-    seed = int(text) if text.isascii() and text.isdigit() else -1
-    if not is_seed(seed):
-        raise argparse.ArgumentTypeError(f"{text!r}: give a seed, {SEEDS}, e.g. 0")
-    return seed
-
-
-def _workers(text: str) -> int:
-    """A count of worker processes, at most `most_workers` (more would fail to start, mid-way),
-    or ``auto``: one per CPU this process may run on, as pytest-xdist's ``-n auto`` counts them
-    when psutil is not installed. `WorkerPool` starts no more than there are runs."""
-    most = most_workers()
-    if text == "auto":
-        return min(_cpus(), most)
-    if not (text.isascii() and text.isdigit()) or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: give a whole number, 1 or more, or auto")
-    if int(text) > most:
-        raise argparse.ArgumentTypeError(
-            f"{text!r}: give a whole number from 1 to {most}, or auto: each worker holds "
-            f"{DESCRIPTORS_PER_WORKER} open files, and this process may open "
-            f"{open_file_limit()} (ulimit -n)"
-        )
-    return int(text)
-
-
-def _cpus() -> int:
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except AttributeError:  # not every platform has affinity
-        return os.cpu_count() or 1
-
-
-def _seconds(text: str) -> float:
-    """A span of time: a finite number of seconds above 0 (0 would end every run at once)."""
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = math.nan
-    if not (math.isfinite(seconds) and seconds > 0):
-        raise argparse.ArgumentTypeError(f"{text!r}: give a number of seconds above 0, e.g. 30")
-    return seconds
-
-
-def _seeds(args: argparse.Namespace, scenario: Scenario) -> list[int]:
-    """The seeds ``scenario`` runs on, each once: a seed given twice would run twice and count
-    as two of its pass^k."""
-    given = list(dict.fromkeys(args.seed or ()))
-    return given or list(scenario.seeds if args.all_seeds else scenario.seeds[:1])
-
-
-def _jobs(args: argparse.Namespace, library: Any) -> list[Job]:
-    from unsolvable._loading import check_labels, load_agent
-    from unsolvable._run import ceilings_for
-    from unsolvable.imports._schema import ScenarioFileError
-
-    names = args.scenario or [s.name for s in library.from_files]
-    if args.scenario_file and not names:
-        files = ", ".join(map(repr, args.scenario_file))
-        raise ScenarioFileError(
-            f"--scenario-file {files} holds no scenario (no .json or .toml file written by "
-            "unsolvable import): give one, or name the scenarios to run with --scenario"
-        )
-    specs = list(args.agent or DEFAULT_AGENTS)
-    ceilings = {  # a bad spec, or an isolation this platform lacks, is a usage error now
-        spec: ceilings_for(
-            load_agent(spec, isolate_network=args.isolate_network),
-            max_steps=args.ceiling_steps,
-            max_wall_seconds=args.ceiling_seconds,
-        )
-        for spec in specs
-    }
-    check_labels(specs, flag="--agent", isolate_network=args.isolate_network)
-    return [
-        Job(
-            agent=spec,
-            scenario=scenario.name,
-            seed=seed,
-            strict=args.strict,
-            ceilings=ceilings[spec],
-            isolate_network=args.isolate_network,
-        )
-        for scenario in library.select(names)
-        for seed in _seeds(args, scenario)
-        for spec in specs
-    ]
-
-
-def _records(args: argparse.Namespace, stream: RecordStream) -> tuple[Batch, ShardTag | None]:
-    """Every job (of ``--shard``, its share), each record streamed to disk as it finishes
-    (`RecordStream`); with the shard's place in the whole run."""
-    library = _library(args)
-    jobs = _jobs(args, library)
-    shard: Shard | None = args.shard
-    mine = list(range(len(jobs)))
-    if shard is not None:
-        mine = shard.take([library.get(job.scenario).step_bound for job in jobs])
-    progress = Progress(len(mine), enabled=not args.no_progress)
-
-    def finished(record: TerminationRecord) -> None:
-        stream.add(record)
-        progress.advance()
-
-    try:
-        batch = run_jobs(
-            [jobs[p] for p in mine], lookup=library, workers=args.workers, on_record=finished
-        )
-    finally:
-        progress.close()
-    if shard is None:
-        return batch, None
-    order = tuple((mine[p],) for p in batch.positions)
-    complete = not batch.interrupted
-    tag = ShardTag(shard=shard, complete=complete, order=order, runs=len(jobs), plan=_plan(jobs))
-    return batch, tag
-
-
-def _plan(jobs: Sequence[Job]) -> str:
-    """The whole run's runs, hashed: what every shard of one command has alike (`ShardTag.plan`)."""
-    runs = json.dumps([dataclasses.asdict(job) for job in jobs], sort_keys=True)
-    return hashlib.sha256(runs.encode()).hexdigest()
-
-
-def _report_options(args: argparse.Namespace) -> ReportOptions:
-    return report_options(vars(args), volatile=args.volatile)
-
-
-def _run(args: argparse.Namespace) -> int:
-    options = _report_options(args)
-    if args.shard is not None:  # checked now, with the baseline flags (`ReportOptions`)
-        options = dataclasses.replace(
-            options, shard=ShardTag(shard=args.shard, complete=False, order=())
-        )
-    baseline = check_baseline(options)
-    check_outputs(options, inputs=[Path(path) for path in args.scenario_file])
-    stream = RecordStream(options.json)
-    stream.open()
-    try:
-        batch, tag = _records(args, stream)
-        options = dataclasses.replace(options, shard=tag)
-        return _finish(args, batch, options, baseline, stream)
-    finally:
-        stream.close(keep=True)  # what it holds is all there is, unless the reports were written
-
-
-def _finish(
-    args: argparse.Namespace,
-    batch: Batch,
-    options: ReportOptions,
-    baseline: Baseline | None,
-    stream: RecordStream,
-) -> int:
-    """The table, the explanations, the reports and the gate; the exit status."""
-    records = list(batch.records)
-    print(format_table(records))
-    failures = [r for r in records if not r.verdict.passed]
-    if args.explain:
-        for record in failures:
-            print("\n" + explain(record))
-    try:
-        published = publish(records, options, baseline=baseline, interrupted=batch.interrupted)
-    except OutputError as error:
-        print(summary_line(records))
-        kept = (
-            f"; the {stream.written} records streamed to {stream.path} are kept"
-            if stream.written
-            else ""
-        )
-        # The stream may have stopped short of every finished run: say why, and how many it lost.
-        short = (
-            f" (it stopped at {stream.written} of {len(records)}: {stream.error})"
-            if stream.error is not None
-            else ""
-        )
-        print(f"unsolvable: error: {error}{kept}{short}", file=sys.stderr)
-        return UNWRITTEN_STATUS
-    stream.close(keep=False)
-    if stream.error is not None:
-        print(f"unsolvable: warning: {stream.error}; the final files were written", file=sys.stderr)
-    if should_summarise(published.metrics):
-        print("\n" + format_metrics(published.metrics) + "\n")
-    print(summary_line(records))
-    if args.all_seeds or (args.seed and len(args.seed) > 1):
-        print(pass_k_line(published.metrics))
-    for note in published.notes:
-        print(note)
-    if batch.interrupted:
-        print(f"unsolvable: {INTERRUPTED}")
-        return INTERRUPTED_STATUS
-    return 1 if failures or not published.passed else 0
-
-
-def _listing(scenario: Scenario) -> dict[str, Any]:
-    """What a script needs to pick scenarios: the list's JSON form, one object per scenario;
-    ``step_bound`` is N from the end of a seed's lead, ``step_bounds`` each seed's N, in the
-    order of ``seeds``."""
-    return {
-        "name": scenario.name,
-        "family": scenario.family,
-        "solvable": scenario.solvable,
-        "twin_of": scenario.twin_of,
-        "expected": sorted(scenario.expected),
-        "step_bound": scenario.step_bound,
-        "step_bounds": list(scenario.step_bounds().values()),
-        "seeds": list(scenario.seeds),
-    }
-
-
-def _list(library: Any, *, as_json: bool = False, as_markdown: bool = False) -> int:
-    from unsolvable.reports._catalogue import bound_cell, catalogue_markdown
-
-    SCENARIOS = library.scenarios
-    if as_markdown:
-        print(catalogue_markdown(SCENARIOS), end="")
-        return 0
-    if as_json:
-        print(json.dumps([_listing(s) for s in SCENARIOS], indent=2))
-        return 0
-    rows = [("family", "scenario", "expected", "N", "what the model does")]
-    rows += [
-        (s.family, s.name, "|".join(sorted(s.expected)), bound_cell(s), s.summary)
-        for s in SCENARIOS
-    ]
-    print(align(rows))
-    return 0
-
-
-def _describe(scenario: Scenario, twins: Sequence[str] = ()) -> str:
-    """What `show` prints: the scenario's data, its twins or sibling, the subtasks of its task
-    graph, and its explanation."""
-    lines = [
-        scenario.name,
-        f"  family:     {scenario.family}",
-        f"  task:       {scenario.task}",
-        f"  expected:   {'|'.join(sorted(scenario.expected))} within {_bounds(scenario)}",
-        f"  budget:     {_budget_text(scenario.budget)}",
-        f"  stagnation: {scenario.stagnation}",
-        f"  seeds:      {', '.join(map(str, scenario.seeds))}",
-    ]
-    if scenario.missing:
-        lines.append(f"  missing:    {', '.join(scenario.missing)}")
-    if scenario.refused_retries is not None:
-        lines.append(f"  retries of a refused call allowed: {scenario.refused_retries}")
-    if scenario.context_window is not None:
-        lines.append(f"  context window: {scenario.context_window} tokens")
-    if scenario.role_steps:
-        roles = ", ".join(f"{role} {steps} steps" for role, steps in scenario.role_steps.items())
-        lines.append(f"  role budgets: {roles}")
-    if scenario.pricing != Pricing():
-        prices = scenario.pricing
-        lines.append(
-            f"  prices:     {dollars(prices.usd_per_million_input)} in, "
-            f"{dollars(prices.usd_per_million_output)} out, per million tokens"
-        )
-    if scenario.twin_of is not None:
-        lines.append(f"  twin of:    {scenario.twin_of}")
-    if twins:
-        lines.append(f"  twins:      {', '.join(twins)}")
-    for subtask in scenario.build(scenario.seeds[0]).subtasks:
-        after = f" (after {', '.join(subtask.depends_on)})" if subtask.depends_on else ""
-        lines.append(f"  subtask:    {subtask.name}{after}")
-    lines.append("")
-    lines.append(scenario.explanation)
-    return "\n".join(map(printable, lines))  # a scenario file's text is shown, never obeyed
-
-
-def _bounds(scenario: Scenario) -> str:
-    """``N=12 steps``, or each seed's N where they differ (`Scenario.step_bounds`)."""
-    bounds = scenario.step_bounds()
-    if len(set(bounds.values())) == 1:
-        return f"N={scenario.step_bound} steps"
-    return "N steps: " + ", ".join(f"{bound} on seed {seed}" for seed, bound in bounds.items())
-
-
-def _budget_text(budget: Budget) -> str:
-    """The budgets a scenario sets, and only those, in the figures every report writes."""
-    limits = [
-        (budget.max_steps, "steps"),
-        (budget.max_tokens, "tokens"),
-        (budget.max_calls, "external calls"),
-        (budget.max_wall_seconds, "s in all"),
-        (budget.max_idle_seconds, "s idle"),
-    ]
-    parts = [f"{plain(value)} {unit}" for value, unit in limits if value is not None]
-    if budget.max_cost_usd is not None:
-        parts.append(dollars(budget.max_cost_usd))
-    return ", ".join(parts)
-
-
-def _show(name: str, library: Any) -> int:
-    scenario = library.get(name)
-    twins = [s.name for s in library.scenarios if s.twin_of == scenario.name]
-    print(_describe(scenario, twins))
-    return 0
-
-
 def _command(args: argparse.Namespace) -> int:
     if args.command == "run":
-        return _run(args)
+        return run_scenarios(args)
     if args.command in ("report", "merge"):
         return run_report(args)
     if args.command == "list":
-        return _list(_library(args), as_json=args.json, as_markdown=args.markdown)
+        return list_scenarios(library_of(args), as_json=args.json, as_markdown=args.markdown)
     if args.command == "import":
         from unsolvable.cli._import import run_import
 
         return run_import(args)
-    return _show(args.name, _library(args))
+    return show_scenario(args.name, library_of(args))
 
 
 def _reader_left(args: argparse.Namespace) -> int:
