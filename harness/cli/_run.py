@@ -24,7 +24,7 @@ from unsolvable._shard import Shard, ShardTag
 from unsolvable.cli._progress import Progress
 from unsolvable.cli._report import INTERRUPTED_STATUS, UNWRITTEN_STATUS, add_report_arguments
 from unsolvable.cli._scenarios import add_scenario_files, library_of
-from unsolvable.reports._baseline import Baseline
+from unsolvable.reports._blessed import Baseline
 from unsolvable.reports._cells import format_metrics, pass_k_line, should_summarise
 from unsolvable.reports._files import RecordStream
 from unsolvable.reports._flags import report_options

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from unsolvable._record import TerminationRecord
     from unsolvable.plugin._fixture import Case, SnapshotChanged, SnapshotMissing, UnsolvableRunner
     from unsolvable.plugin._ledger import RunLedger
-    from unsolvable.reports._baseline import Baseline
+    from unsolvable.reports._blessed import Baseline
 
 __all__ = ["Case", "SnapshotChanged", "SnapshotMissing", "UnsolvableRunner", "UnsolvableSuite"]
 

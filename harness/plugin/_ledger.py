@@ -24,7 +24,7 @@ from unsolvable.reports._table import INTERRUPTED, format_table, summary_line
 
 if TYPE_CHECKING:
     from unsolvable._shard import Key, ShardTag
-    from unsolvable.reports._baseline import Baseline
+    from unsolvable.reports._blessed import Baseline
     from unsolvable.reports._publish import ReportOptions
 
 __all__ = ["PAYLOAD_KEY", "RunLedger"]

@@ -42,7 +42,7 @@ from unsolvable.reports._flags import REPORT_FLAGS
 if TYPE_CHECKING:
     from unsolvable._shard import Shard
     from unsolvable.imports._library import ScenarioLibrary
-    from unsolvable.reports._baseline import Baseline
+    from unsolvable.reports._blessed import Baseline
     from unsolvable.reports._publish import ReportOptions
 
 __all__ = ["SNAPSHOT_PLUGIN", "Settings", "check_names", "check_reports", "resolve"]

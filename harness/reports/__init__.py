@@ -13,14 +13,8 @@ from unsolvable._lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from unsolvable._errors import BaselineError
-    from unsolvable.reports._baseline import (
-        Baseline,
-        GateResult,
-        LostLag,
-        Margins,
-        Regression,
-        gate,
-    )
+    from unsolvable.reports._baseline import GateResult, LostLag, Margins, Regression, gate
+    from unsolvable.reports._blessed import Baseline
     from unsolvable.reports._distribution import Distribution
     from unsolvable.reports._flags import REPORT_FLAGS, ReportFlag, report_options
     from unsolvable.reports._metrics import GroupMetrics, Metrics, RunId, measure
@@ -29,7 +23,7 @@ if TYPE_CHECKING:
 
 _HOMES = {
     "BaselineError": "unsolvable._errors",
-    "Baseline": "unsolvable.reports._baseline",
+    "Baseline": "unsolvable.reports._blessed",
     "GateResult": "unsolvable.reports._baseline",
     "LostLag": "unsolvable.reports._baseline",
     "Margins": "unsolvable.reports._baseline",

@@ -1,95 +1,44 @@
 """Consumes `Metrics` and a committed baseline file, produces the gate: every group whose
 detection-lag p95 (in steps, and in dollars) or false-stop rate got worse than the baseline by
-more than its margin.
-
-The baseline is plain JSON with sorted keys, written only on request (``--update-baseline``), so
-a pull request that moves a number shows the move in its diff.
+more than its margin. The baseline file itself is `unsolvable.reports._blessed`.
 """
 
 from __future__ import annotations
 
-import json
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
 
-from unsolvable._errors import BaselineError, InputError, docs_page
-from unsolvable._input import load_json, read_input
+from unsolvable._errors import BaselineError
 from unsolvable._loading import agent_name
 from unsolvable._numbers import plain
+from unsolvable.reports._blessed import (
+    CLI_FLAGS,
+    Baseline,
+    BaselineFlags,
+    Entry,
+    Seeds,
+    entry_of,
+    key_of,
+)
 from unsolvable.reports._distribution import Number
-from unsolvable.reports._files import write_file
 from unsolvable.reports._metrics import GroupMetrics, Metrics, RunId, where
 
 __all__ = [
-    "BASELINE_VERSION",
-    "CLI_FLAGS",
     "GATED",
     "Baseline",
-    "BaselineFlags",
     "GateResult",
     "LostLag",
     "Margins",
     "Regression",
     "gate",
-    "write_baseline",
 ]
 
-BASELINE_VERSION = 4
-"""Bumped when the file's shape changes; an old file must then be rewritten.
-2: each group records how many scenarios it covered (``scenarios``), so a narrowed run gates only
-the groups it covers in full; agent names in one form (`agent_name`).
-3: each group records the seeds it was blessed on (``seeds``), so a run of other seeds, as many
-of them, is not compared with it.
-4: each scenario group records the seeds of its runs whose worker was lost before their first
-step (``lost_seeds``), which have no lag: the gate names each such run, on either side, rather
-than compare fewer lags without a word."""
-OLDEST_READ_VERSION = 3
-"""Version 3 is still read, as naming no lost run: it differs only by the seeds it cannot list, so
-a baseline committed before need not be rewritten to gate the next run."""
 GATED = ("lag_steps_p95", "false_stop_rate", "lag_cost_usd_p95")
 """What the gate compares: how late unsolvable tasks are noticed, how often controls are cut,
 and what the late notice costs (a baseline written before it was gated has no such entry, and
 is compared on the other two)."""
-DOCS = docs_page("metrics", "the-baseline-gate")
-
-Entry = dict[str, Number | None]
-Key = tuple[str, str, str]
-Seeds = tuple[int, ...]
-SEEDS = "seeds"
-"""The entry's field that lists the seeds a group was blessed on: whole numbers, not gated."""
-LOST_SEEDS = "lost_seeds"
-"""A scenario entry's field that lists the seeds of its runs whose worker was lost before their
-first step (`RunId`), which have no lag, when it has any: whole numbers, not gated."""
-SCENARIO = "scenario"
-"""The level of a baseline's groups of one scenario each."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class BaselineFlags:
-    """The options that name the baseline file and its rewrite on one face (the CLI, the pytest
-    plugin), so that messages tell users what to type there."""
-
-    prefix: str = "--"
-    """``--`` for ``unsolvable``, ``--unsolvable-`` for pytest."""
-
-    @property
-    def baseline(self) -> str:
-        return f"{self.prefix}baseline"
-
-    @property
-    def update(self) -> str:
-        return f"{self.prefix}update-baseline"
-
-    @property
-    def allow_empty(self) -> str:
-        return f"{self.prefix}allow-empty-gate"
-
-
-CLI_FLAGS = BaselineFlags()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -128,25 +77,6 @@ class Margins:
         gate on steps and rates was always read with)."""
         given = f"lag p95 +{self.lag_steps} steps, false-stop rate +{plain(self.false_stop_rate)}"
         return f"{given}, lag cost p95 +${plain(self.lag_cost_usd)}" if self.lag_cost_usd else given
-
-
-def _entry(group: GroupMetrics) -> Entry:
-    """The gated numbers of one group, its run count for the reader of the diff, and how many
-    scenarios it covered: what a later run must cover to be compared with it."""
-    lag = group.lag_steps.p95 if group.lag_steps else None
-    cost = group.lag_cost_usd.p95 if group.lag_cost_usd else None
-    return {
-        "runs": group.runs,
-        "scenarios": group.scenarios,
-        "lag_steps_p95": lag,
-        "false_stop_rate": group.false_stop_rate,
-        "lag_cost_usd_p95": cost,
-    }
-
-
-def _key(group: GroupMetrics) -> Key:
-    """A group's key with its agent in one form, on both sides of the gate."""
-    return (group.level, group.name, agent_name(group.agent))
 
 
 def _covers(group: GroupMetrics, entry: Entry, seeds: Seeds | None) -> bool:
@@ -211,142 +141,6 @@ class LostLag:
             f"was not compared, its worker lost {sides[self.here, self.blessed]} (a run lost "
             "before its first step has no lag)"
         )
-
-
-@dataclass(frozen=True, kw_only=True)
-class Baseline:
-    """The gated numbers of a blessed run, per agent × level × name."""
-
-    entries: Mapping[Key, Entry]
-    seeds: Mapping[Key, Seeds] = field(default_factory=dict)
-    """The seeds each group was blessed on; a group without is compared on its counts alone."""
-    lost: Mapping[Key, Seeds] = field(default_factory=dict)
-    """The seeds of each scenario group's unsolvable runs whose worker was lost before their
-    first step, which have no lag; a scenario with none is not listed."""
-    path: Path | None = None
-
-    @classmethod
-    def from_metrics(cls, metrics: Metrics) -> Baseline:
-        lost: dict[Key, Seeds] = {}
-        for run in metrics.lost:
-            key = (SCENARIO, run.scenario, agent_name(run.agent))
-            lost[key] = tuple(sorted({*lost.get(key, ()), run.seed}))
-        return cls(
-            entries={_key(group): _entry(group) for group in metrics},
-            seeds={_key(group): group.seeds for group in metrics},
-            lost=lost,
-        )
-
-    @property
-    def agents(self) -> tuple[str, ...]:
-        return tuple(sorted({agent for _, _, agent in self.entries}))
-
-    @classmethod
-    def load(cls, path: Path, *, flags: BaselineFlags = CLI_FLAGS) -> Baseline:
-        """Reads a file `write_baseline` wrote; anything else is a `BaselineError` saying why
-        and what to type (``flags``) to make a good one."""
-        if not path.exists():
-            raise BaselineError(
-                f"baseline {str(path)!r} does not exist; create it with "
-                f"{flags.baseline} {path} {flags.update} and commit it ({DOCS})"
-            )
-        try:
-            data = load_json(read_input(path), what=f"baseline {str(path)!r}")
-        except InputError as error:
-            raise BaselineError(f"{error}; rewrite it with {flags.update} ({DOCS})") from None
-        entries = _entries(data, path, flags)
-        seeds = {key: _seeds(key, entry, path, flags) for key, entry in entries.items()}
-        lost = {key: _seeds(key, entry, path, flags, LOST_SEEDS) for key, entry in entries.items()}
-        return cls(
-            entries=entries,
-            seeds={key: found for key, found in seeds.items() if found is not None},
-            lost={key: found for key, found in lost.items() if found},
-            path=path,
-        )
-
-    def to_json(self) -> str:
-        """Sorted keys, one number per line: diffs stay readable."""
-        nested: dict[str, dict[str, dict[str, object]]] = {}
-        for key, entry in self.entries.items():
-            level, name, agent = key
-            seeds = {SEEDS: list(self.seeds[key])} if key in self.seeds else {}
-            lost = {LOST_SEEDS: list(self.lost[key])} if key in self.lost else {}
-            nested.setdefault(agent, {}).setdefault(level, {})[name] = {**entry, **seeds, **lost}
-        data = {"baseline_version": BASELINE_VERSION, "agents": nested}
-        return json.dumps(data, sort_keys=True, indent=2, allow_nan=False) + "\n"
-
-
-def _entries(data: Any, path: Path, flags: BaselineFlags) -> dict[Key, Entry]:
-    version = data.get("baseline_version") if isinstance(data, dict) else None
-    if version not in range(OLDEST_READ_VERSION, BASELINE_VERSION + 1):
-        raise BaselineError(
-            f"baseline {str(path)!r} has baseline_version {version!r}, this harness reads "
-            f"{OLDEST_READ_VERSION} to {BASELINE_VERSION}; rewrite it with {flags.update} ({DOCS})"
-        )
-    try:
-        entries = {
-            (level, name, agent_name(agent)): dict(entry)
-            for agent, levels in data["agents"].items()
-            for level, names in levels.items()
-            for name, entry in names.items()
-        }
-    except (KeyError, AttributeError, TypeError, ValueError) as error:
-        raise BaselineError(
-            f"baseline {str(path)!r} is not a baseline file ({type(error).__name__}: {error}); "
-            f"rewrite it with {flags.update} ({DOCS})"
-        ) from None
-    for key, entry in entries.items():
-        _check_numbers(key, entry, path, flags)
-    return entries
-
-
-def _check_numbers(key: Key, entry: Entry, path: Path, flags: BaselineFlags) -> None:
-    """A hand-edited ``"lag_steps_p95": "three"`` is an error now, not a traceback after the run."""
-    level, name, agent = key
-    for name_of_field, value in entry.items():
-        if name_of_field in (SEEDS, LOST_SEEDS) or (
-            value is None
-            or (
-                isinstance(value, int | float)
-                and not isinstance(value, bool)
-                and math.isfinite(value)
-            )
-        ):
-            continue
-        what = "not finite" if isinstance(value, float) else f"a {type(value).__name__}"
-        raise BaselineError(
-            f"baseline {str(path)!r}: agents.{agent}.{level}.{name}.{name_of_field} = {value!r} "
-            f"is {what}, not a number or null; correct it, or rewrite the file with "
-            f"{flags.update} ({DOCS})"
-        )
-
-
-def _seeds(
-    key: Key, entry: Entry, path: Path, flags: BaselineFlags, listed: str = SEEDS
-) -> Seeds | None:
-    """The seeds an entry lists under ``listed`` (those it was blessed on, or `LOST_SEEDS`), taken
-    out of its numbers; ``None`` where it names none. A hand-edited ``"seeds": "0"`` is an error
-    now, as a number of the wrong type is."""
-    seeds: object = entry.pop(listed, None)
-    if seeds is None:
-        return None
-    if isinstance(seeds, list) and all(
-        isinstance(seed, int) and not isinstance(seed, bool) for seed in seeds
-    ):
-        return tuple(seeds)
-    level, name, agent = key
-    raise BaselineError(
-        f"baseline {str(path)!r}: agents.{agent}.{level}.{name}.{listed} = {seeds!r} is not a "
-        f"list of whole numbers; correct it, or rewrite the file with {flags.update} ({DOCS})"
-    )
-
-
-def write_baseline(metrics: Metrics, path: Path) -> Baseline:
-    """Replaces the file at ``path`` with this run's numbers (the whole file, on purpose: the
-    baseline is exactly the last run someone blessed)."""
-    baseline = Baseline.from_metrics(metrics)
-    write_file(path, baseline.to_json())
-    return baseline
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -457,7 +251,7 @@ def _exceeds(after: Number, before: Number, margin: Number) -> bool:
 
 
 def _regressions(group: GroupMetrics, entry: Entry, margins: Margins) -> list[Regression]:
-    now = _entry(group)
+    now = entry_of(group)
     found = []
     for metric in GATED:
         before, after, margin = entry.get(metric), now[metric], margins.for_metric(metric)
@@ -510,19 +304,19 @@ def gate(
     full (`_covers`); groups only one side has are skipped (a run of a few scenarios gates just
     those). Comparing nothing fails unless ``allow_empty``."""
     margins = margins or Margins()
-    known = [group for group in metrics if _key(group) in baseline.entries]
+    known = [group for group in metrics if key_of(group) in baseline.entries]
     shared = [
         group
         for group in known
-        if _covers(group, baseline.entries[_key(group)], baseline.seeds.get(_key(group)))
+        if _covers(group, baseline.entries[key_of(group)], baseline.seeds.get(key_of(group)))
     ]
     regressions = [
         regression
         for group in shared
-        for regression in _regressions(group, baseline.entries[_key(group)], margins)
+        for regression in _regressions(group, baseline.entries[key_of(group)], margins)
     ]
     return GateResult(
-        lost=_lost(metrics, baseline, {agent for _, _, agent in map(_key, shared)}),
+        lost=_lost(metrics, baseline, {agent for _, _, agent in map(key_of, shared)}),
         regressions=tuple(regressions),
         compared=len(shared),
         margins=margins,

@@ -122,7 +122,8 @@ def report_options(
     """The reports and the gate from the values of `REPORT_FLAGS` (by `ReportFlag.key`; a
     missing or ``None`` value is the default). ``prefix`` is how the face spells its flags, so
     messages name what its users type."""
-    from unsolvable.reports._baseline import BaselineFlags, Margins
+    from unsolvable.reports._baseline import Margins
+    from unsolvable.reports._blessed import BaselineFlags
     from unsolvable.reports._publish import ReportOptions
 
     def path(key: str) -> Path | None:

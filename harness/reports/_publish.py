@@ -17,15 +17,8 @@ from unsolvable._record import TerminationRecord
 from unsolvable._shard import ShardTag
 from unsolvable._writable import check_writable, check_writable_dir
 from unsolvable.reports._atif import trace_files
-from unsolvable.reports._baseline import (
-    CLI_FLAGS,
-    Baseline,
-    BaselineFlags,
-    GateResult,
-    Margins,
-    gate,
-    write_baseline,
-)
+from unsolvable.reports._baseline import GateResult, Margins, gate
+from unsolvable.reports._blessed import CLI_FLAGS, Baseline, BaselineFlags, write_baseline
 from unsolvable.reports._cells import report_json
 from unsolvable.reports._files import write_file
 from unsolvable.reports._html import to_html

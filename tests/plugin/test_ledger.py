@@ -14,7 +14,7 @@ from unsolvable._loading import load_agent
 from unsolvable.plugin._ledger import PAYLOAD_KEY, RunLedger
 from unsolvable.plugin._options import UPDATE_BASELINE_OPTION
 from unsolvable.plugin._settings import Settings
-from unsolvable.reports._baseline import Baseline
+from unsolvable.reports._blessed import Baseline
 
 
 def _record(agent: str, name: str, **kwargs: object) -> unsolvable.TerminationRecord:

@@ -12,7 +12,8 @@ from unsolvable.plugin._fixture import make_cases
 from unsolvable.plugin._marker import MarkerOptions, marker_line
 from unsolvable.plugin._options import MARKER
 from unsolvable.plugin._settings import Settings
-from unsolvable.reports._baseline import BaselineFlags, Margins
+from unsolvable.reports._baseline import Margins
+from unsolvable.reports._blessed import BaselineFlags
 from unsolvable.reports._publish import ReportOptions
 
 

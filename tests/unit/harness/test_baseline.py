@@ -13,14 +13,8 @@ import pytest
 from tests.reports._records import library_records, record
 from unsolvable import Code, TerminationRecord
 from unsolvable._errors import BaselineError
-from unsolvable.reports._baseline import (
-    BASELINE_VERSION,
-    Baseline,
-    BaselineFlags,
-    Margins,
-    gate,
-    write_baseline,
-)
+from unsolvable.reports._baseline import Margins, gate
+from unsolvable.reports._blessed import BASELINE_VERSION, Baseline, BaselineFlags, write_baseline
 from unsolvable.reports._metrics import measure
 
 

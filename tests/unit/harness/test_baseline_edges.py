@@ -13,15 +13,8 @@ import pytest
 from tests.reports._records import record
 from unsolvable import Code, TerminationRecord
 from unsolvable._errors import BaselineError
-from unsolvable.reports._baseline import (
-    BASELINE_VERSION,
-    DOCS,
-    Baseline,
-    Margins,
-    Regression,
-    gate,
-    write_baseline,
-)
+from unsolvable.reports._baseline import Margins, Regression, gate
+from unsolvable.reports._blessed import BASELINE_VERSION, DOCS, Baseline, write_baseline
 from unsolvable.reports._metrics import measure
 
 KEY = ("scenario", "f/a", "a")

@@ -15,7 +15,8 @@ from tests.reports._browser import chromium, needs_chromium
 from tests.reports._records import library_records, record
 from unsolvable import Code, TerminationRecord, scenarios
 from unsolvable.agents import contract
-from unsolvable.reports._baseline import Baseline, gate
+from unsolvable.reports._baseline import gate
+from unsolvable.reports._blessed import Baseline
 from unsolvable.reports._charts import PALETTE, lag_chart, timeline, tradeoff_chart
 from unsolvable.reports._html import to_html
 from unsolvable.reports._metrics import measure

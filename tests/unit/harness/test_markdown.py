@@ -8,7 +8,8 @@ import re
 import unsolvable
 from tests.reports._records import library_records, record
 from unsolvable import Code, Outcome, scenarios
-from unsolvable.reports._baseline import Baseline, gate
+from unsolvable.reports._baseline import gate
+from unsolvable.reports._blessed import Baseline
 from unsolvable.reports._cells import COLUMNS
 from unsolvable.reports._html import to_html
 from unsolvable.reports._markdown import MAX_FAILURES, to_markdown

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.reports._records import record
-from unsolvable.reports._baseline import write_baseline
+from unsolvable.reports._blessed import write_baseline
 from unsolvable.reports._metrics import measure
 from unsolvable.reports._publish import ReportOptions, publish
 
