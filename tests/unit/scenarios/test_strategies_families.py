@@ -18,46 +18,50 @@ from tests.unit.scenarios.test_not_vacuous import OTHERS, _agent, _caught
 from unsolvable import Ceilings, Code, TerminationRecord
 from unsolvable.agents import contract, naive
 from unsolvable.reports._counted import is_false_completion, is_premature_stop
+from unsolvable.scenarios import _multi_agent, _single_agent
 from unsolvable.scenarios import strategies as gen
 from unsolvable.scenarios.catalog import cost_runaway
 
 Strategy = Callable[[], st.SearchStrategy[unsolvable.Scenario]]
-MODE = "|".join(map(re.escape, gen.OSCILLATION_MODES))
+MODE = "|".join(map(re.escape, _single_agent.OSCILLATION_MODES))
 # family → its strategy, and each of its parameters' values in order, as patterns of the name
 FAMILIES: dict[str, tuple[Strategy, list[list[str]]]] = {
-    "fan-out": (gen.fan_out_scenarios, [[f"workers{n}" for n in gen.FAN_OUT_WORKERS]]),
+    "fan-out": (gen.fan_out_scenarios, [[f"workers{n}" for n in _multi_agent.FAN_OUT_WORKERS]]),
     "cost-runaway": (
         gen.cost_runaway_scenarios,
         [
-            [f"lines{n}-tokens\\d+" for n in gen.COST_RUNAWAY_LINES],
-            [f"lines\\d+-tokens{n}" for n in gen.COST_RUNAWAY_TOKENS],
+            [f"lines{n}-tokens\\d+" for n in _single_agent.COST_RUNAWAY_LINES],
+            [f"lines\\d+-tokens{n}" for n in _single_agent.COST_RUNAWAY_TOKENS],
         ],
     ),
     "false-completion": (
         gen.false_completion_scenarios,
-        [[f"claim-after{n}" for n in gen.CLAIM_AFTER]],
+        [[f"claim-after{n}" for n in _single_agent.CLAIM_AFTER]],
     ),
     "forced-final-answer": (
         gen.forced_final_answer_scenarios,
-        [[f"max-steps{n}" for n in gen.FORCED_FINAL_MAX_STEPS]],
+        [[f"max-steps{n}" for n in _single_agent.FORCED_FINAL_MAX_STEPS]],
     ),
     "give-up-honoured": (
         gen.give_up_honoured_scenarios,
-        [[f"after{n}" for n in gen.GIVE_UP_AFTER]],
+        [[f"after{n}" for n in _single_agent.GIVE_UP_AFTER]],
     ),
-    "tool-timeout": (gen.tool_timeout_scenarios, [[f"timeout{n}" for n in gen.TOOL_TIMEOUTS]]),
+    "tool-timeout": (
+        gen.tool_timeout_scenarios,
+        [[f"timeout{n}" for n in _single_agent.TOOL_TIMEOUTS]],
+    ),
     "reconfirm-as-progress": (
         gen.reconfirm_as_progress_scenarios,
         [
-            [f"checks{n}-.+" for n in gen.RECONFIRM_CHECKS],
-            [f"checks\\d-{p or 'exact'}" for p in gen.RECONFIRM_PERTURBATIONS],
+            [f"checks{n}-.+" for n in _single_agent.RECONFIRM_CHECKS],
+            [f"checks\\d-{p or 'exact'}" for p in _single_agent.RECONFIRM_PERTURBATIONS],
         ],
     ),
     "todo-spawn": (
         gen.todo_spawn_scenarios,
         [
-            [f"progress(\\d-)*{n}(-\\d)*" for n in gen.TODO_PROGRESS],
-            [f"progress\\d(-\\d){{{n}}}" for n in range(gen.TODO_PICKS)],
+            [f"progress(\\d-)*{n}(-\\d)*" for n in _single_agent.TODO_PROGRESS],
+            [f"progress\\d(-\\d){{{n}}}" for n in range(_single_agent.TODO_PICKS)],
         ],
     ),
     "oscillation": (
@@ -65,15 +69,18 @@ FAMILIES: dict[str, tuple[Strategy, list[list[str]]]] = {
         [
             [
                 f"(({MODE})\\+)*{re.escape(m)}(\\+({MODE}))*(-restyled)?"
-                for m in gen.OSCILLATION_MODES
+                for m in _single_agent.OSCILLATION_MODES
             ],
-            [f"({MODE})(\\+({MODE})){{{n - 1}}}" for n in range(2, len(gen.OSCILLATION_MODES) + 1)],
+            [
+                f"({MODE})(\\+({MODE})){{{n - 1}}}"
+                for n in range(2, len(_single_agent.OSCILLATION_MODES) + 1)
+            ],
             [f"({MODE})\\+({MODE})", f"({MODE})\\+({MODE})-restyled"],
         ],
     ),
     "dependency-unavailable": (
         gen.dependency_unavailable_scenarios,
-        [[p or "exact" for p in gen.DEPENDENCY_PERTURBATIONS]],
+        [[p or "exact" for p in _single_agent.DEPENDENCY_PERTURBATIONS]],
     ),
 }
 MULTI_AGENT = ("fan-out",)

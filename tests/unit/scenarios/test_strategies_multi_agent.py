@@ -30,6 +30,7 @@ from tests.unit.scenarios.test_strategies_families import (
 )
 from unsolvable import Ceilings, Code, Rule, Scenario, scenarios
 from unsolvable.agents import contract
+from unsolvable.scenarios import _multi_agent
 from unsolvable.scenarios import strategies as gen
 from unsolvable.scenarios.catalog import mixed_fan_out
 from unsolvable.scenarios.catalog._common import lead
@@ -56,28 +57,28 @@ FAMILIES: dict[str, tuple[Strategy, list[list[str]], Library]] = {
         gen.mixed_fan_out_scenarios,
         [
             [f"{kind}-workers\\d+" for kind in mixed_fan_out.KINDS],
-            [f"[a-z]+-workers{n}" for n in gen.MIXED_FAN_OUT_WORKERS],
+            [f"[a-z]+-workers{n}" for n in _multi_agent.MIXED_FAN_OUT_WORKERS],
         ],
         _mixed_library,
     ),
     "task-graph": (
         gen.task_graph_scenarios,
-        [[f"chain{n}" for n in gen.TASK_GRAPH_CHAIN]],
+        [[f"chain{n}" for n in _multi_agent.TASK_GRAPH_CHAIN]],
         lambda scenario: scenarios.get("task-graph/upstream-down"),
     ),
     "nested-delegation": (
         gen.nested_delegation_scenarios,
-        [[f"suppliers{n}" for n in gen.NESTED_DELEGATION_SUPPLIERS]],
+        [[f"suppliers{n}" for n in _multi_agent.NESTED_DELEGATION_SUPPLIERS]],
         lambda scenario: scenarios.get("nested-delegation/passed-on"),
     ),
     "duplicate-dispatch": (
         gen.duplicate_dispatch_scenarios,
-        [[f"suppliers{n}" for n in gen.DUPLICATE_DISPATCH_SUPPLIERS]],
+        [[f"suppliers{n}" for n in _multi_agent.DUPLICATE_DISPATCH_SUPPLIERS]],
         lambda scenario: scenarios.get("duplicate-dispatch/lost-return"),
     ),
     "role-ping-pong": (
         gen.role_ping_pong_scenarios,
-        [[f"criteria{n}" for n in gen.ROLE_PING_PONG_CRITERIA]],
+        [[f"criteria{n}" for n in _multi_agent.ROLE_PING_PONG_CRITERIA]],
         lambda scenario: scenarios.get("role-ping-pong/reviewer-never-accepts"),
     ),
 }
@@ -158,7 +159,7 @@ def _twin_room(twin: Scenario) -> int:
 
 
 @pytest.mark.parametrize(
-    "pattern", _ends([[f"suppliers{n}" for n in gen.DUPLICATE_DISPATCH_TWIN_SUPPLIERS]])
+    "pattern", _ends([[f"suppliers{n}" for n in _multi_agent.DUPLICATE_DISPATCH_TWIN_SUPPLIERS]])
 )
 def test_the_twins_at_the_ends_of_the_range_are_done_as_declared_on_every_seed(
     pattern: str,

@@ -18,7 +18,7 @@ from tests.unit.scenarios.test_not_vacuous import TAILORED, TWIN_CAUGHT
 from tests.unit.scenarios.test_strategies_families import GENERATE_ONLY
 from unsolvable import Code, Rule, Scenario, Stop, scenarios
 from unsolvable.agents import contract
-from unsolvable.scenarios import strategies as gen
+from unsolvable.scenarios import _single_agent
 from unsolvable.scenarios.catalog import cost_runaway, forced_final_answer, tool_timeout
 from unsolvable.scenarios.catalog._control import SLACK
 from unsolvable.scenarios.strategies import TWINNED, sibling_and_twin, twin_scenarios
@@ -162,7 +162,7 @@ def test_sibling_and_twin_draws_every_family_with_twins() -> None:
         find(sibling_and_twin(), lambda pair, f=family: pair[0].family == f, settings=GENERATE_ONLY)
 
 
-@pytest.mark.parametrize(("lines", "tokens"), gen.COST_RUNAWAY_TWINNED, ids=str)
+@pytest.mark.parametrize(("lines", "tokens"), _single_agent.COST_RUNAWAY_TWINNED, ids=str)
 def test_every_twinned_cost_runaway_budget_lasts_until_the_answer(lines: int, tokens: int) -> None:
     """The budgets drawn with a twin are worked out, not run: each must last its twin on every
     seed's page length and answer page."""
@@ -172,7 +172,7 @@ def test_every_twinned_cost_runaway_budget_lasts_until_the_answer(lines: int, to
     assert [r.verdict.summary for r in records if not r.verdict.passed] == []
 
 
-TWINNED_TIMEOUTS = gen.TOOL_TIMEOUTS_TWINNED
+TWINNED_TIMEOUTS = _single_agent.TOOL_TIMEOUTS_TWINNED
 
 
 @pytest.mark.parametrize(
@@ -196,7 +196,7 @@ LONG_PAGES = range(0, 1_500, 7)
 def test_the_largest_forced_final_budget_runs_out_of_steps_before_tokens() -> None:
     """The largest step budget drawn, with or without a twin: its sibling's steps, not its
     tokens, must run out first on every seed, as its expected codes say."""
-    max_steps = gen.FORCED_FINAL_MAX_STEPS[-1]
+    max_steps = _single_agent.FORCED_FINAL_MAX_STEPS[-1]
     sibling = forced_final_answer.make("largest", max_steps=max_steps)
     codes = {unsolvable.run(contract, sibling, seed=seed).code for seed in LONG_PAGES}
     assert codes <= sibling.expected, codes
