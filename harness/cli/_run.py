@@ -175,7 +175,7 @@ def _seeds(args: argparse.Namespace, scenario: Scenario) -> list[int]:
 def _jobs(args: argparse.Namespace, library: Any) -> list[Job]:
     from unsolvable._loading import check_labels, load_agent
     from unsolvable._run import ceilings_for
-    from unsolvable.imports._schema import ScenarioFileError
+    from unsolvable.imports._scenario_file import ScenarioFileError
 
     names = args.scenario or [s.name for s in library.from_files]
     if args.scenario_file and not names:

@@ -13,7 +13,8 @@ if TYPE_CHECKING:
     from unsolvable.imports._importer import Imported, import_trace
     from unsolvable.imports._library import ScenarioLibrary, scenario_files
     from unsolvable.imports._replay import build
-    from unsolvable.imports._schema import SCHEMA, ScenarioFile, ScenarioFileError, parse, read
+    from unsolvable.imports._scenario_file import SCHEMA, ScenarioFile, ScenarioFileError
+    from unsolvable.imports._schema import parse, read
     from unsolvable.imports._trace import ImportFailed
 
 __all__ = [
@@ -41,9 +42,9 @@ _HOMES = {
     "ScenarioLibrary": "unsolvable.imports._library",
     "scenario_files": "unsolvable.imports._library",
     "build": "unsolvable.imports._replay",
-    "SCHEMA": "unsolvable.imports._schema",
-    "ScenarioFile": "unsolvable.imports._schema",
-    "ScenarioFileError": "unsolvable.imports._schema",
+    "SCHEMA": "unsolvable.imports._scenario_file",
+    "ScenarioFile": "unsolvable.imports._scenario_file",
+    "ScenarioFileError": "unsolvable.imports._scenario_file",
     "parse": "unsolvable.imports._schema",
     "read": "unsolvable.imports._schema",
 }

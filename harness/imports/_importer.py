@@ -17,7 +17,8 @@ from unsolvable._types import GIVE_UP_TOOL, JSON
 from unsolvable.fake_tools import DENIED, UNAVAILABLE
 from unsolvable.imports._cycle import Cycle, Stuck, find_cycle, find_stuck, refusal_of
 from unsolvable.imports._sameness import RULE, answer_key, call_key
-from unsolvable.imports._schema import SCHEMA, parse
+from unsolvable.imports._scenario_file import SCHEMA
+from unsolvable.imports._schema import parse
 from unsolvable.imports._trace import ImportFailed, Recorded, Trace, Turn
 from unsolvable.scenarios.catalog._common import ABANDONED, budget
 

@@ -16,7 +16,8 @@ from pathlib import Path
 from unsolvable._errors import ScenarioError
 from unsolvable._scenario import Scenario
 from unsolvable.imports._replay import build
-from unsolvable.imports._schema import ScenarioFileError, read
+from unsolvable.imports._scenario_file import ScenarioFileError
+from unsolvable.imports._schema import read
 from unsolvable.scenarios import SCENARIOS
 from unsolvable.scenarios import get as builtin
 

@@ -26,7 +26,13 @@ from unsolvable._types import (
 from unsolvable.fake_tools import FakeWorld, Tool, ToolRouter, check_tool, requires
 from unsolvable.fake_tools.tools.permission import DENIED
 from unsolvable.imports._sameness import answer_key, call_key
-from unsolvable.imports._schema import Answer, FileTurn, Result, ScenarioFile, unblocking_step
+from unsolvable.imports._scenario_file import (
+    Answer,
+    FileTurn,
+    Result,
+    ScenarioFile,
+    unblocking_step,
+)
 from unsolvable.scenarios.catalog._common import CHECK
 
 __all__ = ["BLOCKER", "DONE", "Replay", "build"]

@@ -10,8 +10,8 @@ format is documented field by field in docs/incidents.md ("Scenario files") and 
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from collections.abc import Mapping
+from dataclasses import fields
 from pathlib import Path
 from typing import Any, get_args, get_type_hints
 
@@ -19,158 +19,25 @@ from unsolvable._errors import InputError, ScenarioError
 from unsolvable._input import load_json, read_input
 from unsolvable._scenario import SEEDS, Budget, Stagnation, check_name, is_seed
 from unsolvable._stop import Code
-from unsolvable._types import JSON
-from unsolvable.fake_tools import REFUSALS
-from unsolvable.imports._shapes import kind_of, type_word
+from unsolvable.imports._fields import DOCS, FieldReader
+from unsolvable.imports._recording import answers_of, script_of, tools_of
+from unsolvable.imports._scenario_file import (
+    SCHEMA,
+    ScenarioFile,
+    ScenarioFileError,
+    Twin,
+    unblocking_step,
+)
 
-__all__ = [
-    "SCHEMA",
-    "UNRECORDED",
-    "Answer",
-    "FileCall",
-    "FileTurn",
-    "ScenarioFile",
-    "ScenarioFileError",
-    "Twin",
-    "parse",
-    "read",
-    "unblocking_step",
-]
+__all__ = ["SCHEMA", "UNRECORDED", "ScenarioFile", "ScenarioFileError", "parse", "read"]
 
-SCHEMA = "unsolvable-scenario/1"
-"""The ``schema`` every scenario file names; a later, incompatible layout gets a new number."""
 UNRECORDED = ("unknown", "refusal")
 """What a call the recording does not hold is answered: an "unknown call" error, or a refusal
 (counted as ``denied``, so a stop logic may treat it as a missing permission)."""
+
+
 STAGNATIONS = (Stagnation.NOVELTY.value, Stagnation.FIRST_REFUSAL.value)
 """The ground truths a replayed world can express: nothing in it moves but what was recorded."""
-DOCS = "see docs/incidents.md#scenario-files"
-
-
-class ScenarioFileError(ScenarioError):
-    """A scenario file that cannot be read or does not follow `SCHEMA`."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class FileCall:
-    """A tool call the recorded model asked for."""
-
-    name: str
-    arguments: JSON = field(default_factory=dict)
-
-
-@dataclass(frozen=True, kw_only=True)
-class FileTurn:
-    """One recorded model turn: its text and its tool calls (none: it answered in words)."""
-
-    text: str = ""
-    calls: tuple[FileCall, ...] = ()
-
-
-@dataclass(frozen=True, kw_only=True)
-class Result:
-    """One recorded answer of a tool."""
-
-    text: str
-    refusal: str | None = None
-    """The kind of refusal (one of `unsolvable.fake_tools.REFUSALS`) when the call was refused."""
-    world: str = ""
-    """The world's fingerprint after the call, when the recording has one."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class Answer:
-    """What one tool answered one set of arguments, in the order it answered; the last answer
-    is given again to every later call, so a replayed loop never runs out."""
-
-    tool: str
-    arguments: JSON
-    results: tuple[Result, ...]
-
-
-@dataclass(frozen=True, kw_only=True)
-class Twin:
-    """The solvable twin: the same recording, but ``tool`` answers ``result`` and the task is
-    then done, as the user said the real run should have gone."""
-
-    tool: str
-    result: str
-    step_bound: int
-
-
-@dataclass(frozen=True, kw_only=True)
-class ScenarioFile:
-    """A checked scenario file; `unsolvable.imports.build` makes the `Scenario` of it."""
-
-    name: str
-    family: str
-    task: str
-    explanation: str
-    tools: tuple[JSON, ...]
-    """Each ``{"name", "description", "parameters"}``, as the agent is told."""
-    prefix: tuple[FileTurn, ...]
-    cycle: tuple[FileTurn, ...]
-    answers: tuple[Answer, ...]
-    unrecorded: str
-    unrecorded_text: str
-    stagnation: Stagnation
-    first_stagnant_step: int | None
-    why: str
-    expected: frozenset[Code]
-    step_bound: int
-    budget: Budget
-    missing: tuple[str, ...] = ()
-    refused_retries: int | None = None
-    give_up: str | None = None
-    context_window: int | None = None
-    """Tokens a model request may hold (`Scenario.context_window`); ``None``: no window."""
-    seeds: tuple[int, ...] = (0,)
-    twin: Twin | None = None
-    source: str = ""
-    """Where the file was read from, for messages."""
-
-
-class _Reader:
-    """Reads fields of one file, each error naming the file, the field and the fix."""
-
-    def __init__(self, source: str) -> None:
-        self.source = source
-
-    def fail(self, where: str, problem: str, fix: str) -> ScenarioFileError:
-        return ScenarioFileError(
-            f"scenario file {self.source!r}: field {where!r} {problem}; {fix} ({DOCS})"
-        )
-
-    def get(
-        self,
-        data: Mapping[str, Any],
-        key: str,
-        kind: type | tuple[type, ...],
-        where: str,
-        fix: str,
-        default: Any = ...,
-    ) -> Any:
-        if key not in data:
-            if default is ...:
-                raise self.fail(where, "is missing", fix)
-            return default
-        value = data[key]
-        kinds = kind if isinstance(kind, tuple) else (kind,)
-        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-            wanted = " or ".join(type_word(k, toml=True) for k in kinds)
-            raise self.fail(where, f"is {kind_of(value, toml=True)}, not {wanted}", fix)
-        return value
-
-    def items(
-        self, data: Mapping[str, Any], key: str, where: str, fix: str, default: Any = ...
-    ) -> list[Any]:
-        return list(self.get(data, key, list, where, fix, default))
-
-    def table(self, value: Any, where: str, fix: str) -> Mapping[str, Any]:
-        if not isinstance(value, Mapping):
-            wanted = type_word(dict, toml=True)
-            raise self.fail(where, f"is {kind_of(value, toml=True)}, not {wanted}", fix)
-        return value
 
 
 def read(path: Path | str) -> ScenarioFile:
@@ -200,7 +67,7 @@ def _toml(text: str, what: str) -> dict[str, Any]:
 
 def parse(data: Mapping[str, Any], *, source: str = "<data>") -> ScenarioFile:
     """Checks ``data`` against `SCHEMA`; the first problem found is raised."""
-    r = _Reader(source)
+    r = FieldReader(source)
     name = _name(r, data)
     step_bound = r.get(
         data,
@@ -211,8 +78,8 @@ def parse(data: Mapping[str, Any], *, source: str = "<data>") -> ScenarioFile:
     )
     if step_bound < 1:
         raise r.fail("step_bound", f"is {step_bound}", "make it 1 or more")
-    tools = _tools(r, data)
-    prefix, cycle = _script(r, data, tools)
+    tools = tools_of(r, data)
+    prefix, cycle = script_of(r, data, tools)
     stagnation, first_stagnant, why = _truth(r, data)
     unrecorded, unrecorded_text = _unrecorded(r, data)
     file = ScenarioFile(
@@ -223,7 +90,7 @@ def parse(data: Mapping[str, Any], *, source: str = "<data>") -> ScenarioFile:
         tools=tuple(tools),
         prefix=prefix,
         cycle=cycle,
-        answers=_answers(r, data),
+        answers=answers_of(r, data),
         unrecorded=unrecorded,
         unrecorded_text=unrecorded_text,
         stagnation=stagnation,
@@ -251,7 +118,7 @@ def parse(data: Mapping[str, Any], *, source: str = "<data>") -> ScenarioFile:
     return file
 
 
-def _window(r: _Reader, data: Mapping[str, Any]) -> int | None:
+def _window(r: FieldReader, data: Mapping[str, Any]) -> int | None:
     """The context window: a positive whole number of tokens, or null (none)."""
     fix = "give the tokens a model request may hold, or null for no window"
     window = r.get(data, "context_window", (int, type(None)), "context_window", fix, default=None)
@@ -260,7 +127,7 @@ def _window(r: _Reader, data: Mapping[str, Any]) -> int | None:
     return window  # type: ignore[no-any-return]
 
 
-def _refused_retries(r: _Reader, data: Mapping[str, Any]) -> int | None:
+def _refused_retries(r: FieldReader, data: Mapping[str, Any]) -> int | None:
     """How many retries of a refused call the verdict allows: 0 or more, or null (no rule)."""
     key, fix = "refused_retries", "give a whole number, or null for no rule"
     retries = r.get(data, key, (int, type(None)), key, fix, default=None)
@@ -269,7 +136,7 @@ def _refused_retries(r: _Reader, data: Mapping[str, Any]) -> int | None:
     return retries  # type: ignore[no-any-return]
 
 
-def _name(r: _Reader, data: Mapping[str, Any]) -> str:
+def _name(r: FieldReader, data: Mapping[str, Any]) -> str:
     """The schema line, no unknown field, and a ``family/variant`` name."""
     schema = r.get(data, "schema", str, "schema", f'write "schema": "{SCHEMA}"')
     if schema != SCHEMA:
@@ -288,7 +155,7 @@ def _name(r: _Reader, data: Mapping[str, Any]) -> str:
         raise ScenarioFileError(f"scenario file {r.source!r}: {problem}") from None
 
 
-def _truth(r: _Reader, data: Mapping[str, Any]) -> tuple[Stagnation, int | None, str]:
+def _truth(r: FieldReader, data: Mapping[str, Any]) -> tuple[Stagnation, int | None, str]:
     truth = r.table(
         r.get(data, "ground_truth", dict, "ground_truth", _TRUTH_FIX), "ground_truth", _TRUTH_FIX
     )
@@ -310,7 +177,7 @@ def _truth(r: _Reader, data: Mapping[str, Any]) -> tuple[Stagnation, int | None,
     return Stagnation(stagnation), step, why
 
 
-def _unrecorded(r: _Reader, data: Mapping[str, Any]) -> tuple[str, str]:
+def _unrecorded(r: FieldReader, data: Mapping[str, Any]) -> tuple[str, str]:
     given = r.table(
         r.get(data, "unrecorded", dict, "unrecorded", _UNRECORDED_FIX),
         "unrecorded",
@@ -320,22 +187,6 @@ def _unrecorded(r: _Reader, data: Mapping[str, Any]) -> tuple[str, str]:
     if answer not in UNRECORDED:
         raise r.fail("unrecorded.answer", f"is {answer!r}", f"use one of {UNRECORDED}")
     return answer, r.get(given, "text", str, "unrecorded.text", "give a string", default="")
-
-
-def _script(
-    r: _Reader, data: Mapping[str, Any], tools: Sequence[JSON]
-) -> tuple[tuple[FileTurn, ...], tuple[FileTurn, ...]]:
-    script = r.table(r.get(data, "script", dict, "script", _SCRIPT_FIX), "script", _SCRIPT_FIX)
-    prefix = _turns(r, script, "prefix", default=[])
-    cycle = _turns(r, script, "cycle")
-    if not cycle:
-        raise r.fail(
-            "script.cycle",
-            "is empty",
-            "give at least one turn: the loop the replayed model goes round forever",
-        )
-    _check_calls(r, tools, [*prefix, *cycle])
-    return tuple(prefix), tuple(cycle)
 
 
 _KEYS = (
@@ -359,130 +210,17 @@ _KEYS = (
     "twin",
     "provenance",
 )
+
+
 _TRUTH_FIX = (
     'write {"stagnation": "novelty" or "first_refusal", "first_stagnant_step": N, "why": "..."}'
 )
+
+
 _UNRECORDED_FIX = 'write {"answer": "unknown"} or {"answer": "refusal", "text": "..."}'
-_SCRIPT_FIX = 'write {"prefix": [turns...], "cycle": [turns...]}, each turn {"text", "calls"}'
-_TOOL_FIX = 'give each tool as {"name": "...", "description": "...", "parameters": {...}}'
 
 
-def _tools(r: _Reader, data: Mapping[str, Any]) -> list[JSON]:
-    tools = []
-    for i, item in enumerate(r.items(data, "tools", "tools", _TOOL_FIX)):
-        where = f"tools[{i}]"
-        tool = r.table(item, where, _TOOL_FIX)
-        parameters = r.get(
-            tool,
-            "parameters",
-            dict,
-            f"{where}.parameters",
-            "give a JSON schema",
-            default={"type": "object", "properties": {}},
-        )
-        name = r.get(tool, "name", str, f"{where}.name", _TOOL_FIX)
-        if not name:  # an agent cannot call a tool with no name, nor an MCP client list it
-            raise r.fail(f"{where}.name", "is empty", _TOOL_FIX)
-        tools.append(
-            {
-                "name": name,
-                "description": r.get(
-                    tool, "description", str, f"{where}.description", _TOOL_FIX, default=""
-                ),
-                "parameters": parameters,
-            }
-        )
-    if not tools:
-        raise r.fail("tools", "is empty", "list the tools the recorded agent was offered")
-    names = [tool["name"] for tool in tools]
-    twice = sorted({n for n in names if names.count(n) > 1})
-    if twice:
-        raise r.fail("tools", f"names {twice} twice", "give each tool once")
-    return tools
-
-
-def _turns(r: _Reader, script: Mapping[str, Any], key: str, default: Any = ...) -> list[FileTurn]:
-    turns = []
-    for i, item in enumerate(r.items(script, key, f"script.{key}", _SCRIPT_FIX, default)):
-        where = f"script.{key}[{i}]"
-        turn = r.table(item, where, _SCRIPT_FIX)
-        calls = []
-        for j, call in enumerate(r.items(turn, "calls", f"{where}.calls", _SCRIPT_FIX, [])):
-            at = f"{where}.calls[{j}]"
-            call = r.table(call, at, 'write {"name": "...", "arguments": {...}}')
-            calls.append(
-                FileCall(
-                    name=r.get(call, "name", str, f"{at}.name", "name the tool"),
-                    arguments=dict(
-                        r.get(
-                            call,
-                            "arguments",
-                            dict,
-                            f"{at}.arguments",
-                            "give the arguments as an object",
-                            default={},
-                        )
-                    ),
-                )
-            )
-        text = r.get(turn, "text", str, f"{where}.text", "give the model's text", default="")
-        turns.append(FileTurn(text=text, calls=tuple(calls)))
-    return turns
-
-
-def _check_calls(r: _Reader, tools: Sequence[JSON], turns: Sequence[FileTurn]) -> None:
-    """A turn calling a tool the agent is not offered could never be answered as recorded."""
-    names = {tool["name"] for tool in tools}
-    for turn in turns:
-        for call in turn.calls:
-            if call.name not in names:
-                raise r.fail(
-                    "script",
-                    f"calls {call.name!r}, which is not in tools",
-                    f"add it to tools or remove the call (tools: {sorted(names)})",
-                )
-
-
-def _answers(r: _Reader, data: Mapping[str, Any]) -> tuple[Answer, ...]:
-    fix = 'give each as {"tool": "...", "arguments": {...}, "results": [{"text": "..."}]}'
-    answers = []
-    for i, item in enumerate(r.items(data, "answers", "answers", fix, [])):
-        where = f"answers[{i}]"
-        entry = r.table(item, where, fix)
-        results = []
-        for j, result in enumerate(r.items(entry, "results", f"{where}.results", fix)):
-            at = f"{where}.results[{j}]"
-            result = r.table(result, at, fix)
-            results.append(
-                Result(
-                    text=r.get(result, "text", str, f"{at}.text", fix),
-                    refusal=_refusal(r, result, at),
-                    world=r.get(result, "world", str, f"{at}.world", "give a string", default=""),
-                )
-            )
-        if not results:
-            raise r.fail(f"{where}.results", "is empty", "give the answer at least once")
-        answers.append(
-            Answer(
-                tool=r.get(entry, "tool", str, f"{where}.tool", fix),
-                arguments=dict(r.get(entry, "arguments", dict, f"{where}.arguments", fix, {})),
-                results=tuple(results),
-            )
-        )
-    return tuple(answers)
-
-
-def _refusal(r: _Reader, result: Mapping[str, Any], at: str) -> str | None:
-    """A refusal kind the harness knows: the verdict counts refusals by kind, so a misspelt one
-    would be a kind of its own that no rule expects."""
-    fix = f"use one of {REFUSALS}, or null for an answer that was not refused"
-    kind = r.get(result, "refusal", (str, type(None)), f"{at}.refusal", fix, default=None)
-    if kind is not None and kind not in REFUSALS:
-        raise r.fail(f"{at}.refusal", f"is {kind!r}, not a refusal kind the harness knows", fix)
-    return kind  # type: ignore[no-any-return]
-
-
-def _expected(r: _Reader, data: Mapping[str, Any]) -> frozenset[Code]:
+def _expected(r: FieldReader, data: Mapping[str, Any]) -> frozenset[Code]:
     codes = ", ".join(code.value for code in Code if code is not Code.COMPLETED)
     items = r.items(data, "expected", "expected", f'list codes, e.g. ["NO_PROGRESS"]: {codes}')
     chosen = set()
@@ -495,7 +233,7 @@ def _expected(r: _Reader, data: Mapping[str, Any]) -> frozenset[Code]:
     return frozenset(chosen)
 
 
-def _budget(r: _Reader, data: Mapping[str, Any], step_bound: int) -> Budget:
+def _budget(r: FieldReader, data: Mapping[str, Any], step_bound: int) -> Budget:
     fix = 'write {"max_steps": N, "max_tokens": N, "max_wall_seconds": S} (each > 0)'
     given = r.table(
         r.get(data, "budget", dict, "budget", fix, {"max_steps": step_bound}), "budget", fix
@@ -518,14 +256,14 @@ def _budget_kinds(name: str) -> tuple[type, ...]:
     return (int, float) if float in (hint, *get_args(hint)) else (int,)
 
 
-def _strings(r: _Reader, data: Mapping[str, Any], key: str) -> list[str]:
+def _strings(r: FieldReader, data: Mapping[str, Any], key: str) -> list[str]:
     items = r.items(data, key, key, "give a list of strings", [])
     if not all(isinstance(item, str) for item in items):
         raise r.fail(key, f"is {items!r}", "give a list of strings")
     return items
 
 
-def _seeds(r: _Reader, data: Mapping[str, Any]) -> list[int]:
+def _seeds(r: FieldReader, data: Mapping[str, Any]) -> list[int]:
     seeds = r.items(data, "seeds", "seeds", "give a list of whole numbers", [0])
     if not seeds or not all(is_seed(seed) for seed in seeds):
         raise r.fail(
@@ -534,14 +272,7 @@ def _seeds(r: _Reader, data: Mapping[str, Any]) -> list[int]:
     return seeds
 
 
-def unblocking_step(tool: str, turns: Sequence[FileTurn]) -> int | None:
-    """The step at which the recorded model first calls ``tool``, the twin's unblocking tool,
-    going once through ``turns``; ``None`` if it never does."""
-    called = (step for step, turn in enumerate(turns, 1) if any(c.name == tool for c in turn.calls))
-    return next(called, None)
-
-
-def _check_twin_room(r: _Reader, file: ScenarioFile) -> None:
+def _check_twin_room(r: FieldReader, file: ScenarioFile) -> None:
     """A twin shows its sibling's budget, so that budget must let the twin's model reach its
     unblocking call and say it is done: else every agent that keeps to it fails the twin."""
     steps = file.budget.max_steps
@@ -563,7 +294,7 @@ def _check_twin_room(r: _Reader, file: ScenarioFile) -> None:
     )
 
 
-def _twin(r: _Reader, data: Mapping[str, Any], tools: set[str]) -> Twin | None:
+def _twin(r: FieldReader, data: Mapping[str, Any], tools: set[str]) -> Twin | None:
     fix = 'write {"tool": "...", "result": "...", "step_bound": N}, or leave twin out'
     given = r.get(data, "twin", (dict, type(None)), "twin", fix, None)
     if given is None:
