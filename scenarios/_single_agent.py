@@ -126,8 +126,6 @@ def draw_missing_permission(draw: st.DrawFn) -> tuple[Scenario, Twins]:
 
 
 COST_RUNAWAY_LINES = range(10, 121, 10)
-
-
 COST_RUNAWAY_TOKENS = range(10_000, 60_001, 5_000)
 """Lines a log page has and the token budget: the fewest lines with the largest budget spend it
 by step 20, half the step cap, so tokens and not steps end the run (a page of one line under a
@@ -257,8 +255,6 @@ def draw_tool_timeout(draw: st.DrawFn, timeouts: range) -> tuple[Scenario, Twins
 
 
 RECONFIRM_CHECKS = range(1, len(reconfirm_as_progress.CHECKS) + 1)
-
-
 RECONFIRM_PERTURBATIONS = (None, "case", "volatile-id")
 """Perturbations of a check's free-text note: an offset needs a number and a synonym a list of
 synonyms, which the note has not."""
@@ -293,8 +289,6 @@ def draw_reconfirm_as_progress(
 TODO_PROGRESS = range(0, todo_spawn.SECTIONS)
 """Sections written before the to-do lists start, by seed: writing them all would finish the
 report (and ``make`` refuses it)."""
-
-
 TODO_PICKS = len(todo_spawn.SPAWN_PROGRESS)
 """Picks by seed, at most as many as the library's own spawning variant has."""
 

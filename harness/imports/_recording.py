@@ -15,8 +15,6 @@ from unsolvable.imports._scenario_file import Answer, FileCall, FileTurn, Result
 __all__ = ["answers_of", "script_of", "tools_of"]
 
 _SCRIPT_FIX = 'write {"prefix": [turns...], "cycle": [turns...]}, each turn {"text", "calls"}'
-
-
 _TOOL_FIX = 'give each tool as {"name": "...", "description": "...", "parameters": {...}}'
 
 

@@ -34,8 +34,6 @@ __all__ = ["SCHEMA", "UNRECORDED", "ScenarioFile", "ScenarioFileError", "parse",
 UNRECORDED = ("unknown", "refusal")
 """What a call the recording does not hold is answered: an "unknown call" error, or a refusal
 (counted as ``denied``, so a stop logic may treat it as a missing permission)."""
-
-
 STAGNATIONS = (Stagnation.NOVELTY.value, Stagnation.FIRST_REFUSAL.value)
 """The ground truths a replayed world can express: nothing in it moves but what was recorded."""
 
@@ -210,13 +208,9 @@ _KEYS = (
     "twin",
     "provenance",
 )
-
-
 _TRUTH_FIX = (
     'write {"stagnation": "novelty" or "first_refusal", "first_stagnant_step": N, "why": "..."}'
 )
-
-
 _UNRECORDED_FIX = 'write {"answer": "unknown"} or {"answer": "refusal", "text": "..."}'
 
 
