@@ -22,7 +22,7 @@ from unsolvable._series import Combined, FirstStep, Spend
 from unsolvable._truth import COST_DIGITS, Overrun, Truth, overshoot
 from unsolvable._types import JSON, PROTOCOL_TOOLS, CriteriaWorld, ToolResult, World
 
-__all__ = ["COST_DIGITS", "StagnationProbe", "Truth"]
+__all__ = ["StagnationProbe"]
 
 TOOL_ROLE = "tool"
 """The role of a tool result in a conversation, whatever face it came through (the wire and the

@@ -15,7 +15,7 @@ from enum import Enum
 from typing import Any
 
 from unsolvable._errors import SchemaError
-from unsolvable._observed import CONTEXT_WINDOW, AgentTally, Observed, ToolTrace, TraceStep
+from unsolvable._observed import AgentTally, Observed, ToolTrace, TraceStep
 from unsolvable._redact import Clean, kept
 from unsolvable._rules import Failure, Rule, Verdict
 from unsolvable._stop import Code, Exit, Outcome, Stop
@@ -23,7 +23,6 @@ from unsolvable._text import plain_partial
 from unsolvable._unseen import as_version_6
 
 __all__ = [
-    "CONTEXT_WINDOW",
     "SCHEMA_VERSION",
     "AgentTally",
     "Code",

@@ -23,13 +23,14 @@ from unsolvable._dispatch import Dispatch, canonical_arguments
 from unsolvable._errors import ContextOverflow, HarnessFailure
 from unsolvable._meter import Meter
 from unsolvable._model import Usage
-from unsolvable._probes import COST_DIGITS, StagnationProbe, Truth
-from unsolvable._record import CONTEXT_WINDOW, Observed
+from unsolvable._observed import CONTEXT_WINDOW, Observed
+from unsolvable._probes import StagnationProbe
 from unsolvable._scenario import Budget, Ceilings, Pricing, Scenario, Setup
 from unsolvable._seen import Seen
 from unsolvable._subtasks import SubtaskTable
 from unsolvable._traceback import error_text
 from unsolvable._trajectory import Trajectory
+from unsolvable._truth import COST_DIGITS, Truth
 from unsolvable._types import (
     GIVE_UP_TOOL,
     JSON,
