@@ -296,8 +296,8 @@ def test_the_server_started_by_hand_prints_its_url_and_serves() -> None:
 
 
 def _notices() -> Until:
-    """Claims as soon as a model call is handed a search result: whose call is handed it shows
-    whose tool call it was. Stateful, so one per run."""
+    """Claims as soon as an agent's model call is handed a search result, each agent searching
+    until it is: whose call is handed it shows whose tool call it was. Stateful, so one per run."""
     return Until(call=Call(name="search"), marker='"results"', then=Claim())
 
 
@@ -337,6 +337,6 @@ def test_a_sub_agents_calls_over_mcp_are_its_own_when_its_path_names_it(
 
     unsolvable.run(agent, builders.scenario(script=_notices()), ceilings=CEILINGS)
     assert seen["main"] is named, "main is handed the result only when no agent is named"
-    assert seen["worker-1"] is False, "the script, shared, has noticed the result by then"
+    assert seen["worker-1"] is not named, "worker-1 is handed it only when its path names it"
     path = "/agents/worker-1/tools/search" if named else "/tools/search"
     assert [urlsplit(url).path for url in seen["urls"]] == [path]
