@@ -21,7 +21,7 @@ from unsolvable._frozen import freeze
 from unsolvable._session import Session
 from unsolvable._types import JSON
 from unsolvable.wire import _clients
-from unsolvable.wire._agents import AGENTS_SEGMENT, split_agent
+from unsolvable.wire._agents import split_agent
 from unsolvable.wire._body import BodyReader
 from unsolvable.wire._errors import WIRE_DOCS, HarnessFailure, StrayRequest, WireFormatError
 from unsolvable.wire._exchange import WireRequest, WireResponse
@@ -29,6 +29,7 @@ from unsolvable.wire._formats import FORMATS, count_of, format_of
 from unsolvable.wire._names import ToolNames
 from unsolvable.wire._responses import no_call_for, no_output_for
 from unsolvable.wire._server import LoopbackServer
+from unsolvable.wire._strays import UNSERVED, explain_stray, explain_unknown_tool, stray_fixes
 from unsolvable.wire._turn import TokenCount, Turn, WireFormat
 
 if TYPE_CHECKING:
@@ -64,13 +65,6 @@ OPENAI_BASE_URL = "https://api.openai.com/v1"
 ANTHROPIC_BASE_URL = "https://api.anthropic.com"
 GEMINI_BASE_URL = "https://generativelanguage.googleapis.com"
 JSON_TYPE = "application/json"
-UNSERVED = "no fake endpoint"
-"""The route of a stray to a model host at a path the fake model does not serve."""
-UNSERVED_FIX = (
-    "it serves the generating calls and the token counts at the paths listed, not the SDKs' "
-    "other calls (models.list, responses.retrieve, ...): check the client's base URL, and leave "
-    "other calls out of the scenario's run"
-)
 TRANSIENT_RETRY_AFTER_MS = "1"
 """Back-off the fake asks for after an injected failure: the OpenAI and Anthropic SDKs honour
 ``retry-after-ms``, so a retried request costs a millisecond instead of their default half-second
@@ -228,12 +222,9 @@ class Wire:
         unknown = self._unknown_tool(request)
         if unknown is not None:
             self._log("stray", request, None, f"no tool {unknown!r}")
-            raise StrayRequest(self._explain_unknown_tool(request, unknown))
-        if on_model_host:
-            self._log("stray", request, None, UNSERVED)
-            raise StrayRequest(self._explain_stray(request, unserved=True))
-        self._log("stray", request, None, "")
-        raise StrayRequest(self._explain_stray(request, unserved=False))
+            raise StrayRequest(explain_unknown_tool(request, unknown, self._tool_names))
+        self._log("stray", request, None, UNSERVED if on_model_host else "")
+        raise StrayRequest(self._explain_stray(request, unserved=on_model_host))
 
     @property
     def attempts(self) -> list[Attempt]:
@@ -264,24 +255,9 @@ class Wire:
             lines = "\n".join(f"  - {a}" for a in stray)
             raise StrayRequest(
                 f"unsolvable: {len(stray)} request(s) matched no fake route during the "
-                f"scenario:\n{lines}\n{self._stray_fixes(stray)}. See {WIRE_DOCS}"
+                f"scenario:\n{lines}\n{stray_fixes((a.route for a in stray), self._tool_names)}. "
+                f"See {WIRE_DOCS}"
             )
-
-    def _stray_fixes(self, stray: list[Attempt]) -> str:
-        """What to do about ``stray``: a stray to a tool the scenario lacks carries the name it
-        gave as its route (`handle`), one to a model host the endpoint it has no fake of
-        (`UNSERVED`); any other would have left the harness."""
-        fixes = []
-        if any(not a.route for a in stray):
-            fixes.append(
-                "another host or path would have left the harness: point the client at the fake"
-            )
-        if any(a.route == UNSERVED for a in stray):
-            fixes.append(f"a model host has no such endpoint: {UNSERVED_FIX}")
-        if any(a.route not in ("", UNSERVED) for a in stray):
-            tools = ", ".join(sorted(self._tool_names))
-            fixes.append(f"a tool the scenario does not have is refused: its tools are {tools}")
-        return "; ".join(fixes)
 
     def _tool_for(self, request: WireRequest) -> str | None:
         key = (request.host, split_agent(request.path)[1].rstrip("/"))
@@ -479,39 +455,11 @@ class Wire:
             self._attempts.append(attempt)
         return response or WireResponse.text("", status=0)
 
-    def _explain_unknown_tool(self, request: WireRequest, name: str) -> str:
-        tools = ", ".join(sorted(self._tool_names))
-        return (
-            f"unsolvable: {request.method} {request.safe_url}: the scenario has no tool "
-            f"{name!r}; its tools are: {tools}. Call one of them by its name, as the tools "
-            f"offered to the model name them. See {WIRE_DOCS}"
-        )
-
     def _explain_stray(self, request: WireRequest, *, unserved: bool) -> str:
-        """Why ``request`` matched no route, and what to do: on a model host (``unserved``), the
-        path is one the fake does not serve (an SDK's other call, or a base URL off its paths);
-        elsewhere, the client is not pointed at the fake."""
         with self._lock:
-            hosts = ", ".join(sorted(self._model_hosts))
-        tools = ", ".join(sorted(self._tool_names))
-        why, fix = (
-            (f"the fake model has no such endpoint: {UNSERVED_FIX}", "")
-            if unserved
-            else (
-                "the agent would have left the harness for a real host during the scenario",
-                "Point the client at the fake (base_url, or http_client=wire.httpx2_client()), "
-                "or route the URL with Wire(tool_routes={url: tool}). ",
-            )
-        )
-        return (
-            f"unsolvable: {request.method} {request.safe_url} matched no fake route: {why}.\n"
-            "  - the fake model answers POST …/chat/completions, …/responses, …/messages, "
-            f"…/models/<model>:generateContent (and :streamGenerateContent) on: "
-            f"{hosts}; it counts tokens at …/responses/input_tokens, …/messages/count_tokens "
-            "and …/models/<model>:countTokens there\n"
-            f"  - the tools answer at {TOOLS_URL}/<name> for: {tools}\n"
-            f"  - a sub-agent is named first in the path: /{AGENTS_SEGMENT}/<name>/v1/…\n"
-            f"{fix}See {WIRE_DOCS}"
+            hosts = sorted(self._model_hosts)
+        return explain_stray(
+            request, unserved=unserved, hosts=hosts, tools=self._tool_names, tools_url=TOOLS_URL
         )
 
     # -- faces ------------------------------------------------------------------------------
