@@ -7,6 +7,7 @@ the scripted model sees the same conversation whichever SDK the agent is built o
 from __future__ import annotations
 
 import json
+from collections import Counter
 from types import MappingProxyType
 from typing import Any
 
@@ -22,8 +23,9 @@ __all__ = ["ANTHROPIC_COUNT_TOKENS", "ANTHROPIC_MESSAGES"]
 
 NAME = "Anthropic Messages"
 ROLES = frozenset({"user", "assistant", "system"})
-"""The roles of an Anthropic message (a ``system`` one, as Claude Code sends, read as the
-user's words): the API refuses any other."""
+"""The roles of an Anthropic message: the API refuses any other. A ``system`` one is a
+mid-conversation instruction (Claude Code and pydantic-ai send them), taken only in its place
+(`_require_system_places`) and read as the user's words."""
 ERROR_TYPES = MappingProxyType(
     {
         400: "invalid_request_error",
@@ -82,6 +84,53 @@ def _require_results(messages: list[JSON], start: int) -> None:
                 f"{extra[0]}. Each `tool_result` block must have a corresponding `tool_use` "
                 "block in the previous message."
             )
+        repeated = [result for result, times in Counter(answered).items() if times > 1]
+        if repeated:
+            raise WireFormatError(
+                "each tool_use must have a single result. Found multiple `tool_result` blocks "
+                f"with id: {repeated[0]}"
+            )
+
+
+def _may_precede_system(message: JSON | None) -> bool:
+    """Whether a system message may follow ``message``: the user's turn, or an assistant turn
+    that ends in server tool use."""
+    if message is None:
+        return False
+    blocks = _blocks(message)
+    return message.get("role") == "user" or (
+        bool(blocks) and blocks[-1].get("type") == "server_tool_use"
+    )
+
+
+def _section_start(messages: list[JSON], index: int) -> int:
+    """Where the system messages just before ``index`` start (``index`` when none are)."""
+    first = index
+    while first and messages[first - 1].get("role") == "system":
+        first -= 1
+    return first
+
+
+def _require_system_places(messages: list[JSON], start: int) -> None:
+    """Each system message from index ``start`` in the place the API takes one, or its
+    refusal: after the user's turn (or an assistant turn ending in server tool use), with only
+    system messages between, and then last or before the assistant's turn. A system message
+    with no content (pydantic-ai's effort-only entry) may sit anywhere, as the API lets it."""
+    for index in range(start, len(messages)):
+        role, first = messages[index].get("role"), _section_start(messages, index)
+        misplaced = not _may_precede_system(messages[first - 1] if first else None)
+        if role == "system" and _blocks(messages[index]) and misplaced:
+            raise WireFormatError(
+                f"messages.{index}: role 'system' must follow a 'user' message (or an "
+                "'assistant' message ending in server tool use); a system prompt that opens "
+                "the conversation goes in the top-level `system` parameter"
+            )
+        instructed = any(_blocks(message) for message in messages[first:index])
+        if role not in ("system", "assistant") and instructed:
+            raise WireFormatError(
+                f"messages.{index - 1}: role 'system' must be followed by an 'assistant' "
+                "message, or be the last message"
+            )
 
 
 def _message(message: JSON) -> list[JSON]:
@@ -129,6 +178,17 @@ def _require_roles(messages: list[JSON], start: int) -> None:
             raise WireFormatError(
                 f"messages.{index}.role: Input should be 'user', 'assistant' or 'system'"
             )
+
+
+def _require_max_tokens(body: JSON) -> None:
+    """A whole number of ``max_tokens``, which the API requires of every message it is asked
+    to create, or its refusal: Chat Completions lets an agent leave it out, the Messages API
+    does not."""
+    given = body.get("max_tokens")
+    if given is None:
+        raise WireFormatError("max_tokens: Field required")
+    if isinstance(given, bool) or not isinstance(given, int):
+        raise WireFormatError("max_tokens: Input should be a valid integer")
 
 
 def _tool_names(body: JSON) -> tuple[str, ...]:
@@ -214,11 +274,16 @@ class AnthropicMessages:
     path_suffix = "/messages"
     conversation = "messages"
 
-    def read(self, body: JSON, earlier: Turn | None = None, *, url: str = "") -> Turn:
+    def read(
+        self, body: JSON, earlier: Turn | None = None, *, url: str = "", counted: bool = False
+    ) -> Turn:
+        if not counted:
+            _require_max_tokens(body)
         raw = require(body, "messages", list, NAME)
         start = read_from(earlier)
         require_objects(raw, "messages", NAME, start=start)
         _require_roles(raw, start)
+        _require_system_places(raw, start)
         _require_results(raw, start)
         taken = () if earlier is None else earlier.conversation
         added = [freeze(message) for item in raw[start:] for message in _message(item)]

@@ -206,7 +206,9 @@ class ChatCompletions(OpenAIErrors):
     path_suffix = "/chat/completions"
     conversation = "messages"
 
-    def read(self, body: JSON, earlier: Turn | None = None, *, url: str = "") -> Turn:
+    def read(
+        self, body: JSON, earlier: Turn | None = None, *, url: str = "", counted: bool = False
+    ) -> Turn:
         messages = require(body, "messages", list, NAME)
         options = body.get("stream_options")
         if options is not None and not isinstance(options, dict):  # read only as it renders

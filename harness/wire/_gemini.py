@@ -250,7 +250,9 @@ class GeminiGenerateContent:
     conversation = "contents"
     stream = False
 
-    def read(self, body: JSON, earlier: Turn | None = None, *, url: str = "") -> Turn:
+    def read(
+        self, body: JSON, earlier: Turn | None = None, *, url: str = "", counted: bool = False
+    ) -> Turn:
         raw = require(body, "contents", list, NAME)
         start = read_from(earlier)
         require_objects(raw, "contents", NAME, start=start)

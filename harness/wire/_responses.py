@@ -267,7 +267,9 @@ class Responses(OpenAIErrors):
     path_suffix = "/responses"
     conversation = "input"
 
-    def read(self, body: JSON, earlier: Turn | None = None, *, url: str = "") -> Turn:
+    def read(
+        self, body: JSON, earlier: Turn | None = None, *, url: str = "", counted: bool = False
+    ) -> Turn:
         items = _items(body)
         start = read_from(earlier)
         require_objects(items, "input", NAME, start=start)

@@ -100,13 +100,17 @@ class WireFormat(Protocol):
     conversation: str
     """The member of a request body that holds the conversation, re-sent grown every call."""
 
-    def read(self, body: JSON, earlier: Turn | None = None, *, url: str = "") -> Turn:
+    def read(
+        self, body: JSON, earlier: Turn | None = None, *, url: str = "", counted: bool = False
+    ) -> Turn:
         """The request body as a `Turn`; raises `WireFormatError` naming what is wrong.
         ``earlier``: the turn read from the conversation's previous body, when this body repeats
         every item it read (`Turn.items`), as text: the messages they became
         (`Turn.conversation`) are taken again, and only the items after them read. ``url``: the
         request's, where a format whose API names the model in the path and chooses a stream's
-        form in the query (Gemini's ``alt=sse``) reads them."""
+        form in the query (Gemini's ``alt=sse``) reads them. ``counted``: the body is a token
+        count's (`TokenCount`), which takes none of the settings of the generation it counts,
+        so the API does not require them (Anthropic's ``max_tokens``)."""
         ...
 
     def render(self, reply: JSON, usage: Usage, turn: Turn, *, step: int) -> WireResponse:

@@ -341,7 +341,7 @@ class Wire:
         _require_body(request)
         try:
             body = count.request(_json_object(json.loads(request.body)))
-            turn = fmt.read(body, url=request.url)
+            turn = fmt.read(body, url=request.url, counted=True)
             messages, names = self._conversation(turn), self._spelling(turn.tools)
             return (messages, turn.tools) if names is None else names.read(messages, turn.tools)
         except (AttributeError, KeyError, TypeError) as error:  # the agent's, as in `_read`

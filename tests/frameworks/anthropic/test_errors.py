@@ -1,10 +1,13 @@
 """A failure the fake makes on Anthropic's path is the one the API makes: a request it cannot
 take for the moment is a 529 ``overloaded_error`` (Anthropic answers no 503), so the
 ``anthropic`` SDK retries it as in production and, past its retries, raises its own
-`OverloadedError`; a message of a role the API does not take is its final 400."""
+`OverloadedError`; a message of a role the API does not take, a system message out of the
+place it takes one, a request without ``max_tokens`` and a call's result given twice are its
+final 400."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -12,8 +15,10 @@ import pytest
 pytest.importorskip("anthropic")
 
 import anthropic
+from anthropic.types import Message
 
 import unsolvable
+from tests.unit.harness.wire.conftest import start
 from unsolvable import Code, Session, Stop, scenarios
 from unsolvable.wire import Wire
 
@@ -72,19 +77,24 @@ def test_a_message_of_a_role_the_api_does_not_take_is_refused(role: str) -> None
 
 
 @pytest.mark.parametrize(
-    ("keep", "message"),
+    ("answer", "message"),
     [
-        (1, "messages.1: `tool_use` ids were found without `tool_result` blocks"),
-        (5, "messages.2: unexpected `tool_use_id` found in `tool_result` blocks"),
+        (lambda ids: ids[:1], "messages.1: `tool_use` ids were found without `tool_result` blocks"),
+        (
+            lambda ids: [*ids, "toolu_elsewhere"],
+            "messages.2: unexpected `tool_use_id` found in `tool_result` blocks",
+        ),
+        (lambda ids: [*ids, ids[0]], "each tool_use must have a single result. Found multiple"),
     ],
-    ids=["a-result-dropped", "a-result-for-no-call"],
+    ids=["a-result-dropped", "a-result-for-no-call", "a-result-twice"],
 )
 def test_a_tool_use_left_unanswered_or_a_result_for_no_call_is_refused(
-    keep: int, message: str
+    answer: Callable[[list[str]], list[str]], message: str
 ) -> None:
     """Production refuses a conversation whose ``tool_use`` and ``tool_result`` blocks do not
     pair, so an agent that answers only the first of the fan-out supervisor's four calls (or
-    answers a call it was not asked) is refused on the wire too, not answered."""
+    answers a call it was not asked, or one call twice) is refused on the wire too, not
+    answered."""
     caught: list[anthropic.APIStatusError] = []
     tools: Any = [{"name": "delegate", "input_schema": {"type": "object"}}]
 
@@ -96,7 +106,7 @@ def test_a_tool_use_left_unanswered_or_a_result_for_no_call_is_refused(
                 model="claude-sonnet-5", max_tokens=4096, messages=messages, tools=tools
             )
             uses = [block for block in reply.content if block.type == "tool_use"]
-            answered = [*(use.id for use in uses), "toolu_elsewhere"][:keep]
+            answered = answer([use.id for use in uses])
             results = [
                 {"type": "tool_result", "tool_use_id": use, "content": "{}"} for use in answered
             ]
@@ -117,3 +127,77 @@ def test_a_tool_use_left_unanswered_or_a_result_for_no_call_is_refused(
     assert error.body["error"]["type"] == "invalid_request_error"
     assert str(error.body["error"]["message"]).startswith(message)
     assert (record.observed.steps, record.observed.transport_attempts) == (1, 2), "no retry"
+
+
+def _refusal(**request: Any) -> tuple[anthropic.APIStatusError, Any]:
+    """The API error the SDK raises when one Messages ``request`` on a fresh run is refused, and
+    the run's record. It is posted as given: ``messages.create`` cannot leave out
+    ``max_tokens``, from which it computes its timeout."""
+    caught: list[anthropic.APIStatusError] = []
+
+    def agent(session: Session) -> Stop:
+        with Wire(session) as fake, pytest.raises(anthropic.APIStatusError) as refused:
+            body = {"model": "claude-sonnet-5", **request}
+            fake.anthropic_client().post("/v1/messages", body=body, cast_to=Message)
+        caught.append(refused.value)
+        return Stop(code=Code.ERROR_FATAL, reason=str(refused.value))
+
+    record = unsolvable.run(agent, scenarios.get("constant-return/repeat"))
+    return caught[0], record
+
+
+def test_a_request_without_max_tokens_is_refused() -> None:
+    """The API requires ``max_tokens``; an agent that leaves it out, as Chat Completions lets
+    it, is refused in production, so it is refused here rather than answered."""
+    error, record = _refusal(messages=[{"role": "user", "content": "hi"}])
+    assert isinstance(error, anthropic.BadRequestError) and isinstance(error.body, dict)
+    assert error.body["error"] == {
+        "type": "invalid_request_error",
+        "message": "max_tokens: Field required",
+    }
+    assert (record.observed.steps, record.observed.transport_attempts) == (0, 1), "no retry"
+
+
+USER = {"role": "user", "content": "hi"}
+ASSISTANT = {"role": "assistant", "content": "on it"}
+SYSTEM = {"role": "system", "content": "be brief"}
+
+
+@pytest.mark.parametrize(
+    ("messages", "message"),
+    [
+        ([SYSTEM, USER], "messages.0: role 'system' must follow a 'user' message"),
+        ([USER, ASSISTANT, SYSTEM], "messages.2: role 'system' must follow a 'user' message"),
+        ([USER, SYSTEM, USER], "messages.1: role 'system' must be followed by an 'assistant'"),
+    ],
+    ids=["first", "after-the-assistant", "before-a-user"],
+)
+def test_a_system_message_out_of_its_place_is_refused(messages: list[Any], message: str) -> None:
+    """A mid-conversation system message is taken where the API takes it (after a user turn,
+    before the assistant's), and refused as the API refuses it anywhere else: a system prompt
+    as the first message, Chat Completions' habit, belongs in ``system``."""
+    error, record = _refusal(max_tokens=64, messages=messages)
+    assert isinstance(error, anthropic.BadRequestError) and isinstance(error.body, dict)
+    assert error.body["error"]["type"] == "invalid_request_error"
+    assert str(error.body["error"]["message"]).startswith(message)
+    assert (record.observed.steps, record.observed.transport_attempts) == (0, 1), "no retry"
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        [USER, SYSTEM],
+        [USER, SYSTEM, ASSISTANT, USER],
+        [USER, SYSTEM, {"role": "system", "content": []}, ASSISTANT, USER, SYSTEM],
+    ],
+    ids=["last", "before-the-assistant", "a-section"],
+)
+def test_a_system_message_in_its_place_is_answered(messages: list[Any]) -> None:
+    """Where Claude Code and pydantic-ai put one: after the user's turn, last or before the
+    assistant's, alone or with others (an effort-only entry, no content, among them)."""
+    with Wire(start()) as fake:
+        reply = fake.anthropic_client().messages.create(
+            model="claude-sonnet-5", max_tokens=64, messages=messages
+        )
+    assert reply.type == "message"
+    assert [(a.kind, a.status) for a in fake.attempts] == [("model", 200)]

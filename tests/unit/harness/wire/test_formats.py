@@ -265,7 +265,9 @@ def test_anthropic_history_turns_tool_results_into_tool_messages() -> None:
             ],
         },
     ]
-    turn = ANTHROPIC_MESSAGES.read({"model": "m", "system": "be brief", "messages": messages})
+    turn = ANTHROPIC_MESSAGES.read(
+        {"model": "m", "max_tokens": 9, "system": "be brief", "messages": messages}
+    )
     assert [m["role"] for m in turn.messages] == ["system", "user", "assistant", "tool"]
     assert turn.messages[3] == {"role": "tool", "tool_call_id": "t1", "content": "[]"}
 
@@ -277,7 +279,7 @@ def test_an_anthropic_message_of_a_role_and_a_text_reads_as_itself() -> None:
     said = {"role": "assistant", "content": "on it"}
     blocks = {"role": "user", "content": [{"type": "text", "text": "more"}]}
     empty = {"role": "user", "content": ""}
-    body = {"model": "m", "messages": [user, said, empty, blocks]}
+    body = {"model": "m", "max_tokens": 9, "messages": [user, said, empty, blocks]}
     messages = ANTHROPIC_MESSAGES.read(body).messages
     assert messages == [user, said, {**blocks, "content": "more"}]
 

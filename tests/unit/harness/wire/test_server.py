@@ -23,7 +23,8 @@ def test_the_server_answers_a_token_count_and_counts_no_attempt(session: Session
     with Wire(session) as wire, wire.serve() as server:
         url = f"{server.anthropic_base_url}/v1/messages/count_tokens"
         counted = httpx.post(url, json=ASK)
-        reply = httpx.post(f"{server.anthropic_base_url}/v1/messages", json=ASK)
+        message = {**ASK, "max_tokens": 64}  # a count takes none, a message requires it
+        reply = httpx.post(f"{server.anthropic_base_url}/v1/messages", json=message)
     assert counted.json() == {"input_tokens": reply.json()["usage"]["input_tokens"]}
     assert (session.finish().steps, session.finish().transport_attempts) == (1, 1)
 
