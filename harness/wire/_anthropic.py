@@ -271,6 +271,7 @@ class AnthropicMessages:
     __slots__ = ()  # a format keeps nothing between requests: the wire does
 
     name = "anthropic_messages"
+    request_id_header = "request-id"
     path_suffix = "/messages"
     conversation = "messages"
 

@@ -203,6 +203,7 @@ class ChatCompletions(OpenAIErrors):
     __slots__ = ()  # a format keeps nothing between requests: the wire does
 
     name = "chat_completions"
+    request_id_header = "x-request-id"
     path_suffix = "/chat/completions"
     conversation = "messages"
 

@@ -246,6 +246,9 @@ class GeminiGenerateContent:
     __slots__ = ()  # a format keeps nothing between requests: the wire does
 
     name = "gemini_generate_content"
+    request_id_header = None
+    """google-genai reads no request id from a header: a response names itself
+    (``responseId``)."""
     path_suffix = ":generateContent"
     conversation = "contents"
     stream = False

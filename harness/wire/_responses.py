@@ -264,6 +264,7 @@ class Responses(OpenAIErrors):
     __slots__ = ()  # a format keeps nothing between requests: the wire does
 
     name = "responses"
+    request_id_header = "x-request-id"
     path_suffix = "/responses"
     conversation = "input"
 

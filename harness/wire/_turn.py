@@ -100,6 +100,13 @@ class WireFormat(Protocol):
     conversation: str
     """The member of a request body that holds the conversation, re-sent grown every call."""
 
+    @property
+    def request_id_header(self) -> str | None:
+        """The response header its API names each request by, which its SDK reads into
+        ``_request_id`` and an error's ``request_id``; None where the API sends none the SDK
+        reads."""
+        ...
+
     def read(
         self, body: JSON, earlier: Turn | None = None, *, url: str = "", counted: bool = False
     ) -> Turn:

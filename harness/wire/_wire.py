@@ -185,6 +185,8 @@ class Wire:
         self._failures_left = transient_failures
         self._served = itertools.count(1)
         """The number of each model request answered."""
+        self._identities = itertools.count(1)
+        """The number of each answer given on a model host, refusals and counts included."""
         self._conversations: dict[tuple[str, str], _Conversation] = {}
         self._stored: dict[str, _Stored] = {}
         self._attempts: list[Attempt] = []
@@ -212,10 +214,10 @@ class Wire:
         for_model = request.method == "POST" and on_model_host
         fmt = format_of(request.path) if for_model else None
         if fmt is not None:
-            return self._answer_model(fmt, request)
+            return self._identified(fmt, self._answer_model(fmt, request))
         count = count_of(request.path) if for_model else None
         if count is not None:
-            return self._answer_count(count, request)
+            return self._identified(count.generating, self._answer_count(count, request))
         tool = self._tool_for(request)
         if tool is not None:
             return self._answer_tool(tool, request)
@@ -225,6 +227,15 @@ class Wire:
             raise StrayRequest(explain_unknown_tool(request, unknown, self._tool_names))
         self._log("stray", request, None, UNSERVED if on_model_host else "")
         raise StrayRequest(self._explain_stray(request, unserved=on_model_host))
+
+    def _identified(self, fmt: WireFormat, response: WireResponse) -> WireResponse:
+        """``response`` with the request id its API names every answer by, refusals included:
+        the number of the model request answered, so the same run gives the same ids."""
+        if fmt.request_id_header is None:
+            return response
+        with self._lock:
+            number = next(self._identities)
+        return response.with_headers({fmt.request_id_header: f"req_unsolvable_{number}"})
 
     @property
     def attempts(self) -> list[Attempt]:
