@@ -59,6 +59,10 @@ LOOPBACK_PORTS = (
 socket's address (``Connect call failed ('127.0.0.1', …)``, asyncio's), and urllib3's pool and
 the path it asked for (``HTTPConnectionPool(host='127.0.0.1', port=…): Max retries exceeded
 with url: /…/v1/…``, as `requests` raises it)."""
+REQUEST_PATH = re.compile(rf"(path: /){RUN_KEY}(?=/(?:v1|v1beta|tools|agents|mcp)\b)")
+"""The path a request asked for, as the anthropic SDK names it in a status error's text
+(``(request_id: …, path: /…/v1/messages, …)``), with no host: the run's key, followed by one of
+the loopback server's routes, is masked."""
 MASKED_FOLDER = r"$TMPDIR/\1…"
 """A temporary folder of the harness's (`Redactor`), as it reads on any machine."""
 SECRET_NAME = re.compile(
@@ -131,6 +135,8 @@ def mask_task_ids(text: str) -> str:
 
 
 def mask_loopback_urls(text: str) -> str:
+    if "path: /" in text:
+        text = REQUEST_PATH.sub(r"\1…", text)
     if "127.0.0.1" not in text and "localhost" not in text and "::1" not in text:
         return text
     text = LOOPBACK_URL.sub(_masked_url, text)
