@@ -16,6 +16,7 @@ from pydantic import PrivateAttr
 
 import unsolvable
 from tests.frameworks._glue import reported
+from tests.frameworks.crewai._crews import clerk, one_task
 from tests.frameworks.test_readme_frameworks import _run
 from unsolvable import AdapterError, Ceilings, Code, Exit, Outcome, Rule, scenarios
 from unsolvable.adapters.crewai import CrewAIAdapter, CrewAIRun, SessionTool, default_crew
@@ -96,9 +97,13 @@ def test_a_set_max_iter_applies_to_the_manager_crewai_makes_from_manager_llm() -
     """A hierarchical crew given a ``manager_llm`` has no manager until ``kickoff`` makes one."""
 
     def build(llm: Any, tools: Any) -> Crew:
-        clerk = Agent(role="Billing", goal="Settle", backstory="-", llm=llm, tools=tools)
         task = Task(description="{task}", expected_output="done")
-        return Crew(agents=[clerk], tasks=[task], process=Process.hierarchical, manager_llm=llm)
+        return Crew(
+            agents=[clerk(llm, tools)],
+            tasks=[task],
+            process=Process.hierarchical,
+            manager_llm=llm,
+        )
 
     record = unsolvable.run(
         CrewAIAdapter(build, max_iter=3), scenarios.get("constant-return/repeat")
@@ -148,18 +153,7 @@ def test_max_execution_time_is_the_time_budget_spent() -> None:
             _Slow(**{k: getattr(t, k) for k in ("name", "description", "args_schema", "call")})
             for t in tools
         ]
-        agent = Agent(
-            role="Billing",
-            goal="Settle",
-            backstory="-",
-            llm=llm,
-            tools=slow,
-            max_execution_time=1,
-            max_iter=2,
-        )
-        return Crew(
-            agents=[agent], tasks=[Task(description="{task}", expected_output="done", agent=agent)]
-        )
+        return one_task(agent={"max_execution_time": 1, "max_iter": 2})(llm, slow)
 
     record = unsolvable.run(CrewAIAdapter(build), scenarios.get("constant-return/repeat"))
     assert (record.exit, record.code, record.observed.steps) == (
@@ -177,16 +171,7 @@ def test_a_guardrail_failing_past_its_retries_halts_the_run_for_a_person() -> No
     """CrewAI runs the task again on each failed check, then raises a bare `Exception` when the
     task's ``guardrail_max_retries`` (3) are spent: the crew's own check halted it, not a crash."""
 
-    def build(llm: Any, tools: Any) -> Crew:
-        clerk = Agent(role="Billing", goal="Settle", backstory="-", llm=llm, tools=tools)
-        task = Task(
-            description="{task}",
-            expected_output="done",
-            agent=clerk,
-            guardrail=lambda output: (False, "the invoice is still unpaid"),
-        )
-        return Crew(agents=[clerk], tasks=[task])
-
+    build = one_task(task={"guardrail": lambda output: (False, "the invoice is still unpaid")})
     record = unsolvable.run(
         CrewAIAdapter(build, max_iter=1), scenarios.get("constant-return/repeat")
     )
@@ -207,20 +192,11 @@ def test_max_rpm_waits_for_the_next_minute_on_the_session_clock(on: str) -> None
     """CrewAI sleeps out the minute when ``max_rpm`` is reached, then goes on: 60 s of real time
     would run into the harness's wall ceiling, where production waits and makes every call."""
 
-    def build(llm: Any, tools: Any) -> Crew:
-        rpm = {"max_rpm": 2}
-        clerk = Agent(
-            role="Billing",
-            goal="Settle",
-            backstory="-",
-            llm=llm,
-            tools=tools,
-            max_iter=4,
-            **(rpm if on == "agent" else {}),
-        )
-        task = Task(description="{task}", expected_output="done", agent=clerk)
-        return Crew(agents=[clerk], tasks=[task], **(rpm if on == "crew" else {}))
-
+    rpm = {"max_rpm": 2}
+    build = one_task(
+        agent={"max_iter": 4, **(rpm if on == "agent" else {})},
+        crew=rpm if on == "crew" else {},
+    )
     record = unsolvable.run(CrewAIAdapter(build), scenarios.get("constant-return/repeat"))
     assert (record.exit, record.observed.steps) == (Exit.COMPLETE, 5)
     assert record.observed.slept_seconds == 60.0, "the third of four rate-limited calls waits"
@@ -230,13 +206,8 @@ def test_a_streaming_crew_runs_as_its_chunks_are_read() -> None:
     """``kickoff`` of a crew made with ``stream=True`` returns a `CrewStreamingOutput` at once;
     the crew runs as production reads its chunks, and its ``result`` is the crew's output."""
 
-    def build(llm: Any, tools: Any) -> Crew:
-        clerk = Agent(role="Billing", goal="Settle", backstory="-", llm=llm, tools=tools)
-        task = Task(description="{task}", expected_output="done", agent=clerk)
-        return Crew(agents=[clerk], tasks=[task], stream=True)
-
     scenario = scenarios.get("constant-return/repeat")
-    streamed = unsolvable.run(CrewAIAdapter(build, max_iter=3), scenario)
+    streamed = unsolvable.run(CrewAIAdapter(one_task(crew={"stream": True}), max_iter=3), scenario)
     assert (streamed.exit, streamed.observed.steps) == (Exit.COMPLETE, 4)
     assert "forced at max_iter=3" in reported(streamed).reason
 
@@ -245,13 +216,9 @@ def test_a_task_that_asks_a_person_for_feedback_is_a_run_paused_for_a_person() -
     """With ``human_input=True`` CrewAI shows the task's answer and reads a person's feedback from
     the console: production waits there, where the harness has no person to answer."""
 
-    def build(llm: Any, tools: Any) -> Crew:
-        clerk = Agent(role="Billing", goal="Settle", backstory="-", llm=llm, tools=tools)
-        task = Task(description="{task}", expected_output="done", agent=clerk, human_input=True)
-        return Crew(agents=[clerk], tasks=[task])
-
     record = unsolvable.run(
-        CrewAIAdapter(build, max_iter=2), scenarios.get("constant-return/repeat")
+        CrewAIAdapter(one_task(task={"human_input": True}), max_iter=2),
+        scenarios.get("constant-return/repeat"),
     )
     assert (record.exit, record.code, record.observed.steps) == (
         Exit.ABANDONED,
@@ -269,17 +236,7 @@ def test_a_raise_policy_ends_the_run_at_a_tools_spent_usage_count_as_a_call_budg
     def build(llm: Any, tools: Any) -> Crew:
         for tool in tools:
             tool.max_usage_count = 2
-        clerk = Agent(
-            role="Billing",
-            goal="Settle",
-            backstory="-",
-            llm=llm,
-            tools=tools,
-            tool_failure_policy="raise",
-        )
-        return Crew(
-            agents=[clerk], tasks=[Task(description="{task}", expected_output="done", agent=clerk)]
-        )
+        return one_task(agent={"tool_failure_policy": "raise"})(llm, tools)
 
     record = unsolvable.run(CrewAIAdapter(build), scenarios.get("constant-return/repeat"))
     assert (record.exit, record.code, record.observed.steps, record.observed.tool_calls) == (
@@ -328,7 +285,7 @@ def test_a_build_that_is_not_a_crew_is_refused() -> None:
 
 def test_a_build_that_returns_an_agent_is_told_to_put_it_in_a_crew() -> None:
     def build(llm: Any, tools: Any) -> Agent:
-        return Agent(role="Billing", goal="Settle", backstory="-", llm=llm, tools=tools)
+        return clerk(llm, tools)
 
     record = unsolvable.run(CrewAIAdapter(build), scenarios.get("constant-return/repeat"))
     error = str(record.observed.error)
@@ -374,9 +331,7 @@ def test_a_crew_that_would_call_a_real_model_is_refused(
     monkeypatch.setenv("OPENAI_API_KEY", "sk-unsolvable-not-a-real-key")
 
     def build(llm: Any, tools: Any) -> Crew:
-        clerk = Agent(role="Billing", goal="Settle", backstory="-", llm=agent_llm or llm)
-        task = Task(description="{task}", expected_output="done", agent=clerk)
-        return Crew(agents=[clerk], tasks=[task], **crew_options)
+        return one_task(crew=crew_options)(agent_llm or llm, tools)
 
     record = unsolvable.run(CrewAIAdapter(build), scenarios.get("constant-return/repeat"))
     assert (record.outcome, record.observed.steps) == (Outcome.CRASHED, 0)

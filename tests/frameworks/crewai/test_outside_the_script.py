@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from crewai import Agent, Crew, Task
+from crewai import Crew, Task
 from crewai.flow.flow import Flow, start
 from crewai.hooks import (
     HookAborted,
@@ -25,6 +25,7 @@ from crewai.knowledge.storage.factory import (
 )
 
 import unsolvable
+from tests.frameworks.crewai._crews import clerk, one_task
 from unsolvable import Exit, Outcome, scenarios
 from unsolvable.adapters.crewai import AgentBindings, CrewAIAdapter
 
@@ -39,19 +40,10 @@ def _users_ci(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("CREWAI_STORAGE_DIR", str(tmp_path))
 
 
-def _clerk(llm: Any, tools: Any, role: str = "Billing", **options: Any) -> Agent:
-    return Agent(role=role, goal="Settle", backstory="-", llm=llm, tools=tools, **options)
-
-
 def _crew(
     agent_options: dict[str, Any], crew_options: dict[str, Any], max_iter: int = 2
 ) -> CrewAIAdapter:
-    def build(llm: Any, tools: Any) -> Crew:
-        clerk = _clerk(llm, tools, max_iter=max_iter, **agent_options)
-        task = Task(description="{task}", expected_output="done", agent=clerk)
-        return Crew(agents=[clerk], tasks=[task], **crew_options)
-
-    return CrewAIAdapter(build)
+    return CrewAIAdapter(one_task(agent={**agent_options, "max_iter": max_iter}, crew=crew_options))
 
 
 @pytest.mark.parametrize(
@@ -110,13 +102,13 @@ def test_a_flow_is_refused_by_name() -> None:
 
 
 def _async_then_sync(llm: Any, tools: Any) -> Crew:
-    scout = _clerk(llm, tools, role="Scout", max_iter=2)
-    clerk = _clerk(llm, tools, max_iter=3)
+    scout = clerk(llm, tools, role="Scout", max_iter=2)
+    billing = clerk(llm, tools, max_iter=3)
     return Crew(
-        agents=[scout, clerk],
+        agents=[scout, billing],
         tasks=[
             Task(description="{task}", expected_output="a look", agent=scout, async_execution=True),
-            Task(description="{task}", expected_output="done", agent=clerk),
+            Task(description="{task}", expected_output="done", agent=billing),
         ],
     )
 
@@ -138,7 +130,7 @@ def _two_at_once(bound: list[tuple[Any, Any]]) -> Crew:
     """Agents A and B on asynchronous tasks, which run at once, then C's, which waits for them;
     each agent on the (llm, tools) of ``bound`` in that order."""
     agents = [
-        _clerk(llm, tools, role=role, max_iter=3)
+        clerk(llm, tools, role=role, max_iter=3)
         for (llm, tools), role in zip(bound, ("A", "B", "C"), strict=True)
     ]
     tasks = [
