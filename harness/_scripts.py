@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -29,6 +29,7 @@ __all__ = [
     "FanOut",
     "FirstThen",
     "GiveUp",
+    "Moment",
     "Perturbed",
     "Repeat",
     "Script",
@@ -315,28 +316,46 @@ class GiveUp:
         return _single(call, request)
 
 
+class Moment:
+    """When something first held for each agent of a run, in the agent's own steps: each agent
+    reads its own conversation, sees the results of its own calls and counts its own steps, so a
+    script that moves on at a moment moves on for that agent alone."""
+
+    def __init__(self) -> None:
+        self._before: dict[str, int] = {}
+        """Each agent's own step before the one at which it first held."""
+
+    def since(
+        self, request: ModelRequest, holds: Callable[[ModelRequest], bool]
+    ) -> ModelRequest | None:
+        """``request`` as the phase after the moment sees it (its steps counted from there,
+        `_rebased`), once ``holds`` has held for its agent, now or at an earlier step; ``None``
+        before."""
+        if request.agent not in self._before and holds(request):
+            self._before[request.agent] = _own_step(request) - 1
+        before = self._before.get(request.agent)
+        return None if before is None else _rebased(request, before)
+
+
 class Until:
     """Repeats ``call`` until a tool result contains ``marker``, then follows ``then``.
 
-    Stateful (it remembers when each agent saw the marker: an agent sees only the results of
-    its own calls, and counts its own steps), so one instance serves one run — scenarios build a
-    fresh script per run.
+    Stateful (it remembers when each agent saw the marker, `Moment`), so one instance serves one
+    run — scenarios build a fresh script per run.
     """
 
     def __init__(self, *, call: Call, marker: str, then: Script) -> None:
         self.call, self.marker, self.then = call, marker, then
-        self._done_at: dict[str, int] = {}
-        """Each agent's own step before the one at which it saw the marker."""
+        self._seen = Moment()
 
     def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
-        if request.agent not in self._done_at and any(
-            self.marker in result for result in request.results
-        ):
-            self._done_at[request.agent] = _own_step(request) - 1
-        done_at = self._done_at.get(request.agent)
-        if done_at is None:
+        later = self._seen.since(request, self._sees_marker)
+        if later is None:
             return _single(self.call, request)
-        return self.then.reply(_rebased(request, done_at), rng)
+        return self.then.reply(later, rng)
+
+    def _sees_marker(self, request: ModelRequest) -> bool:
+        return any(self.marker in result for result in request.results)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -14,7 +14,6 @@ lookup finds nothing and no invoice can be marked paid.
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections.abc import Callable, Mapping
 from functools import partial
@@ -38,6 +37,7 @@ from unsolvable import (
     ToolSpec,
     Until,
 )
+from unsolvable._scripts import Moment
 from unsolvable.fake_tools import (
     FakeWorld,
     Tool,
@@ -289,23 +289,17 @@ class HeedsHint:
     """Repeats ``call`` until a message after its first repeat says the action repeats
     (mentions `HINT_WORD`), then follows ``then``; told nothing, it repeats for ever.
 
-    Stateful (it remembers when each agent was told: each reads its own conversation and
-    counts its own steps), so one instance serves one run.
+    Stateful (it remembers when each agent was told, `Moment`), so one instance serves one run.
     """
 
     def __init__(self, *, call: Call, then: Script) -> None:
         self.call, self.then = call, then
-        self._told_at: dict[str, int] = {}
-        """Each agent's own step before the one at which it was first told."""
+        self._told = Moment()
 
     def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
-        own = request.agent_step or request.step
-        if request.agent not in self._told_at and _is_told(request):
-            self._told_at[request.agent] = own - 1
-        told_at = self._told_at.get(request.agent)
-        if told_at is None:
+        later = self._told.since(request, _is_told)
+        if later is None:
             return Repeat(call=self.call).reply(request, rng)
-        later = dataclasses.replace(request, agent_step=own - told_at)
         return self.then.reply(later, rng)
 
 
