@@ -37,6 +37,11 @@ __all__ = [
 
 INTERRUPT_GRACE_SECONDS = 1.0
 """On an interrupt, how long running jobs get to finish before their workers are killed."""
+OUT_OF_MEMORY = (
+    "; memory may have run out: the kernel then kills a run's worker first, with no word"
+)
+"""Said of a worker killed by SIGKILL, which is how the kernel ends the process it picks when
+memory runs out (`unsolvable._worker` makes the workers its first picks)."""
 REAP_POLL_SECONDS = 0.01
 """How often the harness looks whether an ending worker has exited: it takes milliseconds."""
 DESCRIPTORS_PER_WORKER = 5
@@ -154,7 +159,8 @@ def death(process: BaseProcess) -> str:
     _reaped(process)
     code = process.exitcode
     if code is not None and code < 0:
-        return f"the worker process was killed by {signal.Signals(-code).name} during the run"
+        killed = f"the worker process was killed by {signal.Signals(-code).name} during the run"
+        return f"{killed}{OUT_OF_MEMORY}" if -code == signal.SIGKILL else killed
     return f"the worker process exited with status {code} during the run"
 
 

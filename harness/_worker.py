@@ -40,6 +40,10 @@ __all__ = ["OUTPUT_CUT", "Channels", "serve"]
 OUTPUT_CUT = 2000
 """Characters of an agent's own stdout/stderr kept in the record of a failing run."""
 STANDARD_STREAMS = (0, 1, 2)
+OOM_SCORE_ADJ = "/proc/self/oom_score_adj"
+OOM_FIRST = 1000
+"""The ``oom_score_adj`` of a process the kernel ends first when memory runs out; any process
+may raise its own."""
 GUARD_READ = 65_536
 """Bytes the guard reads at once from a pipe that should carry none."""
 
@@ -172,6 +176,15 @@ def _start_guard(alive: int) -> int:
     return held
 
 
+def _first_to_go_out_of_memory() -> None:
+    """Asks the kernel (Linux) to end this worker, and what its agents start, before any other
+    process when memory runs out: an agent that eats the machine's memory then ends its own run,
+    recorded crashed, and not the harness holding every finished record, however large it grew.
+    The guard, started before, keeps the harness's standing."""
+    with contextlib.suppress(OSError), open(OOM_SCORE_ADJ, "w") as score:
+        score.write(str(OOM_FIRST))
+
+
 class Worker:
     """One worker process: a loop of jobs, one at a time, on the main thread."""
 
@@ -184,6 +197,7 @@ class Worker:
         _release_inherited(channels.descriptors)
         self.held = (*channels.descriptors, _start_guard(channels.alive.fileno()))
         """What a process the agent forks must not hold."""
+        _first_to_go_out_of_memory()
         become_subreaper()
         os.register_at_fork(after_in_child=self._detach)
         self.pristine = _Pristine.now()

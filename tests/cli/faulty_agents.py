@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import signal
 import subprocess
 import time
 
@@ -23,6 +24,12 @@ def exits_at_once(session: Session) -> None:
 
 def segfaults(session: Session) -> None:
     ctypes.string_at(0)
+
+
+def is_killed(session: Session) -> None:
+    """Ends as the kernel ends a process when memory runs out: killed, with no word."""
+    session.call_model([], session.tools)
+    os.kill(os.getpid(), signal.SIGKILL)
 
 
 def holds_the_interpreter(session: Session) -> None:

@@ -87,6 +87,18 @@ def asks_the_console(session: Session) -> Stop:
     return Stop(code=Code.BLOCKED_INPUT, reason=f"told {answer!r}")
 
 
+def reads_who_goes_first_out_of_memory(session: Session) -> Stop:
+    """Says how readily the kernel ends its own process, a process it starts and its parent (the
+    harness) when memory runs out (Linux's ``oom_score_adj``), as its partial result."""
+    child = subprocess.run(["cat", "/proc/self/oom_score_adj"], capture_output=True, text=True)
+    scores = {
+        "agent": Path("/proc/self/oom_score_adj").read_text().strip(),
+        "child": child.stdout.strip(),
+        "harness": Path(f"/proc/{os.getppid()}/oom_score_adj").read_text().strip(),
+    }
+    return Stop(code=Code.NO_PROGRESS, reason="read", partial=scores)
+
+
 class _Unprintable:
     def __repr__(self) -> str:
         raise RuntimeError("no repr for you")

@@ -62,6 +62,18 @@ def test_a_segfault_is_named_by_its_signal() -> None:
     assert "crashed: the worker process was killed by SIGSEGV" in result.stdout
 
 
+def test_a_killed_worker_says_memory_may_have_run_out(tmp_path: Path) -> None:
+    """A worker killed with no word is what an agent that ate the machine's memory leaves: the
+    record says so, as the likeliest cause in a CI job."""
+    out = tmp_path / "records.json"
+    _unsolvable("run", "--agent", f"{FAULTY}:is_killed", "--scenario", REPEAT, "--json", str(out))
+    (record,) = _records(out)
+    assert record["outcome"] == "crashed"
+    error = record["observed"]["error"]
+    assert error.startswith("the worker process was killed by SIGKILL during the run"), error
+    assert "memory" in error
+
+
 def test_an_agent_holding_the_interpreter_is_killed_at_its_ceiling(tmp_path: Path) -> None:
     out = tmp_path / "records.json"
     result = _unsolvable(

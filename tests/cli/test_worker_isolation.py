@@ -219,3 +219,15 @@ def test_an_agent_that_reads_the_console_is_told_no_person_answers_in_every_run(
         error = record["observed"]["error"]
         assert error.startswith("EOFError: the agent read its standard input"), error
         assert "NEEDS_HUMAN" in error
+
+
+@pytest.mark.skipif(not Path("/proc/self/oom_score_adj").exists(), reason="Linux's OOM killer")
+def test_the_kernel_ends_a_run_before_the_harness_when_memory_runs_out(tmp_path: Path) -> None:
+    """An agent that eats the machine's memory is ended by the kernel, and its run recorded
+    crashed, rather than the harness that holds every finished record: its worker, and what the
+    agent starts, are the first the kernel ends; the harness keeps its own standing."""
+    _, (record,) = _run(
+        tmp_path, f"{HOSTILE}:reads_who_goes_first_out_of_memory", scenario="constant-return/repeat"
+    )
+    harness = Path("/proc/self/oom_score_adj").read_text().strip()  # the harness inherits ours
+    assert record["reported"]["partial"] == {"agent": "1000", "child": "1000", "harness": harness}
