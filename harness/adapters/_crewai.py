@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from crewai.llms.cache import CACHE_BREAKPOINT_KEY
 from crewai.llms.providers.openai.completion import OpenAICompletion
 from crewai.tools import BaseTool
 from crewai.utilities.i18n import I18N_DEFAULT
@@ -48,9 +49,10 @@ class WireLLM(OpenAICompletion):
     wire: Any = Field(default=None, exclude=True)
     agent_name: str | None = Field(default=None, exclude=True)
     """The agent whose steps this LLM's calls are on the wire (``None``: ``main``)."""
-    _forced: list[object] = PrivateAttr(default_factory=list)
-    """The opening message of each forced conversation: CrewAI forces an answer on a copy of an
-    agent's conversation and names no agent, but the copy holds the agent's own messages."""
+    _forced: list[list[dict[str, Any]]] = PrivateAttr(default_factory=list)
+    """Each conversation CrewAI forced an answer on, as it stood before the forcing turn: CrewAI
+    forces it on a copy of an agent's conversation and names no agent, and a lone agent's output
+    holds its conversation copied again, so the two are compared by value."""
 
     def _build_sync_client(self) -> Any:
         http_client = self.wire.httpx_client(agent=self.agent_name)
@@ -62,12 +64,12 @@ class WireLLM(OpenAICompletion):
 
     def call(self, messages: Any, tools: Any = None, *args: Any, **kwargs: Any) -> Any:
         if not tools and _forcing(messages):
-            self._forced.append(messages[0])
+            self._forced.append(_unmarked(messages[:-1]))
         return super().call(messages, tools, *args, **kwargs)
 
     def forced(self, conversation: Sequence[object]) -> bool:
         """Whether the answer that ended an agent's ``conversation`` was forced."""
-        return bool(conversation) and any(conversation[0] is opening for opening in self._forced)
+        return bool(conversation) and _unmarked(conversation) in self._forced
 
 
 class _FakeModelEstimates(logging.Filter):
@@ -88,6 +90,16 @@ def _forcing(messages: object) -> bool:
         return False
     last = messages[-1]
     return isinstance(last, Mapping) and text_of(last.get("content")) == FORCE_FINAL_ANSWER
+
+
+def _unmarked(messages: Sequence[object]) -> list[dict[str, Any]]:
+    """A conversation's messages as plain mappings, without the prompt-cache marks CrewAI puts on
+    the ones it sends and drops from the ones a lone agent's output keeps."""
+    return [
+        {key: value for key, value in message.items() if key != CACHE_BREAKPOINT_KEY}
+        for message in messages
+        if isinstance(message, Mapping)
+    ]
 
 
 def wire_llm(wire: Wire, agent: str | None = None) -> WireLLM:

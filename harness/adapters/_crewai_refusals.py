@@ -1,7 +1,7 @@
 """Consumes what a CrewAI build made, produces the refusal of what in it would leave the scripted
 world before the run: an agent or a planner on a real model, memory and knowledge (a real
 embedder, and model calls no scenario scripts), tasks that run at once on one script, and a
-build that made no crew.
+build that made neither a crew nor a lone agent.
 
 CrewAI's memory and knowledge are not served with an embedder of the harness's: each also calls
 the agent's own model (memory to analyse what it saves, knowledge to write its search query
@@ -15,13 +15,14 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from crewai import Agent, Process
+from crewai import Process
 from crewai.flow.flow import Flow
 from crewai.knowledge.storage import factory as knowledge_storage
 
 from unsolvable._errors import AdapterError
 
 __all__ = [
+    "check_agent",
     "check_crew",
     "executing",
     "knowledge_refused",
@@ -74,14 +75,26 @@ def knowledge_refused() -> Iterator[None]:
 def check_crew(crew: Any, agents: Sequence[Any], *, scripted: type[Any]) -> None:
     """Refuses a crew, before its first call, for what in it would leave the scripted world;
     ``agents`` are its agents and manager, ``scripted`` the LLM class on the fake model."""
-    _check_models(crew, agents, scripted)
-    _check_memory_and_knowledge(crew, agents)
+    _check_models(agents, scripted)
+    _check_planner(crew, scripted)
+    _check_memory_and_knowledge([("the crew", crew), *_named(agents)])
     _check_concurrent_tasks(crew)
 
 
-def _check_models(crew: Any, agents: Sequence[Any], scripted: type[Any]) -> None:
-    """Refuses a crew with an agent (its manager too) or a planner on a model other than the
-    fake one: its calls would go to a real provider, past the scenario's script."""
+def check_agent(agent: Any, *, scripted: type[Any]) -> None:
+    """Refuses a lone agent (``Agent.kickoff()``), before its first call, for what in it would
+    leave the scripted world, as `check_crew` refuses a crew's agents."""
+    _check_models([agent], scripted)
+    _check_memory_and_knowledge(_named([agent]))
+
+
+def _named(agents: Sequence[Any]) -> list[tuple[str, Any]]:
+    return [(f"agent {agent.role!r}", agent) for agent in agents]
+
+
+def _check_models(agents: Sequence[Any], scripted: type[Any]) -> None:
+    """Refuses an agent (a crew's manager too) on a model other than the fake one: its calls
+    would go to a real provider, past the scenario's script."""
     for agent in agents:
         if not isinstance(agent.llm, scripted):
             raise AdapterError(
@@ -90,6 +103,10 @@ def _check_models(crew: Any, agents: Sequence[Any], scripted: type[Any]) -> None
                 "llm=llm (a hierarchical crew, manager_llm=llm; with per_agent=True, "
                 "bind.llm(name))"
             )
+
+
+def _check_planner(crew: Any, scripted: type[Any]) -> None:
+    """Refuses a crew that plans on a model other than the fake one."""
     if crew.planning and not isinstance(crew.planning_llm, scripted):
         raise AdapterError(
             f"CrewAIAdapter: Crew(planning=True) plans on {_model_name(crew.planning_llm)}, "
@@ -103,9 +120,9 @@ def _model_name(llm: object) -> str:
     return str(getattr(llm, "model", None) or llm or "CrewAI's default model")
 
 
-def _check_memory_and_knowledge(crew: Any, agents: Sequence[Any]) -> None:
-    """Refuses a crew, or an agent of it, with memory or knowledge, before its first call."""
-    owners = [("the crew", crew), *((f"agent {agent.role!r}", agent) for agent in agents)]
+def _check_memory_and_knowledge(owners: Sequence[tuple[str, Any]]) -> None:
+    """Refuses a crew or an agent with memory or knowledge, before its first call; ``owners``
+    are each, by the name a refusal gives it."""
     for owner, holder in owners:
         if holder.memory:
             raise AdapterError(_memory_refusal(owner))
@@ -143,18 +160,15 @@ def _check_concurrent_tasks(crew: Any) -> None:
 
 
 def not_a_crew(built: object) -> AdapterError:
-    """The refusal of a build that returned ``built``, not a `Crew`: a `Flow` and a lone `Agent`
-    (``Agent.kickoff()``) are named, as a user who runs one in production would look for them."""
+    """The refusal of a build that returned ``built``, neither a `Crew` nor a lone `Agent`: a
+    `Flow` is named, as a user who runs one in production would look for it."""
     if isinstance(built, Flow):
         return AdapterError(
             f"CrewAIAdapter: build returned a Flow, {type(built).__name__}, not a Crew: a flow "
             "makes its crews in its steps as it runs, past the adapter's look at each agent's "
             f"model and limits before the first call; {CREW}, as a step of the flow makes it"
         )
-    if isinstance(built, Agent):
-        return AdapterError(
-            f"CrewAIAdapter: build returned {built!r:.80}, not a Crew: a lone agent's "
-            "Agent.kickoff() is not run (its stops, guardrail and output are not a crew's "
-            f"task's); {CREW}, the agent on one Task"
-        )
-    return AdapterError(f"CrewAIAdapter: build returned {built!r:.80}, not a Crew; {CREW}")
+    return AdapterError(
+        f"CrewAIAdapter: build returned {built!r:.80}, not a Crew or an Agent; {CREW} (or one "
+        "Agent on the llm, run as Agent.kickoff(task))"
+    )

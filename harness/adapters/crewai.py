@@ -39,8 +39,11 @@ CrewAI's stops, read into the vocabulary (crewai 1.15, ``crewai.agents.agent_exe
 
 Refused before the first call, with what to pass instead (`_crewai_refusals`): an agent or a
 planner on a real model, memory and knowledge (a real embedder, and model calls no scenario
-scripts), tasks that run at once on one agent's script, and a `Flow` or a lone `Agent` in place
-of a crew.
+scripts), tasks that run at once on one agent's script, and a `Flow` in place of a crew.
+
+A lone `Agent` in place of a crew runs as production runs one, ``agent.kickoff(task)``: CrewAI's
+same executor, so the same stops, but for its own ``guardrail``, whose spent retries raise a
+`ValueError` (→ ``abandoned``/``NEEDS_HUMAN``).
 
 At ``max_rpm`` (the crew's or an agent's) CrewAI sleeps out the minute and goes on: that minute
 is a wait on the session clock here (`Session.sleep`), counted against the time budget, not 60 s
@@ -60,9 +63,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, cast
 
 from unsolvable._errors import AdapterError
@@ -92,17 +93,10 @@ for _name, _value in TELEMETRY_OFF.items():
     os.environ.setdefault(_name, _value)
 
 try:
-    from crewai import Agent, Crew, CrewOutput, Process, Task
-    from crewai.core.providers.human_input import (
-        SyncHumanInputProvider,
-        reset_provider,
-        set_provider,
-    )
-    from crewai.hooks.dispatch import HookAborted
-    from crewai.llms.base_llm import LLMCallBlockedError
+    from crewai import Agent, Crew, Process, Task
+    from crewai.lite_agent_output import LiteAgentOutput
     from crewai.tools import BaseTool
     from crewai.tools.tool_failure import ToolExecutionFailedError, ToolFailureReason
-    from crewai.types.streaming import CrewStreamingOutput
 
     from unsolvable.adapters._crewai import (
         BASE_URL,
@@ -112,7 +106,15 @@ try:
         session_tools,
         wire_llm,
     )
+    from unsolvable.adapters._crewai_kickoff import (
+        CrewAIRun,
+        HookStopped,
+        kickoff_agent,
+        kickoff_crew,
+        plain_messages,
+    )
     from unsolvable.adapters._crewai_refusals import (
+        check_agent,
         check_crew,
         executing,
         knowledge_refused,
@@ -138,35 +140,8 @@ __all__ = [
     "wire_llm",
 ]
 
-TIMED_OUT = re.compile(
-    r"^Task '(?P<task>.*)' (?P<limit>execution timed out after \d+ seconds)", re.DOTALL
-)
-"""How CrewAI's `TimeoutError` at an agent's ``max_execution_time`` begins (``crewai.agent``)."""
-GUARDRAIL_FAILED = re.compile(r"^Task failed guardrail( \d+)? validation after \d+ retries\.")
-"""How the bare `Exception` CrewAI raises when a task's guardrail retries are spent begins."""
-
-
-class _PersonAsked(HookAborted):
-    """A task asked a person for feedback on its answer. A `HookAborted`: CrewAI lets it through
-    its task retries, as it does a hook's deliberate stop."""
-
-    def __init__(self, role: str, messages: Sequence[JSON]) -> None:
-        super().__init__(f"human_input=True asks a person for feedback on {role}'s answer")
-        self.messages = tuple(messages)
-
-
-class _NoPerson(SyncHumanInputProvider):
-    """CrewAI's console feedback, where the harness has no person: the ask ends the run."""
-
-    def handle_feedback(self, formatted_answer: Any, context: Any) -> Any:
-        raise _PersonAsked(context.agent.role, _messages(context.messages))
-
-    async def handle_feedback_async(self, formatted_answer: Any, context: Any) -> Any:
-        raise _PersonAsked(context.agent.role, _messages(context.messages))
-
-
-CrewBuilder = Callable[[WireLLM, list[BaseTool]], Crew]
-PerAgentBuilder = Callable[[AgentBindings], Crew]
+CrewBuilder = Callable[[WireLLM, list[BaseTool]], Crew | Agent]
+PerAgentBuilder = Callable[[AgentBindings], Crew | Agent]
 
 
 def default_crew(llm: WireLLM, tools: list[BaseTool]) -> Crew:
@@ -183,28 +158,10 @@ def default_crew(llm: WireLLM, tools: list[BaseTool]) -> Crew:
     return Crew(agents=[agent], tasks=[task])
 
 
-@dataclass(frozen=True, kw_only=True)
-class CrewAIRun:
-    """What one ``kickoff`` returned, or the tool failure it aborted with, or the other stop of
-    CrewAI's it raised (a time limit, a guardrail, an ask for a person); and whether CrewAI
-    forced the answer that is its output."""
-
-    output: CrewOutput | None
-    tool_failure: ToolExecutionFailedError | None = None
-    halt: Code | None = None
-    """The code of the other stop CrewAI raised, if it raised one."""
-    halt_reason: str = ""
-    """CrewAI's words for that stop."""
-    halted_messages: tuple[JSON, ...] = ()
-    """The conversation of the agent that stop ended."""
-    forced_final_answers: int = 0
-    """1 if CrewAI forced the crew's output at its agent's ``max_iter``, else 0."""
-    max_iter: tuple[int, ...] = ()
-
-
 class CrewAIAdapter:
     """Runs the crew made by ``build(llm, tools)`` on the session's task (``kickoff(inputs=
-    {"task": …})``: write ``{task}`` where a task's description should hold it).
+    {"task": …})``: write ``{task}`` where a task's description should hold it); a build that
+    makes one `Agent` runs it alone, ``agent.kickoff(task)``.
 
     ``max_iter=None`` keeps each agent's own (CrewAI's default 25); an int sets it on every agent
     of the crew; ``"budget"`` sets the scenario's ``max_steps`` minus one, to fit the forced final
@@ -244,35 +201,51 @@ class CrewAIAdapter:
     def run(self, session: Session) -> CrewAIRun:
         with Wire(session, **self.wire_options) as wire:
             with knowledge_refused():
-                crew = self._built(session, wire)
-            limits = self._set_max_iter(crew, session)
-            check_crew(crew, _agents(crew), scripted=WireLLM)
-            _wait_on_the_session_clock(crew, session)
-            ended = _kickoff(crew, session.task)
-        return dataclasses.replace(
-            ended, forced_final_answers=_forced_answers(crew), max_iter=limits
-        )
+                built = self._built(session, wire)
+            if isinstance(built, Agent):
+                return self._kickoff_agent(built, session)
+            return self._kickoff_crew(built, session)
 
-    def _built(self, session: Session, wire: Wire) -> Crew:
+    def _built(self, session: Session, wire: Wire) -> Crew | Agent:
         if self.per_agent:
             bind = AgentBindings(session=session, wire=wire)
             built = cast("PerAgentBuilder", self.build)(bind)
         else:
             built = cast("CrewBuilder", self.build)(wire_llm(wire), session_tools(session))
-        if not isinstance(built, Crew):
+        if not isinstance(built, (Crew, Agent)):
             raise not_a_crew(built)
         return built
 
-    def _set_max_iter(self, crew: Crew, session: Session) -> tuple[int, ...]:
-        if self.max_iter == BUDGET:
-            limit: int | None = max(1, session.budget.max_steps - 1)
-        else:
-            limit = self.max_iter if isinstance(self.max_iter, int) else None
+    def _kickoff_crew(self, crew: Crew, session: Session) -> CrewAIRun:
         if crew.process == Process.hierarchical and crew.manager_agent is None:
             # A crew given a manager_llm gets its manager only inside kickoff, which keeps one
             # made before it: made here, the manager is one of the agents the limit is set on.
             crew._create_manager_agent()
-        agents = _agents(crew)
+        limits = self._set_max_iter(_agents(crew), session)
+        check_crew(crew, _agents(crew), scripted=WireLLM)
+        _wait_on_the_session_clock([crew._rpm_controller, *_controllers(_agents(crew))], session)
+        ended = kickoff_crew(crew, session.task)
+        return dataclasses.replace(
+            ended, forced_final_answers=_forced_answers(crew), max_iter=limits
+        )
+
+    def _kickoff_agent(self, agent: Agent, session: Session) -> CrewAIRun:
+        """A lone agent run as production runs one, ``agent.kickoff(task)``."""
+        limits = self._set_max_iter([agent], session)
+        check_agent(agent, scripted=WireLLM)
+        _wait_on_the_session_clock(_controllers([agent]), session)
+        ended = kickoff_agent(agent, session.task)
+        output = ended.output
+        forced = isinstance(output, LiteAgentOutput) and cast(WireLLM, agent.llm).forced(
+            output.messages
+        )
+        return dataclasses.replace(ended, forced_final_answers=int(forced), max_iter=limits)
+
+    def _set_max_iter(self, agents: Sequence[Agent], session: Session) -> tuple[int, ...]:
+        if self.max_iter == BUDGET:
+            limit: int | None = max(1, session.budget.max_steps - 1)
+        else:
+            limit = self.max_iter if isinstance(self.max_iter, int) else None
         for agent in agents:
             if limit is not None:
                 agent.max_iter = limit
@@ -290,9 +263,13 @@ class CrewAIAdapter:
         output = returned.output
         if output is None:
             return None
-        tasks = output.tasks_output
-        partial = partial_from_messages(_messages(tasks[-1].messages if tasks else []))
-        structured = output.pydantic if output.pydantic is not None else output.json_dict
+        if isinstance(output, LiteAgentOutput):
+            messages, structured = output.messages, output.pydantic
+        else:
+            tasks = output.tasks_output
+            messages = tasks[-1].messages if tasks else []
+            structured = output.pydantic if output.pydantic is not None else output.json_dict
+        partial = partial_from_messages(plain_messages(messages))
         stop = interpret_plain(as_mapping(structured))
         if stop is not None:
             return stop
@@ -327,27 +304,21 @@ def _aborted(error: ToolExecutionFailedError) -> Stop:
     )
 
 
-def _output(kicked_off: CrewOutput | CrewStreamingOutput) -> CrewOutput:
-    """The crew's output; a crew made with ``stream=True`` runs only as its chunks are read, as
-    production reads them, and then holds its output (or raises what the run raised)."""
-    if not isinstance(kicked_off, CrewStreamingOutput):
-        return kicked_off
-    for _chunk in kicked_off:
-        pass
-    return kicked_off.result
-
-
 def _agents(crew: Crew) -> list[Agent]:
     """The crew's agents and, in a hierarchical crew, its manager."""
     managed = [crew.manager_agent] if crew.manager_agent is not None else []
     return [*crew.agents, *managed]
 
 
-def _wait_on_the_session_clock(crew: Crew, session: Session) -> None:
+def _controllers(agents: Sequence[Agent]) -> list[Any]:
+    """The agents' rate limiters (``max_rpm``)."""
+    return [agent._rpm_controller for agent in agents]
+
+
+def _wait_on_the_session_clock(controllers: Sequence[Any], session: Session) -> None:
     """Makes the minute CrewAI sleeps out at ``max_rpm`` (the crew's or an agent's) a wait on the
     session clock: the run goes on as in production, the minute counted against the time
     budget, where 60 s of real time would run into the harness's wall ceiling."""
-    controllers = [crew._rpm_controller, *(agent._rpm_controller for agent in _agents(crew))]
     for controller in controllers:
         if controller is not None:  # an agent shares the crew's, and is given the same wait
             controller._wait_for_next_minute = _next_minute(controller, session)
@@ -369,83 +340,6 @@ def _forced_answers(crew: Crew) -> int:
     llm = getattr(agent, "llm", None)
     conversation = getattr(getattr(agent, "agent_executor", None), "messages", None) or []
     return int(isinstance(llm, WireLLM) and llm.forced(conversation))
-
-
-def _kickoff(crew: Crew, task: str) -> CrewAIRun:
-    """The crew's output on ``task``, or the stop of CrewAI's it raised: its repeated-call guard,
-    an ask for a person, a time limit, a guardrail's spent retries (a bare `Exception`, known by
-    its words); a hook's stop is raised again as `HookStopped`."""
-    provider = set_provider(_NoPerson())
-    try:
-        return CrewAIRun(output=_output(crew.kickoff(inputs={"task": task})))
-    except ToolExecutionFailedError as error:
-        return CrewAIRun(output=None, tool_failure=error)
-    except _PersonAsked as asked:
-        return _halted(Code.NEEDS_HUMAN, str(asked), asked.messages)
-    except HookAborted as aborted:
-        raise HookStopped(f"{_hook(aborted.source)} stopped the run: {aborted.reason}") from aborted
-    except LLMCallBlockedError as blocked:
-        raise HookStopped(BLOCKED) from blocked
-    except TimeoutError as error:
-        timed = TIMED_OUT.match(str(error))
-        if timed is None:
-            raise
-        halted = next((t for t in crew.tasks if t.description == timed["task"]), None)
-        reason = f"max_execution_time, {timed['limit']}"
-        return _halted(Code.BUDGET_TIME, reason, _conversation(crew, halted))
-    except Exception as error:
-        if type(error) is not Exception or not GUARDRAIL_FAILED.match(str(error)):
-            raise
-        halted = next((t for t in crew.tasks if t.output is None), None)
-        return _halted(Code.NEEDS_HUMAN, str(error), _conversation(crew, halted))
-    finally:
-        reset_provider(provider)
-
-
-class HookStopped(Exception):
-    """A CrewAI hook (``before_llm_call`` returning ``False``, or any hook raising
-    `HookAborted`) stopped the run on purpose. The record keeps it as ``crashed``, saying so: a
-    hook gives no code, and only its author knows whether it stopped the run for a budget, for
-    lack of progress or for a person."""
-
-    def __init__(self, what: str) -> None:
-        super().__init__(
-            f"{what} (a CrewAI hook's deliberate stop: recorded as crashed, as it gives no code "
-            "to tell a budget spent from no progress or a person needed)"
-        )
-
-
-BLOCKED = (
-    "a before_llm_call hook returned False and blocked a model call; CrewAI ran the task again "
-    "on it, max_retry_limit times, then raised LLMCallBlockedError"
-)
-"""What CrewAI does when a hook returns ``False``: to it a blocked call is an error of the task,
-which it retries; a hook that raises `HookAborted` ends the run at once."""
-
-
-def _hook(source: object) -> str:
-    """The hook that raised `HookAborted`, by the ``source`` it named, if any."""
-    if source is None:
-        return "a hook"
-    return f"hook {getattr(source, '__qualname__', source)!s}"
-
-
-def _halted(code: Code, reason: str, messages: Sequence[JSON]) -> CrewAIRun:
-    return CrewAIRun(output=None, halt=code, halt_reason=reason, halted_messages=tuple(messages))
-
-
-def _conversation(crew: Crew, task: Task | None) -> list[JSON]:
-    """The conversation of the agent that ran ``task`` last, which a stopped task never puts in
-    its output."""
-    if task is None:
-        return []
-    executor = getattr(executing(crew, task), "agent_executor", None)
-    return _messages(getattr(executor, "messages", None) or [])
-
-
-def _messages(messages: Sequence[Any]) -> list[JSON]:
-    """The task's conversation (CrewAI keeps it in Chat Completions' shape) as plain mappings."""
-    return [dict(m) for m in messages if isinstance(m, Mapping)]
 
 
 adapter = CrewAIAdapter()

@@ -283,18 +283,6 @@ def test_a_build_that_is_not_a_crew_is_refused() -> None:
     assert record.outcome is Outcome.CRASHED and "not a Crew" in str(record.observed.error)
 
 
-def test_a_build_that_returns_an_agent_is_told_to_put_it_in_a_crew() -> None:
-    def build(llm: Any, tools: Any) -> Agent:
-        return clerk(llm, tools)
-
-    record = unsolvable.run(CrewAIAdapter(build), scenarios.get("constant-return/repeat"))
-    error = str(record.observed.error)
-    assert (record.outcome, record.observed.steps) == (Outcome.CRASHED, 0)
-    assert "returned Agent(role=Billing" in error and "not a Crew" in error
-    assert "a lone agent's Agent.kickoff() is not run" in error, "production's path, named"
-    assert "return Crew(agents=[...], tasks=[Task(description='{task}'" in error
-
-
 @pytest.mark.parametrize(
     ("build", "per_agent", "says"),
     [

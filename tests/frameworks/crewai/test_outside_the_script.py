@@ -1,5 +1,5 @@
 """CrewAI runs that would leave the scripted world: memory and knowledge (a real embedder, and model
-calls no scenario scripts), a Flow or a lone Agent in place of a crew, tasks that run at once
+calls no scenario scripts), a Flow in place of a crew, tasks that run at once
 (``async_execution=True``), and hooks that stop the run. Each is refused before its first call,
 or runs as production runs it, or is recorded for what it is."""
 
