@@ -6,21 +6,15 @@ Faces: httpx2 and httpx mock transports (inject them as ``http_client=``), respx
 loopback server for agents in other processes. Importing this package imports no HTTP library.
 """
 
+from unsolvable.wire._attempts import Attempt
+from unsolvable.wire._clients import ANTHROPIC_BASE_URL, GEMINI_BASE_URL, OPENAI_BASE_URL
 from unsolvable.wire._errors import HarnessFailure, StrayRequest, WireFormatError
 from unsolvable.wire._exchange import FAKE_API_KEY, WireRequest, WireResponse, redact_url
+from unsolvable.wire._formats import FORMATS
 from unsolvable.wire._names import ToolNames
 from unsolvable.wire._server import LoopbackServer
 from unsolvable.wire._turn import Turn, WireFormat
-from unsolvable.wire._wire import (
-    ANTHROPIC_BASE_URL,
-    FORMATS,
-    GEMINI_BASE_URL,
-    MODEL_HOSTS,
-    OPENAI_BASE_URL,
-    TOOLS_URL,
-    Attempt,
-    Wire,
-)
+from unsolvable.wire._wire import MODEL_HOSTS, TOOLS_URL, Wire
 
 __all__ = [
     "ANTHROPIC_BASE_URL",

@@ -1,6 +1,7 @@
-"""Consumes a `Handler` (a `Wire`), produces what HTTP clients plug into: mock transports for
-httpx and httpx2, respx routes, and the option set for an SDK client. No process-wide patching:
-only respx's own router patches httpx, and only while it is active.
+"""Consumes a `Handler` (a `Wire`), produces the HTTP clients that it answers: mock transports
+for httpx and httpx2, their clients, respx routes, and the OpenAI, Anthropic and Gemini SDKs'
+clients. No process-wide patching: only respx's own router patches httpx, and only while it is
+active.
 """
 
 from __future__ import annotations
@@ -15,9 +16,25 @@ from unsolvable.wire._agents import agent_url, check_agent
 from unsolvable.wire._exchange import FAKE_API_KEY, Handler, WireRequest, WireResponse
 
 if TYPE_CHECKING:
+    import anthropic
+    import httpx
+    import httpx2
+    import openai
     import respx
+    from google import genai
 
-__all__ = ["mock_transport", "mount", "respx_router", "sdk_options"]
+__all__ = [
+    "ANTHROPIC_BASE_URL",
+    "GEMINI_BASE_URL",
+    "OPENAI_BASE_URL",
+    "Clients",
+    "mock_transport",
+    "sdk_options",
+]
+
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+ANTHROPIC_BASE_URL = "https://api.anthropic.com"
+GEMINI_BASE_URL = "https://generativelanguage.googleapis.com"
 
 EXTRAS = MappingProxyType(
     {
@@ -76,20 +93,6 @@ def mock_transport(wire: Handler, module_name: str, agent: str | None = None) ->
     return module.MockTransport(_handler(wire, module, agent))
 
 
-def mount(wire: Handler, router: respx.Router) -> None:
-    """The wire as a catch-all route: it matches by itself and raises on strays."""
-    handler = _handler(wire, require_module("httpx"), None)
-    router.route(name="unsolvable-wire").mock(side_effect=handler)
-
-
-def respx_router(wire: Handler, **options: Any) -> respx.MockRouter:
-    respx = require_module("respx")
-    options.setdefault("assert_all_called", False)
-    router = respx.MockRouter(**options)
-    mount(wire, router)
-    return router  # type: ignore[no-any-return]
-
-
 def sdk_options(
     options: Mapping[str, Any],
     make_client: Callable[[], Any],
@@ -107,3 +110,116 @@ def sdk_options(
             raise AdapterError(str(contradiction)) from None
     merged.setdefault("http_client", make_client())
     return merged
+
+
+class Clients(Handler):
+    """The clients a `Wire` makes, each answering from it; httpx, httpx2 and the SDKs are
+    imported only when one is asked for, each required first (`require_module`), so a missing
+    one names its extra. Every client takes ``agent="worker-1"``: its model calls are then that
+    sub-agent's steps (``steps_by_agent``; the agent `FanOut` tells apart), its tool calls its
+    own."""
+
+    def httpx2_transport(self, *, agent: str | None = None) -> httpx2.MockTransport:
+        """An ``httpx2`` transport answering from this wire: what ``openai``>=3 and
+        ``anthropic``>=1 send through when given ``http_client=``."""
+        return mock_transport(self, "httpx2", agent)  # type: ignore[no-any-return]
+
+    def httpx2_client(self, *, agent: str | None = None, **options: Any) -> httpx2.Client:
+        require_module("httpx2")
+        import httpx2
+
+        return httpx2.Client(transport=self.httpx2_transport(agent=agent), **options)
+
+    def httpx2_async_client(
+        self, *, agent: str | None = None, **options: Any
+    ) -> httpx2.AsyncClient:
+        require_module("httpx2")
+        import httpx2
+
+        return httpx2.AsyncClient(transport=self.httpx2_transport(agent=agent), **options)
+
+    def httpx_transport(self, *, agent: str | None = None) -> httpx.MockTransport:
+        """An ``httpx`` transport answering from this wire, for httpx-based clients."""
+        return mock_transport(self, "httpx", agent)  # type: ignore[no-any-return]
+
+    def httpx_client(self, *, agent: str | None = None, **options: Any) -> httpx.Client:
+        require_module("httpx")
+        import httpx
+
+        return httpx.Client(transport=self.httpx_transport(agent=agent), **options)
+
+    def httpx_async_client(self, *, agent: str | None = None, **options: Any) -> httpx.AsyncClient:
+        require_module("httpx")
+        import httpx
+
+        return httpx.AsyncClient(transport=self.httpx_transport(agent=agent), **options)
+
+    def respx_router(self, **options: Any) -> respx.MockRouter:
+        """A respx router that sends every httpx request to this wire while it is active
+        (``with wire.respx_router():``); unmatched requests fail as `StrayRequest`."""
+        respx = require_module("respx")
+        options.setdefault("assert_all_called", False)
+        router = respx.MockRouter(**options)
+        self.mount(router)
+        return router  # type: ignore[no-any-return]
+
+    def mount(self, router: respx.Router) -> None:
+        """Adds this wire as the catch-all route of an existing respx router (``respx_mock``):
+        it matches by itself and raises on strays."""
+        handler = _handler(self, require_module("httpx"), None)
+        router.route(name="unsolvable-wire").mock(side_effect=handler)
+
+    def openai_client(self, *, agent: str | None = None, **options: Any) -> openai.OpenAI:
+        """An ``openai.OpenAI`` whose every request is answered here (default retries kept);
+        with ``agent``, its base URL names that sub-agent."""
+        require_module("openai")
+        import openai
+
+        options = sdk_options(options, self.httpx2_client, OPENAI_BASE_URL, agent)
+        return openai.OpenAI(**options)
+
+    def async_openai_client(
+        self, *, agent: str | None = None, **options: Any
+    ) -> openai.AsyncOpenAI:
+        require_module("openai")
+        import openai
+
+        options = sdk_options(options, self.httpx2_async_client, OPENAI_BASE_URL, agent)
+        return openai.AsyncOpenAI(**options)
+
+    def anthropic_client(self, *, agent: str | None = None, **options: Any) -> anthropic.Anthropic:
+        require_module("anthropic")
+        import anthropic
+
+        options = sdk_options(options, self.httpx2_client, ANTHROPIC_BASE_URL, agent)
+        return anthropic.Anthropic(**options)
+
+    def async_anthropic_client(
+        self, *, agent: str | None = None, **options: Any
+    ) -> anthropic.AsyncAnthropic:
+        require_module("anthropic")
+        import anthropic
+
+        make = self.httpx2_async_client
+        options = sdk_options(options, make, ANTHROPIC_BASE_URL, agent)
+        return anthropic.AsyncAnthropic(**options)
+
+    def gemini_client(self, *, agent: str | None = None, **options: Any) -> genai.Client:
+        """A ``google.genai.Client`` (and its ``.aio``) whose every request is answered here;
+        ``http_options``, a ``types.HttpOptions`` or a dict (``HttpOptionsDict``), is completed
+        with this wire's base URL and httpx2 clients. An ``HttpOptions`` holds every field, most
+        of them ``None``: those are left out, or its ``httpx_client=None`` would send the
+        requests past the wire to the real API."""
+        require_module("google.genai")
+        from google import genai
+        from google.genai import types
+
+        given = dict(options.pop("http_options", None) or {})
+        http: dict[str, Any] = {key: value for key, value in given.items() if value is not None}
+        if "base_url" in http:
+            options["base_url"] = http.pop("base_url")
+        merged = sdk_options(options, self.httpx2_client, GEMINI_BASE_URL, agent)
+        http.setdefault("base_url", merged.pop("base_url"))
+        http.setdefault("httpx_client", merged.pop("http_client"))
+        http.setdefault("httpx_async_client", self.httpx2_async_client())
+        return genai.Client(http_options=types.HttpOptions(**http), **merged)

@@ -12,9 +12,22 @@ so is `HarnessFailure`, which `Wire.check` raises after the run, so that no agen
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from unsolvable._errors import HarnessFailure, UnsolvableError, docs_page
 
-__all__ = ["HarnessFailure", "StrayRequest", "WireFormatError"]
+if TYPE_CHECKING:
+    from unsolvable.wire._exchange import WireRequest
+    from unsolvable.wire._turn import WireFormat
+
+__all__ = [
+    "HarnessFailure",
+    "StrayRequest",
+    "WireFormatError",
+    "json_object",
+    "require_body",
+    "shape_error",
+]
 
 WIRE_DOCS = docs_page("frameworks")
 """The page on the wire faces and the framework adapters."""
@@ -37,3 +50,23 @@ class WireFormatError(UnsolvableError, ValueError):
         super().__init__(message)
         self.param = param
         self.code = code
+
+
+def require_body(request: WireRequest) -> None:
+    if not request.body.strip():
+        raise WireFormatError("unsolvable: expected a JSON object body, got an empty one")
+
+
+def json_object(data: object) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise WireFormatError(f"unsolvable: expected a JSON object body, got {data!r:.80}")
+    return data
+
+
+def shape_error(fmt: WireFormat, error: Exception) -> str:
+    """Why a request whose members hold values of other types than its API takes is refused."""
+    return (
+        f"unsolvable: this {fmt.name} request is not in the shape its API takes: a member "
+        f"holds a value of another type ({error}); send each member as the API's reference "
+        f"gives it. See {WIRE_DOCS}"
+    )
