@@ -11,7 +11,6 @@ instead of handing the task back.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from functools import partial
 from typing import Any
@@ -30,7 +29,7 @@ from unsolvable import (
     ToolResult,
     ToolSpec,
 )
-from unsolvable.fake_tools import Criterion, FakeWorld, Tool, denied_tool, writer_tool
+from unsolvable.fake_tools import FakeWorld, Tool, denied_tool, writer_tool
 from unsolvable.scenarios.catalog._audits import in_words
 from unsolvable.scenarios.catalog._common import (
     background,
@@ -42,175 +41,38 @@ from unsolvable.scenarios.catalog._common import (
     with_plain,
 )
 from unsolvable.scenarios.catalog._control import group_budget, twin
-from unsolvable.scenarios.catalog._delegation import (
-    ROUND,
-    SCOPED_CHECK,
-    Wave,
-    Waves,
-    by_argument,
-    delegate_tool,
-)
+from unsolvable.scenarios.catalog._delegation import Wave, Waves, by_argument, delegate_tool
 from unsolvable.scenarios.catalog._dialect import HANDOFF_PREFIX
+from unsolvable.scenarios.catalog._reviews import (
+    DRAFT,
+    DRIFTS,
+    FIRST_REVIEW,
+    REVIEW,
+    REVIEWS,
+    SHORT,
+    SHORT_UNCITED,
+    WORKERS,
+    WRITE,
+    answer,
+    drafts,
+    drift_criteria,
+    drift_rounds,
+    drift_workers,
+    drifting_reviewer,
+    report_world,
+    reviewer,
+    round_wave,
+    scoped_check,
+    writes,
+)
 
 __all__ = ["DRIFTS", "FAMILY", "SCENARIOS", "make"]
 
 FAMILY = "role-ping-pong"
-WORDS = 300
-SHORT = Criterion(name=f"under {WORDS} words", holds=lambda text: "short" in text)
-CITED = Criterion(name="cites its sources", holds=lambda text: "cited" in text)
-LONG_CITED = "Report: long, cited."
-SHORT_UNCITED = "Report: short."
 STEP_BOUND = 24
 """Two rounds of draft and review (three steps a worker: its write or review, its claim, a
 check), the revision that repeats the first draft, and the stop (N
 counts from the end of the seed's background reading)."""
-
-DRAFT = ToolSpec(
-    name="write_draft",
-    description="Save the report's draft.",
-    parameters={"type": "object", "properties": {"text": {"type": "string"}}},
-)
-REVIEW = ToolSpec(name="review_draft", description="Review the saved draft against the criteria.")
-WRITE, FIRST_REVIEW = "write the draft", "review the first draft"
-BRIEFER, REVIEW_BRIEFER = "revise the draft for brevity", "review the shorter draft"
-CITE, REVIEW_CITED = "revise the draft to cite sources", "review the cited draft"
-
-
-def _answer(body: Mapping[str, Any]) -> ToolResult:
-    text = json.dumps(body, sort_keys=True)
-    return ToolResult(text=text, observation=text)
-
-
-def _reviewer(criteria: tuple[Criterion, ...], *, first: tuple[str, str] | None = None) -> Tool:
-    """Reviews the saved draft: the first criterion it fails, or acceptance; keeps only the
-    latest verdict, so the world goes back and forth with the drafts. ``first``, a world key and
-    what it stands for, must be set before any criterion is read."""
-
-    def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
-        text = str(world.get("draft", ""))
-        failing = [first[1]] if first and not world.peek(first[0]) else []
-        failing += [c.name for c in criteria if not c.holds(text)]
-        verdict = f"rejected: it must be {failing[0]}" if failing else "accepted"
-        world.put("review", verdict)
-        if not failing:
-            world.put("approved", True)
-        return _answer({"review": verdict})
-
-    return Tool(spec=REVIEW, handler=handle)
-
-
-DRIFTS = (
-    ("tabled", "summed up in a table"),
-    ("dated", "dated"),
-    ("signed", "signed off"),
-    ("plain", "in plain words"),
-)
-"""Further criteria a reviewer can drift through, between brevity and citations: the word a
-draft that meets one holds, and what the reviewer asks for."""
-
-
-def _criteria(criteria: int) -> tuple[Criterion, ...]:
-    """The reviewer's drift, in order: brevity, ``criteria - 2`` of `DRIFTS`, citations."""
-    drifts = tuple(
-        Criterion(name=name, holds=partial(_holds, word)) for word, name in DRIFTS[: criteria - 2]
-    )
-    return (SHORT, *drifts, CITED)
-
-
-def _holds(word: str, text: str) -> bool:
-    return word in text
-
-
-def _drifting_reviewer(criteria: tuple[Criterion, ...]) -> Tool:
-    """Reviews the saved draft as a reviewer whose criteria drift: a draft that meets them all
-    is accepted; one that meets some is asked for the criterion after the first it meets (the
-    last's after is the first), one that meets none for the first. With two criteria, that is
-    the one the draft fails."""
-
-    def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
-        text = str(world.get("draft", ""))
-        met = [i for i, criterion in enumerate(criteria) if criterion.holds(text)]
-        if len(met) == len(criteria):
-            world.put("review", "accepted")
-            world.put("approved", True)
-            return _answer({"review": "accepted"})
-        wanted = criteria[(met[0] + 1) % len(criteria) if met else 0]
-        verdict = f"rejected: it must be {wanted.name}"
-        world.put("review", verdict)
-        return _answer({"review": verdict})
-
-    return Tool(spec=REVIEW, handler=handle)
-
-
-def _world(seed: int) -> FakeWorld:
-    """The family's world: the task is done when the report is approved."""
-    return FakeWorld(failing=lambda w: [] if w.peek("approved") else ["not approved"], seed=seed)
-
-
-def _drafts(criteria: tuple[Criterion, ...] = (SHORT, CITED)) -> Tool:
-    """The producer's write: saves the draft, which the reviewer reads, judged by ``criteria``."""
-    return writer_tool(DRAFT, key="draft", field="text", criteria=criteria)
-
-
-SUBTASK_KEYS = {"review": "review", "push": "pushed"}
-"""What a subtask leaves in the world, by its first word: a verdict, a push, else a draft."""
-
-
-def _scoped_check() -> Tool:
-    """Re-reads the world; with ``subtask``, that subtask's own work: a draft saved for a
-    writing subtask, a verdict given for a review."""
-
-    def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
-        subtask = str(arguments.get("subtask", ""))
-        if not subtask:
-            failing = [] if world.peek("approved") else ["the report is not approved"]
-        else:
-            key = next((k for verb, k in SUBTASK_KEYS.items() if subtask.startswith(verb)), "draft")
-            failing = [] if world.peek(key) else [f"{subtask}: not done"]
-        return _answer({"complete": not failing, "failing": failing})
-
-    return Tool(spec=SCOPED_CHECK, handler=handle)
-
-
-def _writes(text: str) -> Script:
-    return Steps(calls=[Call(name=DRAFT.name, arguments={"text": text}, text="Drafting")],
-                 then=Claim(text="The draft is saved."))  # fmt: skip
-
-
-REVIEWS = Steps(calls=[Call(name=REVIEW.name, text="Reviewing")], then=Claim(text="Reviewed."))
-WORKERS: dict[str, Script] = {
-    WRITE: _writes(LONG_CITED),
-    BRIEFER: _writes(SHORT_UNCITED),
-    CITE: _writes(LONG_CITED),
-    FIRST_REVIEW: REVIEWS,
-    REVIEW_BRIEFER: REVIEWS,
-    REVIEW_CITED: REVIEWS,
-}
-
-
-def _round(subtask: str) -> Wave:
-    return Wave(subtasks=[f"{subtask} (round {ROUND})"], text=f"Next: {subtask}")
-
-
-def _drift(word: str) -> tuple[str, str]:
-    """The revision towards one of `DRIFTS` and the review of it, as subtasks."""
-    return f"revise the draft to be {word}", f"review the {word} draft"
-
-
-def _drift_workers(criteria: int) -> dict[str, Script]:
-    """`WORKERS`, and the revision and review of each of the drift's further criteria."""
-    workers = dict(WORKERS)
-    for word, _ in DRIFTS[: criteria - 2]:
-        revise, review = _drift(word)
-        workers |= {revise: _writes(f"Report: long, {word}."), review: REVIEWS}
-    return workers
-
-
-def _rounds(criteria: int) -> list[Wave]:
-    """A revision and its review for each criterion, in the drift's order."""
-    drifts = [_drift(word) for word, _ in DRIFTS[: criteria - 2]]
-    pairs = [(BRIEFER, REVIEW_BRIEFER), *drifts, (CITE, REVIEW_CITED)]
-    return [_round(subtask) for pair in pairs for subtask in pair]
 
 
 def _build(seed: int, *, criteria: int = 2, accepts: bool = False) -> Setup:
@@ -219,23 +81,23 @@ def _build(seed: int, *, criteria: int = 2, accepts: bool = False) -> Setup:
         Wave(subtasks=[WRITE], text="Drafting first"),
         Wave(subtasks=[FIRST_REVIEW], text="Review"),
     ]
-    rounds = _rounds(criteria)
+    rounds = drift_rounds(criteria)
     script = Waves(
         before=lead,
         waves=[*first, *rounds[:2]] if accepts else first,
         cycle=() if accepts else rounds,
-        workers=WORKERS if accepts else _drift_workers(criteria),
+        workers=WORKERS if accepts else drift_workers(criteria),
         then=Claim(text="The report is approved."),
     )
-    world = _world(seed)
-    drift = _criteria(criteria)
+    world = report_world(seed)
+    drift = drift_criteria(criteria)
     tools = [
-        _drafts() if accepts else _drafts(drift),
-        _reviewer((SHORT,)) if accepts else _drifting_reviewer(drift),
+        drafts() if accepts else drafts(drift),
+        reviewer((SHORT,)) if accepts else drifting_reviewer(drift),
         delegate_tool(),
         *reading,
     ]
-    return setup(world, tools, script, seed=seed, lead=len(lead), check=_scoped_check())
+    return setup(world, tools, script, seed=seed, lead=len(lead), check=scoped_check())
 
 
 def step_bound(criteria: int) -> int:
@@ -315,7 +177,7 @@ def _handoff(agent: str) -> Tool:
 
     def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
         world.put("active_agent", agent)
-        return _answer({"assistant": agent})
+        return answer({"assistant": agent})
 
     return Tool(spec=spec, handler=handle)
 
@@ -331,10 +193,10 @@ TO_REVIEWER = Call(
 def _build_handoffs(seed: int, *, works: bool = False) -> Setup:
     """The reviewer, which has the task first, hands it to the producer, which hands it back,
     for ever; or the producer drafts, hands the draft back, and the reviewer accepts it."""
-    world = _world(seed)
+    world = report_world(seed)
     tools = [
-        _drafts(),
-        _reviewer((SHORT,)),
+        drafts(),
+        reviewer((SHORT,)),
         _handoff(PRODUCER),
         _handoff(REVIEWER),
     ]
@@ -420,13 +282,13 @@ def _build_push(seed: int, *, team_remote: bool = False) -> Setup:
         if team_remote
         else Repeat(call=_push("release"))
     )
-    workers = {WRITE: _writes(SHORT_UNCITED), FIRST_REVIEW: REVIEWS, PUSHES: pushes}
+    workers = {WRITE: writes(SHORT_UNCITED), FIRST_REVIEW: REVIEWS, PUSHES: pushes}
     workers[REVIEW_PUSHED] = REVIEWS
     first = [
         Wave(subtasks=[WRITE], text="Drafting first"),
         Wave(subtasks=[FIRST_REVIEW], text="Review"),
     ]
-    rounds = [_round(PUSHES), _round(REVIEW_PUSHED)]
+    rounds = [round_wave(PUSHES), round_wave(REVIEW_PUSHED)]
     script = Waves(
         before=lead,
         waves=[*first, *rounds] if team_remote else first,
@@ -439,15 +301,15 @@ def _build_push(seed: int, *, team_remote: bool = False) -> Setup:
     push = by_argument(
         allowed if team_remote else denied, field="remote", routes={"release": denied}
     )
-    world = _world(seed)
+    world = report_world(seed)
     tools = [
-        _drafts(),
-        _reviewer((SHORT,), first=PUSHED),
+        drafts(),
+        reviewer((SHORT,), first=PUSHED),
         push,
         delegate_tool(),
         *reading,
     ]
-    return setup(world, tools, script, seed=seed, lead=len(lead), check=_scoped_check())
+    return setup(world, tools, script, seed=seed, lead=len(lead), check=scoped_check())
 
 
 NEEDS_ANOTHER_ROLE = scenario(
