@@ -21,7 +21,7 @@ import unsolvable
 from tests.frameworks.mcp._clients import served, stdio
 from unsolvable import Ceilings, McpErrors, Session, scenarios
 from unsolvable._errors import run_ended
-from unsolvable.mcp._server import ENDED, THIS_RUN
+from unsolvable.mcp._calls import ENDED, THIS_RUN
 from unsolvable.wire import Wire
 
 NAME = "constant-return/repeat"

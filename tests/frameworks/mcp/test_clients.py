@@ -42,7 +42,7 @@ from unsolvable import (
     Until,
     scenarios,
 )
-from unsolvable.mcp._server import TOOL_ERROR
+from unsolvable.mcp._calls import TOOL_ERROR
 from unsolvable.wire._agents import agent_url
 
 REFUSED = "missing-permission/retry-403"
