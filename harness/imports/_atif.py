@@ -5,9 +5,9 @@ The checks mirror Harbor's pydantic models (``harbor.models.trajectories``, v1.7
 they allow, a named agent with a version, at least one step, step ids 1, 2, 3, … in order, each
 step's source one of system/user/agent, tool calls with an id, a function name and an object of
 arguments, an observation that is an object with a list of results, each an object that points
-at a call of its own step, and ``extra`` objects. The harness's own extras, which the reader uses,
-are checked too: a step's ``worlds`` a list, the ``seed`` of the scenario a trace names a whole
-number.
+at a call of its own step, embedded sub-agent trajectories each with an id of its own, and
+``extra`` objects. The harness's own extras, which the reader uses, are checked too: a step's
+``worlds`` a list, the ``seed`` of the scenario a trace names a whole number.
 """
 
 from __future__ import annotations
@@ -73,8 +73,24 @@ def _check(data: Mapping[str, Any]) -> None:
         raise _fail("steps", "must be a list of at least one step")
     for i, step in enumerate(steps):
         _check_step(step, i)
-    listed(data.get("subagent_trajectories"), "subagent_trajectories")
+    _check_subagents(listed(data.get("subagent_trajectories"), "subagent_trajectories"))
     _check_extra(obj(data.get("extra"), "extra"))
+
+
+def _check_subagents(subagents: list[Any]) -> None:
+    """Each embedded trajectory is an object with a ``trajectory_id`` none of its siblings has:
+    Harbor resolves a sub-agent's trajectory by that id, and rejects a file without it."""
+    seen: set[str] = set()
+    for i, subagent in enumerate(subagents):
+        where = f"subagent_trajectories[{i}]"
+        if not isinstance(subagent, Mapping):
+            raise _fail(where, "is not an object")
+        ident = subagent.get("trajectory_id")
+        if not isinstance(ident, str):
+            raise _fail(f"{where}.trajectory_id", "is required (a string) in an embedded one")
+        if ident in seen:
+            raise _fail(f"{where}.trajectory_id", f"is {ident!r}, which an earlier one has")
+        seen.add(ident)
 
 
 def _check_extra(extra: Mapping[str, Any]) -> None:

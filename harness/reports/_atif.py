@@ -86,12 +86,15 @@ def _of(steps: Sequence[TraceStep], agent: str) -> list[TraceStep]:
 def _subagent(
     record: TerminationRecord, session: str, agent: str, steps: list[TraceStep]
 ) -> dict[str, Any]:
-    """One sub-agent's own trajectory: its steps, what it spent, the subtasks it worked on."""
+    """One sub-agent's own trajectory: its steps, what it spent, the subtasks it worked on.
+    Harbor resolves an embedded trajectory by its ``trajectory_id`` and rejects one without it;
+    an agent's name is unique in its run, and so is the id."""
     tally = record.observed.tally_of(agent)
     worked = record.observed.worked_by(agent)
     data: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "session_id": f"{session}|{agent}",
+        "trajectory_id": f"{session}|{agent}",
         "agent": {"name": agent, "version": AGENT_VERSION},
         "steps": [_step(i, step) for i, step in enumerate(steps, start=1)],
         "extra": {"subtasks": {s.name: s.state.value for s in worked}},

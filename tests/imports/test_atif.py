@@ -75,6 +75,27 @@ def test_a_departure_from_the_models_is_named(
     assert said.endswith("correct the file there, or pass the --format it is written in")
 
 
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda s: s[0].pop("trajectory_id"), "subagent_trajectories[0].trajectory_id is required"),
+        (
+            lambda s: s[1].update(trajectory_id=s[0]["trajectory_id"]),
+            "subagent_trajectories[1].trajectory_id is 'contract|fan-out/plain|seed0|",
+        ),
+    ],
+)
+def test_an_embedded_trajectory_needs_an_id_of_its_own(
+    tmp_path: Path, change: Any, message: str
+) -> None:
+    multi = to_atif(run("contract", get("fan-out/plain")))
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(multi))
+    assert read_trace(path, "atif").turns, "the writer's own file reads back"
+    change(multi["subagent_trajectories"])
+    assert message in _fails(multi, tmp_path)
+
+
 def test_the_whole_trajectory_rides_in_the_json_but_not_in_snapshots() -> None:
     """Worker processes and ``--json`` files carry every step, so the trace export and
     ``unsolvable report --trace-dir`` see them all; snapshots keep only the tail."""

@@ -111,6 +111,8 @@ def test_each_sub_agent_has_a_trajectory_of_its_own() -> None:
         f"all {run_steps} steps, {mine} of them main's here, the other agents' in "
         "subagent_trajectories;"
     )
+    ids = [s["trajectory_id"] for s in subagents]
+    assert len(set(ids)) == len(ids), "Harbor resolves an embedded trajectory by a unique id"
     last = subagents[-1]
     assert last["extra"]["subtasks"] == {"audit supplier S-4": "failed"}
     assert [s["step_id"] for s in last["steps"]] == list(range(1, len(last["steps"]) + 1))
