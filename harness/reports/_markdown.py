@@ -9,6 +9,7 @@ broke without opening a log, and the summary stays far below GitHub's 1 MiB limi
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Iterable, Sequence
 
 from unsolvable._numbers import plain
@@ -27,21 +28,43 @@ MAX_FAILURES = 30
 of a few kilobytes each stay far below it."""
 
 
+_MARKUP = re.compile(r"\\(?=[!-/:-@\[-`{-~])|[`*~\[\]]|(?<![^\W_])_|_(?![^\W_])")
+"""What would make markup of an agent's text: a backslash that would escape the character after
+it, a backtick, an asterisk, a tilde or a bracket anywhere, an underscore at a word's edge (one
+inside a word never emphasises, and stays as it is)."""
+_LINE_START = re.compile(r"^(?P<spaces> *)(?:(?P<marker>[#+=-])|(?P<number>\d+)(?P<dot>[.)]))?")
+"""What would make an indented code block, a heading, a list or a rule of a line that an agent's
+text begins."""
+
+
+def _escaped(text: str) -> str:
+    """What an agent wrote, as the text it is: what does not print is escaped, HTML would be
+    rendered, and Markdown's own characters would emphasise, strike through, or make code, a
+    link or an image of it."""
+    return _MARKUP.sub(lambda m: "\\" + m.group(), html.escape(printable(text), quote=False))
+
+
+def _plain_start(match: re.Match[str]) -> str:
+    spaces = "&#32;" * len(match["spaces"])
+    if match["number"]:
+        return f"{spaces}{match['number']}\\{match['dot']}"
+    return spaces + ("\\" + match["marker"] if match["marker"] else "")
+
+
 def _inline(text: str) -> str:
-    """Text that holds what an agent wrote (its label, its reason): what does not print is
-    escaped, HTML would be rendered and brackets would make a link or an image of it."""
-    escaped = html.escape(printable(text), quote=False)
-    return escaped.replace("[", "\\[").replace("]", "\\]")
+    """Text that holds what an agent wrote (its label, its reason), which may begin a line:
+    `_escaped`, and no block begun by it."""
+    return _LINE_START.sub(_plain_start, _escaped(text), count=1)
 
 
 def _cell(text: str) -> str:
-    """A table cell: `_inline`, and pipes escaped, which would end the cell (a newline, which
+    """A table cell: `_escaped`, and pipes escaped, which would end the cell (a newline, which
     would end the row, `printable` has escaped)."""
-    return _inline(text).replace("|", "\\|")
+    return _escaped(text).replace("|", "\\|")
 
 
 def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines = ["| " + " | ".join(map(_cell, header)) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(_cell(cell) for cell in row) + " |" for row in rows]
     return lines
 
