@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -32,6 +33,17 @@ STEP_NS = 10**6
 SPAN_KIND_INTERNAL, SPAN_KIND_CLIENT = 1, 3
 STATUS_ERROR = 2
 SCOPE = "pytest-unsolvable"
+PROVIDER = "unsolvable"
+"""``gen_ai.provider.name``, which the conventions require on agent and inference spans: the
+harness's scripted fake model answered every step, which no well-known provider value names,
+and a custom one is what they allow then."""
+TOOL_TYPE = "function"
+"""``gen_ai.tool.type``: every tool the harness offers is a function the agent calls."""
+OTHER_ERROR = "_OTHER"
+"""``error.type`` of an error whose text names no exception type (a lost worker's), the
+conventions' own fallback."""
+_ERROR_TYPE = re.compile(r"(?P<type>[A-Za-z_][\w.]*): ")
+"""The exception type an error's ``Type: message`` text begins with."""
 
 
 def finish_reason(record: TerminationRecord) -> str | None:
@@ -71,12 +83,13 @@ def repeats(records: Sequence[TerminationRecord]) -> list[int]:
 
 
 def _spans(record: TerminationRecord, repeat: int, *, volatile: bool) -> Iterator[dict[str, Any]]:
-    key = f"{record.agent}|{record.scenario}|{record.seed}" + (f"|{repeat}" if repeat else "")
+    # The labels as a JSON list, not joined: ``a|b`` on ``c`` and ``a`` on ``b|c`` are two runs.
+    key = json.dumps([record.agent, record.scenario, record.seed, *([repeat] if repeat else [])])
     trace_id = _hex(key, 32)
     root_id = _hex(f"{key}|run", 16)
     step_ns = _step_ns(record) if volatile else STEP_NS
     end = EPOCH_NS + step_ns * max(record.observed.steps, 1)
-    yield _span(trace_id, root_id, None, f"invoke_agent {record.agent}", EPOCH_NS, end) | {
+    yield _span(trace_id, root_id, None, _named("invoke_agent", record.agent), EPOCH_NS, end) | {
         "kind": SPAN_KIND_INTERNAL,
         "attributes": _attributes(_run_attributes(record, volatile=volatile)),
         **_status(record),
@@ -122,6 +135,7 @@ def _agent_spans(
         worked = record.observed.worked_by(agent)
         attributes: dict[str, Any] = {
             "gen_ai.operation.name": "invoke_agent",
+            "gen_ai.provider.name": PROVIDER,
             "gen_ai.agent.name": agent,
             "gen_ai.usage.input_tokens": tally.input_tokens if tally else None,
             "gen_ai.usage.output_tokens": tally.output_tokens if tally else None,
@@ -133,7 +147,7 @@ def _agent_spans(
         }
         start = EPOCH_NS + step_ns * (first[agent] - 1)
         span_id = _hex(f"{key}|agent|{agent}", 16)
-        name = f"invoke_agent {agent}"
+        name = _named("invoke_agent", agent)
         span = _span(trace_id, span_id, root_id, name, start, EPOCH_NS + step_ns * last[agent])
         yield agent, span | {"kind": SPAN_KIND_INTERNAL, "attributes": _attributes(attributes)}
 
@@ -153,12 +167,14 @@ def _tool_spans(
         attributes = {
             "gen_ai.operation.name": "execute_tool",
             "gen_ai.tool.name": tool.name,
+            "gen_ai.tool.type": TOOL_TYPE,
             "gen_ai.tool.call.id": tool_call_id(step, index),
             "gen_ai.tool.call.arguments": tool.arguments,
             "gen_ai.tool.call.result": tool.result,
         }
         span_id = _hex(f"{key}|step|{step.step}|tool|{index}", 16)
-        yield _span(trace_id, span_id, parent, f"execute_tool {tool.name}", begin, begin + slot) | {
+        name = _named("execute_tool", tool.name)
+        yield _span(trace_id, span_id, parent, name, begin, begin + slot) | {
             "kind": SPAN_KIND_INTERNAL,
             "attributes": _attributes(attributes),
         }
@@ -175,7 +191,9 @@ def _run_attributes(record: TerminationRecord, *, volatile: bool) -> dict[str, A
     reason = said.otel.value
     attributes: dict[str, Any] = {
         "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.provider.name": PROVIDER,
         "gen_ai.agent.name": record.agent,
+        "error.type": _error_type(record),
         "gen_ai.usage.input_tokens": observed.input_tokens,
         "gen_ai.usage.output_tokens": observed.output_tokens,
         "unsolvable.scenario": record.scenario,
@@ -218,6 +236,7 @@ def _lag_attributes(record: TerminationRecord) -> dict[str, Any]:
 def _chat_attributes(step: TraceStep) -> dict[str, Any]:
     return {
         "gen_ai.operation.name": "chat",
+        "gen_ai.provider.name": PROVIDER,
         "gen_ai.agent.name": step.agent,
         "unsolvable.step": step.step,
         "unsolvable.said": step.said,
@@ -229,6 +248,21 @@ def _status(record: TerminationRecord) -> dict[str, Any]:
     if record.outcome is not Outcome.CRASHED:
         return {}
     return {"status": {"code": STATUS_ERROR, "message": record.observed.error or "crashed"}}
+
+
+def _error_type(record: TerminationRecord) -> str | None:
+    """The type of the exception a crashed run raised (`_status`), which the conventions require
+    beside an error status: a low-cardinality name, where the status message has the text."""
+    if record.outcome is not Outcome.CRASHED:
+        return None
+    named = _ERROR_TYPE.match(record.observed.error or "")
+    return named["type"] if named else OTHER_ERROR
+
+
+def _named(operation: str, subject: str) -> str:
+    """A span's name, ``{operation} {subject}``, or the operation alone when the agent or tool has
+    no name, as the conventions name a span whose subject is not available."""
+    return f"{operation} {subject}" if subject else operation
 
 
 def _step_ns(record: TerminationRecord) -> int:

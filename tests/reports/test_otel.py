@@ -12,7 +12,7 @@ import pytest
 
 import unsolvable
 from tests.reports._records import library_records, record
-from unsolvable import Code, Outcome, scenarios
+from unsolvable import Code, Outcome, ToolTrace, TraceStep, scenarios
 from unsolvable.reports._otel import to_otlp_json
 
 json_format = pytest.importorskip("google.protobuf.json_format")
@@ -130,3 +130,56 @@ def test_a_multi_agent_run_has_one_invoke_agent_span_per_agent_and_its_handoff()
     ]
     chats = [s for s in spans if s["name"] == "chat" and s["parentSpanId"] == worker["spanId"]]
     assert len(chats) == record.observed.agents["worker-call_1_3"].steps
+
+
+def _spans_of(request: Any) -> list[Any]:
+    return [s for r in request.resource_spans for scope in r.scope_spans for s in scope.spans]
+
+
+def _raises(session: unsolvable.Session) -> None:
+    session.call_model([{"role": "user", "content": session.task}], session.tools)
+    raise LookupError("no such invoice")
+
+
+def test_every_agent_and_chat_span_names_its_provider_and_every_tool_span_its_type() -> None:
+    """``gen_ai.provider.name`` is required on both; ``gen_ai.tool.type`` is recommended."""
+    run = unsolvable.run("contract", scenarios.get("mixed-fan-out/one-denied"))
+    spans = _spans_of(_decode(to_otlp_json([run])))
+    for span in spans:
+        attributes = _attributes(span)
+        operation = attributes["gen_ai.operation.name"]
+        if operation in ("invoke_agent", "chat"):
+            assert attributes["gen_ai.provider.name"] == "unsolvable", span.name
+        else:
+            assert attributes["gen_ai.tool.type"] == "function", span.name
+
+
+def test_a_crashed_run_says_its_error_type_beside_the_error_status() -> None:
+    run = unsolvable.run(_raises, scenarios.get("constant-return/plain"))
+    assert run.outcome is Outcome.CRASHED
+    (root,) = [s for s in _spans_of(_decode(to_otlp_json([run]))) if not s.parent_span_id]
+    assert root.status.code == root.status.STATUS_CODE_ERROR
+    assert root.status.message == "LookupError: no such invoice"
+    assert _attributes(root)["error.type"] == "LookupError"
+
+
+def test_an_error_that_names_no_type_is_of_the_fallback_type() -> None:
+    crashed = record(code=None, outcome=Outcome.CRASHED)
+    lost = dataclasses.replace(crashed.observed, error="the worker process exited with status 3")
+    root = _spans_of(_decode(to_otlp_json([dataclasses.replace(crashed, observed=lost)])))[0]
+    assert _attributes(root)["error.type"] == "_OTHER"
+
+
+def test_runs_whose_labels_join_alike_keep_their_own_trace_and_span_ids() -> None:
+    runs = [record(agent="a|b", scenario="c/d"), record(agent="a", scenario="b|c/d")]
+    spans = _spans_of(_decode(to_otlp_json(runs)))
+    assert len({span.trace_id for span in spans}) == 2
+    assert len({span.span_id for span in spans}) == len(spans)
+
+
+def test_a_nameless_agent_or_tool_gives_the_operation_alone_as_the_span_name() -> None:
+    step = TraceStep(step=1, said="", tools=(ToolTrace(name="", arguments="{}", result="{}"),))
+    run = record(agent="", steps=1)
+    run = dataclasses.replace(run, observed=dataclasses.replace(run.observed, tail=(step,)))
+    names = [span.name for span in _spans_of(_decode(to_otlp_json([run])))]
+    assert names == ["invoke_agent", "chat", "execute_tool"]
