@@ -178,7 +178,7 @@ def to_markdown(
         "",
         *_table(COLUMNS, map(cells, metrics.agents)),
         "",
-        *(f"{line}\n" for line in step_cap_lines(metrics)),
+        *(f"{_inline(line)}\n" for line in step_cap_lines(metrics)),
         "### Per family",
         "",
         *_groups("family", metrics.families),

@@ -72,3 +72,13 @@ def test_the_headline_is_one_paragraph_of_the_labels_as_they_are() -> None:
     assert first is not None and "<" not in first.group(1)
     assert unescape(first.group(1)).startswith("a|b pass^1 1/1 scenarios; c\\|d pass^1")
     assert "<img" not in page and "<h1>" not in page and "<ol" not in page
+
+
+def test_the_step_cap_sentence_names_the_agent_as_it_is() -> None:
+    agent = HOSTILE[6]
+    control = record(agent=agent, scenario="ctl/b", solvable=True, code=None, world_complete=True)
+    records = [record(agent=agent), control]
+    page = _rendered(to_markdown(records, measure(records)))
+    (sentence,) = re.findall(r"<p>([^<]*does not beat the calibrated step cap[^<]*)</p>", page)
+    assert unescape(sentence).startswith(f"{agent} does not beat")
+    assert "<img" not in page
