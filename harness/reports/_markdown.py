@@ -73,6 +73,14 @@ def _groups(first: str, groups: Sequence[GroupMetrics]) -> list[str]:
     return _table((first, *COLUMNS), ((group.name, *cells(group)) for group in groups))
 
 
+def _gate_lines(lines: Sequence[str]) -> list[str]:
+    """The lines under the gate's terminal verdict, which name agents: its bullets as a list,
+    then the way out as a paragraph of its own."""
+    items = [line.strip() for line in lines]
+    bullets = [f"- {_inline(item[2:])}" for item in items if item.startswith("- ")]
+    return [*bullets, "", *(_inline(item) for item in items if not item.startswith("- "))]
+
+
 def _gate(gate: GateResult | None) -> list[str]:
     if gate is None:
         return []
@@ -80,7 +88,9 @@ def _gate(gate: GateResult | None) -> list[str]:
     if gate.is_empty:
         verdict = "passed" if gate.passed else "FAILED"
         first, *rest = gate.lines()
-        return [f"**Baseline gate: {verdict}** — {first.partition(': ')[2]}", "", *rest, ""]
+        # ``unsolvable: baseline gate FAILED: compared no group …``: what follows the verdict.
+        said = _inline(first.split(": ", 2)[2])
+        return [f"**Baseline gate: {verdict}** — {said}", "", *_gate_lines(rest), ""]
     lost = [*(f"- {_inline(str(run))}" for run in gate.lost), ""] if gate.lost else []
     if gate.passed:
         return [

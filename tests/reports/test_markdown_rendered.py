@@ -10,6 +10,7 @@ from html import unescape
 import pytest
 
 from tests.reports._records import record
+from unsolvable.reports._baseline import Baseline, gate
 from unsolvable.reports._markdown import to_markdown
 from unsolvable.reports._metrics import measure
 
@@ -81,4 +82,17 @@ def test_the_step_cap_sentence_names_the_agent_as_it_is() -> None:
     page = _rendered(to_markdown(records, measure(records)))
     (sentence,) = re.findall(r"<p>([^<]*does not beat the calibrated step cap[^<]*)</p>", page)
     assert unescape(sentence).startswith(f"{agent} does not beat")
+    assert "<img" not in page
+
+
+def test_a_gate_that_compares_nothing_lists_both_sides_agents_as_they_are() -> None:
+    blessed, now = [record(agent=HOSTILE[6])], [record(agent=HOSTILE[2])]
+    empty = gate(measure(now), Baseline.from_metrics(measure(blessed)))
+    page = _rendered(to_markdown(now, measure(now), empty))
+    items = [unescape(item) for item in re.findall(r"<li>([^<]*)</li>", page)]
+    assert items == [
+        f"the baseline has agents: {HOSTILE[6]}",
+        f"this run has agents: {HOSTILE[2]}",
+    ]
+    assert "<p><strong>Baseline gate: FAILED</strong> — compared no group against the" in page
     assert "<img" not in page
