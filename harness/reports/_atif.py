@@ -106,6 +106,12 @@ def _subagent(
             "total_cost_usd": tally.cost_usd,
             "total_steps": tally.steps,
         }
+    if tally is not None and tally.steps != len(steps):
+        # ATIF asks the notes to say why ``total_steps`` is not the number of steps held.
+        data["notes"] = (
+            f"the last {len(steps)} of its {tally.steps} steps (the termination record keeps "
+            "only the trajectory's tail); extra.step is the step number in the run"
+        )
     return data
 
 

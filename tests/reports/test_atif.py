@@ -116,3 +116,18 @@ def test_each_sub_agent_has_a_trajectory_of_its_own() -> None:
     last = subagents[-1]
     assert last["extra"]["subtasks"] == {"audit supplier S-4": "failed"}
     assert [s["step_id"] for s in last["steps"]] == list(range(1, len(last["steps"]) + 1))
+
+
+def test_a_sub_agent_of_a_tail_says_how_many_of_its_steps_it_holds() -> None:
+    """Harbor's ``total_steps``, when it is not the number of steps, must be said in ``notes``."""
+    whole = unsolvable.run("naive", scenarios.get("mixed-fan-out/one-denied"))
+    tail = dataclasses.replace(whole, observed=dataclasses.replace(whole.observed, trajectory=()))
+    subagents = to_atif(tail)["subagent_trajectories"]
+    assert subagents, "the tail holds sub-agents' steps"
+    for subagent in subagents:
+        held, total = len(subagent["steps"]), subagent["final_metrics"]["total_steps"]
+        if held == total:
+            assert "notes" not in subagent
+        else:
+            assert subagent["notes"].startswith(f"the last {held} of its {total} steps")
+    assert any(s["final_metrics"]["total_steps"] > len(s["steps"]) for s in subagents)
