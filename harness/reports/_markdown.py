@@ -32,7 +32,7 @@ _MARKUP = re.compile(r"\\(?=[!-/:-@\[-`{-~])|[`*~\[\]]|(?<![^\W_])_|_(?![^\W_])"
 """What would make markup of an agent's text: a backslash that would escape the character after
 it, a backtick, an asterisk, a tilde or a bracket anywhere, an underscore at a word's edge (one
 inside a word never emphasises, and stays as it is)."""
-_LINE_START = re.compile(r"^(?P<spaces> *)(?:(?P<marker>[#+=-])|(?P<number>\d+)(?P<dot>[.)]))?")
+_LINE_START = re.compile(r"^(?P<spaces> *)(?:(?P<marker>[#+-])|(?P<number>\d+)(?P<dot>[.)]))?")
 """What would make an indented code block, a heading, a list or a rule of a line that an agent's
 text begins."""
 

@@ -96,3 +96,14 @@ def test_a_gate_that_compares_nothing_lists_both_sides_agents_as_they_are() -> N
     ]
     assert "<p><strong>Baseline gate: FAILED</strong> — compared no group against the" in page
     assert "<img" not in page
+
+
+@pytest.mark.parametrize(
+    "label", ["# heading", "1. listed", "2) listed", "- item", "+ item", "    indented"]
+)
+def test_a_label_that_begins_the_headline_leaves_it_a_paragraph(label: str) -> None:
+    records = [record(agent=label)]
+    page = _rendered(to_markdown(records, measure(records)))
+    headline = page.split("</h2>\n", 1)[1]
+    assert headline.startswith("<p>"), headline[:80]
+    assert unescape(headline[3:]).startswith(f"{label} pass^1 1/1 scenarios")
