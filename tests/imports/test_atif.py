@@ -13,7 +13,8 @@ from unsolvable.agents import naive
 from unsolvable.imports import ImportFailed, read_trace
 from unsolvable.plugin.snapshot import behaviour
 from unsolvable.reports._atif import to_atif
-from unsolvable.scenarios import get
+from unsolvable.reports._otel import root_agent
+from unsolvable.scenarios import SCENARIOS, get
 
 
 @pytest.fixture
@@ -105,3 +106,28 @@ def test_the_whole_trajectory_rides_in_the_json_but_not_in_snapshots() -> None:
     assert len(back.observed.trajectory) == 25 == record.observed.steps
     assert back.observed.trajectory == record.observed.trajectory
     assert len(back.observed.tail) == 6
+
+
+def _turns(record: TerminationRecord) -> list[tuple[Any, ...]]:
+    """The top-level agent's steps as a replay reads them: text, and each call made after."""
+    steps = [s for s in record.observed.trajectory if s.agent == root_agent(record)]
+    return [
+        (s.said, [(t.name, json.loads(t.arguments), t.result, t.world) for t in s.tools])
+        for s in steps
+    ]
+
+
+@pytest.mark.parametrize("agent", ["naive", "contract"])
+def test_every_library_run_reads_back_as_it_was_written(agent: str, tmp_path: Path) -> None:
+    path = tmp_path / "t.json"
+    for scenario in SCENARIOS:
+        for seed in scenario.seeds:
+            record = run(agent, scenario, seed=seed)
+            path.write_text(json.dumps(to_atif(record)))
+            trace = read_trace(path, "atif")
+            read = [
+                (t.text, [(c.name, c.arguments, c.result, c.world) for c in t.calls])
+                for t in trace.turns
+            ]
+            assert read == _turns(record), f"{scenario.name} seed {seed}"
+            assert trace.step_bound == record.step_bound
