@@ -61,7 +61,7 @@ def to_atif(record: TerminationRecord) -> dict[str, Any]:
         "schema_version": SCHEMA_VERSION,
         "session_id": session,
         "agent": {"name": record.agent, "version": AGENT_VERSION},
-        "steps": steps or [_no_step(record)],
+        "steps": steps or [_no_step(record, root)],
         "notes": _notes(record, root),
         "final_metrics": {
             "total_prompt_tokens": observed.input_tokens,
@@ -185,16 +185,22 @@ def _arguments(text: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"_value": value}
 
 
-def _no_step(record: TerminationRecord) -> dict[str, Any]:
+def _no_step(record: TerminationRecord, root: str) -> dict[str, Any]:
     """ATIF needs one step at least; a run that never called the model gets a system step, and
-    so does a lost run, whose steps the harness counted without seeing what they said."""
-    steps = record.observed.steps
-    said = (
-        f"none of its {steps} step(s) recorded: its worker process was lost ({record.outcome})"
-        if record.observed.worker_lost
-        else f"no model call ({record.outcome})"
-    )
-    return {"step_id": 1, "source": "system", "message": said}
+    so does a lost run, whose steps the harness counted without seeing what they said, and a
+    tail that holds only other agents' steps."""
+    observed = record.observed
+    if observed.worker_lost:
+        said = f"none of its {observed.steps} step(s) recorded: its worker process was lost"
+    elif observed.trajectory or observed.tail:
+        held = len(observed.trajectory or observed.tail)
+        said = (
+            f"none of the {held} steps the record holds is {root}'s: they are other agents', "
+            "in subagent_trajectories"
+        )
+    else:
+        said = "no model call"
+    return {"step_id": 1, "source": "system", "message": f"{said} ({record.outcome})"}
 
 
 def _ending(record: TerminationRecord) -> dict[str, Any]:

@@ -110,9 +110,10 @@ def _spans(record: TerminationRecord, repeat: int, *, volatile: bool) -> Iterato
 
 
 def root_agent(record: TerminationRecord) -> str:
-    """The system's own top-level agent: ``main``, or the agent of a run's first step."""
+    """The system's own top-level agent: ``main`` where the run had one (its tally says so when
+    a kept tail holds none of its steps), or the agent of the run's first step."""
     steps = _spanned(record)
-    agents = {step.agent for step in steps}
+    agents = {step.agent for step in steps} | set(record.observed.agents or {})
     return "main" if "main" in agents or not steps else steps[0].agent
 
 

@@ -131,3 +131,15 @@ def test_a_sub_agent_of_a_tail_says_how_many_of_its_steps_it_holds() -> None:
         else:
             assert subagent["notes"].startswith(f"the last {held} of its {total} steps")
     assert any(s["final_metrics"]["total_steps"] > len(s["steps"]) for s in subagents)
+
+
+def test_a_tail_that_holds_none_of_the_top_level_agents_steps_says_whose_they_are() -> None:
+    whole = unsolvable.run("naive", scenarios.get("fan-out/plain"))
+    tail = dataclasses.replace(whole, observed=dataclasses.replace(whole.observed, trajectory=()))
+    assert {step.agent for step in tail.observed.tail} == {"worker-8"}
+    atif = to_atif(tail)
+    ((step,),) = [atif["steps"]]
+    assert step["source"] == "system"
+    assert step["message"].startswith("none of the 6 steps the record holds is main's: they")
+    assert atif["notes"].startswith(f"the last 6 of {whole.observed.steps} steps, 0 of them main's")
+    assert [s["agent"]["name"] for s in atif["subagent_trajectories"]] == ["worker-8"]

@@ -183,3 +183,12 @@ def test_a_nameless_agent_or_tool_gives_the_operation_alone_as_the_span_name() -
     run = dataclasses.replace(run, observed=dataclasses.replace(run.observed, tail=(step,)))
     names = [span.name for span in _spans_of(_decode(to_otlp_json([run])))]
     assert names == ["invoke_agent", "chat", "execute_tool"]
+
+
+def test_a_tail_of_a_sub_agents_steps_hangs_them_under_its_own_span() -> None:
+    whole = unsolvable.run("naive", scenarios.get("fan-out/plain"))
+    tail = dataclasses.replace(whole, observed=dataclasses.replace(whole.observed, trajectory=()))
+    spans = json.loads(to_otlp_json([tail]))["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    (worker,) = [s for s in spans if s["name"] == "invoke_agent worker-8"]
+    chats = [s for s in spans if s["name"] == "chat"]
+    assert len(chats) == 6 and all(s["parentSpanId"] == worker["spanId"] for s in chats)
