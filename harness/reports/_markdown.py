@@ -63,6 +63,14 @@ def _cell(text: str) -> str:
     return _escaped(text).replace("|", "\\|")
 
 
+def _code(text: str) -> str:
+    """``text`` as a code span whatever backticks it holds: fenced by a longer run of them, and
+    spaced from them where it begins or ends with one."""
+    fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{printable(text)}{pad}{fence}"
+
+
 def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
     lines = ["| " + " | ".join(map(_cell, header)) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(_cell(cell) for cell in row) + " |" for row in rows]
@@ -84,7 +92,7 @@ def _gate_lines(lines: Sequence[str]) -> list[str]:
 def _gate(gate: GateResult | None) -> list[str]:
     if gate is None:
         return []
-    against = f" against `{gate.path}`" if gate.path else ""
+    against = f" against {_code(str(gate.path))}" if gate.path else ""
     if gate.is_empty:
         verdict = "passed" if gate.passed else "FAILED"
         first, *rest = gate.lines()

@@ -4,8 +4,10 @@ to, and every table keeps its columns."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from html import unescape
+from pathlib import Path
 
 import pytest
 
@@ -107,3 +109,14 @@ def test_a_label_that_begins_the_headline_leaves_it_a_paragraph(label: str) -> N
     headline = page.split("</h2>\n", 1)[1]
     assert headline.startswith("<p>"), headline[:80]
     assert unescape(headline[3:]).startswith(f"{label} pass^1 1/1 scenarios")
+
+
+@pytest.mark.parametrize("path", ["ci/base`line.json", "`ci`/baseline.json", "ci/<b>.json"])
+def test_the_gate_names_its_baseline_file_as_it_is(path: str) -> None:
+    records = [record()]
+    blessed = gate(measure(records), Baseline.from_metrics(measure(records)))
+    page = _rendered(
+        to_markdown(records, measure(records), dataclasses.replace(blessed, path=Path(path)))
+    )
+    (code,) = re.findall(r"groups compared against <code>(.*?)</code>", page)
+    assert unescape(code) == path
