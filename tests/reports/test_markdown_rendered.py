@@ -9,14 +9,13 @@ import re
 from html import unescape
 from pathlib import Path
 
+import markdown_it
 import pytest
 
 from tests.reports._records import record
 from unsolvable.reports._baseline import Baseline, gate
 from unsolvable.reports._markdown import to_markdown
 from unsolvable.reports._metrics import measure
-
-markdown_it = pytest.importorskip("markdown_it")
 
 HOSTILE = (
     "a|b",
