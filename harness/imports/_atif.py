@@ -1,5 +1,6 @@
-"""Consumes an ATIF-v1.7 trajectory (Harbor's Agent Trajectory Interchange Format), produces a
-`Trace`; anything that does not follow the published models is an error naming the field.
+"""Consumes an ATIF-v1.7 trajectory (Harbor's Agent Trajectory Interchange Format), or a v1.8 one,
+which only adds audio parts, produces a `Trace`; anything that does not follow the published
+models is an error naming the field.
 
 The checks mirror Harbor's pydantic models (``harbor.models.trajectories``, v1.7): the root keys
 they allow, a named agent with a version, at least one step, step ids 1, 2, 3, … in order, each
@@ -22,9 +23,13 @@ from unsolvable.imports._records import Builtin, builtin_context, lost_run
 from unsolvable.imports._shapes import Malformed, NotThisFormat, identifier, kind_of, listed, obj
 from unsolvable.imports._trace import Recorded, Trace, Turn
 
-__all__ = ["VERSION", "read_atif", "validate"]
+__all__ = ["VERSION", "VERSIONS", "read_atif", "validate"]
 
 VERSION = "ATIF-v1.7"
+VERSIONS = (VERSION, "ATIF-v1.8")
+"""What the importer reads: the version the trace export writes, and the one Harbor writes by
+default, v1.7 with audio parts beside the text and image ones, which a replay leaves (`_content`
+keeps the text)."""
 ROOT_KEYS = frozenset(
     {"schema_version", "session_id", "trajectory_id", "agent", "steps", "notes", "final_metrics",
      "continued_trajectory_ref", "extra", "subagent_trajectories"}
@@ -48,11 +53,11 @@ def validate(data: Any) -> None:
     if not isinstance(data, Mapping):
         raise NotThisFormat("an ATIF trajectory", "the file holds no JSON object")
     version = data.get("schema_version")
-    if version != VERSION:
+    if version not in VERSIONS:
         raise NotThisFormat(
             f"an {VERSION} trajectory",
-            f"its schema_version is {version!r}, and this importer reads {VERSION} (Harbor's "
-            f"published models); export the run again as {VERSION}",
+            f"its schema_version is {version!r}, and this importer reads {' and '.join(VERSIONS)} "
+            f"(Harbor's published models); export the run again as {VERSION}",
         )
     _check(data)
 

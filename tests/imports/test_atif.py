@@ -50,7 +50,23 @@ def test_another_version_is_rejected_with_what_to_do(
     message = _fails({**trajectory, "schema_version": "ATIF-v1.6"}, tmp_path)
     assert message.startswith(f"{str(tmp_path / 't.json')!r} is not an ATIF-v1.7 trajectory ")
     assert "(--format atif): its schema_version is 'ATIF-v1.6', and this importer reads " in message
+    assert "ATIF-v1.7 and ATIF-v1.8 (Harbor's published models)" in message
     assert "export the run again as ATIF-v1.7" in message
+
+
+def test_harbors_default_version_reads_as_the_one_it_extends(
+    trajectory: dict[str, Any], tmp_path: Path
+) -> None:
+    """ATIF-v1.8, what Harbor writes by default, adds audio parts to v1.7 and nothing else: the
+    text parts are read, the audio left."""
+    step = next(step for step in trajectory["steps"] if step.get("observation"))
+    audio = {"type": "audio", "source": {"media_type": "audio/wav", "path": "a.wav"}}
+    step["observation"]["results"][0]["content"] = [{"type": "text", "text": "heard"}, audio]
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({**trajectory, "schema_version": "ATIF-v1.8"}))
+    trace = read_trace(path, "atif")
+    assert len(trace.turns) == len(trajectory["steps"])
+    assert trace.turns[trajectory["steps"].index(step)].calls[0].result == "heard"
 
 
 @pytest.mark.parametrize(
