@@ -12,12 +12,17 @@ from tests.cli.test_cli import _unsolvable
 from unsolvable import scenarios
 
 CHOSEN = ("--scenario", "constant-return", "missing-permission", "long-healthy", "--all-seeds")
-REPORTS = ("json", "md", "html")
+REPORTS = ("json", "md", "html", "otel")
 
 
 def _reports(folder: Path, name: str) -> tuple[str, ...]:
     return ("--json", str(folder / f"{name}.json"), "--markdown", str(folder / f"{name}.md"),
-            "--html", str(folder / f"{name}.html"))  # fmt: skip
+            "--html", str(folder / f"{name}.html"), "--otel", str(folder / f"{name}.otel"),
+            "--trace-dir", str(folder / f"{name}-traces"))  # fmt: skip
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
 
 
 @pytest.fixture(scope="module")
@@ -43,6 +48,7 @@ def test_the_shards_merged_are_the_whole_run_byte_for_byte(
     assert merged.returncode == 1, merged.stderr  # as the whole run: naive's verdicts failed
     for name in (*(f"whole.{kind}" for kind in REPORTS), "baseline.json"):
         assert (tmp_path / name).read_bytes() == (whole / name).read_bytes(), name
+    assert _files(tmp_path / "whole-traces") == _files(whole / "whole-traces")
     gated = _unsolvable("merge", *parts, "--baseline", str(whole / "baseline.json"))
     assert "unsolvable: baseline gate passed: " in gated.stdout
 

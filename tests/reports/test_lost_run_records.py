@@ -68,9 +68,21 @@ def test_shards_holding_lost_runs_merge_into_the_bytes_of_one_run(
     for k, part in enumerate(parts, start=1):
         _unsolvable(*RUN, "--shard", f"{k}/2", "--json", str(part))
     merged = tmp_path / "merged.json"
-    result = _unsolvable("merge", *map(str, parts), "--json", str(merged))
+    result = _unsolvable("merge", *map(str, parts), "--json", str(merged), *_exports(tmp_path, "m"))
     assert result.returncode == 1, result.stderr
     assert merged.read_bytes() == whole.read_bytes()
+    assert _unsolvable("report", str(whole), *_exports(tmp_path, "w")).returncode == 1
+    assert (tmp_path / "m.otel").read_bytes() == (tmp_path / "w.otel").read_bytes()
+    assert _files(tmp_path / "m") == _files(tmp_path / "w") != {}
+
+
+def _exports(folder: Path, name: str) -> tuple[str, ...]:
+    """The spans and the trajectories, which a lost run holds as its error and its counts."""
+    return ("--otel", str(folder / f"{name}.otel"), "--trace-dir", str(folder / name))
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
 
 
 def _gate(agent: str, baseline: Path, *flags: str) -> Any:
