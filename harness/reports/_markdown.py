@@ -45,6 +45,7 @@ def _escaped(text: str) -> str:
 
 
 def _plain_start(match: re.Match[str]) -> str:
+    """A `_LINE_START` as text: its spaces as characters, its marker escaped."""
     spaces = "&#32;" * len(match["spaces"])
     if match["number"]:
         return f"{spaces}{match['number']}\\{match['dot']}"
