@@ -12,6 +12,7 @@ only the run's totals are given (``final_metrics``).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections import Counter
@@ -32,6 +33,12 @@ AGENT_VERSION = "unknown"
 """ATIF requires the agent's version; the harness is handed a callable and cannot know it."""
 _UNSAFE = re.compile(r"[^\w.-]+")
 """Characters a file name on any system may not hold (``unsolvable.agents:contract``)."""
+NAME_BYTES = 128
+"""Bytes of a label that a folder or file name keeps: file systems hold 255 bytes a name, and a
+variant's name is followed by its seed, its repeat and ``.json``."""
+DIGEST_DIGITS = 12
+"""Hex digits of a label's hash that end a name cut to `NAME_BYTES`, so that two long labels
+that begin alike keep two names."""
 
 
 def trace_files(records: Sequence[TerminationRecord], folder: Path) -> Iterator[tuple[Path, str]]:
@@ -243,6 +250,13 @@ def _safe(name: str) -> str:
     """``name`` as one part of a path under the trace folder: each run of characters a file name
     may not hold (a path separator among them) becomes ``_``, and so does a name that is no
     folder of its own ("", ".", ".."): the labels come from a records file, and no label may
-    lead a trajectory out of ``--trace-dir``."""
+    lead a trajectory out of ``--trace-dir``. A name longer than `NAME_BYTES` is cut, and ends
+    with its label's hash."""
     safe = _UNSAFE.sub("_", name)
-    return "_" if not safe.strip(".") else safe
+    if not safe.strip("."):
+        return "_"
+    if len(safe.encode("utf-8")) <= NAME_BYTES:
+        return safe
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:DIGEST_DIGITS]
+    kept = safe.encode("utf-8")[: NAME_BYTES - DIGEST_DIGITS - 1].decode("utf-8", "ignore")
+    return f"{kept}-{digest}"

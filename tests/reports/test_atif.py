@@ -68,8 +68,11 @@ UNSAFE_LABELS = [
     record(scenario="./.", agent="x"),
     record(scenario="fam/..", agent="a/b"),
     record(scenario="/x", agent="..\\.."),
+    record(scenario="fam/" + "w" * 300, agent="é" * 200),
+    record(scenario="fam/" + "w" * 299 + "x", agent="é" * 200),
 ]
-"""Records whose labels, taken as they are, would put a file above the trace folder or in it."""
+"""Records whose labels, taken as they are, would put a file above the trace folder or in it, or
+name a file or a folder longer than a file system holds (255 bytes)."""
 
 
 def test_no_label_leads_a_file_out_of_the_folder_or_onto_another() -> None:
@@ -78,6 +81,7 @@ def test_no_label_leads_a_file_out_of_the_folder_or_onto_another() -> None:
                          Path("t/_/fam/a-seed0-3.json")]  # fmt: skip
     assert paths[3:5] == [Path("t/x/_/a-seed0.json"), Path("t/x/_/_-seed0.json")]
     assert all(".." not in path.parts and len(path.parts) == 4 for path in paths)
+    assert all(len(part.encode()) <= 255 for path in paths for part in path.parts)
     assert len(set(paths)) == len(paths)
 
 
