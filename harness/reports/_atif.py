@@ -23,7 +23,7 @@ from typing import Any
 from unsolvable._observed import ToolTrace, TraceStep
 from unsolvable._record import TerminationRecord
 from unsolvable.reports._counted import counted_lags
-from unsolvable.reports._otel import root_agent, tool_call_id
+from unsolvable.reports._otel import repeats, root_agent, tool_call_id
 from unsolvable.reports._stop_reasons import stop_reasons
 
 __all__ = ["SCHEMA_VERSION", "to_atif", "trace_files"]
@@ -47,22 +47,25 @@ def trace_files(records: Sequence[TerminationRecord], folder: Path) -> Iterator[
     labels that are one once made safe for a path (``a:b`` and ``a b``, ``.`` and ``..``),
     each keep a file."""
     seen: Counter[Path] = Counter()
-    for record in records:
+    for record, run in zip(records, repeats(records), strict=True):
         variant = record.scenario.split("/", 1)[-1]
         where = folder / _safe(record.agent) / _safe(record.family)
         stem = f"{_safe(variant)}-seed{record.seed}"
         repeat = seen[where / stem]
         seen[where / stem] += 1
         path = where / (f"{stem}-{repeat + 1}.json" if repeat else f"{stem}.json")
-        yield path, json.dumps(to_atif(record), indent=2, sort_keys=True, allow_nan=False) + "\n"
+        text = json.dumps(to_atif(record, repeat=run), indent=2, sort_keys=True, allow_nan=False)
+        yield path, text + "\n"
 
 
-def to_atif(record: TerminationRecord) -> dict[str, Any]:
-    """The trajectory of one run, as plain JSON data."""
+def to_atif(record: TerminationRecord, *, repeat: int = 0) -> dict[str, Any]:
+    """The trajectory of one run, as plain JSON data; ``repeat`` counts the earlier runs of its
+    case (`repeats`), each a session of its own, as each is a trace of its own in ``--otel``."""
     observed = record.observed
     kept = observed.trajectory or observed.tail
     root = root_agent(record)
     session = f"{record.agent}|{record.scenario}|seed{record.seed}"
+    session += f"|run{repeat + 1}" if repeat else ""
     steps = [_step(i, step) for i, step in enumerate(_of(kept, root), start=1)]
     trajectory = {
         "schema_version": SCHEMA_VERSION,

@@ -55,9 +55,13 @@ def test_the_tail_is_said_to_be_a_tail_and_the_ending_kept_in_extra() -> None:
     )
 
 
-def test_a_case_run_twice_in_a_session_keeps_two_files() -> None:
-    paths = [path for path, _ in trace_files([record(), record()], Path("t"))]
-    assert paths == [Path("t/a/fam/a-seed0.json"), Path("t/a/fam/a-seed0-2.json")]
+def test_a_case_run_twice_in_a_session_keeps_two_files_of_two_sessions() -> None:
+    files = list(trace_files([record(), record(), record(seed=1)], Path("t")))
+    paths = [path for path, _ in files]
+    assert paths == [Path("t/a/fam/a-seed0.json"), Path("t/a/fam/a-seed0-2.json"),
+                     Path("t/a/fam/a-seed1.json")]  # fmt: skip
+    sessions = [json.loads(text)["session_id"] for _, text in files]
+    assert sessions == ["a|fam/a|seed0", "a|fam/a|seed0|run2", "a|fam/a|seed1"]
 
 
 UNSAFE_LABELS = [
