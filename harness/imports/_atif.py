@@ -2,13 +2,14 @@
 which only adds audio parts, produces a `Trace`; anything that does not follow the published
 models is an error naming the field.
 
-The checks mirror Harbor's pydantic models (``harbor.models.trajectories``, v1.7): the root keys
-they allow, a named agent with a version, at least one step, step ids 1, 2, 3, … in order, each
-step's source one of system/user/agent, tool calls with an id, a function name and an object of
-arguments, an observation that is an object with a list of results, each an object that points
-at a call of its own step, embedded sub-agent trajectories each with an id of its own, and
-``extra`` objects. The harness's own extras, which the reader uses, are checked too: a step's
-``worlds`` a list, the ``seed`` of the scenario a trace names a whole number.
+The checks mirror Harbor's pydantic models (``harbor.models.trajectories``, v1.7): the keys each
+object allows, a named agent with a version, at least one step, step ids 1, 2, 3, … in order, each
+step's source one of system/user/agent, its message, the fields only an agent's step may have on
+agent steps alone, tool calls with an id, a function name and an object of arguments, an
+observation that is an object with a list of results, each an object that points at a call of
+its own step, embedded sub-agent trajectories each with an id of its own, and ``extra`` objects.
+The harness's own extras, which the reader uses, are checked too: a step's ``worlds`` a list,
+the ``seed`` of the scenario a trace names a whole number.
 """
 
 from __future__ import annotations
@@ -39,6 +40,16 @@ STEP_KEYS = frozenset(
      "reasoning_content", "tool_calls", "observation", "metrics", "is_copied_context",
      "llm_call_count", "extra"}
 )  # fmt: skip
+AGENT_KEYS = frozenset({"name", "version", "model_name", "tool_definitions", "extra"})
+METRICS_KEYS = frozenset(
+    {"total_prompt_tokens", "total_completion_tokens", "total_cached_tokens", "total_cost_usd",
+     "total_steps", "extra"}
+)  # fmt: skip
+CALL_KEYS = frozenset({"tool_call_id", "function_name", "arguments", "extra"})
+OBSERVATION_KEYS = frozenset({"results"})
+RESULT_KEYS = frozenset({"source_call_id", "content", "subagent_trajectory_ref", "extra"})
+AGENT_ONLY = ("model_name", "reasoning_effort", "reasoning_content", "tool_calls", "metrics")
+"""A step's fields that Harbor allows on an agent's step alone."""
 SOURCES = ("system", "user", "agent")
 
 
@@ -62,6 +73,13 @@ def validate(data: Any) -> None:
     _check(data)
 
 
+def _known(data: Mapping[str, Any], allowed: frozenset[str], where: str, model: str) -> None:
+    """Harbor's models forbid every field they do not name; the first such is named."""
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        raise _fail(f"{where}{unknown[0]}", f"is not a field of an ATIF {model}")
+
+
 def _check(data: Mapping[str, Any]) -> None:
     unknown = sorted(set(data) - ROOT_KEYS)
     if unknown:
@@ -73,6 +91,9 @@ def _check(data: Mapping[str, Any]) -> None:
         raise _fail("agent", "must be an object with a name and a version")
     if not isinstance(agent.get("version"), str):
         raise _fail("agent.version", "is required (a string)")
+    _known(agent, AGENT_KEYS, "agent.", "Agent")
+    _known(obj(data.get("final_metrics"), "final_metrics"), METRICS_KEYS, "final_metrics.",
+           "FinalMetrics")  # fmt: skip
     steps = data.get("steps")
     if not isinstance(steps, list) or not steps:
         raise _fail("steps", "must be a list of at least one step")
@@ -118,6 +139,19 @@ def _check_step(step: Any, i: int) -> None:
         raise _fail(f"{where}.step_id", f"is {step.get('step_id')!r}; step ids run 1, 2, 3, …")
     if step.get("source") not in SOURCES:
         raise _fail(f"{where}.source", f"is {step.get('source')!r}; use one of {SOURCES}")
+    if "message" not in step:
+        raise _fail(f"{where}.message", "is required (a string, or a list of content parts)")
+    only = [key for key in AGENT_ONLY if step.get(key) is not None]
+    if only and step["source"] != "agent":
+        raise _fail(
+            f"{where}.{only[0]}", f"is an agent's; this step's source is {step['source']!r}"
+        )
+    _check_observation(step, where, _call_ids(step, where))
+    listed(obj(step.get("extra"), f"{where}.extra").get("worlds"), f"{where}.extra.worlds")
+
+
+def _call_ids(step: Mapping[str, Any], where: str) -> set[str]:
+    """The ids of the step's tool calls, each checked as a `ToolCall`."""
     ids = set()
     for j, call in enumerate(listed(step.get("tool_calls"), f"{where}.tool_calls")):
         at = f"{where}.tool_calls[{j}]"
@@ -127,18 +161,25 @@ def _check_step(step: Any, i: int) -> None:
             raise _fail(f"{at}.function_name", "is required (a string)")
         if not isinstance(call.get("arguments"), Mapping):
             raise _fail(f"{at}.arguments", "must be an object")
+        _known(call, CALL_KEYS, f"{at}.", "ToolCall")
         ids.add(call["tool_call_id"])
+    return ids
+
+
+def _check_observation(step: Mapping[str, Any], where: str, ids: set[str]) -> None:
+    """The step's observation, whose results each point at one of its tool calls (``ids``)."""
     observation = obj(step.get("observation"), f"{where}.observation")
+    _known(observation, OBSERVATION_KEYS, f"{where}.observation.", "Observation")
     for j, result in enumerate(listed(observation.get("results"), f"{where}.observation.results")):
         at = f"{where}.observation.results[{j}]"
         if not isinstance(result, Mapping):
             raise _fail(at, "is not an object")
+        _known(result, RESULT_KEYS, f"{at}.", "ObservationResult")
         source = identifier(result.get("source_call_id"), f"{at}.source_call_id")
         if source is not None and source not in ids:
             raise _fail(
                 f"{at}.source_call_id", f"is {source!r}, which no tool call of this step has"
             )
-    listed(obj(step.get("extra"), f"{where}.extra").get("worlds"), f"{where}.extra.worlds")
 
 
 def _content(value: Any) -> str:

@@ -81,6 +81,28 @@ def test_harbors_default_version_reads_as_the_one_it_extends(
             lambda t: t["steps"][0]["observation"]["results"][0].update(source_call_id="x"),
             "steps[0].observation.results[0].source_call_id is 'x', which no tool call",
         ),
+        (lambda t: t["agent"].update(role="x"), "agent.role is not a field of an ATIF Agent"),
+        (
+            lambda t: t["final_metrics"].update(total_turns=1),
+            "final_metrics.total_turns is not a field of an ATIF FinalMetrics",
+        ),
+        (
+            lambda t: t["steps"][0]["tool_calls"][0].update(name="x"),
+            "steps[0].tool_calls[0].name is not a field of an ATIF ToolCall",
+        ),
+        (
+            lambda t: t["steps"][0]["observation"].update(error="x"),
+            "steps[0].observation.error is not a field of an ATIF Observation",
+        ),
+        (
+            lambda t: t["steps"][0]["observation"]["results"][0].update(output="x"),
+            "steps[0].observation.results[0].output is not a field of an ATIF ObservationResult",
+        ),
+        (lambda t: t["steps"][1].pop("message"), "steps[1].message is required"),
+        (
+            lambda t: t["steps"][0].update(source="user"),
+            "steps[0].tool_calls is an agent's; this step's source is 'user'",
+        ),
     ],
 )
 def test_a_departure_from_the_models_is_named(
