@@ -41,6 +41,12 @@ FILE_MODE = 0o666
 make it: a report is for the team and its CI to read (``tempfile.mkstemp`` makes 0600)."""
 
 
+UNENCODABLE = "backslashreplace"
+"""How a report writes a character UTF-8 has no bytes for (a lone surrogate: in a records file's
+JSON, or in a label from a command line that is no UTF-8): as its escape, ``\\ud800``, visible
+and inert as `unsolvable._text.printable` writes what does not print, not a crash."""
+
+
 def _temporary(path: Path) -> tuple[int, Path]:
     """A new file beside ``path``, opened for writing, that nothing else can have opened."""
     while True:
@@ -58,7 +64,7 @@ def _replace(path: Path, text: str) -> None:
     except OSError as error:
         raise OutputError(f"cannot write {str(path)!r} ({_why(error)})") from None
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
+        with os.fdopen(handle, "w", encoding="utf-8", errors=UNENCODABLE) as out:
             out.write(text)
         os.replace(temporary, path)
     except BaseException as error:
@@ -75,7 +81,7 @@ def write_file(path: Path, text: str, *, partial: bool = False) -> Path:
     """Writes ``text`` to ``path`` atomically and returns where it went: beside ``path``
     (``name.partial.ext``) when a partial session would replace a larger file. An
     `OutputError` when it cannot be written."""
-    if partial and path.is_file() and path.stat().st_size > len(text.encode("utf-8")):
+    if partial and path.is_file() and path.stat().st_size > len(text.encode("utf-8", UNENCODABLE)):
         path = path.with_name(f"{path.stem}.partial{path.suffix}")
     _replace(path, text)
     return path

@@ -42,3 +42,16 @@ def test_unsolvable_report_prints_and_writes_the_label_escaped(tmp_path: Path, c
         assert "\x1b" not in shown and "\r" not in shown, "no control character reaches them"
     assert "<script>" not in written and "&lt;script&gt;" in written
     assert "unsolvable: \\x1b[2J\\rbot<script>alert(1)</script>" in out  # a terminal runs none
+
+
+def test_a_label_no_utf_8_encodes_is_written_escaped_in_every_report(tmp_path: Path) -> None:
+    """A records file may hold a lone surrogate (``"\\ud800"`` in its JSON), and so may a label
+    taken from a command line that is no UTF-8: every report is still written, the character
+    as its escape."""
+    records = tmp_path / "recs.json"
+    records.write_text(json.dumps({"records": [record(agent="a\ud800b").to_dict()]}))
+    reports = {flag: tmp_path / f"report.{flag}" for flag in ("html", "markdown", "otel")}
+    flags = [arg for flag, path in reports.items() for arg in (f"--{flag}", str(path))]
+    assert main(["report", str(records), *flags, "--trace-dir", str(tmp_path / "t")]) == 0
+    assert "a\\ud800b" in reports["html"].read_text(encoding="utf-8")
+    assert "a\\ud800b" in reports["markdown"].read_text(encoding="utf-8")
