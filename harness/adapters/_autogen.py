@@ -17,6 +17,7 @@ from unsolvable._session import Session
 from unsolvable._types import ToolSpec
 from unsolvable.adapters.kit import FAKE_MODEL, ToolCaller, bind_tool, missing_extra
 from unsolvable.wire import Wire
+from unsolvable.wire._clients import probe_platform
 
 try:
     from autogen_core import CancellationToken
@@ -129,13 +130,15 @@ def session_model_client(
     ``agent``, its calls are that sub-agent's steps. ``options`` go to the client
     (``parallel_tool_calls=False``, say)."""
     # Every AsyncOpenAI keyword passes through (`openai_init_kwargs`); its TypedDict omits some.
-    return _SessionModelClient(  # type: ignore[call-arg]
+    client = _SessionModelClient(  # type: ignore[call-arg]
         model=FAKE_MODEL,
         api_key="unsolvable-fake-key",
         http_client=wire.httpx2_async_client(agent=agent),
         model_info=MODEL_INFO,
         **options,
     )
+    probe_platform(client._client)  # autogen-ext keeps its AsyncOpenAI there, with no accessor
+    return client
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -29,6 +29,7 @@ __all__ = [
     "OPENAI_BASE_URL",
     "Clients",
     "mock_transport",
+    "probe_platform",
     "sdk_options",
 ]
 
@@ -112,6 +113,16 @@ def sdk_options(
     return merged
 
 
+def probe_platform(client: Any) -> None:
+    """Finds the platform an async client of a Stainless-built SDK (openai, anthropic) names in
+    its headers now, on this thread. The SDK finds it at the client's first request, on a worker
+    thread: first requests made at once (a lead's workers starting together) would otherwise
+    reach the wire in the order those threads end, which varies from run to run, and with it the
+    record."""
+    package = type(client).__module__.split(".")[0]
+    client._platform = importlib.import_module(f"{package}._base_client").get_platform()
+
+
 class Clients(Handler):
     """The clients a `Wire` makes, each answering from it; httpx, httpx2 and the SDKs are
     imported only when one is asked for, each required first (`require_module`), so a missing
@@ -185,7 +196,9 @@ class Clients(Handler):
         import openai
 
         options = sdk_options(options, self.httpx2_async_client, OPENAI_BASE_URL, agent)
-        return openai.AsyncOpenAI(**options)
+        client = openai.AsyncOpenAI(**options)
+        probe_platform(client)
+        return client
 
     def anthropic_client(self, *, agent: str | None = None, **options: Any) -> anthropic.Anthropic:
         require_module("anthropic")
@@ -202,7 +215,9 @@ class Clients(Handler):
 
         make = self.httpx2_async_client
         options = sdk_options(options, make, ANTHROPIC_BASE_URL, agent)
-        return anthropic.AsyncAnthropic(**options)
+        client = anthropic.AsyncAnthropic(**options)
+        probe_platform(client)
+        return client
 
     def gemini_client(self, *, agent: str | None = None, **options: Any) -> genai.Client:
         """A ``google.genai.Client`` (and its ``.aio``) whose every request is answered here;

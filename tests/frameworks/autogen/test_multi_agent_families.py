@@ -21,6 +21,7 @@ import pytest
 
 pytest.importorskip("autogen_agentchat")
 
+import openai._base_client
 from autogen_agentchat.agents import AssistantAgent
 from autogen_agentchat.base import TerminationCondition
 from autogen_agentchat.conditions import MaxMessageTermination, TextMentionTermination
@@ -31,6 +32,7 @@ from autogen_core.tools import BaseTool, FunctionTool
 
 import unsolvable
 from tests.frameworks._families import DELEGATION_FAMILIES, ROOMY, ending
+from tests.frameworks._platform import LastFirst
 from tests.frameworks.autogen._apart import run_apart
 from unsolvable import Ceilings, scenarios
 from unsolvable.adapters.autogen import AgentBindings, AutoGenAdapter
@@ -175,3 +177,19 @@ def test_a_step_ceiling_reached_in_a_worker_ends_the_run_with_no_task_left_unret
         "worker-1": 1,
         "worker-2": 1,
     }
+
+
+def test_a_run_is_the_same_whatever_order_its_workers_first_requests_leave_in(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The supervisor delegates four audits in one reply, and AgentChat runs the four
+    ``delegate`` calls at once, each a worker on a client of its own whose first request finds
+    the platform on a worker thread. Those threads end in any order on a loaded machine, and the
+    record must not follow them."""
+    scenario = scenarios.get("mixed-fan-out/one-denied")
+    plain = unsolvable.run(system("round-robin", recommended()), scenario, ceilings=CEILINGS)
+    probe = LastFirst(openai._base_client.get_platform)
+    monkeypatch.setattr(openai._base_client, "get_platform", probe)
+    team = system("round-robin", recommended())
+    last_first = unsolvable.run(team, scenario, ceilings=CEILINGS)
+    assert last_first.to_json() == plain.to_json()

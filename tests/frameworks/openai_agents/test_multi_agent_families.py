@@ -17,6 +17,7 @@ import pytest
 
 pytest.importorskip("agents")
 
+import openai._base_client
 from agents import Agent, Handoff, handoff
 from agents.tool import default_tool_error_function
 from pydantic import BaseModel
@@ -30,6 +31,7 @@ from tests.frameworks._families import (
     report_handoff,
     without_handoffs,
 )
+from tests.frameworks._platform import LastFirst
 from unsolvable import Code, SubtaskState, scenarios
 from unsolvable.adapters.openai_agents import AgentBindings, OpenAIAgentsAdapter
 
@@ -233,3 +235,17 @@ def test_a_worker_out_of_turns_is_reported_to_the_lead_as_a_tool_error() -> None
         assert [s.state for s in record.observed.subtasks] == [SubtaskState.SUCCEEDED] * 3 + [
             SubtaskState.ABANDONED
         ]
+
+
+def test_a_run_is_the_same_whatever_order_its_workers_first_requests_leave_in(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The lead delegates four audits in one turn, and the SDK starts the four worker runs at
+    once; each client's first request finds the platform on a worker thread. Those threads end in
+    any order on a loaded machine, and the record must not follow them."""
+    scenario = scenarios.get("mixed-fan-out/one-denied")
+    plain = unsolvable.run(system(False), scenario, ceilings=ROOMY)
+    probe = LastFirst(openai._base_client.get_platform)
+    monkeypatch.setattr(openai._base_client, "get_platform", probe)
+    last_first = unsolvable.run(system(False), scenario, ceilings=ROOMY)
+    assert last_first.to_json() == plain.to_json()
