@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 from collections.abc import AsyncGenerator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,10 +49,12 @@ class _Arguments(BaseModel):
 
 
 class SessionTool(BaseTool[_Arguments, BaseModel]):
-    """A scenario tool as an AutoGen tool, its JSON schema passed through. It runs the way
-    `FunctionTool` runs a sync function — in the loop's default executor, cancellable — and lets
-    what the tool raises through, so the workbench's default (the error text as the tool result,
-    the run going on) decides what the model sees."""
+    """A scenario tool as an AutoGen tool, its JSON schema passed through. It runs on the loop,
+    not in the executor where `FunctionTool` runs a sync function: the fake tool answers at once,
+    and the calls of one reply, which AgentChat runs at once, would reach the world in the order
+    the executor's threads were scheduled, which varies from run to run. It lets what the tool
+    raises through, so the workbench's default (the error text as the tool result, the run going
+    on) decides what the model sees."""
 
     def __init__(self, spec: ToolSpec, call: ToolCaller) -> None:
         # `FunctionTool` passes a function's return annotation (``str``) here too.
@@ -78,11 +79,8 @@ class SessionTool(BaseTool[_Arguments, BaseModel]):
     async def run(self, args: _Arguments, cancellation_token: CancellationToken) -> Any:
         """The tool's text, as `FunctionTool` returns a sync function's value (typed ``Any``:
         AutoGen's generic says `BaseModel`, its own tools return plain values)."""
-        call = functools.partial(self._call, **args.model_dump())
-        future = asyncio.get_running_loop().run_in_executor(None, call)
-        cancellation_token.link_future(future)
         with _cancelled_at_a_ceiling(cancellation_token):
-            return await future
+            return self._call(**args.model_dump())
 
 
 @contextlib.contextmanager

@@ -13,6 +13,7 @@ from unsolvable._session import Session
 from unsolvable._types import JSON, ToolSpec
 from unsolvable.adapters.kit import (
     FAKE_MODEL,
+    ToolCaller,
     bind_tool,
     missing_extra,
     reply_to_calls,
@@ -181,15 +182,23 @@ def _arguments_model(spec: ToolSpec) -> type[BaseModel]:
 
 
 def session_tools(session: Session) -> list[BaseTool]:
-    """The scenario's tools as LlamaIndex `FunctionTool`s of sync functions — run, as
-    ``FunctionTool.from_defaults`` runs one, in the loop's executor. What a tool raises goes
-    through LlamaIndex's own path: the agent hands the error text to the model and goes on."""
-    return [
-        FunctionTool.from_defaults(
-            fn=bind_tool(session, spec.name),
-            name=spec.name,
-            description=spec.description,
-            fn_schema=_arguments_model(spec),
-        )
-        for spec in session.tools
-    ]
+    """The scenario's tools as LlamaIndex `FunctionTool`s that an agent awaits on the loop, not
+    in the executor where ``FunctionTool.from_defaults`` runs a sync function: the fake tool
+    answers at once, and the calls of one reply, which a workflow runs at once, would reach the
+    world in the order the executor's threads were scheduled, which varies from run to run.
+    What a tool raises goes through LlamaIndex's own path: the agent hands the error text to the
+    model and goes on."""
+    return [_tool(spec, bind_tool(session, spec.name)) for spec in session.tools]
+
+
+def _tool(spec: ToolSpec, call: ToolCaller) -> BaseTool:
+    async def on_the_loop(**arguments: Any) -> str:
+        return call(**arguments)
+
+    return FunctionTool.from_defaults(
+        fn=call,
+        async_fn=on_the_loop,
+        name=spec.name,
+        description=spec.description,
+        fn_schema=_arguments_model(spec),
+    )

@@ -32,9 +32,9 @@ from autogen_core.tools import BaseTool, FunctionTool
 
 import unsolvable
 from tests.frameworks._families import DELEGATION_FAMILIES, ROOMY, ending
-from tests.frameworks._platform import LastFirst
+from tests.frameworks._last_first import LastFirst
 from tests.frameworks.autogen._apart import run_apart
-from unsolvable import Ceilings, scenarios
+from unsolvable import Ceilings, Session, scenarios
 from unsolvable.adapters.autogen import AgentBindings, AutoGenAdapter
 
 Team = Literal["round-robin", "selector"]
@@ -192,4 +192,18 @@ def test_a_run_is_the_same_whatever_order_its_workers_first_requests_leave_in(
     monkeypatch.setattr(openai._base_client, "get_platform", probe)
     team = system("round-robin", recommended())
     last_first = unsolvable.run(team, scenario, ceilings=CEILINGS)
+    assert last_first.to_json() == plain.to_json()
+
+
+def test_a_run_is_the_same_whatever_order_the_tool_calls_of_a_reply_leave_in(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The supervisor delegates four subtasks in each reply, and AgentChat runs the four calls
+    of the scenario's ``delegate`` at once: however a loaded machine schedules them, they reach
+    the world in the reply's order."""
+    scenario, ceilings = scenarios.get("fan-out/plain"), Ceilings(max_steps=3)
+    plain = unsolvable.run(AutoGenAdapter(), scenario, ceilings=ceilings)
+    held = LastFirst(Session.call_tool)
+    monkeypatch.setattr(Session, "call_tool", lambda *args, **kwargs: held(*args, **kwargs))
+    last_first = unsolvable.run(AutoGenAdapter(), scenario, ceilings=ceilings)
     assert last_first.to_json() == plain.to_json()

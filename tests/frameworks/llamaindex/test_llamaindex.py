@@ -18,7 +18,8 @@ from llama_index.core.workflow import Context, HumanResponseEvent, InputRequired
 
 import unsolvable
 from tests.frameworks._glue import reported
-from unsolvable import AdapterError, Ceilings, Code, Exit, Outcome, Rule, scenarios
+from tests.frameworks._last_first import LastFirst
+from unsolvable import AdapterError, Ceilings, Code, Exit, Outcome, Rule, Session, scenarios
 from unsolvable.adapters.llamaindex import LlamaIndexAdapter, default_agent
 
 FAMILIES = [
@@ -292,3 +293,17 @@ def test_a_run_ends_at_the_step_ceiling_not_at_the_wall_ceiling() -> None:
         5,
     )
     assert record.wall_seconds < WALL / 2
+
+
+def test_a_run_is_the_same_whatever_order_the_tool_calls_of_a_reply_leave_in(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The supervisor delegates four subtasks in each reply, and the workflow runs the four
+    calls of the scenario's ``delegate`` at once: however a loaded machine schedules them, they
+    reach the world in the reply's order."""
+    scenario, ceilings = scenarios.get("fan-out/plain"), Ceilings(max_steps=3)
+    plain = unsolvable.run(LlamaIndexAdapter(), scenario, ceilings=ceilings)
+    held = LastFirst(Session.call_tool)
+    monkeypatch.setattr(Session, "call_tool", lambda *args, **kwargs: held(*args, **kwargs))
+    last_first = unsolvable.run(LlamaIndexAdapter(), scenario, ceilings=ceilings)
+    assert last_first.to_json() == plain.to_json()

@@ -31,7 +31,7 @@ from tests.frameworks._families import (
     report_handoff,
     without_handoffs,
 )
-from tests.frameworks._platform import LastFirst
+from tests.frameworks._last_first import LastFirst
 from unsolvable import Code, SubtaskState, scenarios
 from unsolvable.adapters.openai_agents import AgentBindings, OpenAIAgentsAdapter
 
