@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from unsolvable._session import Session
@@ -40,6 +40,7 @@ except ModuleNotFoundError as error:  # pragma: no cover - only without the extr
 
 __all__ = [
     "CONTEXT_WINDOW",
+    "AgentBindings",
     "Calls",
     "SessionLLM",
     "block_text",
@@ -142,17 +143,17 @@ def to_openai_messages(messages: Sequence[ChatMessage]) -> list[JSON]:
     return [openai_message(m) for m in messages]
 
 
-def session_llm(session: Session, calls: Calls | None = None) -> SessionLLM:
-    """The fake, answered by the session: every chat is a step, its response carrying the
-    session's usage where LlamaIndex's OpenAI LLM puts the API's. A chat offered no tools at all
-    is LlamaIndex asking for its forced final answer, and is counted in ``calls``."""
+def session_llm(session: Session, calls: Calls | None = None, *, agent: str = "main") -> SessionLLM:
+    """The fake, answered by the session: every chat is a step of ``agent``'s, its response
+    carrying the session's usage where LlamaIndex's OpenAI LLM puts the API's. A chat offered no
+    tools at all is LlamaIndex asking for its forced final answer, and is counted in ``calls``."""
     tally = calls or Calls()
 
     def respond(messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
         if "tools" not in kwargs:
             tally.forced_final_answers += 1
         offered = [t.metadata.get_name() for t in kwargs.get("tools") or ()]
-        reply = session.call_model(to_openai_messages(messages), offered)
+        reply = session.call_model(to_openai_messages(messages), offered, agent=agent)
         blocks: list[Any] = [TextBlock(text=reply["content"])] if reply.get("content") else []
         blocks += [
             ToolCallBlock(tool_call_id=call_id, tool_name=name, tool_kwargs=arguments)
@@ -181,14 +182,14 @@ def _arguments_model(spec: ToolSpec) -> type[BaseModel]:
     return Arguments
 
 
-def session_tools(session: Session) -> list[BaseTool]:
+def session_tools(session: Session, *, agent: str = "main") -> list[BaseTool]:
     """The scenario's tools as LlamaIndex `FunctionTool`s that an agent awaits on the loop, not
     in the executor where ``FunctionTool.from_defaults`` runs a sync function: the fake tool
     answers at once, and the calls of one reply, which a workflow runs at once, would reach the
     world in the order the executor's threads were scheduled, which varies from run to run.
     What a tool raises goes through LlamaIndex's own path: the agent hands the error text to the
-    model and goes on."""
-    return [_tool(spec, bind_tool(session, spec.name)) for spec in session.tools]
+    model and goes on. ``agent`` names the agent that holds them (see `bind_tool`)."""
+    return [_tool(spec, bind_tool(session, spec.name, agent=agent)) for spec in session.tools]
 
 
 def _tool(spec: ToolSpec, call: ToolCaller) -> BaseTool:
@@ -202,3 +203,29 @@ def _tool(spec: ToolSpec, call: ToolCaller) -> BaseTool:
         description=spec.description,
         fn_schema=_arguments_model(spec),
     )
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentBindings:
+    """What a ``per_agent=True`` builder is handed: each agent's own LLM and tools, by name.
+
+    >>> def build(bind: AgentBindings) -> AgentWorkflow:                  # doctest: +SKIP
+    ...     producer = FunctionAgent(name="producer", llm=bind.llm("producer"),
+    ...                              tools=bind.tools("producer"))
+    ...     reviewer = FunctionAgent(name="reviewer", llm=bind.llm("reviewer"),
+    ...                              tools=bind.tools("reviewer"), can_handoff_to=["producer"])
+    ...     return AgentWorkflow([reviewer, producer], root_agent="reviewer")
+    """
+
+    session: Session
+    calls: Calls = field(default_factory=Calls)
+    """The forced final answers of every agent's LLM together."""
+
+    def llm(self, agent: str) -> SessionLLM:
+        """An LLM whose every chat is a step of ``agent`` (``main`` is the session's default:
+        the supervisor, for the fan-out scripts)."""
+        return session_llm(self.session, self.calls, agent=agent)
+
+    def tools(self, agent: str) -> list[BaseTool]:
+        """The scenario's tools, their calls ``agent``'s."""
+        return session_tools(self.session, agent=agent)

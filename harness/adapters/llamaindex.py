@@ -41,7 +41,7 @@ import asyncio
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from unsolvable._errors import AdapterError
 from unsolvable._session import Session
@@ -49,6 +49,7 @@ from unsolvable._stop import Code, Stop
 from unsolvable._types import JSON
 from unsolvable.adapters._llamaindex import (
     CONTEXT_WINDOW,
+    AgentBindings,
     Calls,
     SessionLLM,
     block_text,
@@ -63,6 +64,7 @@ from unsolvable.adapters.base import interpret_plain
 from unsolvable.adapters.kit import (
     BUDGET,
     Budgeted,
+    check_build_form,
     is_step_limit,
     missing_extra,
     partial_from_messages,
@@ -87,6 +89,7 @@ except ModuleNotFoundError as error:  # pragma: no cover - only without the extr
 
 __all__ = [
     "CONTEXT_WINDOW",
+    "AgentBindings",
     "LlamaIndexAdapter",
     "LlamaIndexRun",
     "SessionLLM",
@@ -123,6 +126,7 @@ class LlamaIndexRun:
 
 Workflow = BaseWorkflowAgent | AgentWorkflow
 WorkflowBuilder = Callable[[SessionLLM, list[BaseTool]], Workflow]
+PerAgentBuilder = Callable[[AgentBindings], Workflow]
 
 
 def default_agent(llm: SessionLLM, tools: list[BaseTool]) -> Workflow:
@@ -138,6 +142,9 @@ class LlamaIndexAdapter:
     ``max_steps`` (one step fewer with ``"generate"``, the adapter's or the workflow's own, to
     fit the forced final answer in).
     ``early_stopping_method=None`` keeps the agent's own (``"force"`` by default).
+    ``per_agent=True`` makes ``build`` a ``build(bind)`` given `AgentBindings`: ``bind.llm(name)``
+    and ``bind.tools(name)`` belong to agent ``name`` (each agent of an `AgentWorkflow`), so the
+    record counts each agent's steps apart; without it every agent's calls are ``main``'s.
 
     >>> LlamaIndexAdapter(lambda llm, tools: FunctionAgent(tools=tools, llm=llm),
     ...                   early_stopping_method="generate")               # doctest: +SKIP
@@ -145,8 +152,9 @@ class LlamaIndexAdapter:
 
     def __init__(
         self,
-        build: WorkflowBuilder = default_agent,
+        build: WorkflowBuilder | PerAgentBuilder = default_agent,
         *,
+        per_agent: bool = False,
         max_iterations: int | Budgeted | None = None,
         early_stopping_method: EarlyStopping | None = None,
         name: str = "llamaindex",
@@ -174,14 +182,15 @@ class LlamaIndexAdapter:
                 "'budget' (the scenario's max_steps) or None (LlamaIndex's default, 20); "
                 "LlamaIndex itself reads 0 as its default"
             )
-        self.build, self.max_iterations = build, max_iterations
+        check_build_form(
+            build, per_agent=per_agent, adapter="LlamaIndexAdapter", arguments=("llm", "tools")
+        )
+        self.build, self.per_agent, self.max_iterations = build, per_agent, max_iterations
         self.early_stopping_method, self.name = early_stopping_method, name
 
     def run(self, session: Session) -> LlamaIndexRun:
         calls = Calls()
-        workflow = _function_calling(
-            self.build(session_llm(session, calls), session_tools(session))
-        )
+        workflow = _function_calling(self._built(session, calls))
         outcome = LlamaIndexRun()
         try:
             outcome.output = asyncio.run(self._run(workflow, session, outcome))
@@ -193,6 +202,14 @@ class LlamaIndexAdapter:
             outcome.limit_error = error
         outcome.forced_final_answers = calls.forced_final_answers
         return outcome
+
+    def _built(self, session: Session, calls: Calls) -> object:
+        """What ``build`` makes: on one LLM and the tools, or, per agent, on each agent's own."""
+        if self.per_agent:
+            return cast(PerAgentBuilder, self.build)(AgentBindings(session=session, calls=calls))
+        return cast(WorkflowBuilder, self.build)(
+            session_llm(session, calls), session_tools(session)
+        )
 
     async def _run(
         self, workflow: Workflow, session: Session, outcome: LlamaIndexRun
