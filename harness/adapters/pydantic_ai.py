@@ -22,11 +22,12 @@ same on every run.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+import contextlib
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from unsolvable._errors import AdapterError
 from unsolvable._session import Session
@@ -39,6 +40,7 @@ from unsolvable.adapters.kit import (
     Budgeted,
     as_mapping,
     bind_tool,
+    check_build_form,
     missing_extra,
     partial_from_messages,
     reply_to_calls,
@@ -79,6 +81,7 @@ except ModuleNotFoundError as error:  # pragma: no cover - only without the extr
     raise ImportError(missing_extra("pydantic-ai", "pydantic-ai")) from error
 
 __all__ = [
+    "AgentBindings",
     "PydanticAIAdapter",
     "PydanticAIRun",
     "SessionModel",
@@ -89,7 +92,8 @@ __all__ = [
 ]
 
 AGENT = "main"
-"""The session's name for the one agent the adapter runs: its steps and its tools' calls."""
+"""The session's name for the agent the adapter runs: its steps and its tools' calls (each
+agent's own name with ``per_agent``)."""
 LIMIT_CODES = (
     ("request_limit", Code.BUDGET_STEPS),
     ("tool_calls_limit", Code.BUDGET_CALLS),
@@ -167,18 +171,24 @@ class SessionModel(FunctionModel):
         )
 
 
-def session_model(session: Session, *, turnstile: Turnstile | None = None) -> SessionModel:
-    """pydantic-ai's own scriptable fake, answered by the session: every request is a step.
-    With the ``turnstile`` that `session_tools` was given, each reply's calls of the scenario's
-    tools go through it in the reply's order."""
+def session_model(
+    session: Session, *, turnstile: Turnstile | None = None, agent: str = AGENT
+) -> SessionModel:
+    """pydantic-ai's own scriptable fake, answered by the session: every request is a step of
+    ``agent``'s. With the ``turnstile`` that `session_tools` was given, each reply's calls of the
+    scenario's tools go through it in the reply's order. It answers on the event loop, where
+    `FunctionModel` would answer a plain function on the executor's threads: agents that run at
+    once (the workers of a lead's delegations) would reach the session in the order the threads
+    were scheduled, which varies from run to run."""
     scenario_tools = {spec.name for spec in session.tools}
 
-    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    async def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         offered = [t.name for t in (*info.function_tools, *info.output_tools)]
-        reply = session.call_model(to_openai_messages(messages, info.instructions), offered)
+        conversation = to_openai_messages(messages, info.instructions)
+        reply = session.call_model(conversation, offered, agent=agent)
         calls = reply_to_calls(reply)
         if turnstile is not None:
-            turnstile.open(AGENT, [i for i, name, _ in calls if name in scenario_tools])
+            turnstile.open(agent, [i for i, name, _ in calls if name in scenario_tools])
         parts: list[ModelResponsePart] = (
             [TextPart(reply["content"])] if reply.get("content") else []
         )
@@ -203,14 +213,17 @@ def _priced(session: Session, reply: JSON) -> RequestUsage:
     )
 
 
-def session_tools(session: Session, *, turnstile: Turnstile | None = None) -> list[Tool[Any]]:
-    """The scenario's tools as pydantic-ai tools (JSON schemas passed through); with a
-    ``turnstile`` (the one `session_model` was given), each call waits its turn there."""
-    return [_tool(session, spec, turnstile) for spec in session.tools]
+def session_tools(
+    session: Session, *, turnstile: Turnstile | None = None, agent: str = AGENT
+) -> list[Tool[Any]]:
+    """The scenario's tools as pydantic-ai tools (JSON schemas passed through), their calls
+    ``agent``'s; with a ``turnstile`` (the one `session_model` was given), each call waits its
+    turn there."""
+    return [_tool(session, spec, turnstile, agent) for spec in session.tools]
 
 
-def _tool(session: Session, spec: ToolSpec, turnstile: Turnstile | None) -> Tool[Any]:
-    call = bind_tool(session, spec.name, agent=AGENT)
+def _tool(session: Session, spec: ToolSpec, turnstile: Turnstile | None, agent: str) -> Tool[Any]:
+    call = bind_tool(session, spec.name, agent=agent)
     schema = dict(spec.parameters)
     if turnstile is None:
         return Tool.from_schema(call, spec.name, spec.description, schema)
@@ -218,10 +231,40 @@ def _tool(session: Session, spec: ToolSpec, turnstile: Turnstile | None) -> Tool
     async def in_turn(ctx: RunContext[Any], **arguments: Any) -> str:
         """Waits on the event loop, not on a worker thread, so no call ahead of it is left
         without a thread to run on."""
-        async with turnstile.aturn(AGENT, ctx.tool_call_id):
+        async with turnstile.aturn(agent, ctx.tool_call_id):
             return call(**arguments)
 
     return Tool.from_schema(in_turn, spec.name, spec.description, schema, takes_ctx=True)
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentBindings:
+    """What a ``per_agent=True`` builder is handed: each agent's own model and tools, by name.
+
+    >>> def build(bind: AgentBindings) -> Agent:                          # doctest: +SKIP
+    ...     worker = Agent(bind.model("worker"), tools=bind.tools("worker"))
+    ...
+    ...     async def delegate(ctx: RunContext, subtask: str) -> str:
+    ...         return (await worker.run(subtask, usage=ctx.usage)).output
+    ...
+    ...     return Agent(bind.model("main"), tools=[delegate])
+    """
+
+    session: Session
+    turnstile: Turnstile = field(default_factory=Turnstile)
+    """Every agent's: each agent's replies open their calls under its own name."""
+
+    def model(self, agent: str) -> SessionModel:
+        """A model whose every request is a step of ``agent`` (``main`` is the session's
+        default: the supervisor, for the fan-out scripts)."""
+        return session_model(self.session, turnstile=self.turnstile, agent=agent)
+
+    def tools(self, agent: str) -> list[Tool[Any]]:
+        """The scenario's tools, their calls ``agent``'s."""
+        return session_tools(self.session, turnstile=self.turnstile, agent=agent)
+
+
+PerAgentBuilder = Callable[[AgentBindings], AbstractAgent[Any, Any]]
 
 
 @dataclass(kw_only=True)
@@ -245,7 +288,10 @@ class PydanticAIAdapter:
     ``usage_limits=None`` keeps pydantic-ai's default (``UsageLimits()``: 50 requests);
     ``"budget"`` limits requests, total tokens and dollars (at the scenario's prices) to the
     scenario's budget. ``deps`` are the agent's dependencies (``RunContext.deps``), passed to
-    every run as production passes them.
+    every run as production passes them. ``per_agent=True`` makes ``agent`` a ``build(bind)``
+    given `AgentBindings`, for an agent that delegates to others in its tools: ``bind.model(name)``
+    and ``bind.tools(name)`` belong to agent ``name``, and the agent it returns runs as built, its
+    own tools among them (nothing is overridden, so every agent must be on a ``bind.model``).
 
     >>> unsolvable.run(PydanticAIAdapter(Agent(instructions="...")),
     ...             scenarios.get("constant-return/repeat"))            # doctest: +SKIP
@@ -253,13 +299,16 @@ class PydanticAIAdapter:
 
     def __init__(
         self,
-        agent: AbstractAgent[Any, Any],
+        agent: AbstractAgent[Any, Any] | PerAgentBuilder,
         *,
+        per_agent: bool = False,
         usage_limits: UsageLimits | Budgeted | None = None,
         deps: Any = None,
         name: str = "pydantic-ai",
     ) -> None:
-        if not isinstance(agent, AbstractAgent):
+        if per_agent:
+            _check_builder(agent)
+        elif not isinstance(agent, AbstractAgent):
             raise AdapterError(
                 f"PydanticAIAdapter(agent={agent!r}): pass a pydantic_ai.Agent (or a "
                 "WrapperAgent around one), built as you ship it with defer_model_check=True "
@@ -274,19 +323,16 @@ class PydanticAIAdapter:
                 "pydantic_ai.UsageLimits, 'budget' (the scenario's steps and tokens) or None "
                 "(pydantic-ai's default, UsageLimits(): 50 requests)"
             )
-        self.agent, self.usage_limits, self.deps, self.name = agent, usage_limits, deps, name
+        self.agent, self.per_agent = agent, per_agent
+        self.usage_limits, self.deps, self.name = usage_limits, deps, name
 
     def run(self, session: Session) -> PydanticAIRun:
         outcome, turnstile = PydanticAIRun(), Turnstile()
-        override = self.agent.override(
-            model=session_model(session, turnstile=turnstile),
-            tools=session_tools(session, turnstile=turnstile),
-            toolsets=[],
-        )
+        agent, override = self._prepared(session, turnstile)
         with capture_run_messages() as messages, override:
             try:
                 limits = self._limits(session)
-                run = self.agent.run(session.task, deps=self.deps, usage_limits=limits)
+                run = agent.run(session.task, deps=self.deps, usage_limits=limits)
                 result = asyncio.run(run)
             except UsageLimitExceeded as error:
                 outcome.limit_error = error
@@ -296,6 +342,30 @@ class PydanticAIAdapter:
                 turnstile.close()
             outcome.messages = list(messages)
         return outcome
+
+    def _prepared(
+        self, session: Session, turnstile: Turnstile
+    ) -> tuple[AbstractAgent[Any, Any], AbstractContextManager[object]]:
+        """The agent to run and what it runs under: the agent overridden with the session's
+        model and tools, or, per agent, the agent ``build`` made on each agent's own, as built."""
+        if not self.per_agent:
+            agent = cast(AbstractAgent[Any, Any], self.agent)
+            override = agent.override(
+                model=session_model(session, turnstile=turnstile),
+                tools=session_tools(session, turnstile=turnstile),
+                toolsets=[],
+            )
+            return agent, override
+        built = cast(PerAgentBuilder, self.agent)(
+            AgentBindings(session=session, turnstile=turnstile)
+        )
+        if not isinstance(built, AbstractAgent):
+            raise AdapterError(
+                f"PydanticAIAdapter(per_agent=True): build returned {built!r:.80}, not a "
+                "pydantic_ai.Agent; return the agent that runs the task, built on "
+                "bind.model(name)"
+            )
+        return built, contextlib.nullcontext()
 
     def _limits(self, session: Session) -> UsageLimits | None:
         if self.usage_limits == BUDGET:
@@ -323,6 +393,17 @@ class PydanticAIAdapter:
             return stop
         reason = f"output: {returned.output!s:.160}"
         return Stop(code=Code.COMPLETED, reason=reason, partial=partial)
+
+
+def _check_builder(build: object) -> None:
+    """Refuses what ``per_agent=True`` cannot build from: an agent, or no ``build(bind)``."""
+    if isinstance(build, AbstractAgent) or not callable(build):
+        raise AdapterError(
+            f"PydanticAIAdapter({build!r:.80}, per_agent=True): pass a callable build(bind) "
+            "returning the agent, each agent built on its own bind.model(name); a ready agent "
+            "holds no per-agent model"
+        )
+    check_build_form(build, per_agent=True, adapter="PydanticAIAdapter", arguments=("agent",))
 
 
 def _paused(requests: DeferredToolRequests, partial: JSON) -> Stop:
