@@ -28,7 +28,7 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from unsolvable._errors import AdapterError
 from unsolvable._json import canonical_json
@@ -42,6 +42,7 @@ from unsolvable.adapters.kit import (
     Budgeted,
     as_mapping,
     bind_tool,
+    check_build_form,
     is_step_limit,
     missing_extra,
     partial_from_messages,
@@ -70,6 +71,7 @@ except ModuleNotFoundError as error:  # pragma: no cover - only without the extr
 
 __all__ = [
     "FINAL_ANSWER_TOOL",
+    "AgentBindings",
     "CallTurns",
     "SessionModel",
     "SmolagentsAdapter",
@@ -78,7 +80,8 @@ __all__ = [
 ]
 
 AGENT = "main"
-"""The session's name for the agent the adapter runs, managed agents included."""
+"""The session's name for the agent the adapter runs, managed agents included (each agent's own
+name with ``per_agent``)."""
 FINAL_ANSWER_TOOL = "final_answer"
 """smolagents' built-in tool a tool-calling model calls to finish."""
 MAX_STEPS_ERROR = "AgentMaxStepsError"
@@ -101,28 +104,29 @@ class CallTurns:
     def __init__(self) -> None:
         self.turnstile = Turnstile()
         self._lock = threading.Lock()
-        self._arrived: Counter[str] = Counter()
-        """The calls of the open reply that reached a tool, by `_call_key`."""
+        self._arrived: dict[str, Counter[str]] = {}
+        """The calls of each agent's open reply that reached a tool, by `_call_key`."""
 
-    def open(self, calls: Sequence[tuple[str, JSON]]) -> None:
-        """A new reply, whose ``(name, arguments)`` calls will reach the tools."""
+    def open(self, calls: Sequence[tuple[str, JSON]], *, agent: str = AGENT) -> None:
+        """A new reply of ``agent``'s, whose ``(name, arguments)`` calls will reach the tools."""
         keys, alike = [], Counter[str]()
         for name, arguments in calls:
             call = _call_key(name, arguments)
             keys.append(f"{call}#{alike[call]}")
             alike[call] += 1
         with self._lock:
-            self._arrived.clear()
-            self.turnstile.open(AGENT, keys)
+            self._arrived[agent] = Counter()
+            self.turnstile.open(agent, keys)
 
     @contextlib.contextmanager
-    def turn(self, name: str, arguments: JSON) -> Iterator[None]:
-        """Waits until the calls ahead of this one in its reply have gone through."""
+    def turn(self, name: str, arguments: JSON, *, agent: str = AGENT) -> Iterator[None]:
+        """Waits until the calls ahead of this one in ``agent``'s reply have gone through."""
         call = _call_key(name, arguments)
         with self._lock:
-            index = self._arrived[call]
-            self._arrived[call] += 1
-        with self.turnstile.turn(AGENT, f"{call}#{index}"):
+            arrived = self._arrived.setdefault(agent, Counter())
+            index = arrived[call]
+            arrived[call] += 1
+        with self.turnstile.turn(agent, f"{call}#{index}"):
             yield
 
     def close(self) -> None:
@@ -142,13 +146,15 @@ class SessionModel(Model):  # type: ignore[misc]
 
     A reply with no tool call while ``final_answer`` is offered becomes a ``final_answer`` call,
     the way tool-calling models answer in a `ToolCallingAgent`. With ``turns`` (the
-    `session_tools`' own), each reply's calls of the scenario's tools go through it.
+    `session_tools`' own), each reply's calls of the scenario's tools go through it. Its steps
+    are ``agent``'s.
     """
 
-    def __init__(self, session: Session, *, turns: CallTurns | None = None) -> None:
+    def __init__(
+        self, session: Session, *, turns: CallTurns | None = None, agent: str = AGENT
+    ) -> None:
         super().__init__(model_id="unsolvable-session")
-        self.session = session
-        self.turns = turns
+        self.session, self.turns, self.agent = session, turns, agent
         self._scenario_tools = {spec.name for spec in session.tools}
 
     def generate(
@@ -160,10 +166,11 @@ class SessionModel(Model):  # type: ignore[misc]
         **kwargs: Any,
     ) -> ChatMessage:
         offered = [tool.name for tool in tools_to_call_from or ()]
-        reply = self.session.call_model(_history(messages), offered)
+        reply = self.session.call_model(_history(messages), offered, agent=self.agent)
         calls = reply_to_calls(reply)
         if self.turns is not None:
-            self.turns.open([(n, a) for _, n, a in calls if n in self._scenario_tools])
+            opened = [(n, a) for _, n, a in calls if n in self._scenario_tools]
+            self.turns.open(opened, agent=self.agent)
         if not calls and FINAL_ANSWER_TOOL in offered:
             answer = {"answer": reply["content"]}
             calls = [(f"call_final_{len(messages)}", FINAL_ANSWER_TOOL, answer)]
@@ -233,18 +240,18 @@ def _input(name: str, schema: JSON, required: bool) -> JSON:
     return spec if required else {**spec, "nullable": True}
 
 
-def _tool(session: Session, spec: ToolSpec, turns: CallTurns | None) -> Tool:
+def _tool(session: Session, spec: ToolSpec, turns: CallTurns | None, agent: str) -> Tool:
     properties = spec.parameters.get("properties") or {}
     required = set(spec.parameters.get("required") or ())
 
-    call = bind_tool(session, spec.name, agent=AGENT)
+    call = bind_tool(session, spec.name, agent=agent)
 
     def forward(self: Tool, **arguments: Any) -> str:
         """smolagents passes ``None`` for an optional input the model left out."""
         given = {k: v for k, v in arguments.items() if v is not None}
         if turns is None:
             return call(**given)
-        with turns.turn(spec.name, given):
+        with turns.turn(spec.name, given, agent=agent):
             return call(**given)
 
     attributes = {
@@ -259,10 +266,35 @@ def _tool(session: Session, spec: ToolSpec, turns: CallTurns | None) -> Tool:
     return tool
 
 
-def session_tools(session: Session, *, turns: CallTurns | None = None) -> list[Tool]:
-    """The scenario's tools as smolagents tools (JSON-schema inputs passed through); with
-    ``turns`` (the `SessionModel`'s own), each call waits its turn there."""
-    return [_tool(session, spec, turns) for spec in session.tools]
+def session_tools(
+    session: Session, *, turns: CallTurns | None = None, agent: str = AGENT
+) -> list[Tool]:
+    """The scenario's tools as smolagents tools (JSON-schema inputs passed through), their calls
+    ``agent``'s; with ``turns`` (the `SessionModel`'s own), each call waits its turn there."""
+    return [_tool(session, spec, turns, agent) for spec in session.tools]
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentBindings:
+    """What a ``per_agent=True`` builder is handed: each agent's own model and tools, by name.
+
+    >>> def build(bind: AgentBindings) -> ToolCallingAgent:               # doctest: +SKIP
+    ...     worker = ToolCallingAgent(tools=bind.tools("worker"), model=bind.model("worker"))
+    ...     return ToolCallingAgent(tools=[delegate_to(worker)], model=bind.model("main"))
+    """
+
+    session: Session
+    turns: CallTurns
+    """Every agent's: each agent's replies open their calls under its own name."""
+
+    def model(self, agent: str) -> SessionModel:
+        """A model whose every call is a step of ``agent`` (``main`` is the session's default:
+        the supervisor, for the fan-out scripts)."""
+        return SessionModel(self.session, turns=self.turns, agent=agent)
+
+    def tools(self, agent: str) -> list[Tool]:
+        """The scenario's tools, their calls ``agent``'s."""
+        return session_tools(self.session, turns=self.turns, agent=agent)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -274,6 +306,7 @@ class SmolagentsRun:
 
 
 AgentBuilder = Callable[[Model, list[Tool]], MultiStepAgent]
+PerAgentBuilder = Callable[[AgentBindings], MultiStepAgent]
 
 
 class SmolagentsAdapter:
@@ -281,7 +314,10 @@ class SmolagentsAdapter:
 
     ``max_steps=None`` keeps the agent's own (smolagents' default: 20); ``"budget"`` makes the
     whole run, planning steps and the forced final answer included, fit the scenario's
-    ``max_steps``.
+    ``max_steps``. ``per_agent=True`` makes ``build`` a ``build(bind)`` given `AgentBindings`:
+    ``bind.model(name)`` and ``bind.tools(name)`` belong to agent ``name`` (the agents a tool of
+    yours runs, managed agents), so the record counts each agent's steps apart; without it every
+    agent's calls are ``main``'s.
 
     >>> SmolagentsAdapter(lambda model, tools: ToolCallingAgent(tools=tools, model=model))
     ... # doctest: +SKIP
@@ -289,8 +325,9 @@ class SmolagentsAdapter:
 
     def __init__(
         self,
-        build: AgentBuilder,
+        build: AgentBuilder | PerAgentBuilder,
         *,
+        per_agent: bool = False,
         max_steps: int | Budgeted | None = None,
         name: str = "smolagents",
     ) -> None:
@@ -311,12 +348,13 @@ class SmolagentsAdapter:
                 "scenario's max_steps, the forced final answer included) or None (the agent's "
                 "own, smolagents' default 20); smolagents itself reads 0 as the agent's own"
             )
-        self.build, self.max_steps, self.name = build, max_steps, name
+        form = ("model", "tools")
+        check_build_form(build, per_agent=per_agent, adapter="SmolagentsAdapter", arguments=form)
+        self.build, self.per_agent, self.max_steps, self.name = build, per_agent, max_steps, name
 
     def run(self, session: Session) -> SmolagentsRun:
         turns = CallTurns()
-        model = SessionModel(session, turns=turns)
-        agent = _tool_calling(self.build(model, session_tools(session, turns=turns)))
+        agent = _tool_calling(self._built(session, turns))
         max_steps = self._max_steps(session, agent.planning_interval) or agent.max_steps
         try:
             result = agent.run(session.task, max_steps=max_steps, return_full_result=True)
@@ -325,6 +363,14 @@ class SmolagentsAdapter:
         if not isinstance(result, RunResult):
             raise AdapterError(f"smolagents returned {type(result).__name__}, not a RunResult")
         return SmolagentsRun(result=result, max_steps=max_steps)
+
+    def _built(self, session: Session, turns: CallTurns) -> object:
+        """What ``build`` makes: on one model and the tools, or, per agent, on each agent's own."""
+        if self.per_agent:
+            bind = AgentBindings(session=session, turns=turns)
+            return cast(PerAgentBuilder, self.build)(bind)
+        model = SessionModel(session, turns=turns)
+        return cast(AgentBuilder, self.build)(model, session_tools(session, turns=turns))
 
     def _max_steps(self, session: Session, planning_interval: int | None) -> int | None:
         """``"budget"``: the most steps whose model calls fit the budget (`_fitting_steps`)."""
