@@ -298,6 +298,18 @@ async def _run(
         person.ended.set()
         for client in clients:
             await client.close()
+        await _drained()
+
+
+async def _drained() -> None:
+    """Cancels what AgentChat's runtime left on the loop after a run it did not end itself, and
+    awaits it: the runtime's message tasks raise as they are cancelled (autogen-core marks their
+    queue's work done twice), and left to ``asyncio.run``'s shutdown each would be reported on
+    stderr as an unhandled exception."""
+    left = asyncio.all_tasks() - {asyncio.current_task()}
+    for task in left:
+        task.cancel()
+    await asyncio.gather(*left, return_exceptions=True)
 
 
 async def _streamed(

@@ -165,12 +165,15 @@ def test_each_family_at_the_defaults_and_with_the_recommended_termination(
 
 def test_a_step_ceiling_reached_in_a_worker_ends_the_run_with_no_task_left_unretrieved() -> None:
     """The ceiling is reached in a worker the supervisor runs as its tool: the run ends as
-    AgentChat's own cancellation ends it, and no task of AgentChat's is left holding the
-    harness's `CeilingHit` for asyncio to print as it is collected."""
+    AgentChat's own cancellation ends it, no task of AgentChat's is left holding the harness's
+    `CeilingHit` for asyncio to print as it is collected, and none is left running for
+    ``asyncio.run`` to cancel and report as it shuts down (the runtime's message tasks raise as
+    they are cancelled)."""
     record, said = run_apart(
         f"{__name__}:AT_ITS_DEFAULTS", "nested-delegation/passed-on", max_steps=3
     )
     assert "Task exception was never retrieved" not in said and "CeilingHit" not in said
+    assert "unhandled exception during asyncio.run() shutdown" not in said
     assert (record["outcome"], record["observed"]["ceiling"]) == ("did_not_stop", "steps")
     assert {a: n["steps"] for a, n in record["observed"]["agents"].items()} == {
         "main": 1,
