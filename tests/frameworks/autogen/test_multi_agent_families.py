@@ -9,12 +9,14 @@ framework table for these systems in ``docs/frameworks.md``.
 ``depends_on``, ``role``), so a ``delegate`` function tool writes them into the worker's task
 and runs the worker through ``AgentTool``. A `SelectorGroupChat` needs two participants and a
 model to pick the speaker: a worker agent with the scenario's tools sits beside the supervisor,
-and the selector's calls are agent ``selector``'s steps."""
+and the selector's calls are agent ``selector``'s steps. Then two agents handing a task to each
+other in a `Swarm` with AgentChat's handoffs, on the swarm scenario and its twin."""
 
 from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Callable
 from typing import Any, Literal
 
 import pytest
@@ -23,15 +25,23 @@ pytest.importorskip("autogen_agentchat")
 
 import openai._base_client
 from autogen_agentchat.agents import AssistantAgent
-from autogen_agentchat.base import TerminationCondition
+from autogen_agentchat.base import Handoff, TerminationCondition
 from autogen_agentchat.conditions import MaxMessageTermination, TextMentionTermination
-from autogen_agentchat.teams import RoundRobinGroupChat, SelectorGroupChat
+from autogen_agentchat.teams import RoundRobinGroupChat, SelectorGroupChat, Swarm
 from autogen_agentchat.tools import AgentTool
 from autogen_core import CancellationToken
 from autogen_core.tools import BaseTool, FunctionTool
+from pydantic import BaseModel, Field
 
 import unsolvable
-from tests.frameworks._families import DELEGATION_FAMILIES, ROOMY, ending
+from tests.frameworks._families import (
+    DELEGATION_FAMILIES,
+    HANDOFF_SCENARIOS,
+    ROOMY,
+    ending,
+    report_handoff,
+    without_handoffs,
+)
 from tests.frameworks._last_first import LastFirst
 from tests.frameworks.autogen._apart import run_apart
 from unsolvable import Ceilings, Session, scenarios
@@ -210,3 +220,73 @@ def test_a_run_is_the_same_whatever_order_the_tool_calls_of_a_reply_leave_in(
     monkeypatch.setattr(Session, "call_tool", lambda *args, **kwargs: held(*args, **kwargs))
     last_first = unsolvable.run(AutoGenAdapter(), scenario, ceilings=ceilings)
     assert last_first.to_json() == plain.to_json()
+
+
+class Told(Handoff):
+    """An AgentChat handoff whose tool, as it runs, tells the world of it as the scenario's tool
+    of that name does (``transfer_to_<target>``, AgentChat's default name too)."""
+
+    told: Callable[[], object] = Field(exclude=True)
+
+    @property
+    def handoff_tool(self) -> BaseTool[BaseModel, BaseModel]:
+        def _handoff_tool() -> str:
+            self.told()
+            return self.message
+
+        return FunctionTool(_handoff_tool, self.description, name=self.name, strict=True)
+
+
+def swarm(termination: TerminationCondition | None) -> AutoGenAdapter:
+    """A reviewer and a producer in AgentChat's `Swarm`, each handing the task to the other
+    with AgentChat's handoffs in place of the scenario's tools of those names, each on a model
+    client of its own."""
+
+    def build(bind: AgentBindings) -> Any:
+        def agent(name: str, other: str) -> AssistantAgent:
+            told = Told(
+                target=other,
+                told=lambda: report_handoff(bind.session, f"transfer_to_{other}", agent=name),
+            )
+            tools = without_handoffs(bind.tools(name))
+            return AssistantAgent(name, model_client=bind.model(name), tools=tools, handoffs=[told])
+
+        agents = [agent("reviewer", "producer"), agent("producer", "reviewer")]
+        return Swarm(agents, termination_condition=termination)
+
+    return AutoGenAdapter(build, per_agent=True)
+
+
+# scenario → (at its defaults, with the recommended termination): the ending, each agent's steps
+SWARM_MEASURED: dict[str, tuple[tuple[str, dict[str, int]], ...]] = {
+    "role-ping-pong/handoff-bounce": (
+        (
+            "did_not_stop at 100: did_not_stop, past_budget, past_token_budget",
+            {"producer": 50, "reviewer": 50},
+        ),
+        ("BUDGET_STEPS at 24: past_bound", {"producer": 12, "reviewer": 12}),
+    ),
+    "role-ping-pong/twin-handoff-converges": (
+        (
+            "did_not_stop at 100: did_not_stop, past_budget, past_token_budget",
+            {"producer": 2, "reviewer": 98},
+        ),
+        ("BUDGET_STEPS at 24: past_bound, unreported_finish", {"producer": 2, "reviewer": 22}),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", HANDOFF_SCENARIOS)
+def test_a_swarm_at_its_defaults_and_with_the_recommended_termination(name: str) -> None:
+    """The world hears of each handoff, so the bounce's first stagnant step is the scenario's
+    own (its second ``transfer_to_producer``, step 3 at seed 0). A `Swarm` keeps the turn with
+    the agent that answered in text: on the twin the reviewer, having accepted the draft, is
+    asked again and again until a limit ends the run, the task done and never reported."""
+    records = [
+        unsolvable.run(swarm(condition), scenarios.get(name), ceilings=CEILINGS)
+        for condition in (None, recommended())
+    ]
+    cells = tuple((ending(r), r.observed.steps_by_agent) for r in records)
+    assert cells == SWARM_MEASURED[name]
+    if name == "role-ping-pong/handoff-bounce":
+        assert {r.observed.first_stagnant_step for r in records} == {3}
