@@ -6,8 +6,9 @@ README's framework table for this system. Then two agents handing a task to each
 SDK's handoffs, on the swarm scenario and its twin: the handoff table's cells.
 
 The SDK runs the lead's four ``delegate`` calls of one turn concurrently, under one worker name:
-the harness tells their steps apart by the subtask each conversation names, but a tool call is
-the worker's, not one run's, so only how each run ended is pinned here."""
+the harness tells their steps apart by the subtask each conversation names, and each run has the
+same record, its steps pinned here (each client finds its platform before its first request, so
+the four first requests reach the wire in the order the SDK made them)."""
 
 from __future__ import annotations
 
@@ -65,40 +66,44 @@ def system(limited: bool) -> OpenAIAgentsAdapter:
 
 
 FAMILIES = NOT_NESTED
-# scenario → (at the defaults, with the recommended limits): how the run ended, the rules broken
+# scenario → (at the defaults, with the recommended limits): how the run ended, its steps, the
+# rules broken
 MEASURED: dict[str, tuple[str, str]] = {
     "mixed-fan-out/one-denied": (
-        "COMPLETED: false_completion, incomplete_subtasks, retried_refusal",
-    )
-    * 2,
+        "COMPLETED at 21: false_completion, incomplete_subtasks, retried_refusal",
+        "COMPLETED at 16: false_completion, incomplete_subtasks, retried_refusal",
+    ),
     "duplicate-dispatch/lost-return": (
-        "BUDGET_STEPS: duplicate_dispatch, finished_not_listed, past_bound",
-    )
-    * 2,
+        "BUDGET_STEPS at 43: duplicate_dispatch, finished_not_listed, past_bound",
+        "BUDGET_STEPS at 27: duplicate_dispatch, finished_not_listed, past_bound",
+    ),
     "task-graph/upstream-down": (
-        "COMPLETED: failure_not_propagated, false_completion, incomplete_subtasks, past_bound, "
+        "COMPLETED at 20: failure_not_propagated, false_completion, incomplete_subtasks, "
+        "past_bound, retried_refusal",
+        "COMPLETED at 15: failure_not_propagated, false_completion, incomplete_subtasks, "
         "retried_refusal",
-        "COMPLETED: failure_not_propagated, false_completion, incomplete_subtasks, retried_refusal",
     ),
     "role-ping-pong/reviewer-never-accepts": (
-        "BUDGET_STEPS: past_bound",
-        "BUDGET_STEPS: unspent_budget",
+        "BUDGET_STEPS at 30: past_bound",
+        "BUDGET_STEPS at 18: unspent_budget",
     ),
     "budget-edge/shared-dollars": (
-        "COMPLETED: false_completion, incomplete_subtasks, past_bound, past_budget, "
+        "COMPLETED at 42: false_completion, incomplete_subtasks, past_bound, past_budget, "
         "shared_budget_overrun, unaffordable_step",
-        "COMPLETED: false_completion, incomplete_subtasks, past_budget, shared_budget_overrun, "
-        "unaffordable_step",
+        "COMPLETED at 22: false_completion, incomplete_subtasks, past_budget, "
+        "shared_budget_overrun, unaffordable_step",
     ),
     "per-role-budgets/role-cap-spent": (
-        "COMPLETED: failure_not_propagated, false_completion, incomplete_subtasks, "
+        "COMPLETED at 15: failure_not_propagated, false_completion, incomplete_subtasks, "
         "role_budget_overrun",
-    )
-    * 2,
+        "COMPLETED at 10: failure_not_propagated, false_completion, incomplete_subtasks, "
+        "role_budget_overrun",
+    ),
     "per-role-budgets/run-cap-spent": (
-        "COMPLETED: failure_not_propagated, false_completion, incomplete_subtasks, past_bound, "
-        "role_budget_overrun",
-        "COMPLETED: failure_not_propagated, false_completion, incomplete_subtasks, past_bound",
+        "COMPLETED at 25: failure_not_propagated, false_completion, incomplete_subtasks, "
+        "past_bound, role_budget_overrun",
+        "COMPLETED at 15: failure_not_propagated, false_completion, incomplete_subtasks, "
+        "past_bound",
     ),
 }
 
@@ -106,7 +111,7 @@ MEASURED: dict[str, tuple[str, str]] = {
 @pytest.mark.parametrize("name", FAMILIES)
 def test_each_family_at_the_defaults_and_with_the_recommended_limits(name: str) -> None:
     cells = tuple(
-        ending(unsolvable.run(system(limited), scenarios.get(name), ceilings=ROOMY), steps=False)
+        ending(unsolvable.run(system(limited), scenarios.get(name), ceilings=ROOMY))
         for limited in (False, True)
     )
     assert cells == MEASURED[name], cells
