@@ -110,8 +110,10 @@ async def _astreamed(response: ChatResponse) -> ChatResponseAsyncGen:
 
 @dataclass
 class Calls:
-    forced_final_answers: int = 0
-    """Model calls made with no tools offered: LlamaIndex's ``generate`` early stop."""
+    last_forced: bool = False
+    """The run's last model call was offered no tools, LlamaIndex's ``generate`` early stop, so
+    the answer the run returned is forced: a worker's forced answer, an earlier call, is only
+    its report to the agent that ran it."""
 
 
 def block_text(message: ChatMessage) -> str:
@@ -146,12 +148,12 @@ def to_openai_messages(messages: Sequence[ChatMessage]) -> list[JSON]:
 def session_llm(session: Session, calls: Calls | None = None, *, agent: str = "main") -> SessionLLM:
     """The fake, answered by the session: every chat is a step of ``agent``'s, its response
     carrying the session's usage where LlamaIndex's OpenAI LLM puts the API's. A chat offered no
-    tools at all is LlamaIndex asking for its forced final answer, and is counted in ``calls``."""
+    tools at all is LlamaIndex asking for its forced final answer, and ``calls`` notes whether the
+    run's last chat was one."""
     tally = calls or Calls()
 
     def respond(messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
-        if "tools" not in kwargs:
-            tally.forced_final_answers += 1
+        tally.last_forced = "tools" not in kwargs
         offered = [t.metadata.get_name() for t in kwargs.get("tools") or ()]
         reply = session.call_model(to_openai_messages(messages), offered, agent=agent)
         blocks: list[Any] = [TextBlock(text=reply["content"])] if reply.get("content") else []
@@ -219,7 +221,7 @@ class AgentBindings:
 
     session: Session
     calls: Calls = field(default_factory=Calls)
-    """The forced final answers of every agent's LLM together."""
+    """Every agent's LLM's: whether the run's last chat, whichever agent's, was forced."""
 
     def llm(self, agent: str) -> SessionLLM:
         """An LLM whose every chat is a step of ``agent`` (``main`` is the session's default:

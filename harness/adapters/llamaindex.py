@@ -118,7 +118,9 @@ class LlamaIndexRun:
     """The max-iterations error, or the timeout of the workflow's own ``timeout=``."""
     messages: list[JSON] = field(default_factory=list)
     """What the model said and called and what the tools answered, from the streamed events."""
-    forced_final_answers: int = 0
+    forced_final_answer: bool = False
+    """The answer is LlamaIndex's forced one (``early_stopping_method="generate"``): the run's
+    last model call was offered no tools."""
     asked: str | None = None
     """What the run stopped waiting for, which only its caller could send: an ask for a person
     (`InputRequiredEvent`), or an event awaited without one (the workflow went idle)."""
@@ -200,7 +202,7 @@ class LlamaIndexAdapter:
             outcome.limit_error = error
         except WorkflowTimeoutError as error:
             outcome.limit_error = error
-        outcome.forced_final_answers = calls.forced_final_answers
+        outcome.forced_final_answer = calls.last_forced
         return outcome
 
     def _built(self, session: Session, calls: Calls) -> object:
@@ -262,7 +264,7 @@ class LlamaIndexAdapter:
         if stop is not None:
             return stop
         text = block_text(output.response)
-        if returned.forced_final_answers:
+        if returned.forced_final_answer:
             text = (
                 "forced at max_iterations (early_stopping_method='generate'), with no tools, "
                 f"and returned as the answer: {text}"

@@ -5,6 +5,7 @@ its own steps, and the handoffs are the scenario's."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import json
 from typing import Any
@@ -88,9 +89,10 @@ def test_each_agent_of_a_workflow_takes_its_own_steps(name: str) -> None:
         assert record.observed.first_stagnant_step == 3
 
 
-def supervisor(bind: AgentBindings) -> Any:
+def supervisor(bind: AgentBindings, **worker_options: Any) -> Any:
     """A lead whose ``delegate`` tool runs a fresh worker `FunctionAgent` (``worker-1``,
-    ``worker-2``, …) on its subtask, at LlamaIndex's defaults; a worker may delegate further.
+    ``worker-2``, …) on its subtask, at LlamaIndex's defaults or with ``worker_options`` for each
+    worker's run; a worker may delegate further.
     The workflow runs a reply's ``delegate`` calls at once, and the workers' workflows then take
     turns in an order that varies from run to run; each agent's workers run one at a time here,
     so each run has the same record."""
@@ -108,7 +110,7 @@ def supervisor(bind: AgentBindings) -> Any:
             brief = {"subtask": subtask, "depends_on": depends_on or []}
             task = json.dumps(brief | ({"role": role} if role else {}))
             async with one_at_a_time:
-                return str(await worker.run(user_msg=task))
+                return str(await worker.run(user_msg=task, **worker_options))
 
         return FunctionTool.from_defaults(async_fn=delegate, name="delegate")
 
@@ -145,3 +147,16 @@ def test_each_family_at_the_defaults(name: str) -> None:
     adapter = LlamaIndexAdapter(supervisor, per_agent=True)
     record = unsolvable.run(adapter, scenarios.get(name), ceilings=ROOMY)
     assert ending(record) == FAMILIES_MEASURED[name]
+
+
+def test_a_workers_forced_final_answer_is_not_the_leads() -> None:
+    """The archivist, run with ``early_stopping_method="generate"``, spends its iterations and
+    reports its forced final answer (no tools offered); the lead then answers in its own right,
+    and its answer, the run's output, is recorded as the claim it is, not as forced."""
+    generating = functools.partial(supervisor, early_stopping_method="generate")
+    adapter = LlamaIndexAdapter(generating, per_agent=True)
+    scenario = scenarios.get("mixed-fan-out/out-of-turns-reported-done")
+    record = unsolvable.run(adapter, scenario, ceilings=ROOMY)
+    assert record.observed.final_answer_calls == 1
+    assert record.reported is not None
+    assert record.reported.reason == "final answer: All 4 audits are filed."
