@@ -14,7 +14,7 @@ import contextlib
 import json
 import re
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
@@ -53,7 +53,7 @@ from unsolvable.adapters.process import described_status
 if TYPE_CHECKING:
     from unsolvable._session import Session
 
-__all__ = ["AcpError", "Refusal", "Tools", "Turn", "converse"]
+__all__ = ["AcpError", "Refusal", "Tools", "Turn", "Unoffered", "converse"]
 
 CANCEL_SECONDS = 5.0
 """How long the agent gets to answer ``session/cancel`` with its ``cancelled`` stop reason
@@ -80,6 +80,17 @@ class Refusal:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Unoffered:
+    """A permission request the editor could answer only by cancelling the turn: the agent
+    offered no option of the kind the editor meant to pick (``meant``: allow or reject)."""
+
+    tool: str
+    meant: str
+    permission: str | None = None
+    """What the run lacks, when the editor meant to refuse a scenario tool."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class Turn:
     """How one prompt turn ended, as the editor saw it."""
 
@@ -91,6 +102,8 @@ class Turn:
     refused: Refusal | None = None
     """The refused permission, when a refusal was the last thing of the turn: no message and no
     tool call came after it."""
+    unoffered: Unoffered | None = None
+    """The permission request at which the editor cancelled the turn (`Unoffered`)."""
     stderr: str = ""
     """The end of the agent's stderr."""
 
@@ -113,6 +126,10 @@ class _Editor:
     cancelled: bool = False
     """Whether the editor has sent ``session/cancel``: from then on every permission the agent
     asks for is answered with the ``cancelled`` outcome, as ACP requires of an editor."""
+    send_cancel: Callable[[], Awaitable[None]] | None = None
+    """Sends ``session/cancel`` for the turn under way; ``None`` until the turn is asked for."""
+    unoffered: Unoffered | None = None
+    """The request at which the editor cancelled the turn, having no option of its answer."""
 
     async def request_permission(
         self,
@@ -125,19 +142,48 @@ class _Editor:
         and grants every other scenario tool. A refused call is still made through the session,
         which records it as the refused call it is (its 403 in the trajectory, the ground truth
         of the first stagnant step); an agent's own built-in tool, which no scenario has, is
-        refused without being recorded. In a cancelled turn each is answered ``cancelled``."""
+        refused without being recorded. In a cancelled turn each is answered ``cancelled``; a
+        request that offers no option of the answer is answered so too, the turn cancelled
+        (`_pick`)."""
         if self.cancelled:
             return _cancelled()
         called = self._called(tool_call)
-        if called is not None and called[0].denied_permission is None:
+        if called is None:
+            unknown = Unoffered(tool=tool_call.title or tool_call.tool_call_id, meant="reject")
+            return await self._pick(options, REFUSE, unknown)
+        spec, arguments = called
+        if spec.denied_permission is None:
             self.refused = None
-            return _choose(options, GRANT)
-        if called is not None:
-            spec, arguments = called
-            with contextlib.suppress(Exception):  # a raising denied tool: refused all the same
-                await asyncio.to_thread(self.session.call_tool, spec.name, arguments)
-            self.refused = Refusal(tool=spec.name, permission=str(spec.denied_permission))
-        return _cancelled() if self.cancelled else _choose(options, REFUSE)
+            return await self._pick(options, GRANT, Unoffered(tool=spec.name, meant="allow"))
+        with contextlib.suppress(Exception):  # a raising denied tool: refused all the same
+            await asyncio.to_thread(self.session.call_tool, spec.name, arguments)
+        self.refused = Refusal(tool=spec.name, permission=str(spec.denied_permission))
+        meant = Unoffered(tool=spec.name, meant="reject", permission=self.refused.permission)
+        return await self._pick(options, REFUSE, meant)
+
+    async def _pick(
+        self, options: Sequence[PermissionOption], kinds: Sequence[str], meant: Unoffered
+    ) -> RequestPermissionResponse:
+        """The first option of the first of ``kinds`` offered. Where none is, the editor cancels
+        the turn and answers ``cancelled``: in ACP that outcome says the turn was cancelled, and
+        it is the only answer left that is not an option the editor did not mean."""
+        if not self.cancelled:
+            for kind in kinds:
+                for option in options:
+                    if option.kind == kind:
+                        outcome = AllowedOutcome(outcome="selected", option_id=option.option_id)
+                        return RequestPermissionResponse(outcome=outcome)
+            self.unoffered = meant
+            await self.cancel()
+        return _cancelled()
+
+    async def cancel(self) -> None:
+        """Cancels the turn under way (``session/cancel``), once: from then on every permission
+        is answered ``cancelled``."""
+        if self.cancelled or self.send_cancel is None:
+            return
+        self.cancelled = True
+        await self.send_cancel()
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
         kind = getattr(update, "session_update", None)
@@ -221,18 +267,8 @@ def _shown(call: ToolCallUpdate | ToolCall | None) -> dict[str, Any]:
 
 
 def _cancelled() -> RequestPermissionResponse:
-    """The answer to a permission asked in a cancelled turn, or that offers no option to pick."""
+    """The answer to a permission asked in a cancelled turn."""
     return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
-
-
-def _choose(options: Sequence[PermissionOption], kinds: Sequence[str]) -> RequestPermissionResponse:
-    """The first option of the first kind offered; the ``cancelled`` outcome when none is."""
-    for kind in kinds:
-        for option in options:
-            if option.kind == kind:
-                outcome = AllowedOutcome(outcome="selected", option_id=option.option_id)
-                return RequestPermissionResponse(outcome=outcome)
-    return _cancelled()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -273,6 +309,7 @@ async def converse(
         stop_reason=reason,
         said=editor.said,
         refused=editor.refused,
+        unoffered=editor.unoffered,
         stderr=said,
     )
 
@@ -375,12 +412,14 @@ async def _turn(
     session_id = str(opened["sessionId"])
     text: list[Any] = [TextContentBlock(type="text", text=task)]
     ask = PromptRequest(session_id=session_id, prompt=text)
+    cancel = {"sessionId": session_id}
+    editor.send_cancel = lambda: connection.send_notification(
+        AGENT_METHODS["session_cancel"], cancel
+    )
     prompt = asyncio.ensure_future(_request(connection, AGENT_METHODS["session_prompt"], ask))
     if await waited(prompt, stop):
         return _reason(prompt.result())
-    cancel = {"sessionId": session_id}
-    editor.cancelled = True
-    await connection.send_notification(AGENT_METHODS["session_cancel"], cancel)
+    await editor.cancel()
     done, _ = await asyncio.wait({prompt}, timeout=CANCEL_SECONDS)
     answered = prompt.result() if done and not prompt.exception() else None
     prompt.cancel()

@@ -6,9 +6,12 @@ the scenario — and the `Stop` its ``stopReason`` says.
 Its stop reasons, read into the vocabulary (`STOP_REASONS`): ``end_turn`` → a claim of
 completion the verdict checks, or ``BLOCKED_INPUT`` when the turn ended on a permission the
 editor refused; ``max_turn_requests`` → ``BUDGET_STEPS``; ``max_tokens`` → ``BUDGET_COST``;
-``refusal`` → ``NEEDS_HUMAN``; ``cancelled`` only follows the editor's ``session/cancel`` at a
-harness ceiling, so the run is ``did_not_stop``. A custom stop reason (ACP: it begins with
-``_``) that names a code, ``_no_progress`` or ``_budget_idle``, is read as that code.
+``refusal`` → ``NEEDS_HUMAN``; ``cancelled`` only follows the editor's ``session/cancel``: at a
+harness ceiling, so the run is ``did_not_stop``, or at a permission request that offered no
+option of the answer the editor meant (no ``reject_once`` or ``reject_always`` for a call the run
+lacks the permission for), which ACP lets an editor answer only by cancelling the turn, so the run
+is ``crashed`` saying so. A custom stop reason (ACP: it begins with ``_``) that names a code,
+``_no_progress`` or ``_budget_idle``, is read as that code.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from unsolvable.adapters.process import ProcessAdapter, ProcessExited, split_spe
 
 if TYPE_CHECKING:
     from unsolvable._session import Session
-    from unsolvable.adapters._editor import Turn
+    from unsolvable.adapters._editor import Turn, Unoffered
 
 __all__ = [
     "ACP_PREFIX",
@@ -53,7 +56,7 @@ STOP_REASONS: dict[str, Code | None] = {
 }
 """ACP's stop reasons and the code each reads as. ``refusal`` ("the agent refuses to continue")
 is abandoned with a human to decide, not a blocker the agent named; ``cancelled`` has none: only
-the editor cancels, and it does so at a harness ceiling alone."""
+the editor cancels, at a harness ceiling or at a permission it could answer no other way."""
 DOCS = docs_page("processes", "agents-that-speak-the-agent-client-protocol")
 
 
@@ -132,6 +135,8 @@ class AcpAdapter:
             turn = self._converse(session, launch.argv, environ, work, served, stdio_command())
         if session.ceiling is not None:
             raise CeilingHit(f"unsolvable: harness ceiling {session.ceiling} reached")
+        if turn.unoffered is not None:
+            raise ProcessExited(self._cancelled_at(turn.unoffered, turn.stop_reason))
         if turn.stop_reason is None or read_stop_reason(turn.stop_reason) is None:
             # ``cancelled`` too: the editor did not cancel, so the agent's answer is not one.
             last = turn.stderr.strip().splitlines()[-1:] or ["(nothing)"]
@@ -165,6 +170,18 @@ class AcpAdapter:
         said = f"; said: {returned.said:.160}" if returned.said else ""
         partial = {"stop_reason": reason} if code.is_budget else None
         return Stop(code=code, reason=f"acp stopReason {reason}{said}", partial=partial)
+
+    def _cancelled_at(self, unoffered: Unoffered, reason: str | None) -> str:
+        """The crash of a turn the editor cancelled at a permission request it could not answer
+        with an option (`Unoffered`)."""
+        lacks = f" (the run lacks {unoffered.permission!r})" if unoffered.permission else ""
+        return (
+            f"agent {self.name!r} asked permission to call {unoffered.tool}{lacks} and offered no "
+            f"option to {unoffered.meant} it; ACP leaves an editor only the cancelled outcome, "
+            f"which says the turn was cancelled, so the editor cancelled the turn (the agent "
+            f"answered stop reason {reason!r}). Offer {unoffered.meant}_once or "
+            f"{unoffered.meant}_always. See {DOCS}"
+        )
 
     def _converse(
         self,

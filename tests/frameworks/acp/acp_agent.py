@@ -11,7 +11,9 @@ begins, ``cancelled`` on ``session/cancel``, and answers ``cancelled``), ``hang`
 without calling the model: only a clock ends its turn), ``deaf`` (``forever``, but it writes
 its process id to MARKER.pid and hears ``session/cancel`` without ever answering the turn),
 ``asking`` (``forever``, but on ``session/cancel`` it asks the editor's permission for its last
-call again and writes the outcome to MARKER.asked), or a
+call again and writes the outcome to MARKER.asked), ``allow-only`` (``stop``, but its permission
+requests offer no option to reject, and it writes ``cancelled`` to MARKER on ``session/cancel``
+and ends its turn ``cancelled``, as ACP asks of an agent), or a
 stop reason to answer after one model call (``end_turn``, ``max_tokens``, ``max_turn_requests``,
 ``refusal``, ``_budget_idle``, ``_made_up``, …).
 """
@@ -32,6 +34,10 @@ CANCEL_WAIT = 30.0
 PERMISSIONS = [
     acp.schema.PermissionOption(option_id="yes", name="Allow", kind="allow_once"),
     acp.schema.PermissionOption(option_id="no", name="Reject", kind="reject_once"),
+]
+ALLOW_ONLY = [
+    acp.schema.PermissionOption(option_id="yes", name="Allow", kind="allow_once"),
+    acp.schema.PermissionOption(option_id="always", name="Always allow", kind="allow_always"),
 ]
 
 
@@ -104,11 +110,11 @@ class Agent:
             reply = await model.chat.completions.create(model="m", messages=messages, tools=offered)
             message = reply.choices[0].message
             messages.append(message.model_dump(exclude_none=True))
-            if self.mode not in ("stop", "forever", "deaf", "asking"):
+            if self.mode not in ("stop", "forever", "deaf", "asking", "allow-only"):
                 return self.mode
             for call in message.tool_calls or ():
                 name, arguments = call.function.name.removeprefix(PREFIX), call.function.arguments
-                if self.mode == "stop" and (name, arguments) in seen:
+                if self.mode in ("stop", "allow-only") and (name, arguments) in seen:
                     return "_no_progress"
                 seen.add((name, arguments))
                 if not await self.allowed(session_id, call.id, name, json.loads(arguments)):
@@ -122,10 +128,11 @@ class Agent:
     async def allowed(self, session_id, call_id, name, arguments) -> bool:
         call = ToolCallUpdate(tool_call_id=call_id, title=PREFIX + name, raw_input=arguments)
         self.last = call
+        offered = ALLOW_ONLY if self.mode == "allow-only" else PERMISSIONS
         answer = await self.editor.request_permission(
-            options=PERMISSIONS, session_id=session_id, tool_call=call
+            options=offered, session_id=session_id, tool_call=call
         )
-        return getattr(answer.outcome, "option_id", None) == "yes"
+        return getattr(answer.outcome, "option_id", None) in ("yes", "always")
 
 
 asyncio.run(acp.run_agent(Agent(sys.argv[1], (sys.argv[2:] or [""])[0])))

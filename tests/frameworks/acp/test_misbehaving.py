@@ -1,7 +1,7 @@
 """The ACP face's editor against agents that misbehave as real ones do, run as real child
 processes: methods the editor never offered, a flood of updates, a permission asked in a
-cancelled turn, a connection that ends mid-turn. Each run ends, is recorded, and says what
-happened."""
+cancelled turn or with no option to reject it, a connection that ends mid-turn. Each run ends,
+is recorded, and says what happened."""
 
 from __future__ import annotations
 
@@ -53,6 +53,20 @@ def test_a_permission_asked_in_a_cancelled_turn_is_answered_cancelled(
     record = unsolvable.run(f"{AGENT} asking {marker}", REPEAT, ceilings=ceilings)
     assert (record.outcome, record.observed.ceiling) == (Outcome.DID_NOT_STOP, "steps")
     assert (tmp_path / "cancelled.asked").read_text() == "cancelled", account(record)
+
+
+def test_a_permission_it_cannot_reject_is_refused_by_cancelling_the_turn(tmp_path: Path) -> None:
+    """ACP has no "rejected" outcome: ``cancelled`` says the turn was cancelled. Asked for a
+    call the run lacks the permission for with no reject option offered, the editor cancels the
+    turn (the agent hears ``session/cancel``) and answers ``cancelled``; the run is crashed,
+    saying why, never read as a blocker the agent named."""
+    marker = tmp_path / "cancelled"
+    refused = scenarios.get("missing-permission/retry-403")
+    record = unsolvable.run(f"{AGENT} allow-only {marker}", refused, ceilings=CHILD_CEILINGS)
+    assert marker.read_text() == "cancelled", account(record)
+    assert record.outcome is Outcome.CRASHED, account(record)
+    assert "offered no option to reject it" in record.observed.error
+    assert "(the agent answered stop reason 'cancelled')" in record.observed.error
 
 
 @pytest.mark.parametrize(
