@@ -9,8 +9,9 @@ from __future__ import annotations
 import pytest
 
 import unsolvable
-from tests.frameworks._glue import needs_cli
+from tests.frameworks._glue import account, needs_cli
 from unsolvable import Code, Exit, Outcome, Rule, scenarios
+from unsolvable.adapters.gemini_cli import GeminiCliAdapter
 
 needs_gemini = needs_cli("gemini", "@google/gemini-cli")
 
@@ -58,3 +59,39 @@ def test_its_first_request_is_over_the_window_and_it_exits_with_the_apis_message
     record = unsolvable.run("gemini-cli", scenarios.get(name))
     assert (record.outcome, record.observed.steps) == (Outcome.CRASHED, 1)
     assert "exceeds the maximum number of tokens allowed (1500)" in str(record.observed.error)
+
+
+@needs_gemini
+def test_at_its_turn_limit_it_exits_53_and_is_exhausted_not_crashed() -> None:
+    """``maxSessionTurns`` 3: the fourth turn would pass it, so it prints a
+    ``FatalTurnLimitedError`` result (twice on stderr, once behind ``[ERROR]``) and exits 53:
+    its own budget spent, ``exhausted``, at step 3."""
+    record = unsolvable.run(
+        GeminiCliAdapter(max_turns=3), scenarios.get("constant-return/perturbed-offset")
+    )
+    assert (record.outcome, record.exit, record.code) == (
+        Outcome.STOPPED,
+        Exit.EXHAUSTED,
+        Code.BUDGET_STEPS,
+    ), account(record)
+    assert record.observed.steps == 3
+    assert "Reached max session turns" in record.reported.reason
+
+
+@needs_gemini
+def test_a_turn_limit_reached_inside_a_turn_is_exhausted_not_a_final_answer() -> None:
+    """``maxSessionTurns`` 5 on a repeated call: its loop detector's recovery turn is the sixth,
+    past the limit, so it ends with the warning "Maximum session turns exceeded" and exits 0, the
+    model's last text as its response: a budget spent, never a claim of success."""
+    record = unsolvable.run(GeminiCliAdapter(max_turns=5), scenarios.get("constant-return/repeat"))
+    assert (record.exit, record.code) == (Exit.EXHAUSTED, Code.BUDGET_STEPS), account(record)
+    assert record.observed.steps == 5
+    assert record.reported.reason == "gemini: Maximum session turns exceeded"
+
+
+@needs_gemini
+def test_with_the_budget_as_its_turn_limit_it_stops_at_max_steps() -> None:
+    name = "forced-final-answer/budget-8"
+    record = unsolvable.run(GeminiCliAdapter(max_turns="budget"), scenarios.get(name))
+    assert (record.exit, record.code) == (Exit.EXHAUSTED, Code.BUDGET_STEPS), account(record)
+    assert record.observed.steps == scenarios.get(name).budget.max_steps
