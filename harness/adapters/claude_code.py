@@ -124,7 +124,7 @@ class ClaudeCodeAdapter(CodingAgentAdapter):
         subtype = result.get("subtype")
         if subtype not in STOP_SUBTYPES and (subtype != "success" or result.get("is_error")):
             said = result.get("result") or result.get("errors")
-            raise ProcessExited(f"claude-code ended with {subtype}: {said!s:.200}", ended)
+            raise ProcessExited(f"claude-code ended with {_ending(result)}: {said!s:.200}", ended)
         return ended
 
     def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
@@ -140,6 +140,16 @@ class ClaudeCodeAdapter(CodingAgentAdapter):
             return Stop(code=STOP_SUBTYPES[subtype], reason=reason, partial={"num_turns": turns})
         said = str(result.get("result") or "")
         return Stop(code=Code.COMPLETED, reason=f"final result: {said:.160}")
+
+
+def _ending(result: dict[str, object]) -> str:
+    """How an error result ended: the API's status where the model API refused the run (Claude
+    Code then reports the subtype ``success`` with ``is_error``), else its subtype."""
+    status = result.get("api_error_status")
+    if status is not None:
+        return f"API error {status}"
+    subtype = result.get("subtype")
+    return "an error" if subtype == "success" else str(subtype)
 
 
 def _result(ended: ProcessExit) -> dict[str, object] | None:

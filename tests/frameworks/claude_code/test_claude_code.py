@@ -57,10 +57,12 @@ def test_its_prompt_is_not_charged_to_the_token_budget() -> None:
 def test_its_own_prompt_is_over_the_context_window_and_it_ends_at_the_refusal(name: str) -> None:
     """Claude Code's first request (its system prompt and tools, about 3,400 tokens as the
     harness counts them) is over the family's 1,500-token window: it is refused at step 1, and the
-    CLI reports it and exits, recorded crashed, on the twin too."""
+    CLI reports it (a result of subtype ``success`` with ``is_error`` and the API's status 400)
+    and exits 1, recorded crashed by the API error, never as a success, on the twin too."""
     record = unsolvable.run(
         ClaudeCodeAdapter(), scenarios.get(name), ceilings=Ceilings(max_wall_seconds=120)
     )
     assert (record.outcome, record.observed.steps) == (Outcome.CRASHED, 1)
     assert record.observed.refusals == {"context_window": 1}
-    assert "Prompt is too long" in str(record.observed.error)
+    error = str(record.observed.error)
+    assert "claude-code ended with API error 400: Prompt is too long" in error
