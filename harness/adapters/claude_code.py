@@ -153,15 +153,17 @@ def _ending(result: dict[str, object]) -> str:
 
 
 def _result(ended: ProcessExit) -> dict[str, object] | None:
-    """The JSON result Claude Code prints last on stdout: with ``--verbose``, the last item of the
-    array of every message (``--output-format json``), only its tail kept (`OUTPUT_KEPT`)."""
-    tail = ended.stdout.strip()
-    start = tail.rfind('{"type":"result"')
+    """The JSON result Claude Code prints as its last stdout line (`ProcessExit.last_line`,
+    kept whole): the result object, or with ``--verbose`` the array of every message, the result
+    last. Read by its ``type``, not by where that key stands: 2.1.197 writes it first, 2.1.332
+    near the end, and a result longer than the stdout tail kept is read all the same."""
     try:
-        last = json.loads(tail[start:].removesuffix("]")) if start >= 0 else None
-    except ValueError:
+        data = json.loads(ended.last_line) if ended.last_line.strip() else None
+    except (ValueError, RecursionError):
         return None
-    return last if isinstance(last, dict) else None
+    items = data if isinstance(data, list) else [data]
+    last = next((item for item in reversed(items) if isinstance(item, dict)), None)
+    return last if last is not None and last.get("type") == "result" else None
 
 
 adapter = ClaudeCodeAdapter(max_turns=BUDGET)

@@ -16,6 +16,7 @@ if shutil.which("claude") is None:
     )
 
 import unsolvable
+from tests.frameworks._glue import account
 from unsolvable import Ceilings, Code, Exit, Outcome, scenarios
 from unsolvable.adapters.claude_code import ClaudeCodeAdapter
 
@@ -66,3 +67,24 @@ def test_its_own_prompt_is_over_the_context_window_and_it_ends_at_the_refusal(na
     assert record.observed.refusals == {"context_window": 1}
     error = str(record.observed.error)
     assert "claude-code ended with API error 400: Prompt is too long" in error
+
+
+@pytest.mark.parametrize(
+    ("max_turns", "name", "ended"),
+    [
+        (None, "poll-until-ready/pending-3", (Exit.COMPLETE, Code.COMPLETED)),
+        (3, REPEAT, (Exit.EXHAUSTED, Code.BUDGET_STEPS)),
+    ],
+)
+def test_the_release_claude_agent_sdk_bundles_is_read_as_npms_is(
+    max_turns: int | None, name: str, ended: tuple[Exit, Code]
+) -> None:
+    """The Claude Code claude-agent-sdk bundles is another release than npm's (2.1.332 beside
+    2.1.197 here), whose JSON result puts ``"type": "result"`` near its end, not first: its final
+    answer and its turn limit are read all the same."""
+    pytest.importorskip("claude_agent_sdk")
+    from unsolvable.adapters.claude_agent_sdk import _bundled_cli
+
+    adapter = ClaudeCodeAdapter(_bundled_cli(), max_turns=max_turns)
+    record = unsolvable.run(adapter, scenarios.get(name))
+    assert (record.exit, record.code) == ended, account(record)
