@@ -10,10 +10,11 @@ import dataclasses
 import re
 import shutil
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, ClassVar, TypedDict
+from typing import TYPE_CHECKING, ClassVar, TypedDict, Unpack
 
 from unsolvable._errors import AdapterError
 from unsolvable.adapters._command_line import check_isolation
+from unsolvable.adapters.kit import BUDGET, Budgeted, is_step_limit
 from unsolvable.adapters.process import (
     ProcessAdapter,
     ProcessExit,
@@ -29,6 +30,7 @@ __all__ = [
     "CodingAgentAdapter",
     "CodingAgentCli",
     "CodingAgentOptions",
+    "TurnLimitedAdapter",
 ]
 
 ERROR_LINE = re.compile(r"\b(error|unknown|unexpected|invalid)\b", re.IGNORECASE)
@@ -154,3 +156,31 @@ class CodingAgentAdapter:
             f"its stderr {said:.300}",
             ended,
         )
+
+
+class TurnLimitedAdapter(CodingAgentAdapter):
+    """A coding agent's CLI that takes a turn limit: ``max_turns`` ``None`` keeps its default
+    (none), ``"budget"`` takes the scenario's ``max_steps``, else an int of at least 1; anything
+    else, which would run with no limit or with one the CLI refuses in every run, is refused
+    here."""
+
+    def __init__(
+        self,
+        executable: str | None = None,
+        *,
+        max_turns: int | Budgeted | None = None,
+        **options: Unpack[CodingAgentOptions],
+    ) -> None:
+        if not is_step_limit(max_turns):
+            raise AdapterError(
+                f"{type(self).__name__}(max_turns={max_turns!r}): use a positive int, 'budget' "
+                "(the scenario's max_steps) or None (the CLI's own: no limit)"
+            )
+        super().__init__(executable, **options)
+        self.max_turns = max_turns
+
+    def turn_limit(self, session: Session) -> int | None:
+        """The turn limit the CLI is given for ``session``'s run, if any."""
+        if self.max_turns == BUDGET:
+            return session.budget.max_steps
+        return self.max_turns if isinstance(self.max_turns, int) else None

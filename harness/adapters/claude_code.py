@@ -14,15 +14,11 @@ import json
 import os
 import tempfile
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Unpack
+from typing import TYPE_CHECKING
 
 from unsolvable._stop import Code, Stop
-from unsolvable.adapters._coding_agent import (
-    CodingAgentAdapter,
-    CodingAgentCli,
-    CodingAgentOptions,
-)
-from unsolvable.adapters.kit import BUDGET, Budgeted
+from unsolvable.adapters._coding_agent import CodingAgentCli, TurnLimitedAdapter
+from unsolvable.adapters.kit import BUDGET
 from unsolvable.adapters.process import ProcessExit, ProcessExited
 
 if TYPE_CHECKING:
@@ -82,7 +78,7 @@ CLI = CodingAgentCli(
 )
 
 
-class ClaudeCodeAdapter(CodingAgentAdapter):
+class ClaudeCodeAdapter(TurnLimitedAdapter):
     """Runs ``claude -p`` on the session's task, in a network namespace with only the harness's
     loopback address (``isolate_network``, the default), tool names mapped on the wire
     (``mcp__unsolvable__<tool>`` to the agent, ``<tool>`` to the scenario).
@@ -95,21 +91,9 @@ class ClaudeCodeAdapter(CodingAgentAdapter):
     cli = CLI
     tool_prefix = f"mcp__{SERVER}__"
 
-    def __init__(
-        self,
-        executable: str | None = None,
-        *,
-        max_turns: int | Budgeted | None = None,
-        **options: Unpack[CodingAgentOptions],
-    ) -> None:
-        super().__init__(executable, **options)
-        self.max_turns = max_turns
-
     def run(self, session: Session) -> ProcessExit:
         executable = self.cli.find(self.executable)
-        turns = session.budget.max_steps if self.max_turns == BUDGET else self.max_turns
-        limit = turns if isinstance(turns, int) else None
-        line = command(executable, limit, self.args, model=self.model)
+        line = command(executable, self.turn_limit(session), self.args, model=self.model)
         with tempfile.TemporaryDirectory(prefix="unsolvable-claude-") as folder:
             process = self.process([*_env_prefix(folder), *line])
             try:

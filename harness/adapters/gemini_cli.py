@@ -18,15 +18,10 @@ import os
 import re
 import tempfile
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Unpack
+from typing import TYPE_CHECKING
 
 from unsolvable._stop import Code, Stop
-from unsolvable.adapters._coding_agent import (
-    CodingAgentAdapter,
-    CodingAgentCli,
-    CodingAgentOptions,
-)
-from unsolvable.adapters.kit import BUDGET, Budgeted
+from unsolvable.adapters._coding_agent import CodingAgentCli, TurnLimitedAdapter
 from unsolvable.adapters.process import ProcessExit, ProcessExited
 
 if TYPE_CHECKING:
@@ -86,7 +81,7 @@ CLI = CodingAgentCli(
 )
 
 
-class GeminiCliAdapter(CodingAgentAdapter):
+class GeminiCliAdapter(TurnLimitedAdapter):
     """Runs ``gemini -p`` on the session's task, in a network namespace with only the harness's
     loopback address (``isolate_network``, the default), in a fresh ``HOME`` (no user settings,
     login or history) and ``TMPDIR`` (its error reports go there, and go with the run) and an
@@ -102,19 +97,8 @@ class GeminiCliAdapter(CodingAgentAdapter):
     cli = CLI
     tool_prefix = f"mcp_{SERVER}_"
 
-    def __init__(
-        self,
-        executable: str | None = None,
-        *,
-        max_turns: int | Budgeted | None = None,
-        **options: Unpack[CodingAgentOptions],
-    ) -> None:
-        super().__init__(executable, **options)
-        self.max_turns = max_turns
-
     def run(self, session: Session) -> ProcessExit:
         executable = self.cli.find(self.executable)
-        turns = session.budget.max_steps if self.max_turns == BUDGET else self.max_turns
         with tempfile.TemporaryDirectory(prefix="unsolvable-gemini-") as folder:
             home, work = os.path.join(folder, "home"), os.path.join(folder, "work")
             os.makedirs(os.path.join(home, ".gemini"))
@@ -123,7 +107,7 @@ class GeminiCliAdapter(CodingAgentAdapter):
             os.makedirs(scratch)
             path = os.path.join(home, ".gemini", "settings.json")
             with open(path, "w", encoding="utf-8") as file:
-                file.write(settings(turns if isinstance(turns, int) else None))
+                file.write(settings(self.turn_limit(session)))
             line = ["env", "-C", work, f"HOME={home}", f"TMPDIR={scratch}"]
             line += command(executable, self.model or MODEL, self.args)
             ended = self._run_to_its_limit(session, line)

@@ -49,6 +49,26 @@ def test_a_cli_given_by_a_path_that_is_not_there_is_refused_before_the_run(
         unsolvable.run(kind("/nonexistent/cli"), scenarios.get("constant-return/repeat"))
 
 
+@pytest.mark.parametrize("kind", [ClaudeCodeAdapter, GeminiCliAdapter])
+@pytest.mark.parametrize("limit", [0, -2, True, 2.5, "budgt"])
+def test_a_turn_limit_that_is_no_limit_is_refused_when_made(
+    kind: type[ClaudeCodeAdapter | GeminiCliAdapter], limit: object
+) -> None:
+    """Each would run with no limit at all, or one the CLI refuses in every run."""
+    with pytest.raises(unsolvable.AdapterError, match=rf"{kind.__name__}\(max_turns="):
+        kind(max_turns=limit)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("kind", [ClaudeCodeAdapter, GeminiCliAdapter])
+def test_a_turn_limit_from_the_budget_is_the_scenarios_steps(
+    kind: type[ClaudeCodeAdapter | GeminiCliAdapter],
+) -> None:
+    scenario = scenarios.get("constant-return/repeat")
+    session = Session(scenario, scenario.build(0), seed=0, ceilings=unsolvable.Ceilings())
+    assert kind(max_turns="budget").turn_limit(session) == scenario.budget.max_steps
+    assert (kind(max_turns=3).turn_limit(session), kind().turn_limit(session)) == (3, None)
+
+
 def test_claude_code_is_told_a_model_and_a_turn_limit_only_when_given() -> None:
     plain = command("claude", None)
     assert "--model" not in plain and "--max-turns" not in plain
