@@ -62,10 +62,20 @@ class WireLLM(OpenAICompletion):
         http_client = self.wire.httpx_async_client(agent=self.agent_name)
         return AsyncOpenAI(**self._get_client_params(), http_client=http_client)
 
+    _sent: Sequence[object] = PrivateAttr(default=())
+    """The conversation of the last call, the forcing turn aside."""
+
     def call(self, messages: Any, tools: Any = None, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(messages, Sequence) and not isinstance(messages, str):
+            self._sent = messages[:-1] if _forcing(messages) else messages
         if not tools and _forcing(messages):
-            self._forced.append(_unmarked(messages[:-1]))
+            self._forced.append(_unmarked(self._sent))
         return super().call(messages, tools, *args, **kwargs)
+
+    def last_conversation(self) -> list[dict[str, Any]]:
+        """The conversation this LLM was last called with: where CrewAI keeps none of a lone
+        agent's run that raised, it is that agent's, as far as it got."""
+        return _unmarked(self._sent)
 
     def forced(self, conversation: Sequence[object]) -> bool:
         """Whether the answer that ended an agent's ``conversation`` was forced."""

@@ -24,6 +24,7 @@ from crewai.types.streaming import CrewStreamingOutput
 
 from unsolvable._record import Code
 from unsolvable._types import JSON
+from unsolvable.adapters._crewai import WireLLM
 from unsolvable.adapters._crewai_refusals import executing
 
 __all__ = ["CrewAIRun", "HookStopped", "kickoff_agent", "kickoff_crew", "plain_messages"]
@@ -108,16 +109,18 @@ def kickoff_crew(crew: Crew, task: str) -> CrewAIRun:
 
 def kickoff_agent(agent: Agent, task: str) -> CrewAIRun:
     """The lone agent's output on ``task`` (``agent.kickoff(task)``), or the stop of CrewAI's it
-    raised (`_stopped`): besides a crew's agent's, its own guardrail's spent retries."""
-    return _stopped(lambda: CrewAIRun(output=agent.kickoff(task)), _agent_halt)
+    raised (`_stopped`): besides a crew's agent's, its own guardrail's spent retries (a
+    `ValueError`, known by its words), the agent's own check halting the run as a task's does.
+    CrewAI keeps no conversation of a kickoff that raised: the agent's LLM holds the last one."""
 
+    def halt(error: Exception) -> CrewAIRun | None:
+        if isinstance(error, ValueError) and AGENT_GUARDRAIL_FAILED.match(str(error)):
+            llm = agent.llm
+            sent = llm.last_conversation() if isinstance(llm, WireLLM) else []
+            return _halted(Code.NEEDS_HUMAN, str(error), sent)
+        return None
 
-def _agent_halt(error: Exception) -> CrewAIRun | None:
-    """A lone agent's guardrail's spent retries (a `ValueError`, known by its words): the agent's
-    own check halted the run, as a task's does; its conversation went with the executor."""
-    if isinstance(error, ValueError) and AGENT_GUARDRAIL_FAILED.match(str(error)):
-        return _halted(Code.NEEDS_HUMAN, str(error), ())
-    return None
+    return _stopped(lambda: CrewAIRun(output=agent.kickoff(task)), halt)
 
 
 def _stopped(

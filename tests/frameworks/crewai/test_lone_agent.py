@@ -69,6 +69,7 @@ def test_a_guardrail_failing_past_its_retries_halts_the_run_for_a_person() -> No
         "CrewAI: Agent's guardrail failed validation after 3 retries. "
         "Last error: the invoice is still unpaid"
     )
+    assert reported(record).partial["tool_results"] == 1, "the last run's one call, as a task's"
 
 
 def test_max_rpm_waits_for_the_next_minute_on_the_session_clock() -> None:
