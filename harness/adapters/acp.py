@@ -28,7 +28,8 @@ from unsolvable.adapters.process import ProcessAdapter, ProcessExited, split_spe
 
 if TYPE_CHECKING:
     from unsolvable._session import Session
-    from unsolvable.adapters._editor import Turn, Unoffered
+    from unsolvable.adapters._editor import Turn
+    from unsolvable.adapters._editor_client import Unoffered
 
 __all__ = [
     "ACP_PREFIX",

@@ -1,0 +1,223 @@
+"""Consumes an Agent Client Protocol agent's calls to its editor (permission requests and
+``session/update`` notifications), produces the editor's answers from the scenario and what the
+turn showed: the agent's message, the permission refused last, the request it cancelled at.
+
+Imports `acp` (the ``agent-client-protocol`` SDK); only `unsolvable.adapters._editor` imports it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import re
+import sys
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from acp import RequestPermissionResponse
+from acp.schema import (
+    AllowedOutcome,
+    DeniedOutcome,
+    PermissionOption,
+    SessionNotification,
+    ToolCall,
+    ToolCallUpdate,
+)
+from pydantic import ValidationError
+
+from unsolvable._session import specs_of
+from unsolvable._types import ToolSpec
+
+if TYPE_CHECKING:
+    from unsolvable._session import Session
+
+__all__ = ["Editor", "Refusal", "Unoffered"]
+
+GRANT = ("allow_once", "allow_always")
+REFUSE = ("reject_once", "reject_always")
+"""Option kinds, in the order an editor's user picks them: once, where the agent offers it, so
+every call is asked about again."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Refusal:
+    """A permission the editor refused: the tool the agent asked to run, and what it lacks."""
+
+    tool: str
+    permission: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Unoffered:
+    """A permission request the editor could answer only by cancelling the turn: the agent
+    offered no option of the kind the editor meant to pick (``meant``: allow or reject)."""
+
+    tool: str
+    meant: str
+    permission: str | None = None
+    """What the run lacks, when the editor meant to refuse a scenario tool."""
+
+
+@dataclass(kw_only=True)
+class Editor:
+    """The editor the agent talks to (an `acp.interfaces.Client`): it answers each permission
+    request from the scenario and keeps what the turn shows."""
+
+    session: Session
+    prefixes: tuple[str, ...]
+    chunks: list[str] = field(default_factory=list)
+    """The agent's message since its last tool call, as its chunks came: joined once, when the
+    turn has ended (`said`), since joining at every chunk made a flood of them quadratic."""
+    announced: dict[str, ToolCall] = field(default_factory=dict)
+    """The tool calls the agent announced (``tool_call`` updates), by id."""
+    refused: Refusal | None = None
+    unread: set[str] = field(default_factory=set)
+    """The kinds of update the agent sent that the editor could not read, each told once."""
+    cancelled: bool = False
+    """Whether the editor has sent ``session/cancel``: from then on every permission the agent
+    asks for is answered with the ``cancelled`` outcome, as ACP requires of an editor."""
+    send_cancel: Callable[[], Awaitable[None]] | None = None
+    """Sends ``session/cancel`` for the turn under way; ``None`` until the turn is asked for."""
+    unoffered: Unoffered | None = None
+    """The request at which the editor cancelled the turn, having no option of its answer."""
+
+    async def request_permission(
+        self,
+        options: list[PermissionOption],
+        session_id: str,
+        tool_call: ToolCallUpdate,
+        **kwargs: Any,
+    ) -> RequestPermissionResponse:
+        """Refuses a call to a tool whose permission the run lacks (`ToolSpec.denied_permission`)
+        and grants every other scenario tool. A refused call is still made through the session,
+        which records it as the refused call it is (its 403 in the trajectory, the ground truth
+        of the first stagnant step); an agent's own built-in tool, which no scenario has, is
+        refused without being recorded. In a cancelled turn each is answered ``cancelled``; a
+        request that offers no option of the answer is answered so too, the turn cancelled
+        (`_pick`)."""
+        if self.cancelled:
+            return _cancelled()
+        called = self._called(tool_call)
+        if called is None:
+            unknown = Unoffered(tool=tool_call.title or tool_call.tool_call_id, meant="reject")
+            return await self._pick(options, REFUSE, unknown)
+        spec, arguments = called
+        if spec.denied_permission is None:
+            self.refused = None
+            return await self._pick(options, GRANT, Unoffered(tool=spec.name, meant="allow"))
+        with contextlib.suppress(Exception):  # a raising denied tool: refused all the same
+            await asyncio.to_thread(self.session.call_tool, spec.name, arguments)
+        self.refused = Refusal(tool=spec.name, permission=str(spec.denied_permission))
+        meant = Unoffered(tool=spec.name, meant="reject", permission=self.refused.permission)
+        return await self._pick(options, REFUSE, meant)
+
+    async def _pick(
+        self, options: Sequence[PermissionOption], kinds: Sequence[str], meant: Unoffered
+    ) -> RequestPermissionResponse:
+        """The first option of the first of ``kinds`` offered. Where none is, the editor cancels
+        the turn and answers ``cancelled``: in ACP that outcome says the turn was cancelled, and
+        it is the only answer left that is not an option the editor did not mean."""
+        if not self.cancelled:
+            for kind in kinds:
+                for option in options:
+                    if option.kind == kind:
+                        outcome = AllowedOutcome(outcome="selected", option_id=option.option_id)
+                        return RequestPermissionResponse(outcome=outcome)
+            self.unoffered = meant
+            await self.cancel()
+        return _cancelled()
+
+    async def cancel(self) -> None:
+        """Cancels the turn under way (``session/cancel``), once: from then on every permission
+        is answered ``cancelled``."""
+        if self.cancelled or self.send_cancel is None:
+            return
+        self.cancelled = True
+        await self.send_cancel()
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        kind = getattr(update, "session_update", None)
+        if kind == "agent_message_chunk":
+            self.chunks.append(str(getattr(update.content, "text", "")))
+            self.refused = None
+        elif kind == "tool_call":
+            self.chunks, self.refused = [], None
+            self.announced[update.tool_call_id] = update
+
+    async def heard(self, params: Any) -> None:
+        """A ``session/update`` notification, read (`session_update`) or, one the SDK's schema
+        does not read (a kind newer than it, or malformed), ignored as ACP lets an editor ignore
+        an update: said once per kind in a line on stderr, never a traceback per update."""
+        try:
+            notification = SessionNotification.model_validate(params)
+        except ValidationError as error:
+            kind = _kind_of(params)
+            if kind not in self.unread:
+                self.unread.add(kind)
+                sys.stderr.write(
+                    f"unsolvable: the ACP agent sent a session/update of kind {kind!r}, which "
+                    f"the editor cannot read ({error.errors()[0]['msg']:.200}); it and each "
+                    "later one of its kind are ignored\n"
+                )
+            return
+        await self.session_update(notification.session_id, notification.update)
+
+    @property
+    def said(self) -> str:
+        """The agent's message since its last tool call."""
+        return "".join(self.chunks)
+
+    def _called(self, request: ToolCallUpdate) -> tuple[ToolSpec, dict[str, Any]] | None:
+        """The scenario tool a permission request is about, and its arguments: read from the
+        request, or from the tool call it names (Codex asks "Approve MCP tool call" and names
+        the tool in the call it announced); ``None`` for a tool no scenario has."""
+        specs = {spec.name: spec for spec in specs_of(self.session)}
+        for call in (request, self.announced.get(request.tool_call_id)):
+            raw = call.raw_input if call is not None and isinstance(call.raw_input, dict) else {}
+            given = raw.get("arguments")
+            arguments = given if isinstance(given, dict) else raw or _shown(call)
+            for name in _names(call.title or "" if call is not None else "", raw, self.prefixes):
+                if name in specs:
+                    return specs[name], dict(arguments)
+        return None
+
+
+def _kind_of(params: Any) -> str:
+    """The ``sessionUpdate`` kind a notification's parameters name, as sent."""
+    update = params.get("update") if isinstance(params, Mapping) else None
+    return str(update.get("sessionUpdate") if isinstance(update, Mapping) else update)
+
+
+def _names(title: str, raw: Mapping[str, Any], prefixes: Sequence[str]) -> list[str]:
+    """The names a tool call may go by: its title as it is, without an MCP prefix, its
+    last word (``Tool: unsolvable/search``), its first (Gemini CLI's ``search (unsolvable MCP
+    Server)``), and the ``tool`` or ``name`` of its input."""
+    words = re.split(r"[\s/.:]", title)
+    return [
+        title,
+        *(title.removeprefix(prefix) for prefix in prefixes),
+        words[-1],
+        words[0],
+        str(raw.get("tool")),
+        str(raw.get("name")),
+    ]
+
+
+def _shown(call: ToolCallUpdate | ToolCall | None) -> dict[str, Any]:
+    """The arguments an agent shows as the text of the call's content, when it sends no
+    ``rawInput`` (Gemini CLI shows them as JSON); empty when it shows none."""
+    for block in (call.content or ()) if call is not None else ():
+        text = getattr(getattr(block, "content", None), "text", None)
+        if isinstance(text, str):
+            with contextlib.suppress(ValueError):
+                shown = json.loads(text)
+                if isinstance(shown, dict):
+                    return shown
+    return {}
+
+
+def _cancelled() -> RequestPermissionResponse:
+    """The answer to a permission asked in a cancelled turn."""
+    return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
