@@ -4,7 +4,8 @@
 it, is counted against the harness ceilings, and feeds the ground truth of stagnation. It is the
 face agents use; the work is its parts': the `Meter` (counts and ceilings), the `Accounts` (each
 agent's exact token counts and share), the `Dispatch` of tool calls, the `Trajectory`, the
-`SubtaskTable` of a run of several agents and the `Callers` (who called, and who called late).
+`SubtaskTable` of a run of several agents, the `Callers` (who called, and who called late) and
+the `Observer` (the ground truth as it stands, and what was observed when the run ends).
 """
 
 from __future__ import annotations
@@ -13,60 +14,26 @@ import dataclasses
 import math
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from unsolvable._accounts import Accounts
-from unsolvable._asked import Asked, Unmade
+from unsolvable._answer import Answer, assistant_message, calls_of, tool_names
+from unsolvable._asked import Asked
 from unsolvable._callers import Callers
-from unsolvable._dispatch import Dispatch, canonical_arguments
+from unsolvable._dispatch import Dispatch
 from unsolvable._errors import ContextOverflow, HarnessFailure
 from unsolvable._meter import Meter
-from unsolvable._model import Usage
 from unsolvable._observed import CONTEXT_WINDOW, Observed
+from unsolvable._observer import Observer
 from unsolvable._probes import StagnationProbe
 from unsolvable._scenario import Budget, Ceilings, Pricing, Scenario, Setup
 from unsolvable._seen import Seen
 from unsolvable._subtasks import SubtaskTable
 from unsolvable._traceback import error_text
 from unsolvable._trajectory import Trajectory
-from unsolvable._truth import COST_DIGITS, Truth
-from unsolvable._types import (
-    GIVE_UP_TOOL,
-    JSON,
-    PROTOCOL_TOOLS,
-    ModelRequest,
-    ModelResponse,
-    ToolSpec,
-)
+from unsolvable._types import JSON, ModelRequest, ToolSpec
 
 __all__ = ["Answer", "Session", "end_at_ceiling", "scenario_of", "specs_of"]
-
-
-def tool_names(tools: Iterable[Any] | None) -> tuple[str, ...]:
-    """Accepts `ToolSpec`s, OpenAI tool dicts, ``{"name": ...}`` dicts or plain names."""
-    names = []
-    for tool in tools or ():
-        if isinstance(tool, str):
-            names.append(tool)
-        elif isinstance(tool, ToolSpec):
-            names.append(tool.name)
-        elif isinstance(tool, Mapping):
-            names.append(str(tool.get("function", tool).get("name", "")))
-        else:
-            names.append(str(tool))
-    return tuple(names)
-
-
-@dataclass(frozen=True, kw_only=True)
-class Answer:
-    """The model's answer to one step, as `Session.answer` gives it."""
-
-    message: JSON
-    """The assistant message, in the Chat Completions shape; the caller's own."""
-    usage: Usage
-    """Its input tokens (the conversation and the tools offered) and output tokens (the
-    message)."""
 
 
 class Session:
@@ -103,8 +70,6 @@ class Session:
         self._lock = threading.RLock()
         self._callers = Callers(f"{scenario.name} (seed {seed})")
         self._meter = Meter(ceilings, seen=seen)
-        self._seen = seen
-        """Where a worker process shows the harness the truth as it stands after each call."""
         self._accounts = Accounts(
             self._meter,
             setup.toolbox.specs,
@@ -116,7 +81,17 @@ class Session:
         self._probe = StagnationProbe(scenario, setup.world)
         self._subtasks = SubtaskTable(setup.subtasks, setup.world, scenario.role_steps)
         self._asked = Asked()
-        self._gave_up_at_step: int | None = None
+        self._observer = Observer(
+            meter=self._meter,
+            accounts=self._accounts,
+            dispatch=self._dispatch,
+            trajectory=self._trajectory,
+            probe=self._probe,
+            subtasks=self._subtasks,
+            asked=self._asked,
+            world=setup.world,
+            seen=seen,
+        )
         self._failure: HarnessFailure | None = None
         """The first exception the scenario's model or one of its tools raised, which the run's
         record is of, whatever the agent did with it (`failure`)."""
@@ -184,7 +159,7 @@ class Session:
             try:
                 return self._answer(step, agent_step, messages, offered, agent)
             finally:  # a refused request is a step too, and may be the first refusal
-                self._show_truth()
+                self._observer.show_truth()
 
     def _answer(
         self,
@@ -223,10 +198,10 @@ class Session:
         except Exception as error:
             self._failed(f"the scenario's model, answering step {step},", error)
             raise
-        message = _assistant_message(response)
+        message = assistant_message(response)
         usage = self._accounts.charge(agent, counted, offered, message, sent=sent)
-        self._note(step, message, agent)
-        self._subtasks.on_model_call(step, agent, counted.messages, _calls(message))
+        self._observer.note(step, message, agent)
+        self._subtasks.on_model_call(step, agent, counted.messages, calls_of(message))
         return Answer(message=message, usage=usage)
 
     def count_tokens(
@@ -265,7 +240,7 @@ class Session:
             self._trajectory.tool(
                 step, name, made.arguments, made.result.text, made.world, agent=agent
             )
-            self._show_truth()
+            self._observer.show_truth()
         if made.result.error is not None:
             raise made.result.error
         return made.result.text
@@ -280,7 +255,8 @@ class Session:
         with self._lock:
             self._callers.check("a sleep on the session clock")
             self._meter.sleep(seconds)
-            self._show_truth()  # the time and idle budgets' stagnant step moves with the clock
+            # the time and idle budgets' stagnant step moves with the clock
+            self._observer.show_truth()
 
     @property
     def clock(self) -> float:
@@ -350,54 +326,6 @@ class Session:
             )
             self._failure.__cause__ = error
 
-    def _note(self, step: int, message: JSON, agent: str) -> None:
-        """The step in the trajectory, and the first step that asked to give up."""
-        asked = [(c["function"]["name"], c["function"]["arguments"]) for c in _calls(message)]
-        external = [
-            (name, canonical_arguments(a)) for name, a in asked if name not in PROTOCOL_TOOLS
-        ]
-        self._probe.on_asked(len(external))
-        self._unmade(self._asked.ask(agent, step, external))
-        if self._gave_up_at_step is None and any(name == GIVE_UP_TOOL for name, _ in asked):
-            self._gave_up_at_step = step
-        self._trajectory.step(step, message["content"], asked, agent=agent)
-
-    def _unmade(self, unmade: Iterable[Unmade]) -> None:
-        """Calls the model asked for that the agent never made, for the ground truth."""
-        for step, name in self._never_made(unmade):
-            self._probe.on_unmade(step, name)
-
-    def _never_made(self, unmade: Iterable[Unmade]) -> list[tuple[int, str]]:
-        """The step and tool of each of ``unmade`` but one made before, the same tool with the
-        same arguments, whose answer is known."""
-        return [
-            (step, name)
-            for step, name, arguments in unmade
-            if not self._dispatch.has_made(name, arguments)
-        ]
-
-    def _truth(self) -> Truth:
-        """The ground truth and the lag of the run, were it to end now."""
-        meter = self._meter
-        return self._probe.truth(
-            tokens=meter.charged,
-            cost=self._accounts.cost,
-            sent=meter.sent,
-            clock=meter.simulated,
-            calls=meter.external_calls,
-            role_spent=self._subtasks.budget_spent_at(meter.steps),
-            finished_at=self._subtasks.last_success,
-        )
-
-    def _show_truth(self) -> None:
-        """Shows the harness the truth as it stands (`Seen`), from the first step on, the calls
-        asked for and not made yet counted as unmade, as the end of the run counts them: it
-        records it if it loses the worker, as the run's record would have had it."""
-        if self._seen is None or not self._meter.steps:
-            return
-        with self._probe.supposing_unmade(self._never_made(self._asked.pending())):
-            self._seen.stood(self._truth())
-
     def _refuse(
         self, step: int, tokens: int, window: int, agent: str, messages: Sequence[JSON]
     ) -> NoReturn:
@@ -416,61 +344,7 @@ class Session:
         made after this raise `SessionClosed`."""
         with self._lock:
             late_call = self._callers.finish()
-            self._unmade(self._asked.close())
-            meter = self._meter
-            tail, trajectory = self._trajectory.traces()
-            cost = self._accounts.cost
-            probe, clock, calls = self._probe, meter.simulated, meter.external_calls
-            complete = self._setup.world.is_complete()
-            truth = self._truth()
-            overrun = self._probe.overrun(tokens=meter.charged, cost=cost, sent=meter.sent)
-            return Observed(
-                steps=meter.steps,
-                tool_calls=meter.tool_calls,
-                transport_attempts=meter.transport_attempts,
-                first_stagnant_step=truth.first_stagnant_step,
-                input_tokens=meter.input_tokens,
-                output_tokens=meter.output_tokens,
-                overhead_tokens=next(iter(meter.overhead.values()), 0),
-                uncharged_tokens=meter.uncharged_tokens,
-                cost_usd=round(cost, COST_DIGITS),
-                lag_tokens=truth.lag_tokens,
-                lag_cost_usd=truth.lag_cost_usd,
-                evidence_step=truth.evidence_step,
-                read_a_result=self._probe.read_a_result,
-                completed_at_step=self._probe.completed_at_step,
-                next_step_tokens=overrun.next_step_tokens,
-                next_step_cost_usd=overrun.next_step_cost_usd,
-                overshoot_tokens=overrun.overshoot_tokens,
-                overshoot_cost_usd=overrun.overshoot_cost_usd,
-                max_repeated_action=self._dispatch.max_repeated_action,
-                distinct_world_states=len(self._probe.seen_worlds),
-                refusals=dict(sorted(self._probe.refusals.items())),
-                steps_past_token_budget=self._probe.steps_past_token_budget(),
-                final_answer_calls=meter.final_answer_calls,
-                gave_up_at_step=self._gave_up_at_step,
-                steps_by_agent=dict(sorted(meter.agent_steps.items())),
-                slept_seconds=round(meter.slept, 6),
-                tool_seconds=round(meter.tool_seconds, 6),
-                idle_seconds=round(probe.idle_at(clock), 6),
-                external_calls=calls,
-                calls_past_budget=probe.calls_past_budget(calls),
-                steps_past_time_budget=probe.steps_past_time_budget(),
-                unaffordable_steps=probe.unaffordable_steps(),
-                irreversible_calls=meter.irreversible_calls,
-                agents=self._accounts.shares(),
-                subtasks=self._subtasks.finish(meter.steps, world_complete=complete),
-                steps_by_role=dict(sorted(self._subtasks.role_steps.items())),
-                steps_past_role_budget=dict(sorted(self._subtasks.past_role_budget.items())),
-                roles_spent=tuple(sorted(self._subtasks.role_spent_at)),
-                steps_past_cost_budget=self._accounts.steps_past_cost_budget(),
-                world_complete=complete,
-                ceiling=meter.ceiling,
-                late_call=late_call,
-                error=error,
-                tail=tail,
-                trajectory=trajectory,
-            )
+            return self._observer.finish(late_call=late_call, error=error)
 
 
 def scenario_of(session: Session) -> Scenario:
@@ -492,15 +366,3 @@ def specs_of(session: Session) -> Sequence[ToolSpec]:
     """The tools of ``session`` as the scenario declares them, `ToolSpec.denied_permission`
     included: for a face that refuses a denied tool before it is called (ACP)."""
     return session._setup.toolbox.specs
-
-
-def _assistant_message(response: ModelResponse) -> JSON:
-    """The model's response as the Chat Completions assistant message an agent appends."""
-    message: JSON = {"role": "assistant", "content": response.content}
-    if response.tool_calls:
-        message["tool_calls"] = [call.to_openai() for call in response.tool_calls]
-    return message
-
-
-def _calls(message: JSON) -> list[JSON]:
-    return list(message.get("tool_calls") or ())

@@ -30,10 +30,11 @@ from unsolvable import (
     TraceStep,
     scenarios,
 )
+from unsolvable._answer import tool_names
 from unsolvable._dispatch import canonical_arguments, parse_arguments
 from unsolvable._errors import CeilingHit
 from unsolvable._model import estimate_tokens
-from unsolvable._session import end_at_ceiling, tool_names
+from unsolvable._session import end_at_ceiling
 from unsolvable._text import cut
 from unsolvable._trajectory import TEXT_CUT
 from unsolvable.fake_tools import FakeWorld, Tool, ToolRouter

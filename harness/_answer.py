@@ -1,0 +1,53 @@
+"""Consumes the scripted model's response and the tools an agent offers it, in whichever shape,
+produces a step's answer in the Chat Completions shape an agent reads: `Answer`, its assistant
+message and that message's tool calls, and the names of the tools offered."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from unsolvable._model import Usage
+from unsolvable._types import JSON, ModelResponse, ToolSpec
+
+__all__ = ["Answer", "assistant_message", "calls_of", "tool_names"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Answer:
+    """The model's answer to one step, as `Session.answer` gives it."""
+
+    message: JSON
+    """The assistant message, in the Chat Completions shape; the caller's own."""
+    usage: Usage
+    """Its input tokens (the conversation and the tools offered) and output tokens (the
+    message)."""
+
+
+def tool_names(tools: Iterable[Any] | None) -> tuple[str, ...]:
+    """Accepts `ToolSpec`s, OpenAI tool dicts, ``{"name": ...}`` dicts or plain names."""
+    names = []
+    for tool in tools or ():
+        if isinstance(tool, str):
+            names.append(tool)
+        elif isinstance(tool, ToolSpec):
+            names.append(tool.name)
+        elif isinstance(tool, Mapping):
+            names.append(str(tool.get("function", tool).get("name", "")))
+        else:
+            names.append(str(tool))
+    return tuple(names)
+
+
+def assistant_message(response: ModelResponse) -> JSON:
+    """The model's response as the Chat Completions assistant message an agent appends."""
+    message: JSON = {"role": "assistant", "content": response.content}
+    if response.tool_calls:
+        message["tool_calls"] = [call.to_openai() for call in response.tool_calls]
+    return message
+
+
+def calls_of(message: JSON) -> list[JSON]:
+    """The tool calls of an assistant message, none when it has none."""
+    return list(message.get("tool_calls") or ())

@@ -1,0 +1,159 @@
+"""Consumes the calls each step of a session asks for and the counts its parts keep, produces the
+ground truth of the run as it stands (shown to the harness after each call) and, when the run
+ends, what the harness observed of it (`Observed`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from unsolvable._accounts import Accounts
+from unsolvable._answer import calls_of
+from unsolvable._asked import Asked, Unmade
+from unsolvable._dispatch import Dispatch, canonical_arguments
+from unsolvable._meter import Meter
+from unsolvable._observed import Observed
+from unsolvable._probes import StagnationProbe
+from unsolvable._seen import Seen
+from unsolvable._subtasks import SubtaskTable
+from unsolvable._trajectory import Trajectory
+from unsolvable._truth import COST_DIGITS, Truth
+from unsolvable._types import GIVE_UP_TOOL, JSON, PROTOCOL_TOOLS, World
+
+__all__ = ["Observer"]
+
+
+class Observer:
+    """The ground truth's bookkeeping of one `Session`: it reads the parts the session owns, and
+    is called under the session's lock, as they are."""
+
+    def __init__(
+        self,
+        *,
+        meter: Meter,
+        accounts: Accounts,
+        dispatch: Dispatch,
+        trajectory: Trajectory,
+        probe: StagnationProbe,
+        subtasks: SubtaskTable,
+        asked: Asked,
+        world: World,
+        seen: Seen | None,
+    ) -> None:
+        self._meter = meter
+        self._accounts = accounts
+        self._dispatch = dispatch
+        self._trajectory = trajectory
+        self._probe = probe
+        self._subtasks = subtasks
+        self._asked = asked
+        self._world = world
+        self._seen = seen
+        """Where a worker process shows the harness the truth as it stands after each call."""
+        self._gave_up_at_step: int | None = None
+
+    def note(self, step: int, message: JSON, agent: str) -> None:
+        """The step in the trajectory, and the first step that asked to give up."""
+        asked = [(c["function"]["name"], c["function"]["arguments"]) for c in calls_of(message)]
+        external = [
+            (name, canonical_arguments(a)) for name, a in asked if name not in PROTOCOL_TOOLS
+        ]
+        self._probe.on_asked(len(external))
+        self._unmade(self._asked.ask(agent, step, external))
+        if self._gave_up_at_step is None and any(name == GIVE_UP_TOOL for name, _ in asked):
+            self._gave_up_at_step = step
+        self._trajectory.step(step, message["content"], asked, agent=agent)
+
+    def _unmade(self, unmade: Iterable[Unmade]) -> None:
+        """Calls the model asked for that the agent never made, for the ground truth."""
+        for step, name in self._never_made(unmade):
+            self._probe.on_unmade(step, name)
+
+    def _never_made(self, unmade: Iterable[Unmade]) -> list[tuple[int, str]]:
+        """The step and tool of each of ``unmade`` but one made before, the same tool with the
+        same arguments, whose answer is known."""
+        return [
+            (step, name)
+            for step, name, arguments in unmade
+            if not self._dispatch.has_made(name, arguments)
+        ]
+
+    def _truth(self) -> Truth:
+        """The ground truth and the lag of the run, were it to end now."""
+        meter = self._meter
+        return self._probe.truth(
+            tokens=meter.charged,
+            cost=self._accounts.cost,
+            sent=meter.sent,
+            clock=meter.simulated,
+            calls=meter.external_calls,
+            role_spent=self._subtasks.budget_spent_at(meter.steps),
+            finished_at=self._subtasks.last_success,
+        )
+
+    def show_truth(self) -> None:
+        """Shows the harness the truth as it stands (`Seen`), from the first step on, the calls
+        asked for and not made yet counted as unmade, as the end of the run counts them: it
+        records it if it loses the worker, as the run's record would have had it."""
+        if self._seen is None or not self._meter.steps:
+            return
+        with self._probe.supposing_unmade(self._never_made(self._asked.pending())):
+            self._seen.stood(self._truth())
+
+    def finish(self, *, late_call: str | None, error: str | None) -> Observed:
+        """What was observed of the run, which ended with ``late_call`` the first call after the
+        agent returned and ``error`` its crash, if any; reads the world one last time."""
+        self._unmade(self._asked.close())
+        meter = self._meter
+        tail, trajectory = self._trajectory.traces()
+        cost = self._accounts.cost
+        probe, clock, calls = self._probe, meter.simulated, meter.external_calls
+        complete = self._world.is_complete()
+        truth = self._truth()
+        overrun = self._probe.overrun(tokens=meter.charged, cost=cost, sent=meter.sent)
+        return Observed(
+            steps=meter.steps,
+            tool_calls=meter.tool_calls,
+            transport_attempts=meter.transport_attempts,
+            first_stagnant_step=truth.first_stagnant_step,
+            input_tokens=meter.input_tokens,
+            output_tokens=meter.output_tokens,
+            overhead_tokens=next(iter(meter.overhead.values()), 0),
+            uncharged_tokens=meter.uncharged_tokens,
+            cost_usd=round(cost, COST_DIGITS),
+            lag_tokens=truth.lag_tokens,
+            lag_cost_usd=truth.lag_cost_usd,
+            evidence_step=truth.evidence_step,
+            read_a_result=self._probe.read_a_result,
+            completed_at_step=self._probe.completed_at_step,
+            next_step_tokens=overrun.next_step_tokens,
+            next_step_cost_usd=overrun.next_step_cost_usd,
+            overshoot_tokens=overrun.overshoot_tokens,
+            overshoot_cost_usd=overrun.overshoot_cost_usd,
+            max_repeated_action=self._dispatch.max_repeated_action,
+            distinct_world_states=len(self._probe.seen_worlds),
+            refusals=dict(sorted(self._probe.refusals.items())),
+            steps_past_token_budget=self._probe.steps_past_token_budget(),
+            final_answer_calls=meter.final_answer_calls,
+            gave_up_at_step=self._gave_up_at_step,
+            steps_by_agent=dict(sorted(meter.agent_steps.items())),
+            slept_seconds=round(meter.slept, 6),
+            tool_seconds=round(meter.tool_seconds, 6),
+            idle_seconds=round(probe.idle_at(clock), 6),
+            external_calls=calls,
+            calls_past_budget=probe.calls_past_budget(calls),
+            steps_past_time_budget=probe.steps_past_time_budget(),
+            unaffordable_steps=probe.unaffordable_steps(),
+            irreversible_calls=meter.irreversible_calls,
+            agents=self._accounts.shares(),
+            subtasks=self._subtasks.finish(meter.steps, world_complete=complete),
+            steps_by_role=dict(sorted(self._subtasks.role_steps.items())),
+            steps_past_role_budget=dict(sorted(self._subtasks.past_role_budget.items())),
+            roles_spent=tuple(sorted(self._subtasks.role_spent_at)),
+            steps_past_cost_budget=self._accounts.steps_past_cost_budget(),
+            world_complete=complete,
+            ceiling=meter.ceiling,
+            late_call=late_call,
+            error=error,
+            tail=tail,
+            trajectory=trajectory,
+        )
