@@ -53,6 +53,8 @@ class WireLLM(OpenAICompletion):
     """Each conversation CrewAI forced an answer on, as it stood before the forcing turn: CrewAI
     forces it on a copy of an agent's conversation and names no agent, and a lone agent's output
     holds its conversation copied again, so the two are compared by value."""
+    _sent: Sequence[object] = PrivateAttr(default=())
+    """The conversation of the last call, the forcing turn aside."""
 
     def _build_sync_client(self) -> Any:
         http_client = self.wire.httpx_client(agent=self.agent_name)
@@ -62,13 +64,11 @@ class WireLLM(OpenAICompletion):
         http_client = self.wire.httpx_async_client(agent=self.agent_name)
         return AsyncOpenAI(**self._get_client_params(), http_client=http_client)
 
-    _sent: Sequence[object] = PrivateAttr(default=())
-    """The conversation of the last call, the forcing turn aside."""
-
     def call(self, messages: Any, tools: Any = None, *args: Any, **kwargs: Any) -> Any:
+        forcing = _forcing(messages)
         if isinstance(messages, Sequence) and not isinstance(messages, str):
-            self._sent = messages[:-1] if _forcing(messages) else messages
-        if not tools and _forcing(messages):
+            self._sent = messages[:-1] if forcing else messages
+        if forcing and not tools:
             self._forced.append(_unmarked(self._sent))
         return super().call(messages, tools, *args, **kwargs)
 
