@@ -149,8 +149,10 @@ class Observed:
     """Dollars past the dollar budget; with a token budget only, the tokens past it at the run's
     mean price per token."""
     final_answer_calls: int | None = 0
-    """Model calls with no tools offered: a forced "give your best final answer". ``None`` on a
-    lost run."""
+    """Model calls with no tools offered: a forced "give your best final answer" (CrewAI's at
+    ``max_iter``, smolagents' at ``max_steps``), or any other call that offers none, such as the
+    speaker selection of an AutoGen ``SelectorGroupChat``, which the harness cannot tell apart.
+    ``None`` on a lost run."""
     gave_up_at_step: int | None = None
     """The step at which the model asked to give up (called ``give_up``), if it did; ``None`` on
     a lost run, unknown."""
