@@ -3,7 +3,9 @@
 
 In the HTML page's order: the verdict and the gate, then the failing runs worst first with the
 rules they broke, then per agent and per family, the scenarios folded away. A reviewer sees what
-broke without opening a log, and the summary stays far below GitHub's 1 MiB limit.
+broke without opening a log. GitHub drops a step summary past 1 MiB whole, so a run too large
+for it keeps everything but the per-scenario table whole, and that table its failing rows first,
+as many as fit, then says how many it left out and which reports hold them all.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 from unsolvable._numbers import plain
 from unsolvable._record import TerminationRecord
@@ -21,11 +24,14 @@ from unsolvable.reports._cells import COLUMNS, cells, pass_k_line, step_cap_line
 from unsolvable.reports._metrics import GroupMetrics, Metrics, where
 from unsolvable.reports._table import INTERRUPTED, explain, summary_line
 
-__all__ = ["MAX_FAILURES", "to_markdown"]
+__all__ = ["MAX_FAILURES", "SUMMARY_LIMIT", "to_markdown"]
 
 MAX_FAILURES = 30
 """Failures shown with their trajectory; GitHub caps a step summary at 1 MiB, and thirty tails
 of a few kilobytes each stay far below it."""
+SUMMARY_LIMIT = 1024 * 1024
+"""Bytes GitHub takes in one step's ``$GITHUB_STEP_SUMMARY``: past them the upload is aborted
+and the step shows no summary at all."""
 
 
 _MARKUP = re.compile(r"\\(?=[!-/:-@\[-`{-~])|[`*~\[\]]|(?<![^\W_])_|_(?![^\W_])")
@@ -177,8 +183,13 @@ def to_markdown(
     gate: GateResult | None = None,
     *,
     interrupted: bool = False,
+    limit: int = SUMMARY_LIMIT,
+    elsewhere: Sequence[Path] = (),
+    prefix: str = "--",
 ) -> str:
-    """The whole summary, ending with a newline."""
+    """The whole summary, ending with a newline, in ``limit`` bytes of UTF-8 (`_fitted`):
+    ``elsewhere`` are the reports written beside it that hold every row, and ``prefix`` begins
+    the face's flags that would write them."""
     lines = [
         f"## {summary_line(records)}",
         "",
@@ -202,10 +213,75 @@ def to_markdown(
         "",
         *_groups("family", metrics.families),
         "",
-        f"<details><summary>Per scenario ({len(metrics.scenarios)} rows)</summary>",
+    ]
+    groups = metrics.scenarios
+    whole = _joined([*lines, *_scenarios(_groups("scenario", groups), len(groups), len(groups))])
+    if _size(whole) <= limit:
+        return whole
+    return _fitted(lines, groups, limit - _size(_joined(lines)), elsewhere, prefix)
+
+
+def _joined(lines: Sequence[str]) -> str:
+    return "\n".join(lines) + "\n"
+
+
+def _size(text: str) -> int:
+    """What GitHub counts: bytes of UTF-8."""
+    return len(text.encode())
+
+
+def _scenarios(table: Sequence[str], kept: int, total: int, note: str = "") -> list[str]:
+    """The per-scenario table folded away, its ``kept`` rows of ``total`` counted in its title,
+    and the ``note`` on the rows left out under it."""
+    shown = f"{total} rows" if kept == total else f"{kept} of {total} rows"
+    return [
+        f"<details><summary>Per scenario ({shown})</summary>",
         "",
-        *_groups("scenario", metrics.scenarios),
+        *table,
         "",
         "</details>",
+        *(["", note] if note else []),
     ]
-    return "\n".join(lines) + "\n"
+
+
+def _fitted(
+    lines: Sequence[str],
+    groups: Sequence[GroupMetrics],
+    room: int,
+    elsewhere: Sequence[Path],
+    prefix: str,
+) -> str:
+    """The summary whose per-scenario table did not fit in its limit: its failing rows first (a
+    scenario some run of which failed), then the passing ones, each in the table's order, as many
+    as fit in the ``room`` the rest of the summary left beside the table's frame and the line
+    that counts the rows left out. The frame is measured with counts at least as long as those
+    it ends up with, so the rows kept never take the summary past its limit (nor does anything,
+    unless the rest alone does)."""
+    total = len(groups)
+    ordered = sorted(groups, key=lambda group: group.passed == group.runs)
+    note = _left_out(total, elsewhere, prefix)
+    room -= _size(_joined(_scenarios(_groups("scenario", []), total - 1, total, note)))
+    kept = 0
+    for group in ordered:
+        room -= _size(_joined(_groups("scenario", [group])[2:]))
+        if room < 0:
+            break
+        kept += 1
+    table = _groups("scenario", ordered[:kept])
+    note = _left_out(total - kept, elsewhere, prefix)
+    return _joined([*lines, *_scenarios(table, kept, total, note)])
+
+
+def _left_out(count: int, elsewhere: Sequence[Path], prefix: str) -> str:
+    """How many scenario rows the summary left out, and where they all are."""
+    where = (
+        f"every row is in {' and '.join(_code(str(path)) for path in elsewhere)}"
+        if elsewhere
+        else f"write the {_code(prefix + 'html')} or {_code(prefix + 'json')} report to keep "
+        "every row"
+    )
+    return (
+        f"**{count} scenario rows left out** (the failing ones are shown first) to keep this "
+        f"summary within GitHub's {SUMMARY_LIMIT // 1024 // 1024} MiB limit for a step summary; "
+        f"{where}."
+    )

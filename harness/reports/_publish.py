@@ -209,6 +209,7 @@ def publish(
         result, gate_lines = _gate(metrics, options, baseline)
     partial = interrupted or not whole or not records
     notes = []
+    full: list[Path] = []  # reports that hold every row, which a summary too large names
     if options.json:
         text = report_json(
             records,
@@ -223,13 +224,24 @@ def publish(
             if written == options.json
             else f"unsolvable: kept the larger {options.json}; wrote {written}"
         )
-    if options.markdown:
-        text = to_markdown(records, metrics, result, interrupted=interrupted)
-        written = write_file(options.markdown, text, partial=partial)
-        notes.append(f"unsolvable: wrote Markdown report to {written}")
-    if options.html:
+        full.append(written)
+    html_note = []
+    if options.html:  # before the Markdown, which names where it went
         text = to_html(records, metrics, result, interrupted=interrupted)
         written = write_file(options.html, text, partial=partial)
-        notes.append(f"unsolvable: wrote HTML report to {written}")
+        html_note.append(f"unsolvable: wrote HTML report to {written}")
+        full.insert(0, written)
+    if options.markdown:
+        text = to_markdown(
+            records,
+            metrics,
+            result,
+            interrupted=interrupted,
+            elsewhere=full,
+            prefix=options.flags.prefix,
+        )
+        written = write_file(options.markdown, text, partial=partial)
+        notes.append(f"unsolvable: wrote Markdown report to {written}")
+    notes.extend(html_note)
     notes.extend(_exports(records, options, partial=partial))
     return Published(metrics=metrics, gate=result, notes=(*notes, *gate_lines))

@@ -12,12 +12,10 @@ from unsolvable.reports._baseline import gate
 from unsolvable.reports._blessed import Baseline
 from unsolvable.reports._cells import COLUMNS
 from unsolvable.reports._html import to_html
-from unsolvable.reports._markdown import MAX_FAILURES, to_markdown
+from unsolvable.reports._markdown import MAX_FAILURES, SUMMARY_LIMIT, to_markdown
 from unsolvable.reports._metrics import measure
 
 UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
-GITHUB_SUMMARY_LIMIT = 1024 * 1024
-"""Bytes GitHub accepts in one step's ``$GITHUB_STEP_SUMMARY``."""
 
 
 def _tables(markdown: str) -> list[list[str]]:
@@ -101,7 +99,7 @@ def test_a_full_run_of_several_agents_fits_a_github_job_summary() -> None:
     ]
     records = [*runs, *(dataclasses.replace(r, agent=f"{r.agent}-again") for r in runs)]
     markdown = to_markdown(records, measure(records))
-    assert len(markdown.encode()) < GITHUB_SUMMARY_LIMIT // 4
+    assert len(markdown.encode()) < SUMMARY_LIMIT // 4
 
 
 def test_both_reports_say_a_negative_lag_is_a_premature_stop_only_where_they_count_one() -> None:
