@@ -43,11 +43,24 @@ _LINE_START = re.compile(r"^(?P<spaces> *)(?:(?P<marker>[#+-])|(?P<number>\d+)(?
 text begins."""
 
 
+_DOLLAR = "<span>$</span>"
+"""A dollar sign GitHub shows as one, never as a delimiter of math: it renders the text between
+two bare ``$`` (or ``$$``) as LaTeX, and its docs ("Writing mathematical expressions") give this
+form for a ``$`` outside a math expression (``\\$`` is their form inside one)."""
+
+
+def _dollars(text: str) -> str:
+    """``text`` (HTML or Markdown outside code) with each ``$`` as `_DOLLAR`: dollar amounts and
+    what an agent wrote alike never become math."""
+    return text.replace("$", _DOLLAR)
+
+
 def _escaped(text: str) -> str:
     """What an agent wrote, as the text it is: what does not print is escaped, HTML would be
-    rendered, and Markdown's own characters would emphasise, strike through, or make code, a
-    link or an image of it."""
-    return _MARKUP.sub(lambda m: "\\" + m.group(), html.escape(printable(text), quote=False))
+    rendered, Markdown's own characters would emphasise, strike through, or make code, a link
+    or an image of it, and dollar signs math (`_dollars`)."""
+    marked = _MARKUP.sub(lambda m: "\\" + m.group(), html.escape(printable(text), quote=False))
+    return _dollars(marked)
 
 
 def _plain_start(match: re.Match[str]) -> str:
@@ -110,7 +123,8 @@ def _gate(gate: GateResult | None) -> list[str]:
     if gate.passed:
         return [
             f"**Baseline gate: passed** — {gate.compared} groups compared{against} "
-            f"({gate.margins}){gate.partial_note()}{gate.lost_note()}{':' if lost else '.'}",
+            f"({_escaped(str(gate.margins))}){gate.partial_note()}{gate.lost_note()}"
+            f"{':' if lost else '.'}",
             "",
             *lost,
         ]
@@ -128,7 +142,7 @@ def _gate(gate: GateResult | None) -> list[str]:
     header = ("group", "agent", "metric", "baseline", "now", "allowed up to")
     return [
         f"**Baseline gate: FAILED** — {len(gate.regressions)} regression(s){against} "
-        f"({gate.margins}){gate.partial_note()}{gate.lost_note()}:",
+        f"({_escaped(str(gate.margins))}){gate.partial_note()}{gate.lost_note()}:",
         "",
         *_table(header, rows),
         "",
@@ -142,7 +156,7 @@ def _failure(record: TerminationRecord) -> list[str]:
         f"{named}{record.scenario} (seed {record.seed}) × {record.agent}: {record.verdict.summary}"
     )
     return [
-        f"<details><summary>{html.escape(printable(title))}</summary>",
+        f"<details><summary>{_dollars(html.escape(printable(title)))}</summary>",
         "",
         "```text",
         explain(record).replace("```", "'''"),

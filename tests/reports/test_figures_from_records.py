@@ -202,7 +202,9 @@ def _terminal_rows(stdout: str) -> dict[tuple[str, str], dict[str, str]]:
 
 def _markdown_rows(text: str) -> dict[tuple[str, str], dict[str, str]]:
     def split(line: str) -> list[str]:
-        return [cell.strip().replace("\\|", "|") for cell in line.strip("|").split(" | ")]
+        """The cells as GitHub shows them: a pipe and a dollar sign unescaped."""
+        cells = line.replace("<span>$</span>", "$").strip("|").split(" | ")
+        return [cell.strip().replace("\\|", "|") for cell in cells]
 
     lines = text[text.index("### Per family") :].splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("| family"))
