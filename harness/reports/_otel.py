@@ -6,6 +6,10 @@ One trace per run: an ``invoke_agent`` span, with a ``chat`` span per step and a
 record read back from the snapshot form keeps only its tail, and then the tail is what is
 spanned). Plain JSON, no SDK: ids and timestamps are derived from the run
 (agent, scenario, seed, step), so the same runs give the same bytes, as ``--json`` does.
+
+The run's ``invoke_agent`` span is a CLIENT span for an agent the harness reached across a
+process boundary and an INTERNAL one for an agent in its own process, as the conventions ask
+(`_run_span_kind`); the record tells them apart by the agent's label alone.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from typing import Any
 from unsolvable._observed import TraceStep
 from unsolvable._record import TerminationRecord
 from unsolvable._stop import Outcome
+from unsolvable.adapters.acp import ACP_PREFIX
+from unsolvable.adapters.process import EXEC_PREFIX
 from unsolvable.reports._counted import counted_lags
 from unsolvable.reports._stop_reasons import stop_reasons
 
@@ -31,6 +37,12 @@ keeps the file byte-stable."""
 STEP_NS = 10**6
 """One synthetic millisecond per step, so spans sort and nest as the steps did."""
 SPAN_KIND_INTERNAL, SPAN_KIND_CLIENT = 1, 3
+REMOTE_PREFIXES = (EXEC_PREFIX, ACP_PREFIX, "a2a:")
+"""How the label of an agent in a process of its own begins when its spec or adapter named it:
+a program (``exec:``), an ACP agent the harness talks to as its editor, an A2A agent's server."""
+REMOTE_AGENTS = frozenset({"claude-code", "codex", "gemini-cli", "claude-agent-sdk"})
+"""The labels of the built-in coding agents, each a CLI the harness starts as a process (the
+Claude Agent SDK's too: it drives the Claude Code CLI)."""
 STATUS_ERROR = 2
 SCOPE = "pytest-unsolvable"
 PROVIDER = "unsolvable"
@@ -44,6 +56,16 @@ OTHER_ERROR = "_OTHER"
 conventions' own fallback."""
 _ERROR_TYPE = re.compile(r"(?P<type>[A-Za-z_][\w.]*): ")
 """The exception type an error's ``Type: message`` text begins with."""
+
+
+def _run_span_kind(agent: str) -> int:
+    """The kind of a run's ``invoke_agent`` span: the conventions' CLIENT span for an agent
+    invoked over a process or network boundary, INTERNAL for one in the harness's process. The
+    record keeps the agent's label and not its spec, so the label decides: one its spec or
+    adapter gave (`REMOTE_PREFIXES`, `REMOTE_AGENTS`) names a remote agent; any other label, an
+    ``exec:`` agent renamed ``NAME=SPEC`` too, reads as one in the same process."""
+    is_remote = agent.startswith(REMOTE_PREFIXES) or agent in REMOTE_AGENTS
+    return SPAN_KIND_CLIENT if is_remote else SPAN_KIND_INTERNAL
 
 
 def finish_reason(record: TerminationRecord) -> str | None:
@@ -90,7 +112,7 @@ def _spans(record: TerminationRecord, repeat: int, *, volatile: bool) -> Iterato
     step_ns = _step_ns(record) if volatile else STEP_NS
     end = EPOCH_NS + step_ns * max(record.observed.steps, 1)
     yield _span(trace_id, root_id, None, _named("invoke_agent", record.agent), EPOCH_NS, end) | {
-        "kind": SPAN_KIND_INTERNAL,
+        "kind": _run_span_kind(record.agent),
         "attributes": _attributes(_run_attributes(record, volatile=volatile)),
         **_status(record),
     }
@@ -122,7 +144,8 @@ def _agent_spans(
 ) -> Iterator[tuple[str, dict[str, Any]]]:
     """One ``invoke_agent`` span for each agent but the top-level one (whose span is the run's),
     over its own steps, with what it spent and the handoff that gave it work: who dispatched
-    which subtasks to it."""
+    which subtasks to it. INTERNAL: the system under test invoked it within itself, as far as the
+    harness saw, whichever process that system ran in."""
     root, steps = root_agent(record), _spanned(record)
     first: dict[str, int] = {}
     last: dict[str, int] = {}

@@ -6,6 +6,8 @@ from __future__ import annotations
 import base64
 import dataclasses
 import json
+import shlex
+import sys
 from typing import Any
 
 import pytest
@@ -13,10 +15,15 @@ import pytest
 import unsolvable
 from tests.reports._records import library_records, record
 from unsolvable import Code, Outcome, ToolTrace, TraceStep, scenarios
+from unsolvable.adapters import claude_agent_sdk, claude_code, codex_cli, gemini_cli
+from unsolvable.adapters.a2a import A2AAdapter
+from unsolvable.adapters.acp import AcpAdapter
 from unsolvable.reports._otel import to_otlp_json
 
 json_format = pytest.importorskip("google.protobuf.json_format")
 trace_service = pytest.importorskip("opentelemetry.proto.collector.trace.v1.trace_service_pb2")
+trace = pytest.importorskip("opentelemetry.proto.trace.v1.trace_pb2")
+CLIENT, INTERNAL = trace.Span.SPAN_KIND_CLIENT, trace.Span.SPAN_KIND_INTERNAL
 
 IDS = ("traceId", "spanId", "parentSpanId")
 
@@ -192,3 +199,52 @@ def test_a_tail_of_a_sub_agents_steps_hangs_them_under_its_own_span() -> None:
     (worker,) = [s for s in spans if s["name"] == "invoke_agent worker-8"]
     chats = [s for s in spans if s["name"] == "chat"]
     assert len(chats) == 6 and all(s["parentSpanId"] == worker["spanId"] for s in chats)
+
+
+def test_an_agent_in_a_process_of_its_own_is_invoked_as_a_client_one_in_the_harness_within() -> (
+    None
+):
+    """The conventions' ``invoke_agent`` span kind: CLIENT for an agent reached over a process
+    boundary (an ``exec:`` program, run here for real), INTERNAL for one in the harness's own
+    process, and for the sub-agents a system invokes within itself."""
+    remote = unsolvable.run(
+        f"exec:{shlex.quote(sys.executable)} -c pass", scenarios.get("constant-return/plain")
+    )
+    here = unsolvable.run("contract", scenarios.get("mixed-fan-out/one-denied"))
+    spans = _spans_of(_decode(to_otlp_json([remote, here])))
+    kinds = {s.name: s.kind for s in spans if s.name.startswith("invoke_agent ")}
+    assert kinds.pop(f"invoke_agent {remote.agent}") == CLIENT
+    assert kinds.pop("invoke_agent contract") == INTERNAL
+    assert len(kinds) == len(here.observed.agents or ()) - 1 > 0, "the sub-agents"
+    assert set(kinds.values()) == {INTERNAL}
+
+
+def _run_span(agent: str) -> Any:
+    """The ``invoke_agent`` span of a run of ``agent``: its trace's root."""
+    spans = _spans_of(_decode(to_otlp_json([record(agent=agent)])))
+    (root,) = [span for span in spans if not span.parent_span_id]
+    return root
+
+
+@pytest.mark.parametrize(
+    "agent",
+    [
+        AcpAdapter(["gemini", "--experimental-acp"]).name,
+        A2AAdapter(["python", "serve.py"]).name,
+        claude_code.adapter.name,
+        codex_cli.adapter.name,
+        gemini_cli.adapter.name,
+        claude_agent_sdk.adapter.name,
+    ],
+)
+def test_every_remote_agent_is_named_as_its_adapter_labels_it(agent: str) -> None:
+    """The record keeps the label its spec or adapter gave the agent, and the label tells."""
+    root = _run_span(agent)
+    assert (root.name, root.kind) == (f"invoke_agent {agent}", CLIENT)
+
+
+@pytest.mark.parametrize("agent", ["naive", "mypkg.agents:my_agent", "my-agent", "exec"])
+def test_any_other_label_is_an_agent_in_the_same_process(agent: str) -> None:
+    """A label no remote spec or adapter gives, an ``exec:`` agent renamed ``NAME=SPEC`` too:
+    the record does not say the agent ran elsewhere, and the docs say how it is read."""
+    assert _run_span(agent).kind == INTERNAL
