@@ -41,13 +41,18 @@ import re
 import uuid
 import warnings
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, cast
 
 from unsolvable._errors import AdapterError
 from unsolvable._session import Session
 from unsolvable._stop import Code, Stop
 from unsolvable._text import cut
+from unsolvable.adapters._graph_stream import (
+    LangGraphRun,
+    astream_graph,
+    has_checkpointer,
+    stream_graph,
+)
 from unsolvable.adapters._langchain import AgentBindings, SessionChatModel, session_tools
 from unsolvable.adapters._turnstile import Turnstile
 from unsolvable.adapters.base import interpret_plain
@@ -98,11 +103,6 @@ ASYNC_ONLY = re.compile(
 )
 """How LangGraph (a node), LangChain's middleware (``awrap_model_call`` alone) and a
 ``StructuredTool`` with only a coroutine refuse a sync run."""
-INTERRUPT = "__interrupt__"
-"""The key under which LangGraph's updates stream carries a pause (``invoke`` reads it so, to
-return the interrupts); LangGraph keeps its own constant private."""
-STREAM_MODES = ["updates", "values"]
-"""What ``invoke`` streams to return the last state and, from the updates, the interrupts."""
 PAUSE_CUT = 200
 """Characters kept of a pause's reason: what the graph asked can be a long request."""
 SUPERSTEPS_PER_STEP = 2
@@ -120,36 +120,6 @@ def recursion_limit_for(steps: int) -> int:
     At this limit a stuck ``create_react_agent`` apologises and ``create_agent`` raises; the
     adapter reads both as ``exhausted``."""
     return SUPERSTEPS_PER_STEP * steps
-
-
-@dataclass(frozen=True, kw_only=True)
-class LangGraphRun:
-    """What one graph run left: the last state seen and, at a limit that raised, the error and
-    the budget code it is read as."""
-
-    state: Mapping[str, Any]
-    limit_error: Exception | None = None
-    limit_code: Code = Code.BUDGET_STEPS
-    interrupts: tuple[Any, ...] | None = None
-    """The interrupts the run paused at (empty at a breakpoint); ``None``: it did not pause."""
-
-
-@dataclass(kw_only=True)
-class _Reading:
-    """What the stream of a graph run has said so far: its last state and its pause, if any."""
-
-    state: Mapping[str, Any] = field(default_factory=dict)
-    interrupts: tuple[Any, ...] | None = None
-
-    def take(self, mode: str, payload: Any) -> None:
-        """One chunk of the ``updates`` and ``values`` streams, read as ``invoke`` reads them."""
-        if mode == "values":
-            self.state = payload
-        elif mode == "updates" and isinstance(payload, Mapping) and INTERRUPT in payload:
-            self.interrupts = (*(self.interrupts or ()), *(payload[INTERRUPT] or ()))
-
-    def run(self) -> LangGraphRun:
-        return LangGraphRun(state=self.state, interrupts=self.interrupts)
 
 
 GraphBuilder = Callable[[BaseChatModel, list[BaseTool]], Any]
@@ -216,7 +186,7 @@ class LangGraphAdapter:
             return asyncio.run(self._arun(session, turnstile))
         graph = self._graph(self._built(session, turnstile))
         try:
-            return _stream(graph, _input(session), self._config(graph, session, turnstile))
+            return stream_graph(graph, _input(session), self._config(graph, session, turnstile))
         except Exception as error:
             if not _refused_sync(error):
                 raise
@@ -234,7 +204,7 @@ class LangGraphAdapter:
         async ``build`` is awaited there."""
         built = self._built(session, turnstile)
         graph = self._graph(await built if inspect.isawaitable(built) else built)
-        return await _astream(graph, _input(session), self._config(graph, session, turnstile))
+        return await astream_graph(graph, _input(session), self._config(graph, session, turnstile))
 
     def _graph(self, built: object) -> Any:
         """What ``build`` returned, if it runs as a compiled graph runs; an error that says
@@ -272,7 +242,7 @@ class LangGraphAdapter:
             config["recursion_limit"] = recursion_limit_for(session.budget.max_steps)
         elif self.recursion_limit is not None:
             config["recursion_limit"] = self.recursion_limit
-        if _saves(graph):
+        if has_checkpointer(graph):
             configurable = dict(config.get("configurable") or {})
             # Any node reads it: one per run, made of nothing the run is, so that it neither
             # names the scenario nor resumes an earlier run's thread on a saver they share.
@@ -337,80 +307,12 @@ def _input(session: Session) -> dict[str, Any]:
     return {"messages": [("user", session.task)]}
 
 
-def _stream(graph: Any, graph_input: Any, config: Mapping[str, Any]) -> LangGraphRun:
-    """Runs the graph with ``stream`` as ``invoke`` runs it, keeping the full state after each
-    superstep (what survives a `GraphRecursionError` without a checkpointer: the error carries
-    no state) and the interrupts a pause returns."""
-    reading = _Reading()
-    try:
-        for mode, payload in graph.stream(graph_input, config, stream_mode=STREAM_MODES):
-            reading.take(mode, payload)
-    except Exception as error:
-        code = _limit(error)
-        if code is None:
-            raise
-        saved = graph.get_state(config).values if _saves(graph) else None
-        return _at_limit(error, code, saved, reading.state)
-    return reading.run()
-
-
-async def _astream(graph: Any, graph_input: Any, config: Mapping[str, Any]) -> LangGraphRun:
-    """`_stream`, with ``astream`` and the checkpointer's async face."""
-    reading = _Reading()
-    try:
-        async for mode, payload in graph.astream(graph_input, config, stream_mode=STREAM_MODES):
-            reading.take(mode, payload)
-    except Exception as error:
-        code = _limit(error)
-        if code is None:
-            raise
-        saved = (await graph.aget_state(config)).values if _saves(graph) else None
-        return _at_limit(error, code, saved, reading.state)
-    return reading.run()
-
-
 def _refused_sync(error: Exception) -> bool:
     """Whether ``error`` is how a graph with an async-only part refuses ``stream`` (read from the
     exception types those refusals use, whose text is safe to read)."""
     return isinstance(error, TypeError | NotImplementedError) and bool(
         ASYNC_ONLY.search(str(error))
     )
-
-
-def _limit(error: Exception) -> Code | None:
-    """The budget code of a limit LangGraph or a LangChain limit middleware raised; ``None`` for
-    any other error."""
-    if isinstance(error, GraphRecursionError):
-        return Code.BUDGET_STEPS
-    return _middleware_limit(error)
-
-
-def _middleware_limit(error: Exception) -> Code | None:
-    """The budget code of the error a LangChain limit middleware raises with
-    ``exit_behavior="error"``; ``None`` for any other error. Imported here: only a graph that
-    already imported the middleware can raise one, and LangChain's agents are too heavy to import
-    for every LangGraph user."""
-    if not type(error).__module__.startswith("langchain.agents.middleware."):
-        return None
-    from langchain.agents.middleware.model_call_limit import ModelCallLimitExceededError
-    from langchain.agents.middleware.tool_call_limit import ToolCallLimitExceededError
-
-    if isinstance(error, ModelCallLimitExceededError):
-        return Code.BUDGET_STEPS
-    if isinstance(error, ToolCallLimitExceededError):
-        return Code.BUDGET_CALLS
-    return None
-
-
-def _saves(graph: Any) -> bool:
-    return bool(getattr(graph, "checkpointer", None))
-
-
-def _at_limit(error: Exception, code: Code, saved: object, last: Mapping[str, Any]) -> LangGraphRun:
-    """The run a limit ended, its partial state the checkpointer's (``saved``) when it holds
-    one, else the last one streamed."""
-    state = saved if isinstance(saved, Mapping) and saved else last
-    return LangGraphRun(state=state, limit_error=error, limit_code=code)
 
 
 def warn_misplaced_recursion_limit(config: Mapping[str, Any]) -> None:
