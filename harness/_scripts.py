@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from unsolvable._json import sorted_json
+from unsolvable._moves import Call, in_its_conversation, own_step, rebased, say, single_call
 from unsolvable._subtasks import named_subtask
 from unsolvable._types import GIVE_UP_TOOL, JSON, ModelRequest, ModelResponse, ToolCall
 
@@ -62,63 +62,13 @@ class Script(Protocol):
 
 
 @dataclass(frozen=True, kw_only=True)
-class Call:
-    """A tool call template; ``text`` is the thought the model writes beside it.
-
-    Arguments that are not JSON are refused when it is made, before any run starts, rather than
-    by the step that would send them."""
-
-    name: str
-    arguments: JSON = field(default_factory=dict)
-    text: str = ""
-
-    def __post_init__(self) -> None:
-        try:
-            sorted_json(self.arguments)
-        except (TypeError, ValueError) as error:
-            raise ValueError(
-                f"Call(name={self.name!r}): arguments must be JSON values (dicts, lists, "
-                f"strings, numbers, booleans, None): {error}"
-            ) from None
-
-
-def _tool_call(call: Call, request: ModelRequest, arguments: JSON | None = None) -> ToolCall:
-    chosen = call.arguments if arguments is None else arguments
-    return ToolCall(id=f"call_{request.step}_0", name=call.name, arguments=dict(chosen))
-
-
-def _say(call: Call, request: ModelRequest) -> str:
-    """The thought varies step by step, as real model text does, so text equality is no signal."""
-    return f"{call.text} (attempt {request.step})" if call.text else f"Attempt {request.step}."
-
-
-def _own_step(request: ModelRequest) -> int:
-    """The caller's own step count (requests built by hand may leave it unset)."""
-    return request.agent_step or request.step
-
-
-def in_its_conversation(request: ModelRequest) -> ModelRequest:
-    """A worker's request with its own step counted in its conversation (its replies so far,
-    plus one), not over every call its agent name made: a framework that runs one worker agent
-    for every subtask (agents-as-tools) gives each run a fresh conversation under one name."""
-    replies = sum(1 for message in request.messages if message.get("role") == "assistant")
-    return dataclasses.replace(request, agent_step=replies + 1)
-
-
-def _single(call: Call, request: ModelRequest, arguments: JSON | None = None) -> ModelResponse:
-    return ModelResponse(
-        content=_say(call, request), tool_calls=(_tool_call(call, request, arguments),)
-    )
-
-
-@dataclass(frozen=True, kw_only=True)
 class Repeat:
     """Makes the same call, with the same arguments, every step."""
 
     call: Call
 
     def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
-        return _single(self.call, request)
+        return single_call(self.call, request)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -155,8 +105,8 @@ class Perturbed:
 
     def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
         arguments = dict(self.call.arguments)
-        arguments.update(self._perturb(arguments, _own_step(request) - 1, rng))
-        return _single(self.call, request, arguments)
+        arguments.update(self._perturb(arguments, own_step(request) - 1, rng))
+        return single_call(self.call, request, arguments)
 
     def _perturb(self, arguments: JSON, index: int, rng: random.Random) -> JSON:
         value: Any = arguments.get(self.field)
@@ -181,14 +131,14 @@ class Alternate:
     restyled: bool = False
 
     def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
-        rounds, plan = divmod(_own_step(request) - 1, 2)
+        rounds, plan = divmod(own_step(request) - 1, 2)
         call = self.plans[plan]
         arguments = dict(call.arguments)
         if self.restyled:
             arguments = {
                 k: restyle(v, rounds) if isinstance(v, str) else v for k, v in arguments.items()
             }
-        return _single(call, request, arguments)
+        return single_call(call, request, arguments)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -203,7 +153,7 @@ class ClaimSuccess:
     claim: str = "Done: the task is complete and verified."
 
     def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
-        if _own_step(request) > self.after:
+        if own_step(request) > self.after:
             return ModelResponse(content=self.claim)
         return self.before.reply(request, rng)
 
@@ -227,17 +177,10 @@ class Steps:
     then: Script = field(default_factory=Claim)
 
     def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
-        index = _own_step(request) - 1
+        index = own_step(request) - 1
         if index < len(self.calls):
-            return _single(self.calls[index], request)
-        return self.then.reply(_rebased(request, len(self.calls)), rng)
-
-
-def _rebased(request: ModelRequest, steps_done: int) -> ModelRequest:
-    """The request as the next phase sees it: its own steps count from the phase's start. The
-    run's ``step`` stays real, since tool-call ids are built from it and must never repeat in a
-    run — the Agents SDK aborts on a reused id."""
-    return dataclasses.replace(request, agent_step=_own_step(request) - steps_done)
+            return single_call(self.calls[index], request)
+        return self.then.reply(rebased(request, len(self.calls)), rng)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -250,9 +193,9 @@ class FirstThen:
     then: Script
 
     def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
-        if _own_step(request) == 1:
+        if own_step(request) == 1:
             return self.first.reply(request, rng)
-        return self.then.reply(_rebased(request, 1), rng)
+        return self.then.reply(rebased(request, 1), rng)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -274,7 +217,7 @@ class Cycle:
     calls: Sequence[Call]
 
     def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
-        return _single(self.calls[(_own_step(request) - 1) % len(self.calls)], request)
+        return single_call(self.calls[(own_step(request) - 1) % len(self.calls)], request)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -287,8 +230,8 @@ class TodoSpawn:
     """The list argument that receives the new to-do items."""
 
     def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
-        items = todo_items(_own_step(request))
-        return _single(self.call, request, {**self.call.arguments, self.field: items})
+        items = todo_items(own_step(request))
+        return single_call(self.call, request, {**self.call.arguments, self.field: items})
 
 
 TODO_TOPICS = ("re-verify the findings", "draft next actions", "review open questions")
@@ -310,10 +253,10 @@ class GiveUp:
     before: Script
 
     def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
-        if _own_step(request) <= self.after:
+        if own_step(request) <= self.after:
             return self.before.reply(request, rng)
         call = Call(name=GIVE_UP_TOOL, arguments={"reason": self.reason}, text="I cannot do this")
-        return _single(call, request)
+        return single_call(call, request)
 
 
 class Moment:
@@ -329,12 +272,12 @@ class Moment:
         self, request: ModelRequest, holds: Callable[[ModelRequest], bool]
     ) -> ModelRequest | None:
         """``request`` as the phase after the moment sees it (its steps counted from there,
-        `_rebased`), once ``holds`` has held for its agent, now or at an earlier step; ``None``
+        `rebased`), once ``holds`` has held for its agent, now or at an earlier step; ``None``
         before."""
         if request.agent not in self._before and holds(request):
-            self._before[request.agent] = _own_step(request) - 1
+            self._before[request.agent] = own_step(request) - 1
         before = self._before.get(request.agent)
-        return None if before is None else _rebased(request, before)
+        return None if before is None else rebased(request, before)
 
 
 class Until:
@@ -351,7 +294,7 @@ class Until:
     def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
         later = self._seen.since(request, self._sees_marker)
         if later is None:
-            return _single(self.call, request)
+            return single_call(self.call, request)
         return self.then.reply(later, rng)
 
     def _sees_marker(self, request: ModelRequest) -> bool:
@@ -386,12 +329,12 @@ class FanOut:
     def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
         if request.agent != "main":
             return self._worker(request).reply(in_its_conversation(request), rng)
-        step = _own_step(request)
+        step = own_step(request)
         if step <= len(self.before):
-            return _single(self.before[step - 1], request)
+            return single_call(self.before[step - 1], request)
         delegations = step - len(self.before)
         if self.rounds is not None and delegations > self.rounds:
-            return self.then.reply(_rebased(request, len(self.before) + self.rounds), rng)
+            return self.then.reply(rebased(request, len(self.before) + self.rounds), rng)
         calls = tuple(
             ToolCall(
                 id=f"call_{request.step}_{i}",
@@ -400,7 +343,7 @@ class FanOut:
             )
             for i, subtask in enumerate(self.subtasks)
         )
-        return ModelResponse(content=_say(self.delegate, request), tool_calls=calls)
+        return ModelResponse(content=say(self.delegate, request), tool_calls=calls)
 
     def _worker(self, request: ModelRequest) -> Script:
         """The script of the worker whose conversation names its subtask."""
