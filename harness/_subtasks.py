@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any
 
+from unsolvable._delegated import Dispatch, Subtask, SubtaskSpec, SubtaskState, Transition
 from unsolvable._errors import ScenarioError
 from unsolvable._types import DELEGATE_TOOL, JSON, ToolResult, World
 
@@ -51,90 +51,6 @@ def named_subtask(messages: Iterable[Mapping[str, Any]], names: Iterable[str]) -
     given = [n for n, argument in arguments.items() if any(argument in t for t in said)]
     found = given or [n for n in arguments if any(n in text for text in said)]
     return max(found, key=len) if found else None
-
-
-class SubtaskState(StrEnum):
-    """A subtask's state (the node states of a task graph, plus ``abandoned``)."""
-
-    PENDING = "pending"
-    """Declared or dispatched, not started."""
-    RUNNING = "running"
-    SUCCEEDED = "succeeded"
-    """Its completion criteria hold in the world."""
-    FAILED = "failed"
-    """Its attempt ended after a refused call (a denied permission, a dependency down)."""
-    SKIPPED = "skipped"
-    """Never started: a dependency did not succeed, or the run ended first."""
-    ABANDONED = "abandoned"
-    """Started, then its attempt (or the run) ended without success or a refusal."""
-
-    @property
-    def is_terminal(self) -> bool:
-        return self not in (SubtaskState.PENDING, SubtaskState.RUNNING)
-
-
-@dataclass(frozen=True, kw_only=True)
-class SubtaskSpec:
-    """A subtask the scenario declares: the ground truth of its task graph."""
-
-    name: str
-    """What the ``delegate`` call's ``subtask`` argument says, and the worker's conversation."""
-    depends_on: tuple[str, ...] = ()
-    """Subtasks that must succeed before this one may start."""
-    role: str | None = None
-    """The role whose workers do it: their steps count against that role's budget
-    (`Scenario.role_steps`)."""
-    failing: Callable[[Any], Sequence[str]] | None = None
-    """Its own completion criteria that still fail, read from the run's world (the scenario's
-    own kind of world, hence ``Any``); ``None``: it is done when the whole task is."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class Transition:
-    """A change of a subtask's state: when, to what, because of which agent, and why."""
-
-    step: int
-    state: SubtaskState
-    agent: str | None
-    why: str
-
-
-@dataclass(frozen=True, kw_only=True)
-class Dispatch:
-    """One ``delegate`` call the model asked for."""
-
-    step: int
-    by: str
-    """The agent whose model asked for it."""
-    started: int | None = None
-    """The step at which a worker began on it."""
-    returned: int | None = None
-    """The step at which its dispatcher's conversation first held its answer."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class Subtask:
-    """One row of the subtask table."""
-
-    name: str
-    state: SubtaskState
-    """Its state when the run ended."""
-    why: str
-    depends_on: tuple[str, ...] = ()
-    dispatched_by: tuple[str, ...] = ()
-    """The agents that dispatched it, in order (a worker passing its brief on appears too)."""
-    workers: tuple[str, ...] = ()
-    """The agents that worked on it, in order."""
-    blocker: str | None = None
-    """What refused it: the permission or the dependency its refused call named."""
-    dispatches: tuple[Dispatch, ...] = ()
-    history: tuple[Transition, ...] = ()
-    duplicate_starts: tuple[int, ...] = ()
-    """Steps at which it started again while running, or after it had succeeded."""
-    blocked_starts: tuple[int, ...] = ()
-    """Steps at which it started although a dependency had not succeeded."""
-    late_steps: tuple[int, ...] = ()
-    """Steps a worker made on it after its delegation had returned, with no new dispatch."""
 
 
 @dataclass(kw_only=True)
