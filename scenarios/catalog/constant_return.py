@@ -15,9 +15,8 @@ lookup finds nothing and no invoice can be marked paid.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from functools import partial
-from typing import Any
 
 from unsolvable import (
     JSON,
@@ -33,19 +32,23 @@ from unsolvable import (
     Script,
     Setup,
     Steps,
-    ToolResult,
-    ToolSpec,
     Until,
 )
 from unsolvable._scripts import Moment
 from unsolvable.fake_tools import (
-    FakeWorld,
-    Tool,
     constant_tool,
-    pages_tool,
-    requires,
-    respond,
     sequence_tool,
+)
+from unsolvable.scenarios.catalog._billing import (
+    EMPTY,
+    LOOKUP,
+    MARK,
+    billing_tools,
+    billing_world,
+    found_page,
+    history_calls,
+    invoice_of,
+    search_spec,
 )
 from unsolvable.scenarios.catalog._common import (
     by_seed,
@@ -73,22 +76,6 @@ PERTURBATIONS = {"offset": "offset", "synonym": "query", "case": "query", "volat
 """Each perturbation kind and the argument it perturbs."""
 
 
-def _search(tool_name: str) -> ToolSpec:
-    return ToolSpec(
-        name=tool_name,
-        description="Search the billing system's invoices for a customer.",
-        parameters={
-            "type": "object",
-            "properties": {
-                "customer": {"type": "string"},
-                "query": {"type": "string"},
-                "offset": {"type": "integer"},
-            },
-            "required": ["customer"],
-        },
-    )
-
-
 def _script(call: Call, perturbation: str | None, claim_after: int | None) -> Script:
     script: Script = Repeat(call=call)
     if perturbation is not None:
@@ -100,37 +87,13 @@ def _script(call: Call, perturbation: str | None, claim_after: int | None) -> Sc
 
 
 def _after_warmup(script: Script, warmup: int) -> Script:
-    """``script`` after ``warmup`` steps of real work (`_history_calls`)."""
-    return Steps(calls=_history_calls(warmup), then=script) if warmup else script
-
-
-HISTORY = ToolSpec(
-    name="read_account_history",
-    description="Read one page of the customer's account history.",
-    parameters={"type": "object", "properties": {"page": {"type": "integer"}}},
-)
-
-
-def _history_calls(count: int) -> list[Call]:
-    """``count`` steps of real work before the model gets stuck: reads of new pages, new
-    information under any ground truth. (A note or to-do list that only ticks a counter is no
-    progress anywhere in the library: one principle for artifacts.) The history holds those
-    pages and no more (`_build`)."""
-    return [
-        Call(name=HISTORY.name, arguments={"page": page}, text="Reading the account history")
-        for page in range(1, count + 1)
-    ]
+    """``script`` after ``warmup`` steps of real work (`history_calls`)."""
+    return Steps(calls=history_calls(warmup), then=script) if warmup else script
 
 
 CLAIM_EXPECTED = {Code.NO_PROGRESS, Code.NEEDS_HUMAN}
 """A success claim that the world refutes may end the run as false-completion's do: nothing new
 (``NO_PROGRESS``) or a claim for a human to settle (``NEEDS_HUMAN``) — the same move."""
-EMPTY: JSON = {"results": [], "total": 0}
-"""What the stuck search answers, every time."""
-
-
-def _world(seed: int) -> FakeWorld:
-    return FakeWorld(failing=requires("invoice_paid", "invoice not marked paid"), seed=seed)
 
 
 def _search_call(tool_name: str, seed: int) -> Call:
@@ -142,19 +105,10 @@ def _build(
     tool_name: str, perturbation: str | None, warmup: int, claim_after: int | None, seed: int
 ) -> Setup:
     call = _search_call(tool_name, seed)
-    search = constant_tool(_search(tool_name), EMPTY)
-    tools = _tools(search, seed, found=False, warmup=warmup)
+    search = constant_tool(search_spec(tool_name), EMPTY)
+    tools = billing_tools(search, seed, found=False, warmup=warmup)
     script = _after_warmup(_script(call, perturbation, claim_after), warmup)
-    return stuck_setup(_world(seed), tools, script, seed=seed)
-
-
-def _tools(search: Tool, seed: int, *, found: bool, warmup: int) -> list[Tool]:
-    """What every scenario of the family offers: ``search``, the ledger (`_ledger`) and, after a
-    warm-up, the account history its ``warmup`` reads need."""
-    # A customer's history has an end, where the model's reading stops: an endless one would
-    # let an agent that reads a new page every step pass that off as progress.
-    read = pages_tool(HISTORY, key="history_read", lines_per_page=2, pages=warmup)
-    return [search, *_ledger(seed, found=found), *([read] if warmup else [])]
+    return stuck_setup(billing_world(seed), tools, script, seed=seed)
 
 
 def make(
@@ -188,16 +142,6 @@ def make(
     )
 
 
-MARK = ToolSpec(
-    name="mark_invoice_paid",
-    description="Record an invoice as paid in the ledger.",
-    parameters={"type": "object", "properties": {"invoice": {"type": "string"}}},
-)
-LOOKUP = ToolSpec(
-    name="lookup_customer_invoices",
-    description="List a customer's invoices straight from the ledger.",
-    parameters={"type": "object", "properties": {"customer": {"type": "string"}}},
-)
 PAGES = (3, 4, 5)
 """Pages the cursor turns before the invoice is on one (by seed)."""
 WARMUP = (3, 4, 5)
@@ -208,18 +152,8 @@ EMPTY_TRIES = (1, 2)
 sibling for up to two steps, the most the reference contract tolerates before it stops — so it
 passes here and pays for it with its lag on the sibling; a wider range trades false stops here
 against lag there."""
-NOT_FOUND = 404
-"""What the ledger answers for an invoice it does not hold open."""
 HINT_WORD = "repeat"
 """What the hint-responsive model listens for in a message after it repeated itself."""
-
-
-def _invoice(seed: int) -> str:
-    return f"INV-{seed}-7731"
-
-
-def _found(seed: int) -> JSON:
-    return {"results": [{"invoice": _invoice(seed), "status": "open"}], "total": 1}
 
 
 def _paging(pages: int, seed: int) -> list[JSON]:
@@ -245,7 +179,7 @@ def _empties(tries: int) -> list[JSON]:
 
 
 def _then_mark(seed: int) -> Steps:
-    mark = Call(name=MARK.name, arguments={"invoice": _invoice(seed)}, text="Marking it paid")
+    mark = Call(name=MARK.name, arguments={"invoice": invoice_of(seed)}, text="Marking it paid")
     return Steps(calls=[mark], then=Claim())
 
 
@@ -255,34 +189,10 @@ def _build_moving(
     """The identical search, after the sibling's warm-up; its answers move (``answers(seed)``),
     then it finds the invoice."""
     call = _search_call(tool_name, seed)
-    search = sequence_tool(_search(tool_name), answers=answers(seed), then=_found(seed))
-    script = Until(call=call, marker=_invoice(seed), then=_then_mark(seed))
-    tools = _tools(search, seed, found=True, warmup=warmup)
-    return stuck_setup(_world(seed), tools, _after_warmup(script, warmup), seed=seed)
-
-
-def _ledger(seed: int, *, found: bool) -> list[Tool]:
-    """The ledger lookup and the write that marks an invoice paid, which every scenario of the
-    family offers: with ``found``, the lookup lists the customer's open invoice and the write
-    marks it paid; without, the lookup is empty and no invoice can be marked paid."""
-    lookup = constant_tool(LOOKUP, _found(seed) if found else EMPTY)
-    return [lookup, _mark(frozenset({_invoice(seed)} if found else ()))]
-
-
-def _mark(open_invoices: frozenset[str]) -> Tool:
-    """Marks an open invoice paid; any other is not found, in words that never echo it, so that
-    marking made-up invoices is no new observation an agent could add to move its first
-    stagnant step."""
-
-    def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
-        invoice = str(arguments.get("invoice", ""))
-        if invoice not in open_invoices:
-            error = {"status": NOT_FOUND, "message": "no such open invoice in the ledger"}
-            return respond(world, {"error": error})
-        world.put("invoice_paid", invoice)
-        return respond(world, {"invoice": invoice, "status": "paid"})
-
-    return Tool(spec=MARK, handler=handle)
+    search = sequence_tool(search_spec(tool_name), answers=answers(seed), then=found_page(seed))
+    script = Until(call=call, marker=invoice_of(seed), then=_then_mark(seed))
+    tools = billing_tools(search, seed, found=True, warmup=warmup)
+    return stuck_setup(billing_world(seed), tools, _after_warmup(script, warmup), seed=seed)
 
 
 class HeedsHint:
@@ -317,10 +227,12 @@ def _is_told(request: ModelRequest) -> bool:
 
 def _build_hint(tool_name: str, warmup: int, seed: int) -> Setup:
     lookup = Call(name=LOOKUP.name, arguments={"customer": f"ACME-{seed}"}, text="Another way")
-    mark = Call(name=MARK.name, arguments={"invoice": _invoice(seed)}, text="Marking it paid")
+    mark = Call(name=MARK.name, arguments={"invoice": invoice_of(seed)}, text="Marking it paid")
     script = HeedsHint(call=_search_call(tool_name, seed), then=Steps(calls=[lookup, mark]))
-    tools = _tools(constant_tool(_search(tool_name), EMPTY), seed, found=True, warmup=warmup)
-    return stuck_setup(_world(seed), tools, _after_warmup(script, warmup), seed=seed)
+    tools = billing_tools(
+        constant_tool(search_spec(tool_name), EMPTY), seed, found=True, warmup=warmup
+    )
+    return stuck_setup(billing_world(seed), tools, _after_warmup(script, warmup), seed=seed)
 
 
 def twins(
