@@ -21,7 +21,14 @@ from unsolvable.agents._fingerprint import (
     progress_figures,
 )
 from unsolvable.agents._loop import assistant, dispatch, opening, tool_calls
-from unsolvable.agents._signals import compacted, needs_a_person, not_found, wait_hint
+from unsolvable.agents._signals import (
+    compacted,
+    error_details,
+    is_waiting,
+    needs_a_person,
+    not_found,
+    wait_hint,
+)
 from unsolvable.agents._supervision import Supervision
 
 if TYPE_CHECKING:
@@ -31,23 +38,8 @@ __all__ = ["ContractRun"]
 
 PERMISSION_IN_TEXT = re.compile(r"permission '([^']+)'")
 """How a refusal names its permission when it comes as an exception message, not a JSON body."""
-WAITING_STATUSES = frozenset({"pending", "queued", "running", "in_progress"})
-"""Job states that promise an answer later: polling them is waiting, not looping."""
 UNAVAILABLE_STATUSES = frozenset({503, 504})
 """A dependency that is down, or that did not answer within its timeout."""
-
-
-def _error(result: str) -> dict[str, Any]:
-    body = parse(result)
-    details = body.get("error") if isinstance(body, dict) else None
-    return details if isinstance(details, dict) else {}
-
-
-def _is_waiting(result: str) -> bool:
-    """A pending job, or a dependency that says when to come back."""
-    body = parse(result)
-    status = body.get("status") if isinstance(body, dict) else None
-    return status in WAITING_STATUSES or "retry_after" in _error(result)
 
 
 class ContractRun:
@@ -160,7 +152,7 @@ class ContractRun:
             stop = self._blocker(name, result, error) or self._needs_a_person(result)
             if stop is not None:
                 return stop
-            waiting = _is_waiting(result)
+            waiting = is_waiting(result)
             self.session.sleep(wait_hint(result))  # honour it, free
             fingerprint = action_fingerprint(name, arguments)
             (self.waiting.add if waiting else self.waiting.discard)(fingerprint)
@@ -266,7 +258,7 @@ class ContractRun:
         """A permission denied again (by any tool: the permission is the blocker, not the tool)
         blocks; a record looked up in vain twice; a dead dependency after the allowed
         attempts."""
-        details = _error(result)
+        details = error_details(result)
         permission = details.get("missing_permission") or getattr(error, "permission", None)
         if permission is None and details.get("status") == 403:
             found = PERMISSION_IN_TEXT.search(str(details.get("message", "")))

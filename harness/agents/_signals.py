@@ -1,5 +1,6 @@
 """Consumes tool results and a conversation, produces what the `contract` agent reads from them
-beyond novelty: how long a dependency asks to be left alone, an action only a person may
+beyond novelty: the error a result reports, a wait (a pending job, or a dependency that says when
+to come back), how long a dependency asks to be left alone, an action only a person may
 approve, a record that does not exist, and a conversation compacted to fit a context window.
 
 Result fields are read wherever a seed's dialect puts them (camelCase, nested under ``data``).
@@ -13,13 +14,22 @@ from typing import Any
 from unsolvable._types import JSON
 from unsolvable.agents._fingerprint import parse, snake
 
-__all__ = ["compacted", "needs_a_person", "not_found", "wait_hint"]
+__all__ = [
+    "compacted",
+    "error_details",
+    "is_waiting",
+    "needs_a_person",
+    "not_found",
+    "wait_hint",
+]
 
 CONFIRMATION = "confirmation_required"
 """The ``status`` of an action waiting for ``confirm=true``."""
 NOT_FOUND_STATUS = 404
 QUOTED = re.compile(r"'([^']+)'")
 """What a not-found message names, in quotes."""
+WAITING_STATUSES = frozenset({"pending", "queued", "running", "in_progress"})
+"""Job states that promise an answer later: polling them is waiting, not looping."""
 COMPACTED_CHARS = 400
 """Characters of a tool result a compaction keeps: its head (what most results open with: a
 title, a summary, a status), about a hundred tokens."""
@@ -41,6 +51,18 @@ def _found(body: Any, key: str) -> Any:
             if found is not None:
                 return found
     return None
+
+
+def error_details(result: str) -> dict[str, Any]:
+    """The ``error`` a result reports (empty when it reports none)."""
+    return _details(parse(result))
+
+
+def is_waiting(result: str) -> bool:
+    """A pending job, or a dependency that says when to come back."""
+    body = parse(result)
+    status = body.get("status") if isinstance(body, dict) else None
+    return status in WAITING_STATUSES or "retry_after" in error_details(result)
 
 
 def wait_hint(result: str) -> float:
