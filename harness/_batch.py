@@ -53,6 +53,10 @@ __all__ = ["Batch", "Job", "WorkerPool", "run_jobs"]
 KILL_MARGIN_SECONDS = 0.4
 """After the wall ceiling and the in-process grace, how long a silent worker is given before it
 is killed: the agent then holds the interpreter and nothing in its process can end it."""
+LOAD_SECONDS = 300.0
+"""How long a worker may take to start and import a job's agent before it is killed: the run's
+wall ceiling starts only once the agent is loaded, and a heavy framework's import on a loaded
+machine takes seconds, never minutes, so only an import that hangs reaches it."""
 READ_CHUNK = 1024 * 1024
 """Bytes read from a worker's channel at once: a record of a long run is several megabytes."""
 POLL_SECONDS = 0.1
@@ -89,6 +93,16 @@ def _wall(job: Job) -> float:
     """How long a worker may take over a job before it is killed: the wall ceiling, the grace the
     run gives the agent to unwind, and a margin for the record to arrive."""
     return job.ceilings.max_wall_seconds + GRACE_SECONDS + KILL_MARGIN_SECONDS
+
+
+def _overdue(*, loaded: bool) -> tuple[Outcome, str]:
+    """How a job whose worker is killed at its deadline is recorded: its run past the wall
+    ceiling, or its agent never loaded (the run never began)."""
+    if loaded:
+        why = "the agent held the interpreter past the wall ceiling; its worker was killed"
+        return Outcome.DID_NOT_STOP, why
+    why = f"the agent was not loaded within {LOAD_SECONDS:g} s (an import that hangs)"
+    return Outcome.CRASHED, why + "; its worker was killed"
 
 
 class _Todo:
@@ -203,8 +217,10 @@ class WorkerPool:
                     worker.jobs.send((index, self.jobs[index]))  # this job runs on its successor
 
     def _arm(self, worker: Worker) -> None:
-        """Starts the clock of the worker's first job, whose agent is not loaded yet."""
-        worker.loaded, worker.deadline = False, time.monotonic() + _wall(self.jobs[worker.queue[0]])
+        """Starts the clock of the worker's first job, whose agent is not loaded yet: the
+        allowance for loading it, not the run's wall ceiling, which a slow machine's start of a
+        worker and import of a framework would otherwise spend before the run begins."""
+        worker.loaded, worker.deadline = False, time.monotonic() + LOAD_SECONDS
 
     def _busy(self) -> list[Worker]:
         return [worker for worker in self.workers if worker.index is not None]
@@ -219,8 +235,7 @@ class WorkerPool:
             elif not worker.process.is_alive():  # its channel may outlive it in a stray fork
                 yield from self._last_words(worker, Outcome.CRASHED, death(worker.process))
             elif time.monotonic() > worker.deadline:
-                why = "the agent held the interpreter past the wall ceiling; its worker was killed"
-                yield from self._last_words(worker, Outcome.DID_NOT_STOP, why)
+                yield from self._last_words(worker, *_overdue(loaded=worker.loaded))
 
     def _last_words(
         self, worker: Worker, outcome: Outcome, why: str

@@ -99,7 +99,8 @@ class Worker:
     queue: deque[int] = field(default_factory=deque)
     """The jobs sent to it, in order: it runs the first (`PIPELINE`)."""
     deadline: float = 0.0
-    """When the first job outlives its wall ceiling and the worker is killed."""
+    """When the worker is killed: its first job's agent not loaded by then (the batch's
+    allowance for loading), or its run past the wall ceiling."""
     loaded: bool = False
     """Whether it said the first job's agent is loaded, which starts that job's deadline once:
     said again, by an agent writing into its channel, it would put the deadline off for ever."""

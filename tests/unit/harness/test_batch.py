@@ -13,7 +13,7 @@ import pytest
 
 import unsolvable
 from tests.cli.faulty_agents import slow
-from unsolvable import Ceilings, Outcome, TerminationRecord, scenarios
+from unsolvable import Ceilings, Outcome, TerminationRecord, _batch, scenarios
 from unsolvable._batch import Job, WorkerPool, run_jobs
 from unsolvable._unseen import WORKER_COUNTED
 from unsolvable.reports._cells import distribution, premature
@@ -111,15 +111,39 @@ def test_a_worker_that_dies_is_the_crash_of_its_run_only() -> None:
     )
 
 
-def test_the_wall_ceiling_starts_after_the_agent_is_imported() -> None:
+SLOW_IMPORT = "tests.reports._slow_import"
+
+
+@pytest.fixture
+def slow_import(monkeypatch: pytest.MonkeyPatch) -> str:
+    """The slow agent's spec, its module not imported here: the harness imports an agent to
+    name its records, and a worker forked from a process that has it would not wait for it."""
+    monkeypatch.delitem(sys.modules, SLOW_IMPORT, raising=False)
+    return f"{SLOW_IMPORT}:agent"
+
+
+def test_the_wall_ceiling_starts_after_the_agent_is_imported(slow_import: str) -> None:
     job = Job(
-        agent="tests.reports._slow_import:agent",
+        agent=slow_import,
         scenario="constant-return/repeat",
         seed=0,
-        ceilings=Ceilings(max_wall_seconds=3.0),
+        ceilings=Ceilings(max_wall_seconds=2.0),  # _slow_import.WALL_SECONDS: importing it waits
     )
     (record,) = run_jobs([job], lookup=scenarios.get).records
     assert record.outcome is Outcome.STOPPED and record.observed.steps == 3
+
+
+def test_an_agent_never_loaded_is_a_crash_of_its_run_not_a_run_past_its_ceiling(
+    slow_import: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker whose agent's import hangs is killed once the allowance for loading is spent."""
+    monkeypatch.setattr(_batch, "LOAD_SECONDS", 1.0)
+    job = Job(agent=slow_import, scenario="constant-return/repeat", seed=0)
+    (record,) = run_jobs([job], lookup=scenarios.get).records
+    assert (record.outcome, record.observed.steps) == (Outcome.CRASHED, 0)
+    assert record.observed.error == (
+        "the agent was not loaded within 1 s (an import that hangs); its worker was killed"
+    )
 
 
 def test_a_run_lost_before_its_first_step_has_no_lag_and_no_lag_figure_counts_it() -> None:
