@@ -62,7 +62,7 @@ def is_waiting(result: str) -> bool:
     """A pending job, or a dependency that says when to come back."""
     body = parse(result)
     status = body.get("status") if isinstance(body, dict) else None
-    return status in WAITING_STATUSES or "retry_after" in error_details(result)
+    return status in WAITING_STATUSES or "retry_after" in _details(body)
 
 
 def wait_hint(result: str) -> float:
@@ -88,7 +88,7 @@ def needs_a_person(result: str) -> str | None:
 
 def not_found(result: str) -> tuple[str, tuple[str, ...]] | None:
     """A 404's message and the names it quotes: what the system of record does not hold."""
-    details = _details(parse(result))
+    details = error_details(result)
     if details.get("status") != NOT_FOUND_STATUS:
         return None
     message = str(details.get("message", "not found"))
