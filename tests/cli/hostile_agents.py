@@ -7,6 +7,7 @@ import contextlib
 import gc
 import json
 import os
+import socket
 import stat
 import subprocess
 import sys
@@ -154,10 +155,13 @@ def stops_with_nan(session: Session) -> Stop:
     return Stop(code=Code.NO_PROGRESS, reason="not a number", partial=[float("nan"), 1e999])
 
 
-def slow(session: Session) -> Stop:
-    """Takes a while per run, so that another run can start meanwhile."""
+def held(session: Session) -> Stop:
+    """Waits, each run, until the test listening on the Unix socket ``HOSTILE_HOLD`` answers:
+    its runs go on while the test starts another run."""
     session.call_model([], session.tools)
-    time.sleep(float(os.environ.get("HOSTILE_SLOW", "0.5")))
+    with socket.socket(socket.AF_UNIX) as hold:
+        hold.connect(os.environ["HOSTILE_HOLD"])
+        hold.recv(1)
     return Stop(code=Code.NO_PROGRESS, reason="nothing new")
 
 

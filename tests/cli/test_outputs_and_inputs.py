@@ -8,9 +8,11 @@ import json
 import os
 import re
 import shlex
+import socket
 import stat
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -89,20 +91,65 @@ def test_a_linked_report_path_is_replaced_never_written_through(tmp_path: Path) 
 def test_a_second_run_on_the_same_path_is_refused_and_the_first_keeps_its_stream(
     tmp_path: Path,
 ) -> None:
-    out, stream = tmp_path / "out.json", tmp_path / "out.json.jsonl"
+    out = tmp_path / "out.json"
     command = [
-        sys.executable, "-m", "unsolvable.cli", "run", "--agent", f"{HOSTILE}:slow",
+        sys.executable, "-m", "unsolvable.cli", "run", "--agent", f"{HOSTILE}:held",
         "--scenario", "constant-return", "--json", str(out), "--no-progress",
     ]  # fmt: skip
-    first = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        while not stream.exists():
-            assert first.poll() is None, first.communicate()
-        second = _unsolvable("run", "--agent", "contract", *REPEAT, "--json", str(out))
-        assert second.returncode == USAGE and "another run is streaming" in second.stderr
-    finally:
-        first.communicate(timeout=300)
+    with _Hold(tmp_path / "hold") as hold:
+        first = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            env={**os.environ, "HOSTILE_HOLD": str(hold.path)},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        try:
+            assert hold.reached.wait(300), "the first run's agent never began"
+            second = _unsolvable("run", "--agent", "contract", *REPEAT, "--json", str(out))
+            assert second.returncode == USAGE and "another run is streaming" in second.stderr
+        finally:
+            hold.release()
+            first.communicate(timeout=300)
     assert first.returncode != USAGE and len(json.loads(out.read_text())["records"]) > 1
+
+
+class _Hold:
+    """A Unix socket the ``held`` agent waits on, each run, until `release`: the first run is
+    under way (`reached`) and stays so while the test starts a second one."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.reached = threading.Event()
+        self._released = threading.Event()
+        self._socket = socket.socket(socket.AF_UNIX)
+        self._socket.bind(str(path))
+        self._socket.listen()
+        self._answering = threading.Thread(target=self._answer, daemon=True)
+
+    def __enter__(self) -> _Hold:
+        self._answering.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+        self._socket.shutdown(socket.SHUT_RDWR)  # ends the accept under way
+        self._socket.close()
+        self._answering.join()
+
+    def release(self) -> None:
+        self._released.set()
+
+    def _answer(self) -> None:
+        while True:
+            try:
+                connection, _ = self._socket.accept()
+            except OSError:
+                return
+            with connection:
+                self.reached.set()
+                self._released.wait()
+                connection.sendall(b"x")
 
 
 def _on_a_full_disk(disk: Path, script: str) -> subprocess.CompletedProcess[str]:
