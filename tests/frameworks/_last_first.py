@@ -9,7 +9,11 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["LastFirst"]
+import pytest
+
+from unsolvable import Session
+
+__all__ = ["LastFirst", "last_first_session"]
 
 FOLLOWER_SECONDS = 0.25
 """How long a call waits for another to begin after it: calls made at once begin within
@@ -36,3 +40,10 @@ class LastFirst:
             self._ended.add(mine)
             self._changed.notify_all()
         return self._call(*args, **kwargs)
+
+
+def last_first_session(monkeypatch: pytest.MonkeyPatch, method: str) -> None:
+    """Every session's ``method`` (``call_model``, ``call_tool``) made `LastFirst` for the test,
+    through a function, which binds to each session as the method did (an instance does not)."""
+    held = LastFirst(getattr(Session, method))
+    monkeypatch.setattr(Session, method, lambda *args, **kwargs: held(*args, **kwargs))

@@ -42,9 +42,9 @@ from tests.frameworks._families import (
     report_handoff,
     without_handoffs,
 )
-from tests.frameworks._last_first import LastFirst
+from tests.frameworks._last_first import LastFirst, last_first_session
 from tests.frameworks.autogen._apart import run_apart
-from unsolvable import Ceilings, Session, scenarios
+from unsolvable import Ceilings, scenarios
 from unsolvable.adapters.autogen import AgentBindings, AutoGenAdapter
 
 Team = Literal["round-robin", "selector"]
@@ -216,8 +216,7 @@ def test_a_run_is_the_same_whatever_order_the_tool_calls_of_a_reply_leave_in(
     the world in the reply's order."""
     scenario, ceilings = scenarios.get("fan-out/plain"), Ceilings(max_steps=3)
     plain = unsolvable.run(AutoGenAdapter(), scenario, ceilings=ceilings)
-    held = LastFirst(Session.call_tool)
-    monkeypatch.setattr(Session, "call_tool", lambda *args, **kwargs: held(*args, **kwargs))
+    last_first_session(monkeypatch, "call_tool")
     last_first = unsolvable.run(AutoGenAdapter(), scenario, ceilings=ceilings)
     assert last_first.to_json() == plain.to_json()
 

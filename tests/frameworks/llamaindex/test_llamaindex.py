@@ -18,8 +18,8 @@ from llama_index.core.workflow import Context, HumanResponseEvent, InputRequired
 
 import unsolvable
 from tests.frameworks._glue import reported
-from tests.frameworks._last_first import LastFirst
-from unsolvable import AdapterError, Ceilings, Code, Exit, Outcome, Rule, Session, scenarios
+from tests.frameworks._last_first import last_first_session
+from unsolvable import AdapterError, Ceilings, Code, Exit, Outcome, Rule, scenarios
 from unsolvable.adapters.llamaindex import LlamaIndexAdapter, default_agent
 
 FAMILIES = [
@@ -303,7 +303,6 @@ def test_a_run_is_the_same_whatever_order_the_tool_calls_of_a_reply_leave_in(
     reach the world in the reply's order."""
     scenario, ceilings = scenarios.get("fan-out/plain"), Ceilings(max_steps=3)
     plain = unsolvable.run(LlamaIndexAdapter(), scenario, ceilings=ceilings)
-    held = LastFirst(Session.call_tool)
-    monkeypatch.setattr(Session, "call_tool", lambda *args, **kwargs: held(*args, **kwargs))
+    last_first_session(monkeypatch, "call_tool")
     last_first = unsolvable.run(LlamaIndexAdapter(), scenario, ceilings=ceilings)
     assert last_first.to_json() == plain.to_json()

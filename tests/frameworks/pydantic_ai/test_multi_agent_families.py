@@ -17,8 +17,8 @@ from pydantic_ai import Agent, RunContext, Tool
 
 import unsolvable
 from tests.frameworks._families import DELEGATION_FAMILIES, ROOMY, ending
-from tests.frameworks._last_first import LastFirst
-from unsolvable import Ceilings, Session, scenarios
+from tests.frameworks._last_first import last_first_session
+from unsolvable import Ceilings, scenarios
 from unsolvable.adapters.pydantic_ai import AgentBindings, PydanticAIAdapter
 
 
@@ -84,7 +84,6 @@ def test_workers_that_run_at_once_reach_the_session_in_the_same_order_every_run(
     plain = unsolvable.run(
         PydanticAIAdapter(supervisor, per_agent=True), scenario, ceilings=ceilings
     )
-    held = LastFirst(Session.call_model)
-    monkeypatch.setattr(Session, "call_model", lambda *args, **kwargs: held(*args, **kwargs))
+    last_first_session(monkeypatch, "call_model")
     adapter = PydanticAIAdapter(supervisor, per_agent=True)
     assert unsolvable.run(adapter, scenario, ceilings=ceilings).to_json() == plain.to_json()
