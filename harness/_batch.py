@@ -35,6 +35,7 @@ from unsolvable._job import (
     decode,
 )
 from unsolvable._judged import judged, lost
+from unsolvable._loading import LOAD_SECONDS
 from unsolvable._processes import (
     INTERRUPT_GRACE_SECONDS,
     Worker,
@@ -53,10 +54,6 @@ __all__ = ["Batch", "Job", "WorkerPool", "run_jobs"]
 KILL_MARGIN_SECONDS = 0.4
 """After the wall ceiling and the in-process grace, how long a silent worker is given before it
 is killed: the agent then holds the interpreter and nothing in its process can end it."""
-LOAD_SECONDS = 300.0
-"""How long a worker may take to start and import a job's agent before it is killed: the run's
-wall ceiling starts only once the agent is loaded, and a heavy framework's import on a loaded
-machine takes seconds, never minutes, so only an import that hangs reaches it."""
 READ_CHUNK = 1024 * 1024
 """Bytes read from a worker's channel at once: a record of a long run is several megabytes."""
 POLL_SECONDS = 0.1

@@ -10,13 +10,16 @@ from the agent's folder (``my=myagent:agent``) matches a run from the repository
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import os
 import re
+import signal
 import sys
-from collections.abc import Callable, Sequence
-from types import ModuleType
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from types import FrameType, ModuleType
 from typing import Any
 
 from unsolvable._errors import AdapterError
@@ -26,11 +29,13 @@ from unsolvable.adapters.base import Adapter, NamedAdapter, PlainAdapter, as_ada
 
 __all__ = [
     "BUILTIN_MODULE",
+    "LOAD_SECONDS",
     "AgentLike",
     "adapter_for",
     "agent_name",
     "check_labels",
     "load_agent",
+    "load_agents",
     "split_spec",
 ]
 
@@ -42,6 +47,10 @@ NAMED = re.compile(r"([A-Za-z0-9][A-Za-z0-9_.-]{0,63})=(.+)", re.DOTALL)
 """``NAME=SPEC``: a name of letters, digits, ``_``, ``.`` and ``-`` (at most 64), as a folder and
 a test id can hold it. No spec begins so: a module path holds no ``=``, and an ``exec:``
 command's ``:`` comes before any ``=`` it has."""
+LOAD_SECONDS = 300.0
+"""How long loading an agent may take (importing its module, its adapter's preflight), in the
+harness's own process and in each worker: a heavy framework's import on a loaded machine takes
+seconds, never minutes, so only a load that hangs reaches it."""
 
 
 def split_spec(text: str) -> tuple[str | None, str]:
@@ -78,6 +87,55 @@ def load_agent(spec: str, *, isolate_network: bool = False) -> Adapter:
     if label == adapter.name:
         return adapter
     return NamedAdapter(adapter, name=label)
+
+
+def load_agents(specs: Sequence[str], *, isolate_network: bool = False) -> list[Adapter]:
+    """Each of ``specs`` loaded (`load_agent`) in the harness's own process before any run, as
+    the faces do to check them: a load that outlasts `LOAD_SECONDS` (a module that connects at
+    import to what never answers) is an `AdapterError` naming it, not a command that hangs."""
+    adapters = []
+    for spec in specs:
+        try:
+            with _within_load_allowance():
+                adapters.append(load_agent(spec, isolate_network=isolate_network))
+        except _LoadHung:
+            raise AdapterError(
+                f"agent {spec!r} was not loaded within {LOAD_SECONDS:g} s: importing its module "
+                "or its adapter's preflight waits on something that does not answer (a "
+                "connection made at import?); move that work into the agent, or give it a timeout"
+            ) from None
+    return adapters
+
+
+class _LoadHung(BaseException):
+    """Raised into a load that outlasted `LOAD_SECONDS`: a `BaseException`, as an interruption
+    is, so that the module's own ``except Exception`` around what hangs does not swallow it."""
+
+
+@contextlib.contextmanager
+def _within_load_allowance() -> Iterator[None]:
+    """Interrupts what runs within it with `_LoadHung` after `LOAD_SECONDS`, by an alarm: the
+    import must stay on the main thread (a framework may install signal handlers as it is
+    imported), where only a signal reaches code that waits. Off the main thread, or with a
+    timer already set (pytest-timeout's), it runs unguarded: that timer is its owner's."""
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or not hasattr(signal, "setitimer")
+        or signal.getitimer(signal.ITIMER_REAL)[0]
+    ):
+        yield
+        return
+
+    def hung(signum: int, frame: FrameType | None) -> None:
+        raise _LoadHung
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.setitimer(signal.ITIMER_REAL, LOAD_SECONDS)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def check_labels(specs: Sequence[str], *, flag: str, isolate_network: bool = False) -> None:

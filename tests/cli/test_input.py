@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests._hanging_import import HANGS_AT_IMPORT
+
 AGENT = (
     "from unsolvable import Code, Stop\n\n\n"
     "def agent(session):\n    return Stop(code=Code.NO_PROGRESS)\n"
@@ -55,6 +57,33 @@ def test_a_syntax_error_names_file_and_line(tmp_path: Path) -> None:
     result = run_agent(tmp_path, "x = 1\ndef agent(session)\n")
     assert result.returncode == 2
     assert f"syntax error at {tmp_path / 'myagent.py'}:2" in result.stderr
+
+
+def test_an_agent_whose_import_hangs_is_a_usage_error_once_its_allowance_is_spent(
+    tmp_path: Path,
+) -> None:
+    """The command, not a worker, imports the agent first, to check it and name its records:
+    without an allowance of its own, a module that waits at import would hang the command."""
+    (tmp_path / "myagent.py").write_text(HANGS_AT_IMPORT, encoding="utf-8")
+    lowered = (
+        "import sys; from unsolvable import _loading; _loading.LOAD_SECONDS = 0.5; "
+        "from unsolvable.cli import main; sys.exit(main(sys.argv[1:]))"
+    )
+    args = ("run", "--agent", "myagent:agent", "--scenario", "give-up-honoured")
+    result = subprocess.run(
+        [sys.executable, "-P", "-c", lowered, *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr.startswith(
+        "unsolvable: error: agent 'myagent:agent' was not loaded within 0.5 s: importing its "
+        "module or its adapter's preflight waits on something that does not answer"
+    )
+    assert "Traceback" not in result.stderr
 
 
 def test_an_adapter_class_says_to_instantiate_it(tmp_path: Path) -> None:

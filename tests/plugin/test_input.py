@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from tests._hanging_import import HANGS_AT_IMPORT
 from tests.plugin._helpers import QUIET, XDIST_ENVIRONMENT, Run, cases
 from unsolvable.plugin._options import (
     AGENT_OPTION,
@@ -53,6 +54,23 @@ def test_an_agent_beside_the_user_imports_from_the_current_directory(
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"{cases('give-up-honoured')} passed" in result.stdout
+
+
+def test_an_agent_whose_import_hangs_is_a_usage_error_once_its_allowance_is_spent(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    """pytest imports the agent to check it before collecting; the project's conftest lowers
+    the allowance, as nothing else can reach the subprocess."""
+    pytester.makepyfile(myagent=HANGS_AT_IMPORT)
+    pytester.makeconftest("from unsolvable import _loading\n\n_loading.LOAD_SECONDS = 0.5\n")
+    result = run(f"{AGENT_OPTION}=myagent:agent", f"{SCENARIO_OPTION}=give-up-honoured")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            f"ERROR: {AGENT_OPTION}: agent 'myagent:agent' was not loaded within 0.5 s: "
+            "importing its module or its adapter's preflight waits on *"
+        ]
+    )
 
 
 def test_a_snapshotting_suite_without_syrupy_is_a_usage_error_naming_both_fixes(run: Run) -> None:

@@ -3,13 +3,18 @@ and two agents of one run never share one."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import importlib.util
+import signal
+import sys
+from pathlib import Path
 
 import pytest
 
 import unsolvable
-from unsolvable import AdapterError, Code, Stop, scenarios
-from unsolvable._loading import check_labels, load_agent, split_spec
+from tests._hanging_import import HANGS_AT_IMPORT
+from unsolvable import AdapterError, Code, Stop, _loading, scenarios
+from unsolvable._loading import check_labels, load_agent, load_agents, split_spec
 
 HERE = __name__
 
@@ -131,3 +136,61 @@ def test_a_registered_name_whose_extra_is_missing_names_the_extra_not_a_spelling
     assert message.startswith("agent 'crewai' (registered as 'unsolvable.adapters.crewai:adapter')")
     assert "pip install 'pytest-unsolvable[crewai]'" in message
     assert "check the spelling" not in message
+
+
+@pytest.fixture
+def beside(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The current directory, where an agent's module is imported from; ``sys.path`` as it was
+    after the test, which the import puts the directory on."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    return tmp_path
+
+
+def test_a_load_that_hangs_is_an_error_naming_it_once_its_allowance_is_spent(
+    beside: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (beside / "hangs_at_import.py").write_text(HANGS_AT_IMPORT, encoding="utf-8")
+    monkeypatch.setattr(_loading, "LOAD_SECONDS", 0.5)
+    handler = signal.getsignal(signal.SIGALRM)
+    with pytest.raises(AdapterError) as raised:
+        load_agents(["contract", "hangs_at_import:agent"])
+    assert str(raised.value).startswith(
+        "agent 'hangs_at_import:agent' was not loaded within 0.5 s: importing its module or "
+        "its adapter's preflight waits on something that does not answer"
+    )
+    assert "hangs_at_import" not in sys.modules
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert signal.getsignal(signal.SIGALRM) is handler
+
+
+def test_a_timer_already_set_is_left_to_its_owner() -> None:
+    """pytest-timeout's signal method keeps time with the same timer: loading neither resets
+    it nor takes its signal."""
+    fired: list[int] = []
+
+    def owner(signum: int, frame: object) -> None:
+        fired.append(signum)
+
+    previous = signal.signal(signal.SIGALRM, owner)
+    signal.setitimer(signal.ITIMER_REAL, 3600.0)
+    try:
+        assert [adapter.name for adapter in load_agents(["naive"])] == ["naive"]
+        remaining, _ = signal.getitimer(signal.ITIMER_REAL)
+        assert 3000.0 < remaining <= 3600.0
+        assert signal.getsignal(signal.SIGALRM) is owner
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert fired == []
+
+
+def test_a_load_off_the_main_thread_runs_without_the_alarm_only_the_main_thread_may_set(
+    beside: Path,
+) -> None:
+    (beside / "loads_on_a_thread.py").write_text(
+        "def agent(session):\n    return None\n", encoding="utf-8"
+    )
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        loaded = pool.submit(load_agents, ["loads_on_a_thread:agent"]).result()
+    assert [adapter.name for adapter in loaded] == ["loads_on_a_thread:agent"]
