@@ -14,8 +14,8 @@ from unsolvable._types import JSON, Toolbox, ToolResult, World
 
 __all__ = [
     "BAD_ARGUMENTS_STATUS",
-    "Dispatch",
     "Dispatched",
+    "ToolDispatch",
     "bad_arguments",
     "canonical_arguments",
     "parse_arguments",
@@ -71,7 +71,7 @@ class Dispatched(NamedTuple):
     """The world's fingerprint after the call."""
 
 
-class Dispatch:
+class ToolDispatch:
     """The run's tool calls: each runs on its own copy of its arguments, and the calls are
     counted by name and arguments, and their results kept for the calling agent's next step."""
 

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from unsolvable._accounts import Accounts
 from unsolvable._answer import calls_of
 from unsolvable._asked import Asked, Unmade
-from unsolvable._dispatch import Dispatch, canonical_arguments
+from unsolvable._dispatch import ToolDispatch, canonical_arguments
 from unsolvable._meter import Meter
 from unsolvable._observed import Observed
 from unsolvable._probes import StagnationProbe
@@ -31,7 +31,7 @@ class Observer:
         *,
         meter: Meter,
         accounts: Accounts,
-        dispatch: Dispatch,
+        dispatch: ToolDispatch,
         trajectory: Trajectory,
         probe: StagnationProbe,
         subtasks: SubtaskTable,

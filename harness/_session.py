@@ -3,7 +3,7 @@
 `Session` is the only place that records anything: every model call and tool call passes through
 it, is counted against the harness ceilings, and feeds the ground truth of stagnation. It is the
 face agents use; the work is its parts': the `Meter` (counts and ceilings), the `Accounts` (each
-agent's exact token counts and share), the `Dispatch` of tool calls, the `Trajectory`, the
+agent's exact token counts and share), the `ToolDispatch`, the `Trajectory`, the
 `SubtaskTable` of a run of several agents, the `Callers` (who called, and who called late) and
 the `Observer` (the ground truth as it stands, and what was observed when the run ends).
 """
@@ -20,7 +20,7 @@ from unsolvable._accounts import Accounts
 from unsolvable._answer import Answer, assistant_message, calls_of, tool_names
 from unsolvable._asked import Asked
 from unsolvable._callers import Callers
-from unsolvable._dispatch import Dispatch
+from unsolvable._dispatch import ToolDispatch
 from unsolvable._errors import ContextOverflow, HarnessFailure
 from unsolvable._meter import Meter
 from unsolvable._observed import CONTEXT_WINDOW, Observed
@@ -76,7 +76,7 @@ class Session:
             scenario.pricing,
             max_cost_usd=scenario.budget.max_cost_usd,
         )
-        self._dispatch = Dispatch(setup.toolbox, setup.world)
+        self._dispatch = ToolDispatch(setup.toolbox, setup.world)
         self._trajectory = Trajectory()
         self._probe = StagnationProbe(scenario, setup.world)
         self._subtasks = SubtaskTable(setup.subtasks, setup.world, scenario.role_steps)
