@@ -56,6 +56,25 @@ def test_the_generated_suite_puts_each_runs_figures_on_its_test(
     assert int(figures["unsolvable.lag_steps"]) == lag > 0
 
 
+def test_the_properties_shown_are_what_the_suite_writes(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    """The metrics page's JUnit example, its agent the contract under the label ``my-agent``:
+    every property it shows is the one ``--junitxml`` writes for that test."""
+    shown = re.search(r'```xml\n<testcase classname="(.*?)" name="(.*?)".*?```', DOCS, re.S)
+    assert shown is not None
+    expected = re.findall(r'<property name="(.*?)" value="(.*?)"/>', shown[0])
+    scenario = dict(expected)["unsolvable.scenario"]
+    result = run(f"{AGENT_OPTION}=my-agent=pkg:contract", f"{SCENARIO_OPTION}={scenario}",
+                 NO_SNAPSHOT_OPTION, "--junitxml=junit.xml")  # fmt: skip
+    assert result.ret == 0
+    cases = ET.parse(pytester.path / "junit.xml").getroot().iter("testcase")
+    assert shown[1] in {
+        case.attrib["classname"] for case in cases if case.attrib["name"] == shown[2]
+    }
+    assert _properties(pytester.path / "junit.xml")[shown[2]] == expected
+
+
 def test_a_test_that_runs_twice_gets_two_groups_in_order(
     run: Run, pytester: pytest.Pytester
 ) -> None:
