@@ -1,12 +1,14 @@
 """Runs an SDK agent (in-process, over the loopback server, or as a child process) as a harness
 agent: the only code between the scenario and the unmodified agent; and marks the tests of a
-coding-agent CLI to skip where it is not installed."""
+coding-agent CLI to skip where it is not installed, with the prompt the concepts page says it
+sends."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -16,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from tests._docs import TEXTS
 from unsolvable import (
     Ceilings,
     Model,
@@ -46,6 +49,14 @@ def needs_cli(command: str, npm: str) -> pytest.MarkDecorator:
     return pytest.mark.skipif(
         shutil.which(command) is None, reason=f"{command} is not on PATH (npm i {npm})"
     )
+
+
+def prompt_tokens_shown(cli: str) -> int:
+    """The tokens of system prompt and tools the concepts page says ``cli`` sends every call
+    (the record's ``overhead_tokens``)."""
+    shown = re.search(rf"{cli} about ([\d,]+)", TEXTS[ROOT / "docs" / "concepts.md"])
+    assert shown is not None, f"the concepts page gives no prompt size for {cli}"
+    return int(shown[1].replace(",", ""))
 
 
 def child_agent(module: str, *args: str) -> Callable[[Session], Any]:

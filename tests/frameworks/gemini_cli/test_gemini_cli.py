@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 import unsolvable
-from tests.frameworks._glue import account, needs_cli
+from tests.frameworks._glue import account, needs_cli, prompt_tokens_shown
 from unsolvable import Code, Exit, Outcome, Rule, scenarios
 from unsolvable.adapters.gemini_cli import GeminiCliAdapter
 
@@ -28,6 +28,15 @@ def test_a_stuck_gemini_cli_is_stopped_by_its_own_loop_detector() -> None:
     )
     assert (record.observed.steps, record.observed.tool_calls) == (6, 4)
     assert record.verdict.passed
+
+
+@needs_gemini
+def test_its_prompt_is_not_charged_to_the_token_budget() -> None:
+    record = unsolvable.run("gemini-cli", scenarios.get("constant-return/repeat"))
+    observed = record.observed
+    shown = prompt_tokens_shown("Gemini CLI")  # its system prompt and tools, every call
+    assert observed.overhead_tokens == pytest.approx(shown, rel=0.05)
+    assert observed.charged_tokens < observed.tokens
 
 
 @needs_gemini
