@@ -53,7 +53,7 @@ def add_run_command(commands: Any) -> None:
         metavar="NAME",
         help="scenario or family names (default: all)",
     )
-    add_scenario_files(run_)
+    add_scenario_files(run_, selects=True)
     seeds = run_.add_mutually_exclusive_group()
     seeds.add_argument(
         "--seed",

@@ -44,15 +44,17 @@ def add_scenario_commands(commands: Any) -> None:
     add_scenario_files(show)
 
 
-def add_scenario_files(command: argparse.ArgumentParser) -> None:
-    """Scenario files join the library for this command."""
+def add_scenario_files(command: argparse.ArgumentParser, *, selects: bool = False) -> None:
+    """Scenario files join the library for this command; for one that ``selects`` scenarios
+    (``run``), its files' scenarios are the selection when none is named."""
+    more = " With no --scenario, run selects the files' scenarios." if selects else ""
     command.add_argument(
         "--scenario-file",
         action="append",
         default=[],
         metavar="FILE",
-        help="a scenario file (written by unsolvable import) or a folder of them; repeatable. "
-        "With no --scenario, run selects the files' scenarios",
+        help="a scenario file (written by unsolvable import) or a folder of them; repeatable."
+        + more,
     )
 
 

@@ -366,3 +366,24 @@ def test_a_scenario_file_that_is_a_fifo_is_named_as_one(tmp_path: Path) -> None:
         command, capture_output=True, text=True, cwd=tmp_path, timeout=120, check=False
     )
     assert result.returncode == 2 and "'pipe' is a FIFO (a named pipe), not a file" in result.stderr
+
+
+COMMANDS = ("run", "report", "merge", "list", "show", "import")
+OPTION_ENTRY = re.compile(r"^  (-\S.*?)(?:\s{2,}|$)")
+"""The flags an entry of a help text's options begins with (``-n N, --workers N``)."""
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_commands_help_names_only_options_it_has(command: str) -> None:
+    """Options shared between commands share their help text: one that speaks of another
+    command's option would tell a user of this one to give a flag it refuses."""
+    subcommands = next(action for action in _parser()._actions if isinstance(action.choices, dict))
+    text = subcommands.choices[command].format_help()
+    usage, _, body = text.partition("\n\n")
+    has = set(re.findall(r"--[\w-]+", usage))
+    for line in body.splitlines():
+        entry = OPTION_ENTRY.match(line)
+        if entry:
+            has |= set(re.findall(r"--[\w-]+", entry[1]))
+    named = set(re.findall(r"--[\w-]+", body))
+    assert named <= has, f"{command} --help names {sorted(named - has)}, which it does not take"
