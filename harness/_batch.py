@@ -26,6 +26,7 @@ from multiprocessing.connection import wait
 
 from unsolvable._job import (
     ABANDONED,
+    ENDED,
     FAILED,
     LOADED,
     MESSAGE_LIMIT,
@@ -54,6 +55,10 @@ __all__ = ["Batch", "Job", "WorkerPool", "run_jobs"]
 KILL_MARGIN_SECONDS = 0.4
 """After the wall ceiling and the in-process grace, how long a silent worker is given before it
 is killed: the agent then holds the interpreter and nothing in its process can end it."""
+RECORD_SECONDS = 60.0
+"""How long a worker whose run is over (it said so) may take to send its record: building and
+writing one of tens of thousands of steps takes seconds on a loaded machine, which the margin
+above is no allowance for; only an agent left running that then holds the interpreter reaches it."""
 READ_CHUNK = 1024 * 1024
 """Bytes read from a worker's channel at once: a record of a long run is several megabytes."""
 POLL_SECONDS = 0.1
@@ -88,7 +93,8 @@ def _garbled(why: str) -> str:
 
 def _wall(job: Job) -> float:
     """How long a worker may take over a job before it is killed: the wall ceiling, the grace the
-    run gives the agent to unwind, and a margin for the record to arrive."""
+    run gives the agent to unwind, and a margin for its word that the run is over to arrive
+    (`RECORD_SECONDS` then)."""
     return job.ceilings.max_wall_seconds + GRACE_SECONDS + KILL_MARGIN_SECONDS
 
 
@@ -217,7 +223,8 @@ class WorkerPool:
         """Starts the clock of the worker's first job, whose agent is not loaded yet: the
         allowance for loading it, not the run's wall ceiling, which a slow machine's start of a
         worker and import of a framework would otherwise spend before the run begins."""
-        worker.loaded, worker.deadline = False, time.monotonic() + LOAD_SECONDS
+        worker.loaded, worker.ended = False, False
+        worker.deadline = time.monotonic() + LOAD_SECONDS
 
     def _busy(self) -> list[Worker]:
         return [worker for worker in self.workers if worker.index is not None]
@@ -267,7 +274,8 @@ class WorkerPool:
 
     def _received(self, worker: Worker, line: bytes) -> TerminationRecord | None:
         """The record a message carries; ``None`` when it only said its agent is loaded, which
-        starts the run's own deadline. A message that is not about the running job from this
+        starts the run's own deadline, or that the run is over, which gives its record one of
+        its own. A message that is not about the running job from this
         worker, or a record that does not read as one, is that job's crash."""
         index = worker.index or 0
         job = self.jobs[index]
@@ -277,6 +285,11 @@ class WorkerPool:
                 if worker.loaded:
                     raise MessageError("it said again that its agent is loaded")
                 worker.loaded, worker.deadline = True, time.monotonic() + _wall(job)
+                return None
+            if message["kind"] == ENDED:
+                if worker.ended or not worker.loaded:
+                    raise MessageError("it said its run was over again, or before it began")
+                worker.ended, worker.deadline = True, time.monotonic() + RECORD_SECONDS
                 return None
             if message["kind"] == FAILED:
                 failed = self.redactor.text(str(message.get("error")))

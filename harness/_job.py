@@ -19,6 +19,7 @@ from unsolvable._scenario import Ceilings, Scenario
 
 __all__ = [
     "ABANDONED",
+    "ENDED",
     "FAILED",
     "FINISHED",
     "KINDS",
@@ -31,11 +32,12 @@ __all__ = [
     "encode",
 ]
 
-LOADED, FINISHED, ABANDONED, FAILED = "loaded", "finished", "abandoned", "failed"
+LOADED, ENDED, FINISHED, ABANDONED, FAILED = "loaded", "ended", "finished", "abandoned", "failed"
 """What a worker says about the job it runs: its agent is imported (the run's clock starts), the
-run ended and here is its record, the agent would not unwind and the worker exits with the record
-so far, or the worker's own work around the run raised."""
-KINDS = frozenset({LOADED, FINISHED, ABANDONED, FAILED})
+run is over and its record is being built, the run ended and here is its record, the agent would
+not unwind and the worker exits with the record so far, or the worker's own work around the run
+raised."""
+KINDS = frozenset({LOADED, ENDED, FINISHED, ABANDONED, FAILED})
 MESSAGE_LIMIT = 512 * 1024 * 1024
 """Bytes a message may take: a record of 10,000 steps, every text at its cut, is a few tens of
 megabytes; a line that grows past this is not a record."""

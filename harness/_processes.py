@@ -100,10 +100,14 @@ class Worker:
     """The jobs sent to it, in order: it runs the first (`PIPELINE`)."""
     deadline: float = 0.0
     """When the worker is killed: its first job's agent not loaded by then (the batch's
-    allowance for loading), or its run past the wall ceiling."""
+    allowance for loading), its run past the wall ceiling, or its record not sent within the
+    allowance its word that the run is over gave it."""
     loaded: bool = False
     """Whether it said the first job's agent is loaded, which starts that job's deadline once:
     said again, by an agent writing into its channel, it would put the deadline off for ever."""
+    ended: bool = False
+    """Whether it said the job's run is over, which gives its record a deadline once, for the
+    same reason."""
     agent: str | None = None
     """The agent whose jobs it runs, set by its first: what an agent changes in its worker's
     interpreter (a class patched, a module replaced) reaches no run of another agent."""

@@ -272,12 +272,16 @@ def run_unredacted(
     ceilings: Ceilings | None = None,
     abandon: Abandon | None = None,
     seen: Seen | None = None,
+    ended: Callable[[], None] | None = None,
     **overrides: Any,
 ) -> TerminationRecord:
     """`run`, returning the record as made, not yet redacted: for a worker process, which sends
     its plain form with the output it captured to the harness, which redacts it, and shows the
     harness the run's counts as they grow and its truth as it stands (``seen``), for a record if
-    the worker is lost."""
+    the worker is lost. ``ended`` is called once the run is over, before its record is built
+    (the agent back, or given up on): a record of thousands of steps takes a while to build, and
+    the worker tells the harness that it is under way rather than the agent holding the
+    interpreter."""
     scenario = scenario.with_overrides(**overrides)
     seed = scenario.seeds[0] if seed is None else seed
     if not is_seed(seed):
@@ -288,22 +292,26 @@ def run_unredacted(
     scenario = scenario.bound_after(setup.lead)
     session = Session(scenario, setup, seed=seed, ceilings=ceilings, seen=seen)
 
+    once = threading.Lock()  # the watchdog's thread and the agent's may both end the run
+
+    def record(ending: _Classified) -> TerminationRecord:
+        if ended is not None and once.acquire(blocking=False):
+            ended()
+        return _record(adapter, scenario, session, ending, strict=strict)
+
     def overdue() -> None:
         if abandon is not None:
-            ending = _Classified(outcome=Outcome.DID_NOT_STOP)
-            abandon(_record(adapter, scenario, session, ending, strict=strict))
+            abandon(record(_Classified(outcome=Outcome.DID_NOT_STOP)))
 
     on_main = threading.current_thread() is threading.main_thread()
     watchdog = _Watchdog(session, wake=on_main, on_overdue=overdue)
     returned, error = _call(adapter, session, watchdog)
     _await_leftovers(session)
     try:
-        ending = _classify(adapter, session, returned, error)
-        return _record(adapter, scenario, session, ending, strict=strict)
+        return record(_classify(adapter, session, returned, error))
     except Exception as failed:
         why = f"the harness could not read what the agent returned: {error_text(failed)}"
-        ending = _Classified(outcome=Outcome.CRASHED, error=why)
-        return _record(adapter, scenario, session, ending, strict=strict)
+        return record(_Classified(outcome=Outcome.CRASHED, error=why))
 
 
 def redacted_data(record: TerminationRecord, redactor: Redactor) -> dict[str, Any]:

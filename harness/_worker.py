@@ -27,7 +27,7 @@ from multiprocessing.connection import Connection
 from typing import Any, NoReturn, TextIO
 
 from unsolvable._descendants import become_subreaper, end_descendants, end_tree, has_children
-from unsolvable._job import ABANDONED, FAILED, FINISHED, LOADED, Job, Lookup, encode
+from unsolvable._job import ABANDONED, ENDED, FAILED, FINISHED, LOADED, Job, Lookup, encode
 from unsolvable._loading import load_agent
 from unsolvable._record import TerminationRecord
 from unsolvable._run import run_unredacted
@@ -262,6 +262,7 @@ class Worker:
                 ceilings=job.ceilings,
                 abandon=abandon,
                 seen=self.channels.seen,
+                ended=lambda: self._send(index, ENDED),
                 **dict(job.overrides),
             )
             text = "" if record.verdict.passed else output()

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import signal
 import subprocess
 import time
+from typing import NoReturn
 
-from unsolvable import Code, Session, Stop
+from unsolvable import CeilingHit, Code, Session, Stop
 
 
 def exits(session: Session) -> None:
@@ -41,11 +43,24 @@ def holds_the_interpreter(session: Session) -> None:
 def never_unwinds(session: Session) -> None:
     """Swallows every interruption, even the harness's own."""
     session.call_model([], session.tools)
+    _swallows_every_interruption()
+
+
+def _swallows_every_interruption() -> NoReturn:
     while True:
         try:
             time.sleep(0.01)
         except BaseException:
             continue
+
+
+def calls_to_the_wall_then_never_unwinds(session: Session) -> None:
+    """Asks the model until the wall ceiling's interruption, then swallows every one after it:
+    its record so far, tens of thousands of steps long, takes a while to build and send."""
+    with contextlib.suppress(CeilingHit):
+        while True:
+            session.call_model([{"role": "user", "content": "x" * 2000}], session.tools)
+    _swallows_every_interruption()
 
 
 def never_unwinds_leaving_a_process(session: Session) -> None:

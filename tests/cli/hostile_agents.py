@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from unsolvable import Code, Session, Stop, Verdict
-from unsolvable._job import LOADED, encode
+from unsolvable._job import ENDED, LOADED, encode
 from unsolvable._seen import Seen
 
 DEEP = 100_000
@@ -49,9 +49,23 @@ def renews_its_deadline(session: Session) -> Stop:
     is loaded, which starts that run's deadline — its pid and its job's index read from the
     worker's own memory — then stops. Taken at its word, an agent that silenced its run's
     watchdog and wrote it again and again would never be killed."""
-    (seen,) = [held for held in gc.get_objects() if isinstance(held, Seen)]
-    _into_every_pipe(encode(os.getpid(), seen._cells[0], LOADED))
+    _says(LOADED)
     return Stop(code=Code.NO_PROGRESS, reason="said it again")
+
+
+def puts_off_its_deadline(session: Session) -> Stop:
+    """Writes into its channel the message with which its worker says a run is over, which
+    gives its record a deadline of its own, longer than the run's: taken at its word, an
+    agent that wrote it again and again would never be killed. Its worker then says it too."""
+    _says(ENDED)
+    return Stop(code=Code.NO_PROGRESS, reason="said it first")
+
+
+def _says(kind: str) -> None:
+    """Writes a message of ``kind`` about the running job into its worker's channel, its pid and
+    its job's index read from the worker's own memory."""
+    (seen,) = [held for held in gc.get_objects() if isinstance(held, Seen)]
+    _into_every_pipe(encode(os.getpid(), seen._cells[0], kind))
 
 
 def writes_its_key_to_the_channel(session: Session) -> Stop:

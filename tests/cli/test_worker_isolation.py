@@ -83,6 +83,18 @@ def test_an_agent_cannot_put_off_its_runs_deadline_by_saying_it_is_loaded_again(
     assert "said again that its agent is loaded" in record["observed"]["error"]
 
 
+def test_an_agent_cannot_put_off_its_records_deadline_by_saying_its_run_is_over(
+    tmp_path: Path,
+) -> None:
+    """The message that says a run is over gives its record a deadline longer than the run's;
+    said by the agent and then by its worker, it is said twice: the run's crash."""
+    status, (record,) = _run(
+        tmp_path, f"{HOSTILE}:puts_off_its_deadline", scenario="constant-return/repeat"
+    )
+    assert status == 1 and record["outcome"] == "crashed", record["outcome"]
+    assert "said its run was over again" in record["observed"]["error"]
+
+
 def test_a_judge_replaced_in_the_worker_passes_nothing(tmp_path: Path) -> None:
     _, alone = _run(tmp_path, "naive")
     status, records = _run(tmp_path, f"{HOSTILE}:replaces_the_judge", "naive")

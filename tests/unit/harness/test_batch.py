@@ -133,6 +133,27 @@ def test_the_wall_ceiling_starts_after_the_agent_is_imported(slow_import: str) -
     assert record.outcome is Outcome.STOPPED and record.observed.steps == 3
 
 
+def test_an_abandoned_run_whose_record_outlasts_the_kill_margin_keeps_its_record() -> None:
+    """The worker gives up on the agent at the wall ceiling and its grace, then builds the record
+    so far, which for a run of tens of thousands of steps takes longer than the kill margin: the
+    harness, told the run is over, waits for it rather than kill the worker and make up a record
+    that says the agent held the interpreter."""
+    job = Job(
+        agent="tests.cli.faulty_agents:calls_to_the_wall_then_never_unwinds",
+        scenario=REPEAT,
+        seed=0,
+        ceilings=Ceilings(max_steps=10**7, max_tool_calls=10**7, max_wall_seconds=5.0),
+    )
+    (record,) = run_jobs([job], lookup=scenarios.get).records
+    observed = record.observed
+    assert (record.outcome, observed.ceiling, observed.error) == (
+        Outcome.DID_NOT_STOP,
+        "wall_seconds",
+        None,
+    )
+    assert len(observed.trajectory) == observed.steps > 1000
+
+
 def test_an_agent_never_loaded_is_a_crash_of_its_run_not_a_run_past_its_ceiling(
     slow_import: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
