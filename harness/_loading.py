@@ -33,7 +33,6 @@ __all__ = [
     "AgentLike",
     "adapter_for",
     "agent_name",
-    "check_labels",
     "load_agent",
     "load_agents",
     "split_spec",
@@ -89,10 +88,11 @@ def load_agent(spec: str, *, isolate_network: bool = False) -> Adapter:
     return NamedAdapter(adapter, name=label)
 
 
-def load_agents(specs: Sequence[str], *, isolate_network: bool = False) -> list[Adapter]:
+def load_agents(specs: Sequence[str], *, flag: str, isolate_network: bool = False) -> list[Adapter]:
     """Each of ``specs`` loaded (`load_agent`) in the harness's own process before any run, as
-    the faces do to check them: a load that outlasts `LOAD_SECONDS` (a module that connects at
-    import to what never answers) is an `AdapterError` naming it, not a command that hangs."""
+    the faces do to check them, and no two sharing a label (`_check_labels`; ``flag`` is the
+    face's own option for an agent): a load that outlasts `LOAD_SECONDS` (a module that connects
+    at import to what never answers) is an `AdapterError` naming it, not a command that hangs."""
     adapters = []
     for spec in specs:
         try:
@@ -104,6 +104,7 @@ def load_agents(specs: Sequence[str], *, isolate_network: bool = False) -> list[
                 "or its adapter's preflight waits on something that does not answer (a "
                 "connection made at import?); move that work into the agent, or give it a timeout"
             ) from None
+    _check_labels(specs, adapters, flag=flag)
     return adapters
 
 
@@ -138,18 +139,18 @@ def _within_load_allowance() -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def check_labels(specs: Sequence[str], *, flag: str, isolate_network: bool = False) -> None:
-    """Two agents of one run never share a label: their records, metrics, snapshots and
-    baseline groups would merge into one agent's. An `AdapterError` names both and how to name
-    them apart with ``flag``, the face's own option for an agent; the same agent given twice is
-    refused too, as its runs would be twins."""
+def _check_labels(specs: Sequence[str], adapters: Sequence[Adapter], *, flag: str) -> None:
+    """Two agents of one run (``specs``, loaded as ``adapters``) never share a label: their
+    records, metrics, snapshots and baseline groups would merge into one agent's. An
+    `AdapterError` names both and how to name them apart with ``flag``; the same agent given
+    twice is refused too, as its runs would be twins."""
     # The spec that has each label, by the folder name the label becomes: two labels that
     # differ only in characters a folder cannot hold would share a snapshot folder.
     seen: dict[str, str] = {}
-    for index, spec in enumerate(specs):
+    for index, (spec, adapter) in enumerate(zip(specs, adapters, strict=True)):
         if spec in specs[:index]:
             raise AdapterError(f"agent {spec!r} is given twice; give it once")
-        label = load_agent(spec, isolate_network=isolate_network).name
+        label = adapter.name
         other = seen.setdefault(slug(label), spec)
         if other == spec:
             continue

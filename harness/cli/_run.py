@@ -173,7 +173,7 @@ def _seeds(args: argparse.Namespace, scenario: Scenario) -> list[int]:
 
 
 def _jobs(args: argparse.Namespace, library: Any) -> list[Job]:
-    from unsolvable._loading import check_labels, load_agents
+    from unsolvable._loading import load_agents
     from unsolvable._run import ceilings_for
     from unsolvable.imports._scenario_file import ScenarioFileError
 
@@ -185,15 +185,15 @@ def _jobs(args: argparse.Namespace, library: Any) -> list[Job]:
             "unsolvable import): give one, or name the scenarios to run with --scenario"
         )
     specs = list(args.agent or DEFAULT_AGENTS)
-    # A bad spec, a load that hangs, or an isolation this platform lacks is a usage error now.
-    adapters = load_agents(specs, isolate_network=args.isolate_network)
+    # A bad spec, a load that hangs, two agents under one label, or an isolation this platform
+    # lacks is a usage error now.
+    adapters = load_agents(specs, flag="--agent", isolate_network=args.isolate_network)
     ceilings = {
         spec: ceilings_for(
             adapter, max_steps=args.ceiling_steps, max_wall_seconds=args.ceiling_seconds
         )
         for spec, adapter in zip(specs, adapters, strict=True)
     }
-    check_labels(specs, flag="--agent", isolate_network=args.isolate_network)
     return [
         Job(
             agent=spec,

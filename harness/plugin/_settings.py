@@ -214,7 +214,7 @@ def _check_snapshot_dir(config: pytest.Config, settings: Settings) -> None:
 def check_names(settings: Settings) -> None:
     """A bad agent spec or scenario name is a usage error naming it, not a traceback per test."""
     from unsolvable._errors import UnsolvableError
-    from unsolvable._loading import check_labels, load_agents
+    from unsolvable._loading import load_agents
 
     try:
         library = settings.library()
@@ -222,8 +222,7 @@ def check_names(settings: Settings) -> None:
     except UnsolvableError as error:
         raise pytest.UsageError(f"{SCENARIO_FILE_OPTION}/{SCENARIO_DIR_OPTION}: {error}") from None
     try:
-        load_agents(settings.agents, isolate_network=settings.isolate_network)
-        check_labels(settings.agents, flag=AGENT_OPTION, isolate_network=settings.isolate_network)
+        load_agents(settings.agents, flag=AGENT_OPTION, isolate_network=settings.isolate_network)
     except UnsolvableError as error:
         raise pytest.UsageError(f"{AGENT_OPTION}: {error}") from None
     try:

@@ -14,7 +14,7 @@ import pytest
 import unsolvable
 from tests._hanging_import import HANGS_AT_IMPORT
 from unsolvable import AdapterError, Code, Stop, _loading, scenarios
-from unsolvable._loading import check_labels, load_agent, load_agents, split_spec
+from unsolvable._loading import load_agent, load_agents, split_spec
 
 HERE = __name__
 
@@ -96,12 +96,12 @@ def test_a_named_run_is_recorded_under_its_name_and_leaves_the_adapter_alone() -
 
 def test_two_adapters_of_one_framework_are_refused_naming_both() -> None:
     with pytest.raises(AdapterError) as raised:
-        check_labels([f"{HERE}:budgeted", f"{HERE}:default"], flag="--agent")
+        load_agents([f"{HERE}:budgeted", f"{HERE}:default"], flag="--agent")
     assert str(raised.value).startswith(
         f"agents '{HERE}:budgeted' and '{HERE}:default' would both be labelled 'my-framework'"
     )
     assert f"--agent first={HERE}:budgeted --agent second={HERE}:default" in str(raised.value)
-    check_labels([f"budgeted={HERE}:budgeted", f"default={HERE}:default"], flag="--agent")
+    load_agents([f"budgeted={HERE}:budgeted", f"default={HERE}:default"], flag="--agent")
 
 
 @pytest.mark.parametrize(
@@ -114,12 +114,12 @@ def test_two_adapters_of_one_framework_are_refused_naming_both() -> None:
 )
 def test_two_agents_sharing_a_label_or_its_folder_are_refused(specs: list[str]) -> None:
     with pytest.raises(AdapterError, match="would both be labelled"):
-        check_labels(specs, flag="--agent")
+        load_agents(specs, flag="--agent")
 
 
 def test_the_same_agent_given_twice_is_refused() -> None:
     with pytest.raises(AdapterError, match="'contract' is given twice; give it once"):
-        check_labels(["contract", "naive", "contract"], flag="--agent")
+        load_agents(["contract", "naive", "contract"], flag="--agent")
 
 
 @pytest.mark.parametrize("prefix", ["exec:", "acp:"])
@@ -154,7 +154,7 @@ def test_a_load_that_hangs_is_an_error_naming_it_once_its_allowance_is_spent(
     monkeypatch.setattr(_loading, "LOAD_SECONDS", 0.5)
     handler = signal.getsignal(signal.SIGALRM)
     with pytest.raises(AdapterError) as raised:
-        load_agents(["contract", "hangs_at_import:agent"])
+        load_agents(["contract", "hangs_at_import:agent"], flag="--agent")
     assert str(raised.value).startswith(
         "agent 'hangs_at_import:agent' was not loaded within 0.5 s: importing its module or "
         "its adapter's preflight waits on something that does not answer"
@@ -175,7 +175,7 @@ def test_a_timer_already_set_is_left_to_its_owner() -> None:
     previous = signal.signal(signal.SIGALRM, owner)
     signal.setitimer(signal.ITIMER_REAL, 3600.0)
     try:
-        assert [adapter.name for adapter in load_agents(["naive"])] == ["naive"]
+        assert [adapter.name for adapter in load_agents(["naive"], flag="--agent")] == ["naive"]
         remaining, _ = signal.getitimer(signal.ITIMER_REAL)
         assert 3000.0 < remaining <= 3600.0
         assert signal.getsignal(signal.SIGALRM) is owner
@@ -192,5 +192,5 @@ def test_a_load_off_the_main_thread_runs_without_the_alarm_only_the_main_thread_
         "def agent(session):\n    return None\n", encoding="utf-8"
     )
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        loaded = pool.submit(load_agents, ["loads_on_a_thread:agent"]).result()
+        loaded = pool.submit(load_agents, ["loads_on_a_thread:agent"], flag="--agent").result()
     assert [adapter.name for adapter in loaded] == ["loads_on_a_thread:agent"]
