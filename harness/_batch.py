@@ -98,14 +98,23 @@ def _wall(job: Job) -> float:
     return job.ceilings.max_wall_seconds + GRACE_SECONDS + KILL_MARGIN_SECONDS
 
 
-def _overdue(*, loaded: bool) -> tuple[Outcome, str]:
-    """How a job whose worker is killed at its deadline is recorded: its run past the wall
-    ceiling, or its agent never loaded (the run never began)."""
-    if loaded:
-        why = "the agent held the interpreter past the wall ceiling; its worker was killed"
-        return Outcome.DID_NOT_STOP, why
-    why = f"the agent was not loaded within {LOAD_SECONDS:g} s (an import that hangs)"
-    return Outcome.CRASHED, why + "; its worker was killed"
+def _overdue(worker: Worker) -> tuple[Outcome, str]:
+    """How a job whose worker is killed at its deadline is recorded: its agent never loaded (the
+    run never began), its run past the wall ceiling, or its run over and its record not sent in
+    time, which leaves the outcome the worker said the run ended with only when it is the agent's
+    failure to stop (the harness would have judged any other)."""
+    killed = "; its worker was killed"
+    if not worker.loaded:
+        why = f"the agent was not loaded within {LOAD_SECONDS:g} s (an import that hangs)"
+        return Outcome.CRASHED, why + killed
+    if worker.ended is None:
+        return Outcome.DID_NOT_STOP, "the agent held the interpreter past the wall ceiling" + killed
+    why = (
+        f"the run was over ({worker.ended.value}), but its record was not sent within "
+        f"{RECORD_SECONDS:g} s (the agent's threads, left running, may hold the interpreter)"
+    )
+    did_not_stop = worker.ended is Outcome.DID_NOT_STOP
+    return (Outcome.DID_NOT_STOP if did_not_stop else Outcome.CRASHED), why + killed
 
 
 class _Todo:
@@ -223,7 +232,7 @@ class WorkerPool:
         """Starts the clock of the worker's first job, whose agent is not loaded yet: the
         allowance for loading it, not the run's wall ceiling, which a slow machine's start of a
         worker and import of a framework would otherwise spend before the run begins."""
-        worker.loaded, worker.ended = False, False
+        worker.loaded, worker.ended = False, None
         worker.deadline = time.monotonic() + LOAD_SECONDS
 
     def _busy(self) -> list[Worker]:
@@ -239,7 +248,7 @@ class WorkerPool:
             elif not worker.process.is_alive():  # its channel may outlive it in a stray fork
                 yield from self._last_words(worker, Outcome.CRASHED, death(worker.process))
             elif time.monotonic() > worker.deadline:
-                yield from self._last_words(worker, *_overdue(loaded=worker.loaded))
+                yield from self._last_words(worker, *_overdue(worker))
 
     def _last_words(
         self, worker: Worker, outcome: Outcome, why: str
@@ -287,9 +296,10 @@ class WorkerPool:
                 worker.loaded, worker.deadline = True, time.monotonic() + _wall(job)
                 return None
             if message["kind"] == ENDED:
-                if worker.ended or not worker.loaded:
+                if worker.ended is not None or not worker.loaded:
                     raise MessageError("it said its run was over again, or before it began")
-                worker.ended, worker.deadline = True, time.monotonic() + RECORD_SECONDS
+                worker.ended = Outcome(str(message.get("outcome")))
+                worker.deadline = time.monotonic() + RECORD_SECONDS
                 return None
             if message["kind"] == FAILED:
                 failed = self.redactor.text(str(message.get("error")))

@@ -20,6 +20,7 @@ from multiprocessing.process import BaseProcess
 from unsolvable._descendants import end_tree
 from unsolvable._job import Lookup
 from unsolvable._seen import Seen
+from unsolvable._stop import Outcome
 from unsolvable._worker import Channels, serve
 
 __all__ = [
@@ -105,9 +106,9 @@ class Worker:
     loaded: bool = False
     """Whether it said the first job's agent is loaded, which starts that job's deadline once:
     said again, by an agent writing into its channel, it would put the deadline off for ever."""
-    ended: bool = False
-    """Whether it said the job's run is over, which gives its record a deadline once, for the
-    same reason."""
+    ended: Outcome | None = None
+    """The outcome it said the job's run ended with, once the run was over, which gives its
+    record a deadline once, for the same reason."""
     agent: str | None = None
     """The agent whose jobs it runs, set by its first: what an agent changes in its worker's
     interpreter (a class patched, a module replaced) reaches no run of another agent."""

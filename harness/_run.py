@@ -272,16 +272,16 @@ def run_unredacted(
     ceilings: Ceilings | None = None,
     abandon: Abandon | None = None,
     seen: Seen | None = None,
-    ended: Callable[[], None] | None = None,
+    ended: Callable[[Outcome], None] | None = None,
     **overrides: Any,
 ) -> TerminationRecord:
     """`run`, returning the record as made, not yet redacted: for a worker process, which sends
     its plain form with the output it captured to the harness, which redacts it, and shows the
     harness the run's counts as they grow and its truth as it stands (``seen``), for a record if
-    the worker is lost. ``ended`` is called once the run is over, before its record is built
-    (the agent back, or given up on): a record of thousands of steps takes a while to build, and
-    the worker tells the harness that it is under way rather than the agent holding the
-    interpreter."""
+    the worker is lost. ``ended`` is called with the run's outcome once the run is over, before
+    its record is built (the agent back, or given up on): a record of thousands of steps takes a
+    while to build, and the worker tells the harness that it is under way rather than the agent
+    holding the interpreter, and how the run ended, should the record never come."""
     scenario = scenario.with_overrides(**overrides)
     seed = scenario.seeds[0] if seed is None else seed
     if not is_seed(seed):
@@ -296,7 +296,7 @@ def run_unredacted(
 
     def record(ending: _Classified) -> TerminationRecord:
         if ended is not None and once.acquire(blocking=False):
-            ended()
+            ended(ending.outcome)
         return _record(adapter, scenario, session, ending, strict=strict)
 
     def overdue() -> None:

@@ -262,7 +262,7 @@ class Worker:
                 ceilings=job.ceilings,
                 abandon=abandon,
                 seen=self.channels.seen,
-                ended=lambda: self._send(index, ENDED),
+                ended=lambda outcome: self._send(index, ENDED, outcome=outcome.value),
                 **dict(job.overrides),
             )
             text = "" if record.verdict.passed else output()

@@ -7,8 +7,9 @@ import ctypes
 import os
 import signal
 import subprocess
+import threading
 import time
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from unsolvable import CeilingHit, Code, Session, Stop
 
@@ -83,3 +84,31 @@ def slow(session: Session) -> Stop:
     session.call_model([], session.tools)
     time.sleep(0.3)
     return Stop(code=Code.NO_PROGRESS, reason="nothing new")
+
+
+def _never_builds_its_record() -> None:
+    """Makes the worker's building of this run's record wait for ever, as a record too large to
+    build in time, or a thread the agent left holding the interpreter, would."""
+    from unsolvable import _run
+
+    def waits(*args: Any, **kwargs: Any) -> NoReturn:
+        threading.Event().wait()
+        raise AssertionError("an event no one sets was set")
+
+    _run._record = waits  # type: ignore[assignment]
+
+
+def stops_and_its_record_never_comes(session: Session) -> Stop:
+    """Stops after one call; its record never comes."""
+    session.call_model([], session.tools)
+    _never_builds_its_record()
+    return Stop(code=Code.NO_PROGRESS, reason="nothing new")
+
+
+def runs_into_a_ceiling_and_its_record_never_comes(session: Session) -> None:
+    """Asks the model until the step ceiling refuses a call, then returns; its record never
+    comes."""
+    with contextlib.suppress(CeilingHit):
+        while True:
+            session.call_model([], session.tools)
+    _never_builds_its_record()

@@ -57,15 +57,15 @@ def puts_off_its_deadline(session: Session) -> Stop:
     """Writes into its channel the message with which its worker says a run is over, which
     gives its record a deadline of its own, longer than the run's: taken at its word, an
     agent that wrote it again and again would never be killed. Its worker then says it too."""
-    _says(ENDED)
+    _says(ENDED, outcome="stopped")
     return Stop(code=Code.NO_PROGRESS, reason="said it first")
 
 
-def _says(kind: str) -> None:
+def _says(kind: str, **fields: str) -> None:
     """Writes a message of ``kind`` about the running job into its worker's channel, its pid and
     its job's index read from the worker's own memory."""
     (seen,) = [held for held in gc.get_objects() if isinstance(held, Seen)]
-    _into_every_pipe(encode(os.getpid(), seen._cells[0], kind))
+    _into_every_pipe(encode(os.getpid(), seen._cells[0], kind, **fields))
 
 
 def writes_its_key_to_the_channel(session: Session) -> Stop:

@@ -154,6 +154,32 @@ def test_an_abandoned_run_whose_record_outlasts_the_kill_margin_keeps_its_record
     assert len(observed.trajectory) == observed.steps > 1000
 
 
+@pytest.mark.parametrize(
+    ("agent", "outcome", "said"),
+    [
+        ("stops_and_its_record_never_comes", Outcome.CRASHED, "stopped"),
+        ("runs_into_a_ceiling_and_its_record_never_comes", Outcome.DID_NOT_STOP, "did_not_stop"),
+    ],
+)
+def test_a_run_whose_record_never_comes_is_recorded_as_it_ended(
+    agent: str, outcome: Outcome, said: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker that said its run was over and then sent no record within the allowance is
+    killed; the run is not said to be one whose agent held the interpreter past the ceiling: an
+    agent that failed to stop keeps that outcome, any other run is a crash, its record lost."""
+    monkeypatch.setattr(_batch, "RECORD_SECONDS", 1.0)
+    job = Job(
+        agent=f"tests.cli.faulty_agents:{agent}", scenario=REPEAT, seed=0,
+        ceilings=Ceilings(max_steps=3),
+    )  # fmt: skip
+    (record,) = run_jobs([job], lookup=scenarios.get).records
+    assert (record.outcome, record.observed.error) == (
+        outcome,
+        f"the run was over ({said}), but its record was not sent within 1 s (the agent's "
+        "threads, left running, may hold the interpreter); its worker was killed",
+    )
+
+
 def test_an_agent_never_loaded_is_a_crash_of_its_run_not_a_run_past_its_ceiling(
     slow_import: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
