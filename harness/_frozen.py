@@ -1,5 +1,6 @@
 """Consumes a JSON value, produces a copy of it that refuses every change: what the harness hands
-a scenario's `Model`, so that nothing a model does reaches the agent's messages or the count.
+a scenario's `Model`, so that nothing a model does reaches the agent's messages or the count, and
+the mappings of a record it hands a test, so that nothing a test does reaches the reports.
 
 The copies are `dict` and `list` subclasses, not mapping proxies and tuples, so that a model reads
 them as the JSON it is: ``json.dumps`` writes them, and they compare equal to the dicts and lists
@@ -16,8 +17,9 @@ __all__ = ["FrozenDict", "FrozenList", "freeze"]
 
 def _refuse(container: object) -> NoReturn:
     raise TypeError(
-        f"unsolvable: a {type(container).__name__} handed to the model cannot be changed: it is "
-        "the conversation as the agent sent it; change a copy: json.loads(json.dumps(value))"
+        f"unsolvable: a {type(container).__name__} the harness hands over cannot be changed: it "
+        "is what the harness saw and recorded (the conversation as the agent sent it, a run's "
+        "counts); change a copy: json.loads(json.dumps(value))"
     )
 
 

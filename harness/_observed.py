@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from unsolvable._frozen import freeze
 from unsolvable._subtasks import Subtask
 
 __all__ = ["CONTEXT_WINDOW", "AgentTally", "Observed", "ToolTrace", "TraceStep"]
@@ -58,6 +59,9 @@ class AgentTally:
     tool_calls: int = 0
     refusals: dict[str, int] = field(default_factory=dict)
     """Its refused tool calls by kind."""
+
+    def __post_init__(self) -> None:
+        _freeze_fields(self, ("refusals",))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -231,6 +235,9 @@ class Observed:
     times), so ``--json`` files carry it; snapshots leave it out and keep the tail, which a
     reviewer reads (`unsolvable.plugin.snapshot.behaviour`). Empty on a lost run, as the tail."""
 
+    def __post_init__(self) -> None:
+        _freeze_fields(self, MAPPINGS)
+
     @property
     def detection_lag(self) -> int | None:
         """Steps from the first stagnant step to the stop (0 = stopped on the spot), signed:
@@ -267,3 +274,22 @@ class Observed:
         """The tokens charged to the task's token budget: all of them, less the agent's prompt
         on each call (`uncharged_tokens`)."""
         return self.tokens - self.uncharged_tokens
+
+
+MAPPINGS = (
+    "refusals",
+    "steps_by_agent",
+    "agents",
+    "steps_past_cost_budget",
+    "steps_by_role",
+    "steps_past_role_budget",
+)
+"""The fields of `Observed` that are mappings: the rest are numbers, text and tuples."""
+
+
+def _freeze_fields(counts: object, names: tuple[str, ...]) -> None:
+    """``counts``'s fields ``names`` made copies that refuse every change (`freeze`): a record
+    is handed to the test that made it and kept for the session's reports, so what a test does
+    to its record must not reach what the reports say was counted."""
+    for name in names:
+        object.__setattr__(counts, name, freeze(getattr(counts, name)))

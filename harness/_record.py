@@ -15,6 +15,7 @@ from enum import Enum
 from typing import Any
 
 from unsolvable._errors import SchemaError
+from unsolvable._frozen import freeze
 from unsolvable._observed import AgentTally, Observed, ToolTrace, TraceStep
 from unsolvable._redact import Clean, kept
 from unsolvable._rules import Failure, Rule, Verdict
@@ -113,15 +114,18 @@ class TerminationRecord:
 
     def __post_init__(self) -> None:
         """The partial result becomes plain, bounded data here (`plain_partial`), so every
-        written form can hold it. A bound N below one step is refused: every metric of the record
-        is read against it (a records file edited by hand, say); so is a schema this version does
-        not read (`OLDEST_READ_SCHEMA`), whose numbers would be counted by other rules."""
+        written form can hold it, and it and the budget become copies that refuse every change
+        (`freeze`), so a test that edits the record it was handed edits no report. A bound N
+        below one step is refused: every metric of the record is read against it (a records file
+        edited by hand, say); so is a schema this version does not read (`OLDEST_READ_SCHEMA`),
+        whose numbers would be counted by other rules."""
         if self.step_bound < 1:
             raise ValueError(f"step_bound is {self.step_bound}: a scenario's N is 1 step or more")
         if not OLDEST_READ_SCHEMA <= self.schema_version <= SCHEMA_VERSION:
             raise SchemaError(_unread_schema(self.schema_version))
+        object.__setattr__(self, "budget", freeze(self.budget))
         if self.reported is not None:
-            partial = plain_partial(self.reported.partial)
+            partial = freeze(plain_partial(self.reported.partial))
             if partial is not self.reported.partial:
                 reported = dataclasses.replace(self.reported, partial=partial)
                 object.__setattr__(self, "reported", reported)

@@ -198,6 +198,41 @@ def test_fixture_runs_reach_the_summary_and_the_json(run: Run, pytester: pytest.
     assert sorted(r["agent"] for r in records) == ["pkg:contract"] * 5 + ["pkg:naive"] * 5
 
 
+def test_a_test_that_changes_its_record_changes_no_report(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    """The record a test gets is the one the session reports: a test that edits its counts,
+    its budget or its partial result must not edit what the JSON says was counted."""
+    pytester.makepyfile(
+        test_mine="""
+        import contextlib, json
+
+        def test_edits(unsolvable):
+            record = unsolvable.run("missing-permission/retry-403", agent="pkg:contract")
+            with open("before.json", "w") as file:
+                json.dump(record.to_dict(), file)
+            observed = record.observed
+            edits = [
+                lambda: record.budget.update(max_steps=999),
+                lambda: observed.refusals.update(made_up=7),
+                lambda: observed.steps_by_agent.update(main=999),
+                lambda: observed.agents["main"].refusals.update(made_up=7),
+                lambda: record.reported.partial.update(made_up=7),
+            ]
+            for edit in edits:
+                with contextlib.suppress(TypeError):
+                    edit()
+        """
+    )
+    result = run(f"{JSON_OPTION}=out/records.json")
+    assert outcomes(result) == {"passed": 1}
+    (written,) = json.loads((pytester.path / "out/records.json").read_text())["records"]
+    before = json.loads((pytester.path / "before.json").read_text())
+    assert isinstance(before["reported"]["partial"], dict)  # so that its edit is tried
+    for key in ("budget", "observed", "reported"):
+        assert written[key] == before[key]
+
+
 NEEDS_TIME = """
 class NeedsTime:
     \"\"\"An adapter that declares the wall ceiling it needs, as the coding-agent CLIs do; it

@@ -43,7 +43,7 @@ CHANGES: list[Callable[[Any], object]] = [
 @pytest.mark.parametrize("change", CHANGES)
 def test_every_change_is_refused_at_every_depth(change: Callable[[Any], object]) -> None:
     frozen = freeze(MESSAGE)
-    with pytest.raises(TypeError, match="handed to the model cannot be changed"):
+    with pytest.raises(TypeError, match="the harness hands over cannot be changed"):
         change(frozen)
     assert frozen == json.loads(json.dumps(MESSAGE))
 
