@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from unsolvable._errors import ContextOverflow
 from unsolvable._session import Session
@@ -30,9 +30,7 @@ from unsolvable.agents._signals import (
     wait_hint,
 )
 from unsolvable.agents._supervision import Supervision
-
-if TYPE_CHECKING:
-    from unsolvable.agents.contract import ContractAgent
+from unsolvable.agents._thresholds import Terms
 
 __all__ = ["ContractRun"]
 
@@ -45,11 +43,9 @@ UNAVAILABLE_STATUSES = frozenset({503, 504})
 class ContractRun:
     """One agent of the contract (the supervisor, or a worker) on one session."""
 
-    def __init__(
-        self, agent: ContractAgent, session: Session, ledger: BudgetLedger, name: str
-    ) -> None:
-        self.contract, self.session, self.ledger, self.name = agent, session, ledger, name
-        self.thresholds = agent.thresholds
+    def __init__(self, terms: Terms, session: Session, ledger: BudgetLedger, name: str) -> None:
+        self.terms, self.session, self.ledger, self.name = terms, session, ledger, name
+        self.thresholds = terms.thresholds
         self.messages = opening(session)
         self.actions: Counter[str] = Counter()
         """Times each action was made."""
@@ -136,7 +132,7 @@ class ContractRun:
                 return self.stop(Code.NO_PROGRESS, f"the model gave up: {reason}")
         if not calls:
             return self._verify_claim(reply.get("content") or "")
-        if all(name == self.contract.delegate for _, name, _ in calls):
+        if all(name == self.terms.delegate for _, name, _ in calls):
             return self._delegate(calls)
         external = sum(name not in PROTOCOL_TOOLS for _, name, _ in calls)
         if not self.ledger.affords_calls(external):
@@ -228,12 +224,12 @@ class ContractRun:
         """The verifier's answer, or ``None`` when the session offers no verifier. A worker
         passes its subtask to a verifier that takes it (a per-subtask check): the whole task is
         done only when every worker is."""
-        spec = next((s for s in self.session.tools if s.name == self.contract.verifier), None)
+        spec = next((s for s in self.session.tools if s.name == self.terms.verifier), None)
         if spec is None:
             return None
         accepted = spec.parameters.get("properties", {})
         scope = {key: value for key, value in self.scope.items() if key in accepted}
-        return self.session.call_tool(self.contract.verifier, scope, agent=self.name)
+        return self.session.call_tool(self.terms.verifier, scope, agent=self.name)
 
     def _check_criteria(self, result: str | None = None, *, informed: bool = False) -> Stop | None:
         """Stops when no completion criterion moved, and no new information came, for
@@ -361,7 +357,7 @@ class ContractRun:
         return self._after_wave(supervision, stops, novel=len(self.seen) > seen)
 
     def _work(self, call_id: str, arguments: Any, subtask: JSON) -> tuple[Stop, ContractRun]:
-        worker = ContractRun(self.contract, self.session, self.ledger, f"worker-{call_id}")
+        worker = ContractRun(self.terms, self.session, self.ledger, f"worker-{call_id}")
         worker.messages[-1]["content"] = f"Subtask of '{self.session.task}': {arguments}"
         worker.seen = self.seen  # what one worker learnt is no news to the next
         worker.scope = subtask

@@ -1,5 +1,6 @@
 """Consumes the limits a user sets on the `contract` agent, produces its checked
-`ContractThresholds`: when it stops, each threshold at least 1."""
+`ContractThresholds`: when it stops, each threshold at least 1; and the `Terms` a run of it
+reads, those and the tools it verifies and delegates with."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from dataclasses import dataclass
 
 from unsolvable._errors import BudgetError
 
-__all__ = ["ContractThresholds"]
+__all__ = ["ContractThresholds", "Terms"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -66,3 +67,14 @@ class ContractThresholds:
                 )
         if self.unavailable_attempts < 1 or self.idle_steps < 1:
             raise BudgetError("ContractThresholds: unavailable_attempts and idle_steps must be ≥ 1")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Terms:
+    """What a run of the contract reads of its agent (`unsolvable.agents.ContractAgent`)."""
+
+    thresholds: ContractThresholds
+    verifier: str
+    """The tool that re-reads the system of record."""
+    delegate: str
+    """The tool whose calls hand a subtask to a worker."""

@@ -20,7 +20,7 @@ from unsolvable._stop import Stop
 from unsolvable._types import CHECK_TOOL, DELEGATE_TOOL
 from unsolvable.agents._budget_ledger import BudgetLedger
 from unsolvable.agents._contract_run import ContractRun
-from unsolvable.agents._thresholds import ContractThresholds
+from unsolvable.agents._thresholds import ContractThresholds, Terms
 
 __all__ = ["ContractAgent", "ContractThresholds", "contract"]
 
@@ -44,7 +44,8 @@ class ContractAgent:
         self.verifier, self.delegate, self.name = verifier, delegate, name
 
     def __call__(self, session: Session) -> Stop:
-        return ContractRun(self, session, BudgetLedger(session), "main").go()
+        terms = Terms(thresholds=self.thresholds, verifier=self.verifier, delegate=self.delegate)
+        return ContractRun(terms, session, BudgetLedger(session), "main").go()
 
 
 contract = ContractAgent()

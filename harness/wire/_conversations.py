@@ -58,5 +58,5 @@ class Conversations:
                 # A member of another type than its API takes (a string where it takes an
                 # object) is the agent's error, answered as the API answers it: a final 400.
                 del self._conversations[key]
-                raise WireFormatError(shape_error(fmt, error)) from None
+                raise WireFormatError(shape_error(fmt.name, error)) from None
             return conversation.turn

@@ -12,13 +12,10 @@ so is `HarnessFailure`, which `Wire.check` raises after the run, so that no agen
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from unsolvable._errors import HarnessFailure, UnsolvableError, docs_page
-
-if TYPE_CHECKING:
-    from unsolvable.wire._exchange import WireRequest
-    from unsolvable.wire._turn import WireFormat
+from unsolvable.wire._exchange import WireRequest
 
 __all__ = [
     "HarnessFailure",
@@ -63,10 +60,11 @@ def json_object(data: object) -> dict[str, Any]:
     return data
 
 
-def shape_error(fmt: WireFormat, error: Exception) -> str:
-    """Why a request whose members hold values of other types than its API takes is refused."""
+def shape_error(api: str, error: Exception) -> str:
+    """Why a request to ``api`` (a wire format's name) whose members hold values of other types
+    than the API takes is refused."""
     return (
-        f"unsolvable: this {fmt.name} request is not in the shape its API takes: a member "
+        f"unsolvable: this {api} request is not in the shape its API takes: a member "
         f"holds a value of another type ({error}); send each member as the API's reference "
         f"gives it. See {WIRE_DOCS}"
     )

@@ -240,7 +240,7 @@ class Wire(Clients):
                 messages, tools = names.read(messages, tools)
             except (AttributeError, KeyError, TypeError) as error:
                 # the agent's error, as in `Conversations.read`
-                refused = _refused(fmt, WireFormatError(shape_error(fmt, error)))
+                refused = _refused(fmt, WireFormatError(shape_error(fmt.name, error)))
                 return self._attempts.log("model", request, refused, fmt.name)
         try:
             answer = self.session.answer(messages, tools, agent=_agent_of(request.path))
@@ -289,7 +289,7 @@ class Wire(Clients):
             return (messages, turn.tools) if names is None else names.read(messages, turn.tools)
         except (AttributeError, KeyError, TypeError) as error:
             # the agent's error, as in `Conversations.read`
-            raise WireFormatError(shape_error(fmt, error)) from None
+            raise WireFormatError(shape_error(fmt.name, error)) from None
 
     def _spelling(self, offered: tuple[str, ...]) -> ToolNames | None:
         """How a request offering ``offered`` spells the scenario's tools, or None when the
