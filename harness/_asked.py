@@ -11,9 +11,10 @@ arguments its own way (defaults filled in) still makes the call it was asked for
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
-__all__ = ["Asked", "Unmade"]
+__all__ = ["Asked", "AskedCall", "Unmade"]
 
 
 class Unmade(NamedTuple):
@@ -25,44 +26,57 @@ class Unmade(NamedTuple):
     """Canonical JSON (`unsolvable._dispatch.canonical_arguments`)."""
 
 
+class AskedCall(NamedTuple):
+    """A call the model asked for."""
+
+    tool: str
+    arguments: str
+    """Canonical JSON (`unsolvable._dispatch.canonical_arguments`)."""
+
+
+@dataclass(slots=True)
+class _LastStep:
+    """An agent's last step, and the calls its model asked for there not yet made."""
+
+    step: int = 0
+    calls: list[AskedCall] = field(default_factory=list)
+
+    def unmade(self) -> list[Unmade]:
+        return [Unmade(self.step, call.tool, call.arguments) for call in self.calls]
+
+
 class Asked:
     """Each agent's asked calls still to be made, for its last step."""
 
     def __init__(self) -> None:
-        self._pending: dict[str, tuple[int, list[tuple[str, str]]]] = {}
-        """Agent → its last step, and the calls (tool, arguments) its model asked for there,
-        not yet made."""
+        self._pending: dict[str, _LastStep] = {}
 
     def ask(self, agent: str, step: int, calls: Iterable[tuple[str, str]]) -> list[Unmade]:
         """``agent``'s model asked, at ``step``, for ``calls`` (tool, canonical arguments); what
         it asked at its step before and was never made."""
         unmade = self._unmade(agent)
-        self._pending[agent] = (step, list(calls))
+        self._pending[agent] = _LastStep(step, [AskedCall._make(call) for call in calls])
         return unmade
 
     def take(self, agent: str, tool: str, arguments: str) -> bool:
         """Whether a call of ``tool`` that ``agent`` makes is one its model asked for at its last
         step (each asked call is taken once)."""
-        _, pending = self._pending.get(agent, (0, []))
-        same_tool = [call for call in pending if call[0] == tool]
+        pending = self._pending.get(agent, _LastStep()).calls
+        same_tool = [call for call in pending if call.tool == tool]
         if not same_tool:
             return False
-        pending.remove((tool, arguments) if (tool, arguments) in same_tool else same_tool[0])
+        made = AskedCall(tool, arguments)
+        pending.remove(made if made in same_tool else same_tool[0])
         return True
 
     def pending(self) -> list[Unmade]:
         """Every asked call still unmade, as `close` gives them, kept: the agent may make them
         yet."""
-        return [
-            Unmade(step, tool, arguments)
-            for step, calls in self._pending.values()
-            for tool, arguments in calls
-        ]
+        return [unmade for last in self._pending.values() for unmade in last.unmade()]
 
     def close(self) -> list[Unmade]:
         """The run ended: every asked call still unmade."""
         return [unmade for agent in list(self._pending) for unmade in self._unmade(agent)]
 
     def _unmade(self, agent: str) -> list[Unmade]:
-        step, pending = self._pending.pop(agent, (0, []))
-        return [Unmade(step, tool, arguments) for tool, arguments in pending]
+        return self._pending.pop(agent, _LastStep()).unmade()

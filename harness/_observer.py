@@ -65,17 +65,13 @@ class Observer:
 
     def _unmade(self, unmade: Iterable[Unmade]) -> None:
         """Calls the model asked for that the agent never made, for the ground truth."""
-        for step, name in self._never_made(unmade):
-            self._probe.on_unmade(step, name)
+        for call in self._never_made(unmade):
+            self._probe.on_unmade(call.step, call.tool)
 
-    def _never_made(self, unmade: Iterable[Unmade]) -> list[tuple[int, str]]:
-        """The step and tool of each of ``unmade`` but one made before, the same tool with the
-        same arguments, whose answer is known."""
-        return [
-            (step, name)
-            for step, name, arguments in unmade
-            if not self._dispatch.has_made(name, arguments)
-        ]
+    def _never_made(self, unmade: Iterable[Unmade]) -> list[Unmade]:
+        """Each of ``unmade`` but one made before, the same tool with the same arguments, whose
+        answer is known."""
+        return [call for call in unmade if not self._dispatch.has_made(call.tool, call.arguments)]
 
     def _truth(self) -> Truth:
         """The ground truth and the lag of the run, were it to end now."""

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from operator import add
 
+from unsolvable._asked import Unmade
 from unsolvable._scenario import Scenario, Stagnation
 from unsolvable._series import Combined, FirstStep, Spend
 from unsolvable._truth import COST_DIGITS, Overrun, Truth, overshoot
@@ -200,13 +201,13 @@ class StagnationProbe:
             self.last_productive_step, self._stale_in_productive_step = step, False
 
     @contextmanager
-    def supposing_unmade(self, unmade: Iterable[tuple[int, str]]) -> Iterator[None]:
-        """Within it, the calls ``unmade`` (step, tool) count as `on_unmade` counts them at the
-        end of a run, and no longer after: the truth of a run as if it ended now, while its
-        agent may still make them."""
+    def supposing_unmade(self, unmade: Iterable[Unmade]) -> Iterator[None]:
+        """Within it, the calls ``unmade`` count as `on_unmade` counts them at the end of a run,
+        and no longer after: the truth of a run as if it ended now, while its agent may still
+        make them."""
         kept = self.last_productive_step, self._stale_in_productive_step
-        for step, name in unmade:
-            self.on_unmade(step, name)
+        for call in unmade:
+            self.on_unmade(call.step, call.tool)
         try:
             yield
         finally:
