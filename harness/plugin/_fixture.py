@@ -318,7 +318,7 @@ def junit_properties(record: TerminationRecord) -> list[tuple[str, str]]:
     the one every report counts (`counted_lags`): a stop the evidence or the budget chose is at
     0 at least, never a premature stop."""
     observed = record.observed
-    lag_steps, lag_tokens, lag_cost_usd = counted_lags(record) or (None, None, None)
+    lags = counted_lags(record)
     figures: dict[str, object] = {
         "scenario": record.scenario,
         "seed": record.seed,
@@ -328,9 +328,9 @@ def junit_properties(record: TerminationRecord) -> list[tuple[str, str]]:
         "outcome": record.outcome,
         "stopped_step": observed.steps,
         "first_stagnant_step": observed.first_stagnant_step,
-        "lag_steps": lag_steps,
-        "lag_tokens": lag_tokens,
-        "lag_cost_usd": lag_cost_usd,
+        "lag_steps": lags.steps,
+        "lag_tokens": lags.tokens,
+        "lag_cost_usd": lags.cost_usd,
         "verdict": "pass" if record.verdict.passed else "fail",
     }
     return [(f"unsolvable.{k}", "-" if v is None else str(v)) for k, v in figures.items()]

@@ -244,9 +244,7 @@ def _lag(record: TerminationRecord) -> dict[str, Any] | None:
     """The run's lag as the reports count it (`counted_lags`); a control, or a run lost before
     its first step, has no stagnant step and no lag."""
     lags = counted_lags(record)
-    if lags is None:
-        return None
-    return dict(zip(("steps", "tokens", "cost_usd"), lags, strict=True))
+    return None if lags.steps is None else lags._asdict()
 
 
 def _safe(name: str) -> str:

@@ -12,6 +12,8 @@ below zero instead of hiding at 0.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from unsolvable._observed import CONTEXT_WINDOW
 from unsolvable._record import TerminationRecord
 from unsolvable._rules import Rule
@@ -19,6 +21,7 @@ from unsolvable._spent import JUDGED_EXHAUSTION, budget_of, could_cover_next_ste
 from unsolvable._stop import Exit, Outcome
 
 __all__ = [
+    "Lags",
     "counted_lags",
     "counts_from_zero",
     "ending",
@@ -175,12 +178,20 @@ def lag(record: TerminationRecord) -> int:
     return max(signed, 0) if counts_from_zero(record) else signed
 
 
-def counted_lags(record: TerminationRecord) -> tuple[int, int | None, float | None] | None:
+class Lags(NamedTuple):
+    """One run's lag as every report counts it; each ``None`` on a run without a lag."""
+
+    steps: int | None
+    tokens: int | None
+    cost_usd: float | None
+
+
+def counted_lags(record: TerminationRecord) -> Lags:
     """The lag in steps, tokens and dollars as every report counts it (`lag`, `lag_tokens`,
-    `lag_cost_usd`), for the faces that give one run's figures; ``None`` without a lag."""
+    `lag_cost_usd`), for the faces that give one run's figures."""
     if not has_lag(record):
-        return None
-    return lag(record), lag_tokens(record), lag_cost_usd(record)
+        return Lags(steps=None, tokens=None, cost_usd=None)
+    return Lags(steps=lag(record), tokens=lag_tokens(record), cost_usd=lag_cost_usd(record))
 
 
 def is_premature_stop(record: TerminationRecord) -> bool:

@@ -249,11 +249,11 @@ def _run_attributes(record: TerminationRecord, *, volatile: bool) -> dict[str, A
 def _lag_attributes(record: TerminationRecord) -> dict[str, Any]:
     """The run's lag as the reports count it (`counted_lags`): a stop the evidence or the
     budget chose is at 0 at least here too, never a premature stop; none without a lag."""
-    steps, tokens, dollars = counted_lags(record) or (None, None, None)
+    lags = counted_lags(record)
     return {
-        "unsolvable.lag.steps": steps,
-        "unsolvable.lag.tokens": tokens,
-        "unsolvable.lag.cost_usd": dollars,
+        "unsolvable.lag.steps": lags.steps,
+        "unsolvable.lag.tokens": lags.tokens,
+        "unsolvable.lag.cost_usd": lags.cost_usd,
     }
 
 

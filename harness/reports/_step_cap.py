@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from unsolvable._record import TerminationRecord
 from unsolvable.reports._counted import (
@@ -50,6 +51,14 @@ class StepCap:
     group whose verdicts fail beats nothing: its stop logic is not the one being compared."""
 
 
+class _Stopping(NamedTuple):
+    """How a stop logic (the agent's, or a cap's) did over a group; less is better in each."""
+
+    false_stops: int
+    premature_stops: int
+    lag_p95: Number
+
+
 def _needed_steps(record: TerminationRecord) -> int:
     """The steps a control needs: where its world became complete, else (not known) its N."""
     completed = record.observed.completed_at_step
@@ -66,10 +75,10 @@ def _stagnant(record: TerminationRecord) -> int:
 
 def _shortfalls(
     records: Sequence[TerminationRecord],
-    mine: tuple[int, int, Number],
-    cap: tuple[int, int, Number],
+    mine: _Stopping,
+    cap: _Stopping,
 ) -> tuple[str, ...]:
-    """Why ``mine`` (false stops, premature stops, lag p95 of the agent) does not beat ``cap``."""
+    """Why ``mine``, the agent's, does not beat ``cap``'s."""
     failed = sum(not r.verdict.passed for r in records)
     reasons = [f"{failed} of {len(records)} runs failed their verdicts"] if failed else []
     names = ("false stops", "premature stops", "lag p95")
@@ -93,24 +102,24 @@ def calibrated_step_cap(records: Sequence[TerminationRecord]) -> StepCap | None:
     # even where every control was finished before the agent's first step.
     most = max(*needed, 1)
     cap = next(c for c in range(1, most + 1) if sum(n > c for n in needed) <= allowed)
-    theirs = (
-        sum(n > cap for n in needed),
-        sum(cap < s for s in stagnant),
-        percentile([max(cap - s, 0) for s in stagnant], 95),
+    theirs = _Stopping(
+        false_stops=sum(n > cap for n in needed),
+        premature_stops=sum(cap < s for s in stagnant),
+        lag_p95=percentile([max(cap - s, 0) for s in stagnant], 95),
     )
-    mine = (
-        allowed,
-        sum(map(is_premature_stop, unsolvable)),
-        percentile([max(lag(r), 0) for r in lagged], 95),
+    mine = _Stopping(
+        false_stops=allowed,
+        premature_stops=sum(map(is_premature_stop, unsolvable)),
+        lag_p95=percentile([max(lag(r), 0) for r in lagged], 95),
     )
     shortfalls = _shortfalls(records, mine, theirs)
     return StepCap(
         cap=cap,
         lag_steps=Distribution.of([cap - s for s in stagnant]),
-        false_stops=theirs[0],
-        premature_stops=theirs[1],
-        lag_p95=theirs[2],
-        agent_lag_p95=mine[2],
+        false_stops=theirs.false_stops,
+        premature_stops=theirs.premature_stops,
+        lag_p95=theirs.lag_p95,
+        agent_lag_p95=mine.lag_p95,
         shortfalls=shortfalls,
         beaten=not shortfalls,
     )
