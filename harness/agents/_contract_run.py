@@ -22,6 +22,7 @@ from unsolvable.agents._fingerprint import (
 )
 from unsolvable.agents._loop import assistant, dispatch, opening, tool_calls
 from unsolvable.agents._signals import (
+    NotFound,
     compacted,
     error_details,
     is_waiting,
@@ -63,8 +64,8 @@ class ContractRun:
         self.warned = False
         self.compacted = False
         """The conversation was compacted to fit the context window, and nothing new came since."""
-        self.not_found: list[tuple[str, tuple[str, ...]]] = []
-        """Lookups in a row answered "not found": their messages and the names they quote."""
+        self.not_found: list[NotFound] = []
+        """Lookups in a row answered "not found"."""
         self.scope: dict[str, Any] = {}
         """A worker's subtask (its delegate call's arguments): what its verifier checks."""
         self.passes = 0
@@ -291,8 +292,8 @@ class ContractRun:
         self.not_found.append(missing)
         if len(self.not_found) < self.thresholds.not_found_lookups:
             return None
-        messages = "; ".join(message for message, _ in self.not_found)
-        names = tuple(dict.fromkeys(name for _, quoted in self.not_found for name in quoted))
+        messages = "; ".join(missed.message for missed in self.not_found)
+        names = tuple(dict.fromkeys(name for missed in self.not_found for name in missed.names))
         reason = f"what the task names does not exist: {messages}"
         return self.stop(Code.BLOCKED_INPUT, reason, missing=names)
 
@@ -378,7 +379,7 @@ class ContractRun:
         summary = supervision.summary()
         blocked = supervision.blocked()
         if blocked:
-            _, first = blocked[0]
+            first = blocked[0]
             return self.stop(first.code, f"{first.reason}; {summary}", missing=first.missing)
         if stops and all(s.exit is not Exit.COMPLETE for s in stops):
             worst = stops[-1]

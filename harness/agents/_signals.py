@@ -9,12 +9,13 @@ Result fields are read wherever a seed's dialect puts them (camelCase, nested un
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from unsolvable._types import JSON
 from unsolvable.agents._fingerprint import parse, snake
 
 __all__ = [
+    "NotFound",
     "compacted",
     "error_details",
     "is_waiting",
@@ -86,13 +87,21 @@ def needs_a_person(result: str) -> str | None:
     return str(_found(body, "message") or "an irreversible action waits for approval")
 
 
-def not_found(result: str) -> tuple[str, tuple[str, ...]] | None:
-    """A 404's message and the names it quotes: what the system of record does not hold."""
+class NotFound(NamedTuple):
+    """A lookup answered "not found"."""
+
+    message: str
+    names: tuple[str, ...]
+    """What the message quotes: what the system of record does not hold."""
+
+
+def not_found(result: str) -> NotFound | None:
+    """A 404's message and the names it quotes."""
     details = error_details(result)
     if details.get("status") != NOT_FOUND_STATUS:
         return None
     message = str(details.get("message", "not found"))
-    return message, tuple(QUOTED.findall(message))
+    return NotFound(message=message, names=tuple(QUOTED.findall(message)))
 
 
 def compacted(messages: list[JSON]) -> list[JSON]:

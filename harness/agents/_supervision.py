@@ -67,11 +67,11 @@ class Supervision:
         else:
             row.state = "failed" if stop.code in PERMANENT or blockers else "abandoned"
 
-    def blocked(self) -> list[tuple[str, Stop]]:
-        """The subtasks whose failure no retry can lift, with their workers' stops."""
+    def blocked(self) -> list[Stop]:
+        """The workers' stops of the subtasks whose failure no retry can lift."""
         return [
-            (name, row.stop)
-            for name, row in self.rows.items()
+            row.stop
+            for row in self.rows.values()
             if row.stop is not None and row.stop.code in PERMANENT and row.state == "failed"
         ]
 
