@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from unsolvable._text import text_of
 from unsolvable._types import JSON
@@ -15,6 +16,22 @@ from unsolvable.imports._shapes import NotThisFormat, identifier, listed, obj, s
 from unsolvable.imports._trace import Recorded, Trace, Turn
 
 __all__ = ["read_openai_chat"]
+
+
+class _Answer(NamedTuple):
+    """A tool message: the id of the call it answers, and its text."""
+
+    call_id: str | None
+    text: str
+
+
+@dataclass(frozen=True)
+class _Asked:
+    """An assistant message, where it sits in the file, and the tool messages that follow it."""
+
+    where: str
+    message: Mapping[str, Any]
+    answers: list[_Answer] = field(default_factory=list)
 
 
 def _arguments(text: Any) -> JSON:
@@ -46,22 +63,20 @@ def _messages(data: Any) -> list[tuple[str, Mapping[str, Any]]]:
     return [(where, m) for where, m in found if isinstance(m, Mapping)]
 
 
-def _calls(
-    where: str, message: Mapping[str, Any], answers: list[tuple[str | None, str]]
-) -> list[Recorded]:
+def _calls(asked: _Asked) -> list[Recorded]:
     """An assistant message's tool calls, each with the first answer of its id among the tool
     messages that follow it (each answer used once)."""
-    calls = []
-    for j, call in enumerate(listed(message.get("tool_calls"), f"{where}tool_calls")):
+    where, answers, calls = asked.where, asked.answers, []
+    for j, call in enumerate(listed(asked.message.get("tool_calls"), f"{where}tool_calls")):
         at = f"{where}tool_calls[{j}]"
         function = obj(obj(call, at).get("function"), f"{at}.function")
         answered = identifier(call.get("id"), f"{at}.id")
-        found = next((i for i, (key, _) in enumerate(answers) if key == answered), None)
+        found = next((i for i, answer in enumerate(answers) if answer.call_id == answered), None)
         calls.append(
             Recorded(
                 name=string(function.get("name"), f"{at}.function.name"),
                 arguments=_arguments(function.get("arguments")),
-                result="" if found is None else answers.pop(found)[1],
+                result="" if found is None else answers.pop(found).text,
             )
         )
     return calls
@@ -71,18 +86,18 @@ def _turns(messages: list[tuple[str, Mapping[str, Any]]]) -> tuple[Turn, ...]:
     """One turn per assistant message, answered by the tool messages between it and the next
     assistant message: the API puts a call's answer there, and ids may repeat across turns
     (servers that number each response's calls ``call_0``, ``call_1``, …)."""
-    asked: list[tuple[str, Mapping[str, Any], list[tuple[str | None, str]]]] = []
+    asked: list[_Asked] = []
     for where, message in messages:
         if message.get("role") == "assistant":
-            asked.append((where, message, []))
+            asked.append(_Asked(where, message))
         elif message.get("role") == "tool":
             answered = identifier(message.get("tool_call_id"), f"{where}tool_call_id")
-            answer = (answered, text_of(message.get("content")) or "")
+            answer = _Answer(call_id=answered, text=text_of(message.get("content")) or "")
             if asked:
-                asked[-1][2].append(answer)
+                asked[-1].answers.append(answer)
     return tuple(
-        Turn(text=text_of(message.get("content")) or "", calls=tuple(_calls(where, message, after)))
-        for where, message, after in asked
+        Turn(text=text_of(turn.message.get("content")) or "", calls=tuple(_calls(turn)))
+        for turn in asked
     )
 
 

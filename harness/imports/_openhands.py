@@ -8,7 +8,7 @@ import json
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from unsolvable._errors import InputError
 from unsolvable._input import load_json, read_input
@@ -45,17 +45,24 @@ def _events(folder: Path) -> list[tuple[str, Mapping[str, Any]]]:
     return events
 
 
-def _answer(file: str, event: Mapping[str, Any]) -> tuple[str, bool]:
+class _Answer(NamedTuple):
     """What answered a tool call, and whether the user refused it."""
+
+    result: str
+    refused: bool = False
+
+
+def _answer(file: str, event: Mapping[str, Any]) -> _Answer:
     if event.get("kind") == "AgentErrorEvent":
-        return str(event.get("error", "")), False
+        return _Answer(result=str(event.get("error", "")))
     if event.get("kind") == "UserRejectObservation":
-        return f"Action rejected: {event.get('rejection_reason', '')}", True
+        reason = event.get("rejection_reason", "")
+        return _Answer(result=f"Action rejected: {reason}", refused=True)
     observation = obj(event.get("observation"), f"observation in {file}")
-    return (text_of(observation.get("content")) or ""), False
+    return _Answer(result=text_of(observation.get("content")) or "")
 
 
-def _answers(events: list[tuple[str, Mapping[str, Any]]]) -> dict[str | None, tuple[str, bool]]:
+def _answers(events: list[tuple[str, Mapping[str, Any]]]) -> dict[str | None, _Answer]:
     """Each answer by the id of the call it answers."""
     return {
         identifier(e.get("tool_call_id"), f"tool_call_id in {file}"): _answer(file, e)
@@ -95,12 +102,12 @@ def read_openhands(path: Path, data: Any = None) -> Trace:
         kind = event.get("kind")
         if kind == "ActionEvent":
             answered = identifier(event.get("tool_call_id"), f"tool_call_id in {file}")
-            result, refused = answers.get(answered, ("", False))
+            answer = answers.get(answered, _Answer(result=""))
             call = Recorded(
                 name=string(event.get("tool_name"), f"tool_name in {file}"),
                 arguments=_arguments(obj(event.get("tool_call"), f"tool_call in {file}")),
-                result=result,
-                refused=refused,
+                result=answer.result,
+                refused=answer.refused,
             )
             if turns and event.get("llm_response_id") == response:
                 turns[-1] = Turn(text=turns[-1].text, calls=(*turns[-1].calls, call))
