@@ -16,7 +16,9 @@ an installed package cannot take one of those names.
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from importlib.metadata import entry_points
+from types import MappingProxyType
 
 __all__ = ["BUILTIN_ADAPTERS", "ENTRY_POINT_GROUP", "registered"]
 
@@ -34,8 +36,9 @@ BUILTIN_ADAPTERS = {
 
 
 @functools.cache
-def registered() -> dict[str, str]:
+def registered() -> Mapping[str, str]:
     """Registered agent names → ``module:attr`` specs (the entry points' values), the
-    harness's own (`BUILTIN_ADAPTERS`) first."""
+    harness's own (`BUILTIN_ADAPTERS`) winning a name both give. Read once per process and
+    handed to every caller, so read-only."""
     points = {point.name: point.value for point in entry_points(group=ENTRY_POINT_GROUP)}
-    return {**points, **BUILTIN_ADAPTERS}
+    return MappingProxyType({**points, **BUILTIN_ADAPTERS})

@@ -40,3 +40,11 @@ def test_unregistered_names_still_say_how_to_write_a_spec(install: Any) -> None:
     install()
     with pytest.raises(TypeError, match="module:attribute"):
         load_agent("no-such-registered-agent")
+
+
+def test_what_one_caller_does_to_the_names_changes_none_for_the_next(install: Any) -> None:
+    """The names are read once per process and every caller gets them: none may edit them."""
+    install(**{"registered-naive-test": "unsolvable.agents.naive:naive"})
+    with pytest.raises(TypeError):
+        registry.registered()["registered-naive-test"] = "elsewhere:agent"  # type: ignore[index]
+    assert registry.registered()["registered-naive-test"] == "unsolvable.agents.naive:naive"
