@@ -8,7 +8,7 @@ from unsolvable.fake_tools.tools.approval import (
     NEEDS_APPROVAL,
     confirm_tool,
 )
-from unsolvable.fake_tools.tools.artifacts import append_tool, pages_tool, sections_tool
+from unsolvable.fake_tools.tools.artifacts import Found, append_tool, pages_tool, sections_tool
 from unsolvable.fake_tools.tools.constant import constant_tool, lookup_tool
 from unsolvable.fake_tools.tools.documents import Criterion, check_tool, failing, writer_tool
 from unsolvable.fake_tools.tools.hanging import TIMED_OUT, hanging_tool
@@ -36,6 +36,7 @@ __all__ = [
     "UNAVAILABLE",
     "Criterion",
     "FakeWorld",
+    "Found",
     "PermissionDenied",
     "Tool",
     "ToolCallLog",

@@ -4,7 +4,7 @@ to-do lists that finish nothing, log pages that never end."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from unsolvable import JSON, ToolResult, ToolSpec
 from unsolvable._dispatch import BAD_ARGUMENTS_STATUS
@@ -12,7 +12,7 @@ from unsolvable.fake_tools._router import Tool, error_result
 from unsolvable.fake_tools._world import FakeWorld
 from unsolvable.fake_tools.tools._respond import respond
 
-__all__ = ["LOG_LINE_WORDS", "append_tool", "pages_tool", "sections_tool"]
+__all__ = ["LOG_LINE_WORDS", "Found", "append_tool", "pages_tool", "sections_tool"]
 
 
 def sections_tool(spec: ToolSpec, *, key: str, total: int) -> Tool:
@@ -53,17 +53,26 @@ LOG_LINE_WORDS = ("INFO", "request", "served", "in", "ms", "by", "worker", "cach
 """The vocabulary of an uneventful log: every page is new, none holds what is searched for."""
 
 
+class Found(NamedTuple):
+    """What a page of a log holds besides its lines (`pages_tool`): the answer an agent looks
+    for."""
+
+    page: int
+    body: JSON
+    """Members the page's answer adds."""
+
+
 def pages_tool(
     spec: ToolSpec,
     *,
     key: str,
     lines_per_page: int,
-    answer: tuple[int, JSON] | None = None,
+    answer: Found | None = None,
     pages: int | None = None,
 ) -> Tool:
     """Returns page ``page`` of an endless log — new, long, and never the answer — and records
     under ``key`` which pages were read; a page reads the same every time it is read again.
-    ``answer=(page, found)`` puts ``found`` on that page (a solvable twin: the answer arrives, if
+    ``answer`` puts its body on its page (a solvable twin: the answer arrives, if
     the agent reads that far). ``pages`` ends the log after that many: any other page is
     answered with the same error and changes nothing, so reading past it is no new
     observation."""
@@ -87,8 +96,8 @@ def pages_tool(
                 for i in range(lines_per_page)
             ]
         lines = read[page]
-        if answer is not None and page == answer[0]:
-            return respond(world, {"page": page, "lines": lines, "matches": 1, **answer[1]})
+        if answer is not None and page == answer.page:
+            return respond(world, {"page": page, "lines": lines, "matches": 1, **answer.body})
         return respond(world, {"page": page, "lines": lines, "matches": 0})
 
     return Tool(spec=spec, handler=handle)

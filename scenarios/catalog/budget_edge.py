@@ -28,7 +28,7 @@ from unsolvable import (
     SubtaskSpec,
     ToolSpec,
 )
-from unsolvable.fake_tools import FakeWorld, Tool, pages_tool
+from unsolvable.fake_tools import FakeWorld, Found, Tool, pages_tool
 from unsolvable.scenarios.catalog._common import background, scenario, with_plain
 from unsolvable.scenarios.catalog._control import twin
 from unsolvable.scenarios.catalog._delegation import Wave, Waves, by_argument, delegated_setup
@@ -82,7 +82,7 @@ def _build(seed: int, *, fault: bool = False) -> Setup:
         workers={subtask(log): _worker(log, fault) for log in LOGS},
         then=Claim(text="Every fault is found."),
     )
-    answer = (FAULT_PAGE, {"fault": "connection pool exhausted"}) if fault else None
+    answer = Found(page=FAULT_PAGE, body={"fault": "connection pool exhausted"}) if fault else None
     logs = {
         log: pages_tool(READ, key=f"{log}_pages", lines_per_page=6, answer=answer) for log in LOGS
     }

@@ -28,7 +28,7 @@ from unsolvable import (
     ToolCall,
     ToolSpec,
 )
-from unsolvable.fake_tools import FakeWorld, pages_tool, requires
+from unsolvable.fake_tools import FakeWorld, Found, pages_tool, requires
 from unsolvable.scenarios.catalog._common import LEADS, lead, scenario, stuck_setup
 from unsolvable.scenarios.catalog._control import finish, twin
 
@@ -104,7 +104,10 @@ def _build_site_ends(seed: int) -> Setup:
     """The sibling's pages, the last of them saying the site has no more, then the report."""
     last = TWIN_STEPS * PER_STEP
     site = pages_tool(
-        FETCH, key="pages_checked", lines_per_page=LINES, answer=(last, {"pages_left": 0})
+        FETCH,
+        key="pages_checked",
+        lines_per_page=LINES,
+        answer=Found(page=last, body={"pages_left": 0}),
     )
     save = Call(name=SAVE.name, arguments={"dead": 0}, text="Every page checked; saving")
     script = _Crawl(steps=TWIN_STEPS, then=Steps(calls=[save], then=Claim()))

@@ -22,7 +22,7 @@ from unsolvable import (
     Steps,
     ToolSpec,
 )
-from unsolvable.fake_tools import FakeWorld, Tool, pages_tool
+from unsolvable.fake_tools import FakeWorld, Found, Tool, pages_tool
 from unsolvable.scenarios.catalog._common import by_seed, scenario, setup, with_plain
 from unsolvable.scenarios.catalog._control import finish, twin
 
@@ -67,7 +67,10 @@ def _build_answered(lines: int, seed: int) -> Setup:
     ]
     save = Call(name=SAVE.name, arguments={"cause": CAUSE}, text="Found it")
     log = pages_tool(
-        READ, key="pages_read", lines_per_page=_lines(lines, seed), answer=(page, {"cause": CAUSE})
+        READ,
+        key="pages_read",
+        lines_per_page=_lines(lines, seed),
+        answer=Found(page=page, body={"cause": CAUSE}),
     )
     tools = [log, _save()]
     script = Steps(calls=[*reads, save], then=Claim())

@@ -22,7 +22,7 @@ from unsolvable import (
     Steps,
     ToolSpec,
 )
-from unsolvable.fake_tools import FakeWorld, pages_tool
+from unsolvable.fake_tools import FakeWorld, Found, pages_tool
 from unsolvable.scenarios.catalog._common import by_seed, scenario, setup
 from unsolvable.scenarios.catalog._control import finish, twin
 
@@ -87,7 +87,10 @@ def _build_answered(seed: int) -> Setup:
     ]
     save = Call(name=SAVE.name, arguments={"quote": QUOTE}, text="Found it")
     pages = pages_tool(
-        READ, key="pages_read", lines_per_page=_lines(seed), answer=(page, {"quote": QUOTE})
+        READ,
+        key="pages_read",
+        lines_per_page=_lines(seed),
+        answer=Found(page=page, body={"quote": QUOTE}),
     )
     tools = [pages, finish(SAVE, key="finding", field="quote")]
     script = Steps(calls=[*reads, save], then=Claim())

@@ -23,7 +23,7 @@ from unsolvable import (
     ToolResult,
     ToolSpec,
 )
-from unsolvable.fake_tools import FakeWorld, Tool, pages_tool, requires, respond
+from unsolvable.fake_tools import FakeWorld, Found, Tool, pages_tool, requires, respond
 from unsolvable.scenarios.catalog._common import (
     TOKENS_PER_STEP,
     by_seed,
@@ -85,7 +85,9 @@ def _build_duplicate(seed: int) -> Setup:
         for n in range(1, page + 1)
     ]
     refund = Call(name=REFUND.name, arguments={"order": order}, text="Refunding the duplicate")
-    history = pages_tool(ORDERS, key="pages_read", lines_per_page=3, answer=(page, {"dup": order}))
+    history = pages_tool(
+        ORDERS, key="pages_read", lines_per_page=3, answer=Found(page=page, body={"dup": order})
+    )
     tools = [history, _refund(frozenset({order}))]
     script = Steps(calls=[*reads, refund], then=Claim())
     return setup(_world(seed), tools, script, seed=seed)

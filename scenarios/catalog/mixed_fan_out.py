@@ -28,7 +28,7 @@ from unsolvable import (
     Steps,
     ToolSpec,
 )
-from unsolvable.fake_tools import Tool, denied_tool, pages_tool, unavailable_tool
+from unsolvable.fake_tools import Found, Tool, denied_tool, pages_tool, unavailable_tool
 from unsolvable.scenarios.catalog._audits import (
     FILE,
     LOOKUP,
@@ -280,7 +280,7 @@ def _build_turns(seed: int, *, found: bool = False) -> Setup:
         workers=workers,
         then=Claim(text=f"All {WORKERS} audits are filed."),
     )
-    found_file = (FOUND_ON, {"file": f"CF-{BLOCKED}"}) if found else None
+    found_file = Found(page=FOUND_ON, body={"file": f"CF-{BLOCKED}"}) if found else None
     archive = pages_tool(ARCHIVE, key="archive_pages", lines_per_page=2, answer=found_file)
     specs = [
         dataclasses.replace(s, role=ARCHIVIST) if s.name == subtask(BLOCKED) else s

@@ -29,7 +29,7 @@ from unsolvable import (
     SubtaskSpec,
     ToolSpec,
 )
-from unsolvable.fake_tools import FakeWorld, pages_tool, writer_tool
+from unsolvable.fake_tools import FakeWorld, Found, pages_tool, writer_tool
 from unsolvable.scenarios.catalog._common import background, scenario, with_plain
 from unsolvable.scenarios.catalog._control import twin
 from unsolvable.scenarios.catalog._delegation import Wave, Waves, by_argument, delegated_setup
@@ -110,7 +110,7 @@ def _build(variant: str, seed: int, *, found: bool = False) -> Setup:
         },
         then=Claim(text="The brief is written."),
     )
-    answer = (FOUND_ON, {"figures": "market up 4%"}) if found else None
+    answer = Found(page=FOUND_ON, body={"figures": "market up 4%"}) if found else None
     sources = {
         s: pages_tool(READ, key=f"{s}_pages", lines_per_page=2, answer=answer)
         for s in ("market", "competitors")
