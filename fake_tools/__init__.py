@@ -18,6 +18,7 @@ from unsolvable.fake_tools.tools.registry import NOT_FOUND, registry_tool
 from unsolvable.fake_tools.tools.search import search_tool
 from unsolvable.fake_tools.tools.sequence import sequence_tool
 from unsolvable.fake_tools.tools.settings import setting_tool
+from unsolvable.fake_tools.tools.settle import settle_tool
 from unsolvable.fake_tools.tools.unavailable import UNAVAILABLE, unavailable_tool
 from unsolvable.fake_tools.tools.waiting import queued_job_tool
 
@@ -62,6 +63,7 @@ __all__ = [
     "sections_tool",
     "sequence_tool",
     "setting_tool",
+    "settle_tool",
     "unavailable_tool",
     "writer_tool",
 ]

@@ -5,18 +5,14 @@ task holds once an invoice is marked paid."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from unsolvable import JSON, Call, ToolResult, ToolSpec
-from unsolvable.fake_tools import FakeWorld, Tool, constant_tool, pages_tool, requires, respond
+from unsolvable import JSON, Call, ToolSpec
+from unsolvable.fake_tools import FakeWorld, Tool, constant_tool, pages_tool, requires, settle_tool
 
 __all__ = [
     "EMPTY",
     "HISTORY",
     "LOOKUP",
     "MARK",
-    "NOT_FOUND",
     "billing_tools",
     "billing_world",
     "found_page",
@@ -27,8 +23,6 @@ __all__ = [
 
 EMPTY: JSON = {"results": [], "total": 0}
 """What the stuck search answers, every time."""
-NOT_FOUND = 404
-"""What the ledger answers for an invoice it does not hold open."""
 MARK = ToolSpec(
     name="mark_invoice_paid",
     description="Record an invoice as paid in the ledger.",
@@ -107,16 +101,12 @@ def _ledger(seed: int, *, found: bool) -> list[Tool]:
 
 
 def _mark(open_invoices: frozenset[str]) -> Tool:
-    """Marks an open invoice paid; any other is not found, in words that never echo it, so that
-    marking made-up invoices is no new observation an agent could add to move its first
-    stagnant step."""
-
-    def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
-        invoice = str(arguments.get("invoice", ""))
-        if invoice not in open_invoices:
-            error = {"status": NOT_FOUND, "message": "no such open invoice in the ledger"}
-            return respond(world, {"error": error})
-        world.put("invoice_paid", invoice)
-        return respond(world, {"invoice": invoice, "status": "paid"})
-
-    return Tool(spec=MARK, handler=handle)
+    """Marks an open invoice paid; any other is not found (`settle_tool`)."""
+    return settle_tool(
+        MARK,
+        field="invoice",
+        items=open_invoices,
+        key="invoice_paid",
+        done="paid",
+        missing="no such open invoice in the ledger",
+    )

@@ -3,9 +3,7 @@ with that reason — not retry, not exhaust a budget."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from functools import partial
-from typing import Any
 
 from unsolvable import (
     Call,
@@ -16,10 +14,16 @@ from unsolvable import (
     Scenario,
     Setup,
     Steps,
-    ToolResult,
     ToolSpec,
 )
-from unsolvable.fake_tools import FakeWorld, Tool, constant_tool, requires, respond, sequence_tool
+from unsolvable.fake_tools import (
+    FakeWorld,
+    Tool,
+    constant_tool,
+    requires,
+    sequence_tool,
+    settle_tool,
+)
 from unsolvable.scenarios.catalog._common import (
     ABANDONED,
     give_up_tool,
@@ -47,8 +51,6 @@ CLOSE = ToolSpec(
     parameters={"type": "object", "properties": {"account": {"type": "string"}}},
 )
 NO_ACCOUNTS: dict[str, list[str]] = {"accounts": []}
-NOT_FOUND = 404
-"""What the close answers for an account that does not exist."""
 HESITATION = "Nothing found; I may have to give up. One more try, by account number"
 """The twin's doubt, voiced in text: the model wonders about giving up and does not."""
 
@@ -58,19 +60,15 @@ def _world(seed: int) -> FakeWorld:
 
 
 def _close(accounts: frozenset[str]) -> Tool:
-    """Closes an open account; any other is not found, in words that never echo it, so that
-    closing made-up accounts is no new observation an agent could add to move its first
-    stagnant step."""
-
-    def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
-        account = str(arguments.get("account", ""))
-        if account not in accounts:
-            error = {"status": NOT_FOUND, "message": "no such billing account"}
-            return respond(world, {"error": error})
-        world.put("account_closed", account)
-        return respond(world, {"account": account, "status": "closed"})
-
-    return Tool(spec=CLOSE, handler=handle)
+    """Closes an open account; any other is not found (`settle_tool`)."""
+    return settle_tool(
+        CLOSE,
+        field="account",
+        items=accounts,
+        key="account_closed",
+        done="closed",
+        missing="no such billing account",
+    )
 
 
 def _build_hesitant(after: int, seed: int) -> Setup:

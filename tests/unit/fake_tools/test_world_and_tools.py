@@ -22,6 +22,7 @@ from unsolvable.fake_tools import (
     search_tool,
     sections_tool,
     setting_tool,
+    settle_tool,
     unavailable_tool,
     writer_tool,
 )
@@ -150,3 +151,15 @@ def test_arguments_of_the_wrong_type_are_a_400_that_leaves_the_world_as_it_was(
     result = ToolRouter(world, [tool]).call("t", arguments)
     assert json.loads(result.text)["error"]["status"] == 400
     assert world.fingerprint() == before
+
+
+def test_settling_a_made_up_item_is_one_answer_that_never_names_it() -> None:
+    tool = settle_tool(
+        SPEC, field="invoice", items=frozenset({"INV-1"}), key="done", done="paid", missing="no"
+    )
+    router = ToolRouter(_world(), [tool])
+    start = router.world.fingerprint()
+    made_up = {_answered(router, {"invoice": name}) for name in ("INV-2", "INV-3")}
+    assert made_up == {(start, json.dumps({"error": {"message": "no", "status": 404}}))}
+    assert json.loads(router.call("t", {"invoice": "INV-1"}).text)["status"] == "paid"
+    assert router.world.is_complete() and router.world.peek("done") == "INV-1"
