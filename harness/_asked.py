@@ -34,7 +34,7 @@ class AskedCall(NamedTuple):
     """Canonical JSON (`unsolvable._dispatch.canonical_arguments`)."""
 
 
-@dataclass(slots=True)
+@dataclass(kw_only=True, slots=True)
 class _LastStep:
     """An agent's last step, and the calls its model asked for there not yet made."""
 
@@ -55,7 +55,7 @@ class Asked:
         """``agent``'s model asked, at ``step``, for ``calls`` (tool, canonical arguments); what
         it asked at its step before and was never made."""
         unmade = self._unmade(agent)
-        self._pending[agent] = _LastStep(step, [AskedCall._make(call) for call in calls])
+        self._pending[agent] = _LastStep(step=step, calls=[AskedCall._make(call) for call in calls])
         return unmade
 
     def take(self, agent: str, tool: str, arguments: str) -> bool:

@@ -25,7 +25,7 @@ class _Answer(NamedTuple):
     text: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class _Asked:
     """An assistant message, where it sits in the file, and the tool messages that follow it."""
 
@@ -89,7 +89,7 @@ def _turns(messages: list[tuple[str, Mapping[str, Any]]]) -> tuple[Turn, ...]:
     asked: list[_Asked] = []
     for where, message in messages:
         if message.get("role") == "assistant":
-            asked.append(_Asked(where, message))
+            asked.append(_Asked(where=where, message=message))
         elif message.get("role") == "tool":
             answered = identifier(message.get("tool_call_id"), f"{where}tool_call_id")
             answer = _Answer(call_id=answered, text=text_of(message.get("content")) or "")

@@ -54,7 +54,7 @@ THIS_RUN = "this scenario"
 """The run a refusal names when the harness is gone: the server is not told the run's name."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Failed:
     """A tool call the harness answered with an error status, and the body it answered."""
 
@@ -96,7 +96,7 @@ def _ended(response: httpx2.Response) -> str | None:
     ``response`` is one."""
     if response.status_code != HTTPStatus.GONE:
         return None
-    body = error_data(Failed(response.status_code, response.text))["body"]
+    body = error_data(Failed(status=response.status_code, text=response.text))["body"]
     error = body.get("error") if isinstance(body, dict) else None
     if not isinstance(error, dict) or error.get("type") != RUN_ENDED:
         return None

@@ -67,4 +67,4 @@ def asked(state: str | None) -> Failed | None:
     if state is None or not state.startswith(ASKED):
         return None
     carried = json.loads(state.removeprefix(ASKED))
-    return Failed(int(carried["status"]), str(carried["text"]))
+    return Failed(status=int(carried["status"]), text=str(carried["text"]))

@@ -114,7 +114,7 @@ def build_server(
             if interaction.tasks and modern and is_waiting(text):
                 return types.InputRequiredResult(request_state=WORKING)
             return types.CallToolResult(content=text_content(text))
-        failed = Failed(response.status_code, text)
+        failed = Failed(status=response.status_code, text=text)
         askable = interaction.elicit and ctx.session.check_client_capability(ELICITING)
         permission = missing_permission(failed) if askable else None
         if permission is None:
