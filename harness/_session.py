@@ -10,6 +10,7 @@ the `Observer` (the ground truth as it stands, and what was observed when the ru
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import math
 import threading
@@ -63,9 +64,14 @@ class Session:
         self.ceilings = ceilings
         self._setup = setup
         self._shown_tools = tuple(
-            dataclasses.replace(spec, denied_permission=None) for spec in setup.toolbox.specs
+            dataclasses.replace(
+                spec, denied_permission=None, parameters=copy.deepcopy(spec.parameters)
+            )
+            for spec in setup.toolbox.specs
         )
-        """The tools as `tools` shows them, made once: a run's toolbox does not change."""
+        """The tools as `tools` shows them, made once: a run's toolbox does not change. Their
+        schemas are the agent's own copies: an agent that edits one in place edits neither the
+        scenario's tools, which later runs offer, nor what this run counts."""
         self._task = setup.worded(scenario.task)
         self._lock = threading.RLock()
         self._callers = Callers(f"{scenario.name} (seed {seed})")

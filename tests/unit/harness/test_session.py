@@ -152,3 +152,23 @@ def test_finishing_twice_gives_the_same_trajectory_and_tail() -> None:
     first, again = session.finish(), session.finish()
     assert len(first.trajectory) == 8 and len(first.tail) == 6
     assert (again.trajectory, again.tail) == (first.trajectory, first.tail)
+
+
+def test_an_agent_that_edits_the_tools_it_is_shown_changes_no_later_run() -> None:
+    """The tools a session shows are the agent's to keep: editing a schema in place (as an agent
+    readying it for a strict mode might) must not reach the scenario's own tools, which every
+    later run in the process offers and counts."""
+
+    def editing(session: unsolvable.Session) -> Stop:
+        for spec in session.tools:
+            spec.parameters["additionalProperties"] = False
+            for schema in spec.parameters.get("properties", {}).values():
+                schema["description"] = "an edit that costs tokens " * 20
+        return unsolvable.agents.naive(session)
+
+    scenario = get("constant-return/repeat")
+    before = unsolvable.run("naive", scenario)
+    unsolvable.run(editing, scenario)
+    after = unsolvable.run("naive", scenario)
+    assert after.observed.input_tokens == before.observed.input_tokens
+    assert after.to_dict() == before.to_dict()
