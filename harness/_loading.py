@@ -24,6 +24,7 @@ from typing import Any
 
 from unsolvable._errors import AdapterError
 from unsolvable._redact import Redactor
+from unsolvable._remote import ACP_PREFIX, EXEC_PREFIX
 from unsolvable._text import slug
 from unsolvable.adapters.base import Adapter, NamedAdapter, PlainAdapter, as_adapter, own_name
 
@@ -170,8 +171,8 @@ def _example(spec: str, name: str) -> str:
 
 
 def _load(spec: str, *, isolate_network: bool) -> Adapter:
-    from unsolvable.adapters.acp import ACP_PREFIX, AcpAdapter
-    from unsolvable.adapters.process import EXEC_PREFIX, ProcessAdapter
+    from unsolvable.adapters.acp import AcpAdapter
+    from unsolvable.adapters.process import ProcessAdapter
     from unsolvable.agents import BUILTIN
 
     if spec.startswith(EXEC_PREFIX):

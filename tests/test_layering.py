@@ -6,7 +6,7 @@ Every import counts, lazy ones inside functions included; only imports under
 - the engine (the modules at the ``harness/`` root) imports no face, no framework, not pytest,
   and neither ``scenarios`` nor ``fake_tools``;
 - the two faces (``harness/plugin/``, ``harness/cli/``) never import each other;
-- the reports (``harness/reports/``) know no face;
+- the reports (``harness/reports/``) know no face and no adapter: they read records;
 - the importer and scenario files (``harness/imports/``) know no face, no framework, not pytest,
   and the engine does not know them (they build on it, and on ``scenarios`` and ``fake_tools``);
 - ``scenarios`` and ``fake_tools`` know neither pytest nor a face; ``fake_tools`` not ``scenarios``;
@@ -61,7 +61,7 @@ LAYERS: dict[str, set[str]] = {
     "unsolvable.imports": FACES | PYTEST | FRAMEWORKS,
     "unsolvable.plugin": {"unsolvable.cli"},
     "unsolvable.cli": {"unsolvable.plugin", "unsolvable.snapshot"} | PYTEST,
-    "unsolvable.reports": FACES | PYTEST | FRAMEWORKS,
+    "unsolvable.reports": FACES | PYTEST | FRAMEWORKS | {"unsolvable.adapters"},
     "unsolvable.mcp": FACES
     | PYTEST
     | {"unsolvable.adapters", "unsolvable.agents", "unsolvable.wire"},

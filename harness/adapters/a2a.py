@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from unsolvable._errors import AdapterError, CeilingHit
+from unsolvable._remote import A2A_PREFIX
 from unsolvable._stop import Code, Stop
 from unsolvable.adapters.kit import missing_extra
 from unsolvable.adapters.process import ProcessAdapter, ProcessExited, described_status
@@ -101,7 +102,7 @@ class A2AAdapter:
         if not command:
             raise AdapterError("a2a agent: no command; give the command that serves the agent")
         self.command = tuple(command)
-        self.name = name or "a2a:" + shlex.join(self.command)
+        self.name = name or A2A_PREFIX + shlex.join(self.command)
         self.process = ProcessAdapter(self.command, name=self.name)
 
     def preflight(self) -> None:

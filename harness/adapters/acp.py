@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from unsolvable._errors import AdapterError, CeilingHit, docs_page
+from unsolvable._remote import ACP_PREFIX
 from unsolvable._stop import Code, Stop
 from unsolvable.adapters.kit import missing_extra
 from unsolvable.adapters.process import ProcessAdapter, ProcessExited, split_spec_command
@@ -40,8 +41,6 @@ __all__ = [
     "read_stop_reason",
 ]
 
-ACP_PREFIX = "acp:"
-"""An agent spec starting with this runs the rest as an ACP agent (`AcpAdapter.from_spec`)."""
 TOOL_PREFIX = "mcp__unsolvable__"
 """How ACP agents name the harness's MCP tools on the model's wire: Claude Code names every MCP
 tool ``mcp__<server>__<tool>``, and Codex's namespace reads the same (`ToolNames`)."""

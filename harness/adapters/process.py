@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 from unsolvable._environ import child_environ
 from unsolvable._errors import AdapterError, CeilingHit
 from unsolvable._leftovers import await_late_call
+from unsolvable._remote import EXEC_PREFIX
 from unsolvable._session import end_at_ceiling
 from unsolvable._stop import Stop
 from unsolvable._text import kept_end
@@ -60,8 +61,6 @@ __all__ = [
     "split_spec_command",
 ]
 
-EXEC_PREFIX = "exec:"
-"""An agent spec starting with this runs the rest as a command line (`ProcessAdapter.from_spec`)."""
 OUTPUT_KEPT = 4_000
 """Characters kept of the child's stderr, and of its stdout, for the record."""
 POLL_SECONDS = 0.05

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from unsolvable._errors import UnsolvableError
-from unsolvable.adapters.process import EXEC_PREFIX
+from unsolvable._remote import EXEC_PREFIX
 from unsolvable.cli._report import INTERRUPTED_STATUS, add_report_commands, run_report
 from unsolvable.cli._run import add_run_command, run_scenarios
 from unsolvable.cli._scenarios import (

@@ -23,9 +23,8 @@ from typing import Any
 
 from unsolvable._observed import TraceStep
 from unsolvable._record import TerminationRecord
+from unsolvable._remote import REMOTE_PREFIXES
 from unsolvable._stop import Outcome
-from unsolvable.adapters.acp import ACP_PREFIX
-from unsolvable.adapters.process import EXEC_PREFIX
 from unsolvable.reports._counted import counted_lags
 from unsolvable.reports._stop_reasons import stop_reasons
 
@@ -37,9 +36,6 @@ keeps the file byte-stable."""
 STEP_NS = 10**6
 """One synthetic millisecond per step, so spans sort and nest as the steps did."""
 SPAN_KIND_INTERNAL, SPAN_KIND_CLIENT = 1, 3
-REMOTE_PREFIXES = (EXEC_PREFIX, ACP_PREFIX, "a2a:")
-"""How the label of an agent in a process of its own begins when its spec or adapter named it:
-a program (``exec:``), an ACP agent the harness talks to as its editor, an A2A agent's server."""
 REMOTE_AGENTS = frozenset({"claude-code", "codex", "gemini-cli", "claude-agent-sdk"})
 """The labels of the built-in coding agents, each a CLI the harness starts as a process (the
 Claude Agent SDK's too: it drives the Claude Code CLI)."""
