@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from unsolvable.wire._errors import WIRE_DOCS, HarnessFailure, StrayRequest
 from unsolvable.wire._exchange import WireRequest, WireResponse
@@ -38,6 +39,14 @@ class Attempt:
         return f"{self.method} {self.url} -> {self.status or 'refused'} ({how})"
 
 
+class _Failure(NamedTuple):
+    """A request the harness failed to answer (`HarnessFailure`), and why."""
+
+    request: str
+    """Its method and redacted URL."""
+    error: Exception
+
+
 class AttemptLog:
     """The attempts of one wire and the requests it failed to answer, in order, guarded by its
     own lock, since transports and the loopback server log from several threads."""
@@ -45,8 +54,7 @@ class AttemptLog:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._attempts: list[Attempt] = []
-        self._failures: list[tuple[str, Exception]] = []
-        """Each request the harness failed to answer (`HarnessFailure`), and why."""
+        self._failures: list[_Failure] = []
 
     def log(
         self, kind: str, request: WireRequest, response: WireResponse | None, route: str
@@ -63,7 +71,9 @@ class AttemptLog:
     def failed(self, request: WireRequest, error: Exception) -> None:
         """Keeps a request the harness failed to answer, and why, for `check` to raise."""
         with self._lock:
-            self._failures.append((f"{request.method} {request.safe_url}", error))
+            self._failures.append(
+                _Failure(request=f"{request.method} {request.safe_url}", error=error)
+            )
 
     def attempts(self) -> list[Attempt]:
         """Every request logged, in order (model, count, tool and stray)."""
@@ -81,13 +91,16 @@ class AttemptLog:
         with self._lock:
             failures = list(self._failures)
         if failures:
-            lines = "\n".join(f"  - {where}: {type(e).__name__}: {e}" for where, e in failures)
+            lines = "\n".join(
+                f"  - {failed.request}: {type(failed.error).__name__}: {failed.error}"
+                for failed in failures
+            )
             raise HarnessFailure(
                 f"unsolvable: the harness failed to answer {len(failures)} request(s), each "
                 f"answered 500, so what the agent did next answered no scenario:\n{lines}\nFix "
                 "the scenario's model or tool that raised (the traceback shows where). See "
                 f"{WIRE_DOCS}"
-            ) from failures[0][1]
+            ) from failures[0].error
         stray = self.stray()
         if stray:
             lines = "\n".join(f"  - {a}" for a in stray)
