@@ -16,6 +16,9 @@ from unsolvable.adapters import _loop
 FAST = Ceilings(max_steps=50, max_tool_calls=100, max_wall_seconds=30)
 """Step and tool-call ceilings that bind long before the wall clock, even on a loaded machine."""
 SHORT_WALL = Ceilings(max_wall_seconds=0.5)
+JOIN_SECONDS = 60.0
+"""How long a test waits for a thread it started to end: a guard against one that hangs, far
+above what a loaded machine takes, never a wait for something to happen."""
 
 
 def test_structured_stop_within_bound_passes() -> None:
@@ -193,16 +196,19 @@ def test_calls_from_a_thread_left_running_are_refused_and_never_counted() -> Non
         except BaseException as error:
             refused.append(error)
 
+    strays: list[threading.Thread] = []
+
     def agent(session: unsolvable.Session) -> Stop:
         session.call_model([], session.tools)
-        threading.Thread(target=stray, args=(session,)).start()
+        strays.append(threading.Thread(target=stray, args=(session,)))
+        strays[0].start()
         return Stop(code=Code.NO_PROGRESS)
 
     record = unsolvable.run(agent, b.scenario())
     release.set()
-    for thread in threading.enumerate():
-        if thread is not threading.current_thread() and thread.name.startswith("Thread-"):
-            thread.join(5)
+    (thread,) = strays
+    thread.join(JOIN_SECONDS)
+    assert not thread.is_alive(), "the refused call never returned"
     assert record.observed.steps == 1
     assert [type(e) for e in refused] == [unsolvable.SessionClosed]
     assert "has ended" in str(refused[0])
