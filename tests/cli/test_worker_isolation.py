@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests._gone import is_gone
 from tests.cli.test_cli import ROOT, _unsolvable
 from unsolvable._text import REASON_CUT
 from unsolvable.adapters.process import OUTPUT_KEPT
@@ -21,8 +22,6 @@ from unsolvable.adapters.process import OUTPUT_KEPT
 HOSTILE = "tests.cli.hostile_agents"
 LINES = f"exec:{sys.executable} tests/cli/stop_lines.py"
 FAMILY = "constant-return"
-GONE_SECONDS = 30.0
-"""How long a test waits for a killed process to be gone before it fails."""
 RUN_SECONDS = 300.0
 """A guard against a run that hangs before its agent starts, far above what it takes loaded."""
 
@@ -37,20 +36,6 @@ def _run(tmp_path: Path, *agents: str, scenario: str = FAMILY) -> tuple[int, lis
 
 def _mine(records: list[Any], agent: str) -> list[Any]:
     return [record for record in records if record["agent"] == agent]
-
-
-def _is_gone(pid: int) -> bool:
-    """Whether process ``pid`` is gone, or goes within `GONE_SECONDS`: its pidfd becomes
-    readable the moment it ends."""
-    try:
-        handle = os.pidfd_open(pid)
-    except ProcessLookupError:
-        return True
-    try:
-        readable, _, _ = select.select([handle], [], [], GONE_SECONDS)
-        return bool(readable)
-    finally:
-        os.close(handle)
 
 
 def test_a_forking_agent_changes_no_other_runs_record(tmp_path: Path) -> None:
@@ -175,8 +160,8 @@ def test_no_process_an_agent_started_outlives_its_run(tmp_path: Path) -> None:
         f"{LINES} orphan",
         scenario="constant-return/repeat",
     )
-    assert _is_gone(plain["reported"]["partial"]["pid"])
-    assert _is_gone(orphaned["reported"]["partial"])
+    assert is_gone(plain["reported"]["partial"]["pid"])
+    assert is_gone(orphaned["reported"]["partial"])
 
 
 def test_a_killed_run_leaves_no_process(tmp_path: Path) -> None:
@@ -203,7 +188,7 @@ def test_a_killed_run_leaves_no_process(tmp_path: Path) -> None:
         run.wait()
         os.close(ended)
         os.close(tap)
-    assert all(_is_gone(int(pid)) for pid in written.split())
+    assert all(is_gone(int(pid)) for pid in written.split())
 
 
 def test_a_pipe_from_the_run_ends_when_the_run_ends() -> None:

@@ -10,7 +10,6 @@ import shlex
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ pytest.importorskip("openai")
 
 import unsolvable
 from tests._docs import DOCS, compiled
+from tests._gone import is_gone
 from tests.frameworks._glue import model_calls, recording
 from unsolvable import Ceilings, Code, Outcome, Session, scenarios
 from unsolvable.adapters.process import ProcessAdapter
@@ -27,9 +27,6 @@ from unsolvable.wire import Wire
 
 HERE = Path(__file__).parent
 PYTHON = shlex.quote(sys.executable)
-SETTLE_SECONDS = 60.0
-"""How long the processes of a killed group may take to be gone (the kernel, and init's reaping):
-a guard against a group that is never killed, far above what a loaded machine takes."""
 HANG_WALL = Ceilings(max_wall_seconds=5.0)
 """The hanging child writes its group's id as it starts, before the wall ceiling kills it: a
 second or two for its interpreter on a loaded machine, so this leaves it room."""
@@ -195,16 +192,17 @@ def test_a_zero_status_without_a_structured_exit_is_unstructured_showing_the_tai
     assert (record.outcome, record.returned) == (Outcome.UNSTRUCTURED, "'all done, I think'")
 
 
-def _group_alive(pgid: int) -> bool:
-    """Whether any process of group ``pgid`` still runs (zombies waiting for init do not)."""
+def _group(pgid: int) -> list[int]:
+    """The processes of group ``pgid`` that still run (zombies waiting for init do not)."""
+    running = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rpartition(")")[2].split()
         except OSError:  # it ended while we looked
             continue
         if int(fields[2]) == pgid and fields[0] != "Z":
-            return True
-    return False
+            running.append(int(stat.parent.name))
+    return running
 
 
 HANG = (
@@ -225,10 +223,8 @@ def test_a_child_that_never_ends_is_killed_with_its_group_at_the_wall_ceiling(
     )
     record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"), ceilings=HANG_WALL)
     assert (record.outcome, record.observed.ceiling) == (Outcome.DID_NOT_STOP, "wall_seconds")
-    pgid, deadline = int(pid_file.read_text()), time.monotonic() + SETTLE_SECONDS
-    while _group_alive(pgid) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not _group_alive(pgid)
+    pgid = int(pid_file.read_text())
+    assert all(is_gone(pid) for pid in _group(pgid)) and _group(pgid) == []
 
 
 def test_a_child_past_the_step_ceiling_is_killed_and_did_not_stop() -> None:
