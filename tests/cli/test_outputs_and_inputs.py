@@ -96,21 +96,24 @@ def test_a_second_run_on_the_same_path_is_refused_and_the_first_keeps_its_stream
         sys.executable, "-m", "unsolvable.cli", "run", "--agent", f"{HOSTILE}:held",
         "--scenario", "constant-return", "--json", str(out), "--no-progress",
     ]  # fmt: skip
-    with _Hold(tmp_path / "hold") as hold:
-        first = subprocess.Popen(
-            command,
-            cwd=ROOT,
-            env={**os.environ, "HOSTILE_HOLD": str(hold.path)},
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
+    hold = _Hold(tmp_path / "hold")
+    environ = {**os.environ, "HOSTILE_HOLD": str(hold.path)}
+    with (
+        hold,
+        subprocess.Popen(
+            command, cwd=ROOT, env=environ, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        ) as first,
+    ):
         try:
             assert hold.reached.wait(300), "the first run's agent never began"
             second = _unsolvable("run", "--agent", "contract", *REPEAT, "--json", str(out))
             assert second.returncode == USAGE and "another run is streaming" in second.stderr
         finally:
             hold.release()
-            first.communicate(timeout=300)
+            try:
+                first.communicate(timeout=300)
+            finally:
+                first.kill()  # a hung run ends here, reaped as the with block ends
     assert first.returncode != USAGE and len(json.loads(out.read_text())["records"]) > 1
 
 

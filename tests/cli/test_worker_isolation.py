@@ -197,11 +197,13 @@ def test_a_pipe_from_the_run_ends_when_the_run_ends() -> None:
         sys.executable, "-m", "unsolvable.cli", "run", "--agent",
         f"{HOSTILE}:leaves_a_fork_on_stdout", "--scenario", "constant-return/repeat",
     ]  # fmt: skip
-    run = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        stdout, _ = run.communicate(timeout=120)
-    finally:
-        run.kill()
+    with subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as run:  # its exit closes the pipes and reaps the run, which the finally killed
+        try:
+            stdout, _ = run.communicate(timeout=120)
+        finally:
+            run.kill()
     assert b"abandoned/NO_PROGRESS" in stdout
 
 
