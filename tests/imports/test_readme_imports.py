@@ -14,6 +14,7 @@ import pytest
 
 import unsolvable
 from tests._docs import marked
+from tests.plugin._helpers import PYTEST_SECONDS
 from unsolvable.cli._main import _parser
 from unsolvable.imports import build, parse
 from unsolvable.plugin._options import (
@@ -73,6 +74,7 @@ def test_the_ini_folder_as_shown_adds_the_hand_written_file(pytester: pytest.Pyt
         f"{AGENT_OPTION}=contract",
         f"{SCENARIO_OPTION}=incidents",
         NO_SNAPSHOT_OPTION,
+        timeout=PYTEST_SECONDS,
     )
     result.assert_outcomes(passed=1)
 

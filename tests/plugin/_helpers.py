@@ -19,6 +19,10 @@ hypothesis in its terminal summary), respx's and anyio's ~0.1 s each."""
 
 XDIST_ENVIRONMENT = ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID")
 
+PYTEST_SECONDS = 600
+"""How long a test lets a pytest it starts run before it kills it and fails: a guard against a
+hung session, far above what the largest one here takes on a loaded machine."""
+
 Run = Callable[..., pytest.RunResult]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.plugin._helpers import QUIET, XDIST_ENVIRONMENT, Run, agent_module
+from tests.plugin._helpers import PYTEST_SECONDS, QUIET, XDIST_ENVIRONMENT, Run, agent_module
 
 
 @pytest.fixture
@@ -19,7 +19,7 @@ def run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Run:
         monkeypatch.delenv(name, raising=False)
 
     def _run(*args: str) -> pytest.RunResult:
-        return pytester.runpytest_subprocess(*QUIET, *args)
+        return pytester.runpytest_subprocess(*QUIET, *args, timeout=PYTEST_SECONDS)
 
     return _run
 

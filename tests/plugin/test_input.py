@@ -50,7 +50,13 @@ def test_an_agent_beside_the_user_imports_from_the_current_directory(
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", *XDIST_ENVIRONMENT)}
     command = [sys.executable, "-P", "-m", "pytest", *QUIET, *args, NO_SNAPSHOT_OPTION]
     result = subprocess.run(
-        command, cwd=pytester.path, env=env, capture_output=True, text=True, check=False
+        command,
+        cwd=pytester.path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"{cases('give-up-honoured')} passed" in result.stdout

@@ -8,7 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.plugin._helpers import QUIET, USER_AGENTS, XDIST_ENVIRONMENT, Run, cases, outcomes
+from tests.plugin._helpers import (
+    PYTEST_SECONDS,
+    QUIET,
+    USER_AGENTS,
+    XDIST_ENVIRONMENT,
+    Run,
+    cases,
+    outcomes,
+)
 from unsolvable.plugin._options import (
     AGENT_OPTION,
     BASELINE_OPTION,
@@ -35,7 +43,7 @@ def _pytest(pytester: pytest.Pytester, where: Path, *args: str) -> pytest.RunRes
         patch.chdir(where)
         for name in XDIST_ENVIRONMENT:
             patch.delenv(name, raising=False)
-        return pytester.runpytest_subprocess(*QUIET, CHOSEN, *args)
+        return pytester.runpytest_subprocess(*QUIET, CHOSEN, *args, timeout=PYTEST_SECONDS)
 
 
 def test_a_bless_from_the_agents_folder_matches_a_run_from_the_root(

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests._records_tap import RecordTap
-from tests.plugin._helpers import QUIET, XDIST_ENVIRONMENT
+from tests.plugin._helpers import PYTEST_SECONDS, QUIET, XDIST_ENVIRONMENT
 from tests.reports.leaky_agent import MARKS, SECRETS
 from unsolvable.adapters.process import OUTPUT_KEPT
 from unsolvable.plugin._options import AGENT_OPTION, SCENARIO_OPTION
@@ -45,7 +45,9 @@ def test_no_secret_reaches_any_form_the_command_line_writes(tmp_path: Path) -> N
     tap = RecordTap(out["json"])  # the stream as it is written, before the run removes it
     try:
         environ = {**os.environ, **SECRETS}
-        run = subprocess.run(command, cwd=ROOT, env=environ, capture_output=True, text=True)
+        run = subprocess.run(
+            command, cwd=ROOT, env=environ, capture_output=True, text=True, timeout=120
+        )
     finally:
         tap.close()
     streamed, stdout = "".join(tap.lines), run.stdout
@@ -68,7 +70,9 @@ def test_a_secret_that_spells_one_of_the_records_own_words_leaves_it_readable(
         sys.executable, "-m", "unsolvable.cli", "run", "--agent", "contract", "--scenario",
         SCENARIO, "--json", str(out),
     ]  # fmt: skip
-    run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+    run = subprocess.run(
+        command, cwd=ROOT, capture_output=True, text=True, timeout=120, check=False
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     [record] = json.loads(out.read_text())["records"]
     assert (record["outcome"], record["reported"]["code"]) == ("stopped", "NO_PROGRESS")
@@ -86,7 +90,9 @@ def test_no_piece_of_a_secret_that_a_cut_split_is_written(tmp_path: Path) -> Non
         str(out["html"]), "--otel", str(out["otel"]), "--trace-dir", str(tmp_path / "traces"),
     ]  # fmt: skip
     environ = {**os.environ, **SECRETS}
-    run = subprocess.run(command, cwd=ROOT, env=environ, capture_output=True, text=True)
+    run = subprocess.run(
+        command, cwd=ROOT, env=environ, capture_output=True, text=True, timeout=120
+    )
     (record,) = json.loads(out["json"].read_text())["records"]
     assert run.returncode == 1 and record["returned"].endswith("x[redacted]…"), run.stderr
     pieces = (secret[:PIECE], secret[-PIECE:])
@@ -111,7 +117,9 @@ def test_no_piece_of_a_secret_an_exec_agents_stderr_ends_with_is_written(tmp_pat
         "--scenario", SCENARIO, "--json", str(out),
     ]  # fmt: skip
     environ = {**os.environ, **SECRETS, "UNSOLVABLE_PASS_ENV": "GITHUB_TOKEN"}
-    run = subprocess.run(command, cwd=ROOT, env=environ, capture_output=True, text=True)
+    run = subprocess.run(
+        command, cwd=ROOT, env=environ, capture_output=True, text=True, timeout=120
+    )
     (record,) = json.loads(out.read_text())["records"]
     assert run.returncode == 1 and secret[-PIECE:] not in out.read_text() + run.stdout
     assert "stderr ends: …[redacted]y" in record["observed"]["error"]
@@ -129,7 +137,9 @@ def test_a_secret_in_an_agents_command_line_reaches_no_label(tmp_path: Path) -> 
         "--otel", str(out["otel"]), "--trace-dir", str(tmp_path / "traces"),
     ]  # fmt: skip
     environ = {**os.environ, **SECRETS}
-    run = subprocess.run(command, cwd=ROOT, env=environ, capture_output=True, text=True)
+    run = subprocess.run(
+        command, cwd=ROOT, env=environ, capture_output=True, text=True, timeout=120
+    )
     assert run.returncode == 0, run.stderr
     assert "--api-key [redacted]" in out["json"].read_text()
     assert secret not in run.stdout + run.stderr
@@ -153,6 +163,7 @@ def _plugin_run(pytester: pytest.Pytester, agent: str) -> tuple[pytest.RunResult
         *QUIET, f"{AGENT_OPTION}={agent}", f"{SCENARIO_OPTION}={SCENARIO}", "--snapshot-update",
         f"--junitxml={reports[0]}", f"--unsolvable-json={reports[1]}",
         f"--unsolvable-markdown={reports[2]}", f"--unsolvable-html={reports[3]}",
+        timeout=PYTEST_SECONDS,
     )  # fmt: skip
     return result, reports
 

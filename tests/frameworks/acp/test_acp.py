@@ -173,7 +173,8 @@ def test_the_command_line_runs_it_by_its_spec(tmp_path: Path) -> None:
     out = tmp_path / "records.json"
     command = ["unsolvable", "run", "--agent", f"{AGENT} stop", "--ceiling-seconds", "60"]
     command += ["--scenario", "missing-permission/retry-403", "--json", str(out)]
-    finished = subprocess.run([sys.executable, "-m", "unsolvable.cli", *command[1:]], check=False)
+    cli = [sys.executable, "-m", "unsolvable.cli", *command[1:]]
+    finished = subprocess.run(cli, timeout=120, check=False)
     assert finished.returncode == 0
     (record,) = json.loads(out.read_text())["records"]
     assert record["reported"]["code"] == "BLOCKED_INPUT"
