@@ -257,6 +257,8 @@ def _spread_of(values: Iterable[float]) -> dict[str, float]:
 def test_the_json_metrics_are_the_figures_the_records_give(made: dict[str, str]) -> None:
     records = _records(made)
     metrics = json.loads(made["json"])["metrics"]
+    groups = [(group["name"], group["agent"]) for group in metrics["families"]]
+    assert sorted(groups) == sorted({(r["family"], r["agent"]) for r in records})
     for group in metrics["families"]:
         members = [
             r for r in records if (r["family"], r["agent"]) == (group["name"], group["agent"])

@@ -152,6 +152,8 @@ def test_every_agent_and_chat_span_names_its_provider_and_every_tool_span_its_ty
     """``gen_ai.provider.name`` is required on both; ``gen_ai.tool.type`` is recommended."""
     run = unsolvable.run("contract", scenarios.get("mixed-fan-out/one-denied"))
     spans = _spans_of(_decode(to_otlp_json([run])))
+    operations = {_attributes(span)["gen_ai.operation.name"] for span in spans}
+    assert operations == {"invoke_agent", "chat", "execute_tool"}, "a kind of span is missing"
     for span in spans:
         attributes = _attributes(span)
         operation = attributes["gen_ai.operation.name"]
