@@ -281,9 +281,9 @@ def test_the_server_started_by_hand_prints_its_url_and_serves() -> None:
         env = {**os.environ, **parts[2]}
         argv = [command, *args, "--http", "--port", "0"]
         with subprocess.Popen(argv, env=env, stdout=subprocess.PIPE) as server:
-            assert server.stdout is not None
-            url = server.stdout.readline().decode().strip()
-            try:
+            try:  # a server that never prints its URL is killed too, at the run's wall ceiling
+                assert server.stdout is not None
+                url = server.stdout.readline().decode().strip()
                 async with Client(url) as client:
                     result = await client.call_tool("publish_report", {"report_id": "R-0"})
             finally:
