@@ -25,6 +25,7 @@ def _pattern(row: str) -> re.Pattern[str]:
 
 def test_the_table_shown_is_what_the_command_prints() -> None:
     header, *rows = _shown_rows()
+    assert rows, "the page shows no row under its table's header"
     agents = sorted({row.split()[1] for row in rows})
     scenarios = list(dict.fromkeys(row.split()[0] for row in rows))
     command = [sys.executable, "-m", "unsolvable.cli", "run", "--no-progress"]
