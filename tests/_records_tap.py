@@ -13,14 +13,16 @@ import os
 import signal
 import subprocess
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 __all__ = ["REAP_SECONDS", "RecordTap", "session"]
 
 REAP_SECONDS = 300
-"""How long an interrupted session may take to write its files and exit: a guard against a hung
-one, far above the seconds it takes on a loaded machine, never a wait for something to happen."""
+"""How long a session may take to write the records a test waits for, and, interrupted, to write
+its files and exit: a guard against a hung one, far above the seconds it takes on a loaded
+machine, never a wait for something to happen."""
 
 
 class RecordTap:
@@ -45,10 +47,13 @@ class RecordTap:
             self._arrived.notify_all()
 
     def wait_for(self, count: int, child: subprocess.Popen[bytes]) -> None:
-        """Returns once ``count`` records are written; fails if the session ends first."""
+        """Returns once ``count`` records are written; fails if the session ends first, or has
+        not written them within `REAP_SECONDS`."""
+        deadline = time.monotonic() + REAP_SECONDS
         with self._arrived:
             while len(self.lines) < count:
                 assert child.poll() is None, "the session ended before it wrote the records"
+                assert time.monotonic() < deadline, f"{count} records not written in time"
                 self._arrived.wait(timeout=1)  # wakes at once on a record; else looks at child
 
     def close(self) -> None:
