@@ -6,10 +6,13 @@ machine) or looking again and again for a while.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
+import signal
+from collections.abc import Iterable
 
-__all__ = ["GONE_SECONDS", "is_gone"]
+__all__ = ["GONE_SECONDS", "is_gone", "survivors"]
 
 GONE_SECONDS = 60.0
 """How long a test waits for a killed process to be gone before it fails: a guard against one
@@ -28,3 +31,13 @@ def is_gone(pid: int) -> bool:
         return bool(readable)
     finally:
         os.close(handle)
+
+
+def survivors(pids: Iterable[int]) -> list[int]:
+    """The processes of ``pids`` that are not gone (`is_gone`); each is killed before this
+    returns, so that a test that finds one fails without leaving it running."""
+    left = [pid for pid in pids if not is_gone(pid)]
+    for pid in left:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    return left

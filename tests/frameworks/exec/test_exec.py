@@ -18,7 +18,7 @@ pytest.importorskip("openai")
 
 import unsolvable
 from tests._docs import DOCS, compiled
-from tests._gone import is_gone
+from tests._gone import survivors
 from tests.frameworks._glue import model_calls, recording
 from unsolvable import Ceilings, Code, Outcome, Session, scenarios
 from unsolvable.adapters.process import ProcessAdapter
@@ -224,7 +224,7 @@ def test_a_child_that_never_ends_is_killed_with_its_group_at_the_wall_ceiling(
     record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"), ceilings=HANG_WALL)
     assert (record.outcome, record.observed.ceiling) == (Outcome.DID_NOT_STOP, "wall_seconds")
     pgid = int(pid_file.read_text())
-    assert all(is_gone(pid) for pid in _group(pgid)) and _group(pgid) == []
+    assert survivors(_group(pgid)) == [] and _group(pgid) == []
 
 
 def test_a_child_past_the_step_ceiling_is_killed_and_did_not_stop() -> None:
