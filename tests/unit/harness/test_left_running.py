@@ -10,6 +10,7 @@ import shlex
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import unsolvable
@@ -65,13 +66,8 @@ def joins_its_worker(session: Session) -> Stop:
     return Stop(code=Code.NO_PROGRESS, reason="nothing new")
 
 
-LEAVES_A_PROCESS_CALLING = f"exec:{shlex.quote(sys.executable)} -c " + shlex.quote(
-    "import os, subprocess, sys; "
-    "loop = 'import json, os, urllib.request as u\\n"
-    "while True:\\n"
-    '    u.urlopen(u.Request(os.environ["UNSOLVABLE_TOOLS_URL"] + "/search", data=b"{{}}"))\''
-    "; subprocess.Popen([sys.executable, '-c', loop]); "
-    'print(\'{{"code": "NO_PROGRESS"}}\')'
+LEAVES_A_PROCESS_CALLING = "exec:" + shlex.join(
+    [sys.executable, str(Path(__file__).with_name("_left_process_agent.py"))]
 )
 """A child process that starts a grandchild searching in a loop, prints its stop and exits."""
 
