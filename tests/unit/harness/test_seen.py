@@ -30,7 +30,8 @@ def test_a_worker_process_shows_its_counts_to_the_harness() -> None:
     worker = context.Process(target=job)
     worker.start()
     try:
-        worker.join()
+        worker.join(60)  # a guard against a worker that hangs (a lock taken at the fork)
+        assert worker.exitcode == 0, f"the worker ended with {worker.exitcode} or hung"
     finally:
         if worker.is_alive():
             worker.kill()
