@@ -224,6 +224,7 @@ def test_a_child_that_never_ends_is_killed_with_its_group_at_the_wall_ceiling(
     record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"), ceilings=HANG_WALL)
     assert (record.outcome, record.observed.ceiling) == (Outcome.DID_NOT_STOP, "wall_seconds")
     pgid = int(pid_file.read_text())
+    assert pgid != os.getpgrp(), "the child was left in the test's own process group"
     assert survivors(_group(pgid)) == [] and _group(pgid) == []
 
 
