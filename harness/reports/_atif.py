@@ -126,9 +126,9 @@ def _subagent(
 
 
 def _notes(record: TerminationRecord, root: str) -> str:
-    """What the file holds of the run's steps: all, or the tail a snapshot-form record keeps;
-    in a multi-agent run, how many are the top-level agent's (``steps``) and where the others
-    are, since each agent's steps are in its own trajectory."""
+    """What the file holds of the run's steps: all, none (a run that made none), or the tail a
+    snapshot-form record keeps; in a multi-agent run, how many are the top-level agent's
+    (``steps``) and where the others are, since each agent's steps are in its own trajectory."""
     observed = record.observed
     kept = observed.trajectory or observed.tail
     mine = len(_of(kept, root))
@@ -142,6 +142,9 @@ def _notes(record: TerminationRecord, root: str) -> str:
             f"none of its {observed.steps} steps: its worker process was lost, and the harness "
             "counted its steps without seeing what they said (extra.worker_lost)"
         )
+    if not observed.steps:
+        # Whole or tail, a record of no step holds all there was: none, and no tail was cut.
+        return "no steps: the run made no model call; the one step here is the harness's, saying so"
     if observed.trajectory:
         return (
             f"all {len(kept)} steps{split}; extra.step is the step number in the run, "

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import unsolvable
 from tests.reports._records import library_records, record
-from unsolvable import TraceStep, scenarios
+from unsolvable import Code, Session, Stop, TraceStep, scenarios
 from unsolvable.cli import main
 from unsolvable.reports._atif import to_atif, trace_files
 
@@ -52,6 +52,23 @@ def test_the_tail_is_said_to_be_a_tail_and_the_ending_kept_in_extra() -> None:
     assert trajectory["extra"]["detection_lag"]["steps"] == 6
     assert (
         trajectory["extra"]["code"] == "NO_PROGRESS" and "finish_reason" not in trajectory["extra"]
+    )
+
+
+def _gives_up_at_once(session: Session) -> Stop:
+    return Stop(code=Code.NO_PROGRESS, reason="gave up before asking the model anything")
+
+
+def test_a_run_of_no_step_says_it_made_none_not_that_its_record_kept_a_tail() -> None:
+    """Its record holds every step the run made, none: the file's one step is the harness's,
+    and ``total_steps`` 0 is what ATIF asks the notes to account for."""
+    run = unsolvable.run(_gives_up_at_once, scenarios.get("constant-return/repeat"))
+    assert run.observed.steps == 0 and run.observed.distinct_world_states is not None
+    trajectory = to_atif(run)
+    assert trajectory["final_metrics"]["total_steps"] == 0
+    assert [step["source"] for step in trajectory["steps"]] == ["system"]
+    assert trajectory["notes"] == (
+        "no steps: the run made no model call; the one step here is the harness's, saying so"
     )
 
 
