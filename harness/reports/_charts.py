@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from html import escape
 
 from unsolvable._record import TerminationRecord
-from unsolvable.reports._counted import has_lag, lag
+from unsolvable._stop import Outcome
+from unsolvable.reports._counted import has_lag, lag, stopped_step
 from unsolvable.reports._distribution import Distribution, Number
 from unsolvable.reports._metrics import GroupMetrics, Metrics
 from unsolvable.reports._step_cap import StepCap
@@ -92,16 +93,18 @@ def _svg(height: float, body: Iterable[str], label: str) -> str:
 
 def timeline(record: TerminationRecord) -> str:
     """Steps 0..end: the steps made while progress was possible (grey), lag (red) up to the
-    stop, the bound N dashed.
+    stop as every report counts it (`stopped_step`), the bound N dashed.
 
     A control has no stagnant step, nor has a run lost before its first step (`has_lag`): it
-    is grey up to wherever the agent stopped it.
+    is grey up to wherever the agent stopped it. A run a ceiling found before its bound never
+    stopped: its lag runs on to the step past N it counts as stopped at, as in the tables.
     """
     observed, bound = record.observed, record.step_bound
+    counted = stopped_step(record)
     stagnant_step = observed.first_stagnant_step
     if not has_lag(record) or stagnant_step is None:
         stagnant_step = observed.steps
-    end = max(observed.steps, bound, stagnant_step) + 1
+    end = max(counted, bound, stagnant_step) + 1
     left = 60
     width = CHART_WIDTH - left - _text_width(f"N={bound}") - LABEL_GAP
 
@@ -109,15 +112,24 @@ def timeline(record: TerminationRecord) -> str:
         return left + width * step / end
 
     stagnant, stopped, n = (x_of(v) for v in (stagnant_step, observed.steps, bound))
-    stopped_label = f"stopped {observed.steps}"
-    stopped_x = max(stopped, left + _text_width(stopped_label) / 2)
+    counted_x = x_of(counted)
+    # A control, or a run lost before its first step, has no lag to draw: red from its stop on.
+    lag_end = counted_x if has_lag(record) else stagnant
+    stopped_label = (
+        f"ceiling at step {observed.steps}"
+        + (f", counted {counted}" if counted > observed.steps else "")
+        if record.outcome is Outcome.DID_NOT_STOP
+        else f"stopped {observed.steps}"
+    )
+    half = _text_width(stopped_label) / 2
+    stopped_x = min(max(counted_x, left + half), CHART_WIDTH - half)
     parts = [
         '<text x="0" y="24">steps</text>',
         # Grey up to the stop at most: a run that stopped before its stagnant step made no
         # step after it, progress possible or not.
         f'<rect x="{left}" y="14" width="{min(stagnant, stopped) - left:.1f}" height="14" '
         'fill="#d1d5db"/>',
-        f'<rect x="{stagnant:.1f}" y="14" width="{max(stopped - stagnant, 0):.1f}" height="14" '
+        f'<rect x="{stagnant:.1f}" y="14" width="{max(lag_end - stagnant, 0):.1f}" height="14" '
         'fill="#dc2626" fill-opacity="0.75"/>',
         f'<line x1="{n:.1f}" x2="{n:.1f}" y1="6" y2="36" stroke="#111827" stroke-dasharray="3 2"/>',
         f'<text x="{n + 4:.1f}" y="10">N={bound}</text>',

@@ -115,7 +115,8 @@ def _failures(records: Sequence[TerminationRecord]) -> str:
         return '<p class="note">Every verdict passed.</p>'
     legend = (
         '<p class="note">Worst first. Grey: steps made while progress was possible; red: the '
-        "detection lag, from the first stagnant step to the stop; dashed: the bound N.</p>"
+        "detection lag, from the first stagnant step to the stop (for a run a ceiling cut "
+        "short, the step past N it counts as stopped at); dashed: the bound N.</p>"
     )
     runs = "".join(_failure(r, open_=i < OPEN_FAILURES) for i, r in enumerate(failed))
     return _table(*broken_rules(failed)) + legend + runs

@@ -13,11 +13,12 @@ import pytest
 import unsolvable
 from tests.reports._browser import chromium, needs_chromium
 from tests.reports._records import library_records, record
-from unsolvable import Code, TerminationRecord, scenarios
+from unsolvable import Code, Outcome, TerminationRecord, scenarios
 from unsolvable.agents import contract
 from unsolvable.reports._baseline import gate
 from unsolvable.reports._blessed import Baseline
 from unsolvable.reports._charts import PALETTE, lag_chart, timeline, tradeoff_chart
+from unsolvable.reports._counted import lag
 from unsolvable.reports._html import to_html
 from unsolvable.reports._metrics import measure
 
@@ -206,3 +207,25 @@ def test_a_timeline_is_grey_only_over_the_steps_the_run_took() -> None:
     control = timeline(record(steps=1, solvable=True, bound=10, code=None, passed=False))
     assert _grey_width(premature) == _grey_width(control)
     assert "stagnant from 4" in premature and "stopped 1" in premature
+
+
+def _lag_width(svg: str) -> float:
+    """The red bar's width: the lag, from the first stagnant step to the stop."""
+    return float(
+        re.search(r'<rect x="[\d.]+" y="14" width="([\d.]+)" height="14" fill="#dc2626"', svg)[1]
+    )  # type: ignore[index]
+
+
+def test_a_run_a_ceiling_found_early_is_drawn_with_the_lag_every_report_counts() -> None:
+    """A wall-clock ceiling that finds a hung agent at step 1 of N=10 ends a run that never
+    stopped: every report counts it stopped at N+1 at least, 9 steps past its stagnant step 2,
+    as late as an agent that ran on to step 11. Its timeline drew no lag at all, the lag of the
+    step the ceiling found it at."""
+    hung = record(steps=1, stagnant=2, bound=10, code=None, outcome=Outcome.DID_NOT_STOP)
+    late = record(steps=11, stagnant=2, bound=10, code=None, passed=False)
+    assert lag(hung) == lag(late) == 9
+    drawn = timeline(hung)
+    assert _lag_width(drawn) == _lag_width(timeline(late)) > 0
+    assert "ceiling at step 1, counted 11" in drawn and "stagnant from 2" in drawn
+    control = record(steps=1, bound=10, solvable=True, code=None, outcome=Outcome.DID_NOT_STOP)
+    assert _lag_width(timeline(control)) == 0, "a control has no lag, cut short or not"
