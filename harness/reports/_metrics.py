@@ -96,7 +96,8 @@ class GroupMetrics:
     lag_tokens: Distribution | None
     lag_cost_usd: Distribution | None
     steps: Distribution
-    """The stopped step, over every run."""
+    """The steps each run made, over every run: a run a ceiling cut short counts where the
+    ceiling found it, as its spend does, not where `steps_per_bound` counts it stopped."""
     steps_per_bound: Distribution
     """The stopped step (`stopped_step`) divided by the bound N: above 1 means stopped too late.
     Exact, so that a report rounds it once (the JSON to `RATE_DIGITS`, as it does rates)."""
