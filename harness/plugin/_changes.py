@@ -11,7 +11,8 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from unsolvable._record import SCHEMA_VERSION
+from unsolvable._record import SCHEMA_VERSION, TerminationRecord
+from unsolvable.reports._counted import counted_lags
 
 __all__ = ["describe_change"]
 
@@ -29,6 +30,8 @@ ALREADY_SAID = frozenset(
     }
 )
 """What the schema's and the stop's lines already say; not named again among the others."""
+UNJUDGED = {"passed": True, "strict": False, "failures": []}
+"""A snapshot keeps no verdict (`behaviour`); the lag is counted without one."""
 
 
 def describe_change(stored: str, now: str) -> list[str]:
@@ -64,6 +67,20 @@ def _ended(data: Mapping[str, Any]) -> str:
     return str(_get(data, "reported.code") or data.get("outcome"))
 
 
+def _counted_lag(data: Mapping[str, Any]) -> Any:
+    """The lag every report counts (`counted_lags`): a run a ceiling cut short counts as
+    stopped past its bound, a stop its evidence or its budget chose at 0 at least, where the
+    record's own ``observed.detection_lag`` is the raw difference of its steps. A snapshot this
+    version cannot read as a record (an older schema's), or whose stored lag is not the one its
+    steps give (edited by hand), is told by the lag it stores."""
+    stored = _get(data, "observed.detection_lag")
+    try:
+        record = TerminationRecord.from_dict({**data, "verdict": UNJUDGED})
+    except (ValueError, TypeError, KeyError):
+        return stored
+    return counted_lags(record).steps if record.observed.detection_lag == stored else stored
+
+
 def _is_false_completion(data: Mapping[str, Any]) -> bool:
     if _get(data, "reported.code") != "COMPLETED":
         return False
@@ -72,11 +89,11 @@ def _is_false_completion(data: Mapping[str, Any]) -> bool:
 
 def _stop(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
     """``stop changed: step 3 → 4, lag 1 → 2, code unchanged`` or ``stop unchanged (…)``."""
-    parts = []
-    for name, path in (("step", "observed.steps"), ("lag", "observed.detection_lag")):
-        before, after = _get(old, path), _get(new, path)
-        if before != after:
-            parts.append(f"{name} {_text(before)} → {_text(after)}")
+    changed = (
+        ("step", _get(old, "observed.steps"), _get(new, "observed.steps")),
+        ("lag", _counted_lag(old), _counted_lag(new)),
+    )
+    parts = [f"{name} {_text(a)} → {_text(b)}" for name, a, b in changed if a != b]
     ended = (_ended(old), _ended(new))
     if ended[0] != ended[1]:
         parts.append(f"code {ended[0]} → {ended[1]}")

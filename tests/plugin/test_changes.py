@@ -10,6 +10,7 @@ import pytest
 import unsolvable
 from tests import _builders as b
 from unsolvable import Code, Stop
+from unsolvable._ceilings import Ceilings
 from unsolvable._record import SCHEMA_VERSION
 from unsolvable.plugin._changes import describe_change
 from unsolvable.plugin.snapshot import behaviour
@@ -27,6 +28,22 @@ def _words(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
 def test_a_later_stop_is_said_in_one_line() -> None:
     assert (
         _words(_record(3), _record(4))[0] == "stop changed: step 3 → 4, lag 1 → 2, code unchanged"
+    )
+
+
+def test_the_lag_said_is_the_lag_every_report_counts() -> None:
+    """A run a step ceiling found at step 1 of N=9 never stopped, stagnant from step 2: its
+    record's own lag is -1, but every report counts it stopped past N, lag 8, as late as the
+    stop at step 10 it was before. Saying ``lag 8 → -1`` read as an agent that now guesses
+    early, where the tables, spans and JUnit properties show the same lag as before."""
+    hangs = b.steps_then(20, Stop(code=Code.NO_PROGRESS))
+    cut = unsolvable.run(hangs, b.scenario(step_bound=9), ceilings=Ceilings(max_steps=1))
+    assert (cut.observed.steps, cut.observed.detection_lag) == (1, -1)
+    assert _words(_record(10), behaviour(cut))[0] == (
+        "stop changed: step 10 → 1, code NO_PROGRESS → did_not_stop"
+    )
+    assert _words(_record(10), _record(1))[0] == (
+        "stop changed: step 10 → 1, lag 8 → -1, code unchanged"
     )
 
 
