@@ -249,9 +249,15 @@ def tradeoff_chart(metrics: Metrics) -> str:
     """Each agent at (lag p95 counted from 0, false-stop rate), beside its calibrated step cap
     (hollow): good stop logic sits in the lower left, and left of its cap. Counted from 0, an
     agent that guesses is not drawn left of one that detects."""
-    agents = [group for group in metrics.agents if group.lag_steps is not None]
-    if not agents:
+    lagged = [group for group in metrics.agents if group.lag_steps is not None]
+    if not lagged:
         return '<p class="note">No unsolvable runs: no trade-off to show.</p>'
+    # An agent with no control run has no false-stop rate: drawn on the 0 % row it would read
+    # as one measured, the best there is.
+    agents = [group for group in lagged if group.controls]
+    unmeasured = [group.agent for group in lagged if not group.controls]
+    if not agents:
+        return '<p class="note">No control run: no false-stop rate to set lag against.</p>'
     lags = [_counted_p95(group.lag_steps) for group in agents if group.lag_steps is not None]
     lags += [_counted_p95(g.step_cap.lag_steps) for g in agents if g.step_cap is not None]
     axis = _LagAxis(top=max(lags), left=80, width=CHART_WIDTH - 120)
@@ -272,10 +278,15 @@ def tradeoff_chart(metrics: Metrics) -> str:
         p95 = _counted_p95(group.lag_steps) if group.lag_steps is not None else 0
         parts += _point(
             axis.x(p95),
-            y_of(group.false_stop_rate or 0),
+            y_of(group.false_stops / group.controls),
             group.agent,
             colour,
             hollow=False,
             axis=axis,
         )
-    return _svg(floor + AXIS_HEIGHT, parts, "lag versus false-stop rate per agent and step cap")
+    chart = _svg(floor + AXIS_HEIGHT, parts, "lag versus false-stop rate per agent and step cap")
+    if not unmeasured:
+        return chart
+    names = escape(", ".join(unmeasured))
+    left_out = f"Not drawn, with no control run to give them a false-stop rate: {names}."
+    return f'{chart}<p class="note">{left_out}</p>'

@@ -129,6 +129,24 @@ def test_an_agent_that_only_guesses_is_not_drawn_where_lower_left_reads_better()
     assert agent >= zero
 
 
+def test_an_agent_with_no_control_run_is_not_drawn_at_no_false_stops() -> None:
+    """With no control run an agent has no false-stop rate (its tables show ``-``); the
+    trade-off chart drew it on the 0 % row, the best rate there is, as if measured. It is
+    drawn only where it has one, and the page names the agents it leaves out and why."""
+    measured = [
+        record(scenario="fam/a", agent="b", steps=5, stagnant=2),
+        record(scenario="ctl/c", agent="b", solvable=True, steps=6, code=None, world_complete=True),
+    ]
+    unmeasured = [record(scenario="fam/a", agent="a", steps=5, stagnant=2)]
+    assert measure(unmeasured).agents[0].false_stop_rate is None
+    alone = tradeoff_chart(measure(unmeasured))
+    assert "<circle" not in alone and "No control run: no false-stop rate" in alone
+    both = tradeoff_chart(measure([*unmeasured, *measured]))
+    drawn = re.findall(r'<circle[^>]*r="6"[^>]*>.*?>([^<]*)</text>', both)
+    assert drawn == ["b&#x27;s step cap (6)", "b"]
+    assert "Not drawn, with no control run to give them a false-stop rate: a." in both
+
+
 ROUNDS = ["role-ping-pong/reviewer-never-accepts", "role-ping-pong/plain",
           "role-ping-pong/twin-accepts-revision"]  # fmt: skip
 """Scenarios whose calibrated step cap stops before stagnation: a cap short enough to pass the
