@@ -83,12 +83,24 @@ def _covers(group: GroupMetrics, entry: Entry, seeds: Seeds | None) -> bool:
     """Like with like: a run of three constant-return scenarios is no measure of the family the
     baseline blessed over seven, nor a run of one seed of the runs blessed over three (its p95
     is another rank of other runs), nor a run of seed 2 of the runs blessed on seed 0 (other
-    runs, on which the same stop logic lags otherwise). A scenario group covers itself on the
-    seeds it was blessed on."""
+    runs, on which the same stop logic lags otherwise) — nor, for the same reasons, a run of
+    more: every seed of runs blessed on seed 0, or a family that gained a scenario. A scenario
+    group covers itself on the seeds it was blessed on."""
     covered, runs = entry.get("scenarios"), entry.get("runs")
-    scenarios = covered is None or group.scenarios >= covered
-    blessed_seeds = seeds is None or set(group.seeds) >= set(seeds)
-    return scenarios and blessed_seeds and (runs is None or group.runs >= runs)
+    scenarios = covered is None or group.scenarios == covered
+    blessed_seeds = seeds is None or set(group.seeds) == set(seeds)
+    return scenarios and blessed_seeds and (runs is None or group.runs == runs)
+
+
+def _falls_short(group: GroupMetrics, entry: Entry, seeds: Seeds | None) -> bool:
+    """Whether the run covers the group only in part: fewer scenarios, seeds or runs than the
+    baseline blessed (a narrowed run), rather than more."""
+    covered, runs = entry.get("scenarios"), entry.get("runs")
+    return (
+        (covered is not None and group.scenarios < covered)
+        or (seeds is not None and not set(group.seeds) >= set(seeds))
+        or (runs is not None and group.runs < runs)
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -155,6 +167,9 @@ class GateResult:
     partial: int = 0
     """Groups both sides have that this run covers only in part (a narrowed run, fewer seeds):
     not compared."""
+    beyond: int = 0
+    """Groups both sides have that this run covers beyond the baseline (more seeds, a family
+    that gained a scenario): runs the baseline never measured, not compared."""
     baseline_agents: tuple[str, ...] = ()
     run_agents: tuple[str, ...] = ()
     allow_empty: bool = False
@@ -207,11 +222,15 @@ class GateResult:
         return f"; the lag of {runs} was not compared, a worker lost"
 
     def partial_note(self) -> str:
-        """``; 2 groups this run covers only in part were not compared``, or nothing: what every
-        face's line of a gate that compared some group says it left out."""
-        if not self.partial:
-            return ""
-        return f"; {self.partial} groups this run covers only in part were not compared"
+        """``; 2 groups this run covers only in part were not compared``, and the groups it
+        covers beyond the baseline, or nothing: what every face's line of a gate that compared
+        some group says it left out."""
+        part = f"; {self.partial} groups this run covers only in part were not compared"
+        beyond = (
+            f"; {self.beyond} groups this run covers beyond the baseline, on runs it never "
+            "measured, were not compared"
+        )
+        return (part if self.partial else "") + (beyond if self.beyond else "")
 
     def _empty_lines(self, against: str, flags: BaselineFlags) -> list[str]:
         """A gate that compares nothing is no gate: say why, so a renamed agent or a run of
@@ -315,13 +334,20 @@ def gate(
         for group in shared
         for regression in _regressions(group, baseline.entries[key_of(group)], margins)
     ]
+    compared = {key_of(group) for group in shared}
+    short = sum(
+        _falls_short(group, baseline.entries[key_of(group)], baseline.seeds.get(key_of(group)))
+        for group in known
+        if key_of(group) not in compared
+    )
     return GateResult(
         lost=_lost(metrics, baseline, {agent for _, _, agent in map(key_of, shared)}),
         regressions=tuple(regressions),
         compared=len(shared),
         margins=margins,
         path=baseline.path,
-        partial=len(known) - len(shared),
+        partial=short,
+        beyond=len(known) - len(shared) - short,
         baseline_agents=baseline.agents,
         run_agents=tuple(sorted({agent_name(group.agent) for group in metrics.agents})),
         allow_empty=allow_empty,

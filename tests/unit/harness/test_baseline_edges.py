@@ -24,8 +24,9 @@ def _lags(*lags: int) -> list[TerminationRecord]:
     return [record(scenario="f/a", seed=i, steps=2 + lag, stagnant=2) for i, lag in enumerate(lags)]
 
 
-def _baseline(lag: int | None, rate: float | None = None) -> Baseline:
-    return Baseline(entries={KEY: {"runs": 1, "lag_steps_p95": lag, "false_stop_rate": rate}})
+def _baseline(lag: int | None, rate: float | None = None, *, runs: int = 1) -> Baseline:
+    """Blessed over ``runs`` runs: the gate compares a group only with one of as many."""
+    return Baseline(entries={KEY: {"runs": runs, "lag_steps_p95": lag, "false_stop_rate": rate}})
 
 
 def _regressed(records: list[TerminationRecord], baseline: Baseline, **margins: float) -> list:
@@ -35,8 +36,8 @@ def _regressed(records: list[TerminationRecord], baseline: Baseline, **margins: 
 
 def test_the_gate_reads_p95_not_p50_or_max() -> None:
     runs = _lags(*[0] * 18, 5, 9)  # p50 0, p95 (19th of 20) 5, max 9
-    assert not _regressed(runs, _baseline(5))
-    assert _regressed(runs, _baseline(4)) == [("f/a", "lag_steps_p95", 4, 5)]
+    assert not _regressed(runs, _baseline(5, runs=20))
+    assert _regressed(runs, _baseline(4, runs=20)) == [("f/a", "lag_steps_p95", 4, 5)]
 
 
 @pytest.mark.parametrize(("margin", "fails"), [(0, True), (1, True), (2, False), (3, False)])
@@ -47,7 +48,7 @@ def test_a_lag_up_to_baseline_plus_margin_passes(margin: int, fails: bool) -> No
 @pytest.mark.parametrize(("margin", "fails"), [(0.0, True), (0.5, False)])
 def test_a_false_stop_rate_up_to_baseline_plus_margin_passes(margin: float, fails: bool) -> None:
     runs = [record(scenario="f/a", solvable=True), record(scenario="f/a", seed=1, solvable=True)]
-    regressed = _regressed(runs, _baseline(None, rate=0.5), false_stop_rate=margin)
+    regressed = _regressed(runs, _baseline(None, rate=0.5, runs=2), false_stop_rate=margin)
     assert regressed == ([("f/a", "false_stop_rate", 0.5, 1.0)] if fails else [])
 
 
