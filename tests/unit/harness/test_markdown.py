@@ -117,6 +117,14 @@ def test_both_reports_say_a_negative_lag_is_a_premature_stop_only_where_they_cou
         assert "by a crash too" in text and "a claim of completion counts as what it is" in text
 
 
+def test_a_report_of_no_run_does_not_say_every_verdict_passed() -> None:
+    """An empty shard of a CI matrix writes a report of no run: it passes, as its exit status
+    says, but it judged nothing, and said "every verdict passed" of no verdict."""
+    for text in (to_markdown([], measure([])), to_html([], measure([]))):
+        assert "every verdict passed" not in text
+        assert "PASS: no run was made, so no verdict was judged" in text
+
+
 def test_the_headline_gives_no_figure_where_the_tables_say_none_applies() -> None:
     """With no control run there is no false-stop figure, and with no unsolvable run no
     premature one: the tables say ``-``, and the headline said ``0/0`` and ``0``, green."""
