@@ -162,14 +162,16 @@ def _lag_row(label: str, lags: Sequence[int], y: float, colour: str, axis: _LagA
 
 
 def _cap_mark(cap: StepCap | None, y: float, axis: _LagAxis) -> list[str]:
-    """The calibrated step cap's lag p95 on the same row: a hollow grey diamond."""
+    """The calibrated step cap's lag p95 on the same row, signed as the dots' lags are (the JSON's
+    ``step_cap.lag_p95`` counts from 0, another figure when the cap stops early): a hollow grey
+    diamond."""
     if cap is None:
         return []
     x = axis.x(cap.lag_steps.p95)
     return [
         f'<path d="M{x:.1f} {y - 6}l6 6l-6 6l-6 -6z" fill="none" stroke="{CAP_COLOUR}" '
-        f'stroke-width="1.5"><title>step cap {cap.cap}: lag p95 {cap.lag_steps.p95:g}</title>'
-        "</path>"
+        f'stroke-width="1.5"><title>step cap {cap.cap}: signed lag p95 '
+        f"{cap.lag_steps.p95:g}</title></path>"
     ]
 
 

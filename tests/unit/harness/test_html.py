@@ -167,6 +167,12 @@ def test_every_mark_of_the_lag_chart_is_on_its_axis() -> None:
     axis_start = float(re.search(r'<line class="axis" x1="([\d.]+)"', chart)[1])  # type: ignore[index]
     marks = [float(x) for x in re.findall(r'<path d="M([\d.-]+) ', chart)]
     assert marks and min(marks) >= axis_start
+    # the diamond names its lag as signed: the JSON's step_cap.lag_p95 counts from 0 (here 0)
+    early = next(
+        g.step_cap for g in metrics.families if g.step_cap and g.step_cap.lag_steps.p95 < 0
+    )
+    assert f"step cap {early.cap}: signed lag p95 {early.lag_steps.p95:g}<" in chart
+    assert early.lag_p95 != early.lag_steps.p95
 
 
 def _layout(page: Path, tmp_path: Path, width: int) -> dict[str, object]:
