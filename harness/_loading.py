@@ -82,7 +82,8 @@ def load_agent(spec: str, *, isolate_network: bool = False) -> Adapter:
     An attribute that is a class or a factory is *not* called: name the agent object itself.
     """
     name, spec = split_spec(spec)
-    adapter = _load(spec, isolate_network=isolate_network)
+    with _redacted_errors():
+        adapter = _load(spec, isolate_network=isolate_network)
     label = Redactor().text(str(adapter.name) if name is None else name)
     if label == adapter.name:
         return adapter
@@ -100,13 +101,31 @@ def load_agents(specs: Sequence[str], *, flag: str, isolate_network: bool = Fals
             with _within_load_allowance():
                 adapters.append(load_agent(spec, isolate_network=isolate_network))
         except _LoadHung:
-            raise AdapterError(
-                f"agent {spec!r} was not loaded within {LOAD_SECONDS:g} s: importing its module "
-                "or its adapter's preflight waits on something that does not answer (a "
-                "connection made at import?); move that work into the agent, or give it a timeout"
-            ) from None
-    _check_labels(specs, adapters, flag=flag)
+            with _redacted_errors():
+                raise AdapterError(
+                    f"agent {spec!r} was not loaded within {LOAD_SECONDS:g} s: importing its "
+                    "module or its adapter's preflight waits on something that does not answer "
+                    "(a connection made at import?); move that work into the agent, or give it "
+                    "a timeout"
+                ) from None
+    with _redacted_errors():
+        _check_labels(specs, adapters, flag=flag)
     return adapters
+
+
+@contextlib.contextmanager
+def _redacted_errors() -> Iterator[None]:
+    """An `AdapterError` raised within it again with its secrets redacted (`Redactor`): the faces
+    print it to a CI log, and it may quote an ``exec:`` command line that hands the agent a key,
+    or what an agent's module raised on import naming its key. One with no secret is left as it
+    is, with the error it came from."""
+    try:
+        yield
+    except AdapterError as error:
+        message = Redactor().text(str(error))
+        if message == str(error):
+            raise
+        raise AdapterError(message) from None
 
 
 class _LoadHung(BaseException):

@@ -190,3 +190,56 @@ def test_a_secret_in_an_agents_command_line_reaches_no_test_id_or_report(
     assert secret not in result.stdout.str()
     assert _leaked([*reports, pytester.path / "__unsolvable__"]) == {}
     assert not any(secret in str(path) for path in pytester.path.rglob("*"))
+
+
+AGENTS_THAT_DO_NOT_LOAD = {
+    "import": "keyed:agent",
+    "program": f"exec:no-such-program-xyz --api-key {SECRETS['OPENAI_API_KEY']}",
+    "twice": f"exec:sh tests/cli/stops.sh --api-key {SECRETS['OPENAI_API_KEY']}",
+}
+"""Agents whose usage error quotes a secret: a module whose import raises naming its key (a
+client made at import, refused), a missing program given the key as an argument, the same
+keyed command line given twice."""
+
+
+def _with_a_keyed_module(folder: Path) -> dict[str, str]:
+    """The environment of a run from ``folder``, which holds ``keyed.py``: its import raises
+    naming ``OPENAI_API_KEY``."""
+    (folder / "keyed.py").write_text(
+        "import os\nraise RuntimeError('key ' + os.environ['OPENAI_API_KEY'] + ' refused')\n"
+    )
+    (folder / "tests" / "cli").mkdir(parents=True)
+    (folder / "tests" / "cli" / "stops.sh").write_text((ROOT / "tests/cli/stops.sh").read_text())
+    return {**os.environ, **SECRETS, "PYTHONPATH": str(ROOT)}
+
+
+@pytest.mark.parametrize("how", sorted(AGENTS_THAT_DO_NOT_LOAD))
+def test_no_secret_reaches_the_usage_error_of_an_agent_that_does_not_load(
+    tmp_path: Path, how: str
+) -> None:
+    """The usage error lands in a CI log: what it quotes of the agent's command line or of what
+    its module raised is redacted, as the label of an agent that loads is."""
+    agent = AGENTS_THAT_DO_NOT_LOAD[how]
+    agents = ["--agent", agent] * (2 if how == "twice" else 1)
+    command = [sys.executable, "-m", "unsolvable.cli", "run", *agents, "--scenario", SCENARIO]
+    environ = _with_a_keyed_module(tmp_path)
+    run = subprocess.run(
+        command, cwd=tmp_path, env=environ, capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode == 2 and "[redacted]" in run.stderr, run.stderr
+    assert SECRETS["OPENAI_API_KEY"] not in run.stdout + run.stderr
+
+
+def test_no_secret_reaches_the_pytest_usage_error_of_an_agent_that_does_not_load(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _secrets_in_a_fresh_session(monkeypatch)
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    _with_a_keyed_module(pytester.path)
+    result = pytester.runpytest_subprocess(
+        *QUIET, f"{AGENT_OPTION}=keyed:agent", f"{SCENARIO_OPTION}={SCENARIO}",
+        timeout=PYTEST_SECONDS,
+    )  # fmt: skip
+    output = result.stdout.str() + result.stderr.str()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR and "key [redacted] refused" in output
+    assert SECRETS["OPENAI_API_KEY"] not in output
