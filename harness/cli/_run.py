@@ -255,7 +255,7 @@ def run_scenarios(args: argparse.Namespace) -> int:
             options, shard=ShardTag(shard=args.shard, complete=False, order=())
         )
     baseline = check_baseline(options)
-    check_outputs(options, inputs=[Path(path) for path in args.scenario_file])
+    check_outputs(options, inputs=[Path(path) for path in args.scenario_file], streamed=True)
     stream = RecordStream(options.json)
     stream.open()
     try:

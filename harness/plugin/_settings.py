@@ -240,7 +240,7 @@ def check_reports(settings: Settings) -> Baseline | None:
 
     try:
         options = settings.report_options()
-        check_outputs(options)
+        check_outputs(options, streamed=True)
     except (BaselineError, OutputError, ShardError) as error:
         raise pytest.UsageError(f"{error} ({DOCS})") from None
     try:

@@ -20,13 +20,16 @@ from unsolvable.reports._atif import trace_files
 from unsolvable.reports._baseline import GateResult, Margins, gate
 from unsolvable.reports._blessed import CLI_FLAGS, Baseline, BaselineFlags, write_baseline
 from unsolvable.reports._cells import report_json
-from unsolvable.reports._files import write_file
+from unsolvable.reports._files import stream_path, write_file
 from unsolvable.reports._html import to_html
 from unsolvable.reports._markdown import to_markdown
 from unsolvable.reports._metrics import Metrics, measure
 from unsolvable.reports._otel import to_otlp_json
 
 __all__ = ["Published", "ReportOptions", "check_baseline", "check_outputs", "publish"]
+
+STREAM_NAME = "json's record stream"
+"""How an error names the ``.jsonl`` file the records stream to, after the face's prefix."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -92,10 +95,13 @@ def check_baseline(options: ReportOptions) -> Baseline | None:
     return None
 
 
-def check_outputs(options: ReportOptions, *, inputs: Sequence[Path] = ()) -> None:
+def check_outputs(
+    options: ReportOptions, *, inputs: Sequence[Path] = (), streamed: bool = False
+) -> None:
     """Raises `OutputError` now, before anything runs, for a report (or a baseline to rewrite)
     that could not be written at the end: a directory, a read-only place, /sys/...; or that
-    would replace one of the ``inputs`` the command reads (``unsolvable report``'s records)."""
+    would replace one of the ``inputs`` the command reads (``unsolvable report``'s records), or,
+    when the records are ``streamed`` (`RecordStream`), the stream, which is removed at the end."""
     outputs = {
         "json": options.json,
         "markdown": options.markdown,
@@ -107,18 +113,25 @@ def check_outputs(options: ReportOptions, *, inputs: Sequence[Path] = ()) -> Non
     for name, path in outputs.items():
         if path is not None:
             check_writable(path, flag=f"{options.flags.prefix}{name}")
-    _check_distinct(options, outputs, inputs)
+    _check_distinct(options, outputs, inputs, streamed=streamed)
     if options.trace_dir is not None:
         check_writable_dir(options.trace_dir, flag=f"{options.flags.prefix}trace-dir")
 
 
 def _check_distinct(
-    options: ReportOptions, outputs: dict[str, Path | None], inputs: Sequence[Path]
+    options: ReportOptions,
+    outputs: dict[str, Path | None],
+    inputs: Sequence[Path],
+    *,
+    streamed: bool,
 ) -> None:
-    """Two reports given one path would leave only the one written last, and a report written
-    over the baseline it is gated against, or over the records it is made from, would replace
-    them: `OutputError` names both flags, or the flag and the file read."""
+    """Two reports given one path would leave only the one written last, a report written over
+    the baseline it is gated against, or over the records it is made from, would replace them,
+    and one written over the records' stream would be removed with it: `OutputError` names both
+    flags, or the flag and the file read."""
     named = dict(outputs)
+    if streamed and options.json is not None:
+        named[STREAM_NAME] = stream_path(options.json)
     if options.baseline is not None and not options.update_baseline:
         named["baseline"] = options.baseline  # read, and to be kept
     seen: dict[Path, str] = {}

@@ -330,12 +330,17 @@ def test_a_worker_count_that_is_none_is_refused_saying_auto_is_one(value: str) -
             "--json and --baseline",
         ),
         (("--html", "b.json", "--baseline", "b.json"), "--html and --baseline both name"),
+        (
+            ("--json", "r.json", "--otel", "same.json", "--markdown", "r.json.jsonl"),
+            "--markdown and --json's record stream both name",
+        ),
     ],
 )
 def test_two_outputs_on_one_file_are_refused_before_the_run(
     tmp_path: Path, given: tuple[str, ...], said: str
 ) -> None:
-    """Else only the last written would be left, or a baseline replaced by a report."""
+    """Else only the last written would be left, a baseline replaced by a report, or a report
+    at the path of the ``--json`` records' stream removed with the stream as the run ends."""
     command = [sys.executable, "-m", "unsolvable.cli", "run", "--scenario", "oscillation"]
     blessed = [*command, "--baseline", "b.json", "--update-baseline"]
     subprocess.run(blessed, capture_output=True, cwd=tmp_path, timeout=120, check=False)

@@ -14,6 +14,7 @@ from unsolvable.plugin._options import (
     AGENT_OPTION,
     FAMILY_OPTION,
     JSON_OPTION,
+    MARKDOWN_OPTION,
     NO_SNAPSHOT_OPTION,
     SCENARIO_OPTION,
     SNAPSHOT_DIR_OPTION,
@@ -38,6 +39,17 @@ def test_an_output_path_that_cannot_be_written_is_a_usage_error(run: Run) -> Non
         result = run(CONTRACT, f"{flag}=/sys/unsolvable", "--snapshot-update")
         assert result.ret == 4
         result.stderr.fnmatch_lines([f"ERROR: {flag} '/sys/unsolvable*' cannot be written (*"])
+
+
+def test_a_report_at_the_path_of_the_records_stream_is_a_usage_error(run: Run) -> None:
+    """The stream is removed once the session's files are written: a report written there would
+    go with it."""
+    reports = (f"{JSON_OPTION}=r.json", f"{MARKDOWN_OPTION}=r.json.jsonl")
+    result = run(CONTRACT, NO_SNAPSHOT_OPTION, f"{SCENARIO_OPTION}=give-up-honoured", *reports)
+    assert result.ret == 4
+    result.stderr.fnmatch_lines(
+        [f"ERROR: {MARKDOWN_OPTION} and {JSON_OPTION}'s record stream both name 'r.json.jsonl'*"]
+    )
 
 
 def test_an_agent_beside_the_user_imports_from_the_current_directory(
