@@ -18,12 +18,12 @@ from __future__ import annotations
 import contextlib
 import heapq
 import os
-import signal
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import wait
 
+from unsolvable._interrupts import InterruptCatcher, Interrupted
 from unsolvable._job import (
     ABANDONED,
     ENDED,
@@ -78,10 +78,6 @@ class Batch:
     """Each record's job: its index in the jobs the batch was given."""
     interrupted: bool = False
     """SIGINT or SIGTERM arrived: jobs not yet finished have no record."""
-
-
-class Interrupted(Exception):
-    """SIGTERM, delivered the way SIGINT is (as an exception in the main thread)."""
 
 
 def _garbled(why: str) -> str:
@@ -186,23 +182,19 @@ class WorkerPool:
         self.draining = False
         while len(self.workers) < min(self.size, len(jobs)):
             self.workers.append(start_worker(self.context, self.lookup))
-        previous = signal.signal(signal.SIGTERM, _raise_interrupted) if catch_interrupts else None
+        catcher = InterruptCatcher() if catch_interrupts else None
         interrupted = False
-        try:
-            while self.todo or self._busy():
-                self._dispatch()
-                for record in self._collect(POLL_SECONDS):
-                    if on_record is not None:
-                        on_record(record)
-        except (KeyboardInterrupt, Interrupted):
-            if not catch_interrupts:
-                self.close(kill=True)
-                raise
-            interrupted = True
-            self._drain(on_record)
-        finally:
-            if previous is not None:
-                signal.signal(signal.SIGTERM, previous)
+        with catcher or contextlib.nullcontext():
+            try:
+                while self.todo or self._busy():
+                    self._dispatch()
+                    self._collect_all(POLL_SECONDS, on_record, catcher)
+            except (KeyboardInterrupt, Interrupted):
+                if catcher is None:
+                    self.close(kill=True)
+                    raise
+                interrupted = True
+                self._drain(on_record, catcher)
         positions = tuple(sorted(self.records))
         records = tuple(self.records[i] for i in positions)
         return Batch(records=records, positions=positions, interrupted=interrupted)
@@ -237,6 +229,19 @@ class WorkerPool:
 
     def _busy(self) -> list[Worker]:
         return [worker for worker in self.workers if worker.index is not None]
+
+    def _collect_all(
+        self,
+        timeout: float,
+        on_record: Callable[[TerminationRecord], None] | None,
+        catcher: InterruptCatcher | None,
+    ) -> None:
+        """Each record that arrives within ``timeout`` kept and handed to ``on_record``, an
+        interrupt held until they are (`InterruptCatcher.held`)."""
+        with catcher.held() if catcher is not None else contextlib.nullcontext():
+            for record in self._collect(timeout):
+                if on_record is not None:
+                    on_record(record)
 
     def _collect(self, timeout: float) -> Iterator[TerminationRecord]:
         """Records that arrived within ``timeout``; dead and overdue workers are replaced."""
@@ -336,22 +341,19 @@ class WorkerPool:
             self._arm(worker)
         return record
 
-    def _drain(self, on_record: Callable[[TerminationRecord], None] | None) -> None:
-        """After an interrupt: no new jobs; the running ones may still finish within the grace.
-        Runs cut off by the interrupt are not recorded: they did not end."""
+    def _drain(
+        self, on_record: Callable[[TerminationRecord], None] | None, catcher: InterruptCatcher
+    ) -> None:
+        """After an interrupt: no new jobs; the running ones may still finish within the grace,
+        which another interrupt ends. Runs cut off by the interrupt are not recorded: they did
+        not end."""
         self.todo.clear()
         self.draining = True
         deadline = time.monotonic() + INTERRUPT_GRACE_SECONDS
         with contextlib.suppress(KeyboardInterrupt, Interrupted):
             while self._busy() and (left := deadline - time.monotonic()) > 0:
-                for record in self._collect(min(left, POLL_SECONDS)):
-                    if on_record is not None:
-                        on_record(record)
+                self._collect_all(min(left, POLL_SECONDS), on_record, catcher)
         self.close(kill=True)
-
-
-def _raise_interrupted(signum: int, frame: object) -> None:
-    raise Interrupted(signal.Signals(signum).name)
 
 
 def run_jobs(

@@ -5,9 +5,12 @@ with a fresh worker for the rest."""
 from __future__ import annotations
 
 import dataclasses
+import os
+import signal
 import subprocess
 import sys
 import textwrap
+from typing import Any
 
 import pytest
 
@@ -266,3 +269,31 @@ def test_a_pool_forks_no_worker_beside_a_thread_threading_never_sees() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["fork", "forkserver"]
+
+
+@pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_an_interrupt_that_lands_as_a_record_is_read_keeps_that_record(
+    how: signal.Signals, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run ended before the interrupt: its record, read from its worker's channel as the
+    signal arrives (here, while the harness judges it), is kept with those before it."""
+    judged, sent = _batch.judged, []
+
+    def judged_as_the_signal_arrives(*args: Any, **kwargs: Any) -> TerminationRecord:
+        if not sent:
+            sent.append(how)
+            os.kill(os.getpid(), how)  # its handler runs at this function's next instruction
+        return judged(*args, **kwargs)
+
+    monkeypatch.setattr(_batch, "judged", judged_as_the_signal_arrives)
+    previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # as a command line has it
+    try:
+        batch = run_jobs(JOBS[:1], lookup=scenarios.get)
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+    assert sent and batch.interrupted
+    assert [(r.scenario, r.seed, r.agent) for r in batch.records] == [
+        (job.scenario, job.seed, job.agent) for job in JOBS[:1]
+    ]
