@@ -18,6 +18,7 @@ import re
 import signal
 import sys
 import threading
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from types import FrameType, ModuleType
 from typing import Any
@@ -98,7 +99,7 @@ def load_agents(specs: Sequence[str], *, flag: str, isolate_network: bool = Fals
     adapters = []
     for spec in specs:
         try:
-            with _within_load_allowance():
+            with _within_load_allowance(), _silenced():
                 adapters.append(load_agent(spec, isolate_network=isolate_network))
         except _LoadHung:
             with _redacted_errors():
@@ -126,6 +127,41 @@ def _redacted_errors() -> Iterator[None]:
         if message == str(error):
             raise
         raise AdapterError(message) from None
+
+
+@contextlib.contextmanager
+def _silenced() -> Iterator[None]:
+    """What an agent's module prints as it is loaded here, through Python or past it, goes to
+    ``/dev/null``, as it does in a worker (`unsolvable._worker`): it is the agent's own output,
+    which may name its key, and this process's stdout is the table. The warnings the load gives
+    (an adapter's about its configuration) are shown after it, redacted. A stream that is
+    closed has nothing to protect."""
+    _flush()
+    saved = {}
+    for descriptor in (1, 2):
+        with contextlib.suppress(OSError):
+            saved[descriptor] = os.dup(descriptor)
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        with warnings.catch_warnings(record=True) as given:
+            for descriptor in saved:
+                os.dup2(null, descriptor)
+            yield
+    finally:
+        _flush()  # what the module left in Python's buffers goes where it was written
+        for descriptor, copy in saved.items():
+            os.dup2(copy, descriptor)
+            os.close(copy)
+        os.close(null)
+    for warning in given:
+        text = Redactor().text(str(warning.message))
+        warnings.warn_explicit(text, warning.category, warning.filename, warning.lineno)
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):  # replaced by the module, or closed
+            stream.flush()
 
 
 class _LoadHung(BaseException):

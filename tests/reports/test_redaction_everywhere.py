@@ -243,3 +243,52 @@ def test_no_secret_reaches_the_pytest_usage_error_of_an_agent_that_does_not_load
     output = result.stdout.str() + result.stderr.str()
     assert result.ret == pytest.ExitCode.USAGE_ERROR and "key [redacted] refused" in output
     assert SECRETS["OPENAI_API_KEY"] not in output
+
+
+LOUD_MODULE = """\
+import os, sys
+print("my key", os.environ["OPENAI_API_KEY"])
+print("my key", os.environ["OPENAI_API_KEY"], file=sys.stderr)
+os.write(1, b"fd 1 " + os.environ["OPENAI_API_KEY"].encode() + b"\\n")
+os.write(2, b"fd 2 " + os.environ["OPENAI_API_KEY"].encode() + b"\\n")
+import warnings
+warnings.warn("careful with " + os.environ["OPENAI_API_KEY"])
+from unsolvable.agents import contract as agent
+"""
+"""An agent's module that prints its key as it is imported, through Python and past it, and
+warns naming it."""
+
+
+def test_no_secret_an_agents_module_prints_as_it_loads_reaches_the_terminal(
+    tmp_path: Path,
+) -> None:
+    """The harness imports the agent's module to check it loads before any run: what the module
+    prints then is the agent's own output, which no run keeps either (a worker's import prints
+    to nothing), and the table on stdout stays the table."""
+    (tmp_path / "loud.py").write_text(LOUD_MODULE)
+    command = [sys.executable, "-m", "unsolvable.cli", "run", "--agent", "loud:agent"]
+    environ = {**os.environ, **SECRETS, "PYTHONPATH": str(ROOT)}
+    run = subprocess.run(
+        [*command, "--scenario", SCENARIO, "-n", "2"],
+        cwd=tmp_path, env=environ, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert run.returncode == 0 and run.stdout.startswith("scenario "), run.stdout + run.stderr
+    assert SECRETS["OPENAI_API_KEY"] not in run.stdout + run.stderr
+    assert "UserWarning: careful with [redacted]" in run.stderr
+
+
+@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["serial", "xdist"])
+def test_no_secret_an_agents_module_prints_as_it_loads_reaches_the_pytest_terminal(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, workers: tuple[str, ...]
+) -> None:
+    _secrets_in_a_fresh_session(monkeypatch)
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    (pytester.path / "loud.py").write_text(LOUD_MODULE)
+    result = pytester.runpytest_subprocess(
+        *QUIET, "-W", "default::UserWarning", f"{AGENT_OPTION}=loud:agent",
+        f"{SCENARIO_OPTION}={SCENARIO}", "--unsolvable-no-snapshot", *workers,
+        timeout=PYTEST_SECONDS,
+    )  # fmt: skip
+    output = result.stdout.str() + result.stderr.str()
+    assert result.ret == pytest.ExitCode.OK, output
+    assert SECRETS["OPENAI_API_KEY"] not in output
