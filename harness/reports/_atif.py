@@ -26,7 +26,7 @@ from unsolvable.reports._counted import counted_lags
 from unsolvable.reports._otel import repeats, root_agent, tool_call_id
 from unsolvable.reports._stop_reasons import stop_reasons
 
-__all__ = ["SCHEMA_VERSION", "to_atif", "trace_files"]
+__all__ = ["SCHEMA_VERSION", "TRAJECTORY_DEPTH", "to_atif", "trace_files"]
 
 SCHEMA_VERSION = "ATIF-v1.7"
 AGENT_VERSION = "unknown"
@@ -39,6 +39,10 @@ variant's name is followed by its seed, its repeat and ``.json``."""
 DIGEST_DIGITS = 12
 """Hex digits of a label's hash that end a name cut to `NAME_BYTES`, so that two long labels
 that begin alike keep two names."""
+
+
+TRAJECTORY_DEPTH = 3
+"""How deep under its folder a run's file lies: ``AGENT/FAMILY/NAME.json`` (`trace_files`)."""
 
 
 def trace_files(records: Sequence[TerminationRecord], folder: Path) -> Iterator[tuple[Path, str]]:

@@ -16,7 +16,7 @@ from unsolvable._errors import BaselineError, OutputError, ShardError
 from unsolvable._record import TerminationRecord
 from unsolvable._shard import ShardTag
 from unsolvable._writable import check_writable, check_writable_dir
-from unsolvable.reports._atif import trace_files
+from unsolvable.reports._atif import TRAJECTORY_DEPTH, trace_files
 from unsolvable.reports._baseline import GateResult, Margins, gate
 from unsolvable.reports._blessed import CLI_FLAGS, Baseline, BaselineFlags, write_baseline
 from unsolvable.reports._cells import report_json
@@ -146,6 +146,8 @@ def _check_distinct(
                 "replace the other; give each its own file"
             )
         seen[where] = name
+    if options.trace_dir is not None:
+        _check_trace_dir(options.trace_dir, named, prefix=options.flags.prefix)
     for path in inputs:
         flag = seen.get(path.resolve())
         read_only = flag == "baseline" and not options.update_baseline
@@ -154,6 +156,26 @@ def _check_distinct(
             raise OutputError(
                 f"{flag} names {str(path)!r}, a file this command reads: writing there would "
                 f"replace it; give {flag} a file of its own"
+            )
+
+
+def _check_trace_dir(folder: Path, named: dict[str, Path | None], *, prefix: str) -> None:
+    """The trace folder at a report's path, or below it, leaves the report no file to be written
+    to, and a report where a trajectory goes (``DIR/AGENT/FAMILY/NAME.json``) is replaced by it:
+    `OutputError` names both. Checked before the folder is made."""
+    trace_dir = folder.resolve()
+    for name, path in named.items():
+        if path is None:
+            continue
+        where = path.resolve()
+        below = where.relative_to(trace_dir).parts if where.is_relative_to(trace_dir) else ()
+        if trace_dir.is_relative_to(where) or (
+            len(below) == TRAJECTORY_DEPTH and where.suffix == ".json"
+        ):
+            raise OutputError(
+                f"{prefix}{name} {str(path)!r} and {prefix}trace-dir {str(folder)!r} overlap: "
+                f"the trajectories, written to {str(folder / 'AGENT/FAMILY/NAME.json')!r}, would "
+                "replace the file or leave it no place; give each a path of its own"
             )
 
 

@@ -334,13 +334,19 @@ def test_a_worker_count_that_is_none_is_refused_saying_auto_is_one(value: str) -
             ("--json", "r.json", "--otel", "same.json", "--markdown", "r.json.jsonl"),
             "--markdown and --json's record stream both name",
         ),
+        (("--json", "same.json", "--trace-dir", "same.json"), "--json 'same.json' and --trace-dir"),
+        (
+            ("--trace-dir", "t", "--html", "t/naive/oscillation/plain-seed0.json"),
+            "--html 't/naive/oscillation/plain-seed0.json' and --trace-dir 't' overlap",
+        ),
     ],
 )
 def test_two_outputs_on_one_file_are_refused_before_the_run(
     tmp_path: Path, given: tuple[str, ...], said: str
 ) -> None:
-    """Else only the last written would be left, a baseline replaced by a report, or a report
-    at the path of the ``--json`` records' stream removed with the stream as the run ends."""
+    """Else only the last written would be left, a baseline replaced by a report, a report at
+    the path of the ``--json`` records' stream removed with the stream as the run ends, or one
+    where a trajectory goes replaced by it."""
     command = [sys.executable, "-m", "unsolvable.cli", "run", "--scenario", "oscillation"]
     blessed = [*command, "--baseline", "b.json", "--update-baseline"]
     subprocess.run(blessed, capture_output=True, cwd=tmp_path, timeout=120, check=False)
