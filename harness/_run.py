@@ -68,7 +68,10 @@ def _ignore(signum: int, frame: FrameType | None) -> None:
 
 
 class _Watchdog(threading.Thread):
-    """Ends the run at the wall ceiling, from beside the agent rather than around it."""
+    """Ends the run at the wall ceiling, from beside the agent rather than around it. The wake
+    signal is sent only while a Python handler takes it (the harness's, or one the agent put in
+    its place): under its default action, which an agent may put back, it would end the
+    process, the harness's own in-process, and a run that did not stop would read as a crash."""
 
     def __init__(self, session: Session, *, wake: bool, on_overdue: Callable[[], None]) -> None:
         super().__init__(name="unsolvable-watchdog", daemon=True)
@@ -82,7 +85,7 @@ class _Watchdog(threading.Thread):
         end_at_ceiling(self.session, "wall_seconds")
         for _ in range(round(GRACE_SECONDS / INTERRUPT_EVERY)):
             _interrupt(self.target)
-            if self.wake and WAKE is not None:
+            if self.wake and WAKE is not None and callable(signal.getsignal(WAKE)):
                 signal.pthread_kill(self.target, WAKE)
             if self.done.wait(INTERRUPT_EVERY):
                 return

@@ -7,6 +7,7 @@ import contextlib
 import gc
 import json
 import os
+import signal
 import socket
 import stat
 import subprocess
@@ -197,3 +198,11 @@ def makes_the_next_agent_pass(session: Session) -> Stop:
 
     PlainAdapter.run = lambda self, session: agents.contract(session)  # type: ignore[method-assign]
     return Stop(code=Code.NO_PROGRESS, reason="changed the worker")
+
+
+def sleeps_under_the_wake_signals_default(session: Session) -> Stop:
+    """Puts back the default action of SIGUSR2, the signal that wakes a sleeping agent at the
+    wall ceiling, which ends the process, then sleeps past the ceiling."""
+    signal.signal(signal.SIGUSR2, signal.SIG_DFL)
+    time.sleep(3600)
+    return Stop(code=Code.NO_PROGRESS, reason="woke up")

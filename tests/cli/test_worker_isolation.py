@@ -129,6 +129,19 @@ def test_an_agents_chdir_and_path_do_not_reach_the_next_agent(tmp_path: Path) ->
     assert {r["outcome"] for r in _mine(records, agent)} == {"stopped"}
 
 
+def test_an_agent_that_puts_back_the_wake_signals_default_did_not_stop(tmp_path: Path) -> None:
+    """The signal that wakes a sleeping agent at the wall ceiling killed a worker whose agent
+    had put back its default action: the run was recorded crashed, not did_not_stop."""
+    out = tmp_path / "records.json"
+    agent = f"{HOSTILE}:sleeps_under_the_wake_signals_default"
+    result = _unsolvable(
+        "run", "--agent", agent, "--scenario", "constant-return/repeat",
+        "--ceiling-seconds", "0.5", "--json", str(out),
+    )  # fmt: skip
+    (record,) = json.loads(out.read_text())["records"]
+    assert result.returncode == 1 and record["outcome"] == "did_not_stop", record["observed"]
+
+
 def test_what_an_agent_returns_never_takes_the_worker_down(tmp_path: Path) -> None:
     _, records = _run(
         tmp_path,

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import contextlib
 import signal
+import subprocess
+import sys
+import textwrap
 import threading
 import time
 from collections.abc import Callable
@@ -95,6 +98,34 @@ def test_the_wake_signals_own_handler_is_put_back_after_the_run() -> None:
         assert signal.getsignal(WAKE) is mine
     finally:
         signal.signal(WAKE, previous)
+
+
+UNDER_THE_DEFAULT = """
+import signal, unsolvable
+from tests import _builders as b
+
+def agent(session):
+    signal.signal(signal.SIGUSR2, signal.SIG_DFL)
+    b.busy(session)
+
+record = unsolvable.run(agent, b.scenario(), ceilings=unsolvable.Ceilings(max_wall_seconds=0.1))
+print(record.outcome.value)
+"""
+
+
+@pytest.mark.skipif(WAKE is None, reason="the wake signal is POSIX only")
+def test_the_wake_signal_is_not_sent_under_its_default_action() -> None:
+    """An agent that put back the wake signal's default action, which ends the process, was
+    killed by the harness's wake at the wall ceiling, and the harness's own interpreter with it
+    (in-process, the calling test run). Run in a process of its own, which it took down."""
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(UNDER_THE_DEFAULT)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (0, "did_not_stop\n"), done.stderr
 
 
 def test_the_record_keeps_whether_the_scenario_was_solvable_and_how_long_it_took() -> None:
