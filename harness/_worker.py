@@ -84,6 +84,7 @@ class _Pristine:
         return cls(cwd=os.getcwd(), environ=dict(os.environ), path=tuple(sys.path), umask=umask)
 
     def restore(self) -> None:
+        _reopen_standard_streams()
         os.chdir(self.cwd)
         os.environ.clear()
         os.environ.update(self.environ)
@@ -130,6 +131,22 @@ def _to_devnull(descriptors: Iterable[int]) -> None:
                     os.dup2(null, descriptor, inheritable=descriptor in STANDARD_STREAMS)
     finally:
         os.close(null)
+
+
+def _reopen_standard_streams() -> None:
+    """Descriptors 0, 1 and 2, each closed by an agent, open again on ``/dev/null``: left closed,
+    the next file the worker opened (a run's capture file) would take the number, and the next
+    agent that closed its stdout would close that file under the worker."""
+    for descriptor in STANDARD_STREAMS:
+        try:
+            os.fstat(descriptor)
+        except OSError:  # the lowest free number, each below it open, unless a thread took it
+            null = os.open(os.devnull, os.O_RDWR)
+            if null == descriptor:
+                os.set_inheritable(null, True)  # a process the next agent starts inherits it
+            else:
+                os.dup2(null, descriptor)
+                os.close(null)
 
 
 def _open_descriptors() -> list[int]:

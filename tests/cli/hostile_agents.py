@@ -200,6 +200,13 @@ def makes_the_next_agent_pass(session: Session) -> Stop:
     return Stop(code=Code.NO_PROGRESS, reason="changed the worker")
 
 
+def closes_its_standard_streams(session: Session) -> Stop:
+    """Closes descriptors 0, 1 and 2, which its worker's next run starts from."""
+    for descriptor in (0, 1, 2):
+        os.close(descriptor)
+    return Stop(code=Code.NO_PROGRESS, reason="closed its standard streams")
+
+
 def sleeps_under_the_wake_signals_default(session: Session) -> Stop:
     """Puts back the default action of SIGUSR2, the signal that wakes a sleeping agent at the
     wall ceiling, which ends the process, then sleeps past the ceiling."""

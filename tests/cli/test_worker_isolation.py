@@ -129,6 +129,16 @@ def test_an_agents_chdir_and_path_do_not_reach_the_next_agent(tmp_path: Path) ->
     assert {r["outcome"] for r in _mine(records, agent)} == {"stopped"}
 
 
+def test_an_agent_that_closes_its_standard_streams_crashes_none_of_its_next_runs(
+    tmp_path: Path,
+) -> None:
+    """Descriptors 1 and 2 closed by one run were taken by the next run's capture file, which
+    the agent then closed in turn: every other run was recorded crashed (``Bad file
+    descriptor``), though it stopped. Each run starts with the three open on ``/dev/null``."""
+    _, records = _run(tmp_path, f"{HOSTILE}:closes_its_standard_streams")
+    assert len(records) > 1 and {r["outcome"] for r in records} == {"stopped"}, records
+
+
 def test_an_agent_that_puts_back_the_wake_signals_default_did_not_stop(tmp_path: Path) -> None:
     """The signal that wakes a sleeping agent at the wall ceiling killed a worker whose agent
     had put back its default action: the run was recorded crashed, not did_not_stop."""
