@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import io
+import multiprocessing
 import os
 import select
 import signal
@@ -216,6 +217,9 @@ class Worker:
         """What a process the agent forks must not hold."""
         _first_to_go_out_of_memory()
         become_subreaper()
+        # Started daemonic, so that the harness's exit ends it; in here that would refuse the
+        # agent a process of `multiprocessing`'s (a pool), which it may start in production.
+        multiprocessing.current_process().daemon = False
         os.register_at_fork(after_in_child=self._detach)
         self.pristine = _Pristine.now()
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
+import multiprocessing
 import os
 import signal
 import socket
@@ -213,3 +214,14 @@ def sleeps_under_the_wake_signals_default(session: Session) -> Stop:
     signal.signal(signal.SIGUSR2, signal.SIG_DFL)
     time.sleep(3600)
     return Stop(code=Code.NO_PROGRESS, reason="woke up")
+
+
+def _square(number: int) -> int:
+    return number * number
+
+
+def computes_in_a_pool(session: Session) -> Stop:
+    """Spreads its work over a `multiprocessing` pool, as a framework may, and stops with it."""
+    with multiprocessing.Pool(2) as pool:
+        squares = pool.map(_square, [1, 2, 3])
+    return Stop(code=Code.NO_PROGRESS, reason="computed", partial=squares)

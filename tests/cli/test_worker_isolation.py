@@ -152,6 +152,16 @@ def test_an_agent_that_puts_back_the_wake_signals_default_did_not_stop(tmp_path:
     assert result.returncode == 1 and record["outcome"] == "did_not_stop", record["observed"]
 
 
+def test_an_agent_may_start_processes_with_multiprocessing(tmp_path: Path) -> None:
+    """A worker was a daemonic process, which `multiprocessing` forbids to have children: an
+    agent that used a pool was recorded crashed, though it runs in-process and in production."""
+    _, (record,) = _run(
+        tmp_path, f"{HOSTILE}:computes_in_a_pool", scenario="constant-return/repeat"
+    )
+    assert record["outcome"] == "stopped", record["observed"]["error"]
+    assert record["reported"]["partial"] == [1, 4, 9]
+
+
 def test_what_an_agent_returns_never_takes_the_worker_down(tmp_path: Path) -> None:
     _, records = _run(
         tmp_path,
