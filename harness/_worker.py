@@ -24,6 +24,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from multiprocessing import forkserver
 from multiprocessing.connection import Connection
 from typing import Any, NoReturn, TextIO
 
@@ -254,6 +255,7 @@ class Worker:
         finally:
             if has_children():
                 end_descendants(self.pid)
+                _forget_the_forkserver()
 
     def _load(self, job: Job) -> None:
         """Imports the agent before its run's clock starts: a framework that takes seconds to
@@ -288,6 +290,18 @@ class Worker:
             )
             text = "" if record.verdict.passed else output()
         return dataclasses.replace(record, output=text).to_dict(volatile=True)
+
+
+def _forget_the_forkserver() -> None:
+    """`multiprocessing`'s forkserver, if the agent started one, was ended with the rest of its
+    run: forgotten, the agent's next pool in this worker starts another, where `multiprocessing`,
+    which expects to be the one to end it, would ask for its status and raise
+    `ChildProcessError`."""
+    server = vars(forkserver._forkserver)
+    if server.get("_forkserver_pid") is not None:
+        with contextlib.suppress(OSError, TypeError):  # already closed, or never opened
+            os.close(server["_forkserver_alive_fd"])
+        server["_forkserver_pid"] = server["_forkserver_alive_fd"] = None
 
 
 @contextlib.contextmanager

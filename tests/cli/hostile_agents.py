@@ -225,3 +225,12 @@ def computes_in_a_pool(session: Session) -> Stop:
     with multiprocessing.Pool(2) as pool:
         squares = pool.map(_square, [1, 2, 3])
     return Stop(code=Code.NO_PROGRESS, reason="computed", partial=squares)
+
+
+def computes_in_a_forkserver_pool(session: Session) -> Stop:
+    """`computes_in_a_pool`, its processes started by `multiprocessing`'s forkserver (the default
+    on Linux from Python 3.14, and in a worker that a fork server started), which it starts
+    once and keeps for the process's later pools."""
+    with multiprocessing.get_context("forkserver").Pool(1) as pool:
+        squares = pool.map(_square, [1, 2, 3])
+    return Stop(code=Code.NO_PROGRESS, reason="computed", partial=squares)

@@ -162,6 +162,17 @@ def test_an_agent_may_start_processes_with_multiprocessing(tmp_path: Path) -> No
     assert record["reported"]["partial"] == [1, 4, 9]
 
 
+def test_an_agents_forkserver_ended_with_its_run_is_started_again_for_its_next(
+    tmp_path: Path,
+) -> None:
+    """The forkserver an agent's pool started was ended with its run, and `multiprocessing`,
+    which expects to be the one to end it, raised ``ChildProcessError`` at the agent's next
+    pool: every run of it after the first in a worker was recorded crashed."""
+    _, records = _run(tmp_path, f"{HOSTILE}:computes_in_a_forkserver_pool")
+    assert len(records) > 1
+    assert {r["outcome"] for r in records} == {"stopped"}, [r["observed"]["error"] for r in records]
+
+
 def test_what_an_agent_returns_never_takes_the_worker_down(tmp_path: Path) -> None:
     _, records = _run(
         tmp_path,
