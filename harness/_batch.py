@@ -265,7 +265,7 @@ class WorkerPool:
         if wait([worker.records], 0):
             yield from self._read(worker)
         else:
-            yield self._replace(worker, outcome, why)
+            yield from self._lost(worker, outcome, why)
 
     def _read(self, worker: Worker) -> Iterator[TerminationRecord]:
         """The records among what the worker wrote; the end of its channel is its death."""
@@ -274,7 +274,7 @@ class WorkerPool:
         except OSError:
             chunk = b""
         if not chunk:
-            yield self._replace(worker, Outcome.CRASHED, death(worker.process))
+            yield from self._lost(worker, Outcome.CRASHED, death(worker.process))
             return
         worker.inbox += chunk
         while worker.index is not None and (end := worker.inbox.find(b"\n")) >= 0:
@@ -284,7 +284,7 @@ class WorkerPool:
                 yield record
         if worker.index is not None and len(worker.inbox) > MESSAGE_LIMIT:
             why = f"more than {MESSAGE_LIMIT} bytes without the end of a message"
-            yield self._replace(worker, Outcome.CRASHED, _garbled(why))
+            yield from self._lost(worker, Outcome.CRASHED, _garbled(why))
 
     def _received(self, worker: Worker, line: bytes) -> TerminationRecord | None:
         """The record a message carries; ``None`` when it only said its agent is loaded, which
@@ -317,8 +317,21 @@ class WorkerPool:
             )
         return self._finish(worker, record, replace=message["kind"] == ABANDONED)
 
-    def _replace(self, worker: Worker, outcome: Outcome, why: str) -> TerminationRecord:
+    def _lost(self, worker: Worker, outcome: Outcome, why: str) -> Iterator[TerminationRecord]:
+        """`_replace`'s record, if it makes one."""
+        if (record := self._replace(worker, outcome, why)) is not None:
+            yield record
+
+    def _replace(self, worker: Worker, outcome: Outcome, why: str) -> TerminationRecord | None:
+        """The record of the job a worker was lost in, and a successor for it; ``None`` if the
+        worker had not begun the job after sending another's record: an agent before broke it
+        (its job channel closed, a thread left holding the interpreter), the job never ran, and
+        it runs on the successor. A worker lost before its first record has its job recorded,
+        so that one that cannot begin any is not started again and again."""
         index = worker.index or 0
+        if worker.served and not worker.seen.began(index):
+            self._renew(worker)
+            return None
         job = self.jobs[index]
         seen, truth = worker.seen.of(index), worker.seen.truth_of(index)
         record = lost(job, self.lookup(job.scenario), outcome, why, seen, truth)
@@ -328,18 +341,22 @@ class WorkerPool:
         self, worker: Worker, record: TerminationRecord, *, replace: bool
     ) -> TerminationRecord:
         self.records[worker.queue.popleft()] = record
-        if self.draining and worker.queue:  # after an interrupt, a job not begun is not begun
-            worker.queue.clear()
-            stop_worker(worker, kill=True)
-            return record
-        if replace:  # the jobs sent to a worker that is gone run on its successor
-            self.todo.put_back(worker.queue)
-            worker.queue.clear()
-            stop_worker(worker, kill=True)
-            self.workers[self.workers.index(worker)] = start_worker(self.context, self.lookup)
+        worker.served = True
+        if replace or (self.draining and worker.queue):
+            self._renew(worker)
         elif worker.queue:
             self._arm(worker)
         return record
+
+    def _renew(self, worker: Worker) -> None:
+        """Kills the worker; the jobs sent to it run on its successor, unless an interrupt came:
+        then a job not begun is not begun, and no successor starts."""
+        if not self.draining:
+            self.todo.put_back(worker.queue)
+        worker.queue.clear()
+        stop_worker(worker, kill=True)
+        if not self.draining:
+            self.workers[self.workers.index(worker)] = start_worker(self.context, self.lookup)
 
     def _drain(
         self, on_record: Callable[[TerminationRecord], None] | None, catcher: InterruptCatcher

@@ -109,6 +109,9 @@ class Worker:
     ended: Outcome | None = None
     """The outcome it said the job's run ended with, once the run was over, which gives its
     record a deadline once, for the same reason."""
+    served: bool = False
+    """Whether it has sent a record: lost after that, before it began its next job, it was
+    broken by the agent of a job before, and that job never ran."""
     agent: str | None = None
     """The agent whose jobs it runs, set by its first: what an agent changes in its worker's
     interpreter (a class patched, a module replaced) reaches no run of another agent."""

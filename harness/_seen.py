@@ -69,16 +69,20 @@ class Seen:
         values = (getattr(truth, name) for name in _TRUTH_FIELDS)
         self._truth[:] = [UNKNOWN if value is None else value for value in values]
 
+    def began(self, index: int) -> bool:
+        """Whether the worker has begun job ``index`` (the last it began)."""
+        return bool(self._cells[0] == index)
+
     def of(self, index: int) -> Counts:
         """What was seen of job ``index``: nothing, if the worker had not begun it."""
-        if self._cells[0] != index:
+        if not self.began(index):
             return Counts()
         return Counts(*self._cells[1:])
 
     def truth_of(self, index: int) -> Truth:
         """The truth of job ``index`` as it stood when it was last seen: every field ``None`` if
         the worker had not begun it, or the run had made no model call yet."""
-        known = self._cells[0] == index
+        known = self.began(index)
         values = [value if known and not math.isnan(value) else None for value in self._truth]
         steps, tokens, cost, evidence = values
         return Truth(

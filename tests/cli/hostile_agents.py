@@ -19,6 +19,7 @@ from pathlib import Path
 from unsolvable import Code, Session, Stop, Verdict
 from unsolvable._job import ENDED, LOADED, encode
 from unsolvable._seen import Seen
+from unsolvable._worker import Channels
 
 DEEP = 100_000
 """Levels of nesting of a partial result no encoder or copier can recurse through."""
@@ -234,3 +235,11 @@ def computes_in_a_forkserver_pool(session: Session) -> Stop:
     with multiprocessing.get_context("forkserver").Pool(1) as pool:
         squares = pool.map(_square, [1, 2, 3])
     return Stop(code=Code.NO_PROGRESS, reason="computed", partial=squares)
+
+
+def closes_its_workers_job_channel(session: Session) -> Stop:
+    """Closes the channel its worker reads its next job from, then stops: its record is sent,
+    and its worker ends before it begins the next job."""
+    (channels,) = [held for held in gc.get_objects() if isinstance(held, Channels)]
+    os.close(channels.jobs.fileno())
+    return Stop(code=Code.NO_PROGRESS, reason="closed the job channel")

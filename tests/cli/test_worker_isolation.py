@@ -173,6 +173,15 @@ def test_an_agents_forkserver_ended_with_its_run_is_started_again_for_its_next(
     assert {r["outcome"] for r in records} == {"stopped"}, [r["observed"]["error"] for r in records]
 
 
+def test_a_run_its_worker_never_began_is_made_on_another(tmp_path: Path) -> None:
+    """A worker that an agent broke after its record was sent (its job channel closed) ended
+    before it began the next job, already sent to it: that job, which never ran, was recorded
+    crashed ("the worker process exited with status 0 during the run")."""
+    _, records = _run(tmp_path, f"{HOSTILE}:closes_its_workers_job_channel")
+    assert len(records) > 1
+    assert {r["outcome"] for r in records} == {"stopped"}, [r["observed"]["error"] for r in records]
+
+
 def test_what_an_agent_returns_never_takes_the_worker_down(tmp_path: Path) -> None:
     _, records = _run(
         tmp_path,
