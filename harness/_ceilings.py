@@ -7,22 +7,33 @@ its help, so they live apart from the scenario machinery, which an unused plugin
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 from unsolvable._errors import BudgetError
 
 __all__ = ["Ceilings", "require_positive"]
 
 
-def require_positive(owner: object, **values: float | None) -> None:
-    """A `BudgetError` naming the first of ``values`` that is set but not above zero, or not
-    finite (``inf`` is no limit: ``None`` says that)."""
+def require_positive(owner: object, *, whole: Collection[str] = (), **values: float | None) -> None:
+    """A `BudgetError` naming the first of ``values`` that is set but not a number above zero, or
+    not finite (``inf`` is no limit: ``None`` says that), or, for the counts named in ``whole``,
+    not a whole number: an agent may hand a count to ``range``."""
     for name, value in values.items():
-        if value is not None and not (value > 0 and math.isfinite(value)):
-            raise BudgetError(
-                f"{type(owner).__name__}({name}={value!r}): must be a positive, finite number; "
-                f"pass {name}=None for no limit where that is allowed"
-            )
+        kind = Integral if name in whole else Real
+        if value is None or (
+            isinstance(value, kind)
+            and not isinstance(value, bool)
+            and value > 0
+            and math.isfinite(value)
+        ):
+            continue
+        wanted = "a positive whole number" if name in whole else "a positive, finite number"
+        raise BudgetError(
+            f"{type(owner).__name__}({name}={value!r}): must be {wanted}; "
+            f"pass {name}=None for no limit where that is allowed"
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -39,6 +50,7 @@ class Ceilings:
     def __post_init__(self) -> None:
         require_positive(
             self,
+            whole=("max_steps", "max_tool_calls"),
             max_steps=self.max_steps,
             max_tool_calls=self.max_tool_calls,
             max_wall_seconds=self.max_wall_seconds,

@@ -102,6 +102,7 @@ class Budget:
     def __post_init__(self) -> None:
         require_positive(
             self,
+            whole=("max_steps", "max_tokens", "max_calls"),
             max_steps=self.max_steps,
             max_tokens=self.max_tokens,
             max_wall_seconds=self.max_wall_seconds,
@@ -301,7 +302,12 @@ class Scenario:
                 f"Scenario {self.name!r} is unsolvable but expects COMPLETED; "
                 "pass solvable=True for a control"
             )
-        require_positive(self, step_bound=self.step_bound, context_window=self.context_window)
+        require_positive(
+            self,
+            whole=("step_bound", "context_window"),
+            step_bound=self.step_bound,
+            context_window=self.context_window,
+        )
         if not self.seeds or not all(is_seed(seed) for seed in self.seeds):
             raise ScenarioError(
                 f"Scenario {self.name!r}: seeds={self.seeds!r}: each seed is {SEEDS}, and a "

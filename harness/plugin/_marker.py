@@ -75,6 +75,13 @@ class MarkerOptions:
         return {name: getattr(self, name) for name in names if getattr(self, name) is not None}
 
 
+_COUNTS = frozenset(
+    {"step_bound", "max_steps", "max_tokens", "ceiling_steps", "ceiling_tool_calls"}
+)
+"""The keywords that count steps, tokens or calls: whole numbers, as an agent may hand them to
+``range``."""
+
+
 def _names(name: str, value: Any, kind: type) -> tuple[Any, ...]:
     __tracebackhide__ = True
     items = (value,) if isinstance(value, kind) else value
@@ -109,6 +116,11 @@ def _check(name: str, value: Any) -> Any:
         if not isinstance(value, bool):
             raise TypeError(f"@pytest.mark.unsolvable(strict={value!r}): expected True or False")
         return value
+    if name in _COUNTS and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        raise TypeError(
+            f"@pytest.mark.unsolvable({name}={value!r}): expected a positive whole number, "
+            f"got {type(value).__name__}"
+        )
     if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
         raise TypeError(
             f"@pytest.mark.unsolvable({name}={value!r}): expected a positive number, "

@@ -34,8 +34,11 @@ def test_marker_keywords_are_normalised() -> None:
         ({"seeds": [0, -3]}, "seeds=[0, -3]): expected seeds, each a whole number from 0 to"),
         ({"seeds": 2**63}, f"seeds={2**63}): expected seeds, each a whole number from 0 to"),
         ({"strict": "yes"}, "strict='yes'): expected True or False"),
-        ({"step_bound": 0}, "step_bound=0): expected a positive number, got int"),
+        ({"step_bound": 0}, "step_bound=0): expected a positive whole number, got int"),
         ({"max_cost_usd": True}, "max_cost_usd=True): expected a positive number, got bool"),
+        ({"max_steps": 2.5}, "max_steps=2.5): expected a positive whole number, got float"),
+        ({"ceiling_steps": 1e3}, "ceiling_steps=1000.0): expected a positive whole number, got"),
+        ({"step_bound": 12.0}, "step_bound=12.0): expected a positive whole number, got float"),
         (
             {"ceiling_seconds": float("inf")},
             "ceiling_seconds=inf): expected a positive, finite number, got float",

@@ -30,6 +30,45 @@ def test_a_budget_limit_must_be_positive(field: str, value: float) -> None:
         Budget(**fields)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("value", [2.5, 1e4, True, "9"])
+@pytest.mark.parametrize("field", ["max_steps", "max_tokens", "max_calls"])
+def test_a_budget_count_must_be_a_whole_number(field: str, value: object) -> None:
+    """An agent may hand a count to ``range``; a string would fail deep in the harness."""
+    fields = {"max_steps": 1, field: value}
+    with pytest.raises(
+        BudgetError, match=rf"^Budget\({field}={re.escape(repr(value))}\): must be a "
+    ):
+        Budget(**fields)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("value", [True, "9", [1]])
+@pytest.mark.parametrize("field", ["max_wall_seconds", "max_cost_usd", "max_idle_seconds"])
+def test_a_budget_amount_must_be_a_number(field: str, value: object) -> None:
+    fields = {"max_steps": 1, field: value}
+    message = rf"^Budget\({field}={re.escape(repr(value))}\): must be a positive, finite number"
+    with pytest.raises(BudgetError, match=message):
+        Budget(**fields)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "said"),
+    [
+        ("max_steps", 2.5, "a positive whole number"),
+        ("max_tool_calls", "400", "a positive whole number"),
+        ("max_wall_seconds", "10", "a positive, finite number"),
+    ],
+)
+def test_a_ceiling_of_the_wrong_kind_is_refused(field: str, value: object, said: str) -> None:
+    message = rf"^Ceilings\({field}={re.escape(repr(value))}\): must be {said}"
+    with pytest.raises(BudgetError, match=message):
+        Ceilings(**{field: value})  # type: ignore[arg-type]
+
+
+def test_a_scenarios_step_bound_must_be_a_whole_number() -> None:
+    with pytest.raises(BudgetError, match=r"^Scenario\(step_bound=2.5\): must be a positive whole"):
+        dataclasses.replace(b.scenario(), step_bound=2.5)  # type: ignore[arg-type]
+
+
 def test_budget_limits_other_than_steps_may_be_left_out() -> None:
     budget = Budget(max_steps=1)
     assert budget.to_dict() == {
