@@ -3,7 +3,7 @@ must be, or a `ScenarioFileError` naming the file, the field and the fix."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from unsolvable.imports._scenario_file import ScenarioFileError
@@ -50,8 +50,16 @@ class FieldReader:
     ) -> list[Any]:
         return list(self.get(data, key, list, where, fix, default))
 
-    def table(self, value: Any, where: str, fix: str) -> Mapping[str, Any]:
+    def table(
+        self, value: Any, where: str, fix: str, keys: Collection[str] | None = None
+    ) -> Mapping[str, Any]:
+        """``value`` as a table; with ``keys``, one holding any other key is refused, since a
+        misspelt optional field would be left out without a word and its default used."""
         if not isinstance(value, Mapping):
             wanted = type_word(dict, toml=True)
             raise self.fail(where, f"is {kind_of(value, toml=True)}, not {wanted}", fix)
+        if keys is not None and (unknown := sorted(set(value) - set(keys))):
+            raise self.fail(
+                f"{where}.{unknown[0]}", f"is not a field of {where}", f"use only {sorted(keys)}"
+            )
         return value

@@ -15,13 +15,15 @@ from unsolvable.imports._scenario_file import Answer, FileCall, FileTurn, Result
 __all__ = ["answers_of", "script_of", "tools_of"]
 
 _SCRIPT_FIX = 'write {"prefix": [turns...], "cycle": [turns...]}, each turn {"text", "calls"}'
+_CALL_KEYS = ("name", "arguments")
 _TOOL_FIX = 'give each tool as {"name": "...", "description": "...", "parameters": {...}}'
 
 
 def script_of(
     r: FieldReader, data: Mapping[str, Any], tools: Sequence[JSON]
 ) -> tuple[tuple[FileTurn, ...], tuple[FileTurn, ...]]:
-    script = r.table(r.get(data, "script", dict, "script", _SCRIPT_FIX), "script", _SCRIPT_FIX)
+    given = r.get(data, "script", dict, "script", _SCRIPT_FIX)
+    script = r.table(given, "script", _SCRIPT_FIX, ("prefix", "cycle"))
     prefix = _turns(r, script, "prefix", default=[])
     cycle = _turns(r, script, "cycle")
     if not cycle:
@@ -38,7 +40,7 @@ def tools_of(r: FieldReader, data: Mapping[str, Any]) -> list[JSON]:
     tools = []
     for i, item in enumerate(r.items(data, "tools", "tools", _TOOL_FIX)):
         where = f"tools[{i}]"
-        tool = r.table(item, where, _TOOL_FIX)
+        tool = r.table(item, where, _TOOL_FIX, ("name", "description", "parameters"))
         parameters = r.get(
             tool,
             "parameters",
@@ -74,11 +76,11 @@ def _turns(
     turns = []
     for i, item in enumerate(r.items(script, key, f"script.{key}", _SCRIPT_FIX, default)):
         where = f"script.{key}[{i}]"
-        turn = r.table(item, where, _SCRIPT_FIX)
+        turn = r.table(item, where, _SCRIPT_FIX, ("text", "calls"))
         calls = []
         for j, call in enumerate(r.items(turn, "calls", f"{where}.calls", _SCRIPT_FIX, [])):
             at = f"{where}.calls[{j}]"
-            call = r.table(call, at, 'write {"name": "...", "arguments": {...}}')
+            call = r.table(call, at, 'write {"name": "...", "arguments": {...}}', _CALL_KEYS)
             calls.append(
                 FileCall(
                     name=r.get(call, "name", str, f"{at}.name", "name the tool"),
@@ -112,16 +114,20 @@ def _check_calls(r: FieldReader, tools: Sequence[JSON], turns: Sequence[FileTurn
                 )
 
 
-def answers_of(r: FieldReader, data: Mapping[str, Any]) -> tuple[Answer, ...]:
+def answers_of(
+    r: FieldReader, data: Mapping[str, Any], tools: Sequence[JSON]
+) -> tuple[Answer, ...]:
+    """The recorded answers, each of a tool offered: no call could reach one of any other, and
+    a misspelt tool would leave the real one's calls answered as unrecorded."""
     fix = 'give each as {"tool": "...", "arguments": {...}, "results": [{"text": "..."}]}'
     answers = []
     for i, item in enumerate(r.items(data, "answers", "answers", fix, [])):
         where = f"answers[{i}]"
-        entry = r.table(item, where, fix)
+        entry = r.table(item, where, fix, ("tool", "arguments", "results"))
         results = []
         for j, result in enumerate(r.items(entry, "results", f"{where}.results", fix)):
             at = f"{where}.results[{j}]"
-            result = r.table(result, at, fix)
+            result = r.table(result, at, fix, ("text", "refusal", "world"))
             results.append(
                 Result(
                     text=r.get(result, "text", str, f"{at}.text", fix),
@@ -131,9 +137,15 @@ def answers_of(r: FieldReader, data: Mapping[str, Any]) -> tuple[Answer, ...]:
             )
         if not results:
             raise r.fail(f"{where}.results", "is empty", "give the answer at least once")
+        tool = r.get(entry, "tool", str, f"{where}.tool", fix)
+        names = sorted(str(offered["name"]) for offered in tools)
+        if tool not in names:
+            raise r.fail(
+                f"{where}.tool", f"is {tool!r}, which is not in tools", f"use one of {names}"
+            )
         answers.append(
             Answer(
-                tool=r.get(entry, "tool", str, f"{where}.tool", fix),
+                tool=tool,
                 arguments=dict(r.get(entry, "arguments", dict, f"{where}.arguments", fix, {})),
                 results=tuple(results),
             )

@@ -88,7 +88,7 @@ def parse(data: Mapping[str, Any], *, source: str = "<data>") -> ScenarioFile:
         tools=tuple(tools),
         prefix=prefix,
         cycle=cycle,
-        answers=answers_of(r, data),
+        answers=answers_of(r, data, tools),
         unrecorded=unrecorded,
         unrecorded_text=unrecorded_text,
         stagnation=stagnation,
@@ -155,7 +155,10 @@ def _name(r: FieldReader, data: Mapping[str, Any]) -> str:
 
 def _truth(r: FieldReader, data: Mapping[str, Any]) -> tuple[Stagnation, int | None, str]:
     truth = r.table(
-        r.get(data, "ground_truth", dict, "ground_truth", _TRUTH_FIX), "ground_truth", _TRUTH_FIX
+        r.get(data, "ground_truth", dict, "ground_truth", _TRUTH_FIX),
+        "ground_truth",
+        _TRUTH_FIX,
+        ("stagnation", "first_stagnant_step", "why"),
     )
     stagnation = r.get(truth, "stagnation", str, "ground_truth.stagnation", _TRUTH_FIX)
     if stagnation not in STAGNATIONS:
@@ -180,6 +183,7 @@ def _unrecorded(r: FieldReader, data: Mapping[str, Any]) -> tuple[str, str]:
         r.get(data, "unrecorded", dict, "unrecorded", _UNRECORDED_FIX),
         "unrecorded",
         _UNRECORDED_FIX,
+        ("answer", "text"),
     )
     answer = r.get(given, "answer", str, "unrecorded.answer", _UNRECORDED_FIX)
     if answer not in UNRECORDED:
@@ -230,11 +234,11 @@ def _expected(r: FieldReader, data: Mapping[str, Any]) -> frozenset[Code]:
 def _budget(r: FieldReader, data: Mapping[str, Any], step_bound: int) -> Budget:
     fix = 'write {"max_steps": N, "max_tokens": N, "max_wall_seconds": S} (each > 0)'
     given = r.table(
-        r.get(data, "budget", dict, "budget", fix, {"max_steps": step_bound}), "budget", fix
+        r.get(data, "budget", dict, "budget", fix, {"max_steps": step_bound}),
+        "budget",
+        fix,
+        [budget.name for budget in fields(Budget)],
     )
-    unknown = sorted(set(given) - {budget.name for budget in fields(Budget)})
-    if unknown:
-        raise r.fail(f"budget.{unknown[0]}", "is not a budget field", fix)
     values = {key: r.get(given, key, _budget_kinds(key), f"budget.{key}", fix) for key in given}
     values.setdefault("max_steps", step_bound)
     bad = [key for key, value in values.items() if not value > 0]
@@ -293,6 +297,7 @@ def _twin(r: FieldReader, data: Mapping[str, Any], tools: set[str]) -> Twin | No
     given = r.get(data, "twin", (dict, type(None)), "twin", fix, None)
     if given is None:
         return None
+    r.table(given, "twin", fix, ("tool", "result", "step_bound"))
     tool = r.get(given, "tool", str, "twin.tool", fix)
     if tool not in tools:
         raise r.fail(

@@ -49,7 +49,7 @@ def _problem(data: dict[str, Any]) -> str:
         ({"unrecorded": {"answer": "maybe"}}, "use one of ('unknown', 'refusal')"),
         ({"script": {"cycle": []}}, "field 'script.cycle' is empty; give at least one turn"),
         ({"budget": {"max_steps": -1}}, "field 'budget.max_steps' is -1"),
-        ({"budget": {"steps": 3}}, "field 'budget.steps' is not a budget field"),
+        ({"budget": {"steps": 3}}, "field 'budget.steps' is not a field of budget"),
         ({"tools": []}, "field 'tools' is empty"),
         ({"surprise": 1}, "field 'surprise' is not a scenario-file field"),
         ({"ground_truth": {"stagnation": "criteria"}}, "use one of ('novelty', 'first_refusal')"),
@@ -91,6 +91,45 @@ def test_seconds_and_dollars_of_a_budget_may_be_fractions(data: dict[str, Any]) 
 def test_a_call_to_a_tool_not_offered_is_refused(data: dict[str, Any]) -> None:
     data["script"]["cycle"][0]["calls"][0]["name"] = "delete_everything"
     assert "calls 'delete_everything', which is not in tools" in _problem(data)
+
+
+@pytest.mark.parametrize(
+    ("where", "fields"),
+    [
+        ("ground_truth", ["stagnation", "first_stagnant_step", "why"]),
+        ("unrecorded", ["answer", "text"]),
+        ("script", ["prefix", "cycle"]),
+        ("script.cycle[0]", ["text", "calls"]),
+        ("script.cycle[0].calls[0]", ["name", "arguments"]),
+        ("tools[0]", ["name", "description", "parameters"]),
+        ("answers[0]", ["tool", "arguments", "results"]),
+        ("answers[0].results[0]", ["text", "refusal", "world"]),
+        ("twin", ["tool", "result", "step_bound"]),
+        ("budget", ["max_steps", "max_tokens", "max_wall_seconds", "max_cost_usd"]),
+    ],
+)
+def test_a_misspelt_field_inside_a_table_is_refused_not_left_out(
+    data: dict[str, Any], where: str, fields: list[str]
+) -> None:
+    """A misspelt optional field (``first_stagnant_stp``) would otherwise be dropped without a
+    word, and the run judged by its default."""
+    data["twin"] = {"tool": "search_tickets", "result": "done", "step_bound": 12}
+    table = data
+    for part in where.replace("[", ".").replace("]", "").split("."):
+        table = table[int(part)] if part.isdigit() else table[part]
+    table["surprise"] = 1
+    message = _problem(data)
+    assert f"field '{where}.surprise' is not a field of {where}; use only [" in message
+    assert all(repr(field) in message for field in fields)
+
+
+def test_an_answer_for_a_tool_not_offered_is_refused(data: dict[str, Any]) -> None:
+    """No call could ever be given it: a misspelt tool name would leave the real tool's calls
+    answered as unrecorded."""
+    data["answers"][0]["tool"] = "search_ticket"
+    message = _problem(data)
+    assert "field 'answers[0].tool' is 'search_ticket', which is not in tools" in message
+    assert "['search_tickets']" in message
 
 
 def test_a_refusal_of_a_kind_the_harness_does_not_know_is_refused(data: dict[str, Any]) -> None:
