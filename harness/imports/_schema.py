@@ -271,21 +271,38 @@ def _seeds(r: FieldReader, data: Mapping[str, Any]) -> list[int]:
 
 
 def _check_twin_room(r: FieldReader, file: ScenarioFile) -> None:
-    """A twin shows its sibling's budget, so that budget must let the twin's model reach its
-    unblocking call and say it is done: else every agent that keeps to it fails the twin."""
-    steps = file.budget.max_steps
-    if file.twin is None or steps is None:
+    """A twin must be able to finish: its model must call the unblocking tool, and its step
+    bound and its sibling's budget (which it shows) must let the model say it is done after
+    that call. Else every agent fails the twin, whatever its stop logic, and it measures
+    nothing."""
+    if file.twin is None:
         return
-    unblocked = unblocking_step(file.twin.tool, (*file.prefix, *file.cycle))
-    if unblocked is None or unblocked + 1 <= steps:
+    turns = (*file.prefix, *file.cycle)
+    unblocked = unblocking_step(file.twin.tool, turns)
+    if unblocked is None:
+        called = sorted({call.name for turn in turns for call in turn.calls})
+        raise r.fail(
+            "twin.tool",
+            f"is {file.twin.tool!r}, which the script never calls, so the twin is never unblocked",
+            f"name a tool the script calls: {called}",
+        )
+    said = f"its model calls {file.twin.tool!r}, which unblocks it, first at step {unblocked}"
+    if file.twin.step_bound < unblocked + 1:
+        raise r.fail(
+            "twin.step_bound",
+            f"is {file.twin.step_bound}, which ends the twin before it is done: {said} and says "
+            f"it is done at step {unblocked + 1}",
+            f"make twin.step_bound {unblocked + 1} or more",
+        )
+    steps = file.budget.max_steps
+    if steps is None or unblocked + 1 <= steps:
         return
     earlier = (
         f", or unblock with a tool the recording calls by step {steps - 1}" if steps > 1 else ""
     )
     raise r.fail(
         "budget.max_steps",
-        f"is {steps}, which ends the twin before it is done: its model calls "
-        f"{file.twin.tool!r}, which unblocks it, first at step {unblocked} and says it is done at "
+        f"is {steps}, which ends the twin before it is done: {said} and says it is done at "
         f"step {unblocked + 1}, and a twin has its sibling's budget",
         f"make budget.max_steps {unblocked + 1} or more (importing: leave --unblock-with out, "
         f"then raise the file's budget and add its twin){earlier}",

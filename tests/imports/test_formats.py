@@ -5,6 +5,7 @@ BLOCKED_INPUT for a recorded denial) and ``naive`` fails it."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -132,19 +133,58 @@ def test_a_twin_whose_budget_ends_before_its_unblocking_step_is_refused(
     assert not out.exists()
 
 
-def test_a_scenario_file_whose_twin_budget_was_cut_is_refused_before_any_run(
-    tmp_path: Path, capsys: Any
-) -> None:
+def _refused_before_any_run(
+    tmp_path: Path, capsys: Any, edit: Callable[[dict[str, Any]], object]
+) -> str:
+    """The stderr of a run of the imported incident (and its twin) once ``edit`` changed its
+    file: a usage error, with no records written."""
     data = _import(openhands_log(tmp_path / "c"), "openhands", tmp_path / "s.json",
                    "--unblock-with", 'search_tickets={"results": [{"ticket": "T-1"}]}')  # fmt: skip
-    data["budget"]["max_steps"] = 1
+    edit(data)
     (tmp_path / "s.json").write_text(json.dumps(data))
     capsys.readouterr()
     out = tmp_path / "records.json"
     assert main(["run", "--no-progress", "--scenario-file", str(tmp_path / "s.json"),
                  "--json", str(out)]) == 2  # fmt: skip
-    assert "make budget.max_steps 2 or more" in capsys.readouterr().err
     assert not out.exists()
+    return str(capsys.readouterr().err)
+
+
+def test_a_scenario_file_whose_twin_budget_was_cut_is_refused_before_any_run(
+    tmp_path: Path, capsys: Any
+) -> None:
+    err = _refused_before_any_run(tmp_path, capsys, lambda data: data["budget"].update(max_steps=1))
+    assert "make budget.max_steps 2 or more" in err
+
+
+def test_a_scenario_file_whose_twin_must_stop_before_it_is_unblocked_is_refused(
+    tmp_path: Path, capsys: Any
+) -> None:
+    """A twin's N before the step that unblocks it fails every agent on the twin, the stop
+    logic aside: it measures nothing, so the file is refused before any run."""
+
+    def read_first(data: dict[str, Any]) -> None:
+        data["script"]["prefix"] = [{"text": f"Reading the docs ({i})"} for i in range(5)]
+
+    err = _refused_before_any_run(tmp_path, capsys, read_first)
+    assert "field 'twin.step_bound' is 6, which ends the twin before it is done" in err
+    assert "calls 'search_tickets', which unblocks it, first at step 6" in err
+    assert "make twin.step_bound 7 or more" in err
+
+
+def test_a_scenario_file_whose_twin_is_unblocked_by_a_tool_never_called_is_refused(
+    tmp_path: Path, capsys: Any
+) -> None:
+    """The twin's model would never call its unblocking tool: the twin would replay its
+    sibling to the end, a control that cannot be done."""
+
+    def unblock_with_another(data: dict[str, Any]) -> None:
+        data["tools"].append({"name": "escalate", "description": "Escalate.", "parameters": {}})
+        data["twin"]["tool"] = "escalate"
+
+    err = _refused_before_any_run(tmp_path, capsys, unblock_with_another)
+    assert "field 'twin.tool' is 'escalate', which the script never calls" in err
+    assert "name a tool the script calls: ['search_tickets']" in err
 
 
 def test_own_records_with_their_trajectory_import(tmp_path: Path) -> None:
