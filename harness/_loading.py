@@ -23,9 +23,9 @@ from collections.abc import Callable, Iterator, Sequence
 from types import FrameType, ModuleType
 from typing import Any
 
-from unsolvable._errors import AdapterError
+from unsolvable._errors import AdapterError, docs_page
 from unsolvable._redact import Redactor
-from unsolvable._remote import ACP_PREFIX, EXEC_PREFIX
+from unsolvable._remote import A2A_PREFIX, ACP_PREFIX, EXEC_PREFIX
 from unsolvable._text import slug
 from unsolvable.adapters.base import Adapter, NamedAdapter, PlainAdapter, as_adapter, own_name
 
@@ -238,6 +238,13 @@ def _load(spec: str, *, isolate_network: bool) -> Adapter:
         adapter = AcpAdapter.from_spec(spec, isolate_network=isolate_network)
         adapter.preflight()
         return adapter
+    if spec.startswith(A2A_PREFIX):
+        raise AdapterError(
+            f"agent {spec!r}: an A2A agent has no spec of its own ({A2A_PREFIX} only labels its "
+            "runs); in a module, write agent = A2AAdapter([...]) with its server's command "
+            "(from unsolvable.adapters.a2a), and give --agent module:attribute. See "
+            f"{docs_page('processes', 'agents-served-over-a2a')}"
+        )
     if spec in BUILTIN:
         return as_adapter(BUILTIN[spec])  # type: ignore[arg-type]
     from unsolvable.adapters.registry import registered  # names installed packages register
@@ -258,7 +265,8 @@ def _load(spec: str, *, isolate_network: bool) -> Adapter:
             target = getattr(target, part)
         except AttributeError:
             raise AdapterError(
-                f"agent {spec!r}: {module_name!r} has no attribute {attribute!r}"
+                f"agent {spec!r}: {module_name!r} has no attribute {attribute!r}; check its "
+                "spelling, and that the module defines it when imported"
             ) from None
     if isinstance(target, type):
         raise AdapterError(_class_message(spec, target))

@@ -116,7 +116,7 @@ def _shard(text: str) -> Shard:
 
 def _count(text: str) -> int:
     """A count of processes or of steps: a whole number, 1 or more."""
-    if not text.isdigit() or int(text) < 1:
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:  # '²' is a digit int() refuses
         raise argparse.ArgumentTypeError(f"{text!r}: give a whole number, 1 or more")
     return int(text)
 

@@ -101,6 +101,22 @@ def test_an_exec_agent_whose_program_is_missing_is_a_usage_error_before_any_run(
     assert "the program 'no-such-program-xyz' is not on PATH" in result.stderr
 
 
+def test_an_a2a_spec_is_a_usage_error_that_says_how_an_a2a_agent_is_given() -> None:
+    """``a2a:`` labels an A2A agent's runs but is no spec: read as ``module:attribute`` it
+    blamed the a2a-sdk's module for having no attribute named after the server."""
+    result = _unsolvable("run", "--agent", "a2a:python server.py", "--scenario", "oscillation")
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith("unsolvable: error: agent 'a2a:python server.py': an A2A ")
+    assert "A2AAdapter([...])" in result.stderr and "--agent module:attribute" in result.stderr
+    assert "has no attribute" not in result.stderr
+
+
+def test_an_agent_attribute_that_is_not_there_says_what_to_check() -> None:
+    result = _unsolvable("run", "--agent", "unsolvable.agents:naïve", "--scenario", "oscillation")
+    assert result.returncode == 2, result.stderr
+    assert "'unsolvable.agents' has no attribute 'naïve'; check its spelling" in result.stderr
+
+
 def test_an_unquoted_exec_agent_gets_the_quoting_it_needs() -> None:
     result = _unsolvable("run", "--agent", "exec:node", "agent.js", "--scenario", "oscillation")
     assert result.returncode == 2 and result.stdout == ""
@@ -238,6 +254,7 @@ def test_a_seed_given_twice_runs_once() -> None:
     ("flag", "value", "said"),
     [
         ("--ceiling-steps", "0", "give a whole number, 1 or more"),
+        ("--ceiling-steps", "²", "give a whole number, 1 or more"),
         ("--ceiling-seconds", "0", "give a number of seconds above 0"),
         ("--ceiling-seconds", "nan", "give a number of seconds above 0"),
         ("--ceiling-seconds", "-1", "give a number of seconds above 0"),

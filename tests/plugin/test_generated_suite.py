@@ -113,7 +113,8 @@ def test_ini_options_drive_the_suite(run: Run, pytester: pytest.Pytester) -> Non
         ),
         (
             (f"{AGENT_OPTION}=pkg:missing",),
-            f"ERROR: {AGENT_OPTION}: agent 'pkg:missing': 'pkg' has no attribute 'missing'",
+            f"ERROR: {AGENT_OPTION}: agent 'pkg:missing': 'pkg' has no attribute 'missing'; "
+            "check its spelling*",
         ),
         (
             (f"{AGENT_OPTION}=unsolvable.adapters:PlainAdapter",),
