@@ -90,6 +90,23 @@ def _check_not_the_trace(output: Path, trace: Path, *, given: bool) -> None:
     )
 
 
+def _check_not_built_in(given: str, name: str, data: Any) -> None:
+    """A file whose scenario or twin has a built-in's name is refused whenever it is read, so
+    the import refuses to write it."""
+    from unsolvable.imports._replay import build
+    from unsolvable.imports._schema import parse
+    from unsolvable.imports._trace import ImportFailed
+    from unsolvable.scenarios import SCENARIOS
+
+    built_in = {scenario.name for scenario in SCENARIOS}
+    for scenario in build(parse(data)):
+        if scenario.name in built_in:
+            raise ImportFailed(
+                f"--name {given!r}: the scenario {scenario.name!r} is already taken by the "
+                f"built-in library; give another --name, e.g. incidents/{name.split('/')[1]}"
+            )
+
+
 def run_import(args: argparse.Namespace) -> int:
     from unsolvable._scenario import check_name
     from unsolvable._writable import check_writable
@@ -115,6 +132,7 @@ def run_import(args: argparse.Namespace) -> int:
         first_stagnant_step=args.first_stagnant_step,
         task=args.task,
     )
+    _check_not_built_in(args.name, name, imported.data)
     write_file(output, json.dumps(imported.data, indent=2, allow_nan=False) + "\n")
     print(f"unsolvable: wrote {output} ({name})")
     for line in imported.removed:

@@ -200,6 +200,29 @@ def test_a_name_taken_by_a_built_in_is_refused(data: dict[str, Any], tmp_path: P
     assert main(["list", "--scenario-file", str(path)]) == 2
 
 
+@pytest.mark.parametrize(
+    ("name", "unblock", "taken"),
+    [
+        ("constant-return/repeat", (), "constant-return/repeat"),
+        ("constant-return/cursor-paging", ("--unblock-with", "search_tickets=[]"),
+         "constant-return/twin-cursor-paging"),
+    ],
+)  # fmt: skip
+def test_an_import_named_as_a_built_in_is_refused_before_it_writes(
+    tmp_path: Path, capsys: Any, name: str, unblock: tuple[str, ...], taken: str
+) -> None:
+    """A file whose scenario (or twin) has a built-in's name is refused whenever it is read:
+    the import that would write it says so, rather than write a file no run can load."""
+    out = tmp_path / "s.json"
+    trace = openhands_log(tmp_path / "c")
+    argv = ["import", str(trace), "--format", "openhands", "--name", name, "-o", str(out)]
+    assert main([*argv, *unblock]) == 2
+    err = capsys.readouterr().err
+    assert f"--name {name!r}: the scenario {taken!r} is already taken by the built-in" in err
+    assert "give another --name, e.g. incidents/" in err
+    assert not out.exists()
+
+
 def test_a_context_window_refuses_a_longer_request_as_the_built_ins_do(
     data: dict[str, Any],
 ) -> None:
