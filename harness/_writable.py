@@ -20,7 +20,18 @@ from typing import NoReturn
 from unsolvable._errors import OutputError
 from unsolvable._input import file_kind
 
-__all__ = ["check_writable", "check_writable_dir"]
+__all__ = ["check_writable", "check_writable_dir", "file_path"]
+
+
+def file_path(text: str, *, flag: str, example: str) -> Path:
+    """``text``, a path given for a file to write, as a `Path`; one ending in a separator names
+    a folder, which `Path` would forget, and the file would be written under the folder's name."""
+    if text.endswith(("/", os.sep)):
+        raise OutputError(
+            f"{flag} {text!r} names a folder (it ends in '/'); name a file in it, e.g. "
+            f"{text}{example}"
+        )
+    return Path(text)
 
 
 def check_writable(path: Path, *, flag: str) -> None:

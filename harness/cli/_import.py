@@ -30,7 +30,6 @@ def add_import_command(commands: Any) -> None:
     command.add_argument(
         "-o",
         "--output",
-        type=Path,
         metavar="FILE",
         help="where to write the scenario file (default: NAME's variant.json)",
     )
@@ -109,14 +108,15 @@ def _check_not_built_in(given: str, name: str, data: Any) -> None:
 
 def run_import(args: argparse.Namespace) -> int:
     from unsolvable._scenario import check_name
-    from unsolvable._writable import check_writable
+    from unsolvable._writable import check_writable, file_path
     from unsolvable.imports._formats import read_trace
     from unsolvable.imports._importer import import_trace
     from unsolvable.imports._trace import ImportFailed
     from unsolvable.reports._files import write_file
 
     name = check_name(args.name if "/" in args.name else f"imported/{args.name}")
-    output = args.output or Path(f"{name.split('/', 1)[1]}.json")
+    variant = f"{name.split('/', 1)[1]}.json"
+    output = file_path(args.output, flag="-o", example=variant) if args.output else Path(variant)
     _check_not_the_trace(output, args.trace, given=args.output is not None)
     check_writable(output, flag="-o")
     if args.first_stagnant_step is not None and args.first_stagnant_step < 1:

@@ -27,8 +27,9 @@ class ReportFlag:
     """``baseline-margin``: ``--baseline-margin`` in the CLI, ``--unsolvable-baseline-margin`` in
     pytest."""
     help: str
-    parse: Callable[[str], Any] = Path
-    """How a value given on the command line or in an ini file is read; unused by switches."""
+    parse: Callable[[str], Any] = str
+    """How a value given on the command line or in an ini file is read; unused by switches. A
+    path stays as given, so `report_options` still sees a trailing ``/`` that `Path` drops."""
     metavar: str = "PATH"
     switch: bool = False
     """An on/off flag that takes no value."""
@@ -122,21 +123,25 @@ def report_options(
     """The reports and the gate from the values of `REPORT_FLAGS` (by `ReportFlag.key`; a
     missing or ``None`` value is the default). ``prefix`` is how the face spells its flags, so
     messages name what its users type."""
+    from unsolvable._writable import file_path
     from unsolvable.reports._baseline import Margins
     from unsolvable.reports._blessed import BaselineFlags
     from unsolvable.reports._publish import ReportOptions
 
-    def path(key: str) -> Path | None:
+    def path(key: str, example: str) -> Path | None:
         value = values.get(key)
-        return None if value is None else Path(value)
+        if value is None:
+            return None
+        return file_path(str(value), flag=f"{prefix}{key}", example=example)
 
+    trace_dir = values.get("trace_dir")
     return ReportOptions(
-        json=path("json"),
-        markdown=path("markdown"),
-        html=path("html"),
-        otel=path("otel"),
-        trace_dir=path("trace_dir"),
-        baseline=path("baseline"),
+        json=path("json", "records.json"),
+        markdown=path("markdown", "report.md"),
+        html=path("html", "report.html"),
+        otel=path("otel", "spans.json"),
+        trace_dir=None if trace_dir is None else Path(trace_dir),
+        baseline=path("baseline", "baseline.json"),
         update_baseline=bool(values.get("update_baseline")),
         allow_empty_gate=bool(values.get("allow_empty_gate")),
         margins=Margins(

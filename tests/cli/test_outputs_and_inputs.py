@@ -274,6 +274,36 @@ def test_import_to_a_folder_or_under_an_escaping_name_is_refused_up_front(tmp_pa
     assert escaping.returncode == USAGE and "'..'" in escaping.stderr
 
 
+@pytest.mark.parametrize(
+    ("flag", "example"),
+    [
+        ("--json", "records.json"),
+        ("--markdown", "report.md"),
+        ("--html", "report.html"),
+        ("--otel", "spans.json"),
+        ("-o", "b.json"),
+    ],
+)
+def test_an_output_path_ending_in_a_slash_is_refused_not_written_as_a_file(
+    tmp_path: Path, flag: str, example: str
+) -> None:
+    """``--json reports/`` names a folder: the report was written as a file called ``reports``
+    and the run said so."""
+    folder = f"{tmp_path / 'reports'}/"
+    if flag == "-o":
+        trace = tmp_path / "records.json"
+        _unsolvable("run", "--agent", "naive", *REPEAT, "--json", str(trace))
+        result = _unsolvable(
+            "import", str(trace), "--format", "record", "--name", "a/b", "-o", folder
+        )
+    else:
+        result = _unsolvable("run", "--agent", "naive", *REPEAT, flag, folder)
+    assert (result.returncode, result.stdout, "Traceback" in result.stderr) == (USAGE, "", False)
+    assert f"{flag} {folder!r} names a folder (it ends in '/'); name a file in it" in result.stderr
+    assert f"e.g. {folder}{example}" in result.stderr
+    assert not (tmp_path / "reports").exists()
+
+
 @pytest.mark.parametrize("name", ["incidents/..", "incidents/\u001b[31mred", "incidents/a\u0000"])
 def test_a_scenario_file_whose_name_escapes_is_refused(tmp_path: Path, name: str) -> None:
     (tmp_path / "s.json").write_text(json.dumps({**SCENARIO_FILE, "name": name}))

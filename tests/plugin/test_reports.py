@@ -217,6 +217,19 @@ def test_an_unusable_baseline_is_a_usage_error_before_anything_runs(
     assert "passed" not in result.stdout.str() and "bringing up nodes" not in result.stdout.str()
 
 
+def test_a_report_path_ending_in_a_slash_is_a_usage_error_before_anything_runs(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    _agent(pytester, "contract")
+    result = _suite(run, f"{JSON_OPTION}=reports/", "-n", "2")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [f"ERROR: {JSON_OPTION} 'reports/' names a folder (it ends in '/'); name a file in it*"]
+    )
+    assert "bringing up nodes" not in result.stdout.str()
+    assert not (pytester.path / "reports").exists()
+
+
 def test_ini_keys_set_the_reports_and_the_gate(run: Run, pytester: pytest.Pytester) -> None:
     _agent(pytester, "contract")
     assert _suite(run, GATE, UPDATE_BASELINE_OPTION).ret == 0
