@@ -41,7 +41,13 @@ def tool_names(tools: Iterable[Any] | None) -> tuple[str, ...]:
 
 
 def assistant_message(response: ModelResponse) -> JSON:
-    """The model's response as the Chat Completions assistant message an agent appends."""
+    """The model's response as the Chat Completions assistant message an agent appends; a
+    `TypeError` saying what a scenario's model returned instead of a `ModelResponse`, which
+    would otherwise fail on a missing attribute, or pass through, as the agent's own error."""
+    if not isinstance(response, ModelResponse):
+        raise TypeError(
+            f"respond() returned {type(response).__name__} ({response!r}), not a ModelResponse"
+        )
     message: JSON = {"role": "assistant", "content": response.content}
     if response.tool_calls:
         message["tool_calls"] = [call.to_openai() for call in response.tool_calls]

@@ -200,11 +200,10 @@ class Session:
             results=self._dispatch.results_since(agent),
         )
         try:
-            response = self._setup.model.respond(request)
+            message = assistant_message(self._setup.model.respond(request))
         except Exception as error:
             self._failed(f"the scenario's model, answering step {step},", error)
             raise
-        message = assistant_message(response)
         usage = self._accounts.charge(agent, counted, offered, message, sent=sent)
         self._observer.note(step, message, agent)
         self._subtasks.on_model_call(step, agent, counted.messages, calls_of(message))

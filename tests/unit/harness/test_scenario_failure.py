@@ -7,6 +7,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import pytest
+
 import unsolvable
 from unsolvable import Code, Outcome, Scenario, Session, Stop, scenarios
 from unsolvable.fake_tools import Tool, ToolRouter
@@ -81,6 +83,31 @@ def test_a_tool_that_raises_crashes_the_run_naming_it() -> None:
     assert error.startswith("HarnessFailure: unsolvable: the scenario's tool 'search_invoices'")
     assert "raised ZeroDivisionError: division by zero in the tool" in error
     assert "ZeroDivisionError" in str(record.observed.traceback)
+
+
+class _MalformedModel:
+    """A scenario's model with a bug: it returns ``reply`` rather than a `ModelResponse`."""
+
+    def __init__(self, reply: object) -> None:
+        self.reply = reply
+
+    def respond(self, request: object) -> Any:
+        return self.reply
+
+
+@pytest.mark.parametrize("reply", [None, "search again", {"content": "search again"}])
+def test_a_model_that_returns_no_model_response_crashes_the_run_naming_it(reply: object) -> None:
+    """Not the agent's crash on ``'NoneType' object has no attribute 'content'``: the scenario's
+    model is named, with what it returned."""
+    scenario = _with("constant-return/repeat", model=lambda setup: _MalformedModel(reply))
+    record = unsolvable.run(swallowing, scenario)
+    assert record.outcome is Outcome.CRASHED
+    assert record.observed.error == (
+        "HarnessFailure: unsolvable: the scenario's model, answering step 1, raised TypeError: "
+        f"respond() returned {type(reply).__name__} ({reply!r}), not a ModelResponse, so what "
+        "the agent did after it answered no scenario; fix the scenario (the traceback shows "
+        "where)"
+    )
 
 
 def test_a_tools_deliberate_error_is_the_agents_to_handle() -> None:
