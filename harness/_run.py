@@ -266,6 +266,32 @@ def run(
     return TerminationRecord.from_dict(plain)
 
 
+def _check_arguments(scenario: object, *, strict: object, ceilings: object) -> None:
+    """A `TypeError` saying what to pass, before the run, for a scenario, ``strict`` or
+    ``ceilings`` of the wrong kind: a scenario given by name, as the command line and the
+    ``unsolvable`` fixture take it, failed on a missing attribute, ceilings that are none were
+    recorded as the agent's crash, and a ``strict`` that is no bool failed after the run."""
+    if not isinstance(scenario, Scenario):
+        fix = (
+            f"for a scenario by name, pass scenarios.get({scenario!r}) "
+            "(from unsolvable import scenarios)"
+            if isinstance(scenario, str)
+            else "pass one, e.g. scenarios.get('constant-return/repeat') (from unsolvable import "
+            "scenarios)"
+        )
+        raise TypeError(
+            f"unsolvable.run(agent, scenario): scenario is a {type(scenario).__name__} "
+            f"({scenario!r}), not a Scenario; {fix}"
+        )
+    if not isinstance(strict, bool):
+        raise TypeError(f"unsolvable.run(..., strict={strict!r}): give True or False")
+    if ceilings is not None and not isinstance(ceilings, Ceilings):
+        raise TypeError(
+            f"unsolvable.run(..., ceilings={ceilings!r}): give unsolvable.Ceilings(max_steps=..., "
+            "max_tool_calls=..., max_wall_seconds=...), or None for the agent's own"
+        )
+
+
 def run_unredacted(
     agent: AgentLike,
     scenario: Scenario,
@@ -285,6 +311,7 @@ def run_unredacted(
     its record is built (the agent back, or given up on): a record of thousands of steps takes a
     while to build, and the worker tells the harness that it is under way rather than the agent
     holding the interpreter, and how the run ended, should the record never come."""
+    _check_arguments(scenario, strict=strict, ceilings=ceilings)
     scenario = scenario.with_overrides(**overrides)
     seed = scenario.seeds[0] if seed is None else seed
     if not is_seed(seed):

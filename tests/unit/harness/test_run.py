@@ -129,6 +129,44 @@ def test_overrides_replace_bound_and_budget() -> None:
         unsolvable.run(b.forever, b.scenario(), max_stepz=3)
 
 
+@pytest.mark.parametrize(
+    ("scenario", "said"),
+    [
+        ("constant-return/repeat", "str ('constant-return/repeat'), not a Scenario; for a "
+         "scenario by name, pass scenarios.get('constant-return/repeat') (from unsolvable "
+         "import scenarios)"),
+        (None, "NoneType (None), not a Scenario; pass one, e.g. "),
+    ],
+)  # fmt: skip
+def test_a_scenario_that_is_no_scenario_is_a_type_error_saying_what_to_pass(
+    scenario: object, said: str
+) -> None:
+    """A scenario given by name, as the command line and the fixture take it, failed on
+    ``'str' object has no attribute 'with_overrides'``."""
+    with pytest.raises(TypeError) as raised:
+        unsolvable.run(b.forever, scenario)  # type: ignore[arg-type]
+    assert str(raised.value).startswith(f"unsolvable.run(agent, scenario): scenario is a {said}")
+
+
+@pytest.mark.parametrize(
+    ("keywords", "said"),
+    [
+        ({"strict": "yes"}, "unsolvable.run(..., strict='yes'): give True or False"),
+        ({"ceilings": 30}, "unsolvable.run(..., ceilings=30): give unsolvable.Ceilings("),
+        ({"ceilings": {"max_steps": 3}}, "ceilings={'max_steps': 3}): give unsolvable.Ceilings("),
+    ],
+)
+def test_strict_or_ceilings_of_the_wrong_kind_are_refused_before_the_agent_runs(
+    keywords: dict[str, object], said: str
+) -> None:
+    """Ceilings that are none were recorded as the agent's crash, with a traceback of the
+    harness's watchdog; a ``strict`` that is no bool failed once the run was over."""
+    ran: list[Session] = []
+    with pytest.raises(TypeError) as raised:
+        unsolvable.run(ran.append, b.scenario(), **keywords)  # type: ignore[arg-type]
+    assert said in str(raised.value) and not ran
+
+
 def test_the_agent_runs_on_the_calling_thread() -> None:
     """Stop logic that acts only on the main thread (signals, agent-watchdog) acts here too."""
     seen: list[threading.Thread] = []
