@@ -81,6 +81,11 @@ class ToolRouter:
         if tool is None:
             return error_result(f"unknown tool {name!r}", available=sorted(self.routes))
         result = tool.handler(self.world, arguments)
+        if not isinstance(result, ToolResult):  # the scenario's bug, named as such by the session
+            raise TypeError(
+                f"its handler returned {type(result).__name__} ({result!r}), not a ToolResult: "
+                "return respond(world, body) or error_result(message), from unsolvable.fake_tools"
+            )
         tool.calls.append(ToolCallLog(arguments=dict(arguments), result=result))
         tool.call_count += 1
         return result

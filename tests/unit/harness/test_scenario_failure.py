@@ -115,3 +115,23 @@ def test_a_tools_deliberate_error_is_the_agents_to_handle() -> None:
     of the scenario: the agent's stop on it is judged."""
     record = unsolvable.run(swallowing, scenarios.get("missing-permission/retry-raises"))
     assert (record.outcome, record.code) == (Outcome.STOPPED, Code.NO_PROGRESS)
+
+
+@pytest.mark.parametrize("answer", [None, "42 invoices", {"text": "42 invoices"}])
+def test_a_tool_that_returns_no_tool_result_crashes_the_run_saying_what_to_return(
+    answer: object,
+) -> None:
+    """Not ``'NoneType' object has no attribute 'text'``: the scenario's tool is named, with what
+    it returned and what it should have."""
+
+    def malformed(setup: Any) -> ToolRouter:
+        spec = setup.toolbox.specs[0]
+        return ToolRouter(setup.world, [Tool(spec=spec, handler=lambda world, arguments: answer)])
+
+    record = unsolvable.run(swallowing, _with("constant-return/repeat", toolbox=malformed))
+    assert record.outcome is Outcome.CRASHED
+    assert (
+        "the scenario's tool 'search_invoices' raised TypeError: its handler returned "
+        f"{type(answer).__name__} ({answer!r}), not a ToolResult: return respond(world, body) "
+        "or error_result(message), from unsolvable.fake_tools"
+    ) in str(record.observed.error)
