@@ -1,12 +1,13 @@
 """Consumes a measured number, produces how every report and verdict writes it: plainly, never in
-exponent notation (``1103124``, not ``1.10312e+06``), and never rounded past what was measured
-(``$0.000044``, not ``$0.0000``)."""
+exponent notation (``1103124``, not ``1.10312e+06``), never rounded past what was measured
+(``$0.000044``, not ``$0.0000``), and a count with its noun in the number it takes (``1 run``,
+``2 runs``)."""
 
 from __future__ import annotations
 
 from decimal import Decimal
 
-__all__ = ["dollars", "plain"]
+__all__ = ["counted", "dollars", "plain"]
 
 
 def plain(value: float) -> str:
@@ -24,3 +25,9 @@ def dollars(value: float) -> str:
     """``value`` dollars, as `plain` writes the figure: to the millionth a record keeps, so a
     lag or an overshoot of a few millionths does not read as none."""
     return f"${plain(value)}"
+
+
+def counted(count: int, noun: str) -> str:
+    """``count`` and ``noun``, the noun plural (an ``s`` added) unless the count is one: the
+    report's nouns (run, record, group, step, scenario) are all regular."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"

@@ -17,6 +17,7 @@ from typing import Any
 
 from unsolvable._batch import Batch, Job, run_jobs
 from unsolvable._errors import OutputError, ShardError
+from unsolvable._numbers import counted
 from unsolvable._processes import DESCRIPTORS_PER_WORKER, most_workers, open_file_limit
 from unsolvable._record import TerminationRecord
 from unsolvable._scenario import SEEDS, Ceilings, Scenario, is_seed
@@ -285,7 +286,7 @@ def _finish(
     except OutputError as error:
         print(summary_line(records))
         kept = (
-            f"; the {stream.written} records streamed to {stream.path} are kept"
+            f"; the {counted(stream.written, 'record')} streamed to {stream.path} are kept"
             if stream.written
             else ""
         )

@@ -20,6 +20,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from unsolvable._numbers import counted
 from unsolvable._observed import ToolTrace, TraceStep
 from unsolvable._record import TerminationRecord
 from unsolvable.reports._counted import counted_lags
@@ -143,15 +144,15 @@ def _notes(record: TerminationRecord, root: str) -> str:
     )
     if observed.worker_lost:
         return (
-            f"none of its {observed.steps} steps: its worker process was lost, and the harness "
-            "counted its steps without seeing what they said (extra.worker_lost)"
+            f"none of its {counted(observed.steps, 'step')}: its worker process was lost, and the "
+            "harness counted its steps without seeing what they said (extra.worker_lost)"
         )
     if not observed.steps:
         # Whole or tail, a record of no step holds all there was: none, and no tail was cut.
         return "no steps: the run made no model call; the one step here is the harness's, saying so"
     if observed.trajectory:
         return (
-            f"all {len(kept)} steps{split}; extra.step is the step number in the run, "
+            f"all {counted(len(kept), 'step')}{split}; extra.step is the step number in the run, "
             "extra.worlds the world's fingerprint after each tool call"
         )
     return (

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from unsolvable._errors import BaselineError
 from unsolvable._loading import agent_name
-from unsolvable._numbers import plain
+from unsolvable._numbers import counted, plain
 from unsolvable.reports._blessed import (
     CLI_FLAGS,
     Baseline,
@@ -75,7 +75,8 @@ class Margins:
     def __str__(self) -> str:
         """The margins given; the cost margin only when one is (a dollar margin of 0 is what a
         gate on steps and rates was always read with)."""
-        given = f"lag p95 +{self.lag_steps} steps, false-stop rate +{plain(self.false_stop_rate)}"
+        lag = counted(self.lag_steps, "step")
+        given = f"lag p95 +{lag}, false-stop rate +{plain(self.false_stop_rate)}"
         return f"{given}, lag cost p95 +${plain(self.lag_cost_usd)}" if self.lag_cost_usd else given
 
 
@@ -201,8 +202,9 @@ class GateResult:
             )
         if self.passed:
             return [
-                f"unsolvable: baseline gate passed: {self.compared} groups compared {against} "
-                f"({self.margins}){self.partial_note()}{self.lost_note()}{':' if lost else ''}",
+                f"unsolvable: baseline gate passed: {counted(self.compared, 'group')} compared "
+                f"{against} ({self.margins}){self.partial_note()}{self.lost_note()}"
+                f"{':' if lost else ''}",
                 *lost,
             ]
         return [
@@ -218,17 +220,19 @@ class GateResult:
         face's line of a gate that compared some group says of the runs it names (`lost`)."""
         if not self.lost:
             return ""
-        runs = "1 run" if len(self.lost) == 1 else f"{len(self.lost)} runs"
-        return f"; the lag of {runs} was not compared, a worker lost"
+        return f"; the lag of {counted(len(self.lost), 'run')} was not compared, a worker lost"
 
     def partial_note(self) -> str:
         """``; 2 groups this run covers only in part were not compared``, and the groups it
         covers beyond the baseline, or nothing: what every face's line of a gate that compared
         some group says it left out."""
-        part = f"; {self.partial} groups this run covers only in part were not compared"
+        part = (
+            f"; {counted(self.partial, 'group')} this run covers only in part "
+            f"{_were(self.partial)} not compared"
+        )
         beyond = (
-            f"; {self.beyond} groups this run covers beyond the baseline, on runs it never "
-            "measured, were not compared"
+            f"; {counted(self.beyond, 'group')} this run covers beyond the baseline, on runs it "
+            f"never measured, {_were(self.beyond)} not compared"
         )
         return (part if self.partial else "") + (beyond if self.beyond else "")
 
@@ -248,6 +252,11 @@ class GateResult:
 
 LAGS = ("lag_steps_p95", "lag_cost_usd_p95")
 """The gated lags: signed, so a p95 below 0 is a group of premature stops."""
+
+
+def _were(count: int) -> str:
+    """The verb a count of groups takes."""
+    return "was" if count == 1 else "were"
 
 
 def _counted(metric: str, value: Number) -> Number:

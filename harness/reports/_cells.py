@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from unsolvable._numbers import dollars, plain
+from unsolvable._numbers import counted, dollars, plain
 from unsolvable._record import SCHEMA_VERSION, TerminationRecord
 from unsolvable._shard import ShardTag
 from unsolvable._text import printable
@@ -120,7 +120,7 @@ def step_cap_sentence(group: GroupMetrics) -> str | None:
     )
     head = f"{group.agent} {'beats' if cap.beaten else 'does not beat'} the calibrated step cap"
     why = "" if cap.beaten else f" Why not: {'; '.join(cap.shortfalls)}."
-    return f"{head} ({cap.cap} steps): {figures}.{why}"
+    return f"{head} ({counted(cap.cap, 'step')}): {figures}.{why}"
 
 
 def step_cap_lines(metrics: Metrics) -> list[str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from html import escape
 
+from unsolvable._numbers import counted
 from unsolvable._record import TerminationRecord
 from unsolvable.reports._baseline import GateResult
 from unsolvable.reports._broke import broken_rules, counts, headline, tag, worst_first
@@ -84,7 +85,7 @@ def _gate(gate: GateResult | None) -> str:
     lost = "".join(f"<li>{escape(str(run))}</li>" for run in gate.lost)
     if gate.passed:
         text = (
-            f"Baseline gate passed: {gate.compared} groups compared ({gate.margins})"
+            f"Baseline gate passed: {counted(gate.compared, 'group')} compared ({gate.margins})"
             f"{gate.partial_note()}{gate.lost_note()}{':' if lost else '.'}"
         )
         listed = f"<ul>{lost}</ul>" if lost else ""

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from unsolvable._numbers import plain
+from unsolvable._numbers import counted, plain
 from unsolvable._record import TerminationRecord
 from unsolvable._text import printable
 from unsolvable.reports._baseline import GateResult
@@ -122,7 +122,7 @@ def _gate(gate: GateResult | None) -> list[str]:
     lost = [*(f"- {_inline(str(run))}" for run in gate.lost), ""] if gate.lost else []
     if gate.passed:
         return [
-            f"**Baseline gate: passed** — {gate.compared} groups compared{against} "
+            f"**Baseline gate: passed** — {counted(gate.compared, 'group')} compared{against} "
             f"({_escaped(str(gate.margins))}){gate.partial_note()}{gate.lost_note()}"
             f"{':' if lost else '.'}",
             "",

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from unsolvable._errors import ShardError
 from unsolvable._input import load_json, read_input
+from unsolvable._numbers import counted
 from unsolvable._record import TerminationRecord
 from unsolvable._shard import ShardTag, in_order
 
@@ -132,8 +133,8 @@ def _check_positions(parts: Sequence[Part]) -> None:
     held = sorted(int(key[0]) for part in parts for key in part.tag.order)
     if held != list(range(total or 0)):
         raise ShardError(
-            f"the parts do not hold each of the whole run's {total} runs once ({len(held)} "
-            f"records); {SAME_COMMAND}"
+            f"the parts do not hold each of the whole run's {counted(total or 0, 'run')} once "
+            f"({counted(len(held), 'record')}); {SAME_COMMAND}"
         )
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from unsolvable._errors import BaselineError, OutputError, ShardError
+from unsolvable._numbers import counted
 from unsolvable._record import TerminationRecord
 from unsolvable._shard import ShardTag
 from unsolvable._writable import check_writable, check_writable_dir
@@ -192,7 +193,9 @@ def _gate(
             return None, _skipped_gate(options, "no termination records to make it from")
         written = write_baseline(metrics, options.baseline)
         count = len(written.entries)
-        return None, [f"unsolvable: wrote baseline of {count} groups to {options.baseline}"]
+        return None, [
+            f"unsolvable: wrote baseline of {counted(count, 'group')} to {options.baseline}"
+        ]
     if baseline is None:
         raise BaselineError(f"the baseline {options.baseline} was not read before the run")
     result = gate(metrics, baseline, options.margins, allow_empty=options.allow_empty_gate)
@@ -219,7 +222,8 @@ def _exports(
         files = list(trace_files(records, options.trace_dir))
         for path, text in files:
             write_file(path, text)
-        notes.append(f"unsolvable: wrote {len(files)} ATIF trajectories to {options.trace_dir}")
+        runs = counted(len(files), "run")
+        notes.append(f"unsolvable: wrote ATIF trajectories of {runs} to {options.trace_dir}")
     return notes
 
 
@@ -255,7 +259,7 @@ def publish(
         )
         written = write_file(options.json, text, partial=partial)
         notes.append(
-            f"unsolvable: wrote {len(records)} records to {written}"
+            f"unsolvable: wrote {counted(len(records), 'record')} to {written}"
             if written == options.json
             else f"unsolvable: kept the larger {options.json}; wrote {written}"
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from unsolvable._numbers import dollars
+from unsolvable._numbers import counted, dollars
 from unsolvable._record import TerminationRecord
 from unsolvable._stop import Outcome
 from unsolvable._text import printable
@@ -69,8 +69,9 @@ def summary_line(records: Sequence[TerminationRecord]) -> str:
     did_not_stop = sum(1 for r in records if r.outcome is Outcome.DID_NOT_STOP)
     false_completions = sum(map(is_false_completion, records))
     return (
-        f"unsolvable: {len(records)} runs, {passed} passed, {len(records) - passed} failed "
-        f"({did_not_stop} did_not_stop, {false_completions} false completions)"
+        f"unsolvable: {counted(len(records), 'run')}, {passed} passed, "
+        f"{len(records) - passed} failed ({did_not_stop} did_not_stop, "
+        f"{counted(false_completions, 'false completion')})"
     )
 
 

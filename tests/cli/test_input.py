@@ -117,7 +117,7 @@ def test_the_gate_compares_like_with_like(tmp_path: Path) -> None:
     narrowed = unsolvable(tmp_path, "run", "--agent", "unsolvable.agents:contract", "--scenario",
                           "missing-permission/retry-403", "--baseline", baseline)  # fmt: skip
     assert narrowed.returncode == 0, narrowed.stdout
-    assert "1 groups compared" in narrowed.stdout
+    assert "1 group compared" in narrowed.stdout
     assert "2 groups this run covers only in part were not compared" in narrowed.stdout
     other = unsolvable(tmp_path, "run", "--agent", "naive", "--scenario", "give-up-honoured",
                        "--baseline", baseline, "--allow-empty-gate")  # fmt: skip

@@ -85,7 +85,7 @@ def test_the_summary_has_a_table_per_agent_and_the_totals(
         "agent naive",
     ]
     assert lines[-1] == (
-        "unsolvable: all agents: 4 runs, 1 passed, 3 failed (1 did_not_stop, 1 false completions)"
+        "unsolvable: all agents: 4 runs, 1 passed, 3 failed (1 did_not_stop, 1 false completion)"
     )
 
 

@@ -261,7 +261,7 @@ def test_otel_and_trace_dir_are_the_clis_bytes_under_xdist(
     result = _suite(run, *flags, "-n", "2")
     assert result.ret == 0, result.stdout.str()
     result.stdout.fnmatch_lines(
-        [f"unsolvable: wrote {cases(*FAMILIES)} ATIF trajectories to traces"]
+        [f"unsolvable: wrote ATIF trajectories of {cases(*FAMILIES)} runs to traces"]
     )
     again = pytester.path / "again"
     records = str(pytester.path / "records.json")

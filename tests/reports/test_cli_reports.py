@@ -321,7 +321,7 @@ def test_otel_and_trace_dir_are_written_and_checked_before_anything_runs(tmp_pat
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[-2:] == [
         f"unsolvable: wrote OpenTelemetry spans to {otel}",
-        f"unsolvable: wrote 1 ATIF trajectories to {traces}",
+        f"unsolvable: wrote ATIF trajectories of 1 run to {traces}",
     ]
     assert json.loads(otel.read_text())["resourceSpans"]
     assert (traces / "contract/missing-permission/retry-403-seed0.json").is_file()

@@ -101,7 +101,7 @@ def test_the_gate_lines_say_the_margins_and_the_file(tmp_path: Path) -> None:
     margins = Margins(lag_steps=1, false_stop_rate=0.1)
     assert gate(measure(_lags(2)), loaded, margins).lines() == [
         f"unsolvable: baseline gate passed: 3 groups compared against {tmp_path / 'b.json'} "
-        "(lag p95 +1 steps, false-stop rate +0.1)"
+        "(lag p95 +1 step, false-stop rate +0.1)"
     ]
     failed = gate(measure(_lags(3)), baseline).lines()
     assert failed[0] == (

@@ -57,7 +57,7 @@ def test_cells_escape_pipes_and_summaries_escape_html() -> None:
     markdown = to_markdown(records, measure(records))
     assert "| fam/a\\|b |" in markdown
     assert "<summary>fam/a|b (seed 0) × a: FAIL: it | broke</summary>" in markdown
-    assert markdown.startswith("## unsolvable: 1 runs, 0 passed, 1 failed")
+    assert markdown.startswith("## unsolvable: 1 run, 0 passed, 1 failed")
     assert "&lt;b&gt;" not in markdown.split("```text")[1], "code blocks stay verbatim"
 
 

@@ -18,7 +18,7 @@ from unsolvable import CHECK_TOOL, Code, Outcome, Session, Stop, TerminationReco
 from unsolvable.agents import contract
 from unsolvable.agents._loop import assistant, dispatch, opening, tool_calls
 from unsolvable.reports._broke import tag
-from unsolvable.reports._cells import COLUMNS, cells
+from unsolvable.reports._cells import COLUMNS, cells, step_cap_lines
 from unsolvable.reports._counted import is_blind_stop, is_budget_spent, is_premature_stop, lag
 from unsolvable.reports._distribution import Distribution
 from unsolvable.reports._html import to_html
@@ -106,6 +106,8 @@ def test_a_control_done_in_one_step_calibrates_a_cap_of_one() -> None:
         0,
     )
     assert (cap.premature_stops, cap.lag_p95, cap.agent_lag_p95) == (0, 0, 2)
+    (sentence,) = step_cap_lines(measure(records))
+    assert "the calibrated step cap (1 step):" in sentence
 
 
 def test_a_cap_that_lands_on_the_stagnant_step_is_not_premature() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from unsolvable._numbers import plain
+from unsolvable._numbers import counted, plain
 from unsolvable.reports._cells import distribution
 from unsolvable.reports._distribution import Distribution
 
@@ -31,3 +31,10 @@ def test_plain_never_writes_an_exponent(value: float, text: str) -> None:
 def test_a_large_lag_in_tokens_is_written_whole_in_the_metrics() -> None:
     spread = Distribution(count=3, p50=1103124, p95=2206248, max=30000000)
     assert distribution(spread) == "1103124/2206248/30000000"
+
+
+@pytest.mark.parametrize(
+    ("count", "text"), [(0, "0 runs"), (1, "1 run"), (2, "2 runs"), (-1, "-1 runs")]
+)
+def test_a_count_of_one_takes_the_singular(count: int, text: str) -> None:
+    assert counted(count, "run") == text
