@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from unsolvable._record import TerminationRecord
 from unsolvable._stop import Outcome
 from unsolvable.reports._baseline import GateResult
-from unsolvable.reports._cells import NO_VALUE
+from unsolvable.reports._cells import NO_VALUE, premature_count
 from unsolvable.reports._counted import is_counted_false_stop, is_false_completion
 from unsolvable.reports._metrics import GroupMetrics, Metrics
 
@@ -47,6 +47,7 @@ def counts(records: Sequence[TerminationRecord], metrics: Metrics) -> list[Count
     did_not_stop = total(lambda group: group.did_not_stop)
     false_stops, controls = total(lambda g: g.false_stops), total(lambda g: g.controls)
     premature = total(lambda group: group.premature_stops)
+    blind = total(lambda group: group.blind_stops)
     unsolvable = len(records) - controls
 
     def tone(count: int, loud: str = "bad") -> str:
@@ -65,7 +66,7 @@ def counts(records: Sequence[TerminationRecord], metrics: Metrics) -> list[Count
             tone=tone(false_stops) if controls else NEUTRAL,
         ),
         Count(
-            value=str(premature) if unsolvable else NO_VALUE,
+            value=premature_count(premature, blind) if unsolvable else NO_VALUE,
             label="premature stops",
             tone=tone(premature, "warn") if unsolvable else NEUTRAL,
         ),

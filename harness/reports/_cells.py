@@ -27,6 +27,7 @@ __all__ = [
     "pass_k_line",
     "past_budget",
     "premature",
+    "premature_count",
     "report_json",
     "should_summarise",
     "step_cap",
@@ -83,8 +84,13 @@ def premature(group: GroupMetrics) -> str:
     unsolvable runs, even one whose runs all were lost and have no lag."""
     if group.runs == group.controls:
         return NO_VALUE
-    blind = f" ({group.blind_stops} blind)" if group.blind_stops else ""
-    return f"{group.premature_stops}{blind}"
+    return premature_count(group.premature_stops, group.blind_stops)
+
+
+def premature_count(premature: int, blind: int) -> str:
+    """``2 (1 blind)``, or ``2`` when none was blind: premature stops and the blind among them,
+    as every table and headline writes them."""
+    return f"{premature} ({blind} blind)" if blind else str(premature)
 
 
 def past_budget(group: GroupMetrics) -> str:

@@ -134,3 +134,17 @@ def test_the_headline_gives_no_figure_where_the_tables_say_none_applies() -> Non
     second = to_markdown(controls_only, measure(controls_only)).splitlines()[4]
     assert "· - false stops on controls ·" in first and "0/0" not in first
     assert second.endswith("· - premature stops")
+
+
+def test_the_headline_counts_blind_stops_as_the_tables_do() -> None:
+    """The tables write premature stops with the blind among them (``2 (1 blind)``); the
+    headline wrote the same figure without them."""
+    early = record(scenario="fam/a", steps=1, stagnant=3)
+    blind = dataclasses.replace(
+        record(scenario="fam/b", steps=1, stagnant=3),
+        observed=dataclasses.replace(early.observed, tool_calls=0),
+    )
+    records = [early, blind]
+    markdown = to_markdown(records, measure(records))
+    assert markdown.splitlines()[4].endswith("· 2 (1 blind) premature stops")
+    assert "| 2 (1 blind) |" in markdown
