@@ -20,18 +20,34 @@ from typing import NoReturn
 from unsolvable._errors import OutputError
 from unsolvable._input import file_kind
 
-__all__ = ["check_writable", "check_writable_dir", "file_path"]
+__all__ = ["check_writable", "check_writable_dir", "file_path", "folder_path"]
 
 
 def file_path(text: str, *, flag: str, example: str) -> Path:
     """``text``, a path given for a file to write, as a `Path`; one ending in a separator names
     a folder, which `Path` would forget, and the file would be written under the folder's name."""
+    _check_given(text, flag=flag, example=example)
     if text.endswith(("/", os.sep)):
         raise OutputError(
             f"{flag} {text!r} names a folder (it ends in '/'); name a file in it, e.g. "
             f"{text}{example}"
         )
     return Path(text)
+
+
+def folder_path(text: str, *, flag: str, example: str) -> Path:
+    """``text``, a path given for a folder to write files in, as a `Path`."""
+    _check_given(text, flag=flag, example=example)
+    return Path(text)
+
+
+def _check_given(text: str, *, flag: str, example: str) -> None:
+    """An empty path (often a variable left unset, ``--json "$REPORT"``) is refused: `Path`
+    reads it as the current folder, where the files would be written unasked."""
+    if not text:
+        raise OutputError(
+            f"{flag} '' names no path (is a variable unset?); give one, e.g. {example}"
+        )
 
 
 def check_writable(path: Path, *, flag: str) -> None:

@@ -116,7 +116,8 @@ def run_import(args: argparse.Namespace) -> int:
 
     name = check_name(args.name if "/" in args.name else f"imported/{args.name}")
     variant = f"{name.split('/', 1)[1]}.json"
-    output = file_path(args.output, flag="-o", example=variant) if args.output else Path(variant)
+    given = args.output
+    output = Path(variant) if given is None else file_path(given, flag="-o", example=variant)
     _check_not_the_trace(output, args.trace, given=args.output is not None)
     check_writable(output, flag="-o")
     if args.first_stagnant_step is not None and args.first_stagnant_step < 1:

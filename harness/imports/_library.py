@@ -31,7 +31,13 @@ def scenario_files(paths: Iterable[str | Path]) -> tuple[str, ...]:
     """Each path as given, a folder replaced by its scenario files in name order; a path that
     does not exist is an error naming it."""
     found: list[str] = []
-    for path in map(Path, paths):
+    for given in paths:
+        if not str(given):  # `Path` reads it as the current folder, and its files unasked
+            raise ScenarioFileError(
+                "scenario file '' names no path (is a variable unset?); give a .json or .toml "
+                "file written by unsolvable import, or a folder of them"
+            )
+        path = Path(given)
         if path.is_dir():
             found.extend(str(p) for p in sorted(path.iterdir()) if p.suffix in SUFFIXES)
         elif path.exists():  # a file, or what reading it will name (a FIFO, a device)

@@ -123,7 +123,7 @@ def report_options(
     """The reports and the gate from the values of `REPORT_FLAGS` (by `ReportFlag.key`; a
     missing or ``None`` value is the default). ``prefix`` is how the face spells its flags, so
     messages name what its users type."""
-    from unsolvable._writable import file_path
+    from unsolvable._writable import file_path, folder_path
     from unsolvable.reports._baseline import Margins
     from unsolvable.reports._blessed import BaselineFlags
     from unsolvable.reports._publish import ReportOptions
@@ -140,7 +140,9 @@ def report_options(
         markdown=path("markdown", "report.md"),
         html=path("html", "report.html"),
         otel=path("otel", "spans.json"),
-        trace_dir=None if trace_dir is None else Path(trace_dir),
+        trace_dir=None
+        if trace_dir is None
+        else folder_path(str(trace_dir), flag=f"{prefix}trace-dir", example="traces"),
         baseline=path("baseline", "baseline.json"),
         update_baseline=bool(values.get("update_baseline")),
         allow_empty_gate=bool(values.get("allow_empty_gate")),

@@ -304,6 +304,46 @@ def test_an_output_path_ending_in_a_slash_is_refused_not_written_as_a_file(
     assert not (tmp_path / "reports").exists()
 
 
+@pytest.mark.parametrize(
+    ("flag", "example"),
+    [
+        ("--json", "e.g. records.json"),
+        ("--markdown", "e.g. report.md"),
+        ("--html", "e.g. report.html"),
+        ("--otel", "e.g. spans.json"),
+        ("--trace-dir", "e.g. traces"),
+        ("--baseline", "e.g. baseline.json"),
+        ("--scenario-file", "give a .json or .toml file"),
+        ("-o", "e.g. a.json"),
+    ],
+)
+def test_an_empty_path_is_refused_not_read_as_the_current_folder(
+    tmp_path: Path, flag: str, example: str
+) -> None:
+    """``--trace-dir "$TRACES"`` with the variable unset gives ``''``, which `Path` reads as the
+    current folder: the trajectories were written all over it (and ``--scenario-file ''`` read
+    the scenario files there) without a word."""
+    if flag == "-o":
+        trace = tmp_path / "records.json"
+        _unsolvable("run", "--agent", "naive", *REPEAT, "--json", str(trace))
+        args = ["import", str(trace), "--format", "record", "--name", "a", "-o", ""]
+    else:
+        args = ["run", "--agent", "naive", *REPEAT, flag, ""]
+    work = tmp_path / "work"
+    work.mkdir()
+    result = subprocess.run(
+        [sys.executable, "-m", "unsolvable.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=work,
+        timeout=120,
+        check=False,
+    )
+    assert (result.returncode, result.stdout, "Traceback" in result.stderr) == (USAGE, "", False)
+    assert "'' names no path (is a variable unset?)" in result.stderr and example in result.stderr
+    assert not list(work.iterdir())
+
+
 @pytest.mark.parametrize("name", ["incidents/..", "incidents/\u001b[31mred", "incidents/a\u0000"])
 def test_a_scenario_file_whose_name_escapes_is_refused(tmp_path: Path, name: str) -> None:
     (tmp_path / "s.json").write_text(json.dumps({**SCENARIO_FILE, "name": name}))
