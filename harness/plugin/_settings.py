@@ -98,8 +98,9 @@ class Settings:
 
     @property
     def has_reports(self) -> bool:
-        """Whether the session ends by writing a report or using a baseline."""
-        return any(value for value in self.reports.values())
+        """Whether the session ends by writing a report or using a baseline; a path given empty
+        counts, so that the check refuses it rather than the session ignoring it."""
+        return any(value or isinstance(value, str) for value in self.reports.values())
 
     @property
     def json_path(self) -> str | None:

@@ -230,6 +230,18 @@ def test_a_report_path_ending_in_a_slash_is_a_usage_error_before_anything_runs(
     assert not (pytester.path / "reports").exists()
 
 
+def test_an_empty_report_path_is_a_usage_error_not_ignored(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    """``--unsolvable-json="$REPORT"`` with the variable unset: the session wrote no report and
+    said nothing, where the command line refuses the same flag."""
+    _agent(pytester, "contract")
+    result = _suite(run, f"{JSON_OPTION}=", "-n", "2")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: {JSON_OPTION} '' names no path (is a variable unset?)*"])
+    assert "bringing up nodes" not in result.stdout.str()
+
+
 def test_ini_keys_set_the_reports_and_the_gate(run: Run, pytester: pytest.Pytester) -> None:
     _agent(pytester, "contract")
     assert _suite(run, GATE, UPDATE_BASELINE_OPTION).ret == 0
