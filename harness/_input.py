@@ -69,11 +69,22 @@ def _no_constant(name: str) -> Any:
     raise InputError(f"it holds {name}, which is not a number JSON allows")
 
 
+def _no_repeated_key(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object's members, a key given twice refused: JSON readers keep one of the two
+    silently, and a hand-edited file's second ``"expected"`` would replace the first unseen."""
+    members = dict(pairs)
+    if len(members) < len(pairs):
+        twice = next(key for i, (key, _) in enumerate(pairs) if key in dict(pairs[:i]))
+        raise InputError(f"it gives the key {twice!r} twice in one object; keep one")
+    return members
+
+
 def load_json(text: str, *, what: str) -> Any:
     """``text`` read as JSON, ``what`` naming it in the `InputError` raised when it is not JSON,
-    holds ``NaN`` or ``Infinity``, or nests too deeply to be read."""
+    holds ``NaN`` or ``Infinity`` or a key twice in one object, or nests too deeply to be
+    read."""
     try:
-        return json.loads(text, parse_constant=_no_constant)
+        return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_no_repeated_key)
     except RecursionError:
         raise InputError(f"{what} nests too deeply to be read") from None
     except InputError as error:

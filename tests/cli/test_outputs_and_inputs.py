@@ -238,6 +238,28 @@ def test_a_baseline_number_that_is_not_finite_is_a_usage_error(
     assert result.returncode == USAGE and said in result.stderr
 
 
+def test_a_key_given_twice_in_an_input_is_a_usage_error(tmp_path: Path) -> None:
+    """JSON readers keep the last of two members of one name, so a hand-edited scenario file's
+    second ``"expected"`` silently replaced the first, and a baseline's second figure the
+    first."""
+    scenario = tmp_path / "s.json"
+    body = json.dumps({**SCENARIO_FILE, "name": "incidents/twice"})
+    scenario.write_text(body.replace('"expected":', '"expected": ["BLOCKED_INPUT"], "expected":'))
+    listed = _unsolvable("list", "--scenario-file", str(scenario))
+    baseline = tmp_path / "baseline.json"
+    assert _unsolvable("run", "--agent", "contract", *REPEAT, "--baseline", str(baseline),
+                       "--update-baseline").returncode == 0  # fmt: skip
+    text = baseline.read_text()
+    baseline.write_text(
+        text.replace('"lag_steps_p95": 1', '"lag_steps_p95": 9, "lag_steps_p95": 1')
+    )
+    gated = _unsolvable("run", "--agent", "contract", *REPEAT, "--baseline", str(baseline))
+    for result in (listed, gated):
+        assert (result.returncode, "Traceback" in result.stderr) == (USAGE, False)
+    assert "gives the key 'expected' twice in one object; keep one" in listed.stderr
+    assert "gives the key 'lag_steps_p95' twice in one object; keep one" in gated.stderr
+
+
 def test_nan_is_never_written(tmp_path: Path) -> None:
     out = tmp_path / "out.json"
     _unsolvable("run", "--agent", f"{HOSTILE}:stops_with_nan", *REPEAT, "--json", str(out))
