@@ -11,14 +11,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from unsolvable._errors import OutputError, SchemaError, ShardError, UnsolvableError
+from unsolvable._errors import BaselineError, OutputError, SchemaError, ShardError, UnsolvableError
 from unsolvable._input import load_json, read_input
 from unsolvable._record import TerminationRecord
 from unsolvable.reports._cells import format_metrics, pass_k_line
 from unsolvable.reports._files import STREAM_SUFFIX
 from unsolvable.reports._flags import REPORT_FLAGS, ReportFlag, number_problem, report_options
 from unsolvable.reports._merge import merge, read_part
-from unsolvable.reports._publish import check_baseline, check_outputs, publish
+from unsolvable.reports._publish import ReportOptions, check_baseline, check_outputs, publish
 from unsolvable.reports._table import INTERRUPTED, summary_line
 
 UNWRITTEN_STATUS = 3
@@ -159,13 +159,29 @@ def _records(args: argparse.Namespace) -> _Records:
     return _read_records(args.records)
 
 
+GATE_FLAGS = ("allow-empty-gate", "baseline-margin", "baseline-false-stop-margin",
+              "baseline-cost-margin")  # fmt: skip
+"""The flags that only tune a baseline gate."""
+
+
+def options_of(args: argparse.Namespace) -> ReportOptions:
+    """The reports and the gate the command's flags ask for; a flag that tunes a gate given
+    without ``--baseline`` is a usage error, as the run would go ungated with it said."""
+    if args.baseline is None:
+        for name in GATE_FLAGS:
+            value = vars(args)[name.replace("-", "_")]
+            if value is not None and value is not False:  # a margin of 0 is given too
+                raise BaselineError(f"--{name} tunes a baseline gate: add --baseline PATH")
+    return report_options(vars(args), volatile=args.volatile)
+
+
 def run_report(args: argparse.Namespace) -> int:
     """Exit status as for ``unsolvable run``: 1 when a record's verdict failed (as judged when
     it was made) or the baseline gate found a regression, so a CI step that reports on records
     made elsewhere fails where the run would have. Records of an interrupted session are
     reported as that session reported them: marked, with no gate and no new baseline, and
     `INTERRUPTED_STATUS`, so that a gate that gated nothing never passes."""
-    options = report_options(vars(args), volatile=args.volatile)
+    options = options_of(args)
     baseline = check_baseline(options)  # read once, now
     check_outputs(options, inputs=args.parts if args.command == "merge" else [args.records])
     records, interrupted = _records(args)

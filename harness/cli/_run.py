@@ -23,12 +23,16 @@ from unsolvable._record import TerminationRecord
 from unsolvable._scenario import SEEDS, Ceilings, Scenario, is_seed
 from unsolvable._shard import Shard, ShardTag
 from unsolvable.cli._progress import Progress
-from unsolvable.cli._report import INTERRUPTED_STATUS, UNWRITTEN_STATUS, add_report_arguments
+from unsolvable.cli._report import (
+    INTERRUPTED_STATUS,
+    UNWRITTEN_STATUS,
+    add_report_arguments,
+    options_of,
+)
 from unsolvable.cli._scenarios import add_scenario_files, library_of
 from unsolvable.reports._blessed import Baseline
 from unsolvable.reports._cells import format_metrics, pass_k_line, should_summarise
 from unsolvable.reports._files import RecordStream
-from unsolvable.reports._flags import report_options
 from unsolvable.reports._publish import ReportOptions, check_baseline, check_outputs, publish
 from unsolvable.reports._table import INTERRUPTED, explain, format_table, summary_line
 
@@ -245,12 +249,8 @@ def _plan(jobs: Sequence[Job]) -> str:
     return hashlib.sha256(runs.encode()).hexdigest()
 
 
-def _report_options(args: argparse.Namespace) -> ReportOptions:
-    return report_options(vars(args), volatile=args.volatile)
-
-
 def run_scenarios(args: argparse.Namespace) -> int:
-    options = _report_options(args)
+    options = options_of(args)
     if args.shard is not None:  # checked now, with the baseline flags (`ReportOptions`)
         options = dataclasses.replace(
             options, shard=ShardTag(shard=args.shard, complete=False, order=())

@@ -260,6 +260,28 @@ def test_a_key_given_twice_in_an_input_is_a_usage_error(tmp_path: Path) -> None:
     assert "gives the key 'lag_steps_p95' twice in one object; keep one" in gated.stderr
 
 
+@pytest.mark.parametrize(
+    "flags",
+    [
+        ["--baseline-margin", "2"],
+        ["--baseline-false-stop-margin", "0.1"],
+        ["--baseline-cost-margin", "0"],
+        ["--allow-empty-gate"],
+    ],
+)
+def test_a_gate_flag_without_a_baseline_is_a_usage_error(tmp_path: Path, flags: list[str]) -> None:
+    """A margin given with no ``--baseline`` was ignored: the run went ungated, and a typo'd or
+    forgotten ``--baseline`` passed a CI job that asked for a gate."""
+    records = tmp_path / "records.json"
+    run = _unsolvable("run", "--agent", "contract", *REPEAT, "--json", str(records), *flags)
+    assert (run.returncode, run.stdout, records.exists()) == (USAGE, "", False)
+    assert f"{flags[0]} tunes a baseline gate: add --baseline PATH" in run.stderr
+    _unsolvable("run", "--agent", "contract", *REPEAT, "--json", str(records))
+    report = _unsolvable("report", str(records), *flags)
+    assert (report.returncode, report.stdout) == (USAGE, "")
+    assert f"{flags[0]} tunes a baseline gate" in report.stderr
+
+
 def test_nan_is_never_written(tmp_path: Path) -> None:
     out = tmp_path / "out.json"
     _unsolvable("run", "--agent", f"{HOSTILE}:stops_with_nan", *REPEAT, "--json", str(out))
