@@ -16,7 +16,13 @@ from unsolvable._input import load_json, read_input
 from unsolvable._record import TerminationRecord
 from unsolvable.reports._cells import format_metrics, pass_k_line
 from unsolvable.reports._files import STREAM_SUFFIX
-from unsolvable.reports._flags import REPORT_FLAGS, ReportFlag, number_problem, report_options
+from unsolvable.reports._flags import (
+    GATE_FLAGS,
+    REPORT_FLAGS,
+    ReportFlag,
+    number_problem,
+    report_options,
+)
 from unsolvable.reports._merge import merge, read_part
 from unsolvable.reports._publish import ReportOptions, check_baseline, check_outputs, publish
 from unsolvable.reports._table import INTERRUPTED, summary_line
@@ -157,11 +163,6 @@ def _records(args: argparse.Namespace) -> _Records:
     if args.command == "merge":
         return _Records(merge([read_part(path) for path in args.parts]), interrupted=False)
     return _read_records(args.records)
-
-
-GATE_FLAGS = ("allow-empty-gate", "baseline-margin", "baseline-false-stop-margin",
-              "baseline-cost-margin")  # fmt: skip
-"""The flags that only tune a baseline gate."""
 
 
 def options_of(args: argparse.Namespace) -> ReportOptions:

@@ -37,7 +37,7 @@ from unsolvable.plugin._options import (
     is_given,
     read_values,
 )
-from unsolvable.reports._flags import REPORT_FLAGS
+from unsolvable.reports._flags import GATE_FLAGS, REPORT_FLAGS
 
 if TYPE_CHECKING:
     from unsolvable._shard import Shard
@@ -150,9 +150,23 @@ def resolve(config: pytest.Config) -> Settings:
             if values[f"{PREFIX}{flag.name}"] is not None
         },
     )
+    _check_gate_flags(config, settings)
     _check_snapshot_dir(config, settings)
     _check_snapshot_plugin(config, settings)
     return settings
+
+
+def _check_gate_flags(config: pytest.Config, settings: Settings) -> None:
+    """A flag that tunes the gate, given on the command line with no baseline, is a usage
+    error: the session would go ungated with it said. Ini keys may set margins for every
+    session, gated or not."""
+    if "baseline" in settings.reports:
+        return
+    for name in GATE_FLAGS:
+        if is_given(config, f"{PREFIX}{name}"):
+            raise pytest.UsageError(
+                f"{PREFIX}{name} tunes a baseline gate: add {BASELINE_OPTION} PATH ({DOCS})"
+            )
 
 
 def _shard(value: str | None) -> Shard | None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from unsolvable.reports._publish import ReportOptions
 
-__all__ = ["REPORT_FLAGS", "ReportFlag", "number_problem", "report_options"]
+__all__ = ["GATE_FLAGS", "REPORT_FLAGS", "ReportFlag", "number_problem", "report_options"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -102,6 +102,12 @@ REPORT_FLAGS = (
         help="dollars of lag p95 above the baseline that still pass, e.g. 0.01 (default 0)",
     ),
 )
+
+
+GATE_FLAGS = ("allow-empty-gate", "baseline-margin", "baseline-false-stop-margin",
+              "baseline-cost-margin")  # fmt: skip
+"""The flags that only tune a baseline gate: given without ``baseline`` on a command line, the
+run would go ungated with them said."""
 
 
 def number_problem(value: float, *, may_be_zero: bool = False, most: float | None = None) -> str:

@@ -242,6 +242,21 @@ def test_an_empty_report_path_is_a_usage_error_not_ignored(
     assert "bringing up nodes" not in result.stdout.str()
 
 
+def test_a_gate_flag_without_a_baseline_is_a_usage_error_but_an_ini_margin_is_not(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    """``--unsolvable-baseline-margin=2`` with no baseline went ungated without a word; an ini
+    file's margin may serve every session, gated or not."""
+    _agent(pytester, "contract")
+    result = _suite(run, "--unsolvable-baseline-margin=2", "-n", "2")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["ERROR: --unsolvable-baseline-margin tunes a baseline gate: add --unsolvable-baseline*"]
+    )
+    pytester.makeini("[pytest]\nunsolvable_baseline_margin = 2\n")
+    assert _suite(run, "-n", "2").ret == 0
+
+
 def test_ini_keys_set_the_reports_and_the_gate(run: Run, pytester: pytest.Pytester) -> None:
     _agent(pytester, "contract")
     assert _suite(run, GATE, UPDATE_BASELINE_OPTION).ret == 0
