@@ -328,5 +328,9 @@ def _captured() -> Iterator[Callable[[], str]]:
 
 
 def serve(channels: Channels, lookup: Lookup) -> None:
-    """A worker process's entry point, what the harness starts."""
+    """A worker process's entry point, what the harness starts. A worker started by a fork
+    server has that server's start method as its default, where an agent in production has its
+    platform's (``fork`` on Linux before Python 3.14): it is put back before any agent loads,
+    so a pool the agent starts without naming one starts as it would there."""
+    multiprocessing.set_start_method(None, force=True)
     Worker(channels, lookup).serve()

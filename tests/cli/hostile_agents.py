@@ -238,6 +238,11 @@ def computes_in_a_forkserver_pool(session: Session) -> Stop:
     return Stop(code=Code.NO_PROGRESS, reason="computed", partial=squares)
 
 
+def names_its_start_method(session: Session) -> Stop:
+    """Stops with the start method `multiprocessing` would use for a pool it started unasked."""
+    return Stop(code=Code.NO_PROGRESS, reason=multiprocessing.get_start_method())
+
+
 def closes_its_workers_job_channel(session: Session) -> Stop:
     """Closes the channel its worker reads its next job from, then stops: its record is sent,
     and its worker ends before it begins the next job."""

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -269,6 +270,51 @@ def test_a_pool_forks_no_worker_beside_a_thread_threading_never_sees() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["fork", "forkserver"]
+
+
+OLD_PYTHON = sys.version_info < (3, 14)
+"""Before 3.14, ``fork`` is Linux's default start method; from it on, ``forkserver``."""
+BESIDE_A_THREAD = """
+import threading
+from unsolvable import scenarios
+from unsolvable._batch import Job, run_jobs
+
+if __name__ == "__main__":
+    threading.Thread(target=threading.Event().wait, daemon=True).start()
+    job = Job(agent="tests.cli.hostile_agents:names_its_start_method", scenario="%s", seed=0)
+    (record,) = run_jobs([job], lookup=scenarios.get).records
+    print(record.reported.reason)
+"""
+"""A run in a worker a fork server started (the harness runs a thread beside it, as pytest's
+plugins do), its agent saying which start method its own pools would use."""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the harness forks workers on Linux alone")
+def test_an_agent_in_a_worker_a_fork_server_started_has_its_platforms_start_method(
+    tmp_path: Path,
+) -> None:
+    """Such a worker inherits the fork server's start method as its default: an agent's
+    ``multiprocessing.Pool()`` started by a fork server there, where production forks it."""
+    script = tmp_path / "beside_a_thread.py"  # a fork server imports the main module again
+    script.write_text(textwrap.dedent(BESIDE_A_THREAD % REPEAT))
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).parents[3],
+    )
+    platform = subprocess.run(
+        [sys.executable, "-c", "import multiprocessing; print(multiprocessing.get_start_method())"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (
+        done.stdout.split() == platform.stdout.split() == ["fork" if OLD_PYTHON else "forkserver"]
+    )
 
 
 @pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
