@@ -86,9 +86,10 @@ TELEMETRY_OFF = {
     "CREWAI_DISABLE_TELEMETRY": "true",
     "CREWAI_DISABLE_TRACKING": "true",
     "CREWAI_TRACING_ENABLED": "false",
-    "OTEL_SDK_DISABLED": "true",
 }
-"""What CrewAI reads (``crewai_core.telemetry``, ``crewai.execution``) to send nothing home."""
+"""What CrewAI reads (``crewai_core.telemetry``, ``crewai.execution``) to send nothing home. Not
+``OTEL_SDK_DISABLED``, which CrewAI reads too: the OpenTelemetry SDK would then record nothing for
+any tracer provider of the process, the user's own tracing of its agents included."""
 for _name, _value in TELEMETRY_OFF.items():
     os.environ.setdefault(_name, _value)
 

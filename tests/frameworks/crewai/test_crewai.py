@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from crewai import Agent, Crew, CrewOutput, Process, Task
+from opentelemetry.sdk.trace import TracerProvider
 from pydantic import PrivateAttr
 
 import unsolvable
@@ -337,6 +338,15 @@ def test_a_run_tries_to_reach_no_host(offline: list[str]) -> None:
     """Telemetry and tracing are off and tokens are counted locally: nothing goes to a host."""
     unsolvable.run(CrewAIAdapter(max_iter=2), scenarios.get("constant-return/repeat"))
     assert offline == []
+
+
+def test_the_users_own_opentelemetry_tracing_still_records(offline: list[str]) -> None:
+    """The adapter switches CrewAI's telemetry off by CrewAI's own switches, not by the
+    OpenTelemetry SDK's (``OTEL_SDK_DISABLED``), which would leave every tracer provider of the
+    process recording nothing: the user's own tracing of its agents, as in production, included."""
+    unsolvable.run(CrewAIAdapter(max_iter=2), scenarios.get("constant-return/repeat"))
+    span = TracerProvider().get_tracer(__name__).start_span("the user's own")
+    assert span.is_recording() and offline == []
 
 
 def test_the_readme_example_is_a_forced_claim_at_ten_steps() -> None:

@@ -138,6 +138,17 @@ def test_a_registered_name_whose_extra_is_missing_names_the_extra_not_a_spelling
     assert "check the spelling" not in message
 
 
+@pytest.mark.skipif(importlib.util.find_spec("crewai") is not None, reason="CrewAI is installed")
+def test_a_registered_name_whose_extra_is_missing_leaves_opentelemetry_recording() -> None:
+    """The CrewAI adapter switches CrewAI's telemetry off before importing it; the OpenTelemetry
+    SDK's own switch would turn every tracer provider of the process off, the user's own, even
+    where the import then fails."""
+    sdk = pytest.importorskip("opentelemetry.sdk.trace")
+    with pytest.raises(AdapterError):
+        load_agent("crewai")
+    assert sdk.TracerProvider().get_tracer(__name__).start_span("the user's own").is_recording()
+
+
 @pytest.fixture
 def beside(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The current directory, where an agent's module is imported from; ``sys.path`` as it was
