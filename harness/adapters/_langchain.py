@@ -51,6 +51,9 @@ class SessionChatModel(BaseChatModel):
     turnstile: Any = None
     """The `Turnstile` that puts the tool calls of each reply in the reply's order, shared with
     the tools of `session_tools` (typed loosely, as ``session`` is); ``None``: no order."""
+    model_name: str = FAKE_MODEL
+    """The model LangChain's tracing names for each call (``ls_model_name``), where
+    ``ChatOpenAI`` names its model: the fake model, as every other framework's traces name it."""
     ordered_tools: frozenset[str] = Field(default=frozenset(), repr=False)
     """The names of the bound tools whose calls wait their turn at ``turnstile``: `bind_tools`
     sets it on the copy it binds, since what it binds shows in the invocation params tracing

@@ -15,7 +15,13 @@ from typing import Any
 from unsolvable._session import Session
 from unsolvable._types import JSON, ToolSpec
 from unsolvable.adapters._turnstile import Turnstile
-from unsolvable.adapters.kit import bind_tool, missing_extra, reply_to_calls, reply_usage
+from unsolvable.adapters.kit import (
+    FAKE_MODEL,
+    bind_tool,
+    missing_extra,
+    reply_to_calls,
+    reply_usage,
+)
 
 try:
     from pydantic_ai import RunContext, Tool
@@ -149,11 +155,10 @@ def session_model(
             ToolCallPart(name, arguments, tool_call_id=call_id)
             for call_id, name, arguments in calls
         ]
-        return ModelResponse(
-            parts=parts, usage=_priced(session, reply), model_name="unsolvable-session"
-        )
+        return ModelResponse(parts=parts, usage=_priced(session, reply), model_name=FAKE_MODEL)
 
-    return SessionModel(respond, model_name="unsolvable-session")
+    # Its traces name the fake model as every other framework's traces and requests name it.
+    return SessionModel(respond, model_name=FAKE_MODEL)
 
 
 def _priced(session: Session, reply: JSON) -> RequestUsage:

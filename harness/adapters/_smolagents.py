@@ -17,7 +17,13 @@ from unsolvable._json import canonical_json
 from unsolvable._session import Session
 from unsolvable._types import JSON, ToolSpec
 from unsolvable.adapters._turnstile import Turnstile
-from unsolvable.adapters.kit import bind_tool, missing_extra, reply_to_calls, reply_usage
+from unsolvable.adapters.kit import (
+    FAKE_MODEL,
+    bind_tool,
+    missing_extra,
+    reply_to_calls,
+    reply_usage,
+)
 
 try:
     # smolagents ships no type information (no py.typed): these imports are Any to mypy.
@@ -109,7 +115,7 @@ class SessionModel(Model):  # type: ignore[misc]
     def __init__(
         self, session: Session, *, turns: CallTurns | None = None, agent: str = AGENT
     ) -> None:
-        super().__init__(model_id="unsolvable-session")
+        super().__init__(model_id=FAKE_MODEL)  # as every other framework's requests name it
         self.session, self.turns, self.agent = session, turns, agent
         self._scenario_tools = {spec.name for spec in session.tools}
 

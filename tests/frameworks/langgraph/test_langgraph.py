@@ -19,7 +19,7 @@ from langchain.agents.middleware import (
     ToolCallLimitMiddleware,
     before_model,
 )
-from langchain_core.callbacks import UsageMetadataCallbackHandler
+from langchain_core.callbacks import BaseCallbackHandler, UsageMetadataCallbackHandler
 from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.memory import InMemorySaver
@@ -41,6 +41,7 @@ from unsolvable import (
     Stop,
     scenarios,
 )
+from unsolvable.adapters.kit import FAKE_MODEL
 from unsolvable.adapters.langgraph import (
     NEED_MORE_STEPS,
     LangGraphAdapter,
@@ -334,6 +335,26 @@ def test_langchains_usage_callback_counts_the_tokens_the_record_charged(counted:
         record.observed.input_tokens,
         record.observed.output_tokens,
     )
+
+
+class ModelNames(BaseCallbackHandler):
+    """Notes the model each chat model call names for tracing (``ls_model_name``), as LangSmith
+    and LangChain's OpenTelemetry export read it."""
+
+    def __init__(self) -> None:
+        self.names: list[object] = []
+
+    def on_chat_model_start(self, *args: Any, metadata: Any = None, **kwargs: Any) -> None:
+        self.names.append((metadata or {}).get("ls_model_name"))
+
+
+def test_its_traces_name_the_fake_model_as_every_framework_names_it() -> None:
+    """``ChatOpenAI`` gives LangChain's tracing its model's name with every call; the adapter's
+    chat model gives the fake model's, the one every other framework's traces give it."""
+    names = ModelNames()
+    adapter = LangGraphAdapter(agent, config={"callbacks": [names]})
+    record = unsolvable.run(adapter, scenarios.get("constant-return/claims-success"))
+    assert record.observed.steps == 3 and names.names == [FAKE_MODEL] * 3
 
 
 @pytest.mark.parametrize("name", FAMILIES)

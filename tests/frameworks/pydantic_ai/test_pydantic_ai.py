@@ -16,7 +16,9 @@ pytest.importorskip("pydantic_ai")
 from pydantic_ai import Agent, RunContext, TextOutput, UsageLimits
 from pydantic_ai.agent import WrapperAgent
 from pydantic_ai.capabilities import PrepareTools, ProcessEventStream
+from pydantic_ai.capabilities.instrumentation import Instrumentation
 from pydantic_ai.mcp import MCPToolset
+from pydantic_ai.models.instrumented import InstrumentationSettings
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.providers.openai import OpenAIProvider
 from pydantic_ai.tools import DeferredToolRequests, ToolDefinition
@@ -24,6 +26,7 @@ from pydantic_ai.tools import DeferredToolRequests, ToolDefinition
 import unsolvable
 from tests.frameworks._glue import reported
 from unsolvable import AdapterError, Ceilings, Code, Exit, Outcome, Rule, Session, Stop, scenarios
+from unsolvable.adapters.kit import FAKE_MODEL
 from unsolvable.adapters.pydantic_ai import PydanticAIAdapter, session_tools
 from unsolvable.wire import Wire
 
@@ -207,6 +210,30 @@ def test_a_tool_that_raises_crashes_the_run() -> None:
         PydanticAIAdapter(BILLING), scenarios.get("missing-permission/retry-raises")
     )
     assert record.outcome is Outcome.CRASHED and "portal:write" in str(record.observed.error)
+
+
+def test_its_traces_name_the_fake_model_as_every_framework_names_it() -> None:
+    """pydantic-ai's own OpenTelemetry spans name the model each request went to, as a
+    production run's name its provider's model: under the harness, the fake model, by the one
+    name every other framework's traces and requests give it."""
+    sdk = pytest.importorskip("opentelemetry.sdk.trace")
+    exporting = pytest.importorskip("opentelemetry.sdk.trace.export")
+    in_memory = pytest.importorskip("opentelemetry.sdk.trace.export.in_memory_span_exporter")
+    exporter = in_memory.InMemorySpanExporter()
+    tracer_provider = sdk.TracerProvider()
+    tracer_provider.add_span_processor(exporting.SimpleSpanProcessor(exporter))
+    traced = Instrumentation(settings=InstrumentationSettings(tracer_provider=tracer_provider))
+    agent = Agent("test", instructions=INSTRUCTIONS, capabilities=[traced])
+    record = unsolvable.run(
+        PydanticAIAdapter(agent), scenarios.get("constant-return/claims-success")
+    )
+    models = [
+        (span.attributes or {}).get(key)
+        for span in exporter.get_finished_spans()
+        if span.name.startswith("chat ")
+        for key in ("gen_ai.request.model", "gen_ai.response.model")
+    ]
+    assert record.observed.steps == 3 and models == [FAKE_MODEL] * 6
 
 
 def test_a_reply_of_parallel_calls_gives_the_same_record_on_every_run() -> None:

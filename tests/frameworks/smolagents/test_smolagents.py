@@ -19,6 +19,7 @@ from smolagents.monitoring import LogLevel  # type: ignore[import-untyped]
 import unsolvable
 from tests.frameworks._glue import reported
 from unsolvable import AdapterError, Code, Exit, Outcome, Rule, Session, Stop, scenarios
+from unsolvable.adapters.kit import FAKE_MODEL
 from unsolvable.adapters.smolagents import SmolagentsAdapter, SmolagentsRun, session_tools
 from unsolvable.wire import Wire
 
@@ -185,6 +186,17 @@ def test_an_agent_that_streams_its_outputs_runs_as_it_does_unstreamed(name: str)
         return (record.code, observed.steps, observed.tool_calls, observed.input_tokens)
 
     assert seen(streaming) == seen(quiet)
+
+
+def test_its_run_report_names_the_fake_model_as_every_framework_names_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """smolagents heads its run report with its model's id, as a production run heads it with
+    its provider's model: here the fake model, by the one name every other framework's traces
+    and requests give it."""
+    adapter = SmolagentsAdapter(lambda model, tools: ToolCallingAgent(tools=tools, model=model))
+    record = unsolvable.run(adapter, scenarios.get("constant-return/claims-success"))
+    assert record.observed.steps == 3 and f"SessionModel - {FAKE_MODEL}" in capsys.readouterr().out
 
 
 def test_a_reply_of_parallel_calls_gives_the_same_record_on_every_run() -> None:
