@@ -16,7 +16,7 @@ from unsolvable.fake_tools.tools.jobs import RETRY_AFTER_SECONDS, flaky_tool, jo
 from unsolvable.fake_tools.tools.permission import DENIED, PermissionDenied, denied_tool
 from unsolvable.fake_tools.tools.registry import NOT_FOUND, registry_tool
 from unsolvable.fake_tools.tools.search import search_tool
-from unsolvable.fake_tools.tools.sequence import sequence_tool
+from unsolvable.fake_tools.tools.sequence import ModelSteps, sequence_tool
 from unsolvable.fake_tools.tools.settings import setting_tool
 from unsolvable.fake_tools.tools.settle import settle_tool
 from unsolvable.fake_tools.tools.unavailable import UNAVAILABLE, unavailable_tool
@@ -38,6 +38,7 @@ __all__ = [
     "Criterion",
     "FakeWorld",
     "Found",
+    "ModelSteps",
     "PermissionDenied",
     "Tool",
     "ToolCallLog",

@@ -13,6 +13,7 @@ from unsolvable import (
     CHECK_TOOL,
     DELEGATE_TOOL,
     JSON,
+    PROTOCOL_TOOLS,
     Code,
     ContextOverflow,
     Scenario,
@@ -52,6 +53,9 @@ class Seen:
     raised: tuple[str, ...] = ()
     """The name of what each call raised ('' where it answered): a raised refusal carries the
     body an answered one does, but an agent catches the one and reads the other."""
+    again: tuple[str, ...] = ()
+    """What each call answered when the explorer made it a second time of its own accord, within
+    the step (`Explorer.repeats`)."""
 
 
 @dataclass
@@ -65,6 +69,10 @@ class Explorer:
     task: str = ""
     seen: list[Seen] = field(default_factory=list)
     workers: bool = False
+    repeats: bool = False
+    """Makes every call of a scenario's tool a second time within its step, as an agent may of
+    its own accord: a twin whose answers moved with its calls, not with the run's steps, showed
+    that repeat its evidence before its divergence step."""
     refused: bool = field(default=False, init=False)
     """A request over the context window ended the exploration."""
 
@@ -102,6 +110,7 @@ class Explorer:
                     world=_aside(session.call_tool(CHECK_TOOL, {})),
                     agent=agent,
                     raised=tuple(_name(error) for _, error in outcomes.values()),
+                    again=tuple(self._again(session, agent, *call) for call in calls),
                 )
             )
             messages += [self._worker(session, answers, *call) for call in calls]
@@ -117,6 +126,13 @@ class Explorer:
         if self.workers and name == DELEGATE_TOOL:
             return {"role": "tool", "tool_call_id": call_id, "content": ""}, None
         return dispatch(session, call_id, name, arguments, agent=agent)
+
+    def _again(self, session: Session, agent: str, call_id: str, name: str, arguments: Any) -> str:
+        """The answer to the call made once more, where the explorer `repeats` a scenario's
+        tool's calls."""
+        if not self.repeats or name in PROTOCOL_TOOLS:
+            return ""
+        return _aside(dispatch(session, call_id, name, arguments, agent=agent)[0]["content"])
 
     def _worker(
         self, session: Session, answers: dict[str, JSON], call_id: str, name: str, arguments: Any
@@ -134,8 +150,10 @@ def _name(error: Exception | None) -> str:
     return "" if error is None else type(error).__name__
 
 
-def explore(scenario: Scenario, seed: int, steps: int, *, workers: bool = False) -> Explorer:
-    explorer = Explorer(steps, workers=workers)
+def explore(
+    scenario: Scenario, seed: int, steps: int, *, workers: bool = False, repeats: bool = False
+) -> Explorer:
+    explorer = Explorer(steps, workers=workers, repeats=repeats)
     unsolvable.run(explorer, scenario, seed=seed)
     return explorer
 
@@ -159,7 +177,7 @@ def first_difference(twin: Explorer, sibling: Explorer, upto: int) -> str | None
 def _differing(mine: Seen, theirs: Seen) -> str:
     fields: dict[str, Any] = {
         name: (getattr(mine, name), getattr(theirs, name))
-        for name in ("said", "calls", "answers", "raised", "world")
+        for name in ("said", "calls", "answers", "raised", "again", "world")
         if getattr(mine, name) != getattr(theirs, name)
     }
     return "; ".join(f"{name}: {a!r} vs {b!r}" for name, (a, b) in fields.items())

@@ -15,6 +15,7 @@ from unsolvable import JSON, ToolResult, ToolSpec
 from unsolvable.fake_tools._router import Tool
 from unsolvable.fake_tools._world import FakeWorld
 from unsolvable.fake_tools.tools._respond import respond
+from unsolvable.fake_tools.tools.sequence import ModelSteps
 from unsolvable.fake_tools.tools.unavailable import UNAVAILABLE, outage
 
 __all__ = ["flaky_tool", "job_tool"]
@@ -48,16 +49,21 @@ def flaky_tool(
     answer: JSON,
     dependency: str,
     retry_after: int | None = RETRY_AFTER_SECONDS,
+    steps: ModelSteps | None = None,
+    start: int = 1,
 ) -> Tool:
     """``failures`` 503s (``None``: for ever, each saying when to come back), then ``answer``
     (stored under ``key``). With ``retry_after=None`` the 503s carry no hint and are, byte for
-    byte, those of a dependency that is down for good (`unavailable_tool`) until it recovers."""
+    byte, those of a dependency that is down for good (`unavailable_tool`) until it recovers.
+    With ``steps``, the dependency is down for ``failures`` steps from step ``start``, however
+    often it is called in them (`ModelSteps`)."""
 
     calls = Counter[str]()
 
     def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
         calls[key] += 1
-        if failures is None or calls[key] <= failures:
+        tries = calls[key] if steps is None else steps.since(start) + 1
+        if failures is None or tries <= failures:
             return respond(world, outage(dependency, retry_after), refusal=UNAVAILABLE)
         world.put(key, answer)
         return respond(world, answer)

@@ -36,6 +36,7 @@ from unsolvable import (
 )
 from unsolvable._scripts import Moment
 from unsolvable.fake_tools import (
+    ModelSteps,
     constant_tool,
     sequence_tool,
 )
@@ -187,12 +188,19 @@ def _build_moving(
     tool_name: str, warmup: int, answers: Callable[[int], list[JSON]], seed: int
 ) -> Setup:
     """The identical search, after the sibling's warm-up; its answers move (``answers(seed)``),
-    then it finds the invoice."""
-    call = _search_call(tool_name, seed)
-    search = sequence_tool(search_spec(tool_name), answers=answers(seed), then=found_page(seed))
+    one a step however often it is made, then it finds the invoice."""
+    call, steps = _search_call(tool_name, seed), ModelSteps()
+    search = sequence_tool(
+        search_spec(tool_name),
+        answers=answers(seed),
+        then=found_page(seed),
+        steps=steps,
+        start=lead(seed) + warmup + 1,
+    )
     script = Until(call=call, marker=invoice_of(seed), then=_then_mark(seed))
     tools = billing_tools(search, seed, found=True, warmup=warmup)
-    return stuck_setup(billing_world(seed), tools, _after_warmup(script, warmup), seed=seed)
+    setup = stuck_setup(billing_world(seed), tools, _after_warmup(script, warmup), seed=seed)
+    return steps.watch(setup)
 
 
 class HeedsHint:

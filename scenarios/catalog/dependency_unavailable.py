@@ -29,6 +29,7 @@ from unsolvable import (
 )
 from unsolvable.fake_tools import (
     FakeWorld,
+    ModelSteps,
     Tool,
     flaky_tool,
     requires,
@@ -122,7 +123,9 @@ def make(variant: str, *, perturbation: str | None = None) -> Scenario:
 
 
 def _build_recovering(failures: tuple[int, ...], seed: int) -> Setup:
-    """The sibling's 503s, no Retry-After, until the dependency recovers; then the report."""
+    """The sibling's 503s, no Retry-After, for as many steps as it is down, however often it is
+    called in them; then the rates, and the report."""
+    steps = ModelSteps()
     fetch = flaky_tool(
         FETCH,
         key=RATES_KEY,
@@ -130,10 +133,12 @@ def _build_recovering(failures: tuple[int, ...], seed: int) -> Setup:
         answer=RATES,
         dependency=DEPENDENCY,
         retry_after=None,
+        steps=steps,
+        start=lead(seed) + 1,
     )
     write = Call(name=WRITE.name, arguments={"text": "EUR 1.08"}, text="Writing the report")
     script = Until(call=_fetch_call(), marker='"rates"', then=Steps(calls=[write], then=Claim()))
-    return stuck_setup(_world(seed), [fetch, _write()], script, seed=seed)
+    return steps.watch(stuck_setup(_world(seed), [fetch, _write()], script, seed=seed))
 
 
 def twins(sibling: Scenario, *, suffix: str = "") -> tuple[Scenario, ...]:

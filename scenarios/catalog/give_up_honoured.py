@@ -18,6 +18,7 @@ from unsolvable import (
 )
 from unsolvable.fake_tools import (
     FakeWorld,
+    ModelSteps,
     Tool,
     constant_tool,
     requires,
@@ -82,9 +83,10 @@ def _build_hesitant(after: int, seed: int) -> Setup:
         Call(name=SEARCH.name, arguments={"account": account}, text=HESITATION),
         Call(name=CLOSE.name, arguments={"account": account}, text="Closing it"),
     ]
-    search = sequence_tool(SEARCH, answers=[NO_ACCOUNTS] * (after - 1), then=found)
+    steps = ModelSteps()  # a search of the agent's own within a step finds what the step's does
+    search = sequence_tool(SEARCH, answers=[NO_ACCOUNTS] * (after - 1), then=found, steps=steps)
     tools = [search, _close(frozenset({account})), give_up_tool()]
-    return setup(_world(seed), tools, Steps(calls=calls, then=Claim()), seed=seed)
+    return steps.watch(setup(_world(seed), tools, Steps(calls=calls, then=Claim()), seed=seed))
 
 
 def _build(after: int, seed: int) -> Setup:

@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from unsolvable import CHECK_TOOL, Code, Session, Stop
+from unsolvable import CHECK_TOOL, GIVE_UP_TOOL, Code, Session, Stop
+from unsolvable.agents._fingerprint import observation_fingerprint
+from unsolvable.agents._loop import assistant, dispatch, opening, tool_calls
 
 
 def _first_step(session: Session) -> None:
@@ -114,3 +116,27 @@ def stops_late_without_looking(session: Session) -> Stop:
     for _ in range(9):
         session.call_model([{"role": "user", "content": session.task}], session.tools)
     return Stop(code=Code.NO_PROGRESS, reason="stopping late")
+
+
+def asks_everything_twice(session: Session) -> Stop:
+    """Follows its model, making each call it asks for a second time of its own accord, and
+    stops at the first step in which neither answer was new: a twin whose answers moved with
+    its calls, not with the run's steps, showed the repeat its evidence a step early."""
+    messages, seen = opening(session), set[str]()
+    for _ in range(session.budget.max_steps):
+        reply = session.call_model(messages, session.tools)
+        messages.append(assistant(reply))
+        calls, stale = tool_calls(reply), True
+        for call_id, name, arguments in calls:
+            if name == GIVE_UP_TOOL:
+                return Stop(code=Code.NO_PROGRESS, reason="the model gave up")
+            answers = [dispatch(session, call_id, name, arguments)[0] for _ in range(2)]
+            new = [a for a in answers if observation_fingerprint(a["content"]) not in seen]
+            seen.update(observation_fingerprint(a["content"]) for a in answers)
+            stale = stale and not new
+            messages.append((new or answers)[-1])
+        if json.loads(session.call_tool(CHECK_TOOL, {})).get("complete"):
+            return Stop(code=Code.COMPLETED, reason="verified in the world")
+        if stale:
+            return Stop(code=Code.NO_PROGRESS, reason="nothing new, asked twice")
+    return Stop(code=Code.BUDGET_STEPS, reason="out of steps")

@@ -111,3 +111,20 @@ def test_a_prompt_is_its_agents_own_only_once_that_agent_sends_it_again(tmp_path
 
 def _rules(record: dict[str, Any]) -> set[str]:
     return {failure["rule"] for failure in record["verdict"]["failures"]}
+
+
+def test_asking_every_call_twice_buys_no_pass_on_an_ambiguous_twin(tmp_path: Path) -> None:
+    """An ambiguous twin is its sibling until its divergence step, so no stop logic passes it on
+    every seed with no lag on the sibling. Where its search found the invoice at its k-th call,
+    not at the k-th step, an agent that asked every call twice saw the invoice a step early: it
+    passed the twin on every seed and stopped the sibling at its first stagnant step."""
+    out = tmp_path / "records.json"
+    agent = f"{GAMING}:asks_everything_twice"
+    result = _unsolvable(
+        "run", "--agent", agent, "--all-seeds", "--json", str(out),
+        "--scenario", REPEAT, "--scenario", "constant-return/ambiguous-found-late",
+    )  # fmt: skip
+    assert result.returncode in (0, 1), result.stderr
+    (scored,) = json.loads(out.read_text())["metrics"]["agents"]
+    assert (scored["premature_stops"], scored["lag_steps"]["p95"]) == (0, 0)
+    assert scored["false_stops"] > 0
