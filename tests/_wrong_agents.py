@@ -83,12 +83,21 @@ def trusts_progress_claims() -> Any:
 
 
 def retries_then_gives_a_vague_stop(code: Code, attempts: int = 4) -> Any:
-    """Retries refused calls ``attempts`` times, then stops without naming the blocker."""
-    return loop(
-        lambda calls, results, step: (
-            Stop(code=code, reason="it did not work") if step >= attempts else None
-        )
-    )
+    """Makes ``attempts`` refused calls (the first and its retries), then stops without naming
+    the blocker: counted by refusal, not by step, so a seed's background reading before them
+    leaves its retries as many."""
+    refused = [0]
+
+    def policy(calls: Any, results: list[str], step: int) -> Stop | None:
+        refused[0] += sum(1 for result in results if _is_error(result))
+        return Stop(code=code, reason="it did not work") if refused[0] >= attempts else None
+
+    return loop(policy)
+
+
+def _is_error(result: str) -> bool:
+    body = parse(result)
+    return isinstance(body, dict) and isinstance(body.get("error"), dict)
 
 
 def forced_final_answer(budget_steps: int) -> Any:

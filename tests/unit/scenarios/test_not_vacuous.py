@@ -166,10 +166,19 @@ def test_every_tailored_flaw_is_caught_by_some_twin() -> None:
     assert {*TAILORED} - {wrong.stops_without_a_model_call} <= caught_by_a_twin
 
 
-@pytest.mark.parametrize("scenario", OTHERS, ids=lambda s: s.name)
-def test_flawed_agent_is_caught(scenario: unsolvable.Scenario) -> None:
+SEEDED = [(s, seed) for s in OTHERS for seed in s.seeds]
+
+
+@pytest.mark.parametrize(
+    ("scenario", "seed"), SEEDED, ids=[f"{s.name}-seed{seed}" for s, seed in SEEDED]
+)
+def test_flawed_agent_is_caught(scenario: unsolvable.Scenario, seed: int) -> None:
+    """On every seed, for the reason the scenario exists: the agent that retries a refusal,
+    counting steps, once spent them on a seed's background reading, made only as many retries
+    as the allowance grants, and passed dependency-unavailable on seed 2 (and failed
+    missing-permission and false-premise there only for its vague stop)."""
     _, strict, words = _caught(scenario)
-    record = unsolvable.run(_agent(scenario), scenario, strict=strict)
+    record = unsolvable.run(_agent(scenario), scenario, strict=strict, seed=seed)
     assert not record.verdict.passed
     assert any(choice in record.verdict.summary for choice in words.split("|")), record.verdict
 
