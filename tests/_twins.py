@@ -6,7 +6,17 @@ from __future__ import annotations
 from tests._explorer import explore, first_difference
 from unsolvable import Ceilings, Scenario, Session, TerminationRecord
 
-__all__ = ["first_moves", "shown", "unlike_its_sibling"]
+__all__ = ["MOVES_PER_CALL", "first_moves", "shown", "unlike_its_sibling"]
+
+MOVES_PER_CALL = {
+    "tool-timeout": "each timeout takes its 30 s on the session clock, so a repeat is time spent "
+    "warming the sensor up, and a retry the sibling's allowance counts",
+    "endless-wait": "the job moves with each poll, as an agent that polls in a loop of its own, "
+    "waiting out each Retry-After, must see it move; the sibling's stagnant step is where its "
+    "idle budget is spent, so an early poll buys no lag there",
+}
+"""Families whose twins' answers move with each call, for the reason given, rather than with
+the run's steps: a call the agent repeats within a step sees them move."""
 
 
 def unlike_its_sibling(

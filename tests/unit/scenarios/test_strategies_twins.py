@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import unsolvable
 from tests import _wrong_agents as wrong
-from tests._twins import shown, unlike_its_sibling
+from tests._twins import MOVES_PER_CALL, shown, unlike_its_sibling
 from tests.unit.scenarios.test_not_vacuous import TAILORED, TWIN_CAUGHT
 from tests.unit.scenarios.test_strategies_families import GENERATE_ONLY
 from unsolvable import Code, Rule, Scenario, Stop, scenarios
@@ -61,6 +61,16 @@ def test_a_generated_twin_is_its_sibling_until_the_step_it_declares(
     assert unlike_its_sibling(twin, sibling, seed) is None
     mine, theirs = shown(twin, seed), shown(sibling, seed)
     assert {k: v for k, v in mine.items() if v != theirs[k]} == {}
+
+
+@pytest.mark.parametrize("family", [f for f in FAMILIES if f not in MOVES_PER_CALL])
+@given(data=st.data())
+def test_a_generated_twin_answers_a_repeated_call_as_its_sibling_until_it_diverges(
+    family: str, data: st.DataObject
+) -> None:
+    sibling, twin = data.draw(sibling_and_twin((family,)))
+    (seed,) = twin.seeds
+    assert unlike_its_sibling(twin, sibling, seed, repeats=True) is None
 
 
 @EACH_FAMILY

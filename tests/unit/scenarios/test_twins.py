@@ -13,7 +13,7 @@ import pytest
 import unsolvable
 from tests import _wrong_agents as wrong
 from tests._explorer import explore, first_difference
-from tests._twins import first_moves, shown, unlike_its_sibling
+from tests._twins import MOVES_PER_CALL, first_moves, shown, unlike_its_sibling
 from unsolvable import (
     DELEGATE_TOOL,
     Rule,
@@ -47,19 +47,8 @@ def test_a_twin_is_its_sibling_until_the_step_it_declares(
     assert unlike_its_sibling(twin, sibling, seed) is None
 
 
-TIMED = {
-    "tool-timeout/twin-warms-up": "each timeout takes its 30 s on the session clock, so a repeat "
-    "is time spent warming the sensor up, and a retry the sibling's allowance counts",
-    "endless-wait/twin-job-finishes": "the job moves with each poll, as an agent that polls in a "
-    "loop of its own, waiting out each Retry-After, must see it move; the sibling's stagnant step "
-    "is where its idle budget is spent, so an early poll buys no lag there",
-}
-"""Twins whose answers move with each call, for the reason given, rather than with the run's
-steps."""
-
-
 def _repeated(twin: Scenario, sibling: Scenario, seed: int) -> Any:
-    reason = TIMED.get(twin.name)
+    reason = MOVES_PER_CALL.get(twin.family)
     marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
     return pytest.param(twin, sibling, seed, id=f"{twin.name}-seed{seed}", marks=marks)
 
