@@ -16,7 +16,7 @@ from unsolvable.fake_tools.tools.jobs import RETRY_AFTER_SECONDS, flaky_tool, jo
 from unsolvable.fake_tools.tools.permission import DENIED, PermissionDenied, denied_tool
 from unsolvable.fake_tools.tools.registry import NOT_FOUND, registry_tool
 from unsolvable.fake_tools.tools.search import search_tool
-from unsolvable.fake_tools.tools.sequence import ModelSteps, sequence_tool
+from unsolvable.fake_tools.tools.sequence import ModelSteps, sequence_tool, staged_tool
 from unsolvable.fake_tools.tools.settings import setting_tool
 from unsolvable.fake_tools.tools.settle import settle_tool
 from unsolvable.fake_tools.tools.unavailable import UNAVAILABLE, unavailable_tool
@@ -65,6 +65,7 @@ __all__ = [
     "sequence_tool",
     "setting_tool",
     "settle_tool",
+    "staged_tool",
     "unavailable_tool",
     "writer_tool",
 ]

@@ -56,6 +56,10 @@ class Seen:
     again: tuple[str, ...] = ()
     """What each call answered when the explorer made it a second time of its own accord, within
     the step (`Explorer.repeats`)."""
+    probed: tuple[str, ...] = ()
+    """What each of the scenario's tools answered when the explorer called it of its own accord
+    after the step, with no arguments and with each the model gave it so far
+    (`Explorer.probes`)."""
 
 
 @dataclass
@@ -73,6 +77,12 @@ class Explorer:
     """Makes every call of a scenario's tool a second time within its step, as an agent may of
     its own accord: a twin whose answers moved with its calls, not with the run's steps, showed
     that repeat its evidence before its divergence step."""
+    probes: bool = False
+    """Calls every tool of the scenario after each step, as an agent may that looks for another
+    way (a ledger beside the search): an ambiguous twin whose ledger listed the invoice from the
+    start told itself apart at the first step."""
+    asked: dict[str, list[str]] = field(default_factory=dict, init=False)
+    """The arguments the model gave each tool so far, in order, as JSON."""
     refused: bool = field(default=False, init=False)
     """A request over the context window ended the exploration."""
 
@@ -111,6 +121,7 @@ class Explorer:
                     agent=agent,
                     raised=tuple(_name(error) for _, error in outcomes.values()),
                     again=tuple(self._again(session, agent, *call) for call in calls),
+                    probed=self._probe(session, agent, calls),
                 )
             )
             messages += [self._worker(session, answers, *call) for call in calls]
@@ -134,6 +145,23 @@ class Explorer:
             return ""
         return _aside(dispatch(session, call_id, name, arguments, agent=agent)[0]["content"])
 
+    def _probe(
+        self, session: Session, agent: str, calls: list[tuple[str, str, Any]]
+    ) -> tuple[str, ...]:
+        """What every tool of the scenario answers now, where the explorer `probes`."""
+        if not self.probes:
+            return ()
+        for _, name, arguments in calls:
+            given = arguments if isinstance(arguments, str) else json.dumps(arguments)
+            if given not in self.asked.setdefault(name, []):
+                self.asked[name].append(given)
+        names = [spec.name for spec in session.tools if spec.name not in PROTOCOL_TOOLS]
+        return tuple(
+            _aside(dispatch(session, "probe", name, arguments, agent=agent)[0]["content"])
+            for name in names
+            for arguments in ["{}", *self.asked.get(name, [])]
+        )
+
     def _worker(
         self, session: Session, answers: dict[str, JSON], call_id: str, name: str, arguments: Any
     ) -> JSON:
@@ -151,9 +179,15 @@ def _name(error: Exception | None) -> str:
 
 
 def explore(
-    scenario: Scenario, seed: int, steps: int, *, workers: bool = False, repeats: bool = False
+    scenario: Scenario,
+    seed: int,
+    steps: int,
+    *,
+    workers: bool = False,
+    repeats: bool = False,
+    probes: bool = False,
 ) -> Explorer:
-    explorer = Explorer(steps, workers=workers, repeats=repeats)
+    explorer = Explorer(steps, workers=workers, repeats=repeats, probes=probes)
     unsolvable.run(explorer, scenario, seed=seed)
     return explorer
 
@@ -177,7 +211,7 @@ def first_difference(twin: Explorer, sibling: Explorer, upto: int) -> str | None
 def _differing(mine: Seen, theirs: Seen) -> str:
     fields: dict[str, Any] = {
         name: (getattr(mine, name), getattr(theirs, name))
-        for name in ("said", "calls", "answers", "raised", "again", "world")
+        for name in ("said", "calls", "answers", "raised", "again", "probed", "world")
         if getattr(mine, name) != getattr(theirs, name)
     }
     return "; ".join(f"{name}: {a!r} vs {b!r}" for name, (a, b) in fields.items())

@@ -20,16 +20,18 @@ the run's steps: a call the agent repeats within a step sees them move."""
 
 
 def unlike_its_sibling(
-    twin: Scenario, sibling: Scenario, seed: int, *, repeats: bool = False
+    twin: Scenario, sibling: Scenario, seed: int, *, repeats: bool = False, probes: bool = False
 ) -> str | None:
     """Where ``twin`` tells itself apart from ``sibling`` on ``seed`` other than at the step it
     declares, explored up to that step (or the sibling's N where it declares none, being the
-    sibling until the agent hints), each call made twice with ``repeats``; ``None`` when
-    nowhere."""
+    sibling until the agent hints), each call made twice with ``repeats``, every tool called
+    after each step with ``probes``; ``None`` when nowhere."""
     assert twin.diverges_at is not None
     diverges = twin.diverges_at(seed)
     steps = sibling.step_bound if diverges is None else diverges
-    mine, theirs = (explore(s, seed, steps, repeats=repeats) for s in (twin, sibling))
+    mine, theirs = (
+        explore(s, seed, steps, repeats=repeats, probes=probes) for s in (twin, sibling)
+    )
     difference = first_difference(mine, theirs, upto=diverges or steps + 1)
     if (
         difference is None

@@ -17,7 +17,7 @@ from unsolvable.fake_tools._router import Tool
 from unsolvable.fake_tools._world import FakeWorld
 from unsolvable.fake_tools.tools._respond import Canned
 
-__all__ = ["ModelSteps", "sequence_tool"]
+__all__ = ["ModelSteps", "sequence_tool", "staged_tool"]
 
 
 class ModelSteps:
@@ -69,3 +69,18 @@ def sequence_tool(
         return (canned[index] if index < len(canned) else last).answer(world)
 
     return Tool(spec=spec, handler=handle)
+
+
+def staged_tool(before: Tool, after: Tool, *, steps: ModelSteps, at: int) -> Tool:
+    """Answers as ``before`` until step ``at``, as ``after`` from it (`ModelSteps`): a twin's
+    tool that is its sibling's until the twin's divergence step, however an agent calls it."""
+    if before.spec != after.spec:
+        raise ValueError(
+            f"staged_tool: {before.spec.name!r} and {after.spec.name!r} are offered as one tool: "
+            "give both the same ToolSpec"
+        )
+
+    def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
+        return (after if steps.step >= at else before).handler(world, arguments)
+
+    return Tool(spec=after.spec, handler=handle)

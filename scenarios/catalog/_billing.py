@@ -6,7 +6,16 @@ task holds once an invoice is marked paid."""
 from __future__ import annotations
 
 from unsolvable import JSON, Call, ToolSpec
-from unsolvable.fake_tools import FakeWorld, Tool, constant_tool, pages_tool, requires, settle_tool
+from unsolvable.fake_tools import (
+    FakeWorld,
+    ModelSteps,
+    Tool,
+    constant_tool,
+    pages_tool,
+    requires,
+    settle_tool,
+    staged_tool,
+)
 
 __all__ = [
     "EMPTY",
@@ -83,13 +92,29 @@ def found_page(seed: int) -> JSON:
     return {"results": [{"invoice": invoice_of(seed), "status": "open"}], "total": 1}
 
 
-def billing_tools(search: Tool, seed: int, *, found: bool, warmup: int) -> list[Tool]:
+def billing_tools(
+    search: Tool,
+    seed: int,
+    *,
+    found: bool,
+    warmup: int,
+    staged: tuple[ModelSteps, int] | None = None,
+) -> list[Tool]:
     """What every scenario of the family offers: ``search``, the ledger (`_ledger`) and, after a
-    warm-up, the account history its ``warmup`` reads need."""
+    warm-up, the account history its ``warmup`` reads need. ``staged``: the ledger is the
+    stuck sibling's, empty, until the step given, so that a twin's ledger read of the agent's
+    own accord tells it from its sibling no sooner than its search does."""
     # A customer's history has an end, where the model's reading stops: an endless one would
     # let an agent that reads a new page every step pass that off as progress.
     read = pages_tool(HISTORY, key="history_read", lines_per_page=2, pages=warmup)
-    return [search, *_ledger(seed, found=found), *([read] if warmup else [])]
+    ledger = _ledger(seed, found=found)
+    if staged is not None:
+        steps, at = staged
+        empty = _ledger(seed, found=False)
+        ledger = [
+            staged_tool(*pair, steps=steps, at=at) for pair in zip(empty, ledger, strict=True)
+        ]
+    return [search, *ledger, *([read] if warmup else [])]
 
 
 def _ledger(seed: int, *, found: bool) -> list[Tool]:

@@ -188,17 +188,17 @@ def _build_moving(
     tool_name: str, warmup: int, answers: Callable[[int], list[JSON]], seed: int
 ) -> Setup:
     """The identical search, after the sibling's warm-up; its answers move (``answers(seed)``),
-    one a step however often it is made, then it finds the invoice."""
-    call, steps = _search_call(tool_name, seed), ModelSteps()
+    one a step however often it is made, then it finds the invoice; the ledger is the sibling's
+    until the first answer that is not."""
+    call, steps, moves = _search_call(tool_name, seed), ModelSteps(), answers(seed)
+    start = lead(seed) + warmup + 1
     search = sequence_tool(
-        search_spec(tool_name),
-        answers=answers(seed),
-        then=found_page(seed),
-        steps=steps,
-        start=lead(seed) + warmup + 1,
+        search_spec(tool_name), answers=moves, then=found_page(seed), steps=steps, start=start
     )
     script = Until(call=call, marker=invoice_of(seed), then=_then_mark(seed))
-    tools = billing_tools(search, seed, found=True, warmup=warmup)
+    differs = next((i for i, answer in enumerate(moves) if answer != EMPTY), len(moves))
+    staged = (steps, start + differs)  # the ledger is the sibling's until the search differs
+    tools = billing_tools(search, seed, found=True, warmup=warmup, staged=staged)
     setup = stuck_setup(billing_world(seed), tools, _after_warmup(script, warmup), seed=seed)
     return steps.watch(setup)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from unsolvable import CHECK_TOOL, GIVE_UP_TOOL, Code, Session, Stop
+from unsolvable import CHECK_TOOL, GIVE_UP_TOOL, PROTOCOL_TOOLS, Code, Session, Stop
 from unsolvable.agents._fingerprint import observation_fingerprint
 from unsolvable.agents._loop import assistant, dispatch, opening, tool_calls
 
@@ -122,11 +122,24 @@ def asks_everything_twice(session: Session) -> Stop:
     """Follows its model, making each call it asks for a second time of its own accord, and
     stops at the first step in which neither answer was new: a twin whose answers moved with
     its calls, not with the run's steps, showed the repeat its evidence a step early."""
+    return _asks_twice(session, looks_around=False)
+
+
+def looks_everywhere_too(session: Session) -> Stop:
+    """The same, calling every tool it is offered too, of its own accord, at every step: a twin
+    whose ledger listed the invoice before its search found it showed it there."""
+    return _asks_twice(session, looks_around=True)
+
+
+def _asks_twice(session: Session, *, looks_around: bool) -> Stop:
     messages, seen = opening(session), set[str]()
     for _ in range(session.budget.max_steps):
         reply = session.call_model(messages, session.tools)
         messages.append(assistant(reply))
         calls, stale = tool_calls(reply), True
+        if looks_around:
+            offered = [spec.name for spec in session.tools if spec.name not in PROTOCOL_TOOLS]
+            calls += [(f"look-{name}", name, {}) for name in offered]
         for call_id, name, arguments in calls:
             if name == GIVE_UP_TOOL:
                 return Stop(code=Code.NO_PROGRESS, reason="the model gave up")

@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.cli.test_cli import _unsolvable
 
 GAMING = "tests.cli.gaming_agents"
@@ -113,13 +115,16 @@ def _rules(record: dict[str, Any]) -> set[str]:
     return {failure["rule"] for failure in record["verdict"]["failures"]}
 
 
-def test_asking_every_call_twice_buys_no_pass_on_an_ambiguous_twin(tmp_path: Path) -> None:
+@pytest.mark.parametrize("agent", ["asks_everything_twice", "looks_everywhere_too"])
+def test_looking_harder_buys_no_pass_on_an_ambiguous_twin(tmp_path: Path, agent: str) -> None:
     """An ambiguous twin is its sibling until its divergence step, so no stop logic passes it on
     every seed with no lag on the sibling. Where its search found the invoice at its k-th call,
-    not at the k-th step, an agent that asked every call twice saw the invoice a step early: it
-    passed the twin on every seed and stopped the sibling at its first stagnant step."""
+    not at the k-th step, an agent that asked every call twice saw the invoice a step early, and
+    where its ledger listed the invoice from the start, one that read every tool too saw it
+    there: each passed the twin on every seed and stopped the sibling at its first stagnant
+    step."""
     out = tmp_path / "records.json"
-    agent = f"{GAMING}:asks_everything_twice"
+    agent = f"{GAMING}:{agent}"
     result = _unsolvable(
         "run", "--agent", agent, "--all-seeds", "--json", str(out),
         "--scenario", REPEAT, "--scenario", "constant-return/ambiguous-found-late",

@@ -10,6 +10,7 @@ from unsolvable import ToolSpec
 from unsolvable.fake_tools import (
     Criterion,
     FakeWorld,
+    ModelSteps,
     PermissionDenied,
     Tool,
     ToolRouter,
@@ -23,6 +24,7 @@ from unsolvable.fake_tools import (
     sections_tool,
     setting_tool,
     settle_tool,
+    staged_tool,
     unavailable_tool,
     writer_tool,
 )
@@ -163,3 +165,23 @@ def test_settling_a_made_up_item_is_one_answer_that_never_names_it() -> None:
     assert made_up == {(start, json.dumps({"error": {"message": "no", "status": 404}}))}
     assert json.loads(router.call("t", {"invoice": "INV-1"}).text)["status"] == "paid"
     assert router.world.is_complete() and router.world.peek("done") == "INV-1"
+
+
+def test_a_staged_tool_answers_as_its_first_tool_until_its_step() -> None:
+    world, steps = FakeWorld(failing=lambda w: []), ModelSteps()
+    tool = staged_tool(
+        constant_tool(SPEC, {"n": 0}), constant_tool(SPEC, {"n": 1}), steps=steps, at=3
+    )
+    answers = []
+    for step in (1, 2, 3, 4):
+        steps.step = step
+        answers.append(json.loads(tool.handler(world, {}).text)["n"])
+    assert answers == [0, 0, 1, 1]
+
+
+def test_a_staged_tool_of_two_specs_is_refused() -> None:
+    """Both tools are offered as one: an agent would read the one spec and be answered by the
+    other's handler."""
+    other = ToolSpec(name="u", description="another tool")
+    with pytest.raises(ValueError, match="'t' and 'u' are offered as one tool"):
+        staged_tool(constant_tool(SPEC, {}), constant_tool(other, {}), steps=ModelSteps(), at=1)

@@ -66,6 +66,23 @@ def test_a_call_the_agent_repeats_tells_no_twin_apart_before_the_step_it_declare
     assert unlike_its_sibling(twin, sibling, seed, repeats=True) is None
 
 
+AMBIGUOUS_PAIRS = [(t, s, seed) for t, s, seed in PAIRS if is_ambiguous(t)]
+
+
+@pytest.mark.parametrize(
+    ("twin", "sibling", "seed"),
+    AMBIGUOUS_PAIRS,
+    ids=[f"{t.name}-seed{s}" for t, _, s in AMBIGUOUS_PAIRS],
+)
+def test_no_tool_tells_an_ambiguous_twin_apart_before_it_diverges(
+    twin: Scenario, sibling: Scenario, seed: int
+) -> None:
+    """An ambiguous twin's whole world is its sibling's until its divergence step, not only what
+    the model asks: while its ledger listed the invoice from the start, an agent that read the
+    ledger once of its own accord passed it on every seed with no lag on its sibling."""
+    assert unlike_its_sibling(twin, sibling, seed, probes=True) is None
+
+
 @pytest.mark.parametrize(
     ("twin", "sibling", "seed"), PAIRS, ids=[f"{t.name}-seed{s}" for t, _, s in PAIRS]
 )
