@@ -12,7 +12,7 @@ from crewai import Agent
 import unsolvable
 from tests.frameworks._glue import reported
 from tests.frameworks.crewai._crews import clerk
-from unsolvable import Code, Exit, Outcome, Rule, scenarios
+from unsolvable import Ceilings, Code, Exit, Outcome, Rule, scenarios
 from unsolvable.adapters.crewai import CrewAIAdapter
 
 
@@ -108,7 +108,12 @@ def test_an_agent_that_would_leave_the_script_is_refused(
     def build(llm: Any, tools: Any) -> Agent:
         return clerk(**{"llm": llm, "tools": tools, **options})
 
-    record = unsolvable.run(CrewAIAdapter(build), scenarios.get("constant-return/repeat"))
+    # Building the agent imports its memory's modules inside the run: seconds on a loaded
+    # machine, which the default 10 s wall ceiling would count against the refusal.
+    wall = Ceilings(max_wall_seconds=60)
+    record = unsolvable.run(
+        CrewAIAdapter(build), scenarios.get("constant-return/repeat"), ceilings=wall
+    )
     assert (record.outcome, record.observed.steps) == (Outcome.CRASHED, 0)
     assert says in str(record.observed.error)
     assert offline == []

@@ -18,7 +18,7 @@ from pydantic_ai.models import Model
 
 import unsolvable
 from tests.frameworks._user_tools import user_tools
-from unsolvable import Code, Outcome, Session, Stop, TerminationRecord, scenarios
+from unsolvable import Ceilings, Code, Outcome, Session, Stop, TerminationRecord, scenarios
 from unsolvable.wire import Wire
 
 
@@ -88,7 +88,13 @@ def _run(model_for: Callable[[Wire], Model]) -> tuple[TerminationRecord, Stop, l
     """The stuck scenario's run of the counting agent on ``model_for``'s provider: not crashed,
     stopped by its limit; its record, its stop and the kinds of its requests."""
     kinds: list[str] = []
-    record = unsolvable.run(_agent(model_for, kinds), scenarios.get("constant-return/repeat"))
+    # The provider's SDK is imported inside the run: seconds on a loaded machine, which the
+    # default 10 s wall ceiling would count against a run that needs one.
+    record = unsolvable.run(
+        _agent(model_for, kinds),
+        scenarios.get("constant-return/repeat"),
+        ceilings=Ceilings(max_wall_seconds=60),
+    )
     assert record.outcome is Outcome.STOPPED, record.observed.error
     assert record.reported is not None and record.reported.code is Code.BUDGET_COST
     assert record.observed.steps >= 2, "the limit must let a few requests through"
