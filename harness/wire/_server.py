@@ -7,7 +7,8 @@ its run's key: a random path segment first in every URL it hands out (``/<key>/v
 ``/<key>/tools``, ``/<key>/agents``), which every client keeps because it is part of its base
 URL. A request without it is refused (401, in the format's own shape), never reaches the wire
 and is not counted in the record; `LoopbackServer.refused` counts them. A body is read only up
-to `BODY_LIMIT`.
+to `BODY_LIMIT`, and only whole: one cut short (its client gone mid-request) is refused, never
+answered by a tool or the model.
 """
 
 from __future__ import annotations
@@ -166,7 +167,7 @@ class _Handler(BaseHTTPRequestHandler):
         coding = self.headers.get("transfer-encoding")
         if coding is None:
             length = self._length(path)
-            return None if length is None else self.rfile.read(length) if length else b""
+            return None if length is None else self._exactly(path, length)
         if coding.strip().lower() != "chunked":
             why = f"unsolvable: Transfer-Encoding {coding!r} is not read here; send it chunked"
             self._refuse_unread(path, 501, why)
@@ -196,8 +197,22 @@ class _Handler(BaseHTTPRequestHandler):
                 while self.rfile.readline(CHUNK_LINE_LIMIT).strip():  # trailers, then CRLF
                     pass
                 return bytes(body)
-            body += self.rfile.read(size)
+            chunk = self._exactly(path, size)
+            if chunk is None:
+                return None
+            body += chunk
             self.rfile.readline(CHUNK_LINE_LIMIT)  # the CRLF that ends the chunk
+
+    def _exactly(self, path: str, size: int) -> bytes | None:
+        """The next ``size`` bytes of the body; ``None`` once a body that ended before them (its
+        client went away mid-request, or closed its side early) has been refused: what arrived
+        is not the request the client meant, and no tool or model may answer it."""
+        data = self.rfile.read(size) if size else b""
+        if len(data) < size:
+            why = f"unsolvable: the body ended after {len(data)} of the {size} bytes it promised"
+            self._refuse_unread(path, 400, why)
+            return None
+        return data
 
     def _length(self, path: str) -> int | None:
         """The body's length as the request declares it; ``None`` once a request whose length

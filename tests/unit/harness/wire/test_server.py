@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+from pathlib import Path
+from subprocess import PIPE
+
 import httpx
 import pytest
 
@@ -101,3 +106,30 @@ def test_a_chunked_body_is_read_whole_and_the_connection_stays_usable(session: S
     assert again.status_code == 200
     (tool_call,) = [call for step in session.finish().trajectory for call in step.tools]
     assert tool_call.arguments == '{"customer": "ACME-0", "query": "open"}'
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="needs curl")
+def test_a_body_its_client_never_finished_is_refused_not_answered(
+    session: Session, tmp_path: Path
+) -> None:
+    """curl killed mid-upload, its Content-Length promising more than it sent: what arrived was
+    handed on as the whole request, so the tool ran (a counted call, a world changed) on a body
+    the agent never finished sending."""
+    arrived = tmp_path / "arrived.json"
+    arrived.write_bytes(b'{"customer": "ACME-0"}')  # valid JSON, the rest never sent
+    with Wire(session) as wire, wire.serve() as server:
+        declared = f"content-length: {arrived.stat().st_size + 100}"
+        command = ["curl", "-sS", "--trace-ascii", "-", "-H", declared]
+        url = f"{server.tools_url}/search_invoices"
+        with subprocess.Popen([*command, "--data-binary", f"@{arrived}", url], stdout=PIPE) as curl:
+            try:
+                assert curl.stdout is not None
+                while b"=> Send data" not in curl.stdout.readline():  # its body is on its way
+                    assert curl.poll() is None, "curl ended before it sent its body"
+                # The server accepts connections in the order they came: once a later one is
+                # answered, curl's is being served.
+                assert httpx.get(f"http://127.0.0.1:{server.port}/").status_code == 401
+            finally:
+                curl.kill()  # the client goes away mid-request
+        # leaving serve() joins every request's thread: curl's has ended
+    assert wire.attempts == [] and session.finish().tool_calls == 0
