@@ -65,15 +65,28 @@ TRANSIENT_RETRY_AFTER_MS = "1"
 back-off (google-genai reads no such header and waits its own ``retry_options``)."""
 
 
-def _status_of(text: str) -> int:
-    """A tool's JSON error names its HTTP status (``{"error": {"status": 403}}``); else 200."""
+RETRIED_LATER = frozenset({429, 503})
+"""The statuses HTTP lets a server say when to try again on (``Retry-After``: RFC 9110 for 503,
+RFC 6585 for 429)."""
+
+
+def _tool_response(text: str) -> WireResponse:
+    """A tool's answer over HTTP. Its JSON error names its HTTP status (``{"error": {"status":
+    503}}``; else 200) and, on a 503 or a 429, its hint of when to try again (``"retry_after":
+    1``), which an HTTP client reads from the ``Retry-After`` header, as a real service sends
+    it (curl's ``--retry``, urllib3's ``Retry`` honour it); the body stays the tool's own."""
     try:
         data = json.loads(text)
     except ValueError:
-        return 200
+        data = None
     error = data.get("error") if isinstance(data, dict) else None
     status = error.get("status") if isinstance(error, dict) else None
-    return status if isinstance(status, int) and 400 <= status < 600 else 200
+    if not isinstance(error, dict) or not (isinstance(status, int) and 400 <= status < 600):
+        return WireResponse.text(text, content_type=JSON_TYPE)
+    response = WireResponse.text(text, status=status, content_type=JSON_TYPE)
+    hint = error.get("retry_after")
+    later = status in RETRIED_LATER and type(hint) is int and hint >= 0  # no bool, no float
+    return response.with_headers({"retry-after": str(hint)}) if later else response
 
 
 FORBIDDEN = 403
@@ -316,8 +329,7 @@ class Wire(Clients):
             self._attempts.failed(request, error)
             body = {"error": {"status": 500, "message": f"{type(error).__name__}: {error}"}}
             return self._attempts.log("tool", request, WireResponse.json(body, status=500), name)
-        response = WireResponse.text(text, status=_status_of(text), content_type=JSON_TYPE)
-        return self._attempts.log("tool", request, response, name)
+        return self._attempts.log("tool", request, _tool_response(text), name)
 
     def _explain_stray(self, request: WireRequest, *, unserved: bool) -> str:
         with self._lock:

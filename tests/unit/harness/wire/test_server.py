@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -133,3 +134,30 @@ def test_a_body_its_client_never_finished_is_refused_not_answered(
                 curl.kill()  # the client goes away mid-request
         # leaving serve() joins every request's thread: curl's has ended
     assert wire.attempts == [] and session.finish().tool_calls == 0
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="needs curl")
+def test_a_503_with_a_retry_hint_carries_it_in_the_retry_after_header() -> None:
+    """slow-dependency's tool answers "503 (with Retry-After)": an HTTP client (curl's --retry,
+    urllib3's Retry) reads the hint from the header, where the wire sent none, so it waited its
+    own back-off instead of the dependency's."""
+    from tests.unit.harness.wire.conftest import start
+
+    session = start("slow-dependency/fails-2")
+    with Wire(session) as wire, wire.serve() as server:
+        url = f"{server.tools_url}/fetch_rates"
+        said = subprocess.run(["curl", "-sS", "-i", "--json", "{}", url], capture_output=True)
+    head, _, body = said.stdout.decode().partition("\r\n\r\n")
+    assert head.startswith("HTTP/1.1 503") and json.loads(body)["error"]["retry_after"] == 1
+    assert "\r\nretry-after: 1\r\n" in head.lower()
+
+
+def test_a_503_with_no_retry_hint_carries_no_retry_after() -> None:
+    """dependency-unavailable's 503 gives no hint: the header would invent one."""
+    from tests.unit.harness.wire.conftest import start
+
+    session = start("dependency-unavailable/twin-recovers")
+    with Wire(session) as wire, wire.serve() as server:
+        url = f"{server.tools_url}/fetch_exchange_rates"
+        down = httpx.post(url, json={"currency": "EUR"})
+    assert down.status_code == 503 and "retry-after" not in down.headers
