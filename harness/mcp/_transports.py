@@ -96,14 +96,16 @@ async def _unauthorized(send: Send) -> None:
 class _Prefixed:
     """ASGI middleware: a request to ``<prefix>/mcp`` is served as one to ``/mcp``, its prefix
     kept in the scope for ``tools/call`` to forward under (a client's every request goes to the
-    one URL it was given, so each of its calls carries its prefix)."""
+    one URL it was given, so each of its calls carries its prefix). ``<prefix>/mcp/`` is the
+    same URL to a client configured with a trailing slash: left to the router, it was redirected
+    to ``/mcp``, a URL without the run's key (`_Keyed` took it off), and then refused."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        path = scope.get("path", "") if scope["type"] == "http" else ""
-        if path.endswith(MCP_PATH) and path != MCP_PATH and path.startswith("/"):
+        path = scope.get("path", "").rstrip("/") if scope["type"] == "http" else ""
+        if path.endswith(MCP_PATH) and path.startswith("/"):
             prefix = path[: -len(MCP_PATH)].rstrip("/")
             scope = {**scope, "path": MCP_PATH, "raw_path": MCP_PATH.encode(), PREFIX: prefix}
         await self.app(scope, receive, send)

@@ -340,3 +340,22 @@ def test_a_sub_agents_calls_over_mcp_are_its_own_when_its_path_names_it(
     assert seen["worker-1"] is not named, "worker-1 is handed it only when its path names it"
     path = "/agents/worker-1/tools/search" if named else "/tools/search"
     assert [urlsplit(url).path for url in seen["urls"]] == [path]
+
+
+@pytest.mark.parametrize("named", [False, True], ids=["mcp", "agent-path"])
+def test_a_client_given_the_url_with_a_trailing_slash_is_served(named: bool) -> None:
+    """A client configured with ``…/mcp/`` (a hand-written config, a base URL joined with a
+    slash) was redirected to ``http://127.0.0.1:<port>/mcp``, a URL without the run's key, and
+    then refused as if it had never had it ("this run's key is missing"); an agent's path
+    (``…/agents/worker-1/mcp/``) was not found at all."""
+
+    async def use(session: Session, parts: Served) -> Ran:
+        url = agent_url(parts[1].url, "worker-1") if named else parts[1].url
+        async with Client(f"{url}/") as client:
+            result = await client.call_tool("publish_report", {"report_id": "R-0"})
+        return {"is_error": result.is_error, "urls": [a.url for a in parts[0].attempts]}
+
+    record, ran = run_with(use)
+    assert "how" not in ran, ran.get("last")
+    assert ran["is_error"] is True and record.observed.tool_calls == 1
+    assert ("/agents/worker-1/tools/" in ran["urls"][0]) is named
