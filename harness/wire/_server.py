@@ -81,7 +81,6 @@ def _shaped(path: str, status: int, message: str) -> WireResponse:
 
 
 class _Server(ThreadingHTTPServer):
-    daemon_threads = True
     request_queue_size = BACKLOG
     wire: Handler
     netloc: str
@@ -90,6 +89,8 @@ class _Server(ThreadingHTTPServer):
     lock: threading.Lock
     connections: set[socket.socket]
     """The connections a handler thread still serves, kept alive between requests."""
+    handlers: set[threading.Thread]
+    """The threads serving a connection, each gone from here as it ends."""
 
     def count_refusal(self) -> None:
         with self.lock:
@@ -98,16 +99,35 @@ class _Server(ThreadingHTTPServer):
     def process_request(
         self, request: socket.socket | tuple[bytes, socket.socket], client_address: Any
     ) -> None:
-        if isinstance(request, socket.socket):
-            with self.lock:
+        """Serves the connection on a thread of its own, kept in `handlers` for `join` (daemon,
+        so a harness that never stops the server can still exit)."""
+        thread = threading.Thread(
+            target=self.process_request_thread,
+            args=(request, client_address),
+            name="unsolvable-wire-request",
+            daemon=True,
+        )
+        with self.lock:
+            if isinstance(request, socket.socket):
                 self.connections.add(request)
-        super().process_request(request, client_address)
+            self.handlers.add(thread)
+        thread.start()
 
     def shutdown_request(self, request: socket.socket | tuple[bytes, socket.socket]) -> None:
-        if isinstance(request, socket.socket):
-            with self.lock:
+        with self.lock:
+            if isinstance(request, socket.socket):
                 self.connections.discard(request)
+            self.handlers.discard(threading.current_thread())
         super().shutdown_request(request)
+
+    def join(self) -> None:
+        """Waits for every handler thread to end: the standard library joins none that is a
+        daemon, so a request under way when the server stopped (a tool call, an answer being
+        written) went on after the run, its thread still there."""
+        with self.lock:
+            handlers = list(self.handlers)
+        for thread in handlers:
+            thread.join()
 
     def hang_up(self) -> None:
         """Ends the connections still open: a client kept alive after `LoopbackServer.stop` would
@@ -284,7 +304,7 @@ class LoopbackServer:
     def start(self) -> LoopbackServer:
         server = _Server((LOOPBACK, 0), _Handler)
         server.wire, server.key, server.lock = self.wire, self.key, threading.Lock()
-        server.refused, server.connections = 0, set()
+        server.refused, server.connections, server.handlers = 0, set(), set()
         server.netloc = f"{LOOPBACK}:{server.server_address[1]}"
         self.wire.add_host(server.netloc)
         self._server = server
@@ -300,7 +320,8 @@ class LoopbackServer:
     def stop(self) -> None:
         if self._server is not None:
             self._server.shutdown()
-            self._server.hang_up()
+            self._server.hang_up()  # a handler waiting on its connection ends at once
+            self._server.join()
             self._server.server_close()
             self.wire.remove_host(self._server.netloc)
         if self._thread is not None:

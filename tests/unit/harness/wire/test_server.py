@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import subprocess
+import threading
 from pathlib import Path
 from subprocess import PIPE
+from typing import Any
 
 import httpx
 import pytest
@@ -132,7 +135,7 @@ def test_a_body_its_client_never_finished_is_refused_not_answered(
                 assert httpx.get(f"http://127.0.0.1:{server.port}/").status_code == 401
             finally:
                 curl.kill()  # the client goes away mid-request
-        # leaving serve() joins every request's thread: curl's has ended
+        # leaving serve() joins every request's thread: curl's has ended (as tested below)
     assert wire.attempts == [] and session.finish().tool_calls == 0
 
 
@@ -161,3 +164,42 @@ def test_a_503_with_no_retry_hint_carries_no_retry_after() -> None:
         url = f"{server.tools_url}/fetch_exchange_rates"
         down = httpx.post(url, json={"currency": "EUR"})
     assert down.status_code == 503 and "retry-after" not in down.headers
+
+
+def test_stop_ends_the_thread_of_a_request_still_under_way(
+    session: Session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tool call under way when the server stops: the standard library joins no daemon
+    thread, so stop returned and the call went on after the run, its thread still there."""
+    entered, release = threading.Event(), threading.Event()
+    handler: list[threading.Thread] = []
+    call_tool = session.call_tool
+
+    def held(name: str, arguments: Any, **how: Any) -> str:
+        handler.append(threading.current_thread())
+        entered.set()
+        release.wait()  # until its client has seen the server hang up
+        return call_tool(name, arguments, **how)
+
+    monkeypatch.setattr(session, "call_tool", held)
+    alive_after_stop: list[bool] = []
+    with Wire(session) as wire:
+        server = wire.serve()
+
+        def client() -> None:
+            with contextlib.suppress(httpx.HTTPError):  # the server hangs up mid-call
+                httpx.post(f"{server.tools_url}/search_invoices", json={"customer": "ACME-0"})
+            release.set()
+
+        def stop() -> None:
+            server.stop()
+            alive_after_stop.append(handler[0].is_alive())
+
+        calling = threading.Thread(target=client)
+        calling.start()
+        entered.wait()
+        stopping = threading.Thread(target=stop)
+        stopping.start()
+        stopping.join()
+        calling.join()
+    assert alive_after_stop == [False]
