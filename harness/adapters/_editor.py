@@ -101,7 +101,8 @@ async def converse(
     child = await Child.start(argv, environ)
     assert child.process.stdin is not None and child.process.stdout is not None
     editor = Editor(session=session, prefixes=prefixes)
-    connection = Connection(_router(editor), child.process.stdin, child.process.stdout)
+    messages = cast(asyncio.StreamReader, _Messages(child.process.stdout))
+    connection = Connection(_router(editor), child.process.stdin, messages)
     try:
         reason = await _turn(connection, editor, session.task, cwd, tools, stop)
     except Exception as error:
@@ -116,6 +117,40 @@ async def converse(
         unoffered=editor.unoffered,
         stderr=said,
     )
+
+
+class _Messages:
+    """The agent's stdout as the SDK reads it, a line a message, less the lines that cannot be
+    one: a JSON-RPC message is a JSON object, and a line that does not open one (a debug print,
+    a JSON array, which ACP has no batches to send, a bare value) is ignored, as an editor
+    ignores what it cannot read, and said once on stderr. Handed on, a text line was logged with
+    a traceback each time, and any other JSON value ended the SDK's reading, the turn taken for
+    the agent closing its stdout."""
+
+    def __init__(self, stdout: asyncio.StreamReader) -> None:
+        self.stdout = stdout
+        self.told = False
+        self.continued = False
+        """Whether the SDK is reading on a line past the reader's limit (`readexactly`): its
+        rest opens nothing and is passed on."""
+
+    async def readuntil(self, separator: bytes) -> bytes:
+        while True:
+            line = await self.stdout.readuntil(separator)
+            if self.continued or line.lstrip()[:1] in (b"{", b""):  # b"": the SDK skips it
+                self.continued = False
+                return line
+            if not self.told:
+                self.told = True
+                sys.stderr.write(
+                    f"unsolvable: the ACP agent wrote a line that is no JSON-RPC message on its "
+                    f"stdout ({line[:80]!r}); it and each later one are ignored\n"
+                )
+
+    async def readexactly(self, size: int) -> bytes:
+        """The start of a line past the reader's limit, which the SDK reads on (`LINE_LIMIT`)."""
+        self.continued = True
+        return await self.stdout.readexactly(size)
 
 
 def _router(editor: Editor) -> MessageRouter:

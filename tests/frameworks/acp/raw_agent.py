@@ -10,8 +10,10 @@ otherwise), ``flood`` (sends COUNT ``agent_message_chunk`` updates, then ``refus
 (sends COUNT updates of a kind ACP does not have, then a message and ``refusal``), ``exit``
 (exits with status 3 as the turn begins), ``close`` (closes its stdout as the turn begins and
 stays running), ``version`` (answers ``initialize`` with protocol version 99, then ``refusal``)
-``mute`` (reads every message and answers none, as a program not in its ACP mode does) or
-``error`` (answers ``session/prompt`` with an internal error, as an agent whose API failed).
+``mute`` (reads every message and answers none, as a program not in its ACP mode does),
+``error`` (answers ``session/prompt`` with an internal error, as an agent whose API failed) or
+``noise`` (writes lines that are no JSON-RPC message on its stdout before its answers — a debug
+print, a JSON array, a bare number — then ends its turn with ``refusal``).
 """
 
 import json
@@ -54,7 +56,7 @@ def turn() -> str:
     if MODE == "close":
         os.close(sys.stdout.fileno())
         signal.pause()  # runs on until it is ended: only the closed connection tells the editor
-    if MODE == "version":
+    if MODE in ("version", "noise"):
         return "refusal"
     if MODE == "flood":
         for _ in range(COUNT):
@@ -78,6 +80,8 @@ def main() -> None:
         method, given = message.get("method"), message.get("id")
         if MODE == "mute":
             continue
+        if MODE == "noise":
+            sys.stdout.write('starting up\n[{"jsonrpc": "2.0", "id": 0}]\n42\n')
         if method == "initialize":
             version = 99 if MODE == "version" else 1
             send({"id": given, "result": {"protocolVersion": version, "agentCapabilities": {}}})

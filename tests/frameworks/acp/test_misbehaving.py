@@ -94,6 +94,19 @@ def test_updates_of_a_kind_the_editor_cannot_read_are_ignored_and_said_once(
     assert not [entry.getMessage() for entry in caplog.records if entry.levelname == "ERROR"]
 
 
+def test_lines_on_its_stdout_that_are_no_message_are_ignored_and_said_once(
+    capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A debug print, a JSON array (a batch, which ACP has not) or a bare value on the agent's
+    stdout is no message: an editor ignores it, and the turn goes on. A JSON array ended the
+    SDK's reading, and the run was recorded as the agent closing its stdout, which it never
+    did; a text line was logged with a traceback each time."""
+    record = unsolvable.run(f"{RAW} noise", REPEAT, ceilings=CHILD_CEILINGS)
+    assert (record.outcome, record.code) == (Outcome.STOPPED, Code.NEEDS_HUMAN), account(record)
+    assert capsys.readouterr().err.count("no JSON-RPC message") == 1
+    assert not [entry.getMessage() for entry in caplog.records if entry.levelname == "ERROR"]
+
+
 def test_an_agent_on_a_protocol_version_the_editor_does_not_speak_is_refused() -> None:
     """ACP: an editor that does not speak the version the agent answers ``initialize`` with
     disconnects and tells the user; no turn is run on a protocol neither side shares."""
