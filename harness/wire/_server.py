@@ -89,8 +89,8 @@ class _Server(ThreadingHTTPServer):
     lock: threading.Lock
     connections: set[socket.socket]
     """The connections a handler thread still serves, kept alive between requests."""
-    handlers: set[threading.Thread]
-    """The threads serving a connection, each gone from here as it ends."""
+    handlers: list[threading.Thread]
+    """The threads serving a connection, those that ended let go as the next one starts."""
 
     def count_refusal(self) -> None:
         with self.lock:
@@ -110,20 +110,21 @@ class _Server(ThreadingHTTPServer):
         with self.lock:
             if isinstance(request, socket.socket):
                 self.connections.add(request)
-            self.handlers.add(thread)
+            self.handlers = [*(each for each in self.handlers if each.is_alive()), thread]
         thread.start()
 
     def shutdown_request(self, request: socket.socket | tuple[bytes, socket.socket]) -> None:
-        with self.lock:
-            if isinstance(request, socket.socket):
+        if isinstance(request, socket.socket):
+            with self.lock:
                 self.connections.discard(request)
-            self.handlers.discard(threading.current_thread())
         super().shutdown_request(request)
 
     def join(self) -> None:
         """Waits for every handler thread to end: the standard library joins none that is a
         daemon, so a request under way when the server stopped (a tool call, an answer being
-        written) went on after the run, its thread still there."""
+        written) went on after the run, its thread still there. A thread is let go only once
+        it has ended (`process_request`), never as it closes its connection, which it outlives
+        by a few instructions."""
         with self.lock:
             handlers = list(self.handlers)
         for thread in handlers:
@@ -304,7 +305,7 @@ class LoopbackServer:
     def start(self) -> LoopbackServer:
         server = _Server((LOOPBACK, 0), _Handler)
         server.wire, server.key, server.lock = self.wire, self.key, threading.Lock()
-        server.refused, server.connections, server.handlers = 0, set(), set()
+        server.refused, server.connections, server.handlers = 0, set(), []
         server.netloc = f"{LOOPBACK}:{server.server_address[1]}"
         self.wire.add_host(server.netloc)
         self._server = server
