@@ -1,7 +1,9 @@
 """Consumes the strings an agent put into a record, produces them safe to write and stable: secrets
 replaced by ``[redacted]``, memory addresses, LangGraph's task ids, the port and key of the
-harness's loopback URLs and the paths of its temporary folders masked, and the files of a Python
-traceback under the working directory named relative to it.
+harness's loopback URLs and the paths of its temporary folders masked, the files of a Python
+traceback under the working directory named relative to it, and those of a Python warning
+relative to the working directory or the ``sys.path`` entry that holds them, as an agent's own
+traceback names them (`unsolvable._traceback`).
 
 Applied once to the whole record, where it leaves the run (`unsolvable.run`) or where the harness
 receives it from the worker process that made it (`unsolvable._batch`), so that every written
@@ -28,6 +30,7 @@ from typing import Any
 
 from unsolvable._run_key import KEY_BYTES
 from unsolvable._text import ELLIPSIS
+from unsolvable._traceback import source_roots
 
 __all__ = ["ADDRESS", "REDACTED", "Clean", "Redactor", "cleaned", "kept", "mask_addresses"]
 
@@ -179,6 +182,22 @@ def _here(cwd: str) -> str | None:
     return None if os.path.dirname(cwd) == cwd else f'File "{os.path.join(cwd, "")}'
 
 
+WARNED = ".py:"
+"""What every line of a warning about a module's file holds, after the file's name."""
+
+
+def _warned_files(roots: list[str]) -> re.Pattern[str] | None:
+    """Where Python's warnings name a module's file under one of ``roots`` (deepest first): at a
+    line's start, before its line and its category (``/home/ci/project/agent.py:9: UserWarning:
+    …``, `warnings.formatwarning`), which a failing run's output keeps. Only a warning's file, as
+    only a traceback's (`_here`); ``None`` for no root but the file system's."""
+    folders = [os.path.join(root, "") for root in roots if os.path.dirname(root) != root]
+    if not folders:
+        return None
+    either, then = "|".join(map(re.escape, folders)), re.escape(WARNED)
+    return re.compile(rf"^(?:{either})(?=[^\n]*?{then}[0-9]+: [A-Za-z_]\w*: )", re.MULTILINE)
+
+
 def _lengths(secret: str) -> range:
     """The lengths of the pieces of ``secret`` a cut may leave that are redacted, longest first:
     half of it or more. A shorter piece leaves the rest unknown, and would be as common as the
@@ -199,11 +218,12 @@ class Redactor:
         self.secrets = sorted(forms, key=len, reverse=True)
         self.folders = _harness_folders(tempfile.gettempdir())
         self.here = _here(os.getcwd())
+        self.warned = _warned_files(source_roots())
 
     def text(self, text: str) -> str:
         """``text`` with every secret replaced; every address, LangGraph task id, loopback URL's
         port and key and temporary folder of the harness masked; every file of a Python
-        traceback under the working directory named relative to it."""
+        traceback or warning named relative to where it lies (`_here`, `_warned_files`)."""
         for secret in self.secrets:
             if secret in text:
                 text = text.replace(secret, REDACTED)
@@ -217,6 +237,8 @@ class Redactor:
             text = self.folders.sub(MASKED_FOLDER, text)
         if self.here is not None and self.here in text:
             text = text.replace(self.here, 'File "')
+        if self.warned is not None and WARNED in text:
+            text = self.warned.sub("", text)
         return mask_loopback_urls(mask_task_ids(mask_addresses(text)))
 
     def _cut_pieces(self, text: str) -> str:

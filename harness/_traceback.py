@@ -14,7 +14,7 @@ from types import FrameType
 
 from unsolvable._text import ERROR_CUT, cut, described
 
-__all__ = ["GROUP_WIDTH", "TRACEBACK_CUT", "agent_traceback", "error_text"]
+__all__ = ["GROUP_WIDTH", "TRACEBACK_CUT", "agent_traceback", "error_text", "source_roots"]
 
 TRACEBACK_CUT = 4000
 """Characters of a traceback a record keeps: its end, where the raising line is (a recursion
@@ -132,11 +132,17 @@ def _is_harness(frame: FrameType) -> bool:
     return module == HARNESS or module.startswith(HARNESS + ".")
 
 
+def source_roots() -> list[str]:
+    """The folders an agent's files are named relative to, deepest first: the current directory
+    and the ``sys.path`` entries, whose place differs by machine and checkout."""
+    roots = {os.path.abspath(path or ".") for path in (os.getcwd(), *sys.path)}
+    return sorted(roots, key=len, reverse=True)
+
+
 def _display(filename: str) -> str:
-    """A file named relative to the deepest of the current directory and the ``sys.path``
-    entries that holds it (``myagent.py``, ``langgraph/pregel/main.py``), else as it is."""
-    roots = sorted({os.path.abspath(path or ".") for path in (os.getcwd(), *sys.path)}, key=len)
-    for root in reversed(roots):
+    """A file named relative to the deepest of `source_roots` that holds it (``myagent.py``,
+    ``langgraph/pregel/main.py``), else as it is."""
+    for root in source_roots():
         if filename.startswith(root + os.sep):
             return os.path.relpath(filename, root)
     return filename

@@ -1,7 +1,7 @@
 """The same scenario, seed and agent give the same record, byte for byte, from one run to the
 next and from one checkout to another: what changes every run (the loopback server's port, the
-run's key, the harness's temporary folders) and where it runs (the working directory, TMPDIR)
-never reaches it."""
+run's key, the harness's temporary folders), where it runs (the working directory, TMPDIR) and
+which worker made it after which other runs never reaches it."""
 
 from __future__ import annotations
 
@@ -12,25 +12,39 @@ import sys
 from pathlib import Path
 
 AGENT = Path(__file__).with_name("url_agent.py")
+WARNING_AGENT = Path(__file__).with_name("warning_agent.py")
+SCENARIOS = ("constant-return/repeat", "constant-return/perturbed-offset", "oscillation/plain")
 
 
-def _records(folder: Path) -> str:
-    """The record of the agent run from a copy of it in ``folder``, with its TMPDIR there."""
+def _records(
+    folder: Path, *args: str, agent: Path = AGENT, scenarios: tuple[str, ...] = SCENARIOS[:1]
+) -> str:
+    """The records of ``agent`` run from a copy of it in ``folder``, with its TMPDIR there."""
     project, tmp, out = folder / "project", folder / "tmp", folder / "records.json"
     project.mkdir(parents=True)
     tmp.mkdir()
-    shutil.copy(AGENT, project)
-    command = [sys.executable, "-m", "unsolvable.cli", "run", "--agent",
-               f"exec:{sys.executable} {AGENT.name}", "--scenario", "constant-return/repeat",
-               "--json", str(out)]  # fmt: skip
+    shutil.copy(agent, project)
+    spec = f"{agent.stem}:agent" if agent != AGENT else f"exec:{sys.executable} {agent.name}"
+    command = [sys.executable, "-m", "unsolvable.cli", "run", "--agent", spec, "--scenario",
+               *scenarios, "--json", str(out), *args]  # fmt: skip
     environ = {**os.environ, "TMPDIR": str(tmp)}
     result = subprocess.run(command, capture_output=True, text=True, cwd=project, env=environ,
                             timeout=120, check=False)  # fmt: skip
-    assert result.returncode == 1 and "crashed" in result.stdout, result.stderr
+    assert result.returncode == 1, result.stderr
     return out.read_text()
 
 
 def test_the_urls_and_paths_an_agent_prints_leave_its_record_the_same(tmp_path: Path) -> None:
     first, second = _records(tmp_path / "one"), _records(tmp_path / "deeper" / "two")
+    assert '"outcome": "crashed"' in first
     assert "http://127.0.0.1:" in first and "mcp.json" in first and AGENT.name in first
+    assert first == second
+
+
+def test_a_warning_names_its_file_as_a_traceback_does_wherever_the_checkout_is(
+    tmp_path: Path,
+) -> None:
+    first = _records(tmp_path / "one", agent=WARNING_AGENT)
+    second = _records(tmp_path / "deeper" / "two", agent=WARNING_AGENT)
+    assert "warning_agent.py:10: UserWarning: this call is going away" in first
     assert first == second
