@@ -7,7 +7,8 @@ stderr are ``/dev/null`` between runs and a capture file during one), so a desce
 outlives a run holds none of them. A process the agent forks is cut off the channels at the fork
 and ends when it comes back into the worker's code. Each job starts from the worker's initial
 working directory, environment, ``sys.path`` and umask, whatever the previous agent changed, and
-ends with every process it started gone (`unsolvable._descendants`). A guard process, outside the
+ends with every process it started gone (`unsolvable._descendants`); its warnings show as in a
+fresh process, under the worker's initial filters. A guard process, outside the
 worker's tree, ends the worker and all below it as soon as the harness is gone.
 """
 
@@ -22,6 +23,7 @@ import select
 import signal
 import sys
 import tempfile
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from multiprocessing import forkserver
@@ -78,12 +80,21 @@ class _Pristine:
     environ: dict[str, str]
     path: tuple[str, ...]
     umask: int
+    warning_filters: tuple[Any, ...]
+    showwarning: Callable[..., None]
 
     @classmethod
     def now(cls) -> _Pristine:
         umask = os.umask(0)
         os.umask(umask)
-        return cls(cwd=os.getcwd(), environ=dict(os.environ), path=tuple(sys.path), umask=umask)
+        return cls(
+            cwd=os.getcwd(),
+            environ=dict(os.environ),
+            path=tuple(sys.path),
+            umask=umask,
+            warning_filters=tuple(warnings.filters),
+            showwarning=warnings.showwarning,
+        )
 
     def restore(self) -> None:
         _reopen_standard_streams()
@@ -92,6 +103,11 @@ class _Pristine:
         os.environ.update(self.environ)
         sys.path[:] = self.path
         os.umask(self.umask)
+        # Python shows a warning once per place in a process: forgotten, so that each run shows
+        # its own as a run alone would, whichever runs this worker made before it.
+        warnings.resetwarnings()
+        warnings.filters = list(self.warning_filters)
+        warnings.showwarning = self.showwarning
         streams: tuple[Any, Any] = (sys.__stdout__, sys.__stderr__)
         sys.stdout, sys.stderr = streams
         sys.stdin = _NoPerson()  # the interpreter's own was closed when the worker started

@@ -48,3 +48,15 @@ def test_a_warning_names_its_file_as_a_traceback_does_wherever_the_checkout_is(
     second = _records(tmp_path / "deeper" / "two", agent=WARNING_AGENT)
     assert "warning_agent.py:10: UserWarning: this call is going away" in first
     assert first == second
+
+
+def test_every_run_shows_its_warnings_whichever_worker_ran_what_before(tmp_path: Path) -> None:
+    """A worker makes many runs, Python shows a warning once per place in a process, and the
+    agent silences warnings after its first: each run is recorded as if it had the worker
+    alone."""
+    alone = _records(tmp_path / "one", "-n", "1", agent=WARNING_AGENT, scenarios=SCENARIOS)
+    shared = _records(tmp_path / "two", "-n", "2", agent=WARNING_AGENT, scenarios=SCENARIOS)
+    for records in (alone, shared):
+        assert records.count("UserWarning: this call is going away") == len(SCENARIOS)
+        assert "DeprecationWarning" not in records
+    assert alone == shared
