@@ -152,11 +152,12 @@ class _Todo:
 
 class WorkerPool:
     """Up to ``size`` worker processes, started when first needed and reused across batches
-    (the pytest plugin runs its generated suite through one, a test at a time)."""
+    (the pytest plugin runs its generated suite through one, a test at a time); ``fresh``
+    workers are never copies of this process (`worker_context`)."""
 
-    def __init__(self, lookup: Lookup, *, size: int = 1) -> None:
+    def __init__(self, lookup: Lookup, *, size: int = 1, fresh: bool = False) -> None:
         self.lookup, self.size = lookup, size
-        self.context = worker_context(lookup)
+        self.context = worker_context(lookup, fresh=fresh)
         self.redactor = Redactor()
         """The secrets of the harness's environment, which the workers start from: a record is
         redacted here, as it arrives, not in the worker, where its agent could switch a redactor

@@ -65,14 +65,16 @@ def _runs_one_thread() -> bool:
         return threading.active_count() == 1
 
 
-def worker_context(lookup: Lookup) -> BaseContext:
+def worker_context(lookup: Lookup, *, fresh: bool = False) -> BaseContext:
     """``fork`` on Linux when this process runs no other thread (``unsolvable run``): it has
     imported the harness and the library already, so a worker is ready in milliseconds rather
-    than after a fork server has imported them again. Otherwise ``forkserver`` where there is
-    one: workers start from a clean process that has imported the harness and the scenario
-    library, never from one running agent threads. Either way the worker lets go of every
-    descriptor it inherited (`unsolvable._worker`)."""
-    if sys.platform == "linux" and _runs_one_thread():
+    than after a fork server has imported them again. Otherwise, or when the workers must be
+    ``fresh`` (a pytest session's, whose copy would carry its capture of warnings and logs into
+    every run and keep them from the record), ``forkserver`` where there is one: workers start
+    from a clean process that has imported the harness and the scenario library, never from one
+    running agent threads. Either way the worker lets go of every descriptor it inherited
+    (`unsolvable._worker`)."""
+    if not fresh and sys.platform == "linux" and _runs_one_thread():
         return multiprocessing.get_context("fork")
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")

@@ -79,11 +79,13 @@ def _session_ledger(config: pytest.Config) -> RunLedger:
 
 
 def _worker_pool(config: pytest.Config) -> WorkerPool:
-    """The session's worker process for the generated suite, started on first use."""
+    """The session's worker process for the generated suite, started on first use: never a
+    copy of this pytest process, whose capture of warnings and logs it would keep from the
+    records, so that a serial session's are an xdist session's."""
     if POOL not in config.stash:
         from unsolvable._batch import WorkerPool
 
-        config.stash[POOL] = WorkerPool(config.stash[SETTINGS].library())
+        config.stash[POOL] = WorkerPool(config.stash[SETTINGS].library(), fresh=True)
     return config.stash[POOL]
 
 

@@ -14,6 +14,7 @@ from unsolvable.plugin._options import (
     CEILING_SECONDS_OPTION,
     CEILING_STEPS_OPTION,
     FAMILY_OPTION,
+    JSON_OPTION,
     LENIENT_OPTION,
     MAX_STEPS_OPTION,
     NO_SNAPSHOT_OPTION,
@@ -24,6 +25,13 @@ from unsolvable.plugin._options import (
 from unsolvable.plugin._suite import SUITE_MODULE, SUITE_TEST
 
 CONTRACT, NAIVE = f"{AGENT_OPTION}=pkg:contract", f"{AGENT_OPTION}=pkg:naive"
+TALKS = """import logging, warnings
+
+def agent(session):
+    warnings.warn("this call is going away", UserWarning)
+    logging.getLogger("agent").warning("going on all the same")
+    return "no structured exit"
+"""
 
 
 def test_contract_agent_passes_the_whole_library(run: Run) -> None:
@@ -186,3 +194,19 @@ def test_a_bad_ini_switch_is_a_usage_error_naming_its_key(
 def test_the_suite_constants_name_the_generated_test() -> None:
     module = importlib.import_module(SUITE_MODULE)
     assert callable(getattr(module, SUITE_TEST))
+
+
+def test_a_failing_runs_output_is_kept_alike_serially_and_under_xdist(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    """The suite's runs are made in worker processes: one started as a copy of a serial
+    session's own process carried pytest's capture of warnings and logs into every run, whose
+    record then kept none of what the agent said; an xdist worker's kept it all."""
+    pytester.makepyfile(talks=TALKS)
+    suite = (f"{AGENT_OPTION}=talks:agent", f"{FAMILY_OPTION}=oscillation", NO_SNAPSHOT_OPTION)
+    run(*suite, f"{JSON_OPTION}=serial.json")
+    run(*suite, f"{JSON_OPTION}=xdist.json", "-n", "2")
+    serial = (pytester.path / "serial.json").read_text()
+    for said in ("talks.py:4: UserWarning: this call is going away", "going on all the same"):
+        assert serial.count(said) == cases("oscillation"), said
+    assert serial == (pytester.path / "xdist.json").read_text()
