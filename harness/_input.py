@@ -72,11 +72,12 @@ def _no_constant(name: str) -> Any:
 def _no_repeated_key(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """An object's members, a key given twice refused: JSON readers keep one of the two
     silently, and a hand-edited file's second ``"expected"`` would replace the first unseen."""
-    members = dict(pairs)
-    if len(members) < len(pairs):
-        twice = next(key for i, (key, _) in enumerate(pairs) if key in dict(pairs[:i]))
-        raise InputError(f"it gives the key {twice!r} twice in one object; keep one")
-    return members
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise InputError(f"it gives the key {key!r} twice in one object; keep one")
+        seen.add(key)
+    return dict(pairs)
 
 
 def load_json(text: str, *, what: str) -> Any:

@@ -169,10 +169,10 @@ def options_of(args: argparse.Namespace) -> ReportOptions:
     """The reports and the gate the command's flags ask for; a flag that tunes a gate given
     without ``--baseline`` is a usage error, as the run would go ungated with it said."""
     if args.baseline is None:
-        for name in GATE_FLAGS:
-            value = vars(args)[name.replace("-", "_")]
+        for flag in GATE_FLAGS:
+            value = vars(args)[flag.key]
             if value is not None and value is not False:  # a margin of 0 is given too
-                raise BaselineError(f"--{name} tunes a baseline gate: add --baseline PATH")
+                raise BaselineError(f"--{flag.name} tunes a baseline gate: add --baseline PATH")
     return report_options(vars(args), volatile=args.volatile)
 
 

@@ -162,10 +162,10 @@ def _check_gate_flags(config: pytest.Config, settings: Settings) -> None:
     session, gated or not."""
     if "baseline" in settings.reports:
         return
-    for name in GATE_FLAGS:
-        if is_given(config, f"{PREFIX}{name}"):
+    for flag in GATE_FLAGS:
+        if is_given(config, f"{PREFIX}{flag.name}"):
             raise pytest.UsageError(
-                f"{PREFIX}{name} tunes a baseline gate: add {BASELINE_OPTION} PATH ({DOCS})"
+                f"{PREFIX}{flag.name} tunes a baseline gate: add {BASELINE_OPTION} PATH ({DOCS})"
             )
 
 

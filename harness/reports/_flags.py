@@ -38,6 +38,9 @@ class ReportFlag:
     most: float | None = None
     """For numbers: the largest that means something (a rate's margin is at most 1: above it,
     any rate would pass)."""
+    tunes_gate: bool = False
+    """Only tunes a baseline gate: given on a command line without ``baseline``, the run would
+    go ungated with it said (`GATE_FLAGS`)."""
 
     @property
     def key(self) -> str:
@@ -76,11 +79,13 @@ REPORT_FLAGS = (
     ),
     ReportFlag(
         name="allow-empty-gate",
+        tunes_gate=True,
         switch=True,
         help="let a baseline gate that compares no group (other agents, other scenarios) pass",
     ),
     ReportFlag(
         name="baseline-margin",
+        tunes_gate=True,
         parse=int,
         metavar="STEPS",
         may_be_zero=True,
@@ -88,6 +93,7 @@ REPORT_FLAGS = (
     ),
     ReportFlag(
         name="baseline-false-stop-margin",
+        tunes_gate=True,
         parse=float,
         metavar="RATE",
         may_be_zero=True,
@@ -96,6 +102,7 @@ REPORT_FLAGS = (
     ),
     ReportFlag(
         name="baseline-cost-margin",
+        tunes_gate=True,
         parse=float,
         metavar="USD",
         may_be_zero=True,
@@ -104,10 +111,8 @@ REPORT_FLAGS = (
 )
 
 
-GATE_FLAGS = ("allow-empty-gate", "baseline-margin", "baseline-false-stop-margin",
-              "baseline-cost-margin")  # fmt: skip
-"""The flags that only tune a baseline gate: given without ``baseline`` on a command line, the
-run would go ungated with them said."""
+GATE_FLAGS = tuple(flag for flag in REPORT_FLAGS if flag.tunes_gate)
+"""The flags that only tune a baseline gate (`ReportFlag.tunes_gate`)."""
 
 
 def number_problem(value: float, *, may_be_zero: bool = False, most: float | None = None) -> str:
