@@ -17,7 +17,7 @@ from typing import Any
 
 from unsolvable._errors import InputError
 
-__all__ = ["INPUT_LIMIT", "file_kind", "load_json", "read_input"]
+__all__ = ["INPUT_LIMIT", "file_kind", "load_json", "no_path", "read_input"]
 
 INPUT_LIMIT = 512 * 1024 * 1024
 """Bytes an input may hold: a record of 10,000 steps with its whole trajectory is about 7 MB, so
@@ -37,6 +37,13 @@ def file_kind(mode: int) -> str | None:
     """What a path of ``mode`` holds when it is no regular file (``"a folder"``, ``"a FIFO (a
     named pipe)"``); ``None`` for a regular file."""
     return None if stat.S_ISREG(mode) else KINDS.get(stat.S_IFMT(mode), "not a regular file")
+
+
+def no_path(named: str, give: str) -> str:
+    """What a path given empty is told, an input's or an output's: `Path` reads ``''`` as the
+    current folder, whose files would be read or written unasked, and it is most often a
+    variable left unset (``--json "$REPORT"``)."""
+    return f"{named} '' names no path (is a variable unset?); give {give}"
 
 
 def read_input(path: Path) -> str:

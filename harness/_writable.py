@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from unsolvable._errors import OutputError
-from unsolvable._input import file_kind
+from unsolvable._input import file_kind, no_path
 
 __all__ = ["check_writable", "check_writable_dir", "file_path", "folder_path"]
 
@@ -42,12 +42,9 @@ def folder_path(text: str, *, flag: str, example: str) -> Path:
 
 
 def _check_given(text: str, *, flag: str, example: str) -> None:
-    """An empty path (often a variable left unset, ``--json "$REPORT"``) is refused: `Path`
-    reads it as the current folder, where the files would be written unasked."""
+    """An empty path is refused (`no_path`)."""
     if not text:
-        raise OutputError(
-            f"{flag} '' names no path (is a variable unset?); give one, e.g. {example}"
-        )
+        raise OutputError(no_path(flag, f"one, e.g. {example}"))
 
 
 def check_writable(path: Path, *, flag: str) -> None:

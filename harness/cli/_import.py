@@ -92,18 +92,18 @@ def _check_not_the_trace(output: Path, trace: Path, *, given: bool) -> None:
 def _check_not_built_in(given: str, name: str, data: Any) -> None:
     """A file whose scenario or twin has a built-in's name is refused whenever it is read, so
     the import refuses to write it."""
+    from unsolvable.imports._library import built_in_owners, claim
     from unsolvable.imports._replay import build
     from unsolvable.imports._schema import parse
     from unsolvable.imports._trace import ImportFailed
-    from unsolvable.scenarios import SCENARIOS
 
-    built_in = {scenario.name for scenario in SCENARIOS}
-    for scenario in build(parse(data)):
-        if scenario.name in built_in:
-            raise ImportFailed(
-                f"--name {given!r}: the scenario {scenario.name!r} is already taken by the "
-                f"built-in library; give another --name, e.g. incidents/{name.split('/')[1]}"
-            )
+    taken = claim(built_in_owners(), build(parse(data)), f"--name {given!r}")
+    if taken is not None:
+        scenario, holder = taken
+        raise ImportFailed(
+            f"--name {given!r}: the scenario {scenario.name!r} is already taken by {holder}; "
+            f"give another --name, e.g. incidents/{name.split('/')[1]}"
+        )
 
 
 def run_import(args: argparse.Namespace) -> int:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from unsolvable._errors import ScenarioError
+from unsolvable._input import no_path
 from unsolvable._scenario import Scenario
 from unsolvable.imports._replay import build
 from unsolvable.imports._scenario_file import ScenarioFileError
@@ -25,6 +26,8 @@ __all__ = ["SUFFIXES", "ScenarioLibrary", "scenario_files"]
 
 SUFFIXES = (".json", ".toml")
 """The files a folder of scenario files contributes; anything else in it is left alone."""
+WANTED = "a .json or .toml file written by unsolvable import, or a folder of them"
+"""What a scenario-file path should name."""
 
 
 def scenario_files(paths: Iterable[str | Path]) -> tuple[str, ...]:
@@ -32,37 +35,49 @@ def scenario_files(paths: Iterable[str | Path]) -> tuple[str, ...]:
     does not exist is an error naming it."""
     found: list[str] = []
     for given in paths:
-        if not str(given):  # `Path` reads it as the current folder, and its files unasked
-            raise ScenarioFileError(
-                "scenario file '' names no path (is a variable unset?); give a .json or .toml "
-                "file written by unsolvable import, or a folder of them"
-            )
+        if not str(given):
+            raise ScenarioFileError(no_path("scenario file", WANTED))
         path = Path(given)
         if path.is_dir():
             found.extend(str(p) for p in sorted(path.iterdir()) if p.suffix in SUFFIXES)
         elif path.exists():  # a file, or what reading it will name (a FIFO, a device)
             found.append(str(path))
         else:
-            raise ScenarioFileError(
-                f"scenario file {str(path)!r} does not exist; give a .json or .toml file written "
-                "by unsolvable import, or a folder of them"
-            )
+            raise ScenarioFileError(f"scenario file {str(path)!r} does not exist; give {WANTED}")
     return tuple(dict.fromkeys(found))
+
+
+def built_in_owners() -> dict[str, str]:
+    """Each built-in scenario's name and its owner, the library: the names no file may take."""
+    return {scenario.name: "the built-in library" for scenario in SCENARIOS}
+
+
+def claim(
+    owners: dict[str, str], scenarios: Iterable[Scenario], owner: str
+) -> tuple[Scenario, str] | None:
+    """Enters each of ``scenarios`` in ``owners`` as ``owner``'s, up to the first whose name is
+    taken already: that one and who holds its name (``None`` when every name was free)."""
+    for scenario in scenarios:
+        if scenario.name in owners:
+            return scenario, owners[scenario.name]
+        owners[scenario.name] = owner
+    return None
 
 
 @functools.cache
 def _loaded(paths: tuple[str, ...]) -> tuple[Scenario, ...]:
-    owners = {scenario.name: "the built-in library" for scenario in SCENARIOS}
+    owners = built_in_owners()
     loaded: list[Scenario] = []
     for path in paths:
-        for scenario in build(read(path)):
-            if scenario.name in owners:
-                raise ScenarioFileError(
-                    f"scenario file {path!r}: name {scenario.name!r} is already taken by "
-                    f'{owners[scenario.name]}; give the file another "name"'
-                )
-            owners[scenario.name] = f"scenario file {path!r}"
-            loaded.append(scenario)
+        scenarios = build(read(path))
+        taken = claim(owners, scenarios, f"scenario file {path!r}")
+        if taken is not None:
+            scenario, holder = taken
+            raise ScenarioFileError(
+                f"scenario file {path!r}: name {scenario.name!r} is already taken by {holder}; "
+                'give the file another "name"'
+            )
+        loaded.extend(scenarios)
     return tuple(loaded)
 
 
