@@ -174,7 +174,9 @@ class _Handler(BaseHTTPRequestHandler):
         )
         self._send(self._answer(request))
 
-    do_GET = do_PUT = do_PATCH = do_DELETE = do_POST
+    # Every method reaches the wire, which answers what it serves no route for as a stray
+    # request: the standard library's own 501 page for the rest would reach no SDK and no record.
+    do_GET = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = do_POST
 
     def _keyed_path(self) -> str | None:
         """The request's path without the run's key; ``None`` when it does not carry it."""
@@ -277,7 +279,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.send_header("content-length", str(len(response.body)))
         self.end_headers()
-        self.wfile.write(response.body)
+        if self.command != "HEAD":  # whose answer is the headers a GET would have had
+            self.wfile.write(response.body)
 
     def log_message(self, format: str, *args: object) -> None:
         """Silent: the wire keeps its own log of attempts (`Wire.attempts`)."""

@@ -203,3 +203,17 @@ def test_stop_ends_the_thread_of_a_request_still_under_way(
         stopping.join()
         calling.join()
     assert alive_after_stop == [False]
+
+
+@pytest.mark.parametrize("method", ["HEAD", "OPTIONS"])
+def test_a_head_or_options_request_is_a_stray_like_any_other(session: Session, method: str) -> None:
+    """A method the wire serves no route for is answered as every stray request is, a final 404
+    in the providers' shape that fails the wire on close, not the standard library's 501 page
+    that no SDK reads and the run never hears of; a HEAD answer carries no body."""
+    with pytest.raises(StrayRequest, match=rf"{method} http://127\.0\.0\.1"), Wire(session) as wire:
+        with wire.serve() as server, httpx.Client() as client:
+            reply = client.request(method, f"{server.openai_base_url}/models")
+            after = client.post(f"{server.openai_base_url}/chat/completions", json=ASK)
+        assert reply.status_code == 404 and reply.headers["x-should-retry"] == "false"
+        assert reply.content == b"" if method == "HEAD" else reply.json()["error"]
+        assert after.status_code == 200  # the connection kept alive serves the next request
