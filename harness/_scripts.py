@@ -279,6 +279,11 @@ class Moment:
         before = self._before.get(request.agent)
         return None if before is None else rebased(request, before)
 
+    def has_held(self) -> bool:
+        """Whether it has held for any agent of the run yet: what a tool the agents share
+        follows (`unsolvable.fake_tools.staged_tool`)."""
+        return bool(self._before)
+
 
 class Until:
     """Repeats ``call`` until a tool result contains ``marker``, then follows ``then``.

@@ -1,6 +1,7 @@
 """Consumes repeated calls, produces a scripted series of answers and then the one that matters:
 a cursor that pages, an index that warms up, a search that finds the record at the k-th try —
-counted by call, or by the run's step (`ModelSteps`).
+counted by call, or by the run's step (`ModelSteps`); and a tool that is one until the run's
+model moves on, the other from then (`staged_tool`).
 
 The same call gets a different answer each time, which is exactly what separates these solvable
 twins from a tool that answers the same thing forever (`constant_tool`).
@@ -9,7 +10,7 @@ twins from a tool that answers the same thing forever (`constant_tool`).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from unsolvable import JSON, Model, ModelRequest, ModelResponse, Setup, ToolResult, ToolSpec
@@ -36,6 +37,10 @@ class ModelSteps:
     def since(self, start: int) -> int:
         """Steps the run has taken since step ``start`` (0 during it, and before it)."""
         return max(0, self.step - start)
+
+    def has_reached(self, at: int) -> bool:
+        """Whether the run's model has answered step ``at`` or a later one (`staged_tool`)."""
+        return self.step >= at
 
 
 class _Watched:
@@ -71,9 +76,11 @@ def sequence_tool(
     return Tool(spec=spec, handler=handle)
 
 
-def staged_tool(before: Tool, after: Tool, *, steps: ModelSteps, at: int) -> Tool:
-    """Answers as ``before`` until step ``at``, as ``after`` from it (`ModelSteps`): a twin's
-    tool that is its sibling's until the twin's divergence step, however an agent calls it."""
+def staged_tool(before: Tool, after: Tool, *, begun: Callable[[], bool]) -> Tool:
+    """Answers as ``before`` until ``begun()`` holds, as ``after`` from then: a twin's tool that
+    is its sibling's until the twin diverges, however and whenever an agent calls it. ``begun``
+    reads the run's own model and, once it holds, holds for good: the step the model answers
+    (`ModelSteps.has_reached`), or a move of its script (a hint it heeded)."""
     if before.spec != after.spec:
         raise ValueError(
             f"staged_tool: {before.spec.name!r} and {after.spec.name!r} are offered as one tool: "
@@ -81,6 +88,6 @@ def staged_tool(before: Tool, after: Tool, *, steps: ModelSteps, at: int) -> Too
         )
 
     def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
-        return (after if steps.step >= at else before).handler(world, arguments)
+        return (after if begun() else before).handler(world, arguments)
 
     return Tool(spec=after.spec, handler=handle)

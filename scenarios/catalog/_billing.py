@@ -5,10 +5,11 @@ task holds once an invoice is marked paid."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from unsolvable import JSON, Call, ToolSpec
 from unsolvable.fake_tools import (
     FakeWorld,
-    ModelSteps,
     Tool,
     constant_tool,
     pages_tool,
@@ -98,22 +99,20 @@ def billing_tools(
     *,
     found: bool,
     warmup: int,
-    staged: tuple[ModelSteps, int] | None = None,
+    staged: Callable[[], bool] | None = None,
 ) -> list[Tool]:
     """What every scenario of the family offers: ``search``, the ledger (`_ledger`) and, after a
     warm-up, the account history its ``warmup`` reads need. ``staged``: the ledger is the
-    stuck sibling's, empty, until the step given, so that a twin's ledger read of the agent's
-    own accord tells it from its sibling no sooner than its search does."""
+    stuck sibling's, empty, until ``staged()`` holds (`staged_tool`: the twin's divergence step,
+    or its model's heeding a hint), so that a twin's ledger read of the agent's own accord tells
+    it from its sibling no sooner than the twin's own divergence does."""
     # A customer's history has an end, where the model's reading stops: an endless one would
     # let an agent that reads a new page every step pass that off as progress.
     read = pages_tool(HISTORY, key="history_read", lines_per_page=2, pages=warmup)
     ledger = _ledger(seed, found=found)
     if staged is not None:
-        steps, at = staged
         empty = _ledger(seed, found=False)
-        ledger = [
-            staged_tool(*pair, steps=steps, at=at) for pair in zip(empty, ledger, strict=True)
-        ]
+        ledger = [staged_tool(*pair, begun=staged) for pair in zip(empty, ledger, strict=True)]
     return [search, *ledger, *([read] if warmup else [])]
 
 

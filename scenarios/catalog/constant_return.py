@@ -197,7 +197,7 @@ def _build_moving(
     )
     script = Until(call=call, marker=invoice_of(seed), then=_then_mark(seed))
     differs = next((i for i, answer in enumerate(moves) if answer != EMPTY), len(moves))
-    staged = (steps, start + differs)  # the ledger is the sibling's until the search differs
+    staged = partial(steps.has_reached, start + differs)  # until the search differs
     tools = billing_tools(search, seed, found=True, warmup=warmup, staged=staged)
     setup = stuck_setup(billing_world(seed), tools, _after_warmup(script, warmup), seed=seed)
     return steps.watch(setup)
@@ -213,6 +213,10 @@ class HeedsHint:
     def __init__(self, *, call: Call, then: Script) -> None:
         self.call, self.then = call, then
         self._told = Moment()
+
+    def is_heeded(self) -> bool:
+        """Whether the model has heeded a hint yet (the twin's ledger follows it)."""
+        return self._told.has_held()
 
     def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
         later = self._told.since(request, _is_told)
@@ -237,9 +241,9 @@ def _build_hint(tool_name: str, warmup: int, seed: int) -> Setup:
     lookup = Call(name=LOOKUP.name, arguments={"customer": f"ACME-{seed}"}, text="Another way")
     mark = Call(name=MARK.name, arguments={"invoice": invoice_of(seed)}, text="Marking it paid")
     script = HeedsHint(call=_search_call(tool_name, seed), then=Steps(calls=[lookup, mark]))
-    tools = billing_tools(
-        constant_tool(search_spec(tool_name), EMPTY), seed, found=True, warmup=warmup
-    )
+    search = constant_tool(search_spec(tool_name), EMPTY)
+    # the ledger is the sibling's until the model heeds the hint, whenever the agent reads it
+    tools = billing_tools(search, seed, found=True, warmup=warmup, staged=script.is_heeded)
     return stuck_setup(billing_world(seed), tools, _after_warmup(script, warmup), seed=seed)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 
 import pytest
@@ -170,7 +171,9 @@ def test_settling_a_made_up_item_is_one_answer_that_never_names_it() -> None:
 def test_a_staged_tool_answers_as_its_first_tool_until_its_step() -> None:
     world, steps = FakeWorld(failing=lambda w: []), ModelSteps()
     tool = staged_tool(
-        constant_tool(SPEC, {"n": 0}), constant_tool(SPEC, {"n": 1}), steps=steps, at=3
+        constant_tool(SPEC, {"n": 0}),
+        constant_tool(SPEC, {"n": 1}),
+        begun=functools.partial(steps.has_reached, 3),
     )
     answers = []
     for step in (1, 2, 3, 4):
@@ -184,4 +187,4 @@ def test_a_staged_tool_of_two_specs_is_refused() -> None:
     other's handler."""
     other = ToolSpec(name="u", description="another tool")
     with pytest.raises(ValueError, match="'t' and 'u' are offered as one tool"):
-        staged_tool(constant_tool(SPEC, {}), constant_tool(other, {}), steps=ModelSteps(), at=1)
+        staged_tool(constant_tool(SPEC, {}), constant_tool(other, {}), begun=lambda: True)

@@ -19,7 +19,12 @@ from tests.unit.scenarios.test_strategies_families import GENERATE_ONLY
 from unsolvable import Code, Rule, Scenario, Stop, scenarios
 from unsolvable.agents import contract
 from unsolvable.scenarios import _single_agent
-from unsolvable.scenarios.catalog import cost_runaway, forced_final_answer, tool_timeout
+from unsolvable.scenarios.catalog import (
+    constant_return,
+    cost_runaway,
+    forced_final_answer,
+    tool_timeout,
+)
 from unsolvable.scenarios.catalog._control import SLACK
 from unsolvable.scenarios.strategies import TWINNED, sibling_and_twin, twin_scenarios
 
@@ -71,6 +76,19 @@ def test_a_generated_twin_answers_a_repeated_call_as_its_sibling_until_it_diverg
     sibling, twin = data.draw(sibling_and_twin((family,)))
     (seed,) = twin.seeds
     assert unlike_its_sibling(twin, sibling, seed, repeats=True) is None
+
+
+@given(data=st.data())
+def test_no_tool_tells_a_generated_hint_responsive_twin_apart_before_the_hint(
+    data: st.DataObject,
+) -> None:
+    """Every variant `constant_return.twins` makes waits for the agent's hint as the library's
+    does: an explorer that never hints and calls every tool after each step (the ledger among
+    them) meets the sibling's answers throughout the sibling's N."""
+    sibling, make_twins = data.draw(st.composite(TWINNED[constant_return.FAMILY])())
+    (seed,) = sibling.seeds
+    (twin,) = (t for t in make_twins("-generated") if t.diverges_at and t.diverges_at(seed) is None)
+    assert unlike_its_sibling(twin, sibling, seed, probes=True) is None
 
 
 @EACH_FAMILY

@@ -27,8 +27,10 @@ from unsolvable.agents import ContractAgent, ContractThresholds, contract
 from unsolvable.fake_tools import ToolRouter, constant_tool
 from unsolvable.reports._counted import lag
 from unsolvable.scenarios.catalog import missing_permission
+from unsolvable.scenarios.catalog._billing import LOOKUP, invoice_of
 from unsolvable.scenarios.catalog._common import LEADS
 from unsolvable.scenarios.catalog._control import is_ambiguous, twin
+from unsolvable.scenarios.catalog._dialect import dialect
 
 PAIRS = [
     (twin, scenarios.get(twin.twin_of), seed)
@@ -66,20 +68,35 @@ def test_a_call_the_agent_repeats_tells_no_twin_apart_before_the_step_it_declare
     assert unlike_its_sibling(twin, sibling, seed, repeats=True) is None
 
 
-AMBIGUOUS_PAIRS = [(t, s, seed) for t, s, seed in PAIRS if is_ambiguous(t)]
+def _waits_for_the_agent(twin: Scenario, seed: int) -> bool:
+    """Whether ``twin`` is its sibling until the agent's own move (a hint, a compaction): a
+    single agent's twin that declares no divergence step (`Scenario.diverges_at`). A system's
+    twin that declares none differs in its workers' runs instead, which a single loop never
+    sees."""
+    assert twin.diverges_at is not None
+    specs = twin.build(seed).toolbox.specs
+    return twin.diverges_at(seed) is None and DELEGATE_TOOL not in {s.name for s in specs}
+
+
+UNTOLD_PAIRS = [
+    (t, s, seed) for t, s, seed in PAIRS if is_ambiguous(t) or _waits_for_the_agent(t, seed)
+]
 
 
 @pytest.mark.parametrize(
     ("twin", "sibling", "seed"),
-    AMBIGUOUS_PAIRS,
-    ids=[f"{t.name}-seed{s}" for t, _, s in AMBIGUOUS_PAIRS],
+    UNTOLD_PAIRS,
+    ids=[f"{t.name}-seed{s}" for t, _, s in UNTOLD_PAIRS],
 )
-def test_no_tool_tells_an_ambiguous_twin_apart_before_it_diverges(
+def test_no_tool_tells_a_twin_apart_before_it_diverges_where_no_answer_does(
     twin: Scenario, sibling: Scenario, seed: int
 ) -> None:
     """An ambiguous twin's whole world is its sibling's until its divergence step, not only what
     the model asks: while its ledger listed the invoice from the start, an agent that read the
-    ledger once of its own accord passed it on every seed with no lag on its sibling."""
+    ledger once of its own accord passed it on every seed with no lag on its sibling. So is a
+    twin's that is its sibling until the agent's own move, for an agent that never makes it:
+    the hint-responsive twin's ledger listed the invoice before any hint, and an agent that read
+    it first knew, without hinting, that the run was the twin."""
     assert unlike_its_sibling(twin, sibling, seed, probes=True) is None
 
 
@@ -324,3 +341,41 @@ def test_a_twin_finished_by_the_agents_own_hint_leaves_room_for_every_hint_its_s
                 failed.append((repeats, seed, done.verdict.summary))
     assert any(at_the_bound), "some detector stops the sibling at its bound"
     assert failed == []
+
+
+class _ReadsTheLedgerFirst:
+    """A session whose agent reads the ledger before each model call, as one that looks for
+    another way of its own accord; what it read, in order."""
+
+    def __init__(self, session: Session, lookup: str) -> None:
+        self._session, self._lookup, self.read = session, lookup, list[str]()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._session, name)
+
+    def call_model(self, messages: Any, tools: Any = None, *, agent: str = "main") -> Any:
+        self.read.append(self._session.call_tool(self._lookup, {}, agent=agent))
+        return self._session.call_model(messages, tools, agent=agent)
+
+
+@pytest.mark.parametrize("seed", scenarios.get("constant-return/twin-hint-responsive").seeds)
+def test_the_hint_responsive_twins_ledger_lists_the_invoice_from_the_models_heeding_on(
+    seed: int,
+) -> None:
+    """The ledger is the sibling's until the model heeds the hint, and the found one from then,
+    whoever reads it: the contract, reading the ledger before each of its model calls, still
+    finishes the twin, and its reads list the invoice from the step after the model's lookup."""
+    twin = scenarios.get("constant-return/twin-hint-responsive")
+    lookup = dialect(seed).tool_name(LOOKUP.name)  # as the seed's API spells it
+    reader: list[_ReadsTheLedgerFirst] = []
+
+    def agent(session: Session) -> unsolvable.Stop:
+        reader.append(_ReadsTheLedgerFirst(session, lookup))
+        return contract(reader[0])  # type: ignore[arg-type]
+
+    record = unsolvable.run(agent, twin, seed=seed)
+    assert record.verdict.passed, record.verdict.summary
+    trajectory = record.observed.trajectory
+    heeded = next(s.step for s in trajectory if any(c.name == lookup for c in s.calls))
+    listed = [invoice_of(seed) in read for read in reader[0].read]
+    assert listed == [False] * heeded + [True] * (len(listed) - heeded)
