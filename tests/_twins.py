@@ -9,14 +9,18 @@ from unsolvable import Ceilings, Scenario, Session, TerminationRecord
 __all__ = ["MOVES_PER_CALL", "first_moves", "shown", "unlike_its_sibling"]
 
 MOVES_PER_CALL = {
-    "tool-timeout": "each timeout takes its 30 s on the session clock, so a repeat is time spent "
-    "warming the sensor up, and a retry the sibling's allowance counts",
+    "tool-timeout": "the sensor warms up with attempts, each spending its timeout on the session "
+    "clock and one of the sibling's allowed retries: a client that retries in a loop of its own "
+    "spends them within one step, and a sensor that warmed with the steps would still be cold "
+    "when its wall budget runs out",
     "endless-wait": "the job moves with each poll, as an agent that polls in a loop of its own, "
-    "waiting out each Retry-After, must see it move; the sibling's stagnant step is where its "
-    "idle budget is spent, so an early poll buys no lag there",
+    "waiting out each Retry-After, must see it move (moved with the steps, it stays queued "
+    "through that loop until the idle budget is spent); the sibling's stagnant step is where "
+    "its idle budget is spent, so an early poll buys no lag there",
 }
 """Families whose twins' answers move with each call, for the reason given, rather than with
-the run's steps: a call the agent repeats within a step sees them move."""
+the run's steps: a call the agent repeats within a step sees them move
+(`tests/unit/scenarios/test_moves_per_call.py` checks the reasons)."""
 
 
 def unlike_its_sibling(
