@@ -39,6 +39,7 @@ from unsolvable.fake_tools import (
     ModelSteps,
     constant_tool,
     sequence_tool,
+    staged_tool,
 )
 from unsolvable.scenarios.catalog._billing import (
     EMPTY,
@@ -188,12 +189,17 @@ def _build_moving(
     tool_name: str, warmup: int, answers: Callable[[int], list[JSON]], seed: int
 ) -> Setup:
     """The identical search, after the sibling's warm-up; its answers move (``answers(seed)``),
-    one a step however often it is made, then it finds the invoice; the ledger is the sibling's
-    until the first answer that is not."""
+    one a step however often it is made, then it finds the invoice; the search and the ledger
+    are the sibling's until the model's first search, and the ledger until the first answer
+    that is not the sibling's: an agent that searches or reads of its own accord during the
+    lead or the warm-up sees what the sibling shows."""
     call, steps, moves = _search_call(tool_name, seed), ModelSteps(), answers(seed)
     start = lead(seed) + warmup + 1
-    search = sequence_tool(
-        search_spec(tool_name), answers=moves, then=found_page(seed), steps=steps, start=start
+    spec = search_spec(tool_name)
+    search = staged_tool(
+        constant_tool(spec, EMPTY),
+        sequence_tool(spec, answers=moves, then=found_page(seed), steps=steps, start=start),
+        begun=partial(steps.has_reached, start),
     )
     script = Until(call=call, marker=invoice_of(seed), then=_then_mark(seed))
     differs = next((i for i, answer in enumerate(moves) if answer != EMPTY), len(moves))

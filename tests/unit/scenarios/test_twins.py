@@ -78,8 +78,17 @@ def _waits_for_the_agent(twin: Scenario, seed: int) -> bool:
     return twin.diverges_at(seed) is None and DELEGATE_TOOL not in {s.name for s in specs}
 
 
+def _searches_again(twin: Scenario) -> bool:
+    """Whether ``twin`` diverges in the answers to its sibling's own search, which an agent may
+    make of its own accord before the model does (constant-return's twins, whose ledger is a
+    read too): the whole world is the sibling's until then."""
+    return twin.family == "constant-return"
+
+
 UNTOLD_PAIRS = [
-    (t, s, seed) for t, s, seed in PAIRS if is_ambiguous(t) or _waits_for_the_agent(t, seed)
+    (t, s, seed)
+    for t, s, seed in PAIRS
+    if is_ambiguous(t) or _waits_for_the_agent(t, seed) or _searches_again(t)
 ]
 
 
@@ -96,7 +105,9 @@ def test_no_tool_tells_a_twin_apart_before_it_diverges_where_no_answer_does(
     ledger once of its own accord passed it on every seed with no lag on its sibling. So is a
     twin's that is its sibling until the agent's own move, for an agent that never makes it:
     the hint-responsive twin's ledger listed the invoice before any hint, and an agent that read
-    it first knew, without hinting, that the run was the twin."""
+    it first knew, without hinting, that the run was the twin. So is a moving twin's: its search
+    made during a seed's lead or warm-up answered the first page or index figure already, where
+    its sibling's answered nothing."""
     assert unlike_its_sibling(twin, sibling, seed, probes=True) is None
 
 
