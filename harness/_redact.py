@@ -1,9 +1,9 @@
 """Consumes the strings an agent put into a record, produces them safe to write and stable: secrets
 replaced by ``[redacted]``, memory addresses, LangGraph's task ids, the port and key of the
 harness's loopback URLs and the paths of its temporary folders masked, the files of a Python
-traceback under the working directory named relative to it, and those of a Python warning
-relative to the working directory or the ``sys.path`` entry that holds them, as an agent's own
-traceback names them (`unsolvable._traceback`).
+traceback under the working directory named relative to it, as an agent's own traceback names
+them (`unsolvable._traceback`; a worker has named the Python files of a run's output so before
+it cut the output, `unsolvable._worker`).
 
 Applied once to the whole record, where it leaves the run (`unsolvable.run`) or where the harness
 receives it from the worker process that made it (`unsolvable._batch`), so that every written
@@ -30,7 +30,6 @@ from typing import Any
 
 from unsolvable._run_key import KEY_BYTES
 from unsolvable._text import ELLIPSIS
-from unsolvable._traceback import source_roots
 
 __all__ = ["ADDRESS", "REDACTED", "Clean", "Redactor", "cleaned", "kept", "mask_addresses"]
 
@@ -177,25 +176,9 @@ def _here(cwd: str) -> str | None:
     "/home/ci/project/``), as an ``exec:`` agent's names its script: where the project is
     checked out differs by machine, so a record names it relative, as `unsolvable._traceback`
     does. Only a traceback's file: a path elsewhere in a text (a scenario's ``/tmp/q3.md`` run
-    from ``/tmp``) is data, the same wherever the command runs. ``None`` at the file system's
-    root, under which every path lies."""
+    from ``/tmp``, an ``exec:`` agent's script in its label) is data, the same wherever the
+    command runs. ``None`` at the file system's root, under which every path lies."""
     return None if os.path.dirname(cwd) == cwd else f'File "{os.path.join(cwd, "")}'
-
-
-WARNED = ".py:"
-"""What every line of a warning about a module's file holds, after the file's name."""
-
-
-def _warned_files(roots: list[str]) -> re.Pattern[str] | None:
-    """Where Python's warnings name a module's file under one of ``roots`` (deepest first): at a
-    line's start, before its line and its category (``/home/ci/project/agent.py:9: UserWarning:
-    …``, `warnings.formatwarning`), which a failing run's output keeps. Only a warning's file, as
-    only a traceback's (`_here`); ``None`` for no root but the file system's."""
-    folders = [os.path.join(root, "") for root in roots if os.path.dirname(root) != root]
-    if not folders:
-        return None
-    either, then = "|".join(map(re.escape, folders)), re.escape(WARNED)
-    return re.compile(rf"^(?:{either})(?=[^\n]*?{then}[0-9]+: [A-Za-z_]\w*: )", re.MULTILINE)
 
 
 def _lengths(secret: str) -> range:
@@ -218,12 +201,11 @@ class Redactor:
         self.secrets = sorted(forms, key=len, reverse=True)
         self.folders = _harness_folders(tempfile.gettempdir())
         self.here = _here(os.getcwd())
-        self.warned = _warned_files(source_roots())
 
     def text(self, text: str) -> str:
         """``text`` with every secret replaced; every address, LangGraph task id, loopback URL's
         port and key and temporary folder of the harness masked; every file of a Python
-        traceback or warning named relative to where it lies (`_here`, `_warned_files`)."""
+        traceback under the working directory named relative to it (`_here`)."""
         for secret in self.secrets:
             if secret in text:
                 text = text.replace(secret, REDACTED)
@@ -237,8 +219,6 @@ class Redactor:
             text = self.folders.sub(MASKED_FOLDER, text)
         if self.here is not None and self.here in text:
             text = text.replace(self.here, 'File "')
-        if self.warned is not None and WARNED in text:
-            text = self.warned.sub("", text)
         return mask_loopback_urls(mask_task_ids(mask_addresses(text)))
 
     def _cut_pieces(self, text: str) -> str:

@@ -8,13 +8,21 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import sys
 import traceback
 from types import FrameType
 
 from unsolvable._text import ERROR_CUT, cut, described
 
-__all__ = ["GROUP_WIDTH", "TRACEBACK_CUT", "agent_traceback", "error_text", "source_roots"]
+__all__ = [
+    "GROUP_WIDTH",
+    "TRACEBACK_CUT",
+    "agent_traceback",
+    "error_text",
+    "relative_files",
+    "source_roots",
+]
 
 TRACEBACK_CUT = 4000
 """Characters of a traceback a record keeps: its end, where the raising line is (a recursion
@@ -32,6 +40,10 @@ the rest are counted."""
 GROUP_DEPTH = 10
 """Groups nested in groups shown, as Python shows them (``max_group_depth``)."""
 GROUP_INDENT = "| "
+PYTHON_FILE = ".py"
+"""How the name of a Python source file ends, which every path `_python_files` finds holds."""
+PATH_END = r"\s\"'`:,;()<>\[\]{}|"
+"""What ends a path in a text: a space, a quote, the ``:`` before a line number, punctuation."""
 
 
 def agent_traceback(error: BaseException) -> str:
@@ -146,6 +158,27 @@ def _display(filename: str) -> str:
         if filename.startswith(root + os.sep):
             return os.path.relpath(filename, root)
     return filename
+
+
+def _python_files(roots: list[str]) -> re.Pattern[str] | None:
+    """Where a run's output names a Python source file under one of ``roots`` (deepest first)
+    by its absolute path, wherever in a line: a traceback's (``File "/home/ci/project/agent.py"``,
+    an ``exec:`` agent's, under its venv's ``site-packages`` too), a warning's, a log line's
+    ``%(pathname)s``, a printed ``__file__``. The match is the root, which removed leaves the
+    file named as `_display` names it. A path that names no Python file (a scenario's
+    ``/tmp/q3.md``) is data, the same wherever the command runs, and is not found. ``None`` for
+    no root but the file system's, under which every path lies."""
+    folders = [os.path.join(root, "") for root in roots if os.path.dirname(root) != root]
+    if not folders:
+        return None
+    either, source = "|".join(map(re.escape, folders)), re.escape(PYTHON_FILE)
+    return re.compile(rf"(?<![\w.~/\\-])(?:{either})(?=[^{PATH_END}]*?{source}(?!\w))")
+
+
+def relative_files(text: str) -> str:
+    """``text`` with every Python file under `source_roots` named relative (`_python_files`)."""
+    found = _python_files(source_roots()) if PYTHON_FILE in text else None
+    return text if found is None else found.sub("", text)
 
 
 def _bounded(text: str) -> str:

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from multiprocessing import forkserver
 from multiprocessing.connection import Connection
-from typing import Any, NoReturn, TextIO
+from typing import IO, Any, NoReturn, TextIO
 
 from unsolvable._descendants import become_subreaper, end_descendants, end_tree, has_children
 from unsolvable._job import ABANDONED, ENDED, FAILED, FINISHED, LOADED, Job, Lookup, encode
@@ -37,7 +37,7 @@ from unsolvable._record import TerminationRecord
 from unsolvable._run import run_unredacted
 from unsolvable._seen import Seen
 from unsolvable._text import kept_end
-from unsolvable._traceback import error_text
+from unsolvable._traceback import error_text, relative_files
 
 __all__ = ["OUTPUT_CUT", "Channels", "serve"]
 
@@ -320,6 +320,22 @@ def _forget_the_forkserver() -> None:
         server["_forkserver_pid"] = server["_forkserver_alive_fd"] = None
 
 
+def _output_end(sink: IO[bytes]) -> str:
+    """The last `OUTPUT_CUT` characters of a run's output, its Python files named relative
+    before the cut (`relative_files`): the end kept is then the same from any checkout, however
+    long its path. Read from the end, as much as that takes; a first line read in part is left
+    out, as it may hold part of a path."""
+    size = sink.seek(0, os.SEEK_END)
+    window = 4 * OUTPUT_CUT  # a UTF-8 character takes up to 4 bytes
+    while True:
+        start = sink.seek(max(0, size - window))
+        text = relative_files(sink.read().decode("utf-8", "replace"))
+        whole = text if start == 0 else text[text.find("\n") + 1 :]
+        if start == 0 or len(whole) >= OUTPUT_CUT:
+            return kept_end(whole, OUTPUT_CUT)
+        window *= 4
+
+
 @contextlib.contextmanager
 def _captured() -> Iterator[Callable[[], str]]:
     """The agent's own stdout and stderr go to a file; between runs, to ``/dev/null``."""
@@ -332,10 +348,7 @@ def _captured() -> Iterator[Callable[[], str]]:
             for stream in streams:
                 with contextlib.suppress(Exception):  # the agent's own object, or closed
                     stream.flush()  # type: ignore[union-attr]
-            sink.seek(0, os.SEEK_END)
-            size = sink.tell()
-            sink.seek(max(0, size - 4 * OUTPUT_CUT))  # a UTF-8 character takes up to 4 bytes
-            return kept_end(sink.read().decode("utf-8", "replace"), OUTPUT_CUT)
+            return _output_end(sink)
 
         try:
             yield output

@@ -9,10 +9,14 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 AGENT = Path(__file__).with_name("url_agent.py")
 WARNING_AGENT = Path(__file__).with_name("warning_agent.py")
+LOGGING_AGENT = Path(__file__).with_name("logging_agent.py")
+LIBRARY_EXEC_AGENT = Path(__file__).with_name("library_exec_agent.py")
+EXEC_AGENTS = (AGENT, LIBRARY_EXEC_AGENT)
 SCENARIOS = ("constant-return/repeat", "constant-return/perturbed-offset", "oscillation/plain")
 
 
@@ -24,7 +28,7 @@ def _records(
     project.mkdir(parents=True)
     tmp.mkdir()
     shutil.copy(agent, project)
-    spec = f"{agent.stem}:agent" if agent != AGENT else f"exec:{sys.executable} {agent.name}"
+    spec = f"exec:{sys.executable} {agent.name}" if agent in EXEC_AGENTS else f"{agent.stem}:agent"
     command = [sys.executable, "-m", "unsolvable.cli", "run", "--agent", spec, "--scenario",
                *scenarios, "--json", str(out), *args]  # fmt: skip
     environ = {**os.environ, "TMPDIR": str(tmp)}
@@ -60,3 +64,27 @@ def test_every_run_shows_its_warnings_whichever_worker_ran_what_before(tmp_path:
         assert records.count("UserWarning: this call is going away") == len(SCENARIOS)
         assert "DeprecationWarning" not in records
     assert alone == shared
+
+
+def test_a_file_an_agent_logs_or_prints_is_named_as_its_traceback_names_it(tmp_path: Path) -> None:
+    """``%(pathname)s`` and ``__file__`` name the agent's file where it lies, in more output than
+    a record keeps: the record names it relative, and keeps the same end of the output, from any
+    checkout."""
+    first = _records(tmp_path / "one", agent=LOGGING_AGENT)
+    second = _records(tmp_path / "deeper" / "two", agent=LOGGING_AGENT)
+    assert "\\nlogging_agent.py:16 WARNING step 39" in first
+    assert "loaded from logging_agent.py" in first
+    assert 'File \\"pluggy/_decorators.py\\"' in first
+    assert str(tmp_path) not in first
+    assert first == second
+
+
+def test_a_library_in_the_venv_is_named_relative_to_its_site_packages(tmp_path: Path) -> None:
+    """An ``exec:`` agent's traceback, printed by its own Python, names the venv's files where
+    the venv lies: the record names them as Python users read them, by their package path."""
+    first = _records(tmp_path / "one", agent=LIBRARY_EXEC_AGENT)
+    second = _records(tmp_path / "deeper" / "two", agent=LIBRARY_EXEC_AGENT)
+    assert 'File \\"pluggy/_decorators.py\\", line' in first
+    assert 'File \\"library_exec_agent.py\\", line 7' in first
+    assert sysconfig.get_paths()["purelib"] not in first
+    assert first == second

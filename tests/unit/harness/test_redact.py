@@ -167,27 +167,6 @@ def test_a_tracebacks_files_under_the_working_directory_are_named_relative_to_it
     assert Redactor({}).text('File "/etc/agent.py"') == 'File "/etc/agent.py"'
 
 
-def test_a_warnings_file_is_named_as_a_traceback_names_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Relative to the working directory or the deepest ``sys.path`` entry that holds it, as
-    Python prints a warning (at a line's start, with its line and category); the same path
-    elsewhere, or in a line of another shape, stays."""
-    packages = tmp_path / "venv" / "site-packages"
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(packages))
-    text = (
-        f"{tmp_path}/agent.py:9: UserWarning: going away\n  warnings.warn(x)\n"
-        f"{packages}/pkg/mod.py:3: PydanticDeprecatedSince20: old\n"
-        f"{tmp_path}/notes.py:4 is a file\nsee {tmp_path}/agent.py:9: UserWarning: x\n"
-    )
-    assert Redactor({}).text(text) == (
-        "agent.py:9: UserWarning: going away\n  warnings.warn(x)\n"
-        "pkg/mod.py:3: PydanticDeprecatedSince20: old\n"
-        f"{tmp_path}/notes.py:4 is a file\nsee {tmp_path}/agent.py:9: UserWarning: x\n"
-    )
-
-
 def test_a_scenarios_paths_read_the_same_from_any_working_directory(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

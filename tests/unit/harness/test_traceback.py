@@ -10,12 +10,14 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 import unsolvable
 from tests import _builders as b
 from tests.cli import crashing_agent
 from unsolvable import Outcome, TerminationRecord
 from unsolvable._text import ERROR_CUT
-from unsolvable._traceback import GROUP_WIDTH, TRACEBACK_CUT
+from unsolvable._traceback import GROUP_WIDTH, TRACEBACK_CUT, relative_files
 from unsolvable.plugin._fixture import verdict_message
 from unsolvable.plugin.snapshot import behaviour
 from unsolvable.reports._table import explain
@@ -206,3 +208,29 @@ def test_groups_nested_past_what_a_traceback_shows_are_named_by_the_deepest_one_
         "ExceptionGroup: level 999 (1 sub-exception): ExceptionGroup: level 989 (1 sub-exception)"
     )
     assert "... (max_group_depth is 10)" in str(record.observed.traceback)
+
+
+def test_a_python_file_in_a_runs_output_is_named_as_a_traceback_names_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Relative to the working directory or the deepest ``sys.path`` entry that holds it,
+    wherever a line names it: a warning, a log line (``%(pathname)s``), a printed ``__file__``,
+    an ``exec:`` agent's traceback. A file that is no Python source, one beside a root that only
+    starts with the same letters, or a root's name inside a longer path, stays."""
+    packages = tmp_path / "venv" / "site-packages"
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(packages))
+    text = (
+        f"{tmp_path}/agent.py:9: UserWarning: going away\n  warnings.warn(x)\n"
+        f"{packages}/pkg/mod.py:3: PydanticDeprecatedSince20: old\n"
+        f"INFO {tmp_path}/agent.py:12 step 1\nloaded from {tmp_path}/agent.py.\n"
+        f'  File "{packages}/pkg/mod.py", line 3, in f\n'
+        f"{tmp_path}/q3.md {tmp_path}/agent.pyc {tmp_path}-old/agent.py /x{tmp_path}/agent.py\n"
+    )
+    assert relative_files(text) == (
+        "agent.py:9: UserWarning: going away\n  warnings.warn(x)\n"
+        "pkg/mod.py:3: PydanticDeprecatedSince20: old\n"
+        "INFO agent.py:12 step 1\nloaded from agent.py.\n"
+        '  File "pkg/mod.py", line 3, in f\n'
+        f"{tmp_path}/q3.md {tmp_path}/agent.pyc {tmp_path}-old/agent.py /x{tmp_path}/agent.py\n"
+    )
