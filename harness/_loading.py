@@ -27,6 +27,7 @@ from unsolvable._errors import AdapterError, docs_page
 from unsolvable._redact import Redactor
 from unsolvable._remote import A2A_PREFIX, ACP_PREFIX, EXEC_PREFIX
 from unsolvable._text import slug
+from unsolvable._warnings_state import keep_imported_warnings
 from unsolvable.adapters.base import Adapter, NamedAdapter, PlainAdapter, as_adapter, own_name
 
 __all__ = [
@@ -85,6 +86,7 @@ def load_agent(spec: str, *, isolate_network: bool = False) -> Adapter:
     name, spec = split_spec(spec)
     with _redacted_errors():
         adapter = _load(spec, isolate_network=isolate_network)
+    keep_imported_warnings(spec)
     label = Redactor().text(str(adapter.name) if name is None else name)
     if label == adapter.name:
         return adapter

@@ -5,11 +5,11 @@ A worker holds nothing an agent could turn against the harness. It keeps no desc
 not use (xdist's pipes, the other workers' channels, the harness's stdout: stdin, stdout and
 stderr are ``/dev/null`` between runs and a capture file during one), so a descendant that
 outlives a run holds none of them. A process the agent forks is cut off the channels at the fork
-and ends when it comes back into the worker's code. Each job starts from the worker's initial
-working directory, environment, ``sys.path`` and umask, whatever the previous agent changed, and
-ends with every process it started gone (`unsolvable._descendants`); its warnings show as in a
-fresh process, under the worker's initial filters. A guard process, outside the
-worker's tree, ends the worker and all below it as soon as the harness is gone.
+and ends when it comes back into the worker's code. Each job starts from the working directory,
+environment, ``sys.path``, umask and warnings filters its agent's loading left, whatever the
+previous run changed, and ends with every process it started gone (`unsolvable._descendants`);
+its warnings show as in a fresh process. A guard process, outside the worker's tree, ends the
+worker and all below it as soon as the harness is gone.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ import select
 import signal
 import sys
 import tempfile
-import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from multiprocessing import forkserver
@@ -38,6 +37,7 @@ from unsolvable._run import run_unredacted
 from unsolvable._seen import Seen
 from unsolvable._text import kept_end
 from unsolvable._traceback import error_text, relative_files
+from unsolvable._warnings_state import WarningsState, imported_warnings
 
 __all__ = ["OUTPUT_CUT", "Channels", "serve"]
 
@@ -74,17 +74,18 @@ class Channels:
 
 @dataclass(frozen=True, kw_only=True)
 class _Pristine:
-    """What a job starts from: the worker's state before any agent ran."""
+    """What a job starts from: the worker's state before any agent ran, then as its agent's
+    loading left it (`Worker._load`)."""
 
     cwd: str
     environ: dict[str, str]
     path: tuple[str, ...]
     umask: int
-    warning_filters: tuple[Any, ...]
-    showwarning: Callable[..., None]
+    warnings: WarningsState
 
     @classmethod
-    def now(cls) -> _Pristine:
+    def now(cls, *, imported: WarningsState | None = None) -> _Pristine:
+        """The state as it is, with the warnings as an agent's import left them if given."""
         umask = os.umask(0)
         os.umask(umask)
         return cls(
@@ -92,8 +93,7 @@ class _Pristine:
             environ=dict(os.environ),
             path=tuple(sys.path),
             umask=umask,
-            warning_filters=tuple(warnings.filters),
-            showwarning=warnings.showwarning,
+            warnings=WarningsState.now() if imported is None else imported,
         )
 
     def restore(self) -> None:
@@ -103,11 +103,7 @@ class _Pristine:
         os.environ.update(self.environ)
         sys.path[:] = self.path
         os.umask(self.umask)
-        # Python shows a warning once per place in a process: forgotten, so that each run shows
-        # its own as a run alone would, whichever runs this worker made before it.
-        warnings.resetwarnings()
-        warnings.filters = list(self.warning_filters)
-        warnings.showwarning = self.showwarning
+        self.warnings.restore()
         streams: tuple[Any, Any] = (sys.__stdout__, sys.__stderr__)
         sys.stdout, sys.stderr = streams
         sys.stdin = _NoPerson()  # the interpreter's own was closed when the worker started
@@ -276,12 +272,15 @@ class Worker:
     def _load(self, job: Job) -> None:
         """Imports the agent before its run's clock starts: a framework that takes seconds to
         import (AutoGen, LlamaIndex) is not charged for it against the wall ceiling. A spec that
-        fails to load raises again in the run, which records it. What loading adds to
-        ``sys.path`` (the current directory, for a ``module:attr`` beside it) stays for the
-        agent's later runs."""
+        fails to load raises again in the run, which records it. What loading set up (the
+        current directory on ``sys.path``, for a ``module:attr`` beside it; what the module's
+        import put in the environment; its warnings filters, here or in the harness's process
+        this worker was forked from, `unsolvable._warnings_state`) is what each of the agent's
+        runs starts from, the first as the later ones, as every call of it in production."""
         with contextlib.suppress(Exception):
             load_agent(job.agent, isolate_network=job.isolate_network)
-        self.pristine = dataclasses.replace(self.pristine, path=tuple(sys.path))
+        self.pristine = _Pristine.now(imported=imported_warnings(job.agent))
+        self.pristine.warnings.restore()
 
     def _record(self, index: int, job: Job) -> dict[str, Any]:
         """The run's record, with the agent's output when it failed, in its plain form: the

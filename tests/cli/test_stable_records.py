@@ -10,20 +10,29 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tempfile
 from pathlib import Path
+
+import pytest
 
 AGENT = Path(__file__).with_name("url_agent.py")
 WARNING_AGENT = Path(__file__).with_name("warning_agent.py")
 LOGGING_AGENT = Path(__file__).with_name("logging_agent.py")
 LIBRARY_EXEC_AGENT = Path(__file__).with_name("library_exec_agent.py")
+QUIET_AGENT = Path(__file__).with_name("quiet_agent.py")
 EXEC_AGENTS = (AGENT, LIBRARY_EXEC_AGENT)
 SCENARIOS = ("constant-return/repeat", "constant-return/perturbed-offset", "oscillation/plain")
 
 
 def _records(
-    folder: Path, *args: str, agent: Path = AGENT, scenarios: tuple[str, ...] = SCENARIOS[:1]
+    folder: Path,
+    *args: str,
+    agent: Path = AGENT,
+    scenarios: tuple[str, ...] = SCENARIOS[:1],
+    environ: dict[str, str] | None = None,
 ) -> str:
-    """The records of ``agent`` run from a copy of it in ``folder``, with its TMPDIR there."""
+    """The records of ``agent`` run from a copy of it in ``folder``, with its TMPDIR there
+    unless ``environ`` (added to this process's) names another."""
     project, tmp, out = folder / "project", folder / "tmp", folder / "records.json"
     project.mkdir(parents=True)
     tmp.mkdir()
@@ -31,7 +40,7 @@ def _records(
     spec = f"exec:{sys.executable} {agent.name}" if agent in EXEC_AGENTS else f"{agent.stem}:agent"
     command = [sys.executable, "-m", "unsolvable.cli", "run", "--agent", spec, "--scenario",
                *scenarios, "--json", str(out), *args]  # fmt: skip
-    environ = {**os.environ, "TMPDIR": str(tmp)}
+    environ = {**os.environ, "TMPDIR": str(tmp), **(environ or {})}
     result = subprocess.run(command, capture_output=True, text=True, cwd=project, env=environ,
                             timeout=120, check=False)  # fmt: skip
     assert result.returncode == 1, result.stderr
@@ -88,3 +97,24 @@ def test_a_library_in_the_venv_is_named_relative_to_its_site_packages(tmp_path: 
     assert 'File \\"library_exec_agent.py\\", line 7' in first
     assert sysconfig.get_paths()["purelib"] not in first
     assert first == second
+
+
+@pytest.mark.parametrize("telemetry", ["off", "on"])
+def test_every_run_keeps_the_warnings_and_logging_its_agent_set_up_as_it_was_imported(
+    tmp_path: Path, telemetry: str
+) -> None:
+    """Each run starts from what the agent's import set up (a warnings filter, warnings sent to
+    `logging`), as every call of the agent in production does, whichever process imported it:
+    the harness before it forks its workers, or each worker in its first run (with a thread
+    running, the harness starts them from a fork server), whichever runs came before."""
+    # A fork server's socket lies in TMPDIR, whose path may be at most 107 bytes long.
+    environ = {"TELEMETRY": telemetry, "TMPDIR": tempfile.gettempdir()}
+    alone = _records(tmp_path / "one", "-n", "1", agent=QUIET_AGENT, scenarios=SCENARIOS,
+                     environ=environ)  # fmt: skip
+    shared = _records(tmp_path / "two", "-n", "2", agent=QUIET_AGENT, scenarios=SCENARIOS,
+                      environ=environ)  # fmt: skip
+    for records in (alone, shared):
+        said = "logged: quiet_agent.py:20: UserWarning: this call is going away"
+        assert records.count(said) == len(SCENARIOS)
+        assert "this module is internal" not in records
+    assert alone == shared

@@ -32,6 +32,17 @@ def agent(session):
     logging.getLogger("agent").warning("going on all the same")
     return "no structured exit"
 """
+SETS_UP = """import logging, warnings
+
+logging.basicConfig(format="logged: %(message)s")
+logging.captureWarnings(True)
+warnings.filterwarnings("ignore", message="this module is internal")
+
+def agent(session):
+    warnings.warn("this call is going away", UserWarning)
+    warnings.warn("this module is internal", UserWarning)
+    return "no structured exit"
+"""
 
 
 def test_contract_agent_passes_the_whole_library(run: Run) -> None:
@@ -209,4 +220,21 @@ def test_a_failing_runs_output_is_kept_alike_serially_and_under_xdist(
     serial = (pytester.path / "serial.json").read_text()
     for said in ("talks.py:4: UserWarning: this call is going away", "going on all the same"):
         assert serial.count(said) == cases("oscillation"), said
+    assert serial == (pytester.path / "xdist.json").read_text()
+
+
+def test_what_an_agents_import_sets_up_holds_for_each_run_serially_and_under_xdist(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    """Each worker imports the agent's module in its first run, whose warnings filter and
+    warnings sent to `logging` held for that run alone: the records then told a worker's first
+    run from its later ones, and a serial session from an xdist one."""
+    pytester.makepyfile(sets_up=SETS_UP)
+    suite = (f"{AGENT_OPTION}=sets_up:agent", f"{FAMILY_OPTION}=oscillation", NO_SNAPSHOT_OPTION)
+    run(*suite, f"{JSON_OPTION}=serial.json")
+    run(*suite, f"{JSON_OPTION}=xdist.json", "-n", "2")
+    serial = (pytester.path / "serial.json").read_text()
+    said = "logged: sets_up.py:8: UserWarning: this call is going away"
+    assert serial.count(said) == cases("oscillation")
+    assert "this module is internal" not in serial
     assert serial == (pytester.path / "xdist.json").read_text()
