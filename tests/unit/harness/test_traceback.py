@@ -7,6 +7,7 @@ import asyncio
 import json
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from tests.cli import crashing_agent
 from unsolvable import Outcome, TerminationRecord
 from unsolvable._text import ERROR_CUT
 from unsolvable._traceback import GROUP_WIDTH, TRACEBACK_CUT, relative_files
+from unsolvable._worker import OUTPUT_CUT, _output_end
 from unsolvable.plugin._fixture import verdict_message
 from unsolvable.plugin.snapshot import behaviour
 from unsolvable.reports._table import explain
@@ -234,3 +236,20 @@ def test_a_python_file_in_a_runs_output_is_named_as_a_traceback_names_it(
         '  File "pkg/mod.py", line 3, in f\n'
         f"{tmp_path}/q3.md {tmp_path}/agent.pyc {tmp_path}-old/agent.py /x{tmp_path}/agent.py\n"
     )
+
+
+def test_a_runs_output_keeps_the_same_end_however_deep_its_checkout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its files are named relative before it is cut, from as far back as that takes: the end a
+    record keeps is the same from a checkout whose path is long beside the lines that name it."""
+    ends = []
+    for checkout in (tmp_path / "ci", tmp_path / "home" / ("deep" * 60)):
+        checkout.mkdir(parents=True)
+        monkeypatch.chdir(checkout)
+        lines = "".join(f"{checkout}/agent.py:{line}\n" for line in range(1000))
+        with tempfile.TemporaryFile() as sink:
+            sink.write(lines.encode())
+            ends.append(_output_end(sink))
+    assert ends[0] == ends[1] and len(ends[0]) == OUTPUT_CUT
+    assert ends[0].endswith("\nagent.py:998\nagent.py:999\n")
