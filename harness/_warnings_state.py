@@ -40,16 +40,17 @@ class WarningsState:
 
 
 _IMPORTED: dict[str, WarningsState] = {}
-"""Each agent spec's warnings as its loading left them, in the process that loaded it (and in
-the workers forked from it)."""
+"""Each agent spec's warnings as its loading left them, by the spec without its name (the same
+import under any name), in the process that loaded it and in the workers forked from it."""
 
 
 def keep_imported_warnings(spec: str) -> None:
-    """Keeps the warnings as the loading of ``spec`` has just left them (the first time only)."""
+    """Keeps the warnings as the loading of ``spec`` (without its name) has just left them, the
+    first time only: a later load of it imports nothing."""
     _IMPORTED.setdefault(spec, WarningsState.now())
 
 
 def imported_warnings(spec: str) -> WarningsState | None:
-    """The warnings as loading ``spec`` left them, here or in the process this one was forked
-    from; ``None`` for a spec never loaded."""
+    """The warnings as loading ``spec`` (without its name) left them, here or in the process
+    this one was forked from; ``None`` for a spec never loaded."""
     return _IMPORTED.get(spec)

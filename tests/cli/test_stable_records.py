@@ -30,14 +30,16 @@ def _records(
     agent: Path = AGENT,
     scenarios: tuple[str, ...] = SCENARIOS[:1],
     environ: dict[str, str] | None = None,
+    name: str | None = None,
 ) -> str:
     """The records of ``agent`` run from a copy of it in ``folder``, with its TMPDIR there
-    unless ``environ`` (added to this process's) names another."""
+    unless ``environ`` (added to this process's) names another; ``name`` labels its runs."""
     project, tmp, out = folder / "project", folder / "tmp", folder / "records.json"
     project.mkdir(parents=True)
     tmp.mkdir()
     shutil.copy(agent, project)
     spec = f"exec:{sys.executable} {agent.name}" if agent in EXEC_AGENTS else f"{agent.stem}:agent"
+    spec = spec if name is None else f"{name}={spec}"
     command = [sys.executable, "-m", "unsolvable.cli", "run", "--agent", spec, "--scenario",
                *scenarios, "--json", str(out), *args]  # fmt: skip
     environ = {**os.environ, "TMPDIR": str(tmp), **(environ or {})}
@@ -110,9 +112,9 @@ def test_every_run_keeps_the_warnings_and_logging_its_agent_set_up_as_it_was_imp
     # A fork server's socket lies in TMPDIR, whose path may be at most 107 bytes long.
     environ = {"TELEMETRY": telemetry, "TMPDIR": tempfile.gettempdir()}
     alone = _records(tmp_path / "one", "-n", "1", agent=QUIET_AGENT, scenarios=SCENARIOS,
-                     environ=environ)  # fmt: skip
+                     environ=environ, name="quiet")  # fmt: skip
     shared = _records(tmp_path / "two", "-n", "2", agent=QUIET_AGENT, scenarios=SCENARIOS,
-                      environ=environ)  # fmt: skip
+                      environ=environ, name="quiet")  # fmt: skip
     for records in (alone, shared):
         said = "logged: quiet_agent.py:20: UserWarning: this call is going away"
         assert records.count(said) == len(SCENARIOS)
