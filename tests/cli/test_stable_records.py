@@ -1,7 +1,7 @@
 """The same scenario, seed and agent give the same record, byte for byte, from one run to the
 next and from one checkout to another: what changes every run (the loopback server's port, the
-run's key, the harness's temporary folders), where it runs (the working directory, TMPDIR) and
-which worker made it after which other runs never reaches it."""
+run's key, the harness's temporary folders), where it runs (the working directory, TMPDIR, the
+venv) and which worker made it after which other runs never reaches it."""
 
 from __future__ import annotations
 
