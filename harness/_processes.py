@@ -9,6 +9,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import tempfile
 import threading
 import time
 from collections import deque
@@ -55,6 +56,21 @@ report or scenario file being read or written, and a worker being replaced, whos
 go only once its successor has started."""
 
 
+SOCKET_PATH_MAX = 107
+"""Bytes a Unix socket's path may hold on Linux: ``sun_path`` holds 108, its NUL among them."""
+FORK_SERVER_SOCKET = "/pymp-12345678/listener-12345678"
+"""What `multiprocessing` adds to the temporary folder to name its fork server's socket: a
+folder of its own and the socket, each with eight random characters."""
+
+
+def _fork_server_fits() -> bool:
+    """Whether a fork server's socket can be named in this process's temporary folder: a deep
+    ``TMPDIR`` (a build sandbox's, a CI runner's) leaves too few bytes, and the server would
+    fail to start with ``AF_UNIX path too long``."""
+    folder = os.fsencode(tempfile.gettempdir())
+    return len(folder) + len(FORK_SERVER_SOCKET) <= SOCKET_PATH_MAX
+
+
 def _runs_one_thread() -> bool:
     """Whether this process runs no thread but the calling one, as the kernel counts them: a
     native library (OpenBLAS, gRPC) starts threads that `threading` never sees, and a worker
@@ -72,11 +88,12 @@ def worker_context(lookup: Lookup, *, fresh: bool = False) -> BaseContext:
     ``fresh`` (a pytest session's, whose copy would carry its capture of warnings and logs into
     every run and keep them from the record), ``forkserver`` where there is one: workers start
     from a clean process that has imported the harness and the scenario library, never from one
-    running agent threads. Either way the worker lets go of every descriptor it inherited
-    (`unsolvable._worker`)."""
+    running agent threads; and ``spawn``, a clean process too, where there is none or its socket
+    cannot be named in ``TMPDIR`` (`_fork_server_fits`). Either way the worker lets go of every
+    descriptor it inherited (`unsolvable._worker`)."""
     if not fresh and sys.platform == "linux" and _runs_one_thread():
         return multiprocessing.get_context("fork")
-    if "forkserver" not in multiprocessing.get_all_start_methods():
+    if "forkserver" not in multiprocessing.get_all_start_methods() or not _fork_server_fits():
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["unsolvable._worker", lookup.__module__])

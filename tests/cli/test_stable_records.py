@@ -120,3 +120,25 @@ def test_every_run_keeps_the_warnings_and_logging_its_agent_set_up_as_it_was_imp
         assert records.count(said) == len(SCENARIOS)
         assert "this module is internal" not in records
     assert alone == shared
+
+
+def test_workers_start_under_a_tmpdir_too_deep_for_a_fork_servers_socket(tmp_path: Path) -> None:
+    """A fork server names its socket in TMPDIR, and a Unix socket's path holds 107 bytes: under
+    a deep one (a build sandbox's, a CI runner's) a run whose harness had a thread running ended
+    in ``OSError: AF_UNIX path too long`` before any record. Its workers start by spawn then, and
+    write the records a short TMPDIR gives."""
+    deep = tmp_path / ("d" * 100)
+    deep.mkdir()
+    records = [
+        _records(
+            tmp_path / run,
+            "-n",
+            "2",
+            agent=QUIET_AGENT,
+            scenarios=SCENARIOS,
+            environ={"TELEMETRY": "on", "TMPDIR": str(folder)},
+            name="quiet",
+        )
+        for run, folder in (("shallow", tempfile.gettempdir()), ("deep", deep))
+    ]
+    assert records[1] == records[0]

@@ -238,3 +238,16 @@ def test_what_an_agents_import_sets_up_holds_for_each_run_serially_and_under_xdi
     assert serial.count(said) == cases("oscillation")
     assert "this module is internal" not in serial
     assert serial == (pytester.path / "xdist.json").read_text()
+
+
+def test_the_suite_runs_under_a_tmpdir_too_deep_for_a_fork_servers_socket(
+    run: Run, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The plugin's workers start from a fork server, which names its socket in TMPDIR, and a
+    Unix socket's path holds 107 bytes: under a deep one (a build sandbox's, a CI runner's) every
+    case failed with ``OSError: AF_UNIX path too long``. They start by spawn then."""
+    deep = pytester.path / ("d" * 100)
+    deep.mkdir()
+    monkeypatch.setenv("TMPDIR", str(deep))
+    suite = (f"{AGENT_OPTION}=contract", f"{FAMILY_OPTION}=oscillation", NO_SNAPSHOT_OPTION)
+    run(*suite).assert_outcomes(passed=cases("oscillation"))
