@@ -6,10 +6,10 @@ not use (xdist's pipes, the other workers' channels, the harness's stdout: stdin
 stderr are ``/dev/null`` between runs and a capture file during one), so a descendant that
 outlives a run holds none of them. A process the agent forks is cut off the channels at the fork
 and ends when it comes back into the worker's code. Each job starts from the working directory,
-environment, ``sys.path``, umask and warnings filters its agent's loading left, whatever the
-previous run changed, and ends with every process it started gone (`unsolvable._descendants`);
-its warnings show as in a fresh process. A guard process, outside the worker's tree, ends the
-worker and all below it as soon as the harness is gone.
+environment, ``sys.path``, umask, warnings filters and loggers its agent's loading left,
+whatever the previous run changed, and ends with every process it started gone
+(`unsolvable._descendants`); its warnings show as in a fresh process. A guard process, outside
+the worker's tree, ends the worker and all below it as soon as the harness is gone.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from typing import IO, Any, NoReturn, TextIO
 from unsolvable._descendants import become_subreaper, end_descendants, end_tree, has_children
 from unsolvable._job import ABANDONED, ENDED, FAILED, FINISHED, LOADED, Job, Lookup, encode
 from unsolvable._loading import load_agent, split_spec
+from unsolvable._logging_state import LoggingState
 from unsolvable._record import TerminationRecord
 from unsolvable._run import run_unredacted
 from unsolvable._seen import Seen
@@ -82,6 +83,7 @@ class _Pristine:
     path: tuple[str, ...]
     umask: int
     warnings: WarningsState
+    logging: LoggingState
 
     @classmethod
     def now(cls, *, imported: WarningsState | None = None) -> _Pristine:
@@ -94,6 +96,7 @@ class _Pristine:
             path=tuple(sys.path),
             umask=umask,
             warnings=WarningsState.now() if imported is None else imported,
+            logging=LoggingState.now(),
         )
 
     def restore(self) -> None:
@@ -104,6 +107,7 @@ class _Pristine:
         sys.path[:] = self.path
         os.umask(self.umask)
         self.warnings.restore()
+        self.logging.restore()
         streams: tuple[Any, Any] = (sys.__stdout__, sys.__stderr__)
         sys.stdout, sys.stderr = streams
         sys.stdin = _NoPerson()  # the interpreter's own was closed when the worker started
@@ -274,9 +278,10 @@ class Worker:
         import (AutoGen, LlamaIndex) is not charged for it against the wall ceiling. A spec that
         fails to load raises again in the run, which records it. What loading set up (the
         current directory on ``sys.path``, for a ``module:attr`` beside it; what the module's
-        import put in the environment; its warnings filters, here or in the harness's process
-        this worker was forked from, `unsolvable._warnings_state`) is what each of the agent's
-        runs starts from, the first as the later ones, as every call of it in production."""
+        import put in the environment; its loggers, `unsolvable._logging_state`; its warnings
+        filters, here or in the harness's process this worker was forked from,
+        `unsolvable._warnings_state`) is what each of the agent's runs starts from, the first as
+        the later ones, as every call of it in production."""
         with contextlib.suppress(Exception):
             load_agent(job.agent, isolate_network=job.isolate_network)
         self.pristine = _Pristine.now(imported=imported_warnings(split_spec(job.agent)[1]))

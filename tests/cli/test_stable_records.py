@@ -20,6 +20,7 @@ WARNING_AGENT = Path(__file__).with_name("warning_agent.py")
 LOGGING_AGENT = Path(__file__).with_name("logging_agent.py")
 LIBRARY_EXEC_AGENT = Path(__file__).with_name("library_exec_agent.py")
 QUIET_AGENT = Path(__file__).with_name("quiet_agent.py")
+RECONFIGURING_AGENT = Path(__file__).with_name("reconfiguring_agent.py")
 EXEC_AGENTS = (AGENT, LIBRARY_EXEC_AGENT)
 SCENARIOS = ("constant-return/repeat", "constant-return/perturbed-offset", "oscillation/plain")
 
@@ -142,3 +143,24 @@ def test_workers_start_under_a_tmpdir_too_deep_for_a_fork_servers_socket(tmp_pat
         for run, folder in (("shallow", tempfile.gettempdir()), ("deep", deep))
     ]
     assert records[1] == records[0]
+
+
+def test_every_run_starts_from_the_logging_its_agent_set_up_as_it_was_imported(
+    tmp_path: Path,
+) -> None:
+    """A run that adds handlers or switches logging off left them to the runs its worker made
+    after it: each run logged once more than the one before, or not at all, and the records
+    told a worker's first run from its later ones, ``-n 1`` from ``-n 2``."""
+    alone, shared = (
+        _records(
+            tmp_path / str(workers),
+            "-n",
+            str(workers),
+            agent=RECONFIGURING_AGENT,
+            scenarios=SCENARIOS,
+            name="reconfiguring",
+        )
+        for workers in (1, 2)
+    )
+    assert alone.count("this run logs once") == 2 * len(SCENARIOS)
+    assert alone == shared
