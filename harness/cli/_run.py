@@ -22,6 +22,7 @@ from unsolvable._processes import DESCRIPTORS_PER_WORKER, most_workers, open_fil
 from unsolvable._record import TerminationRecord
 from unsolvable._scenario import SEEDS, Ceilings, Scenario, is_seed
 from unsolvable._shard import Shard, ShardTag
+from unsolvable._specs import AGENT_SPECS
 from unsolvable.cli._progress import Progress
 from unsolvable.cli._report import (
     INTERRUPTED_STATUS,
@@ -48,8 +49,7 @@ def add_run_command(commands: Any) -> None:
         "--agent",
         action="append",
         metavar="SPEC",
-        help="'naive', 'contract', module:attr or 'exec:COMMAND ARGS' (repeatable; "
-        "default: both built-ins)",
+        help=f"{AGENT_SPECS} (repeatable; default: both built-ins)",
     )
     run_.add_argument(
         "--scenario",

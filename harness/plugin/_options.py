@@ -14,6 +14,7 @@ import pytest
 
 from unsolvable._ceilings import Ceilings
 from unsolvable._errors import docs_page
+from unsolvable._specs import AGENT_SPECS
 from unsolvable.reports._flags import REPORT_FLAGS, number_problem
 
 __all__ = [
@@ -124,8 +125,8 @@ _OPTIONS = (
         flag=AGENT_OPTION,
         repeat=True,
         metavar="SPEC",
-        help="run the generated suite (every scenario × seed) on this agent: naive, contract, "
-        "package.module:attribute or 'exec:COMMAND ARGS'; repeatable",
+        help=f"run the generated suite (every scenario × seed) on this agent: {AGENT_SPECS}; "
+        "repeatable",
     ),
     _Option(
         flag=SCENARIO_OPTION,
