@@ -33,6 +33,7 @@ def _entry(text: str, flag: str) -> str:
 
 def _run_help() -> str:
     subcommands = next(action for action in _parser()._actions if isinstance(action.choices, dict))
+    assert isinstance(subcommands.choices, dict)
     return str(subcommands.choices["run"].format_help())
 
 
