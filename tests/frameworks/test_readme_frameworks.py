@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import re
@@ -130,6 +131,25 @@ def test_each_coding_agent_adapter_takes_the_parameters_its_bullet_names() -> No
         adapter = getattr(importlib.import_module(f"unsolvable.adapters.{module}"), name)
         named = {part.split("=")[0].strip() for part in shown.split(",")} - {"*"}
         assert named | common == _parameters(adapter), name
+        assert _defaults_shown(shown, adapter) == [], name
+
+
+def _defaults_shown(shown: str, adapter: type) -> list[str]:
+    """The parameters of ``adapter``'s own signature whose default ``shown`` gives otherwise: a
+    value that is not its default, or none where it has one (so ``Adapter()`` reads as an error)."""
+    has = inspect.signature(adapter).parameters
+    wrong = []
+    for part in (part.strip() for part in shown.split(",")):
+        name, equals, default = (piece.strip() for piece in part.partition("="))
+        if name not in has:
+            continue  # "*", or one of its **options, whose defaults its TypedDict does not hold
+        if has[name].default is inspect.Parameter.empty:
+            given = not equals
+        else:
+            given = bool(equals) and ast.literal_eval(default) == has[name].default
+        if not given:
+            wrong.append(part)
+    return wrong
 
 
 def _parameters(adapter: type) -> set[str]:
