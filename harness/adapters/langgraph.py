@@ -43,7 +43,7 @@ import warnings
 from collections.abc import Callable, Mapping
 from typing import Any, cast
 
-from unsolvable._errors import AdapterError
+from unsolvable._errors import AdapterError, docs_page
 from unsolvable._session import Session
 from unsolvable._stop import Code, Stop
 from unsolvable._text import cut
@@ -195,7 +195,8 @@ class LangGraphAdapter:
                 "  - the graph has an async-only part (an async def node, an async-only "
                 "middleware hook or tool), which runs only under ainvoke/astream\n"
                 "Pass LangGraphAdapter(..., asynchronous=True) to run it with astream, as "
-                "ainvoke runs it in production (docs/frameworks.md#async-langgraph-graphs)."
+                "ainvoke runs it in production "
+                f"({docs_page('frameworks', 'async-langgraph-graphs')})."
             ) from error
 
     async def _arun(self, session: Session, turnstile: Turnstile) -> LangGraphRun:

@@ -6,12 +6,13 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from unsolvable._errors import docs_page
 from unsolvable.imports._scenario_file import ScenarioFileError
 from unsolvable.imports._shapes import kind_of, type_word
 
 __all__ = ["DOCS", "FieldReader"]
 
-DOCS = "see docs/incidents.md#scenario-files"
+DOCS = f"see {docs_page('incidents', 'scenario-files')}"
 
 
 class FieldReader:
