@@ -97,12 +97,12 @@ def _check_not_built_in(given: str, name: str, data: Any) -> None:
     from unsolvable.imports._schema import parse
     from unsolvable.imports._trace import ImportFailed
 
-    taken = claim(built_in_owners(), build(parse(data)), f"--name {given!r}")
+    owners = built_in_owners()
+    taken = claim(owners, build(parse(data)), f"--name {given!r}")
     if taken is not None:
-        scenario, holder = taken
         raise ImportFailed(
-            f"--name {given!r}: the scenario {scenario.name!r} is already taken by {holder}; "
-            f"give another --name, e.g. incidents/{name.split('/')[1]}"
+            f"--name {given!r}: the scenario {taken.name!r} is already taken by "
+            f"{owners[taken.name]}; give another --name, e.g. incidents/{name.split('/')[1]}"
         )
 
 

@@ -52,14 +52,13 @@ def built_in_owners() -> dict[str, str]:
     return {scenario.name: "the built-in library" for scenario in SCENARIOS}
 
 
-def claim(
-    owners: dict[str, str], scenarios: Iterable[Scenario], owner: str
-) -> tuple[Scenario, str] | None:
+def claim(owners: dict[str, str], scenarios: Iterable[Scenario], owner: str) -> Scenario | None:
     """Enters each of ``scenarios`` in ``owners`` as ``owner``'s, up to the first whose name is
-    taken already: that one and who holds its name (``None`` when every name was free)."""
+    taken already, which it returns (``owners`` names who holds it); ``None`` when every name
+    was free."""
     for scenario in scenarios:
         if scenario.name in owners:
-            return scenario, owners[scenario.name]
+            return scenario
         owners[scenario.name] = owner
     return None
 
@@ -72,10 +71,9 @@ def _loaded(paths: tuple[str, ...]) -> tuple[Scenario, ...]:
         scenarios = build(read(path))
         taken = claim(owners, scenarios, f"scenario file {path!r}")
         if taken is not None:
-            scenario, holder = taken
             raise ScenarioFileError(
-                f"scenario file {path!r}: name {scenario.name!r} is already taken by {holder}; "
-                'give the file another "name"'
+                f"scenario file {path!r}: name {taken.name!r} is already taken by "
+                f'{owners[taken.name]}; give the file another "name"'
             )
         loaded.extend(scenarios)
     return tuple(loaded)
