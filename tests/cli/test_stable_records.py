@@ -110,7 +110,8 @@ def test_every_run_keeps_the_warnings_and_logging_its_agent_set_up_as_it_was_imp
     `logging`), as every call of the agent in production does, whichever process imported it:
     the harness before it forks its workers, or each worker in its first run (with a thread
     running, the harness starts them from a fork server), whichever runs came before."""
-    # A fork server's socket lies in TMPDIR, whose path may be at most 107 bytes long.
+    # A short TMPDIR, so that with a thread running the workers start from a fork server (its
+    # socket lies there, and under a deep one they would start by spawn).
     environ = {"TELEMETRY": telemetry, "TMPDIR": tempfile.gettempdir()}
     alone = _records(tmp_path / "one", "-n", "1", agent=QUIET_AGENT, scenarios=SCENARIOS,
                      environ=environ, name="quiet")  # fmt: skip
