@@ -36,6 +36,7 @@ __all__ = [
     "AgentLike",
     "adapter_for",
     "agent_name",
+    "imported_as",
     "load_agent",
     "load_agents",
     "split_spec",
@@ -59,6 +60,18 @@ def split_spec(text: str) -> tuple[str | None, str]:
     """``NAME=SPEC`` as its name and spec; any other spec with no name."""
     named = NAMED.fullmatch(text)
     return (named[1], named[2]) if named else (None, text)
+
+
+def imported_as(spec: str) -> str:
+    """The module loading ``spec`` (or a registered name) imports, under which what its import
+    set up is kept (`unsolvable._warnings_state`): two agents of one module are one import,
+    made for the first. A command (``exec:``, ``acp:``) imports nothing here, and is its own."""
+    _, spec = split_spec(spec)
+    if spec.startswith((EXEC_PREFIX, ACP_PREFIX)):
+        return spec
+    from unsolvable.adapters.registry import registered
+
+    return registered().get(spec, spec).partition(":")[0]
 
 
 def agent_name(name: str) -> str:
@@ -86,7 +99,7 @@ def load_agent(spec: str, *, isolate_network: bool = False) -> Adapter:
     name, spec = split_spec(spec)
     with _redacted_errors():
         adapter = _load(spec, isolate_network=isolate_network)
-    keep_imported_warnings(spec)
+    keep_imported_warnings(imported_as(spec))
     label = Redactor().text(str(adapter.name) if name is None else name)
     if label == adapter.name:
         return adapter

@@ -40,17 +40,19 @@ class WarningsState:
 
 
 _IMPORTED: dict[str, WarningsState] = {}
-"""Each agent spec's warnings as its loading left them, by the spec without its name (the same
-import under any name), in the process that loaded it and in the workers forked from it."""
+"""The warnings as each import of an agent left them, by what it imported
+(`unsolvable._loading.imported_as`), in the process that loaded it and in the workers forked
+from it."""
 
 
-def keep_imported_warnings(spec: str) -> None:
-    """Keeps the warnings as the loading of ``spec`` (without its name) has just left them, the
-    first time only: a later load of it imports nothing."""
-    _IMPORTED.setdefault(spec, WarningsState.now())
+def keep_imported_warnings(imported: str) -> None:
+    """Keeps the warnings as loading an agent that imports ``imported`` has just left them, the
+    first time only: a later load of it, for this agent or another of its module, imports
+    nothing."""
+    _IMPORTED.setdefault(imported, WarningsState.now())
 
 
-def imported_warnings(spec: str) -> WarningsState | None:
-    """The warnings as loading ``spec`` (without its name) left them, here or in the process
-    this one was forked from; ``None`` for a spec never loaded."""
-    return _IMPORTED.get(spec)
+def imported_warnings(imported: str) -> WarningsState | None:
+    """The warnings as importing ``imported`` left them, here or in the process this one was
+    forked from; ``None`` for what was never loaded."""
+    return _IMPORTED.get(imported)

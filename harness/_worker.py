@@ -31,7 +31,7 @@ from typing import IO, Any, NoReturn, TextIO
 
 from unsolvable._descendants import become_subreaper, end_descendants, end_tree, has_children
 from unsolvable._job import ABANDONED, ENDED, FAILED, FINISHED, LOADED, Job, Lookup, encode
-from unsolvable._loading import load_agent, split_spec
+from unsolvable._loading import imported_as, load_agent
 from unsolvable._logging_state import LoggingState
 from unsolvable._record import TerminationRecord
 from unsolvable._run import run_unredacted
@@ -284,7 +284,7 @@ class Worker:
         the later ones, as every call of it in production."""
         with contextlib.suppress(Exception):
             load_agent(job.agent, isolate_network=job.isolate_network)
-        self.pristine = _Pristine.now(imported=imported_warnings(split_spec(job.agent)[1]))
+        self.pristine = _Pristine.now(imported=imported_warnings(imported_as(job.agent)))
         self.pristine.warnings.restore()
 
     def _record(self, index: int, job: Job) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 `logging` (``logging.captureWarnings``), and with ``TELEMETRY=on`` starts a thread that waits for
 ever, as a framework's telemetry does (`unsolvable run` then starts its workers from a fork
 server, where each imports the module in its first run): it warns twice in each run and returns
-no structured exit, and its record keeps what it logged."""
+no structured exit (under either of its names), and its record keeps what it logged."""
 
 import logging
 import os
@@ -20,3 +20,7 @@ def agent(session: object) -> str:
     warnings.warn("this call is going away", UserWarning, stacklevel=1)
     warnings.warn("this module is internal", UserWarning, stacklevel=1)
     return "no structured exit"
+
+
+also = agent
+"""The same agent under a second name, loaded from the module the first one's import set up."""

@@ -32,17 +32,25 @@ def _records(
     scenarios: tuple[str, ...] = SCENARIOS[:1],
     environ: dict[str, str] | None = None,
     name: str | None = None,
+    attributes: tuple[str, ...] = ("agent",),
 ) -> str:
     """The records of ``agent`` run from a copy of it in ``folder``, with its TMPDIR there
-    unless ``environ`` (added to this process's) names another; ``name`` labels its runs."""
+    unless ``environ`` (added to this process's) names another; ``name`` labels its runs. A
+    module's agent is each of its ``attributes``, several labelled by their attribute."""
     project, tmp, out = folder / "project", folder / "tmp", folder / "records.json"
     project.mkdir(parents=True)
     tmp.mkdir()
     shutil.copy(agent, project)
-    spec = f"exec:{sys.executable} {agent.name}" if agent in EXEC_AGENTS else f"{agent.stem}:agent"
-    spec = spec if name is None else f"{name}={spec}"
-    command = [sys.executable, "-m", "unsolvable.cli", "run", "--agent", spec, "--scenario",
-               *scenarios, "--json", str(out), *args]  # fmt: skip
+    if agent in EXEC_AGENTS:
+        specs = [f"exec:{sys.executable} {agent.name}"]
+    elif len(attributes) == 1:
+        specs = [f"{agent.stem}:{attributes[0]}"]
+    else:
+        specs = [f"{attribute}={agent.stem}:{attribute}" for attribute in attributes]
+    specs = specs if name is None else [f"{name}={spec}" for spec in specs]
+    agents = [part for spec in specs for part in ("--agent", spec)]
+    command = [sys.executable, "-m", "unsolvable.cli", "run", *agents, "--scenario", *scenarios,
+               "--json", str(out), *args]  # fmt: skip
     environ = {**os.environ, "TMPDIR": str(tmp), **(environ or {})}
     result = subprocess.run(command, capture_output=True, text=True, cwd=project, env=environ,
                             timeout=120, check=False)  # fmt: skip
@@ -122,6 +130,20 @@ def test_every_run_keeps_the_warnings_and_logging_its_agent_set_up_as_it_was_imp
         assert records.count(said) == len(SCENARIOS)
         assert "this module is internal" not in records
     assert alone == shared
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_an_agent_named_twice_from_one_module_keeps_what_its_import_set_up_under_both(
+    tmp_path: Path, workers: str
+) -> None:
+    """Two agents of one module: the module is imported for the first, and the second's runs
+    started from the harness's warnings filters, not the module's, and showed the warning its
+    import silenced."""
+    records = _records(tmp_path, "-n", workers, agent=QUIET_AGENT, scenarios=SCENARIOS,
+                       attributes=("agent", "also"))  # fmt: skip
+    said = "logged: quiet_agent.py:20: UserWarning: this call is going away"
+    assert records.count(said) == 2 * len(SCENARIOS)
+    assert "this module is internal" not in records
 
 
 def test_workers_start_under_a_tmpdir_too_deep_for_a_fork_servers_socket(tmp_path: Path) -> None:
