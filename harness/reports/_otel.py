@@ -69,9 +69,14 @@ def finish_reason(record: TerminationRecord) -> str | None:
     return stop_reasons(record).otel.value
 
 
-def to_otlp_json(records: Sequence[TerminationRecord], *, volatile: bool = False) -> str:
+def to_otlp_json(
+    records: Sequence[TerminationRecord], *, volatile: bool = False, interrupted: bool = False
+) -> str:
     """An ``ExportTraceServiceRequest`` in OTLP JSON holding one trace per record. ``volatile``
-    spreads each run's steps over its measured wall time instead of a millisecond a step."""
+    spreads each run's steps over its measured wall time instead of a millisecond a step. An
+    ``interrupted`` session's resource says so (``unsolvable.interrupted``), as the JSON report's
+    top does: its traces are the runs that finished, not every run it was given."""
+    resource = {"service.name": SCOPE, **({"unsolvable.interrupted": True} if interrupted else {})}
     spans = [
         span
         for record, repeat in zip(records, repeats(records), strict=True)
@@ -80,7 +85,7 @@ def to_otlp_json(records: Sequence[TerminationRecord], *, volatile: bool = False
     request = {
         "resourceSpans": [
             {
-                "resource": {"attributes": _attributes({"service.name": SCOPE})},
+                "resource": {"attributes": _attributes(resource)},
                 "scopeSpans": [{"scope": {"name": SCOPE}, "spans": spans}],
             }
         ]

@@ -210,12 +210,16 @@ def _skipped_gate(options: ReportOptions, why: str) -> list[str]:
 
 
 def _exports(
-    records: Sequence[TerminationRecord], options: ReportOptions, *, partial: bool
+    records: Sequence[TerminationRecord],
+    options: ReportOptions,
+    *,
+    partial: bool,
+    interrupted: bool,
 ) -> list[str]:
     """The files other tools read: OTLP spans, ATIF trajectories."""
     notes = []
     if options.otel:
-        text = to_otlp_json(records, volatile=options.volatile)
+        text = to_otlp_json(records, volatile=options.volatile, interrupted=interrupted)
         written = write_file(options.otel, text, partial=partial)
         notes.append(f"unsolvable: wrote OpenTelemetry spans to {written}")
     if options.trace_dir:
@@ -282,5 +286,5 @@ def publish(
         written = write_file(options.markdown, text, partial=partial)
         notes.append(f"unsolvable: wrote Markdown report to {written}")
     notes.extend(html_note)
-    notes.extend(_exports(records, options, partial=partial))
+    notes.extend(_exports(records, options, partial=partial, interrupted=interrupted))
     return Published(metrics=metrics, gate=result, notes=(*notes, *gate_lines))

@@ -136,10 +136,12 @@ def test_the_agents_own_output_stays_out_of_the_table_and_in_the_record(tmp_path
 
 
 def _interrupted(out: Path, how: signal.Signals) -> tuple[int | Any, bytes, bytes]:
-    """A session of the slow agent, sent ``how`` once two of its records are written."""
+    """A session of the slow agent, sent ``how`` once two of its records are written (and its
+    spans beside them)."""
     command = [
         sys.executable, "-m", "unsolvable.cli", "run", "--agent", f"{FAULTY}:slow",
-        "--all-seeds", "--json", str(out), "--no-progress",
+        "--all-seeds", "--json", str(out), "--otel", str(out.with_name("spans.json")),
+        "--no-progress",
     ]  # fmt: skip
     tap = RecordTap(out)
     try:
@@ -160,6 +162,9 @@ def test_an_interrupt_keeps_every_finished_record_and_says_so(tmp_path: Path) ->
     data = json.loads(out.read_text())
     assert data["interrupted"] is True and len(data["records"]) >= 2
     assert not Path(str(out) + ".jsonl").exists()
+    spans = json.loads((tmp_path / "spans.json").read_text())
+    (resource,) = [spans["resource"] for spans in spans["resourceSpans"]]
+    assert {"key": "unsolvable.interrupted", "value": {"boolValue": True}} in resource["attributes"]
 
 
 def test_an_interrupted_session_never_replaces_a_larger_file(tmp_path: Path) -> None:
