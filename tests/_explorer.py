@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import unsolvable
 from unsolvable import (
@@ -37,6 +37,14 @@ def _aside(text: str) -> str:
     return json.dumps(body, sort_keys=True)
 
 
+class Delegated(NamedTuple):
+    """A fresh worker's first step on a subtask delegated once more (`Explorer.delegations`)."""
+
+    said: str | None
+    calls: tuple[tuple[str, str], ...]
+    answers: tuple[str, ...]
+
+
 @dataclass(frozen=True)
 class Seen:
     """One step as the explorer received it."""
@@ -60,6 +68,10 @@ class Seen:
     """What each of the scenario's tools answered when the explorer called it of its own accord
     after the step, with no arguments and with each the model gave it so far
     (`Explorer.probes`)."""
+    delegated: tuple[Delegated, ...] = ()
+    """What a fresh worker did first on each subtask the supervisor had dispatched so far, when
+    the explorer delegated it once more of its own accord after the supervisor's step: its
+    words, its calls and their answers (`Explorer.delegations`)."""
 
 
 @dataclass
@@ -81,10 +93,17 @@ class Explorer:
     """Calls every tool of the scenario after each step, as an agent may that looks for another
     way (a ledger beside the search): an ambiguous twin whose ledger listed the invoice from the
     start told itself apart at the first step."""
+    delegations: bool = False
+    """Delegates every subtask dispatched so far once more, to a fresh worker, after each of the
+    supervisor's steps, as a system may that re-runs its subtasks of its own accord: a twin
+    whose workers met a world the sibling's did not would show it to that worker before any
+    of the model's own workers met it."""
     asked: dict[str, list[str]] = field(default_factory=dict, init=False)
     """The arguments the model gave each tool so far, in order, as JSON."""
     refused: bool = field(default=False, init=False)
     """A request over the context window ended the exploration."""
+    briefs: list[str] = field(default_factory=list, init=False)
+    """The arguments of every ``delegate`` call the supervisor made so far, in order."""
 
     def __call__(self, session: Session) -> Stop:
         self.task = session.task
@@ -122,6 +141,7 @@ class Explorer:
                     raised=tuple(_name(error) for _, error in outcomes.values()),
                     again=tuple(self._again(session, agent, *call) for call in calls),
                     probed=self._probe(session, agent, calls),
+                    delegated=self._delegate_again(session, agent, calls),
                 )
             )
             messages += [self._worker(session, answers, *call) for call in calls]
@@ -162,6 +182,31 @@ class Explorer:
             for arguments in ["{}", *self.asked.get(name, [])]
         )
 
+    def _delegate_again(
+        self, session: Session, agent: str, calls: list[tuple[str, str, Any]]
+    ) -> tuple[Delegated, ...]:
+        """What a fresh worker does first on each subtask dispatched so far, where the explorer
+        makes `delegations` and ``agent`` is the supervisor: one model call each, its calls
+        answered but a ``delegate``'s (which would open another level)."""
+        if not self.delegations or agent != "main":
+            return ()
+        for _, name, arguments in calls:
+            if name == DELEGATE_TOOL and str(arguments) not in self.briefs:
+                self.briefs.append(str(arguments))
+        firsts = []
+        for n, brief in enumerate(self.briefs):
+            again = f"worker-again-{len(self.seen) + 1}-{n}"
+            messages = [*opening(session)[:-1], {"role": "user", "content": brief}]
+            reply = session.call_model(messages, session.tools, agent=again)
+            made = tuple((name, str(arguments)) for _, name, arguments in tool_calls(reply))
+            answers = tuple(
+                _aside(dispatch(session, call_id, name, arguments, agent=again)[0]["content"])
+                for call_id, name, arguments in tool_calls(reply)
+                if name != DELEGATE_TOOL
+            )
+            firsts.append(Delegated(reply.get("content"), made, answers))
+        return tuple(firsts)
+
     def _worker(
         self, session: Session, answers: dict[str, JSON], call_id: str, name: str, arguments: Any
     ) -> JSON:
@@ -186,8 +231,11 @@ def explore(
     workers: bool = False,
     repeats: bool = False,
     probes: bool = False,
+    delegations: bool = False,
 ) -> Explorer:
-    explorer = Explorer(steps, workers=workers, repeats=repeats, probes=probes)
+    explorer = Explorer(
+        steps, workers=workers, repeats=repeats, probes=probes, delegations=delegations
+    )
     unsolvable.run(explorer, scenario, seed=seed)
     return explorer
 
@@ -211,7 +259,7 @@ def first_difference(twin: Explorer, sibling: Explorer, upto: int) -> str | None
 def _differing(mine: Seen, theirs: Seen) -> str:
     fields: dict[str, Any] = {
         name: (getattr(mine, name), getattr(theirs, name))
-        for name in ("said", "calls", "answers", "raised", "again", "probed", "world")
+        for name in ("said", "calls", "answers", "raised", "again", "probed", "delegated", "world")
         if getattr(mine, name) != getattr(theirs, name)
     }
     return "; ".join(f"{name}: {a!r} vs {b!r}" for name, (a, b) in fields.items())

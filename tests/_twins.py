@@ -3,10 +3,17 @@ library's twins, and of the twins generated for users' own variants."""
 
 from __future__ import annotations
 
-from tests._explorer import explore, first_difference
+from tests._explorer import Seen, explore, first_difference
 from unsolvable import Ceilings, Scenario, Session, TerminationRecord
 
-__all__ = ["MOVES_PER_CALL", "first_moves", "shown", "unlike_its_sibling"]
+__all__ = [
+    "AGENTS_OWN_MOVES",
+    "MOVES_PER_CALL",
+    "first_moves",
+    "shown",
+    "unlike_its_sibling",
+    "where_a_system_first_differs",
+]
 
 MOVES_PER_CALL = {
     "tool-timeout": "the sensor warms up with attempts, each spending its timeout on the session "
@@ -44,6 +51,34 @@ def unlike_its_sibling(
     ):
         return f"step {diverges}: it does not diverge where it says"
     return difference
+
+
+AGENTS_OWN_MOVES = ("probes", "repeats", "delegations")
+"""What a system of agents may do of its own accord after each step, beside running its
+workers: call every tool, make each call twice, or delegate every subtask once more to a fresh
+worker (`tests._explorer.Explorer`)."""
+
+
+def where_a_system_first_differs(
+    twin: Scenario, sibling: Scenario, seed: int, steps: int, *, move: str | None = None
+) -> tuple[bool, str]:
+    """Where ``twin`` and ``sibling``, explored for ``steps`` steps with a worker for each
+    ``delegate`` call (and the agent's own ``move``, one of `AGENTS_OWN_MOVES`), first differ:
+    whether the model moved otherwise there (its words or calls, or a fresh worker's on a
+    subtask delegated again) rather than a tool answering otherwise, and the difference in
+    words. A task, tools or agent that differ there fail the assertion at once."""
+    moves = {} if move is None else {move: True}
+    mine, theirs = (explore(s, seed, steps, workers=True, **moves) for s in (twin, sibling))
+    pairs = zip(mine.seen, theirs.seen, strict=False)  # either may run on past the other
+    at = next(i for i, (ours, its) in enumerate(pairs) if ours != its)
+    ours, its = mine.seen[at], theirs.seen[at]
+    assert mine.task == theirs.task and ours.tools == its.tools and ours.agent == its.agent
+    return _moved(ours) != _moved(its), first_difference(mine, theirs, steps + 1) or ""
+
+
+def _moved(seen: Seen) -> tuple[object, ...]:
+    """The model's own moves in a step: its words and calls, and each fresh worker's."""
+    return seen.said, seen.calls, tuple((d.said, d.calls) for d in seen.delegated)
 
 
 def shown(scenario: Scenario, seed: int) -> dict[str, object]:

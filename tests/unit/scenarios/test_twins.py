@@ -13,7 +13,14 @@ import pytest
 import unsolvable
 from tests import _wrong_agents as wrong
 from tests._explorer import explore, first_difference
-from tests._twins import MOVES_PER_CALL, first_moves, shown, unlike_its_sibling
+from tests._twins import (
+    AGENTS_OWN_MOVES,
+    MOVES_PER_CALL,
+    first_moves,
+    shown,
+    unlike_its_sibling,
+    where_a_system_first_differs,
+)
 from unsolvable import (
     DELEGATE_TOOL,
     Rule,
@@ -236,6 +243,8 @@ MOVES_OTHERWISE = frozenset(
 )
 """Twins whose divergence is the model's own move (a push to another remote, a specialist that
 does the work): there the first difference is what the model says and does."""
+LEAD = max(LEADS)
+"""Room for the longest background reading of a seed, explored beside the sibling's N."""
 DELEGATES = [
     (twin, seed)
     for twin in scenarios.SCENARIOS
@@ -255,14 +264,25 @@ def test_a_twins_workers_meet_its_siblings_until_the_evidence_differs(
     what a tool answers — the evidence of progress — never in the tools any agent is offered,
     and never in what the model says or does before an answer differed."""
     sibling = scenarios.get(twin.twin_of or "")
-    steps = sibling.step_bound + max(LEADS)
-    mine, theirs = (explore(s, seed, steps, workers=True) for s in (twin, sibling))
-    pairs = zip(mine.seen, theirs.seen, strict=False)  # either may run on past the other
-    at = next(i for i, (ours, its) in enumerate(pairs) if ours != its)
-    ours, its = mine.seen[at], theirs.seen[at]
-    assert mine.task == theirs.task and ours.tools == its.tools and ours.agent == its.agent
-    moved = (ours.said, ours.calls) != (its.said, its.calls)
-    assert moved == (twin.name in MOVES_OTHERWISE), first_difference(mine, theirs, steps + 1)
+    moved, where = where_a_system_first_differs(twin, sibling, seed, sibling.step_bound + LEAD)
+    assert moved == (twin.name in MOVES_OTHERWISE), where
+
+
+@pytest.mark.parametrize("move", AGENTS_OWN_MOVES)
+@pytest.mark.parametrize(
+    ("twin", "seed"), DELEGATES, ids=[f"{t.name}-seed{s}" for t, s in DELEGATES]
+)
+def test_no_move_of_a_systems_own_shows_a_twins_model_moving_before_the_evidence(
+    twin: Scenario, seed: int, move: str
+) -> None:
+    """A system may call every tool after each step, make each call twice, or delegate every
+    subtask once more to a fresh worker, of its own accord: it may meet the evidence of
+    progress sooner so, but never a model, its own workers' or a fresh one's, that says or
+    does otherwise before an answer differed."""
+    sibling = scenarios.get(twin.twin_of or "")
+    steps = sibling.step_bound + LEAD
+    moved, where = where_a_system_first_differs(twin, sibling, seed, steps, move=move)
+    assert not moved or twin.name in MOVES_OTHERWISE, where
 
 
 @pytest.mark.parametrize(
