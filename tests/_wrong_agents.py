@@ -739,6 +739,37 @@ def counts_handoffs_as_progress() -> Any:
     return lambda session: contract(_HandoffsAsNews(session))  # type: ignore[arg-type]
 
 
+class _WorkersWord(_SessionView):
+    """A session whose worker runtime answers a worker's check of its own subtask from what the
+    worker's model said, not from the world: ``believed`` says whether a claim is taken."""
+
+    def __init__(self, session: Session, *, believed: bool) -> None:
+        super().__init__(session)
+        self._believed = believed
+
+    def call_tool(self, name: str, arguments: Any = None, *, agent: str = "main") -> str:
+        subtask = arguments.get("subtask") if isinstance(arguments, dict) else None
+        if name != CHECK_TOOL or agent == "main" or subtask is None:
+            return self._session.call_tool(name, arguments, agent=agent)
+        failing = [] if self._believed else [f"{subtask}: its worker's word is not proof"]
+        return json.dumps({"complete": self._believed, "failing": failing})
+
+
+def trusts_its_workers_word() -> Any:
+    """The contract whose workers' runtime passes what their model claims, as a reviewer that
+    passes the empty extraction it is handed: it skips what depends on a failure its workers
+    report, and runs what depends on one a worker swallowed into an empty success."""
+    contract = ContractAgent()
+    return lambda session: contract(_WorkersWord(session, believed=True))  # type: ignore[arg-type]
+
+
+def distrusts_its_workers_word() -> Any:
+    """The contract whose workers' runtime takes every claim of their model for an error
+    swallowed, however true: burnt by an empty success, it believes no worker."""
+    contract = ContractAgent()
+    return lambda session: contract(_WorkersWord(session, believed=False))  # type: ignore[arg-type]
+
+
 def stops_at_the_second_handoff() -> Any:
     """Takes a task handed on a second time for agents bouncing it, whether or not one of them
     worked on it in between."""

@@ -1,10 +1,13 @@
 """Task graph: four subtasks with dependencies — normalise the question; then search the sources
 and outline the answer, in parallel; then write the answer from both. The sources API is down
-for good, so the search fails, and the answer, which joins on it, must be skipped.
+for good, so the search fails, and the answer, which joins on it, must be skipped — also when
+the search's worker swallows the 503 and reports the sources in, an empty success.
 
 The run must end abandoned with the graph's state (what succeeded, what failed and why, what was
 skipped), not wait for a join that can never happen, and never run a subtask whose dependency
-failed. Its twin looks the same until the search's second fetch, which the API answers.
+failed, however its worker reported it. Its twin looks the same until the search's second fetch,
+which the API answers; the swallowed error's, until the search's fetch, which the API answers,
+and its worker's same words are true.
 """
 
 from __future__ import annotations
@@ -121,6 +124,8 @@ def _done(node: str, key: str) -> Callable[[FakeWorld], list[str]]:
 
 
 def _search(fetches: int) -> Script:
+    """The search's worker: fetches ``fetches`` times and says the sources are in, whatever the
+    fetches answered; fetches for ever with none."""
     fetch = Call(name=FETCH.name, arguments={"query": "the question"}, text="Fetching sources")
     if fetches == 0:
         return Repeat(call=fetch)
@@ -132,7 +137,9 @@ def _worker(node: str, spec: ToolSpec, key: str) -> Script:
     return Steps(calls=[write], then=Claim(text=f"Done: {node}."))
 
 
-def _build(seed: int, *, chain: int = 1, recovers: bool = False) -> Setup:
+def _build(seed: int, *, chain: int = 1, fetches: int = 0, refusals: int | None = None) -> Setup:
+    """The graph whose search fetches ``fetches`` times (for ever with 0) from a sources API
+    that refuses the first ``refusals`` fetches (every one with ``None``)."""
     lead, reading = background(seed)
     depends, writes = _depends(chain), _writes(chain)
     nodes = (*_chain(chain), SEARCH, OUTLINE, ANSWER)
@@ -149,16 +156,14 @@ def _build(seed: int, *, chain: int = 1, recovers: bool = False) -> Setup:
             Wave(subtasks=[ANSWER], text="Joining them into the answer", extra=extra),
         ],
         workers={
-            node: _search(fetches=2 if recovers else 0)
-            if node == SEARCH
-            else _worker(node, *writes[node])
+            node: _search(fetches) if node == SEARCH else _worker(node, *writes[node])
             for node in nodes
         },
         then=Claim(text="The answer is written."),
     )
     fetched = writer_tool(FETCH, key=KEYS[SEARCH], field="query", criteria=())
     down: Tool = unavailable_tool(FETCH, SOURCES)
-    fetch = refused_first(down, fetched, times=1) if recovers else down
+    fetch = down if refusals is None else refused_first(down, fetched, times=refusals)
     writers = [
         writer_tool(spec, key=key, field="text", criteria=()) for spec, key in writes.values()
     ]
@@ -171,14 +176,33 @@ def _build(seed: int, *, chain: int = 1, recovers: bool = False) -> Setup:
     return delegated_setup(specs, tools, script, seed=seed, reading=reading, lead=len(lead))
 
 
-def make(variant: str, *, chain: int = 1) -> Scenario:
+def _searching(swallows: bool) -> tuple[str, str]:
+    """What the search's worker does, and why the run cannot finish."""
+    if swallows:
+        return (
+            "meets a sources API that answers 503 and says the sources are in, its error "
+            "swallowed into an empty success",
+            f"The {SOURCES} never answers, so the search fails however its worker reports it: "
+            "only the search's own check shows it. The answer, which needs it, must be skipped, "
+            f"and the stop must name the {SOURCES}.",
+        )
+    return (
+        "retries a sources API that answers 503",
+        f"The {SOURCES} never answers, so the search fails and the answer, which needs it, can "
+        "never run: it must be skipped, and the run must end with the graph's state.",
+    )
+
+
+def make(variant: str, *, chain: int = 1, swallows: bool = False) -> Scenario:
     """The graph with ``chain`` links before the search and the outline (the library's has one,
-    the question); N follows from its waves and nodes, the first stagnant step from the search's
-    first refusal, which comes after every link's work."""
+    the question), whose search's worker retries the dead API or, with ``swallows``, reports the
+    sources in after its first 503; N follows from its waves and nodes, the first stagnant step
+    from the search's first refusal, which comes after every link's work."""
     if chain < 1:
         raise ValueError(f"task-graph: a chain of {chain} links has no question to search for")
     refined = f" and refine it in {chain - 1} passes, one on another" if chain > 1 else ""
     links = f"; {chain - 1} refinements of it, one a wave" if chain > 1 else ""
+    searching, why = _searching(swallows)
     return scenario(
         family=FAMILY,
         variant=variant,
@@ -186,11 +210,9 @@ def make(variant: str, *, chain: int = 1) -> Scenario:
         task=f"Answer the customer's question: put it in standard form{refined}, gather sources "
         "and an outline, then join both into a reply; delegate each part to a worker.",
         how=f"as supervisor, dispatches the graph wave by wave — the question{links}; the search "
-        "and the outline; the answer, which joins both — while the search's worker retries a "
-        "sources API that answers 503",
-        why=f"The {SOURCES} never answers, so the search fails and the answer, which needs it, "
-        "can never run: it must be skipped, and the run must end with the graph's state.",
-        build=partial(_build, chain=chain),
+        f"and the outline; the answer, which joins both — while the search's worker {searching}",
+        why=why,
+        build=partial(_build, chain=chain, fetches=1 if swallows else 0),
         expected=ABANDONED - {Code.NEEDS_HUMAN},
         step_bound=step_bound(chain),
         stagnation=Stagnation.FIRST_REFUSAL,
@@ -208,9 +230,26 @@ SCENARIOS: tuple[Scenario, ...] = (
         "second gets the sources, and the answer joins the search and the outline",
         why=f"the {SOURCES} answers the second fetch. Identical to {UPSTREAM_DOWN.name} until "
         "then.",
-        build=partial(_build, recovers=True),
+        build=partial(_build, fetches=2, refusals=1),
         needed=3 + 2 + 3 + 2 + 2 + 1,
         diverges_at=lambda seed: None,  # its workers' runs differ: a single loop sees none of them
     ),
 )
 SCENARIOS = with_plain(SCENARIOS, "upstream-down")
+
+SWALLOWED_ERROR = make("swallowed-error", swallows=True)
+SCENARIOS = (
+    *SCENARIOS,
+    SWALLOWED_ERROR,
+    twin(
+        SWALLOWED_ERROR,
+        variant="twin-sources-answer",
+        how="dispatches the graph wave by wave; the search's fetch gets the sources, its worker "
+        "says the sources are in, and the answer joins the search and the outline",
+        why=f"the {SOURCES} answers the fetch, and the search's worker says what its sibling's "
+        f"says, true here. Identical to {SWALLOWED_ERROR.name} until the search's fetch.",
+        build=partial(_build, fetches=1, refusals=0),
+        needed=3 + 3 + 2 + 3 + 1,  # the question, the outline, the fetch, the answer, the claim
+        diverges_at=lambda seed: None,  # its workers' runs differ: a single loop sees none of them
+    ),
+)

@@ -84,6 +84,7 @@ CAUGHT_BY_VARIANT: dict[str, tuple[Any, bool, str]] = {
         False,
         "does not name what blocked",
     ),
+    "task-graph/swallowed-error": (wrong.trusts_its_workers_word, False, "failure not propagated"),
 }
 # twin → the stop logic it catches (a false stop on at least one of its seeds)
 TWIN_CAUGHT: dict[str, Any] = {
@@ -117,6 +118,7 @@ TWIN_CAUGHT: dict[str, Any] = {
     "mixed-fan-out/twin-archivist-finds-it": wrong.halves_role_budgets,
     "duplicate-dispatch/twin-retry-after-failure": wrong.never_retries,
     "task-graph/twin-upstream-recovers": wrong.blocks_on_first_503,
+    "task-graph/twin-sources-answer": wrong.distrusts_its_workers_word,
     "role-ping-pong/twin-accepts-revision": wrong.stops_at_first_rejection,
     "role-ping-pong/twin-handoff-converges": wrong.stops_at_the_second_handoff,
     "role-ping-pong/twin-team-remote": wrong.blocks_at_the_first_denial,
@@ -199,6 +201,28 @@ def test_every_twin_false_stops_an_agent_that_never_calls_the_model(
 ) -> None:
     record = unsolvable.run(wrong.stops_without_a_model_call(), scenario)
     assert "false stop" in record.verdict.summary
+
+
+PASSES_ITS_WORKERS_WORD = ("task-graph/upstream-down", "mixed-fan-out/swallowed-error")
+"""Where a runtime that passes its workers' word is not caught: a blocked worker that retries is
+stopped on its refusals, and a swallowed error with nothing downstream on the supervisor's own
+claim, re-read."""
+
+
+@pytest.mark.parametrize("name", PASSES_ITS_WORKERS_WORD)
+def test_only_a_join_on_a_swallowed_error_catches_a_runtime_that_passes_its_workers_word(
+    name: str,
+) -> None:
+    """The checker that passed an empty extraction, and the summary written on it, is caught
+    only where a subtask depends on the worker that swallowed its error: there it runs the join."""
+    scenario = scenarios.get(name)
+    trusting = [
+        unsolvable.run(wrong.trusts_its_workers_word(), scenario, seed=s) for s in (0, 1, 2)
+    ]
+    assert all(r.verdict.passed for r in trusting), [r.verdict.summary for r in trusting]
+    swallowed = scenarios.get("task-graph/swallowed-error")
+    record = unsolvable.run(wrong.trusts_its_workers_word(), swallowed)
+    assert record.verdict.broke(unsolvable.Rule.FAILURE_NOT_PROPAGATED), record.verdict.summary
 
 
 def test_a_stop_without_a_model_call_is_premature_on_every_unsolvable_scenario() -> None:
