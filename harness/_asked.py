@@ -6,6 +6,11 @@ must not make evidence: a call it repeats unasked can always be made to answer n
 a call it leaves unmade answers nothing at all. A call made is matched to an asked one by its
 arguments where they agree, else by its tool alone, so that a framework that writes a call's
 arguments its own way (defaults filled in) still makes the call it was asked for.
+
+An agent name may hold several conversations at once — a runtime that runs every worker under
+one name, concurrently (agents-as-tools) — so the calls asked are kept by conversation: a call
+asked in one is not left unmade by the next step of another, and a call made is the one asked
+at the last step of one of its agent's conversations.
 """
 
 from __future__ import annotations
@@ -45,29 +50,53 @@ class _LastStep:
         return [Unmade(self.step, call.tool, call.arguments) for call in self.calls]
 
 
+Conversation = tuple[str, str | None]
+"""An agent, and the subtask its conversation names (``None``: the agent's one conversation)."""
+
+
 class Asked:
-    """Each agent's asked calls still to be made, for its last step."""
+    """Each conversation's asked calls still to be made, for its last step."""
 
     def __init__(self) -> None:
-        self._pending: dict[str, _LastStep] = {}
+        self._pending: dict[Conversation, _LastStep] = {}
 
-    def ask(self, agent: str, step: int, calls: Iterable[tuple[str, str]]) -> list[Unmade]:
-        """``agent``'s model asked, at ``step``, for ``calls`` (tool, canonical arguments); what
-        it asked at its step before and was never made."""
-        unmade = self._unmade(agent)
-        self._pending[agent] = _LastStep(step=step, calls=[AskedCall._make(call) for call in calls])
+    def ask(
+        self,
+        agent: str,
+        step: int,
+        calls: Iterable[tuple[str, str]],
+        *,
+        subtask: str | None = None,
+    ) -> list[Unmade]:
+        """``agent``'s model asked, at ``step``, in its conversation on ``subtask``, for
+        ``calls`` (tool, canonical arguments); what it asked at that conversation's step before
+        and was never made."""
+        unmade = self._unmade((agent, subtask))
+        last = _LastStep(step=step, calls=[AskedCall._make(call) for call in calls])
+        self._pending[(agent, subtask)] = last
         return unmade
 
-    def take(self, agent: str, tool: str, arguments: str) -> bool:
-        """Whether a call of ``tool`` that ``agent`` makes is one its model asked for at its last
-        step (each asked call is taken once)."""
-        pending = self._pending.get(agent, _LastStep()).calls
-        same_tool = [call for call in pending if call.tool == tool]
-        if not same_tool:
-            return False
+    def take(self, agent: str, tool: str, arguments: str) -> int | None:
+        """The step at which ``agent``'s model asked for a call of ``tool`` it makes, or ``None``
+        when it asked for none: the last step of one of its conversations, the one that asked
+        for these arguments, else the latest that asked for the tool (each asked call is taken
+        once)."""
+        lasts = sorted(
+            (last for (who, _), last in self._pending.items() if who == agent),
+            key=lambda last: last.step,
+            reverse=True,
+        )
         made = AskedCall(tool, arguments)
-        pending.remove(made if made in same_tool else same_tool[0])
-        return True
+        for last in lasts:
+            if made in last.calls:
+                last.calls.remove(made)
+                return last.step
+        for last in lasts:
+            same_tool = [call for call in last.calls if call.tool == tool]
+            if same_tool:
+                last.calls.remove(same_tool[0])
+                return last.step
+        return None
 
     def pending(self) -> list[Unmade]:
         """Every asked call still unmade, as `close` gives them, kept: the agent may make them
@@ -76,7 +105,7 @@ class Asked:
 
     def close(self) -> list[Unmade]:
         """The run ended: every asked call still unmade."""
-        return [unmade for agent in list(self._pending) for unmade in self._unmade(agent)]
+        return [unmade for key in list(self._pending) for unmade in self._unmade(key)]
 
-    def _unmade(self, agent: str) -> list[Unmade]:
-        return self._pending.pop(agent, _LastStep()).unmade()
+    def _unmade(self, conversation: Conversation) -> list[Unmade]:
+        return self._pending.pop(conversation, _LastStep()).unmade()

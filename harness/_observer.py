@@ -51,14 +51,15 @@ class Observer:
         """Where a worker process shows the harness the truth as it stands after each call."""
         self._gave_up_at_step: int | None = None
 
-    def note(self, step: int, message: JSON, agent: str) -> None:
-        """The step in the trajectory, and the first step that asked to give up."""
+    def note(self, step: int, message: JSON, agent: str, *, subtask: str | None = None) -> None:
+        """The step in the trajectory, made in ``agent``'s conversation on ``subtask``, and the
+        first step that asked to give up."""
         asked = [(c["function"]["name"], c["function"]["arguments"]) for c in calls_of(message)]
         external = [
             (name, canonical_arguments(a)) for name, a in asked if name not in PROTOCOL_TOOLS
         ]
         self._probe.on_asked(len(external))
-        self._unmade(self._asked.ask(agent, step, external))
+        self._unmade(self._asked.ask(agent, step, external, subtask=subtask))
         if self._gave_up_at_step is None and any(name == GIVE_UP_TOOL for name, _ in asked):
             self._gave_up_at_step = step
         self._trajectory.step(step, message["content"], asked, agent=agent)

@@ -205,8 +205,8 @@ class Session:
             self._failed(f"the scenario's model, answering step {step},", error)
             raise
         usage = self._accounts.charge(agent, counted, offered, message, sent=sent)
-        self._observer.note(step, message, agent)
         self._subtasks.on_model_call(step, agent, counted.messages, calls_of(message))
+        self._observer.note(step, message, agent, subtask=self._subtasks.named_at(step))
         return Answer(message=message, usage=usage)
 
     def count_tokens(
@@ -236,10 +236,14 @@ class Session:
                 self._failed(f"the scenario's tool {name!r}", error)
                 raise
             self._meter.tool_done(name, made.result)
-            step = self._step_of.get(agent, self._meter.steps)
-            clock = self._meter.simulated
+            # the step whose model asked for the call: its agent's latest only when it holds
+            # one conversation at a time
             asked = self._asked.take(agent, name, made.arguments)
-            self._probe.on_tool(step, name, made.result, made.world, clock=clock, asked=asked)
+            step = self._step_of.get(agent, self._meter.steps) if asked is None else asked
+            clock = self._meter.simulated
+            self._probe.on_tool(
+                step, name, made.result, made.world, clock=clock, asked=asked is not None
+            )
             self._accounts.tool_called(agent, made.result.refusal)
             self._subtasks.on_tool(step, agent, name, made.result)
             self._trajectory.tool(

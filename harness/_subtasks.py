@@ -116,6 +116,9 @@ class SubtaskTable:
             entry.move(0, SubtaskState.PENDING, None, "declared by the scenario")
         self._working: dict[str, str] = {}
         """Agent → the subtask its conversation names."""
+        self._named: dict[int, str] = {}
+        """Step → the subtask named by the worker's conversation that made it: a tool call is
+        the work of the conversation that asked for it, where one name runs several at once."""
         self._asked: dict[str, str] = {}
         """Open dispatch call id → subtask, for the dispatch's return."""
 
@@ -133,6 +136,10 @@ class SubtaskTable:
             function = call["function"]
             if function["name"] == DELEGATE_TOOL:
                 self._dispatch(step, agent, call["id"], function["arguments"])
+
+    def named_at(self, step: int) -> str | None:
+        """The subtask the worker's conversation that made ``step`` names, if any."""
+        return self._named.get(step)
 
     def _count_role(self, step: int, agent: str) -> None:
         entry = self._entries.get(self._working.get(agent, ""))
@@ -172,8 +179,10 @@ class SubtaskTable:
         )
 
     def on_tool(self, step: int, agent: str, name: str, result: ToolResult) -> None:
-        """A tool call an agent made: a refusal of its subtask, or its criteria met."""
-        entry = self._entries.get(self._working.get(agent, ""))
+        """A tool call an agent made, asked for at ``step``: a refusal of the subtask that step's
+        conversation names, or its criteria met."""
+        working = self._working.get(agent)
+        entry = self._entries.get(self._named.get(step, working or "") if working else "")
         if entry is None:
             return
         if result.refusal is not None:
@@ -235,7 +244,7 @@ class SubtaskTable:
         name = named_subtask(messages, self._entries)
         if name is None:
             return
-        self._working[agent] = name
+        self._working[agent] = self._named[step] = name
         entry = self._entries[name]
         if agent in entry.active:
             return

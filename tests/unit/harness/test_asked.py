@@ -9,7 +9,7 @@ def test_each_asked_call_is_taken_once_and_the_rest_are_unmade_at_the_next_step(
     asked = Asked()
     assert asked.ask("main", 1, [("search", "{}"), ("search", '{"q":"a"}'), ("read", "{}")]) == []
     taken = [asked.take("main", "search", '{"q":"a"}') for _ in range(3)]
-    assert taken == [True, True, False]
+    assert taken == [1, 1, None]  # the step that asked for it, none for an unasked call
     assert asked.ask("main", 2, [("search", "{}")]) == [Unmade(1, "read", "{}")]
 
 
@@ -25,6 +25,20 @@ def test_agents_are_asked_apart_and_the_end_of_the_run_closes_every_one() -> Non
     asked = Asked()
     asked.ask("main", 1, [("delegate_x", "{}")])
     asked.ask("worker-1", 2, [("lookup", "{}")])
-    assert not asked.take("main", "lookup", "{}") and not asked.take("other", "lookup", "{}")
+    assert (
+        asked.take("main", "lookup", "{}") is None and asked.take("other", "lookup", "{}") is None
+    )
     assert sorted(asked.close()) == [Unmade(1, "delegate_x", "{}"), Unmade(2, "lookup", "{}")]
     assert asked.close() == []
+
+
+def test_the_conversations_of_one_agent_are_asked_apart() -> None:
+    """A runtime that runs every worker under one name, at once: each worker's model asks before
+    any call is made, and each call made is the one its own conversation asked for, at its step,
+    none of them left unmade by another's next step."""
+    asked = Asked()
+    assert asked.ask("worker", 6, [("file", '{"n":1}')], subtask="S-1") == []
+    assert asked.ask("worker", 7, [("file", '{"n":2}')], subtask="S-2") == []
+    assert [asked.take("worker", "file", f'{{"n":{n}}}') for n in (2, 1)] == [7, 6]
+    assert asked.ask("worker", 8, [("read", "{}")], subtask="S-1") == []
+    assert asked.close() == [Unmade(8, "read", "{}")]

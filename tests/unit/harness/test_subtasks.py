@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -219,3 +220,56 @@ def test_a_subtask_done_although_its_dependency_failed_moves_no_ground_truth() -
     honest, joined = unsolvable.run(contract, scenario), unsolvable.run(_joins_anyway, scenario)
     assert joined.verdict.broke(unsolvable.Rule.FAILURE_NOT_PROPAGATED)
     assert joined.observed.first_stagnant_step == honest.observed.first_stagnant_step
+
+
+def _in_turns(one_name: bool, turns: int = 4) -> Callable[[Session], Stop]:
+    """A supervisor that delegates once and runs its workers turn by turn together, as a
+    runtime that runs them concurrently does (the OpenAI Agents SDK's agents-as-tools): each
+    turn, every worker's model call, then every call they asked for; the workers under one
+    name with ``one_name``, each under its own otherwise. The blocked worker runs first."""
+
+    def agent(session: Session) -> Stop:
+        reply = session.call_model(opening(session), session.tools)
+        briefs = [str(arguments) for _, _, arguments in tool_calls(reply)][::-1]
+        workers = [
+            ("worker" if one_name else f"worker-{n}", [*opening(session)[:-1], _brief(brief)])
+            for n, brief in enumerate(briefs)
+        ]
+        for _ in range(turns):
+            replies = [
+                (name, c, session.call_model(c, session.tools, agent=name)) for name, c in workers
+            ]
+            for _, conversation, answer in replies:
+                conversation.append(assistant(answer))
+            for name, conversation, answer in replies:
+                for call_id, tool, arguments in tool_calls(answer):
+                    conversation.append(dispatch(session, call_id, tool, arguments, agent=name)[0])
+        return Stop(code=Code.BLOCKED_INPUT, reason="denied", missing=("audits:eu-write",))
+
+    return agent
+
+
+def _brief(brief: str) -> dict[str, str]:
+    return {"role": "user", "content": brief}
+
+
+def _as_observed(record: TerminationRecord) -> tuple[object, ...]:
+    """The ground truth and the subtask table, the workers' names aside."""
+    table = [
+        (row.name, row.state, re.sub(r"worker(-\d+)?", "W", row.why),
+         [(t.step, t.state) for t in row.history])
+        for row in record.observed.subtasks or ()
+    ]  # fmt: skip
+    steps = [(s.step, [c.name for c in s.calls]) for s in record.observed.trajectory]
+    return record.observed.first_stagnant_step, table, steps
+
+
+def test_workers_run_together_under_one_name_are_observed_as_under_their_own() -> None:
+    """A tool call belongs to the model call that asked for it, not to its agent's latest: where
+    four workers under one name each asked for their filing before any was made, the three
+    filings were taken for the blocked worker's, the table said the three audits were done
+    only when the run ended, and the first stagnant step came before the last of them."""
+    scenario = scenarios.get("mixed-fan-out/one-denied")
+    own, one = (unsolvable.run(_in_turns(one_name), scenario) for one_name in (False, True))
+    assert _as_observed(one) == _as_observed(own)
+    assert own.observed.first_stagnant_step == 10  # the step after the last audit was filed
