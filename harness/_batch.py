@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import wait
 
-from unsolvable._interrupts import InterruptCatcher, Interrupted
+from unsolvable._interrupts import InterruptCatcher
 from unsolvable._job import (
     ABANDONED,
     ENDED,
@@ -77,7 +77,7 @@ class Batch:
     positions: tuple[int, ...] = ()
     """Each record's job: its index in the jobs the batch was given."""
     interrupted: bool = False
-    """SIGINT or SIGTERM arrived: jobs not yet finished have no record."""
+    """SIGINT, SIGTERM or SIGHUP arrived: jobs not yet finished have no record."""
 
 
 def _garbled(why: str) -> str:
@@ -176,7 +176,7 @@ class WorkerPool:
         catch_interrupts: bool = False,
     ) -> Batch:
         """Runs ``jobs`` and returns their records in job order. With ``catch_interrupts``,
-        SIGINT and SIGTERM stop the dispatch of new jobs, the running ones get
+        SIGINT, SIGTERM and SIGHUP stop the dispatch of new jobs, the running ones get
         `INTERRUPT_GRACE_SECONDS`, and the batch says it was interrupted; otherwise an
         interrupt kills the running workers and propagates."""
         self.jobs, self.todo, self.records = jobs, _Todo(jobs), {}
@@ -190,7 +190,7 @@ class WorkerPool:
                 while self.todo or self._busy():
                     self._dispatch()
                     self._collect_all(POLL_SECONDS, on_record, catcher)
-            except (KeyboardInterrupt, Interrupted):
+            except KeyboardInterrupt:  # SIGTERM and SIGHUP among them (`Interrupted`)
                 if catcher is None:
                     self.close(kill=True)
                     raise
@@ -368,7 +368,7 @@ class WorkerPool:
         self.todo.clear()
         self.draining = True
         deadline = time.monotonic() + INTERRUPT_GRACE_SECONDS
-        with contextlib.suppress(KeyboardInterrupt, Interrupted):
+        with contextlib.suppress(KeyboardInterrupt):
             while self._busy() and (left := deadline - time.monotonic()) > 0:
                 self._collect_all(min(left, POLL_SECONDS), on_record, catcher)
         self.close(kill=True)
@@ -381,8 +381,8 @@ def run_jobs(
     workers: int = 1,
     on_record: Callable[[TerminationRecord], None] | None = None,
 ) -> Batch:
-    """Runs every job on ``workers`` processes and returns the records in job order; SIGINT and
-    SIGTERM end the batch early with every finished record (`WorkerPool.run`)."""
+    """Runs every job on ``workers`` processes and returns the records in job order; SIGINT,
+    SIGTERM and SIGHUP end the batch early with every finished record (`WorkerPool.run`)."""
     pool = WorkerPool(lookup, size=workers)
     try:
         return pool.run(jobs, on_record=on_record, catch_interrupts=True)

@@ -1,24 +1,34 @@
-"""Consumes SIGINT and SIGTERM while a batch runs, produces each as an exception in the main
-thread (`KeyboardInterrupt` for SIGINT, as Python raises it; `Interrupted` for SIGTERM) where no
-finished run's record is half read.
+"""Consumes SIGINT, SIGTERM and SIGHUP while a command runs, produces each as an exception in the
+main thread (`KeyboardInterrupt` for SIGINT, as Python raises it; `Interrupted`, a kind of it,
+for SIGTERM and SIGHUP) where no finished run's record is half read.
 
-A signal that arrives while the harness reads a worker's channel, judges what it read and keeps
-the record (`InterruptCatcher.held`) is raised once that record is kept: raised where it landed,
-it would drop a record read off the channel and not yet kept, though its run had ended before
-the interrupt. The hold lasts at most one look at the channels (`unsolvable._batch`'s poll)."""
+SIGTERM is how a CI service cancels a job, SIGHUP how a closed terminal or a lost SSH session
+ends one: each ends the session as Ctrl-C does, its finished records written, not the process
+killed with its reports unwritten. A signal that arrives while the harness reads a worker's
+channel, judges what it read and keeps the record (`InterruptCatcher.held`) is raised once that
+record is kept: raised where it landed, it would drop a record read off the channel and not yet
+kept, though its run had ended before the interrupt. The hold lasts at most one look at the
+channels (`unsolvable._batch`'s poll)."""
 
 from __future__ import annotations
 
 import contextlib
 import signal
+import threading
 from collections.abc import Iterator
 from types import FrameType
 
-__all__ = ["InterruptCatcher", "Interrupted"]
+__all__ = ["InterruptCatcher", "Interrupted", "signal_name"]
 
 
-class Interrupted(Exception):
-    """SIGTERM, delivered the way SIGINT is (as an exception in the main thread)."""
+class Interrupted(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised as Python raises SIGINT: whatever ends a session cleanly on
+    Ctrl-C (the harness, pytest, pytest-xdist) ends it so on these too."""
+
+
+def signal_name(interrupt: KeyboardInterrupt) -> str:
+    """The signal that raised ``interrupt``, as a message names it: ``SIGTERM``."""
+    return str(interrupt) if isinstance(interrupt, Interrupted) else "SIGINT"
 
 
 def _exception(signum: int) -> BaseException:
@@ -27,10 +37,27 @@ def _exception(signum: int) -> BaseException:
     return Interrupted(signal.Signals(signum).name)
 
 
+def _python_defaults() -> dict[int, object]:
+    """Each signal caught, and the handler it has when nothing else took it: Python's own for
+    SIGINT; the system's, which ends the process, for SIGTERM and SIGHUP (where there is one).
+    A signal someone set otherwise is left to them: a command started in the background ignores
+    SIGINT, one started under ``nohup`` SIGHUP, and still does."""
+    defaults: dict[int, object] = {signal.SIGINT: signal.default_int_handler}
+    defaults[signal.SIGTERM] = signal.SIG_DFL
+    if hasattr(signal, "SIGHUP"):  # not on Windows
+        defaults[signal.SIGHUP] = signal.SIG_DFL
+    return defaults
+
+
+def _is_catchers(handler: object) -> bool:
+    """Whether ``handler`` is an `InterruptCatcher`'s: one within another (a batch within a
+    command) catches what the outer one caught, and gives it back as it ends."""
+    return isinstance(getattr(handler, "__self__", None), InterruptCatcher)
+
+
 class InterruptCatcher:
-    """Within it, SIGTERM and SIGINT raise in the main thread, outside `held`; SIGINT only where
-    Python's own handler had it (a command started in the background ignores it, and still
-    does)."""
+    """Within it, SIGINT, SIGTERM and SIGHUP raise in the main thread, outside `held`; each only
+    where Python's default had it (`_python_defaults`), SIGTERM always."""
 
     def __init__(self) -> None:
         self.holding = False
@@ -39,9 +66,15 @@ class InterruptCatcher:
         self.previous: dict[int, object] = {}
 
     def __enter__(self) -> InterruptCatcher:
-        caught = [signal.SIGTERM]
-        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-            caught.append(signal.SIGINT)
+        if threading.current_thread() is not threading.main_thread():
+            return self  # only the main thread may set a handler, and it alone runs them
+        caught = [
+            number
+            for number, default in _python_defaults().items()
+            if number == signal.SIGTERM
+            or (handler := signal.getsignal(number)) is default
+            or _is_catchers(handler)
+        ]
         self.previous = {number: signal.signal(number, self._arrived) for number in caught}
         return self
 

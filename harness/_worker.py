@@ -49,6 +49,11 @@ OOM_SCORE_ADJ = "/proc/self/oom_score_adj"
 OOM_FIRST = 1000
 """The ``oom_score_adj`` of a process the kernel ends first when memory runs out; any process
 may raise its own."""
+ENDING_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+"""Signals that end a worker as the system has them end any process: the harness turns them
+into exceptions (`unsolvable._interrupts`), which a worker's agent must never see raised."""
 GUARD_READ = 65_536
 """Bytes the guard reads at once from a pipe that should carry none."""
 
@@ -228,7 +233,8 @@ class Worker:
         self.pid = os.getpid()
         os.setpgrp()  # a terminal's Ctrl-C reaches only the harness, which decides
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a forked worker inherits the batch's
+        for ending in ENDING_SIGNALS:  # a forked worker inherits the batch's handlers
+            signal.signal(ending, signal.SIG_DFL)
         _release_inherited(channels.descriptors)
         self.held = (*channels.descriptors, _start_guard(channels.alive.fileno()))
         """What a process the agent forks must not hold."""

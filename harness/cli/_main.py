@@ -3,7 +3,7 @@
 
 Exit status: 0 when every verdict passes, 1 when any fails or the baseline gate finds a
 regression, 2 for a usage error, 3 when a report could not be written at the end (a full disk),
-130 when interrupted (SIGINT or SIGTERM).
+130 when interrupted (SIGINT, SIGTERM or SIGHUP).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from unsolvable._errors import UnsolvableError
+from unsolvable._interrupts import InterruptCatcher, signal_name
 from unsolvable._remote import EXEC_PREFIX
 from unsolvable.cli._report import INTERRUPTED_STATUS, add_report_commands, run_report
 from unsolvable.cli._run import add_run_command, run_scenarios
@@ -85,12 +86,13 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parse(argv)
     try:
-        return _command(args)
+        with InterruptCatcher():  # SIGTERM and SIGHUP end a command as Ctrl-C does
+            return _command(args)
     except UnsolvableError as error:
         print(f"unsolvable: error: {error}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return _reader_left(args)
-    except KeyboardInterrupt:  # before or after the runs: nothing to keep, no traceback
-        print("unsolvable: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as interrupt:  # before or after the runs: nothing to keep
+        print(f"unsolvable: interrupted ({signal_name(interrupt)})", file=sys.stderr)
         return INTERRUPTED_STATUS

@@ -17,7 +17,7 @@ from typing import Any
 
 from unsolvable._batch import Batch, Job, run_jobs
 from unsolvable._errors import OutputError, ShardError
-from unsolvable._numbers import counted
+from unsolvable._interrupts import signal_name
 from unsolvable._processes import DESCRIPTORS_PER_WORKER, most_workers, open_file_limit
 from unsolvable._record import TerminationRecord
 from unsolvable._scenario import SEEDS, Ceilings, Scenario, is_seed
@@ -262,7 +262,14 @@ def run_scenarios(args: argparse.Namespace) -> int:
     try:
         batch, tag = _records(args, stream)
         options = dataclasses.replace(options, shard=tag)
-        return _finish(args, batch, options, baseline, stream)
+        try:
+            return _finish(args, batch, options, baseline, stream)
+        except KeyboardInterrupt as interrupt:  # the runs are over; a report may be unwritten
+            stream.close(keep=True)
+            kept = f"; {stream.kept()} (unsolvable report reads that file)" if stream.kept() else ""
+            said = f"unsolvable: interrupted ({signal_name(interrupt)}) while writing the reports"
+            print(said + kept, file=sys.stderr)
+            return INTERRUPTED_STATUS
     finally:
         stream.close(keep=True)  # what it holds is all there is, unless the reports were written
 
@@ -285,11 +292,7 @@ def _finish(
         published = publish(records, options, baseline=baseline, interrupted=batch.interrupted)
     except OutputError as error:
         print(summary_line(records))
-        kept = (
-            f"; the {counted(stream.written, 'record')} streamed to {stream.path} are kept"
-            if stream.written
-            else ""
-        )
+        kept = f"; {stream.kept()}" if stream.kept() else ""
         # The stream may have stopped short of every finished run: say why, and how many it lost.
         short = (
             f" (it stopped at {stream.written} of {len(records)}: {stream.error})"

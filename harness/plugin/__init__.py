@@ -29,6 +29,7 @@ from unsolvable.plugin._suite import (
 
 if TYPE_CHECKING:
     from unsolvable._batch import WorkerPool
+    from unsolvable._interrupts import InterruptCatcher
     from unsolvable._record import TerminationRecord
     from unsolvable.plugin._fixture import Case, SnapshotChanged, SnapshotMissing, UnsolvableRunner
     from unsolvable.plugin._ledger import RunLedger
@@ -53,6 +54,7 @@ LEDGER = pytest.StashKey["RunLedger"]()
 BASELINE: pytest.StashKey[Baseline | None] = pytest.StashKey()
 """The baseline to gate on, read once, at configuration (`check_reports`)."""
 POOL = pytest.StashKey["WorkerPool"]()
+CATCHER: pytest.StashKey[InterruptCatcher] = pytest.StashKey()
 PLAN = pytest.StashKey[str]()
 """The whole session's tests, hashed (`shard_plan`), in a shard: what ``unsolvable merge`` checks
 its parts were cut from."""
@@ -101,9 +103,20 @@ def _open_stream(config: pytest.Config) -> None:
         raise pytest.UsageError(str(error)) from None
 
 
+def _catch_interrupts(config: pytest.Config) -> None:
+    """SIGTERM (a CI job cancelled) and SIGHUP (a terminal closed) end the session as Ctrl-C
+    does, its reports written with the records it finished, rather than the process killed with
+    none written; on an xdist worker too, which a signal sent to the process group reaches."""
+    from unsolvable._interrupts import InterruptCatcher
+
+    config.stash[CATCHER] = InterruptCatcher().__enter__()
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     """Stops the generated suite's worker process, if one was started, and closes the record
-    stream (kept on disk if the final file was never written)."""
+    stream (kept on disk if the final file was never written); the signals are as they were."""
+    if (catcher := config.stash.get(CATCHER, None)) is not None:
+        catcher.__exit__()
     pool, ledger = config.stash.get(POOL, None), config.stash.get(LEDGER, None)
     if pool is not None:
         pool.close()
@@ -125,6 +138,8 @@ def pytest_configure(config: pytest.Config) -> None:
         check_names(settings)
     if settings.agents:
         claim_node_ids(config, settings)
+    if settings.has_reports:
+        _catch_interrupts(config)
     if settings.has_reports and not hasattr(config, "workerinput"):
         config.stash[BASELINE] = check_reports(settings)
         _open_stream(config)

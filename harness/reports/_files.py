@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import IO
 
 from unsolvable._errors import OutputError
+from unsolvable._numbers import counted
 from unsolvable._record import TerminationRecord
 
 __all__ = ["STREAM_SUFFIX", "RecordStream", "stream_path", "write_file"]
@@ -47,29 +48,29 @@ JSON, or in a label from a command line that is no UTF-8): as its escape, ``\\ud
 and inert as `unsolvable._text.printable` writes what does not print, not a crash."""
 
 
-def _temporary(path: Path) -> tuple[int, Path]:
-    """A new file beside ``path``, opened for writing, that nothing else can have opened."""
+def _temporary(path: Path, made: list[Path]) -> int:
+    """A new file beside ``path``, opened for writing, that nothing else can have opened. Its
+    name is in ``made`` before it exists: an interrupt that lands as it is made, before this
+    returns, leaves the caller the name of the file to remove."""
     while True:
-        temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+        made[:] = [path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")]
         try:
-            return os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE), temporary
+            return os.open(made[0], os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
         except FileExistsError:
-            continue
+            made.clear()  # another's: not to be removed
 
 
 def _replace(path: Path, text: str) -> None:
+    made: list[Path] = []
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = _temporary(path)
-    except OSError as error:
-        raise OutputError(f"cannot write {str(path)!r} ({_why(error)})") from None
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", errors=UNENCODABLE) as out:
+        with os.fdopen(_temporary(path, made), "w", encoding="utf-8", errors=UNENCODABLE) as out:
             out.write(text)
-        os.replace(temporary, path)
-    except BaseException as error:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
+        os.replace(made[0], path)
+    except BaseException as error:  # a full disk, or an interrupt: no temporary file is left
+        for temporary in made:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
         if isinstance(error, OSError):
             raise OutputError(
                 f"cannot write {str(path)!r} ({_why(error)}); the file there, if any, is unchanged"
@@ -166,6 +167,15 @@ class RecordStream:
             self.error = f"cannot write {str(self.path)!r} ({_why(error)})"
             return
         self.written += 1
+
+    def kept(self) -> str:
+        """What the stream keeps on disk, to say once it is closed and kept (the final files
+        were not all written): ``the 3 records streamed to PATH are kept``; empty when it keeps
+        none, or they went to a named pipe's reader."""
+        if self.path is None or self.piped or not self.written:
+            return ""
+        verb = "is" if self.written == 1 else "are"
+        return f"the {counted(self.written, 'record')} streamed to {self.path} {verb} kept"
 
     def close(self, *, keep: bool) -> None:
         """Closes the stream; removes it unless ``keep`` (the final file could not be written)

@@ -11,9 +11,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests._gone import survivors
 from tests._records_tap import REAP_SECONDS, RecordTap, session
 from tests.cli.test_cli import ROOT, _unsolvable
+from unsolvable._descendants import descendants
 from unsolvable._unseen import WORKER_COUNTED
 
 FAULTY = "tests.cli.faulty_agents"
@@ -26,6 +29,8 @@ FORMS = {
     "--trace-dir": "traces",
 }
 """Every form `unsolvable run` writes, and the name of each in a test's folder."""
+ENDINGS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
+"""Ctrl-C, a CI job cancelled, a terminal closed: each ends a session the same way."""
 
 
 def _records(path: Path) -> list[dict[str, object]]:
@@ -135,28 +140,35 @@ def test_the_agents_own_output_stays_out_of_the_table_and_in_the_record(tmp_path
     assert record["output"] == "thinking about the invoices...\n"
 
 
-def _interrupted(out: Path, how: signal.Signals) -> tuple[int | Any, bytes, bytes]:
-    """A session of the slow agent, sent ``how`` once two of its records are written (and its
-    spans beside them)."""
+def _interrupted(out: Path, how: signal.Signals) -> tuple[int | Any, bytes, bytes, list[int]]:
+    """A session of the slow agent, sent ``how`` once two of its records are written; its exit
+    status, its output, and the processes below it as the signal was sent (its spans are
+    written beside its records)."""
     command = [
         sys.executable, "-m", "unsolvable.cli", "run", "--agent", f"{FAULTY}:slow",
         "--all-seeds", "--json", str(out), "--otel", str(out.with_name("spans.json")),
-        "--no-progress",
+        "--no-progress", "-n", "2",
     ]  # fmt: skip
     tap = RecordTap(out)
     try:
         with session(command, cwd=ROOT) as child:
             tap.wait_for(2, child)
+            below = descendants(child.pid)
             child.send_signal(how)
             stdout, stderr = child.communicate(timeout=REAP_SECONDS)
-            return child.returncode, stdout, stderr
+            return child.returncode, stdout, stderr, below
     finally:
         tap.close()
 
 
-def test_an_interrupt_keeps_every_finished_record_and_says_so(tmp_path: Path) -> None:
+@pytest.mark.parametrize("how", ENDINGS, ids=lambda how: how.name)
+def test_an_interrupt_keeps_every_finished_record_and_says_so(
+    tmp_path: Path, how: signal.Signals
+) -> None:
+    """Ctrl-C, a CI job cancelled (SIGTERM) and a closed terminal (SIGHUP) alike."""
     out = tmp_path / "records.json"
-    status, stdout, stderr = _interrupted(out, signal.SIGINT)
+    status, stdout, stderr, workers = _interrupted(out, how)
+    assert survivors(workers) == [], "a worker outlived the session"
     assert status == 130, stderr
     assert b"Traceback" not in stderr and b"Interrupted" in stdout
     data = json.loads(out.read_text())
@@ -170,10 +182,36 @@ def test_an_interrupt_keeps_every_finished_record_and_says_so(tmp_path: Path) ->
 def test_an_interrupted_session_never_replaces_a_larger_file(tmp_path: Path) -> None:
     out = tmp_path / "records.json"
     out.write_text(" " * 10_000_000)
-    status, _, _ = _interrupted(out, signal.SIGTERM)
+    status, *_ = _interrupted(out, signal.SIGTERM)
     assert status == 130
     assert out.stat().st_size == 10_000_000
     assert json.loads((tmp_path / "records.partial.json").read_text())["interrupted"] is True
+
+
+@pytest.mark.parametrize("how", ENDINGS, ids=lambda how: how.name)
+def test_an_interrupt_while_the_reports_are_written_keeps_the_old_file_and_the_records(
+    tmp_path: Path, how: signal.Signals
+) -> None:
+    """Every run is over, and the signal comes as the first report's temporary file is made:
+    no such file is left, the file there stays as it was, and the streamed records are kept,
+    as the message says."""
+    out = tmp_path / "records.json"
+    out.write_text("old")
+    environ = {**os.environ, "SIGNALLING_AT_WRITE": how.name}
+    command = [
+        sys.executable, "-m", "unsolvable.cli", "run", "--agent",
+        "tests.cli.signalling_agents:stops", "--scenario", REPEAT, "--json", str(out),
+    ]  # fmt: skip
+    with session(command, cwd=ROOT, env=environ) as child:
+        _, stderr = child.communicate(timeout=REAP_SECONDS)
+    assert child.returncode == 130, stderr
+    stream = tmp_path / "records.json.jsonl"
+    assert stderr.decode().splitlines() == [
+        f"unsolvable: interrupted ({how.name}) while writing the reports; the 1 record "
+        f"streamed to {stream} is kept (unsolvable report reads that file)"
+    ]
+    assert sorted(path.name for path in tmp_path.iterdir()) == [out.name, stream.name]
+    assert out.read_text() == "old" and len(stream.read_text().splitlines()) == 1
 
 
 def test_a_lost_run_reads_unknown_in_every_form_written(tmp_path: Path) -> None:

@@ -39,6 +39,9 @@ def slow(session):
     return Stop(code=Code.NO_PROGRESS, reason="nothing new")
 """
 
+ENDINGS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
+"""Ctrl-C, a CI job cancelled, a terminal closed: each ends a session the same way."""
+
 
 def test_an_agent_that_exits_fails_its_tests_and_the_session_goes_on(
     run: Run, pytester: pytest.Pytester, xdist_args: tuple[str, ...]
@@ -80,8 +83,10 @@ def test_a_lost_runs_failure_points_at_its_error_not_at_a_traceback_it_lacks(
     result.stdout.no_fnmatch_line("*its traceback is above*")
 
 
-def _interrupted(pytester: pytest.Pytester, out: Path, *args: str) -> tuple[int | Any, bytes]:
-    """A zero-code session of the slow agent, sent SIGINT once two records are written; its
+def _interrupted(
+    pytester: pytest.Pytester, out: Path, *args: str, how: signal.Signals = signal.SIGINT
+) -> tuple[int | Any, bytes]:
+    """A zero-code session of the slow agent, sent ``how`` once two records are written; its
     exit status and output."""
     pytester.makepyfile(faults=FAULTS)
     env = {k: v for k, v in os.environ.items() if k not in XDIST_ENVIRONMENT}
@@ -93,19 +98,21 @@ def _interrupted(pytester: pytest.Pytester, out: Path, *args: str) -> tuple[int 
     try:
         with session(command, cwd=pytester.path, env=env) as child:
             tap.wait_for(2, child)
-            child.send_signal(signal.SIGINT)
+            child.send_signal(how)
             stdout, _ = child.communicate(timeout=REAP_SECONDS)
             return child.returncode, stdout
     finally:
         tap.close()
 
 
+@pytest.mark.parametrize("how", ENDINGS, ids=lambda how: how.name)
 @pytest.mark.parametrize("args", [(), ("-n", "2")], ids=["serial", "xdist"])
 def test_an_interrupted_session_keeps_its_records_and_says_so(
-    pytester: pytest.Pytester, args: tuple[str, ...]
+    pytester: pytest.Pytester, args: tuple[str, ...], how: signal.Signals
 ) -> None:
+    """Ctrl-C, a CI job cancelled (SIGTERM) and a terminal closed (SIGHUP) alike."""
     out = pytester.path / "records.json"
-    status, stdout = _interrupted(pytester, out, *args)
+    status, stdout = _interrupted(pytester, out, *args, how=how)
     assert status == pytest.ExitCode.INTERRUPTED, stdout.decode()[-3000:]
     data = json.loads(out.read_text())
     assert data["interrupted"] is True and len(data["records"]) >= 2
