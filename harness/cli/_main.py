@@ -9,6 +9,7 @@ regression, 2 for a usage error, 3 when a report could not be written at the end
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import shlex
 import sys
@@ -58,7 +59,8 @@ def _command(args: argparse.Namespace) -> int:
 
 
 def _reader_left(args: argparse.Namespace) -> int:
-    """``unsolvable list | head``: the reader closed the pipe. Exit quietly, with
+    """``unsolvable list | head``: the reader closed the pipe (``EPIPE``), or the terminal
+    hung up (``EIO``; a run writes its reports before its first print). Exit quietly, with
     stdout pointed at devnull so the interpreter's last flush raises nothing either; 0 for the
     listings, 1 for a run or report whose verdicts were not all shown."""
     devnull = os.open(os.devnull, os.O_WRONLY)
@@ -91,7 +93,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UnsolvableError as error:
         print(f"unsolvable: error: {error}", file=sys.stderr)
         return 2
-    except BrokenPipeError:
+    except OSError as error:
+        if error.errno not in (errno.EPIPE, errno.EIO):
+            raise
         return _reader_left(args)
     except KeyboardInterrupt as interrupt:  # before or after the runs: nothing to keep
         print(f"unsolvable: interrupted ({signal_name(interrupt)})", file=sys.stderr)

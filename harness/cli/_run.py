@@ -281,16 +281,15 @@ def _finish(
     baseline: Baseline | None,
     stream: RecordStream,
 ) -> int:
-    """The table, the explanations, the reports and the gate; the exit status."""
+    """The reports and the gate, then the table and the explanations; the exit status. The
+    files come first: a terminal closed as the session ends (SIGHUP) fails every print after
+    it, which must not cost them."""
     records = list(batch.records)
-    print(format_table(records))
     failures = [r for r in records if not r.verdict.passed]
-    if args.explain:
-        for record in failures:
-            print("\n" + explain(record))
     try:
         published = publish(records, options, baseline=baseline, interrupted=batch.interrupted)
     except OutputError as error:
+        _print_table(records, failures, explained=args.explain)
         print(summary_line(records))
         kept = f"; {stream.kept()}" if stream.kept() else ""
         # The stream may have stopped short of every finished run: say why, and how many it lost.
@@ -302,6 +301,7 @@ def _finish(
         print(f"unsolvable: error: {error}{kept}{short}", file=sys.stderr)
         return UNWRITTEN_STATUS
     stream.close(keep=False)
+    _print_table(records, failures, explained=args.explain)
     if stream.error is not None:
         print(f"unsolvable: warning: {stream.error}; the final files were written", file=sys.stderr)
     if should_summarise(published.metrics):
@@ -315,3 +315,13 @@ def _finish(
         print(f"unsolvable: {INTERRUPTED}")
         return INTERRUPTED_STATUS
     return 1 if failures or not published.passed else 0
+
+
+def _print_table(
+    records: Sequence[TerminationRecord], failures: Sequence[TerminationRecord], *, explained: bool
+) -> None:
+    """The table of every run, then (``--explain``) the trajectory of each failure."""
+    print(format_table(records))
+    if explained:
+        for record in failures:
+            print("\n" + explain(record))

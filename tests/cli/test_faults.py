@@ -188,6 +188,48 @@ def test_an_interrupted_session_never_replaces_a_larger_file(tmp_path: Path) -> 
     assert json.loads((tmp_path / "records.partial.json").read_text())["interrupted"] is True
 
 
+TAKE_TERMINAL = (
+    "import fcntl, os, sys, termios; fcntl.ioctl(0, termios.TIOCSCTTY, 0); "
+    "os.execv(sys.argv[1], sys.argv[1:])"
+)
+"""Makes the terminal on stdin the controlling terminal of the session it starts (the child of
+``start_new_session``), then runs the command given: as a shell in a terminal window does."""
+
+
+def test_a_terminal_closed_mid_run_still_gets_every_finished_record_written(
+    tmp_path: Path,
+) -> None:
+    """The terminal itself hangs up: SIGHUP, then every write to it fails (EIO), which must cost
+    no report and leave no process."""
+    out = tmp_path / "records.json"
+    terminal, its_end = os.openpty()
+    command = [
+        sys.executable, "-c", TAKE_TERMINAL, sys.executable, "-m", "unsolvable.cli", "run",
+        "--agent", f"{FAULTY}:slow", "--all-seeds", "--json", str(out), "--no-progress",
+        "-n", "2",
+    ]  # fmt: skip
+    tap = RecordTap(out)
+    try:
+        child = subprocess.Popen(
+            command, cwd=ROOT, stdin=its_end, stdout=its_end, stderr=its_end, start_new_session=True
+        )
+        os.close(its_end)
+        try:
+            tap.wait_for(2, child)  # type: ignore[arg-type]
+            workers = descendants(child.pid)
+            os.close(terminal)  # the window closed
+            child.wait(timeout=REAP_SECONDS)
+        finally:
+            if child.poll() is None:
+                os.killpg(child.pid, signal.SIGKILL)
+                child.wait()
+    finally:
+        tap.close()
+    assert survivors(workers) == [], "a worker outlived the session"
+    data = json.loads(out.read_text())
+    assert data["interrupted"] is True and len(data["records"]) >= 2
+
+
 @pytest.mark.parametrize("how", ENDINGS, ids=lambda how: how.name)
 def test_an_interrupt_while_the_reports_are_written_keeps_the_old_file_and_the_records(
     tmp_path: Path, how: signal.Signals
