@@ -27,7 +27,7 @@ from unsolvable._errors import OutputError
 from unsolvable._numbers import counted
 from unsolvable._record import TerminationRecord
 
-__all__ = ["STREAM_SUFFIX", "RecordStream", "stream_path", "write_file"]
+__all__ = ["PARTIAL", "STREAM_SUFFIX", "RecordStream", "stream_path", "write_file"]
 
 NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
 """Open flags of a file the harness makes itself: it must not exist, not even as a link."""
@@ -83,7 +83,7 @@ def write_file(path: Path, text: str, *, partial: bool = False) -> Path:
     (``name.partial.ext``) when a partial session would replace a larger file. An
     `OutputError` when it cannot be written."""
     if partial and path.is_file() and path.stat().st_size > len(text.encode("utf-8", UNENCODABLE)):
-        path = path.with_name(f"{path.stem}.partial{path.suffix}")
+        path = path.with_name(f"{path.stem}{PARTIAL}{path.suffix}")
     _replace(path, text)
     return path
 
@@ -94,6 +94,11 @@ def _is_pipe(path: Path) -> bool:
         return stat.S_ISFIFO(os.lstat(path).st_mode)
     except OSError:
         return False
+
+
+PARTIAL = ".partial"
+"""What the name of a partial session's file adds, where it would have replaced a larger one:
+``records.partial.json``."""
 
 
 STREAM_SUFFIX = ".jsonl"

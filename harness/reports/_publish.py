@@ -17,7 +17,7 @@ from unsolvable._numbers import counted
 from unsolvable._record import TerminationRecord
 from unsolvable._shard import ShardTag
 from unsolvable._writable import check_writable, check_writable_dir
-from unsolvable.reports._atif import TRAJECTORY_DEPTH, trace_files
+from unsolvable.reports._atif import TRAJECTORY_DEPTH
 from unsolvable.reports._baseline import GateResult, Margins, gate
 from unsolvable.reports._blessed import CLI_FLAGS, Baseline, BaselineFlags, write_baseline
 from unsolvable.reports._cells import report_json
@@ -26,6 +26,7 @@ from unsolvable.reports._html import to_html
 from unsolvable.reports._markdown import to_markdown
 from unsolvable.reports._metrics import Metrics, measure
 from unsolvable.reports._otel import to_otlp_json
+from unsolvable.reports._trace_dir import Traced, write_traces
 
 __all__ = ["Published", "ReportOptions", "check_baseline", "check_outputs", "publish"]
 
@@ -223,12 +224,19 @@ def _exports(
         written = write_file(options.otel, text, partial=partial)
         notes.append(f"unsolvable: wrote OpenTelemetry spans to {written}")
     if options.trace_dir:
-        files = list(trace_files(records, options.trace_dir))
-        for path, text in files:
-            write_file(path, text)
-        runs = counted(len(files), "run")
-        notes.append(f"unsolvable: wrote ATIF trajectories of {runs} to {options.trace_dir}")
+        traced = write_traces(records, options.trace_dir, partial=partial)
+        notes.append(_traced_note(traced, options.trace_dir))
     return notes
+
+
+def _traced_note(traced: Traced, asked: Path) -> str:
+    """What `write_traces` did, in a line: where, how many, and what of an earlier run's went."""
+    said = f"wrote ATIF trajectories of {counted(traced.written, 'run')} to {traced.folder}"
+    if traced.kept_larger:
+        said = f"kept the larger {asked}; {said}"
+    if traced.removed:
+        said += f", removing {counted(traced.removed, 'file')} of an earlier run"
+    return f"unsolvable: {said}"
 
 
 def publish(
