@@ -91,11 +91,28 @@ def load_json(text: str, *, what: str) -> Any:
     """``text`` read as JSON, ``what`` naming it in the `InputError` raised when it is not JSON,
     holds ``NaN`` or ``Infinity`` or a key twice in one object, or nests too deeply to be
     read."""
+    if not text.strip():
+        raise InputError(f"{what} is empty")
     try:
         return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_no_repeated_key)
     except RecursionError:
         raise InputError(f"{what} nests too deeply to be read") from None
     except InputError as error:
         raise InputError(f"{what}: {error}") from None
+    except json.JSONDecodeError as error:
+        if _is_cut_short(text, error):
+            raise InputError(
+                f"{what} is not JSON ({error}): it is cut short, its JSON not closed where the "
+                "text ends, as a copy, an upload or a download that did not finish leaves a file"
+            ) from None
+        raise InputError(f"{what} is not JSON ({error})") from None
     except ValueError as error:
         raise InputError(f"{what} is not JSON ({error})") from None
+
+
+def _is_cut_short(text: str, error: json.JSONDecodeError) -> bool:
+    """Whether ``text`` is JSON that stops before its end: it fails where the text ends, or on
+    a string that the end of the text left open."""
+    return error.pos >= len(text.rstrip()) or (
+        error.msg.startswith("Unterminated string") and '"' not in text[error.pos + 1 :]
+    )

@@ -17,6 +17,7 @@ from unsolvable._input import load_json, read_input
 from unsolvable._numbers import counted
 from unsolvable._record import TerminationRecord
 from unsolvable._shard import ShardTag, in_order
+from unsolvable.reports._files import STREAM_SUFFIX
 
 __all__ = ["Part", "merge", "read_part"]
 
@@ -38,6 +39,12 @@ class Part:
 
 def read_part(path: Path) -> Part:
     """A shard's ``--json`` file; a file that is not one is a `ShardError` saying so."""
+    if path.name.endswith(STREAM_SUFFIX):
+        raise ShardError(
+            f"{str(path)!r} is a record stream (.jsonl), which a shard leaves when it is killed "
+            "before it writes its --json file: it holds no shard's place in the whole run, and "
+            "its shard did not finish every run; run that shard again"
+        )
     try:
         data = load_json(read_input(path), what=f"shard file {str(path)!r}")
         if not isinstance(data, dict) or not isinstance(data.get("records"), list):

@@ -123,3 +123,39 @@ def test_a_report_given_a_part_it_merges_is_refused_and_the_part_kept(tmp_path: 
     merged = _unsolvable("merge", *map(str, parts), "--html", str(parts[0]))
     assert merged.returncode == 2 and "--html names " in merged.stderr, merged.stderr
     assert parts[0].read_bytes() == made
+
+
+@pytest.mark.parametrize(
+    ("spoil", "says"),
+    [
+        ("cut", "is cut short"),
+        ("empty", "is empty"),
+        ("stream", "a record stream (.jsonl), which a shard leaves when it is killed"),
+        ("other-version", "schema_version is 99, and this harness reads"),
+    ],
+)
+def test_a_spoilt_part_is_refused_by_name_and_nothing_is_merged(
+    tmp_path: Path, spoil: str, says: str
+) -> None:
+    """A shard's file cut short by a failed upload, made empty, left as a killed shard's record
+    stream, or written by another version: never a merged file short of its records."""
+    parts = [tmp_path / f"p{k}.json" for k in (1, 2)]
+    for k, part in enumerate(parts, start=1):
+        _unsolvable("run", "--agent", "contract", "--scenario", "oscillation", "--shard",
+                    f"{k}/2", "--json", str(part))  # fmt: skip
+    spoilt, data = parts[0], json.loads(parts[0].read_text())
+    if spoil == "cut":
+        spoilt.write_text(spoilt.read_text()[: spoilt.stat().st_size // 2])
+    elif spoil == "empty":
+        spoilt.write_text("")
+    elif spoil == "stream":
+        spoilt = tmp_path / "p1.json.jsonl"
+        spoilt.write_text("".join(json.dumps(record) + "\n" for record in data["records"]))
+    else:
+        data["records"][0]["schema_version"] = 99
+        spoilt.write_text(json.dumps(data))
+    out = tmp_path / "all.json"
+    merged = _unsolvable("merge", str(spoilt), str(parts[1]), "--json", str(out))
+    assert merged.returncode == 2 and merged.stdout == "", merged.stdout
+    assert says in merged.stderr and repr(str(spoilt)) in merged.stderr, merged.stderr
+    assert not out.exists()
