@@ -55,7 +55,7 @@ def check_writable(path: Path, *, flag: str) -> None:
         _fail(path, flag, f"it is {special}, not a file", "name a file, which is written whole")
     problem = _dir_error(path.parent)
     if problem is not None:
-        why = f"cannot make files in {str(path.parent)!r}: {_why(problem)}"
+        why = f"cannot make files in {str(path.parent)!r}: {problem}"
         _fail(path, flag, why, "choose a path in a folder you can write to")
     if path.exists() and not path.is_symlink():  # a link is replaced, never written through
         try:
@@ -75,19 +75,31 @@ def _special(path: Path) -> str | None:
 
 def check_writable_dir(folder: Path, *, flag: str) -> None:
     """Files can be made in ``folder`` (created if missing), or `OutputError`."""
-    error = _dir_error(folder)
-    if error is not None:
-        _fail(folder, flag, _why(error), "choose a folder you can write to")
+    problem = _dir_error(folder)
+    if problem is not None:
+        _fail(folder, flag, problem, "choose a folder you can write to")
 
 
-def _dir_error(folder: Path) -> OSError | None:
+def _dir_error(folder: Path) -> str | None:
     """Why no file can be made in ``folder``, after creating it if missing; ``None`` if one can."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=folder, prefix=".unsolvable-", delete=True):
             pass
+    except (FileExistsError, NotADirectoryError) as error:
+        blocker = _file_in_the_way(folder)
+        return _why(error) if blocker is None else f"{str(blocker)!r} is a file, not a folder"
     except OSError as error:
-        return error
+        return _why(error)
+    return None
+
+
+def _file_in_the_way(folder: Path) -> Path | None:
+    """The nearest of ``folder`` and the folders above it that exists and is no folder: what
+    makes the folder impossible to make, said by name rather than as a bare 'File exists'."""
+    for place in (folder, *folder.parents):
+        if place.exists():
+            return None if place.is_dir() else place
     return None
 
 

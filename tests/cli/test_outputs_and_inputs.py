@@ -420,3 +420,20 @@ def test_a_report_given_the_scenario_file_it_runs_is_refused_and_the_file_kept(
     assert result.returncode == USAGE and result.stdout == "", result.stdout
     assert f"{flag} names {str(scenario)!r}, a file this command reads" in result.stderr
     assert scenario.read_bytes() == written
+
+
+@pytest.mark.parametrize(
+    ("flag", "under"), [("--json", "out.json"), ("--trace-dir", ""), ("--trace-dir", "traces")]
+)
+def test_an_output_under_a_file_is_refused_saying_it_is_a_file(
+    tmp_path: Path, flag: str, under: str
+) -> None:
+    """A folder to write in that is a file (``build`` left by another tool): the message names
+    that file as the problem, not a bare 'File exists', before anything runs."""
+    blocker = tmp_path / "build"
+    blocker.write_text("kept")
+    path = blocker / under if under else blocker
+    result = _unsolvable("run", "--agent", "contract", *REPEAT, flag, str(path))
+    assert result.returncode == USAGE and result.stdout == "", result.stdout
+    assert f"{str(blocker)!r} is a file, not a folder" in result.stderr, result.stderr
+    assert blocker.read_text() == "kept"
