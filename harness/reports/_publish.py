@@ -224,7 +224,8 @@ def _exports(
         written = write_file(options.otel, text, partial=partial)
         notes.append(f"unsolvable: wrote OpenTelemetry spans to {written}")
     if options.trace_dir:
-        traced = write_traces(records, options.trace_dir, partial=partial)
+        shard = options.shard is not None
+        traced = write_traces(records, options.trace_dir, partial=partial, shard=shard)
         notes.append(_traced_note(traced, options.trace_dir))
     return notes
 

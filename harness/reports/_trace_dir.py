@@ -7,7 +7,9 @@ replace those earlier ones as a report replaces its file; only files the harness
 its own trajectories are removed (ATIF JSON at ``AGENT/FAMILY/NAME.json`` carrying a record's
 scenario, step bound and verdict), never anything else a user keeps there. A partial session
 (interrupted, a worker lost, no record made) never replaces more trajectories than it writes: it
-writes its own to ``DIR.partial`` beside them, as its reports go to ``NAME.partial.json``.
+writes its own to ``DIR.partial`` beside them, as its reports go to ``NAME.partial.json``. A
+shard removes none: its trajectories are a part of its whole run's, and the other shards may
+write theirs to the same folder.
 """
 
 from __future__ import annotations
@@ -46,11 +48,13 @@ class Traced:
     """A partial session left the folder's larger set of trajectories as it was."""
 
 
-def write_traces(records: Sequence[TerminationRecord], folder: Path, *, partial: bool) -> Traced:
+def write_traces(
+    records: Sequence[TerminationRecord], folder: Path, *, partial: bool, shard: bool
+) -> Traced:
     """Writes each run's trajectory under ``folder`` (or, for a ``partial`` session that would
-    replace more than it writes, under ``DIR.partial``), then removes the earlier runs' there.
-    An `unsolvable.OutputError` when a file cannot be written."""
-    earlier = _trajectories(folder)
+    replace more than it writes, under ``DIR.partial``), then, unless it is a ``shard``, removes
+    the earlier runs' there. An `unsolvable.OutputError` when a file cannot be written."""
+    earlier = set() if shard else _trajectories(folder)
     kept_larger = partial and len(earlier) > len(records)
     if kept_larger:
         folder = folder.with_name(folder.name + PARTIAL)

@@ -61,3 +61,19 @@ def test_an_interrupted_session_never_replaces_more_trajectories_than_it_writes(
     assert line == (
         f"unsolvable: kept the larger {traces}; wrote ATIF trajectories of 1 run to {partial}"
     )
+
+
+def test_the_shards_of_one_run_keep_each_others_trajectories(tmp_path: Path) -> None:
+    """Shards run one after another into one folder (a matrix's jobs sharing a workspace): each
+    writes a part of its whole run's trajectories, and none removes another's."""
+    traces = tmp_path / "traces"
+    for shard in ("1/2", "2/2"):
+        result = _unsolvable(
+            "run", "--agent", "naive", "--scenario", "constant-return/repeat", "--all-seeds",
+            "--shard", shard, "--json", str(tmp_path / f"part{shard[0]}.json"),
+            "--trace-dir", str(traces),
+        )  # fmt: skip
+        assert result.returncode == 1, result.stderr
+        assert "removing" not in result.stdout
+    seeds = (0, 1, 2)
+    assert _files(traces) == [f"naive/constant-return/repeat-seed{seed}.json" for seed in seeds]
