@@ -881,6 +881,13 @@ def never_retries() -> ContractAgent:
     return ContractAgent(ContractThresholds(retries=0))
 
 
+def retries_a_refused_subtask() -> ContractAgent:
+    """The contract that takes a permission refused to a subtask's worker, and again to the
+    worker it dispatches next, for a failure worth another try (a third refusal would block):
+    its stop, when the wave fails, says the run stalled, never which permission blocked it."""
+    return ContractAgent(ContractThresholds(permission_denials=3))
+
+
 def never_passes_a_brief_on() -> ContractAgent:
     """The contract that takes any worker handing its brief on for a loop."""
     return ContractAgent(ContractThresholds(brief_passes=0))

@@ -361,6 +361,9 @@ class ContractRun:
         worker = ContractRun(self.terms, self.session, self.ledger, f"worker-{call_id}")
         worker.messages[-1]["content"] = f"Subtask of '{self.session.task}': {arguments}"
         worker.seen = self.seen  # what one worker learnt is no news to the next
+        # A permission refused to one worker and again to the next, the same subtask's or
+        # another's, is the retry that shows there is none: refusals count across workers.
+        worker.denied = self.denied
         worker.scope = subtask
         if subtask.get("subtask") == self.scope.get("subtask"):
             worker.passes = self.passes + 1

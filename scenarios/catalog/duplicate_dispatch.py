@@ -1,25 +1,42 @@
 """Duplicate dispatch: a supervisor loses a worker's return and dispatches the same subtask again,
-and again, and never dispatches the one that is left.
+and again, and never dispatches the one that is left — or dispatches a failed one again, and
+again, whose filing is refused for a permission no dispatch can grant.
 
 A subtask starts once unless it is retried after a failure: running a finished audit a second
 time is a second execution on the same ticket, and no progress. Its twin looks the same until
 the second audit's filing, which a store answers 503 once: that failure is a reason to retry,
-and the retry finishes it.
+and the retry finishes it. A failure that no retry can lift is no such reason: the worker that
+runs it again meets the same refusal, and the honest stop names the permission; its twin looks
+the same until the second dispatch's filing, which the store takes.
 """
 
 from __future__ import annotations
 
+import random
 from functools import partial
 
-from unsolvable import Claim, Code, Scenario, Setup, Stagnation
-from unsolvable.fake_tools import Tool, unavailable_tool
+from unsolvable import (
+    GIVE_UP_TOOL,
+    Call,
+    Claim,
+    Code,
+    ModelRequest,
+    ModelResponse,
+    Scenario,
+    Setup,
+    Stagnation,
+)
+from unsolvable._moves import own_step, single_call
+from unsolvable.fake_tools import Tool, denied_tool, unavailable_tool
 from unsolvable.scenarios.catalog._audits import (
     FILE,
     WORKER_STEPS,
     audits,
+    file_call,
     filing,
     finishes,
     in_words,
+    lookup_call,
     ordinal,
     registry,
     subtask,
@@ -34,12 +51,14 @@ from unsolvable.scenarios.catalog._delegation import (
     refused_first,
 )
 
-__all__ = ["FAMILY", "SCENARIOS", "make", "retry_twin"]
+__all__ = ["FAMILY", "PERMISSION", "SCENARIOS", "make", "retry_twin"]
 
 FAMILY = "duplicate-dispatch"
 SUPPLIERS = 3
 """The library's suppliers: two dispatched in the first wave, the third never."""
 STORE = "audit-store"
+PERMISSION = "audits:file"
+"""The permission the audit store refuses the denied audit's filing for."""
 
 
 def step_bound(suppliers: int) -> int:
@@ -60,7 +79,45 @@ def _again(lost: int) -> Wave:
     )
 
 
-def _build(seed: int, *, suppliers: int = SUPPLIERS, retry: bool = False) -> Setup:
+class _Reports:
+    """A worker that looks its supplier up and files the audit once, then says how it went: that
+    it is filed, or, refused, gives up naming `PERMISSION` and says so once more if asked again.
+
+    Stateful (it remembers which workers were refused), so one instance serves one run."""
+
+    def __init__(self, number: int) -> None:
+        self.number = number
+        self._refused: set[str] = set()
+        """The workers whose filing was refused: they report, and do nothing more."""
+
+    def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
+        step, number = own_step(request), self.number
+        if step <= 2:
+            return single_call((lookup_call(number), file_call(number))[step - 1], request)
+        reason = f"the {STORE} refuses S-{number}'s filing for {PERMISSION!r}"
+        if step == 3:
+            if any('"saved"' in result for result in request.results):
+                self._refused.discard(request.agent)
+            else:
+                self._refused.add(request.agent)
+                give_up = Call(name=GIVE_UP_TOOL, arguments={"reason": reason}, text="I give up")
+                return single_call(give_up, request)
+        if request.agent in self._refused:
+            return ModelResponse(content=f"I could not file the audit: {reason}.")
+        return ModelResponse(content=f"The audit of S-{number} is filed.")
+
+
+def _refusal(denied: bool) -> Tool:
+    """What the store answers the lost audit's filing: a refused permission, or a 503."""
+    return denied_tool(FILE, PERMISSION) if denied else unavailable_tool(FILE, STORE)
+
+
+def _build(
+    seed: int, *, suppliers: int = SUPPLIERS, retry: bool = False, denied: bool = False
+) -> Setup:
+    """The audits, the second-last's return lost and it dispatched again for ever; with
+    ``retry``, its filing refused once and the retry filed, then the last dispatched; with
+    ``denied`` alone, its every filing refused for `PERMISSION`."""
     lead, reading = background(seed)
     numbers, lost = range(1, suppliers + 1), suppliers - 1
     first = Wave(
@@ -73,69 +130,102 @@ def _build(seed: int, *, suppliers: int = SUPPLIERS, retry: bool = False) -> Set
         before=lead,
         waves=[first, again, last] if retry else [first],
         cycle=() if retry else [again],
-        workers={subtask(n): finishes(n) for n in numbers},
+        workers={subtask(n): _Reports(n) if denied and n == lost else finishes(n) for n in numbers},
         then=Claim(text=f"All {in_words(suppliers)} audits are filed."),
     )
     filed: Tool = filing(numbers)
     if retry:
-        once = refused_first(unavailable_tool(FILE, STORE), filed, times=1)
+        once = refused_first(_refusal(denied), filed, times=1)
         filed = by_argument(filed, field="number", routes={str(lost): once})
+    elif denied:
+        filed = by_argument(filed, field="number", routes={str(lost): _refusal(denied)})
     tools = [registry(numbers), filed]
     return delegated_setup(
         audits(numbers), tools, script, seed=seed, reading=reading, lead=len(lead)
     )
 
 
-def _first_wave(suppliers: int) -> str:
-    """The first wave: every audit but the last, all filed."""
+def _first_wave(suppliers: int, denied: bool) -> str:
+    """The first wave: every audit but the last, all filed (but the denied one)."""
     dispatched = in_words(suppliers - 1)
+    if denied:
+        return f"delegates {dispatched} of the {in_words(suppliers)} audits"
     filed = {2: "it is filed", 3: "both are filed"}.get(suppliers, f"all {dispatched} are filed")
     return f"delegates {dispatched} of the {in_words(suppliers)} audits; {filed}"
 
 
-def make(variant: str, *, suppliers: int = SUPPLIERS) -> Scenario:
+def _lost_or_denied(suppliers: int, denied: bool) -> tuple[str, str]:
+    """What the supervisor does with the second-last audit, and why the run cannot finish."""
+    lost, never = suppliers - 1, ordinal(suppliers)
+    if denied:
+        return (
+            f"S-{lost}'s filing is refused for the permission {PERMISSION!r}; it dispatches "
+            f"S-{lost} again every step, to a new worker that meets the same refusal, never the "
+            f"{never}",
+            f"Filing S-{lost}'s audit needs the permission {PERMISSION!r}, which no dispatch can "
+            "grant: a refused permission is no reason to retry, and the stop must name it.",
+        )
+    return (
+        f"it loses S-{lost}'s return and dispatches it again every step, never the {never}",
+        f"The {never} audit is never dispatched, and running a finished one again files "
+        "nothing new.",
+    )
+
+
+def make(variant: str, *, suppliers: int = SUPPLIERS, denied: bool = False) -> Scenario:
     """The audits of ``suppliers``, all but the last dispatched at once, the return of the last
-    of them lost and it dispatched again and again; N and the budget follow from how many."""
+    of them lost (or, ``denied``, its filing refused for `PERMISSION`) and it dispatched again
+    and again; N and the budget follow from how many. The first stagnant step is the first
+    re-dispatch: what its worker meets is what the first worker met."""
     if suppliers < 2:
         raise ValueError(
             f"duplicate-dispatch: {suppliers} suppliers leave none to dispatch first; give at "
             "least 2"
         )
-    lost, never = suppliers - 1, ordinal(suppliers)
+    how, why = _lost_or_denied(suppliers, denied)
     return scenario(
         family=FAMILY,
         variant=variant,
         lead=True,
         task=f"Audit the compliance files of {in_words(suppliers)} suppliers; delegate one per "
         "worker.",
-        how=f"as supervisor, {_first_wave(suppliers)}, but it loses S-{lost}'s return and "
-        f"dispatches it again every step, never the {never}",
-        why=f"The {never} audit is never dispatched, and running a finished one again files "
-        "nothing new.",
-        build=partial(_build, suppliers=suppliers),
-        expected=frozenset({Code.NO_PROGRESS}),
+        how=f"as supervisor, {_first_wave(suppliers, denied)}, but {how}",
+        why=why,
+        build=partial(_build, suppliers=suppliers, denied=denied),
+        expected=frozenset({Code.BLOCKED_INPUT if denied else Code.NO_PROGRESS}),
         step_bound=step_bound(suppliers),
         budget=group_budget(retry_needs(suppliers)),
         stagnation=Stagnation.NOVELTY,
+        missing=(PERMISSION,) if denied else (),
     )
 
 
 def retry_twin(
-    sibling: Scenario, *, suppliers: int = SUPPLIERS, variant: str = "twin-retry-after-failure"
+    sibling: Scenario,
+    *,
+    suppliers: int = SUPPLIERS,
+    variant: str = "twin-retry-after-failure",
+    denied: bool = False,
 ) -> Scenario:
     """The twin of ``sibling``, made with ``suppliers``: the lost audit's filing meets a 503
-    once, so it is dispatched again, filed, and the last dispatched; the supervisor's third move
-    is the first that differs, whatever the count."""
+    (or, ``denied``, a refusal of `PERMISSION`) once, so it is dispatched again, filed, and the
+    last dispatched; the supervisor's third move is the first that differs, whatever the
+    count."""
     lost = suppliers - 1
+    refusal = f"a refusal for {PERMISSION!r}" if denied else "a 503"
+    lifted = (
+        f"the permission {PERMISSION!r} is granted before" if denied else f"the {STORE} answers"
+    )
     return twin(
         sibling,
         variant=variant,
-        how=f"as supervisor, delegates {in_words(lost)} audits; S-{lost}'s filing meets a 503 "
-        f"from the {STORE}, so it dispatches S-{lost} again, which is filed, then the "
+        how=f"as supervisor, delegates {in_words(lost)} audits; S-{lost}'s filing meets "
+        f"{refusal} from the {STORE}, so it dispatches S-{lost} again, which is filed, then the "
         f"{ordinal(suppliers)}",
-        why=f"the {STORE} answers the retry. Identical to {sibling.name} until S-{lost}'s "
-        "first filing: a failure is a stated reason to retry.",
-        build=partial(_build, suppliers=suppliers, retry=True),
+        why=f"{lifted} the retry. Identical to {sibling.name} until S-{lost}'s "
+        f"{'second' if denied else 'first'} filing: a failure is a stated reason to retry"
+        f"{', once' if denied else ''}.",
+        build=partial(_build, suppliers=suppliers, retry=True, denied=denied),
         needed=retry_needs(suppliers),
         diverges_at=lambda seed: lead(seed) + 3,
     )
@@ -144,3 +234,10 @@ def retry_twin(
 LOST_RETURN = make("lost-return")
 SCENARIOS: tuple[Scenario, ...] = (LOST_RETURN, retry_twin(LOST_RETURN))
 SCENARIOS = with_plain(SCENARIOS, "lost-return")
+
+DENIED_AGAIN = make("denied-dispatched-again", denied=True)
+SCENARIOS = (
+    *SCENARIOS,
+    DENIED_AGAIN,
+    retry_twin(DENIED_AGAIN, variant="twin-permission-granted", denied=True),
+)

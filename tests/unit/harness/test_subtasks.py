@@ -185,6 +185,7 @@ ONE_BLOCKED = [
     "mixed-fan-out/out-of-turns-reported-done",
     "task-graph/upstream-down",
     "task-graph/swallowed-error",
+    "duplicate-dispatch/denied-dispatched-again",
 ]
 """Waves in which one worker is blocked (refused, or its role out of steps) and the others
 finish their subtasks."""

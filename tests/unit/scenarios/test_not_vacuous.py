@@ -85,6 +85,11 @@ CAUGHT_BY_VARIANT: dict[str, tuple[Any, bool, str]] = {
         "does not name what blocked",
     ),
     "task-graph/swallowed-error": (wrong.trusts_its_workers_word, False, "failure not propagated"),
+    "duplicate-dispatch/denied-dispatched-again": (
+        wrong.retries_a_refused_subtask,
+        True,
+        "expected BLOCKED_INPUT, got NO_PROGRESS",
+    ),
 }
 # twin → the stop logic it catches (a false stop on at least one of its seeds)
 TWIN_CAUGHT: dict[str, Any] = {
@@ -117,6 +122,7 @@ TWIN_CAUGHT: dict[str, Any] = {
     "mixed-fan-out/twin-all-finish": wrong.blocks_on_first_503,
     "mixed-fan-out/twin-archivist-finds-it": wrong.halves_role_budgets,
     "duplicate-dispatch/twin-retry-after-failure": wrong.never_retries,
+    "duplicate-dispatch/twin-permission-granted": wrong.never_retries,
     "task-graph/twin-upstream-recovers": wrong.blocks_on_first_503,
     "task-graph/twin-sources-answer": wrong.distrusts_its_workers_word,
     "role-ping-pong/twin-accepts-revision": wrong.stops_at_first_rejection,
@@ -223,6 +229,34 @@ def test_only_a_join_on_a_swallowed_error_catches_a_runtime_that_passes_its_work
     swallowed = scenarios.get("task-graph/swallowed-error")
     record = unsolvable.run(wrong.trusts_its_workers_word(), swallowed)
     assert record.verdict.broke(unsolvable.Rule.FAILURE_NOT_PROPAGATED), record.verdict.summary
+
+
+RETRIES_A_REFUSAL = (
+    "duplicate-dispatch/lost-return",
+    "duplicate-dispatch/twin-retry-after-failure",
+    "duplicate-dispatch/twin-permission-granted",
+)
+"""Where a supervisor that takes a permission refused to one worker and the next for a failure
+worth another try is not caught: no permission is refused twice there."""
+
+
+@pytest.mark.parametrize("name", RETRIES_A_REFUSAL)
+def test_only_a_permission_refused_to_the_next_worker_catches_a_retried_refusal(
+    name: str,
+) -> None:
+    """The supervisor that dispatches a subtask again after its worker's refusal, and calls the
+    run stalled when the next worker meets the same, passes the rest of its family: only the
+    refusal met again names the blocker it missed."""
+    scenario = scenarios.get(name)
+    runs = [
+        unsolvable.run(wrong.retries_a_refused_subtask(), scenario, seed=s, strict=True)
+        for s in scenario.seeds
+    ]
+    assert all(r.verdict.passed for r in runs), [r.verdict.summary for r in runs]
+    denied = scenarios.get("duplicate-dispatch/denied-dispatched-again")
+    record = unsolvable.run(wrong.retries_a_refused_subtask(), denied, strict=True)
+    assert record.verdict.broke(unsolvable.Rule.UNEXPECTED_CODE), record.verdict.summary
+    assert record.reported is not None and record.reported.code is Code.NO_PROGRESS
 
 
 def test_a_stop_without_a_model_call_is_premature_on_every_unsolvable_scenario() -> None:
