@@ -175,8 +175,8 @@ def _lost_or_denied(suppliers: int, denied: bool) -> tuple[str, str]:
 def make(variant: str, *, suppliers: int = SUPPLIERS, denied: bool = False) -> Scenario:
     """The audits of ``suppliers``, all but the last dispatched at once, the return of the last
     of them lost (or, ``denied``, its filing refused for `PERMISSION`) and it dispatched again
-    and again; N and the budget follow from how many. The first stagnant step is the first
-    re-dispatch: what its worker meets is what the first worker met."""
+    and again; N and the budget follow from how many. The first stagnant step follows the lost
+    worker's last new observation: its report, the step before the first re-dispatch."""
     if suppliers < 2:
         raise ValueError(
             f"duplicate-dispatch: {suppliers} suppliers leave none to dispatch first; give at "
