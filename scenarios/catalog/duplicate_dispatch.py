@@ -154,21 +154,29 @@ def _first_wave(suppliers: int, denied: bool) -> str:
     return f"delegates {dispatched} of the {in_words(suppliers)} audits; {filed}"
 
 
-def _lost_or_denied(suppliers: int, denied: bool) -> tuple[str, str]:
-    """What the supervisor does with the second-last audit, and why the run cannot finish."""
+def _how(suppliers: int, denied: bool) -> str:
+    """What the supervisor does with the second-last audit."""
     lost, never = suppliers - 1, ordinal(suppliers)
     if denied:
         return (
             f"S-{lost}'s filing is refused for the permission {PERMISSION!r}; it dispatches "
             f"S-{lost} again every step, to a new worker that meets the same refusal, never the "
-            f"{never}",
-            f"Filing S-{lost}'s audit needs the permission {PERMISSION!r}, which no dispatch can "
-            "grant: a refused permission is no reason to retry, and the stop must name it.",
+            f"{never}"
+        )
+    return f"it loses S-{lost}'s return and dispatches it again every step, never the {never}"
+
+
+def _why(suppliers: int, denied: bool) -> str:
+    """Why the run cannot finish."""
+    if denied:
+        return (
+            f"Filing S-{suppliers - 1}'s audit needs the permission {PERMISSION!r}, which no "
+            "dispatch can grant: a refused permission is no reason to retry, and the stop must "
+            "name it."
         )
     return (
-        f"it loses S-{lost}'s return and dispatches it again every step, never the {never}",
-        f"The {never} audit is never dispatched, and running a finished one again files "
-        "nothing new.",
+        f"The {ordinal(suppliers)} audit is never dispatched, and running a finished one again "
+        "files nothing new."
     )
 
 
@@ -182,15 +190,14 @@ def make(variant: str, *, suppliers: int = SUPPLIERS, denied: bool = False) -> S
             f"duplicate-dispatch: {suppliers} suppliers leave none to dispatch first; give at "
             "least 2"
         )
-    how, why = _lost_or_denied(suppliers, denied)
     return scenario(
         family=FAMILY,
         variant=variant,
         lead=True,
         task=f"Audit the compliance files of {in_words(suppliers)} suppliers; delegate one per "
         "worker.",
-        how=f"as supervisor, {_first_wave(suppliers, denied)}, but {how}",
-        why=why,
+        how=f"as supervisor, {_first_wave(suppliers, denied)}, but {_how(suppliers, denied)}",
+        why=_why(suppliers, denied),
         build=partial(_build, suppliers=suppliers, denied=denied),
         expected=frozenset({Code.BLOCKED_INPUT if denied else Code.NO_PROGRESS}),
         step_bound=step_bound(suppliers),
