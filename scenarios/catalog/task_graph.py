@@ -176,20 +176,27 @@ def _build(seed: int, *, chain: int = 1, fetches: int = 0, refusals: int | None 
     return delegated_setup(specs, tools, script, seed=seed, reading=reading, lead=len(lead))
 
 
-def _searching(swallows: bool) -> tuple[str, str]:
-    """What the search's worker does, and why the run cannot finish."""
+def _searching(swallows: bool) -> str:
+    """What the search's worker does."""
     if swallows:
         return (
             "meets a sources API that answers 503 and says the sources are in, its error "
-            "swallowed into an empty success",
+            "swallowed into an empty success"
+        )
+    return "retries a sources API that answers 503"
+
+
+def _why(swallows: bool) -> str:
+    """Why the run cannot finish."""
+    if swallows:
+        return (
             f"The {SOURCES} never answers, so the search fails however its worker reports it: "
             "only the search's own check shows it. The answer, which needs it, must be skipped, "
-            f"and the stop must name the {SOURCES}.",
+            f"and the stop must name the {SOURCES}."
         )
     return (
-        "retries a sources API that answers 503",
         f"The {SOURCES} never answers, so the search fails and the answer, which needs it, can "
-        "never run: it must be skipped, and the run must end with the graph's state.",
+        "never run: it must be skipped, and the run must end with the graph's state."
     )
 
 
@@ -202,7 +209,6 @@ def make(variant: str, *, chain: int = 1, swallows: bool = False) -> Scenario:
         raise ValueError(f"task-graph: a chain of {chain} links has no question to search for")
     refined = f" and refine it in {chain - 1} passes, one on another" if chain > 1 else ""
     links = f"; {chain - 1} refinements of it, one a wave" if chain > 1 else ""
-    searching, why = _searching(swallows)
     return scenario(
         family=FAMILY,
         variant=variant,
@@ -210,8 +216,9 @@ def make(variant: str, *, chain: int = 1, swallows: bool = False) -> Scenario:
         task=f"Answer the customer's question: put it in standard form{refined}, gather sources "
         "and an outline, then join both into a reply; delegate each part to a worker.",
         how=f"as supervisor, dispatches the graph wave by wave — the question{links}; the search "
-        f"and the outline; the answer, which joins both — while the search's worker {searching}",
-        why=why,
+        f"and the outline; the answer, which joins both — while the search's worker "
+        f"{_searching(swallows)}",
+        why=_why(swallows),
         build=partial(_build, chain=chain, fetches=1 if swallows else 0),
         expected=ABANDONED - {Code.NEEDS_HUMAN},
         step_bound=step_bound(chain),
