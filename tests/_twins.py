@@ -3,12 +3,15 @@ library's twins, and of the twins generated for users' own variants."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from tests._explorer import Seen, explore, first_difference
 from unsolvable import Ceilings, Scenario, Session, TerminationRecord
 
 __all__ = [
     "AGENTS_OWN_MOVES",
     "MOVES_PER_CALL",
+    "FirstDifference",
     "first_moves",
     "shown",
     "unlike_its_sibling",
@@ -59,21 +62,32 @@ workers: call every tool, make each call twice, or delegate every subtask once m
 worker (`tests._explorer.Explorer`)."""
 
 
+class FirstDifference(NamedTuple):
+    """Where a twin and its sibling first differ (`where_a_system_first_differs`)."""
+
+    model_moved: bool
+    """The model moved otherwise there (its words or calls, or a fresh worker's on a subtask
+    delegated again), rather than a tool answering otherwise."""
+    words: str
+    """The difference, in words."""
+
+
 def where_a_system_first_differs(
     twin: Scenario, sibling: Scenario, seed: int, steps: int, *, move: str | None = None
-) -> tuple[bool, str]:
+) -> FirstDifference:
     """Where ``twin`` and ``sibling``, explored for ``steps`` steps with a worker for each
-    ``delegate`` call (and the agent's own ``move``, one of `AGENTS_OWN_MOVES`), first differ:
-    whether the model moved otherwise there (its words or calls, or a fresh worker's on a
-    subtask delegated again) rather than a tool answering otherwise, and the difference in
-    words. A task, tools or agent that differ there fail the assertion at once."""
+    ``delegate`` call (and the agent's own ``move``, one of `AGENTS_OWN_MOVES`), first differ.
+    A task, tools or agent that differ there fail the assertion at once."""
     moves = {} if move is None else {move: True}
     mine, theirs = (explore(s, seed, steps, workers=True, **moves) for s in (twin, sibling))
     pairs = zip(mine.seen, theirs.seen, strict=False)  # either may run on past the other
     at = next(i for i, (ours, its) in enumerate(pairs) if ours != its)
     ours, its = mine.seen[at], theirs.seen[at]
     assert mine.task == theirs.task and ours.tools == its.tools and ours.agent == its.agent
-    return _moved(ours) != _moved(its), first_difference(mine, theirs, steps + 1) or ""
+    return FirstDifference(
+        model_moved=_moved(ours) != _moved(its),
+        words=first_difference(mine, theirs, steps + 1) or "",
+    )
 
 
 def _moved(seen: Seen) -> tuple[object, ...]:

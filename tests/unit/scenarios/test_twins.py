@@ -264,8 +264,8 @@ def test_a_twins_workers_meet_its_siblings_until_the_evidence_differs(
     what a tool answers — the evidence of progress — never in the tools any agent is offered,
     and never in what the model says or does before an answer differed."""
     sibling = scenarios.get(twin.twin_of or "")
-    moved, where = where_a_system_first_differs(twin, sibling, seed, sibling.step_bound + LEAD)
-    assert moved == (twin.name in MOVES_OTHERWISE), where
+    first = where_a_system_first_differs(twin, sibling, seed, sibling.step_bound + LEAD)
+    assert first.model_moved == (twin.name in MOVES_OTHERWISE), first.words
 
 
 @pytest.mark.parametrize("move", AGENTS_OWN_MOVES)
@@ -281,8 +281,8 @@ def test_no_move_of_a_systems_own_shows_a_twins_model_moving_before_the_evidence
     does otherwise before an answer differed."""
     sibling = scenarios.get(twin.twin_of or "")
     steps = sibling.step_bound + LEAD
-    moved, where = where_a_system_first_differs(twin, sibling, seed, steps, move=move)
-    assert not moved or twin.name in MOVES_OTHERWISE, where
+    first = where_a_system_first_differs(twin, sibling, seed, steps, move=move)
+    assert not first.model_moved or twin.name in MOVES_OTHERWISE, first.words
 
 
 @pytest.mark.parametrize(
