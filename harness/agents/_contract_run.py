@@ -376,15 +376,20 @@ class ContractRun:
         self, supervision: Supervision, stops: list[Stop], *, novel: bool
     ) -> Stop | None:
         """A blocker no retry can lift ends the run, naming it and what finished; so does a wave
-        in which every worker stopped without finishing, a worker that ran out of its budget (its
-        subtask alive, and nothing left in this run to finish it: exhausted, never done), or
-        rounds that bring nothing new."""
+        in which every worker stopped without finishing (unless one was refused what a retry may
+        find granted: the retry, not the wave, shows whether it is), a worker that ran out of its
+        budget (its subtask alive, and nothing left in this run to finish it: exhausted, never
+        done), or rounds that bring nothing new."""
         summary = supervision.summary()
         blocked = supervision.blocked()
         if blocked:
             first = blocked[0]
             return self.stop(first.code, f"{first.reason}; {summary}", missing=first.missing)
-        if stops and all(s.exit is not Exit.COMPLETE for s in stops):
+        if (
+            stops
+            and all(s.exit is not Exit.COMPLETE for s in stops)
+            and not supervision.retriable()
+        ):
             worst = stops[-1]
             reason = f"every worker stopped without finishing: {worst.reason}; {summary}"
             return self.stop(worst.code, reason)

@@ -75,6 +75,19 @@ class Supervision:
             if row.stop is not None and row.stop.code in PERMANENT and row.state == "failed"
         ]
 
+    def retriable(self) -> list[str]:
+        """Subtasks that failed on a refusal a retry may find lifted (a permission refused once:
+        the next worker's refusal is what shows it is not), within the allowance."""
+        return [
+            name
+            for name, row in self.rows.items()
+            if row.state == "failed"
+            and row.blockers
+            and row.stop is not None
+            and row.stop.code not in PERMANENT
+            and row.attempts <= self.retries
+        ]
+
     def unfinished(self) -> list[str]:
         """Subtasks that ended failed, abandoned or skipped."""
         return [n for n, r in self.rows.items() if r.state in ("failed", "abandoned", "skipped")]
