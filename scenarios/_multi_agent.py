@@ -26,6 +26,7 @@ __all__ = [
     "NESTED_DELEGATION_SUPPLIERS",
     "ROLE_PING_PONG_CRITERIA",
     "TASK_GRAPH_CHAIN",
+    "TASK_GRAPH_SWALLOWED_CHAIN",
     "draw_fan_out",
     "duplicate_dispatch_and_twin",
     "duplicate_dispatch_scenarios",
@@ -99,13 +100,21 @@ conversation a wave longer, and past 21 it spends the token budget (N's steps' w
 supervisor that runs every dispatch reaches the skipped answer (past 22, before the contract
 stops on the failed search): the run ends on tokens, not on the failure it is about."""
 
+TASK_GRAPH_SWALLOWED_CHAIN = range(1, 21)
+"""Links of a task graph's chain before a search whose worker swallows the 503, 1 to 20: past
+20, a supervisor that takes its worker's word spends the token budget before it dispatches the
+answer on the sources that never came, as past 21 for the dead API."""
+
 
 @st.composite
 def task_graph_scenarios(draw: st.DrawFn) -> Scenario:
     """A task graph whose search meets a dead API after a chain of a drawn number of links, each
-    on the one before, and whose answer joins the search."""
-    chain = draw(st.sampled_from(TASK_GRAPH_CHAIN))
-    return seeded(task_graph.make(f"generated-chain{chain}", chain=chain), draw)
+    on the one before, and whose answer joins the search; drawn too, whether the search's worker
+    retries the API or swallows its 503 into an empty success."""
+    swallows = draw(st.booleans())
+    chain = draw(st.sampled_from(TASK_GRAPH_SWALLOWED_CHAIN if swallows else TASK_GRAPH_CHAIN))
+    variant = f"generated-{'swallowed-' if swallows else ''}chain{chain}"
+    return seeded(task_graph.make(variant, chain=chain, swallows=swallows), draw)
 
 
 NESTED_DELEGATION_SUPPLIERS = under_the_ceiling(
@@ -137,10 +146,18 @@ room) stays under the harness's 200-step ceiling, as N does."""
 @st.composite
 def duplicate_dispatch_scenarios(draw: st.DrawFn) -> Scenario:
     """Audits of a drawn number of suppliers, all but the last dispatched at once, the last of
-    those dispatched again and again, the last never."""
+    those dispatched again and again, the last never; drawn too, whether that one's return is
+    lost or its filing refused a permission."""
     suppliers = draw(st.sampled_from(DUPLICATE_DISPATCH_SUPPLIERS))
-    variant = f"generated-suppliers{suppliers}"
-    return seeded(duplicate_dispatch.make(variant, suppliers=suppliers), draw)
+    denied = draw(st.booleans())
+    variant = _duplicate_dispatch_variant(suppliers, denied)
+    return seeded(duplicate_dispatch.make(variant, suppliers=suppliers, denied=denied), draw)
+
+
+def _duplicate_dispatch_variant(suppliers: int, denied: bool) -> str:
+    """A generated duplicate dispatch's name: its kind, if its filing is refused, and its
+    suppliers."""
+    return f"generated-{'denied-' if denied else ''}suppliers{suppliers}"
 
 
 DUPLICATE_DISPATCH_TWIN_SUPPLIERS = range(3, DUPLICATE_DISPATCH_SUPPLIERS.stop)
@@ -152,14 +169,17 @@ its worker's claim said again reads as no progress, so an honest stop logic stop
 @st.composite
 def duplicate_dispatch_and_twin(draw: st.DrawFn) -> tuple[Scenario, Scenario]:
     """A generated duplicate dispatch and its twin with the same suppliers, whose lost audit's
-    filing meets one 503 and is dispatched again after it: a retry with a reason. The twin is
-    named after the variant, its kind first, as `sibling_and_twin`'s are."""
+    filing meets one 503 (or, where the sibling's is refused a permission, that refusal, the
+    permission granted before the second filing) and is dispatched again after it: a retry with
+    a reason. The twin is named after the variant, its kind first, as `sibling_and_twin`'s
+    are."""
     suppliers = draw(st.sampled_from(DUPLICATE_DISPATCH_TWIN_SUPPLIERS))
-    variant = f"generated-suppliers{suppliers}"
-    sibling = seeded(duplicate_dispatch.make(variant, suppliers=suppliers), draw)
-    twin_variant = f"twin-retry-after-failure-{variant}"
+    denied = draw(st.booleans())
+    variant = _duplicate_dispatch_variant(suppliers, denied)
+    sibling = seeded(duplicate_dispatch.make(variant, suppliers=suppliers, denied=denied), draw)
+    kind = "twin-permission-granted" if denied else "twin-retry-after-failure"
     return sibling, duplicate_dispatch.retry_twin(
-        sibling, suppliers=suppliers, variant=twin_variant
+        sibling, suppliers=suppliers, variant=f"{kind}-{variant}", denied=denied
     )
 
 

@@ -139,16 +139,22 @@ PREMISES: dict[str, Callable[[unsolvable.Scenario, int], None]] = {
 bound; the token budget, not the step cap, ends a cost runaway, long before the cap."""
 
 
-def _judge(scenario: unsolvable.Scenario, seed: int) -> None:
+def _judge(
+    scenario: unsolvable.Scenario, seed: int, *, like: unsolvable.Scenario | None = None
+) -> None:
+    """The contract passes ``scenario``, naive fails it, and a flaw caught on the library
+    variant it is ``like`` (its family's first by default) is caught on it too: the one built
+    for that variant where it has its own (`CAUGHT_BY_VARIANT`), else its family's."""
     record = unsolvable.run(contract, scenario, seed=seed, strict=True)
     assert record.verdict.passed, record.verdict
     assert not is_premature_stop(record), record.verdict
     assert record.step_bound < Ceilings().max_steps, "N must stay under the harness's ceiling"
     assert not unsolvable.run(naive, scenario, seed=seed).verdict.passed
-    _, strict, words = _caught(scenario)
-    sibling = _sibling(scenario.family)
+    flaw = like or scenario
+    _, strict, words = _caught(flaw)
+    sibling = like or _sibling(scenario.family)
     if _caught_by(words, unsolvable.run(_agent(sibling), sibling, seed=seed, strict=strict)):
-        flawed = unsolvable.run(_agent(scenario), scenario, seed=seed, strict=strict)
+        flawed = unsolvable.run(_agent(flaw), scenario, seed=seed, strict=strict)
         assert _caught_by(words, flawed), flawed.verdict
     PREMISES.get(scenario.family, lambda scenario, seed: None)(scenario, seed)
 
@@ -160,12 +166,17 @@ def _found(strategy: Strategy, pattern: str) -> unsolvable.Scenario:
     return find(strategy(), _named(pattern), settings=found)
 
 
-def judge_drawn(family: str, strategy: Strategy, data: st.DataObject) -> None:
+def judge_drawn(
+    family: str,
+    strategy: Strategy,
+    data: st.DataObject,
+    like: Callable[[unsolvable.Scenario], unsolvable.Scenario] | None = None,
+) -> None:
     """A variant ``strategy`` draws, named as a generated variant of ``family``, judged on its
-    seed."""
+    seed, ``like`` the library variant ``like`` gives for it, if given."""
     scenario = data.draw(strategy())
     assert scenario.family == family and scenario.name.startswith(f"{family}/generated-")
-    _judge(scenario, scenario.seeds[0])
+    _judge(scenario, scenario.seeds[0], like=None if like is None else like(scenario))
 
 
 @pytest.mark.parametrize("family", FAMILIES)

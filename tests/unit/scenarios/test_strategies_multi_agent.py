@@ -63,8 +63,15 @@ FAMILIES: dict[str, tuple[Strategy, list[list[str]], Library]] = {
     ),
     "task-graph": (
         gen.task_graph_scenarios,
-        [[f"chain{n}" for n in _multi_agent.TASK_GRAPH_CHAIN]],
-        lambda scenario: scenarios.get("task-graph/upstream-down"),
+        [
+            [f"chain{n}" for n in _multi_agent.TASK_GRAPH_CHAIN],
+            [f"swallowed-chain{n}" for n in _multi_agent.TASK_GRAPH_SWALLOWED_CHAIN],
+        ],
+        lambda scenario: scenarios.get(
+            "task-graph/swallowed-error"
+            if "swallowed" in scenario.name
+            else "task-graph/upstream-down"
+        ),
     ),
     "nested-delegation": (
         gen.nested_delegation_scenarios,
@@ -73,8 +80,15 @@ FAMILIES: dict[str, tuple[Strategy, list[list[str]], Library]] = {
     ),
     "duplicate-dispatch": (
         gen.duplicate_dispatch_scenarios,
-        [[f"suppliers{n}" for n in _multi_agent.DUPLICATE_DISPATCH_SUPPLIERS]],
-        lambda scenario: scenarios.get("duplicate-dispatch/lost-return"),
+        [
+            [f"{kind}suppliers{n}" for n in _multi_agent.DUPLICATE_DISPATCH_SUPPLIERS]
+            for kind in ("", "denied-")
+        ],
+        lambda scenario: scenarios.get(
+            "duplicate-dispatch/denied-dispatched-again"
+            if "denied" in scenario.name
+            else "duplicate-dispatch/lost-return"
+        ),
     ),
     "role-ping-pong": (
         gen.role_ping_pong_scenarios,
@@ -95,7 +109,8 @@ def _room(scenario: unsolvable.Scenario, seed: int) -> int | None:
 @settings(max_examples=3)
 @given(data=st.data())
 def test_every_generated_variant_is_judged_right(family: str, data: st.DataObject) -> None:
-    judge_drawn(family, FAMILIES[family][0], data)
+    strategy, _, library = FAMILIES[family]
+    judge_drawn(family, strategy, data, like=library)
 
 
 @pytest.mark.parametrize(
@@ -109,7 +124,7 @@ def test_the_ends_of_every_range_are_judged_right_on_every_seed(family: str, pat
     scenario = _found(strategy, pattern)
     assert scenario.budget.max_steps < Ceilings().max_steps, "a run must meet its own budget"
     for seed in SEEDS:
-        _judge(scenario, seed)
+        _judge(scenario, seed, like=library(scenario))
         assert _room(scenario, seed) == _room(library(scenario), seed), seed
 
 
@@ -125,7 +140,12 @@ def test_the_unions_draw_every_family(family: str) -> None:
 
 
 Pair = tuple[Scenario, Scenario]
-LIBRARY_TWIN = "duplicate-dispatch/twin-retry-after-failure"
+LIBRARY_TWINS = {
+    "": "duplicate-dispatch/twin-retry-after-failure",
+    "denied-": "duplicate-dispatch/twin-permission-granted",
+}
+"""The library's twin of each kind of duplicate dispatch, by the prefix of its suppliers."""
+TWIN_SUPPLIERS = _multi_agent.DUPLICATE_DISPATCH_TWIN_SUPPLIERS
 
 
 def _is_its_sibling_until_it_declares(pair: Pair, seed: int) -> None:
@@ -159,18 +179,24 @@ def _twin_room(twin: Scenario) -> int:
 
 
 @pytest.mark.parametrize(
-    "pattern", _ends([[f"suppliers{n}" for n in _multi_agent.DUPLICATE_DISPATCH_TWIN_SUPPLIERS]])
+    ("kind", "suppliers"),
+    [
+        (kind, suppliers)
+        for kind in LIBRARY_TWINS
+        for suppliers in (TWIN_SUPPLIERS[0], TWIN_SUPPLIERS[-1])
+    ],
 )
 def test_the_twins_at_the_ends_of_the_range_are_done_as_declared_on_every_seed(
-    pattern: str,
+    kind: str, suppliers: int
 ) -> None:
     """The contract finishes the twin, its N (the work ``needed`` declares, and slack) leaving
-    it the room the library's twin does, and the stop logic the library's twin catches
+    it the room the library's twin of its kind does, and the stop logic that twin catches
     false-stops it on a seed."""
+    pattern = f"{kind}suppliers{suppliers}"
     pair = find(gen.duplicate_dispatch_and_twin(), lambda pair: _named(pattern)(pair[0]))
-    twin = pair[1]
+    twin, library = pair[1], LIBRARY_TWINS[kind]
     for seed in SEEDS:
         _is_its_sibling_until_it_declares(pair, seed)
-    assert _twin_room(twin) == _twin_room(scenarios.get(LIBRARY_TWIN))
-    flawed = [unsolvable.run(TWIN_CAUGHT[LIBRARY_TWIN](), twin, seed=seed) for seed in SEEDS]
+    assert _twin_room(twin) == _twin_room(scenarios.get(library))
+    flawed = [unsolvable.run(TWIN_CAUGHT[library](), twin, seed=seed) for seed in SEEDS]
     assert any(r.verdict.broke(Rule.FALSE_STOP) for r in flawed), [r.verdict for r in flawed]
