@@ -6,10 +6,13 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from tests._explorer import Seen, explore, first_difference
-from unsolvable import Ceilings, Scenario, Session, TerminationRecord
+from unsolvable import DELEGATE_TOOL, Ceilings, Scenario, Session, TerminationRecord, scenarios
+from unsolvable.scenarios.catalog._common import LEADS
 
 __all__ = [
     "AGENTS_OWN_MOVES",
+    "DELEGATES",
+    "LEAD",
     "MOVES_PER_CALL",
     "FirstDifference",
     "first_moves",
@@ -31,6 +34,17 @@ MOVES_PER_CALL = {
 """Families whose twins' answers move with each call, for the reason given, rather than with
 the run's steps: a call the agent repeats within a step sees them move
 (`tests/unit/scenarios/test_moves_per_call.py` checks the reasons)."""
+
+LEAD = max(LEADS)
+"""Room for the longest background reading of a seed, explored beside the sibling's N."""
+DELEGATES = [
+    (twin, seed)
+    for twin in scenarios.SCENARIOS
+    if twin.twin_of is not None
+    if DELEGATE_TOOL in {spec.name for spec in twin.build(0).toolbox.specs}
+    for seed in twin.seeds
+]
+"""The library's twins whose supervisors delegate, each with each of its seeds."""
 
 
 def unlike_its_sibling(

@@ -4,10 +4,10 @@ again, whose filing is refused for a permission no dispatch can grant.
 
 A subtask starts once unless it is retried after a failure: running a finished audit a second
 time is a second execution on the same ticket, and no progress. Its twin looks the same until
-the second audit's filing, which a store answers 503 once: that failure is a reason to retry,
-and the retry finishes it. A failure that no retry can lift is no such reason: the worker that
-runs it again meets the same refusal, and the honest stop names the permission; its twin looks
-the same until the second dispatch's filing, which the store takes.
+the second audit's filing, which a store answers 503 once, and whose worker says so: that
+failure is a reason to retry, and the retry finishes it. A failure that no retry can lift is no
+such reason: the worker that runs it again meets the same refusal, and the honest stop names the
+permission; its twin looks the same until the second dispatch's filing, which the store takes.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from unsolvable import (
     ModelRequest,
     ModelResponse,
     Scenario,
+    Script,
     Setup,
     Stagnation,
 )
@@ -81,30 +82,51 @@ def _again(lost: int) -> Wave:
 
 class _Reports:
     """A worker that looks its supplier up and files the audit once, then says how it went: that
-    it is filed, or, refused, gives up naming `PERMISSION` and says so once more if asked again.
+    it is filed; or, refused for `PERMISSION` (``denied``), gives up naming it; or, answered a
+    503, says the filing failed and needs a retry — and says so once more if asked again.
 
-    Stateful (it remembers which workers were refused), so one instance serves one run."""
+    Stateful (it remembers what each refused worker said), so one instance serves one run."""
 
-    def __init__(self, number: int) -> None:
+    def __init__(self, number: int, *, denied: bool) -> None:
         self.number = number
-        self._refused: set[str] = set()
-        """The workers whose filing was refused: they report, and do nothing more."""
+        self.denied = denied
+        self._refused: dict[str, str] = {}
+        """What each worker whose filing was refused said: they report it, and do nothing more."""
 
     def reply(self, request: ModelRequest, rng: random.Random) -> ModelResponse:
         step, number = own_step(request), self.number
         if step <= 2:
             return single_call((lookup_call(number), file_call(number))[step - 1], request)
-        reason = f"the {STORE} refuses S-{number}'s filing for {PERMISSION!r}"
         if step == 3:
             if any('"saved"' in result for result in request.results):
-                self._refused.discard(request.agent)
+                self._refused.pop(request.agent, None)
             else:
-                self._refused.add(request.agent)
-                give_up = Call(name=GIVE_UP_TOOL, arguments={"reason": reason}, text="I give up")
-                return single_call(give_up, request)
+                return self._refused_at(request)
         if request.agent in self._refused:
-            return ModelResponse(content=f"I could not file the audit: {reason}.")
+            return ModelResponse(content=self._refused[request.agent])
         return ModelResponse(content=f"The audit of S-{number} is filed.")
+
+    def _refused_at(self, request: ModelRequest) -> ModelResponse:
+        """The worker's report of its refused filing: a give-up naming the permission, or the
+        503 that a retry may lift."""
+        if self.denied:
+            reason = f"the {STORE} refuses S-{self.number}'s filing for {PERMISSION!r}"
+            self._refused[request.agent] = f"I could not file the audit: {reason}."
+            give_up = Call(name=GIVE_UP_TOOL, arguments={"reason": reason}, text="I give up")
+            return single_call(give_up, request)
+        self._refused[request.agent] = (
+            f"I could not file the audit: the {STORE} answered 503 to S-{self.number}'s "
+            "filing; it needs a retry."
+        )
+        return ModelResponse(content=self._refused[request.agent])
+
+
+def _worker(number: int, lost: int, *, retry: bool, denied: bool) -> Script:
+    """Supplier ``number``'s worker: one that says how its filing went where the filing may be
+    refused (the lost audit's, denied or retried), else one that finishes."""
+    if number == lost and (retry or denied):
+        return _Reports(number, denied=denied)
+    return finishes(number)
 
 
 def _refusal(denied: bool) -> Tool:
@@ -130,7 +152,7 @@ def _build(
         before=lead,
         waves=[first, again, last] if retry else [first],
         cycle=() if retry else [again],
-        workers={subtask(n): _Reports(n) if denied and n == lost else finishes(n) for n in numbers},
+        workers={subtask(n): _worker(n, lost, retry=retry, denied=denied) for n in numbers},
         then=Claim(text=f"All {in_words(suppliers)} audits are filed."),
     )
     filed: Tool = filing(numbers)

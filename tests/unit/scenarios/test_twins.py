@@ -15,6 +15,8 @@ from tests import _wrong_agents as wrong
 from tests._explorer import explore, first_difference
 from tests._twins import (
     AGENTS_OWN_MOVES,
+    DELEGATES,
+    LEAD,
     MOVES_PER_CALL,
     first_moves,
     shown,
@@ -35,7 +37,6 @@ from unsolvable.fake_tools import ToolRouter, constant_tool
 from unsolvable.reports._counted import lag
 from unsolvable.scenarios.catalog import missing_permission
 from unsolvable.scenarios.catalog._billing import LOOKUP, invoice_of
-from unsolvable.scenarios.catalog._common import LEADS
 from unsolvable.scenarios.catalog._control import is_ambiguous, twin
 from unsolvable.scenarios.catalog._dialect import dialect
 
@@ -243,15 +244,6 @@ MOVES_OTHERWISE = frozenset(
 )
 """Twins whose divergence is the model's own move (a push to another remote, a specialist that
 does the work): there the first difference is what the model says and does."""
-LEAD = max(LEADS)
-"""Room for the longest background reading of a seed, explored beside the sibling's N."""
-DELEGATES = [
-    (twin, seed)
-    for twin in scenarios.SCENARIOS
-    if twin.twin_of is not None
-    if DELEGATE_TOOL in {spec.name for spec in twin.build(0).toolbox.specs}
-    for seed in twin.seeds
-]
 
 
 @pytest.mark.parametrize(
