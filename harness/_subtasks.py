@@ -289,7 +289,15 @@ class SubtaskTable:
         """The current attempt ended: failed after a refusal, abandoned otherwise, unless it
         succeeded; dependents still pending are skipped."""
         entry.returned |= entry.active
-        for agent in entry.active:
+        # a name that workers of other subtasks still run under (agents-as-tools) stays theirs:
+        # their calls are attributed by the step that asked for them
+        still = {
+            agent
+            for other in self._entries.values()
+            if other is not entry
+            for agent in other.active
+        }
+        for agent in entry.active - still:
             self._working.pop(agent, None)
         entry.active = set()
         if entry.state is SubtaskState.RUNNING:

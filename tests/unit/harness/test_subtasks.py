@@ -274,3 +274,50 @@ def test_workers_run_together_under_one_name_are_observed_as_under_their_own() -
     own, one = (unsolvable.run(_in_turns(one_name), scenario) for one_name in (False, True))
     assert _as_observed(one) == _as_observed(own)
     assert own.observed.first_stagnant_step == 10  # the step after the last audit was filed
+
+
+def _answers_as_they_come(one_name: bool, turns: int = 6) -> Callable[[Session], Stop]:
+    """A supervisor that delegates once, starts a worker a turn, and reads each worker's answer
+    as it comes while the others still run, as a runtime that hands a delegation's return to
+    its supervisor at once does: each turn, every running worker's model call, then the
+    supervisor's reading of those that answered, then the calls the others asked for."""
+
+    def agent(session: Session) -> Stop:
+        lead = opening(session)
+        reply = session.call_model(lead, session.tools)
+        lead.append(assistant(reply))
+        workers = [
+            (call_id, "worker" if one_name else f"worker-{n}", [*lead[:1], _brief(str(brief))])
+            for n, (call_id, _, brief) in enumerate(tool_calls(reply))
+        ]
+        running: list[tuple[str, str, list[Any]]] = []
+        for turn in range(turns):
+            running += workers[turn : turn + 1]
+            replies = [(w, session.call_model(w[2], session.tools, agent=w[1])) for w in running]
+            for (call_id, _, conversation), answer in replies:
+                conversation.append(assistant(answer))
+                if not tool_calls(answer):
+                    lead.append(
+                        {"role": "tool", "tool_call_id": call_id, "content": answer["content"]}
+                    )
+                    lead.append(assistant(session.call_model(lead, session.tools)))
+            running = [worker for worker, answer in replies if tool_calls(answer)]
+            for (_, name, conversation), answer in replies:
+                for call_id, tool, arguments in tool_calls(answer):
+                    conversation.append(dispatch(session, call_id, tool, arguments, agent=name)[0])
+        return Stop(code=Code.BLOCKED_INPUT, reason="denied", missing=("audits:eu-write",))
+
+    return agent
+
+
+def test_a_delegation_that_returns_leaves_its_name_to_the_workers_still_running_under_it() -> None:
+    """Where a worker's delegation returned while others under its name still ran, their
+    calls went unattributed until their next model call: the filing a sibling made then did not
+    finish its subtask, which read as abandoned when its delegation returned."""
+    scenario = scenarios.get("mixed-fan-out/one-denied")
+    own, one = (
+        unsolvable.run(_answers_as_they_come(one_name), scenario) for one_name in (False, True)
+    )
+    assert _as_observed(one) == _as_observed(own)
+    held = "its criteria held after file_audit"
+    assert [row.why for row in own.observed.subtasks or ()][:3] == [held] * 3
