@@ -38,6 +38,7 @@ __all__ = [
     "ToolTrace",
     "TraceStep",
     "Verdict",
+    "check_schema",
 ]
 
 SCHEMA_VERSION = 6
@@ -121,8 +122,7 @@ class TerminationRecord:
         whose numbers would be counted by other rules."""
         if self.step_bound < 1:
             raise ValueError(f"step_bound is {self.step_bound}: a scenario's N is 1 step or more")
-        if not OLDEST_READ_SCHEMA <= self.schema_version <= SCHEMA_VERSION:
-            raise SchemaError(_unread_schema(self.schema_version))
+        check_schema(self.schema_version)
         object.__setattr__(self, "budget", freeze(self.budget))
         if self.reported is not None:
             partial = freeze(plain_partial(self.reported.partial))
@@ -165,6 +165,13 @@ class TerminationRecord:
         from unsolvable._record_data import build
 
         return build(cls, as_version_6(data), clean=clean)
+
+
+def check_schema(version: int) -> None:
+    """A `SchemaError` unless this harness reads records of schema ``version``: a record's own,
+    or that of the file that holds records (one of none says which version wrote it)."""
+    if not OLDEST_READ_SCHEMA <= version <= SCHEMA_VERSION:
+        raise SchemaError(_unread_schema(version))
 
 
 def _unread_schema(version: int) -> str:

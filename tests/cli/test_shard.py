@@ -159,3 +159,26 @@ def test_a_spoilt_part_is_refused_by_name_and_nothing_is_merged(
     assert merged.returncode == 2 and merged.stdout == "", merged.stdout
     assert says in merged.stderr and repr(str(spoilt)) in merged.stderr, merged.stderr
     assert not out.exists()
+
+
+def test_a_part_of_no_records_from_another_version_is_refused_as_its_records_would_be(
+    tmp_path: Path,
+) -> None:
+    """A part's own schema_version is read, not only its records': a shard that made no run,
+    written by another version, merged where one whose record says the same is refused."""
+    parts = [tmp_path / f"p{k}.json" for k in (1, 2)]
+    for k, part in enumerate(parts, start=1):
+        _unsolvable("run", "--agent", "contract", "--scenario", "constant-return/repeat",
+                    "--shard", f"{k}/2", "--json", str(part))  # fmt: skip
+    made, data = parts[0].read_text(), json.loads(parts[0].read_text())
+    data["records"][0]["schema_version"] = 99
+    parts[0].write_text(json.dumps(data))
+    by_record = _unsolvable("merge", *map(str, parts)).stderr
+    parts[0].write_text(made)
+    data = json.loads(parts[1].read_text())
+    assert data["records"] == []
+    parts[1].write_text(json.dumps({**data, "schema_version": 99}))
+    merged = _unsolvable("merge", *map(str, parts), "--json", str(tmp_path / "all.json"))
+    assert merged.returncode == 2 and merged.stdout == "", merged.stdout
+    assert merged.stderr == by_record.replace(repr(str(parts[0])), repr(str(parts[1])))
+    assert "schema_version is 99" in merged.stderr and not (tmp_path / "all.json").exists()
