@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -228,6 +229,39 @@ def test_a_terminal_closed_mid_run_still_gets_every_finished_record_written(
     assert survivors(workers) == [], "a worker outlived the session"
     data = json.loads(out.read_text())
     assert data["interrupted"] is True and len(data["records"]) >= 2
+
+
+def test_a_report_on_a_terminal_that_hung_up_writes_every_file_and_ends_quietly(
+    tmp_path: Path,
+) -> None:
+    """``unsolvable report`` writes its files before its first print, as ``unsolvable run``
+    does: on a terminal that is gone every print fails (EIO), which must cost no file, and
+    ends it as a closed pipe does (status 1, nothing said)."""
+    records, forms = tmp_path / "records.json", ("--markdown", "--html", "--otel")
+    _unsolvable("run", "--agent", "contract", "--scenario", REPEAT, "--json", str(records))
+    shown = _unsolvable("report", str(records), *_written(tmp_path / "shown", forms))
+    assert shown.returncode == 0, shown.stderr
+    terminal, its_end = os.openpty()
+    os.close(terminal)  # the window closed: every write to its end fails with EIO
+    try:
+        gone = subprocess.run(
+            [sys.executable, "-m", "unsolvable.cli", "report", str(records),
+             *_written(tmp_path / "gone", forms)],
+            cwd=ROOT, stdin=subprocess.DEVNULL, stdout=its_end, stderr=subprocess.PIPE,
+            timeout=120, check=False,
+        )  # fmt: skip
+    finally:
+        os.close(its_end)
+    assert (gone.returncode, gone.stderr) == (1, b"")
+    for form in forms:
+        name = FORMS[form]
+        assert (tmp_path / "gone" / name).read_bytes() == (tmp_path / "shown" / name).read_bytes()
+
+
+def _written(folder: Path, forms: Sequence[str]) -> list[str]:
+    """The flags that write each of ``forms`` into ``folder``, under `FORMS`' names."""
+    folder.mkdir()
+    return [word for form in forms for word in (form, str(folder / FORMS[form]))]
 
 
 @pytest.mark.parametrize("how", ENDINGS, ids=lambda how: how.name)
