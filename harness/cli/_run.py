@@ -17,7 +17,6 @@ from typing import Any
 
 from unsolvable._batch import Batch, Job, run_jobs
 from unsolvable._errors import OutputError, ShardError
-from unsolvable._interrupts import signal_name
 from unsolvable._processes import DESCRIPTORS_PER_WORKER, most_workers, open_file_limit
 from unsolvable._record import TerminationRecord
 from unsolvable._scenario import SEEDS, Ceilings, Scenario, is_seed
@@ -265,10 +264,7 @@ def run_scenarios(args: argparse.Namespace) -> int:
         try:
             return _finish(args, batch, options, baseline, stream)
         except KeyboardInterrupt as interrupt:  # the runs are over; a report may be unwritten
-            stream.close(keep=True)
-            kept = f"; {stream.kept()} (unsolvable report reads that file)" if stream.kept() else ""
-            said = f"unsolvable: interrupted ({signal_name(interrupt)}) while writing the reports"
-            print(said + kept, file=sys.stderr)
+            print(stream.interrupted_writing(interrupt), file=sys.stderr)
             return INTERRUPTED_STATUS
     finally:
         stream.close(keep=True)  # what it holds is all there is, unless the reports were written

@@ -269,25 +269,38 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """Workers publish their records. The controller (or a serial run), every record in, writes
-    the reports and gates on the baseline: a regression fails a session that passed."""
-    config, settings = session.config, session.config.stash[SETTINGS]
+    the reports and gates on the baseline; a signal as it writes them ends the session as
+    ``unsolvable run`` ends, interrupted, saying which records the stream keeps."""
+    config = session.config
     workeroutput = getattr(config, "workeroutput", None)
     if PLAN in config.stash and workeroutput is not None:
         workeroutput[PLAN_KEY] = config.stash[PLAN]
     if LEDGER in config.stash and workeroutput is not None:
         config.stash[LEDGER].publish(workeroutput)
-    elif workeroutput is None and settings.has_reports:
-        options = settings.report_options()
-        whole = session.exitstatus in WHOLE and not (session.shouldfail or session.shouldstop)
-        interrupted = session.exitstatus == pytest.ExitCode.INTERRUPTED
-        baseline = config.stash.get(BASELINE, None)
-        ledger = _session_ledger(config)
-        plan = config.stash.get(PLAN, None)
-        passed = ledger.report(
-            options, baseline=baseline, whole=whole, interrupted=interrupted, plan=plan
-        )
-        if not passed and session.exitstatus == pytest.ExitCode.OK:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    elif workeroutput is None and config.stash[SETTINGS].has_reports:
+        try:
+            _write_reports(session)
+        except KeyboardInterrupt as interrupt:  # SIGTERM and SIGHUP among them (`Interrupted`)
+            ledger = _session_ledger(config)
+            ledger.notes.append(ledger.stream.interrupted_writing(interrupt))
+            session.exitstatus = pytest.ExitCode.INTERRUPTED
+
+
+def _write_reports(session: pytest.Session) -> None:
+    """The reports and the baseline gate, every record in: a regression fails a session that
+    passed."""
+    config = session.config
+    options = config.stash[SETTINGS].report_options()
+    whole = session.exitstatus in WHOLE and not (session.shouldfail or session.shouldstop)
+    interrupted = session.exitstatus == pytest.ExitCode.INTERRUPTED
+    baseline = config.stash.get(BASELINE, None)
+    ledger = _session_ledger(config)
+    plan = config.stash.get(PLAN, None)
+    passed = ledger.report(
+        options, baseline=baseline, whole=whole, interrupted=interrupted, plan=plan
+    )
+    if not passed and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:

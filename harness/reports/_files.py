@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import IO
 
 from unsolvable._errors import OutputError
+from unsolvable._interrupts import signal_name
 from unsolvable._numbers import counted
 from unsolvable._record import TerminationRecord
 
@@ -181,6 +182,16 @@ class RecordStream:
             return ""
         verb = "is" if self.written == 1 else "are"
         return f"the {counted(self.written, 'record')} streamed to {self.path} {verb} kept"
+
+    def interrupted_writing(self, interrupt: KeyboardInterrupt) -> str:
+        """Closes the stream, kept, after ``interrupt`` (SIGINT, SIGTERM or SIGHUP) came as the
+        reports were written, each whole or not at all: the line that says so, and which
+        records the stream keeps, as both faces print it."""
+        self.close(keep=True)
+        said = f"unsolvable: interrupted ({signal_name(interrupt)}) while writing the reports"
+        return said + (
+            f"; {self.kept()} (unsolvable report reads that file)" if self.kept() else ""
+        )
 
     def close(self, *, keep: bool) -> None:
         """Closes the stream; removes it unless ``keep`` (the final file could not be written)

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests._records_tap import REAP_SECONDS, RecordTap, session
+from tests.cli.test_cli import ROOT
 from tests.plugin._helpers import QUIET, XDIST_ENVIRONMENT, Run, cases, outcomes
 from unsolvable.plugin._options import (
     AGENT_OPTION,
@@ -236,3 +237,34 @@ def test_a_worker_interrupted_after_its_runs_sends_each_record_once(
         ("constant-return/repeat", 1),
     ]
     assert "went down without sending" not in result.stdout.str()
+
+
+@pytest.mark.parametrize("how", ENDINGS, ids=lambda how: how.name)
+def test_an_interrupt_while_the_reports_are_written_keeps_the_old_file_and_the_records(
+    pytester: pytest.Pytester, how: signal.Signals
+) -> None:
+    """Every test is over, and the signal comes as the first report's temporary file is made
+    (the agent's module, which the session imports, sends it then): the session ends as
+    ``unsolvable run`` does, its status pytest's interrupted one, no temporary file left, the
+    file there as it was, and a line saying which records the stream keeps."""
+    out = pytester.path / "records.json"
+    out.write_text("old")
+    env = {k: v for k, v in os.environ.items() if k not in XDIST_ENVIRONMENT}
+    env |= {"SIGNALLING_AT_WRITE": how.name, "PYTHONPATH": str(ROOT)}
+    command = [
+        sys.executable, "-m", "pytest", *QUIET[2:], "-p", "no:cacheprovider",
+        f"{AGENT_OPTION}=tests.cli.signalling_agents:stops", "-k", "constant-return/repeat-seed0",
+        f"{JSON_OPTION}={out}", "--unsolvable-no-snapshot",
+    ]  # fmt: skip
+    with session(command, cwd=pytester.path, env=env) as child:
+        stdout, stderr = child.communicate(timeout=REAP_SECONDS)
+    said = (stdout + stderr).decode()
+    assert child.returncode == pytest.ExitCode.INTERRUPTED, said[-3000:]
+    stream = pytester.path / "records.json.jsonl"
+    assert "Traceback" not in said and "KeyboardInterrupt" not in said, said[-3000:]
+    assert (
+        f"unsolvable: interrupted ({how.name}) while writing the reports; the 1 record streamed "
+        f"to {stream} is kept (unsolvable report reads that file)"
+    ) in said.splitlines()
+    assert not list(pytester.path.glob(".*.tmp")), "a temporary file was left"
+    assert out.read_text() == "old" and len(stream.read_text().splitlines()) == 1
