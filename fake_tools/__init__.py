@@ -14,6 +14,7 @@ from unsolvable.fake_tools.tools.documents import Criterion, check_tool, failing
 from unsolvable.fake_tools.tools.hanging import TIMED_OUT, hanging_tool
 from unsolvable.fake_tools.tools.jobs import RETRY_AFTER_SECONDS, flaky_tool, job_tool
 from unsolvable.fake_tools.tools.permission import DENIED, PermissionDenied, denied_tool
+from unsolvable.fake_tools.tools.rate_limit import RATE_LIMITED, rate_limited_tool
 from unsolvable.fake_tools.tools.registry import NOT_FOUND, registry_tool
 from unsolvable.fake_tools.tools.search import search_tool
 from unsolvable.fake_tools.tools.sequence import ModelSteps, sequence_tool, staged_tool
@@ -22,7 +23,7 @@ from unsolvable.fake_tools.tools.settle import settle_tool
 from unsolvable.fake_tools.tools.unavailable import UNAVAILABLE, unavailable_tool
 from unsolvable.fake_tools.tools.waiting import queued_job_tool
 
-REFUSALS = (DENIED, UNAVAILABLE, TIMED_OUT, NOT_FOUND, NEEDS_APPROVAL)
+REFUSALS = (DENIED, UNAVAILABLE, RATE_LIMITED, TIMED_OUT, NOT_FOUND, NEEDS_APPROVAL)
 """Every kind of refusal a fake tool answers with (`unsolvable.ToolResult.refusal`), each named
 by its tool family: what a scenario file's recorded answer may say it was refused as."""
 
@@ -31,6 +32,7 @@ __all__ = [
     "DENIED",
     "NEEDS_APPROVAL",
     "NOT_FOUND",
+    "RATE_LIMITED",
     "REFUSALS",
     "RETRY_AFTER_SECONDS",
     "TIMED_OUT",
@@ -57,6 +59,7 @@ __all__ = [
     "normalise_text",
     "pages_tool",
     "queued_job_tool",
+    "rate_limited_tool",
     "registry_tool",
     "requires",
     "respond",

@@ -876,6 +876,42 @@ def blocks_on_first_503() -> ContractAgent:
     return ContractAgent(ContractThresholds(unavailable_attempts=1))
 
 
+class _NoWaits(_SessionView):
+    """A session whose waits take no time: the agent is asked to wait and goes on at once."""
+
+    def sleep(self, seconds: float) -> None:
+        """Waits nothing, whatever it is asked."""
+
+
+def retries_at_once() -> Any:
+    """The contract that never waits a Retry-After out: its workers retry a rate-limited call at
+    once, keeping the limit tripped (the storm), and the idle budget it reads never runs out
+    while its steps burn."""
+    contract = ContractAgent()
+    return lambda session: contract(_NoWaits(session))  # type: ignore[arg-type]
+
+
+class _RateLimitsAsOutages(_SessionView):
+    """A session whose 429s read as 503s with no Retry-After: a rate limit taken for a
+    dependency down for good."""
+
+    def call_tool(self, name: str, arguments: Any = None, *, agent: str = "main") -> str:
+        result: str = self._session.call_tool(name, arguments, agent=agent)
+        body = parse(result)
+        error = body.get("error") if isinstance(body, dict) else None
+        if not isinstance(error, dict) or error.get("status") != 429:
+            return result
+        down = {key: value for key, value in error.items() if key != "retry_after"}
+        return json.dumps({**body, "error": {**down, "status": 503}})
+
+
+def gives_up_at_the_first_rate_limit() -> Any:
+    """The contract that takes a rate limit for a dependency down for good and gives up at its
+    first 429: a retriable error never retried."""
+    contract = blocks_on_first_503()
+    return lambda session: contract(_RateLimitsAsOutages(session))  # type: ignore[arg-type]
+
+
 def never_retries() -> ContractAgent:
     """The contract that never dispatches a subtask again, not even after it failed."""
     return ContractAgent(ContractThresholds(retries=0))

@@ -39,6 +39,9 @@ PERMISSION_IN_TEXT = re.compile(r"permission '([^']+)'")
 """How a refusal names its permission when it comes as an exception message, not a JSON body."""
 UNAVAILABLE_STATUSES = frozenset({503, 504})
 """A dependency that is down, or that did not answer within its timeout."""
+BLOCKING_STATUSES = frozenset({429, 503})
+"""A dependency that refused the call for now: down, or over its rate limit. Either is what
+blocked the subtask when it never answers, and the stop names it."""
 
 
 class ContractRun:
@@ -254,13 +257,16 @@ class ContractRun:
     def _blocker(self, name: str, result: str, error: Exception | None) -> Stop | None:
         """A permission denied again (by any tool: the permission is the blocker, not the tool)
         blocks; a record looked up in vain twice; a dead dependency after the allowed
-        attempts."""
+        attempts. A dependency that refused the call, down or rate-limited, is noted as this
+        agent's blocker either way."""
         details = error_details(result)
         permission = details.get("missing_permission") or getattr(error, "permission", None)
         if permission is None and details.get("status") == 403:
             found = PERMISSION_IN_TEXT.search(str(details.get("message", "")))
             permission = found.group(1) if found else "unknown permission"
-        blocker = permission or (details.get("status") == 503 and details.get("dependency"))
+        blocker = permission or (
+            details.get("status") in BLOCKING_STATUSES and details.get("dependency")
+        )
         if blocker and str(blocker) not in self.blockers:
             self.blockers.append(str(blocker))
         if permission is not None:

@@ -1,5 +1,5 @@
 """The tools of the budget and blocker families: a job that stays queued or moves, a dependency
-down for ever, a hang, a search that takes time, a confirmation, a 404."""
+down for ever, a quota spent for ever, a hang, a search that takes time, a confirmation, a 404."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from unsolvable.fake_tools import (
     flaky_tool,
     hanging_tool,
     queued_job_tool,
+    rate_limited_tool,
     registry_tool,
     requires,
     search_tool,
@@ -55,6 +56,17 @@ def test_a_dependency_down_for_ever_says_when_to_come_back_every_time() -> None:
     _, results = _calls(fetch, 30)
     assert all(_body(r)["error"]["retry_after"] == 60 for r in results)
     assert {r.refusal for r in results} == {"unavailable"}
+
+
+def test_a_spent_quota_answers_every_caller_429_with_the_same_retry_after() -> None:
+    lookup = rate_limited_tool(SPEC, "registry", retry_after=60)
+    world, results = _calls(lookup, 30, supplier="S-1")
+    results += [lookup.handler(world, {"supplier": "S-2"})]
+    assert len({json.dumps(_body(r)) for r in results}) == 1, "no caller's answer differs"
+    error = _body(results[0])["error"]
+    assert (error["status"], error["retry_after"], error["dependency"]) == (429, 60, "registry")
+    assert {r.refusal for r in results} == {"rate_limited"}
+    assert world.fingerprint() == FakeWorld(failing=requires("done", "")).fingerprint()
 
 
 def test_a_hang_takes_its_timeout_on_the_clock_then_a_cold_start_answers() -> None:

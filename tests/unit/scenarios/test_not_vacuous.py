@@ -85,6 +85,7 @@ CAUGHT_BY_VARIANT: dict[str, tuple[Any, bool, str]] = {
         "does not name what blocked",
     ),
     "task-graph/swallowed-error": (wrong.trusts_its_workers_word, False, "failure not propagated"),
+    "fan-out/rate-limit-storm": (wrong.retries_at_once, False, "retried a refused call"),
     "duplicate-dispatch/denied-dispatched-again": (
         wrong.retries_a_refused_subtask,
         True,
@@ -110,6 +111,7 @@ TWIN_CAUGHT: dict[str, Any] = {
     "forced-final-answer/twin-duplicate-found": lambda: wrong.capped(4),
     "give-up-honoured/twin-hesitates": wrong.stops_when_the_model_hesitates,
     "fan-out/twin-workers-succeed": wrong.no_worker_runtime,
+    "fan-out/twin-limit-lifts": wrong.gives_up_at_the_first_rate_limit,
     "endless-wait/twin-job-finishes": wrong.idle_from_the_start,
     "busy-idle/twin-finds-the-rename": wrong.criteria_stall_only,
     "tool-timeout/twin-warms-up": wrong.gives_up_at_first_timeout,
@@ -231,6 +233,13 @@ def test_only_a_join_on_a_swallowed_error_catches_a_runtime_that_passes_its_work
     assert record.verdict.broke(unsolvable.Rule.FAILURE_NOT_PROPAGATED), record.verdict.summary
 
 
+def _passes_on_every_seed(make: Any, name: str) -> None:
+    """``make()``'s agent passes ``name`` strictly on each of its seeds."""
+    scenario = scenarios.get(name)
+    runs = [unsolvable.run(make(), scenario, seed=s, strict=True) for s in scenario.seeds]
+    assert all(r.verdict.passed for r in runs), [r.verdict.summary for r in runs]
+
+
 RETRIES_A_REFUSAL = (
     "duplicate-dispatch/lost-return",
     "duplicate-dispatch/twin-retry-after-failure",
@@ -247,16 +256,34 @@ def test_only_a_permission_refused_to_the_next_worker_catches_a_retried_refusal(
     """The supervisor that dispatches a subtask again after its worker's refusal, and calls the
     run stalled when the next worker meets the same, passes the rest of its family: only the
     refusal met again names the blocker it missed."""
-    scenario = scenarios.get(name)
-    runs = [
-        unsolvable.run(wrong.retries_a_refused_subtask(), scenario, seed=s, strict=True)
-        for s in scenario.seeds
-    ]
-    assert all(r.verdict.passed for r in runs), [r.verdict.summary for r in runs]
+    _passes_on_every_seed(wrong.retries_a_refused_subtask, name)
     denied = scenarios.get("duplicate-dispatch/denied-dispatched-again")
     record = unsolvable.run(wrong.retries_a_refused_subtask(), denied, strict=True)
     assert record.verdict.broke(unsolvable.Rule.UNEXPECTED_CODE), record.verdict.summary
     assert record.reported is not None and record.reported.code is Code.NO_PROGRESS
+
+
+FAN_OUT_WITHOUT_A_LIMIT = (
+    "fan-out/four-workers",
+    "fan-out/eight-workers",
+    "fan-out/plain",
+    "fan-out/twin-workers-succeed",
+    "fan-out/twin-limit-lifts",
+)
+"""Where a supervisor whose workers never wait a Retry-After out is not caught: no call there
+asks it to wait, or the one that does is answered at the retry."""
+
+
+@pytest.mark.parametrize("name", FAN_OUT_WITHOUT_A_LIMIT)
+def test_only_a_rate_limit_that_never_lifts_catches_retries_that_never_wait(name: str) -> None:
+    """The workers that retry a 429 at once pass the rest of their family: only the storm,
+    every retry meeting the same spent quota, shows the retries past the allowance and the
+    steps burnt that waiting would have spared."""
+    _passes_on_every_seed(wrong.retries_at_once, name)
+    storm = scenarios.get("fan-out/rate-limit-storm")
+    record = unsolvable.run(wrong.retries_at_once(), storm, strict=True)
+    assert record.verdict.broke(unsolvable.Rule.RETRIED_REFUSAL), record.verdict.summary
+    assert record.reported is not None and record.reported.code is Code.BUDGET_STEPS
 
 
 def test_a_stop_without_a_model_call_is_premature_on_every_unsolvable_scenario() -> None:
