@@ -86,8 +86,8 @@ the harness's 200-step ceiling after the longest background reading."""
 
 @st.composite
 def mixed_fan_out_scenarios(draw: st.DrawFn) -> Scenario:
-    """Workers that all finish but the last, blocked by a refusal, a dead registry or its 503
-    swallowed, with the number of workers and the blocker drawn."""
+    """Workers that all finish but the last, blocked by a refusal, a dead registry, its 503
+    swallowed or a registry that hangs, with the number of workers and the blocker drawn."""
     workers = draw(st.sampled_from(MIXED_FAN_OUT_WORKERS))
     kind = draw(st.sampled_from(mixed_fan_out.KINDS))
     variant = f"generated-{kind}-workers{workers}"

@@ -912,6 +912,33 @@ def gives_up_at_the_first_rate_limit() -> Any:
     return lambda session: contract(_RateLimitsAsOutages(session))  # type: ignore[arg-type]
 
 
+class _TimeoutsAsPending(_SessionView):
+    """A session whose runtime reads a timeout as an answer still on its way: a 504 comes to
+    the agent as a job still running, which it waits on rather than counts as a failure."""
+
+    def call_tool(self, name: str, arguments: Any = None, *, agent: str = "main") -> str:
+        result = self._session.call_tool(name, arguments, agent=agent)
+        body = parse(result)
+        error = body.get("error") if isinstance(body, dict) else None
+        if not isinstance(error, dict) or error.get("status") != 504:
+            return result
+        return json.dumps({"status": "running", "message": error.get("message")})
+
+
+def waits_on_a_hung_worker() -> Any:
+    """The contract whose runtime takes a worker's timeouts for a slow answer to wait out, as a
+    supervisor with no per-worker timeout waits on a worker that hangs: the worker calls the
+    hung dependency again and again until the run's time budget is spent."""
+    contract = ContractAgent()
+    return lambda session: contract(_TimeoutsAsPending(session))  # type: ignore[arg-type]
+
+
+def gives_up_at_the_second_timeout() -> ContractAgent:
+    """The contract that abandons a dependency at its second failure in a row, one short of
+    the allowance: a cold start of two timeouts looks like a dependency that hangs for good."""
+    return ContractAgent(ContractThresholds(unavailable_attempts=2))
+
+
 def never_retries() -> ContractAgent:
     """The contract that never dispatches a subtask again, not even after it failed."""
     return ContractAgent(ContractThresholds(retries=0))

@@ -24,7 +24,7 @@ from unsolvable.fake_tools import hanging_tool
 from unsolvable.scenarios.catalog._common import lead, scenario
 from unsolvable.scenarios.catalog._control import Deliverable, twin, wait_then_finish
 
-__all__ = ["FAMILY", "SCENARIOS", "make", "twins"]
+__all__ = ["COLD_START", "FAMILY", "RETRIES", "SCENARIOS", "WALL_BUDGET", "make", "twins"]
 
 FAMILY = "tool-timeout"
 WALL_BUDGET = 100.0

@@ -181,6 +181,7 @@ class _LastWorkerFirst:
 ONE_BLOCKED = [
     "mixed-fan-out/one-denied",
     "mixed-fan-out/one-dependency-down",
+    "mixed-fan-out/one-worker-hangs",
     "mixed-fan-out/swallowed-error",
     "mixed-fan-out/out-of-turns-reported-done",
     "task-graph/upstream-down",

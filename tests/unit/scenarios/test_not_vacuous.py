@@ -78,6 +78,11 @@ CAUGHT_BY_VARIANT: dict[str, tuple[Any, bool, str]] = {
         False,
         "false completion",
     ),
+    "mixed-fan-out/one-worker-hangs": (
+        wrong.waits_on_a_hung_worker,
+        False,
+        "retried a refused call",
+    ),
     "role-ping-pong/handoff-bounce": (wrong.counts_handoffs_as_progress, False, "after the bound"),
     "role-ping-pong/needs-another-role": (
         wrong.blames_the_ping_pong,
@@ -123,6 +128,7 @@ TWIN_CAUGHT: dict[str, Any] = {
     "false-premise/twin-premise-holds": wrong.asks_at_first_doubt,
     "mixed-fan-out/twin-all-finish": wrong.blocks_on_first_503,
     "mixed-fan-out/twin-archivist-finds-it": wrong.halves_role_budgets,
+    "mixed-fan-out/twin-registry-warms-up": wrong.gives_up_at_the_second_timeout,
     "duplicate-dispatch/twin-retry-after-failure": wrong.never_retries,
     "duplicate-dispatch/twin-permission-granted": wrong.never_retries,
     "task-graph/twin-upstream-recovers": wrong.blocks_on_first_503,
@@ -284,6 +290,37 @@ def test_only_a_rate_limit_that_never_lifts_catches_retries_that_never_wait(name
     record = unsolvable.run(wrong.retries_at_once(), storm, strict=True)
     assert record.verdict.broke(unsolvable.Rule.RETRIED_REFUSAL), record.verdict.summary
     assert record.reported is not None and record.reported.code is Code.BUDGET_STEPS
+
+
+WAITS_ON_A_HANG = [
+    s.name
+    for s in scenarios.SCENARIOS
+    if s.family == "mixed-fan-out" and s.name != "mixed-fan-out/one-worker-hangs"
+]
+"""Where a runtime that waits out a worker's timeouts is not caught: no lookup there hangs for
+good (the twin's registry warms up within the allowance)."""
+
+
+@pytest.mark.parametrize("name", WAITS_ON_A_HANG)
+def test_only_a_worker_that_hangs_for_good_catches_a_runtime_that_waits_on_it(name: str) -> None:
+    """The supervisor that waits on a worker whose calls time out, as on a slow answer, passes
+    the rest of its family on every seed: only a hang that never lifts shows it retrying past
+    the allowance until the time budget is spent, never naming the dependency that hangs."""
+    _passes_on_every_seed(wrong.waits_on_a_hung_worker, name)
+    hangs = scenarios.get("mixed-fan-out/one-worker-hangs")
+    record = unsolvable.run(wrong.waits_on_a_hung_worker(), hangs)
+    assert record.verdict.broke(unsolvable.Rule.RETRIED_REFUSAL), record.verdict.summary
+    assert record.verdict.broke(unsolvable.Rule.BLOCKER_NOT_NAMED), record.verdict.summary
+    assert record.reported is not None and record.reported.code is Code.BUDGET_TIME
+
+
+def test_only_a_cold_start_of_two_timeouts_catches_giving_up_at_the_second() -> None:
+    """A twin whose registry answers after one 503 lets a contract one attempt short of the
+    allowance through; the registry that warms up after two timeouts false-stops it."""
+    _passes_on_every_seed(wrong.gives_up_at_the_second_timeout, "mixed-fan-out/twin-all-finish")
+    two = scenarios.get("mixed-fan-out/twin-registry-warms-up")
+    record = unsolvable.run(wrong.gives_up_at_the_second_timeout(), two)
+    assert record.verdict.broke(unsolvable.Rule.FALSE_STOP), record.verdict.summary
 
 
 def test_a_stop_without_a_model_call_is_premature_on_every_unsolvable_scenario() -> None:

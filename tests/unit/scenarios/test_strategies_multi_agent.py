@@ -40,6 +40,7 @@ MIXED_LIBRARY = {
     "denied": "one-denied",
     "down": "one-dependency-down",
     "swallowed": "swallowed-error",
+    "hangs": "one-worker-hangs",
 }
 """The library's mixed fan-out of each blocker: four workers, the fourth blocked."""
 
