@@ -9,18 +9,24 @@ from typing import Any
 
 from unsolvable import (
     CHECK_TOOL,
+    DELEGATE_TOOL,
     PROTOCOL_TOOLS,
     Budget,
     Code,
     ContextOverflow,
+    Exit,
     Pricing,
     Session,
     Stop,
 )
 from unsolvable.agents import ContractAgent, ContractThresholds
+from unsolvable.agents._budget_ledger import BudgetLedger
+from unsolvable.agents._contract_run import ContractRun
 from unsolvable.agents._fingerprint import action_fingerprint, observation_fingerprint, parse
 from unsolvable.agents._loop import assistant, dispatch, opening, tool_calls
 from unsolvable.agents._signals import compacted, wait_hint
+from unsolvable.agents._supervision import Supervision
+from unsolvable.agents._thresholds import Terms
 from unsolvable.scenarios.catalog._dialect import HANDOFF_PREFIX
 
 Policy = Callable[[list[tuple[str, str, Any]], list[str], int], Stop | None]
@@ -949,6 +955,44 @@ def retries_a_refused_subtask() -> ContractAgent:
     worker it dispatches next, for a failure worth another try (a third refusal would block):
     its stop, when the wave fails, says the run stalled, never which permission blocked it."""
     return ContractAgent(ContractThresholds(permission_denials=3))
+
+
+class _RoundsAsNews(ContractRun):
+    """The contract's supervisor, but a wave whose every worker stopped without finishing is
+    one more round to it: only a blocker, a spent budget or a round that brings nothing new
+    ends the run there."""
+
+    def _after_wave(
+        self, supervision: Supervision, stops: list[Stop], *, novel: bool
+    ) -> Stop | None:
+        spent = [stop for stop in stops if stop.exit is Exit.EXHAUSTED]
+        return super()._after_wave(supervision, spent, novel=novel)
+
+
+def counts_rounds_not_results() -> Any:
+    """The contract whose supervisor takes a round that brought news for progress, whatever its
+    workers did: workers that each hand their subtask back naming new ones bring new records
+    every round, and only the budget ends the queue (a node budget: exhausted, where the run is
+    abandoned)."""
+    terms = Terms(thresholds=ContractThresholds(), verifier=CHECK_TOOL, delegate=DELEGATE_TOOL)
+    return lambda session: _RoundsAsNews(terms, session, BudgetLedger(session), "main").go()
+
+
+def forbids_new_subtasks() -> Any:
+    """`delegating` whose task graph is its first wave: a subtask dispatched that the first wave
+    did not name stops the run, as a graph that may add no node at all does, worked off or
+    not."""
+    planned: set[str] = set()
+
+    def policy(calls: list[tuple[str, str, Any]], results: Any, step: int) -> Stop | None:
+        named = {str(parse(args).get("subtask")) for _, name, args in calls if name == "delegate"}
+        if not planned:
+            planned.update(named)
+            return None
+        new = named - planned
+        return Stop(code=Code.NO_PROGRESS, reason=f"{sorted(new)} not planned") if new else None
+
+    return delegating(policy)
 
 
 def never_passes_a_brief_on() -> ContractAgent:

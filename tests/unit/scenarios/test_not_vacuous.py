@@ -96,6 +96,11 @@ CAUGHT_BY_VARIANT: dict[str, tuple[Any, bool, str]] = {
         True,
         "expected BLOCKED_INPUT, got NO_PROGRESS",
     ),
+    "todo-spawn/subtasks-spawned": (
+        wrong.counts_rounds_not_results,
+        True,
+        "expected NO_PROGRESS, got BUDGET_STEPS",
+    ),
 }
 # twin → the stop logic it catches (a false stop on at least one of its seeds)
 TWIN_CAUGHT: dict[str, Any] = {
@@ -111,6 +116,7 @@ TWIN_CAUGHT: dict[str, Any] = {
     "reconfirm-as-progress/twin-double-check": wrong.stops_at_first_stale_step,
     "todo-spawn/twin-worked-off": lambda: wrong.capped(4),
     "todo-spawn/twin-research": wrong.criteria_stall_only,
+    "todo-spawn/twin-subtasks-worked-off": wrong.forbids_new_subtasks,
     "false-completion/twin-true-claim": wrong.distrusts_every_claim,
     "cost-runaway/twin-answer-in-budget": lambda: wrong.capped(4),
     "forced-final-answer/twin-duplicate-found": lambda: wrong.capped(4),
@@ -321,6 +327,26 @@ def test_only_a_cold_start_of_two_timeouts_catches_giving_up_at_the_second() -> 
     two = scenarios.get("mixed-fan-out/twin-registry-warms-up")
     record = unsolvable.run(wrong.gives_up_at_the_second_timeout(), two)
     assert record.verdict.broke(unsolvable.Rule.FALSE_STOP), record.verdict.summary
+
+
+SPAWNED = "todo-spawn/subtasks-spawned"
+COUNTS_ROUNDS = [
+    s.name for s in scenarios.SCENARIOS if s.family == "todo-spawn" and s.name != SPAWNED
+]
+"""Where a supervisor that takes a round bringing news for progress is not caught: no wave's
+every worker hands its subtask back there (in the twin, the spawned subtasks are worked off)."""
+
+
+@pytest.mark.parametrize("name", COUNTS_ROUNDS)
+def test_only_subtasks_spawned_without_end_catch_rounds_counted_as_progress(name: str) -> None:
+    """The supervisor that dispatches whatever its workers name, a wave of workers who all
+    handed their subtasks back being one more round, passes the rest of its family: only the
+    queue that grows with every report runs it into its budget."""
+    _passes_on_every_seed(wrong.counts_rounds_not_results, name)
+    spawned = scenarios.get(SPAWNED)
+    record = unsolvable.run(wrong.counts_rounds_not_results(), spawned, strict=True)
+    assert record.verdict.broke(unsolvable.Rule.UNEXPECTED_CODE), record.verdict.summary
+    assert record.reported is not None and record.reported.code is Code.BUDGET_STEPS
 
 
 def test_a_stop_without_a_model_call_is_premature_on_every_unsolvable_scenario() -> None:
