@@ -97,7 +97,7 @@ def test_a_whole_runs_file_and_shard_misuse_are_usage_errors(tmp_path: Path) -> 
     "other",
     [
         ("--agent", "naive", "--agent", "contract", "--scenario", "oscillation"),
-        ("--agent", "contract", "--agent", "naive", "--scenario", "todo-spawn"),
+        ("--agent", "contract", "--agent", "naive", "--scenario", "reconfirm-as-progress"),
     ],
     ids=["agents-in-another-order", "other-scenarios-as-many"],
 )
