@@ -38,6 +38,7 @@ __all__ = [
     "ToolTrace",
     "TraceStep",
     "Verdict",
+    "check_file_schema",
     "check_schema",
 ]
 
@@ -172,6 +173,16 @@ def check_schema(version: int) -> None:
     or that of the file that holds records (one of none says which version wrote it)."""
     if not OLDEST_READ_SCHEMA <= version <= SCHEMA_VERSION:
         raise SchemaError(_unread_schema(version))
+
+
+def check_file_schema(data: Mapping[str, Any]) -> None:
+    """The schema version of a file of records, read as its records' are: a file of no records
+    says by it alone which version wrote it (left out, it is read as this version's, as a
+    record's is). A `ValueError` unless it is a whole number, a `SchemaError` unless it is read."""
+    version = data.get("schema_version", SCHEMA_VERSION)
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise ValueError(f'its "schema_version" is {version!r}, not a whole number')
+    check_schema(version)
 
 
 def _unread_schema(version: int) -> str:

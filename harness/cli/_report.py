@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 from unsolvable._errors import BaselineError, OutputError, SchemaError, ShardError, UnsolvableError
 from unsolvable._input import load_json, read_input
-from unsolvable._record import TerminationRecord
+from unsolvable._record import TerminationRecord, check_file_schema
 from unsolvable.reports._cells import format_metrics, pass_k_line
 from unsolvable.reports._files import STREAM_SUFFIX
 from unsolvable.reports._flags import (
@@ -112,6 +112,7 @@ def _read_records(path: Path) -> _Records:
         data = load_json(read_input(path), what=f"records file {str(path)!r}")
         if not isinstance(data, dict) or not isinstance(data.get("records"), list):
             raise ValueError('it holds no "records" list')
+        check_file_schema(data)
         interrupted = data.get("interrupted", False)
         if not isinstance(interrupted, bool):
             raise ValueError(f'its "interrupted" is {interrupted!r}, not true or false')

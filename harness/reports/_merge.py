@@ -8,15 +8,14 @@ an order; parts that do not make exactly one whole run are refused, naming what 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from unsolvable._errors import ShardError
 from unsolvable._input import load_json, read_input
 from unsolvable._numbers import counted
-from unsolvable._record import SCHEMA_VERSION, TerminationRecord, check_schema
+from unsolvable._record import TerminationRecord, check_file_schema
 from unsolvable._shard import ShardTag, in_order
 from unsolvable.reports._files import STREAM_SUFFIX
 
@@ -50,7 +49,7 @@ def read_part(path: Path) -> Part:
         data = load_json(read_input(path), what=f"shard file {str(path)!r}")
         if not isinstance(data, dict) or not isinstance(data.get("records"), list):
             raise ValueError('it holds no "records" list')
-        _check_version(data)
+        check_file_schema(data)
         records = tuple(TerminationRecord.from_dict(record) for record in data["records"])
         shard = data.get("shard")
         tag = None if shard is None else ShardTag.from_dict(shard)
@@ -67,15 +66,6 @@ def read_part(path: Path) -> Part:
     if len(tag.order) != len(records):
         raise ShardError(f"{str(path)!r}: its shard's order does not match its records")
     return Part(path=path, records=records, tag=tag)
-
-
-def _check_version(data: Mapping[str, Any]) -> None:
-    """The part's own schema version, read as its records' are: a part of no records says by
-    it alone which version wrote it (left out, it is read as this version's, as a record's is)."""
-    version = data.get("schema_version", SCHEMA_VERSION)
-    if not isinstance(version, int) or isinstance(version, bool):
-        raise ValueError(f'its "schema_version" is {version!r}, not a whole number')
-    check_schema(version)
 
 
 def merge(parts: Sequence[Part]) -> list[TerminationRecord]:

@@ -308,6 +308,24 @@ def test_inputs_that_are_no_file_or_no_record_are_usage_errors(tmp_path: Path) -
         assert said in result.stderr, (args, result.stderr)
 
 
+def test_a_records_file_of_no_records_from_another_version_is_refused_as_its_records_are(
+    tmp_path: Path,
+) -> None:
+    """The file's own schema_version is read, not only its records': a run of no records that
+    another version wrote is refused with the words a record of that version gets."""
+    records = tmp_path / "records.json"
+    _unsolvable("run", "--agent", "contract", *REPEAT, "--json", str(records))
+    data = json.loads(records.read_text())
+    data["records"][0]["schema_version"] = 99
+    records.write_text(json.dumps(data))
+    by_record = _unsolvable("report", str(records))
+    records.write_text(json.dumps({**data, "records": [], "schema_version": 99}))
+    by_file = _unsolvable("report", str(records), "--json", str(tmp_path / "out.json"))
+    assert by_file.returncode == by_record.returncode == USAGE, by_file.stderr
+    assert by_file.stderr == by_record.stderr and "schema_version is 99" in by_file.stderr
+    assert by_file.stdout == "" and not (tmp_path / "out.json").exists()
+
+
 def test_import_to_a_folder_or_under_an_escaping_name_is_refused_up_front(tmp_path: Path) -> None:
     trace = tmp_path / "records.json"
     _unsolvable("run", "--agent", "naive", *REPEAT, "--json", str(trace))
