@@ -250,51 +250,54 @@ def _storm_budget(steps: int) -> Budget:
     )
 
 
-def _stuck(workers: int, bound: int, rate_limited: bool) -> dict[str, Any]:
-    """What the workers do and why none can finish, and what follows from it: the expected
-    stop, N, the budget and the ground truth."""
-    if not rate_limited:
-        return {
-            "how": f"as supervisor, delegates {workers} subtasks every step; each worker repeats "
-            "a lookup that finds nothing",
-            "why": "No supplier has a compliance file on record, so no audit can be filed.",
-            "build": partial(_build, workers),
-            "expected": EXPECTED,
-            "step_bound": bound,
-        }
-    return {
-        "how": f"as supervisor, delegates {workers} subtasks every step; each worker retries its "
-        f"lookup at once, every step, though the {REGISTRY} answers every call 429 with "
-        f"Retry-After {RETRY_AFTER} s",
-        "why": f"The {REGISTRY}'s quota, shared by every worker, is spent for every window the "
-        "run can reach: each retry meets the same 429, so no worker ever gets through. Waiting "
-        f"a Retry-After out is not stagnation, so only the idle budget ({IDLE_BUDGET:g} s since "
-        "the world last changed: two retries, each after its wait) can end the run; retrying "
-        "without waiting keeps the limit tripped while the steps burn.",
-        "build": partial(_build_storm, workers),
-        "expected": frozenset({Code.BUDGET_IDLE}),
-        "step_bound": STORM_BOUND,
-        "budget": _storm_budget(bound),
-        "stagnation": Stagnation.BUDGET_SPENT,
-        "refused_retries": RETRIES,
-    }
-
-
 def make(variant: str, *, workers: int, rate_limited: bool = False) -> Scenario:
     """``workers`` subtasks delegated every step to workers that are all stuck; N and the budget
     follow from how many. The first stagnant step is the family's (novelty): the step after the
     first worker's first lookup, the last new observation, since every lookup after it answers
-    the same nothing. ``rate_limited``: a storm, each worker retrying at once a lookup the
-    registry answers 429 with the same Retry-After, whose stop only the idle budget can make
-    (waiting is not stagnation: `endless-wait`); its first stagnant step is then the step during
+    the same nothing. ``rate_limited``: a storm (`_storm`)."""
+    bound = workers * STEPS_PER_WORKER + 1
+    task = f"Audit the compliance files of {workers} suppliers; delegate one per worker."
+    if rate_limited:
+        return _storm(variant, workers=workers, task=task, bound=bound)
+    return scenario(
+        family=FAMILY,
+        variant=variant,
+        lead=True,
+        task=task,
+        how=f"as supervisor, delegates {workers} subtasks every step; each worker repeats a "
+        "lookup that finds nothing",
+        why="No supplier has a compliance file on record, so no audit can be filed.",
+        build=partial(_build, workers),
+        expected=EXPECTED,
+        step_bound=bound,
+    )
+
+
+def _storm(variant: str, *, workers: int, task: str, bound: int) -> Scenario:
+    """Each worker retrying at once a lookup the registry answers 429 with the same Retry-After,
+    whose stop only the idle budget can make (waiting is not stagnation: `endless-wait`), its
+    budget that of a fan-out whose N is ``bound``. Its first stagnant step is the step during
     which that budget runs out (budget spent): the first worker's second retry, the last the
     write-up allows, whose wait spends it for an agent that waits each Retry-After out."""
     return scenario(
         family=FAMILY,
         variant=variant,
         lead=True,
-        task=f"Audit the compliance files of {workers} suppliers; delegate one per worker.",
-        **_stuck(workers, workers * STEPS_PER_WORKER + 1, rate_limited),
+        task=task,
+        how=f"as supervisor, delegates {workers} subtasks every step; each worker retries its "
+        f"lookup at once, every step, though the {REGISTRY} answers every call 429 with "
+        f"Retry-After {RETRY_AFTER} s",
+        why=f"The {REGISTRY}'s quota, shared by every worker, is spent for every window the run "
+        "can reach: each retry meets the same 429, so no worker ever gets through. Waiting a "
+        f"Retry-After out is not stagnation, so only the idle budget ({IDLE_BUDGET:g} s since "
+        "the world last changed: two retries, each after its wait) can end the run; retrying "
+        "without waiting keeps the limit tripped while the steps burn.",
+        build=partial(_build_storm, workers),
+        expected=frozenset({Code.BUDGET_IDLE}),
+        step_bound=STORM_BOUND,
+        budget=_storm_budget(bound),
+        stagnation=Stagnation.BUDGET_SPENT,
+        refused_retries=RETRIES,
     )
 
 

@@ -177,32 +177,29 @@ def _task(workers: int) -> str:
 TASK = _task(WORKERS)
 
 
-def _blocker(kind: str, blocked: int) -> tuple[str, str]:
-    """What the blocked worker does, and why its audit cannot be filed."""
-    if kind == "denied":
-        return (
-            f"is refused the filing for the permission {PERMISSION!r}, and retries it",
-            f"Filing S-{blocked}'s audit needs the permission {PERMISSION!r}, which no call "
-            "can grant.",
-        )
-    if kind == "down":
-        return (
-            f"finds the {REGISTRY} answering 503 with no hint, and retries it",
-            f"The {REGISTRY} that holds S-{blocked}'s file never answers.",
-        )
-    if kind == "hangs":
-        return (
-            f"finds the {REGISTRY} hanging for its {TIMEOUT} s timeout and answering 504, and "
-            "retries it",
-            f"The {REGISTRY} that holds S-{blocked}'s file never answers within its timeout: "
-            f"each lookup costs {TIMEOUT} s of the run's {tool_timeout.WALL_BUDGET:g} s wall "
-            "budget and brings nothing.",
-        )
-    return (
-        f"meets the {REGISTRY}'s 503 and says it filed an empty audit",
-        f"The {REGISTRY} that holds S-{blocked}'s file never answers: the worker's empty "
-        "success is its error swallowed, and only the subtask's own check shows it.",
-    )
+def _how(kind: str) -> str:
+    """What the blocked worker does."""
+    return {
+        "denied": f"is refused the filing for the permission {PERMISSION!r}, and retries it",
+        "down": f"finds the {REGISTRY} answering 503 with no hint, and retries it",
+        "swallowed": f"meets the {REGISTRY}'s 503 and says it filed an empty audit",
+        "hangs": f"finds the {REGISTRY} hanging for its {TIMEOUT} s timeout and answering 504, "
+        "and retries it",
+    }[kind]
+
+
+def _why(kind: str, blocked: int) -> str:
+    """Why the blocked worker's audit cannot be filed."""
+    never = f"The {REGISTRY} that holds S-{blocked}'s file never answers"
+    return {
+        "denied": f"Filing S-{blocked}'s audit needs the permission {PERMISSION!r}, which no "
+        "call can grant.",
+        "down": f"{never}.",
+        "swallowed": f"{never}: the worker's empty success is its error swallowed, and only "
+        "the subtask's own check shows it.",
+        "hangs": f"{never} within its timeout: each lookup costs {TIMEOUT} s of the run's "
+        f"{tool_timeout.WALL_BUDGET:g} s wall budget and brings nothing.",
+    }[kind]
 
 
 def _expected(kind: str) -> frozenset[Code]:
@@ -237,16 +234,15 @@ def make(variant: str, *, kind: str, workers: int = WORKERS) -> Scenario:
             f"mixed-fan-out: {workers} workers leave no audit that finishes beside the blocked "
             "one; give at least 2"
         )
-    how, why = _blocker(kind, workers)
     return scenario(
         family=FAMILY,
         variant=variant,
         lead=True,
         task=_task(workers),
         how=f"as supervisor, delegates the {workers} audits once; {in_words(workers - 1)} "
-        f"workers look their file up and file it, while the {ordinal(workers)} {how}; then it "
-        "claims all are filed",
-        why=f"{why} The stop must name that blocker and list {_finished(workers)}.",
+        f"workers look their file up and file it, while the {ordinal(workers)} {_how(kind)}; then "
+        "it claims all are filed",
+        why=f"{_why(kind, workers)} The stop must name that blocker and list {_finished(workers)}.",
         build=partial(_build, kind, workers=workers),
         expected=_expected(kind),
         step_bound=step_bound(workers),
