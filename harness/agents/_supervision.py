@@ -76,8 +76,10 @@ class Supervision:
         ]
 
     def retriable(self) -> list[str]:
-        """Subtasks that failed on a refusal a retry may find lifted (a permission refused once:
-        the next worker's refusal is what shows it is not), within the allowance."""
+        """Subtasks that failed on a refusal a retry may find lifted, within the allowance: a
+        permission refused once (the next worker's refusal is what shows it is not), or a
+        dependency that refused the call before its worker gave up on it (one its worker found
+        down for good ended the subtask `PERMANENT`)."""
         return [
             name
             for name, row in self.rows.items()
