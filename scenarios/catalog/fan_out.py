@@ -48,6 +48,7 @@ from unsolvable.fake_tools import (
     respond,
     staged_tool,
 )
+from unsolvable.scenarios.catalog._audits import file_call, finishes, lookup_call
 from unsolvable.scenarios.catalog._common import (
     DELEGATE,
     TOKENS_PER_STEP,
@@ -114,18 +115,6 @@ def _filed(number: int) -> Failing:
     )
 
 
-def _lookup(number: int) -> Call:
-    return Call(name=LOOKUP.name, arguments={"supplier": f"S-{number}"}, text="Looking up the file")
-
-
-def _file_call(number: int) -> Call:
-    return Call(
-        name=FILE.name,
-        arguments={"number": number, "text": f"S-{number}: compliant"},
-        text="Filing the audit",
-    )
-
-
 def _fan_out(
     workers: int, seed: int, per_subtask: Mapping[str, Script] | None = None, **fields: object
 ) -> tuple[FanOut, list[Tool]]:
@@ -139,8 +128,8 @@ def _fan_out(
         delegate=Call(name=DELEGATE.name, text="Splitting the audit across workers"),
         field="subtask",
         subtasks=[_subtask(n) for n in numbers],
-        worker=Repeat(call=_lookup(1)),
-        per_subtask=per_subtask or {_subtask(n): Repeat(call=_lookup(n)) for n in numbers},
+        worker=Repeat(call=lookup_call(1)),
+        per_subtask=per_subtask or {_subtask(n): Repeat(call=lookup_call(n)) for n in numbers},
         before=lead,
         **fields,  # type: ignore[arg-type]
     )
@@ -176,20 +165,6 @@ def _subtasks(numbers: Sequence[int]) -> tuple[SubtaskSpec, ...]:
     return tuple(SubtaskSpec(name=_subtask(n), failing=_filed(n)) for n in numbers)
 
 
-def _build(workers: int, seed: int) -> Setup:
-    numbers = range(1, workers + 1)
-    script, reading = _fan_out(workers, seed)
-    tools = [constant_tool(LOOKUP, NO_FILE), _file(frozenset())]
-    specs = _subtasks(numbers)
-    return delegated_setup(specs, tools, script, seed=seed, reading=reading, lead=lead(seed))
-
-
-def _worker(number: int) -> Script:
-    """A twin's worker: finds its supplier's file, files the audit, says it is done."""
-    filed = Claim(text=f"The audit of S-{number} is filed.")
-    return Steps(calls=[_lookup(number), _file_call(number)], then=filed)
-
-
 def _files(numbers: Sequence[int]) -> Tool:
     """The registry's lookup where every supplier has a compliance file on record."""
     files = {f"S-{n}": {"file": f"CF-{n}", "status": "compliance file on record"} for n in numbers}
@@ -201,11 +176,15 @@ def _limited(tool: Tool) -> Tool:
     return rate_limited_tool(tool.spec, REGISTRY, retry_after=RETRY_AFTER)
 
 
-def _build_storm(workers: int, seed: int) -> Setup:
-    """Each worker retries its lookup at once, every step; every call is over the quota."""
+def _build(workers: int, seed: int, *, rate_limited: bool = False) -> Setup:
+    """Every worker stuck on its lookup: no supplier has a file on record, or, ``rate_limited``,
+    every file is, but every call is over the registry's quota, each worker retrying at once."""
     numbers = range(1, workers + 1)
     script, reading = _fan_out(workers, seed)
-    tools = [_limited(_files(numbers)), _limited(_file(frozenset(numbers)))]
+    if rate_limited:
+        tools = [_limited(_files(numbers)), _limited(_file(frozenset(numbers)))]
+    else:
+        tools = [constant_tool(LOOKUP, NO_FILE), _file(frozenset())]
     specs = _subtasks(numbers)
     return delegated_setup(specs, tools, script, seed=seed, reading=reading, lead=lead(seed))
 
@@ -213,8 +192,8 @@ def _build_storm(workers: int, seed: int) -> Setup:
 def _retries(number: int) -> Script:
     """A storm twin's worker: retries its lookup until the answer holds the file, then files
     the audit and says it is done; its retries are its storm sibling's until the limit lifts."""
-    filed = Steps(calls=[_file_call(number)], then=Claim(text=f"The audit of S-{number} is filed."))
-    return Until(call=_lookup(number), marker=CF, then=filed)
+    filed = Steps(calls=[file_call(number)], then=Claim(text=f"The audit of S-{number} is filed."))
+    return Until(call=lookup_call(number), marker=CF, then=filed)
 
 
 def _build_twin(workers: int, seed: int, *, lifts: bool = False) -> Setup:
@@ -222,7 +201,7 @@ def _build_twin(workers: int, seed: int, *, lifts: bool = False) -> Setup:
     `LIFTS_AT`, whoever calls and however often, the registry's from then on; its workers retry
     until their calls go through."""
     numbers = range(1, workers + 1)
-    worker = _retries if lifts else _worker
+    worker = _retries if lifts else finishes
     script, reading = _fan_out(
         workers,
         seed,
@@ -292,7 +271,7 @@ def _storm(variant: str, *, workers: int, task: str, bound: int) -> Scenario:
         f"Retry-After out is not stagnation, so only the idle budget ({IDLE_BUDGET:g} s since "
         "the world last changed: two retries, each after its wait) can end the run; retrying "
         "without waiting keeps the limit tripped while the steps burn.",
-        build=partial(_build_storm, workers),
+        build=partial(_build, workers, rate_limited=True),
         expected=frozenset({Code.BUDGET_IDLE}),
         step_bound=STORM_BOUND,
         budget=_storm_budget(bound),
