@@ -24,7 +24,7 @@ from unsolvable.agents._budget_ledger import BudgetLedger
 from unsolvable.agents._contract_run import ContractRun
 from unsolvable.agents._fingerprint import action_fingerprint, observation_fingerprint, parse
 from unsolvable.agents._loop import assistant, dispatch, opening, tool_calls
-from unsolvable.agents._signals import compacted, wait_hint
+from unsolvable.agents._signals import compacted, error_details, wait_hint
 from unsolvable.agents._supervision import Supervision
 from unsolvable.agents._thresholds import Terms
 from unsolvable.scenarios.catalog._dialect import HANDOFF_PREFIX
@@ -903,12 +903,11 @@ class _RateLimitsAsOutages(_SessionView):
 
     def call_tool(self, name: str, arguments: Any = None, *, agent: str = "main") -> str:
         result: str = self._session.call_tool(name, arguments, agent=agent)
-        body = parse(result)
-        error = body.get("error") if isinstance(body, dict) else None
-        if not isinstance(error, dict) or error.get("status") != 429:
+        error = error_details(result)
+        if error.get("status") != 429:
             return result
         down = {key: value for key, value in error.items() if key != "retry_after"}
-        return json.dumps({**body, "error": {**down, "status": 503}})
+        return json.dumps({**parse(result), "error": {**down, "status": 503}})
 
 
 def gives_up_at_the_first_rate_limit() -> Any:
@@ -924,9 +923,8 @@ class _TimeoutsAsPending(_SessionView):
 
     def call_tool(self, name: str, arguments: Any = None, *, agent: str = "main") -> str:
         result = self._session.call_tool(name, arguments, agent=agent)
-        body = parse(result)
-        error = body.get("error") if isinstance(body, dict) else None
-        if not isinstance(error, dict) or error.get("status") != 504:
+        error = error_details(result)
+        if error.get("status") != 504:
             return result
         return json.dumps({"status": "running", "message": error.get("message")})
 
