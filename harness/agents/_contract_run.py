@@ -39,9 +39,9 @@ PERMISSION_IN_TEXT = re.compile(r"permission '([^']+)'")
 """How a refusal names its permission when it comes as an exception message, not a JSON body."""
 UNAVAILABLE_STATUSES = frozenset({503, 504})
 """A dependency that is down, or that did not answer within its timeout."""
-BLOCKING_STATUSES = frozenset({429, 503})
-"""A dependency that refused the call for now: down, or over its rate limit. Either is what
-blocked the subtask when it never answers, and the stop names it."""
+BLOCKING_STATUSES = UNAVAILABLE_STATUSES | {429}
+"""A dependency that refused the call for now: down, timed out, or over its rate limit. Each is
+what blocked the subtask when it never answers, and the stop and the subtask table name it."""
 
 
 class ContractRun:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import unsolvable
 from unsolvable import Code
 from unsolvable.agents import ContractAgent, ContractThresholds
@@ -48,3 +50,21 @@ def test_unverifiable_claim_needs_a_human() -> None:
 def test_denied_permission_blocks_naming_it() -> None:
     record = unsolvable.run(ContractAgent(), get("missing-permission/retry-raises"))
     assert record.reported is not None and record.reported.missing == ("portal:write",)
+
+
+@pytest.mark.parametrize(
+    ("name", "subtask", "state"),
+    [
+        ("task-graph/upstream-down", "search the sources", "failed (sources-api)"),
+        ("fan-out/rate-limit-storm", "audit supplier S-1", "failed (supplier-registry)"),
+        ("mixed-fan-out/one-worker-hangs", "audit supplier S-4", "failed (eu-supplier-registry)"),
+    ],
+)
+def test_the_subtask_table_names_the_dependency_that_blocked_a_worker(
+    name: str, subtask: str, state: str
+) -> None:
+    """Down (503), over its rate limit (429) or timed out (504): the table says which dependency
+    the failed subtask waits on, as the stop's reason does."""
+    record = unsolvable.run(ContractAgent(), get(name))
+    assert record.reported is not None
+    assert record.reported.partial["subtasks"][subtask] == state
