@@ -102,8 +102,7 @@ def retries_then_gives_a_vague_stop(code: Code, attempts: int = 4) -> Any:
 
 
 def _is_error(result: str) -> bool:
-    body = parse(result)
-    return isinstance(body, dict) and isinstance(body.get("error"), dict)
+    return bool(error_details(result))
 
 
 def forced_final_answer(budget_steps: int) -> Any:
@@ -317,10 +316,10 @@ def compares_raw_results() -> Any:
 
 
 def _raw_repeat(result: str) -> Stop:
-    error = parse(result).get("error") if isinstance(parse(result), dict) else None
-    status = error.get("status") if isinstance(error, dict) else None
+    error = error_details(result)
+    status = error.get("status")
     if status == 403:
-        missing = (str(error.get("missing_permission")),)  # type: ignore[union-attr]
+        missing = (str(error.get("missing_permission")),)
         return Stop(code=Code.BLOCKED_INPUT, reason="denied twice", missing=missing)
     code = Code.ERROR_FATAL if status == 503 else Code.NO_PROGRESS
     return Stop(code=code, reason="the same call got the same answer twice")
@@ -334,9 +333,7 @@ def _claim_checked(session: Session, reply: dict[str, Any]) -> Stop:
 
 
 def _refused(result: str) -> bool:
-    body = parse(result)
-    error = body.get("error") if isinstance(body, dict) else None
-    return isinstance(error, dict) and error.get("status") in (403, 503)
+    return error_details(result).get("status") in (403, 503)
 
 
 def reads_the_tool_list(attempts: int = 3) -> Any:
@@ -415,9 +412,8 @@ def reads_the_outage_wording() -> Any:
             for call_id, name, arguments in tool_calls(reply):
                 result = dispatch(session, call_id, name, arguments)[0]
                 messages.append(result)
-                body = parse(result["content"])
-                error = body.get("error") if isinstance(body, dict) else None
-                down = isinstance(error, dict) and error.get("status") == 503
+                error = error_details(result["content"])
+                down = error.get("status") == 503
                 if down and ("code" in error or "not responding" in str(error.get("message"))):
                     return Stop(code=Code.ERROR_FATAL, reason=f"{name}: down for good")
         return Stop(code=Code.BUDGET_STEPS, reason="steps", partial=len(messages))
