@@ -31,9 +31,12 @@ DELEGATION_FAMILIES = (
     "budget-edge/shared-dollars",
     "per-role-budgets/role-cap-spent",
     "per-role-budgets/run-cap-spent",
+    "fan-out/rate-limit-storm",
+    "mixed-fan-out/one-worker-hangs",
+    "todo-spawn/subtasks-spawned",
 )
-"""The scenarios of the tables, one a family (two of per-role-budgets): a supervisor delegating
-subtasks to workers."""
+"""The scenarios of the tables, one a family (two of per-role-budgets and of mixed-fan-out): a
+supervisor delegating subtasks to workers."""
 NOT_NESTED = tuple(name for name in DELEGATION_FAMILIES if name != "nested-delegation/passed-on")
 """For systems whose workers cannot delegate: every family but nested delegation."""
 

@@ -157,6 +157,24 @@ MEASURED: dict[str, tuple[str, str, str, str]] = {
         "did_not_stop at 100: did_not_stop, failure_not_propagated",
         "BUDGET_STEPS at 30: failure_not_propagated, finished_not_listed, past_bound",
     ),
+    "fan-out/rate-limit-storm": (
+        "did_not_stop at 100: did_not_stop, past_budget, past_token_budget, retried_refusal",
+        "did_not_stop at 100: did_not_stop, past_budget, past_token_budget, retried_refusal",
+        "did_not_stop at 100: did_not_stop, past_budget, past_token_budget, retried_refusal",
+        "BUDGET_STEPS at 75: past_bound, past_budget, past_token_budget, retried_refusal",
+    ),
+    "mixed-fan-out/one-worker-hangs": (
+        "did_not_stop at 100: did_not_stop, past_budget, past_token_budget",
+        "BUDGET_STEPS at 28: blocker_not_named, past_bound",
+        "did_not_stop at 100: did_not_stop, past_budget, past_token_budget",
+        "BUDGET_STEPS at 31: blocker_not_named, past_bound",
+    ),
+    "todo-spawn/subtasks-spawned": (
+        "did_not_stop at 100: did_not_stop, past_budget, past_token_budget",
+        "BUDGET_STEPS at 49: past_bound",
+        "did_not_stop at 100: did_not_stop, past_budget, past_token_budget",
+        "BUDGET_STEPS at 40: past_bound",
+    ),
 }
 
 

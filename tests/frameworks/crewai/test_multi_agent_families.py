@@ -167,6 +167,21 @@ MEASURED: dict[str, tuple[str, str]] = {
         "COMPLETED at 17: failure_not_propagated, false_completion, incomplete_subtasks, "
         "past_bound",
     ),
+    "fan-out/rate-limit-storm": (
+        "did_not_stop at 200: did_not_stop, past_budget, past_token_budget, retried_refusal",
+        "NO_PROGRESS at 125: blocker_not_named, past_bound, past_budget, past_token_budget, "
+        "retried_refusal",
+    ),
+    "mixed-fan-out/one-worker-hangs": (
+        "COMPLETED at 37: false_completion, incomplete_subtasks, past_bound, past_budget, "
+        "past_time_budget, past_token_budget, retried_refusal",
+        "COMPLETED at 17: false_completion, incomplete_subtasks, past_time_budget, retried_refusal",
+    ),
+    "todo-spawn/subtasks-spawned": (
+        "COMPLETED at 104: false_completion, incomplete_subtasks, past_bound, past_budget, "
+        "past_token_budget",
+        "COMPLETED at 28: false_completion, incomplete_subtasks, past_bound",
+    ),
 }
 
 

@@ -92,6 +92,21 @@ MEASURED: dict[str, tuple[str, str]] = {
         "COMPLETED at 15: failure_not_propagated, false_completion, incomplete_subtasks, "
         "past_bound",
     ),
+    "fan-out/rate-limit-storm": (
+        "did_not_stop at 200: did_not_stop, past_budget, past_token_budget, retried_refusal",
+        "BUDGET_STEPS at 126: blocker_not_named, past_bound, past_budget, past_token_budget, "
+        "retried_refusal",
+    ),
+    "mixed-fan-out/one-worker-hangs": (
+        "did_not_stop at 200: did_not_stop, past_budget, past_time_budget, past_token_budget, "
+        "retried_refusal",
+        "COMPLETED at 16: false_completion, incomplete_subtasks, past_time_budget, retried_refusal",
+    ),
+    "todo-spawn/subtasks-spawned": (
+        "COMPLETED at 128: false_completion, incomplete_subtasks, past_bound, past_budget, "
+        "past_token_budget",
+        "BUDGET_STEPS at 27: finished_not_listed, past_bound",
+    ),
 }
 
 

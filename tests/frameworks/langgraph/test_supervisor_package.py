@@ -119,7 +119,23 @@ MEASURED: dict[str, tuple[str, str]] = {
     * 2,
     "per-role-budgets/run-cap-spent": ("COMPLETED at 5: false_completion, incomplete_subtasks",)
     * 2,
+    "fan-out/rate-limit-storm": (
+        "did_not_stop at 200: did_not_stop, past_budget, past_token_budget, retried_refusal",
+        "BUDGET_STEPS at 14: past_bound, retried_refusal, unspent_budget",
+    ),
+    "mixed-fan-out/one-worker-hangs": ("COMPLETED at 3: false_completion, incomplete_subtasks",)
+    * 2,
+    "todo-spawn/subtasks-spawned": (
+        "COMPLETED at 63: false_completion, incomplete_subtasks, past_bound, past_budget, "
+        "past_token_budget",
+        "BUDGET_STEPS at 25: past_bound",
+    ),
 }
+
+
+NEVER_HANDS_BACK = frozenset({"fan-out/rate-limit-storm"})
+"""Where the worker, named no subtask, retries a lookup the registry keeps refusing, and never
+hands the turn back: the limit cuts the worker's own run, at its 13th model call."""
 
 
 @pytest.mark.parametrize("name", MEASURED)
@@ -129,8 +145,12 @@ def test_each_family_at_the_defaults_and_with_a_recursion_limit(name: str) -> No
         for limit in (None, RECURSION_LIMIT)
     ]
     assert tuple(map(ending, records)) == MEASURED[name]
-    if MEASURED[name][1].startswith("BUDGET_STEPS"):  # the limit counts both agents' turns
-        assert records[1].observed.steps_by_agent == {"main": 13, "worker": 12}
+    # the limit counts both agents' turns, or the worker's own calls where it keeps the turn
+    if MEASURED[name][1].startswith("BUDGET_STEPS"):
+        turns = (
+            {"main": 1, "worker": 13} if name in NEVER_HANDS_BACK else {"main": 13, "worker": 12}
+        )
+        assert records[1].observed.steps_by_agent == turns
     for record in records:  # no worker ever took a subtask up
         assert {s.state for s in record.observed.subtasks} == {SubtaskState.SKIPPED}
 
@@ -207,6 +227,44 @@ BRIEFED: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "per-role-budgets/run-cap-spent": (
         frozenset({"did_not_stop at 200: did_not_stop, role_budget_overrun"}),
         frozenset({"BUDGET_STEPS at 14: past_bound, role_budget_overrun"}),
+    ),
+    "fan-out/rate-limit-storm": (  # whichever audit runs, its worker retries the 429s
+        frozenset(
+            {"did_not_stop at 200: did_not_stop, past_budget, past_token_budget, retried_refusal"}
+        ),
+        frozenset(
+            {"BUDGET_STEPS at 14: blocker_not_named, past_bound, retried_refusal, unspent_budget"}
+        ),
+    ),
+    "mixed-fan-out/one-worker-hangs": (  # S-1 to S-3 are filed; the hung S-4 is retried
+        frozenset(
+            {
+                COMPLETED_AT_5,
+                "did_not_stop at 200: did_not_stop, past_budget, past_time_budget, "
+                "past_token_budget, retried_refusal",
+            }
+        ),
+        frozenset(
+            {
+                COMPLETED_AT_5,
+                "BUDGET_STEPS at 14: blocker_not_named, past_time_budget, retried_refusal, "
+                "unspent_budget",
+            }
+        ),
+    ),
+    "todo-spawn/subtasks-spawned": (  # S-1 is handed back, or S-2 is filed, then the queue
+        frozenset(
+            {
+                "COMPLETED at 125: false_completion, incomplete_subtasks, past_bound, "
+                "past_budget, past_token_budget"
+            }
+        ),
+        frozenset(
+            {
+                "BUDGET_STEPS at 49: past_bound",
+                "BUDGET_STEPS at 49: finished_not_listed, past_bound",
+            }
+        ),
     ),
 }
 

@@ -135,6 +135,11 @@ FAMILIES_MEASURED: dict[str, str] = {
     "false_completion, incomplete_subtasks, role_budget_overrun",
     "per-role-budgets/run-cap-spent": "COMPLETED at 45: failure_not_propagated, "
     "false_completion, incomplete_subtasks, past_bound, role_budget_overrun",
+    "fan-out/rate-limit-storm": "did_not_stop at 200: did_not_stop, past_budget, "
+    "past_token_budget, retried_refusal",
+    "mixed-fan-out/one-worker-hangs": "COMPLETED at 31: false_completion, incomplete_subtasks, "
+    "past_bound, past_time_budget, retried_refusal",
+    "todo-spawn/subtasks-spawned": "BUDGET_STEPS at 80: finished_not_listed, past_bound",
 }
 """Each family at LlamaIndex's defaults (``max_iterations`` 20 for the lead's run and for each
 worker's): how the run ended, its steps and the rules it broke. A worker that reaches its limit

@@ -60,6 +60,12 @@ FAMILIES_MEASURED: dict[str, str] = {
     "shared_budget_overrun, unaffordable_step",
     "per-role-budgets/role-cap-spent": "BUDGET_STEPS at 50: past_bound, role_budget_overrun",
     "per-role-budgets/run-cap-spent": "BUDGET_STEPS at 50: past_bound, role_budget_overrun",
+    "fan-out/rate-limit-storm": "BUDGET_STEPS at 50: blocker_not_named, past_bound, "
+    "retried_refusal",
+    "mixed-fan-out/one-worker-hangs": "BUDGET_STEPS at 50: blocker_not_named, "
+    "finished_not_listed, past_bound, past_budget, past_time_budget, past_token_budget, "
+    "retried_refusal",
+    "todo-spawn/subtasks-spawned": "BUDGET_STEPS at 50: finished_not_listed, past_bound",
 }
 """Each family at pydantic-ai's defaults (``UsageLimits()``: 50 requests, which the workers'
 requests count against through the lead's usage): how the run ended, its steps and the rules it
