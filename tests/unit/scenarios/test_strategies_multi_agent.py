@@ -114,9 +114,20 @@ def test_every_generated_variant_is_judged_right(family: str, data: st.DataObjec
     judge_drawn(family, strategy, data, like=library)
 
 
-@pytest.mark.parametrize(
-    ("family", "pattern"), [(f, p) for f in FAMILIES for p in _ends(FAMILIES[f][1])], ids=str
-)
+MIXED_WORKERS = _multi_agent.MIXED_FAN_OUT_WORKERS
+ENDS = {family: _ends(parameters) for family, (_, parameters, _) in FAMILIES.items()} | {
+    "mixed-fan-out": [
+        f"{kind}-workers{n}"
+        for kind in mixed_fan_out.KINDS
+        for n in (MIXED_WORKERS[0], MIXED_WORKERS[-1])
+    ]
+}
+"""The variants judged at the ends of each family's range: a mixed fan-out's every kind at both
+ends of its workers (the ends of its parameters alone would judge the first kind only at the
+upper end, and only the first and last kinds at all)."""
+
+
+@pytest.mark.parametrize(("family", "pattern"), [(f, p) for f in ENDS for p in ENDS[f]], ids=str)
 def test_the_ends_of_every_range_are_judged_right_on_every_seed(family: str, pattern: str) -> None:
     """N is derived, not copied: where the parameters add work before the run is stuck, N grows
     by just that, so it allows as many steps past the first stagnant step as the library's
