@@ -20,6 +20,7 @@ from unsolvable.scenarios.catalog import (
 __all__ = [
     "DUPLICATE_DISPATCH_SUPPLIERS",
     "DUPLICATE_DISPATCH_TWIN_SUPPLIERS",
+    "FAN_OUT_STORM_WORKERS",
     "FAN_OUT_TWIN_WORKERS",
     "FAN_OUT_WORKERS",
     "MIXED_FAN_OUT_WORKERS",
@@ -50,17 +51,34 @@ FAN_OUT_TWIN_WORKERS: range = FAN_OUT_WORKERS[1:]
 """Workers of a fan-out with a twin: a single worker has none (`fan_out.twins` says why)."""
 
 
+FAN_OUT_STORM_WORKERS = under_the_ceiling(
+    lambda workers: fan_out.make("ceiling", workers=workers, rate_limited=True), start=2
+)
+"""Workers of a rate-limit storm, 2 to 39: with one, the fan-out's budget of six steps is spent
+at the step whose wait spends the idle budget on a seed whose background reading takes two, so
+steps and not the idle budget end the run (and its twin does not fit that budget); its N is the
+storm's whatever the workers, but its step budget is the fan-out's, which past 39 workers is over
+the harness's 200-step ceiling. Every storm drawn has a twin."""
+
+
 @st.composite
 def fan_out_scenarios(draw: st.DrawFn) -> Scenario:
-    """A supervisor whose workers all get stuck, with the number of workers drawn."""
+    """A supervisor whose workers all get stuck, with the number of workers drawn; drawn too,
+    whether they look up files that are not on record or retry at once a registry that answers
+    every call 429 (a rate-limit storm)."""
     return draw_fan_out(draw, FAN_OUT_WORKERS)[0]
 
 
 def draw_fan_out(draw: st.DrawFn, workers_drawn: range) -> tuple[Scenario, Twins]:
-    """A fan-out variant, and the maker of its twins with the same number of workers."""
-    workers = draw(st.sampled_from(workers_drawn))
-    scenario = seeded(fan_out.make(f"generated-workers{workers}", workers=workers), draw)
-    return scenario, lambda suffix: fan_out.twins(scenario, workers=workers, suffix=suffix)
+    """A fan-out variant, of ``workers_drawn`` workers or a storm of `FAN_OUT_STORM_WORKERS`, and
+    the maker of its twins with the same number of workers."""
+    rate_limited = draw(st.booleans())
+    workers = draw(st.sampled_from(FAN_OUT_STORM_WORKERS if rate_limited else workers_drawn))
+    variant = f"generated-{'rate-limited-' if rate_limited else ''}workers{workers}"
+    scenario = seeded(fan_out.make(variant, workers=workers, rate_limited=rate_limited), draw)
+    return scenario, lambda suffix: fan_out.twins(
+        scenario, workers=workers, suffix=suffix, rate_limited=rate_limited
+    )
 
 
 def multi_agent_scenarios() -> st.SearchStrategy[Scenario]:

@@ -1,6 +1,6 @@
 """Consumes hypothesis's draws, produces variants of the single-agent families whose ``make`` takes
-parameters, each named after what was drawn, and (``draw_*``) the maker of its twins with the same
-parameters."""
+parameters (todo-spawn's loop across workers among them), each named after what was drawn, and
+(``draw_*``) the maker of its twins with the same parameters."""
 
 from __future__ import annotations
 
@@ -295,12 +295,18 @@ TODO_PICKS = len(todo_spawn.SPAWN_PROGRESS)
 
 @st.composite
 def todo_spawn_scenarios(draw: st.DrawFn) -> Scenario:
-    """To-do lists instead of sections, after a drawn number of sections for each seed."""
+    """To-do lists instead of sections, after a drawn number of sections for each seed; or,
+    drawn instead, the loop across workers, each handing its subtask back naming two more."""
     return draw_todo_spawn(draw)[0]
 
 
 def draw_todo_spawn(draw: st.DrawFn) -> tuple[Scenario, Twins]:
-    """A todo-spawn variant, and the maker of its twins with the same sections written."""
+    """A todo-spawn variant, and the maker of its twins with the same sections written, or the
+    variant across workers (its only parameter is its seed: it writes no section, and ``make``
+    refuses ``progress`` for it) and the maker of its twin."""
+    if draw(st.booleans()):
+        spawned = seeded(todo_spawn.make("generated-subtasks-spawned", across_workers=True), draw)
+        return spawned, lambda suffix: (todo_spawn.across_twin(spawned, suffix=suffix),)
     picks = st.lists(st.sampled_from(TODO_PROGRESS), min_size=1, max_size=TODO_PICKS)
     progress = tuple(draw(picks))
     variant = f"generated-progress{'-'.join(map(str, progress))}"

@@ -336,13 +336,14 @@ def twins(
     )
 
 
-def across_twin(sibling: Scenario) -> Scenario:
-    """The twin of ``sibling``, a `make` ``across_workers`` variant: S-3's and S-4's records
-    name no audits they wait on, so their workers file them, and S-1's, dispatched again, is
-    filed after them; the supervisor's fourth move is the first that differs."""
+def across_twin(sibling: Scenario, *, suffix: str = "") -> Scenario:
+    """The twin of ``sibling``, a `make` ``across_workers`` variant, named with ``suffix`` at its
+    end: S-3's and S-4's records name no audits they wait on, so their workers file them, and
+    S-1's, dispatched again, is filed after them; the supervisor's fourth move is the first that
+    differs."""
     return twin(
         sibling,
-        variant="twin-subtasks-worked-off",
+        variant=f"twin-subtasks-worked-off{suffix}",
         how="as supervisor, delegates S-1's and S-2's audits; S-1's worker hands its subtask "
         "back naming S-3's and S-4's audits, whose workers file them, then it dispatches S-1 "
         "again, which is filed",

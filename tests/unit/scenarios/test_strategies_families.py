@@ -1,6 +1,7 @@
 """Generated variants of every family with parameters: the contract stops each within its bound,
-naive fails each, each family's flawed agent is caught on them as on the library's, and each
-composite draws every value of its range — at the range's ends on every seed's structure."""
+naive fails each, the flawed agent of the library variant of its kind is caught on them as on
+that variant, and each composite draws every value of its range — at the range's ends on every
+seed's structure."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from hypothesis.errors import NoSuchExample
 
 import unsolvable
 from tests.unit.scenarios.test_not_vacuous import OTHERS, _agent, _caught
-from unsolvable import Ceilings, Code, TerminationRecord
+from unsolvable import Ceilings, Code, TerminationRecord, scenarios
 from unsolvable.agents import contract, naive
 from unsolvable.reports._counted import is_false_completion, is_premature_stop
 from unsolvable.scenarios import _multi_agent, _single_agent
@@ -26,7 +27,13 @@ Strategy = Callable[[], st.SearchStrategy[unsolvable.Scenario]]
 MODE = "|".join(map(re.escape, _single_agent.OSCILLATION_MODES))
 # family → its strategy, and each of its parameters' values in order, as patterns of the name
 FAMILIES: dict[str, tuple[Strategy, list[list[str]]]] = {
-    "fan-out": (gen.fan_out_scenarios, [[f"workers{n}" for n in _multi_agent.FAN_OUT_WORKERS]]),
+    "fan-out": (
+        gen.fan_out_scenarios,
+        [
+            [f"workers{n}" for n in _multi_agent.FAN_OUT_WORKERS],
+            [f"rate-limited-workers{n}" for n in _multi_agent.FAN_OUT_STORM_WORKERS],
+        ],
+    ),
     "cost-runaway": (
         gen.cost_runaway_scenarios,
         [
@@ -62,6 +69,7 @@ FAMILIES: dict[str, tuple[Strategy, list[list[str]]]] = {
         [
             [f"progress(\\d-)*{n}(-\\d)*" for n in _single_agent.TODO_PROGRESS],
             [f"progress\\d(-\\d){{{n}}}" for n in range(_single_agent.TODO_PICKS)],
+            ["subtasks-spawned"],
         ],
     ),
     "oscillation": (
@@ -83,6 +91,16 @@ FAMILIES: dict[str, tuple[Strategy, list[list[str]]]] = {
         [[p or "exact" for p in _single_agent.DEPENDENCY_PERTURBATIONS]],
     ),
 }
+LIBRARY: dict[str, Callable[[unsolvable.Scenario], unsolvable.Scenario]] = {
+    "fan-out": lambda scenario: scenarios.get(
+        "fan-out/rate-limit-storm" if "rate-limited" in scenario.name else "fan-out/four-workers"
+    ),
+    "todo-spawn": lambda scenario: scenarios.get(
+        "todo-spawn/subtasks-spawned" if "subtasks-spawned" in scenario.name else "todo-spawn/spawn"
+    ),
+}
+"""The library variant of each kind a generated one is measured against, for the families with
+more than one kind (the others are measured against their first)."""
 MULTI_AGENT = ("fan-out",)
 GENERATE_ONLY = settings(max_examples=2_000, database=None, phases=(Phase.generate,))
 """For a search that stops at its first find: nothing to shrink, and nothing replayed."""
@@ -183,7 +201,7 @@ def judge_drawn(
 @settings(max_examples=3)
 @given(data=st.data())
 def test_every_generated_variant_is_judged_right(family: str, data: st.DataObject) -> None:
-    judge_drawn(family, FAMILIES[family][0], data)
+    judge_drawn(family, FAMILIES[family][0], data, like=LIBRARY.get(family))
 
 
 @pytest.mark.parametrize(
@@ -191,8 +209,9 @@ def test_every_generated_variant_is_judged_right(family: str, data: st.DataObjec
 )
 def test_the_ends_of_every_range_are_judged_right_on_every_seed(family: str, pattern: str) -> None:
     scenario = _found(FAMILIES[family][0], pattern)
+    like = LIBRARY[family](scenario) if family in LIBRARY else None
     for seed in SEEDS:
-        _judge(scenario, seed)
+        _judge(scenario, seed, like=like)
 
 
 def _draws_every_value(strategy: Strategy, parameters: list[list[str]]) -> None:

@@ -15,10 +15,10 @@ import unsolvable
 from tests import _wrong_agents as wrong
 from tests._twins import MOVES_PER_CALL, shown, unlike_its_sibling
 from tests.unit.scenarios.test_not_vacuous import TAILORED, TWIN_CAUGHT
-from tests.unit.scenarios.test_strategies_families import GENERATE_ONLY
+from tests.unit.scenarios.test_strategies_families import GENERATE_ONLY, SEEDS, _named
 from unsolvable import Code, Rule, Scenario, Stop, scenarios
 from unsolvable.agents import contract
-from unsolvable.scenarios import _single_agent
+from unsolvable.scenarios import _multi_agent, _single_agent
 from unsolvable.scenarios.catalog import (
     constant_return,
     cost_runaway,
@@ -165,6 +165,62 @@ def test_a_generated_twin_catches_the_stop_logic_its_library_twin_catches(
     caught = [flawed for flawed in flaws if _false_stop(flawed, library, seed)]
     assert built_for in caught
     assert [flawed for flawed in caught if not _false_stop(flawed, twin, seed)] == []
+
+
+STORM_WORKERS = _multi_agent.FAN_OUT_STORM_WORKERS
+TWIN_WORKERS = _multi_agent.FAN_OUT_TWIN_WORKERS
+PROGRESS = _single_agent.TODO_PROGRESS
+KINDS = [
+    *(
+        ("fan-out", f"workers{n}", "twin-workers-succeed")
+        for n in (TWIN_WORKERS[0], TWIN_WORKERS[-1])
+    ),
+    *(
+        ("fan-out", f"rate-limited-workers{n}", "twin-limit-lifts")
+        for n in (STORM_WORKERS[0], STORM_WORKERS[-1])
+    ),
+    *(
+        ("todo-spawn", f"progress{n}", kind)
+        for n in (PROGRESS[0], PROGRESS[-1])
+        for kind in ("twin-worked-off", "twin-research")
+    ),
+    ("todo-spawn", "subtasks-spawned", "twin-subtasks-worked-off"),
+]
+"""Each kind of the families whose strategies draw more than one, at the ends of its range, with
+each of its twins (the family, the sibling's variant as a pattern, the twin's kind)."""
+
+
+def _drawn_pair(family: str, pattern: str, kind: str) -> tuple[Scenario, Scenario]:
+    """The pair `sibling_and_twin` draws of ``family`` whose sibling is named by ``pattern`` and
+    whose twin is of ``kind``."""
+
+    def is_it(pair: tuple[Scenario, Scenario]) -> bool:
+        sibling, twin = pair
+        variant = sibling.name.partition("/")[2]
+        return _named(pattern)(sibling) and twin.name == f"{family}/{kind}-{variant}"
+
+    return find(sibling_and_twin((family,)), is_it)
+
+
+@pytest.mark.parametrize(("family", "pattern", "kind"), KINDS, ids=str)
+def test_every_kinds_twin_at_its_ends_catches_what_its_library_twin_does_on_every_seed(
+    family: str, pattern: str, kind: str
+) -> None:
+    """Not left to the draws: on every seed the twin is its sibling until the step it declares,
+    the contract finishes it and stops its sibling, and every stop logic the library twin of its
+    kind false-stops there it false-stops too (the one that twin is built for, on a seed)."""
+    sibling, twin = _drawn_pair(family, pattern, kind)
+    library = scenarios.get(f"{family}/{kind}")
+    flaws, caught = dict.fromkeys((TWIN_CAUGHT[library.name], *TAILORED)), set()
+    for seed in SEEDS:
+        assert unlike_its_sibling(twin, sibling, seed) is None, seed
+        assert unsolvable.run(contract, sibling, seed=seed, strict=True).verdict.passed, seed
+        done = unsolvable.run(contract, twin, seed=seed, strict=True)
+        assert done.verdict.passed and done.code is Code.COMPLETED, done.verdict
+        on_library = {flawed for flawed in flaws if _false_stop(flawed, library, seed)}
+        assert {flawed for flawed in on_library if not _false_stop(flawed, twin, seed)} == set()
+        caught |= on_library
+    assert TWIN_CAUGHT[library.name] in caught
 
 
 def _stops_at_its_first_step() -> Any:
