@@ -42,7 +42,13 @@ from unsolvable.scenarios.catalog._audits import (
     registry,
     subtask,
 )
-from unsolvable.scenarios.catalog._common import background, lead, scenario, with_plain
+from unsolvable.scenarios.catalog._common import (
+    background,
+    give_up_tool,
+    lead,
+    scenario,
+    with_plain,
+)
 from unsolvable.scenarios.catalog._control import group_budget, twin
 from unsolvable.scenarios.catalog._delegation import (
     Wave,
@@ -162,6 +168,8 @@ def _build(
     elif denied:
         filed = by_argument(filed, field="number", routes={str(lost): _refusal(denied)})
     tools = [registry(numbers), filed]
+    if denied:  # the refused worker gives up with it
+        tools.append(give_up_tool())
     return delegated_setup(
         audits(numbers), tools, script, seed=seed, reading=reading, lead=len(lead)
     )

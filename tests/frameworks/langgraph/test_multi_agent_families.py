@@ -103,8 +103,7 @@ MEASURED: dict[str, tuple[str, str]] = {
         "COMPLETED at 16: false_completion, incomplete_subtasks, past_time_budget, retried_refusal",
     ),
     "todo-spawn/subtasks-spawned": (
-        "COMPLETED at 128: false_completion, incomplete_subtasks, past_bound, past_budget, "
-        "past_token_budget",
+        "did_not_stop at 200: did_not_stop, past_budget, past_token_budget",
         "BUDGET_STEPS at 27: finished_not_listed, past_bound",
     ),
 }

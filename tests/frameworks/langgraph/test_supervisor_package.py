@@ -126,8 +126,7 @@ MEASURED: dict[str, tuple[str, str]] = {
     "mixed-fan-out/one-worker-hangs": ("COMPLETED at 3: false_completion, incomplete_subtasks",)
     * 2,
     "todo-spawn/subtasks-spawned": (
-        "COMPLETED at 63: false_completion, incomplete_subtasks, past_bound, past_budget, "
-        "past_token_budget",
+        "did_not_stop at 200: did_not_stop, past_budget, past_token_budget",
         "BUDGET_STEPS at 25: past_bound",
     ),
 }
@@ -253,12 +252,7 @@ BRIEFED: dict[str, tuple[frozenset[str], frozenset[str]]] = {
         ),
     ),
     "todo-spawn/subtasks-spawned": (  # S-1 is handed back, or S-2 is filed, then the queue
-        frozenset(
-            {
-                "COMPLETED at 125: false_completion, incomplete_subtasks, past_bound, "
-                "past_budget, past_token_budget"
-            }
-        ),
+        frozenset({"did_not_stop at 200: did_not_stop, past_budget, past_token_budget"}),
         frozenset(
             {
                 "BUDGET_STEPS at 49: past_bound",

@@ -115,8 +115,8 @@ MEASURED: dict[str, tuple[str, str]] = {
         "COMPLETED at 16: false_completion, incomplete_subtasks, past_time_budget, retried_refusal",
     ),
     "todo-spawn/subtasks-spawned": (
-        "BUDGET_STEPS at 33: finished_not_listed, past_bound",
-        "BUDGET_STEPS at 21: finished_not_listed, past_bound, unspent_budget",
+        "BUDGET_STEPS at 43: finished_not_listed, past_bound",
+        "BUDGET_STEPS at 27: finished_not_listed, past_bound",
     ),
 }
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import re
 
@@ -12,6 +13,7 @@ from syrupy.extensions.json import JSONSnapshotExtension
 
 import unsolvable
 from tests._explorer import Explorer
+from tests.frameworks._glue import recording
 from unsolvable import Outcome, scenarios
 from unsolvable.agents import contract, naive
 from unsolvable.reports import explain
@@ -96,6 +98,20 @@ def test_naive_false_stops_the_control_longer_than_its_cap_and_the_twins_it_cann
 
 def _passes(record: unsolvable.TerminationRecord) -> bool:
     return record.verdict.passed
+
+
+@pytest.mark.parametrize("scenario", scenarios.SCENARIOS, ids=lambda s: s.name)
+def test_every_scripted_call_names_a_tool_the_request_offers(scenario: unsolvable.Scenario) -> None:
+    """As a provider's model can only call a tool it is offered: a script that calls another
+    has its call refused by any framework as an unknown tool, a run no production agent meets.
+    Both reference agents offer every tool of the scenario on every call."""
+    unoffered = set()
+    for agent, seed in itertools.product((naive, contract), scenario.seeds):
+        recorded, log = recording(scenario.name)
+        unsolvable.run(agent, recorded, seed=seed)
+        for request, response in log:
+            unoffered |= {c.name for c in response.tool_calls if c.name not in request.tools}
+    assert not unoffered, f"{scenario.name} calls {sorted(unoffered)}: add them to its tools"
 
 
 @pytest.mark.parametrize("scenario", scenarios.SCENARIOS, ids=lambda s: s.name)
