@@ -322,6 +322,24 @@ def test_sleep_waits_on_the_session_clock_at_once_and_is_recorded() -> None:
         session.sleep(1)
 
 
+def test_waits_made_at_once_by_workers_on_threads_add_up_on_the_one_clock() -> None:
+    """Which of two waits made at once comes first is the threads' choice: a clock that let them
+    overlap would not give the same record twice, so four waits of 60 s spend 240 s."""
+    session = _session()
+    ready = threading.Barrier(4)
+
+    def worker() -> None:
+        ready.wait()
+        session.sleep(60)
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert session.finish().slept_seconds == 240
+
+
 def test_an_agent_that_honours_retry_after_literally_does_not_run_out_of_wall_time() -> None:
     def literal(session: unsolvable.Session) -> unsolvable.Stop:
         messages = [{"role": "user", "content": session.task}]
