@@ -140,8 +140,8 @@ ACROSS_NEEDS = 1 + HANDED_BACK + WORKER_STEPS + 3 * (1 + WORKER_STEPS) + 1
 """The twin's work: the first wave, S-3's and S-4's audits, S-1's dispatched again, the claim."""
 QUEUE = Ceilings.max_steps
 """Subtasks of the growing queue the supervisor's script holds, dispatched one a step: each takes
-a step at least, so no run reaches the queue's end before the harness's step ceiling, even one
-without a cap of its own."""
+a step at least, so no run reaches the queue's end before the harness's default step ceiling,
+even one without a cap of its own."""
 Spawns = Callable[[int], tuple[int, ...]]
 """The sub-suppliers a supplier's audit waits on, by its number."""
 
