@@ -11,7 +11,8 @@ form (JSON, Markdown, HTML, OTLP, ATIF, JUnit, snapshots, the terminal) gets it 
 forget it. Secrets are the values of environment variables whose names
 look secret — read when the redactor is made, before the agent runs, so that an agent that
 removes its key from ``os.environ`` is still redacted — in their JSON-escaped forms too (tool
-arguments are JSON text), and ``sk-…`` API keys, ``Bearer …`` tokens and the user:password part
+arguments are JSON text), percent-encoded and base64-encoded (a URL's query, an ``Authorization:
+Basic`` header), and ``sk-…`` API keys, ``Bearer …`` tokens and the user:password part
 of URLs: an agent that echoes its credentials must not publish them in a CI artifact. A text is
 cut to fit before it is redacted, and a cut may fall inside a secret: the piece of one beside an
 ellipsis, where a cut was, is redacted too.
@@ -19,11 +20,13 @@ ellipsis, where a cut was, is redacted too.
 
 from __future__ import annotations
 
+import base64
 import functools
 import json
 import os
 import re
 import tempfile
+import urllib.parse
 from collections.abc import Callable
 from enum import Enum
 from typing import Any
@@ -81,6 +84,8 @@ or ``PRIVATE_KEY`` in it (``OPENAI_API_KEY_2``, ``SSH_PRIVATE_KEY_B64``), with `
 ESCAPE_LEVELS = 2
 """How many times a secret may have been written into a JSON string and still be found: once
 for a tool's arguments (JSON text), twice for a JSON document an agent passed as an argument."""
+URL_SAFE = str.maketrans("+/", "-_")
+"""Base64's URL-safe alphabet, from the standard one."""
 MIN_SECRET_LENGTH = 8
 """Shorter values (``1``, ``true``, an empty test token) would redact ordinary words; real
 credentials are far longer."""
@@ -171,6 +176,22 @@ def _written_forms(secret: str) -> set[str]:
     return forms
 
 
+def _encoded_forms(secret: str) -> set[str]:
+    """``secret`` as an agent's HTTP client or log may write it: percent-encoded (in a URL or a
+    form), and base64-encoded inside a longer text, as an ``Authorization: Basic`` header holds
+    a password: for each of the three places the secret may start at within base64's groups of
+    three bytes, the characters its own bits alone make, in the standard and the URL-safe
+    alphabets. Those too short to tell apart from other text are left out."""
+    raw = secret.encode()
+    forms = {urllib.parse.quote(secret, safe=""), urllib.parse.quote_plus(secret, safe="")}
+    for offset in range(3):
+        encoded = base64.b64encode(bytes(offset) + raw).decode()
+        first = (4 * offset + 2) // 3  # the first character no byte before the secret feeds
+        last = 4 * (offset + len(raw)) // 3  # past the last one the secret's bytes fill alone
+        forms |= {encoded[first:last], encoded[first:last].translate(URL_SAFE)}
+    return {form for form in forms if len(form) >= MIN_SECRET_LENGTH}
+
+
 def _here(cwd: str) -> str | None:
     """How a Python traceback names a file under the working directory (``File
     "/home/ci/project/``), as an ``exec:`` agent's names its script: where the project is
@@ -196,7 +217,8 @@ class Redactor:
     def __init__(self, environ: dict[str, str] | None = None) -> None:
         environ = dict(os.environ) if environ is None else environ
         values = {v for k, v in environ.items() if _is_secret_name(k)}
-        forms = {f for v in values if len(v) >= MIN_SECRET_LENGTH for f in _written_forms(v)}
+        kept = [v for v in values if len(v) >= MIN_SECRET_LENGTH]
+        forms = {f for v in kept for f in _written_forms(v) | _encoded_forms(v)}
         # Longest first: a secret that contains another is replaced whole.
         self.secrets = sorted(forms, key=len, reverse=True)
         self.folders = _harness_folders(tempfile.gettempdir())

@@ -5,10 +5,13 @@ records."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import os
 import socket
 import tempfile
+import urllib.parse
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -198,6 +201,36 @@ def test_a_secret_is_found_as_json_writes_it_once_or_twice() -> None:
     assert redactor.text(once) == '{"password": "[redacted]"}'
     assert redactor.text(twice) == '{"body": "{\\"password\\": \\"[redacted]\\"}"}'
     assert redactor.text(json.dumps(secret, ensure_ascii=False)) == '"[redacted]"'
+
+
+@pytest.mark.parametrize("before", ["", "u", "us", "user:", "a-longer-user:"])
+@pytest.mark.parametrize("encode", [base64.b64encode, base64.urlsafe_b64encode])
+def test_a_secret_base64_encoded_inside_a_longer_text_is_redacted(
+    before: str, encode: Callable[[bytes], bytes]
+) -> None:
+    """As an ``Authorization: Basic`` header writes a password after its user, wherever it falls
+    in base64's groups of three bytes; what the bytes around it make is kept."""
+    secret = "hunter2/secret?pass>"
+    header = encode(f"{before}{secret}!".encode()).decode()
+    redacted = Redactor({"DB_PASSWORD": secret}).text(f"Authorization: Basic {header}")
+    assert "[redacted]" in redacted
+    kept = redacted.removeprefix("Authorization: Basic ").split("[redacted]")
+    # before it, what the user's bytes make; after it, a character or two the "!" shares
+    assert kept[0] == header[: (4 * len(before) + 2) // 3] and len(kept[1]) <= 4, redacted
+
+
+def test_a_secret_percent_encoded_in_a_url_or_a_form_is_redacted() -> None:
+    secret = "p@ss w/rd+9999"
+    redactor = Redactor({"SERVICE_TOKEN": secret})
+    query = f"https://h/x?token={urllib.parse.quote(secret, safe='')}&q=1"
+    form = f"token={urllib.parse.quote_plus(secret)}&q=1"
+    assert redactor.text(query) == "https://h/x?token=[redacted]&q=1"
+    assert redactor.text(form) == "token=[redacted]&q=1"
+
+
+def test_a_short_secret_is_not_looked_for_encoded_either() -> None:
+    """Its encodings are as short as it is, and would redact ordinary text."""
+    assert Redactor({"X_PASSWORD": "pw"}).text("cHc= and pw") == "cHc= and pw"
 
 
 def test_a_key_removed_from_the_environment_before_it_is_named_is_still_redacted(
