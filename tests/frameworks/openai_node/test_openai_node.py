@@ -1,0 +1,133 @@
+"""An agent in Node on the official ``openai`` npm package (`agent.mjs`), run unmodified as an
+``exec:`` agent with loopback only: Chat Completions, streamed or not, and the Responses API, the
+SDK's own retries and its error classes on the wire. Skipped when ``node`` or the package is not
+found (.ci/run installs the package with npm, its ``node_modules/.bin`` on PATH)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import unsolvable
+from tests.frameworks.exec.test_exec import NEEDS_UNSHARE
+from unsolvable import Code, TerminationRecord, scenarios
+from unsolvable.adapters.process import ProcessAdapter
+
+
+def _node_modules() -> Path | None:
+    """The ``node_modules`` folder that holds the ``openai`` package: the one whose ``.bin`` is on
+    PATH, as the coding-agent CLIs are found (the package has no command of its own)."""
+    for entry in os.environ.get("PATH", "").split(os.pathsep):
+        folder = Path(entry)
+        if folder.name == ".bin" and (folder.parent / "openai" / "package.json").is_file():
+            return folder.parent
+    return None
+
+
+NODE_MODULES = _node_modules()
+if shutil.which("node") is None or NODE_MODULES is None:
+    pytest.skip(
+        "node, or the openai npm package beside a node_modules/.bin on PATH, is missing "
+        "(npm i openai@7.60.0)",
+        allow_module_level=True,
+    )
+
+pytestmark = NEEDS_UNSHARE
+HERE = Path(__file__).parent
+FACES = ["chat", "stream", "responses"]
+"""Chat Completions, the same streamed (``stream_options.include_usage``), the Responses API."""
+
+
+@pytest.fixture(scope="module")
+def agent(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The agent in a project of its own beside the installed ``node_modules``: Node resolves an
+    ES module's imports from its file's folder up, never from ``NODE_PATH``."""
+    project = tmp_path_factory.mktemp("node-agent")
+    assert NODE_MODULES is not None
+    (project / "node_modules").symlink_to(NODE_MODULES)
+    shutil.copy(HERE / "agent.mjs", project / "agent.mjs")
+    return project / "agent.mjs"
+
+
+def _run(
+    agent: Path, face: str, name: str, capsys: pytest.CaptureFixture[str], **wire: Any
+) -> tuple[TerminationRecord, dict[str, int]]:
+    """The record of a run of ``name`` by the agent on ``face``, and its own counts."""
+    command = ["node", str(agent), face]
+    adapter = ProcessAdapter(command, isolate_network=True, wire=wire)
+    record = unsolvable.run(adapter, scenarios.get(name))
+    said = capsys.readouterr().err.strip().splitlines()
+    return record, json.loads(said[-1]) if said and said[-1].startswith("{") else {}
+
+
+def _counted(own: dict[str, int], record: TerminationRecord) -> None:
+    """The agent's steps, tool calls and tokens are the harness's."""
+    observed = record.observed
+    tokens = observed.input_tokens + observed.output_tokens
+    assert own == {"steps": observed.steps, "tool_calls": observed.tool_calls, "tokens": tokens}
+
+
+@pytest.mark.parametrize("face", FACES)
+@pytest.mark.parametrize(
+    ("name", "code"),
+    [("constant-return/repeat", Code.NO_PROGRESS), ("constant-return/twin-cursor-paging", None)],
+)
+def test_it_stops_on_a_stuck_search_finishes_its_twin_and_is_counted_as_it_counts_itself(
+    agent: Path, face: str, name: str, code: Code | None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record, own = _run(agent, face, name, capsys)
+    assert (record.code, record.verdict.passed) == (code or Code.COMPLETED, True)
+    _counted(own, record)
+    assert record.observed.transport_attempts == record.observed.steps
+
+
+def test_a_refusal_is_blocked_input_naming_the_permission(
+    agent: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record, own = _run(agent, "chat", "missing-permission/retry-403", capsys)
+    assert (record.code, record.verdict.passed, record.observed.refusals) == (
+        Code.BLOCKED_INPUT,
+        True,
+        {"denied": 1},
+    )
+    _counted(own, record)
+
+
+@pytest.mark.parametrize("face", FACES)
+def test_the_sdks_own_retries_of_a_503_are_transport_attempts_never_steps(
+    agent: Path, face: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The SDK retries a 5xx twice by itself (``maxRetries`` 2, after the ``retry-after-ms`` the
+    wire asks for), as the Python SDK does: three requests, one step."""
+    record, own = _run(agent, face, "missing-permission/retry-403", capsys, transient_failures=2)
+    assert (record.code, record.observed.steps, record.observed.transport_attempts) == (
+        Code.BLOCKED_INPUT,
+        1,
+        3,
+    )
+    _counted(own, record)
+
+
+@pytest.mark.parametrize("face", FACES)
+def test_the_context_window_refusal_is_the_sdks_bad_request_with_its_code(
+    agent: Path, face: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The agent compacts once on ``BadRequestError`` with ``code`` ``context_length_exceeded``,
+    streamed or not, and so finishes the twin that one compaction finishes."""
+    record, own = _run(agent, face, "context-overflow/twin-compacts-once", capsys)
+    assert (record.code, record.verdict.passed) == (Code.COMPLETED, True)
+    assert record.observed.refusals == {"context_window": 1}
+    _counted(own, record)
+
+
+def test_the_usage_it_reads_ends_a_runaway_on_its_token_budget(
+    agent: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record, own = _run(agent, "stream", "cost-runaway/plain", capsys)
+    assert (record.code, record.verdict.passed) == (Code.BUDGET_COST, True)
+    _counted(own, record)
