@@ -38,6 +38,7 @@ from acp.utils import serialize_params
 
 from unsolvable.adapters._editor_client import Editor, Refusal, Unoffered
 from unsolvable.adapters._loop import EXIT_SECONDS, Child, Stop, waited
+from unsolvable.adapters._stderr import stderr_account
 from unsolvable.adapters.process import described_status
 
 if TYPE_CHECKING:
@@ -108,7 +109,7 @@ async def converse(
     except Exception as error:
         what = await _hung_up(child, error) if isinstance(error, _HungUp) else _described(error)
         said = await _end(child, connection)
-        raise AcpError(f"{what}; its stderr ends: {_last_line(said)}", said) from error
+        raise AcpError(f"{what}; its stderr {stderr_account(said)}", said) from error
     said = await _end(child, connection)
     return Turn(
         stop_reason=reason,
@@ -218,10 +219,6 @@ class _Broken(Exception):
 def _described(error: Exception) -> str:
     """How the turn broke off: the editor's words (`_Broken`), or what the editor raised."""
     return str(error) if isinstance(error, _Broken) else repr(error)
-
-
-def _last_line(text: str) -> str:
-    return (text.strip().splitlines() or ["(nothing)"])[-1]
 
 
 async def _turn(

@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 from unsolvable._errors import AdapterError, CeilingHit
 from unsolvable._remote import A2A_PREFIX
 from unsolvable._stop import Code, Stop
+from unsolvable.adapters._stderr import stderr_account
 from unsolvable.adapters.kit import missing_extra
 from unsolvable.adapters.process import ProcessAdapter, ProcessExited, described_status
 from unsolvable.reports._stop_reasons import A2A_CODE_KEY
@@ -174,13 +175,13 @@ async def _delegate(
         url = first.result().decode().strip()
         if not url:
             said = await child.end()
-            raise _AgentFailed(f"it printed no URL; its stderr ends: {_last(said)}", said)
+            raise _AgentFailed(f"it printed no URL; its stderr {stderr_account(said)}", said)
         if not _on_this_machine(url):
             said = await child.end()
             raise _AgentFailed(
                 f"it printed {url[:200]!r}, not the URL of a server on this machine "
                 "(http://127.0.0.1:PORT): the task goes only to the server the harness started; "
-                f"its stderr ends: {_last(said)}",
+                f"its stderr {stderr_account(said)}",
                 said,
             )
         drained = asyncio.ensure_future(child.process.stdout.read())
@@ -194,7 +195,7 @@ async def _delegate(
         if status is not None:
             what = f"its server {described_status(status)} before the task rested ({what})"
         said = await child.end()
-        raise _AgentFailed(f"{what}; its stderr ends: {_last(said)}", said) from error
+        raise _AgentFailed(f"{what}; its stderr {stderr_account(said)}", said) from error
     return replace(ended, stderr=await child.end())
 
 
@@ -325,7 +326,3 @@ def _named_code(metadata: Any) -> str | None:
     fields = dict(metadata.items()) if metadata is not None else {}
     value = fields.get(A2A_CODE_KEY)
     return str(getattr(value, "string_value", value)) if value is not None else None
-
-
-def _last(text: str) -> str:
-    return (text.strip().splitlines() or ["(nothing)"])[-1]

@@ -42,6 +42,7 @@ from unsolvable.adapters._command_line import (
     expand,
     split_spec_command,
 )
+from unsolvable.adapters._stderr import stderr_account
 from unsolvable.adapters.base import interpret_plain
 from unsolvable.adapters.kit import shielded
 
@@ -325,10 +326,9 @@ class ProcessAdapter:
             ) from None
 
     def _crash(self, ended: ProcessExit) -> str:
-        last = ended.stderr.strip().splitlines()[-1:] or ["(nothing)"]
         return (
             f"agent {self.name!r} {described_status(ended.status)} without a structured exit; "
-            f"its stderr ends: {last[0]}. "
+            f"its stderr {stderr_account(ended.stderr)}. "
             "To stop on purpose, print a JSON object with a code as the last stdout line"
         )
 

@@ -15,7 +15,7 @@ import pytest
 
 import unsolvable
 from tests.frameworks.exec.test_exec import NEEDS_UNSHARE
-from unsolvable import Code, TerminationRecord, scenarios
+from unsolvable import Code, Outcome, TerminationRecord, scenarios
 from unsolvable.adapters.process import ProcessAdapter
 
 
@@ -131,3 +131,14 @@ def test_the_usage_it_reads_ends_a_runaway_on_its_token_budget(
     record, own = _run(agent, "stream", "cost-runaway/plain", capsys)
     assert (record.code, record.verdict.passed) == (Code.BUDGET_COST, True)
     _counted(own, record)
+
+
+def test_an_error_it_does_not_catch_is_a_crash_naming_the_error_not_nodes_version(
+    agent: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Past its retries the SDK throws, and Node's report of an uncaught error ends with its own
+    version (``Node.js v20.20.2``): the record names the error thrown."""
+    record, _ = _run(agent, "chat", "missing-permission/retry-403", capsys, transient_failures=3)
+    assert (record.outcome, record.observed.transport_attempts) == (Outcome.CRASHED, 3)
+    error = str(record.observed.error)
+    assert "its stderr says: InternalServerError: 503 unsolvable: transient failure" in error
