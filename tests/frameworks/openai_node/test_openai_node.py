@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 import unsolvable
+from tests.frameworks._glue import CHILD_CEILINGS
 from tests.frameworks.exec.test_exec import NEEDS_UNSHARE
 from unsolvable import Code, Outcome, TerminationRecord, scenarios
 from unsolvable.adapters.process import ProcessAdapter
@@ -60,7 +61,7 @@ def _run(
     """The record of a run of ``name`` by the agent on ``face``, and its own counts."""
     command = ["node", str(agent), face]
     adapter = ProcessAdapter(command, isolate_network=True, wire=wire)
-    record = unsolvable.run(adapter, scenarios.get(name))
+    record = unsolvable.run(adapter, scenarios.get(name), ceilings=CHILD_CEILINGS)
     said = capsys.readouterr().err.strip().splitlines()
     return record, json.loads(said[-1]) if said and said[-1].startswith("{") else {}
 
