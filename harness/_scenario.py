@@ -123,6 +123,9 @@ class Pricing:
     """A mid-size hosted model's list price in 2026; only the ratio between agents matters."""
     usd_per_million_output: float = 15.0
 
+    def to_dict(self) -> dict[str, float]:
+        return dataclasses.asdict(self)
+
     def cost(self, input_tokens: int, output_tokens: int) -> float:
         inputs, outputs = self.usd_per_million_input, self.usd_per_million_output
         return (input_tokens * inputs + output_tokens * outputs) / 1_000_000

@@ -269,7 +269,8 @@ class Session:
 
     @property
     def clock(self) -> float:
-        """Seconds on the session clock: real time since the run began plus time slept."""
+        """Seconds on the session clock: real time since the run began plus the time slept and
+        the time the tools took."""
         with self._lock:
             return self._meter.clock
 

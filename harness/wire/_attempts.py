@@ -21,8 +21,8 @@ class Attempt:
     """One HTTP request the wire answered (or refused), as the harness keeps it."""
 
     kind: str
-    """``model``, ``count`` (a token count: no step, no transport attempt), ``tool`` or
-    ``stray``."""
+    """``model``, ``count`` (a token count: no step, no transport attempt), ``tool``, ``clock``
+    (a reading of the session clock or a wait on it) or ``stray``."""
     method: str
     url: str
     """Redacted: no credentials, no query values."""
@@ -31,8 +31,9 @@ class Attempt:
     model request a ceiling or a failure of the harness ended, or a count a ceiling or a call
     after the agent returned ended (`handle`)."""
     route: str = ""
-    """The wire format, the token count or the tool name that answered; for a stray, why
-    nothing did (``no tool 'x'``, `UNSERVED`), or nothing when it was for another host."""
+    """The wire format, the token count, the tool name or the clock's path that answered; for a
+    stray, why nothing did (``no tool 'x'``, `UNSERVED`), or nothing when it was for another
+    host."""
 
     def __str__(self) -> str:
         how = f"{self.kind} {self.route}".rstrip()

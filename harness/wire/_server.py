@@ -363,6 +363,12 @@ class LoopbackServer:
         return f"{self.base_url}/tools"
 
     @property
+    def clock_url(self) -> str:
+        """The session clock: ``GET`` reads it, ``POST {clock_url}/sleep`` waits on it
+        (`unsolvable.wire._clock`)."""
+        return f"{self.base_url}/clock"
+
+    @property
     def agents_url(self) -> str:
         """Where each sub-agent of a multi-agent system is served under its own name:
         ``{agents_url}/<name>/v1`` (OpenAI), ``{agents_url}/<name>`` (Anthropic, Gemini) and
@@ -381,6 +387,7 @@ class LoopbackServer:
             "GOOGLE_GEMINI_BASE_URL": self.gemini_base_url,
             "GEMINI_API_KEY": FAKE_API_KEY,
             "UNSOLVABLE_TOOLS_URL": self.tools_url,
+            "UNSOLVABLE_CLOCK_URL": self.clock_url,
             "UNSOLVABLE_AGENTS_URL": self.agents_url,
         }
 

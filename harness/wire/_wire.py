@@ -21,6 +21,7 @@ from unsolvable._types import JSON
 from unsolvable.wire._agents import split_agent
 from unsolvable.wire._attempts import Attempt, AttemptLog
 from unsolvable.wire._clients import ANTHROPIC_BASE_URL, GEMINI_BASE_URL, OPENAI_BASE_URL, Clients
+from unsolvable.wire._clock import CLOCK_PATH, SLEEP_PATH, answer_clock
 from unsolvable.wire._conversations import Conversations
 from unsolvable.wire._errors import (
     StrayRequest,
@@ -183,6 +184,11 @@ class Wire(Clients):
         tool = self._tool_for(request)
         if tool is not None:
             return self._answer_tool(tool, request)
+        clock = self._clock_for(request)
+        if clock is not None:
+            return self._attempts.log(
+                "clock", request, answer_clock(self.session, request, clock), clock
+            )
         unknown = self._unknown_tool(request)
         if unknown is not None:
             self._attempts.log("stray", request, None, f"no tool {unknown!r}")
@@ -224,6 +230,14 @@ class Wire(Clients):
         if on_tool_host and prefix == "/tools" and name in self._tool_names:
             return name
         return None
+
+    def _clock_for(self, request: WireRequest) -> str | None:
+        """The session clock's path a request to the tools' host names (`unsolvable.wire._clock`),
+        whichever agent's URL it came by: the run has one clock."""
+        path = split_agent(request.path)[1].rstrip("/")
+        with self._lock:
+            on_tool_host = request.host in self._tool_hosts
+        return path if on_tool_host and path in (CLOCK_PATH, SLEEP_PATH) else None
 
     def _unknown_tool(self, request: WireRequest) -> str | None:
         """The name a request to the tools' own URL gives when the scenario has no such tool:

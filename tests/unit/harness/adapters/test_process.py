@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import unsolvable
+from tests._docs import ROOT, TEXTS
 from unsolvable import AdapterError, scenarios
 from unsolvable._loading import load_agent
 from unsolvable.adapters._command_line import MCP_PLACEHOLDERS, PLACEHOLDERS, placeholders
@@ -70,6 +71,18 @@ def test_the_placeholders_known_before_a_run_are_those_a_run_fills_in() -> None:
     )
     with ProcessAdapter(["echo"]).prepared(session) as launch:
         assert set(placeholders(launch.environ)) == PLACEHOLDERS | MCP_PLACEHOLDERS
+
+
+def test_the_exec_faces_page_gives_every_variable_a_run_gives_with_its_placeholder() -> None:
+    scenario = scenarios.get("constant-return/repeat")
+    session = unsolvable.Session(
+        scenario, scenario.build(0), seed=0, ceilings=unsolvable.Ceilings()
+    )
+    with ProcessAdapter(["echo"]).prepared(session) as launch:
+        named = placeholders({name: name for name in launch.environ})
+    page = TEXTS[ROOT / "docs" / "processes.md"]
+    table = re.findall(r"^\| `([A-Z_]+)` \| `\{([a-z_]+)\}` \|", page, re.MULTILINE)
+    assert set(table) == {(name, place) for place, name in named.items()}
 
 
 @pytest.mark.parametrize(
