@@ -190,11 +190,14 @@ class WorkerPool:
                 while self.todo or self._busy():
                     self._dispatch()
                     self._collect_all(POLL_SECONDS, on_record, catcher)
-            except KeyboardInterrupt:  # SIGTERM and SIGHUP among them (`Interrupted`)
-                if catcher is None:
+            except BaseException as error:
+                # Anything raised into the wait ends the batch: an interrupt, or pytest-timeout's
+                # failure, which its alarm raises in the main thread. A worker left mid-job would
+                # still run it when the pool's next batch begins, and answer for its first job.
+                if catcher is None or not isinstance(error, KeyboardInterrupt):
                     self.close(kill=True)
                     raise
-                interrupted = True
+                interrupted = True  # SIGTERM and SIGHUP among them (`Interrupted`)
                 self._drain(on_record, catcher)
         positions = tuple(sorted(self.records))
         records = tuple(self.records[i] for i in positions)
