@@ -65,6 +65,8 @@ PAYLOAD_ATTRIBUTE = "unsolvable_records"
 SNAPSHOT_ATTRIBUTE = "unsolvable_snapshot"
 """Marks the report of a test whose verdict passed but that failed on its snapshot alone: one
 not recorded yet (``missing``) or one the record differs from (``changed``)."""
+RERUN = "rerun"
+"""The outcome pytest-rerunfailures gives the reports of an attempt it runs again."""
 WHOLE = (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
 """Exit statuses of a session that ran to its end: only such a session may rewrite a baseline."""
 
@@ -143,8 +145,38 @@ def pytest_configure(config: pytest.Config) -> None:
     if settings.has_reports and not hasattr(config, "workerinput"):
         config.stash[BASELINE] = check_reports(settings)
         _open_stream(config)
+    config.pluginmanager.register(_Attempts(config), "unsolvable-attempts")
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHooks(config), "unsolvable-xdist")
+
+
+class _Attempts:
+    """Where a test runs (serially, or on an xdist worker): its records are kept once its last
+    report is logged, those of an attempt pytest-rerunfailures runs again (``rerun``) dropped,
+    so that a rerun counts once, as pytest counts it."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+
+    @pytest.hookimpl(tryfirst=True)  # on a worker, before xdist sends the report on
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """https://docs.pytest.org/en/stable/reference/reference.html#pytest.hookspec.pytest_runtest_logreport"""
+        ledger = self.config.stash.get(LEDGER, None)
+        if ledger is None or getattr(report, "node", None) is not None:
+            return  # unused, or a worker's report on the controller (`_XdistHooks`)
+        ledger.settle(rerun=_is_rerun(report), ended=report.when == "teardown")
+        if not hasattr(self.config, "workerinput"):
+            if (kind := getattr(report, SNAPSHOT_ATTRIBUTE, None)) and not _is_rerun(report):
+                ledger.note_snapshot(kind)
+        elif report.when == "teardown" and (payload := ledger.drain()):
+            setattr(report, PAYLOAD_ATTRIBUTE, payload)
+
+
+def _is_rerun(report: pytest.TestReport) -> bool:
+    """Whether pytest-rerunfailures runs the report's attempt again (`RERUN`), an outcome
+    pytest's own types do not know."""
+    outcome: str = report.outcome
+    return outcome == RERUN
 
 
 class _XdistHooks:
@@ -160,7 +192,7 @@ class _XdistHooks:
         ledger = _session_ledger(self.config)
         if payload := getattr(report, PAYLOAD_ATTRIBUTE, None):
             ledger.merge_payload(payload)
-        if kind := getattr(report, SNAPSHOT_ATTRIBUTE, None):
+        if (kind := getattr(report, SNAPSHOT_ATTRIBUTE, None)) and not _is_rerun(report):
             ledger.note_snapshot(kind)
 
     def pytest_testnodedown(self, node: Any, error: object) -> None:
@@ -199,20 +231,11 @@ def _snapshot_only(call: pytest.CallInfo[None]) -> str | None:
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, Any, Any]:
-    """On an xdist worker, the records a test made travel with its report, so that a worker
-    that dies loses at most the test it was running; so does a passed verdict that failed on
-    its snapshot alone, which the summary counts apart from failed verdicts."""
+    """Marks the report of a passed verdict that failed on its snapshot alone, which the
+    summary counts apart from failed verdicts once the report is logged (`_Attempts`; on the
+    controller under xdist, `_XdistHooks`)."""
     report = yield
-    ledger = item.config.stash.get(LEDGER, None)
-    if ledger is None:
-        return report
-    kind = _snapshot_only(call)
-    if not hasattr(item.config, "workerinput"):
-        if kind is not None:
-            ledger.note_snapshot(kind)
-    elif payload := ledger.drain():
-        setattr(report, PAYLOAD_ATTRIBUTE, payload)
-    if kind is not None:
+    if item.config.stash.get(LEDGER, None) is not None and (kind := _snapshot_only(call)):
         setattr(report, SNAPSHOT_ATTRIBUTE, kind)
     return report
 
@@ -273,6 +296,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     ``unsolvable run`` ends, interrupted, saying which records the stream keeps."""
     config = session.config
     workeroutput = getattr(config, "workeroutput", None)
+    if LEDGER in config.stash:  # the runs of a test an interrupt cut short, its reports unlogged
+        config.stash[LEDGER].settle(rerun=False, ended=True)
     if PLAN in config.stash and workeroutput is not None:
         workeroutput[PLAN_KEY] = config.stash[PLAN]
     if LEDGER in config.stash and workeroutput is not None:

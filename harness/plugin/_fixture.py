@@ -216,9 +216,10 @@ class UnsolvableRunner:
         )
 
     def _keep(self, record: TerminationRecord) -> None:
-        """Into the session's ledger, and onto the test's JUnit properties (what
-        ``record_property`` does), one group per run in the order the runs ended."""
-        self.ledger.add(record)
+        """Into the session's ledger, as this test's (`RunLedger.hold`), and onto the test's
+        JUnit properties (what ``record_property`` does), one group per run in the order the
+        runs ended."""
+        self.ledger.hold(record)
         self.request.node.user_properties.extend(junit_properties(record))
 
     def _adapter(self, agent: AgentLike | None) -> Adapter | Callable[..., Any]:

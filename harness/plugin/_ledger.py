@@ -41,6 +41,8 @@ class RunLedger:
         self.stream = RecordStream(stream_to)
         """Each record on disk as it arrives (``--unsolvable-json``'s ``.jsonl``), on the
         controller or in a serial run."""
+        self.held: list[TerminationRecord] = []
+        """The running test's records, kept (`settle`) once its outcome is final."""
         self.sent = 0
         """On a worker: how many records have left with a test's report."""
         self.snapshots_missing = 0
@@ -58,6 +60,21 @@ class RunLedger:
             self.snapshots_missing += 1
         else:
             self.snapshots_changed += 1
+
+    def hold(self, record: TerminationRecord) -> None:
+        """A record the running test made, kept or dropped with the attempt (`settle`)."""
+        self.held.append(record)
+
+    def settle(self, *, rerun: bool, ended: bool) -> None:
+        """As each of a test's reports is logged: the records of an attempt that is run again
+        (``rerun``, pytest-rerunfailures) are dropped, for the next attempt's; those of one
+        that ``ended`` are kept."""
+        if rerun:
+            self.held.clear()
+        if ended:
+            for record in self.held:
+                self.add(record)
+            self.held.clear()
 
     def add(self, record: TerminationRecord) -> None:
         self.records.append(record)

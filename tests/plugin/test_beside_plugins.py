@@ -1,5 +1,5 @@
-"""The plugin beside the pytest plugins users already run: pytest-timeout ending a test. Each run
-is a real pytest with the real plugin."""
+"""The plugin beside the pytest plugins users already run: pytest-timeout ending a test, and
+pytest-rerunfailures running one again. Each run is a real pytest with the real plugin."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.plugin._helpers import Run
+from tests.plugin._helpers import Run, cases, outcomes
 from unsolvable.plugin._options import (
     AGENT_OPTION,
     CEILING_SECONDS_OPTION,
@@ -73,3 +73,35 @@ def test_a_case_pytest_timeout_ends_leaves_the_next_its_own_worker_and_record(
     result.stdout.fnmatch_lines(["*Timeout (>1.0s) from pytest-timeout*", "FAILED *repeat-seed1*"])
     records = json.loads(out.read_text())["records"]
     assert [(r["seed"], r["outcome"]) for r in records] == [(0, "stopped"), (2, "stopped")]
+
+
+FLAKY = """
+import pathlib
+
+
+def test_flaky(unsolvable):
+    unsolvable.run("constant-return/repeat", agent="pkg:contract")
+    tried = pathlib.Path("tried")
+    if not tried.exists():
+        tried.touch()
+        raise AssertionError("the first attempt fails")
+"""
+
+
+def test_a_test_pytest_rerunfailures_runs_again_counts_once(
+    run: Run, pytester: pytest.Pytester, xdist_args: tuple[str, ...]
+) -> None:
+    """The runs and snapshot failures of an attempt that is run again are the next attempt's
+    to count: the summary and the reports agree with pytest's outcomes, not twice them."""
+    pytester.makepyfile(test_flaky=FLAKY)
+    out = pytester.path / "records.json"
+    result = run(
+        f"{AGENT_OPTION}=pkg:contract", f"{SCENARIO_OPTION}=constant-return/repeat",
+        f"{JSON_OPTION}={out}", "-p", "rerunfailures", "--reruns", "1", *xdist_args,
+    )  # fmt: skip
+    repeat = cases("constant-return/repeat")
+    assert outcomes(result) == {"passed": 1, "failed": repeat, "rerun": repeat + 1}
+    assert len(json.loads(out.read_text())["records"]) == 1 + repeat
+    result.stdout.fnmatch_lines(
+        [f"unsolvable: {repeat} verdict(s) passed but their snapshots are not recorded yet; *"]
+    )
