@@ -24,7 +24,7 @@ from syrupy.matchers import compose_matchers
 
 from unsolvable import _redact
 from unsolvable._record import TerminationRecord
-from unsolvable.plugin._suite import SUITE_MODULE, SUITE_TEST
+from unsolvable.plugin._suite import CASE, SUITE_MODULE, SUITE_TEST
 
 if TYPE_CHECKING:
     from syrupy.location import PyTestLocation
@@ -68,8 +68,12 @@ def _is_suite(test_location: PyTestLocation) -> bool:
 
 
 def _case_id(test_location: PyTestLocation) -> str:
-    """``test_unsolvable[constant-return/repeat-seed0]`` → ``constant-return/repeat-seed0``."""
-    return test_location.testname[len(SUITE_TEST) + 1 : -1]
+    """``test_unsolvable[constant-return/repeat-seed0]`` → ``constant-return/repeat-seed0``:
+    the case's own id, not the test's, which a plugin that parametrizes every test lengthens
+    (pytest-repeat's ``--count 2``: ``…-seed0-1-2``) and which then names no snapshot."""
+    params = getattr(getattr(test_location.item, "callspec", None), "params", {})
+    case = params.get(CASE)
+    return str(case.id) if case is not None else test_location.testname[len(SUITE_TEST) + 1 : -1]
 
 
 class TerminationRecordExtension(JSONSnapshotExtension):
@@ -104,7 +108,7 @@ class TerminationRecordExtension(JSONSnapshotExtension):
     @classmethod
     def get_snapshot_name(cls, *, test_location: PyTestLocation, index: SnapshotIndex = 0) -> str:
         if _is_suite(test_location):
-            return test_location.testname
+            return f"{SUITE_TEST}[{_case_id(test_location)}]"
         return super().get_snapshot_name(test_location=test_location, index=index)
 
     @classmethod

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.plugin._helpers import Run, cases, outcomes
+from tests.plugin._helpers import Run, cases, outcomes, snapshot_files
 from unsolvable.plugin._options import (
     AGENT_OPTION,
     CEILING_SECONDS_OPTION,
@@ -105,3 +105,16 @@ def test_a_test_pytest_rerunfailures_runs_again_counts_once(
     result.stdout.fnmatch_lines(
         [f"unsolvable: {repeat} verdict(s) passed but their snapshots are not recorded yet; *"]
     )
+
+
+def test_a_session_pytest_repeat_repeats_meets_the_suites_snapshots(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    """``--count 2`` gives every test id a suffix (``…-seed0-1-2``): the suite's snapshots are
+    named by the case, so both repetitions meet the one blessed snapshot, and none is added."""
+    args = (f"{AGENT_OPTION}=pkg:contract", f"{SCENARIO_OPTION}=constant-return/repeat")
+    run(*args, "--snapshot-update").assert_outcomes(passed=cases("constant-return/repeat"))
+    blessed = snapshot_files(pytester.path)
+    repeated = run(*args, "-p", "repeat", "--count", "2")
+    repeated.assert_outcomes(passed=2 * cases("constant-return/repeat"))
+    assert snapshot_files(pytester.path) == blessed
