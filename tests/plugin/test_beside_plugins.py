@@ -1,5 +1,6 @@
-"""The plugin beside the pytest plugins users already run: pytest-timeout ending a test, and
-pytest-rerunfailures running one again. Each run is a real pytest with the real plugin."""
+"""The plugin beside the pytest plugins users already run: pytest-timeout ending a test,
+pytest-rerunfailures running one again, pytest-repeat repeating it. Each run is a real pytest
+with the real plugin."""
 
 from __future__ import annotations
 
