@@ -11,11 +11,14 @@ import pytest
 from unsolvable import scenarios
 
 QUIET = ("-W", "error", *(f"-pno:{name}" for name in ("langsmith_plugin", "hypothesispytest",
-                                                        "respx", "anyio")))  # fmt: skip
+                                                        "respx", "anyio", "timeout",
+                                                        "rerunfailures", "repeat")))  # fmt: skip
 """``-W error`` turns any warning of ours (or syrupy's, about snapshot locations) into a failure.
 The autoloaded plugins switched off have no hook in common with ours and cost most of each
 process's start-up here: langsmith's ~0.6 s (DESIGN.md), hypothesis's ~0.7 s (it imports all of
-hypothesis in its terminal summary), respx's and anyio's ~0.1 s each."""
+hypothesis in its terminal summary), respx's and anyio's ~0.1 s each; pytest-timeout's,
+pytest-rerunfailures' and pytest-repeat's ~25 ms together, which the tests of the plugin beside
+them turn on again (``-p timeout``: a later ``-p`` lifts a ``-p no:``)."""
 
 XDIST_ENVIRONMENT = ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID")
 
