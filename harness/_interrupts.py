@@ -8,7 +8,10 @@ killed with its reports unwritten. A signal that arrives while the harness reads
 channel, judges what it read and keeps the record (`InterruptCatcher.held`) is raised once that
 record is kept: raised where it landed, it would drop a record read off the channel and not yet
 kept, though its run had ended before the interrupt. The hold lasts at most one look at the
-channels (`unsolvable._batch`'s poll)."""
+channels (`unsolvable._batch`'s poll).
+
+While an agent runs in-process, a SIGINT is noted as it is raised (`InterruptNoter`), so that
+the run ends the caller's session as Ctrl-C would, not as the agent's crash."""
 
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ import threading
 from collections.abc import Iterator
 from types import FrameType
 
-__all__ = ["InterruptCatcher", "Interrupted", "signal_name"]
+__all__ = ["InterruptCatcher", "InterruptNoter", "Interrupted", "signal_name"]
 
 
 class Interrupted(KeyboardInterrupt):
@@ -101,3 +104,29 @@ class InterruptCatcher:
         signum, self.pending = self.pending, None
         if signum is not None:
             raise _exception(signum)
+
+
+class InterruptNoter:
+    """Within it, on the main thread where Python's own SIGINT handler is set, a SIGINT raises
+    `KeyboardInterrupt` as that handler does, and is noted (`landed`): a Ctrl-C that lands in
+    an agent run in-process (in a user's test, say) is the person's, who wants the session
+    ended, though the agent catches it or the run would record it as the agent's crash."""
+
+    def __init__(self) -> None:
+        self.landed = False
+        self.previous: object = None
+
+    def __enter__(self) -> InterruptNoter:
+        on_main = threading.current_thread() is threading.main_thread()
+        if on_main and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            self.previous = signal.signal(signal.SIGINT, self._arrived)
+        return self
+
+    def __exit__(self, *raised: object) -> None:
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)  # type: ignore[arg-type]
+            self.previous = None
+
+    def _arrived(self, signum: int, frame: FrameType | None) -> None:
+        self.landed = True
+        raise KeyboardInterrupt

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ctypes
 import dataclasses
 import signal
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from types import FrameType
 from typing import Any
 
 from unsolvable._errors import CeilingHit, ScenarioError
+from unsolvable._interrupts import InterruptNoter
 from unsolvable._leftovers import await_late_call
 from unsolvable._loading import AgentLike, adapter_for
 from unsolvable._record import Ending, Outcome, Stop, TerminationRecord
@@ -113,26 +115,40 @@ def _call(
     error: BaseException | None = None
     previous = signal.signal(WAKE, _ignore) if watchdog.wake and WAKE is not None else None
     watchdog.start()
-    try:
+    with InterruptNoter() as interrupts:
         try:
-            returned = adapter.run(session)
-            session.returned()  # at once: a call after this is work the agent left running
-        except BaseException as raised:
-            error = raised
-            session.returned()
-    finally:
-        # An interruption pending when stop() is called lands at the call, before stop()'s own
-        # try: caught here, and stop() called again, until it has returned.
-        while True:
             try:
-                watchdog.stop()
-                break
-            except CeilingHit:
-                pass
-        if previous is not None and WAKE is not None:
-            signal.signal(WAKE, previous)
-        session.returned()  # again, in case an interruption at the ceiling cut it short
+                returned = adapter.run(session)
+                session.returned()  # at once: a call after this is work the agent left running
+            except BaseException as raised:
+                error = raised
+                session.returned()
+        finally:
+            # An interruption pending when stop() is called lands at the call, before stop()'s
+            # own try: caught here, and stop() called again, until it has returned.
+            while True:
+                try:
+                    watchdog.stop()
+                    break
+                except CeilingHit:
+                    pass
+            if previous is not None and WAKE is not None:
+                signal.signal(WAKE, previous)
+            session.returned()  # again, in case an interruption at the ceiling cut it short
+    if interrupts.landed:
+        raise KeyboardInterrupt
+    if error is not None and _ends_the_test(error):
+        raise error
     return returned, error
+
+
+def _ends_the_test(error: BaseException) -> bool:
+    """Whether ``error`` is pytest's own end of the test the run is part of (`pytest.fail`,
+    `pytest.skip`, `pytest.exit`; pytest-timeout's ``signal`` method raises the first from
+    its alarm, inside the agent), which no agent raises in production: the test ends, not the
+    run alone, as though the agent had not caught it."""
+    outcomes = sys.modules.get("_pytest.outcomes")  # only where pytest runs, and so imported
+    return outcomes is not None and isinstance(error, outcomes.OutcomeException | outcomes.Exit)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -248,7 +264,11 @@ def run(
     The record is redacted as it leaves (`unsolvable._redact`), of the secrets the environment
     holds now, before the agent runs. What the agent returned, however broken (a ``__repr__``
     that raises, a partial result nested thousands deep, a stop with a reason that is not text),
-    is read under guard: a record is always made.
+    is read under guard: a record is always made. A Ctrl-C that lands while the agent runs on
+    the main thread is raised again once the run has stopped, as `KeyboardInterrupt`, whether
+    or not the agent caught it: it is the person's, who wants the session ended, and the run
+    has no record. So is pytest's end of a test raised in the agent (`pytest.fail` from
+    pytest-timeout's alarm).
     """
     redactor = Redactor()
 

@@ -119,3 +119,38 @@ def test_a_session_pytest_repeat_repeats_meets_the_suites_snapshots(
     repeated = run(*args, "-p", "repeat", "--count", "2")
     repeated.assert_outcomes(passed=2 * cases("constant-return/repeat"))
     assert snapshot_files(pytester.path) == blessed
+
+
+OWN_TEST_TIMES_OUT = """
+import threading
+
+import pytest
+
+import unsolvable
+from unsolvable import scenarios
+
+
+def hangs(session):
+    threading.Event().wait()  # never set: an agent that never stops, and never calls
+
+
+@pytest.mark.timeout(1, method="signal")
+def test_hangs():
+    unsolvable.run(hangs, scenarios.get("constant-return/repeat"))
+
+
+def test_next():
+    assert unsolvable.run("contract", scenarios.get("constant-return/repeat")).verdict.passed
+"""
+"""pytest-timeout's alarm in a user's own test: it lands in the agent, on the test's thread."""
+
+
+def test_pytest_timeout_ends_a_users_own_test_whose_agent_hangs(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    """The alarm's failure is the test's, not the agent's crash that the test would go on past:
+    the test fails with pytest-timeout's message, and the next runs."""
+    pytester.makepyfile(test_own=OWN_TEST_TIMES_OUT)
+    result = run("-p", "timeout", NO_SNAPSHOT_OPTION, "-rA")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*Timeout (>1.0s) from pytest-timeout*", "FAILED *test_hangs*"])
