@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
+import functools
 import signal
 import sys
 import threading
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import Any
 
+from unsolvable._apart import apart, loop_running_here
 from unsolvable._errors import CeilingHit, ScenarioError
 from unsolvable._interrupts import InterruptNoter
 from unsolvable._leftovers import await_late_call
@@ -269,7 +271,24 @@ def run(
     or not the agent caught it: it is the person's, who wants the session ended, and the run
     has no record. So is pytest's end of a test raised in the agent (`pytest.fail` from
     pytest-timeout's alarm).
+
+    Called where an event loop is running (an async test, a notebook), it runs the agent on a
+    thread of its own (`unsolvable._apart`), where an async agent or an async framework's
+    adapter can start its own loop, as in production, while the caller's waits.
     """
+    if loop_running_here():
+        return apart(
+            functools.partial(
+                run,
+                agent,
+                scenario,
+                seed=seed,
+                strict=strict,
+                ceilings=ceilings,
+                abandon=abandon,
+                **overrides,
+            )
+        )
     redactor = Redactor()
 
     def hand_over(record: TerminationRecord) -> None:
