@@ -141,6 +141,33 @@ def test_own_tests_snapshot_records_where_syrupy_puts_json(
     run().assert_outcomes(passed=1)
 
 
+def test_own_tests_over_each_case_snapshot_each_record_under_w_error(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    """Every `unsolvable_case` id holds a "/", which syrupy leaves out of the file's name and
+    then looked for in it, warning that it could not relate the file to the test: under
+    ``-W error`` (the run's `QUIET`) that failed every case's ``--snapshot-update``."""
+    pytester.makepyfile(
+        test_mine="""
+        import pytest
+
+        @pytest.mark.unsolvable(agent="pkg:contract", scenarios=["constant-return/repeat"])
+        def test_record(unsolvable_record, unsolvable_snapshot):
+            assert unsolvable_snapshot == unsolvable_record
+            assert unsolvable_snapshot == unsolvable_record.code
+        """
+    )
+    repeat = cases("constant-return/repeat")
+    run("--snapshot-update").stdout.fnmatch_lines([f"{2 * repeat} snapshots generated."])
+    folder = pytester.path / "__snapshots__/test_mine"
+    assert {path.name for path in folder.iterdir()} == {
+        f"test_record[constant-returnrepeat-seed{seed}]{index}.json"
+        for seed in range(repeat)
+        for index in ("", ".1")
+    }
+    run().assert_outcomes(passed=repeat)
+
+
 def test_switching_strictness_changes_no_snapshot(run: Run) -> None:
     blessed = run(f"{AGENT_OPTION}=pkg:contract", f"{FAMILY_OPTION}=missing-permission",
                   "--snapshot-update")  # fmt: skip
