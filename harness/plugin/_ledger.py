@@ -50,7 +50,8 @@ class RunLedger:
         self.snapshots_changed = 0
         """Tests whose verdict passed but whose record differs from its snapshot."""
         self.silent_workers: list[str] = []
-        """Workers that went down without sending their records."""
+        """Workers that went down during the session, the records they had not sent with a test's
+        report lost."""
         self.notes: list[str] = []
         """What `report` did: files written, the gate's verdict, a baseline left alone."""
 
@@ -151,9 +152,10 @@ class RunLedger:
         if not self.silent_workers:
             return []
         return [
-            f"unsolvable: warning: worker(s) {', '.join(self.silent_workers)} went down without "
-            "sending their records; this summary, the reports and the baseline gate are "
-            "incomplete"
+            f"unsolvable: warning: worker(s) {', '.join(self.silent_workers)} went down during "
+            "the session: the runs of the test each was running, which had not ended, and any "
+            "runs no test's report had carried yet are missing from this summary, the reports "
+            "and the baseline gate"
         ]
 
     def terminal_summary(self, *, has_agents: bool) -> list[str]:
