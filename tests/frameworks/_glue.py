@@ -32,6 +32,7 @@ from unsolvable import (
     run,
     scenarios,
 )
+from unsolvable.adapters.process import ProcessAdapter
 from unsolvable.wire import Wire
 
 ROOT = Path(__file__).parents[2]
@@ -49,6 +50,42 @@ def needs_cli(command: str, npm: str) -> pytest.MarkDecorator:
     return pytest.mark.skipif(
         shutil.which(command) is None, reason=f"{command} is not on PATH (npm i {npm})"
     )
+
+
+def node_modules_of(package: str) -> Path | None:
+    """The ``node_modules`` folder that holds the npm ``package``: the one whose ``.bin`` is on
+    PATH, as the coding-agent CLIs are found (an SDK has no command of its own)."""
+    for entry in os.environ.get("PATH", "").split(os.pathsep):
+        folder = Path(entry)
+        if folder.name == ".bin" and (folder.parent / package / "package.json").is_file():
+            return folder.parent
+    return None
+
+
+def node_project(folder: Path, script: Path, node_modules: Path) -> Path:
+    """``script`` copied into ``folder`` beside a link to ``node_modules``, and its new path: Node
+    resolves an ES module's imports from its file's folder up, never from ``NODE_PATH``."""
+    (folder / "node_modules").symlink_to(node_modules)
+    shutil.copy(script, folder / script.name)
+    return folder / script.name
+
+
+def run_counted(
+    command: list[str], name: str, capsys: pytest.CaptureFixture[str], **wire: Any
+) -> tuple[TerminationRecord, dict[str, int]]:
+    """The record of a run of ``name`` by the ``exec:`` agent ``command``, loopback only, and the
+    counts it wrote as its last stderr line (``{"steps", "tool_calls", "tokens"}``)."""
+    adapter = ProcessAdapter(command, isolate_network=True, wire=wire)
+    record = run(adapter, scenarios.get(name), ceilings=CHILD_CEILINGS)
+    said = capsys.readouterr().err.strip().splitlines()
+    return record, json.loads(said[-1]) if said and said[-1].startswith("{") else {}
+
+
+def counted_alike(own: dict[str, int], record: TerminationRecord) -> None:
+    """The agent's own steps, tool calls and tokens are the harness's."""
+    observed = record.observed
+    tokens = observed.input_tokens + observed.output_tokens
+    assert own == {"steps": observed.steps, "tool_calls": observed.tool_calls, "tokens": tokens}
 
 
 def prompt_tokens_shown(cli: str) -> int:

@@ -5,32 +5,17 @@ found (.ci/run installs the package with npm, its ``node_modules/.bin`` on PATH)
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-import unsolvable
-from tests.frameworks._glue import CHILD_CEILINGS
+from tests.frameworks._glue import counted_alike, node_modules_of, node_project, run_counted
 from tests.frameworks.exec.test_exec import NEEDS_UNSHARE
-from unsolvable import Code, Outcome, TerminationRecord, scenarios
-from unsolvable.adapters.process import ProcessAdapter
+from unsolvable import Code, Outcome, TerminationRecord
 
-
-def _node_modules() -> Path | None:
-    """The ``node_modules`` folder that holds the ``openai`` package: the one whose ``.bin`` is on
-    PATH, as the coding-agent CLIs are found (the package has no command of its own)."""
-    for entry in os.environ.get("PATH", "").split(os.pathsep):
-        folder = Path(entry)
-        if folder.name == ".bin" and (folder.parent / "openai" / "package.json").is_file():
-            return folder.parent
-    return None
-
-
-NODE_MODULES = _node_modules()
+NODE_MODULES = node_modules_of("openai")
 if shutil.which("node") is None or NODE_MODULES is None:
     pytest.skip(
         "node, or the openai npm package beside a node_modules/.bin on PATH, is missing "
@@ -46,31 +31,15 @@ FACES = ["chat", "stream", "responses"]
 
 @pytest.fixture(scope="module")
 def agent(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The agent in a project of its own beside the installed ``node_modules``: Node resolves an
-    ES module's imports from its file's folder up, never from ``NODE_PATH``."""
-    project = tmp_path_factory.mktemp("node-agent")
     assert NODE_MODULES is not None
-    (project / "node_modules").symlink_to(NODE_MODULES)
-    shutil.copy(HERE / "agent.mjs", project / "agent.mjs")
-    return project / "agent.mjs"
+    return node_project(tmp_path_factory.mktemp("node-agent"), HERE / "agent.mjs", NODE_MODULES)
 
 
 def _run(
     agent: Path, face: str, name: str, capsys: pytest.CaptureFixture[str], **wire: Any
 ) -> tuple[TerminationRecord, dict[str, int]]:
     """The record of a run of ``name`` by the agent on ``face``, and its own counts."""
-    command = ["node", str(agent), face]
-    adapter = ProcessAdapter(command, isolate_network=True, wire=wire)
-    record = unsolvable.run(adapter, scenarios.get(name), ceilings=CHILD_CEILINGS)
-    said = capsys.readouterr().err.strip().splitlines()
-    return record, json.loads(said[-1]) if said and said[-1].startswith("{") else {}
-
-
-def _counted(own: dict[str, int], record: TerminationRecord) -> None:
-    """The agent's steps, tool calls and tokens are the harness's."""
-    observed = record.observed
-    tokens = observed.input_tokens + observed.output_tokens
-    assert own == {"steps": observed.steps, "tool_calls": observed.tool_calls, "tokens": tokens}
+    return run_counted(["node", str(agent), face], name, capsys, **wire)
 
 
 @pytest.mark.parametrize("face", FACES)
@@ -83,7 +52,7 @@ def test_it_stops_on_a_stuck_search_finishes_its_twin_and_is_counted_as_it_count
 ) -> None:
     record, own = _run(agent, face, name, capsys)
     assert (record.code, record.verdict.passed) == (code or Code.COMPLETED, True)
-    _counted(own, record)
+    counted_alike(own, record)
     assert record.observed.transport_attempts == record.observed.steps
 
 
@@ -96,7 +65,7 @@ def test_a_refusal_is_blocked_input_naming_the_permission(
         True,
         {"denied": 1},
     )
-    _counted(own, record)
+    counted_alike(own, record)
 
 
 @pytest.mark.parametrize("face", FACES)
@@ -111,7 +80,7 @@ def test_the_sdks_own_retries_of_a_503_are_transport_attempts_never_steps(
         1,
         3,
     )
-    _counted(own, record)
+    counted_alike(own, record)
 
 
 @pytest.mark.parametrize("face", FACES)
@@ -123,7 +92,7 @@ def test_the_context_window_refusal_is_the_sdks_bad_request_with_its_code(
     record, own = _run(agent, face, "context-overflow/twin-compacts-once", capsys)
     assert (record.code, record.verdict.passed) == (Code.COMPLETED, True)
     assert record.observed.refusals == {"context_window": 1}
-    _counted(own, record)
+    counted_alike(own, record)
 
 
 def test_the_usage_it_reads_ends_a_runaway_on_its_token_budget(
@@ -131,7 +100,7 @@ def test_the_usage_it_reads_ends_a_runaway_on_its_token_budget(
 ) -> None:
     record, own = _run(agent, "stream", "cost-runaway/plain", capsys)
     assert (record.code, record.verdict.passed) == (Code.BUDGET_COST, True)
-    _counted(own, record)
+    counted_alike(own, record)
 
 
 def test_an_error_it_does_not_catch_is_a_crash_naming_the_error_not_nodes_version(
