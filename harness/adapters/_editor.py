@@ -38,7 +38,6 @@ from acp.utils import serialize_params
 
 from unsolvable.adapters._editor_client import Editor, Refusal, Unoffered
 from unsolvable.adapters._loop import EXIT_SECONDS, Child, Stop, waited
-from unsolvable.adapters._stderr import stderr_account
 from unsolvable.adapters.process import described_status
 
 if TYPE_CHECKING:
@@ -109,7 +108,7 @@ async def converse(
     except Exception as error:
         what = await _hung_up(child, error) if isinstance(error, _HungUp) else _described(error)
         said = await _end(child, connection)
-        raise AcpError(f"{what}; its stderr {stderr_account(said)}", said) from error
+        raise AcpError(f"{what}; its stderr {child.account(said)}", said) from error
     said = await _end(child, connection)
     return Turn(
         stop_reason=reason,

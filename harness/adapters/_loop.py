@@ -22,6 +22,7 @@ from unsolvable._environ import child_environ
 from unsolvable._errors import CeilingHit
 from unsolvable._session import end_at_ceiling
 from unsolvable._text import kept_end
+from unsolvable.adapters._stderr import NodeReport, stderr_account
 from unsolvable.adapters.kit import shielded
 
 if TYPE_CHECKING:
@@ -72,12 +73,13 @@ async def waited(future: asyncio.Future[Any], stop: Stop) -> bool:
 
 
 class Child:
-    """The agent's process, in a process group of its own, its stderr's end kept (`stderr`)."""
+    """The agent's process, in a process group of its own, its stderr's end kept (`end`) and read
+    as it is written for a Node report of an uncaught error (`account`)."""
 
     def __init__(self, process: asyncio.subprocess.Process) -> None:
         assert process.stderr is not None  # started with a pipe (`start`)
-        self.process = process
-        self._stderr = asyncio.ensure_future(_tail(process.stderr))
+        self.process, self.report = process, NodeReport()
+        self._stderr = asyncio.ensure_future(_tail(process.stderr, self.report))
 
     @classmethod
     async def start(cls, argv: Sequence[str], environ: Mapping[str, str]) -> Child:
@@ -116,12 +118,18 @@ class Child:
         sys.stderr.write(said)
         return said
 
+    def account(self, said: str) -> str:
+        """What a failed agent's record says of ``said``, the end of its stderr (`end`)."""
+        return stderr_account(said, self.report.named)
 
-async def _tail(stream: asyncio.StreamReader) -> str:
+
+async def _tail(stream: asyncio.StreamReader, report: NodeReport) -> str:
     kept = bytearray()
     while chunk := await stream.read(65_536):
+        report.write(chunk)
         kept += chunk
         del kept[: -4 * STDERR_KEPT]  # bytes: up to 4 per character of UTF-8
+    report.close()
     return kept_end(kept.decode("utf-8", "replace"), STDERR_KEPT)
 
 

@@ -5,30 +5,104 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["stderr_account"]
+from unsolvable._text import ELLIPSIS
+
+__all__ = ["NodeReport", "stderr_account"]
 
 NODE_VERSION = re.compile(r"Node\.js v\d+\.\d+\.\d+\S*")
 """The line Node ends its report of an uncaught error with (since Node 18): its own version."""
 CARET = re.compile(r"\s*\^+\s*")
 """The line of Node's report that points under the line of source that threw."""
+LINE_KEPT = 4_000
+"""Characters of a line kept to be named, as many as the end of stderr a record keeps: one line
+of a report can be an error's whole message, a request body's string among its fields."""
+LINE_BYTES = 4 * LINE_KEPT
+"""Bytes of a line written in pieces (`NodeReport.write`) kept: `LINE_KEPT` characters of UTF-8."""
 
 
-def stderr_account(stderr: str) -> str:
-    """``ends: <its last line>``, or ``says: <the error>`` when it ends with Node's report of an
-    uncaught error (`_node_error`), whose last line, the runtime's version, names nothing."""
+def stderr_account(stderr: str, named: str) -> str:
+    """``ends: <its last line>``, or ``says: <named>`` when it ends with Node's report of an
+    uncaught error, whose last line, the runtime's version, names nothing: ``named`` is the line
+    that names the error, which `NodeReport` read as the stream was written, since the start of a
+    long report is no longer in the end of ``stderr`` kept."""
     lines = stderr.strip().splitlines()
     if lines and NODE_VERSION.fullmatch(lines[-1].strip()):
-        return f"says: {_node_error(lines[:-1])}"
+        return f"says: {named}"
     return f"ends: {lines[-1] if lines else '(nothing)'}"
 
 
-def _node_error(lines: list[str]) -> str:
-    """The line of Node's report that names the error: the report shows where it was thrown (a
+class NodeReport:
+    """Consumes stderr a line at a time, as it is written, produces the line of Node's report of
+    an uncaught error that names the error (`named`). The report shows where it was thrown (a
     file, its line of source, a caret under it), then the error as ``util.inspect`` writes it,
-    its name and message first (``TypeError: fetch failed``), its stack and fields after; an error
-    with no source to show has no caret, and begins the report's last paragraph."""
-    body = "\n".join(lines).strip().splitlines() or ["(nothing)"]
-    carets = [index for index, line in enumerate(body) if CARET.fullmatch(line)]
-    blanks = [index for index, line in enumerate(body) if not line.strip()]
-    start = (carets or blanks or [-1])[-1] + 1
-    return next((line.strip() for line in body[start:] if line.strip()), body[-1].strip())
+    its name and message first (``TypeError: fetch failed``), its stack and fields after; an
+    error with no source to show has no caret, and begins the report's last paragraph. Read as
+    it streams because that line opens the report, which an error carrying its request (the
+    Vercel AI SDK's ``APICallError``, a ``RetryError`` of three of them) makes far longer than
+    the end of stderr a record keeps."""
+
+    def __init__(self) -> None:
+        self.last = ""
+        """The last line that is not blank, stripped."""
+        self.after_caret: str | None = None
+        """The first line that is not blank after the last caret, once one was seen."""
+        self.opening: str | None = None
+        """The first line that is not blank of the last paragraph."""
+        self.caret = self.waiting_after_caret = self.paragraph_ended = False
+        self.held: list[str] = []
+        """A version line and the blank lines after it: read only once a line follows them,
+        since while they end the stderr they are the report's end, not part of it."""
+        self.line = bytearray()
+        """The start of the line being written (`write`), `LINE_BYTES` of it at most."""
+        self.line_cut = False
+
+    def write(self, chunk: bytes) -> None:
+        """Reads a piece of the stream as it comes, whole lines or not."""
+        *ended, rest = chunk.split(b"\n")
+        for piece in ended:
+            self._add(piece)
+            self.close()
+        self._add(rest)
+
+    def close(self) -> None:
+        """Reads the line being written: at each newline, and once at the stream's end."""
+        text = self.line.decode("utf-8", "replace")
+        self._feed(text[: LINE_KEPT - len(ELLIPSIS)] + ELLIPSIS if self.line_cut else text)
+        self.line, self.line_cut = bytearray(), False
+
+    def _add(self, piece: bytes) -> None:
+        room = LINE_BYTES - len(self.line)
+        self.line += piece[:room]
+        self.line_cut = self.line_cut or len(piece) > room
+
+    def _feed(self, line: str) -> None:
+        if self.held and not line.strip():
+            self.held.append(line)
+            return
+        held, self.held = self.held, []
+        for earlier in held:
+            self._read(earlier)
+        if NODE_VERSION.fullmatch(line.strip()):
+            self.held = [line]
+        else:
+            self._read(line)
+
+    @property
+    def named(self) -> str:
+        """The first line after the last caret, or with none the first of the last paragraph."""
+        if self.caret:
+            return self.after_caret or self.last
+        return self.opening or "(nothing)"
+
+    def _read(self, line: str) -> None:
+        stripped = line.strip()
+        if not stripped:
+            self.paragraph_ended = True
+            return
+        if self.waiting_after_caret:
+            self.after_caret, self.waiting_after_caret = stripped, False
+        if self.paragraph_ended or self.opening is None:
+            self.opening, self.paragraph_ended = stripped, False
+        if CARET.fullmatch(line):
+            self.caret, self.waiting_after_caret, self.after_caret = True, True, None
+        self.last = stripped

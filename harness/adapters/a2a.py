@@ -28,7 +28,6 @@ from urllib.parse import urlsplit
 from unsolvable._errors import AdapterError, CeilingHit
 from unsolvable._remote import A2A_PREFIX
 from unsolvable._stop import Code, Stop
-from unsolvable.adapters._stderr import stderr_account
 from unsolvable.adapters.kit import missing_extra
 from unsolvable.adapters.process import ProcessAdapter, ProcessExited, described_status
 from unsolvable.reports._stop_reasons import A2A_CODE_KEY
@@ -175,13 +174,13 @@ async def _delegate(
         url = first.result().decode().strip()
         if not url:
             said = await child.end()
-            raise _AgentFailed(f"it printed no URL; its stderr {stderr_account(said)}", said)
+            raise _AgentFailed(f"it printed no URL; its stderr {child.account(said)}", said)
         if not _on_this_machine(url):
             said = await child.end()
             raise _AgentFailed(
                 f"it printed {url[:200]!r}, not the URL of a server on this machine "
                 "(http://127.0.0.1:PORT): the task goes only to the server the harness started; "
-                f"its stderr {stderr_account(said)}",
+                f"its stderr {child.account(said)}",
                 said,
             )
         drained = asyncio.ensure_future(child.process.stdout.read())
@@ -195,7 +194,7 @@ async def _delegate(
         if status is not None:
             what = f"its server {described_status(status)} before the task rested ({what})"
         said = await child.end()
-        raise _AgentFailed(f"{what}; its stderr {stderr_account(said)}", said) from error
+        raise _AgentFailed(f"{what}; its stderr {child.account(said)}", said) from error
     return replace(ended, stderr=await child.end())
 
 

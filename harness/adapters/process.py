@@ -42,7 +42,7 @@ from unsolvable.adapters._command_line import (
     expand,
     split_spec_command,
 )
-from unsolvable.adapters._stderr import stderr_account
+from unsolvable.adapters._stderr import NodeReport, stderr_account
 from unsolvable.adapters.base import interpret_plain
 from unsolvable.adapters.kit import shielded
 
@@ -100,6 +100,9 @@ class ProcessExit:
     last_line: str = ""
     """The last line the child wrote to stdout that is not blank, whole (up to
     `STOP_LINE_LIMIT` bytes): where its structured exit is."""
+    node_error: str
+    """The line naming the error of a Node report of an uncaught error at the end of its stderr,
+    read as stderr was written (`NodeReport`): the report may open before `stderr` does."""
 
     @property
     def structured(self) -> Mapping[str, object] | None:
@@ -132,9 +135,9 @@ class _Tail(threading.Thread):
     line that is not blank (`STOP_LINE_LIMIT` bytes of it at most), so that a chatty child never
     blocks on a full pipe and never fills the harness's memory."""
 
-    def __init__(self, stream: IO[bytes]) -> None:
+    def __init__(self, stream: IO[bytes], report: NodeReport | None = None) -> None:
         super().__init__(name="unsolvable-exec-output", daemon=True)
-        self.stream, self.kept = stream, bytearray()
+        self.stream, self.kept, self.report = stream, bytearray(), report
         self.line: bytearray | None = bytearray()
         """The line being written; ``None`` once it is past `STOP_LINE_LIMIT`."""
         self.last = b""
@@ -142,6 +145,8 @@ class _Tail(threading.Thread):
     def run(self) -> None:
         with self.stream:
             for chunk in iter(lambda: os.read(self.stream.fileno(), 65_536), b""):
+                if self.report is not None:
+                    self.report.write(chunk)
                 self.kept += chunk
                 del self.kept[: -4 * OUTPUT_KEPT]  # bytes: up to 4 per character of UTF-8
                 *ended, rest = chunk.split(b"\n")
@@ -150,6 +155,8 @@ class _Tail(threading.Thread):
                     self._end_line()
                 self._add(rest)
         self._end_line()
+        if self.report is not None:
+            self.report.close()
 
     def _add(self, piece: bytes) -> None:
         if self.line is not None and len(self.line) + len(piece) > STOP_LINE_LIMIT:
@@ -293,7 +300,8 @@ class ProcessAdapter:
     ) -> ProcessExit:
         child = self._start(argv, environ)
         assert child.stdout is not None and child.stderr is not None  # both are pipes
-        tails = (_Tail(child.stdout), _Tail(child.stderr))
+        report = NodeReport()
+        tails = (_Tail(child.stdout), _Tail(child.stderr, report))
         for tail in tails:
             tail.start()
         try:
@@ -306,7 +314,11 @@ class ProcessAdapter:
             # a ceiling too, since a run that did not stop is the one whose output is wanted.
             shielded(functools.partial(_pass_on, tails[1].text))
         return ProcessExit(
-            status=status, stdout=tails[0].text, stderr=tails[1].text, last_line=tails[0].last_line
+            status=status,
+            stdout=tails[0].text,
+            stderr=tails[1].text,
+            last_line=tails[0].last_line,
+            node_error=report.named,
         )
 
     def _start(self, argv: list[str], environ: Mapping[str, str]) -> subprocess.Popen[bytes]:
@@ -328,7 +340,7 @@ class ProcessAdapter:
     def _crash(self, ended: ProcessExit) -> str:
         return (
             f"agent {self.name!r} {described_status(ended.status)} without a structured exit; "
-            f"its stderr {stderr_account(ended.stderr)}. "
+            f"its stderr {stderr_account(ended.stderr, ended.node_error)}. "
             "To stop on purpose, print a JSON object with a code as the last stdout line"
         )
 

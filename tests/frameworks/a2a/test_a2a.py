@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
+import shutil
 import signal
 import sys
 from pathlib import Path
@@ -124,6 +125,23 @@ def test_a_server_that_prints_no_url_is_a_crash_naming_it() -> None:
     adapter = A2AAdapter([sys.executable, "-c", "print()"])
     record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"), ceilings=WALL)
     assert record.outcome is Outcome.CRASHED and "printed no URL" in record.observed.error
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not on PATH")
+def test_a_node_server_that_dies_on_a_long_error_is_a_crash_naming_the_error(
+    tmp_path: Path,
+) -> None:
+    """Node's report opens with the error's name, which a report longer than the stderr kept
+    (an SDK error carrying its request) pushed out of it: it is read as stderr is written."""
+    server = tmp_path / "server.mjs"
+    server.write_text(
+        "const fields = Array.from({ length: 300 }, (_, i) => [`f${i}`, 'a value '.repeat(9)]);\n"
+        'throw Object.assign(new Error("too much"), Object.fromEntries(fields));\n'
+    )
+    adapter = A2AAdapter(["node", str(server)])
+    record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"), ceilings=WALL)
+    assert record.outcome is Outcome.CRASHED
+    assert "printed no URL; its stderr says: Error: too much" in str(record.observed.error)
 
 
 def test_a_server_that_prints_another_hosts_url_is_a_crash_and_is_sent_nothing() -> None:

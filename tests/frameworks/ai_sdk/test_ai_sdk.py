@@ -15,7 +15,7 @@ import pytest
 
 from tests.frameworks._glue import counted_alike, node_modules_of, node_project, run_counted
 from tests.frameworks.exec.test_exec import NEEDS_UNSHARE
-from unsolvable import Code, TerminationRecord
+from unsolvable import Code, Outcome, TerminationRecord
 
 PACKAGES = ("ai", "@ai-sdk/openai", "@ai-sdk/anthropic")
 NODE_MODULES = node_modules_of("ai")
@@ -137,3 +137,19 @@ def test_the_usage_it_reads_ends_a_runaway_on_its_token_budget(
     record, own = _run(agent, FACES[1], "cost-runaway/plain", capsys)
     assert (record.code, record.verdict.passed) == (Code.BUDGET_COST, True)
     counted_alike(own, record)
+
+
+@pytest.mark.parametrize("face", [FACES[0], FACES[3]])
+def test_past_its_retries_the_crash_names_the_sdks_retry_error(
+    agent: Path, face: tuple[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Node's report of the ``RetryError`` the agent does not catch shows every attempt's
+    ``APICallError`` with its request, far more than the stderr the record keeps: the record
+    still names the error, the report's first line."""
+    record, _ = _run(agent, face, "missing-permission/retry-403", capsys, transient_failures=3)
+    assert (record.outcome, record.observed.transport_attempts) == (Outcome.CRASHED, 3)
+    assert (
+        "its stderr says: RetryError [AI_RetryError]: Failed after 3 attempts. Last error: "
+        "AI_APICallError: unsolvable: transient failure injected by the harness "
+        "(transient_failures). "
+    ) in str(record.observed.error)

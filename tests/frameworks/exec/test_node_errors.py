@@ -27,8 +27,21 @@ pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is no
         ('console.error("thinking"); throw new Error("first\\nsecond")', "Error: first"),
         ('JSON.parse("{")', "SyntaxError: Expected property name or '}' in JSON at position 1"),
         ('throw "a bare string"', "a bare string"),
+        (
+            "const fields = Array.from({ length: 300 }, (_, i) => [`f${i}`, 'a value '.repeat(9)]);"
+            'throw Object.assign(new Error("too much"), Object.fromEntries(fields))',
+            "Error: too much",
+        ),
     ],
-    ids=["thrown", "rejected-with-a-cause", "rejected-later", "two-lines", "no-caret", "no-error"],
+    ids=[
+        "thrown",
+        "rejected-with-a-cause",
+        "rejected-later",
+        "two-lines",
+        "no-caret",
+        "no-error",
+        "longer-than-kept",
+    ],
 )
 def test_an_uncaught_error_is_a_crash_naming_it_not_the_runtimes_version(
     code: str, named: str, tmp_path: Path

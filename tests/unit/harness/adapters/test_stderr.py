@@ -1,0 +1,34 @@
+"""`NodeReport` reads Node's report of an uncaught error as stderr is written, in any pieces."""
+
+from __future__ import annotations
+
+from unsolvable._text import ELLIPSIS
+from unsolvable.adapters._stderr import LINE_KEPT, NodeReport
+
+REPORT = (
+    b"file:///agent.mjs:3\n  throw error;\n  ^\n\n"
+    b"RetryError [AI_RetryError]: Failed after 3 attempts.\n    at main (file:///agent.mjs:3:3)\n"
+    + b"  requestBodyValues: { input: 'x' },\n" * 400
+    + b"}\n\nNode.js v20.20.2\n"
+)
+
+
+def _read(pieces: list[bytes]) -> str:
+    report = NodeReport()
+    for piece in pieces:
+        report.write(piece)
+    report.close()
+    return report.named
+
+
+def test_the_line_after_the_caret_is_named_however_the_stream_is_cut_into_pieces() -> None:
+    whole = _read([REPORT])
+    assert whole == "RetryError [AI_RetryError]: Failed after 3 attempts."
+    assert _read([REPORT[i : i + 7] for i in range(0, len(REPORT), 7)]) == whole
+
+
+def test_a_line_longer_than_kept_is_named_cut_where_the_cut_shows() -> None:
+    """A cut may fall inside a secret: the ellipsis marks where, as the redactor expects."""
+    line = b"Error: " + "é".encode() * (3 * LINE_KEPT)
+    named = _read([b"file:///a.mjs:1\nthrow e\n^\n\n", line[:5000], line[5000:], b"\n"])
+    assert len(named) == LINE_KEPT and named.endswith(ELLIPSIS) and named.startswith("Error: é")
