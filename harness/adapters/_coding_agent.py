@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, ClassVar, TypedDict, Unpack
 
 from unsolvable._errors import AdapterError
 from unsolvable.adapters._command_line import check_isolation
+from unsolvable.adapters._stderr import ends_node_report, stderr_account
 from unsolvable.adapters.kit import BUDGET, Budgeted, is_step_limit
 from unsolvable.adapters.process import (
     ProcessAdapter,
@@ -146,11 +147,13 @@ class CodingAgentAdapter:
 
     def unaccounted(self, ended: ProcessExit) -> ProcessExited:
         """The crash of a run whose CLI failed with no account of its own: its exit and the line
-        of its stderr that names the error (`ERROR_LINE`), else its last; not the ``exec:``
+        of its stderr that names the error (Node's report's, else the last that names one:
+        `unsolvable.adapters._stderr.ERROR_LINE`), else its last line; not the ``exec:``
         face's advice to print a structured exit, which is no user's to write for a CLI."""
-        lines = ended.stderr.strip().splitlines() or ["(nothing)"]
-        named = [line for line in lines if ERROR_LINE.search(line)]
-        said = f"says: {named[-1].strip()}" if named else f"ends: {lines[-1].strip()}"
+        if ended.error_line is not None and not ends_node_report(ended.stderr):
+            said = f"says: {ended.error_line}"
+        else:
+            said = stderr_account(ended.stderr, ended.node_error)
         return ProcessExited(
             f"{self.cli.command} {described_status(ended.status)} with no result of its own; "
             f"its stderr {said:.300}",

@@ -22,7 +22,7 @@ from unsolvable._environ import child_environ
 from unsolvable._errors import CeilingHit
 from unsolvable._session import end_at_ceiling
 from unsolvable._text import kept_end
-from unsolvable.adapters._stderr import NodeReport, stderr_account
+from unsolvable.adapters._stderr import StderrReader, stderr_account
 from unsolvable.adapters.kit import shielded
 
 if TYPE_CHECKING:
@@ -78,7 +78,7 @@ class Child:
 
     def __init__(self, process: asyncio.subprocess.Process) -> None:
         assert process.stderr is not None  # started with a pipe (`start`)
-        self.process, self.report = process, NodeReport()
+        self.process, self.report = process, StderrReader()
         self._stderr = asyncio.ensure_future(_tail(process.stderr, self.report))
 
     @classmethod
@@ -123,7 +123,7 @@ class Child:
         return stderr_account(said, self.report.named)
 
 
-async def _tail(stream: asyncio.StreamReader, report: NodeReport) -> str:
+async def _tail(stream: asyncio.StreamReader, report: StderrReader) -> str:
     kept = bytearray()
     while chunk := await stream.read(65_536):
         report.write(chunk)

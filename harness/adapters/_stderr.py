@@ -7,12 +7,16 @@ import re
 
 from unsolvable._text import ELLIPSIS
 
-__all__ = ["NodeReport", "stderr_account"]
+__all__ = ["ERROR_LINE", "StderrReader", "ends_node_report", "stderr_account"]
 
 NODE_VERSION = re.compile(r"Node\.js v\d+\.\d+\.\d+\S*")
 """The line Node ends its report of an uncaught error with (since Node 18): its own version."""
 CARET = re.compile(r"\s*\^+\s*")
 """The line of Node's report that points under the line of source that threw."""
+ERROR_LINE = re.compile(r"\b(error|unknown|unexpected|invalid)\b", re.IGNORECASE)
+"""A line that names what went wrong: a CLI refusing its command line prints that line and then
+its usage (Codex: "error: unexpected argument", Gemini CLI: "Unknown arguments"), so the last
+line alone names nothing, and the usage may outrun the end of stderr a record keeps."""
 LINE_KEPT = 4_000
 """Characters of a line kept to be named, as many as the end of stderr a record keeps: one line
 of a report can be an error's whole message, a request body's string among its fields."""
@@ -25,25 +29,36 @@ def stderr_account(stderr: str, named: str) -> str:
     uncaught error, whose last line, the runtime's version, names nothing: ``named`` is the line
     that names the error, which `NodeReport` read as the stream was written, since the start of a
     long report is no longer in the end of ``stderr`` kept."""
-    lines = stderr.strip().splitlines()
-    if lines and NODE_VERSION.fullmatch(lines[-1].strip()):
+    if ends_node_report(stderr):
         return f"says: {named}"
+    lines = stderr.strip().splitlines()
     return f"ends: {lines[-1] if lines else '(nothing)'}"
 
 
-class NodeReport:
-    """Consumes stderr a line at a time, as it is written, produces the line of Node's report of
-    an uncaught error that names the error (`named`). The report shows where it was thrown (a
-    file, its line of source, a caret under it), then the error as ``util.inspect`` writes it,
-    its name and message first (``TypeError: fetch failed``), its stack and fields after; an
-    error with no source to show has no caret, and begins the report's last paragraph. Read as
-    it streams because that line opens the report, which an error carrying its request (the
-    Vercel AI SDK's ``APICallError``, a ``RetryError`` of three of them) makes far longer than
-    the end of stderr a record keeps."""
+def ends_node_report(stderr: str) -> bool:
+    """Whether ``stderr`` ends with Node's report of an uncaught error: its last line is Node's
+    version."""
+    lines = stderr.strip().splitlines()
+    return bool(lines) and NODE_VERSION.fullmatch(lines[-1].strip()) is not None
+
+
+class StderrReader:
+    """Consumes stderr a line at a time, as it is written, produces the lines a crashed record
+    may name: the line of Node's report of an uncaught error that names the error (`named`), and
+    the last line that names an error (`error_line`, `ERROR_LINE`). Node's report shows where it
+    was thrown (a file, its line of source, a caret under it), then the error as
+    ``util.inspect`` writes it, its name and message first (``TypeError: fetch failed``), its
+    stack and fields after; an error with no source to show has no caret, and begins the
+    report's last paragraph. Read as it streams because both may come long before the end of
+    stderr a record keeps: the line naming the error opens the report, which an error carrying
+    its request (the Vercel AI SDK's ``APICallError``, a ``RetryError`` of three of them) makes
+    far longer, and a CLI's error comes before its usage (Gemini CLI's is longer)."""
 
     def __init__(self) -> None:
         self.last = ""
         """The last line that is not blank, stripped."""
+        self.error_line: str | None = None
+        """The last line that names an error (`ERROR_LINE`), stripped."""
         self.after_caret: str | None = None
         """The first line that is not blank after the last caret, once one was seen."""
         self.opening: str | None = None
@@ -105,4 +120,6 @@ class NodeReport:
             self.opening, self.paragraph_ended = stripped, False
         if CARET.fullmatch(line):
             self.caret, self.waiting_after_caret, self.after_caret = True, True, None
+        if ERROR_LINE.search(stripped):
+            self.error_line = stripped
         self.last = stripped

@@ -42,7 +42,7 @@ from unsolvable.adapters._command_line import (
     expand,
     split_spec_command,
 )
-from unsolvable.adapters._stderr import NodeReport, stderr_account
+from unsolvable.adapters._stderr import StderrReader, stderr_account
 from unsolvable.adapters.base import interpret_plain
 from unsolvable.adapters.kit import shielded
 
@@ -102,7 +102,9 @@ class ProcessExit:
     `STOP_LINE_LIMIT` bytes): where its structured exit is."""
     node_error: str
     """The line naming the error of a Node report of an uncaught error at the end of its stderr,
-    read as stderr was written (`NodeReport`): the report may open before `stderr` does."""
+    read as stderr was written (`StderrReader`): the report may open before `stderr` does."""
+    error_line: str | None = None
+    """The last line of its stderr that names an error (`ERROR_LINE`), read as it was written."""
 
     @property
     def structured(self) -> Mapping[str, object] | None:
@@ -135,7 +137,7 @@ class _Tail(threading.Thread):
     line that is not blank (`STOP_LINE_LIMIT` bytes of it at most), so that a chatty child never
     blocks on a full pipe and never fills the harness's memory."""
 
-    def __init__(self, stream: IO[bytes], report: NodeReport | None = None) -> None:
+    def __init__(self, stream: IO[bytes], report: StderrReader | None = None) -> None:
         super().__init__(name="unsolvable-exec-output", daemon=True)
         self.stream, self.kept, self.report = stream, bytearray(), report
         self.line: bytearray | None = bytearray()
@@ -300,7 +302,7 @@ class ProcessAdapter:
     ) -> ProcessExit:
         child = self._start(argv, environ)
         assert child.stdout is not None and child.stderr is not None  # both are pipes
-        report = NodeReport()
+        report = StderrReader()
         tails = (_Tail(child.stdout), _Tail(child.stderr, report))
         for tail in tails:
             tail.start()
@@ -319,6 +321,7 @@ class ProcessAdapter:
             stderr=tails[1].text,
             last_line=tails[0].last_line,
             node_error=report.named,
+            error_line=report.error_line,
         )
 
     def _start(self, argv: list[str], environ: Mapping[str, str]) -> subprocess.Popen[bytes]:

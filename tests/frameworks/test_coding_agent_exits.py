@@ -33,8 +33,9 @@ from unsolvable.adapters.gemini_cli import GeminiCliAdapter
         ),
         pytest.param(
             GeminiCliAdapter,
-            # Its usage follows the error and is longer than the stderr kept: only its end shows.
-            "gemini exited with status 1 with no result of its own; its stderr ends: ",
+            # Its usage follows the error and is longer than the stderr kept: read as it is written.
+            "gemini exited with status 1 with no result of its own; its stderr says: Unknown "
+            "arguments: such-flag, suchFlag",
             marks=needs_cli("gemini", "@google/gemini-cli"),
         ),
     ],

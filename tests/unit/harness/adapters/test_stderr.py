@@ -1,9 +1,9 @@
-"""`NodeReport` reads Node's report of an uncaught error as stderr is written, in any pieces."""
+"""`StderrReader` reads Node's report of an uncaught error as stderr is written, in any pieces."""
 
 from __future__ import annotations
 
 from unsolvable._text import ELLIPSIS
-from unsolvable.adapters._stderr import LINE_KEPT, NodeReport
+from unsolvable.adapters._stderr import LINE_KEPT, StderrReader
 
 REPORT = (
     b"file:///agent.mjs:3\n  throw error;\n  ^\n\n"
@@ -14,7 +14,7 @@ REPORT = (
 
 
 def _read(pieces: list[bytes]) -> str:
-    report = NodeReport()
+    report = StderrReader()
     for piece in pieces:
         report.write(piece)
     report.close()
@@ -32,3 +32,15 @@ def test_a_line_longer_than_kept_is_named_cut_where_the_cut_shows() -> None:
     line = b"Error: " + "é".encode() * (3 * LINE_KEPT)
     named = _read([b"file:///a.mjs:1\nthrow e\n^\n\n", line[:5000], line[5000:], b"\n"])
     assert len(named) == LINE_KEPT and named.endswith(ELLIPSIS) and named.startswith("Error: é")
+
+
+def test_the_last_line_naming_an_error_is_kept_however_much_follows_it() -> None:
+    """A CLI refusing its command line names the error, then prints its usage."""
+    reader = StderrReader()
+    for chunk in (
+        b"Unknown arguments: such-flag\nUsage: gemini [options]\n",
+        b"  -p  prompt\n" * 400,
+    ):
+        reader.write(chunk)
+    reader.close()
+    assert reader.error_line == "Unknown arguments: such-flag"
