@@ -2,8 +2,9 @@
 unmodified as an ``exec:`` agent with loopback only: the SDK's own loop (``run(agent, task,
 { maxTurns })``, streamed or not) on its default model, the Responses API, and on Chat Completions
 (``setOpenAIAPI('chat_completions')``), its ``MaxTurnsExceededError``, its ``toolUseBehavior``
-and its client's retries on the wire. Skipped when ``node`` or the packages are not found
-(.ci/run installs them with npm, their ``node_modules/.bin`` on PATH)."""
+and its client's retries on the wire; and a handoff system on it (`handoff.mjs`), two agents each
+on a client of its own under ``UNSOLVABLE_AGENTS_URL``. Skipped when ``node`` or the packages
+are not found (.ci/run installs them with npm, their ``node_modules/.bin`` on PATH)."""
 
 from __future__ import annotations
 
@@ -46,6 +47,13 @@ FACES = [
 def agent(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert NODE_MODULES is not None
     return node_project(tmp_path_factory.mktemp("agents-js"), HERE / "agent.mjs", NODE_MODULES)
+
+
+@pytest.fixture(scope="module")
+def handoffs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    assert NODE_MODULES is not None
+    folder = tmp_path_factory.mktemp("agents-js-handoffs")
+    return node_project(folder, HERE / "handoff.mjs", NODE_MODULES)
 
 
 def _run(
@@ -144,3 +152,25 @@ def test_past_its_clients_retries_the_crash_names_the_clients_error(
     assert (record.outcome, record.observed.transport_attempts) == (Outcome.CRASHED, 3)
     error = str(record.observed.error)
     assert "its stderr says: InternalServerError: 503 unsolvable: transient failure" in error
+
+
+@pytest.mark.parametrize("face", ["responses", "chat"])
+@pytest.mark.parametrize(
+    ("name", "code"),
+    [
+        ("role-ping-pong/handoff-bounce", Code.NO_PROGRESS),
+        ("role-ping-pong/twin-handoff-converges", None),
+    ],
+)
+def test_its_handoffs_are_each_agents_steps_and_a_bounce_stops_it(
+    handoffs: Path, face: str, name: str, code: Code | None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each agent's calls reach the wire at its own base URL, so they are its steps; the handoff
+    its ``onHandoff`` tells the world of is the scenario's, so the bounce's first stagnant step is
+    the scenario's own (its second ``transfer_to_producer``, step 3), where the agent stops."""
+    record, own = run_counted(["node", str(handoffs), face], name, capsys)
+    assert (record.code, record.verdict.passed) == (code or Code.COMPLETED, True)
+    assert set(record.observed.steps_by_agent) == {"reviewer", "producer"}
+    if code is Code.NO_PROGRESS:
+        assert (record.observed.first_stagnant_step, record.observed.steps) == (3, 3)
+    counted_alike(own, record)
