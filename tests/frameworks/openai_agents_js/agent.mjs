@@ -58,14 +58,13 @@ async function callTool(name, input) {
   return text;
 }
 
-// The scenario's tools, their JSON schemas as given: not strict, since strict mode wants every
-// property required and no other allowed.
+// The scenario's tools, their JSON schemas as given: in strict mode, the default, the SDK makes
+// each strict itself (every property required, an optional one nullable, no other allowed).
 const tools = JSON.parse(process.env.UNSOLVABLE_TOOLS).map(({ function: f }) =>
   tool({
     name: f.name,
     description: f.description,
     parameters: f.parameters,
-    strict: false,
     execute: (input) => callTool(f.name, input),
   }),
 );

@@ -53,8 +53,7 @@ const tools = (agent) =>
       name: f.name,
       description: f.description,
       parameters: f.parameters,
-      strict: false,
-      execute: (input) => {
+        execute: (input) => {
         bounced = [];
         return post(agent, f.name, input);
       },
