@@ -66,6 +66,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
+from unsolvable._environ import CREWAI_TELEMETRY_OFF
 from unsolvable._errors import AdapterError
 from unsolvable._record import Code, Stop
 from unsolvable._session import Session
@@ -82,15 +83,7 @@ from unsolvable.adapters.kit import (
 )
 from unsolvable.wire import Wire
 
-TELEMETRY_OFF = {
-    "CREWAI_DISABLE_TELEMETRY": "true",
-    "CREWAI_DISABLE_TRACKING": "true",
-    "CREWAI_TRACING_ENABLED": "false",
-}
-"""What CrewAI reads (``crewai_core.telemetry``, ``crewai.execution``) to send nothing home. Not
-``OTEL_SDK_DISABLED``, which CrewAI reads too: the OpenTelemetry SDK would then record nothing for
-any tracer provider of the process, the user's own tracing of its agents included."""
-for _name, _value in TELEMETRY_OFF.items():
+for _name, _value in CREWAI_TELEMETRY_OFF.items():
     os.environ.setdefault(_name, _value)
 
 try:

@@ -49,3 +49,24 @@ def test_an_adapter_passes_what_it_is_told_to() -> None:
     command = [sys.executable, "-c", LISTS]
     adapter = ProcessAdapter(command, pass_env=("AWS_SECRET_ACCESS_KEY",))
     assert _seen(adapter) == ["AWS_SECRET_ACCESS_KEY", "LC_ALL", "PATH", "UNSOLVABLE_TASK"]
+
+
+TELLS = (
+    "import json, os; names = ('OPENAI_AGENTS_DISABLE_TRACING', 'CREWAI_DISABLE_TELEMETRY'); "
+    "print(json.dumps(dict(code='NO_PROGRESS', partial=[os.environ.get(n) for n in names])))"
+)
+"""An agent that stops at once, naming the values of the frameworks' switches it was given."""
+
+
+def test_the_frameworks_exports_of_a_run_are_off_unless_the_user_passes_their_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The Agents SDK (Python and TypeScript) posts its traces to OpenAI's own address, which no
+    base URL moves; a user who wants them passes the switch by name."""
+    command = [sys.executable, "-c", TELLS]
+    assert _seen(ProcessAdapter(command)) == ["1", "true"]
+    monkeypatch.setenv("OPENAI_AGENTS_DISABLE_TRACING", "0")
+    assert _seen(ProcessAdapter(command, pass_env=("OPENAI_AGENTS_DISABLE_TRACING",))) == [
+        "0",
+        "true",
+    ]

@@ -3,20 +3,19 @@
 // tools' `execute` POSTs to UNSOLVABLE_TOOLS_URL/<name>, run by the SDK's own loop,
 // `run(agent, task, { maxTurns })` with the budget's steps. Its model is the SDK's default, the
 // Responses API (`responses`), or Chat Completions (`chat`, `setOpenAIAPI('chat_completions')`),
-// whole or streamed (`stream` as the second argument). Tracing, which exports to OpenAI's servers
-// by default, is off. Its stop is the last stdout line, its own counts on stderr.
+// whole or streamed (`stream` as the second argument). Its tracing, which exports to OpenAI's
+// servers by default, is left as it is: the harness's environment turns it off. Its stop is the
+// last stdout line, its own counts on stderr.
 import {
   Agent,
   MaxTurnsExceededError,
   run,
   setOpenAIAPI,
-  setTracingDisabled,
   tool,
 } from "@openai/agents";
 import { BadRequestError } from "openai";
 
 const [face = "responses", delivery = "whole"] = process.argv.slice(2);
-setTracingDisabled(true);
 if (face === "chat") setOpenAIAPI("chat_completions");
 const budget = JSON.parse(process.env.UNSOLVABLE_BUDGET);
 const own = { steps: 0, tool_calls: 0, tokens: 0 };

@@ -14,12 +14,10 @@ import {
   OpenAIResponsesModel,
   handoff,
   run,
-  setTracingDisabled,
   tool,
 } from "@openai/agents";
 
 const [face = "responses"] = process.argv.slice(2);
-setTracingDisabled(true);
 const AGENTS = process.env.UNSOLVABLE_AGENTS_URL;
 const budget = JSON.parse(process.env.UNSOLVABLE_BUDGET);
 const own = { steps: 0, tool_calls: 0, tokens: 0 };

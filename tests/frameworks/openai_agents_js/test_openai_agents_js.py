@@ -14,9 +14,17 @@ from typing import Any
 
 import pytest
 
-from tests.frameworks._glue import counted_alike, node_modules_of, node_project, run_counted
+import unsolvable
+from tests.frameworks._glue import (
+    CHILD_CEILINGS,
+    counted_alike,
+    node_modules_of,
+    node_project,
+    run_counted,
+)
 from tests.frameworks.exec.test_exec import NEEDS_UNSHARE
-from unsolvable import Code, Outcome, TerminationRecord
+from unsolvable import Code, Outcome, TerminationRecord, scenarios
+from unsolvable.adapters.process import ProcessAdapter
 
 PACKAGES = ("@openai/agents", "zod")
 NODE_MODULES = node_modules_of("@openai/agents")
@@ -174,3 +182,17 @@ def test_its_handoffs_are_each_agents_steps_and_a_bounce_stops_it(
     if code is Code.NO_PROGRESS:
         assert (record.observed.first_stagnant_step, record.observed.steps) == (3, 3)
     counted_alike(own, record)
+
+
+def test_its_tracing_is_off_though_the_agent_leaves_it_on(
+    agent: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The SDK exports its traces to a fixed address of OpenAI's; the harness gives every child
+    ``OPENAI_AGENTS_DISABLE_TRACING=1``, so none is attempted (with loopback only, each run
+    wrote three failed exports to stderr and waited 3.5 s for them)."""
+    adapter = ProcessAdapter(["node", str(agent)], isolate_network=True)
+    record = unsolvable.run(
+        adapter, scenarios.get("constant-return/repeat"), ceilings=CHILD_CEILINGS
+    )
+    assert record.code is Code.NO_PROGRESS
+    assert "Tracing" not in capsys.readouterr().err
