@@ -8,127 +8,39 @@ are not found (.ci/run installs them with npm, their ``node_modules/.bin`` on PA
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import unsolvable
-from tests.frameworks._glue import (
-    CHILD_CEILINGS,
-    counted_alike,
-    node_modules_of,
-    node_project,
-    run_counted,
-)
+from tests.frameworks._glue import CHILD_CEILINGS, counted_alike, node_project
+from tests.frameworks._node_agents import AGENTS
 from tests.frameworks.exec.test_exec import NEEDS_UNSHARE
 from unsolvable import Code, Outcome, TerminationRecord, scenarios
 from unsolvable.adapters.process import ProcessAdapter
 
-PACKAGES = ("@openai/agents", "zod")
-NODE_MODULES = node_modules_of("@openai/agents")
-if (
-    shutil.which("node") is None
-    or NODE_MODULES is None
-    or not all((NODE_MODULES / package / "package.json").is_file() for package in PACKAGES)
-):
-    pytest.skip(
-        "node, or the Agents SDK's npm packages beside a node_modules/.bin on PATH, are missing "
-        "(npm i @openai/agents@0.20.0 zod@4.6.7)",
-        allow_module_level=True,
-    )
-
+SDK = AGENTS[2]
+FACES = SDK.faces
 pytestmark = NEEDS_UNSHARE
-HERE = Path(__file__).parent
-FACES = [
-    ("responses", "whole"),
-    ("responses", "stream"),
-    ("chat", "whole"),
-    ("chat", "stream"),
-]
-"""The SDK's default model (``OpenAIResponsesModel``, the Responses API) and Chat Completions
-(``OpenAIChatCompletionsModel``), each run whole and streamed (``{ stream: true }``)."""
 
 
 @pytest.fixture(scope="module")
 def agent(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    assert NODE_MODULES is not None
-    return node_project(tmp_path_factory.mktemp("agents-js"), HERE / "agent.mjs", NODE_MODULES)
+    return SDK.project(tmp_path_factory.mktemp(SDK.sdk))
 
 
 @pytest.fixture(scope="module")
 def handoffs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    assert NODE_MODULES is not None
     folder = tmp_path_factory.mktemp("agents-js-handoffs")
-    return node_project(folder, HERE / "handoff.mjs", NODE_MODULES)
+    return node_project(folder, SDK.script.with_name("handoff.mjs"), SDK.skip_if_missing())
 
 
 def _run(
-    agent: Path, face: tuple[str, str], name: str, capsys: pytest.CaptureFixture[str], **wire: Any
+    agent: Path, face: tuple[str, ...], name: str, capsys: pytest.CaptureFixture[str], **wire: Any
 ) -> tuple[TerminationRecord, dict[str, int]]:
     """The record of a run of ``name`` by the agent on ``face``, and its own counts."""
-    return run_counted(["node", str(agent), *face], name, capsys, **wire)
-
-
-@pytest.mark.parametrize("face", FACES)
-@pytest.mark.parametrize(
-    ("name", "code"),
-    [("constant-return/repeat", Code.NO_PROGRESS), ("constant-return/twin-cursor-paging", None)],
-)
-def test_it_stops_on_a_stuck_search_finishes_its_twin_and_is_counted_as_it_counts_itself(
-    agent: Path,
-    face: tuple[str, str],
-    name: str,
-    code: Code | None,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    """Its ``toolUseBehavior`` ends the run on the same call answered twice; the usage the SDK
-    records in the run's context is the record's steps and tokens."""
-    record, own = _run(agent, face, name, capsys)
-    assert (record.code, record.verdict.passed) == (code or Code.COMPLETED, True)
-    counted_alike(own, record)
-    assert record.observed.transport_attempts == record.observed.steps
-
-
-def test_a_refusal_is_blocked_input_naming_the_permission(
-    agent: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    record, own = _run(agent, FACES[0], "missing-permission/retry-403", capsys)
-    assert (record.code, record.verdict.passed, record.observed.refusals) == (
-        Code.BLOCKED_INPUT,
-        True,
-        {"denied": 1},
-    )
-    counted_alike(own, record)
-
-
-@pytest.mark.parametrize("face", FACES)
-def test_its_clients_retries_of_a_503_are_transport_attempts_never_steps(
-    agent: Path, face: tuple[str, str], capsys: pytest.CaptureFixture[str]
-) -> None:
-    """The SDK retries nothing by itself (its runner's ``retry`` setting is opt-in); its default
-    client, ``new OpenAI()``, retries a 5xx twice (``maxRetries`` 2): three requests, one step."""
-    record, own = _run(agent, face, "missing-permission/retry-403", capsys, transient_failures=2)
-    assert (record.code, record.observed.steps, record.observed.transport_attempts) == (
-        Code.BLOCKED_INPUT,
-        1,
-        3,
-    )
-    counted_alike(own, record)
-
-
-@pytest.mark.parametrize("face", FACES)
-def test_the_context_window_refusal_is_the_clients_bad_request_the_agent_compacts_on(
-    agent: Path, face: tuple[str, str], capsys: pytest.CaptureFixture[str]
-) -> None:
-    """``run`` throws the client's ``BadRequestError`` (``code`` ``context_length_exceeded``), with
-    no run state: the agent runs again from the input its ``callModelInputFilter`` last saw,
-    compacted, and so finishes the twin that one compaction finishes."""
-    record, own = _run(agent, face, "context-overflow/twin-compacts-once", capsys)
-    assert (record.code, record.verdict.passed) == (Code.COMPLETED, True)
-    assert record.observed.refusals == {"context_window": 1}
-    counted_alike(own, record)
+    return SDK.run(agent, face, name, capsys, **wire)
 
 
 @pytest.mark.parametrize("face", [FACES[1], FACES[2]])
@@ -176,7 +88,7 @@ def test_its_handoffs_are_each_agents_steps_and_a_bounce_stops_it(
     """Each agent's calls reach the wire at its own base URL, so they are its steps; the handoff
     its ``onHandoff`` tells the world of is the scenario's, so the bounce's first stagnant step is
     the scenario's own (its second ``transfer_to_producer``, step 3), where the agent stops."""
-    record, own = run_counted(["node", str(handoffs), face], name, capsys)
+    record, own = SDK.run(handoffs, (face,), name, capsys)
     assert (record.code, record.verdict.passed) == (code or Code.COMPLETED, True)
     assert set(record.observed.steps_by_agent) == {"reviewer", "producer"}
     if code is Code.NO_PROGRESS:
