@@ -2,7 +2,8 @@
 unmodified as an ``exec:`` agent with loopback only: it stops on a stuck search and finishes its
 twin, a 403 is its ``BLOCKED_INPUT``, its client's own retries of a 503 are transport attempts
 and never steps, and the context-window refusal reaches it as its SDK's error, on which it
-compacts once; on each, the steps, tool calls and tokens it counted itself are the record's."""
+compacts once, and the usage a streamed reply ends with stops a runaway on its token budget; on
+each, the steps, tool calls and tokens it counted itself are the record's."""
 
 from __future__ import annotations
 
@@ -109,4 +110,15 @@ def test_the_context_window_refusal_is_its_sdks_error_and_it_compacts_on_it(
     record, own = agent.run(project, face, "context-overflow/twin-compacts-once", capsys)
     assert (record.code, record.verdict.passed) == (Code.COMPLETED, True)
     assert record.observed.refusals == {"context_window": 1}
+    counted_alike(own, record)
+
+
+@pytest.mark.parametrize("agent", [pytest.param(agent, id=agent.sdk) for agent in AGENTS])
+def test_the_usage_it_reads_streamed_ends_a_runaway_on_its_token_budget(
+    agent: NodeAgent, laid: Callable[[NodeAgent], Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The usage a streamed reply ends with is what it keeps its token ledger with."""
+    streamed = next(face for face in agent.faces if "stream" in face)
+    record, own = agent.run(laid(agent), streamed, "cost-runaway/plain", capsys)
+    assert (record.code, record.verdict.passed) == (Code.BUDGET_COST, True)
     counted_alike(own, record)

@@ -9,7 +9,6 @@ are not found (.ci/run installs them with npm, their ``node_modules/.bin`` on PA
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -17,7 +16,7 @@ import unsolvable
 from tests.frameworks._glue import CHILD_CEILINGS, counted_alike, node_project
 from tests.frameworks._node_agents import AGENTS
 from tests.frameworks.exec.test_exec import NEEDS_UNSHARE
-from unsolvable import Code, Outcome, TerminationRecord, scenarios
+from unsolvable import Code, Outcome, scenarios
 from unsolvable.adapters.process import ProcessAdapter
 
 SDK = AGENTS[2]
@@ -36,19 +35,12 @@ def handoffs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return node_project(folder, SDK.script.with_name("handoff.mjs"), SDK.skip_if_missing())
 
 
-def _run(
-    agent: Path, face: tuple[str, ...], name: str, capsys: pytest.CaptureFixture[str], **wire: Any
-) -> tuple[TerminationRecord, dict[str, int]]:
-    """The record of a run of ``name`` by the agent on ``face``, and its own counts."""
-    return SDK.run(agent, face, name, capsys, **wire)
-
-
 @pytest.mark.parametrize("face", [FACES[1], FACES[2]])
 def test_max_turns_at_its_step_budget_ends_a_run_on_budget_steps(
     agent: Path, face: tuple[str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``maxTurns`` set to ``max_steps`` throws ``MaxTurnsExceededError`` before a call past it."""
-    record, own = _run(agent, face, "forced-final-answer/plain", capsys)
+    record, own = SDK.run(agent, face, "forced-final-answer/plain", capsys)
     assert (record.code, record.verdict.passed, record.observed.steps) == (
         Code.BUDGET_STEPS,
         True,
@@ -57,18 +49,12 @@ def test_max_turns_at_its_step_budget_ends_a_run_on_budget_steps(
     counted_alike(own, record)
 
 
-def test_the_usage_it_reads_ends_a_runaway_on_its_token_budget(
-    agent: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    record, own = _run(agent, FACES[3], "cost-runaway/plain", capsys)
-    assert (record.code, record.verdict.passed) == (Code.BUDGET_COST, True)
-    counted_alike(own, record)
-
-
 def test_past_its_clients_retries_the_crash_names_the_clients_error(
     agent: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    record, _ = _run(agent, FACES[0], "missing-permission/retry-403", capsys, transient_failures=3)
+    record, _ = SDK.run(
+        agent, FACES[0], "missing-permission/retry-403", capsys, transient_failures=3
+    )
     assert (record.outcome, record.observed.transport_attempts) == (Outcome.CRASHED, 3)
     error = str(record.observed.error)
     assert "its stderr says: InternalServerError: 503 unsolvable: transient failure" in error

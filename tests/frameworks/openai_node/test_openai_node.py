@@ -6,14 +6,12 @@ found (.ci/run installs the package with npm, its ``node_modules/.bin`` on PATH)
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.frameworks._glue import counted_alike
 from tests.frameworks._node_agents import AGENTS
 from tests.frameworks.exec.test_exec import NEEDS_UNSHARE
-from unsolvable import Code, Outcome, TerminationRecord
+from unsolvable import Outcome
 
 SDK = AGENTS[0]
 pytestmark = NEEDS_UNSHARE
@@ -24,27 +22,14 @@ def agent(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return SDK.project(tmp_path_factory.mktemp(SDK.sdk))
 
 
-def _run(
-    agent: Path, face: tuple[str, ...], name: str, capsys: pytest.CaptureFixture[str], **wire: Any
-) -> tuple[TerminationRecord, dict[str, int]]:
-    """The record of a run of ``name`` by the agent on ``face``, and its own counts."""
-    return SDK.run(agent, face, name, capsys, **wire)
-
-
-def test_the_usage_it_reads_ends_a_runaway_on_its_token_budget(
-    agent: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    record, own = _run(agent, ("stream",), "cost-runaway/plain", capsys)
-    assert (record.code, record.verdict.passed) == (Code.BUDGET_COST, True)
-    counted_alike(own, record)
-
-
 def test_an_error_it_does_not_catch_is_a_crash_naming_the_error_not_nodes_version(
     agent: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Past its retries the SDK throws, and Node's report of an uncaught error ends with its own
     version (``Node.js v20.20.2``): the record names the error thrown."""
-    record, _ = _run(agent, ("chat",), "missing-permission/retry-403", capsys, transient_failures=3)
+    record, _ = SDK.run(
+        agent, ("chat",), "missing-permission/retry-403", capsys, transient_failures=3
+    )
     assert (record.outcome, record.observed.transport_attempts) == (Outcome.CRASHED, 3)
     error = str(record.observed.error)
     assert "its stderr says: InternalServerError: 503 unsolvable: transient failure" in error
