@@ -4,8 +4,8 @@ on the loopback wire, its tools at the harness's — and the `Stop` its task's s
 
 The command is started as an ``exec:`` agent is (the same environment and placeholders) and
 prints its base URL, where its agent card is served, as its first stdout line; the task is
-followed over its stream, then with ``tasks/get`` while the stream or the one answer left it
-working. Its task states,
+followed over its stream, or in the one answer of a server that does not stream, asked for at
+once, then with ``tasks/get`` while the stream or the answer left it working. Its task states,
 read into the vocabulary (`TASK_STATES`): ``completed`` → a claim of completion the verdict
 checks; ``input-required`` → ``BLOCKED_INPUT``, naming what its status message asks for;
 ``auth-required`` → ``NEEDS_HUMAN`` (only a person can sign in); ``rejected`` → ``NEEDS_HUMAN``;
@@ -279,7 +279,9 @@ async def _client(url: str, http: httpx.AsyncClient) -> Client:
                 f"an address on this machine: the task goes only to the server the harness "
                 f"started; serve the card with the address it printed ({url[:200]})"
             )
-    return await create_client(card, ClientConfig(httpx_client=http))
+    # ``polling``: a server that does not stream answers at once with the task, not when it
+    # rests, so the harness knows the task's id and can cancel it at a ceiling.
+    return await create_client(card, ClientConfig(httpx_client=http, polling=True))
 
 
 async def _events(client: Client, request: SendMessageRequest) -> AsyncIterator[StreamResponse]:

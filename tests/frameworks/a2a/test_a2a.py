@@ -94,10 +94,15 @@ def test_a_task_left_working_when_its_answer_ended_is_polled_until_it_rests(
     assert record.verdict.passed
 
 
-def test_at_a_ceiling_the_task_is_canceled_and_the_agent_hears_it(tmp_path: Path) -> None:
+@pytest.mark.parametrize("streaming", [[], ["--no-streaming"]], ids=["streamed", "answered"])
+def test_at_a_ceiling_the_task_is_canceled_and_the_agent_hears_it(
+    streaming: list[str], tmp_path: Path
+) -> None:
+    """A server that does not stream is asked to answer at once (``return_immediately``), with
+    the task: waiting for its one answer, the harness had no task to cancel, and it never heard."""
     marker = tmp_path / "canceled"
     ceilings = Ceilings(max_steps=5, max_wall_seconds=60)
-    record = _run("forever", "constant-return/repeat", str(marker), ceilings=ceilings)
+    record = _run("forever", "constant-return/repeat", str(marker), *streaming, ceilings=ceilings)
     assert (record.outcome, record.observed.ceiling) == (Outcome.DID_NOT_STOP, "steps")
     assert marker.read_text() == "canceled"
 
