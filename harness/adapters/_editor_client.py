@@ -99,6 +99,7 @@ class Editor:
         (`_pick`)."""
         if self.cancelled:
             return _cancelled()
+        self.chunks = []  # the call asked about is a tool call, announced or not (`session_update`)
         called = self._called(tool_call)
         if called is None:
             unknown = Unoffered(tool=tool_call.title or tool_call.tool_call_id, meant="reject")
@@ -138,6 +139,10 @@ class Editor:
         await self.send_cancel()
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        """Keeps the agent's message since its last tool call, and the tool calls it announced.
+        A tool call shows as its ``tool_call``, or, where the agent announces none (Gemini CLI
+        sends only its permission request and, once the call ran, its ``tool_call_update``), as
+        either of those."""
         kind = getattr(update, "session_update", None)
         if kind == "agent_message_chunk":
             self.chunks.append(str(getattr(update.content, "text", "")))
@@ -145,6 +150,8 @@ class Editor:
         elif kind == "tool_call":
             self.chunks, self.refused = [], None
             self.announced[update.tool_call_id] = update
+        elif kind == "tool_call_update" and update.tool_call_id not in self.announced:
+            self.chunks = []
 
     async def heard(self, params: Any) -> None:
         """A ``session/update`` notification, read (`session_update`) or, one the SDK's schema

@@ -52,3 +52,23 @@ def test_a_refused_permission_is_asked_again_until_the_loop_detector(tmp_path: P
     assert (record.exit, record.code) == (Exit.EXHAUSTED, Code.BUDGET_STEPS)
     assert record.observed.refusals == {"denied": 4} and record.observed.steps == 6
     assert [failure.rule for failure in record.verdict.failures] == [Rule.RETRIED_REFUSAL]
+
+
+@needs_gemini
+@pytest.mark.parametrize(
+    ("name", "counts"),
+    [
+        ("constant-return/twin-cursor-paging", (5, 4)),
+        ("missing-permission/twin-other-route", (3, 2)),
+    ],
+)
+def test_it_finishes_the_twins_its_message_after_its_last_call_the_claim(
+    tmp_path: Path, name: str, counts: tuple[int, int]
+) -> None:
+    """It announces no tool call (no ``tool_call`` update: its permission request, and once a
+    call ran its ``tool_call_update``), so the record's reason showed every message of the turn
+    joined, cut before its claim; it shows the message after its last call."""
+    record = unsolvable.run(_gemini(tmp_path), scenarios.get(name), ceilings=CEILINGS)
+    assert (record.code, record.verdict.passed) == (Code.COMPLETED, True)
+    assert (record.observed.steps, record.observed.tool_calls) == counts
+    assert record.reported.reason == "acp stopReason end_turn; said: Done: the task is complete."
