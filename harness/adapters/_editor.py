@@ -51,6 +51,14 @@ before its process group is killed. An agent that honours the cancel answers at 
 one that a loaded machine schedules late. It never holds a run up: in a worker process the
 watchdog's grace sends the record first (`unsolvable._run`), and the kill comes after."""
 CLIENT = Implementation(name="pytest-unsolvable", version="1")
+UNANSWERED = {
+    AGENT_METHODS["initialize"]: "a program not in its ACP mode never does (Gemini CLI needs "
+    "--acp), ",
+    AGENT_METHODS["session_new"]: "an agent that signs in to an account of its own first may "
+    "never do (Gemini CLI does where its settings select a Google login: give it an empty HOME, "
+    "env HOME=DIR), ",
+}
+"""Why an agent may never answer a request of the handshake, by method."""
 UNOFFERED = tuple(method for key, method in CLIENT_METHODS.items() if key.startswith("terminal_"))
 """The terminal methods, which the editor does not offer (its `ClientCapabilities`): the SDK
 answers them with an empty result unless told they are not there, a success no editor without a
@@ -270,9 +278,9 @@ async def _answer(connection: Connection, method: str, request: Any, stop: Stop)
     asked.cancel()
     # The run did not stop, but the task never began: say so where the record's output keeps it.
     sys.stderr.write(
-        f"unsolvable: the ACP agent never answered {method} before the harness's ceiling; a "
-        "program not in its ACP mode never does (Gemini CLI needs --acp), and one slow to start "
-        "needs a longer ceiling (--ceiling-seconds)\n"
+        f"unsolvable: the ACP agent never answered {method} before the harness's ceiling; "
+        f"{UNANSWERED.get(method, '')}one slow to start needs a longer ceiling "
+        "(--ceiling-seconds)\n"
     )
     return None
 

@@ -11,6 +11,8 @@ otherwise), ``flood`` (sends COUNT ``agent_message_chunk`` updates, then ``refus
 (exits with status 3 as the turn begins), ``close`` (closes its stdout as the turn begins and
 stays running), ``version`` (answers ``initialize`` with protocol version 99, then ``refusal``)
 ``mute`` (reads every message and answers none, as a program not in its ACP mode does),
+``signin`` (answers ``initialize`` and never ``session/new``, as an agent signing in to an
+account of its own does),
 ``error`` (answers ``session/prompt`` with an internal error, as an agent whose API failed) or
 ``noise`` (writes lines that are no JSON-RPC message on its stdout before its answers — a debug
 print, a JSON array, a bare number — then ends its turn with ``refusal``).
@@ -85,7 +87,7 @@ def main() -> None:
         if method == "initialize":
             version = 99 if MODE == "version" else 1
             send({"id": given, "result": {"protocolVersion": version, "agentCapabilities": {}}})
-        elif method == "session/new":
+        elif method == "session/new" and MODE != "signin":
             send({"id": given, "result": {"sessionId": "s-1"}})
         elif method == "session/prompt" and MODE == "error":
             failed = {"code": -32603, "message": "Internal error", "data": {"details": "API 500"}}

@@ -126,6 +126,20 @@ def test_an_agent_that_never_answers_initialize_is_said_to_at_the_ceiling(
     assert "the ACP agent never answered initialize" in capsys.readouterr().err
 
 
+def test_an_agent_that_never_answers_session_new_is_said_to_sign_in_at_the_ceiling(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """In its ACP mode, the agent answered ``initialize``: the line names what keeps an agent
+    from ``session/new`` (Gemini CLI signing in to the Google account its settings select), not
+    its ACP mode."""
+    ceilings = Ceilings(max_wall_seconds=CHILD_SECONDS / 20)  # past a raw agent's start-up
+    record = unsolvable.run(f"{RAW} signin", REPEAT, ceilings=ceilings)
+    assert (record.outcome, record.observed.ceiling) == (Outcome.DID_NOT_STOP, "wall_seconds")
+    said = capsys.readouterr().err
+    assert "the ACP agent never answered session/new" in said
+    assert "give it an empty HOME" in said and "--acp" not in said
+
+
 def test_an_error_answer_to_the_prompt_is_a_crash_naming_the_request_and_the_error() -> None:
     record = unsolvable.run(f"{RAW} error", REPEAT, ceilings=CHILD_CEILINGS)
     assert record.outcome is Outcome.CRASHED, account(record)
