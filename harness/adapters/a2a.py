@@ -57,6 +57,10 @@ the task) hands the decision back to a person, as ACP's ``refusal`` does; ``canc
 only the harness cancels, at a ceiling."""
 CANCEL_SECONDS = 0.5
 """How long the agent gets to answer the harness's cancel before its process group is killed."""
+BINDINGS = ["JSONRPC", "HTTP+JSON"]
+"""The transports the harness's client speaks, as an agent card names them: the two the A2A
+SDKs serve over HTTP (gRPC would need the ``grpc`` extra of ``a2a-sdk``). Where a card offers
+both, its own order decides, as A2A has a client follow the server's preference."""
 MADE_KEPT = 160
 """Characters kept of a task's artifacts: what a record's reason shows of them."""
 POLL_SECONDS = 0.25
@@ -281,7 +285,8 @@ async def _client(url: str, http: httpx.AsyncClient) -> Client:
             )
     # ``polling``: a server that does not stream answers at once with the task, not when it
     # rests, so the harness knows the task's id and can cancel it at a ceiling.
-    return await create_client(card, ClientConfig(httpx_client=http, polling=True))
+    config = ClientConfig(httpx_client=http, polling=True, supported_protocol_bindings=BINDINGS)
+    return await create_client(card, config)
 
 
 async def _events(client: Client, request: SendMessageRequest) -> AsyncIterator[StreamResponse]:

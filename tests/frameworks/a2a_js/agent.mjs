@@ -4,21 +4,30 @@
 // stop is the state its task rests in: `input-required` naming the permission a 403 asks for,
 // `failed` with the code `NO_PROGRESS` in the status metadata when a call is answered as before,
 // `completed` with the model's text as the task's artifact when the model calls nothing more.
-// It prints its URL as its first stdout line, and writes the steps, tool calls and tokens it
-// counted itself as JSON to the file COUNTS as its task rests; told to cancel the task, it aborts
-// the request under way and writes `canceled` to the file CANCELED.
+// It serves A2A's JSON-RPC binding, or with `--rest` its HTTP+JSON one. It prints its URL as its
+// first stdout line, and writes the steps, tool calls and tokens it counted itself as JSON to the
+// file COUNTS as its task rests; told to cancel the task, it aborts the request under way and
+// writes `canceled` to the file CANCELED.
 //
-//     node agent.mjs COUNTS CANCELED [--no-streaming]
+//     node agent.mjs COUNTS CANCELED [--no-streaming] [--rest]
 import { writeFileSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import express from "express";
 import OpenAI from "openai";
 import { AGENT_CARD_PATH, Role, TaskState } from "@a2a-js/sdk";
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } from "@a2a-js/sdk/server";
-import { agentCardHandler, jsonRpcHandler, UserBuilder } from "@a2a-js/sdk/server/express";
+import {
+  agentCardHandler,
+  jsonRpcHandler,
+  restHandler,
+  UserBuilder,
+} from "@a2a-js/sdk/server/express";
 
 const [counts, canceled] = process.argv.slice(2).filter((arg) => !arg.startsWith("--"));
 const streaming = !process.argv.includes("--no-streaming");
+const [binding, serve] = process.argv.includes("--rest")
+  ? ["HTTP+JSON", restHandler]
+  : ["JSONRPC", jsonRpcHandler];
 const tools = JSON.parse(process.env.UNSOLVABLE_TOOLS);
 const budget = JSON.parse(process.env.UNSOLVABLE_BUDGET);
 const client = new OpenAI();
@@ -172,7 +181,7 @@ const server = app.listen(0, "127.0.0.1", () => {
   const card = {
     name: "a2a-js-test-agent",
     description: "An agent of the harness's tests, on the A2A JavaScript SDK",
-    supportedInterfaces: [{ url, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "1.0" }],
+    supportedInterfaces: [{ url, protocolBinding: binding, tenant: "", protocolVersion: "1.0" }],
     provider: undefined,
     version: "1",
     capabilities: { streaming, pushNotifications: false, extensions: [] },
@@ -197,6 +206,6 @@ const server = app.listen(0, "127.0.0.1", () => {
   const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new Executor());
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: handler }));
   const userBuilder = UserBuilder.noAuthentication;
-  app.use("/", jsonRpcHandler({ requestHandler: handler, userBuilder }));
+  app.use("/", serve({ requestHandler: handler, userBuilder }));
   console.log(url);
 });

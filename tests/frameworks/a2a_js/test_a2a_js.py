@@ -1,8 +1,9 @@
 """An A2A agent in Node on the official JavaScript SDK (`@a2a-js/sdk`, `agent.mjs`), reached
-through the A2A face as a real child process on loopback, streamed and answering once: it stops
-on a stuck search and finishes its twin, counted as it counts itself, a refusal is its
-``input-required``, and at a ceiling it hears the harness's cancel. Skipped when ``node`` or its
-packages are not found (.ci/run installs them with npm, their ``node_modules/.bin`` on PATH)."""
+through the A2A face as a real child process on loopback, over JSON-RPC streamed and answering
+once, and over HTTP+JSON: it stops on a stuck search and finishes its twin, counted as it counts
+itself, a refusal is its ``input-required``, and at a ceiling it hears the harness's cancel.
+Skipped when ``node`` or its packages are not found (.ci/run installs them with npm, their
+``node_modules/.bin`` on PATH)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ SDK = NodeAgent(
     script=HERE / "a2a_js" / "agent.mjs",
     packages=("@a2a-js/sdk", "express", "openai"),
     install="npm i @a2a-js/sdk@1.3.0 express@5.3.0 openai@7.60.0",
-    faces=((), ("--no-streaming",)),
+    faces=((), ("--no-streaming",), ("--rest",)),
 )
 EACH_FACE = [pytest.param(face, id="-".join(face) or "streamed") for face in SDK.faces]
 
