@@ -84,6 +84,8 @@ class Observed:
     steps: int
     """Model calls made (the stopped step)."""
     tool_calls: int
+    """Tool calls the agent made, the harness's own (``check_completion``) and refused ones
+    included; ``external_calls`` counts the scenario's tools alone."""
     transport_attempts: int | None = 0
     """HTTP requests that reached a fake model on the wire; SDK retries count here, not as steps.
     ``None`` on a lost run."""
@@ -94,7 +96,10 @@ class Observed:
     the harness, as a stop there would have had it; ``None`` on a run lost before its first
     step, which showed none."""
     input_tokens: int
+    """Tokens sent: every model call's ``usage.prompt_tokens``, the agent's prompt and tools
+    included (``uncharged_tokens``)."""
     output_tokens: int
+    """Tokens received: every model call's ``usage.completion_tokens``."""
     cost_usd: float
     """Of every token sent and received, the agent's prompt included."""
     lag_tokens: int | None
@@ -193,8 +198,8 @@ class Observed:
     a lost run."""
     subtasks: tuple[Subtask, ...] | None = ()
     """The subtask table: each delegated (or declared) unit of work and its states over the
-    run, as the harness saw them (`unsolvable._subtasks`); empty for a single agent, ``None`` on a
-    lost run."""
+    run, as the harness saw them (`Subtask`); empty for a single agent, ``None`` on a lost
+    run."""
     steps_past_cost_budget: dict[str, int] | None = field(default_factory=dict)
     """Steps each agent began with the run's dollar budget already spent. ``None`` on a lost
     run."""
@@ -218,14 +223,14 @@ class Observed:
     lost run, unknown."""
     error: str | None = None
     """``Type: message`` of the exception that crashed the agent, if any (a group's followed by
-    its members', ``; ``-separated; cut at `unsolvable._text.ERROR_CUT` characters); on a lost
+    its members', ``; ``-separated; cut at 2,000 characters, `ERROR_CUT`); on a lost
     run, how the harness lost its worker (``the worker process exited with status 3 during the
     run``)."""
     traceback: str | None = None
-    """Where it raised: the agent's frames of that exception, the harness's left out, bounded
-    (`unsolvable._traceback`). Its file names depend on the folder the run was made from, so
-    snapshots leave it out (`unsolvable.plugin.snapshot.behaviour`). ``None`` on a lost run,
-    whose frames went with its worker."""
+    """Where it raised: the agent's frames of that exception, the harness's left out, at most
+    its last 4,000 characters (`TRACEBACK_CUT`). Its file names depend on the folder the run was
+    made from, so snapshots leave it out. ``None`` on a lost run, whose frames went with its
+    worker."""
     tail: tuple[TraceStep, ...] = ()
     """The last steps of the trajectory, for failure messages; empty on a lost run, whose steps'
     text only its worker held."""
@@ -233,7 +238,7 @@ class Observed:
     """Every step of the run (bounded by the ceilings), tool results cut longer than in the
     tail: what ``--trace-dir`` exports and ``unsolvable import`` replays. Stable (no
     times), so ``--json`` files carry it; snapshots leave it out and keep the tail, which a
-    reviewer reads (`unsolvable.plugin.snapshot.behaviour`). Empty on a lost run, as the tail."""
+    reviewer reads. Empty on a lost run, as the tail."""
 
     def __post_init__(self) -> None:
         _freeze_fields(self, MAPPINGS)

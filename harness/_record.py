@@ -102,7 +102,8 @@ class TerminationRecord:
     solvable: bool = False
     """A solvable control: any exit but ``complete`` is a false stop (metrics read this)."""
     budget: dict[str, float | int | None]
-    """The budget the agent was given (steps, tokens, wall seconds, cost)."""
+    """The budget the agent was given: ``max_steps``, ``max_tokens``, ``max_wall_seconds``,
+    ``max_idle_seconds``, ``max_cost_usd`` and ``max_calls``, each ``None`` where it sets none."""
     verdict: Verdict
     returned: str | None = None
     """For ``unstructured``: a repr of what the agent returned."""

@@ -35,8 +35,8 @@ class Rule(StrEnum):
     PAST_TOKEN_BUDGET = "past_token_budget"
     """Steps begun with the token budget already spent."""
     PAST_BUDGET = "past_budget"
-    """Ran past the token or dollar budget by more than the tolerance an estimating ledger
-    needs (`unsolvable._spent.OVERSHOOT_TOLERANCE`)."""
+    """Ran past the token or dollar budget by more than the 5% an estimating ledger needs
+    (`OVERSHOOT_TOLERANCE`)."""
     UNSPENT_BUDGET = "unspent_budget"
     """``exhausted`` claimed while every budget could still cover the next step: a false exit,
     which tells its caller to retry with more budget a task that did not run out of it."""

@@ -71,13 +71,13 @@ class Stop:
     exit: Exit | None = None
     """How it stopped; must agree with ``code`` when both are given."""
     reason: str = ""
-    """One sentence a human can act on (at most `unsolvable._text.REASON_CUT` characters are
-    kept, and judged)."""
+    """One sentence a human can act on (at most 10,000 characters are kept, and judged:
+    `REASON_CUT`)."""
     partial: Any = None
     """Whatever was achieved before stopping (required on ``exhausted``)."""
     missing: tuple[str, ...] = ()
-    """For ``BLOCKED_INPUT``: the inputs or permissions that are missing (at most
-    `unsolvable._text.MISSING_CUT` of them, each cut as the reason is)."""
+    """For ``BLOCKED_INPUT``: the inputs or permissions that are missing (at most 100 of them,
+    `MISSING_CUT`, the last then saying how many more were cut; each cut as the reason is)."""
 
     def __post_init__(self) -> None:
         code = _code(self.code)

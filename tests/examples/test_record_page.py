@@ -14,6 +14,9 @@ import unsolvable._subtasks
 from tests._docs import ROOT
 from unsolvable import Observed, TerminationRecord, scenarios
 from unsolvable._batch import Job, run_jobs
+from unsolvable._spent import OVERSHOOT_TOLERANCE
+from unsolvable._text import ERROR_CUT, MISSING_CUT, REASON_CUT
+from unsolvable._traceback import TRACEBACK_CUT
 from unsolvable.plugin.snapshot import behaviour
 
 
@@ -87,3 +90,19 @@ def test_every_type_a_field_of_the_record_page_holds_has_its_own_section() -> No
         and (dataclasses.is_dataclass(module[name]) or isinstance(module[name], enum.EnumMeta))
     }
     assert described - sections == set()
+
+
+def test_the_record_page_gives_its_limits_as_numbers_and_names_no_private_module() -> None:
+    """A reader of the page cannot look up a private module: each limit a field is cut at is
+    written out, and it is the one the code cuts at."""
+    page = _generated().record_markdown()
+    assert re.findall(r"unsolvable(?:\.\w+)*\._\w+", page) == []
+    limits = {
+        ("Stop", "reason"): f"{REASON_CUT:,} characters",
+        ("Stop", "missing"): f"at most {MISSING_CUT} of them",
+        ("Observed", "error"): f"{ERROR_CUT:,} characters",
+        ("Observed", "traceback"): f"last {TRACEBACK_CUT:,} characters",
+    }
+    for (section, name), limit in limits.items():
+        assert limit in _rows(page, section)[name], (section, name, limit)
+    assert f"{OVERSHOOT_TOLERANCE:.0%}" in _rows(page, "Rule")["past_budget"]
