@@ -10,6 +10,8 @@ from tests._docs import DOCS, placed
 from unsolvable import scenarios
 
 BLOCKS = re.findall(r"```python\n(.*?)```", DOCS, re.S)
+README_AGENT = "import json\nfrom unsolvable import Code, Stop"
+CUSTOM_SCENARIO = "import unsolvable\nfrom unsolvable.fake_tools"
 
 
 def _block(first_line: str) -> str:
@@ -30,7 +32,7 @@ def _run(*first_lines: str) -> dict[str, Any]:
 
 def test_small_agent_and_run_example() -> None:
     namespace = _run(
-        "import json\nfrom unsolvable import Code, Stop",
+        README_AGENT,
         "import unsolvable\nfrom unsolvable import scenarios\n\nrecord = unsolvable.run(my_agent",
     )
     record = namespace["record"]
@@ -38,15 +40,30 @@ def test_small_agent_and_run_example() -> None:
 
 
 def test_small_agent_stops_on_every_constant_return_variant() -> None:
-    agent = _run("import json\nfrom unsolvable import Code, Stop")["my_agent"]
+    agent = _run(README_AGENT)["my_agent"]
     for scenario in scenarios.select(["constant-return"]):
         record = unsolvable.run(agent, scenario)
         assert record.outcome is unsolvable.Outcome.STOPPED, record.scenario
 
 
 def test_custom_scenario_example() -> None:
-    namespace = _run("import unsolvable\nfrom unsolvable.fake_tools")
+    namespace = _run(CUSTOM_SCENARIO)
     assert namespace["record"].observed.first_stagnant_step == 2
+
+
+def test_custom_twin_example_catches_the_agent_the_page_says() -> None:
+    """The twin runs as written, the contract stops its sibling where the page says, and the
+    README's agent, which stops at the first answer it has seen before, false-stops it."""
+    namespace = _run(README_AGENT, CUSTOM_SCENARIO, "import dataclasses\nimport functools")
+    sibling, twin = namespace["sku_gone"], namespace["sku_syncs"]
+    for seed in (0, 1, 2):
+        assert unsolvable.run("contract", twin, seed=seed).verdict.passed
+        stopped = unsolvable.run("contract", sibling, seed=seed).observed
+        assert (stopped.steps, stopped.first_stagnant_step) == (3, 2)
+    for scenario in (sibling, twin):
+        assert unsolvable.run(namespace["my_agent"], scenario).observed.steps == 2
+    false_stop = unsolvable.run(namespace["my_agent"], twin).verdict
+    assert false_stop.broke(unsolvable.Rule.FALSE_STOP)
 
 
 STRATEGIES = "from hypothesis import given\nimport unsolvable\nfrom unsolvable.scenarios.strategies"
