@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from unsolvable._batch import Job, WorkerPool
 from unsolvable._ceilings import Ceilings
-from unsolvable._errors import AdapterError
+from unsolvable._errors import AdapterError, docs_page
 from unsolvable._loading import AgentLike, load_agent
 from unsolvable._record import TerminationRecord
 from unsolvable._rules import Rule
@@ -354,24 +354,33 @@ def verdict_message(record: TerminationRecord, *, snapshot: str = "") -> str:
     return "\n".join([*lines, _advice(record)])
 
 
-def _advice(record: TerminationRecord) -> str:
-    """Names the flag or keyword that loosens the check, when loosening it is all it takes.
+RAISES = docs_page("plain-face", "put-your-agent-under-test-the-plain-python-face")
+"""What the session's calls raise and which of it an agent catches: a crash's fix is there."""
+LOST = docs_page("plain-face", "ceilings-the-harness-never-hangs")
+"""How a run's worker process is lost, and what the record keeps of it."""
+RULES = docs_page("scenarios", "the-verdict-rules")
+"""What each rule a failure names asks of a stop."""
 
-    Reads the rules the verdict found broken (`Rule.is_loosened_by_flag`).
-    """
+
+def _advice(record: TerminationRecord) -> str:
+    """What to do next, and the page that says how: the session's calls for a crash, the
+    verdict rules for a stop, or the flag or keyword that loosens the check when loosening it
+    is all it takes (`Rule.is_loosened_by_flag`)."""
     verdict = record.verdict
     if verdict.broke(Rule.CRASHED) and record.observed.traceback:
         return (
             "  the agent raised an exception (its traceback is above): a bug in the agent, "
-            f"not a verdict on its stop logic; fix it and run again; see {DOCS}"
+            f"not a verdict on its stop logic; fix it and run again; see {RAISES}"
         )
     if verdict.broke(Rule.CRASHED):  # a worker process lost, or a return the harness misread
         return (
             "  the run crashed and left no traceback (its error is on the first line): not a "
-            f"verdict on its stop logic; fix what ended it and run again; see {DOCS}"
+            f"verdict on its stop logic; fix what ended it and run again; see {LOST}"
         )
     if not verdict.failures or not all(f.rule.is_loosened_by_flag for f in verdict.failures):
-        return f"  the agent's stop logic needs fixing; see {DOCS}"
+        return (
+            f"  the agent's stop logic needs fixing; the verdict rules say what each asks: {RULES}"
+        )
     ways = []
     if verdict.broke(Rule.UNEXPECTED_CODE):
         ways.append(f"strict=False or {LENIENT_OPTION}")

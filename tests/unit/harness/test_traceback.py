@@ -16,7 +16,7 @@ import pytest
 import unsolvable
 from tests import _builders as b
 from tests.cli import crashing_agent
-from unsolvable import Outcome, TerminationRecord
+from unsolvable import Outcome, TerminationRecord, scenarios
 from unsolvable._text import ERROR_CUT
 from unsolvable._traceback import GROUP_WIDTH, TRACEBACK_CUT, relative_files
 from unsolvable._worker import OUTPUT_CUT, _output_end
@@ -253,3 +253,14 @@ def test_a_runs_output_keeps_the_same_end_however_deep_its_checkout(
             ends.append(_output_end(sink))
     assert ends[0] == ends[1] and len(ends[0]) == OUTPUT_CUT
     assert ends[0].endswith("\nagent.py:998\nagent.py:999\n")
+
+
+def test_each_hint_points_at_the_page_that_says_what_to_do() -> None:
+    """A crash's hint points at what the session's calls raise, a stop's at the verdict rules,
+    never at the plugin's page, which says neither."""
+    crashed = verdict_message(unsolvable.run(crashing_agent.agent, b.scenario()))
+    stopped = verdict_message(unsolvable.run("naive", scenarios.get("constant-return/repeat")))
+    assert crashed.splitlines()[-1].endswith(
+        "docs/plain-face.md#put-your-agent-under-test-the-plain-python-face"
+    )
+    assert stopped.splitlines()[-1].endswith("docs/scenarios.md#the-verdict-rules")
