@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import unsolvable
+from tests._docs import ROOT, TEXTS
 from tests.reports._records import library_records, record
 from unsolvable import Code, Outcome, ToolTrace, TraceStep, scenarios
 from unsolvable.adapters import claude_agent_sdk, claude_code, codex_cli, gemini_cli
@@ -250,3 +251,21 @@ def test_any_other_label_is_an_agent_in_the_same_process(agent: str) -> None:
     """A label no remote spec or adapter gives, an ``exec:`` agent renamed ``NAME=SPEC`` too:
     the record does not say the agent ran elsewhere, and the docs say how it is read."""
     assert _run_span(agent).kind == INTERNAL
+
+
+def test_the_metrics_page_names_every_attribute_of_the_run_span() -> None:
+    """A reader querying the spans finds each key the run's span carries on the exports page,
+    whole or as the page shortens a family of them (``.tokens`` after ``unsolvable.lag.steps``)."""
+    page = TEXTS[ROOT / "docs" / "metrics.md"]
+    data = json.loads(to_otlp_json(library_records()))
+    keys = {
+        a["key"] for span in _spans(data) if "parentSpanId" not in span for a in span["attributes"]
+    }
+    unnamed = [
+        key
+        for key in sorted(keys)
+        if f"`{key}`" not in page
+        and f"`.{key.rpartition('.')[2]}`" not in page
+        and f"/`{key.rpartition('.')[2]}`" not in page
+    ]
+    assert unnamed == []
