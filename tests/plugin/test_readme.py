@@ -3,15 +3,17 @@ module, in a scratch project that only has the package installed."""
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from tests._docs import marked
-from tests.plugin._helpers import Run, cases, outcomes
+from tests.plugin._helpers import PYTEST_SECONDS, Run, cases, outcomes
 
 SECTION = marked("plugin")
 
@@ -157,3 +159,22 @@ def test_known_failures_are_deselected_by_family_and_by_id(
     left = cases() - cases("false-premise") - len(listing.group(1).splitlines())
     assert outcomes(run(*command, "--snapshot-update")) == {"passed": left}
     assert outcomes(run(*command)) == {"passed": left}
+
+
+def test_the_known_failures_file_is_made_from_one_runs_summary(
+    run: Run, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The README's line that lists a run's failures, run by a shell as written: it lists every
+    failed test, and a run that deselects them all fails none."""
+    agents = pytester.mkpydir("mypkg") / "agents.py"
+    agents.write_text("from unsolvable.agents import naive as my_agent\n")
+    (pytester.path / "ci").mkdir()
+    [line] = _block("sh", "> ci/known-failures.txt").splitlines()
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    subprocess.run(line, shell=True, cwd=pytester.path, check=True, timeout=PYTEST_SECONDS)
+    listed = (pytester.path / "ci" / "known-failures.txt").read_text().splitlines()
+    prefix = "--deselect=__unsolvable__/my-agent::test_unsolvable["
+    assert listed and all(entry.startswith(prefix) for entry in listed)
+    command = shlex.split(line.partition(" | ")[0])[1:]
+    result = run(*command, "@ci/known-failures.txt")
+    assert outcomes(result) == {"passed": cases() - len(listed)}
