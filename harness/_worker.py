@@ -107,7 +107,10 @@ class _Pristine:
     def restore(self) -> None:
         _reopen_standard_streams()
         os.chdir(self.cwd)
-        os.environ.clear()
+        # Only what the run added is unset: `os.environ.clear` unsets every variable, reading
+        # the whole environment again for each, and every one is then set again.
+        for added in os.environ.keys() - self.environ.keys():
+            del os.environ[added]
         os.environ.update(self.environ)
         sys.path[:] = self.path
         os.umask(self.umask)

@@ -21,6 +21,8 @@ from unsolvable._job import ENDED, LOADED, encode
 from unsolvable._seen import Seen
 from unsolvable._worker import Channels
 
+ADDED = "UNSOLVABLE_ADDED"
+"""A variable `adds_to_the_environment` adds to its worker's environment."""
 DEEP = 100_000
 """Levels of nesting of a partial result no encoder or copier can recurse through."""
 
@@ -96,6 +98,14 @@ def moves_away(session: Session) -> Stop:
     sys.path.insert(0, "/nowhere")
     os.umask(0o777)
     return Stop(code=Code.NO_PROGRESS, reason="moved away")
+
+
+def adds_to_the_environment(session: Session) -> Stop:
+    """Says whether it finds the variable it adds to its worker's environment, which an earlier
+    run of it in that worker added: each run should start from the environment as it was."""
+    found = ADDED in os.environ
+    os.environ[ADDED] = "1"
+    return Stop(code=Code.NO_PROGRESS, reason="found it" if found else "as it was")
 
 
 def asks_the_console(session: Session) -> Stop:

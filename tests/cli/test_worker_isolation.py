@@ -129,6 +129,13 @@ def test_an_agents_chdir_and_path_do_not_reach_the_next_agent(tmp_path: Path) ->
     assert {r["outcome"] for r in _mine(records, agent)} == {"stopped"}
 
 
+def test_a_variable_an_agent_adds_to_the_environment_is_gone_in_its_next_run(
+    tmp_path: Path,
+) -> None:
+    _, records = _run(tmp_path, f"{HOSTILE}:adds_to_the_environment")
+    assert {r["reported"]["reason"] for r in records} == {"as it was"}
+
+
 def test_an_agent_that_closes_its_standard_streams_crashes_none_of_its_next_runs(
     tmp_path: Path,
 ) -> None:
