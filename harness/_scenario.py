@@ -353,7 +353,10 @@ class Scenario:
         return dataclasses.replace(self, step_bound=self.step_bound + lead) if lead else self
 
     def with_overrides(self, **overrides: Any) -> Scenario:
-        """A copy with ``step_bound`` or budget fields (``max_steps``, ...) replaced."""
+        """A copy with ``step_bound`` or budget fields (``max_steps``, ...) replaced; with none,
+        the scenario itself, which is frozen."""
+        if not overrides:
+            return self
         budget_fields = {f.name for f in dataclasses.fields(Budget)}
         budget = {k: v for k, v in overrides.items() if k in budget_fields}
         rest = {k: v for k, v in overrides.items() if k not in budget_fields}
