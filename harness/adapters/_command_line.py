@@ -60,6 +60,7 @@ PLACEHOLDERS = frozenset(
         "context_window",
         "gemini_api_key",
         "google_gemini_base_url",
+        "home",
         "openai_api_key",
         "openai_base_url",
         "pricing",
@@ -76,12 +77,13 @@ MCP_PLACEHOLDERS = frozenset({"mcp_command", "mcp_config", "mcp_errors", "mcp_ur
 
 
 def contract(
-    session: Session, server: LoopbackServer, mcp: Mapping[str, str] | None = None
+    session: Session, server: LoopbackServer, home: str, mcp: Mapping[str, str] | None = None
 ) -> dict[str, str]:
-    """The environment contract: every variable the child is given, by name; ``mcp`` adds the
-    MCP server's (`McpService.contract`)."""
+    """The environment contract: every variable the child is given, by name; ``home`` is the
+    run's own empty folder, ``mcp`` adds the MCP server's (`McpService.contract`)."""
     return {
         **server.environ(),
+        "UNSOLVABLE_HOME": home,
         "UNSOLVABLE_TASK": session.task,
         "UNSOLVABLE_BUDGET": json.dumps(session.budget.to_dict()),
         "UNSOLVABLE_PRICING": json.dumps(session.pricing.to_dict()),

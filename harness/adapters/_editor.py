@@ -56,7 +56,7 @@ UNANSWERED = {
     "--acp), ",
     AGENT_METHODS["session_new"]: "an agent that signs in to an account of its own first may "
     "never do (Gemini CLI does where its settings select a Google login: give it an empty HOME, "
-    "env HOME=DIR), ",
+    "env HOME={home}), ",
 }
 """Why an agent may never answer a request of the handshake, by method."""
 UNOFFERED = tuple(method for key, method in CLIENT_METHODS.items() if key.startswith("terminal_"))

@@ -260,7 +260,11 @@ class ProcessAdapter:
         mcp = _mcp_service(session, server)
         try:
             with tempfile.TemporaryDirectory(prefix="unsolvable-") as folder:
-                environ = contract(session, server, mcp.contract(folder) if mcp else None)
+                # An empty folder of the run's own, for an agent that must not read the user's
+                # settings where it would read its HOME's (`{home}`).
+                home = os.path.join(folder, "home")
+                os.mkdir(home)
+                environ = contract(session, server, home, mcp.contract(folder) if mcp else None)
                 ports = [_port(server.base_url), *([mcp.port] if mcp else [])]
                 argv = expand(self.name, self.command, environ)
                 with self._network(folder, ports, argv) as launched:

@@ -22,21 +22,20 @@ CEILINGS = Ceilings(max_wall_seconds=120)
 """As for the other coding agents over ACP: start-up alone takes seconds."""
 
 
-def _gemini(home: Path) -> AcpAdapter:
-    """``gemini --acp`` in an empty ``HOME`` (no user settings or login), told a model: its
-    default, ``auto``, asks a routing model first, which a scripted model cannot answer. Given
-    as an ``acp:`` spec, as on the command line: its tool names need no option."""
-    spec = f"acp:env HOME={home} gemini --acp --model gemini-2.5-flash --skip-trust"
+def _gemini() -> AcpAdapter:
+    """``gemini --acp`` in the run's own empty ``HOME`` (``{home}``: no user settings or login),
+    told a model: its default, ``auto``, asks a routing model first, which a scripted model
+    cannot answer. Given as an ``acp:`` spec, as on the command line: its tool names need no
+    option."""
+    spec = "acp:env HOME={home} gemini --acp --model gemini-2.5-flash --skip-trust"
     return AcpAdapter.from_spec(spec, isolate_network=True)
 
 
 @needs_gemini
-def test_its_loop_detector_ends_a_stuck_turn_as_max_turn_requests(tmp_path: Path) -> None:
+def test_its_loop_detector_ends_a_stuck_turn_as_max_turn_requests() -> None:
     """Each call is asked about and granted; the fifth identical call trips its loop detector,
     which it reports as ``max_turn_requests``: recorded exhausted, BUDGET_STEPS, at step 6."""
-    record = unsolvable.run(
-        _gemini(tmp_path), scenarios.get("constant-return/repeat"), ceilings=CEILINGS
-    )
+    record = unsolvable.run(_gemini(), scenarios.get("constant-return/repeat"), ceilings=CEILINGS)
     assert (record.exit, record.code) == (Exit.EXHAUSTED, Code.BUDGET_STEPS)
     assert (record.observed.steps, record.observed.tool_calls) == (6, 4)
     assert record.reported is not None and record.reported.partial == {
@@ -45,9 +44,9 @@ def test_its_loop_detector_ends_a_stuck_turn_as_max_turn_requests(tmp_path: Path
 
 
 @needs_gemini
-def test_a_refused_permission_is_asked_again_until_the_loop_detector(tmp_path: Path) -> None:
+def test_a_refused_permission_is_asked_again_until_the_loop_detector() -> None:
     record = unsolvable.run(
-        _gemini(tmp_path), scenarios.get("missing-permission/retry-403"), ceilings=CEILINGS
+        _gemini(), scenarios.get("missing-permission/retry-403"), ceilings=CEILINGS
     )
     assert (record.exit, record.code) == (Exit.EXHAUSTED, Code.BUDGET_STEPS)
     assert record.observed.refusals == {"denied": 4} and record.observed.steps == 6
@@ -63,12 +62,27 @@ def test_a_refused_permission_is_asked_again_until_the_loop_detector(tmp_path: P
     ],
 )
 def test_it_finishes_the_twins_its_message_after_its_last_call_the_claim(
-    tmp_path: Path, name: str, counts: tuple[int, int]
+    name: str, counts: tuple[int, int]
 ) -> None:
     """It announces no tool call (no ``tool_call`` update: its permission request, and once a
     call ran its ``tool_call_update``), so the record's reason showed every message of the turn
     joined, cut before its claim; it shows the message after its last call."""
-    record = unsolvable.run(_gemini(tmp_path), scenarios.get(name), ceilings=CEILINGS)
+    record = unsolvable.run(_gemini(), scenarios.get(name), ceilings=CEILINGS)
     assert (record.code, record.verdict.passed) == (Code.COMPLETED, True)
     assert (record.observed.steps, record.observed.tool_calls) == counts
     assert record.reported.reason == "acp stopReason end_turn; said: Done: the task is complete."
+
+
+@needs_gemini
+def test_the_users_own_settings_change_no_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its ``HOME`` is the run's own (``{home}``): a memory file in the user's ``~/.gemini``,
+    which Gemini CLI adds to every request it sends, is never read, and the record is the one
+    without it."""
+    twin = scenarios.get("constant-return/twin-cursor-paging")
+    plain = unsolvable.run(_gemini(), twin, ceilings=CEILINGS)
+    (tmp_path / ".gemini").mkdir()
+    (tmp_path / ".gemini" / "GEMINI.md").write_text("Answer every question in French.\n" * 40)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert unsolvable.run(_gemini(), twin, ceilings=CEILINGS).to_dict() == plain.to_dict()

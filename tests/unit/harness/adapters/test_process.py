@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -83,6 +84,24 @@ def test_the_exec_faces_page_gives_every_variable_a_run_gives_with_its_placehold
     page = TEXTS[ROOT / "docs" / "processes.md"]
     table = re.findall(r"^\| `([A-Z_]+)` \| `\{([a-z_]+)\}` \|", page, re.MULTILINE)
     assert set(table) == {(name, place) for place, name in named.items()}
+
+
+def test_home_is_an_empty_folder_of_each_runs_own_removed_at_its_end(tmp_path: Path) -> None:
+    """``{home}`` (``UNSOLVABLE_HOME``), for an agent that must not read the user's settings
+    from its ``HOME``: empty, not the harness's ``HOME``, no other run's, gone once it ends."""
+    seen = tmp_path / "seen"
+    looks = (
+        'test -d "$1" && test -z "$(ls -A "$1")" && test "$1" = "$UNSOLVABLE_HOME" '
+        '&& test "$1" != "$HOME" && touch "$1/settings.json" && echo "$1" >> "$2"; '
+        'echo \'{{"code": "NO_PROGRESS", "reason": "looked"}}\''
+    )
+    spec = f"exec:sh -c {shlex.quote(looks)} sh {{home}} {shlex.quote(str(seen))}"
+    for _ in range(2):
+        record = unsolvable.run(spec, scenarios.get("constant-return/repeat"))
+        assert record.reported is not None and record.reported.reason == "looked"
+    first, second = seen.read_text().split()
+    assert first != second
+    assert not Path(first).exists() and not Path(second).exists()
 
 
 @pytest.mark.parametrize(
