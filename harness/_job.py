@@ -34,8 +34,9 @@ __all__ = [
 
 LOADED, ENDED, FINISHED, ABANDONED, FAILED = "loaded", "ended", "finished", "abandoned", "failed"
 """What a worker says about the job it runs: its agent is imported (the run's clock starts), the
-run is over and its record is being built, the run ended and here is its record, the agent would
-not unwind and the worker exits with the record so far, or the worker's own work around the run
+run is over and its record is being built, the run ended and here is its record, here is its
+record and the worker exits (the agent would not unwind, and the record is the run so far, or
+the run left the worker no descriptor to open), or the worker's own work around the run
 raised."""
 KINDS = frozenset({LOADED, ENDED, FINISHED, ABANDONED, FAILED})
 MESSAGE_LIMIT = 512 * 1024 * 1024

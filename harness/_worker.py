@@ -104,8 +104,8 @@ class _Pristine:
             logging=LoggingState.now(),
         )
 
-    def restore(self) -> None:
-        _reopen_standard_streams()
+    def restore(self, null: int) -> None:
+        _reopen_standard_streams(null)
         os.chdir(self.cwd)
         # Only what the run added is unset: `os.environ.clear` unsets every variable, reading
         # the whole environment again for each, and every one is then set again.
@@ -145,34 +145,46 @@ class _NoPerson(io.TextIOBase):
         raise EOFError(NO_PERSON)
 
 
-def _to_devnull(descriptors: Iterable[int]) -> None:
-    """Points each open descriptor at ``/dev/null``. Not closed: a Python object that owns one
-    closes it in its own time, and a number closed under it could meanwhile name another file."""
-    null = os.open(os.devnull, os.O_RDWR)
-    try:
-        for descriptor in descriptors:
-            with contextlib.suppress(OSError):  # one closed already stays closed
-                os.fstat(descriptor)
-                if descriptor != null:
-                    os.dup2(null, descriptor, inheritable=descriptor in STANDARD_STREAMS)
-    finally:
-        os.close(null)
+def _to_devnull(descriptors: Iterable[int], null: int) -> None:
+    """Points each open descriptor at ``null`` (``/dev/null``). Not closed: a Python object that
+    owns one closes it in its own time, and a number closed under it could meanwhile name
+    another file."""
+    for descriptor in descriptors:
+        with contextlib.suppress(OSError):  # one closed already stays closed
+            os.fstat(descriptor)
+            if descriptor != null:
+                os.dup2(null, descriptor, inheritable=descriptor in STANDARD_STREAMS)
 
 
-def _reopen_standard_streams() -> None:
+def _reopen_standard_streams(null: int) -> None:
     """Descriptors 0, 1 and 2, each closed by an agent, open again on ``/dev/null``: left closed,
     the next file the worker opened (a run's capture file) would take the number, and the next
     agent that closed its stdout would close that file under the worker."""
     for descriptor in STANDARD_STREAMS:
         try:
             os.fstat(descriptor)
-        except OSError:  # the lowest free number, each below it open, unless a thread took it
-            null = os.open(os.devnull, os.O_RDWR)
-            if null == descriptor:
-                os.set_inheritable(null, True)  # a process the next agent starts inherits it
-            else:
-                os.dup2(null, descriptor)
-                os.close(null)
+        except OSError:
+            os.dup2(null, descriptor)
+
+
+def _has_a_free_descriptor(null: int) -> bool:
+    """Whether this process can still open a file: a run that left it none would have the next
+    fail as it began, for what another run did."""
+    try:
+        os.close(os.dup(null))
+    except OSError:  # EMFILE: every number the process may have is taken
+        return False
+    return True
+
+
+def _close_all_but(keep: Iterable[int]) -> None:
+    """Closes every descriptor above the standard streams but ``keep``, up to the process's
+    limit (one opened before an agent lowered it may stay)."""
+    low = len(STANDARD_STREAMS)
+    for kept in sorted(d for d in keep if d >= low):
+        os.closerange(low, kept)
+        low = kept + 1
+    os.closerange(low, os.sysconf("SC_OPEN_MAX"))
 
 
 def _open_descriptors() -> list[int]:
@@ -180,11 +192,11 @@ def _open_descriptors() -> list[int]:
     return [int(name) for name in os.listdir(folder)]
 
 
-def _release_inherited(keep: tuple[int, ...]) -> None:
+def _release_inherited(keep: tuple[int, ...], null: int) -> None:
     """Every descriptor the worker inherited and does not use, let go: the standard streams, the
     pipes of an xdist worker it was forked from (held, a killed xdist worker would never be seen
     to end), the harness's ends of every worker's channels, the harness's open files."""
-    _to_devnull(d for d in _open_descriptors() if d not in keep)
+    _to_devnull((d for d in _open_descriptors() if d not in keep), null)
 
 
 def _guard(alive: int, worker: int, worker_alive: int) -> NoReturn:
@@ -202,7 +214,7 @@ def _guard(alive: int, worker: int, worker_alive: int) -> NoReturn:
             os._exit(0)
 
 
-def _start_guard(alive: int) -> int:
+def _start_guard(alive: int, null: int) -> int:
     """Forks the guard through a middle process that exits at once, so that the guard is not
     the worker's child: the worker's end-of-job sweep and reaping never meet it. Returns the
     worker's end of the pipe whose end of file tells the guard the worker is gone."""
@@ -211,7 +223,7 @@ def _start_guard(alive: int) -> int:
     middle = os.fork()
     if middle == 0:
         if os.fork() == 0:
-            _to_devnull(d for d in _open_descriptors() if d not in (alive, worker_alive))
+            _to_devnull((d for d in _open_descriptors() if d not in (alive, worker_alive)), null)
             _guard(alive, worker, worker_alive)
         os._exit(0)
     os.close(worker_alive)
@@ -238,8 +250,13 @@ class Worker:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         for ending in ENDING_SIGNALS:  # a forked worker inherits the batch's handlers
             signal.signal(ending, signal.SIG_DFL)
-        _release_inherited(channels.descriptors)
-        self.held = (*channels.descriptors, _start_guard(channels.alive.fileno()))
+        self.null = os.open(os.devnull, os.O_RDWR)
+        """Held from the start, so that pointing a stream at ``/dev/null`` after a run needs no
+        new descriptor: an agent may leave the process none to open. An agent that closes it, as
+        one that closes the channels, breaks the worker, which is then replaced."""
+        _release_inherited((*channels.descriptors, self.null), self.null)
+        guard = _start_guard(channels.alive.fileno(), self.null)
+        self.held = (*channels.descriptors, guard)
         """What a process the agent forks must not hold."""
         _first_to_go_out_of_memory()
         become_subreaper()
@@ -257,7 +274,7 @@ class Worker:
 
     def _detach(self) -> None:
         """In a process the agent forked: the channels and the guard's pipe out of its reach."""
-        _to_devnull(self.held)
+        _to_devnull(self.held, self.null)
 
     def _send(self, index: int, kind: str, **fields: Any) -> None:
         if os.getpid() != self.pid:  # a process the agent forked came back here: it ends
@@ -271,7 +288,7 @@ class Worker:
         raises is sent as that job's failure, never left to end the worker."""
         self.channels.seen.begin(index)
         try:
-            self.pristine.restore()
+            self.pristine.restore(self.null)
             self._load(job)
             self._send(index, LOADED)
             self._send(index, FINISHED, record=self._record(index, job))
@@ -296,16 +313,26 @@ class Worker:
         self.pristine = _Pristine.now(imported=imported_warnings(imported_as(job.agent)))
         self.pristine.warnings.restore()
 
+    def _retire(self, index: int, record: dict[str, Any]) -> NoReturn:
+        """Sends a run's record and exits, so that no later run starts in this process: its
+        agent would not unwind, or left the process no descriptor to open. What the run started
+        is ended as at the end of any job, once every descriptor but the channels is let go, as
+        reading the process table takes one."""
+        self._send(index, ABANDONED, record=record)
+        _close_all_but(self.held)
+        end_descendants(self.pid)
+        os._exit(0)
+
     def _record(self, index: int, job: Job) -> dict[str, Any]:
         """The run's record, with the agent's output when it failed, in its plain form: the
-        harness redacts it as it receives it (`unsolvable._batch`), where no agent runs."""
+        harness redacts it as it receives it (`unsolvable._batch`), where no agent runs. A run
+        whose agent would not unwind, or that left the process no descriptor to open while its
+        capture file was still open, is the worker's last (`_retire`)."""
 
         def abandon(record: TerminationRecord) -> None:
-            self._send(index, ABANDONED, record=record.to_dict(volatile=True))
-            end_descendants(self.pid)  # what the run started, ended as at the end of any job
-            os._exit(0)  # the agent's thread cannot be ended; this process can
+            self._retire(index, record.to_dict(volatile=True))
 
-        with _captured() as output:
+        with _captured(self.null) as output:
             record = run_unredacted(
                 load_agent(job.agent, isolate_network=job.isolate_network),
                 self.lookup(job.scenario),
@@ -318,7 +345,11 @@ class Worker:
                 **dict(job.overrides),
             )
             text = "" if record.verdict.passed else output()
-        return dataclasses.replace(record, output=text).to_dict(volatile=True)
+            spent = not _has_a_free_descriptor(self.null)
+        plain = dataclasses.replace(record, output=text).to_dict(volatile=True)
+        if spent:
+            self._retire(index, plain)
+        return plain
 
 
 def _forget_the_forkserver() -> None:
@@ -350,8 +381,9 @@ def _output_end(sink: IO[bytes]) -> str:
 
 
 @contextlib.contextmanager
-def _captured() -> Iterator[Callable[[], str]]:
-    """The agent's own stdout and stderr go to a file; between runs, to ``/dev/null``."""
+def _captured(null: int) -> Iterator[Callable[[], str]]:
+    """The agent's own stdout and stderr go to a file; between runs, to ``null``
+    (``/dev/null``)."""
     with tempfile.TemporaryFile() as sink:
         for fd in (1, 2):
             os.dup2(sink.fileno(), fd)
@@ -366,7 +398,7 @@ def _captured() -> Iterator[Callable[[], str]]:
         try:
             yield output
         finally:
-            _to_devnull((1, 2))
+            _to_devnull((1, 2), null)
 
 
 def serve(channels: Channels, lookup: Lookup) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import resource
 import signal
 import subprocess
 import threading
@@ -71,6 +72,24 @@ def never_unwinds_leaving_a_process(session: Session) -> None:
     with open(os.environ["FAULTY_PID_FILE"], "w") as file:
         file.write(str(started.pid))
     never_unwinds(session)
+
+
+LEAKED: list[int] = []
+"""The descriptors `leaks_every_descriptor` opened, never closed."""
+
+
+def leaks_every_descriptor(session: Session) -> Stop:
+    """Opens files and never closes them until its process can open no more, as a client made
+    for each call and never closed does on a machine whose limit is low (lowered here to a few
+    more than the process has open, so that the test takes no time), then stops as it should."""
+    session.call_model([], session.tools)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    few_more = len(os.listdir("/proc/self/fd")) + 16
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(soft, few_more), hard))
+    with contextlib.suppress(OSError):
+        while True:
+            LEAKED.append(os.open(os.devnull, os.O_RDONLY))
+    return Stop(code=Code.NO_PROGRESS, reason="nothing new")
 
 
 def chatty(session: Session) -> str:

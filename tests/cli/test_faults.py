@@ -131,6 +131,30 @@ def test_an_agent_abandoned_at_its_ceiling_leaves_no_process_behind(tmp_path: Pa
     assert started and left == [], f"the agent's process {started} outlived the run"
 
 
+def test_an_agent_that_leaves_no_free_descriptor_keeps_its_stop_and_spoils_no_other_run(
+    tmp_path: Path,
+) -> None:
+    """The worker needs no new descriptor to send a finished record, and one that the run left
+    none to open is replaced: the next run, of the same agent, starts with none of them."""
+    out = tmp_path / "records.json"
+    result = _unsolvable(
+        "run", "--agent", f"{FAULTY}:leaks_every_descriptor", "--scenario", REPEAT,
+        "--seed", "0", "--seed", "1", "--json", str(out),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    records = _records(out)
+    assert [r["seed"] for r in records] == [0, 1]
+    for record in records:
+        observed: dict[str, Any] = record["observed"]  # type: ignore[assignment]
+        reported: dict[str, Any] = record["reported"]  # type: ignore[assignment]
+        assert (record["outcome"], reported["code"], reported["reason"], observed["error"]) == (
+            "stopped",
+            "NO_PROGRESS",
+            "nothing new",
+            None,
+        )
+
+
 def test_the_agents_own_output_stays_out_of_the_table_and_in_the_record(tmp_path: Path) -> None:
     out = tmp_path / "records.json"
     result = _unsolvable(
