@@ -75,7 +75,19 @@ def false_stops(group: GroupMetrics) -> str:
     (the stored rate is rounded already, and rounding it again can print the wrong digit)."""
     if not group.controls:
         return NO_VALUE
-    return f"{group.false_stops}/{group.controls} ({group.false_stops / group.controls:.1%})"
+    return f"{group.false_stops}/{group.controls} ({_share(group.false_stops, group.controls)})"
+
+
+def _share(part: int, whole: int) -> str:
+    """``7.1%``: ``part`` of ``whole`` to a tenth of a percent, except that a share that is not
+    none never reads ``0.0%`` (it is ``<0.1%``) and one short of the whole never reads
+    ``100.0%`` (``>99.9%``)."""
+    shown = f"{part / whole:.1%}"
+    if part and shown == f"{0:.1%}":
+        return "<0.1%"
+    if part < whole and shown == f"{1:.1%}":
+        return ">99.9%"
+    return shown
 
 
 def premature(group: GroupMetrics) -> str:

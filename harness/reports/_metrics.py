@@ -143,7 +143,16 @@ def _optional(values: Sequence[Number]) -> Distribution | None:
 
 
 def _rate(part: int, whole: int) -> float | None:
-    return round(part / whole, RATE_DIGITS) if whole else None
+    """``part / whole`` to `RATE_DIGITS`, but never 0 for a part that is not none, nor 1 for
+    one short of the whole: a baseline gate with no margin would read 1 false stop in 30,000
+    controls as none."""
+    if not whole:
+        return None
+    least = 10**-RATE_DIGITS
+    return min(
+        max(round(part / whole, RATE_DIGITS), least if part else 0.0),
+        1 - least if part < whole else 1.0,
+    )
 
 
 def _pass_k(records: Sequence[TerminationRecord]) -> tuple[int, int, int]:

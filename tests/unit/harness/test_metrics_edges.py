@@ -171,6 +171,22 @@ def test_the_false_stop_share_is_printed_from_the_counts(
     assert false_stops(measure(records).agents[0]) == f"{stops}/{controls} ({shown})"
 
 
+@pytest.mark.parametrize(
+    ("stops", "shown", "rate"),
+    [(1, "<0.1%", 0.0001), (20_000, ">99.9%", 0.9999), (0, "0.0%", 0.0), (20_001, "100.0%", 1.0)],
+)
+def test_a_false_stop_share_never_rounds_to_none_or_to_all(
+    stops: int, shown: str, rate: float
+) -> None:
+    """One false stop in 20,001 controls is 0.005 %: written to a tenth of a percent it would
+    read 0.0 %, no false stop, and stored to four digits the rate would be 0.0, which a baseline
+    gate with no margin compares equal to none; nor does every control but one read as all."""
+    stopped = record(scenario="ctl/b", solvable=True, code=Code.NO_PROGRESS)
+    completed = record(scenario="ctl/b", solvable=True, seed=1, code=Code.COMPLETED)
+    group = measure([stopped] * stops + [completed] * (20_001 - stops)).agents[0]
+    assert (false_stops(group), group.false_stop_rate) == (f"{stops}/20001 ({shown})", rate)
+
+
 def test_past_budget_names_each_most_in_positional_notation() -> None:
     """The most tokens and the most dollars any run went past may be two runs' figures: each is
     called a most of its own, and a count of tokens is never written with an exponent."""
