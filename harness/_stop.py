@@ -74,7 +74,9 @@ class Stop:
     """One sentence a human can act on (at most 10,000 characters are kept, and judged:
     `REASON_CUT`)."""
     partial: Any = None
-    """Whatever was achieved before stopping (required on ``exhausted``)."""
+    """Whatever was achieved before stopping (required on ``exhausted``); the record keeps it as
+    JSON of at most 100,000 characters, and more as its JSON (or a text) cut to them
+    (`PARTIAL_CUT`)."""
     missing: tuple[str, ...] = ()
     """For ``BLOCKED_INPUT``: the inputs or permissions that are missing (at most 100 of them,
     `MISSING_CUT`, the last then saying how many more were cut; each cut as the reason is)."""

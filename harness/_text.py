@@ -28,7 +28,8 @@ SLUG = r"[^A-Za-z0-9_.-]+"
 """What a folder name replaces; compiled on first use (``re`` caches it), not by every pytest
 run that imports the plugin."""
 PARTIAL_CUT = 100_000
-"""Characters of a partial result's JSON kept in the record: more is cut, and kept as text."""
+"""Characters of a partial result's JSON kept in the record (of a text partial, of the text):
+more is cut, and kept as text."""
 ERROR_CUT = 2000
 """Characters of an exception's ``Type: message`` a record keeps: an agent's exception may carry
 megabytes, which every report and terminal line would repeat."""
@@ -129,7 +130,11 @@ def _deeper_than(value: object, limit: int) -> bool:
 def plain_partial(partial: object) -> object:
     """A partial result as a record keeps it: itself when it is JSON (no ``NaN``, keys that
     sort), nested at most `PARTIAL_DEPTH` levels and at most `PARTIAL_CUT` characters written;
-    otherwise its JSON or its repr, cut, as text."""
+    otherwise its JSON or its repr, cut, as text. Text is cut to `PARTIAL_CUT` characters of
+    its own, never written as JSON: a record read back (a worker's, a ``--json`` file's) passes
+    here again, and its JSON would escape the quotes of the text kept once more each time."""
+    if isinstance(partial, str):
+        return cut(partial, PARTIAL_CUT)
     if _deeper_than(partial, PARTIAL_DEPTH):
         return f"(a {type(partial).__name__} nested more than {PARTIAL_DEPTH} levels; not kept)"
     try:

@@ -31,6 +31,14 @@ def _gives_up_with_partial(session: unsolvable.Session) -> Stop:
     )
 
 
+def _gives_up_with_a_partial_too_long_to_keep(session: unsolvable.Session) -> Stop:
+    """A partial whose JSON is past the record's bound, so that the record keeps it cut, as text:
+    its quotes escaped once more each time it were read back as a partial and written again."""
+    session.call_model([{"role": "user", "content": session.task}], session.tools)
+    found = [json.dumps({"page": page, "lines": ['"quoted"'] * 400}) for page in range(40)]
+    return Stop(code=Code.NO_PROGRESS, reason="stuck", partial=found)
+
+
 RUNS = {
     "stopped by contract": (contract, "missing-permission/retry-403"),
     "false completion": (naive, "constant-return/claims-success"),
@@ -38,6 +46,10 @@ RUNS = {
     "crashed": (_raises, "constant-return/repeat"),
     "unstructured": (_returns_text, "constant-return/repeat"),
     "stop with partial and missing": (_gives_up_with_partial, "dependency-unavailable/retry"),
+    "stop with a partial cut": (
+        _gives_up_with_a_partial_too_long_to_keep,
+        "dependency-unavailable/retry",
+    ),
 }
 
 
