@@ -198,11 +198,14 @@ def is_premature_stop(record: TerminationRecord) -> bool:
     """An unsolvable run the agent ended before its first stagnant step (negative lag), or a
     blind stop decision: a guess, not a detection. A crash ends the run as early as a stop
     would, so one before the stagnant step counts too, as a crash on a control counts as a
-    false stop; a ceiling and a claim of completion are counted as what they are."""
+    false stop; a ceiling and a claim of completion are counted as what they are. A run lost
+    before its first step has no stagnant step (`has_lag`), but ended before any: it counts as
+    one that raised there does."""
     if record.solvable:
         return False
     ended = is_stop_decision(record) or record.outcome is Outcome.CRASHED
-    return (ended and has_lag(record) and lag(record) < 0) or is_blind_stop(record)
+    early = lag(record) < 0 if has_lag(record) else record.observed.steps == 0
+    return (ended and early) or is_blind_stop(record)
 
 
 def is_false_completion(record: TerminationRecord) -> bool:

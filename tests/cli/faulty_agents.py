@@ -26,6 +26,11 @@ def exits_at_once(session: Session) -> None:
     os._exit(3)
 
 
+def raises_at_once(session: Session) -> None:
+    """Raises before its first step, in a worker process that lives on."""
+    raise RuntimeError("broke before its first step")
+
+
 def segfaults(session: Session) -> None:
     ctypes.string_at(0)
 

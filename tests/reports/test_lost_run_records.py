@@ -19,6 +19,8 @@ from unsolvable._unseen import WORKER_COUNTED
 EXITS = "tests.cli.faulty_agents:exits"
 EXITS_AT_ONCE = "tests.cli.faulty_agents:exits_at_once"
 """Lost before its first step: no stagnant step and no lag."""
+RAISES_AT_ONCE = "tests.cli.faulty_agents:raises_at_once"
+"""Ends as early, by raising: its worker lives on, and its record has a stagnant step."""
 SCENARIOS = (
     "--scenario",
     "constant-return/repeat",
@@ -59,6 +61,28 @@ def test_a_report_of_a_file_or_a_stream_keeps_a_lost_runs_nulls(
         assert result.returncode == status, result.stderr
         lost = _lost(json.loads(out.read_text()))
         assert [_unseen(r) for r in lost] == [dict.fromkeys(WORKER_COUNTED)] * 2
+
+
+def test_a_run_lost_before_its_first_step_is_a_premature_stop_as_a_crash_there_is(
+    tmp_path: Path,
+) -> None:
+    """An unsolvable run ended before its first step ended before its first stagnant step,
+    whether its agent raised or took its worker process down: both are premature stops, the lost
+    one though its record has no stagnant step, and no lag, to show it by."""
+    out = tmp_path / "records.json"
+    agents = ("--agent", EXITS_AT_ONCE, "--agent", RAISES_AT_ONCE)
+    result = _unsolvable("run", *agents, *SCENARIOS, "--no-progress", "--json", str(out))
+    assert result.returncode == 1, result.stderr
+    groups = json.loads(out.read_text())["metrics"]["scenarios"]
+    premature = {
+        group["agent"]: (group["premature_stops"], group["lag_steps"])
+        for group in groups
+        if group["name"] == "constant-return/repeat"
+    }
+    assert premature == {
+        EXITS_AT_ONCE: (1, None),
+        RAISES_AT_ONCE: (1, {"count": 1, "max": -1, "p50": -1, "p95": -1}),
+    }
 
 
 def test_shards_holding_lost_runs_merge_into_the_bytes_of_one_run(
