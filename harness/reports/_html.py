@@ -13,12 +13,13 @@ from html import escape
 
 from unsolvable._numbers import counted
 from unsolvable._record import TerminationRecord
+from unsolvable._shard import Shard
 from unsolvable.reports._baseline import GateResult
 from unsolvable.reports._broke import broken_rules, counts, headline, tag, worst_first
 from unsolvable.reports._cells import COLUMNS, cells, pass_k_line, step_cap_lines
 from unsolvable.reports._charts import lag_chart, timeline, tradeoff_chart
 from unsolvable.reports._metrics import GroupMetrics, Metrics
-from unsolvable.reports._table import INTERRUPTED, explain, summary_line
+from unsolvable.reports._table import INTERRUPTED, explain, part_of_a_run, summary_line
 
 __all__ = ["to_html"]
 
@@ -216,12 +217,17 @@ def to_html(
     gate: GateResult | None = None,
     *,
     interrupted: bool = False,
+    shard: Shard | None = None,
 ) -> str:
-    """The whole page; the same records give the same bytes."""
+    """The whole page; the same records give the same bytes. ``shard``: the shard of a run
+    they are, if so."""
     failed = sum(1 for r in records if not r.verdict.passed)
     body = [
         "<h1>unsolvable report</h1>",
         f'<p class="lead"><strong>{escape(INTERRUPTED)}</strong></p>' if interrupted else "",
+        f'<p class="lead"><strong>{escape(part_of_a_run(shard))}</strong></p>'
+        if shard is not None
+        else "",
         f'<p class="lead">{escape(summary_line(records))}</p>',
         f'<p class="lead">{escape(pass_k_line(metrics))}</p>',
         _verdict(records, metrics, gate),

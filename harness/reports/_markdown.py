@@ -17,12 +17,13 @@ from pathlib import Path
 
 from unsolvable._numbers import counted, plain
 from unsolvable._record import TerminationRecord
+from unsolvable._shard import Shard
 from unsolvable._text import printable
 from unsolvable.reports._baseline import GateResult
 from unsolvable.reports._broke import broken_rules, counts, headline, tag, worst_first
 from unsolvable.reports._cells import COLUMNS, cells, pass_k_line, step_cap_lines
 from unsolvable.reports._metrics import GroupMetrics, Metrics, where
-from unsolvable.reports._table import INTERRUPTED, explain, summary_line
+from unsolvable.reports._table import INTERRUPTED, explain, part_of_a_run, summary_line
 
 __all__ = ["MAX_FAILURES", "SUMMARY_LIMIT", "to_markdown"]
 
@@ -197,17 +198,19 @@ def to_markdown(
     gate: GateResult | None = None,
     *,
     interrupted: bool = False,
+    shard: Shard | None = None,
     limit: int = SUMMARY_LIMIT,
     elsewhere: Sequence[Path] = (),
     prefix: str = "--",
 ) -> str:
     """The whole summary, ending with a newline, in ``limit`` bytes of UTF-8 (`_fitted`):
     ``elsewhere`` are the reports written beside it that hold every row, and ``prefix`` begins
-    the face's flags that would write them."""
+    the face's flags that would write them; ``shard``, the shard of a run they are (if so)."""
     lines = [
         f"## {summary_line(records)}",
         "",
         *([f"**{INTERRUPTED}**", ""] if interrupted else []),
+        *([f"**{part_of_a_run(shard)}**", ""] if shard is not None else []),
         f"{_inline(pass_k_line(metrics).removeprefix('unsolvable: '))}. Lag is in steps past the "
         "first stagnant step, signed: negative is a run ended before it, a premature stop where "
         "the agent ended it, by a crash too (a claim of completion counts as what it is); "

@@ -26,6 +26,7 @@ from unsolvable.reports._html import to_html
 from unsolvable.reports._markdown import to_markdown
 from unsolvable.reports._metrics import Metrics, measure
 from unsolvable.reports._otel import to_otlp_json
+from unsolvable.reports._table import part_of_a_run
 from unsolvable.reports._trace_dir import Traced, write_traces
 
 __all__ = ["Published", "ReportOptions", "check_baseline", "check_outputs", "publish"]
@@ -260,6 +261,7 @@ def publish(
     else:
         result, gate_lines = _gate(metrics, options, baseline)
     partial = interrupted or not whole or not records
+    shard = None if options.shard is None else options.shard.shard
     notes = []
     full: list[Path] = []  # reports that hold every row, which a summary too large names
     if options.json:
@@ -279,7 +281,7 @@ def publish(
         full.append(written)
     html_note = []
     if options.html:  # before the Markdown, which names where it went
-        text = to_html(records, metrics, result, interrupted=interrupted)
+        text = to_html(records, metrics, result, interrupted=interrupted, shard=shard)
         written = write_file(options.html, text, partial=partial)
         html_note.append(f"unsolvable: wrote HTML report to {written}")
         full.insert(0, written)
@@ -289,6 +291,7 @@ def publish(
             metrics,
             result,
             interrupted=interrupted,
+            shard=shard,
             elsewhere=full,
             prefix=options.flags.prefix,
         )
@@ -296,4 +299,6 @@ def publish(
         notes.append(f"unsolvable: wrote Markdown report to {written}")
     notes.extend(html_note)
     notes.extend(_exports(records, options, partial=partial, interrupted=interrupted))
+    if shard is not None:
+        notes.append(f"unsolvable: {part_of_a_run(shard)}")
     return Published(metrics=metrics, gate=result, notes=(*notes, *gate_lines))

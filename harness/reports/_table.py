@@ -6,18 +6,29 @@ from collections.abc import Sequence
 
 from unsolvable._numbers import counted, dollars
 from unsolvable._record import TerminationRecord
+from unsolvable._shard import Shard
 from unsolvable._stop import Outcome
 from unsolvable._text import printable
 from unsolvable.reports._cells import align
 from unsolvable.reports._counted import has_lag, is_false_completion, lag, lag_cost_usd, lag_tokens
 
-__all__ = ["INTERRUPTED", "explain", "format_table", "summary_line"]
+__all__ = ["INTERRUPTED", "explain", "format_table", "part_of_a_run", "summary_line"]
 
 INTERRUPTED = (
     "Interrupted: the session was stopped before every run finished; these are the runs that "
     "did, and the baseline gate was skipped."
 )
 """The headline every report of an interrupted session carries."""
+
+
+def part_of_a_run(shard: Shard) -> str:
+    """The headline every report of one shard carries: its runs, its counts and its pass^k
+    (over the seeds it was given) are a part of the whole run's, and read like a whole run's."""
+    return (
+        f"Shard {shard} of a run: every figure here is over this shard's runs alone; unsolvable "
+        "merge makes the whole run's reports from every shard's JSON file."
+    )
+
 
 COLUMNS = ("scenario", "agent", "exit/code", "step/N", "stagnant", "lag", "tokens", "verdict")
 

@@ -1,6 +1,7 @@
 """``unsolvable report`` of records that are not a whole run: an interrupted session's are
 reported as that session reported them (marked, no gate, no new baseline); a shard's are
-refused, as only `unsolvable merge` makes a whole run of them; none never blesses a baseline."""
+refused, as only `unsolvable merge` makes a whole run of them, and the shard's own reports say
+they are of its runs alone; none never blesses a baseline."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_cli import _unsolvable
-from unsolvable.reports._table import INTERRUPTED
+from unsolvable._shard import Shard
+from unsolvable.reports._table import INTERRUPTED, part_of_a_run
 
 CHOSEN = ("--agent", "contract", "--scenario", "oscillation")
 
@@ -57,6 +59,21 @@ def test_a_shards_file_is_refused_pointing_to_merge(whole: Path, tmp_path: Path)
         assert report.returncode == 2 and report.stdout == ""
         assert "is a shard's file" in report.stderr and "unsolvable merge" in report.stderr
     assert baseline.read_bytes() == (whole / "baseline.json").read_bytes()
+
+
+def test_a_shards_own_reports_say_their_figures_are_of_its_runs_alone(tmp_path: Path) -> None:
+    """A CI matrix job's summary of one shard reads like a whole run's (runs, passed, pass^k over
+    the seeds it happened to get), unless it says it is a part: the terminal, the Markdown and
+    the HTML report all do, and a whole run's say nothing of the kind."""
+    reports = ("--markdown", str(tmp_path / "part.md"), "--html", str(tmp_path / "part.html"))
+    shard = _unsolvable("run", *CHOSEN, "--shard", "2/3", *reports, "--no-progress")
+    assert shard.returncode == 0, shard.stderr
+    said = part_of_a_run(Shard(2, 3))
+    assert f"unsolvable: {said}" in shard.stdout.splitlines()
+    assert f"**{said}**" in (tmp_path / "part.md").read_text()
+    assert said.replace("'", "&#x27;") in (tmp_path / "part.html").read_text()
+    whole = _unsolvable("run", *CHOSEN, "--markdown", str(tmp_path / "whole.md"), "--no-progress")
+    assert "Shard" not in whole.stdout + (tmp_path / "whole.md").read_text()
 
 
 def test_a_file_of_no_records_never_replaces_a_good_baseline(whole: Path, tmp_path: Path) -> None:
