@@ -61,6 +61,9 @@ RATIO_DIGITS = 2
 """step/N is shown to two digits (the JSON keeps `RATE_DIGITS`)."""
 PAST_THE_BOUND = 1 + 10**-RATIO_DIGITS
 """The least step/N shown for a ratio past 1: 1.004 written 1.00 reads as a stop at the bound."""
+WITHIN_THE_BOUND = 1 - 10**-RATIO_DIGITS
+"""The most step/N shown for a ratio short of 1: 0.9975 written 1.00 reads as a stop at the
+bound, a step later than it was."""
 
 
 def distribution(values: Distribution | None) -> str:
@@ -198,9 +201,14 @@ def _pass_k(metrics: Metrics, agent: GroupMetrics) -> str:
 
 
 def _step_ratio(value: float) -> str:
-    """step/N to `RATIO_DIGITS`, rounded once from the exact ratio; a ratio past 1 never reads
-    as 1.00, a stop at the bound, but `PAST_THE_BOUND` at least."""
-    return f"{max(value, PAST_THE_BOUND) if value > 1 else value:.{RATIO_DIGITS}f}"
+    """step/N to `RATIO_DIGITS`, rounded once from the exact ratio; only a stop at the bound
+    reads as 1.00: a ratio past 1 is `PAST_THE_BOUND` at least, one short of it
+    `WITHIN_THE_BOUND` at most."""
+    if value > 1:
+        value = max(value, PAST_THE_BOUND)
+    elif value < 1:
+        value = min(value, WITHIN_THE_BOUND)
+    return f"{value:.{RATIO_DIGITS}f}"
 
 
 def should_summarise(metrics: Metrics) -> bool:

@@ -225,3 +225,13 @@ def test_a_step_per_bound_past_1_is_never_shown_as_1() -> None:
     assert overall.over_bound == 1
     assert cells(overall)[COLUMNS.index("step/N p95")] == "1.01"
     assert metrics.to_dict()["agents"][0]["steps_per_bound"]["p95"] == 1.005
+
+
+def test_a_step_per_bound_short_of_1_is_never_shown_as_1() -> None:
+    """399 steps of N=400 stopped within the bound: two digits wrote it 1.00, a stop at the
+    bound itself, a step later than it was."""
+    overall = measure([record(steps=399, bound=400, stagnant=1)]).agents[0]
+    assert overall.over_bound == 0
+    assert cells(overall)[COLUMNS.index("step/N p95")] == "0.99"
+    at_the_bound = measure([record(steps=200, bound=200, stagnant=1)]).agents[0]
+    assert cells(at_the_bound)[COLUMNS.index("step/N p95")] == "1.00"
