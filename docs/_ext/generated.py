@@ -13,6 +13,9 @@ from typing import TYPE_CHECKING, Any
 import unsolvable
 from unsolvable import _observed, _record, _rules, _stop, _subtasks, scenarios
 from unsolvable.reports._catalogue import catalogue_markdown
+from unsolvable.reports._distribution import Distribution
+from unsolvable.reports._metrics import GroupMetrics
+from unsolvable.reports._step_cap import StepCap
 
 if TYPE_CHECKING:  # the tests read the pages it makes where Sphinx is not installed
     from sphinx.application import Sphinx
@@ -33,6 +36,19 @@ RECORD_TYPES = (
 )
 """The record's types, outermost first, as the JSON nests them."""
 RECORD_ENUMS = (_stop.Exit, _stop.Code, _stop.Outcome, _subtasks.SubtaskState, _rules.Rule)
+METRICS_TYPES = (GroupMetrics, StepCap, Distribution)
+"""The types of the ``metrics`` object ``--json`` writes beside the records, outermost first."""
+METRICS_LEAD = (
+    "## The `metrics` beside the records",
+    "",
+    "`--json` (and `unsolvable report` and `merge`, which read records and write them again) "
+    "writes a `metrics` object beside the `records`, computed from them alone, as every report "
+    "is ([how each figure counts](metrics.md)): `agents` (each agent over all its runs, its "
+    "`name` `all`), `families` and `scenarios`, each a list of groups in the order the records "
+    "first show them, and `runs`, how many records there are. A figure that does not apply to "
+    "a group is `null`: a lag on a group of controls, a false-stop rate with no control.",
+    "",
+)
 
 
 def _attribute_docs(cls: type) -> dict[str, str]:
@@ -100,6 +116,9 @@ def record_markdown() -> str:
         lines += _dataclass_section(cls)
     for enum_cls in RECORD_ENUMS:
         lines += _enum_section(enum_cls)
+    lines += METRICS_LEAD
+    for cls in METRICS_TYPES:
+        lines += _dataclass_section(cls)
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -33,8 +33,11 @@ class Distribution:
     count: int
     """How many runs the distribution is over."""
     p50: Number
+    """The median, nearest-rank: the ⌈n/2⌉-th smallest value."""
     p95: Number
+    """The ⌈0.95·n⌉-th smallest value: the largest, ``max``, over fewer than 20 runs."""
     max: Number
+    """The largest value."""
 
     @classmethod
     def of(cls, values: Sequence[Number]) -> Distribution:

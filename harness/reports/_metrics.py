@@ -73,11 +73,13 @@ class GroupMetrics:
     """The metrics of one agent over one group of runs: all of them, a family, or a scenario."""
 
     agent: str
+    """The agent's label."""
     level: str
     """``agent`` (all its runs), ``family`` or ``scenario``."""
     name: str
-    """The family or scenario name; `ALL` at the agent level."""
+    """The family or scenario name; ``all`` at the agent level (`ALL`)."""
     runs: int
+    """Runs in the group."""
     passed: int
     """Runs whose verdict passed."""
     scenarios: int
@@ -94,23 +96,27 @@ class GroupMetrics:
     """Detection lag in steps over the unsolvable runs that have one (`has_lag`: runs lost
     before their first step left out); ``None`` for a group with none, a group of controls say."""
     lag_tokens: Distribution | None
+    """Detection lag in tokens over the same runs, signed as the lag in steps is."""
     lag_cost_usd: Distribution | None
+    """Detection lag in dollars over the same runs, each run's to the millionth."""
     steps: Distribution
     """The steps each run made, over every run: a run a ceiling cut short counts where the
     ceiling found it, as its spend does, not where `steps_per_bound` counts it stopped."""
     steps_per_bound: Distribution
     """The stopped step (`stopped_step`) divided by the bound N: above 1 means stopped too late.
-    Exact, so that a report rounds it once (the JSON to `RATE_DIGITS`, as it does rates)."""
+    Exact, so that a report rounds it once (the JSON to four digits, `RATE_DIGITS`, as it does
+    rates)."""
     over_bound: int
     """Runs whose stopped step (`stopped_step`) is past the bound N, every did_not_stop
-    included; a lost run at the steps the harness admitted before it lost the worker
-    (`unsolvable._seen`)."""
+    included; a lost run at the steps the harness admitted before it lost the worker."""
     over_budget: int
-    """Runs that went past their token or dollar budget at all (`Observed.overshoot_tokens`)."""
+    """Runs that went past their token or dollar budget at all (`Observed.overshoot_tokens`,
+    `Observed.overshoot_cost_usd`)."""
     overshoot_tokens: Distribution
     """Tokens charged past the token budget, over every run (0 for a run within it)."""
     overshoot_cost_usd: Distribution
-    """Dollars past the budget, over every run."""
+    """Dollars past the dollar budget, over every run; with a token budget only, the tokens past
+    it at the run's mean price per token (`Observed.overshoot_cost_usd`)."""
     exits: dict[str, int]
     """How runs ended: the code, or the harness outcome when the agent gave none."""
     controls: int
@@ -118,7 +124,8 @@ class GroupMetrics:
     false_stops: int
     """Controls ended without completing, unreported finishes left out."""
     false_stop_rate: float | None
-    """False stops per control run; ``None`` when the group has no controls."""
+    """False stops per control run, to four digits (never 0 for some, nor 1 for fewer than
+    all); ``None`` when the group has no controls."""
     unreported_finishes: int
     """Controls finished in the world but not reported complete (`is_unreported_finish`)."""
     premature_stops: int
@@ -129,7 +136,9 @@ class GroupMetrics:
     """The calibrated step cap over the same runs; ``None`` unless the group has both unsolvable
     runs and controls."""
     false_completions: int
+    """Runs that claimed a completion the world does not show (`is_false_completion`)."""
     did_not_stop: int
+    """Runs a harness ceiling ended."""
 
     @property
     def key(self) -> tuple[str, str, str]:

@@ -33,9 +33,11 @@ class StepCap:
     """
 
     cap: int
+    """The cap, in steps."""
     lag_steps: Distribution
     """Signed, as the agent's: negative where the cap stops before the first stagnant step."""
     false_stops: int
+    """Controls the cap would stop before their world was complete."""
     premature_stops: int
     """Unsolvable runs the cap would stop before their first stagnant step."""
     lag_p95: Number

@@ -12,12 +12,14 @@ from types import ModuleType
 import unsolvable._record
 import unsolvable._subtasks
 from tests._docs import ROOT
+from tests.reports._records import library_records
 from unsolvable import Observed, TerminationRecord, scenarios
 from unsolvable._batch import Job, run_jobs
 from unsolvable._spent import OVERSHOOT_TOLERANCE
 from unsolvable._text import ERROR_CUT, MISSING_CUT, REASON_CUT
 from unsolvable._traceback import TRACEBACK_CUT
 from unsolvable.plugin.snapshot import behaviour
+from unsolvable.reports._metrics import measure
 
 
 def _generated() -> ModuleType:
@@ -106,3 +108,23 @@ def test_the_record_page_gives_its_limits_as_numbers_and_names_no_private_module
     for (section, name), limit in limits.items():
         assert limit in _rows(page, section)[name], (section, name, limit)
     assert f"{OVERSHOOT_TOLERANCE:.0%}" in _rows(page, "Rule")["past_budget"]
+
+
+def test_the_record_page_gives_every_key_of_the_json_metrics_a_meaning() -> None:
+    """The metrics beside the records in ``--json`` are what a tool reads of a run: every key of
+    a group, of its calibrated step cap and of its distributions has a row that says what it
+    is, and the keys above the groups are named."""
+    page = _generated().record_markdown()
+    metrics = measure(library_records()).to_dict()
+    group = next(group for group in metrics["agents"] if group["step_cap"] is not None)
+    sections = {
+        "GroupMetrics": group,
+        "StepCap": group["step_cap"],
+        "Distribution": group["lag_steps"],
+    }
+    for section, data in sections.items():
+        rows = _rows(page, section)
+        assert sorted(rows) == sorted(data), section
+        assert [name for name, row in rows.items() if row.endswith("|  |")] == [], section
+    lead = page.split("## `GroupMetrics`", 1)[0].rsplit("\n## ", 1)[1]
+    assert [key for key in metrics if f"`{key}`" not in lead] == []
