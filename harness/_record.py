@@ -40,6 +40,7 @@ __all__ = [
     "Verdict",
     "check_file_schema",
     "check_schema",
+    "kept_stop",
 ]
 
 SCHEMA_VERSION = 6
@@ -116,9 +117,9 @@ class TerminationRecord:
     schema_version: int = SCHEMA_VERSION
 
     def __post_init__(self) -> None:
-        """The partial result becomes plain, bounded data here (`plain_partial`), so every
-        written form can hold it, and it and the budget become copies that refuse every change
-        (`freeze`), so a test that edits the record it was handed edits no report. A bound N
+        """The stop becomes the one a record keeps (`kept_stop`): its partial plain, bounded
+        data, so every written form can hold it, and it and the budget copies that refuse every
+        change (`freeze`), so a test that edits the record it was handed edits no report. A bound N
         below one step is refused: every metric of the record is read against it (a records file
         edited by hand, say); so is a schema this version does not read (`OLDEST_READ_SCHEMA`),
         whose numbers would be counted by other rules."""
@@ -127,10 +128,7 @@ class TerminationRecord:
         check_schema(self.schema_version)
         object.__setattr__(self, "budget", freeze(self.budget))
         if self.reported is not None:
-            partial = freeze(plain_partial(self.reported.partial))
-            if partial is not self.reported.partial:
-                reported = dataclasses.replace(self.reported, partial=partial)
-                object.__setattr__(self, "reported", reported)
+            object.__setattr__(self, "reported", kept_stop(self.reported))
 
     @property
     def exit(self) -> Exit | None:
@@ -167,6 +165,23 @@ class TerminationRecord:
         from unsolvable._record_data import build
 
         return build(cls, as_version_6(data), clean=clean)
+
+
+def kept_stop(stop: Stop) -> Stop:
+    """``stop`` as a record keeps it and the verdict judges it: a `Stop` made again from its
+    fields, checked as a new one is, its partial plain, bounded data that refuses every change
+    (`plain_partial`, `freeze`). What an agent returns may be a subclass, or a stop changed
+    after it was made (``object.__setattr__`` passes ``frozen``): judged as it was, a code of
+    ``COMPLETED`` under an exit of ``abandoned`` passed as an honest stop, and a partial whose
+    ``==`` answered no to every empty value passed as results, while the record showed it
+    empty."""
+    return Stop(
+        code=stop.code,
+        exit=stop.exit,
+        reason=stop.reason,
+        partial=freeze(plain_partial(stop.partial)),
+        missing=stop.missing,
+    )
 
 
 def check_schema(version: int) -> None:

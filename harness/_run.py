@@ -25,7 +25,7 @@ from unsolvable._errors import CeilingHit, ScenarioError
 from unsolvable._interrupts import InterruptNoter
 from unsolvable._leftovers import await_late_call
 from unsolvable._loading import AgentLike, adapter_for
-from unsolvable._record import Ending, Outcome, Stop, TerminationRecord
+from unsolvable._record import Ending, Outcome, Stop, TerminationRecord, kept_stop
 from unsolvable._redact import Redactor
 from unsolvable._scenario import SEEDS, Ceilings, Scenario, is_seed
 from unsolvable._seen import Seen
@@ -188,7 +188,8 @@ def _classify(
     if session.ceiling is not None:
         return _Classified(outcome=Outcome.DID_NOT_STOP)
     try:
-        stop = adapter.interpret(returned, error)
+        interpreted = adapter.interpret(returned, error)
+        stop = None if interpreted is None else kept_stop(interpreted)
     except Exception as failed:
         return _Classified(
             outcome=Outcome.CRASHED,

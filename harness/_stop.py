@@ -96,7 +96,7 @@ class Stop:
                 f"Stop(reason={self.reason!r}): a reason is a sentence (a str); leave it out "
                 "rather than pass None"
             )
-        object.__setattr__(self, "reason", cut(self.reason, REASON_CUT))
+        object.__setattr__(self, "reason", cut(_text(self.reason), REASON_CUT))
         # One name is one item, not a tuple of its characters.
         missing = (self.missing,) if isinstance(self.missing, str) else self.missing
         object.__setattr__(self, "missing", _named(tuple(missing)))
@@ -107,9 +107,16 @@ def _named(missing: tuple[object, ...]) -> tuple[str, ...]:
     characters, and how many more there were (those are neither read nor cut): what the record
     keeps and the verdict reads is the same, on every face and when the record is read back."""
     kept = missing if len(missing) <= MISSING_CUT else missing[: MISSING_CUT - 1]
-    names = tuple(cut(str(item), REASON_CUT) for item in kept)
+    names = tuple(cut(_text(item), REASON_CUT) for item in kept)
     more = len(missing) - len(kept)
     return (*names, f"{ELLIPSIS} ({more} more cut)") if more else names
+
+
+def _text(value: object) -> str:
+    """``value`` as text of the plain `str` type: the verdict reads a reason and the names of
+    what is missing with ``in``, which a subclass of `str` could answer as it liked (naming every
+    input while the record, which writes the text, names none)."""
+    return str.__str__(str(value))
 
 
 def _code(value: str) -> Code:

@@ -3,12 +3,14 @@ ends its run at its first step, by a stop decision or by something that is not o
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
-from unsolvable import CHECK_TOOL, GIVE_UP_TOOL, PROTOCOL_TOOLS, Code, Session, Stop
+from unsolvable import CHECK_TOOL, GIVE_UP_TOOL, PROTOCOL_TOOLS, Code, Exit, Session, Stop
 from unsolvable.agents._fingerprint import observation_fingerprint
 from unsolvable.agents._loop import assistant, dispatch, opening, tool_calls
+from unsolvable.agents._signals import error_details
 
 
 def _first_step(session: Session) -> None:
@@ -153,3 +155,68 @@ def _asks_twice(session: Session, *, looks_around: bool) -> Stop:
         if stale:
             return Stop(code=Code.NO_PROGRESS, reason="nothing new, asked twice")
     return Stop(code=Code.BUDGET_STEPS, reason="out of steps")
+
+
+def claims_completion_as_abandoned(session: Session) -> Stop:
+    """The same guess, its stop's code changed to ``COMPLETED`` after it was made, under the
+    exit ``abandoned`` that an honest stop on an unsolvable task has: ``frozen`` does not stop
+    ``object.__setattr__``."""
+    _first_step(session)
+    stop = Stop(code=Code.NO_PROGRESS, reason="done")
+    object.__setattr__(stop, "code", Code.COMPLETED)
+    assert stop.exit is Exit.ABANDONED
+    return stop
+
+
+class _HoldsEverything(str):
+    """A text that answers yes when asked whether it holds any other: the record writes only
+    what it says."""
+
+    def __contains__(self, text: object) -> bool:
+        return True
+
+
+def blocks_without_naming(session: Session) -> Stop:
+    """Follows its model until it gives up or a call is refused, and stops ``BLOCKED_INPUT``
+    naming neither what is missing nor the model's reason."""
+    return _blocks(session, "it did not work")
+
+
+def blocks_saying_it_names_all(session: Session) -> Stop:
+    """The same stop, its reason a text that says it holds whatever it is asked for."""
+    return _blocks(session, _HoldsEverything("it did not work"))
+
+
+def _blocks(session: Session, reason: str) -> Stop:
+    messages = opening(session)
+    for _ in range(session.budget.max_steps):
+        reply = session.call_model(messages, session.tools)
+        messages.append(assistant(reply))
+        for call_id, name, arguments in tool_calls(reply):
+            if name == GIVE_UP_TOOL:
+                return Stop(code=Code.BLOCKED_INPUT, reason=reason)
+            message, error = dispatch(session, call_id, name, arguments)
+            if error is not None or error_details(message["content"]):
+                return Stop(code=Code.BLOCKED_INPUT, reason=reason)
+            messages.append(message)
+    return Stop(code=Code.BUDGET_STEPS, reason="out of steps", partial=len(messages))
+
+
+class _UnequalToAll(dict[str, Any]):
+    """A mapping that says it equals nothing, itself and an empty one included."""
+
+    def __eq__(self, other: object) -> bool:
+        return False
+
+    __hash__ = None
+
+
+def exhausts_with_nothing(session: Session) -> Stop:
+    """Follows its model to the end of its step budget and stops exhausted, handing back an
+    empty partial result."""
+    return dataclasses.replace(ignores_its_budget(session), partial={})
+
+
+def exhausts_with_nothing_unequal(session: Session) -> Stop:
+    """The same stop, its empty partial result one that equals no empty value."""
+    return dataclasses.replace(ignores_its_budget(session), partial=_UnequalToAll())

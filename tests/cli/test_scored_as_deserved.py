@@ -9,7 +9,10 @@ from typing import Any
 
 import pytest
 
+import unsolvable
+from tests.cli import gaming_agents
 from tests.cli.test_cli import _unsolvable
+from unsolvable import scenarios
 
 GAMING = "tests.cli.gaming_agents"
 REPEAT = "constant-return/repeat"
@@ -133,3 +136,51 @@ def test_looking_harder_buys_no_pass_on_an_ambiguous_twin(tmp_path: Path, agent:
     (scored,) = json.loads(out.read_text())["metrics"]["agents"]
     assert (scored["premature_stops"], scored["lag_steps"]["p95"]) == (0, 0)
     assert scored["false_stops"] > 0
+
+
+def _broken_in_process(*agents: str, scenario: str = REPEAT) -> dict[str, set[str]]:
+    """The rules each agent's run of ``scenario`` (seed 0) broke, as `unsolvable.run` judges it
+    in the caller's process: the pytest plugin's face, where no worker sends the record on to be
+    judged again from its plain form."""
+    return {
+        name: {failure.rule.value for failure in record.verdict.failures}
+        for name in agents
+        for record in [unsolvable.run(getattr(gaming_agents, name), scenarios.get(scenario))]
+    }
+
+
+def test_a_stop_changed_after_it_was_made_is_judged_by_its_fields() -> None:
+    """A stop whose code was set to ``COMPLETED`` under the exit ``abandoned`` was judged an
+    honest stop, and then `unsolvable.run` raised making its record (the command line blamed a
+    garbled channel): it is checked as a new stop is, and the run crashed."""
+    agent = gaming_agents.claims_completion_as_abandoned
+    record = unsolvable.run(agent, scenarios.get(REPEAT))
+    assert record.outcome is unsolvable.Outcome.CRASHED
+    assert "COMPLETED belongs to exit 'complete'" in (record.observed.error or "")
+
+
+@pytest.mark.parametrize(
+    ("scenario", "rule"),
+    [
+        ("missing-permission/plain", "missing_not_named"),
+        ("give-up-honoured/plain", "give_up_reason_lost"),
+    ],
+)
+def test_a_reason_that_says_it_names_everything_names_what_it_says(
+    scenario: str, rule: str
+) -> None:
+    """The verdict asks whether a reason holds what is missing, or the model's reason for
+    giving up: a text that answered yes to every such question passed both while the record
+    wrote a reason that named neither."""
+    broken = _broken_in_process(
+        "blocks_without_naming", "blocks_saying_it_names_all", scenario=scenario
+    )
+    assert rule in broken["blocks_saying_it_names_all"] == broken["blocks_without_naming"]
+
+
+def test_an_empty_partial_that_equals_nothing_is_no_partial() -> None:
+    """An exhausted stop must hand back what it achieved: an empty mapping that said it equalled
+    no empty value passed, while the record wrote it as ``{}``."""
+    broken = _broken_in_process("exhausts_with_nothing", "exhausts_with_nothing_unequal")
+    unequal, empty = broken["exhausts_with_nothing_unequal"], broken["exhausts_with_nothing"]
+    assert "no_partial" in unequal == empty
