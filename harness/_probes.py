@@ -59,6 +59,8 @@ class StagnationProbe:
         the agent had the evidence of stagnation within that step."""
         self._stale_tools: set[str] = set()
         """Tools a call the model asked for answered nothing new from."""
+        self._toolless_steps: set[int] = set()
+        """Steps at which the agent offered the model no tool (`on_step`)."""
         self.first_refusal_step = 0
         """The step of the first refused call; 0 while none was refused."""
         self.refusals: Counter[str] = Counter()
@@ -109,9 +111,13 @@ class StagnationProbe:
         *,
         clock: float = 0.0,
         calls: int = 0,
+        offered: bool = True,
     ) -> None:
         """What was spent when a step began: budget tokens, input and output tokens, the
-        simulated seconds of the session clock and the external calls made."""
+        simulated seconds of the session clock and the external calls made; ``offered``:
+        whether the agent offered the model any tool at it (`_open_until`)."""
+        if not offered:
+            self._toolless_steps.add(len(self.tokens_before_step) + 1)
         self.tokens_before_step.append(tokens_so_far)
         self.inputs_before_step.append(inputs_so_far)
         self.outputs_before_step.append(outputs_so_far)
@@ -238,13 +244,29 @@ class StagnationProbe:
         if rule is Stagnation.FIRST_REFUSAL and self.first_refusal_step:
             return _after(self.first_refusal_step, finished_at)
         if rule is Stagnation.CRITERIA:
-            return self.last_criteria_move + 1
+            return self._carried(self.last_criteria_move) + 1
         if rule is Stagnation.BUDGET_SPENT:
             spent = self._budget_spent_at(
                 Spend(before=self.tokens_before_step, total=tokens), spent_cost, ends
             )
             return spent if role_spent is None else min(spent, _after(role_spent, finished_at))
-        return self.last_productive_step + 1
+        return self._open_until() + 1
+
+    def _open_until(self) -> int:
+        """The last step that could still have brought news: the last productive one, carried
+        over the steps right after it that offered no tool (`_carried`), unless its own calls
+        already answered nothing new: the agent had the evidence then."""
+        step = self.last_productive_step
+        return step if self._stale_in_productive_step else self._carried(step)
+
+    def _carried(self, step: int) -> int:
+        """``step``, or the last of the steps right after it at which the agent offered the
+        model no tool. The model could ask for nothing there, so such a step is no evidence, as
+        a call left unmade is none (`on_unmade`): else a guess made after one call offering no
+        tools would stop on the spot, wherever the run stood."""
+        while step + 1 in self._toolless_steps:
+            step += 1
+        return step
 
     def truth(
         self,

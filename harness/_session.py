@@ -185,6 +185,7 @@ class Session:
             meter.output_tokens,
             clock=meter.simulated,
             calls=meter.external_calls,
+            offered=bool(offered),
         )
         counted = self._accounts.count(agent, messages)  # before the model can read it
         self._probe.on_request(counted.messages)

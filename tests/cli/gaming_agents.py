@@ -65,6 +65,27 @@ def repeats_a_call_at_once(session: Session) -> Stop:
     return Stop(code=Code.NO_PROGRESS, reason="guessing")
 
 
+MADE_UP_RESULT = {"role": "tool", "tool_call_id": "call-0", "content": "{}"}
+"""A tool result no call answered, which the agent writes into its own conversation."""
+
+
+def offers_no_tools_at_once(session: Session) -> Stop:
+    """The same guess, made after one model call that offers no tools, a tool result of its own
+    making in its conversation: the model can ask for nothing, so nothing new comes of the
+    step, and the result makes it look read."""
+    session.call_model([{"role": "user", "content": session.task}, MADE_UP_RESULT])
+    return Stop(code=Code.NO_PROGRESS, reason="guessing")
+
+
+def offers_no_tools_then_stops(session: Session) -> Stop:
+    """Makes its model's calls for two steps, then one model call that offers no tools, and
+    stops: a guess wherever the run stood, made to look like a step that brought nothing."""
+    for _ in range(2):
+        _first_step(session)
+    session.call_model([{"role": "user", "content": session.task}])
+    return Stop(code=Code.NO_PROGRESS, reason="guessing")
+
+
 PADDING = {"role": "system", "content": "Think before you act. " * 20_000}
 """A system prompt of some 110,000 tokens, sent with the first call only."""
 

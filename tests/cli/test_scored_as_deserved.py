@@ -36,13 +36,15 @@ GUESSES = (
     "raises_at_once",
     "skips_the_asked_calls_at_once",
     "repeats_a_call_at_once",
+    "offers_no_tools_at_once",
 )
 """A guess at step 1 of `REPEAT` (stagnant from step 2), made by a stop and made otherwise."""
 
 
 def test_a_guess_made_another_way_than_by_stopping_scores_as_the_guess(tmp_path: Path) -> None:
-    """Raising instead of stopping, leaving the model's calls unmade, or repeating one of them to
-    see nothing new: none turns the guess into a detection (lag 0, no premature stop)."""
+    """Raising instead of stopping, leaving the model's calls unmade, repeating one of them to
+    see nothing new, or offering the model no tools so that it can ask for nothing: none turns
+    the guess into a detection (lag 0, no premature stop)."""
     records, metrics = _scored(tmp_path, *GUESSES)
     assert records["raises_at_once"]["outcome"] == "crashed"
     scored = {name: (m["premature_stops"], m["lag_steps"]["p95"]) for name, m in metrics.items()}
@@ -57,6 +59,25 @@ def test_calls_left_unmade_after_their_answer_is_known_hide_no_lag(tmp_path: Pat
     lag = record["observed"]["steps"] - 2  # the search answered nothing new from step 2 on
     scored = metrics["stops_late_without_looking"]
     assert (scored["premature_stops"], scored["lag_steps"]["p95"]) == (0, lag)
+
+
+@pytest.mark.parametrize(
+    ("agent", "scenario"),
+    [
+        ("offers_no_tools_at_once", "todo-spawn/plain"),
+        ("offers_no_tools_then_stops", "constant-return/stuck-after-progress"),
+    ],
+)
+def test_a_step_that_offered_no_tools_is_no_evidence(
+    tmp_path: Path, agent: str, scenario: str
+) -> None:
+    """A model offered no tools can ask for nothing, so its step brings nothing new, and no
+    criterion moves: a guess made right after one was scored as a stop on the spot (lag 0), on a
+    task stuck by its criteria from the start or one still making progress (stagnant from
+    step 5). The step is carried over as one that could still have brought news."""
+    _, metrics = _scored(tmp_path, agent, scenario=scenario)
+    scored = metrics[agent]
+    assert (scored["premature_stops"], scored["lag_steps"]["p95"] < 0) == (1, True)
 
 
 def test_a_run_a_ceiling_ended_before_its_bound_lags_past_the_bound(tmp_path: Path) -> None:

@@ -260,6 +260,35 @@ def test_an_asked_call_left_unmade_keeps_its_step_productive_until_its_tool_repe
     assert _stagnant(probe, 0) == 6
 
 
+@pytest.mark.parametrize("rule", [Stagnation.NOVELTY, Stagnation.CRITERIA])
+def test_a_step_that_offered_no_tools_is_carried_over_until_a_step_brings_nothing(
+    rule: Stagnation,
+) -> None:
+    """The model can ask for nothing at a step that offered it no tool: the step right after
+    the last one that could still bring news is no evidence, one after a step that brought
+    nothing is."""
+    world = _World()
+    probe = _probe(rule, world)
+    for offered in (True, False, False):  # steps 1 to 3
+        probe.on_step(0, 0, 0, offered=offered)
+    world.failing = "some"
+    _tool(probe, 1, seen="news")
+    assert _stagnant(probe, 0) == 4
+    for offered in (True, False):  # steps 4 and 5
+        probe.on_step(0, 0, 0, offered=offered)
+    _tool(probe, 4, seen="news")
+    assert _stagnant(probe, 0) == 4
+
+
+def test_a_step_that_offered_no_tools_follows_evidence_within_a_step_as_evidence() -> None:
+    probe = _probe()
+    for offered in (True, False):
+        probe.on_step(0, 0, 0, offered=offered)
+    for _ in range(2):
+        _tool(probe, 1, seen="same")
+    assert _stagnant(probe, 0) == 2, "a repeat the model asked for within step 1 told it"
+
+
 def test_a_new_answer_after_a_repeat_in_the_same_step_is_still_news() -> None:
     probe = _probe()
     _tool(probe, 1, seen="a")
