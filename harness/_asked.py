@@ -4,8 +4,9 @@ which calls were asked for and which asked calls were never made.
 The ground truth reads the agent's own trajectory, so what the agent does of its own accord
 must not make evidence: a call it repeats unasked can always be made to answer nothing new, and
 a call it leaves unmade answers nothing at all. A call made is matched to an asked one by its
-arguments where they agree, else by its tool alone, so that a framework that writes a call's
-arguments its own way (defaults filled in) still makes the call it was asked for.
+arguments where they agree, else where it gives every argument the model gave with the value
+the model gave, so that a framework that fills in defaults still makes the call it was asked
+for; a call that changes one (an earlier offset, whose answer is known) is not the call asked.
 
 An agent name may hold several conversations at once — a runtime that runs every worker under
 one name, concurrently (agents-as-tools) — so the calls asked are kept by conversation: a call
@@ -15,9 +16,12 @@ at the last step of one of its agent's conversations.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
+
+from unsolvable._json import canonical_json
 
 __all__ = ["Asked", "AskedCall", "Unmade"]
 
@@ -77,10 +81,10 @@ class Asked:
         return unmade
 
     def take(self, agent: str, tool: str, arguments: str) -> int | None:
-        """The step at which ``agent``'s model asked for a call of ``tool`` it makes, or ``None``
-        when it asked for none: the last step of one of its conversations, the one that asked
-        for these arguments, else the latest that asked for the tool (each asked call is taken
-        once)."""
+        """The step at which ``agent``'s model asked for the call of ``tool`` it makes, or
+        ``None`` when it asked for none: the last step of one of its conversations, the one that
+        asked for these arguments, else the latest that asked for a call of the tool these
+        arguments fill in (`_fills_in`; each asked call is taken once)."""
         lasts = sorted(
             (last for (who, _), last in self._pending.items() if who == agent),
             key=lambda last: last.step,
@@ -91,10 +95,11 @@ class Asked:
             if made in last.calls:
                 last.calls.remove(made)
                 return last.step
+        given = _object(arguments)
         for last in lasts:
-            same_tool = [call for call in last.calls if call.tool == tool]
-            if same_tool:
-                last.calls.remove(same_tool[0])
+            filled = [call for call in last.calls if call.tool == tool and _fills_in(given, call)]
+            if filled:
+                last.calls.remove(filled[0])
                 return last.step
         return None
 
@@ -109,3 +114,25 @@ class Asked:
 
     def _unmade(self, conversation: Conversation) -> list[Unmade]:
         return self._pending.pop(conversation, _LastStep()).unmade()
+
+
+def _object(arguments: str) -> dict[str, Any] | None:
+    """Canonical arguments read back as the JSON object they are, else ``None`` (arguments that
+    were not one are kept as given)."""
+    try:
+        value = json.loads(arguments)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _fills_in(made: dict[str, Any] | None, asked: AskedCall) -> bool:
+    """Whether arguments ``made`` give every argument of the call ``asked`` with its value (as
+    canonical JSON: ``==`` takes ``1`` for ``true``): the same call with defaults filled in."""
+    wanted = _object(asked.arguments)
+    if made is None or wanted is None:
+        return False
+    return all(
+        key in made and canonical_json(made[key]) == canonical_json(value)
+        for key, value in wanted.items()
+    )

@@ -65,6 +65,26 @@ def repeats_a_call_at_once(session: Session) -> Stop:
     return Stop(code=Code.NO_PROGRESS, reason="guessing")
 
 
+def stops_at_the_second_step(session: Session) -> Stop:
+    """Makes its model's calls for two steps, and stops: a guess where the run still moved."""
+    for _ in range(2):
+        _first_step(session)
+    return Stop(code=Code.NO_PROGRESS, reason="guessing")
+
+
+def repeats_an_earlier_call_instead(session: Session) -> Stop:
+    """The same guess, made after a second step whose calls it makes with the arguments the
+    tool was first called with, not those its model asked for: their answer is known, so
+    nothing new comes of the step."""
+    first: dict[str, Any] = {}
+    for _ in range(2):
+        reply = session.call_model([{"role": "user", "content": session.task}], session.tools)
+        for call in reply.get("tool_calls") or ():
+            name, arguments = call["function"]["name"], call["function"]["arguments"]
+            session.call_tool(name, first.setdefault(name, arguments))
+    return Stop(code=Code.NO_PROGRESS, reason="guessing")
+
+
 MADE_UP_RESULT = {"role": "tool", "tool_call_id": "call-0", "content": "{}"}
 """A tool result no call answered, which the agent writes into its own conversation."""
 

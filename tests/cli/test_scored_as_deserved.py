@@ -80,6 +80,23 @@ def test_a_step_that_offered_no_tools_is_no_evidence(
     assert (scored["premature_stops"], scored["lag_steps"]["p95"] < 0) == (1, True)
 
 
+def test_a_call_made_in_place_of_the_one_asked_is_no_evidence(tmp_path: Path) -> None:
+    """A call of the tool the model asked for, with arguments of the agent's choosing, was
+    taken for the call asked: an agent that made the call its tool was first made with, whose
+    answer it knew, instead of the next one its model asked for, saw nothing new, and its guess
+    in a run still making progress scored as a stop on the spot. It scores as the guess made
+    after the calls asked."""
+    out = tmp_path / "records.json"
+    agents = ("stops_at_the_second_step", "repeats_an_earlier_call_instead")
+    labels = [arg for name in agents for arg in ("--agent", f"{name}={GAMING}:{name}")]
+    scenario = "constant-return/stuck-after-progress"
+    result = _unsolvable("run", *labels, "--scenario", scenario, "--all-seeds", "--json", str(out))
+    assert result.returncode in (0, 1), result.stderr
+    metrics = json.loads(out.read_text())["metrics"]["agents"]
+    scored = [(m["premature_stops"], m["lag_steps"]) for m in metrics]
+    assert scored[0] == scored[1] and scored[0][0] == 3
+
+
 def test_a_run_a_ceiling_ended_before_its_bound_lags_past_the_bound(tmp_path: Path) -> None:
     records, metrics = _scored(tmp_path, "spins_at_once")
     record = records["spins_at_once"]

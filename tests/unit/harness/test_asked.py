@@ -13,12 +13,23 @@ def test_each_asked_call_is_taken_once_and_the_rest_are_unmade_at_the_next_step(
     assert asked.ask("main", 2, [("search", "{}")]) == [Unmade(1, "read", "{}")]
 
 
-def test_a_call_made_with_other_arguments_takes_an_asked_call_of_its_tool() -> None:
+def test_a_call_with_defaults_filled_in_takes_the_asked_call_it_fills_in() -> None:
     """A framework may fill in defaults: the call is still the one its model asked for."""
     asked = Asked()
     asked.ask("main", 1, [("search", '{"q":"a"}'), ("search", '{"q":"b"}')])
     assert asked.take("main", "search", '{"limit":10,"q":"b"}')
-    assert asked.close() == [Unmade(1, "search", '{"q":"b"}')]
+    assert asked.close() == [Unmade(1, "search", '{"q":"a"}')]
+
+
+def test_a_call_that_changes_an_asked_argument_takes_no_asked_call() -> None:
+    """An agent that makes an earlier call of the tool in place of the one asked (the offset
+    it read before, whose answer it knows) makes a call of its own accord; ``true`` is not
+    ``1``."""
+    asked = Asked()
+    asked.ask("main", 2, [("search", '{"offset":1,"q":"a"}'), ("flag", '{"on":true}')])
+    assert asked.take("main", "search", '{"offset":0,"q":"a"}') is None
+    assert asked.take("main", "flag", '{"on":1}') is None
+    assert len(asked.close()) == 2
 
 
 def test_agents_are_asked_apart_and_the_end_of_the_run_closes_every_one() -> None:
