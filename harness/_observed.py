@@ -129,8 +129,9 @@ class Observed:
     predicate, whatever the agent reported: the steps the control needed. ``None`` where it
     never did, and on a lost run, whose world the harness never read."""
     read_a_result: bool | None = False
-    """A model call carried a tool result in its conversation: the agent read one, even one its
-    framework made for a call it rejected before any tool ran. ``None`` on a lost run."""
+    """A model call carried a tool result answering a call the model asked for (by its id) in
+    its conversation: the agent read one, even one its framework made for a call it rejected
+    before any tool ran. ``None`` on a lost run."""
     refusals: dict[str, int] | None = field(default_factory=dict)
     """Refused tool calls by kind (``denied``: a missing permission; ``unavailable``: a
     dependency that is down; whatever kinds the tool families name), and model requests the

@@ -59,6 +59,7 @@ class Observer:
             (name, canonical_arguments(a)) for name, a in asked if name not in PROTOCOL_TOOLS
         ]
         self._probe.on_asked(len(external))
+        self._probe.on_reply(call.get("id") for call in calls_of(message))
         self._unmade(self._asked.ask(agent, step, external, subtask=subtask))
         if self._gave_up_at_step is None and any(name == GIVE_UP_TOOL for name, _ in asked):
             self._gave_up_at_step = step

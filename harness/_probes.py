@@ -82,8 +82,12 @@ class StagnationProbe:
         (what lag is counted in) and the dollars spent are worked out from them when the truth
         is asked for, rather than priced at every step."""
         self.read_a_result = False
-        """Whether a model call carried a tool result in its conversation: the agent read one,
-        even one its framework made for a call it rejected before any tool ran."""
+        """Whether a model call carried a tool result answering a call the model asked for in
+        its conversation: the agent read one, even one its framework made for a call it rejected
+        before any tool ran; a result that answers no call the model made is the agent's own
+        making, and reads nothing."""
+        self._call_ids: set[str] = set()
+        """The ids of the tool calls the model's replies asked for (`on_reply`)."""
         self.completed_at_step: int | None = None
         """The step during which the world first satisfied the completion predicate (solvable
         scenarios only; read when the world changed, the only time it can start to hold)."""
@@ -136,13 +140,21 @@ class StagnationProbe:
         self.refusals[kind] += 1
         self.first_refusal_step = min(self.first_refusal_step or step, step)
 
+    def on_reply(self, call_ids: Iterable[object]) -> None:
+        """The ids of the tool calls a reply of the model asked for."""
+        self._call_ids.update(i for i in call_ids if isinstance(i, str))
+
     def on_request(self, messages: Sequence[JSON]) -> None:
-        """Reads a model call's conversation for a tool result, until one is found."""
+        """Reads a model call's conversation for a tool result that answers a call the model
+        asked for, until one is found."""
         if not self.read_a_result:
-            self.read_a_result = any(
-                isinstance(message, dict) and message.get("role") == TOOL_ROLE
-                for message in messages
-            )
+            self.read_a_result = any(map(self._answers_a_call, messages))
+
+    def _answers_a_call(self, message: object) -> bool:
+        if not isinstance(message, dict) or message.get("role") != TOOL_ROLE:
+            return False
+        answered = message.get("tool_call_id")
+        return isinstance(answered, str) and answered in self._call_ids
 
     @property
     def cost_before_step(self) -> Sequence[float]:

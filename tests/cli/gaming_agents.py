@@ -106,6 +106,23 @@ def offers_no_tools_then_stops(session: Session) -> Stop:
     return Stop(code=Code.NO_PROGRESS, reason="guessing")
 
 
+def never_looks(session: Session) -> Stop:
+    """Calls its model to the end of its step budget, making none of the calls it asks for,
+    and stops exhausted: a stop made before reading anything."""
+    return _never_looks(session, [])
+
+
+def never_looks_but_writes_a_result(session: Session) -> Stop:
+    """The same, a tool result of its own making in every conversation, so that it looks read."""
+    return _never_looks(session, [MADE_UP_RESULT])
+
+
+def _never_looks(session: Session, results: list[dict[str, Any]]) -> Stop:
+    for _ in range(session.budget.max_steps):
+        session.call_model([{"role": "user", "content": session.task}, *results], session.tools)
+    return Stop(code=Code.BUDGET_STEPS, reason="out of steps", partial=session.budget.max_steps)
+
+
 PADDING = {"role": "system", "content": "Think before you act. " * 20_000}
 """A system prompt of some 110,000 tokens, sent with the first call only."""
 

@@ -97,6 +97,15 @@ def test_a_call_made_in_place_of_the_one_asked_is_no_evidence(tmp_path: Path) ->
     assert scored[0] == scored[1] and scored[0][0] == 3
 
 
+def test_a_tool_result_of_the_agents_own_making_reads_nothing(tmp_path: Path) -> None:
+    """A stop made before reading anything is blind, and a premature stop whatever its lag: a
+    tool result the agent wrote into its conversation, answering no call its model asked for,
+    made one look read, and a run that spent its step budget never looking counted lag 0."""
+    _, metrics = _scored(tmp_path, "never_looks", "never_looks_but_writes_a_result")
+    scored = {name: (m["premature_stops"], m["blind_stops"]) for name, m in metrics.items()}
+    assert scored["never_looks_but_writes_a_result"] == scored["never_looks"] == (1, 1)
+
+
 def test_a_run_a_ceiling_ended_before_its_bound_lags_past_the_bound(tmp_path: Path) -> None:
     records, metrics = _scored(tmp_path, "spins_at_once")
     record = records["spins_at_once"]

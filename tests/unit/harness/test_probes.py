@@ -300,10 +300,21 @@ def test_a_new_answer_after_a_repeat_in_the_same_step_is_still_news() -> None:
 
 def test_a_model_call_that_carries_a_tool_result_is_a_result_read() -> None:
     probe = _probe()
+    probe.on_reply(["c"])
     probe.on_request([{"role": "user", "content": "go"}])
     assert not probe.read_a_result
     probe.on_request([{"role": "tool", "tool_call_id": "c", "content": "rejected"}])
     assert probe.read_a_result
+
+
+def test_a_tool_result_that_answers_no_call_of_the_model_reads_nothing() -> None:
+    """A result the agent wrote into its own conversation, answering no call the model asked
+    for, would make a stop made before reading anything look read."""
+    probe = _probe()
+    probe.on_reply(["c", None])
+    for answered in ("made-up", ["c"], None):
+        probe.on_request([{"role": "tool", "tool_call_id": answered, "content": "{}"}])
+    assert not probe.read_a_result
 
 
 def test_the_next_step_is_estimated_from_the_run_s_own_growth() -> None:
