@@ -200,7 +200,8 @@ def test_an_agent_never_loaded_is_a_crash_of_its_run_not_a_run_past_its_ceiling(
 def test_a_run_lost_before_its_first_step_has_no_lag_and_no_lag_figure_counts_it() -> None:
     """The harness observed none of a run whose worker died before its first step: no stagnant
     step, so no lag; a lag of -1 made up from a stagnant step of 1 would pull every lag figure
-    below zero."""
+    below zero. It ended before any step, so before its first stagnant step: a premature stop,
+    as a run that raised there is, counted in no lag figure."""
     dies = Job(agent="tests.reports._agents:exits", scenario="constant-return/repeat", seed=0)
     (lost,) = run_jobs([dies], lookup=scenarios.get).records
     observed = lost.observed
@@ -216,7 +217,7 @@ def test_a_run_lost_before_its_first_step_has_no_lag_and_no_lag_figure_counts_it
     assert group.lag_cost_usd is not None and group.lag_cost_usd.count == 1
     assert group.step_cap is not None and group.step_cap.lag_steps.count == 1
     alone = measure([lost]).agents[0]
-    assert (distribution(alone.lag_steps), premature(alone)) == ("-", "0")
+    assert (distribution(alone.lag_steps), premature(alone)) == ("-", "1")
 
 
 def test_a_lost_run_reads_unknown_for_what_the_harness_did_not_see() -> None:
