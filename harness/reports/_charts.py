@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from html import escape
 
+from unsolvable._numbers import counted
 from unsolvable._record import TerminationRecord
 from unsolvable._stop import Outcome
 from unsolvable.reports._counted import has_lag, lag, stopped_step
@@ -156,7 +157,7 @@ def _lag_row(label: str, lags: Sequence[int], y: float, colour: str, axis: _LagA
     for i, value in enumerate(lags):
         parts.append(
             f'<circle cx="{axis.x(value):.1f}" cy="{y + JITTER[i % len(JITTER)]}" r="3" '
-            f'fill="{colour}" fill-opacity="0.7"><title>{value} steps</title></circle>'
+            f'fill="{colour}" fill-opacity="0.7"><title>{counted(value, "step")}</title></circle>'
         )
     return parts
 

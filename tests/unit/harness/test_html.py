@@ -78,7 +78,10 @@ def test_chromium_builds_every_chart_and_failure(page: Path, tmp_path: Path) -> 
     failed = sum(1 for r in records if r.verdict and not r.verdict.passed)
     unsolvable = sum(1 for r in records if not r.solvable)
     assert dom.count("<svg") == 2 + failed, "trade-off, lag distribution, a timeline per failure"
-    assert dom.count("steps</title></circle>") == unsolvable, "a dot per unsolvable run"
+    dots = re.findall(r"(-?\d+) (steps?)</title></circle>", dom)
+    assert len(dots) == unsolvable, "a dot per unsolvable run"
+    assert ("1", "step") in dots, "a lag of one step among the library's"
+    assert all((lag == "1") == (noun == "step") for lag, noun in dots), "1 step, 2 steps"
     assert f"Failing runs ({failed})" in dom and "Baseline gate passed" in dom
     assert dom.count("× contract</text>") == 2, "a lag row per unsolvable family"
 
