@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import subprocess
 import sys
@@ -16,6 +17,8 @@ from html import unescape
 from typing import Any
 
 import pytest
+
+from tests.cli.test_cli import ROOT
 
 Record = dict[str, Any]
 
@@ -29,6 +32,9 @@ FAMILIES = (
 )
 """Controls and twins, a scenario of one seed, crashes, premature stops, did_not_stop, a budget
 in dollars and none in tokens."""
+AGENTS = ("naive", "contract", "tests.cli.faulty_agents:exits_at_once")
+"""The reference agents, and one whose worker is lost before its first step: a run with no
+stagnant step that counts as a premature stop."""
 COLUMNS = (
     "runs", "pass^k", "lag p50/p95/max", "premature", "lag tokens p50/p95", "lag $ p50/p95",
     "step/N p95", "false stops", "finished, reported otherwise", "false compl.", "did_not_stop",
@@ -110,8 +116,20 @@ def _blind(record: Record) -> bool:
 
 
 def _premature(record: Record) -> bool:
+    """A stop decision or a crash before the first stagnant step (a run lost before its first
+    step, which has none, ended before it), or a blind stop decision."""
+    if record["solvable"]:
+        return False
     lags = _lags([record], "detection_lag")
-    return _decided(record) and ((bool(lags) and lags[0] < 0) or _blind(record))
+    early = lags[0] < 0 if lags else record["observed"]["steps"] == 0
+    ended = _decided(record) or record["outcome"] == "crashed"
+    return (ended and early) or _blind(record)
+
+
+def _stopped(record: Record) -> int:
+    """The step a run counts as stopped at: one past N at least for a run that did not stop."""
+    steps: int = record["observed"]["steps"]
+    return max(steps, record["step_bound"] + 1) if record["outcome"] == "did_not_stop" else steps
 
 
 def _premature_cell(records: list[Record]) -> str:
@@ -134,7 +152,7 @@ def _expected(records: list[Record]) -> dict[str, str]:
     unreported = [r for r in controls if _false_stop(r) and r["observed"]["world_complete"]]
     false_stops = sum(map(_false_stop, controls)) - len(unreported)
     dollars = [round(value, 6) for value in _lags(records, "lag_cost_usd")]
-    ratio = _nearest_rank([r["observed"]["steps"] / r["step_bound"] for r in records], 95)
+    ratio = _nearest_rank([_stopped(r) / r["step_bound"] for r in records], 95)
     rules = [{f["rule"] for f in r["verdict"]["failures"]} for r in records]
     ended = Counter(_code(r) or r["outcome"] for r in records)
     return {
@@ -171,12 +189,15 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     folder = tmp_path_factory.mktemp("figures")
     paths = {kind: folder / f"report.{kind}" for kind in ("json", "md", "html")}
     scenarios = [arg for family in FAMILIES for arg in ("--scenario", family)]
+    agents = [arg for agent in AGENTS for arg in ("--agent", agent)]
     command = [
         sys.executable, "-m", "unsolvable.cli", "run", "--all-seeds", "-n", "2", *scenarios,
-        "--json", str(paths["json"]), "--markdown", str(paths["md"]), "--html", str(paths["html"]),
+        *agents, "--json", str(paths["json"]), "--markdown", str(paths["md"]),
+        "--html", str(paths["html"]),
     ]  # fmt: skip
+    environ = {**os.environ, "PYTHONPATH": str(ROOT)}  # where the faulty agent's module is
     done = subprocess.run(
-        command, capture_output=True, text=True, cwd=folder, timeout=300, check=False
+        command, capture_output=True, text=True, cwd=folder, env=environ, timeout=300, check=False
     )
     assert done.returncode == 1, done.stderr  # naive fails by design
     return {"stdout": done.stdout, **{kind: path.read_text() for kind, path in paths.items()}}
