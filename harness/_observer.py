@@ -54,12 +54,13 @@ class Observer:
     def note(self, step: int, message: JSON, agent: str, *, subtask: str | None = None) -> None:
         """The step in the trajectory, made in ``agent``'s conversation on ``subtask``, and the
         first step that asked to give up."""
-        asked = [(c["function"]["name"], c["function"]["arguments"]) for c in calls_of(message)]
+        calls = calls_of(message)
+        asked = [(c["function"]["name"], c["function"]["arguments"]) for c in calls]
         external = [
             (name, canonical_arguments(a)) for name, a in asked if name not in PROTOCOL_TOOLS
         ]
         self._probe.on_asked(len(external))
-        self._probe.on_reply(call.get("id") for call in calls_of(message))
+        self._probe.on_reply(call.get("id") for call in calls)
         self._unmade(self._asked.ask(agent, step, external, subtask=subtask))
         if self._gave_up_at_step is None and any(name == GIVE_UP_TOOL for name, _ in asked):
             self._gave_up_at_step = step
