@@ -110,12 +110,18 @@ def premature_count(premature: int, blind: int) -> str:
 
 def past_budget(group: GroupMetrics) -> str:
     """``2, max 12700 tokens, max $0.0381``: runs past their token or dollar budget, the most
-    any went past in tokens and the most any went past in dollars (two runs, it may be: a
-    dollar budget is passed with no token budget to pass); ``0`` when none did."""
+    any went past in tokens and the most any went past in dollars (two runs, it may be); ``0``
+    when none did. A side no run went past is left out: runs past a dollar budget alone, with
+    no token budget to pass, are ``2, max $0.0381``, never ``max 0 tokens``, which reads as a
+    figure where there is none."""
     if not group.over_budget:
         return "0"
     tokens, cost = group.overshoot_tokens.max, group.overshoot_cost_usd.max
-    return f"{group.over_budget}, max {plain(tokens)} tokens, max {dollars(cost)}"
+    sides = [
+        f"max {plain(tokens)} tokens" if tokens else "",
+        f"max {dollars(cost)}" if cost else "",
+    ]
+    return ", ".join([str(group.over_budget), *filter(None, sides)])
 
 
 def step_cap(group: GroupMetrics) -> str:

@@ -113,7 +113,8 @@ class GroupMetrics:
     """Runs that went past their token or dollar budget at all (`Observed.overshoot_tokens`,
     `Observed.overshoot_cost_usd`)."""
     overshoot_tokens: Distribution
-    """Tokens charged past the token budget, over every run (0 for a run within it)."""
+    """Tokens charged past the token budget, over every run (0 for a run within it, or given
+    no token budget to pass: a max of 0 is no run past one, not a figure in tokens)."""
     overshoot_cost_usd: Distribution
     """Dollars past the dollar budget, over every run; with a token budget only, the tokens past
     it at the run's mean price per token (`Observed.overshoot_cost_usd`)."""

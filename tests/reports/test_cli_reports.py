@@ -412,3 +412,23 @@ def test_a_stream_with_a_broken_line_before_its_last_is_refused_naming_the_line(
     result = _unsolvable("report", str(stream))
     assert result.returncode == 2 and result.stdout == "", result.stdout
     assert f"cannot read records from '{stream}': line 1: " in result.stderr
+
+
+def test_runs_past_a_dollar_budget_alone_show_no_tokens_past_one(tmp_path: Path) -> None:
+    """naive goes past dollar-budget/long-transcript's dollar budget on seeds 0 to 2, which sets
+    no token budget: every form wrote ``3, max 0 tokens, max $3.00239``, a count of tokens where
+    there is none; the JSON keeps its distribution, 0 throughout."""
+    out = {kind: tmp_path / f"report.{kind}" for kind in ("json", "md", "html")}
+    result = _unsolvable(
+        "run", "--agent", "naive", "--scenario", "dollar-budget/long-transcript", "--all-seeds",
+        "--no-progress", "--json", str(out["json"]), "--markdown", str(out["md"]),
+        "--html", str(out["html"]),
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    markdown = out["md"].read_text().replace("<span>$</span>", "$")  # $ kept from making math
+    shown = (result.stdout, markdown, unescape(out["html"].read_text()))
+    assert ["3, max $3.00239" in text and "max 0 tokens" not in text for text in shown] == [
+        True
+    ] * len(shown)
+    (group,) = json.loads(out["json"].read_text())["metrics"]["agents"]
+    assert (group["over_budget"], group["overshoot_tokens"]["max"]) == (3, 0)

@@ -163,6 +163,6 @@ def test_every_dollar_sign_shows_as_one_and_none_makes_math() -> None:
     assert [unescape(cell) for cell in rules[0]] == ["rule broken", "a$x$b"]
     assert [unescape(cell) for cell in agents[1][:3]] == ["a$x$b", "2", "1/2"]
     assert unescape(agents[0][6]) == "lag $ p50/p95"
-    assert unescape(agents[1][8]) == "1, max 0 tokens, max $0.02603"
+    assert unescape(agents[1][8]) == "1, max $0.02603"
     (summary,) = re.findall(r"<summary>(fam/.*?)</summary>", page)
     assert unescape(summary) == "fam/$$display$$ (seed 0) × a$x$b: FAIL: spent $5 of $1"

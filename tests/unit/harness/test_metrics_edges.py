@@ -199,6 +199,25 @@ def test_past_budget_names_each_most_in_positional_notation() -> None:
     assert past_budget(group) == "2, max 1313925 tokens, max $3.0024"
 
 
+@pytest.mark.parametrize(
+    ("tokens", "dollars", "shown"),
+    [(0, 0.0381, "2, max $0.0381"), (12_700, 0.0, "2, max 12700 tokens")],
+)
+def test_past_budget_names_only_the_side_a_run_went_past(
+    tokens: int, dollars: float, shown: str
+) -> None:
+    """Runs past a dollar budget with no token budget to pass went past it by no token: ``max 0
+    tokens`` read as a figure where there is none, and so would ``max $0`` for tokens past a
+    budget a free model priced at nothing."""
+    group = dataclasses.replace(
+        measure([record()]).agents[0],
+        over_budget=2,
+        overshoot_tokens=Distribution(count=2, p50=0, p95=tokens, max=tokens),
+        overshoot_cost_usd=Distribution(count=2, p50=0.0, p95=dollars, max=dollars),
+    )
+    assert past_budget(group) == shown
+
+
 def test_only_a_step_or_cost_budget_stop_counts_its_lag_from_zero() -> None:
     """A step budget all used chose the stop; a stop naming another budget, made on the same
     step, was a guess the lag keeps negative."""
