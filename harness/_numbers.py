@@ -5,9 +5,13 @@ exponent notation (``1103124``, not ``1.10312e+06``), never rounded past what wa
 
 from __future__ import annotations
 
+import math
 from decimal import Decimal
 
-__all__ = ["counted", "dollars", "plain"]
+__all__ = ["MARKS", "counted", "dollars", "plain", "rounded"]
+
+MARKS = (0.0, 1.0)
+"""The values a share or a ratio to a bound means something at: none, all, the bound itself."""
 
 
 def plain(value: float) -> str:
@@ -19,6 +23,18 @@ def plain(value: float) -> str:
     if float(value).is_integer():
         return str(int(value))
     return format(Decimal(repr(float(value))), "f")
+
+
+def rounded(value: float, digits: int, marks: tuple[float, ...] = MARKS) -> float:
+    """``value`` to ``digits``, except that it lands on one of ``marks`` only when it is that
+    mark: otherwise it is the nearest figure of ``digits`` on its own side (1 false stop in
+    20,001 controls is ``0.0001``, never ``0.0``; 100,001 steps of N=100,000 are ``1.0001``,
+    never ``1.0``, a stop at the bound)."""
+    near = round(value, digits)
+    for mark in marks:
+        if near == mark and value != mark:
+            return round(mark + math.copysign(10**-digits, value - mark), digits)
+    return near
 
 
 def dollars(value: float) -> str:

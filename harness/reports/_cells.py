@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from unsolvable._numbers import counted, dollars, plain
+from unsolvable._numbers import counted, dollars, plain, rounded
 from unsolvable._record import SCHEMA_VERSION, TerminationRecord
 from unsolvable._shard import ShardTag
 from unsolvable._text import printable
@@ -59,11 +59,6 @@ NO_VALUE = "-"
 """A metric that does not apply: lag on controls, false stops on unsolvable tasks."""
 RATIO_DIGITS = 2
 """step/N is shown to two digits (the JSON keeps `RATE_DIGITS`)."""
-PAST_THE_BOUND = 1 + 10**-RATIO_DIGITS
-"""The least step/N shown for a ratio past 1: 1.004 written 1.00 reads as a stop at the bound."""
-WITHIN_THE_BOUND = 1 - 10**-RATIO_DIGITS
-"""The most step/N shown for a ratio short of 1: 0.9975 written 1.00 reads as a stop at the
-bound, a step later than it was."""
 
 
 def distribution(values: Distribution | None) -> str:
@@ -207,14 +202,9 @@ def _pass_k(metrics: Metrics, agent: GroupMetrics) -> str:
 
 
 def _step_ratio(value: float) -> str:
-    """step/N to `RATIO_DIGITS`, rounded once from the exact ratio; only a stop at the bound
-    reads as 1.00: a ratio past 1 is `PAST_THE_BOUND` at least, one short of it
-    `WITHIN_THE_BOUND` at most."""
-    if value > 1:
-        value = max(value, PAST_THE_BOUND)
-    elif value < 1:
-        value = min(value, WITHIN_THE_BOUND)
-    return f"{value:.{RATIO_DIGITS}f}"
+    """step/N to `RATIO_DIGITS`, rounded once from the exact ratio (`rounded`); only a stop at
+    the bound reads as 1.00 (1.004 is 1.01, 0.9975 is 0.99) and only a stop at no step 0.00."""
+    return f"{rounded(value, RATIO_DIGITS):.{RATIO_DIGITS}f}"
 
 
 def should_summarise(metrics: Metrics) -> bool:

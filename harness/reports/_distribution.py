@@ -7,6 +7,8 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from unsolvable._numbers import rounded
+
 __all__ = ["Distribution", "Number", "percentile"]
 
 Number = int | float
@@ -49,7 +51,8 @@ class Distribution:
         )
 
     def rounded(self, digits: int) -> Distribution:
-        """The same percentiles rounded to ``digits``: the same as those of the rounded values,
-        since rounding keeps their order."""
-        p50, p95, most = (round(value, digits) for value in (self.p50, self.p95, self.max))
+        """The same percentiles rounded to ``digits`` (`unsolvable._numbers.rounded`: never onto
+        0 or 1 unless they are 0 or 1): the same as those of the rounded values, since rounding
+        keeps their order."""
+        p50, p95, most = (rounded(value, digits) for value in (self.p50, self.p95, self.max))
         return dataclasses.replace(self, p50=p50, p95=p95, max=most)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, NamedTuple
 
+from unsolvable._numbers import rounded
 from unsolvable._record import TerminationRecord
 from unsolvable._stop import Outcome
 from unsolvable.reports._counted import (
@@ -105,7 +106,7 @@ class GroupMetrics:
     steps_per_bound: Distribution
     """The stopped step (`stopped_step`) divided by the bound N: above 1 means stopped too late.
     Exact, so that a report rounds it once (the JSON to four digits, `RATE_DIGITS`, as it does
-    rates)."""
+    rates: 1 only at the bound, 0 only at no step)."""
     over_bound: int
     """Runs whose stopped step (`stopped_step`) is past the bound N, every did_not_stop
     included; a lost run at the steps the harness admitted before it lost the worker."""
@@ -154,15 +155,15 @@ def _optional(values: Sequence[Number]) -> Distribution | None:
 
 def _rate(part: int, whole: int) -> float | None:
     """``part / whole`` to `RATE_DIGITS`, but never 0 for a part that is not none, nor 1 for
-    one short of the whole: a baseline gate with no margin would read 1 false stop in 30,000
-    controls as none."""
-    if not whole:
-        return None
-    least = 10**-RATE_DIGITS
-    return min(
-        max(round(part / whole, RATE_DIGITS), least if part else 0.0),
-        1 - least if part < whole else 1.0,
-    )
+    one short of the whole (`rounded`): a baseline gate with no margin would read 1 false stop
+    in 30,000 controls as none."""
+    return rounded(part / whole, RATE_DIGITS) if whole else None
+
+
+def _dollars(value: float) -> float:
+    """``value`` to `COST_DIGITS`, never 0 unless it is (`rounded`): a lag of a few
+    ten-millionths of a dollar is no stop on the stagnant step."""
+    return rounded(value, COST_DIGITS, marks=(0.0,))
 
 
 def _pass_k(records: Sequence[TerminationRecord]) -> tuple[int, int, int]:
@@ -179,7 +180,7 @@ def _group(level: str, name: str, agent: str, records: Sequence[TerminationRecor
     lagged = [r for r in unsolvable if has_lag(r)]
     lags = [lag(r) for r in lagged]
     tokens = [t for t in map(lag_tokens, lagged) if t is not None]
-    dollars = [round(c, COST_DIGITS) for c in map(lag_cost_usd, lagged) if c is not None]
+    dollars = [_dollars(c) for c in map(lag_cost_usd, lagged) if c is not None]
     controls = [r for r in records if r.solvable]
     false_stops = sum(map(is_counted_false_stop, controls))
     scenarios, k, pass_k = _pass_k(records)
@@ -204,7 +205,7 @@ def _group(level: str, name: str, agent: str, records: Sequence[TerminationRecor
         ),
         overshoot_tokens=Distribution.of([r.observed.overshoot_tokens for r in records]),
         overshoot_cost_usd=Distribution.of(
-            [round(r.observed.overshoot_cost_usd, COST_DIGITS) for r in records]
+            [_dollars(r.observed.overshoot_cost_usd) for r in records]
         ),
         exits=dict(sorted(Counter(map(ending, records)).items())),
         controls=len(controls),

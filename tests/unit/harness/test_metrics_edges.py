@@ -254,3 +254,42 @@ def test_a_step_per_bound_short_of_1_is_never_shown_as_1() -> None:
     assert cells(overall)[COLUMNS.index("step/N p95")] == "0.99"
     at_the_bound = measure([record(steps=200, bound=200, stagnant=1)]).agents[0]
     assert cells(at_the_bound)[COLUMNS.index("step/N p95")] == "1.00"
+
+
+@pytest.mark.parametrize(
+    ("steps", "bound", "stored", "shown"),
+    [
+        (100_001, 100_000, 1.0001, "1.01"),
+        (9_999, 10_000, 0.9999, "0.99"),
+        (19_999, 20_000, 0.9999, "0.99"),
+        (10_000, 10_000, 1.0, "1.00"),
+        (1, 20_001, 0.0001, "0.01"),
+        (1, 300, 0.0033, "0.01"),
+    ],
+)
+def test_a_step_per_bound_never_rounds_onto_the_bound_or_zero(
+    steps: int, bound: int, stored: float, shown: str
+) -> None:
+    """Stored to four digits, a stop at step 100,001 of N=100,000 was ``1.0``, a stop at the
+    bound, and 19,999 of 20,000 too, a step later than it was; one step of 20,001 was ``0.0``,
+    and one of 300 was ``0.00`` in the tables: a rounded ratio sits on 0 or 1 only when the
+    ratio does."""
+    metrics = measure([record(steps=steps, bound=bound, stagnant=1)])
+    stored_p95 = metrics.to_dict()["agents"][0]["steps_per_bound"]["p95"]
+    assert (stored_p95, cells(metrics.agents[0])[COLUMNS.index("step/N p95")]) == (
+        stored,
+        shown,
+    )
+
+
+@pytest.mark.parametrize(("steps", "cost"), [(5, 4e-7), (1, -4e-7)])
+def test_a_dollar_figure_never_rounds_to_none(steps: int, cost: float) -> None:
+    """A lag of four ten-millionths of a dollar, as a record read from a file may hold it, kept
+    to the millionth was ``0.0``, a stop on the stagnant step itself; it is a millionth, signed
+    (a premature stop's is negative)."""
+    lagged = record(steps=steps, stagnant=3)
+    lagged = dataclasses.replace(
+        lagged, observed=dataclasses.replace(lagged.observed, lag_cost_usd=cost)
+    )
+    group = measure([lagged]).to_dict()["agents"][0]
+    assert group["lag_cost_usd"]["p50"] == math.copysign(0.000001, cost)
