@@ -14,13 +14,12 @@ from unsolvable._record import TerminationRecord
 from unsolvable._stop import Outcome
 from unsolvable.reports._counted import has_lag, lag, stopped_step
 from unsolvable.reports._distribution import Distribution, Number
+from unsolvable.reports._marks import MARKERS, PALETTE, AgentMark, agent_marks, legend
 from unsolvable.reports._metrics import GroupMetrics, Metrics
 from unsolvable.reports._step_cap import StepCap
 
-__all__ = ["PALETTE", "lag_chart", "timeline", "tradeoff_chart"]
+__all__ = ["lag_chart", "timeline", "tradeoff_chart"]
 
-PALETTE = ("#c2410c", "#1d4ed8", "#15803d", "#7e22ce", "#b45309", "#0f766e")
-"""One colour per agent, in the order agents first appear; dark enough to read on white."""
 CAP_COLOUR = "#6b7280"
 """The calibrated step cap, drawn beside every agent as the thing to beat."""
 NICE_TICKS = (0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000)
@@ -41,9 +40,19 @@ LABEL_ROOM = 28
 """Between the 0 % row and the lag axis: room for a step cap's name under its point."""
 
 
-def _colours(metrics: Metrics) -> dict[str, str]:
-    agents = [group.agent for group in metrics.agents]
-    return {agent: PALETTE[i % len(PALETTE)] for i, agent in enumerate(agents)}
+DOT_SIZE = 3
+"""A run's dot in the lag chart, from its centre to its side."""
+POINT_SIZE = 6
+"""An agent's point in the trade-off chart."""
+TOO_MANY = (
+    f"More agents than the charts can draw apart ({len(PALETTE)} colours × {len(MARKERS)} "
+    "markers): the tables above and below give every agent's figures."
+)
+
+
+def _marks(metrics: Metrics) -> dict[str, AgentMark] | None:
+    """Each agent's colour and marker, the same in every chart (`agent_marks`)."""
+    return agent_marks([group.agent for group in metrics.agents])
 
 
 def _text_width(text: str) -> float:
@@ -143,11 +152,16 @@ def timeline(record: TerminationRecord) -> str:
     return _svg(52, parts, f"timeline of {record.scenario}")
 
 
-def _lag_row(label: str, lags: Sequence[int], y: float, colour: str, axis: _LagAxis) -> list[str]:
-    """One family × agent: a band from p50 to p95, a bar at the max, a dot per run."""
+def _lag_row(
+    group: GroupMetrics, label: str, lags: Sequence[int], y: float, mark: AgentMark, axis: _LagAxis
+) -> list[str]:
+    """One family × agent: a band from p50 to p95, a bar at the max, a dot per run in the
+    agent's marker."""
     spread = Distribution.of(lags)
     p50, p95, most = axis.x(spread.p50), axis.x(spread.p95), axis.x(spread.max)
+    colour = mark.colour
     parts = [
+        f'<g data-agent="{escape(group.agent)}">',
         f'<text x="{axis.left - 8}" y="{y + 4}" text-anchor="end">{escape(label)}</text>',
         f'<rect x="{p50:.1f}" y="{y - 6}" width="{max(p95 - p50, 2):.1f}" height="12" '
         f'fill="{colour}" fill-opacity="0.18" stroke="{colour}"/>',
@@ -155,11 +169,10 @@ def _lag_row(label: str, lags: Sequence[int], y: float, colour: str, axis: _LagA
         'stroke-width="2"/>',
     ]
     for i, value in enumerate(lags):
-        parts.append(
-            f'<circle cx="{axis.x(value):.1f}" cy="{y + JITTER[i % len(JITTER)]}" r="3" '
-            f'fill="{colour}" fill-opacity="0.7"><title>{counted(value, "step")}</title></circle>'
-        )
-    return parts
+        title = f"<title>{counted(value, 'step')}</title>"
+        y_dot = y + JITTER[i % len(JITTER)]
+        parts.append(mark.svg(axis.x(value), y_dot, DOT_SIZE, 'fill-opacity="0.7"', title))
+    return [*parts, "</g>"]
 
 
 def _cap_mark(cap: StepCap | None, y: float, axis: _LagAxis) -> list[str]:
@@ -194,16 +207,21 @@ def lag_chart(metrics: Metrics, records: Sequence[TerminationRecord]) -> str:
     caps = [g.step_cap.lag_steps.p95 for g in groups if g.step_cap is not None]
     top = max(max(max(values) for values in lags.values()), *caps, 1)
     bottom = min([*(min(values) for values in lags.values()), *caps])  # a cap may stop early too
+    marks = _marks(metrics)
+    if marks is None:
+        return f'<p class="note">{TOO_MANY}</p>'
     labels = {(g.name, g.agent): f"{g.name} × {g.agent}" for g in groups}
     left = max(map(_text_width, labels.values())) + LABEL_GAP
     axis = _LagAxis(top=top, bottom=bottom, left=left, width=CHART_WIDTH - left - 24)
-    colours, floor = _colours(metrics), ROW_HEIGHT * len(groups) + 8
+    floor = ROW_HEIGHT * len(groups) + 8
     parts = axis.svg(floor, "detection lag, steps (log scale)")
     for i, group in enumerate(groups):
         key, y = (group.name, group.agent), ROW_HEIGHT * i + 16
-        parts += _lag_row(labels[key], lags[key], y, colours[group.agent], axis)
+        parts += _lag_row(group, labels[key], lags[key], y, marks[group.agent], axis)
         parts += _cap_mark(group.step_cap, y, axis)
-    return _svg(floor + AXIS_HEIGHT, parts, "detection lag per family and agent")
+    drawn = list(dict.fromkeys(group.agent for group in groups))
+    chart = _svg(floor + AXIS_HEIGHT, parts, "detection lag per family and agent")
+    return legend(marks, drawn) + chart
 
 
 def _rate_axis(y_of: Callable[[float], float], x: float) -> list[str]:
@@ -221,19 +239,26 @@ def _rate_axis(y_of: Callable[[float], float], x: float) -> list[str]:
 
 
 def _point(
-    x: float, y: float, label: str, colour: str, *, hollow: bool, axis: _LagAxis
+    x: float, y: float, label: str, colour: str, marker: str, *, below: bool, axis: _LagAxis
 ) -> list[str]:
-    """A dot and its name: above a filled dot, below a hollow one (an agent and its step cap
-    may share a height), left of a dot in the right half."""
+    """A ``marker`` and its name: above an agent's, below its step cap's (an agent and its step
+    cap may share a height), left of a point in the right half."""
     right_half = x > axis.left + axis.width / 2
     anchor, dx = ("end", -10) if right_half else ("start", 10)
-    dy = 18 if hollow else -8
-    fill = f'fill="none" stroke="{colour}" stroke-width="2"' if hollow else f'fill="{colour}"'
+    dy = 18 if below else -8
     return [
-        f'<circle cx="{x:.1f}" cy="{y:.1f}" r="6" {fill}/>',
+        marker,
         f'<text x="{x + dx:.1f}" y="{y + dy:.1f}" text-anchor="{anchor}" '
         f'style="fill:{colour};font-weight:600">{escape(label)}</text>',
     ]
+
+
+def _cap_point(x: float, y: float) -> str:
+    """A step cap's point: a hollow grey circle, unlike any agent's marker."""
+    return (
+        f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{POINT_SIZE}" fill="none" stroke="{CAP_COLOUR}" '
+        'stroke-width="2"/>'
+    )
 
 
 def _cap_rate(group: GroupMetrics) -> float:
@@ -263,8 +288,11 @@ def tradeoff_chart(metrics: Metrics) -> str:
         return '<p class="note">No control run: no false-stop rate to set lag against.</p>'
     lags = [_counted_p95(group.lag_steps) for group in agents if group.lag_steps is not None]
     lags += [_counted_p95(g.step_cap.lag_steps) for g in agents if g.step_cap is not None]
+    marks = _marks(metrics)
+    if marks is None:
+        return f'<p class="note">{TOO_MANY}</p>'
     axis = _LagAxis(top=max(lags), left=80, width=CHART_WIDTH - 120)
-    floor, ceiling, colours = 220, 24, _colours(metrics)
+    floor, ceiling = 220, 24
     zero = floor - LABEL_ROOM
 
     def y_of(rate: float) -> float:
@@ -273,23 +301,24 @@ def tradeoff_chart(metrics: Metrics) -> str:
     title = "detection lag p95 counted from 0, steps (log scale) — lower left is better"
     parts = [*axis.svg(floor, title), *_rate_axis(y_of, axis.left)]
     for group in agents:
-        colour = colours[group.agent]
+        mark = marks[group.agent]
         if group.step_cap is not None:
-            x = axis.x(_counted_p95(group.step_cap.lag_steps))
+            x, y = axis.x(_counted_p95(group.step_cap.lag_steps)), y_of(_cap_rate(group))
             label = f"{group.agent}'s step cap ({group.step_cap.cap})"
-            parts += _point(x, y_of(_cap_rate(group)), label, CAP_COLOUR, hollow=True, axis=axis)
+            parts += _point(x, y, label, CAP_COLOUR, _cap_point(x, y), below=True, axis=axis)
         p95 = _counted_p95(group.lag_steps) if group.lag_steps is not None else 0
-        parts += _point(
-            axis.x(p95),
-            y_of(group.false_stops / group.controls),
-            group.agent,
-            colour,
-            hollow=False,
-            axis=axis,
-        )
+        x, y = axis.x(p95), y_of(group.false_stops / group.controls)
+        parts += [
+            f'<g data-agent="{escape(group.agent)}">',
+            *_point(
+                x, y, group.agent, mark.colour, mark.svg(x, y, POINT_SIZE), below=False, axis=axis
+            ),
+            "</g>",
+        ]
     chart = _svg(floor + AXIS_HEIGHT, parts, "lag versus false-stop rate per agent and step cap")
+    drawn = legend(marks, [group.agent for group in agents]) + chart
     if not unmeasured:
-        return chart
+        return drawn
     names = escape(", ".join(unmeasured))
     left_out = f"Not drawn, with no control run to give them a false-stop rate: {names}."
-    return f'{chart}<p class="note">{left_out}</p>'
+    return f'{drawn}<p class="note">{left_out}</p>'

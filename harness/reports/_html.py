@@ -54,6 +54,8 @@ white-space:nowrap}th{background:#f9fafb;white-space:normal;vertical-align:botto
 td.wrap{white-space:normal;min-width:14em}
 svg{display:block;margin:6px 0;max-width:100%;height:auto}
 svg text{font:11px system-ui,sans-serif;fill:#374151}
+.legend{margin:6px 0 0;font-size:12.5px;overflow-wrap:anywhere}.legend .key{margin-right:16px}
+.legend svg{display:inline-block;vertical-align:-2px;margin:0 4px 0 0}
 .axis{stroke:#9ca3af}.grid{stroke:#f3f4f6}details{margin:6px 0;border:1px solid #e5e7eb;
 border-radius:6px;padding:6px 10px}summary{cursor:pointer}
 pre{background:#f9fafb;border:1px solid #e5e7eb;padding:8px;font-size:12px;overflow-x:auto;
@@ -200,8 +202,9 @@ def _metrics(metrics: Metrics, records: Sequence[TerminationRecord]) -> list[str
         *(f'<p class="lead">{escape(line)}</p>' for line in step_cap_lines(metrics)),
         *_both(None, metrics.agents),
         "<h3>Detection lag per family</h3>",
-        '<p class="note">A dot per run; the band spans p50 to p95, the bar marks the max; the '
-        "grey diamond is the calibrated step cap's lag p95 on the same runs.</p>",
+        '<p class="note">A dot per run, in its agent\'s colour and marker (the legend names '
+        "each); the band spans p50 to p95, the bar marks the max; the hollow grey diamond is the "
+        "calibrated step cap's lag p95 on the same runs.</p>",
         lag_chart(metrics, records),
         "<h3>Per family</h3>",
         *_both("family", metrics.families),

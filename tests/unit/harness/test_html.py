@@ -17,9 +17,10 @@ from unsolvable import Code, Outcome, TerminationRecord, scenarios
 from unsolvable.agents import contract
 from unsolvable.reports._baseline import gate
 from unsolvable.reports._blessed import Baseline
-from unsolvable.reports._charts import PALETTE, lag_chart, timeline, tradeoff_chart
+from unsolvable.reports._charts import lag_chart, timeline, tradeoff_chart
 from unsolvable.reports._counted import lag
 from unsolvable.reports._html import to_html
+from unsolvable.reports._marks import MARKERS, PALETTE
 from unsolvable.reports._metrics import measure
 
 WINDOW = (1280, 6400)
@@ -77,7 +78,8 @@ def test_chromium_builds_every_chart_and_failure(page: Path, tmp_path: Path) -> 
     records = library_records()
     failed = sum(1 for r in records if r.verdict and not r.verdict.passed)
     unsolvable = sum(1 for r in records if not r.solvable)
-    assert dom.count("<svg") == 2 + failed, "trade-off, lag distribution, a timeline per failure"
+    charts = dom.count('role="img"')
+    assert charts == 2 + failed, "trade-off, lag distribution, a timeline per failure"
     dots = re.findall(r"(-?\d+) (steps?)</title></circle>", dom)
     assert len(dots) == unsolvable, "a dot per unsolvable run"
     assert ("1", "step") in dots, "a lag of one step among the library's"
@@ -99,6 +101,78 @@ def test_chromium_screenshot_shows_the_charts(page: Path, tmp_path: Path) -> Non
     for hex_colour in PALETTE[:2]:
         rgb = tuple(int(hex_colour[i : i + 2], 16) for i in (1, 3, 5))
         assert rgb in colours, f"the agent colour {hex_colour} is drawn"
+
+
+MARKS_PROBE = """<script>
+const signature = (el) => {
+  const d = el.getAttribute("d");
+  const moves = d ? d.replace(/^M[^a-zA-Z]*/, "").replace(/-?[\\d.]+/g,
+    (n) => (parseFloat(n) < 0 ? "-" : "+")) : "";
+  return `${el.tagName}${moves} ${getComputedStyle(el).fill}`;
+};
+const seen = [];
+for (const owner of document.querySelectorAll("[data-agent]")) {
+  const where = owner.closest(".legend") ? "legend" : "chart";
+  for (const mark of owner.querySelectorAll(".mark")) {
+    seen.push([owner.dataset.agent, where, signature(mark)]);
+  }
+}
+const out = document.createElement("pre");
+out.id = "marks";
+out.textContent = JSON.stringify(seen);
+document.body.appendChild(out);
+</script>"""
+"""Reads every agent's marks as chromium draws them, in the charts and in their legends: each
+one's shape (its element, and a path's moves by their direction) and its computed fill."""
+
+
+def _agents(count: int) -> list[TerminationRecord]:
+    """``count`` agents, each with an unsolvable run and a control, lags apart."""
+    return [
+        run
+        for i in range(count)
+        for run in (
+            record(agent=f"agent-{i}", scenario="fam/a", steps=2 + i, stagnant=2),
+            record(
+                agent=f"agent-{i}",
+                scenario="ctl/c",
+                solvable=True,
+                code=Code.COMPLETED,
+                world_complete=True,
+            ),
+        )
+    ]
+
+
+@needs_chromium
+def test_chromium_draws_every_agent_of_a_report_apart_as_its_legend_says(tmp_path: Path) -> None:
+    """Eight agents: with a colour each from a palette of six, agent-6 and agent-7 were drawn as
+    agent-0 and agent-1, and nothing said which dots were whose."""
+    records = _agents(len(PALETTE) + 2)
+    html = to_html(records, measure(records))
+    assert html == to_html(records, measure(records)), "the same drawing, byte for byte"
+    probe = tmp_path / "marks.html"
+    html = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", html)
+    probe.write_text(html.replace("</body>", MARKS_PROBE + "</body>"))
+    dom = chromium(probe, tmp_path / "profile", "--dump-dom").stdout
+    found = re.search(r'<pre id="marks">(.*?)</pre>', dom, re.S)
+    assert found, "the probe ran"
+    seen = json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+    drawn: dict[str, set[str]] = {}
+    for agent, where, signature in seen:
+        drawn.setdefault(agent, set()).add(signature)
+        drawn.setdefault(f"{agent} in {where}", set()).add(signature)
+    agents = [f"agent-{i}" for i in range(len(PALETTE) + 2)]
+    assert [len(drawn[agent]) for agent in agents] == [1] * len(agents), "one look an agent"
+    assert len({next(iter(drawn[agent])) for agent in agents}) == len(agents), "none alike"
+    assert all(drawn[f"{agent} in legend"] == drawn[f"{agent} in chart"] for agent in agents)
+
+
+def test_more_agents_than_the_charts_can_draw_apart_are_left_to_the_tables() -> None:
+    records = _agents(len(PALETTE) * len(MARKERS) + 1)
+    metrics = measure(records)
+    for chart in (tradeoff_chart(metrics), lag_chart(metrics, records)):
+        assert "<svg" not in chart and "More agents than the charts can draw apart" in chart
 
 
 def test_a_premature_stop_is_drawn_left_of_zero_and_the_step_cap_is_named() -> None:
