@@ -14,11 +14,13 @@ from unsolvable._json import canonical_json
 from unsolvable._meter import Meter
 from unsolvable._model import (
     Usage,
+    estimate_json_tokens,
     estimate_message_tokens,
     estimate_tokens,
     estimate_tool_tokens,
 )
 from unsolvable._observed import AgentTally
+from unsolvable._offered import OfferedTool
 from unsolvable._scenario import Pricing
 from unsolvable._spend import AgentSpend
 from unsolvable._tally import Counted, Tally
@@ -62,15 +64,14 @@ class Accounts:
         max_cost_usd: float | None,
     ) -> None:
         self._meter = meter
-        self._specs = tuple(specs)
+        self._spec_tokens = {spec.name: estimate_tool_tokens(spec) for spec in specs}
+        """The tokens of each of the scenario's tools as its spec reads, measured once per run:
+        what a tool named alone costs."""
         self._pricing = pricing
         self._max_cost_usd = max_cost_usd
         self._tallies: dict[str, Tally] = {}
         """One per agent: each agent re-sends its own conversation."""
         self._spent_by: dict[str, AgentSpend] = {}
-        self._offered_tokens: dict[tuple[str, ...], int] = {}
-        """The tokens of each list of tools offered, measured once per run: the scenario's tool
-        specs do not change during it."""
         self._first_prompts: dict[str, _Prompt] = {}
         """Each agent's prompt as its first call sent it."""
 
@@ -90,25 +91,39 @@ class Accounts:
             self._tallies[agent] = Tally()
         return self._tallies[agent].count(messages)
 
-    def sent(self, counted: Counted, offered: tuple[str, ...]) -> int:
+    def sent(self, counted: Counted, offered: Sequence[OfferedTool]) -> int:
         """The tokens a request sends: its conversation and the tools ``offered``."""
         return counted.total + self._tools_tokens(offered)
 
-    def measure(self, messages: Sequence[JSON], offered: tuple[str, ...]) -> int:
+    def measure(self, messages: Sequence[JSON], offered: Sequence[OfferedTool]) -> int:
         """The tokens a step sending ``messages`` and offering ``offered`` would send now
         (`sent`), counted afresh: `Tally.count` gives every message the count it gives here, and
         no agent's tally is read or changed, so its next step counts as it would have."""
         return estimate_tokens(messages) + self._tools_tokens(offered)
 
-    def _tools_tokens(self, offered: tuple[str, ...]) -> int:
-        """Tokens of the scenario's tools among those ``offered``."""
-        if offered not in self._offered_tokens:
-            tokens = sum(estimate_tool_tokens(spec) for spec in self._specs if spec.name in offered)
-            self._offered_tokens[offered] = tokens
-        return self._offered_tokens[offered]
+    def _tools_tokens(self, offered: Sequence[OfferedTool]) -> int:
+        """Tokens of the scenario's tools among those ``offered``, each as it was sent: a
+        definition counted from its canonical JSON text, which the agent's request was read
+        into once (a definition sent again unchanged is the same text, and never compared by
+        ``==`` on parsed values, which takes ``1`` for ``true``), and a tool named alone as the
+        scenario's spec of it. A tool the scenario does not have costs nothing: no tool of a
+        framework's own is charged."""
+        return sum(self._tool_tokens(tool) for tool in offered)
+
+    def _tool_tokens(self, tool: OfferedTool) -> int:
+        spec = self._spec_tokens.get(tool.name)
+        if spec is None:
+            return 0
+        return spec if tool.definition is None else estimate_json_tokens(tool.definition)
 
     def charge(
-        self, agent: str, counted: Counted, offered: tuple[str, ...], message: JSON, *, sent: int
+        self,
+        agent: str,
+        counted: Counted,
+        offered: Sequence[OfferedTool],
+        message: JSON,
+        *,
+        sent: int,
     ) -> Usage:
         """The step's tokens, charged: ``sent`` in (`sent`: the conversation and the tools
         ``offered``), the reply ``message`` out; the agent's own prompt (its opening system
@@ -121,7 +136,9 @@ class Accounts:
         self._spend_of(agent).on_step(usage.input_tokens, usage.output_tokens)
         return usage
 
-    def _prompt(self, agent: str, counted: Counted, offered: tuple[str, ...]) -> tuple[int, int]:
+    def _prompt(
+        self, agent: str, counted: Counted, offered: Sequence[OfferedTool]
+    ) -> tuple[int, int]:
         """The tokens of ``agent``'s prompt as its first call sent it (its overhead), and what
         this call is credited of it: its opening messages as far as they are the first call's,
         unchanged, and the tools it offers up to the first call's.

@@ -1,17 +1,14 @@
-"""Consumes the scripted model's response and the tools an agent offers it, in whichever shape,
-produces a step's answer in the Chat Completions shape an agent reads: `Answer`, its assistant
-message and that message's tool calls, and the names of the tools offered."""
+"""Consumes the scripted model's response, produces a step's answer in the Chat Completions
+shape an agent reads: `Answer`, its assistant message and that message's tool calls."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from unsolvable._model import Usage
-from unsolvable._types import JSON, ModelResponse, ToolSpec
+from unsolvable._types import JSON, ModelResponse
 
-__all__ = ["Answer", "assistant_message", "calls_of", "tool_names"]
+__all__ = ["Answer", "assistant_message", "calls_of"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -23,21 +20,6 @@ class Answer:
     usage: Usage
     """Its input tokens (the conversation and the tools offered) and output tokens (the
     message)."""
-
-
-def tool_names(tools: Iterable[Any] | None) -> tuple[str, ...]:
-    """Accepts `ToolSpec`s, OpenAI tool dicts, ``{"name": ...}`` dicts or plain names."""
-    names = []
-    for tool in tools or ():
-        if isinstance(tool, str):
-            names.append(tool)
-        elif isinstance(tool, ToolSpec):
-            names.append(tool.name)
-        elif isinstance(tool, Mapping):
-            names.append(str(tool.get("function", tool).get("name", "")))
-        else:
-            names.append(str(tool))
-    return tuple(names)
 
 
 def assistant_message(response: ModelResponse) -> JSON:

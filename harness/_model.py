@@ -19,6 +19,7 @@ __all__ = [
     "Model",
     "ScriptedModel",
     "Usage",
+    "estimate_json_tokens",
     "estimate_message_tokens",
     "estimate_tokens",
     "estimate_tool_tokens",
@@ -37,7 +38,12 @@ def estimate_tokens(messages: Iterable[JSON]) -> int:
 
 def estimate_message_tokens(message: JSON) -> int:
     """`estimate_tokens` of one message: its canonical JSON, a token per four characters."""
-    return TOKENS_PER_MESSAGE + len(canonical_json(message)) // CHARS_PER_TOKEN
+    return estimate_json_tokens(canonical_json(message))
+
+
+def estimate_json_tokens(text: str) -> int:
+    """`estimate_message_tokens` of the message whose canonical JSON is ``text``."""
+    return TOKENS_PER_MESSAGE + len(text) // CHARS_PER_TOKEN
 
 
 def estimate_tool_tokens(spec: ToolSpec) -> int:

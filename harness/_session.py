@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NoReturn
 
 from unsolvable._accounts import Accounts
-from unsolvable._answer import Answer, assistant_message, calls_of, tool_names
+from unsolvable._answer import Answer, assistant_message, calls_of
 from unsolvable._asked import Asked
 from unsolvable._callers import Callers
 from unsolvable._dispatch import ToolDispatch
@@ -26,6 +26,7 @@ from unsolvable._errors import ContextOverflow, HarnessFailure
 from unsolvable._meter import Meter
 from unsolvable._observed import CONTEXT_WINDOW, Observed
 from unsolvable._observer import Observer
+from unsolvable._offered import OfferedTool, offered_tools
 from unsolvable._probes import StagnationProbe
 from unsolvable._scenario import Budget, Ceilings, Pricing, Scenario, Setup
 from unsolvable._seen import Seen
@@ -160,7 +161,7 @@ class Session:
         writes them into each format's own reply."""
         with self._lock:
             self._callers.enter(f"a model call by {agent}")
-            offered = tool_names(tools)
+            offered = offered_tools(tools)
             step, agent_step = self._meter.admit_step(agent, offered=bool(offered))
             try:
                 return self._answer(step, agent_step, messages, offered, agent)
@@ -172,7 +173,7 @@ class Session:
         step: int,
         agent_step: int,
         messages: Sequence[JSON],
-        offered: tuple[str, ...],
+        offered: tuple[OfferedTool, ...],
         agent: str,
     ) -> Answer:
         """The admitted step ``step`` of `answer`, under the session's lock."""
@@ -194,7 +195,7 @@ class Session:
             self._refuse(step, sent, window, agent, counted.messages)
         request = ModelRequest(
             messages=counted.messages,
-            tools=offered,
+            tools=tuple(tool.name for tool in offered),
             step=step,
             agent=agent,
             agent_step=agent_step,
@@ -222,7 +223,7 @@ class Session:
         with self._lock:
             self._callers.enter(f"a token count by {agent}")
             self._meter.check()
-            return self._accounts.measure(messages, tool_names(tools))
+            return self._accounts.measure(messages, offered_tools(tools))
 
     def call_tool(
         self, name: str, arguments: Mapping[str, Any] | str | None = None, *, agent: str = "main"

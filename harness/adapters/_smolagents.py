@@ -37,6 +37,7 @@ try:
         MessageRole,
         Model,
         get_clean_message_list,
+        get_tool_json_schema,
         tool_role_conversions,
     )
     from smolagents.monitoring import TokenUsage  # type: ignore[import-untyped]
@@ -127,8 +128,11 @@ class SessionModel(Model):  # type: ignore[misc]
         tools_to_call_from: list[Tool] | None = None,
         **kwargs: Any,
     ) -> ChatMessage:
-        offered = [tool.name for tool in tools_to_call_from or ()]
-        reply = self.session.call_model(_history(messages), offered, agent=self.agent)
+        tools = tools_to_call_from or ()
+        offered = [tool.name for tool in tools]
+        # Each tool charged as smolagents' own API models send it, as the wire charges them.
+        sent = [get_tool_json_schema(tool) for tool in tools]
+        reply = self.session.call_model(_history(messages), sent, agent=self.agent)
         calls = reply_to_calls(reply)
         if self.turns is not None:
             opened = [(n, a) for _, n, a in calls if n in self._scenario_tools]

@@ -13,6 +13,7 @@ from typing import Any
 
 from unsolvable._frozen import freeze
 from unsolvable._model import Usage
+from unsolvable._offered import OfferedTool
 from unsolvable._text import text_of
 from unsolvable._types import JSON
 from unsolvable.wire._errors import WireFormatError
@@ -191,14 +192,15 @@ def _require_max_tokens(body: JSON) -> None:
         raise WireFormatError("max_tokens: Input should be a valid integer")
 
 
-def _tool_names(body: JSON) -> tuple[str, ...]:
+def _tools_offered(body: JSON) -> tuple[OfferedTool, ...]:
+    """Each tool of the request, sent whole (its entry in ``tools``)."""
     tools = body.get("tools") or ()
     for index, tool in enumerate(tools):
         if not isinstance(tool.get("name"), str):  # a Chat Completions tool names it deeper
             raise WireFormatError(f"tools.{index}.name: Field required")
     if (body.get("tool_choice") or {}).get("type") == "none":
         return ()
-    return tuple(tool["name"] for tool in tools)
+    return tuple(OfferedTool.sent(tool["name"], tool) for tool in tools)
 
 
 def _usage(usage: Usage) -> JSON:
@@ -293,7 +295,7 @@ class AnthropicMessages:
             system=_system(body),
             items=len(raw),
             conversation=(*taken, *added),
-            tools=_tool_names(body),
+            tools=_tools_offered(body),
         )
 
     def render(self, reply: JSON, usage: Usage, turn: Turn, *, step: int) -> WireResponse:

@@ -11,6 +11,7 @@ from typing import Any
 
 from unsolvable._frozen import freeze
 from unsolvable._model import Usage
+from unsolvable._offered import OfferedTool
 from unsolvable._types import JSON
 from unsolvable.wire._errors import WireFormatError
 from unsolvable.wire._exchange import WireResponse
@@ -34,15 +35,16 @@ DEFAULT_TIERS = frozenset({"auto", "default"})
 that the ``default`` tier served the request, and names any other tier asked for."""
 
 
-def _tool_names(body: JSON) -> tuple[str, ...]:
+def _tools_offered(body: JSON) -> tuple[OfferedTool, ...]:
+    """Each tool of the request, sent whole (its entry in ``tools``)."""
     _require_functions(body.get("tools") or ())
     if body.get("tool_choice") == "none":
         return ()
-    names = []
+    offered = []
     for tool in body.get("tools") or ():
         function = tool.get("function", tool) if isinstance(tool, dict) else {}
-        names.append(str(function.get("name", "")))
-    return tuple(names)
+        offered.append(OfferedTool.sent(str(function.get("name", "")), tool))
+    return tuple(offered)
 
 
 def _require_functions(tools: Iterable[object]) -> None:
@@ -231,7 +233,7 @@ class ChatCompletions(OpenAIErrors):
             system=[],
             items=len(messages),
             conversation=(*taken, *map(freeze, messages[start:])),
-            tools=_tool_names(body),
+            tools=_tools_offered(body),
         )
 
     def render(self, reply: JSON, usage: Usage, turn: Turn, *, step: int) -> WireResponse:

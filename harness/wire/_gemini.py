@@ -25,6 +25,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from unsolvable._frozen import freeze
 from unsolvable._model import Usage
+from unsolvable._offered import OfferedTool
 from unsolvable._types import JSON
 from unsolvable.wire._errors import WireFormatError
 from unsolvable.wire._exchange import WireResponse
@@ -203,12 +204,13 @@ def _last_calls(taken: Sequence[JSON], added: Sequence[JSON]) -> Sequence[JSON]:
     return ()
 
 
-def _tool_names(body: JSON) -> tuple[str, ...]:
+def _tools_offered(body: JSON) -> tuple[OfferedTool, ...]:
+    """Each function the request declares, sent whole (its declaration)."""
     config = _field(_field(body, "toolConfig") or {}, "functionCallingConfig") or {}
     if str(config.get("mode", "")).upper() == "NONE":
         return ()
     return tuple(
-        str(declaration.get("name", ""))
+        OfferedTool.sent(str(declaration.get("name", "")), declaration)
         for tool in body.get("tools") or ()
         if isinstance(tool, dict)
         for declaration in _field(tool, "functionDeclarations") or ()
@@ -267,7 +269,7 @@ class GeminiGenerateContent:
             system=_system(body),
             items=len(raw),
             conversation=(*taken, *added),
-            tools=_tool_names(body),
+            tools=_tools_offered(body),
         )
         address = urlsplit(url)
         array = self.stream and "sse" not in parse_qs(address.query).get("alt", ())

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from unsolvable._offered import OfferedTool
 from unsolvable._types import JSON
 
 __all__ = ["ToolNames"]
@@ -58,13 +59,15 @@ class ToolNames:
         return f"{self.prefix}{name}"
 
     def read(
-        self, messages: list[JSON], tools: tuple[str, ...]
-    ) -> tuple[list[JSON], tuple[str, ...]]:
+        self, messages: list[JSON], tools: tuple[OfferedTool, ...]
+    ) -> tuple[list[JSON], tuple[OfferedTool, ...]]:
         """A request's conversation and offered tools, in the scenario's names (as they are,
-        without a prefix: the conversation is not copied on every call)."""
+        without a prefix: the conversation is not copied on every call); a tool's definition
+        is charged as it was sent, in the agent's spelling."""
         if not self.prefix and not self.others:
             return messages, tools
-        return [self._renamed(m, self.inbound) for m in messages], tuple(map(self.inbound, tools))
+        renamed = tuple(tool._replace(name=self.inbound(tool.name)) for tool in tools)
+        return [self._renamed(m, self.inbound) for m in messages], renamed
 
     def write(self, reply: JSON) -> JSON:
         """The model's reply, its tool calls in the agent's names (the reply itself when the

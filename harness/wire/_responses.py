@@ -18,6 +18,7 @@ from typing import Any
 
 from unsolvable._frozen import freeze
 from unsolvable._model import Usage
+from unsolvable._offered import OfferedTool
 from unsolvable._text import text_of
 from unsolvable._types import JSON
 from unsolvable.wire._errors import WireFormatError
@@ -158,18 +159,22 @@ def _namespaced(body: JSON) -> dict[str, tuple[str, str]]:
     }
 
 
-def _tool_names(body: JSON) -> tuple[str, ...]:
+def _tools_offered(body: JSON) -> tuple[OfferedTool, ...]:
+    """Each tool of the request, sent whole: its entry in ``tools``, or a namespace's entry for
+    it, under its qualified name."""
     _require_function_names(body.get("tools") or ())
     if body.get("tool_choice") == "none":
         return ()
-    names: list[str] = []
+    offered: list[OfferedTool] = []
     for tool in body.get("tools") or ():
         if tool.get("type") == "namespace":
             inner = tool.get("tools") or ()
-            names += (_qualified(tool["name"], str(t.get("name"))) for t in inner)
+            offered += (
+                OfferedTool.sent(_qualified(tool["name"], str(t.get("name"))), t) for t in inner
+            )
         else:
-            names.append(str(tool.get("name", tool.get("type", ""))))
-    return tuple(names)
+            offered.append(OfferedTool.sent(str(tool.get("name", tool.get("type", ""))), tool))
+    return tuple(offered)
 
 
 def _require_function_names(tools: Sequence[JSON]) -> None:
@@ -285,7 +290,7 @@ class Responses(OpenAIErrors):
             system=_system(body),
             items=len(items),
             conversation=conversation,
-            tools=_tool_names(body),
+            tools=_tools_offered(body),
             continues=str(previous) if previous else None,
         )
 

@@ -17,6 +17,7 @@ from types import MappingProxyType
 from typing import Any, Protocol
 
 from unsolvable._model import Usage
+from unsolvable._offered import OfferedTool
 from unsolvable._types import JSON
 from unsolvable.wire._errors import WireFormatError
 from unsolvable.wire._exchange import WireResponse
@@ -47,8 +48,9 @@ class Turn:
 
     messages: list[JSON]
     """The conversation as Chat Completions messages."""
-    tools: tuple[str, ...]
-    """Names of the tools offered; empty when none are, or when ``tool_choice`` forbids them."""
+    tools: tuple[OfferedTool, ...]
+    """The tools offered, each sent whole; empty when none are, or when ``tool_choice`` forbids
+    them."""
     model: str
     stream: bool
     array_stream: bool = False
@@ -73,7 +75,7 @@ class Turn:
         system: list[JSON],
         items: int,
         conversation: Sequence[JSON],
-        tools: tuple[str, ...],
+        tools: tuple[OfferedTool, ...],
         continues: str | None = None,
     ) -> Turn:
         """A turn whose format-specific parts the format has already read: the ``system``

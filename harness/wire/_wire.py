@@ -16,6 +16,7 @@ from types import TracebackType
 from urllib.parse import urlsplit
 
 from unsolvable._errors import ContextOverflow
+from unsolvable._offered import OfferedTool
 from unsolvable._session import Session
 from unsolvable._types import JSON
 from unsolvable.wire._agents import split_agent
@@ -303,7 +304,7 @@ class Wire(Clients):
 
     def _counted(
         self, count: TokenCount, request: WireRequest
-    ) -> tuple[list[JSON], tuple[str, ...]]:
+    ) -> tuple[list[JSON], tuple[OfferedTool, ...]]:
         """The conversation and the tools offered that the generating request ``request``
         counts would hand the session, in the scenario's names. Its body is read whole, apart
         from the conversations of the generating requests, which a count leaves as they were."""
@@ -318,10 +319,12 @@ class Wire(Clients):
             # the agent's error, as in `Conversations.read`
             raise WireFormatError(shape_error(fmt.name, error)) from None
 
-    def _spelling(self, offered: tuple[str, ...]) -> ToolNames | None:
+    def _spelling(self, offered: tuple[OfferedTool, ...]) -> ToolNames | None:
         """How a request offering ``offered`` spells the scenario's tools, or None when the
         agent spells them as the scenario does."""
-        return None if self._names is None else self._names.spelling(offered)
+        if self._names is None:
+            return None
+        return self._names.spelling([tool.name for tool in offered])
 
     def _failing(self) -> bool:
         """Whether this request is one of the ``transient_failures`` still to inject."""

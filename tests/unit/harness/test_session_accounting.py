@@ -30,10 +30,10 @@ from unsolvable import (
     TraceStep,
     scenarios,
 )
-from unsolvable._answer import tool_names
 from unsolvable._dispatch import canonical_arguments, parse_arguments
 from unsolvable._errors import CeilingHit
 from unsolvable._model import estimate_tokens
+from unsolvable._offered import offered_tools
 from unsolvable._session import end_at_ceiling
 from unsolvable._text import cut
 from unsolvable._trajectory import TEXT_CUT
@@ -248,14 +248,14 @@ def test_arguments_that_are_no_json_object_are_refused_and_traced_as_given(raw: 
 
 def test_tools_are_named_from_every_shape_an_agent_offers() -> None:
     tools = [b.SEARCH, b.SEARCH.to_openai(), {"name": "plain"}, "bare"]
-    assert tool_names([*tools, {"description": "no name"}]) == (
+    assert [tool.name for tool in offered_tools([*tools, {"description": "no name"}])] == [
         "search",
         "search",
         "plain",
         "bare",
         "",
-    )
-    assert tool_names(None) == ()
+    ]
+    assert offered_tools(None) == ()
 
 
 def test_text_is_cut_to_one_readable_line() -> None:

@@ -139,14 +139,12 @@ def test_the_wire_credits_the_same_prompt_as_the_plain_face() -> None:
     import anthropic  # noqa: F401  # imported before the sessions start their wall clocks
 
     plain, wired = _session(), _session()
-    plain.call_model([SYSTEM, TASK], TOOLS)
+    # the same definition on both faces: a tool is charged as it was sent
+    tool = {"name": "search", "description": b.SEARCH.description, "input_schema": {}}
+    plain.call_model([SYSTEM, TASK], [tool])
     with Wire(wired) as wire:
         wire.anthropic_client().messages.create(
-            model="m",
-            max_tokens=100,
-            system=SYSTEM["content"],
-            messages=[TASK],
-            tools=[{"name": "search", "description": b.SEARCH.description, "input_schema": {}}],
+            model="m", max_tokens=100, system=SYSTEM["content"], messages=[TASK], tools=[tool]
         )
     assert wired.finish().overhead_tokens == plain.finish().overhead_tokens
 
