@@ -1,9 +1,10 @@
 """Consumes a wire-format request body, produces one `Turn`: what the scripted model is asked.
 
-Every format reads into the same shape — Chat Completions messages plus the names of the tools
-offered — because that is what `Session.answer` takes, and renders the session's reply back. A
-format is one module with one `WireFormat` object, registered in `unsolvable.wire._formats.FORMATS`
-(and, where its API counts tokens, one `TokenCount` beside it, in ``COUNTS``);
+Every format reads into the same shape — Chat Completions messages plus the tools offered, each
+named and sent whole — because that is what `Session.answer` takes, and renders the session's
+reply back. A format is one module with one `WireFormat` object, registered in
+`unsolvable.wire._formats.FORMATS` (and, where its API counts tokens, one `TokenCount` beside it,
+in ``COUNTS``);
 it remembers nothing between requests: what must be remembered (the turn read from a
 conversation's previous request, whose messages a format may take again), the wire keeps.
 """
