@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from unsolvable._numbers import counted, plain
+from unsolvable._numbers import counted, plain, rounded
 from unsolvable.reports._cells import distribution
 from unsolvable.reports._distribution import Distribution
 
@@ -38,3 +38,24 @@ def test_a_large_lag_in_tokens_is_written_whole_in_the_metrics() -> None:
 )
 def test_a_count_of_one_takes_the_singular(count: int, text: str) -> None:
     assert counted(count, "run") == text
+
+
+@pytest.mark.parametrize(
+    ("value", "digits", "marks", "kept"),
+    [
+        (0.00004, 4, (0.0, 1.0), 0.0001),
+        (-0.00004, 4, (0.0, 1.0), -0.0001),
+        (0.99996, 4, (0.0, 1.0), 0.9999),
+        (1.00004, 4, (0.0, 1.0), 1.0001),
+        (1.0, 4, (0.0, 1.0), 1.0),
+        (0.0, 4, (0.0, 1.0), 0.0),
+        (0.33333, 4, (0.0, 1.0), 0.3333),
+        (0.9999996, 6, (0.0,), 1.0),
+    ],
+)
+def test_a_rounded_figure_lands_on_a_mark_only_when_it_is_that_mark(
+    value: float, digits: int, marks: tuple[float, ...], kept: float
+) -> None:
+    """Each side of 0 and 1 keeps its side; a value that is not near a mark (or a dollar figure,
+    for which 1 is no mark) rounds as ``round`` does."""
+    assert rounded(value, digits, marks) == kept
