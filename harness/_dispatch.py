@@ -69,6 +69,10 @@ class Dispatched(NamedTuple):
     result: ToolResult
     world: str
     """The world's fingerprint after the call."""
+    reached: bool
+    """Whether the call reached a tool: one the toolbox has, given arguments it could read. An
+    answer to any other is the error of a call that never ran, which says the call back and
+    nothing of the world."""
 
 
 class ToolDispatch:
@@ -78,6 +82,7 @@ class ToolDispatch:
     def __init__(self, toolbox: Toolbox, world: World) -> None:
         self._toolbox = toolbox
         self._world = world
+        self._names = frozenset(spec.name for spec in toolbox.specs)
         self._actions: Counter[tuple[str, str]] = Counter()
         """Calls by name and canonical arguments: a pair, so no name and arguments run together."""
         self._results: dict[str, list[str]] = {}
@@ -86,14 +91,18 @@ class ToolDispatch:
         try:
             parsed = parse_arguments(arguments)
         except ValueError as problem:
-            canonical, result = str(arguments), bad_arguments(problem)
+            canonical, result, reached = str(arguments), bad_arguments(problem), False
         else:  # a tool's own ValueError is the tool's, not the arguments'
-            canonical = canonical_json(parsed)
+            canonical, reached = canonical_json(parsed), name in self._names
             result = self._toolbox.call(name, parsed)
         self._actions[name, canonical] += 1
         self._results.setdefault(agent, []).append(result.text)
         return Dispatched(
-            name=name, arguments=canonical, result=result, world=self._world.fingerprint()
+            name=name,
+            arguments=canonical,
+            result=result,
+            world=self._world.fingerprint(),
+            reached=reached,
         )
 
     def results_since(self, agent: str) -> tuple[str, ...]:

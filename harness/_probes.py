@@ -179,11 +179,14 @@ class StagnationProbe:
         *,
         clock: float = 0.0,
         asked: bool = True,
+        reached: bool = True,
     ) -> None:
         """``fingerprint`` is the world's after the call (the session computes it once), and
         ``clock`` the simulated seconds of the session clock after it; ``asked``: whether the
         model asked for the call (`unsolvable._asked`). An unasked call's news is progress all
-        the same, but nothing new from it is no evidence: the agent can always repeat a call."""
+        the same, but nothing new from it is no evidence: the agent can always repeat a call.
+        ``reached``: whether the call reached a tool (`unsolvable._dispatch.Dispatched`); one
+        that did not is neither: its error says the call back, new whenever the call is."""
         # Agents of one system call tools during their own steps, so ``step`` may come after a
         # later step of another agent: the earliest refusal and the latest progress are kept.
         if result.refusal is not None:
@@ -194,7 +197,7 @@ class StagnationProbe:
             solvable = self.scenario.solvable
             if solvable and self.completed_at_step is None and self.world.is_complete():
                 self.completed_at_step = step
-        if name in PROTOCOL_TOOLS:
+        if name in PROTOCOL_TOOLS or not reached:
             return
         observation = (name, result.observation)
         new = fingerprint not in self.seen_worlds or observation not in self.seen_observations

@@ -244,7 +244,13 @@ class Session:
             step = self._step_of.get(agent, self._meter.steps) if asked is None else asked
             clock = self._meter.simulated
             self._probe.on_tool(
-                step, name, made.result, made.world, clock=clock, asked=asked is not None
+                step,
+                name,
+                made.result,
+                made.world,
+                clock=clock,
+                asked=asked is not None,
+                reached=made.reached,
             )
             self._accounts.tool_called(agent, made.result.refusal)
             self._subtasks.on_tool(step, agent, name, made.result)

@@ -278,3 +278,36 @@ def exhausts_with_nothing(session: Session) -> Stop:
 def exhausts_with_nothing_unequal(session: Session) -> Stop:
     """The same stop, its empty partial result one that equals no empty value."""
     return dataclasses.replace(ignores_its_budget(session), partial=_UnequalToAll())
+
+
+LATE_STEP = 10
+"""The step at which the late stops below stop: past the first stagnant step of `REPEAT`."""
+
+
+def stops_late(session: Session) -> Stop:
+    """Follows its model to its tenth step and stops: late, a lag to hide."""
+    return _stops_late(session, lambda step: None)
+
+
+def stops_late_calling_no_tool(session: Session) -> Stop:
+    """The same run, with a call at every step, before the model's, to a tool that is not
+    there, under a new name each time: the error names it, so it is an answer never seen."""
+    return _stops_late(session, lambda step: session.call_tool(f"no_such_tool_{step}", {}))
+
+
+def stops_late_with_unreadable_arguments(session: Session) -> Stop:
+    """The same, each extra call to a tool of the scenario with arguments that are no JSON,
+    new each time: the error quotes them."""
+    name = session.tools[0].name
+    return _stops_late(session, lambda step: session.call_tool(name, f"{{not json {step}"))
+
+
+def _stops_late(session: Session, before: Any) -> Stop:
+    messages = opening(session)
+    for step in range(1, LATE_STEP + 1):
+        reply = session.call_model(messages, session.tools)
+        messages.append(assistant(reply))
+        before(step)
+        for call_id, name, arguments in tool_calls(reply):
+            messages.append(dispatch(session, call_id, name, arguments)[0])
+    return Stop(code=Code.NO_PROGRESS, reason="stopping late")

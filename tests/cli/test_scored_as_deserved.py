@@ -231,3 +231,15 @@ def test_an_empty_partial_that_equals_nothing_is_no_partial() -> None:
     broken = _broken_in_process("exhausts_with_nothing", "exhausts_with_nothing_unequal")
     unequal, empty = broken["exhausts_with_nothing_unequal"], broken["exhausts_with_nothing"]
     assert "no_partial" in unequal == empty
+
+
+def test_a_call_that_reaches_no_tool_is_no_news(tmp_path: Path) -> None:
+    """A call to a tool that is not there, or with arguments that are no JSON, reaches no tool,
+    and its error says the agent's own call back: made anew at every step, it was news at
+    every step, and a stop at the tenth step of a run stuck from the second lagged 0. It lags
+    as the same stop without the calls."""
+    agents = ("stops_late", "stops_late_calling_no_tool", "stops_late_with_unreadable_arguments")
+    records, metrics = _scored(tmp_path, *agents)
+    assert records["stops_late"]["observed"]["detection_lag"] == gaming_agents.LATE_STEP - 2
+    scored = {name: (m["premature_stops"], m["lag_steps"]["p95"]) for name, m in metrics.items()}
+    assert scored == dict.fromkeys(agents, (0, gaming_agents.LATE_STEP - 2))

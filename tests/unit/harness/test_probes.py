@@ -81,6 +81,17 @@ def test_novelty_keys_observations_by_tool_name() -> None:
     assert _stagnant(probe, 0) == 3
 
 
+def test_a_call_that_reached_no_tool_is_neither_news_nor_evidence() -> None:
+    """Its error says the call back, new whenever the call is: it moves nothing."""
+    probe = _probe()
+    _tool(probe, 1)
+    for step, name in ((2, "a"), (3, "b")):
+        said = f"unknown tool {name!r}"
+        result = ToolResult(text=said, observation=said)
+        probe.on_tool(step, name, result, probe.world.fingerprint(), reached=False)
+    assert _stagnant(probe, 0) == 2
+
+
 def test_a_run_with_no_tool_call_is_stagnant_from_step_one() -> None:
     assert _stagnant(_probe(), 0) == 1
 
