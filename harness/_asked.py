@@ -108,6 +108,12 @@ class Asked:
         yet."""
         return [unmade for last in self._pending.values() for unmade in last.unmade()]
 
+    def passed_over(self, agent: str) -> list[Unmade]:
+        """``agent`` moved on from its last steps: the calls they asked for still unmade."""
+        return [
+            unmade for key in list(self._pending) if key[0] == agent for unmade in self._unmade(key)
+        ]
+
     def close(self) -> list[Unmade]:
         """The run ended: every asked call still unmade."""
         return [unmade for key in list(self._pending) for unmade in self._unmade(key)]

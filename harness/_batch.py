@@ -337,7 +337,8 @@ class WorkerPool:
             self._renew(worker)
             return None
         job = self.jobs[index]
-        seen, truth = worker.seen.of(index), worker.seen.truth_of(index)
+        seen = worker.seen.of(index)
+        truth = worker.seen.truth_of(index, ceiling=outcome is Outcome.DID_NOT_STOP)
         record = lost(job, self.lookup(job.scenario), outcome, why, seen, truth)
         return self._finish(worker, record, replace=True)
 

@@ -66,18 +66,26 @@ class Observer:
             self._gave_up_at_step = step
         self._trajectory.step(step, message["content"], asked, agent=agent)
 
-    def _unmade(self, unmade: Iterable[Unmade]) -> None:
-        """Calls the model asked for that the agent never made, for the ground truth."""
+    def _unmade(self, unmade: Iterable[Unmade], *, pending: bool = False) -> None:
+        """Calls the model asked for that the agent never made, for the ground truth;
+        ``pending``: the run ended before the agent moved on from them (`on_unmade`)."""
         for call in self._never_made(unmade):
-            self._probe.on_unmade(call.step, call.tool)
+            self._probe.on_unmade(call.step, call.tool, pending=pending)
+
+    def moved_on(self, agent: str) -> None:
+        """``agent`` asked for another step, which a ceiling refused: it passed over the calls
+        still asked of it, which the ceiling did not cut short."""
+        self._unmade(self._asked.passed_over(agent))
+        self.show_truth()
 
     def _never_made(self, unmade: Iterable[Unmade]) -> list[Unmade]:
         """Each of ``unmade`` but one made before, the same tool with the same arguments, whose
         answer is known."""
         return [call for call in unmade if not self._dispatch.has_made(call.tool, call.arguments)]
 
-    def _truth(self) -> Truth:
-        """The ground truth and the lag of the run, were it to end now."""
+    def _truth(self, *, ceiling: bool) -> Truth:
+        """The ground truth and the lag of the run, were it to end now; ``ceiling``: ended by
+        a harness ceiling (`StagnationProbe.truth`)."""
         meter = self._meter
         return self._probe.truth(
             tokens=meter.charged,
@@ -87,27 +95,29 @@ class Observer:
             calls=meter.external_calls,
             role_spent=self._subtasks.budget_spent_at(meter.steps),
             finished_at=self._subtasks.last_success,
+            ceiling=ceiling,
         )
 
     def show_truth(self) -> None:
         """Shows the harness the truth as it stands (`Seen`), from the first step on, the calls
         asked for and not made yet counted as unmade, as the end of the run counts them: it
-        records it if it loses the worker, as the run's record would have had it."""
+        records it if it loses the worker, as the run's record would have had it, whether it
+        kills the worker at its wall ceiling or the worker died."""
         if self._seen is None or not self._meter.steps:
             return
         with self._probe.supposing_unmade(self._never_made(self._asked.pending())):
-            self._seen.stood(self._truth())
+            self._seen.stood(self._truth(ceiling=False), at_ceiling=self._truth(ceiling=True))
 
     def finish(self, *, late_call: str | None, error: str | None) -> Observed:
         """What was observed of the run, which ended with ``late_call`` the first call after the
         agent returned and ``error`` its crash, if any; reads the world one last time."""
-        self._unmade(self._asked.close())
+        self._unmade(self._asked.close(), pending=True)
         meter = self._meter
         tail, trajectory = self._trajectory.traces()
         cost = self._accounts.cost
         probe, clock, calls = self._probe, meter.simulated, meter.external_calls
         complete = self._world.is_complete()
-        truth = self._truth()
+        truth = self._truth(ceiling=meter.ceiling is not None)
         overrun = self._probe.overrun(tokens=meter.charged, cost=cost, sent=meter.sent)
         return Observed(
             steps=meter.steps,

@@ -9,6 +9,7 @@ such step: progress stays possible until it is done.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import itertools
 import math
 from array import array
@@ -54,10 +55,12 @@ class StagnationProbe:
         """The world's fingerprint after the last call: a change restarts the idle time."""
         self.seen_observations: set[tuple[str, str]] = set()
         """Tool names and the observations they gave."""
-        self.last_productive_step = 0
-        self._stale_in_productive_step = False
-        """A call of the last productive step, after its last new answer, answered nothing new:
-        the agent had the evidence of stagnation within that step."""
+        self._open = _LastOpen()
+        """The last step that could still have brought news, as a stop is judged: one whose
+        calls brought news, or whose asked calls the agent left unmade (`on_unmade`)."""
+        self._seen_open = _LastOpen()
+        """The same as a run a ceiling ended is judged (`truth`): calls the agent passed over
+        for a later step leave none open, since it made no stop that they could excuse."""
         self._stale_tools: set[str] = set()
         """Tools a call the model asked for answered nothing new from."""
         self._offering_steps: list[int] = []
@@ -203,38 +206,45 @@ class StagnationProbe:
         new = fingerprint not in self.seen_worlds or observation not in self.seen_observations
         self.seen_worlds.add(fingerprint)
         self.seen_observations.add(observation)
-        if new and step >= self.last_productive_step:
-            self.last_productive_step, self._stale_in_productive_step = step, False
-        elif not new and asked:
+        if new:
+            self._open.news(step)
+            self._seen_open.news(step)
+        elif asked:
             self._stale_tools.add(name)
-            self._stale_in_productive_step |= step == self.last_productive_step
+            self._open.repeated(step)
+            self._seen_open.repeated(step)
         if self._read_criteria is not None:
             criteria = self._read_criteria()
             if criteria != self.criteria:
                 self.criteria = criteria
                 self.last_criteria_move = max(self.last_criteria_move, step)
 
-    def on_unmade(self, step: int, name: str) -> None:
+    def on_unmade(self, step: int, name: str, *, pending: bool = False) -> None:
         """The model asked at ``step`` for a call of ``name`` that the agent never made, nor
         made before: what it would have answered is not known, so the step counts as
         productive, unless an asked call of that tool has already answered nothing new (then
         declining it is a stop on evidence). Else an agent that left every call unmade would see
-        stagnation from its first step."""
-        if name not in self._stale_tools and step >= self.last_productive_step:
-            self.last_productive_step, self._stale_in_productive_step = step, False
+        stagnation from its first step. ``pending``: the run ended before the agent moved on
+        from ``step``, maybe at a ceiling that cut its calls short; else it passed them over for
+        a later step, which leaves nothing open in a run a ceiling ended (`truth`)."""
+        if name in self._stale_tools:
+            return
+        self._open.news(step)
+        if pending:
+            self._seen_open.news(step)
 
     @contextmanager
     def supposing_unmade(self, unmade: Iterable[Unmade]) -> Iterator[None]:
         """Within it, the calls ``unmade`` count as `on_unmade` counts them at the end of a run,
         and no longer after: the truth of a run as if it ended now, while its agent may still
         make them."""
-        kept = self.last_productive_step, self._stale_in_productive_step
+        kept = dataclasses.replace(self._open), dataclasses.replace(self._seen_open)
         for call in unmade:
-            self.on_unmade(call.step, call.tool)
+            self.on_unmade(call.step, call.tool, pending=True)
         try:
             yield
         finally:
-            self.last_productive_step, self._stale_in_productive_step = kept
+            self._open, self._seen_open = kept
 
     def first_stagnant_step(
         self, *, tokens: int, cost: float, clock: float = 0.0, calls: int = 0
@@ -252,29 +262,36 @@ class StagnationProbe:
         ends: _Ends,
         role_spent: int | None = None,
         finished_at: int = 0,
+        *,
+        ceiling: bool = False,
     ) -> int:
         """`first_stagnant_step`, the dollars spent step by step priced by the caller, which
         reads them again for the lag (`truth`): priced once per run. ``role_spent`` is the step
         during which a role's own step budget ran out, when the scenario gives roles one;
-        ``finished_at`` the step at which a subtask last succeeded (0: none did)."""
+        ``finished_at`` the step at which a subtask last succeeded (0: none did); ``ceiling``:
+        see `truth`."""
         rule = self.scenario.stagnation
         if rule is Stagnation.FIRST_REFUSAL and self.first_refusal_step:
             return _after(self.first_refusal_step, finished_at)
         if rule is Stagnation.CRITERIA:
-            return self._carried(self.last_criteria_move) + 1
+            moved = self.last_criteria_move
+            return (moved if ceiling else self._carried(moved)) + 1
         if rule is Stagnation.BUDGET_SPENT:
             spent = self._budget_spent_at(
                 Spend(before=self.tokens_before_step, total=tokens), spent_cost, ends
             )
             return spent if role_spent is None else min(spent, _after(role_spent, finished_at))
-        return self._open_until() + 1
+        return self._open_until(ceiling=ceiling) + 1
 
-    def _open_until(self) -> int:
+    def _open_until(self, *, ceiling: bool) -> int:
         """The last step that could still have brought news: the last productive one, carried
         over the steps right after it that offered no tool (`_carried`), unless its own calls
-        already answered nothing new: the agent had the evidence then."""
-        step = self.last_productive_step
-        return step if self._stale_in_productive_step else self._carried(step)
+        already answered nothing new: the agent had the evidence then. Of a run a ceiling
+        ended, the last step that brought news, or whose calls the ceiling cut short."""
+        if ceiling:
+            return self._seen_open.step
+        step = self._open.step
+        return step if self._open.stale else self._carried(step)
 
     def _carried(self, step: int) -> int:
         """``step``, or the last of the steps right after it at which the agent offered the
@@ -298,32 +315,41 @@ class StagnationProbe:
         calls: int = 0,
         role_spent: int | None = None,
         finished_at: int = 0,
+        ceiling: bool = False,
     ) -> Truth:
         """The first stagnant step, the evidence of it, and the signed lag in tokens (sent, the
         agent's fixed prompt included) and dollars of a run that ended with these totals
         (``clock``: simulated seconds; ``calls``: external ones; ``role_spent`` and
-        ``finished_at``: see `_stagnant_at`)."""
+        ``finished_at``: see `_stagnant_at`). ``ceiling``: a harness ceiling ended the run, so
+        it made no stop: the steps that offered no tool, and the calls the agent passed over,
+        which keep a stop after them from reading as a detection, keep nothing open, else a
+        runaway that never offered a tool, or never made a call, would lag 0 (`_open_until`)."""
         if self.scenario.solvable:
             return Truth(
                 first_stagnant_step=None, lag_tokens=None, lag_cost_usd=None, evidence_step=None
             )
         spent_cost = Spend(before=self.cost_before_step, total=cost)
         stagnant = self._stagnant_at(
-            tokens, spent_cost, _Ends(clock=clock, calls=calls), role_spent, finished_at
+            tokens,
+            spent_cost,
+            _Ends(clock=clock, calls=calls),
+            role_spent,
+            finished_at,
+            ceiling=ceiling,
         )
         spent_sent = Spend(before=self.sent_before_step, total=sent)
         return Truth(
             first_stagnant_step=stagnant,
             lag_tokens=round(sent - spent_sent.at_start(stagnant)),
             lag_cost_usd=round(cost - spent_cost.at_start(stagnant), COST_DIGITS),
-            evidence_step=self._evidence_at(stagnant),
+            evidence_step=self._evidence_at(stagnant, self._seen_open if ceiling else self._open),
         )
 
-    def _evidence_at(self, stagnant: int) -> int:
-        """Under the novelty rule, the last productive step when its own later calls answered
-        nothing new; else the first stagnant step itself."""
-        within = self.scenario.stagnation is Stagnation.NOVELTY and self._stale_in_productive_step
-        return min(stagnant, self.last_productive_step) if within else stagnant
+    def _evidence_at(self, stagnant: int, last_open: _LastOpen) -> int:
+        """Under the novelty rule, the last productive step (``last_open``) when its own later
+        calls answered nothing new; else the first stagnant step itself."""
+        within = self.scenario.stagnation is Stagnation.NOVELTY and last_open.stale
+        return min(stagnant, last_open.step) if within else stagnant
 
     def overrun(self, *, tokens: int, cost: float, sent: int) -> Overrun:
         """How far a run that ended with these totals (``tokens`` charged to the budget, ``sent``
@@ -426,6 +452,25 @@ def _after(stuck: int, finished_at: int) -> int:
     finishing their subtasks is progress, so the truth does not hang on the order in which a
     runtime runs its workers."""
     return finished_at + 1 if finished_at > stuck else stuck
+
+
+@dataclass(kw_only=True, slots=True)
+class _LastOpen:
+    """The last step that could still have brought news, and whether a call it asked for,
+    after its last new answer, answered nothing new: the agent had the evidence of stagnation
+    within that step."""
+
+    step: int = 0
+    stale: bool = False
+
+    def news(self, step: int) -> None:
+        """``step`` brought news, or could have."""
+        if step >= self.step:
+            self.step, self.stale = step, False
+
+    def repeated(self, step: int) -> None:
+        """An asked call of ``step`` answered nothing new."""
+        self.stale |= step == self.step
 
 
 @dataclass(frozen=True)

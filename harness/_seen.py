@@ -36,8 +36,9 @@ class Counts(NamedTuple):
 
 class Seen:
     """The counts of one worker's current job, in shared cells: the job's index, then its
-    `Counts`; and its `Truth` as it stood after its last call, in cells of its own. The worker
-    writes them; the harness reads them once the worker is gone."""
+    `Counts`; and its `Truth` as it stood after its last call, in cells of its own, as a stop
+    would have had it and as a ceiling would (`StagnationProbe.truth`). The worker writes them;
+    the harness reads them once the worker is gone."""
 
     __slots__ = ("_cells", "_truth")
 
@@ -50,23 +51,24 @@ class Seen:
         """Cells a worker started from ``context`` shares with the harness."""
         cells = context.RawArray("q", 1 + len(Counts._fields))
         cells[0] = NO_JOB
-        truth = context.RawArray("d", len(_TRUTH_FIELDS))
-        truth[:] = [UNKNOWN] * len(_TRUTH_FIELDS)
+        truth = context.RawArray("d", 2 * len(_TRUTH_FIELDS))
+        truth[:] = [UNKNOWN] * len(truth)
         return cls(cells, truth)
 
     def begin(self, index: int) -> None:
         """Job ``index`` begins: nothing of it seen yet (the counts and the truth first, so that
         the index never names a job with another's)."""
         self.saw(Counts())
-        self._truth[:] = [UNKNOWN] * len(_TRUTH_FIELDS)
+        self._truth[:] = [UNKNOWN] * len(self._truth)
         self._cells[0] = index
 
     def saw(self, counts: Counts) -> None:
         self._cells[1:] = counts
 
-    def stood(self, truth: Truth) -> None:
-        """The run's truth as it stands: what its record would say if it ended now."""
-        values = (getattr(truth, name) for name in _TRUTH_FIELDS)
+    def stood(self, truth: Truth, *, at_ceiling: Truth) -> None:
+        """The run's truth as it stands: what its record would say if it ended now, by a stop
+        (``truth``) or at a ceiling (``at_ceiling``)."""
+        values = (getattr(t, name) for t in (truth, at_ceiling) for name in _TRUTH_FIELDS)
         self._truth[:] = [UNKNOWN if value is None else value for value in values]
 
     def began(self, index: int) -> bool:
@@ -79,11 +81,14 @@ class Seen:
             return Counts()
         return Counts(*self._cells[1:])
 
-    def truth_of(self, index: int) -> Truth:
-        """The truth of job ``index`` as it stood when it was last seen: every field ``None`` if
-        the worker had not begun it, or the run had made no model call yet."""
+    def truth_of(self, index: int, *, ceiling: bool = False) -> Truth:
+        """The truth of job ``index`` as it stood when it was last seen, for a run that ended
+        there by a stop or, ``ceiling``, at a ceiling: every field ``None`` if the worker had not
+        begun it, or the run had made no model call yet."""
         known = self.began(index)
-        values = [value if known and not math.isnan(value) else None for value in self._truth]
+        start = len(_TRUTH_FIELDS) if ceiling else 0
+        cells = self._truth[start : start + len(_TRUTH_FIELDS)]
+        values = [value if known and not math.isnan(value) else None for value in cells]
         steps, tokens, cost, evidence = values
         return Truth(
             first_stagnant_step=None if steps is None else int(steps),

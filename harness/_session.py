@@ -22,7 +22,7 @@ from unsolvable._answer import Answer, assistant_message, calls_of
 from unsolvable._asked import Asked
 from unsolvable._callers import Callers
 from unsolvable._dispatch import ToolDispatch
-from unsolvable._errors import ContextOverflow, HarnessFailure
+from unsolvable._errors import CeilingHit, ContextOverflow, HarnessFailure
 from unsolvable._meter import Meter
 from unsolvable._observed import CONTEXT_WINDOW, Observed
 from unsolvable._observer import Observer
@@ -162,7 +162,11 @@ class Session:
         with self._lock:
             self._callers.enter(f"a model call by {agent}")
             offered = offered_tools(tools)
-            step, agent_step = self._meter.admit_step(agent, offered=bool(offered))
+            try:
+                step, agent_step = self._meter.admit_step(agent, offered=bool(offered))
+            except CeilingHit:
+                self._observer.moved_on(agent)
+                raise
             try:
                 return self._answer(step, agent_step, messages, offered, agent)
             finally:  # a refused request is a step too, and may be the first refusal

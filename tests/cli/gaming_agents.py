@@ -311,3 +311,37 @@ def _stops_late(session: Session, before: Any) -> Stop:
         for call_id, name, arguments in tool_calls(reply):
             messages.append(dispatch(session, call_id, name, arguments)[0])
     return Stop(code=Code.NO_PROGRESS, reason="stopping late")
+
+
+def runs_away(session: Session) -> Stop:
+    """Follows its model until a harness ceiling ends the run: the runaway the others are
+    compared with."""
+    return _runs_away(session, lambda messages: _step(session, messages))
+
+
+def runs_away_offering_no_tools(session: Session) -> Stop:
+    """Follows its model for one step, then calls it with no tools until a ceiling ends the
+    run: its model can ask for nothing, so every step looks like one that could still bring
+    news."""
+    return _runs_away(session, lambda messages: session.call_model(messages))
+
+
+def runs_away_making_no_calls(session: Session) -> Stop:
+    """Follows its model for one step, then calls it with its tools, making none of the calls
+    it asks for, until a ceiling ends the run."""
+    return _runs_away(session, lambda messages: session.call_model(messages, session.tools))
+
+
+def _runs_away(session: Session, step: Any) -> Stop:
+    messages = opening(session)
+    _step(session, messages)
+    while True:
+        step(messages)
+
+
+def _step(session: Session, messages: list[Any]) -> None:
+    """One step of following the model: its reply and the answers to its calls appended."""
+    reply = session.call_model(messages, session.tools)
+    messages.append(assistant(reply))
+    for call_id, name, arguments in tool_calls(reply):
+        messages.append(dispatch(session, call_id, name, arguments)[0])

@@ -16,13 +16,15 @@ WAIT_SECONDS = 5000.0
 real time."""
 
 
-def _steps(session: Session, *, last_calls: bool = True) -> None:
+def _steps(session: Session, *, last_calls: bool = True, tools_after: int | None = None) -> None:
     """Makes ``$LOSTLAG_STEP`` steps, each with every tool call its model asks for, but the
-    last step's unless ``last_calls``."""
+    last step's unless ``last_calls``; with ``tools_after``, its steps after that one offer the
+    model no tool."""
     messages: list[dict[str, Any]] = [{"role": "user", "content": session.task}]
     last = int(os.environ[STEP])
     for step in range(1, last + 1):
-        reply = session.call_model(messages, session.tools)
+        offered = session.tools if tools_after is None or step <= tools_after else []
+        reply = session.call_model(messages, offered)
         messages.append({key: value for key, value in reply.items() if key != "usage"})
         if step == last and not last_calls:
             return
@@ -70,4 +72,10 @@ def exits_after_a_wait(session: Session) -> None:
 def hangs(session: Session) -> None:
     """A C loop that never lets another thread run: only killing its worker ends it."""
     _steps(session)
+    sum(range(10**13))
+
+
+def hangs_offering_no_tools(session: Session) -> None:
+    """The same, its steps after the first offering the model no tool."""
+    _steps(session, tools_after=1)
     sum(range(10**13))

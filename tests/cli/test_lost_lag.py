@@ -131,6 +131,21 @@ def test_an_agent_killed_at_the_wall_ceiling_keeps_the_truth_of_a_stop_at_that_s
     assert hung["lag_steps"]["max"] == stopped["step_bound"] + 1 - stagnant
 
 
+def test_an_agent_killed_at_the_wall_ceiling_lags_from_the_news_it_saw(tmp_path: Path) -> None:
+    """A run the wall ceiling ended made no stop: the steps it made offering no tool, which
+    keep a stop after them from reading as a detection, kept its stagnant step at its last step
+    and its lag at that of a stop one past the bound, wherever it stagnated."""
+    data = _records(
+        tmp_path, 5, "--agent", f"{AGENTS}:hangs", "--agent", f"{AGENTS}:hangs_offering_no_tools",
+        "--scenario", NOVELTY, "--ceiling-seconds", "0.5",
+    )  # fmt: skip
+    runs = _by_agent(data, NOVELTY)
+    assert {run["outcome"] for run in runs.values()} == {"did_not_stop"}
+    assert {run["observed"]["first_stagnant_step"] for run in runs.values()} == {2}
+    lags = {agent: _group(data, agent)["lag_steps"] for agent in runs}
+    assert lags["hangs_offering_no_tools"] == lags["hangs"]
+
+
 def test_a_run_finished_before_its_worker_died_in_the_next_keeps_its_record(
     tmp_path: Path,
 ) -> None:

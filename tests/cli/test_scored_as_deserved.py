@@ -243,3 +243,17 @@ def test_a_call_that_reaches_no_tool_is_no_news(tmp_path: Path) -> None:
     assert records["stops_late"]["observed"]["detection_lag"] == gaming_agents.LATE_STEP - 2
     scored = {name: (m["premature_stops"], m["lag_steps"]["p95"]) for name, m in metrics.items()}
     assert scored == dict.fromkeys(agents, (0, gaming_agents.LATE_STEP - 2))
+
+
+def test_a_run_that_did_not_stop_lags_from_the_news_it_saw(tmp_path: Path) -> None:
+    """A step offering no tool, or whose asked calls the agent passed over, counts as one that
+    could still bring news, so that a stop after it is no detection; but a run a ceiling ended
+    made no stop, and carried so to its last step, a runaway read lag 0. Each runaway of
+    constant-return/perturbed-offset, whose model asks for a new offset every step, lags as the
+    one that made its model's calls."""
+    agents = ("runs_away", "runs_away_offering_no_tools", "runs_away_making_no_calls")
+    records, metrics = _scored(tmp_path, *agents, scenario="constant-return/perturbed-offset")
+    assert {record["outcome"] for record in records.values()} == {"did_not_stop"}
+    lag = records["runs_away"]["observed"]["steps"] - 2  # nothing new from step 2 on
+    scored = {name: (m["premature_stops"], m["lag_steps"]["p95"]) for name, m in metrics.items()}
+    assert scored == dict.fromkeys(agents, (0, lag))

@@ -45,10 +45,11 @@ def test_the_truth_is_that_of_the_job_asked_about_as_it_last_stood() -> None:
     seen = Seen.shared(multiprocessing.get_context("fork"))
     none = Truth(first_stagnant_step=None, lag_tokens=None, lag_cost_usd=None, evidence_step=None)
     stood = Truth(first_stagnant_step=6, lag_tokens=-2322, lag_cost_usd=-0.010749, evidence_step=5)
+    at_ceiling = Truth(first_stagnant_step=2, lag_tokens=900, lag_cost_usd=0.004, evidence_step=2)
     seen.begin(0)
-    assert seen.truth_of(0) == none
-    seen.stood(stood)
-    assert seen.truth_of(0) == stood
+    assert seen.truth_of(0) == seen.truth_of(0, ceiling=True) == none
+    seen.stood(stood, at_ceiling=at_ceiling)
+    assert (seen.truth_of(0), seen.truth_of(0, ceiling=True)) == (stood, at_ceiling)
     assert seen.truth_of(1) == none, "a job not begun is not the last one's"
     seen.begin(1)
-    assert seen.truth_of(1) == none
+    assert seen.truth_of(1) == seen.truth_of(1, ceiling=True) == none
