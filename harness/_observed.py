@@ -92,8 +92,9 @@ class Observed:
     first_stagnant_step: int | None
     """Ground truth: the step from which no progress was possible any more; ``None`` on a
     solvable control, where progress stays possible until it is done. Of a run a ceiling ended,
-    which made no stop, it is read from what the run saw: steps that offered no tool and calls
-    passed over hold it open only before a stop. On a lost run (its worker
+    which made no stop, or of a stop its spent budget chose, which is no guess, it is read from
+    what the run saw: steps that offered no tool and calls left unmade hold it open only before
+    a stop that may be a guess. On a lost run (its worker
     process killed, or dead) it is the step as it stood after the last call the worker showed
     the harness, as a stop there would have had it; ``None`` on a run lost before its first
     step, which showed none."""

@@ -4,6 +4,7 @@ ends, what the harness observed of it (`Observed`)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 
 from unsolvable._accounts import Accounts
@@ -14,6 +15,8 @@ from unsolvable._meter import Meter
 from unsolvable._observed import Observed
 from unsolvable._probes import StagnationProbe
 from unsolvable._seen import Seen
+from unsolvable._spent import JUDGED_EXHAUSTION, could_cover_next_step
+from unsolvable._stop import Code
 from unsolvable._subtasks import SubtaskTable
 from unsolvable._trajectory import Trajectory
 from unsolvable._truth import COST_DIGITS, Truth
@@ -73,8 +76,8 @@ class Observer:
             self._probe.on_unmade(call.step, call.tool, pending=pending)
 
     def moved_on(self, agent: str) -> None:
-        """``agent`` asked for another step, which a ceiling refused: it passed over the calls
-        still asked of it, which the ceiling did not cut short."""
+        """``agent`` asked for another step, which a ceiling refused: it had passed over the
+        calls still asked of it, which the ceiling did not cut short."""
         self._unmade(self._asked.passed_over(agent))
         self.show_truth()
 
@@ -83,9 +86,9 @@ class Observer:
         answer is known."""
         return [call for call in unmade if not self._dispatch.has_made(call.tool, call.arguments)]
 
-    def _truth(self, *, ceiling: bool) -> Truth:
-        """The ground truth and the lag of the run, were it to end now; ``ceiling``: ended by
-        a harness ceiling (`StagnationProbe.truth`)."""
+    def _truth(self, *, may_guess: bool) -> Truth:
+        """The ground truth and the lag of the run, were it to end now (``may_guess``: by a
+        stop that may be a guess, `StagnationProbe.truth`)."""
         meter = self._meter
         return self._probe.truth(
             tokens=meter.charged,
@@ -95,7 +98,7 @@ class Observer:
             calls=meter.external_calls,
             role_spent=self._subtasks.budget_spent_at(meter.steps),
             finished_at=self._subtasks.last_success,
-            ceiling=ceiling,
+            may_guess=may_guess,
         )
 
     def show_truth(self) -> None:
@@ -106,20 +109,24 @@ class Observer:
         if self._seen is None or not self._meter.steps:
             return
         with self._probe.supposing_unmade(self._never_made(self._asked.pending())):
-            self._seen.stood(self._truth(ceiling=False), at_ceiling=self._truth(ceiling=True))
+            self._seen.stood(self._truth(may_guess=True), at_ceiling=self._truth(may_guess=False))
 
-    def finish(self, *, late_call: str | None, error: str | None) -> Observed:
+    def finish(
+        self, *, late_call: str | None, error: str | None, code: Code | None = None
+    ) -> Observed:
         """What was observed of the run, which ended with ``late_call`` the first call after the
-        agent returned and ``error`` its crash, if any; reads the world one last time."""
-        self._unmade(self._asked.close(), pending=True)
+        agent returned, ``error`` its crash and ``code`` its stop's code, if any; reads the
+        world one last time."""
         meter = self._meter
+        # only a ceiling cuts calls short: an agent that stopped chose to leave them unmade
+        self._unmade(self._asked.close(), pending=meter.ceiling is not None)
         tail, trajectory = self._trajectory.traces()
         cost = self._accounts.cost
         probe, clock, calls = self._probe, meter.simulated, meter.external_calls
         complete = self._world.is_complete()
-        truth = self._truth(ceiling=meter.ceiling is not None)
+        truth = self._truth(may_guess=meter.ceiling is None)
         overrun = self._probe.overrun(tokens=meter.charged, cost=cost, sent=meter.sent)
-        return Observed(
+        observed = Observed(
             steps=meter.steps,
             tool_calls=meter.tool_calls,
             transport_attempts=meter.transport_attempts,
@@ -165,4 +172,24 @@ class Observer:
             error=error,
             tail=tail,
             trajectory=trajectory,
+        )
+        return self._as_the_budget_chose(observed, code)
+
+    def _as_the_budget_chose(self, observed: Observed, code: Code | None) -> Observed:
+        """``observed``, with the truth of a stop that may not be a guess where its code names a
+        step or cost budget that could not cover the next step (what the reports count from 0,
+        `could_cover_next_step`): the budget chose that step, so nothing holds the stagnant step
+        open that the run did not see, else an agent that called its model to the end of its
+        budget, making none of the calls it asked for, would lag 0."""
+        if code not in JUDGED_EXHAUSTION or could_cover_next_step(
+            observed, self._probe.scenario.budget
+        ):
+            return observed
+        chosen = self._truth(may_guess=False)
+        return dataclasses.replace(
+            observed,
+            first_stagnant_step=chosen.first_stagnant_step,
+            lag_tokens=chosen.lag_tokens,
+            lag_cost_usd=chosen.lag_cost_usd,
+            evidence_step=chosen.evidence_step,
         )

@@ -59,8 +59,10 @@ class StagnationProbe:
         """The last step that could still have brought news, as a stop is judged: one whose
         calls brought news, or whose asked calls the agent left unmade (`on_unmade`)."""
         self._seen_open = _LastOpen()
-        """The same as a run a ceiling ended is judged (`truth`): calls the agent passed over
-        for a later step leave none open, since it made no stop that they could excuse."""
+        """The same as an end that is no guess is judged (`truth`): steps that offered no tool,
+        and calls the agent passed over for a later step or left unmade when it stopped, leave
+        none open, since there is no guess for them to excuse; only calls a ceiling cut short
+        do."""
         self._stale_tools: set[str] = set()
         """Tools a call the model asked for answered nothing new from."""
         self._offering_steps: list[int] = []
@@ -224,9 +226,9 @@ class StagnationProbe:
         made before: what it would have answered is not known, so the step counts as
         productive, unless an asked call of that tool has already answered nothing new (then
         declining it is a stop on evidence). Else an agent that left every call unmade would see
-        stagnation from its first step. ``pending``: the run ended before the agent moved on
-        from ``step``, maybe at a ceiling that cut its calls short; else it passed them over for
-        a later step, which leaves nothing open in a run a ceiling ended (`truth`)."""
+        stagnation from its first step. ``pending``: a ceiling ended the run before the agent
+        moved on from ``step``, and may have cut its calls short; else the agent passed them
+        over, which leaves nothing open for an end that is no guess (`truth`)."""
         if name in self._stale_tools:
             return
         self._open.news(step)
@@ -263,32 +265,32 @@ class StagnationProbe:
         role_spent: int | None = None,
         finished_at: int = 0,
         *,
-        ceiling: bool = False,
+        may_guess: bool = True,
     ) -> int:
         """`first_stagnant_step`, the dollars spent step by step priced by the caller, which
         reads them again for the lag (`truth`): priced once per run. ``role_spent`` is the step
         during which a role's own step budget ran out, when the scenario gives roles one;
-        ``finished_at`` the step at which a subtask last succeeded (0: none did); ``ceiling``:
+        ``finished_at`` the step at which a subtask last succeeded (0: none did); ``may_guess``:
         see `truth`."""
         rule = self.scenario.stagnation
         if rule is Stagnation.FIRST_REFUSAL and self.first_refusal_step:
             return _after(self.first_refusal_step, finished_at)
         if rule is Stagnation.CRITERIA:
             moved = self.last_criteria_move
-            return (moved if ceiling else self._carried(moved)) + 1
+            return (self._carried(moved) if may_guess else moved) + 1
         if rule is Stagnation.BUDGET_SPENT:
             spent = self._budget_spent_at(
                 Spend(before=self.tokens_before_step, total=tokens), spent_cost, ends
             )
             return spent if role_spent is None else min(spent, _after(role_spent, finished_at))
-        return self._open_until(ceiling=ceiling) + 1
+        return self._open_until(may_guess=may_guess) + 1
 
-    def _open_until(self, *, ceiling: bool) -> int:
+    def _open_until(self, *, may_guess: bool) -> int:
         """The last step that could still have brought news: the last productive one, carried
         over the steps right after it that offered no tool (`_carried`), unless its own calls
-        already answered nothing new: the agent had the evidence then. Of a run a ceiling
-        ended, the last step that brought news, or whose calls the ceiling cut short."""
-        if ceiling:
+        already answered nothing new: the agent had the evidence then. Of an end that is no
+        guess, the last step that brought news, or whose calls a ceiling cut short."""
+        if not may_guess:
             return self._seen_open.step
         step = self._open.step
         return step if self._open.stale else self._carried(step)
@@ -315,15 +317,17 @@ class StagnationProbe:
         calls: int = 0,
         role_spent: int | None = None,
         finished_at: int = 0,
-        ceiling: bool = False,
+        may_guess: bool = True,
     ) -> Truth:
         """The first stagnant step, the evidence of it, and the signed lag in tokens (sent, the
         agent's fixed prompt included) and dollars of a run that ended with these totals
         (``clock``: simulated seconds; ``calls``: external ones; ``role_spent`` and
-        ``finished_at``: see `_stagnant_at`). ``ceiling``: a harness ceiling ended the run, so
-        it made no stop: the steps that offered no tool, and the calls the agent passed over,
-        which keep a stop after them from reading as a detection, keep nothing open, else a
-        runaway that never offered a tool, or never made a call, would lag 0 (`_open_until`)."""
+        ``finished_at``: see `_stagnant_at`). ``may_guess``: the run ended by a stop or a crash
+        that may be a guess, which the steps that offered no tool and the calls the agent left
+        unmade keep from reading as a detection; not one a harness ceiling ended (no stop) or a
+        stop its spent budget chose, for which they keep nothing open, else a runaway, or an
+        agent calling its model to the end of its budget, that never offered a tool or never
+        made a call would lag 0 (`_open_until`)."""
         if self.scenario.solvable:
             return Truth(
                 first_stagnant_step=None, lag_tokens=None, lag_cost_usd=None, evidence_step=None
@@ -335,14 +339,14 @@ class StagnationProbe:
             _Ends(clock=clock, calls=calls),
             role_spent,
             finished_at,
-            ceiling=ceiling,
+            may_guess=may_guess,
         )
         spent_sent = Spend(before=self.sent_before_step, total=sent)
         return Truth(
             first_stagnant_step=stagnant,
             lag_tokens=round(sent - spent_sent.at_start(stagnant)),
             lag_cost_usd=round(cost - spent_cost.at_start(stagnant), COST_DIGITS),
-            evidence_step=self._evidence_at(stagnant, self._seen_open if ceiling else self._open),
+            evidence_step=self._evidence_at(stagnant, self._open if may_guess else self._seen_open),
         )
 
     def _evidence_at(self, stagnant: int, last_open: _LastOpen) -> int:

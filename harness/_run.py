@@ -215,7 +215,7 @@ def _record(
     strict: bool,
 ) -> TerminationRecord:
     outcome, stop, returned = ending.outcome, ending.stop, ending.returned
-    observed = session.finish(error=ending.error)
+    observed = session.finish(error=ending.error, code=None if stop is None else stop.code)
     observed = dataclasses.replace(observed, traceback=ending.traceback)
     judged = Ending(outcome=outcome, reported=stop, observed=observed, returned=returned)
     return TerminationRecord(

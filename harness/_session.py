@@ -30,6 +30,7 @@ from unsolvable._offered import OfferedTool, offered_tools
 from unsolvable._probes import StagnationProbe
 from unsolvable._scenario import Budget, Ceilings, Pricing, Scenario, Setup
 from unsolvable._seen import Seen
+from unsolvable._stop import Code
 from unsolvable._subtasks import SubtaskTable
 from unsolvable._traceback import error_text
 from unsolvable._trajectory import Trajectory
@@ -361,12 +362,13 @@ class Session:
         self._trajectory.step(step, "", [], agent=agent)
         raise ContextOverflow(tokens=tokens, window=window)
 
-    def finish(self, *, error: str | None = None) -> Observed:
-        """Closes the run and returns what was observed; reads the world one last time. Calls
-        made after this raise `SessionClosed`."""
+    def finish(self, *, error: str | None = None, code: Code | None = None) -> Observed:
+        """Closes the run, which ended with the crash ``error`` or the stop code ``code`` if
+        either, and returns what was observed; reads the world one last time. Calls made after
+        this raise `SessionClosed`."""
         with self._lock:
             late_call = self._callers.finish()
-            return self._observer.finish(late_call=late_call, error=error)
+            return self._observer.finish(late_call=late_call, error=error, code=code)
 
 
 def scenario_of(session: Session) -> Scenario:

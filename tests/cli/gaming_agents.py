@@ -117,6 +117,19 @@ def never_looks_but_writes_a_result(session: Session) -> Stop:
     return _never_looks(session, [MADE_UP_RESULT])
 
 
+def never_looks_but_answers_its_calls(session: Session) -> Stop:
+    """The same, answering every call its model asks for, in its next conversation, with a
+    refusal of its own making, as a framework answers a call it rejects: the result is read,
+    and the asked calls, never made, kept every step looking as if it could still bring news."""
+    messages = opening(session)
+    for _ in range(session.budget.max_steps):
+        reply = session.call_model(messages, session.tools)
+        messages.append(assistant(reply))
+        for call_id, _name, _arguments in tool_calls(reply):
+            messages.append({"role": "tool", "tool_call_id": call_id, "content": "rejected"})
+    return Stop(code=Code.BUDGET_STEPS, reason="out of steps", partial=len(messages))
+
+
 def _never_looks(session: Session, results: list[dict[str, Any]]) -> Stop:
     for _ in range(session.budget.max_steps):
         session.call_model([{"role": "user", "content": session.task}, *results], session.tools)

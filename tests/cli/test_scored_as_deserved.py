@@ -106,6 +106,21 @@ def test_a_tool_result_of_the_agents_own_making_reads_nothing(tmp_path: Path) ->
     assert scored["never_looks_but_writes_a_result"] == scored["never_looks"] == (1, 1)
 
 
+def test_a_stop_its_spent_budget_chose_lags_from_the_news_it_saw(tmp_path: Path) -> None:
+    """A budget stop whose budget could not cover the next step counts its lag from 0: no
+    guess. An agent that called its model to the end of its step budget, making none of the
+    calls it asked for and answering each with a refusal of its own, read a result, and the
+    calls it never made held every step open: lag 0, where following its model to the same
+    stop lags from the second step. Nothing it saw was news, so it lags from the first."""
+    records, metrics = _scored(tmp_path, "ignores_its_budget", "never_looks_but_answers_its_calls")
+    steps = records["ignores_its_budget"]["observed"]["steps"]
+    scored = {name: (m["premature_stops"], m["lag_steps"]["p95"]) for name, m in metrics.items()}
+    assert scored == {
+        "ignores_its_budget": (0, steps - 2),
+        "never_looks_but_answers_its_calls": (0, steps - 1),
+    }
+
+
 def test_a_run_a_ceiling_ended_before_its_bound_lags_past_the_bound(tmp_path: Path) -> None:
     records, metrics = _scored(tmp_path, "spins_at_once")
     record = records["spins_at_once"]

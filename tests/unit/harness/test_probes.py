@@ -291,18 +291,19 @@ def test_a_step_that_offered_no_tools_is_carried_over_until_a_step_brings_nothin
     assert _stagnant(probe, 0) == 4
 
 
-def test_a_run_a_ceiling_ended_is_open_only_where_it_saw_news_or_was_cut_short() -> None:
-    """It made no stop for a step offering no tool, or calls passed over, to excuse: only calls
-    still asked for when the ceiling came, which it may have cut short, keep their step open."""
+def test_an_end_that_is_no_guess_is_open_only_where_it_saw_news_or_was_cut_short() -> None:
+    """A run a ceiling ended, or a stop its spent budget chose, is no guess for a step offering
+    no tool, or calls left unmade, to excuse: only calls still asked for when a ceiling came,
+    which it may have cut short, keep their step open."""
     probe = _probe()
     for offered in (True, True, False, True):  # steps 1 to 4
         probe.on_step(0, 0, 0, offered=offered)
     _tool(probe, 1, seen="news")
     probe.on_unmade(2, "t")
-    truth = probe.truth(tokens=0, cost=0.0, sent=0, ceiling=True)
+    truth = probe.truth(tokens=0, cost=0.0, sent=0, may_guess=False)
     assert (_stagnant(probe, 0), truth.first_stagnant_step) == (4, 2)
     probe.on_unmade(4, "t", pending=True)
-    assert probe.truth(tokens=0, cost=0.0, sent=0, ceiling=True).first_stagnant_step == 5
+    assert probe.truth(tokens=0, cost=0.0, sent=0, may_guess=False).first_stagnant_step == 5
 
 
 def test_a_step_that_offered_no_tools_follows_evidence_within_a_step_as_evidence() -> None:
