@@ -338,7 +338,7 @@ class WorkerPool:
             return None
         job = self.jobs[index]
         seen = worker.seen.of(index)
-        truth = worker.seen.truth_of(index, ceiling=outcome is Outcome.DID_NOT_STOP)
+        truth = worker.seen.lost_truth(index, ceiling=outcome is Outcome.DID_NOT_STOP)
         record = lost(job, self.lookup(job.scenario), outcome, why, seen, truth)
         return self._finish(worker, record, replace=True)
 

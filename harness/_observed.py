@@ -91,10 +91,10 @@ class Observed:
     ``None`` on a lost run."""
     first_stagnant_step: int | None
     """Ground truth: the step from which no progress was possible any more; ``None`` on a
-    solvable control, where progress stays possible until it is done. Of a run a ceiling ended,
-    which made no stop, or of a stop its spent budget chose, which is no guess, it is read from
-    what the run saw: steps that offered no tool and calls left unmade hold it open only before
-    a stop that may be a guess. On a lost run (its worker
+    solvable control, where progress stays possible until it is done. Of an end that is no
+    guess (a run a ceiling ended, a stop that had the evidence or that its spent budget chose),
+    it is read from what the run saw: steps that offered no tool and calls left unmade hold it
+    open only for a stop that may be a guess. On a lost run (its worker
     process killed, or dead) it is the step as it stood after the last call the worker showed
     the harness, as a stop there would have had it; ``None`` on a run lost before its first
     step, which showed none."""

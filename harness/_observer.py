@@ -109,7 +109,7 @@ class Observer:
         if self._seen is None or not self._meter.steps:
             return
         with self._probe.supposing_unmade(self._never_made(self._asked.pending())):
-            self._seen.stood(self._truth(may_guess=True), at_ceiling=self._truth(may_guess=False))
+            self._seen.stood(self._truth(may_guess=True), no_guess=self._truth(may_guess=False))
 
     def finish(
         self, *, late_call: str | None, error: str | None, code: Code | None = None
@@ -173,23 +173,29 @@ class Observer:
             tail=tail,
             trajectory=trajectory,
         )
-        return self._as_the_budget_chose(observed, code)
+        return observed if meter.ceiling is not None else self._unless_no_guess(observed, code)
 
-    def _as_the_budget_chose(self, observed: Observed, code: Code | None) -> Observed:
-        """``observed``, with the truth of a stop that may not be a guess where its code names a
-        step or cost budget that could not cover the next step (what the reports count from 0,
-        `could_cover_next_step`): the budget chose that step, so nothing holds the stagnant step
-        open that the run did not see, else an agent that called its model to the end of its
-        budget, making none of the calls it asked for, would lag 0."""
-        if code not in JUDGED_EXHAUSTION or could_cover_next_step(
-            observed, self._probe.scenario.budget
-        ):
+    def _unless_no_guess(self, observed: Observed, code: Code | None) -> Observed:
+        """``observed``, with the truth of an end that is no guess where it is none: the agent
+        had the evidence by its own truth, or its code names a step or cost budget that could
+        not cover the next step (`could_cover_next_step`: the budget chose the step). The steps
+        that offered no tool and the calls left unmade keep a guess from reading as a detection;
+        held open for a stop that is none, they hid its lag: an agent that skipped its model's
+        calls until its last step, whose calls answered nothing new, lagged 0, and one that
+        called its model to the end of its budget making none of them lagged 0 too."""
+        evidence = observed.evidence_step
+        if evidence is None:  # a solvable control
             return observed
-        chosen = self._truth(may_guess=False)
+        spent = code in JUDGED_EXHAUSTION and not could_cover_next_step(
+            observed, self._probe.scenario.budget
+        )
+        if observed.steps < evidence and not spent:
+            return observed
+        seen = self._truth(may_guess=False)
         return dataclasses.replace(
             observed,
-            first_stagnant_step=chosen.first_stagnant_step,
-            lag_tokens=chosen.lag_tokens,
-            lag_cost_usd=chosen.lag_cost_usd,
-            evidence_step=chosen.evidence_step,
+            first_stagnant_step=seen.first_stagnant_step,
+            lag_tokens=seen.lag_tokens,
+            lag_cost_usd=seen.lag_cost_usd,
+            evidence_step=seen.evidence_step,
         )

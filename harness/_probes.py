@@ -324,10 +324,11 @@ class StagnationProbe:
         (``clock``: simulated seconds; ``calls``: external ones; ``role_spent`` and
         ``finished_at``: see `_stagnant_at`). ``may_guess``: the run ended by a stop or a crash
         that may be a guess, which the steps that offered no tool and the calls the agent left
-        unmade keep from reading as a detection; not one a harness ceiling ended (no stop) or a
-        stop its spent budget chose, for which they keep nothing open, else a runaway, or an
-        agent calling its model to the end of its budget, that never offered a tool or never
-        made a call would lag 0 (`_open_until`)."""
+        unmade keep from reading as a detection; not an end that is none (a harness ceiling, a
+        stop that had the evidence or that its spent budget chose, `Observer`), for which they
+        keep nothing open, else a runaway, an agent calling its model to the end of its budget,
+        or one skipping its calls until a last that answered nothing new, would lag 0
+        (`_open_until`)."""
         if self.scenario.solvable:
             return Truth(
                 first_stagnant_step=None, lag_tokens=None, lag_cost_usd=None, evidence_step=None

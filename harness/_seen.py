@@ -36,9 +36,9 @@ class Counts(NamedTuple):
 
 class Seen:
     """The counts of one worker's current job, in shared cells: the job's index, then its
-    `Counts`; and its `Truth` as it stood after its last call, in cells of its own, as a stop
-    would have had it and as a ceiling would (`StagnationProbe.truth`). The worker writes them;
-    the harness reads them once the worker is gone."""
+    `Counts`; and its `Truth` as it stood after its last call, in cells of its own, as an end
+    that may be a guess would have had it and as one that is none would (`StagnationProbe.truth`).
+    The worker writes them; the harness reads them once the worker is gone."""
 
     __slots__ = ("_cells", "_truth")
 
@@ -65,10 +65,10 @@ class Seen:
     def saw(self, counts: Counts) -> None:
         self._cells[1:] = counts
 
-    def stood(self, truth: Truth, *, at_ceiling: Truth) -> None:
+    def stood(self, truth: Truth, *, no_guess: Truth) -> None:
         """The run's truth as it stands: what its record would say if it ended now, by a stop
-        (``truth``) or at a ceiling (``at_ceiling``)."""
-        values = (getattr(t, name) for t in (truth, at_ceiling) for name in _TRUTH_FIELDS)
+        that may be a guess (``truth``) or by an end that is none (``no_guess``)."""
+        values = (getattr(t, name) for t in (truth, no_guess) for name in _TRUTH_FIELDS)
         self._truth[:] = [UNKNOWN if value is None else value for value in values]
 
     def began(self, index: int) -> bool:
@@ -81,12 +81,22 @@ class Seen:
             return Counts()
         return Counts(*self._cells[1:])
 
-    def truth_of(self, index: int, *, ceiling: bool = False) -> Truth:
+    def lost_truth(self, index: int, *, ceiling: bool) -> Truth:
+        """The truth of job ``index`` for the record of a run lost where it was last seen: that
+        of an end that is no guess for a run a ceiling ended (``ceiling``) or one that had the
+        evidence by then, as `Observer` judges a run that ended in its worker; else that of a
+        stop that may be a guess."""
+        truth = self.truth_of(index)
+        evidence, steps = truth.evidence_step, self.of(index).steps
+        had_it = evidence is not None and steps >= evidence
+        return self.truth_of(index, no_guess=True) if ceiling or had_it else truth
+
+    def truth_of(self, index: int, *, no_guess: bool = False) -> Truth:
         """The truth of job ``index`` as it stood when it was last seen, for a run that ended
-        there by a stop or, ``ceiling``, at a ceiling: every field ``None`` if the worker had not
-        begun it, or the run had made no model call yet."""
+        there by a stop that may be a guess or, ``no_guess``, by an end that is none: every
+        field ``None`` if the worker had not begun it, or the run had made no model call yet."""
         known = self.began(index)
-        start = len(_TRUTH_FIELDS) if ceiling else 0
+        start = len(_TRUTH_FIELDS) if no_guess else 0
         cells = self._truth[start : start + len(_TRUTH_FIELDS)]
         values = [value if known and not math.isnan(value) else None for value in cells]
         steps, tokens, cost, evidence = values

@@ -315,6 +315,22 @@ def stops_late_with_unreadable_arguments(session: Session) -> Stop:
     return _stops_late(session, lambda step: session.call_tool(name, f"{{not json {step}"))
 
 
+def stops_late_having_skipped_its_calls(session: Session) -> Stop:
+    """The same stop, its model's calls made at its first and last steps only, each step
+    between answered with a result of its own: the steps it skipped hold the run open, and the
+    last step's calls, which answer nothing new, are evidence."""
+    messages = opening(session)
+    for step in range(1, LATE_STEP + 1):
+        reply = session.call_model(messages, session.tools)
+        messages.append(assistant(reply))
+        for call_id, name, arguments in tool_calls(reply):
+            if step in (1, LATE_STEP):
+                messages.append(dispatch(session, call_id, name, arguments)[0])
+            else:
+                messages.append({"role": "tool", "tool_call_id": call_id, "content": "skipped"})
+    return Stop(code=Code.NO_PROGRESS, reason="stopping late")
+
+
 def _stops_late(session: Session, before: Any) -> Stop:
     messages = opening(session)
     for step in range(1, LATE_STEP + 1):

@@ -121,6 +121,18 @@ def test_a_stop_its_spent_budget_chose_lags_from_the_news_it_saw(tmp_path: Path)
     }
 
 
+def test_a_stop_that_had_the_evidence_lags_from_the_news_it_saw(tmp_path: Path) -> None:
+    """A call the agent left unmade holds its step open, so that a stop after it is no
+    detection; but a stop that had the evidence by then is none the less no guess, and the
+    steps it skipped hid its lag: on constant-return/perturbed-offset, whose model asks for a
+    new offset every step, skipping the calls of every step but the first and the tenth, and
+    stopping there, lagged 0 where making them lags 8."""
+    agents = ("stops_late", "stops_late_having_skipped_its_calls")
+    _, metrics = _scored(tmp_path, *agents, scenario="constant-return/perturbed-offset")
+    scored = {name: (m["premature_stops"], m["lag_steps"]["p95"]) for name, m in metrics.items()}
+    assert scored == dict.fromkeys(agents, (0, gaming_agents.LATE_STEP - 2))
+
+
 def test_a_run_a_ceiling_ended_before_its_bound_lags_past_the_bound(tmp_path: Path) -> None:
     records, metrics = _scored(tmp_path, "spins_at_once")
     record = records["spins_at_once"]

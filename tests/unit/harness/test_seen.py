@@ -45,11 +45,26 @@ def test_the_truth_is_that_of_the_job_asked_about_as_it_last_stood() -> None:
     seen = Seen.shared(multiprocessing.get_context("fork"))
     none = Truth(first_stagnant_step=None, lag_tokens=None, lag_cost_usd=None, evidence_step=None)
     stood = Truth(first_stagnant_step=6, lag_tokens=-2322, lag_cost_usd=-0.010749, evidence_step=5)
-    at_ceiling = Truth(first_stagnant_step=2, lag_tokens=900, lag_cost_usd=0.004, evidence_step=2)
+    no_guess = Truth(first_stagnant_step=2, lag_tokens=900, lag_cost_usd=0.004, evidence_step=2)
     seen.begin(0)
-    assert seen.truth_of(0) == seen.truth_of(0, ceiling=True) == none
-    seen.stood(stood, at_ceiling=at_ceiling)
-    assert (seen.truth_of(0), seen.truth_of(0, ceiling=True)) == (stood, at_ceiling)
+    assert seen.truth_of(0) == seen.truth_of(0, no_guess=True) == none
+    seen.stood(stood, no_guess=no_guess)
+    assert (seen.truth_of(0), seen.truth_of(0, no_guess=True)) == (stood, no_guess)
     assert seen.truth_of(1) == none, "a job not begun is not the last one's"
     seen.begin(1)
-    assert seen.truth_of(1) == seen.truth_of(1, ceiling=True) == none
+    assert seen.truth_of(1) == seen.truth_of(1, no_guess=True) == none
+
+
+def test_a_lost_run_keeps_the_truth_of_an_end_that_is_no_guess_once_it_had_the_evidence() -> None:
+    """As a run that ended in its worker is judged: by the truth of a guess before the evidence
+    step, by the truth of what it saw from there on, or wherever a ceiling ended it."""
+    seen = Seen.shared(multiprocessing.get_context("fork"))
+    guess = Truth(first_stagnant_step=6, lag_tokens=-10, lag_cost_usd=-0.1, evidence_step=5)
+    no_guess = Truth(first_stagnant_step=2, lag_tokens=900, lag_cost_usd=0.004, evidence_step=2)
+    seen.begin(0)
+    seen.stood(guess, no_guess=no_guess)
+    lost = {}
+    for steps in (4, 5):
+        seen.saw(Counts(steps=steps))
+        lost[steps] = [seen.lost_truth(0, ceiling=ceiling) for ceiling in (False, True)]
+    assert lost == {4: [guess, no_guess], 5: [no_guess, no_guess]}
