@@ -37,7 +37,8 @@ class StagnationProbe:
 
     Definitions (see `Stagnation`): ``novelty`` — after the last step with a new world state (as
     the world fingerprints itself: what its checks say) or a new observation; ``first_refusal``
-    — the first refused call (a tool's, or a model request over the context window);
+    — the first refused call the model asked for (a tool's, or a model request over the context
+    window);
     ``criteria`` — after the last step that changed which criteria fail; ``budget_spent`` — the
     step during which a budget ran out: steps, tokens, dollars, total or idle time, external
     calls. Calls to the harness's own tools (`PROTOCOL_TOOLS`: re-reading the world, giving up,
@@ -69,7 +70,8 @@ class StagnationProbe:
         """Steps at which the agent offered the model a tool (`on_step`), in order: every other
         step begun offered none."""
         self.first_refusal_step = 0
-        """The step of the first refused call; 0 while none was refused."""
+        """The step of the first refused call the model asked for (an agent can have a call of
+        its own refused whenever it likes: an order it made up); 0 while none was refused."""
         self.refusals: Counter[str] = Counter()
         """Refused calls by kind (`ToolResult.refusal`)."""
         # Only the criteria rule reads the criteria, and only a world that has them.
@@ -196,6 +198,7 @@ class StagnationProbe:
         # later step of another agent: the earliest refusal and the latest progress are kept.
         if result.refusal is not None:
             self.refusals[result.refusal] += 1
+        if result.refusal is not None and asked:
             self.first_refusal_step = min(self.first_refusal_step or step, step)
         if fingerprint != self.last_world:
             self.last_world, self.last_change_clock = fingerprint, clock

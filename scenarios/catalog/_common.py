@@ -84,8 +84,8 @@ GROUND_TRUTH = {
     Stagnation.NOVELTY: "the step after the last one that produced a new world state or a new "
     "observation (request ids, case and spacing ignored; a write counted by what the world's "
     "checks say of it, not by the words written; the agent's own input said back is no news)",
-    Stagnation.FIRST_REFUSAL: "the step of the first refused call, or the step after a subtask "
-    "that other workers finished later",
+    Stagnation.FIRST_REFUSAL: "the step of the first refused call the model asked for, or the "
+    "step after a subtask that other workers finished later",
     Stagnation.CRITERIA: "the step after the last one that changed which completion criteria "
     "fail; new artifacts that move no criterion are no progress",
     Stagnation.BUDGET_SPENT: "the step during which a budget ran out — steps (the run's or a "

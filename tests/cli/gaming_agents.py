@@ -26,6 +26,17 @@ def stops_at_once(session: Session) -> Stop:
     return Stop(code=Code.NO_PROGRESS, reason="guessing")
 
 
+def looks_up_what_is_not_there_at_once(session: Session) -> Stop:
+    """The same guess, made after calling each tool of the scenario with made-up values of its
+    own, which a lookup refuses (404: no such order): a refusal of its own making."""
+    _first_step(session)
+    for spec in session.tools:
+        fields = dict(spec.parameters.get("properties") or {})
+        if spec.name not in PROTOCOL_TOOLS and fields:
+            dispatch(session, "own", spec.name, dict.fromkeys(fields, "made-up-0"))
+    return Stop(code=Code.BLOCKED_INPUT, reason="guessing")
+
+
 def raises_at_once(session: Session) -> Stop:
     """The same guess, made by raising instead of stopping."""
     _first_step(session)

@@ -51,6 +51,22 @@ def test_a_guess_made_another_way_than_by_stopping_scores_as_the_guess(tmp_path:
     assert scored == dict.fromkeys(GUESSES, (1, -1))
 
 
+def test_a_refusal_of_the_agents_own_making_is_no_evidence(tmp_path: Path) -> None:
+    """Under the first-refusal rule the stagnant step was the first refused call whoever asked
+    for it: a lookup of an order the agent made up, which no such order answers with a 404,
+    turned its guess at step 1 into a stop on the spot, on a seed whose model reads a page of
+    background first. Only a call the model asked for, refused, is evidence."""
+    out = tmp_path / "records.json"
+    agents = ("stops_at_once", "looks_up_what_is_not_there_at_once")
+    labels = [arg for name in agents for arg in ("--agent", f"{name}={GAMING}:{name}")]
+    scenario = "false-premise/no-such-order"
+    result = _unsolvable("run", *labels, "--scenario", scenario, "--seed", "1", "--json", str(out))
+    assert result.returncode in (0, 1), result.stderr
+    metrics = json.loads(out.read_text())["metrics"]["agents"]
+    scored = {m["agent"]: (m["premature_stops"], m["lag_steps"]["p95"]) for m in metrics}
+    assert scored == dict.fromkeys(agents, (1, -1))
+
+
 def test_calls_left_unmade_after_their_answer_is_known_hide_no_lag(tmp_path: Path) -> None:
     """The model asks for the search it already made: its answer is known, so leaving it unmade
     keeps nothing possible, and the late stop lags as one that made it would."""

@@ -233,6 +233,17 @@ def test_first_refusal_is_the_step_of_the_first_refused_call_else_novelty() -> N
     assert (_stagnant(probe, 0), dict(probe.refusals)) == (3, {"denied": 2})
 
 
+def test_a_refusal_of_a_call_the_model_did_not_ask_for_is_no_first_refusal() -> None:
+    """An agent can have a call of its own refused whenever it likes (an order it made up):
+    it is counted among the refusals, and marks no stagnant step."""
+    probe = _probe(Stagnation.FIRST_REFUSAL)
+    _tool(probe, 1, seen="one")
+    refused = ToolResult(text="404", observation="404", refusal="not_found")
+    probe.on_tool(1, "t", refused, probe.world.fingerprint(), asked=False)
+    _tool(probe, 2, seen="two")
+    assert (_stagnant(probe, 0), dict(probe.refusals)) == (3, {"not_found": 1})
+
+
 @pytest.mark.parametrize("tool", sorted(PROTOCOL_TOOLS))
 def test_the_harness_s_own_tools_never_move_the_first_stagnant_step(tool: str) -> None:
     probe = _probe()
