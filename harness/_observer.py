@@ -173,23 +173,25 @@ class Observer:
             tail=tail,
             trajectory=trajectory,
         )
-        return observed if meter.ceiling is not None else self._unless_no_guess(observed, code)
+        if meter.ceiling is not None:
+            return observed
+        return self._unless_no_guess(observed, truth, code)
 
-    def _unless_no_guess(self, observed: Observed, code: Code | None) -> Observed:
-        """``observed``, with the truth of an end that is no guess where it is none: the agent
-        had the evidence by its own truth, or its code names a step or cost budget that could
-        not cover the next step (`could_cover_next_step`: the budget chose the step). The steps
-        that offered no tool and the calls left unmade keep a guess from reading as a detection;
-        held open for a stop that is none, they hid its lag: an agent that skipped its model's
-        calls until its last step, whose calls answered nothing new, lagged 0, and one that
-        called its model to the end of its budget making none of them lagged 0 too."""
-        evidence = observed.evidence_step
-        if evidence is None:  # a solvable control
+    def _unless_no_guess(self, observed: Observed, truth: Truth, code: Code | None) -> Observed:
+        """``observed``, whose ``truth`` is a guess's, with the truth of an end that is no guess
+        where it is none: the agent had the evidence by that truth (`Truth.had_the_evidence`),
+        or its code names a step or cost budget that could not cover the next step
+        (`could_cover_next_step`: the budget chose the step). The steps that offered no tool and
+        the calls left unmade keep a guess from reading as a detection; held open for a stop
+        that is none, they hid its lag: an agent that skipped its model's calls until its last
+        step, whose calls answered nothing new, lagged 0, and one that called its model to the
+        end of its budget making none of them lagged 0 too."""
+        if truth.evidence_step is None:  # a solvable control
             return observed
         spent = code in JUDGED_EXHAUSTION and not could_cover_next_step(
             observed, self._probe.scenario.budget
         )
-        if observed.steps < evidence and not spent:
+        if not (spent or truth.had_the_evidence(observed.steps)):
             return observed
         seen = self._truth(may_guess=False)
         return dataclasses.replace(

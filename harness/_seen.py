@@ -87,9 +87,9 @@ class Seen:
         evidence by then, as `Observer` judges a run that ended in its worker; else that of a
         stop that may be a guess."""
         truth = self.truth_of(index)
-        evidence, steps = truth.evidence_step, self.of(index).steps
-        had_it = evidence is not None and steps >= evidence
-        return self.truth_of(index, no_guess=True) if ceiling or had_it else truth
+        if ceiling or truth.had_the_evidence(self.of(index).steps):
+            return self.truth_of(index, no_guess=True)
+        return truth
 
     def truth_of(self, index: int, *, no_guess: bool = False) -> Truth:
         """The truth of job ``index`` as it stood when it was last seen, for a run that ended

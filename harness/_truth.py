@@ -29,6 +29,12 @@ class Truth:
     first stagnant step, or the step before it when that step's own later calls already repeated
     what had been seen (evidence within a step counts)."""
 
+    def had_the_evidence(self, steps: int) -> bool:
+        """Whether a run that made ``steps`` steps had received the evidence by its last: its end
+        is then no guess, whatever ended it, and is judged by what it saw (`Observer`, and
+        `Seen` for a run whose worker was lost)."""
+        return self.evidence_step is not None and steps >= self.evidence_step
+
 
 @dataclass(frozen=True, kw_only=True)
 class Overrun:
