@@ -154,7 +154,10 @@ def session_llm(session: Session, calls: Calls | None = None, *, agent: str = "m
 
     def respond(messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
         tally.last_forced = "tools" not in kwargs
-        offered = [t.metadata.get_name() for t in kwargs.get("tools") or ()]
+        # as LlamaIndex's OpenAI LLM sends them, so that a step is charged what it sends
+        offered = [
+            t.metadata.to_openai_tool(skip_length_check=True) for t in kwargs.get("tools") or ()
+        ]
         reply = session.call_model(to_openai_messages(messages), offered, agent=agent)
         blocks: list[Any] = [TextBlock(text=reply["content"])] if reply.get("content") else []
         blocks += [

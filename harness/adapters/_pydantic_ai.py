@@ -44,6 +44,7 @@ try:
     )
     from pydantic_ai.models.function import AgentInfo, FunctionModel
     from pydantic_ai.settings import ModelSettings
+    from pydantic_ai.tools import ToolDefinition
     from pydantic_ai.usage import RequestUsage
 except ModuleNotFoundError as error:  # pragma: no cover - only without the extra
     raise ImportError(missing_extra("pydantic-ai", "pydantic-ai")) from error
@@ -142,7 +143,7 @@ def session_model(
     scenario_tools = {spec.name for spec in session.tools}
 
     async def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        offered = [t.name for t in (*info.function_tools, *info.output_tools)]
+        offered = [_chat_tool(t) for t in (*info.function_tools, *info.output_tools)]
         conversation = to_openai_messages(messages, info.instructions)
         reply = session.call_model(conversation, offered, agent=agent)
         calls = reply_to_calls(reply)
@@ -159,6 +160,17 @@ def session_model(
 
     # Its traces name the fake model as every other framework's traces and requests name it.
     return SessionModel(respond, model_name=FAKE_MODEL)
+
+
+def _chat_tool(tool: ToolDefinition) -> JSON:
+    """The tool as pydantic-ai's Chat Completions models send it (``_map_tool_definition``), so
+    that a step is charged the definition the framework sends, as on the wire."""
+    function = {
+        "name": tool.name,
+        "description": tool.description or "",
+        "parameters": tool.parameters_json_schema,
+    }
+    return {"type": "function", "function": function}
 
 
 def _priced(session: Session, reply: JSON) -> RequestUsage:

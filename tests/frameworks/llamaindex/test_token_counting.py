@@ -102,3 +102,26 @@ def test_the_usage_is_where_llamaindexs_openai_llm_puts_the_apis() -> None:
         "total_tokens": observed.input_tokens + observed.output_tokens,
     }
     assert seen == [usage, usage]
+
+
+PADDING = " Read this description whole before calling." * 100
+"""What a user adds to each tool's description: LlamaIndex's OpenAI LLM sends it."""
+
+
+def _charged(lengthened: bool) -> int:
+    """The input tokens of three steps of a function agent whose tools are described so."""
+
+    def build(llm: SessionLLM, tools: list[BaseTool]) -> FunctionAgent:
+        for tool in tools:
+            tool.metadata.description += PADDING if lengthened else ""
+        return FunctionAgent(tools=tools, llm=llm)
+
+    record = unsolvable.run(LlamaIndexAdapter(build, max_iterations=3), scenarios.get(SCENARIO))
+    assert record.observed.steps == 3
+    return record.observed.input_tokens
+
+
+def test_a_tool_description_the_user_lengthens_is_charged_as_sent() -> None:
+    """A step is charged the tools as LlamaIndex's OpenAI LLM sends them (``to_openai_tool``):
+    three steps offering four tools each, 1,100 tokens a tool more."""
+    assert _charged(True) - _charged(False) == 3 * 4 * len(PADDING) // 4

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -13,7 +14,7 @@ import pytest
 
 pytest.importorskip("pydantic_ai")
 
-from pydantic_ai import Agent, RunContext, TextOutput, UsageLimits
+from pydantic_ai import Agent, RunContext, TextOutput, UsageLimitExceeded, UsageLimits
 from pydantic_ai.agent import WrapperAgent
 from pydantic_ai.capabilities import PrepareTools, ProcessEventStream
 from pydantic_ai.capabilities.instrumentation import Instrumentation
@@ -293,3 +294,52 @@ def test_run_stream_takes_the_first_words_for_the_output_where_run_goes_on() -> 
     record = unsolvable.run(streamed, scenarios.get("constant-return/repeat"))
     assert (record.exit, record.observed.steps) == (Exit.COMPLETE, 1)
     assert reported(record).reason.startswith("Searching")
+
+
+PADDING = " Read this description whole before calling." * 100
+"""What a user's ``prepare_tools`` adds to each tool's description: pydantic-ai sends it."""
+
+
+async def _lengthened(ctx: RunContext[Any], tools: list[ToolDefinition]) -> list[ToolDefinition]:
+    return [dataclasses.replace(t, description=(t.description or "") + PADDING) for t in tools]
+
+
+def _capabilities(lengthened: bool) -> list[Any]:
+    return [PrepareTools(_lengthened)] if lengthened else []
+
+
+def _on_the_wire(lengthened: bool) -> Callable[[Session], Stop]:
+    """The same agent on `OpenAIChatModel` over the wire, which is charged what it sends."""
+
+    def agent(session: Session) -> Stop:
+        with Wire(session) as wire:
+            provider = OpenAIProvider(openai_client=wire.async_openai_client())
+            built = Agent(
+                OpenAIChatModel("gpt-4.1", provider=provider),
+                instructions=INSTRUCTIONS,
+                tools=session_tools(session),
+                capabilities=_capabilities(lengthened),
+            )
+            with pytest.raises(UsageLimitExceeded):
+                asyncio.run(built.run(session.task, usage_limits=UsageLimits(request_limit=4)))
+        return Stop(code=Code.BUDGET_STEPS, reason="request limit")
+
+    return agent
+
+
+def _charged(lengthened: bool) -> tuple[int, int]:
+    """The input tokens of four steps of the agent through the adapter and on the wire."""
+    scenario = scenarios.get("constant-return/repeat")
+    built = Agent("test", instructions=INSTRUCTIONS, capabilities=_capabilities(lengthened))
+    adapter = PydanticAIAdapter(built, usage_limits=UsageLimits(request_limit=4))
+    through, wire = (unsolvable.run(run, scenario) for run in (adapter, _on_the_wire(lengthened)))
+    return through.observed.input_tokens, wire.observed.input_tokens
+
+
+def test_a_tool_definition_its_agent_rewrites_is_charged_as_on_the_wire() -> None:
+    """A step is charged the tools as pydantic-ai sends them, so the descriptions a
+    ``prepare_tools`` lengthens cost the adapter's run what they cost the same agent's on the
+    wire: four steps offering four tools each, 1,100 tokens a tool more."""
+    plain, lengthened = _charged(False), _charged(True)
+    more = [longer - short for short, longer in zip(plain, lengthened, strict=True)]
+    assert more == [4 * 4 * len(PADDING) // 4] * 2
