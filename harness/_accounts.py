@@ -26,7 +26,7 @@ from unsolvable._spend import AgentSpend
 from unsolvable._tally import Counted, Tally
 from unsolvable._types import JSON, ToolSpec
 
-__all__ = ["Accounts"]
+__all__ = ["Accounts", "Sent"]
 
 PROMPT_ROLES = frozenset({"system", "developer"})
 """Roles of the messages that make up an agent's own prompt, as opposed to the task's."""
@@ -49,6 +49,19 @@ class _Prompt(NamedTuple):
     def tokens(self) -> int:
         """The prompt's tokens: the agent's overhead."""
         return sum(self.each) + self.tools
+
+
+class Sent(NamedTuple):
+    """What a step sends, counted: its conversation and the tools it offers."""
+
+    counted: Counted
+    tools: int
+    """Tokens of the scenario's tools among those offered, each as it was sent."""
+
+    @property
+    def tokens(self) -> int:
+        """All the tokens the step sends."""
+        return self.counted.total + self.tools
 
 
 class Accounts:
@@ -85,20 +98,18 @@ class Accounts:
         if self._max_cost_usd is not None and self.cost >= self._max_cost_usd:
             self._spend_of(agent).past_cost_budget += 1
 
-    def count(self, agent: str, messages: Sequence[JSON]) -> Counted:
-        """``messages`` as ``agent`` sent them, counted (`Tally.count`)."""
+    def sent(self, agent: str, messages: Sequence[JSON], offered: Sequence[OfferedTool]) -> Sent:
+        """``messages`` as ``agent`` sent them, counted (`Tally.count`), and the tools
+        ``offered``."""
         if agent not in self._tallies:
             self._tallies[agent] = Tally()
-        return self._tallies[agent].count(messages)
-
-    def sent(self, counted: Counted, offered: Sequence[OfferedTool]) -> int:
-        """The tokens a request sends: its conversation and the tools ``offered``."""
-        return counted.total + self._tools_tokens(offered)
+        return Sent(self._tallies[agent].count(messages), self._tools_tokens(offered))
 
     def measure(self, messages: Sequence[JSON], offered: Sequence[OfferedTool]) -> int:
         """The tokens a step sending ``messages`` and offering ``offered`` would send now
-        (`sent`), counted afresh: `Tally.count` gives every message the count it gives here, and
-        no agent's tally is read or changed, so its next step counts as it would have."""
+        (`Sent.tokens`), counted afresh: `Tally.count` gives every message the count it gives
+        here, and no agent's tally is read or changed, so its next step counts as it would
+        have."""
         return estimate_tokens(messages) + self._tools_tokens(offered)
 
     def _tools_tokens(self, offered: Sequence[OfferedTool]) -> int:
@@ -116,29 +127,18 @@ class Accounts:
             return 0
         return spec if tool.definition is None else estimate_json_tokens(tool.definition)
 
-    def charge(
-        self,
-        agent: str,
-        counted: Counted,
-        offered: Sequence[OfferedTool],
-        message: JSON,
-        *,
-        sent: int,
-    ) -> Usage:
-        """The step's tokens, charged: ``sent`` in (`sent`: the conversation and the tools
-        ``offered``), the reply ``message`` out; the agent's own prompt (its opening system
-        messages and the tools) is its overhead (`Meter.charge`)."""
-        usage = Usage(input_tokens=sent, output_tokens=estimate_message_tokens(message))
-        prompt, credit = self._prompt(agent, counted, offered)
+    def charge(self, agent: str, sent: Sent, message: JSON) -> Usage:
+        """The step's tokens, charged: ``sent`` in, the reply ``message`` out; the agent's own
+        prompt (its opening system messages and the tools) is its overhead (`Meter.charge`)."""
+        usage = Usage(input_tokens=sent.tokens, output_tokens=estimate_message_tokens(message))
+        prompt, credit = self._prompt(agent, sent)
         self._meter.charge(
             agent, sent=usage.input_tokens, said=usage.output_tokens, prompt=prompt, credit=credit
         )
         self._spend_of(agent).on_step(usage.input_tokens, usage.output_tokens)
         return usage
 
-    def _prompt(
-        self, agent: str, counted: Counted, offered: Sequence[OfferedTool]
-    ) -> tuple[int, int]:
+    def _prompt(self, agent: str, sent: Sent) -> tuple[int, int]:
         """The tokens of ``agent``'s prompt as its first call sent it (its overhead), and what
         this call is credited of it: its opening messages as far as they are the first call's,
         unchanged, and the tools it offers up to the first call's.
@@ -149,8 +149,9 @@ class Accounts:
         its tools on its first call, and its opening messages from its second, which makes up
         for the first call's when it sends them again: else an agent making each call under a
         new name, its conversation in its prompt, would run uncharged."""
+        counted, tools = sent.counted, sent.tools
         opening = _prompt_length(counted)
-        messages, tools = counted.messages[:opening], self._tools_tokens(offered)
+        messages = counted.messages[:opening]
         first = self._first_prompts.get(agent)
         if first is None:
             each = counted.tokens[:opening]

@@ -193,13 +193,13 @@ class Session:
             calls=meter.external_calls,
             offered=bool(offered),
         )
-        counted = self._accounts.count(agent, messages)  # before the model can read it
-        self._probe.on_request(counted.messages)
-        window, sent = self._scenario.context_window, self._accounts.sent(counted, offered)
-        if window is not None and sent > window:
-            self._refuse(step, sent, window, agent, counted.messages)
+        sent = self._accounts.sent(agent, messages, offered)  # before the model can read it
+        self._probe.on_request(sent.counted.messages)
+        window = self._scenario.context_window
+        if window is not None and sent.tokens > window:
+            self._refuse(step, sent.tokens, window, agent, sent.counted.messages)
         request = ModelRequest(
-            messages=counted.messages,
+            messages=sent.counted.messages,
             tools=tuple(tool.name for tool in offered),
             step=step,
             agent=agent,
@@ -211,8 +211,8 @@ class Session:
         except Exception as error:
             self._failed(f"the scenario's model, answering step {step},", error)
             raise
-        usage = self._accounts.charge(agent, counted, offered, message, sent=sent)
-        self._subtasks.on_model_call(step, agent, counted.messages, calls_of(message))
+        usage = self._accounts.charge(agent, sent, message)
+        self._subtasks.on_model_call(step, agent, sent.counted.messages, calls_of(message))
         self._observer.note(step, message, agent, subtask=self._subtasks.named_at(step))
         return Answer(message=message, usage=usage)
 
