@@ -11,7 +11,10 @@ for; a call that changes one (an earlier offset, whose answer is known) is not t
 An agent name may hold several conversations at once — a runtime that runs every worker under
 one name, concurrently (agents-as-tools) — so the calls asked are kept by conversation: a call
 asked in one is not left unmade by the next step of another, and a call made is the one asked
-at the last step of one of its agent's conversations.
+at the last step of one of its agent's conversations. A call made under a name whose
+conversations asked for none like it (a runtime that runs its workers' tools on the
+supervisor's client) is the one another agent's conversation asked for: the name a call is made
+under is the agent's to choose, and the work is the conversation's that asked for it.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from typing import Any, NamedTuple
 
 from unsolvable._json import canonical_json
 
-__all__ = ["Asked", "AskedCall", "Unmade"]
+__all__ = ["Asked", "AskedCall", "Taken", "Unmade"]
 
 
 class Unmade(NamedTuple):
@@ -33,6 +36,13 @@ class Unmade(NamedTuple):
     tool: str
     arguments: str
     """Canonical JSON (`unsolvable._dispatch.canonical_arguments`)."""
+
+
+class Taken(NamedTuple):
+    """Where a call made was asked for: the step, and the agent whose conversation asked."""
+
+    step: int
+    agent: str
 
 
 class AskedCall(NamedTuple):
@@ -80,27 +90,26 @@ class Asked:
         self._pending[(agent, subtask)] = last
         return unmade
 
-    def take(self, agent: str, tool: str, arguments: str) -> int | None:
-        """The step at which ``agent``'s model asked for the call of ``tool`` it makes, or
-        ``None`` when it asked for none: the last step of one of its conversations, the one that
+    def take(self, agent: str, tool: str, arguments: str) -> Taken | None:
+        """Where the call of ``tool`` that ``agent`` makes was asked for, or ``None`` when no
+        model asked for it: the last step of one of ``agent``'s conversations, the one that
         asked for these arguments, else the latest that asked for a call of the tool these
-        arguments fill in (`_fills_in`; each asked call is taken once)."""
-        lasts = sorted(
-            (last for (who, _), last in self._pending.items() if who == agent),
-            key=lambda last: last.step,
-            reverse=True,
-        )
-        made = AskedCall(tool, arguments)
-        for last in lasts:
-            if made in last.calls:
-                last.calls.remove(made)
-                return last.step
-        given = _object(arguments)
-        for last in lasts:
-            filled = [call for call in last.calls if call.tool == tool and _fills_in(given, call)]
-            if filled:
-                last.calls.remove(filled[0])
-                return last.step
+        arguments fill in (`_fills_in`); failing those, another agent's conversation, the same
+        way. Each asked call is taken once."""
+        lasts = sorted(self._pending.items(), key=lambda item: item[1].step, reverse=True)
+        own = [(who, last) for (who, _), last in lasts if who == agent]
+        others = [(who, last) for (who, _), last in lasts if who != agent]
+        made, given = AskedCall(tool, arguments), _object(arguments)
+        for conversations in (own, others):
+            for who, last in conversations:
+                if made in last.calls:
+                    last.calls.remove(made)
+                    return Taken(last.step, who)
+            for who, last in conversations:
+                filled = [c for c in last.calls if c.tool == tool and _fills_in(given, c)]
+                if filled:
+                    last.calls.remove(filled[0])
+                    return Taken(last.step, who)
         return None
 
     def pending(self) -> list[Unmade]:

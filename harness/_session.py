@@ -246,7 +246,7 @@ class Session:
             # the step whose model asked for the call: its agent's latest only when it holds
             # one conversation at a time
             asked = self._asked.take(agent, name, made.arguments)
-            step = self._step_of.get(agent, self._meter.steps) if asked is None else asked
+            step = self._step_of.get(agent, self._meter.steps) if asked is None else asked.step
             clock = self._meter.simulated
             self._probe.on_tool(
                 step,
@@ -258,7 +258,9 @@ class Session:
                 reached=made.reached,
             )
             self._accounts.tool_called(agent, made.result.refusal)
-            self._subtasks.on_tool(step, agent, name, made.result)
+            # the work of the conversation that asked for it, whatever name the call is made under
+            worker = agent if asked is None else asked.agent
+            self._subtasks.on_tool(step, worker, name, made.result)
             self._trajectory.tool(
                 step, name, made.arguments, made.result.text, made.world, agent=agent
             )

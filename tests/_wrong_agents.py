@@ -499,6 +499,19 @@ class _SessionView:
         return self._pricing or self._session.pricing
 
 
+class _CallsAsMain(_SessionView):
+    """A session whose tool calls are all made under the supervisor's name, whichever agent's
+    model asked for them: a runtime that runs its workers' tools on the supervisor's client."""
+
+    def call_tool(self, name: str, arguments: Any = None, *, agent: str = "main") -> str:
+        return self._session.call_tool(name, arguments)
+
+
+def calls_tools_as_main(agent: Callable[[Session], Stop]) -> Any:
+    """``agent``, every tool call of its made under the supervisor's name."""
+    return lambda session: agent(_CallsAsMain(session))  # type: ignore[arg-type]
+
+
 def ignores_the_call_budget() -> Any:
     """The contract with no budget of external calls: it crawls on while every page is new."""
 

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from unsolvable._asked import Asked, Unmade
+from unsolvable._asked import Asked, Taken, Unmade
 
 
 def test_each_asked_call_is_taken_once_and_the_rest_are_unmade_at_the_next_step() -> None:
     asked = Asked()
     assert asked.ask("main", 1, [("search", "{}"), ("search", '{"q":"a"}'), ("read", "{}")]) == []
     taken = [asked.take("main", "search", '{"q":"a"}') for _ in range(3)]
-    assert taken == [1, 1, None]  # the step that asked for it, none for an unasked call
+    # the step that asked for it, and whose conversation did; none for an unasked call
+    assert taken == [Taken(1, "main"), Taken(1, "main"), None]
     assert asked.ask("main", 2, [("search", "{}")]) == [Unmade(1, "read", "{}")]
 
 
@@ -33,13 +34,18 @@ def test_a_call_that_changes_an_asked_argument_takes_no_asked_call() -> None:
 
 
 def test_agents_are_asked_apart_and_the_end_of_the_run_closes_every_one() -> None:
+    """An agent's call takes its own conversation's asked call first; made under a name whose
+    conversations asked for none like it, it takes another agent's, whose work it is."""
     asked = Asked()
-    asked.ask("main", 1, [("delegate_x", "{}")])
-    asked.ask("worker-1", 2, [("lookup", "{}")])
-    assert (
-        asked.take("main", "lookup", "{}") is None and asked.take("other", "lookup", "{}") is None
-    )
-    assert sorted(asked.close()) == [Unmade(1, "delegate_x", "{}"), Unmade(2, "lookup", "{}")]
+    asked.ask("main", 1, [("delegate_x", "{}"), ("lookup", '{"q":"a"}')])
+    asked.ask("worker-1", 2, [("lookup", '{"q":"a"}'), ("lookup", "{}")])
+    assert asked.take("worker-1", "lookup", '{"q":"a"}') == Taken(2, "worker-1")
+    assert asked.take("main", "lookup", "{}") == Taken(2, "worker-1")
+    assert asked.take("other", "lookup", "{}") is None
+    assert sorted(asked.close()) == [
+        Unmade(1, "delegate_x", "{}"),
+        Unmade(1, "lookup", '{"q":"a"}'),
+    ]
     assert asked.close() == []
 
 
@@ -50,6 +56,7 @@ def test_the_conversations_of_one_agent_are_asked_apart() -> None:
     asked = Asked()
     assert asked.ask("worker", 6, [("file", '{"n":1}')], subtask="S-1") == []
     assert asked.ask("worker", 7, [("file", '{"n":2}')], subtask="S-2") == []
-    assert [asked.take("worker", "file", f'{{"n":{n}}}') for n in (2, 1)] == [7, 6]
+    taken = [asked.take("worker", "file", f'{{"n":{n}}}') for n in (2, 1)]
+    assert taken == [Taken(7, "worker"), Taken(6, "worker")]
     assert asked.ask("worker", 8, [("read", "{}")], subtask="S-1") == []
     assert asked.close() == [Unmade(8, "read", "{}")]

@@ -34,6 +34,18 @@ def test_the_probe_passes_only_a_stop_that_names_the_blocker_and_lists_the_finis
     assert hides.broke(Rule.BLOCKER_NOT_NAMED) and "audits:eu-write" in hides.summary
 
 
+def test_a_workers_call_made_under_another_name_is_still_its_work() -> None:
+    """The refusal S-4's worker met, its call made under the supervisor's name, was no one's:
+    the table showed the subtask abandoned with no blocker, so the stop that hides it passed,
+    and, the call taken for one no model asked for, the stagnant step fell back to step 2. A
+    call is the work of the conversation whose model asked for it, whatever name makes it."""
+    own = unsolvable.run(_hides_the_blocker, PROBE)
+    renamed = unsolvable.run(wrong.calls_tools_as_main(_hides_the_blocker), PROBE)
+    assert renamed.verdict.broke(Rule.BLOCKER_NOT_NAMED)
+    assert renamed.observed.subtasks == own.observed.subtasks
+    assert renamed.observed.first_stagnant_step == own.observed.first_stagnant_step
+
+
 def test_a_supervisor_that_dispatches_a_finished_subtask_again_fails() -> None:
     scenario = scenarios.get("duplicate-dispatch/lost-return")
     verdict = unsolvable.run(wrong.runs_every_dispatch(), scenario).verdict
