@@ -93,4 +93,5 @@ class Subtask:
     blocked_starts: tuple[int, ...] = ()
     """Steps at which it started although a dependency had not succeeded."""
     late_steps: tuple[int, ...] = ()
-    """Steps a worker made on it after its delegation had returned, with no new dispatch."""
+    """Steps a worker made on it after its delegation had returned, with no new dispatch: its
+    model calls, and the steps during which it made a tool call its model asked for before."""

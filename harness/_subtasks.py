@@ -178,9 +178,17 @@ class SubtaskTable:
             for entry in self._entries.values()
         )
 
-    def on_tool(self, step: int, agent: str, name: str, result: ToolResult) -> None:
-        """A tool call an agent made, asked for at ``step``: a refusal of the subtask that step's
-        conversation names, or its criteria met."""
+    def on_tool(
+        self, step: int, agent: str, name: str, result: ToolResult, *, made_at: int
+    ) -> None:
+        """A tool call an agent made during step ``made_at``, asked for at ``step``: a refusal of
+        the subtask that step's conversation names, or its criteria met; or, made after that
+        conversation's delegation returned, work after its stop, as a model call then is."""
+        asked_for = self._entries.get(self._named.get(step, ""))
+        if asked_for is not None and agent in asked_for.returned - asked_for.active:
+            if made_at not in asked_for.late_steps:
+                asked_for.late_steps.append(made_at)
+            return
         working = self._working.get(agent)
         entry = self._entries.get(self._named.get(step, working or "") if working else "")
         if entry is None:

@@ -95,6 +95,32 @@ def test_a_run_whose_worker_still_calls_after_its_stop_fails() -> None:
     assert "a worker went on with 'audit supplier S-1' at step 6" in verdict.summary
 
 
+def _files_after_returning(session: Session) -> Stop:
+    """Runs the first subtask's worker until its model asks to file the audit, hands its result
+    back, and only then makes that call: the worker's work, going on after its stop."""
+    messages = opening(session)
+    calls = tool_calls(_said(session, messages, "main"))
+    brief: list[Any] = [{"role": "user", "content": str(calls[0][2])}]
+    for call_id, tool, arguments in tool_calls(_said(session, brief, "worker-1")):
+        brief.append(dispatch(session, call_id, tool, arguments, agent="worker-1")[0])
+    asked = tool_calls(_said(session, brief, "worker-1"))
+    messages += [{"role": "tool", "tool_call_id": i, "content": "done"} for i, _, _ in calls]
+    _said(session, messages, "main")
+    for call_id, tool, arguments in asked:
+        dispatch(session, call_id, tool, arguments, agent="worker-1")
+    return Stop(code=Code.NO_PROGRESS, reason="stopped", partial=["audit supplier S-1"])
+
+
+def test_a_tool_call_a_worker_makes_after_its_delegation_returned_is_work_after_the_stop() -> None:
+    """Only a worker's model calls were read for work after its stop: its filing, asked for
+    before its delegation returned and made after, went unseen, the subtask succeeding "when the
+    run ended"."""
+    scenario = scenarios.get("fan-out/twin-workers-succeed")
+    verdict = unsolvable.run(_files_after_returning, scenario).verdict
+    assert verdict.broke(Rule.WORK_AFTER_STOP)
+    assert "a worker went on with 'audit supplier S-1' at step 4" in verdict.summary
+
+
 def _retries_the_refused_unasked(name: str) -> Any:
     """Runs the blocked audit's worker until it is refused, hands its result back, then has a
     worker called ``name`` take the same brief up again, with no new dispatch."""
