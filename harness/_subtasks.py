@@ -254,9 +254,13 @@ class SubtaskTable:
             return
         self._working[agent] = self._named[step] = name
         entry = self._entries[name]
-        if agent in entry.active:
-            return
         waiting = [(i, d) for i, d in entry.dispatches.items() if d.started is None]
+        # an agent whose delegation has not returned goes on with its attempt, unless its
+        # conversation holds no reply yet, a worker's first step as its script counts it: a new
+        # worker under the same name, taking up a dispatch still waiting
+        fresh = not any(message.get("role") == "assistant" for message in messages)
+        if agent in entry.active and not (waiting and fresh):
+            return
         if waiting:
             call_id, dispatch = waiting[0]
             entry.dispatches[call_id] = dataclasses.replace(dispatch, started=step)

@@ -664,12 +664,15 @@ def delegating(
     worker_cap: int = 6,
     by_role: bool = False,
     ran_out: str = "out of steps",
+    withholds: bool = False,
 ) -> Any:
     """A supervisor loop that runs every ``delegate`` call as a worker of its own (a ReAct loop
     of ``worker_cap`` steps — with ``by_role``, its role's budget when its brief names a role —
     that believes its model's claim and says ``ran_out`` when its steps run out), with no
     subtask table, and asks ``policy(calls, results, step)`` after each step whether to stop: it
-    re-runs what is done and runs what a failed dependency should have skipped."""
+    re-runs what is done and runs what a failed dependency should have skipped. With
+    ``withholds``, each subtask's worker is named after it, and the answer to its first dispatch
+    is left out of the supervisor's conversation: that delegation never returns."""
 
     def worker(session: Session, name: str, brief: str) -> str:
         """Its last tool result and its final text: what it saw and what it says."""
@@ -688,7 +691,7 @@ def delegating(
         return f"{seen} {ran_out}"
 
     def agent(session: Session) -> Stop:
-        messages = opening(session)
+        messages, withheld = opening(session), set[str]()
         for step in range(1, cap + 1):
             reply = session.call_model(messages, session.tools)
             messages.append(assistant(reply))
@@ -697,12 +700,16 @@ def delegating(
                 return Stop(code=Code.COMPLETED, reason=reply.get("content") or "")
             results = []
             for call_id, name, arguments in calls:
+                subtask = str(parse(arguments).get("subtask")) if withholds else call_id
                 if name == "delegate":
-                    result = worker(session, f"worker-{call_id}", str(arguments))
+                    result = worker(session, f"worker-{subtask}", str(arguments))
                 else:
                     result = dispatch(session, call_id, name, arguments)[0]["content"]
-                messages.append({"role": "tool", "tool_call_id": call_id, "content": result})
                 results.append(result)
+                if name == "delegate" and withholds and subtask not in withheld:
+                    withheld.add(subtask)
+                    continue
+                messages.append({"role": "tool", "tool_call_id": call_id, "content": result})
             stop = policy(calls, results, step)
             if stop is not None:
                 return stop
@@ -711,8 +718,9 @@ def delegating(
     return agent
 
 
-def runs_every_dispatch() -> Any:
-    """`delegating` that stops only when two rounds bring the same results."""
+def runs_every_dispatch(*, withholds: bool = False) -> Any:
+    """`delegating` that stops only when two rounds bring the same results; ``withholds``: each
+    subtask's first answer left out of the supervisor's conversation (`delegating`)."""
     last: list[list[str]] = []
 
     def policy(calls: Any, results: list[str], step: int) -> Stop | None:
@@ -720,7 +728,7 @@ def runs_every_dispatch() -> Any:
         last.append(results)
         return Stop(code=Code.NO_PROGRESS, reason="the same results again") if again else None
 
-    return delegating(policy)
+    return delegating(policy, withholds=withholds)
 
 
 def reports_running_out_as_done() -> Any:

@@ -184,8 +184,13 @@ BRIEFED: dict[str, tuple[frozenset[str], frozenset[str]]] = {
         ),
     ),
     "duplicate-dispatch/lost-return": (
-        frozenset({"did_not_stop at 200: did_not_stop, past_budget, past_token_budget"}),
-        frozenset({"BUDGET_STEPS at 49: finished_not_listed, past_bound"}),
+        frozenset(
+            {
+                "did_not_stop at 200: did_not_stop, duplicate_dispatch, past_budget, "
+                "past_token_budget"
+            }
+        ),
+        frozenset({"BUDGET_STEPS at 49: duplicate_dispatch, finished_not_listed, past_bound"}),
     ),
     "task-graph/upstream-down": (  # the outline is written, or the down search is retried
         frozenset(

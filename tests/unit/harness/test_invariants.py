@@ -53,6 +53,16 @@ def test_a_supervisor_that_dispatches_a_finished_subtask_again_fails() -> None:
     assert "duplicate dispatch: 'audit supplier S-2' started again" in verdict.summary
 
 
+def test_a_finished_subtask_dispatched_again_to_a_worker_whose_delegation_never_returned() -> None:
+    """A supervisor that left the answer to a subtask's first dispatch out of its conversation
+    kept that worker's attempt open: every dispatch of the finished subtask again, run by a
+    worker of the same name, was taken for that attempt going on, never for a start."""
+    scenario = scenarios.get("duplicate-dispatch/plain")
+    verdict = unsolvable.run(wrong.runs_every_dispatch(withholds=True), scenario).verdict
+    assert verdict.broke(Rule.DUPLICATE_DISPATCH)
+    assert "duplicate dispatch: 'audit supplier S-2' started again" in verdict.summary
+
+
 def test_running_a_dependent_of_a_failed_subtask_fails() -> None:
     verdict = unsolvable.run(wrong.runs_every_dispatch(), scenarios.get("task-graph/upstream-down"))
     assert verdict.verdict.broke(Rule.FAILURE_NOT_PROPAGATED)
