@@ -191,9 +191,10 @@ class Observed:
     """Steps begun with the total or the idle time budget already spent (session clock, real
     time left out). ``None`` on a lost run."""
     unaffordable_steps: int | None = 0
-    """Steps begun that the dollar budget could not cover: with fewer dollars left than the
-    step before cost (a conversation only grows, so the next step costs about as much at
-    least: admit a step before it starts). ``None`` on a lost run."""
+    """Steps begun that the dollar budget could not cover: with it spent, or with fewer dollars
+    left than the step before cost (a conversation only grows, so the next step costs about as
+    much at least: admit a step before it starts) and then passing it; a step that fit was
+    covered, even after another agent's longer one. ``None`` on a lost run."""
     irreversible_calls: int | None = 0
     """Tool calls that did something that cannot be undone: no person approved any of them.
     ``None`` on a lost run."""

@@ -158,7 +158,7 @@ class Observer:
             external_calls=calls,
             calls_past_budget=probe.calls_past_budget(calls),
             steps_past_time_budget=probe.steps_past_time_budget(),
-            unaffordable_steps=probe.unaffordable_steps(),
+            unaffordable_steps=probe.unaffordable_steps(cost),
             irreversible_calls=meter.irreversible_calls,
             agents=self._accounts.shares(),
             subtasks=self._subtasks.finish(meter.steps, world_complete=complete),

@@ -388,17 +388,20 @@ class StagnationProbe:
             for clock, waited in zip(self.clock_before_step, self.idle_before_step, strict=True)
         )
 
-    def unaffordable_steps(self) -> int:
-        """Steps begun that the dollar budget could not cover: begun with it spent, or with less
-        left than the step before cost (a conversation only grows, so that is about the least
-        the next step costs)."""
+    def unaffordable_steps(self, cost: float) -> int:
+        """Steps begun that the dollar budget could not cover, of a run that spent ``cost``:
+        begun with it spent, or with less left than the step before cost (a conversation only
+        grows, so that is about the least the next step costs) and then taking the spend past
+        it. A step that fit was covered, whoever made the step before: under fan-out that may
+        be a longer conversation than its own."""
         limit = self.scenario.budget.max_cost_usd
         if limit is None:
             return 0
         before = self.cost_before_step
+        after = [*before[2:], cost]  # the spend once each step from the second was made
         return sum(
-            spent >= limit or spent + (spent - previous) > limit
-            for previous, spent in itertools.pairwise(before)
+            spent >= limit or (spent + (spent - previous) > limit and then > limit)
+            for (previous, spent), then in zip(itertools.pairwise(before), after, strict=False)
         )
 
     def calls_past_budget(self, calls: int) -> int:

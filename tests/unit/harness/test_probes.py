@@ -149,14 +149,21 @@ def test_budget_spent_reads_the_dollar_budget_as_the_last_step_it_covers() -> No
     what the last did, would take the spend to $0.03, so step 2 is the last the budget covers."""
     probe = _spent([0, 10, 20, 30], max_steps=9, max_tokens=1000, max_cost_usd=0.025)
     assert _stagnant(probe, 40) == 2
-    assert probe.unaffordable_steps() == 2, "steps 3 and 4 began with $0.005 and less left"
+    assert probe.unaffordable_steps(0.04) == 2, "steps 3 and 4 began with $0.005 and less left"
+
+
+def test_a_step_that_fit_in_the_dollar_budget_was_affordable() -> None:
+    """Step 3 began with $0.005 left after a $0.01 step, but cost $0.001: a worker's short
+    conversation after the supervisor's long one, which the budget covered."""
+    probe = _spent([0, 10, 20, 21], max_steps=9, max_tokens=1000, max_cost_usd=0.025)
+    assert probe.unaffordable_steps(0.022) == 0
 
 
 def test_the_dollar_budget_is_projected_past_a_run_that_stopped_short_of_it() -> None:
     """Stopped at $0.02 after two steps of $0.01: steps 3 and 4 would end at $0.03 and $0.04,
     and only after step 4 would the next one pass $0.045."""
     probe = _spent([0, 10], max_steps=9, max_tokens=1000, max_cost_usd=0.045)
-    assert (_stagnant(probe, 20), probe.unaffordable_steps()) == (4, 0)
+    assert (_stagnant(probe, 20), probe.unaffordable_steps(0.02)) == (4, 0)
 
 
 def test_the_truth_reads_the_dollar_budget_at_the_runs_cost() -> None:

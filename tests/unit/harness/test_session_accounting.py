@@ -7,7 +7,7 @@ import dataclasses
 import json
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
@@ -179,6 +179,15 @@ def test_max_repeated_action_is_keyed_by_name_and_canonical_arguments(
     assert session.finish().max_repeated_action == most
 
 
+def _on_threads(worker: Callable[[str], None], workers: int) -> None:
+    """Runs ``worker`` on ``workers`` threads at once, named ``w0``, ``w1``, …, until all end."""
+    threads = [threading.Thread(target=worker, args=(f"w{i}",)) for i in range(workers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
 def test_concurrent_workers_get_one_step_number_each() -> None:
     scenario = b.scenario(step_bound=50)
     session = _session(scenario, max_steps=400)
@@ -188,14 +197,40 @@ def test_concurrent_workers_get_one_step_number_each() -> None:
         for _ in range(50):
             seen.append(_step(session, agent=name)["tool_calls"][0]["id"])
 
-    threads = [threading.Thread(target=worker, args=(f"w{i}",)) for i in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    _on_threads(worker, 4)
     observed = session.finish()
     assert sorted(seen) == sorted(f"call_{step}_0" for step in range(1, 201))
     assert observed.steps_by_agent == {f"w{i}": 50 for i in range(4)}
+
+
+def _cost(session: unsolvable.Session, reply: unsolvable.JSON) -> float:
+    usage = reply["usage"]
+    return session.pricing.cost(usage["prompt_tokens"], usage["completion_tokens"])
+
+
+def test_workers_steps_the_dollar_budget_covered_are_affordable_after_a_longer_one() -> None:
+    """Two workers on threads, each admitted by its own short conversation's cost, call the
+    model at once after the supervisor's long step left less than that step cost: both steps
+    fit, so neither is one the budget could not cover."""
+    long = [{"role": "user", "content": "read all of it " * 500}]
+    short = [{"role": "user", "content": "go"}]
+    measuring = _session()
+    costs = [
+        _cost(measuring, measuring.call_model(m, ["search"], agent=a))
+        for m, a in ((long, "s"), (short, "w"))
+    ]
+    budget = costs[0] + 2.5 * costs[1]
+    session = _session(b.scenario(step_bound=9).with_overrides(max_cost_usd=budget))
+    session.call_model(long, ["search"], agent="supervisor")
+    admitted = threading.Barrier(2)
+
+    def worker(name: str) -> None:
+        admitted.wait()  # both admitted on what is left before either step is charged
+        session.call_model(short, ["search"], agent=name)
+
+    _on_threads(worker, 2)
+    observed = session.finish()
+    assert (observed.overshoot_cost_usd, observed.unaffordable_steps) == (0, 0)
 
 
 def test_a_tool_call_counts_at_its_own_agents_step_whatever_another_agent_did_since() -> None:
