@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-import itertools
 import math
 from array import array
 from collections import Counter
@@ -397,11 +396,11 @@ class StagnationProbe:
         limit = self.scenario.budget.max_cost_usd
         if limit is None:
             return 0
-        before = self.cost_before_step
-        after = [*before[2:], cost]  # the spend once each step from the second was made
+        # from the second step on: the spend before the step before it, before it, and after it
+        spend = [*self.cost_before_step, cost]
         return sum(
             spent >= limit or (spent + (spent - previous) > limit and then > limit)
-            for (previous, spent), then in zip(itertools.pairwise(before), after, strict=False)
+            for previous, spent, then in zip(spend[:-2], spend[1:-1], spend[2:], strict=True)
         )
 
     def calls_past_budget(self, calls: int) -> int:
