@@ -110,7 +110,9 @@ def load_agents(specs: Sequence[str], *, flag: str, isolate_network: bool = Fals
     """Each of ``specs`` loaded (`load_agent`) in the harness's own process before any run, as
     the faces do to check them, and no two sharing a label (`_check_labels`; ``flag`` is the
     face's own option for an agent): a load that outlasts `LOAD_SECONDS` (a module that connects
-    at import to what never answers) is an `AdapterError` naming it, not a command that hangs."""
+    at import to what never answers) is an `AdapterError` naming it, not a command that hangs, and
+    so is one that raises what derives from `BaseException` alone (``pytest.importorskip``), which
+    `load_agent` lets through, so that in a test it ends the test as pytest means it to."""
     adapters = []
     for spec in specs:
         try:
@@ -124,6 +126,14 @@ def load_agents(specs: Sequence[str], *, flag: str, isolate_network: bool = Fals
                     "(a connection made at import?); move that work into the agent, or give it "
                     "a timeout"
                 ) from None
+        except (AdapterError, KeyboardInterrupt):
+            raise
+        except BaseException as error:  # pytest's skip, a cancellation: no face would catch it
+            with _redacted_errors():
+                raise AdapterError(
+                    f"agent {spec!r}: loading it raised {type(error).__name__}: {error}; its "
+                    "module must import without side effects that fail (move them into the agent)"
+                ) from error
     with _redacted_errors():
         _check_labels(specs, adapters, flag=flag)
     return adapters

@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests._hanging_import import HANGS_AT_IMPORT
 
 AGENT = (
@@ -51,6 +53,24 @@ def test_an_exception_at_import_is_a_usage_error_naming_it(tmp_path: Path) -> No
     assert result.returncode == 2
     assert "raised RuntimeError: no API key configured" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("source", "named"),
+    [
+        ("import pytest\npytest.importorskip('no_such_framework')\n", "raised Skipped: could not"),
+        ("import asyncio\nraise asyncio.CancelledError('shut')\n", "raised CancelledError: shut"),
+    ],
+    ids=["importorskip", "cancelled"],
+)
+def test_a_base_exception_at_import_is_a_usage_error_naming_it(
+    tmp_path: Path, source: str, named: str
+) -> None:
+    """What derives from `BaseException` alone (pytest's skip in a module shared with tests, an
+    ``asyncio`` cancellation) is the module's own failure as any exception is."""
+    result = run_agent(tmp_path, source)
+    assert result.returncode == 2, result.stderr
+    assert named in result.stderr and "Traceback" not in result.stderr, result.stderr
 
 
 def test_a_syntax_error_names_file_and_line(tmp_path: Path) -> None:

@@ -91,6 +91,19 @@ def test_an_agent_whose_import_hangs_is_a_usage_error_once_its_allowance_is_spen
     )
 
 
+def test_an_agent_module_that_skips_at_import_is_a_usage_error_naming_it(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    """pytest's skip derives from `BaseException` alone; met at import, it is the module's own
+    failure, not an internal error of pytest's."""
+    pytester.makepyfile(myagent="import pytest\n\npytest.importorskip('no_such_framework')\n")
+    result = run(f"{AGENT_OPTION}=myagent:agent", f"{SCENARIO_OPTION}=give-up-honoured")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [f"ERROR: {AGENT_OPTION}: agent 'myagent:agent': loading it raised Skipped: *"]
+    )
+
+
 def test_a_snapshotting_suite_without_syrupy_is_a_usage_error_naming_both_fixes(run: Run) -> None:
     """syrupy is an extra: a suite that would snapshot without it stops up front."""
     result = run(CONTRACT, "-p", "no:syrupy", f"{SCENARIO_OPTION}=give-up-honoured")
