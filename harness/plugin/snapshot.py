@@ -15,6 +15,7 @@ syrupy's usual place applies (``__snapshots__/<test file>/<test>.json``). Usage:
 from __future__ import annotations
 
 import contextlib
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,6 +39,11 @@ if TYPE_CHECKING:
     )
 
 __all__ = ["TerminationRecordExtension", "behaviour", "mask_addresses"]
+
+_CASE_STEM = re.compile(r".+-seed[0-9]+")
+"""The name of a case's snapshot file in its family folder, ``<variant>-seed<N>``
+(`unsolvable.plugin._fixture.Case.id`): a file of another name or depth in the agent's folder is
+the user's, which `--snapshot-update` must never delete as an unused snapshot."""
 
 
 def mask_addresses(*, data: SerializableData, path: PropertyPath) -> SerializableData:
@@ -145,14 +151,17 @@ class TerminationRecordExtension(JSONSnapshotExtension):
     def discover_snapshots(
         self, *, test_location: PyTestLocation, ignore_extensions: list[str] | None = None
     ) -> SnapshotCollections:
-        """In the suite, each file under the agent's folder is the snapshot of one case."""
+        """In the suite, each ``<family>/<variant>-seed<N>.json`` under the agent's folder is
+        the snapshot of one case."""
         if not _is_suite(test_location):
             return super().discover_snapshots(
                 test_location=test_location, ignore_extensions=ignore_extensions
             )
         root = Path(self.dirname(test_location=test_location))
         discovered = SnapshotCollections()
-        for path in sorted(root.rglob(f"*.{self.file_extension}")):
+        for path in sorted(root.glob(f"*/*.{self.file_extension}")):
+            if not _CASE_STEM.fullmatch(path.stem):
+                continue
             case = path.relative_to(root).with_suffix("").as_posix()
             collection = SnapshotCollection(location=str(path))
             collection.add(Snapshot(name=f"{SUITE_TEST}[{case}]"))

@@ -104,6 +104,22 @@ def test_an_obsolete_snapshot_is_reported_then_deleted(run: Run, pytester: pytes
     assert not gone.exists()
 
 
+def test_a_json_file_the_suite_never_writes_is_no_snapshot_of_it(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    """Only ``<family>/<variant>-seed<N>.json`` is a case's: a user's file of another shape in
+    the agent's folder (a snapshot folder of ``.`` puts it in the project's) is never unused."""
+    selected = (f"{AGENT_OPTION}=pkg:contract", "-k", FAMILY)
+    run(*selected, "--snapshot-update")
+    folder = pytester.path / "__unsolvable__/pkg.contract"
+    theirs = [folder / "settings.json", folder / FAMILY / "notes.json"]
+    for path in theirs:
+        path.write_text("{}\n")
+    updated = run(*selected, "--snapshot-update")
+    assert updated.ret == 0 and "unused" not in updated.stdout.str()
+    assert all(path.exists() for path in theirs)
+
+
 def test_filtered_runs_and_other_agents_leave_other_snapshots_alone(
     run: Run, pytester: pytest.Pytester
 ) -> None:
