@@ -14,6 +14,7 @@ from html import escape
 from unsolvable._numbers import counted
 from unsolvable._record import TerminationRecord
 from unsolvable._shard import Shard
+from unsolvable._text import printable
 from unsolvable.reports._baseline import GateResult
 from unsolvable.reports._broke import broken_rules, counts, headline, tag, worst_first
 from unsolvable.reports._cells import COLUMNS, cells, pass_k_line, step_cap_lines
@@ -108,7 +109,7 @@ def _failure(record: TerminationRecord, *, open_: bool) -> str:
         f"<details{' open' if open_ else ''}><summary>"
         + (f'<span class="tag">{escape(named)}</span>' if named else "")
         + f"<strong>{escape(title)}</strong> "
-        f'<span class="fail-title">{escape(record.verdict.summary)}</span></summary>'
+        f'<span class="fail-title">{escape(printable(record.verdict.summary))}</span></summary>'
         f"{timeline(record)}<pre>{escape(explain(record))}</pre></details>"
     )
 

@@ -414,16 +414,21 @@ def test_a_scenario_file_whose_name_escapes_is_refused(tmp_path: Path, name: str
     assert result.returncode == USAGE and "cannot be used" in result.stderr
 
 
-def test_agent_text_is_shown_escaped_in_the_table_and_the_markdown(tmp_path: Path) -> None:
-    summary = tmp_path / "summary.md"
+def test_agent_text_is_shown_escaped_in_the_table_the_markdown_and_the_html(
+    tmp_path: Path,
+) -> None:
+    summary, page = tmp_path / "summary.md", tmp_path / "report.html"
     result = _unsolvable(
-        "run", "--agent", f"{HOSTILE}:writes_over_its_row", *REPEAT, "--markdown", str(summary)
-    )
+        "run", "--agent", f"{HOSTILE}:writes_over_its_row", *REPEAT,
+        "--markdown", str(summary), "--html", str(page),
+    )  # fmt: skip
     assert result.returncode == 1 and "\x1b" not in result.stdout and "\r" not in result.stdout
     assert "\\x1b[2K\\x1b[1A" in result.stdout and "FAIL" in result.stdout
     assert not any(
         line.startswith("#") and "all passed" in line for line in summary.read_text().splitlines()
     )
+    html = page.read_text()
+    assert "\x1b" not in html and "\r" not in html and "crashed: RuntimeError: \\r\\x1b" in html
 
 
 @pytest.mark.parametrize("flag", ["--json", "--markdown"])
