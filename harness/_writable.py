@@ -2,9 +2,10 @@
 `OutputError` now, before anything runs, when that path cannot be written.
 
 A typo'd or read-only output path should not cost a whole run and then end in a traceback. The
-check never creates or truncates the target itself: it creates the parent folder (which writing
-would create anyway), writes a temporary file beside the target, and opens an existing target
-for appending only — never through a symbolic link, which the final write replaces. A path that
+check never creates or truncates the target itself: it creates a missing parent folder, writes
+a temporary file beside the target and removes both (the writing creates the folder, and a
+command refused later leaves none behind), and opens an existing target for appending only —
+never through a symbolic link, which the final write replaces. A path that
 holds no regular file — a device (``/dev/null``), a named pipe, a socket, or a link to one
 (``/dev/stdout``) — is refused: the final write would rename a file over it, which replaces even
 ``/dev/null`` for a run as root, and opening a pipe no one reads would wait for ever.
@@ -12,15 +13,25 @@ holds no regular file — a device (``/dev/null``), a named pipe, a socket, or a
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import NoReturn
 
 from unsolvable._errors import OutputError
 from unsolvable._input import file_kind, no_path
 
-__all__ = ["check_writable", "check_writable_dir", "file_path", "folder_path"]
+__all__ = [
+    "check_writable",
+    "check_writable_dir",
+    "file_path",
+    "folder_path",
+    "missing_folders",
+    "remove_folders",
+]
 
 
 def file_path(text: str, *, flag: str, example: str) -> Path:
@@ -74,14 +85,17 @@ def _special(path: Path) -> str | None:
 
 
 def check_writable_dir(folder: Path, *, flag: str) -> None:
-    """Files can be made in ``folder`` (created if missing), or `OutputError`."""
+    """Files can be made in ``folder`` (made to try one in, if missing, then removed again), or
+    `OutputError`."""
     problem = _dir_error(folder)
     if problem is not None:
         _fail(folder, flag, problem, "choose a folder you can write to")
 
 
 def _dir_error(folder: Path) -> str | None:
-    """Why no file can be made in ``folder``, after creating it if missing; ``None`` if one can."""
+    """Why no file can be made in ``folder``, after creating it if missing; ``None`` if one can.
+    What it created is removed again: the writing creates it."""
+    made = missing_folders(folder)
     try:
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=folder, prefix=".unsolvable-", delete=True):
@@ -91,7 +105,23 @@ def _dir_error(folder: Path) -> str | None:
         return _why(error) if blocker is None else f"{str(blocker)!r} is a file, not a folder"
     except OSError as error:
         return _why(error)
+    finally:
+        remove_folders(made)
     return None
+
+
+def missing_folders(folder: Path) -> list[Path]:
+    """``folder`` and the folders above it that do not exist yet, deepest first: what
+    ``folder.mkdir(parents=True)`` makes, and `remove_folders` takes away again."""
+    return list(itertools.takewhile(lambda place: not place.exists(), (folder, *folder.parents)))
+
+
+def remove_folders(folders: Iterable[Path]) -> None:
+    """Removes each of ``folders``, deepest first, that is empty: one a file was written to
+    since stays."""
+    for place in folders:
+        with contextlib.suppress(OSError):
+            place.rmdir()
 
 
 def _file_in_the_way(folder: Path) -> Path | None:

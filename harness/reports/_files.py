@@ -27,6 +27,7 @@ from unsolvable._errors import OutputError
 from unsolvable._interrupts import signal_name
 from unsolvable._numbers import counted
 from unsolvable._record import TerminationRecord
+from unsolvable._writable import missing_folders, remove_folders
 
 __all__ = ["PARTIAL", "STREAM_SUFFIX", "RecordStream", "stream_path", "write_file"]
 
@@ -123,12 +124,16 @@ class RecordStream:
         """Why the stream stopped, if a write failed: the records before it are kept."""
         self.piped = False
         """The stream is a named pipe someone else made, and is left where it is."""
+        self._made: list[Path] = []
+        """The folders `open` made for the stream, which go with it when nothing else is in
+        them."""
 
     def open(self, *, flag: str = "--json") -> None:
         """Makes the stream's file now, before anything runs. An `OutputError` (naming
         ``flag``) when it exists already or cannot be made."""
         if self.path is None:
             return
+        self._made = missing_folders(self.path.parent)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             descriptor = os.open(self.path, NEW_FILE, 0o666)
@@ -204,3 +209,4 @@ class RecordStream:
         if self.path is not None and not self.piped and not (keep and self.written):
             with contextlib.suppress(FileNotFoundError):
                 self.path.unlink()
+            remove_folders(self._made)  # a run refused after it opened leaves no folder

@@ -431,6 +431,17 @@ def test_agent_text_is_shown_escaped_in_the_table_the_markdown_and_the_html(
     assert "\x1b" not in html and "\r" not in html and "crashed: RuntimeError: \\r\\x1b" in html
 
 
+def test_a_refused_run_leaves_no_folder_its_outputs_would_have_made(tmp_path: Path) -> None:
+    """The output paths are checked before the scenarios: a folder made to try a file in is
+    removed again, or every refused command would leave empty folders behind."""
+    result = _unsolvable(
+        "run", "--agent", "contract", "--scenario", "no-such-scenario",
+        "--json", str(tmp_path / "out/deeper/records.json"), "--trace-dir", str(tmp_path / "tr/x"),
+    )  # fmt: skip
+    assert result.returncode == USAGE and "unknown scenario" in result.stderr, result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("flag", ["--json", "--markdown"])
 def test_a_report_given_the_scenario_file_it_runs_is_refused_and_the_file_kept(
     tmp_path: Path, flag: str
