@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 from unsolvable._environ import child_environ
 from unsolvable._errors import AdapterError, CeilingHit
 from unsolvable._leftovers import await_late_call
-from unsolvable._remote import EXEC_PREFIX
+from unsolvable._remote import ACP_PREFIX, EXEC_PREFIX
 from unsolvable._session import end_at_ceiling
 from unsolvable._stop import Stop
 from unsolvable._text import kept_end
@@ -234,9 +234,11 @@ class ProcessAdapter:
             return  # a placeholder: known only when a run fills it in
         if shutil.which(program) is None:
             where = "is not an executable file" if os.sep in program else "is not on PATH"
+            # The example is in the spec's own form: an acp: agent's program is checked here too.
+            face = next((p for p in (EXEC_PREFIX, ACP_PREFIX) if self.name.startswith(p)), "")
             raise AdapterError(
                 f"agent {self.name!r}: the program {program!r} {where}; install it, or give its "
-                f"path (e.g. {EXEC_PREFIX}/usr/bin/{os.path.basename(program)} …). See {DOCS}"
+                f"path (e.g. {face}/usr/bin/{os.path.basename(program)} …). See {DOCS}"
             )
         if INTERPRETER.fullmatch(os.path.basename(program)):
             check_script(self.name, self.command)

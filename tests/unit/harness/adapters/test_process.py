@@ -108,6 +108,8 @@ def test_home_is_an_empty_folder_of_each_runs_own_removed_at_its_end(tmp_path: P
     ("spec", "says"),
     [
         ("exec:no-such-agent-xyz", "the program 'no-such-agent-xyz' is not on PATH"),
+        ("exec:no-such-agent-xyz", "give its path (e.g. exec:/usr/bin/no-such-agent-xyz …)"),
+        ("acp:no-such-agent-xyz", "give its path (e.g. acp:/usr/bin/no-such-agent-xyz …)"),
         ("exec:./no/such/agent", "the program './no/such/agent' is not an executable file"),
         ("exec:python no_such_agent.py", "the script 'no_such_agent.py' does not exist in "),
         ("exec:node --trace-warnings gone.mjs {task}", "the script 'gone.mjs' does not exist"),
