@@ -8,6 +8,7 @@ to xdist workers.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -109,8 +110,9 @@ class Settings:
 
     def report_options(self) -> ReportOptions:
         """The reports and the gate as `unsolvable.reports.publish` takes them. Paths stay as
-        given, so messages show them so: relative ones are from where pytest was started, the
-        working directory when options are read and again when the session finishes."""
+        given, so messages show them so: relative ones are from where pytest was started (an ini
+        file's made so, `_from_rootdir`), the working directory when options are read and again
+        when the session finishes."""
         from unsolvable.reports._flags import report_options
 
         options = report_options(self.reports, prefix=PREFIX)
@@ -144,16 +146,36 @@ def resolve(config: pytest.Config) -> Settings:
         isolate_network=bool(values[ISOLATE_NETWORK_OPTION]),
         scenario_files=_scenario_files(config, values),
         shard=_shard(values[SHARD_OPTION]),
-        reports={
-            flag.key: values[f"{PREFIX}{flag.name}"]
-            for flag in REPORT_FLAGS
-            if values[f"{PREFIX}{flag.name}"] is not None
-        },
+        reports=_reports(config, values),
     )
     _check_gate_flags(config, settings)
     _check_snapshot_dir(config, settings)
     _check_snapshot_plugin(config, settings)
     return settings
+
+
+def _reports(config: pytest.Config, values: Mapping[str, Any]) -> dict[str, Any]:
+    """The report flags given, by `ReportFlag.key`; a path from the ini file is relative to the
+    rootdir, as the scenario and snapshot folders are, whichever folder pytest starts in."""
+    reports = {}
+    for flag in REPORT_FLAGS:
+        name = f"{PREFIX}{flag.name}"
+        value = values[name]
+        if value is None:
+            continue
+        from_ini = flag.takes_path and not is_given(config, name)
+        reports[flag.key] = _from_rootdir(config, value) if from_ini else value
+    return reports
+
+
+def _from_rootdir(config: pytest.Config, path: str) -> str:
+    """``path``, relative to the rootdir, as a path from where pytest started: what files are
+    written to and messages show (the same path, when pytest starts in the rootdir). A
+    final ``/`` is kept, for the check that refuses a folder where a file is wanted."""
+    if not path or os.path.isabs(path):
+        return path
+    relative = os.path.relpath(config.rootpath / path, config.invocation_params.dir)
+    return relative + "/" if path.endswith("/") else relative
 
 
 def _check_gate_flags(config: pytest.Config, settings: Settings) -> None:

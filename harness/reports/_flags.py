@@ -43,6 +43,11 @@ class ReportFlag:
     go ungated with it said (`GATE_FLAGS`)."""
 
     @property
+    def takes_path(self) -> bool:
+        """Its value is a file or folder (the reports, the traces, the baseline)."""
+        return not self.switch and self.parse is str
+
+    @property
     def key(self) -> str:
         """The name in the values a face passes to `report_options` (``baseline_margin``)."""
         return self.name.replace("-", "_")

@@ -278,6 +278,32 @@ def test_ini_keys_set_the_reports_and_the_gate(run: Run, pytester: pytest.Pytest
     assert f"**Baseline gate: passed** — {GROUPS} groups compared against `{BASELINE}`" in summary
 
 
+def test_an_ini_files_report_paths_are_from_the_rootdir_wherever_pytest_starts(
+    run: Run, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As its scenario and snapshot folders are: started from a subfolder, the session wrote
+    the records there and looked for the baseline there, a second one beside the first."""
+    _agent(pytester, "contract")
+    assert _suite(run, GATE, UPDATE_BASELINE_OPTION).ret == 0
+    pytester.makeini(
+        f"[pytest]\nunsolvable_baseline = {BASELINE}\nunsolvable_json = out/records.json\n"
+    )
+    below = pytester.mkdir("sub")
+    monkeypatch.chdir(below)
+    monkeypatch.setenv("PYTHONPATH", str(pytester.path))  # the agent's module, mine.py
+    result = _suite(run, "-n", "2")
+    assert result.ret == 0, result.stdout.str()
+    result.stdout.fnmatch_lines(
+        [f"unsolvable: wrote {cases(*FAMILIES)} records to ../out/records.json"]
+    )
+    assert _gate_lines(result) == [
+        f"unsolvable: baseline gate passed: {GROUPS} groups compared against ../{BASELINE} "
+        "(lag p95 +0 steps, false-stop rate +0)"
+    ]
+    assert (pytester.path / "out/records.json").is_file()
+    assert not (below / "out").exists()
+
+
 def test_otel_and_trace_dir_are_the_clis_bytes_under_xdist(
     run: Run, pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
 ) -> None:
