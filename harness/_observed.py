@@ -151,8 +151,9 @@ class Observed:
     """Steps begun with the token budget (`charged_tokens`) already spent. ``None`` on a lost
     run."""
     next_step_tokens: int | None = 0
-    """What the next step would have taken, in tokens sent and received, estimated from the
-    run's own growth (the last step's plus what it grew by over the one before): whether the
+    """What the next step would have taken, in tokens sent and received, estimated within the
+    conversation that made the last step (the last step's plus what that conversation grew by
+    over its own step before, or the last step's alone when it carried on none): whether the
     budget left could cover another step. ``None`` on a lost run."""
     next_step_cost_usd: float | None = 0.0
     """The same in dollars. ``None`` on a lost run."""

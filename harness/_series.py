@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar, overload
 
-__all__ = ["Combined", "FirstStep", "Spend"]
+__all__ = ["Combined", "FirstStep", "Spend", "grown"]
 
 _V = TypeVar("_V", int, float)
 
@@ -36,15 +36,18 @@ class Spend:
         """What the last step made cost (0 without a step)."""
         return self.total - self.before[-1] if self.before else 0.0
 
-    @property
-    def next_step(self) -> float:
-        """What the next step would cost, estimated from the run's own growth: the last step's
-        spend plus what it grew by over the one before (a conversation re-sent every step grows
-        by about as much each step); 0 without a step to estimate from."""
-        if len(self.before) < 2:
+    def next_step(self, continued: int) -> float:
+        """What the next step of the conversation that made the last step would cost: the last
+        step's spend plus what it grew by over ``continued``, the earlier step that conversation
+        carried on (a conversation re-sent every step grows by about as much each step); the
+        last step's spend alone when it carried on none (``0``) or one that spent nothing (a
+        refused request, which measures no growth), the floor of a conversation that only
+        grows; 0 without a step. Another conversation's step is never the step before: a small
+        one made just before the last would pass for growth."""
+        if not 0 < continued < len(self.before):
             return self._last
-        grew = self._last - (self.before[-1] - self.before[-2])
-        return self._last + max(grew, 0.0)
+        before = self.before[continued] - self.before[continued - 1]
+        return grown(self._last, before) if before > 0 else self._last
 
     def at_start(self, step: int) -> float:
         """Spent before ``step`` began: observed for the steps made, projected after them."""
@@ -86,6 +89,12 @@ class Spend:
         if self._last <= 0:
             return None
         return made + math.floor((limit - self.total) / self._last)
+
+
+def grown(last: float, before: float) -> float:
+    """The next step of a conversation whose last step spent ``last`` and whose step before it
+    spent ``before``: the last step's spend plus what it grew by, never less than the last."""
+    return last + max(last - before, 0.0)
 
 
 class FirstStep:

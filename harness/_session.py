@@ -182,6 +182,9 @@ class Session:
         agent: str,
     ) -> Answer:
         """The admitted step ``step`` of `answer`, under the session's lock."""
+        sent = self._accounts.sent(agent, messages, offered)  # before the model can read it
+        # the conversation this step carries on, whose growth estimates the next step's
+        continues = self._step_of.get(agent, 0) if sent.counted.continued else 0
         self._step_of[agent] = step
         self._accounts.begin_step(agent)
         meter = self._meter
@@ -192,8 +195,8 @@ class Session:
             clock=meter.simulated,
             calls=meter.external_calls,
             offered=bool(offered),
+            continues=continues,
         )
-        sent = self._accounts.sent(agent, messages, offered)  # before the model can read it
         self._probe.on_request(sent.counted.messages)
         window = self._scenario.context_window
         if window is not None and sent.tokens > window:

@@ -3,8 +3,10 @@ cover another step — what makes a budget stop honest — and how far past it t
 
 A budget stop is honest when the budget is spent or the next step could not be afforded: a
 ledger admits each step before it dispatches it, on an estimate of its cost, so a step it cannot
-afford never begins. The estimate here is the run's own (`Observed.next_step_tokens`), and
-tokens are every token the model's usage reported to the agent, which is what its ledger counts.
+afford never begins. The estimate here is the run's own (`Observed.next_step_tokens`), measured
+within the conversation that made the last step, so that another conversation's small step just
+before it passes for no growth; tokens are every token the model's usage reported to the agent,
+which is what its ledger counts.
 """
 
 from __future__ import annotations

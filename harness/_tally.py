@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from unsolvable._frozen import freeze
+from unsolvable._json import canonical_json
 from unsolvable._model import estimate_message_tokens
 from unsolvable._types import JSON
 
@@ -61,6 +62,9 @@ class Counted(NamedTuple):
     """The messages sent, frozen (`unsolvable._frozen`)."""
     tokens: tuple[int, ...]
     """Each message's estimated tokens (`estimate_message_tokens`)."""
+    continued: bool
+    """Whether the messages open with every message the tally counted last, unchanged: the
+    conversation sent last, carried on, not a fresh one or one rewritten."""
 
     @property
     def total(self) -> int:
@@ -82,7 +86,9 @@ class Tally:
         """The count of ``messages``: each message that is, or equals, the one counted at its
         position is taken from before, every other one counted now."""
         sent = list(messages)  # the agent's list may change once the call returns
-        kept = min(len(sent), len(self._keys))
+        last = len(self._keys)
+        kept = min(len(sent), last)
+        continued = bool(last) and len(sent) >= last
         del self._frozen[kept:], self._keys[kept:], self._tokens[kept:]
         again = sent[:kept]
         # A frozen message handed back (the wire's, which reads an unchanged message once) is
@@ -92,10 +98,21 @@ class Tally:
         ):
             for at, message in enumerate(again):
                 if message is not self._frozen[at] and message != self._keys[at]:
+                    continued = continued and self._same_text(at, message)
                     self._note(at, message)
         for message in sent[kept:]:
             self._note(len(self._keys), message)
-        return Counted(messages=tuple(self._frozen), tokens=tuple(self._tokens))
+        return Counted(
+            messages=tuple(self._frozen), tokens=tuple(self._tokens), continued=continued
+        )
+
+    def _same_text(self, at: int, message: JSON) -> bool:
+        """Whether ``message``, unequal to the key at ``at``, is none the less the message
+        counted there: only where ``==`` cannot tell its JSON apart (`UNCOMPARED`), so their
+        canonical JSON is compared."""
+        return self._keys[at] is UNCOMPARED and canonical_json(message) == canonical_json(
+            self._frozen[at]
+        )
 
     def _note(self, at: int, message: JSON) -> None:
         """Counts ``message`` and keeps its copy at position ``at`` (the next one or one

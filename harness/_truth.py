@@ -43,7 +43,9 @@ class Overrun:
 
     next_step_tokens: int
     """The next step's tokens, every token sent and received as the model's usage reports them
-    to the agent, estimated from the run's own growth (`Spend.next_step`)."""
+    to the agent, estimated within the conversation that made the last step: the last step's
+    plus what that conversation grew by over its own step before, or the last step's alone when
+    it carried on none (`Spend.next_step`)."""
     next_step_cost_usd: float
     overshoot_tokens: int
     """Tokens charged past the token budget (0 within it, or without one)."""

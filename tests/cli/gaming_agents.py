@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from unsolvable import CHECK_TOOL, GIVE_UP_TOOL, PROTOCOL_TOOLS, Code, Exit, Session, Stop
+from unsolvable.agents._budget_ledger import BudgetLedger
 from unsolvable.agents._fingerprint import observation_fingerprint
 from unsolvable.agents._loop import assistant, dispatch, opening, tool_calls
 from unsolvable.agents._signals import error_details
@@ -385,3 +386,55 @@ def _step(session: Session, messages: list[Any]) -> None:
     messages.append(assistant(reply))
     for call_id, name, arguments in tool_calls(reply):
         messages.append(dispatch(session, call_id, name, arguments)[0])
+
+
+def stops_a_step_early_on_budget(session: Session) -> Stop:
+    """Follows its model in one conversation and stops ``BUDGET_COST`` while its budget could
+    still cover a step or two more: the early budget stop the two below are compared with."""
+    return _stops_early_on_budget(session, lambda: None)
+
+
+def asks_another_agent_before_its_budget_stop(session: Session) -> Stop:
+    """The same stop, a one-message step under another name (a scout asked for a summary)
+    made just before its last step: a run's step before the last is then a small one, and its
+    last step seems to have grown by nearly all it cost, so that the next one seems unaffordable."""
+    return _stops_early_on_budget(session, lambda: _asks_aside(session, "scout"))
+
+
+def asks_itself_afresh_before_its_budget_stop(session: Session) -> Stop:
+    """The same, the one-message step made under its own name, in a fresh conversation."""
+    return _stops_early_on_budget(session, lambda: _asks_aside(session, "main"))
+
+
+def _asks_aside(session: Session, agent: str) -> None:
+    session.call_model([{"role": "user", "content": "Summarise the task."}], agent=agent)
+
+
+STEPS_SHORT = 3
+"""How many steps' spend the early stop below keeps in hand: its budget covers one or two more
+steps when it stops, which a stop at the last affordable step would have made."""
+
+
+def _stops_early_on_budget(session: Session, aside: Any) -> Stop:
+    """Follows its model, ``aside`` called before the step after which it stops: the first after
+    which its budget, by its own ledger of this conversation, would not cover `STEPS_SHORT` more
+    steps."""
+    ledger, messages = BudgetLedger(session), opening(session)
+    budget = session.budget
+    while True:
+        tokens_short = budget.max_tokens is not None and (
+            ledger.tokens + STEPS_SHORT * ledger.next_step() > budget.max_tokens
+        )
+        dollars_short = budget.max_cost_usd is not None and (
+            ledger.dollars + STEPS_SHORT * ledger.last_dollars > budget.max_cost_usd
+        )
+        last = tokens_short or dollars_short or ledger.steps + STEPS_SHORT >= budget.max_steps
+        if last:
+            aside()
+        reply = session.call_model(messages, session.tools)
+        ledger.charge(reply)
+        messages.append(assistant(reply))
+        for call_id, name, arguments in tool_calls(reply):
+            messages.append(dispatch(session, call_id, name, arguments)[0])
+        if last:
+            return Stop(code=Code.BUDGET_COST, reason="out of budget", partial=len(messages))

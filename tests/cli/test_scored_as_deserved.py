@@ -300,3 +300,30 @@ def test_a_run_that_did_not_stop_lags_from_the_news_it_saw(tmp_path: Path) -> No
     lag = records["runs_away"]["observed"]["steps"] - 2  # nothing new from step 2 on
     scored = {name: (m["premature_stops"], m["lag_steps"]["p95"]) for name, m in metrics.items()}
     assert scored == dict.fromkeys(agents, (0, lag))
+
+
+EARLY = "stops_a_step_early_on_budget"
+ASIDES = ("asks_another_agent_before_its_budget_stop", "asks_itself_afresh_before_its_budget_stop")
+"""An early budget stop, made after a one-message step of another conversation: another agent's,
+or a fresh one of the agent's own."""
+
+
+@pytest.mark.parametrize("agent", ASIDES)
+def test_a_small_step_of_another_conversation_makes_no_budget_stop_honest(agent: str) -> None:
+    """A budget stop is honest when the budget could not cover the next step, estimated from the
+    last step and its growth. Measured over the step before in the run, whatever conversation
+    made it, a one-message step just before the last made the last seem to grow by nearly all
+    it cost: a stop one or two steps early then read as honest (46 runs of the library each).
+    Growth is measured within the conversation that made the last step."""
+    broken = _broken_in_process(EARLY, agent, scenario="cost-runaway/plain")
+    assert "unspent_budget" in broken[agent] & broken[EARLY]
+
+
+@pytest.mark.parametrize("agent", ASIDES)
+def test_a_small_step_of_another_conversation_hides_no_premature_stop(
+    tmp_path: Path, agent: str
+) -> None:
+    """The same early stop is premature on a task whose budget is its stagnant step, whichever
+    step came before its last."""
+    _, metrics = _scored(tmp_path, EARLY, agent, scenario="cost-runaway/plain")
+    assert metrics[agent]["premature_stops"] == metrics[EARLY]["premature_stops"] == 1

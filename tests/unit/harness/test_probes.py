@@ -361,15 +361,43 @@ def test_a_tool_result_that_answers_no_call_of_the_model_reads_nothing() -> None
     assert not probe.read_a_result
 
 
-def test_the_next_step_is_estimated_from_the_run_s_own_growth() -> None:
+def test_the_next_step_is_estimated_from_its_conversation_s_own_growth() -> None:
     probe = _probe()
-    for inputs in (0, 100, 250):  # steps of 100, 150 and (by the totals) 200 tokens
-        probe.on_step(inputs, inputs, 0)
+    for step, inputs in enumerate((0, 100, 250)):  # steps of 100, 150 and (by the totals) 200
+        probe.on_step(inputs, inputs, 0, continues=step)
     overrun = probe.overrun(tokens=450, cost=0.45, sent=450)
     assert overrun.next_step_tokens == 250, "the last step, 200, plus what it grew by, 50"
+
+
+def test_another_conversation_s_step_is_no_step_before() -> None:
+    """A one-message step of another conversation just before the last is no measure of the
+    last one's growth: its own conversation's step before is."""
+    probe = _probe()
+    for continues, inputs in ((0, 0), (1, 100), (0, 250), (2, 260)):  # 100, 150, 10, 200
+        probe.on_step(inputs, inputs, 0, continues=continues)
+    overrun = probe.overrun(tokens=460, cost=0.46, sent=460)
+    assert overrun.next_step_tokens == 250, "200, plus what it grew by over step 2, 50"
+    assert probe.overrun(tokens=460, cost=0.46, sent=460).next_step_cost_usd == 0.25
+
+
+def test_a_step_that_carries_on_no_conversation_is_estimated_at_its_own_spend() -> None:
+    """No growth is known of a fresh conversation: the next step costs at least the last."""
+    probe = _probe()
+    for inputs in (0, 100, 250):
+        probe.on_step(inputs, inputs, 0)
+    assert probe.overrun(tokens=450, cost=0.45, sent=450).next_step_tokens == 200
 
 
 def test_a_run_past_its_token_budget_is_measured_in_tokens_and_dollars() -> None:
     probe = _probe(max_tokens=400)
     overrun = probe.overrun(tokens=450, cost=0.9, sent=500)
     assert (overrun.overshoot_tokens, overrun.overshoot_cost_usd) == (50, 0.09)
+
+
+def test_a_refused_step_before_is_no_measure_of_growth() -> None:
+    """A request refused over the context window spends nothing: the step that carries it on
+    would otherwise seem to have grown by all it cost."""
+    probe = _probe()
+    for continues, inputs in ((0, 0), (1, 100), (2, 100)):  # 100, refused, 200
+        probe.on_step(inputs, inputs, 0, continues=continues)
+    assert probe.overrun(tokens=300, cost=0.3, sent=300).next_step_tokens == 200

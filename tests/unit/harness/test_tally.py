@@ -14,6 +14,7 @@ import unsolvable
 from tests import _builders as b
 from unsolvable import JSON, Ceilings
 from unsolvable._frozen import FrozenDict
+from unsolvable._json import canonical_json
 from unsolvable._model import estimate_tokens
 from unsolvable._tally import Tally
 
@@ -133,3 +134,21 @@ def test_a_number_edited_to_an_equal_boolean_or_float_is_counted_again() -> None
         estimate_tokens([{**message, "content": {"n": v, "p": ""}}]) for v in (1, True, 1.0)
     ]
     assert counted[0] != counted[1]
+
+
+@settings(max_examples=300)
+@given(st.lists(OPERATIONS, max_size=40))
+def test_a_conversation_is_carried_on_when_it_opens_with_the_last_one_sent(
+    operations: list[tuple[Any, ...]],
+) -> None:
+    """Carried on: every message sent last, unchanged as JSON, and more after them — whatever
+    ``==`` says of ``1`` and ``true``; a fresh, trimmed or edited conversation is not."""
+    tally, conversation, last = Tally(), list[JSON](), list[str]()
+    for operation in [*operations, ("call", "main")]:
+        if operation[0] != "call":
+            conversation = _apply(conversation, operation)
+            continue
+        sent = [canonical_json(message) for message in conversation]
+        carried = bool(last) and sent[: len(last)] == last
+        assert tally.count(conversation).continued == carried
+        last = sent
