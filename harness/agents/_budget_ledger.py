@@ -4,7 +4,9 @@ batch of tool calls: the code of the budget that cannot afford it, for every age
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Hashable
 
+from unsolvable._series import grown
 from unsolvable._session import Session
 from unsolvable._stop import Code
 from unsolvable._types import JSON
@@ -23,8 +25,14 @@ class BudgetLedger:
         self.budget = session.budget
         self.steps = 0
         self.tokens = 0
-        self.last = self.before_last = 0
-        """Tokens of the last step and of the one before it, the estimate's base."""
+        self.last = 0
+        """Tokens of the run's last step, the estimate's base."""
+        self.before_last: int | None = None
+        """Tokens of the step before it in the same conversation, whose growth the estimate adds
+        (``None``: its conversation had made none), as the harness estimates the next step
+        (`unsolvable._series.Spend.next_step`)."""
+        self._last_of: dict[Hashable, int] = {}
+        """Tokens of each conversation's last step."""
         self.sent = self.said = 0
         self.last_dollars = 0.0
         """What the last step cost: about the least the next one will (a conversation grows)."""
@@ -42,15 +50,17 @@ class BudgetLedger:
         call by call: the same figure the provider's bill, and the harness, work out."""
         return self.session.pricing.cost(self.sent, self.said)
 
-    def charge(self, reply: JSON, role: str | None = None) -> None:
-        """Settles a step: what the model's usage says it cost."""
+    def charge(self, reply: JSON, role: str | None = None, conversation: Hashable = "main") -> None:
+        """Settles a step of ``conversation``'s (any key the caller tells its conversations
+        apart by): what the model's usage says it cost."""
         usage = reply.get("usage", {})
         spent = int(usage.get("total_tokens", 0))
         self.steps += 1
         if role is not None:
             self.role_steps[role] += 1
         self.tokens += spent
-        self.before_last, self.last = self.last, spent
+        self.before_last = self._last_of.get(conversation)
+        self.last = self._last_of[conversation] = spent
         sent, said = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
         self.sent, self.said = self.sent + sent, self.said + said
         self.last_dollars = self.session.pricing.cost(sent, said)
@@ -60,9 +70,9 @@ class BudgetLedger:
         self.steps += 1
 
     def next_step(self) -> int:
-        """The next step's tokens: the last step's plus what it grew by (a conversation that is
-        re-sent every step grows by about as much each step)."""
-        return self.last + max(self.last - self.before_last, 0) if self.steps > 1 else self.last
+        """The next step's tokens, as the harness estimates it: the last step's, plus what it
+        grew by over its conversation's step before (`grown`)."""
+        return self.last if self.before_last is None else round(grown(self.last, self.before_last))
 
     def exhausted(self, role: str | None = None) -> Code | None:
         """Admits the next step, or says which budget cannot afford it."""

@@ -67,6 +67,8 @@ class ContractRun:
         self.warned = False
         self.compacted = False
         """The conversation was compacted to fit the context window, and nothing new came since."""
+        self.compactions = 0
+        """Times the conversation was compacted: each starts a fresh one, as the ledger counts."""
         self.not_found: list[NotFound] = []
         """Lookups in a row answered "not found"."""
         self.scope: dict[str, Any] = {}
@@ -106,7 +108,9 @@ class ContractRun:
                 if stop is not None:
                     return stop
                 continue
-            self.ledger.charge(reply, role)
+            # a compacted conversation does not send the last one's messages again, so the
+            # harness measures no growth across it either
+            self.ledger.charge(reply, role, (self.name, self.compactions))
             self.messages.append(assistant(reply))
             stop = self._act(reply)
             if stop is not None:
@@ -119,6 +123,7 @@ class ContractRun:
             reason = f"the prompt does not fit the context window even compacted: {overflow}"
             return self.stop(Code.ERROR_FATAL, reason)
         self.compacted = True
+        self.compactions += 1
         self.messages = compacted(self.messages)
         return None
 

@@ -4,13 +4,19 @@ action only a person may approve, a premise looked up in vain."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 import unsolvable
-from unsolvable import Code
+from unsolvable import CHECK_TOOL, DELEGATE_TOOL, Ceilings, Code, Session, Stop
+from unsolvable._observed import CONTEXT_WINDOW
 from unsolvable.agents import ContractAgent, ContractThresholds, contract
+from unsolvable.agents._budget_ledger import BudgetLedger
+from unsolvable.agents._contract_run import ContractRun
 from unsolvable.agents._signals import compacted, needs_a_person, not_found, wait_hint
-from unsolvable.scenarios import get
+from unsolvable.agents._thresholds import Terms
+from unsolvable.scenarios import SCENARIOS, get
 
 
 @pytest.mark.parametrize(
@@ -40,6 +46,45 @@ def test_a_dollar_budget_is_admitted_against_what_the_last_step_cost() -> None:
     record = unsolvable.run(contract, scenario)
     assert record.observed.cost_usd <= scenario.budget.max_cost_usd  # type: ignore[operator]
     assert record.observed.unaffordable_steps == 0
+
+
+def test_the_next_step_is_estimated_within_the_conversation_that_made_the_last() -> None:
+    """The harness's estimate: another agent's small step just before the last is no measure of
+    the last one's growth, and an agent's first step carries on no conversation."""
+    scenario = get("cost-runaway/plain")
+    session = unsolvable.Session(scenario, scenario.build(0), seed=0, ceilings=Ceilings())
+    ledger, estimates = BudgetLedger(session), list[int]()
+    for agent, tokens in (("main", 100), ("main", 150), ("worker", 10), ("main", 200)):
+        ledger.charge({"usage": {"total_tokens": tokens}}, conversation=agent)
+        estimates.append(ledger.next_step())
+    assert estimates == [100, 200, 10, 250]
+
+
+def test_the_ledger_estimates_the_next_step_as_the_record_does() -> None:
+    """A budget stop is judged on the record's estimate of the next step: the contract, which
+    stops on its ledger's, makes the same one on every run of the library — but those with a
+    request refused over the context window, whose last step, when refused, spends nothing: the
+    record takes that for the next step's spend, and the ledger settles no refused step."""
+    differ = []
+    for scenario in SCENARIOS:
+        for seed in scenario.seeds:
+            ledgers: list[BudgetLedger] = []
+            record = unsolvable.run(_keeps_its_ledger(ledgers), scenario, seed=seed)
+            refused = record.observed.refusals.get(CONTEXT_WINDOW, 0) > 0
+            estimate = ledgers[0].next_step()
+            if estimate != record.observed.next_step_tokens and not refused:
+                differ.append((scenario.name, seed, estimate, record.observed.next_step_tokens))
+    assert differ == []
+
+
+def _keeps_its_ledger(ledgers: list[BudgetLedger]) -> Callable[[Session], Stop]:
+    terms = Terms(thresholds=ContractThresholds(), verifier=CHECK_TOOL, delegate=DELEGATE_TOOL)
+
+    def agent(session: Session) -> Stop:
+        ledgers.append(BudgetLedger(session))
+        return ContractRun(terms, session, ledgers[0], "main").go()
+
+    return agent
 
 
 def test_without_an_idle_budget_waiting_is_counted_in_steps() -> None:
