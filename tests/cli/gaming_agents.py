@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable
 from typing import Any
 
-from unsolvable import CHECK_TOOL, GIVE_UP_TOOL, PROTOCOL_TOOLS, Code, Exit, Session, Stop
+from unsolvable import CHECK_TOOL, GIVE_UP_TOOL, JSON, PROTOCOL_TOOLS, Code, Exit, Session, Stop
 from unsolvable.agents._budget_ledger import BudgetLedger
 from unsolvable.agents._fingerprint import observation_fingerprint
 from unsolvable.agents._loop import assistant, dispatch, opening, tool_calls
@@ -390,24 +391,37 @@ def _step(session: Session, messages: list[Any]) -> None:
 
 def stops_a_step_early_on_budget(session: Session) -> Stop:
     """Follows its model in one conversation and stops ``BUDGET_COST`` while its budget could
-    still cover a step or two more: the early budget stop the two below are compared with."""
-    return _stops_early_on_budget(session, lambda: None)
+    still cover a step or two more: the early budget stop the three below are compared with."""
+    return _stops_early_on_budget(session, lambda messages: "main")
 
 
 def asks_another_agent_before_its_budget_stop(session: Session) -> Stop:
     """The same stop, a one-message step under another name (a scout asked for a summary)
     made just before its last step: a run's step before the last is then a small one, and its
     last step seems to have grown by nearly all it cost, so that the next one seems unaffordable."""
-    return _stops_early_on_budget(session, lambda: _asks_aside(session, "scout"))
+    return _stops_early_on_budget(session, lambda messages: _asks_aside(session, "scout"))
 
 
 def asks_itself_afresh_before_its_budget_stop(session: Session) -> Stop:
     """The same, the one-message step made under its own name, in a fresh conversation."""
-    return _stops_early_on_budget(session, lambda: _asks_aside(session, "main"))
+    return _stops_early_on_budget(session, lambda messages: _asks_aside(session, "main"))
 
 
-def _asks_aside(session: Session, agent: str) -> None:
+def jumps_under_another_name_before_its_budget_stop(session: Session) -> Stop:
+    """The same, the one-message step under another name sending the conversation's opening
+    message alone, and the last step made under that name, sending the whole conversation: that
+    name's conversation carries on its step before, and jumped by nearly all it cost."""
+
+    def aside(messages: list[JSON]) -> str:
+        session.call_model(messages[:1], agent="scout")
+        return "scout"
+
+    return _stops_early_on_budget(session, aside)
+
+
+def _asks_aside(session: Session, agent: str) -> str:
     session.call_model([{"role": "user", "content": "Summarise the task."}], agent=agent)
+    return "main"
 
 
 STEPS_SHORT = 3
@@ -415,10 +429,10 @@ STEPS_SHORT = 3
 steps when it stops, which a stop at the last affordable step would have made."""
 
 
-def _stops_early_on_budget(session: Session, aside: Any) -> Stop:
-    """Follows its model, ``aside`` called before the step after which it stops: the first after
-    which its budget, by its own ledger of this conversation, would not cover `STEPS_SHORT` more
-    steps."""
+def _stops_early_on_budget(session: Session, aside: Callable[[list[JSON]], str]) -> Stop:
+    """Follows its model, ``aside`` called before the step after which it stops, which is made
+    under the name it returns: the first step after which its budget, by its own ledger of this
+    conversation, would not cover `STEPS_SHORT` more steps."""
     ledger, messages = BudgetLedger(session), opening(session)
     budget = session.budget
     while True:
@@ -429,9 +443,8 @@ def _stops_early_on_budget(session: Session, aside: Any) -> Stop:
             ledger.dollars + STEPS_SHORT * ledger.last_dollars > budget.max_cost_usd
         )
         last = tokens_short or dollars_short or ledger.steps + STEPS_SHORT >= budget.max_steps
-        if last:
-            aside()
-        reply = session.call_model(messages, session.tools)
+        agent = aside(messages) if last else "main"
+        reply = session.call_model(messages, session.tools, agent=agent)
         ledger.charge(reply)
         messages.append(assistant(reply))
         for call_id, name, arguments in tool_calls(reply):

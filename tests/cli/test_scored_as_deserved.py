@@ -327,3 +327,18 @@ def test_a_small_step_of_another_conversation_hides_no_premature_stop(
     step came before its last."""
     _, metrics = _scored(tmp_path, EARLY, agent, scenario="cost-runaway/plain")
     assert metrics[agent]["premature_stops"] == metrics[EARLY]["premature_stops"] == 1
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a conversation that jumps from a one-message step to the whole of another's still "
+    "grows by nearly all its last step cost: growth measured from any step before can be made "
+    "of one jump",
+)
+def test_a_jump_from_a_small_step_of_its_own_makes_no_budget_stop_honest() -> None:
+    """The same early stop, its last step made under a name whose step before sent the
+    conversation's opening message alone: that conversation did carry on its step before, so
+    the estimate grows the last step by all it added at once (45 runs of the library escape)."""
+    agent = "jumps_under_another_name_before_its_budget_stop"
+    broken = _broken_in_process(EARLY, agent, scenario="cost-runaway/plain")
+    assert "unspent_budget" in broken[agent] & broken[EARLY]
