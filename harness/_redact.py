@@ -1,9 +1,9 @@
 """Consumes the strings an agent put into a record, produces them safe to write and stable: secrets
-replaced by ``[redacted]``, memory addresses, LangGraph's task ids, the port and key of the
-harness's loopback URLs and the paths of its temporary folders masked, the files of a Python
-traceback under the working directory named relative to it, as an agent's own traceback names
-them (`unsolvable._traceback`; a worker has named the Python files of a run's output so before
-it cut the output, `unsolvable._worker`).
+replaced by ``[redacted]``, memory addresses, LangGraph's task ids, AutoGen's team ids, the port
+and key of the harness's loopback URLs and the paths of its temporary folders masked, the files
+of a Python traceback under the working directory named relative to it, as an agent's own
+traceback names them (`unsolvable._traceback`; a worker has named the Python files of a run's
+output so before it cut the output, `unsolvable._worker`).
 
 Applied once to the whole record, where it leaves the run (`unsolvable.run`) or where the harness
 receives it from the worker process that made it (`unsolvable._batch`), so that every written
@@ -47,6 +47,12 @@ TASK_ID = re.compile(
 """The note LangGraph adds to an exception a graph's task raised (``pregel/_retry.py``): the id is
 hashed from the run's checkpoint id, new on every run. Only the id in that note is masked."""
 MASKED_TASK_ID = r"\1…'"
+UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+TEAM_ID = re.compile(rf"(Error processing publish message for [^\s/]*_){UUID}/{UUID}\b")
+"""The line AutoGen's runtime logs when a handler raises (``_single_threaded_agent_runtime.py``),
+naming the agent ``<name>_<team id>/<team id>``: a team's id is a new uuid on every run
+(``BaseGroupChat``). Only the ids in that line are masked."""
+MASKED_TEAM_ID = r"\1…/…"
 RUN_KEY = rf"[0-9a-f]{{{2 * KEY_BYTES}}}(?![0-9a-f])"
 LOOPBACK_URL = re.compile(
     rf"(?<![\w.])((?:https?://)?(?:127\.0\.0\.1|localhost|\[::1\])):[0-9]+(/{RUN_KEY})?"
@@ -141,6 +147,10 @@ def mask_task_ids(text: str) -> str:
     return TASK_ID.sub(MASKED_TASK_ID, text) if "During task" in text else text
 
 
+def mask_team_ids(text: str) -> str:
+    return TEAM_ID.sub(MASKED_TEAM_ID, text) if "publish message for" in text else text
+
+
 def mask_loopback_urls(text: str) -> str:
     if "path: /" in text:
         text = REQUEST_PATH.sub(r"\1…", text)
@@ -225,9 +235,9 @@ class Redactor:
         self.here = _here(os.getcwd())
 
     def text(self, text: str) -> str:
-        """``text`` with every secret replaced; every address, LangGraph task id, loopback URL's
-        port and key and temporary folder of the harness masked; every file of a Python
-        traceback under the working directory named relative to it (`_here`)."""
+        """``text`` with every secret replaced; every address, LangGraph task id, AutoGen team
+        id, loopback URL's port and key and temporary folder of the harness masked; every file
+        of a Python traceback under the working directory named relative to it (`_here`)."""
         for secret in self.secrets:
             if secret in text:
                 text = text.replace(secret, REDACTED)
@@ -241,7 +251,7 @@ class Redactor:
             text = self.folders.sub(MASKED_FOLDER, text)
         if self.here is not None and self.here in text:
             text = text.replace(self.here, 'File "')
-        return mask_loopback_urls(mask_task_ids(mask_addresses(text)))
+        return mask_loopback_urls(mask_team_ids(mask_task_ids(mask_addresses(text))))
 
     def _cut_pieces(self, text: str) -> str:
         """``text`` with the piece of a secret a cut left beside each ellipsis redacted: a

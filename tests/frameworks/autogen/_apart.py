@@ -30,3 +30,13 @@ def run_apart(agent: str, name: str, **ceilings: Any) -> tuple[dict[str, Any], s
     done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=SECONDS)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout), done.stderr
+
+
+def records_of_the_command(agent: str, name: str, seed: int, json_path: Path) -> bytes:
+    """What ``unsolvable run`` writes with ``--json`` for ``agent`` on scenario ``name`` at
+    ``seed``: its worker keeps the output of a failed run in the record, as the pytest face's
+    do, where `unsolvable.run` leaves it on the terminal."""
+    argv = [sys.executable, "-m", "unsolvable.cli", "run", "--no-progress", "--agent", agent]
+    argv += ["--scenario", name, "--seed", str(seed), "--json", str(json_path)]
+    subprocess.run(argv, cwd=json_path.parent, capture_output=True, timeout=SECONDS, check=False)
+    return json_path.read_bytes()

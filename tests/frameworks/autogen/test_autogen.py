@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,7 +30,7 @@ from autogen_ext.models.replay import ReplayChatCompletionClient
 
 import unsolvable
 from tests.frameworks._glue import reported
-from tests.frameworks.autogen._apart import run_apart
+from tests.frameworks.autogen._apart import records_of_the_command, run_apart
 from unsolvable import (
     AdapterError,
     Ceilings,
@@ -156,6 +158,19 @@ def test_a_tool_call_ceiling_leaves_no_task_exception_unretrieved() -> None:
     assert "Task exception was never retrieved" not in said and "CeilingHit" not in said
     assert (record["outcome"], record["observed"]["ceiling"]) == ("did_not_stop", "tool_calls")
     assert (record["observed"]["steps"], record["observed"]["tool_calls"]) == (4, 3)
+
+
+def test_a_failed_run_s_output_is_the_same_bytes_on_every_run(tmp_path: Path) -> None:
+    """AutoGen's runtime logs a handler's error under the name it gave the agent, which holds
+    the team's id, new on every run; a failed run's record keeps that output, so the same
+    scenario, seed and agent would give another record every time."""
+    first, again = (
+        records_of_the_command("autogen", "budget-edge/plain", 0, tmp_path / f"{n}.json")
+        for n in ("first", "again")
+    )
+    output = json.loads(first)["records"][0]["output"]
+    assert "Error processing publish message for assistant_…/…" in output
+    assert first == again
 
 
 STREAMING = AutoGenAdapter(

@@ -74,6 +74,20 @@ def test_langgraph_s_task_id_is_masked_in_its_note_alone() -> None:
     )
 
 
+def test_autogen_s_team_id_is_masked_in_its_runtime_s_error_line_alone() -> None:
+    """AutoGen names the agents of a team after the team's id, a new uuid on every run, and its
+    runtime logs a handler's error by that name; a uuid the agent wrote stays."""
+    team = "371a46a8-2956-4bc0-9555-91440f568ee9"
+    text = (
+        f"Error processing publish message for assistant_{team}/{team}\n"
+        f"Traceback (most recent call last):\nassistant_{team}/{team}"
+    )
+    assert Redactor({}).text(text) == (
+        "Error processing publish message for assistant_…/…\n"
+        f"Traceback (most recent call last):\nassistant_{team}/{team}"
+    )
+
+
 def test_a_loopback_urls_port_and_run_key_are_masked_and_nothing_else() -> None:
     """The wire's and the MCP server's URLs change every run; another host's port, a path
     after the key, and a hash that is no URL's first segment stay."""
