@@ -60,32 +60,34 @@ def test_cleaning_is_idempotent_and_keeps_short_values_and_shapes() -> None:
     assert redactor.data(once) == once
 
 
-def test_langgraph_s_task_id_is_masked_in_its_note_alone() -> None:
-    """The id LangGraph's note gives a task is new on every run; a uuid the agent wrote, or a
-    task id anywhere else, may be what its author needs, and stays."""
-    task = "081f8b88-9442-efab-7680-393ac0dd72a1"
-    text = (
-        f"PermissionDenied: 403 Forbidden\nDuring task with name 'tools' and id '{task}'\n"
-        f"order {task} and id '{task}'"
-    )
-    assert Redactor({}).text(text) == (
-        f"PermissionDenied: 403 Forbidden\nDuring task with name 'tools' and id '…'\n"
-        f"order {task} and id '{task}'"
-    )
+TASK = "081f8b88-9442-efab-7680-393ac0dd72a1"
+TEAM = "371a46a8-2956-4bc0-9555-91440f568ee9"
 
 
-def test_autogen_s_team_id_is_masked_in_its_runtime_s_error_line_alone() -> None:
-    """AutoGen names the agents of a team after the team's id, a new uuid on every run, and its
-    runtime logs a handler's error by that name; a uuid the agent wrote stays."""
-    team = "371a46a8-2956-4bc0-9555-91440f568ee9"
-    text = (
-        f"Error processing publish message for assistant_{team}/{team}\n"
-        f"Traceback (most recent call last):\nassistant_{team}/{team}"
-    )
-    assert Redactor({}).text(text) == (
-        "Error processing publish message for assistant_…/…\n"
-        f"Traceback (most recent call last):\nassistant_{team}/{team}"
-    )
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        pytest.param(
+            f"PermissionDenied: 403 Forbidden\nDuring task with name 'tools' and id '{TASK}'\n"
+            f"order {TASK} and id '{TASK}'",
+            "PermissionDenied: 403 Forbidden\nDuring task with name 'tools' and id '…'\n"
+            f"order {TASK} and id '{TASK}'",
+            id="langgraph-task",
+        ),
+        pytest.param(
+            f"Error processing publish message for assistant_{TEAM}/{TEAM}\n"
+            f"Traceback (most recent call last):\nassistant_{TEAM}/{TEAM}",
+            "Error processing publish message for assistant_…/…\n"
+            f"Traceback (most recent call last):\nassistant_{TEAM}/{TEAM}",
+            id="autogen-team",
+        ),
+    ],
+)
+def test_a_framework_s_run_id_is_masked_in_its_own_line_alone(text: str, masked: str) -> None:
+    """The id LangGraph's note gives a task, and the team's id in the name AutoGen's runtime
+    logs a failing agent by, are new on every run; a uuid the agent wrote, or the same id
+    anywhere else, may be what its author needs, and stays."""
+    assert Redactor({}).text(text) == masked
 
 
 def test_a_loopback_urls_port_and_run_key_are_masked_and_nothing_else() -> None:
