@@ -107,7 +107,7 @@ class A2AAdapter:
             raise AdapterError("a2a agent: no command; give the command that serves the agent")
         self.command = tuple(command)
         self.name = name or A2A_PREFIX + shlex.join(self.command)
-        self.process = ProcessAdapter(self.command, name=self.name)
+        self.process = ProcessAdapter(self.command, name=self.name, face="")
 
     def preflight(self) -> None:
         """What every run needs, checked once before any (`unsolvable.load_agent`): the server's

@@ -100,6 +100,7 @@ class AcpAdapter:
         self.process = ProcessAdapter(
             self.command,
             name=self.name,
+            face=ACP_PREFIX,
             isolate_network=isolate_network,
             wire=_wire_options(self.tool_prefixes),
         )

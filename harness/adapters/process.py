@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 from unsolvable._environ import child_environ
 from unsolvable._errors import AdapterError, CeilingHit
 from unsolvable._leftovers import await_late_call
-from unsolvable._remote import ACP_PREFIX, EXEC_PREFIX
+from unsolvable._remote import EXEC_PREFIX
 from unsolvable._session import end_at_ceiling
 from unsolvable._stop import Stop
 from unsolvable._text import kept_end
@@ -186,7 +186,10 @@ class ProcessAdapter:
     """Runs a command line as the agent, over the loopback wire (``exec:python agent.py``).
 
     ``command`` is the program and its arguments, with ``{placeholders}`` from `contract`;
-    ``name`` defaults to the spec, ``exec:`` and the command line. ``isolate_network`` runs the
+    ``name`` defaults to the spec, ``face`` (``exec:``) and the command line; ``face`` is the
+    form the command was given in, which a missing program's error shows: a spec's prefix (an
+    ``acp:`` agent's process runs here too), or none for a command given in code alone (an A2A
+    server's, which has no spec). ``isolate_network`` runs the
     child in a network namespace of its own (Linux, ``unshare``), where only the harness's
     loopback address answers: an agent that ignores its base URL fails at once instead of
     reaching a real API. ``wire`` passes options to the `Wire` (e.g. ``tool_names``). The child's
@@ -199,6 +202,7 @@ class ProcessAdapter:
         command: Sequence[str],
         *,
         name: str | None = None,
+        face: str = EXEC_PREFIX,
         isolate_network: bool = False,
         wire: Mapping[str, Any] | None = None,
         pass_env: Sequence[str] = (),
@@ -208,7 +212,8 @@ class ProcessAdapter:
                 f"exec agent: no command; write it as {EXEC_PREFIX}python agent.py. See {DOCS}"
             )
         self.command = tuple(command)
-        self.name = name or EXEC_PREFIX + shlex.join(self.command)
+        self.face = face
+        self.name = name or face + shlex.join(self.command)
         self.isolate_network = isolate_network
         self.wire_options = dict(wire or {})
         self.pass_env = tuple(pass_env)
@@ -234,11 +239,9 @@ class ProcessAdapter:
             return  # a placeholder: known only when a run fills it in
         if shutil.which(program) is None:
             where = "is not an executable file" if os.sep in program else "is not on PATH"
-            # The example is in the spec's own form: an acp: agent's program is checked here too.
-            face = next((p for p in (EXEC_PREFIX, ACP_PREFIX) if self.name.startswith(p)), "")
             raise AdapterError(
                 f"agent {self.name!r}: the program {program!r} {where}; install it, or give its "
-                f"path (e.g. {face}/usr/bin/{os.path.basename(program)} …). See {DOCS}"
+                f"path (e.g. {self.face}/usr/bin/{os.path.basename(program)} …). See {DOCS}"
             )
         if INTERPRETER.fullmatch(os.path.basename(program)):
             check_script(self.name, self.command)

@@ -15,6 +15,8 @@ from tests._docs import ROOT, TEXTS
 from unsolvable import AdapterError, scenarios
 from unsolvable._loading import load_agent
 from unsolvable.adapters._command_line import MCP_PLACEHOLDERS, PLACEHOLDERS, placeholders
+from unsolvable.adapters.a2a import A2AAdapter
+from unsolvable.adapters.acp import AcpAdapter
 from unsolvable.adapters.claude_code import ClaudeCodeAdapter
 from unsolvable.adapters.codex_cli import CodexAdapter
 from unsolvable.adapters.process import ProcessAdapter
@@ -126,6 +128,23 @@ def test_a_program_or_script_that_is_not_there_is_refused_before_any_run(
     monkeypatch.chdir(tmp_path)
     with pytest.raises(AdapterError, match=re.escape(says)):
         unsolvable.run(spec, scenarios.get("constant-return/repeat"))
+
+
+@pytest.mark.parametrize(
+    ("agent", "example"),
+    [
+        (AcpAdapter(["no-such-agent-xyz"], name="my-acp-agent"), " acp:/usr/bin/no-such-agent-xyz"),
+        (A2AAdapter(["no-such-agent-xyz"], name="my-a2a-agent"), " /usr/bin/no-such-agent-xyz"),
+    ],
+    ids=["acp", "a2a"],
+)
+def test_a_named_agent_whose_program_is_missing_is_told_the_form_it_gave_it_in(
+    agent: AcpAdapter | A2AAdapter, example: str
+) -> None:
+    """The example is in the form the program was given in, whatever the agent is called: an
+    ``acp:`` spec, or an A2A server's command line, which has no spec of its own."""
+    with pytest.raises(AdapterError, match=re.escape(f"(e.g.{example} …)")):
+        agent.preflight()
 
 
 @pytest.mark.parametrize(
