@@ -109,12 +109,12 @@ class StagnationProbe:
         """External tool calls made before each step."""
         self.calls_asked = array("q")
         """External tool calls the model asked for at each step (none at a refused one)."""
-        self.continued_step = array("q")
-        """The earlier step each step's conversation carries on: its agent's step before, when
-        the step sent that step's messages again, unchanged, and more after them
-        (`unsolvable._tally.Counted.continued`); 0 for a step that carries on none (a first
-        step, a fresh or rewritten conversation). Growth is measured within a conversation,
-        never from another's step."""
+        self.last_continues = 0
+        """The earlier step the last step begun carries on the conversation of: its agent's step
+        before, when it sent that step's messages again, unchanged, and more after them
+        (`unsolvable._tally.Counted.continued`); 0 when it carries on none (a first step, a
+        fresh or rewritten conversation). The next step's growth is measured within it, never
+        from another conversation's step (`Spend.next_step`)."""
         self._first = _Searches()
         """How far the budget rule has searched each spend for the step it ran out at."""
 
@@ -145,7 +145,7 @@ class StagnationProbe:
         self.idle_before_step.append(clock - self.last_change_clock)
         self.calls_before_step.append(calls)
         self.calls_asked.append(0)
-        self.continued_step.append(continues)
+        self.last_continues = continues
 
     def on_asked(self, calls: int) -> None:
         """The external tool calls the model asked for at the step begun last."""
@@ -371,12 +371,11 @@ class StagnationProbe:
         """How far a run that ended with these totals (``tokens`` charged to the budget, ``sent``
         all told) was from its budget, and past it."""
         over, over_cost = overshoot(self.scenario.budget, tokens=tokens, cost=cost, sent=sent)
-        continued = self.continued_step[-1] if self.continued_step else 0
         sent_spend = Spend(before=self.sent_before_step, total=sent)
         cost_spend = Spend(before=self.cost_before_step, total=cost)
         return Overrun(
-            next_step_tokens=round(sent_spend.next_step(continued)),
-            next_step_cost_usd=round(cost_spend.next_step(continued), COST_DIGITS),
+            next_step_tokens=round(sent_spend.next_step(self.last_continues)),
+            next_step_cost_usd=round(cost_spend.next_step(self.last_continues), COST_DIGITS),
             overshoot_tokens=over,
             overshoot_cost_usd=over_cost,
         )
