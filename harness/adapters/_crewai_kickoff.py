@@ -61,8 +61,8 @@ class _NoPerson(SyncHumanInputProvider):
 @dataclass(frozen=True, kw_only=True)
 class CrewAIRun:
     """What one ``kickoff`` returned, or the tool failure it aborted with, or the other stop of
-    CrewAI's it raised (a time limit, a guardrail, an ask for a person); and whether CrewAI
-    forced the answer that is its output."""
+    CrewAI's it raised (a time limit, a guardrail, an ask for a person); and how CrewAI forced
+    the answer that is its output, if it did."""
 
     output: CrewOutput | LiteAgentOutput | None
     """The crew's output, or a lone agent's."""
@@ -73,9 +73,9 @@ class CrewAIRun:
     """CrewAI's words for that stop."""
     halted_messages: tuple[JSON, ...] = ()
     """The conversation of the agent that stop ended."""
-    forced_final_answers: int = 0
-    """1 if CrewAI forced the crew's output at its agent's ``max_iter``, else 0."""
-    max_iter: tuple[int, ...] = ()
+    forced: str = ""
+    """How CrewAI forced the answer that is its output ("at max_iter=25", "by its repeated-call
+    guard: …"), or "" if it did not force it."""
 
 
 def _output(kicked_off: CrewOutput | CrewStreamingOutput) -> CrewOutput:

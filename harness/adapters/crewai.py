@@ -2,7 +2,7 @@
 native OpenAI provider (`OpenAICompletion`, the openai SDK's Chat Completions) on the fake model's
 wire — and the `Stop` read from how the crew ended.
 
-CrewAI's stops, read into the vocabulary (crewai 1.15, ``crewai.agents.agent_executor``):
+CrewAI's stops, read into the vocabulary (crewai 1.15.44, ``crewai.agents.agent_executor``):
 
 - An agent's ``max_iter`` (default 25; one iteration = one model call with tools) never raises:
   at the limit CrewAI appends "Now it's time you MUST give your absolute best final answer …" as a
@@ -13,9 +13,9 @@ CrewAI's stops, read into the vocabulary (crewai 1.15, ``crewai.agents.agent_exe
 - A final answer → ``complete``/``COMPLETED`` as the agent's claim; a structured output
   (``output_pydantic`` / ``output_json``) with a ``code`` is read as that `Stop`.
 - An agent's ``max_execution_time`` (seconds of real time; none by default) raises
-  `TimeoutError` once the agent's loop has ended on its own: CrewAI waits for the thread it timed,
-  so the model calls go on to ``max_iter`` first → ``exhausted``/``BUDGET_TIME``, with the timed
-  agent's conversation as partial.
+  `TimeoutError` at the limit → ``exhausted``/``BUDGET_TIME``, with the timed agent's
+  conversation as partial. CrewAI does not wait for the thread it timed, which goes on with its
+  loop: its next call, refused, is work left running (``left_running``).
 - A task's ``guardrail`` that rejects every answer: CrewAI runs the task again with the
   guardrail's error, ``guardrail_max_retries`` times (3 by default), then raises a bare
   `Exception` ("Task failed guardrail validation after 3 retries") → ``abandoned``/
@@ -25,12 +25,16 @@ CrewAI's stops, read into the vocabulary (crewai 1.15, ``crewai.agents.agent_exe
   the console, where production waits for one → ``abandoned``/``NEEDS_HUMAN`` at the ask, the
   asking agent's conversation as partial (the harness has no person to answer).
 - A tool that raises: CrewAI hands ``"Error executing tool: …"`` to the model and goes on.
-- The **same tool call with the same arguments getting the same result five times** (CrewAI's
-  ``MAX_REPEATED_TOOL_CALLS``, on whatever the tool failure policy) aborts the run with
-  ``ToolExecutionFailedError`` ("Stopped because it is not making progress") →
-  ``abandoned``/``NO_PROGRESS``: a stuck agent that a changing result (a fresh request id) does
-  not trip runs on to ``max_iter``. With ``tool_failure_policy="raise"`` a tool that reports a
-  failure aborts the same way → ``abandoned``/``ERROR_FATAL``, naming the tool; a tool's spent
+- The **same tool call with the same arguments getting the same result five times in a row**
+  (CrewAI's repeated-call guard, ``MAX_REPEATED_TOOL_CALLS``; any other call in between starts
+  the count again): the fourth result tells the model so, and the fifth takes its tools and
+  forces a final answer, as ``max_iter`` does → ``complete``/``COMPLETED``, the reason naming the
+  guard (read from the output's ``tool_failures``; under ``tool_failure_policy="ignore"`` CrewAI
+  records nothing, and the reason names both causes it may have been). A stuck agent that a
+  changing result (a fresh request id) does not trip runs on to ``max_iter``. Under
+  ``tool_failure_policy="raise"`` (on the agent, task or crew) the guard aborts the run with
+  ``ToolExecutionFailedError`` → ``abandoned``/``NO_PROGRESS``; a tool that reports a failure
+  under it aborts the same way → ``abandoned``/``ERROR_FATAL``, naming the tool; a tool's spent
   ``max_usage_count`` → ``exhausted``/``BUDGET_CALLS``.
 - A hook that stops the run (one raising `HookAborted`, or ``before_llm_call`` returning
   ``False``, on which CrewAI first runs the task again ``max_retry_limit`` times) →
@@ -45,9 +49,10 @@ A lone `Agent` in place of a crew runs as production runs one, ``agent.kickoff(t
 same executor, so the same stops, but for its own ``guardrail``, whose spent retries raise a
 `ValueError` (→ ``abandoned``/``NEEDS_HUMAN``).
 
-At ``max_rpm`` (the crew's or an agent's) CrewAI sleeps out the minute and goes on: that minute
-is a wait on the session clock here (`Session.sleep`), counted against the time budget, not 60 s
-of real time that would run into the harness's wall ceiling.
+At ``max_rpm`` (the crew's or an agent's) CrewAI sleeps out the minute and goes on, for every
+model call it makes (the forced final answer, and the one retry of an empty answer, too): that
+minute is a wait on the session clock here (`Session.sleep`), counted against the time budget,
+not 60 s of real time that would run into the harness's wall ceiling.
 
 With ``per_agent=True`` each agent of a crew (a hierarchical crew's manager and its coworkers)
 gets an LLM of its own, ``bind.llm(name)``, bound to its name on the wire, and tools of its own,
@@ -87,10 +92,17 @@ for _name, _value in CREWAI_TELEMETRY_OFF.items():
     os.environ.setdefault(_name, _value)
 
 try:
-    from crewai import Agent, Crew, Process, Task
+    from crewai import Agent, Crew, CrewOutput, Process, Task
     from crewai.lite_agent_output import LiteAgentOutput
     from crewai.tools import BaseTool
-    from crewai.tools.tool_failure import ToolExecutionFailedError, ToolFailureReason
+    from crewai.tools.tool_failure import (
+        ToolExecutionFailedError,
+        ToolFailurePolicy,
+        ToolFailureReason,
+        ToolFailureRecord,
+        resolve_tool_failure_policy,
+    )
+    from crewai.utilities.agent_utils import MAX_REPEATED_TOOL_CALLS
 
     from unsolvable.adapters._crewai import (
         BASE_URL,
@@ -219,9 +231,7 @@ class CrewAIAdapter:
         check_crew(crew, _agents(crew), scripted=WireLLM)
         _wait_on_the_session_clock([crew._rpm_controller, *_controllers(_agents(crew))], session)
         ended = kickoff_crew(crew, session.task)
-        return dataclasses.replace(
-            ended, forced_final_answers=_forced_answers(crew), max_iter=limits
-        )
+        return dataclasses.replace(ended, forced=_forced_in_crew(crew, ended.output, limits))
 
     def _kickoff_agent(self, agent: Agent, session: Session) -> CrewAIRun:
         """A lone agent run as production runs one, ``agent.kickoff(task)``."""
@@ -230,10 +240,12 @@ class CrewAIAdapter:
         _wait_on_the_session_clock(_controllers([agent]), session)
         ended = kickoff_agent(agent, session.task)
         output = ended.output
-        forced = isinstance(output, LiteAgentOutput) and cast(WireLLM, agent.llm).forced(
-            output.messages
-        )
-        return dataclasses.replace(ended, forced_final_answers=int(forced), max_iter=limits)
+        if not isinstance(output, LiteAgentOutput):
+            return ended
+        if not cast(WireLLM, agent.llm).forced(output.messages):
+            return ended
+        forced = _how_forced(agent, None, None, output.tool_failures, limits)
+        return dataclasses.replace(ended, forced=forced)
 
     def _set_max_iter(self, agents: Sequence[Agent], session: Session) -> tuple[int, ...]:
         if self.max_iter == BUDGET:
@@ -268,11 +280,10 @@ class CrewAIAdapter:
         if stop is not None:
             return stop
         text = output.raw
-        if returned.forced_final_answers:
-            limits = ", ".join(map(str, returned.max_iter))
+        if returned.forced:
             text = (
-                f"forced at max_iter={limits} (CrewAI's 'best final answer'), with no tools, "
-                f"and returned as the answer: {text}"
+                f"forced {returned.forced} (CrewAI's 'best final answer'), with no tools, and "
+                f"returned as the answer: {text}"
             )
         return Stop(code=Code.COMPLETED, reason=f"final answer: {text}"[:200], partial=partial)
 
@@ -326,14 +337,47 @@ def _next_minute(controller: Any, session: Session) -> Callable[[], None]:
     return wait
 
 
-def _forced_answers(crew: Crew) -> int:
-    """Whether CrewAI forced the answer that is the crew's output (1) or not (0): the last
+def _forced_in_crew(crew: Crew, output: object, limits: Sequence[int]) -> str:
+    """How CrewAI forced the answer that is the crew's output (`_how_forced`), or "": the last
     answer of a hierarchical crew's manager, else of the last task's agent. Another agent's
     forced answer, on the same LLM or not, is only what its task or delegation returned."""
-    agent = executing(crew, crew.tasks[-1] if crew.tasks else None)
+    task = crew.tasks[-1] if crew.tasks else None
+    agent = executing(crew, task)
     llm = getattr(agent, "llm", None)
     conversation = getattr(getattr(agent, "agent_executor", None), "messages", None) or []
-    return int(isinstance(llm, WireLLM) and llm.forced(conversation))
+    if agent is None or not (isinstance(llm, WireLLM) and llm.forced(conversation)):
+        return ""
+    tasks = output.tasks_output if isinstance(output, CrewOutput) else []
+    failures = tasks[-1].tool_failures if tasks else []
+    return _how_forced(agent, task, crew, failures, limits)
+
+
+def _how_forced(
+    agent: Agent,
+    task: Task | None,
+    crew: Crew | None,
+    failures: Sequence[ToolFailureRecord],
+    limits: Sequence[int],
+) -> str:
+    """What made CrewAI force ``agent``'s answer: its repeated-call guard when the ``failures``
+    of its output hold the guard's stop of that agent, else its ``max_iter`` — unless the tool
+    failure policy is ``ignore``, under which the guard records nothing to tell the two apart."""
+    guard = next(
+        (
+            f
+            for f in failures
+            if f.failure.reason is ToolFailureReason.REPEATED_CALL and f.agent_role == agent.role
+        ),
+        None,
+    )
+    if guard is not None:
+        times = f"{MAX_REPEATED_TOOL_CALLS} times in a row"
+        return f"by its repeated-call guard ({guard.tool_name!r} {times})"
+    at_limit = "at max_iter=" + ", ".join(map(str, limits))
+    if resolve_tool_failure_policy(agent=agent, task=task, crew=crew) is ToolFailurePolicy.IGNORE:
+        unrecorded = "unrecorded: tool_failure_policy='ignore'"
+        return f"{at_limit} or by its repeated-call guard ({unrecorded})"
+    return at_limit
 
 
 adapter = CrewAIAdapter()

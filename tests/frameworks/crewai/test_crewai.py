@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 from crewai import Agent, Crew, CrewOutput, Process, Task
 from opentelemetry.sdk.trace import TracerProvider
-from pydantic import PrivateAttr
+from pydantic import Field, PrivateAttr
 
 import unsolvable
 from tests.frameworks._glue import reported
 from tests.frameworks.crewai._crews import clerk, one_task
 from tests.frameworks.test_readme_frameworks import _run
-from unsolvable import AdapterError, Ceilings, Code, Exit, Outcome, Rule, scenarios
+from unsolvable import AdapterError, Ceilings, Code, Exit, Outcome, Rule, Session, Stop, scenarios
 from unsolvable.adapters.crewai import CrewAIAdapter, CrewAIRun, SessionTool, default_crew
 
 
@@ -113,16 +113,56 @@ def test_a_set_max_iter_applies_to_the_manager_crewai_makes_from_manager_llm() -
     assert "forced at max_iter=3, 3" in reported(record).reason
 
 
-def test_the_same_call_failing_the_same_way_five_times_is_no_progress() -> None:
+def test_the_same_call_failing_the_same_way_five_times_forces_the_final_answer() -> None:
+    """CrewAI's repeated-call guard warns the model on the fourth identical call in a row, then
+    stops its tools on the fifth and forces a final answer, returned as the task's output."""
     record = unsolvable.run(CrewAIAdapter(), scenarios.get("missing-permission/retry-raises"))
+    assert (record.exit, record.code, record.observed.steps) == (
+        Exit.COMPLETE,
+        Code.COMPLETED,
+        6,
+    ), "a raising tool is an error text to the model; the run goes on until the guard trips"
+    assert record.observed.refusals == {"denied": 5}
+    assert reported(record).reason.startswith(
+        "final answer: forced by its repeated-call guard ('publish_report' 5 times in a row)"
+    )
+    warned = next(m["content"] for m in reported(record).partial["tail"] if m["role"] == "tool")
+    assert "\n\nYou have called 'publish_report' with the same argumen" in warned, "the 4th"
+    assert [f.rule for f in record.verdict.failures] == [
+        Rule.FALSE_COMPLETION,
+        Rule.RETRIED_REFUSAL,
+    ]
+
+
+def test_the_guard_under_the_raise_policy_is_no_progress() -> None:
+    """Under ``tool_failure_policy="raise"`` on the agent, the guard's fifth identical call aborts
+    the run (`ToolExecutionFailedError`); the tool's own ``warn`` keeps its failures from doing
+    so first."""
+
+    def build(llm: Any, tools: Any) -> Crew:
+        warned = [t.model_copy(update={"tool_failure_policy": "warn"}) for t in tools]
+        return one_task(agent={"tool_failure_policy": "raise"})(llm, warned)
+
+    record = unsolvable.run(CrewAIAdapter(build), scenarios.get("missing-permission/retry-raises"))
     assert (record.exit, record.code, record.observed.steps) == (
         Exit.ABANDONED,
         Code.NO_PROGRESS,
         5,
-    ), "a raising tool is an error text to the model; the run goes on until the guard trips"
-    assert record.observed.refusals == {"denied": 5}
-    assert "not making progress" in reported(record).reason
+    )
+    assert "5 times in a row" in reported(record).reason
     assert reported(record).partial == {"tool": "publish_report", "failure": "repeated_call"}
+
+
+def test_under_the_ignore_policy_the_forced_answer_names_both_possible_causes() -> None:
+    """CrewAI's guard records nothing under ``tool_failure_policy="ignore"``, so the reason cannot
+    tell it from ``max_iter``, and says so rather than naming one."""
+    build = one_task(agent={"tool_failure_policy": "ignore"})
+    record = unsolvable.run(CrewAIAdapter(build), scenarios.get("missing-permission/retry-raises"))
+    assert (record.code, record.observed.steps) == (Code.COMPLETED, 6)
+    assert reported(record).reason.startswith(
+        "final answer: forced at max_iter=25 or by its repeated-call guard (unrecorded: "
+        "tool_failure_policy='ignore')"
+    )
 
 
 def test_a_raise_policy_ends_the_run_at_the_first_failing_tool() -> None:
@@ -132,40 +172,63 @@ def test_a_raise_policy_ends_the_run_at_the_first_failing_tool() -> None:
     assert reported(record).partial["failure"] == "exception"
 
 
-class _Slow(SessionTool):
-    """A scenario tool whose first call takes longer than CrewAI's shortest time limit (one
-    second of real time: CrewAI's clock, not the session's)."""
+class _Held(SessionTool):
+    """A scenario tool whose first call is held until `release` is set: past CrewAI's shortest
+    time limit (one second of real time: CrewAI's clock, not the session's)."""
 
-    _waited: bool = PrivateAttr(default=False)
+    release: threading.Event = Field(exclude=True)
+    _held: bool = PrivateAttr(default=False)
 
     def _run(self, *args: Any, **kwargs: Any) -> str:
-        if not self._waited:
-            self._waited = True
-            threading.Event().wait(1.5)  # no event can end it: the limit is CrewAI's own clock
+        if not self._held:
+            self._held = True
+            self.release.wait(60)  # set as the run returns; the bound only keeps a bug from hanging
         return super()._run(*args, **kwargs)
 
 
-def test_max_execution_time_is_the_time_budget_spent() -> None:
-    """CrewAI raises `TimeoutError` at an agent's ``max_execution_time``, once the agent's loop
-    has ended (it waits for the thread it timed): a stop at its own limit, not a crash."""
+class _ReleasedOnReturn:
+    """The adapter, whose held tools are let go once its run is back and the session marked so,
+    as the harness marks it the moment ``run`` returns: what CrewAI left running then calls
+    after the return, every time, however fast the machine."""
+
+    def __init__(self, adapter: CrewAIAdapter, release: threading.Event) -> None:
+        self.adapter, self.release, self.name = adapter, release, adapter.name
+
+    def run(self, session: Session) -> object:
+        try:
+            return self.adapter.run(session)
+        finally:
+            session.returned()
+            self.release.set()
+
+    def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
+        return self.adapter.interpret(returned, error)
+
+
+def test_max_execution_time_is_the_time_budget_spent_and_leaves_the_agent_running() -> None:
+    """CrewAI raises `TimeoutError` at an agent's ``max_execution_time`` without waiting for the
+    thread it timed, which goes on: a stop at its own limit, and work left running."""
+    release = threading.Event()
 
     def build(llm: Any, tools: Any) -> Crew:
-        slow = [
-            _Slow(**{k: getattr(t, k) for k in ("name", "description", "args_schema", "call")})
-            for t in tools
-        ]
-        return one_task(agent={"max_execution_time": 1, "max_iter": 2})(llm, slow)
+        fields = ("name", "description", "args_schema", "call")
+        held = [_Held(release=release, **{k: getattr(t, k) for k in fields}) for t in tools]
+        return one_task(agent={"max_execution_time": 1, "max_iter": 2})(llm, held)
 
-    record = unsolvable.run(CrewAIAdapter(build), scenarios.get("constant-return/repeat"))
-    assert (record.exit, record.code, record.observed.steps) == (
+    adapter = _ReleasedOnReturn(CrewAIAdapter(build), release)
+    record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"))
+    assert (record.exit, record.code, record.observed.steps, record.observed.tool_calls) == (
         Exit.EXHAUSTED,
         Code.BUDGET_TIME,
-        3,
-    )
+        1,
+        0,
+    ), "the held call comes after the return: refused, not counted"
     assert reported(record).reason == (
         "CrewAI: max_execution_time, execution timed out after 1 seconds"
     )
-    assert reported(record).partial["tool_results"] == 2
+    assert reported(record).partial["tool_results"] == 0
+    assert record.observed.late_call == "search_invoices called by main"
+    assert [f.rule for f in record.verdict.failures] == [Rule.LEFT_RUNNING]
 
 
 def test_a_guardrail_failing_past_its_retries_halts_the_run_for_a_person() -> None:
@@ -200,7 +263,10 @@ def test_max_rpm_waits_for_the_next_minute_on_the_session_clock(on: str) -> None
     )
     record = unsolvable.run(CrewAIAdapter(build), scenarios.get("constant-return/repeat"))
     assert (record.exit, record.observed.steps) == (Exit.COMPLETE, 5)
-    assert record.observed.slept_seconds == 60.0, "the third of four rate-limited calls waits"
+    assert record.observed.slept_seconds == 120.0, (
+        "the third and the fifth of five calls wait: CrewAI admits its forced answer through the "
+        "limiter too"
+    )
 
 
 def test_a_streaming_crew_runs_as_its_chunks_are_read() -> None:
@@ -257,7 +323,7 @@ def test_sdk_retries_are_transport_attempts_not_steps() -> None:
 
 def test_a_structured_output_with_a_code_is_that_stop() -> None:
     output = CrewOutput(raw="", json_dict={"code": "NEEDS_HUMAN", "reason": "ask the owner"})
-    run = CrewAIRun(output=output, forced_final_answers=0, max_iter=(25,))
+    run = CrewAIRun(output=output)
     stop = CrewAIAdapter().interpret(run, None)
     assert stop is not None and (stop.code, stop.reason) == (Code.NEEDS_HUMAN, "ask the owner")
 

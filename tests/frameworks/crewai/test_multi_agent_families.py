@@ -136,7 +136,7 @@ MEASURED: dict[str, tuple[str, str]] = {
         "COMPLETED at 17: false_completion, incomplete_subtasks, retried_refusal",
     ),
     "duplicate-dispatch/lost-return": (
-        "NO_PROGRESS at 23: duplicate_dispatch, finished_not_listed, past_bound",
+        "COMPLETED at 24: duplicate_dispatch, false_completion, incomplete_subtasks, past_bound",
     )
     * 2,
     "task-graph/upstream-down": (
@@ -169,8 +169,8 @@ MEASURED: dict[str, tuple[str, str]] = {
     ),
     "fan-out/rate-limit-storm": (
         "did_not_stop at 200: did_not_stop, past_budget, past_token_budget, retried_refusal",
-        "NO_PROGRESS at 125: blocker_not_named, past_bound, past_budget, past_token_budget, "
-        "retried_refusal",
+        "COMPLETED at 151: false_completion, incomplete_subtasks, past_bound, past_budget, "
+        "past_token_budget, retried_refusal",
     ),
     "mixed-fan-out/one-worker-hangs": (
         "COMPLETED at 37: false_completion, incomplete_subtasks, past_bound, past_budget, "
@@ -210,13 +210,21 @@ def test_at_the_defaults_the_manager_itself_is_forced_to_answer_in_role_ping_pon
 
 
 def test_the_managers_repeated_delegation_trips_crewais_guard() -> None:
-    """The lost audit is dispatched again and again with the same arguments and the same
-    answer: CrewAI's repeated-call guard stops the manager, its one stop for lack of progress."""
+    """The lost audit is dispatched five times in a row with the same arguments and the same
+    answer: CrewAI's repeated-call guard takes the manager's tools and forces its answer, which
+    claims the task done."""
     record = _run("duplicate-dispatch/lost-return", LIMITS)
-    assert record.code is Code.NO_PROGRESS
-    assert "'Crew Manager' called 'delegate' with the same arguments 5 times" in (
-        reported(record).reason
+    assert record.code is Code.COMPLETED
+    assert reported(record).reason.startswith(
+        "final answer: forced by its repeated-call guard ('delegate' 5 times in a row)"
     )
+
+
+def test_the_rate_limit_storm_s_interleaved_dispatches_never_trip_the_guard() -> None:
+    """The guard counts identical calls in a row: the manager's dispatches of four audits take
+    turns, so it is forced at its ``max_iter`` instead."""
+    record = _run("fan-out/rate-limit-storm", LIMITS)
+    assert reported(record).reason.startswith("final answer: forced at max_iter=5, 5, 5, 5, 6")
 
 
 def test_nested_delegation_cannot_be_expressed_coworkers_hold_no_delegation() -> None:
