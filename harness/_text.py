@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
+from html import escape
 
 __all__ = [
     "ERROR_CUT",
@@ -16,6 +17,7 @@ __all__ = [
     "cut",
     "cut_counted",
     "described",
+    "html_text",
     "kept_end",
     "plain_partial",
     "printable",
@@ -86,6 +88,13 @@ def cut_counted(text: str, limit: int) -> str:
 
 
 ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def html_text(text: str) -> str:
+    """``text`` as an HTML report shows it: `printable`, then escaped as markup, so that what an
+    agent wrote (its name, a reason) reaches the page neither as markup nor as raw control
+    characters."""
+    return escape(printable(text))
 
 
 def printable(text: str) -> str:

@@ -7,11 +7,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from html import escape
 
 from unsolvable._numbers import counted
 from unsolvable._record import TerminationRecord
 from unsolvable._stop import Outcome
+from unsolvable._text import html_text
 from unsolvable.reports._counted import has_lag, lag, stopped_step
 from unsolvable.reports._distribution import Distribution, Number
 from unsolvable.reports._marks import MARKERS, PALETTE, AgentMark, agent_marks, legend
@@ -86,7 +86,7 @@ class _LagAxis:
             x = self.x(tick)
             parts.append(f'<line class="grid" x1="{x:.1f}" x2="{x:.1f}" y1="0" y2="{y}"/>')
             parts.append(f'<text x="{x:.1f}" y="{y + 14}" text-anchor="middle">{tick}</text>')
-        parts.append(f'<text x="{right}" y="{y + 32}" text-anchor="end">{escape(title)}</text>')
+        parts.append(f'<text x="{right}" y="{y + 32}" text-anchor="end">{html_text(title)}</text>')
         return parts
 
 
@@ -97,7 +97,7 @@ def _signed_log(value: float) -> float:
 def _svg(height: float, body: Iterable[str], label: str) -> str:
     return (
         f'<svg width="{CHART_WIDTH}" height="{height:.0f}" viewBox="0 0 {CHART_WIDTH} '
-        f'{height:.0f}" role="img" aria-label="{escape(label)}">' + "".join(body) + "</svg>"
+        f'{height:.0f}" role="img" aria-label="{html_text(label)}">' + "".join(body) + "</svg>"
     )
 
 
@@ -161,8 +161,8 @@ def _lag_row(
     p50, p95, most = axis.x(spread.p50), axis.x(spread.p95), axis.x(spread.max)
     colour = mark.colour
     parts = [
-        f'<g data-agent="{escape(group.agent)}">',
-        f'<text x="{axis.left - 8}" y="{y + 4}" text-anchor="end">{escape(label)}</text>',
+        f'<g data-agent="{html_text(group.agent)}">',
+        f'<text x="{axis.left - 8}" y="{y + 4}" text-anchor="end">{html_text(label)}</text>',
         f'<rect x="{p50:.1f}" y="{y - 6}" width="{max(p95 - p50, 2):.1f}" height="12" '
         f'fill="{colour}" fill-opacity="0.18" stroke="{colour}"/>',
         f'<line x1="{most:.1f}" x2="{most:.1f}" y1="{y - 7}" y2="{y + 7}" stroke="{colour}" '
@@ -249,7 +249,7 @@ def _point(
     return [
         marker,
         f'<text x="{x + dx:.1f}" y="{y + dy:.1f}" text-anchor="{anchor}" '
-        f'style="fill:{colour};font-weight:600">{escape(label)}</text>',
+        f'style="fill:{colour};font-weight:600">{html_text(label)}</text>',
     ]
 
 
@@ -309,7 +309,7 @@ def tradeoff_chart(metrics: Metrics) -> str:
         p95 = _counted_p95(group.lag_steps) if group.lag_steps is not None else 0
         x, y = axis.x(p95), y_of(group.false_stops / group.controls)
         parts += [
-            f'<g data-agent="{escape(group.agent)}">',
+            f'<g data-agent="{html_text(group.agent)}">',
             *_point(
                 x, y, group.agent, mark.colour, mark.svg(x, y, POINT_SIZE), below=False, axis=axis
             ),
@@ -319,6 +319,6 @@ def tradeoff_chart(metrics: Metrics) -> str:
     drawn = legend(marks, [group.agent for group in agents]) + chart
     if not unmeasured:
         return drawn
-    names = escape(", ".join(unmeasured))
+    names = html_text(", ".join(unmeasured))
     left_out = f"Not drawn, with no control run to give them a false-stop rate: {names}."
     return f'{drawn}<p class="note">{left_out}</p>'

@@ -14,7 +14,7 @@ from html import escape
 from unsolvable._numbers import counted
 from unsolvable._record import TerminationRecord
 from unsolvable._shard import Shard
-from unsolvable._text import printable
+from unsolvable._text import html_text
 from unsolvable.reports._baseline import GateResult
 from unsolvable.reports._broke import broken_rules, counts, headline, tag, worst_first
 from unsolvable.reports._cells import COLUMNS, cells, pass_k_line, step_cap_lines
@@ -71,10 +71,10 @@ def _verdict(
     records: Sequence[TerminationRecord], metrics: Metrics, gate: GateResult | None
 ) -> str:
     passed, words = headline(records, gate)
-    banner = f'<div class="banner {"pass" if passed else "fail"}">{escape(words)}</div>'
+    banner = f'<div class="banner {"pass" if passed else "fail"}">{html_text(words)}</div>'
     cards = "".join(
-        f'<div class="card {count.tone}"><b>{escape(count.value)}</b>'
-        f"<span>{escape(count.label)}</span></div>"
+        f'<div class="card {count.tone}"><b>{html_text(count.value)}</b>'
+        f"<span>{html_text(count.label)}</span></div>"
         for count in counts(records, metrics)
     )
     return banner + f'<div class="verdict">{cards}</div>'
@@ -85,21 +85,21 @@ def _gate(gate: GateResult | None) -> str:
         return ""
     if gate.is_empty:
         text = " ".join(line.strip() for line in gate.lines())
-        return f'<div class="gate {"pass" if gate.passed else "fail"}">{escape(text)}</div>'
-    lost = "".join(f"<li>{escape(str(run))}</li>" for run in gate.lost)
+        return f'<div class="gate {"pass" if gate.passed else "fail"}">{html_text(text)}</div>'
+    lost = "".join(f"<li>{html_text(str(run))}</li>" for run in gate.lost)
     if gate.passed:
         text = (
             f"Baseline gate passed: {counted(gate.compared, 'group')} compared ({gate.margins})"
             f"{gate.partial_note()}{gate.lost_note()}{':' if lost else '.'}"
         )
         listed = f"<ul>{lost}</ul>" if lost else ""
-        return f'<div class="gate pass">{escape(text)}{listed}</div>'
-    items = "".join(f"<li>{escape(str(r))}</li>" for r in gate.regressions) + lost
+        return f'<div class="gate pass">{html_text(text)}{listed}</div>'
+    items = "".join(f"<li>{html_text(str(r))}</li>" for r in gate.regressions) + lost
     title = (
         f"Baseline gate FAILED: {len(gate.regressions)} regression(s) ({gate.margins})"
         f"{gate.partial_note()}{gate.lost_note()}"
     )
-    return f'<div class="gate fail"><strong>{escape(title)}</strong><ul>{items}</ul></div>'
+    return f'<div class="gate fail"><strong>{html_text(title)}</strong><ul>{items}</ul></div>'
 
 
 def _failure(record: TerminationRecord, *, open_: bool) -> str:
@@ -107,9 +107,9 @@ def _failure(record: TerminationRecord, *, open_: bool) -> str:
     title = f"{record.scenario} (seed {record.seed}) × {record.agent}"
     return (
         f"<details{' open' if open_ else ''}><summary>"
-        + (f'<span class="tag">{escape(named)}</span>' if named else "")
-        + f"<strong>{escape(title)}</strong> "
-        f'<span class="fail-title">{escape(printable(record.verdict.summary))}</span></summary>'
+        + (f'<span class="tag">{html_text(named)}</span>' if named else "")
+        + f"<strong>{html_text(title)}</strong> "
+        f'<span class="fail-title">{html_text(record.verdict.summary)}</span></summary>'
         f"{timeline(record)}<pre>{escape(explain(record))}</pre></details>"
     )
 
@@ -158,11 +158,11 @@ WRAPPED = ("calibrated step cap", "ended")
 def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     """A table in a box of its own that scrolls sideways when the window is too narrow for it,
     so the page never does."""
-    head = "".join(f"<th>{escape(cell)}</th>" for cell in header)
+    head = "".join(f"<th>{html_text(cell)}</th>" for cell in header)
     body = "".join(
         "<tr>"
         + "".join(
-            f"<td{' class=wrap' if name in WRAPPED else ''}>{escape(cell)}</td>"
+            f"<td{' class=wrap' if name in WRAPPED else ''}>{html_text(cell)}</td>"
             for name, cell in zip(header, row, strict=True)
         )
         + "</tr>"
@@ -200,7 +200,7 @@ def _metrics(metrics: Metrics, records: Sequence[TerminationRecord]) -> list[str
         "without completing them. Hollow grey: the calibrated step cap, the best single step "
         "limit over the same runs; stop logic worth its code sits left of it.</p>",
         tradeoff_chart(metrics),
-        *(f'<p class="lead">{escape(line)}</p>' for line in step_cap_lines(metrics)),
+        *(f'<p class="lead">{html_text(line)}</p>' for line in step_cap_lines(metrics)),
         *_both(None, metrics.agents),
         "<h3>Detection lag per family</h3>",
         '<p class="note">A dot per run, in its agent\'s colour and marker (the legend names '
@@ -228,12 +228,12 @@ def to_html(
     failed = sum(1 for r in records if not r.verdict.passed)
     body = [
         "<h1>unsolvable report</h1>",
-        f'<p class="lead"><strong>{escape(INTERRUPTED)}</strong></p>' if interrupted else "",
-        f'<p class="lead"><strong>{escape(part_of_a_run(shard))}</strong></p>'
+        f'<p class="lead"><strong>{html_text(INTERRUPTED)}</strong></p>' if interrupted else "",
+        f'<p class="lead"><strong>{html_text(part_of_a_run(shard))}</strong></p>'
         if shard is not None
         else "",
-        f'<p class="lead">{escape(summary_line(records))}</p>',
-        f'<p class="lead">{escape(pass_k_line(metrics))}</p>',
+        f'<p class="lead">{html_text(summary_line(records))}</p>',
+        f'<p class="lead">{html_text(pass_k_line(metrics))}</p>',
         _verdict(records, metrics, gate),
         _gate(gate),
         f"<h2>Failing runs ({failed})</h2>",

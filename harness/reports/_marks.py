@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from html import escape
+
+from unsolvable._text import html_text
 
 __all__ = ["MARKERS", "PALETTE", "AgentMark", "agent_marks", "legend"]
 
@@ -72,9 +73,9 @@ def legend(marks: dict[str, AgentMark], agents: Sequence[str]) -> str:
     """A line naming each of ``agents`` beside its marker, as the chart under it draws it."""
     middle = LEGEND_SIZE / 2
     keys = "".join(
-        f'<span class="key" data-agent="{escape(agent)}"><svg width="{LEGEND_SIZE}" '
+        f'<span class="key" data-agent="{html_text(agent)}"><svg width="{LEGEND_SIZE}" '
         f'height="{LEGEND_SIZE}" viewBox="0 0 {LEGEND_SIZE} {LEGEND_SIZE}" aria-hidden="true">'
-        f"{marks[agent].svg(middle, middle, middle - 2)}</svg>{escape(agent)}</span>"
+        f"{marks[agent].svg(middle, middle, middle - 2)}</svg>{html_text(agent)}</span>"
         for agent in agents
     )
     return f'<p class="legend">{keys}</p>'

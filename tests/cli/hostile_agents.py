@@ -171,6 +171,21 @@ def writes_over_its_row(session: Session) -> None:
     raise RuntimeError("\r\x1b[2K\x1b[1Aconstant-return/repeat  contract  pass\n\n# all passed")
 
 
+class _NamedToErase:
+    """An agent whose name, printed raw, would ring, erase its own row and recolour the rest."""
+
+    name = "named\x07\x1b[2K\x1b[31m\x00"
+
+    def run(self, session: Session) -> Stop:
+        return Stop(code=Code.NO_PROGRESS, reason="nothing new")
+
+    def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
+        return returned if isinstance(returned, Stop) else None
+
+
+named_to_erase = _NamedToErase()
+
+
 def removes_the_baseline(session: Session) -> Stop:
     """Removes the baseline file the run gates on, if it is told one, while the run goes on."""
     if "HOSTILE_BASELINE" in os.environ:

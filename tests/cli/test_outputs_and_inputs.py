@@ -442,6 +442,19 @@ def test_a_refused_run_leaves_no_folder_its_outputs_would_have_made(tmp_path: Pa
     assert list(tmp_path.iterdir()) == []
 
 
+def test_an_agent_s_name_is_shown_escaped_in_every_part_of_the_html(tmp_path: Path) -> None:
+    """The name is in the tables, the charts, their legend and their data attributes: each shows
+    it escaped, as the table and the Markdown report do, never its control characters."""
+    page = tmp_path / "report.html"
+    result = _unsolvable(
+        "run", "--agent", f"{HOSTILE}:named_to_erase", *REPEAT, "--html", str(page)
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    html = page.read_text()
+    assert not [c for c in html if c < " " and c not in "\t\n\r"], "no control character"
+    assert html.count("named\\x07\\x1b[2K\\x1b[31m\\x00") >= 5, "the tables, chart and legend"
+
+
 @pytest.mark.parametrize("flag", ["--json", "--markdown"])
 def test_a_report_given_the_scenario_file_it_runs_is_refused_and_the_file_kept(
     tmp_path: Path, flag: str
