@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from crewai import Agent, Crew, CrewOutput, Process, Task
 from opentelemetry.sdk.trace import TracerProvider
-from pydantic import Field, PrivateAttr
+from pydantic import BaseModel, Field, PrivateAttr
 
 import unsolvable
 from tests.frameworks._glue import reported
@@ -326,6 +326,22 @@ def test_a_structured_output_with_a_code_is_that_stop() -> None:
     run = CrewAIRun(output=output)
     stop = CrewAIAdapter().interpret(run, None)
     assert stop is not None and (stop.code, stop.reason) == (Code.NEEDS_HUMAN, "ask the owner")
+
+
+class _Ending(BaseModel):
+    code: str
+    reason: str
+
+
+def test_an_answer_that_does_not_fit_the_structured_output_costs_crewai_s_conversion_calls() -> (
+    None
+):
+    """CrewAI converts a text answer into a task's ``output_pydantic`` with the agent's model, up
+    to three tries: each a model call, so each a step of the agent."""
+    build = one_task(agent={"max_iter": 2}, task={"output_pydantic": _Ending})
+    record = unsolvable.run(CrewAIAdapter(build), scenarios.get("constant-return/repeat"))
+    assert (record.code, record.observed.steps) == (Code.COMPLETED, 6), "2, 1 forced, 3 tries"
+    assert [len(s.calls) for s in record.observed.trajectory] == [1, 1, 0, 0, 0, 0]
 
 
 def test_the_registered_name_is_the_default_crew() -> None:
