@@ -27,8 +27,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from multiprocessing import forkserver
 from multiprocessing.connection import Connection
-from typing import IO, Any, NoReturn, TextIO
+from typing import Any, NoReturn, TextIO
 
+from unsolvable._capture import Keeper, output_end
 from unsolvable._descendants import become_subreaper, end_descendants, end_tree, has_children
 from unsolvable._job import ABANDONED, ENDED, FAILED, FINISHED, LOADED, Job, Lookup, encode
 from unsolvable._loading import imported_as, load_agent
@@ -36,14 +37,11 @@ from unsolvable._logging_state import LoggingState
 from unsolvable._record import TerminationRecord
 from unsolvable._run import run_unredacted
 from unsolvable._seen import Seen
-from unsolvable._text import kept_end
-from unsolvable._traceback import error_text, relative_files
+from unsolvable._traceback import error_text
 from unsolvable._warnings_state import WarningsState, imported_warnings
 
-__all__ = ["OUTPUT_CUT", "Channels", "serve"]
+__all__ = ["Channels", "serve"]
 
-OUTPUT_CUT = 2000
-"""Characters of an agent's own stdout/stderr kept in the record of a failing run."""
 STANDARD_STREAMS = (0, 1, 2)
 OOM_SCORE_ADJ = "/proc/self/oom_score_adj"
 OOM_FIRST = 1000
@@ -265,6 +263,9 @@ class Worker:
         multiprocessing.current_process().daemon = False
         os.register_at_fork(after_in_child=self._detach)
         self.pristine = _Pristine.now()
+        self.keeper = Keeper()
+        """Keeps each run's capture file to its end on disk; idle between runs."""
+        self.keeper.start()
 
     def serve(self) -> None:
         with contextlib.suppress(EOFError, OSError):  # EOF, or a reset: the harness is gone
@@ -332,7 +333,7 @@ class Worker:
         def abandon(record: TerminationRecord) -> None:
             self._retire(index, record.to_dict(volatile=True))
 
-        with _captured(self.null) as output:
+        with _captured(self.null, self.keeper) as output:
             record = run_unredacted(
                 load_agent(job.agent, isolate_network=job.isolate_network),
                 self.lookup(job.scenario),
@@ -364,26 +365,10 @@ def _forget_the_forkserver() -> None:
         server["_forkserver_pid"] = server["_forkserver_alive_fd"] = None
 
 
-def _output_end(sink: IO[bytes]) -> str:
-    """The last `OUTPUT_CUT` characters of a run's output, its Python files named relative
-    before the cut (`relative_files`): the end kept is then the same from any checkout, however
-    long its path. Read from the end, as much as that takes; a first line read in part is left
-    out, as it may hold part of a path."""
-    size = sink.seek(0, os.SEEK_END)
-    window = 4 * OUTPUT_CUT  # a UTF-8 character takes up to 4 bytes
-    while True:
-        start = sink.seek(max(0, size - window))
-        text = relative_files(sink.read().decode("utf-8", "replace"))
-        whole = text if start == 0 else text[text.find("\n") + 1 :]
-        if start == 0 or len(whole) >= OUTPUT_CUT:
-            return kept_end(whole, OUTPUT_CUT)
-        window *= 4
-
-
 @contextlib.contextmanager
-def _captured(null: int) -> Iterator[Callable[[], str]]:
-    """The agent's own stdout and stderr go to a file; between runs, to ``null``
-    (``/dev/null``)."""
+def _captured(null: int, keeper: Keeper) -> Iterator[Callable[[], str]]:
+    """The agent's own stdout and stderr go to a file, which ``keeper`` keeps to its end on
+    disk; between runs, to ``null`` (``/dev/null``)."""
     with tempfile.TemporaryFile() as sink:
         for fd in (1, 2):
             os.dup2(sink.fileno(), fd)
@@ -393,11 +378,13 @@ def _captured(null: int) -> Iterator[Callable[[], str]]:
             for stream in streams:
                 with contextlib.suppress(Exception):  # the agent's own object, or closed
                     stream.flush()  # type: ignore[union-attr]
-            return _output_end(sink)
+            return output_end(sink)
 
+        keeper.keep(sink.fileno())
         try:
             yield output
         finally:
+            keeper.keep(None)
             _to_devnull((1, 2), null)
 
 

@@ -13,6 +13,7 @@ import socket
 import stat
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -169,6 +170,29 @@ def writes_over_its_row(session: Session) -> None:
     """Crashes with a message that, printed raw, would erase its own FAIL row and print a pass,
     and in Markdown, start a heading."""
     raise RuntimeError("\r\x1b[2K\x1b[1Aconstant-return/repeat  contract  pass\n\n# all passed")
+
+
+FLOOD_MIB = 256
+"""MiB the flooding agent writes to its stdout, a line of 1 KiB at a time."""
+KEPT_MIB = 2
+"""MiB of the flood the capture file may hold on disk once the harness has looked at it."""
+
+
+def floods_its_output(session: Session) -> Stop:
+    """Writes `FLOOD_MIB` to its stdout, waits for the capture file to hold no more than
+    `KEPT_MIB` on disk (a minute at most), then says how big the file is and how much of it is
+    on disk, and claims success, so that the record keeps the end of its output."""
+    line = b"x" * 1023 + b"\n"
+    for _ in range(FLOOD_MIB * 1024):
+        os.write(1, line)
+    waited = threading.Event()
+    for _ in range(6000):
+        if os.fstat(1).st_blocks * 512 <= KEPT_MIB << 20 or waited.wait(0.01):
+            break
+    status = os.fstat(1)
+    print("the end", flush=True)
+    partial = {"size": status.st_size, "on_disk": status.st_blocks * 512}
+    return Stop(code=Code.COMPLETED, reason="flooded", partial=partial)
 
 
 class _NamedToErase:

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests._gone import survivors
+from tests.cli.hostile_agents import FLOOD_MIB, KEPT_MIB
 from tests.cli.test_cli import ROOT, _unsolvable
 from unsolvable._text import REASON_CUT
 from unsolvable.adapters.process import OUTPUT_KEPT
@@ -211,6 +212,20 @@ def test_a_stop_line_longer_than_the_kept_output_is_read_whole(tmp_path: Path) -
     assert REASON_CUT > OUTPUT_KEPT
     assert record["outcome"] == "stopped"
     assert record["reported"]["reason"] == "x" * (REASON_CUT - 1) + "…"
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="holes are punched with Linux's fallocate")
+def test_a_flood_of_output_takes_no_more_disk_than_its_end(tmp_path: Path) -> None:
+    """The capture file of an agent that writes hundreds of MB keeps its size, but the disk
+    holds only its end; the record keeps the end, as of any run."""
+    _, (record,) = _run(tmp_path, f"{HOSTILE}:floods_its_output", scenario="constant-return/repeat")
+    assert record["outcome"] == "stopped", "the agent waits for its file to shrink on disk"
+    assert record["reported"]["partial"] == {
+        "size": FLOOD_MIB << 20,
+        "on_disk": record["reported"]["partial"]["on_disk"],
+    }
+    assert record["reported"]["partial"]["on_disk"] <= KEPT_MIB << 20
+    assert record["output"].endswith("x" * 1023 + "\nthe end\n")
 
 
 def test_no_process_an_agent_started_outlives_its_run(tmp_path: Path) -> None:

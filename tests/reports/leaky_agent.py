@@ -52,10 +52,10 @@ def _split_by(kept: int, secret: str) -> str:
 def leaks_at_cuts(session: Session) -> str:
     """Puts its key where each text a record keeps is cut to fit, so that every cut falls
     inside the key: its output's start, a tool's arguments' end, what it returns."""
+    from unsolvable._capture import OUTPUT_CUT
     from unsolvable._run import RETURNED_CUT
     from unsolvable._text import ELLIPSIS
     from unsolvable._trajectory import TRAJECTORY_CUT
-    from unsolvable._worker import OUTPUT_CUT
 
     secret = os.environ["OPENAI_API_KEY"]
     print(secret + _split_by(OUTPUT_CUT, secret), end="")

@@ -17,9 +17,9 @@ import unsolvable
 from tests import _builders as b
 from tests.cli import crashing_agent
 from unsolvable import Outcome, TerminationRecord, scenarios
+from unsolvable._capture import OUTPUT_CUT, output_end
 from unsolvable._text import ERROR_CUT
 from unsolvable._traceback import GROUP_WIDTH, TRACEBACK_CUT, relative_files
-from unsolvable._worker import OUTPUT_CUT, _output_end
 from unsolvable.plugin._fixture import verdict_message
 from unsolvable.plugin.snapshot import behaviour
 from unsolvable.reports._table import explain
@@ -250,7 +250,7 @@ def test_a_runs_output_keeps_the_same_end_however_deep_its_checkout(
         lines = "".join(f"{checkout}/agent.py:{line}\n" for line in range(1000))
         with tempfile.TemporaryFile() as sink:
             sink.write(lines.encode())
-            ends.append(_output_end(sink))
+            ends.append(output_end(sink))
     assert ends[0] == ends[1] and len(ends[0]) == OUTPUT_CUT
     assert ends[0].endswith("\nagent.py:998\nagent.py:999\n")
 
