@@ -24,6 +24,7 @@ from types import FrameType, ModuleType
 from typing import Any
 
 from unsolvable._errors import AdapterError, docs_page
+from unsolvable._exits import ExitedAtLoad, exit_refused
 from unsolvable._redact import Redactor
 from unsolvable._remote import A2A_PREFIX, ACP_PREFIX, EXEC_PREFIX
 from unsolvable._text import slug
@@ -112,11 +113,13 @@ def load_agents(specs: Sequence[str], *, flag: str, isolate_network: bool = Fals
     face's own option for an agent): a load that outlasts `LOAD_SECONDS` (a module that connects
     at import to what never answers) is an `AdapterError` naming it, not a command that hangs, and
     so is one that raises what derives from `BaseException` alone (``pytest.importorskip``), which
-    `load_agent` lets through, so that in a test it ends the test as pytest means it to."""
+    `load_agent` lets through, so that in a test it ends the test as pytest means it to; and so is
+    one that calls ``os._exit`` (`unsolvable._exits`), which would end this process with its
+    status, 0 reading as a clean run."""
     adapters = []
     for spec in specs:
         try:
-            with _within_load_allowance(), _silenced():
+            with _within_load_allowance(), _silenced(), exit_refused():
                 adapters.append(load_agent(spec, isolate_network=isolate_network))
         except _LoadHung:
             with _redacted_errors():
@@ -125,6 +128,14 @@ def load_agents(specs: Sequence[str], *, flag: str, isolate_network: bool = Fals
                     "module or its adapter's preflight waits on something that does not answer "
                     "(a connection made at import?); move that work into the agent, or give it "
                     "a timeout"
+                ) from None
+        except ExitedAtLoad as exited:
+            with _redacted_errors():
+                raise AdapterError(
+                    f"agent {spec!r}: loading it called os._exit({exited.status}), which would "
+                    "have ended this command there with that status, as if it had run; its module "
+                    "must not end the process as it is imported (move that into the agent, or "
+                    "under if __name__ == '__main__':)"
                 ) from None
         except (AdapterError, KeyboardInterrupt):
             raise

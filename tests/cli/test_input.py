@@ -73,6 +73,32 @@ def test_a_base_exception_at_import_is_a_usage_error_naming_it(
     assert named in result.stderr and "Traceback" not in result.stderr, result.stderr
 
 
+@pytest.mark.parametrize("status", [0, 1])
+def test_an_exit_at_import_is_a_usage_error_not_the_command_s_status(
+    tmp_path: Path, status: int
+) -> None:
+    """``os._exit`` at import would end the command at once with its status: 0, a run that
+    passed to CI, with nothing run."""
+    result = run_agent(tmp_path, f"import os\nos._exit({status})\n")
+    assert result.returncode == 2, result.stderr
+    assert f"loading it called os._exit({status})" in result.stderr, result.stderr
+
+
+def test_a_process_forked_at_import_still_exits_as_it_means_to(tmp_path: Path) -> None:
+    """Only the loading thread of the harness's own process is refused ``os._exit``: a child the
+    module forks ends with it, as in production, and the module loads."""
+    source = (
+        "import os\n"
+        "child = os.fork()\n"
+        "if child == 0:\n"
+        "    os._exit(7)\n"
+        "assert os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 7\n"
+        + AGENT
+    )  # fmt: skip
+    result = run_agent(tmp_path, source)
+    assert result.returncode in (0, 1) and "myagent:agent" in result.stdout, result.stderr
+
+
 def test_a_syntax_error_names_file_and_line(tmp_path: Path) -> None:
     result = run_agent(tmp_path, "x = 1\ndef agent(session)\n")
     assert result.returncode == 2

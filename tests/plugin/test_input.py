@@ -104,6 +104,18 @@ def test_an_agent_module_that_skips_at_import_is_a_usage_error_naming_it(
     )
 
 
+def test_an_agent_module_that_exits_at_import_is_a_usage_error_not_a_passing_run(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    """``os._exit(0)`` at import would end pytest at once with status 0: green CI, no test run."""
+    pytester.makepyfile(myagent="import os\n\nos._exit(0)\n")
+    result = run(f"{AGENT_OPTION}=myagent:agent", f"{SCENARIO_OPTION}=give-up-honoured")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [f"ERROR: {AGENT_OPTION}: agent 'myagent:agent': loading it called os._exit(0)*"]
+    )
+
+
 def test_a_snapshotting_suite_without_syrupy_is_a_usage_error_naming_both_fixes(run: Run) -> None:
     """syrupy is an extra: a suite that would snapshot without it stops up front."""
     result = run(CONTRACT, "-p", "no:syrupy", f"{SCENARIO_OPTION}=give-up-honoured")
