@@ -18,10 +18,10 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import FrameType
 
-__all__ = ["InterruptCatcher", "InterruptNoter", "Interrupted", "signal_name"]
+__all__ = ["InterruptCatcher", "InterruptNoter", "Interrupted", "InterruptsNoted", "signal_name"]
 
 
 class Interrupted(KeyboardInterrupt):
@@ -130,3 +130,32 @@ class InterruptNoter:
     def _arrived(self, signum: int, frame: FrameType | None) -> None:
         self.landed = True
         raise KeyboardInterrupt
+
+
+class InterruptsNoted:
+    """Within it, on the main thread, whether SIGINT, SIGTERM or SIGHUP arrived (`arrived`), each
+    still handled by the handler it had (Python's, an `InterruptCatcher`'s): a
+    `KeyboardInterrupt` met within it when none arrived was raised by code (an agent's module, on
+    import), not by a person or a CI service ending the session."""
+
+    def __init__(self) -> None:
+        self.arrived = False
+        self.previous: dict[int, Callable[[int, FrameType | None], object]] = {}
+
+    def __enter__(self) -> InterruptsNoted:
+        if threading.current_thread() is threading.main_thread():
+            for number in _python_defaults():
+                handler = signal.getsignal(number)
+                if callable(handler):
+                    self.previous[number] = handler
+                    signal.signal(number, self._noted)
+        return self
+
+    def __exit__(self, *raised: object) -> None:
+        for number, handler in self.previous.items():
+            signal.signal(number, handler)
+        self.previous = {}
+
+    def _noted(self, signum: int, frame: FrameType | None) -> None:
+        self.arrived = True
+        self.previous[signum](signum, frame)

@@ -25,6 +25,7 @@ from typing import Any
 
 from unsolvable._errors import AdapterError, docs_page
 from unsolvable._exits import ExitedAtLoad, exit_refused
+from unsolvable._interrupts import InterruptsNoted
 from unsolvable._redact import Redactor
 from unsolvable._remote import A2A_PREFIX, ACP_PREFIX, EXEC_PREFIX
 from unsolvable._text import slug
@@ -115,11 +116,13 @@ def load_agents(specs: Sequence[str], *, flag: str, isolate_network: bool = Fals
     so is one that raises what derives from `BaseException` alone (``pytest.importorskip``), which
     `load_agent` lets through, so that in a test it ends the test as pytest means it to; and so is
     one that calls ``os._exit`` (`unsolvable._exits`), which would end this process with its
-    status, 0 reading as a clean run."""
+    status, 0 reading as a clean run, and one that raises `KeyboardInterrupt` itself; a signal
+    that arrives meanwhile (Ctrl-C, a CI service's SIGTERM) ends the session as it would."""
     adapters = []
     for spec in specs:
+        interrupts = InterruptsNoted()
         try:
-            with _within_load_allowance(), _silenced(), exit_refused():
+            with interrupts, _within_load_allowance(), _silenced(), exit_refused():
                 adapters.append(load_agent(spec, isolate_network=isolate_network))
         except _LoadHung:
             with _redacted_errors():
@@ -137,9 +140,11 @@ def load_agents(specs: Sequence[str], *, flag: str, isolate_network: bool = Fals
                     "must not end the process as it is imported (move that into the agent, or "
                     "under if __name__ == '__main__':)"
                 ) from None
-        except (AdapterError, KeyboardInterrupt):
+        except AdapterError:
             raise
         except BaseException as error:  # pytest's skip, a cancellation: no face would catch it
+            if isinstance(error, KeyboardInterrupt) and interrupts.arrived:
+                raise  # a person's Ctrl-C, or a CI service's SIGTERM: the session ends
             with _redacted_errors():
                 raise AdapterError(
                     f"agent {spec!r}: loading it raised {type(error).__name__}: {error}; its "

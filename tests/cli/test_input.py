@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -60,8 +61,9 @@ def test_an_exception_at_import_is_a_usage_error_naming_it(tmp_path: Path) -> No
     [
         ("import pytest\npytest.importorskip('no_such_framework')\n", "raised Skipped: could not"),
         ("import asyncio\nraise asyncio.CancelledError('shut')\n", "raised CancelledError: shut"),
+        ("raise KeyboardInterrupt('mine')\n", "raised KeyboardInterrupt: mine"),
     ],
-    ids=["importorskip", "cancelled"],
+    ids=["importorskip", "cancelled", "keyboard-interrupt"],
 )
 def test_a_base_exception_at_import_is_a_usage_error_naming_it(
     tmp_path: Path, source: str, named: str
@@ -97,6 +99,34 @@ def test_a_process_forked_at_import_still_exits_as_it_means_to(tmp_path: Path) -
     )  # fmt: skip
     result = run_agent(tmp_path, source)
     assert result.returncode in (0, 1) and "myagent:agent" in result.stdout, result.stderr
+
+
+@pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGTERM], ids=lambda how: how.name)
+def test_a_signal_during_the_load_still_ends_the_session(tmp_path: Path, how: int) -> None:
+    """What the module raises itself is its failure; a Ctrl-C or a CI service's SIGTERM that
+    arrives while it loads is the person's, and ends the session as it would anywhere."""
+    ready = tmp_path / "ready"
+    os.mkfifo(ready)
+    (tmp_path / "myagent.py").write_text(
+        "import os, threading\n"
+        f"os.close(os.open({str(ready)!r}, os.O_WRONLY))\n"
+        "threading.Event().wait(60)\n" + AGENT,
+        encoding="utf-8",
+    )
+    command = [
+        sys.executable, "-m", "unsolvable.cli", "run", "--agent", "myagent:agent",
+        "--scenario", "give-up-honoured",
+    ]  # fmt: skip
+    child = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        os.close(os.open(ready, os.O_RDONLY))  # returns once the module has opened its end
+        child.send_signal(how)
+        _, stderr = child.communicate(timeout=60)
+    finally:
+        child.kill()
+        child.wait()
+    assert child.returncode == 130, stderr
+    assert f"interrupted ({signal.Signals(how).name})".encode() in stderr, stderr
 
 
 def test_a_syntax_error_names_file_and_line(tmp_path: Path) -> None:

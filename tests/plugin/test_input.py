@@ -116,6 +116,17 @@ def test_an_agent_module_that_exits_at_import_is_a_usage_error_not_a_passing_run
     )
 
 
+def test_an_agent_module_that_raises_keyboard_interrupt_is_a_usage_error_not_a_ctrl_c(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    """No signal arrived: the module raised it, and it is the module's own failure."""
+    pytester.makepyfile(myagent="raise KeyboardInterrupt('mine')\n")
+    result = run(f"{AGENT_OPTION}=myagent:agent", f"{SCENARIO_OPTION}=give-up-honoured")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    loading = "agent 'myagent:agent': loading it raised KeyboardInterrupt: mine*"
+    result.stderr.fnmatch_lines([f"ERROR: {AGENT_OPTION}: {loading}"])
+
+
 def test_a_snapshotting_suite_without_syrupy_is_a_usage_error_naming_both_fixes(run: Run) -> None:
     """syrupy is an extra: a suite that would snapshot without it stops up front."""
     result = run(CONTRACT, "-p", "no:syrupy", f"{SCENARIO_OPTION}=give-up-honoured")
