@@ -91,40 +91,28 @@ def test_an_agent_whose_import_hangs_is_a_usage_error_once_its_allowance_is_spen
     )
 
 
-def test_an_agent_module_that_skips_at_import_is_a_usage_error_naming_it(
-    run: Run, pytester: pytest.Pytester
+@pytest.mark.parametrize(
+    ("source", "named"),
+    [
+        ("import pytest\n\npytest.importorskip('no_such_framework')\n", "raised Skipped: *"),
+        ("import os\n\nos._exit(0)\n", "called os._exit(0)*"),
+        ("raise KeyboardInterrupt('mine')\n", "raised KeyboardInterrupt: mine*"),
+    ],
+    ids=["importorskip", "os-exit", "keyboard-interrupt"],
+)
+def test_an_agent_module_that_ends_its_import_is_a_usage_error_naming_how(
+    run: Run, pytester: pytest.Pytester, source: str, named: str
 ) -> None:
-    """pytest's skip derives from `BaseException` alone; met at import, it is the module's own
-    failure, not an internal error of pytest's."""
-    pytester.makepyfile(myagent="import pytest\n\npytest.importorskip('no_such_framework')\n")
+    """Each is the module's own failure, where it would otherwise end pytest as something else:
+    pytest's skip derives from `BaseException` alone (an internal error), ``os._exit(0)`` ends
+    it at once with status 0 (green CI, no test run), and a `KeyboardInterrupt` that no signal
+    raised would read as a Ctrl-C."""
+    pytester.makepyfile(myagent=source)
     result = run(f"{AGENT_OPTION}=myagent:agent", f"{SCENARIO_OPTION}=give-up-honoured")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
-        [f"ERROR: {AGENT_OPTION}: agent 'myagent:agent': loading it raised Skipped: *"]
+        [f"ERROR: {AGENT_OPTION}: agent 'myagent:agent': loading it {named}"]
     )
-
-
-def test_an_agent_module_that_exits_at_import_is_a_usage_error_not_a_passing_run(
-    run: Run, pytester: pytest.Pytester
-) -> None:
-    """``os._exit(0)`` at import would end pytest at once with status 0: green CI, no test run."""
-    pytester.makepyfile(myagent="import os\n\nos._exit(0)\n")
-    result = run(f"{AGENT_OPTION}=myagent:agent", f"{SCENARIO_OPTION}=give-up-honoured")
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(
-        [f"ERROR: {AGENT_OPTION}: agent 'myagent:agent': loading it called os._exit(0)*"]
-    )
-
-
-def test_an_agent_module_that_raises_keyboard_interrupt_is_a_usage_error_not_a_ctrl_c(
-    run: Run, pytester: pytest.Pytester
-) -> None:
-    """No signal arrived: the module raised it, and it is the module's own failure."""
-    pytester.makepyfile(myagent="raise KeyboardInterrupt('mine')\n")
-    result = run(f"{AGENT_OPTION}=myagent:agent", f"{SCENARIO_OPTION}=give-up-honoured")
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    loading = "agent 'myagent:agent': loading it raised KeyboardInterrupt: mine*"
-    result.stderr.fnmatch_lines([f"ERROR: {AGENT_OPTION}: {loading}"])
 
 
 def test_a_snapshotting_suite_without_syrupy_is_a_usage_error_naming_both_fixes(run: Run) -> None:
