@@ -55,31 +55,33 @@ def output_end(sink: IO[bytes]) -> str:
 
 class Keeper(threading.Thread):
     """Keeps the capture file of the run in progress to about its last `KEPT_BYTES` on disk:
-    every `KEEP_EVERY` seconds while a run is in progress (never between runs), the blocks before
-    them are freed by punching a hole in the file. The agent and the processes it started, which
-    write on through the same file, see nothing: its size and their offsets are as they were.
-    Where a hole cannot be punched (no ``fallocate``, as on macOS, or a file system without
-    holes) the file grows as the agent writes, as any capture file would."""
+    every `KEEP_EVERY` seconds it looks, and the blocks before them are freed by punching a hole
+    in the file. The agent and the processes it started, which write on through the same file,
+    see nothing: its size and their offsets are as they were. Where a hole cannot be punched (no
+    ``fallocate``, as on macOS, or a file system without holes) the file grows as the agent
+    writes, as any capture file would. It looks on a clock of its own, never woken by a run's
+    start or end, so that neither costs the run a switch of threads."""
 
     def __init__(self) -> None:
         super().__init__(name="unsolvable-output-keeper", daemon=True)
-        self._changed = threading.Condition()
+        self._lock = threading.Lock()
         self._kept: _Kept | None = None
         self._punch: Punch | None = None
         self._looked_for_punch = False
+        self._never = threading.Event()
+        """Waited on between looks, never set: the keeper ends with its process."""
 
     def keep(self, fd: int | None) -> None:
         """Keeps the file open as ``fd`` from now on, or none (the run is over). Once this has
         returned the keeper no longer touches the file it kept before, whose descriptor may be
         closed and its number reused."""
-        with self._changed:
-            self._kept = None if fd is None else _kept(fd)
-            self._changed.notify()
+        kept = None if fd is None else _kept(fd)
+        with self._lock:
+            self._kept = kept
 
     def run(self) -> None:
-        with self._changed:
-            while True:
-                self._changed.wait(None if self._kept is None else KEEP_EVERY)
+        while not self._never.wait(KEEP_EVERY):
+            with self._lock:
                 if self._kept is not None:
                     self._free(self._kept)
 
