@@ -264,7 +264,7 @@ class Worker:
         os.register_at_fork(after_in_child=self._detach)
         self.pristine = _Pristine.now()
         self.keeper = Keeper()
-        """Keeps each run's capture file to its end on disk; idle between runs."""
+        """Keeps each run's capture file to its end on disk; it finds none to keep between runs."""
         self.keeper.start()
 
     def serve(self) -> None:
