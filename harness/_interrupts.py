@@ -11,7 +11,9 @@ kept, though its run had ended before the interrupt. The hold lasts at most one 
 channels (`unsolvable._batch`'s poll).
 
 While an agent runs in-process, a SIGINT is noted as it is raised (`InterruptNoter`), so that
-the run ends the caller's session as Ctrl-C would, not as the agent's crash."""
+the run ends the caller's session as Ctrl-C would, not as the agent's crash. While an agent's
+module is loaded, the signals that arrive are only watched for (`SignalArrivals`), each handled
+as before, so that a `KeyboardInterrupt` the module raised itself is told from a person's."""
 
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ import threading
 from collections.abc import Callable, Iterator
 from types import FrameType
 
-__all__ = ["InterruptCatcher", "InterruptNoter", "Interrupted", "InterruptsNoted", "signal_name"]
+__all__ = ["InterruptCatcher", "InterruptNoter", "Interrupted", "SignalArrivals", "signal_name"]
 
 
 class Interrupted(KeyboardInterrupt):
@@ -132,7 +134,7 @@ class InterruptNoter:
         raise KeyboardInterrupt
 
 
-class InterruptsNoted:
+class SignalArrivals:
     """Within it, on the main thread, whether SIGINT, SIGTERM or SIGHUP arrived (`arrived`), each
     still handled by the handler it had (Python's, an `InterruptCatcher`'s): a
     `KeyboardInterrupt` met within it when none arrived was raised by code (an agent's module, on
@@ -142,7 +144,7 @@ class InterruptsNoted:
         self.arrived = False
         self.previous: dict[int, Callable[[int, FrameType | None], object]] = {}
 
-    def __enter__(self) -> InterruptsNoted:
+    def __enter__(self) -> SignalArrivals:
         if threading.current_thread() is threading.main_thread():
             for number in _python_defaults():
                 handler = signal.getsignal(number)

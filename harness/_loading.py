@@ -25,7 +25,7 @@ from typing import Any
 
 from unsolvable._errors import AdapterError, docs_page
 from unsolvable._exits import ExitedAtLoad, exit_refused
-from unsolvable._interrupts import InterruptsNoted
+from unsolvable._interrupts import SignalArrivals
 from unsolvable._redact import Redactor
 from unsolvable._remote import A2A_PREFIX, ACP_PREFIX, EXEC_PREFIX
 from unsolvable._text import slug
@@ -120,7 +120,7 @@ def load_agents(specs: Sequence[str], *, flag: str, isolate_network: bool = Fals
     that arrives meanwhile (Ctrl-C, a CI service's SIGTERM) ends the session as it would."""
     adapters = []
     for spec in specs:
-        interrupts = InterruptsNoted()
+        interrupts = SignalArrivals()
         try:
             with interrupts, _within_load_allowance(), _silenced(), exit_refused():
                 adapters.append(load_agent(spec, isolate_network=isolate_network))
