@@ -120,14 +120,50 @@ class ShardTag:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ShardTag:
         """The tag a file holds; a ``complete`` that is not ``true`` or ``false`` is a
-        `ValueError`, as ``"false"`` would otherwise read as a finished shard."""
+        `ValueError`, as ``"false"`` would otherwise read as a finished shard, and so are a
+        number that is not whole (`_whole`) and a key of another shape (`_key`)."""
         complete = data["complete"]
         if not isinstance(complete, bool):
             raise ValueError(f'its shard\'s "complete" is {complete!r}, not true or false')
+        runs = None if data.get("runs") is None else _whole(data["runs"], "runs")
+        shape = SESSION_KEY if runs is None else RUN_KEY
         return cls(
-            shard=Shard(int(data["index"]), int(data["count"])),
+            shard=Shard(_whole(data["index"], "index"), _whole(data["count"], "count")),
             complete=complete,
-            order=tuple(tuple(key) for key in data["order"]),
-            runs=None if data.get("runs") is None else int(data["runs"]),
+            order=tuple(_key(key, shape) for key in data["order"]),
+            runs=runs,
             plan=None if data.get("plan") is None else str(data["plan"]),
         )
+
+
+RUN_KEY = (("position", int),)
+"""An ``unsolvable run`` record's key: its position among the whole run's runs."""
+SESSION_KEY = (("agent", str), ("place", int), ("scenario", str), ("seed", int))
+"""A pytest record's key: agent, the scenario's place in the library, scenario, seed."""
+
+
+def _whole(value: object, field: str) -> int:
+    """A whole number of a shard's tag; `ValueError` otherwise, as ``int()`` would read a
+    hand-edited ``1.5`` or ``true`` as shard 1."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f'its shard\'s "{field}" is {value!r}, not a whole number')
+    return value
+
+
+def _key(value: object, shape: tuple[tuple[str, type], ...]) -> Key:
+    """A record's key of ``shape`` (its fields' names and types); `ValueError` otherwise, since
+    a key of another shape cannot be put in order beside the others'."""
+    kinds = tuple(kind for _, kind in shape)
+    if not (
+        isinstance(value, list)
+        and len(value) == len(kinds)
+        and all(
+            isinstance(v, kind) and not isinstance(v, bool)
+            for v, kind in zip(value, kinds, strict=True)
+        )
+    ):
+        fields = ", ".join(
+            f"{name} ({'a whole number' if kind is int else 'text'})" for name, kind in shape
+        )
+        raise ValueError(f'its shard\'s "order" holds {value!r}, not [{fields}]')
+    return tuple(value)

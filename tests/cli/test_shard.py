@@ -161,6 +161,41 @@ def test_a_spoilt_part_is_refused_by_name_and_nothing_is_merged(
     assert not out.exists()
 
 
+@pytest.mark.parametrize(
+    ("field", "value", "says"),
+    [
+        ("order", [[]], 'its shard\'s "order" holds [], not [position (a whole number)]'),
+        ("order", [["x"]], "its shard's \"order\" holds ['x'], not [position (a whole number)]"),
+        ("index", 1.5, 'its shard\'s "index" is 1.5, not a whole number'),
+        ("count", True, 'its shard\'s "count" is True, not a whole number'),
+    ],
+)
+def test_a_part_whose_shard_tag_was_edited_is_refused_by_name(
+    tmp_path: Path, field: str, value: object, says: str
+) -> None:
+    """A tag edited by hand, or by a tool that rewrote the JSON, is a usage error naming the
+    part and the field: a key that is no run's position would stop the merge with a traceback,
+    and an index of 1.5 or true would be read as shard 1."""
+    parts = [tmp_path / f"p{k}.json" for k in (1, 2)]
+    for k, part in enumerate(parts, start=1):
+        _unsolvable("run", "--agent", "contract", "--scenario", "oscillation", "--shard",
+                    f"{k}/2", "--json", str(part))  # fmt: skip
+    data = json.loads(parts[0].read_text())
+    if field == "order":
+        data["shard"]["order"][: len(value)] = value  # type: ignore[arg-type]
+    else:
+        data["shard"][field] = value
+    parts[0].write_text(json.dumps(data))
+    out = tmp_path / "all.json"
+    merged = _unsolvable("merge", *map(str, parts), "--json", str(out))
+    assert merged.returncode == 2 and merged.stdout == "", merged.stdout
+    assert merged.stderr == (
+        f"unsolvable: error: cannot read {str(parts[0])!r} ({says}); pass the --json files that "
+        "unsolvable run --shard K/N or pytest --unsolvable-shard K/N wrote\n"
+    )
+    assert not out.exists()
+
+
 def test_a_part_of_no_records_from_another_version_is_refused_as_its_records_would_be(
     tmp_path: Path,
 ) -> None:
