@@ -57,6 +57,8 @@ SEEDS = "seeds"
 LOST_SEEDS = "lost_seeds"
 """A scenario entry's field that lists the seeds of its runs whose worker was lost before their
 first step (`RunId`), which have no lag, when it has any: whole numbers, not gated."""
+RATE = "false_stop_rate"
+"""The entry's field that is a share of its control runs, 0 to 1: the false-stop rate."""
 SCENARIO = "scenario"
 """The level of a baseline's groups of one scenario each."""
 
@@ -192,23 +194,24 @@ def _entries(data: Any, path: Path, flags: BaselineFlags) -> dict[Key, Entry]:
 
 
 def _check_numbers(key: Key, entry: Entry, path: Path, flags: BaselineFlags) -> None:
-    """A hand-edited ``"lag_steps_p95": "three"`` is an error now, not a traceback after the run."""
+    """A hand-edited ``"lag_steps_p95": "three"`` is an error now, not a traceback after the run,
+    and so is a ``false_stop_rate`` that is no share (`RATE`): above 1 it passes every rate, and
+    below 0 it fails every one."""
     level, name, agent = key
     for name_of_field, value in entry.items():
-        if name_of_field in (SEEDS, LOST_SEEDS) or (
-            value is None
-            or (
-                isinstance(value, int | float)
-                and not isinstance(value, bool)
-                and math.isfinite(value)
-            )
-        ):
+        if name_of_field in (SEEDS, LOST_SEEDS) or value is None:
             continue
-        what = "not finite" if isinstance(value, float) else f"a {type(value).__name__}"
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            what = f"is a {type(value).__name__}, not a number or null"
+        elif not math.isfinite(value):
+            what = "is not finite, not a number or null"
+        elif name_of_field == RATE and not 0 <= value <= 1:
+            what = "is not a share of the control runs, 0 to 1, or null"
+        else:
+            continue
         raise BaselineError(
             f"baseline {str(path)!r}: agents.{agent}.{level}.{name}.{name_of_field} = {value!r} "
-            f"is {what}, not a number or null; correct it, or rewrite the file with "
-            f"{flags.update} ({DOCS})"
+            f"{what}; correct it, or rewrite the file with {flags.update} ({DOCS})"
         )
 
 

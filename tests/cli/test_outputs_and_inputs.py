@@ -239,6 +239,27 @@ def test_a_baseline_number_that_is_not_finite_is_a_usage_error(
     assert result.returncode == USAGE and said in result.stderr
 
 
+@pytest.mark.parametrize("rate", ["1.5", "-0.25"])
+def test_a_baseline_rate_that_is_no_share_is_a_usage_error(tmp_path: Path, rate: str) -> None:
+    """A false-stop rate is a share of the control runs: a hand-edited 1.5 would pass every
+    rate the run measured, and -0.25 fail every one, as the margins above 1 are refused for."""
+    baseline = tmp_path / "baseline.json"
+    family = ("--agent", "contract", "--scenario", "constant-return")
+    assert _unsolvable("run", *family, "--baseline", str(baseline),
+                       "--update-baseline").returncode == 0  # fmt: skip
+    text = baseline.read_text()
+    assert '"false_stop_rate": 0.0' in text
+    baseline.write_text(text.replace('"false_stop_rate": 0.0', f'"false_stop_rate": {rate}', 1))
+    out = tmp_path / "records.json"
+    result = _unsolvable("run", *family, "--baseline", str(baseline), "--json", str(out))
+    assert (result.returncode, result.stdout) == (USAGE, "")
+    assert (
+        f".false_stop_rate = {rate} is not a share of the control runs, 0 to 1, or null; correct "
+        "it, or rewrite the file with --update-baseline"
+    ) in result.stderr
+    assert not out.exists()
+
+
 def test_a_key_given_twice_in_an_input_is_a_usage_error(tmp_path: Path) -> None:
     """JSON readers keep the last of two members of one name, so a hand-edited scenario file's
     second ``"expected"`` silently replaced the first, and a baseline's second figure the

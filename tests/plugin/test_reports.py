@@ -258,18 +258,22 @@ def test_a_gate_flag_without_a_baseline_is_a_usage_error_but_an_ini_margin_is_no
 
 
 def test_ini_keys_set_the_reports_and_the_gate(run: Run, pytester: pytest.Pytester) -> None:
-    _agent(pytester, "contract")
-    assert _suite(run, GATE, UPDATE_BASELINE_OPTION).ret == 0
+    """``naive`` false-stops half of long-healthy's controls: blessed at a quarter, the family
+    regressed by the ini file's margin exactly, which passes the gate (its verdicts fail)."""
+    _agent(pytester, "naive")
+    assert _suite(run, GATE, UPDATE_BASELINE_OPTION).ret == 1
     path = pytester.path / BASELINE
     data = json.loads(path.read_text())
-    data["agents"]["mine:agent"]["family"]["long-healthy"]["false_stop_rate"] = -0.25
+    family = data["agents"]["mine:agent"]["family"]["long-healthy"]
+    assert family["false_stop_rate"] == 0.5
+    family["false_stop_rate"] = 0.25
     path.write_text(json.dumps(data))
     pytester.makeini(
         f"[pytest]\nunsolvable_baseline = {BASELINE}\nunsolvable_markdown = summary.md\n"
         "unsolvable_baseline_false_stop_margin = 0.25\n"
     )
     result = _suite(run)
-    assert result.ret == 0
+    assert result.ret == 1
     assert _gate_lines(result) == [
         f"unsolvable: baseline gate passed: {GROUPS} groups compared against {BASELINE} "
         "(lag p95 +0 steps, false-stop rate +0.25)"
