@@ -8,7 +8,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from unsolvable._numbers import counted
+from unsolvable._numbers import counted, plain
 from unsolvable._record import TerminationRecord
 from unsolvable._stop import Outcome
 from unsolvable._text import html_text
@@ -185,7 +185,7 @@ def _cap_mark(cap: StepCap | None, y: float, axis: _LagAxis) -> list[str]:
     return [
         f'<path d="M{x:.1f} {y - 6}l6 6l-6 6l-6 -6z" fill="none" stroke="{CAP_COLOUR}" '
         f'stroke-width="1.5"><title>step cap {cap.cap}: signed lag p95 '
-        f"{cap.lag_steps.p95:g}</title></path>"
+        f"{plain(cap.lag_steps.p95)}</title></path>"
     ]
 
 

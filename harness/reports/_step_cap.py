@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from unsolvable._numbers import plain
 from unsolvable._record import TerminationRecord
 from unsolvable.reports._counted import (
     counts_from_zero,
@@ -84,7 +85,8 @@ def _shortfalls(
     failed = sum(not r.verdict.passed for r in records)
     reasons = [f"{failed} of {len(records)} runs failed their verdicts"] if failed else []
     names = ("false stops", "premature stops", "lag p95")
-    reasons += [f"{n} {a:g} vs {b:g}" for n, a, b in zip(names, mine, cap, strict=True) if a > b]
+    pairs = zip(names, mine, cap, strict=True)
+    reasons += [f"{n} {plain(a)} vs {plain(b)}" for n, a, b in pairs if a > b]
     if not reasons and mine == cap:
         reasons.append("no better on either axis: the same false stops, premature stops and lag")
     return tuple(reasons)
