@@ -87,16 +87,18 @@ def _gate(gate: GateResult | None) -> str:
         text = " ".join(line.strip() for line in gate.lines())
         return f'<div class="gate {"pass" if gate.passed else "fail"}">{html_text(text)}</div>'
     lost = "".join(f"<li>{html_text(str(run))}</li>" for run in gate.lost)
+    against = f" against {gate.path}" if gate.path else ""
     if gate.passed:
         text = (
-            f"Baseline gate passed: {counted(gate.compared, 'group')} compared ({gate.margins})"
+            f"Baseline gate passed: {counted(gate.compared, 'group')} compared{against} "
+            f"({gate.margins})"
             f"{gate.partial_note()}{gate.lost_note()}{':' if lost else '.'}"
         )
         listed = f"<ul>{lost}</ul>" if lost else ""
         return f'<div class="gate pass">{html_text(text)}{listed}</div>'
     items = "".join(f"<li>{html_text(str(r))}</li>" for r in gate.regressions) + lost
     title = (
-        f"Baseline gate FAILED: {len(gate.regressions)} regression(s) ({gate.margins})"
+        f"Baseline gate FAILED: {len(gate.regressions)} regression(s){against} ({gate.margins})"
         f"{gate.partial_note()}{gate.lost_note()}"
     )
     return f'<div class="gate fail"><strong>{html_text(title)}</strong><ul>{items}</ul></div>'

@@ -95,6 +95,25 @@ def test_the_gate_passes_on_its_own_baseline_and_fails_naming_the_regression(
     )
 
 
+@pytest.mark.parametrize("lag", [1, 0], ids=["passed", "failed"])
+def test_every_form_names_the_baseline_its_gate_read(tmp_path: Path, lag: int) -> None:
+    """The terminal, the Markdown and the HTML report say which file the gate compared with,
+    passed or failed: a CI job that gates on several baselines is read from any of them."""
+    baseline = tmp_path / "base line.json"
+    chosen = ("--agent", "contract", "--scenario", "oscillation/plain", "--baseline", str(baseline))
+    assert _unsolvable("run", *chosen, "--update-baseline").returncode == 0
+    data = json.loads(baseline.read_text())
+    data["agents"]["contract"]["agent"]["all"]["lag_steps_p95"] = lag
+    baseline.write_text(json.dumps(data))
+    summary, page = tmp_path / "summary.md", tmp_path / "report.html"
+    gated = _unsolvable("run", *chosen, "--markdown", str(summary), "--html", str(page))
+    assert gated.returncode == 1 - lag, gated.stdout
+    said = "3 groups compared" if lag else "1 regression(s)"
+    assert f"{said} against {baseline} (" in gated.stdout
+    assert f"{said} against `{baseline}` (" in summary.read_text()
+    assert f"{said} against {baseline} (" in unescape(page.read_text())
+
+
 @pytest.mark.parametrize(
     "blessed",
     [("--all-seeds",), ()],
