@@ -251,11 +251,16 @@ class Observed:
 
     @property
     def detection_lag(self) -> int | None:
-        """Steps from the first stagnant step to the stop (0 = stopped on the spot), signed:
-        negative when the agent stopped while progress was still possible — a premature stop,
-        a guess rather than a detection, which a clip at 0 would score as perfect.
-        ``None`` where `first_stagnant_step` is: on a solvable control, and on a run lost
-        before its first step."""
+        """Steps from the first stagnant step to the stop (0 = stopped on the spot), signed, as
+        observed: negative when the agent stopped before that step, which a clip at 0 would
+        score as perfect. ``None`` where `first_stagnant_step` is: on a solvable control, and
+        on a run lost before its first step.
+
+        Every report (the tables and metrics, OTLP, ATIF, JUnit) counts it further, and only
+        their count tells a premature stop, a guess rather than a detection: 0 at least for a
+        stop the evidence or a spent budget chose, and from one step past N for a run that did
+        not stop. So a record's ``-2`` may be a lag of 0 in every report, and its ``-1`` a lag
+        of 11 (``lag_tokens`` and ``lag_cost_usd`` alike)."""
         if self.first_stagnant_step is None:
             return None
         return self.steps - self.first_stagnant_step
