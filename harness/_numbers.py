@@ -39,8 +39,10 @@ def rounded(value: float, digits: int, marks: tuple[float, ...] = MARKS) -> floa
 
 def dollars(value: float) -> str:
     """``value`` dollars, as `plain` writes the figure: to the millionth a record keeps, so a
-    lag or an overshoot of a few millionths does not read as none."""
-    return f"${plain(value)}"
+    lag or an overshoot of a few millionths does not read as none; a negative figure (the lag of
+    a premature stop) signed before the dollar sign, as money is written: ``-$0.115626``."""
+    sign = "-" if value < 0 else ""
+    return f"{sign}${plain(abs(value))}"
 
 
 def counted(count: int, noun: str) -> str:

@@ -95,8 +95,9 @@ def _lag_text(record: TerminationRecord) -> str:
     # The three lags as the metrics count them (`lag`): steps, tokens and dollars alike.
     cost = lag_cost_usd(record)
     return (
-        f"first stagnant step {observed.first_stagnant_step}; lag {lag(record)} "
-        f"steps, {lag_tokens(record)} tokens, {dollars(0.0 if cost is None else cost)}"
+        f"first stagnant step {observed.first_stagnant_step}; lag "
+        f"{counted(lag(record), 'step')}, {counted(lag_tokens(record), 'token')}, "
+        f"{dollars(0.0 if cost is None else cost)}"
     )
 
 

@@ -236,6 +236,18 @@ def test_explain_gives_the_three_lags_as_the_metrics_count_them() -> None:
     assert "; lag 0 steps, 0 tokens, $0\n" in explain(stopped)
 
 
+def test_explain_writes_a_premature_stops_lags_with_their_nouns_and_signs() -> None:
+    """A stop one step early lags -1 steps, its dollars signed as money is written (it read
+    ``$-0.0005``), and a stop one step late 1 step (it read ``1 steps``)."""
+    guessed = record(code=Code.NO_PROGRESS, steps=2, bound=10, stagnant=3, lag_tokens=-50)
+    late = record(code=Code.NO_PROGRESS, steps=4, bound=10, stagnant=3, lag_tokens=1)
+    lines = [
+        next(line for line in explain(r).splitlines() if "; lag " in line) for r in (guessed, late)
+    ]
+    assert lines[0].endswith("; lag -1 steps, -50 tokens, -$0.0005")
+    assert lines[1].endswith("; lag 1 step, 1 token, $0.00001")
+
+
 def test_a_step_per_bound_past_1_is_never_shown_as_1() -> None:
     """201 steps of N=200 went past the bound (over_bound 1): two digits wrote it 1.00, a stop
     at the bound, which passes; the JSON says 1.005."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from unsolvable._numbers import counted, plain, rounded
+from unsolvable._numbers import counted, dollars, plain, rounded
 from unsolvable.reports._cells import distribution
 from unsolvable.reports._distribution import Distribution
 
@@ -59,3 +59,11 @@ def test_a_rounded_figure_lands_on_a_mark_only_when_it_is_that_mark(
     """Each side of 0 and 1 keeps its side; a value that is not near a mark (or a dollar figure,
     for which 1 is no mark) rounds as ``round`` does."""
     assert rounded(value, digits, marks) == kept
+
+
+@pytest.mark.parametrize(
+    ("value", "text"), [(-0.115626, "-$0.115626"), (0.000044, "$0.000044"), (-0.0, "$0")]
+)
+def test_a_negative_dollar_figure_is_signed_before_the_dollar_sign(value: float, text: str) -> None:
+    """A premature stop's lag in dollars read ``$-0.115626``."""
+    assert dollars(value) == text
