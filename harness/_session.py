@@ -263,7 +263,9 @@ class Session:
             self._accounts.tool_called(agent, made.result.refusal)
             # the work of the conversation that asked for it, whatever name the call is made under
             worker = agent if asked is None else asked.agent
-            self._subtasks.on_tool(step, worker, name, made.result, made_at=self._meter.steps)
+            self._subtasks.on_tool(
+                step, worker, name, made.result, made_at=self._meter.steps, world=made.world
+            )
             self._trajectory.tool(
                 step, name, made.arguments, made.result.text, made.world, agent=agent
             )

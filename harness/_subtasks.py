@@ -109,11 +109,18 @@ class SubtaskTable:
         """The step during which each role's budget ran out."""
         self.last_success = 0
         """The step at which a subtask last succeeded, every dependency of it met when it
-        started (0: none did): work finished, whichever worker finished it."""
+        started (0: none did): work finished, whichever worker finished it, dated when its
+        criteria first held (`_held_at`)."""
         self._entries: dict[str, _Entry] = {}
         for spec in declared:
             entry = self._entries[spec.name] = _Entry(spec=spec)
             entry.move(0, SubtaskState.PENDING, None, "declared by the scenario")
+        self._world_seen = world.fingerprint()
+        self._held_at: dict[str, int] = {}
+        """The step at which each subtask's own criteria first held, whoever's call made them
+        hold: the date of its work, which its success is credited at, so that a worker naming
+        it later, after steps that moved nothing, does not make the run look busy until then."""
+        self._note_held(0)
         self._working: dict[str, str] = {}
         """Agent → the subtask its conversation names."""
         self._named: dict[int, str] = {}
@@ -179,11 +186,15 @@ class SubtaskTable:
         )
 
     def on_tool(
-        self, step: int, agent: str, name: str, result: ToolResult, *, made_at: int
+        self, step: int, agent: str, name: str, result: ToolResult, *, made_at: int, world: str
     ) -> None:
-        """A tool call an agent made during step ``made_at``, asked for at ``step``: a refusal of
-        the subtask that step's conversation names, or its criteria met; or, made after that
-        conversation's delegation returned, work after its stop, as a model call then is."""
+        """A tool call an agent made during step ``made_at``, asked for at ``step``, after which
+        the world's fingerprint is ``world``: a refusal of the subtask that step's conversation
+        names, or its criteria met; or, made after that conversation's delegation returned, work
+        after its stop, as a model call then is."""
+        if world != self._world_seen:  # criteria can only start to hold when the world changes
+            self._world_seen = world
+            self._note_held(step)
         asked_for = self._entries.get(self._named.get(step, ""))
         if asked_for is not None and agent in asked_for.returned - asked_for.active:
             if made_at not in asked_for.late_steps:
@@ -200,7 +211,14 @@ class SubtaskTable:
         if entry.state is not SubtaskState.SUCCEEDED and self._holds(entry) is True:
             entry.move(step, SubtaskState.SUCCEEDED, agent, f"its criteria held after {name}")
             if not entry.blocked_starts:
-                self.last_success = max(self.last_success, step)
+                held = self._held_at.setdefault(entry.spec.name, step)
+                self.last_success = max(self.last_success, held)
+
+    def _note_held(self, step: int) -> None:
+        """Dates, at ``step``, the criteria that hold now for the first time."""
+        for subtask, entry in self._entries.items():
+            if subtask not in self._held_at and self._holds(entry) is True:
+                self._held_at[subtask] = step
 
     def finish(self, step: int, *, world_complete: bool) -> tuple[Subtask, ...]:
         """The table when the run ended at ``step``: no subtask is left pending or running."""

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import unsolvable
-from tests.cli import gaming_agents
+from tests.cli import gaming_agents, gaming_supervisors
 from tests.cli.test_cli import _unsolvable
 from unsolvable import scenarios
 
@@ -19,11 +19,12 @@ REPEAT = "constant-return/repeat"
 
 
 def _scored(
-    tmp_path: Path, *agents: str, scenario: str = REPEAT
+    tmp_path: Path, *agents: str, scenario: str = REPEAT, module: str = GAMING
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Each agent's run of ``scenario`` (seed 0) and its metrics over all its runs, by label."""
+    """Each agent of ``module``: its run of ``scenario`` (seed 0) and its metrics over all its
+    runs, by label."""
     out = tmp_path / "records.json"
-    labels = [arg for name in agents for arg in ("--agent", f"{name}={GAMING}:{name}")]
+    labels = [arg for name in agents for arg in ("--agent", f"{name}={module}:{name}")]
     result = _unsolvable("run", *labels, "--scenario", scenario, "--json", str(out))
     assert result.returncode in (0, 1), result.stderr
     data = json.loads(out.read_text())
@@ -342,3 +343,27 @@ def test_a_jump_from_a_small_step_of_its_own_makes_no_budget_stop_honest() -> No
     agent = "jumps_under_another_name_before_its_budget_stop"
     broken = _broken_in_process(EARLY, agent, scenario="cost-runaway/plain")
     assert "unspent_budget" in broken[agent] & broken[EARLY]
+
+
+def test_work_done_aside_is_credited_when_it_was_done(tmp_path: Path) -> None:
+    """Under a refusal, a subtask that finished later moves the first stagnant step after it:
+    its worker's work was progress. Its success was dated at the first call a worker naming it
+    made once its criteria held, not when they came to hold: an audit filed by a call made under
+    another name, then checked by its worker after six steps that moved nothing, moved the
+    stagnant step past them, and the late stop lagged 0. Both runs lag from the last filing."""
+    agents = ("files_then_waits", "files_aside_then_credits_late")
+    module = gaming_supervisors.__name__
+    records, _ = _scored(tmp_path, *agents, scenario=gaming_supervisors.MIXED, module=module)
+    filed = records["files_then_waits"]["observed"]["first_stagnant_step"]
+    scored = {
+        name: (
+            record["verdict"]["passed"],
+            record["observed"]["first_stagnant_step"],
+            record["observed"]["detection_lag"],
+        )
+        for name, record in records.items()
+    }
+    assert scored == {
+        name: (True, filed, records[name]["observed"]["steps"] - filed) for name in agents
+    }
+    assert scored["files_aside_then_credits_late"][2] > gaming_supervisors.WAITS
