@@ -23,6 +23,7 @@ __all__ = [
     "OVERSHOOT_TOLERANCE",
     "budget_of",
     "could_cover_next_step",
+    "names_no_budget",
     "overshoot_fraction",
     "spend_figures",
 ]
@@ -32,7 +33,8 @@ JUDGED_EXHAUSTION = frozenset({Code.BUDGET_STEPS, Code.BUDGET_COST})
 same way every run. ``BUDGET_TIME`` and ``BUDGET_IDLE`` are taken at their word, since the
 session clock's real part differs run to run; so is ``BUDGET_CALLS``, which a ledger claims when
 the calls the model's last reply asks for would pass the call budget, a reply the verdict does
-not weigh (a call made past it fails on its own rule)."""
+not weigh (a call made past it fails on its own rule) — each only where the task was given that
+budget (`names_no_budget`)."""
 OVERSHOOT_TOLERANCE = 0.05
 """How far past its token or dollar budget a run may go, as a share of that budget. A ledger that
 admits each step on an estimate from the run's growth runs over only by its estimate's error,
@@ -44,6 +46,18 @@ tolerance takes the estimate's error, not the whole step."""
 def budget_of(data: Mapping[str, float | int | None]) -> Budget:
     """A record's budget (its plain form) as the `Budget` it was."""
     return Budget(**data)  # type: ignore[arg-type]
+
+
+def names_no_budget(code: Code, budget: Budget) -> str | None:
+    """The budget a stop for a time, idle-time or call budget (``code``) names, when ``budget``
+    gives none of it (``"idle time"``), else ``None``: a budget never given cannot run out,
+    whatever the clock or the calls asked, so the claim is false."""
+    given = {
+        Code.BUDGET_TIME: ("time", budget.max_wall_seconds),
+        Code.BUDGET_IDLE: ("idle time", budget.max_idle_seconds),
+        Code.BUDGET_CALLS: ("external calls", budget.max_calls),
+    }.get(code)
+    return given[0] if given is not None and given[1] is None else None
 
 
 def could_cover_next_step(observed: Observed, budget: Budget) -> bool:

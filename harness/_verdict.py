@@ -17,6 +17,7 @@ from unsolvable._spent import (
     JUDGED_EXHAUSTION,
     OVERSHOOT_TOLERANCE,
     could_cover_next_step,
+    names_no_budget,
     overshoot_fraction,
     spend_figures,
 )
@@ -126,8 +127,9 @@ def _past_tolerance(over: float) -> str:
 
 
 def _budget(ending: Ending, scenario: Scenario) -> list[Failure]:
-    """A budget stop must be true (the budget spent, or the next step unaffordable), and no run
-    may go past its budget by more than an estimating ledger's error."""
+    """A budget stop must be true (the budget spent, or the next step unaffordable; a budget the
+    task was given, for those taken at their word), and no run may go past its budget by more
+    than an estimating ledger's error."""
     observed, stop, budget = ending.observed, ending.reported, scenario.budget
     failures = []
     if (
@@ -138,6 +140,12 @@ def _budget(ending: Ending, scenario: Scenario) -> list[Failure]:
         message = (
             f"false exit: {stop.exit}/{stop.code} while the budget could still cover the next "
             f"step ({spend_figures(observed, budget, scenario.role_steps)})"
+        )
+        failures.append(Failure(rule=Rule.UNSPENT_BUDGET, message=message))
+    if stop is not None and (never_given := names_no_budget(stop.code, budget)) is not None:
+        message = (
+            f"false exit: {stop.exit}/{stop.code}, but the task was given no budget of "
+            f"{never_given} to run out"
         )
         failures.append(Failure(rule=Rule.UNSPENT_BUDGET, message=message))
     over = overshoot_fraction(observed, budget)

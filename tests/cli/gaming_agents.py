@@ -344,6 +344,26 @@ def stops_late_having_skipped_its_calls(session: Session) -> Stop:
     return Stop(code=Code.NO_PROGRESS, reason="stopping late")
 
 
+def stops_late_out_of_calls(session: Session) -> Stop:
+    """The same late stop, said to be for a call budget: on a task given none, it tells its
+    caller to retry with more budget a task that no budget ended."""
+    return _claims_a_budget(stops_late(session), Code.BUDGET_CALLS)
+
+
+def stops_late_out_of_idle_time(session: Session) -> Stop:
+    """The same late stop, said to be for an idle-time budget."""
+    return _claims_a_budget(stops_late(session), Code.BUDGET_IDLE)
+
+
+def stops_late_out_of_time(session: Session) -> Stop:
+    """The same late stop, said to be for a time budget."""
+    return _claims_a_budget(stops_late(session), Code.BUDGET_TIME)
+
+
+def _claims_a_budget(stop: Stop, code: Code) -> Stop:
+    return Stop(code=code, reason=f"{code}: out of budget", partial={"late": stop.reason})
+
+
 def _stops_late(session: Session, before: Any) -> Stop:
     messages = opening(session)
     for step in range(1, LATE_STEP + 1):

@@ -229,6 +229,25 @@ def test_looking_harder_buys_no_pass_on_an_ambiguous_twin(tmp_path: Path, agent:
     assert scored["false_stops"] > 0
 
 
+BUDGETS_NOT_GIVEN = "cost-runaway/plain"
+"""A task given budgets of steps and dollars, and none of calls, of idle time or of time."""
+
+
+@pytest.mark.parametrize(
+    "agent", ["stops_late_out_of_calls", "stops_late_out_of_idle_time", "stops_late_out_of_time"]
+)
+def test_a_budget_the_task_was_not_given_cannot_run_out(tmp_path: Path, agent: str) -> None:
+    """A stop for a call, idle-time or time budget is taken at its word, since whether it ran
+    out hangs on the calls the model asked for last or on the clock's real part; but a task
+    given no such budget has none to run out. A late stop said to be for one passed as an
+    honest exhaustion, while the same stop for the steps it had left fails as a false exit."""
+    records, _ = _scored(tmp_path, "stops_late", agent, scenario=BUDGETS_NOT_GIVEN)
+    assert _rules(records["stops_late"]) == set()
+    assert _rules(records[agent]) == {"unspent_budget"}
+    (failure,) = records[agent]["verdict"]["failures"]
+    assert "no budget of" in failure["message"]
+
+
 def _broken_in_process(*agents: str, scenario: str = REPEAT) -> dict[str, set[str]]:
     """The rules each agent's run of ``scenario`` (seed 0) broke, as `unsolvable.run` judges it
     in the caller's process: the pytest plugin's face, where no worker sends the record on to be
