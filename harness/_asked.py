@@ -43,6 +43,10 @@ class Taken(NamedTuple):
 
     step: int
     agent: str
+    since: int = 0
+    """The first step at which a model asked for the same call and the agent passed it over,
+    since the call was last made (0: it never did): what that step's call would have answered
+    is what this one answers, where the world answers it alike whenever it is made."""
 
 
 class AskedCall(NamedTuple):
@@ -73,6 +77,9 @@ class Asked:
 
     def __init__(self) -> None:
         self._pending: dict[Conversation, _LastStep] = {}
+        self._passed_over: dict[AskedCall, int] = {}
+        """The first step at which each call was asked for and passed over, since it was last
+        made (`Taken.since`)."""
 
     def ask(
         self,
@@ -104,12 +111,12 @@ class Asked:
             for who, last in conversations:
                 if made in last.calls:
                     last.calls.remove(made)
-                    return Taken(last.step, who)
+                    return Taken(last.step, who, self._passed_over.pop(made, 0))
             for who, last in conversations:
                 filled = [c for c in last.calls if c.tool == tool and _fills_in(given, c)]
                 if filled:
                     last.calls.remove(filled[0])
-                    return Taken(last.step, who)
+                    return Taken(last.step, who, self._passed_over.pop(filled[0], 0))
         return None
 
     def pending(self) -> list[Unmade]:
@@ -128,7 +135,10 @@ class Asked:
         return [unmade for key in list(self._pending) for unmade in self._unmade(key)]
 
     def _unmade(self, conversation: Conversation) -> list[Unmade]:
-        return self._pending.pop(conversation, _LastStep()).unmade()
+        last = self._pending.pop(conversation, _LastStep())
+        for call in last.calls:
+            self._passed_over.setdefault(call, last.step)
+        return last.unmade()
 
 
 def _object(arguments: str) -> dict[str, Any] | None:

@@ -195,19 +195,25 @@ class StagnationProbe:
         clock: float = 0.0,
         asked: bool = True,
         reached: bool = True,
+        passed_over: int = 0,
     ) -> None:
         """``fingerprint`` is the world's after the call (the session computes it once), and
         ``clock`` the simulated seconds of the session clock after it; ``asked``: whether the
         model asked for the call (`unsolvable._asked`). An unasked call's news is progress all
         the same, but nothing new from it is no evidence: the agent can always repeat a call.
         ``reached``: whether the call reached a tool (`unsolvable._dispatch.Dispatched`); one
-        that did not is neither: its error says the call back, new whenever the call is."""
+        that did not is neither: its error says the call back, new whenever the call is.
+        ``passed_over``: the first step at which the model asked for this same call and the
+        agent passed it over (`unsolvable._asked.Taken.since`; 0: none), where a refusal is
+        dated: else an agent that put off the call its model asked for until the step it
+        stopped at would read as stopping on its first refusal."""
         # Agents of one system call tools during their own steps, so ``step`` may come after a
         # later step of another agent: the earliest refusal and the latest progress are kept.
         if result.refusal is not None:
             self.refusals[result.refusal] += 1
         if result.refusal is not None and asked:
-            self.first_refusal_step = min(self.first_refusal_step or step, step)
+            refused = min(passed_over or step, step)
+            self.first_refusal_step = min(self.first_refusal_step or refused, refused)
         if fingerprint != self.last_world:
             self.last_world, self.last_change_clock = fingerprint, clock
             solvable = self.scenario.solvable

@@ -259,6 +259,7 @@ class Session:
                 clock=clock,
                 asked=asked is not None,
                 reached=made.reached,
+                passed_over=0 if asked is None else asked.since,
             )
             self._accounts.tool_called(agent, made.result.refusal)
             # the work of the conversation that asked for it, whatever name the call is made under

@@ -344,6 +344,37 @@ def stops_late_having_skipped_its_calls(session: Session) -> Stop:
     return Stop(code=Code.NO_PROGRESS, reason="stopping late")
 
 
+PUT_OFF_STEP = 5
+"""The step at which the two agents below stop: within the bound of missing-permission/plain,
+whose model asks for the denied call at every step from its first (seed 0)."""
+
+
+def makes_the_refused_call_then_waits(session: Session) -> Stop:
+    """Makes its model's calls at its first step only, each later one answered with a result
+    of its own, and stops at `PUT_OFF_STEP`: a late stop, the refusal read at once."""
+    return _puts_off(session, made_at=1)
+
+
+def puts_off_the_refused_call(session: Session) -> Stop:
+    """The same steps, its model's calls answered with a result of its own until its last
+    step, whose call, the same one, is refused: it stopped on the refusal it read, but was
+    asked for that call from its first step on."""
+    return _puts_off(session, made_at=PUT_OFF_STEP)
+
+
+def _puts_off(session: Session, *, made_at: int) -> Stop:
+    messages = opening(session)
+    for step in range(1, PUT_OFF_STEP + 1):
+        reply = session.call_model(messages, session.tools)
+        messages.append(assistant(reply))
+        for call_id, name, arguments in tool_calls(reply):
+            if step == made_at:
+                messages.append(dispatch(session, call_id, name, arguments)[0])
+            else:
+                messages.append({"role": "tool", "tool_call_id": call_id, "content": "later"})
+    return Stop(code=Code.NO_PROGRESS, reason="refused")
+
+
 def stops_late_out_of_calls(session: Session) -> Stop:
     """The same late stop, said to be for a call budget: on a task given none, it tells its
     caller to retry with more budget a task that no budget ended."""

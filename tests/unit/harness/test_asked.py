@@ -60,3 +60,14 @@ def test_the_conversations_of_one_agent_are_asked_apart() -> None:
     assert taken == [Taken(7, "worker"), Taken(6, "worker")]
     assert asked.ask("worker", 8, [("read", "{}")], subtask="S-1") == []
     assert asked.close() == [Unmade(8, "read", "{}")]
+
+
+def test_a_call_made_after_it_was_passed_over_says_since_when() -> None:
+    """The same call asked at step 1 and 2, passed over, then made at step 3: taken there, since
+    step 1; made again after it is asked once more, since no step."""
+    asked = Asked()
+    for step in (1, 2, 3):
+        asked.ask("main", step, [("publish", "{}")])
+    assert asked.take("main", "publish", "{}") == Taken(3, "main", since=1)
+    asked.ask("main", 4, [("publish", "{}")])
+    assert asked.take("main", "publish", "{}") == Taken(4, "main")
