@@ -44,9 +44,10 @@ class Taken(NamedTuple):
     step: int
     agent: str
     since: int = 0
-    """The first step at which a model asked for the same call and the agent passed it over,
-    since the call was last made (0: it never did): what that step's call would have answered
-    is what this one answers, where the world answers it alike whenever it is made."""
+    """The first step before ``step`` at which a model asked for the same call and the agent
+    did not make it there, since the call was last made (0: none, `Asked._since`): what that
+    step's call would have answered is what this one answers, where the world answers it alike
+    whenever it is made."""
 
 
 class AskedCall(NamedTuple):
@@ -111,13 +112,22 @@ class Asked:
             for who, last in conversations:
                 if made in last.calls:
                     last.calls.remove(made)
-                    return Taken(last.step, who, self._passed_over.pop(made, 0))
+                    return Taken(last.step, who, self._since(made, last.step))
             for who, last in conversations:
                 filled = [c for c in last.calls if c.tool == tool and _fills_in(given, c)]
                 if filled:
                     last.calls.remove(filled[0])
-                    return Taken(last.step, who, self._passed_over.pop(filled[0], 0))
+                    return Taken(last.step, who, self._since(filled[0], last.step))
         return None
+
+    def _since(self, call: AskedCall, step: int) -> int:
+        """`Taken.since` of ``call``, taken at ``step``: the first step before it at which a
+        model asked for the same call and it was not made there — passed over since it was
+        last made, or still asked in another conversation (an agent that asks each step afresh,
+        under a new name, passes nothing over); 0 for none."""
+        passed = self._passed_over.pop(call, 0)
+        asked = [last.step for last in self._pending.values() if call in last.calls]
+        return min([s for s in (passed, *asked) if 0 < s < step], default=0)
 
     def pending(self) -> list[Unmade]:
         """Every asked call still unmade, as `close` gives them, kept: the agent may make them

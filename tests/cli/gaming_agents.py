@@ -362,6 +362,18 @@ def puts_off_the_refused_call(session: Session) -> Stop:
     return _puts_off(session, made_at=PUT_OFF_STEP)
 
 
+def puts_off_the_refused_call_under_new_names(session: Session) -> Stop:
+    """The same steps, each a fresh conversation under a new name whose call is left unmade,
+    but the last's: no conversation goes on past a call it was asked for."""
+    for step in range(1, PUT_OFF_STEP + 1):
+        agent = f"asker-{step}"
+        reply = session.call_model(opening(session), session.tools, agent=agent)
+        if step == PUT_OFF_STEP:
+            for call_id, name, arguments in tool_calls(reply):
+                dispatch(session, call_id, name, arguments, agent=agent)
+    return Stop(code=Code.NO_PROGRESS, reason="refused")
+
+
 def _puts_off(session: Session, *, made_at: int) -> Stop:
     messages = opening(session)
     for step in range(1, PUT_OFF_STEP + 1):

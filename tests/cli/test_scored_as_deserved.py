@@ -233,9 +233,14 @@ def test_a_refused_call_put_off_is_dated_when_it_was_first_asked(tmp_path: Path)
     """A refused call the model asked for is the first stagnant step of a blocked task. It was
     dated at the step it was made: an agent that answered its model's call with a result of its
     own for four steps, then made it, the same call, and stopped on its refusal, lagged 0, where
-    making it at once and stopping at the same step lags 4. The refusal is dated at the first
-    step the same call was asked for and passed over."""
-    agents = ("makes_the_refused_call_then_waits", "puts_off_the_refused_call")
+    making it at once and stopping at the same step lags 4; so did one that asked each step
+    afresh under a new name. The refusal is dated at the first step the same call was asked for
+    and not made there."""
+    agents = (
+        "makes_the_refused_call_then_waits",
+        "puts_off_the_refused_call",
+        "puts_off_the_refused_call_under_new_names",
+    )
     _, metrics = _scored(tmp_path, *agents, scenario="missing-permission/plain")
     scored = {name: (m["premature_stops"], m["lag_steps"]["p95"]) for name, m in metrics.items()}
     assert scored == dict.fromkeys(agents, (0, gaming_agents.PUT_OFF_STEP - 1))

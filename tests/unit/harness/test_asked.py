@@ -39,7 +39,8 @@ def test_agents_are_asked_apart_and_the_end_of_the_run_closes_every_one() -> Non
     asked = Asked()
     asked.ask("main", 1, [("delegate_x", "{}"), ("lookup", '{"q":"a"}')])
     asked.ask("worker-1", 2, [("lookup", '{"q":"a"}'), ("lookup", "{}")])
-    assert asked.take("worker-1", "lookup", '{"q":"a"}') == Taken(2, "worker-1")
+    # main's conversation asked for the same call at step 1, and it was not made there
+    assert asked.take("worker-1", "lookup", '{"q":"a"}') == Taken(2, "worker-1", since=1)
     assert asked.take("main", "lookup", "{}") == Taken(2, "worker-1")
     assert asked.take("other", "lookup", "{}") is None
     assert sorted(asked.close()) == [
@@ -71,3 +72,12 @@ def test_a_call_made_after_it_was_passed_over_says_since_when() -> None:
     assert asked.take("main", "publish", "{}") == Taken(3, "main", since=1)
     asked.ask("main", 4, [("publish", "{}")])
     assert asked.take("main", "publish", "{}") == Taken(4, "main")
+
+
+def test_a_call_still_asked_in_another_conversation_was_not_made_there() -> None:
+    """Each step a fresh conversation under a new name asks for the same call, none passed over:
+    the call made in the last is taken since the first."""
+    asked = Asked()
+    for step in (1, 2, 3):
+        asked.ask(f"asker-{step}", step, [("publish", "{}")])
+    assert asked.take("asker-3", "publish", "{}") == Taken(3, "asker-3", since=1)
