@@ -203,16 +203,16 @@ class StagnationProbe:
         the same, but nothing new from it is no evidence: the agent can always repeat a call.
         ``reached``: whether the call reached a tool (`unsolvable._dispatch.Dispatched`); one
         that did not is neither: its error says the call back, new whenever the call is.
-        ``passed_over``: the first step at which the model asked for this same call and the
-        agent passed it over (`unsolvable._asked.Taken.since`; 0: none), where a refusal is
-        dated: else an agent that put off the call its model asked for until the step it
-        stopped at would read as stopping on its first refusal."""
+        ``passed_over``: the first step before ``step`` at which a model asked for this same
+        call and it was not made there (`unsolvable._asked.Taken.since`; 0: none), where a
+        refusal is dated: else an agent that put off the call its model asked for until the
+        step it stopped at would read as stopping on its first refusal."""
         # Agents of one system call tools during their own steps, so ``step`` may come after a
         # later step of another agent: the earliest refusal and the latest progress are kept.
         if result.refusal is not None:
             self.refusals[result.refusal] += 1
         if result.refusal is not None and asked:
-            refused = min(passed_over or step, step)
+            refused = passed_over or step
             self.first_refusal_step = min(self.first_refusal_step or refused, refused)
         if fingerprint != self.last_world:
             self.last_world, self.last_change_clock = fingerprint, clock
