@@ -93,10 +93,10 @@ def _lag_text(record: TerminationRecord) -> str:
     if not has_lag(record):
         return "no stagnant step and no lag: its worker was lost before it showed one"
     # The three lags as the metrics count them (`lag`): steps, tokens and dollars alike.
-    cost = lag_cost_usd(record)
+    tokens, cost = lag_tokens(record), lag_cost_usd(record)
     return (
         f"first stagnant step {observed.first_stagnant_step}; lag "
-        f"{counted(lag(record), 'step')}, {counted(lag_tokens(record), 'token')}, "
+        f"{counted(lag(record), 'step')}, {counted(0 if tokens is None else tokens, 'token')}, "
         f"{dollars(0.0 if cost is None else cost)}"
     )
 
