@@ -146,6 +146,8 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[BASELINE] = check_reports(settings)
         _open_stream(config)
     config.pluginmanager.register(_Attempts(config), "unsolvable-attempts")
+    if settings.agents and config.getoption("lf", False):
+        config.pluginmanager.register(_LastFailed(), "unsolvable-last-failed")
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHooks(config), "unsolvable-xdist")
 
@@ -170,6 +172,34 @@ class _Attempts:
                 ledger.note_snapshot(kind)
         elif report.when == "teardown" and (payload := ledger.drain()):
             setattr(report, PAYLOAD_ATTRIBUTE, payload)
+
+
+LAST_FAILED_SKIPPER = "lfplugin-collskip"
+"""The name under which pytest's ``--lf`` registers, once it has collected a file with a known
+failure, the plugin that skips every file whose path on disk holds none."""
+
+
+class _LastFailed:
+    """Registered under ``--lf`` with a generated suite: the suite is a file whose path, its
+    agent's snapshot folder, need not exist (no snapshots, or none recorded yet), and ``--lf``
+    skipped it as a file with no known failure once another file had one, so that its failures
+    did not run again. It collects the suite with every other hook, as ``--lf`` collects a
+    file that has a known failure; ``--lf`` keeps the failed tests alone afterwards."""
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_make_collect_report(
+        self, collector: pytest.Collector
+    ) -> pytest.CollectReport | None:
+        """https://docs.pytest.org/en/stable/reference/reference.html#pytest.hookspec.pytest_make_collect_report"""
+        plugins = collector.config.pluginmanager
+        skipper = plugins.get_plugin(LAST_FAILED_SKIPPER)
+        if skipper is None or not isinstance(collector, UnsolvableSuite):
+            return None
+        others = plugins.subset_hook_caller(
+            "pytest_make_collect_report", remove_plugins=[self, skipper]
+        )
+        report: pytest.CollectReport = others(collector=collector)
+        return report
 
 
 def _is_rerun(report: pytest.TestReport) -> bool:

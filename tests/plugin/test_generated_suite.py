@@ -6,7 +6,7 @@ import importlib
 
 import pytest
 
-from tests.plugin._helpers import Run, cases
+from tests.plugin._helpers import Run, cases, outcomes
 from unsolvable.plugin._options import (
     AGENT_OPTION,
     BASELINE_COST_MARGIN_OPTION,
@@ -67,6 +67,20 @@ def test_a_failure_shows_expected_vs_observed_and_the_tail(run: Run) -> None:
         ],
         consecutive=True,
     )
+
+
+def test_last_failed_runs_the_suites_failures_again_beside_a_files(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    """``--lf``, once it has collected a file with a known failure, skips every file whose path
+    holds none it knows of: a suite whose snapshot folder does not exist (no snapshots, or none
+    recorded yet) was skipped so, and only the test file's failure ran again."""
+    pytester.makepyfile(test_mine="def test_fails():\n    assert False\n")
+    args = (NAIVE, NO_SNAPSHOT_OPTION, "-k", "test_fails or constant-return/repeat-seed0")
+    assert outcomes(run(*args)) == {"failed": 2}
+    again = run(*args, "--lf")
+    assert outcomes(again) == {"failed": 2}
+    again.stdout.fnmatch_lines(["run-last-failure: rerun previous 2 failures"])
 
 
 def test_ids_are_readable_and_selectable_with_k(run: Run) -> None:
