@@ -137,16 +137,19 @@ def suite_path(config: pytest.Config, settings: Settings, spec: str) -> Path:
 
 def shard_plan(items: list[pytest.Item]) -> str:
     """The whole session's tests, hashed (`unsolvable._shard.ShardTag.plan`): every shard of one
-    command collects them alike, so its parts have the same, and two commands' parts do not."""
-    return hashlib.sha256("\n".join(item.nodeid for item in items).encode()).hexdigest()
+    command collects the same ones, so its parts have the same, and two commands' parts do not.
+    Their ids are sorted first: the order is each process's own once a plugin reorders them
+    (pytest-randomly, with a seed of its own in each job of a matrix)."""
+    return hashlib.sha256("\n".join(sorted(item.nodeid for item in items)).encode()).hexdigest()
 
 
 def shard_out(items: list[pytest.Item], shard: Shard) -> list[pytest.Item]:
-    """The tests another shard runs: of the generated suites' cases (every agent's, in
-    collection order, which every process sees alike) those `Shard.take` gives to others,
-    weighed by their scenarios' step bounds; every other test, unless this is shard 1, so a
-    test of one's own runs once in the whole matrix."""
-    cases = [item for item in items if isinstance(item.parent, UnsolvableSuite)]
+    """The tests another shard runs: of the generated suites' cases (every agent's, in the order
+    of their ids, which every shard's process sees alike whatever order a plugin put the tests
+    in) those `Shard.take` gives to others, weighed by their scenarios' step bounds; every other
+    test, unless this is shard 1, so a test of one's own runs once in the whole matrix."""
+    generated = (item for item in items if isinstance(item.parent, UnsolvableSuite))
+    cases = sorted(generated, key=lambda item: item.nodeid)
     weights = [item.callspec.params[CASE].scenario.step_bound for item in cases]  # type: ignore[attr-defined]
     mine, suite = {cases[position] for position in shard.take(weights)}, set(cases)
     return [item for item in items if item not in mine and (item in suite or shard.index > 1)]

@@ -12,13 +12,15 @@ from unsolvable import scenarios
 
 QUIET = ("-W", "error", *(f"-pno:{name}" for name in ("langsmith_plugin", "hypothesispytest",
                                                         "respx", "anyio", "timeout",
-                                                        "rerunfailures", "repeat")))  # fmt: skip
+                                                        "rerunfailures", "repeat",
+                                                        "randomly")))  # fmt: skip
 """``-W error`` turns any warning of ours (or syrupy's, about snapshot locations) into a failure.
 The autoloaded plugins switched off have no hook in common with ours and cost most of each
 process's start-up here: langsmith's ~0.6 s (DESIGN.md), hypothesis's ~0.7 s (it imports all of
 hypothesis in its terminal summary), respx's and anyio's ~0.1 s each; pytest-timeout's,
 pytest-rerunfailures' and pytest-repeat's ~25 ms together, which the tests of the plugin beside
-them turn on again (``-p timeout``: a later ``-p`` lifts a ``-p no:``)."""
+them turn on again (``-p timeout``: a later ``-p`` lifts a ``-p no:``). pytest-randomly is off
+as it is in a project that does not install it, its shuffled order on only where a test asks."""
 
 XDIST_ENVIRONMENT = ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID")
 

@@ -49,6 +49,24 @@ def test_the_shards_merged_are_the_whole_session_byte_for_byte(
     assert merged == (pytester.path / "whole.json").read_bytes()
 
 
+def test_shards_that_shuffle_their_tests_apart_still_split_the_session(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    """pytest-randomly, on wherever it is installed, shuffles each job's tests with a seed of its
+    own: the shards took their cases, and hashed their plan, in that order, so that they ran
+    some cases twice, others never, and ``unsolvable merge`` refused them as different runs."""
+    run(*SUITE, NO_SNAPSHOT_OPTION, f"{JSON_OPTION}=whole.json")
+    for k in (1, 2):
+        run(*SUITE, NO_SNAPSHOT_OPTION, "-p", "randomly", f"--randomly-seed={k}",
+            f"{SHARD_OPTION}={k}/2", f"{JSON_OPTION}=part{k}.json")  # fmt: skip
+    merge = [sys.executable, "-m", "unsolvable.cli", "merge", "part1.json", "part2.json",
+             "--json", "merged.json"]  # fmt: skip
+    merged = subprocess.run(merge, cwd=pytester.path, capture_output=True, text=True, timeout=120)
+    assert merged.returncode != 2, merged.stderr  # 2: refused; 1: pkg:naive's verdicts failed
+    whole = (pytester.path / "whole.json").read_bytes()
+    assert (pytester.path / "merged.json").read_bytes() == whole
+
+
 def test_a_shards_snapshot_update_leaves_the_other_shards_snapshots(
     run: Run, pytester: pytest.Pytester
 ) -> None:
