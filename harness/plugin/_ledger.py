@@ -204,9 +204,12 @@ class RunLedger:
 
         The baseline is rewritten only from a whole session: never from one that stopped early
         (``whole`` is False), lost a worker's records or made none; nor do its reports replace
-        larger files. An ``interrupted`` session writes what finished, marked so, and skips the
-        gate. The gate reads ``baseline``, as it was read when the session started. A report
-        that cannot be written is one line, and the record stream is kept.
+        larger files. A session that made no record skips the gate rather than failing it as a
+        gate that compares nothing: it ran no agent (a baseline in the ini file, a session of
+        other tests, ``--collect-only``), and gating it would fail every such run of pytest. An
+        ``interrupted`` session writes what finished, marked so, and skips the gate. The gate
+        reads ``baseline``, as it was read when the session started. A report that cannot be
+        written is one line, and the record stream is kept.
         """
         from unsolvable._errors import OutputError
         from unsolvable.reports._publish import publish
@@ -220,6 +223,12 @@ class RunLedger:
         elif options.update_baseline and why:
             self.notes.append(f"unsolvable: warning: {options.baseline} not rewritten: {why}")
             options = dataclasses.replace(options, baseline=None, update_baseline=False)
+        elif options.baseline is not None and not records:
+            self.notes.append(
+                f"unsolvable: baseline gate skipped: the session ran no agent, so it has nothing "
+                f"to compare with {options.baseline}"
+            )
+            options = dataclasses.replace(options, baseline=None)
         try:
             published = publish(
                 records, options, baseline=baseline, interrupted=interrupted, whole=why is None

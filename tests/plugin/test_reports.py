@@ -167,6 +167,23 @@ def test_the_baseline_is_rewritten_only_from_a_whole_session(
     assert not (pytester.path / BASELINE).exists()
 
 
+def test_a_session_that_runs_no_agent_skips_the_ini_baselines_gate(
+    run: Run, pytester: pytest.Pytester
+) -> None:
+    """A baseline in the ini file serves every session of pytest: one of other tests alone, or
+    one that only collects, made no record and failed, its tests passed, as a gate that
+    compares nothing."""
+    blessed = ["run", "--agent", "contract", "--scenario", "constant-return/repeat"]
+    baseline = ["--baseline", str(pytester.path / BASELINE), "--update-baseline"]
+    assert main([*blessed, *baseline, "--no-progress"]) == 0
+    pytester.makeini(f"[pytest]\nunsolvable_baseline = {BASELINE}\n")
+    pytester.makepyfile(test_other="def test_other():\n    pass\n")
+    for args in ((), ("--collect-only",)):
+        result = run(*args)
+        assert result.ret == 0, result.stdout.str()
+        result.stdout.fnmatch_lines(["unsolvable: baseline gate skipped: the session ran no *"])
+
+
 @pytest.mark.parametrize(
     ("args", "ini", "message"),
     [
