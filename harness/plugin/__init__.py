@@ -181,10 +181,10 @@ failure, the plugin that skips every file whose path on disk holds none."""
 
 class _LastFailed:
     """Registered under ``--lf`` with a generated suite: the suite is a file whose path, its
-    agent's snapshot folder, need not exist (no snapshots, or none recorded yet), and ``--lf``
-    skipped it as a file with no known failure once another file had one, so that its failures
-    did not run again. It collects the suite with every other hook, as ``--lf`` collects a
-    file that has a known failure; ``--lf`` keeps the failed tests alone afterwards."""
+    agent's snapshot folder, need not exist (no snapshots, or none recorded yet), which ``--lf``
+    would skip as a file with no known failure once another file had one, its failures never
+    run again. It collects the suite with every other hook, as ``--lf`` collects a file that
+    has a known failure; ``--lf`` keeps the failed tests alone afterwards."""
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_make_collect_report(
