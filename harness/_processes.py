@@ -21,6 +21,7 @@ from multiprocessing.process import BaseProcess
 from unsolvable._descendants import end_tree
 from unsolvable._job import Lookup
 from unsolvable._seen import Seen
+from unsolvable._signal_names import signal_name
 from unsolvable._stop import Outcome
 from unsolvable._worker import Channels, serve
 
@@ -187,7 +188,7 @@ def death(process: BaseProcess) -> str:
     _reaped(process)
     code = process.exitcode
     if code is not None and code < 0:
-        killed = f"the worker process was killed by {signal.Signals(-code).name} during the run"
+        killed = f"the worker process was killed by {signal_name(-code)} during the run"
         return f"{killed}{OUT_OF_MEMORY}" if -code == signal.SIGKILL else killed
     return f"the worker process exited with status {code} during the run"
 

@@ -29,6 +29,7 @@ from unsolvable._errors import AdapterError, CeilingHit
 from unsolvable._leftovers import await_late_call
 from unsolvable._remote import EXEC_PREFIX
 from unsolvable._session import end_at_ceiling
+from unsolvable._signal_names import signal_name
 from unsolvable._stop import Stop
 from unsolvable._text import kept_end
 from unsolvable.adapters._command_line import (
@@ -360,7 +361,7 @@ class ProcessAdapter:
 def described_status(status: int) -> str:
     """How a process ended, from its exit status (``-N`` for signal N, as `subprocess` has it)."""
     if status < 0:
-        return f"was killed by signal {signal.Signals(-status).name}"
+        return f"was killed by signal {signal_name(-status)}"
     return f"exited with status {status}"
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -65,6 +66,24 @@ def test_a_segfault_is_named_by_its_signal() -> None:
     result = _unsolvable("run", "--agent", f"{FAULTY}:segfaults", "--scenario", REPEAT)
     assert result.returncode == 1
     assert "crashed: the worker process was killed by SIGSEGV" in result.stdout
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGRTMIN"), reason="needs real-time signals (Linux)")
+def test_an_exec_agent_that_ends_its_worker_by_a_real_time_signal_is_recorded_crashed(
+    tmp_path: Path,
+) -> None:
+    """The agent's process is the worker's child, and may signal it: a real-time signal, which
+    Python's `signal.Signals` does not name, raised ``ValueError`` in the harness, which ended
+    with no record written."""
+    out = tmp_path / "records.json"
+    code = f"import os; os.kill(os.getppid(), {signal.SIGRTMIN + 6})"
+    agent = f"exec:{shlex.quote(sys.executable)} -c {shlex.quote(code)}"
+    result = _unsolvable("run", "--agent", agent, "--scenario", REPEAT, "--json", str(out))
+    assert result.returncode == 1, result.stderr
+    (record,) = _records(out)
+    assert record["outcome"] == "crashed"
+    error = record["observed"]["error"]
+    assert error == "the worker process was killed by SIGRTMIN+6 during the run", error
 
 
 def test_a_killed_worker_says_memory_may_have_run_out(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ import json
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -132,6 +133,19 @@ def test_a_child_ended_by_a_signal_is_a_crash_naming_the_signal() -> None:
     )
     assert record.outcome is Outcome.CRASHED
     assert "killed by signal SIGTERM" in str(record.observed.error)
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGRTMIN"), reason="needs real-time signals (Linux)")
+def test_a_child_ended_by_a_real_time_signal_is_a_crash_naming_it() -> None:
+    """Python's `signal.Signals` names no real-time signal between the first and the last: the
+    record said the child crashed with the harness's own ``ValueError: 40 is not a valid
+    Signals``."""
+    sent = signal.SIGRTMIN + 6
+    record = unsolvable.run(
+        python(f"import os; os.kill(os.getpid(), {sent})"), scenarios.get("constant-return/repeat")
+    )
+    assert record.outcome is Outcome.CRASHED
+    assert "killed by signal SIGRTMIN+6 without a structured exit" in str(record.observed.error)
 
 
 def test_a_structured_exit_counts_whatever_the_status() -> None:
