@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 from unsolvable._frozen import freeze
 from unsolvable._types import JSON
+from unsolvable.wire._exchange import reading_json
 
 __all__ = ["BodyReader", "Reading"]
 
@@ -63,15 +64,17 @@ class BodyReader:
         self._last: _Read | None = None
 
     def read(self, body: bytes) -> Reading:
-        """``json.loads(body)``, raising what it raises."""
-        try:
-            return self._read(body)
-        except (_Unread, ValueError, IndexError):  # a JSON or UTF-8 error is a ValueError
-            self._last = None
-            data = json.loads(body)
-            if isinstance(data, dict) and isinstance(data.get(self.key), list):
-                data[self.key] = [freeze(item) for item in data[self.key]]
-            return Reading(body=data, repeated=0)
+        """``json.loads(body)``, raising what it raises, and `ValueError` for a body nested too
+        deeply to read or freeze (`reading_json`)."""
+        with reading_json():
+            try:
+                return self._read(body)
+            except (_Unread, ValueError, IndexError):  # a JSON or UTF-8 error is a ValueError
+                self._last = None
+                data = json.loads(body)
+                if isinstance(data, dict) and isinstance(data.get(self.key), list):
+                    data[self.key] = [freeze(item) for item in data[self.key]]
+                return Reading(body=data, repeated=0)
 
     def _read(self, body: bytes) -> Reading:
         text = body.decode()

@@ -6,8 +6,9 @@ handler; nothing here imports an HTTP library.
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
@@ -23,6 +24,7 @@ __all__ = [
     "WireResponse",
     "address",
     "encode_sse",
+    "reading_json",
     "redact_url",
 ]
 
@@ -31,8 +33,24 @@ FAKE_API_KEY = "sk-unsolvable-fake-key"
 It lives here, not beside `Wire`, so the clients and the server can name it without importing
 the module that imports them."""
 
+TOO_DEEP = (
+    "unsolvable: the JSON body is nested too deeply for the harness to read; send it nested "
+    "less deeply"
+)
+"""Why a body nested past what the interpreter's recursion reaches is refused."""
 REDACTED = "redacted"
 """What a query value becomes in anything the harness keeps: some APIs take keys as ``?key=``."""
+
+
+@contextlib.contextmanager
+def reading_json() -> Iterator[None]:
+    """Reads a request's JSON, raising `ValueError` as malformed JSON does for a body nested too
+    deeply to read, not `RecursionError`: the agent's mistake, to be refused 400 as the APIs
+    refuse a body they cannot parse, never a failure of the harness."""
+    try:
+        yield
+    except RecursionError:
+        raise ValueError(TOO_DEEP) from None
 
 
 def redact_url(url: str) -> str:
@@ -91,7 +109,10 @@ class WireRequest:
 
     def json(self) -> object:
         """The body parsed as JSON; an empty body is ``None``."""
-        return json.loads(self.body) if self.body.strip() else None
+        if not self.body.strip():
+            return None
+        with reading_json():
+            return json.loads(self.body)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -311,7 +311,7 @@ class Wire(Clients):
         fmt = count.generating
         require_body(request)
         try:
-            body = count.request(json_object(json.loads(request.body)))
+            body = count.request(json_object(request.json()))
             turn = fmt.read(body, url=request.url, counted=True)
             messages, names = self._stored.conversation(turn), self._spelling(turn.tools)
             return (messages, turn.tools) if names is None else names.read(messages, turn.tools)

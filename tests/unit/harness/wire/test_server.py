@@ -139,6 +139,32 @@ def test_a_body_its_client_never_finished_is_refused_not_answered(
     assert wire.attempts == [] and session.finish().tool_calls == 0
 
 
+@pytest.mark.parametrize("depth", [900, 100_000])  # freezing it, decoding it
+def test_a_body_nested_too_deeply_to_read_is_a_final_400_naming_it(
+    session: Session, depth: int
+) -> None:
+    """Decoding or freezing such a body raised `RecursionError`, which the wire took for its own
+    failure: answered 500 ``harness_error``, and the run recorded crashed on a `HarnessFailure`
+    that blamed the scenario's model and tool, whatever the agent did next."""
+    nested = "[" * depth + "]" * depth
+    message = f'{{"role": "user", "content": "hi", "x": {nested}}}'
+    with Wire(session) as wire, wire.serve() as server:
+        model = httpx.post(
+            f"{server.openai_base_url}/chat/completions",
+            content=f'{{"model": "m", "messages": [{message}]}}',
+        )
+        past_decoding = "[" * 100_000 + "]" * 100_000
+        arguments = f'{{"q": {past_decoding}}}'
+        tool = httpx.post(f"{server.tools_url}/search_invoices", content=arguments)
+        again = httpx.post(f"{server.openai_base_url}/chat/completions", json=ASK)
+    assert (model.status_code, model.headers["x-should-retry"]) == (400, "false")
+    assert "nested too deeply" in model.json()["error"]["message"]
+    assert tool.status_code == 400 and "nested too deeply" in tool.json()["error"]["message"]
+    assert again.status_code == 200
+    record = session.finish()
+    assert (record.steps, record.transport_attempts, record.tool_calls) == (1, 2, 0)
+
+
 @pytest.mark.skipif(shutil.which("curl") is None, reason="needs curl")
 def test_a_503_with_a_retry_hint_carries_it_in_the_retry_after_header() -> None:
     """slow-dependency's tool answers "503 (with Retry-After)": an HTTP client (curl's --retry,
