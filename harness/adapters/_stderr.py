@@ -65,8 +65,10 @@ class StderrReader:
         """The first line that is not blank of the last paragraph."""
         self.caret = self.waiting_after_caret = self.paragraph_ended = False
         self.held: list[str] = []
-        """A version line and the blank lines after it: read only once a line follows them,
-        since while they end the stderr they are the report's end, not part of it."""
+        """A version line and a blank line after it, if any: read only once a line follows
+        them, since while they end the stderr they are the report's end, not part of it. One
+        blank line reads as any number do (a paragraph ended), so no more is held: a child
+        that wrote blank lines without end after one would fill the harness's memory."""
         self.line = bytearray()
         """The start of the line being written (`write`), `LINE_BYTES` of it at most."""
         self.line_cut = False
@@ -92,7 +94,7 @@ class StderrReader:
 
     def _feed(self, line: str) -> None:
         if self.held and not line.strip():
-            self.held.append(line)
+            self.held[1:] = [line]
             return
         held, self.held = self.held, []
         for earlier in held:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import tracemalloc
+
 from unsolvable._text import ELLIPSIS
 from unsolvable.adapters._stderr import LINE_KEPT, StderrReader
 
@@ -44,3 +46,21 @@ def test_the_last_line_naming_an_error_is_kept_however_much_follows_it() -> None
         reader.write(chunk)
     reader.close()
     assert reader.error_line == "Unknown arguments: such-flag"
+
+
+def test_blank_lines_after_a_version_line_are_read_in_bounded_memory() -> None:
+    """Held until a line follows them, each blank line was kept: an agent that wrote 100 MB of
+    them to stderr after a line that reads as Node's version made its worker hold 815 MB."""
+    reader = StderrReader()
+    tracemalloc.start()
+    try:
+        reader.write(b"file:///a.mjs:1\nthrow e\n^\n\nError: boom\n\nNode.js v20.20.2\n")
+        for _ in range(256):
+            reader.write(b"\n" * 4096)
+        reader.write(b"after\n")
+        held = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    reader.close()
+    assert held < 1024 * 1024, held  # a million blank lines held took 8 MB
+    assert (reader.named, reader.last) == ("Error: boom", "after")
