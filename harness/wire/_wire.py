@@ -92,6 +92,20 @@ def _tool_response(text: str) -> WireResponse:
 
 
 FORBIDDEN = 403
+PROBES = frozenset({"HEAD", "OPTIONS"})
+"""Methods that ask about a URL without acting on it (RFC 9110: safe), as a reachability check
+(``curl -I``) or a CORS preflight does: a tool's URL answers them without running the tool."""
+TOOL_METHODS = "GET, POST, PUT, PATCH, DELETE"
+"""The methods that run a tool: a POST of its arguments, or any other a routed service takes."""
+NOT_ALLOWED = 405
+
+
+def _not_run(method: str, tool: str) -> WireResponse:
+    """The answer to a `PROBES` request at a tool's URL: 405 with the methods that run it, so no
+    call is made, counted or charged, and no world changes, for a request that asked for none."""
+    message = f"unsolvable: {method} does not run the tool {tool!r}; POST its arguments to run it"
+    body = {"error": {"status": NOT_ALLOWED, "message": message}}
+    return WireResponse.json(body, status=NOT_ALLOWED, headers={"allow": TOOL_METHODS})
 
 
 def _refusal(error: PermissionError) -> WireResponse:
@@ -183,6 +197,8 @@ class Wire(Clients):
         if count is not None:
             return self._identified(count.generating, self._answer_count(count, request))
         tool = self._tool_for(request)
+        if tool is not None and request.method in PROBES:
+            return self._attempts.log("tool", request, _not_run(request.method, tool), tool)
         if tool is not None:
             return self._answer_tool(tool, request)
         clock = self._clock_for(request)

@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.unit.harness.wire.conftest import start
 from unsolvable import Session
 from unsolvable.wire import FAKE_API_KEY, StrayRequest, Wire
 
@@ -243,3 +244,18 @@ def test_a_head_or_options_request_is_a_stray_like_any_other(session: Session, m
         assert reply.status_code == 404 and reply.headers["x-should-retry"] == "false"
         assert reply.content == b"" if method == "HEAD" else reply.json()["error"]
         assert after.status_code == 200  # the connection kept alive serves the next request
+
+
+@pytest.mark.parametrize("method", ["HEAD", "OPTIONS"])
+def test_a_head_or_options_request_to_a_tool_does_not_run_it(method: str) -> None:
+    """Asking about a URL (``curl -I``, a CORS preflight) ran the tool behind it: on
+    missing-permission/retry-403 each was a counted call to the refused publish_report, which
+    the agent never read the answer of (a HEAD answer has no body)."""
+    session = start("missing-permission/retry-403")
+    with Wire(session) as wire, wire.serve() as server:
+        url = f"{server.tools_url}/publish_report"
+        reply = httpx.request(method, url)
+        called = httpx.post(url, json={})
+    assert (reply.status_code, reply.headers["allow"]) == (405, "GET, POST, PUT, PATCH, DELETE")
+    assert reply.content == b"" if method == "HEAD" else "POST" in reply.json()["error"]["message"]
+    assert called.status_code == 403 and session.finish().tool_calls == 1
