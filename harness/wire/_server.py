@@ -8,7 +8,7 @@ its run's key: a random path segment first in every URL it hands out (``/<key>/v
 URL. A request without it is refused (401, in the format's own shape), never reaches the wire
 and is not counted in the record; `LoopbackServer.refused` counts them. A body is read only up
 to `BODY_LIMIT`, and only whole: one cut short (its client gone mid-request) is refused, never
-answered by a tool or the model.
+answered by a tool or the model, and so is a compressed one (``Content-Encoding``).
 """
 
 from __future__ import annotations
@@ -43,6 +43,8 @@ NO_RETRY = MappingProxyType({"x-should-retry": "false"})
 BODY_LIMIT = 32 * 1024 * 1024
 """Bytes of a request body the server reads: Anthropic's own limit on a Messages request (32 MB),
 far above a long conversation re-sent whole; a larger one is answered 413 unread."""
+IDENTITY = "identity"
+"""The Content-Encoding of a body sent as it is: the only one the server reads."""
 CHUNK_LINE_LIMIT = 65_537
 """Bytes read of a chunk's size line or a trailer: what the standard library's server allows a
 request line."""
@@ -190,12 +192,26 @@ class _Handler(BaseHTTPRequestHandler):
         coding = self.headers.get("transfer-encoding")
         if coding is None:
             length = self._length(path)
-            return None if length is None else self._exactly(path, length)
-        if coding.strip().lower() != "chunked":
+            body = None if length is None else self._exactly(path, length)
+        elif coding.strip().lower() != "chunked":
             why = f"unsolvable: Transfer-Encoding {coding!r} is not read here; send it chunked"
             self._refuse_unread(path, 501, why)
             return None
-        return self._chunked(path)
+        else:
+            body = self._chunked(path)
+        return None if body is None else self._decoded(path, body)
+
+    def _decoded(self, path: str, body: bytes) -> bytes | None:
+        """``body``, or ``None`` once a compressed one has been refused (415): read as it came,
+        it was refused for the bytes of its compression (``'utf-8' codec can't decode byte
+        0x8b``), which named nothing the agent could fix. Read whole, it leaves the connection
+        usable."""
+        coding = self.headers.get("content-encoding", IDENTITY).strip().lower()
+        if coding in ("", IDENTITY):
+            return body
+        why = f"unsolvable: a body with Content-Encoding {coding!r} is not read here; send it as is"
+        self._send(_shaped(path, 415, why))
+        return None
 
     def _chunked(self, path: str) -> bytes | None:
         """A chunked body up to `BODY_LIMIT`; ``None`` once a malformed or larger one has been

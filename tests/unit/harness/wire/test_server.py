@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gzip
 import json
 import shutil
 import subprocess
@@ -111,6 +112,29 @@ def test_a_chunked_body_is_read_whole_and_the_connection_stays_usable(session: S
     assert again.status_code == 200
     (tool_call,) = [call for step in session.finish().trajectory for call in step.tools]
     assert tool_call.arguments == '{"customer": "ACME-0", "query": "open"}'
+
+
+def test_a_compressed_body_is_refused_naming_its_encoding(session: Session) -> None:
+    """Read as it came, a gzip body was refused for its bytes (``'utf-8' codec can't decode
+    byte 0x8b``), which named nothing the agent could fix."""
+    with Wire(session) as wire, wire.serve() as server, httpx.Client() as client:
+        gzipped = {"content-encoding": "gzip"}
+        model = client.post(
+            f"{server.openai_base_url}/chat/completions",
+            content=gzip.compress(json.dumps(ASK).encode()),
+            headers=gzipped,
+        )
+        tool = client.post(
+            f"{server.tools_url}/search_invoices",
+            content=gzip.compress(b'{"customer": "ACME-0"}'),
+            headers=gzipped,
+        )
+        again = client.post(f"{server.openai_base_url}/chat/completions", json=ASK)
+    assert (model.status_code, model.headers["x-should-retry"]) == (415, "false")
+    assert "Content-Encoding 'gzip'" in model.json()["error"]["message"]
+    assert tool.status_code == 415 and "Content-Encoding 'gzip'" in tool.json()["error"]["message"]
+    assert again.status_code == 200  # the body was read: the connection serves the next request
+    assert (session.finish().steps, session.finish().tool_calls) == (1, 0)
 
 
 @pytest.mark.skipif(shutil.which("curl") is None, reason="needs curl")
