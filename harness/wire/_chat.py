@@ -24,6 +24,7 @@ from unsolvable.wire._turn import (
     read_from,
     require,
     require_objects,
+    require_one_answer,
     tool_calls_of,
 )
 
@@ -224,6 +225,7 @@ class ChatCompletions(OpenAIErrors):
                 "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
                 param="stream_options",
             )
+        require_one_answer(body.get("n"), "n")
         start = read_from(earlier)
         require_objects(messages, "messages", NAME, start=start)
         _require_answers(messages, start)

@@ -36,6 +36,7 @@ from unsolvable.wire._turn import (
     read_from,
     require,
     require_objects,
+    require_one_answer,
 )
 
 __all__ = ["GEMINI", "GEMINI_COUNT_TOKENS", "GEMINI_STREAM"]
@@ -259,6 +260,10 @@ class GeminiGenerateContent:
         self, body: JSON, earlier: Turn | None = None, *, url: str = "", counted: bool = False
     ) -> Turn:
         raw = require(body, "contents", list, NAME)
+        if not counted:
+            config = _field(body, "generationConfig")
+            asked = _field(config, "candidateCount") if isinstance(config, dict) else None
+            require_one_answer(asked, "generationConfig.candidateCount")
         start = read_from(earlier)
         require_objects(raw, "contents", NAME, start=start)
         taken = () if earlier is None else earlier.conversation

@@ -36,6 +36,7 @@ __all__ = [
     "read_from",
     "require",
     "require_objects",
+    "require_one_answer",
     "tool_calls_of",
 ]
 
@@ -196,6 +197,19 @@ def require_objects(items: list[Any], key: str, fmt: str, *, start: int = 0) -> 
                 f"unsolvable: the {fmt} request's {key!r} must hold JSON objects, got "
                 f"{items[index]!r:.80} at index {index}"
             )
+
+
+def require_one_answer(asked: object, param: str) -> None:
+    """One answer asked for (``asked``, the request's ``param``: Chat Completions' ``n``,
+    Gemini's ``candidateCount``), or a refusal naming it: the API would answer that many
+    choices and bill each one's output, where the scripted model gives one answer a step, so
+    an agent served one would read, and its record count, one answer's tokens for several."""
+    if isinstance(asked, int) and not isinstance(asked, bool) and asked > 1:
+        raise WireFormatError(
+            f"unsolvable: {param}={asked} asks for {asked} answers to one request; the scripted "
+            f"model gives one a step: ask for one (leave {param} out)",
+            param=param,
+        )
 
 
 def read_from(earlier: Turn | None) -> int:

@@ -80,6 +80,18 @@ def test_a_malformed_body_is_a_client_error_invalid_argument(stream: bool) -> No
     assert "'contents'" in str(error.message) and record.observed.steps == 0
 
 
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+def test_several_candidates_asked_for_are_a_client_error_naming_the_count(stream: bool) -> None:
+    """Asked for ``candidate_count=2``, the fake answered one candidate, whose tokens the record
+    counted for the two the API would bill."""
+    several = types.GenerateContentConfig(candidate_count=2)
+    error, record = _caught(stream, "constant-return/repeat", _generate(several))
+    assert isinstance(error, errors.ClientError)
+    assert (error.code, error.status) == (400, "INVALID_ARGUMENT")
+    assert "generationConfig.candidateCount=2" in str(error.message)
+    assert (record.observed.steps, record.observed.transport_attempts) == (0, 1)
+
+
 @pytest.mark.parametrize("role", ["assistant", "system", "function"])
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
 def test_a_content_of_another_role_than_user_or_model_is_a_client_error(

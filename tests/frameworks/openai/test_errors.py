@@ -251,3 +251,24 @@ def test_continuing_a_response_without_all_its_outputs_is_refused(keep: int, mes
     assert error.body["message"] == message
     assert (error.type, error.param, error.code) == ("invalid_request_error", "input", None)
     assert (record.observed.steps, record.observed.transport_attempts) == (1, 2), "no retry"
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+def test_several_choices_asked_for_are_refused_naming_n(stream: bool) -> None:
+    """Asked for ``n=3``, the fake answered one choice, whose tokens the record counted: an agent
+    reading ``choices[1]`` failed on the fake's answer, and one voting among them was recorded at
+    a third of the output it pays for."""
+
+    def ask(client: openai.OpenAI) -> Any:
+        return client.chat.completions.create(
+            model=MODEL,
+            messages=ASK,  # type: ignore[arg-type]
+            n=3,
+            stream=stream,
+        )
+
+    error, record = _caught(ask, _in_process)
+    assert isinstance(error, openai.BadRequestError)
+    assert (error.type, error.param) == ("invalid_request_error", "n")
+    assert "n=3 asks for 3 answers" in error.message
+    assert (record.observed.steps, record.observed.transport_attempts) == (0, 1), "no retry"
