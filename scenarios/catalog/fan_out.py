@@ -17,7 +17,7 @@ while its steps burn. Its twin's limit lifts at the first retry.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -149,7 +149,7 @@ def _file(on_record: frozenset[int]) -> Tool:
 
     def handle(world: FakeWorld, arguments: Mapping[str, Any]) -> ToolResult:
         number = arguments.get("number")
-        if number not in on_record:
+        if not isinstance(number, Hashable) or number not in on_record:  # a list is no number
             error = {"status": NOT_ON_RECORD, "message": "no compliance file for this supplier"}
             return respond(world, {"error": error}, echoed={"supplier": f"S-{number}"})
         audits = {**world.get("audits", {}), str(number): str(arguments.get("text", ""))}
