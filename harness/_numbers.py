@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from decimal import Decimal
 
-__all__ = ["MARKS", "counted", "dollars", "plain", "rounded"]
+__all__ = ["MARKS", "counted", "dollars", "plain", "rounded", "written"]
 
 MARKS = (0.0, 1.0)
 """The values a share or a ratio to a bound means something at: none, all, the bound itself."""
@@ -22,7 +22,15 @@ def plain(value: float) -> str:
     printed as 1.05764 → 1.05764."""
     if float(value).is_integer():
         return str(int(value))
-    return format(Decimal(repr(float(value))), "f")
+    return format(written(float(value)), "f")
+
+
+def written(value: float) -> Decimal:
+    """``value`` as it is written (its shortest decimal that reads back as the same number),
+    exactly: figures added or compared so agree with what a reader adds from the printed
+    ones, where in binary 0.006264 + 0.0012 falls short of 0.007464 and 0.1 + 0.2 passes
+    0.3."""
+    return Decimal(repr(value))
 
 
 def rounded(value: float, digits: int, marks: tuple[float, ...] = MARKS) -> float:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from unsolvable._numbers import dollars
+from unsolvable._numbers import dollars, written
 from unsolvable._observed import Observed
 from unsolvable._scenario import Budget
 from unsolvable._stop import Code
@@ -72,11 +72,13 @@ def could_cover_next_step(observed: Observed, budget: Budget) -> bool:
 
 
 def _has_room(spent: float, next_step: float | None, limit: float | None) -> bool:
-    """Whether ``limit`` covers the next step too; a step whose size the harness did not see (a
-    lost run's) shows no room: a budget stop is not called false on a guess."""
+    """Whether ``limit`` covers the next step too, the figures added as the record and the
+    verdict's message write them (`written`: in binary $0.1 + $0.2 passes $0.3, and a stop
+    the message shows room for would read as honest); a step whose size the harness did not
+    see (a lost run's) shows no room: a budget stop is not called false on a guess."""
     if limit is None:
         return True
-    return next_step is not None and spent + next_step <= limit
+    return next_step is not None and written(spent) + written(next_step) <= written(limit)
 
 
 def spend_figures(

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from unsolvable._errors import BaselineError
 from unsolvable._loading import agent_name
-from unsolvable._numbers import counted, plain
+from unsolvable._numbers import counted, plain, written
 from unsolvable.reports._blessed import (
     CLI_FLAGS,
     Baseline,
@@ -268,14 +268,15 @@ def _counted(metric: str, value: Number) -> Number:
 
 
 def _allowed(before: Number, margin: Number) -> Decimal:
-    """``before`` plus ``margin``, added as the numbers are written: in binary 0.006264 + 0.0012
-    falls short of 0.007464, and the gate failed a number it said was allowed."""
-    return Decimal(repr(before)) + Decimal(repr(margin))
+    """``before`` plus ``margin``, added as the numbers are written (`written`): in binary
+    0.006264 + 0.0012 falls short of 0.007464, and the gate failed a number it said was
+    allowed."""
+    return written(before) + written(margin)
 
 
 def _exceeds(after: Number, before: Number, margin: Number) -> bool:
     """``after`` is above what ``before`` and ``margin`` allow (`_allowed`)."""
-    return Decimal(repr(after)) > _allowed(before, margin)
+    return written(after) > _allowed(before, margin)
 
 
 def _regressions(group: GroupMetrics, entry: Entry, margins: Margins) -> list[Regression]:

@@ -13,7 +13,8 @@ from tests import _builders as b
 from tests import _wrong_agents as wrong
 from tests.reports._records import record
 from unsolvable import Budget, Code, Ending, Outcome, Rule, Session, Stop, scenarios
-from unsolvable._spent import OVERSHOOT_TOLERANCE
+from unsolvable._observed import Observed
+from unsolvable._spent import OVERSHOOT_TOLERANCE, could_cover_next_step
 from unsolvable.agents._loop import assistant, dispatch, opening, tool_calls
 from unsolvable.reports._counted import is_premature_stop, lag
 from unsolvable.reports._metrics import measure
@@ -102,3 +103,26 @@ def test_a_run_just_past_the_tolerance_is_not_said_to_be_at_it() -> None:
     (message,) = (f.message for f in verdict.failures if f.rule is Rule.PAST_BUDGET)
     assert message.startswith("ran 5.2% past the budget (1040 tokens"), message
     assert message.endswith("more than its 5% tolerance")
+
+
+def test_a_dollar_budget_has_room_for_a_step_as_its_figures_are_written() -> None:
+    """$0.2 spent and about $0.1 for the next step fit a $0.3 budget, as the verdict's message
+    writes the three; added in binary they passed it (0.30000000000000004), and a stop that
+    had room read as honest."""
+    observed = Observed(
+        steps=2,
+        tool_calls=2,
+        input_tokens=0,
+        output_tokens=0,
+        cost_usd=0.2,
+        next_step_cost_usd=0.1,
+        max_repeated_action=0,
+        distinct_world_states=1,
+        first_stagnant_step=1,
+        lag_tokens=0,
+        lag_cost_usd=0.0,
+        world_complete=False,
+    )
+    budget = Budget(max_steps=12, max_cost_usd=0.3)
+    assert could_cover_next_step(observed, budget)
+    assert not could_cover_next_step(dataclasses.replace(observed, cost_usd=0.200001), budget)
