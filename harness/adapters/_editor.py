@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -29,12 +30,16 @@ from acp.schema import (
     HttpMcpServer,
     Implementation,
     InitializeRequest,
+    InitializeResponse,
     McpServerStdio,
     NewSessionRequest,
+    NewSessionResponse,
     PromptRequest,
+    PromptResponse,
     TextContentBlock,
 )
 from acp.utils import serialize_params
+from pydantic import BaseModel
 
 from unsolvable.adapters._editor_client import Editor, Refusal, Unoffered
 from unsolvable.adapters._loop import EXIT_SECONDS, Child, Stop, waited
@@ -59,6 +64,13 @@ UNANSWERED = {
     "env HOME={home}), ",
 }
 """Why an agent may never answer a request of the handshake, by method."""
+RESULTS: Mapping[str, type[BaseModel]] = {
+    AGENT_METHODS["initialize"]: InitializeResponse,
+    AGENT_METHODS["session_new"]: NewSessionResponse,
+    AGENT_METHODS["session_prompt"]: PromptResponse,
+}
+"""The SDK's schema of the result of each request the editor sends, by method: what an answer
+that is not one is told to send."""
 UNOFFERED = tuple(method for key, method in CLIENT_METHODS.items() if key.startswith("terminal_"))
 """The terminal methods, which the editor does not offer (its `ClientCapabilities`): the SDK
 answers them with an empty result unless told they are not there, a success no editor without a
@@ -252,7 +264,7 @@ async def _turn(
     opened = await _answer(connection, AGENT_METHODS["session_new"], new, stop)
     if opened is None:
         return None
-    session_id = str(opened["sessionId"])
+    session_id = _member(AGENT_METHODS["session_new"], opened, "sessionId")
     text: list[Any] = [TextContentBlock(type="text", text=task)]
     ask = PromptRequest(session_id=session_id, prompt=text)
     cancel = {"sessionId": session_id}
@@ -261,7 +273,8 @@ async def _turn(
     )
     prompt = asyncio.ensure_future(_request(connection, AGENT_METHODS["session_prompt"], ask))
     if await waited(prompt, stop):
-        return _reason(prompt.result())
+        method = AGENT_METHODS["session_prompt"]
+        return _member(method, _object(method, prompt.result()), "stopReason")
     await editor.cancel()
     done, _ = await asyncio.wait({prompt}, timeout=CANCEL_SECONDS)
     answered = prompt.result() if done and not prompt.exception() else None
@@ -269,12 +282,14 @@ async def _turn(
     return _reason(answered)
 
 
-async def _answer(connection: Connection, method: str, request: Any, stop: Stop) -> Any:
-    """The agent's answer to a request of the handshake; ``None``, said on stderr, when the run
-    had to stop first."""
+async def _answer(
+    connection: Connection, method: str, request: Any, stop: Stop
+) -> Mapping[str, Any] | None:
+    """The agent's answer to a request of the handshake (`_object`); ``None``, said on stderr,
+    when the run had to stop first."""
     asked = asyncio.ensure_future(_request(connection, method, request))
     if await waited(asked, stop):
-        return asked.result()
+        return _object(method, asked.result())
     asked.cancel()
     # The run did not stop, but the task never began: say so where the record's output keeps it.
     sys.stderr.write(
@@ -283,6 +298,45 @@ async def _answer(connection: Connection, method: str, request: Any, stop: Stop)
         "(--ceiling-seconds)\n"
     )
     return None
+
+
+def _object(method: str, result: object) -> Mapping[str, Any]:
+    """The agent's result for ``method``, which ACP makes a JSON object; `_Broken` naming what it
+    sent instead (``null``, a list, a string), so that no such answer is read as a turn that ran
+    and ended with no stop reason."""
+    if isinstance(result, Mapping):
+        return result
+    raise _Broken(f"it answered {method} with result {_shown(result)}; {_expected(method)}")
+
+
+def _member(method: str, result: Mapping[str, Any], name: str) -> str:
+    """The string member ``name`` of the agent's result for ``method``, which ACP requires;
+    `_Broken` naming the result that lacks it."""
+    value = result.get(name)
+    if isinstance(value, str) and value:
+        return value
+    raise _Broken(
+        f"it answered {method} with {_shown(result)}, which has no {name} (a non-empty string); "
+        f"{_expected(method)}"
+    )
+
+
+def _expected(method: str) -> str:
+    """What the agent is to answer ``method`` with, in words: ACP's result object and the members
+    it requires (`RESULTS`)."""
+    schema = RESULTS[method]
+    required = [
+        field.alias or name for name, field in schema.model_fields.items() if field.is_required()
+    ]
+    return (
+        f"ACP's result for {method} is a JSON object ({schema.__name__}) with "
+        f"{', '.join(required)}: answer with one"
+    )
+
+
+def _shown(value: object) -> str:
+    """A value the agent sent, as JSON and short enough for a record's error."""
+    return json.dumps(value, default=repr)[:200]
 
 
 def _sdk_version() -> str:

@@ -13,7 +13,10 @@ stays running), ``version`` (answers ``initialize`` with protocol version 99, th
 ``mute`` (reads every message and answers none, as a program not in its ACP mode does),
 ``signin`` (answers ``initialize`` and never ``session/new``, as an agent signing in to an
 account of its own does),
-``error`` (answers ``session/prompt`` with an internal error, as an agent whose API failed) or
+``error`` (answers ``session/prompt`` with an internal error, as an agent whose API failed),
+``null`` (answers ``initialize`` with ``"result": null``), ``list`` (answers ``session/new`` with a
+list), ``nameless`` (answers ``session/new`` with an object and no ``sessionId``), ``reasonless``
+(answers ``session/prompt`` with an object and no ``stopReason``) or
 ``noise`` (writes lines that are no JSON-RPC message on its stdout before its answers — a debug
 print, a JSON array, a bare number — then ends its turn with ``refusal``).
 """
@@ -84,11 +87,17 @@ def main() -> None:
             continue
         if MODE == "noise":
             sys.stdout.write('starting up\n[{"jsonrpc": "2.0", "id": 0}]\n42\n')
-        if method == "initialize":
+        if method == "initialize" and MODE == "null":
+            send({"id": given, "result": None})
+        elif method == "initialize":
             version = 99 if MODE == "version" else 1
             send({"id": given, "result": {"protocolVersion": version, "agentCapabilities": {}}})
+        elif method == "session/new" and MODE in ("list", "nameless"):
+            send({"id": given, "result": ["s-1"] if MODE == "list" else {"session": "s-1"}})
         elif method == "session/new" and MODE != "signin":
             send({"id": given, "result": {"sessionId": "s-1"}})
+        elif method == "session/prompt" and MODE == "reasonless":
+            send({"id": given, "result": {"reason": "end_turn"}})
         elif method == "session/prompt" and MODE == "error":
             failed = {"code": -32603, "message": "Internal error", "data": {"details": "API 500"}}
             send({"id": given, "error": failed})

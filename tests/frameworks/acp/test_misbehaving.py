@@ -145,3 +145,25 @@ def test_an_error_answer_to_the_prompt_is_a_crash_naming_the_request_and_the_err
     assert record.outcome is Outcome.CRASHED, account(record)
     said = "it answered session/prompt with error -32603 'Internal error' ({'details': 'API 500'})"
     assert said in record.observed.error
+
+
+@pytest.mark.parametrize(
+    ("mode", "said"),
+    [
+        ("null", "initialize with result null; ACP's result for initialize is a JSON object"),
+        ("list", 'session/new with result ["s-1"]; ACP\'s result for session/new is a JSON'),
+        ("nameless", 'it answered session/new with {"session": "s-1"}, which has no sessionId'),
+        ("reasonless", 'session/prompt with {"reason": "end_turn"}, which has no stopReason'),
+    ],
+)
+def test_a_result_that_is_not_the_object_acp_gives_is_a_crash_naming_what_was_sent(
+    mode: str, said: str
+) -> None:
+    """A null, a list, or an object without the member ACP requires, answered to a request of
+    the handshake or to the prompt, is no turn that ran: the run is crashed, saying what the
+    agent sent. It was recorded as a turn that ended with stop reason None, or crashed on a
+    TypeError or KeyError of the editor's own."""
+    record = unsolvable.run(f"{RAW} {mode}", REPEAT, ceilings=CHILD_CEILINGS)
+    assert record.outcome is Outcome.CRASHED, account(record)
+    assert said in record.observed.error, account(record)
+    assert "stop reason None" not in record.observed.error
