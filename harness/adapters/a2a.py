@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
     import httpx
     from a2a.client import Client
-    from a2a.types import SendMessageRequest, StreamResponse
+    from a2a.types import SendMessageRequest, StreamResponse, Task
 
     from unsolvable._session import Session
     from unsolvable.adapters._loop import Stop as Due
@@ -193,7 +193,7 @@ async def _delegate(
     except Exception as error:
         if isinstance(error, _AgentFailed):
             raise
-        what = str(error) if isinstance(error, _ElsewhereCard) else repr(error)
+        what = str(error) if isinstance(error, _Refused) else repr(error)
         status = await child.status_within(EXIT_SECONDS)
         if status is not None:
             what = f"its server {described_status(status)} before the task rested ({what})"
@@ -242,31 +242,32 @@ async def _follow(url: str, task: str, due: Due) -> Delegation:
 async def _followed(client: Client, task: str, due: Due) -> Delegation:
     """The task sent as one message and its events read until it rests, or until the run must
     stop, when it is canceled (``tasks/cancel``)."""
-    from a2a.types import CancelTaskRequest, Message, Part, Role, SendMessageRequest
+    from a2a.types import CancelTaskRequest, Message, Part, Role, SendMessageRequest, Task
 
     from unsolvable.adapters._loop import waited
 
     parts = [Part(text=task)]
     message = Message(role=Role.ROLE_USER, message_id=str(uuid.uuid4()), parts=parts)
     events = aiter(_events(client, SendMessageRequest(message=message)))
-    latest, task_id = Delegation(state=None), ""
+    latest, delegated = Delegation(state=None), Task()
     while latest.state not in TASK_STATES:
         following = asyncio.ensure_future(anext(events, None))
         if not await waited(following, due):
             following.cancel()
-            if task_id:
-                cancel = client.cancel_task(CancelTaskRequest(id=task_id))
+            if delegated.id:
+                cancel = client.cancel_task(CancelTaskRequest(id=delegated.id))
                 await asyncio.wait({asyncio.ensure_future(cancel)}, timeout=CANCEL_SECONDS)
             return Delegation(state="canceled")
         event = following.result()
         if event is None:
             break
-        latest, task_id = _read(event, latest, task_id)
+        latest = _read(event, latest, delegated)
     return latest
 
 
-class _ElsewhereCard(Exception):
-    """The agent card names an interface on another host than this machine."""
+class _Refused(Exception):
+    """What the agent sent that the harness does not follow, in words: an agent card that names
+    an interface on another host than this machine, or an event of a task not the delegated one."""
 
 
 async def _client(url: str, http: httpx.AsyncClient) -> Client:
@@ -278,7 +279,7 @@ async def _client(url: str, http: httpx.AsyncClient) -> Client:
     card = await A2ACardResolver(http, url).get_agent_card()
     for interface in card.supported_interfaces:
         if not _on_this_machine(interface.url):
-            raise _ElsewhereCard(
+            raise _Refused(
                 f"its agent card names {interface.url[:200]!r} as where to send the task, not "
                 f"an address on this machine: the task goes only to the server the harness "
                 f"started; serve the card with the address it printed ({url[:200]})"
@@ -292,40 +293,75 @@ async def _client(url: str, http: httpx.AsyncClient) -> Client:
 async def _events(client: Client, request: SendMessageRequest) -> AsyncIterator[StreamResponse]:
     """The task's events: its stream's, or the one answer of a server that does not stream; then,
     once those end, the task as ``tasks/get`` reads it every `POLL_SECONDS`, as A2A has a client
-    follow a task its answer left working (the caller stops reading when the task rests)."""
+    follow a task its answer left working (the caller stops reading when the task rests). Each
+    is of the task the first named (`_same_task`)."""
     from a2a.types import GetTaskRequest, StreamResponse
 
     task_id = ""
     async for event in client.send_message(request):
-        task_id = event.task.id or event.status_update.task_id or task_id
+        task_id = _same_task(event, task_id)
         yield event
     while task_id:
         await asyncio.sleep(POLL_SECONDS)
-        yield StreamResponse(task=await client.get_task(GetTaskRequest(id=task_id)))
+        event = StreamResponse(task=await client.get_task(GetTaskRequest(id=task_id)))
+        _same_task(event, task_id)
+        yield event
 
 
-def _read(event: StreamResponse, latest: Delegation, task_id: str) -> tuple[Delegation, str]:
-    """The task's state after one event of the stream, and its id."""
+def _same_task(event: StreamResponse, task_id: str) -> str:
+    """The id of the task ``event`` is about, which must be ``task_id`` once that is known (a
+    message names none): an event of another task is `_Refused`, as the A2A SDK's own server
+    refuses to send one, and never ends or changes the delegated task."""
+    named = _task_of(event)
+    if not named or named == task_id or not task_id:
+        return named or task_id
+    raise _Refused(
+        f"it sent an event of task {named[:100]!r} while following task {task_id[:100]!r}, the "
+        "one it was delegated: an A2A stream, and a tasks/get answer, carry that task's events "
+        "only; send each task's events on its own stream"
+    )
+
+
+def _task_of(event: StreamResponse) -> str:
+    """The id of the task an event is about; ``""`` for a message."""
+    return event.task.id or event.status_update.task_id or event.artifact_update.task_id
+
+
+def _read(event: StreamResponse, latest: Delegation, delegated: Task) -> Delegation:
+    """The task's state after one event of the stream. ``delegated`` keeps the task's id and
+    artifacts as its events tell them, an artifact update applied as the A2A SDK's own task
+    manager applies it: with ``append`` false it replaces the artifact of its id, with ``append``
+    true it extends it. One that extends an artifact never sent, which that task manager refuses,
+    is kept as a new one, as this client kept every update: the text is what a record shows of the
+    result, no reason to lose the task's state. A task whose snapshot lists no artifacts keeps
+    those its updates sent."""
     from a2a.helpers.proto_helpers import get_artifact_text, get_message_text
+    from a2a.server.tasks.task_manager import append_artifact_to_task
     from a2a.types import TaskState
+    from a2a.utils.errors import InvalidAgentResponseError
 
     if event.HasField("message"):
-        return Delegation(state="completed", said=get_message_text(event.message)), task_id
-    made = latest.made
+        return Delegation(state="completed", said=get_message_text(event.message))
+    delegated.id = delegated.id or _task_of(event)
     if event.HasField("artifact_update"):
-        made += get_artifact_text(event.artifact_update.artifact)
-        return replace(latest, made=made[:MADE_KEPT]), task_id
+        try:
+            append_artifact_to_task(delegated, event.artifact_update)
+        except InvalidAgentResponseError:  # ``append`` to an artifact never sent: keep its text
+            delegated.artifacts.append(event.artifact_update.artifact)
+    elif event.task.artifacts:
+        del delegated.artifacts[:]
+        delegated.artifacts.extend(event.task.artifacts)
+    made = "\n".join(get_artifact_text(each) for each in delegated.artifacts)[:MADE_KEPT]
     if event.HasField("task"):
-        status, metadata, task_id = event.task.status, event.task.metadata, event.task.id
-        made = "\n".join(get_artifact_text(each) for each in event.task.artifacts) or made
+        status, metadata = event.task.status, event.task.metadata
     elif event.HasField("status_update"):
         status, metadata = event.status_update.status, event.status_update.metadata
     else:
-        return latest, task_id
+        return replace(latest, made=made)
     name = TaskState.Name(status.state).removeprefix("TASK_STATE_").lower().replace("_", "-")
     code = _named_code(metadata)
     said = get_message_text(status.message) if status.HasField("message") else ""
-    return Delegation(state=name, said=said, code=code, made=made[:MADE_KEPT]), task_id
+    return Delegation(state=name, said=said, code=code, made=made)
 
 
 def _named_code(metadata: Any) -> str | None:

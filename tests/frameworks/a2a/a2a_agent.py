@@ -11,9 +11,12 @@ MODE: ``stop`` (``input-required`` naming the permission on a 403; ``failed`` wi
 ends its stream at once, then works as ``stop`` does and leaves the state it ends in in its task
 store, where only ``tasks/get`` finds it), or a state to end in after one model call
 (``rejected``, ``failed``, ``completed``; ``artifact`` completes with the model's text as an
-artifact and no status message). ``--no-streaming``: its agent card says it does not stream, so
-a client sends the message and gets one answer. ``--card-url=URL``:
-its agent card names URL, not the address it serves on, as where to send messages (as a server
+artifact and no status message; ``replace`` does the same, the artifact first sent as a draft
+that an update with ``append`` false replaces). ``stray``: as ``stop``, its stream sending a
+``completed`` status of another task right after its task (a server that mixes up its tasks'
+streams, which the SDK's own handler refuses to be). ``--no-streaming``: its agent card says it
+does not stream, so a client sends the message and gets one answer. ``--card-url=URL``: its agent
+card names URL, not the address it serves on, as where to send messages (as a server
 configured with its public address does).
 """
 
@@ -38,6 +41,7 @@ from a2a.types import (
     Task,
     TaskState,
     TaskStatus,
+    TaskStatusUpdateEvent,
 )
 from openai import AsyncOpenAI
 from starlette.applications import Starlette
@@ -81,8 +85,11 @@ class Executor(AgentExecutor):
             except asyncio.CancelledError:
                 mark()
                 raise
-        if MODE == "artifact":  # its answer is an artifact, its final status says nothing
-            await updater.add_artifact([new_text_part(said)], name="answer")
+        if MODE == "replace":  # a draft, replaced by its answer
+            draft = [new_text_part("a draft")]
+            await updater.add_artifact(draft, artifact_id="answer", name="answer")
+        if MODE in ("artifact", "replace"):  # its answer is an artifact, its status says nothing
+            await updater.add_artifact([new_text_part(said)], artifact_id="answer", name="answer")
             await updater.complete()
             return
         message = new_text_message(said, context_id=context.context_id, task_id=context.task_id)
@@ -109,7 +116,7 @@ class Executor(AgentExecutor):
                 )
                 message = reply.choices[0].message
                 messages.append(message.model_dump(exclude_none=True))
-                if MODE == "artifact":
+                if MODE in ("artifact", "replace"):
                     return TaskState.TASK_STATE_COMPLETED, f"the answer: {message.content}", None
                 if MODE in ("rejected", "failed", "completed"):
                     return TaskState.Value(f"TASK_STATE_{MODE.upper()}"), f"ended {MODE}", None
@@ -131,6 +138,19 @@ class Executor(AgentExecutor):
                     messages.append(result)
 
 
+class Stray(DefaultRequestHandler):
+    """Streams a ``completed`` status of another task right after its own task."""
+
+    async def on_message_send_stream(self, params, context):
+        async for event in super().on_message_send_stream(params, context):
+            yield event
+            if isinstance(event, Task):
+                done = TaskStatus(state=TaskState.TASK_STATE_COMPLETED)
+                yield TaskStatusUpdateEvent(
+                    task_id="another-task", context_id=event.context_id, status=done
+                )
+
+
 async def main():
     listener = socket.create_server(("127.0.0.1", 0))
     url = f"http://127.0.0.1:{listener.getsockname()[1]}"
@@ -147,7 +167,7 @@ async def main():
         default_output_modes=["text/plain"],
     )
     store = InMemoryTaskStore()
-    handler = DefaultRequestHandler(Executor(store), store, card)
+    handler = (Stray if MODE == "stray" else DefaultRequestHandler)(Executor(store), store, card)
     routes = [*create_agent_card_routes(card), *create_jsonrpc_routes(handler, rpc_url="/")]
     config = uvicorn.Config(Starlette(routes=routes), log_level="warning")
     print(url, flush=True)

@@ -69,6 +69,24 @@ def test_a_completed_task_s_artifact_is_what_it_claims() -> None:
     assert record.reported.reason.startswith("a2a task completed: the answer: ")
 
 
+def test_an_artifact_update_with_append_false_replaces_the_artifact() -> None:
+    """A2A: an artifact update with ``append`` false replaces the artifact of its id, as the
+    SDK's task manager applies it; the draft was kept and the answer added to it ("a draftthe
+    answer: …")."""
+    record = _run("replace", "constant-return/repeat")
+    assert record.code is Code.COMPLETED
+    assert record.reported.reason.startswith("a2a task completed: the answer: ")
+
+
+def test_an_event_of_another_task_is_a_crash_and_ends_nothing() -> None:
+    """A status of a task not the delegated one, on the delegated task's stream, is no news of
+    it: the run is crashed, saying so. It was read as the delegated task's: ``completed``."""
+    record = _run("stray", "constant-return/repeat")
+    assert record.outcome is Outcome.CRASHED, record.observed.error
+    said = "it sent an event of task 'another-task' while following task"
+    assert said in record.observed.error
+
+
 def test_a_code_named_in_the_status_metadata_is_read_as_that_code() -> None:
     record = _run("stop", "constant-return/repeat")
     assert (record.code, record.observed.steps) == (Code.NO_PROGRESS, 2)  # failed + the code
