@@ -259,6 +259,11 @@ async def _followed(client: Client, task: str, due: Due) -> Delegation:
                 await asyncio.wait({asyncio.ensure_future(cancel)}, timeout=CANCEL_SECONDS)
             return Delegation(state="canceled")
         event = following.result()
+        if event is None and latest.state is None:
+            raise _Refused(
+                "its stream ended before it sent a task or a message: an A2A server streams the "
+                "task it made of the message it was sent (or answers with a message); send one"
+            )
         if event is None:
             break
         latest = _read(event, latest, delegated)
@@ -267,7 +272,8 @@ async def _followed(client: Client, task: str, due: Due) -> Delegation:
 
 class _Refused(Exception):
     """What the agent sent that the harness does not follow, in words: an agent card that names
-    an interface on another host than this machine, or an event of a task not the delegated one."""
+    an interface on another host than this machine, an event of a task not the delegated one, or
+    a stream that ended before it named any task."""
 
 
 async def _client(url: str, http: httpx.AsyncClient) -> Client:

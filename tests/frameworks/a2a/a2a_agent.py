@@ -12,9 +12,10 @@ ends its stream at once, then works as ``stop`` does and leaves the state it end
 store, where only ``tasks/get`` finds it), or a state to end in after one model call
 (``rejected``, ``failed``, ``completed``; ``artifact`` completes with the model's text as an
 artifact and no status message; ``replace`` does the same, the artifact first sent as a draft
-that an update with ``append`` false replaces). ``stray``: as ``stop``, its stream sending a
-``completed`` status of another task right after its task (a server that mixes up its tasks'
-streams, which the SDK's own handler refuses to be). ``--no-streaming``: its agent card says it
+that an update with ``append`` false replaces). ``silent``: its task sends no event, and its
+stream ends empty. ``stray``: as ``stop``, its stream sending a ``completed`` status of another
+task right after its task (a server that mixes up its tasks' streams, which the SDK's own
+handler refuses to be). ``--no-streaming``: its agent card says it
 does not stream, so a client sends the message and gets one answer. ``--card-url=URL``: its agent
 card names URL, not the address it serves on, as where to send messages (as a server
 configured with its public address does).
@@ -62,6 +63,8 @@ class Executor(AgentExecutor):
         self.store, self.later = store, set()
 
     async def execute(self, context, event_queue):
+        if MODE == "silent":
+            return
         task = Task(id=context.task_id, context_id=context.context_id)
         task.status.CopyFrom(TaskStatus(state=TaskState.TASK_STATE_WORKING))
         await event_queue.enqueue_event(task)

@@ -87,6 +87,14 @@ def test_an_event_of_another_task_is_a_crash_and_ends_nothing() -> None:
     assert said in record.observed.error
 
 
+def test_a_stream_that_ends_with_no_task_is_a_crash_saying_so() -> None:
+    """A stream that ends before any task or message never began one: the error says so. It
+    said the task "ended None", a task the agent never made."""
+    record = _run("silent", "constant-return/repeat")
+    assert record.outcome is Outcome.CRASHED, record.observed.error
+    assert "its stream ended before it sent a task or a message" in record.observed.error
+
+
 def test_a_code_named_in_the_status_metadata_is_read_as_that_code() -> None:
     record = _run("stop", "constant-return/repeat")
     assert (record.code, record.observed.steps) == (Code.NO_PROGRESS, 2)  # failed + the code
