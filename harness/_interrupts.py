@@ -23,7 +23,15 @@ import threading
 from collections.abc import Callable, Iterator
 from types import FrameType
 
-__all__ = ["InterruptCatcher", "InterruptNoter", "Interrupted", "SignalArrivals", "signal_name"]
+from unsolvable._signal_names import signal_name
+
+__all__ = [
+    "InterruptCatcher",
+    "InterruptNoter",
+    "Interrupted",
+    "SignalArrivals",
+    "interrupting_signal",
+]
 
 
 class Interrupted(KeyboardInterrupt):
@@ -31,7 +39,7 @@ class Interrupted(KeyboardInterrupt):
     Ctrl-C (the harness, pytest, pytest-xdist) ends it so on these too."""
 
 
-def signal_name(interrupt: KeyboardInterrupt) -> str:
+def interrupting_signal(interrupt: KeyboardInterrupt) -> str:
     """The signal that raised ``interrupt``, as a message names it: ``SIGTERM``."""
     return str(interrupt) if isinstance(interrupt, Interrupted) else "SIGINT"
 
@@ -39,7 +47,7 @@ def signal_name(interrupt: KeyboardInterrupt) -> str:
 def _exception(signum: int) -> BaseException:
     if signum == signal.SIGINT:
         return KeyboardInterrupt()
-    return Interrupted(signal.Signals(signum).name)
+    return Interrupted(signal_name(signum))
 
 
 def _python_defaults() -> dict[int, object]:

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 
 from unsolvable._errors import UnsolvableError
-from unsolvable._interrupts import InterruptCatcher, signal_name
+from unsolvable._interrupts import InterruptCatcher, interrupting_signal
 from unsolvable._remote import EXEC_PREFIX
 from unsolvable.cli._report import INTERRUPTED_STATUS, add_report_commands, run_report
 from unsolvable.cli._run import add_run_command, run_scenarios
@@ -98,5 +98,5 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         return _reader_left(args)
     except KeyboardInterrupt as interrupt:  # before or after the runs: nothing to keep
-        print(f"unsolvable: interrupted ({signal_name(interrupt)})", file=sys.stderr)
+        print(f"unsolvable: interrupted ({interrupting_signal(interrupt)})", file=sys.stderr)
         return INTERRUPTED_STATUS

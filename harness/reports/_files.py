@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import IO
 
 from unsolvable._errors import OutputError
-from unsolvable._interrupts import signal_name
+from unsolvable._interrupts import interrupting_signal
 from unsolvable._numbers import counted
 from unsolvable._record import TerminationRecord
 from unsolvable._writable import missing_folders, remove_folders
@@ -193,7 +193,9 @@ class RecordStream:
         reports were written, each whole or not at all: the line that says so, and which
         records the stream keeps, as both faces print it."""
         self.close(keep=True)
-        said = f"unsolvable: interrupted ({signal_name(interrupt)}) while writing the reports"
+        said = (
+            f"unsolvable: interrupted ({interrupting_signal(interrupt)}) while writing the reports"
+        )
         return said + (
             f"; {self.kept()} (unsolvable report reads that file)" if self.kept() else ""
         )

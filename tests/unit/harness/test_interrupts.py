@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import signal
 
-from unsolvable._interrupts import InterruptCatcher, Interrupted, signal_name
+from unsolvable._interrupts import InterruptCatcher, Interrupted, interrupting_signal
 
 
 def test_a_signal_ignored_before_stays_ignored() -> None:
@@ -31,5 +31,5 @@ def test_a_catcher_within_another_takes_what_the_outer_took_and_gives_it_back() 
 
 def test_sigterm_and_sighup_are_raised_as_ctrl_c_is_and_named() -> None:
     assert isinstance(Interrupted("SIGTERM"), KeyboardInterrupt)
-    assert signal_name(Interrupted("SIGHUP")) == "SIGHUP"
-    assert signal_name(KeyboardInterrupt()) == "SIGINT"
+    assert interrupting_signal(Interrupted("SIGHUP")) == "SIGHUP"
+    assert interrupting_signal(KeyboardInterrupt()) == "SIGINT"
