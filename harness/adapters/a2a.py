@@ -354,6 +354,7 @@ def _read(event: StreamResponse, latest: Delegation, delegated: Task) -> Delegat
             append_artifact_to_task(delegated, event.artifact_update)
         except InvalidAgentResponseError:  # ``append`` to an artifact never sent: keep its text
             delegated.artifacts.append(event.artifact_update.artifact)
+        _cut(delegated, event.artifact_update.artifact.artifact_id)
     elif event.task.artifacts:
         del delegated.artifacts[:]
         delegated.artifacts.extend(event.task.artifacts)
@@ -368,6 +369,23 @@ def _read(event: StreamResponse, latest: Delegation, delegated: Task) -> Delegat
     code = _named_code(metadata)
     said = get_message_text(status.message) if status.HasField("message") else ""
     return Delegation(state=name, said=said, code=code, made=made)
+
+
+def _cut(delegated: Task, artifact_id: str) -> None:
+    """The artifacts of id ``artifact_id`` cut to the text a record shows of them (`MADE_KEPT`),
+    as one text part: a server that appends to one without end would otherwise have the task
+    held, and its text joined after every update, grow with every update. The start of the
+    artifacts' text, which is all a record keeps, is the same."""
+    from a2a.helpers.proto_helpers import get_artifact_text
+    from a2a.types import Part
+
+    for artifact in delegated.artifacts:
+        if artifact.artifact_id != artifact_id:
+            continue
+        text = get_artifact_text(artifact)
+        if len(text) > MADE_KEPT:
+            del artifact.parts[:]
+            artifact.parts.append(Part(text=text[:MADE_KEPT]))
 
 
 def _named_code(metadata: Any) -> str | None:

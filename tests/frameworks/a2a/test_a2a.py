@@ -253,3 +253,27 @@ def test_a_server_that_never_serves_its_card_is_ended_at_the_ceiling(tmp_path: P
         if pid_file.exists():
             with contextlib.suppress(ProcessLookupError):
                 os.kill(int(pid_file.read_text()), signal.SIGKILL)
+
+
+def test_an_artifact_appended_to_without_end_is_held_cut_to_what_a_record_shows() -> None:
+    """A server may stream ``append`` updates to one artifact for as long as the run lasts: the
+    task the client holds kept every part, and its text was joined after each update, so both
+    grew with every update. It is held cut to `MADE_KEPT` characters, which is all a record
+    shows of it, and the start of its text is the same."""
+    from a2a.helpers.proto_helpers import get_artifact_text
+    from a2a.types import Artifact, Part, StreamResponse, Task, TaskArtifactUpdateEvent
+
+    from unsolvable.adapters.a2a import MADE_KEPT, Delegation, _read
+
+    delegated, latest, chunks = (
+        Task(),
+        Delegation(state=None),
+        [f"chunk {n:04d}" for n in range(500)],
+    )
+    for n, chunk in enumerate(chunks):
+        artifact = Artifact(artifact_id="answer", parts=[Part(text=chunk)])
+        update = TaskArtifactUpdateEvent(task_id="t-1", artifact=artifact, append=n > 0)
+        latest = _read(StreamResponse(artifact_update=update), latest, delegated)
+    (held,) = delegated.artifacts
+    assert len(get_artifact_text(held)) <= MADE_KEPT + len(chunks[-1]) + 1
+    assert latest.made == "\n".join(chunks)[:MADE_KEPT]
