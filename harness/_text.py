@@ -16,6 +16,7 @@ __all__ = [
     "REASON_CUT",
     "cut",
     "cut_counted",
+    "deeper_than",
     "described",
     "html_text",
     "kept_end",
@@ -120,7 +121,7 @@ def described(value: object) -> str:
         return f"<{type(value).__name__} object; its repr raised {type(error).__name__}>"
 
 
-def _deeper_than(value: object, limit: int) -> bool:
+def deeper_than(value: object, limit: int) -> bool:
     """Whether lists and dicts inside ``value`` nest more than ``limit`` levels, looked at level
     by level, without the recursion such a value would exhaust."""
     level: list[object] = [value]
@@ -144,7 +145,7 @@ def plain_partial(partial: object) -> object:
     here again, and its JSON would escape the quotes of the text kept once more each time."""
     if isinstance(partial, str):
         return cut(partial, PARTIAL_CUT)
-    if _deeper_than(partial, PARTIAL_DEPTH):
+    if deeper_than(partial, PARTIAL_DEPTH):
         return f"(a {type(partial).__name__} nested more than {PARTIAL_DEPTH} levels; not kept)"
     try:
         text = json.dumps(partial, sort_keys=True, allow_nan=False)

@@ -31,7 +31,7 @@ from unsolvable._remote import EXEC_PREFIX
 from unsolvable._session import end_at_ceiling
 from unsolvable._signal_names import signal_name
 from unsolvable._stop import Stop
-from unsolvable._text import kept_end
+from unsolvable._text import PARTIAL_DEPTH, deeper_than, kept_end
 from unsolvable.adapters._command_line import (
     DOCS,
     INTERPRETER,
@@ -72,11 +72,26 @@ STOP_LINE_LIMIT = 64 * 1024 * 1024
 """Bytes of the child's last stdout line kept whole, so that a structured exit of any length a
 real agent writes (a long partial result, a long reason) is read: far more than any, and a
 bound on what a child that prints without end can make the harness hold."""
+STOP_DEPTH = 500
+"""Levels of nesting a stop line is read to: far beyond the `PARTIAL_DEPTH` levels a record
+keeps of a partial result (a deeper one is read, and noted as not kept), and half the
+interpreter's default recursion limit, which reading JSON nested deeper spends from whatever
+stack reads it. A fixed bound, so that a line is read, or refused, the same way in every run."""
+TOO_DEEP = (
+    f"the last stdout line is a JSON object nested more than {STOP_DEPTH} levels deep, too "
+    "deeply to be read as a stop: print the stop with its partial result nested less deeply "
+    f"(a record keeps {PARTIAL_DEPTH} levels of it)"
+)
+"""Why such a line is refused, where it would otherwise pass for no stop at all."""
 REAP_SECONDS = 1.0
 """How long the readers of the child's output may take to drain after the group was killed; a
 descendant that left the group (``setsid``) and keeps the pipe open is not waited for."""
 REPR_KEPT = 100
 """Characters of the stdout tail shown as an unstructured run's returned value."""
+
+
+_TOO_DEEP = object()
+"""What `ProcessExit` reads a stop line nested too deeply as."""
 
 
 class ProcessExited(Exception):
@@ -109,12 +124,29 @@ class ProcessExit:
 
     @property
     def structured(self) -> Mapping[str, object] | None:
-        """The last stdout line, if it is a JSON object with a ``code``: the child's stop."""
-        try:
-            last = json.loads(self.last_line) if self.last_line.strip() else None
-        except (ValueError, RecursionError):
-            return None
+        """The last stdout line, if it is a JSON object with a ``code`` nested at most
+        `STOP_DEPTH` levels: the child's stop."""
+        last = self._last_json
         return last if isinstance(last, dict) and "code" in last else None
+
+    @property
+    def unreadable(self) -> str | None:
+        """Why the last stdout line cannot be told from a stop (`TOO_DEEP`): it is a JSON object
+        nested more than `STOP_DEPTH` levels; ``None`` when it can."""
+        return TOO_DEEP if self._last_json is _TOO_DEEP else None
+
+    @functools.cached_property
+    def _last_json(self) -> object:
+        """The last stdout line read as JSON: ``None`` when it is not JSON, `_TOO_DEEP` when it is
+        an object nested more than `STOP_DEPTH` levels, or one too deep to read at all."""
+        line = self.last_line.strip()
+        try:
+            last = json.loads(line) if line else None
+        except RecursionError:
+            return _TOO_DEEP if line.startswith("{") else None
+        except ValueError:
+            return None
+        return _TOO_DEEP if isinstance(last, dict) and deeper_than(last, STOP_DEPTH) else last
 
     def __repr__(self) -> str:
         """The stdout tail: what an unstructured run's record shows as its returned value."""
@@ -285,8 +317,11 @@ class ProcessAdapter:
         wire.check()
 
     def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
-        """The last stdout line as a `Stop`; ``None`` otherwise (crashed, or unstructured)."""
+        """The last stdout line as a `Stop`; ``None`` otherwise (crashed, or unstructured); a
+        `ValueError` when that line is nested too deeply to be told from a stop."""
         if error is None and isinstance(returned, ProcessExit):
+            if returned.unreadable is not None:
+                raise ValueError(returned.unreadable)
             return interpret_plain(returned.structured)
         return None
 
@@ -351,10 +386,12 @@ class ProcessAdapter:
             ) from None
 
     def _crash(self, ended: ProcessExit) -> str:
+        advice = ". To stop on purpose, print a JSON object with a code as the last stdout line"
+        if ended.unreadable is not None:
+            advice = f"; {ended.unreadable}"
         return (
             f"agent {self.name!r} {described_status(ended.status)} without a structured exit; "
-            f"its stderr {stderr_account(ended.stderr, ended.node_error)}. "
-            "To stop on purpose, print a JSON object with a code as the last stdout line"
+            f"its stderr {stderr_account(ended.stderr, ended.node_error)}{advice}"
         )
 
 

@@ -22,7 +22,7 @@ from tests._docs import DOCS, compiled
 from tests._gone import survivors
 from tests.frameworks._glue import model_calls, recording
 from unsolvable import Ceilings, Code, Outcome, Session, scenarios
-from unsolvable.adapters.process import ProcessAdapter
+from unsolvable.adapters.process import STOP_DEPTH, TOO_DEEP, ProcessAdapter
 from unsolvable.plugin._options import AGENT_OPTION, NO_SNAPSHOT_OPTION, SCENARIO_OPTION
 from unsolvable.wire import Wire
 
@@ -155,6 +155,30 @@ def test_a_structured_exit_counts_whatever_the_status() -> None:
     )
     record = unsolvable.run(python(code), scenarios.get("constant-return/repeat"))
     assert (record.outcome, record.code) == (Outcome.STOPPED, Code.NEEDS_HUMAN)
+
+
+def _nested_stop(depth: int, status: int) -> str:
+    """A child that stops NO_PROGRESS, its partial result ``depth`` lists deep, with ``status``."""
+    line = "'{{\"code\": \"NO_PROGRESS\", \"partial\": ' + '[' * d + ']' * d + '}}'"
+    return python(f"import sys; d = {depth}; print({line}); sys.exit({status})")
+
+
+@pytest.mark.parametrize(
+    ("depth", "status"), [(STOP_DEPTH + 1, 0), (2000, 0), (2000, 3)]
+)  # past the bound; past what the interpreter reads, with either status
+def test_a_stop_nested_too_deeply_to_read_is_a_crash_naming_it(depth: int, status: int) -> None:
+    """Such a line passed for no stop: a child that printed its NO_PROGRESS stop, its partial
+    2,000 lists deep, and exited 0 was recorded unstructured, in silence."""
+    record = unsolvable.run(_nested_stop(depth, status), scenarios.get("constant-return/repeat"))
+    assert record.outcome is Outcome.CRASHED and TOO_DEEP in str(record.observed.error)
+
+
+def test_a_stop_nested_to_the_bound_is_read_its_partial_noted() -> None:
+    """The bound is fixed, not where the interpreter's stack runs out, so a line reads the same
+    in every run; the partial result is noted as a record notes any past `PARTIAL_DEPTH`."""
+    record = unsolvable.run(_nested_stop(STOP_DEPTH, 0), scenarios.get("constant-return/repeat"))
+    assert (record.outcome, record.code) == (Outcome.STOPPED, Code.NO_PROGRESS)
+    assert record.reported is not None and "nested more than" in str(record.reported.partial)
 
 
 class _BrokenModel:
