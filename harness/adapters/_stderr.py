@@ -22,6 +22,10 @@ LINE_KEPT = 4_000
 of a report can be an error's whole message, a request body's string among its fields."""
 LINE_BYTES = 4 * LINE_KEPT
 """Bytes of a line written in pieces (`NodeReport.write`) kept: `LINE_KEPT` characters of UTF-8."""
+BLANK_RUN = re.compile(rb"\n[ \t\r\x0b\x0c\n]*\n")
+"""Blank lines one after another, whole in a piece of the stream: any number of them reads as one
+does (a paragraph ended), so they are read as one, and a child that writes blank lines without
+end costs a search of each piece rather than the reading of each line."""
 
 
 def stderr_account(stderr: str, named: str) -> str:
@@ -72,10 +76,14 @@ class StderrReader:
         self.line = bytearray()
         """The start of the line being written (`write`), `LINE_BYTES` of it at most."""
         self.line_cut = False
+        """Whether bytes of the line were left out (past `LINE_BYTES`): it ends in an ellipsis."""
+        self.line_blank = True
+        """Whether the line is white space alone so far: blank however long, as `BLANK_RUN`
+        reads it, so that a line reads the same whatever pieces the stream came in."""
 
     def write(self, chunk: bytes) -> None:
         """Reads a piece of the stream as it comes, whole lines or not."""
-        *ended, rest = chunk.split(b"\n")
+        *ended, rest = BLANK_RUN.sub(b"\n\n", chunk).split(b"\n")
         for piece in ended:
             self._add(piece)
             self.close()
@@ -84,13 +92,16 @@ class StderrReader:
     def close(self) -> None:
         """Reads the line being written: at each newline, and once at the stream's end."""
         text = self.line.decode("utf-8", "replace")
-        self._feed(text[: LINE_KEPT - len(ELLIPSIS)] + ELLIPSIS if self.line_cut else text)
-        self.line, self.line_cut = bytearray(), False
+        if self.line_cut and not self.line_blank:
+            text = text[: LINE_KEPT - len(ELLIPSIS)] + ELLIPSIS
+        self._feed(text)
+        self.line, self.line_cut, self.line_blank = bytearray(), False, True
 
     def _add(self, piece: bytes) -> None:
         room = LINE_BYTES - len(self.line)
         self.line += piece[:room]
         self.line_cut = self.line_cut or len(piece) > room
+        self.line_blank = self.line_blank and not piece.strip()
 
     def _feed(self, line: str) -> None:
         if self.held and not line.strip():

@@ -184,14 +184,28 @@ class _Tail(threading.Thread):
                     self.report.write(chunk)
                 self.kept += chunk
                 del self.kept[: -4 * OUTPUT_KEPT]  # bytes: up to 4 per character of UTF-8
-                *ended, rest = chunk.split(b"\n")
-                for piece in ended:
-                    self._add(piece)
-                    self._end_line()
-                self._add(rest)
+                self._read(chunk)
         self._end_line()
         if self.report is not None:
             self.report.close()
+
+    def _read(self, chunk: bytes) -> None:
+        """Reads the lines ``chunk`` ends and begins. Of the lines it holds whole after the first,
+        only the last that is not blank can be the last line, so that one alone is read: a child
+        writing short lines without end costs a search of each chunk, not a step of each line."""
+        first, final = chunk.find(b"\n"), chunk.rfind(b"\n")
+        if first < 0:
+            self._add(chunk)
+            return
+        self._add(chunk[:first])
+        self._end_line()
+        between = chunk[first + 1 : final]  # the whole lines after the first, if final > first
+        shown = between.rstrip()  # up to the end of the last of them that is not blank
+        if shown:
+            end = between.find(b"\n", len(shown))
+            self._add(between[shown.rfind(b"\n") + 1 : len(between) if end < 0 else end])
+            self._end_line()
+        self._add(chunk[final + 1 :])
 
     def _add(self, piece: bytes) -> None:
         if self.line is not None and len(self.line) + len(piece) > STOP_LINE_LIMIT:

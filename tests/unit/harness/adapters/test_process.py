@@ -4,11 +4,16 @@ misuse (no command, an open quote, an unknown placeholder, a missing program) sa
 from __future__ import annotations
 
 import importlib
+import io
 import re
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import unsolvable
 from tests._docs import ROOT, TEXTS
@@ -19,7 +24,7 @@ from unsolvable.adapters.a2a import A2AAdapter
 from unsolvable.adapters.acp import AcpAdapter
 from unsolvable.adapters.claude_code import ClaudeCodeAdapter
 from unsolvable.adapters.codex_cli import CodexAdapter
-from unsolvable.adapters.process import ProcessAdapter
+from unsolvable.adapters.process import ProcessAdapter, _Tail
 
 
 def test_a_spec_is_split_as_a_shell_would_and_named_by_itself() -> None:
@@ -254,3 +259,45 @@ def test_a_coding_agent_object_without_its_cli_fails_as_its_spec_does(
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(AdapterError, match="CLI is not on PATH; install it with npm"):
         unsolvable.run(adapter(), scenarios.get("constant-return/repeat"))
+
+
+class _CountingTail(_Tail):
+    """A reader of a child's stdout that counts the lines it reads one at a time."""
+
+    ended = 0
+
+    def _end_line(self) -> None:
+        self.ended += 1
+        super()._end_line()
+
+
+@pytest.mark.parametrize("line", ["", "x", " \\r"])
+def test_a_childs_last_line_is_found_without_reading_each_line(line: str) -> None:
+    """Each line was read one at a time: a child writing a million short lines kept the reader
+    busy, the child waiting on the pipe, far longer than the child took to write them."""
+    code = f"import sys; sys.stdout.write('{line}\\n' * 2**20 + 'the stop\\n\\n')"
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
+    try:
+        assert child.stdout is not None
+        tail = _CountingTail(child.stdout)
+        tail.run()
+    finally:
+        child.kill()
+        child.wait()
+    assert tail.last_line == "the stop"
+    assert tail.ended < 2**14, tail.ended  # a million and more before
+
+
+@given(st.lists(st.sampled_from([b"", b" \r", b"x", b"{}", b" y "]), max_size=12), st.data())
+def test_a_childs_last_line_is_the_same_whatever_pieces_it_comes_in(
+    lines: list[bytes], data: st.DataObject
+) -> None:
+    stream = b"\n".join(lines)
+    cuts = data.draw(st.lists(st.integers(min_value=0, max_value=len(stream)), max_size=8))
+    at = sorted(set(cuts))
+    tail = _Tail(io.BytesIO())
+    for a, b in zip([0, *at], [*at, len(stream)], strict=True):
+        tail._read(stream[a:b])
+    tail._end_line()
+    shown = [line for line in lines if line.strip()]
+    assert tail.last_line == (shown[-1].decode() if shown else "")
