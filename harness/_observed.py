@@ -87,8 +87,9 @@ class Observed:
     """Tool calls the agent made, the harness's own (``check_completion``) and refused ones
     included; ``external_calls`` counts the scenario's tools alone."""
     transport_attempts: int | None = 0
-    """HTTP requests that reached a fake model on the wire; SDK retries count here, not as steps.
-    ``None`` on a lost run."""
+    """HTTP requests that reached a fake model on the wire, those refused unanswered included (a
+    body the harness could not read, ``n`` > 1); SDK retries count here, not as steps. ``None``
+    on a lost run."""
     first_stagnant_step: int | None
     """Ground truth: the step from which no progress was possible any more; ``None`` on a
     solvable control, where progress stays possible until it is done. Of an end that is no

@@ -173,6 +173,11 @@ class Handler(Protocol):
         """The answer to ``request``; raises `StrayRequest` when no fake route matches it."""
         ...
 
+    def refused(self, request: WireRequest, response: WireResponse) -> None:
+        """``request`` was refused with ``response`` before its body could be read (too large,
+        compressed, cut short): the wire did not answer it, but it was made all the same."""
+        ...
+
     def add_host(self, netloc: str) -> None:
         """Answers on ``netloc`` too (a loopback server's address)."""
         ...

@@ -8,7 +8,8 @@ its run's key: a random path segment first in every URL it hands out (``/<key>/v
 URL. A request without it is refused (401, in the format's own shape), never reaches the wire
 and is not counted in the record; `LoopbackServer.refused` counts them. A body is read only up
 to `BODY_LIMIT`, and only whole: one cut short (its client gone mid-request) is refused, never
-answered by a tool or the model, and so is a compressed one (``Content-Encoding``).
+answered by a tool or the model, and so is a compressed one (``Content-Encoding``); the wire is
+told of each (`Handler.refused`), and counts one for the model as a transport attempt.
 """
 
 from __future__ import annotations
@@ -160,10 +161,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         path = self._keyed_path()
-        if path is None:
+        if path is None:  # not the agent's, as far as anyone knows: never shown to the wire
             self.server.count_refusal()
             why = "unsolvable: this run's key is missing from the URL; use the URLs it was given"
-            self._refuse_unread(self.path, 401, why)
+            self.close_connection = True
+            self._send(_shaped(self.path, 401, why))
             return
         body = self._body(path)
         if body is None:
@@ -210,7 +212,7 @@ class _Handler(BaseHTTPRequestHandler):
         if coding in ("", IDENTITY):
             return body
         why = f"unsolvable: a body with Content-Encoding {coding!r} is not read here; send it as is"
-        self._send(_shaped(path, 415, why))
+        self._refuse(path, 415, why)
         return None
 
     def _chunked(self, path: str) -> bytes | None:
@@ -272,7 +274,20 @@ class _Handler(BaseHTTPRequestHandler):
         """Answers a request whose body is left unread, and closes its connection: what is left
         of the body would otherwise be read as the connection's next request."""
         self.close_connection = True
-        self._send(_shaped(path, status, why))
+        self._refuse(path, status, why)
+
+    def _refuse(self, path: str, status: int, why: str) -> None:
+        """Answers a request of the run whose body is not read, shown to the wire
+        (`Handler.refused`): a refused model request is a transport attempt all the same."""
+        response = _shaped(path, status, why)
+        request = WireRequest(
+            method=self.command,
+            url=f"http://{self.server.netloc}{path}",
+            body=b"",
+            headers=dict(self.headers.items()),
+        )
+        self.server.wire.refused(request, response)
+        self._send(response)
 
     def _answer(self, request: WireRequest) -> WireResponse:
         """The wire's answer; what would end an in-process agent becomes a final HTTP error."""

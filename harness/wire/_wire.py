@@ -8,6 +8,7 @@ in other processes.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import threading
@@ -15,7 +16,7 @@ from collections.abc import Mapping
 from types import TracebackType
 from urllib.parse import urlsplit
 
-from unsolvable._errors import ContextOverflow
+from unsolvable._errors import ContextOverflow, SessionClosed
 from unsolvable._offered import OfferedTool
 from unsolvable._session import Session
 from unsolvable._types import JSON
@@ -212,6 +213,20 @@ class Wire(Clients):
             raise StrayRequest(explain_unknown_tool(request, unknown, self._tool_names))
         self._attempts.log("stray", request, None, UNSERVED if on_model_host else "")
         raise StrayRequest(self._explain_stray(request, unserved=on_model_host))
+
+    def refused(self, request: WireRequest, response: WireResponse) -> None:
+        """A request the loopback server refused unread (`Handler.refused`). One for the model is
+        logged, and counted as the transport attempt it is, as a model request the wire refuses
+        is (a malformed body, ``n`` > 1): a run whose agent was refused and gave up shows the
+        requests it made. One made after the agent returned is noted as a late call."""
+        with self._lock:
+            on_model_host = request.host in self._model_hosts
+        fmt = format_of(request.path) if request.method == "POST" and on_model_host else None
+        if fmt is None:
+            return
+        self._attempts.log("model", request, response, fmt.name)
+        with contextlib.suppress(SessionClosed):
+            self.session.count_transport_attempt()
 
     def _identified(self, fmt: WireFormat, response: WireResponse) -> WireResponse:
         """``response`` with the request id its API names every answer by, refusals included:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import http.client
 import json
 import shutil
 import subprocess
@@ -11,13 +12,15 @@ import threading
 from pathlib import Path
 from subprocess import PIPE
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
 
 from tests.unit.harness.wire.conftest import start
 from unsolvable import Session
-from unsolvable.wire import FAKE_API_KEY, StrayRequest, Wire
+from unsolvable.wire import FAKE_API_KEY, LoopbackServer, StrayRequest, Wire
+from unsolvable.wire._server import BODY_LIMIT
 
 ASK = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
 
@@ -135,6 +138,38 @@ def test_a_compressed_body_is_refused_naming_its_encoding(session: Session) -> N
     assert tool.status_code == 415 and "Content-Encoding 'gzip'" in tool.json()["error"]["message"]
     assert again.status_code == 200  # the body was read: the connection serves the next request
     assert (session.finish().steps, session.finish().tool_calls) == (1, 0)
+
+
+def _unread(server: LoopbackServer, url: str, headers: dict[str, str], body: bytes = b"") -> int:
+    """The status answered to a POST to ``url`` with ``headers`` as they are given."""
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    try:
+        connection.putrequest("POST", urlsplit(url).path, skip_accept_encoding=True)
+        for name, value in headers.items():
+            connection.putheader(name, value)
+        connection.endheaders(body)
+        return connection.getresponse().status
+    finally:
+        connection.close()
+
+
+def test_a_model_request_refused_unread_is_a_transport_attempt(session: Session) -> None:
+    """Refused before the wire read it, it was in no count: an agent refused 415 twice, then
+    stopped, was recorded with no request made, where one the wire refused (``n`` > 1) is a
+    transport attempt."""
+    with Wire(session) as wire, wire.serve() as server:
+        model, tool = f"{server.openai_base_url}/chat/completions", f"{server.tools_url}/x"
+        statuses = [
+            _unread(server, model, {"content-length": str(BODY_LIMIT + 1)}),
+            _unread(server, model, {"transfer-encoding": "gzip"}),
+            _unread(server, model, {"content-length": "2", "content-encoding": "br"}, b"{}"),
+            _unread(server, tool, {"content-length": str(BODY_LIMIT + 1)}),
+        ]
+        refused = [(a.kind, a.status) for a in wire.attempts]
+    assert statuses == [413, 501, 415, 413]
+    assert refused == [("model", 413), ("model", 501), ("model", 415)]
+    record = session.finish()
+    assert (record.steps, record.transport_attempts, record.tool_calls) == (0, 3, 0)
 
 
 @pytest.mark.skipif(shutil.which("curl") is None, reason="needs curl")
