@@ -83,6 +83,11 @@ TOO_DEEP = (
     f"(a record keeps {PARTIAL_DEPTH} levels of it)"
 )
 """Why such a line is refused, where it would otherwise pass for no stop at all."""
+TOO_LONG = (
+    f"the last stdout line opens a JSON object longer than {STOP_LINE_LIMIT // 2**20} MiB, too "
+    "long to be read as a stop: print the stop with a shorter partial result"
+)
+"""Why a last line past `STOP_LINE_LIMIT` that may be a stop is refused."""
 REAP_SECONDS = 1.0
 """How long the readers of the child's output may take to drain after the group was killed; a
 descendant that left the group (``setsid``) and keeps the pipe open is not waited for."""
@@ -121,6 +126,9 @@ class ProcessExit:
     read as stderr was written (`StderrReader`): the report may open before `stderr` does."""
     error_line: str | None = None
     """The last line of its stderr that names an error (`ERROR_LINE`), read as it was written."""
+    last_line_cut: bool = False
+    """Whether the last stdout line that is not blank was past `STOP_LINE_LIMIT` and opened a
+    JSON object: a stop, perhaps, too long to be read (`last_line` is then empty)."""
 
     @property
     def structured(self) -> Mapping[str, object] | None:
@@ -131,8 +139,11 @@ class ProcessExit:
 
     @property
     def unreadable(self) -> str | None:
-        """Why the last stdout line cannot be told from a stop (`TOO_DEEP`): it is a JSON object
-        nested more than `STOP_DEPTH` levels; ``None`` when it can."""
+        """Why the last stdout line cannot be told from a stop: it opens a JSON object longer
+        than `STOP_LINE_LIMIT` (`TOO_LONG`), or nested more than `STOP_DEPTH` levels
+        (`TOO_DEEP`); ``None`` when it can."""
+        if self.last_line_cut:
+            return TOO_LONG
         return TOO_DEEP if self._last_json is _TOO_DEEP else None
 
     @functools.cached_property
@@ -175,7 +186,13 @@ class _Tail(threading.Thread):
         self.stream, self.kept, self.report = stream, bytearray(), report
         self.line: bytearray | None = bytearray()
         """The line being written; ``None`` once it is past `STOP_LINE_LIMIT`."""
+        self.opening = b""
+        """The first byte of the line being written that is not white space, if any yet: a line
+        past `STOP_LINE_LIMIT` without one is blank, and one opened by a brace may be a stop."""
         self.last = b""
+        self.last_cut = False
+        """Whether the last line that is not blank was past `STOP_LINE_LIMIT` and opened a JSON
+        object (`ProcessExit.last_line_cut`)."""
 
     def run(self) -> None:
         with self.stream:
@@ -208,17 +225,20 @@ class _Tail(threading.Thread):
         self._add(chunk[final + 1 :])
 
     def _add(self, piece: bytes) -> None:
+        if not self.opening:
+            self.opening = piece.lstrip()[:1]
         if self.line is not None and len(self.line) + len(piece) > STOP_LINE_LIMIT:
             self.line = None  # too long to be read: the rest of it is skipped
         if self.line is not None:
             self.line += piece
 
     def _end_line(self) -> None:
-        line, self.line = self.line, bytearray()
-        if line is None:
-            self.last = b""  # the last line was too long to be a stop
-        elif line.strip():
-            self.last = bytes(line)
+        line, opening = self.line, self.opening
+        self.line, self.opening = bytearray(), b""
+        if line is None and opening:  # too long to be read, and not blank
+            self.last, self.last_cut = b"", opening == b"{"
+        elif line is not None and line.strip():
+            self.last, self.last_cut = bytes(line), False
 
     @property
     def text(self) -> str:
@@ -381,6 +401,7 @@ class ProcessAdapter:
             last_line=tails[0].last_line,
             node_error=report.named,
             error_line=report.error_line,
+            last_line_cut=tails[0].last_cut,
         )
 
     def _start(self, argv: list[str], environ: Mapping[str, str]) -> subprocess.Popen[bytes]:

@@ -22,7 +22,13 @@ from tests._docs import DOCS, compiled
 from tests._gone import survivors
 from tests.frameworks._glue import model_calls, recording
 from unsolvable import Ceilings, Code, Outcome, Session, scenarios
-from unsolvable.adapters.process import STOP_DEPTH, TOO_DEEP, ProcessAdapter
+from unsolvable.adapters.process import (
+    STOP_DEPTH,
+    STOP_LINE_LIMIT,
+    TOO_DEEP,
+    TOO_LONG,
+    ProcessAdapter,
+)
 from unsolvable.plugin._options import AGENT_OPTION, NO_SNAPSHOT_OPTION, SCENARIO_OPTION
 from unsolvable.wire import Wire
 
@@ -171,6 +177,19 @@ def test_a_stop_nested_too_deeply_to_read_is_a_crash_naming_it(depth: int, statu
     2,000 lists deep, and exited 0 was recorded unstructured, in silence."""
     record = unsolvable.run(_nested_stop(depth, status), scenarios.get("constant-return/repeat"))
     assert record.outcome is Outcome.CRASHED and TOO_DEEP in str(record.observed.error)
+
+
+def test_a_stop_too_long_to_read_is_a_crash_naming_it() -> None:
+    """Such a line passed for no stop: a child that printed its NO_PROGRESS stop, its partial
+    65 MiB long, was recorded unstructured, in silence."""
+    past = STOP_LINE_LIMIT // 2**20 + 1
+    code = (
+        "import sys; out = sys.stdout.buffer; "
+        'out.write(b\'{{"code": "NO_PROGRESS", "partial": "\'); '
+        f"[out.write(b'x' * 2**20) for _ in range({past})]; out.write(b'\"}}}}')"
+    )
+    record = unsolvable.run(python(code), scenarios.get("constant-return/repeat"))
+    assert record.outcome is Outcome.CRASHED and TOO_LONG in str(record.observed.error)
 
 
 def test_a_stop_nested_to_the_bound_is_read_its_partial_noted() -> None:

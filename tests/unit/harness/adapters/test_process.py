@@ -24,7 +24,7 @@ from unsolvable.adapters.a2a import A2AAdapter
 from unsolvable.adapters.acp import AcpAdapter
 from unsolvable.adapters.claude_code import ClaudeCodeAdapter
 from unsolvable.adapters.codex_cli import CodexAdapter
-from unsolvable.adapters.process import ProcessAdapter, _Tail
+from unsolvable.adapters.process import STOP_LINE_LIMIT, ProcessAdapter, _Tail
 
 
 def test_a_spec_is_split_as_a_shell_would_and_named_by_itself() -> None:
@@ -271,20 +271,26 @@ class _CountingTail(_Tail):
         super()._end_line()
 
 
+def _tail_of(code: str, reader: type[_Tail] = _Tail) -> _Tail:
+    """The ``reader`` of a real child's stdout, once the child running ``code`` has ended."""
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
+    try:
+        assert child.stdout is not None
+        tail = reader(child.stdout)
+        tail.run()
+    finally:
+        child.kill()
+        child.wait()
+    return tail
+
+
 @pytest.mark.parametrize("line", ["", "x", " \\r"])
 def test_a_childs_last_line_is_found_without_reading_each_line(line: str) -> None:
     """Each line was read one at a time: a child writing a million short lines kept the reader
     busy, the child waiting on the pipe, far longer than the child took to write them."""
     code = f"import sys; sys.stdout.write('{line}\\n' * 2**20 + 'the stop\\n\\n')"
-    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
-    try:
-        assert child.stdout is not None
-        tail = _CountingTail(child.stdout)
-        tail.run()
-    finally:
-        child.kill()
-        child.wait()
-    assert tail.last_line == "the stop"
+    tail = _tail_of(code, _CountingTail)
+    assert isinstance(tail, _CountingTail) and tail.last_line == "the stop"
     assert tail.ended < 2**14, tail.ended  # a million and more before
 
 
@@ -301,3 +307,23 @@ def test_a_childs_last_line_is_the_same_whatever_pieces_it_comes_in(
     tail._end_line()
     shown = [line for line in lines if line.strip()]
     assert tail.last_line == (shown[-1].decode() if shown else "")
+
+
+def _past_limit(first: bytes, byte: bytes) -> str:
+    """Code of a child writing ``first``, then a line of ``byte`` past `STOP_LINE_LIMIT`."""
+    return (
+        f"import sys; out = sys.stdout.buffer; out.write({first!r}); "
+        f"[out.write({byte!r} * 2**20) for _ in range({STOP_LINE_LIMIT // 2**20 + 1})]"
+    )
+
+
+def test_a_blank_line_past_the_limit_after_the_stop_leaves_the_stop_last() -> None:
+    """It was taken for a line too long to be a stop: a child that printed its stop and then a
+    line of 65 MiB of spaces was recorded unstructured, its stop lost."""
+    tail = _tail_of(_past_limit(b'{"code": "NO_PROGRESS"}\n', b" "))
+    assert (tail.last_line, tail.last_cut) == ('{"code": "NO_PROGRESS"}', False)
+
+
+def test_an_object_past_the_limit_is_a_stop_too_long_to_read() -> None:
+    tail = _tail_of(_past_limit(b"ok\n{", b"x"))
+    assert (tail.last_line, tail.last_cut) == ("", True)
