@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from unsolvable import Scenario, ScenarioError
 from unsolvable.scenarios.catalog import (
@@ -84,11 +84,27 @@ def get(name: str) -> Scenario:
     try:
         return _BY_NAME[name]
     except KeyError:
-        close = difflib.get_close_matches(name, list(_BY_NAME), n=3, cutoff=0.5)
-        hint = f"did you mean {', '.join(close)}? " if close else ""
-        raise ScenarioError(
-            f"unknown scenario {name!r}; {hint}`unsolvable list` shows all {len(_BY_NAME)}"
-        ) from None
+        raise unknown(name, SCENARIOS, families=False) from None
+
+
+def unknown(name: str, scenarios: Sequence[Scenario], *, families: bool) -> ScenarioError:
+    """The error for a name that is none of ``scenarios``, with the closest ones: family names
+    too where a family is accepted (``constant_return`` → ``constant-return``). Where one scenario
+    is wanted, a family's name is no typo, so that error names the family's scenarios instead."""
+    members = [s.name for s in scenarios if s.family == name]
+    if members and not families:
+        return ScenarioError(
+            f"{name!r} is a family of {len(members)} scenarios, and one scenario is wanted here; "
+            f"name one of them: {', '.join(members)}"
+        )
+    kinds = dict.fromkeys((s.name for s in scenarios), "")
+    if families:
+        kinds.update((s.family, " (family)") for s in scenarios)
+    close = difflib.get_close_matches(name, list(kinds), n=3, cutoff=0.5)
+    hint = f"did you mean {', '.join(c + kinds[c] for c in close)}? " if close else ""
+    return ScenarioError(
+        f"unknown scenario {name!r}; {hint}`unsolvable list` shows all {len(scenarios)}"
+    )
 
 
 def select(names: Iterable[str] = ()) -> tuple[Scenario, ...]:

@@ -7,13 +7,11 @@ A `ScenarioLibrary` holds only paths, so it pickles into the worker processes th
 
 from __future__ import annotations
 
-import difflib
 import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from unsolvable._errors import ScenarioError
 from unsolvable._input import no_path
 from unsolvable._scenario import Scenario
 from unsolvable.imports._replay import build
@@ -21,6 +19,7 @@ from unsolvable.imports._scenario_file import ScenarioFileError
 from unsolvable.imports._schema import read
 from unsolvable.scenarios import SCENARIOS
 from unsolvable.scenarios import get as builtin
+from unsolvable.scenarios._library import unknown
 
 __all__ = ["SUFFIXES", "ScenarioLibrary", "scenario_files"]
 
@@ -106,7 +105,7 @@ class ScenarioLibrary:
             if scenario.name == name:
                 return scenario
         if name not in {s.name for s in self.scenarios}:
-            raise self._unknown(name, families=False)
+            raise unknown(name, self.scenarios, families=False)
         return builtin(name)
 
     def select(self, names: Sequence[str] = ()) -> tuple[Scenario, ...]:
@@ -123,19 +122,6 @@ class ScenarioLibrary:
             elif name in scenarios:
                 members = [self.get(name)]
             else:
-                raise self._unknown(name, families=True)
+                raise unknown(name, self.scenarios, families=True)
             chosen.update((s.name, s) for s in members)
         return tuple(chosen.values())
-
-    def _unknown(self, name: str, *, families: bool) -> ScenarioError:
-        """The error for a name that is none of the library's, with the closest ones: family
-        names too where a family is accepted (``constant_return`` → ``constant-return``)."""
-        names = [s.name for s in self.scenarios]
-        kinds = dict.fromkeys(names, "")
-        if families:
-            kinds.update((s.family, " (family)") for s in self.scenarios)
-        close = difflib.get_close_matches(name, list(kinds), n=3, cutoff=0.5)
-        hint = f"did you mean {', '.join(c + kinds[c] for c in close)}? " if close else ""
-        return ScenarioError(
-            f"unknown scenario {name!r}; {hint}`unsolvable list` shows all {len(names)}"
-        )

@@ -133,6 +133,16 @@ def test_list_and_show() -> None:
     assert "missing:    reports:publish" in shown.stdout and "first refused call" in shown.stdout
 
 
+def test_show_given_a_family_names_its_scenarios() -> None:
+    shown = _unsolvable("show", "give-up-honoured")
+    assert shown.returncode == 2 and shown.stdout == ""
+    assert shown.stderr == (
+        "unsolvable: error: 'give-up-honoured' is a family of 4 scenarios, and one scenario is "
+        "wanted here; name one of them: give-up-honoured/at-once, give-up-honoured/plain, "
+        "give-up-honoured/after-two-searches, give-up-honoured/twin-hesitates\n"
+    )
+
+
 def test_all_seeds_reports_pass_k() -> None:
     result = _unsolvable("run", "--scenario", "give-up-honoured", "--all-seeds")
     assert result.returncode == 1

@@ -125,6 +125,18 @@ def test_unknown_name_suggests_the_closest() -> None:
         scenarios.get("constant-return/repaet")
 
 
+def test_a_family_where_one_scenario_is_wanted_names_its_scenarios() -> None:
+    """A family's name is no typo: the error says what it is and lists what to name instead."""
+    with pytest.raises(unsolvable.ScenarioError) as raised:
+        scenarios.get("missing-permission")
+    assert str(raised.value) == (
+        "'missing-permission' is a family of 5 scenarios, and one scenario is wanted here; name "
+        "one of them: missing-permission/plain, missing-permission/retry-403, "
+        "missing-permission/retry-raises, missing-permission/retry-new-request-id, "
+        "missing-permission/twin-other-route"
+    )
+
+
 def test_select_takes_families_and_names_once_each() -> None:
     chosen = scenarios.select(["missing-permission", "missing-permission/retry-403"])
     assert [s.family for s in chosen] == ["missing-permission"] * 5
