@@ -11,6 +11,7 @@ from the agent's folder (``my=myagent:agent``) matches a run from the repository
 from __future__ import annotations
 
 import contextlib
+import difflib
 import functools
 import importlib
 import os
@@ -20,6 +21,7 @@ import sys
 import threading
 import warnings
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from types import FrameType, ModuleType
 from typing import Any
 
@@ -294,10 +296,10 @@ def _load(spec: str, *, isolate_network: bool) -> Adapter:
     given, spec = spec, names.get(spec, spec)
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
-        known = ", ".join(sorted({*BUILTIN, *names}))
+        known = sorted({*BUILTIN, *names})
         raise AdapterError(
-            f"agent {spec!r} is neither a registered name ({known}) nor a 'module:attribute' "
-            "path; write it as e.g. mypkg.agents:my_agent"
+            f"agent {spec!r} is neither a registered name ({', '.join(known)}) nor a "
+            f"'module:attribute' path; {_spec_hint(spec, known)}"
         )
     module = _import(spec, module_name, registered_as=given if given in names else None)
     target: object = module
@@ -341,6 +343,19 @@ def _preflight(adapter: Adapter) -> None:
     check = getattr(adapter, "preflight", None)
     if callable(check):
         check()
+
+
+def _spec_hint(spec: str, known: Sequence[str]) -> str:
+    """How to write ``spec``, which is no spec: a file's path (``myagent.py``, what a newcomer
+    tries first) as its module beside the agent it defines, a near miss of a name as that name."""
+    if spec.endswith(".py"):
+        module = Path(spec).stem
+        return (
+            f"a file is named by its module and the agent it defines, e.g. {module}:my_agent, "
+            f"run from the folder that holds {Path(spec).name} (a spec imports from there first)"
+        )
+    close = difflib.get_close_matches(spec, known, n=1)
+    return f"did you mean {close[0]}?" if close else "write it as e.g. mypkg.agents:my_agent"
 
 
 def _import(spec: str, module_name: str, *, registered_as: str | None = None) -> ModuleType:

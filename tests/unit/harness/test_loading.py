@@ -205,3 +205,22 @@ def test_a_load_off_the_main_thread_runs_without_the_alarm_only_the_main_thread_
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
         loaded = pool.submit(load_agents, ["loads_on_a_thread:agent"], flag="--agent").result()
     assert [adapter.name for adapter in loaded] == ["loads_on_a_thread:agent"]
+
+
+@pytest.mark.parametrize(
+    ("spec", "hint"),
+    [
+        (
+            "agents/myagent.py",
+            "; a file is named by its module and the agent it defines, e.g. myagent:my_agent, "
+            "run from the folder that holds myagent.py (a spec imports from there first)",
+        ),
+        ("contarct", "; did you mean contract?"),
+        ("myagent", "; write it as e.g. mypkg.agents:my_agent"),
+    ],
+)
+def test_a_spec_that_is_none_says_how_to_write_what_was_meant(spec: str, hint: str) -> None:
+    """A file's path is what a newcomer tries first, and a misspelt name is no module."""
+    with pytest.raises(AdapterError) as raised:
+        load_agent(spec)
+    assert str(raised.value).endswith("nor a 'module:attribute' path" + hint)
