@@ -43,12 +43,13 @@ def interpret_plain(returned: object) -> Stop | None:
     A mapping with a ``code`` means to stop: a code or exit that is not valid raises the
     `ValueError` that names the valid ones (the run is recorded ``crashed`` with it), instead of
     passing for an unstructured return in silence. A key given as ``null`` (JSON's way of
-    leaving a value out) is left out."""
+    leaving a value out) is left out, but for ``code``: a stop of no code is the invalid one."""
     if isinstance(returned, Stop):
         return returned
     if isinstance(returned, Mapping) and "code" in returned:
         fields = {"code", "exit", "reason", "partial", "missing"}
         given = {k: v for k, v in returned.items() if k in fields and v is not None}
+        given["code"] = returned["code"]
         if not isinstance(given.get("missing", ()), str | list | tuple):
             raise TypeError(f"a stop's missing is {given['missing']!r}: give a list of names")
         return Stop(**given)

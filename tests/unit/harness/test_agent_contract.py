@@ -25,6 +25,15 @@ def test_an_invalid_code_names_the_valid_ones(make: object) -> None:
         make()  # type: ignore[operator]
 
 
+def test_a_code_given_as_null_names_the_valid_ones_as_any_invalid_code() -> None:
+    """JSON's null leaves the other keys out; left out, the code made a TypeError naming
+    ``Stop.__init__``, which tells an agent's author nothing of what to write."""
+    with pytest.raises(
+        ValueError, match=f"Stop\\(code=None\\): not a termination code; use one of {VALID}"
+    ):
+        interpret_plain({"code": None, "reason": "stuck"})
+
+
 def test_a_dict_with_an_invalid_code_is_recorded_crashed_with_that_message() -> None:
     record = unsolvable.run(lambda session: {"code": "DONE"}, b.scenario())
     assert record.outcome is unsolvable.Outcome.CRASHED
