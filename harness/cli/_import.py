@@ -18,7 +18,13 @@ def add_import_command(commands: Any) -> None:
     command = commands.add_parser(
         "import", help="turn a recorded run (a trace) into a scenario file that replays it"
     )
-    command.add_argument("trace", type=Path, metavar="TRACE")
+    command.add_argument(
+        "trace",
+        type=Path,
+        metavar="TRACE",
+        help="the recorded run: a file, or for --format "
+        "openhands the conversation's persistence folder",
+    )
     command.add_argument("--format", required=True, choices=FORMATS, help="the trace's format")
     command.add_argument(
         "--name",

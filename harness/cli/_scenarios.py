@@ -40,7 +40,9 @@ def add_scenario_commands(commands: Any) -> None:
         help="print the catalogue in Markdown: each family, its scenarios, ground truth and twins",
     )
     show = commands.add_parser("show", help="explain one scenario")
-    show.add_argument("name")
+    show.add_argument(
+        "name", metavar="NAME", help="one scenario, e.g. constant-return/repeat (list names them)"
+    )
     add_scenario_files(show)
 
 

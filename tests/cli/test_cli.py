@@ -143,6 +143,17 @@ def test_show_given_a_family_names_its_scenarios() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("command", "described"),
+    [
+        ("show", "NAME                  one scenario, e.g. constant-return/repeat"),
+        ("import", "TRACE                 the recorded run: a file, or for --format openhands"),
+    ],
+)
+def test_the_help_says_what_each_positional_argument_is(command: str, described: str) -> None:
+    assert described in _unsolvable(command, "--help").stdout
+
+
 def test_all_seeds_reports_pass_k() -> None:
     result = _unsolvable("run", "--scenario", "give-up-honoured", "--all-seeds")
     assert result.returncode == 1
