@@ -40,6 +40,12 @@ def add_import_command(commands: Any) -> None:
         help="where to write the scenario file (default: NAME's variant.json)",
     )
     command.add_argument(
+        "--force",
+        action="store_true",
+        help="replace an existing scenario file that differs from what this import writes "
+        "(edited by hand, or made from another trace)",
+    )
+    command.add_argument(
         "--unrecorded",
         choices=("unknown", "refusal"),
         default="unknown",
@@ -95,6 +101,26 @@ def _check_not_the_trace(output: Path, trace: Path, *, given: bool) -> None:
     )
 
 
+def _check_not_edited(output: Path, text: str, *, force: bool) -> None:
+    """An existing scenario file is replaced only by the same text, or when ``force`` says so:
+    the docs have a person correct the file the import wrote (its step bound, its script), and
+    importing again would lose those edits without a word."""
+    from unsolvable._errors import OutputError
+
+    if force or not output.is_file():
+        return
+    try:
+        if output.read_text(encoding="utf-8") == text:
+            return
+    except (OSError, UnicodeDecodeError):
+        pass  # unreadable as this import's text: it differs
+    raise OutputError(
+        f"-o {str(output)!r} already holds a scenario file that differs from what this import "
+        "writes (edited since, or made from another trace): give the import another path with "
+        "-o FILE, or pass --force to replace it"
+    )
+
+
 def _check_not_built_in(given: str, name: str, data: Any) -> None:
     """A file whose scenario or twin has a built-in's name is refused whenever it is read, so
     the import refuses to write it."""
@@ -140,7 +166,9 @@ def run_import(args: argparse.Namespace) -> int:
         task=args.task,
     )
     _check_not_built_in(args.name, name, imported.data)
-    write_file(output, json.dumps(imported.data, indent=2, allow_nan=False) + "\n")
+    text = json.dumps(imported.data, indent=2, allow_nan=False) + "\n"
+    _check_not_edited(output, text, force=args.force)
+    write_file(output, text)
     print(f"unsolvable: wrote {output} ({name})")
     for line in imported.removed:
         print(f"  removed:  {line}")

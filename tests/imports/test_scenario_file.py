@@ -269,3 +269,24 @@ def test_an_output_that_is_the_trace_itself_is_refused_and_the_trace_kept(
     assert result.stderr.startswith("unsolvable: error: -o 'trace.json'")
     assert "is the trace being imported: the scenario file would replace" in result.stderr
     assert trace.read_bytes() == recorded
+
+
+def test_an_edited_scenario_file_is_kept_unless_the_import_is_forced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The docs have a person correct the file an import wrote; importing the same trace again
+    replaced the corrected file without a word."""
+    trace, out = openhands_log(tmp_path / "c"), tmp_path / "loop.json"
+    argv = ["import", str(trace), "--format", "openhands", "--name", "incidents/loop", f"-o{out}"]
+    assert main(argv) == 0
+    imported = out.read_text()
+    assert main(argv) == 0 and out.read_text() == imported  # the same text: nothing lost
+    edited = json.loads(imported) | {"step_bound": 7}
+    out.write_text(json.dumps(edited, indent=2))
+    capsys.readouterr()
+    assert main(argv) == 2
+    error = capsys.readouterr().err
+    assert f"-o {str(out)!r} already holds a scenario file that differs" in error
+    assert "pass --force to replace it" in error
+    assert json.loads(out.read_text()) == edited
+    assert main([*argv, "--force"]) == 0 and out.read_text() == imported
