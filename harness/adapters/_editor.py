@@ -265,6 +265,7 @@ async def _turn(
     if opened is None:
         return None
     session_id = _member(AGENT_METHODS["session_new"], opened, "sessionId")
+    editor.open(session_id)
     text: list[Any] = [TextContentBlock(type="text", text=task)]
     ask = PromptRequest(session_id=session_id, prompt=text)
     cancel = {"sessionId": session_id}

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from acp import RequestPermissionResponse
+from acp import RequestError, RequestPermissionResponse
 from acp.schema import (
     AllowedOutcome,
     DeniedOutcome,
@@ -82,6 +82,18 @@ class Editor:
     """Sends ``session/cancel`` for the turn under way; ``None`` until the turn is asked for."""
     unoffered: Unoffered | None = None
     """The request at which the editor cancelled the turn, having no option of its answer."""
+    session_id: str | None = None
+    """The session the editor opened (``session/new``'s answer, `open`); ``None`` until then."""
+    opened: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set once the session is open: what a message of the agent's that came before waits for."""
+    strays: set[str] = field(default_factory=set)
+    """The sessions other than the editor's that the agent named, each told once (`_is_stray`)."""
+
+    def open(self, session_id: str) -> None:
+        """Takes the session ``session/new`` answered as the turn's: every update and permission
+        request of another is not this turn's (`_is_stray`)."""
+        self.session_id = session_id
+        self.opened.set()
 
     async def request_permission(
         self,
@@ -96,7 +108,12 @@ class Editor:
         of the first stagnant step); an agent's own built-in tool, which no scenario has, is
         refused without being recorded. In a cancelled turn each is answered ``cancelled``; a
         request that offers no option of the answer is answered so too, the turn cancelled
-        (`_pick`)."""
+        (`_pick`). A request of another session than the editor's is answered with an error,
+        as an editor answers one of a session it does not have, and neither made nor recorded."""
+        if await self._is_stray(session_id, "a permission request"):
+            raise RequestError.invalid_params(
+                {"sessionId": session_id, "details": "the editor has no session of this id"}
+            )
         if self.cancelled:
             return _cancelled()
         self.chunks = []  # the call asked about is a tool call, announced or not (`session_update`)
@@ -169,7 +186,27 @@ class Editor:
                     "later one of its kind are ignored\n"
                 )
             return
-        await self.session_update(notification.session_id, notification.update)
+        if not await self._is_stray(notification.session_id, "a session/update"):
+            await self.session_update(notification.session_id, notification.update)
+
+    async def _is_stray(self, session_id: str, what: str) -> bool:
+        """Whether a message of the agent names another session than the one the editor opened:
+        not this turn's, so it neither says the turn's message nor asks for its tools (an editor
+        such as Zed finds no session of its id and drops it); said once per session on stderr.
+        A message that comes before the session is open waits for it, as an agent may send its
+        first update right behind its answer to ``session/new``."""
+        await self.opened.wait()
+        if session_id == self.session_id:
+            return False
+        if session_id not in self.strays:
+            self.strays.add(session_id)
+            sys.stderr.write(
+                f"unsolvable: the ACP agent sent {what} of session {session_id!r}, which the "
+                f"editor never opened (its session is {self.session_id!r}); it is not this "
+                "turn's: each update of that session is ignored, each permission request "
+                "answered with an error\n"
+            )
+        return True
 
     @property
     def said(self) -> str:

@@ -13,7 +13,9 @@ its process id to MARKER.pid and hears ``session/cancel`` without ever answering
 ``asking`` (``forever``, but on ``session/cancel`` it asks the editor's permission for its last
 call again and writes the outcome to MARKER.asked), ``allow-only`` (``stop``, but its permission
 requests offer no option to reject, and it writes ``cancelled`` to MARKER on ``session/cancel``
-and ends its turn ``cancelled``, as ACP asks of an agent), or a
+and ends its turn ``cancelled``, as ACP asks of an agent), ``stray`` (``stop``, but it also
+asks the editor's permission for each call in another session, ``s-2``, writing each answer to
+MARKER.stray, and says a message in that session before it ends its turn), or a
 stop reason to answer after one model call (``end_turn``, ``max_tokens``, ``max_turn_requests``,
 ``refusal``, ``_budget_idle``, ``_made_up``, …).
 """
@@ -29,6 +31,8 @@ from mcp import Client
 from openai import AsyncOpenAI
 
 PREFIX = "mcp__unsolvable__"
+STRAY = "s-2"
+"""The session a ``stray`` agent also talks about, which the editor never opened."""
 CANCEL_WAIT = 30.0
 """How long ``forever`` waits for the editor's cancel after a failed model call."""
 PERMISSIONS = [
@@ -110,20 +114,35 @@ class Agent:
             reply = await model.chat.completions.create(model="m", messages=messages, tools=offered)
             message = reply.choices[0].message
             messages.append(message.model_dump(exclude_none=True))
-            if self.mode not in ("stop", "forever", "deaf", "asking", "allow-only"):
+            if self.mode not in ("stop", "forever", "deaf", "asking", "allow-only", "stray"):
                 return self.mode
             for call in message.tool_calls or ():
                 name, arguments = call.function.name.removeprefix(PREFIX), call.function.arguments
-                if self.mode in ("stop", "allow-only") and (name, arguments) in seen:
+                if self.mode in ("stop", "allow-only", "stray") and (name, arguments) in seen:
                     return "_no_progress"
                 seen.add((name, arguments))
+                if self.mode == "stray":
+                    await self.stray(call.id, name, json.loads(arguments))
                 if not await self.allowed(session_id, call.id, name, json.loads(arguments)):
+                    if self.mode == "stray":
+                        said = acp.update_agent_message_text("the other session's task is done")
+                        await self.editor.session_update(session_id=STRAY, update=said)
                     return "end_turn"
                 text = (await tools.call_tool(name, json.loads(arguments))).content[0].text
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
             if not message.tool_calls:
                 return "end_turn"
         return "cancelled"
+
+    async def stray(self, call_id, name, arguments) -> None:
+        """Asks the editor's permission for the call in the session it never opened, and writes
+        down the answer: the outcome, or the error."""
+        try:
+            answer = await self.allowed(STRAY, call_id, name, arguments)
+        except acp.RequestError as error:
+            answer = f"error {error.code}"
+        with open(f"{self.marker}.stray", "a") as file:
+            file.write(f"{answer}\n")
 
     async def allowed(self, session_id, call_id, name, arguments) -> bool:
         call = ToolCallUpdate(tool_call_id=call_id, title=PREFIX + name, raw_input=arguments)

@@ -17,6 +17,8 @@ account of its own does),
 ``null`` (answers ``initialize`` with ``"result": null``), ``list`` (answers ``session/new`` with a
 list), ``nameless`` (answers ``session/new`` with an object and no ``sessionId``), ``reasonless``
 (answers ``session/prompt`` with an object and no ``stopReason``) or
+``early`` (writes its answer to ``session/new`` and a message of the session in one write, as
+the pipe hands both to an editor that reads late, then ends its turn with ``refusal``) or
 ``noise`` (writes lines that are no JSON-RPC message on its stdout before its answers — a debug
 print, a JSON array, a bare number — then ends its turn with ``refusal``).
 """
@@ -31,8 +33,8 @@ COUNT = int((sys.argv[2:] or ["0"])[0])
 NOT_FOUND = -32601
 
 
-def send(message: dict) -> None:
-    sys.stdout.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")
+def send(*messages: dict) -> None:
+    sys.stdout.write("".join(json.dumps({"jsonrpc": "2.0", **m}) + "\n" for m in messages))
     sys.stdout.flush()
 
 
@@ -61,7 +63,7 @@ def turn() -> str:
     if MODE == "close":
         os.close(sys.stdout.fileno())
         signal.pause()  # runs on until it is ended: only the closed connection tells the editor
-    if MODE in ("version", "noise"):
+    if MODE in ("version", "noise", "early"):
         return "refusal"
     if MODE == "flood":
         for _ in range(COUNT):
@@ -94,6 +96,8 @@ def main() -> None:
             send({"id": given, "result": {"protocolVersion": version, "agentCapabilities": {}}})
         elif method == "session/new" and MODE in ("list", "nameless"):
             send({"id": given, "result": ["s-1"] if MODE == "list" else {"session": "s-1"}})
+        elif method == "session/new" and MODE == "early":
+            send({"id": given, "result": {"sessionId": "s-1"}}, chunk("ready"))
         elif method == "session/new" and MODE != "signin":
             send({"id": given, "result": {"sessionId": "s-1"}})
         elif method == "session/prompt" and MODE == "reasonless":

@@ -167,3 +167,32 @@ def test_a_result_that_is_not_the_object_acp_gives_is_a_crash_naming_what_was_se
     assert record.outcome is Outcome.CRASHED, account(record)
     assert said in record.observed.error, account(record)
     assert "stop reason None" not in record.observed.error
+
+
+def test_what_it_sends_of_a_session_the_editor_never_opened_is_not_the_turns(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An update or a permission request of another session than the one ``session/new``
+    answered is not this turn's (an editor such as Zed has no session of its id): the update is
+    ignored, the request answered with an error and never made. The agent refused in its own
+    session says a message in another: recorded as the refusal it is, where the other
+    session's message was taken as the turn's last word, a false completion, and its
+    permission request made as a second refused call."""
+    marker = tmp_path / "stray"
+    refused = scenarios.get("missing-permission/retry-403")
+    record = unsolvable.run(f"{AGENT} stray {marker}", refused, ceilings=CHILD_CEILINGS)
+    assert (record.code, record.observed.refusals) == (Code.BLOCKED_INPUT, {"denied": 1})
+    assert record.observed.tool_calls == 1, account(record)
+    assert (tmp_path / "stray.stray").read_text() == "error -32602\n"  # invalid params
+    assert capsys.readouterr().err.count("of session 's-2', which the editor never opened") == 1
+
+
+def test_an_update_that_comes_with_the_answer_to_session_new_is_the_turns(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """An agent may send its session's first update right behind its answer to
+    ``session/new``, and an editor that reads late gets both at once: the update is of the
+    session the editor opens, and was taken for another's when read before the answer was."""
+    record = unsolvable.run(f"{RAW} early", REPEAT, ceilings=CHILD_CEILINGS)
+    assert record.reported.reason == "acp stopReason refusal; said: ready", account(record)
+    assert "never opened" not in capsys.readouterr().err
