@@ -41,6 +41,7 @@ from acp.schema import (
 from acp.utils import serialize_params
 from pydantic import BaseModel
 
+from unsolvable._text import cut
 from unsolvable.adapters._editor_client import Editor, Refusal, Unoffered
 from unsolvable.adapters._loop import EXIT_SECONDS, Child, Stop, waited
 from unsolvable.adapters.process import described_status
@@ -55,6 +56,9 @@ CANCEL_SECONDS = 5.0
 before its process group is killed. An agent that honours the cancel answers at once; this covers
 one that a loaded machine schedules late. It never holds a run up: in a worker process the
 watchdog's grace sends the record first (`unsolvable._run`), and the kill comes after."""
+SHOWN_CUT = 200
+"""Characters of a value the agent sent that an error shows (`_shown`): its shape and its
+start, which say what it sent instead of ACP's object, not the megabytes an agent may send."""
 CLIENT = Implementation(name="pytest-unsolvable", version="1")
 UNANSWERED = {
     AGENT_METHODS["initialize"]: "a program not in its ACP mode never does (Gemini CLI needs "
@@ -336,8 +340,9 @@ def _expected(method: str) -> str:
 
 
 def _shown(value: object) -> str:
-    """A value the agent sent, as JSON and short enough for a record's error."""
-    return json.dumps(value, default=repr)[:200]
+    """A value the agent sent, as JSON, cut to `SHOWN_CUT` characters, saying so, for a record's
+    error."""
+    return cut(json.dumps(value, default=repr), SHOWN_CUT)
 
 
 def _sdk_version() -> str:

@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 from unsolvable._errors import AdapterError, CeilingHit
 from unsolvable._remote import A2A_PREFIX
 from unsolvable._stop import Code, Stop
+from unsolvable._text import cut
 from unsolvable.adapters.kit import missing_extra
 from unsolvable.adapters.process import ProcessAdapter, ProcessExited, described_status
 from unsolvable.reports._stop_reasons import A2A_CODE_KEY
@@ -63,6 +64,11 @@ SDKs serve over HTTP (gRPC would need the ``grpc`` extra of ``a2a-sdk``). Where 
 both, its own order decides, as A2A has a client follow the server's preference."""
 MADE_KEPT = 160
 """Characters kept of a task's artifacts: what a record's reason shows of them."""
+URL_CUT = 200
+"""Characters of a URL the agent printed or its card names that an error shows: its host, which
+the error is about, comes first."""
+ID_CUT = 100
+"""Characters of a task id the agent sent that an error shows: the A2A SDKs make UUIDs (36)."""
 POLL_SECONDS = 0.25
 """How often a task that its answer or its stream left working is read again (``tasks/get``): a
 task moves at the pace of model calls, and a read costs its server next to nothing."""
@@ -182,7 +188,7 @@ async def _delegate(
         if not _on_this_machine(url):
             said = await child.end()
             raise _AgentFailed(
-                f"it printed {url[:200]!r}, not the URL of a server on this machine "
+                f"it printed {cut(url, URL_CUT)!r}, not the URL of a server on this machine "
                 "(http://127.0.0.1:PORT): the task goes only to the server the harness started; "
                 f"its stderr {child.account(said)}",
                 said,
@@ -286,9 +292,9 @@ async def _client(url: str, http: httpx.AsyncClient) -> Client:
     for interface in card.supported_interfaces:
         if not _on_this_machine(interface.url):
             raise _Refused(
-                f"its agent card names {interface.url[:200]!r} as where to send the task, not "
-                f"an address on this machine: the task goes only to the server the harness "
-                f"started; serve the card with the address it printed ({url[:200]})"
+                f"its agent card names {cut(interface.url, URL_CUT)!r} as where to send the "
+                f"task, not an address on this machine: the task goes only to the server the "
+                f"harness started; serve the card with the address it printed ({cut(url, URL_CUT)})"
             )
     # ``polling``: a server that does not stream answers at once with the task, not when it
     # rests, so the harness knows the task's id and can cancel it at a ceiling.
@@ -322,7 +328,8 @@ def _same_task(event: StreamResponse, task_id: str) -> str:
     if not named or named == task_id or not task_id:
         return named or task_id
     raise _Refused(
-        f"it sent an event of task {named[:100]!r} while following task {task_id[:100]!r}, the "
+        f"it sent an event of task {cut(named, ID_CUT)!r} while following task "
+        f"{cut(task_id, ID_CUT)!r}, the "
         "one it was delegated: an A2A stream, and a tasks/get answer, carry that task's events "
         "only; send each task's events on its own stream"
     )

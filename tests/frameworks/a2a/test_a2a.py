@@ -183,6 +183,15 @@ def test_a_server_that_prints_another_hosts_url_is_a_crash_and_is_sent_nothing()
     assert "not the URL of a server on this machine" in str(record.observed.error)
 
 
+def test_a_long_url_it_prints_is_shown_cut_saying_so() -> None:
+    """As far as an error keeps it (`a2a.URL_CUT`), the cut marked: a URL cut bare reads as the
+    whole of what the server printed."""
+    adapter = A2AAdapter([sys.executable, "-c", "print('http://192.0.2.1:9/' + 'a' * 1000)"])
+    record = unsolvable.run(adapter, scenarios.get("constant-return/repeat"), ceilings=WALL)
+    assert "it printed 'http://192.0.2.1:9/aaa" in str(record.observed.error)
+    assert "aa…', not the URL of a server on this machine" in str(record.observed.error)
+
+
 @pytest.mark.parametrize(
     ("state", "code", "expected"),
     [

@@ -15,8 +15,9 @@ stays running), ``version`` (answers ``initialize`` with protocol version 99, th
 account of its own does),
 ``error`` (answers ``session/prompt`` with an internal error, as an agent whose API failed),
 ``null`` (answers ``initialize`` with ``"result": null``), ``list`` (answers ``session/new`` with a
-list), ``nameless`` (answers ``session/new`` with an object and no ``sessionId``), ``reasonless``
-(answers ``session/prompt`` with an object and no ``stopReason``) or
+list), ``nameless`` (answers ``session/new`` with an object and no ``sessionId``), ``wordy``
+(the same, with a member of COUNT characters), ``reasonless`` (answers ``session/prompt``
+with an object and no ``stopReason``),
 ``early`` (writes its answer to ``session/new`` and a message of the session in one write, as
 the pipe hands both to an editor that reads late, then ends its turn with ``refusal``) or
 ``noise`` (writes lines that are no JSON-RPC message on its stdout before its answers — a debug
@@ -94,6 +95,8 @@ def main() -> None:
         elif method == "initialize":
             version = 99 if MODE == "version" else 1
             send({"id": given, "result": {"protocolVersion": version, "agentCapabilities": {}}})
+        elif method == "session/new" and MODE == "wordy":
+            send({"id": given, "result": {"session": "s-1", "notes": "x" * COUNT}})
         elif method == "session/new" and MODE in ("list", "nameless"):
             send({"id": given, "result": ["s-1"] if MODE == "list" else {"session": "s-1"}})
         elif method == "session/new" and MODE == "early":

@@ -169,6 +169,16 @@ def test_a_result_that_is_not_the_object_acp_gives_is_a_crash_naming_what_was_se
     assert "stop reason None" not in record.observed.error
 
 
+def test_a_long_result_is_shown_cut_saying_so() -> None:
+    """What the agent sent is shown as far as an error keeps it (`_editor.SHOWN_CUT`), and the
+    cut is marked: it was cut bare, as if the agent had sent only that much."""
+    record = unsolvable.run(f"{RAW} wordy 100000", REPEAT, ceilings=CHILD_CEILINGS)
+    shown = '{"session": "s-1", "notes": "xxx'
+    assert shown in record.observed.error, account(record)
+    assert "x…, which has no sessionId" in record.observed.error
+    assert len(record.observed.error) < _editor.SHOWN_CUT * 3
+
+
 def test_what_it_sends_of_a_session_the_editor_never_opened_is_not_the_turns(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
