@@ -278,8 +278,8 @@ async def _followed(client: Client, task: str, due: Due) -> Delegation:
 
 class _Refused(Exception):
     """What the agent sent that the harness does not follow, in words: an agent card that names
-    an interface on another host than this machine, an event of a task not the delegated one, or
-    a stream that ended before it named any task."""
+    an interface on another host than this machine, an event of a task not the delegated one, a
+    message once the task is under way, or a stream that ended before it named any task."""
 
 
 async def _client(url: str, http: httpx.AsyncClient) -> Client:
@@ -322,8 +322,16 @@ async def _events(client: Client, request: SendMessageRequest) -> AsyncIterator[
 
 def _same_task(event: StreamResponse, task_id: str) -> str:
     """The id of the task ``event`` is about, which must be ``task_id`` once that is known (a
-    message names none): an event of another task is `_Refused`, as the A2A SDK's own server
-    refuses to send one, and never ends or changes the delegated task."""
+    message names none): an event of another task, or a message, is `_Refused`, as the A2A
+    SDK's own server refuses to send either once a task is under way, and never ends or changes
+    the delegated task (a message would read as the task's answer: a completion)."""
+    if task_id and event.HasField("message"):
+        raise _Refused(
+            f"it sent a message while following task {cut(task_id, ID_CUT)!r}, the one it was "
+            "delegated: once an A2A stream has named a task it carries that task's events only "
+            "(the A2A SDK's own server refuses a message then); say it in the task's status, "
+            "and end the task in the state that says how it ended"
+        )
     named = _task_of(event)
     if not named or named == task_id or not task_id:
         return named or task_id

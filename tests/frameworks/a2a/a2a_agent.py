@@ -15,7 +15,9 @@ artifact and no status message; ``replace`` does the same, the artifact first se
 that an update with ``append`` false replaces). ``silent``: its task sends no event, and its
 stream ends empty. ``stray``: as ``stop``, its stream sending a ``completed`` status of another
 task right after its task (a server that mixes up its tasks' streams, which the SDK's own
-handler refuses to be). ``--no-streaming``: its agent card says it
+handler refuses to be). ``chatty``: as ``stop``, but it says "on it" in a message right after its
+task, which the SDK's legacy handler (``LegacyRequestHandler``, which it serves with) streams and
+its default handler refuses. ``--no-streaming``: its agent card says it
 does not stream, so a client sends the message and gets one answer. ``--card-url=URL``: its agent
 card names URL, not the address it serves on, as where to send messages (as a server
 configured with its public address does).
@@ -31,7 +33,7 @@ import httpx
 import uvicorn
 from a2a.helpers.proto_helpers import new_text_message, new_text_part
 from a2a.server.agent_execution import AgentExecutor
-from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.server.request_handlers import DefaultRequestHandler, LegacyRequestHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
 from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
 from a2a.types import (
@@ -68,6 +70,9 @@ class Executor(AgentExecutor):
         task = Task(id=context.task_id, context_id=context.context_id)
         task.status.CopyFrom(TaskStatus(state=TaskState.TASK_STATE_WORKING))
         await event_queue.enqueue_event(task)
+        if MODE == "chatty":  # a message mid-task, as agents of older SDKs said what they did
+            said = new_text_message("on it", context_id=context.context_id, task_id=task.id)
+            await event_queue.enqueue_event(said)
         if MODE == "exit":  # dies mid-task, as a server that crashed
             print("exiting mid-task", file=sys.stderr, flush=True)
             os._exit(3)
@@ -170,7 +175,8 @@ async def main():
         default_output_modes=["text/plain"],
     )
     store = InMemoryTaskStore()
-    handler = (Stray if MODE == "stray" else DefaultRequestHandler)(Executor(store), store, card)
+    serving = {"stray": Stray, "chatty": LegacyRequestHandler}.get(MODE, DefaultRequestHandler)
+    handler = serving(Executor(store), store, card)
     routes = [*create_agent_card_routes(card), *create_jsonrpc_routes(handler, rpc_url="/")]
     config = uvicorn.Config(Starlette(routes=routes), log_level="warning")
     print(url, flush=True)

@@ -87,6 +87,16 @@ def test_an_event_of_another_task_is_a_crash_and_ends_nothing() -> None:
     assert said in record.observed.error
 
 
+def test_a_message_once_its_task_is_under_way_is_a_crash_and_ends_nothing() -> None:
+    """A message on the stream of a task under way, which the SDK's legacy handler streams and
+    its default one refuses, is not the task's answer: the run is crashed, saying so. It was
+    read as the answer, ``completed``: a false completion of a task the agent went on to end
+    ``input-required``."""
+    record = _run("chatty", "missing-permission/retry-403")
+    assert record.outcome is Outcome.CRASHED, record.observed.error
+    assert "it sent a message while following task" in record.observed.error
+
+
 def test_a_stream_that_ends_with_no_task_is_a_crash_saying_so() -> None:
     """A stream that ends before any task or message never began one: the error says so. It
     said the task "ended None", a task the agent never made."""
