@@ -27,6 +27,7 @@ from acp.schema import (
 )
 from pydantic import ValidationError
 
+from unsolvable._errors import CeilingHit
 from unsolvable._session import specs_of
 from unsolvable._types import ToolSpec
 
@@ -106,8 +107,9 @@ class Editor:
         and grants every other scenario tool. A refused call is still made through the session,
         which records it as the refused call it is (its 403 in the trajectory, the ground truth
         of the first stagnant step); an agent's own built-in tool, which no scenario has, is
-        refused without being recorded. In a cancelled turn each is answered ``cancelled``; a
-        request that offers no option of the answer is answered so too, the turn cancelled
+        refused without being recorded. In a cancelled turn each is answered ``cancelled``; one
+        whose refused call a harness ceiling refuses (`_made`) is answered so too, the turn
+        cancelled as at every ceiling, and so is a request that offers no option of the answer
         (`_pick`). A request of another session than the editor's is answered with an error,
         as an editor answers one of a session it does not have, and neither made nor recorded."""
         if await self._is_stray(session_id, "a permission request"):
@@ -125,11 +127,24 @@ class Editor:
         if spec.denied_permission is None:
             self.refused = None
             return await self._pick(options, GRANT, Unoffered(tool=spec.name, meant="allow"))
-        with contextlib.suppress(Exception):  # a raising denied tool: refused all the same
-            await asyncio.to_thread(self.session.call_tool, spec.name, arguments)
+        if not await self._made(spec.name, arguments):
+            await self.cancel()
+            return _cancelled()
         self.refused = Refusal(tool=spec.name, permission=str(spec.denied_permission))
         meant = Unoffered(tool=spec.name, meant="reject", permission=self.refused.permission)
         return await self._pick(options, REFUSE, meant)
+
+    async def _made(self, name: str, arguments: Mapping[str, Any]) -> bool:
+        """Makes a refused call through the session, which records it; ``False`` when a harness
+        ceiling refuses it (`CeilingHit`): the run is over and the call is not made. Raised on,
+        it ended the SDK's handling of the request with a traceback on stderr, the request
+        never answered."""
+        try:
+            with contextlib.suppress(Exception):  # a raising denied tool: refused all the same
+                await asyncio.to_thread(self.session.call_tool, name, arguments)
+        except CeilingHit:
+            return False
+        return True
 
     async def _pick(
         self, options: Sequence[PermissionOption], kinds: Sequence[str], meant: Unoffered

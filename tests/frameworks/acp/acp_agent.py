@@ -15,7 +15,9 @@ call again and writes the outcome to MARKER.asked), ``allow-only`` (``stop``, bu
 requests offer no option to reject, and it writes ``cancelled`` to MARKER on ``session/cancel``
 and ends its turn ``cancelled``, as ACP asks of an agent), ``stray`` (``stop``, but it also
 asks the editor's permission for each call in another session, ``s-2``, writing each answer to
-MARKER.stray, and says a message in that session before it ends its turn), or a
+MARKER.stray, and says a message in that session before it ends its turn), ``insist``
+(``forever``, but it asks again after a refusal, as Codex does, and writes the outcome of each
+answer to MARKER.asked), or a
 stop reason to answer after one model call (``end_turn``, ``max_tokens``, ``max_turn_requests``,
 ``refusal``, ``_budget_idle``, ``_made_up``, …).
 """
@@ -114,7 +116,8 @@ class Agent:
             reply = await model.chat.completions.create(model="m", messages=messages, tools=offered)
             message = reply.choices[0].message
             messages.append(message.model_dump(exclude_none=True))
-            if self.mode not in ("stop", "forever", "deaf", "asking", "allow-only", "stray"):
+            modes = ("stop", "forever", "deaf", "asking", "allow-only", "stray", "insist")
+            if self.mode not in modes:
                 return self.mode
             for call in message.tool_calls or ():
                 name, arguments = call.function.name.removeprefix(PREFIX), call.function.arguments
@@ -127,6 +130,10 @@ class Agent:
                     if self.mode == "stray":
                         said = acp.update_agent_message_text("the other session's task is done")
                         await self.editor.session_update(session_id=STRAY, update=said)
+                    if self.mode == "insist":  # asks again, as Codex does after a refusal
+                        refused = {"role": "tool", "tool_call_id": call.id, "content": "refused"}
+                        messages.append(refused)
+                        continue
                     return "end_turn"
                 text = (await tools.call_tool(name, json.loads(arguments))).content[0].text
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
@@ -151,6 +158,9 @@ class Agent:
         answer = await self.editor.request_permission(
             options=offered, session_id=session_id, tool_call=call
         )
+        if self.mode == "insist":
+            with open(f"{self.marker}.asked", "a") as file:
+                file.write(f"{answer.outcome.outcome}\n")
         return getattr(answer.outcome, "option_id", None) in ("yes", "always")
 
 

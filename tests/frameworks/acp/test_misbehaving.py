@@ -206,3 +206,20 @@ def test_an_update_that_comes_with_the_answer_to_session_new_is_the_turns(
     record = unsolvable.run(f"{RAW} early", REPEAT, ceilings=CHILD_CEILINGS)
     assert record.reported.reason == "acp stopReason refusal; said: ready", account(record)
     assert "never opened" not in capsys.readouterr().err
+
+
+def test_a_refused_call_past_a_ceiling_cancels_the_turn_without_an_error_of_the_harness(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The refused call the editor makes on the agent's behalf may be the one a ceiling
+    refuses (an agent that asks again after every refusal, as Codex does): the editor cancels
+    the turn and answers ``cancelled``. The ceiling's exception ended the SDK's handling of the
+    request instead, logged with a traceback, and the agent was never answered."""
+    marker = tmp_path / "cancelled"
+    ceilings = Ceilings(max_tool_calls=3, max_wall_seconds=CHILD_SECONDS)
+    refused = scenarios.get("missing-permission/retry-403")
+    record = unsolvable.run(f"{AGENT} insist {marker}", refused, ceilings=ceilings)
+    assert (record.outcome, record.observed.ceiling) == (Outcome.DID_NOT_STOP, "tool_calls")
+    assert record.observed.refusals == {"denied": 3}, account(record)
+    assert marker.read_text() == "cancelled", account(record)
+    assert not [entry.getMessage() for entry in caplog.records if entry.levelname == "ERROR"]
