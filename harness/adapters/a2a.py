@@ -69,6 +69,8 @@ URL_CUT = 200
 the error is about, comes first."""
 ID_CUT = 100
 """Characters of a task id the agent sent that an error shows: the A2A SDKs make UUIDs (36)."""
+DRAIN_BYTES = 65_536
+"""The chunk the server's stdout is read and dropped in (`_drain`): a pipe's capacity."""
 POLL_SECONDS = 0.25
 """How often a task that its answer or its stream left working is read again (``tasks/get``): a
 task moves at the pace of model calls, and a read costs its server next to nothing."""
@@ -193,7 +195,7 @@ async def _delegate(
                 f"its stderr {child.account(said)}",
                 said,
             )
-        drained = asyncio.ensure_future(child.process.stdout.read())
+        drained = asyncio.ensure_future(_drain(child.process.stdout))
         ended = await _follow(url, task, due)
         drained.cancel()
     except Exception as error:
@@ -206,6 +208,14 @@ async def _delegate(
         said = await child.end()
         raise _AgentFailed(f"{what}; its stderr {child.account(said)}", said) from error
     return replace(ended, stderr=await child.end())
+
+
+async def _drain(stdout: asyncio.StreamReader) -> None:
+    """Reads the server's stdout past its URL, which says nothing the harness reads, so that a
+    server logging there never blocks on a full pipe; each chunk is dropped as it is read. Read
+    whole (``read()``), a server's 200 MB of log lines were held in the harness's memory."""
+    while await stdout.read(DRAIN_BYTES):
+        pass
 
 
 def _on_this_machine(url: str) -> bool:

@@ -15,7 +15,8 @@ artifact and no status message; ``replace`` does the same, the artifact first se
 that an update with ``append`` false replaces). ``silent``: its task sends no event, and its
 stream ends empty. ``stray``: as ``stop``, its stream sending a ``completed`` status of another
 task right after its task (a server that mixes up its tasks' streams, which the SDK's own
-handler refuses to be). ``chatty``: as ``stop``, but it says "on it" in a message right after its
+handler refuses to be). ``loud``: as ``completed``, having written 200 MB of log lines to its
+stdout after its URL. ``chatty``: as ``stop``, but it says "on it" in a message right after its
 task, which the SDK's legacy handler (``LegacyRequestHandler``, which it serves with) streams and
 its default handler refuses. ``--no-streaming``: its agent card says it
 does not stream, so a client sends the message and gets one answer. ``--card-url=URL``: its agent
@@ -53,6 +54,8 @@ STREAMING = "--no-streaming" not in sys.argv
 CARD_URL = next((arg.partition("=")[2] for arg in sys.argv if arg.startswith("--card-url=")), "")
 ARGS = [arg for arg in sys.argv[1:] if not arg.startswith("--")]
 MODE, MARKER = ARGS[0], (ARGS[1:] or [""])[0]
+LOUD_MEGABYTES = 200
+"""What a ``loud`` server writes to its stdout after its URL."""
 
 
 def mark():
@@ -126,8 +129,9 @@ class Executor(AgentExecutor):
                 messages.append(message.model_dump(exclude_none=True))
                 if MODE in ("artifact", "replace"):
                     return TaskState.TASK_STATE_COMPLETED, f"the answer: {message.content}", None
-                if MODE in ("rejected", "failed", "completed"):
-                    return TaskState.Value(f"TASK_STATE_{MODE.upper()}"), f"ended {MODE}", None
+                if MODE in ("rejected", "failed", "completed", "loud"):
+                    ended = "completed" if MODE == "loud" else MODE
+                    return TaskState.Value(f"TASK_STATE_{ended.upper()}"), f"ended {ended}", None
                 if not message.tool_calls and MODE != "forever":
                     return TaskState.TASK_STATE_COMPLETED, message.content or "done", None
                 for call in message.tool_calls or ():
@@ -180,6 +184,10 @@ async def main():
     routes = [*create_agent_card_routes(card), *create_jsonrpc_routes(handler, rpc_url="/")]
     config = uvicorn.Config(Starlette(routes=routes), log_level="warning")
     print(url, flush=True)
+    if MODE == "loud":  # logs to stdout, as a server may: a block of megabytes, before it serves
+        for _ in range(LOUD_MEGABYTES):
+            sys.stdout.write("x" * 1023 * 1024 + "\n" * 1024)
+        sys.stdout.flush()
     await uvicorn.Server(config).serve(sockets=[listener])
 
 

@@ -10,6 +10,7 @@ import os
 import shutil
 import signal
 import sys
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,8 @@ from unsolvable import AdapterError, Ceilings, Code, Exit, Outcome, scenarios
 from unsolvable.adapters.a2a import A2AAdapter, read_task_state
 
 AGENT = [sys.executable, str(Path(__file__).parent / "a2a_agent.py")]
+LOUD_BYTES = 200 * 1024 * 1024
+"""What a ``loud`` server writes to its stdout (a2a_agent.py's ``LOUD_MEGABYTES``)."""
 WALL = Ceilings(max_wall_seconds=60)
 """The agent's start-up (its imports and the server's) is inside the run."""
 
@@ -95,6 +98,20 @@ def test_a_message_once_its_task_is_under_way_is_a_crash_and_ends_nothing() -> N
     record = _run("chatty", "missing-permission/retry-403")
     assert record.outcome is Outcome.CRASHED, record.observed.error
     assert "it sent a message while following task" in record.observed.error
+
+
+def test_a_server_that_logs_to_its_stdout_is_not_held_in_memory() -> None:
+    """What a server writes to its stdout past its URL is read and dropped: a server's 200 MB
+    of log lines were held whole in the harness's memory (a traced peak of 252 MB, where a run
+    takes about 40), so one logging for the whole run could take the harness down."""
+    tracemalloc.start()
+    try:
+        record = _run("loud", "constant-return/repeat")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert record.code is Code.COMPLETED, record.observed.error
+    assert peak < LOUD_BYTES / 2, f"the harness held {peak:,} bytes"
 
 
 def test_a_stream_that_ends_with_no_task_is_a_crash_saying_so() -> None:
