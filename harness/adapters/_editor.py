@@ -89,7 +89,8 @@ class Turn:
     """The agent's ``stopReason`` as sent (``_``-prefixed extension values included);
     ``None`` when the turn was cut short (a ceiling) before it answered."""
     said: str = ""
-    """The agent's last message of the turn (its ``agent_message_chunk`` text)."""
+    """The start of the agent's last message of the turn (its ``agent_message_chunk`` text), as
+    far as a record shows it (`SAID_KEPT`)."""
     refused: Refusal | None = None
     """The refused permission, when a refusal was the last thing of the turn: no message and no
     tool call came after it."""

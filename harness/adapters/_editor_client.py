@@ -34,8 +34,10 @@ from unsolvable._types import ToolSpec
 if TYPE_CHECKING:
     from unsolvable._session import Session
 
-__all__ = ["Editor", "Refusal", "Unoffered"]
+__all__ = ["SAID_KEPT", "Editor", "Refusal", "Unoffered"]
 
+SAID_KEPT = 160
+"""Characters of the agent's last message the editor keeps, all a record's reason shows."""
 GRANT = ("allow_once", "allow_always")
 REFUSE = ("reject_once", "reject_always")
 """Option kinds, in the order an editor's user picks them: once, where the agent offers it, so
@@ -68,9 +70,11 @@ class Editor:
 
     session: Session
     prefixes: tuple[str, ...]
-    chunks: list[str] = field(default_factory=list)
-    """The agent's message since its last tool call, as its chunks came: joined once, when the
-    turn has ended (`said`), since joining at every chunk made a flood of them quadratic."""
+    said: str = ""
+    """The start of the agent's message since its last tool call: its first `SAID_KEPT`
+    characters, all a record shows of it, so that neither a flood of chunks nor chunks of
+    megabytes are held (joined at every chunk, a flood of them was quadratic; held whole, 200
+    chunks of a megabyte were 200 MB of the harness's memory)."""
     announced: dict[str, ToolCall] = field(default_factory=dict)
     """The tool calls the agent announced (``tool_call`` updates), by id."""
     refused: Refusal | None = None
@@ -118,7 +122,7 @@ class Editor:
             )
         if self.cancelled:
             return _cancelled()
-        self.chunks = []  # the call asked about is a tool call, announced or not (`session_update`)
+        self.said = ""  # the call asked about is a tool call, announced or not (`session_update`)
         called = self._called(tool_call)
         if called is None:
             unknown = Unoffered(tool=tool_call.title or tool_call.tool_call_id, meant="reject")
@@ -177,13 +181,14 @@ class Editor:
         either of those."""
         kind = getattr(update, "session_update", None)
         if kind == "agent_message_chunk":
-            self.chunks.append(str(getattr(update.content, "text", "")))
+            if len(self.said) < SAID_KEPT:
+                self.said = (self.said + str(getattr(update.content, "text", "")))[:SAID_KEPT]
             self.refused = None
         elif kind == "tool_call":
-            self.chunks, self.refused = [], None
+            self.said, self.refused = "", None
             self.announced[update.tool_call_id] = update
         elif kind == "tool_call_update" and update.tool_call_id not in self.announced:
-            self.chunks = []
+            self.said = ""
 
     async def heard(self, params: Any) -> None:
         """A ``session/update`` notification, read (`session_update`) or, one the SDK's schema
@@ -222,11 +227,6 @@ class Editor:
                 "answered with an error\n"
             )
         return True
-
-    @property
-    def said(self) -> str:
-        """The agent's message since its last tool call."""
-        return "".join(self.chunks)
 
     def _called(self, request: ToolCallUpdate) -> tuple[ToolSpec, dict[str, Any]] | None:
         """The scenario tool a permission request is about, and its arguments: read from the

@@ -153,6 +153,7 @@ class AcpAdapter:
         if error is not None:
             return None
         from unsolvable.adapters._editor import Turn  # the run returned: the SDK is there
+        from unsolvable.adapters._editor_client import SAID_KEPT
 
         if not isinstance(returned, Turn) or returned.stop_reason is None:
             return None
@@ -168,7 +169,7 @@ class AcpAdapter:
             )
         if code is None:
             return None
-        said = f"; said: {returned.said:.160}" if returned.said else ""
+        said = f"; said: {returned.said:.{SAID_KEPT}}" if returned.said else ""
         partial = {"stop_reason": reason} if code.is_budget else None
         return Stop(code=code, reason=f"acp stopReason {reason}{said}", partial=partial)
 

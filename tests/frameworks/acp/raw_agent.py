@@ -6,8 +6,9 @@ is what its tests watch. It makes no model call.
 
 MODE: ``terminal`` (asks for ``terminal/create`` and ``fs/read_text_file``, which the editor never
 offered, and ends its turn with ``refusal`` if both are refused as not found, ``end_turn``
-otherwise), ``flood`` (sends COUNT ``agent_message_chunk`` updates, then ``refusal``), ``unknown``
-(sends COUNT updates of a kind ACP does not have, then a message and ``refusal``), ``exit``
+otherwise), ``flood`` (sends COUNT ``agent_message_chunk`` updates, then ``refusal``),
+``torrent`` (the same, each chunk a megabyte), ``unknown`` (sends COUNT updates of a kind ACP
+does not have, then a message and ``refusal``), ``exit``
 (exits with status 3 as the turn begins), ``close`` (closes its stdout as the turn begins and
 stays running), ``version`` (answers ``initialize`` with protocol version 99, then ``refusal``)
 ``mute`` (reads every message and answers none, as a program not in its ACP mode does),
@@ -32,6 +33,7 @@ import sys
 MODE = sys.argv[1]
 COUNT = int((sys.argv[2:] or ["0"])[0])
 NOT_FOUND = -32601
+MEGABYTE = 1024 * 1024
 
 
 def send(*messages: dict) -> None:
@@ -66,9 +68,9 @@ def turn() -> str:
         signal.pause()  # runs on until it is ended: only the closed connection tells the editor
     if MODE in ("version", "noise", "early"):
         return "refusal"
-    if MODE == "flood":
+    if MODE in ("flood", "torrent"):
         for _ in range(COUNT):
-            send(chunk("x" * 50))
+            send(chunk("x" * (50 if MODE == "flood" else MEGABYTE)))
         return "refusal"
     if MODE == "unknown":
         made_up = {"sessionUpdate": "made_up_kind", "detail": 1}

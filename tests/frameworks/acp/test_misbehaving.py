@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shlex
 import sys
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -19,11 +20,14 @@ import unsolvable
 from tests.frameworks._glue import CHILD_CEILINGS, CHILD_SECONDS, account
 from unsolvable import Ceilings, Code, Outcome, scenarios
 from unsolvable.adapters import _editor
+from unsolvable.adapters._editor_client import SAID_KEPT
 
 HERE = Path(__file__).parent
 RAW = f"acp:{shlex.quote(sys.executable)} {HERE / 'raw_agent.py'}"
 AGENT = f"acp:{shlex.quote(sys.executable)} {HERE / 'acp_agent.py'}"
 REPEAT = scenarios.get("constant-return/repeat")
+TORRENT = 200
+"""Message chunks of a megabyte in a torrent."""
 FLOOD = 150_000
 """Message chunks in a flood: read in a few seconds, where joining the message at every chunk
 took minutes (quadratic: 40,000 took 6 s)."""
@@ -40,6 +44,19 @@ def test_a_flood_of_message_chunks_is_read_within_the_ceiling() -> None:
     record = unsolvable.run(f"{RAW} flood {FLOOD}", REPEAT, ceilings=CHILD_CEILINGS)
     assert (record.outcome, record.code) == (Outcome.STOPPED, Code.NEEDS_HUMAN), account(record)
     assert record.reported.reason.endswith("said: " + "x" * 160)
+
+
+def test_message_chunks_of_megabytes_are_not_held_in_memory() -> None:
+    """The editor keeps the start of the agent's message, all a record shows of it: 200 chunks
+    of a megabyte were held whole, 200 MB of the harness's memory."""
+    tracemalloc.start()
+    try:
+        record = unsolvable.run(f"{RAW} torrent {TORRENT}", REPEAT, ceilings=CHILD_CEILINGS)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert record.reported.reason.endswith("said: " + "x" * SAID_KEPT), account(record)
+    assert peak < TORRENT * 1024 * 1024 / 2, f"the harness held {peak:,} bytes"
 
 
 def test_a_permission_asked_in_a_cancelled_turn_is_answered_cancelled(
