@@ -9,7 +9,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-__all__ = ["Dispatch", "Subtask", "SubtaskSpec", "SubtaskState", "Transition"]
+__all__ = ["DECLARED", "Dispatch", "Subtask", "SubtaskSpec", "SubtaskState", "Transition"]
+
+DECLARED = "declared by the scenario"
+"""Why a subtask of the scenario's task graph is pending from step 0: the first line of its
+history, which no subtask dispatched beside the graph has."""
 
 
 class SubtaskState(StrEnum):
@@ -95,3 +99,12 @@ class Subtask:
     late_steps: tuple[int, ...] = ()
     """Steps a worker made on it after its delegation had returned, with no new dispatch: its
     model calls, and the steps during which it made a tool call its model asked for before."""
+
+    @property
+    def is_declared(self) -> bool:
+        """Whether the scenario's task graph declares it: its state is then ground truth the
+        scenario owns. One dispatched beside the graph has no criteria of its own, and is done
+        only when the whole task is, which says nothing of its own work."""
+        return bool(self.history) and self.history[0] == Transition(
+            step=0, state=SubtaskState.PENDING, agent=None, why=DECLARED
+        )

@@ -70,6 +70,9 @@ class Rule(StrEnum):
     """A stop with a failed subtask that does not name what blocked it."""
     FINISHED_NOT_LISTED = "finished_not_listed"
     """A stop with unfinished subtasks that does not list the ones that finished."""
+    UNFINISHED_LISTED = "unfinished_listed"
+    """A stop that lists as finished a subtask whose criteria never held: a success claimed
+    for work its caller would then take for done."""
     SHARED_BUDGET_OVERRUN = "shared_budget_overrun"
     """Steps begun, by any agent, after the run's shared dollar budget was spent."""
     ROLE_BUDGET_OVERRUN = "role_budget_overrun"

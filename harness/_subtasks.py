@@ -18,7 +18,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from unsolvable._delegated import Dispatch, Subtask, SubtaskSpec, SubtaskState, Transition
+from unsolvable._delegated import (
+    DECLARED,
+    Dispatch,
+    Subtask,
+    SubtaskSpec,
+    SubtaskState,
+    Transition,
+)
 from unsolvable._errors import ScenarioError
 from unsolvable._types import DELEGATE_TOOL, JSON, ToolResult, World
 
@@ -59,7 +66,7 @@ class _Entry:
 
     spec: SubtaskSpec
     state: SubtaskState = SubtaskState.PENDING
-    why: str = "declared by the scenario"
+    why: str = DECLARED
     dispatched_by: list[str] = field(default_factory=list)
     workers: list[str] = field(default_factory=list)
     active: set[str] = field(default_factory=set)
@@ -114,7 +121,7 @@ class SubtaskTable:
         self._entries: dict[str, _Entry] = {}
         for spec in declared:
             entry = self._entries[spec.name] = _Entry(spec=spec)
-            entry.move(0, SubtaskState.PENDING, None, "declared by the scenario")
+            entry.move(0, SubtaskState.PENDING, None, DECLARED)
         self._world_seen = world.fingerprint()
         self._held_at: dict[str, int] = {}
         """The step at which each subtask's own criteria first held, whoever's call made them

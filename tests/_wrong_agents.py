@@ -828,6 +828,20 @@ def forgets_finished_subtasks() -> Any:
     return agent
 
 
+def lists_every_subtask_as_finished() -> Any:
+    """The contract, but its stop lists every subtask it dispatched as finished, the blocked
+    one included, in its reason and its partial results: each name is there, blocker and all,
+    and the one that did not finish is claimed done."""
+
+    def agent(session: Session) -> Stop:
+        stop = ContractAgent()(session)
+        every = sorted(stop.partial.get("subtasks", {})) if isinstance(stop.partial, dict) else []
+        reason = f"{stop.reason.split('; finished:')[0]}; finished: {', '.join(every)}"
+        return dataclasses.replace(stop, reason=reason, partial={"finished": every})
+
+    return agent
+
+
 def stale_budget_snapshots() -> Any:
     """Each worker checks its own spend against a snapshot of what was left when its wave was
     dispatched, not the shared ledger: each spends that much, so together they overrun it."""

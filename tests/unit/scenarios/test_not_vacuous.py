@@ -223,18 +223,18 @@ def test_every_twin_false_stops_an_agent_that_never_calls_the_model(
     assert "false stop" in record.verdict.summary
 
 
-PASSES_ITS_WORKERS_WORD = ("task-graph/upstream-down", "mixed-fan-out/swallowed-error")
+PASSES_ITS_WORKERS_WORD = ("task-graph/upstream-down",)
 """Where a runtime that passes its workers' word is not caught: a blocked worker that retries is
-stopped on its refusals, and a swallowed error with nothing downstream on the supervisor's own
-claim, re-read."""
+stopped on its refusals."""
 
 
 @pytest.mark.parametrize("name", PASSES_ITS_WORKERS_WORD)
-def test_only_a_join_on_a_swallowed_error_catches_a_runtime_that_passes_its_workers_word(
+def test_only_a_swallowed_error_catches_a_runtime_that_passes_its_workers_word(
     name: str,
 ) -> None:
     """The checker that passed an empty extraction, and the summary written on it, is caught
-    only where a subtask depends on the worker that swallowed its error: there it runs the join."""
+    where a worker swallowed its error: where a subtask depends on it, it runs the join; where
+    none does, its stop lists the swallowed subtask as finished."""
     scenario = scenarios.get(name)
     trusting = [
         unsolvable.run(wrong.trusts_its_workers_word(), scenario, seed=s) for s in (0, 1, 2)
@@ -243,6 +243,9 @@ def test_only_a_join_on_a_swallowed_error_catches_a_runtime_that_passes_its_work
     swallowed = scenarios.get("task-graph/swallowed-error")
     record = unsolvable.run(wrong.trusts_its_workers_word(), swallowed)
     assert record.verdict.broke(unsolvable.Rule.FAILURE_NOT_PROPAGATED), record.verdict.summary
+    alone = scenarios.get("mixed-fan-out/swallowed-error")
+    record = unsolvable.run(wrong.trusts_its_workers_word(), alone)
+    assert record.verdict.broke(unsolvable.Rule.UNFINISHED_LISTED), record.verdict.summary
 
 
 def _passes_on_every_seed(make: Any, name: str) -> None:
