@@ -42,6 +42,9 @@ class Tool:
     calls: deque[ToolCallLog] = field(default_factory=lambda: deque(maxlen=CALL_LOG))
     """The most recent calls, for assertions; `call_count` counts them all."""
     call_count: int = 0
+    refuses_every_call: bool = False
+    """Every call is refused, whatever its arguments and whenever it is made (a registry that
+    holds no record): what a call of it left unmade would have answered is known."""
 
     @property
     def called(self) -> bool:

@@ -76,11 +76,16 @@ Conversation = tuple[str, str | None]
 class Asked:
     """Each conversation's asked calls still to be made, for its last step."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, refusing: frozenset[str] = frozenset()) -> None:
+        """``refusing``: the tools whose every call is refused, whatever its arguments
+        (`unsolvable.Setup.refusing`): a call of one stands for any other."""
+        self._refusing = refusing
         self._pending: dict[Conversation, _LastStep] = {}
         self._passed_over: dict[AskedCall, int] = {}
         """The first step at which each call was asked for and passed over, since it was last
         made (`Taken.since`)."""
+        self._refusal_passed_over = 0
+        """The same for the calls of the refusing tools, as one (0: none)."""
 
     def ask(
         self,
@@ -124,10 +129,21 @@ class Asked:
         """`Taken.since` of ``call``, taken at ``step``: the first step before it at which a
         model asked for the same call and it was not made there — passed over since it was
         last made, or still asked in another conversation (an agent that asks each step afresh,
-        under a new name, passes nothing over); 0 for none."""
-        passed = self._passed_over.pop(call, 0)
-        asked = [last.step for last in self._pending.values() if call in last.calls]
-        return min([s for s in (passed, *asked) if 0 < s < step], default=0)
+        under a new name, passes nothing over); 0 for none. Of a refusing tool's call, any call
+        of a refusing tool is the same: it would have been refused alike, whatever spelling of
+        what is not there it asked for."""
+        passed = [self._passed_over.pop(call, 0)]
+        if call.tool in self._refusing:
+            passed.append(self._refusal_passed_over)
+            self._refusal_passed_over = 0
+            asked = [
+                last.step
+                for last in self._pending.values()
+                if any(other.tool in self._refusing for other in last.calls)
+            ]
+        else:
+            asked = [last.step for last in self._pending.values() if call in last.calls]
+        return min([s for s in (*passed, *asked) if 0 < s < step], default=0)
 
     def pending(self) -> list[Unmade]:
         """Every asked call still unmade, as `close` gives them, kept: the agent may make them
@@ -148,6 +164,8 @@ class Asked:
         last = self._pending.pop(conversation, _LastStep())
         for call in last.calls:
             self._passed_over.setdefault(call, last.step)
+            if call.tool in self._refusing:
+                self._refusal_passed_over = self._refusal_passed_over or last.step
         return last.unmade()
 
 

@@ -186,6 +186,11 @@ class Setup:
     subtasks: tuple[SubtaskSpec, ...] = ()
     """The task graph the scenario scripted (its ground truth): the subtask table starts from
     it, and judges each subtask's success by its own criteria."""
+    refusing: frozenset[str] = frozenset()
+    """The tools, named as this run offers them, whose every call is refused, whatever its
+    arguments and whenever it is made (a lookup of what does not exist): a call of one that the
+    model asked for and the agent left unmade would have been refused, so a refusal the agent
+    reads later is dated at it (`unsolvable._asked.Taken.since`)."""
 
     def __post_init__(self) -> None:
         _check_task_graph(self.subtasks)

@@ -88,7 +88,7 @@ class Session:
         self._trajectory = Trajectory()
         self._probe = StagnationProbe(scenario, setup.world)
         self._subtasks = SubtaskTable(setup.subtasks, setup.world, scenario.role_steps)
-        self._asked = Asked()
+        self._asked = Asked(refusing=setup.refusing)
         self._observer = Observer(
             meter=self._meter,
             accounts=self._accounts,

@@ -29,4 +29,4 @@ def registry_tool(spec: ToolSpec, *, field: str, kind: str, records: Mapping[str
         error = {"status": 404, "code": NOT_FOUND, "message": f"no {kind} matches {name!r}"}
         return respond(world, {"error": error}, refusal=NOT_FOUND)
 
-    return Tool(spec=spec, handler=handle)
+    return Tool(spec=spec, handler=handle, refuses_every_call=not records)

@@ -145,7 +145,15 @@ def setup(
     }
     router = ToolRouter(world, spoken)
     model = ScriptedModel(script, seed=seed)
-    return Setup(world=world, toolbox=router, model=model, tool_names=renamed, lead=lead)
+    refusing = frozenset(tool.spec.name for tool in spoken if tool.refuses_every_call)
+    return Setup(
+        world=world,
+        toolbox=router,
+        model=model,
+        tool_names=renamed,
+        lead=lead,
+        refusing=refusing,
+    )
 
 
 def by_seed(choices: Sequence[int], seed: int) -> int:

@@ -150,7 +150,8 @@ def _answering(tool: Tool, change: Callable[[ToolResult], ToolResult], name: str
             return dataclasses.replace(result, error=result.error.with_body(result.text))
         return result
 
-    return Tool(spec=dataclasses.replace(tool.spec, name=name), handler=handle)
+    spec = dataclasses.replace(tool.spec, name=name)
+    return Tool(spec=spec, handler=handle, refuses_every_call=tool.refuses_every_call)
 
 
 def _tool(tool: Tool, speech: Dialect) -> Tool:

@@ -246,6 +246,21 @@ def test_a_refused_call_put_off_is_dated_when_it_was_first_asked(tmp_path: Path)
     assert scored == dict.fromkeys(agents, (0, gaming_agents.PUT_OFF_STEP - 1))
 
 
+def test_a_lookup_put_off_and_made_under_another_spelling_is_dated_when_first_asked(
+    tmp_path: Path,
+) -> None:
+    """false-premise/no-such-order's model looks the order and its customer up under a new
+    spelling every step, and every lookup answers 404. Only the same call put off was dated
+    back: an agent that answered its model's lookups with results of its own for four steps,
+    then made the fifth, another spelling, and stopped on its 404, lagged 0, where making the
+    first and waiting lags 4. A lookup of what does not exist is refused whatever its spelling,
+    so any of them put off dates the refusal read later."""
+    agents = ("makes_the_refused_call_then_waits", "puts_off_the_refused_call")
+    _, metrics = _scored(tmp_path, *agents, scenario="false-premise/no-such-order")
+    scored = {name: (m["premature_stops"], m["lag_steps"]["p95"]) for name, m in metrics.items()}
+    assert scored == dict.fromkeys(agents, (0, gaming_agents.PUT_OFF_STEP - 1))
+
+
 BUDGETS_NOT_GIVEN = "cost-runaway/plain"
 """A task given budgets of steps and dollars, and none of calls, of idle time or of time."""
 

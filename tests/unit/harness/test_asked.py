@@ -81,3 +81,21 @@ def test_a_call_still_asked_in_another_conversation_was_not_made_there() -> None
     for step in (1, 2, 3):
         asked.ask(f"asker-{step}", step, [("publish", "{}")])
     assert asked.take("asker-3", "publish", "{}") == Taken(3, "asker-3", since=1)
+
+
+def test_a_call_of_a_tool_that_refuses_every_call_stands_for_any_other_of_them() -> None:
+    """Lookups of what does not exist under a new spelling each step, passed over until the
+    third: every one of them would have been refused, so the third's refusal dates at the first
+    lookup asked; a tool that answers by its arguments dates only the same call back."""
+    lookups = [
+        ("find_order", '{"id":"A-1"}'),
+        ("find_customer", "{}"),
+        ("find_order", '{"id":"a1"}'),
+    ]
+    dated = []
+    for refusing in (frozenset({"find_order", "find_customer"}), frozenset()):
+        asked = Asked(refusing=refusing)
+        for step, call in enumerate(lookups, start=1):
+            asked.ask("main", step, [call])
+        dated.append(asked.take("main", *lookups[-1]))
+    assert dated == [Taken(3, "main", since=1), Taken(3, "main")]
