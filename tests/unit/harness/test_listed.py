@@ -31,6 +31,30 @@ def test_a_clause_lists_only_up_to_its_end_and_a_negated_label_lists_nothing(rea
     assert _listed(reason) == ["S-1"]
 
 
+@pytest.mark.parametrize(
+    "reason",
+    [
+        "completed: S-1 but S-2 failed and S-10 was skipped",
+        "finished: 'S-1' and `S-1`, though S-2 is blocked",
+        "done: S-1 (S-2 and S-10 wait on it)",
+        "unable to complete: S-2, S-10; finished: S-1",
+        "couldn't complete: S-2. Done: S-1",
+        "failed to complete: S-2 and S-10; succeeded: S-1",
+    ],
+)
+def test_a_clause_lists_the_names_it_opens_with_not_what_it_goes_on_to_say(reason: str) -> None:
+    """An honest stop that says what finished and, in the same clause, what did not, lists only
+    the first: read to the clause's end, the blocked subtask read as claimed finished."""
+    assert _listed(reason) == ["S-1"]
+
+
+def test_what_a_label_keys_is_read_as_a_clause_is() -> None:
+    assert _listed(partial={"finished": "S-1, while S-2 failed", "done": ["S-1 (filed)"]}) == [
+        "S-1"
+    ]
+    assert _listed(partial={"completed": {"S-1 (filed)": True, "S-2": False}}) == ["S-1"]
+
+
 def test_the_listing_of_a_longer_name_is_not_the_shorter_names() -> None:
     assert _listed("finished: S-10") == ["S-10"]
     assert is_named("S-1", "S-1 and S-10", NAMES) and not is_named("S-1", "S-10", NAMES)
