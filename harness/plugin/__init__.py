@@ -144,7 +144,8 @@ def pytest_configure(config: pytest.Config) -> None:
         _catch_interrupts(config)
     if settings.has_reports and not hasattr(config, "workerinput"):
         config.stash[BASELINE] = check_reports(settings)
-        _open_stream(config)
+        if _runs_nothing(config) is None:
+            _open_stream(config)
     config.pluginmanager.register(_Attempts(config), "unsolvable-attempts")
     if settings.agents and config.getoption("lf", False):
         config.pluginmanager.register(_LastFailed(), "unsolvable-last-failed")
@@ -341,11 +342,27 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
             session.exitstatus = pytest.ExitCode.INTERRUPTED
 
 
+def _runs_nothing(config: pytest.Config) -> str | None:
+    """The option of a session that runs no test (``--collect-only``; ``--setup-plan``, which
+    sets up no fixture either), which has no run for a report to hold; ``None`` otherwise."""
+    if config.getoption("collectonly", False):
+        return "--collect-only"
+    return "--setup-plan" if config.getoption("setupplan", False) else None
+
+
 def _write_reports(session: pytest.Session) -> None:
     """The reports and the baseline gate, every record in: a regression fails a session that
-    passed."""
+    passed. A session that runs no test writes none: a report of no run would stand for the
+    suite's, or sit beside a real one as its ``.partial`` copy."""
     config = session.config
     options = config.stash[SETTINGS].report_options()
+    if (option := _runs_nothing(config)) is not None:
+        from unsolvable.reports._publish import unpublished
+
+        _session_ledger(config).notes.extend(
+            unpublished(options, f"the session ran no test ({option})")
+        )
+        return
     whole = session.exitstatus in WHOLE and not (session.shouldfail or session.shouldstop)
     interrupted = session.exitstatus == pytest.ExitCode.INTERRUPTED
     baseline = config.stash.get(BASELINE, None)

@@ -206,10 +206,11 @@ class RunLedger:
         (``whole`` is False), lost a worker's records or made none; nor do its reports replace
         larger files. A session that made no record skips the gate rather than failing it as a
         gate that compares nothing: it ran no agent (a baseline in the ini file, a session of
-        other tests, ``--collect-only``), and gating it would fail every such run of pytest. An
-        ``interrupted`` session writes what finished, marked so, and skips the gate. The gate
-        reads ``baseline``, as it was read when the session started. A report that cannot be
-        written is one line, and the record stream is kept.
+        other tests), and gating it would fail every such run of pytest; one that runs no test
+        at all (``--collect-only``) never comes here. An ``interrupted`` session writes what
+        finished, marked so, and skips the gate. The gate reads ``baseline``, as it was read
+        when the session started. A report that cannot be written is one line, and the record
+        stream is kept.
         """
         from unsolvable._errors import OutputError
         from unsolvable.reports._publish import publish

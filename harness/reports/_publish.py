@@ -29,7 +29,14 @@ from unsolvable.reports._otel import to_otlp_json
 from unsolvable.reports._table import part_of_a_run
 from unsolvable.reports._trace_dir import Traced, write_traces
 
-__all__ = ["Published", "ReportOptions", "check_baseline", "check_outputs", "publish"]
+__all__ = [
+    "Published",
+    "ReportOptions",
+    "check_baseline",
+    "check_outputs",
+    "publish",
+    "unpublished",
+]
 
 STREAM_NAME = "json's record stream"
 """How an error names the ``.jsonl`` file the records stream to, after the face's prefix."""
@@ -105,12 +112,7 @@ def check_outputs(
     that could not be written at the end: a directory, a read-only place, /sys/...; or that
     would replace one of the ``inputs`` the command reads (``unsolvable report``'s records), or,
     when the records are ``streamed`` (`RecordStream`), the stream, which is removed at the end."""
-    outputs = {
-        "json": options.json,
-        "markdown": options.markdown,
-        "html": options.html,
-        "otel": options.otel,
-    }
+    outputs = _report_files(options)
     if options.update_baseline:
         outputs["baseline"] = options.baseline
     for name, path in outputs.items():
@@ -119,6 +121,16 @@ def check_outputs(
     _check_distinct(options, outputs, inputs, streamed=streamed)
     if options.trace_dir is not None:
         check_writable_dir(options.trace_dir, flag=f"{options.flags.prefix}trace-dir")
+
+
+def _report_files(options: ReportOptions) -> dict[str, Path | None]:
+    """Each report file asked for (or ``None``), by its flag's name without the face's prefix."""
+    return {
+        "json": options.json,
+        "markdown": options.markdown,
+        "html": options.html,
+        "otel": options.otel,
+    }
 
 
 def _check_distinct(
@@ -209,6 +221,17 @@ def _skipped_gate(options: ReportOptions, why: str) -> list[str]:
         return []
     what = "baseline not rewritten" if options.update_baseline else "baseline gate skipped"
     return [f"unsolvable: {what}: {why}"]
+
+
+def unpublished(options: ReportOptions, why: str) -> tuple[str, ...]:
+    """The lines of a session that writes none of its reports and leaves its baseline as it was,
+    for ``why``: which flags' files were not written, and the gate skipped (or the baseline not
+    rewritten)."""
+    names = [name for name, path in _report_files(options).items() if path is not None]
+    names += ["trace-dir"] if options.trace_dir is not None else []
+    flags = ", ".join(f"{options.flags.prefix}{name}" for name in names)
+    written = [f"unsolvable: no report written ({flags}): {why}"] if names else []
+    return (*written, *_skipped_gate(options, why))
 
 
 def _exports(

@@ -393,3 +393,34 @@ def test_a_second_session_on_the_same_json_is_refused_before_any_test(
     result = run(f"{AGENT_OPTION}=pkg:contract", f"{JSON_OPTION}={out}", NO_SNAPSHOT_OPTION)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*records.json.jsonl' exists: another run is streaming*"])
+
+
+def _files(pytester: pytest.Pytester) -> dict[str, bytes]:
+    """Every file of the project but pytester's copies of a run's output."""
+    files = (p for p in pytester.path.rglob("*") if p.is_file())
+    return {str(p): p.read_bytes() for p in files if p.name not in ("stdout", "stderr")}
+
+
+@pytest.mark.parametrize("nothing", ["--collect-only", "--setup-plan"])
+def test_a_session_that_runs_no_test_writes_no_report(
+    run: Run, pytester: pytest.Pytester, nothing: str
+) -> None:
+    """``pytest --co`` with the CI job's report flags ran no agent and wrote reports of 0 runs:
+    each beside the last run's (``records.partial.json``), or, where there was none, a report
+    that stood for the suite's. It writes none now, nor the records' stream, and says so."""
+    _agent(pytester, "contract")
+    paths = ("records.json", "summary.md", "report.html", "spans.json")
+    flags = (JSON_OPTION, MARKDOWN_OPTION, HTML_OPTION, f"{PREFIX}otel")
+    given = [f"{flag}={path}" for flag, path in zip(flags, paths, strict=True)]
+    assert _suite(run, *given, f"{PREFIX}trace-dir=traces").ret == 0
+    before = _files(pytester)
+    result = _suite(run, *given, f"{PREFIX}trace-dir=traces", nothing)
+    assert result.ret == 0, result.stdout.str()
+    result.stdout.fnmatch_lines(
+        [f"unsolvable: no report written ({', '.join(flags)}, {PREFIX}trace-dir): the session "
+         f"ran no test ({nothing})"]
+    )  # fmt: skip
+    assert _files(pytester) == before
+    (pytester.path / "records.json").unlink()
+    assert _suite(run, *given, nothing).ret == 0
+    assert not (pytester.path / "records.json").exists()
