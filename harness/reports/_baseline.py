@@ -15,6 +15,7 @@ from unsolvable._loading import agent_name
 from unsolvable._numbers import counted, plain, written
 from unsolvable.reports._blessed import (
     CLI_FLAGS,
+    GATED,
     Baseline,
     BaselineFlags,
     Entry,
@@ -34,11 +35,6 @@ __all__ = [
     "Regression",
     "gate",
 ]
-
-GATED = ("lag_steps_p95", "false_stop_rate", "lag_cost_usd_p95")
-"""What the gate compares: how late unsolvable tasks are noticed, how often controls are cut,
-and what the late notice costs (a baseline written before it was gated has no such entry, and
-is compared on the other two)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -19,12 +19,13 @@ from unsolvable._input import load_json, read_input
 from unsolvable._loading import agent_name
 from unsolvable.reports._distribution import Number
 from unsolvable.reports._files import write_file
-from unsolvable.reports._metrics import GroupMetrics, Metrics
+from unsolvable.reports._metrics import LEVELS, GroupMetrics, Metrics
 
 __all__ = [
     "BASELINE_VERSION",
     "CLI_FLAGS",
     "DOCS",
+    "GATED",
     "Baseline",
     "BaselineFlags",
     "Entry",
@@ -59,6 +60,16 @@ LOST_SEEDS = "lost_seeds"
 first step (`RunId`), which have no lag, when it has any: whole numbers, not gated."""
 RATE = "false_stop_rate"
 """The entry's field that is a share of its control runs, 0 to 1: the false-stop rate."""
+GATED = ("lag_steps_p95", RATE, "lag_cost_usd_p95")
+"""What the gate compares: how late unsolvable tasks are noticed, how often controls are cut,
+and what the late notice costs. Every entry of a file has each, ``null`` where the group has
+none (no unsolvable run, no control)."""
+COUNTS = ("runs", "scenarios")
+"""What an entry counts of its group, whole numbers above 0: what a run must cover to be
+compared with it."""
+FIELDS = (*COUNTS, *GATED, SEEDS)
+"""The fields every entry of a file has (`entry_of`, the seeds beside them); a scenario entry
+may list `LOST_SEEDS` too. Every baseline the harness has read since version 3 has them all."""
 SCENARIO = "scenario"
 """The level of a baseline's groups of one scenario each."""
 
@@ -189,8 +200,39 @@ def _entries(data: Any, path: Path, flags: BaselineFlags) -> dict[Key, Entry]:
             f"rewrite it with {flags.update} ({DOCS})"
         ) from None
     for key, entry in entries.items():
+        _check_fields(key, entry, path, flags)
         _check_numbers(key, entry, path, flags)
     return entries
+
+
+def _check_fields(key: Key, entry: Entry, path: Path, flags: BaselineFlags) -> None:
+    """A hand-edited entry that lost a field (`FIELDS`), or holds one of another name
+    (``false_stop_rat``), is an error now: the gate skipped a missing figure without a word,
+    and compared a group whose counts were missing with any run of it."""
+    level, name, agent = key
+    where = f"baseline {str(path)!r}: agents.{agent}.{level}.{name}"
+    rewrite = f"or rewrite the file with {flags.update} ({DOCS})"
+    if level not in LEVELS:
+        raise BaselineError(
+            f"{where}: {level!r} is no level of a baseline ({', '.join(LEVELS)}), so the gate "
+            f"would compare none of its groups; correct it, {rewrite}"
+        )
+    known = (*FIELDS, LOST_SEEDS) if level == SCENARIO else FIELDS
+    if unknown := sorted(set(entry) - set(known)):
+        raise BaselineError(
+            f"{where} has {_listed(unknown)}, no field of a baseline entry ({', '.join(known)}); "
+            f"correct the name, {rewrite}"
+        )
+    if missing := [field for field in FIELDS if field not in entry]:
+        raise BaselineError(
+            f"{where} has no {_listed(missing)}, which every entry has (null where the group "
+            f"has no such figure), so the gate would skip it; restore it, {rewrite}"
+        )
+
+
+def _listed(names: list[str]) -> str:
+    """``runs`` or ``runs and seeds`` or ``runs, scenarios and seeds``."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _check_numbers(key: Key, entry: Entry, path: Path, flags: BaselineFlags) -> None:
@@ -199,9 +241,11 @@ def _check_numbers(key: Key, entry: Entry, path: Path, flags: BaselineFlags) -> 
     below 0 it fails every one."""
     level, name, agent = key
     for name_of_field, value in entry.items():
-        if name_of_field in (SEEDS, LOST_SEEDS) or value is None:
+        if name_of_field in (SEEDS, LOST_SEEDS) or (value is None and name_of_field in GATED):
             continue
-        if isinstance(value, bool) or not isinstance(value, int | float):
+        if name_of_field in COUNTS and not _is_count(value):
+            what = "is not a whole number above 0"
+        elif isinstance(value, bool) or not isinstance(value, int | float):
             what = f"is a {type(value).__name__}, not a number or null"
         elif not math.isfinite(value):
             what = "is not finite, not a number or null"
@@ -213,6 +257,11 @@ def _check_numbers(key: Key, entry: Entry, path: Path, flags: BaselineFlags) -> 
             f"baseline {str(path)!r}: agents.{agent}.{level}.{name}.{name_of_field} = {value!r} "
             f"{what}; correct it, or rewrite the file with {flags.update} ({DOCS})"
         )
+
+
+def _is_count(value: object) -> bool:
+    """A group's count of runs or scenarios: a whole number, at least one."""
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
 def _seeds(

@@ -36,6 +36,7 @@ from unsolvable.reports._step_cap import StepCap, calibrated_step_cap
 
 __all__ = [
     "ALL",
+    "LEVELS",
     "Distribution",
     "GroupMetrics",
     "Metrics",
@@ -46,6 +47,9 @@ __all__ = [
 
 ALL = "all"
 """The name of an agent's group over every run it made."""
+LEVELS = ("agent", "family", "scenario")
+"""The levels `measure` groups runs at (`GroupMetrics.level`): all of an agent's runs, a
+family's, a scenario's."""
 RATE_DIGITS = 4
 """Rates are rounded so that JSON stays byte-stable: 1/3 is 0.3333 on every machine."""
 COST_DIGITS = 6
@@ -271,9 +275,10 @@ def _group_data(group: GroupMetrics) -> dict[str, Any]:
 
 def measure(records: Sequence[TerminationRecord]) -> Metrics:
     """The metrics of ``records``: groups appear in the order the records first show them."""
-    agents = _grouped(records, "agent", lambda _: ALL)
-    families = _grouped(records, "family", lambda record: record.family)
-    scenarios = _grouped(records, "scenario", lambda record: record.scenario)
+    agent, family, scenario = LEVELS
+    agents = _grouped(records, agent, lambda _: ALL)
+    families = _grouped(records, family, lambda record: record.family)
+    scenarios = _grouped(records, scenario, lambda record: record.scenario)
     lost = tuple(
         RunId(agent=r.agent, scenario=r.scenario, seed=r.seed)
         for r in records

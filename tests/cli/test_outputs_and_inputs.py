@@ -260,6 +260,30 @@ def test_a_baseline_rate_that_is_no_share_is_a_usage_error(tmp_path: Path, rate:
     assert not out.exists()
 
 
+def test_a_baseline_missing_a_figure_is_a_usage_error_before_any_run(tmp_path: Path) -> None:
+    """naive false-stops one of long-healthy's two controls; blessed as contract, which stops
+    none, the gate failed it, and with the baseline's false_stop_rate deleted by hand it passed,
+    the rate skipped as one the groups do not have."""
+    baseline = tmp_path / "baseline.json"
+    family = ("--scenario", "long-healthy", "--baseline", str(baseline))
+    assert _unsolvable("run", "--agent", "me=contract", *family,
+                       "--update-baseline").returncode == 0  # fmt: skip
+    data = json.loads(baseline.read_text())
+    for entries in data["agents"]["me"].values():
+        for entry in entries.values():
+            del entry["false_stop_rate"]
+    baseline.write_text(json.dumps(data))
+    out = tmp_path / "records.json"
+    result = _unsolvable("run", "--agent", "me=naive", *family, "--json", str(out))
+    assert (result.returncode, result.stdout) == (USAGE, "")
+    assert (
+        f"unsolvable: error: baseline {str(baseline)!r}: agents.me.agent.all has no "
+        "false_stop_rate, which every entry has (null where the group has no such figure), so "
+        "the gate would skip it; restore it, or rewrite the file with --update-baseline"
+    ) in result.stderr
+    assert not out.exists()
+
+
 def test_a_key_given_twice_in_an_input_is_a_usage_error(tmp_path: Path) -> None:
     """JSON readers keep the last of two members of one name, so a hand-edited scenario file's
     second ``"expected"`` silently replaced the first, and a baseline's second figure the

@@ -25,6 +25,7 @@ from unsolvable.plugin._options import (
     PREFIX,
     UPDATE_BASELINE_OPTION,
 )
+from unsolvable.reports._blessed import BASELINE_VERSION
 
 FAMILIES = ("missing-permission", "long-healthy")
 """Unsolvable tasks and solvable controls, so both gated numbers have values: 15 quick runs."""
@@ -207,6 +208,14 @@ def test_a_session_that_runs_no_agent_skips_the_ini_baselines_gate(
             id="broken",
         ),
         pytest.param(
+            (f"{BASELINE_OPTION}=unrated.json",),
+            "",
+            f"ERROR: {BASELINE_OPTION}: baseline 'unrated.json': agents.mine:agent.agent.all has "
+            "no false_stop_rate, which every entry has *; restore it, or rewrite the file with "
+            f"{UPDATE_BASELINE_OPTION} *",
+            id="missing-figure",
+        ),
+        pytest.param(
             (UPDATE_BASELINE_OPTION,),
             "",
             f"ERROR: {UPDATE_BASELINE_OPTION} needs the file to write: add {BASELINE_OPTION} PATH*",
@@ -226,6 +235,10 @@ def test_an_unusable_baseline_is_a_usage_error_before_anything_runs(
 ) -> None:
     _agent(pytester, "contract")
     (pytester.path / "broken.json").write_text("{")
+    unrated = {"runs": 1, "scenarios": 1, "lag_steps_p95": 0, "lag_cost_usd_p95": 0, "seeds": [0]}
+    agents = {"mine:agent": {"agent": {"all": unrated}}}  # no false_stop_rate
+    data = {"baseline_version": BASELINE_VERSION, "agents": agents}
+    (pytester.path / "unrated.json").write_text(json.dumps(data))
     if ini:
         pytester.makeini(f"[pytest]\n{ini}\n")
     result = _suite(run, *args, "-n", "2")

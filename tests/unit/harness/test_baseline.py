@@ -6,7 +6,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -185,6 +187,74 @@ def test_a_value_of_the_wrong_type_is_a_baseline_error_at_load(tmp_path: Path) -
     message = f"baseline {str(path)!r}: agents.a.family.fam.lag_steps_p95 = 'three' is a str"
     with pytest.raises(BaselineError, match=re.escape(message)):
         Baseline.load(path)
+
+
+def _edited(path: Path, edit: Callable[[dict[str, Any]], object]) -> Path:
+    """A baseline of one run, written by the harness, then edited by hand."""
+    write_baseline(measure([record(scenario="fam/a")]), path)
+    data = json.loads(path.read_text())
+    edit(data["agents"]["a"])
+    path.write_text(json.dumps(data))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        pytest.param(
+            lambda agent: agent["family"]["fam"].pop("false_stop_rate"),
+            "agents.a.family.fam has no false_stop_rate, which every entry has (null where the "
+            "group has no such figure), so the gate would skip it; restore it, or rewrite the "
+            "file with --update-baseline",
+            id="missing-rate",
+        ),
+        pytest.param(
+            lambda agent: [agent["agent"]["all"].pop(name) for name in ("runs", "seeds")],
+            "agents.a.agent.all has no runs and seeds, which every entry has",
+            id="missing-counts",
+        ),
+        pytest.param(
+            lambda agent: agent["scenario"]["fam/a"].update(false_stop_rat=0.0),
+            "agents.a.scenario.fam/a has false_stop_rat, no field of a baseline entry (runs, "
+            "scenarios, lag_steps_p95, false_stop_rate, lag_cost_usd_p95, seeds, lost_seeds); "
+            "correct the name",
+            id="misspelt",
+        ),
+        pytest.param(
+            lambda agent: agent.update(families=agent.pop("family")),
+            "agents.a.families.fam: 'families' is no level of a baseline (agent, family, "
+            "scenario), so the gate would compare none of its groups",
+            id="level",
+        ),
+        pytest.param(
+            lambda agent: agent["family"]["fam"].update(scenarios=None),
+            "agents.a.family.fam.scenarios = None is not a whole number above 0",
+            id="null-count",
+        ),
+    ],
+)
+def test_a_hand_edited_entry_missing_or_misnaming_a_field_is_a_baseline_error_at_load(
+    tmp_path: Path, edit: Callable[[dict[str, Any]], object], message: str
+) -> None:
+    """A baseline without its ``false_stop_rate`` gated the lag alone, without a word: the
+    missing figure read as one the group does not have (null)."""
+    path = _edited(tmp_path / "baseline.json", edit)
+    with pytest.raises(BaselineError, match=re.escape(f"baseline {str(path)!r}: {message}")):
+        Baseline.load(path)
+
+
+def test_every_baseline_the_harness_writes_reads_back(tmp_path: Path) -> None:
+    """The library's records, one run lost: every entry has every field, and no other."""
+    runs = library_records()
+    path = tmp_path / "baseline.json"
+    written = write_baseline(measure([_lost(runs[0]), *runs[1:]]), path)
+    loaded = Baseline.load(path)
+    assert (loaded.entries, loaded.seeds, loaded.lost) == (
+        written.entries,
+        written.seeds,
+        written.lost,
+    )
+    assert written.lost
 
 
 @pytest.mark.parametrize("seeds", ["0", [0, "1"], [True]])
