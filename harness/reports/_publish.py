@@ -255,12 +255,17 @@ def _exports(
 
 
 def _traced_note(traced: Traced, asked: Path) -> str:
-    """What `write_traces` did, in a line: where, how many, and what of an earlier run's went."""
-    said = f"wrote ATIF trajectories of {counted(traced.written, 'run')} to {traced.folder}"
+    """What `write_traces` did, in a line: where, how many, and what of an earlier run's went.
+    With no run, no folder is named as written to: none was made, and it may not exist."""
+    if traced.written:
+        said = f"wrote ATIF trajectories of {counted(traced.written, 'run')} to {traced.folder}"
+    else:
+        said = "wrote no ATIF trajectory: there was no run"
     if traced.kept_larger:
         said = f"kept the larger {asked}; {said}"
     if traced.removed:
         said += f", removing {counted(traced.removed, 'file')} of an earlier run"
+        said += "" if traced.written else f" from {traced.folder}"
     return f"unsolvable: {said}"
 
 

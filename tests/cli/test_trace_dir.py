@@ -63,6 +63,23 @@ def test_an_interrupted_session_never_replaces_more_trajectories_than_it_writes(
     )
 
 
+def test_a_session_of_no_run_names_no_folder_as_written_to(tmp_path: Path) -> None:
+    """A records file of no run said "kept the larger traces; wrote ATIF trajectories of 0
+    runs to traces.partial", a folder never made; where there was none, it named
+    ``--trace-dir``, not made either."""
+    line = _report(tmp_path, "none", [])
+    assert line == "unsolvable: wrote no ATIF trajectory: there was no run"
+    assert not (tmp_path / "traces").exists()
+    _report(tmp_path, "whole", [0, 1])
+    line = _report(tmp_path, "none", [])
+    traces = tmp_path / "traces"
+    assert (
+        line == f"unsolvable: kept the larger {traces}; wrote no ATIF trajectory: there was no run"
+    )
+    assert _files(traces) == ["a/fam/a-seed0.json", "a/fam/a-seed1.json"]
+    assert not (tmp_path / "traces.partial").exists()
+
+
 def test_the_shards_of_one_run_keep_each_others_trajectories(tmp_path: Path) -> None:
     """Shards run one after another into one folder (a matrix's jobs sharing a workspace): each
     writes a part of its whole run's trajectories, and none removes another's."""
