@@ -198,13 +198,13 @@ class Editor:
             notification = SessionNotification.model_validate(params)
         except ValidationError as error:
             kind = _kind_of(params)
-            if kind not in self.unread:
-                self.unread.add(kind)
-                sys.stderr.write(
-                    f"unsolvable: the ACP agent sent a session/update of kind {kind!r}, which "
-                    f"the editor cannot read ({error.errors()[0]['msg']:.200}); it and each "
-                    "later one of its kind are ignored\n"
-                )
+            _say_once(
+                self.unread,
+                kind,
+                f"unsolvable: the ACP agent sent a session/update of kind {kind!r}, which the "
+                f"editor cannot read ({error.errors()[0]['msg']:.200}); it and each later one "
+                "of its kind are ignored",
+            )
             return
         if not await self._is_stray(notification.session_id, "a session/update"):
             await self.session_update(notification.session_id, notification.update)
@@ -218,14 +218,13 @@ class Editor:
         await self.opened.wait()
         if session_id == self.session_id:
             return False
-        if session_id not in self.strays:
-            self.strays.add(session_id)
-            sys.stderr.write(
-                f"unsolvable: the ACP agent sent {what} of session {session_id!r}, which the "
-                f"editor never opened (its session is {self.session_id!r}); it is not this "
-                "turn's: each update of that session is ignored, each permission request "
-                "answered with an error\n"
-            )
+        _say_once(
+            self.strays,
+            session_id,
+            f"unsolvable: the ACP agent sent {what} of session {session_id!r}, which the editor "
+            f"never opened (its session is {self.session_id!r}); it is not this turn's: each "
+            "update of that session is ignored, each permission request answered with an error",
+        )
         return True
 
     def _called(self, request: ToolCallUpdate) -> tuple[ToolSpec, dict[str, Any]] | None:
@@ -280,3 +279,11 @@ def _shown(call: ToolCallUpdate | ToolCall | None) -> dict[str, Any]:
 def _cancelled() -> RequestPermissionResponse:
     """The answer to a permission asked in a cancelled turn."""
     return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+
+
+def _say_once(said: set[str], key: str, line: str) -> None:
+    """Writes ``line`` to stderr the first time ``key`` comes: an agent that repeats a message
+    the editor ignores gets one line for it, not one per message."""
+    if key not in said:
+        said.add(key)
+        sys.stderr.write(line + "\n")
