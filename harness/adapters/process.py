@@ -352,7 +352,8 @@ class ProcessAdapter:
 
     def interpret(self, returned: object, error: BaseException | None) -> Stop | None:
         """The last stdout line as a `Stop`; ``None`` otherwise (crashed, or unstructured); a
-        `ValueError` when that line is nested too deeply to be told from a stop."""
+        `ValueError` when that line cannot be told from a stop (`ProcessExit.unreadable`: too
+        long, or nested too deeply)."""
         if error is None and isinstance(returned, ProcessExit):
             if returned.unreadable is not None:
                 raise ValueError(returned.unreadable)
